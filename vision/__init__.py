@@ -1,0 +1,1 @@
+"""Photo → tiles: image loading, detection, classification, layout and decoding."""
