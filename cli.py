@@ -1,0 +1,192 @@
+"""``mahjong-score``: the command line (a thin layer over :mod:`scoring` and :mod:`vision`).
+
+Subcommands: ``hand`` (score notation), ``rules`` (list rulesets, rules, options) and the ones
+registered in :data:`COMMANDS` by other modules (photo, settle, batch, …). Exit codes: 0 success,
+1 a check failed (audit mismatch), 2 bad input (one line on stderr: ``mahjong-score: error: …``).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any, Callable, Sequence
+
+from scoring import Context, HandError, RulesetError, available, explain, load_ruleset, parse_hand, score_hand
+from scoring.hand import WIN_BY
+
+#: subcommands defined elsewhere: name → "module:function" where function(subparsers) adds the
+#: parser and sets ``func``. Imported lazily so a missing optional dependency only breaks its command.
+COMMANDS: dict[str, str] = {}
+
+
+class UserError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+def add_context_args(p: argparse.ArgumentParser) -> None:
+    """The options describing a hand's circumstances, shared by hand/photo/audit/batch."""
+    g = p.add_argument_group("context")
+    g.add_argument("--ruleset", "-r", default="nts", help="ruleset id (see `mahjong-score rules`); default nts")
+    g.add_argument("--seat-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="own (seat) wind; default E")
+    g.add_argument("--round-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="round (prevailing) wind; default E")
+    g.add_argument("--winning-tile", "-w", help="the tile that completed the hand, e.g. 5p")
+    g.add_argument("--win-by", default="discard", choices=WIN_BY,
+                   help="where the winning tile came from; wall/dead-wall = self-drawn; default discard")
+    g.add_argument("--not-winner", action="store_true", help="score a hand that did not go mahjong")
+    g.add_argument("--last-tile", action="store_true", help="won on the last tile of the wall / last discard")
+    g.add_argument("--first-turn", action="store_true", help="won with the dealt tiles or on the first discard/draw")
+    g.add_argument("--announced-wait", action="store_true", help="a waiting hand announced in advance")
+    g.add_argument("--kong-on-kong", action="store_true", help="won on the replacement tile after two kongs in one turn")
+    g.add_argument("--dealer", dest="dealer", action="store_true", default=None, help="the player is the dealer (default: seat wind E)")
+    g.add_argument("--not-dealer", dest="dealer", action="store_false", help="the player is not the dealer")
+    g.add_argument("--dealer-streak", type=int, default=0, help="consecutive dealer wins before this hand (004 連莊)")
+    g.add_argument("--discards", type=int, help="tiles the winner discarded before winning (004 十張內)")
+    g.add_argument("--flag", action="append", default=[], metavar="NAME", help="a ruleset-specific circumstance (repeatable)")
+    g.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
+                   help="a ruleset option (see `mahjong-score rules RULESET`); repeatable")
+
+
+def context_from_args(args: argparse.Namespace) -> Context:
+    """The :class:`scoring.Context` described by :func:`add_context_args` options."""
+    return Context(
+        seat_wind=args.seat_wind, round_wind=args.round_wind, winner=not args.not_winner,
+        win_by=args.win_by, last_tile=args.last_tile, first_turn=args.first_turn,
+        announced_wait=args.announced_wait, kong_on_kong=args.kong_on_kong, dealer=args.dealer,
+        dealer_streak=args.dealer_streak, discards=args.discards, flags=frozenset(args.flag),
+    )
+
+
+def options_from_args(args: argparse.Namespace) -> dict[str, str]:
+    """``--option a=b`` pairs as a dict; UserError for a malformed pair."""
+    out = {}
+    for item in args.option:
+        if "=" not in item:
+            raise UserError(f"--option {item!r} must be NAME=VALUE")
+        k, v = item.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def print_json(obj: Any) -> None:
+    json.dump(obj, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+# ------------------------------------------------------------------------------------ hand
+def cmd_hand(args: argparse.Namespace) -> int:
+    ctx = context_from_args(args)
+    rs = load_ruleset(args.ruleset)
+    hand = parse_hand(args.notation, winning_tile=args.winning_tile, context=ctx, sizes=(rs.hand_size,))
+    result = score_hand(hand, rs, options_from_args(args))
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print(explain(result))
+    return 0
+
+
+# ------------------------------------------------------------------------------------ rules
+def cmd_rules(args: argparse.Namespace) -> int:
+    if not args.ruleset:
+        ids = available()
+        if args.json:
+            print_json([{"id": i, "name": load_ruleset(i).name, "seed": load_ruleset(i).seed} for i in ids])
+        else:
+            for i in ids:
+                rs = load_ruleset(i)
+                print(f"{i:<22} {rs.name}  ({len(rs.rules)} rules, {len(rs.options)} options; seed {rs.seed})")
+        return 0
+    rs = load_ruleset(args.ruleset)
+    if args.json:
+        print_json({
+            "id": rs.id, "name": rs.name, "seed": rs.seed, "description": rs.description,
+            "hand_size": rs.hand_size, "limit": rs.limit, "base": rs.base, "shapes": list(rs.shapes),
+            "notes": list(rs.notes),
+            "options": [{"name": o.name, "default": o.default, "choices": list(o.choices),
+                         "ambiguity": o.ambiguity, "doc": o.doc} for o in rs.options.values()],
+            "rules": [{"id": r.id, "name": r.name, "gloss": r.gloss, "kind": r.kind, "value": r.value,
+                       "value_option": r.value_option, "applies_to": r.applies_option or r.applies_to,
+                       "group": r.group, "excludes": list(r.excludes), "when": dict(r.when),
+                       "option": r.option, "source": r.source} for r in rs.rules],
+        })
+        return 0
+    print(f"{rs.name} ({rs.id}) — seed {rs.seed}; {rs.hand_size}-tile game"
+          + (f"; limit {rs.limit}" if rs.limit else "") + (f"; based on {rs.base}" if rs.base else ""))
+    if rs.description:
+        print(rs.description)
+    for n in rs.notes:
+        print(f"note: {n}")
+    print("\nrules:")
+    for r in rs.rules:
+        val = f"{r.value:g}" if not r.value_option else f"option {r.value_option}"
+        who = r.applies_option and f"option {r.applies_option}" or r.applies_to
+        extra = []
+        if r.group:
+            extra.append(f"group {r.group}")
+        if r.when:
+            extra.append("when " + ", ".join(f"{k}={v}" for k, v in r.when.items()))
+        if r.excludes:
+            extra.append("excludes " + ", ".join(r.excludes))
+        print(f"  {r.id:<34} {r.kind:<10} {val:>8}  {who:<10} {r.label()}  ({r.source})"
+              + (f"  [{'; '.join(extra)}]" if extra else ""))
+    print("\noptions (--option NAME=VALUE):")
+    for o in rs.options.values():
+        amb = f" [{o.ambiguity}]" if o.ambiguity else ""
+        print(f"  {o.name} = {o.default}  (choices: {', '.join(map(str, o.choices))}){amb}\n      {o.doc}")
+    return 0
+
+
+# ------------------------------------------------------------------------------------ main
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mahjong-score",
+        description="Score a finished mahjong hand — from notation or from a photo — with a line-by-line explanation.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    h = sub.add_parser("hand", help="score a hand written in notation",
+                       description="Score a hand written in notation, e.g. "
+                                   "mahjong-score hand \"123m456p789s11z [777p]\" --winning-tile 1z. "
+                                   "Notation: concealed tiles compact (123m44p55z; 1z-7z = E S W N White Green Red), "
+                                   "[777p] exposed meld, (5555m) concealed kong, +1f3y flowers/seasons, win:5p winning tile.")
+    h.add_argument("notation", help="the hand, e.g. \"123m456p789s11z [777p] +1f\"")
+    add_context_args(h)
+    h.add_argument("--json", action="store_true", help="print one JSON object")
+    h.set_defaults(func=cmd_hand)
+
+    r = sub.add_parser("rules", help="list rulesets, or one ruleset's rules and options")
+    r.add_argument("ruleset", nargs="?", help="ruleset id")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(func=cmd_rules)
+
+    for name, target in COMMANDS.items():
+        mod, fn = target.split(":")
+        try:
+            register: Callable[[Any], None] = getattr(importlib.import_module(mod), fn)
+        except ImportError as e:  # an optional dependency is missing: the command explains itself
+            err = f"command {name!r} is unavailable: {e}"
+            q = sub.add_parser(name, help=f"(unavailable: {e})")
+            q.set_defaults(func=lambda a, err=err: _fail(err))
+            continue
+        register(sub)
+    return p
+
+
+def _fail(msg: str) -> int:
+    raise UserError(msg)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (HandError, RulesetError, UserError) as e:
+        print(f"mahjong-score: error: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,293 @@
+"""Decomposition: every way to read a hand as sets + pair, and the special shapes rulesets declare.
+
+A winning hand of the 13-tile game is 4 sets (chow/pung/kong) + 1 pair (16-tile game: 5 sets + 1
+pair), or a special shape. :func:`standard_splits` enumerates every split of the concealed tiles
+(lowest tile first: it is a pung, the start of a chow, or the pair — each split is found once);
+:func:`decompositions` then places the winning tile in each set that can hold it, because where the
+winning tile sits changes the score (wait type, pung made exposed by a discard — RULINGS principle 6).
+
+Shapes are named functions ``shape(hand) -> list[Decomposition]`` in :data:`SHAPES`; a ruleset
+lists the shapes it knows. Built in: ``standard``, ``seven-pairs``, ``thirteen-orphans``,
+``irregular`` (every concealed tile loose: a hand that only a ``completes`` rule of the ruleset,
+such as a fixed-value special hand, can make a mahjong) and, for non-winners, ``partial``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Callable, Iterable
+
+from .hand import Hand, Meld
+from .tiles import INDEX, PLAYING_TILES, TERMINALS_AND_HONOURS, counts34, rank, sort_tiles
+
+
+@dataclass(frozen=True, slots=True)
+class Decomposition:
+    """One reading of a hand.
+
+    * ``shape``: ``standard``, ``seven-pairs``, ``thirteen-orphans``, ``irregular``, ``partial``
+      or a ruleset's own shape name;
+    * ``melds``: the melds on the table first, then the sets and pair(s) formed in the hand;
+    * ``loose``: tiles in no meld (special shapes, non-winners), sorted;
+    * ``wait``: how the winning tile completed the hand: ``edge`` (12-3, 7-89), ``closed``
+      (4-6 waiting 5), ``open`` (two-sided), ``pung`` (pair became a pung), ``pair`` (single tile
+      became the pair), ``special`` (a special shape) or None (no winning tile / non-winner).
+    """
+
+    shape: str
+    melds: tuple[Meld, ...]
+    loose: tuple[str, ...] = ()
+    wait: str | None = None
+
+    @property
+    def winning_meld(self) -> Meld | None:
+        """The meld completed by the winning tile, if any."""
+        for m in self.melds:
+            if m.winning:
+                return m
+        return None
+
+    def describe(self) -> str:
+        """One line: ``standard: pung exposed 777p, chow concealed 123m, ... pair 11z``."""
+        parts = [str(m) + (" (winning tile)" if m.winning else "") for m in self.melds]
+        if self.loose:
+            parts.append("loose " + " ".join(self.loose))
+        return f"{self.shape}: " + ", ".join(parts)
+
+
+Shape = Callable[[Hand], list[Decomposition]]
+
+
+@lru_cache(maxsize=1 << 16)
+def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """All splits of ``counts`` (34 ints) into pungs/chows (+ one pair if ``need_pair``)."""
+    i = next((k for k, c in enumerate(counts) if c), -1)
+    if i < 0:
+        return ((),) if not need_pair else ()
+    out: list[tuple[tuple[str, int], ...]] = []
+    c = list(counts)
+    if counts[i] >= 3:
+        c[i] -= 3
+        out.extend((("pung", i),) + rest for rest in _splits(tuple(c), need_pair))
+        c[i] += 3
+    if i < 27 and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
+        c[i] -= 1
+        c[i + 1] -= 1
+        c[i + 2] -= 1
+        out.extend((("chow", i),) + rest for rest in _splits(tuple(c), need_pair))
+        c[i] += 1
+        c[i + 1] += 1
+        c[i + 2] += 1
+    if need_pair and counts[i] >= 2:
+        c[i] -= 2
+        out.extend((("pair", i),) + rest for rest in _splits(tuple(c), False))
+    return tuple(out)
+
+
+def standard_splits(tiles: Iterable[str]) -> list[list[Meld]]:
+    """Every split of ``tiles`` (3n + 2 playing tiles) into n sets + 1 pair, as concealed melds.
+
+    Returns ``[]`` when the tiles cannot be split (or their number is not 3n + 2).
+    """
+    counts = counts34(tiles)
+    n = sum(counts)
+    if n % 3 != 2:
+        return []
+    return [[Meld(kind, PLAYING_TILES[i]) for kind, i in split]
+            for split in _splits(tuple(counts), True)]
+
+
+def is_standard_complete(counts: tuple[int, ...]) -> bool:
+    """True when 34 counts (3n + 2 tiles) split into n sets + a pair (cached)."""
+    return sum(counts) % 3 == 2 and bool(_splits(counts, True))
+
+
+def _wait_type(meld: Meld, tile: str) -> str:
+    if meld.kind == "pair":
+        return "pair"
+    if meld.kind in ("pung", "kong"):
+        return "pung"
+    pos = rank(tile) - rank(meld.tile)
+    if pos == 1:
+        return "closed"
+    if (pos == 2 and rank(meld.tile) == 1) or (pos == 0 and rank(meld.tile) == 7):
+        return "edge"
+    return "open"
+
+
+def place_winning_tile(hand: Hand, shape: str, formed: list[Meld], loose=()) -> list[Decomposition]:
+    """Decompositions for each distinct formed meld that can hold the winning tile.
+
+    A meld completed by a discard (or robbed kong) becomes exposed for points (RULINGS
+    principle 6). Without a winning tile one decomposition is returned, ``wait=None``.
+    """
+    declared = hand.melds
+    wt = hand.winning_tile
+    if wt is None:
+        return [Decomposition(shape, declared + tuple(formed), tuple(loose))]
+    out: list[Decomposition] = []
+    seen: set[tuple[str, str]] = set()
+    by_discard = not hand.context.self_drawn
+    for k, m in enumerate(formed):
+        if wt not in m.tiles or (m.kind, m.tile) in seen:
+            continue
+        seen.add((m.kind, m.tile))
+        won = replace(m, winning=True, concealed=m.concealed and not by_discard)
+        melds = declared + tuple(formed[:k]) + (won,) + tuple(formed[k + 1:])
+        out.append(Decomposition(shape, melds, tuple(loose), _wait_type(m, wt)))
+    if not out and wt in loose:
+        out.append(Decomposition(shape, declared + tuple(formed), tuple(loose), "special"))
+    return out
+
+
+def shape_standard(hand: Hand) -> list[Decomposition]:
+    """n sets + 1 pair from the concealed tiles (n = 4 in the 13-tile game, 5 in the 16-tile)."""
+    out: list[Decomposition] = []
+    for formed in standard_splits(hand.concealed):
+        out.extend(place_winning_tile(hand, "standard", formed))
+    return out
+
+
+def seven_pairs_counts(counts: list[int] | tuple[int, ...], *, allow_four: bool = False) -> bool:
+    """True when 14 tiles are seven pairs (``allow_four``: four alike count as two pairs)."""
+    if sum(counts) != 14:
+        return False
+    if allow_four:
+        return all(c in (0, 2, 4) for c in counts)
+    return all(c in (0, 2) for c in counts)
+
+
+def shape_seven_pairs(hand: Hand, *, allow_four: bool = False) -> list[Decomposition]:
+    """Seven pairs, all in the hand (no melds on the table). Four alike = two pairs if allowed."""
+    if hand.melds or len(hand.concealed) != 14:
+        return []
+    counts = counts34(hand.concealed)
+    if not seven_pairs_counts(counts, allow_four=allow_four):
+        return []
+    formed = [Meld("pair", PLAYING_TILES[i]) for i, c in enumerate(counts) for _ in range(c // 2)]
+    return place_winning_tile(hand, "seven-pairs", formed)
+
+
+def shape_seven_pairs_four_alike(hand: Hand) -> list[Decomposition]:
+    """Seven pairs where four alike count as two pairs (000 line 101)."""
+    return [replace(d, shape="seven-pairs") for d in shape_seven_pairs(hand, allow_four=True)]
+
+
+def shape_thirteen_orphans(hand: Hand) -> list[Decomposition]:
+    """One of each terminal and honour (13 kinds) plus a duplicate of one of them."""
+    if hand.melds or len(hand.concealed) != 14:
+        return []
+    tiles = set(hand.concealed)
+    if tiles != TERMINALS_AND_HONOURS:
+        return []
+    pair = next(t for t in sort_tiles(tiles) if hand.concealed.count(t) == 2)
+    loose = tuple(sort_tiles(t for t in TERMINALS_AND_HONOURS if t != pair))
+    formed = [Meld("pair", pair)]
+    wt = hand.winning_tile
+    if wt is None:
+        return [Decomposition("thirteen-orphans", formed, loose)]
+    won = wt == pair
+    meld = replace(formed[0], winning=won)
+    return [Decomposition("thirteen-orphans", (meld,), loose, "pair" if won else "special")]
+
+
+def shape_irregular(hand: Hand) -> list[Decomposition]:
+    """All concealed tiles loose: valid only when a ``completes`` rule of the ruleset fires."""
+    return [Decomposition("irregular", hand.melds, hand.concealed,
+                          "special" if hand.winning_tile else None)]
+
+
+def shape_partial(hand: Hand) -> list[Decomposition]:
+    """A non-winner's hand: pungs of every tile held 3+ times, pairs of those held twice.
+
+    Per tile kind this is the reading with the most points in every ruleset here (only pungs,
+    kongs and pairs score for a non-winner), so one decomposition suffices.
+    """
+    counts = counts34(hand.concealed)
+    formed: list[Meld] = []
+    loose: list[str] = []
+    for i, c in enumerate(counts):
+        t = PLAYING_TILES[i]
+        if c >= 3:
+            formed.append(Meld("pung", t))
+            loose.extend([t] * (c - 3))
+        elif c == 2:
+            formed.append(Meld("pair", t))
+        elif c == 1:
+            loose.append(t)
+    return [Decomposition("partial", hand.melds + tuple(formed), tuple(loose))]
+
+
+#: shape name → function; rulesets may register more with :func:`register_shape`
+SHAPES: dict[str, Shape] = {
+    "standard": shape_standard,
+    "seven-pairs": shape_seven_pairs,
+    "seven-pairs-four-alike": shape_seven_pairs_four_alike,
+    "thirteen-orphans": shape_thirteen_orphans,
+    "irregular": shape_irregular,
+    "partial": shape_partial,
+}
+
+#: shapes that are structural (decided by tiles alone) and so take part in wait computation
+STRUCTURAL = {"standard", "seven-pairs", "seven-pairs-four-alike", "thirteen-orphans"}
+
+
+def register_shape(name: str, fn: Shape, *, structural: bool = True) -> None:
+    """Add a named shape (e.g. a ruleset's own special form) to :data:`SHAPES`."""
+    SHAPES[name] = fn
+    if structural:
+        STRUCTURAL.add(name)
+
+
+def decompositions(hand: Hand, shapes: Iterable[str]) -> list[Decomposition]:
+    """All decompositions of ``hand`` under the named shapes (non-winners: ``partial`` only)."""
+    if not hand.context.winner:
+        return shape_partial(hand)
+    out: list[Decomposition] = []
+    for name in shapes:
+        out.extend(SHAPES[name](hand))
+    return out
+
+
+def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
+    """Tiles that would complete the hand without its winning tile (structural shapes only).
+
+    For a winning hand the winning tile is removed first; a tile already held four times (in the
+    hand or on the table) cannot be waited on. Returns a frozenset of tile codes.
+    """
+    from .hand import Hand as _Hand  # local: avoid a cycle in type checkers only
+
+    shapes = [s for s in shapes if s in STRUCTURAL]
+    base = list(hand.concealed)
+    if hand.winning_tile is not None:
+        base.remove(hand.winning_tile)
+    held = counts34(hand.all_tiles)
+    if hand.winning_tile is not None:
+        held[INDEX[hand.winning_tile]] -= 1
+    base_counts = counts34(base)
+    candidates: set[int] = set()
+    for i, c in enumerate(base_counts):
+        if not c:
+            continue
+        if i >= 27:
+            candidates.add(i)
+        else:
+            lo, hi = i - i % 9, i - i % 9 + 8
+            candidates.update(range(max(lo, i - 2), min(hi, i + 2) + 1))
+    if "thirteen-orphans" in shapes:
+        candidates.update(INDEX[t] for t in TERMINALS_AND_HONOURS)
+    out: set[str] = set()
+    for i in sorted(candidates):
+        if held[i] >= 4:
+            continue
+        t = PLAYING_TILES[i]
+        if "standard" in shapes:
+            c = list(base_counts)
+            c[i] += 1
+            if is_standard_complete(tuple(c)):
+                out.add(t)
+                continue
+        trial = _Hand(tuple(sort_tiles(base + [t])), hand.melds, hand.bonus, None, hand.context)
+        if any(SHAPES[s](trial) for s in shapes if s != "standard"):
+            out.add(t)
+    return frozenset(out)

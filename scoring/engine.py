@@ -1,0 +1,680 @@
+"""The ruleset engine: rules as data, small predicates, one explained score.
+
+A ruleset is a TOML file in ``scoring/rulesets/<id>.toml`` (format in ``scoring/rulesets/README.md``)
+of named rules, each with a kind, a value, who gets it, an exclusive group, exclusions, the option
+that governs its reading and the seed line it comes from, plus a Python module of the same name
+holding the ruleset's own predicates (shared ones live in :mod:`scoring.predicates`).
+
+Scoring a hand (:func:`score_hand`):
+
+1. every decomposition of the hand under the ruleset's shapes (:mod:`scoring.decompose`);
+2. for each, every rule that applies to the player (winner / everyone / non-winner) and whose
+   ``when`` options hold is asked its predicate; a rule may fire several times (one per meld);
+3. exclusions: a fired rule removes the rules it ``excludes``; within a ``group`` only the highest
+   value stays (RULINGS: footnote groups, special hands — "the highest scores");
+4. :func:`default_combine` (or the ruleset's ``combine``) turns the lines into a total:
+   ``fixed``/``limit`` lines → the highest fixed value (× doublings and multipliers marked
+   ``with_fixed``) + points marked ``with_fixed``; otherwise ``points × 2^doublings ×
+   multipliers``, capped at the ruleset's limit; ``cash`` lines are reported apart;
+5. the decomposition with the highest total wins (RULINGS principle 5); ties are reported.
+
+Kinds of rule: ``points``, ``doublings``, ``fixed`` (a special hand's value), ``limit`` (value is a
+fraction of the ruleset limit, 1 = full limit), ``multiplier`` (e.g. 1.5× announced waiting hand),
+``cash`` (money items, 004) and ``note`` (scores nothing, explains a decision).
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import tomllib
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from . import predicates as shared_predicates
+from .decompose import Decomposition, decompositions, waits
+from .errors import HandError, RulesetError
+from .hand import Hand, Meld
+from .notation import check_size
+from .tiles import BONUS, sort_tiles
+
+RULESET_DIR = Path(__file__).resolve().parent / "rulesets"
+KINDS = ("points", "doublings", "fixed", "limit", "multiplier", "cash", "note")
+APPLIES = ("winner", "everyone", "non-winner")
+
+
+# --------------------------------------------------------------------------- ruleset data
+@dataclass(frozen=True)
+class Option:
+    """A named reading of an ambiguity (or a house choice): ``default`` among ``choices``.
+
+    ``ambiguity`` is the id in ``../shared/rules/AMBIGUITIES.md`` (e.g. ``002-04``), ``doc`` says
+    what each choice means.
+    """
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...]
+    ambiguity: str = ""
+    doc: str = ""
+
+    def parse(self, raw: Any) -> Any:
+        """Convert a CLI string (or a value) to one of ``choices``; RulesetError otherwise."""
+        for c in self.choices:
+            if raw == c or str(raw).lower() == str(c).lower():
+                return c
+        raise RulesetError(
+            f"option {self.name} must be one of {', '.join(map(str, self.choices))}, not {raw!r}")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One named rule of a ruleset (a row or cell of a seed table)."""
+
+    id: str
+    name: str
+    gloss: str
+    kind: str
+    value: float
+    applies_to: str
+    predicate: Callable[..., Any]
+    params: Mapping[str, Any]
+    source: str
+    group: str | None = None
+    excludes: tuple[str, ...] = ()
+    option: str | None = None
+    value_option: str | None = None
+    when: Mapping[str, Any] = field(default_factory=dict)
+    shapes: tuple[str, ...] | None = None
+    completes: bool = False
+    with_fixed: bool = False
+    note: str = ""
+    applies_option: str | None = None
+
+    def label(self) -> str:
+        """``name`` with the English gloss when they differ: ``正花 — own flower``."""
+        return self.name if not self.gloss or self.gloss == self.name else f"{self.name} — {self.gloss}"
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A loaded ruleset: metadata, options, rules and hooks."""
+
+    id: str
+    name: str
+    description: str
+    seed: str
+    hand_size: int
+    shapes: tuple[str, ...]
+    options: Mapping[str, Option]
+    rules: tuple[Rule, ...]
+    limit: int | None
+    module: ModuleType | None
+    base: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def combine(self) -> Callable[..., "Totals"]:
+        return getattr(self.module, "combine", default_combine)
+
+    def resolve_options(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Defaults with ``overrides`` applied; RulesetError names an unknown option or choice."""
+        opts = {k: o.default for k, o in self.options.items()}
+        for k, v in (overrides or {}).items():
+            key = k.replace("-", "_")
+            if key not in self.options:
+                known = ", ".join(sorted(self.options)) or "none"
+                raise RulesetError(f"ruleset {self.id} has no option {k!r} (options: {known})")
+            opts[key] = self.options[key].parse(v)
+        return opts
+
+    def rule(self, rule_id: str) -> Rule:
+        for r in self.rules:
+            if r.id == rule_id:
+                return r
+        raise KeyError(rule_id)
+
+
+def _find_predicate(name: str, module: ModuleType | None, ruleset_id: str) -> Callable[..., Any]:
+    for mod in (module, shared_predicates):
+        if mod is not None and hasattr(mod, name):
+            return getattr(mod, name)
+    raise RulesetError(f"ruleset {ruleset_id}: no predicate named {name!r}")
+
+
+def _load_raw(ruleset_id: str) -> dict[str, Any]:
+    path = RULESET_DIR / f"{ruleset_id.replace('-', '_')}.toml"
+    if not path.exists():
+        raise RulesetError(f"unknown ruleset {ruleset_id!r} (known: {', '.join(available())})")
+    with path.open("rb") as f:
+        return tomllib.load(f)
+
+
+def available() -> list[str]:
+    """Ids of the rulesets shipped in ``scoring/rulesets/``."""
+    ids = []
+    for p in sorted(RULESET_DIR.glob("*.toml")):
+        with p.open("rb") as f:
+            ids.append(tomllib.load(f)["ruleset"]["id"])
+    return ids
+
+
+_CACHE: dict[str, Ruleset] = {}
+
+
+def load_ruleset(ruleset_id: str) -> Ruleset:
+    """Load (and cache) a ruleset by id, applying ``base`` inheritance.
+
+    A ruleset with ``base = "nts"`` starts from the base's options and rules; its own rules
+    replace those with the same id, ``remove = [ids]`` drops rules. Raises RulesetError.
+    """
+    if ruleset_id in _CACHE:
+        return _CACHE[ruleset_id]
+    raw = _load_raw(ruleset_id)
+    meta = raw["ruleset"]
+    module = None
+    mod_name = f"scoring.rulesets.{meta['id'].replace('-', '_')}"
+    try:
+        module = importlib.import_module(mod_name)
+    except ModuleNotFoundError as e:
+        if e.name != mod_name:
+            raise
+    options: dict[str, Option] = {}
+    rules: list[Rule] = []
+    base = meta.get("base")
+    if base:
+        b = load_ruleset(base)
+        options.update(b.options)
+        rules.extend(b.rules)
+    for name, o in raw.get("options", {}).items():
+        if "default" not in o or "choices" not in o:
+            raise RulesetError(f"ruleset {meta['id']}: option {name} needs default and choices")
+        options[name] = Option(name, o["default"], tuple(o["choices"]), o.get("ambiguity", ""), o.get("doc", ""))
+    removed = set(meta.get("remove", []))
+    rules = [r for r in rules if r.id not in removed]
+    for r in raw.get("rule", []):
+        rule = _make_rule(r, module, meta["id"])
+        rules = [x for x in rules if x.id != rule.id]
+        rules.append(rule)
+    for r in rules:
+        if r.option and r.option not in options:
+            raise RulesetError(f"ruleset {meta['id']}: rule {r.id} names unknown option {r.option}")
+        if r.applies_option and r.applies_option not in options:
+            raise RulesetError(f"ruleset {meta['id']}: rule {r.id} applies_option names unknown option")
+        for k in r.when:
+            if k not in options:
+                raise RulesetError(f"ruleset {meta['id']}: rule {r.id} 'when' names unknown option {k}")
+    rs = Ruleset(
+        id=meta["id"], name=meta["name"], description=meta.get("description", ""), seed=meta["seed"],
+        hand_size=int(meta.get("hand_size", 13)), shapes=tuple(meta.get("shapes", ["standard"])),
+        options=options, rules=tuple(rules), limit=meta.get("limit"), module=module, base=base,
+        notes=tuple(meta.get("notes", [])),
+    )
+    _CACHE[ruleset_id] = rs
+    return rs
+
+
+def _make_rule(r: Mapping[str, Any], module: ModuleType | None, ruleset_id: str) -> Rule:
+    try:
+        kind = r["kind"]
+        if kind not in KINDS:
+            raise RulesetError(f"ruleset {ruleset_id}: rule {r['id']} has unknown kind {kind!r}")
+        applies = r.get("applies_to", "everyone")
+        if applies not in APPLIES:
+            raise RulesetError(f"ruleset {ruleset_id}: rule {r['id']} applies_to {applies!r}")
+        return Rule(
+            id=r["id"], name=r["name"], gloss=r.get("gloss", ""), kind=kind, value=r.get("value", 0),
+            applies_to=applies, predicate=_find_predicate(r["predicate"], module, ruleset_id),
+            params=r.get("params", {}), source=r["source"], group=r.get("group"),
+            excludes=tuple(r.get("excludes", ())), option=r.get("option"),
+            value_option=r.get("value_option"), when=r.get("when", {}),
+            shapes=tuple(r["shapes"]) if "shapes" in r else None, completes=r.get("completes", False),
+            with_fixed=r.get("with_fixed", False), note=r.get("note", ""),
+            applies_option=r.get("applies_option"),
+        )
+    except KeyError as e:
+        raise RulesetError(f"ruleset {ruleset_id}: rule {r.get('id', '?')} lacks field {e}") from None
+
+
+# --------------------------------------------------------------------------- evaluation
+@dataclass(frozen=True)
+class Fired:
+    """What a predicate may return besides bool/int/list: firings with details and a value."""
+
+    count: int = 1
+    details: tuple[str, ...] = ()
+    value: float | None = None
+
+
+class View:
+    """What a predicate sees: the hand, one decomposition, the context and the options.
+
+    Derived collections are computed once per view: ``melds`` (all, pairs included), ``sets``
+    (chow/pung/kong), ``pungs`` (pung or kong), ``kongs``, ``chows``, ``pairs``, ``tiles`` (every
+    playing tile incl. kongs), ``suits`` (suit letters present among m/p/s), ``has_honours``.
+    """
+
+    __slots__ = ("hand", "d", "ctx", "opts", "ruleset", "__dict__")
+
+    def __init__(self, hand: Hand, d: Decomposition, ruleset: Ruleset, opts: Mapping[str, Any]):
+        self.hand = hand
+        self.d = d
+        self.ctx = hand.context
+        self.opts = opts
+        self.ruleset = ruleset
+
+    @cached_property
+    def melds(self) -> tuple[Meld, ...]:
+        return self.d.melds
+
+    @cached_property
+    def sets(self) -> tuple[Meld, ...]:
+        return tuple(m for m in self.d.melds if m.kind != "pair")
+
+    @cached_property
+    def pungs(self) -> tuple[Meld, ...]:
+        return tuple(m for m in self.d.melds if m.kind in ("pung", "kong"))
+
+    @cached_property
+    def kongs(self) -> tuple[Meld, ...]:
+        return tuple(m for m in self.d.melds if m.kind == "kong")
+
+    @cached_property
+    def chows(self) -> tuple[Meld, ...]:
+        return tuple(m for m in self.d.melds if m.kind == "chow")
+
+    @cached_property
+    def pairs(self) -> tuple[Meld, ...]:
+        return tuple(m for m in self.d.melds if m.kind == "pair")
+
+    @cached_property
+    def tiles(self) -> tuple[str, ...]:
+        return self.hand.all_tiles
+
+    @cached_property
+    def tile_set(self) -> frozenset[str]:
+        return frozenset(self.tiles)
+
+    @cached_property
+    def suits(self) -> frozenset[str]:
+        return frozenset(t[1] for t in self.tile_set if t[1] != "z")
+
+    @cached_property
+    def has_honours(self) -> bool:
+        return any(t[1] == "z" for t in self.tile_set)
+
+    @cached_property
+    def waits(self) -> frozenset[str]:
+        """Tiles that would have completed the hand (structural shapes of the ruleset)."""
+        return _waits_cached(self.hand, self.ruleset.shapes)
+
+    @property
+    def winner(self) -> bool:
+        return self.ctx.winner
+
+
+_WAITS: dict[tuple[Hand, tuple[str, ...]], frozenset[str]] = {}
+
+
+def _waits_cached(hand: Hand, shapes: tuple[str, ...]) -> frozenset[str]:
+    key = (hand, shapes)
+    w = _WAITS.get(key)
+    if w is None:
+        if len(_WAITS) > 4096:
+            _WAITS.clear()
+        w = _WAITS[key] = waits(hand, shapes)
+    return w
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the explanation: a rule that counted.
+
+    ``points`` and ``doublings`` are what this line adds (value × count for its kind);
+    ``fixed`` is a special hand's value; ``multiplier`` a factor; ``cash`` money kept apart.
+    ``option`` names the option (and its value, ambiguity id) that decided the reading.
+    """
+
+    rule: str
+    name: str
+    kind: str
+    value: float
+    count: int
+    source: str
+    applies_to: str
+    points: float = 0
+    doublings: int = 0
+    fixed: float = 0
+    multiplier: float = 1
+    cash: float = 0
+    detail: str = ""
+    option: str = ""
+    with_fixed: bool = False
+
+    def amount(self) -> str:
+        """``+4 points``, ``+2 doublings``, ``2000 fixed``, ``×1.5``, ``$5``; ``2 × 2 = +4 points``."""
+        if self.kind == "points":
+            a = f"+{_num(self.points)} pts"
+        elif self.kind == "doublings":
+            a = f"+{self.doublings} dbl"
+        elif self.kind in ("fixed", "limit"):
+            return f"{_num(self.fixed)} fixed"
+        elif self.kind == "multiplier":
+            return f"×{_num(self.multiplier)}"
+        elif self.kind == "cash":
+            a = f"${_num(self.cash)}"
+        else:
+            return "note"
+        return f"{self.count}×{_num(self.value)} = {a}" if self.count > 1 else a
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule, "name": self.name, "kind": self.kind, "value": self.value,
+            "count": self.count, "points": self.points, "doublings": self.doublings,
+            "fixed": self.fixed, "multiplier": self.multiplier, "cash": self.cash,
+            "source": self.source, "detail": self.detail, "option": self.option,
+            "applies_to": self.applies_to,
+        }
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Result of a combine step."""
+
+    total: int
+    points: float
+    doublings: int
+    lines: tuple[Line, ...]
+    cash: float = 0
+    limit_applied: bool = False
+
+
+@dataclass(frozen=True)
+class ScoredHand:
+    """A scored hand: the total and its explanation.
+
+    ``lines`` are the rules that counted (in ruleset order); ``decomposition`` the reading used;
+    ``alternatives`` other readings with the same total (RULINGS principle 5); ``allowed`` is False
+    when the ruleset forbids this mahjong (then ``status`` says why); ``cash`` is kept apart.
+    """
+
+    ruleset: str
+    hand: Hand
+    total: int
+    points: float
+    doublings: int
+    lines: tuple[Line, ...]
+    decomposition: Decomposition
+    options: Mapping[str, Any]
+    alternatives: tuple[Decomposition, ...] = ()
+    notes: tuple[str, ...] = ()
+    cash: float = 0
+    allowed: bool = True
+    status: str = "ok"
+    limit_applied: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict: total, points, doublings, lines, melds, ruleset, options, …"""
+        from .notation import format_hand
+
+        d = self.decomposition
+        return {
+            "ruleset": self.ruleset,
+            "hand": format_hand(self.hand),
+            "winner": self.hand.context.winner,
+            "total": self.total,
+            "points": self.points,
+            "doublings": self.doublings,
+            "cash": self.cash,
+            "allowed": self.allowed,
+            "status": self.status,
+            "limit_applied": self.limit_applied,
+            "lines": [ln.to_json() for ln in self.lines],
+            "shape": d.shape,
+            "melds": [
+                {"kind": m.kind, "tiles": list(m.tiles), "concealed": m.concealed,
+                 "declared": m.declared, "winning": m.winning}
+                for m in d.melds
+            ],
+            "loose": list(d.loose),
+            "bonus": list(self.hand.bonus),
+            "wait": d.wait,
+            "decomposition": d.describe(),
+            "alternatives": [a.describe() for a in self.alternatives],
+            "options": dict(self.options),
+            "notes": list(self.notes),
+        }
+
+
+def _coerce(result: Any) -> Fired | None:
+    if result is None or result is False or result == 0:
+        return None
+    if result is True:
+        return Fired()
+    if isinstance(result, Fired):
+        return result if result.count else None
+    if isinstance(result, int):
+        return Fired(count=result)
+    if isinstance(result, (list, tuple)):
+        return Fired(count=len(result), details=tuple(map(str, result))) if result else None
+    if isinstance(result, str):
+        return Fired(details=(result,))
+    raise TypeError(f"predicate returned {type(result).__name__}")
+
+
+def option_label(rule: Rule, ruleset: Ruleset, opts: Mapping[str, Any]) -> str:
+    """``option seat_round_wind=each, 002-04`` for a rule governed by an option."""
+    names = [n for n in (rule.option, rule.value_option, rule.applies_option) if n]
+    names += [k for k in rule.when if k not in names]
+    parts = []
+    for n in names:
+        o = ruleset.options[n]
+        parts.append(f"{n}={opts[n]}" + (f", {o.ambiguity}" if o.ambiguity else ""))
+    return "option " + "; ".join(parts) if parts else ""
+
+
+def _applies(rule: Rule, winner: bool, opts: Mapping[str, Any]) -> bool:
+    who = opts[rule.applies_option] if rule.applies_option else rule.applies_to
+    return who == "everyone" or (who == "winner") == winner
+
+
+def evaluate(view: View) -> list[tuple[Rule, Fired]]:
+    """Ask every applicable rule's predicate; return the fired rules (before exclusions)."""
+    rs, opts, winner = view.ruleset, view.opts, view.ctx.winner
+    fired: list[tuple[Rule, Fired]] = []
+    for rule in rs.rules:
+        if not _applies(rule, winner, opts):
+            continue
+        if rule.shapes is not None and view.d.shape not in rule.shapes:
+            continue
+        if rule.when and any(opts[k] != v for k, v in rule.when.items()):
+            continue
+        f = _coerce(rule.predicate(view, **rule.params))
+        if f is not None:
+            fired.append((rule, f))
+    return fired
+
+
+def rule_value(rule: Rule, f: Fired, opts: Mapping[str, Any]) -> float:
+    """The value of one firing: the predicate's, the option's, or the rule's."""
+    if f.value is not None:
+        return f.value
+    if rule.value_option:
+        return opts[rule.value_option]
+    return rule.value
+
+
+def apply_exclusions(fired: list[tuple[Rule, Fired]], opts: Mapping[str, Any]) -> list[tuple[Rule, Fired]]:
+    """Drop rules excluded by a fired rule, then keep the highest of each group (first on ties)."""
+    ids = {r.id for r, _ in fired}
+    excluded: set[str] = set()
+    for r, _ in fired:
+        excluded.update(x for x in r.excludes if x != r.id and x in ids)
+    kept = [(r, f) for r, f in fired if r.id not in excluded]
+    best: dict[str, tuple[float, str]] = {}
+    for r, f in kept:
+        if r.group:
+            v = rule_value(r, f, opts) * (f.count if r.kind in ("points", "doublings", "cash") else 1)
+            if r.group not in best or v > best[r.group][0]:
+                best[r.group] = (v, r.id)
+    return [(r, f) for r, f in kept if not r.group or best[r.group][1] == r.id]
+
+
+def make_line(rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any]) -> Line:
+    v = rule_value(rule, f, opts)
+    n = f.count
+    kw: dict[str, Any] = {}
+    if rule.kind == "points":
+        kw["points"] = v * n
+    elif rule.kind == "doublings":
+        kw["doublings"] = int(v * n)
+    elif rule.kind == "fixed":
+        kw["fixed"] = v
+    elif rule.kind == "limit":
+        if ruleset.limit is None:
+            raise RulesetError(f"ruleset {ruleset.id}: limit rule {rule.id} but no limit set")
+        kw["fixed"] = v * ruleset.limit
+    elif rule.kind == "multiplier":
+        kw["multiplier"] = v ** n
+    elif rule.kind == "cash":
+        kw["cash"] = v * n
+    return Line(
+        rule=rule.id, name=rule.label(), kind=rule.kind, value=v, count=n, source=rule.source,
+        applies_to=rule.applies_to, detail=", ".join(f.details), with_fixed=rule.with_fixed,
+        option=option_label(rule, ruleset, opts), **kw,
+    )
+
+
+def round_half_up(x: float) -> int:
+    """Round to the nearest integer, halves up (1.5 × 250 = 375; 0.5 × 125 = 63)."""
+    return int(math.floor(x + 0.5))
+
+
+def default_combine(lines: Sequence[Line], ruleset: Ruleset, view: View) -> Totals:
+    """Total of a decomposition's lines (see the module docstring).
+
+    * a ``fixed``/``limit`` line fired: the highest one is the base; only lines marked
+      ``with_fixed`` still count (doublings and multipliers on the base, points added after);
+    * otherwise ``points × 2^doublings × multipliers``, capped at ``ruleset.limit``.
+    """
+    cash = sum(ln.cash for ln in lines)
+    fixed = [ln for ln in lines if ln.kind in ("fixed", "limit")]
+    if fixed:
+        top = max(fixed, key=lambda ln: ln.fixed)
+        kept = [ln for ln in lines if ln is top or ln.with_fixed or ln.kind in ("cash", "note")]
+        dbl = sum(ln.doublings for ln in kept if ln.kind == "doublings")
+        mult = math.prod(ln.multiplier for ln in kept if ln.kind == "multiplier")
+        extra = sum(ln.points for ln in kept if ln.kind == "points")
+        total = round_half_up(top.fixed * 2**dbl * mult + extra)
+        return Totals(total, extra, dbl, tuple(kept), cash)
+    points = sum(ln.points for ln in lines)
+    dbl = sum(ln.doublings for ln in lines)
+    mult = math.prod(ln.multiplier for ln in lines if ln.kind == "multiplier")
+    raw = points * 2**dbl * mult
+    limited = ruleset.limit is not None and raw > ruleset.limit
+    total = round_half_up(min(raw, ruleset.limit) if limited else raw)
+    return Totals(total, points, dbl, tuple(lines), cash, limited)
+
+
+def score_decomposition(hand: Hand, d: Decomposition, ruleset: Ruleset,
+                        opts: Mapping[str, Any]) -> tuple[Totals, bool]:
+    """Score one decomposition; the bool says whether it is a valid reading of the hand.
+
+    A reading other than ``standard``/``partial`` (seven pairs, thirteen orphans, irregular, a
+    ruleset's own shape) is valid only if a ``completes`` rule fired: a special shape is a mahjong
+    only where the ruleset has a hand for it.
+    """
+    view = View(hand, d, ruleset, opts)
+    fired = apply_exclusions(evaluate(view), opts)
+    valid = d.shape in ("standard", "partial") or any(r.completes for r, _ in fired)
+    lines = [make_line(r, f, ruleset, opts) for r, f in fired]
+    return ruleset.combine(lines, ruleset, view), valid
+
+
+def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | None = None) -> ScoredHand:
+    """Score ``hand`` under ``ruleset`` (an id or a loaded :class:`Ruleset`).
+
+    Returns the best :class:`ScoredHand` over all decompositions. Raises :class:`HandError` when
+    the hand's size does not fit the ruleset's game or a winning hand has no valid reading, and
+    :class:`RulesetError` for unknown rulesets/options.
+    """
+    rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    opts = rs.resolve_options(options)
+    check = getattr(rs.module, "check_hand", None)
+    if check is not None:
+        check(hand, rs, opts)
+    else:
+        check_size(hand, (rs.hand_size,))
+    cands = decompositions(hand, rs.shapes)
+    scored: list[tuple[Totals, Decomposition]] = []
+    for d in cands:
+        totals, valid = score_decomposition(hand, d, rs, opts)
+        if valid:
+            scored.append((totals, d))
+    if not scored:
+        raise HandError(
+            f"not a winning hand under {rs.id}: the concealed tiles do not form "
+            f"{'5' if rs.hand_size == 16 else '4'} sets and a pair, nor a special hand of this ruleset")
+    scored.sort(key=lambda td: -td[0].total)
+    best, d = scored[0]
+    ties = tuple(dd for t, dd in scored[1:] if t.total == best.total and dd.melds != d.melds)
+    notes = []
+    for n in getattr(rs.module, "notes_for", lambda h, o: [])(hand, opts):
+        notes.append(n)
+    result = ScoredHand(
+        ruleset=rs.id, hand=hand, total=best.total, points=best.points, doublings=best.doublings,
+        lines=best.lines, decomposition=d, options=opts, alternatives=ties, notes=tuple(notes),
+        cash=best.cash, limit_applied=best.limit_applied,
+    )
+    finalize = getattr(rs.module, "finalize", None)
+    return finalize(result, rs, opts) if finalize else result
+
+
+def explain(result: ScoredHand) -> str:
+    """Multi-line text explanation: total, one line per rule with its seed source, options."""
+    from .notation import format_hand
+
+    rs = load_ruleset(result.ruleset)
+    h = result.hand
+    who = "winner" if h.context.winner else "non-winner"
+    out = [f"{rs.name} ({rs.id}) — {format_hand(h)}  [{who}, seat {h.context.seat_wind}, "
+           f"round {h.context.round_wind}, win by {h.context.win_by}]"]
+    if not result.allowed:
+        out.append(f"{result.status}")
+    out.append(f"reading: {result.decomposition.describe()}")
+    for ln in result.lines:
+        detail = f" [{ln.detail}]" if ln.detail else ""
+        opt = f"; {ln.option}" if ln.option else ""
+        out.append(f"  {ln.amount():>18}  {ln.name}{detail}  ({ln.source}{opt})")
+    if result.limit_applied:
+        out.append(f"  limit {rs.limit} applied")
+    summary = f"total: {result.total}"
+    if any(ln.kind in ('fixed', 'limit') for ln in result.lines):
+        summary += "  (special hand)"
+    else:
+        summary += f"  = {_num(result.points)} points × 2^{result.doublings}"
+        mult = math.prod(ln.multiplier for ln in result.lines if ln.kind == "multiplier")
+        if mult != 1:
+            summary += f" × {_num(mult)}"
+    if result.cash:
+        summary += f"   cash: ${_num(result.cash)} (paid apart)"
+    out.append(summary)
+    for a in result.alternatives:
+        out.append(f"  tie: {a.describe()}")
+    for n in result.notes:
+        out.append(f"  note: {n}")
+    changed = [f"{k}={v}" for k, v in result.options.items() if v != rs.options[k].default]
+    out.append("options: " + (", ".join(changed) + " (others default)" if changed else "all defaults")
+               + f" — see `mahjong-score rules {rs.id}`")
+    return "\n".join(out)
+
+
+def bonus_tiles(hand: Hand) -> tuple[str, ...]:
+    """The hand's flowers and seasons (sorted)."""
+    return tuple(sort_tiles(t for t in hand.bonus if t in BONUS))

@@ -1,0 +1,199 @@
+"""The hand model: melds, the context of a win, and the hand itself (all frozen values)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from .errors import HandError
+from .tiles import BONUS, INDEX, WIND_LETTERS, WIND_TILE, next_tile, sort_tiles
+
+MeldKind = Literal["chow", "pung", "kong", "pair"]
+WinBy = Literal["discard", "wall", "dead-wall", "robbed-kong"]
+WIN_BY: tuple[str, ...] = ("discard", "wall", "dead-wall", "robbed-kong")
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A set of tiles: chow (run of three), pung (three alike), kong (four alike) or pair.
+
+    ``tile`` is the lowest tile (chow) or the repeated tile. ``concealed`` is the status *for
+    points*: False for melds exposed on the table and for a set completed by a winning discard
+    (RULINGS principle 6). ``declared`` is True for melds laid on the table before the win
+    (exposed melds and concealed kongs). ``winning`` marks the set the winning tile completed.
+    """
+
+    kind: MeldKind
+    tile: str
+    concealed: bool = True
+    declared: bool = False
+    winning: bool = False
+
+    @property
+    def tiles(self) -> tuple[str, ...]:
+        """The meld's tiles, e.g. ``('3p', '4p', '5p')``."""
+        if self.kind == "chow":
+            return (self.tile, next_tile(self.tile), next_tile(self.tile, 2))  # type: ignore[return-value]
+        n = {"pung": 3, "kong": 4, "pair": 2}[self.kind]
+        return (self.tile,) * n
+
+    @property
+    def is_set(self) -> bool:
+        """True for chow/pung/kong (a 'set' in the 4-sets-and-a-pair shape), False for a pair."""
+        return self.kind != "pair"
+
+    @property
+    def is_pung_or_kong(self) -> bool:
+        return self.kind in ("pung", "kong")
+
+    def notation(self) -> str:
+        """``[777p]`` exposed, ``(5555m)`` concealed kong, ``777p`` for a set inside the hand."""
+        body = "".join(t[0] for t in self.tiles) + self.tile[1]
+        if self.declared:
+            return f"[{body}]" if not self.concealed else f"({body})"
+        return body
+
+    def __str__(self) -> str:
+        status = "" if self.kind == "pair" else (" concealed" if self.concealed else " exposed")
+        return f"{self.kind}{status} {''.join(t[0] for t in self.tiles)}{self.tile[1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """The circumstances of a hand at the end of a game.
+
+    * ``seat_wind``/``round_wind``: ``E``/``S``/``W``/``N``.
+    * ``winner``: False scores the hand as a non-winner's (13/16 tiles, no winning tile).
+    * ``win_by``: ``discard``, ``wall`` (self-drawn), ``dead-wall`` (self-drawn kong replacement
+      tile), ``robbed-kong``.
+    * ``last_tile``: won on the last tile of the wall (self-drawn) or the last discard.
+    * ``first_turn``: won with the dealt tiles (East) or on East's first discard / first draw.
+    * ``announced_wait``: a waiting hand announced in advance (000 section "WACHTEND SPEL").
+    * ``kong_on_kong``: the replacement tile after two kongs in one turn.
+    * ``dealer``: None means "East is the dealer" (seat wind E).
+    * ``dealer_streak``: consecutive dealer wins before this hand (004 連莊).
+    * ``discards``: tiles discarded by the winner before the win, when known (004 十張內).
+    * ``flags``: further ruleset-specific circumstances by name (documented by the ruleset).
+    """
+
+    seat_wind: str = "E"
+    round_wind: str = "E"
+    winner: bool = True
+    win_by: str = "discard"
+    last_tile: bool = False
+    first_turn: bool = False
+    announced_wait: bool = False
+    kong_on_kong: bool = False
+    dealer: bool | None = None
+    dealer_streak: int = 0
+    discards: int | None = None
+    flags: frozenset[str] = field(default_factory=frozenset)
+
+    def __post_init__(self) -> None:
+        for name in ("seat_wind", "round_wind"):
+            v = getattr(self, name)
+            if v not in WIND_LETTERS:
+                raise HandError(f"{name.replace('_', ' ')} must be one of E, S, W, N, not {v!r}")
+        if self.win_by not in WIN_BY:
+            raise HandError(f"win by must be one of {', '.join(WIN_BY)}, not {self.win_by!r}")
+        if self.dealer_streak < 0:
+            raise HandError(f"dealer streak must be ≥ 0, not {self.dealer_streak}")
+
+    @property
+    def self_drawn(self) -> bool:
+        """True when the winning tile came from the wall or the dead wall."""
+        return self.win_by in ("wall", "dead-wall")
+
+    @property
+    def is_dealer(self) -> bool:
+        """True for the dealer: ``dealer`` if given, else seat wind East."""
+        return self.seat_wind == "E" if self.dealer is None else self.dealer
+
+    @property
+    def seat_wind_tile(self) -> str:
+        return WIND_TILE[self.seat_wind]
+
+    @property
+    def round_wind_tile(self) -> str:
+        return WIND_TILE[self.round_wind]
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """A player's hand at the end of a game.
+
+    * ``concealed``: tiles in the hand, sorted, *including* the winning tile;
+    * ``melds``: melds on the table (exposed pung/kong/chow, and concealed kongs with
+      ``concealed=True``), all ``declared=True``;
+    * ``bonus``: flowers and seasons, sorted;
+    * ``winning_tile``: the tile that completed the hand (one of ``concealed``), or None;
+    * ``context``: :class:`Context`.
+
+    ``size`` is the game (13 or 16 tiles); tile counting treats a kong as 3.
+    """
+
+    concealed: tuple[str, ...]
+    melds: tuple[Meld, ...] = ()
+    bonus: tuple[str, ...] = ()
+    winning_tile: str | None = None
+    context: Context = field(default_factory=Context)
+
+    @property
+    def tile_count(self) -> int:
+        """Concealed tiles + 3 per meld on the table (a kong counts as 3): 14/17 for a winner."""
+        return len(self.concealed) + 3 * len(self.melds)
+
+    @property
+    def all_tiles(self) -> tuple[str, ...]:
+        """Every playing tile of the hand (kongs give 4), sorted; bonus tiles excluded."""
+        tiles = list(self.concealed)
+        for m in self.melds:
+            tiles.extend(m.tiles)
+        return tuple(sort_tiles(tiles))
+
+    @property
+    def is_concealed(self) -> bool:
+        """No exposed meld on the table (concealed kongs allowed)."""
+        return all(m.concealed for m in self.melds)
+
+    def with_context(self, **changes) -> "Hand":
+        """A copy with context fields replaced (see :class:`Context`)."""
+        return replace(self, context=replace(self.context, **changes))
+
+
+def make_hand(
+    concealed, melds=(), bonus=(), winning_tile=None, context: Context | None = None
+) -> Hand:
+    """Build a :class:`Hand` with sorted tiles, checking tile codes and copies.
+
+    Raises :class:`HandError` for an unknown tile, a bonus tile among playing tiles, more than 4
+    copies of a tile, a bonus tile given twice, or a winning tile not in the concealed tiles.
+    """
+    concealed = tuple(sort_tiles(concealed))
+    bonus = tuple(sort_tiles(bonus))
+    for t in concealed:
+        if t not in INDEX or t in BONUS:
+            raise HandError(f"{t!r} is not a playing tile")
+    for t in bonus:
+        if t not in BONUS:
+            raise HandError(f"{t!r} is not a flower or season")
+    hand = Hand(concealed, tuple(melds), bonus, winning_tile, context or Context())
+    check_copies(hand)
+    if winning_tile is not None and winning_tile not in concealed:
+        raise HandError(
+            f"winning tile {winning_tile} is not among the concealed tiles"
+            " (the winning tile belongs to the hand row, not to a meld on the table)"
+        )
+    return hand
+
+
+def check_copies(hand: Hand) -> None:
+    """Raise :class:`HandError` if a tile occurs more than 4 times or a bonus tile twice."""
+    seen: dict[str, int] = {}
+    for t in hand.all_tiles:
+        seen[t] = seen.get(t, 0) + 1
+    for t, n in seen.items():
+        if n > 4:
+            raise HandError(f"tile {t} occurs {n} times; a set has only 4 of each tile")
+    for t in set(hand.bonus):
+        if hand.bonus.count(t) > 1:
+            raise HandError(f"bonus tile {t} occurs {hand.bonus.count(t)} times; there is only one of each")

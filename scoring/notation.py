@@ -1,0 +1,175 @@
+"""Hand notation: parse and format.
+
+Grammar (whitespace separates tokens; a token's kind is told by its first character)::
+
+    hand     := token (SPACE token)*
+    token    := "[" tiles "]"      an exposed meld: pung (3 alike), kong (4 alike) or chow (run of 3)
+              | "(" tiles ")"      a concealed kong shown on the table (4 alike)
+              | "+" tiles          bonus tiles: flowers 1f–4f, seasons 1y–4y
+              | "win:" tile        the winning tile (same as the CLI option --winning-tile)
+              | tiles              concealed tiles in the hand (several such tokens are joined)
+    tiles    := (DIGIT+ SUIT)+     compact form: "123m44p55z" = 1m 2m 3m 4p 4p 5z 5z
+    SUIT     := m | p | s | z | f | y      characters, circles, bamboo, honours, flowers, seasons
+
+Honours: ``1z``–``7z`` = East, South, West, North, White, Green, Red. The concealed tiles include
+the winning tile. A winner holds 14 tiles (13-tile game) or 17 (16-tile game), counting each meld on
+the table as 3 (a kong too); a non-winner holds 13 or 16.
+
+Example: ``"123m 456p 11z [777p] (5555s) +1f3y win:1z"``.
+"""
+from __future__ import annotations
+
+import re
+
+from .errors import HandError
+from .hand import Context, Hand, Meld, make_hand
+from .tiles import BONUS, compact, next_tile, sort_tiles
+
+_TILES_RE = re.compile(r"(?:[0-9]+[mpszfy])+")
+_GROUP_RE = re.compile(r"([0-9]+)([mpszfy])")
+_TOKEN_RE = re.compile(r"\S+")
+WIN_PREFIX = "win:"
+_MAX_RANK = {"m": 9, "p": 9, "s": 9, "z": 7, "f": 4, "y": 4}
+
+
+def parse_tiles(text: str, column: int = 1) -> list[str]:
+    """Parse compact tiles (``"123m44p"`` → ``['1m','2m','3m','4p','4p']``).
+
+    ``column`` is the 1-based position of ``text`` in a larger string, for error messages.
+    Raises :class:`HandError` naming the bad part and its column.
+    """
+    if not text:
+        raise HandError("empty tile group", column)
+    if not _TILES_RE.fullmatch(text):
+        bad = re.search(r"[^0-9mpszfy]", text)
+        if bad:
+            raise HandError(
+                f"unexpected character {bad.group()!r} in {text!r}; tiles are digits followed by"
+                " a suit letter m p s z f y", column + bad.start())
+        raise HandError(f"{text!r} does not end in a suit letter (m p s z f y)", column + len(text) - 1)
+    tiles: list[str] = []
+    for g in _GROUP_RE.finditer(text):
+        digits, s = g.groups()
+        for k, d in enumerate(digits):
+            r = int(d)
+            if not 1 <= r <= _MAX_RANK[s]:
+                raise HandError(
+                    f"there is no tile {d}{s} (ranks for {s!r} are 1–{_MAX_RANK[s]})", column + g.start() + k)
+            tiles.append(f"{d}{s}")
+    return tiles
+
+
+def meld_from_tiles(tiles: list[str], *, concealed: bool, column: int = 1) -> Meld:
+    """The meld formed by ``tiles`` on the table: chow, pung or kong (declared).
+
+    Raises :class:`HandError` if the tiles are not a legal meld.
+    """
+    st = sort_tiles(tiles)
+    if any(t in BONUS for t in st):
+        raise HandError("flowers and seasons cannot be part of a meld", column)
+    if len(st) == 4 and len(set(st)) == 1:
+        return Meld("kong", st[0], concealed=concealed, declared=True)
+    if concealed:
+        raise HandError(f"({''.join(tiles)}) must be a concealed kong: 4 identical tiles", column)
+    if len(st) == 3 and len(set(st)) == 1:
+        return Meld("pung", st[0], concealed=False, declared=True)
+    if len(st) == 3 and next_tile(st[0]) == st[1] and next_tile(st[0], 2) == st[2]:
+        return Meld("chow", st[0], concealed=False, declared=True)
+    raise HandError(
+        f"[{compact(st)}] is not a meld: a pung (3 alike), kong (4 alike) or chow (3 in a row of one suit)",
+        column)
+
+
+def parse_hand(
+    text: str,
+    *,
+    winning_tile: str | None = None,
+    context: Context | None = None,
+    sizes: tuple[int, ...] = (13, 16),
+) -> Hand:
+    """Parse hand notation (grammar in the module docstring) into a :class:`Hand`.
+
+    ``winning_tile`` (e.g. ``"5p"``) overrides a ``win:`` token. ``sizes`` are the games
+    accepted (13 and/or 16). For a winner (``context.winner``, the default) the tile count must be
+    size + 1; for a non-winner, size. A winner without a winning tile is allowed (some rules then
+    do not apply); a given winning tile must be among the concealed tiles.
+
+    Raises :class:`HandError` with a one-line message naming the problem and its column.
+    """
+    if not isinstance(text, str):
+        raise HandError("hand notation must be a string")
+    context = context or Context()
+    concealed: list[str] = []
+    melds: list[Meld] = []
+    bonus: list[str] = []
+    win_token: str | None = None
+    for m in _TOKEN_RE.finditer(text):
+        tok, col = m.group(), m.start() + 1
+        if tok[0] == "[":
+            if not tok.endswith("]") or len(tok) < 3:
+                raise HandError(f"exposed meld {tok!r} must look like [777p]", col)
+            melds.append(meld_from_tiles(parse_tiles(tok[1:-1], col + 1), concealed=False, column=col))
+        elif tok[0] == "(":
+            if not tok.endswith(")") or len(tok) < 3:
+                raise HandError(f"concealed kong {tok!r} must look like (5555m)", col)
+            melds.append(meld_from_tiles(parse_tiles(tok[1:-1], col + 1), concealed=True, column=col))
+        elif tok[0] == "+":
+            tiles = parse_tiles(tok[1:], col + 1)
+            for t in tiles:
+                if t not in BONUS:
+                    raise HandError(f"{t} after '+' is not a flower (1f–4f) or season (1y–4y)", col)
+            bonus.extend(tiles)
+        elif tok.lower().startswith(WIN_PREFIX):
+            tiles = parse_tiles(tok[len(WIN_PREFIX):], col + len(WIN_PREFIX))
+            if len(tiles) != 1:
+                raise HandError(f"{tok!r} must name exactly one winning tile, e.g. win:5p", col)
+            win_token = tiles[0]
+        elif tok[0] in "])":
+            raise HandError(f"unmatched {tok[0]!r}", col)
+        else:
+            tiles = parse_tiles(tok, col)
+            for t in tiles:
+                if t in BONUS:
+                    raise HandError(f"bonus tile {t} must be written after '+', e.g. +{t}", col)
+            concealed.extend(tiles)
+    if winning_tile is not None:
+        wt = parse_tiles(winning_tile)
+        if len(wt) != 1 or wt[0] in BONUS:
+            raise HandError(f"winning tile {winning_tile!r} must be one playing tile, e.g. 5p")
+        win_token = wt[0]
+    if not concealed and not melds:
+        raise HandError("the hand has no tiles")
+    hand = make_hand(concealed, melds, bonus, win_token, context)
+    check_size(hand, sizes)
+    if not context.winner and win_token is not None:
+        raise HandError("a non-winning hand has no winning tile")
+    return hand
+
+
+def check_size(hand: Hand, sizes: tuple[int, ...] = (13, 16)) -> int:
+    """Check the tile count against the games in ``sizes``; return the game size (13 or 16).
+
+    Raises :class:`HandError` naming the count found and the counts expected.
+    """
+    n = hand.tile_count
+    extra = 1 if hand.context.winner else 0
+    for size in sizes:
+        if n == size + extra:
+            return size
+    want = " or ".join(str(s + extra) for s in sizes)
+    who = "a winning hand" if hand.context.winner else "a non-winning hand"
+    raise HandError(
+        f"{who} needs {want} tiles (each meld on the table counts 3, a kong too), found {n}")
+
+
+def format_hand(hand: Hand, *, with_winning_tile: bool = True) -> str:
+    """Notation of ``hand``; ``parse_hand(format_hand(h), context=h.context) == h``."""
+    parts = []
+    if hand.concealed:
+        parts.append(compact(hand.concealed))
+    parts.extend(m.notation() for m in hand.melds)
+    if hand.bonus:
+        parts.append("+" + compact(hand.bonus))
+    if with_winning_tile and hand.winning_tile:
+        parts.append(WIN_PREFIX + hand.winning_tile)
+    return " ".join(parts)

@@ -1,0 +1,196 @@
+"""Predicates and hooks of the NTS ruleset (seed 002_b9f4c4575200caaf.txt; rules in nts.toml).
+
+Each predicate is a small pure function of a :class:`scoring.engine.View` named after its rule.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from ..decompose import decompositions
+from ..hand import Hand
+from ..tiles import DRAGONS, HONOURS, PLAYING_TILES, SUITS, TERMINALS, WINDS, sort_tiles
+
+if TYPE_CHECKING:
+    from ..engine import View
+
+NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
+
+
+def _suit_counts(counter: Counter, s: str) -> list[int]:
+    return [counter.get(f"{r}{s}", 0) for r in range(1, 10)]
+
+
+def _only_suit(tiles: Counter) -> str | None:
+    """The single suit of a tile collection without honours, else None."""
+    suits = {t[1] for t in tiles}
+    return next(iter(suits)) if len(suits) == 1 and "z" not in suits else None
+
+
+def nine_gates(v: "View") -> bool:
+    """1112345678999 of one suit + one more of that suit, all concealed (002 line 22)."""
+    if v.hand.melds:
+        return False
+    c = Counter(v.hand.concealed)
+    s = _only_suit(c)
+    if s is None:
+        return False
+    diff = [a - b for a, b in zip(_suit_counts(c, s), NINE_GATES)]
+    return min(diff) >= 0 and sum(diff) == 1
+
+
+def winding_snake(v: "View") -> bool:
+    """111 + 2345678 + 999 of one suit plus a second 2, 5 or 8 (002 line 43); may be exposed."""
+    c = Counter(v.tiles)
+    s = _only_suit(c)
+    if s is None or len(v.tiles) != 14:
+        return False
+    diff = [a - b for a, b in zip(_suit_counts(c, s), NINE_GATES)]
+    return min(diff) >= 0 and sum(diff) == 1 and diff.index(1) + 1 in (2, 5, 8)
+
+
+def _closed_counter(v: "View") -> Counter | None:
+    return None if v.hand.melds else Counter(v.hand.concealed)
+
+
+def wind_snake(v: "View") -> bool:
+    """1–9 of one suit + one of each wind, one of these 13 doubled (002 line 24)."""
+    c = _closed_counter(v)
+    if c is None:
+        return False
+    suits = {t[1] for t in c} - {"z"}
+    if len(suits) != 1 or set(c) - WINDS - {f"{r}{next(iter(suits))}" for r in range(1, 10)}:
+        return False
+    s = next(iter(suits))
+    need = Counter({f"{r}{s}": 1 for r in range(1, 10)}) + Counter({w: 1 for w in WINDS})
+    extra = c - need
+    return not (need - c) and sum(extra.values()) == 1
+
+
+def dragon_snake(v: "View") -> bool:
+    """1–9 of one suit + one of each dragon + a pair of winds (002 line 25)."""
+    c = _closed_counter(v)
+    if c is None:
+        return False
+    suits = {t[1] for t in c} - {"z"}
+    if len(suits) != 1:
+        return False
+    s = next(iter(suits))
+    need = Counter({f"{r}{s}": 1 for r in range(1, 10)}) + Counter({d: 1 for d in DRAGONS})
+    rest = c - need
+    return not (need - c) and len(rest) == 1 and next(iter(rest)) in WINDS and sum(rest.values()) == 2
+
+
+def court_of_peking(v: "View") -> bool:
+    """1–7 of one suit + one of each wind + one of each dragon (002 line 26)."""
+    c = _closed_counter(v)
+    if c is None:
+        return False
+    for s in SUITS:
+        need = Counter({f"{r}{s}": 1 for r in range(1, 8)}) + Counter({h: 1 for h in HONOURS})
+        if c == need:
+            return True
+    return False
+
+
+def twins(v: "View", kind: str) -> bool:
+    """Seven pairs (002 lines 27–31) of ``kind``: honours, pure, very-clean, clean or any.
+
+    Four alike may count as two pairs only with option ``twins_four_alike=yes`` (002-08).
+    Clean and very clean need at least one honour pair ("plus winds and/or dragons").
+    """
+    if v.opts["twins_four_alike"] == "no" and len({m.tile for m in v.pairs}) != len(v.pairs):
+        return False
+    tiles = v.tile_set
+    suits = v.suits
+    honours = any(t in HONOURS for t in tiles)
+    if kind == "honours":
+        return tiles <= HONOURS
+    if kind == "pure":
+        return len(suits) == 1 and not honours
+    if kind == "very-clean":
+        return len(suits) == 1 and honours and all(t in TERMINALS or t in HONOURS for t in tiles)
+    if kind == "clean":
+        return len(suits) == 1 and honours
+    return True
+
+
+def bird(v: "View") -> Any:
+    """Vogel (002 line 17, option ``bird``, 002-06): win on 1p completing a pair of 1p, beside 1s."""
+    mode = v.opts["bird"]
+    if mode == "off" or v.hand.winning_tile != "1p" or v.d.wait != "pair":
+        return False
+    if mode == "pair-beside-bamboo-1":
+        return "1s" in v.tile_set
+    return any("1s" in m.tiles for m in v.sets)
+
+
+def last_wall_tile(v: "View", tile: str | None = None) -> bool:
+    """Won with the last tile of the wall, drawn oneself (002 lines 51–52), optionally ``tile``."""
+    if not (v.ctx.last_tile and v.ctx.win_by == "wall"):
+        return False
+    return tile is None or v.hand.winning_tile == tile
+
+
+def loose_tile(v: "View", tile: str | None = None, kong_on_kong: bool = False) -> bool:
+    """Won with the loose (replacement) tile after a kong (002 lines 54–56).
+
+    ``tile``: the winning tile must be this one (Plum Blossom: 5p); ``kong_on_kong``: after two
+    kongs in one turn (``Context.kong_on_kong``).
+    """
+    if v.ctx.win_by != "dead-wall":
+        return False
+    if kong_on_kong and not v.ctx.kong_on_kong:
+        return False
+    return tile is None or v.hand.winning_tile == tile
+
+
+CLOSED_HANDS = ("nine-gates", "thirteen-orphans", "wind-snake", "dragon-snake", "court-of-peking",
+                "twins-of-trump-tiles", "pure-twins", "very-clean-twins", "clean-twins", "seven-twins")
+
+
+def waiting_for_closed_hand(v: "View") -> Any:
+    """A non-winner one tile short of a closed hand scores half its value (002 line 19, 002-07).
+
+    Tries every tile that could complete the hand; the value of the best closed hand reached is
+    halved. Returns an ``engine.Fired`` with the value and which hand and tile it waits for.
+    """
+    from ..engine import Fired, View as _View, evaluate
+
+    hand = v.hand
+    if hand.melds or len(hand.concealed) != 13:
+        return False
+    rs = v.ruleset
+    closed = [r for r in rs.rules if r.id in CLOSED_HANDS]
+    best: tuple[float, str, str] | None = None
+    held = Counter(hand.concealed)
+    for t in PLAYING_TILES:
+        if held[t] >= 4:
+            continue
+        trial = Hand(tuple(sort_tiles(hand.concealed + (t,))), (), hand.bonus, t,
+                     hand.context.__class__(**{**_ctx_fields(hand), "winner": True, "win_by": "wall"}))
+        for d in decompositions(trial, rs.shapes):
+            tv = _View(trial, d, rs, v.opts)
+            for r in closed:
+                if r.shapes is not None and d.shape not in r.shapes:
+                    continue
+                if r.predicate(tv, **r.params):
+                    if best is None or r.value > best[0]:
+                        best = (r.value, r.name, t)
+    if best is None:
+        return False
+    value, name, tile = best
+    return Fired(1, (f"waiting for {name} ({value:g}) on {tile}",), value * 0.5)
+
+
+def _ctx_fields(hand: Hand) -> dict[str, Any]:
+    c = hand.context
+    return {f: getattr(c, f) for f in c.__dataclass_fields__}
+
+
+def notes_for(hand: Hand, opts: dict[str, Any]) -> list[str]:
+    """Notes shown with the score: bonus tiles ignored when option bonus_tiles=off (002-03)."""
+    if hand.bonus and opts["bonus_tiles"] == "off":
+        return [f"flowers/seasons {' '.join(hand.bonus)} are not scored in NTS "
+                "(option bonus_tiles=off, 002-03)"]
+    return []
