@@ -114,6 +114,7 @@ class Ruleset:
     module: ModuleType | None
     base: str | None = None
     notes: tuple[str, ...] = ()
+    settlement: str | None = None
 
     @property
     def combine(self) -> Callable[..., "Totals"]:
@@ -211,6 +212,7 @@ def load_ruleset(ruleset_id: str) -> Ruleset:
         hand_size=int(meta.get("hand_size", 13)), shapes=tuple(meta.get("shapes", ["standard"])),
         options=options, rules=tuple(rules), limit=meta.get("limit"), module=module, base=base,
         notes=tuple(meta.get("notes", [])),
+        settlement=meta.get("settlement") or (load_ruleset(base).settlement if base else None),
     )
     _CACHE[ruleset_id] = rs
     return rs
