@@ -126,7 +126,10 @@ class _Canvas:
         return im, ImageDraw.Draw(im)
 
     def paint_layer(self, im: Image.Image, color) -> None:
-        self.paint(np.asarray(im), color)
+        bb = im.getbbox()
+        if bb is None:
+            return
+        self.paint(np.asarray(im.crop(bb)), color, bb[0], bb[1])
 
     def glyph(self, font: tuple[str, int], ch: str, box, color, stroke: int = 0, stretch: float = 1.0) -> None:
         """Draw character ``ch`` fitted into ``box`` = (x0, y0, x1, y1) in art units (0..1)."""
@@ -592,6 +595,17 @@ def rounded_rect_sdf(w: int, h: int, radius: float) -> np.ndarray:
     return out.astype(np.float32)
 
 
+@functools.lru_cache(maxsize=256)
+def _rim(tex_w: int, tex_h: int, radius: int, bevel: float) -> tuple[np.ndarray, np.ndarray]:
+    """(bevel shading (h, w, 1) float32, alpha (h, w) float32 0..255) of a rounded tile face."""
+    sdf = rounded_rect_sdf(tex_w, tex_h, float(max(radius, 1)))
+    bw = max(2.0, tex_w * 0.06)
+    rim = np.exp(sdf / bw)  # ~1 at the rim, →0 inside
+    shade = (1.0 - bevel * rim)[..., None].astype(np.float32)
+    alpha = (np.clip(0.5 - sdf, 0, 1) * 255).astype(np.float32)
+    return shade, alpha
+
+
 def compose_face(art_rgba: np.ndarray | None, body_rgb, tex_w: int, tex_h: int, radius: float,
                  margin: float = 0.08, bevel: float = 0.25, art_scale=(1.0, 1.0), art_shift=(0.0, 0.0),
                  ink_gain: float = 1.0) -> np.ndarray:
@@ -621,11 +635,8 @@ def compose_face(art_rgba: np.ndarray | None, body_rgb, tex_w: int, tex_h: int, 
             # ink is painted on the ivory, so tint it slightly with the body colour
             ink = sub[..., :3] * (0.85 + 0.15 * body / 255.0)
             tex[ya:yb, xa:xb] = tex[ya:yb, xa:xb] * (1 - al) + ink * al
-    sdf = rounded_rect_sdf(tex_w, tex_h, radius)
-    bw = max(2.0, tex_w * 0.06)
-    rim = np.exp(sdf / bw)  # ~1 at the rim, →0 inside
-    tex *= (1.0 - bevel * rim)[..., None]
-    alpha = np.clip(0.5 - sdf, 0, 1) * 255
+    shade, alpha = _rim(tex_w, tex_h, int(round(radius)), round(bevel * 20) / 20)
+    tex *= shade
     return np.dstack([np.clip(tex, 0, 255), alpha]).astype(np.uint8)
 
 

@@ -1,0 +1,191 @@
+"""Synthetic dataset command: renders of finished mahjong hands with YOLO labels, crops and hand JSON.
+
+    python -m datasets.synth --out DIR --images N --seed S --workers W [--size 1280x960]
+                             [--det-classes tile|tile-back|all] [--crops-only] [--val-every 10]
+
+Image ``i`` depends only on ``(seed, i)`` and the options (never on ``--workers``). Layout of DIR and the
+label formats are documented in ``datasets/README.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classes import BACK, CLASS_INDEX, CLASS_NAMES
+
+DET_CLASSES = {
+    "tile": ["tile"],
+    "tile-back": ["tile", "back"],
+    "all": list(CLASS_NAMES),
+}
+
+
+def det_class(shown: str, scheme: str) -> int:
+    """Detector class id of a tile showing ``shown`` (a code or "0x") under a class scheme."""
+    if scheme == "tile":
+        return 0
+    if scheme == "tile-back":
+        return 1 if shown == BACK else 0
+    return CLASS_INDEX[shown]
+
+
+def split_of(i: int, val_every: int) -> str:
+    """``val`` for every ``val_every``-th image (i % val_every == val_every - 1), else ``train``."""
+    return "val" if val_every > 0 and i % val_every == val_every - 1 else "train"
+
+
+def write_data_yaml(out: Path, scheme: str) -> Path:
+    """Ultralytics dataset file (absolute ``path``, train/val image folders, names)."""
+    names = DET_CLASSES[scheme]
+    lines = [f"path: {out.resolve()}", "train: images/train", "val: images/val", f"nc: {len(names)}", "names:"]
+    lines += [f"  {i}: '{n}'" for i, n in enumerate(names)]
+    p = out / "data.yaml"
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def _crop(img: np.ndarray, box, rng: np.random.Generator) -> np.ndarray | None:
+    """A detector-like crop around ``box`` (x0, y0, x1, y1) with a random margin/jitter, longer side 64–96 px."""
+    H, W = img.shape[:2]
+    x0, y0, x1, y1 = box
+    bw, bh = x1 - x0, y1 - y0
+    m = rng.uniform(-0.03, 0.14, 4)
+    a, b = int(round(x0 - m[0] * bw)), int(round(y0 - m[1] * bh))
+    c, d = int(round(x1 + m[2] * bw)), int(round(y1 + m[3] * bh))
+    a, b, c, d = max(a, 0), max(b, 0), min(c, W), min(d, H)
+    if c - a < 6 or d - b < 6:
+        return None
+    crop = img[b:d, a:c]
+    side = int(rng.integers(64, 97))
+    s = side / max(crop.shape[:2])
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    return cv2.resize(crop, (max(4, round(crop.shape[1] * s)), max(4, round(crop.shape[0] * s))), interpolation=interp)
+
+
+_OPTS: dict = {}
+
+
+def _init(opts: dict) -> None:
+    cv2.setNumThreads(1)
+    _OPTS.clear()
+    _OPTS.update(opts)
+
+
+def render_one(i: int) -> dict:
+    """Render image ``i`` and write its files; returns counts for the summary."""
+    from .scene import render_scene, tile_record
+
+    o = _OPTS
+    out, W, H = Path(o["out"]), o["W"], o["H"]
+    split = split_of(i, o["val_every"])
+    name = f"{i:06d}"
+    sc = render_scene(o["seed"], i, W, H, crops_only=o["crops_only"])
+    rng = np.random.default_rng([o["seed"], i, 77])
+    # the JPEG as it will be read back: crops come from it, like a detector's
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(sc.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, sc.jpeg_quality])
+    jpg = buf.tobytes()
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    counts = {"tiles": len(sc.tiles), "crops": 0}
+    if not o["crops_only"]:
+        (out / "images" / split / f"{name}.jpg").write_bytes(jpg)
+        lines = []
+        for t in sc.tiles:
+            x0, y0, x1, y1 = t.xyxy
+            cls = det_class(t.placed.shown, o["det"])
+            lines.append(f"{cls} {(x0 + x1) / 2 / W:.6f} {(y0 + y1) / 2 / H:.6f} {(x1 - x0) / W:.6f} {(y1 - y0) / H:.6f}")
+        (out / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+        hand = sc.hand
+        meta = {
+            "image": f"images/{split}/{name}.jpg", "width": W, "height": H, "seed": o["seed"], "index": i,
+            "hand": hand.notation(), "winning": hand.winning, "size": hand.size, "shape": hand.shape,
+            "tiles": [tile_record(t) for t in sc.tiles],
+            "rows": sc.rows, "melds": sc.melds, "bonus": list(hand.bonus), "scene": sc.info,
+        }
+        (out / "meta" / split / f"{name}.json").write_text(json.dumps(meta, ensure_ascii=False, separators=(",", ":")))
+    # crops: every hand tile that is whole and unoccluded, plus a few distractors
+    cand = [k for k, t in enumerate(sc.tiles) if t.visible >= 0.9 and not t.truncated
+            and min(t.xyxy[2] - t.xyxy[0], t.xyxy[3] - t.xyxy[1]) >= 12]
+    hand_c = [k for k in cand if sc.tiles[k].placed.role != "distractor"]
+    dis_c = [k for k in cand if sc.tiles[k].placed.role == "distractor"]
+    if dis_c:
+        dis_c = list(rng.permutation(dis_c)[: o["max_distractor_crops"]])
+    if o["crops"]:
+        for k in sorted(hand_c + [int(x) for x in dis_c]):
+            t = sc.tiles[k]
+            c = _crop(decoded, t.xyxy, rng)
+            if c is None:
+                continue
+            d = out / "crops" / split / t.placed.shown
+            d.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(d / f"{name}_{k}.png"), c)
+            counts["crops"] += 1
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m datasets.synth", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--images", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--size", default="1280x960", help="WIDTHxHEIGHT of every image")
+    ap.add_argument("--det-classes", default="tile-back", choices=sorted(DET_CLASSES))
+    ap.add_argument("--crops-only", action="store_true",
+                    help="render class-balanced grids of tiles and write only crops (classifier data)")
+    ap.add_argument("--no-crops", action="store_true", help="skip writing crops")
+    ap.add_argument("--val-every", type=int, default=10, help="every N-th image goes to val (0: none)")
+    ap.add_argument("--start", type=int, default=0, help="first image index (to extend a dataset)")
+    ap.add_argument("--max-distractor-crops", type=int, default=4)
+    a = ap.parse_args(argv)
+    W, H = (int(v) for v in a.size.lower().split("x"))
+    out: Path = a.out
+    for sub in (["crops"] if a.crops_only else ["images", "labels", "meta", "crops"]):
+        for split in ("train", "val"):
+            (out / sub / split).mkdir(parents=True, exist_ok=True)
+    if not a.crops_only:
+        write_data_yaml(out, a.det_classes)
+    from . import faces
+
+    srcs = faces.available_sources()
+    if not srcs:
+        print("error: no tile art (install a CJK font, e.g. fonts-wqy-zenhei, or provide ../shared)", file=sys.stderr)
+        return 2
+    opts = {"out": str(out), "W": W, "H": H, "seed": a.seed, "det": a.det_classes, "crops_only": a.crops_only,
+            "crops": not a.no_crops, "val_every": a.val_every, "max_distractor_crops": a.max_distractor_crops}
+    idx = range(a.start, a.start + a.images)
+    from tqdm import tqdm
+
+    t0 = time.time()
+    tot = {"tiles": 0, "crops": 0}
+    if a.workers <= 1:
+        _init(opts)
+        it = map(render_one, idx)
+        pool = None
+    else:
+        pool = mp.get_context("fork" if os.name != "nt" else "spawn").Pool(a.workers, _init, (opts,))
+        it = pool.imap_unordered(render_one, idx, chunksize=2)
+    try:
+        for c in tqdm(it, total=a.images, unit="img", desc="synth"):
+            for k in tot:
+                tot[k] += c[k]
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    dt = time.time() - t0
+    print(f"{a.images} images in {dt:.1f} s ({a.images / max(dt, 1e-9):.2f} img/s), {tot['tiles']} tile boxes, "
+          f"{tot['crops']} crops, art sources: {', '.join(sorted(srcs))} → {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

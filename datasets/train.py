@@ -1,0 +1,452 @@
+"""Train the tile detector and the tile classifier on synthetic data and export both to ONNX.
+
+One command regenerates the models (see ``models/MODEL_CARD.md`` for the recipe actually used)::
+
+    python -m datasets.train --stage detector|classifier|all [--data DIR] [--crops DIR]
+                             [--epochs N] [--imgsz S] [--resume]
+
+* ``--data``: a detection dataset in ultralytics' layout with a ``data.yaml`` (written by
+  ``python -m datasets.synth``; default ``/work/data/synth-v1`` or ``$MAHJONG_SYNTH``).
+* ``--crops``: a classifier crop set ``{train,val}/<tile code>/*.png`` made with
+  :func:`vision.crops.crop_tile` (default ``<data>/crops``).
+* Runs (full ultralytics/torch state) go to ``runs/`` (git-ignored); ``--resume`` continues the last run
+  of the stage from ``runs/<stage>/…/last.pt``; without a run there, it warm-starts from the committed
+  weights in ``models/checkpoints/``.
+* The result is exported to ``models/detector.onnx`` / ``models/classifier.onnx`` following
+  ``notes/model-contract.md`` (opset 17, onnxslim, metadata incl. ``data_hash``); small weights are
+  written to ``models/checkpoints/`` so a later session can continue.
+
+torch and ultralytics are only needed here (the ``train`` extra); inference uses onnxruntime only.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.classes import CLASS_INDEX, CLASS_NAMES
+
+from .paths import REPO
+
+RUNS = REPO / "runs"
+MODELS = REPO / "models"
+CHECKPOINTS = MODELS / "checkpoints"
+OPSET = 17
+VERSION = "1"  # bumped by hand when the recipe changes; also in the model card
+
+#: classifier crop geometry — passed to vision.crops.crop_tile; recorded in the ONNX metadata
+CLS_IMGSZ = 64
+CLS_MARGIN = 0.10
+CLS_RESIZE = "stretch"
+CLS_ROTATION = "invariant"
+
+
+def default_data() -> Path:
+    """The default synthetic dataset folder: ``$MAHJONG_SYNTH`` or ``/work/data/synth-v1``."""
+    return Path(os.environ.get("MAHJONG_SYNTH", "/work/data/synth-v1"))
+
+
+# ----------------------------------------------------------------------------- ultralytics set-up
+
+
+def setup_ultralytics(threads: int = 2):
+    """Make ultralytics offline and multi-threaded (see ../shared/TRAINING-NOTES.md); returns the module.
+
+    Sets YOLO_OFFLINE, YOLO_CONFIG_DIR (``runs/yolo-config``, with a TTF copied in as Arial so no
+    font download is attempted) and YOLO_AUTOINSTALL before the first import.
+    """
+    cfg = RUNS / "yolo-config"
+    font_dir = cfg / "Ultralytics"
+    font_dir.mkdir(parents=True, exist_ok=True)
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        if not (font_dir / name).exists():
+            src = _any_ttf()
+            if src is not None:
+                shutil.copy(src, font_dir / name)
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(cfg))
+    os.environ.setdefault("YOLO_AUTOINSTALL", "false")
+    import torch
+    import ultralytics
+    import ultralytics.utils.torch_utils as tu
+
+    tu.NUM_THREADS = threads
+    torch.set_num_threads(threads)
+    return ultralytics
+
+
+def _any_ttf() -> Path | None:
+    for p in ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+              "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"):
+        if Path(p).exists():
+            return Path(p)
+    for p in Path("/usr/share/fonts").rglob("*.ttf"):
+        return p
+    return None
+
+
+# ----------------------------------------------------------------------------- data hash / metadata
+
+
+def data_hash(*dirs: Path) -> str:
+    """sha256 (first 16 hex digits) of the data manifest: every file's relative path and size.
+
+    Cheap (stat only) and changes whenever a file is added, removed or re-rendered to a new size.
+    """
+    h = hashlib.sha256()
+    for d in dirs:
+        d = Path(d)
+        if not d.exists():
+            continue
+        files = sorted(p for p in d.rglob("*") if p.is_file() and not p.name.endswith(".cache"))
+        for p in files:
+            h.update(f"{p.relative_to(d).as_posix()}\t{p.stat().st_size}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def set_metadata(onnx_path: Path, extra: dict[str, str]) -> None:
+    """Add/replace string metadata_props of an ONNX file in place."""
+    import onnx
+
+    m = onnx.load(str(onnx_path))
+    props = {p.key: p.value for p in m.metadata_props}
+    props.update({k: str(v) for k, v in extra.items()})
+    del m.metadata_props[:]
+    for k, v in props.items():
+        m.metadata_props.add(key=k, value=v)
+    onnx.save(m, str(onnx_path))
+
+
+def _today() -> str:
+    return _dt.date.today().isoformat()
+
+
+# ----------------------------------------------------------------------------- detector
+
+
+def train_detector(data: Path, epochs: int, imgsz: int, resume: bool, arch: str = "yolov8n",
+                   batch: int = 16, fraction: float = 1.0, mosaic: float = 0.5, name: str = "detector",
+                   workers: int = 2, patience: int = 100) -> Path:
+    """Train (or resume) the tile detector; returns the path of the final weights (.pt).
+
+    Flips are off (glyphs are not mirror-symmetric); rotation, perspective, scale and HSV are on.
+    """
+    setup_ultralytics()
+    from ultralytics import YOLO
+
+    yaml_path = data / "data.yaml"
+    if not yaml_path.exists():
+        raise SystemExit(f"no data.yaml in {data}: render data first (python -m datasets.synth --out {data})")
+    run_dir = RUNS / name
+    last = run_dir / "weights" / "last.pt"
+    if resume and last.exists():
+        print(f"resuming {last}", flush=True)
+        model = YOLO(str(last))
+        model.train(resume=True)
+        return run_dir / "weights" / "best.pt"
+    start = f"{arch}.yaml"
+    ck = CHECKPOINTS / "detector.pt"
+    if resume and ck.exists():
+        print(f"warm start from {ck}", flush=True)
+        start = str(ck)
+    model = YOLO(start)
+    model.train(
+        data=str(yaml_path), epochs=epochs, imgsz=imgsz, batch=batch, workers=workers, device="cpu",
+        project=str(RUNS), name=name, exist_ok=True, pretrained=False, amp=False, plots=False,
+        fraction=fraction, patience=patience, cos_lr=False, close_mosaic=max(1, epochs // 5),
+        # augmentation: no flips; mild rotation/perspective; colour on
+        fliplr=0.0, flipud=0.0, degrees=8.0, perspective=0.0005, translate=0.1, scale=0.5,
+        shear=2.0, hsv_h=0.03, hsv_s=0.6, hsv_v=0.4, mosaic=mosaic, mixup=0.0, erasing=0.0,
+        seed=0, deterministic=False, verbose=True,
+    )
+    return run_dir / "weights" / "best.pt"
+
+
+def export_detector(weights: Path, data: Path, imgsz: int, out: Path = MODELS / "detector.onnx") -> Path:
+    """Export detector weights to ONNX per the model contract and write its metadata."""
+    setup_ultralytics()
+    from ultralytics import YOLO
+
+    model = YOLO(str(weights))
+    f = model.export(format="onnx", opset=OPSET, imgsz=imgsz, simplify=True, dynamic=False, nms=False,
+                     device="cpu")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(f, out)
+    names = model.names
+    set_metadata(out, {
+        "mahjong_model": "detector", "mahjong_version": VERSION, "data_hash": data_hash(data / "labels"),
+        "trained": _today(), "classes_json": json.dumps([names[i] for i in sorted(names)]),
+    })
+    CHECKPOINTS.mkdir(parents=True, exist_ok=True)
+    _save_small_checkpoint(weights, CHECKPOINTS / "detector.pt")
+    return out
+
+
+def _save_small_checkpoint(weights: Path, dst: Path) -> None:
+    """Copy ultralytics weights without optimizer state (fp16), a few MB, to ``dst``."""
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    tmp = dst.with_suffix(".tmp.pt")
+    shutil.copy(weights, tmp)
+    strip_optimizer(str(tmp))
+    os.replace(tmp, dst)
+
+
+# ----------------------------------------------------------------------------- classifier
+
+
+def load_crops(crops: Path, split: str) -> tuple[np.ndarray, np.ndarray]:
+    """All crops of one split as ``(N, S, S, 3)`` uint8 RGB and ``(N,)`` int64 class indices.
+
+    Layout: ``crops/<split>/<tile code>/*.png``; unknown folder names raise ValueError.
+    """
+    import cv2
+
+    xs, ys = [], []
+    root = crops / split
+    if not root.is_dir():
+        raise SystemExit(f"no crop folder {root}")
+    for d in sorted(root.iterdir()):
+        if not d.is_dir():
+            continue
+        if d.name not in CLASS_INDEX:
+            raise ValueError(f"unknown tile class folder {d}")
+        for p in sorted(d.iterdir()):
+            if p.suffix.lower() not in (".png", ".jpg", ".jpeg"):
+                continue
+            im = cv2.imread(str(p), cv2.IMREAD_COLOR)
+            if im is None:
+                continue
+            if im.shape[:2] != (CLS_IMGSZ, CLS_IMGSZ):
+                im = cv2.resize(im, (CLS_IMGSZ, CLS_IMGSZ), interpolation=cv2.INTER_AREA)
+            xs.append(im[..., ::-1])
+            ys.append(CLASS_INDEX[d.name])
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+def augment(batch: np.ndarray, rng: np.random.Generator, strong: bool = True) -> np.ndarray:
+    """Augment a uint8 (B, S, S, 3) RGB batch for the rotation-invariant classifier.
+
+    Every crop gets a random multiple of 90° rotation (pose invariance), a small affine jitter
+    (±10°, scale 0.85–1.15, shift ±8 %, as an imperfect detector box would give), colour/brightness/
+    contrast/white-balance changes, sometimes greyscale, blur, noise and a JPEG round trip.
+    """
+    import cv2
+
+    B, S = batch.shape[0], batch.shape[1]
+    out = np.empty_like(batch)
+    for i in range(B):
+        im = np.rot90(batch[i], int(rng.integers(4))).copy()
+        if strong:
+            a = rng.uniform(-10, 10)
+            sc = rng.uniform(0.85, 1.15)
+            M = cv2.getRotationMatrix2D((S / 2, S / 2), a, sc)
+            M[:, 2] += rng.uniform(-0.08, 0.08, 2) * S
+            sx, sy = rng.uniform(0.9, 1.1, 2)
+            M[0] *= sx
+            M[1] *= sy
+            im = cv2.warpAffine(im, M, (S, S), borderMode=cv2.BORDER_REFLECT101 if rng.random() < 0.5
+                                else cv2.BORDER_REPLICATE)
+            f = im.astype(np.float32)
+            f = f * rng.uniform(0.75, 1.25, 3)[None, None, :]  # white balance / colour cast
+            f = (f - f.mean()) * rng.uniform(0.6, 1.3) + f.mean() + rng.uniform(-35, 35)
+            if rng.random() < 0.15:
+                g = f @ np.array([0.299, 0.587, 0.114], np.float32)
+                f = np.repeat(g[..., None], 3, 2)
+            u = rng.random()
+            if u < 0.3:
+                f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.4, 1.3))
+            elif u < 0.4:
+                k = int(rng.integers(3, 6))
+                ker = np.zeros((k, k), np.float32)
+                ker[k // 2] = 1.0 / k
+                ker = cv2.warpAffine(ker, cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1), (k, k))
+                f = cv2.filter2D(f, -1, ker / max(ker.sum(), 1e-6))
+            if rng.random() < 0.4:
+                f = f + rng.normal(0, rng.uniform(2, 10), f.shape)
+            im = np.clip(f, 0, 255).astype(np.uint8)
+            if rng.random() < 0.5:
+                q = int(rng.integers(30, 95))
+                ok, enc = cv2.imencode(".jpg", im, [cv2.IMWRITE_JPEG_QUALITY, q])
+                im = cv2.imdecode(enc, cv2.IMREAD_UNCHANGED)
+        out[i] = im
+    return out
+
+
+def build_classifier(arch: str = "yolov8n-cls"):
+    """The classifier network: ultralytics' classify model built from its yaml, 43 classes."""
+    setup_ultralytics()
+    from ultralytics.nn.tasks import ClassificationModel
+
+    m = ClassificationModel(f"{arch}.yaml", nc=len(CLASS_NAMES), verbose=False)
+    m.names = dict(enumerate(CLASS_NAMES))
+    return m
+
+
+def _to_tensor(batch: np.ndarray):
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(batch.transpose(0, 3, 1, 2))).float().div_(255.0)
+
+
+def evaluate_classifier_torch(model, X: np.ndarray, Y: np.ndarray, bs: int = 256) -> float:
+    """Top-1 accuracy of a torch classifier on uint8 crops (no augmentation)."""
+    import torch
+
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for i in range(0, len(X), bs):
+            out = model(_to_tensor(X[i:i + bs]))
+            logits = out[1] if isinstance(out, tuple) else out
+            correct += int((logits.argmax(1).numpy() == Y[i:i + bs]).sum())
+    return correct / max(len(X), 1)
+
+
+def train_classifier(crops: Path, epochs: int, resume: bool, arch: str = "yolov8n-cls", batch: int = 64,
+                     lr: float = 2e-3, name: str = "classifier", seed: int = 0) -> Path:
+    """Train (or resume) the 43-class tile classifier with our own torch loop; returns best weights.
+
+    Each epoch's state (model, optimizer, scheduler, epoch, rng) is saved to
+    ``runs/<name>/last.pt``; ``--resume`` continues from it, else warm-starts from
+    ``models/checkpoints/classifier.pt`` when that exists.
+    """
+    import torch
+
+    setup_ultralytics()
+    run_dir = RUNS / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    Xtr, Ytr = load_crops(crops, "train")
+    Xva, Yva = load_crops(crops, "val")
+    print(f"classifier data: {len(Xtr)} train / {len(Xva)} val crops, {np.bincount(Ytr, minlength=43).min()} min per class",
+          flush=True)
+    model = build_classifier(arch)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
+    steps_per_epoch = (len(Xtr) + batch - 1) // batch
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps_per_epoch, pct_start=0.15)
+    start_epoch, best = 0, -1.0
+    last = run_dir / "last.pt"
+    if resume and last.exists():
+        st = torch.load(last, weights_only=False)
+        model.load_state_dict(st["model"])
+        opt.load_state_dict(st["opt"])
+        sched.load_state_dict(st["sched"])
+        start_epoch, best = st["epoch"] + 1, st["best"]
+        print(f"resuming {last} at epoch {start_epoch}", flush=True)
+    elif resume and (CHECKPOINTS / "classifier.pt").exists():
+        st = torch.load(CHECKPOINTS / "classifier.pt", weights_only=False)
+        model.load_state_dict(st["model"])
+        print("warm start from models/checkpoints/classifier.pt", flush=True)
+    lossf = torch.nn.CrossEntropyLoss(label_smoothing=0.1)
+    for ep in range(start_epoch, epochs):
+        rng = np.random.default_rng([seed, ep])
+        perm = rng.permutation(len(Xtr))
+        model.train()
+        t0, tot, n = time.time(), 0.0, 0
+        for b in range(steps_per_epoch):
+            idx = perm[b * batch:(b + 1) * batch]
+            xb = _to_tensor(augment(Xtr[idx], rng))
+            yb = torch.from_numpy(Ytr[idx])
+            loss = lossf(model(xb), yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += float(loss) * len(idx)
+            n += len(idx)
+        acc = evaluate_classifier_torch(model, Xva, Yva)
+        print(f"epoch {ep + 1}/{epochs} loss {tot / n:.4f} val top1 {acc:.4f} ({time.time() - t0:.0f} s)", flush=True)
+        state = {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": ep,
+                 "best": max(best, acc), "arch": arch}
+        torch.save(state, run_dir / "last.tmp")
+        os.replace(run_dir / "last.tmp", last)
+        if acc >= best:
+            best = acc
+            torch.save({"model": model.state_dict(), "arch": arch, "epoch": ep, "val_top1": acc}, run_dir / "best.pt")
+    return run_dir / "best.pt"
+
+
+class _Probs:  # torch wrapper built lazily (torch is optional at import time)
+    pass
+
+
+def export_classifier(weights: Path, crops: Path, out: Path = MODELS / "classifier.onnx") -> Path:
+    """Export classifier weights to ONNX (softmax inside, dynamic batch) and write its metadata."""
+    import torch
+
+    st = torch.load(weights, weights_only=False)
+    model = build_classifier(st.get("arch", "yolov8n-cls"))
+    model.load_state_dict(st["model"])
+    model.eval()
+    head = model.model[-1]
+    head.export = True  # Classify returns softmax probabilities only
+    for p in model.parameters():
+        p.requires_grad_(False)
+    x = torch.zeros(1, 3, CLS_IMGSZ, CLS_IMGSZ)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".raw.onnx")
+    torch.onnx.export(model, x, str(tmp), opset_version=OPSET, input_names=["images"], output_names=["probs"],
+                      dynamic_axes={"images": {0: "batch"}, "probs": {0: "batch"}}, dynamo=False)
+    import onnx
+    import onnxslim
+
+    slim = onnxslim.slim(onnx.load(str(tmp)))
+    onnx.save(slim, str(out))
+    tmp.unlink()
+    set_metadata(out, {
+        "names": json.dumps(CLASS_NAMES), "imgsz": json.dumps([CLS_IMGSZ, CLS_IMGSZ]), "task": "classify",
+        "crop_margin": str(CLS_MARGIN), "crop_resize": CLS_RESIZE, "rotation": CLS_ROTATION,
+        "mahjong_model": "classifier", "mahjong_version": VERSION, "data_hash": data_hash(crops), "trained": _today(),
+        "classes_json": json.dumps(CLASS_NAMES), "val_top1_synth": f"{st.get('val_top1', float('nan')):.4f}",
+    })
+    CHECKPOINTS.mkdir(parents=True, exist_ok=True)
+    torch.save({"model": {k: v.half() for k, v in model.state_dict().items()}, "arch": st.get("arch", "yolov8n-cls")},
+               CHECKPOINTS / "classifier.pt")
+    return out
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
+    ap.add_argument("--stage", choices=("detector", "classifier", "all", "export"), default="all")
+    ap.add_argument("--data", type=Path, default=None, help="detection dataset folder with data.yaml")
+    ap.add_argument("--crops", type=Path, default=None, help="classifier crops folder (default <data>/crops)")
+    ap.add_argument("--epochs", type=int, default=None, help="detector 30 / classifier 25 by default")
+    ap.add_argument("--imgsz", type=int, default=416, help="detector input size (px)")
+    ap.add_argument("--arch", default=None, help="yolov8n / yolo11n (detector), yolov8n-cls (classifier)")
+    ap.add_argument("--fraction", type=float, default=1.0, help="fraction of the detector train set to use")
+    ap.add_argument("--mosaic", type=float, default=0.5)
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--no-export", action="store_true")
+    a = ap.parse_args(argv)
+    data = a.data or default_data()
+    crops = a.crops or (data / "crops")
+    t0 = time.time()
+    if a.stage in ("detector", "all"):
+        w = train_detector(data, a.epochs or 30, a.imgsz, a.resume, arch=a.arch or "yolov8n", fraction=a.fraction,
+                           mosaic=a.mosaic)
+        if not a.no_export:
+            print("exported", export_detector(w, data, a.imgsz), flush=True)
+    if a.stage in ("classifier", "all"):
+        w = train_classifier(crops, a.epochs or 25, a.resume, arch=a.arch if a.stage == "classifier" and a.arch else "yolov8n-cls")
+        if not a.no_export:
+            print("exported", export_classifier(w, crops), flush=True)
+    if a.stage == "export":
+        print("exported", export_detector(RUNS / "detector" / "weights" / "best.pt", data, a.imgsz))
+        print("exported", export_classifier(RUNS / "classifier" / "best.pt", crops))
+    print(f"done in {time.time() - t0:.0f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""Tests of the synthetic data generator (datasets/): small renders, CPU only, a few seconds."""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from datasets import faces, hands, paths, synth
+from vision.classes import CLASS_NAMES, NUM_CLASSES
+
+HAVE_FONT = bool(faces.cjk_fonts())
+needs_font = pytest.mark.skipif(not HAVE_FONT, reason="no CJK font installed (apt-get install fonts-wqy-zenhei "
+                                                    "fonts-arphic-ukai fonts-arphic-uming fonts-noto-cjk)")
+needs_shared = pytest.mark.skipif(paths.tile_art_dir() is None,
+                                  reason="../shared/data/tile-art is absent (set MAHJONG_SHARED to use another copy)")
+W, H = 480, 360
+
+
+def parse_notation(s: str) -> tuple[list[str], list[str], list[str]]:
+    """→ (concealed tiles, meld tiles incl. concealed kongs, bonus tiles)."""
+    conc, melds, bonus = [], [], []
+
+    def expand(body):
+        out = []
+        for digits, suit in re.findall(r"(\d+)([mpszfy])", body):
+            out += [d + suit for d in digits]
+        return out
+
+    for tok in s.split():
+        if tok.startswith("["):
+            melds += expand(tok[1:-1])
+        elif tok.startswith("("):
+            melds += expand(tok[1:-1])
+        elif tok.startswith("+"):
+            bonus += expand(tok[1:])
+        else:
+            conc += expand(tok)
+    return conc, melds, bonus
+
+
+def test_hands_are_finished_and_legal():
+    rng = np.random.default_rng(0)
+    shapes = Counter()
+    for _ in range(400):
+        h = hands.random_hand(rng)
+        shapes[h.shape] += 1
+        assert h.tile_count_ok()
+        assert h.n_standard_tiles() == (14 if h.size == 13 else 17)
+        assert h.winning in h.concealed
+        conc, melds, bonus = parse_notation(h.notation())
+        assert sorted(conc) == sorted(h.concealed)
+        assert len(melds) == sum(len(m.tiles) for m in h.melds)
+        assert len(bonus) == len(h.bonus) <= 8
+    assert shapes["standard"] > 250 and shapes["seven_pairs"] > 5
+
+
+@pytest.fixture(scope="module")
+def small_set(tmp_path_factory):
+    if not faces.available_sources():
+        pytest.skip("no tile art: neither a CJK font nor ../shared")
+    out = tmp_path_factory.mktemp("synth")
+    rc = synth.main(["--out", str(out), "--images", "6", "--seed", "3", "--workers", "1", "--size", f"{W}x{H}",
+                     "--val-every", "3"])
+    assert rc == 0
+    return out
+
+
+def _items(out: Path):
+    for split in ("train", "val"):
+        for lab in sorted((out / "labels" / split).glob("*.txt")):
+            meta = json.loads((out / "meta" / split / (lab.stem + ".json")).read_text())
+            yield split, lab, meta
+
+
+def test_files_and_data_yaml(small_set):
+    y = (small_set / "data.yaml").read_text()
+    assert f"path: {small_set.resolve()}" in y and "train: images/train" in y and "nc: 2" in y
+    n = {s: len(list((small_set / "images" / s).glob("*.jpg"))) for s in ("train", "val")}
+    assert n == {"train": 4, "val": 2}
+    assert len(list(_items(small_set))) == 6
+
+
+def test_labels_valid_and_match_meta(small_set):
+    for split, lab, meta in _items(small_set):
+        lines = [ln.split() for ln in lab.read_text().splitlines() if ln.strip()]
+        assert len(lines) == len(meta["tiles"]) > 0
+        assert (meta["width"], meta["height"]) == (W, H)
+        for ln, t in zip(lines, meta["tiles"]):
+            cls = int(ln[0])
+            cx, cy, w, h = map(float, ln[1:])
+            assert cls == (1 if t["tile"] == "0x" else 0)
+            assert 0 <= cx - w / 2 + 1e-6 and cx + w / 2 <= 1 + 1e-6 and 0 <= cy - h / 2 + 1e-6 and cy + h / 2 <= 1 + 1e-6
+            x0, y0, x1, y1 = t["xyxy"]
+            assert 0 <= x0 < x1 <= W and 0 <= y0 < y1 <= H
+            assert abs((x0 + x1) / 2 / W - cx) < 1e-3 and abs((x1 - x0) / W - w) < 1e-3
+            assert CLASS_NAMES[t["class"]] == t["tile"] and 0 <= t["class"] < NUM_CLASSES
+            assert t["pose"] in ("upright", "sideways", "upside-down", "face-down")
+            assert t["role"] in ("concealed", "exposed", "bonus", "winning", "distractor")
+
+
+def test_meta_structure_matches_hand(small_set):
+    for split, lab, meta in _items(small_set):
+        conc, melds, bonus = parse_notation(meta["hand"])
+        hand_tiles = [t for t in meta["tiles"] if t["role"] != "distractor"]
+        # one box per visible hand tile: every tile of the hand is labelled once
+        assert len(hand_tiles) == len(conc) + len(melds) + len(bonus)
+        # rows list the same tiles as the boxes, left to right
+        for ri, row in enumerate(meta["rows"]):
+            boxes = sorted((t for t in hand_tiles if t["row"] == ri), key=lambda t: t["xyxy"][0] + t["xyxy"][2])
+            assert [t["tile"] for t in boxes] == row["tiles"] or sorted(t["tile"] for t in boxes) == sorted(row["tiles"])
+        by_role = Counter(t["role"] for t in hand_tiles)
+        assert by_role["bonus"] == len(bonus) == len(meta["bonus"])
+        assert by_role["exposed"] == len(melds)
+        seen_conc = sorted(t["tile"] for t in hand_tiles if t["role"] in ("concealed", "winning"))
+        assert seen_conc == sorted(conc)
+        assert meta["winning"] in conc
+        for t in hand_tiles:
+            if t["tile"] == "0x":
+                assert t["identity"] in melds  # backs only in concealed kongs
+
+
+def test_crops_written(small_set):
+    crops = list((small_set / "crops").rglob("*.png"))
+    assert len(crops) >= 20
+    codes = {p.parent.name for p in crops}
+    assert codes <= set(CLASS_NAMES)
+    from PIL import Image
+
+    sz = Image.open(crops[0]).size
+    assert 64 <= max(sz) <= 96
+
+
+@pytest.mark.skipif(not faces.available_sources(), reason="no tile art: neither a CJK font nor ../shared")
+def test_same_seed_same_bytes(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert synth.main(["--out", str(a), "--images", "3", "--seed", "5", "--workers", "1", "--size", "320x240",
+                       "--no-crops"]) == 0
+    assert synth.main(["--out", str(b), "--images", "3", "--seed", "5", "--workers", "2", "--size", "320x240",
+                       "--no-crops"]) == 0
+    for f in sorted((a / "images").rglob("*.jpg")):
+        g = b / f.relative_to(a)
+        assert f.read_bytes() == g.read_bytes()
+        lf = a / "labels" / f.parent.name / (f.stem + ".txt")
+        assert lf.read_bytes() == (b / lf.relative_to(a)).read_bytes()
+
+
+@needs_font
+def test_procedural_faces_cover_all_classes_without_shared(monkeypatch):
+    monkeypatch.setenv("MAHJONG_SHARED", "/nonexistent-shared")
+    assert set(faces.available_sources()) == {"proc"}
+    for code in CLASS_NAMES[:-1]:
+        a = faces.proc_art(5, code)
+        assert a.shape == (faces.ART_H, faces.ART_W, 4)
+        if code != "5z":
+            assert a[..., 3].max() > 200, code  # some ink
+    assert not np.array_equal(faces.proc_art(5, "1m"), faces.proc_art(5, "2m"))
+
+
+@needs_font
+def test_crops_only_mode_is_balanced(tmp_path):
+    assert synth.main(["--out", str(tmp_path), "--images", "4", "--seed", "1", "--workers", "1", "--size", "640x480",
+                       "--crops-only", "--val-every", "0"]) == 0
+    counts = Counter(p.parent.name for p in (tmp_path / "crops").rglob("*.png"))
+    assert len(counts) >= 35 and "0x" in counts
+
+
+@needs_shared
+def test_art_sets_map_every_class():
+    for src, n in (("uni", 42), ("gleitz", 42)):
+        assert sum(faces.art_file(src, c) is not None for c in CLASS_NAMES[:-1]) == n
+    assert sum(faces.art_file("fluffy", c) is not None for c in CLASS_NAMES[:34]) == 34
+    if faces.have_svg():
+        a = faces.set_art("fluffy", "1m")
+        assert a is not None and a[..., 3].max() > 200
