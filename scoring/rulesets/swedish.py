@@ -1,0 +1,404 @@
+"""Predicates, hooks and the fine settlement of the Swedish ruleset (seed 003_09e9d9e21a59d1f0.txt).
+
+Rules are in ``swedish.toml``; each predicate here is a small pure function of a
+:class:`scoring.engine.View` named after its row. Ambiguities of seed 003 are options (``003-nn``
+ids in ``../shared/rules/AMBIGUITIES.md``), decided by ``RULINGS.md`` where it speaks.
+
+Flags (``Context.flags`` / CLI ``--flag NAME``), for circumstances :class:`scoring.hand.Context`
+has no field for:
+
+* ``burst-kong`` — "Mahjong på spräckt kong" (003:43-44): another player called kong on the same
+  discard the winner called mahjong on. Not the usual robbing of a kong (rendering, 003-09); option
+  ``burst_kong=flag-or-robbed`` also counts ``--win-by robbed-kong``. Needs a win by discard.
+* ``burst-mahjong`` — "Mahjong på spräckt Mahjong" (003:47): undefined in the seed (its
+  "troubleshooting" section is missing, 003-11); the player says it happened.
+
+The fine settlement ("bötessystem", 003:61-64) is the scheme ``swedish-fines`` registered in
+:mod:`scoring.settle` (see :func:`fines`).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from ..errors import HandError, RulesetError
+from ..hand import Hand
+from ..notation import check_size
+from ..settle import Settlement, Transfer, from_transfers, register_scheme
+from ..tiles import DRAGONS, FLOWERS, HONOURS, SEASONS, TERMINALS_AND_HONOURS, WIND_NUMBER
+
+if TYPE_CHECKING:
+    from ..engine import Line, Ruleset, ScoredHand, Totals, View
+
+SEED = "003_09e9d9e21a59d1f0.txt"
+#: the flags this ruleset reads from ``Context.flags``
+FLAGS = frozenset({"burst-kong", "burst-mahjong"})
+#: rows of the Mahjongpoäng table (003:10-21): added after doubling under mahjong_points_doubled=no
+MAHJONG_POINT_RULES = frozenset({"mahjong", "worthless-hand", "only-possible", "tile-from-the-wall"})
+
+
+def _name(m) -> str:
+    return "".join(t[0] for t in m.tiles) + m.tile[1]
+
+
+# ------------------------------------------------------------------------- hand check (flags)
+def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
+    """Tile count (13-tile game) and the flags this ruleset knows.
+
+    Raises :class:`HandError` for a wrong tile count, an unknown flag, ``burst-kong`` on a
+    self-drawn win or for a non-winner, ``burst-mahjong`` for a non-winner (003:43-47).
+    """
+    check_size(hand, (ruleset.hand_size,))
+    ctx = hand.context
+    unknown = sorted(ctx.flags - FLAGS)
+    if unknown:
+        raise HandError(f"unknown flag {', '.join(unknown)} for ruleset swedish "
+                        f"(flags: {', '.join(sorted(FLAGS))})")
+    for flag in sorted(ctx.flags):
+        if not ctx.winner:
+            raise HandError(f"flag {flag} describes a mahjong, but the hand is scored as a non-winner")
+    if "burst-kong" in ctx.flags and ctx.win_by != "discard":
+        raise HandError("flag burst-kong needs a win by discard (another player called kong on that "
+                        f"discard), not --win-by {ctx.win_by}")
+
+
+# ------------------------------------------------------------------------- point table (003:4-9)
+def _wind_roles(v: "View", tile: str) -> int:
+    """1 for a dragon; for a wind the number of roles it has: own (seat) wind + round wind."""
+    if tile in DRAGONS:
+        return 1
+    return (tile == v.ctx.seat_wind_tile) + (tile == v.ctx.round_wind_tile)
+
+
+def scoring_pairs(v: "View") -> Any:
+    """Pairs of dragons, own wind or round wind (003:4, "Par (drakar, egen/rondens vind)").
+
+    One firing per pair; a wind that is both own and round wind fires twice under
+    ``seat_round_wind_pair=each`` (003-04). Under ``pair_by_discard=zero`` (003-03) a pair
+    completed by a discard is open, and the open column is "–": it does not fire.
+    """
+    from ..engine import Fired
+
+    n, details = 0, []
+    for m in v.pairs:
+        k = _wind_roles(v, m.tile)
+        if not k:
+            continue
+        if v.opts["pair_by_discard"] == "zero" and not m.concealed:
+            continue
+        if v.opts["seat_round_wind_pair"] == "once":
+            k = 1
+        n += k
+        details.append(_name(m) + (" (own and round wind)" if k == 2 else ""))
+    return Fired(n, tuple(details)) if n else None
+
+
+# ------------------------------------------------------------------------- Mahjongpoäng (003:10-21)
+def worthless_hand(v: "View") -> bool:
+    """Värdelös hand (003:13-16,20): only chows and a worthless pair (one that scores no points)."""
+    if v.d.shape != "standard" or any(m.kind != "chow" for m in v.sets):
+        return False
+    return scoring_pairs(v) is None
+
+
+def only_possible(v: "View") -> bool:
+    """Enda möjliga (003:18-19): won on the only possible tile (RULINGS 003-06).
+
+    ``only_possible=pair`` (the alternative pairing): the only possible tile, and it completes the pair.
+    """
+    if v.hand.winning_tile is None or len(v.waits) != 1:
+        return False
+    return v.opts["only_possible"] == "tile" or v.d.wait == "pair"
+
+
+# ------------------------------------------------------------------------- doublings for everyone
+def is_sitting_wind(v: "View") -> bool:
+    """The player is the sitting wind (sittande vind): the dealer (RULINGS 003-02), or under
+    ``sitting_wind=seat-is-round`` the player whose seat wind is the round wind."""
+    if v.opts["sitting_wind"] == "dealer":
+        return v.ctx.is_dealer
+    return v.ctx.seat_wind == v.ctx.round_wind
+
+
+def value_pungs(v: "View") -> Any:
+    """Pungs/kongs of dragons, own wind or round wind, 1 doubling each (003:23-26,30).
+
+    A wind that is both own and round wind (option ``seat_round_wind_pung``, 003-07): ``once`` = 1
+    (the row), ``sitting-wind`` = 2 for the sitting wind only (the seed's "some hold" remark),
+    ``each`` = 2 (RULINGS shared definition).
+    """
+    from ..engine import Fired
+
+    mode = v.opts["seat_round_wind_pung"]
+    n, details = 0, []
+    for m in v.pungs:
+        k = _wind_roles(v, m.tile)
+        if not k:
+            continue
+        if k == 2 and (mode == "once" or (mode == "sitting-wind" and not is_sitting_wind(v))):
+            k = 1
+        n += k
+        details.append(_name(m) + (" (own and round wind: 2)" if k == 2 else ""))
+    return Fired(n, tuple(details)) if n else None
+
+
+def _complete_series(v: "View") -> list[tuple[str, ...]]:
+    b = set(v.hand.bonus)
+    return [s for s in (FLOWERS, SEASONS) if set(s) <= b]
+
+
+def own_flower_or_season(v: "View") -> list[str]:
+    """Egen blomma eller årstid (003:33-34): flowers/seasons numbered as the seat wind (East 1 …).
+
+    One firing per own tile (``own_bonus=each``, RULINGS shared definition) or at most one
+    (``once``); under ``bouquet_with_own=replace`` an own tile inside a complete series (a bouquet)
+    does not count (003-08).
+    """
+    n = WIND_NUMBER[v.ctx.seat_wind]
+    own = [t for t in v.hand.bonus if int(t[0]) == n]
+    if v.opts["bouquet_with_own"] == "replace":
+        in_bouquet = {t for s in _complete_series(v) for t in s}
+        own = [t for t in own if t not in in_bouquet]
+    if v.opts["own_bonus"] == "once":
+        own = own[:1]
+    return own
+
+
+def single_bouquet(v: "View") -> Any:
+    """Enkel bukett (003:36): all four flowers or all four seasons.
+
+    With all eight (a double bouquet, 003:37): ``bouquets=replace`` = the double bouquet replaces
+    it (does not fire); ``add`` = it fires once beside the double bouquet (003-08).
+    """
+    series = _complete_series(v)
+    if not series:
+        return False
+    if len(series) == 2 and v.opts["bouquets"] == "replace":
+        return False
+    return ["flowers" if series[0] == FLOWERS else "seasons"] if len(series) == 1 else ["flowers and seasons"]
+
+
+# ------------------------------------------------------------------------- doublings for the winner
+def burst_kong(v: "View") -> bool:
+    """Mahjong på spräckt kong (003:43-44): flag ``burst-kong``; with ``burst_kong=flag-or-robbed``
+    also a win by robbing a kong (003-09)."""
+    if "burst-kong" in v.ctx.flags:
+        return True
+    return v.opts["burst_kong"] == "flag-or-robbed" and v.ctx.win_by == "robbed-kong"
+
+
+def dold_mahjong(v: "View") -> bool:
+    """Dold Mahjong (003:45-46): nothing exposed on the table (concealed kongs are 'dold', they
+    count as concealed as in the point table) and — ``dold_mahjong=concealed-and-self-drawn`` —
+    the winning tile from the wall (003-10)."""
+    if any(not m.concealed for m in v.hand.melds):
+        return False
+    return v.opts["dold_mahjong"] == "concealed" or v.ctx.self_drawn
+
+
+def burst_mahjong(v: "View") -> bool:
+    """Mahjong på spräckt Mahjong (003:47): flag ``burst-mahjong`` unless ``burst_mahjong=off`` (003-11)."""
+    return v.opts["burst_mahjong"] == "flag" and "burst-mahjong" in v.ctx.flags
+
+
+#: composition rows (003:51-57): rule id → class, in table order
+COMPOSITION_RULES = {"one-suit-honours": "one-suit-honours", "one-suit": "one-suit",
+                     "only-honours": "honours", "heads-and-tails": "terminals-honours"}
+
+
+def _composition_matches(v: "View", cls: str) -> bool:
+    tiles = v.tile_set
+    if cls == "one-suit-honours":  # RULINGS "clean": one suit plus honours, at least one suit tile
+        return len(v.suits) == 1 and v.has_honours
+    if cls == "one-suit":
+        return len(v.suits) == 1 and not v.has_honours
+    if cls == "honours":
+        return tiles <= HONOURS
+    if cls == "terminals-honours":  # "inga mellan brickor": no middle tiles
+        return tiles <= TERMINALS_AND_HONOURS
+    raise ValueError(f"unknown composition class {cls!r}")
+
+
+def composition(v: "View", cls: str) -> bool:
+    """One of the composition rows (003:51-57) matches: ``cls`` is ``one-suit-honours``,
+    ``one-suit``, ``honours`` (only dragons and winds) or ``terminals-honours`` (heads & tails).
+
+    ``composition=highest`` (003-12, default): the rows are exclusive, only the matching row with
+    the highest value fires (table order on ties); ``stack``: every matching row fires.
+    """
+    if not _composition_matches(v, cls):
+        return False
+    if v.opts["composition"] == "stack":
+        return True
+    order = list(COMPOSITION_RULES)
+    me = next(r for r, c in COMPOSITION_RULES.items() if c == cls)
+    my_value = v.ruleset.rule(me).value
+    for rid, other in COMPOSITION_RULES.items():
+        if other == cls or not _composition_matches(v, other):
+            continue
+        value = v.ruleset.rule(rid).value
+        if value > my_value or (value == my_value and order.index(rid) < order.index(me)):
+            return False
+    return True
+
+
+# ------------------------------------------------------------------------- combine / finalize (003-01 b)
+def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Totals":
+    """Default combine; under ``mahjong_points_doubled=no`` (003-01 reading b) the Mahjongpoäng
+    rows (003:10-21) are added after doubling: ``other points × 2^doublings + mahjong points``."""
+    from ..engine import Totals, default_combine, round_half_up
+
+    if view.opts["mahjong_points_doubled"] == "yes":
+        return default_combine(lines, ruleset, view)
+    after = [ln for ln in lines if ln.rule in MAHJONG_POINT_RULES]
+    t = default_combine([ln for ln in lines if ln.rule not in MAHJONG_POINT_RULES], ruleset, view)
+    extra = sum(ln.points for ln in after)
+    return Totals(round_half_up(t.total + extra), t.points, t.doublings, tuple(lines), t.cash,
+                  t.limit_applied)
+
+
+def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any]) -> "ScoredHand":
+    """Add a note with the arithmetic when the mahjong points are added after doubling (003-01 b)."""
+    if options["mahjong_points_doubled"] == "yes":
+        return result
+    extra = sum(ln.points for ln in result.lines if ln.rule in MAHJONG_POINT_RULES)
+    note = (f"option mahjong_points_doubled=no (003-01): {result.points:g} points × 2^{result.doublings}"
+            f" + {extra:g} mahjong points added after doubling = {result.total}")
+    return replace(result, notes=result.notes + (note,))
+
+
+# ------------------------------------------------------------------------- fines (bötessystem)
+def _parse_totals(raw: Any, players: Sequence[str]) -> dict[str, float]:
+    """``totals`` for ``fine_remainder=lowest-total``: a mapping or ``"S:120,W:80,N:95"``."""
+    if isinstance(raw, Mapping):
+        items = dict(raw)
+    else:
+        items = {}
+        for part in str(raw).split(","):
+            if not part.strip():
+                continue
+            if ":" not in part:
+                raise RulesetError(f"totals entry {part.strip()!r} must be PLAYER:POINTS")
+            k, val = part.split(":", 1)
+            items[k.strip()] = val.strip()
+    out = {}
+    for p in players:
+        if p not in items:
+            raise RulesetError(f"option totals lacks player {p} (fine_remainder=lowest-total needs "
+                               "every non-winner's running total, e.g. totals=S:120,W:80,N:95)")
+        try:
+            out[p] = float(items[p])
+        except (TypeError, ValueError):
+            raise RulesetError(f"totals for {p} must be a number, not {items[p]!r}") from None
+    return out
+
+
+def _lowest_first(candidates: Sequence[str], key: Mapping[str, float], order: Sequence[str]) -> list[str]:
+    """``candidates`` from the lowest ``key`` up; ties in the order players were given."""
+    return sorted(candidates, key=lambda p: (key[p], order.index(p)))
+
+
+def _spread(amount: int, payers: Sequence[str]) -> dict[str, int]:
+    """Split ``amount`` whole points over ``payers`` (lowest first): as evenly as possible, the
+    leftover points one each to the first payers (003:63, RULINGS 003-13)."""
+    base, rem = divmod(amount, len(payers))
+    return {p: base + (1 if i < rem else 0) for i, p in enumerate(payers)}
+
+
+def fines(scores: Mapping[str, int], winner: str | None, east: str,
+          options: Mapping[str, Any] | None = None) -> Settlement:
+    """The Swedish fine system (bötessystem, 003:61-64) for one hand of four players.
+
+    ``scores``: player → hand score (the winner's is W, the points fined); ``winner``: who went
+    mahjong (None: nobody, no fines); ``east``: the sitting wind (East, the dealer; RULINGS 003-02).
+
+    * East wins (003:63): each other player pays W/3; the points that do not divide evenly are
+      paid one each by the lowest-scoring non-winners first (RULINGS 003-13).
+    * Another player wins (003:64): East pays half, the two others share the other half
+      fifty-fifty; odd points by the same rule (option ``fine_quarters``).
+
+    Payments are whole points and sum exactly to W; the winner receives W (003-14: the text says
+    the losers deduct the fine from their points, so the winner is credited). Options (validated
+    as ruleset options): ``fine_remainder`` (with ``totals`` for ``lowest-total``),
+    ``fine_quarters``, ``non_winner_exchange``. Raises ValueError unless there are 4 players,
+    RulesetError for a bad option.
+    """
+    from ..engine import load_ruleset
+
+    players = list(scores)
+    if len(players) != 4:
+        raise ValueError(f"the Swedish fine system is for 4 players, got {len(players)}")
+    raw = dict(options or {})
+    totals_raw = raw.pop("totals", None)
+    opts = load_ruleset("swedish").resolve_options(raw)
+    for p, s in scores.items():
+        if int(s) != s or s < 0:
+            raise ValueError(f"score of {p} must be a whole number ≥ 0, not {s!r}")
+    if winner is None:
+        return from_transfers("swedish", "swedish-fines", players, [],
+                              notes=("nobody went mahjong: no fines (003:61-64)",))
+    others = [p for p in players if p != winner]
+    if opts["fine_remainder"] == "lowest-total":
+        if totals_raw is None:
+            raise RulesetError("fine_remainder=lowest-total needs option totals=PLAYER:POINTS,... "
+                               "(each non-winner's running total)")
+        rank_key = _parse_totals(totals_raw, others)
+        basis = "lowest running total"
+    else:
+        rank_key = {p: scores[p] for p in others}
+        basis = "lowest hand score"
+    w = int(scores[winner])
+    notes = [f"winner {winner} scores {w}; remainder paid by the {basis} first "
+             f"(option fine_remainder={opts['fine_remainder']}, 003-13)"]
+    transfers: list[Transfer] = []
+    if winner == east:
+        share = _spread(w, _lowest_first(others, rank_key, players))
+        for p in others:
+            transfers.append(Transfer(p, winner, share[p],
+                                      f"fine: a third of East's {w} ({SEED}:63)"))
+    else:
+        rest = [p for p in others if p != east]
+        share = _split_half_quarters(w, east, rest, rank_key, players, opts["fine_quarters"])
+        transfers.append(Transfer(east, winner, share[east], f"fine: East pays half of {w} ({SEED}:64)"))
+        for p in rest:
+            transfers.append(Transfer(p, winner, share[p],
+                                      f"fine: a quarter of {w}, the other half shared fifty-fifty ({SEED}:64)"))
+        if w % 4:
+            notes.append(f"{w} is not divisible by 4: odd points by option "
+                         f"fine_quarters={opts['fine_quarters']} (003-13)")
+    paid = sum(t.amount for t in transfers)
+    assert paid == w, (paid, w)
+    if opts["non_winner_exchange"] == "pairwise":
+        for i, a in enumerate(others):
+            for b in others[i + 1:]:
+                d = int(scores[b]) - int(scores[a])
+                if d:
+                    lo, hi = (a, b) if d > 0 else (b, a)
+                    transfers.append(Transfer(lo, hi, abs(d),
+                                              "non-winners settle hand scores (option non_winner_exchange=pairwise, 003-14)"))
+    return from_transfers("swedish", "swedish-fines", players, transfers, notes=tuple(notes))
+
+
+def _split_half_quarters(w: int, east: str, rest: Sequence[str], key: Mapping[str, float],
+                         order: Sequence[str], mode: str) -> dict[str, int]:
+    """East's half and the two others' quarters of ``w`` in whole points (003:64, 003-13).
+
+    ``halves-first``: W into East's half and the others' half (an odd point to whichever side the
+    lowest-scoring of the three is on), then the others' half fifty-fifty (an odd point to the
+    lower-scoring of the two). ``shares-floor``: each pays the whole part of W/2, W/4, W/4 and the
+    leftover points are paid one each by the lowest-scoring non-winners first.
+    """
+    if mode == "halves-first":
+        lowest = _lowest_first([east, *rest], key, order)[0]
+        east_half = w // 2 + (w % 2 if lowest == east else 0)
+        share = _spread(w - east_half, _lowest_first(rest, key, order))
+        share[east] = east_half
+        return share
+    share = {east: w // 2, **{p: w // 4 for p in rest}}
+    left = w - sum(share.values())
+    for p in _lowest_first([east, *rest], key, order)[:left]:
+        share[p] += 1
+    return share
+
+
+register_scheme("swedish-fines", fines)
