@@ -38,6 +38,14 @@ def parse_tiles(text: str, column: int = 1) -> list[str]:
     ``column`` is the 1-based position of ``text`` in a larger string, for error messages.
     Raises :class:`HandError` naming the bad part and its column.
     """
+    return [t for t, _ in parse_tiles_at(text, column)]
+
+
+def parse_tiles_at(text: str, column: int = 1) -> list[tuple[str, int]]:
+    """Like :func:`parse_tiles`, with each tile's 1-based column (its rank digit) in the string.
+
+    Raises :class:`HandError` naming the bad part and its column.
+    """
     if not text:
         raise HandError("empty tile group", column)
     if not _TILES_RE.fullmatch(text):
@@ -47,7 +55,7 @@ def parse_tiles(text: str, column: int = 1) -> list[str]:
                 f"unexpected character {bad.group()!r} in {text!r}; tiles are digits followed by"
                 " a suit letter m p s z f y", column + bad.start())
         raise HandError(f"{text!r} does not end in a suit letter (m p s z f y)", column + len(text) - 1)
-    tiles: list[str] = []
+    tiles: list[tuple[str, int]] = []
     for g in _GROUP_RE.finditer(text):
         digits, s = g.groups()
         for k, d in enumerate(digits):
@@ -55,7 +63,7 @@ def parse_tiles(text: str, column: int = 1) -> list[str]:
             if not 1 <= r <= _MAX_RANK[s]:
                 raise HandError(
                     f"there is no tile {d}{s} (ranks for {s!r} are 1–{_MAX_RANK[s]})", column + g.start() + k)
-            tiles.append(f"{d}{s}")
+            tiles.append((f"{d}{s}", column + g.start() + k))
     return tiles
 
 
@@ -70,7 +78,7 @@ def meld_from_tiles(tiles: list[str], *, concealed: bool, column: int = 1) -> Me
     if len(st) == 4 and len(set(st)) == 1:
         return Meld("kong", st[0], concealed=concealed, declared=True)
     if concealed:
-        raise HandError(f"({''.join(tiles)}) must be a concealed kong: 4 identical tiles", column)
+        raise HandError(f"({compact(st)}) must be a concealed kong: 4 identical tiles", column)
     if len(st) == 3 and len(set(st)) == 1:
         return Meld("pung", st[0], concealed=False, declared=True)
     if len(st) == 3 and next_tile(st[0]) == st[1] and next_tile(st[0], 2) == st[2]:
@@ -103,47 +111,77 @@ def parse_hand(
     melds: list[Meld] = []
     bonus: list[str] = []
     win_token: str | None = None
+    win_col: int | None = None
+    placed: list[tuple[str, int]] = []  # every playing tile with its column, for copy errors
+    bonus_at: list[tuple[str, int]] = []
     for m in _TOKEN_RE.finditer(text):
         tok, col = m.group(), m.start() + 1
         if tok[0] == "[":
             if not tok.endswith("]") or len(tok) < 3:
                 raise HandError(f"exposed meld {tok!r} must look like [777p]", col)
-            melds.append(meld_from_tiles(parse_tiles(tok[1:-1], col + 1), concealed=False, column=col))
+            at = parse_tiles_at(tok[1:-1], col + 1)
+            melds.append(meld_from_tiles([t for t, _ in at], concealed=False, column=col))
+            placed.extend((t, col) for t in melds[-1].tiles)
         elif tok[0] == "(":
             if not tok.endswith(")") or len(tok) < 3:
                 raise HandError(f"concealed kong {tok!r} must look like (5555m)", col)
-            melds.append(meld_from_tiles(parse_tiles(tok[1:-1], col + 1), concealed=True, column=col))
+            at = parse_tiles_at(tok[1:-1], col + 1)
+            melds.append(meld_from_tiles([t for t, _ in at], concealed=True, column=col))
+            placed.extend((t, col) for t in melds[-1].tiles)
         elif tok[0] == "+":
-            tiles = parse_tiles(tok[1:], col + 1)
-            for t in tiles:
+            for t, c in parse_tiles_at(tok[1:], col + 1):
                 if t not in BONUS:
-                    raise HandError(f"{t} after '+' is not a flower (1f–4f) or season (1y–4y)", col)
-            bonus.extend(tiles)
+                    raise HandError(f"{t} after '+' is not a flower (1f–4f) or season (1y–4y)", c)
+                bonus.append(t)
+                bonus_at.append((t, c))
         elif tok.lower().startswith(WIN_PREFIX):
-            tiles = parse_tiles(tok[len(WIN_PREFIX):], col + len(WIN_PREFIX))
-            if len(tiles) != 1:
+            at = parse_tiles_at(tok[len(WIN_PREFIX):], col + len(WIN_PREFIX))
+            if len(at) != 1:
                 raise HandError(f"{tok!r} must name exactly one winning tile, e.g. win:5p", col)
-            win_token = tiles[0]
+            if win_token is not None:
+                raise HandError(f"the winning tile is given twice ({WIN_PREFIX}{win_token} and {tok})", col)
+            if at[0][0] in BONUS:
+                raise HandError(f"winning tile {at[0][0]} must be a playing tile, not a flower or season", col)
+            win_token, win_col = at[0][0], col
         elif tok[0] in "])":
             raise HandError(f"unmatched {tok[0]!r}", col)
         else:
-            tiles = parse_tiles(tok, col)
-            for t in tiles:
+            for t, c in parse_tiles_at(tok, col):
                 if t in BONUS:
-                    raise HandError(f"bonus tile {t} must be written after '+', e.g. +{t}", col)
-            concealed.extend(tiles)
+                    raise HandError(f"bonus tile {t} must be written after '+', e.g. +{t}", c)
+                concealed.append(t)
+                placed.append((t, c))
     if winning_tile is not None:
         wt = parse_tiles(winning_tile)
         if len(wt) != 1 or wt[0] in BONUS:
             raise HandError(f"winning tile {winning_tile!r} must be one playing tile, e.g. 5p")
-        win_token = wt[0]
+        win_token, win_col = wt[0], None
     if not concealed and not melds:
         raise HandError("the hand has no tiles")
+    _check_copies_at(placed, bonus_at)
+    if win_token is not None and win_token not in concealed:
+        raise HandError(
+            f"winning tile {win_token} is not among the concealed tiles"
+            " (the winning tile belongs to the hand row, not to a meld on the table)", win_col)
     hand = make_hand(concealed, melds, bonus, win_token, context)
     check_size(hand, sizes)
     if not context.winner and win_token is not None:
-        raise HandError("a non-winning hand has no winning tile")
+        raise HandError("a non-winning hand has no winning tile", win_col)
     return hand
+
+
+def _check_copies_at(placed: list[tuple[str, int]], bonus_at: list[tuple[str, int]]) -> None:
+    """HandError at the column of the 5th copy of a tile / the 2nd copy of a bonus tile."""
+    seen: dict[str, int] = {}
+    for t, c in placed:
+        seen[t] = seen.get(t, 0) + 1
+        if seen[t] > 4:
+            n = sum(1 for x, _ in placed if x == t)
+            raise HandError(f"tile {t} occurs {n} times; a set has only 4 of each tile", c)
+    for k, (t, c) in enumerate(bonus_at):
+        if any(x == t for x, _ in bonus_at[:k]):
+            n = sum(1 for x, _ in bonus_at if x == t)
+            raise HandError(f"bonus tile {t} occurs {n} times; there is only one of each", c)
 
 
 def check_size(hand: Hand, sizes: tuple[int, ...] = (13, 16)) -> int:

@@ -133,20 +133,29 @@ def pungs_count(v: "View", tiles: Any = "any", n: int = 1, exact: bool = False,
 
 
 def concealed_pungs(v: "View", n: int = 3, exact: bool = False, option: str | None = None) -> Any:
-    """At least/exactly ``n`` concealed pungs; kongs count as concealed pungs.
+    """At least/exactly ``n`` concealed pungs; kongs count as concealed pungs. Fires once (the
+    melds are the details), not once per meld.
 
     With ``option`` naming a choice ``any|concealed`` (002-14), ``any`` counts every kong (also
     exposed ones), ``concealed`` only concealed kongs. A pung completed by a discard is exposed.
     """
+    from .engine import Fired
+
     any_kong = option is not None and v.opts.get(option) == "any"
     k = [m for m in v.pungs if m.concealed or (any_kong and m.kind == "kong")]
-    return (len(k) == n if exact else len(k) >= n) and [_meld_name(m) for m in k]
+    if not (len(k) == n if exact else len(k) >= n):
+        return False
+    return Fired(1, tuple(_meld_name(m) for m in k))  # one firing, the melds as details
 
 
 def kongs_count(v: "View", n: int = 1, exact: bool = False, concealed: bool | None = None) -> Any:
-    """At least/exactly ``n`` kongs (``concealed`` filters)."""
+    """At least/exactly ``n`` kongs (``concealed`` filters). Fires once, the kongs as details."""
+    from .engine import Fired
+
     k = [m for m in v.kongs if concealed is None or m.concealed == concealed]
-    return (len(k) == n if exact else len(k) >= n) and [_meld_name(m) for m in k]
+    if not (len(k) == n if exact else len(k) >= n):
+        return False
+    return Fired(1, tuple(_meld_name(m) for m in k))  # one firing, the melds as details
 
 
 # ----------------------------------------------------------------------------- hand composition

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..decompose import decompositions
 from ..hand import Hand
+from ..predicates import category, pungs_count
 from ..tiles import DRAGONS, HONOURS, PLAYING_TILES, SUITS, TERMINALS, WINDS, sort_tiles
 
 if TYPE_CHECKING:
@@ -115,6 +116,22 @@ def twins(v: "View", kind: str) -> bool:
     return True
 
 
+def honour_sets_hand(v: "View", tiles: str, n: int, exact: bool = False,
+                     pair_tiles: str | None = None) -> bool:
+    """``n`` pungs/kongs of ``tiles`` (winds or dragons), optionally a pair of ``pair_tiles``, and
+    "willekeurige" (arbitrary) other sets (002 lines 37, 49, 50).
+
+    Option ``arbitrary_set_kong`` (002-10): ``yes`` = the arbitrary chow/pung may be a kong
+    (default, AMBIGUITIES 002-10); ``no`` = the sets not of ``tiles`` must be chows or pungs.
+    """
+    if not pungs_count(v, tiles=tiles, n=n, exact=exact, pair_tiles=pair_tiles):
+        return False
+    if v.opts["arbitrary_set_kong"] == "no":
+        cat = category(v, tiles)
+        return not any(m.kind == "kong" and m.tile not in cat for m in v.sets)
+    return True
+
+
 def bird(v: "View") -> Any:
     """Vogel (002 line 17, option ``bird``, 002-06): win on 1p completing a pair of 1p, beside 1s."""
     mode = v.opts["bird"]
@@ -147,28 +164,38 @@ def loose_tile(v: "View", tile: str | None = None, kong_on_kong: bool = False) -
 
 CLOSED_HANDS = ("nine-gates", "thirteen-orphans", "wind-snake", "dragon-snake", "court-of-peking",
                 "twins-of-trump-tiles", "pure-twins", "very-clean-twins", "clean-twins", "seven-twins")
+#: closed hands that are built with concealed kongs on the table (option misplaced_hands=closed)
+KONG_CLOSED_HANDS = ("four-concealed-kongs",)
 
 
 def waiting_for_closed_hand(v: "View") -> Any:
     """A non-winner one tile short of a closed hand scores half its value (002 line 19, 002-07).
 
     Tries every tile that could complete the hand; the value of the best closed hand reached is
-    halved. Returns an ``engine.Fired`` with the value and which hand and tile it waits for.
+    halved. The closed hands are table 2 (002 lines 22–31); with option ``misplaced_hands=closed``
+    (002-09) also Four Concealed Kongs (002 line 40). Returns an ``engine.Fired`` with the value and
+    which hand and tile it waits for, or False.
     """
-    from ..engine import Fired, View as _View, evaluate
+    from ..engine import Fired, View as _View
 
     hand = v.hand
-    if hand.melds or len(hand.concealed) != 13:
+    ids = CLOSED_HANDS
+    if hand.melds:
+        if v.opts["misplaced_hands"] != "closed" or not all(
+                m.kind == "kong" and m.concealed for m in hand.melds):
+            return False
+        ids = KONG_CLOSED_HANDS
+    if hand.tile_count != 13:
         return False
     rs = v.ruleset
-    closed = [r for r in rs.rules if r.id in CLOSED_HANDS]
+    closed = [r for r in rs.rules if r.id in ids]
     best: tuple[float, str, str] | None = None
-    held = Counter(hand.concealed)
+    held = Counter(hand.all_tiles)
+    ctx = hand.context.__class__(**{**_ctx_fields(hand), "winner": True, "win_by": "wall"})
     for t in PLAYING_TILES:
         if held[t] >= 4:
             continue
-        trial = Hand(tuple(sort_tiles(hand.concealed + (t,))), (), hand.bonus, t,
-                     hand.context.__class__(**{**_ctx_fields(hand), "winner": True, "win_by": "wall"}))
+        trial = Hand(tuple(sort_tiles(hand.concealed + (t,))), hand.melds, hand.bonus, t, ctx)
         for d in decompositions(trial, rs.shapes):
             tv = _View(trial, d, rs, v.opts)
             for r in closed:
@@ -181,6 +208,20 @@ def waiting_for_closed_hand(v: "View") -> Any:
         return False
     value, name, tile = best
     return Fired(1, (f"waiting for {name} ({value:g}) on {tile}",), value * 0.5)
+
+
+def combine(lines, ruleset, view):
+    """Totals of one reading: :func:`scoring.engine.default_combine`, except that a non-winner's
+    "waiting hand = half" (002 line 19) counts only when it beats the hand's normal count
+    (RULINGS principle 5: the best for the player).
+    """
+    from ..engine import default_combine
+
+    total = default_combine(lines, ruleset, view)
+    if view.winner or not any(ln.rule == "closed-hand-waiting" for ln in lines):
+        return total
+    normal = default_combine([ln for ln in lines if ln.rule != "closed-hand-waiting"], ruleset, view)
+    return normal if normal.total > total.total else total
 
 
 def _ctx_fields(hand: Hand) -> dict[str, Any]:
