@@ -64,8 +64,8 @@ def table_texture(rng: np.random.Generator, h: int, w: int, px_per_mm: float, ki
                 img = img * (1 - chk * 0.5) + c2 * chk * 0.5
             elif pat == 1:  # stripes
                 st = (np.sin(xx / per * 2 * math.pi) > 0.6)[..., None]
-                c2 = np.clip(base + rng.normal(0, 60, 3), 0, 255)
-                img = np.where(st, c2, img)
+                c2 = np.clip(base + rng.normal(0, 35, 3), 0, 255)
+                img = np.where(st, img * 0.5 + c2 * 0.5, img)
             weave = (np.sin(xx * 1.7) * np.sin(yy * 1.7))[..., None] * 6
             img = img + weave
         if kind == "auto":

@@ -486,7 +486,7 @@ def fit_camera(rng: np.random.Generator, pts: np.ndarray, W: int, H: int, min_ti
     az = float(np.clip(rng.normal(0, 8), -22, 22) * DEG)
     roll = float(np.clip(rng.normal(0, 4), -12, 12) * DEG)
     target = np.array([(pts[:, 0].min() + pts[:, 0].max()) / 2, (pts[:, 1].min() + pts[:, 1].max()) / 2, 8.0])
-    span = float(rng.uniform(0.42, 0.95))
+    span = float(rng.uniform(0.4, 0.97)) if rng.random() < 0.3 else float(rng.uniform(0.7, 0.97))
     dist = 700.0
     for _ in range(4):
         cam = Camera.look_at(target, tilt, az, roll, dist, f, W, H)
@@ -597,15 +597,20 @@ def draw_fingers(canvas: Canvas, rng: np.random.Generator, avoid: list, scale: f
     for a in avoid:
         if bb[0] < a[2] + 8 and a[0] - 8 < bb[2] and bb[1] < a[3] + 8 and a[1] - 8 < bb[3]:
             return False
-    m = mask.astype(np.float32)[..., None] / 255.0
     sh_off = (int(s * 0.15), int(s * 0.2))
+    pad = int(s * 0.6) + 4
+    X0, Y0 = max(int(bb[0]) - pad, 0), max(int(bb[1]) - pad, 0)
+    X1, Y1 = min(int(bb[2]) + pad, W), min(int(bb[3]) + pad, H)
+    m = mask[Y0:Y1, X0:X1].astype(np.float32) / 255.0
     shadow = np.roll(np.roll(m, sh_off[0], 1), sh_off[1], 0)
     shadow = cv2.GaussianBlur(shadow, (0, 0), s * 0.15 + 1)[..., None]
-    f = canvas.rgb.astype(np.float32) * (1 - 0.4 * shadow)
-    shade = cv2.GaussianBlur(m[..., 0], (0, 0), s * 0.25 + 1)[..., None]
+    roi = canvas.rgb[Y0:Y1, X0:X1]
+    f = roi.astype(np.float32) * (1 - 0.4 * shadow)
+    shade = cv2.GaussianBlur(m, (0, 0), s * 0.25 + 1)[..., None]
     skin = col[None, None, :] * (0.75 + 0.35 * shade)
+    m = m[..., None]
     f = f * (1 - m) + skin * m
-    canvas.rgb[:] = np.clip(f, 0, 255).astype(np.uint8)
+    roi[:] = np.clip(f, 0, 255).astype(np.uint8)
     canvas.ids[mask > 127] = 0
     return True
 

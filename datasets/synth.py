@@ -52,22 +52,18 @@ def write_data_yaml(out: Path, scheme: str) -> Path:
     return p
 
 
-def _crop(img: np.ndarray, box, rng: np.random.Generator) -> np.ndarray | None:
-    """A detector-like crop around ``box`` (x0, y0, x1, y1) with a random margin/jitter, longer side 64–96 px."""
-    H, W = img.shape[:2]
+def _crop(img: np.ndarray, box, rng: np.random.Generator, size: int, margin: float, resize: str) -> np.ndarray | None:
+    """A classifier crop like inference makes (:func:`vision.crops.crop_tile`), from a box jittered by up to
+    ±4 % of its size per edge as an imperfect detector would give: (size, size, 3) uint8."""
+    from vision.crops import crop_tile
+
     x0, y0, x1, y1 = box
     bw, bh = x1 - x0, y1 - y0
-    m = rng.uniform(-0.03, 0.14, 4)
-    a, b = int(round(x0 - m[0] * bw)), int(round(y0 - m[1] * bh))
-    c, d = int(round(x1 + m[2] * bw)), int(round(y1 + m[3] * bh))
-    a, b, c, d = max(a, 0), max(b, 0), min(c, W), min(d, H)
-    if c - a < 6 or d - b < 6:
+    j = rng.uniform(-0.04, 0.04, 4)
+    b = (x0 + j[0] * bw, y0 + j[1] * bh, x1 + j[2] * bw, y1 + j[3] * bh)
+    if b[2] - b[0] < 4 or b[3] - b[1] < 4:
         return None
-    crop = img[b:d, a:c]
-    side = int(rng.integers(64, 97))
-    s = side / max(crop.shape[:2])
-    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
-    return cv2.resize(crop, (max(4, round(crop.shape[1] * s)), max(4, round(crop.shape[0] * s))), interpolation=interp)
+    return crop_tile(img, b, size, margin, resize)
 
 
 _OPTS: dict = {}
@@ -120,7 +116,7 @@ def render_one(i: int) -> dict:
     if o["crops"]:
         for k in sorted(hand_c + [int(x) for x in dis_c]):
             t = sc.tiles[k]
-            c = _crop(decoded, t.xyxy, rng)
+            c = _crop(decoded, t.xyxy, rng, o["crop_size"], o["crop_margin"], o["crop_resize"])
             if c is None:
                 continue
             d = out / "crops" / split / t.placed.shown
@@ -145,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--val-every", type=int, default=10, help="every N-th image goes to val (0: none)")
     ap.add_argument("--start", type=int, default=0, help="first image index (to extend a dataset)")
     ap.add_argument("--max-distractor-crops", type=int, default=4)
+    ap.add_argument("--crop-size", type=int, default=64, help="crop side in pixels (vision.crops.crop_tile size)")
+    ap.add_argument("--crop-margin", type=float, default=0.10, help="crop margin, fraction of the box per side")
+    ap.add_argument("--crop-resize", default="stretch", choices=["stretch", "letterbox"])
     a = ap.parse_args(argv)
     W, H = (int(v) for v in a.size.lower().split("x"))
     out: Path = a.out
@@ -160,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         print("error: no tile art (install a CJK font, e.g. fonts-wqy-zenhei, or provide ../shared)", file=sys.stderr)
         return 2
     opts = {"out": str(out), "W": W, "H": H, "seed": a.seed, "det": a.det_classes, "crops_only": a.crops_only,
-            "crops": not a.no_crops, "val_every": a.val_every, "max_distractor_crops": a.max_distractor_crops}
+            "crops": not a.no_crops, "val_every": a.val_every, "max_distractor_crops": a.max_distractor_crops,
+            "crop_size": a.crop_size, "crop_margin": a.crop_margin, "crop_resize": a.crop_resize}
     idx = range(a.start, a.start + a.images)
     from tqdm import tqdm
 
