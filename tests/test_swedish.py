@@ -285,9 +285,9 @@ def test_pung_of_wind_both_own_and_round_sitting_wind_remark():
     hand = "123m 789s 234s 44z [222z]"
     # South seat in the South round, not the dealer: 4 + 10 = 14.
     # seat_round_wind_pung=once (the row, 003-07): 1 doubling → 28
-    assert score(hand, "4s", round_wind="S").total == 28
-    # each (RULINGS shared definition): own + round = 2 doublings → 56
-    assert score(hand, "4s", {"seat_round_wind_pung": "each"}, round_wind="S").total == 56
+    assert score(hand, "4s", {"seat_round_wind_pung": "once"}, round_wind="S").total == 28
+    # each (default, RULINGS shared definition): own + round = 2 doublings → 56
+    assert score(hand, "4s", round_wind="S").total == 56
     # sitting-wind (the remark): South is not the sitting wind (East, the dealer): 1 → 28
     assert score(hand, "4s", {"seat_round_wind_pung": "sitting-wind"}, round_wind="S").total == 28
     # ... but is under sitting_wind=seat-is-round (003-02 b): pung 2 dbl + 003:39-41 mahjong as
@@ -295,10 +295,12 @@ def test_pung_of_wind_both_own_and_round_sitting_wind_remark():
     assert score(hand, "4s", {"seat_round_wind_pung": "sitting-wind", "sitting_wind": "seat-is-round"},
                  round_wind="S").total == 112
     # East (the dealer) in the East round, East pung: 14; sitting-wind remark 2 dbl + 003:39-41
-    # mahjong as sitting wind 1 → 14 × 8 = 112; the row alone (once): 1 + 1 → 56
+    # mahjong as sitting wind 1 → 14 × 8 = 112; the row alone (once): 1 + 1 → 56;
+    # default each: 2 + 1 → 112
     east = "123m 789s 234s 44z [111z]"
     assert score(east, "4s", {"seat_round_wind_pung": "sitting-wind"}, seat_wind="E").total == 112
-    assert score(east, "4s", seat_wind="E").total == 56
+    assert score(east, "4s", {"seat_round_wind_pung": "once"}, seat_wind="E").total == 56
+    assert score(east, "4s", seat_wind="E").total == 112
 
 
 def test_value_pung_for_a_non_winner():
