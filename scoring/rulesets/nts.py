@@ -133,13 +133,17 @@ def honour_sets_hand(v: "View", tiles: str, n: int, exact: bool = False,
 
 
 def bird(v: "View") -> Any:
-    """Vogel (002 line 17, option ``bird``, 002-06): win on 1p completing a pair of 1p, beside 1s."""
+    """Vogel (002 line 17, option ``bird``, 002-06): win on 1p completing a pair of 1p, beside 1s.
+
+    ``pair-beside-bamboo-1``: the hand holds a 1 bamboo anywhere (reading b);
+    ``pair-beside-bamboo-1-pung``: the hand has a pung/kong of 1 bamboo (reading c); ``off``.
+    """
     mode = v.opts["bird"]
     if mode == "off" or v.hand.winning_tile != "1p" or v.d.wait != "pair":
         return False
     if mode == "pair-beside-bamboo-1":
         return "1s" in v.tile_set
-    return any("1s" in m.tiles for m in v.sets)
+    return any(m.tile == "1s" and m.kind in ("pung", "kong") for m in v.sets)
 
 
 def last_wall_tile(v: "View", tile: str | None = None) -> bool:
