@@ -2,7 +2,7 @@
 
 A winning hand of the 13-tile game is 4 sets (chow/pung/kong) + 1 pair (16-tile game: 5 sets + 1
 pair), or a special shape. :func:`standard_splits` enumerates every split of the concealed tiles
-(lowest tile first: it is a pung, the start of a chow, or the pair — each split is found once);
+(lowest tile first: it is a pung, the start of a chow, or the pair; each split is returned once);
 :func:`decompositions` then places the winning tile in each set that can hold it, because where the
 winning tile sits changes the score (wait type, pung made exposed by a discard — RULINGS principle 6).
 
@@ -81,7 +81,17 @@ def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[tuple[str, 
     if need_pair and counts[i] >= 2:
         c[i] -= 2
         out.extend((("pair", i),) + rest for rest in _splits(tuple(c), False))
+        # the pair taken here and a chow taken above can give the same multiset of melds
+        # (11123444: 11+123+444 both ways): keep each split once, melds in tile order
+        out = list(dict.fromkeys(tuple(sorted(s, key=_meld_key)) for s in out))
     return tuple(out)
+
+
+_KIND_ORDER = {"pung": 0, "chow": 1, "pair": 2}
+
+
+def _meld_key(m: tuple[str, int]) -> tuple[int, int]:
+    return m[1], _KIND_ORDER[m[0]]
 
 
 def standard_splits(tiles: Iterable[str]) -> list[list[Meld]]:
