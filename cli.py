@@ -24,6 +24,14 @@ class UserError(Exception):
     """Bad input from the user: printed as one line, exit code 2."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line on stderr (``mahjong-score: error: …``,
+    naming the problem and pointing at ``--help``) and exit code 2, like every other bad input."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"mahjong-score: error: {message} (see `{self.prog} --help`)\n")
+
+
 def add_context_args(p: argparse.ArgumentParser) -> None:
     """The options describing a hand's circumstances, shared by hand/photo/audit/batch."""
     g = p.add_argument_group("context")
@@ -139,7 +147,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------------ main
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="mahjong-score",
         description="Score a finished mahjong hand — from notation or from a photo — with a line-by-line explanation.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -1,0 +1,137 @@
+"""The ``mahjong-score`` CLI: exit codes (0 ok, 2 bad input with one line on stderr) and --json."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import cli
+from scoring import load_ruleset
+
+HAND = "123m456p789s11z [777p]"
+
+
+def run(capsys, *argv):
+    """(exit code, stdout, stderr) of ``mahjong-score argv`` run in-process."""
+    try:
+        rc = cli.main(list(argv))
+    except SystemExit as e:  # argparse errors
+        rc = e.code
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def one_error_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("mahjong-score: error: ")
+    return lines[0]
+
+
+# ------------------------------------------------------------------------------ hand
+def test_hand_text(capsys):
+    # 002:10 exposed pung 2 + pair 11z seat+round wind 2 × 2 + mahjong 20 + only tile 2 + pair 2 = 30
+    rc, out, err = run(capsys, "hand", HAND, "--winning-tile", "1z")
+    assert rc == 0 and err == ""
+    assert "total: 30" in out
+    assert "002_b9f4c4575200caaf.txt:13" in out       # seed citation per line
+    assert "reading: standard:" in out                 # the decomposition used
+    assert "options: all defaults" in out              # the options in force
+
+
+def test_hand_json(capsys):
+    rc, out, err = run(capsys, "hand", HAND, "-w", "1z", "--json")
+    assert rc == 0 and err == ""
+    j = json.loads(out)
+    for key in ("total", "points", "doublings", "lines", "melds", "ruleset", "options"):
+        assert key in j, key
+    assert (j["total"], j["points"], j["doublings"], j["ruleset"]) == (30, 30, 0, "nts")
+    assert j["lines"] and all({"rule", "points", "doublings", "source"} <= set(ln) for ln in j["lines"])
+    assert set(j["options"]) == set(load_ruleset("nts").options)
+    assert len(j["melds"]) == 5
+
+
+def test_hand_context_options(capsys):
+    # self-drawn, seat S / round S: 11z no longer a value pair → 2 + 20 + 2 (self-drawn)
+    # + 2 (only tile) + 2 (pair) = 28
+    rc, out, _ = run(capsys, "hand", HAND, "-w", "1z", "--win-by", "wall", "--seat-wind", "s",
+                     "--round-wind", "S", "--json")
+    assert rc == 0 and json.loads(out)["total"] == 28
+
+
+def test_hand_option_changes_reading(capsys):
+    # --option seat_round_wind=once: the 11z pair counts 2 once → 28, the line names the option
+    rc, out, _ = run(capsys, "hand", HAND, "-w", "1z", "-o", "seat_round_wind=once")
+    assert rc == 0 and "total: 28" in out and "seat_round_wind=once, 002-04" in out
+
+
+def test_hand_not_winner(capsys):
+    # non-winner 123m456p789s1z [777p]: exposed pung 2, nothing else
+    rc, out, _ = run(capsys, "hand", "123m456p789s1z [777p]", "--not-winner", "--json")
+    assert rc == 0 and json.loads(out)["total"] == 2 and json.loads(out)["winner"] is False
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["hand", "123m4x5p"], "unexpected character 'x'"),
+    (["hand", HAND + " 1"], "does not end in a suit letter"),
+    (["hand", "11111m456p789s11z"], "occurs 5 times"),
+    (["hand", HAND + " +1f1f"], "bonus tile 1f occurs 2 times"),
+    (["hand", "123m456p789s1z [777p]"], "needs 14 tiles"),
+    (["hand", HAND, "-w", "5s"], "winning tile 5s is not among the concealed tiles"),
+    (["hand", "123m456p789s1z [777p]", "-w", "1z", "--not-winner"], "a non-winning hand has no winning tile"),
+    (["hand", "123m456p789s12z [777p]"], "not a winning hand under nts"),
+    (["hand", HAND, "--ruleset", "nope"], "unknown ruleset 'nope'"),
+    (["hand", HAND, "-o", "bird=sometimes"], "option bird must be one of"),
+    (["hand", HAND, "-o", "colour=red"], "has no option 'colour'"),
+    (["hand", HAND, "-o", "bird"], "--option 'bird' must be NAME=VALUE"),
+    (["hand", HAND, "--seat-wind", "X"], "invalid choice: 'X'"),
+    (["hand", HAND, "--win-by", "air"], "invalid choice: 'air'"),
+    (["hand"], "required: notation"),
+    (["bogus"], "invalid choice: 'bogus'"),
+    ([], "required: COMMAND"),
+    (["rules", "nope"], "unknown ruleset 'nope'"),
+])
+def test_bad_input_exit_2_one_line(capsys, argv, fragment):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2
+    assert out == ""
+    assert fragment in one_error_line(err)
+
+
+# ------------------------------------------------------------------------------ rules
+def test_rules_lists_rulesets(capsys):
+    rc, out, _ = run(capsys, "rules")
+    assert rc == 0 and any(line.startswith("nts ") for line in out.splitlines())
+
+
+def test_rules_nts_lists_every_rule_and_option(capsys):
+    rc, out, _ = run(capsys, "rules", "nts")
+    rs = load_ruleset("nts")
+    assert rc == 0
+    for r in rs.rules:
+        assert r.id in out and r.source in out
+    for o in rs.options.values():
+        assert f"{o.name} = {o.default}" in out and o.ambiguity in out
+
+
+def test_rules_json(capsys):
+    rc, out, _ = run(capsys, "rules", "nts", "--json")
+    j = json.loads(out)
+    assert rc == 0 and j["id"] == "nts" and j["hand_size"] == 13
+    assert len(j["rules"]) == len(load_ruleset("nts").rules)
+    assert {"name", "default", "choices", "ambiguity", "doc"} <= set(j["options"][0])
+    rc, out, _ = run(capsys, "rules", "--json")
+    assert rc == 0 and {"id": "nts", "name": "NTS (NMB)", "seed": "002_b9f4c4575200caaf.txt"} in json.loads(out)
+
+
+# ---------------------------------------------------------------------- real process
+def test_process_exit_codes():
+    ok = subprocess.run([sys.executable, "-m", "cli", "hand", HAND, "-w", "1z"],
+                        capture_output=True, text=True, cwd=cli.__file__.rsplit("/", 1)[0])
+    assert ok.returncode == 0 and "total: 30" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "cli", "hand", "123m4x"],
+                         capture_output=True, text=True, cwd=cli.__file__.rsplit("/", 1)[0])
+    assert bad.returncode == 2 and bad.stdout == ""
+    one_error_line(bad.stderr)

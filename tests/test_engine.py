@@ -1,0 +1,378 @@
+"""The ruleset engine: loading, groups, excludes, when, fixed vs normal, limit, multiplier,
+non-winners, ties, hooks and errors — on small rulesets written for these tests.
+
+Each test ruleset is a TOML file in a temporary rulesets directory (``make_rs``); the shared
+predicates of scoring/predicates.py do the matching, so expected values follow from the TOML alone.
+"""
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from scoring import Context, HandError, RulesetError, engine, explain, load_ruleset, parse_hand, score_hand
+from scoring.engine import Fired, round_half_up
+
+HEAD = """
+[ruleset]
+id = "{id}"
+name = "Test {id}"
+seed = "test.txt"
+hand_size = 13
+"""
+
+MAHJONG = """
+[[rule]]
+id = "mahjong"
+name = "Mahjong"
+kind = "points"
+value = 20
+applies_to = "winner"
+predicate = "mahjong"
+source = "test.txt:1"
+"""
+
+
+@pytest.fixture
+def make_rs(tmp_path, monkeypatch):
+    """Write a ruleset (header + body) to a temporary rulesets directory and load it."""
+    load_ruleset("nts")  # cached before the directory is swapped (for base = "nts")
+    monkeypatch.setattr(engine, "RULESET_DIR", tmp_path)
+    made: list[str] = []
+
+    def make(body: str, rid: str = "t", head_extra: str = "") -> engine.Ruleset:
+        rid = f"test-{rid}"
+        (tmp_path / f"{rid.replace('-', '_')}.toml").write_text(HEAD.format(id=rid) + head_extra + body)
+        engine._CACHE.pop(rid, None)
+        made.append(rid)
+        return load_ruleset(rid)
+
+    yield make
+    for rid in made:
+        engine._CACHE.pop(rid, None)
+
+
+def hand(text: str, win: str | None = None, **ctx):
+    return parse_hand(text, winning_tile=win, context=Context(**ctx))
+
+
+# 4 chows + a pair of 9p; won on 6m with 78m: two waits (6m, 9m)
+CHOWS = "234m678m345s456p99p"
+
+
+def rule(rid, kind="points", value=1, predicate="mahjong", extra=""):
+    return f"""
+[[rule]]
+id = "{rid}"
+name = "{rid}"
+kind = "{kind}"
+value = {value}
+predicate = "{predicate}"
+source = "test.txt:2"
+{extra}
+"""
+
+
+# ----------------------------------------------------------------------------- combining
+def test_points_times_two_to_the_doublings(make_rs):
+    # 20 + 2 (self-drawn) = 22 points × 2^(1 + 1) = 88
+    rs = make_rs(MAHJONG + rule("sd", value=2, predicate="self_drawn")
+                 + rule("ch", "doublings", 1, "all_chows") + rule("d2", "doublings", 1, "always"))
+    r = score_hand(hand(CHOWS, "6m", win_by="wall"), rs)
+    assert (r.points, r.doublings, r.total) == (22, 2, 88)
+
+
+def test_rule_fires_once_per_meld(make_rs):
+    # sets_of chows: 4 chows × 3 points = 12 (+ 20)
+    rs = make_rs(MAHJONG + rule("chow", value=3, predicate="sets_of", extra='params = { kinds = ["chow"] }'))
+    r = score_hand(hand(CHOWS, "6m"), rs)
+    line = {ln.rule: ln for ln in r.lines}["chow"]
+    assert (line.count, line.points, r.total) == (4, 12, 32)
+    assert line.amount() == "4×3 = +12 pts"
+
+
+def test_group_keeps_the_highest(make_rs):
+    # a (2) and b (5) in one group: only b; c (3) in the group too but value 3 < 5
+    rs = make_rs(MAHJONG + rule("a", value=2, extra='group = "g"') + rule("b", value=5, extra='group = "g"')
+                 + rule("c", value=3, extra='group = "g"'))
+    r = score_hand(hand(CHOWS, "6m"), rs)
+    assert [ln.rule for ln in r.lines] == ["mahjong", "b"] and r.total == 25
+
+
+def test_group_tie_keeps_the_first(make_rs):
+    rs = make_rs(MAHJONG + rule("a", value=4, extra='group = "g"') + rule("b", value=4, extra='group = "g"'))
+    assert [ln.rule for ln in score_hand(hand(CHOWS, "6m"), rs).lines] == ["mahjong", "a"]
+
+
+def test_group_counts_value_times_firings(make_rs):
+    # per-meld rule 'chow' fires 4 × 1 = 4 > single rule 'one' 3
+    rs = make_rs(MAHJONG + rule("chow", value=1, predicate="sets_of",
+                                extra='params = { kinds = ["chow"] }\ngroup = "g"')
+                 + rule("one", value=3, extra='group = "g"'))
+    assert [ln.rule for ln in score_hand(hand(CHOWS, "6m"), rs).lines] == ["mahjong", "chow"]
+
+
+def test_excludes_only_when_the_excluder_fires(make_rs):
+    rs = make_rs(MAHJONG + rule("base", value=1, predicate="self_drawn")
+                 + rule("special", value=5, predicate="last_tile", extra='excludes = ["base"]'))
+    wall = score_hand(hand(CHOWS, "6m", win_by="wall"), rs)
+    assert [ln.rule for ln in wall.lines] == ["mahjong", "base"]          # 21
+    last = score_hand(hand(CHOWS, "6m", win_by="wall", last_tile=True), rs)
+    assert [ln.rule for ln in last.lines] == ["mahjong", "special"]       # 25
+    assert (wall.total, last.total) == (21, 25)
+
+
+OPT = """
+[options.style]
+default = "plain"
+choices = ["plain", "fancy"]
+ambiguity = "T-01"
+doc = "test option"
+"""
+
+
+def test_when_and_option_label(make_rs):
+    rs = make_rs(OPT + MAHJONG + rule("fancy", value=10, extra='when = { style = "fancy" }'))
+    plain = score_hand(hand(CHOWS, "6m"), rs)
+    fancy = score_hand(hand(CHOWS, "6m"), rs, {"style": "fancy"})
+    assert (plain.total, fancy.total) == (20, 30)
+    line = {ln.rule: ln for ln in fancy.lines}["fancy"]
+    assert line.option == "option style=fancy, T-01"
+    assert "option style=fancy, T-01" in explain(fancy)
+    assert "options: style=fancy (others default)" in explain(fancy)
+
+
+def test_value_option_and_applies_option(make_rs):
+    opts = """
+[options.amount]
+default = 4
+choices = [4, 8]
+[options.who]
+default = "winner"
+choices = ["winner", "everyone"]
+"""
+    rs = make_rs(opts + MAHJONG + rule("v", value=0, predicate="always",
+                                      extra='value_option = "amount"\napplies_option = "who"'))
+    assert score_hand(hand(CHOWS, "6m"), rs).total == 24
+    assert score_hand(hand(CHOWS, "6m"), rs, {"amount": "8"}).total == 28  # CLI string parsed
+    nw = hand("234m678m345s456p9p", winner=False)
+    assert score_hand(nw, rs).total == 0
+    assert score_hand(nw, rs, {"who": "everyone"}).total == 4
+
+
+def test_fixed_replaces_normal_count(make_rs):
+    # a fixed hand (100) fires: the 20 points and the doubling are dropped
+    rs = make_rs(MAHJONG + rule("dbl", "doublings", 1, "always")
+                 + rule("special", "fixed", 100, "all_chows"))
+    r = score_hand(hand(CHOWS, "6m"), rs)
+    assert r.total == 100 and [ln.rule for ln in r.lines] == ["special"]
+    assert "(special hand)" in explain(r)
+
+
+def test_fixed_takes_the_highest_fixed(make_rs):
+    rs = make_rs(MAHJONG + rule("f1", "fixed", 100, "all_chows") + rule("f2", "fixed", 300, "always"))
+    assert score_hand(hand(CHOWS, "6m"), rs).total == 300
+
+
+def test_with_fixed_doublings_and_points(make_rs):
+    # fixed 100 × 2^1 (with_fixed doubling) × 1.5 (with_fixed multiplier) + 4 (with_fixed points) = 304
+    rs = make_rs(MAHJONG + rule("special", "fixed", 100, "all_chows")
+                 + rule("dbl", "doublings", 1, "always", "with_fixed = true")
+                 + rule("mul", "multiplier", 1.5, "always", "with_fixed = true")
+                 + rule("pts", "points", 4, "always", "with_fixed = true")
+                 + rule("lost", "doublings", 3, "always"))
+    r = score_hand(hand(CHOWS, "6m"), rs)
+    assert r.total == 304
+    assert {ln.rule for ln in r.lines} == {"special", "dbl", "mul", "pts"}
+
+
+def test_limit_caps_ordinary_hands(make_rs):
+    # 20 × 2^3 = 160 > limit 100 → 100, reported
+    rs = make_rs(MAHJONG + rule("d", "doublings", 3, "always"), head_extra="limit = 100\n")
+    r = score_hand(hand(CHOWS, "6m"), rs)
+    assert r.total == 100 and r.limit_applied
+    assert "limit 100 applied" in explain(r)
+    assert r.to_json()["limit_applied"] is True
+
+
+def test_limit_kind_is_a_fraction_of_the_limit(make_rs):
+    rs = make_rs(MAHJONG + rule("half", "limit", 0.5, "all_chows"), head_extra="limit = 1000\n")
+    r = score_hand(hand(CHOWS, "6m"), rs)
+    assert r.total == 500 and r.lines[0].fixed == 500
+
+
+def test_limit_rule_without_limit_is_an_error(make_rs):
+    rs = make_rs(MAHJONG + rule("half", "limit", 0.5, "all_chows"))
+    with pytest.raises(RulesetError, match="no limit set"):
+        score_hand(hand(CHOWS, "6m"), rs)
+
+
+def test_multiplier_rounds_half_up(make_rs):
+    # 25 points × 1.5 = 37.5 → 38
+    rs = make_rs(MAHJONG + rule("five", value=5, predicate="always")
+                 + rule("mul", "multiplier", 1.5, "always"))
+    r = score_hand(hand(CHOWS, "6m"), rs)
+    assert r.total == 38
+    assert "× 1.5" in explain(r)
+
+
+def test_round_half_up():
+    assert [round_half_up(x) for x in (37.5, 62.5, 0.5, 1.49, 2.0)] == [38, 63, 1, 1, 2]
+
+
+def test_cash_kept_apart(make_rs):
+    rs = make_rs(MAHJONG + rule("fee", "cash", 5, "always") + rule("note", "note", 0, "always"))
+    r = score_hand(hand(CHOWS, "6m"), rs)
+    assert (r.total, r.cash) == (20, 5)
+    assert "cash: $5 (paid apart)" in explain(r)
+
+
+def test_predicate_value_via_fired(make_rs, monkeypatch):
+    mod = types.ModuleType("scoring.rulesets.test_fv")
+    mod.seven = lambda v: Fired(2, ("a", "b"), 7)
+    monkeypatch.setitem(sys.modules, "scoring.rulesets.test_fv", mod)
+    rs = make_rs(MAHJONG + rule("x", value=1, predicate="seven"), rid="fv")
+    line = {ln.rule: ln for ln in score_hand(hand(CHOWS, "6m"), rs).lines}["x"]
+    assert (line.value, line.count, line.points, line.detail) == (7, 2, 14, "a, b")
+
+
+# ------------------------------------------------------------------------------ winners
+def test_non_winner_path(make_rs):
+    # winner-only, non-winner-only and everyone rules; a non-winner is read as pungs + pairs
+    rs = make_rs(MAHJONG + rule("nw", value=7, predicate="always", extra='applies_to = "non-winner"')
+                 + rule("pung", value=2, predicate="sets_of", extra='params = { kinds = ["pung"] }'))
+    nw = score_hand(hand("555z234m678m345s9p", winner=False), rs)
+    assert nw.decomposition.shape == "partial"
+    assert [ln.rule for ln in nw.lines] == ["nw", "pung"] and nw.total == 9
+    w = score_hand(hand("555z234m678m345s99p", "6m"), rs)
+    assert [ln.rule for ln in w.lines] == ["mahjong", "pung"] and w.total == 22
+
+
+def test_ties_are_reported(make_rs):
+    # 123345m: the winning 3m sits in 123m (edge) or 345m (open): same total → one tie
+    rs = make_rs(MAHJONG)
+    r = score_hand(hand("123345m678p999s55z", "3m"), rs)
+    assert r.total == 20 and len(r.alternatives) == 1
+    assert r.alternatives[0].winning_meld != r.decomposition.winning_meld
+    assert "tie: standard:" in explain(r)
+    assert r.to_json()["alternatives"] == [r.alternatives[0].describe()]
+
+
+def test_best_reading_wins(make_rs):
+    # 111222333m: three pungs (3 × 10) beat three chows
+    rs = make_rs(MAHJONG + rule("pung", value=10, predicate="sets_of", extra='params = { kinds = ["pung"] }'))
+    r = score_hand(hand("111222333m456p55z", "4p"), rs)
+    assert r.total == 50 and not r.alternatives
+    assert all(m.kind != "chow" or m.tile == "4p" for m in r.decomposition.melds)
+
+
+def test_special_shape_needs_a_completes_rule(make_rs):
+    seven = "1133m5577p99s1122z"
+    body = MAHJONG + rule("twins", "fixed", 250, "shape_is",
+                          'params = { shapes = "seven-pairs" }\nshapes = ["seven-pairs"]\ncompletes = true')
+    rs = make_rs(body, head_extra='shapes = ["standard", "seven-pairs"]\n')
+    assert score_hand(hand(seven, "2z"), rs).total == 250
+    rs2 = make_rs(MAHJONG, rid="u", head_extra='shapes = ["standard", "seven-pairs"]\n')
+    with pytest.raises(HandError, match="not a winning hand under test-u"):
+        score_hand(hand(seven, "2z"), rs2)
+
+
+def test_rule_shapes_filter(make_rs):
+    rs = make_rs(MAHJONG + rule("s", value=5, predicate="always", extra='shapes = ["seven-pairs"]'))
+    assert score_hand(hand(CHOWS, "6m"), rs).total == 20
+
+
+def test_hand_size_checked(make_rs):
+    rs = make_rs(MAHJONG)
+    with pytest.raises(HandError, match="needs 14 tiles"):
+        score_hand(parse_hand("123m456m789m123p456p77z"), rs)
+
+
+# --------------------------------------------------------------------------------- hooks
+def test_module_hooks(make_rs, monkeypatch):
+    mod = types.ModuleType("scoring.rulesets.test_hooks")
+
+    def combine(lines, ruleset, view):
+        t = engine.default_combine(lines, ruleset, view)
+        return engine.Totals(t.total + 1, t.points, t.doublings, t.lines)
+
+    mod.combine = combine
+    mod.notes_for = lambda h, o: ["a note"]
+    mod.finalize = lambda result, rs, opts: engine.replace(result, status="checked")
+    monkeypatch.setitem(sys.modules, "scoring.rulesets.test_hooks", mod)
+    rs = make_rs(MAHJONG, rid="hooks")
+    r = score_hand(hand(CHOWS, "6m"), rs)
+    assert (r.total, r.notes, r.status) == (21, ("a note",), "checked")
+
+    def check_hand(h, ruleset, opts):
+        raise HandError("checked by the ruleset")
+
+    mod.check_hand = check_hand
+    with pytest.raises(HandError, match="checked by the ruleset"):
+        score_hand(hand(CHOWS, "6m"), rs)
+
+
+# ------------------------------------------------------------------------------- loading
+def test_base_remove_and_replace(make_rs):
+    body = rule("mahjong", value=30, extra='applies_to = "winner"')
+    rs = make_rs(body, head_extra='base = "nts"\nremove = ["self-drawn"]\n')
+    nts = load_ruleset("nts")
+    assert set(rs.options) == set(nts.options)
+    assert "self-drawn" not in {r.id for r in rs.rules}
+    assert len(rs.rules) == len(nts.rules) - 1
+    # mahjong 30 instead of 20: four chows hand → 30 × 2 = 60 (NTS: 40)
+    assert score_hand(hand(CHOWS, "6m"), rs).total == 60
+
+
+@pytest.mark.parametrize("body, message", [
+    (rule("x", kind="bogus"), "rule x has unknown kind 'bogus'"),
+    (rule("x", predicate="no_such_predicate"), "no predicate named 'no_such_predicate'"),
+    (rule("x", extra='applies_to = "nobody"'), "rule x applies_to 'nobody'"),
+    (rule("x", extra='option = "nope"'), "rule x names unknown option nope"),
+    (rule("x", extra='when = { nope = 1 }'), "rule x 'when' names unknown option nope"),
+    ('[[rule]]\nid = "x"\nname = "x"\nkind = "points"\npredicate = "always"\n', "rule x lacks field 'source'"),
+    ('[options.o]\ndefault = 1\n', "option o needs default and choices"),
+])
+def test_ruleset_errors(make_rs, body, message):
+    with pytest.raises(RulesetError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        make_rs(body)
+
+
+def test_unknown_ruleset():
+    with pytest.raises(RulesetError, match="unknown ruleset 'nope' \\(known: .*nts"):
+        load_ruleset("nope")
+
+
+def test_option_errors():
+    rs = load_ruleset("nts")
+    with pytest.raises(RulesetError, match="ruleset nts has no option 'colour'"):
+        rs.resolve_options({"colour": "red"})
+    with pytest.raises(RulesetError, match="option bird must be one of pair-beside-bamboo-1, .*not 'sometimes'"):
+        rs.resolve_options({"bird": "sometimes"})
+    # dashes are accepted for underscores, values case-insensitively
+    assert rs.resolve_options({"seat-round-wind": "ONCE"})["seat_round_wind"] == "once"
+
+
+# ---------------------------------------------------------------------------------- output
+def test_to_json_keys():
+    r = score_hand(hand("123m456p789s11z [777p]", "1z"), "nts")
+    j = r.to_json()
+    for key in ("total", "points", "doublings", "lines", "melds", "ruleset", "options", "hand",
+                "winner", "shape", "wait", "decomposition", "alternatives", "notes", "bonus"):
+        assert key in j, key
+    assert j["ruleset"] == "nts" and j["total"] == 30
+    for ln in j["lines"]:
+        assert {"rule", "points", "doublings", "source"} <= set(ln)
+    assert {"kind": "pung", "tiles": ["7p"] * 3, "concealed": False, "declared": True,
+            "winning": False} in j["melds"]
+    assert j["options"]["seat_round_wind"] == "each"
+
+
+def test_explain_lines_cite_sources():
+    r = score_hand(hand("123m456p789s11z [777p]", "1z"), "nts")
+    text = explain(r)
+    assert text.splitlines()[0].startswith("NTS (NMB) (nts) — 123m456p789s11z [777p] win:1z")
+    assert "total: 30  = 30 points × 2^0" in text
+    for ln in r.lines:
+        assert ln.source in text
