@@ -17,7 +17,9 @@ from scoring.hand import WIN_BY
 
 #: subcommands defined elsewhere: name → "module:function" where function(subparsers) adds the
 #: parser and sets ``func``. Imported lazily so a missing optional dependency only breaks its command.
-COMMANDS: dict[str, str] = {}
+COMMANDS: dict[str, str] = {
+    "eval": "vision.evalcmd:register",
+}
 
 
 class UserError(Exception):
@@ -85,7 +87,9 @@ def print_json(obj: Any) -> None:
 def cmd_hand(args: argparse.Namespace) -> int:
     ctx = context_from_args(args)
     rs = load_ruleset(args.ruleset)
-    hand = parse_hand(args.notation, winning_tile=args.winning_tile, context=ctx, sizes=(rs.hand_size,))
+    # a ruleset with its own check_hand decides the tile count (score_hand calls it)
+    sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+    hand = parse_hand(args.notation, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
     result = score_hand(hand, rs, options_from_args(args))
     if args.json:
         print_json(result.to_json())

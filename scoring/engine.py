@@ -593,7 +593,8 @@ def score_decomposition(hand: Hand, d: Decomposition, ruleset: Ruleset,
     only where the ruleset has a hand for it.
     """
     view = View(hand, d, ruleset, opts)
-    fired = apply_exclusions(evaluate(view), opts)
+    exclude = getattr(ruleset.module, "apply_exclusions", apply_exclusions)
+    fired = exclude(evaluate(view), opts)
     valid = d.shape in ("standard", "partial") or any(r.completes for r, _ in fired)
     lines = [make_line(r, f, ruleset, opts) for r, f in fired]
     return ruleset.combine(lines, ruleset, view), valid

@@ -93,14 +93,16 @@ def parse_hand(
     *,
     winning_tile: str | None = None,
     context: Context | None = None,
-    sizes: tuple[int, ...] = (13, 16),
+    sizes: tuple[int, ...] | None = (13, 16),
 ) -> Hand:
     """Parse hand notation (grammar in the module docstring) into a :class:`Hand`.
 
     ``winning_tile`` (e.g. ``"5p"``) overrides a ``win:`` token. ``sizes`` are the games
     accepted (13 and/or 16). For a winner (``context.winner``, the default) the tile count must be
-    size + 1; for a non-winner, size. A winner without a winning tile is allowed (some rules then
-    do not apply); a given winning tile must be among the concealed tiles.
+    size + 1; for a non-winner, size. ``sizes=None`` leaves the count to the caller (a ruleset's
+    ``check_hand``, e.g. hk-tw-16's 16-tile instant win with eight flowers). A winner without a
+    winning tile is allowed (some rules then do not apply); a given winning tile must be among the
+    concealed tiles.
 
     Raises :class:`HandError` with a one-line message naming the problem and its column.
     """
@@ -164,7 +166,8 @@ def parse_hand(
             f"winning tile {win_token} is not among the concealed tiles"
             " (the winning tile belongs to the hand row, not to a meld on the table)", win_col)
     hand = make_hand(concealed, melds, bonus, win_token, context)
-    check_size(hand, sizes)
+    if sizes is not None:
+        check_size(hand, sizes)
     if not context.winner and win_token is not None:
         raise HandError("a non-winning hand has no winning tile", win_col)
     return hand
