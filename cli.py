@@ -19,6 +19,8 @@ from scoring.hand import WIN_BY
 #: parser and sets ``func``. Imported lazily so a missing optional dependency only breaks its command.
 COMMANDS: dict[str, str] = {
     "eval": "vision.evalcmd:register",
+    "settle": "scoring.table_cli:add_settle",
+    "table": "scoring.table_cli:add_table",
 }
 
 

@@ -5,10 +5,16 @@ which one won (or None for a void hand) and which one is East (the dealer). A sc
 ``scheme(scores, winner, east, options) -> Settlement`` registered in :data:`SCHEMES` under a name;
 a ruleset names its scheme with ``settlement = "…"`` in its TOML file, or its module defines
 ``settle(scores, winner, east, options)``. Every :class:`Settlement` checks that the nets sum to 0.
+
+Schemes defined here: ``rode-draak`` (seed 001 lines 25–40, used by ``rode-draak``,
+``dutch-special-hands`` and ``nts``). Other rulesets register theirs from their own module.
+Players are free labels (names or the seat letters of the first hand of a session); which one is
+East for this hand is a separate argument, so the labels need not be the current seat winds.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import combinations
 from typing import Any, Callable, Mapping
 
 from .engine import load_ruleset
@@ -104,4 +110,77 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
         if rs.settlement not in SCHEMES:
             raise RulesetError(f"ruleset {rs.id} has no settlement scheme")
         fn = SCHEMES[rs.settlement]
-    return fn(scores, winner, east, dict(options or {}))
+    result = fn(scores, winner, east, dict(options or {}))
+    if not result.ruleset:
+        result = replace(result, ruleset=rs.id)
+    assert sum(result.net.values()) == 0, f"settlement does not sum to zero: {dict(result.net)}"
+    return result
+
+
+# --------------------------------------------------------------------------- 001 De Rode Draak
+SEED_001 = "001_20e8f920a7ce7e86.txt"
+
+
+def _east_factor(a: str, b: str, east: str) -> int:
+    """2 when East is one of the two players (001:31 "Oost krijgt en betaalt alle bedragen dubbel")."""
+    return 2 if east in (a, b) else 1
+
+
+def rode_draak(scores: Mapping[str, int], winner: str | None, east: str,
+               options: Mapping[str, Any] | None = None) -> Settlement:
+    """The settlement ("Afrekening") of De Rode Draak, seed 001 lines 25–40 (RULINGS 001-17).
+
+    ``scores``: player label → that player's hand score in points (every player's hand is scored);
+    ``winner``: the label of the player who went mahjong, or None for a void hand (001:134: no
+    points are counted); ``east``: the label of the player who is East.
+
+    * 001:27 every player receives his score from every other player, except:
+    * 001:29 the winner only receives and does not pay;
+    * 001:31 East receives and pays every amount double;
+    * 001:33 East wins: he receives his score double from all players;
+    * 001:35 another player wins: he receives his score double from East, single from the two others;
+    * 001:37 the three others settle among themselves, East double: for each pair of non-winners
+      the one with the lower score pays the difference (× 2 when East is one of them), which is
+      "each receives his score from the other" netted (RULINGS 001-17 reading a);
+    * 001:40 the total is always zero (checked).
+
+    Amounts are whole points. The scheme takes no options (RulesetError names any given). Raises
+    ValueError for a score that is not a whole number ≥ 0.
+    """
+    if options:
+        raise RulesetError(f"settlement scheme rode-draak takes no options (got {', '.join(options)})")
+    players = list(scores)
+    for p, s in scores.items():
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+            raise ValueError(f"score of {p} must be a whole number ≥ 0, not {s!r}")
+    if winner is None:
+        return from_transfers("", "rode-draak", players, [],
+                              notes=(f"void hand: no points are counted ({SEED_001}:134)",))
+    transfers: list[Transfer] = []
+    w = scores[winner]
+    for p in players:
+        if p == winner:
+            continue
+        k = _east_factor(winner, p, east)
+        if winner == east:
+            why = f"East wins: {w} double from every player ({SEED_001}:33)"
+        elif p == east:
+            why = f"winner's {w} double from East ({SEED_001}:35)"
+        else:
+            why = f"winner's {w} single from a non-East player ({SEED_001}:35)"
+        transfers.append(Transfer(p, winner, w * k, why))
+    others = [p for p in players if p != winner]
+    for a, b in combinations(others, 2):
+        k = _east_factor(a, b, east)
+        diff = (scores[a] - scores[b]) * k
+        dbl = ", doubled: East is one of them" if k == 2 else ""
+        why = (f"non-winners {a} ({scores[a]}) and {b} ({scores[b]}) settle the difference{dbl} "
+               f"({SEED_001}:37)")
+        transfers.append(Transfer(b, a, diff, why))  # negative: a pays b (from_transfers flips it)
+    notes = [f"East is {east}; winner is {winner}"]
+    result = from_transfers("", "rode-draak", players, transfers, notes=tuple(notes))
+    assert sum(result.net.values()) == 0, f"001:40 the total is always zero: {dict(result.net)}"
+    return result
+
+
+register_scheme("rode-draak", rode_draak)

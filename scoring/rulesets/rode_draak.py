@@ -1,0 +1,363 @@
+"""Predicates and hooks of De Rode Draak's competition rules (seed 001_20e8f920a7ce7e86.txt).
+
+Seed 001 is an excerpt (AMBIGUITIES 001-01): it gives the entry rule, extra doublings, the limit
+hands, the waiting hand, the dead hand, the settlement and the session, and relies on rules "above"
+for the ordinary points and doublings. ``rode_draak.toml`` therefore has ``base = "nts"``: the NTS
+point table and doublings (seed 002) stand in for them; the NTS fixed-value hands and the NTS items
+001 redefines are replaced or removed there.
+
+Hooks: :func:`check_hand` (tile count; a dead hand may have any count), :func:`combine` (no cap on
+ordinary hands: "zonder een echte limiet", 001:46), :func:`finalize` (the entry rule 001:1, RULINGS
+001-03: a winning hand that is neither clean nor has 2 doublings is "mahjong not allowed: …"; a
+dead hand with more than 13 tiles records no points, 001:108).
+
+Flags (``--flag NAME``):
+
+* ``dead-hand`` — the player has more or fewer than 13 tiles (001:108); score with ``--not-winner``;
+* ``dealt-waiting`` — the dealt tiles were a waiting hand, announced (De Gelukkige Dertien, 001:13;
+  give ``--announced-wait`` too);
+* ``flower-replacement`` — the winning dead-wall tile replaced a flower/season, not a kong
+  (001-05; matters under option ``blooming_flowers=kong-only``).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from ..errors import HandError
+from ..hand import Hand
+from ..notation import check_size
+from ..tiles import DRAGONS, PLAYING_TILES, SIMPLES, SUITS, WINDS, sort_tiles
+from .nts import court_of_peking, dragon_snake, nine_gates  # noqa: F401  (predicates named in the TOML)
+
+if TYPE_CHECKING:
+    from ..engine import Line, Ruleset, ScoredHand, Totals, View
+
+SEED = "001_20e8f920a7ce7e86.txt"
+FLAGS = frozenset({"dead-hand", "dealt-waiting", "flower-replacement"})
+#: Onregelmatige Limietspelen (001:56-84) a player can wait for (Heaven is a circumstance)
+IRREGULAR_LIMIT = ("nine-gates", "thirteen-orphans", "seven-twins-superschoon", "seven-twins-schoon",
+                   "wind-snake", "dragon-snake", "court-of-peking")
+#: Regelmatige limietspelen (001:86-102)
+REGULAR_LIMIT = ("rode-draak-hand", "jade", "four-winds", "winding-snake")
+WAITING_RULE = "waiting-irregular-limit"
+
+
+def _name(m) -> str:
+    return "".join(t[0] for t in m.tiles) + m.tile[1]
+
+
+# ------------------------------------------------------------------------- clean (001:1, RULINGS)
+def is_clean(v: "View") -> bool:
+    """"schoon spel" (RULINGS shared definitions, 001-02): one suit, winds/dragons allowed, at
+    least one suit tile. A super-clean (pure) hand is clean too."""
+    return len(v.suits) == 1
+
+
+def is_super_clean(v: "View") -> bool:
+    """"superschoon" (RULINGS: pure): one suit only, no winds or dragons."""
+    return len(v.suits) == 1 and not v.has_honours
+
+
+def entry_clean(v: "View") -> Any:
+    """The entry rule (001:1): a clean hand may go mahjong; fires (a note) when it is clean.
+    Otherwise :func:`finalize` checks the doublings (RULINGS 001-03)."""
+    return "clean hand: mahjong allowed" if is_clean(v) else False
+
+
+# ------------------------------------------------------------------------- extra doublings (001:3-21)
+def equals_2_8(v: "View") -> bool:
+    """Winst met Gelijke 2 t/m 8 (001:7): only pungs/kongs, only tiles 2–8."""
+    from ..predicates import all_pungs
+
+    return all_pungs(v) and v.tile_set <= SIMPLES
+
+
+def blooming(v: "View") -> bool:
+    """Kong met de Bloeiende Bloemen (001:9): the winning tile is drawn from the dead wall. Option
+    ``blooming_flowers`` (001-05): ``any-dead-wall`` (literal) or ``kong-only`` (not when flag
+    ``flower-replacement`` says it replaced a flower)."""
+    if v.ctx.win_by != "dead-wall":
+        return False
+    return v.opts["blooming_flowers"] == "any-dead-wall" or "flower-replacement" not in v.ctx.flags
+
+
+def kongroof(v: "View") -> bool:
+    """Kongroof (001:11): mahjong by robbing a kong "met een chow". Option ``robbing_kong``
+    (001-06): ``chow`` = literal, the robbed tile completes a chow; ``any`` = any completion."""
+    if v.ctx.win_by != "robbed-kong":
+        return False
+    if v.opts["robbing_kong"] == "any":
+        return True
+    m = v.d.winning_meld
+    return m is not None and m.kind == "chow"
+
+
+def lucky_thirteen(v: "View") -> bool:
+    """De Gelukkige Dertien (001:13): the dealt tiles were waiting, announced (``--announced-wait``
+    + flag ``dealt-waiting``), and East did not throw away the wanted tile — a win on East's first
+    discard is Het Spel van de Aarde instead (001:17). Who (001-07): option ``lucky_thirteen``."""
+    if not (v.ctx.announced_wait and "dealt-waiting" in v.ctx.flags):
+        return False
+    return not (v.winner and v.ctx.first_turn and v.ctx.win_by == "discard" and not v.ctx.is_dealer)
+
+
+def three_wise_men(v: "View") -> bool:
+    """De Drie Wijzen (001:21) "drie verschillende draken, en willekeurige Chow, Pung en Kong":
+    no legal hand as written (001-08). Option ``three_wise_men``: ``dragon-pungs`` = pungs/kongs of
+    all three dragons + any set + a pair (reading a, RULINGS principle 4); ``as-written`` = never."""
+    if v.opts["three_wise_men"] == "as-written" or v.d.shape != "standard":
+        return False
+    return {m.tile for m in v.pungs} >= DRAGONS
+
+
+# ------------------------------------------------------------------------- limit hands (001:44-102)
+def _concealed_counter(v: "View") -> Counter | None:
+    """Tiles of an irregular limit hand: nothing on the table (001:50 "in de hand gespeeld")."""
+    return None if v.hand.melds else Counter(v.hand.concealed)
+
+
+def seven_twins(v: "View", kind: str) -> Any:
+    """De Zeven Tweelingen (001:72, RULINGS 001-12): seven pairs; ``kind`` ``super`` (superschoon →
+    Limit), ``clean`` (schoon → Half Limit) or ``other`` (a note: scored normally, allowed only
+    with 2 doublings). Four alike as two pairs: option ``seven_twins_four_alike`` (001-12)."""
+    if v.d.shape != "seven-pairs" or v.hand.melds:
+        return False
+    if v.opts["seven_twins_four_alike"] == "no" and len({m.tile for m in v.pairs}) != len(v.pairs):
+        return False
+    sup, cl = is_super_clean(v), is_clean(v)
+    if kind == "super":
+        return sup
+    if kind == "clean":
+        return cl and not sup
+    return (not cl) and "seven pairs, not clean: counted normally (RULINGS 001-12)"
+
+
+def slang_1(v: "View") -> bool:
+    """Slang 1 (001:76): 1 through 9 of one suit + one of each wind, one of the winds doubled."""
+    c = _concealed_counter(v)
+    if c is None:
+        return False
+    for s in SUITS:
+        need = Counter(f"{r}{s}" for r in range(1, 10)) + Counter(sorted(WINDS))
+        if need - c:
+            continue
+        rest = c - need
+        return sum(rest.values()) == 1 and next(iter(rest)) in WINDS
+    return False
+
+
+def rode_draak_hand(v: "View") -> bool:
+    """Het Spel van de Rode Draak (001:90): a kong of red dragons, characters 1 through 9 (three
+    chows 123 456 789, a regular limit hand, INFERRED in the rendering) and a closing pair of the
+    own (seat) wind."""
+    if v.d.shape != "standard" or not v.pairs:
+        return False
+    kongs = [m for m in v.kongs if m.tile == "7z"]
+    chows = sorted(m.tile for m in v.chows)
+    return bool(kongs) and chows == ["1m", "4m", "7m"] and v.pairs[0].tile == v.ctx.seat_wind_tile
+
+
+#: De Kronkelende Slang (001:102): (chow, chow, pair) ranks beside the pungs of 1 and 9
+WINDING_SNAKES = ((3, 6, 2), (2, 6, 5), (2, 5, 8))
+
+
+def kronkelende_slang(v: "View") -> bool:
+    """De Kronkelende Slang (001:102): pungs of 1 and 9 + chows 3-4-5, 6-7-8 + pair 2, or chows
+    2-3-4, 6-7-8 + pair 5, or chows 2-3-4, 5-6-7 + pair 8; all of one suit (001-16 INFERRED)."""
+    if v.d.shape != "standard" or len(v.suits) != 1 or v.has_honours or len(v.pairs) != 1:
+        return False
+    s = next(iter(v.suits))
+    if sorted(m.tile for m in v.pungs) != sorted([f"1{s}", f"9{s}"]):
+        return False
+    chows = sorted(int(m.tile[0]) for m in v.chows)
+    pair = int(v.pairs[0].tile[0])
+    return any(chows == [a, b] and pair == p for a, b, p in WINDING_SNAKES)
+
+
+def _fires(rule, view: "View", opts: Mapping[str, Any]) -> bool:
+    from ..engine import _coerce
+
+    if rule.shapes is not None and view.d.shape not in rule.shapes:
+        return False
+    if rule.when and any(opts[k] != val for k, val in rule.when.items()):
+        return False
+    return _coerce(rule.predicate(view, **rule.params)) is not None
+
+
+def limit_in_hand(v: "View") -> Any:
+    """"Geheel in de hand: 1x verdubbelen" on a limit hand (001:21 "Bij limietspelen: 1x
+    verdubbelen!", and each limit hand's line): the hand was played entirely in the hand up to
+    and including the last tile — nothing exposed and self-drawn (INFERRED in the rendering).
+    Doubles the Limit/Half Limit (RULINGS 001-11). Hand of Heaven states no such doubling:
+    option ``heaven_in_hand``."""
+    if any(not m.concealed for m in v.hand.melds) or not v.ctx.self_drawn:
+        return False
+    names = [r.name for r in v.ruleset.rules
+             if r.kind == "limit" and r.applies_to == "winner" and _fires(r, v, v.opts)]
+    if v.opts["heaven_in_hand"] == "no":
+        names = [n for n in names if n != v.ruleset.rule("heaven").name]
+    return f"{names[0]} entirely in the hand" if names else False
+
+
+# ------------------------------------------------------------------------- waiting hand (001:52-54)
+def _ctx_fields(hand: Hand) -> dict[str, Any]:
+    c = hand.context
+    return {f: getattr(c, f) for f in c.__dataclass_fields__}
+
+
+def _waiting_for(v: "View", ids: Sequence[str]) -> tuple[float, str, str] | None:
+    """(limit fraction, hand name, tile) of the best limit hand in ``ids`` one tile completes."""
+    from ..decompose import decompositions
+    from ..engine import View as _View
+
+    hand = v.hand
+    if hand.tile_count != 13 or "dead-hand" in hand.context.flags:
+        return None
+    rs = v.ruleset
+    rules = [r for r in rs.rules if r.id in ids]
+    held = Counter(hand.all_tiles)
+    ctx = hand.context.__class__(**{**_ctx_fields(hand), "winner": True, "win_by": "wall"})
+    best: tuple[float, str, str] | None = None
+    for t in PLAYING_TILES:
+        if held[t] >= 4:
+            continue
+        trial = Hand(tuple(sort_tiles(hand.concealed + (t,))), hand.melds, hand.bonus, t, ctx)
+        for d in decompositions(trial, rs.shapes):
+            tv = _View(trial, d, rs, v.opts)
+            for r in rules:
+                if (best is None or r.value > best[0]) and _fires(r, tv, v.opts):
+                    best = (r.value, r.name, t)
+    return best
+
+
+def waiting_irregular_limit(v: "View") -> Any:
+    """A non-winner waiting for an irregular limit hand scores half of what its mahjong would
+    have scored (001:54; who: non-winners, 001-10 a). Option ``waiting_limit_half`` (001-10):
+    ``reward`` = half the Limit / Half Limit; ``with-in-hand-doubling`` = half of the doubled
+    value (as if won entirely in the hand)."""
+    from ..engine import Fired
+
+    best = _waiting_for(v, IRREGULAR_LIMIT)
+    if best is None:
+        return False
+    value, name, tile = best
+    factor = 2 if v.opts["waiting_limit_half"] == "with-in-hand-doubling" else 1
+    return Fired(1, (f"waiting for {name} on {tile}",), value * factor * 0.5)
+
+
+def waiting_regular_limit(v: "View") -> Any:
+    """A non-winner waiting for a regular limit hand gets no bonus: his sets count normally (001:54)."""
+    if _waiting_for(v, IRREGULAR_LIMIT) is not None:
+        return False
+    best = _waiting_for(v, REGULAR_LIMIT)
+    return best is not None and f"waiting for {best[1]} on {best[2]}: no bonus, counted normally"
+
+
+# ------------------------------------------------------------------------- dead hand (001:106-108)
+def dead_hand(v: "View", more: bool) -> Any:
+    """De Dode Hand (001:108), flag ``dead-hand``: more than 13 tiles (``more``) — no points, still
+    settles (a zero-score loser, 001-13 INFERRED); fewer — the combinations made still count, but
+    no mahjong. Tiles counted with a kong as 3 (001-13 INFERRED)."""
+    if "dead-hand" not in v.ctx.flags:
+        return False
+    n = v.hand.tile_count
+    if more and n > 13:
+        return f"dead hand, {n} tiles: records no points, still settles"
+    if not more and n < 13:
+        return f"dead hand, {n} tiles: the combinations made count, no mahjong"
+    return False
+
+
+# ------------------------------------------------------------------------- hooks
+def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
+    """Tile count and flags. A hand flagged ``dead-hand`` may have any count but 13 and must be
+    scored as a non-winner (001:108: it cannot make mahjong). Raises :class:`HandError`."""
+    ctx = hand.context
+    unknown = sorted(ctx.flags - FLAGS)
+    if unknown:
+        raise HandError(f"unknown flag {', '.join(unknown)} for ruleset rode-draak "
+                        f"(flags: {', '.join(sorted(FLAGS))})")
+    if "dead-hand" in ctx.flags:
+        if ctx.winner:
+            raise HandError("a dead hand cannot make mahjong (001:108): score it with --not-winner")
+        if hand.tile_count == 13:
+            raise HandError("flag dead-hand needs more or fewer than 13 tiles (001:108); "
+                            "this hand has 13 (each meld on the table counts 3)")
+    else:
+        try:
+            check_size(hand, (ruleset.hand_size,))
+        except HandError as e:
+            raise HandError(f"{e}; a player with more or fewer than 13 tiles has a dead hand: "
+                            "--flag dead-hand --not-winner (001:108)") from None
+    if "flower-replacement" in ctx.flags and (not ctx.winner or ctx.win_by != "dead-wall"):
+        raise HandError("flag flower-replacement describes a win on a dead-wall tile: "
+                        "needs --win-by dead-wall")
+    if "dealt-waiting" in ctx.flags and not ctx.announced_wait:
+        raise HandError("flag dealt-waiting (De Gelukkige Dertien, 001:13) needs --announced-wait: "
+                        "the waiting hand must be announced")
+
+
+def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Totals":
+    """Totals of one reading without a cap on ordinary hands ("zonder een echte limiet", 001:46;
+    RULINGS 001-11); a limit hand is its Limit/Half Limit (× 2 entirely in the hand). A non-winner's
+    waiting-hand half (001:54) counts only when it beats his normal count (RULINGS principle 5)."""
+    from ..engine import default_combine
+
+    uncapped = replace(ruleset, limit=None)
+    if any(ln.kind in ("fixed", "limit") for ln in lines):  # no entry note on a limit hand
+        lines = [ln for ln in lines if ln.rule != "entry-clean"]
+    total = default_combine(lines, uncapped, view)
+    if view.winner or not any(ln.rule == WAITING_RULE for ln in lines):
+        return total
+    normal = default_combine([ln for ln in lines if ln.rule != WAITING_RULE], uncapped, view)
+    return normal if normal.total > total.total else total
+
+
+def _entry_ok(lines: Sequence["Line"], doublings: int, opts: Mapping[str, Any]) -> bool:
+    if any(ln.kind in ("fixed", "limit") for ln in lines):
+        return True  # a limit hand is a mahjong of its own (001:44-102)
+    if any(ln.rule == "entry-clean" for ln in lines):
+        return True
+    if opts["entry_doublings"] == "single-item":
+        return any(ln.doublings >= 2 for ln in lines)
+    return doublings >= 2
+
+
+def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any]) -> "ScoredHand":
+    """Dead hand with more than 13 tiles: no points (001:108). A winner: the entry rule (001:1,
+    RULINGS 001-03) — clean, a limit hand, or 2 doublings (option ``entry_doublings``); the best
+    allowed reading is kept, and when none is allowed the result says "mahjong not allowed: …"
+    with total 0 (the reading it would have scored stays in the lines)."""
+    from ..decompose import decompositions
+    from ..engine import score_decomposition
+
+    if any(ln.rule == "dead-hand-more" for ln in result.lines):
+        note = next(ln for ln in result.lines if ln.rule == "dead-hand-more")
+        return replace(result, total=0, points=0, doublings=0, lines=(note,), status=f"{SEED}:108 {note.detail}")
+    if not result.hand.context.winner:
+        return result
+    if _entry_ok(result.lines, result.doublings, options):
+        if not any(ln.rule == "entry-clean" or ln.kind in ("fixed", "limit") for ln in result.lines):
+            return replace(result, status=f"mahjong allowed: {result.doublings} doublings, not clean ({SEED}:1)")
+        return result
+    hand = result.hand
+    best = None
+    for d in decompositions(hand, ruleset.shapes):
+        totals, valid = score_decomposition(hand, d, ruleset, options)
+        if valid and _entry_ok(totals.lines, totals.doublings, options):
+            if best is None or totals.total > best[0].total:
+                best = (totals, d)
+    if best is not None:
+        t, d = best
+        return replace(result, total=t.total, points=t.points, doublings=t.doublings, lines=t.lines,
+                       decomposition=d, alternatives=(), cash=t.cash, limit_applied=t.limit_applied,
+                       status=f"mahjong allowed: {t.doublings} doublings, not clean ({SEED}:1)")
+    rule = ("at least 2 doublings from one item" if options["entry_doublings"] == "single-item"
+            else "at least 2 doublings in total")
+    reason = (f"mahjong not allowed: the hand is not clean and has {result.doublings} doubling"
+              f"{'' if result.doublings == 1 else 's'}; De Rode Draak needs a clean hand or {rule} "
+              f"({SEED}:1, option entry_doublings={options['entry_doublings']}, 001-03); "
+              f"it would have scored {result.total}")
+    return replace(result, total=0, allowed=False, status=reason)

@@ -1,0 +1,254 @@
+"""``mahjong-score settle`` and ``mahjong-score table``: settle one hand of a table, or score four
+hands and settle them in one call (registered in ``cli.COMMANDS``).
+
+Players are free labels (names, or — as in the examples — the seat letters the players had when
+the session began). Which player is East for this hand is given separately with ``--east``, so a
+label need not be the player's current seat wind. ``table`` takes the hands in seating order (the
+order of play: East's right-hand neighbour next) and derives each player's seat wind from
+``--east`` (001:126, 001:136); ``settle`` needs only the scores.
+
+Settlement schemes (``scoring.settle.SCHEMES``) are chosen by the ruleset; scheme-specific options
+are passed with ``--option NAME=VALUE`` (``settle``) or ``--settle-option NAME=VALUE`` (``table``,
+whose ``--option`` sets ruleset options for scoring).
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from cli import UserError, options_from_args, print_json
+
+from .engine import explain, load_ruleset, score_hand
+from .errors import HandError, RulesetError
+from .hand import WIN_BY, Context
+from .notation import parse_hand
+from .session import SessionState, describe, next_state, outcome_of
+from .settle import Settlement, settle
+
+NONE_WORDS = ("none", "void", "-")
+
+
+# ------------------------------------------------------------------------- parsing helpers
+def parse_scores(text: str) -> dict[str, int]:
+    """``"E=200,S=100,W=200,N=500"`` → ``{"E": 200, …}`` (order kept). UserError on bad input."""
+    out: dict[str, int] = {}
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" not in part:
+            raise UserError(f"--scores entry {part!r} must be PLAYER=POINTS, e.g. E=200")
+        name, val = (x.strip() for x in part.split("=", 1))
+        if not name:
+            raise UserError(f"--scores entry {part!r} has no player label")
+        if name in out:
+            raise UserError(f"player {name!r} is given twice in --scores")
+        try:
+            points = int(val)
+        except ValueError:
+            raise UserError(f"score of {name} must be a whole number, not {val!r}") from None
+        if points < 0:
+            raise UserError(f"score of {name} must be ≥ 0, not {points}")
+        out[name] = points
+    if len(out) < 2:
+        raise UserError("--scores needs at least two players, e.g. E=200,S=100,W=200,N=500")
+    return out
+
+
+def _winner(text: str | None) -> str | None:
+    return None if text is None or text.lower() in NONE_WORDS else text
+
+
+def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:
+    out = []
+    for item in items:
+        if "=" not in item:
+            raise UserError(f"{what} {item!r} must be NAME=VALUE")
+        k, v = item.split("=", 1)
+        if not k.strip():
+            raise UserError(f"{what} {item!r} has no player label")
+        out.append((k.strip(), v.strip()))
+    return out
+
+
+def _settle(ruleset: str, scores: dict[str, int], winner: str | None, east: str,
+            options: dict[str, str]) -> Settlement:
+    try:
+        return settle(ruleset, scores, winner, east, options)
+    except (HandError, RulesetError):
+        raise
+    except ValueError as e:  # inconsistent players / scores
+        raise UserError(str(e)) from None
+
+
+def format_settlement(s: Settlement, east: str, winner: str | None) -> str:
+    """Text: the transfers, then each player's net (positive = receives) and the zero sum."""
+    out = [f"settlement under {s.ruleset} (scheme {s.scheme}): East {east}, "
+           f"winner {winner if winner is not None else 'none (void hand)'}"]
+    if s.transfers:
+        out.append("transfers:")
+        for t in s.transfers:
+            out.append(f"  {t.payer} pays {t.payee} {t.amount:>6}  {t.reason}")
+    out.append("net:")
+    for p, n in s.net.items():
+        out.append(f"  {p:<8} {n:+d}")
+    out.append(f"sum: {sum(s.net.values())}")
+    for n in s.notes:
+        out.append(f"note: {n}")
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------------- settle
+def cmd_settle(args: argparse.Namespace) -> int:
+    scores = parse_scores(args.scores)
+    winner = _winner(args.winner)
+    if args.east not in scores:
+        raise UserError(f"--east {args.east!r} is not one of the players {', '.join(scores)}")
+    if winner is not None and winner not in scores:
+        raise UserError(f"--winner {winner!r} is not one of the players {', '.join(scores)}")
+    s = _settle(args.ruleset, scores, winner, args.east, options_from_args(args))
+    if args.json:
+        print_json({**s.to_json(), "east": args.east, "winner": winner, "scores": scores})
+    else:
+        print(format_settlement(s, args.east, winner))
+    return 0
+
+
+def add_settle(sub: Any) -> None:
+    """Register ``mahjong-score settle``."""
+    p = sub.add_parser(
+        "settle", help="settle one hand: who pays whom, from the four players' scores",
+        description="Settle one hand of a table under a ruleset's settlement scheme, e.g. "
+                    "mahjong-score settle --ruleset rode-draak --east S --winner W "
+                    "--scores E=200,S=100,W=200,N=500. Players are free labels; --east names the "
+                    "player who is East for this hand. Prints the transfers and each player's net "
+                    "(positive = receives); the nets always sum to zero.")
+    p.add_argument("--ruleset", "-r", default="rode-draak", help="ruleset id; default rode-draak")
+    p.add_argument("--scores", required=True, metavar="P=N,...", help="each player's hand score, e.g. E=200,S=100,W=200,N=500")
+    p.add_argument("--east", required=True, metavar="PLAYER", help="the player who is East (the dealer)")
+    p.add_argument("--winner", metavar="PLAYER", help="the player who went mahjong; omit or 'none' for a void hand")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
+                   help="a settlement-scheme option (repeatable)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_settle)
+
+
+# ------------------------------------------------------------------------- table
+def _table_state(players: list[str], east: str, leader: str | None, round_wind: str) -> SessionState:
+    if len(players) != 4:
+        raise UserError(f"table needs four --hand PLAYER=NOTATION, got {len(players)}")
+    if len(set(players)) != 4:
+        raise UserError("each player may be given only once with --hand")
+    if east not in players:
+        raise UserError(f"--east {east!r} is not one of the players {', '.join(players)}")
+    leader = leader or players[0]
+    if leader not in players:
+        raise UserError(f"--leader {leader!r} is not one of the players {', '.join(players)}")
+    k = players.index(leader)
+    order = players[k:] + players[:k]
+    return SessionState(tuple(order), east=order.index(east), round_wind=round_wind)
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    hands = _pairs(args.hand, "--hand")
+    players = [p for p, _ in hands]
+    east = (args.east or players[0]) if players else ""
+    state = _table_state(players, east, args.leader, args.round_wind)
+    winner = _winner(args.winner)
+    if winner is not None and winner not in players:
+        raise UserError(f"--winner {winner!r} is not one of the players {', '.join(players)}")
+    pflags: dict[str, set[str]] = {p: set() for p in players}
+    for p, f in _pairs(args.player_flag, "--player-flag"):
+        if p not in pflags:
+            raise UserError(f"--player-flag {p!r} is not one of the players {', '.join(players)}")
+        pflags[p].add(f)
+    rs = load_ruleset(args.ruleset)
+    opts = options_from_args(args)
+    after = next_state(state, outcome_of(state, winner))
+    results: dict[str, Any] = {}
+    if winner is not None:
+        sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        for p, notation in hands:
+            is_w = p == winner
+            ctx = Context(
+                seat_wind=state.seat_wind(p), round_wind=state.round_wind, winner=is_w,
+                win_by=args.win_by if is_w else "discard", last_tile=args.last_tile and is_w,
+                first_turn=args.first_turn and is_w, announced_wait=args.announced_wait and is_w,
+                kong_on_kong=args.kong_on_kong and is_w,
+                flags=frozenset(pflags[p] | (set(args.flag) if is_w else set())))
+            try:
+                hand = parse_hand(notation, winning_tile=args.winning_tile if is_w else None,
+                                  context=ctx, sizes=sizes)
+                results[p] = score_hand(hand, rs, opts)
+            except HandError as e:
+                raise HandError(f"hand of {p}: {e}") from None
+        res = results[winner]
+        if not res.allowed:
+            raise UserError(f"{winner}'s mahjong cannot be settled: {res.status}")
+        scores = {p: results[p].total for p in players}
+    else:
+        scores = {p: 0 for p in players}
+    s = _settle(rs.id, scores, winner, east, dict(_pairs(args.settle_option, "--settle-option")))
+    nxt = {"east": None if after.over else after.east_player, "round_wind": after.round_wind,
+           "over": after.over, "seats": {} if after.over else after.seats(), "text": describe(after)}
+    if args.json:
+        print_json({
+            "ruleset": rs.id, "round_wind": state.round_wind, "east": east, "winner": winner,
+            "seats": state.seats(),
+            "hands": {p: r.to_json() for p, r in results.items()},
+            "scores": scores, "settlement": s.to_json(), "next": nxt,
+        })
+        return 0
+    print(f"{rs.name} ({rs.id}) — round wind {state.round_wind}, East {east}, "
+          f"winner {winner if winner else 'none'}")
+    if winner is None:
+        print("void hand: no points are counted; replayed with the same winds (001:134)")
+    for p in players:
+        if p not in results:
+            continue
+        r = results[p]
+        print(f"\n== {p} (seat {state.seat_wind(p)}{', winner' if p == winner else ''}): {r.total}")
+        if args.explain:
+            print(explain(r))
+        else:
+            for ln in r.lines:
+                print(f"  {ln.amount():>18}  {ln.name}  ({ln.source})")
+            if r.status != "ok":
+                print(f"  {r.status}")
+    print()
+    print(format_settlement(s, east, winner))
+    print(f"next game: {describe(after)}")
+    return 0
+
+
+def add_table(sub: Any) -> None:
+    """Register ``mahjong-score table``."""
+    p = sub.add_parser(
+        "table", help="score the four hands of a table and settle them in one call",
+        description="Score four hands and settle them, e.g. mahjong-score table --ruleset rode-draak "
+                    "--hand E=\"123m456p789s11z [777p]\" --hand S=... --hand W=... --hand N=... "
+                    "--winner E -w 1z. Give the hands in seating order (the order of play); seat "
+                    "winds follow from --east (default: the first player). The winner's hand "
+                    "includes the winning tile; the others have 13 tiles. Options such as "
+                    "--win-by describe the winner's hand.")
+    p.add_argument("--ruleset", "-r", default="rode-draak", help="ruleset id; default rode-draak")
+    p.add_argument("--hand", action="append", default=[], metavar="PLAYER=NOTATION", required=True,
+                   help="a player's hand (four times, in seating order)")
+    p.add_argument("--winner", metavar="PLAYER", help="who went mahjong; omit or 'none' for a void hand (001:134)")
+    p.add_argument("--east", metavar="PLAYER", help="who is East this hand; default the first --hand")
+    p.add_argument("--leader", metavar="PLAYER", help="the session leader (drew East, 001:126); default the first --hand")
+    p.add_argument("--round-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="round wind; default E")
+    p.add_argument("--winning-tile", "-w", help="the winner's winning tile, e.g. 5p")
+    p.add_argument("--win-by", default="discard", choices=WIN_BY, help="where the winning tile came from; default discard")
+    p.add_argument("--last-tile", action="store_true", help="the winner won on the last tile")
+    p.add_argument("--first-turn", action="store_true", help="the winner won on the first turn")
+    p.add_argument("--announced-wait", action="store_true", help="the winner had announced a waiting hand")
+    p.add_argument("--kong-on-kong", action="store_true", help="the winner won on the replacement after two kongs")
+    p.add_argument("--flag", action="append", default=[], metavar="NAME", help="a ruleset flag for the winner")
+    p.add_argument("--player-flag", action="append", default=[], metavar="PLAYER=NAME",
+                   help="a ruleset flag for one player, e.g. N=dead-hand (repeatable)")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option for scoring")
+    p.add_argument("--settle-option", action="append", default=[], metavar="NAME=VALUE", help="a settlement-scheme option")
+    p.add_argument("--explain", action="store_true", help="print each hand's full explanation")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_table)
