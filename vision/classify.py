@@ -1,0 +1,174 @@
+"""Tile classification: image + :class:`~vision.detect.Detections` → :class:`TileReadings`.
+
+Runs ``models/classifier.onnx`` on crops made by :func:`vision.crops.crop_tile` (the same function
+the training crops were made with), in one batch. Everything comes from the model's metadata:
+``imgsz`` (crop side), ``crop_margin``, ``crop_resize``, ``names`` (must equal
+:data:`vision.classes.CLASS_NAMES`) and ``rotation``:
+
+* ``invariant`` — the classifier was trained on every pose: one pass; the pose of a face-up tile is
+  ``upright`` here (the layout step judges ``sideways`` from the box shape);
+* ``upright`` — the crop is also tried turned by 90°, 180° and 270° for tiles that are not read
+  confidently upright (or whose box is wider than tall); the most confident turn wins and gives the
+  pose (``sideways`` for 90°/270°, ``upside-down`` for 180°).
+
+A tile the detector calls face-down, or whose best class is ``0x``, has pose ``face-down``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .classes import BACK, CLASS_INDEX, CLASS_NAMES, NUM_CLASSES
+from .crops import RESIZE_MODES, crop_tile
+from .detect import Detections
+from .errors import ModelError
+from .models import CLASSIFIER_FILE, Model, imgsz_of, model_path, names_list, open_model, thread_count
+
+POSES = ("upright", "sideways", "upside-down", "face-down")
+#: a tile read upright with at least this probability is not tried in other turns
+UPRIGHT_SURE = 0.9
+BACK_INDEX = CLASS_INDEX[BACK]
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class TileReadings:
+    """What each detected tile shows.
+
+    * ``probs``: (N, 43) float32 class probabilities in :data:`CLASS_NAMES` order (rows sum to 1);
+    * ``pose``: N of ``upright`` / ``sideways`` / ``upside-down`` / ``face-down``.
+    """
+
+    probs: np.ndarray
+    pose: tuple[str, ...]
+
+    @staticmethod
+    def make(probs, pose=None) -> "TileReadings":
+        p = np.asarray(probs, np.float32).reshape(-1, NUM_CLASSES)
+        pose = tuple(pose) if pose is not None else tuple(
+            "face-down" if r.argmax() == BACK_INDEX else "upright" for r in p)
+        if len(pose) != len(p):
+            raise ValueError(f"{len(pose)} poses for {len(p)} tiles")
+        bad = set(pose) - set(POSES)
+        if bad:
+            raise ValueError(f"unknown pose {sorted(bad)}; poses are {POSES}")
+        return TileReadings(_readonly(p), pose)
+
+    def __len__(self) -> int:
+        return len(self.probs)
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The most probable tile code of each tile (the raw reading)."""
+        return tuple(CLASS_NAMES[i] for i in self.probs.argmax(1))
+
+    def top(self, k: int = 5) -> list[list[tuple[str, float]]]:
+        """Per tile, the ``k`` most probable (code, probability) pairs, best first."""
+        order = np.argsort(-self.probs, axis=1, kind="stable")[:, :k]
+        return [[(CLASS_NAMES[j], float(self.probs[i, j])) for j in row] for i, row in enumerate(order)]
+
+    def take(self, idx) -> "TileReadings":
+        idx = np.arange(len(self))[idx]
+        return TileReadings.make(self.probs[idx], [self.pose[i] for i in idx])
+
+
+def _as_probs(out: np.ndarray) -> np.ndarray:
+    """Model output → probabilities (softmax applied if the graph returned logits)."""
+    out = out.astype(np.float32)
+    if (out < 0).any() or not np.allclose(out.sum(1), 1.0, atol=1e-3):
+        z = out - out.max(1, keepdims=True)
+        e = np.exp(z)
+        out = e / e.sum(1, keepdims=True)
+    return out
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """The tile classifier with its crop settings (all from metadata)."""
+
+    model: Model
+    imgsz: int
+    margin: float
+    resize: str
+    rotation: str
+    batch: int | None  # fixed batch size of the graph, None when dynamic
+
+    def run(self, crops: np.ndarray) -> np.ndarray:
+        """(B, S, S, 3) uint8 crops → (B, 43) probabilities."""
+        if len(crops) == 0:
+            return np.zeros((0, NUM_CLASSES), np.float32)
+        x = crops.transpose(0, 3, 1, 2).astype(np.float32) * (1.0 / 255.0)
+        sess, name = self.model.session, self.model.input_name
+        if self.batch is None:
+            out = sess.run(None, {name: x})[0]
+        else:
+            parts = []
+            for i in range(0, len(x), self.batch):
+                chunk = x[i:i + self.batch]
+                n = len(chunk)
+                if n < self.batch:
+                    chunk = np.concatenate([chunk, np.zeros((self.batch - n,) + chunk.shape[1:], np.float32)])
+                parts.append(sess.run(None, {name: chunk})[0][:n])
+            out = np.concatenate(parts)
+        out = np.asarray(out).reshape(len(x), -1)
+        if out.shape[1] != NUM_CLASSES:
+            raise ModelError(f"classifier output has {out.shape[1]} classes, expected {NUM_CLASSES}")
+        return _as_probs(out)
+
+    def __call__(self, image: np.ndarray, det: Detections) -> TileReadings:
+        """Classify every detected tile of ``image`` (H, W, 3) uint8 RGB; see the module docstring."""
+        n = len(det)
+        if n == 0:
+            return TileReadings.make(np.zeros((0, NUM_CLASSES)), ())
+        crops = np.stack([crop_tile(image, b, self.imgsz, self.margin, self.resize) for b in det.boxes])
+        probs = self.run(crops)
+        turn = np.zeros(n, int)
+        if self.rotation == "upright":
+            wide = det.sizes[:, 0] > det.sizes[:, 1]
+            unsure = np.nonzero((probs.max(1) < UPRIGHT_SURE) | wide)[0]
+            if len(unsure):
+                turned = np.concatenate([np.rot90(crops[unsure], k, axes=(1, 2)) for k in (1, 2, 3)])
+                tp = self.run(np.ascontiguousarray(turned)).reshape(3, len(unsure), NUM_CLASSES)
+                cand = np.concatenate([probs[unsure][None], tp])  # (4, u, 43)
+                best = cand.max(2).argmax(0)
+                probs[unsure] = cand[best, np.arange(len(unsure))]
+                turn[unsure] = best
+        pose = []
+        for i in range(n):
+            if det.face_down[i] or probs[i].argmax() == BACK_INDEX:
+                pose.append("face-down")
+            else:
+                pose.append(("upright", "sideways", "upside-down", "sideways")[turn[i]])
+        return TileReadings.make(probs, pose)
+
+
+def load_classifier(path: str | None = None, threads: int | None = None) -> Classifier:
+    """Open the classifier (default ``models/classifier.onnx``), checking its metadata against the
+    model contract. Raises :class:`ModelError` for a missing file, class names that differ from
+    :data:`CLASS_NAMES`, or an unknown ``crop_resize``/``rotation``."""
+    p = str(path or model_path(CLASSIFIER_FILE))
+    m = open_model(p, threads or thread_count())
+    names = names_list(m.get("names"), p)
+    if names != CLASS_NAMES:
+        raise ModelError(f"{p}: metadata 'names' differs from vision.classes.CLASS_NAMES "
+                         f"({len(names)} names, first {names[:3]})")
+    margin = float(m.get("crop_margin", 0.0))
+    resize = str(m.get("crop_resize", "stretch"))
+    rotation = str(m.get("rotation", "invariant"))
+    if resize not in RESIZE_MODES:
+        raise ModelError(f"{p}: metadata crop_resize {resize!r} is not one of {RESIZE_MODES}")
+    if rotation not in ("invariant", "upright"):
+        raise ModelError(f"{p}: metadata rotation {rotation!r} is not 'invariant' or 'upright'")
+    b = m.session.get_inputs()[0].shape[0]
+    return Classifier(m, imgsz_of(m), margin, resize, rotation, b if isinstance(b, int) else None)
+
+
+def classify(image: np.ndarray, det: Detections, classifier: Classifier | None = None) -> TileReadings:
+    """Per-tile probabilities and pose with the default classifier (or ``classifier``)."""
+    return (classifier or load_classifier())(image, det)

@@ -1,0 +1,628 @@
+"""Structure-aware decoding: per-tile probabilities + layout → the most probable *legal* hand.
+
+A photo reading is a product of independent per-tile guesses; a winning hand is not: it has ≤ 4 of
+each tile, legal melds, 14 (16-tile game: 17) tiles counting each meld as 3, and a shape the ruleset
+knows (sets + pair, seven pairs, thirteen orphans, a special hand). When a tile is uncertain the
+structure usually says which it is: ``1m 2m 3m 4p 4p 5p 6p 6p ...`` with one ``6p`` read where a ``5p``
+lies is not a hand, and the cheapest change that makes it one is almost always the truth.
+
+Search (:func:`decode`):
+
+1. *Role hypotheses*: each group of the hand region has role options with priors (from
+   :mod:`vision.layout`): exposed meld or concealed, winning tile or not, ignored or not. Hypotheses
+   whose tile count cannot make a hand are dropped before any search; the rest are tried best prior
+   first, with branch-and-bound (a hypothesis cannot beat its prior).
+2. *Readings of one hypothesis*: units are the concealed tiles (top-K playing tiles each) and the
+   melds (every legal pung/chow/kong, scored over the best arrangement of its tiles on the group's
+   positions). Readings are enumerated in exactly decreasing probability (lazy k-best over the
+   product of sorted candidate lists), each checked for tile counts ≤ 4 and the ruleset's shapes
+   (:func:`scoring.decompose.is_standard_complete`, seven pairs, thirteen orphans, the ruleset's
+   own shapes); the first that passes and that :func:`scoring.score_hand` accepts (no
+   :class:`~scoring.HandError`) is the hand.
+3. Its *probability* is the product of the chosen tile probabilities; *relative* divides it by the
+   raw (arg-max) reading's; *confidence* is its share of the probability of all legal readings met
+   in the search. If no legal reading is plausible (relative ≥ :data:`MIN_RELATIVE`), the raw
+   reading is returned with ``problem`` saying what is wrong.
+
+Overrides: ``winning_tile`` (CLI ``--winning-tile``) fixes the winning tile; ``exposed`` (CLI
+``--exposed "[777p] (1111s)"``) names the melds on the table — each is matched to the group that
+reads most like it, or taken as not photographed, and no other group is read as exposed.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from scoring import Context, HandError, Meld, RulesetError, load_ruleset, make_hand, score_hand
+from scoring.decompose import SHAPES, is_standard_complete, seven_pairs_counts
+from scoring.engine import Ruleset
+from scoring.notation import meld_from_tiles, parse_tiles
+from scoring.tiles import BONUS, PLAYING_TILES, TERMINALS_AND_HONOURS, compact, sort_tiles
+
+from .classes import BACK, BONUS_TILES, CLASS_INDEX, CLASS_NAMES
+from .classify import TileReadings
+from .layout import GroupRoles, Layout, Option
+
+#: candidates per concealed tile (most probable playing tiles)
+TOP_K = 6
+#: candidates per meld
+TOP_MELDS = 10
+#: a candidate is dropped when it is this many times less probable than the unit's best
+CAND_RATIO = 3e-3
+#: the least relative probability (reading / raw reading) still called plausible
+MIN_RELATIVE = 1e-4
+#: readings examined per hypothesis at most
+MAX_READINGS = 20000
+#: hypotheses decoded at most
+MAX_HYPOTHESES = 60
+#: after the best legal reading, keep enumerating this far (in log-probability) to estimate confidence
+CONF_WINDOW = 9.2  # e^-9.2 ≈ 1e-4
+EPS = 1e-12
+
+_PLAY = 34
+_BACK = CLASS_INDEX[BACK]
+_BONUS_IDX = [CLASS_INDEX[c] for c in BONUS_TILES]
+_TH_SET = frozenset(PLAYING_TILES.index(t) for t in TERMINALS_AND_HONOURS)
+
+
+@dataclass(frozen=True)
+class GivenMeld:
+    """A meld named by the user (``--exposed``): ``kind`` pung/chow/kong, ``tiles`` (34-indices),
+    ``concealed`` (a concealed kong)."""
+
+    kind: str
+    tiles: tuple[int, ...]
+    concealed: bool
+
+    @property
+    def notation(self) -> str:
+        body = compact([PLAYING_TILES[t] for t in self.tiles])
+        return f"({body})" if self.concealed else f"[{body}]"
+
+
+def parse_exposed(text: str) -> tuple[GivenMeld, ...]:
+    """``"[777p] [1111s] (2222m)"`` → given melds. Raises :class:`HandError` for bad notation or a
+    token that is not a meld."""
+    out = []
+    for tok in text.split():
+        if len(tok) < 3 or (tok[0], tok[-1]) not in (("[", "]"), ("(", ")")):
+            raise HandError(f"--exposed: {tok!r} must be a meld in brackets, e.g. [777p] or (1111s)")
+        tiles = parse_tiles(tok[1:-1])
+        m = meld_from_tiles(tiles, concealed=tok[0] == "(")
+        out.append(GivenMeld(m.kind, tuple(PLAYING_TILES.index(t) for t in m.tiles), tok[0] == "("))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class MeldReading:
+    """A meld in the reading: ``kind``, ``tile`` (lowest/repeated tile code), ``concealed`` (a
+    concealed kong), ``positions`` (detection indices; empty for a given meld not in the photo)."""
+
+    kind: str
+    tile: str
+    concealed: bool
+    positions: tuple[int, ...]
+
+    def notation(self) -> str:
+        return Meld(self.kind, self.tile, concealed=self.concealed, declared=True).notation()
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The decoded hand.
+
+    * ``hand``: the legal :class:`scoring.Hand`, or None when none is plausible;
+    * ``tiles``: per detection, the tile read (``0x`` for a face-down tile, None when ignored);
+    * ``raw``: per detection, the most probable class (the raw reading);
+    * ``roles``: per detection: concealed / winning / exposed / concealed-kong / bonus / ignored;
+    * ``melds``: the melds on the table with their detection positions;
+    * ``changed``: detection indices whose tile differs from the raw reading;
+    * ``probability``: product of the chosen tiles' probabilities (hand tiles only);
+    * ``relative``: ``probability`` / the raw reading's product over the same tiles (≤ 1);
+    * ``confidence``: share of this reading among the legal readings found (0..1);
+    * ``legal``: True when ``hand`` is set; ``problem``: what is wrong otherwise;
+    * ``notation``: the hand in notation (the raw reading's when not legal);
+    * ``notes``: what was inferred from the layout.
+    """
+
+    hand: object | None
+    tiles: tuple[str | None, ...]
+    raw: tuple[str, ...]
+    roles: tuple[str, ...]
+    melds: tuple[MeldReading, ...]
+    changed: tuple[int, ...]
+    probability: float
+    relative: float
+    confidence: float
+    legal: bool
+    notation: str
+    problem: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+# ----------------------------------------------------------------------------- candidates
+@dataclass
+class _Unit:
+    """A search unit: concealed tile or meld, with sorted candidates (logp, value, per-position codes)."""
+
+    kind: str  # "tile" | "meld"
+    positions: tuple[int, ...]
+    cands: list[tuple[float, object, tuple[int, ...]]]
+    role: str = "concealed"
+
+
+def _tile_unit(logp: np.ndarray, pos: int, forced: int | None = None) -> _Unit:
+    if forced is not None:
+        return _Unit("tile", (pos,), [(0.0, forced, (forced,))])
+    lp = logp[pos, :_PLAY]
+    order = np.argsort(-lp, kind="stable")[:TOP_K]
+    best = lp[order[0]]
+    cands = [(float(lp[t]), int(t), (int(t),)) for t in order if lp[t] >= best + math.log(CAND_RATIO)]
+    return _Unit("tile", (pos,), cands)
+
+
+def _meld_options(n: int, concealed_kong: bool) -> list[tuple[str, tuple[int, ...]]]:
+    out: list[tuple[str, tuple[int, ...]]] = []
+    if n == 4:
+        out += [("kong", (t,) * 4) for t in range(_PLAY)]
+        return out
+    if n == 3 and not concealed_kong:
+        out += [("pung", (t,) * 3) for t in range(_PLAY)]
+        out += [("chow", (s * 9 + r, s * 9 + r + 1, s * 9 + r + 2)) for s in range(3) for r in range(7)]
+    return out
+
+
+def _meld_unit(logp: np.ndarray, positions: Sequence[int], backs: Sequence[bool], role: str,
+               only: Sequence[tuple[str, tuple[int, ...]]] | None = None) -> _Unit:
+    """Every legal meld on ``positions`` scored over its best arrangement (backs show 0x)."""
+    n = len(positions)
+    faces = [p for p, b in zip(positions, backs) if not b]
+    back_lp = sum(float(logp[p, _BACK]) for p, b in zip(positions, backs) if b)
+    options = list(only) if only is not None else _meld_options(n, role == "concealed-kong")
+    cands = []
+    for kind, tiles in options:
+        if kind == "kong" or kind == "pung":
+            t = tiles[0]
+            lp = back_lp + sum(float(logp[p, t]) for p in faces)
+            codes = tuple(_BACK if b else t for b in backs)
+            cands.append((lp, (kind, tiles), codes))
+        else:  # chow: best assignment of its three tiles to the three positions
+            best = None
+            for perm in set(itertools.permutations(tiles)):
+                lp = sum(float(logp[p, t]) for p, t in zip(positions, perm))
+                if best is None or lp > best[0]:
+                    best = (lp, perm)
+            cands.append((best[0], (kind, tiles), tuple(best[1])))
+    cands.sort(key=lambda c: -c[0])
+    if not cands:
+        return _Unit("meld", tuple(positions), [], role)
+    top = cands[0][0]
+    cands = [c for c in cands[:TOP_MELDS] if c[0] >= top + math.log(CAND_RATIO)]
+    return _Unit("meld", tuple(positions), cands, role)
+
+
+def _kbest(units: Sequence[_Unit]) -> Iterator[tuple[float, tuple[int, ...]]]:
+    """Index vectors into the units' candidate lists in exactly decreasing total log-probability."""
+    m = len(units)
+    if m == 0:
+        yield 0.0, ()
+        return
+    if any(not u.cands for u in units):
+        return
+    start = (0,) * m
+    s0 = sum(u.cands[0][0] for u in units)
+    heap: list[tuple[float, tuple[int, ...], int]] = [(-s0, start, 0)]
+    while heap:
+        neg, idx, j0 = heapq.heappop(heap)
+        yield -neg, idx
+        for j in range(j0, m):
+            k = idx[j] + 1
+            if k < len(units[j].cands):
+                s = -neg - units[j].cands[k - 1][0] + units[j].cands[k][0]
+                heapq.heappush(heap, (-s, idx[:j] + (k,) + idx[j + 1:], j))
+
+
+# ----------------------------------------------------------------------------- legality
+def _shape_ok(conc: list[int], n_melds: int, rs: Ruleset, winner: bool) -> bool | None:
+    """Structural check of the concealed tiles (34-indices). True/False, or None when only the
+    scorer can tell (a ruleset's own or irregular shape)."""
+    if not winner:
+        return True
+    counts = [0] * _PLAY
+    for t in conc:
+        counts[t] += 1
+    undecided = False
+    for shape in rs.shapes:
+        if shape == "standard":
+            if is_standard_complete(tuple(counts)):
+                return True
+        elif shape in ("seven-pairs", "seven-pairs-four-alike"):
+            if n_melds == 0 and seven_pairs_counts(counts, allow_four=shape.endswith("alike")):
+                return True
+        elif shape == "thirteen-orphans":
+            if n_melds == 0 and len(conc) == 14 and set(conc) == _TH_SET:
+                return True
+        else:
+            undecided = True
+    return None if undecided else False
+
+
+@dataclass
+class _Hyp:
+    prior: float
+    choices: tuple[Option, ...]
+    groups: tuple[GroupRoles, ...]
+    given: dict = field(default_factory=dict)  # group index → GivenMeld
+    off_photo: tuple = ()  # GivenMeld not matched to a group
+
+
+def _count(h: _Hyp) -> int:
+    n = 0
+    for gi, (g, o) in enumerate(zip(h.groups, h.choices)):
+        if o.role in ("exposed", "concealed-kong") or gi in h.given:
+            n += 3
+        elif o.role in ("concealed", "winning"):
+            n += len(g.tiles)
+    return n + 3 * len(h.off_photo)
+
+
+def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ...],
+                logp: np.ndarray, backs: np.ndarray) -> list[_Hyp]:
+    groups = list(lay.groups)
+    opts: list[list[Option]] = []
+    for g in groups:
+        o = list(g.options)
+        if given:  # the user named the melds: no group is exposed unless matched to one of them
+            o = [x for x in o if x.role not in ("exposed", "concealed-kong")] or \
+                [Option("ignored", 0.5, why="face-down tiles")]
+        if not winner:
+            o = [x for x in o if x.role != "winning" and x.winning is None] or [Option("concealed", 1.0)]
+        opts.append(o)
+    # match given melds to groups (greedy by likelihood of the meld's tiles)
+    given_map: dict[int, GivenMeld] = {}
+    off: list[GivenMeld] = []
+    for gm in given:
+        best = None
+        for gi, g in enumerate(groups):
+            if gi in given_map or len(g.tiles) != len(gm.tiles):
+                continue
+            gb = [bool(backs[p]) for p in g.tiles]
+            if any(gb) and not gm.concealed:
+                continue
+            u = _meld_unit(logp, g.tiles, gb, "exposed", only=[(gm.kind, gm.tiles)])
+            lp = u.cands[0][0]
+            if best is None or lp > best[0]:
+                best = (lp, gi)
+        if best is not None and best[0] > math.log(1e-6) * len(gm.tiles):
+            given_map[best[1]] = gm
+        else:
+            off.append(gm)
+    for gi in given_map:
+        opts[gi] = [Option("exposed", 1.0, why="named with --exposed")]
+    out = []
+    # bound the product: groups outside the main row keep their best option when there are many
+    total = 1
+    for o in opts:
+        total *= len(o)
+    if total > 50000:
+        for k, g in enumerate(groups):
+            if g.row != 0:
+                opts[k] = opts[k][:1]
+    for combo in itertools.product(*opts):
+        wins = sum(1 for o in combo if o.winning is not None)
+        if wins > 1:
+            continue
+        h = _Hyp(math.prod(o.prior for o in combo), tuple(combo), tuple(groups), given_map, tuple(off))
+        if _count(h) != need:
+            continue
+        out.append(h)
+    out.sort(key=lambda h: -h.prior)
+    return out
+
+
+# ----------------------------------------------------------------------------- decoding
+def _log_probs(readings: TileReadings) -> np.ndarray:
+    return np.log(np.maximum(readings.probs.astype(np.float64), EPS))
+
+
+def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context: Context | None = None,
+           *, winning_tile: str | None = None, exposed: str | Sequence[GivenMeld] | None = None,
+           options: Mapping[str, object] | None = None, face_down: Sequence[bool] | None = None) -> Reading:
+    """The most probable legal reading of the hand (see the module docstring).
+
+    * ``lay``: :class:`~vision.layout.Layout`; ``readings``: per-tile probabilities;
+    * ``ruleset``: id or :class:`~scoring.engine.Ruleset` (its ``hand_size`` and ``shapes``);
+    * ``context``: :class:`scoring.Context` (``winner`` decides 14/17 vs 13/16 tiles);
+    * ``winning_tile``: e.g. ``"5p"`` (overrides the layout's winning tile);
+    * ``exposed``: notation ``"[777p] (1111s)"`` or parsed :class:`GivenMeld` values;
+    * ``options``: ruleset options passed to :func:`scoring.score_hand` for validation;
+    * ``face_down``: per detection, True for a tile showing its back (default: from the pose).
+
+    Never raises for an illegal reading (``legal`` is False and ``problem`` says why); raises
+    :class:`~scoring.HandError` for a malformed ``winning_tile``/``exposed`` and
+    :class:`~scoring.RulesetError` for an unknown ruleset.
+    """
+    rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    ctx = context or Context()
+    winner = ctx.winner
+    n = len(readings)
+    raw = readings.codes
+    logp = _log_probs(readings)
+    backs = np.array(face_down if face_down is not None else [p == "face-down" for p in readings.pose], bool)
+    given = parse_exposed(exposed) if isinstance(exposed, str) else tuple(exposed or ())
+    forced_win: int | None = None
+    if winning_tile is not None:
+        wt = parse_tiles(winning_tile)
+        if len(wt) != 1 or wt[0] in BONUS:
+            raise HandError(f"winning tile {winning_tile!r} must be one playing tile, e.g. 5p")
+        if not winner:
+            raise HandError("a non-winning hand has no winning tile")
+        forced_win = PLAYING_TILES.index(wt[0])
+    need = rs.hand_size + (1 if winner else 0)
+    hyps = _hypotheses(lay, need, winner, given, logp, backs)
+    # bonus tiles: best bonus class per tile, each bonus tile once
+    bonus_codes = _assign_bonus(lay.bonus, logp)
+    bonus_lp = sum(float(logp[p, CLASS_INDEX[c]]) for p, c in bonus_codes.items())
+    bonus_raw = sum(float(logp[p].max()) for p in bonus_codes)
+    best: tuple | None = None  # (score, hyp, units, idx, logp_sum, raw_sum, hand, legal_mass)
+    tried = 0
+    for h in hyps[:MAX_HYPOTHESES]:
+        lprior = math.log(max(h.prior, EPS))
+        if best is not None and lprior < best[0]:
+            break
+        units, raw_sum = _units(h, logp, backs, forced_win)
+        if units is None:
+            continue
+        tried += 1
+        found = _search(h, units, raw_sum + bonus_raw, bonus_lp, lprior, best[0] if best else None,
+                        rs, ctx, bonus_codes, forced_win, options)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+    if best is not None and best[0] - math.log(max(best[1].prior, EPS)) >= math.log(MIN_RELATIVE):
+        return _reading_from(best, raw, n, lay, bonus_codes)
+    return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, tried, backs)
+
+
+def _assign_bonus(positions: Iterable[int], logp: np.ndarray) -> dict[int, str]:
+    pos = list(positions)
+    pairs = sorted(((float(logp[p, c]), p, c) for p in pos for c in _BONUS_IDX), reverse=True)
+    out: dict[int, str] = {}
+    used: set[int] = set()
+    for lp, p, c in pairs:
+        if p in out or c in used:
+            continue
+        out[p] = CLASS_NAMES[c]
+        used.add(c)
+    for p in pos:  # more than 8 bonus tiles: the rest keep their best class
+        out.setdefault(p, CLASS_NAMES[_BONUS_IDX[int(np.argmax(logp[p, _BONUS_IDX]))]])
+    return out
+
+
+def _units(h: _Hyp, logp: np.ndarray, backs: np.ndarray, forced_win: int | None):
+    units: list[_Unit] = []
+    raw_sum = 0.0
+    for gi, (g, o) in enumerate(zip(h.groups, h.choices)):
+        if o.role == "ignored":
+            continue
+        raw_sum += float(sum(logp[p].max() for p in g.tiles))
+        if gi in h.given:
+            gm = h.given[gi]
+            u = _meld_unit(logp, g.tiles, [bool(backs[p]) for p in g.tiles],
+                           "concealed-kong" if gm.concealed else "exposed", only=[(gm.kind, gm.tiles)])
+            u.cands = [(lp, v, c) for lp, v, c in u.cands]
+            units.append(u)
+        elif o.role in ("exposed", "concealed-kong"):
+            u = _meld_unit(logp, g.tiles, [bool(backs[p]) for p in g.tiles], o.role)
+            if not u.cands:
+                return None, 0.0
+            units.append(u)
+        else:
+            for p in g.tiles:
+                is_win = o.winning == p or o.role == "winning"
+                u = _tile_unit(logp, p, forced_win if (is_win and forced_win is not None) else None)
+                if is_win:
+                    u.role = "winning"
+                    if forced_win is not None:  # an override counts as certain
+                        raw_sum -= float(logp[p].max())
+                units.append(u)
+    return units, raw_sum
+
+
+def _search(h: _Hyp, units: list[_Unit], raw_sum: float, bonus_lp: float, lprior: float,
+            bound: float | None, rs: Ruleset, ctx: Context, bonus_codes: dict[int, str],
+            forced_win: int | None, options) -> tuple | None:
+    n_melds = sum(1 for u in units if u.kind == "meld") + len(h.off_photo)
+    off_tiles = [t for gm in h.off_photo for t in gm.tiles]
+    has_win_unit = any(u.role == "winning" for u in units)
+    first = None
+    mass = 0.0
+    examined = 0
+    scorer_calls = 0
+    for lp, idx in _kbest(units):
+        examined += 1
+        total_lp = lp + bonus_lp
+        score = lprior + total_lp - raw_sum
+        if first is None and bound is not None and score < bound:
+            return None
+        if first is not None and total_lp < first[4] - CONF_WINDOW:
+            break
+        if examined > MAX_READINGS:
+            break
+        counts = [0] * _PLAY
+        conc: list[int] = []
+        win = None
+        for u, k in zip(units, idx):
+            _, val, codes = u.cands[k]
+            if u.kind == "tile":
+                conc.append(val)  # type: ignore[arg-type]
+                counts[val] += 1  # type: ignore[index]
+                if u.role == "winning":
+                    win = val
+            else:
+                for t in val[1]:  # type: ignore[index]
+                    counts[t] += 1
+        for t in off_tiles:
+            counts[t] += 1
+        if max(counts) > 4:
+            continue
+        if forced_win is not None and not has_win_unit:
+            if forced_win not in conc:
+                continue
+            win = forced_win
+        ok = _shape_ok(conc, n_melds, rs, ctx.winner)
+        if ok is False:
+            continue
+        if first is not None:
+            mass += math.exp(total_lp - first[4])
+            continue
+        if ok is None:
+            scorer_calls += 1
+            if scorer_calls > 300:
+                continue
+        hand = _build_hand(units, idx, h, win, bonus_codes, ctx)
+        if hand is None:
+            continue
+        try:
+            score_hand(hand, rs, options)
+        except HandError:
+            continue
+        first = (score, h, units, idx, total_lp, raw_sum, hand)
+        mass = 1.0
+    if first is None:
+        return None
+    return first + (1.0 / mass,)
+
+
+def _build_hand(units, idx, h: _Hyp, win, bonus_codes, ctx: Context):
+    conc = []
+    melds = []
+    for u, k in zip(units, idx):
+        _, val, _codes = u.cands[k]
+        if u.kind == "tile":
+            conc.append(PLAYING_TILES[val])
+        else:
+            kind, tiles = val
+            melds.append(Meld(kind, PLAYING_TILES[min(tiles)], concealed=u.role == "concealed-kong", declared=True))
+    for gm in h.off_photo:
+        melds.append(Meld(gm.kind, PLAYING_TILES[min(gm.tiles)], concealed=gm.concealed, declared=True))
+    try:
+        return make_hand(conc, melds, sort_tiles(bonus_codes.values()),
+                         PLAYING_TILES[win] if win is not None else None, ctx)
+    except HandError:
+        return None
+
+
+def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
+    from scoring import format_hand
+
+    score, h, units, idx, total_lp, raw_sum, hand, conf = best
+    tiles: list[str | None] = [None] * n
+    roles = ["ignored"] * n
+    melds: list[MeldReading] = []
+    for u, k in zip(units, idx):
+        _, val, codes = u.cands[k]
+        for p, c in zip(u.positions, codes):
+            tiles[p] = CLASS_NAMES[c]
+            roles[p] = u.role
+        if u.kind == "meld":
+            kind, mt = val
+            melds.append(MeldReading(kind, PLAYING_TILES[min(mt)], u.role == "concealed-kong", u.positions))
+    for gm in h.off_photo:
+        melds.append(MeldReading(gm.kind, PLAYING_TILES[min(gm.tiles)], gm.concealed, ()))
+    for p, c in bonus_codes.items():
+        tiles[p] = c
+        roles[p] = "bonus"
+    changed = tuple(p for p in range(n) if tiles[p] is not None and tiles[p] != raw[p])
+    notes = list(lay.notes)
+    for g, o in zip(h.groups, h.choices):
+        if o.why and o.role != "concealed" or o.winning is not None:
+            notes.append(f"{o.role if o.winning is None else 'winning tile'}: {o.why} "
+                         f"(tiles {', '.join(str(lay.geometry.order.index(p) + 1) for p in g.tiles)})")
+    if hand.winning_tile is None and hand.context.winner:
+        notes.append("no winning tile marked: scored without one (set it apart or sideways, or give --winning-tile)")
+    for gm in h.off_photo:
+        notes.append(f"meld {gm.notation} named with --exposed is not in the photo: added to the hand")
+    rel = math.exp(total_lp - raw_sum)
+    return Reading(hand=hand, tiles=tuple(tiles), raw=tuple(raw), roles=tuple(roles), melds=tuple(melds),
+                   changed=changed, probability=math.exp(total_lp), relative=min(1.0, rel),
+                   confidence=float(conf), legal=True, notation=format_hand(hand), notes=tuple(notes))
+
+
+def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_codes, rs: Ruleset,
+                 ctx: Context, tried: int, backs: np.ndarray) -> Reading:
+    """The arg-max reading under the layout's preferred roles, with a one-line problem."""
+    tiles: list[str | None] = [None] * n
+    roles = ["ignored"] * n
+    melds: list[MeldReading] = []
+    conc: list[str] = []
+    win = None
+    count = 0
+    for g in lay.groups:
+        o = g.options[0]
+        if o.role == "ignored":
+            continue
+        for p in g.tiles:
+            tiles[p] = raw[p]
+        if o.role in ("exposed", "concealed-kong"):
+            faces = [raw[p] for p in g.tiles if raw[p] != BACK]
+            t = faces[0] if faces else BACK
+            melds.append(MeldReading("kong" if len(g.tiles) == 4 else "meld", t, o.role == "concealed-kong", g.tiles))
+            for p in g.tiles:
+                roles[p] = o.role
+            count += 3
+        else:
+            for p in g.tiles:
+                roles[p] = "winning" if (o.winning == p or o.role == "winning") else "concealed"
+                conc.append(raw[p])
+                if roles[p] == "winning":
+                    win = raw[p]
+            count += len(g.tiles)
+    for p, c in bonus_codes.items():
+        tiles[p] = c
+        roles[p] = "bonus"
+    parts = []
+    if conc:
+        parts.append(_loose_compact(conc))
+    for m in melds:
+        body = _loose_compact([tiles[p] for p in m.positions if tiles[p]])
+        parts.append(f"({body})" if m.concealed else f"[{body}]")
+    if bonus_codes:
+        parts.append("+" + compact(sort_tiles(bonus_codes.values())))
+    if win:
+        parts.append(f"win:{win}")
+    notation = " ".join(parts)
+    what = "winning hand" if ctx.winner else "non-winning hand"
+    if count == 0:
+        problem = "no tiles of a hand were found"
+    elif not hyps:
+        problem = (f"found {count} tiles in the hand (each meld counts 3); a {what} under {rs.id} has {need}:"
+                   f" a tile may be hidden, cut off or not detected, or an extra one included")
+    else:
+        bad = [t for t in set(conc) if t in (BACK,) or t in BONUS]
+        extra = f" (read as {', '.join(sorted(bad))})" if bad else ""
+        problem = (f"no reading of the {count} tiles{extra} close to what the photo shows is a legal {what}"
+                   f" under {rs.id}; check the tiles marked with low confidence, or correct them with --fix")
+    conf = float(np.prod([readings.probs[p].max() for p in range(n) if tiles[p] is not None])) if n else 0.0
+    return Reading(hand=None, tiles=tuple(tiles), raw=tuple(raw), roles=tuple(roles), melds=tuple(melds),
+                   changed=(), probability=conf, relative=1.0, confidence=0.0, legal=False,
+                   notation=notation, problem=problem, notes=tuple(lay.notes))
+
+
+def _loose_compact(codes: list[str]) -> str:
+    """Compact notation without validation (raw readings may hold impossible tiles)."""
+    order = {"m": 0, "p": 1, "s": 2, "z": 3, "f": 4, "y": 5, "x": 6}
+    out, cur, digits = [], None, ""
+    for t in sorted(codes, key=lambda c: (order.get(c[1], 9), c[0])):
+        if t[1] != cur and cur is not None:
+            out.append(digits + cur)
+            digits = ""
+        cur = t[1]
+        digits += t[0]
+    if cur is not None:
+        out.append(digits + cur)
+    return "".join(out)

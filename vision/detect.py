@@ -1,0 +1,190 @@
+"""Tile detection: RGB image → :class:`Detections` (boxes, scores, face-down flags).
+
+Runs ``models/detector.onnx`` (ultralytics YOLO detect export, no NMS in the graph) with
+onnxruntime: letterbox to the square input side read from metadata ``imgsz`` (aspect kept, grey 114
+padding, centred as ultralytics does), decode ``(1, 4 + nc, N)`` (cx, cy, w, h in input pixels, then
+one score per class), class-agnostic NMS with OpenCV's :func:`cv2.dnn.NMSBoxes` (a tile is either
+face-up or face-down, never both), boxes mapped back to image pixels. Class names come from metadata
+``names``; a class named ``back`` (or ``0x``) marks face-down tiles.
+
+Threads (measured on this 2-core machine, median of 20 warm runs, 1 intra-op thread vs 2):
+the numbers are written in :mod:`vision.models` ``THREADS`` docstring below and in
+``benchmarks/bench_photo.py`` output; see :data:`THREAD_TIMINGS`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .errors import ModelError
+from .models import DETECTOR_FILE, Model, imgsz_of, model_path, names_list, open_model, thread_count
+
+#: class names (from metadata) that mean "a face-down tile"
+BACK_NAMES = frozenset({"back", "0x", "face-down", "face_down", "facedown"})
+CONF_THRESHOLD = 0.25
+IOU_THRESHOLD = 0.5
+MAX_DETECTIONS = 300
+
+#: measured timings (ms) filled in from benchmarks/bench_photo.py --threads; see module docstring
+THREAD_TIMINGS: dict[str, dict[int, float]] = {}
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Detections:
+    """Tiles found in an image.
+
+    * ``boxes``: (N, 4) float32 ``x0, y0, x1, y1`` in image pixels;
+    * ``scores``: (N,) float32 detector confidence 0..1;
+    * ``face_down``: (N,) bool, True for a tile showing its back.
+
+    Arrays are read-only. Build with :meth:`make` to coerce types.
+    """
+
+    boxes: np.ndarray
+    scores: np.ndarray
+    face_down: np.ndarray
+
+    @staticmethod
+    def make(boxes, scores=None, face_down=None) -> "Detections":
+        """Detections from array-likes (scores default 1, face_down default False)."""
+        b = np.asarray(boxes, np.float32).reshape(-1, 4)
+        n = len(b)
+        s = np.ones(n, np.float32) if scores is None else np.asarray(scores, np.float32).reshape(n)
+        f = np.zeros(n, bool) if face_down is None else np.asarray(face_down, bool).reshape(n)
+        return Detections(_readonly(b), _readonly(s), _readonly(f))
+
+    def __len__(self) -> int:
+        return len(self.boxes)
+
+    def take(self, idx) -> "Detections":
+        """The detections at ``idx`` (indices or a boolean mask), in that order."""
+        return Detections.make(self.boxes[idx], self.scores[idx], self.face_down[idx])
+
+    def scaled(self, factor: float) -> "Detections":
+        """Boxes multiplied by ``factor`` (e.g. working pixels → original photo pixels)."""
+        return Detections.make(self.boxes * factor, self.scores, self.face_down)
+
+    @property
+    def centres(self) -> np.ndarray:
+        """(N, 2) float32 box centres."""
+        return (self.boxes[:, :2] + self.boxes[:, 2:]) / 2
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """(N, 2) float32 box widths and heights."""
+        return self.boxes[:, 2:] - self.boxes[:, :2]
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How an image was fitted into the square model input: ``ratio`` (input px per image px) and
+    ``pad`` (left, top) in input pixels."""
+
+    ratio: float
+    pad: tuple[float, float]
+
+    def to_image(self, boxes_xyxy: np.ndarray) -> np.ndarray:
+        """Input-pixel boxes → image-pixel boxes."""
+        out = boxes_xyxy.astype(np.float32).copy()
+        out[:, [0, 2]] -= self.pad[0]
+        out[:, [1, 3]] -= self.pad[1]
+        out /= self.ratio
+        return out
+
+
+def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
+    """Fit ``image`` (H, W, 3) uint8 RGB into a ``size`` × ``size`` model input.
+
+    Returns (float32 (1, 3, size, size) in 0..1, :class:`Letterbox`). As ultralytics' LetterBox
+    (centre=True): scale ``r = min(size/H, size/W)``, resize to ``round(W r) × round(H r)``, pad
+    with 114 split evenly (``round(d − 0.1)`` before, ``round(d + 0.1)`` after). Shrinking uses
+    ``cv2.INTER_AREA`` (anti-aliased), enlarging ``cv2.INTER_LINEAR``.
+    """
+    h, w = image.shape[:2]
+    r = min(size / h, size / w)
+    nw, nh = int(round(w * r)), int(round(h * r))
+    img = image
+    if (nw, nh) != (w, h):
+        img = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+    dw, dh = (size - nw) / 2, (size - nh) / 2
+    top, bottom = int(round(dh - 0.1)), int(round(dh + 0.1))
+    left, right = int(round(dw - 0.1)), int(round(dw + 0.1))
+    img = cv2.copyMakeBorder(img, top, bottom, left, right, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+    blob = img.transpose(2, 0, 1)[None].astype(np.float32) * (1.0 / 255.0)
+    return blob, Letterbox(r, (float(left), float(top)))
+
+
+def decode(output: np.ndarray, lb: Letterbox, image_size: tuple[int, int], names: list[str],
+           conf: float = CONF_THRESHOLD, iou: float = IOU_THRESHOLD,
+           max_det: int = MAX_DETECTIONS) -> Detections:
+    """Raw YOLO output ``(1, 4 + nc, N)`` → :class:`Detections` in image pixels.
+
+    Keeps predictions whose best class score ≥ ``conf``; class-agnostic NMS at IoU ``iou`` with
+    :func:`cv2.dnn.NMSBoxes`; at most ``max_det``, best first; boxes clipped to ``image_size``
+    (width, height). Raises :class:`ModelError` when the output shape does not match ``names``.
+    """
+    out = np.asarray(output)
+    if out.ndim == 3:
+        out = out[0]
+    nc = len(names)
+    if out.ndim != 2 or out.shape[0] != 4 + nc:
+        raise ModelError(f"detector output has shape {np.shape(output)}, expected (1, {4 + nc}, N)")
+    pred = out.T
+    cls_scores = pred[:, 4:]
+    cls = cls_scores.argmax(1)
+    score = cls_scores[np.arange(len(pred)), cls]
+    keep = score >= conf
+    if not keep.any():
+        return Detections.make(np.zeros((0, 4)))
+    pred, cls, score = pred[keep], cls[keep], score[keep]
+    cx, cy, w, h = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]
+    xywh = np.stack([cx - w / 2, cy - h / 2, w, h], 1)
+    idx = cv2.dnn.NMSBoxes(xywh.tolist(), score.tolist(), conf, iou, top_k=max_det)
+    idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+    idx = idx[np.argsort(-score[idx], kind="stable")][:max_det]
+    xyxy = np.concatenate([xywh[idx, :2], xywh[idx, :2] + xywh[idx, 2:]], 1)
+    boxes = lb.to_image(xyxy)
+    W, H = image_size
+    boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, W)
+    boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, H)
+    ok = (boxes[:, 2] - boxes[:, 0] > 1) & (boxes[:, 3] - boxes[:, 1] > 1)
+    back = np.array([names[c].lower() in BACK_NAMES for c in cls[idx]], bool)
+    return Detections.make(boxes[ok], score[idx][ok], back[ok])
+
+
+@dataclass(frozen=True)
+class Detector:
+    """The tile detector: an open model with its input side and class names."""
+
+    model: Model
+    imgsz: int
+    names: tuple[str, ...]
+
+    def __call__(self, image: np.ndarray, conf: float = CONF_THRESHOLD, iou: float = IOU_THRESHOLD) -> Detections:
+        """Detect tiles in ``image`` (H, W, 3) uint8 RGB; see :func:`decode`."""
+        blob, lb = letterbox(image, self.imgsz)
+        out = self.model.session.run(None, {self.model.input_name: blob})[0]
+        return decode(out, lb, (image.shape[1], image.shape[0]), list(self.names), conf, iou)
+
+
+def load_detector(path: str | None = None, threads: int | None = None) -> Detector:
+    """Open the detector (default ``models/detector.onnx``), reading ``imgsz`` and ``names`` from
+    its metadata. Raises :class:`ModelError` when the file or its metadata is missing."""
+    p = str(path or model_path(DETECTOR_FILE))
+    m = open_model(p, threads or thread_count())
+    names = names_list(m.get("names"), p)
+    return Detector(m, imgsz_of(m), tuple(names))
+
+
+def detect(image: np.ndarray, detector: Detector | None = None, conf: float = CONF_THRESHOLD,
+           iou: float = IOU_THRESHOLD) -> Detections:
+    """Tiles in ``image`` (H, W, 3) uint8 RGB with the default detector (or ``detector``)."""
+    return (detector or load_detector())(image, conf, iou)

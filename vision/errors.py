@@ -1,0 +1,18 @@
+"""Errors raised by the vision package (each ``str(err)`` is one line naming the problem)."""
+from __future__ import annotations
+
+
+class VisionError(ValueError):
+    """A photo that cannot be read as a hand: base class of the errors below."""
+
+
+class ImageError(VisionError):
+    """A file that is missing, empty, not an image, corrupt/truncated, too large or too small."""
+
+
+class ModelError(VisionError):
+    """A model file that is missing or whose metadata does not follow ``notes/model-contract.md``."""
+
+
+class NoTilesError(VisionError):
+    """A photo in which no tile was found."""

@@ -1,0 +1,506 @@
+"""Grouping: detected tiles → rows → groups → the roles each group may play in the hand.
+
+Two steps, both plain functions of frozen values:
+
+1. :func:`find_geometry` (boxes only): the dominant row direction (median angle of nearest-neighbour
+   vectors, within ±45° of horizontal, so tilt and roll are absorbed); *groups* are chains of touching
+   tiles (boxes overlapping across the row by ≥ 40 % of the smaller height, gap along the row ≤ 0.2 tile
+   widths); *rows* chain groups that lie on one line with gaps of up to 3 tile widths. Chaining is
+   local, so the converging rows of a perspective photo are still found. The *main row* is the one
+   that scores highest on tiles × tile size × lowness in the image (the photographed player's hand is
+   usually the nearest, lowest, largest and longest row); rows of similar tile size within 4 tile
+   heights of it form the *hand region*; everything else (walls, discards, other players) is ignored.
+   Per tile: ``sideways`` (box much wider than its row's tiles) and ``displaced`` (pushed off its
+   row's line, as a winning tile put forward in the row).
+2. :func:`assign_roles` (geometry + classifier readings): flowers/seasons → ``bonus``; a group of four
+   with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld (preferred) or
+   ``concealed``; a single tile → ``winning`` (preferred when it is set apart at a row end or lies
+   sideways) or ``concealed``; a sideways/displaced tile at the end of a concealed group → the winning
+   tile; groups outside the main row may also be ``ignored``. Each group carries its options with prior
+   probabilities; :mod:`vision.decode` picks the combination whose reading is a legal hand.
+
+Overrides (CLI ``--winning-tile``, ``--exposed``) are applied in :mod:`vision.decode`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .classes import BONUS_TILES, CLASS_INDEX
+from .classify import TileReadings
+from .detect import Detections
+
+#: a group ends where the centre spacing of two neighbours exceeds this many times the usual spacing
+#: of touching tiles (median over the photo, relative to the tiles' widths)
+GROUP_SPLIT = 1.22
+GROUP_SPLIT_ABS = 0.08
+#: tiles lie on one line when their centres are within this many tile heights across it
+ROW_OFFSET = 0.45
+#: a tile is sideways when its box is this much wider (relative to its height) than its row's tiles
+SIDEWAYS_ASPECT = 1.5
+#: a tile is displaced when its centre lies this many tile heights off its group's line (toward the camera)
+DISPLACED = 0.2
+#: largest gap between groups of one row, in tile widths
+ROW_GAP = 3.0
+#: rows within this many tile heights of the main row (and of similar size) belong to the hand
+HAND_REACH = 4.0
+SIZE_RATIO = 1.7
+BONUS_INDEX = np.array([CLASS_INDEX[c] for c in BONUS_TILES])
+
+ROLES = ("concealed", "exposed", "concealed-kong", "bonus", "winning", "ignored")
+
+
+@dataclass(frozen=True)
+class Group:
+    """Touching tiles in a row: ``tiles`` (detection indices, in order along the row) and ``row``."""
+
+    tiles: tuple[int, ...]
+    row: int
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Rows and groups found from the boxes alone.
+
+    * ``angle``: row direction in radians (image x axis = 0, clockwise positive as y points down);
+    * ``groups``: all groups; ``rows``: per row, its group indices in order along the row;
+    * ``main_row``: index of the player's hand row; ``hand_rows``: rows of the hand region
+      (main row first, then by distance);
+    * ``order``: every detection index, hand rows first, row by row, along the row — the tile
+      numbering shown to the user (position k is ``order[k-1]``);
+    * ``sideways``, ``displaced``: (N,) bool per detection;
+    * ``tile_w``, ``tile_h``: median tile width/height of the main row (pixels, along/across the row).
+    """
+
+    angle: float
+    groups: tuple[Group, ...]
+    rows: tuple[tuple[int, ...], ...]
+    main_row: int
+    hand_rows: tuple[int, ...]
+    order: tuple[int, ...]
+    sideways: tuple[bool, ...]
+    displaced: tuple[bool, ...]
+    tile_w: float
+    tile_h: float
+
+    def row_tiles(self, r: int) -> tuple[int, ...]:
+        return tuple(t for g in self.rows[r] for t in self.groups[g].tiles)
+
+    @property
+    def hand_tiles(self) -> tuple[int, ...]:
+        return tuple(t for r in self.hand_rows for t in self.row_tiles(r))
+
+
+@dataclass(frozen=True)
+class Option:
+    """One role a group may play: ``role`` for the group, ``winning`` (a detection index that is the
+    winning tile, or None), ``prior`` probability, ``why`` (a short reason for notes)."""
+
+    role: str
+    prior: float
+    winning: int | None = None
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class GroupRoles:
+    """A group of the hand region with the roles it may play (best prior first)."""
+
+    tiles: tuple[int, ...]
+    row: int
+    options: tuple[Option, ...]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The geometry plus, for each group of the hand region, its candidate roles.
+
+    ``bonus``: detection indices read as flowers/seasons (taken out of their groups);
+    ``ignored``: detections outside the hand region; ``notes``: what was inferred.
+    """
+
+    geometry: Geometry
+    groups: tuple[GroupRoles, ...]
+    bonus: tuple[int, ...]
+    ignored: tuple[int, ...]
+    notes: tuple[str, ...] = ()
+
+
+# ----------------------------------------------------------------------------- geometry
+def _angle(centres: np.ndarray, sizes: np.ndarray) -> float:
+    """Dominant row direction: median angle of nearest-neighbour vectors (±45°)."""
+    n = len(centres)
+    if n < 2:
+        return 0.0
+    d = centres[:, None, :] - centres[None, :, :]
+    scale = np.sqrt(sizes[:, 0] * sizes[:, 1])
+    dist = np.hypot(d[..., 0], d[..., 1]) / np.maximum(scale[:, None], 1e-6)
+    np.fill_diagonal(dist, np.inf)
+    nn = dist.argmin(1)
+    v = centres[nn] - centres
+    ang = np.arctan2(v[:, 1], v[:, 0])
+    ang = (ang + math.pi / 2) % math.pi - math.pi / 2  # fold to [-90°, 90°)
+    ok = (np.abs(ang) <= math.pi / 4) & (dist[np.arange(n), nn] < 2.5)
+    if not ok.any():
+        return 0.0
+    return float(np.median(ang[ok]))
+
+
+def _frame(boxes: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """Box extents in the row frame: (N, 2) u-range and (N, 2) v-range (u along the row)."""
+    c, s = math.cos(angle), math.sin(angle)
+    xs = boxes[:, [0, 2, 2, 0]]
+    ys = boxes[:, [1, 1, 3, 3]]
+    u = xs * c + ys * s
+    v = -xs * s + ys * c
+    return np.stack([u.min(1), u.max(1)], 1), np.stack([v.min(1), v.max(1)], 1)
+
+
+def _components(n: int, edges: list[tuple[int, int]]) -> list[list[int]]:
+    parent = list(range(n))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+    comp: dict[int, list[int]] = {}
+    for i in range(n):
+        comp.setdefault(find(i), []).append(i)
+    return list(comp.values())
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    return float(min(a[1], b[1]) - max(a[0], b[0]))
+
+
+def _tile_sizes(boxes: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """(width along the row, height across it) of the tiles whose axis-aligned boxes are ``boxes``,
+    if each were a rectangle turned by ``angle``: ``w = W cos a + H sin a``, ``h = W sin a + H cos a``
+    solved for W and H (kept ≥ 40 % of the box side, for |a| near 45° and perspective)."""
+    w = boxes[:, 2] - boxes[:, 0]
+    h = boxes[:, 3] - boxes[:, 1]
+    a = min(abs(angle), math.radians(35))
+    c, s_ = math.cos(a), math.sin(a)
+    c2 = math.cos(2 * a)
+    W = (w * c - h * s_) / c2
+    H = (h * c - w * s_) / c2
+    return np.maximum(W, 0.4 * w), np.maximum(H, 0.4 * h)
+
+
+def _rotate(pts: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """(u, v) of points in the frame turned by ``angle`` (u along the row)."""
+    c, s = math.cos(angle), math.sin(angle)
+    return pts[:, 0] * c + pts[:, 1] * s, -pts[:, 0] * s + pts[:, 1] * c
+
+
+def _row_links(uc, vc, W, H, i: int, j: int) -> bool:
+    """Tiles i and j lie on one line (centres within ROW_OFFSET tile heights across it) with a gap
+    of at most ROW_GAP tile widths along it, and are of similar size."""
+    if max(H[i], H[j]) > SIZE_RATIO * min(H[i], H[j]) and max(W[i], W[j]) > SIZE_RATIO * min(W[i], W[j]):
+        return False
+    hmin = min(H[i], H[j], max(W[i], W[j]))
+    if abs(vc[i] - vc[j]) > ROW_OFFSET * hmin:
+        return False
+    gap = abs(uc[i] - uc[j]) - (W[i] + W[j]) / 2
+    return gap <= ROW_GAP * min(W[i], W[j], H[i], H[j])
+
+
+def _fit_angle(pts: np.ndarray, fallback: float) -> float:
+    """Direction of the line through ``pts`` (Theil–Sen slope), within ±45°, else ``fallback``."""
+    if len(pts) < 2:
+        return fallback
+    d = pts[:, None, :] - pts[None, :, :]
+    iu = np.triu_indices(len(pts), 1)
+    dx, dy = d[..., 0][iu], d[..., 1][iu]
+    ok = np.abs(dx) > 1e-6
+    if not ok.any():
+        return fallback
+    a = float(math.atan(np.median(dy[ok] / dx[ok])))
+    return a if abs(a) <= math.pi / 4 else fallback
+
+
+def find_geometry(det: Detections, image_size: tuple[int, int]) -> Geometry:
+    """Rows, groups, the main row and the hand region of ``det`` (see the module docstring).
+
+    ``image_size``: (width, height) in the boxes' pixels. An empty ``det`` gives an empty geometry.
+    """
+    boxes = np.asarray(det.boxes, np.float64)
+    n = len(boxes)
+    if n == 0:
+        return Geometry(0.0, (), (), -1, (), (), (), (), 0.0, 0.0)
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    sizes = boxes[:, 2:] - boxes[:, :2]
+    theta0 = _angle(centres, sizes)
+    ang = np.full(n, theta0)
+    # 1. rows: tiles on one line, linked pairwise in the frame of their (local) row direction; the
+    #    direction is refitted per row and the linking repeated, so receding rows are followed
+    comps: list[list[int]] = []
+    for _ in range(3):
+        edges = []
+        frames: dict[float, tuple] = {}
+        for i in range(n):
+            for j in range(i + 1, n):
+                a = round(float((ang[i] + ang[j]) / 2), 3)
+                if a not in frames:
+                    frames[a] = _rotate(centres, a) + _tile_sizes(boxes, a)
+                if _row_links(*frames[a], i, j):
+                    edges.append((i, j))
+        comps = _components(n, edges)
+        new = ang.copy()
+        for c in comps:
+            if len(c) >= 2:
+                new[c] = _fit_angle(centres[c], theta0)
+        if np.allclose(new, ang):
+            break
+        ang = new
+    # 2. groups: split each row where two neighbours are further apart than touching tiles
+    rows_tiles: list[list[int]] = []
+    row_angle: list[float] = []
+    per_row: list[np.ndarray] = []
+    for c in comps:
+        a = float(ang[c[0]])
+        u, _v = _rotate(centres[c], a)
+        Wt, _Ht = _tile_sizes(boxes[c], a)
+        o = np.argsort(u, kind="stable")
+        rows_tiles.append([c[k] for k in o])
+        row_angle.append(a)
+        per_row.append(np.diff(u[o]) / ((Wt[o][:-1] + Wt[o][1:]) / 2) if len(c) > 1 else np.zeros(0))
+    allr = np.concatenate(per_row) if per_row else np.zeros(0)
+    base_all = float(np.median(allr)) if len(allr) else 0.85
+    row_groups_raw: list[list[list[int]]] = []
+    for t, r in zip(rows_tiles, per_row):
+        gs = [[t[0]]]
+        for k, rk in enumerate(r):
+            window = np.concatenate([r[max(0, k - 3):k], r[k + 1:k + 4]])
+            base = float(np.median(window)) if len(window) >= 2 else base_all
+            base = min(base, base_all * 1.3) if len(window) < 4 else base
+            if rk > base * GROUP_SPLIT and rk - base > GROUP_SPLIT_ABS:
+                gs.append([t[k + 1]])
+            else:
+                gs[-1].append(t[k + 1])
+        row_groups_raw.append(gs)
+    W, H = image_size
+    w_all, h_all = sizes[:, 0], sizes[:, 1]
+    # 3. main row: tiles × size × lowness
+    def row_score(ri: int) -> float:
+        t = rows_tiles[ri]
+        size = float(np.median(np.sqrt(w_all[t] * h_all[t])))
+        low = float(np.mean(centres[t, 1])) / max(H, 1)
+        return len(t) * size * (0.5 + low)
+    main = max(range(len(rows_tiles)), key=row_score)
+    mt = rows_tiles[main]
+    am = row_angle[main]
+    ucm, vcm = _rotate(centres, am)
+    Wm, Hm = _tile_sizes(boxes, am)
+    mh = float(np.median(Hm[mt]))
+    mw = float(np.median(np.minimum(Wm[mt], Hm[mt])))
+    m_line = _line_v(mt, ucm, vcm, angle_free=len(mt) >= 3)
+    m_u = (float((ucm - Wm / 2)[mt].min()), float((ucm + Wm / 2)[mt].max()))
+    area = np.sqrt(Wm * Hm)
+    ms = float(np.median(area[mt]))
+    near = []
+    for r in range(len(rows_tiles)):
+        if r == main:
+            continue
+        t = rows_tiles[r]
+        rs_ = float(np.median(area[t]))
+        if max(rs_, ms) > SIZE_RATIO * min(rs_, ms):
+            continue
+        rh = float(np.median(Hm[t]))
+        dv = min(abs(vcm[k] - m_line(ucm[k])) for k in t) - (mh + rh) / 2
+        du = max(float((ucm - Wm / 2)[t].min()) - m_u[1], m_u[0] - float((ucm + Wm / 2)[t].max()))
+        if dv <= HAND_REACH * mh and du <= ROW_GAP * mw:
+            near.append((dv, r))
+    hand_rows = [main] + [r for _, r in sorted(near)]
+    others = [r for r in range(len(rows_tiles)) if r not in hand_rows]
+    others.sort(key=lambda r: float(np.mean(centres[rows_tiles[r], 1])))
+    groups: list[Group] = []
+    row_groups: list[tuple[int, ...]] = []
+    for new_r, r in enumerate(hand_rows + others):
+        ids = []
+        for g in row_groups_raw[r]:
+            ids.append(len(groups))
+            groups.append(Group(tuple(g), new_r))
+        row_groups.append(tuple(ids))
+    order = tuple(t for ids in row_groups for g in ids for t in groups[g].tiles)
+    # 4. per-tile flags, each tile against the other tiles of its group (or row, for short groups),
+    #    in the row's own frame: relative height, aspect and offset toward the camera
+    sideways = np.zeros(n, bool)
+    displaced = np.zeros(n, bool)
+    for new_r, r in enumerate(hand_rows + others):
+        uc, vc = _rotate(centres, row_angle[r])
+        w, h = _tile_sizes(boxes, row_angle[r])
+        row_t = rows_tiles[r]
+        for g in row_groups[new_r]:
+            gt = list(groups[g].tiles)
+            for k in gt:
+                ref = [x for x in (gt if len(gt) >= 3 else row_t) if x != k]
+                if len(ref) < 2:
+                    continue
+                hr = h[k] / float(np.median(h[ref]))
+                ar = (w[k] / h[k]) / float(np.median(w[ref] / h[ref]))
+                line = _line_v(ref, uc, vc, angle_free=len(ref) >= 3)
+                off = (vc[k] - line(uc[k])) / float(np.median(h[ref]))
+                sideways[k] = bool(ar > SIDEWAYS_ASPECT or (ar > 1.25 and (hr < 0.92 or off > 0.08)))
+                displaced[k] = bool(off > DISPLACED) and not sideways[k]
+    return Geometry(float(row_angle[main]), tuple(groups), tuple(row_groups), 0, tuple(range(len(hand_rows))),
+                    order, tuple(bool(x) for x in sideways), tuple(bool(x) for x in displaced), mw, mh)
+
+
+def _line_v(idx, uc: np.ndarray, vc: np.ndarray, angle_free: bool = True):
+    """v as a function of u along the line through the centres ``idx`` (robust: median slope)."""
+    idx = list(idx)
+    u, v = uc[idx], vc[idx]
+    if len(idx) < 2 or not angle_free:
+        m = float(np.median(v))
+        return lambda x: m
+    du = u[:, None] - u[None, :]
+    dv = v[:, None] - v[None, :]
+    iu = np.triu_indices(len(idx), 1)
+    ok = np.abs(du[iu]) > 1e-6
+    slope = float(np.median(dv[iu][ok] / du[iu][ok])) if ok.any() else 0.0
+    slope = max(-0.35, min(0.35, slope))
+    icpt = float(np.median(v - slope * u))
+    return lambda x: icpt + slope * x
+
+
+# ----------------------------------------------------------------------------- roles
+def bonus_probability(readings: TileReadings) -> np.ndarray:
+    """(N,) probability that each tile is a flower or season."""
+    return readings.probs[:, BONUS_INDEX].sum(1)
+
+
+def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner: bool = True) -> Layout:
+    """Candidate roles for every group of the hand region (see the module docstring).
+
+    ``winner``: False for a non-winner's hand (no winning tile is looked for).
+    """
+    n = len(det)
+    pb = bonus_probability(readings) if n else np.zeros(0)
+    back = np.asarray(det.face_down, bool) | np.array([p == "face-down" for p in readings.pose], bool)
+    side = np.array(geo.sideways, bool) | np.array([p == "sideways" for p in readings.pose], bool)
+    hand_set = set(geo.hand_tiles)
+    ignored = tuple(t for t in geo.order if t not in hand_set)
+    is_b = (pb > 0.5) & ~back if n else np.zeros(0, bool)
+    bonus_l: list[int] = []
+    stray: list[int] = []  # flowers/seasons among other tiles away from the hand: not this hand's
+    for g in geo.groups:
+        if g.row not in geo.hand_rows:
+            continue
+        t = list(g.tiles)
+        flags = [bool(is_b[k]) for k in t]
+        if not any(flags):
+            continue
+        if g.row != 0:
+            # away from the main row, flowers count only as a group of their own in a row of
+            # bonus tiles and melds (not in a pile of discards or another player's tiles)
+            row_ok = all(all(is_b[k] for k in geo.groups[h].tiles) or len(geo.groups[h].tiles) in (3, 4)
+                         for h in geo.rows[g.row])
+            if not (all(flags) and row_ok):
+                stray.extend(k for k, f in zip(t, flags) if f)
+                continue
+        # bonus tiles count when their group is all bonus tiles, or they sit at its ends
+        lo, hi = 0, len(t)
+        while lo < hi and flags[lo]:
+            lo += 1
+        while hi > lo and flags[hi - 1]:
+            hi -= 1
+        ends = set(t[:lo]) | set(t[hi:])
+        for k, f in zip(t, flags):
+            if f and (k in ends):
+                bonus_l.append(k)
+            elif f:
+                stray.append(k)
+    bonus = tuple(k for k in geo.order if k in set(bonus_l))
+    ignored = tuple(k for k in geo.order if k not in hand_set or k in set(stray))
+    notes: list[str] = []
+    out: list[GroupRoles] = []
+    main_groups = set(geo.rows[0]) if geo.rows else set()
+    # the longest group of the main row: the concealed hand's usual place
+    main_sizes = {g: len([t for t in geo.groups[g].tiles if t not in bonus]) for g in main_groups}
+    longest = max(main_sizes, key=main_sizes.get) if main_sizes else None
+    for gi, g in enumerate(geo.groups):
+        if g.row not in geo.hand_rows:
+            continue
+        tiles = tuple(t for t in g.tiles if t not in bonus and t not in stray)
+        if not tiles:
+            continue
+        in_main = gi in main_groups
+        nb = int(back[list(tiles)].sum())
+        opts: list[Option] = []
+        size = len(tiles)
+        if nb:
+            if size == 4 and nb < 4:
+                opts.append(Option("concealed-kong", 0.95, why="four tiles with face-down ones"))
+            elif size == 4:
+                opts.append(Option("concealed-kong", 0.6, why="four face-down tiles: a concealed kong (tile unknown)"))
+            else:
+                opts.append(Option("ignored", 0.9, why="face-down tiles that are not a kong"))
+            if not in_main:
+                opts.append(Option("ignored", 0.1, why="outside the hand row"))
+        elif size in (3, 4):
+            p_exp = 0.9
+            opts.append(Option("exposed", p_exp, why="a group of %d set apart" % size))
+            opts.append(Option("concealed", 1 - p_exp, why="tiles of the concealed hand"))
+            if winner:
+                for w in _winning_candidates(geo, tiles, side):
+                    opts.append(Option("concealed", (1 - p_exp) * 0.8, winning=w, why="winning tile laid sideways/forward"))
+        elif size == 1:
+            t = tiles[0]
+            apart = _apart_at_end(geo, gi)
+            if winner:
+                pw = 0.85 if (apart or side[t]) else 0.5
+                opts.append(Option("winning", pw, winning=t, why="a single tile set apart" + (" sideways" if side[t] else "")))
+                opts.append(Option("concealed", 1 - pw, why="a single concealed tile"))
+            else:
+                opts.append(Option("concealed", 1.0))
+        else:
+            cands = _winning_candidates(geo, tiles, side) if winner else []
+            if cands:
+                for w in cands:
+                    opts.append(Option("concealed", 0.8 / len(cands), winning=w, why="winning tile laid sideways/forward at the row"))
+                opts.append(Option("concealed", 0.2, why="no winning tile marked"))
+            else:
+                opts.append(Option("concealed", 1.0))
+        if not in_main and not any(o.role == "ignored" for o in opts):
+            opts = [Option(o.role, o.prior * 0.7, o.winning, o.why) for o in opts]
+            opts.append(Option("ignored", 0.3, why="outside the main row"))
+        opts.sort(key=lambda o: -o.prior)
+        out.append(GroupRoles(tiles, g.row, tuple(opts)))
+    if bonus:
+        notes.append(f"{len(bonus)} tile(s) read as flowers/seasons set apart as bonus tiles")
+    if ignored:
+        notes.append(f"{len(ignored)} tile(s) away from the hand ignored (discards, walls, other players)")
+    return Layout(geo, tuple(out), bonus, ignored, tuple(notes))
+
+
+def _winning_candidates(geo: Geometry, tiles: tuple[int, ...], side: np.ndarray) -> list[int]:
+    """Tiles of a group that look like a winning tile: sideways at an end, or pushed forward."""
+    out = []
+    for t in (tiles[0], tiles[-1]):
+        if side[t] and not all(side[list(tiles)]) and t not in out:
+            out.append(t)
+    for t in tiles:
+        if geo.displaced[t] and t not in out:
+            out.append(t)
+    return out
+
+
+def _apart_at_end(geo: Geometry, gi: int) -> bool:
+    """True when group ``gi`` is the first or last group of its row and its row has other groups."""
+    g = geo.groups[gi]
+    ids = geo.rows[g.row]
+    return len(ids) > 1 and gi in (ids[0], ids[-1])
+
+
+def layout(det: Detections, readings: TileReadings, image_size: tuple[int, int], winner: bool = True) -> Layout:
+    """:func:`find_geometry` then :func:`assign_roles`."""
+    return assign_roles(find_geometry(det, image_size), det, readings, winner)
