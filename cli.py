@@ -18,6 +18,7 @@ from scoring.hand import WIN_BY
 #: subcommands defined elsewhere: name → "module:function" where function(subparsers) adds the
 #: parser and sets ``func``. Imported lazily so a missing optional dependency only breaks its command.
 COMMANDS: dict[str, str] = {
+    "photo": "vision.pipeline:register",
     "eval": "vision.evalcmd:register",
     "settle": "scoring.table_cli:add_settle",
     "table": "scoring.table_cli:add_table",

@@ -1,0 +1,289 @@
+"""Photo → scored hand, and the ``mahjong-score photo`` command.
+
+The flow (``ARCHITECTURE.md``), each stage a plain function of frozen values::
+
+    load_photo ─▶ Photo ─▶ detect ─▶ Detections ─▶ classify ─▶ TileReadings ─▶ (apply_fixes)
+      ─▶ layout ─▶ Layout ─▶ decode ─▶ Reading ─▶ score_hand ─▶ ScoredHand
+
+:func:`read_photo` runs them and returns a :class:`PhotoResult` holding every intermediate value.
+Tiles are numbered in the order of :attr:`vision.layout.Geometry.order` (the hand's rows first, left
+to right): ``--fix 3=5p`` sets tile 3 before layout and decoding, so the rest of the reading adapts.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from scoring import Context, HandError, ScoredHand, explain, load_ruleset, score_hand
+from scoring.engine import Ruleset
+
+from .classes import CLASS_INDEX, CLASS_NAMES, NUM_CLASSES
+from .classify import Classifier, TileReadings, load_classifier
+from .decode import Reading, decode
+from .detect import Detections, Detector, load_detector
+from .errors import ImageError, NoTilesError, VisionError
+from .io import Photo, Source, load_photo
+from .layout import Layout, assign_roles, find_geometry
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO_PHOTO = REPO / "docs" / "demo.jpg"
+DEMO_TRUTH = REPO / "docs" / "demo.json"
+#: JPEGs are decoded at the smallest scale keeping their long side ≥ this (see vision.io)
+WORK_SIDE = 1800
+
+
+@dataclass(frozen=True)
+class PhotoResult:
+    """Everything the pipeline computed for one photo (boxes in ``photo.pixels`` coordinates)."""
+
+    photo: Photo
+    detections: Detections
+    readings: TileReadings
+    layout: Layout
+    reading: Reading
+    scored: ScoredHand | None
+    timings: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        return self.layout.geometry.order
+
+    def position(self, det_index: int) -> int:
+        """The 1-based tile number shown to the user for a detection."""
+        return self.order.index(det_index) + 1
+
+
+def parse_fixes(text: str | None) -> dict[int, str]:
+    """``"3=5p,7=1z"`` → ``{3: '5p', 7: '1z'}`` (1-based tile numbers). Raises HandError."""
+    out: dict[int, str] = {}
+    if not text:
+        return out
+    for item in text.replace(" ", ",").split(","):
+        if not item:
+            continue
+        if "=" not in item:
+            raise HandError(f"--fix {item!r} must be POS=TILE, e.g. 3=5p")
+        k, v = item.split("=", 1)
+        try:
+            pos = int(k)
+        except ValueError:
+            raise HandError(f"--fix {item!r}: position {k!r} is not a number") from None
+        v = v.strip()
+        if v not in CLASS_INDEX:
+            raise HandError(f"--fix {item!r}: {v!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x)")
+        out[pos] = v
+    return out
+
+
+def apply_fixes(readings: TileReadings, order: tuple[int, ...], fixes: Mapping[int, str]) -> TileReadings:
+    """Readings with the tiles at the given 1-based positions set to certain values.
+
+    Raises HandError for a position outside 1..N.
+    """
+    if not fixes:
+        return readings
+    probs = np.array(readings.probs, dtype=np.float32)
+    pose = list(readings.pose)
+    for pos, code in fixes.items():
+        if not 1 <= pos <= len(order):
+            raise HandError(f"--fix: there is no tile {pos} (tiles are numbered 1 to {len(order)})")
+        i = order[pos - 1]
+        probs[i] = 0.0
+        probs[i, CLASS_INDEX[code]] = 1.0
+        if code == "0x":
+            pose[i] = "face-down"
+        elif pose[i] == "face-down":
+            pose[i] = "upright"
+    return TileReadings.make(probs, pose)
+
+
+def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context | None = None, *,
+               winning_tile: str | None = None, exposed: str | None = None,
+               fixes: Mapping[int, str] | None = None, options: Mapping[str, object] | None = None,
+               detector: Detector | None = None, classifier: Classifier | None = None,
+               work_side: int | None = WORK_SIDE) -> PhotoResult:
+    """Photo → :class:`PhotoResult` (reading, layout, decoded hand and its score).
+
+    ``scored`` is None when the reading is not a legal hand (``reading.problem`` says why).
+    Raises :class:`ImageError` for an unreadable file, :class:`NoTilesError` when no tile is found,
+    :class:`~vision.errors.ModelError` when the models are missing, HandError for bad overrides,
+    RulesetError for an unknown ruleset or option.
+    """
+    t: dict[str, float] = {}
+    t0 = time.perf_counter()
+    rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    ctx = context or Context()
+    photo = load_photo(source, work_side=work_side)
+    t["load"] = time.perf_counter() - t0
+    det_model = detector or load_detector()
+    cls_model = classifier or load_classifier()
+    t1 = time.perf_counter()
+    det = det_model(photo.pixels)
+    t["detect"] = time.perf_counter() - t1
+    if len(det) == 0:
+        raise NoTilesError(f"{photo.name}: no tiles found in the photo")
+    t1 = time.perf_counter()
+    readings = cls_model(photo.pixels, det)
+    t["classify"] = time.perf_counter() - t1
+    result = read_detections(photo, det, readings, rs, ctx, winning_tile=winning_tile, exposed=exposed,
+                             fixes=fixes, options=options)
+    t["layout+decode+score"] = result.timings["layout+decode+score"]
+    t["total"] = time.perf_counter() - t0
+    return PhotoResult(result.photo, det, result.readings, result.layout, result.reading, result.scored, t)
+
+
+def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
+                    *, winning_tile=None, exposed=None, fixes=None, options=None) -> PhotoResult:
+    """The model-free half of :func:`read_photo`: fixes → layout → decode → score."""
+    t1 = time.perf_counter()
+    geo = find_geometry(det, photo.size)
+    readings = apply_fixes(readings, geo.order, fixes or {})
+    lay = assign_roles(geo, det, readings, winner=context.winner)
+    reading = decode(lay, readings, ruleset, context, winning_tile=winning_tile, exposed=exposed,
+                     options=options, face_down=np.asarray(det.face_down) | np.array(
+                         [p == "face-down" for p in readings.pose], bool))
+    scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
+    return PhotoResult(photo, det, readings, lay, reading, scored,
+                       {"layout+decode+score": time.perf_counter() - t1})
+
+
+# ----------------------------------------------------------------------------- output
+def to_json(res: PhotoResult, top_k: int = 3) -> dict:
+    """The JSON form: reading, confidence, per-tile boxes (original photo pixels), top-k
+    probabilities, roles and groups, and the score (``ScoredHand.to_json()``) or null."""
+    r = res.reading
+    inv = 1.0 / res.photo.scale
+    tops = res.readings.top(top_k)
+    tiles = []
+    for k, i in enumerate(res.order):
+        tiles.append({
+            "pos": k + 1,
+            "box": [round(float(v) * inv, 1) for v in res.detections.boxes[i]],
+            "detector_score": round(float(res.detections.scores[i]), 4),
+            "face_down": bool(res.detections.face_down[i]),
+            "pose": res.readings.pose[i],
+            "tile": r.tiles[i],
+            "raw": r.raw[i],
+            "role": r.roles[i],
+            "changed": i in r.changed,
+            "top": [[c, round(p, 4)] for c, p in tops[i]],
+        })
+    groups = []
+    for g in res.layout.groups:
+        roles = {r.roles[i] for i in g.tiles}
+        groups.append({"tiles": [res.position(i) for i in g.tiles], "row": g.row,
+                       "role": "/".join(sorted(roles)),
+                       "options": [{"role": o.role, "prior": round(o.prior, 3),
+                                    "winning": None if o.winning is None else res.position(o.winning)}
+                                   for o in g.options]})
+    return {
+        "photo": {"name": res.photo.name, "width": res.photo.original_size[0],
+                  "height": res.photo.original_size[1], "decoded_scale": res.photo.scale},
+        "reading": r.notation,
+        "legal": r.legal,
+        "problem": r.problem,
+        "confidence": round(r.confidence, 4),
+        "probability": r.probability,
+        "relative": r.relative,
+        "changed": [{"pos": res.position(i), "from": r.raw[i], "to": r.tiles[i]} for i in r.changed],
+        "melds": [{"notation": m.notation(), "tiles": [res.position(i) for i in m.positions]} for m in r.melds],
+        "tiles": tiles,
+        "groups": groups,
+        "notes": list(r.notes),
+        "timings_ms": {k: round(v * 1000, 1) for k, v in res.timings.items()},
+        "score": res.scored.to_json() if res.scored is not None else None,
+    }
+
+
+def summary(res: PhotoResult) -> str:
+    """Text lines before the score: the reading, its confidence, changed tiles, tile list, notes."""
+    r = res.reading
+    n_hand = sum(1 for x in r.roles if x != "ignored")
+    out = [f"photo: {res.photo.name} ({res.photo.original_size[0]}×{res.photo.original_size[1]}), "
+           f"{len(res.detections)} tiles found, {n_hand} in the hand"]
+    out.append(f"reading: {r.notation}")
+    if r.legal:
+        conf = f"confidence: {r.confidence:.0%} (legal readings compared); tile probability {r.probability:.3g}"
+        if r.changed:
+            ch = ", ".join(f"tile {res.position(i)} {r.raw[i]}→{r.tiles[i]}" for i in r.changed)
+            conf += f"; changed to make a legal hand: {ch}"
+        out.append(conf)
+    tiles = []
+    for k, i in enumerate(res.order):
+        if r.roles[i] == "ignored":
+            continue
+        mark = {"winning": "*", "exposed": "[]", "concealed-kong": "()", "bonus": "+"}.get(r.roles[i], "")
+        tiles.append(f"{k + 1}:{r.tiles[i]}{mark}")
+    out.append("tiles: " + " ".join(tiles) + "   (* winning, [] exposed, () concealed kong, + bonus; fix with --fix POS=TILE)")
+    for note in r.notes:
+        out.append(f"note: {note}")
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- CLI
+def cmd_photo(args: argparse.Namespace) -> int:
+    import cli  # the thin CLI layer: shared option parsing and errors
+
+    if args.demo:
+        if args.image:
+            raise cli.UserError("give either an image or --demo, not both")
+        source = DEMO_PHOTO
+        if not source.is_file():
+            raise cli.UserError(f"the demo photo {source} is missing from this installation")
+    elif not args.image:
+        raise cli.UserError("give the photo to read (mahjong-score photo IMG) or --demo")
+    else:
+        source = args.image
+    ctx = cli.context_from_args(args)
+    opts = cli.options_from_args(args)
+    try:
+        res = read_photo(source, args.ruleset, ctx, winning_tile=args.winning_tile, exposed=args.exposed,
+                         fixes=parse_fixes(args.fix), options=opts)
+    except VisionError as e:
+        raise cli.UserError(str(e)) from None
+    if args.annotate:
+        from .annotate import annotate, save
+
+        title = f"{res.reading.notation}  ({res.reading.confidence:.0%})" if res.reading.legal else \
+            f"NOT LEGAL: {res.reading.notation}"
+        try:
+            save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title), args.annotate)
+        except ImageError as e:
+            raise cli.UserError(str(e)) from None
+    if args.json:
+        cli.print_json(to_json(res))
+        if not res.reading.legal:
+            raise cli.UserError(res.reading.problem or "the reading is not a legal hand")
+        return 0
+    print(summary(res))
+    if not res.reading.legal:
+        raise cli.UserError(res.reading.problem or "the reading is not a legal hand")
+    print()
+    print(explain(res.scored))
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the ``photo`` subcommand (registered through ``cli.COMMANDS``)."""
+    import cli
+
+    p = subparsers.add_parser(
+        "photo", help="score a photo of a finished hand",
+        description="Read a photo of a finished hand (detector + classifier in models/), find the most "
+                    "probable legal hand, and score it. Tiles are numbered left to right, the hand's row "
+                    "first; correct a misread tile with --fix POS=TILE. See docs/photo.md for how to lay "
+                    "out the hand.")
+    p.add_argument("image", nargs="?", help="the photo (JPEG, PNG, WebP, HEIC)")
+    p.add_argument("--demo", action="store_true", help="read the bundled demo photo (docs/demo.jpg)")
+    cli.add_context_args(p)
+    p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\" (overrides the layout)")
+    p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\"")
+    p.add_argument("--annotate", metavar="FILE", help="write the photo with boxes, tile names and groups (.jpg/.png)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (reading, tiles, boxes, top-3 probabilities, groups, score)")
+    p.set_defaults(func=cmd_photo)
