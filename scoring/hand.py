@@ -71,7 +71,8 @@ class Context:
     * ``kong_on_kong``: the replacement tile after two kongs in one turn.
     * ``dealer``: None means "East is the dealer" (seat wind E).
     * ``dealer_streak``: consecutive dealer wins before this hand (004 連莊).
-    * ``discards``: tiles discarded by the winner before the win, when known (004 十張內).
+    * ``discards``: discarded tiles lying in the middle of the table when the hand is won (claimed
+      tiles and the winning tile not counted), when known (004 十張內, seed 004 line 23).
     * ``flags``: further ruleset-specific circumstances by name (documented by the ruleset).
     """
 
