@@ -911,3 +911,28 @@ def test_random_16_tile_hands_score_and_add_up():
         assert r.total >= 5  # 底 5 at least
         if not any("兩吃" in n for n in r.notes):
             assert r.total == sum(ln.points for ln in r.lines if ln.kind == "points")
+
+
+def test_cli_settle_end_to_end(capsys):
+    # S won 30 on W's discard and holds a concealed kong ($5 from each other player):
+    # points W → S 30 (RULINGS 004-01); cash S +15, the others −5 each (004:42)
+    code = cli.main(["settle", "--ruleset", RS, "--scores", "E=0,S=30,W=0,N=0", "--winner", "S",
+                     "--east", "E", "--option", "discarder=W", "--option", "cash=S:5", "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["net"] == {"E": 0, "S": 30, "W": -30, "N": 0}
+    assert out["cash"] == {"E": -5, "S": 15, "W": -5, "N": -5}
+    # a discard win without a discarder is bad input: one line, exit 2
+    assert cli.main(["settle", "--ruleset", RS, "--scores", "E=0,S=30,W=0,N=0", "--winner", "S",
+                     "--east", "E"]) == 2
+    assert "discarder" in capsys.readouterr().err
+
+
+def test_settle_robbed_kong_and_cash_in_total():
+    # 搶槓: the robbed player N pays as the discarder (004-31 default): 12
+    s = settle(RS, {"E": 0, "S": 12, "W": 0, "N": 0}, "S", "E", {"win_by": "robbed-kong", "discarder": "N"})
+    assert s.net == {"E": 0, "S": 12, "W": 0, "N": -12}
+    # option cash_from=total (004-32 b): $5 in total over three others: 2 + 2 + 1
+    s = settle(RS, {"E": 0, "S": 12, "W": 0, "N": 0}, "S", "E",
+               {"discarder": "N", "cash": "S:5", "cash_from": "total"})
+    assert s.cash == {"E": -2, "S": 5, "W": -2, "N": -1}

@@ -910,34 +910,32 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
             if win_by == "self-drawn":
                 raise RulesetError("一炮雙響 (also_won) needs a discard win")
         liable = _player("liable", options["liable"], players) if options.get("liable") else None
+
+        def all_three(w: str) -> int:
+            """What the three others would pay ``w`` on a self-draw (the 包自摸 amount)."""
+            return sum(due(w, p) for p in players if p != w)
+
         if win_by == "self-drawn":
-            others = [p for p in players if p != winner]
             if liable:
-                total = sum(due(winner, p) for p in others)
-                transfers.append(Transfer(liable, winner, total, f"包自摸: pays for all three ({SEED}:28/51)"))
+                transfers.append(Transfer(liable, winner, all_three(winner),
+                                          f"包自摸: pays for all three ({SEED}:28/51, RULINGS 004-01)"))
             else:
-                transfers.extend(Transfer(p, winner, due(winner, p), f"self-drawn: each pays ({SEED}, 004-01)")
-                                 for p in others)
+                transfers.extend(Transfer(p, winner, due(winner, p), "self-drawn: each of the three pays (RULINGS 004-01)")
+                                 for p in players if p != winner)
         else:
             if not options.get("discarder"):
                 raise RulesetError("settle: a discard win needs discarder=PLAYER (or win_by=self-drawn)")
             disc = _player("discarder", options["discarder"], players)
+            why = ("discarder pays" if win_by == "discard"
+                   else "robbed kong: the robbed player pays as the discarder (004-31)")
             for w in winners:
                 if disc == w:
                     raise RulesetError(f"settle: the discarder {disc} cannot be the winner")
-                if liable and liable != disc:
-                    others = [p for p in players if p != w]
-                    total = sum(due(w, p) for p in others)
-                    transfers.append(Transfer(liable, w, total,
-                                              f"包自摸: pays what all three would pay on a self-draw ({SEED}:28/51)"))
+                if liable:
+                    transfers.append(Transfer(liable, w, all_three(w),
+                                              f"包自摸: pays what all three would pay on a self-draw ({SEED}:28/51, RULINGS 004-01)"))
                 else:
-                    why = "discarder pays" if win_by == "discard" else "robbed kong: the robbed player pays as discarder (004-31)"
-                    if liable:
-                        others = [p for p in players if p != w]
-                        transfers.append(Transfer(disc, w, sum(due(w, p) for p in others),
-                                                  f"包自摸: the discarder is liable for all three ({SEED}:28/51)"))
-                    else:
-                        transfers.append(Transfer(disc, w, due(w, disc), f"{why} ({SEED}, 004-01)"))
+                    transfers.append(Transfer(disc, w, due(w, disc), f"{why} (RULINGS 004-01)"))
             if len(winners) > 1:
                 notes.append(f"一炮雙響: both winners are paid by the discarder ({SEED}:52, 004-37 reading a)")
         if extra_dealer:
@@ -972,4 +970,6 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
     if abs(sum(cash.values())) > 1e-9:
         raise ValueError(f"cash does not sum to zero: {cash}")
     cash = {p: (int(c) if float(c).is_integer() else c) for p, c in cash.items()}
+    if any(cash.values()):
+        notes.append("cash net (apart from points): " + ", ".join(f"{p} {c:+g}" for p, c in cash.items()))
     return from_transfers(RULESET_ID, "hk-tw-16", players, transfers, notes, cash)
