@@ -722,9 +722,9 @@ def test_line43_flower_sets_cash_collected_once():
 
 def test_line44_46_eight_flowers_instant_win():
     # 16 tiles + all 8 flowers: 八隻花 40 "count as 40pts" (no 正花/爛花), "自摸+莊": 自摸 1 + 莊 1
-    # (East), "can also count … 四張內": 3 discards → 40; 底 5 → 87; cash: 2 × 台花 $5 ("collect $5
-    # for second 台花") = $10
-    r = score("123m456p789s1234567z +1f2f3f4f1y2y3y4y", seat_wind="E", discards=3)
+    # (East), "can also count … 四張內": 3 discards → 40; 底 5 → 87; 連莊 is not in 004:45's list, so
+    # a dealer streak adds nothing; cash: 2 × 台花 $5 ("collect $5 for second 台花") = $10
+    r = score("123m456p789s1234567z +1f2f3f4f1y2y3y4y", seat_wind="E", discards=3, dealer_streak=2)
     check(r, {"eight-flowers": 40, "self-drawn-eight-flowers": 1, "dealer": 1, "within-four": 40,
               "flower-set": 10, "base": 5}, 87)
     assert r.decomposition.shape == "eight-flowers"
