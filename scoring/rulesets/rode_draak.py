@@ -320,8 +320,8 @@ def _entry_ok(lines: Sequence["Line"], doublings: int, opts: Mapping[str, Any]) 
         return True  # a limit hand is a mahjong of its own (001:44-102)
     if any(ln.rule == "entry-clean" for ln in lines):
         return True
-    if opts["entry_doublings"] == "single-item":
-        return any(ln.doublings >= 2 for ln in lines)
+    if opts["entry_doublings"] == "single-item":  # one item worth 2+, not one item fired twice
+        return any(ln.kind == "doublings" and ln.value >= 2 for ln in lines)
     return doublings >= 2
 
 

@@ -1,0 +1,339 @@
+"""Ruleset rode-draak (seed 001_20e8f920a7ce7e86.txt, base NTS seed 002): one test per seed line.
+
+"001:L" = line L of seed 001; "002:L" = the NTS base (ordinary points and doublings, 001 is an
+excerpt). Ordinary hands: NTS points × 2^doublings, uncapped (001:46); limit hands 1000 / 500,
+× 2 entirely in the hand (RULINGS 001-11).
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from cli import main
+from scoring import Context, HandError, load_ruleset, parse_hand, score_hand
+
+RS = "rode-draak"
+SEED = "001_20e8f920a7ce7e86.txt"
+
+
+def score(notation: str, options=None, win: str | None = None, **ctx):
+    flags = ctx.pop("flags", ())
+    hand = parse_hand(notation, winning_tile=win, context=Context(flags=frozenset(flags), **ctx), sizes=None)
+    return score_hand(hand, RS, options)
+
+
+def ids(result) -> set[str]:
+    return {ln.rule for ln in result.lines}
+
+
+def limit_rule(result) -> list[str]:
+    return [ln.rule for ln in result.lines if ln.kind == "limit"]
+
+
+# A clean hand with a kong (for the dead-wall / robbed-kong / first-turn items): 123m 456m in the
+# hand, East pair, exposed 789m and exposed Green kong (a Red kong would make it Het Spel van de
+# Rode Draak, 001:90). Points (002:10-13): Green kong exposed 16 (002-02 as terminals), East pair
+# 2 x 2 (seat and round wind, 002-04 each) = 4, mahjong 20 = 40 before the wait items; doublings:
+# Green kong 1 (002:60), clean 4 (002:65) = 5.
+KONG = "123m456m11z [789m] [6666z]"
+
+
+# --------------------------------------------------------------------------- 001:1 entry rule
+def test_entry_clean_allowed():
+    # 001:1 clean: exposed Red pung 4, East pair 4, mahjong 20, only possible tile 2, pair completed 2
+    # = 32; doublings: Red pung 1 + clean 4 = 5 -> 32 x 32 = 1024
+    r = score("123m456m789m11z [777z]", win="1z")
+    assert r.allowed and "entry-clean" in ids(r) and r.total == 1024
+
+
+def test_entry_not_clean_refused():
+    # 001:1 (RULINGS 001-03): three suits, 0 doublings: "mahjong not allowed", total 0, never silent
+    r = score("123m456p789s11z [777p]", win="1z")
+    assert not r.allowed and r.total == 0
+    assert r.status.startswith("mahjong not allowed:") and "0 doublings" in r.status
+
+
+def test_entry_two_doublings_allowed():
+    # 001:1 (RULINGS 001-03 total): not clean but White and Red pungs: 2 doublings (002:60).
+    # Points: 4 + 4 + East pair 4 + 20 + only possible 2 + pair completed 2 = 36 x 2^2 = 144
+    r = score("123m456p11z [555z] [777z]", win="1z")
+    assert r.allowed and r.total == 144 and "2 doublings" in r.status
+
+
+def test_entry_single_item_option():
+    # 001-03 a (entry_doublings=single-item): the two dragon pungs are two items of 1 -> refused
+    r = score("123m456p11z [555z] [777z]", {"entry_doublings": "single-item"}, win="1z")
+    assert not r.allowed and r.total == 0
+
+
+# --------------------------------------------------------------------------- 001:3-21 doublings
+def test_winst_met_gelijke():
+    # 001:5 replaces NTS 'Vier pungs' (002:47): concealed 222m 444p 666s 4 x 3 = 12, exposed 888m 2,
+    # East pair 4, mahjong 20 = 38; doublings: Gelijke 1, 3 concealed pungs 1 (002:61) = 2 -> 152
+    r = score("222m444p666s11z [888m]")
+    assert "four-pungs" in ids(r)
+    assert [ln.name for ln in r.lines if ln.rule == "four-pungs"] == ["Winst met Gelijke — Win with Equals: only pungs/kongs (replaces NTS 'Vier pungs', the same item)"]
+    assert r.total == 152
+
+
+def test_winst_met_gelijke_2_8():
+    # 001:7 (001-04 a): 222m 444p 666s concealed 12 + exposed 333s 2 + pair 88m 0 + mahjong 20 = 34;
+    # doublings: Gelijke 1, Gelijke 2-8 1, NTS pure simplicity 1 (002:48), 3 concealed pungs 1 = 4 -> 544
+    assert score("222m444p666s88m [333s]").total == 544
+    # equals_2_8=included: 3 doublings -> 272
+    assert score("222m444p666s88m [333s]", {"equals_2_8": "included"}).total == 272
+
+
+def test_kong_met_bloeiende_bloemen():
+    # 001:9: win on 6m from the dead wall: 40 + self-drawn 2 (002:14) = 42 (waits 3m/6m: not the only
+    # tile); doublings 5 + 1 = 6 -> 42 x 64 = 2688
+    r = score(KONG, win="6m", win_by="dead-wall")
+    assert "kong-blooming" in ids(r) and r.total == 2688
+
+
+def test_bloeiende_bloemen_kong_only():
+    # 001-05 b: the dead-wall tile replaced a flower -> no doubling: 42 x 32 = 1344
+    r = score(KONG, {"blooming_flowers": "kong-only"}, win="6m", win_by="dead-wall",
+              flags=("flower-replacement",))
+    assert r.total == 1344
+
+
+def test_kongroof_with_chow():
+    # 001:11: robbed 6m completes the chow 456m: 40 points; doublings 5 + 1 = 6 -> 40 x 64 = 2560
+    r = score(KONG, win="6m", win_by="robbed-kong")
+    assert "robbing-the-kong" in ids(r) and r.total == 2560
+
+
+def test_kongroof_pair_literal():
+    # 001:11 literal (001-06 a): the robbed East completes the pair, not a chow -> no doubling;
+    # 40 + only possible 2 + pair completed 2 = 44 x 2^5 = 1408; option any: 44 x 64 = 2816
+    assert score(KONG, win="1z", win_by="robbed-kong").total == 1408
+    assert score(KONG, {"robbing_kong": "any"}, win="1z", win_by="robbed-kong").total == 2816
+
+
+def test_gelukkige_dertien():
+    # 001:13: announced dealt waiting hand wins on 6m (discard): 40 x 2^(5 + 1) = 2560
+    r = score(KONG, win="6m", announced_wait=True, flags=("dealt-waiting",))
+    assert "lucky-thirteen" in ids(r) and r.total == 2560
+    assert score(KONG, win="6m").total == 1280  # without it: 40 x 2^5
+
+
+def test_spel_van_de_aarde():
+    # 001:17: South wins on East's first discard: Green kong 16, East pair = round wind only 2, 20 = 38;
+    # doublings: Green kong 1, clean 4, earth 2 = 7 -> 38 x 128 = 4864 (not the NTS 1000 fixed hand)
+    r = score(KONG, win="6m", seat_wind="S", first_turn=True)
+    assert "earth" in ids(r) and r.total == 4864
+
+
+def test_verborgen_schat():
+    # 001:21: 123 456 789 234 characters + East pair, self-drawn 9m: East pair 4, 20, self-drawn 2 = 26;
+    # doublings: four chows 1 (002:46), clean 4, Hidden Treasure 3 = 8 -> 26 x 256 = 6656
+    r = score("123456789m234m11z", win="9m", win_by="wall")
+    assert "hidden-treasure" in ids(r) and r.total == 6656
+
+
+def test_drie_wijzen():
+    # 001:21 (001-08 a): White, Green, Red pungs exposed 3 x 4 = 12, East pair 4, 20, only possible 2,
+    # pair completed 2 = 40; doublings: 3 dragon pungs 3, clean 4, Three Wise Men 3 = 10 -> 40960
+    r = score("123m11z [555z] [666z] [777z]", win="1z")
+    assert "three-wise-men" in ids(r) and r.total == 40960
+    # as written (001-08 b): never -> 40 x 2^7 = 5120
+    assert score("123m11z [555z] [666z] [777z]", {"three_wise_men": "as-written"}, win="1z").total == 5120
+
+
+def test_limit_geheel_in_de_hand():
+    # 001:21 "Bij limietspelen: 1x verdubbelen" (RULINGS 001-11): Thirteen Orphans self-drawn 2000,
+    # on a discard 1000
+    assert score("19m19p19s12345671z", win="1z", win_by="wall").total == 2000
+    assert score("19m19p19s12345671z", win="1z").total == 1000
+
+
+# --------------------------------------------------------------------------- 001:44-102 limit hands
+LIMITS = [
+    # 001:58-60 Het Spel van de Hemel: East wins with the dealt tiles: Limit 1000, x 2 in the hand
+    # (option heaven_in_hand=yes, 001:21) = 2000
+    ("heaven", "123m456p789s234m55z", {"first_turn": True, "win_by": "wall"}, 2000),
+    # 001:62-64 De Negen Poorten on a discard: Limit 1000
+    ("nine-gates", "11123455678999m", {"win": "5m"}, 1000),
+    # 001:62-64 self-drawn: geheel in de hand 1x verdubbelen = 2000
+    ("nine-gates", "11123455678999m", {"win": "5m", "win_by": "wall"}, 2000),
+    # 001:66-68 De Dertien Wezen: Limit 1000
+    ("thirteen-orphans", "19m19p19s12345671z", {"win": "1z"}, 1000),
+    # 001:70-72 De Zeven Tweelingen, superschoon (pure): Limit 1000
+    ("seven-twins-superschoon", "11224455778899m", {"win": "9m"}, 1000),
+    # 001:70-72 schoon: Half Limit 500
+    ("seven-twins-schoon", "1122445577m1155z", {"win": "5z"}, 500),
+    # 001:72 schoon, entirely in the hand: 500 x 2 = 1000
+    ("seven-twins-schoon", "1122445577m1155z", {"win": "5z", "win_by": "wall"}, 1000),
+    # 001:74-76 Slang 1: 1-9m + each wind, East doubled: Half Limit 500
+    ("wind-snake", "123456789m11234z", {"win": "5m"}, 500),
+    # 001:78-80 Slang 2: 1-9m + each dragon + 2 East: Half Limit 500
+    ("dragon-snake", "123456789m11567z", {"win": "5m"}, 500),
+    # 001:82-84 Peking Garden: 1-7m + each wind and dragon: Half Limit 500
+    ("court-of-peking", "1234567m1234567z", {"win": "7z"}, 500),
+    # 001:88-90 Het Spel van de Rode Draak: Red kong (concealed) + 1-9m + own-wind pair, discard: 500
+    ("rode-draak-hand", "123456789m11z (7777z)", {"win": "1z"}, 500),
+    # 001:90 self-drawn, nothing exposed: 500 x 2 = 1000
+    ("rode-draak-hand", "123456789m11z (7777z)", {"win": "1z", "win_by": "wall"}, 1000),
+    # 001:90 a regular limit hand may be exposed (001:50): exposed Red kong, South seat with South pair: 500
+    ("rode-draak-hand", "123456789m22z [7777z]", {"win": "2z", "seat_wind": "S"}, 500),
+    # 001:92-94 Het Jade Spel with an exposed pung (regular, 001:50): Limit 1000
+    ("jade", "222s333s666z88s [444s]", {}, 1000),
+    # 001:96-98 Het Vierwindenspel: 4 wind pungs + any pair: Limit 1000
+    ("four-winds", "111z222z333z55m [444z]", {}, 1000),
+    # 001:100-102 De Kronkelende Slang, first form: 111 + 22 + 345 + 678 + 999 (345 exposed): 1000
+    ("winding-snake", "11122678999m [345m]", {}, 1000),
+    # 001:102 second form: 111 + 234 + 55 + 678 + 999 (678 exposed): 1000
+    ("winding-snake", "11123455999m [678m]", {}, 1000),
+    # 001:102 third form: 111 + 234 + 567 + 88 + 999 (567 exposed): 1000
+    ("winding-snake", "11123488999m [567m]", {}, 1000),
+]
+
+
+@pytest.mark.parametrize("rule,notation,ctx,expected", LIMITS, ids=[f"{c[0]}:{c[1]}" for c in LIMITS])
+def test_limit_hand(rule, notation, ctx, expected):
+    r = score(notation, **ctx)
+    assert limit_rule(r) == [rule]
+    assert r.total == expected and r.allowed
+
+
+def test_every_limit_hand_has_a_case():
+    rs = load_ruleset(RS)
+    lim = {r.id for r in rs.rules if r.kind == "limit" and r.applies_to == "winner"}
+    assert lim == {c[0] for c in LIMITS}
+
+
+def test_heaven_without_in_hand_doubling():
+    # option heaven_in_hand=no: 001:60 states no 'geheel in de hand' -> 1000
+    r = score("123m456p789s234m55z", {"heaven_in_hand": "no"}, first_turn=True, win_by="wall")
+    assert r.total == 1000
+
+
+def test_irregular_limit_must_be_concealed():
+    # 001:50: an irregular limit hand is played in the hand; Peking Garden cannot have melds, and a
+    # wind snake with 9m doubled is no Slang 1 (only a wind may be doubled, 001:76): not winning
+    with pytest.raises(HandError):
+        score("1234567899m1234z", win="9m")
+
+
+def test_seven_twins_not_clean_normal():
+    # RULINGS 001-12: seven pairs of winds and dragons are not clean (no suit tile): counted normally.
+    # East pair 2 x 2, White Green Red pairs 3 x 2 = 10, mahjong 20, only possible 2, pair completed 2
+    # = 34; only winds and dragons 4 doublings (002:68) -> 34 x 16 = 544 (allowed: 4 >= 2)
+    r = score("11223344556677z", win="7z")
+    assert "seven-twins-other" in ids(r) and r.allowed and r.total == 544
+
+
+def test_seven_twins_not_clean_refused():
+    # RULINGS 001-12: seven pairs in three suits + Red: Red pair 2 + 20 + 2 + 2 = 26, 0 doublings ->
+    # mahjong not allowed
+    r = score("1122m3344p5566s77z", win="7z")
+    assert not r.allowed and r.total == 0
+
+
+def test_seven_twins_four_alike():
+    # 001-12: 1111 22 44 55 77 88 characters: not seven pairs by default (not a winning hand);
+    # option seven_twins_four_alike=yes: super-clean, Limit 1000
+    with pytest.raises(HandError):
+        score("11112244557788m", win="8m")
+    assert score("11112244557788m", {"seven_twins_four_alike": "yes"}, win="8m").total == 1000
+
+
+def test_limit_is_no_cap_on_ordinary_hands():
+    # 001:46 "zonder een echte limiet": the Three Wise Men hand above scores 40960 > 1000
+    assert score("123m11z [555z] [666z] [777z]", win="1z").total > 1000
+
+
+# --------------------------------------------------------------------------- 001:52-54 waiting hand
+def test_waiting_irregular_limit():
+    # 001:54 (001-10 a): non-winner 1-9m + each wind waits for Slang 1 (Half Limit 500): half = 250
+    r = score("123456789m1234z", winner=False)
+    assert "waiting-irregular-limit" in ids(r) and r.total == 250
+
+
+def test_waiting_irregular_limit_with_doubling():
+    # 001-10 b: half of 500 x 2 = 500
+    assert score("123456789m1234z", {"waiting_limit_half": "with-in-hand-doubling"}, winner=False).total == 500
+
+
+def test_waiting_thirteen_orphans():
+    # 001:54: waiting for De Dertien Wezen (Limit 1000): 500
+    assert score("19m19p19s1234567z", winner=False).total == 500
+
+
+def test_waiting_regular_limit_no_bonus():
+    # 001:54: waiting for Het Vierwindenspel: no bonus, normal count: concealed East pung 8, South 8,
+    # West 8, exposed North 4 = 28; doublings: East pung seat + round 2, 3 concealed pungs 1, clean
+    # (5m + winds, 002:65, for everyone 002-16) 4 = 7 -> 28 x 128 = 3584
+    r = score("111z222z333z5m [444z]", winner=False)
+    assert "waiting-regular-limit" in ids(r) and r.total == 3584
+
+
+# --------------------------------------------------------------------------- 001:106-108 dead hand
+def test_dead_hand_more_tiles():
+    # 001:108: more than 13 tiles -> records no points (0), still settles
+    r = score("123456789m12345z", winner=False, flags=("dead-hand",))
+    assert r.total == 0 and "dead-hand-more" in ids(r)
+
+
+def test_dead_hand_fewer_tiles():
+    # 001:108: fewer than 13 -> the combinations still count: concealed 555p 4; circles + winds is
+    # clean (002:65) 4 doublings -> 64; no waiting-hand bonus
+    r = score("555p1234z", winner=False, flags=("dead-hand",))
+    assert "dead-hand-fewer" in ids(r) and r.total == 64
+
+
+def test_dead_hand_cannot_win():
+    with pytest.raises(HandError, match="cannot make mahjong"):
+        score("555p1234z", flags=("dead-hand",))
+
+
+def test_wrong_count_suggests_dead_hand():
+    with pytest.raises(HandError, match="dead-hand"):
+        score("555p1234z", winner=False)
+
+
+def test_dead_hand_flag_needs_wrong_count():
+    with pytest.raises(HandError, match="more or fewer than 13"):
+        score("123456789m1234z", winner=False, flags=("dead-hand",))
+
+
+def test_dead_hand_cli(capsys):
+    # the CLI way to score a dead hand: --flag dead-hand --not-winner
+    assert main(["hand", "555p1234z", "-r", RS, "--flag", "dead-hand", "--not-winner"]) == 0
+    assert "total: 64" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- ruleset structure
+def test_rules_cite_seed_lines(shared):
+    """Every rule cites 001 (or the NTS base 002) with lines that exist; limit values match
+    'Limiet' / 'Halve Limiet' on the cited line."""
+    seeds = {p.name: p.read_text(encoding="utf-8").splitlines() for p in (shared / "seeds").glob("*.txt")}
+    for r in load_ruleset(RS).rules:
+        name, span = r.source.split(":")
+        assert name in (SEED, "002_b9f4c4575200caaf.txt"), r.id
+        lo, _, hi = span.partition("-")
+        text = " ".join(seeds[name][int(lo) - 1:int(hi or lo)])
+        assert text.strip(), r.id
+        if r.kind == "limit" and r.applies_to == "winner" and not r.id.startswith("seven-twins"):
+            half = "Halve Limiet" in text
+            assert (r.value == 0.5) == half, (r.id, text)
+
+
+def test_base_is_nts():
+    rs = load_ruleset(RS)
+    assert rs.base == "nts" and rs.limit == 1000 and rs.settlement == "rode-draak"
+    assert not {"three-dragons", "head-and-tail", "four-concealed-kongs", "closed-hand-waiting"} & {r.id for r in rs.rules}
+
+
+def test_cli_hand_json(capsys):
+    assert main(["hand", "123m456p789s11z [777p]", "-w", "1z", "-r", RS, "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"allowed": false' in out and "mahjong not allowed" in out
+
+
+def test_rules_listing(capsys):
+    assert main(["rules", RS]) == 0
+    out = capsys.readouterr().out
+    assert "based on nts" in out and re.search(r"limit-in-hand .*001_20e8f920a7ce7e86.txt:21", out)

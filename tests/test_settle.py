@@ -1,0 +1,222 @@
+"""Table settlement, scheme rode-draak (seed 001_20e8f920a7ce7e86.txt lines 23-40, RULINGS 001-17),
+and the ``settle`` / ``table`` commands. Derivations beside each case: "001:L" = seed line L."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from cli import main
+from scoring import RulesetError, load_ruleset
+from scoring.settle import SCHEMES, Settlement, Transfer, settle
+
+PLAYERS = ("E", "S", "W", "N")
+
+
+def nets(s: Settlement) -> dict[str, int]:
+    return dict(s.net)
+
+
+def test_issue_example():
+    # East = S, winner W (200), E 200, S 100, N 500.
+    # 001:35 W receives 200 from E, 200 x 2 = 400 from S (East), 200 from N -> W +800.
+    # 001:37 pairs of non-winners (lower pays the difference, x 2 with East):
+    #   E-S: (200-100) x 2 = 200, S pays E;  E-N: 300, E pays N;  S-N: (500-100) x 2 = 800, S pays N.
+    # E: -200 + 200 - 300 = -300; S: -400 - 200 - 800 = -1400; N: -200 + 300 + 800 = +900.
+    s = settle("rode-draak", {"E": 200, "S": 100, "W": 200, "N": 500}, "W", "S")
+    assert nets(s) == {"E": -300, "S": -1400, "W": 800, "N": 900}
+    assert s.scheme == "rode-draak" and s.ruleset == "rode-draak"
+
+
+def test_winner_only_receives():
+    # 001:29: the winner pays nothing even when a non-winner scored more
+    s = settle("rode-draak", {"E": 200, "S": 100, "W": 200, "N": 500}, "W", "S")
+    assert all(t.payer != "W" for t in s.transfers)
+    assert [t.amount for t in s.transfers if t.payee == "W"] == [200, 400, 200]
+
+
+def test_east_pays_double():
+    # 001:31 + 001:35: East (N) pays the winner (E, 60) double = 120; the others 60 each
+    s = settle("rode-draak", {"E": 60, "S": 0, "W": 0, "N": 0}, "E", "N")
+    assert nets(s) == {"E": 240, "S": -60, "W": -60, "N": -120}
+
+
+def test_east_wins_double_from_all():
+    # 001:33: East E wins 300: 600 from each = +1800. Non-winners (001:37, East not among them):
+    # S-W 50, W pays S; S-N 100, N pays S; W-N 50, N pays W.
+    # S: -600 + 50 + 100 = -450; W: -600 - 50 + 50 = -600; N: -600 - 100 - 50 = -750
+    s = settle("rode-draak", {"E": 300, "S": 100, "W": 50, "N": 0}, "E", "E")
+    assert nets(s) == {"E": 1800, "S": -450, "W": -600, "N": -750}
+
+
+def test_non_winners_settle_pairwise_east_double():
+    # 001:37: winner W scored 0; East S 10, E 30, N 30: E-S (30-10) x 2 = 40 S pays E;
+    # E-N 0; S-N (10-30) x 2 = -40, S pays N 40 -> E +40, S -80, N +40
+    s = settle("rode-draak", {"E": 30, "S": 10, "W": 0, "N": 30}, "W", "S")
+    assert nets(s) == {"E": 40, "S": -80, "W": 0, "N": 40}
+
+
+def test_void_hand():
+    # 001:134: void game, no points are counted: nothing changes hands
+    s = settle("rode-draak", {"E": 10, "S": 20, "W": 30, "N": 40}, None, "E")
+    assert s.transfers == () and set(nets(s).values()) == {0}
+
+
+def test_three_rulesets_use_the_scheme():
+    # issue 3: nts, dutch-special-hands (no settlement in 000) and rode-draak use 001's scheme
+    for rid in ("rode-draak", "dutch-special-hands", "nts"):
+        assert load_ruleset(rid).settlement == "rode-draak"
+    assert "rode-draak" in SCHEMES
+
+
+def test_zero_sum_is_checked():
+    # 001:40 "het totaal is altijd NUL": a Settlement that does not sum to 0 cannot be built
+    with pytest.raises(ValueError, match="zero"):
+        Settlement("x", "x", {"A": 5, "B": 0}, (Transfer("B", "A", 5),))
+
+
+def test_scheme_takes_no_options():
+    with pytest.raises(RulesetError, match="no options"):
+        settle("rode-draak", {"E": 1, "S": 0, "W": 0, "N": 0}, "E", "E", {"x": "1"})
+
+
+@pytest.mark.parametrize("scores,winner,east", [
+    ({"E": -1, "S": 0, "W": 0, "N": 0}, "E", "E"),
+    ({"E": 1.5, "S": 0, "W": 0, "N": 0}, "E", "E"),
+    ({"E": 1, "S": 0, "W": 0, "N": 0}, "X", "E"),
+    ({"E": 1, "S": 0, "W": 0, "N": 0}, "E", "X"),
+])
+def test_bad_settlement_input(scores, winner, east):
+    with pytest.raises(ValueError):
+        settle("rode-draak", scores, winner, east)
+
+
+# --------------------------------------------------------------------------- properties
+score_st = st.integers(min_value=0, max_value=100_000)
+
+
+@st.composite
+def tables(draw):
+    scores = {p: draw(score_st) for p in PLAYERS}
+    winner = draw(st.sampled_from(PLAYERS + (None,)))
+    east = draw(st.sampled_from(PLAYERS))
+    return scores, winner, east
+
+
+@settings(max_examples=200, deadline=None)
+@given(tables())
+def test_property_zero_sum(table):
+    """001:40: every settlement sums to zero."""
+    scores, winner, east = table
+    s = settle("rode-draak", scores, winner, east)
+    assert sum(s.net.values()) == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(tables())
+def test_property_winner_net(table):
+    """001:33/35: the winner receives 6 x his score when East, else 4 x (2 from East + 1 + 1)."""
+    scores, winner, east = table
+    s = settle("rode-draak", scores, winner, east)
+    if winner is not None:
+        assert s.net[winner] == scores[winner] * (6 if winner == east else 4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tables(), st.data())
+def test_property_antisymmetric_swap(table, data):
+    """Swapping two non-winners together with their scores (and East, if one of them is East)
+    swaps their nets and leaves the others' unchanged."""
+    scores, winner, east = table
+    others = [p for p in PLAYERS if p != winner]
+    perm = data.draw(st.permutations(others))
+    a, b = perm[0], perm[1]
+    swapped = dict(scores)
+    swapped[a], swapped[b] = scores[b], scores[a]
+    east2 = {a: b, b: a}.get(east, east)
+    s1 = settle("rode-draak", scores, winner, east)
+    s2 = settle("rode-draak", swapped, winner, east2)
+    assert s2.net[a] == s1.net[b] and s2.net[b] == s1.net[a]
+    for p in PLAYERS:
+        if p not in (a, b):
+            assert s2.net[p] == s1.net[p]
+
+
+# --------------------------------------------------------------------------- CLI
+def test_cli_settle_text(capsys):
+    assert main(["settle", "--ruleset", "rode-draak", "--east", "S", "--winner", "W",
+                 "--scores", "E=200,S=100,W=200,N=500"]) == 0
+    out = capsys.readouterr().out
+    assert "S        -1400" in out and "W        +800" in out and "sum: 0" in out
+
+
+def test_cli_settle_json(capsys):
+    assert main(["settle", "-r", "nts", "--east", "S", "--winner", "W",
+                 "--scores", "E=200,S=100,W=200,N=500", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["net"] == {"E": -300, "S": -1400, "W": 800, "N": 900} and d["scheme"] == "rode-draak"
+
+
+@pytest.mark.parametrize("argv", [
+    ["settle", "--east", "S", "--winner", "W", "--scores", "E=200,S=x"],
+    ["settle", "--east", "S", "--winner", "W", "--scores", "E200,S=1"],
+    ["settle", "--east", "Q", "--winner", "W", "--scores", "E=200,S=100,W=200,N=500"],
+    ["settle", "--east", "S", "--winner", "Q", "--scores", "E=200,S=100,W=200,N=500"],
+    ["settle", "--east", "S", "--winner", "W", "--scores", "E=200,S=100,W=200,N=-5"],
+    ["settle", "--east", "S", "--winner", "W", "--scores", "E=1,S=1,W=1,N=1", "--option", "x=1"],
+    ["settle", "-r", "nope", "--east", "S", "--winner", "W", "--scores", "E=1,S=1,W=1,N=1"],
+])
+def test_cli_settle_bad_input(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mahjong-score: error:") and err.count("\n") == 1
+
+
+TABLE = ["table", "-r", "rode-draak", "--winner", "E", "-w", "1z",
+         "--hand", "E=123m456m789m11z [777z]",
+         "--hand", "S=[555z] 123m456p789s4z",
+         "--hand", "W=147m258p369s1234z",
+         "--hand", "N=[222p] 147m258s1234z"]
+
+
+def test_cli_table(capsys):
+    # East E wins with 1024 (see test_rode_draak.test_entry_clean_allowed). S (seat S): exposed White
+    # pung 4 x 2^1 = 8; W: nothing = 0; N: exposed 222p = 2.
+    # 001:33: E receives 2048 from each = +6144. 001:37: S-W 8 (W pays), S-N 6 (N pays), W-N 2 (W pays).
+    # S: -2048 + 8 + 6 = -2034; W: -2048 - 8 - 2 = -2058; N: -2048 - 6 + 2 = -2052.
+    assert main(TABLE + ["--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["scores"] == {"E": 1024, "S": 8, "W": 0, "N": 2}
+    assert d["settlement"]["net"] == {"E": 6144, "S": -2034, "W": -2058, "N": -2052}
+    # 001:135: East won, same seats next game
+    assert d["next"]["east"] == "E" and d["next"]["round_wind"] == "E"
+
+
+def test_cli_table_text(capsys):
+    assert main(TABLE) == 0
+    out = capsys.readouterr().out
+    assert "E        +6144" in out and "next game: round wind E; East: E" in out
+
+
+def test_cli_table_not_allowed(capsys):
+    # the winner's hand fails the entry rule (001:1): one-line error, exit 2
+    argv = ["table", "-r", "rode-draak", "--winner", "E", "-w", "1z",
+            "--hand", "E=123m456p789s11z [777p]", "--hand", "S=147m258p369s1234z",
+            "--hand", "W=147m258p369s1234z", "--hand", "N=147m258p369s1234z"]
+    assert main(argv) == 2
+    assert "mahjong not allowed" in capsys.readouterr().err
+
+
+def test_cli_table_void(capsys):
+    # 001:134: void hand: no points, same winds
+    argv = ["table", "--winner", "none", "--east", "S", "--hand", "E=1z", "--hand", "S=1z",
+            "--hand", "W=1z", "--hand", "N=1z", "--json"]
+    assert main(argv) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["settlement"]["transfers"] == [] and d["next"]["east"] == "S"
+
+
+def test_cli_table_needs_four(capsys):
+    assert main(["table", "--winner", "E", "--hand", "E=1z"]) == 2
+    assert "four" in capsys.readouterr().err
