@@ -588,7 +588,8 @@ def test_announced_wait_flowers_outside_multiplier_ordinary():
     # 000:188 + RULINGS 000-26 under any-concealed: value without the flower (2f, not own) 160,
     # with it (20 + 4) x 8 = 192; 1.5 x 160 + (192 - 160) = 272
     tiles = "123456789m111z22z +2f"
-    assert score(tiles, {"waiting_hand_scope": "any-concealed"}, win="2z", announced_wait=True).total == 272
+    r = score(tiles, {"waiting_hand_scope": "any-concealed"}, win="2z", announced_wait=True)
+    assert r.total == 272 and any("= 272" in n for n in r.notes)
 
 
 # --------------------------------------------------------------------------- misc

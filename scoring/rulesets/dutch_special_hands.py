@@ -850,3 +850,17 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
     total = round_half_up(plain.total * factor + (full.total - plain.total))
     return Totals(total, full.points, full.doublings, tuple(full.lines) + tuple(mult), full.cash,
                   full.limit_applied)
+
+
+def finalize(result, ruleset: "Ruleset", options: Mapping[str, Any]):
+    """Add a note with the arithmetic of an announced waiting hand (000:187-188, RULINGS 000-26):
+    the engine's summary line cannot show that flowers/seasons are added after the 1.5×."""
+    from dataclasses import replace as _replace
+
+    if not any(ln.rule == "announced-wait" for ln in result.lines):
+        return result
+    if not any(ln.rule in BONUS_RULES for ln in result.lines):
+        return result
+    note = ("announced waiting hand (000:187-188, RULINGS 000-26): 1.5 × the value without "
+            f"flowers/seasons, then what they add = {result.total}")
+    return _replace(result, notes=result.notes + (note,))
