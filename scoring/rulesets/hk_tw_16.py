@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from ..decompose import Decomposition, decompositions, is_standard_complete, place_winning_tile, register_shape
 from ..errors import HandError, RulesetError
 from ..hand import Hand, Meld
-from ..tiles import (BONUS, DRAGONS, FLOWERS, HONOURS, PLAYING_TILES, SEASONS, SIMPLES, SUITS,
+from ..tiles import (BONUS, DRAGONS, FLOWERS, HONOURS, PLAYING_TILES, SEASONS, SUITS,
                      TERMINALS, TERMINALS_AND_HONOURS, WIND_NUMBER, WINDS, counts34, next_tile, rank,
                      sort_tiles)
 
 if TYPE_CHECKING:
-    from ..engine import Line, Rule, Ruleset, ScoredHand, Totals, View
+    from ..engine import Line, Ruleset, ScoredHand, Totals, View
 
 SEED = "004_7d7ce2dadca33504.txt"
 RULESET_ID = "hk-tw-16"
