@@ -258,7 +258,8 @@ class _Hyp:
     choices: tuple[Option, ...]
     groups: tuple[GroupRoles, ...]
     given: dict = field(default_factory=dict)  # group index → GivenMeld
-    off_photo: tuple = ()  # GivenMeld not matched to a group
+    off_photo: tuple = ()  # GivenMeld not in the photo
+    embedded: tuple = ()  # GivenMeld whose tiles lie among the concealed tiles (not a group apart)
 
 
 def _count(h: _Hyp) -> int:
@@ -268,7 +269,7 @@ def _count(h: _Hyp) -> int:
             n += 3
         elif o.role in ("concealed", "winning"):
             n += len(g.tiles)
-    return n + 3 * len(h.off_photo)
+    return n + 3 * len(h.off_photo) + sum(3 - len(gm.tiles) for gm in h.embedded)
 
 
 def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ...],
@@ -313,16 +314,27 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
         for k, g in enumerate(groups):
             if g.row != 0:
                 opts[k] = opts[k][:1]
+    # a named meld that matches no group apart is either among the concealed tiles or not photographed
+    placements = list(itertools.product(("embedded", "off"), repeat=len(off)))
+    nearest = None
     for combo in itertools.product(*opts):
         wins = sum(1 for o in combo if o.winning is not None)
         if wins > 1:
             continue
-        h = _Hyp(math.prod(o.prior for o in combo), tuple(combo), tuple(groups), given_map, tuple(off))
-        if _count(h) != need:
-            continue
-        out.append(h)
+        for pl in placements:
+            emb = tuple(gm for gm, w in zip(off, pl) if w == "embedded")
+            away = tuple(gm for gm, w in zip(off, pl) if w == "off")
+            h = _Hyp(math.prod(o.prior for o in combo) * (0.9 ** len(emb)) * (0.5 ** len(away)),
+                     tuple(combo), tuple(groups), given_map, away, emb)
+            c = _count(h)
+            if c != need:
+                key = (abs(c - need), -h.prior)
+                if nearest is None or key < nearest[0]:
+                    nearest = (key, c)
+                continue
+            out.append(h)
     out.sort(key=lambda h: -h.prior)
-    return out
+    return out, (nearest[1] if nearest else None)
 
 
 # ----------------------------------------------------------------------------- decoding
@@ -364,7 +376,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             raise HandError("a non-winning hand has no winning tile")
         forced_win = PLAYING_TILES.index(wt[0])
     need = rs.hand_size + (1 if winner else 0)
-    hyps = _hypotheses(lay, need, winner, given, logp, backs)
+    hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs)
     # bonus tiles: best bonus class per tile, each bonus tile once
     bonus_codes = _assign_bonus(lay.bonus, logp)
     bonus_lp = sum(float(logp[p, CLASS_INDEX[c]]) for p, c in bonus_codes.items())
@@ -385,7 +397,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             best = found
     if best is not None and best[0] - math.log(max(best[1].prior, EPS)) >= math.log(MIN_RELATIVE):
         return _reading_from(best, raw, n, lay, bonus_codes)
-    return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, tried, backs)
+    return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs)
 
 
 def _assign_bonus(positions: Iterable[int], logp: np.ndarray) -> dict[int, str]:
@@ -436,13 +448,15 @@ def _units(h: _Hyp, logp: np.ndarray, backs: np.ndarray, forced_win: int | None)
 def _search(h: _Hyp, units: list[_Unit], raw_sum: float, bonus_lp: float, lprior: float,
             bound: float | None, rs: Ruleset, ctx: Context, bonus_codes: dict[int, str],
             forced_win: int | None, options) -> tuple | None:
-    n_melds = sum(1 for u in units if u.kind == "meld") + len(h.off_photo)
+    n_melds = sum(1 for u in units if u.kind == "meld") + len(h.off_photo) + len(h.embedded)
     off_tiles = [t for gm in h.off_photo for t in gm.tiles]
+    emb_tiles = [t for gm in h.embedded for t in gm.tiles]
     has_win_unit = any(u.role == "winning" for u in units)
     first = None
     mass = 0.0
     examined = 0
     scorer_calls = 0
+    first_calls = 0
     for lp, idx in _kbest(units):
         examined += 1
         total_lp = lp + bonus_lp
@@ -470,6 +484,16 @@ def _search(h: _Hyp, units: list[_Unit], raw_sum: float, bonus_lp: float, lprior
             counts[t] += 1
         if max(counts) > 4:
             continue
+        if emb_tiles:
+            rest = list(conc)
+            try:
+                for t in emb_tiles:
+                    rest.remove(t)
+            except ValueError:
+                continue
+            if win is not None and win not in rest:
+                continue
+            conc = rest
         if forced_win is not None and not has_win_unit:
             if forced_win not in conc:
                 continue
@@ -477,38 +501,42 @@ def _search(h: _Hyp, units: list[_Unit], raw_sum: float, bonus_lp: float, lprior
         ok = _shape_ok(conc, n_melds, rs, ctx.winner)
         if ok is False:
             continue
-        if first is not None:
-            mass += math.exp(total_lp - first[4])
-            continue
         if ok is None:
             scorer_calls += 1
-            if scorer_calls > 300:
+            if scorer_calls > (300 if first is None else first_calls + 30):
                 continue
-        hand = _build_hand(units, idx, h, win, bonus_codes, ctx)
+        if first is not None and ok is True:
+            mass += math.exp(total_lp - first[4])
+            continue
+        hand = _build_hand(units, idx, h, win, bonus_codes, ctx, conc)
         if hand is None:
             continue
         try:
             score_hand(hand, rs, options)
         except HandError:
             continue
+        if first is not None:
+            mass += math.exp(total_lp - first[4])
+            continue
         first = (score, h, units, idx, total_lp, raw_sum, hand)
+        first_calls = scorer_calls
         mass = 1.0
     if first is None:
         return None
     return first + (1.0 / mass,)
 
 
-def _build_hand(units, idx, h: _Hyp, win, bonus_codes, ctx: Context):
-    conc = []
+def _build_hand(units, idx, h: _Hyp, win, bonus_codes, ctx: Context, conc_idx):
+    conc = [PLAYING_TILES[t] for t in conc_idx]
     melds = []
     for u, k in zip(units, idx):
         _, val, _codes = u.cands[k]
         if u.kind == "tile":
-            conc.append(PLAYING_TILES[val])
+            continue
         else:
             kind, tiles = val
             melds.append(Meld(kind, PLAYING_TILES[min(tiles)], concealed=u.role == "concealed-kong", declared=True))
-    for gm in h.off_photo:
+    for gm in h.off_photo + h.embedded:
         melds.append(Meld(gm.kind, PLAYING_TILES[min(gm.tiles)], concealed=gm.concealed, declared=True))
     try:
         return make_hand(conc, melds, sort_tiles(bonus_codes.values()),
@@ -534,6 +562,17 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
             melds.append(MeldReading(kind, PLAYING_TILES[min(mt)], u.role == "concealed-kong", u.positions))
     for gm in h.off_photo:
         melds.append(MeldReading(gm.kind, PLAYING_TILES[min(gm.tiles)], gm.concealed, ()))
+    for gm in h.embedded:  # the named meld's tiles among the concealed ones: the right-most matches
+        pos = []
+        for t in gm.tiles:
+            code = PLAYING_TILES[t]
+            cand = [p for p in reversed(lay.geometry.order) if tiles[p] == code and roles[p] == "concealed"
+                    and p not in pos]
+            if cand:
+                pos.append(cand[0])
+        for p in pos:
+            roles[p] = "concealed-kong" if gm.concealed else "exposed"
+        melds.append(MeldReading(gm.kind, PLAYING_TILES[min(gm.tiles)], gm.concealed, tuple(sorted(pos, key=lay.geometry.order.index))))
     for p, c in bonus_codes.items():
         tiles[p] = c
         roles[p] = "bonus"
@@ -554,7 +593,7 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
 
 
 def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_codes, rs: Ruleset,
-                 ctx: Context, tried: int, backs: np.ndarray) -> Reading:
+                 ctx: Context, nearest: int | None, backs: np.ndarray) -> Reading:
     """The arg-max reading under the layout's preferred roles, with a one-line problem."""
     tiles: list[str | None] = [None] * n
     roles = ["ignored"] * n
@@ -600,7 +639,8 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     if count == 0:
         problem = "no tiles of a hand were found"
     elif not hyps:
-        problem = (f"found {count} tiles in the hand (each meld counts 3); a {what} under {rs.id} has {need}:"
+        problem = (f"found {nearest if nearest is not None else count} tiles in the hand (each meld counts 3);"
+                   f" a {what} under {rs.id} has {need}:"
                    f" a tile may be hidden, cut off or not detected, or an extra one included")
     else:
         bad = [t for t in set(conc) if t in (BACK,) or t in BONUS]

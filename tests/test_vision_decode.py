@@ -1,0 +1,157 @@
+"""Structure-aware decoding (vision.decode): planted misclassifications, overrides, failures."""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from vision_fixtures import detections, load, readings, truth_notation
+
+from scoring import Context, HandError, format_hand, parse_hand
+from vision.classes import CLASS_INDEX
+from vision.classify import TileReadings
+from vision.decode import _kbest, _Unit, decode, parse_exposed
+from vision.layout import layout
+
+
+def _setup(name="render-s8-3", p_true=0.9):
+    meta = load(name)
+    det, rd = detections(meta), readings(meta, p_true)
+    return meta, det, rd
+
+
+def _plant(rd: TileReadings, i: int, wrong: str, p_wrong: float, p_true: float) -> TileReadings:
+    """Tile i read as ``wrong`` (p_wrong) over its true class (p_true)."""
+    P = np.array(rd.probs)
+    true = int(P[i].argmax())
+    P[i] = (1 - p_wrong - p_true) / 41
+    P[i, CLASS_INDEX[wrong]] = p_wrong
+    P[i, true] = p_true
+    return TileReadings.make(P, rd.pose)
+
+
+def _index(meta, role, tile):
+    return next(i for i, t in enumerate(meta["tiles"]) if t["role"] == role and t["tile"] == tile)
+
+
+def test_fixes_a_planted_misread_concealed_tile():
+    # render-s8-3 (456p55z [222z] [456s] (1111s) +1234f124y win:5z): read the 5p of the concealed
+    # 456p run as 6p (0.6) over 5p (0.35). 466p55z is not a hand; 456p55z is, so 5p is chosen.
+    meta, det, rd = _setup()
+    i = _index(meta, "concealed", "5p")
+    bad = _plant(rd, i, "6p", 0.6, 0.35)
+    assert bad.codes[i] == "6p"
+    r = decode(layout(det, bad, (meta["width"], meta["height"])), bad, "nts")
+    assert r.legal and format_hand(r.hand) == format_hand(parse_hand(truth_notation(meta)))
+    assert r.changed == (i,) and r.tiles[i] == "5p" and r.raw[i] == "6p"
+    assert r.relative == pytest.approx(0.35 / 0.6, rel=1e-3)  # the one changed tile's odds
+
+
+def test_fixes_a_planted_misread_in_an_exposed_chow():
+    # the exposed chow [456s]: 6s read as 9s (0.7) over 6s (0.2); 459s is no meld, 456s is
+    meta, det, rd = _setup()
+    i = _index(meta, "exposed", "6s")
+    bad = _plant(rd, i, "9s", 0.7, 0.2)
+    r = decode(layout(det, bad, (meta["width"], meta["height"])), bad, "nts")
+    assert r.legal and "[456s]" in r.notation and r.changed == (i,)
+
+
+def test_tile_counts_limit_the_reading():
+    # a fifth 1s is impossible (concealed kong of 1s on the table): a concealed 5p read as 1s
+    # (0.55) over 5p (0.4) must come back as 5p
+    meta, det, rd = _setup()
+    i = _index(meta, "concealed", "5p")
+    bad = _plant(rd, i, "1s", 0.55, 0.4)
+    r = decode(layout(det, bad, (meta["width"], meta["height"])), bad, "nts")
+    assert r.legal and r.tiles[i] == "5p"
+
+
+def test_implausible_change_returns_the_raw_reading():
+    # the misread tile's true class is far below the threshold: no legal reading is plausible
+    meta, det, rd = _setup()
+    i = _index(meta, "concealed", "5p")
+    bad = _plant(rd, i, "9m", 0.999, 0.0001)
+    r = decode(layout(det, bad, (meta["width"], meta["height"])), bad, "nts")
+    assert not r.legal and r.hand is None and "9m" in r.notation and r.problem
+
+
+def test_missing_tile_is_reported_by_count():
+    meta, det, rd = _setup("render-s7-12")
+    keep = np.array([not (t["role"] == "concealed" and k == 0) for k, t in enumerate(meta["tiles"])])
+    first = next(k for k, t in enumerate(meta["tiles"]) if t["role"] == "concealed")
+    keep[:] = True
+    keep[first] = False
+    det2, rd2 = det.take(keep), rd.take(keep)
+    r = decode(layout(det2, rd2, (meta["width"], meta["height"])), rd2, "nts")
+    assert not r.legal and "13 tiles" in r.problem and "14" in r.problem
+
+
+def test_winning_tile_override():
+    meta, det, rd = _setup("render-s7-12")  # 34555s333555777z win:3z, the 3z laid sideways
+    lay = layout(det, rd, (meta["width"], meta["height"]))
+    r = decode(lay, rd, "nts", winning_tile="3z")
+    assert r.hand.winning_tile == "3z"
+    with pytest.raises(HandError):
+        decode(lay, rd, "nts", winning_tile="9x")
+
+
+def test_exposed_override_names_the_melds():
+    # render-s7-12 is all concealed; say the 555z pung is exposed
+    meta, det, rd = _setup("render-s7-12")
+    lay = layout(det, rd, (meta["width"], meta["height"]))
+    r = decode(lay, rd, "nts", exposed="[555z]")
+    assert r.legal and "[555z]" in r.notation and r.notation.count("5z") == 1
+    # and a meld that is not in the photo at all is added to the hand
+    meta2, det2, rd2 = _setup("render-s8-3")
+    lay2 = layout(det2, rd2, (meta2["width"], meta2["height"]))
+    r2 = decode(lay2, rd2, "nts", exposed="[222z] [456s] (1111s)")
+    assert r2.legal and format_hand(r2.hand) == format_hand(parse_hand(truth_notation(meta2)))
+
+
+def test_parse_exposed_errors():
+    assert [g.kind for g in parse_exposed("[777p] [1111s] (2222m) [345m]")] == ["pung", "kong", "kong", "chow"]
+    for bad in ("777p", "[778p]", "(777p)", "[77p"):
+        with pytest.raises(HandError):
+            parse_exposed(bad)
+
+
+def test_non_winner_reads_13_tiles():
+    meta, det, rd = _setup("render-s7-12")
+    win = next(k for k, t in enumerate(meta["tiles"]) if t["role"] == "winning")
+    keep = np.ones(len(meta["tiles"]), bool)
+    keep[win] = False
+    det2, rd2 = det.take(keep), rd.take(keep)
+    ctx = Context(winner=False)
+    r = decode(layout(det2, rd2, (meta["width"], meta["height"]), winner=False), rd2, "nts", ctx)
+    assert r.legal and r.hand.winning_tile is None and len(r.hand.concealed) == 13
+
+
+def test_confidence_reflects_ambiguity():
+    # a tile equally likely 5p or 2p where both give a legal hand → confidence about one half
+    meta, det, rd = _setup("render-s7-27")  # seven pairs 22556677m88p77s44z
+    i = _index(meta, "concealed", "8p")
+    j = [k for k, t in enumerate(meta["tiles"]) if t["tile"] == "8p" and k != i]
+    # both 8p tiles read 50/50 as 8p or 1p: 88p and 11p are both pairs
+    P = np.array(rd.probs)
+    for k in [i] + j:
+        P[k] = 0.0
+        P[k, CLASS_INDEX["8p"]] = 0.5
+        P[k, CLASS_INDEX["1p"]] = 0.5
+    rd2 = TileReadings.make(P, rd.pose)
+    r = decode(layout(det, rd2, (meta["width"], meta["height"])), rd2, "nts")
+    assert r.legal and 0.4 < r.confidence < 0.6
+
+
+def test_kbest_enumerates_in_decreasing_order():
+    rng = np.random.default_rng(1)
+    units = []
+    for _ in range(4):
+        lp = sorted(np.log(rng.dirichlet(np.ones(4))), reverse=True)
+        units.append(_Unit("tile", (0,), [(float(v), k, (k,)) for k, v in enumerate(lp)]))
+    got = list(_kbest(units))
+    brute = sorted((sum(u.cands[k][0] for u, k in zip(units, idx)), idx)
+                   for idx in itertools.product(range(4), repeat=4))
+    assert len(got) == 4 ** 4 and len({g[1] for g in got}) == 4 ** 4
+    assert all(a[0] >= b[0] - 1e-12 for a, b in zip(got, got[1:]))
+    assert math.isclose(got[0][0], brute[-1][0])

@@ -1,0 +1,126 @@
+"""vision.io: formats, EXIF orientation, colour modes, reduced decoding, and clean failures."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision import io as vio
+from vision.errors import ImageError
+from vision.io import load_image, load_photo
+
+
+def _pattern(w=120, h=80) -> Image.Image:
+    """A picture whose corners differ: red top-left, blue bottom-right."""
+    a = np.zeros((h, w, 3), np.uint8)
+    a[: h // 2, : w // 2] = (255, 0, 0)
+    a[h // 2:, w // 2:] = (0, 0, 255)
+    return Image.fromarray(a)
+
+
+def _jpeg(im: Image.Image, **kw) -> bytes:
+    buf = io.BytesIO()
+    im.save(buf, "JPEG", quality=95, **kw)
+    return buf.getvalue()
+
+
+def test_jpeg_png_webp_load_as_rgb_uint8(tmp_path):
+    im = _pattern()
+    for fmt in ("JPEG", "PNG", "WEBP"):
+        p = tmp_path / f"x.{fmt.lower()}"
+        im.save(p, fmt)
+        a = load_image(p)
+        assert a.shape == (80, 120, 3) and a.dtype == np.uint8
+        assert a[5, 5, 0] > 200 and a[75, 115, 2] > 200
+
+
+def test_heic_roundtrip(tmp_path):
+    pillow_heif = pytest.importorskip("pillow_heif")
+    p = tmp_path / "x.heic"
+    try:
+        _pattern().save(p, "HEIF")
+    except Exception as e:  # no HEVC encoder in this libheif build
+        pytest.skip(f"cannot write HEIC here: {e}")
+    a = load_image(p)
+    assert a.shape == (80, 120, 3) and a[5, 5, 0] > 180
+    assert pillow_heif is not None
+
+
+def test_exif_orientation_applied():
+    # orientation 6: the stored image must be turned 90° clockwise to be seen upright
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    a = load_image(_jpeg(_pattern(), exif=exif.tobytes()))
+    assert a.shape == (120, 80, 3)  # width and height swapped
+    # the stored top-left (red) ends at the top-right after a clockwise turn
+    assert a[5, 75, 0] > 200 and a[5, 5, 0] < 60
+    p = load_photo(_jpeg(_pattern(), exif=exif.tobytes()))
+    assert p.original_size == (80, 120)
+
+
+@pytest.mark.parametrize("mode", ["L", "RGBA", "P", "CMYK", "I;16", "LA", "1"])
+def test_colour_modes_normalised(mode):
+    im = _pattern().convert("RGBA" if mode in ("RGBA", "LA") else "RGB")
+    if mode == "I;16":
+        im = Image.fromarray((np.asarray(_pattern().convert("L")).astype(np.uint16) * 257))
+    else:
+        im = im.convert(mode)
+    buf = io.BytesIO()
+    im.save(buf, "TIFF" if mode in ("CMYK", "I;16") else "PNG")
+    a = load_image(buf.getvalue())
+    assert a.shape == (80, 120, 3) and a.dtype == np.uint8
+    assert a.max() > 50  # red is 76 in grey
+
+
+def test_large_jpeg_decoded_at_reduced_scale():
+    big = _pattern(1600, 1200)
+    p = load_photo(_jpeg(big), work_side=700)
+    assert p.original_size == (1600, 1200)
+    assert p.scale == 0.5 and p.pixels.shape == (600, 800, 3)
+    assert load_photo(_jpeg(big)).scale == 1.0
+
+
+def test_missing_folder_empty_and_non_image(tmp_path):
+    with pytest.raises(ImageError, match="no such file"):
+        load_image(tmp_path / "nope.jpg")
+    with pytest.raises(ImageError, match="folder"):
+        load_image(tmp_path)
+    (tmp_path / "empty.jpg").write_bytes(b"")
+    with pytest.raises(ImageError, match="empty"):
+        load_image(tmp_path / "empty.jpg")
+    (tmp_path / "notes.txt").write_text("a finished hand: 123m456p789s11z [777p]\n")
+    with pytest.raises(ImageError, match="not an image"):
+        load_image(tmp_path / "notes.txt")
+    with pytest.raises(ImageError, match="empty"):
+        load_image(b"")
+
+
+def test_truncated_and_corrupt_jpeg():
+    data = _jpeg(_pattern(400, 300))
+    with pytest.raises(ImageError, match="truncated|corrupt"):
+        load_image(data[: len(data) // 2])
+    broken = bytearray(data)
+    for k in range(200, len(broken) - 10, 7):
+        broken[k] = 0
+    try:
+        load_image(bytes(broken))  # libjpeg may tolerate damaged scan data …
+    except ImageError as e:  # … or refuse it; either way never another exception
+        assert str(e).count("\n") == 0
+
+
+def test_bomb_guard_and_tiny_images(monkeypatch):
+    monkeypatch.setattr(vio, "MAX_PIXELS", 1000)
+    with pytest.raises(ImageError, match="too large"):
+        load_image(_jpeg(_pattern(100, 100)))
+    monkeypatch.undo()
+    with pytest.raises(ImageError, match="too small"):
+        load_image(_jpeg(_pattern(20, 10)))
+
+
+def test_errors_are_one_line(tmp_path):
+    for src in (tmp_path / "nope.jpg", b"\x89PNG\r\n\x1a\n" + b"\x00" * 40, b"GIF89a" + b"\x01" * 30):
+        with pytest.raises(ImageError) as e:
+            load_image(src)
+        assert "\n" not in str(e.value)

@@ -1,0 +1,120 @@
+"""Grouping (vision.layout) and decoding on rendered layouts with known structure.
+
+Fixtures are the ground-truth meta JSON of renders by ``python -m datasets.synth`` (tests/vision_layouts):
+boxes, what each tile shows and its role. The classifier is simulated by giving each tile its true
+class with probability 0.9, so these tests measure the geometry: rows, groups, roles, distractors.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from vision_fixtures import (boxes_of, detections, keystone, load, readings, rotation, transform_boxes,
+                             truth_notation)
+
+from scoring import format_hand, parse_hand
+from vision.decode import decode
+from vision.layout import find_geometry, layout
+
+FIXTURES = {
+    # name: what it exercises
+    "render-s7-20": "standing concealed row of 2, sideways winning tile, 4 melds in a line incl. a concealed kong, 17 distractors",
+    "render-s8-3": "concealed kong with two face-down tiles, exposed pung and chow, 7 bonus tiles, sideways winning tile",
+    "render-s8-31": "two concealed kongs, a bonus tile, sideways winning tile",
+    "render-s7-12": "14-tile concealed hand, sideways winning tile, 15 distractor tiles (walls, discards)",
+    "render-s8-46": "thirteen orphans with a sideways winning tile",
+    "render-s7-27": "seven pairs with a sideways winning tile",
+}
+
+
+def _decode(meta, boxes=None):
+    det = detections(meta, boxes)
+    rd = readings(meta)
+    lay = layout(det, rd, (meta["width"], meta["height"]))
+    return lay, decode(lay, rd, "nts")
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_rendered_hand_is_read_exactly(name):
+    meta = load(name)
+    lay, r = _decode(meta)
+    want = parse_hand(truth_notation(meta))
+    assert r.legal, r.problem
+    assert format_hand(r.hand) == format_hand(want), FIXTURES[name]
+    # every distractor is ignored, every hand tile is used
+    for i, t in enumerate(meta["tiles"]):
+        assert (r.roles[i] == "ignored") == (t["role"] == "distractor"), (i, t["tile"], t["role"], r.roles[i])
+
+
+@pytest.mark.parametrize("name", ["render-s7-20", "render-s8-3", "render-s8-31"])
+def test_concealed_kong_with_backs(name):
+    meta = load(name)
+    _, r = _decode(meta)
+    kongs = [m for m in r.melds if m.concealed]
+    truth = [m for m in meta["melds"] if m["concealed"]]
+    assert len(kongs) == len(truth) >= 1
+    for k in kongs:
+        shown = [meta["tiles"][i]["tile"] for i in k.positions]
+        assert shown.count("0x") == 2 and set(shown) - {"0x"} == {k.tile}
+        assert all(r.roles[i] == "concealed-kong" for i in k.positions)
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_sideways_winning_tile_found(name):
+    meta = load(name)
+    _, r = _decode(meta)
+    truth = [i for i, t in enumerate(meta["tiles"]) if t["role"] == "winning"]
+    assert [i for i, role in enumerate(r.roles) if role == "winning"] == truth
+    assert meta["tiles"][truth[0]]["pose"] == "sideways"
+
+
+def test_groups_follow_gaps():
+    # render-s8-3: melds are separated from each other by gaps; each meld is one group
+    meta = load("render-s8-3")
+    geo = find_geometry(detections(meta), (meta["width"], meta["height"]))
+    by_gt = {}
+    for i, t in enumerate(meta["tiles"]):
+        if t["role"] == "exposed":
+            by_gt.setdefault(t["group"], set()).add(i)
+    mine = [set(g.tiles) for g in geo.groups]
+    for tiles in by_gt.values():
+        assert tiles in mine
+
+
+def test_main_row_and_numbering_start_with_the_hand():
+    meta = load("render-s7-12")
+    geo = find_geometry(detections(meta), (meta["width"], meta["height"]))
+    hand = {i for i, t in enumerate(meta["tiles"]) if t["role"] != "distractor"}
+    assert set(geo.order[:len(hand)]) == hand  # tiles 1..14 are the hand, distractors after
+    assert hand <= set(geo.hand_tiles)
+
+
+@pytest.mark.parametrize("deg", [-15, -6, 8, 14])
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_tilted_photo(name, deg):
+    meta = load(name)
+    H = rotation(deg, meta["width"] / 2, meta["height"] / 2)
+    _, r = _decode(meta, transform_boxes(boxes_of(meta), H))
+    assert r.legal and format_hand(r.hand) == format_hand(parse_hand(truth_notation(meta)))
+
+
+@pytest.mark.parametrize("name", ["render-s7-20", "render-s8-3", "render-s8-31", "render-s7-12"])
+def test_perspective_photo(name):
+    meta = load(name)
+    _, r = _decode(meta, transform_boxes(boxes_of(meta), keystone(meta["width"], meta["height"], 0.15)))
+    assert r.legal and format_hand(r.hand) == format_hand(parse_hand(truth_notation(meta)))
+
+
+def test_non_winner_has_no_winning_tile():
+    from scoring import Context
+
+    meta = load("render-s7-12")
+    det, rd = detections(meta), readings(meta)
+    lay = layout(det, rd, (meta["width"], meta["height"]), winner=False)
+    assert all(o.winning is None and o.role != "winning" for g in lay.groups for o in g.options)
+
+
+def test_empty_detections():
+    from vision.detect import Detections
+
+    geo = find_geometry(Detections.make(np.zeros((0, 4))), (640, 480))
+    assert geo.groups == () and geo.order == ()

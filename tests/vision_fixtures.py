@@ -1,0 +1,70 @@
+"""Helpers for the vision tests: rendered-scene ground truth (tests/vision_layouts/*.json, the meta JSON
+of ``python -m datasets.synth`` renders, quads stripped) as detections and classifier readings."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from vision.classes import CLASS_INDEX, NUM_CLASSES
+from vision.classify import TileReadings
+from vision.detect import Detections
+
+DATA = Path(__file__).resolve().parent / "vision_layouts"
+
+
+def load(name: str) -> dict:
+    return json.loads((DATA / f"{name}.json").read_text())
+
+
+def boxes_of(meta: dict) -> np.ndarray:
+    return np.array([t["xyxy"] for t in meta["tiles"]], np.float64)
+
+
+def detections(meta: dict, boxes: np.ndarray | None = None) -> Detections:
+    b = boxes_of(meta) if boxes is None else boxes
+    return Detections.make(b, None, [t["tile"] == "0x" for t in meta["tiles"]])
+
+
+def readings(meta: dict, p_true: float = 0.9) -> TileReadings:
+    """Each tile read as its true class with probability ``p_true``, the rest spread evenly."""
+    n = len(meta["tiles"])
+    P = np.full((n, NUM_CLASSES), (1 - p_true) / (NUM_CLASSES - 1), np.float32)
+    for i, t in enumerate(meta["tiles"]):
+        P[i, CLASS_INDEX[t["tile"]]] = p_true
+    pose = ["face-down" if t["tile"] == "0x" else ("sideways" if t["pose"] == "sideways" else "upright")
+            for t in meta["tiles"]]
+    return TileReadings.make(P, pose)
+
+
+def truth_notation(meta: dict) -> str:
+    return meta["hand"] + (f" win:{meta['winning']}" if meta.get("winning") else "")
+
+
+def transform_boxes(boxes: np.ndarray, H: np.ndarray) -> np.ndarray:
+    """Axis-aligned boxes of the box corners mapped by the 3×3 homography ``H``."""
+    out = []
+    for x0, y0, x1, y1 in boxes:
+        pts = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]], float) @ H.T
+        pts = pts[:, :2] / pts[:, 2:]
+        out.append([pts[:, 0].min(), pts[:, 1].min(), pts[:, 0].max(), pts[:, 1].max()])
+    return np.array(out)
+
+
+def rotation(deg: float, cx: float, cy: float) -> np.ndarray:
+    a = math.radians(deg)
+    c, s = math.cos(a), math.sin(a)
+    T = np.array([[1, 0, cx], [0, 1, cy], [0, 0, 1]], float)
+    R = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], float)
+    return T @ R @ np.linalg.inv(T)
+
+
+def keystone(w: float, h: float, k: float = 0.15) -> np.ndarray:
+    """A perspective homography: the top edge shrunk by ``k`` of the width on each side."""
+    import cv2
+
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = np.float32([[k * w, 0], [w - k * w, 0], [w, h], [0, h]])
+    return cv2.getPerspectiveTransform(src, dst).astype(float)
