@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Callable, Iterable
+from itertools import chain, product
+from typing import Callable, Iterable, Sequence
 
 from .hand import Hand, Meld
 from .tiles import INDEX, PLAYING_TILES, TERMINALS_AND_HONOURS, counts34, rank, sort_tiles
@@ -58,9 +59,20 @@ class Decomposition:
 Shape = Callable[[Hand], list[Decomposition]]
 
 
-@lru_cache(maxsize=1 << 16)
-def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """All splits of ``counts`` (34 ints) into pungs/chows (+ one pair if ``need_pair``)."""
+#: the four groups of the 34-index: characters, circles, bamboo (chows allowed), honours (no chows)
+_GROUPS = ((0, 9, True), (9, 18, True), (18, 27, True), (27, 34, False))
+_KIND_ORDER = {"pung": 0, "chow": 1, "pair": 2}
+
+
+def _meld_key(m: tuple[str, int]) -> tuple[int, int]:
+    return m[1], _KIND_ORDER[m[0]]
+
+
+@lru_cache(maxsize=None)
+def _group_splits(counts: tuple[int, ...], base: int, need_pair: bool,
+                  chows: bool) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """All splits of one group's counts (a suit's 9 or the honours' 7) into pungs/chows (+ a pair
+    if ``need_pair``); melds as ``(kind, 34-index)`` in tile order, each split once."""
     i = next((k for k, c in enumerate(counts) if c), -1)
     if i < 0:
         return ((),) if not need_pair else ()
@@ -68,30 +80,88 @@ def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[tuple[str, 
     c = list(counts)
     if counts[i] >= 3:
         c[i] -= 3
-        out.extend((("pung", i),) + rest for rest in _splits(tuple(c), need_pair))
+        out.extend((("pung", base + i),) + rest for rest in _group_splits(tuple(c), base, need_pair, chows))
         c[i] += 3
-    if i < 27 and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
+    if chows and i <= 6 and counts[i + 1] and counts[i + 2]:
         c[i] -= 1
         c[i + 1] -= 1
         c[i + 2] -= 1
-        out.extend((("chow", i),) + rest for rest in _splits(tuple(c), need_pair))
+        out.extend((("chow", base + i),) + rest for rest in _group_splits(tuple(c), base, need_pair, chows))
         c[i] += 1
         c[i + 1] += 1
         c[i + 2] += 1
     if need_pair and counts[i] >= 2:
         c[i] -= 2
-        out.extend((("pair", i),) + rest for rest in _splits(tuple(c), False))
-        # the pair taken here and a chow taken above can give the same multiset of melds
-        # (11123444: 11+123+444 both ways): keep each split once, melds in tile order
-        out = list(dict.fromkeys(tuple(sorted(s, key=_meld_key)) for s in out))
-    return tuple(out)
+        out.extend((("pair", base + i),) + rest for rest in _group_splits(tuple(c), base, False, chows))
+    # the pair taken at the lowest tile and a chow taken there can give the same multiset of
+    # melds (11123444: 11+123+444 both ways): keep each split once, melds in tile order
+    return tuple(dict.fromkeys(tuple(sorted(s, key=_meld_key)) for s in out))
 
 
-_KIND_ORDER = {"pung": 0, "chow": 1, "pair": 2}
+def _sets_only(c: list[int], chows: bool) -> bool:
+    """True when counts ``c`` (one group) split into pungs/chows only. Greedy: three identical
+    chows can always be read as three pungs, so at each tile the chows starting there are the
+    count left mod 3. ``c`` is modified."""
+    n = len(c)
+    for i in range(n):
+        x = c[i]
+        if x < 0:
+            return False
+        r = x % 3
+        if r:
+            if not chows or i > n - 3:
+                return False
+            c[i + 1] -= r
+            c[i + 2] -= r
+    return True
 
 
-def _meld_key(m: tuple[str, int]) -> tuple[int, int]:
-    return m[1], _KIND_ORDER[m[0]]
+@lru_cache(maxsize=None)
+def _group_ok(counts: tuple[int, ...], need_pair: bool, chows: bool) -> bool:
+    """True when one group's counts split into pungs/chows (+ a pair if ``need_pair``)."""
+    if not need_pair:
+        return _sets_only(list(counts), chows)
+    # pungs (3i) and chows (3i + 3) are ≡ 0 mod 3 in Σ i·c[i]; the pair at p adds 2p, so
+    # p ≡ 2·Σ i·c[i] (mod 3) when chows are allowed: only those positions can hold the pair
+    start = 2 * sum(i * x for i, x in enumerate(counts)) % 3 if chows else 0
+    step = 3 if chows else 1
+    for i in range(start, len(counts), step):
+        if counts[i] >= 2:
+            c = list(counts)
+            c[i] -= 2
+            if _sets_only(c, chows):
+                return True
+    return False
+
+
+@lru_cache(maxsize=1 << 16)
+def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """All splits of ``counts`` (34 ints) into pungs/chows (+ one pair if ``need_pair``).
+
+    Sets never cross a group (suit or honours), so each group is split on its own (cached per
+    group pattern, shared between hands) and the splits are combined; exactly one group holds
+    the pair. Melds are in tile order, each split once.
+    """
+    parts = []
+    pair_groups = 0
+    for lo, hi, chows in _GROUPS:
+        g = counts[lo:hi]
+        r = sum(g) % 3
+        if r == 1:
+            return ()
+        if r == 2:
+            if not need_pair:
+                return ()
+            pair_groups += 1
+        if not r and not any(g):
+            continue
+        sp = _group_splits(g, lo, r == 2, chows)
+        if not sp:
+            return ()
+        parts.append(sp)
+    if need_pair and pair_groups != 1:
+        return ()
+    return tuple(tuple(chain.from_iterable(combo)) for combo in product(*parts))
 
 
 def standard_splits(tiles: Iterable[str]) -> list[list[Meld]]:
@@ -107,9 +177,32 @@ def standard_splits(tiles: Iterable[str]) -> list[list[Meld]]:
             for split in _splits(tuple(counts), True)]
 
 
-def is_standard_complete(counts: tuple[int, ...]) -> bool:
-    """True when 34 counts (3n + 2 tiles) split into n sets + a pair (cached)."""
-    return sum(counts) % 3 == 2 and bool(_splits(counts, True))
+def is_standard_complete(counts: Sequence[int]) -> bool:
+    """True when 34 counts (3n + 2 tiles) split into n sets + a pair.
+
+    Checks each group (suit, honours) on its own, stopping at the first failure; cached per group.
+    """
+    pair_seen = False
+    for lo, hi, chows in _GROUPS:
+        g = tuple(counts[lo:hi])
+        r = sum(g) % 3
+        if r == 1:
+            return False
+        if r == 2:
+            if pair_seen:
+                return False
+            pair_seen = True
+        if any(g) and not _group_ok(g, r == 2, chows):
+            return False
+    return pair_seen
+
+
+def clear_caches() -> None:
+    """Empty the split caches (for cold-run benchmarks; results never depend on them)."""
+    _splits.cache_clear()
+    _group_splits.cache_clear()
+    _group_ok.cache_clear()
+    _group_waits.cache_clear()
 
 
 def _wait_type(meld: Meld, tile: str) -> str:
@@ -142,7 +235,7 @@ def place_winning_tile(hand: Hand, shape: str, formed: list[Meld], loose=()) -> 
         if wt not in m.tiles or (m.kind, m.tile) in seen:
             continue
         seen.add((m.kind, m.tile))
-        won = replace(m, winning=True, concealed=m.concealed and not by_discard)
+        won = Meld(m.kind, m.tile, m.concealed and not by_discard, m.declared, True)
         melds = declared + tuple(formed[:k]) + (won,) + tuple(formed[k + 1:])
         out.append(Decomposition(shape, melds, tuple(loose), _wait_type(m, wt)))
     if not out and wt in loose:
@@ -259,11 +352,97 @@ def decompositions(hand: Hand, shapes: Iterable[str]) -> list[Decomposition]:
     return out
 
 
+_ORPHAN_INDEX = tuple(sorted(INDEX[t] for t in TERMINALS_AND_HONOURS))
+_GROUP_OF = tuple(0 if i < 9 else 1 if i < 18 else 2 if i < 27 else 3 for i in range(34))
+
+
+def _builtin_shape_waits(name: str, base_counts: list[int], n_tiles: int,
+                         no_melds: bool) -> set[int] | None:
+    """34-indices that complete the built-in special shape ``name`` when added to
+    ``base_counts`` (None: not built in, or replaced by :func:`register_shape`). Same conditions
+    as the shape functions; the caller drops tiles held four times."""
+    fn = SHAPES.get(name)
+    if fn is shape_seven_pairs or fn is shape_seven_pairs_four_alike:
+        if not no_melds or n_tiles != 14:
+            return set()
+        four = fn is shape_seven_pairs_four_alike
+        out = set()
+        for i, c in enumerate(base_counts):
+            if c % 2:  # only a tile held an odd number of times can become a pair
+                trial = list(base_counts)
+                trial[i] += 1
+                if seven_pairs_counts(trial, allow_four=four):
+                    out.add(i)
+        return out
+    if fn is shape_thirteen_orphans:
+        if not no_melds or n_tiles != 14 or any(base_counts[i] for i in range(34) if i not in _ORPHAN_SET):
+            return set()
+        out = set()
+        for i in _ORPHAN_INDEX:
+            trial = list(base_counts)
+            trial[i] += 1
+            if all(trial[k] for k in _ORPHAN_INDEX) and sum(trial) == 14:
+                out.add(i)
+        return out
+    return None
+
+
+_ORPHAN_SET = frozenset(_ORPHAN_INDEX)
+
+
+@lru_cache(maxsize=None)
+def _group_waits(counts: tuple[int, ...], chows: bool) -> tuple[int, ...]:
+    """Positions in one group (0..8 or 0..6) whose tile, added to ``counts``, leaves the group
+    sets only (when the sum becomes ≡ 0 mod 3) or sets + a pair (≡ 2). Cached per pattern."""
+    r_new = (sum(counts) + 1) % 3
+    if r_new == 1:
+        return ()
+    out = []
+    c = list(counts)
+    n = len(counts)
+    near = {q for i, x in enumerate(counts) if x
+            for q in (range(max(0, i - 2), min(n, i + 3)) if chows else (i,))}
+    for p in sorted(near):  # a completing tile joins a pung, chow or pair with a tile held
+        if c[p] >= 4:
+            continue
+        c[p] += 1
+        if _group_ok(tuple(c), r_new == 2, chows):
+            out.append(p)
+        c[p] -= 1
+    return tuple(out)
+
+
+def _standard_waits(base_counts: list[int]) -> set[int]:
+    """34-indices that make ``base_counts`` + that tile n sets + a pair.
+
+    Only the group (suit or honours) that receives the tile changes: every other group must
+    already be sets (sum ≡ 0 mod 3) or sets + the one pair (≡ 2); the receiving group's waits
+    depend on its own pattern only (:func:`_group_waits`, cached).
+    """
+    groups = [tuple(base_counts[lo:hi]) for lo, hi, _ in _GROUPS]
+    rem = [sum(g) % 3 for g in groups]
+    ok = [r != 1 and (not any(g) or _group_ok(g, r == 2, chows))
+          for g, r, (_, _, chows) in zip(groups, rem, _GROUPS)]
+    bad = ok.count(False)
+    pairs = rem.count(2)
+    out: set[int] = set()
+    for k, (lo, _, chows) in enumerate(_GROUPS):
+        if bad - (not ok[k]):  # another group cannot be completed by this tile
+            continue
+        r_new = (rem[k] + 1) % 3
+        if r_new == 1 or pairs - (rem[k] == 2) + (r_new == 2) != 1:
+            continue
+        out.update(lo + p for p in _group_waits(groups[k], chows))
+    return out
+
+
 def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
     """Tiles that would complete the hand without its winning tile (structural shapes only).
 
     For a winning hand the winning tile is removed first; a tile already held four times (in the
     hand or on the table) cannot be waited on. Returns a frozenset of tile codes.
+    Standard hands and the built-in special shapes are checked on tile counts; a shape registered
+    by a ruleset is asked with a trial hand.
     """
     from .hand import Hand as _Hand  # local: avoid a cycle in type checkers only
 
@@ -271,33 +450,41 @@ def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
     base = list(hand.concealed)
     if hand.winning_tile is not None:
         base.remove(hand.winning_tile)
-    held = counts34(hand.all_tiles)
-    if hand.winning_tile is not None:
-        held[INDEX[hand.winning_tile]] -= 1
     base_counts = counts34(base)
-    candidates: set[int] = set()
-    for i, c in enumerate(base_counts):
-        if not c:
+    held = list(base_counts)  # every tile of the hand but the winning one, melds included
+    for m in hand.melds:
+        for t in m.tiles:
+            held[INDEX[t]] += 1
+    found: set[int] = set()
+    if "standard" in shapes:
+        found |= _standard_waits(base_counts)
+    n_tiles, no_melds = len(base) + 1, not hand.melds
+    asked: list[str] = []
+    for s in shapes:
+        if s == "standard":
             continue
-        if i >= 27:
-            candidates.add(i)
+        w = _builtin_shape_waits(s, base_counts, n_tiles, no_melds)
+        if w is None:
+            asked.append(s)
         else:
-            lo, hi = i - i % 9, i - i % 9 + 8
-            candidates.update(range(max(lo, i - 2), min(hi, i + 2) + 1))
-    if "thirteen-orphans" in shapes:
-        candidates.update(INDEX[t] for t in TERMINALS_AND_HONOURS)
-    out: set[str] = set()
-    for i in sorted(candidates):
-        if held[i] >= 4:
-            continue
-        t = PLAYING_TILES[i]
-        if "standard" in shapes:
-            c = list(base_counts)
-            c[i] += 1
-            if is_standard_complete(tuple(c)):
-                out.add(t)
+            found |= w
+    if asked:
+        # a tile that completes a shape is next to (or the same as) a tile held
+        candidates: set[int] = set()
+        for i, c in enumerate(base_counts):
+            if not c:
                 continue
-        trial = _Hand(tuple(sort_tiles(base + [t])), hand.melds, hand.bonus, None, hand.context)
-        if any(SHAPES[s](trial) for s in shapes if s != "standard"):
-            out.add(t)
-    return frozenset(out)
+            if i >= 27:
+                candidates.add(i)
+            else:
+                lo, hi = i - i % 9, i - i % 9 + 8
+                candidates.update(range(max(lo, i - 2), min(hi, i + 2) + 1))
+        extra = candidates | (set(_ORPHAN_INDEX) if "thirteen-orphans" in shapes else set())
+        for i in sorted(extra - found):
+            if held[i] >= 4:
+                continue
+            t = PLAYING_TILES[i]
+            trial = _Hand(tuple(sort_tiles(base + [t])), hand.melds, hand.bonus, None, hand.context)
+            if any(SHAPES[s](trial) for s in asked):
+                found.add(i)
+    return frozenset(PLAYING_TILES[i] for i in found if held[i] < 4)

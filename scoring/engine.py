@@ -28,7 +28,6 @@ import importlib
 import math
 import tomllib
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -36,9 +35,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from . import predicates as shared_predicates
 from .decompose import Decomposition, decompositions, waits
 from .errors import HandError, RulesetError
+from .fired import Fired  # noqa: F401  (re-exported: engine.Fired)
 from .hand import Hand, Meld
 from .notation import check_size
-from .tiles import BONUS, sort_tiles
+from .tiles import BONUS, DRAGONS, GREEN, HONOURS, SIMPLES, TERMINALS, WINDS, sort_tiles
 
 RULESET_DIR = Path(__file__).resolve().parent / "rulesets"
 KINDS = ("points", "doublings", "fixed", "limit", "multiplier", "cash", "note")
@@ -241,13 +241,23 @@ def _make_rule(r: Mapping[str, Any], module: ModuleType | None, ruleset_id: str)
 
 
 # --------------------------------------------------------------------------- evaluation
-@dataclass(frozen=True)
-class Fired:
-    """What a predicate may return besides bool/int/list: firings with details and a value."""
+class _lazy:
+    """A lazily computed attribute stored in the instance ``__dict__`` on first access (like
+    :func:`functools.cached_property`, without its lock: a View lives in one thread)."""
 
-    count: int = 1
-    details: tuple[str, ...] = ()
-    value: float | None = None
+    def __init__(self, fn: Callable[[Any], Any]):
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
 
 
 class View:
@@ -267,54 +277,235 @@ class View:
         self.opts = opts
         self.ruleset = ruleset
 
-    @cached_property
+    @_lazy
     def melds(self) -> tuple[Meld, ...]:
         return self.d.melds
 
-    @cached_property
+    def _classify(self) -> None:
+        """Sort the reading's melds into sets/pungs/kongs/chows/pairs in one pass."""
+        sets, pungs, kongs, chows, pairs = [], [], [], [], []
+        for m in self.d.melds:
+            k = m.kind
+            if k == "pair":
+                pairs.append(m)
+                continue
+            sets.append(m)
+            if k == "chow":
+                chows.append(m)
+            else:
+                pungs.append(m)
+                if k == "kong":
+                    kongs.append(m)
+        self.__dict__.update(sets=tuple(sets), pungs=tuple(pungs), kongs=tuple(kongs),
+                             chows=tuple(chows), pairs=tuple(pairs))
+
+    @_lazy
     def sets(self) -> tuple[Meld, ...]:
-        return tuple(m for m in self.d.melds if m.kind != "pair")
+        """Chows, pungs and kongs of the reading."""
+        self._classify()
+        return self.__dict__["sets"]
 
-    @cached_property
+    @_lazy
     def pungs(self) -> tuple[Meld, ...]:
-        return tuple(m for m in self.d.melds if m.kind in ("pung", "kong"))
+        """Pungs and kongs."""
+        self._classify()
+        return self.__dict__["pungs"]
 
-    @cached_property
+    @_lazy
     def kongs(self) -> tuple[Meld, ...]:
-        return tuple(m for m in self.d.melds if m.kind == "kong")
+        self._classify()
+        return self.__dict__["kongs"]
 
-    @cached_property
+    @_lazy
     def chows(self) -> tuple[Meld, ...]:
-        return tuple(m for m in self.d.melds if m.kind == "chow")
+        self._classify()
+        return self.__dict__["chows"]
 
-    @cached_property
+    @_lazy
     def pairs(self) -> tuple[Meld, ...]:
-        return tuple(m for m in self.d.melds if m.kind == "pair")
+        self._classify()
+        return self.__dict__["pairs"]
 
-    @cached_property
+    @_lazy
     def tiles(self) -> tuple[str, ...]:
         return self.hand.all_tiles
 
-    @cached_property
+    @_lazy
     def tile_set(self) -> frozenset[str]:
-        return frozenset(self.tiles)
+        """The distinct playing tiles of the hand (``frozenset(tiles)``, without sorting)."""
+        return frozenset(self.hand.concealed).union(*[m.tiles for m in self.hand.melds])
 
-    @cached_property
+    @_lazy
     def suits(self) -> frozenset[str]:
         return frozenset(t[1] for t in self.tile_set if t[1] != "z")
 
-    @cached_property
+    @_lazy
     def has_honours(self) -> bool:
         return any(t[1] == "z" for t in self.tile_set)
 
-    @cached_property
+    @_lazy
     def waits(self) -> frozenset[str]:
         """Tiles that would have completed the hand (structural shapes of the ruleset)."""
         return _waits_cached(self.hand, self.ruleset.shapes)
 
+    @_lazy
+    def features(self) -> int:
+        """The :data:`FEATURES` of this reading as a bit mask (see :func:`view_features`)."""
+        return view_features(self)
+
     @property
     def winner(self) -> bool:
         return self.ctx.winner
+
+
+# ------------------------------------------------------------------ features and prefilters
+_TILE_CAT: dict[str, str] = {
+    **{t: "simples" for t in SIMPLES}, **{t: "terminals" for t in TERMINALS},
+    **{t: "winds" for t in WINDS}, **{t: "dragons" for t in DRAGONS},
+}
+#: feature name → bit. Melds: ``KIND:CAT:S`` (kind chow/pung/kong/pair; CAT simples, terminals,
+#: winds, dragons of the meld's ``tile``; S ``c`` concealed / ``x`` exposed for points). Tiles:
+#: ``one-suit``, ``has-honours``, ``no-honours``, ``only-honours``, ``all-simples``,
+#: ``all-terminals``, ``all-green``, ``no-simples``. Table: ``no-declared`` (nothing on the table),
+#: ``no-exposed-declared``. Context: ``winner``, ``self-drawn``, ``win:HOW``, ``last-tile``,
+#: ``first-turn``, ``kong-on-kong``, ``winning-tile``, ``bonus``. Reading: ``wait:TYPE``. Counts:
+#: ``no-pungs`` / ``no-chows`` (no pung or kong / no chow among the melds), ``cpk>=N`` (melds
+#: that are a concealed pung/kong or any kong), ``kongs>=N``, ``pk:winds>=N`` / ``pk:dragons>=N``
+#: (pungs/kongs of winds / dragons).
+FEATURES: dict[str, int] = {}
+for _name in ([f"{k}:{c}:{st}" for k in ("chow", "pung", "kong", "pair")
+               for c in ("simples", "terminals", "winds", "dragons") for st in ("c", "x")]
+              + ["one-suit", "has-honours", "no-honours", "only-honours", "all-simples", "all-terminals",
+                 "all-green", "no-simples", "no-declared", "no-exposed-declared", "winner", "self-drawn",
+                 "last-tile", "first-turn", "kong-on-kong", "winning-tile", "bonus",
+                 "no-pungs", "no-chows", "cpk>=3", "cpk>=4", "kongs>=3", "kongs>=4",
+                 "pk:winds>=2", "pk:winds>=3", "pk:winds>=4", "pk:dragons>=2", "pk:dragons>=3"]
+              + [f"win:{w}" for w in ("discard", "wall", "dead-wall", "robbed-kong")]
+              + [f"wait:{w}" for w in ("edge", "closed", "open", "pung", "pair", "special")]):
+    FEATURES[_name] = 1 << len(FEATURES)
+_MELD_BIT = {(k, c, conc): FEATURES[f"{k}:{c}:{'c' if conc else 'x'}"]
+             for k in ("chow", "pung", "kong", "pair") for c in ("simples", "terminals", "winds", "dragons")
+             for conc in (True, False)}
+
+
+def view_features(v: "View") -> int:
+    """The features of a reading that the shared predicates' prefilters test (bit mask).
+
+    Computed from exactly what the predicates read: ``v.melds`` (kind, category of ``tile``,
+    ``concealed``, ``declared``), ``v.tile_set``, ``v.ctx``, ``v.hand.bonus``, ``v.d.wait``.
+    """
+    f = 0
+    exposed_declared = False
+    n_pk = n_chow = n_cpk = n_kong = n_wind = n_dragon = 0
+    for m in v.d.melds:
+        k = m.kind
+        cat = _TILE_CAT[m.tile]
+        f |= _MELD_BIT[k, cat, m.concealed]
+        if m.declared and not m.concealed:
+            exposed_declared = True
+        if k == "chow":
+            n_chow += 1
+        elif k != "pair":
+            n_pk += 1
+            if k == "kong":
+                n_kong += 1
+                n_cpk += 1
+            elif m.concealed:
+                n_cpk += 1
+            if cat == "winds":
+                n_wind += 1
+            elif cat == "dragons":
+                n_dragon += 1
+    F = FEATURES
+    if not n_pk:
+        f |= F["no-pungs"]
+    if not n_chow:
+        f |= F["no-chows"]
+    if n_cpk >= 3:
+        f |= F["cpk>=3"] | (F["cpk>=4"] if n_cpk >= 4 else 0)
+    if n_kong >= 3:
+        f |= F["kongs>=3"] | (F["kongs>=4"] if n_kong >= 4 else 0)
+    if n_wind >= 2:
+        f |= F["pk:winds>=2"] | (F["pk:winds>=3"] if n_wind >= 3 else 0) | (F["pk:winds>=4"] if n_wind >= 4 else 0)
+    if n_dragon >= 2:
+        f |= F["pk:dragons>=2"] | (F["pk:dragons>=3"] if n_dragon >= 3 else 0)
+    ts = v.tile_set
+    suits = v.suits
+    honours = v.has_honours
+    if len(suits) == 1:
+        f |= F["one-suit"]
+    f |= F["has-honours"] if honours else F["no-honours"]
+    if ts <= HONOURS:
+        f |= F["only-honours"]
+    if ts <= SIMPLES:
+        f |= F["all-simples"]
+    if ts <= TERMINALS:
+        f |= F["all-terminals"]
+    if ts <= GREEN:
+        f |= F["all-green"]
+    if ts.isdisjoint(SIMPLES):
+        f |= F["no-simples"]
+    if not v.hand.melds:
+        f |= F["no-declared"]
+    if not exposed_declared:
+        f |= F["no-exposed-declared"]
+    c = v.ctx
+    if c.winner:
+        f |= F["winner"]
+    if c.self_drawn:
+        f |= F["self-drawn"]
+    f |= F["win:" + c.win_by]
+    if c.last_tile:
+        f |= F["last-tile"]
+    if c.first_turn:
+        f |= F["first-turn"]
+    if c.kong_on_kong:
+        f |= F["kong-on-kong"]
+    if v.hand.winning_tile is not None:
+        f |= F["winning-tile"]
+    if v.hand.bonus:
+        f |= F["bonus"]
+    w = v.d.wait
+    if w is not None:
+        f |= F.get("wait:" + w, 0)
+    return f
+
+
+def _prefilter(rule: "Rule") -> tuple[int, tuple[int, ...]] | None:
+    """(bits all required, any-of groups) from the predicate's ``requires(**params)``, or None.
+
+    A predicate may carry ``requires``: a function of the rule's params returning a sequence of
+    feature-name groups, each a *necessary* condition for the predicate to fire (at least one
+    feature of each group present), or None. The engine then skips the call when the reading lacks
+    them — the rule is still evaluated, its answer known to be "no". Unknown names disable it.
+    """
+    req = getattr(rule.predicate, "requires", None)
+    if req is None:
+        return None
+    try:
+        groups = req(**rule.params)
+    except TypeError:
+        return None
+    if groups is None:
+        return None
+    all_bits, anys = 0, []
+    for g in groups:
+        if isinstance(g, str):
+            g = (g,)
+        bits = 0
+        for name in g:
+            if name not in FEATURES:
+                return None
+            bits |= FEATURES[name]
+        if len(g) == 1:
+            all_bits |= bits
+        else:
+            anys.append(bits)
+    return all_bits, tuple(anys)
+
+
+#: ask predicates only when their prefilter passes (False: ask every predicate; for checks)
+PREFILTER = True
 
 
 _WAITS: dict[tuple[Hand, tuple[str, ...]], frozenset[str]] = {}
@@ -328,6 +519,16 @@ def _waits_cached(hand: Hand, shapes: tuple[str, ...]) -> frozenset[str]:
             _WAITS.clear()
         w = _WAITS[key] = waits(hand, shapes)
     return w
+
+
+def clear_caches() -> None:
+    """Empty the engine's memo caches (standard splits, waits): for benchmarks and tests that
+    measure or compare cold runs. Scores never depend on them."""
+    from . import decompose
+
+    _WAITS.clear()
+    _PLANS.clear()
+    decompose.clear_caches()
 
 
 @dataclass(frozen=True)
@@ -486,18 +687,94 @@ def _applies(rule: Rule, winner: bool, opts: Mapping[str, Any]) -> bool:
     return who == "everyone" or (who == "winner") == winner
 
 
-def evaluate(view: View) -> list[tuple[Rule, Fired]]:
-    """Ask every applicable rule's predicate; return the fired rules (before exclusions)."""
-    rs, opts, winner = view.ruleset, view.opts, view.ctx.winner
+class _Plan:
+    """The rules of a ruleset that apply to one player under one set of options, in ruleset order,
+    with their option labels and (filled on demand) the subset asked for each shape."""
+
+    __slots__ = ("ruleset", "rules", "labels", "names", "by_shape", "by_features", "used_bits")
+
+    def __init__(self, ruleset: Ruleset, rules: tuple[Rule, ...], labels: dict[str, str]):
+        self.ruleset = ruleset
+        self.rules = rules
+        self.labels = labels
+        self.names = {r.id: r.label() for r in rules}
+        self.by_shape: dict[tuple[str, bool], tuple[Rule, ...]] = {}
+        self.by_features: dict[tuple[str, int], tuple[tuple[Any, ...], ...]] = {}
+        self.used_bits = 0  # the feature bits any prefilter of the plan looks at
+
+    def for_shape(self, shape: str, completes_only: bool = False) -> tuple[tuple[Any, ...], ...]:
+        """Steps ``(rule, predicate, params or None, prefilter or None)`` for a reading's shape."""
+        key = (shape, completes_only)
+        steps = self.by_shape.get(key)
+        if steps is None:
+            steps = self.by_shape[key] = tuple(
+                (r, r.predicate, r.params or None, _prefilter(r)) for r in self.rules
+                if (r.shapes is None or shape in r.shapes) and (r.completes or not completes_only))
+            for step in steps:
+                if step[3] is not None:
+                    self.used_bits |= step[3][0]
+                    for g in step[3][1]:
+                        self.used_bits |= g
+        return steps
+
+    def candidates(self, shape: str, feats: int) -> tuple[tuple[Any, ...], ...]:
+        """The steps of :meth:`for_shape` whose prefilter passes for a reading with features
+        ``feats`` (cached per shape and feature mask: readings share few distinct masks)."""
+        steps = self.for_shape(shape)  # (fills used_bits)
+        feats &= self.used_bits  # readings that differ only in unused features share an entry
+        key = (shape, feats)
+        steps = self.by_features.get(key)
+        if steps is None:
+            if len(self.by_features) > 8192:
+                self.by_features.clear()
+            steps = self.by_features[key] = tuple(
+                step for step in self.for_shape(shape)
+                if step[3] is None or (not step[3][0] & ~feats and all(g & feats for g in step[3][1])))
+        return steps
+
+
+#: (id(ruleset), winner, options) → plan
+_PLANS: dict[tuple[Any, ...], _Plan] = {}
+
+
+def _plan(rs: Ruleset, opts: Mapping[str, Any], winner: bool) -> _Plan:
+    """The rules of ``rs`` that apply to this player under ``opts`` (applies_to/applies_option and
+    ``when`` decided once, not once per reading and rule). Cached per ruleset, player and options."""
+    try:
+        key: tuple[Any, ...] | None = (id(rs), winner, tuple(sorted(opts.items())))
+        hit = _PLANS.get(key)  # type: ignore[arg-type]
+    except TypeError:  # an unhashable option value: no caching
+        key, hit = None, None
+    if hit is not None and hit.ruleset is rs:
+        return hit
+    rules = tuple(r for r in rs.rules if _applies(r, winner, opts)
+                  and not (r.when and any(opts[k] != v for k, v in r.when.items())))
+    plan = _Plan(rs, rules, {r.id: option_label(r, rs, opts) for r in rules})
+    if key is not None:
+        if len(_PLANS) > 256:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+def evaluate(view: View, *, completes_only: bool = False) -> list[tuple[Rule, Fired]]:
+    """Ask every applicable rule's predicate; return the fired rules (before exclusions).
+
+    ``completes_only``: ask only the rules marked ``completes`` (does any make this special shape
+    a mahjong?). A predicate whose prefilter (``requires``) fails for this reading is known not to
+    fire and is not called (see :func:`_prefilter`; :data:`PREFILTER`).
+    """
+    plan = view.__dict__.get("_plan") or _plan(view.ruleset, view.opts, view.ctx.winner)
     fired: list[tuple[Rule, Fired]] = []
-    for rule in rs.rules:
-        if not _applies(rule, winner, opts):
+    if PREFILTER and not completes_only:
+        steps = plan.candidates(view.d.shape, view.features)
+    else:
+        steps = plan.for_shape(view.d.shape, completes_only)
+    for rule, pred, params, _ in steps:
+        res = pred(view, **params) if params else pred(view)
+        if not res and res.__class__ is not str:  # None, False, 0, []: did not fire
             continue
-        if rule.shapes is not None and view.d.shape not in rule.shapes:
-            continue
-        if rule.when and any(opts[k] != v for k, v in rule.when.items()):
-            continue
-        f = _coerce(rule.predicate(view, **rule.params))
+        f = _coerce(res)
         if f is not None:
             fired.append((rule, f))
     return fired
@@ -528,7 +805,10 @@ def apply_exclusions(fired: list[tuple[Rule, Fired]], opts: Mapping[str, Any]) -
     return [(r, f) for r, f in kept if not r.group or best[r.group][1] == r.id]
 
 
-def make_line(rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any]) -> Line:
+def make_line(rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any],
+              label: str | None = None, name: str | None = None) -> Line:
+    """The explanation line of one fired rule (``label``/``name``: its option label and display
+    name, if already known)."""
     v = rule_value(rule, f, opts)
     n = f.count
     kw: dict[str, Any] = {}
@@ -547,9 +827,9 @@ def make_line(rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any]) -
     elif rule.kind == "cash":
         kw["cash"] = v * n
     return Line(
-        rule=rule.id, name=rule.label(), kind=rule.kind, value=v, count=n, source=rule.source,
+        rule=rule.id, name=rule.label() if name is None else name, kind=rule.kind, value=v, count=n, source=rule.source,
         applies_to=rule.applies_to, detail=", ".join(f.details), with_fixed=rule.with_fixed,
-        option=option_label(rule, ruleset, opts), **kw,
+        option=option_label(rule, ruleset, opts) if label is None else label, **kw,
     )
 
 
@@ -585,18 +865,26 @@ def default_combine(lines: Sequence[Line], ruleset: Ruleset, view: View) -> Tota
 
 
 def score_decomposition(hand: Hand, d: Decomposition, ruleset: Ruleset,
-                        opts: Mapping[str, Any]) -> tuple[Totals, bool]:
+                        opts: Mapping[str, Any], *, plan: "_Plan | None" = None) -> tuple[Totals, bool]:
     """Score one decomposition; the bool says whether it is a valid reading of the hand.
 
     A reading other than ``standard``/``partial`` (seven pairs, thirteen orphans, irregular, a
     ruleset's own shape) is valid only if a ``completes`` rule fired: a special shape is a mahjong
     only where the ruleset has a hand for it.
     """
+    if plan is None:
+        plan = _plan(ruleset, opts, hand.context.winner)
     view = View(hand, d, ruleset, opts)
+    view.__dict__["_plan"] = plan
+    special = d.shape not in ("standard", "partial")
+    if special and not evaluate(view, completes_only=True):
+        # no rule makes this shape a mahjong: not a valid reading, nothing else to ask
+        return Totals(0, 0, 0, ()), False
     exclude = getattr(ruleset.module, "apply_exclusions", apply_exclusions)
     fired = exclude(evaluate(view), opts)
-    valid = d.shape in ("standard", "partial") or any(r.completes for r, _ in fired)
-    lines = [make_line(r, f, ruleset, opts) for r, f in fired]
+    valid = not special or any(r.completes for r, _ in fired)
+    labels, names = plan.labels, plan.names
+    lines = [make_line(r, f, ruleset, opts, labels.get(r.id), names.get(r.id)) for r, f in fired]
     return ruleset.combine(lines, ruleset, view), valid
 
 
@@ -615,9 +903,10 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     else:
         check_size(hand, (rs.hand_size,))
     cands = decompositions(hand, rs.shapes)
+    plan = _plan(rs, opts, hand.context.winner)
     scored: list[tuple[Totals, Decomposition]] = []
     for d in cands:
-        totals, valid = score_decomposition(hand, d, rs, opts)
+        totals, valid = score_decomposition(hand, d, rs, opts, plan=plan)
         if valid:
             scored.append((totals, d))
     if not scored:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
+from .fired import Fired
 from .hand import Meld
 from .tiles import (BONUS, DRAGONS, GREEN, HONOURS, SIMPLES, SUIT_TILES, TERMINALS,
                     TERMINALS_AND_HONOURS, WIND_NUMBER, WINDS, FLOWERS, SEASONS)
@@ -35,6 +36,10 @@ _CATEGORIES: dict[str, frozenset[str]] = {
 
 def category(v: "View", tiles: Any) -> frozenset[str]:
     """The tile set named by ``tiles`` (see the module docstring) for this view's context."""
+    if tiles.__class__ is str:
+        found = _CATEGORIES.get(tiles)
+        if found is not None:
+            return found
     if isinstance(tiles, (list, tuple)):
         out: set[str] = set()
         for t in tiles:
@@ -91,8 +96,6 @@ def value_pairs(v: "View", option: str | None = "seat_round_wind", dragons: bool
     A wind that is both seat and round wind fires twice unless option ``option`` is ``once``
     (RULINGS: ``seat_round_wind=each`` by default).
     """
-    from .engine import Fired
-
     n, details = 0, []
     for m in v.pairs:
         if m.tile in DRAGONS and not dragons:
@@ -107,8 +110,6 @@ def value_pairs(v: "View", option: str | None = "seat_round_wind", dragons: bool
 def value_pungs(v: "View", option: str | None = "seat_round_wind", dragons: bool = True,
                 winds: bool = True) -> Any:
     """Pungs/kongs of dragons, own wind or round wind: one firing each (a double wind twice)."""
-    from .engine import Fired
-
     n, details = 0, []
     for m in v.pungs:
         if (m.tile in DRAGONS and not dragons) or (m.tile in WINDS and not winds):
@@ -139,8 +140,6 @@ def concealed_pungs(v: "View", n: int = 3, exact: bool = False, option: str | No
     With ``option`` naming a choice ``any|concealed`` (002-14), ``any`` counts every kong (also
     exposed ones), ``concealed`` only concealed kongs. A pung completed by a discard is exposed.
     """
-    from .engine import Fired
-
     any_kong = option is not None and v.opts.get(option) == "any"
     k = [m for m in v.pungs if m.concealed or (any_kong and m.kind == "kong")]
     if not (len(k) == n if exact else len(k) >= n):
@@ -150,8 +149,6 @@ def concealed_pungs(v: "View", n: int = 3, exact: bool = False, option: str | No
 
 def kongs_count(v: "View", n: int = 1, exact: bool = False, concealed: bool | None = None) -> Any:
     """At least/exactly ``n`` kongs (``concealed`` filters). Fires once, the kongs as details."""
-    from .engine import Fired
-
     k = [m for m in v.kongs if concealed is None or m.concealed == concealed]
     if not (len(k) == n if exact else len(k) >= n):
         return False
@@ -297,3 +294,170 @@ def bonus_sets(v: "View", which: str = "any") -> int:
 def always(v: "View") -> bool:
     """Always fires (e.g. a base amount such as 004's 底)."""
     return True
+
+
+# ----------------------------------------------------------------------------- prefilters
+# ``f.requires(**params)`` gives groups of feature names (scoring.engine.FEATURES), each a
+# necessary condition for ``f`` to fire with those params: at least one name of each group is
+# present in the reading. The engine skips the call otherwise. None = no prefilter. Every group
+# here is read off the predicate's own code above; tests/test_engine.py checks on random hands of
+# every ruleset that prefiltered and unfiltered evaluation give the same firings.
+_BASE_CATS = {"simples": ("simples",), "terminals": ("terminals",), "honours": ("winds", "dragons"),
+              "winds": ("winds",), "dragons": ("dragons",),
+              "terminals-honours": ("terminals", "winds", "dragons"), "suits": ("simples", "terminals"),
+              "green": ("simples", "dragons"), "seat-wind": ("winds",), "round-wind": ("winds",),
+              "any": ("simples", "terminals", "winds", "dragons")}
+
+
+def _cats(tiles: Any) -> set[str] | None:
+    """The meld-tile categories (simples/terminals/winds/dragons) a ``tiles=`` parameter covers."""
+    if isinstance(tiles, (list, tuple)):
+        out: set[str] = set()
+        for t in tiles:
+            c = _cats(t)
+            if c is None:
+                return None
+            out |= c
+        return out
+    if isinstance(tiles, str) and tiles in _BASE_CATS:
+        return set(_BASE_CATS[tiles])
+    if isinstance(tiles, str) and len(tiles) == 2:
+        if tiles in SIMPLES:
+            return {"simples"}
+        if tiles in TERMINALS:
+            return {"terminals"}
+        if tiles in WINDS:
+            return {"winds"}
+        if tiles in DRAGONS:
+            return {"dragons"}
+    return None
+
+
+def _meld_group(kinds: Iterable[str], tiles: Any, concealed: bool | None = None) -> frozenset[str] | None:
+    cats = _cats(tiles)
+    if cats is None:
+        return None
+    status = ("c", "x") if concealed is None else (("c",) if concealed else ("x",))
+    return frozenset(f"{k}:{c}:{s}" for k in kinds for c in cats for s in status)
+
+
+def _req_sets_of(kinds: Iterable[str] = ("pung",), tiles: Any = "any", concealed: bool | None = None):
+    g = _meld_group(kinds, tiles, concealed)
+    return None if g is None else (g,)
+
+
+def _req_pairs_of(tiles: Any = "any"):
+    g = _meld_group(("pair",), tiles)
+    return None if g is None else (g,)
+
+
+def _req_value_pairs(option: str | None = "seat_round_wind", dragons: bool = True):
+    return (_meld_group(("pair",), ["winds", "dragons"] if dragons else "winds"),)
+
+
+def _req_value_pungs(option: str | None = "seat_round_wind", dragons: bool = True, winds: bool = True):
+    cats = [c for c, on in (("dragons", dragons), ("winds", winds)) if on]
+    return (_meld_group(("pung", "kong"), cats),) if cats else (frozenset(),)
+
+
+_PK_COUNTS = {"winds": (2, 3, 4), "dragons": (2, 3)}
+
+
+def _req_pungs_count(tiles: Any = "any", n: int = 1, exact: bool = False, pair_tiles: Any = None):
+    if n < 1:
+        return None
+    g = _meld_group(("pung", "kong"), tiles)
+    if g is None:
+        return None
+    req: list[Any] = [g]
+    if isinstance(tiles, str) and tiles in _PK_COUNTS:
+        at_least = [k for k in _PK_COUNTS[tiles] if k <= n]
+        if at_least:
+            req.append(f"pk:{tiles}>={max(at_least)}")
+    if pair_tiles is not None:
+        p = _meld_group(("pair",), pair_tiles)
+        if p is None:
+            return None
+        req.append(p)
+    return tuple(req)
+
+
+def _req_concealed_pungs(n: int = 3, exact: bool = False, option: str | None = None):
+    if n < 1:
+        return None
+    req: list[Any] = [_meld_group(("pung", "kong"), "any", True) | _meld_group(("kong",), "any", False)]
+    if n >= 3:
+        req.append("cpk>=4" if n >= 4 else "cpk>=3")  # concealed pungs/kongs or (any) kongs
+    return tuple(req)
+
+
+def _req_kongs_count(n: int = 1, exact: bool = False, concealed: bool | None = None):
+    if n < 1:
+        return None
+    req: list[Any] = [_meld_group(("kong",), "any", concealed)]
+    if n >= 3:
+        req.append("kongs>=4" if n >= 4 else "kongs>=3")
+    return tuple(req)
+
+
+_ALL_TILES_IN = {"simples": "all-simples", "terminals": "all-terminals", "green": "all-green",
+                 "honours": "only-honours"}
+
+
+def _req_all_tiles_in(tiles: Any):
+    name = _ALL_TILES_IN.get(tiles) if isinstance(tiles, str) else None
+    return None if name is None else (name,)
+
+
+def _req_one_suit(honours: str = "none", terminals_only: bool = False):
+    req = ["one-suit"]
+    if honours == "none":
+        req.append("no-honours")
+    elif honours == "required":
+        req.append("has-honours")
+    if terminals_only:
+        req.append("no-simples")
+    return tuple(req)
+
+
+def _req_win_by(how: Iterable[str] | str):
+    return (frozenset(f"win:{h}" for h in ((how,) if isinstance(how, str) else how)),)
+
+
+def _req_last_tile(self_drawn_only: bool | None = None):
+    return ("last-tile", "self-drawn") if self_drawn_only else ("last-tile",)
+
+
+def _req_wait_is(waits: Iterable[str] | str):
+    return (frozenset(f"wait:{w}" for w in ((waits,) if isinstance(waits, str) else waits)),)
+
+
+def _req_fully_concealed(self_drawn_required: bool = False):
+    return ("no-exposed-declared", "self-drawn") if self_drawn_required else ("no-exposed-declared",)
+
+
+sets_of.requires = _req_sets_of  # type: ignore[attr-defined]
+pairs_of.requires = _req_pairs_of  # type: ignore[attr-defined]
+value_pairs.requires = _req_value_pairs  # type: ignore[attr-defined]
+value_pungs.requires = _req_value_pungs  # type: ignore[attr-defined]
+pungs_count.requires = _req_pungs_count  # type: ignore[attr-defined]
+concealed_pungs.requires = _req_concealed_pungs  # type: ignore[attr-defined]
+kongs_count.requires = _req_kongs_count  # type: ignore[attr-defined]
+all_tiles_in.requires = _req_all_tiles_in  # type: ignore[attr-defined]
+one_suit.requires = _req_one_suit  # type: ignore[attr-defined]
+only_honours.requires = lambda: ("only-honours",)  # type: ignore[attr-defined]
+all_chows.requires = lambda: (_meld_group(("chow",), "any"), "no-pungs")  # type: ignore[attr-defined]
+all_pungs.requires = lambda: (_meld_group(("pung", "kong"), "any"), "no-chows")  # type: ignore[attr-defined]
+mahjong.requires = lambda: ("winner",)  # type: ignore[attr-defined]
+win_by.requires = _req_win_by  # type: ignore[attr-defined]
+self_drawn.requires = lambda: ("self-drawn",)  # type: ignore[attr-defined]
+last_tile.requires = _req_last_tile  # type: ignore[attr-defined]
+winning_tile_is.requires = lambda tiles: ("winning-tile",)  # type: ignore[attr-defined]
+wait_is.requires = _req_wait_is  # type: ignore[attr-defined]
+only_possible_tile.requires = lambda: ("winning-tile",)  # type: ignore[attr-defined]
+fully_concealed.requires = _req_fully_concealed  # type: ignore[attr-defined]
+nothing_exposed.requires = lambda: ("no-declared",)  # type: ignore[attr-defined]
+first_turn.requires = lambda dealer=None, self_drawn_win=None: ("first-turn",)  # type: ignore[attr-defined]
+bonus_tiles.requires = lambda: ("bonus",)  # type: ignore[attr-defined]
+own_bonus.requires = lambda: ("bonus",)  # type: ignore[attr-defined]
+bonus_sets.requires = lambda which="any": ("bonus",)  # type: ignore[attr-defined]

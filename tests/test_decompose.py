@@ -248,3 +248,48 @@ def test_register_shape():
         assert SHAPES["test-only-red"] is only_red and "test-only-red" not in STRUCTURAL
     finally:
         del SHAPES["test-only-red"]
+
+
+def _reference_waits(hand, shapes):
+    """waits() by brute force: every tile not held four times, asked to every shape function."""
+    from scoring.tiles import PLAYING_TILES, sort_tiles
+
+    base = list(hand.concealed)
+    if hand.winning_tile is not None:
+        base.remove(hand.winning_tile)
+    held = counts34(hand.all_tiles)
+    if hand.winning_tile is not None:
+        held[PLAYING_TILES.index(hand.winning_tile)] -= 1
+    out = set()
+    for i, t in enumerate(PLAYING_TILES):
+        if held[i] >= 4:
+            continue
+        trial = hand.__class__(tuple(sort_tiles(base + [t])), hand.melds, hand.bonus, None, hand.context)
+        if any(SHAPES[s](trial) for s in shapes if s in STRUCTURAL):
+            out.add(t)
+    return frozenset(out)
+
+
+def test_waits_match_brute_force_on_generated_hands():
+    import random
+
+    from scoring.generate import random_non_winning_hand, random_winning_hand
+
+    rng = random.Random(7)
+    for k in range(400):
+        h = random_winning_hand(rng) if k % 2 else random_non_winning_hand(rng)
+        assert waits(h, NTS_SHAPES) == _reference_waits(h, NTS_SHAPES), h
+        assert waits(h, ("standard", "seven-pairs")) == _reference_waits(h, ("standard", "seven-pairs")), h
+    for _ in range(50):
+        h = random_winning_hand(rng, size=16)
+        assert waits(h, STD) == _reference_waits(h, STD), h
+
+
+@pytest.mark.parametrize("text", [
+    "1112345678999m", "1122334455667m", "19m19p19s1234567z", "19m19p19s1234566z", "1112223334445z",
+    "2345678m22p33s44z", "1111m2222p3333s4z",
+])
+def test_waits_match_brute_force_on_hard_hands(text):
+    h = parse_hand(text, context=Context(winner=False))
+    for shapes in (NTS_SHAPES, STD, ("seven-pairs",)):
+        assert waits(h, shapes) == _reference_waits(h, shapes)

@@ -376,3 +376,50 @@ def test_explain_lines_cite_sources():
     assert "total: 30  = 30 points × 2^0" in text
     for ln in r.lines:
         assert ln.source in text
+
+
+# ---------------------------------------------------------------------- prefilter soundness
+def _option_variants(rs):
+    yield {}
+    for name, o in rs.options.items():
+        for choice in o.choices:
+            if choice != o.default:
+                yield {name: choice}
+
+
+def _firings(view):
+    return [(r.id, f) for r, f in engine.evaluate(view)]
+
+
+@pytest.mark.parametrize("rid", engine.available())
+def test_prefilter_never_changes_what_fires(rid, monkeypatch):
+    """Predicates skipped by their prefilter (``requires``) would not have fired: on random
+    winning and non-winning hands of every ruleset and every option, evaluating with and without
+    prefilters gives the same firings."""
+    import random
+
+    from scoring.decompose import decompositions
+    from scoring.generate import random_non_winning_hand, random_winning_hand
+
+    rs = load_ruleset(rid)
+    size = rs.hand_size
+    rng = random.Random(11)
+    checked = skipped = 0
+    for variant in _option_variants(rs):
+        opts = rs.resolve_options(variant)
+        for k in range(24):
+            h = (random_winning_hand(rng, size=size) if k % 3 else random_non_winning_hand(rng, size=size))
+            for d in decompositions(h, rs.shapes):
+                results = []
+                for on in (True, False):
+                    monkeypatch.setattr(engine, "PREFILTER", on)
+                    try:
+                        results.append(_firings(engine.View(h, d, rs, opts)))
+                    except Exception as e:  # a ruleset predicate may reject a hand: alike both ways
+                        results.append(type(e))
+                assert results[0] == results[1], (rid, variant, h, d)
+                checked += 1
+                v = engine.View(h, d, rs, opts)
+                plan = engine._plan(rs, opts, h.context.winner)
+                skipped += len(plan.for_shape(d.shape)) - len(plan.candidates(d.shape, v.features))
+    assert checked > 100 and skipped > 0  # the prefilters did skip predicates

@@ -8,6 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from ..decompose import decompositions
+from ..fired import Fired
 from ..hand import Hand
 from ..predicates import category, pungs_count
 from ..tiles import DRAGONS, HONOURS, PLAYING_TILES, SUITS, TERMINALS, WINDS, sort_tiles
@@ -30,7 +31,7 @@ def _only_suit(tiles: Counter) -> str | None:
 
 def nine_gates(v: "View") -> bool:
     """1112345678999 of one suit + one more of that suit, all concealed (002 line 22)."""
-    if v.hand.melds:
+    if v.hand.melds or len(v.suits) != 1 or v.has_honours:
         return False
     c = Counter(v.hand.concealed)
     s = _only_suit(c)
@@ -42,21 +43,27 @@ def nine_gates(v: "View") -> bool:
 
 def winding_snake(v: "View") -> bool:
     """111 + 2345678 + 999 of one suit plus a second 2, 5 or 8 (002 line 43); may be exposed."""
+    if len(v.tiles) != 14 or len(v.suits) != 1 or v.has_honours:
+        return False
     c = Counter(v.tiles)
     s = _only_suit(c)
-    if s is None or len(v.tiles) != 14:
+    if s is None:
         return False
     diff = [a - b for a, b in zip(_suit_counts(c, s), NINE_GATES)]
     return min(diff) >= 0 and sum(diff) == 1 and diff.index(1) + 1 in (2, 5, 8)
 
 
-def _closed_counter(v: "View") -> Counter | None:
-    return None if v.hand.melds else Counter(v.hand.concealed)
+def _closed_counter(v: "View", honours: frozenset[str] = frozenset()) -> Counter | None:
+    """Counts of a 14-tile hand with nothing on the table that holds every tile of ``honours``
+    (a cheap test first: most hands fail it), else None."""
+    if v.hand.melds or len(v.hand.concealed) != 14 or not honours <= v.tile_set:
+        return None
+    return Counter(v.hand.concealed)
 
 
 def wind_snake(v: "View") -> bool:
     """1–9 of one suit + one of each wind, one of these 13 doubled (002 line 24)."""
-    c = _closed_counter(v)
+    c = _closed_counter(v, WINDS)
     if c is None:
         return False
     suits = {t[1] for t in c} - {"z"}
@@ -70,7 +77,7 @@ def wind_snake(v: "View") -> bool:
 
 def dragon_snake(v: "View") -> bool:
     """1–9 of one suit + one of each dragon + a pair of winds (002 line 25)."""
-    c = _closed_counter(v)
+    c = _closed_counter(v, DRAGONS)
     if c is None:
         return False
     suits = {t[1] for t in c} - {"z"}
@@ -84,7 +91,7 @@ def dragon_snake(v: "View") -> bool:
 
 def court_of_peking(v: "View") -> bool:
     """1–7 of one suit + one of each wind + one of each dragon (002 line 26)."""
-    c = _closed_counter(v)
+    c = _closed_counter(v, HONOURS)
     if c is None:
         return False
     for s in SUITS:
@@ -180,7 +187,7 @@ def waiting_for_closed_hand(v: "View") -> Any:
     (002-09) also Four Concealed Kongs (002 line 40). Returns an ``engine.Fired`` with the value and
     which hand and tile it waits for, or False.
     """
-    from ..engine import Fired, View as _View
+    from ..engine import View as _View
 
     hand = v.hand
     ids = CLOSED_HANDS
@@ -239,3 +246,18 @@ def notes_for(hand: Hand, opts: dict[str, Any]) -> list[str]:
         return [f"flowers/seasons {' '.join(hand.bonus)} are not scored in NTS "
                 "(option bonus_tiles=off, 002-03)"]
     return []
+
+
+# ------------------------------------------------------------------------ prefilters
+# Necessary conditions (scoring.engine.FEATURES) read off each predicate above; the engine does
+# not call a predicate whose conditions the reading lacks (see scoring/predicates.py).
+nine_gates.requires = lambda: ("no-declared", "one-suit", "no-honours")  # type: ignore[attr-defined]
+winding_snake.requires = lambda: ("one-suit", "no-honours")  # type: ignore[attr-defined]
+wind_snake.requires = lambda: ("no-declared", "has-honours")  # type: ignore[attr-defined]
+dragon_snake.requires = lambda: ("no-declared", "has-honours")  # type: ignore[attr-defined]
+court_of_peking.requires = lambda: ("no-declared", "has-honours")  # type: ignore[attr-defined]
+bird.requires = lambda: ("wait:pair", "winning-tile")  # type: ignore[attr-defined]
+last_wall_tile.requires = lambda tile=None: ("last-tile", "win:wall")  # type: ignore[attr-defined]
+loose_tile.requires = lambda tile=None, kong_on_kong=False: (  # type: ignore[attr-defined]
+    ("win:dead-wall", "kong-on-kong") if kong_on_kong else ("win:dead-wall",))
+honour_sets_hand.requires = pungs_count.requires  # type: ignore[attr-defined]
