@@ -1,0 +1,101 @@
+"""Benchmark: photo → score on a 12 MP JPEG, side by side with PyPI ``mahjong-detector``.
+
+    python benchmarks/bench_photo.py [--photo IMG] [--runs 7] [--threads]
+
+The 12 MP photo (4000 × 3000 JPEG, quality 92) is the bundled demo render ``docs/demo.jpg`` enlarged,
+unless ``--photo`` names another. Both sides read the same file from disk on every run:
+
+* ours: :func:`vision.pipeline.read_photo` — load (JPEG DCT-scaled decode, EXIF), detect, classify,
+  layout, structure-aware decode and ``score_hand`` (nts);
+* baseline: ``mahjong_detector.detect_tiles(path)`` (detection + classification into 34 riichi classes
+  only, no scoring), with its default onnxruntime session.
+
+Median wall time of ``--runs`` warm runs (one warm-up run each, excluded). ``--threads`` also times our
+pipeline with 1 and 2 intra-op threads (the numbers behind ``vision.models.THREADS``).
+``mahjong-detector`` is only a benchmark baseline (``pip install mahjong-detector``), never a dependency.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def make_12mp(src: Path, out: Path) -> Path:
+    img = cv2.imread(str(src))
+    if img is None:
+        raise SystemExit(f"cannot read {src}")
+    big = cv2.resize(img, (4000, 3000), interpolation=cv2.INTER_CUBIC)
+    cv2.imwrite(str(out), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return out
+
+
+def timed(fn, runs: int) -> tuple[float, object]:
+    out = fn()  # warm-up
+    ts = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        out = fn()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts), out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--photo", type=Path)
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--threads", action="store_true", help="also compare 1 and 2 intra-op threads")
+    a = ap.parse_args()
+    from vision.models import models_present
+
+    if not models_present():
+        print("models/detector.onnx and models/classifier.onnx are missing: nothing to benchmark")
+        return 0
+    from vision.classify import load_classifier
+    from vision.detect import load_detector
+    from vision.pipeline import DEMO_PHOTO, read_photo
+
+    with tempfile.TemporaryDirectory() as tmp:
+        photo = a.photo or make_12mp(DEMO_PHOTO, Path(tmp) / "demo-12mp.jpg")
+        rows = []
+        thread_counts = (1, 2) if a.threads else (None,)
+        ours = {}
+        for th in thread_counts:
+            det, cls = load_detector(threads=th), load_classifier(threads=th)
+            t, res = timed(lambda: read_photo(photo, "nts", detector=det, classifier=cls), a.runs)
+            ours[th] = (t, res)
+            label = "mahjong-score photo" + (f" ({th} thread{'s' if th > 1 else ''})" if th else "")
+            rows.append((label, t, res.reading.notation + (f"  total {res.scored.total}" if res.scored else "")))
+            stages = ", ".join(f"{k} {v * 1000:.0f}" for k, v in res.timings.items())
+            rows.append(("  stages (ms)", float("nan"), stages))
+        try:
+            from mahjong_detector import detect_tiles
+        except ImportError:
+            detect_tiles = None
+        base = None
+        if detect_tiles is not None:
+            base, tiles = timed(lambda: detect_tiles(str(photo)), a.runs)
+            rows.append(("mahjong-detector detect_tiles", base, " ".join(tiles)))
+        print(f"photo: {photo} (12 MP JPEG), median of {a.runs} warm runs")
+        for label, t, what in rows:
+            ms = f"{t * 1000:8.0f} ms" if t == t else " " * 11
+            print(f"{label:<34}{ms}  {what}")
+        if base:
+            best = min(v[0] for v in ours.values())
+            print(f"ratio ours / mahjong-detector = {best / base:.2f} (target ≤ 0.5)")
+        if a.threads:
+            t1, t2 = ours[1][0], ours[2][0]
+            print(f"threads: 1 → {t1 * 1000:.0f} ms, 2 → {t2 * 1000:.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""Inference plumbing (vision.detect / vision.classify / vision.models) with tiny hand-made ONNX models.
+
+The detector model returns fixed YOLO predictions (in letterboxed input pixels) whatever the image;
+the classifier maps a crop's mean colour to a class. So letterbox mapping, decoding, OpenCV NMS,
+face-down classes, metadata parsing, cropping and batching are checked without trained models.
+Needs the ``onnx`` package (the ``train`` extra) to build the models; skipped without it.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from vision.classes import CLASS_INDEX, CLASS_NAMES, NUM_CLASSES  # noqa: E402
+from vision.classify import load_classifier  # noqa: E402
+from vision.detect import decode, letterbox, load_detector  # noqa: E402
+from vision.errors import ModelError  # noqa: E402
+
+S = 320
+
+
+def _save(graph, path, meta: dict) -> str:
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    for k, v in meta.items():
+        p = model.metadata_props.add()
+        p.key, p.value = k, v
+    onnx.save(model, str(path))
+    return str(path)
+
+
+def make_detector(path, preds: np.ndarray, names=("tile", "back")) -> str:
+    """A detector whose output is ``preds`` (1, 4 + nc, N) + 0 × mean(input)."""
+    inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, S, S])
+    out = helper.make_tensor_value_info("output0", TensorProto.FLOAT, list(preds.shape))
+    nodes = [
+        helper.make_node("ReduceMean", ["images"], ["m"], keepdims=0),
+        helper.make_node("Mul", ["m", "zero"], ["z"]),
+        helper.make_node("Add", ["preds", "z"], ["output0"]),
+    ]
+    init = [numpy_helper.from_array(preds.astype(np.float32), "preds"),
+            numpy_helper.from_array(np.array(0.0, np.float32), "zero")]
+    g = helper.make_graph(nodes, "det", [inp], [out], init)
+    return _save(g, path, {"names": str({i: n for i, n in enumerate(names)}), "imgsz": f"[{S}, {S}]",
+                           "stride": "32", "task": "detect", "mahjong_model": "detector"})
+
+
+def make_classifier(path, colour_to_class: dict[tuple[int, int, int], str], size=32, **meta) -> str:
+    """Softmax(k · mean-colour · W): crops of each listed colour read as the listed class."""
+    W = np.zeros((3, NUM_CLASSES), np.float32)
+    b = np.zeros(NUM_CLASSES, np.float32)
+    for rgb, code in colour_to_class.items():
+        v = np.array(rgb, np.float32) / 255.0
+        W[:, CLASS_INDEX[code]] = 40 * (v - 0.5)
+        b[CLASS_INDEX[code]] = -40 * float(((v - 0.5) * v).sum()) + 20 * float(((v - 0.5) ** 2).sum())
+    inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["B", 3, size, size])
+    out = helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["B", NUM_CLASSES])
+    nodes = [
+        helper.make_node("ReduceMean", ["images"], ["m"], axes=[2, 3], keepdims=0),
+        helper.make_node("MatMul", ["m", "W"], ["l0"]),
+        helper.make_node("Add", ["l0", "b"], ["l"]),
+        helper.make_node("Softmax", ["l"], ["probs"], axis=1),
+    ]
+    init = [numpy_helper.from_array(W, "W"), numpy_helper.from_array(b, "b")]
+    g = helper.make_graph(nodes, "cls", [inp], [out], init)
+    md = {"names": str({i: n for i, n in enumerate(CLASS_NAMES)}), "imgsz": str(size), "crop_margin": "0.0",
+          "crop_resize": "stretch", "rotation": "invariant", "mahjong_model": "classifier"}
+    md.update({k: str(v) for k, v in meta.items()})
+    return _save(g, path, md)
+
+
+def _scene():
+    """640 × 480 grey image with three coloured 'tiles' (x0, y0, x1, y1) and their colours."""
+    img = np.full((480, 640, 3), 128, np.uint8)
+    tiles = [((100, 200, 160, 280), (250, 30, 30)), ((170, 200, 230, 280), (30, 250, 30)),
+             ((400, 100, 460, 180), (30, 30, 250))]
+    for (x0, y0, x1, y1), c in tiles:
+        img[y0:y1, x0:x1] = c
+    return img, tiles
+
+
+def _preds_for(boxes, back=(), dup=True) -> np.ndarray:
+    """YOLO output (1, 6, N) in the letterboxed 320-px input of a 640 × 480 image (r = 0.5, pad y 40)."""
+    cols = []
+    for k, (x0, y0, x1, y1) in enumerate(boxes):
+        cx, cy, w, h = (x0 + x1) / 4, (y0 + y1) / 4 + 40, (x1 - x0) / 2, (y1 - y0) / 2
+        cls = [0.1, 0.9] if k in back else [0.9, 0.1]
+        cols.append([cx, cy, w, h] + cls)
+        if dup:  # a near-duplicate that NMS must remove
+            cols.append([cx + 1, cy + 1, w, h, cls[0] * 0.8, cls[1] * 0.8])
+    cols.append([10, 10, 5, 5, 0.05, 0.01])  # below the confidence threshold
+    return np.array(cols, np.float32).T[None]
+
+
+def test_letterbox_matches_ultralytics_geometry():
+    img = np.zeros((480, 640, 3), np.uint8)
+    blob, lb = letterbox(img, 320)
+    assert blob.shape == (1, 3, 320, 320) and blob.dtype == np.float32
+    assert lb.ratio == 0.5 and lb.pad == (0.0, 40.0)
+    assert abs(blob[0, 0, 0, 0] - 114 / 255) < 1e-6 and blob[0, 0, 160, 160] == 0.0
+    assert np.allclose(lb.to_image(np.array([[0, 40, 320, 280]], np.float32)), [[0, 0, 640, 480]])
+
+
+def test_decode_nms_and_back_class():
+    img, tiles = _scene()
+    preds = _preds_for([t[0] for t in tiles], back={2})
+    _, lb = letterbox(img, S)
+    det = decode(preds, lb, (640, 480), ["tile", "back"])
+    assert len(det) == 3  # duplicates suppressed, the weak one dropped
+    got = sorted(map(tuple, np.round(det.boxes).astype(int).tolist()))
+    assert got == sorted(t[0] for t in tiles)
+    assert det.face_down[np.argmin(np.abs(det.boxes[:, 0] - 400))]
+    with pytest.raises(ModelError):
+        decode(preds, lb, (640, 480), ["tile"])
+
+
+def test_models_from_metadata_end_to_end(tmp_path):
+    img, tiles = _scene()
+    dpath = make_detector(tmp_path / "detector.onnx", _preds_for([t[0] for t in tiles]))
+    cpath = make_classifier(tmp_path / "classifier.onnx",
+                            {(250, 30, 30): "7z", (30, 250, 30): "6z", (30, 30, 250): "1p"})
+    detector = load_detector(dpath, threads=1)
+    assert detector.imgsz == S and detector.names == ("tile", "back")
+    det = detector(img)
+    assert len(det) == 3
+    classifier = load_classifier(cpath, threads=1)
+    assert classifier.imgsz == 32 and classifier.rotation == "invariant"
+    rd = classifier(img, det)
+    assert rd.probs.shape == (3, NUM_CLASSES) and np.allclose(rd.probs.sum(1), 1, atol=1e-4)
+    by_x = {int(round(b[0])): c for b, c in zip(det.boxes, rd.codes)}
+    assert by_x == {100: "7z", 170: "6z", 400: "1p"}
+    assert rd.top(2)[0][0][1] >= rd.top(2)[0][1][1]
+
+
+def test_upright_rotation_mode_gives_pose(tmp_path):
+    # metadata rotation=upright: unsure tiles are also tried turned by 90/180/270 degrees; the mean
+    # colour is the same in every turn, so the upright reading is kept and probabilities stay normalised
+    img, tiles = _scene()
+    dpath = make_detector(tmp_path / "d.onnx", _preds_for([t[0] for t in tiles]))
+    cpath = make_classifier(tmp_path / "c.onnx", {(250, 30, 30): "7z"}, rotation="upright")
+    rd = load_classifier(cpath, threads=1)(img, load_detector(dpath, threads=1)(img))
+    assert rd.pose == ("upright",) * 3 and np.allclose(rd.probs.sum(1), 1, atol=1e-4)
+
+
+def test_classifier_names_must_match(tmp_path):
+    cpath = make_classifier(tmp_path / "c.onnx", {(250, 30, 30): "7z"})
+    m = onnx.load(cpath)
+    for p in m.metadata_props:
+        if p.key == "names":
+            p.value = str({0: "a", 1: "b"})
+    onnx.save(m, str(tmp_path / "bad.onnx"))
+    with pytest.raises(ModelError, match="names"):
+        load_classifier(str(tmp_path / "bad.onnx"), threads=1)
+
+
+def test_missing_model_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("MAHJONG_MODELS", str(tmp_path))
+    with pytest.raises(ModelError, match="not found"):
+        load_detector()

@@ -1,0 +1,112 @@
+"""Photo pipeline: the model-free half on rendered ground truth, JSON/text output, annotation, the
+``mahjong-score photo`` command's errors, and end to end with the models (skipped without them)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from vision_fixtures import detections, load, readings, truth_notation
+
+import cli
+from scoring import Context, HandError, format_hand, load_ruleset, parse_hand
+from vision.annotate import annotate, save
+from vision.errors import ImageError
+from vision.io import Photo
+from vision.models import models_present
+from vision.pipeline import DEMO_PHOTO, DEMO_TRUTH, apply_fixes, parse_fixes, read_detections, summary, to_json
+
+needs_models = pytest.mark.skipif(not models_present(), reason="models/detector.onnx and models/classifier.onnx "
+                                  "are not there yet (python -m datasets.train makes them)")
+
+
+def _result(name="render-s8-3", fixes=None, **kw):
+    meta = load(name)
+    photo = Photo(np.full((meta["height"], meta["width"], 3), 90, np.uint8), (meta["width"], meta["height"]), 1.0, name)
+    return meta, read_detections(photo, detections(meta), readings(meta), load_ruleset("nts"), Context(),
+                                 fixes=fixes, **kw)
+
+
+def test_read_detections_scores_the_hand():
+    meta, res = _result()
+    assert res.reading.legal
+    assert format_hand(res.scored.hand) == format_hand(parse_hand(truth_notation(meta)))
+    assert res.scored.total > 0
+
+
+def test_fix_by_position_changes_the_reading():
+    meta, res = _result("render-s7-12")  # 34555s333555777z win:3z; tile 1 is the 3s
+    assert res.reading.tiles[res.order[0]] == "3s"
+    # tile 1 := 6s: 45556s333555777z is still a hand (456s chow, 55s pair) and the fix is kept
+    _, res2 = _result("render-s7-12", fixes={1: "6s"})
+    assert res2.reading.tiles[res2.order[0]] == "6s"
+    assert res2.reading.legal and res2.reading.notation == "45556s333555777z win:3z"
+
+
+def test_parse_and_apply_fixes_errors():
+    assert parse_fixes("3=5p, 7=1z") == {3: "5p", 7: "1z"}
+    for bad in ("3:5p", "x=5p", "3=5q"):
+        with pytest.raises(HandError):
+            parse_fixes(bad)
+    meta = load("render-s7-12")
+    with pytest.raises(HandError, match="no tile 99"):
+        apply_fixes(readings(meta), tuple(range(len(meta["tiles"]))), {99: "5p"})
+
+
+def test_json_has_reading_boxes_probabilities_groups():
+    meta, res = _result()
+    js = to_json(res)
+    json.dumps(js)  # serialisable
+    assert js["legal"] and js["reading"] == res.reading.notation and js["score"]["total"] == res.scored.total
+    hand_tiles = [t for t in js["tiles"] if t["role"] != "ignored"]
+    assert len(hand_tiles) == sum(1 for t in meta["tiles"] if t["role"] != "distractor")
+    t0 = js["tiles"][0]
+    assert len(t0["box"]) == 4 and len(t0["top"]) == 3 and t0["top"][0][1] >= t0["top"][1][1]
+    assert any(g["role"] == "concealed-kong" for g in js["groups"])
+    assert "reading: " in summary(res)
+
+
+def test_annotated_image(tmp_path):
+    meta, res = _result()
+    img = annotate(res.photo.pixels, res.detections, res.reading, res.order, "title")
+    assert img.shape == res.photo.pixels.shape and (img != res.photo.pixels).any()
+    p = save(img, tmp_path / "a.png")
+    assert p.stat().st_size > 1000
+    with pytest.raises(ImageError):
+        save(img, tmp_path / "a.gif")
+
+
+def test_cli_unreadable_photos_exit_2(tmp_path, capsys):
+    (tmp_path / "empty.jpg").write_bytes(b"")
+    (tmp_path / "hand.txt").write_text("123m")
+    for arg in (str(tmp_path / "missing.jpg"), str(tmp_path / "empty.jpg"), str(tmp_path / "hand.txt")):
+        assert cli.main(["photo", arg]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("mahjong-score: error:") and err.count("\n") == 1
+    assert cli.main(["photo"]) == 2
+    assert "--demo" in capsys.readouterr().err
+
+
+@needs_models
+def test_cli_photo_without_tiles_exit_2(tmp_path, capsys):
+    from PIL import Image
+
+    Image.new("RGB", (640, 480), (40, 120, 60)).save(tmp_path / "felt.jpg")
+    assert cli.main(["photo", str(tmp_path / "felt.jpg")]) == 2
+    assert "no tiles" in capsys.readouterr().err
+
+
+@needs_models
+def test_demo_photo_end_to_end(tmp_path, capsys):
+    truth = json.loads(DEMO_TRUTH.read_text())
+    assert cli.main(["photo", "--demo", "--json", "--annotate", str(tmp_path / "demo.jpg")]) == 0
+    js = json.loads(capsys.readouterr().out)
+    assert js["legal"]
+    assert format_hand(parse_hand(js["reading"])) == format_hand(parse_hand(truth["notation"]))
+    assert (tmp_path / "demo.jpg").stat().st_size > 10_000
+
+
+def test_demo_files_ship():
+    assert DEMO_PHOTO.is_file() and DEMO_PHOTO.stat().st_size <= 300_000
+    truth = json.loads(DEMO_TRUTH.read_text())
+    parse_hand(truth["notation"])  # the ground truth is a valid hand
