@@ -213,6 +213,18 @@ def _row_links(uc, vc, W, H, i: int, j: int) -> bool:
     return gap <= ROW_GAP * min(W[i], W[j], H[i], H[j])
 
 
+def _row_links_v(uc, vc, W, H, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """:func:`_row_links` for index arrays (vectorised)."""
+    Hmax, Hmin = np.maximum(H[i], H[j]), np.minimum(H[i], H[j])
+    Wmax, Wmin = np.maximum(W[i], W[j]), np.minimum(W[i], W[j])
+    size_ok = ~((Hmax > SIZE_RATIO * Hmin) & (Wmax > SIZE_RATIO * Wmin))
+    hmin = np.minimum(Hmin, Wmax)
+    line_ok = np.abs(vc[i] - vc[j]) <= ROW_OFFSET * hmin
+    gap = np.abs(uc[i] - uc[j]) - (W[i] + W[j]) / 2
+    gap_ok = gap <= ROW_GAP * np.minimum(Wmin, Hmin)
+    return size_ok & line_ok & gap_ok
+
+
 def _fit_angle(pts: np.ndarray, fallback: float) -> float:
     """Direction of the line through ``pts`` (Theil–Sen slope), within ±45°, else ``fallback``."""
     if len(pts) < 2:
@@ -243,16 +255,17 @@ def find_geometry(det: Detections, image_size: tuple[int, int]) -> Geometry:
     # 1. rows: tiles on one line, linked pairwise in the frame of their (local) row direction; the
     #    direction is refitted per row and the linking repeated, so receding rows are followed
     comps: list[list[int]] = []
+    iu, ju = np.triu_indices(n, 1)
     for _ in range(3):
+        pair_ang = np.round((ang[iu] + ang[ju]) / 2, 3)
         edges = []
-        frames: dict[float, tuple] = {}
-        for i in range(n):
-            for j in range(i + 1, n):
-                a = round(float((ang[i] + ang[j]) / 2), 3)
-                if a not in frames:
-                    frames[a] = _rotate(centres, a) + _tile_sizes(boxes, a)
-                if _row_links(*frames[a], i, j):
-                    edges.append((i, j))
+        for a in np.unique(pair_ang):
+            sel = pair_ang == a
+            i, j = iu[sel], ju[sel]
+            uc, vc = _rotate(centres, float(a))
+            W, H = _tile_sizes(boxes, float(a))
+            ok = _row_links_v(uc, vc, W, H, i, j)
+            edges.extend(zip(i[ok].tolist(), j[ok].tolist()))
         comps = _components(n, edges)
         new = ang.copy()
         for c in comps:
