@@ -1,0 +1,543 @@
+"""Evaluate the ONNX tile detector + classifier honestly: synthetic, real crops, real photos, baseline.
+
+``python -m datasets.evaluate`` (also ``mahjong-score eval``) prints one table, side by side:
+
+* synthetic validation mAP50 of the detector (onnxruntime on ``<data>/images/val``);
+* top-1 accuracy of the classifier on the real single-tile photos ``../shared/data/crops-real``
+  (42 face classes; the whole photo is the crop);
+* per-tile precision / recall / F1 and whole-hand exact match on ``../shared/data/photos`` —
+  predictions are matched to labelled tiles by box IoU ≥ 0.5 where the labels give boxes, else the
+  hand row (the longest row of detections) read left → right is aligned to the labelled rows
+  (edit distance: a substitution is one false positive and one false negative);
+* the same photos through PyPI ``mahjong-detector`` (its 34 classes) as the baseline;
+* model time for one photo on one CPU thread.
+
+All inference goes through onnxruntime (the ONNX files in ``models/``), never torch.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASS_INDEX, CLASS_NAMES
+from vision.crops import crop_batch
+
+from .paths import REPO, shared_dir
+
+MODELS = REPO / "models"
+
+
+# ----------------------------------------------------------------------------- ONNX runners
+
+
+def _session(path: Path, threads: int):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+
+def _meta(sess) -> dict[str, str]:
+    return dict(sess.get_modelmeta().custom_metadata_map)
+
+
+def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, float, float]:
+    """Resize keeping aspect into a ``size``² canvas padded with 114, centred (as ultralytics).
+
+    Returns (canvas uint8, scale, pad_x, pad_y): input pixel = image pixel × scale + pad.
+    """
+    H, W = img.shape[:2]
+    s = min(size / W, size / H)
+    nw, nh = int(round(W * s)), int(round(H * s))
+    px, py = (size - nw) / 2, (size - nh) / 2
+    out = np.full((size, size, 3), 114, np.uint8)
+    x0, y0 = int(round(px - 0.1)), int(round(py - 0.1))
+    out[y0:y0 + nh, x0:x0 + nw] = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    return out, s, x0, y0
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
+    """Greedy non-maximum suppression over (N, 4) xyxy boxes; indices kept, best first."""
+    order = np.argsort(-scores)
+    keep = []
+    while order.size:
+        i = order[0]
+        keep.append(int(i))
+        if order.size == 1:
+            break
+        r = order[1:]
+        ov = box_iou(boxes[i:i + 1], boxes[r])[0]
+        order = r[ov <= iou]
+    return keep
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(N, M) IoU of xyxy boxes."""
+    a, b = np.asarray(a, float).reshape(-1, 4), np.asarray(b, float).reshape(-1, 4)
+    tl = np.maximum(a[:, None, :2], b[None, :, :2])
+    br = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(br - tl, 0, None), 2)
+    area = lambda x: (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])  # noqa: E731
+    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
+
+
+@dataclass
+class Detection:
+    xyxy: np.ndarray  # (4,) image pixels
+    score: float
+    cls: int  # detector class
+    tile: str | None = None  # classifier code
+    prob: float = 0.0
+
+
+class Detector:
+    """onnxruntime runner for ``models/detector.onnx`` (contract: letterboxed RGB 0..1, no NMS)."""
+
+    def __init__(self, path: Path = MODELS / "detector.onnx", threads: int = 1):
+        self.sess = _session(path, threads)
+        m = _meta(self.sess)
+        self.meta = m
+        imgsz = json.loads(m["imgsz"]) if "imgsz" in m else [416, 416]
+        self.size = int(imgsz[0] if isinstance(imgsz, list) else imgsz)
+        self.names = _parse_names(m.get("names"))
+
+    def __call__(self, img: np.ndarray, conf: float = 0.35, iou: float = 0.5) -> list[Detection]:
+        lb, s, px, py = letterbox(img, self.size)
+        x = lb.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        out = self.sess.run(None, {self.sess.get_inputs()[0].name: x})[0][0]  # (4+nc, N)
+        scores = out[4:].max(0)
+        cls = out[4:].argmax(0)
+        m = scores > conf
+        if not m.any():
+            return []
+        cx, cy, w, h = out[:4, m]
+        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
+        boxes = (boxes - [px, py, px, py]) / s
+        H, W = img.shape[:2]
+        boxes = np.clip(boxes, 0, [W, H, W, H])
+        keep = nms(boxes, scores[m], iou)
+        return [Detection(boxes[k], float(scores[m][k]), int(cls[m][k])) for k in keep]
+
+
+def _parse_names(v) -> list[str]:
+    if v is None:
+        return []
+    try:
+        d = json.loads(v)
+    except json.JSONDecodeError:  # ultralytics writes a Python dict repr
+        import ast
+
+        d = ast.literal_eval(v)
+    if isinstance(d, dict):
+        return [d[k] for k in sorted(d, key=int)]
+    return list(d)
+
+
+class Classifier:
+    """onnxruntime runner for ``models/classifier.onnx`` (crops by vision.crops; softmax inside)."""
+
+    def __init__(self, path: Path = MODELS / "classifier.onnx", threads: int = 1):
+        self.sess = _session(path, threads)
+        m = _meta(self.sess)
+        self.meta = m
+        imgsz = json.loads(m.get("imgsz", "[64, 64]"))
+        self.size = int(imgsz[0] if isinstance(imgsz, list) else imgsz)
+        self.margin = float(m.get("crop_margin", 0.1))
+        self.resize = m.get("crop_resize", "stretch")
+        self.names = _parse_names(m.get("names")) or CLASS_NAMES
+        self.rotation = m.get("rotation", "invariant")
+
+    def probs(self, x: np.ndarray) -> np.ndarray:
+        """(B, 3, S, S) float32 0..1 → (B, 43) probabilities (tries 4 rotations if 'upright')."""
+        if len(x) == 0:
+            return np.zeros((0, len(self.names)), np.float32)
+        run = lambda a: self.sess.run(None, {"images": np.ascontiguousarray(a)})[0]  # noqa: E731
+        p = run(x)
+        if self.rotation == "upright":
+            for k in (1, 2, 3):
+                q = run(np.rot90(x, k, axes=(2, 3)))
+                better = q.max(1) > p.max(1)
+                p[better] = q[better]
+        return p
+
+    def classify(self, img: np.ndarray, dets: list[Detection]) -> None:
+        """Fill ``tile``/``prob`` of each detection from crops of the full-resolution image."""
+        if not dets:
+            return
+        x = crop_batch(img, np.stack([d.xyxy for d in dets]), self.size, self.margin, self.resize)
+        p = self.probs(x)
+        for d, row in zip(dets, p):
+            k = int(row.argmax())
+            d.tile, d.prob = self.names[k], float(row[k])
+
+
+# ----------------------------------------------------------------------------- metrics
+
+
+def ap50(dets_per_img: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+         gts_per_img: list[tuple[np.ndarray, np.ndarray]], nc: int) -> tuple[float, list[float]]:
+    """mAP at IoU 0.5 (all-point interpolation, as ultralytics' 'continuous' AP), mean over classes with labels.
+
+    dets_per_img: (boxes (N,4), scores (N,), classes (N,)) per image; gts_per_img: (boxes (M,4), classes (M,)).
+    """
+    aps = []
+    for c in range(nc):
+        recs, npos = [], 0
+        for (db, ds, dc), (gb, gc) in zip(dets_per_img, gts_per_img):
+            g = gb[gc == c]
+            npos += len(g)
+            d = db[dc == c]
+            s = ds[dc == c]
+            order = np.argsort(-s)
+            used = np.zeros(len(g), bool)
+            ious = box_iou(d[order], g) if len(g) and len(d) else np.zeros((len(d), len(g)))
+            for j, i in enumerate(order):
+                tp = 0
+                if len(g):
+                    cand = np.where(~used & (ious[j] >= 0.5))[0]
+                    if len(cand):
+                        k = cand[np.argmax(ious[j][cand])]
+                        used[k] = True
+                        tp = 1
+                recs.append((s[i], tp))
+        if npos == 0:
+            aps.append(float("nan"))
+            continue
+        recs.sort(key=lambda r: -r[0])
+        tps = np.array([r[1] for r in recs], float)
+        ctp, cfp = np.cumsum(tps), np.cumsum(1 - tps)
+        rec = ctp / npos
+        prec = ctp / np.maximum(ctp + cfp, 1e-9)
+        mrec = np.concatenate([[0.0], rec, [1.0]])
+        mpre = np.concatenate([[1.0], prec, [0.0]])
+        mpre = np.flip(np.maximum.accumulate(np.flip(mpre)))
+        i = np.where(mrec[1:] != mrec[:-1])[0]
+        aps.append(float(np.sum((mrec[i + 1] - mrec[i]) * mpre[i + 1])))
+    valid = [a for a in aps if a == a]
+    return (float(np.mean(valid)) if valid else float("nan")), aps
+
+
+def align(pred: list[str], gold: list[str]) -> tuple[int, int, int]:
+    """(TP, FP, FN) of the minimum-edit alignment of two tile sequences (sub = FP + FN, cost 2)."""
+    n, m = len(pred), len(gold)
+    D = np.zeros((n + 1, m + 1), int)
+    D[:, 0] = np.arange(n + 1)
+    D[0, :] = np.arange(m + 1)
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            D[i, j] = min(D[i - 1, j] + 1, D[i, j - 1] + 1, D[i - 1, j - 1] + (0 if pred[i - 1] == gold[j - 1] else 2))
+    # count matches along one optimal path
+    i, j, tp = n, m, 0
+    while i > 0 and j > 0:
+        if pred[i - 1] == gold[j - 1] and D[i, j] == D[i - 1, j - 1]:
+            tp, i, j = tp + 1, i - 1, j - 1
+        elif D[i, j] == D[i - 1, j] + 1:
+            i -= 1
+        elif D[i, j] == D[i, j - 1] + 1:
+            j -= 1
+        else:
+            i, j = i - 1, j - 1
+    return tp, n - tp, m - tp
+
+
+def hand_row(dets: list[Detection]) -> list[Detection]:
+    """The photographed player's hand: the longest horizontal row of detections, left → right.
+
+    Rows: detections whose centre y lies within half a median tile height of the row's mean; ties
+    go to the row nearest the bottom of the photo (nearest the player).
+    """
+    if not dets:
+        return []
+    h = np.median([d.xyxy[3] - d.xyxy[1] for d in dets])
+    rows: list[list[Detection]] = []
+    for d in sorted(dets, key=lambda d: (d.xyxy[1] + d.xyxy[3]) / 2):
+        cy = (d.xyxy[1] + d.xyxy[3]) / 2
+        for r in rows:
+            if abs(np.mean([(e.xyxy[1] + e.xyxy[3]) / 2 for e in r]) - cy) < 0.5 * h:
+                r.append(d)
+                break
+        else:
+            rows.append([d])
+    best = max(rows, key=lambda r: (len(r), np.mean([e.xyxy[3] for e in r])))
+    return sorted(best, key=lambda d: d.xyxy[0])
+
+
+def score_photo(pred: list[Detection], label: dict, W: int, H: int) -> dict:
+    """Per-tile TP/FP/FN and exact match of one photo's predictions against its labels."""
+    gold_seq = [t for r in label["rows"] for t in r["tiles"]]
+    boxes = label.get("boxes") or []
+    if boxes:
+        g = np.array([[(b["xywhn"][0] - b["xywhn"][2] / 2) * W, (b["xywhn"][1] - b["xywhn"][3] / 2) * H,
+                       (b["xywhn"][0] + b["xywhn"][2] / 2) * W, (b["xywhn"][1] + b["xywhn"][3] / 2) * H] for b in boxes])
+        gt = [b["tile"] for b in boxes]
+        used = np.zeros(len(g), bool)
+        tp = fp = 0
+        for d in sorted(pred, key=lambda d: -d.score):
+            ious = box_iou(d.xyxy[None], g)[0]
+            ious[used] = 0
+            k = int(ious.argmax())
+            if ious[k] >= 0.5:
+                used[k] = True
+                if d.tile == gt[k]:
+                    tp += 1
+                else:
+                    fp += 1  # wrong class on a real tile: one FP and (below) one FN
+            else:
+                fp += 1
+        fn = len(g) - tp
+        seq = [d.tile for d in sorted(pred, key=lambda d: d.xyxy[0])]
+        method = "box IoU≥0.5"
+    else:
+        row = hand_row(pred)
+        seq = [d.tile for d in row]
+        tp, fp, fn = align(seq, gold_seq)
+        method = "row alignment"
+    return {"tp": tp, "fp": fp, "fn": fn, "exact": seq == gold_seq, "pred": seq, "gold": gold_seq, "method": method}
+
+
+def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+# ----------------------------------------------------------------------------- the parts
+
+
+def load_photo(path: Path) -> np.ndarray:
+    """RGB uint8 image with EXIF orientation applied (labels use that frame)."""
+    from PIL import Image, ImageOps
+
+    with Image.open(path) as im:
+        return np.asarray(ImageOps.exif_transpose(im).convert("RGB"))
+
+
+def eval_synth(det: Detector, data: Path, limit: int) -> dict:
+    imgs = sorted((data / "images" / "val").glob("*.jpg"))[:limit]
+    if not imgs:
+        return {"synth_map50": None, "synth_images": 0}
+    D, G = [], []
+    for p in imgs:
+        img = cv2.imread(str(p))[..., ::-1]
+        H, W = img.shape[:2]
+        ds = det(img, conf=0.001, iou=0.6)
+        D.append((np.array([d.xyxy for d in ds]).reshape(-1, 4), np.array([d.score for d in ds]),
+                  np.array([d.cls for d in ds], int)))
+        lab = data / "labels" / "val" / (p.stem + ".txt")
+        rows = np.loadtxt(lab, ndmin=2) if lab.exists() and lab.stat().st_size else np.zeros((0, 5))
+        c, x, y, w, h = rows.T if len(rows) else (np.zeros(0),) * 5
+        G.append((np.stack([(x - w / 2) * W, (y - h / 2) * H, (x + w / 2) * W, (y + h / 2) * H], 1), c.astype(int)))
+    m, per = ap50(D, G, max(len(det.names), 1))
+    return {"synth_map50": m, "synth_map50_per_class": per, "synth_images": len(imgs)}
+
+
+def eval_crops(clf: Classifier, root: Path) -> dict:
+    rows = list(csv.DictReader(open(root / "labels.csv")))
+    xs, ys = [], []
+    for r in rows:
+        if r["tile"] not in CLASS_INDEX:
+            continue
+        img = load_photo(root / r["image"])
+        # the photo is already a loose crop of one tile: undo the margin so crop_tile keeps it all
+        H, W = img.shape[:2]
+        f = clf.margin / (1 + 2 * clf.margin)
+        xs.append(crop_batch(img, np.array([[W * f, H * f, W * (1 - f), H * (1 - f)]]), clf.size, clf.margin, clf.resize)[0])
+        ys.append(r["tile"])
+    p = clf.probs(np.stack(xs))
+    pred = [clf.names[k] for k in p.argmax(1)]
+    correct = [a == b for a, b in zip(pred, ys)]
+    conf: dict[str, int] = {}
+    for a, b in zip(pred, ys):
+        if a != b:
+            conf[f"{b}→{a}"] = conf.get(f"{b}→{a}", 0) + 1
+    return {"crops_top1": float(np.mean(correct)), "crops_n": len(ys),
+            "crops_errors": dict(sorted(conf.items(), key=lambda kv: -kv[1])),
+            "crops_pred": list(zip([r["image"] for r in rows if r["tile"] in CLASS_INDEX], ys, pred))}
+
+
+BASELINE_MAP = {"chun": "7z", "haku": "5z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
+
+
+def baseline_detect(img: np.ndarray) -> list[Detection] | None:
+    """PyPI ``mahjong-detector`` on an RGB image → detections with our tile codes; None if not installed."""
+    try:
+        from mahjong_detector.predict import CLASS_NAMES as BN
+        from mahjong_detector.predict import predict
+        from mahjong_detector.preprocess import preprocess_image
+    except ImportError:
+        return None
+    from PIL import Image
+
+    im, pad = preprocess_image(Image.fromarray(img))
+    out = []
+    for d in predict(im, pad):
+        name = BN[d.class_id]
+        out.append(Detection(np.array([d.x1, d.y1, d.x2, d.y2], float), d.confidence, 0,
+                             BASELINE_MAP.get(name, name), d.confidence))
+    return out
+
+
+def eval_photos(det: Detector, clf: Classifier, root: Path, conf: float) -> dict:
+    labels = json.load(open(root / "labels.json"))["photos"]
+    res = {}
+    for name, lab in labels.items():
+        img = load_photo(root / name)
+        H, W = img.shape[:2]
+        t0 = time.perf_counter()
+        ds = det(img, conf=conf)
+        clf.classify(img, ds)
+        dt = time.perf_counter() - t0
+        ds = [d for d in ds if d.tile != "0x" or True]
+        ours = score_photo(ds, lab, W, H)
+        ours["seconds"] = dt
+        ours["detections"] = ds
+        b = baseline_detect(img)
+        base = score_photo(b, lab, W, H) if b is not None else None
+        res[name] = {"ours": ours, "baseline": base, "size": (W, H)}
+    return res
+
+
+def time_models(det: Detector, clf: Classifier, img: np.ndarray, n_tiles: int = 18, reps: int = 5) -> dict:
+    """Median seconds on this thread count: letterbox+detector, and n crops + classifier."""
+    td, tc = [], []
+    boxes = None
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        ds = det(img)
+        t1 = time.perf_counter()
+        boxes = np.stack([d.xyxy for d in ds])[:n_tiles] if ds else np.array([[0, 0, 100, 130]] * n_tiles, float)
+        clf.probs(crop_batch(img, boxes, clf.size, clf.margin, clf.resize))
+        t2 = time.perf_counter()
+        td.append(t1 - t0)
+        tc.append(t2 - t1)
+    return {"detector_s": float(np.median(td)), "classifier_s": float(np.median(tc)), "n_crops": len(boxes)}
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def run(data: Path | None, limit: int = 200, conf: float = 0.35, threads: int = 1, as_json: bool = False,
+        out=sys.stdout) -> dict:
+    """Run every evaluation that its inputs allow and print one table; returns the raw results."""
+    det, clf = Detector(threads=threads), Classifier(threads=threads)
+    sh = shared_dir()
+    R: dict = {"detector_meta": {k: det.meta.get(k) for k in ("mahjong_version", "trained", "data_hash", "imgsz")},
+               "classifier_meta": {k: clf.meta.get(k) for k in ("mahjong_version", "trained", "data_hash", "imgsz")}}
+    if data is not None and (data / "images" / "val").is_dir():
+        R.update(eval_synth(det, data, limit))
+    if sh is not None and (sh / "data" / "crops-real" / "labels.csv").exists():
+        R.update(eval_crops(clf, sh / "data" / "crops-real"))
+    photos = {}
+    if sh is not None and (sh / "data" / "photos" / "labels.json").exists():
+        photos = eval_photos(det, clf, sh / "data" / "photos", conf)
+        big = max(photos, key=lambda n: photos[n]["size"][0] * photos[n]["size"][1])
+        R["timing"] = time_models(det, clf, load_photo(sh / "data" / "photos" / big))
+        R["timing"]["photo"] = big
+    R["photos"] = photos
+    if as_json:
+        print(json.dumps(_jsonable(R), indent=1), file=out)
+    else:
+        print(format_table(R), file=out)
+    return R
+
+
+def _jsonable(R):
+    def conv(v):
+        if isinstance(v, Detection):
+            return {"xyxy": [round(float(a), 1) for a in v.xyxy], "score": round(v.score, 3), "tile": v.tile,
+                    "prob": round(v.prob, 3)}
+        if isinstance(v, dict):
+            return {k: conv(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [conv(x) for x in v]
+        if isinstance(v, (np.floating, np.integer)):
+            return v.item()
+        return v
+    return conv(R)
+
+
+def format_table(R: dict) -> str:
+    f = lambda v: "—" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
+    L = ["| metric | ours | mahjong-detector | target |", "|---|---|---|---|"]
+    L.append(f"| synthetic val mAP50 ({R.get('synth_images', 0)} images) | {f(R.get('synth_map50'))} | — | ≥ 0.98 |")
+    L.append(f"| real crops top-1 ({R.get('crops_n', 0)} crops) | {f(R.get('crops_top1'))} | — | ≥ 0.95 |")
+    tot = {"ours": [0, 0, 0], "baseline": [0, 0, 0]}
+    for name, r in R.get("photos", {}).items():
+        cells = []
+        for who in ("ours", "baseline"):
+            s = r[who]
+            if s is None:
+                cells.append("not installed")
+                continue
+            tot[who] = [a + b for a, b in zip(tot[who], (s["tp"], s["fp"], s["fn"]))]
+            p, rc, f1 = prf(s["tp"], s["fp"], s["fn"])
+            cells.append(f"P {p:.2f} R {rc:.2f} F1 {f1:.2f} exact {'yes' if s['exact'] else 'no'}")
+        L.append(f"| photo {name} ({r['ours']['method']}) | {cells[0]} | {cells[1]} | F1 ≥ 0.95 |")
+    for who in ("ours", "baseline"):
+        tot[who] = prf(*tot[who])
+    if R.get("photos"):
+        ex = lambda who: sum(1 for r in R["photos"].values() if r[who] and r[who]["exact"])  # noqa: E731
+        L.append(f"| photos, all tiles: F1 / exact hands | {tot['ours'][2]:.3f} / {ex('ours')} of {len(R['photos'])} | "
+                 f"{tot['baseline'][2]:.3f} / {ex('baseline')} of {len(R['photos'])} | ≥ 0.95 |")
+    t = R.get("timing")
+    if t:
+        L.append(f"| model time, 1 thread ({t['photo']}): detector / classifier ×{t['n_crops']} / sum | "
+                 f"{t['detector_s'] * 1000:.0f} / {t['classifier_s'] * 1000:.0f} / "
+                 f"{(t['detector_s'] + t['classifier_s']) * 1000:.0f} ms | — | ≤ 150 ms |")
+    lines = ["\n".join(L), ""]
+    for name, r in R.get("photos", {}).items():
+        lines.append(f"{name}: gold {' '.join(r['ours']['gold'])}")
+        lines.append(f"{' ' * len(name)}  ours {' '.join(str(t) for t in r['ours']['pred'])}")
+        if r["baseline"]:
+            lines.append(f"{' ' * len(name)}  base {' '.join(str(t) for t in r['baseline']['pred'])}")
+    if R.get("crops_errors"):
+        lines.append("real-crop confusions (gold→pred: n): " + ", ".join(f"{k}: {v}" for k, v in R["crops_errors"].items()))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m datasets.evaluate", description=__doc__.split("\n")[0])
+    add_args(ap)
+    a = ap.parse_args(argv)
+    return cmd_eval(a)
+
+
+def add_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--data", type=Path, default=None, help="synthetic dataset with images/val (default $MAHJONG_SYNTH or /work/data/synth-v1)")
+    ap.add_argument("--limit", type=int, default=200, help="synthetic val images to use")
+    ap.add_argument("--conf", type=float, default=0.35, help="detector score threshold for photos")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--json", action="store_true", help="print raw results as JSON")
+
+
+def cmd_eval(a) -> int:
+    import os
+
+    data = a.data or Path(os.environ.get("MAHJONG_SYNTH", "/work/data/synth-v1"))
+    for f in ("detector.onnx", "classifier.onnx"):
+        if not (MODELS / f).exists():
+            print(f"error: models/{f} is missing (train with python -m datasets.train)", file=sys.stderr)
+            return 2
+    run(data if data.is_dir() else None, a.limit, a.conf, a.threads, a.json)
+    return 0
+
+
+def register(subparsers) -> None:
+    """``mahjong-score eval``: the evaluation table (thin wrapper over :func:`run`)."""
+    p = subparsers.add_parser("eval", help="evaluate the ONNX tile models (synthetic, real crops, real photos, baseline)")
+    add_args(p)
+    p.set_defaults(func=cmd_eval)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
