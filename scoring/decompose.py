@@ -173,8 +173,13 @@ def standard_splits(tiles: Iterable[str]) -> list[list[Meld]]:
     n = sum(counts)
     if n % 3 != 2:
         return []
-    return [[Meld(kind, PLAYING_TILES[i]) for kind, i in split]
-            for split in _splits(tuple(counts), True)]
+    return [[_CONCEALED[kind, i] for kind, i in split] for split in _splits(tuple(counts), True)]
+
+
+#: the concealed (in-hand) melds, made once: Meld is immutable
+_CONCEALED: dict[tuple[str, int], Meld] = {
+    (kind, i): Meld(kind, PLAYING_TILES[i]) for i in range(34) for kind in ("pung", "pair", "chow")
+    if kind != "chow" or (i < 27 and i % 9 <= 6)}
 
 
 def is_standard_complete(counts: Sequence[int]) -> bool:
@@ -400,15 +405,18 @@ def _group_waits(counts: tuple[int, ...], chows: bool) -> tuple[int, ...]:
     out = []
     c = list(counts)
     n = len(counts)
-    near = {q for i, x in enumerate(counts) if x
-            for q in (range(max(0, i - 2), min(n, i + 3)) if chows else (i,))}
-    for p in sorted(near):  # a completing tile joins a pung, chow or pair with a tile held
-        if c[p] >= 4:
+    pair = r_new == 2
+    for p in range(n):
+        x = c[p]
+        if x >= 4:
             continue
-        c[p] += 1
-        if _group_ok(tuple(c), r_new == 2, chows):
+        # a completing tile joins a pung, chow or pair with a tile held (within 2 of it)
+        if not x and not (chows and any(c[max(0, p - 2):p + 3])):
+            continue
+        c[p] = x + 1
+        if _group_ok(tuple(c), pair, chows):
             out.append(p)
-        c[p] -= 1
+        c[p] = x
     return tuple(out)
 
 
@@ -444,8 +452,6 @@ def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
     Standard hands and the built-in special shapes are checked on tile counts; a shape registered
     by a ruleset is asked with a trial hand.
     """
-    from .hand import Hand as _Hand  # local: avoid a cycle in type checkers only
-
     shapes = [s for s in shapes if s in STRUCTURAL]
     base = list(hand.concealed)
     if hand.winning_tile is not None:
@@ -484,7 +490,7 @@ def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
             if held[i] >= 4:
                 continue
             t = PLAYING_TILES[i]
-            trial = _Hand(tuple(sort_tiles(base + [t])), hand.melds, hand.bonus, None, hand.context)
+            trial = Hand(tuple(sort_tiles(base + [t])), hand.melds, hand.bonus, None, hand.context)
             if any(SHAPES[s](trial) for s in asked):
                 found.add(i)
     return frozenset(PLAYING_TILES[i] for i in found if held[i] < 4)

@@ -9,7 +9,10 @@ Scoring a hand (:func:`score_hand`):
 
 1. every decomposition of the hand under the ruleset's shapes (:mod:`scoring.decompose`);
 2. for each, every rule that applies to the player (winner / everyone / non-winner) and whose
-   ``when`` options hold is asked its predicate; a rule may fire several times (one per meld);
+   ``when`` options hold is asked its predicate; a rule may fire several times (one per meld).
+   The rules that apply are worked out once per ruleset, player and options (a *plan*); a
+   predicate with a prefilter (``requires``, see :func:`_prefilter`) is not called for readings
+   that lack the features it needs — it could not fire there;
 3. exclusions: a fired rule removes the rules it ``excludes``; within a ``group`` only the highest
    value stays (RULINGS: footnote groups, special hands — "the highest scores");
 4. :func:`default_combine` (or the ruleset's ``combine``) turns the lines into a total:
@@ -531,6 +534,16 @@ def clear_caches() -> None:
     decompose.clear_caches()
 
 
+def clear_hand_caches() -> None:
+    """Empty the caches that hold anything about particular hands (waits per hand, splits of an
+    exact 34-count), keeping the per-suit pattern tables and rule plans (for steady-state
+    benchmarks). Scores never depend on caches."""
+    from . import decompose
+
+    _WAITS.clear()
+    decompose._splits.cache_clear()
+
+
 @dataclass(frozen=True)
 class Line:
     """One line of the explanation: a rule that counted.
@@ -691,7 +704,7 @@ class _Plan:
     """The rules of a ruleset that apply to one player under one set of options, in ruleset order,
     with their option labels and (filled on demand) the subset asked for each shape."""
 
-    __slots__ = ("ruleset", "rules", "labels", "names", "by_shape", "by_features", "used_bits")
+    __slots__ = ("ruleset", "rules", "labels", "names", "by_shape", "by_features", "used_bits", "lines")
 
     def __init__(self, ruleset: Ruleset, rules: tuple[Rule, ...], labels: dict[str, str]):
         self.ruleset = ruleset
@@ -701,6 +714,7 @@ class _Plan:
         self.by_shape: dict[tuple[str, bool], tuple[Rule, ...]] = {}
         self.by_features: dict[tuple[str, int], tuple[tuple[Any, ...], ...]] = {}
         self.used_bits = 0  # the feature bits any prefilter of the plan looks at
+        self.lines: dict[tuple[str, Fired], Line] = {}  # explanation lines are immutable: reuse
 
     def for_shape(self, shape: str, completes_only: bool = False) -> tuple[tuple[Any, ...], ...]:
         """Steps ``(rule, predicate, params or None, prefilter or None)`` for a reading's shape."""
@@ -741,7 +755,7 @@ def _plan(rs: Ruleset, opts: Mapping[str, Any], winner: bool) -> _Plan:
     """The rules of ``rs`` that apply to this player under ``opts`` (applies_to/applies_option and
     ``when`` decided once, not once per reading and rule). Cached per ruleset, player and options."""
     try:
-        key: tuple[Any, ...] | None = (id(rs), winner, tuple(sorted(opts.items())))
+        key: tuple[Any, ...] | None = (id(rs), winner, tuple(opts.items()))  # order-sensitive: safe
         hit = _PLANS.get(key)  # type: ignore[arg-type]
     except TypeError:  # an unhashable option value: no caching
         key, hit = None, None
@@ -883,9 +897,22 @@ def score_decomposition(hand: Hand, d: Decomposition, ruleset: Ruleset,
     exclude = getattr(ruleset.module, "apply_exclusions", apply_exclusions)
     fired = exclude(evaluate(view), opts)
     valid = not special or any(r.completes for r, _ in fired)
-    labels, names = plan.labels, plan.names
-    lines = [make_line(r, f, ruleset, opts, labels.get(r.id), names.get(r.id)) for r, f in fired]
+    lines = [_line(plan, r, f, ruleset, opts) for r, f in fired]
     return ruleset.combine(lines, ruleset, view), valid
+
+
+def _line(plan: _Plan, rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any]) -> Line:
+    """:func:`make_line`, reusing the line made before for the same rule and firing."""
+    try:
+        ln = plan.lines.get((rule.id, f))
+    except TypeError:  # unhashable details
+        return make_line(rule, f, ruleset, opts, plan.labels.get(rule.id), plan.names.get(rule.id))
+    if ln is None:
+        if len(plan.lines) > 8192:
+            plan.lines.clear()
+        ln = plan.lines[rule.id, f] = make_line(rule, f, ruleset, opts, plan.labels.get(rule.id),
+                                                 plan.names.get(rule.id))
+    return ln
 
 
 def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | None = None) -> ScoredHand:

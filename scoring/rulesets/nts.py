@@ -8,6 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from ..decompose import decompositions
+from ..engine import default_combine
 from ..fired import Fired
 from ..hand import Hand
 from ..predicates import category, pungs_count
@@ -226,8 +227,6 @@ def combine(lines, ruleset, view):
     "waiting hand = half" (002 line 19) counts only when it beats the hand's normal count
     (RULINGS principle 5: the best for the player).
     """
-    from ..engine import default_combine
-
     total = default_combine(lines, ruleset, view)
     if view.winner or not any(ln.rule == "closed-hand-waiting" for ln in lines):
         return total
