@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "eval": "vision.evalcmd:register",
     "settle": "scoring.table_cli:add_settle",
     "table": "scoring.table_cli:add_table",
+    "serve": "web.server:register",
 }
 
 

@@ -1,0 +1,438 @@
+"""The JSON API of the web page (web/app.py) through FastAPI's TestClient.
+
+The photo tests use :mod:`web_fakes`: a plain PNG with a row of tile boxes and stand-in models that
+read chosen codes there, so no ONNX model is needed. Scores are derived by hand from the NTS seed
+(002) in the comments; where a test checks that the API passes a value through, it compares with
+:func:`scoring.score_hand` on the same input.
+"""
+from __future__ import annotations
+
+import base64
+import io
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import warnings
+import zlib
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+with warnings.catch_warnings():  # starlette's notice about httpx's successor
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+from PIL import Image  # noqa: E402
+
+from scoring import Context, available, parse_hand, score_hand  # noqa: E402
+from scoring.settle import settle  # noqa: E402
+from vision.classes import CLASS_NAMES  # noqa: E402
+from web.app import Settings, create_app, sniff_image  # noqa: E402
+from web_fakes import TruthModels, row_photo  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+# concealed 123m 456p 789s 11z 55z, the third 5z set apart as the winning tile
+HAND = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z 5z".split()
+
+
+def _client(tmp_path, models: TruthModels | None = None, **kw) -> TestClient:
+    st = Settings(data_dir=tmp_path / "data", **kw)
+    if models is None:
+        return TestClient(create_app(st, load_models=False))
+    return TestClient(create_app(st, detector=models.detector, classifier=models.classifier))
+
+
+@pytest.fixture
+def photo(tmp_path):
+    png, models = row_photo(HAND)
+    return png, models, _client(tmp_path, models)
+
+
+def _one_line_error(r, status: int) -> str:
+    assert r.status_code == status, r.text[:600]
+    body = r.json()
+    assert set(body) == {"error"}
+    assert body["error"] and "\n" not in body["error"]
+    return body["error"]
+
+
+# --------------------------------------------------------------------------- rulesets
+def test_rulesets_lists_every_ruleset_flags_and_the_43_faces(tmp_path, photo):
+    client = photo[2]
+    j = client.get("/api/rulesets").json()
+    assert [r["id"] for r in j["rulesets"]] == available()
+    assert [t["code"] for t in j["tiles"]] == CLASS_NAMES and len(j["tiles"]) == 43
+    by_id = {r["id"]: r for r in j["rulesets"]}
+    assert "dead-hand" in by_id["rode-draak"]["flags"]                     # rode_draak.FLAGS
+    assert "robbed-concealed-kong" in by_id["hk-tw-16"]["flags"]           # named in its notes
+    assert by_id["rode-draak"]["settlement"] == "rode-draak"
+    assert any(o["name"] == "bonus_tiles" for o in by_id["nts"]["options"])
+    assert j["models"] is True and j["max_upload_bytes"] == 20 * 1024 * 1024
+    off = _client(tmp_path).get("/api/rulesets").json()
+    assert off["models"] is False and off["models_error"]
+
+
+# --------------------------------------------------------------------------- hand
+def test_hand_scores_notation_with_its_explanation(photo):
+    client = photo[2]
+    r = client.post("/api/hand", json={"notation": "123m456p789s11z [777p]", "winning_tile": "1z"})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    # 002:10 exposed pung of simples 2; 002:12 pair of own wind 2, counted twice as seat and round
+    # wind (002-04 'each') = 4; 002:13 mahjong 20; 002:15 only possible tile 2; 002:16 pair wait 2
+    # → 30 points × 2^0 = 30
+    assert j["total"] == 30
+    assert j["summary"].startswith("total: 30")
+    assert {ln["source"].split(":")[-1] for ln in j["lines"]} == {"10", "12", "13", "15", "16"}
+    assert all(ln["amount"] and ln["name"] and ln["source"].startswith("002_") for ln in j["lines"])
+    pair = next(ln for ln in j["lines"] if ln["source"].endswith(":12"))
+    assert pair["amount"] == "2×2 = +4 pts" and "002-04" in pair["option"]
+    # seat South: the pair is the round wind only, 2 → 28
+    r = client.post("/api/hand", json={"notation": "123m456p789s11z [777p]", "winning_tile": "1z",
+                                       "context": {"seat_wind": "S"}})
+    assert r.json()["total"] == 28
+
+
+def test_hand_options_and_flags_reach_the_engine(photo):
+    client = photo[2]
+    notation = "345m456p22s777z [678m] +1f2y win:5p"
+    for opts in ({}, {"bonus_tiles": "4-points"}):
+        j = client.post("/api/hand", json={"notation": notation, "options": opts}).json()
+        want = score_hand(parse_hand(notation, context=Context()), "nts", opts)
+        assert j["total"] == want.total
+        assert j["changed_options"] == opts
+    # 002-03 'off': flowers not scored → 60; '4-points': 2 bonus tiles × 4 = 8 more points, ×2^1 → 76
+    assert client.post("/api/hand", json={"notation": notation}).json()["total"] == 60
+    assert client.post("/api/hand", json={"notation": notation, "options": {"bonus_tiles": "4-points"}}).json()["total"] == 76
+
+
+@pytest.mark.parametrize("body, needle", [
+    ({"notation": "123m456p789s11z [777p"}, "[777p"),
+    ({"notation": "123m456p789s11z [777p]", "ruleset": "nope"}, "nope"),
+    ({"notation": "123m456p789s11z [777p]", "winning_tile": "1z", "options": {"bonus_tiles": "maybe"}}, "bonus_tiles"),
+    ({"notation": "123m456p789s11z [777p]", "context": {"seat_wind": "X"}}, "seat_wind"),
+    ({"notation": "123m456p789s11z [777p]", "context": {"win_by": "magic"}}, "win_by"),
+    ({"notation": "123m456p789s11z [777p]", "colour": "red"}, "colour"),
+    ({"notation": "123m123m"}, "tiles"),
+    ({}, "notation"),
+])
+def test_hand_errors_are_one_line_422(photo, body, needle):
+    msg = _one_line_error(photo[2].post("/api/hand", json=body), 422)
+    assert needle in msg
+
+
+def test_hand_body_that_is_not_json_is_422(photo):
+    r = photo[2].post("/api/hand", content=b"{not json", headers={"Content-Type": "application/json"})
+    _one_line_error(r, 422)
+
+
+# --------------------------------------------------------------------------- photo
+def test_photo_reading_score_annotated_image(photo):
+    png, models, client = photo
+    r = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}, data={"ruleset": "nts"})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j["reading"] == "123m456p789s11555z win:5z" and j["legal"]
+    assert [t["tile"] for t in j["tiles"]] == HAND and [t["pos"] for t in j["tiles"]] == list(range(1, 15))
+    assert j["tiles"][-1]["role"] == "winning"
+    assert j["tiles"][0]["box"] == [40.0, 120.0, 90.0, 190.0]           # original photo pixels
+    assert j["tiles"][0]["top"][0] == ["1m", pytest.approx(1.0, abs=1e-2)]
+    # 002:11 exposed pung of dragons (completed by the discard) 4; 002:12 pair of East, seat and
+    # round wind (002-04 'each') 2×2 = 4; 002:13 mahjong 20 → 28 × 2^1 (002:60 dragon pung) = 56
+    assert j["score"]["total"] == 56
+    assert j["score"]["total"] == score_hand(parse_hand(j["reading"], context=Context()), "nts").total
+    head, data = j["annotated"].split(",", 1)
+    assert head == "data:image/jpeg;base64"
+    assert Image.open(io.BytesIO(base64.b64decode(data))).format == "JPEG"
+    assert j["photo"] == {"name": "hand.png", "width": 1000, "height": 300}
+
+
+def test_photo_id_rescoring_with_fixes_and_context(photo):
+    png, models, client = photo
+    first = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}).json()
+    pid = first["photo_id"]
+    # the pair 11z corrected to 22z (South): no wind pair points → 4 + 20 = 24 × 2^1 = 48
+    r = client.post("/api/score", data={"photo_id": pid, "fixes": "10=2z,11=2z"})
+    j = r.json()
+    assert r.status_code == 200, r.text
+    assert j["photo_id"] == pid and j["fixes"] == {"10": "2z", "11": "2z"}
+    assert j["reading"] == "123m456p789s22555z win:5z"
+    assert [t["fixed"] for t in j["tiles"]] == [False] * 9 + [True, True] + [False] * 3
+    assert j["score"]["total"] == 48
+    # seat South, no fixes: the East pair is the round wind only, 2 → 26 × 2^1 = 52
+    j = client.post("/api/score", data={"photo_id": pid, "seat_wind": "S"}).json()
+    assert j["score"]["total"] == 52
+    assert j["score"]["total"] == score_hand(parse_hand(j["reading"], context=Context(seat_wind="S")), "nts").total
+    # options and flags pass through (an unknown flag is the ruleset's one-line error)
+    msg = _one_line_error(client.post("/api/score", data={"photo_id": pid, "ruleset": "rode-draak",
+                                                          "flags": "no-such-flag"}), 422)
+    assert "no-such-flag" in msg
+    _one_line_error(client.post("/api/score", data={"photo_id": pid, "options": "bonus_tiles=maybe"}), 422)
+
+
+def test_illegal_reading_is_returned_for_fixing(photo):
+    png, models, client = photo
+    pid = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}).json()["photo_id"]
+    j = client.post("/api/score", data={"photo_id": pid, "fixes": "1=9m"}).json()  # 923m: no chow
+    assert j["legal"] is False and j["score"] is None and j["problem"]
+    assert j["tiles"][0]["tile"] == "9m" and j["tiles"][0]["fixed"]
+
+
+@pytest.mark.parametrize("data, status, needle", [
+    ({"fixes": "3=9q"}, 422, "9q"),
+    ({"fixes": "99=5p"}, 422, "99"),
+    ({"seat_wind": "Q"}, 422, "seat_wind"),
+    ({"ruleset": "nope"}, 422, "nope"),
+])
+def test_photo_bad_fields(photo, data, status, needle):
+    png, models, client = photo
+    pid = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}).json()["photo_id"]
+    assert needle in _one_line_error(client.post("/api/score", data={"photo_id": pid, **data}), status)
+
+
+def test_photo_id_unknown_missing_or_both(photo):
+    png, models, client = photo
+    assert "upload it again" in _one_line_error(client.post("/api/score", data={"photo_id": "gone"}), 404)
+    _one_line_error(client.post("/api/score", data={"ruleset": "nts"}), 400)
+    pid = client.post("/api/score", files={"image": ("a.png", png, "image/png")}).json()["photo_id"]
+    _one_line_error(client.post("/api/score", files={"image": ("a.png", png, "image/png")},
+                                data={"photo_id": pid}), 400)
+
+
+def test_photo_cache_keeps_the_last_photos(tmp_path):
+    png, models = row_photo(HAND)
+    client = _client(tmp_path, models, photo_cache=2)
+    ids = [client.post("/api/score", files={"image": ("a.png", png, "image/png")}).json()["photo_id"] for _ in range(3)]
+    assert client.post("/api/score", data={"photo_id": ids[0]}).status_code == 404
+    assert client.post("/api/score", data={"photo_id": ids[2]}).status_code == 200
+
+
+# --------------------------------------------------------------------------- limits and safety
+def test_type_is_checked_by_content_not_name(photo):
+    png, models, client = photo
+    # a PNG called .txt and declared text/plain is read
+    assert client.post("/api/score", files={"image": ("notes.txt", png, "text/plain")}).status_code == 200
+    # text called .jpg and declared image/jpeg is refused
+    msg = _one_line_error(client.post("/api/score", files={"image": ("hand.jpg", b"hello, not a photo" * 10,
+                                                                     "image/jpeg")}), 415)
+    assert "not an image" in msg
+    # an HTML file posing as an image
+    _one_line_error(client.post("/api/score", files={"image": ("x.png", b"<html><script>1</script></html>",
+                                                               "image/png")}), 415)
+
+
+def test_corrupt_empty_and_pixel_bomb_images(photo):
+    png, models, client = photo
+    buf = io.BytesIO()
+    Image.new("RGB", (300, 200), (1, 2, 3)).save(buf, "JPEG")
+    jpeg = buf.getvalue()
+    _one_line_error(client.post("/api/score", files={"image": ("t.jpg", jpeg[:200], "image/jpeg")}), 400)
+    _one_line_error(client.post("/api/score", files={"image": ("e.jpg", b"", "image/jpeg")}), 400)
+    # a PNG whose header claims 30000 × 30000 pixels (900 M, over vision.io.MAX_PIXELS)
+    ihdr = b"IHDR" + (30000).to_bytes(4, "big") * 2 + png[24:29]
+    bomb = png[:12] + ihdr + zlib.crc32(ihdr).to_bytes(4, "big") + png[33:]
+    assert sniff_image(bomb) == "PNG"
+    assert "pixels" in _one_line_error(client.post("/api/score", files={"image": ("b.png", bomb, "image/png")}), 413)
+
+
+def test_upload_size_limit(tmp_path):
+    png, models = row_photo(HAND)
+    client = _client(tmp_path, models, max_upload_bytes=20_000)
+    big = png + b"\0" * 100_000  # a valid PNG header, too many bytes
+    msg = _one_line_error(client.post("/api/score", files={"image": ("big.png", big, "image/png")}), 413)
+    assert "limit" in msg
+    # a streamed (chunked) body without Content-Length is counted too
+    def chunks():
+        for _ in range(20):
+            yield b"x" * 10_000
+    r = client.post("/api/score", content=chunks(), headers={"Content-Type": "multipart/form-data; boundary=zz"})
+    _one_line_error(r, 413)
+    # just under the limit is fine
+    assert len(png) < 20_000
+    assert client.post("/api/score", files={"image": ("ok.png", png, "image/png")}).status_code == 200
+
+
+def test_uploads_are_never_spooled_to_disk(tmp_path, monkeypatch):
+    """A 3 MB upload (over Starlette's default 1 MB spool) stays in memory."""
+    import starlette.formparsers as fp
+
+    made = []
+
+    class Recording(fp.SpooledTemporaryFile):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            made.append(self)
+
+        def close(self):
+            made.append(("rolled", self._rolled))
+            super().close()
+
+    monkeypatch.setattr(fp, "SpooledTemporaryFile", Recording)
+    codes = HAND
+    _, models = row_photo(codes)
+    img = Image.effect_noise((1000, 1000), 60).convert("RGB")  # noise: a PNG of several MB
+    buf = io.BytesIO()
+    img.save(buf, "PNG", compress_level=0)
+    data = buf.getvalue()
+    assert len(data) > 2 * 1024 * 1024
+    client = _client(tmp_path, models)
+    assert client.post("/api/score", files={"image": ("n.png", data, "image/png")}).status_code == 200
+    spooled = [m for m in made if not isinstance(m, tuple)]
+    assert spooled and not any(m._rolled for m in spooled)
+    assert not list((tmp_path / "data").glob("**/*")) or all(p.is_dir() for p in (tmp_path / "data").glob("**/*"))
+
+
+def test_serve_points_temporary_files_into_the_data_dir(tmp_path, monkeypatch):
+    from web.server import prepare_data_dir
+
+    monkeypatch.setattr(tempfile, "tempdir", tempfile.tempdir)
+    monkeypatch.setenv("TMPDIR", os.environ.get("TMPDIR", ""))
+    d = prepare_data_dir(tmp_path / "appdata")
+    assert Path(tempfile.gettempdir()) == d / "tmp"
+    with tempfile.NamedTemporaryFile() as f:
+        assert Path(f.name).parent == d / "tmp"
+
+
+def test_timeout_is_504(tmp_path):
+    png, models = row_photo(HAND)
+    models.delay_s = 1.0
+    client = _client(tmp_path, models, timeout_s=0.2)
+    assert "longer than 0.2 s" in _one_line_error(client.post("/api/score", files={"image": ("a.png", png, "image/png")}), 504)
+
+
+def test_no_models_is_503_but_notation_works(tmp_path):
+    png, _ = row_photo(HAND)
+    client = _client(tmp_path)
+    assert "unavailable" in _one_line_error(client.post("/api/score", files={"image": ("a.png", png, "image/png")}), 503)
+    assert client.post("/api/hand", json={"notation": "123m456p789s11z [777p]", "winning_tile": "1z"}).status_code == 200
+
+
+def test_no_tiles_found_is_422(tmp_path):
+    png, models = row_photo(HAND)
+    models.boxes = models.boxes[:0]
+    models.codes = []
+    models.poses = []
+    client = _client(tmp_path, models)
+    assert "no tiles" in _one_line_error(client.post("/api/score", files={"image": ("a.png", png, "image/png")}), 422)
+
+
+def test_unknown_path_and_security_headers(photo):
+    client = photo[2]
+    r = client.get("/nothing-here")
+    assert "/nothing-here" in _one_line_error(r, 404)
+    r = client.get("/")
+    assert r.status_code == 200 and "<input id=\"photo\" type=\"file\" accept=\"image/*\" capture=\"environment\"" in r.text
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert "default-src 'self'" in r.headers["content-security-policy"]
+    for asset in ("app.js", "tiles.js", "style.css"):
+        assert client.get(f"/static/{asset}").status_code == 200
+    # nothing on the page is fetched from elsewhere (the machine may be offline)
+    page = r.text + "".join(client.get(f"/static/{a}").text for a in ("app.js", "tiles.js", "style.css"))
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
+
+
+def test_openapi_schema_documents_the_api(photo):
+    j = photo[2].get("/api/openapi.json").json()
+    assert {"/api/score", "/api/hand", "/api/settle", "/api/rulesets"} <= set(j["paths"])
+    schemas = j["components"]["schemas"]
+    for name in ("HandRequest", "ScoreOut", "PhotoScoreResponse", "SettleRequest", "SettleResponse", "ErrorOut"):
+        assert name in schemas
+    assert "multipart/form-data" in j["paths"]["/api/score"]["post"]["requestBody"]["content"]
+
+
+# --------------------------------------------------------------------------- settle
+PLAYERS = [{"name": "E", "score": 200}, {"name": "S", "score": 100}, {"name": "W", "score": 200}, {"name": "N", "score": 500}]
+
+
+def test_settle_scores(photo):
+    r = photo[2].post("/api/settle", json={"ruleset": "rode-draak", "east": "E", "winner": "W", "players": PLAYERS})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    want = settle("rode-draak", {p["name"]: p["score"] for p in PLAYERS}, "W", "E")
+    assert j["net"] == dict(want.net) and sum(j["net"].values()) == 0
+    # 001:35 W wins 200: double (400) from East, single (200) from S and N
+    assert {(t["payer"], t["amount"]) for t in j["transfers"] if t["payee"] == "W"} == {("E", 400), ("S", 200), ("N", 200)}
+    assert j["seats"] == {"E": "E", "S": "S", "W": "W", "N": "N"}
+
+
+def test_settle_hands_are_scored_with_their_seat_winds(photo):
+    players = [{"name": "Ann", "hand": "123m456p789s11z [777p]"}, {"name": "Bob", "score": 10},
+               {"name": "Cas", "score": 0}, {"name": "Dee", "score": 4}]
+    # Bob is East, so Ann (before Bob in seating order) sits North: her 11z pair is the round wind only
+    r = photo[2].post("/api/settle", json={"ruleset": "nts", "east": "Bob", "winner": "Ann", "winning_tile": "1z",
+                                           "players": players})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j["seats"] == {"Ann": "N", "Bob": "E", "Cas": "S", "Dee": "W"}
+    # as test_hand_scores_notation…, the East pair once (round wind only): 2+2+20+2+2 = 28
+    assert j["hands"]["Ann"]["total"] == 28 == j["scores"]["Ann"]
+    assert j["net"] == dict(settle("nts", j["scores"], "Ann", "Bob").net)
+
+
+def test_settle_void_hand(photo):
+    players = [dict(p, score=None) for p in PLAYERS]
+    j = photo[2].post("/api/settle", json={"ruleset": "rode-draak", "east": "E", "winner": None, "players": players}).json()
+    assert j["winner"] is None and sum(j["net"].values()) == 0
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"east": "X"}, "east"),
+    ({"winner": "X"}, "winner"),
+    ({"players": PLAYERS[:3]}, "players"),
+    ({"players": [PLAYERS[0]] * 4}, "distinct"),
+    ({"players": [{"name": "E", "score": 1, "hand": "123m"}] + PLAYERS[1:]}, "not both"),
+    ({"players": [{"name": "E"}] + PLAYERS[1:]}, "give a score or a hand"),
+    ({"settle_options": {"colour": "red"}}, "colour"),
+])
+def test_settle_errors(photo, change, needle):
+    body = {"ruleset": "rode-draak", "east": "E", "winner": "W", "players": PLAYERS, **change}
+    assert needle in _one_line_error(photo[2].post("/api/settle", json=body), 422)
+
+
+# --------------------------------------------------------------------------- the serve command
+def test_cli_serve_bad_arguments_exit_2(capsys):
+    import cli
+
+    assert cli.main(["serve", "--port", "70000", "--no-models"]) == 2
+    assert "--port" in capsys.readouterr().err
+
+
+def test_cli_serve_serves_the_page(tmp_path):
+    """`mahjong-score serve` in a subprocess answers the page and the API, and writes only in its data dir."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data = tmp_path / "data"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys, cli; sys.exit(cli.main())", "serve", "--port", str(port),
+         "--no-models", "--data-dir", str(data)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        t0 = time.monotonic()
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/api/rulesets", timeout=2) as resp:
+                    assert resp.status == 200
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() - t0 > 60:
+                    out = proc.stdout.read() if proc.poll() is not None else ""
+                    pytest.fail(f"serve did not start: {out}")
+                time.sleep(0.2)
+        with urllib.request.urlopen(url + "/", timeout=5) as resp:
+            assert b"Take or choose a photo" in resp.read()
+        assert (data / "tmp").is_dir()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)

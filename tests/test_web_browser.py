@@ -1,0 +1,210 @@
+"""The phone page in a real browser: Playwright drives Debian's Chromium (/usr/bin/chromium, never a
+downloaded browser) against a real uvicorn server on a free port.
+
+The photo is a synthetic render (``datasets.scene.render_scene``, the renderer of
+``python -m datasets.synth``); the server's detector and classifier are :class:`web_fakes.TruthModels`
+reading the render's ground truth, with the own flower (1f, seat East) misread as 3f, so the test
+knows which tile the user must correct. Expected totals are never hard-coded: they come from
+:func:`scoring.score_hand` on the reading shown.
+
+Set ``WEB_SCREENSHOT=docs/web-phone.png`` to write the 390×844 screenshot committed to docs/.
+Skips with a reason when /usr/bin/chromium or the playwright package is missing.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+# offline machine: no background connections, no sandbox as root (see the machine notes)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+SEED, INDEX = 2026, 31          # a clean render: concealed hand, one exposed chow, flower 1f and season 2y
+RULESET = "dutch-special-hands"  # scores the own flower (seed 000), so fixing 3f → 1f changes the total
+TRUE_CODE, WRONG_CODE = "1f", "3f"
+
+
+def _skip_reason() -> str | None:
+    if not Path(CHROMIUM).is_file():
+        return f"Debian's Chromium is not installed at {CHROMIUM} (apt-get install -y chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the Python package playwright is not installed (pip install playwright; no browser download needed)"
+    try:
+        import uvicorn  # noqa: F401
+    except ImportError:
+        return "uvicorn is not installed"
+    return None
+
+
+_REASON = _skip_reason()
+pytestmark = pytest.mark.skipif(_REASON is not None, reason=_REASON or "")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def scene():
+    from web_fakes import rendered_photo
+
+    try:
+        r = rendered_photo(SEED, INDEX)
+    except RuntimeError as e:  # no tile art: no CJK font and no ../shared
+        pytest.skip(f"cannot render the test photo: {e}")
+    idx = [i for i, c in enumerate(r.models.codes) if c == TRUE_CODE]
+    assert idx, f"render {SEED}/{INDEX} ({r.notation}) has no {TRUE_CODE}; pick another INDEX"
+    r.models.misread[idx[0]] = (WRONG_CODE, 0.7)
+    return r
+
+
+@pytest.fixture(scope="module")
+def server(scene, tmp_path_factory):
+    import uvicorn
+
+    from web.app import Settings, create_app
+
+    app = create_app(Settings(data_dir=tmp_path_factory.mktemp("data")), detector=scene.models.detector,
+                     classifier=scene.models.classifier)
+    port = _free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    t0 = time.monotonic()
+    while not srv.started:
+        if not th.is_alive() or time.monotonic() - t0 > 30:
+            pytest.fail("uvicorn did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/"
+    srv.should_exit = True
+    th.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                              has_touch=True)
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto(server)
+    pg.wait_for_selector("body[data-ready]", timeout=20_000)
+    yield pg
+    ctx.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def _idle(pg) -> None:
+    # selectors and locators, not wait_for_function: the page's CSP forbids eval of strings
+    pg.wait_for_selector("body:not([data-busy])", state="attached", timeout=30_000)
+
+
+def _total(reading: str) -> int:
+    from scoring import Context, parse_hand, score_hand
+
+    return score_hand(parse_hand(reading, context=Context()), RULESET).total
+
+
+def _no_horizontal_scroll(pg) -> bool:
+    return pg.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_upload_photo_fix_a_tile_and_see_the_score_change(page, scene, tmp_path):
+    from playwright.sync_api import expect
+
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(scene.jpeg)
+    page.click("#settings > summary")
+    page.select_option("#ruleset", RULESET)
+    page.click("#settings > summary")  # close it again, as a player would
+    page.set_input_files("#photo", str(photo))
+    page.wait_for_selector("#strip button.tile", timeout=30_000)
+    _idle(page)
+    before = page.text_content("#reading")
+    assert WRONG_CODE in before and f"+{TRUE_CODE}" not in before, before
+    total_before = int(page.text_content("#total"))
+    assert total_before == _total(before)
+    # every explanation line names its seed source
+    sources = page.locator("#lines .src").all_text_contents()
+    assert sources and all(s.strip() for s in sources)
+
+    # tap the misread tile in the strip, pick the right face
+    page.click(f"#strip button.tile[data-tile='{WRONG_CODE}']")
+    page.wait_for_selector("#picker:not([hidden])")
+    page.click(f"#picker-grid button[data-code='{TRUE_CODE}']")
+    expect(page.locator("#reading")).not_to_have_text(before, timeout=30_000)
+    _idle(page)
+    after = page.text_content("#reading")
+    assert after == scene.notation  # the render's true hand
+    total_after = int(page.text_content("#total"))
+    assert total_after == _total(after)
+    assert total_after != total_before
+    assert page.locator("#strip button.tile.fixed").count() == 1
+    assert page.get_attribute("#strip button.tile.fixed", "data-tile") == TRUE_CODE
+    assert _no_horizontal_scroll(page)
+    # every visible button is a ≥ 44 px tap target
+    small = page.evaluate("""[...document.querySelectorAll('button, .big-button, select, input[type=text]')]
+        .filter(e => e.offsetParent !== null && !e.classList.contains('tapzone'))
+        .map(e => [e.id || e.className || e.tagName, e.getBoundingClientRect()])
+        .filter(([n, r]) => r.height < 44 || r.width < 44).map(([n, r]) => n + ' ' + r.width + 'x' + r.height)""")
+    assert not small, small
+    shot = os.environ.get("WEB_SCREENSHOT")
+    if shot:  # the reading card at the top of the 390×844 viewport, in CSS pixels (a small PNG)
+        page.evaluate("() => window.scrollTo(0, document.getElementById('result').offsetTop - 60)")
+        page.screenshot(path=shot, full_page=False, scale="css")
+
+    # the settings are remembered between hands (localStorage)
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    assert page.input_value("#ruleset") == RULESET
+
+
+def test_not_an_image_shows_the_error(page, tmp_path):
+    fake = tmp_path / "hand.jpg"
+    fake.write_text("this is not a photo")
+    page.set_input_files("#photo", str(fake))
+    page.wait_for_selector("#error:not([hidden])", timeout=30_000)
+    assert "not an image" in page.text_content("#error")
+
+
+def test_table_view_settles_four_scores(page):
+    from scoring.settle import settle
+
+    page.click("#tab-table")
+    page.select_option("#t-ruleset", "rode-draak")
+    names = ["E", "S", "W", "N"]
+    scores = {"E": 200, "S": 100, "W": 200, "N": 500}
+    rows = page.locator("#players .player")
+    for i, n in enumerate(names):
+        rows.nth(i).locator(".p-name").fill(n)
+        rows.nth(i).locator(".p-score").fill(str(scores[n]))
+        rows.nth(i).locator(".p-hand").fill("")
+    rows.nth(0).locator("input[name=t-east]").check(force=True)
+    rows.nth(2).locator("input[name=t-winner]").check(force=True)
+    page.click("#t-settle")
+    page.wait_for_selector("#t-result:not([hidden])", timeout=30_000)
+    want = settle("rode-draak", scores, "W", "E")
+    shown = {r.locator("td").nth(0).text_content(): int(r.locator("td").nth(3).text_content())
+             for r in page.locator("#t-net tr").all()}
+    assert shown == dict(want.net)
+    assert page.locator("#t-transfers li").count() == len(want.transfers)
+    assert _no_horizontal_scroll(page)

@@ -1,0 +1,665 @@
+"""The FastAPI application behind ``mahjong-score serve``: the phone page and the JSON API.
+
+Routes (``docs/web.md``; OpenAPI schema at ``/api/openapi.json``)::
+
+    GET  /                 the page (web/static/index.html; plain HTML/CSS/JS, nothing fetched elsewhere)
+    GET  /api/rulesets     rulesets, their options and flags, the 43 tile faces, limits, model status
+    POST /api/score        multipart: a photo (or the photo_id of an earlier one) + context + fixes → reading and score
+    POST /api/hand         JSON: a hand in notation + context → score
+    POST /api/settle       JSON: four players' scores or hands → who pays whom (scoring.settle.settle)
+
+Limits and safety (:class:`Settings`):
+
+* the request body is capped at ``max_upload_bytes`` (+64 KiB for the form fields) before any parsing:
+  a larger ``Content-Length`` or a longer stream → 413;
+* the upload is checked by its content (magic bytes, then Pillow's header parse and ``verify``), never
+  by its file name or declared type: not an image → 415, corrupt → 400, too many pixels → 413;
+* uploads are parsed and decoded in memory (Starlette's spool threshold is raised to the upload limit)
+  and nothing is written to disk by a request; ``serve`` also points the process's temporary
+  directory into the data dir, so a library's temporary file cannot land elsewhere;
+* scoring runs in a worker thread pool; a request waiting longer than ``timeout_s`` gets 504 (the
+  worker finishes in the background and its result is dropped);
+* every error is one line of JSON ``{"error": "..."}``: 400 malformed request, 404 unknown photo_id
+  or path, 413 too large, 415 not an image, 422 invalid content (notation, options, fixes, context,
+  no tiles found), 503 photo reading unavailable (models missing), 504 timeout;
+* the models are loaded once, when the app is created.
+
+Photos stay in memory (the last ``photo_cache`` of them, detections and classifier readings only)
+under a random ``photo_id``, so a fix or a context change re-runs only the model-free half of the
+pipeline (:func:`vision.pipeline.read_detections`) without uploading the photo again.
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import re
+import secrets
+import threading
+import time
+import warnings
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import cv2
+from fastapi import FastAPI, File, Form, Request, UploadFile
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from PIL import Image, UnidentifiedImageError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.formparsers import MultiPartParser
+
+from scoring import HandError, RulesetError, ScoredHand, available, explain, load_ruleset, parse_hand, score_hand
+from scoring.hand import WIN_BY, Context
+from scoring.session import SessionState
+from scoring.settle import settle
+from vision.classes import CLASS_NAMES, ENGLISH_NAMES
+from vision.errors import ImageError, NoTilesError, VisionError
+from vision.io import MAX_PIXELS, load_photo
+from vision.pipeline import WORK_SIDE, parse_fixes, read_detections, to_json
+
+from . import schemas as S
+
+STATIC = Path(__file__).resolve().parent / "static"
+MIB = 1024 * 1024
+#: room in the request body for the form fields besides the image
+FORM_OVERHEAD = 64 * 1024
+
+#: HEIF/AVIF ``ftyp`` brands (bytes 8–12 of the file)
+HEIF_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif", b"avis"})
+
+
+def default_data_dir() -> Path:
+    """The per-user data dir of the app (``platformdirs.user_data_dir("mahjong-score")``)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("mahjong-score", appauthor=False))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The app's limits.
+
+    * ``data_dir``: the only place the server may write (see :mod:`web.server`);
+    * ``max_upload_bytes``: largest photo accepted (bytes; default 20 MiB);
+    * ``timeout_s``: longest a request waits for scoring (seconds);
+    * ``photo_cache``: photos kept in memory for re-scoring by ``photo_id``;
+    * ``workers``: scoring threads;
+    * ``annotated_side``: long side of the annotated image sent back (pixels).
+    """
+
+    data_dir: Path = field(default_factory=default_data_dir)
+    max_upload_bytes: int = 20 * MIB
+    timeout_s: float = 30.0
+    photo_cache: int = 8
+    workers: int = 2
+    annotated_side: int = 1280
+
+
+class ApiError(Exception):
+    """An error answered as ``{"error": message}`` with ``status``."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def one_line(msg: object) -> str:
+    """``msg`` as one line (whitespace runs, newlines included, become one space)."""
+    return " ".join(str(msg).split()) or "error"
+
+
+def error_response(status: int, message: object, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": one_line(message)}, status_code=status, headers=headers)
+
+
+# ----------------------------------------------------------------------------- image checks
+def sniff_image(data: bytes) -> Optional[str]:
+    """The image format named by the content's magic bytes (JPEG, PNG, WebP, GIF, BMP, TIFF, HEIF),
+    or None. The file name and the declared content type are never consulted."""
+    if data[:3] == b"\xff\xd8\xff":
+        return "JPEG"
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "PNG"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "WebP"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "GIF"
+    if data[:2] == b"BM" and len(data) > 26:
+        return "BMP"
+    if data[:4] in (b"II*\x00", b"MM\x00*"):
+        return "TIFF"
+    if data[4:8] == b"ftyp" and data[8:12] in HEIF_BRANDS:
+        return "HEIF"
+    return None
+
+
+def check_image(data: bytes, max_bytes: int) -> tuple[str, int, int]:
+    """Check an upload by its content: ``(format, width, height)``.
+
+    Raises :class:`ApiError` 413 (over ``max_bytes`` or over :data:`vision.io.MAX_PIXELS`), 415 (not
+    an image format we read), 400 (empty, or an image whose header or data is corrupt).
+    """
+    if not data:
+        raise ApiError(400, "the uploaded image is empty (0 bytes)")
+    if len(data) > max_bytes:
+        raise ApiError(413, f"the photo is {len(data) / MIB:.1f} MB; the limit is {max_bytes / MIB:g} MB")
+    fmt = sniff_image(data)
+    if fmt is None:
+        raise ApiError(415, "the upload is not an image this server reads (JPEG, PNG, WebP, HEIC, GIF, BMP, TIFF); "
+                            "it is checked by its content, not its name")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            im = Image.open(io.BytesIO(data))
+            w, h = im.size
+            if w * h > MAX_PIXELS:
+                raise ApiError(413, f"the photo has {w}×{h} = {w * h:,} pixels; the limit is {MAX_PIXELS:,}")
+            im.verify()
+    except ApiError:
+        raise
+    except Image.DecompressionBombError:
+        raise ApiError(413, f"the photo has more than {MAX_PIXELS:,} pixels") from None
+    except UnidentifiedImageError:
+        raise ApiError(415, f"the upload starts like a {fmt} image but is not one Pillow can open") from None
+    except Exception as e:  # noqa: BLE001 - corrupt data raises assorted errors inside plugins
+        raise ApiError(400, f"the {fmt} image is corrupt ({type(e).__name__}: {e})") from None
+    return fmt, w, h
+
+
+# ----------------------------------------------------------------------------- JSON forms
+def score_out(scored: ScoredHand) -> dict[str, Any]:
+    """:class:`ScoredHand` → :class:`web.schemas.ScoreOut` fields (adds each line's amount as the CLI
+    prints it, the total's formula and the full text explanation)."""
+    rs = load_ruleset(scored.ruleset)
+    j = scored.to_json()
+    text = explain(scored)
+    summary = next((ln for ln in text.splitlines() if ln.startswith("total:")), f"total: {scored.total}")
+    return {
+        "ruleset": rs.id, "ruleset_name": rs.name, "hand": j["hand"], "winner": j["winner"],
+        "total": scored.total, "points": scored.points, "doublings": scored.doublings, "cash": scored.cash,
+        "allowed": scored.allowed, "status": scored.status, "limit_applied": scored.limit_applied,
+        "summary": summary.strip(),
+        "lines": [{**ln.to_json(), "amount": ln.amount()} for ln in scored.lines],
+        "shape": j["shape"], "melds": j["melds"], "decomposition": j["decomposition"],
+        "alternatives": j["alternatives"], "notes": j["notes"], "options": j["options"],
+        "changed_options": {k: v for k, v in scored.options.items()
+                            if k in rs.options and v != rs.options[k].default},
+        "explanation": text,
+    }
+
+
+def flags_of(rs) -> list[str]:
+    """The context flags a ruleset understands: its module's ``FLAGS`` and every ``--flag NAME`` its
+    notes and description mention."""
+    found = set(getattr(rs.module, "FLAGS", ()) or ())
+    for text in (*rs.notes, rs.description):
+        found.update(re.findall(r"--flag ([a-z][a-z0-9-]*)", text))
+    return sorted(found)
+
+
+def ruleset_out(rid: str) -> dict[str, Any]:
+    rs = load_ruleset(rid)
+    has_settle = getattr(rs.module, "settle", None) is not None
+    return {
+        "id": rs.id, "name": rs.name, "seed": rs.seed, "description": rs.description,
+        "hand_size": rs.hand_size, "limit": rs.limit, "notes": list(rs.notes),
+        "options": [{"name": o.name, "default": o.default, "choices": list(o.choices),
+                     "ambiguity": o.ambiguity, "doc": o.doc} for o in rs.options.values()],
+        "flags": flags_of(rs),
+        "settlement": rs.settlement or (rs.id if has_settle else None),
+    }
+
+
+def parse_options_field(text: str | None) -> dict[str, Any]:
+    """The ``options`` form field: a JSON object, or ``NAME=VALUE`` pairs separated by commas."""
+    text = (text or "").strip()
+    if not text:
+        return {}
+    if text.startswith("{"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ApiError(422, f"options: not a JSON object ({e.msg})") from None
+        if not isinstance(obj, dict) or not all(isinstance(v, (str, int, float, bool)) for v in obj.values()):
+            raise ApiError(422, "options: must map option names to strings, numbers or booleans")
+        return obj
+    out: dict[str, Any] = {}
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        if "=" not in item:
+            raise ApiError(422, f"options: {item!r} must be NAME=VALUE")
+        k, v = item.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def safe_name(name: str | None) -> str:
+    """A display name for an uploaded file: its base name, printable, at most 80 characters."""
+    base = re.split(r"[\\/]", name or "")[-1]
+    base = "".join(ch for ch in base if ch.isprintable())[:80]
+    return base or "photo"
+
+
+def annotated_data_url(res, side: int) -> str:
+    """The annotated photo (:func:`vision.annotate.annotate`) scaled to ``side`` pixels on its long
+    side, as a ``data:image/jpeg;base64,…`` URL."""
+    from vision.annotate import annotate
+
+    r = res.reading
+    title = f"{r.notation}  ({r.confidence:.0%})" if r.legal else f"NOT LEGAL: {r.notation}"
+    img = annotate(res.photo.pixels, res.detections, r, res.order, title)
+    h, w = img.shape[:2]
+    k = side / max(h, w)
+    if k < 1:
+        img = cv2.resize(img, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(img, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 82])
+    if not ok:  # pragma: no cover - OpenCV always encodes a uint8 RGB image
+        raise ApiError(500, "could not encode the annotated image")
+    return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
+
+
+# ----------------------------------------------------------------------------- photo cache
+@dataclass(frozen=True)
+class CachedPhoto:
+    photo: Any
+    detections: Any
+    readings: Any
+    timings: dict[str, float]
+
+
+class PhotoCache:
+    """The last ``size`` photos' detections and readings, by random id (thread-safe, in memory)."""
+
+    def __init__(self, size: int):
+        self.size = max(1, size)
+        self._items: OrderedDict[str, CachedPhoto] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, item: CachedPhoto) -> str:
+        key = secrets.token_urlsafe(12)
+        with self._lock:
+            self._items[key] = item
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return key
+
+    def get(self, key: str) -> CachedPhoto | None:
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None:
+                self._items.move_to_end(key)
+            return item
+
+
+# ----------------------------------------------------------------------------- middleware
+class LimitsMiddleware:
+    """Pure ASGI middleware: refuses request bodies over ``limit`` bytes with 413 before any parsing
+    (by ``Content-Length`` and by counting a streamed body), and adds security headers to every
+    response (no sniffing, no referrer, a content security policy allowing only this origin)."""
+
+    HEADERS = [
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+        (b"content-security-policy",
+         b"default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
+         b"object-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
+    ]
+
+    def __init__(self, app, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": list(message.get("headers", [])) + self.HEADERS}
+            await send(message)
+
+        too_big = f"the request is larger than the {self.limit / MIB:.1f} MB limit"
+        if scope["method"] in ("POST", "PUT", "PATCH"):
+            length = dict(scope["headers"]).get(b"content-length")
+            if length is not None:
+                try:
+                    n = int(length)
+                except ValueError:
+                    await error_response(400, "bad Content-Length header")(scope, receive, send_with_headers)
+                    return
+                if n > self.limit:
+                    await error_response(413, too_big)(scope, receive, send_with_headers)
+                    return
+            body = bytearray()
+            more = True
+            while more:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                body += message.get("body", b"")
+                more = message.get("more_body", False)
+                if len(body) > self.limit:
+                    await error_response(413, too_big)(scope, receive, send_with_headers)
+                    return
+            replayed = False
+
+            async def replay():
+                nonlocal replayed
+                if not replayed:
+                    replayed = True
+                    return {"type": "http.request", "body": bytes(body), "more_body": False}
+                return await receive()
+
+            await self.app(scope, replay, send_with_headers)
+            return
+        await self.app(scope, receive, send_with_headers)
+
+
+# ----------------------------------------------------------------------------- the app
+def create_app(settings: Settings | None = None, *, detector: Callable | None = None,
+               classifier: Callable | None = None, load_models: bool = True) -> FastAPI:
+    """The application. ``detector``/``classifier``: the pipeline's models (the ONNX models of
+    ``models/`` are loaded here, once, when not given and ``load_models`` is true; when they are
+    missing, photo reading answers 503 with the reason and everything else works)."""
+    st = settings or Settings()
+    models_error: str | None = None
+    if load_models and (detector is None or classifier is None):
+        try:
+            from vision.classify import load_classifier
+            from vision.detect import load_detector
+
+            detector = detector or load_detector()
+            classifier = classifier or load_classifier()
+        except (VisionError, ImportError, OSError) as e:
+            models_error = one_line(e)
+    elif detector is None or classifier is None:
+        models_error = "photo reading is switched off (no models loaded)"
+    # uploads up to the limit stay in memory: nothing is spooled to a temporary file
+    MultiPartParser.spool_max_size = max(MultiPartParser.spool_max_size, st.max_upload_bytes + FORM_OVERHEAD)
+    executor = ThreadPoolExecutor(max_workers=max(1, st.workers), thread_name_prefix="mahjong-score")
+    cache = PhotoCache(st.photo_cache)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        yield
+        executor.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(
+        title="mahjong-score", version="0.1.0", lifespan=lifespan,
+        description="Score a finished mahjong hand from a photo or from notation, with a line-by-line "
+                    "explanation citing the seed documents; settle a table. Errors are "
+                    '`{"error": "one line"}` with status 400/404/413/415/422/503/504.',
+        docs_url=None, redoc_url=None, openapi_url="/api/openapi.json",  # the docs UIs need a CDN
+        responses={400: {"model": S.ErrorOut}, 422: {"model": S.ErrorOut}},
+    )
+    app.state.settings = st
+    app.state.models_error = models_error
+    app.state.cache = cache
+    app.add_middleware(LimitsMiddleware, limit=st.max_upload_bytes + FORM_OVERHEAD)
+
+    # ------------------------------------------------------------------ errors
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError):
+        return error_response(exc.status, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError):
+        errs = exc.errors()
+        if errs:
+            e = errs[0]
+            loc = ".".join(str(x) for x in e.get("loc", ()) if x not in ("body", "query", "path"))
+            msg = f"{loc}: {e.get('msg', 'invalid')}" if loc else e.get("msg", "invalid request")
+            if len(errs) > 1:
+                msg += f" (and {len(errs) - 1} more)"
+        else:  # pragma: no cover
+            msg = "invalid request"
+        return error_response(422, msg)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        detail = exc.detail if isinstance(exc.detail, str) else "error"
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"no such page: {request.url.path}"
+        elif exc.status_code == 400:
+            detail = f"malformed request: {detail}"
+        return error_response(exc.status_code, detail, getattr(exc, "headers", None))
+
+    @app.exception_handler(HandError)
+    async def _hand(request: Request, exc: HandError):
+        return error_response(422, exc)
+
+    @app.exception_handler(RulesetError)
+    async def _ruleset(request: Request, exc: RulesetError):
+        return error_response(422, exc)
+
+    @app.exception_handler(Exception)
+    async def _any(request: Request, exc: Exception):
+        return error_response(500, f"internal error: {type(exc).__name__}: {exc}")
+
+    async def run(fn: Callable, *args, **kwargs):
+        """``fn(*args, **kwargs)`` in the worker pool; 504 after ``timeout_s``."""
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(executor, partial(fn, *args, **kwargs))
+        try:
+            return await asyncio.wait_for(fut, st.timeout_s)
+        except asyncio.TimeoutError:
+            raise ApiError(504, f"scoring took longer than {st.timeout_s:g} s and was abandoned; "
+                                f"try again, or with a smaller photo") from None
+
+    # ------------------------------------------------------------------ page
+    @app.get("/", include_in_schema=False)
+    async def index():
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    # ------------------------------------------------------------------ rulesets
+    rulesets_cache: list[dict[str, Any]] = []
+
+    @app.get("/api/rulesets", response_model=S.RulesetsResponse, summary="Rulesets, options, flags, tile faces")
+    async def api_rulesets():
+        if not rulesets_cache:
+            rulesets_cache.extend(await run(lambda: [ruleset_out(r) for r in available()]))
+        return {
+            "rulesets": rulesets_cache,
+            "tiles": [{"code": c, "name": n} for c, n in zip(CLASS_NAMES, ENGLISH_NAMES)],
+            "win_by": list(WIN_BY),
+            "models": app.state.models_error is None,
+            "models_error": app.state.models_error,
+            "max_upload_bytes": st.max_upload_bytes,
+            "timeout_s": st.timeout_s,
+        }
+
+    # ------------------------------------------------------------------ hand
+    def _score_notation(req: S.HandRequest) -> dict[str, Any]:
+        rs = load_ruleset(req.ruleset)
+        ctx = req.context.to_context()
+        sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        hand = parse_hand(req.notation, winning_tile=req.winning_tile or None, context=ctx, sizes=sizes)
+        return score_out(score_hand(hand, rs, req.options))
+
+    @app.post("/api/hand", response_model=S.ScoreOut, summary="Score a hand written in notation")
+    async def api_hand(req: S.HandRequest):
+        """Score ``notation`` (grammar: ``scoring/notation.py``) under ``ruleset`` with ``context``.
+        422 for bad notation, a hand that is not a winning hand, unknown ruleset or option."""
+        return await run(_score_notation, req)
+
+    # ------------------------------------------------------------------ photo
+    def _read(data: bytes, name: str) -> CachedPhoto:
+        t0 = time.perf_counter()
+        photo = load_photo(data, work_side=WORK_SIDE)
+        photo = replace(photo, name=name)
+        t1 = time.perf_counter()
+        det = detector(photo.pixels)
+        t2 = time.perf_counter()
+        if len(det) == 0:
+            raise NoTilesError(f"{name}: no tiles found in the photo")
+        readings = classifier(photo.pixels, det)
+        t3 = time.perf_counter()
+        return CachedPhoto(photo, det, readings, {"load": t1 - t0, "detect": t2 - t1, "classify": t3 - t2})
+
+    def _score_photo(item: CachedPhoto, photo_id: str, ruleset: str, ctx: Context, fixes: dict[int, str],
+                     options: dict[str, Any], winning_tile: str | None, exposed: str | None) -> dict[str, Any]:
+        rs = load_ruleset(ruleset)
+        res = read_detections(item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile,
+                              exposed=exposed, fixes=fixes, options=options)
+        t0 = time.perf_counter()
+        annotated = annotated_data_url(res, st.annotated_side)
+        j = to_json(res)
+        timings = {**item.timings, **res.timings, "annotate": time.perf_counter() - t0}
+        return {
+            "photo_id": photo_id,
+            "photo": {k: j["photo"][k] for k in ("name", "width", "height")},
+            "ruleset": rs.id,
+            "reading": j["reading"], "legal": j["legal"], "problem": j["problem"], "confidence": j["confidence"],
+            "changed": [{"pos": c["pos"], "raw": c["from"], "tile": c["to"]} for c in j["changed"]],
+            "melds": j["melds"],
+            "tiles": [{**t, "fixed": t["pos"] in fixes} for t in j["tiles"]],
+            "groups": [{"tiles": g["tiles"], "row": g["row"], "role": g["role"]} for g in j["groups"]],
+            "notes": j["notes"],
+            "fixes": {str(k): v for k, v in sorted(fixes.items())},
+            "annotated": annotated,
+            "timings_ms": {k: round(v * 1000, 1) for k, v in timings.items()},
+            "score": score_out(res.scored) if res.scored is not None else None,
+        }
+
+    @app.post("/api/score", response_model=S.PhotoScoreResponse, summary="Read a photo and score it",
+              responses={404: {"model": S.ErrorOut}, 413: {"model": S.ErrorOut}, 415: {"model": S.ErrorOut},
+                         503: {"model": S.ErrorOut}, 504: {"model": S.ErrorOut}})
+    async def api_score(
+        image: Optional[UploadFile] = File(None, description="the photo (checked by content; JPEG, PNG, WebP, HEIC…)"),
+        photo_id: Optional[str] = Form(None, max_length=40, description="instead of image: the photo_id of an earlier answer"),
+        ruleset: str = Form("nts", max_length=40),
+        seat_wind: S.Wind = Form("E"),
+        round_wind: S.Wind = Form("E"),
+        winner: bool = Form(True),
+        win_by: S.WinBy = Form("discard"),
+        last_tile: bool = Form(False),
+        first_turn: bool = Form(False),
+        announced_wait: bool = Form(False),
+        kong_on_kong: bool = Form(False),
+        dealer: Optional[bool] = Form(None),
+        dealer_streak: int = Form(0, ge=0, le=99),
+        discards: Optional[int] = Form(None, ge=0, le=200),
+        flags: str = Form("", max_length=400, description="comma-separated ruleset flags"),
+        options: str = Form("", max_length=2000, description='ruleset options: JSON object or NAME=VALUE,NAME=VALUE'),
+        fixes: str = Form("", max_length=400, description="tile corrections by number: 3=5p,7=1z"),
+        winning_tile: Optional[str] = Form(None, max_length=4, description="override the winning tile, e.g. 5p"),
+        exposed: Optional[str] = Form(None, max_length=200, description='override the exposed melds: "[777p] (1111s)"'),
+    ):
+        """Read the photo (detector + classifier, once per upload), apply ``fixes``, decode the most
+        probable legal hand and score it. Answers the reading (tiles with boxes and top-3 readings,
+        groups, melds), the annotated photo and the score, or ``legal: false`` with the problem so that
+        tiles can be fixed. Send ``photo_id`` instead of ``image`` to re-score the same photo."""
+        ctx = S.ContextIn(seat_wind=seat_wind, round_wind=round_wind, winner=winner, win_by=win_by,
+                          last_tile=last_tile, first_turn=first_turn, announced_wait=announced_wait,
+                          kong_on_kong=kong_on_kong, dealer=dealer, dealer_streak=dealer_streak, discards=discards,
+                          flags=[f for f in flags.split(",") if f.strip()]).to_context()
+        opts = parse_options_field(options)
+        fix = parse_fixes(fixes)
+        rs = load_ruleset(ruleset)  # unknown ruleset, option or flag → 422 before any work (the decoder
+        rs.resolve_options(opts)     # would only report "no legal reading")
+        known = getattr(rs.module, "FLAGS", None)
+        if known is not None and ctx.flags - set(known):
+            raise ApiError(422, f"unknown flag {', '.join(sorted(ctx.flags - set(known)))} for ruleset {rs.id} "
+                                f"(flags: {', '.join(sorted(known)) or 'none'})")
+        if image is not None and photo_id:
+            raise ApiError(400, "send either an image or a photo_id, not both")
+        if image is not None:
+            if detector is None or classifier is None:
+                raise ApiError(503, f"photo reading is unavailable: {app.state.models_error}")
+            data = await image.read(st.max_upload_bytes + 1)
+            check_image(data, st.max_upload_bytes)
+            try:
+                item = await run(_read, data, safe_name(image.filename))
+            except NoTilesError as e:
+                raise ApiError(422, str(e)) from None
+            except ImageError as e:
+                raise ApiError(413 if "too large" in str(e) else 400, str(e)) from None
+            except VisionError as e:
+                raise ApiError(503, f"photo reading failed: {e}") from None
+            pid = cache.put(item)
+        elif photo_id:
+            item = cache.get(photo_id)
+            if item is None:
+                raise ApiError(404, f"photo {photo_id} is no longer held by the server (it keeps the last "
+                                    f"{cache.size}); upload it again")
+            pid = photo_id
+        else:
+            raise ApiError(400, "send a photo (multipart field 'image') or the photo_id of an earlier upload")
+        return await run(_score_photo, item, pid, ruleset, ctx, fix, opts, winning_tile or None, exposed or None)
+
+    # ------------------------------------------------------------------ settle
+    def _settle(req: S.SettleRequest) -> dict[str, Any]:
+        names = [p.name.strip() for p in req.players]
+        if len(set(names)) != len(names) or not all(names):
+            raise ApiError(422, f"players must have distinct names, got {', '.join(names)}")
+        if req.east not in names:
+            raise ApiError(422, f"east {req.east!r} is not one of the players {', '.join(names)}")
+        winner = req.winner or None
+        if winner is not None and winner not in names:
+            raise ApiError(422, f"winner {winner!r} is not one of the players {', '.join(names)}")
+        rs = load_ruleset(req.ruleset)
+        state = SessionState(tuple(names), east=names.index(req.east), round_wind=req.round_wind)
+        seats = state.seats()
+        sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        hands: dict[str, Any] = {}
+        scores: dict[str, int] = {}
+        for name, p in zip(names, req.players):
+            hand_text = (p.hand or "").strip()
+            if hand_text and p.score is not None:
+                raise ApiError(422, f"player {name}: give a score or a hand, not both")
+            if hand_text and winner is not None:
+                is_w = name == winner
+                ctx = Context(
+                    seat_wind=seats[name], round_wind=req.round_wind, winner=is_w,
+                    win_by=req.win_by if is_w else "discard", last_tile=req.last_tile and is_w,
+                    first_turn=req.first_turn and is_w, announced_wait=req.announced_wait and is_w,
+                    kong_on_kong=req.kong_on_kong and is_w,
+                    flags=frozenset(set(p.flags) | (set(req.flags) if is_w else set())))
+                try:
+                    h = parse_hand(hand_text, winning_tile=(req.winning_tile or None) if is_w else None,
+                                   context=ctx, sizes=sizes)
+                    scored = score_hand(h, rs, req.options)
+                except (HandError, RulesetError) as e:
+                    raise ApiError(422, f"hand of {name}: {e}") from None
+                if is_w and not scored.allowed:
+                    raise ApiError(422, f"{name}'s mahjong cannot be settled: {scored.status}")
+                hands[name] = score_out(scored)
+                scores[name] = scored.total
+            elif p.score is not None:
+                scores[name] = p.score
+            elif winner is None or hand_text:
+                scores[name] = 0  # a void hand: no points are counted (001:134)
+            else:
+                raise ApiError(422, f"player {name}: give a score or a hand")
+        try:
+            s = settle(rs.id, scores, winner, req.east, req.settle_options)
+        except (HandError, RulesetError):
+            raise
+        except ValueError as e:
+            raise ApiError(422, str(e)) from None
+        return {"ruleset": s.ruleset, "scheme": s.scheme, "east": req.east, "winner": winner, "seats": seats,
+                "scores": scores, "hands": hands, "net": dict(s.net),
+                "transfers": [t.to_json() for t in s.transfers], "notes": list(s.notes), "cash": dict(s.cash)}
+
+    @app.post("/api/settle", response_model=S.SettleResponse, summary="Settle one hand of a table")
+    async def api_settle(req: S.SettleRequest):
+        """Four players in seating order, each with a hand score or a hand in notation (scored with
+        the seat wind that follows from ``east``); ``winner`` null for a void hand. Settles under the
+        ruleset's scheme (:func:`scoring.settle.settle`); nets sum to zero."""
+        return await run(_settle, req)
+
+    return app

@@ -1,0 +1,275 @@
+"""Request and response models of the JSON API (they make the OpenAPI schema at ``/api/openapi.json``).
+
+Field names follow :class:`scoring.hand.Context`, :meth:`scoring.engine.ScoredHand.to_json`,
+:func:`vision.pipeline.to_json` and :class:`scoring.settle.Settlement`; tile codes are those of
+:mod:`scoring.tiles` (``1m``–``9m``, ``1p``–``9p``, ``1s``–``9s``, ``1z``–``7z`` = East South West
+North White Green Red, ``1f``–``4f`` flowers, ``1y``–``4y`` seasons, ``0x`` a face-down tile).
+"""
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from scoring.hand import WIN_BY, Context
+
+Wind = Literal["E", "S", "W", "N"]
+WinBy = Literal[WIN_BY]  # type: ignore[valid-type]
+OptionValue = str | int | float | bool
+
+
+class ContextIn(BaseModel):
+    """The circumstances of the hand (:class:`scoring.hand.Context`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seat_wind: Wind = Field("E", description="own (seat) wind")
+    round_wind: Wind = Field("E", description="round (prevailing) wind")
+    winner: bool = Field(True, description="False scores a hand that did not go mahjong")
+    win_by: WinBy = Field("discard", description="where the winning tile came from; wall/dead-wall = self-drawn")
+    last_tile: bool = Field(False, description="won on the last tile of the wall / the last discard")
+    first_turn: bool = Field(False, description="won with the dealt tiles or on the first discard/draw")
+    announced_wait: bool = Field(False, description="a waiting hand announced in advance")
+    kong_on_kong: bool = Field(False, description="won on the replacement tile after two kongs in one turn")
+    dealer: Optional[bool] = Field(None, description="the player is the dealer (null: seat wind E)")
+    dealer_streak: int = Field(0, ge=0, le=99, description="consecutive dealer wins before this hand (004 連莊)")
+    discards: Optional[int] = Field(None, ge=0, le=200, description="discarded tiles on the table at the win (004 十張內)")
+    flags: list[str] = Field(default_factory=list, max_length=20,
+                             description="ruleset-specific circumstances (see GET /api/rulesets)")
+
+    def to_context(self) -> Context:
+        """The :class:`scoring.Context`; HandError for values it refuses."""
+        return Context(
+            seat_wind=self.seat_wind, round_wind=self.round_wind, winner=self.winner, win_by=self.win_by,
+            last_tile=self.last_tile, first_turn=self.first_turn, announced_wait=self.announced_wait,
+            kong_on_kong=self.kong_on_kong, dealer=self.dealer, dealer_streak=self.dealer_streak,
+            discards=self.discards, flags=frozenset(f.strip() for f in self.flags if f.strip()))
+
+
+class HandRequest(BaseModel):
+    """``POST /api/hand``: a hand in notation (``scoring.notation``) and its circumstances."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "examples": [{"notation": "123m456p789s11z [777p]", "winning_tile": "1z", "ruleset": "nts",
+                      "context": {"seat_wind": "E", "round_wind": "E", "win_by": "discard"}}]})
+
+    notation: str = Field(..., min_length=1, max_length=200, description='e.g. "123m456p789s11z [777p] +1f win:1z"')
+    winning_tile: Optional[str] = Field(None, max_length=4, description="the tile that completed the hand, e.g. 5p")
+    ruleset: str = Field("nts", max_length=40, description="ruleset id (GET /api/rulesets)")
+    context: ContextIn = Field(default_factory=ContextIn)
+    options: dict[str, OptionValue] = Field(default_factory=dict, description="ruleset options, name → value")
+
+
+class LineOut(BaseModel):
+    """One line of the explanation: a rule that counted, its amount and its seed source."""
+
+    rule: str
+    name: str
+    kind: str
+    amount: str = Field(..., description='as the CLI prints it: "+8 pts", "+1 dbl", "2×2 = +4 pts", "1000 fixed"')
+    count: int
+    value: float
+    points: float
+    doublings: int
+    fixed: float
+    multiplier: float
+    cash: float
+    source: str = Field(..., description="seed file and line, e.g. 002_b9f4c4575200caaf.txt:13")
+    detail: str
+    option: str = Field(..., description="the option (value, ambiguity id) that decided this reading, if any")
+    applies_to: str
+
+
+class MeldOut(BaseModel):
+    kind: str
+    tiles: list[str]
+    concealed: bool
+    declared: bool
+    winning: bool
+
+
+class ScoreOut(BaseModel):
+    """A scored hand (:class:`scoring.engine.ScoredHand`) with its explanation."""
+
+    ruleset: str
+    ruleset_name: str
+    hand: str = Field(..., description="the hand in notation")
+    winner: bool
+    total: int
+    points: float
+    doublings: int
+    cash: float
+    allowed: bool = Field(..., description="False when the ruleset forbids this mahjong (status says why)")
+    status: str
+    limit_applied: bool
+    summary: str = Field(..., description='"total: 64 = 16 points × 2^2" as the CLI prints it')
+    lines: list[LineOut]
+    shape: str
+    melds: list[MeldOut]
+    decomposition: str
+    alternatives: list[str] = Field(..., description="other readings with the same total")
+    notes: list[str]
+    options: dict[str, Any] = Field(..., description="every option's value used")
+    changed_options: dict[str, Any] = Field(..., description="options that differ from the ruleset's defaults")
+    explanation: str = Field(..., description="the full text explanation (as `mahjong-score hand` prints it)")
+
+
+class TileOut(BaseModel):
+    """One detected tile, numbered as ``fixes`` uses it (the hand's rows first, left to right)."""
+
+    pos: int
+    box: list[float] = Field(..., description="x0, y0, x1, y1 in the original photo's pixels")
+    detector_score: float
+    face_down: bool
+    pose: str
+    tile: Optional[str] = Field(..., description="the tile in the decoded reading (null for an ignored tile)")
+    raw: str = Field(..., description="the classifier's most probable tile")
+    role: str = Field(..., description="concealed, winning, exposed, concealed-kong, bonus or ignored")
+    changed: bool = Field(..., description="the decoder changed the raw reading to make a legal hand")
+    fixed: bool = Field(..., description="set by the user (fixes)")
+    top: list[tuple[str, float]] = Field(..., description="the most probable tiles with their probabilities")
+
+
+class GroupOut(BaseModel):
+    tiles: list[int]
+    row: int
+    role: str
+
+
+class PhotoMeldOut(BaseModel):
+    notation: str
+    tiles: list[int]
+
+
+class ChangedOut(BaseModel):
+    pos: int
+    raw: str
+    tile: str
+
+
+class PhotoInfo(BaseModel):
+    name: str
+    width: int
+    height: int
+
+
+class PhotoScoreResponse(BaseModel):
+    """``POST /api/score``: the reading of the photo and its score."""
+
+    photo_id: str = Field(..., description="send it back instead of the image to re-score with other fixes or context")
+    photo: PhotoInfo
+    ruleset: str
+    reading: str = Field(..., description="the hand read from the photo, in notation")
+    legal: bool
+    problem: Optional[str] = Field(..., description="why the reading is not a legal hand")
+    confidence: float
+    changed: list[ChangedOut]
+    melds: list[PhotoMeldOut]
+    tiles: list[TileOut]
+    groups: list[GroupOut]
+    notes: list[str]
+    fixes: dict[str, str] = Field(..., description="the fixes applied: tile number → tile code")
+    annotated: str = Field(..., description="the annotated photo as a data: URL (JPEG)")
+    timings_ms: dict[str, float]
+    score: Optional[ScoreOut] = Field(..., description="null when the reading is not a legal hand")
+    score_error: Optional[str] = Field(None, description="why a legal reading could not be scored")
+
+
+class OptionOut(BaseModel):
+    name: str
+    default: Any
+    choices: list[Any]
+    ambiguity: str
+    doc: str
+
+
+class RulesetOut(BaseModel):
+    id: str
+    name: str
+    seed: str
+    description: str
+    hand_size: int
+    limit: Optional[int]
+    notes: list[str]
+    options: list[OptionOut]
+    flags: list[str] = Field(..., description="context flags this ruleset understands")
+    settlement: Optional[str] = Field(..., description="the settlement scheme, when the ruleset has one")
+
+
+class TileFace(BaseModel):
+    code: str
+    name: str
+
+
+class RulesetsResponse(BaseModel):
+    """``GET /api/rulesets``: the rulesets, plus what the page needs to build its forms."""
+
+    rulesets: list[RulesetOut]
+    tiles: list[TileFace] = Field(..., description="the 43 faces of the tile picker (vision.classes)")
+    win_by: list[str]
+    models: bool = Field(..., description="photo reading is available (the models are loaded)")
+    models_error: Optional[str]
+    max_upload_bytes: int
+    timeout_s: float
+
+
+class PlayerIn(BaseModel):
+    """A player at the table: a hand score, or a hand in notation to score."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(..., min_length=1, max_length=24)
+    score: Optional[int] = Field(None, ge=0, le=10_000_000)
+    hand: Optional[str] = Field(None, max_length=200, description="the player's hand in notation (scored when given)")
+    flags: list[str] = Field(default_factory=list, max_length=20)
+
+
+class SettleRequest(BaseModel):
+    """``POST /api/settle``: four players in seating order (the order of play)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "examples": [{"ruleset": "rode-draak", "east": "E", "winner": "W",
+                      "players": [{"name": "E", "score": 200}, {"name": "S", "score": 100},
+                                  {"name": "W", "score": 200}, {"name": "N", "score": 500}]}]})
+
+    ruleset: str = Field("nts", max_length=40)
+    players: list[PlayerIn] = Field(..., min_length=4, max_length=4)
+    east: str = Field(..., description="the player who is East (the dealer) this hand")
+    winner: Optional[str] = Field(None, description="who went mahjong; null for a void hand")
+    round_wind: Wind = "E"
+    winning_tile: Optional[str] = Field(None, max_length=4, description="the winner's winning tile")
+    win_by: WinBy = "discard"
+    last_tile: bool = False
+    first_turn: bool = False
+    announced_wait: bool = False
+    kong_on_kong: bool = False
+    flags: list[str] = Field(default_factory=list, max_length=20, description="the winner's flags")
+    options: dict[str, OptionValue] = Field(default_factory=dict, description="ruleset options for scoring")
+    settle_options: dict[str, OptionValue] = Field(default_factory=dict, description="settlement-scheme options")
+
+
+class TransferOut(BaseModel):
+    payer: str
+    payee: str
+    amount: int
+    reason: str
+
+
+class SettleResponse(BaseModel):
+    ruleset: str
+    scheme: str
+    east: str
+    winner: Optional[str]
+    seats: dict[str, str] = Field(..., description="player → seat wind this hand")
+    scores: dict[str, int]
+    hands: dict[str, ScoreOut] = Field(..., description="the hands that were given in notation, scored")
+    net: dict[str, int] = Field(..., description="player → net points (positive receives); sums to 0")
+    transfers: list[TransferOut]
+    notes: list[str]
+    cash: dict[str, float]
+
+
+class ErrorOut(BaseModel):
+    """Every error: one line naming the problem (the HTTP status says which kind)."""
+
+    error: str

@@ -1,0 +1,104 @@
+"""``mahjong-score serve``: run the phone page and its API with uvicorn (registered in ``cli.COMMANDS``).
+
+    mahjong-score serve                      # http://127.0.0.1:8000/ on this computer only
+    mahjong-score serve --host 0.0.0.0       # reachable by phones on the same network (LAN)
+
+FastAPI and uvicorn are imported only when the command runs, so the rest of the CLI does not pay for
+them. The server writes nothing outside its data dir (``--data-dir``, default the per-user data dir
+of platformdirs): requests are handled in memory, and the process's temporary directory is pointed at
+``DATA_DIR/tmp`` so that no library can leave a temporary file elsewhere.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import tempfile
+from pathlib import Path
+
+
+def _lan_address() -> str | None:
+    """This machine's address on the local network (no packet is sent), or None."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.1", 9))  # TEST-NET-1: only selects the outgoing interface
+        return s.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        s.close()
+
+
+def prepare_data_dir(path: Path) -> Path:
+    """Create the data dir (and its ``tmp``) and make it the process's temporary directory.
+
+    Raises :class:`cli.UserError` when it cannot be created or written.
+    """
+    import cli
+
+    path = path.expanduser().resolve()
+    tmp = path / "tmp"
+    try:
+        tmp.mkdir(parents=True, exist_ok=True)
+        if not os.access(tmp, os.W_OK):
+            raise PermissionError(f"{tmp} is not writable")
+    except OSError as e:
+        raise cli.UserError(f"--data-dir {path}: cannot create or write it ({e})") from None
+    os.environ["TMPDIR"] = str(tmp)
+    tempfile.tempdir = str(tmp)
+    return path
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import cli
+
+    try:
+        import uvicorn
+
+        from .app import MIB, Settings, create_app, default_data_dir
+    except ImportError as e:
+        raise cli.UserError(f"serve needs FastAPI, uvicorn and python-multipart ({e}); "
+                            f"install them with `pip install fastapi uvicorn python-multipart`") from None
+    if not 1 <= args.port <= 65535:
+        raise cli.UserError(f"--port must be 1-65535, not {args.port}")
+    if args.max_upload_mb <= 0 or args.timeout <= 0:
+        raise cli.UserError("--max-upload-mb and --timeout must be positive")
+    data_dir = prepare_data_dir(Path(args.data_dir) if args.data_dir else default_data_dir())
+    settings = Settings(data_dir=data_dir, max_upload_bytes=int(args.max_upload_mb * MIB), timeout_s=args.timeout,
+                        photo_cache=args.photo_cache, workers=args.workers)
+    app = create_app(settings, load_models=not args.no_models)
+    print(f"mahjong-score: data dir {data_dir}")
+    if app.state.models_error:
+        print(f"mahjong-score: photo reading unavailable: {app.state.models_error}")
+    print(f"mahjong-score: open http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}/")
+    if args.host in ("0.0.0.0", "::"):
+        lan = _lan_address()
+        print(f"mahjong-score: on a phone in the same network open http://{lan or '<this computer’s address>'}:{args.port}/")
+    else:
+        print("mahjong-score: only this computer can connect; use --host 0.0.0.0 for phones on the network")
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, timeout_keep_alive=5)
+    except OSError as e:
+        raise cli.UserError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e})") from None
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the ``serve`` subcommand (registered through ``cli.COMMANDS``)."""
+    p = subparsers.add_parser(
+        "serve", help="serve the phone web page and the JSON API",
+        description="Serve the web page (photo → reading → tap to correct a tile → score; a table view "
+                    "settles four hands) and its JSON API (/api/score, /api/hand, /api/settle, "
+                    "/api/rulesets; schema at /api/openapi.json). Default host 127.0.0.1 is this "
+                    "computer only; --host 0.0.0.0 lets phones on the same network connect. See docs/web.md.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on; 0.0.0.0 = every interface (phones on the LAN); default 127.0.0.1")
+    p.add_argument("--port", type=int, default=8000, help="port; default 8000")
+    p.add_argument("--data-dir", help="the only folder the server writes to (default: the per-user data dir)")
+    p.add_argument("--max-upload-mb", type=float, default=20.0, help="largest photo accepted, in MB; default 20")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds a request may wait for scoring; default 30")
+    p.add_argument("--photo-cache", type=int, default=8, help="photos kept in memory for re-scoring; default 8")
+    p.add_argument("--workers", type=int, default=2, help="scoring threads; default 2")
+    p.add_argument("--no-models", action="store_true", help="do not load the photo models (notation and table only)")
+    p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
+                   help="uvicorn log level; default warning")
+    p.set_defaults(func=cmd_serve)

@@ -1,0 +1,649 @@
+// The mahjong-score phone page: photo → reading → tap a tile to fix it → score; table settlement.
+// Talks to the JSON API of web/app.py; settings are remembered in localStorage.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const STORE = "mahjong-score:v1";
+  const WINDS = [["E", "East"], ["S", "South"], ["W", "West"], ["N", "North"]];
+  const CHECKS = ["not_winner", "last_tile", "first_turn", "announced_wait", "kong_on_kong"];
+  const ROLE_LABEL = { concealed: "concealed", winning: "winning tile", exposed: "exposed meld",
+                       "concealed-kong": "concealed kong", bonus: "flowers & seasons" };
+  const PICKER_GROUPS = [
+    ["Characters", ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m"]],
+    ["Circles", ["1p", "2p", "3p", "4p", "5p", "6p", "7p", "8p", "9p"]],
+    ["Bamboo", ["1s", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s"]],
+    ["Winds and dragons", ["1z", "2z", "3z", "4z", "5z", "6z", "7z"]],
+    ["Flowers and seasons", ["1f", "2f", "3f", "4f", "1y", "2y", "3y", "4y"]],
+    ["Face down", ["0x"]],
+  ];
+
+  let meta = null;                       // GET /api/rulesets
+  let saved = load();
+  const state = { mode: null, file: null, photoId: null, fixes: {}, last: null, seq: 0, pickPos: null };
+
+  function load() {
+    try { return JSON.parse(localStorage.getItem(STORE)) || {}; } catch (e) { return {}; }
+  }
+  function store() {
+    try { localStorage.setItem(STORE, JSON.stringify(saved)); } catch (e) { /* private mode: not remembered */ }
+  }
+
+  // ------------------------------------------------------------------ helpers
+  class ApiErr extends Error {
+    constructor(status, message) { super(message); this.status = status; }
+  }
+
+  async function api(path, opts) {
+    let resp;
+    try {
+      resp = await fetch(path, opts);
+    } catch (e) {
+      throw new ApiErr(0, "cannot reach the server (" + e.message + ")");
+    }
+    let body = null;
+    try { body = await resp.json(); } catch (e) { body = null; }
+    if (!resp.ok) {
+      throw new ApiErr(resp.status, (body && body.error) || (resp.status + " " + resp.statusText));
+    }
+    return body;
+  }
+
+  function h(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const k in attrs || {}) {
+      if (k === "class") e.className = attrs[k];
+      else if (k === "text") e.textContent = attrs[k];
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), attrs[k]);
+      else if (attrs[k] !== undefined && attrs[k] !== null && attrs[k] !== false) e.setAttribute(k, attrs[k]);
+    }
+    for (const c of children) if (c !== null && c !== undefined) e.append(c);
+    return e;
+  }
+
+  function showError(msg) {
+    const e = $("error");
+    e.textContent = msg || "";
+    e.hidden = !msg;
+    if (msg) e.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }
+
+  let toastTimer = null;
+  function toast(msg) {
+    const t = $("toast");
+    t.textContent = msg;
+    t.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { t.hidden = true; }, 2500);
+  }
+
+  function busy(on, text) {
+    document.body.toggleAttribute("data-busy", on);
+    $("busy").textContent = text || "Working…";
+    $("busy").hidden = !on;
+  }
+
+  // "002_b9f4c4575200caaf.txt:13" → "002:13" (the seed document and line)
+  function shortSource(src) {
+    return String(src || "").split(";").map((s) => s.trim().replace(/^(\d{3})_[0-9a-f]+\.txt:/, "$1:")).join("; ");
+  }
+
+  function windButtons(containerId, name, onChange) {
+    const box = $(containerId);
+    box.textContent = "";
+    for (const [code, label] of WINDS) {
+      const input = h("input", { type: "radio", name, value: code, "aria-label": label });
+      input.addEventListener("change", onChange);
+      box.append(h("label", { title: label }, input, h("span", { text: code })));
+    }
+  }
+  function radioValue(name) {
+    const r = document.querySelector(`input[name="${name}"]:checked`);
+    return r ? r.value : null;
+  }
+  function setRadio(name, value) {
+    const r = document.querySelector(`input[name="${name}"][value="${value}"]`);
+    if (r) r.checked = true;
+  }
+
+  // ------------------------------------------------------------------ settings
+  function rulesetMeta(id) {
+    return meta.rulesets.find((r) => r.id === id) || meta.rulesets[0];
+  }
+
+  function buildRulesetControls() {
+    const rs = rulesetMeta($("ruleset").value);
+    // flags
+    const flags = (saved.flags || {})[rs.id] || [];
+    const fbox = $("flags");
+    fbox.textContent = "";
+    for (const f of rs.flags) {
+      const cb = h("input", { type: "checkbox", value: f, "data-flag": f });
+      cb.checked = flags.includes(f);
+      cb.addEventListener("change", settingsChanged);
+      fbox.append(h("label", {}, cb, " " + f));
+    }
+    $("flags-box").hidden = rs.flags.length === 0;
+    // options
+    const opts = (saved.options || {})[rs.id] || {};
+    const obox = $("options");
+    obox.textContent = "";
+    if (!rs.options.length) obox.append(h("p", { class: "muted small", text: "This ruleset has no options." }));
+    for (const o of rs.options) {
+      const sel = h("select", { "data-option": o.name, "data-default": String(o.default) });
+      for (const c of o.choices) {
+        const label = String(c) + (String(c) === String(o.default) ? " (default)" : "");
+        sel.append(h("option", { value: String(c), text: label }));
+      }
+      sel.value = o.name in opts ? String(opts[o.name]) : String(o.default);
+      sel.addEventListener("change", settingsChanged);
+      obox.append(h("label", { class: "field option" },
+        h("span", { class: "opt-name", text: o.name + (o.ambiguity ? "  [" + o.ambiguity + "]" : "") }),
+        sel, h("span", { class: "small muted", text: o.doc })));
+    }
+  }
+
+  function readSettings() {
+    const s = {
+      ruleset: $("ruleset").value,
+      seat_wind: radioValue("seat") || "E",
+      round_wind: radioValue("round") || "E",
+      win_by: $("win_by").value,
+      dealer: $("dealer").value,
+      dealer_streak: $("dealer_streak").value || "0",
+      discards: $("discards").value,
+      winning_tile: $("winning_tile").value.trim(),
+      exposed: $("exposed").value.trim(),
+    };
+    for (const c of CHECKS) s[c] = $(c).checked;
+    s.flags = [...document.querySelectorAll("#flags input[data-flag]:checked")].map((e) => e.value);
+    s.options = {};
+    for (const sel of document.querySelectorAll("#options select[data-option]")) {
+      if (sel.value !== sel.dataset.default) s.options[sel.dataset.option] = sel.value;
+    }
+    return s;
+  }
+
+  function applySettings(s) {
+    if (s.ruleset && meta.rulesets.some((r) => r.id === s.ruleset)) $("ruleset").value = s.ruleset;
+    setRadio("seat", s.seat_wind || "E");
+    setRadio("round", s.round_wind || "E");
+    if (s.win_by) $("win_by").value = s.win_by;
+    $("dealer").value = s.dealer || "";
+    $("dealer_streak").value = s.dealer_streak || "0";
+    $("discards").value = s.discards || "";
+    $("winning_tile").value = s.winning_tile || "";
+    $("exposed").value = s.exposed || "";
+    for (const c of CHECKS) $(c).checked = !!s[c];
+    buildRulesetControls();
+  }
+
+  function summarize(s) {
+    const parts = [s.ruleset, "seat " + s.seat_wind, "round " + s.round_wind, s.win_by];
+    if (s.not_winner) parts.push("not winner");
+    const n = Object.keys(s.options).length + s.flags.length;
+    if (n) parts.push(n + " option" + (n > 1 ? "s" : ""));
+    $("settings-summary").textContent = parts.join(" · ");
+  }
+
+  let rescoreTimer = null;
+  function settingsChanged(ev) {
+    if (ev && ev.target && ev.target.id === "ruleset") buildRulesetControls();
+    const s = readSettings();
+    saved.ctx = Object.assign({}, s, { flags: undefined, options: undefined });
+    saved.flags = Object.assign({}, saved.flags, { [s.ruleset]: s.flags });
+    saved.options = Object.assign({}, saved.options, { [s.ruleset]: s.options });
+    store();
+    summarize(s);
+    if (state.mode) {
+      clearTimeout(rescoreTimer);
+      rescoreTimer = setTimeout(rescore, 250);
+    }
+  }
+
+  function rescore() {
+    if (state.mode === "photo") scorePhoto();
+    else if (state.mode === "notation") scoreNotation();
+  }
+
+  // ------------------------------------------------------------------ scoring
+  function contextJSON(s) {
+    return {
+      seat_wind: s.seat_wind, round_wind: s.round_wind, winner: !s.not_winner, win_by: s.win_by,
+      last_tile: s.last_tile, first_turn: s.first_turn, announced_wait: s.announced_wait,
+      kong_on_kong: s.kong_on_kong, dealer: s.dealer === "" ? null : s.dealer === "true",
+      dealer_streak: parseInt(s.dealer_streak, 10) || 0,
+      discards: s.discards === "" ? null : parseInt(s.discards, 10), flags: s.flags,
+    };
+  }
+
+  async function scorePhoto() {
+    if (!state.file && !state.photoId) return;
+    const s = readSettings();
+    const c = contextJSON(s);
+    const fd = new FormData();
+    if (state.photoId) fd.append("photo_id", state.photoId);
+    else fd.append("image", state.file, state.file.name || "photo.jpg");
+    fd.append("ruleset", s.ruleset);
+    for (const k of ["seat_wind", "round_wind", "win_by", "winner", "last_tile", "first_turn",
+                     "announced_wait", "kong_on_kong", "dealer_streak"]) fd.append(k, String(c[k]));
+    if (c.dealer !== null) fd.append("dealer", String(c.dealer));
+    if (c.discards !== null && !Number.isNaN(c.discards)) fd.append("discards", String(c.discards));
+    fd.append("flags", s.flags.join(","));
+    fd.append("options", JSON.stringify(s.options));
+    fd.append("fixes", Object.entries(state.fixes).map(([k, v]) => k + "=" + v).join(","));
+    if (s.winning_tile) fd.append("winning_tile", s.winning_tile);
+    if (s.exposed) fd.append("exposed", s.exposed);
+    const seq = ++state.seq;
+    busy(true, state.photoId ? "Scoring…" : "Reading the photo…");
+    try {
+      const res = await api("/api/score", { method: "POST", body: fd });
+      if (seq !== state.seq) return;
+      showError("");
+      state.photoId = res.photo_id;
+      state.last = res;
+      renderPhoto(res);
+      renderScore(res.score, res);
+    } catch (e) {
+      if (seq !== state.seq) return;
+      if (e.status === 404 && state.photoId && state.file) {  // the server forgot the photo: upload again
+        state.photoId = null;
+        busy(false);
+        return scorePhoto();
+      }
+      showError(e.message);
+    } finally {
+      if (seq === state.seq) busy(false);
+    }
+  }
+
+  async function scoreNotation() {
+    const notation = $("notation").value.trim();
+    if (!notation) return;
+    const s = readSettings();
+    const body = { notation, ruleset: s.ruleset, context: contextJSON(s), options: s.options };
+    if (s.winning_tile) body.winning_tile = s.winning_tile;
+    const seq = ++state.seq;
+    busy(true, "Scoring…");
+    try {
+      const res = await api("/api/hand", { method: "POST", headers: { "Content-Type": "application/json" },
+                                           body: JSON.stringify(body) });
+      if (seq !== state.seq) return;
+      showError("");
+      $("result").hidden = true;
+      renderScore(res, null);
+    } catch (e) {
+      if (seq !== state.seq) return;
+      $("score").hidden = true;
+      showError(e.message);
+    } finally {
+      if (seq === state.seq) busy(false);
+    }
+  }
+
+  // ------------------------------------------------------------------ rendering
+  function tileButton(t) {
+    const code = t.tile || t.raw;
+    const cls = ["tile"];
+    if (t.role === "winning") cls.push("winning");
+    if (t.changed) cls.push("changed");
+    if (t.fixed) cls.push("fixed");
+    const label = `Tile ${t.pos}: ${TileFaces.name(code)}` + (t.fixed ? " (fixed)" : "") +
+                  (t.changed ? ` (read as ${t.raw}, changed to make a legal hand)` : "");
+    return h("button", { type: "button", class: cls.join(" "), "data-pos": t.pos, "data-tile": code,
+                         "aria-label": label, onclick: () => openPicker(t.pos) },
+             TileFaces.svg(code), h("span", { class: "cap", text: `${t.pos}:${code}` }));
+  }
+
+  function renderPhoto(res) {
+    $("result").hidden = false;
+    const img = $("annotated");
+    img.src = res.annotated;
+    const ov = $("overlay");
+    ov.textContent = "";
+    const W = res.photo.width, H = res.photo.height;
+    for (const t of res.tiles) {
+      if (t.role === "ignored") continue;
+      const [x0, y0, x1, y1] = t.box;
+      const b = h("button", { type: "button", class: "tapzone", "data-pos": t.pos,
+                              "aria-label": `Tile ${t.pos} in the photo`, onclick: () => openPicker(t.pos) });
+      b.style.left = (100 * x0 / W) + "%";
+      b.style.top = (100 * y0 / H) + "%";
+      b.style.width = (100 * (x1 - x0) / W) + "%";
+      b.style.height = (100 * (y1 - y0) / H) + "%";
+      ov.append(b);
+    }
+    $("reading").textContent = res.reading;
+    $("confidence").textContent = res.legal ? `(${Math.round(res.confidence * 100)}% sure)` : "";
+    const prob = $("problem");
+    prob.hidden = res.legal;
+    prob.textContent = res.legal ? "" : "Not a legal hand: " + (res.problem || "unknown problem") +
+                                        ". Tap the misread tiles to correct them.";
+    const byPos = new Map(res.tiles.map((t) => [t.pos, t]));
+    const strip = $("strip");
+    strip.textContent = "";
+    const seen = new Set();
+    let previous = null, sets = null;
+    const addGroup = (tiles) => {  // consecutive groups with the same role share one label
+      const roles = [...new Set(tiles.map((t) => t.role))];
+      const label = roles.map((r) => ROLE_LABEL[r] || r).join(" + ");
+      if (label !== previous) {
+        sets = h("div", { class: "sets" });
+        strip.append(h("div", { class: "group" }, h("span", { class: "label", text: label }), sets));
+        previous = label;
+      }
+      sets.append(h("div", { class: "tiles" }, ...tiles.map(tileButton)));
+    };
+    for (const g of res.groups) {
+      const tiles = g.tiles.map((p) => byPos.get(p)).filter((t) => t && t.role !== "ignored");
+      if (!tiles.length) continue;
+      tiles.forEach((t) => seen.add(t.pos));
+      addGroup(tiles);
+    }
+    // tiles outside the layout's groups (flowers and seasons), by role
+    const rest = res.tiles.filter((t) => t.role !== "ignored" && !seen.has(t.pos));
+    for (const role of [...new Set(rest.map((t) => t.role))]) addGroup(rest.filter((t) => t.role === role));
+    const qt = $("quick-total");
+    qt.hidden = !res.score;
+    if (res.score) $("quick-total-value").textContent = String(res.score.total);
+    const ignored = res.tiles.filter((t) => t.role === "ignored").length;
+    const notes = $("reading-notes");
+    notes.textContent = "";
+    for (const c of res.changed) {
+      notes.append(h("li", { text: `Tile ${c.pos} was read as ${c.raw}; ${c.tile} makes a legal hand.` }));
+    }
+    if (ignored) notes.append(h("li", { text: `${ignored} other tile${ignored > 1 ? "s" : ""} in the photo ignored (not in the hand).` }));
+    for (const n of res.notes) notes.append(h("li", { text: n }));
+  }
+
+  function renderScore(score, photoRes) {
+    const box = $("score");
+    if (!score) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    $("total").textContent = String(score.total);
+    $("summary").textContent = score.summary.replace(/^total:\s*\d+\s*/, "") + " — " + score.ruleset_name;
+    const st = $("status");
+    st.hidden = score.allowed;
+    st.textContent = score.allowed ? "" : score.status;
+    $("decomposition").textContent = score.hand + " — " + score.decomposition;
+    const ol = $("lines");
+    ol.textContent = "";
+    for (const ln of score.lines) {
+      const src = shortSource(ln.source) + (ln.option ? " · " + ln.option : "");
+      ol.append(h("li", {},
+        h("div", { class: "head" },
+          h("span", { class: "name", text: ln.name + (ln.detail ? "  [" + ln.detail + "]" : "") }),
+          h("span", { class: "amt", text: ln.amount })),
+        h("span", { class: "src", title: ln.source, text: src })));
+    }
+    const notes = $("score-notes");
+    notes.textContent = "";
+    for (const a of score.alternatives) notes.append(h("li", { text: "Same total: " + a }));
+    for (const n of score.notes) notes.append(h("li", { text: n }));
+    const changed = Object.entries(score.changed_options).map(([k, v]) => `${k}=${v}`);
+    if (changed.length) notes.append(h("li", { text: "Options: " + changed.join(", ") }));
+    // to the table
+    const tt = $("to-table");
+    tt.textContent = "";
+    tableNames().forEach((name, i) => {
+      tt.append(h("button", { type: "button", text: name, onclick: () => {
+        const row = document.querySelectorAll("#players .player")[i];
+        row.querySelector(".p-score").value = String(score.total);
+        row.querySelector(".p-hand").value = "";
+        saveTable();
+        toast(`${name}'s score set to ${score.total} in the table`);
+      } }));
+    });
+  }
+
+  // ------------------------------------------------------------------ tile picker
+  function openPicker(pos) {
+    const res = state.last;
+    if (!res) return;
+    const t = res.tiles.find((x) => x.pos === pos);
+    if (!t) return;
+    state.pickPos = pos;
+    const code = t.tile || t.raw;
+    $("picker-title").textContent = `Tile ${pos}: ${TileFaces.name(code)}`;
+    $("picker-sub").textContent = "Read as " + t.top.filter(([c, p], i) => i === 0 || p >= 0.01)
+      .map(([c, p]) => `${c} ${Math.round(p * 100)}%`).join(", ") +
+                                  (t.fixed ? " — fixed by you" : "");
+    const top = $("picker-top");
+    top.textContent = "";
+    top.append(h("span", { class: "small muted", text: "Likely:" }));
+    t.top.filter(([c, p], i) => i === 0 || p >= 0.01)
+      .forEach(([c, p]) => top.append(pickButton(c, `${Math.round(p * 100)}%`, c === code)));
+    const grid = $("picker-grid");
+    grid.textContent = "";
+    for (const [title, codes] of PICKER_GROUPS) {
+      grid.append(h("h3", { text: title }), h("div", { class: "picker-grid" }, ...codes.map((c) => pickButton(c, c, c === code))));
+    }
+    $("picker-undo").hidden = !t.fixed;
+    $("picker").hidden = false;
+    document.body.classList.add("modal-open");
+    const first = grid.querySelector("button.current") || grid.querySelector("button");
+    if (first) first.focus({ preventScroll: true });
+  }
+
+  function pickButton(code, caption, current) {
+    return h("button", { type: "button", class: "pick" + (current ? " current" : ""), "data-code": code,
+                         "aria-label": TileFaces.name(code), onclick: () => choose(code) },
+             TileFaces.svg(code), h("span", { class: "cap", text: caption }));
+  }
+
+  function closePicker() {
+    $("picker").hidden = true;
+    document.body.classList.remove("modal-open");
+    const pos = state.pickPos;
+    state.pickPos = null;
+    const b = document.querySelector(`#strip button[data-pos="${pos}"]`);
+    if (b) b.focus({ preventScroll: true });
+  }
+
+  function choose(code) {
+    const pos = state.pickPos;
+    if (pos === null) return;
+    state.fixes[pos] = code;
+    closePicker();
+    scorePhoto();
+  }
+
+  // ------------------------------------------------------------------ table
+  function tableNames() {
+    return [...document.querySelectorAll("#players .p-name")].map((e, i) => e.value.trim() || "P" + (i + 1));
+  }
+
+  function buildTable() {
+    const t = saved.table || {};
+    const names = t.names || ["E", "S", "W", "N"];
+    const box = $("players");
+    box.textContent = "";
+    names.forEach((name, i) => {
+      const east = h("input", { type: "radio", name: "t-east", value: String(i) });
+      const won = h("input", { type: "radio", name: "t-winner", value: String(i) });
+      box.append(h("div", { class: "player" },
+        h("div", { class: "player-head" },
+          h("input", { class: "p-name", type: "text", value: name, "aria-label": `Player ${i + 1} name`, maxlength: "24" }),
+          h("label", { class: "pill" }, east, h("span", { text: "East" })),
+          h("label", { class: "pill" }, won, h("span", { text: "Won" }))),
+        h("div", { class: "player-body" },
+          h("input", { class: "p-score", type: "number", min: "0", inputmode: "numeric", placeholder: "score",
+                       "aria-label": `Player ${i + 1} score`, value: (t.scores || [])[i] || "" }),
+          h("input", { class: "p-hand", type: "text", placeholder: "or hand: 123m456p…", autocapitalize: "off",
+                       spellcheck: "false", "aria-label": `Player ${i + 1} hand`, value: (t.hands || [])[i] || "" }))));
+    });
+    setRadio("t-east", String(t.east || 0));
+    setRadio("t-winner", t.winner === undefined || t.winner === null ? "0" : String(t.winner));
+    setRadio("t-round", t.round_wind || "E");
+    $("t-winning").value = t.winning_tile || "";
+    $("t-win-by").value = t.win_by || "discard";
+    $("t-settle-options").value = t.settle_options || "";
+    if (t.ruleset && meta.rulesets.some((r) => r.id === t.ruleset)) $("t-ruleset").value = t.ruleset;
+    box.addEventListener("input", saveTable);
+    box.addEventListener("change", saveTable);
+  }
+
+  function saveTable() {
+    const rows = [...document.querySelectorAll("#players .player")];
+    const w = radioValue("t-winner");
+    saved.table = {
+      names: rows.map((r) => r.querySelector(".p-name").value),
+      scores: rows.map((r) => r.querySelector(".p-score").value),
+      hands: rows.map((r) => r.querySelector(".p-hand").value),
+      east: parseInt(radioValue("t-east") || "0", 10),
+      winner: w === "" ? "" : parseInt(w || "0", 10),
+      round_wind: radioValue("t-round") || "E",
+      ruleset: $("t-ruleset").value,
+      winning_tile: $("t-winning").value,
+      win_by: $("t-win-by").value,
+      settle_options: $("t-settle-options").value,
+    };
+    store();
+  }
+
+  function parsePairs(text) {
+    const out = {};
+    for (const item of text.split(",")) {
+      const s = item.trim();
+      if (!s) continue;
+      const i = s.indexOf("=");
+      if (i < 1) throw new Error(`settlement option "${s}" must be NAME=VALUE`);
+      out[s.slice(0, i).trim()] = s.slice(i + 1).trim();
+    }
+    return out;
+  }
+
+  async function settleTable() {
+    saveTable();
+    const t = saved.table;
+    const names = tableNames();
+    let settleOptions;
+    try { settleOptions = parsePairs(t.settle_options || ""); } catch (e) { showError(e.message); return; }
+    const players = names.map((name, i) => {
+      const p = { name };
+      const hand = (t.hands[i] || "").trim();
+      if (hand) p.hand = hand;
+      else if (t.scores[i] !== "") p.score = parseInt(t.scores[i], 10);
+      return p;
+    });
+    const body = { ruleset: t.ruleset, players, east: names[t.east] || names[0],
+                   winner: t.winner === "" ? null : names[t.winner], round_wind: t.round_wind,
+                   win_by: t.win_by, settle_options: settleOptions,
+                   options: (saved.options || {})[t.ruleset] || {} };
+    if (t.winning_tile.trim()) body.winning_tile = t.winning_tile.trim();
+    busy(true, "Settling…");
+    try {
+      const res = await api("/api/settle", { method: "POST", headers: { "Content-Type": "application/json" },
+                                             body: JSON.stringify(body) });
+      showError("");
+      renderSettlement(res);
+    } catch (e) {
+      $("t-result").hidden = true;
+      showError(e.message);
+    } finally {
+      busy(false);
+    }
+  }
+
+  function renderSettlement(res) {
+    $("t-result").hidden = false;
+    $("t-title").textContent = `${res.ruleset} (${res.scheme}) — ` + (res.winner ? `${res.winner} won` : "void hand");
+    const tb = $("t-net");
+    tb.textContent = "";
+    for (const p of Object.keys(res.net)) {
+      const n = res.net[p];
+      tb.append(h("tr", {}, h("td", { text: p }), h("td", { text: res.seats[p] || "" }),
+                  h("td", { text: String(res.scores[p] ?? "") }),
+                  h("td", { class: n > 0 ? "plus" : n < 0 ? "minus" : "", text: (n > 0 ? "+" : "") + n })));
+    }
+    const ol = $("t-transfers");
+    ol.textContent = "";
+    for (const tr of res.transfers) {
+      ol.append(h("li", {}, h("strong", { text: `${tr.payer} pays ${tr.payee} ${tr.amount}` }),
+                  h("span", { class: "small muted", text: " " + shortSource(tr.reason) })));
+    }
+    const notes = $("t-notes");
+    notes.textContent = "";
+    for (const n of res.notes) notes.append(h("li", { text: n }));
+    for (const [p, c] of Object.entries(res.cash || {})) notes.append(h("li", { text: `cash ${p}: ${c}` }));
+    $("t-result").scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }
+
+  // ------------------------------------------------------------------ tabs
+  function showTab(which) {
+    const hand = which === "hand";
+    $("view-hand").hidden = !hand;
+    $("view-table").hidden = hand;
+    $("tab-hand").setAttribute("aria-selected", String(hand));
+    $("tab-table").setAttribute("aria-selected", String(!hand));
+    showError("");
+  }
+
+  // ------------------------------------------------------------------ start
+  async function start() {
+    windButtons("seat", "seat", settingsChanged);
+    windButtons("round", "round", settingsChanged);
+    windButtons("t-round", "t-round", saveTable);
+    try {
+      meta = await api("/api/rulesets");
+    } catch (e) {
+      showError("Cannot load the rulesets: " + e.message);
+      return;
+    }
+    TileFaces.setNames(meta.tiles);
+    for (const sel of [$("ruleset"), $("t-ruleset")]) {
+      for (const r of meta.rulesets) sel.append(h("option", { value: r.id, text: `${r.name} (${r.id})` }));
+    }
+    $("t-ruleset").value = "rode-draak";
+    applySettings(saved.ctx || {});
+    summarize(readSettings());
+    buildTable();
+    if (!meta.models) {
+      const note = $("models-note");
+      note.hidden = false;
+      note.textContent = "Photo reading is unavailable on this server (" + meta.models_error +
+                         "). You can still type the hand.";
+    }
+    for (const id of ["ruleset", "win_by", "dealer", "dealer_streak", "discards", "winning_tile", "exposed", ...CHECKS]) {
+      $(id).addEventListener("change", settingsChanged);
+    }
+    for (const id of ["t-ruleset", "t-winning", "t-win-by", "t-settle-options", "t-void"]) $(id).addEventListener("change", saveTable);
+    $("photo").addEventListener("change", () => {
+      const f = $("photo").files[0];
+      if (!f) return;
+      if (f.size > meta.max_upload_bytes) {
+        showError(`The photo is ${(f.size / 1048576).toFixed(1)} MB; the limit is ${(meta.max_upload_bytes / 1048576).toFixed(0)} MB.`);
+        return;
+      }
+      state.mode = "photo";
+      state.file = f;
+      state.photoId = null;
+      state.fixes = {};
+      state.last = null;
+      $("photo").value = "";
+      scorePhoto();
+    });
+    $("notation-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      state.mode = "notation";
+      scoreNotation();
+    });
+    $("tab-hand").addEventListener("click", () => showTab("hand"));
+    $("tab-table").addEventListener("click", () => showTab("table"));
+    $("t-settle").addEventListener("click", settleTable);
+    $("picker-cancel").addEventListener("click", closePicker);
+    $("picker-undo").addEventListener("click", () => {
+      const pos = state.pickPos;
+      delete state.fixes[pos];
+      closePicker();
+      scorePhoto();
+    });
+    $("picker").addEventListener("click", (ev) => { if (ev.target === $("picker")) closePicker(); });
+    document.addEventListener("keydown", (ev) => { if (ev.key === "Escape" && !$("picker").hidden) closePicker(); });
+    document.body.setAttribute("data-ready", "");
+  }
+
+  document.addEventListener("DOMContentLoaded", start);
+})();
