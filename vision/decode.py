@@ -578,10 +578,15 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
         roles[p] = "bonus"
     changed = tuple(p for p in range(n) if tiles[p] is not None and tiles[p] != raw[p])
     notes = list(lay.notes)
+    num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
     for g, o in zip(h.groups, h.choices):
-        if o.why and o.role != "concealed" or o.winning is not None:
-            notes.append(f"{o.role if o.winning is None else 'winning tile'}: {o.why} "
-                         f"(tiles {', '.join(str(lay.geometry.order.index(p) + 1) for p in g.tiles)})")
+        if o.winning is not None:
+            notes.append(f"winning tile: tile {num[o.winning]} ({o.why})")
+        elif o.why and o.role != "concealed":
+            nums = [num[p] for p in g.tiles]
+            span = f"tiles {nums[0]}-{nums[-1]}" if nums == list(range(nums[0], nums[-1] + 1)) and len(nums) > 1 \
+                else "tile" + ("s " if len(nums) > 1 else " ") + ", ".join(map(str, nums))
+            notes.append(f"{o.role}: {o.why} ({span})")
     if hand.winning_tile is None and hand.context.winner:
         notes.append("no winning tile marked: scored without one (set it apart or sideways, or give --winning-tile)")
     for gm in h.off_photo:

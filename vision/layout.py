@@ -7,7 +7,8 @@ Two steps, both plain functions of frozen values:
    tiles (boxes overlapping across the row by ≥ 40 % of the smaller height, gap along the row ≤ 0.2 tile
    widths); *rows* chain groups that lie on one line with gaps of up to 3 tile widths. Chaining is
    local, so the converging rows of a perspective photo are still found. The *main row* is the one
-   that scores highest on tiles × tile size × lowness in the image (the photographed player's hand is
+   that scores highest on tiles × tile size × (1 + lowness/2), a row of melds only counting 0.8 (the
+   photographed player's hand is
    usually the nearest, lowest, largest and longest row); rows of similar tile size within 4 tile
    heights of it form the *hand region*; everything else (walls, discards, other players) is ignored.
    Per tile: ``sideways`` (box much wider than its row's tiles) and ``displaced`` (pushed off its
@@ -307,7 +308,8 @@ def find_geometry(det: Detections, image_size: tuple[int, int]) -> Geometry:
         t = rows_tiles[ri]
         size = float(np.median(np.sqrt(w_all[t] * h_all[t])))
         low = float(np.mean(centres[t, 1])) / max(H, 1)
-        return len(t) * size * (0.5 + low)
+        melds_only = all(len(g) in (3, 4) for g in row_groups_raw[ri])
+        return len(t) * size * (1 + 0.5 * low) * (0.8 if melds_only else 1.0)
     main = max(range(len(rows_tiles)), key=row_score)
     mt = rows_tiles[main]
     am = row_angle[main]
@@ -413,11 +415,9 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         if not any(flags):
             continue
         if g.row != 0:
-            # away from the main row, flowers count only as a group of their own in a row of
-            # bonus tiles and melds (not in a pile of discards or another player's tiles)
-            row_ok = all(all(is_b[k] for k in geo.groups[h].tiles) or len(geo.groups[h].tiles) in (3, 4)
-                         for h in geo.rows[g.row])
-            if not (all(flags) and row_ok):
+            # away from the main row, flowers count only as a group of their own (not inside a pile of
+            # discards or another player's tiles)
+            if not all(flags):
                 stray.extend(k for k, f in zip(t, flags) if f)
                 continue
         # bonus tiles count when their group is all bonus tiles, or they sit at its ends
