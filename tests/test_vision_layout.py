@@ -118,3 +118,15 @@ def test_empty_detections():
 
     geo = find_geometry(Detections.make(np.zeros((0, 4))), (640, 480))
     assert geo.groups == () and geo.order == ()
+
+
+def test_demo_photo_layout_from_its_ground_truth():
+    # docs/demo.json holds the render's tile boxes: concealed row with the plum flower set apart at its
+    # left and the winning 8p sideways at its right; [777s] and (2222m) in front
+    import json
+
+    from vision.pipeline import DEMO_TRUTH
+
+    meta = json.loads(DEMO_TRUTH.read_text())
+    _, r = _decode(meta)
+    assert r.legal and format_hand(r.hand) == format_hand(parse_hand(meta["notation"]))
