@@ -883,8 +883,8 @@ def score_decomposition(hand: Hand, d: Decomposition, ruleset: Ruleset,
     """Score one decomposition; the bool says whether it is a valid reading of the hand.
 
     A reading other than ``standard``/``partial`` (seven pairs, thirteen orphans, irregular, a
-    ruleset's own shape) is valid only if a ``completes`` rule fired: a special shape is a mahjong
-    only where the ruleset has a hand for it.
+    ruleset's own shape) is valid only if a ``completes`` rule fired (before exclusions and
+    groups): a special shape is a mahjong only where the ruleset has a hand for it.
     """
     if plan is None:
         plan = _plan(ruleset, opts, hand.context.winner)
@@ -895,8 +895,11 @@ def score_decomposition(hand: Hand, d: Decomposition, ruleset: Ruleset,
         # no rule makes this shape a mahjong: not a valid reading, nothing else to ask
         return Totals(0, 0, 0, ()), False
     exclude = getattr(ruleset.module, "apply_exclusions", apply_exclusions)
-    fired = exclude(evaluate(view), opts)
-    valid = not special or any(r.completes for r, _ in fired)
+    asked = evaluate(view)
+    # valid when a completes rule recognised the shape — even if a higher special hand of its
+    # group (e.g. Heaven over Seven Twins) is what counts after exclusions
+    valid = not special or any(r.completes for r, _ in asked)
+    fired = exclude(asked, opts)
     lines = [_line(plan, r, f, ruleset, opts) for r, f in fired]
     return ruleset.combine(lines, ruleset, view), valid
 

@@ -278,6 +278,18 @@ def test_special_shape_needs_a_completes_rule(make_rs):
         score_hand(hand(seven, "2z"), rs2)
 
 
+def test_special_shape_valid_when_group_keeps_another_rule(make_rs):
+    # the completes rule (250) loses its group to a higher non-completes rule (900): the shape was
+    # still recognised, so the reading is valid and scores 900
+    seven = "1133m5577p99s1122z"
+    body = (rule("twins", "fixed", 250, "shape_is",
+                 'params = { shapes = "seven-pairs" }\nshapes = ["seven-pairs"]\ncompletes = true\ngroup = "g"')
+            + rule("big", "fixed", 900, "always", 'group = "g"'))
+    rs = make_rs(body, head_extra='shapes = ["standard", "seven-pairs"]\n')
+    r = score_hand(hand(seven, "2z"), rs)
+    assert r.total == 900 and [ln.rule for ln in r.lines] == ["big"]
+
+
 def test_rule_shapes_filter(make_rs):
     rs = make_rs(MAHJONG + rule("s", value=5, predicate="always", extra='shapes = ["seven-pairs"]'))
     assert score_hand(hand(CHOWS, "6m"), rs).total == 20

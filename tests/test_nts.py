@@ -312,6 +312,13 @@ def test_heaven_needs_the_dealer():
     assert r.total == 208
 
 
+def test_heaven_with_seven_pairs():
+    # 002:39 Heaven (2000) on a seven-pairs hand: Seven Twins (002:31, 250) makes the shape a
+    # mahjong, Heaven is the higher special hand of the group → 2000 (was "not a winning hand")
+    r = nts("1133m5577p99s1122z", "2z", first_turn=True, win_by="wall")
+    assert [ln.rule for ln in r.lines] == ["heaven"] and r.total == 2000
+
+
 def test_fully_concealed_winding_snake_is_nine_gates():
     # 11122345678999s is also 1112345678999 + 2: both 002:22 (2000) and 002:43 (1000) fire,
     # the highest counts (RULINGS principle 5)
