@@ -110,3 +110,26 @@ def test_demo_files_ship():
     assert DEMO_PHOTO.is_file() and DEMO_PHOTO.stat().st_size <= 300_000
     truth = json.loads(DEMO_TRUTH.read_text())
     parse_hand(truth["notation"])  # the ground truth is a valid hand
+
+
+def test_false_detection_is_left_out():
+    # an extra low-score box beside the concealed row (a 15th tile) makes the count wrong; leaving
+    # it out gives the hand back
+    from vision.detect import Detections
+    from vision.classify import TileReadings
+
+    meta = load("render-s7-12")
+    det, rd = detections(meta), readings(meta)
+    hand = [t["xyxy"] for t in meta["tiles"] if t["role"] == "concealed"]
+    x0, y0, x1, y1 = hand[-1]
+    w = x1 - x0
+    boxes = np.vstack([det.boxes, [[x0 + 0.95 * w, y0, x1 + 0.95 * w, y1]]])
+    scores = np.r_[np.ones(len(det)), 0.3]
+    det2 = Detections.make(boxes, scores, np.r_[det.face_down, False])
+    P = np.vstack([rd.probs, rd.probs[len(hand) - 1]])
+    rd2 = TileReadings.make(P, rd.pose + ("upright",))
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    res = read_detections(photo, det2, rd2, load_ruleset("nts"), Context())
+    assert res.reading.legal and res.reading.roles[-1] == "ignored"
+    assert format_hand(res.reading.hand) == format_hand(parse_hand(truth_notation(meta)))
+    assert any("false detection" in n for n in res.reading.notes)

@@ -393,16 +393,18 @@ def bonus_probability(readings: TileReadings) -> np.ndarray:
     return readings.probs[:, BONUS_INDEX].sum(1)
 
 
-def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner: bool = True) -> Layout:
+def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner: bool = True,
+                 exclude: frozenset[int] = frozenset()) -> Layout:
     """Candidate roles for every group of the hand region (see the module docstring).
 
-    ``winner``: False for a non-winner's hand (no winning tile is looked for).
+    ``winner``: False for a non-winner's hand (no winning tile is looked for); ``exclude``: detection
+    indices to leave out (taken as false detections), which become ``ignored``.
     """
     n = len(det)
     pb = bonus_probability(readings) if n else np.zeros(0)
     back = np.asarray(det.face_down, bool) | np.array([p == "face-down" for p in readings.pose], bool)
     side = np.array(geo.sideways, bool) | np.array([p == "sideways" for p in readings.pose], bool)
-    hand_set = set(geo.hand_tiles)
+    hand_set = set(geo.hand_tiles) - set(exclude)
     ignored = tuple(t for t in geo.order if t not in hand_set)
     is_b = (pb > 0.5) & ~back if n else np.zeros(0, bool)
     bonus_l: list[int] = []
@@ -410,7 +412,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     for g in geo.groups:
         if g.row not in geo.hand_rows:
             continue
-        t = list(g.tiles)
+        t = [k for k in g.tiles if k not in exclude]
         flags = [bool(is_b[k]) for k in t]
         if not any(flags):
             continue
@@ -443,7 +445,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     for gi, g in enumerate(geo.groups):
         if g.row not in geo.hand_rows:
             continue
-        tiles = tuple(t for t in g.tiles if t not in bonus and t not in stray)
+        tiles = tuple(t for t in g.tiles if t not in bonus and t not in stray and t not in exclude)
         if not tiles:
             continue
         in_main = gi in main_groups

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -138,16 +138,44 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     return PhotoResult(result.photo, det, result.readings, result.layout, result.reading, result.scored, t)
 
 
+#: detections with a score below this may be dropped as false detections when that makes a legal hand
+DROP_SCORE = 0.6
+DROP_TRIES = 4
+
+
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
                     *, winning_tile=None, exposed=None, fixes=None, options=None) -> PhotoResult:
-    """The model-free half of :func:`read_photo`: fixes → layout → decode → score."""
+    """The model-free half of :func:`read_photo`: fixes → layout → decode → score.
+
+    When the reading is not a legal hand, each of the :data:`DROP_TRIES` least confident detections
+    in the hand (detector score < :data:`DROP_SCORE`) is in turn left out as a false detection; the
+    most probable legal reading (its relative probability × the chance the box was false) is kept.
+    """
     t1 = time.perf_counter()
     geo = find_geometry(det, photo.size)
     readings = apply_fixes(readings, geo.order, fixes or {})
-    lay = assign_roles(geo, det, readings, winner=context.winner)
-    reading = decode(lay, readings, ruleset, context, winning_tile=winning_tile, exposed=exposed,
-                     options=options, face_down=np.asarray(det.face_down) | np.array(
-                         [p == "face-down" for p in readings.pose], bool))
+    back = np.asarray(det.face_down) | np.array([p == "face-down" for p in readings.pose], bool)
+
+    def run(exclude: frozenset[int]):
+        lay = assign_roles(geo, det, readings, winner=context.winner, exclude=exclude)
+        rd = decode(lay, readings, ruleset, context, winning_tile=winning_tile, exposed=exposed,
+                    options=options, face_down=back)
+        return lay, rd
+
+    lay, reading = run(frozenset())
+    if not reading.legal:
+        hand = [i for i, r in enumerate(reading.roles) if r != "ignored" and det.scores[i] < DROP_SCORE]
+        best = None
+        for i in sorted(hand, key=lambda k: float(det.scores[k]))[:DROP_TRIES]:
+            lay2, rd2 = run(frozenset({i}))
+            if rd2.legal:
+                value = rd2.relative * (1.0 - float(det.scores[i]))
+                if best is None or value > best[0]:
+                    note = (f"tile {geo.order.index(i) + 1} (detector score {float(det.scores[i]):.2f}) "
+                            f"left out as a false detection")
+                    best = (value, lay2, replace(rd2, notes=rd2.notes + (note,)))
+        if best is not None:
+            lay, reading = best[1], best[2]
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1})
@@ -247,6 +275,9 @@ def cmd_photo(args: argparse.Namespace) -> int:
                          fixes=parse_fixes(args.fix), options=opts)
     except VisionError as e:
         raise cli.UserError(str(e)) from None
+    from .record import record_photo  # the audit trail (--db, --no-history)
+
+    record_photo(args, "photo", source, res, fixes=parse_fixes(args.fix))
     if args.annotate:
         from .annotate import annotate, save
 
@@ -286,4 +317,7 @@ def register(subparsers) -> None:
     p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\"")
     p.add_argument("--annotate", metavar="FILE", help="write the photo with boxes, tile names and groups (.jpg/.png)")
     p.add_argument("--json", action="store_true", help="print one JSON object (reading, tiles, boxes, top-3 probabilities, groups, score)")
+    from scoring.history import add_history_args
+
+    add_history_args(p)
     p.set_defaults(func=cmd_photo)
