@@ -23,6 +23,10 @@ COMMANDS: dict[str, str] = {
     "settle": "scoring.table_cli:add_settle",
     "table": "scoring.table_cli:add_table",
     "serve": "web.server:register",
+    "batch": "vision.batch:register",
+    "audit": "vision.audit:register",
+    "webcam": "vision.webcam:register",
+    "history": "scoring.history:register",
 }
 
 
@@ -95,6 +99,9 @@ def cmd_hand(args: argparse.Namespace) -> int:
     sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
     hand = parse_hand(args.notation, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
     result = score_hand(hand, rs, options_from_args(args))
+    from scoring.history import record_hand  # the audit trail (--db, --no-history)
+
+    record_hand(args, "hand", args.notation, result, context=ctx, options=options_from_args(args))
     if args.json:
         print_json(result.to_json())
     else:
@@ -168,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("notation", help="the hand, e.g. \"123m456p789s11z [777p] +1f\"")
     add_context_args(h)
     h.add_argument("--json", action="store_true", help="print one JSON object")
+    from scoring.history import add_history_args
+
+    add_history_args(h)
     h.set_defaults(func=cmd_hand)
 
     r = sub.add_parser("rules", help="list rulesets, or one ruleset's rules and options")
@@ -205,4 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m cli`: run the importable module's main, so that commands doing `import cli` raise
+    # the same UserError class that main catches
+    import cli as _cli
+
+    sys.exit(_cli.main())

@@ -16,3 +16,17 @@ def shared() -> Path:
     if not (SHARED / "seeds").is_dir():
         pytest.skip(f"../shared not found at {SHARED} (set MAHJONG_SHARED)")
     return SHARED
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _history_db(tmp_path_factory):
+    """Every command a test runs records its history in a temporary database, never the user's
+    (``$MAHJONG_SCORE_DB``, inherited by subprocesses)."""
+    path = tmp_path_factory.mktemp("history") / "history.sqlite3"
+    old = os.environ.get("MAHJONG_SCORE_DB")
+    os.environ["MAHJONG_SCORE_DB"] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop("MAHJONG_SCORE_DB", None)
+    else:
+        os.environ["MAHJONG_SCORE_DB"] = old

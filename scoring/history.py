@@ -1,0 +1,298 @@
+"""History: every scored hand or photo in an SQLite database — the audit trail for disputes.
+
+Each entry records what was scored and how: the command (``hand``, ``photo``, ``audit``, ``batch``,
+``webcam``), the input (notation, photo path, camera) and the SHA-256 of its bytes, the reading in
+notation and its confidence, the corrections given (``--fix``, ``--exposed``, ``--winning-tile``),
+the ruleset, the options in force, the context (winds, win source, flags), the total and the full
+score (``ScoredHand.to_json()``), a status and the UTC time.
+
+Where the database lives: ``--db PATH``, else ``$MAHJONG_SCORE_DB``, else
+``platformdirs.user_data_dir("mahjong-score")/history.sqlite3``; ``--no-history`` records nothing.
+Writing is best effort: a database that cannot be written gives one warning line on stderr and the
+command carries on (the score is never lost for want of a history entry).
+
+The database is opened in WAL mode with a busy timeout, so several commands (a batch and a ``hand``
+in another terminal) can write at once. ``mahjong-score history`` lists it.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+ENV_DB = "MAHJONG_SCORE_DB"
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    time TEXT NOT NULL,
+    command TEXT NOT NULL,
+    input TEXT,
+    input_sha256 TEXT,
+    reading TEXT,
+    confidence REAL,
+    corrections TEXT,
+    ruleset TEXT,
+    options TEXT,
+    context TEXT,
+    total INTEGER,
+    score TEXT,
+    status TEXT,
+    note TEXT
+);
+CREATE INDEX IF NOT EXISTS entries_sha ON entries(input_sha256);
+"""
+#: columns of an entry, in table order (``id`` and ``time`` are set on insertion)
+FIELDS = ("command", "input", "input_sha256", "reading", "confidence", "corrections", "ruleset",
+          "options", "context", "total", "score", "status", "note")
+_JSON_FIELDS = ("corrections", "options", "context", "score")
+
+
+def default_db_path() -> Path:
+    """``$MAHJONG_SCORE_DB`` if set, else ``user_data_dir("mahjong-score")/history.sqlite3``."""
+    env = os.environ.get(ENV_DB)
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("mahjong-score")) / "history.sqlite3"
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file's bytes, read in chunks. Raises OSError when it cannot be read."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while True:
+            b = f.read(chunk)
+            if not b:
+                break
+            h.update(b)
+    return h.hexdigest()
+
+
+def context_to_json(ctx: Any) -> dict[str, Any] | None:
+    """A :class:`scoring.Context` as a JSON-ready dict (flags as a sorted list); None stays None."""
+    if ctx is None:
+        return None
+    out = {}
+    for f in dataclasses.fields(ctx):
+        v = getattr(ctx, f.name)
+        out[f.name] = sorted(v) if isinstance(v, (set, frozenset)) else v
+    return out
+
+
+def connect(path: str | os.PathLike) -> sqlite3.Connection:
+    """Open (creating the folder and the schema if needed) a history database.
+
+    Raises sqlite3.Error or OSError when it cannot be created or is not a history database.
+    """
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(str(p), timeout=30.0)
+    try:
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA busy_timeout=30000")
+        with con:
+            con.executescript(_SCHEMA)
+            con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _dump(v: Any) -> Any:
+    return None if v is None else json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def insert(con: sqlite3.Connection, entries: Iterable[Mapping[str, Any]]) -> list[int]:
+    """Insert entries (dicts with keys from :data:`FIELDS`; JSON fields as Python values) in one
+    transaction; returns their ids. Raises KeyError for an unknown key, sqlite3.Error on failure."""
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    ids = []
+    with con:
+        for e in entries:
+            bad = set(e) - set(FIELDS) - {"time"}
+            if bad:
+                raise KeyError(f"unknown history field(s): {', '.join(sorted(bad))}")
+            row = [e.get("time") or now] + [_dump(e.get(k)) if k in _JSON_FIELDS else e.get(k) for k in FIELDS]
+            cur = con.execute(f"INSERT INTO entries (time, {', '.join(FIELDS)}) VALUES ({', '.join('?' * (len(FIELDS) + 1))})", row)
+            ids.append(int(cur.lastrowid))
+    return ids
+
+
+def entries(con: sqlite3.Connection, limit: int | None = 20, command: str | None = None,
+            entry_id: int | None = None) -> Iterator[dict[str, Any]]:
+    """Entries newest first (JSON fields decoded), at most ``limit`` (None: all)."""
+    q = "SELECT id, time, " + ", ".join(FIELDS) + " FROM entries"
+    where, args = [], []
+    if command:
+        where.append("command = ?")
+        args.append(command)
+    if entry_id is not None:
+        where.append("id = ?")
+        args.append(entry_id)
+    if where:
+        q += " WHERE " + " AND ".join(where)
+    q += " ORDER BY id DESC"
+    if limit is not None:
+        q += " LIMIT ?"
+        args.append(int(limit))
+    for row in con.execute(q, args):
+        d = dict(zip(("id", "time") + FIELDS, row))
+        for k in _JSON_FIELDS:
+            if d[k] is not None:
+                d[k] = json.loads(d[k])
+        yield d
+
+
+# ------------------------------------------------------------------------------ CLI helpers
+def add_history_args(p: argparse.ArgumentParser) -> None:
+    """``--db PATH`` and ``--no-history`` (for every command that scores)."""
+    g = p.add_argument_group("history")
+    g.add_argument("--db", metavar="PATH", help=f"history database (default ${ENV_DB} or the user data folder)")
+    g.add_argument("--no-history", action="store_true", help="do not record this score in the history")
+
+
+def db_from_args(args: argparse.Namespace) -> Path | None:
+    """The history database chosen by ``--db``/``--no-history`` (None: do not record)."""
+    if getattr(args, "no_history", False):
+        return None
+    db = getattr(args, "db", None)
+    return Path(db).expanduser() if db else default_db_path()
+
+
+def scored_fields(scored: Any) -> dict[str, Any]:
+    """History fields from a :class:`scoring.ScoredHand` (or None): reading, ruleset, options,
+    context, total, score."""
+    if scored is None:
+        return {}
+    from .notation import format_hand
+
+    return {"reading": format_hand(scored.hand), "ruleset": scored.ruleset, "options": dict(scored.options),
+            "context": context_to_json(scored.hand.context), "total": scored.total, "score": scored.to_json()}
+
+
+def record(args: argparse.Namespace | None, items: Iterable[Mapping[str, Any]], db: str | os.PathLike | None = None) -> list[int]:
+    """Record entries in the history chosen by ``args`` (or ``db``); best effort.
+
+    Returns the new ids ([] when history is off or could not be written — then one warning line
+    goes to stderr).
+    """
+    path = Path(db) if db is not None else (db_from_args(args) if args is not None else default_db_path())
+    if path is None:
+        return []
+    items = list(items)
+    if not items:
+        return []
+    try:
+        con = connect(path)
+        try:
+            return insert(con, items)
+        finally:
+            con.close()
+    except (sqlite3.Error, OSError) as e:
+        print(f"mahjong-score: warning: history not recorded in {path}: {e}", file=sys.stderr)
+        return []
+
+
+def record_hand(args: argparse.Namespace, command: str, notation: str, scored: Any, *,
+                context: Any = None, options: Mapping[str, Any] | None = None,
+                status: str = "ok", note: str | None = None) -> list[int]:
+    """Record one hand scored from notation (``input_sha256`` = SHA-256 of the UTF-8 notation)."""
+    e: dict[str, Any] = {"command": command, "input": notation, "input_sha256": sha256_bytes(notation.encode()),
+                         "status": status, "note": note, "corrections": None,
+                         "context": context_to_json(context), "options": dict(options or {}),
+                         "ruleset": getattr(args, "ruleset", None)}
+    e.update(scored_fields(scored))
+    return record(args, [e])
+
+
+# ------------------------------------------------------------------------------ command
+def _fmt(e: Mapping[str, Any]) -> str:
+    total = "" if e["total"] is None else str(e["total"])
+    conf = "" if e["confidence"] is None else f"{e['confidence']:.0%}"
+    inp = e["input"] or ""
+    status = e["status"] or ""
+    status = status if len(status) <= 24 else status[:23] + "…"
+    if len(inp) > 40:
+        inp = "…" + inp[-39:]
+    return (f"{e['id']:>5}  {e['time'].replace('+00:00', 'Z'):<20}  {e['command']:<7} {e['ruleset'] or '':<19} "
+            f"{total:>6} {conf:>5}  {status:<24} {e['reading'] or '':<40} {inp}")
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from cli import UserError, print_json
+
+    path = Path(args.db).expanduser() if args.db else default_db_path()
+    if not path.exists():
+        if args.json:
+            print_json([])
+        else:
+            print(f"no history yet ({path} does not exist)")
+        return 0
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+        try:
+            rows = list(entries(con, None if args.limit <= 0 else args.limit, args.command, args.id))
+        finally:
+            con.close()
+    except sqlite3.Error as e:
+        raise UserError(f"cannot read the history database {path}: {e}") from None
+    if args.id is not None and not rows:
+        raise UserError(f"no history entry {args.id} in {path}")
+    if args.json:
+        print_json(rows)
+        return 0
+    if args.id is not None:
+        e = rows[0]
+        for k in ("id", "time", "command", "input", "input_sha256", "reading", "confidence", "ruleset",
+                  "total", "status", "note"):
+            if e[k] is not None:
+                print(f"{k}: {e[k]}")
+        for k in ("corrections", "context", "options"):
+            if e[k]:
+                print(f"{k}: {json.dumps(e[k], ensure_ascii=False, sort_keys=True)}")
+        if e["score"]:
+            print("score lines:")
+            for ln in e["score"].get("lines", []):
+                amount = {"points": f"+{ln['points']:g} pts", "doublings": f"+{ln['doublings']} dbl"}.get(
+                    ln["kind"], f"{ln['fixed']:g} fixed" if ln["kind"] in ("fixed", "limit") else ln["kind"])
+                print(f"  {amount:>14}  {ln['name']}  ({ln['source']})")
+        return 0
+    if not rows:
+        print(f"no entries in {path}")
+        return 0
+    print(f"{'id':>5}  {'time (UTC)':<20}  {'command':<7} {'ruleset':<19} {'total':>6} {'conf':>5}  "
+          f"{'status':<24} {'reading':<40} input")
+    for e in rows:
+        print(_fmt(e))
+    print(f"({len(rows)} most recent; database {path})")
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the ``history`` subcommand (registered through ``cli.COMMANDS``)."""
+    p = subparsers.add_parser(
+        "history", help="list the scores recorded in the history database",
+        description="List the hands and photos scored by hand/photo/audit/batch/webcam, newest first: "
+                    "input and its SHA-256, reading, corrections, ruleset, options, context, score, time. "
+                    f"Database: --db PATH, else ${ENV_DB}, else the user data folder.")
+    p.add_argument("--db", metavar="PATH", help="history database to read")
+    p.add_argument("--limit", "-n", type=int, default=20, help="show at most N entries (0: all); default 20")
+    p.add_argument("--command", choices=["hand", "photo", "audit", "batch", "webcam"], help="only this command's entries")
+    p.add_argument("--id", type=int, help="show one entry in full")
+    p.add_argument("--json", action="store_true", help="print a JSON list (every field, score included)")
+    p.set_defaults(func=cmd_history)

@@ -1,0 +1,130 @@
+"""Test helpers for batch/audit/webcam: small rendered photos and an *oracle* reader.
+
+The oracle stands in for the ONNX models (absent or weak while they train): it loads the photo with
+the real :func:`vision.io.load_photo` (so corrupt files fail exactly as in production), looks up the
+rendered truth by the SHA-256 of the decoded pixels, builds :class:`Detections` from the true boxes
+and one-hot-ish :class:`TileReadings`, and runs the real model-free half of the pipeline
+(:func:`vision.pipeline.read_detections`: layout → decode → score). The truth index is the JSON file
+named by ``$MAHJONG_TEST_TRUTH`` (pixel hash → tiles), so spawned workers and subprocesses find it.
+``$MAHJONG_TEST_DELAY`` (seconds) slows each read, for the kill-and-resume test.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve()
+#: the ``--reader`` spec of the oracle (a file path, so subprocesses need no PYTHONPATH)
+ORACLE = f"{HERE}:oracle_reader"
+W, H = 320, 240
+_CACHE: dict[tuple[int, int], Path] = {}
+
+
+def pixel_key(pixels: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(pixels).tobytes()).hexdigest()
+
+
+def render(out: Path, n: int, seed: int = 11) -> list[dict]:
+    """Render ``n`` small photos (W×H) into ``out`` (``IIIIII.jpg``) with ``datasets.synth``;
+    returns their meta records with ``"file"`` and ``"pixels"`` (pixel hash) added, and writes the
+    truth index ``out/truth.json``. Skips the test when no tile art is available."""
+    import pytest
+
+    from datasets import faces, synth
+    from vision.io import load_photo
+
+    if not faces.available_sources():
+        pytest.skip("no tile art for rendering (install a CJK font, e.g. fonts-wqy-zenhei, or provide ../shared)")
+    tmp = out / "_synth"
+    synth.main(["--out", str(tmp), "--images", str(n), "--seed", str(seed), "--workers", "1",
+                "--size", f"{W}x{H}", "--no-crops", "--val-every", "0"])
+    metas = []
+    for meta_f in sorted((tmp / "meta" / "train").glob("*.json")):
+        m = json.loads(meta_f.read_text())
+        src = tmp / m["image"]
+        dst = out / src.name
+        shutil.copyfile(src, dst)
+        m["file"] = str(dst)
+        m["pixels"] = pixel_key(load_photo(dst).pixels)
+        metas.append(m)
+    shutil.rmtree(tmp)
+    index = {m["pixels"]: {"tiles": m["tiles"], "hand": m["hand"], "winning": m["winning"]} for m in metas}
+    (out / "truth.json").write_text(json.dumps(index))
+    return metas
+
+
+def rendered(tmp_root: Path, n: int = 6, seed: int = 11) -> Path:
+    """A folder of ``n`` rendered photos + truth.json, rendered once per test session."""
+    key = (n, seed)
+    if key not in _CACHE or not (_CACHE[key] / "truth.json").is_file():
+        d = tmp_root / f"renders-{n}-{seed}"
+        d.mkdir(parents=True, exist_ok=True)
+        render(d, n, seed)
+        _CACHE[key] = d
+    return _CACHE[key]
+
+
+def oracle_parts(pixels: np.ndarray, truth: dict):
+    """(Detections, TileReadings) of a rendered photo from its truth."""
+    from vision.classes import CLASS_INDEX, NUM_CLASSES
+    from vision.classify import TileReadings
+    from vision.detect import Detections
+
+    ts = truth["tiles"]
+    det = Detections.make([t["xyxy"] for t in ts], None, [t["tile"] == "0x" for t in ts])
+    p = np.full((len(ts), NUM_CLASSES), 0.02 / (NUM_CLASSES - 1), np.float32)
+    for i, t in enumerate(ts):
+        p[i, CLASS_INDEX[t["tile"]]] = 0.98
+    return det, TileReadings.make(p, [t["pose"] for t in ts])
+
+
+def without_winning_tile(truth: dict) -> dict:
+    """The truth with the winning tile removed (the one laid apart, else one concealed copy)."""
+    ts = list(truth["tiles"])
+    idx = [i for i, t in enumerate(ts) if t["role"] == "winning"]
+    if not idx:
+        idx = [i for i, t in enumerate(ts) if t["role"] == "concealed" and t["tile"] == truth["winning"]][-1:]
+    for i in idx[:1]:
+        del ts[i]
+    return {**truth, "tiles": ts}
+
+
+def oracle_reader():
+    """Reader factory (the ``--reader`` interface of :mod:`vision.batch`)."""
+    from scoring import load_ruleset
+    from vision.errors import NoTilesError
+    from vision.io import load_photo
+    from vision.pipeline import read_detections
+
+    index = json.loads(Path(os.environ["MAHJONG_TEST_TRUTH"]).read_text())
+    delay = float(os.environ.get("MAHJONG_TEST_DELAY", "0") or 0)
+
+    def read(source, ruleset, context, *, winning_tile=None, exposed=None, fixes=None, options=None, **_):
+        photo = load_photo(source)
+        truth = index.get(pixel_key(photo.pixels))
+        if truth is None:
+            raise NoTilesError(f"{photo.name}: no tiles found in the photo")
+        if delay:
+            time.sleep(delay)
+        if not context.winner:  # a non-winner's photo shows 13 tiles: take the winning tile away
+            truth = without_winning_tile(truth)
+        det, rd = oracle_parts(photo.pixels, truth)
+        rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+        return read_detections(photo, det, rd, rs, context, winning_tile=winning_tile, exposed=exposed,
+                               fixes=fixes, options=options)
+
+    return read
+
+
+def broken_reader():
+    """A reader factory that fails like missing models."""
+    from vision.errors import ModelError
+
+    raise ModelError("model models/detector.onnx not found (test)")

@@ -1,0 +1,404 @@
+"""`mahjong-score batch` (vision/batch.py): every photo scored once, bad files reported, kill -9 and
+resume gives the bytes of an uninterrupted run, manifest defaults, settlement, history.
+
+Photos are small renders (tests/batch_fakes.py); the oracle reader stands in for the models, so the
+machinery is tested whatever state the models are in. One test runs the real models on a few renders
+(skipped when models/ is empty) and checks only the machinery, not the readings.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import batch_fakes as bf
+import cli
+from scoring import history, load_ruleset, parse_hand, score_hand
+from scoring.settle import settle
+from vision import batch
+
+REPO = Path(__file__).resolve().parents[1]
+N_GOOD, N_BAD = 38, 2  # 2 of 40 files corrupt = 5 %
+
+
+@pytest.fixture(scope="module")
+def renders(tmp_path_factory):
+    return bf.rendered(tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture
+def truth(renders, monkeypatch):
+    monkeypatch.setenv("MAHJONG_TEST_TRUTH", str(renders / "truth.json"))
+    return renders
+
+
+@pytest.fixture
+def folder(tmp_path, truth):
+    """40 photos: 38 good (copies of the renders under distinct names, in two sub-folders) and 2
+    corrupt (a truncated JPEG and a text file named .jpg)."""
+    d = tmp_path / "photos"
+    srcs = sorted(truth.glob("*.jpg"))
+    for k in range(N_GOOD):
+        sub = d / ("table-a" if k % 2 else "table-b")
+        sub.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(srcs[k % len(srcs)], sub / f"p{k:02d}.jpg")
+    (d / "table-a" / "truncated.jpg").write_bytes(srcs[0].read_bytes()[:1500])
+    (d / "table-b" / "notes.jpg").write_text("this is not a photo\n")
+    (d / "table-a" / "readme.txt").write_text("not a photo extension: ignored\n")
+    return d
+
+
+def read_csv(p: Path) -> list[dict]:
+    with open(p, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def run_cli(capsys, *argv):
+    try:
+        rc = cli.main(list(argv))
+    except SystemExit as e:
+        rc = e.code
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def state_rows(db: Path) -> int:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+    try:
+        return con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+    finally:
+        con.close()
+
+
+# ------------------------------------------------------------------------------------------------
+def test_every_good_photo_scored_once_and_every_bad_one_reported(folder, tmp_path, _history_db):
+    db = tmp_path / "hist.sqlite3"
+    out = tmp_path / "out" / "results.csv"
+    s = batch.run_batch(folder, out, workers=0, reader=bf.ORACLE, history_db=db)
+    rows = read_csv(out)
+    assert list(rows[0]) == list(batch.OUTPUT_COLUMNS)
+    keys = [r["photo"] for r in rows]
+    assert len(keys) == len(set(keys)) == N_GOOD + N_BAD == s.photos == s.scored
+    assert set(keys) == {p.relative_to(folder).as_posix() for p in folder.rglob("*.jpg")}
+    bad = {r["photo"]: r for r in rows if r["status"].startswith("error: ")}
+    assert set(bad) == {"table-a/truncated.jpg", "table-b/notes.jpg"}
+    assert "truncated" in bad["table-a/truncated.jpg"]["status"]
+    assert "not an image file" in bad["table-b/notes.jpg"]["status"]
+    # error messages name the photo by its path in the folder, not the absolute path
+    assert str(folder) not in "".join(r["status"] for r in rows)
+    good = [r for r in rows if r["photo"] not in bad]
+    assert all(r["status"] in ("ok", "needs-review") and r["reading"] and r["tiles"] for r in good)
+    # each score is what `hand` gives for the row's reading (same context: seat E, round E, discard)
+    for r in good:
+        if r["total"]:
+            h = parse_hand(r["reading"])
+            sc = score_hand(h, "nts")
+            assert int(r["total"]) == sc.total
+            assert [b["rule"] for b in json.loads(r["breakdown"])] == [ln.rule for ln in sc.lines]
+    assert s.counts.get("error") == N_BAD and sum(s.counts.values()) == N_GOOD + N_BAD
+    # history: every photo that was read, once; the user's (test session) database untouched
+    con = history.connect(db)
+    hist = list(history.entries(con, limit=None))
+    con.close()
+    assert sorted(e["note"] for e in hist) == sorted(f"batch photo {r['photo']}" for r in good)
+    assert all(e["command"] == "batch" and e["input_sha256"] == r["sha256"]
+               for e in hist for r in good if e["note"] == f"batch photo {r['photo']}")
+    # rerun: nothing to do, same bytes
+    before = out.read_bytes()
+    s2 = batch.run_batch(folder, out, workers=0, reader=bf.ORACLE, history_db=db)
+    assert (s2.scored, s2.resumed) == (0, N_GOOD + N_BAD) and out.read_bytes() == before
+    con = history.connect(db)
+    assert len(list(history.entries(con, limit=None))) == len(hist)
+    con.close()
+
+
+def test_kill_9_mid_run_then_resume_is_identical_to_uninterrupted(folder, tmp_path, truth):
+    # reference: one uninterrupted run (in this process)
+    ref = tmp_path / "ref" / "results.csv"
+    batch.run_batch(folder, ref, workers=0, reader=bf.ORACLE, history_db=None)
+    # the real command in a subprocess with 2 worker processes, slowed down, killed with SIGKILL
+    out = tmp_path / "run" / "results.csv"
+    state = batch.state_path_for(out)
+    hist = tmp_path / "run" / "hist.sqlite3"
+    cmd = [sys.executable, "-m", "cli", "batch", str(folder), "--out", str(out), "--workers", "2",
+           "--reader", bf.ORACLE, "--db", str(hist), "--no-progress"]
+    env = dict(os.environ, MAHJONG_TEST_TRUTH=str(truth / "truth.json"), MAHJONG_TEST_DELAY="0.25")
+    p = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and p.poll() is None and (not state.exists() or state_rows(state) < 6):
+            time.sleep(0.05)
+        assert p.poll() is None, f"the batch ended before it could be killed: {p.communicate()}"
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait(timeout=30)
+        done = state_rows(state)
+        assert 6 <= done < N_GOOD + N_BAD, done
+        assert not out.exists()  # outputs are written at the end only
+        # the workers notice their parent died and exit on their own
+        deadline = time.time() + 20
+        while time.time() < deadline and _group_alive(p.pid):
+            time.sleep(0.1)
+        assert not _group_alive(p.pid), "worker processes outlived the killed batch"
+    finally:
+        if _group_alive(p.pid):
+            os.killpg(p.pid, signal.SIGKILL)
+        p.stdout.close()
+        p.stderr.close()
+    # resume: the same command, no delay
+    env["MAHJONG_TEST_DELAY"] = "0"
+    r = subprocess.run(cmd + ["--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    summ = json.loads(r.stdout)
+    assert summ["resumed"] >= done and summ["resumed"] + summ["scored"] == N_GOOD + N_BAD
+    assert out.read_bytes() == ref.read_bytes()
+    assert state_rows(state) == N_GOOD + N_BAD
+    # each photo in the history once, though the first run was killed
+    con = history.connect(hist)
+    notes = [e["note"] for e in history.entries(con, limit=None)]
+    con.close()
+    assert len(notes) == len(set(notes)) == N_GOOD
+
+
+def _group_alive(pgid: int) -> bool:
+    """True while a process of process group ``pgid`` exists (Linux /proc; False elsewhere)."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return False
+    for d in proc.iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def test_manifest_rows_defaults_and_table_settlement(tmp_path, truth, capsys):
+    d = tmp_path / "photos"
+    d.mkdir()
+    srcs = sorted(truth.glob("*.jpg"))
+    for k, s in enumerate(srcs[:5]):
+        shutil.copyfile(s, d / f"h{k}.jpg")
+    man = tmp_path / "manifest.csv"
+    # ';'-separated, mixed-case header, a comment line; h4 has no row (command-line defaults),
+    # gone.jpg is listed but missing, h3's winner cell is empty (default: a winner, which makes two
+    # winners at table 2)
+    man.write_text("# tournament day 1\n"
+                   "Photo;Table;Hand;Player;Seat-Wind;Winner;Win_By;Flags;Options\n"
+                   "h0.jpg;1;1;Ann;E;yes;wall;last-tile;\n"
+                   "h1.jpg;1;1;Bob;S;no;;;seat_round_wind=once\n"
+                   "h2.jpg;1;1;Cas;W;no;;;\n"
+                   "h3.jpg;1;1;Dee;N;no;;;\n"
+                   "gone.jpg;2;1;Eve;E;yes;;;\n")
+    out = tmp_path / "res.csv"
+    rc, o, err = run_cli(capsys, "batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0",
+                         "--reader", bf.ORACLE, "--round-wind", "S", "--no-history")
+    assert rc == 0, err
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert list(rows) == ["h0.jpg", "h1.jpg", "h2.jpg", "h3.jpg", "gone.jpg", "h4.jpg"]  # manifest order, then the rest
+    assert rows["gone.jpg"]["status"] == "error: no such file"
+    assert rows["h4.jpg"]["seat_wind"] == "E" and rows["h4.jpg"]["winner"] == "yes" and rows["h4.jpg"]["table"] == ""
+    assert rows["h1.jpg"]["winner"] == "no" and rows["h1.jpg"]["player"] == "Bob"
+    # settlement of table 1 hand 1 from the four row totals (East = Ann, seat E; she won)
+    srows = read_csv(tmp_path / "res.settlements.csv")
+    t1 = [r for r in srows if r["table"] == "1"]
+    assert [r["player"] for r in t1] == ["Ann", "Bob", "Cas", "Dee"]
+    # (the oracle shows a non-winner's render without its winning tile: 13 tiles, all four scored)
+    assert all(rows[f"h{k}.jpg"]["total"] for k in range(4)), rows
+    scores = {n: int(rows[f"h{k}.jpg"]["total"]) for k, n in enumerate(["Ann", "Bob", "Cas", "Dee"])}
+    want = settle("nts", scores, "Ann", "Ann")
+    assert {r["player"]: int(r["net"]) for r in t1} == dict(want.net)
+    assert sum(int(r["net"]) for r in t1) == 0
+    assert all(r["status"] == "ok" or r["status"].startswith("provisional: ") for r in t1)
+    assert [r["east"] for r in t1] == ["yes", "no", "no", "no"] and t1[0]["winner"] == "yes"
+    t2 = [r for r in srows if r["table"] == "2"]
+    assert t2 and t2[0]["status"] == "not settled: 1 photos (a table hand needs 4)"
+    # the context reached the scorer: h0 self-drawn on the last tile, round wind S from the command line
+    con = sqlite3.connect(batch.state_path_for(out))
+    h0 = json.loads(con.execute("SELECT history FROM results WHERE key='h0.jpg'").fetchone()[0])
+    h1 = json.loads(con.execute("SELECT history FROM results WHERE key='h1.jpg'").fetchone()[0])
+    con.close()
+    assert h0["context"]["win_by"] == "wall" and h0["context"]["last_tile"] is True
+    assert h0["context"]["round_wind"] == "S" and h1["context"]["winner"] is False
+    assert h1["options"]["seat_round_wind"] == "once"
+
+
+def test_settle_group_rules():
+    def job(player, seat, winner=False, dealer=None, ruleset="nts"):
+        ctx = (("seat_wind", seat), ("winner", winner))
+        return batch.Job(key=f"{player}.jpg", path="", line=1, ruleset=ruleset, context=ctx, options=(),
+                         table="1", hand="1", player=player, dealer=dealer)
+
+    def row(total, status="ok"):
+        return {"total": total, "status": status}
+
+    four = [(job("A", "E", True), row(100)), (job("B", "S"), row(10)), (job("C", "W"), row(20)), (job("D", "N"), row(0))]
+    rec = batch.settle_group(four)
+    assert rec["status"] == "ok" and rec["east"] == "A" and rec["winner"] == "A"
+    assert rec["net"] == dict(settle("nts", {"A": 100, "B": 10, "C": 20, "D": 0}, "A", "A").net)
+    assert batch.settle_group(four[:3])["status"] == "not settled: 3 photos (a table hand needs 4)"
+    two_winners = four[:3] + [(job("D", "N", True), row(0))]
+    assert batch.settle_group(two_winners)["status"].startswith("not settled: 2 winners")
+    no_east = [(job(p, "S"), row(1)) for p in "ABCD"]
+    assert "East" in batch.settle_group(no_east)["status"]
+    dealer = [(job("A", "S", True, dealer=True), row(100))] + four[1:3] + [(job("D", "N"), row(0))]
+    assert batch.settle_group(dealer)["east"] == "A"
+    review = four[:3] + [(job("D", "N"), row(0, "needs-review"))]
+    assert batch.settle_group(review)["status"] == "provisional: D.jpg needs review"
+    unscored = four[:3] + [(job("D", "N"), row(None, "error: x"))]
+    assert batch.settle_group(unscored)["status"] == "not settled: no score for D.jpg (error: x)"
+    void = [(job("A", "E"), row(100))] + four[1:]
+    assert batch.settle_group(void)["winner"] is None
+
+
+def test_status_threshold():
+    base = {"error": None, "legal": 1, "allowed": 1, "confidence": 0.7, "problem": None}
+    assert batch._status(base, 0.8) == ("needs-review", "confidence 70% below 80%")
+    assert batch._status(base, 0.6) == ("ok", None)
+    assert batch._status({**base, "legal": 0, "problem": "5 tiles of 3m"}, 0.5) == ("needs-review", "5 tiles of 3m")
+    assert batch._status({**base, "allowed": 0, "problem": "not allowed: not clean"}, 0.5)[0] == "needs-review"
+    assert batch._status({**base, "error": "bad"}, 0.5) == ("error: bad", None)
+
+
+def test_changed_manifest_row_or_file_is_scored_again_and_replaced(tmp_path, truth):
+    d = tmp_path / "photos"
+    d.mkdir()
+    srcs = sorted(truth.glob("*.jpg"))
+    for k in range(3):
+        shutil.copyfile(srcs[k], d / f"h{k}.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,ruleset\nh0.jpg,nts\n")
+    out = tmp_path / "r.jsonl"
+    s = batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    assert s.scored == 3
+    man.write_text("photo,ruleset\nh0.jpg,rode-draak\n")
+    s = batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    assert (s.scored, s.resumed) == (1, 2)
+    shutil.copyfile(srcs[3], d / "h1.jpg")  # the photo was replaced
+    time.sleep(0.01)
+    s = batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    assert (s.scored, s.resumed) == (1, 2)
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    photos = [r for r in recs if r["type"] == "photo"]
+    assert [r["photo"] for r in photos] == ["h0.jpg", "h1.jpg", "h2.jpg"]
+    assert photos[0]["ruleset"] == "rode-draak" and isinstance(photos[0]["breakdown"], list)
+    con = sqlite3.connect(batch.state_path_for(out))
+    assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 3
+    con.close()
+
+
+def test_csv_and_jsonl_share_the_state(tmp_path, folder):
+    s = batch.run_batch(folder, tmp_path / "r.csv", workers=0, reader=bf.ORACLE)
+    s2 = batch.run_batch(folder, tmp_path / "r.jsonl", workers=0, reader=bf.ORACLE)
+    assert s2.scored == 0 and s2.resumed == s.photos
+    csv_rows = read_csv(tmp_path / "r.csv")
+    js = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert [r["photo"] for r in csv_rows] == [r["photo"] for r in js]
+    assert [r["status"] for r in csv_rows] == [r["status"] for r in js]
+
+
+@pytest.mark.parametrize("manifest, message", [
+    ("photo,colour\na.jpg,red\n", "unknown column(s) 'colour'"),
+    ("table,hand\n1,1\n", "no 'photo' column"),
+    ("photo\na.jpg\na.jpg\n", "already listed on line 2"),
+    ("photo,table\n,1\n", "the 'photo' cell is empty"),
+    ("", "it is empty"),
+])
+def test_bad_manifest_is_one_line_exit_2(capsys, tmp_path, folder, manifest, message):
+    m = tmp_path / "m.csv"
+    m.write_text(manifest)
+    rc, _, err = run_cli(capsys, "batch", str(folder), "--manifest", str(m), "--out", str(tmp_path / "r.csv"),
+                         "--reader", bf.ORACLE, "--workers", "0")
+    assert rc == 2 and err.count("\n") == 1 and message in err
+
+
+def test_bad_cells_make_error_rows_not_a_failed_batch(tmp_path, truth):
+    d = tmp_path / "photos"
+    d.mkdir()
+    src = sorted(truth.glob("*.jpg"))[0]
+    for k in range(5):
+        shutil.copyfile(src, d / f"h{k}.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,seat_wind,winner,win_by,options,ruleset,fix\n"
+                   "h0.jpg,X,,,,,\nh1.jpg,,maybe,,,,\nh2.jpg,,,air,,,\nh3.jpg,,,,colour=red,,\nh4.jpg,,,,,nope,\n")
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    st = {r["photo"]: r["status"] for r in read_csv(out)}
+    assert st["h0.jpg"] == "error: manifest line 2: seat_wind 'X' must be E, S, W or N"
+    assert st["h1.jpg"] == "error: manifest line 3: winner 'maybe' must be yes or no"
+    assert st["h2.jpg"].startswith("error: manifest line 4: win_by 'air' must be one of")
+    assert "has no option 'colour'" in st["h3.jpg"]
+    assert "unknown ruleset 'nope'" in st["h4.jpg"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--out", "r.txt"], "must end in .csv or .jsonl"),
+    (["--workers", "-1"], "must be ≥ 0"),
+    (["--review-below", "2"], "must be between 0 and 1"),
+])
+def test_bad_options_exit_2(capsys, tmp_path, folder, argv, message):
+    args = ["batch", str(folder), "--out", str(tmp_path / "r.csv"), "--reader", bf.ORACLE, *argv]
+    rc, _, err = run_cli(capsys, *args)
+    assert rc == 2 and message in err and err.count("\n") == 1
+
+
+def test_empty_or_missing_folder_exit_2(capsys, tmp_path):
+    (tmp_path / "empty").mkdir()
+    rc, _, err = run_cli(capsys, "batch", str(tmp_path / "empty"), "--out", str(tmp_path / "r.csv"))
+    assert rc == 2 and "no photos found" in err
+    rc, _, err = run_cli(capsys, "batch", str(tmp_path / "nope"), "--out", str(tmp_path / "r.csv"))
+    assert rc == 2 and "not a folder" in err
+
+
+def test_reader_that_cannot_start_stops_the_batch_with_one_line(capsys, tmp_path, folder):
+    spec = f"{bf.HERE}:broken_reader"
+    for workers in ("0", "1"):
+        rc, _, err = run_cli(capsys, "batch", str(folder), "--out", str(tmp_path / f"r{workers}.csv"),
+                             "--reader", spec, "--workers", workers, "--no-history")
+        assert rc == 2 and err.count("\n") == 1
+        assert "could not be started: model models/detector.onnx not found (test)" in err and "rerun to resume" in err
+
+
+def test_parallel_workers_give_the_same_rows(tmp_path, folder):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    batch.run_batch(folder, a, workers=0, reader=bf.ORACLE)
+    s = batch.run_batch(folder, b, workers=2, reader=bf.ORACLE)
+    assert s.workers == 2 and s.scored == N_GOOD + N_BAD
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_real_models_score_each_photo_once(tmp_path, renders):
+    from vision.models import models_present
+
+    if not models_present():
+        pytest.skip("models/detector.onnx and models/classifier.onnx are absent (train them with python -m datasets.train)")
+    d = tmp_path / "photos"
+    d.mkdir()
+    for f in sorted(renders.glob("*.jpg"))[:3]:
+        shutil.copyfile(f, d / f.name)
+    (d / "bad.jpg").write_bytes(b"\xff\xd8 not really")
+    out = tmp_path / "r.csv"
+    s = batch.run_batch(d, out, workers=1)
+    rows = read_csv(out)
+    assert len(rows) == 4 == s.scored
+    by = {r["photo"]: r for r in rows}
+    assert by.pop("bad.jpg")["status"].startswith("error: ")
+    # weak models may read a render wrongly or find no tiles; never a crash
+    for r in by.values():
+        assert r["status"] in ("ok", "needs-review") or r["status"].startswith("error: "), r
+        assert "internal error" not in r["status"]

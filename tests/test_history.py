@@ -1,0 +1,128 @@
+"""History database (scoring/history.py) and its recording by `hand` and `history`; a temp DB only."""
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cli
+from scoring import history
+
+REPO = Path(__file__).resolve().parents[1]
+HAND = "123m456p789s11z [777p]"
+
+
+def run(capsys, *argv):
+    try:
+        rc = cli.main(list(argv))
+    except SystemExit as e:  # usage errors from argparse
+        rc = e.code
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def listing(capsys, db, *extra):
+    rc, out, err = run(capsys, "history", "--db", str(db), "--json", *extra)
+    assert rc == 0, err
+    return json.loads(out)
+
+
+def test_default_path_follows_env(monkeypatch, tmp_path):
+    monkeypatch.setenv(history.ENV_DB, str(tmp_path / "h.sqlite3"))
+    assert history.default_db_path() == tmp_path / "h.sqlite3"
+    monkeypatch.delenv(history.ENV_DB)
+    p = history.default_db_path()
+    assert p.name == "history.sqlite3" and "mahjong-score" in str(p)
+
+
+def test_tests_never_touch_the_users_database(_history_db, tmp_path_factory):
+    # the session fixture in conftest.py points $MAHJONG_SCORE_DB at pytest's temporary folder
+    assert history.default_db_path() == _history_db
+    assert tmp_path_factory.getbasetemp() in _history_db.parents
+
+
+def test_hand_is_recorded_with_reading_context_options_and_score(capsys, tmp_path):
+    db = tmp_path / "h.sqlite3"
+    rc, out, _ = run(capsys, "hand", HAND, "-w", "1z", "--seat-wind", "S", "-o", "seat_round_wind=once", "--db", str(db))
+    assert rc == 0
+    (e,) = listing(capsys, db)
+    assert e["command"] == "hand" and e["input"] == HAND
+    assert e["input_sha256"] == history.sha256_bytes(HAND.encode())
+    assert e["reading"] == "123m456p789s11z [777p] win:1z"
+    assert e["ruleset"] == "nts"
+    assert e["context"]["seat_wind"] == "S" and e["context"]["winner"] is True and e["context"]["flags"] == []
+    assert e["options"]["seat_round_wind"] == "once"
+    # the recorded total is the one printed, and the full score is kept
+    assert f"total: {e['total']}" in out
+    assert e["score"]["total"] == e["total"] and e["score"]["lines"]
+    assert e["status"] == "ok" and e["time"].endswith("+00:00")
+
+
+def test_no_history_records_nothing(capsys, tmp_path):
+    db = tmp_path / "h.sqlite3"
+    assert run(capsys, "hand", HAND, "-w", "1z", "--db", str(db), "--no-history")[0] == 0
+    assert not db.exists()
+
+
+def test_entries_newest_first_limit_and_filter(capsys, tmp_path):
+    db = tmp_path / "h.sqlite3"
+    for wt in ("1z", "1z", "1z"):
+        run(capsys, "hand", HAND, "-w", wt, "--db", str(db))
+    history.record(None, [{"command": "audit", "input": "x", "status": "mismatch"}], db=db)
+    all_ = listing(capsys, db, "--limit", "0")
+    assert [e["id"] for e in all_] == [4, 3, 2, 1]
+    assert len(listing(capsys, db, "--limit", "2")) == 2
+    assert [e["command"] for e in listing(capsys, db, "--command", "audit")] == ["audit"]
+    rc, out, _ = run(capsys, "history", "--db", str(db))
+    assert rc == 0 and "mismatch" in out and out.count("hand ") >= 3
+    rc, out, _ = run(capsys, "history", "--db", str(db), "--id", "1")
+    assert rc == 0 and "score lines:" in out and "002_b9f4c4575200caaf.txt:13" in out
+
+
+def test_history_of_a_missing_database_is_empty(capsys, tmp_path):
+    assert listing(capsys, tmp_path / "none.sqlite3") == []
+    rc, out, _ = run(capsys, "history", "--db", str(tmp_path / "none.sqlite3"))
+    assert rc == 0 and "no history yet" in out
+
+
+def test_unknown_entry_and_non_database_are_one_line_errors(capsys, tmp_path):
+    db = tmp_path / "h.sqlite3"
+    run(capsys, "hand", HAND, "-w", "1z", "--db", str(db))
+    rc, _, err = run(capsys, "history", "--db", str(db), "--id", "99")
+    assert rc == 2 and err.count("\n") == 1 and "no history entry 99" in err
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_text("not a database")
+    rc, _, err = run(capsys, "history", "--db", str(junk))
+    assert rc == 2 and err.count("\n") == 1 and "cannot read the history database" in err
+
+
+def test_unwritable_database_warns_and_still_scores(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    rc, out, err = run(capsys, "hand", HAND, "-w", "1z", "--db", str(blocker / "sub" / "h.sqlite3"))
+    assert rc == 0 and "total:" in out
+    assert err.count("\n") == 1 and "warning: history not recorded" in err
+
+
+def test_concurrent_writers_lose_nothing(tmp_path):
+    db = tmp_path / "h.sqlite3"
+    history.connect(db).close()
+    code = ("import sys; from scoring import history\n"
+            "for i in range(20): history.record(None, [{'command': 'hand', 'input': f'{sys.argv[1]}-{i}'}], db=sys.argv[2])\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(k), str(db)], cwd=REPO) for k in range(2)]
+    assert all(p.wait(timeout=60) == 0 for p in procs)
+    con = sqlite3.connect(db)
+    rows = [r[0] for r in con.execute("SELECT input FROM entries")]
+    con.close()
+    assert sorted(rows) == sorted(f"{k}-{i}" for k in range(2) for i in range(20))
+
+
+def test_record_rejects_unknown_fields(tmp_path):
+    con = history.connect(tmp_path / "h.sqlite3")
+    with pytest.raises(KeyError):
+        history.insert(con, [{"command": "hand", "colour": "red"}])
+    con.close()

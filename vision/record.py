@@ -1,0 +1,78 @@
+"""History entries for photos (see :mod:`scoring.history`): one call from each photo command."""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from scoring.history import context_to_json, record, scored_fields, sha256_bytes, sha256_file
+
+
+def source_identity(source: Any) -> tuple[str, str | None]:
+    """(input label, SHA-256 of its bytes) for a photo source: a path, or bytes (label ``<bytes>``).
+    The hash is None when the file cannot be read."""
+    if isinstance(source, (bytes, bytearray)):
+        return "<bytes>", sha256_bytes(bytes(source))
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            return str(Path(source).resolve()), sha256_file(source)
+        except OSError:
+            return str(source), None
+    return str(getattr(source, "name", "<stream>")), None
+
+
+def corrections(fixes: Mapping[int, str] | None = None, exposed: str | None = None,
+                winning_tile: str | None = None) -> dict[str, Any] | None:
+    """The user's corrections as a JSON-ready dict (None when there are none)."""
+    out: dict[str, Any] = {}
+    if fixes:
+        out["fix"] = {str(k): v for k, v in sorted(fixes.items())}
+    if exposed:
+        out["exposed"] = exposed
+    if winning_tile:
+        out["winning_tile"] = winning_tile
+    return out or None
+
+
+def photo_entry(command: str, source: Any, res: Any, *, context: Any = None, options: Mapping[str, Any] | None = None,
+                ruleset: str | None = None, fixes: Mapping[int, str] | None = None, exposed: str | None = None,
+                winning_tile: str | None = None, status: str | None = None, note: str | None = None,
+                input_label: str | None = None, input_sha256: str | None = None) -> dict[str, Any]:
+    """A history entry for a :class:`vision.pipeline.PhotoResult` ``res``."""
+    label, sha = source_identity(source) if input_sha256 is None else (str(source), input_sha256)
+    r = res.reading
+    e: dict[str, Any] = {
+        "command": command, "input": input_label or label, "input_sha256": sha, "reading": r.notation,
+        "confidence": round(float(r.confidence), 4), "corrections": corrections(fixes, exposed, winning_tile),
+        "ruleset": ruleset, "options": dict(options or {}), "context": context_to_json(context),
+        "status": status or ("ok" if r.legal else f"not legal: {r.problem or 'no legal reading'}"), "note": note,
+    }
+    e.update({k: v for k, v in scored_fields(res.scored).items() if k != "reading"})
+    return e
+
+
+def record_photo(args: argparse.Namespace, command: str, source: Any, res: Any, **kw: Any) -> list[int]:
+    """Record one photo reading in the history chosen by ``args`` (``--db``/``--no-history``);
+    the context, options and ruleset come from ``args`` unless given. Best effort (see
+    :func:`scoring.history.record`)."""
+    if getattr(args, "no_history", False):
+        return []
+    if "context" not in kw:
+        import cli
+
+        kw["context"] = cli.context_from_args(args)
+    kw.setdefault("options", _opts(args))
+    kw.setdefault("ruleset", getattr(args, "ruleset", None))
+    kw.setdefault("exposed", getattr(args, "exposed", None))
+    kw.setdefault("winning_tile", getattr(args, "winning_tile", None))
+    return record(args, [photo_entry(command, source, res, **kw)])
+
+
+def _opts(args: argparse.Namespace) -> dict[str, str]:
+    out = {}
+    for item in getattr(args, "option", []) or []:
+        if "=" in item:
+            k, v = item.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
