@@ -385,7 +385,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         except (VisionError, ImportError, OSError) as e:
             models_error = one_line(e)
     elif detector is None or classifier is None:
-        models_error = "photo reading is switched off (no models loaded)"
+        models_error = "the server was started without the photo models (--no-models)"
     # uploads up to the limit stay in memory: nothing is spooled to a temporary file
     MultiPartParser.spool_max_size = max(MultiPartParser.spool_max_size, st.max_upload_bytes + FORM_OVERHEAD)
     executor = ThreadPoolExecutor(max_workers=max(1, st.workers), thread_name_prefix="mahjong-score")

@@ -84,7 +84,7 @@
 
   // "002_b9f4c4575200caaf.txt:13" → "002:13" (the seed document and line)
   function shortSource(src) {
-    return String(src || "").split(";").map((s) => s.trim().replace(/^(\d{3})_[0-9a-f]+\.txt:/, "$1:")).join("; ");
+    return String(src || "").replace(/\b(\d{3})_[0-9a-f]{8,}\.txt:/g, "$1:");
   }
 
   function windButtons(containerId, name, onChange) {
@@ -164,7 +164,8 @@
   }
 
   function applySettings(s) {
-    if (s.ruleset && meta.rulesets.some((r) => r.id === s.ruleset)) $("ruleset").value = s.ruleset;
+    const rs = s.ruleset || "nts";
+    if (meta.rulesets.some((r) => r.id === rs)) $("ruleset").value = rs;
     setRadio("seat", s.seat_wind || "E");
     setRadio("round", s.round_wind || "E");
     if (s.win_by) $("win_by").value = s.win_by;
@@ -603,8 +604,8 @@
     if (!meta.models) {
       const note = $("models-note");
       note.hidden = false;
-      note.textContent = "Photo reading is unavailable on this server (" + meta.models_error +
-                         "). You can still type the hand.";
+      note.textContent = "Photo reading is unavailable on this server: " + meta.models_error +
+                         ". You can still type the hand.";
     }
     for (const id of ["ruleset", "win_by", "dealer", "dealer_streak", "discards", "winning_tile", "exposed", ...CHECKS]) {
       $(id).addEventListener("change", settingsChanged);
