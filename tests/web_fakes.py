@@ -82,12 +82,19 @@ class Rendered:
 
 def rendered_photo(seed: int, index: int) -> Rendered:
     """Render synthetic photo ``index`` of run ``seed`` (``datasets.scene.render_scene``) as a JPEG,
-    with models that read its true tiles."""
+    with models that read its true tiles.
+
+    The tile faces are the renderer's procedural ones (a CJK font), never the ../shared art sets, so
+    the render is the same with or without ../shared. Raises RuntimeError without a CJK font.
+    """
     import cv2
 
+    from datasets import faces
     from datasets.scene import render_scene, tile_record
 
-    sc = render_scene(seed, index)
+    if "proc" not in faces.available_sources():
+        raise RuntimeError("no CJK font for the procedural tile faces (apt-get install fonts-noto-cjk)")
+    sc = render_scene(seed, index, sources={"proc": 1.0})
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(sc.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 85])
     assert ok
     recs = [tile_record(t) for t in sc.tiles]
