@@ -22,7 +22,7 @@ import pytest
 
 import batch_fakes as bf
 import cli
-from scoring import history, load_ruleset, parse_hand, score_hand
+from scoring import history, parse_hand, score_hand
 from scoring.settle import settle
 from vision import batch
 
@@ -402,3 +402,18 @@ def test_real_models_score_each_photo_once(tmp_path, renders):
     for r in by.values():
         assert r["status"] in ("ok", "needs-review") or r["status"].startswith("error: "), r
         assert "internal error" not in r["status"]
+
+
+def test_history_is_flushed_in_chunks_once(tmp_path, folder):
+    out = tmp_path / "r.csv"
+    batch.run_batch(folder, out, workers=0, reader=bf.ORACLE, history_db=None)  # nothing recorded yet
+    db = tmp_path / "h.sqlite3"
+    con = batch.open_state(batch.state_path_for(out))
+    try:
+        assert batch.flush_history(con, db, chunk=5) == N_GOOD  # 8 chunks
+        assert batch.flush_history(con, db, chunk=5) == 0
+    finally:
+        con.close()
+    hc = history.connect(db)
+    assert len(list(history.entries(hc, limit=None))) == N_GOOD
+    hc.close()

@@ -25,11 +25,11 @@ import json
 import math
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from scoring import HandError, RulesetError, ScoredHand, explain, load_ruleset, parse_hand, score_hand
+from scoring import HandError, ScoredHand, explain, load_ruleset, parse_hand, score_hand
 from scoring.engine import Line, Ruleset
 
 _STATUS_WORDS = {"exposed", "concealed", "open", "closed"}

@@ -50,7 +50,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY
@@ -574,9 +574,8 @@ def file_hash(con: sqlite3.Connection, job: Job) -> str:
         sha = _sha256_file(job.path)
     except OSError:
         return ""
-    with con:
-        con.execute("INSERT OR REPLACE INTO files (key, size, mtime_ns, sha256) VALUES (?, ?, ?, ?)",
-                    (job.key, st.st_size, st.st_mtime_ns, sha))
+    con.execute("INSERT OR REPLACE INTO files (key, size, mtime_ns, sha256) VALUES (?, ?, ?, ?)",
+                (job.key, st.st_size, st.st_mtime_ns, sha))  # committed by the caller (a cache only)
     return sha
 
 
@@ -669,15 +668,16 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         raise UserError(f"cannot open the batch state database {state_p}: {e}") from None
     try:
         todo: list[tuple[Job, str, str]] = []
-        for job in jobs:
-            sha = file_hash(con, job)
-            params = job.params(rid)
-            hit = con.execute("SELECT 1 FROM results WHERE key=? AND sha256=? AND params=?",
-                              (job.key, sha, params)).fetchone()
-            if hit:
-                summary.resumed += 1
-            else:
-                todo.append((job, params, sha))
+        with con:  # one transaction for the hash cache
+            for job in jobs:
+                sha = file_hash(con, job)
+                params = job.params(rid)
+                hit = con.execute("SELECT 1 FROM results WHERE key=? AND sha256=? AND params=?",
+                                  (job.key, sha, params)).fetchone()
+                if hit:
+                    summary.resumed += 1
+                else:
+                    todo.append((job, params, sha))
         if todo:
             _score_all(con, todo, reader, workers, progress, summary)
         summary.outputs, summary.settled, summary.counts = export(con, jobs, out, review_below)
@@ -890,20 +890,26 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
     return written, settled, counts
 
 
-def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike) -> int:
-    """Record in the history the scored rows not recorded yet (one transaction), then mark them.
-    Returns how many were recorded (0 when the history cannot be written: one warning line)."""
+def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk: int = 200) -> int:
+    """Record in the history the scored rows not recorded yet, ``chunk`` rows per transaction
+    (bounded memory), marking each chunk once it is recorded. Returns how many were recorded (a
+    history that cannot be written gives one warning line and stops the flush)."""
     from scoring.history import record
 
-    rows = con.execute("SELECT key, history FROM results WHERE in_history=0 AND history IS NOT NULL").fetchall()
-    if not rows:
-        return 0
-    ids = record(None, [json.loads(h) for _, h in rows], db=history_db)
-    if not ids:
-        return 0
-    with con:
-        con.executemany("UPDATE results SET in_history=1 WHERE key=?", [(k,) for k, _ in rows])
-    return len(ids)
+    n = 0
+    last = -1
+    while True:
+        rows = con.execute("SELECT rowid, key, history FROM results WHERE in_history=0 AND history IS NOT NULL "
+                           "AND rowid > ? ORDER BY rowid LIMIT ?", (last, chunk)).fetchall()
+        if not rows:
+            return n
+        last = rows[-1][0]
+        ids = record(None, [json.loads(h) for _, _, h in rows], db=history_db)
+        if not ids:
+            return n
+        with con:
+            con.executemany("UPDATE results SET in_history=1 WHERE rowid=?", [(r,) for r, _, _ in rows])
+        n += len(ids)
 
 
 # ============================================================================ CLI
