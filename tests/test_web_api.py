@@ -176,6 +176,14 @@ def test_photo_id_rescoring_with_fixes_and_context(photo):
     _one_line_error(client.post("/api/score", data={"photo_id": pid, "options": "bonus_tiles=maybe"}), 422)
 
 
+def test_fixes_sent_with_the_upload_apply_but_are_not_kept(photo):
+    png, models, client = photo
+    j = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}, data={"fixes": "10=2z,11=2z"}).json()
+    assert j["reading"] == "123m456p789s22555z win:5z" and j["score"]["total"] == 48  # as above
+    again = client.post("/api/score", data={"photo_id": j["photo_id"]}).json()
+    assert again["reading"] == "123m456p789s11555z win:5z" and again["fixes"] == {}
+
+
 def test_illegal_reading_is_returned_for_fixing(photo):
     png, models, client = photo
     pid = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}).json()["photo_id"]

@@ -61,9 +61,9 @@ from scoring.hand import WIN_BY, Context
 from scoring.session import SessionState
 from scoring.settle import settle
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
-from vision.errors import ImageError, NoTilesError, VisionError
-from vision.io import MAX_PIXELS, load_photo
-from vision.pipeline import WORK_SIDE, parse_fixes, read_detections, to_json
+from vision.errors import ImageError, ModelError, NoTilesError, VisionError
+from vision.io import MAX_PIXELS
+from vision.pipeline import WORK_SIDE, parse_fixes, read_detections, read_photo, to_json
 
 from . import schemas as S
 
@@ -278,6 +278,11 @@ class CachedPhoto:
     timings: dict[str, float]
 
 
+def new_photo_id() -> str:
+    """A random, unguessable photo id (96 bits)."""
+    return secrets.token_urlsafe(12)
+
+
 class PhotoCache:
     """The last ``size`` photos' detections and readings, by random id (thread-safe, in memory)."""
 
@@ -286,8 +291,7 @@ class PhotoCache:
         self._items: OrderedDict[str, CachedPhoto] = OrderedDict()
         self._lock = threading.Lock()
 
-    def put(self, item: CachedPhoto) -> str:
-        key = secrets.token_urlsafe(12)
+    def put(self, item: CachedPhoto, key: str) -> str:
         with self._lock:
             self._items[key] = item
             while len(self._items) > self.size:
@@ -497,28 +501,11 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         return await run(_score_notation, req)
 
     # ------------------------------------------------------------------ photo
-    def _read(data: bytes, name: str) -> CachedPhoto:
-        t0 = time.perf_counter()
-        photo = load_photo(data, work_side=WORK_SIDE)
-        photo = replace(photo, name=name)
-        t1 = time.perf_counter()
-        det = detector(photo.pixels)
-        t2 = time.perf_counter()
-        if len(det) == 0:
-            raise NoTilesError(f"{name}: no tiles found in the photo")
-        readings = classifier(photo.pixels, det)
-        t3 = time.perf_counter()
-        return CachedPhoto(photo, det, readings, {"load": t1 - t0, "detect": t2 - t1, "classify": t3 - t2})
-
-    def _score_photo(item: CachedPhoto, photo_id: str, ruleset: str, ctx: Context, fixes: dict[int, str],
-                     options: dict[str, Any], winning_tile: str | None, exposed: str | None) -> dict[str, Any]:
-        rs = load_ruleset(ruleset)
-        res = read_detections(item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile,
-                              exposed=exposed, fixes=fixes, options=options)
+    def _photo_answer(res, timings: dict[str, float], photo_id: str, rs, fixes: dict[int, str]) -> dict[str, Any]:
         t0 = time.perf_counter()
         annotated = annotated_data_url(res, st.annotated_side)
         j = to_json(res)
-        timings = {**item.timings, **res.timings, "annotate": time.perf_counter() - t0}
+        timings = {**timings, "annotate": time.perf_counter() - t0}
         return {
             "photo_id": photo_id,
             "photo": {k: j["photo"][k] for k in ("name", "width", "height")},
@@ -534,6 +521,31 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             "timings_ms": {k: round(v * 1000, 1) for k, v in timings.items()},
             "score": score_out(res.scored) if res.scored is not None else None,
         }
+
+    def _first_reading(data: bytes, name: str, photo_id: str, rs, ctx: Context, fixes: dict[int, str],
+                       options: dict[str, Any], winning_tile: str | None, exposed: str | None) -> dict[str, Any]:
+        """A new photo: the whole pipeline (:func:`vision.pipeline.read_photo`, no fixes, so that the
+        cached readings are the classifier's own); then the fixes, if any, on the cached readings."""
+        res = read_photo(data, rs, ctx, winning_tile=winning_tile, exposed=exposed, options=options,
+                         detector=detector, classifier=classifier, work_side=WORK_SIDE)
+        photo = replace(res.photo, name=name)
+        model_t = {k: v for k, v in res.timings.items() if k in ("load", "detect", "classify")}
+        item = CachedPhoto(photo, res.detections, res.readings, model_t)
+        if fixes:
+            res = read_detections(photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile,
+                                  exposed=exposed, fixes=fixes, options=options)
+        else:
+            res = replace(res, photo=photo)
+        cache.put(item, photo_id)
+        return _photo_answer(res, {**model_t, **{k: v for k, v in res.timings.items() if k not in model_t}},
+                             photo_id, rs, fixes)
+
+    def _again(item: CachedPhoto, photo_id: str, rs, ctx: Context, fixes: dict[int, str], options: dict[str, Any],
+               winning_tile: str | None, exposed: str | None) -> dict[str, Any]:
+        """A cached photo: only layout, decoding and scoring (:func:`vision.pipeline.read_detections`)."""
+        res = read_detections(item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile,
+                              exposed=exposed, fixes=fixes, options=options)
+        return _photo_answer(res, {**item.timings, **res.timings}, photo_id, rs, fixes)
 
     @app.post("/api/score", response_model=S.PhotoScoreResponse, summary="Read a photo and score it",
               responses={404: {"model": S.ErrorOut}, 413: {"model": S.ErrorOut}, 415: {"model": S.ErrorOut},
@@ -583,23 +595,21 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             data = await image.read(st.max_upload_bytes + 1)
             check_image(data, st.max_upload_bytes)
             try:
-                item = await run(_read, data, safe_name(image.filename))
+                return await run(_first_reading, data, safe_name(image.filename), new_photo_id(), rs, ctx, fix,
+                                 opts, winning_tile or None, exposed or None)
             except NoTilesError as e:
                 raise ApiError(422, str(e)) from None
             except ImageError as e:
                 raise ApiError(413 if "too large" in str(e) else 400, str(e)) from None
-            except VisionError as e:
+            except ModelError as e:
                 raise ApiError(503, f"photo reading failed: {e}") from None
-            pid = cache.put(item)
-        elif photo_id:
+        if photo_id:
             item = cache.get(photo_id)
             if item is None:
                 raise ApiError(404, f"photo {photo_id} is no longer held by the server (it keeps the last "
                                     f"{cache.size}); upload it again")
-            pid = photo_id
-        else:
-            raise ApiError(400, "send a photo (multipart field 'image') or the photo_id of an earlier upload")
-        return await run(_score_photo, item, pid, ruleset, ctx, fix, opts, winning_tile or None, exposed or None)
+            return await run(_again, item, photo_id, rs, ctx, fix, opts, winning_tile or None, exposed or None)
+        raise ApiError(400, "send a photo (multipart field 'image') or the photo_id of an earlier upload")
 
     # ------------------------------------------------------------------ settle
     def _settle(req: S.SettleRequest) -> dict[str, Any]:
