@@ -11,7 +11,8 @@ the training crops were made with), in one batch. Everything comes from the mode
   confidently upright (or whose box is wider than tall); the most confident turn wins and gives the
   pose (``sideways`` for 90°/270°, ``upside-down`` for 180°).
 
-A tile the detector calls face-down, or whose best class is ``0x``, has pose ``face-down``.
+A tile the detector calls face-down, or that the classifier reads as ``0x`` with probability ≥
+:data:`BACK_SURE`, has pose ``face-down``.
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ POSES = ("upright", "sideways", "upside-down", "face-down")
 #: a tile read upright with at least this probability is not tried in other turns
 UPRIGHT_SURE = 0.9
 BACK_INDEX = CLASS_INDEX[BACK]
+#: the classifier alone calls a tile face-down only when this sure
+BACK_SURE = 0.5
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -52,7 +55,7 @@ class TileReadings:
     def make(probs, pose=None) -> "TileReadings":
         p = np.asarray(probs, np.float32).reshape(-1, NUM_CLASSES)
         pose = tuple(pose) if pose is not None else tuple(
-            "face-down" if r.argmax() == BACK_INDEX else "upright" for r in p)
+            "face-down" if r[BACK_INDEX] >= BACK_SURE else "upright" for r in p)
         if len(pose) != len(p):
             raise ValueError(f"{len(pose)} poses for {len(p)} tiles")
         bad = set(pose) - set(POSES)
@@ -141,7 +144,7 @@ class Classifier:
                 turn[unsure] = best
         pose = []
         for i in range(n):
-            if det.face_down[i] or probs[i].argmax() == BACK_INDEX:
+            if det.face_down[i] or probs[i, BACK_INDEX] >= BACK_SURE:
                 pose.append("face-down")
             else:
                 pose.append(("upright", "sideways", "upside-down", "sideways")[turn[i]])
