@@ -133,3 +133,15 @@ def test_false_detection_is_left_out():
     assert res.reading.legal and res.reading.roles[-1] == "ignored"
     assert format_hand(res.reading.hand) == format_hand(parse_hand(truth_notation(meta)))
     assert any("false detection" in n for n in res.reading.notes)
+
+
+def test_json_boxes_in_original_photo_pixels():
+    # a photo decoded at half scale: JSON boxes are given in the full-size photo's pixels
+    meta = load("render-s7-12")
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (2 * meta["width"], 2 * meta["height"]),
+                  0.5, "half")
+    res = read_detections(photo, detections(meta), readings(meta), load_ruleset("nts"), Context())
+    js = to_json(res)
+    first = res.order[0]
+    assert js["tiles"][0]["box"] == [round(v * 2, 1) for v in meta["tiles"][first]["xyxy"]]
+    assert js["photo"]["width"] == 2 * meta["width"]

@@ -39,6 +39,12 @@ def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour
     cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
 
 
+def _fit(text: str, scale: float, width: float) -> float:
+    """The largest font scale ≤ ``scale`` at which ``text`` is at most ``width`` pixels wide (≥ 0.3)."""
+    (tw, _), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 1.0, 1)
+    return max(0.3, min(scale, width / max(tw, 1)))
+
+
 def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[int, ...],
              title: str | None = None) -> np.ndarray:
     """A copy of ``image`` (H, W, 3) uint8 RGB with the reading drawn on it.
@@ -49,7 +55,7 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
     img = np.ascontiguousarray(image.copy())
     H, W = img.shape[:2]
     tile_h = float(np.median(det.sizes[:, 1])) if len(det) else 40.0
-    scale = max(0.35, min(1.6, tile_h / 70.0))
+    scale = max(0.35, min(1.0, tile_h / 110.0))
     thick = max(1, int(round(scale * 2)))
     pos = {d: k + 1 for k, d in enumerate(order)}
     # group outlines: melds (by their positions) and the concealed tiles
@@ -72,11 +78,13 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
         if role == "ignored":
             continue
         label = f"{pos.get(i, '?')}:{reading.tiles[i] or '?'}"
-        _text(img, label, (x0, y0 - 3), scale * 0.8, col, max(1, thick - 1))
+        s = _fit(label, scale * 0.8, 0.95 * (x1 - x0))
+        _text(img, label, (x0, y0 - 3), s, col, max(1, thick - 1))
         if i in reading.changed:
             cv2.rectangle(img, (x0 - thick * 2, y0 - thick * 2), (x1 + thick * 2, y1 + thick * 2), CHANGED,
                           thick + 1, cv2.LINE_AA)
-            _text(img, f"was {reading.raw[i]}", (x0, y1 + int(20 * scale)), scale * 0.7, CHANGED, max(1, thick - 1))
+            was = f"was {reading.raw[i]}"
+            _text(img, was, (x0 + 2, y1 - 4), _fit(was, scale * 0.7, 0.95 * (x1 - x0)), CHANGED, max(1, thick - 1))
     # legend and title
     y = int(28 * scale)
     if title:
