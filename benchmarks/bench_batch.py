@@ -17,6 +17,10 @@ the pipeline. Memory: the RSS of the batch process and all its children, summed,
 50 ms with psutil; its peak is reported (RSS counts shared library pages once per process, so the
 sum overstates the true footprint, equally at every size).
 
+``--delay S`` makes each oracle read also sleep S seconds: a read that waits rather than computes,
+so that 1 → 2 workers shows whether the machinery itself serialises anything even while other jobs
+hold the cores (on a 2-core machine shared with model training, CPU-bound reads cannot scale).
+
 Throughput is photos / wall time of the whole command (worker start-up, hashing, export
 included) on the ``--scaling-size`` folder. Results are printed as a table and as JSON; the
 ratios go in benchmarks/README.md. Run it on a quiet machine (check ``uptime``), under ``nice``.
@@ -145,6 +149,9 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", default="1,2", help="worker counts for the throughput comparison")
     ap.add_argument("--scaling-size", type=int, default=1000, help="folder size for the throughput comparison")
     ap.add_argument("--memory-workers", type=int, default=2, help="workers for the memory comparison")
+    ap.add_argument("--delay", type=float, default=0.0,
+                    help="oracle only: seconds each read also sleeps (waiting, not computing), so that the "
+                         "scaling of the machinery shows even when other jobs hold the CPU cores")
     a = ap.parse_args(argv)
     sizes = [int(x) for x in a.sizes.split(",")]
     workers = [int(x) for x in a.workers.split(",")]
@@ -155,10 +162,11 @@ def main(argv=None) -> int:
         reader = "models" if models_present() else "oracle"
     spec = {"models": "vision.batch:model_reader", "oracle": ORACLE}.get(reader, reader)
     synth_dir = ensure_renders(a.data, max(sizes + [a.scaling_size]))
-    env = dict(os.environ, MAHJONG_TEST_TRUTH=str(a.data / "truth.json"))
+    env = dict(os.environ, MAHJONG_TEST_TRUTH=str(a.data / "truth.json"), MAHJONG_TEST_DELAY=str(a.delay))
     load = os.getloadavg()
-    print(f"reader: {reader}; cores: {os.cpu_count()}; load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    results = {"reader": reader, "load_before": load, "throughput": [], "memory": []}
+    print(f"reader: {reader}{f' + {a.delay} s sleep per photo' if a.delay else ''}; cores: {os.cpu_count()}; "
+          f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    results = {"reader": reader, "delay": a.delay, "load_before": load, "throughput": [], "memory": []}
     scale_dir = folder(a.data, synth_dir, a.scaling_size)
     for w in workers:
         r = run_batch(scale_dir, w, spec, env)
