@@ -538,7 +538,7 @@ def open_state(path: str | os.PathLike) -> sqlite3.Connection:
     p.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(str(p), timeout=60.0)
     con.execute("PRAGMA journal_mode=WAL")
-    con.execute("PRAGMA synchronous=NORMAL")
+    con.execute("PRAGMA synchronous=FULL")
     con.execute("PRAGMA busy_timeout=60000")
     with con:
         con.executescript(STATE_SCHEMA)
