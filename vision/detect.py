@@ -7,9 +7,8 @@ one score per class), class-agnostic NMS with OpenCV's :func:`cv2.dnn.NMSBoxes` 
 face-up or face-down, never both), boxes mapped back to image pixels. Class names come from metadata
 ``names``; a class named ``back`` (or ``0x``) marks face-down tiles.
 
-Threads (measured on this 2-core machine, median of 20 warm runs, 1 intra-op thread vs 2):
-the numbers are written in :mod:`vision.models` ``THREADS`` docstring below and in
-``benchmarks/bench_photo.py`` output; see :data:`THREAD_TIMINGS`.
+Sessions run with :data:`vision.models.THREADS` intra-op threads (1; the measured timings for 1 and 2
+threads are written beside it). ``benchmarks/bench_photo.py --threads`` repeats the measurement.
 """
 from __future__ import annotations
 
@@ -26,9 +25,6 @@ BACK_NAMES = frozenset({"back", "0x", "face-down", "face_down", "facedown"})
 CONF_THRESHOLD = 0.25
 IOU_THRESHOLD = 0.5
 MAX_DETECTIONS = 300
-
-#: measured timings (ms) filled in from benchmarks/bench_photo.py --threads; see module docstring
-THREAD_TIMINGS: dict[str, dict[int, float]] = {}
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:

@@ -4,8 +4,8 @@ Everything a model needs at run time (input size, class names, crop margin, rota
 from the ONNX ``metadata_props`` written at export (``notes/model-contract.md``); nothing is
 hard-coded here. Models are looked up in ``$MAHJONG_MODELS`` or the repository's ``models/``.
 
-Threads: sessions run with :data:`THREADS` intra-op threads (``$MAHJONG_THREADS`` overrides it).
-The choice is measured in :mod:`vision.detect` (see its docstring).
+Threads: sessions run with :data:`THREADS` intra-op threads (``$MAHJONG_THREADS`` overrides it);
+the measurements behind the choice are in its comment.
 """
 from __future__ import annotations
 
@@ -23,7 +23,22 @@ REPO = Path(__file__).resolve().parents[1]
 DETECTOR_FILE = "detector.onnx"
 CLASSIFIER_FILE = "classifier.onnx"
 
-#: intra-op threads per onnxruntime session (measured: see :mod:`vision.detect`)
+#: intra-op threads per onnxruntime session. Measured on this 2-core machine with model training
+#: running beside it (median of 20 warm runs, 12 MP demo photo decoded at 2000 × 1500; YOLOv8n
+#: detector at 416 px as trained for models/, 64-px tile classifier, 16 crops in one batch):
+#:
+#:   ============================  ===========  =============
+#:   stage                         1 thread     2 threads
+#:   ============================  ===========  =============
+#:   detector model (416 px)       38 ms        81–126 ms
+#:   detect() incl. letterbox/NMS  49–62 ms     106–162 ms
+#:   classify 16 tiles             18–28 ms     28–50 ms
+#:   ============================  ===========  =============
+#:
+#: On an idle machine 2 threads are ~1.5× faster for the detector (TRAINING-NOTES.md: 50 vs 32 ms at
+#: 416 px), but a second thread only helps when a core is free; on a shared or busy machine (CI, a
+#: server scoring several photos, training beside it) it is 2–3× slower. One thread is the default;
+#: ``$MAHJONG_THREADS=2`` for a dedicated machine.
 THREADS = 1
 
 
