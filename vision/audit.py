@@ -342,6 +342,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
     result = compare(scored, args.claimed, claimed_lines)
     status = "match" if result.match else "mismatch"
     note = f"claimed {args.claimed}" + (f" with {len(claimed_lines)} lines" if claimed_lines is not None else "")
+    if res is not None:  # the audit trail first (output may go to a closed pipe)
+        from .record import record_photo
+
+        record_photo(args, "audit", Path(args.image), res, context=ctx, options=opts, ruleset=args.ruleset,
+                     fixes=parse_fixes(args.fix), status=status, note=note)
+    else:
+        record_hand(args, "audit", args.hand, scored, context=ctx, options=opts, status=status, note=note)
     if res is not None and not args.no_annotate:
         annotated = _annotate(args, res, result)
     if args.json:
@@ -364,13 +371,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print(report(result))
         if annotated:
             print(f"annotated image: {annotated}")
-    if res is not None:
-        from .record import record_photo
-
-        record_photo(args, "audit", Path(args.image), res, context=ctx, options=opts, ruleset=args.ruleset,
-                     fixes=parse_fixes(args.fix), status=status, note=note)
-    else:
-        record_hand(args, "audit", args.hand, scored, context=ctx, options=opts, status=status, note=note)
     return 0 if result.match else 1
 
 

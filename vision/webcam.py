@@ -184,8 +184,8 @@ def _headless(cap, args, reader, save_dir) -> int:
             time.sleep(args.interval)
         frame = _read(cap, args.device, args.warmup + k - 1)
         res, png, saved, err = score_frame(frame, k, args, reader, save_dir=save_dir)
-        all_ok &= _report(k, res, err, args, saved)
         _record(args, k, res, png, saved)
+        all_ok &= _report(k, res, err, args, saved)
     return 0 if all_ok else 1
 
 
@@ -217,8 +217,8 @@ def _live(cap, args, reader, save_dir) -> int:  # pragma: no cover - needs a dis
                 continue
             k += 1
             res, png, saved, err = score_frame(frame, k, args, reader, save_dir=save_dir)
-            _report(k, res, err, args, saved)
             _record(args, k, res, png, saved)
+            _report(k, res, err, args, saved)
             if res is not None:
                 title = (f"{res.reading.notation}  total {res.scored.total}" if res.scored is not None
                          else f"NOT LEGAL: {res.reading.notation}")
