@@ -130,3 +130,18 @@ def test_demo_photo_layout_from_its_ground_truth():
     meta = json.loads(DEMO_TRUTH.read_text())
     _, r = _decode(meta)
     assert r.legal and format_hand(r.hand) == format_hand(parse_hand(meta["notation"]))
+
+
+@pytest.mark.parametrize("name", ["render-s8-3", "render-s7-12", "render-s8-31"])
+def test_photo_taken_from_the_side(name):
+    # rows running up the photo (turned 90° counter-clockwise, no EXIF): read turned back
+    meta = load(name)
+    W, H = meta["width"], meta["height"]
+    b = boxes_of(meta)
+    turned = np.stack([b[:, 1], W - b[:, 2], b[:, 3], W - b[:, 0]], 1)  # (x, y) → (y, W − x)
+    det = detections(meta, turned)
+    rd = readings(meta)
+    geo = find_geometry(det, (H, W))
+    assert geo.turned
+    r = decode(layout(det, rd, (H, W)), rd, "nts")
+    assert r.legal and format_hand(r.hand) == format_hand(parse_hand(truth_notation(meta)))

@@ -6,7 +6,9 @@ Two steps, both plain functions of frozen values:
    vectors, within ±45° of horizontal, so tilt and roll are absorbed); *groups* are chains of touching
    tiles (boxes overlapping across the row by ≥ 40 % of the smaller height, gap along the row ≤ 0.2 tile
    widths); *rows* chain groups that lie on one line with gaps of up to 3 tile widths. Chaining is
-   local, so the converging rows of a perspective photo are still found. The *main row* is the one
+   local, so the converging rows of a perspective photo are still found. When most near tiles'
+   neighbours lie above or below them (a photo taken from the side of the hand), the photo is also
+   read turned 90° clockwise, and the reading with the longer main row is kept. The *main row* is the one
    that scores highest on tiles × tile size × (1 + lowness/2), a row of melds only counting 0.8 (the
    photographed player's hand is
    usually the nearest, lowest, largest and longest row); rows of similar tile size within 4 tile
@@ -72,7 +74,9 @@ class Geometry:
     * ``order``: every detection index, hand rows first, row by row, along the row — the tile
       numbering shown to the user (position k is ``order[k-1]``);
     * ``sideways``, ``displaced``: (N,) bool per detection;
-    * ``tile_w``, ``tile_h``: median tile width/height of the main row (pixels, along/across the row).
+    * ``tile_w``, ``tile_h``: median tile width/height of the main row (pixels, along/across the row);
+    * ``turned``: the rows run up the photo, so it was read turned 90° clockwise (``angle`` is then
+      measured in the turned photo).
     """
 
     angle: float
@@ -85,6 +89,7 @@ class Geometry:
     displaced: tuple[bool, ...]
     tile_w: float
     tile_h: float
+    turned: bool = False
 
     def row_tiles(self, r: int) -> tuple[int, ...]:
         return tuple(t for g in self.rows[r] for t in self.groups[g].tiles)
@@ -147,6 +152,24 @@ def _angle(centres: np.ndarray, sizes: np.ndarray) -> float:
     if not ok.any():
         return 0.0
     return float(np.median(ang[ok]))
+
+
+def _mostly_vertical(centres: np.ndarray, sizes: np.ndarray) -> bool:
+    """True when most tiles' nearest neighbours lie above/below them: the rows run up the photo
+    (a photo taken from the side of the hand, without an EXIF turn)."""
+    n = len(centres)
+    if n < 3:
+        return False
+    d = centres[:, None, :] - centres[None, :, :]
+    scale = np.sqrt(sizes[:, 0] * sizes[:, 1])
+    dist = np.hypot(d[..., 0], d[..., 1]) / np.maximum(scale[:, None], 1e-6)
+    np.fill_diagonal(dist, np.inf)
+    nn = dist.argmin(1)
+    v = centres[nn] - centres
+    big = scale >= 0.8 * np.percentile(scale, 75)  # the near (large) tiles vote: the player's hand
+    near = (dist[np.arange(n), nn] < 2.5) & big
+    steep = np.abs(v[:, 1]) > np.abs(v[:, 0])
+    return bool(near.sum() >= 3 and (steep & near).sum() > 0.6 * near.sum())
 
 
 def _frame(boxes: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
@@ -244,13 +267,30 @@ def find_geometry(det: Detections, image_size: tuple[int, int]) -> Geometry:
     """Rows, groups, the main row and the hand region of ``det`` (see the module docstring).
 
     ``image_size``: (width, height) in the boxes' pixels. An empty ``det`` gives an empty geometry.
+    When the near tiles' neighbours lie mostly above/below each other, the photo is also read turned
+    by 90°, and the reading whose main row holds more tiles is kept.
     """
     boxes = np.asarray(det.boxes, np.float64)
-    n = len(boxes)
-    if n == 0:
+    if len(boxes) == 0:
         return Geometry(0.0, (), (), -1, (), (), (), (), 0.0, 0.0)
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    plain = _geometry(boxes, image_size, False)
+    if not _mostly_vertical(centres, boxes[:, 2:] - boxes[:, :2]):
+        return plain
+    turned = _geometry(boxes, image_size, True)
+    return turned if len(turned.row_tiles(0)) > len(plain.row_tiles(0)) else plain
+
+
+def _geometry(boxes: np.ndarray, image_size: tuple[int, int], turned: bool) -> Geometry:
+    n = len(boxes)
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     sizes = boxes[:, 2:] - boxes[:, :2]
+    if turned:  # work in the photo turned 90° clockwise: (x, y) → (H − y, x)
+        W0, H0 = image_size
+        boxes = np.stack([H0 - boxes[:, 3], boxes[:, 0], H0 - boxes[:, 1], boxes[:, 2]], 1)
+        image_size = (H0, W0)
+        centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+        sizes = boxes[:, 2:] - boxes[:, :2]
     theta0 = _angle(centres, sizes)
     ang = np.full(n, theta0)
     # 1. rows: tiles on one line, linked pairwise in the frame of their (local) row direction; the
@@ -367,7 +407,7 @@ def find_geometry(det: Detections, image_size: tuple[int, int]) -> Geometry:
                 sideways[k] = bool(ar > SIDEWAYS_ASPECT or (ar > 1.25 and (hr < 0.92 or off > 0.08)))
                 displaced[k] = bool(off > DISPLACED) and not sideways[k]
     return Geometry(float(row_angle[main]), tuple(groups), tuple(row_groups), 0, tuple(range(len(hand_rows))),
-                    order, tuple(bool(x) for x in sideways), tuple(bool(x) for x in displaced), mw, mh)
+                    order, tuple(bool(x) for x in sideways), tuple(bool(x) for x in displaced), mw, mh, turned)
 
 
 def _line_v(idx, uc: np.ndarray, vc: np.ndarray, angle_free: bool = True):
