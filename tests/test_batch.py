@@ -54,6 +54,8 @@ def folder(tmp_path, truth):
     (d / "table-a" / "truncated.jpg").write_bytes(srcs[0].read_bytes()[:1500])
     (d / "table-b" / "notes.jpg").write_text("this is not a photo\n")
     (d / "table-a" / "readme.txt").write_text("not a photo extension: ignored\n")
+    (d / ".hidden.jpg").write_bytes(srcs[0].read_bytes())  # hidden: ignored
+    (d / "table-b" / "p00.audit.jpg").write_bytes(srcs[0].read_bytes())  # written by `audit`: ignored
     return d
 
 
@@ -90,7 +92,8 @@ def test_every_good_photo_scored_once_and_every_bad_one_reported(folder, tmp_pat
     assert list(rows[0]) == list(batch.OUTPUT_COLUMNS)
     keys = [r["photo"] for r in rows]
     assert len(keys) == len(set(keys)) == N_GOOD + N_BAD == s.photos == s.scored
-    assert set(keys) == {p.relative_to(folder).as_posix() for p in folder.rglob("*.jpg")}
+    assert set(keys) == {p.relative_to(folder).as_posix() for p in folder.rglob("*.jpg")
+                         if not p.name.startswith(".") and not p.name.endswith(".audit.jpg")}
     bad = {r["photo"]: r for r in rows if r["status"].startswith("error: ")}
     assert set(bad) == {"table-a/truncated.jpg", "table-b/notes.jpg"}
     assert "truncated" in bad["table-a/truncated.jpg"]["status"]

@@ -40,6 +40,7 @@ import io
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sqlite3
 import sys
@@ -331,14 +332,18 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                player=cells.get("player", ""), dealer=dealer, error=error)
 
 
+#: annotated images written by ``audit`` (``NAME.audit.jpg``, ``NAME.audit-2.jpg``): not photos to score
+_OUR_OUTPUT = re.compile(r"\.audit(-\d+)?\.jpg$", re.IGNORECASE)
+
+
 def find_photos(directory: Path) -> list[str]:
-    """Photo files under ``directory`` (recursive, hidden files and folders skipped), as sorted
-    POSIX paths relative to it."""
+    """Photo files under ``directory`` (recursive; hidden files and folders, and the annotated
+    ``*.audit.jpg`` images of ``audit``, skipped), as sorted POSIX paths relative to it."""
     out = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(x for x in dirs if not x.startswith("."))
         for f in files:
-            if not f.startswith(".") and Path(f).suffix.lower() in PHOTO_EXTS:
+            if not f.startswith(".") and Path(f).suffix.lower() in PHOTO_EXTS and not _OUR_OUTPUT.search(f):
                 out.append((Path(root) / f).relative_to(directory).as_posix())
     return sorted(out)
 
