@@ -56,12 +56,17 @@ TOP_MELDS = 10
 CAND_RATIO = 3e-3
 #: the least relative probability (reading / raw reading) still called plausible
 MIN_RELATIVE = 1e-4
-#: readings examined per hypothesis at most
+#: readings examined per hypothesis at most, and over all hypotheses of one photo
 MAX_READINGS = 20000
+MAX_READINGS_TOTAL = 40000
+#: calls of the scorer (for shapes only it can judge) per photo at most
+MAX_SCORER_CALLS = 400
 #: hypotheses decoded at most
 MAX_HYPOTHESES = 60
-#: after the best legal reading, keep enumerating this far (in log-probability) to estimate confidence
-CONF_WINDOW = 9.2  # e^-9.2 ≈ 1e-4
+#: after the best legal reading, keep enumerating this far (in log-probability), for at most
+#: CONF_READINGS more readings, to estimate the confidence
+CONF_WINDOW = 4.6  # e^-4.6 ≈ 1 %
+CONF_READINGS = 3000
 EPS = 1e-12
 
 _PLAY = 34
@@ -382,6 +387,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     bonus_lp = sum(float(logp[p, CLASS_INDEX[c]]) for p, c in bonus_codes.items())
     bonus_raw = sum(float(logp[p].max()) for p in bonus_codes)
     best: tuple | None = None  # (score, hyp, units, idx, logp_sum, raw_sum, hand, legal_mass)
+    budget = {"readings": MAX_READINGS_TOTAL, "scorer": MAX_SCORER_CALLS}
     tried = 0
     for h in hyps[:MAX_HYPOTHESES]:
         lprior = math.log(max(h.prior, EPS))
@@ -392,7 +398,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             continue
         tried += 1
         found = _search(h, units, raw_sum + bonus_raw, bonus_lp, lprior, best[0] if best else None,
-                        rs, ctx, bonus_codes, forced_win, options)
+                        rs, ctx, bonus_codes, forced_win, options, budget)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
     if best is not None and best[0] - math.log(max(best[1].prior, EPS)) >= math.log(MIN_RELATIVE):
@@ -447,7 +453,7 @@ def _units(h: _Hyp, logp: np.ndarray, backs: np.ndarray, forced_win: int | None)
 
 def _search(h: _Hyp, units: list[_Unit], raw_sum: float, bonus_lp: float, lprior: float,
             bound: float | None, rs: Ruleset, ctx: Context, bonus_codes: dict[int, str],
-            forced_win: int | None, options) -> tuple | None:
+            forced_win: int | None, options, budget: dict) -> tuple | None:
     n_melds = sum(1 for u in units if u.kind == "meld") + len(h.off_photo) + len(h.embedded)
     off_tiles = [t for gm in h.off_photo for t in gm.tiles]
     emb_tiles = [t for gm in h.embedded for t in gm.tiles]
@@ -457,13 +463,17 @@ def _search(h: _Hyp, units: list[_Unit], raw_sum: float, bonus_lp: float, lprior
     examined = 0
     scorer_calls = 0
     first_calls = 0
+    first_at = 0
     for lp, idx in _kbest(units):
         examined += 1
+        budget["readings"] -= 1
+        if budget["readings"] < 0:
+            break
         total_lp = lp + bonus_lp
         score = lprior + total_lp - raw_sum
         if first is None and bound is not None and score < bound:
             return None
-        if first is not None and total_lp < first[4] - CONF_WINDOW:
+        if first is not None and (total_lp < first[4] - CONF_WINDOW or examined - first_at > CONF_READINGS):
             break
         if examined > MAX_READINGS:
             break
@@ -503,7 +513,8 @@ def _search(h: _Hyp, units: list[_Unit], raw_sum: float, bonus_lp: float, lprior
             continue
         if ok is None:
             scorer_calls += 1
-            if scorer_calls > (300 if first is None else first_calls + 30):
+            budget["scorer"] -= 1
+            if budget["scorer"] < 0 or scorer_calls > (300 if first is None else first_calls + 30):
                 continue
         if first is not None and ok is True:
             mass += math.exp(total_lp - first[4])
@@ -520,6 +531,7 @@ def _search(h: _Hyp, units: list[_Unit], raw_sum: float, bonus_lp: float, lprior
             continue
         first = (score, h, units, idx, total_lp, raw_sum, hand)
         first_calls = scorer_calls
+        first_at = examined
         mass = 1.0
     if first is None:
         return None
