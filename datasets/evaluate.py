@@ -7,7 +7,7 @@
   (42 face classes; the whole photo is the crop);
 * per-tile precision / recall / F1 and whole-hand exact match on ``../shared/data/photos`` —
   predictions are matched to labelled tiles by box IoU ≥ 0.5 where the labels give boxes, else the
-  hand row (the longest row of detections) read left → right is aligned to the labelled rows
+  hand row (the main row of ``vision.layout``) read along the row is aligned to the labelled rows
   (edit distance: a substitution is one false positive and one false negative);
 * the same photos through PyPI ``mahjong-detector`` (its 34 classes) as the baseline;
 * model time for one photo on one CPU thread.
@@ -27,58 +27,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classes import CLASS_INDEX, CLASS_NAMES
-from vision.crops import crop_batch
+from vision.classes import CLASS_INDEX
 
 from .paths import REPO, shared_dir
 
 MODELS = REPO / "models"
 
 
-# ----------------------------------------------------------------------------- ONNX runners
-
-
-def _session(path: Path, threads: int):
-    import onnxruntime as ort
-
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-
-
-def _meta(sess) -> dict[str, str]:
-    return dict(sess.get_modelmeta().custom_metadata_map)
-
-
-def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, float, float]:
-    """Resize keeping aspect into a ``size``² canvas padded with 114, centred (as ultralytics).
-
-    Returns (canvas uint8, scale, pad_x, pad_y): input pixel = image pixel × scale + pad.
-    """
-    H, W = img.shape[:2]
-    s = min(size / W, size / H)
-    nw, nh = int(round(W * s)), int(round(H * s))
-    px, py = (size - nw) / 2, (size - nh) / 2
-    out = np.full((size, size, 3), 114, np.uint8)
-    x0, y0 = int(round(px - 0.1)), int(round(py - 0.1))
-    out[y0:y0 + nh, x0:x0 + nw] = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
-    return out, s, x0, y0
-
-
-def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
-    """Greedy non-maximum suppression over (N, 4) xyxy boxes; indices kept, best first."""
-    order = np.argsort(-scores)
-    keep = []
-    while order.size:
-        i = order[0]
-        keep.append(int(i))
-        if order.size == 1:
-            break
-        r = order[1:]
-        ov = box_iou(boxes[i:i + 1], boxes[r])[0]
-        order = r[ov <= iou]
-    return keep
+# ----------------------------------------------------------------------------- helpers
 
 
 def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -98,87 +54,6 @@ class Detection:
     cls: int  # detector class
     tile: str | None = None  # classifier code
     prob: float = 0.0
-
-
-class Detector:
-    """onnxruntime runner for ``models/detector.onnx`` (contract: letterboxed RGB 0..1, no NMS)."""
-
-    def __init__(self, path: Path = MODELS / "detector.onnx", threads: int = 1):
-        self.sess = _session(path, threads)
-        m = _meta(self.sess)
-        self.meta = m
-        imgsz = json.loads(m["imgsz"]) if "imgsz" in m else [416, 416]
-        self.size = int(imgsz[0] if isinstance(imgsz, list) else imgsz)
-        self.names = _parse_names(m.get("names"))
-
-    def __call__(self, img: np.ndarray, conf: float = 0.35, iou: float = 0.5) -> list[Detection]:
-        lb, s, px, py = letterbox(img, self.size)
-        x = lb.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-        out = self.sess.run(None, {self.sess.get_inputs()[0].name: x})[0][0]  # (4+nc, N)
-        scores = out[4:].max(0)
-        cls = out[4:].argmax(0)
-        m = scores > conf
-        if not m.any():
-            return []
-        cx, cy, w, h = out[:4, m]
-        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
-        boxes = (boxes - [px, py, px, py]) / s
-        H, W = img.shape[:2]
-        boxes = np.clip(boxes, 0, [W, H, W, H])
-        keep = nms(boxes, scores[m], iou)
-        return [Detection(boxes[k], float(scores[m][k]), int(cls[m][k])) for k in keep]
-
-
-def _parse_names(v) -> list[str]:
-    if v is None:
-        return []
-    try:
-        d = json.loads(v)
-    except json.JSONDecodeError:  # ultralytics writes a Python dict repr
-        import ast
-
-        d = ast.literal_eval(v)
-    if isinstance(d, dict):
-        return [d[k] for k in sorted(d, key=int)]
-    return list(d)
-
-
-class Classifier:
-    """onnxruntime runner for ``models/classifier.onnx`` (crops by vision.crops; softmax inside)."""
-
-    def __init__(self, path: Path = MODELS / "classifier.onnx", threads: int = 1):
-        self.sess = _session(path, threads)
-        m = _meta(self.sess)
-        self.meta = m
-        imgsz = json.loads(m.get("imgsz", "[64, 64]"))
-        self.size = int(imgsz[0] if isinstance(imgsz, list) else imgsz)
-        self.margin = float(m.get("crop_margin", 0.1))
-        self.resize = m.get("crop_resize", "stretch")
-        self.names = _parse_names(m.get("names")) or CLASS_NAMES
-        self.rotation = m.get("rotation", "invariant")
-
-    def probs(self, x: np.ndarray) -> np.ndarray:
-        """(B, 3, S, S) float32 0..1 → (B, 43) probabilities (tries 4 rotations if 'upright')."""
-        if len(x) == 0:
-            return np.zeros((0, len(self.names)), np.float32)
-        run = lambda a: self.sess.run(None, {"images": np.ascontiguousarray(a)})[0]  # noqa: E731
-        p = run(x)
-        if self.rotation == "upright":
-            for k in (1, 2, 3):
-                q = run(np.rot90(x, k, axes=(2, 3)))
-                better = q.max(1) > p.max(1)
-                p[better] = q[better]
-        return p
-
-    def classify(self, img: np.ndarray, dets: list[Detection]) -> None:
-        """Fill ``tile``/``prob`` of each detection from crops of the full-resolution image."""
-        if not dets:
-            return
-        x = crop_batch(img, np.stack([d.xyxy for d in dets]), self.size, self.margin, self.resize)
-        p = self.probs(x)
-        for d, row in zip(dets, p):
-            k = int(row.argmax())
-            d.tile, d.prob = self.names[k], float(row[k])
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -250,26 +125,17 @@ def align(pred: list[str], gold: list[str]) -> tuple[int, int, int]:
     return tp, n - tp, m - tp
 
 
-def hand_row(dets: list[Detection]) -> list[Detection]:
-    """The photographed player's hand: the longest horizontal row of detections, left → right.
-
-    Rows: detections whose centre y lies within half a median tile height of the row's mean; ties
-    go to the row nearest the bottom of the photo (nearest the player).
-    """
+def hand_row(dets: list[Detection], W: int, H: int) -> list[Detection]:
+    """The photographed player's hand row, in order along the row: the *main row* of
+    :func:`vision.layout.find_geometry` (the product's own grouping: the nearest, lowest, largest and
+    longest row; walls, discards and other players' tiles are left out)."""
     if not dets:
         return []
-    h = np.median([d.xyxy[3] - d.xyxy[1] for d in dets])
-    rows: list[list[Detection]] = []
-    for d in sorted(dets, key=lambda d: (d.xyxy[1] + d.xyxy[3]) / 2):
-        cy = (d.xyxy[1] + d.xyxy[3]) / 2
-        for r in rows:
-            if abs(np.mean([(e.xyxy[1] + e.xyxy[3]) / 2 for e in r]) - cy) < 0.5 * h:
-                r.append(d)
-                break
-        else:
-            rows.append([d])
-    best = max(rows, key=lambda r: (len(r), np.mean([e.xyxy[3] for e in r])))
-    return sorted(best, key=lambda d: d.xyxy[0])
+    from vision.detect import Detections
+    from vision.layout import find_geometry
+
+    geo = find_geometry(Detections.make(np.stack([d.xyxy for d in dets])), (W, H))
+    return [dets[i] for i in geo.row_tiles(geo.main_row)]
 
 
 def score_photo(pred: list[Detection], label: dict, W: int, H: int) -> dict:
@@ -298,7 +164,7 @@ def score_photo(pred: list[Detection], label: dict, W: int, H: int) -> dict:
         seq = [d.tile for d in sorted(pred, key=lambda d: d.xyxy[0])]
         method = "box IoU≥0.5"
     else:
-        row = hand_row(pred)
+        row = hand_row(pred, W, H)
         seq = [d.tile for d in row]
         tp, fp, fn = align(seq, gold_seq)
         method = "row alignment"
@@ -322,17 +188,20 @@ def load_photo(path: Path) -> np.ndarray:
         return np.asarray(ImageOps.exif_transpose(im).convert("RGB"))
 
 
-def eval_synth(det: Detector, data: Path, limit: int) -> dict:
+def eval_synth(data: Path, limit: int, threads: int = 1) -> dict:
+    """Detector mAP50 on the synthetic validation images (labels: YOLO txt), via vision.detect."""
+    det, _ = _vision_models(threads)
     imgs = sorted((data / "images" / "val").glob("*.jpg"))[:limit]
     if not imgs:
         return {"synth_map50": None, "synth_images": 0}
+    back = [i for i, n in enumerate(det.names) if n in ("back", "0x")]
     D, G = [], []
     for p in imgs:
         img = cv2.imread(str(p))[..., ::-1]
         H, W = img.shape[:2]
-        ds = det(img, conf=0.001, iou=0.6)
-        D.append((np.array([d.xyxy for d in ds]).reshape(-1, 4), np.array([d.score for d in ds]),
-                  np.array([d.cls for d in ds], int)))
+        ds = det(np.ascontiguousarray(img), conf=0.001, iou=0.6)
+        D.append((np.asarray(ds.boxes, float).reshape(-1, 4), np.asarray(ds.scores, float),
+                  np.where(ds.face_down, back[0] if back else 0, 0).astype(int)))
         lab = data / "labels" / "val" / (p.stem + ".txt")
         rows = np.loadtxt(lab, ndmin=2) if lab.exists() and lab.stat().st_size else np.zeros((0, 5))
         c, x, y, w, h = rows.T if len(rows) else (np.zeros(0),) * 5
@@ -341,28 +210,28 @@ def eval_synth(det: Detector, data: Path, limit: int) -> dict:
     return {"synth_map50": m, "synth_map50_per_class": per, "synth_images": len(imgs)}
 
 
-def eval_crops(clf: Classifier, root: Path) -> dict:
-    rows = list(csv.DictReader(open(root / "labels.csv")))
-    xs, ys = [], []
+def eval_crops(root: Path, threads: int = 1) -> dict:
+    """Top-1 of the classifier (via vision.classify) on real single-tile photos: the whole photo is the
+    tile's grown box, so the box handed to crop_tile is the photo shrunk by the model's crop margin."""
+    from vision.detect import Detections
+
+    _, clf = _vision_models(threads)
+    rows = [r for r in csv.DictReader(open(root / "labels.csv")) if r["tile"] in CLASS_INDEX]
+    ys, pred = [], []
     for r in rows:
-        if r["tile"] not in CLASS_INDEX:
-            continue
         img = load_photo(root / r["image"])
-        # the photo is already a loose crop of one tile: undo the margin so crop_tile keeps it all
         H, W = img.shape[:2]
         f = clf.margin / (1 + 2 * clf.margin)
-        xs.append(crop_batch(img, np.array([[W * f, H * f, W * (1 - f), H * (1 - f)]]), clf.size, clf.margin, clf.resize)[0])
+        read = clf(img, Detections.make([[W * f, H * f, W * (1 - f), H * (1 - f)]]))
         ys.append(r["tile"])
-    p = clf.probs(np.stack(xs))
-    pred = [clf.names[k] for k in p.argmax(1)]
-    correct = [a == b for a, b in zip(pred, ys)]
+        pred.append(read.codes[0])
     conf: dict[str, int] = {}
     for a, b in zip(pred, ys):
         if a != b:
             conf[f"{b}→{a}"] = conf.get(f"{b}→{a}", 0) + 1
-    return {"crops_top1": float(np.mean(correct)), "crops_n": len(ys),
+    return {"crops_top1": float(np.mean([a == b for a, b in zip(pred, ys)])), "crops_n": len(ys),
             "crops_errors": dict(sorted(conf.items(), key=lambda kv: -kv[1])),
-            "crops_pred": list(zip([r["image"] for r in rows if r["tile"] in CLASS_INDEX], ys, pred))}
+            "crops_pred": [(r["image"], y, p) for r, y, p in zip(rows, ys, pred)]}
 
 
 BASELINE_MAP = {"chun": "7z", "haku": "5z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
@@ -387,17 +256,39 @@ def baseline_detect(img: np.ndarray) -> list[Detection] | None:
     return out
 
 
-def eval_photos(det: Detector, clf: Classifier, root: Path, conf: float) -> dict:
+def run_pipeline(img: np.ndarray, conf: float, threads: int = 1) -> list[Detection]:
+    """Detector + classifier through the product's inference code (:mod:`vision.detect`,
+    :mod:`vision.classify`, onnxruntime) → detections with tile codes."""
+    det, clf = _vision_models(threads)
+    d = det(img, conf=conf)
+    r = clf(img, d)
+    codes = r.codes
+    return [Detection(np.asarray(d.boxes[i], float), float(d.scores[i]), int(d.face_down[i]), codes[i],
+                      float(r.probs[i].max())) for i in range(len(d))]
+
+
+_VISION: dict = {}
+
+
+def _vision_models(threads: int):
+    from vision.classify import load_classifier
+    from vision.detect import load_detector
+
+    if threads not in _VISION:
+        _VISION[threads] = (load_detector(str(MODELS / "detector.onnx"), threads),
+                            load_classifier(str(MODELS / "classifier.onnx"), threads))
+    return _VISION[threads]
+
+
+def eval_photos(root: Path, conf: float, threads: int = 1) -> dict:
     labels = json.load(open(root / "labels.json"))["photos"]
     res = {}
     for name, lab in labels.items():
         img = load_photo(root / name)
         H, W = img.shape[:2]
         t0 = time.perf_counter()
-        ds = det(img, conf=conf)
-        clf.classify(img, ds)
+        ds = run_pipeline(img, conf, threads)
         dt = time.perf_counter() - t0
-        ds = [d for d in ds if d.tile != "0x" or True]
         ours = score_photo(ds, lab, W, H)
         ours["seconds"] = dt
         ours["detections"] = ds
@@ -407,20 +298,20 @@ def eval_photos(det: Detector, clf: Classifier, root: Path, conf: float) -> dict
     return res
 
 
-def time_models(det: Detector, clf: Classifier, img: np.ndarray, n_tiles: int = 18, reps: int = 5) -> dict:
-    """Median seconds on this thread count: letterbox+detector, and n crops + classifier."""
-    td, tc = [], []
-    boxes = None
+def time_models(img: np.ndarray, threads: int = 1, reps: int = 5) -> dict:
+    """Median seconds (``threads`` intra-op threads): letterbox + detector, and crops + classifier."""
+    det, clf = _vision_models(threads)
+    td, tc, n = [], [], 0
     for _ in range(reps):
         t0 = time.perf_counter()
-        ds = det(img)
+        d = det(img)
         t1 = time.perf_counter()
-        boxes = np.stack([d.xyxy for d in ds])[:n_tiles] if ds else np.array([[0, 0, 100, 130]] * n_tiles, float)
-        clf.probs(crop_batch(img, boxes, clf.size, clf.margin, clf.resize))
+        clf(img, d)
         t2 = time.perf_counter()
         td.append(t1 - t0)
         tc.append(t2 - t1)
-    return {"detector_s": float(np.median(td)), "classifier_s": float(np.median(tc)), "n_crops": len(boxes)}
+        n = len(d)
+    return {"detector_s": float(np.median(td)), "classifier_s": float(np.median(tc)), "n_crops": n}
 
 
 # ----------------------------------------------------------------------------- report
@@ -429,19 +320,19 @@ def time_models(det: Detector, clf: Classifier, img: np.ndarray, n_tiles: int = 
 def run(data: Path | None, limit: int = 200, conf: float = 0.35, threads: int = 1, as_json: bool = False,
         out=sys.stdout) -> dict:
     """Run every evaluation that its inputs allow and print one table; returns the raw results."""
-    det, clf = Detector(threads=threads), Classifier(threads=threads)
+    det, clf = _vision_models(threads)
     sh = shared_dir()
-    R: dict = {"detector_meta": {k: det.meta.get(k) for k in ("mahjong_version", "trained", "data_hash", "imgsz")},
-               "classifier_meta": {k: clf.meta.get(k) for k in ("mahjong_version", "trained", "data_hash", "imgsz")}}
+    R: dict = {"detector_meta": {k: det.model.get(k) for k in ("mahjong_version", "trained", "data_hash", "imgsz")},
+               "classifier_meta": {k: clf.model.get(k) for k in ("mahjong_version", "trained", "data_hash", "imgsz")}}
     if data is not None and (data / "images" / "val").is_dir():
-        R.update(eval_synth(det, data, limit))
+        R.update(eval_synth(data, limit, threads))
     if sh is not None and (sh / "data" / "crops-real" / "labels.csv").exists():
-        R.update(eval_crops(clf, sh / "data" / "crops-real"))
+        R.update(eval_crops(sh / "data" / "crops-real", threads))
     photos = {}
     if sh is not None and (sh / "data" / "photos" / "labels.json").exists():
-        photos = eval_photos(det, clf, sh / "data" / "photos", conf)
+        photos = eval_photos(sh / "data" / "photos", conf, threads)
         big = max(photos, key=lambda n: photos[n]["size"][0] * photos[n]["size"][1])
-        R["timing"] = time_models(det, clf, load_photo(sh / "data" / "photos" / big))
+        R["timing"] = time_models(load_photo(sh / "data" / "photos" / big), threads)
         R["timing"]["photo"] = big
     R["photos"] = photos
     if as_json:
@@ -517,13 +408,18 @@ def add_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--limit", type=int, default=200, help="synthetic val images to use")
     ap.add_argument("--conf", type=float, default=0.35, help="detector score threshold for photos")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--models", type=Path, default=None, help="folder with detector.onnx and classifier.onnx (default models/)")
     ap.add_argument("--json", action="store_true", help="print raw results as JSON")
 
 
 def cmd_eval(a) -> int:
     import os
 
+    global MODELS
     data = a.data or Path(os.environ.get("MAHJONG_SYNTH", "/work/data/synth-v1"))
+    if a.models is not None:
+        MODELS = a.models
+        _VISION.clear()
     for f in ("detector.onnx", "classifier.onnx"):
         if not (MODELS / f).exists():
             print(f"error: models/{f} is missing (train with python -m datasets.train)", file=sys.stderr)

@@ -372,8 +372,10 @@ def train_classifier(crops: Path, epochs: int, resume: bool, arch: str = "tilene
             loss.backward()
             opt.step()
             sched.step()
-            tot += float(loss) * len(idx)
+            tot += float(loss.detach()) * len(idx)
             n += len(idx)
+            if b % 50 == 49:
+                print(f"  step {b + 1}/{steps_per_epoch} loss {tot / n:.4f} ({time.time() - t0:.0f} s)", flush=True)
         acc = evaluate_classifier_torch(model, Xva, Yva)
         print(f"epoch {ep + 1}/{epochs} loss {tot / n:.4f} val top1 {acc:.4f} ({time.time() - t0:.0f} s)", flush=True)
         state = {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": ep,
@@ -423,7 +425,7 @@ def export_classifier(weights: Path, crops: Path, out: Path = MODELS / "classifi
         "names": json.dumps(CLASS_NAMES), "imgsz": json.dumps([CLS_IMGSZ, CLS_IMGSZ]), "task": "classify",
         "crop_margin": str(CLS_MARGIN), "crop_resize": CLS_RESIZE, "rotation": CLS_ROTATION,
         "mahjong_model": "classifier", "mahjong_version": VERSION, "data_hash": data_hash(crops), "trained": _today(),
-        "classes_json": json.dumps(CLASS_NAMES), "val_top1_synth": f"{st.get('val_top1', float('nan')):.4f}",
+        "classes_json": json.dumps(CLASS_NAMES), "val_top1_synth": f"{st.get('val_top1', st.get('best', float('nan'))):.4f}",
     })
     CHECKPOINTS.mkdir(parents=True, exist_ok=True)
     torch.save({"model": {k: (v.half() if v.is_floating_point() else v) for k, v in net.state_dict().items()}, "arch": arch},
