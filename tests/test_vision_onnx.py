@@ -159,3 +159,43 @@ def test_missing_model_file(tmp_path, monkeypatch):
     monkeypatch.setenv("MAHJONG_MODELS", str(tmp_path))
     with pytest.raises(ModelError, match="not found"):
         load_detector()
+
+
+def test_cli_photo_end_to_end_with_stand_in_models(tmp_path, monkeypatch, capsys):
+    # 14 coloured "tiles" in a row, a stand-in detector that finds them and a colour classifier:
+    # 111m 222m 333m 444m 55m — the whole command runs: load, detect, classify, layout, decode, score
+    import json
+
+    import cli
+    from PIL import Image
+
+    colours = {"1m": (250, 30, 30), "2m": (30, 250, 30), "3m": (30, 30, 250), "4m": (250, 250, 30),
+               "5m": (250, 30, 250)}
+    hand = ["1m"] * 3 + ["2m"] * 3 + ["3m"] * 3 + ["4m"] * 3 + ["5m"] * 2
+    img = np.full((480, 640, 3), 90, np.uint8)
+    boxes = []
+    for k, code in enumerate(hand):
+        x0 = 40 + k * 40
+        img[300:360, x0:x0 + 38] = colours[code]
+        boxes.append((x0, 300, x0 + 38, 360))
+    Image.fromarray(img).save(tmp_path / "hand.png")
+    make_detector(tmp_path / "detector.onnx", _preds_for(boxes))
+    make_classifier(tmp_path / "classifier.onnx", {v: k for k, v in colours.items()})
+    monkeypatch.setenv("MAHJONG_MODELS", str(tmp_path))
+    monkeypatch.setenv("MAHJONG_HISTORY", str(tmp_path / "history.db"))
+    rc = cli.main(["photo", str(tmp_path / "hand.png"), "--json", "--no-history",
+                   "--annotate", str(tmp_path / "out.png")])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    js = json.loads(out.out)
+    assert js["legal"] and js["reading"] == "11122233344455m"
+    assert [t["tile"] for t in js["tiles"]] == hand and js["score"]["total"] > 0
+    assert (tmp_path / "out.png").stat().st_size > 1000
+    # text mode with a correction by position: tile 14 := 4m gives 111 222 33 345 444m, a hand
+    rc = cli.main(["photo", str(tmp_path / "hand.png"), "--no-history", "--fix", "14=4m"])
+    out = capsys.readouterr()
+    assert rc == 0 and "reading: 11122233344445m" in out.out and "total:" in out.out
+    # tile 14 := 9p leaves 111 222 333 444 5m 9p: no pair, so no hand — exit 2, one line on stderr
+    rc = cli.main(["photo", str(tmp_path / "hand.png"), "--no-history", "--fix", "14=9p"])
+    out = capsys.readouterr()
+    assert rc == 2 and "reading: " in out.out and out.err.count("\n") == 1, out.out
