@@ -107,10 +107,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                winning_tile: str | None = None, exposed: str | None = None,
                fixes: Mapping[int, str] | None = None, options: Mapping[str, object] | None = None,
                detector: Detector | None = None, classifier: Classifier | None = None,
-               work_side: int | None = WORK_SIDE) -> PhotoResult:
+               work_side: int | None = WORK_SIDE, zoom: bool = True) -> PhotoResult:
     """Photo → :class:`PhotoResult` (reading, layout, decoded hand and its score).
 
     ``scored`` is None when the reading is not a legal hand (``reading.problem`` says why).
+    ``zoom``: detect again in the part of the photo holding the tiles when they are small there
+    (:func:`detect_zoomed`).
     Raises :class:`ImageError` for an unreadable file, :class:`NoTilesError` when no tile is found,
     :class:`~vision.errors.ModelError` when the models are missing, HandError for bad overrides,
     RulesetError for an unknown ruleset or option.
@@ -124,7 +126,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     det_model = detector or load_detector()
     cls_model = classifier or load_classifier()
     t1 = time.perf_counter()
-    det = det_model(photo.pixels)
+    det = detect_zoomed(photo.pixels, det_model) if zoom else det_model(photo.pixels)
     t["detect"] = time.perf_counter() - t1
     if len(det) == 0:
         raise NoTilesError(f"{photo.name}: no tiles found in the photo")
@@ -136,6 +138,44 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     t["layout+decode+score"] = result.timings["layout+decode+score"]
     t["total"] = time.perf_counter() - t0
     return PhotoResult(result.photo, det, result.readings, result.layout, result.reading, result.scored, t)
+
+
+#: tiles smaller than this in the detector's input (median box height, pixels) trigger a second,
+#: zoomed detection pass over the region holding them
+ZOOM_BELOW = 28
+#: the zoomed region must be at most this fraction of the photo's area to be worth it
+ZOOM_AREA = 0.45
+
+
+def detect_zoomed(image: np.ndarray, detector: Detector) -> Detections:
+    """Detections of ``image``; when the hand's tiles (:func:`vision.layout.find_geometry`) are small
+    in the detector's input and lie in a small part of the photo, the detector runs again on that part
+    (grown by two tile heights) at its full input size, and those boxes replace the first pass's
+    boxes inside it.
+    """
+    det = detector(image)
+    if len(det) == 0:
+        return det
+    H, W = image.shape[:2]
+    scale = detector.imgsz / max(H, W)
+    hand = list(find_geometry(det, (W, H)).hand_tiles) or list(range(len(det)))
+    med_h = float(np.median(det.sizes[hand, 1]))
+    if med_h * scale >= ZOOM_BELOW:
+        return det
+    b = det.boxes[hand]
+    pad = 2 * med_h
+    x0, y0 = max(0, int(b[:, 0].min() - pad)), max(0, int(b[:, 1].min() - pad))
+    x1, y1 = min(W, int(b[:, 2].max() + pad)), min(H, int(b[:, 3].max() + pad))
+    if (x1 - x0) * (y1 - y0) > ZOOM_AREA * W * H:
+        return det
+    sub = detector(np.ascontiguousarray(image[y0:y1, x0:x1]))
+    if len(sub) == 0:
+        return det
+    boxes = sub.boxes + np.array([x0, y0, x0, y0], np.float32)
+    c = det.centres
+    outside = ~((c[:, 0] >= x0) & (c[:, 0] < x1) & (c[:, 1] >= y0) & (c[:, 1] < y1))
+    return Detections.make(np.vstack([boxes, det.boxes[outside]]), np.r_[sub.scores, det.scores[outside]],
+                           np.r_[sub.face_down, det.face_down[outside]])
 
 
 #: detections with a score below this may be dropped as false detections when that makes a legal hand
