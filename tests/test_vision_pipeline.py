@@ -145,3 +145,43 @@ def test_json_boxes_in_original_photo_pixels():
     first = res.order[0]
     assert js["tiles"][0]["box"] == [round(v * 2, 1) for v in meta["tiles"][first]["xyxy"]]
     assert js["photo"]["width"] == 2 * meta["width"]
+
+
+class _ToyDetector:
+    """Finds non-grey rectangles with connected components; records the images it was given."""
+
+    imgsz = 416
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, image):
+        import cv2
+
+        from vision.detect import Detections
+
+        self.calls.append(image.shape)
+        mask = (np.abs(image.astype(int) - 90).sum(2) > 60).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+        boxes = [[x, y, x + w, y + h] for x, y, w, h, a in stats[1:] if a > 20]
+        return Detections.make(np.array(boxes, np.float32).reshape(-1, 4))
+
+
+def test_zoomed_detection_pass():
+    from vision.pipeline import detect_zoomed
+
+    img = np.full((3000, 4000, 3), 90, np.uint8)
+    truth = []
+    for k in range(14):  # a row of 14 small tiles (40 × 56 px in a 4000-px photo: 4 × 6 px at 416)
+        x0 = 1500 + k * 42
+        img[2000:2056, x0:x0 + 40] = (240, 240, 230)
+        truth.append([x0, 2000, x0 + 40, 2056])
+    det = _ToyDetector()
+    out = detect_zoomed(img, det)
+    assert len(det.calls) == 2 and det.calls[1][0] < 1000 and det.calls[1][1] < 1000  # second pass on a crop
+    assert sorted(out.boxes.tolist()) == sorted(np.array(truth, float).tolist())
+    big = np.full((600, 800, 3), 90, np.uint8)
+    big[300:400, 100:170] = 250
+    det2 = _ToyDetector()
+    detect_zoomed(big, det2)
+    assert len(det2.calls) == 1  # tiles already large in the detector's input: one pass
