@@ -105,8 +105,6 @@ def test_perspective_photo(name):
 
 
 def test_non_winner_has_no_winning_tile():
-    from scoring import Context
-
     meta = load("render-s7-12")
     det, rd = detections(meta), readings(meta)
     lay = layout(det, rd, (meta["width"], meta["height"]), winner=False)

@@ -38,8 +38,8 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from scoring import Context, HandError, Meld, RulesetError, load_ruleset, make_hand, score_hand
-from scoring.decompose import SHAPES, is_standard_complete, seven_pairs_counts
+from scoring import Context, HandError, Meld, load_ruleset, make_hand, score_hand
+from scoring.decompose import is_standard_complete, seven_pairs_counts
 from scoring.engine import Ruleset
 from scoring.notation import meld_from_tiles, parse_tiles
 from scoring.tiles import BONUS, PLAYING_TILES, TERMINALS_AND_HONOURS, compact, sort_tiles
@@ -388,7 +388,6 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     bonus_raw = sum(float(logp[p].max()) for p in bonus_codes)
     best: tuple | None = None  # (score, hyp, units, idx, logp_sum, raw_sum, hand, legal_mass)
     budget = {"readings": MAX_READINGS_TOTAL, "scorer": MAX_SCORER_CALLS}
-    tried = 0
     for h in hyps[:MAX_HYPOTHESES]:
         lprior = math.log(max(h.prior, EPS))
         if best is not None and lprior < best[0]:
@@ -396,7 +395,6 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         units, raw_sum = _units(h, logp, backs, forced_win)
         if units is None:
             continue
-        tried += 1
         found = _search(h, units, raw_sum + bonus_raw, bonus_lp, lprior, best[0] if best else None,
                         rs, ctx, bonus_codes, forced_win, options, budget)
         if found is not None and (best is None or found[0] > best[0]):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import BinaryIO, Union
 
 import numpy as np
-from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageOps, UnidentifiedImageError
 
 from .errors import ImageError
 

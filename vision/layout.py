@@ -479,9 +479,6 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     notes: list[str] = []
     out: list[GroupRoles] = []
     main_groups = set(geo.rows[0]) if geo.rows else set()
-    # the longest group of the main row: the concealed hand's usual place
-    main_sizes = {g: len([t for t in geo.groups[g].tiles if t not in bonus]) for g in main_groups}
-    longest = max(main_sizes, key=main_sizes.get) if main_sizes else None
     for gi, g in enumerate(geo.groups):
         if g.row not in geo.hand_rows:
             continue

@@ -12,7 +12,6 @@ to right): ``--fix 3=5p`` sets tile 3 before layout and decoding, so the rest of
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,7 +22,7 @@ import numpy as np
 from scoring import Context, HandError, ScoredHand, explain, load_ruleset, score_hand
 from scoring.engine import Ruleset
 
-from .classes import CLASS_INDEX, CLASS_NAMES, NUM_CLASSES
+from .classes import CLASS_INDEX
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import Reading, decode
 from .detect import Detections, Detector, load_detector
