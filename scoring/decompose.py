@@ -72,27 +72,47 @@ def _meld_key(m: tuple[str, int]) -> tuple[int, int]:
 def _group_splits(counts: tuple[int, ...], base: int, need_pair: bool,
                   chows: bool) -> tuple[tuple[tuple[str, int], ...], ...]:
     """All splits of one group's counts (a suit's 9 or the honours' 7) into pungs/chows (+ a pair
-    if ``need_pair``); melds as ``(kind, 34-index)`` in tile order, each split once."""
-    i = next((k for k, c in enumerate(counts) if c), -1)
-    if i < 0:
-        return ((),) if not need_pair else ()
-    out: list[tuple[tuple[str, int], ...]] = []
+    if ``need_pair``); melds as ``(kind, 34-index)`` in tile order, each split once.
+
+    Depth first from the lowest tile held: it is a pung, the start of a chow, or the pair.
+    """
     c = list(counts)
-    if counts[i] >= 3:
-        c[i] -= 3
-        out.extend((("pung", base + i),) + rest for rest in _group_splits(tuple(c), base, need_pair, chows))
-        c[i] += 3
-    if chows and i <= 6 and counts[i + 1] and counts[i + 2]:
-        c[i] -= 1
-        c[i + 1] -= 1
-        c[i + 2] -= 1
-        out.extend((("chow", base + i),) + rest for rest in _group_splits(tuple(c), base, need_pair, chows))
-        c[i] += 1
-        c[i + 1] += 1
-        c[i + 2] += 1
-    if need_pair and counts[i] >= 2:
-        c[i] -= 2
-        out.extend((("pair", base + i),) + rest for rest in _group_splits(tuple(c), base, False, chows))
+    n = len(c)
+    acc: list[tuple[str, int]] = []
+    out: list[tuple[tuple[str, int], ...]] = []
+
+    def go(i: int, pair: bool) -> None:
+        while i < n and not c[i]:
+            i += 1
+        if i == n:
+            if not pair:
+                out.append(tuple(acc))
+            return
+        x = c[i]
+        if x >= 3:
+            c[i] = x - 3
+            acc.append(("pung", base + i))
+            go(i, pair)
+            acc.pop()
+            c[i] = x
+        if chows and i <= n - 3 and c[i + 1] and c[i + 2]:
+            c[i] = x - 1
+            c[i + 1] -= 1
+            c[i + 2] -= 1
+            acc.append(("chow", base + i))
+            go(i, pair)
+            acc.pop()
+            c[i] = x
+            c[i + 1] += 1
+            c[i + 2] += 1
+        if pair and x >= 2:
+            c[i] = x - 2
+            acc.append(("pair", base + i))
+            go(i, False)
+            acc.pop()
+            c[i] = x
+
+    go(0, need_pair)
     # the pair taken at the lowest tile and a chow taken there can give the same multiset of
     # melds (11123444: 11+123+444 both ways): keep each split once, melds in tile order
     return tuple(dict.fromkeys(tuple(sorted(s, key=_meld_key)) for s in out))
@@ -134,9 +154,18 @@ def _group_ok(counts: tuple[int, ...], need_pair: bool, chows: bool) -> bool:
     return False
 
 
+@lru_cache(maxsize=None)
+def _group_meld_splits(counts: tuple[int, ...], base: int, need_pair: bool,
+                       chows: bool) -> tuple[tuple[Meld, ...], ...]:
+    """:func:`_group_splits` as tuples of the interned concealed melds (cached per pattern)."""
+    return tuple(tuple(_CONCEALED[kind, i] for kind, i in split)
+                 for split in _group_splits(counts, base, need_pair, chows))
+
+
 @lru_cache(maxsize=1 << 16)
-def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """All splits of ``counts`` (34 ints) into pungs/chows (+ one pair if ``need_pair``).
+def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[Meld, ...], ...]:
+    """All splits of ``counts`` (34 ints) into pungs/chows (+ one pair if ``need_pair``), as
+    tuples of concealed melds.
 
     Sets never cross a group (suit or honours), so each group is split on its own (cached per
     group pattern, shared between hands) and the splits are combined; exactly one group holds
@@ -146,21 +175,24 @@ def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[tuple[str, 
     pair_groups = 0
     for lo, hi, chows in _GROUPS:
         g = counts[lo:hi]
-        r = sum(g) % 3
+        n = sum(g)
+        if not n:
+            continue
+        r = n % 3
         if r == 1:
             return ()
         if r == 2:
             if not need_pair:
                 return ()
             pair_groups += 1
-        if not r and not any(g):
-            continue
-        sp = _group_splits(g, lo, r == 2, chows)
+        sp = _group_meld_splits(g, lo, r == 2, chows)
         if not sp:
             return ()
         parts.append(sp)
     if need_pair and pair_groups != 1:
         return ()
+    if len(parts) == 1:
+        return parts[0]
     return tuple(tuple(chain.from_iterable(combo)) for combo in product(*parts))
 
 
@@ -173,7 +205,7 @@ def standard_splits(tiles: Iterable[str]) -> list[list[Meld]]:
     n = sum(counts)
     if n % 3 != 2:
         return []
-    return [[_CONCEALED[kind, i] for kind, i in split] for split in _splits(tuple(counts), True)]
+    return [list(split) for split in _splits(tuple(counts), True)]
 
 
 #: the concealed (in-hand) melds, made once: Meld is immutable
@@ -208,6 +240,8 @@ def clear_caches() -> None:
     _group_splits.cache_clear()
     _group_ok.cache_clear()
     _group_waits.cache_clear()
+    _group_meld_splits.cache_clear()
+    _WON.clear()
 
 
 def _wait_type(meld: Meld, tile: str) -> str:
@@ -223,7 +257,11 @@ def _wait_type(meld: Meld, tile: str) -> str:
     return "open"
 
 
-def place_winning_tile(hand: Hand, shape: str, formed: list[Meld], loose=()) -> list[Decomposition]:
+#: (kind, tile, concealed, declared) → that meld completed by the winning tile (made once each)
+_WON: dict[tuple[str, str, bool, bool], Meld] = {}
+
+
+def place_winning_tile(hand: Hand, shape: str, formed: Sequence[Meld], loose=()) -> list[Decomposition]:
     """Decompositions for each distinct formed meld that can hold the winning tile.
 
     A meld completed by a discard (or robbed kong) becomes exposed for points (RULINGS
@@ -231,27 +269,36 @@ def place_winning_tile(hand: Hand, shape: str, formed: list[Meld], loose=()) -> 
     """
     declared = hand.melds
     wt = hand.winning_tile
+    formed = tuple(formed)
+    loose = tuple(loose)
     if wt is None:
-        return [Decomposition(shape, declared + tuple(formed), tuple(loose))]
+        return [Decomposition(shape, declared + formed, loose)]
     out: list[Decomposition] = []
     seen: set[tuple[str, str]] = set()
     by_discard = not hand.context.self_drawn
     for k, m in enumerate(formed):
-        if wt not in m.tiles or (m.kind, m.tile) in seen:
+        kind, tile = m.kind, m.tile
+        if wt not in m.tiles or (kind, tile) in seen:
             continue
-        seen.add((m.kind, m.tile))
-        won = Meld(m.kind, m.tile, m.concealed and not by_discard, m.declared, True)
-        melds = declared + tuple(formed[:k]) + (won,) + tuple(formed[k + 1:])
-        out.append(Decomposition(shape, melds, tuple(loose), _wait_type(m, wt)))
+        seen.add((kind, tile))
+        key = (kind, tile, m.concealed and not by_discard, m.declared)
+        won = _WON.get(key)
+        if won is None:
+            won = _WON[key] = Meld(kind, tile, key[2], key[3], True)
+        melds = declared + formed[:k] + (won,) + formed[k + 1:]
+        out.append(Decomposition(shape, melds, loose, _wait_type(m, wt)))
     if not out and wt in loose:
-        out.append(Decomposition(shape, declared + tuple(formed), tuple(loose), "special"))
+        out.append(Decomposition(shape, declared + formed, loose, "special"))
     return out
 
 
 def shape_standard(hand: Hand) -> list[Decomposition]:
     """n sets + 1 pair from the concealed tiles (n = 4 in the 13-tile game, 5 in the 16-tile)."""
+    counts = counts34(hand.concealed)
+    if sum(counts) % 3 != 2:
+        return []
     out: list[Decomposition] = []
-    for formed in standard_splits(hand.concealed):
+    for formed in _splits(tuple(counts), True):
         out.extend(place_winning_tile(hand, "standard", formed))
     return out
 
@@ -267,8 +314,8 @@ def seven_pairs_counts(counts: list[int] | tuple[int, ...], *, allow_four: bool 
 
 def shape_seven_pairs(hand: Hand, *, allow_four: bool = False) -> list[Decomposition]:
     """Seven pairs, all in the hand (no melds on the table). Four alike = two pairs if allowed."""
-    if hand.melds or len(hand.concealed) != 14:
-        return []
+    if hand.melds or len(hand.concealed) != 14 or len(set(hand.concealed)) > 7:
+        return []  # (seven pairs, four alike or not, have at most 7 kinds of tile)
     counts = counts34(hand.concealed)
     if not seven_pairs_counts(counts, allow_four=allow_four):
         return []
@@ -442,6 +489,37 @@ def _standard_waits(base_counts: list[int]) -> set[int]:
             continue
         out.update(lo + p for p in _group_waits(groups[k], chows))
     return out
+
+
+def second_wait(hand: Hand, shapes: Iterable[str], d: Decomposition) -> str | None:
+    """A tile other than the winning tile that the hand less its winning tile also waited on, as
+    the standard reading ``d`` shows it without computing every wait; None when ``d`` shows none.
+
+    * two-sided wait (``open``): 23 + 4 could as well have been 1 + 23;
+    * pair to pung (``pung``): XX + YY waited on X and on Y (the reading's pair).
+
+    The tile is one that :func:`waits` returns (it completes the standard shape and is not held
+    four times), so ``len(waits(hand, shapes)) >= 2`` whenever this is not None.
+    """
+    wt = hand.winning_tile
+    if wt is None or d.shape != "standard" or "standard" not in shapes:
+        return None
+    if d.wait == "open":
+        m = d.winning_meld
+        if m is None or m.kind != "chow":
+            return None
+        r = ord(m.tile[0]) - 48
+        other = f"{r + 3}{m.tile[1]}" if wt == m.tile else f"{r - 1}{m.tile[1]}"
+    elif d.wait == "pung":
+        other = next((m.tile for m in d.melds if m.kind == "pair"), None)
+        if other is None or other == wt:
+            return None
+    else:
+        return None
+    held = hand.concealed.count(other)  # the winning tile is not ``other``: nothing to take off
+    for m in hand.melds:
+        held += m.tiles.count(other)
+    return other if held < 4 else None
 
 
 def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:

@@ -36,7 +36,7 @@ from types import ModuleType
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from . import predicates as shared_predicates
-from .decompose import Decomposition, decompositions, waits
+from .decompose import Decomposition, decompositions, second_wait, waits
 from .errors import HandError, RulesetError
 from .fired import Fired  # noqa: F401  (re-exported: engine.Fired)
 from .hand import Hand, Meld
@@ -263,22 +263,46 @@ class _lazy:
         return value
 
 
+class _hand_lazy(_lazy):
+    """A lazy attribute that depends on the hand (and ruleset) only, not on the reading: computed
+    once per :attr:`View.shared` dict, i.e. once per hand when :func:`score_hand` gives all the
+    readings of a hand one dict."""
+
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
+        if obj is None:
+            return self
+        shared = obj.shared
+        name = self.name
+        if name in shared:
+            value = shared[name]
+        else:
+            value = shared[name] = self.fn(obj)
+        obj.__dict__[name] = value
+        return value
+
+
 class View:
     """What a predicate sees: the hand, one decomposition, the context and the options.
 
     Derived collections are computed once per view: ``melds`` (all, pairs included), ``sets``
     (chow/pung/kong), ``pungs`` (pung or kong), ``kongs``, ``chows``, ``pairs``, ``tiles`` (every
     playing tile incl. kongs), ``suits`` (suit letters present among m/p/s), ``has_honours``.
+    Those that do not depend on the reading (``tiles``, ``tile_set``, ``suits``, ``has_honours``,
+    ``waits``, ``one_wait``) are kept in ``shared``: views of one hand given the same dict (as
+    :func:`score_hand` does) compute them once. ``shared`` must only be shared between views of
+    the same hand, ruleset and options.
     """
 
-    __slots__ = ("hand", "d", "ctx", "opts", "ruleset", "__dict__")
+    __slots__ = ("hand", "d", "ctx", "opts", "ruleset", "shared", "__dict__")
 
-    def __init__(self, hand: Hand, d: Decomposition, ruleset: Ruleset, opts: Mapping[str, Any]):
+    def __init__(self, hand: Hand, d: Decomposition, ruleset: Ruleset, opts: Mapping[str, Any],
+                 shared: dict[str, Any] | None = None):
         self.hand = hand
         self.d = d
         self.ctx = hand.context
         self.opts = opts
         self.ruleset = ruleset
+        self.shared = {} if shared is None else shared
 
     @_lazy
     def melds(self) -> tuple[Meld, ...]:
@@ -329,27 +353,46 @@ class View:
         self._classify()
         return self.__dict__["pairs"]
 
-    @_lazy
+    @_hand_lazy
     def tiles(self) -> tuple[str, ...]:
         return self.hand.all_tiles
 
-    @_lazy
+    @_hand_lazy
     def tile_set(self) -> frozenset[str]:
         """The distinct playing tiles of the hand (``frozenset(tiles)``, without sorting)."""
-        return frozenset(self.hand.concealed).union(*[m.tiles for m in self.hand.melds])
+        melds = self.hand.melds
+        if not melds:
+            return frozenset(self.hand.concealed)
+        return frozenset(self.hand.concealed).union(*[m.tiles for m in melds])
 
-    @_lazy
+    @_hand_lazy
     def suits(self) -> frozenset[str]:
-        return frozenset(t[1] for t in self.tile_set if t[1] != "z")
+        s = {t[1] for t in self.tile_set}
+        s.discard("z")
+        return frozenset(s)
 
-    @_lazy
+    @_hand_lazy
     def has_honours(self) -> bool:
-        return any(t[1] == "z" for t in self.tile_set)
+        return not self.tile_set.isdisjoint(HONOURS)
 
-    @_lazy
+    @_hand_lazy
     def waits(self) -> frozenset[str]:
         """Tiles that would have completed the hand (structural shapes of the ruleset)."""
         return _waits_cached(self.hand, self.ruleset.shapes)
+
+    @_hand_lazy
+    def one_wait(self) -> bool:
+        """``len(waits) == 1``, often without computing every wait: a two-sided or a
+        pair-to-pung reading shows a second waited tile (:func:`scoring.decompose.second_wait`)."""
+        w = self.__dict__.get("waits")
+        if w is None and second_wait(self.hand, self.ruleset.shapes, self.d) is not None:
+            return False
+        return len(self.waits) == 1
+
+    @_hand_lazy
+    def hand_features(self) -> int:
+        """The reading-independent part of :attr:`features` (see :func:`hand_features`)."""
+        return hand_features(self)
 
     @_lazy
     def features(self) -> int:
@@ -391,33 +434,43 @@ _MELD_BIT = {(k, c, conc): FEATURES[f"{k}:{c}:{'c' if conc else 'x'}"]
              for conc in (True, False)}
 
 
+#: (kind, tile, concealed) → (the meld's feature bit, 0 chow / 1 pung / 2 kong / 3 pair, 0 other
+#: tile / 1 wind / 2 dragon)
+_MELD_INFO: dict[tuple[str, str, bool], tuple[int, int, int]] = {
+    (k, t, conc): (_MELD_BIT[k, _TILE_CAT[t], conc], ("chow", "pung", "kong", "pair").index(k),
+                   1 if t in WINDS else 2 if t in DRAGONS else 0)
+    for k in ("chow", "pung", "kong", "pair") for t in _TILE_CAT for conc in (True, False)}
+
+
 def view_features(v: "View") -> int:
     """The features of a reading that the shared predicates' prefilters test (bit mask).
 
     Computed from exactly what the predicates read: ``v.melds`` (kind, category of ``tile``,
-    ``concealed``, ``declared``), ``v.tile_set``, ``v.ctx``, ``v.hand.bonus``, ``v.d.wait``.
+    ``concealed``, ``declared``), ``v.tile_set``, ``v.ctx``, ``v.hand.bonus``, ``v.d.wait``. The
+    part that does not depend on the reading (:func:`hand_features`) is computed once per hand.
     """
-    f = 0
+    f = v.hand_features
     exposed_declared = False
     n_pk = n_chow = n_cpk = n_kong = n_wind = n_dragon = 0
+    info = _MELD_INFO
     for m in v.d.melds:
-        k = m.kind
-        cat = _TILE_CAT[m.tile]
-        f |= _MELD_BIT[k, cat, m.concealed]
-        if m.declared and not m.concealed:
+        conc = m.concealed
+        bit, k, cat = info[m.kind, m.tile, conc]
+        f |= bit
+        if m.declared and not conc:
             exposed_declared = True
-        if k == "chow":
+        if k == 0:
             n_chow += 1
-        elif k != "pair":
+        elif k != 3:
             n_pk += 1
-            if k == "kong":
+            if k == 2:
                 n_kong += 1
                 n_cpk += 1
-            elif m.concealed:
+            elif conc:
                 n_cpk += 1
-            if cat == "winds":
+            if cat == 1:
                 n_wind += 1
-            elif cat == "dragons":
+            elif cat == 2:
                 n_dragon += 1
     F = FEATURES
     if not n_pk:
@@ -432,12 +485,24 @@ def view_features(v: "View") -> int:
         f |= F["pk:winds>=2"] | (F["pk:winds>=3"] if n_wind >= 3 else 0) | (F["pk:winds>=4"] if n_wind >= 4 else 0)
     if n_dragon >= 2:
         f |= F["pk:dragons>=2"] | (F["pk:dragons>=3"] if n_dragon >= 3 else 0)
+    if not exposed_declared:
+        f |= F["no-exposed-declared"]
+    w = v.d.wait
+    if w is not None:
+        f |= F.get("wait:" + w, 0)
+    return f
+
+
+def hand_features(v: "View") -> int:
+    """The features that do not depend on the reading: tile facts (``one-suit``, ``has-honours``
+    …), ``no-declared``, the context (``winner``, ``self-drawn``, ``win:HOW`` …), ``winning-tile``
+    and ``bonus`` (bit mask; part of :func:`view_features`)."""
+    F = FEATURES
+    f = 0
     ts = v.tile_set
-    suits = v.suits
-    honours = v.has_honours
-    if len(suits) == 1:
+    if len(v.suits) == 1:
         f |= F["one-suit"]
-    f |= F["has-honours"] if honours else F["no-honours"]
+    f |= F["has-honours"] if v.has_honours else F["no-honours"]
     if ts <= HONOURS:
         f |= F["only-honours"]
     if ts <= SIMPLES:
@@ -450,8 +515,6 @@ def view_features(v: "View") -> int:
         f |= F["no-simples"]
     if not v.hand.melds:
         f |= F["no-declared"]
-    if not exposed_declared:
-        f |= F["no-exposed-declared"]
     c = v.ctx
     if c.winner:
         f |= F["winner"]
@@ -468,9 +531,6 @@ def view_features(v: "View") -> int:
         f |= F["winning-tile"]
     if v.hand.bonus:
         f |= F["bonus"]
-    w = v.d.wait
-    if w is not None:
-        f |= F.get("wait:" + w, 0)
     return f
 
 
@@ -531,16 +591,18 @@ def clear_caches() -> None:
 
     _WAITS.clear()
     _PLANS.clear()
+    _FIRED.clear()
     decompose.clear_caches()
 
 
 def clear_hand_caches() -> None:
     """Empty the caches that hold anything about particular hands (waits per hand, splits of an
-    exact 34-count), keeping the per-suit pattern tables and rule plans (for steady-state
-    benchmarks). Scores never depend on caches."""
+    exact 34-count, the firings of a reading's melds), keeping the per-suit pattern tables and
+    rule plans (for steady-state benchmarks). Scores never depend on caches."""
     from . import decompose
 
     _WAITS.clear()
+    _FIRED.clear()
     decompose._splits.cache_clear()
 
 
@@ -668,11 +730,28 @@ class ScoredHand:
         }
 
 
+#: what a predicate's ``True`` becomes (Fired is immutable: one object serves every firing)
+_ONCE = Fired()
+#: details → Fired(len(details), details), for predicates that return lists (made once each)
+_FIRED: dict[tuple[str, ...], Fired] = {}
+
+
 def _coerce(result: Any) -> Fired | None:
+    if result is True:
+        return _ONCE
     if result is None or result is False or result == 0:
         return None
-    if result is True:
-        return Fired()
+    cls = result.__class__
+    if cls is list or cls is tuple:
+        if not result:
+            return None
+        details = tuple(map(str, result))
+        f = _FIRED.get(details)
+        if f is None:
+            if len(_FIRED) > 8192:
+                _FIRED.clear()
+            f = _FIRED[details] = Fired(count=len(details), details=details)
+        return f
     if isinstance(result, Fired):
         return result if result.count else None
     if isinstance(result, int):
@@ -704,7 +783,8 @@ class _Plan:
     """The rules of a ruleset that apply to one player under one set of options, in ruleset order,
     with their option labels and (filled on demand) the subset asked for each shape."""
 
-    __slots__ = ("ruleset", "rules", "labels", "names", "by_shape", "by_features", "used_bits", "lines")
+    __slots__ = ("ruleset", "rules", "labels", "names", "by_shape", "by_features", "used_bits", "lines",
+                 "checks")
 
     def __init__(self, ruleset: Ruleset, rules: tuple[Rule, ...], labels: dict[str, str]):
         self.ruleset = ruleset
@@ -712,9 +792,13 @@ class _Plan:
         self.labels = labels
         self.names = {r.id: r.label() for r in rules}
         self.by_shape: dict[tuple[str, bool], tuple[Rule, ...]] = {}
-        self.by_features: dict[tuple[str, int], tuple[tuple[Any, ...], ...]] = {}
+        self.by_features: dict[tuple[str, bool, int], tuple[tuple[Any, ...], ...]] = {}
         self.used_bits = 0  # the feature bits any prefilter of the plan looks at
-        self.lines: dict[tuple[str, Fired], Line] = {}  # explanation lines are immutable: reuse
+        #: (rule id, count, details, value of a firing) → its line (lines are immutable: reuse)
+        self.lines: dict[tuple[Any, ...], Line] = {}
+        #: (shape, completes_only) → (bits its prefilters look at, ((step, bits required,
+        #: any-of groups), …))
+        self.checks: dict[tuple[str, bool], tuple[int, tuple[tuple[Any, int, tuple[int, ...]], ...]]] = {}
 
     def for_shape(self, shape: str, completes_only: bool = False) -> tuple[tuple[Any, ...], ...]:
         """Steps ``(rule, predicate, params or None, prefilter or None)`` for a reading's shape."""
@@ -724,26 +808,42 @@ class _Plan:
             steps = self.by_shape[key] = tuple(
                 (r, r.predicate, r.params or None, _prefilter(r)) for r in self.rules
                 if (r.shapes is None or shape in r.shapes) and (r.completes or not completes_only))
+            used = 0
             for step in steps:
                 if step[3] is not None:
-                    self.used_bits |= step[3][0]
+                    used |= step[3][0]
                     for g in step[3][1]:
-                        self.used_bits |= g
+                        used |= g
+            self.used_bits |= used
+            self.checks[key] = (used, tuple(
+                (step, 0, ()) if step[3] is None else (step, step[3][0], step[3][1]) for step in steps))
         return steps
 
-    def candidates(self, shape: str, feats: int) -> tuple[tuple[Any, ...], ...]:
+    def candidates(self, shape: str, feats: int, completes_only: bool = False) -> tuple[tuple[Any, ...], ...]:
         """The steps of :meth:`for_shape` whose prefilter passes for a reading with features
-        ``feats`` (cached per shape and feature mask: readings share few distinct masks)."""
-        steps = self.for_shape(shape)  # (fills used_bits)
-        feats &= self.used_bits  # readings that differ only in unused features share an entry
-        key = (shape, feats)
+        ``feats`` (cached per shape and the feature bits the shape's prefilters look at)."""
+        entry = self.checks.get((shape, completes_only))
+        if entry is None:
+            self.for_shape(shape, completes_only)
+            entry = self.checks[shape, completes_only]
+        used, checks = entry
+        feats &= used  # readings that differ only in unused features share an entry
+        key = (shape, completes_only, feats)
         steps = self.by_features.get(key)
         if steps is None:
             if len(self.by_features) > 8192:
                 self.by_features.clear()
-            steps = self.by_features[key] = tuple(
-                step for step in self.for_shape(shape)
-                if step[3] is None or (not step[3][0] & ~feats and all(g & feats for g in step[3][1])))
+            out = []
+            missing = ~feats
+            for step, need, anys in checks:
+                if need & missing:
+                    continue
+                for g in anys:
+                    if not g & feats:
+                        break
+                else:
+                    out.append(step)
+            steps = self.by_features[key] = tuple(out)
         return steps
 
 
@@ -776,16 +876,19 @@ def evaluate(view: View, *, completes_only: bool = False) -> list[tuple[Rule, Fi
 
     ``completes_only``: ask only the rules marked ``completes`` (does any make this special shape
     a mahjong?). A predicate whose prefilter (``requires``) fails for this reading is known not to
-    fire and is not called (see :func:`_prefilter`; :data:`PREFILTER`).
+    fire and is not called, in both modes (see :func:`_prefilter`; :data:`PREFILTER`).
     """
     plan = view.__dict__.get("_plan") or _plan(view.ruleset, view.opts, view.ctx.winner)
     fired: list[tuple[Rule, Fired]] = []
-    if PREFILTER and not completes_only:
-        steps = plan.candidates(view.d.shape, view.features)
+    if PREFILTER:
+        steps = plan.candidates(view.d.shape, view.features, completes_only)
     else:
         steps = plan.for_shape(view.d.shape, completes_only)
     for rule, pred, params, _ in steps:
         res = pred(view, **params) if params else pred(view)
+        if res is True:
+            fired.append((rule, _ONCE))
+            continue
         if not res and res.__class__ is not str:  # None, False, 0, []: did not fire
             continue
         f = _coerce(res)
@@ -805,11 +908,19 @@ def rule_value(rule: Rule, f: Fired, opts: Mapping[str, Any]) -> float:
 
 def apply_exclusions(fired: list[tuple[Rule, Fired]], opts: Mapping[str, Any]) -> list[tuple[Rule, Fired]]:
     """Drop rules excluded by a fired rule, then keep the highest of each group (first on ties)."""
-    ids = {r.id for r, _ in fired}
-    excluded: set[str] = set()
+    excluded: set[str] | None = None
+    grouped = False
     for r, _ in fired:
-        excluded.update(x for x in r.excludes if x != r.id and x in ids)
-    kept = [(r, f) for r, f in fired if r.id not in excluded]
+        if r.excludes:
+            if excluded is None:
+                ids = {x.id for x, _ in fired}
+                excluded = set()
+            excluded.update(x for x in r.excludes if x != r.id and x in ids)
+        if r.group:
+            grouped = True
+    kept = [(r, f) for r, f in fired if r.id not in excluded] if excluded else list(fired)
+    if not grouped:
+        return kept
     best: dict[str, tuple[float, str]] = {}
     for r, f in kept:
         if r.group:
@@ -859,9 +970,22 @@ def default_combine(lines: Sequence[Line], ruleset: Ruleset, view: View) -> Tota
       ``with_fixed`` still count (doublings and multipliers on the base, points added after);
     * otherwise ``points × 2^doublings × multipliers``, capped at ``ruleset.limit``.
     """
-    cash = sum(ln.cash for ln in lines)
-    fixed = [ln for ln in lines if ln.kind in ("fixed", "limit")]
-    if fixed:
+    cash: float = 0
+    points: float = 0
+    dbl = 0
+    mult: float = 1
+    special = False
+    for ln in lines:  # one pass, sums in line order
+        cash += ln.cash
+        points += ln.points
+        dbl += ln.doublings
+        k = ln.kind
+        if k == "multiplier":
+            mult *= ln.multiplier
+        elif k == "fixed" or k == "limit":
+            special = True
+    if special:
+        fixed = [ln for ln in lines if ln.kind in ("fixed", "limit")]
         top = max(fixed, key=lambda ln: ln.fixed)
         kept = [ln for ln in lines if ln is top or ln.with_fixed or ln.kind in ("cash", "note")]
         dbl = sum(ln.doublings for ln in kept if ln.kind == "doublings")
@@ -869,31 +993,33 @@ def default_combine(lines: Sequence[Line], ruleset: Ruleset, view: View) -> Tota
         extra = sum(ln.points for ln in kept if ln.kind == "points")
         total = round_half_up(top.fixed * 2**dbl * mult + extra)
         return Totals(total, extra, dbl, tuple(kept), cash)
-    points = sum(ln.points for ln in lines)
-    dbl = sum(ln.doublings for ln in lines)
-    mult = math.prod(ln.multiplier for ln in lines if ln.kind == "multiplier")
     raw = points * 2**dbl * mult
     limited = ruleset.limit is not None and raw > ruleset.limit
     total = round_half_up(min(raw, ruleset.limit) if limited else raw)
     return Totals(total, points, dbl, tuple(lines), cash, limited)
 
 
+_NOT_VALID = Totals(0, 0, 0, ())
+
+
 def score_decomposition(hand: Hand, d: Decomposition, ruleset: Ruleset,
-                        opts: Mapping[str, Any], *, plan: "_Plan | None" = None) -> tuple[Totals, bool]:
+                        opts: Mapping[str, Any], *, plan: "_Plan | None" = None,
+                        shared: dict[str, Any] | None = None) -> tuple[Totals, bool]:
     """Score one decomposition; the bool says whether it is a valid reading of the hand.
 
     A reading other than ``standard``/``partial`` (seven pairs, thirteen orphans, irregular, a
     ruleset's own shape) is valid only if a ``completes`` rule fired (before exclusions and
-    groups): a special shape is a mahjong only where the ruleset has a hand for it.
+    groups): a special shape is a mahjong only where the ruleset has a hand for it. ``shared``:
+    the :attr:`View.shared` dict of the hand's other readings (None: a new one).
     """
     if plan is None:
         plan = _plan(ruleset, opts, hand.context.winner)
-    view = View(hand, d, ruleset, opts)
+    view = View(hand, d, ruleset, opts, shared)
     view.__dict__["_plan"] = plan
     special = d.shape not in ("standard", "partial")
     if special and not evaluate(view, completes_only=True):
         # no rule makes this shape a mahjong: not a valid reading, nothing else to ask
-        return Totals(0, 0, 0, ()), False
+        return _NOT_VALID, False
     exclude = getattr(ruleset.module, "apply_exclusions", apply_exclusions)
     asked = evaluate(view)
     # valid when a completes rule recognised the shape — even if a higher special hand of its
@@ -906,15 +1032,16 @@ def score_decomposition(hand: Hand, d: Decomposition, ruleset: Ruleset,
 
 def _line(plan: _Plan, rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any]) -> Line:
     """:func:`make_line`, reusing the line made before for the same rule and firing."""
+    key = (rule.id, f.count, f.details, f.value)
     try:
-        ln = plan.lines.get((rule.id, f))
+        ln = plan.lines.get(key)
     except TypeError:  # unhashable details
         return make_line(rule, f, ruleset, opts, plan.labels.get(rule.id), plan.names.get(rule.id))
     if ln is None:
         if len(plan.lines) > 8192:
             plan.lines.clear()
-        ln = plan.lines[rule.id, f] = make_line(rule, f, ruleset, opts, plan.labels.get(rule.id),
-                                                 plan.names.get(rule.id))
+        ln = plan.lines[key] = make_line(rule, f, ruleset, opts, plan.labels.get(rule.id),
+                                         plan.names.get(rule.id))
     return ln
 
 
@@ -935,8 +1062,9 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     cands = decompositions(hand, rs.shapes)
     plan = _plan(rs, opts, hand.context.winner)
     scored: list[tuple[Totals, Decomposition]] = []
+    shared: dict[str, Any] = {}  # what the readings' views compute about the hand, once
     for d in cands:
-        totals, valid = score_decomposition(hand, d, rs, opts, plan=plan)
+        totals, valid = score_decomposition(hand, d, rs, opts, plan=plan, shared=shared)
         if valid:
             scored.append((totals, d))
     if not scored:

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from .errors import HandError
-from .tiles import BONUS, INDEX, WIND_LETTERS, WIND_TILE, next_tile, sort_tiles
+from .tiles import BONUS, INDEX, PLAYING_TILES, SUITS, WIND_LETTERS, WIND_TILE, next_tile, sort_tiles
 
 MeldKind = Literal["chow", "pung", "kong", "pair"]
 WinBy = Literal["discard", "wall", "dead-wall", "robbed-kong"]
@@ -30,11 +30,11 @@ class Meld:
 
     @property
     def tiles(self) -> tuple[str, ...]:
-        """The meld's tiles, e.g. ``('3p', '4p', '5p')``."""
-        if self.kind == "chow":
-            return (self.tile, next_tile(self.tile), next_tile(self.tile, 2))  # type: ignore[return-value]
-        n = {"pung": 3, "kong": 4, "pair": 2}[self.kind]
-        return (self.tile,) * n
+        """The meld's tiles, e.g. ``('3p', '4p', '5p')`` (from a table made once)."""
+        try:
+            return _MELD_TILES[self.kind, self.tile]
+        except KeyError:
+            return _meld_tiles(self.kind, self.tile)
 
     @property
     def is_set(self) -> bool:
@@ -55,6 +55,18 @@ class Meld:
     def __str__(self) -> str:
         status = "" if self.kind == "pair" else (" concealed" if self.concealed else " exposed")
         return f"{self.kind}{status} {''.join(t[0] for t in self.tiles)}{self.tile[1]}"
+
+
+def _meld_tiles(kind: str, tile: str) -> tuple[str, ...]:
+    if kind == "chow":
+        return (tile, next_tile(tile), next_tile(tile, 2))  # type: ignore[return-value]
+    return (tile,) * {"pung": 3, "kong": 4, "pair": 2}[kind]
+
+
+#: (kind, tile) → the meld's tiles, for every meld of playing tiles (chows from 1–7 of a suit)
+_MELD_TILES: dict[tuple[str, str], tuple[str, ...]] = {
+    (k, t): _meld_tiles(k, t) for k in ("chow", "pung", "kong", "pair") for t in PLAYING_TILES
+    if k != "chow" or (t[1] in SUITS and t[0] <= "7")}
 
 
 @dataclass(frozen=True, slots=True)

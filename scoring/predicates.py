@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable
 
 from .fired import Fired
-from .hand import Meld
+from .hand import _MELD_TILES, Meld
 from .tiles import (BONUS, DRAGONS, GREEN, HONOURS, SIMPLES, SUIT_TILES, TERMINALS,
                     TERMINALS_AND_HONOURS, WIND_NUMBER, WINDS, FLOWERS, SEASONS)
 
@@ -59,7 +59,13 @@ def category(v: "View", tiles: Any) -> frozenset[str]:
 
 
 def _meld_name(m: Meld) -> str:
-    return "".join(t[0] for t in m.tiles) + m.tile[1]
+    """``777p``, ``123m``: the meld's ranks and suit (from a table for melds of playing tiles)."""
+    name = _NAMES.get((m.kind, m.tile))
+    return name if name is not None else "".join(t[0] for t in m.tiles) + m.tile[1]
+
+
+_NAMES: dict[tuple[str, str], str] = {
+    key: "".join(t[0] for t in tiles) + key[1][1] for key, tiles in _MELD_TILES.items()}
 
 
 # ----------------------------------------------------------------------------- sets and pairs
@@ -233,8 +239,9 @@ def wait_is(v: "View", waits: Iterable[str] | str) -> bool:
 
 
 def only_possible_tile(v: "View") -> bool:
-    """The hand without its winning tile waited on exactly one tile kind."""
-    return v.hand.winning_tile is not None and len(v.waits) == 1
+    """The hand without its winning tile waited on exactly one tile kind (``View.one_wait``:
+    ``len(waits) == 1``, decided without every wait where the reading shows a second one)."""
+    return v.hand.winning_tile is not None and v.one_wait
 
 
 def fully_concealed(v: "View", self_drawn_required: bool = False) -> bool:

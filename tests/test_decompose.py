@@ -293,3 +293,52 @@ def test_waits_match_brute_force_on_hard_hands(text):
     h = parse_hand(text, context=Context(winner=False))
     for shapes in (NTS_SHAPES, STD, ("seven-pairs",)):
         assert waits(h, shapes) == _reference_waits(h, shapes)
+
+
+def test_second_wait_is_a_wait_other_than_the_winning_tile():
+    """second_wait (the shortcut of "only possible tile", 002:15) names a tile that the brute-force
+    waits also give, never the winning tile; and it finds one on every two-sided or pair-to-pung
+    reading whose other tile is not held four times."""
+    import random
+
+    from scoring.decompose import second_wait
+    from scoring.generate import random_winning_hand
+
+    rng = random.Random(3)
+    shown = 0
+    for k in range(600):
+        h = random_winning_hand(rng, size=16 if k % 5 == 0 else 13)
+        shapes = STD if k % 5 == 0 else NTS_SHAPES
+        ref = _reference_waits(h, shapes)
+        for d in decompositions(h, shapes):
+            t = second_wait(h, shapes, d)
+            if t is not None:
+                shown += 1
+                assert t != h.winning_tile and t in ref and len(ref) >= 2, (h, d)
+            elif d.shape == "standard" and d.wait in ("open", "pung"):
+                # only when the other tile is held four times (by the hand less its winning tile)
+                held = list(h.all_tiles)
+                held.remove(h.winning_tile)
+                assert any(held.count(x) == 4 for x in set(held)), (h, d)
+    assert shown > 200
+
+
+def test_second_wait_examples():
+    from scoring.decompose import second_wait
+
+    # 23m + 4m: two-sided, 1m also completes; 34m + 2m: 5m also; 11p + 55z won on 5z (pair to
+    # pung): 1p also
+    for text, win, other in [("234m567p789s111z11p", "4m", "1m"), ("234m567p789s111z11p", "2m", "5m"),
+                             ("123m456p789s11p555z", "5z", "1p")]:
+        h = parse_hand(text, winning_tile=win)
+        (d,) = decompositions(h, STD)
+        assert second_wait(h, STD, d) == other
+        assert other in waits(h, STD)
+    # closed wait 4-6 waiting 5: the reading shows no second tile
+    h = parse_hand("456m567p789s111z11p", winning_tile="5m")
+    (d,) = decompositions(h, STD)
+    assert second_wait(h, STD, d) is None
+    # 23m + 4m with all four 1m in a kong on the table: 1m cannot be waited on, 4m is the only wait
+    h = parse_hand("234m567p789s11p (1111m)", winning_tile="4m")
+    (d,) = decompositions(h, STD)
+    assert d.wait == "open" and second_wait(h, STD, d) is None and waits(h, STD) == {"4m"}

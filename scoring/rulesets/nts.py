@@ -32,8 +32,8 @@ def _only_suit(tiles: Counter) -> str | None:
 
 def nine_gates(v: "View") -> bool:
     """1112345678999 of one suit + one more of that suit, all concealed (002 line 22)."""
-    if v.hand.melds or len(v.suits) != 1 or v.has_honours:
-        return False
+    if v.hand.melds or len(v.suits) != 1 or v.has_honours or len(v.tile_set) != 9:
+        return False  # (every rank 1–9 of the suit is held)
     c = Counter(v.hand.concealed)
     s = _only_suit(c)
     if s is None:
@@ -44,8 +44,8 @@ def nine_gates(v: "View") -> bool:
 
 def winding_snake(v: "View") -> bool:
     """111 + 2345678 + 999 of one suit plus a second 2, 5 or 8 (002 line 43); may be exposed."""
-    if len(v.tiles) != 14 or len(v.suits) != 1 or v.has_honours:
-        return False
+    if len(v.tile_set) != 9 or len(v.suits) != 1 or v.has_honours or len(v.tiles) != 14:
+        return False  # (every rank 1–9 of the suit is held)
     c = Counter(v.tiles)
     s = _only_suit(c)
     if s is None:
