@@ -11,7 +11,7 @@ Two steps, both plain functions of frozen values:
    read turned 90° clockwise, and the reading with the longer main row is kept. The *main row* is the one
    that scores highest on tiles × tile size × (1 + lowness/2), a row of melds only counting 0.8 (the
    photographed player's hand is
-   usually the nearest, lowest, largest and longest row); rows of similar tile size within 4 tile
+   usually the nearest, lowest, largest and longest row); rows of similar tile size within 2.5 tile
    heights of it form the *hand region*; everything else (walls, discards, other players) is ignored.
    Per tile: ``sideways`` (box much wider than its row's tiles) and ``displaced`` (pushed off its
    row's line, as a winning tile put forward in the row).
@@ -48,7 +48,7 @@ DISPLACED = 0.2
 #: largest gap between groups of one row, in tile widths
 ROW_GAP = 3.0
 #: rows within this many tile heights of the main row (and of similar size) belong to the hand
-HAND_REACH = 4.0
+HAND_REACH = 2.5
 SIZE_RATIO = 1.7
 BONUS_INDEX = np.array([CLASS_INDEX[c] for c in BONUS_TILES])
 
