@@ -660,8 +660,13 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     else:
         bad = [t for t in set(conc) if t in (BACK,) or t in BONUS]
         extra = f" (read as {', '.join(sorted(bad))})" if bad else ""
-        problem = (f"no reading of the {count} tiles{extra} close to what the photo shows is a legal {what}"
-                   f" under {rs.id}; check the tiles marked with low confidence, or correct them with --fix")
+        num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
+        main = {p for g in lay.groups if g.row == 0 for p in g.tiles}
+        used = [p for p in range(n) if roles[p] not in ("ignored", "bonus") and (p in main or roles[p] != "concealed")]
+        unsure = sorted(used, key=lambda p: float(readings.probs[p].max()))[:3]
+        least = ", ".join(f"tile {num[p]} ({raw[p]} {float(readings.probs[p].max()):.0%})" for p in unsure)
+        problem = (f"no reading close to what the photo shows{extra} is a legal {what} under {rs.id};"
+                   f" least sure: {least}; correct tiles with --fix POS=TILE")
     conf = float(np.prod([readings.probs[p].max() for p in range(n) if tiles[p] is not None])) if n else 0.0
     return Reading(hand=None, tiles=tuple(tiles), raw=tuple(raw), roles=tuple(roles), melds=tuple(melds),
                    changed=(), probability=conf, relative=1.0, confidence=0.0, legal=False,
