@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import chain, product
+from operator import itemgetter, mul
 from typing import Callable, Iterable, Sequence
 
-from .hand import Hand, Meld
+from .hand import _MELD_TILES, Hand, Meld
 from .tiles import INDEX, PLAYING_TILES, TERMINALS_AND_HONOURS, counts34, rank, sort_tiles
 
 
@@ -64,22 +65,20 @@ _GROUPS = ((0, 9, True), (9, 18, True), (18, 27, True), (27, 34, False))
 _KIND_ORDER = {"pung": 0, "chow": 1, "pair": 2}
 
 
-def _meld_key(m: tuple[str, int]) -> tuple[int, int]:
-    return m[1], _KIND_ORDER[m[0]]
-
-
 @lru_cache(maxsize=None)
 def _group_splits(counts: tuple[int, ...], base: int, need_pair: bool,
-                  chows: bool) -> tuple[tuple[tuple[str, int], ...], ...]:
+                  chows: bool) -> tuple[tuple[Meld, ...], ...]:
     """All splits of one group's counts (a suit's 9 or the honours' 7) into pungs/chows (+ a pair
-    if ``need_pair``); melds as ``(kind, 34-index)`` in tile order, each split once.
+    if ``need_pair``), as tuples of the interned concealed melds in tile order, each split once.
+    ``base`` is the group's first 34-index. Cached per pattern.
 
-    Depth first from the lowest tile held: it is a pung, the start of a chow, or the pair.
+    Depth first from the lowest tile held: it is a pung, the start of a chow, or the pair. Melds
+    are coded ``3 × 34-index + (0 pung, 1 chow, 2 pair)`` so that a split sorts into tile order.
     """
     c = list(counts)
     n = len(c)
-    acc: list[tuple[str, int]] = []
-    out: list[tuple[tuple[str, int], ...]] = []
+    acc: list[int] = []
+    out: list[tuple[int, ...]] = []
 
     def go(i: int, pair: bool) -> None:
         while i < n and not c[i]:
@@ -89,9 +88,10 @@ def _group_splits(counts: tuple[int, ...], base: int, need_pair: bool,
                 out.append(tuple(acc))
             return
         x = c[i]
+        code = 3 * (base + i)
         if x >= 3:
             c[i] = x - 3
-            acc.append(("pung", base + i))
+            acc.append(code)
             go(i, pair)
             acc.pop()
             c[i] = x
@@ -99,7 +99,7 @@ def _group_splits(counts: tuple[int, ...], base: int, need_pair: bool,
             c[i] = x - 1
             c[i + 1] -= 1
             c[i + 2] -= 1
-            acc.append(("chow", base + i))
+            acc.append(code + 1)
             go(i, pair)
             acc.pop()
             c[i] = x
@@ -107,7 +107,7 @@ def _group_splits(counts: tuple[int, ...], base: int, need_pair: bool,
             c[i + 2] += 1
         if pair and x >= 2:
             c[i] = x - 2
-            acc.append(("pair", base + i))
+            acc.append(code + 2)
             go(i, False)
             acc.pop()
             c[i] = x
@@ -115,7 +115,11 @@ def _group_splits(counts: tuple[int, ...], base: int, need_pair: bool,
     go(0, need_pair)
     # the pair taken at the lowest tile and a chow taken there can give the same multiset of
     # melds (11123444: 11+123+444 both ways): keep each split once, melds in tile order
-    return tuple(dict.fromkeys(tuple(sorted(s, key=_meld_key)) for s in out))
+    melds = _CODE_MELD
+    if len(out) <= 1:
+        return tuple(tuple([melds[k] for k in sorted(split)]) for split in out)
+    return tuple(tuple([melds[k] for k in split]) for split in dict.fromkeys(
+        tuple(sorted(s)) for s in out))
 
 
 def _sets_only(c: list[int], chows: bool) -> bool:
@@ -136,30 +140,28 @@ def _sets_only(c: list[int], chows: bool) -> bool:
     return True
 
 
-@lru_cache(maxsize=None)
-def _group_ok(counts: tuple[int, ...], need_pair: bool, chows: bool) -> bool:
-    """True when one group's counts split into pungs/chows (+ a pair if ``need_pair``)."""
+def _group_complete(c: Sequence[int], need_pair: bool, chows: bool) -> bool:
+    """True when one group's counts ``c`` split into pungs/chows (+ a pair if ``need_pair``);
+    ``c`` is not modified."""
     if not need_pair:
-        return _sets_only(list(counts), chows)
+        return _sets_only(list(c), chows)
     # pungs (3i) and chows (3i + 3) are ≡ 0 mod 3 in Σ i·c[i]; the pair at p adds 2p, so
     # p ≡ 2·Σ i·c[i] (mod 3) when chows are allowed: only those positions can hold the pair
-    start = 2 * sum(i * x for i, x in enumerate(counts)) % 3 if chows else 0
+    start = 2 * sum(map(mul, range(len(c)), c)) % 3 if chows else 0
     step = 3 if chows else 1
-    for i in range(start, len(counts), step):
-        if counts[i] >= 2:
-            c = list(counts)
-            c[i] -= 2
-            if _sets_only(c, chows):
+    for i in range(start, len(c), step):
+        if c[i] >= 2:
+            t = list(c)
+            t[i] -= 2
+            if _sets_only(t, chows):
                 return True
     return False
 
 
 @lru_cache(maxsize=None)
-def _group_meld_splits(counts: tuple[int, ...], base: int, need_pair: bool,
-                       chows: bool) -> tuple[tuple[Meld, ...], ...]:
-    """:func:`_group_splits` as tuples of the interned concealed melds (cached per pattern)."""
-    return tuple(tuple(_CONCEALED[kind, i] for kind, i in split)
-                 for split in _group_splits(counts, base, need_pair, chows))
+def _group_ok(counts: tuple[int, ...], need_pair: bool, chows: bool) -> bool:
+    """:func:`_group_complete`, cached per pattern."""
+    return _group_complete(counts, need_pair, chows)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -185,7 +187,7 @@ def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[Meld, ...],
             if not need_pair:
                 return ()
             pair_groups += 1
-        sp = _group_meld_splits(g, lo, r == 2, chows)
+        sp = _group_splits(g, lo, r == 2, chows)
         if not sp:
             return ()
         parts.append(sp)
@@ -193,6 +195,11 @@ def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[Meld, ...],
         return ()
     if len(parts) == 1:
         return parts[0]
+    if max(map(len, parts)) == 1:  # one split per group (the usual case)
+        whole = parts[0][0]
+        for sp in parts[1:]:
+            whole += sp[0]
+        return (whole,)
     return tuple(tuple(chain.from_iterable(combo)) for combo in product(*parts))
 
 
@@ -212,6 +219,17 @@ def standard_splits(tiles: Iterable[str]) -> list[list[Meld]]:
 _CONCEALED: dict[tuple[str, int], Meld] = {
     (kind, i): Meld(kind, PLAYING_TILES[i]) for i in range(34) for kind in ("pung", "pair", "chow")
     if kind != "chow" or (i < 27 and i % 9 <= 6)}
+_CONCEALED_PAIR: tuple[Meld, ...] = tuple(_CONCEALED["pair", i] for i in range(34))
+#: 34-index → ids of the concealed melds holding that tile (a pung, pair or chow of :data:`_CONCEALED`)
+_HOLDERS: tuple[frozenset[int], ...] = tuple(
+    frozenset(id(m) for m in _CONCEALED.values() if PLAYING_TILES[i] in m.tiles) for i in range(34))
+#: id of a concealed meld → that meld completed by the winning tile: by a discard (exposed for
+#: points, RULINGS principle 6) / self-drawn (stays concealed)
+_WON_DISCARD: dict[int, Meld] = {id(m): Meld(m.kind, m.tile, False, False, True) for m in _CONCEALED.values()}
+_WON_DRAWN: dict[int, Meld] = {id(m): Meld(m.kind, m.tile, True, False, True) for m in _CONCEALED.values()}
+#: meld code (3 × 34-index + 0 pung / 1 chow / 2 pair, see :func:`_group_splits`) → concealed meld
+_CODE_MELD: list[Meld | None] = [_CONCEALED.get((kind, code // 3)) for code in range(34 * 3)
+                                 for kind in [("pung", "chow", "pair")[code % 3]]]
 
 
 def is_standard_complete(counts: Sequence[int]) -> bool:
@@ -240,19 +258,20 @@ def clear_caches() -> None:
     _group_splits.cache_clear()
     _group_ok.cache_clear()
     _group_waits.cache_clear()
-    _group_meld_splits.cache_clear()
     _WON.clear()
 
 
 def _wait_type(meld: Meld, tile: str) -> str:
-    if meld.kind == "pair":
+    kind = meld.kind
+    if kind == "pair":
         return "pair"
-    if meld.kind in ("pung", "kong"):
+    if kind == "pung" or kind == "kong":
         return "pung"
-    pos = rank(tile) - rank(meld.tile)
+    r = ord(meld.tile[0]) - 48  # rank()
+    pos = ord(tile[0]) - 48 - r
     if pos == 1:
         return "closed"
-    if (pos == 2 and rank(meld.tile) == 1) or (pos == 0 and rank(meld.tile) == 7):
+    if (pos == 2 and r == 1) or (pos == 0 and r == 7):
         return "edge"
     return "open"
 
@@ -276,9 +295,10 @@ def place_winning_tile(hand: Hand, shape: str, formed: Sequence[Meld], loose=())
     out: list[Decomposition] = []
     seen: set[tuple[str, str]] = set()
     by_discard = not hand.context.self_drawn
+    tiles_of = _MELD_TILES
     for k, m in enumerate(formed):
         kind, tile = m.kind, m.tile
-        if wt not in m.tiles or (kind, tile) in seen:
+        if wt not in (tiles_of.get((kind, tile)) or m.tiles) or (kind, tile) in seen:
             continue
         seen.add((kind, tile))
         key = (kind, tile, m.concealed and not by_discard, m.declared)
@@ -297,9 +317,30 @@ def shape_standard(hand: Hand) -> list[Decomposition]:
     counts = counts34(hand.concealed)
     if sum(counts) % 3 != 2:
         return []
-    out: list[Decomposition] = []
-    for formed in _splits(tuple(counts), True):
-        out.extend(place_winning_tile(hand, "standard", formed))
+    splits = _splits(tuple(counts), True)
+    wt = hand.winning_tile
+    if wt is None or INDEX.get(wt, 34) >= 34:
+        out: list[Decomposition] = []
+        for formed in splits:
+            out.extend(place_winning_tile(hand, "standard", formed))
+        return out
+    # place_winning_tile for the interned concealed melds of a split: the same melds, in the same
+    # order, with tables in place of the tests (melds alike lie side by side in a split)
+    holders = _HOLDERS[INDEX[wt]]
+    won_of = _WON_DISCARD if not hand.context.self_drawn else _WON_DRAWN
+    declared = hand.melds
+    out = []
+    for formed in splits:
+        prev = None
+        for k, m in enumerate(formed):
+            if m is prev:
+                continue
+            prev = m
+            won = won_of.get(id(m)) if id(m) in holders else None
+            if won is None:
+                continue
+            out.append(Decomposition("standard", declared + formed[:k] + (won,) + formed[k + 1:], (),
+                                     _wait_type(m, wt)))
     return out
 
 
@@ -307,9 +348,11 @@ def seven_pairs_counts(counts: list[int] | tuple[int, ...], *, allow_four: bool 
     """True when 14 tiles are seven pairs (``allow_four``: four alike count as two pairs)."""
     if sum(counts) != 14:
         return False
-    if allow_four:
-        return all(c in (0, 2, 4) for c in counts)
-    return all(c in (0, 2) for c in counts)
+    return set(counts) <= (_EVEN_UP_TO_4 if allow_four else _ZERO_OR_TWO)
+
+
+_ZERO_OR_TWO = frozenset((0, 2))
+_EVEN_UP_TO_4 = frozenset((0, 2, 4))
 
 
 def shape_seven_pairs(hand: Hand, *, allow_four: bool = False) -> list[Decomposition]:
@@ -319,13 +362,14 @@ def shape_seven_pairs(hand: Hand, *, allow_four: bool = False) -> list[Decomposi
     counts = counts34(hand.concealed)
     if not seven_pairs_counts(counts, allow_four=allow_four):
         return []
-    formed = [Meld("pair", PLAYING_TILES[i]) for i, c in enumerate(counts) for _ in range(c // 2)]
+    pair = _CONCEALED_PAIR
+    formed = [pair[i] for i, c in enumerate(counts) if c for _ in range(c // 2)]
     return place_winning_tile(hand, "seven-pairs", formed)
 
 
 def shape_seven_pairs_four_alike(hand: Hand) -> list[Decomposition]:
-    """Seven pairs where four alike count as two pairs (000 line 101)."""
-    return [replace(d, shape="seven-pairs") for d in shape_seven_pairs(hand, allow_four=True)]
+    """Seven pairs where four alike count as two pairs (000 line 101); shape ``seven-pairs``."""
+    return shape_seven_pairs(hand, allow_four=True)
 
 
 def shape_thirteen_orphans(hand: Hand) -> list[Decomposition]:
@@ -417,29 +461,31 @@ def _builtin_shape_waits(name: str, base_counts: list[int], n_tiles: int,
     if fn is shape_seven_pairs or fn is shape_seven_pairs_four_alike:
         if not no_melds or n_tiles != 14:
             return set()
-        four = fn is shape_seven_pairs_four_alike
-        out = set()
-        for i, c in enumerate(base_counts):
-            if c % 2:  # only a tile held an odd number of times can become a pair
-                trial = list(base_counts)
-                trial[i] += 1
-                if seven_pairs_counts(trial, allow_four=four):
-                    out.add(i)
-        return out
-    if fn is shape_thirteen_orphans:
-        if not no_melds or n_tiles != 14 or any(base_counts[i] for i in range(34) if i not in _ORPHAN_SET):
+        # only a tile held an odd number of times can become a pair, and the other counts
+        # must already be even: exactly one odd count
+        odd = [i for i, c in enumerate(base_counts) if c & 1]
+        if len(odd) != 1:
             return set()
-        out = set()
-        for i in _ORPHAN_INDEX:
-            trial = list(base_counts)
-            trial[i] += 1
-            if all(trial[k] for k in _ORPHAN_INDEX) and sum(trial) == 14:
-                out.add(i)
-        return out
+        trial = list(base_counts)
+        trial[odd[0]] += 1
+        return {odd[0]} if seven_pairs_counts(trial, allow_four=fn is shape_seven_pairs_four_alike) else set()
+    if fn is shape_thirteen_orphans:
+        if not no_melds or n_tiles != 14:
+            return set()
+        orphans = _ORPHAN_COUNTS(base_counts)
+        if sum(orphans) != sum(base_counts):  # a tile that is no terminal or honour
+            return set()
+        # 13 tiles, all terminals/honours: complete with the one kind missing, or, with none
+        # missing (a pair held), with any of the 13
+        missing = [i for i, c in zip(_ORPHAN_INDEX, orphans) if not c]
+        if not missing:
+            return set(_ORPHAN_INDEX)
+        return {missing[0]} if len(missing) == 1 else set()
     return None
 
 
 _ORPHAN_SET = frozenset(_ORPHAN_INDEX)
+_ORPHAN_COUNTS = itemgetter(*_ORPHAN_INDEX)  # 34 counts → the 13 terminal/honour counts
 
 
 @lru_cache(maxsize=None)
@@ -461,7 +507,7 @@ def _group_waits(counts: tuple[int, ...], chows: bool) -> tuple[int, ...]:
         if not x and not (chows and any(c[max(0, p - 2):p + 3])):
             continue
         c[p] = x + 1
-        if _group_ok(tuple(c), pair, chows):
+        if _group_complete(c, pair, chows):
             out.append(p)
         c[p] = x
     return tuple(out)

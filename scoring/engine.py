@@ -121,12 +121,22 @@ class Ruleset:
 
     @property
     def combine(self) -> Callable[..., "Totals"]:
-        return getattr(self.module, "combine", default_combine)
+        return self.hook("combine", default_combine)
+
+    def hook(self, name: str, default: Any = None) -> Any:
+        """The module's hook ``name`` (``combine``, ``apply_exclusions``, ``finalize``,
+        ``check_hand``, ``notes_for``, …) or ``default`` (``getattr`` without its exception)."""
+        return default if self.module is None else self.module.__dict__.get(name, default)
 
     def resolve_options(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Defaults with ``overrides`` applied; RulesetError names an unknown option or choice."""
-        opts = {k: o.default for k, o in self.options.items()}
-        for k, v in (overrides or {}).items():
+        cached = _DEFAULT_OPTIONS.get(id(self))
+        if cached is None or cached[0] is not self:
+            cached = _DEFAULT_OPTIONS[id(self)] = (self, {k: o.default for k, o in self.options.items()})
+        opts = dict(cached[1])
+        if not overrides:
+            return opts
+        for k, v in overrides.items():
             key = k.replace("-", "_")
             if key not in self.options:
                 known = ", ".join(sorted(self.options)) or "none"
@@ -139,6 +149,10 @@ class Ruleset:
             if r.id == rule_id:
                 return r
         raise KeyError(rule_id)
+
+
+#: id(ruleset) → (ruleset, its default options), for :meth:`Ruleset.resolve_options`
+_DEFAULT_OPTIONS: dict[int, tuple[Ruleset, dict[str, Any]]] = {}
 
 
 def _find_predicate(name: str, module: ModuleType | None, ruleset_id: str) -> Callable[..., Any]:
@@ -457,39 +471,37 @@ def view_features(v: "View") -> int:
         conc = m.concealed
         bit, k, cat = info[m.kind, m.tile, conc]
         f |= bit
-        if m.declared and not conc:
+        if not conc and m.declared:
             exposed_declared = True
         if k == 0:
             n_chow += 1
         elif k != 3:
             n_pk += 1
-            if k == 2:
-                n_kong += 1
+            if k == 2 or conc:
                 n_cpk += 1
-            elif conc:
-                n_cpk += 1
+                if k == 2:
+                    n_kong += 1
             if cat == 1:
                 n_wind += 1
             elif cat == 2:
                 n_dragon += 1
-    F = FEATURES
     if not n_pk:
-        f |= F["no-pungs"]
+        f |= _B_NO_PUNGS
     if not n_chow:
-        f |= F["no-chows"]
+        f |= _B_NO_CHOWS
     if n_cpk >= 3:
-        f |= F["cpk>=3"] | (F["cpk>=4"] if n_cpk >= 4 else 0)
+        f |= _B_CPK[min(n_cpk, 4)]
     if n_kong >= 3:
-        f |= F["kongs>=3"] | (F["kongs>=4"] if n_kong >= 4 else 0)
+        f |= _B_KONGS[min(n_kong, 4)]
     if n_wind >= 2:
-        f |= F["pk:winds>=2"] | (F["pk:winds>=3"] if n_wind >= 3 else 0) | (F["pk:winds>=4"] if n_wind >= 4 else 0)
+        f |= _B_WINDS[min(n_wind, 4)]
     if n_dragon >= 2:
-        f |= F["pk:dragons>=2"] | (F["pk:dragons>=3"] if n_dragon >= 3 else 0)
+        f |= _B_DRAGONS[min(n_dragon, 3)]
     if not exposed_declared:
-        f |= F["no-exposed-declared"]
+        f |= _B_NO_EXPOSED_DECLARED
     w = v.d.wait
     if w is not None:
-        f |= F.get("wait:" + w, 0)
+        f |= _WAIT_BIT.get(w, 0)
     return f
 
 
@@ -497,41 +509,58 @@ def hand_features(v: "View") -> int:
     """The features that do not depend on the reading: tile facts (``one-suit``, ``has-honours``
     …), ``no-declared``, the context (``winner``, ``self-drawn``, ``win:HOW`` …), ``winning-tile``
     and ``bonus`` (bit mask; part of :func:`view_features`)."""
-    F = FEATURES
-    f = 0
+    f = _WIN_BIT[v.ctx.win_by]
     ts = v.tile_set
     if len(v.suits) == 1:
-        f |= F["one-suit"]
-    f |= F["has-honours"] if v.has_honours else F["no-honours"]
+        f |= _B_ONE_SUIT
+    f |= _B_NO_HONOURS if ts.isdisjoint(HONOURS) else _B_HAS_HONOURS
     if ts <= HONOURS:
-        f |= F["only-honours"]
+        f |= _B_ONLY_HONOURS
     if ts <= SIMPLES:
-        f |= F["all-simples"]
+        f |= _B_ALL_SIMPLES
     if ts <= TERMINALS:
-        f |= F["all-terminals"]
-    if ts <= GREEN:
-        f |= F["all-green"]
+        f |= _B_ALL_TERMINALS
     if ts.isdisjoint(SIMPLES):
-        f |= F["no-simples"]
-    if not v.hand.melds:
-        f |= F["no-declared"]
+        f |= _B_NO_SIMPLES
+    if ts <= GREEN:
+        f |= _B_ALL_GREEN
+    h = v.hand
+    if not h.melds:
+        f |= _B_NO_DECLARED
     c = v.ctx
     if c.winner:
-        f |= F["winner"]
-    if c.self_drawn:
-        f |= F["self-drawn"]
-    f |= F["win:" + c.win_by]
+        f |= _B_WINNER
+    if c.win_by in _SELF_DRAWN:
+        f |= _B_SELF_DRAWN
     if c.last_tile:
-        f |= F["last-tile"]
+        f |= _B_LAST_TILE
     if c.first_turn:
-        f |= F["first-turn"]
+        f |= _B_FIRST_TURN
     if c.kong_on_kong:
-        f |= F["kong-on-kong"]
-    if v.hand.winning_tile is not None:
-        f |= F["winning-tile"]
-    if v.hand.bonus:
-        f |= F["bonus"]
+        f |= _B_KONG_ON_KONG
+    if h.winning_tile is not None:
+        f |= _B_WINNING_TILE
+    if h.bonus:
+        f |= _B_BONUS
     return f
+
+
+(_B_ONE_SUIT, _B_HAS_HONOURS, _B_NO_HONOURS, _B_ONLY_HONOURS, _B_ALL_SIMPLES, _B_ALL_TERMINALS,
+ _B_ALL_GREEN, _B_NO_SIMPLES, _B_NO_DECLARED, _B_WINNER, _B_SELF_DRAWN, _B_LAST_TILE, _B_FIRST_TURN,
+ _B_KONG_ON_KONG, _B_WINNING_TILE, _B_BONUS) = (FEATURES[n] for n in (
+    "one-suit", "has-honours", "no-honours", "only-honours", "all-simples", "all-terminals",
+    "all-green", "no-simples", "no-declared", "winner", "self-drawn", "last-tile", "first-turn",
+    "kong-on-kong", "winning-tile", "bonus"))
+_WIN_BIT = {w: FEATURES["win:" + w] for w in ("discard", "wall", "dead-wall", "robbed-kong")}
+_SELF_DRAWN = ("wall", "dead-wall")  # Context.self_drawn
+(_B_NO_PUNGS, _B_NO_CHOWS, _B_NO_EXPOSED_DECLARED) = (FEATURES[n] for n in (
+    "no-pungs", "no-chows", "no-exposed-declared"))
+_B_CPK = (0, 0, 0, FEATURES["cpk>=3"], FEATURES["cpk>=3"] | FEATURES["cpk>=4"])
+_B_KONGS = (0, 0, 0, FEATURES["kongs>=3"], FEATURES["kongs>=3"] | FEATURES["kongs>=4"])
+_B_WINDS = (0, 0, FEATURES["pk:winds>=2"], FEATURES["pk:winds>=2"] | FEATURES["pk:winds>=3"],
+            FEATURES["pk:winds>=2"] | FEATURES["pk:winds>=3"] | FEATURES["pk:winds>=4"])
+_B_DRAGONS = (0, 0, FEATURES["pk:dragons>=2"], FEATURES["pk:dragons>=2"] | FEATURES["pk:dragons>=3"])
+_WAIT_BIT = {w: FEATURES["wait:" + w] for w in ("edge", "closed", "open", "pung", "pair", "special")}
 
 
 def _prefilter(rule: "Rule") -> tuple[int, tuple[int, ...]] | None:
@@ -1014,20 +1043,27 @@ def score_decomposition(hand: Hand, d: Decomposition, ruleset: Ruleset,
     """
     if plan is None:
         plan = _plan(ruleset, opts, hand.context.winner)
+    return _score_reading(hand, d, ruleset, opts, plan, shared,
+                          ruleset.hook("apply_exclusions", apply_exclusions), ruleset.combine)
+
+
+def _score_reading(hand: Hand, d: Decomposition, ruleset: Ruleset, opts: Mapping[str, Any], plan: "_Plan",
+                   shared: dict[str, Any] | None, exclude: Callable[..., Any],
+                   combine: Callable[..., Totals]) -> tuple[Totals, bool]:
+    """:func:`score_decomposition` with its plan and hooks already looked up."""
     view = View(hand, d, ruleset, opts, shared)
     view.__dict__["_plan"] = plan
-    special = d.shape not in ("standard", "partial")
+    special = d.shape != "standard" and d.shape != "partial"
     if special and not evaluate(view, completes_only=True):
         # no rule makes this shape a mahjong: not a valid reading, nothing else to ask
         return _NOT_VALID, False
-    exclude = getattr(ruleset.module, "apply_exclusions", apply_exclusions)
     asked = evaluate(view)
     # valid when a completes rule recognised the shape — even if a higher special hand of its
     # group (e.g. Heaven over Seven Twins) is what counts after exclusions
     valid = not special or any(r.completes for r, _ in asked)
     fired = exclude(asked, opts)
     lines = [_line(plan, r, f, ruleset, opts) for r, f in fired]
-    return ruleset.combine(lines, ruleset, view), valid
+    return combine(lines, ruleset, view), valid
 
 
 def _line(plan: _Plan, rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any]) -> Line:
@@ -1054,35 +1090,40 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     """
     rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     opts = rs.resolve_options(options)
-    check = getattr(rs.module, "check_hand", None)
+    hook = rs.module.__dict__.get if rs.module is not None else {}.get  # (Ruleset.hook)
+    check = hook("check_hand")
     if check is not None:
         check(hand, rs, opts)
     else:
         check_size(hand, (rs.hand_size,))
     cands = decompositions(hand, rs.shapes)
     plan = _plan(rs, opts, hand.context.winner)
+    exclude = hook("apply_exclusions", apply_exclusions)
+    combine = hook("combine", default_combine)
     scored: list[tuple[Totals, Decomposition]] = []
     shared: dict[str, Any] = {}  # what the readings' views compute about the hand, once
     for d in cands:
-        totals, valid = score_decomposition(hand, d, rs, opts, plan=plan, shared=shared)
+        totals, valid = _score_reading(hand, d, rs, opts, plan, shared, exclude, combine)
         if valid:
             scored.append((totals, d))
     if not scored:
         raise HandError(
             f"not a winning hand under {rs.id}: the concealed tiles do not form "
             f"{'5' if rs.hand_size == 16 else '4'} sets and a pair, nor a special hand of this ruleset")
-    scored.sort(key=lambda td: -td[0].total)
+    ties: tuple[Decomposition, ...] = ()
+    if len(scored) > 1:
+        scored.sort(key=lambda td: -td[0].total)
+        best, d = scored[0]
+        ties = tuple(dd for t, dd in scored[1:] if t.total == best.total and dd.melds != d.melds)
     best, d = scored[0]
-    ties = tuple(dd for t, dd in scored[1:] if t.total == best.total and dd.melds != d.melds)
-    notes = []
-    for n in getattr(rs.module, "notes_for", lambda h, o: [])(hand, opts):
-        notes.append(n)
+    notes_for = hook("notes_for")
+    notes = tuple(notes_for(hand, opts)) if notes_for is not None else ()
     result = ScoredHand(
         ruleset=rs.id, hand=hand, total=best.total, points=best.points, doublings=best.doublings,
-        lines=best.lines, decomposition=d, options=opts, alternatives=ties, notes=tuple(notes),
+        lines=best.lines, decomposition=d, options=opts, alternatives=ties, notes=notes,
         cash=best.cash, limit_applied=best.limit_applied,
     )
-    finalize = getattr(rs.module, "finalize", None)
+    finalize = hook("finalize")
     return finalize(result, rs, opts) if finalize else result
 
 
@@ -1104,17 +1145,7 @@ def explain(result: ScoredHand) -> str:
         out.append(f"  {ln.amount():>18}  {ln.name}{detail}  ({ln.source}{opt})")
     if result.limit_applied:
         out.append(f"  limit {rs.limit} applied")
-    summary = f"total: {result.total}"
-    if any(ln.kind in ('fixed', 'limit') for ln in result.lines):
-        summary += "  (special hand)"
-    else:
-        summary += f"  = {_num(result.points)} points × 2^{result.doublings}"
-        mult = math.prod(ln.multiplier for ln in result.lines if ln.kind == "multiplier")
-        if mult != 1:
-            summary += f" × {_num(mult)}"
-    if result.cash:
-        summary += f"   cash: ${_num(result.cash)} (paid apart)"
-    out.append(summary)
+    out.append(_summary(result))
     for a in result.alternatives:
         out.append(f"  tie: {a.describe()}")
     for n in result.notes:
@@ -1123,6 +1154,44 @@ def explain(result: ScoredHand) -> str:
     out.append("options: " + (", ".join(changed) + " (others default)" if changed else "all defaults")
                + f" — see `mahjong-score rules {rs.id}`")
     return "\n".join(out)
+
+
+def _summary(result: ScoredHand) -> str:
+    """The explanation's total line: ``total: 64 = 16 points × 2^2`` (``× 2^n`` only when there are
+    doublings: ``total: 37 = 37 points`` in a purely additive ruleset), ``total: 2000 (special
+    hand)``; a refused mahjong with total 0 shows the reason instead of the formula it did not
+    use — ``total: 0 (mahjong not allowed: …)`` — the figure it would have scored stays in the
+    status line above."""
+    summary = f"total: {result.total}"
+    refusal = None if result.allowed else _refusal(result.status)
+    if refusal is not None and result.total == 0:
+        summary += f" ({refusal})"
+    else:
+        if any(ln.kind in ("fixed", "limit") for ln in result.lines):
+            summary += " (special hand)"
+        else:
+            summary += f" = {_num(result.points)} points"
+            if result.doublings:
+                summary += f" × 2^{result.doublings}"
+            mult = math.prod(ln.multiplier for ln in result.lines if ln.kind == "multiplier")
+            if mult != 1:
+                summary += f" × {_num(mult)}"
+        if refusal is not None:
+            summary += f" ({refusal})"
+    if result.cash:
+        summary += f"   cash: ${_num(result.cash)} (paid apart)"
+    return summary
+
+
+def _refusal(status: str) -> str:
+    """``mahjong not allowed: REASON`` from a refused result's status (its first clause, up to
+    ``;``; a leading "mahjong not allowed:" / "not allowed:" is not repeated)."""
+    head = (status or "").split(";")[0].strip()
+    for prefix in ("mahjong not allowed:", "not allowed:"):
+        if head.lower().startswith(prefix):
+            head = head[len(prefix):].strip()
+            break
+    return f"mahjong not allowed: {head}" if head and head != "ok" else "mahjong not allowed"
 
 
 def bonus_tiles(hand: Hand) -> tuple[str, ...]:

@@ -75,9 +75,12 @@ def sets_of(v: "View", kinds: Iterable[str] = ("pung",), tiles: Any = "any",
 
     One firing per meld (details: ``777p``). Used for the point-table cells.
     """
-    cat = category(v, tiles)
-    return [_meld_name(m) for m in v.melds
-            if m.kind in kinds and m.tile in cat and (concealed is None or m.concealed == concealed)]
+    cat = _CATEGORIES.get(tiles) if tiles.__class__ is str else None
+    if cat is None:
+        cat = category(v, tiles)
+    names = _NAMES
+    return [names.get((m.kind, m.tile)) or _meld_name(m) for m in v.melds
+            if m.tile in cat and m.kind in kinds and (concealed is None or m.concealed == concealed)]
 
 
 def pairs_of(v: "View", tiles: Any = "any") -> list[str]:
@@ -117,10 +120,22 @@ def value_pungs(v: "View", option: str | None = "seat_round_wind", dragons: bool
                 winds: bool = True) -> Any:
     """Pungs/kongs of dragons, own wind or round wind: one firing each (a double wind twice)."""
     n, details = 0, []
+    seat, round_ = v.ctx.seat_wind_tile, v.ctx.round_wind_tile
+    once = bool(option) and v.opts.get(option) == "once"
     for m in v.pungs:
-        if (m.tile in DRAGONS and not dragons) or (m.tile in WINDS and not winds):
+        t = m.tile
+        if t in DRAGONS:
+            if not dragons:
+                continue
+            k = 1
+        elif t in WINDS:
+            if not winds:
+                continue
+            k = (t == seat) + (t == round_)
+            if once and k > 1:
+                k = 1
+        else:
             continue
-        k = _value_tile_count(v, m.tile, option)
         if k:
             n += k
             details.append(_meld_name(m) + (" (seat and round wind)" if k == 2 else ""))

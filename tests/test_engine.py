@@ -385,9 +385,44 @@ def test_explain_lines_cite_sources():
     r = score_hand(hand("123m456p789s11z [777p]", "1z"), "nts")
     text = explain(r)
     assert text.splitlines()[0].startswith("NTS (NMB) (nts) — 123m456p789s11z [777p] win:1z")
-    assert "total: 30  = 30 points × 2^0" in text
+    # 002:10 exposed pung 777p 2; 002:12 pair 11z, East = seat and round wind, 2 × 2 = 4; 002:13
+    # mahjong 20; 002:15 only possible tile 2; 002:16 pair completed 2 → 30, no doublings: the
+    # plain sum, no "× 2^0"
+    assert "total: 30 = 30 points\n" in text + "\n" and "2^" not in text
     for ln in r.lines:
         assert ln.source in text
+
+
+def test_explain_total_with_doublings_keeps_the_power():
+    # 123m 22p 456p 555s 777z, self-drawn 2p: 002:10 concealed pung of simples 555s 4; 002:11
+    # concealed pung of dragons 777z 8 (honour_pungs=as-terminals); 002:13 mahjong 20; 002:14
+    # self-drawn 2; 002:15 only possible tile 2; 002:16 pair completed 2 → 38 points; 002:57
+    # hidden treasure 2 doublings + 002:60 dragon pung 1 → 38 × 2^3 = 304
+    r = score_hand(hand("123m456p555s777z22p", "2p", win_by="wall"), "nts")
+    assert "total: 304 = 38 points × 2^3" in explain(r).splitlines()
+
+
+def test_explain_refused_mahjong_shows_the_reason_not_a_formula():
+    # rode-draak, 123m 22p 456p 789s + 555s won on a discard (RULINGS 6: exposed pung): 002:10
+    # exposed pung of simples 2 + 002:13 mahjong 20 = 22 points, 0 doublings (002:15 not the only
+    # tile: 2p waited too). 001:1 (RULINGS 001-03): three suits, not clean, 0 < 2 doublings →
+    # mahjong not allowed, total 0; it would have scored 22 × 2^0 = 22
+    r = score_hand(hand("123m456p789s555s22p", "5s"), "rode-draak")
+    assert (r.allowed, r.total) == (False, 0)
+    lines = explain(r).splitlines()
+    assert "total: 0 (mahjong not allowed: the hand is not clean and has 0 doublings)" in lines
+    status = next(ln for ln in lines if ln.startswith("mahjong not allowed:"))
+    assert status.endswith("it would have scored 22")
+    assert not any(ln.startswith("total:") and "points" in ln for ln in lines)
+
+
+def test_explain_additive_ruleset_prints_the_plain_sum():
+    # hk-tw-16 (purely additive), seat S, round E, [123m] 456m 777p 234s 678s 55p won on 6s by
+    # discard: 004:8 無字花 5 + 004:1 將眼 1 (55p) + 004:41 底 5 = 11 → "total: 11 = 11 points"
+    r = score_hand(parse_hand("[123m] 456m 777p 234s 678s 55p", winning_tile="6s",
+                              context=Context(seat_wind="S", round_wind="E"), sizes=None), "hk-tw-16")
+    text = explain(r)
+    assert "total: 11 = 11 points" in text.splitlines() and "2^" not in text
 
 
 # ---------------------------------------------------------------------- prefilter soundness

@@ -112,7 +112,7 @@ def twins(v: "View", kind: str) -> bool:
         return False
     tiles = v.tile_set
     suits = v.suits
-    honours = any(t in HONOURS for t in tiles)
+    honours = not tiles.isdisjoint(HONOURS)
     if kind == "honours":
         return tiles <= HONOURS
     if kind == "pure":
