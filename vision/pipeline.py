@@ -153,10 +153,11 @@ def detect_zoomed(image: np.ndarray, detector: Detector) -> Detections:
     boxes inside it.
     """
     det = detector(image)
-    if len(det) == 0:
+    imgsz = getattr(detector, "imgsz", None)  # any callable image → Detections may stand in
+    if len(det) == 0 or not imgsz:
         return det
     H, W = image.shape[:2]
-    scale = detector.imgsz / max(H, W)
+    scale = imgsz / max(H, W)
     hand = list(find_geometry(det, (W, H)).hand_tiles) or list(range(len(det)))
     med_h = float(np.median(det.sizes[hand, 1]))
     if med_h * scale >= ZOOM_BELOW:
