@@ -155,3 +155,15 @@ def test_kbest_enumerates_in_decreasing_order():
     assert len(got) == 4 ** 4 and len({g[1] for g in got}) == 4 ** 4
     assert all(a[0] >= b[0] - 1e-12 for a, b in zip(got, got[1:]))
     assert math.isclose(got[0][0], brute[-1][0])
+
+
+def test_winning_tile_override_never_rewrites_a_tile():
+    # render-s7-12: 34555s333555777z with the 3z laid sideways. Saying the winning tile is 5z
+    # makes 5z the winning tile; the sideways 3z stays a 3z. A winning tile the hand lacks is refused.
+    meta, det, rd = _setup("render-s7-12")
+    lay = layout(det, rd, (meta["width"], meta["height"]))
+    r = decode(lay, rd, "nts", winning_tile="5z")
+    assert r.legal and r.hand.winning_tile == "5z" and r.changed == ()
+    assert format_hand(r.hand, with_winning_tile=False) == "34555s333555777z"
+    r2 = decode(lay, rd, "nts", winning_tile="9m")
+    assert not r2.legal

@@ -24,7 +24,8 @@ Search (:func:`decode`):
    in the search. If no legal reading is plausible (relative ≥ :data:`MIN_RELATIVE`), the raw
    reading is returned with ``problem`` saying what is wrong.
 
-Overrides: ``winning_tile`` (CLI ``--winning-tile``) fixes the winning tile; ``exposed`` (CLI
+Overrides: ``winning_tile`` (CLI ``--winning-tile``) names the winning tile (it must be among the
+concealed tiles read); ``exposed`` (CLI
 ``--exposed "[777p] (1111s)"``) names the melds on the table — each is matched to the group that
 reads most like it, or taken as not photographed, and no other group is read as exposed.
 """
@@ -355,7 +356,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     * ``lay``: :class:`~vision.layout.Layout`; ``readings``: per-tile probabilities;
     * ``ruleset``: id or :class:`~scoring.engine.Ruleset` (its ``hand_size`` and ``shapes``);
     * ``context``: :class:`scoring.Context` (``winner`` decides 14/17 vs 13/16 tiles);
-    * ``winning_tile``: e.g. ``"5p"`` (overrides the layout's winning tile);
+    * ``winning_tile``: e.g. ``"5p"``: the hand's winning tile, which must be among the concealed
+      tiles read (overrides the tile the layout marked; no tile's reading is changed to match it);
     * ``exposed``: notation ``"[777p] (1111s)"`` or parsed :class:`GivenMeld` values;
     * ``options``: ruleset options passed to :func:`scoring.score_hand` for validation;
     * ``face_down``: per detection, True for a tile showing its back (default: from the pose).
@@ -439,12 +441,11 @@ def _units(h: _Hyp, logp: np.ndarray, backs: np.ndarray, forced_win: int | None)
             units.append(u)
         else:
             for p in g.tiles:
-                is_win = o.winning == p or o.role == "winning"
-                u = _tile_unit(logp, p, forced_win if (is_win and forced_win is not None) else None)
-                if is_win:
+                u = _tile_unit(logp, p)
+                # the layout's winning tile, unless the user named the winning tile: then it is only
+                # required to be among the concealed tiles (no tile is rewritten to match it)
+                if (o.winning == p or o.role == "winning") and forced_win is None:
                     u.role = "winning"
-                    if forced_win is not None:  # an override counts as certain
-                        raw_sum -= float(logp[p].max())
                 units.append(u)
     return units, raw_sum
 
