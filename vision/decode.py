@@ -264,6 +264,7 @@ class _Hyp:
     choices: tuple[Option, ...]
     groups: tuple[GroupRoles, ...]
     given: dict = field(default_factory=dict)  # group index → GivenMeld
+    bonus_codes: dict = field(default_factory=dict)  # bonus tiles of this hypothesis: position → code
     off_photo: tuple = ()  # GivenMeld not in the photo
     embedded: tuple = ()  # GivenMeld whose tiles lie among the concealed tiles (not a group apart)
 
@@ -331,7 +332,7 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
             emb = tuple(gm for gm, w in zip(off, pl) if w == "embedded")
             away = tuple(gm for gm, w in zip(off, pl) if w == "off")
             h = _Hyp(math.prod(o.prior for o in combo) * (0.9 ** len(emb)) * (0.5 ** len(away)),
-                     tuple(combo), tuple(groups), given_map, away, emb)
+                     tuple(combo), tuple(groups), given_map, off_photo=away, embedded=emb)
             c = _count(h)
             if c != need:
                 key = (abs(c - need), -h.prior)
@@ -384,25 +385,28 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         forced_win = PLAYING_TILES.index(wt[0])
     need = rs.hand_size + (1 if winner else 0)
     hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs)
-    # bonus tiles: best bonus class per tile, each bonus tile once
+    # bonus tiles: best bonus class per tile, each bonus tile once (plus, per hypothesis, single
+    # tiles the layout offered as possible bonus tiles)
     bonus_codes = _assign_bonus(lay.bonus, logp)
-    bonus_lp = sum(float(logp[p, CLASS_INDEX[c]]) for p, c in bonus_codes.items())
-    bonus_raw = sum(float(logp[p].max()) for p in bonus_codes)
     best: tuple | None = None  # (score, hyp, units, idx, logp_sum, raw_sum, hand, legal_mass)
     budget = {"readings": MAX_READINGS_TOTAL, "scorer": MAX_SCORER_CALLS}
     for h in hyps[:MAX_HYPOTHESES]:
         lprior = math.log(max(h.prior, EPS))
         if best is not None and lprior < best[0]:
             break
+        extra = [p for g, o in zip(h.groups, h.choices) if o.role == "bonus" for p in g.tiles]
+        h.bonus_codes = _assign_bonus(list(lay.bonus) + extra, logp) if extra else bonus_codes
+        bonus_lp = sum(float(logp[p, CLASS_INDEX[c]]) for p, c in h.bonus_codes.items())
+        bonus_raw = sum(float(logp[p].max()) for p in h.bonus_codes)
         units, raw_sum = _units(h, logp, backs, forced_win)
         if units is None:
             continue
         found = _search(h, units, raw_sum + bonus_raw, bonus_lp, lprior, best[0] if best else None,
-                        rs, ctx, bonus_codes, forced_win, options, budget)
+                        rs, ctx, h.bonus_codes, forced_win, options, budget)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
     if best is not None and best[0] - math.log(max(best[1].prior, EPS)) >= math.log(MIN_RELATIVE):
-        return _reading_from(best, raw, n, lay, bonus_codes)
+        return _reading_from(best, raw, n, lay, best[1].bonus_codes)
     return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs)
 
 
@@ -425,7 +429,7 @@ def _units(h: _Hyp, logp: np.ndarray, backs: np.ndarray, forced_win: int | None)
     units: list[_Unit] = []
     raw_sum = 0.0
     for gi, (g, o) in enumerate(zip(h.groups, h.choices)):
-        if o.role == "ignored":
+        if o.role in ("ignored", "bonus"):
             continue
         raw_sum += float(sum(logp[p].max() for p in g.tiles))
         if gi in h.given:

@@ -18,7 +18,7 @@ Two steps, both plain functions of frozen values:
 2. :func:`assign_roles` (geometry + classifier readings): flowers/seasons → ``bonus``; a group of four
    with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld (preferred) or
    ``concealed``; a single tile → ``winning`` (preferred when it is set apart at a row end or lies
-   sideways) or ``concealed``; a sideways/displaced tile at the end of a concealed group → the winning
+   sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
    tile; groups outside the main row may also be ``ignored``. Each group carries its options with prior
    probabilities; :mod:`vision.decode` picks the combination whose reading is a legal hand.
 
@@ -50,6 +50,8 @@ ROW_GAP = 3.0
 #: rows within this many tile heights of the main row (and of similar size) belong to the hand
 HAND_REACH = 2.5
 SIZE_RATIO = 1.7
+#: a single tile apart is also offered as a bonus tile when the classifier gives flowers/seasons this much
+MAYBE_BONUS = 0.02
 BONUS_INDEX = np.array([CLASS_INDEX[c] for c in BONUS_TILES])
 
 ROLES = ("concealed", "exposed", "concealed-kong", "bonus", "winning", "ignored")
@@ -514,6 +516,9 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 opts.append(Option("concealed", 1 - pw, why="a single concealed tile"))
             else:
                 opts.append(Option("concealed", 1.0))
+            if pb[t] >= MAYBE_BONUS:  # a tile on its own may be a flower/season the classifier missed
+                opts = [Option(o.role, o.prior * 0.7, o.winning, o.why) for o in opts]
+                opts.append(Option("bonus", 0.3, why="a single tile apart that may be a flower or season"))
         else:
             cands = _winning_candidates(geo, tiles, side) if winner else []
             if cands:
