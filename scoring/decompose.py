@@ -499,6 +499,8 @@ def _group_waits(counts: tuple[int, ...], chows: bool) -> tuple[int, ...]:
     c = list(counts)
     n = len(counts)
     pair = r_new == 2
+    # with a pair and chows, the pair lies at q ≡ 2·Σ i·c[i] (mod 3) (see _group_complete)
+    weight = sum(map(mul, range(n), counts)) if pair and chows else 0
     for p in range(n):
         x = c[p]
         if x >= 4:
@@ -507,7 +509,18 @@ def _group_waits(counts: tuple[int, ...], chows: bool) -> tuple[int, ...]:
         if not x and not (chows and any(c[max(0, p - 2):p + 3])):
             continue
         c[p] = x + 1
-        if _group_complete(c, pair, chows):
+        if not pair:
+            ok = _sets_only(c[:], chows)
+        else:
+            ok = False
+            for q in range(2 * (weight + p) % 3, n, 3) if chows else range(n):
+                if c[q] >= 2:
+                    t = c[:]
+                    t[q] -= 2
+                    if _sets_only(t, chows):
+                        ok = True
+                        break
+        if ok:
             out.append(p)
         c[p] = x
     return tuple(out)
@@ -520,20 +533,27 @@ def _standard_waits(base_counts: list[int]) -> set[int]:
     already be sets (sum ≡ 0 mod 3) or sets + the one pair (≡ 2); the receiving group's waits
     depend on its own pattern only (:func:`_group_waits`, cached).
     """
-    groups = [tuple(base_counts[lo:hi]) for lo, hi, _ in _GROUPS]
-    rem = [sum(g) % 3 for g in groups]
-    ok = [r != 1 and (not any(g) or _group_ok(g, r == 2, chows))
-          for g, r, (_, _, chows) in zip(groups, rem, _GROUPS)]
-    bad = ok.count(False)
-    pairs = rem.count(2)
+    groups = []
+    bad = pairs = 0
+    for lo, hi, chows in _GROUPS:
+        g = tuple(base_counts[lo:hi])
+        r = sum(g) % 3
+        ok = r != 1 and (not r and not any(g) or _group_ok(g, r == 2, chows))
+        if not ok:
+            bad += 1
+            if bad > 1:  # two groups that need a tile: no single tile completes the hand
+                return set()
+        if r == 2:
+            pairs += 1
+        groups.append((g, r, ok, lo, chows))
     out: set[int] = set()
-    for k, (lo, _, chows) in enumerate(_GROUPS):
-        if bad - (not ok[k]):  # another group cannot be completed by this tile
+    for g, r, ok, lo, chows in groups:
+        if bad and ok:  # another group cannot be completed by this tile
             continue
-        r_new = (rem[k] + 1) % 3
-        if r_new == 1 or pairs - (rem[k] == 2) + (r_new == 2) != 1:
+        r_new = (r + 1) % 3
+        if r_new == 1 or pairs - (r == 2) + (r_new == 2) != 1:
             continue
-        out.update(lo + p for p in _group_waits(groups[k], chows))
+        out.update([lo + p for p in _group_waits(g, chows)])
     return out
 
 
@@ -581,13 +601,9 @@ def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
     if hand.winning_tile is not None:
         base.remove(hand.winning_tile)
     base_counts = counts34(base)
-    held = list(base_counts)  # every tile of the hand but the winning one, melds included
-    for m in hand.melds:
-        for t in m.tiles:
-            held[INDEX[t]] += 1
     found: set[int] = set()
     if "standard" in shapes:
-        found |= _standard_waits(base_counts)
+        found = _standard_waits(base_counts)
     n_tiles, no_melds = len(base) + 1, not hand.melds
     asked: list[str] = []
     for s in shapes:
@@ -610,6 +626,7 @@ def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
                 lo, hi = i - i % 9, i - i % 9 + 8
                 candidates.update(range(max(lo, i - 2), min(hi, i + 2) + 1))
         extra = candidates | (set(_ORPHAN_INDEX) if "thirteen-orphans" in shapes else set())
+        held = _held(hand, base_counts)
         for i in sorted(extra - found):
             if held[i] >= 4:
                 continue
@@ -617,4 +634,18 @@ def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
             trial = Hand(tuple(sort_tiles(base + [t])), hand.melds, hand.bonus, None, hand.context)
             if any(SHAPES[s](trial) for s in asked):
                 found.add(i)
-    return frozenset(PLAYING_TILES[i] for i in found if held[i] < 4)
+    if not found:
+        return frozenset()
+    if not hand.melds:  # held = base_counts
+        return frozenset([PLAYING_TILES[i] for i in found if base_counts[i] < 4])
+    held = _held(hand, base_counts)
+    return frozenset([PLAYING_TILES[i] for i in found if held[i] < 4])
+
+
+def _held(hand: Hand, base_counts: list[int]) -> list[int]:
+    """Counts of every tile of the hand but the winning one, melds on the table included."""
+    held = list(base_counts)
+    for m in hand.melds:
+        for t in m.tiles:
+            held[INDEX[t]] += 1
+    return held

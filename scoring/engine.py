@@ -397,10 +397,13 @@ class View:
     @_hand_lazy
     def one_wait(self) -> bool:
         """``len(waits) == 1``, often without computing every wait: a two-sided or a
-        pair-to-pung reading shows a second waited tile (:func:`scoring.decompose.second_wait`)."""
-        w = self.__dict__.get("waits")
-        if w is None and second_wait(self.hand, self.ruleset.shapes, self.d) is not None:
-            return False
+        pair-to-pung reading (this one, or any in ``shared["_readings"]``: the hand's other
+        readings) shows a second waited tile (:func:`scoring.decompose.second_wait`)."""
+        if self.__dict__.get("waits") is None:
+            shapes = self.ruleset.shapes
+            for d in self.shared.get("_readings") or (self.d,):
+                if second_wait(self.hand, shapes, d) is not None:
+                    return False
         return len(self.waits) == 1
 
     @_hand_lazy
@@ -759,6 +762,31 @@ class ScoredHand:
         }
 
 
+def _maker(cls: type) -> Callable[..., Any]:
+    """A fast constructor for the frozen dataclass ``cls`` (no slots, no ``__post_init__``): fields
+    by keyword, missing ones take their defaults; the instance is the one ``cls(**fields)`` makes,
+    without the generated ``__init__``'s ``object.__setattr__`` per field (hot path only)."""
+    import dataclasses
+
+    defaults = {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
+    new = object.__new__
+
+    def make(**fields: Any) -> Any:
+        obj = new(cls)
+        d = obj.__dict__
+        d.update(defaults)
+        d.update(fields)
+        return obj
+
+    make.__doc__ = f"{cls.__name__}(**fields), fast (see engine._maker)"
+    return make
+
+
+_new_totals = _maker(Totals)
+_new_scored = _maker(ScoredHand)
+_new_line = _maker(Line)
+
+
 #: what a predicate's ``True`` becomes (Fired is immutable: one object serves every firing)
 _ONCE = Fired()
 #: details → Fired(len(details), details), for predicates that return lists (made once each)
@@ -825,9 +853,9 @@ class _Plan:
         self.used_bits = 0  # the feature bits any prefilter of the plan looks at
         #: (rule id, count, details, value of a firing) → its line (lines are immutable: reuse)
         self.lines: dict[tuple[Any, ...], Line] = {}
-        #: (shape, completes_only) → (bits its prefilters look at, ((step, bits required,
-        #: any-of groups), …))
-        self.checks: dict[tuple[str, bool], tuple[int, tuple[tuple[Any, int, tuple[int, ...]], ...]]] = {}
+        #: (shape, completes_only) → (bits its prefilters look at, ((step, bits required, first
+        #: any-of group or None, other any-of groups), …))
+        self.checks: dict[tuple[str, bool], tuple[int, tuple[tuple[Any, int, int | None, tuple[int, ...]], ...]]] = {}
 
     def for_shape(self, shape: str, completes_only: bool = False) -> tuple[tuple[Any, ...], ...]:
         """Steps ``(rule, predicate, params or None, prefilter or None)`` for a reading's shape."""
@@ -844,8 +872,11 @@ class _Plan:
                     for g in step[3][1]:
                         used |= g
             self.used_bits |= used
+            # (step, bits required, the first any-of group or None, the other any-of groups)
             self.checks[key] = (used, tuple(
-                (step, 0, ()) if step[3] is None else (step, step[3][0], step[3][1]) for step in steps))
+                (step, 0, None, ()) if step[3] is None else
+                (step, step[3][0], step[3][1][0] if step[3][1] else None, step[3][1][1:])
+                for step in steps))
         return steps
 
     def candidates(self, shape: str, feats: int, completes_only: bool = False) -> tuple[tuple[Any, ...], ...]:
@@ -862,17 +893,11 @@ class _Plan:
         if steps is None:
             if len(self.by_features) > 8192:
                 self.by_features.clear()
-            out = []
             missing = ~feats
-            for step, need, anys in checks:
-                if need & missing:
-                    continue
-                for g in anys:
-                    if not g & feats:
-                        break
-                else:
-                    out.append(step)
-            steps = self.by_features[key] = tuple(out)
+            steps = self.by_features[key] = tuple([
+                step for step, need, any1, anys in checks
+                if not need & missing and (any1 is None or any1 & feats)
+                and (not anys or all(g & feats for g in anys))])
         return steps
 
 
@@ -880,11 +905,13 @@ class _Plan:
 _PLANS: dict[tuple[Any, ...], _Plan] = {}
 
 
-def _plan(rs: Ruleset, opts: Mapping[str, Any], winner: bool) -> _Plan:
+def _plan(rs: Ruleset, opts: Mapping[str, Any], winner: bool, defaults: bool = False) -> _Plan:
     """The rules of ``rs`` that apply to this player under ``opts`` (applies_to/applies_option and
-    ``when`` decided once, not once per reading and rule). Cached per ruleset, player and options."""
+    ``when`` decided once, not once per reading and rule). Cached per ruleset, player and options
+    (``defaults``: ``opts`` are the ruleset's defaults, which spares building the options key)."""
     try:
-        key: tuple[Any, ...] | None = (id(rs), winner, tuple(opts.items()))  # order-sensitive: safe
+        key: tuple[Any, ...] | None = (
+            (id(rs), winner, None) if defaults else (id(rs), winner, tuple(opts.items())))  # order-sensitive: safe
         hit = _PLANS.get(key)  # type: ignore[arg-type]
     except TypeError:  # an unhashable option value: no caching
         key, hit = None, None
@@ -980,7 +1007,7 @@ def make_line(rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any],
         kw["multiplier"] = v ** n
     elif rule.kind == "cash":
         kw["cash"] = v * n
-    return Line(
+    return _new_line(
         rule=rule.id, name=rule.label() if name is None else name, kind=rule.kind, value=v, count=n, source=rule.source,
         applies_to=rule.applies_to, detail=", ".join(f.details), with_fixed=rule.with_fixed,
         option=option_label(rule, ruleset, opts) if label is None else label, **kw,
@@ -1021,11 +1048,13 @@ def default_combine(lines: Sequence[Line], ruleset: Ruleset, view: View) -> Tota
         mult = math.prod(ln.multiplier for ln in kept if ln.kind == "multiplier")
         extra = sum(ln.points for ln in kept if ln.kind == "points")
         total = round_half_up(top.fixed * 2**dbl * mult + extra)
-        return Totals(total, extra, dbl, tuple(kept), cash)
+        return _new_totals(total=total, points=extra, doublings=dbl, lines=tuple(kept), cash=cash)
     raw = points * 2**dbl * mult
-    limited = ruleset.limit is not None and raw > ruleset.limit
-    total = round_half_up(min(raw, ruleset.limit) if limited else raw)
-    return Totals(total, points, dbl, tuple(lines), cash, limited)
+    limit = ruleset.limit
+    limited = limit is not None and raw > limit
+    total = int(math.floor((limit if limited else raw) + 0.5))  # round_half_up(min(raw, limit))
+    return _new_totals(total=total, points=points, doublings=dbl, lines=tuple(lines), cash=cash,
+                       limit_applied=limited)
 
 
 _NOT_VALID = Totals(0, 0, 0, ())
@@ -1097,11 +1126,12 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     else:
         check_size(hand, (rs.hand_size,))
     cands = decompositions(hand, rs.shapes)
-    plan = _plan(rs, opts, hand.context.winner)
+    plan = _plan(rs, opts, hand.context.winner, not options)
     exclude = hook("apply_exclusions", apply_exclusions)
     combine = hook("combine", default_combine)
     scored: list[tuple[Totals, Decomposition]] = []
-    shared: dict[str, Any] = {}  # what the readings' views compute about the hand, once
+    # what the readings' views compute about the hand, once; "_readings": all of them (one_wait)
+    shared: dict[str, Any] = {"_readings": cands}
     for d in cands:
         totals, valid = _score_reading(hand, d, rs, opts, plan, shared, exclude, combine)
         if valid:
@@ -1118,7 +1148,7 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     best, d = scored[0]
     notes_for = hook("notes_for")
     notes = tuple(notes_for(hand, opts)) if notes_for is not None else ()
-    result = ScoredHand(
+    result = _new_scored(
         ruleset=rs.id, hand=hand, total=best.total, points=best.points, doublings=best.doublings,
         lines=best.lines, decomposition=d, options=opts, alternatives=ties, notes=notes,
         cash=best.cash, limit_applied=best.limit_applied,
