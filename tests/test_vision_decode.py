@@ -167,3 +167,17 @@ def test_winning_tile_override_never_rewrites_a_tile():
     assert format_hand(r.hand, with_winning_tile=False) == "34555s333555777z"
     r2 = decode(lay, rd, "nts", winning_tile="9m")
     assert not r2.legal
+
+
+def test_raw_reading_with_a_broken_meld_still_prints():
+    # the exposed chow [456s] read as 4s 9s 6s with certainty: no legal reading; the raw reading's
+    # meld is written as read, [469s]
+    meta, det, rd = _setup()
+    i = _index(meta, "exposed", "5s")
+    P = np.array(rd.probs)
+    P[i] = 0.0
+    P[i, CLASS_INDEX["9s"]] = 1.0
+    bad = TileReadings.make(P, rd.pose)
+    r = decode(layout(det, bad, (meta["width"], meta["height"])), bad, "nts")
+    assert not r.legal and "[469s]" in r.notation
+    assert any(m.notation() == "[469s]" for m in r.melds)

@@ -113,9 +113,13 @@ class MeldReading:
     tile: str
     concealed: bool
     positions: tuple[int, ...]
+    shown: tuple[str, ...] = ()  # for a raw (not legal) reading: the tiles as read
 
     def notation(self) -> str:
-        return Meld(self.kind, self.tile, concealed=self.concealed, declared=True).notation()
+        if self.kind in ("pung", "kong", "chow"):
+            return Meld(self.kind, self.tile, concealed=self.concealed, declared=True).notation()
+        body = _loose_compact(list(self.shown))
+        return f"({body})" if self.concealed else f"[{body}]"
 
 
 @dataclass(frozen=True)
@@ -630,7 +634,8 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         if o.role in ("exposed", "concealed-kong"):
             faces = [raw[p] for p in g.tiles if raw[p] != BACK]
             t = faces[0] if faces else BACK
-            melds.append(MeldReading("kong" if len(g.tiles) == 4 else "meld", t, o.role == "concealed-kong", g.tiles))
+            melds.append(MeldReading("as read", t, o.role == "concealed-kong", g.tiles,
+                                     tuple(raw[p] for p in g.tiles)))
             for p in g.tiles:
                 roles[p] = o.role
             count += 3
