@@ -21,8 +21,9 @@ Search (:func:`decode`):
    :class:`~scoring.HandError`) is the hand.
 3. Its *probability* is the product of the chosen tile probabilities; *relative* divides it by the
    raw (arg-max) reading's; *confidence* is its share of the probability of all legal readings met
-   in the search. If no legal reading is plausible (relative ≥ :data:`MIN_RELATIVE`), the raw
-   reading is returned with ``problem`` saying what is wrong.
+   in the search. If no legal reading is plausible (relative ≥ :data:`MIN_RELATIVE`, at most
+   :data:`MAX_CHANGED` tiles changed), the raw reading is returned with ``problem`` saying what is
+   wrong (and the nearest legal reading, when one was found).
 
 Overrides: ``winning_tile`` (CLI ``--winning-tile``) names the winning tile (it must be among the
 concealed tiles read); ``exposed`` (CLI
@@ -34,7 +35,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -57,13 +58,16 @@ TOP_MELDS = 10
 CAND_RATIO = 3e-3
 #: the least relative probability (reading / raw reading) still called plausible
 MIN_RELATIVE = 1e-4
+#: a legal reading that changes more tiles than this is not offered (the user is asked to --fix)
+MAX_CHANGED = 3
 #: readings examined per hypothesis at most, and over all hypotheses of one photo
 MAX_READINGS = 20000
-MAX_READINGS_TOTAL = 40000
+MAX_READINGS_TOTAL = 12000
 #: calls of the scorer (for shapes only it can judge) per photo at most
 MAX_SCORER_CALLS = 400
-#: hypotheses decoded at most
+#: hypotheses decoded at most; role combinations enumerated at most (before the tile-count filter)
 MAX_HYPOTHESES = 60
+MAX_COMBOS = 6000
 #: after the best legal reading, keep enumerating this far (in log-probability), for at most
 #: CONF_READINGS more readings, to estimate the confidence
 CONF_WINDOW = 4.6  # e^-4.6 ≈ 1 %
@@ -318,13 +322,12 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
         opts[gi] = [Option("exposed", 1.0, why="named with --exposed")]
     out = []
     # bound the product: groups outside the main row keep their best option when there are many
-    total = 1
-    for o in opts:
-        total *= len(o)
-    if total > 50000:
+    for keep in (3, 2, 1):  # many groups: groups outside the main row keep fewer options
+        if math.prod(len(o) for o in opts) <= MAX_COMBOS:
+            break
         for k, g in enumerate(groups):
             if g.row != 0:
-                opts[k] = opts[k][:1]
+                opts[k] = opts[k][:keep]
     # a named meld that matches no group apart is either among the concealed tiles or not photographed
     placements = list(itertools.product(("embedded", "off"), repeat=len(off)))
     nearest = None
@@ -410,7 +413,13 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         if found is not None and (best is None or found[0] > best[0]):
             best = found
     if best is not None and best[0] - math.log(max(best[1].prior, EPS)) >= math.log(MIN_RELATIVE):
-        return _reading_from(best, raw, n, lay, best[1].bonus_codes)
+        reading = _reading_from(best, raw, n, lay, best[1].bonus_codes)
+        if len(reading.changed) <= MAX_CHANGED:
+            return reading
+        out = _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs)
+        return replace(out, problem=f"the nearest legal reading, {reading.notation}, changes {len(reading.changed)}"
+                                    f" tiles (at most {MAX_CHANGED} are changed without asking); "
+                                    + (out.problem or ""))
     return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs)
 
 

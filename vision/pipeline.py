@@ -187,7 +187,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                     *, winning_tile=None, exposed=None, fixes=None, options=None) -> PhotoResult:
     """The model-free half of :func:`read_photo`: fixes → layout → decode → score.
 
-    When the reading is not a legal hand, each of the :data:`DROP_TRIES` least confident detections
+    When the tile count is wrong, each of the :data:`DROP_TRIES` least confident detections
     in the hand (detector score < :data:`DROP_SCORE`) is in turn left out as a false detection; the
     most probable legal reading (its relative probability × the chance the box was false) is kept.
     """
@@ -203,7 +203,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         return lay, rd
 
     lay, reading = run(frozenset())
-    if not reading.legal:
+    if not reading.legal and (reading.problem or "").startswith("found "):  # a tile-count problem
         hand = [i for i, r in enumerate(reading.roles) if r != "ignored" and det.scores[i] < DROP_SCORE]
         best = None
         for i in sorted(hand, key=lambda k: float(det.scores[k]))[:DROP_TRIES]:
