@@ -164,18 +164,38 @@ def _group_ok(counts: tuple[int, ...], need_pair: bool, chows: bool) -> bool:
     return _group_complete(counts, need_pair, chows)
 
 
-@lru_cache(maxsize=1 << 16)
+#: per group (characters, circles, bamboo, honours) and need of the pair: pattern → its splits
+#: (:func:`_group_splits` without its ``lru_cache`` call: the hot path looks them up directly)
+_GROUP_SPLITS: tuple[tuple[dict, dict], ...] = tuple(({}, {}) for _ in _GROUPS)
+_GROUPS_CACHED = tuple((lo, hi, chows, caches) for (lo, hi, chows), caches in zip(_GROUPS, _GROUP_SPLITS))
+#: 34-count → its splits with a pair (hands seen: a hand scored again, a ruleset's trial hands)
+_SPLITS: dict[tuple[int, ...], tuple[tuple[Meld, ...], ...]] = {}
+
+
 def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[Meld, ...], ...]:
     """All splits of ``counts`` (34 ints) into pungs/chows (+ one pair if ``need_pair``), as
     tuples of concealed melds.
 
     Sets never cross a group (suit or honours), so each group is split on its own (cached per
     group pattern, shared between hands) and the splits are combined; exactly one group holds
-    the pair. Melds are in tile order, each split once.
+    the pair. Melds are in tile order, each split once. Cached per 34-count (with a pair).
     """
+    if need_pair:
+        hit = _SPLITS.get(counts)
+        if hit is not None:
+            return hit
+        if len(_SPLITS) > 1 << 16:
+            _SPLITS.clear()
+        found = _SPLITS[counts] = _split_groups(counts, True)
+        return found
+    return _split_groups(counts, False)
+
+
+def _split_groups(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[Meld, ...], ...]:
+    """:func:`_splits` without its cache."""
     parts = []
     pair_groups = 0
-    for lo, hi, chows in _GROUPS:
+    for lo, hi, chows, caches in _GROUPS_CACHED:
         g = counts[lo:hi]
         n = sum(g)
         if not n:
@@ -183,11 +203,15 @@ def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[Meld, ...],
         r = n % 3
         if r == 1:
             return ()
-        if r == 2:
+        pair = r == 2
+        if pair:
             if not need_pair:
                 return ()
             pair_groups += 1
-        sp = _group_splits(g, lo, r == 2, chows)
+        cache = caches[pair]
+        sp = cache.get(g)
+        if sp is None:
+            sp = cache[g] = _group_splits.__wrapped__(g, lo, pair, chows)
         if not sp:
             return ()
         parts.append(sp)
@@ -254,7 +278,10 @@ def is_standard_complete(counts: Sequence[int]) -> bool:
 
 def clear_caches() -> None:
     """Empty the split caches (for cold-run benchmarks; results never depend on them)."""
-    _splits.cache_clear()
+    _SPLITS.clear()
+    for caches in _GROUP_SPLITS:
+        for cache in caches:
+            cache.clear()
     _group_splits.cache_clear()
     _group_ok.cache_clear()
     _group_waits.cache_clear()
@@ -567,25 +594,38 @@ def second_wait(hand: Hand, shapes: Iterable[str], d: Decomposition) -> str | No
     The tile is one that :func:`waits` returns (it completes the standard shape and is not held
     four times), so ``len(waits(hand, shapes)) >= 2`` whenever this is not None.
     """
-    wt = hand.winning_tile
-    if wt is None or d.shape != "standard" or "standard" not in shapes:
+    wait = d.wait
+    if (wait != "open" and wait != "pung") or d.shape != "standard" or "standard" not in shapes:
         return None
-    if d.wait == "open":
-        m = d.winning_meld
-        if m is None or m.kind != "chow":
-            return None
-        r = ord(m.tile[0]) - 48
-        other = f"{r + 3}{m.tile[1]}" if wt == m.tile else f"{r - 1}{m.tile[1]}"
-    elif d.wait == "pung":
-        other = next((m.tile for m in d.melds if m.kind == "pair"), None)
-        if other is None or other == wt:
-            return None
+    wt = hand.winning_tile
+    if wt is None:
+        return None
+    other = None
+    if wait == "open":
+        for m in d.melds:
+            if m.winning:
+                if m.kind == "chow":
+                    t = m.tile
+                    other = _PLUS3[t] if wt == t else _MINUS1[t]
+                break
     else:
+        for m in d.melds:
+            if m.kind == "pair":
+                other = m.tile
+                break
+        if other == wt:
+            return None
+    if other is None:
         return None
     held = hand.concealed.count(other)  # the winning tile is not ``other``: nothing to take off
     for m in hand.melds:
         held += m.tiles.count(other)
     return other if held < 4 else None
+
+
+#: chow start → the tile three ranks up / one rank down (the other side of a two-sided wait)
+_PLUS3 = {t: f"{int(t[0]) + 3}{t[1]}" for t in PLAYING_TILES[:27]}
+_MINUS1 = {t: f"{int(t[0]) - 1}{t[1]}" for t in PLAYING_TILES[:27]}
 
 
 def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:

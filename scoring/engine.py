@@ -555,6 +555,11 @@ def hand_features(v: "View") -> int:
     "all-green", "no-simples", "no-declared", "winner", "self-drawn", "last-tile", "first-turn",
     "kong-on-kong", "winning-tile", "bonus"))
 _WIN_BIT = {w: FEATURES["win:" + w] for w in ("discard", "wall", "dead-wall", "robbed-kong")}
+#: every bit hand_features may set (view_features adds none of these)
+_HAND_BITS = (_B_ONE_SUIT | _B_HAS_HONOURS | _B_NO_HONOURS | _B_ONLY_HONOURS | _B_ALL_SIMPLES
+              | _B_ALL_TERMINALS | _B_ALL_GREEN | _B_NO_SIMPLES | _B_NO_DECLARED | _B_WINNER
+              | _B_SELF_DRAWN | _B_LAST_TILE | _B_FIRST_TURN | _B_KONG_ON_KONG | _B_WINNING_TILE
+              | _B_BONUS | sum(_WIN_BIT.values()))
 _SELF_DRAWN = ("wall", "dead-wall")  # Context.self_drawn
 (_B_NO_PUNGS, _B_NO_CHOWS, _B_NO_EXPOSED_DECLARED) = (FEATURES[n] for n in (
     "no-pungs", "no-chows", "no-exposed-declared"))
@@ -635,7 +640,7 @@ def clear_hand_caches() -> None:
 
     _WAITS.clear()
     _FIRED.clear()
-    decompose._splits.cache_clear()
+    decompose._SPLITS.clear()
 
 
 @dataclass(frozen=True)
@@ -841,7 +846,7 @@ class _Plan:
     with their option labels and (filled on demand) the subset asked for each shape."""
 
     __slots__ = ("ruleset", "rules", "labels", "names", "by_shape", "by_features", "used_bits", "lines",
-                 "checks")
+                 "checks", "hand_needs")
 
     def __init__(self, ruleset: Ruleset, rules: tuple[Rule, ...], labels: dict[str, str]):
         self.ruleset = ruleset
@@ -856,6 +861,8 @@ class _Plan:
         #: (shape, completes_only) → (bits its prefilters look at, ((step, bits required, first
         #: any-of group or None, other any-of groups), …))
         self.checks: dict[tuple[str, bool], tuple[int, tuple[tuple[Any, int, int | None, tuple[int, ...]], ...]]] = {}
+        #: special shape → the hand-feature bits each of its completes rules needs (may_complete)
+        self.hand_needs: dict[str, tuple[int, ...]] = {}
 
     def for_shape(self, shape: str, completes_only: bool = False) -> tuple[tuple[Any, ...], ...]:
         """Steps ``(rule, predicate, params or None, prefilter or None)`` for a reading's shape."""
@@ -878,6 +885,20 @@ class _Plan:
                 (step, step[3][0], step[3][1][0] if step[3][1] else None, step[3][1][1:])
                 for step in steps))
         return steps
+
+    def may_complete(self, shape: str, hand_feats: int) -> bool:
+        """False when no ``completes`` rule of ``shape`` can fire for a hand with the reading-
+        independent features ``hand_feats`` (:func:`hand_features`): each one's prefilter needs a
+        hand feature the hand lacks, whatever the reading. True otherwise (then ask them)."""
+        needs = self.hand_needs.get(shape)
+        if needs is None:
+            needs = self.hand_needs[shape] = tuple(
+                0 if step[3] is None else step[3][0] & _HAND_BITS for step in self.for_shape(shape, True))
+        missing = ~hand_feats
+        for need in needs:
+            if not need & missing:
+                return True
+        return False
 
     def candidates(self, shape: str, feats: int, completes_only: bool = False) -> tuple[tuple[Any, ...], ...]:
         """The steps of :meth:`for_shape` whose prefilter passes for a reading with features
@@ -1080,9 +1101,15 @@ def _score_reading(hand: Hand, d: Decomposition, ruleset: Ruleset, opts: Mapping
                    shared: dict[str, Any] | None, exclude: Callable[..., Any],
                    combine: Callable[..., Totals]) -> tuple[Totals, bool]:
     """:func:`score_decomposition` with its plan and hooks already looked up."""
+    special = d.shape != "standard" and d.shape != "partial"
+    if special and PREFILTER and shared:
+        # a special shape that no completes rule can make a mahjong, judged by the hand's own
+        # features (known once an earlier reading of the hand computed them): not a valid reading
+        hand_feats = shared.get("hand_features")
+        if hand_feats is not None and not plan.may_complete(d.shape, hand_feats):
+            return _NOT_VALID, False
     view = View(hand, d, ruleset, opts, shared)
     view.__dict__["_plan"] = plan
-    special = d.shape != "standard" and d.shape != "partial"
     if special and not evaluate(view, completes_only=True):
         # no rule makes this shape a mahjong: not a valid reading, nothing else to ask
         return _NOT_VALID, False
