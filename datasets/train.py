@@ -2,13 +2,14 @@
 
 One command regenerates the models (see ``models/MODEL_CARD.md`` for the recipe actually used)::
 
-    python -m datasets.train --stage detector|classifier|all [--data DIR] [--crops DIR]
-                             [--epochs N] [--imgsz S] [--resume]
+    python -m datasets.train --stage detector|classifier|all|export [--data DIR] [--crops DIR ...]
+                             [--epochs N] [--imgsz S] [--resume] [--init WEIGHTS] [--fraction F]
 
 * ``--data``: a detection dataset in ultralytics' layout with a ``data.yaml`` (written by
   ``python -m datasets.synth``; default ``/work/data/synth-v1`` or ``$MAHJONG_SYNTH``).
 * ``--crops``: a classifier crop set ``{train,val}/<tile code>/*.png`` made with
-  :func:`vision.crops.crop_tile` (default ``<data>/crops``).
+  :func:`vision.crops.crop_tile`; several may be given (default: ``<data>-crops/crops`` and
+  ``<data>/crops``, those that exist).
 * Runs (full ultralytics/torch state) go to ``runs/`` (git-ignored); ``--resume`` continues the last run
   of the stage from ``runs/<stage>/…/last.pt``; without a run there, it warm-starts from the committed
   weights in ``models/checkpoints/``.
@@ -134,7 +135,8 @@ def _today() -> str:
 
 def train_detector(data: Path, epochs: int, imgsz: int, resume: bool, arch: str = "yolov8n",
                    batch: int = 16, fraction: float = 1.0, mosaic: float = 0.5, name: str = "detector",
-                   workers: int = 2, patience: int = 100) -> Path:
+                   workers: int = 2, patience: int = 100, init: Path | None = None, warmup: float = 1.0,
+                   lr0: float = 0.002) -> Path:
     """Train (or resume) the tile detector; returns the path of the final weights (.pt).
 
     Flips are off (glyphs are not mirror-symmetric); rotation, perspective, scale and HSV are on.
@@ -154,14 +156,18 @@ def train_detector(data: Path, epochs: int, imgsz: int, resume: bool, arch: str 
         return run_dir / "weights" / "best.pt"
     start = f"{arch}.yaml"
     ck = CHECKPOINTS / "detector.pt"
-    if resume and ck.exists():
+    if init is not None:
+        print(f"warm start from {init}", flush=True)
+        start = str(init)
+    elif resume and ck.exists():
         print(f"warm start from {ck}", flush=True)
         start = str(ck)
     model = YOLO(start)
     model.train(
         data=str(yaml_path), epochs=epochs, imgsz=imgsz, batch=batch, workers=workers, device="cpu",
-        project=str(RUNS), name=name, exist_ok=True, pretrained=False, amp=False, plots=False,
-        fraction=fraction, patience=patience, cos_lr=False, cache="ram", close_mosaic=max(1, epochs // 5),
+        project=str(RUNS), name=name, exist_ok=True, pretrained=start.endswith(".pt"), amp=False, plots=False,
+        fraction=fraction, patience=patience, cos_lr=False, cache="ram", warmup_epochs=warmup,
+        optimizer="AdamW", lr0=lr0, lrf=0.1, close_mosaic=max(1, epochs // 5),
         # augmentation: no flips; mild rotation/perspective; colour on
         fliplr=0.0, flipud=0.0, degrees=8.0, perspective=0.0005, translate=0.1, scale=0.5,
         shear=2.0, hsv_h=0.03, hsv_s=0.6, hsv_v=0.4, mosaic=mosaic, mixup=0.0, erasing=0.0,
@@ -323,8 +329,8 @@ def evaluate_classifier_torch(model, X: np.ndarray, Y: np.ndarray, bs: int = 256
     return correct / max(len(X), 1)
 
 
-def train_classifier(crops: Path, epochs: int, resume: bool, arch: str = "tilenet", batch: int = 64,
-                     lr: float = 3e-3, name: str = "classifier", seed: int = 0) -> Path:
+def train_classifier(crops: Path | list[Path], epochs: int, resume: bool, arch: str = "tilenet", batch: int = 64,
+                     lr: float = 3e-3, name: str = "classifier", seed: int = 0, init: Path | None = None) -> Path:
     """Train (or resume) the 43-class tile classifier with our own torch loop; returns best weights.
 
     Each epoch's state (model, optimizer, scheduler, epoch, rng) is saved to
@@ -336,8 +342,12 @@ def train_classifier(crops: Path, epochs: int, resume: bool, arch: str = "tilene
     setup_ultralytics()
     run_dir = RUNS / name
     run_dir.mkdir(parents=True, exist_ok=True)
-    Xtr, Ytr = load_crops(crops, "train")
-    Xva, Yva = load_crops(crops, "val")
+    dirs = [crops] if isinstance(crops, Path) else list(crops)
+    parts = [(load_crops(d, "train"), load_crops(d, "val")) for d in dirs]
+    Xtr = np.concatenate([p[0][0] for p in parts])
+    Ytr = np.concatenate([p[0][1] for p in parts])
+    Xva = np.concatenate([p[1][0] for p in parts])
+    Yva = np.concatenate([p[1][1] for p in parts])
     print(f"classifier data: {len(Xtr)} train / {len(Xva)} val crops, {np.bincount(Ytr, minlength=43).min()} min per class",
           flush=True)
     model = build_classifier(arch)
@@ -353,10 +363,11 @@ def train_classifier(crops: Path, epochs: int, resume: bool, arch: str = "tilene
         sched.load_state_dict(st["sched"])
         start_epoch, best = st["epoch"] + 1, st["best"]
         print(f"resuming {last} at epoch {start_epoch}", flush=True)
-    elif resume and (CHECKPOINTS / "classifier.pt").exists():
-        st = torch.load(CHECKPOINTS / "classifier.pt", weights_only=False)
-        model.load_state_dict(st["model"])
-        print("warm start from models/checkpoints/classifier.pt", flush=True)
+    elif init is not None or (resume and (CHECKPOINTS / "classifier.pt").exists()):
+        src = init or CHECKPOINTS / "classifier.pt"
+        st = torch.load(src, weights_only=False)
+        model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in st["model"].items()})
+        print(f"warm start from {src}", flush=True)
     lossf = torch.nn.CrossEntropyLoss(label_smoothing=0.1)
     for ep in range(start_epoch, epochs):
         rng = np.random.default_rng([seed, ep])
@@ -388,7 +399,7 @@ def train_classifier(crops: Path, epochs: int, resume: bool, arch: str = "tilene
     return run_dir / "best.pt"
 
 
-def export_classifier(weights: Path, crops: Path, out: Path = MODELS / "classifier.onnx") -> Path:
+def export_classifier(weights: Path, crops: Path | list[Path], out: Path = MODELS / "classifier.onnx") -> Path:
     """Export classifier weights to ONNX (softmax inside, dynamic batch) and write its metadata."""
     import torch
 
@@ -424,7 +435,7 @@ def export_classifier(weights: Path, crops: Path, out: Path = MODELS / "classifi
     set_metadata(out, {
         "names": json.dumps(CLASS_NAMES), "imgsz": json.dumps([CLS_IMGSZ, CLS_IMGSZ]), "task": "classify",
         "crop_margin": str(CLS_MARGIN), "crop_resize": CLS_RESIZE, "rotation": CLS_ROTATION,
-        "mahjong_model": "classifier", "mahjong_version": VERSION, "data_hash": data_hash(crops), "trained": _today(),
+        "mahjong_model": "classifier", "mahjong_version": VERSION, "data_hash": data_hash(*([crops] if isinstance(crops, Path) else crops)), "trained": _today(),
         "classes_json": json.dumps(CLASS_NAMES), "val_top1_synth": f"{st.get('val_top1', st.get('best', float('nan'))):.4f}",
     })
     CHECKPOINTS.mkdir(parents=True, exist_ok=True)
@@ -440,25 +451,32 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
     ap.add_argument("--stage", choices=("detector", "classifier", "all", "export"), default="all")
     ap.add_argument("--data", type=Path, default=None, help="detection dataset folder with data.yaml")
-    ap.add_argument("--crops", type=Path, default=None, help="classifier crops folder (default <data>/crops)")
-    ap.add_argument("--epochs", type=int, default=None, help="detector 30 / classifier 25 by default")
-    ap.add_argument("--imgsz", type=int, default=416, help="detector input size (px)")
+    ap.add_argument("--crops", type=Path, nargs="+", default=None,
+                    help="classifier crop folder(s) (default <data>/crops)")
+    ap.add_argument("--init", type=Path, default=None, help="classifier: start from these weights (new schedule)")
+    ap.add_argument("--lr", type=float, default=3e-3, help="classifier peak learning rate")
+    ap.add_argument("--epochs", type=int, default=None, help="detector 12 / classifier 10 by default")
+    ap.add_argument("--imgsz", type=int, default=384, help="detector input size (px)")
     ap.add_argument("--arch", default=None, help="yolov8n / yolo11n (detector), yolov8n-cls (classifier)")
-    ap.add_argument("--fraction", type=float, default=1.0, help="fraction of the detector train set to use")
+    ap.add_argument("--fraction", type=float, default=0.5, help="fraction of the detector train set to use")
     ap.add_argument("--mosaic", type=float, default=0.5)
+    ap.add_argument("--batch", type=int, default=8, help="detector batch size")
+    ap.add_argument("--lr0", type=float, default=0.002, help="detector AdamW learning rate")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--no-export", action="store_true")
     a = ap.parse_args(argv)
     data = a.data or default_data()
-    crops = a.crops or (data / "crops")
+    crops = a.crops or [d for d in (data.parent / f"{data.name}-crops" / "crops", data / "crops") if d.is_dir()]
     t0 = time.time()
     if a.stage in ("detector", "all"):
-        w = train_detector(data, a.epochs or 30, a.imgsz, a.resume, arch=a.arch or "yolov8n", fraction=a.fraction,
-                           mosaic=a.mosaic)
+        w = train_detector(data, a.epochs or 12, a.imgsz, a.resume, arch=a.arch or "yolov8n", fraction=a.fraction,
+                           mosaic=a.mosaic, init=a.init if a.stage == "detector" else None,
+                           warmup=0.0 if a.init else 1.0, batch=a.batch, lr0=a.lr0)
         if not a.no_export:
             print("exported", export_detector(w, data, a.imgsz), flush=True)
     if a.stage in ("classifier", "all"):
-        w = train_classifier(crops, a.epochs or 25, a.resume, arch=a.arch if a.stage == "classifier" and a.arch else "tilenet")
+        w = train_classifier(crops, a.epochs or 10, a.resume, arch=a.arch if a.stage == "classifier" and a.arch else "tilenet",
+                             lr=a.lr, init=a.init)
         if not a.no_export:
             print("exported", export_classifier(w, crops), flush=True)
     if a.stage == "export":

@@ -1,0 +1,100 @@
+"""The committed ONNX models: they load with onnxruntime, carry the contract's metadata, and read a render.
+
+Contract: notes/model-contract.md. The rendered scene comes from the synthetic generator with a fixed
+seed (it needs the CJK fonts / ../shared tile art the generator uses; skipped with a reason without).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ort = pytest.importorskip("onnxruntime")
+
+from vision.classes import CLASS_NAMES  # noqa: E402
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+DET, CLS = MODELS / "detector.onnx", MODELS / "classifier.onnx"
+
+
+def _session(p: Path):
+    if not p.exists():
+        pytest.fail(f"{p} is not committed")
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    return ort.InferenceSession(str(p), so, providers=["CPUExecutionProvider"])
+
+
+def _meta(s) -> dict:
+    return dict(s.get_modelmeta().custom_metadata_map)
+
+
+def test_detector_contract():
+    s = _session(DET)
+    m = _meta(s)
+    for k in ("names", "imgsz", "stride", "task", "mahjong_model", "mahjong_version", "data_hash", "trained",
+              "classes_json"):
+        assert k in m, k
+    assert m["mahjong_model"] == "detector" and m["task"] == "detect"
+    names = json.loads(m["classes_json"])
+    assert names[0] == "tile"
+    (inp,) = s.get_inputs()
+    S = json.loads(m["imgsz"])[0]
+    assert inp.name == "images" and inp.shape == [1, 3, S, S]
+    out = s.run(None, {"images": np.zeros((1, 3, S, S), np.float32)})[0]
+    assert out.shape[:2] == (1, 4 + len(names))  # (1, 4 + nc, N): no NMS in the graph
+
+
+def test_classifier_contract():
+    s = _session(CLS)
+    m = _meta(s)
+    assert m["mahjong_model"] == "classifier"
+    assert json.loads(m["names"]) == CLASS_NAMES
+    assert m["crop_resize"] in ("stretch", "letterbox") and 0 <= float(m["crop_margin"]) < 1
+    assert m["rotation"] in ("invariant", "upright")
+    for k in ("mahjong_version", "data_hash", "trained"):
+        assert m[k]
+    S = json.loads(m["imgsz"])[0]
+    x = np.random.default_rng(0).random((3, 3, S, S), dtype=np.float32)  # dynamic batch of 3
+    p = s.run(None, {"images": x})[0]
+    assert p.shape == (3, 43)
+    np.testing.assert_allclose(p.sum(1), 1.0, atol=1e-4)  # softmax inside the graph
+    assert (p >= 0).all()
+
+
+@pytest.fixture(scope="module")
+def scene():
+    """One 960×720 render with a fixed seed: tiles with their true boxes and codes."""
+    scene_mod = pytest.importorskip("datasets.scene")
+    from datasets import faces
+
+    if not faces.available_sources():
+        pytest.skip("no tile art for the generator (CJK fonts or ../shared tile-art absent)")
+    # seed 7, image 3: 14 tiles lying in one row on a red table; the same arguments give the same image
+    return scene_mod.render_scene(7, 3, W=960, H=720)
+
+
+def test_detector_finds_rendered_tiles(scene):
+    from datasets.evaluate import box_iou
+    from vision.detect import load_detector
+
+    found = load_detector(str(DET), 1)(scene.image, conf=0.3)
+    hand = [t for t in scene.tiles if t.placed.role != "distractor" and t.visible > 0.6]
+    assert len(hand) >= 13  # seed 7 image 3: a 14-tile hand lying in one row (gleitz art)
+    gt = np.array([t.xyxy for t in hand])
+    pb = np.asarray(found.boxes).reshape(-1, 4)
+    hit = (box_iou(gt, pb).max(1) >= 0.5) if len(pb) else np.zeros(len(gt), bool)
+    assert hit.mean() >= 0.9, f"detector found {hit.sum()} of {len(gt)} hand tiles"
+
+
+def test_classifier_names_rendered_tiles(scene):
+    from vision.classify import load_classifier
+    from vision.detect import Detections
+
+    clf = load_classifier(str(CLS), 1)
+    hand = [t for t in scene.tiles if t.placed.role != "distractor" and t.visible > 0.95 and not t.truncated]
+    codes = clf(scene.image, Detections.make([t.xyxy for t in hand])).codes
+    right = [c == t.placed.shown for c, t in zip(codes, hand)]
+    assert np.mean(right) >= 0.85, [(t.placed.shown, c) for c, t in zip(codes, hand)]
