@@ -65,15 +65,12 @@ _GROUPS = ((0, 9, True), (9, 18, True), (18, 27, True), (27, 34, False))
 _KIND_ORDER = {"pung": 0, "chow": 1, "pair": 2}
 
 
-@lru_cache(maxsize=None)
-def _group_splits(counts: tuple[int, ...], base: int, need_pair: bool,
-                  chows: bool) -> tuple[tuple[Meld, ...], ...]:
-    """All splits of one group's counts (a suit's 9 or the honours' 7) into pungs/chows (+ a pair
-    if ``need_pair``), as tuples of the interned concealed melds in tile order, each split once.
-    ``base`` is the group's first 34-index. Cached per pattern.
+def _split_codes(counts: Sequence[int], need_pair: bool, chows: bool) -> tuple[tuple[int, ...], ...]:
+    """All splits of one group's counts (a suit's 9 or the honours' 7, or a stretch of them) into
+    pungs/chows (+ a pair if ``need_pair``), each split once, as meld codes ``3 × position + (0
+    pung, 1 chow, 2 pair)`` sorted (tile order).
 
-    Depth first from the lowest tile held: it is a pung, the start of a chow, or the pair. Melds
-    are coded ``3 × 34-index + (0 pung, 1 chow, 2 pair)`` so that a split sorts into tile order.
+    Depth first from the lowest tile held: it is a pung, the start of a chow, or the pair.
     """
     c = list(counts)
     n = len(c)
@@ -88,7 +85,7 @@ def _group_splits(counts: tuple[int, ...], base: int, need_pair: bool,
                 out.append(tuple(acc))
             return
         x = c[i]
-        code = 3 * (base + i)
+        code = 3 * i
         if x >= 3:
             c[i] = x - 3
             acc.append(code)
@@ -115,11 +112,45 @@ def _group_splits(counts: tuple[int, ...], base: int, need_pair: bool,
     go(0, need_pair)
     # the pair taken at the lowest tile and a chow taken there can give the same multiset of
     # melds (11123444: 11+123+444 both ways): keep each split once, melds in tile order
-    melds = _CODE_MELD
     if len(out) <= 1:
-        return tuple(tuple([melds[k] for k in sorted(split)]) for split in out)
-    return tuple(tuple([melds[k] for k in split]) for split in dict.fromkeys(
-        tuple(sorted(s)) for s in out))
+        return tuple(tuple(sorted(split)) for split in out)
+    return tuple(dict.fromkeys(tuple(sorted(s)) for s in out))
+
+
+@lru_cache(maxsize=None)
+def _group_splits(counts: tuple[int, ...], base: int, need_pair: bool,
+                  chows: bool) -> tuple[tuple[Meld, ...], ...]:
+    """All splits of one group's counts (a suit's 9 or the honours' 7) into pungs/chows (+ a pair
+    if ``need_pair``), as tuples of the interned concealed melds in tile order, each split once.
+    ``base`` is the group's first 34-index. Cached per pattern.
+    """
+    return _meld_splits(_split_codes(counts, need_pair, chows), 3 * base)
+
+
+def _meld_splits(codes: tuple[tuple[int, ...], ...], offset: int) -> tuple[tuple[Meld, ...], ...]:
+    """Meld codes (of a group's stretch that starts at 34-index offset / 3) → concealed melds."""
+    melds = _CODE_MELD
+    return tuple(tuple([melds[k + offset] for k in split]) for split in codes)
+
+
+#: (chows allowed, need of the pair) → counts of a stretch of a group with no 0 at either end →
+#: its splits as meld codes from the stretch's start. A split only uses the tiles held, so it
+#: moves with them: 345p and 567s split alike (the same codes, shifted).
+_STRETCH_SPLITS: dict[tuple[bool, bool], dict[bytes, tuple[tuple[int, ...], ...]]] = {
+    (c, p): {} for c in (False, True) for p in (False, True)}
+
+
+def _group_splits_via_stretch(g: tuple[int, ...], lo: int, pair: bool, chows: bool) -> tuple[tuple[Meld, ...], ...]:
+    """:func:`_group_splits` through :data:`_STRETCH_SPLITS` (the stretch from the first to the
+    last tile held)."""
+    raw = bytes(g)
+    stretch = raw.strip(b"\0")
+    start = len(raw) - len(raw.lstrip(b"\0"))
+    cache = _STRETCH_SPLITS[chows, pair]
+    codes = cache.get(stretch)
+    if codes is None:
+        codes = cache[stretch] = _split_codes(stretch, pair, chows)
+    return _meld_splits(codes, 3 * (lo + start))
 
 
 def _sets_only(c: list[int], chows: bool) -> bool:
@@ -211,7 +242,7 @@ def _split_groups(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[Meld,
         cache = caches[pair]
         sp = cache.get(g)
         if sp is None:
-            sp = cache[g] = _group_splits.__wrapped__(g, lo, pair, chows)
+            sp = cache[g] = _group_splits_via_stretch(g, lo, pair, chows)
         if not sp:
             return ()
         parts.append(sp)
@@ -279,12 +310,19 @@ def is_standard_complete(counts: Sequence[int]) -> bool:
 def clear_caches() -> None:
     """Empty the split caches (for cold-run benchmarks; results never depend on them)."""
     _SPLITS.clear()
+    for cache in _STRETCH_SPLITS.values():
+        cache.clear()
     for caches in _GROUP_SPLITS:
         for cache in caches:
             cache.clear()
     _group_splits.cache_clear()
     _group_ok.cache_clear()
     _group_waits.cache_clear()
+    for *_, ok_cache, waits_cache in _GROUPS_WAITS:
+        ok_cache.clear()
+        waits_cache.clear()
+    _STRETCH_OK.clear()
+    _STRETCH_WAITS.clear()
     _WON.clear()
 
 
@@ -512,6 +550,8 @@ def _builtin_shape_waits(name: str, base_counts: list[int], n_tiles: int,
 
 
 _ORPHAN_SET = frozenset(_ORPHAN_INDEX)
+#: the built-in shapes made only of concealed tiles (none with a meld on the table)
+_CLOSED_BUILTINS = (shape_seven_pairs, shape_seven_pairs_four_alike, shape_thirteen_orphans)
 _ORPHAN_COUNTS = itemgetter(*_ORPHAN_INDEX)  # 34 counts → the 13 terminal/honour counts
 
 
@@ -562,10 +602,21 @@ def _standard_waits(base_counts: list[int]) -> set[int]:
     """
     groups = []
     bad = pairs = 0
-    for lo, hi, chows in _GROUPS:
+    for lo, hi, chows, ok_cache, _ in _GROUPS_WAITS:
         g = tuple(base_counts[lo:hi])
         r = sum(g) % 3
-        ok = r != 1 and (not r and not any(g) or _group_ok(g, r == 2, chows))
+        if r == 1:
+            ok = False
+        elif not r and not any(g):
+            ok = True
+        else:
+            ok = ok_cache.get((g, r))
+            if ok is None:
+                stretch = bytes(g).strip(b"\0")  # completeness moves with the tiles held
+                ok = _STRETCH_OK.get((stretch, r, chows))
+                if ok is None:
+                    ok = _STRETCH_OK[stretch, r, chows] = _group_complete(stretch, r == 2, chows)
+                ok_cache[g, r] = ok
         if not ok:
             bad += 1
             if bad > 1:  # two groups that need a tile: no single tile completes the hand
@@ -574,14 +625,47 @@ def _standard_waits(base_counts: list[int]) -> set[int]:
             pairs += 1
         groups.append((g, r, ok, lo, chows))
     out: set[int] = set()
-    for g, r, ok, lo, chows in groups:
+    for (g, r, ok, lo, chows), (*_, waits_cache) in zip(groups, _GROUPS_WAITS):
         if bad and ok:  # another group cannot be completed by this tile
             continue
         r_new = (r + 1) % 3
         if r_new == 1 or pairs - (r == 2) + (r_new == 2) != 1:
             continue
-        out.update([lo + p for p in _group_waits(g, chows)])
+        found = waits_cache.get(g)
+        if found is None:
+            found = waits_cache[g] = _group_waits_via_stretch(g, chows)
+        out.update([lo + p for p in found])
     return out
+
+
+#: (stretch of a group with no 0 at either end, remainder, chows) → complete?
+_STRETCH_OK: dict[tuple[bytes, int, bool], bool] = {}
+#: (chows, empty places before the stretch (at most 2), after it (at most 2), the stretch) →
+#: waits, counted from the first of those places
+_STRETCH_WAITS: dict[tuple[bool, int, int, bytes], tuple[int, ...]] = {}
+
+
+def _group_waits_via_stretch(g: tuple[int, ...], chows: bool) -> tuple[int, ...]:
+    """:func:`_group_waits` through :data:`_STRETCH_WAITS`: a waited tile is held or within 2 of
+    a tile held, so the waits move with the stretch of tiles held and up to 2 places around it
+    (the group's ends cut those places short)."""
+    raw = bytes(g)
+    stretch = raw.strip(b"\0")
+    start = len(raw) - len(raw.lstrip(b"\0"))
+    before = min(2, start)
+    after = min(2, len(raw) - start - len(stretch))
+    key = (chows, before, after, stretch)
+    rel = _STRETCH_WAITS.get(key)
+    if rel is None:
+        rel = _STRETCH_WAITS[key] = _group_waits.__wrapped__(
+            tuple(bytes(before) + stretch + bytes(after)), chows)
+    shift = start - before
+    return tuple([p + shift for p in rel]) if shift else rel
+
+
+#: per group: (lo, hi, chows, (pattern, remainder) → sets (+ pair) complete?, pattern → its
+#: waits) — :func:`_group_ok` and :func:`_group_waits` as plain tables for the hot path
+_GROUPS_WAITS = tuple((lo, hi, chows, {}, {}) for lo, hi, chows in _GROUPS)
 
 
 def second_wait(hand: Hand, shapes: Iterable[str], d: Decomposition) -> str | None:
@@ -589,13 +673,16 @@ def second_wait(hand: Hand, shapes: Iterable[str], d: Decomposition) -> str | No
     the standard reading ``d`` shows it without computing every wait; None when ``d`` shows none.
 
     * two-sided wait (``open``): 23 + 4 could as well have been 1 + 23;
-    * pair to pung (``pung``): XX + YY waited on X and on Y (the reading's pair).
+    * pair to pung (``pung``): XX + YY waited on X and on Y (the reading's pair);
+    * single wait (``pair``) on W beside a chow of the hand from W+1 or up to W-1: 3 + 456
+      waited on 3 and 6, 123 + 4 on 4 and 1.
 
     The tile is one that :func:`waits` returns (it completes the standard shape and is not held
     four times), so ``len(waits(hand, shapes)) >= 2`` whenever this is not None.
     """
     wait = d.wait
-    if (wait != "open" and wait != "pung") or d.shape != "standard" or "standard" not in shapes:
+    if (wait != "open" and wait != "pung" and wait != "pair") or d.shape != "standard" \
+            or "standard" not in shapes:
         return None
     wt = hand.winning_tile
     if wt is None:
@@ -608,13 +695,25 @@ def second_wait(hand: Hand, shapes: Iterable[str], d: Decomposition) -> str | No
                     t = m.tile
                     other = _PLUS3[t] if wt == t else _MINUS1[t]
                 break
-    else:
+    elif wait == "pung":
         for m in d.melds:
             if m.kind == "pair":
                 other = m.tile
                 break
         if other == wt:
             return None
+    else:
+        # single wait beside a chow in the hand: W + 456 (W = 3) could as well wait on 6
+        # (345 + 66), and 123 + W (W = 4) on 1 (11 + 234)
+        up, down = _PLUS1.get(wt), _MINUS3.get(wt)
+        for m in d.melds:
+            if m.kind == "chow" and not m.declared:
+                if m.tile == up:
+                    other = _PLUS3[wt]
+                    break
+                if m.tile == down:
+                    other = down
+                    break
     if other is None:
         return None
     held = hand.concealed.count(other)  # the winning tile is not ``other``: nothing to take off
@@ -623,9 +722,12 @@ def second_wait(hand: Hand, shapes: Iterable[str], d: Decomposition) -> str | No
     return other if held < 4 else None
 
 
-#: chow start → the tile three ranks up / one rank down (the other side of a two-sided wait)
-_PLUS3 = {t: f"{int(t[0]) + 3}{t[1]}" for t in PLAYING_TILES[:27]}
-_MINUS1 = {t: f"{int(t[0]) - 1}{t[1]}" for t in PLAYING_TILES[:27]}
+#: suit tile → the tile three ranks up / one rank up / one rank down / three ranks down, where
+#: there is one
+_PLUS3 = {t: f"{int(t[0]) + 3}{t[1]}" for t in PLAYING_TILES[:27] if int(t[0]) <= 6}
+_PLUS1 = {t: f"{int(t[0]) + 1}{t[1]}" for t in PLAYING_TILES[:27] if int(t[0]) <= 8}
+_MINUS1 = {t: f"{int(t[0]) - 1}{t[1]}" for t in PLAYING_TILES[:27] if int(t[0]) >= 2}
+_MINUS3 = {t: f"{int(t[0]) - 3}{t[1]}" for t in PLAYING_TILES[:27] if int(t[0]) >= 4}
 
 
 def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
@@ -649,6 +751,8 @@ def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
     for s in shapes:
         if s == "standard":
             continue
+        if not no_melds and SHAPES.get(s) in _CLOSED_BUILTINS:
+            continue  # built-in special shapes need every tile in the hand: no waits
         w = _builtin_shape_waits(s, base_counts, n_tiles, no_melds)
         if w is None:
             asked.append(s)

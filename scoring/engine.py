@@ -35,6 +35,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from . import decompose
 from . import predicates as shared_predicates
 from .decompose import Decomposition, decompositions, second_wait, waits
 from .errors import HandError, RulesetError
@@ -392,6 +393,8 @@ class View:
     @_hand_lazy
     def waits(self) -> frozenset[str]:
         """Tiles that would have completed the hand (structural shapes of the ruleset)."""
+        if "_readings" in self.shared:  # score_hand's per-hand dict keeps them: no second cache
+            return waits(self.hand, self.ruleset.shapes)
         return _waits_cached(self.hand, self.ruleset.shapes)
 
     @_hand_lazy
@@ -624,8 +627,6 @@ def _waits_cached(hand: Hand, shapes: tuple[str, ...]) -> frozenset[str]:
 def clear_caches() -> None:
     """Empty the engine's memo caches (standard splits, waits): for benchmarks and tests that
     measure or compare cold runs. Scores never depend on them."""
-    from . import decompose
-
     _WAITS.clear()
     _PLANS.clear()
     _FIRED.clear()
@@ -636,8 +637,6 @@ def clear_hand_caches() -> None:
     """Empty the caches that hold anything about particular hands (waits per hand, splits of an
     exact 34-count, the firings of a reading's melds), keeping the per-suit pattern tables and
     rule plans (for steady-state benchmarks). Scores never depend on caches."""
-    from . import decompose
-
     _WAITS.clear()
     _FIRED.clear()
     decompose._SPLITS.clear()
@@ -846,7 +845,7 @@ class _Plan:
     with their option labels and (filled on demand) the subset asked for each shape."""
 
     __slots__ = ("ruleset", "rules", "labels", "names", "by_shape", "by_features", "used_bits", "lines",
-                 "checks", "hand_needs")
+                 "checks", "hand_needs", "once_lines")
 
     def __init__(self, ruleset: Ruleset, rules: tuple[Rule, ...], labels: dict[str, str]):
         self.ruleset = ruleset
@@ -863,6 +862,8 @@ class _Plan:
         self.checks: dict[tuple[str, bool], tuple[int, tuple[tuple[Any, int, int | None, tuple[int, ...]], ...]]] = {}
         #: special shape → the hand-feature bits each of its completes rules needs (may_complete)
         self.hand_needs: dict[str, tuple[int, ...]] = {}
+        #: rule id → its line when it fired once, plainly (the predicate said True)
+        self.once_lines: dict[str, Line] = {}
 
     def for_shape(self, shape: str, completes_only: bool = False) -> tuple[tuple[Any, ...], ...]:
         """Steps ``(rule, predicate, params or None, prefilter or None)`` for a reading's shape."""
@@ -1118,7 +1119,16 @@ def _score_reading(hand: Hand, d: Decomposition, ruleset: Ruleset, opts: Mapping
     # group (e.g. Heaven over Seven Twins) is what counts after exclusions
     valid = not special or any(r.completes for r, _ in asked)
     fired = exclude(asked, opts)
-    lines = [_line(plan, r, f, ruleset, opts) for r, f in fired]
+    # the explanation lines, reused per (rule, firing): _line, inlined for the usual firing
+    once = plan.once_lines
+    lines = []
+    for r, f in fired:
+        ln = once.get(r.id) if f is _ONCE else None
+        if ln is None:
+            ln = _line(plan, r, f, ruleset, opts)
+            if f is _ONCE:
+                once[r.id] = ln
+        lines.append(ln)
     return combine(lines, ruleset, view), valid
 
 
@@ -1137,6 +1147,15 @@ def _line(plan: _Plan, rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str
     return ln
 
 
+#: built-in special shapes: name → (its shape function, the shape of the readings it makes)
+_BUILTIN_SPECIAL = {
+    "seven-pairs": (decompose.shape_seven_pairs, "seven-pairs"),
+    "seven-pairs-four-alike": (decompose.shape_seven_pairs_four_alike, "seven-pairs"),
+    "thirteen-orphans": (decompose.shape_thirteen_orphans, "thirteen-orphans"),
+    "irregular": (decompose.shape_irregular, "irregular"),
+}
+
+
 def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | None = None) -> ScoredHand:
     """Score ``hand`` under ``ruleset`` (an id or a loaded :class:`Ruleset`).
 
@@ -1152,17 +1171,33 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
         check(hand, rs, opts)
     else:
         check_size(hand, (rs.hand_size,))
-    cands = decompositions(hand, rs.shapes)
-    plan = _plan(rs, opts, hand.context.winner, not options)
+    winner = hand.context.winner
+    plan = _plan(rs, opts, winner, not options)
     exclude = hook("apply_exclusions", apply_exclusions)
     combine = hook("combine", default_combine)
     scored: list[tuple[Totals, Decomposition]] = []
-    # what the readings' views compute about the hand, once; "_readings": all of them (one_wait)
+    # the readings so far (decompositions(), shape by shape), and what their views compute
+    # about the hand, once (one_wait looks at the readings)
+    cands: list[Decomposition] = []
     shared: dict[str, Any] = {"_readings": cands}
-    for d in cands:
-        totals, valid = _score_reading(hand, d, rs, opts, plan, shared, exclude, combine)
-        if valid:
-            scored.append((totals, d))
+    for name in rs.shapes if winner else (None,):
+        if name is None:
+            found = decompose.shape_partial(hand)  # a non-winner (see decompositions)
+        else:
+            fn = decompose.SHAPES[name]
+            builtin = _BUILTIN_SPECIAL.get(name)
+            if builtin is not None and builtin[0] is fn and PREFILTER:
+                # a built-in special shape that no completes rule can make a mahjong for this
+                # hand (its features known from an earlier reading): no reading to make
+                hand_feats = shared.get("hand_features")
+                if hand_feats is not None and not plan.may_complete(builtin[1], hand_feats):
+                    continue
+            found = fn(hand)
+        cands.extend(found)
+        for d in found:
+            totals, valid = _score_reading(hand, d, rs, opts, plan, shared, exclude, combine)
+            if valid:
+                scored.append((totals, d))
     if not scored:
         raise HandError(
             f"not a winning hand under {rs.id}: the concealed tiles do not form "

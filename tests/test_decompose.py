@@ -298,7 +298,7 @@ def test_waits_match_brute_force_on_hard_hands(text):
 def test_second_wait_is_a_wait_other_than_the_winning_tile():
     """second_wait (the shortcut of "only possible tile", 002:15) names a tile that the brute-force
     waits also give, never the winning tile; and it finds one on every two-sided or pair-to-pung
-    reading whose other tile is not held four times."""
+    reading whose other tile is not held four times (single waits beside a chow too)."""
     import random
 
     from scoring.decompose import second_wait
@@ -328,8 +328,10 @@ def test_second_wait_examples():
 
     # 23m + 4m: two-sided, 1m also completes; 34m + 2m: 5m also; 11p + 55z won on 5z (pair to
     # pung): 1p also
+    # 33m + 456m won on 3m (single wait beside a chow from 4m): 6m also; 123m + 44m won on 4m: 1m also
     for text, win, other in [("234m567p789s111z11p", "4m", "1m"), ("234m567p789s111z11p", "2m", "5m"),
-                             ("123m456p789s11p555z", "5z", "1p")]:
+                             ("123m456p789s11p555z", "5z", "1p"), ("33456m567p789s111z", "3m", "6m"),
+                             ("12344m567p789s111z", "4m", "1m")]:
         h = parse_hand(text, winning_tile=win)
         (d,) = decompositions(h, STD)
         assert second_wait(h, STD, d) == other
