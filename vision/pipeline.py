@@ -180,7 +180,7 @@ def detect_zoomed(image: np.ndarray, detector: Detector) -> Detections:
 
 #: detections with a score below this may be dropped as false detections when that makes a legal hand
 DROP_SCORE = 0.6
-DROP_TRIES = 4
+DROP_TRIES = 2
 
 
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
