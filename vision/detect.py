@@ -23,7 +23,7 @@ from .models import DETECTOR_FILE, Model, imgsz_of, model_path, names_list, open
 #: class names (from metadata) that mean "a face-down tile"
 BACK_NAMES = frozenset({"back", "0x", "face-down", "face_down", "facedown"})
 CONF_THRESHOLD = 0.25
-IOU_THRESHOLD = 0.5
+IOU_THRESHOLD = 0.4
 MAX_DETECTIONS = 300
 
 

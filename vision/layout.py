@@ -51,7 +51,7 @@ ROW_GAP = 3.0
 HAND_REACH = 2.5
 SIZE_RATIO = 1.7
 #: a single tile apart is also offered as a bonus tile when the classifier gives flowers/seasons this much
-MAYBE_BONUS = 0.02
+MAYBE_BONUS = 0.1
 BONUS_INDEX = np.array([CLASS_INDEX[c] for c in BONUS_TILES])
 
 ROLES = ("concealed", "exposed", "concealed-kong", "bonus", "winning", "ignored")

@@ -25,7 +25,8 @@ CLASSIFIER_FILE = "classifier.onnx"
 
 #: intra-op threads per onnxruntime session. Measured on this 2-core machine with model training
 #: running beside it (median of 20 warm runs, 12 MP demo photo decoded at 2000 × 1500; YOLOv8n
-#: detector at 416 px as trained for models/, 64-px tile classifier, 16 crops in one batch):
+#: detector, the architecture of models/ (measured at 416 px; the committed one is 384), 64-px
+#: tile classifier, 16 crops in one batch):
 #:
 #:   ============================  ===========  =============
 #:   stage                         1 thread     2 threads
