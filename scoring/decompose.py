@@ -199,31 +199,20 @@ def _group_ok(counts: tuple[int, ...], need_pair: bool, chows: bool) -> bool:
 #: (:func:`_group_splits` without its ``lru_cache`` call: the hot path looks them up directly)
 _GROUP_SPLITS: tuple[tuple[dict, dict], ...] = tuple(({}, {}) for _ in _GROUPS)
 _GROUPS_CACHED = tuple((lo, hi, chows, caches) for (lo, hi, chows), caches in zip(_GROUPS, _GROUP_SPLITS))
-#: 34-count → its splits with a pair (hands seen: a hand scored again, a ruleset's trial hands)
-_SPLITS: dict[tuple[int, ...], tuple[tuple[Meld, ...], ...]] = {}
-
-
 def _splits(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[Meld, ...], ...]:
     """All splits of ``counts`` (34 ints) into pungs/chows (+ one pair if ``need_pair``), as
     tuples of concealed melds.
 
     Sets never cross a group (suit or honours), so each group is split on its own (cached per
     group pattern, shared between hands) and the splits are combined; exactly one group holds
-    the pair. Melds are in tile order, each split once. Cached per 34-count (with a pair).
+    the pair. Melds are in tile order, each split once. (Not cached per hand: the group tables
+    make a hand's splits cheap, and a cache of whole hands would only grow.)
     """
-    if need_pair:
-        hit = _SPLITS.get(counts)
-        if hit is not None:
-            return hit
-        if len(_SPLITS) > 1 << 16:
-            _SPLITS.clear()
-        found = _SPLITS[counts] = _split_groups(counts, True)
-        return found
-    return _split_groups(counts, False)
+    return _split_groups(counts, need_pair)
 
 
 def _split_groups(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[Meld, ...], ...]:
-    """:func:`_splits` without its cache."""
+    """:func:`_splits`."""
     parts = []
     pair_groups = 0
     for lo, hi, chows, caches in _GROUPS_CACHED:
@@ -309,7 +298,6 @@ def is_standard_complete(counts: Sequence[int]) -> bool:
 
 def clear_caches() -> None:
     """Empty the split caches (for cold-run benchmarks; results never depend on them)."""
-    _SPLITS.clear()
     for cache in _STRETCH_SPLITS.values():
         cache.clear()
     for caches in _GROUP_SPLITS:

@@ -462,6 +462,13 @@ _MELD_INFO: dict[tuple[str, str, bool], tuple[int, int, int]] = {
     for k in ("chow", "pung", "kong", "pair") for t in _TILE_CAT for conc in (True, False)}
 
 
+#: id of an interned meld of :mod:`scoring.decompose` (concealed in the hand, or completed by the
+#: winning tile) → its :data:`_MELD_INFO` (those melds live as long as the module)
+_MELD_INFO_BY_ID: dict[int, tuple[int, int, int]] = {
+    id(m): _MELD_INFO[m.kind, m.tile, m.concealed]
+    for m in [*decompose._CONCEALED.values(), *decompose._WON_DISCARD.values(), *decompose._WON_DRAWN.values()]}
+
+
 def view_features(v: "View") -> int:
     """The features of a reading that the shared predicates' prefilters test (bit mask).
 
@@ -473,9 +480,11 @@ def view_features(v: "View") -> int:
     exposed_declared = False
     n_pk = n_chow = n_cpk = n_kong = n_wind = n_dragon = 0
     info = _MELD_INFO
+    by_id = _MELD_INFO_BY_ID
     for m in v.d.melds:
         conc = m.concealed
-        bit, k, cat = info[m.kind, m.tile, conc]
+        found = by_id.get(id(m))  # the melds decompositions make, looked up by identity
+        bit, k, cat = found if found is not None else info[m.kind, m.tile, conc]
         f |= bit
         if not conc and m.declared:
             exposed_declared = True
@@ -517,7 +526,8 @@ def hand_features(v: "View") -> int:
     and ``bonus`` (bit mask; part of :func:`view_features`)."""
     f = _WIN_BIT[v.ctx.win_by]
     ts = v.tile_set
-    if len(v.suits) == 1:
+    if (not ts.isdisjoint(_SUIT_SETS[0])) + (not ts.isdisjoint(_SUIT_SETS[1])) \
+            + (not ts.isdisjoint(_SUIT_SETS[2])) == 1:  # len(v.suits) == 1
         f |= _B_ONE_SUIT
     f |= _B_NO_HONOURS if ts.isdisjoint(HONOURS) else _B_HAS_HONOURS
     if ts <= HONOURS:
@@ -558,6 +568,8 @@ def hand_features(v: "View") -> int:
     "all-green", "no-simples", "no-declared", "winner", "self-drawn", "last-tile", "first-turn",
     "kong-on-kong", "winning-tile", "bonus"))
 _WIN_BIT = {w: FEATURES["win:" + w] for w in ("discard", "wall", "dead-wall", "robbed-kong")}
+#: the tiles of each suit (characters, circles, bamboo)
+_SUIT_SETS = tuple(frozenset(t for t in SIMPLES | TERMINALS if t[1] == s) for s in "mps")
 #: every bit hand_features may set (view_features adds none of these)
 _HAND_BITS = (_B_ONE_SUIT | _B_HAS_HONOURS | _B_NO_HONOURS | _B_ONLY_HONOURS | _B_ALL_SIMPLES
               | _B_ALL_TERMINALS | _B_ALL_GREEN | _B_NO_SIMPLES | _B_NO_DECLARED | _B_WINNER
@@ -634,12 +646,11 @@ def clear_caches() -> None:
 
 
 def clear_hand_caches() -> None:
-    """Empty the caches that hold anything about particular hands (waits per hand, splits of an
-    exact 34-count, the firings of a reading's melds), keeping the per-suit pattern tables and
-    rule plans (for steady-state benchmarks). Scores never depend on caches."""
+    """Empty the caches that hold anything about particular hands (waits per hand, the firings
+    of a reading's melds), keeping the per-suit pattern tables and rule plans (for steady-state
+    benchmarks). Scores never depend on caches."""
     _WAITS.clear()
     _FIRED.clear()
-    decompose._SPLITS.clear()
 
 
 @dataclass(frozen=True)
