@@ -469,12 +469,17 @@ def add_distractors(ts: TileSet, hand_tiles: list[Placed], pool: list[str], rng:
 # ----------------------------------------------------------------------------- camera, table
 
 
-def fit_camera(rng: np.random.Generator, pts: np.ndarray, W: int, H: int, min_tilt: float = 0.0) -> Camera:
-    """A camera that frames the world points ``pts`` (N, 3) (the hand) with a random size and position."""
+def fit_camera(rng: np.random.Generator, pts: np.ndarray, W: int, H: int, min_tilt: float = 0.0,
+               span_range: tuple[float, float] | None = None, max_tilt_deg: float = 62.0) -> Camera:
+    """A camera that frames the world points ``pts`` (N, 3) (the hand) with a random size and position.
+
+    ``span_range`` (lo, hi): the points span a uniform fraction lo..hi of the image width (else the
+    default mix 0.4–0.97 / 0.7–0.97); ``max_tilt_deg`` caps the camera tilt from straight down.
+    """
     hfov = float(rng.uniform(50, 75) * DEG)
     f = W / 2 / math.tan(hfov / 2)
     vfov = 2 * math.atan(H / 2 / f)
-    max_tilt = min(62 * DEG, 80 * DEG - vfov / 2)
+    max_tilt = min(max_tilt_deg * DEG, 80 * DEG - vfov / 2)
     r = rng.random()
     if r < 0.35:
         tilt = rng.uniform(0, 20) * DEG
@@ -487,6 +492,8 @@ def fit_camera(rng: np.random.Generator, pts: np.ndarray, W: int, H: int, min_ti
     roll = float(np.clip(rng.normal(0, 4), -12, 12) * DEG)
     target = np.array([(pts[:, 0].min() + pts[:, 0].max()) / 2, (pts[:, 1].min() + pts[:, 1].max()) / 2, 8.0])
     span = float(rng.uniform(0.4, 0.97)) if rng.random() < 0.3 else float(rng.uniform(0.7, 0.97))
+    if span_range is not None:
+        span = float(rng.uniform(*span_range))
     dist = 700.0
     for _ in range(4):
         cam = Camera.look_at(target, tilt, az, roll, dist, f, W, H)
@@ -643,11 +650,18 @@ def _sources_for(rng, sources):
 
 
 def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: dict[str, float] | None = None,
-                 crops_only: bool = False) -> Scene:
+                 crops_only: bool = False, close: bool = False,
+                 span: tuple[float, float] | None = None) -> Scene:
     """Render synthetic photo number ``index`` of run ``seed`` (a pure function of its arguments).
 
     crops_only: instead of a hand, lay out a grid of ~30 tiles with class-balanced identities and
     every pose (for the classifier); ``hand`` is then None.
+    close (with crops_only): a small grid (6–15 tiles, 3–5 per row) filling 75–97 % of the width, so
+    faces are large and sharp like close-up photos; lying tiles seen from 0–35° tilt, standing tiles
+    leaning back 8–25° and seen from 45–62° (nearly head-on faces).
+    span (hands): with probability 0.8 the concealed row + winning tile span a uniform fraction
+    span[0]..span[1] of the image width (melds or bonus tiles further out may be cut by the border),
+    like phone photos of one hand; else the default framing of the whole hand.
     """
     rng = np.random.default_rng([int(seed), int(index), 20240])
     if sources is None:
@@ -657,18 +671,26 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
     ts = TileSet(rng, sources)
     hand = None
     L = HandLayout()
+    frame_pts, span_range, max_tilt_deg = None, None, 62.0
     if crops_only:
-        tiles = _crop_grid(ts, rng, index)
+        tiles = _crop_grid(ts, rng, index, close=close)
         min_tilt = 0.0
         L.tiles = tiles
+        if close:
+            span_range = (0.75, 0.97)
+            L.standing = any(p.standing for p in tiles)
+            min_tilt, max_tilt_deg = (45 * DEG, 62.0) if L.standing else (0.0, 35.0)
     else:
         allow_bonus = ts.has("1f")
         hand = random_hand(rng, allow_bonus=allow_bonus)
         L = layout_hand(hand, ts, rng)
         tiles = L.tiles
         min_tilt = max(0.0, 32 * DEG - L.lean) if L.standing else 0.0
+        if span is not None and rng.random() < 0.8:
+            span_range = span
+            frame_pts = np.concatenate([p.body.corners() for p in tiles if p.role in ("concealed", "winning")])
     hand_pts = np.concatenate([p.body.corners() for p in tiles])
-    cam = fit_camera(rng, hand_pts, W, H, min_tilt)
+    cam = fit_camera(rng, hand_pts if frame_pts is None else frame_pts, W, H, min_tilt, span_range, max_tilt_deg)
     foot = _foot([p.body for p in tiles])
     distract, props = ([], [])
     if not crops_only:
@@ -750,13 +772,14 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
     return Scene(img, rendered, hand, L.rows, L.melds, info, q)
 
 
-def _crop_grid(ts: TileSet, rng: np.random.Generator, index: int) -> list[Placed]:
-    """~24–40 tiles in rows, identities cycling through all 43 classes, random poses."""
-    n = int(rng.integers(24, 41))
+def _crop_grid(ts: TileSet, rng: np.random.Generator, index: int, close: bool = False) -> list[Placed]:
+    """~24–40 tiles in rows, identities cycling through all 43 classes, random poses
+    (``close``: 6–15 tiles, 3–5 per row, standing ones leaning back 8–25°)."""
+    n = int(rng.integers(6, 16) if close else rng.integers(24, 41))
     codes = [CLASS_NAMES[(index * 37 + k) % len(CLASS_NAMES)] for k in range(n)]
     rng.shuffle(codes)
     standing = bool(rng.random() < 0.35)
-    per_row = int(rng.integers(6, 11))
+    per_row = int(rng.integers(3, 6) if close else rng.integers(6, 11))
     tiles = []
     y = 0.0
     for r0 in range(0, n, per_row):
@@ -770,7 +793,8 @@ def _crop_grid(ts: TileSet, rng: np.random.Generator, index: int) -> list[Placed
             inpl = 0.0 if u < 0.6 else (float(rng.choice([90, -90])) * DEG if u < 0.85 else math.pi)
             st = standing and not fd and abs(inpl) < 1e-6
             p = Placed(ident, fd, st, inpl, role="concealed")
-            items.append((p, float(rng.uniform(0, 20) * DEG) if st else 0.0, float(rng.uniform(0, 0.4) * ts.w)))
+            lean = float(rng.uniform(8, 25) if close else rng.uniform(0, 20)) * DEG if st else 0.0
+            items.append((p, lean, float(rng.uniform(0, 0.4) * ts.w)))
             tiles.append(p)
         place_line(ts, items, 0.0, y, rng)
         y += ts.h * float(rng.uniform(1.1, 1.6)) + (ts.h if standing else 0)

@@ -66,6 +66,23 @@ def _crop(img: np.ndarray, box, rng: np.random.Generator, size: int, margin: flo
     return crop_tile(img, b, size, margin, resize)
 
 
+def upright_turn(quad, pose: str) -> int | None:
+    """Quarter turns ``k`` such that ``np.rot90(crop, k)`` shows the tile's glyph upright.
+
+    ``quad``: the face's corners tl, tr, br, bl *of the glyph* in image pixels (meta ``quad``) or None;
+    the glyph's up direction (bottom edge midpoint → top edge midpoint) is rounded to the nearest of
+    up (0), right (1: the glyph's top points right, one counter-clockwise turn), down (2), left (3).
+    Without a quad: ``upright`` → 0, ``upside-down`` → 2, ``face-down`` → 0, ``sideways`` → None
+    (the side is unknown).
+    """
+    if quad is not None:
+        q = np.asarray(quad, float)
+        v = (q[0] + q[1]) / 2 - (q[3] + q[2]) / 2
+        ang = np.degrees(np.arctan2(-v[1], v[0]))  # 90 = up in the image
+        return int(round(((90 - ang) % 360) / 90)) % 4
+    return {"upright": 0, "upside-down": 2, "face-down": 0}.get(pose)
+
+
 _OPTS: dict = {}
 
 
@@ -83,7 +100,8 @@ def render_one(i: int) -> dict:
     out, W, H = Path(o["out"]), o["W"], o["H"]
     split = split_of(i, o["val_every"])
     name = f"{i:06d}"
-    sc = render_scene(o["seed"], i, W, H, crops_only=o["crops_only"])
+    sc = render_scene(o["seed"], i, W, H, crops_only=o["crops_only"], close=o.get("close", False),
+                      span=o.get("span"))
     rng = np.random.default_rng([o["seed"], i, 77])
     # the JPEG as it will be read back: crops come from it, like a detector's
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(sc.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, sc.jpeg_quality])
@@ -116,12 +134,24 @@ def render_one(i: int) -> dict:
     if o["crops"]:
         for k in sorted(hand_c + [int(x) for x in dis_c]):
             t = sc.tiles[k]
-            c = _crop(decoded, t.xyxy, rng, o["crop_size"], o["crop_margin"], o["crop_resize"])
+            box, tag = t.xyxy, ""
+            if o.get("face_crops", 0.0) > 0 and t.quad is not None and rng.random() < o["face_crops"]:
+                q = np.asarray(t.quad, float)  # the face cap only, like a close-up photo of the face
+                box, tag = (q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()), "f"
+            turn = 0
+            if o.get("upright"):
+                turn = upright_turn(t.quad, t.placed.pose)
+                if turn is None:
+                    continue
+            c = _crop(decoded, box, rng, o["crop_size"], o["crop_margin"], o["crop_resize"])
             if c is None:
                 continue
+            if turn:
+                c = np.ascontiguousarray(np.rot90(c, turn))
             d = out / "crops" / split / t.placed.shown
             d.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(d / f"{name}_{k}.png"), c)
+            suffix = f"_r{turn * 90}{tag}" if o.get("upright") else ""
+            cv2.imwrite(str(d / f"{name}_{k}{suffix}.png"), c)
             counts["crops"] += 1
     return counts
 
@@ -144,6 +174,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--crop-size", type=int, default=64, help="crop side in pixels (vision.crops.crop_tile size)")
     ap.add_argument("--crop-margin", type=float, default=0.10, help="crop margin, fraction of the box per side")
     ap.add_argument("--crop-resize", default="stretch", choices=["stretch", "letterbox"])
+    ap.add_argument("--close", action="store_true",
+                    help="with --crops-only: small grids of large, sharp, nearly head-on tiles (close-up photos)")
+    ap.add_argument("--span", type=float, nargs=2, metavar=("LO", "HI"), default=None,
+                    help="hands: in 80%% of the images the concealed row spans LO..HI of the image width")
+    ap.add_argument("--upright-crops", action="store_true",
+                    help="turn every crop by quarter turns so its glyph is upright (for a classifier with "
+                         "metadata rotation 'upright'); the turn is in the file name: NNNNNN_k_r<deg>.png")
+    ap.add_argument("--face-crops", type=float, default=0.0,
+                    help="fraction of crops whose box is the face cap's bounding box (not the whole tile)")
     a = ap.parse_args(argv)
     W, H = (int(v) for v in a.size.lower().split("x"))
     out: Path = a.out
@@ -160,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     opts = {"out": str(out), "W": W, "H": H, "seed": a.seed, "det": a.det_classes, "crops_only": a.crops_only,
             "crops": not a.no_crops, "val_every": a.val_every, "max_distractor_crops": a.max_distractor_crops,
-            "crop_size": a.crop_size, "crop_margin": a.crop_margin, "crop_resize": a.crop_resize}
+            "crop_size": a.crop_size, "crop_margin": a.crop_margin, "crop_resize": a.crop_resize,
+            "close": a.close, "span": tuple(a.span) if a.span else None, "upright": a.upright_crops,
+            "face_crops": a.face_crops}
     idx = range(a.start, a.start + a.images)
     from tqdm import tqdm
 

@@ -176,3 +176,45 @@ def test_art_sets_map_every_class():
     if faces.have_svg():
         a = faces.set_art("fluffy", "1m")
         assert a is not None and a[..., 3].max() > 200
+
+
+def test_upright_turn_from_glyph_quad():
+    # quad = tl, tr, br, bl of the glyph in image pixels (y down); np.rot90(crop, k) makes it upright
+    up = [[0, 0], [10, 0], [10, 14], [0, 14]]
+    assert synth.upright_turn(up, "upright") == 0
+    # glyph top pointing right: tl/tr on the right side
+    right = [[14, 0], [14, 10], [0, 10], [0, 0]]
+    assert synth.upright_turn(right, "sideways") == 1
+    assert synth.upright_turn([[10, 14], [0, 14], [0, 0], [10, 0]], "upside-down") == 2
+    left = [[0, 10], [0, 0], [14, 0], [14, 10]]
+    assert synth.upright_turn(left, "sideways") == 3
+    # one quarter turn of the "right" crop really puts its top edge at the top
+    img = np.zeros((10, 14), np.uint8)
+    img[:, -1] = 1  # glyph top = right column
+    assert np.rot90(img, synth.upright_turn(right, "sideways"))[0].sum() == 10
+    assert synth.upright_turn(None, "upright") == 0 and synth.upright_turn(None, "upside-down") == 2
+    assert synth.upright_turn(None, "sideways") is None
+
+
+@needs_font
+def test_close_upright_crops(tmp_path):
+    assert synth.main(["--out", str(tmp_path), "--images", "3", "--seed", "1", "--workers", "1", "--size", "640x480",
+                       "--crops-only", "--close", "--upright-crops", "--face-crops", "0.5", "--val-every", "0"]) == 0
+    files = list((tmp_path / "crops").rglob("*.png"))
+    assert 10 <= len(files) <= 3 * 15
+    assert all(re.fullmatch(r"\d{6}_\d+_r(0|90|180|270)f?", p.stem) for p in files)
+    assert any(p.stem.endswith("f") for p in files)
+
+
+@needs_font
+def test_span_frames_the_concealed_row(tmp_path):
+    from datasets.scene import render_scene
+
+    srcs = {"proc": 1.0}
+    widths = []
+    for i in range(4):
+        sc = render_scene(3, i, 640, 480, sources=srcs, span=(0.85, 0.9))
+        xs = [t.xyxy for t in sc.tiles if t.placed.role in ("concealed", "winning")]
+        widths.append((max(b[2] for b in xs) - min(b[0] for b in xs)) / 640)
+    # 80 % of images are framed on the concealed row (projected corners ≈ 0.85–0.9 of the width)
+    assert sum(0.75 <= w <= 0.97 for w in widths) >= 2, widths
