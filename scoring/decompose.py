@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import chain, product
+from itertools import chain, groupby, product
 from operator import itemgetter, mul
 from typing import Callable, Iterable, Sequence
 
@@ -247,6 +247,58 @@ def _split_groups(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[Meld,
     return tuple(tuple(chain.from_iterable(combo)) for combo in product(*parts))
 
 
+#: suit letter → (first 34-index of its group, chows allowed, the group's splits caches)
+_SUIT_GROUP = {suit: (lo, chows, caches) for suit, (lo, hi, chows, caches) in zip("mpsz", _GROUPS_CACHED)}
+#: (tiles of one group, in order) → their splits with / without the pair: _GROUP_SPLITS by tiles
+_TILES_SPLITS: tuple[dict[tuple[str, ...], tuple[tuple[Meld, ...], ...]], ...] = ({}, {})
+_SUIT_LETTER = itemgetter(1)
+
+
+def _splits_of_sorted(tiles: tuple[str, ...]) -> tuple[tuple[Meld, ...], ...] | None:
+    """:func:`_splits` (with the pair) of playing tiles in suit order (``Hand.concealed``), group
+    by group without counting all 34 kinds; None when the tiles are not in suit order."""
+    runs = [(suit, tuple(run)) for suit, run in groupby(tiles, _SUIT_LETTER)]
+    last = ""
+    for suit, _ in runs:
+        if suit <= last or suit not in _SUIT_GROUP:  # a suit seen before: not sorted (or a bonus tile)
+            return None
+        last = suit
+    parts = []
+    pair_groups = 0
+    for suit, group in runs:
+        r = len(group) % 3
+        if r == 1:
+            return ()
+        pair = r == 2
+        if pair:
+            pair_groups += 1
+        cache = _TILES_SPLITS[pair]
+        sp = cache.get(group)
+        if sp is None:
+            lo, chows, caches = _SUIT_GROUP[suit]
+            counts = [0] * (9 if chows else 7)
+            for t in group:
+                counts[ord(t[0]) - 49] += 1
+            g = tuple(counts)
+            sp = caches[pair].get(g)
+            if sp is None:
+                sp = caches[pair][g] = _group_splits_via_stretch(g, lo, pair, chows)
+            cache[group] = sp
+        if not sp:
+            return ()
+        parts.append(sp)
+    if pair_groups != 1:
+        return ()
+    if len(parts) == 1:
+        return parts[0]
+    if max(map(len, parts)) == 1:  # one split per group (the usual case)
+        whole = parts[0][0]
+        for sp in parts[1:]:
+            whole += sp[0]
+        return (whole,)
+    return tuple(tuple(chain.from_iterable(combo)) for combo in product(*parts))
+
+
 def standard_splits(tiles: Iterable[str]) -> list[list[Meld]]:
     """Every split of ``tiles`` (3n + 2 playing tiles) into n sets + 1 pair, as concealed melds.
 
@@ -299,6 +351,8 @@ def is_standard_complete(counts: Sequence[int]) -> bool:
 def clear_caches() -> None:
     """Empty the split caches (for cold-run benchmarks; results never depend on them)."""
     for cache in _STRETCH_SPLITS.values():
+        cache.clear()
+    for cache in _TILES_SPLITS:
         cache.clear()
     for caches in _GROUP_SPLITS:
         for cache in caches:
@@ -367,10 +421,13 @@ def place_winning_tile(hand: Hand, shape: str, formed: Sequence[Meld], loose=())
 
 def shape_standard(hand: Hand) -> list[Decomposition]:
     """n sets + 1 pair from the concealed tiles (n = 4 in the 13-tile game, 5 in the 16-tile)."""
-    counts = counts34(hand.concealed)
-    if sum(counts) % 3 != 2:
-        return []
-    splits = _splits(tuple(counts), True)
+    concealed = hand.concealed
+    splits = _splits_of_sorted(concealed) if len(concealed) % 3 == 2 else None
+    if splits is None:  # not in suit order (or not 3n + 2 tiles): count them
+        counts = counts34(concealed)
+        if sum(counts) % 3 != 2:
+            return []
+        splits = _splits(tuple(counts), True)
     wt = hand.winning_tile
     if wt is None or INDEX.get(wt, 34) >= 34:
         out: list[Decomposition] = []

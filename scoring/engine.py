@@ -1122,13 +1122,32 @@ def _score_reading(hand: Hand, d: Decomposition, ruleset: Ruleset, opts: Mapping
             return _NOT_VALID, False
     view = View(hand, d, ruleset, opts, shared)
     view.__dict__["_plan"] = plan
-    if special and not evaluate(view, completes_only=True):
-        # no rule makes this shape a mahjong: not a valid reading, nothing else to ask
-        return _NOT_VALID, False
-    asked = evaluate(view)
-    # valid when a completes rule recognised the shape — even if a higher special hand of its
-    # group (e.g. Heaven over Seven Twins) is what counts after exclusions
-    valid = not special or any(r.completes for r, _ in asked)
+    if special:
+        if not evaluate(view, completes_only=True):
+            # no rule makes this shape a mahjong: not a valid reading, nothing else to ask
+            return _NOT_VALID, False
+        asked = evaluate(view)
+        # valid when a completes rule recognised the shape — even if a higher special hand of
+        # its group (e.g. Heaven over Seven Twins) is what counts after exclusions
+        valid = any(r.completes for r, _ in asked)
+    else:  # evaluate(view), inlined
+        valid = True
+        if PREFILTER:
+            feats = view.__dict__["features"] = view_features(view)
+            steps = plan.candidates(d.shape, feats)
+        else:
+            steps = plan.for_shape(d.shape)
+        asked = []
+        for rule, pred, params, _ in steps:
+            res = pred(view, **params) if params else pred(view)
+            if res is True:
+                asked.append((rule, _ONCE))
+                continue
+            if not res and res.__class__ is not str:  # None, False, 0, []: did not fire
+                continue
+            f = _coerce(res)
+            if f is not None:
+                asked.append((rule, f))
     fired = exclude(asked, opts)
     # the explanation lines, reused per (rule, firing): _line, inlined for the usual firing
     once = plan.once_lines
