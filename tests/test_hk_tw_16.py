@@ -688,6 +688,18 @@ def test_line40_only_thirteen_terminals_may_rob_a_concealed_kong():
     assert not r.allowed and "十三腰" in r.status and ":40" in r.status
 
 
+def test_line40_refused_rob_of_a_concealed_kong_scores_nothing():
+    # 004:40 only 十三腰 may 搶暗槓: this standard hand robbing a concealed kong is no mahjong, so it
+    # scores 0 (as every refused mahjong: rode-draak 001:1), the figure it would have had in the
+    # status. Would-be count: 004:1 無字 1 + 無花 1 → 004:8 無字花 5 (004-03), 004:1 將眼 55p 1,
+    # 004:1 搶槓 1, 004:41 底 5 = 12.
+    r = score("[123m] 456m 777p 234s 678s 55p", "6s", win_by="robbed-kong", flags=("robbed-concealed-kong",))
+    assert not r.allowed and r.total == 0
+    assert "would have scored 12" in r.status
+    assert cli.main(["hand", "[123m] 456m 777p 234s 678s 55p", "-r", RS, "-w", "6s", "--seat-wind", "S",
+                     "--win-by", "robbed-kong", "--flag", "robbed-concealed-kong", "--no-history"]) == 0
+
+
 # =================================================================================== lines 41–46
 def test_line41_base_once_per_win():
     r = score("[123m] 456m 777p 234s 678s 55p", "6s")

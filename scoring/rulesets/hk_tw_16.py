@@ -797,8 +797,11 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
                              points=lg[0].points + st[0].points - dropped, lines=lines,
                              decomposition=lg[1], cash=lg[0].cash, alternatives=())
     if "robbed-concealed-kong" in hand.context.flags and result.decomposition.shape != THIRTEEN:
-        result = replace(result, allowed=False,
-                         status=f"not allowed: only 十三腰 may rob a concealed kong (搶暗槓, {SEED}:40)")
+        # no mahjong: it scores 0 like every refused mahjong; the figure it would have had is kept
+        # in the status (the lines still show how)
+        result = replace(result, total=0, allowed=False,
+                         status=f"not allowed: only 十三腰 may rob a concealed kong (搶暗槓, {SEED}:40); "
+                                f"it would have scored {result.total}")
     names = {ln.rule for ln in result.lines}
     if names & {"big-three-dragons", "big-four-joys"}:
         fam = DRAGONS if "big-three-dragons" in names else WINDS
