@@ -79,9 +79,11 @@ def test_winst_met_gelijke():
 
 def test_winst_met_gelijke_2_8():
     # 001:7 (001-04 a): 222m 444p 666s concealed 12 + exposed 333s 2 + pair 88m 0 + mahjong 20 = 34;
-    # doublings: Gelijke 1, Gelijke 2-8 1, NTS pure simplicity 1 (002:48), 3 concealed pungs 1 = 4 -> 544
-    assert score("222m444p666s88m [333s]").total == 544
-    # equals_2_8=included: 3 doublings -> 272
+    # doublings: Gelijke 1, Gelijke 2-8 1 ("so 2 in total"; it replaces NTS pure simplicity 002:48,
+    # the same feature), 3 concealed pungs 1 = 3 -> 272
+    r = score("222m444p666s88m [333s]")
+    assert "pure-simplicity" not in ids(r) and r.total == 272
+    # equals_2_8=included: Gelijke 1 + NTS pure simplicity 1 + 3 concealed pungs 1 = 3 doublings -> 272
     assert score("222m444p666s88m [333s]", {"equals_2_8": "included"}).total == 272
 
 

@@ -515,6 +515,18 @@ def test_fines_other_wins_odd_points():
     assert paid(s, "W") == {"E": 3, "S": 2, "N": 2}
 
 
+def test_fines_default_odd_points_lowest_scorer_first():
+    # RULINGS 003-13: a remainder is paid by the lowest-scoring non-winner(s) first. W wins 103 with
+    # E 10, S 0, N 40: shares 51.5 / 25.75 / 25.75 → whole parts 51 + 25 + 25 = 101; 2 left, paid by
+    # the lowest first: S (0) then E (10) → E 52, S 26, N 25 (default fine_quarters=shares-floor)
+    s = settle(RS, {"E": 10, "S": 0, "W": 103, "N": 40}, "W", "E")
+    assert paid(s, "W") == {"E": 52, "S": 26, "N": 25}
+    # halves-first (option): East's half 51.5 → the odd point goes to the lower of East and the
+    # others' half; the others' 51 split 26/25... here E 51, S 26, N 26: N (40) pays more than E (10)
+    s = settle(RS, {"E": 10, "S": 0, "W": 103, "N": 40}, "W", "E", {"fine_quarters": "halves-first"})
+    assert paid(s, "W") == {"E": 51, "S": 26, "N": 26}
+
+
 def test_fines_lowest_running_total():
     # fine_remainder=lowest-total (003-13 b): W is lowest by running total, though not by hand score
     s = settle(RS, {"E": 100, "S": 4, "W": 8, "N": 0}, "E", "E",
