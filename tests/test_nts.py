@@ -675,3 +675,20 @@ def test_every_option_names_its_ambiguity_and_default_is_a_choice():
     for o in rs.options.values():
         assert o.ambiguity.startswith("002-"), o.name
         assert o.default in o.choices and len(o.choices) >= 2, o.name
+
+
+def test_option_fixed_hands_fixed_or_best():
+    # 002:37 Drie draken 2000, self-drawn, concealed: 11m 555z 666z 777z [234m], win 1m from the wall.
+    # Default fixed_hands=fixed (002-17): the fixed value replaces the count → 2000.
+    hand = "555z666z777z11m [234m]"
+    assert nts(hand, "1m", win_by="wall").total == 2000
+    # fixed_hands=best: the normal count is higher. Points: 3 concealed dragon pungs 3 × 8 (002:11,
+    # 002-02) = 24; chow 0; pair 11m 0; mahjong 20 (002:13); self-drawn 2 (002:14); only possible
+    # tile 1m 2 (002:15); pair completed 2 (002:16) = 50. Doublings: 3 dragon pungs 3 (002:60),
+    # 3 concealed pungs 1 (002:61), clean 4 (002:65) = 8 → 50 × 2^8 = 12800 > 2000.
+    r = nts(hand, "1m", {"fixed_hands": "best"}, win_by="wall")
+    assert r.total == 12800 and "three-dragons" not in fired(r)
+    # ... and where the fixed value is higher it stays: exposed Drie draken on a discard:
+    # [555z] [666z] 777z 234m 99p win 7z: 4 + 4 + 4 (7z pung by discard, exposed) + 20 = 32 points,
+    # doublings 3 → 256 < 2000
+    assert nts("[555z] [666z] 777z234m99p", "7z", {"fixed_hands": "best"}).total == 2000

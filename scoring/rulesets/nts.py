@@ -223,12 +223,21 @@ def waiting_for_closed_hand(v: "View") -> Any:
 
 
 def combine(lines, ruleset, view):
-    """Totals of one reading: :func:`scoring.engine.default_combine`, except that a non-winner's
-    "waiting hand = half" (002 line 19) counts only when it beats the hand's normal count
-    (RULINGS principle 5: the best for the player).
+    """Totals of one reading: :func:`scoring.engine.default_combine`, except that
+
+    * a non-winner's "waiting hand = half" (002 line 19) counts only when it beats the hand's normal
+      count (RULINGS principle 5: the best for the player);
+    * with option ``fixed_hands=best`` (002-17) a winner's fixed-value hand (002 lines 22-43) counts
+      only when it beats the hand's normal count (points × doublings); by default (``fixed``) the
+      fixed value replaces the count, as the tables list it.
     """
     total = default_combine(lines, ruleset, view)
-    if view.winner or not any(ln.rule == "closed-hand-waiting" for ln in lines):
+    if view.winner:
+        if view.opts.get("fixed_hands") != "best" or not any(ln.kind in ("fixed", "limit") for ln in lines):
+            return total
+        normal = default_combine([ln for ln in lines if ln.kind not in ("fixed", "limit")], ruleset, view)
+        return normal if normal.total > total.total else total
+    if not any(ln.rule == "closed-hand-waiting" for ln in lines):
         return total
     normal = default_combine([ln for ln in lines if ln.rule != "closed-hand-waiting"], ruleset, view)
     return normal if normal.total > total.total else total
