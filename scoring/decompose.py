@@ -365,6 +365,8 @@ def clear_caches() -> None:
         waits_cache.clear()
     _STRETCH_OK.clear()
     _STRETCH_WAITS.clear()
+    _TILES_OK.clear()
+    _TILES_WAITS.clear()
     _WON.clear()
 
 
@@ -708,9 +710,77 @@ def _group_waits_via_stretch(g: tuple[int, ...], chows: bool) -> tuple[int, ...]
     return tuple([p + shift for p in rel]) if shift else rel
 
 
+def _standard_waits_of_sorted(tiles: list[str]) -> set[int] | None:
+    """:func:`_standard_waits` of playing tiles in suit order, group by group from the tiles (no
+    count of all 34 kinds); None when the tiles are not in suit order."""
+    runs = [(suit, tuple(run)) for suit, run in groupby(tiles, _SUIT_LETTER)]
+    last = ""
+    for suit, _ in runs:
+        if suit <= last or suit not in _SUIT_WAITS:  # a suit seen before: not sorted (or a bonus tile)
+            return None
+        last = suit
+    groups = []
+    bad = pairs = 0
+    for suit, group in runs:
+        r = len(group) % 3
+        if r == 1:
+            ok = False
+        else:
+            ok = _TILES_OK.get(group)
+            if ok is None:
+                ok = _TILES_OK[group] = _stretch_ok(_group_counts(suit, group), r, _SUIT_WAITS[suit][2])
+        if not ok:
+            bad += 1
+            if bad > 1:  # two groups that need a tile: no single tile completes the hand
+                return set()
+        if r == 2:
+            pairs += 1
+        groups.append((suit, group, r, ok))
+    out: set[int] = set()
+    for suit, group, r, ok in groups:  # (a group with no tile cannot take the one tile)
+        if bad and ok:  # another group cannot be completed by this tile
+            continue
+        r_new = (r + 1) % 3
+        if r_new == 1 or pairs - (r == 2) + (r_new == 2) != 1:
+            continue
+        found = _TILES_WAITS.get(group)
+        if found is None:
+            lo, hi, chows, _, waits_cache = _SUIT_WAITS[suit]
+            g = _group_counts(suit, group)
+            rel = waits_cache.get(g)
+            if rel is None:
+                rel = waits_cache[g] = _group_waits_via_stretch(g, chows)
+            found = _TILES_WAITS[group] = tuple([lo + p for p in rel])
+        out.update(found)
+    return out
+
+
+def _group_counts(suit: str, tiles: tuple[str, ...]) -> tuple[int, ...]:
+    """Counts of one suit's (or the honours') tiles by rank."""
+    counts = [0] * (7 if suit == "z" else 9)
+    for t in tiles:
+        counts[ord(t[0]) - 49] += 1
+    return tuple(counts)
+
+
+def _stretch_ok(g: tuple[int, ...], r: int, chows: bool) -> bool:
+    """Sets (+ the pair when ``r`` is 2) complete, through :data:`_STRETCH_OK`."""
+    stretch = bytes(g).strip(b"\0")  # completeness moves with the tiles held
+    ok = _STRETCH_OK.get((stretch, r, chows))
+    if ok is None:
+        ok = _STRETCH_OK[stretch, r, chows] = _group_complete(stretch, r == 2, chows)
+    return ok
+
+
+#: tiles of one group (in order) → complete as they are? / the 34-indices that would complete them
+_TILES_OK: dict[tuple[str, ...], bool] = {}
+_TILES_WAITS: dict[tuple[str, ...], tuple[int, ...]] = {}
+
+
 #: per group: (lo, hi, chows, (pattern, remainder) → sets (+ pair) complete?, pattern → its
 #: waits) — :func:`_group_ok` and :func:`_group_waits` as plain tables for the hot path
 _GROUPS_WAITS = tuple((lo, hi, chows, {}, {}) for lo, hi, chows in _GROUPS)
+_SUIT_WAITS = dict(zip("mpsz", _GROUPS_WAITS))
 
 
 def second_wait(hand: Hand, shapes: Iterable[str], d: Decomposition) -> str | None:
@@ -787,10 +857,14 @@ def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
     base = list(hand.concealed)
     if hand.winning_tile is not None:
         base.remove(hand.winning_tile)
-    base_counts = counts34(base)
+    base_counts: list[int] | None = None
     found: set[int] = set()
     if "standard" in shapes:
-        found = _standard_waits(base_counts)
+        std = _standard_waits_of_sorted(base)
+        if std is None:  # not in suit order: count them
+            base_counts = counts34(base)
+            std = _standard_waits(base_counts)
+        found = std
     n_tiles, no_melds = len(base) + 1, not hand.melds
     asked: list[str] = []
     for s in shapes:
@@ -798,6 +872,8 @@ def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
             continue
         if not no_melds and SHAPES.get(s) in _CLOSED_BUILTINS:
             continue  # built-in special shapes need every tile in the hand: no waits
+        if base_counts is None:
+            base_counts = counts34(base)
         w = _builtin_shape_waits(s, base_counts, n_tiles, no_melds)
         if w is None:
             asked.append(s)
@@ -815,7 +891,7 @@ def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
                 lo, hi = i - i % 9, i - i % 9 + 8
                 candidates.update(range(max(lo, i - 2), min(hi, i + 2) + 1))
         extra = candidates | (set(_ORPHAN_INDEX) if "thirteen-orphans" in shapes else set())
-        held = _held(hand, base_counts)
+        held = _held(hand, base_counts)  # (asked is not empty: base_counts made above)
         for i in sorted(extra - found):
             if held[i] >= 4:
                 continue
@@ -825,10 +901,16 @@ def waits(hand: Hand, shapes: Iterable[str]) -> frozenset[str]:
                 found.add(i)
     if not found:
         return frozenset()
-    if not hand.melds:  # held = base_counts
-        return frozenset([PLAYING_TILES[i] for i in found if base_counts[i] < 4])
-    held = _held(hand, base_counts)
-    return frozenset([PLAYING_TILES[i] for i in found if held[i] < 4])
+    # a tile held four times (in the hand less the winning tile, or on the table) is no wait
+    out = []
+    for i in found:
+        t = PLAYING_TILES[i]
+        n = base.count(t)
+        for m in hand.melds:
+            n += m.tiles.count(t)
+        if n < 4:
+            out.append(t)
+    return frozenset(out)
 
 
 def _held(hand: Hand, base_counts: list[int]) -> list[int]:
