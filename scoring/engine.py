@@ -797,9 +797,30 @@ def _maker(cls: type) -> Callable[..., Any]:
     return make
 
 
-_new_totals = _maker(Totals)
-_new_scored = _maker(ScoredHand)
 _new_line = _maker(Line)
+_object_new = object.__new__
+_object_setattr = object.__setattr__
+
+
+def _new_totals(total: int, points: float, doublings: int, lines: tuple[Line, ...], cash: float = 0,
+                limit_applied: bool = False) -> Totals:
+    """``Totals(...)``, fast (as :func:`_maker`, fields in order)."""
+    obj = _object_new(Totals)
+    _object_setattr(obj, "__dict__", {"total": total, "points": points, "doublings": doublings,
+                                      "lines": lines, "cash": cash, "limit_applied": limit_applied})
+    return obj
+
+
+def _new_scored(ruleset: str, hand: Hand, total: int, points: float, doublings: int, lines: tuple[Line, ...],
+                decomposition: Decomposition, options: Mapping[str, Any], alternatives: tuple[Decomposition, ...],
+                notes: tuple[str, ...], cash: float, limit_applied: bool) -> ScoredHand:
+    """``ScoredHand(...)`` with ``allowed`` and ``status`` at their defaults, fast (as :func:`_maker`)."""
+    obj = _object_new(ScoredHand)
+    _object_setattr(obj, "__dict__", {
+        "ruleset": ruleset, "hand": hand, "total": total, "points": points, "doublings": doublings,
+        "lines": lines, "decomposition": decomposition, "options": options, "alternatives": alternatives,
+        "notes": notes, "cash": cash, "allowed": True, "status": "ok", "limit_applied": limit_applied})
+    return obj
 
 
 #: what a predicate's ``True`` becomes (Fired is immutable: one object serves every firing)
@@ -1081,13 +1102,12 @@ def default_combine(lines: Sequence[Line], ruleset: Ruleset, view: View) -> Tota
         mult = math.prod(ln.multiplier for ln in kept if ln.kind == "multiplier")
         extra = sum(ln.points for ln in kept if ln.kind == "points")
         total = round_half_up(top.fixed * 2**dbl * mult + extra)
-        return _new_totals(total=total, points=extra, doublings=dbl, lines=tuple(kept), cash=cash)
+        return _new_totals(total, extra, dbl, tuple(kept), cash)
     raw = points * 2**dbl * mult
     limit = ruleset.limit
     limited = limit is not None and raw > limit
     total = int(math.floor((limit if limited else raw) + 0.5))  # round_half_up(min(raw, limit))
-    return _new_totals(total=total, points=points, doublings=dbl, lines=tuple(lines), cash=cash,
-                       limit_applied=limited)
+    return _new_totals(total, points, dbl, tuple(lines), cash, limited)
 
 
 _NOT_VALID = Totals(0, 0, 0, ())
@@ -1240,11 +1260,8 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     best, d = scored[0]
     notes_for = hook("notes_for")
     notes = tuple(notes_for(hand, opts)) if notes_for is not None else ()
-    result = _new_scored(
-        ruleset=rs.id, hand=hand, total=best.total, points=best.points, doublings=best.doublings,
-        lines=best.lines, decomposition=d, options=opts, alternatives=ties, notes=notes,
-        cash=best.cash, limit_applied=best.limit_applied,
-    )
+    result = _new_scored(rs.id, hand, best.total, best.points, best.doublings, best.lines, d, opts, ties,
+                         notes, best.cash, best.limit_applied)
     finalize = hook("finalize")
     return finalize(result, rs, opts) if finalize else result
 
