@@ -317,7 +317,11 @@ class View:
         self.ctx = hand.context
         self.opts = opts
         self.ruleset = ruleset
-        self.shared = {} if shared is None else shared
+        if shared is None:
+            self.shared = {}
+        else:
+            self.shared = shared
+            self.__dict__.update(shared)  # what the hand's earlier views computed (no descriptor)
 
     @_lazy
     def melds(self) -> tuple[Meld, ...]:
@@ -375,10 +379,7 @@ class View:
     @_hand_lazy
     def tile_set(self) -> frozenset[str]:
         """The distinct playing tiles of the hand (``frozenset(tiles)``, without sorting)."""
-        melds = self.hand.melds
-        if not melds:
-            return frozenset(self.hand.concealed)
-        return frozenset(self.hand.concealed).union(*[m.tiles for m in melds])
+        return _tile_set(self.hand)
 
     @_hand_lazy
     def suits(self) -> frozenset[str]:
@@ -412,7 +413,7 @@ class View:
     @_hand_lazy
     def hand_features(self) -> int:
         """The reading-independent part of :attr:`features` (see :func:`hand_features`)."""
-        return hand_features(self)
+        return _hand_bits(self.hand, self.tile_set)
 
     @_lazy
     def features(self) -> int:
@@ -524,8 +525,21 @@ def hand_features(v: "View") -> int:
     """The features that do not depend on the reading: tile facts (``one-suit``, ``has-honours``
     …), ``no-declared``, the context (``winner``, ``self-drawn``, ``win:HOW`` …), ``winning-tile``
     and ``bonus`` (bit mask; part of :func:`view_features`)."""
-    f = _WIN_BIT[v.ctx.win_by]
-    ts = v.tile_set
+    return _hand_bits(v.hand, v.tile_set)
+
+
+def _tile_set(hand: Hand) -> frozenset[str]:
+    """The distinct playing tiles of ``hand`` (``View.tile_set``)."""
+    melds = hand.melds
+    if not melds:
+        return frozenset(hand.concealed)
+    return frozenset(hand.concealed).union(*[m.tiles for m in melds])
+
+
+def _hand_bits(h: Hand, ts: frozenset[str]) -> int:
+    """:func:`hand_features` of hand ``h`` with distinct tiles ``ts``."""
+    c = h.context
+    f = _WIN_BIT[c.win_by]
     if (not ts.isdisjoint(_SUIT_SETS[0])) + (not ts.isdisjoint(_SUIT_SETS[1])) \
             + (not ts.isdisjoint(_SUIT_SETS[2])) == 1:  # len(v.suits) == 1
         f |= _B_ONE_SUIT
@@ -540,10 +554,8 @@ def hand_features(v: "View") -> int:
         f |= _B_NO_SIMPLES
     if ts <= GREEN:
         f |= _B_ALL_GREEN
-    h = v.hand
     if not h.melds:
         f |= _B_NO_DECLARED
-    c = v.ctx
     if c.winner:
         f |= _B_WINNER
     if c.win_by in _SELF_DRAWN:
@@ -892,8 +904,8 @@ class _Plan:
         #: (shape, completes_only) → (bits its prefilters look at, ((step, bits required, first
         #: any-of group or None, other any-of groups), …))
         self.checks: dict[tuple[str, bool], tuple[int, tuple[tuple[Any, int, int | None, tuple[int, ...]], ...]]] = {}
-        #: special shape → the hand-feature bits each of its completes rules needs (may_complete)
-        self.hand_needs: dict[str, tuple[int, ...]] = {}
+        #: (special shape, hand features) → may_complete
+        self.hand_needs: dict[tuple[str, int], bool] = {}
         #: rule id → its line when it fired once, plainly (the predicate said True)
         self.once_lines: dict[str, Line] = {}
 
@@ -923,15 +935,17 @@ class _Plan:
         """False when no ``completes`` rule of ``shape`` can fire for a hand with the reading-
         independent features ``hand_feats`` (:func:`hand_features`): each one's prefilter needs a
         hand feature the hand lacks, whatever the reading. True otherwise (then ask them)."""
-        needs = self.hand_needs.get(shape)
-        if needs is None:
-            needs = self.hand_needs[shape] = tuple(
-                0 if step[3] is None else step[3][0] & _HAND_BITS for step in self.for_shape(shape, True))
-        missing = ~hand_feats
-        for need in needs:
-            if not need & missing:
-                return True
-        return False
+        key = (shape, hand_feats)
+        found = self.hand_needs.get(key)
+        if found is None:
+            needs = tuple(0 if step[3] is None else step[3][0] & _HAND_BITS
+                          for step in self.for_shape(shape, True))
+            missing = ~hand_feats
+            found = any(not need & missing for need in needs)
+            if len(self.hand_needs) > 4096:
+                self.hand_needs.clear()
+            self.hand_needs[key] = found
+        return found
 
     def candidates(self, shape: str, feats: int, completes_only: bool = False) -> tuple[tuple[Any, ...], ...]:
         """The steps of :meth:`for_shape` whose prefilter passes for a reading with features
@@ -1229,19 +1243,21 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     # the readings so far (decompositions(), shape by shape), and what their views compute
     # about the hand, once (one_wait looks at the readings)
     cands: list[Decomposition] = []
-    shared: dict[str, Any] = {"_readings": cands}
+    tile_set = _tile_set(hand)
+    hand_feats = _hand_bits(hand, tile_set)
+    shared: dict[str, Any] = {"_readings": cands, "tile_set": tile_set, "hand_features": hand_feats}
+    shapes = decompose.SHAPES
     for name in rs.shapes if winner else (None,):
         if name is None:
             found = decompose.shape_partial(hand)  # a non-winner (see decompositions)
         else:
-            fn = decompose.SHAPES[name]
+            fn = shapes[name]
             builtin = _BUILTIN_SPECIAL.get(name)
-            if builtin is not None and builtin[0] is fn and PREFILTER:
+            if builtin is not None and builtin[0] is fn and PREFILTER \
+                    and not plan.may_complete(builtin[1], hand_feats):
                 # a built-in special shape that no completes rule can make a mahjong for this
-                # hand (its features known from an earlier reading): no reading to make
-                hand_feats = shared.get("hand_features")
-                if hand_feats is not None and not plan.may_complete(builtin[1], hand_feats):
-                    continue
+                # hand (judged on its own features): no reading to make
+                continue
             found = fn(hand)
         cands.extend(found)
         for d in found:

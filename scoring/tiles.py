@@ -93,8 +93,7 @@ def sort_tiles(tiles: Iterable[str]) -> list[str]:
 def counts34(tiles: Iterable[str]) -> list[int]:
     """Count playing tiles into a list of 34 ints (index :data:`INDEX`); bonus tiles are ignored."""
     c = [0] * 34
-    for t in tiles:
-        i = INDEX[t]
+    for i in map(INDEX.__getitem__, tiles):
         if i < 34:
             c[i] += 1
     return c
