@@ -17,6 +17,7 @@ the best of ``--repeat`` passes per side and clock is reported, with the ratio o
     pip install -e ".[bench]"
     python benchmarks/bench_scoring.py                 # 1000 hands, best of 5
     python benchmarks/bench_scoring.py --profile       # + cProfile of our side, top functions
+    python benchmarks/bench_scoring.py --where 40      # + share of each engine step (stack samples)
 
 Results and the profile summary: benchmarks/README.md.
 """
@@ -96,7 +97,7 @@ def pass_ours(hands, rs, clock, warm=None) -> tuple[float, list[int]]:
     """One pass, every hand scored once; (seconds, totals). Cold: all our caches emptied first.
     Steady (``warm`` = other hands): the caches are emptied, ``warm`` is scored (this fills the
     per-suit pattern tables, as in a long-running process), then the caches that hold anything
-    about a particular hand (its waits, the splits of its exact tiles) are emptied again."""
+    about a particular hand (its waits, the firings of its melds) are emptied again."""
     clear_caches()
     if warm is not None:
         for h in warm:
@@ -134,6 +135,71 @@ def profile_ours(hands, rs, top: int) -> str:
     return out.getvalue()
 
 
+#: engine steps of the --where breakdown: (part, function names); a stack sample counts for the
+#: part of its innermost frame that names one of them
+PARTS = (
+    ("waits, for \"only possible tile\" (002:15)",
+     {"one_wait", "waits", "second_wait", "_waits_cached", "only_possible_tile"}),
+    ("decompositions", {"shape_standard", "shape_seven_pairs", "shape_seven_pairs_four_alike",
+                        "shape_thirteen_orphans", "shape_irregular", "shape_partial", "decompositions",
+                        "place_winning_tile", "_splits_of_sorted", "_splits"}),
+    ("reading features + prefilter", {"view_features", "hand_features", "_hand_bits", "_tile_set", "candidates",
+                                      "may_complete", "for_shape"}),
+    ("explanation lines", {"_line", "make_line"}),
+    ("combine (NTS hook → default)", {"combine", "default_combine", "_new_totals"}),
+    ("exclusions and groups", {"apply_exclusions"}),
+    ("predicate calls + the evaluate loop", {"evaluate", "_coerce", "_score_reading"}),
+    ("orchestration: options, plan, shapes, views, ScoredHand, ties, notes", {"score_hand"}),
+)
+
+
+def where_ours(hands, rs, warm, passes: int, interval: float = 1e-4) -> str:
+    """Share of each engine step in our CPU time: stack samples every ``interval`` s of CPU
+    (``SIGPROF``; POSIX only), over ``passes`` steady-state passes and as many cold ones. Unlike
+    cProfile it does not slow down the many small calls it watches."""
+    import signal
+
+    counts = {mode: {} for mode in ("cold", "steady")}
+    mode = ["cold"]
+
+    def sample(sig, frame):
+        part = "other (the benchmark loop, clearing caches)"
+        while frame is not None:
+            name = frame.f_code.co_name
+            hit = next((p for p, names in PARTS if name in names), None)
+            if hit:
+                part = hit
+                break
+            frame = frame.f_back
+        c = counts[mode[0]]
+        c[part] = c.get(part, 0) + 1
+
+    old = signal.signal(signal.SIGPROF, sample)
+    try:
+        for m in ("cold", "steady"):
+            mode[0] = m
+            for _ in range(passes):
+                clear_caches()
+                if m == "steady":
+                    for h in warm:
+                        score_hand(h, rs)
+                    clear_hand_caches()
+                signal.setitimer(signal.ITIMER_PROF, interval, interval)
+                for h in hands:
+                    score_hand(h, rs)
+                signal.setitimer(signal.ITIMER_PROF, 0, 0)
+    finally:
+        signal.signal(signal.SIGPROF, old)
+    lines = [f"{'part':<72} {'cold':>6} {'steady':>7}"]
+    parts = [p for p, _ in PARTS] + ["other (the benchmark loop, clearing caches)"]
+    totals = {m: sum(c.values()) or 1 for m, c in counts.items()}
+    for p in sorted(parts, key=lambda p: -counts["cold"].get(p, 0)):
+        lines.append(f"{p:<72} {100 * counts['cold'].get(p, 0) / totals['cold']:5.1f}% "
+                     f"{100 * counts['steady'].get(p, 0) / totals['steady']:6.1f}%")
+    lines.append(f"({totals['cold']} and {totals['steady']} samples)")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1000, help="number of generated hands (default 1000)")
@@ -141,6 +207,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=5, help="timed passes per side; best is reported")
     ap.add_argument("--profile", action="store_true", help="cProfile our side and print the top functions")
     ap.add_argument("--top", type=int, default=25, help="functions shown by --profile")
+    ap.add_argument("--where", type=int, metavar="PASSES", default=0,
+                    help="share of each engine step (stack samples over PASSES cold and PASSES steady passes)")
     args = ap.parse_args(argv)
 
     rs = load_ruleset("nts")
@@ -192,6 +260,9 @@ def main(argv=None) -> int:
     if args.profile:
         print()
         print(profile_ours(hands, rs, args.top))
+    if args.where:
+        print()
+        print(where_ours(hands, rs, warm, args.where))
     return 0
 
 

@@ -257,18 +257,19 @@ _SUIT_LETTER = itemgetter(1)
 def _splits_of_sorted(tiles: tuple[str, ...]) -> tuple[tuple[Meld, ...], ...] | None:
     """:func:`_splits` (with the pair) of playing tiles in suit order (``Hand.concealed``), group
     by group without counting all 34 kinds; None when the tiles are not in suit order."""
-    runs = [(suit, tuple(run)) for suit, run in groupby(tiles, _SUIT_LETTER)]
+    parts = []
+    pair_groups = 0
     last = ""
-    for suit, _ in runs:
+    split = True  # (False: a group of 3n + 1 tiles — no split, once the order is checked)
+    for suit, run in groupby(tiles, _SUIT_LETTER):
         if suit <= last or suit not in _SUIT_GROUP:  # a suit seen before: not sorted (or a bonus tile)
             return None
         last = suit
-    parts = []
-    pair_groups = 0
-    for suit, group in runs:
+        group = tuple(run)
         r = len(group) % 3
-        if r == 1:
-            return ()
+        if r == 1 or not split:
+            split = False
+            continue
         pair = r == 2
         if pair:
             pair_groups += 1
@@ -285,9 +286,10 @@ def _splits_of_sorted(tiles: tuple[str, ...]) -> tuple[tuple[Meld, ...], ...] | 
                 sp = caches[pair][g] = _group_splits_via_stretch(g, lo, pair, chows)
             cache[group] = sp
         if not sp:
-            return ()
+            split = False
+            continue
         parts.append(sp)
-    if pair_groups != 1:
+    if not split or pair_groups != 1:
         return ()
     if len(parts) == 1:
         return parts[0]
@@ -323,6 +325,9 @@ _HOLDERS: tuple[frozenset[int], ...] = tuple(
 #: points, RULINGS principle 6) / self-drawn (stays concealed)
 _WON_DISCARD: dict[int, Meld] = {id(m): Meld(m.kind, m.tile, False, False, True) for m in _CONCEALED.values()}
 _WON_DRAWN: dict[int, Meld] = {id(m): Meld(m.kind, m.tile, True, False, True) for m in _CONCEALED.values()}
+#: [won by a discard][34-index of the winning tile] → {id of a concealed meld holding it: that meld won}
+_WON_AT: tuple[tuple[dict[int, Meld], ...], ...] = tuple(
+    tuple({i: won[i] for i in _HOLDERS[k]} for k in range(34)) for won in (_WON_DRAWN, _WON_DISCARD))
 #: meld code (3 × 34-index + 0 pung / 1 chow / 2 pair, see :func:`_group_splits`) → concealed meld
 _CODE_MELD: list[Meld | None] = [_CONCEALED.get((kind, code // 3)) for code in range(34 * 3)
                                  for kind in [("pung", "chow", "pair")[code % 3]]]
@@ -438,19 +443,16 @@ def shape_standard(hand: Hand) -> list[Decomposition]:
         return out
     # place_winning_tile for the interned concealed melds of a split: the same melds, in the same
     # order, with tables in place of the tests (melds alike lie side by side in a split)
-    holders = _HOLDERS[INDEX[wt]]
-    won_of = _WON_DISCARD if not hand.context.self_drawn else _WON_DRAWN
+    won_of = _WON_AT[not hand.context.self_drawn][INDEX[wt]]
     declared = hand.melds
     out = []
     for formed in splits:
         prev = None
         for k, m in enumerate(formed):
-            if m is prev:
+            won = won_of.get(id(m))
+            if won is None or m is prev:
                 continue
             prev = m
-            won = won_of.get(id(m)) if id(m) in holders else None
-            if won is None:
-                continue
             out.append(Decomposition("standard", declared + formed[:k] + (won,) + formed[k + 1:], (),
                                      _wait_type(m, wt)))
     return out
