@@ -13,6 +13,7 @@ import sys
 from typing import Any, Callable, Sequence
 
 from scoring import Context, HandError, RulesetError, available, explain, load_ruleset, parse_hand, score_hand
+from scoring.engine import option_text
 from scoring.hand import WIN_BY
 
 #: subcommands defined elsewhere: name → "module:function" where function(subparsers) adds the
@@ -148,7 +149,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
         if r.group:
             extra.append(f"group {r.group}")
         if r.when:
-            extra.append("when " + ", ".join(f"{k}={v}" for k, v in r.when.items()))
+            extra.append("when " + ", ".join(f"{k}={option_text(v)}" for k, v in r.when.items()))
         if r.excludes:
             extra.append("excludes " + ", ".join(r.excludes))
         print(f"  {r.id:<34} {r.kind:<10} {val:>8}  {who:<10} {r.label()}  ({r.source})"
@@ -156,7 +157,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     print("\noptions (--option NAME=VALUE):")
     for o in rs.options.values():
         amb = f" [{o.ambiguity}]" if o.ambiguity else ""
-        print(f"  {o.name} = {o.default}  (choices: {', '.join(map(str, o.choices))}){amb}\n      {o.doc}")
+        print(f"  {o.name} = {option_text(o.default)}  (choices: {', '.join(map(option_text, o.choices))}){amb}\n      {o.doc}")
     return 0
 
 

@@ -875,8 +875,13 @@ def option_label(rule: Rule, ruleset: Ruleset, opts: Mapping[str, Any]) -> str:
     parts = []
     for n in names:
         o = ruleset.options[n]
-        parts.append(f"{n}={opts[n]}" + (f", {o.ambiguity}" if o.ambiguity else ""))
+        parts.append(f"{n}={option_text(opts[n])}" + (f", {o.ambiguity}" if o.ambiguity else ""))
     return "option " + "; ".join(parts) if parts else ""
+
+
+def option_text(value: Any) -> str:
+    """An option value as users type it: ``true``/``false`` for booleans (TOML), else ``str``."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _applies(rule: Rule, winner: bool, opts: Mapping[str, Any]) -> bool:
@@ -1305,7 +1310,7 @@ def explain(result: ScoredHand) -> str:
         out.append(f"  tie: {a.describe()}")
     for n in result.notes:
         out.append(f"  note: {n}")
-    changed = [f"{k}={v}" for k, v in result.options.items() if v != rs.options[k].default]
+    changed = [f"{k}={option_text(v)}" for k, v in result.options.items() if v != rs.options[k].default]
     out.append("options: " + (", ".join(changed) + " (others default)" if changed else "all defaults")
                + f" — see `mahjong-score rules {rs.id}`")
     return "\n".join(out)

@@ -53,7 +53,12 @@ class Meld:
         return body
 
     def __str__(self) -> str:
-        status = "" if self.kind == "pair" else (" concealed" if self.concealed else " exposed")
+        if self.kind == "pair":
+            status = ""
+        elif self.concealed:
+            status = " concealed"
+        else:  # on the table, or completed by the winning discard (exposed for points, RULINGS 6)
+            status = " exposed" if self.declared else " exposed (completed by discard)"
         return f"{self.kind}{status} {''.join(t[0] for t in self.tiles)}{self.tile[1]}"
 
 
