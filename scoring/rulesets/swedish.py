@@ -106,7 +106,7 @@ def only_possible(v: "View") -> bool:
 
     ``only_possible=pair`` (the alternative pairing): the only possible tile, and it completes the pair.
     """
-    if v.hand.winning_tile is None or len(v.waits) != 1:
+    if v.hand.winning_tile is None or not v.one_wait:
         return False
     return v.opts["only_possible"] == "tile" or v.d.wait == "pair"
 
