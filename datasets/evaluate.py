@@ -196,6 +196,7 @@ def eval_synth(data: Path, limit: int, threads: int = 1) -> dict:
         return {"synth_map50": None, "synth_images": 0}
     back = [i for i, n in enumerate(det.names) if n in ("back", "0x")]
     D, G = [], []
+    hand_n = hand_hit = 0
     for p in imgs:
         img = cv2.imread(str(p))[..., ::-1]
         H, W = img.shape[:2]
@@ -206,8 +207,17 @@ def eval_synth(data: Path, limit: int, threads: int = 1) -> dict:
         rows = np.loadtxt(lab, ndmin=2) if lab.exists() and lab.stat().st_size else np.zeros((0, 5))
         c, x, y, w, h = rows.T if len(rows) else (np.zeros(0),) * 5
         G.append((np.stack([(x - w / 2) * W, (y - h / 2) * H, (x + w / 2) * W, (y + h / 2) * H], 1), c.astype(int)))
+        meta = data / "meta" / "val" / (p.stem + ".json")
+        if meta.exists():  # the hand's own tiles (not discards/walls): found at score ≥ 0.25, box IoU ≥ 0.5
+            hb = np.array([t["xyxy"] for t in json.loads(meta.read_text())["tiles"] if t["role"] != "distractor"],
+                          float).reshape(-1, 4)
+            db = D[-1][0][D[-1][1] >= 0.25]
+            hand_n += len(hb)
+            if len(hb) and len(db):
+                hand_hit += int((box_iou(hb, db).max(1) >= 0.5).sum())
     m, per = ap50(D, G, max(len(det.names), 1))
-    return {"synth_map50": m, "synth_map50_per_class": per, "synth_images": len(imgs)}
+    return {"synth_map50": m, "synth_map50_per_class": per, "synth_images": len(imgs),
+            "synth_hand_recall": hand_hit / hand_n if hand_n else None, "synth_hand_tiles": hand_n}
 
 
 def eval_crops(root: Path, threads: int = 1) -> dict:
@@ -335,7 +345,7 @@ def run(data: Path | None, limit: int = 200, conf: float = 0.25, threads: int = 
     """Run every evaluation that its inputs allow and print one table; returns the raw results."""
     det, clf = _vision_models(threads)
     sh = shared_dir()
-    R: dict = {"detector_meta": {k: det.model.get(k) for k in ("mahjong_version", "trained", "data_hash", "imgsz")},
+    R: dict = {"detector_names": list(det.names), "detector_meta": {k: det.model.get(k) for k in ("mahjong_version", "trained", "data_hash", "imgsz")},
                "classifier_meta": {k: clf.model.get(k) for k in ("mahjong_version", "trained", "data_hash", "imgsz")}}
     if data is not None and (data / "images" / "val").is_dir():
         R.update(eval_synth(data, limit, threads))
@@ -374,6 +384,13 @@ def format_table(R: dict) -> str:
     f = lambda v: "—" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
     L = ["| metric | ours | mahjong-detector | target |", "|---|---|---|---|"]
     L.append(f"| synthetic val mAP50 ({R.get('synth_images', 0)} images) | {f(R.get('synth_map50'))} | — | ≥ 0.98 |")
+    per = R.get("synth_map50_per_class")
+    if per:
+        L.append(f"| synthetic val AP50 per class ({', '.join(R.get('detector_names') or [])}) | "
+                 f"{' / '.join(f(v) for v in per)} | — | |")
+    if R.get("synth_hand_recall") is not None:
+        L.append(f"| synthetic val: hand tiles found (score ≥ 0.25, IoU ≥ 0.5; {R['synth_hand_tiles']} tiles) | "
+                 f"{f(R['synth_hand_recall'])} | — | |")
     L.append(f"| real crops top-1 ({R.get('crops_n', 0)} crops) | {f(R.get('crops_top1'))} | — | ≥ 0.95 |")
     tot = {"ours": [0, 0, 0], "baseline": [0, 0, 0]}
     for name, r in R.get("photos", {}).items():
