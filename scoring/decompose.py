@@ -237,6 +237,12 @@ def _split_groups(counts: tuple[int, ...], need_pair: bool) -> tuple[tuple[Meld,
         parts.append(sp)
     if need_pair and pair_groups != 1:
         return ()
+    return _join_groups(parts)
+
+
+def _join_groups(parts: list[tuple[tuple[Meld, ...], ...]]) -> tuple[tuple[Meld, ...], ...]:
+    """Whole-hand splits from each group's splits (``parts``, one entry per group, in tile
+    order): every combination of one split per group, its melds in group order."""
     if len(parts) == 1:
         return parts[0]
     if max(map(len, parts)) == 1:  # one split per group (the usual case)
@@ -291,14 +297,7 @@ def _splits_of_sorted(tiles: tuple[str, ...]) -> tuple[tuple[Meld, ...], ...] | 
         parts.append(sp)
     if not split or pair_groups != 1:
         return ()
-    if len(parts) == 1:
-        return parts[0]
-    if max(map(len, parts)) == 1:  # one split per group (the usual case)
-        whole = parts[0][0]
-        for sp in parts[1:]:
-            whole += sp[0]
-        return (whole,)
-    return tuple(tuple(chain.from_iterable(combo)) for combo in product(*parts))
+    return _join_groups(parts)
 
 
 def standard_splits(tiles: Iterable[str]) -> list[list[Meld]]:
