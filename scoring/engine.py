@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib
 import math
 import tomllib
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
@@ -42,7 +43,7 @@ from .errors import HandError, RulesetError
 from .fired import Fired  # noqa: F401  (re-exported: engine.Fired)
 from .hand import Hand, Meld
 from .notation import check_size
-from .tiles import BONUS, DRAGONS, GREEN, HONOURS, SIMPLES, TERMINALS, WINDS, sort_tiles
+from .tiles import BONUS, DRAGONS, GREEN, HONOURS, PLAYING_TILES, SIMPLES, TERMINALS, WINDS, sort_tiles
 
 RULESET_DIR = Path(__file__).resolve().parent / "rulesets"
 KINDS = ("points", "doublings", "fixed", "limit", "multiplier", "cash", "note")
@@ -1024,6 +1025,41 @@ def evaluate(view: View, *, completes_only: bool = False) -> list[tuple[Rule, Fi
         if f is not None:
             fired.append((rule, f))
     return fired
+
+
+def rule_fires(rule: Rule, view: View) -> bool:
+    """True when ``rule`` fires on ``view`` (asked outside :func:`evaluate`, e.g. by a ruleset hook
+    that looks at other rules): the reading's shape is one of the rule's ``shapes``, the view's
+    options match the rule's ``when``, and the predicate's result counts as a firing (as
+    :func:`evaluate` reads it)."""
+    if rule.shapes is not None and view.d.shape not in rule.shapes:
+        return False
+    if rule.when and any(view.opts[k] != val for k, val in rule.when.items()):
+        return False
+    return _coerce(rule.predicate(view, **rule.params)) is not None
+
+
+def best_completion(view: View, rules: Sequence[Rule]) -> tuple[float, str, str] | None:
+    """(value, name, tile) of the highest-valued rule of ``rules`` that fires (:func:`rule_fires`)
+    on some reading of ``view``'s hand completed by one more tile, self-drawn from the wall (the
+    context made a winner's, ``win_by="wall"``; the view's options kept): what a hand one tile
+    short is waiting for. Tiles are tried in canonical order, skipping a tile held four times
+    (in the hand or on the table); on equal values the first found is kept. None when no tile
+    completes any of ``rules``. The caller checks that the hand is one tile short."""
+    hand, rs = view.hand, view.ruleset
+    held = Counter(hand.all_tiles)
+    ctx = replace(hand.context, winner=True, win_by="wall")
+    best: tuple[float, str, str] | None = None
+    for t in PLAYING_TILES:
+        if held[t] >= 4:
+            continue
+        trial = Hand(tuple(sort_tiles(hand.concealed + (t,))), hand.melds, hand.bonus, t, ctx)
+        for d in decompositions(trial, rs.shapes):
+            tv = View(trial, d, rs, view.opts)
+            for r in rules:
+                if (best is None or r.value > best[0]) and rule_fires(r, tv):
+                    best = (r.value, r.name, t)
+    return best
 
 
 def rule_value(rule: Rule, f: Fired, opts: Mapping[str, Any]) -> float:

@@ -717,34 +717,26 @@ def pure_suit(v: "View", simples: bool = False) -> bool:
 TIMING_HANDS = frozenset({"spel-uit-de-hemel", "goddelijke-hand", "spel-uit-de-aarde"})
 
 
-def _fires(rule, view: "View", opts: Mapping[str, Any]) -> bool:
-    from ..engine import _coerce
-
-    if rule.shapes is not None and view.d.shape not in rule.shapes:
-        return False
-    if rule.when and any(opts[k] != val for k, val in rule.when.items()):
-        return False
-    return _coerce(rule.predicate(view, **rule.params)) is not None
-
-
 def _pattern_rules(rs: "Ruleset") -> list:
     return [r for r in rs.rules if r.id in CLOSED_HANDS and r.id not in TIMING_HANDS]
 
 
 def closed_in_view(v: "View") -> list[str]:
     """Names of the closed special hands (section 2 tile patterns) this reading makes."""
-    return [r.name for r in _pattern_rules(v.ruleset) if _fires(r, v, v.opts)]
+    from ..engine import rule_fires
+
+    return [r.name for r in _pattern_rules(v.ruleset) if rule_fires(r, v)]
 
 
 def makes_closed_hand(hand: Hand, rs: "Ruleset", opts: Mapping[str, Any]) -> bool:
     """True when some reading of ``hand`` makes a closed special hand (section 2 tile pattern)."""
     from ..decompose import decompositions
-    from ..engine import View as _View
+    from ..engine import View as _View, rule_fires
 
     rules = _pattern_rules(rs)
     for d in decompositions(hand, rs.shapes):
         view = _View(hand, d, rs, opts)
-        if any(_fires(r, view, opts) for r in rules):
+        if any(rule_fires(r, view) for r in rules):
             return True
     return False
 

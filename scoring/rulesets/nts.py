@@ -7,12 +7,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from ..decompose import decompositions
-from ..engine import default_combine
+from ..engine import best_completion, default_combine
 from ..fired import Fired
 from ..hand import Hand
 from ..predicates import category, pungs_count
-from ..tiles import DRAGONS, HONOURS, PLAYING_TILES, SUITS, TERMINALS, WINDS, sort_tiles
+from ..tiles import DRAGONS, HONOURS, SUITS, TERMINALS, WINDS
 
 if TYPE_CHECKING:
     from ..engine import View
@@ -188,8 +187,6 @@ def waiting_for_closed_hand(v: "View") -> Any:
     (002-09) also Four Concealed Kongs (002 line 40). Returns an ``engine.Fired`` with the value and
     which hand and tile it waits for, or False.
     """
-    from ..engine import View as _View
-
     hand = v.hand
     ids = CLOSED_HANDS
     if hand.melds:
@@ -199,23 +196,7 @@ def waiting_for_closed_hand(v: "View") -> Any:
         ids = KONG_CLOSED_HANDS
     if hand.tile_count != 13:
         return False
-    rs = v.ruleset
-    closed = [r for r in rs.rules if r.id in ids]
-    best: tuple[float, str, str] | None = None
-    held = Counter(hand.all_tiles)
-    ctx = hand.context.__class__(**{**_ctx_fields(hand), "winner": True, "win_by": "wall"})
-    for t in PLAYING_TILES:
-        if held[t] >= 4:
-            continue
-        trial = Hand(tuple(sort_tiles(hand.concealed + (t,))), hand.melds, hand.bonus, t, ctx)
-        for d in decompositions(trial, rs.shapes):
-            tv = _View(trial, d, rs, v.opts)
-            for r in closed:
-                if r.shapes is not None and d.shape not in r.shapes:
-                    continue
-                if r.predicate(tv, **r.params):
-                    if best is None or r.value > best[0]:
-                        best = (r.value, r.name, t)
+    best = best_completion(v, [r for r in v.ruleset.rules if r.id in ids])
     if best is None:
         return False
     value, name, tile = best
@@ -241,11 +222,6 @@ def combine(lines, ruleset, view):
         return total
     normal = default_combine([ln for ln in lines if ln.rule != "closed-hand-waiting"], ruleset, view)
     return normal if normal.total > total.total else total
-
-
-def _ctx_fields(hand: Hand) -> dict[str, Any]:
-    c = hand.context
-    return {f: getattr(c, f) for f in c.__dataclass_fields__}
 
 
 def notes_for(hand: Hand, opts: dict[str, Any]) -> list[str]:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from ..errors import HandError
 from ..hand import Hand
 from ..notation import check_size
-from ..tiles import DRAGONS, PLAYING_TILES, SIMPLES, SUITS, WINDS, sort_tiles
+from ..tiles import DRAGONS, SIMPLES, SUITS, WINDS
 from .nts import court_of_peking, dragon_snake, nine_gates  # noqa: F401  (predicates named in the TOML)
 
 if TYPE_CHECKING:
@@ -176,60 +176,32 @@ def kronkelende_slang(v: "View") -> bool:
     return any(chows == [a, b] and pair == p for a, b, p in WINDING_SNAKES)
 
 
-def _fires(rule, view: "View", opts: Mapping[str, Any]) -> bool:
-    from ..engine import _coerce
-
-    if rule.shapes is not None and view.d.shape not in rule.shapes:
-        return False
-    if rule.when and any(opts[k] != val for k, val in rule.when.items()):
-        return False
-    return _coerce(rule.predicate(view, **rule.params)) is not None
-
-
 def limit_in_hand(v: "View") -> Any:
     """"Geheel in de hand: 1x verdubbelen" on a limit hand (001:21 "Bij limietspelen: 1x
     verdubbelen!", and each limit hand's line): the hand was played entirely in the hand up to
     and including the last tile — nothing exposed and self-drawn (INFERRED in the rendering).
     Doubles the Limit/Half Limit (RULINGS 001-11). Hand of Heaven states no such doubling:
     option ``heaven_in_hand``."""
+    from ..engine import rule_fires
+
     if any(not m.concealed for m in v.hand.melds) or not v.ctx.self_drawn:
         return False
     names = [r.name for r in v.ruleset.rules
-             if r.kind == "limit" and r.applies_to == "winner" and _fires(r, v, v.opts)]
+             if r.kind == "limit" and r.applies_to == "winner" and rule_fires(r, v)]
     if v.opts["heaven_in_hand"] == "no":
         names = [n for n in names if n != v.ruleset.rule("heaven").name]
     return f"{names[0]} entirely in the hand" if names else False
 
 
 # ------------------------------------------------------------------------- waiting hand (001:52-54)
-def _ctx_fields(hand: Hand) -> dict[str, Any]:
-    c = hand.context
-    return {f: getattr(c, f) for f in c.__dataclass_fields__}
-
-
 def _waiting_for(v: "View", ids: Sequence[str]) -> tuple[float, str, str] | None:
     """(limit fraction, hand name, tile) of the best limit hand in ``ids`` one tile completes."""
-    from ..decompose import decompositions
-    from ..engine import View as _View
+    from ..engine import best_completion
 
     hand = v.hand
     if hand.tile_count != 13 or "dead-hand" in hand.context.flags:
         return None
-    rs = v.ruleset
-    rules = [r for r in rs.rules if r.id in ids]
-    held = Counter(hand.all_tiles)
-    ctx = hand.context.__class__(**{**_ctx_fields(hand), "winner": True, "win_by": "wall"})
-    best: tuple[float, str, str] | None = None
-    for t in PLAYING_TILES:
-        if held[t] >= 4:
-            continue
-        trial = Hand(tuple(sort_tiles(hand.concealed + (t,))), hand.melds, hand.bonus, t, ctx)
-        for d in decompositions(trial, rs.shapes):
-            tv = _View(trial, d, rs, v.opts)
-            for r in rules:
-                if (best is None or r.value > best[0]) and _fires(r, tv, v.opts):
-                    best = (r.value, r.name, t)
-    return best
+    return best_completion(v, [r for r in v.ruleset.rules if r.id in ids])
 
 
 def waiting_irregular_limit(v: "View") -> Any:
