@@ -101,10 +101,17 @@ def counts34(tiles: Iterable[str]) -> list[int]:
 
 def compact(tiles: Iterable[str]) -> str:
     """Compact notation of sorted tiles: ``['1m','2m','5p']`` → ``'12m5p'``."""
+    return compact_in_order(sort_tiles(tiles))
+
+
+def compact_in_order(tiles: Iterable[str]) -> str:
+    """Compact notation of two-character codes in the order given, without sorting or checking
+    them: consecutive codes of one suit letter share it (``['1m','2m','5p']`` → ``'12m5p'``,
+    ``['5p','1m']`` → ``'5p1m'``)."""
     out: list[str] = []
     run_suit = ""
     digits = ""
-    for t in sort_tiles(tiles):
+    for t in tiles:
         if t[1] != run_suit and digits:
             out.append(digits + run_suit)
             digits = ""

@@ -44,7 +44,7 @@ from scoring import Context, HandError, Meld, load_ruleset, make_hand, score_han
 from scoring.decompose import is_standard_complete, seven_pairs_counts
 from scoring.engine import Ruleset
 from scoring.notation import meld_from_tiles, parse_tiles
-from scoring.tiles import BONUS, PLAYING_TILES, TERMINALS_AND_HONOURS, compact, sort_tiles
+from scoring.tiles import BONUS, PLAYING_TILES, TERMINALS_AND_HONOURS, compact, compact_in_order, sort_tiles
 
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, CLASS_NAMES
 from .classify import TileReadings
@@ -695,13 +695,4 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
 def _loose_compact(codes: list[str]) -> str:
     """Compact notation without validation (raw readings may hold impossible tiles)."""
     order = {"m": 0, "p": 1, "s": 2, "z": 3, "f": 4, "y": 5, "x": 6}
-    out, cur, digits = [], None, ""
-    for t in sorted(codes, key=lambda c: (order.get(c[1], 9), c[0])):
-        if t[1] != cur and cur is not None:
-            out.append(digits + cur)
-            digits = ""
-        cur = t[1]
-        digits += t[0]
-    if cur is not None:
-        out.append(digits + cur)
-    return "".join(out)
+    return compact_in_order(sorted(codes, key=lambda c: (order.get(c[1], 9), c[0])))
