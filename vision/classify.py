@@ -22,7 +22,7 @@ import numpy as np
 
 from .classes import BACK, CLASS_INDEX, CLASS_NAMES, NUM_CLASSES
 from .crops import RESIZE_MODES, crop_tile
-from .detect import Detections
+from .detect import Detections, readonly_array
 from .errors import ModelError
 from .models import CLASSIFIER_FILE, Model, imgsz_of, model_path, names_list, open_model, thread_count
 
@@ -32,12 +32,6 @@ UPRIGHT_SURE = 0.9
 BACK_INDEX = CLASS_INDEX[BACK]
 #: the classifier alone calls a tile face-down only when this sure
 BACK_SURE = 0.5
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    a.flags.writeable = False
-    return a
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,7 +55,7 @@ class TileReadings:
         bad = set(pose) - set(POSES)
         if bad:
             raise ValueError(f"unknown pose {sorted(bad)}; poses are {POSES}")
-        return TileReadings(_readonly(p), pose)
+        return TileReadings(readonly_array(p), pose)
 
     def __len__(self) -> int:
         return len(self.probs)

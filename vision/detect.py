@@ -29,7 +29,10 @@ IOU_THRESHOLD = 0.4
 MAX_DETECTIONS = 300
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
+def readonly_array(a: np.ndarray) -> np.ndarray:
+    """``a`` as a C-contiguous array that cannot be written to (a copy only when ``a`` is not
+    contiguous), for the arrays of the frozen result types (:class:`Detections`,
+    :class:`vision.classify.TileReadings`)."""
     a = np.ascontiguousarray(a)
     a.flags.writeable = False
     return a
@@ -57,7 +60,7 @@ class Detections:
         n = len(b)
         s = np.ones(n, np.float32) if scores is None else np.asarray(scores, np.float32).reshape(n)
         f = np.zeros(n, bool) if face_down is None else np.asarray(face_down, bool).reshape(n)
-        return Detections(_readonly(b), _readonly(s), _readonly(f))
+        return Detections(readonly_array(b), readonly_array(s), readonly_array(f))
 
     def __len__(self) -> int:
         return len(self.boxes)
