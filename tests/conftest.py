@@ -1,4 +1,5 @@
-"""Shared test fixtures: the path to ../shared (tests that need it skip with a reason)."""
+"""Shared test fixtures: the path to ../shared (tests that need it skip with a reason), a temporary
+history database, and small rendered photos with their truth for the oracle reader."""
 from __future__ import annotations
 
 import os
@@ -30,3 +31,19 @@ def _history_db(tmp_path_factory):
         os.environ.pop("MAHJONG_SCORE_DB", None)
     else:
         os.environ["MAHJONG_SCORE_DB"] = old
+
+
+@pytest.fixture(scope="session")
+def renders(tmp_path_factory) -> Path:
+    """A folder of small rendered photos + ``truth.json`` (:func:`batch_fakes.rendered`), made once."""
+    import batch_fakes as bf
+
+    return bf.rendered(tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture
+def truth(renders, monkeypatch) -> Path:
+    """:func:`renders`, with ``$MAHJONG_TEST_TRUTH`` naming its ``truth.json`` so the oracle reader
+    (and the workers and subprocesses it starts) knows the photos."""
+    monkeypatch.setenv("MAHJONG_TEST_TRUTH", str(renders / "truth.json"))
+    return renders

@@ -158,17 +158,10 @@ def test_audit_is_recorded_with_its_outcome(capsys, tmp_path):
 
 
 # ------------------------------------------------------------------------------- photo audit
-@pytest.fixture(scope="module")
-def photo(tmp_path_factory):
-    src = bf.rendered(tmp_path_factory.getbasetemp())
-    return src
-
-
-def test_photo_audit_annotates_beside_the_photo_and_never_overwrites_it(capsys, tmp_path, photo, monkeypatch):
-    monkeypatch.setenv("MAHJONG_TEST_TRUTH", str(photo / "truth.json"))
+def test_photo_audit_annotates_beside_the_photo_and_never_overwrites_it(capsys, tmp_path, truth):
     # a winning render the oracle reads legally (the first with a score)
     img = None
-    for f in sorted(photo.glob("*.jpg")):
+    for f in sorted(truth.glob("*.jpg")):
         shutil.copyfile(f, tmp_path / f.name)
         rc, out, _ = run(capsys, "audit", str(tmp_path / f.name), "--claimed", "0", "--reader", bf.ORACLE,
                          "--no-annotate", "--json", "--no-history")
@@ -190,9 +183,8 @@ def test_photo_audit_annotates_beside_the_photo_and_never_overwrites_it(capsys, 
     assert hashlib.sha256(img.read_bytes()).hexdigest() == before
 
 
-def test_photo_audit_of_a_corrupt_file_is_exit_2(capsys, tmp_path, photo, monkeypatch):
-    monkeypatch.setenv("MAHJONG_TEST_TRUTH", str(photo / "truth.json"))
+def test_photo_audit_of_a_corrupt_file_is_exit_2(capsys, tmp_path, truth):
     bad = tmp_path / "bad.jpg"
-    bad.write_bytes(next(photo.glob("*.jpg")).read_bytes()[:2000])
+    bad.write_bytes(next(truth.glob("*.jpg")).read_bytes()[:2000])
     rc, _, err = run(capsys, "audit", str(bad), "--claimed", "10", "--reader", bf.ORACLE)
     assert rc == 2 and err.count("\n") == 1 and "truncated" in err

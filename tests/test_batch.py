@@ -30,17 +30,6 @@ REPO = Path(__file__).resolve().parents[1]
 N_GOOD, N_BAD = 38, 2  # 2 of 40 files corrupt = 5 %
 
 
-@pytest.fixture(scope="module")
-def renders(tmp_path_factory):
-    return bf.rendered(tmp_path_factory.getbasetemp())
-
-
-@pytest.fixture
-def truth(renders, monkeypatch):
-    monkeypatch.setenv("MAHJONG_TEST_TRUTH", str(renders / "truth.json"))
-    return renders
-
-
 @pytest.fixture
 def folder(tmp_path, truth):
     """40 photos: 38 good (copies of the renders under distinct names, in two sub-folders) and 2

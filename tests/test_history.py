@@ -128,16 +128,13 @@ def test_record_rejects_unknown_fields(tmp_path):
     con.close()
 
 
-def test_photo_is_recorded_with_file_hash_and_corrections(capsys, tmp_path, tmp_path_factory, monkeypatch):
+def test_photo_is_recorded_with_file_hash_and_corrections(capsys, tmp_path, truth, monkeypatch):
     import batch_fakes as bf
     import vision.pipeline as pipeline
 
-    renders = bf.rendered(tmp_path_factory.getbasetemp())
-    capsys.readouterr()  # the renderer's own output
-    monkeypatch.setenv("MAHJONG_TEST_TRUTH", str(renders / "truth.json"))
     oracle = bf.oracle_reader()
     monkeypatch.setattr(pipeline, "read_photo", lambda source, ruleset, ctx, **kw: oracle(source, ruleset, ctx, **kw))
-    img = sorted(renders.glob("*.jpg"))[0]
+    img = sorted(truth.glob("*.jpg"))[0]
     db = tmp_path / "h.sqlite3"
     rc, out, err = run(capsys, "photo", str(img), "--fix", "2=5p", "--seat-wind", "W", "--db", str(db), "--json")
     (e,) = listing(capsys, db)

@@ -46,16 +46,10 @@ class FakeCapture:
         self.released = True
 
 
-@pytest.fixture(scope="module")
-def renders(tmp_path_factory):
-    return bf.rendered(tmp_path_factory.getbasetemp())
-
-
 @pytest.fixture
-def camera(renders, monkeypatch):
-    monkeypatch.setenv("MAHJONG_TEST_TRUTH", str(renders / "truth.json"))
+def camera(truth, monkeypatch):
     # frames as a camera would give them: BGR, the renders' pixels exactly
-    frames = [cv2.cvtColor(load_photo(f).pixels, cv2.COLOR_RGB2BGR) for f in sorted(renders.glob("*.jpg"))]
+    frames = [cv2.cvtColor(load_photo(f).pixels, cv2.COLOR_RGB2BGR) for f in sorted(truth.glob("*.jpg"))]
     monkeypatch.setattr(FakeCapture, "frames", frames)
     monkeypatch.setattr(FakeCapture, "opened", True)
     monkeypatch.setattr(FakeCapture, "devices", [])
