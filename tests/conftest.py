@@ -47,3 +47,20 @@ def truth(renders, monkeypatch) -> Path:
     (and the workers and subprocesses it starts) knows the photos."""
     monkeypatch.setenv("MAHJONG_TEST_TRUTH", str(renders / "truth.json"))
     return renders
+
+
+@pytest.fixture
+def run_cli(capsys):
+    """``run_cli(*argv)`` → (exit code, stdout, stderr) of ``mahjong-score argv`` run in-process
+    (argparse usage errors give their exit code instead of raising)."""
+    import cli
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        try:
+            rc = cli.main(list(argv))
+        except SystemExit as e:  # usage errors from argparse
+            rc = e.code
+        out, err = capsys.readouterr()
+        return rc, out, err
+
+    return run

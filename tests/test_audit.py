@@ -12,7 +12,6 @@ import shutil
 import pytest
 
 import batch_fakes as bf
-import cli
 from scoring import history
 
 # NTS, seat South, round East, won on a discarded 4m (23m waits on 1m/4m: no 002:15/16 points):
@@ -26,28 +25,19 @@ ARGS = ["--hand", HAND, "-w", "4m", "--seat-wind", "S"]
 TRUE_TOTAL = 56
 
 
-def run(capsys, *argv):
-    try:
-        rc = cli.main(list(argv))
-    except SystemExit as e:  # usage errors from argparse
-        rc = e.code
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
 def claim_file(tmp_path, lines) -> str:
     p = tmp_path / "claimed.json"
     p.write_text(json.dumps(lines))
     return str(p)
 
 
-def test_matching_claim_exits_0(capsys):
-    rc, out, _ = run(capsys, "audit", *ARGS, "--claimed", str(TRUE_TOTAL))
+def test_matching_claim_exits_0(run_cli):
+    rc, out, _ = run_cli("audit", *ARGS, "--claimed", str(TRUE_TOTAL))
     assert rc == 0
     assert "MATCH" in out and "MISMATCH" not in out and f"total: {TRUE_TOTAL}" in out
 
 
-def test_planted_wrong_claim_names_the_differing_rules(capsys, tmp_path):
+def test_planted_wrong_claim_names_the_differing_rules(run_cli, tmp_path):
     # The claim: the 999p pung counted as concealed (002:11 closed = 8), the dragon pung's doubling
     # (002:60) forgotten, and Four Pungs (002:47, 1 doubling) claimed with only two pungs:
     # (8 + 4 + 20) × 2^1 = 64.
@@ -55,7 +45,7 @@ def test_planted_wrong_claim_names_the_differing_rules(capsys, tmp_path):
              {"name": "exposed pung of winds/dragons, scored as terminals", "points": 4},
              {"rule": "mahjong", "points": 20},
              {"name": "Vier pungs", "doublings": 1}]
-    rc, out, _ = run(capsys, "audit", *ARGS, "--claimed", "64", "--claimed-lines", claim_file(tmp_path, lines), "--json")
+    rc, out, _ = run_cli("audit", *ARGS, "--claimed", "64", "--claimed-lines", claim_file(tmp_path, lines), "--json")
     assert rc == 1
     res = json.loads(out)
     assert res["match"] is False and res["claimed"] == 64 and res["computed"] == TRUE_TOTAL
@@ -66,7 +56,7 @@ def test_planted_wrong_claim_names_the_differing_rules(capsys, tmp_path):
         ("not earned", "four-pungs", None),                                    # 002:47 needs 4 pungs
     }
     # the text report says the same, citing the seed lines
-    rc, out, _ = run(capsys, "audit", *ARGS, "--claimed", "64", "--claimed-lines", claim_file(tmp_path, lines))
+    rc, out, _ = run_cli("audit", *ARGS, "--claimed", "64", "--claimed-lines", claim_file(tmp_path, lines))
     assert rc == 1
     report = out[out.index("audit: claimed 64"):]
     assert "MISMATCH (claim +8)" in report
@@ -75,13 +65,13 @@ def test_planted_wrong_claim_names_the_differing_rules(capsys, tmp_path):
     assert "not earned: claimed four-pungs" in report and "002_b9f4c4575200caaf.txt:47" in report
 
 
-def test_wrong_value_and_unknown_rule(capsys, tmp_path):
+def test_wrong_value_and_unknown_rule(run_cli, tmp_path):
     # mahjong is 20 (002:13), not 30; "lucky socks" is no rule of NTS
     lines = [{"rule": "pung-terminals-exposed", "points": 4}, {"rule": "pung-honours-exposed", "points": 4},
              {"rule": "mahjong", "points": 30}, {"rule": "value-pung", "doublings": 1},
              {"name": "lucky socks", "points": 2}]
-    rc, out, _ = run(capsys, "audit", *ARGS, "--claimed", str(TRUE_TOTAL), "--claimed-lines",
-                     claim_file(tmp_path, lines), "--json")
+    rc, out, _ = run_cli("audit", *ARGS, "--claimed", str(TRUE_TOTAL), "--claimed-lines",
+                         claim_file(tmp_path, lines), "--json")
     res = json.loads(out)
     assert rc == 1 and res["claimed"] == res["computed"]  # same total, but the breakdown differs
     whats = sorted((d["what"], d["rule"]) for d in res["differences"])
@@ -90,30 +80,30 @@ def test_wrong_value_and_unknown_rule(capsys, tmp_path):
     assert wrong["claimed"] == {"points": 30.0} and wrong["computed"] == {"points": 20.0}
 
 
-def test_correct_breakdown_from_score_json_matches(capsys, tmp_path):
-    rc, out, _ = run(capsys, "hand", HAND, "-w", "4m", "--seat-wind", "S", "--json")
+def test_correct_breakdown_from_score_json_matches(run_cli, tmp_path):
+    rc, out, _ = run_cli("hand", HAND, "-w", "4m", "--seat-wind", "S", "--json")
     p = tmp_path / "score.json"
     p.write_text(out)
-    rc, out, _ = run(capsys, "audit", *ARGS, "--claimed", str(TRUE_TOTAL), "--claimed-lines", str(p))
+    rc, out, _ = run_cli("audit", *ARGS, "--claimed", str(TRUE_TOTAL), "--claimed-lines", str(p))
     assert rc == 0 and "MATCH" in out
 
 
-def test_doubling_hint_without_lines(capsys):
+def test_doubling_hint_without_lines(run_cli):
     # one doubling too many: 56 × 2 = 112
-    rc, out, _ = run(capsys, "audit", *ARGS, "--claimed", "112")
+    rc, out, _ = run_cli("audit", *ARGS, "--claimed", "112")
     assert rc == 1
     assert "hint: the claim is 2× the score: 1 doubling more than this hand earns (1 counted)" in out
 
 
-def test_claimed_limit_hand(capsys, tmp_path):
+def test_claimed_limit_hand(run_cli, tmp_path):
     # De Rode Draak (limit 1000, 001:46). 111m 999m 111p 999s concealed + East pair, won on 1z:
     #   002:11 concealed pung of terminals 8 × 4 = 32; 002:12 pair of own and round wind 2 × 2 = 4
     #   (option seat_round_wind=each); 002:13 mahjong 20; 002:15 only possible tile 2; 002:16 pair
     #   completed 2 → 60 points; 002:62 four concealed pungs 2 doublings + 001:5 only pungs 1 → 60 × 2^3 = 480.
     # Claimed: the limit, as Nine Gates (001:62, not this hand: it is not of one suit).
-    rc, out, _ = run(capsys, "audit", "--hand", "111999m111p999s11z", "-w", "1z", "-r", "rode-draak",
-                     "--claimed", "1000", "--claimed-lines", claim_file(tmp_path, [{"rule": "nine-gates", "fixed": 1000}]),
-                     "--json")
+    rc, out, _ = run_cli("audit", "--hand", "111999m111p999s11z", "-w", "1z", "-r", "rode-draak",
+                         "--claimed", "1000", "--json",
+                         "--claimed-lines", claim_file(tmp_path, [{"rule": "nine-gates", "fixed": 1000}]))
     res = json.loads(out)
     assert rc == 1 and res["computed"] == 480
     assert ("limit", "nine-gates") in {(d["what"], d["rule"]) for d in res["differences"]}
@@ -130,26 +120,26 @@ def test_claimed_limit_hand(capsys, tmp_path):
     (["audit", "--hand", "123m4x", "--claimed", "5"], "unexpected character"),
     (["audit", *ARGS], "required: --claimed"),
 ])
-def test_bad_input_exits_2_with_one_line(capsys, argv, message):
-    rc, out, err = run(capsys, *argv)
+def test_bad_input_exits_2_with_one_line(run_cli, argv, message):
+    rc, out, err = run_cli(*argv)
     assert rc == 2 and err.count("\n") == 1 and message in err
 
 
-def test_bad_claim_files(capsys, tmp_path):
+def test_bad_claim_files(run_cli, tmp_path):
     for content, message in [("{", "not JSON"), ('{"a": 1}', "expected a JSON list"),
                              ('[{"points": 4}]', "item 1 must be an object with \"rule\" or \"name\""),
                              ('[{"rule": "mahjong", "points": "x"}]', "points must be a number")]:
         p = tmp_path / "c.json"
         p.write_text(content)
-        rc, _, err = run(capsys, "audit", *ARGS, "--claimed", "5", "--claimed-lines", str(p))
+        rc, _, err = run_cli("audit", *ARGS, "--claimed", "5", "--claimed-lines", str(p))
         assert rc == 2 and message in err and err.count("\n") == 1
-    rc, _, err = run(capsys, "audit", *ARGS, "--claimed", "5", "--claimed-lines", str(tmp_path / "none.json"))
+    rc, _, err = run_cli("audit", *ARGS, "--claimed", "5", "--claimed-lines", str(tmp_path / "none.json"))
     assert rc == 2 and "no such file" in err
 
 
-def test_audit_is_recorded_with_its_outcome(capsys, tmp_path):
+def test_audit_is_recorded_with_its_outcome(run_cli, tmp_path):
     db = tmp_path / "h.sqlite3"
-    run(capsys, "audit", *ARGS, "--claimed", "64", "--db", str(db))
+    run_cli("audit", *ARGS, "--claimed", "64", "--db", str(db))
     con = history.connect(db)
     (e,) = list(history.entries(con))
     con.close()
@@ -158,33 +148,33 @@ def test_audit_is_recorded_with_its_outcome(capsys, tmp_path):
 
 
 # ------------------------------------------------------------------------------- photo audit
-def test_photo_audit_annotates_beside_the_photo_and_never_overwrites_it(capsys, tmp_path, truth):
+def test_photo_audit_annotates_beside_the_photo_and_never_overwrites_it(run_cli, tmp_path, truth):
     # a winning render the oracle reads legally (the first with a score)
     img = None
     for f in sorted(truth.glob("*.jpg")):
         shutil.copyfile(f, tmp_path / f.name)
-        rc, out, _ = run(capsys, "audit", str(tmp_path / f.name), "--claimed", "0", "--reader", bf.ORACLE,
-                         "--no-annotate", "--json", "--no-history")
+        rc, out, _ = run_cli("audit", str(tmp_path / f.name), "--claimed", "0", "--reader", bf.ORACLE,
+                             "--no-annotate", "--json", "--no-history")
         if rc in (0, 1):
             img, total = tmp_path / f.name, json.loads(out)["computed"]
             break
     assert img is not None, "no rendered photo read legally by the oracle"
     before = hashlib.sha256(img.read_bytes()).hexdigest()
-    rc, out, _ = run(capsys, "audit", str(img), "--claimed", str(total * 2), "--reader", bf.ORACLE)
+    rc, out, _ = run_cli("audit", str(img), "--claimed", str(total * 2), "--reader", bf.ORACLE)
     assert rc == 1 and "MISMATCH" in out
     annotated = img.with_name(img.stem + ".audit.jpg")
     assert annotated.is_file() and f"annotated image: {annotated}" in out
     assert hashlib.sha256(img.read_bytes()).hexdigest() == before
-    rc, out, _ = run(capsys, "audit", str(img), "--claimed", str(total), "--reader", bf.ORACLE, "--json")
+    rc, out, _ = run_cli("audit", str(img), "--claimed", str(total), "--reader", bf.ORACLE, "--json")
     assert rc == 0 and json.loads(out)["match"] is True and json.loads(out)["photo"]["reading"]
     # auditing the annotated image again writes NAME.audit.audit.jpg, not over its input
-    rc, _, err = run(capsys, "audit", str(img), "--claimed", "1", "--reader", bf.ORACLE, "--annotate", str(img))
+    rc, _, err = run_cli("audit", str(img), "--claimed", "1", "--reader", bf.ORACLE, "--annotate", str(img))
     assert rc == 2 and "is the input photo" in err
     assert hashlib.sha256(img.read_bytes()).hexdigest() == before
 
 
-def test_photo_audit_of_a_corrupt_file_is_exit_2(capsys, tmp_path, truth):
+def test_photo_audit_of_a_corrupt_file_is_exit_2(run_cli, tmp_path, truth):
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(next(truth.glob("*.jpg")).read_bytes()[:2000])
-    rc, _, err = run(capsys, "audit", str(bad), "--claimed", "10", "--reader", bf.ORACLE)
+    rc, _, err = run_cli("audit", str(bad), "--claimed", "10", "--reader", bf.ORACLE)
     assert rc == 2 and err.count("\n") == 1 and "truncated" in err

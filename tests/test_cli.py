@@ -13,16 +13,6 @@ from scoring import load_ruleset
 HAND = "123m456p789s11z [777p]"
 
 
-def run(capsys, *argv):
-    """(exit code, stdout, stderr) of ``mahjong-score argv`` run in-process."""
-    try:
-        rc = cli.main(list(argv))
-    except SystemExit as e:  # argparse errors
-        rc = e.code
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
 def one_error_line(err: str) -> str:
     lines = err.splitlines()
     assert len(lines) == 1, err
@@ -31,9 +21,9 @@ def one_error_line(err: str) -> str:
 
 
 # ------------------------------------------------------------------------------ hand
-def test_hand_text(capsys):
+def test_hand_text(run_cli):
     # 002:10 exposed pung 2 + pair 11z seat+round wind 2 × 2 + mahjong 20 + only tile 2 + pair 2 = 30
-    rc, out, err = run(capsys, "hand", HAND, "--winning-tile", "1z")
+    rc, out, err = run_cli("hand", HAND, "--winning-tile", "1z")
     assert rc == 0 and err == ""
     assert "total: 30" in out
     assert "002_b9f4c4575200caaf.txt:13" in out       # seed citation per line
@@ -41,8 +31,8 @@ def test_hand_text(capsys):
     assert "options: all defaults" in out              # the options in force
 
 
-def test_hand_json(capsys):
-    rc, out, err = run(capsys, "hand", HAND, "-w", "1z", "--json")
+def test_hand_json(run_cli):
+    rc, out, err = run_cli("hand", HAND, "-w", "1z", "--json")
     assert rc == 0 and err == ""
     j = json.loads(out)
     for key in ("total", "points", "doublings", "lines", "melds", "ruleset", "options"):
@@ -53,23 +43,23 @@ def test_hand_json(capsys):
     assert len(j["melds"]) == 5
 
 
-def test_hand_context_options(capsys):
+def test_hand_context_options(run_cli):
     # self-drawn, seat S / round S: 11z no longer a value pair → 2 + 20 + 2 (self-drawn)
     # + 2 (only tile) + 2 (pair) = 28
-    rc, out, _ = run(capsys, "hand", HAND, "-w", "1z", "--win-by", "wall", "--seat-wind", "s",
-                     "--round-wind", "S", "--json")
+    rc, out, _ = run_cli("hand", HAND, "-w", "1z", "--win-by", "wall", "--seat-wind", "s",
+                         "--round-wind", "S", "--json")
     assert rc == 0 and json.loads(out)["total"] == 28
 
 
-def test_hand_option_changes_reading(capsys):
+def test_hand_option_changes_reading(run_cli):
     # --option seat_round_wind=once: the 11z pair counts 2 once → 28, the line names the option
-    rc, out, _ = run(capsys, "hand", HAND, "-w", "1z", "-o", "seat_round_wind=once")
+    rc, out, _ = run_cli("hand", HAND, "-w", "1z", "-o", "seat_round_wind=once")
     assert rc == 0 and "total: 28" in out and "seat_round_wind=once, 002-04" in out
 
 
-def test_hand_not_winner(capsys):
+def test_hand_not_winner(run_cli):
     # non-winner 123m456p789s1z [777p]: exposed pung 2, nothing else
-    rc, out, _ = run(capsys, "hand", "123m456p789s1z [777p]", "--not-winner", "--json")
+    rc, out, _ = run_cli("hand", "123m456p789s1z [777p]", "--not-winner", "--json")
     assert rc == 0 and json.loads(out)["total"] == 2 and json.loads(out)["winner"] is False
 
 
@@ -93,21 +83,21 @@ def test_hand_not_winner(capsys):
     ([], "required: COMMAND"),
     (["rules", "nope"], "unknown ruleset 'nope'"),
 ])
-def test_bad_input_exit_2_one_line(capsys, argv, fragment):
-    rc, out, err = run(capsys, *argv)
+def test_bad_input_exit_2_one_line(run_cli, argv, fragment):
+    rc, out, err = run_cli(*argv)
     assert rc == 2
     assert out == ""
     assert fragment in one_error_line(err)
 
 
 # ------------------------------------------------------------------------------ rules
-def test_rules_lists_rulesets(capsys):
-    rc, out, _ = run(capsys, "rules")
+def test_rules_lists_rulesets(run_cli):
+    rc, out, _ = run_cli("rules")
     assert rc == 0 and any(line.startswith("nts ") for line in out.splitlines())
 
 
-def test_rules_nts_lists_every_rule_and_option(capsys):
-    rc, out, _ = run(capsys, "rules", "nts")
+def test_rules_nts_lists_every_rule_and_option(run_cli):
+    rc, out, _ = run_cli("rules", "nts")
     rs = load_ruleset("nts")
     assert rc == 0
     for r in rs.rules:
@@ -116,13 +106,13 @@ def test_rules_nts_lists_every_rule_and_option(capsys):
         assert f"{o.name} = {o.default}" in out and o.ambiguity in out
 
 
-def test_rules_json(capsys):
-    rc, out, _ = run(capsys, "rules", "nts", "--json")
+def test_rules_json(run_cli):
+    rc, out, _ = run_cli("rules", "nts", "--json")
     j = json.loads(out)
     assert rc == 0 and j["id"] == "nts" and j["hand_size"] == 13
     assert len(j["rules"]) == len(load_ruleset("nts").rules)
     assert {"name", "default", "choices", "ambiguity", "doc"} <= set(j["options"][0])
-    rc, out, _ = run(capsys, "rules", "--json")
+    rc, out, _ = run_cli("rules", "--json")
     assert rc == 0 and {"id": "nts", "name": "NTS (NMB)", "seed": "002_b9f4c4575200caaf.txt"} in json.loads(out)
 
 

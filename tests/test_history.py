@@ -9,24 +9,14 @@ from pathlib import Path
 
 import pytest
 
-import cli
 from scoring import history
 
 REPO = Path(__file__).resolve().parents[1]
 HAND = "123m456p789s11z [777p]"
 
 
-def run(capsys, *argv):
-    try:
-        rc = cli.main(list(argv))
-    except SystemExit as e:  # usage errors from argparse
-        rc = e.code
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def listing(capsys, db, *extra):
-    rc, out, err = run(capsys, "history", "--db", str(db), "--json", *extra)
+def listing(run_cli, db, *extra):
+    rc, out, err = run_cli("history", "--db", str(db), "--json", *extra)
     assert rc == 0, err
     return json.loads(out)
 
@@ -45,11 +35,11 @@ def test_tests_never_touch_the_users_database(_history_db, tmp_path_factory):
     assert tmp_path_factory.getbasetemp() in _history_db.parents
 
 
-def test_hand_is_recorded_with_reading_context_options_and_score(capsys, tmp_path):
+def test_hand_is_recorded_with_reading_context_options_and_score(run_cli, tmp_path):
     db = tmp_path / "h.sqlite3"
-    rc, out, _ = run(capsys, "hand", HAND, "-w", "1z", "--seat-wind", "S", "-o", "seat_round_wind=once", "--db", str(db))
+    rc, out, _ = run_cli("hand", HAND, "-w", "1z", "--seat-wind", "S", "-o", "seat_round_wind=once", "--db", str(db))
     assert rc == 0
-    (e,) = listing(capsys, db)
+    (e,) = listing(run_cli, db)
     assert e["command"] == "hand" and e["input"] == HAND
     assert e["input_sha256"] == history.sha256_bytes(HAND.encode())
     assert e["reading"] == "123m456p789s11z [777p] win:1z"
@@ -62,48 +52,48 @@ def test_hand_is_recorded_with_reading_context_options_and_score(capsys, tmp_pat
     assert e["status"] == "ok" and e["time"].endswith("+00:00")
 
 
-def test_no_history_records_nothing(capsys, tmp_path):
+def test_no_history_records_nothing(run_cli, tmp_path):
     db = tmp_path / "h.sqlite3"
-    assert run(capsys, "hand", HAND, "-w", "1z", "--db", str(db), "--no-history")[0] == 0
+    assert run_cli("hand", HAND, "-w", "1z", "--db", str(db), "--no-history")[0] == 0
     assert not db.exists()
 
 
-def test_entries_newest_first_limit_and_filter(capsys, tmp_path):
+def test_entries_newest_first_limit_and_filter(run_cli, tmp_path):
     db = tmp_path / "h.sqlite3"
     for wt in ("1z", "1z", "1z"):
-        run(capsys, "hand", HAND, "-w", wt, "--db", str(db))
+        run_cli("hand", HAND, "-w", wt, "--db", str(db))
     history.record(None, [{"command": "audit", "input": "x", "status": "mismatch"}], db=db)
-    all_ = listing(capsys, db, "--limit", "0")
+    all_ = listing(run_cli, db, "--limit", "0")
     assert [e["id"] for e in all_] == [4, 3, 2, 1]
-    assert len(listing(capsys, db, "--limit", "2")) == 2
-    assert [e["command"] for e in listing(capsys, db, "--command", "audit")] == ["audit"]
-    rc, out, _ = run(capsys, "history", "--db", str(db))
+    assert len(listing(run_cli, db, "--limit", "2")) == 2
+    assert [e["command"] for e in listing(run_cli, db, "--command", "audit")] == ["audit"]
+    rc, out, _ = run_cli("history", "--db", str(db))
     assert rc == 0 and "mismatch" in out and out.count("hand ") >= 3
-    rc, out, _ = run(capsys, "history", "--db", str(db), "--id", "1")
+    rc, out, _ = run_cli("history", "--db", str(db), "--id", "1")
     assert rc == 0 and "score lines:" in out and "002_b9f4c4575200caaf.txt:13" in out
 
 
-def test_history_of_a_missing_database_is_empty(capsys, tmp_path):
-    assert listing(capsys, tmp_path / "none.sqlite3") == []
-    rc, out, _ = run(capsys, "history", "--db", str(tmp_path / "none.sqlite3"))
+def test_history_of_a_missing_database_is_empty(run_cli, tmp_path):
+    assert listing(run_cli, tmp_path / "none.sqlite3") == []
+    rc, out, _ = run_cli("history", "--db", str(tmp_path / "none.sqlite3"))
     assert rc == 0 and "no history yet" in out
 
 
-def test_unknown_entry_and_non_database_are_one_line_errors(capsys, tmp_path):
+def test_unknown_entry_and_non_database_are_one_line_errors(run_cli, tmp_path):
     db = tmp_path / "h.sqlite3"
-    run(capsys, "hand", HAND, "-w", "1z", "--db", str(db))
-    rc, _, err = run(capsys, "history", "--db", str(db), "--id", "99")
+    run_cli("hand", HAND, "-w", "1z", "--db", str(db))
+    rc, _, err = run_cli("history", "--db", str(db), "--id", "99")
     assert rc == 2 and err.count("\n") == 1 and "no history entry 99" in err
     junk = tmp_path / "junk.sqlite3"
     junk.write_text("not a database")
-    rc, _, err = run(capsys, "history", "--db", str(junk))
+    rc, _, err = run_cli("history", "--db", str(junk))
     assert rc == 2 and err.count("\n") == 1 and "cannot read the history database" in err
 
 
-def test_unwritable_database_warns_and_still_scores(capsys, tmp_path):
+def test_unwritable_database_warns_and_still_scores(run_cli, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    rc, out, err = run(capsys, "hand", HAND, "-w", "1z", "--db", str(blocker / "sub" / "h.sqlite3"))
+    rc, out, err = run_cli("hand", HAND, "-w", "1z", "--db", str(blocker / "sub" / "h.sqlite3"))
     assert rc == 0 and "total:" in out
     assert err.count("\n") == 1 and "warning: history not recorded" in err
 
@@ -128,7 +118,7 @@ def test_record_rejects_unknown_fields(tmp_path):
     con.close()
 
 
-def test_photo_is_recorded_with_file_hash_and_corrections(capsys, tmp_path, truth, monkeypatch):
+def test_photo_is_recorded_with_file_hash_and_corrections(run_cli, tmp_path, truth, monkeypatch):
     import batch_fakes as bf
     import vision.pipeline as pipeline
 
@@ -136,8 +126,8 @@ def test_photo_is_recorded_with_file_hash_and_corrections(capsys, tmp_path, trut
     monkeypatch.setattr(pipeline, "read_photo", lambda source, ruleset, ctx, **kw: oracle(source, ruleset, ctx, **kw))
     img = sorted(truth.glob("*.jpg"))[0]
     db = tmp_path / "h.sqlite3"
-    rc, out, err = run(capsys, "photo", str(img), "--fix", "2=5p", "--seat-wind", "W", "--db", str(db), "--json")
-    (e,) = listing(capsys, db)
+    rc, out, err = run_cli("photo", str(img), "--fix", "2=5p", "--seat-wind", "W", "--db", str(db), "--json")
+    (e,) = listing(run_cli, db)
     assert e["command"] == "photo" and e["input"] == str(img.resolve())
     assert e["input_sha256"] == history.sha256_file(img)
     assert e["corrections"] == {"fix": {"2": "5p"}}

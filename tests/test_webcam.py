@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 import batch_fakes as bf
-import cli
 from scoring import history
 from vision.io import load_photo
 
@@ -57,21 +56,12 @@ def camera(truth, monkeypatch):
     return frames
 
 
-def run(capsys, *argv):
-    try:
-        rc = cli.main(list(argv))
-    except SystemExit as e:
-        rc = e.code
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def test_headless_scores_n_frames_after_warmup(capsys, camera, renders, tmp_path):
+def test_headless_scores_n_frames_after_warmup(run_cli, camera, renders, tmp_path):
     from scoring import Context
 
     db = tmp_path / "h.sqlite3"
-    rc, out, err = run(capsys, "webcam", "--frames", "3", "--warmup", "1", "--device", "0", "--json",
-                       "--reader", bf.ORACLE, "--db", str(db))
+    rc, out, err = run_cli("webcam", "--frames", "3", "--warmup", "1", "--device", "0", "--json",
+                           "--reader", bf.ORACLE, "--db", str(db))
     assert rc in (0, 1), err
     recs = [json.loads(x) for x in out.splitlines()]
     assert [r["frame"] for r in recs] == [1, 2, 3]
@@ -94,10 +84,10 @@ def test_headless_scores_n_frames_after_warmup(capsys, camera, renders, tmp_path
     assert hist[-1]["input_sha256"] == history.sha256_bytes(frame_to_png(camera[1]))
 
 
-def test_headless_text_output_and_saved_frames(capsys, camera, tmp_path):
+def test_headless_text_output_and_saved_frames(run_cli, camera, tmp_path):
     save = tmp_path / "frames"
-    rc, out, err = run(capsys, "webcam", "--frames", "2", "--warmup", "0", "--reader", bf.ORACLE,
-                       "--save", str(save), "--no-history")
+    rc, out, err = run_cli("webcam", "--frames", "2", "--warmup", "0", "--reader", bf.ORACLE,
+                           "--save", str(save), "--no-history")
     assert rc in (0, 1), err
     assert out.count("== frame ") == 2 and "reading: " in out
     saved = sorted(save.glob("*.png"))
@@ -107,25 +97,25 @@ def test_headless_text_output_and_saved_frames(capsys, camera, tmp_path):
     assert np.array_equal(back, camera[0])
 
 
-def test_frame_without_tiles_is_reported_and_exit_1(capsys, camera, monkeypatch):
+def test_frame_without_tiles_is_reported_and_exit_1(run_cli, camera, monkeypatch):
     blank = np.full_like(camera[0], 128)
     monkeypatch.setattr(FakeCapture, "frames", [blank, camera[0]])
-    rc, out, err = run(capsys, "webcam", "--frames", "2", "--warmup", "0", "--reader", bf.ORACLE, "--no-history")
+    rc, out, err = run_cli("webcam", "--frames", "2", "--warmup", "0", "--reader", bf.ORACLE, "--no-history")
     assert rc == 1
     assert "== frame 1" in out and "error: frame 1: no tiles found in the photo" in out
     assert "== frame 2" in out
 
 
-def test_no_camera_is_one_line_exit_2(capsys, camera, monkeypatch):
+def test_no_camera_is_one_line_exit_2(run_cli, camera, monkeypatch):
     monkeypatch.setattr(FakeCapture, "opened", False)
-    rc, out, err = run(capsys, "webcam", "--frames", "1", "--device", "2", "--reader", bf.ORACLE)
+    rc, out, err = run_cli("webcam", "--frames", "1", "--device", "2", "--reader", bf.ORACLE)
     assert rc == 2 and out == ""
     assert err == "mahjong-score: error: no camera at device 2 (OpenCV could not open it); connect a camera or choose another with --device N\n"
 
 
-def test_camera_that_stops_giving_frames_is_exit_2(capsys, camera, monkeypatch):
+def test_camera_that_stops_giving_frames_is_exit_2(run_cli, camera, monkeypatch):
     monkeypatch.setattr(FakeCapture, "frames", camera[:2])
-    rc, _, err = run(capsys, "webcam", "--frames", "5", "--warmup", "0", "--reader", bf.ORACLE, "--no-history")
+    rc, _, err = run_cli("webcam", "--frames", "5", "--warmup", "0", "--reader", bf.ORACLE, "--no-history")
     assert rc == 2 and "camera 0 gave no frame (after 2 frames)" in err and err.count("\n") == 1
 
 
@@ -134,8 +124,8 @@ def test_camera_that_stops_giving_frames_is_exit_2(capsys, camera, monkeypatch):
     (["--frames", "1", "--warmup", "-1"], "must be ≥ 0"),
     (["--frames", "1", "--ruleset", "nope"], "unknown ruleset 'nope'"),
 ])
-def test_bad_options_exit_2(capsys, camera, argv, message):
-    rc, _, err = run(capsys, "webcam", *argv, "--reader", bf.ORACLE)
+def test_bad_options_exit_2(run_cli, camera, argv, message):
+    rc, _, err = run_cli("webcam", *argv, "--reader", bf.ORACLE)
     assert rc == 2 and message in err and err.count("\n") == 1
 
 
@@ -147,11 +137,11 @@ def test_real_opencv_without_a_camera_is_one_line(tmp_path):
     assert r.stderr.startswith("mahjong-score: error: no camera at device 97") and r.stderr.count("\n") == 1
 
 
-def test_live_mode_without_window_support_says_so(capsys, camera, monkeypatch):
+def test_live_mode_without_window_support_says_so(run_cli, camera, monkeypatch):
     # the headless OpenCV wheel has no windows: the live preview explains and exits 2
     def no_window(*a, **k):
         raise cv2.error("The function is not implemented")
 
     monkeypatch.setattr(cv2, "namedWindow", no_window)
-    rc, _, err = run(capsys, "webcam", "--reader", bf.ORACLE, "--no-history")
+    rc, _, err = run_cli("webcam", "--reader", bf.ORACLE, "--no-history")
     assert rc == 2 and "no window support" in err and "--frames N" in err
