@@ -168,16 +168,31 @@ def test_pair_completed_by_discard_option():
     assert score("123m 456p 789s 234s 55z", "5z", {"pair_by_discard": "zero"}, win_by="wall").total == 32
 
 
-def test_exposed_pung_2_8():
-    r = score(BASE, "4s")
+@pytest.mark.parametrize("hand, rule, points, total", [
     # 003:5 exposed pung 555p 2; mahjong 10 → 12
-    assert line(r, "pung-2-8-open").points == 2 and r.total == 12
-
-
-def test_concealed_pung_2_8():
-    r = score("123m 789s 234s 44z 555p", "4s")
+    pytest.param(BASE, "pung-2-8-open", 2, 12, id="exposed-pung-2-8"),
     # 003:5 concealed pung 555p 4; mahjong 10 → 14
-    assert line(r, "pung-2-8-concealed").points == 4 and r.total == 14
+    pytest.param("123m 789s 234s 44z 555p", "pung-2-8-concealed", 4, 14, id="concealed-pung-2-8"),
+    # 003:6 exposed pung of 9s 4; mahjong 10 → 14
+    pytest.param("123m 789s 234s 55p [999p]", "pung-1-9-honours-open", 4, 14, id="exposed-pung-9"),
+    # exposed North pung (not own/round wind): 003:6 4, no doubling; mahjong 10 → 14
+    pytest.param("123m 789s 234s 55p [444z]", "pung-1-9-honours-open", 4, 14, id="exposed-pung-north"),
+    # 003:6 concealed pung of 9s 8; mahjong 10 → 18
+    pytest.param("123m 789s 234s 55p 999p", "pung-1-9-honours-concealed", 8, 18, id="concealed-pung-9"),
+    # 003:7 exposed kong 8; mahjong 10 → 18
+    pytest.param("123m 789s 234s 44z [5555p]", "kong-2-8-open", 8, 18, id="exposed-kong-2-8"),
+    # 003:7 concealed kong 16; mahjong 10 → 26
+    pytest.param("123m 789s 234s 44z (5555p)", "kong-2-8-concealed", 16, 26, id="concealed-kong-2-8"),
+    # 003:8 exposed kong of 9s 16; mahjong 10 → 26
+    pytest.param("123m 789s 234s 44z [9999p]", "kong-1-9-honours-open", 16, 26, id="exposed-kong-9"),
+    # 003:8 concealed kong of 9s 32; mahjong 10 → 42
+    pytest.param("123m 789s 234s 44z (9999p)", "kong-1-9-honours-concealed", 32, 42, id="concealed-kong-9"),
+    # a concealed red dragon kong: 003:8 32 + mahjong 10 = 42, × 2 (003:23-26,30 dragon kong) = 84
+    pytest.param("123m 789s 234s 44z (7777z)", "kong-1-9-honours-concealed", 32, 84, id="concealed-kong-red"),
+])
+def test_set_points(hand, rule, points, total):
+    r = score(hand, "4s")
+    assert line(r, rule).points == points and r.total == total
 
 
 def test_pung_completed_by_discard_is_exposed():
@@ -187,46 +202,6 @@ def test_pung_completed_by_discard_is_exposed():
     # concealed and from the wall: 003:45-46 concealed mahjong 1 dbl → 32
     r = score("123m 789s 234s 44z 555p", "5p", win_by="wall")
     assert line(r, "pung-2-8-concealed").points == 4 and r.total == 32
-
-
-def test_exposed_pung_1_9_and_honours():
-    r = score("123m 789s 234s 55p [999p]", "4s")
-    # 003:6 exposed pung of 9s 4; mahjong 10 → 14
-    assert line(r, "pung-1-9-honours-open").points == 4 and r.total == 14
-    # exposed North pung (not own/round wind): 003:6 4, no doubling; mahjong 10 → 14
-    assert score("123m 789s 234s 55p [444z]", "4s").total == 14
-
-
-def test_concealed_pung_1_9_and_honours():
-    r = score("123m 789s 234s 55p 999p", "4s")
-    # 003:6 concealed pung of 9s 8; mahjong 10 → 18
-    assert line(r, "pung-1-9-honours-concealed").points == 8 and r.total == 18
-
-
-def test_exposed_kong_2_8():
-    r = score("123m 789s 234s 44z [5555p]", "4s")
-    # 003:7 exposed kong 8; mahjong 10 → 18
-    assert line(r, "kong-2-8-open").points == 8 and r.total == 18
-
-
-def test_concealed_kong_2_8():
-    r = score("123m 789s 234s 44z (5555p)", "4s")
-    # 003:7 concealed kong 16; mahjong 10 → 26
-    assert line(r, "kong-2-8-concealed").points == 16 and r.total == 26
-
-
-def test_exposed_kong_1_9_and_honours():
-    r = score("123m 789s 234s 44z [9999p]", "4s")
-    # 003:8 exposed kong of 9s 16; mahjong 10 → 26
-    assert line(r, "kong-1-9-honours-open").points == 16 and r.total == 26
-
-
-def test_concealed_kong_1_9_and_honours():
-    r = score("123m 789s 234s 44z (9999p)", "4s")
-    # 003:8 concealed kong of 9s 32; mahjong 10 → 42
-    assert line(r, "kong-1-9-honours-concealed").points == 32 and r.total == 42
-    # a concealed red dragon kong: 32 + 10 = 42, × 2 (003:23-26,30 dragon kong) = 84
-    assert score("123m 789s 234s 44z (7777z)", "4s").total == 84
 
 
 def test_flowers_and_seasons():
