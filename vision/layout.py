@@ -137,17 +137,25 @@ class Layout:
 
 
 # ----------------------------------------------------------------------------- geometry
-def _angle(centres: np.ndarray, sizes: np.ndarray) -> float:
-    """Dominant row direction: median angle of nearest-neighbour vectors (±45°)."""
-    n = len(centres)
-    if n < 2:
-        return 0.0
+def _nearest(centres: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each tile's nearest neighbour (needs at least 2 tiles): ``scale`` (N,) each tile's size
+    √(w·h) in pixels; ``dist`` (N, N) centre distances, row i in units of tile i's scale, inf on
+    the diagonal; ``nn`` (N,) index of each tile's nearest tile; ``v`` (N, 2) the vector to it in
+    pixels."""
     d = centres[:, None, :] - centres[None, :, :]
     scale = np.sqrt(sizes[:, 0] * sizes[:, 1])
     dist = np.hypot(d[..., 0], d[..., 1]) / np.maximum(scale[:, None], 1e-6)
     np.fill_diagonal(dist, np.inf)
     nn = dist.argmin(1)
-    v = centres[nn] - centres
+    return scale, dist, nn, centres[nn] - centres
+
+
+def _angle(centres: np.ndarray, sizes: np.ndarray) -> float:
+    """Dominant row direction: median angle of nearest-neighbour vectors (±45°)."""
+    n = len(centres)
+    if n < 2:
+        return 0.0
+    _, dist, nn, v = _nearest(centres, sizes)
     ang = np.arctan2(v[:, 1], v[:, 0])
     ang = (ang + math.pi / 2) % math.pi - math.pi / 2  # fold to [-90°, 90°)
     ok = (np.abs(ang) <= math.pi / 4) & (dist[np.arange(n), nn] < 2.5)
@@ -162,12 +170,7 @@ def _mostly_vertical(centres: np.ndarray, sizes: np.ndarray) -> bool:
     n = len(centres)
     if n < 3:
         return False
-    d = centres[:, None, :] - centres[None, :, :]
-    scale = np.sqrt(sizes[:, 0] * sizes[:, 1])
-    dist = np.hypot(d[..., 0], d[..., 1]) / np.maximum(scale[:, None], 1e-6)
-    np.fill_diagonal(dist, np.inf)
-    nn = dist.argmin(1)
-    v = centres[nn] - centres
+    scale, dist, nn, v = _nearest(centres, sizes)
     big = scale >= 0.8 * np.percentile(scale, 75)  # the near (large) tiles vote: the player's hand
     near = (dist[np.arange(n), nn] < 2.5) & big
     steep = np.abs(v[:, 1]) > np.abs(v[:, 0])
