@@ -50,7 +50,7 @@ def add_context_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seat-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="own (seat) wind; default E")
     g.add_argument("--round-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="round (prevailing) wind; default E")
     g.add_argument("--winning-tile", "-w", help="the tile that completed the hand, e.g. 5p")
-    g.add_argument("--win-by", default="discard", choices=WIN_BY,
+    g.add_argument("--win-by", default=None, choices=WIN_BY,
                    help="where the winning tile came from; wall/dead-wall = self-drawn; default discard")
     g.add_argument("--not-winner", action="store_true", help="score a hand that did not go mahjong")
     g.add_argument("--last-tile", action="store_true", help="won on the last tile of the wall / last discard")
@@ -66,24 +66,44 @@ def add_context_args(p: argparse.ArgumentParser) -> None:
                    help="a ruleset option (see `mahjong-score rules RULESET`); repeatable")
 
 
+#: options of :func:`add_context_args` that describe how the hand was won (meaningless for a non-winner)
+WIN_OPTIONS = ("last_tile", "first_turn", "kong_on_kong")
+
+
 def context_from_args(args: argparse.Namespace) -> Context:
-    """The :class:`scoring.Context` described by :func:`add_context_args` options."""
+    """The :class:`scoring.Context` described by :func:`add_context_args` options.
+
+    Raises UserError when ``--not-winner`` is combined with an option describing the win
+    (``--win-by``, ``--last-tile``, ``--first-turn``, ``--kong-on-kong``), and HandError for values
+    :class:`scoring.Context` refuses.
+    """
+    if args.not_winner:
+        given = ([f"--win-by {args.win_by}"] if args.win_by is not None else []) + [
+            "--" + name.replace("_", "-") for name in WIN_OPTIONS if getattr(args, name)]
+        if given:
+            raise UserError(f"--not-winner contradicts {', '.join(given)}: "
+                            f"{'they describe' if len(given) > 1 else 'it describes'} how the hand was won")
     return Context(
         seat_wind=args.seat_wind, round_wind=args.round_wind, winner=not args.not_winner,
-        win_by=args.win_by, last_tile=args.last_tile, first_turn=args.first_turn,
+        win_by=args.win_by or "discard", last_tile=args.last_tile, first_turn=args.first_turn,
         announced_wait=args.announced_wait, kong_on_kong=args.kong_on_kong, dealer=args.dealer,
         dealer_streak=args.dealer_streak, discards=args.discards, flags=frozenset(args.flag),
     )
 
 
 def options_from_args(args: argparse.Namespace) -> dict[str, str]:
-    """``--option a=b`` pairs as a dict; UserError for a malformed pair."""
-    out = {}
+    """``--option a=b`` pairs as a dict; UserError for a malformed pair or an option given twice
+    with different values."""
+    out: dict[str, str] = {}
     for item in args.option:
         if "=" not in item:
             raise UserError(f"--option {item!r} must be NAME=VALUE")
-        k, v = item.split("=", 1)
-        out[k.strip()] = v.strip()
+        k, v = (x.strip() for x in item.split("=", 1))
+        if not k:
+            raise UserError(f"--option {item!r} has no option name (NAME=VALUE)")
+        if k in out and out[k] != v:
+            raise UserError(f"--option {k} is given twice ({k}={out[k]} and {k}={v})")
+        out[k] = v
     return out
 
 

@@ -41,7 +41,7 @@ from . import predicates as shared_predicates
 from .decompose import Decomposition, decompositions, second_wait, waits
 from .errors import HandError, RulesetError
 from .fired import Fired  # noqa: F401  (re-exported: engine.Fired)
-from .hand import Hand, Meld
+from .hand import Context, Hand, Meld
 from .notation import check_size
 from .tiles import BONUS, DRAGONS, GREEN, HONOURS, PLAYING_TILES, SIMPLES, TERMINALS, WINDS, sort_tiles
 
@@ -71,7 +71,7 @@ class Option:
             if raw == c or str(raw).lower() == str(c).lower():
                 return c
         raise RulesetError(
-            f"option {self.name} must be one of {', '.join(map(str, self.choices))}, not {raw!r}")
+            f"option {self.name} must be one of {', '.join(map(option_text, self.choices))}, not {raw!r}")
 
 
 @dataclass(frozen=True)
@@ -1261,16 +1261,35 @@ _BUILTIN_SPECIAL = {
 }
 
 
+def ruleset_flags(rs: Ruleset) -> frozenset[str]:
+    """The context flags (``Context.flags``, CLI ``--flag NAME``) ``rs`` understands: its module's
+    ``FLAGS`` (none for a ruleset without one)."""
+    return frozenset(getattr(rs.module, "FLAGS", ()) or ())
+
+
+def check_flags(rs: Ruleset, context: Context) -> None:
+    """HandError (one line, naming the flags the ruleset knows) when ``context`` has a flag that
+    ``rs`` does not understand: a misspelt flag must not be ignored silently."""
+    known = ruleset_flags(rs)
+    unknown = sorted(set(context.flags) - known)
+    if unknown:
+        raise HandError(f"unknown flag {', '.join(unknown)} for ruleset {rs.id} "
+                        f"(flags: {', '.join(sorted(known)) or 'none'})")
+
+
 def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | None = None) -> ScoredHand:
     """Score ``hand`` under ``ruleset`` (an id or a loaded :class:`Ruleset`).
 
     Returns the best :class:`ScoredHand` over all decompositions. Raises :class:`HandError` when
-    the hand's size does not fit the ruleset's game or a winning hand has no valid reading, and
+    the hand's size does not fit the ruleset's game, a context flag is unknown to the ruleset
+    (:func:`check_flags`) or a winning hand has no valid reading, and
     :class:`RulesetError` for unknown rulesets/options.
     """
     rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     opts = rs.resolve_options(options)
     hook = rs.module.__dict__.get if rs.module is not None else {}.get  # (Ruleset.hook)
+    if hand.context.flags:
+        check_flags(rs, hand.context)
     check = hook("check_hand")
     if check is not None:
         check(hand, rs, opts)

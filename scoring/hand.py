@@ -115,6 +115,8 @@ class Context:
             raise HandError(f"win by must be one of {', '.join(WIN_BY)}, not {self.win_by!r}")
         if self.dealer_streak < 0:
             raise HandError(f"dealer streak must be ≥ 0, not {self.dealer_streak}")
+        if self.discards is not None and self.discards < 0:
+            raise HandError(f"discards (tiles discarded on the table) must be ≥ 0, not {self.discards}")
 
     @property
     def self_drawn(self) -> bool:

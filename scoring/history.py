@@ -236,6 +236,8 @@ def _fmt(e: Mapping[str, Any]) -> str:
 def cmd_history(args: argparse.Namespace) -> int:
     from cli import UserError, print_json
 
+    if args.limit < 0:
+        raise UserError(f"--limit {args.limit} must be ≥ 0 (0: all entries)")
     path = Path(args.db).expanduser() if args.db else default_db_path()
     if not path.exists():
         if args.json:

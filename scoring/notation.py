@@ -41,6 +41,21 @@ def parse_tiles(text: str, column: int = 1) -> list[str]:
     return [t for t, _ in parse_tiles_at(text, column)]
 
 
+def parse_winning_tile(text: str) -> str:
+    """The winning tile given on its own (``--winning-tile 5p``) → ``"5p"``.
+
+    Raises :class:`HandError` (without a column: it would point into the hand notation) for
+    anything but one playing tile.
+    """
+    try:
+        wt = parse_tiles(text)
+    except HandError as e:
+        raise HandError(f"winning tile {text!r}: {e.message}") from None
+    if len(wt) != 1 or wt[0] in BONUS:
+        raise HandError(f"winning tile {text!r} must be one playing tile, e.g. 5p")
+    return wt[0]
+
+
 def parse_tiles_at(text: str, column: int = 1) -> list[tuple[str, int]]:
     """Like :func:`parse_tiles`, with each tile's 1-based column (its rank digit) in the string.
 
@@ -154,10 +169,7 @@ def parse_hand(
                 concealed.append(t)
                 placed.append((t, c))
     if winning_tile is not None:
-        wt = parse_tiles(winning_tile)
-        if len(wt) != 1 or wt[0] in BONUS:
-            raise HandError(f"winning tile {winning_tile!r} must be one playing tile, e.g. 5p")
-        win_token, win_col = wt[0], None
+        win_token, win_col = parse_winning_tile(winning_tile), None
     if not concealed and not melds:
         raise HandError("the hand has no tiles")
     _check_copies_at(placed, bonus_at)

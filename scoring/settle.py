@@ -94,12 +94,12 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
            options: Mapping[str, Any] | None = None) -> Settlement:
     """Settle one hand of a table under ``ruleset_id``'s scheme.
 
-    ``scores``: player → hand score (4 players); ``winner``: a player or None (void hand);
-    ``east``: the player who is East. Raises RulesetError for a ruleset without a scheme and
-    ValueError for inconsistent players.
+    ``scores``: player → hand score (the 4 players of the table); ``winner``: a player or None
+    (void hand); ``east``: the player who is East. Raises RulesetError for a ruleset without a
+    scheme and ValueError for inconsistent players (not four, East or the winner not among them).
     """
-    if len(scores) < 2:
-        raise ValueError("a settlement needs at least two players")
+    if len(scores) != 4:
+        raise ValueError(f"a settlement needs the 4 players of the table, got {len(scores)}")
     if east not in scores:
         raise ValueError(f"East {east!r} is not one of the players {', '.join(scores)}")
     if winner is not None and winner not in scores:

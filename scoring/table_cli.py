@@ -30,7 +30,8 @@ NONE_WORDS = ("none", "void", "-")
 
 # ------------------------------------------------------------------------- parsing helpers
 def parse_scores(text: str) -> dict[str, int]:
-    """``"E=200,S=100,W=200,N=500"`` → ``{"E": 200, …}`` (order kept). UserError on bad input."""
+    """``"E=200,S=100,W=200,N=500"`` → ``{"E": 200, …}`` (order kept). UserError on bad input
+    (not four players, a label twice, a score that is not a whole number ≥ 0)."""
     out: dict[str, int] = {}
     for part in text.split(","):
         part = part.strip()
@@ -50,8 +51,8 @@ def parse_scores(text: str) -> dict[str, int]:
         if points < 0:
             raise UserError(f"score of {name} must be ≥ 0, not {points}")
         out[name] = points
-    if len(out) < 2:
-        raise UserError("--scores needs at least two players, e.g. E=200,S=100,W=200,N=500")
+    if len(out) != 4:
+        raise UserError(f"--scores needs the 4 players of the table, got {len(out)}, e.g. E=200,S=100,W=200,N=500")
     return out
 
 

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 SEED = "004_7d7ce2dadca33504.txt"
 RULESET_ID = "hk-tw-16"
+#: the flags this ruleset reads from ``Context.flags`` (004:40 搶暗槓, 004:42 concealed kong not shown)
+FLAGS = frozenset({"robbed-concealed-kong", "concealed-kong-not-shown"})
 
 LIK_GU = "lik-gu"
 SIXTEEN = "sixteen-unconnected"
@@ -893,7 +895,13 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
         win_by = "self-drawn"
     if win_by not in ("discard", "self-drawn", "robbed-kong"):
         raise RulesetError(f"settle option win_by must be discard, self-drawn or robbed-kong, not {win_by!r}")
-    streak = int(options.get("dealer_streak", 0))
+    try:
+        streak = int(options.get("dealer_streak", 0))
+    except (TypeError, ValueError):
+        streak = -1
+    if streak < 0 or isinstance(options.get("dealer_streak"), bool):
+        raise RulesetError(f"settle option dealer_streak must be a whole number ≥ 0, "
+                           f"not {options.get('dealer_streak')!r}")
     extra_dealer = 0
     if rs_opts["dealer_point"] == "any-dealer-payment":
         extra_dealer = 1 + (0 if streak < 1 else (2 * streak if rs_opts["dealer_streak_points"] == "per-deal" else 2))
