@@ -3,6 +3,10 @@ exit code 2 (or the library's HandError/RulesetError/ImageError), never a traceb
 wrong answer, and a batch keeps going past a bad row. Each test here failed before its fix."""
 from __future__ import annotations
 
+import io
+import struct
+import zlib
+
 import pytest
 
 from scoring import Context, HandError, RulesetError, parse_hand, score_hand
@@ -41,6 +45,33 @@ def test_unknown_flag_is_an_error_in_every_ruleset(run_cli, ruleset, hand):
 def test_known_hk_flag_still_accepted(run_cli):
     rc, _, _ = run_cli("hand", HK_HAND, "-r", "hk-tw-16", "--flag", "concealed-kong-not-shown", "--no-history")
     assert rc == 0
+
+
+def test_unknown_flag_on_a_photo_is_named_not_blamed_on_the_tiles():
+    # was: a bad flag made every reading fail in the decoder → "no legal reading; fix tiles"
+    from web_fakes import row_photo
+
+    from vision.pipeline import read_photo
+
+    png, models = row_photo("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z 5z".split())
+    ok = read_photo(png, "nts", Context(), detector=models.detector, classifier=models.classifier)
+    assert ok.reading.legal  # the same photo reads without the flag
+    with pytest.raises(HandError, match="unknown flag bogus for ruleset dutch-special-hands"):
+        read_photo(png, "dutch-special-hands", Context(flags=frozenset({"bogus"})),
+                   detector=models.detector, classifier=models.classifier)
+
+
+def test_web_photo_unknown_flag_is_422(tmp_path):
+    from fastapi.testclient import TestClient
+    from web_fakes import row_photo
+
+    from web.app import Settings, create_app
+
+    png, models = row_photo("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z 5z".split())
+    client = TestClient(create_app(Settings(data_dir=tmp_path / "data"), detector=models.detector,
+                                   classifier=models.classifier))
+    r = client.post("/api/score", files={"image": ("a.png", png, "image/png")}, data={"flags": "bogus"})
+    assert r.status_code == 422 and "unknown flag bogus for ruleset nts" in r.json()["error"]
 
 
 # ------------------------------------------------------------------------------ context
@@ -91,6 +122,82 @@ def test_boolean_option_choices_are_named_as_typed(run_cli):
     assert "must be one of true, false" in msg
 
 
+# ------------------------------------------------------------------------------ photo
+def test_fix_the_same_tile_twice_with_different_values():
+    from vision.pipeline import parse_fixes
+
+    # was: {3: '6p'} — the second silently replaced the first
+    with pytest.raises(HandError, match=r"tile 3 is given twice \(3=5p and 3=6p\)"):
+        parse_fixes("3=5p,3=6p")
+    assert parse_fixes("3=5p 3=5p") == {3: "5p"}
+
+
+def _big_jpeg(w: int, h: int) -> bytes:
+    """A tiny JPEG whose header claims w×h pixels (its scan data is for 16×16: decoding stops early)."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("L", (16, 16), 128).save(buf, "JPEG")
+    data = bytearray(buf.getvalue())
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5:sof + 9] = struct.pack(">HH", h, w)
+    return bytes(data)
+
+
+def _png_black(w: int, h: int) -> bytes:
+    """A valid all-black 1-bit PNG (small: the rows compress to almost nothing)."""
+    raw = (b"\x00" + b"\x00" * ((w + 7) // 8)) * h
+    idat = zlib.compress(raw, 9)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 1, 0, 0, 0, 0))
+            + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+
+
+def test_photo_under_the_pixel_limit_is_not_refused_as_too_large():
+    # 14000 × 13000 = 182 M pixels: under vision.io.MAX_PIXELS (210 M; "a 200 MP phone photo fits")
+    # but over Pillow's own default bomb limit (2 × 89.5 M). Was: "the image is too large (over
+    # 210,000,000 pixels)" — refused, with a limit it was under.
+    from vision.errors import ImageError
+    from vision.io import MAX_PIXELS, load_photo
+    from web.app import check_image
+
+    assert 14000 * 13000 < MAX_PIXELS
+    photo = load_photo(_big_jpeg(14000, 13000), work_side=1024)  # decoded at 1/8 scale
+    assert photo.original_size == (14000, 13000) and photo.scale == 0.125
+    assert check_image(_png_black(14000, 13000), 50 * 2**20) == ("PNG", 14000, 13000)
+    with pytest.raises(ImageError, match="16000×14000 = 224,000,000 pixels, limit"):  # over: refused by size
+        load_photo(_big_jpeg(16000, 14000), work_side=1024)
+
+
+# ------------------------------------------------------------------------------ audit
+AUDIT = ["audit", "--hand", HAND, "--claimed", "26", "--no-history"]
+
+
+def test_claimed_lines_given_inline_as_the_help_says(run_cli):
+    # was: '--claimed-lines [{…}]: no such file' although the help says "a JSON list"
+    # 002:10 exposed pung of simples 2, 002:12 pair of own+round wind 2×2 = 4, 002:13 mahjong 20 = 26
+    claim = ('[{"rule": "pung-simples-exposed", "points": 2}, {"rule": "value-pair", "points": 4},'
+             ' {"rule": "mahjong", "points": 20}]')
+    rc, out, err = run_cli(*AUDIT, "--claimed-lines", claim)
+    assert rc == 0, err
+    rc, out, err = run_cli(*AUDIT, "--claimed-lines", '[{"rule": "mahjong", "points": 20}]')
+    assert rc == 1  # a mismatch: two lines missing from the claim
+
+
+@pytest.mark.parametrize("claim, needle", [
+    ('[{"rule": "mahjong", "points": NaN}]', "points must be a number, not nan"),
+    ('[{"rule": "mahjong", "doublings": Infinity}]', "doublings must be a number"),
+    ('[{"rule": ["mahjong"], "points": 20}]', "the rule or name must be text"),
+    ("{bad", "not JSON"),
+])
+def test_claimed_lines_bad_values(run_cli, claim, needle):
+    # was: NaN/Infinity and a list as the rule name were accepted and compared
+    assert needle in fails(run_cli, *AUDIT, "--claimed-lines", claim)
+
+
 # ------------------------------------------------------------------------------ settle
 @pytest.mark.parametrize("scores", ["E=200,S=100,W=200", "E=1,S=1,W=2,N=3,X=5"])
 def test_settle_needs_four_players(run_cli, scores):
@@ -110,6 +217,84 @@ def test_hk_settle_dealer_streak(run_cli, streak):
         settle("hk-tw-16", {"E": 0, "S": 0, "W": 20, "N": 0}, "W", "E", {"win_by": "self-drawn", "dealer_streak": streak})
 
 
+# ------------------------------------------------------------------------------ batch
+def test_batch_review_below_nan_and_only_manifest_without_manifest(run_cli, tmp_path):
+    (tmp_path / "a.jpg").write_bytes(b"not a photo")
+    out = str(tmp_path / "r.csv")
+    # was: NaN accepted, and every low-confidence reading then came out "ok"
+    assert "--review-below nan must be between 0 and 1" in fails(
+        run_cli, "batch", str(tmp_path), "--out", out, "--review-below", "nan", "--workers", "0", "--no-history")
+    # was: "no photos found" (the folder has one)
+    assert "--only-manifest needs --manifest" in fails(
+        run_cli, "batch", str(tmp_path), "--out", out, "--only-manifest", "--workers", "0", "--no-history")
+
+
+def test_manifest_row_with_an_unquoted_comma_is_an_error_row_and_the_rest_goes_on(tmp_path):
+    from vision.batch import Defaults, build_jobs
+
+    m = tmp_path / "m.csv"
+    m.write_text("photo,seat_wind,options\n"
+                 "a.jpg,E,seat_round_wind=once,pair_wait=stack\n"   # line 2: 4 cells for 3 columns
+                 "b.jpg,S,\n")
+    # was: "manifest line 2: 4 cells for 3 columns" stopped the whole batch
+    jobs = build_jobs(tmp_path, m, Defaults(), only_manifest=True)
+    assert [j.key for j in jobs] == ["a.jpg", "b.jpg"]
+    assert "manifest line 2: 4 cells for 3 columns" in jobs[0].error and "double quotes" in jobs[0].error
+    assert jobs[1].error is None and jobs[1].seat_wind == "S"
+
+
+def test_manifest_line_numbers_after_a_cell_spanning_two_lines(tmp_path):
+    from vision.batch import read_manifest
+
+    m = tmp_path / "m.csv"
+    m.write_text('photo,seat_wind\na.jpg,E\n"b\nc.jpg",E\nd.jpg,X\n')
+    # was: d.jpg reported on line 4 (it is on line 5)
+    assert [n for n, _ in read_manifest(m)] == [2, 3, 5]
+
+
+def test_manifest_cell_over_the_csv_limit_is_one_line(run_cli, tmp_path):
+    m = tmp_path / "m.csv"
+    m.write_text('photo,seat_wind\na.jpg,E\n"' + "x" * 200_000 + '",E\n')
+    (tmp_path / "a.jpg").write_bytes(b"x")
+    # was: a traceback (_csv.Error: field larger than field limit)
+    msg = fails(run_cli, "batch", str(tmp_path), "--manifest", str(m), "--out", str(tmp_path / "r.csv"),
+                "--workers", "0", "--no-history")
+    assert "line 3: field larger than field limit" in msg
+
+
+# ------------------------------------------------------------------------------ webcam, history, eval
+@pytest.mark.parametrize("argv, needle", [
+    (["--interval", "nan"], "--interval nan must be a number of seconds"),
+    (["--interval", "inf"], "--interval inf must be a number of seconds"),
+    (["-o", "bogus=1"], "has no option 'bogus'"),
+    (["--flag", "bogus"], "unknown flag bogus for ruleset nts"),
+])
+def test_webcam_bad_options_fail_before_the_camera(run_cli, argv, needle):
+    # was: NaN/inf → a traceback from time.sleep after the first frame; a bad option or flag → an
+    # error on every frame and exit 1. Device 97 does not exist: the check must come first.
+    assert needle in fails(run_cli, "webcam", "--frames", "2", "--device", "97", *argv, "--no-history")
+
+
 def test_history_negative_limit(run_cli):
     # was: accepted (SQLite's LIMIT -1 = everything)
     assert "--limit -1 must be ≥ 0" in fails(run_cli, "history", "-n", "-1")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--threads", "0"], "--threads 0 must be ≥ 1"),
+    (["--conf", "nan"], "--conf nan must be"),
+    (["--limit", "-2"], "--limit -2 must be ≥ 0"),
+])
+def test_eval_bad_arguments(run_cli, argv, needle):
+    rc, _, err = run_cli("eval", *argv)
+    if "unavailable" in err:
+        pytest.skip(f"eval is unavailable here: {err.strip()}")
+    assert rc == 2 and needle in one_error_line(err)
+
+
+def test_eval_models_folder_checked(run_cli, tmp_path):
+    # was: "error: models/detector.onnx is missing" (no prefix, and not the folder given)
+    rc, _, err = run_cli("eval", "--models", str(tmp_path))
+    if "unavailable" in err:
+        pytest.skip(f"eval is unavailable here: {err.strip()}")
+    assert rc == 2 and f"--models {tmp_path}: no detector.onnx and no classifier.onnx" in one_error_line(err)

@@ -1,7 +1,7 @@
 """``mahjong-score audit``: check a disputed score against the photo (or the hand in notation).
 
 The hand is scored as ``photo``/``hand`` would, the total is compared with the claim, and — when the
-claimed breakdown is given (``--claimed-lines FILE.json``) — rule by rule:
+claimed breakdown is given (``--claimed-lines FILE.json``, or the JSON inline) — rule by rule:
 
 * **missing** — a rule that counts but is not in the claim (e.g. a missing doubling);
 * **not earned** — a claimed rule that does not apply to this hand (or is not a rule of the ruleset);
@@ -100,13 +100,17 @@ def _names(rule_id: str, name: str) -> set[str]:
 
 
 def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
-    """The claimed lines from a JSON file (a list of line objects, or an object with ``lines``).
+    """The claimed lines from a JSON file — or the JSON itself, when the text starts with ``[`` or
+    ``{`` — (a list of line objects, or an object with ``lines``).
 
-    Raises HandError (exit 2) for a missing file, bad JSON or a line without rule/name.
+    Raises HandError (exit 2) for a missing file, bad JSON, a line without rule/name, or an amount
+    that is not a finite number.
     """
-    p = Path(path)
+    text = str(path).strip()
+    inline = text.startswith(("[", "{"))
+    p = Path("<inline JSON>") if inline else Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(text if inline else p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise HandError(f"--claimed-lines {p}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
@@ -120,8 +124,12 @@ def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
     for k, ln in enumerate(data, 1):
         if not isinstance(ln, dict) or not (ln.get("rule") or ln.get("name")):
             raise HandError(f"--claimed-lines {p}: item {k} must be an object with \"rule\" or \"name\"")
+        if not isinstance(ln.get("rule") or ln.get("name"), str):
+            raise HandError(f"--claimed-lines {p}: item {k}: the rule or name must be text, "
+                            f"not {ln.get('rule') or ln.get('name')!r}")
         for a in _AMOUNTS + ("count",):
-            if a in ln and (isinstance(ln[a], bool) or not isinstance(ln[a], (int, float))):
+            if a in ln and (isinstance(ln[a], bool) or not isinstance(ln[a], (int, float))
+                            or not math.isfinite(ln[a])):
                 raise HandError(f"--claimed-lines {p}: item {k}: {a} must be a number, not {ln[a]!r}")
     return data
 
@@ -411,7 +419,8 @@ def register(subparsers) -> None:
     p.add_argument("--hand", metavar="NOTATION", help="audit a hand written in notation instead of a photo")
     p.add_argument("--claimed", type=int, required=True, metavar="TOTAL", help="the claimed total score")
     p.add_argument("--claimed-lines", metavar="JSON",
-                   help="the claimed breakdown: a JSON list of {\"rule\" or \"name\", \"points\"/\"doublings\"/\"fixed\"}")
+                   help="the claimed breakdown: a JSON file, or the JSON itself, holding a list of "
+                        "{\"rule\" or \"name\", \"points\"/\"doublings\"/\"fixed\"}")
     cli.add_context_args(p)
     p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] (1111s)\" (photo only)")
     p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p\" (photo only)")

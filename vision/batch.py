@@ -183,6 +183,10 @@ def _context_kwargs(ctx) -> dict[str, Any]:
     return out
 
 
+#: key of a manifest row's cells (:func:`read_manifest`) saying why the row cannot be used
+ROW_ERROR = "_row_error"
+
+
 def _norm_col(name: str) -> str:
     return name.strip().lower().replace("-", "_").replace(" ", "_")
 
@@ -198,8 +202,9 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
 
     CSV with a header row (``,``, ``;`` or tab separated; UTF-8, a BOM allowed); blank lines and
     lines starting with ``#`` are skipped; column names are case-insensitive (``seat-wind`` =
-    ``seat_wind``). Raises UserError for a missing/unreadable file, an unknown column, a missing
-    ``photo`` column or cell, or a photo listed twice.
+    ``seat_wind``). Raises UserError for a missing/unreadable file, a malformed CSV, an unknown
+    column, a missing ``photo`` column or cell, or a photo listed twice. A row with more cells than
+    columns gets the key :data:`ROW_ERROR` (its photo becomes an error row, the batch goes on).
     """
     from cli import UserError
 
@@ -216,7 +221,15 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
     header = lines[0][1]
     delim = max((",", ";", "\t"), key=header.count)
     reader = csv.reader(io.StringIO("\n".join(ln for _, ln in lines)), delimiter=delim)
-    rows = list(reader)
+    numbered: list[tuple[int, list[str]]] = []  # (file line where the row starts, cells)
+    start = 0  # index in ``lines`` of the next row's first line (a quoted cell may span lines)
+    try:
+        for row in reader:
+            numbered.append((lines[start][0], row))
+            start = reader.line_num
+    except csv.Error as e:  # e.g. a cell over the csv module's size limit
+        raise UserError(f"manifest {p} line {lines[min(start, len(lines) - 1)][0]}: {e}") from None
+    rows = [r for _, r in numbered]
     cols = [_norm_col(c) for c in rows[0]]
     unknown = [c for c in cols if c and c not in MANIFEST_COLUMNS]
     if unknown:
@@ -229,10 +242,12 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
         raise UserError(f"manifest {p}: column(s) {', '.join(sorted(dup))} given twice")
     out: list[tuple[int, dict[str, str]]] = []
     seen: dict[str, int] = {}
-    for (lineno, _), row in zip(lines[1:], rows[1:]):
-        if len(row) > len(cols) and any(c.strip() for c in row[len(cols):]):
-            raise UserError(f"manifest {p} line {lineno}: {len(row)} cells for {len(cols)} columns")
+    for lineno, row in numbered[1:]:
         cells = {c: v.strip() for c, v in zip(cols, row) if c and v.strip()}
+        if len(row) > len(cols) and any(c.strip() for c in row[len(cols):]):
+            # most likely an unquoted separator inside a cell: this photo is an error row
+            cells[ROW_ERROR] = (f"{len(row)} cells for {len(cols)} columns (a cell containing "
+                                f"{'a comma' if delim == ',' else repr(delim)} must be in double quotes)")
         photo = cells.get("photo")
         if not photo:
             raise UserError(f"manifest {p} line {lineno}: the 'photo' cell is empty")
@@ -281,6 +296,8 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     where = f"manifest line {line}: " if line else ""
     error = None
     try:
+        if ROW_ERROR in cells:
+            raise ValueError(cells[ROW_ERROR])
         if "seat_wind" in cells:
             ctx["seat_wind"] = _wind(cells["seat_wind"], "seat_wind")
         if "round_wind" in cells:
@@ -653,8 +670,10 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     fmt = out.suffix.lower()
     if fmt not in (".csv", ".jsonl"):
         raise UserError(f"--out {out}: the output must end in .csv or .jsonl")
-    if review_below < 0 or review_below > 1.0000001:
+    if not 0 <= review_below <= 1.0000001:  # (NaN too)
         raise UserError(f"--review-below {review_below} must be between 0 and 1")
+    if only_manifest and manifest is None:
+        raise UserError("--only-manifest needs --manifest CSV (the photos to score)")
     defaults = defaults or Defaults()
     jobs = build_jobs(d, manifest, defaults, only_manifest)
     if not jobs:

@@ -42,8 +42,8 @@ import numpy as np
 
 from scoring import Context, HandError, Meld, load_ruleset, make_hand, score_hand
 from scoring.decompose import is_standard_complete, seven_pairs_counts
-from scoring.engine import Ruleset
-from scoring.notation import meld_from_tiles, parse_tiles
+from scoring.engine import Ruleset, check_flags
+from scoring.notation import meld_from_tiles, parse_tiles, parse_winning_tile
 from scoring.tiles import BONUS, PLAYING_TILES, TERMINALS_AND_HONOURS, compact, compact_in_order, sort_tiles
 
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, CLASS_NAMES
@@ -371,11 +371,12 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     * ``face_down``: per detection, True for a tile showing its back (default: from the pose).
 
     Never raises for an illegal reading (``legal`` is False and ``problem`` says why); raises
-    :class:`~scoring.HandError` for a malformed ``winning_tile``/``exposed`` and
-    :class:`~scoring.RulesetError` for an unknown ruleset.
+    :class:`~scoring.HandError` for a malformed ``winning_tile``/``exposed`` or a context flag the
+    ruleset does not know, and :class:`~scoring.RulesetError` for an unknown ruleset.
     """
     rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     ctx = context or Context()
+    check_flags(rs, ctx)  # an unknown flag is the user's error, not "no legal reading"
     winner = ctx.winner
     n = len(readings)
     raw = readings.codes
@@ -384,12 +385,10 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     given = parse_exposed(exposed) if isinstance(exposed, str) else tuple(exposed or ())
     forced_win: int | None = None
     if winning_tile is not None:
-        wt = parse_tiles(winning_tile)
-        if len(wt) != 1 or wt[0] in BONUS:
-            raise HandError(f"winning tile {winning_tile!r} must be one playing tile, e.g. 5p")
+        wt = parse_winning_tile(winning_tile)
         if not winner:
             raise HandError("a non-winning hand has no winning tile")
-        forced_win = PLAYING_TILES.index(wt[0])
+        forced_win = PLAYING_TILES.index(wt)
     need = rs.hand_size + (1 if winner else 0)
     hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs)
     # bonus tiles: best bonus class per tile, each bonus tile once (plus, per hypothesis, single

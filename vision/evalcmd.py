@@ -2,12 +2,36 @@
 
 ``datasets/`` is not an installed package; this puts the repository root on ``sys.path`` (where
 ``datasets/evaluate.py`` lives in a clone) so that the console script finds it. Needs ``../shared``
-for the real photos and crops.
+for the real photos and crops. The arguments are checked here first, so that bad input is a
+one-line error with exit code 2 before any model is loaded.
 """
 from __future__ import annotations
 
+import argparse
+import math
 import sys
 from pathlib import Path
+
+
+def check_args(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` when the eval options make sense; ``cli.UserError`` naming the first that does not
+    (``--threads`` < 1, ``--limit`` < 0, ``--conf`` outside 0–1, ``--models`` not a folder holding
+    detector.onnx and classifier.onnx)."""
+    import cli
+
+    if args.threads < 1:
+        raise cli.UserError(f"--threads {args.threads} must be ≥ 1")
+    if args.limit < 0:
+        raise cli.UserError(f"--limit {args.limit} must be ≥ 0")
+    if not (math.isfinite(args.conf) and 0 <= args.conf <= 1):
+        raise cli.UserError(f"--conf {args.conf} must be a detector score between 0 and 1")
+    if args.models is not None:
+        if not args.models.is_dir():
+            raise cli.UserError(f"--models {args.models}: not a folder")
+        missing = [f for f in ("detector.onnx", "classifier.onnx") if not (args.models / f).is_file()]
+        if missing:
+            raise cli.UserError(f"--models {args.models}: no {' and no '.join(missing)} in that folder")
+    return args
 
 
 def register(subparsers) -> None:
@@ -18,3 +42,6 @@ def register(subparsers) -> None:
     from datasets.evaluate import register as _register
 
     _register(subparsers)
+    p = subparsers.choices["eval"]
+    run = p.get_default("func")
+    p.set_defaults(func=lambda args: run(check_args(args)))

@@ -39,6 +39,10 @@ except ImportError:  # pragma: no cover - pillow-heif is a declared dependency
 MAX_PIXELS = 210_000_000
 #: refuse images smaller than this on either side (no tile can be read)
 MIN_SIDE = 32
+# Pillow's own decompression-bomb guard refuses images over 2 × MAX_IMAGE_PIXELS (default 2 × 89.5 M):
+# it would refuse real 200 MP photos below MAX_PIXELS, with a message naming the wrong limit. Set
+# it so that MAX_PIXELS (checked in _identify, with the image's size in the message) decides.
+Image.MAX_IMAGE_PIXELS = max(Image.MAX_IMAGE_PIXELS or 0, MAX_PIXELS)
 
 Source = Union[str, os.PathLike, bytes, bytearray, BinaryIO]
 

@@ -59,7 +59,8 @@ class PhotoResult:
 
 
 def parse_fixes(text: str | None) -> dict[int, str]:
-    """``"3=5p,7=1z"`` → ``{3: '5p', 7: '1z'}`` (1-based tile numbers). Raises HandError."""
+    """``"3=5p,7=1z"`` → ``{3: '5p', 7: '1z'}`` (1-based tile numbers). Raises HandError for a
+    malformed item, an unknown tile code or one tile given two different values."""
     out: dict[int, str] = {}
     if not text:
         return out
@@ -76,6 +77,8 @@ def parse_fixes(text: str | None) -> dict[int, str]:
         v = v.strip()
         if v not in CLASS_INDEX:
             raise HandError(f"--fix {item!r}: {v!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x)")
+        if out.get(pos, v) != v:
+            raise HandError(f"--fix: tile {pos} is given twice ({pos}={out[pos]} and {pos}={v})")
         out[pos] = v
     return out
 

@@ -137,14 +137,18 @@ def cmd_webcam(args: argparse.Namespace) -> int:
 
     if args.frames is not None and args.frames < 1:
         raise cli.UserError(f"--frames {args.frames} must be ≥ 1")
-    if args.warmup < 0 or args.interval < 0:
-        raise cli.UserError("--warmup and --interval must be ≥ 0")
-    # validate the ruleset/options/context before opening the camera
+    if args.warmup < 0:
+        raise cli.UserError(f"--warmup {args.warmup} must be ≥ 0")
+    if not 0 <= args.interval <= 86400:  # (NaN and inf too: time.sleep would fail after a frame)
+        raise cli.UserError(f"--interval {args.interval} must be a number of seconds from 0 to 86400")
+    # validate the ruleset/options/flags/context before opening the camera: bad input is exit 2,
+    # not an error on every frame
     from scoring import load_ruleset
+    from scoring.engine import check_flags
 
-    load_ruleset(args.ruleset)
-    cli.context_from_args(args)
-    cli.options_from_args(args)
+    rs = load_ruleset(args.ruleset)
+    check_flags(rs, cli.context_from_args(args))
+    rs.resolve_options(cli.options_from_args(args))
     save_dir = Path(args.save) if args.save else None
     if save_dir is not None:
         try:

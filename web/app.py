@@ -57,6 +57,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.formparsers import MultiPartParser
 
 from scoring import HandError, RulesetError, ScoredHand, available, explain, load_ruleset, parse_hand, score_hand
+from scoring.engine import check_flags
 from scoring.hand import WIN_BY, Context
 from scoring.session import SessionState
 from scoring.settle import settle
@@ -583,10 +584,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         fix = parse_fixes(fixes)
         rs = load_ruleset(ruleset)  # unknown ruleset, option or flag → 422 before any work (the decoder
         rs.resolve_options(opts)     # would only report "no legal reading")
-        known = getattr(rs.module, "FLAGS", None)
-        if known is not None and ctx.flags - set(known):
-            raise ApiError(422, f"unknown flag {', '.join(sorted(ctx.flags - set(known)))} for ruleset {rs.id} "
-                                f"(flags: {', '.join(sorted(known)) or 'none'})")
+        check_flags(rs, ctx)  # HandError → 422
         if image is not None and photo_id:
             raise ApiError(400, "send either an image or a photo_id, not both")
         if image is not None:
