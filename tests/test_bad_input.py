@@ -298,3 +298,34 @@ def test_eval_models_folder_checked(run_cli, tmp_path):
     if "unavailable" in err:
         pytest.skip(f"eval is unavailable here: {err.strip()}")
     assert rc == 2 and f"--models {tmp_path}: no detector.onnx and no classifier.onnx" in one_error_line(err)
+
+
+# ------------------------------------------------------------------------------ serve
+@pytest.fixture
+def busy_port():
+    """A port with a listener on it: a serve test that got past its checks could never start a server."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        yield s.getsockname()[1]
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--max-upload-mb", "nan"], "--max-upload-mb nan must be a positive number"),   # was: a traceback
+    (["--max-upload-mb", "inf"], "--max-upload-mb inf must be a positive number"),   # was: a traceback
+    (["--timeout", "inf"], "--timeout inf must be a positive number"),               # was: accepted
+    (["--workers", "0"], "--workers 0 must be ≥ 1"),                                 # was: 1, silently
+    (["--photo-cache", "-1"], "--photo-cache -1 must be ≥ 1"),                       # was: 1, silently
+    (["--host", "999.1.1.1"], "cannot listen on 999.1.1.1:"),                        # was: uvicorn's log, exit 3
+])
+def test_serve_bad_arguments(run_cli, tmp_path, busy_port, argv, needle):
+    msg = fails(run_cli, "serve", "--no-models", "--data-dir", str(tmp_path), "--port", str(busy_port), *argv)
+    assert needle in msg
+
+
+def test_serve_on_a_port_in_use(run_cli, tmp_path, busy_port):
+    # was: uvicorn logged "address already in use" and exited with code 3
+    msg = fails(run_cli, "serve", "--no-models", "--data-dir", str(tmp_path), "--port", str(busy_port))
+    assert f"cannot listen on 127.0.0.1:{busy_port}" in msg

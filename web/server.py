@@ -29,6 +29,21 @@ def _lan_address() -> str | None:
         s.close()
 
 
+def check_listen(host: str, port: int) -> None:
+    """Bind (and release) ``host:port`` as uvicorn will, so that an unknown host or a port in use is
+    a one-line :class:`cli.UserError` (uvicorn itself logs the failure and exits with code 3)."""
+    import cli
+
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                          flags=socket.AI_PASSIVE)[0]
+        with socket.socket(family, kind, proto) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+            s.bind(addr)
+    except OSError as e:  # socket.gaierror included
+        raise cli.UserError(f"cannot listen on {host}:{port} ({e.strerror or e})") from None
+
+
 def prepare_data_dir(path: Path) -> Path:
     """Create the data dir (and its ``tmp``) and make it the process's temporary directory.
 
@@ -61,8 +76,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
                             f"install them with `pip install fastapi uvicorn python-multipart`") from None
     if not 1 <= args.port <= 65535:
         raise cli.UserError(f"--port must be 1-65535, not {args.port}")
-    if args.max_upload_mb <= 0 or args.timeout <= 0:
-        raise cli.UserError("--max-upload-mb and --timeout must be positive")
+    for name in ("max_upload_mb", "timeout"):  # (NaN and inf too: int(NaN × MiB) was a traceback)
+        v = getattr(args, name)
+        if not 0 < v < 1e9:
+            raise cli.UserError(f"--{name.replace('_', '-')} {v} must be a positive number")
+    for name in ("photo_cache", "workers"):
+        if getattr(args, name) < 1:
+            raise cli.UserError(f"--{name.replace('_', '-')} {getattr(args, name)} must be ≥ 1")
+    check_listen(args.host, args.port)
     data_dir = prepare_data_dir(Path(args.data_dir) if args.data_dir else default_data_dir())
     settings = Settings(data_dir=data_dir, max_upload_bytes=int(args.max_upload_mb * MIB), timeout_s=args.timeout,
                         photo_cache=args.photo_cache, workers=args.workers)
