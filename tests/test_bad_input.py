@@ -214,7 +214,8 @@ def test_hk_settle_dealer_streak(run_cli, streak):
                 "-o", "win_by=self-drawn", "-o", f"dealer_streak={streak}")
     assert "settle option dealer_streak must be a whole number ≥ 0" in msg
     with pytest.raises(RulesetError):
-        settle("hk-tw-16", {"E": 0, "S": 0, "W": 20, "N": 0}, "W", "E", {"win_by": "self-drawn", "dealer_streak": streak})
+        settle("hk-tw-16", {"E": 0, "S": 0, "W": 20, "N": 0}, "W", "E",
+               {"win_by": "self-drawn", "dealer_streak": streak})
 
 
 # ------------------------------------------------------------------------------ batch
@@ -329,3 +330,21 @@ def test_serve_on_a_port_in_use(run_cli, tmp_path, busy_port):
     # was: uvicorn logged "address already in use" and exited with code 3
     msg = fails(run_cli, "serve", "--no-models", "--data-dir", str(tmp_path), "--port", str(busy_port))
     assert f"cannot listen on 127.0.0.1:{busy_port}" in msg
+
+
+# ------------------------------------------------------------------------------ web API bodies
+@pytest.mark.parametrize("body, content_type, needle", [
+    # was "1: JSON decode error" (the character position shown as a field name)
+    (b"{bad", "application/json", "the request body is not valid JSON (Expecting property name"),
+    (b'{"notation": "123m"}', "text/plain", "the request body must be a JSON object"),
+    (b"[1]", "application/json", "the request body must be a JSON object"),
+    (b"", "application/json", "the request body is missing"),  # was "Field required"
+])
+def test_web_bad_json_bodies_say_what_is_wrong(tmp_path, body, content_type, needle):
+    from fastapi.testclient import TestClient
+
+    from web.app import Settings, create_app
+
+    client = TestClient(create_app(Settings(data_dir=tmp_path / "data"), load_models=False))
+    r = client.post("/api/hand", content=body, headers={"Content-Type": content_type})
+    assert r.status_code == 422 and needle in r.json()["error"] and "\n" not in r.json()["error"]

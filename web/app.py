@@ -426,6 +426,12 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             e = errs[0]
             loc = ".".join(str(x) for x in e.get("loc", ()) if x not in ("body", "query", "path"))
             msg = f"{loc}: {e.get('msg', 'invalid')}" if loc else e.get("msg", "invalid request")
+            if e.get("type") == "json_invalid":  # loc is the character position, not a field
+                why = (e.get("ctx") or {}).get("error", "decode error")
+                msg = f"the request body is not valid JSON ({why} at character {loc or '?'})"
+            elif tuple(e.get("loc", ())) == ("body",):  # the body as a whole: missing, or not an object
+                msg = ("the request body is missing: send a JSON object" if e.get("type") == "missing"
+                       else "the request body must be a JSON object (Content-Type: application/json)")
             if len(errs) > 1:
                 msg += f" (and {len(errs) - 1} more)"
         else:  # pragma: no cover
