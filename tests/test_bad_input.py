@@ -172,6 +172,20 @@ def test_photo_under_the_pixel_limit_is_not_refused_as_too_large():
         load_photo(_big_jpeg(16000, 14000), work_side=1024)
 
 
+def test_a_huge_file_is_refused_before_it_is_read(tmp_path, run_cli):
+    # a video or disk image picked by mistake (here a sparse 3 GB file). Was: read into memory whole
+    # (3 GB, 10 s) before "not an image" — a bigger one is killed for memory, in a batch the worker.
+    from vision.errors import ImageError
+    from vision.io import load_image
+
+    big = tmp_path / "holiday.jpg"
+    with big.open("wb") as f:
+        f.truncate(3 * 2**30)
+    with pytest.raises(ImageError, match=r"the file is 3\.0 GB, larger than any photo"):
+        load_image(big)
+    assert "larger than any photo" in fails(run_cli, "photo", str(big), "--no-history")
+
+
 # ------------------------------------------------------------------------------ audit
 AUDIT = ["audit", "--hand", HAND, "--claimed", "26", "--no-history"]
 

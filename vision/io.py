@@ -39,6 +39,9 @@ except ImportError:  # pragma: no cover - pillow-heif is a declared dependency
 MAX_PIXELS = 210_000_000
 #: refuse images smaller than this on either side (no tile can be read)
 MIN_SIDE = 32
+#: refuse files larger than this before reading them into memory (a video or disk image picked by
+#: mistake); an uncompressed 16-bit RGBA TIFF of MAX_PIXELS pixels is 1.7 GB
+MAX_FILE_BYTES = 2 * 2**30
 # Pillow's own decompression-bomb guard refuses images over 2 × MAX_IMAGE_PIXELS (default 2 × 89.5 M):
 # it would refuse real 200 MP photos below MAX_PIXELS, with a message naming the wrong limit. Set
 # it so that MAX_PIXELS (checked in _identify, with the image's size in the message) decides.
@@ -89,6 +92,9 @@ def _open(source: Source) -> tuple[Image.Image, str]:
         size = path.stat().st_size
         if size == 0:
             raise ImageError(f"{name}: the file is empty (0 bytes)")
+        if size > MAX_FILE_BYTES:
+            raise ImageError(f"{name}: the file is {size / 2**30:.1f} GB, larger than any photo "
+                             f"(limit {MAX_FILE_BYTES / 2**30:g} GB); is it a video or another kind of file?")
         with path.open("rb") as f:
             data = f.read()
     except PermissionError:
@@ -151,7 +157,8 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
     pixels (other formats are decoded at full size). Returns a :class:`Photo`.
 
     Raises :class:`ImageError` (one line, naming the file) for a missing, unreadable, empty,
-    non-image, corrupt or truncated file, an image over :data:`MAX_PIXELS` pixels or under
+    oversized (:data:`MAX_FILE_BYTES`), non-image, corrupt or truncated file, an image over
+    :data:`MAX_PIXELS` pixels or under
     :data:`MIN_SIDE` pixels on a side, or an unsupported colour mode.
     """
     im, name = _open(source)
