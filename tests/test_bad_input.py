@@ -244,6 +244,13 @@ def test_batch_review_below_nan_and_only_manifest_without_manifest(run_cli, tmp_
         run_cli, "batch", str(tmp_path), "--out", out, "--only-manifest", "--workers", "0", "--no-history")
 
 
+def test_batch_unknown_default_ruleset(run_cli, tmp_path):
+    (tmp_path / "a.jpg").write_bytes(b"not a photo")
+    # was: exit 0 with every photo an "error: unknown ruleset 'ntss'" row
+    assert "unknown ruleset 'ntss'" in fails(run_cli, "batch", str(tmp_path), "--out", str(tmp_path / "r.csv"),
+                                             "-r", "ntss", "--workers", "0", "--no-history")
+
+
 def test_manifest_row_with_an_unquoted_comma_is_an_error_row_and_the_rest_goes_on(tmp_path):
     from vision.batch import Defaults, build_jobs
 

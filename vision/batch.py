@@ -943,6 +943,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     if args.workers < 0:
         raise cli.UserError(f"--workers {args.workers} must be ≥ 0")
+    from scoring import load_ruleset
+
+    load_ruleset(args.ruleset)  # a misspelt --ruleset would make every photo without its own an error row
     summary = run_batch(args.dir, args.out, manifest=args.manifest, defaults=defaults_from_args(args),
                         workers=args.workers, state=args.state, review_below=args.review_below,
                         reader=args.reader, progress=args.progress, only_manifest=args.only_manifest,
