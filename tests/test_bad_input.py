@@ -132,6 +132,19 @@ def test_fix_the_same_tile_twice_with_different_values():
     assert parse_fixes("3=5p 3=5p") == {3: "5p"}
 
 
+@pytest.mark.parametrize("how", ["same", "dot", "hardlink"])
+def test_annotate_never_overwrites_the_input_photo(run_cli, tmp_path, monkeypatch, how):
+    # was: `photo own.jpg --annotate own.jpg` wrote the annotated image over the user's photo
+    photo = tmp_path / "own.jpg"
+    photo.write_bytes(b"\xff\xd8 the user's only copy")
+    target = {"same": str(photo), "dot": str(tmp_path / "." / "own.jpg"), "hardlink": str(tmp_path / "link.jpg")}[how]
+    if how == "hardlink":
+        (tmp_path / "link.jpg").hardlink_to(photo)
+    msg = fails(run_cli, "photo", str(photo), "--annotate", target, "--no-history")
+    assert "is the input photo" in msg
+    assert photo.read_bytes() == b"\xff\xd8 the user's only copy"
+
+
 def _big_jpeg(w: int, h: int) -> bytes:
     """A tiny JPEG whose header claims w×h pixels (its scan data is for 16×16: decoding stops early)."""
     from PIL import Image
@@ -249,6 +262,20 @@ def test_batch_unknown_default_ruleset(run_cli, tmp_path):
     # was: exit 0 with every photo an "error: unknown ruleset 'ntss'" row
     assert "unknown ruleset 'ntss'" in fails(run_cli, "batch", str(tmp_path), "--out", str(tmp_path / "r.csv"),
                                              "-r", "ntss", "--workers", "0", "--no-history")
+
+
+@pytest.mark.parametrize("out", ["m.csv", "r.csv --state m.csv", "m.settlements.csv"])
+def test_batch_never_writes_over_its_manifest(run_cli, tmp_path, monkeypatch, out):
+    # was: `batch DIR --manifest m.csv --out m.csv` replaced the manifest with the results
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.jpg").write_bytes(b"not a photo")
+    manifest = tmp_path / ("m.csv" if out != "m.settlements.csv" else "m.settlements.csv")
+    manifest.write_text("photo,seat_wind\na.jpg,E\n")
+    args = out.split() if out != "m.settlements.csv" else ["m.csv"]
+    msg = fails(run_cli, "batch", str(tmp_path), "--manifest", manifest.name, "--out", *args,
+                "--workers", "0", "--no-history")
+    assert "is the manifest; choose another file" in msg
+    assert manifest.read_text() == "photo,seat_wind\na.jpg,E\n"
 
 
 def test_manifest_row_with_an_unquoted_comma_is_an_error_row_and_the_rest_goes_on(tmp_path):

@@ -645,6 +645,14 @@ def default_workers() -> int:
     return max(1, min(8, n))
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    """True when ``a`` and ``b`` name the same file (same path, or hard/symbolic links to it)."""
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
 def state_path_for(out: Path) -> Path:
     """The default state database of an output file: ``results.csv`` → ``results.batch.sqlite3``."""
     return out.with_name(out.stem + ".batch.sqlite3")
@@ -680,6 +688,11 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         raise UserError(f"{d}: no photos found (extensions: {', '.join(sorted(PHOTO_EXTS))})"
                         + (" and none listed in the manifest" if manifest else ""))
     state_p = Path(state) if state else state_path_for(out)
+    if manifest is not None:  # the files this run writes must not be the manifest it reads
+        for what, path in (("--out", out), ("--state", state_p),
+                           ("the settlements file", out.with_name(out.stem + ".settlements.csv"))):
+            if _same_file(path, Path(manifest)):
+                raise UserError(f"{what} {path} is the manifest; choose another file")
     try:
         rid = reader_identity(reader)
     except FatalError as e:

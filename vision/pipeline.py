@@ -12,6 +12,7 @@ to right): ``--fix 3=5p`` sets tile 3 before layout and decoding, so the rest of
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -311,6 +312,10 @@ def cmd_photo(args: argparse.Namespace) -> int:
         raise cli.UserError("give the photo to read (mahjong-score photo IMG) or --demo")
     else:
         source = args.image
+    if args.annotate:  # never write the annotated image over the photo itself
+        out, src = Path(args.annotate), Path(source)
+        if out.resolve() == src.resolve() or (out.exists() and src.exists() and os.path.samefile(out, src)):
+            raise cli.UserError(f"--annotate {args.annotate} is the input photo; choose another file")
     ctx = cli.context_from_args(args)
     opts = cli.options_from_args(args)
     try:
