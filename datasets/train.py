@@ -10,7 +10,7 @@ or incomplete (``--stage data`` does only that; an interrupted render continues 
 then trains the classifier and the detector and exports both.
 
 * ``--data``: a detection dataset in ultralytics' layout with a ``data.yaml`` (written by
-  ``python -m datasets.synth``; default ``/work/data/synth-v1`` or ``$MAHJONG_SYNTH``).
+  ``python -m datasets.synth``; default ``/work/data/synth-v2`` or ``$MAHJONG_SYNTH``).
 * ``--crops``: a classifier crop set ``{train,val}/<tile code>/*.png`` made with
   :func:`vision.crops.crop_tile`; several may be given (default: ``<data>-crops/crops`` and
   ``<data>/crops``, those that exist).

@@ -199,3 +199,46 @@ def test_cli_photo_end_to_end_with_stand_in_models(tmp_path, monkeypatch, capsys
     rc = cli.main(["photo", str(tmp_path / "hand.png"), "--no-history", "--fix", "14=9p"])
     out = capsys.readouterr()
     assert rc == 2 and "reading: " in out.out and out.err.count("\n") == 1, out.out
+
+
+def test_wide_box_leans_sideways(tmp_path):
+    """vision.classify.SIDEWAYS_LEAN: on a box wider than tall the better sideways reading wins unless a
+    0°/180° reading is surer by more than the lean; on a tall box the surest turn wins outright.
+    A stand-in `run` reads the crop's bright half: top → 9p (0.92), right → 8p (0.90 − 0.1·k), other → 1m."""
+    import dataclasses
+
+    from vision import classify
+    from vision.detect import Detections
+
+    base = load_classifier(make_classifier(tmp_path / "c.onnx", {(250, 30, 30): "7z"}, rotation="upright"))
+    p8 = {"drop": 0.0}
+
+    class Stand(classify.Classifier):
+        def run(self, crops):
+            out = np.zeros((len(crops), NUM_CLASSES), np.float32)  # the rest of each row's mass is nowhere
+            for i, c in enumerate(crops.astype(float).mean(3)):
+                h, w = c.shape
+                top, right = c[: h // 2].mean() - c[h // 2:].mean(), c[:, w // 2:].mean() - c[:, : w // 2].mean()
+                if top > 50:
+                    out[i, CLASS_INDEX["9p"]] = 0.92
+                elif right > 50:
+                    out[i, CLASS_INDEX["8p"]] = 0.90 - p8["drop"]
+                else:
+                    out[i, CLASS_INDEX["1m"]] = 0.5
+            return out
+
+    clf = Stand(**{f.name: getattr(base, f.name) for f in dataclasses.fields(base)})
+    img = np.zeros((200, 300, 3), np.uint8)
+    img[40:160, 60:200] = 40
+    img[40:100, 60:200] = 250  # the upper half of the tile is bright
+    wide = Detections.make([[60, 40, 200, 160]])  # 140 × 120 px: wider than tall
+    rd = clf(img, wide)
+    assert rd.codes == ("8p",) and rd.pose == ("sideways",)  # 0.90 ≥ 0.92 − 0.1
+    p8["drop"] = 0.2  # now the upright reading is surer by 0.22 > SIDEWAYS_LEAN
+    rd = clf(img, wide)
+    assert rd.codes == ("9p",) and rd.pose == ("upright",)
+    p8["drop"] = 0.0
+    tall = Detections.make([[60, 40, 160, 160]])  # 100 × 120 px: the surest turn wins
+    img2 = img.copy()
+    img2[40:160, 160:200] = 0
+    assert clf(img2, tall).codes == ("9p",)

@@ -9,7 +9,11 @@ the training crops were made with), in one batch. Everything comes from the mode
   ``upright`` here (the layout step judges ``sideways`` from the box shape);
 * ``upright`` — the crop is also tried turned by 90°, 180° and 270° for tiles that are not read
   confidently upright (or whose box is wider than tall); the most confident turn wins and gives the
-  pose (``sideways`` for 90°/270°, ``upside-down`` for 180°).
+  pose (``sideways`` for 90°/270°, ``upside-down`` for 180°). A box wider than tall leans sideways:
+  there the better of 90°/270° wins unless 0°/180° is more confident by more than
+  :data:`SIDEWAYS_LEAN` (measured on the synthetic validation renders of ``synth-v2``, 1 526 hand tiles
+  matched to detections: 0.954 read right with the lean of 0.1, 0.953 without; sideways tiles 0.949
+  against 0.923).
 
 A tile the detector calls face-down, or that the classifier reads as ``0x`` with probability ≥
 :data:`BACK_SURE`, has pose ``face-down``.
@@ -30,6 +34,8 @@ POSES = ("upright", "sideways", "upside-down", "face-down")
 #: a tile read upright with at least this probability is not tried in other turns
 UPRIGHT_SURE = 0.9
 BACK_INDEX = CLASS_INDEX[BACK]
+#: on a box wider than tall, a 0°/180° reading beats the best sideways one only when this much more sure
+SIDEWAYS_LEAN = 0.1
 #: the classifier alone calls a tile face-down only when this sure
 BACK_SURE = 0.5
 
@@ -133,7 +139,12 @@ class Classifier:
                 turned = np.concatenate([np.rot90(crops[unsure], k, axes=(1, 2)) for k in (1, 2, 3)])
                 tp = self.run(np.ascontiguousarray(turned)).reshape(3, len(unsure), NUM_CLASSES)
                 cand = np.concatenate([probs[unsure][None], tp])  # (4, u, 43)
-                best = cand.max(2).argmax(0)
+                sure = cand.max(2)  # (4, u)
+                best = sure.argmax(0)
+                u = np.arange(len(unsure))
+                side = np.where(sure[3] > sure[1], 3, 1)
+                up = np.where(sure[2] > sure[0], 2, 0)
+                best = np.where(wide[unsure], np.where(sure[side, u] >= sure[up, u] - SIDEWAYS_LEAN, side, up), best)
                 probs[unsure] = cand[best, np.arange(len(unsure))]
                 turn[unsure] = best
         pose = []
