@@ -204,14 +204,14 @@ def test_cli_photo_end_to_end_with_stand_in_models(tmp_path, monkeypatch, capsys
 def test_wide_box_leans_sideways(tmp_path):
     """vision.classify.SIDEWAYS_LEAN: on a box wider than tall the better sideways reading wins unless a
     0°/180° reading is surer by more than the lean; on a tall box the surest turn wins outright.
-    A stand-in `run` reads the crop's bright half: top → 9p (0.92), right → 8p (0.90 − 0.1·k), other → 1m."""
+    A stand-in `run` reads the crop's bright half: top → 9p (0.92), right → 8p (0.90 − drop), other → 1m."""
     import dataclasses
 
     from vision import classify
     from vision.detect import Detections
 
     base = load_classifier(make_classifier(tmp_path / "c.onnx", {(250, 30, 30): "7z"}, rotation="upright"))
-    p8 = {"drop": 0.0}
+    p8 = {"drop": 0.0, "top": 0.92}
 
     class Stand(classify.Classifier):
         def run(self, crops):
@@ -220,7 +220,7 @@ def test_wide_box_leans_sideways(tmp_path):
                 h, w = c.shape
                 top, right = c[: h // 2].mean() - c[h // 2:].mean(), c[:, w // 2:].mean() - c[:, : w // 2].mean()
                 if top > 50:
-                    out[i, CLASS_INDEX["9p"]] = 0.92
+                    out[i, CLASS_INDEX["9p"]] = p8["top"]
                 elif right > 50:
                     out[i, CLASS_INDEX["8p"]] = 0.90 - p8["drop"]
                 else:
@@ -237,8 +237,12 @@ def test_wide_box_leans_sideways(tmp_path):
     p8["drop"] = 0.2  # now the upright reading is surer by 0.22 > SIDEWAYS_LEAN
     rd = clf(img, wide)
     assert rd.codes == ("9p",) and rd.pose == ("upright",)
-    p8["drop"] = 0.0
-    tall = Detections.make([[60, 40, 160, 160]])  # 100 × 120 px: the surest turn wins
-    img2 = img.copy()
-    img2[40:160, 160:200] = 0
-    assert clf(img2, tall).codes == ("9p",)
+    # a tall box read upright below UPRIGHT_SURE (0.85 < 0.9), so the turns are tried: the sideways
+    # 8p (0.90 − 0.1 = 0.80) is within the lean of the upright 9p (0.80 ≥ 0.85 − 0.1) and would win
+    # on a wide box, but on a tall box the surest turn (9p, 0.85 > 0.80) wins
+    p8["top"], p8["drop"] = 0.85, 0.1
+    assert p8["top"] < classify.UPRIGHT_SURE and 0.90 - p8["drop"] >= p8["top"] - classify.SIDEWAYS_LEAN
+    tall = Detections.make([[60, 40, 160, 160]])  # 100 × 120 px
+    rd = clf(img, tall)
+    assert rd.codes == ("9p",) and rd.pose == ("upright",)
+    assert clf(img, wide).codes == ("8p",)  # the same readings on the wide box: the lean decides
