@@ -171,6 +171,12 @@ def test_photo_audit_annotates_beside_the_photo_and_never_overwrites_it(run_cli,
     rc, _, err = run_cli("audit", str(img), "--claimed", "1", "--reader", bf.ORACLE, "--annotate", str(img))
     assert rc == 2 and "is the input photo" in err
     assert hashlib.sha256(img.read_bytes()).hexdigest() == before
+    # nor over a hard link to it (was: written through the link, over the photo)
+    link = tmp_path / "link.jpg"
+    link.hardlink_to(img)
+    rc, _, err = run_cli("audit", str(img), "--claimed", "1", "--reader", bf.ORACLE, "--annotate", str(link))
+    assert rc == 2 and "is the input photo" in err
+    assert hashlib.sha256(img.read_bytes()).hexdigest() == before
 
 
 def test_photo_audit_of_a_corrupt_file_is_exit_2(run_cli, tmp_path, truth):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -391,7 +392,7 @@ def _annotate(args: argparse.Namespace, res, result: AuditResult) -> Path | None
     image = Path(args.image)
     explicit = args.annotate is not None
     path = Path(args.annotate) if explicit else default_annotation_path(image)
-    if path.exists() and path.resolve() == image.resolve():
+    if path.exists() and (path.resolve() == image.resolve() or os.path.samefile(path, image)):  # (a hard link too)
         raise cli.UserError(f"--annotate {path} is the input photo; choose another file")
     title = (f"claimed {result.claimed_total} / computed {result.computed_total}: "
              + ("MATCH" if result.match else "MISMATCH"))
