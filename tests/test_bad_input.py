@@ -278,6 +278,17 @@ def test_batch_never_writes_over_its_manifest(run_cli, tmp_path, monkeypatch, ou
     assert manifest.read_text() == "photo,seat_wind\na.jpg,E\n"
 
 
+@pytest.mark.parametrize("state", ["r.csv", "r.settlements.csv"])
+def test_batch_state_is_not_an_output_file(run_cli, tmp_path, monkeypatch, state):
+    # was: `--out r.csv --state r.csv` wrote the CSV over the SQLite database (the results then
+    # lived only in r.csv-wal, and a checkpoint would write database pages over the CSV)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.jpg").write_bytes(b"not a photo")
+    msg = fails(run_cli, "batch", str(tmp_path), "--out", "r.csv", "--state", state, "--workers", "0", "--no-history")
+    assert f"--state {state} is" in msg and "choose another file" in msg
+    assert not (tmp_path / state).exists()
+
+
 def test_manifest_row_with_an_unquoted_comma_is_an_error_row_and_the_rest_goes_on(tmp_path):
     from vision.batch import Defaults, build_jobs
 

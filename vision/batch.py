@@ -693,6 +693,9 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                            ("the settlements file", out.with_name(out.stem + ".settlements.csv"))):
             if _same_file(path, Path(manifest)):
                 raise UserError(f"{what} {path} is the manifest; choose another file")
+    for what, path in (("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))):
+        if _same_file(state_p, path):  # the database and a CSV written over each other: both lost
+            raise UserError(f"--state {state_p} is {what}; choose another file")
     try:
         rid = reader_identity(reader)
     except FatalError as e:
