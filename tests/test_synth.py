@@ -223,7 +223,8 @@ def test_span_frames_the_concealed_row(tmp_path):
 @needs_font
 def test_train_data_stage_continues_an_interrupted_render(tmp_path, monkeypatch):
     """`python -m datasets.train --stage data` renders the recipe's sets and, after an interruption,
-    renders only the missing images — and those come out byte-identical (image i depends on seed and i)."""
+    continues from the first missing image (images before it are kept, those from it on are rendered
+    again) — and they come out byte-identical (image i depends on seed and i)."""
     from datasets import train
 
     monkeypatch.setattr(train, "DATA_RECIPE", [
@@ -239,9 +240,11 @@ def test_train_data_stage_continues_an_interrupted_render(tmp_path, monkeypatch)
     for p in out.rglob("000001_*.png"):  # an interruption lost image 1 (image 2 was written out of order)
         p.unlink()
     assert train.rendered_upto(out) == 1
+    kept = {p: p.stat().st_mtime_ns for p in out.rglob("000000_*.png")}
     train.render_data(data, workers=1)
     after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*.png")}
     assert after == before
+    assert kept and kept == {p: p.stat().st_mtime_ns for p in out.rglob("000000_*.png")}  # image 0 not redone
     # a complete set is left alone
     mtimes = {p: p.stat().st_mtime_ns for p in out.rglob("*.png")}
     train.render_data(data, workers=1)
