@@ -325,6 +325,52 @@ def test_module_hooks(make_rs, monkeypatch):
         score_hand(hand(CHOWS, "6m"), rs)
 
 
+def _view(rs, text, win=None, opts=None, **ctx):
+    """A view of the hand's first reading (for the helpers hooks call)."""
+    from scoring.decompose import decompositions
+
+    h = hand(text, win, **ctx)
+    return engine.View(h, decompositions(h, rs.shapes)[0], rs, rs.resolve_options(opts))
+
+
+def test_rule_fires_reads_shapes_when_and_the_predicate(make_rs):
+    rs = make_rs(OPT + MAHJONG + rule("fancy", extra='when = { style = "fancy" }')
+                 + rule("pairs-only", extra='shapes = ["seven-pairs"]') + rule("ch", predicate="all_chows"))
+    plain, fancy = _view(rs, CHOWS, "6m"), _view(rs, CHOWS, "6m", {"style": "fancy"})
+    r = {x.id: x for x in rs.rules}
+    assert not engine.rule_fires(r["fancy"], plain) and engine.rule_fires(r["fancy"], fancy)  # when
+    assert not engine.rule_fires(r["pairs-only"], plain)                                     # shapes
+    assert engine.rule_fires(r["ch"], plain)                                                  # predicate
+    assert not engine.rule_fires(r["ch"], _view(rs, "234m678m345s999p11p", "6m"))
+
+
+def test_best_completion_tries_every_tile_and_skips_one_held_four_times(make_rs):
+    rs = make_rs(MAHJONG + rule("ch", value=5, predicate="all_chows")
+                 + rule("big", value=9, predicate="always", extra='shapes = ["seven-pairs"]'),
+                 head_extra='shapes = ["standard", "seven-pairs"]\n')
+    r = {x.id: x for x in rs.rules}
+    # 34m 678m 345s 456p 99p (13 tiles) waits on 2m and 5m; both make four chows: the first in tile order
+    v = _view(rs, "34m678m345s456p99p", winner=False)
+    assert engine.best_completion(v, [r["ch"]]) == (5, "ch", "2m")
+    # 112233m 445566p 7s: 7s makes both four chows (5) and seven pairs (9): the higher value
+    v = _view(rs, "112233m445566p7s", winner=False)
+    assert engine.best_completion(v, [r["ch"], r["big"]]) == (9, "big", "7s")
+    assert engine.best_completion(v, [r["ch"]]) == (5, "ch", "7s")
+    # 234m 678m 345s + 9p waits on 9p alone, but the table holds the other three 9p: nothing completes
+    v = _view(rs, "234m678m345s9p [999p]", winner=False)
+    assert engine.best_completion(v, [r["mahjong"]]) is None
+    assert engine.best_completion(_view(rs, "234m678m345s9p [888p]", winner=False), [r["mahjong"]]) == (20, "Mahjong", "9p")
+
+
+def test_compact_in_order_keeps_the_order():
+    from scoring.tiles import compact, compact_in_order
+
+    assert compact_in_order(["1m", "2m", "5p"]) == "12m5p" == compact(["5p", "2m", "1m"])
+    assert compact_in_order(["5p", "1m", "2m", "7p"]) == "5p12m7p"  # a suit seen again starts a new run
+    assert compact_in_order(["0x", "1y", "9z"]) == "0x1y9z"  # codes are not checked
+    assert compact_in_order([]) == ""
+
+
 # ------------------------------------------------------------------------------- loading
 def test_base_remove_and_replace(make_rs):
     body = rule("mahjong", value=30, extra='applies_to = "winner"')
