@@ -218,6 +218,9 @@ def test_claimed_lines_given_inline_as_the_help_says(run_cli):
     ('[{"rule": "mahjong", "points": NaN}]', "points must be a number, not nan"),
     ('[{"rule": "mahjong", "doublings": Infinity}]', "doublings must be a number"),
     ('[{"rule": ["mahjong"], "points": 20}]', "the rule or name must be text"),
+    # was: a traceback (OverflowError: int too large to convert to float)
+    ('[{"rule": "mahjong", "points": 1' + "0" * 400 + "}]", "points must be a number, not 1000"),
+    ('[{"rule": "mahjong", "kind": "limit", "limit": NaN}]', "limit must be a number, not nan"),
     ("{bad", "not JSON"),
 ])
 def test_claimed_lines_bad_values(run_cli, claim, needle):

@@ -129,10 +129,28 @@ def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
             raise HandError(f"--claimed-lines {p}: item {k}: the rule or name must be text, "
                             f"not {ln.get('rule') or ln.get('name')!r}")
         for a in _AMOUNTS + ("count",):
-            if a in ln and (isinstance(ln[a], bool) or not isinstance(ln[a], (int, float))
-                            or not math.isfinite(ln[a])):
-                raise HandError(f"--claimed-lines {p}: item {k}: {a} must be a number, not {ln[a]!r}")
+            if a in ln and not _finite_number(ln[a]):
+                raise HandError(f"--claimed-lines {p}: item {k}: {a} must be a number, not {_short(ln[a])}")
+        if isinstance(ln.get("limit"), (int, float)) and not _finite_number(ln["limit"]):  # (read when a number)
+            raise HandError(f"--claimed-lines {p}: item {k}: limit must be a number, not {_short(ln['limit'])}")
     return data
+
+
+def _finite_number(v: Any) -> bool:
+    """True for an int or float (not a bool) that is finite as a float (JSON gives NaN, Infinity and
+    integers of any length: ``float()`` of a 400-digit integer overflows)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
+
+
+def _short(v: Any) -> str:
+    """``repr(v)`` cut to 40 characters (the error stays one short line)."""
+    r = repr(v)
+    return r if len(r) <= 40 else r[:37] + "..."
 
 
 def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: ScoredHand) -> list[Claimed]:
