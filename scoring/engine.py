@@ -1044,8 +1044,11 @@ def best_completion(view: View, rules: Sequence[Rule]) -> tuple[float, str, str]
     on some reading of ``view``'s hand completed by one more tile, self-drawn from the wall (the
     context made a winner's, ``win_by="wall"``; the view's options kept): what a hand one tile
     short is waiting for. Tiles are tried in canonical order, skipping a tile held four times
-    (in the hand or on the table); on equal values the first found is kept. None when no tile
-    completes any of ``rules``. The caller checks that the hand is one tile short."""
+    (in the hand or on the table); on equal values the first found is kept. ``value`` is the rule's
+    own ``value`` in the unit of its ``kind`` (a fixed score, a limit fraction, points or doublings;
+    compare rules of one kind). None when no tile completes any of ``rules``. The caller checks that
+    the hand is one tile short. Used for the waiting-hand rules (002:19 "wachtend spel = helft van
+    punten", 001:52-54)."""
     hand, rs = view.hand, view.ruleset
     held = Counter(hand.all_tiles)
     ctx = replace(hand.context, winner=True, win_by="wall")
