@@ -37,6 +37,12 @@ def det_class(shown: str, scheme: str) -> int:
     return CLASS_INDEX[shown]
 
 
+#: per output folder: the options that decide the images (checked when a set is extended) and the
+#: indices of the images whose files are all written (one per line, in completion order)
+ARGS_FILE = "synth-args.json"
+DONE_FILE = "done.txt"
+
+
 def split_of(i: int, val_every: int) -> str:
     """``val`` for every ``val_every``-th image (i % val_every == val_every - 1), else ``train``."""
     return "val" if val_every > 0 and i % val_every == val_every - 1 else "train"
@@ -107,7 +113,7 @@ def render_one(i: int) -> dict:
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(sc.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, sc.jpeg_quality])
     jpg = buf.tobytes()
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    counts = {"tiles": len(sc.tiles), "crops": 0}
+    counts = {"tiles": len(sc.tiles), "crops": 0, "index": i}
     if not o["crops_only"]:
         (out / "images" / split / f"{name}.jpg").write_bytes(jpg)
         lines = []
@@ -197,6 +203,19 @@ def main(argv: list[str] | None = None) -> int:
     if not srcs:
         print("error: no tile art (install a CJK font, e.g. fonts-wqy-zenhei, or provide ../shared)", file=sys.stderr)
         return 2
+    # what decides the content of image i besides i: recorded once, checked when a set is extended
+    record = {k: v for k, v in sorted(vars(a).items()) if k not in ("out", "images", "workers", "start")}
+    record["art_sources"] = sorted(srcs)
+    rec_path = out / ARGS_FILE
+    if rec_path.exists():
+        old = json.loads(rec_path.read_text())
+        diff = sorted(k for k in set(old) | set(record) if old.get(k) != record.get(k))
+        if diff:
+            print(f"error: {out} was rendered with other options ({', '.join(f'{k}: {old.get(k)!r} there, {record.get(k)!r} now' for k in diff)}); "
+                  "use another --out", file=sys.stderr)
+            return 2
+    else:
+        rec_path.write_text(json.dumps(record, indent=1) + "\n")
     opts = {"out": str(out), "W": W, "H": H, "seed": a.seed, "det": a.det_classes, "crops_only": a.crops_only,
             "crops": not a.no_crops, "val_every": a.val_every, "max_distractor_crops": a.max_distractor_crops,
             "crop_size": a.crop_size, "crop_margin": a.crop_margin, "crop_resize": a.crop_resize,
@@ -215,9 +234,12 @@ def main(argv: list[str] | None = None) -> int:
         pool = mp.get_context("fork" if os.name != "nt" else "spawn").Pool(a.workers, _init, (opts,))
         it = pool.imap_unordered(render_one, idx, chunksize=2)
     try:
-        for c in tqdm(it, total=a.images, unit="img", desc="synth"):
-            for k in tot:
-                tot[k] += c[k]
+        with open(out / DONE_FILE, "a") as done:
+            for c in tqdm(it, total=a.images, unit="img", desc="synth"):
+                for k in tot:
+                    tot[k] += c[k]
+                done.write(f"{c['index']}\n")  # every file of image c['index'] is written
+                done.flush()
     finally:
         if pool is not None:
             pool.close()

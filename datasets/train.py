@@ -69,11 +69,18 @@ DATA_RECIPE: list[tuple[str, list[str]]] = [
 
 
 def rendered_upto(folder: Path) -> int:
-    """Index of the first image of a ``datasets.synth`` folder that is missing (images are written out
-    of order by the worker pool): the lowest index absent from ``images/*/NNNNNN.jpg`` and
-    ``crops/*/*/NNNNNN_*.png``; 0 for an empty or absent folder."""
-    have = {int(p.stem[:6]) for p in folder.glob("images/*/*.jpg") if p.stem[:6].isdigit()}
-    have |= {int(p.stem[:6]) for p in folder.glob("crops/*/*/*.png") if p.stem[:6].isdigit()}
+    """Index of the first image of a ``datasets.synth`` folder that is not complete: the lowest index
+    missing from its ``done.txt`` (written by ``datasets.synth`` after all files of an image, so an
+    image cut off half-written counts as missing). For a folder rendered before ``done.txt`` existed,
+    the lowest index with no ``images/*/NNNNNN.jpg`` and no ``crops/*/*/NNNNNN_*.png``. 0 for an
+    empty or absent folder."""
+    from .synth import DONE_FILE
+
+    if (folder / DONE_FILE).exists():
+        have = {int(x) for x in (folder / DONE_FILE).read_text().split() if x.isdigit()}
+    else:
+        have = {int(p.stem[:6]) for p in folder.glob("images/*/*.jpg") if p.stem[:6].isdigit()}
+        have |= {int(p.stem[:6]) for p in folder.glob("crops/*/*/*.png") if p.stem[:6].isdigit()}
     i = 0
     while i in have:
         i += 1
@@ -82,7 +89,10 @@ def rendered_upto(folder: Path) -> int:
 
 def render_data(data: Path, workers: int = 2) -> None:
     """Render the sets of :data:`DATA_RECIPE` next to ``data`` (continuing incomplete ones; an image
-    depends only on seed and index, so continuing gives the same set as one uninterrupted run)."""
+    depends only on seed and index, so continuing gives the same set as one uninterrupted run).
+
+    Raises SystemExit when ``datasets.synth`` fails, e.g. when an existing folder was rendered with
+    other options than the recipe's (``datasets.synth`` checks its ``synth-args.json``)."""
     from . import synth
 
     for suffix, args in DATA_RECIPE:
@@ -637,7 +647,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scratch", action="store_true", help="detector: start from the yaml, not the checkpoint")
     ap.add_argument("--lr", type=float, default=3e-3, help="classifier peak learning rate")
     ap.add_argument("--epochs", type=int, default=None,
-                    help=f"detector {DET_EPOCHS} / classifier {CLS_EPOCHS} by default")
+                    help=f"epochs of each stage trained (default: detector {DET_EPOCHS}, classifier {CLS_EPOCHS})")
     ap.add_argument("--epoch-size", type=int, default=CLS_EPOCH_SIZE, help="classifier crops per epoch (0: all)")
     ap.add_argument("--smoothing", type=float, default=0.05, help="classifier label smoothing")
     ap.add_argument("--rotation", choices=("upright", "invariant"), default=CLS_ROTATION,
@@ -669,7 +679,7 @@ def main(argv: list[str] | None = None) -> int:
         init = a.init if a.stage == "detector" else None
         if init is None and not a.scratch and (CHECKPOINTS / "detector.pt").exists():
             init = CHECKPOINTS / "detector.pt"
-        w = train_detector(data, a.epochs if a.stage == "detector" and a.epochs else DET_EPOCHS, a.imgsz, a.resume,
+        w = train_detector(data, a.epochs or DET_EPOCHS, a.imgsz, a.resume,
                            arch=a.arch if a.stage == "detector" and a.arch else "yolov8n", fraction=a.fraction,
                            mosaic=a.mosaic, init=init, warmup=0.0 if init else 1.0, batch=a.batch, lr0=a.lr0)
         if not a.no_export:

@@ -237,8 +237,12 @@ def test_train_data_stage_continues_an_interrupted_render(tmp_path, monkeypatch)
     assert train.rendered_upto(out) == 3
     before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*.png")}
     assert {p.name[:6] for p in before} == {"000000", "000001", "000002"}
-    for p in out.rglob("000001_*.png"):  # an interruption lost image 1 (image 2 was written out of order)
-        p.unlink()
+    # an interruption cut image 1 off half-written (one crop of it missing, not in done.txt) after image 2
+    # had been finished out of order
+    next(iter(sorted(out.rglob("000001_*.png")))).unlink()
+    done = out / synth.DONE_FILE
+    assert sorted(done.read_text().split()) == ["0", "1", "2"]
+    done.write_text("0\n2\n")
     assert train.rendered_upto(out) == 1
     kept = {p: p.stat().st_mtime_ns for p in out.rglob("000000_*.png")}
     train.render_data(data, workers=1)
@@ -249,3 +253,23 @@ def test_train_data_stage_continues_an_interrupted_render(tmp_path, monkeypatch)
     mtimes = {p: p.stat().st_mtime_ns for p in out.rglob("*.png")}
     train.render_data(data, workers=1)
     assert mtimes == {p: p.stat().st_mtime_ns for p in out.rglob("*.png")}
+
+
+@needs_font
+def test_synth_refuses_to_extend_a_set_rendered_with_other_options(tmp_path, capsys):
+    """The images of a folder must all come from one set of options: extending it with others (here
+    another seed) is refused with one line naming the difference, and nothing is written."""
+    from datasets import train
+
+    out = tmp_path / "s"
+    args = ["--out", str(out), "--images", "1", "--workers", "1", "--crops-only", "--size", "320x240", "--val-every", "0"]
+    assert synth.main(args + ["--seed", "1"]) == 0
+    files = sorted(p for p in out.rglob("*") if p.is_file())
+    capsys.readouterr()  # the first run's progress bar
+    assert synth.main(args + ["--seed", "2", "--start", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "other options" in err[0] and "seed: 1 there, 2 now" in err[0]
+    assert sorted(p for p in out.rglob("*") if p.is_file()) == files
+    # a folder from before done.txt: the files themselves say which images are there
+    (out / synth.DONE_FILE).unlink()
+    assert train.rendered_upto(out) == 1
