@@ -18,7 +18,7 @@ then trains the classifier and the detector and exports both.
   of the stage from ``runs/<stage>/…/last.pt``; without a run there, it warm-starts from the committed
   weights in ``models/checkpoints/``.
 * The result is exported to ``models/detector.onnx`` / ``models/classifier.onnx`` following
-  ``notes/model-contract.md`` (opset 17, onnxslim, metadata incl. ``data_hash``); small weights are
+  ``models/CONTRACT.md`` (opset 17, onnxslim, metadata incl. ``data_hash``); small weights are
   written to ``models/checkpoints/`` so a later session can continue.
 
 torch and ultralytics are only needed here (the ``train`` extra); inference uses onnxruntime only.

@@ -1,6 +1,6 @@
 """The committed ONNX models: they load with onnxruntime, carry the contract's metadata, and read a render.
 
-Contract: notes/model-contract.md. The rendered scene comes from the synthetic generator with a fixed
+Contract: models/CONTRACT.md. The rendered scene comes from the synthetic generator with a fixed
 seed (it needs the CJK fonts / ../shared tile art the generator uses; skipped with a reason without).
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Tile crops for the classifier: ONE definition, used by training-crop export and by inference.
 
-The model contract (``notes/model-contract.md``) says crop preprocessing is defined here once, so that
+The model contract (``models/CONTRACT.md``) says crop preprocessing is defined here once, so that
 the crops the classifier was trained on and the crops it sees at run time are made the same way.
 The classifier's ONNX metadata records ``crop_margin`` and ``crop_resize``; inference passes them in.
 """

@@ -11,7 +11,7 @@ class ImageError(VisionError):
 
 
 class ModelError(VisionError):
-    """A model file that is missing or whose metadata does not follow ``notes/model-contract.md``."""
+    """A model file that is missing or whose metadata does not follow ``models/CONTRACT.md``."""
 
 
 class NoTilesError(VisionError):

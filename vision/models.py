@@ -1,7 +1,7 @@
 """ONNX model files: locating them, opening onnxruntime sessions, reading their metadata.
 
 Everything a model needs at run time (input size, class names, crop margin, rotation mode) is read
-from the ONNX ``metadata_props`` written at export (``notes/model-contract.md``); nothing is
+from the ONNX ``metadata_props`` written at export (``models/CONTRACT.md``); nothing is
 hard-coded here. Models are looked up in ``$MAHJONG_MODELS`` or the repository's ``models/``.
 
 Threads: sessions run with :data:`THREADS` intra-op threads (``$MAHJONG_THREADS`` overrides it);
