@@ -1377,7 +1377,8 @@ def explain(result: ScoredHand) -> str:
 def _summary(result: ScoredHand) -> str:
     """The explanation's total line: ``total: 64 = 16 points × 2^2`` (``× 2^n`` only when there are
     doublings: ``total: 37 = 37 points`` in a purely additive ruleset), ``total: 2000 (special
-    hand)``; a refused mahjong with total 0 shows the reason instead of the formula it did not
+    hand)``; points a ruleset adds after doubling show as ``total: 74 = 16 points × 2^2 + 10 not
+    doubled``, a total held below its formula as ``…, limited to N``; a refused mahjong with total 0 shows the reason instead of the formula it did not
     use — ``total: 0 (mahjong not allowed: …)`` — the figure it would have scored stays in the
     status line above."""
     summary = f"total: {result.total}"
@@ -1394,6 +1395,11 @@ def _summary(result: ScoredHand) -> str:
             mult = math.prod(ln.multiplier for ln in result.lines if ln.kind == "multiplier")
             if mult != 1:
                 summary += f" × {_num(mult)}"
+            formula = result.points * 2 ** result.doublings * mult
+            if result.total > formula + 1e-9:  # points added after doubling (e.g. swedish 003-01 option)
+                summary += f" + {_num(result.total - formula)} not doubled"
+            elif result.total < formula - 1e-9 and refusal is None:
+                summary += f" = {_num(formula)}, limited to {result.total}"
         if refusal is not None:
             summary += f" ({refusal})"
     if result.cash:

@@ -409,3 +409,14 @@ def test_history_is_flushed_in_chunks_once(tmp_path, folder):
     hc = history.connect(db)
     assert len(list(history.entries(hc, limit=None))) == N_GOOD
     hc.close()
+
+
+def test_status_keeps_the_left_out_tile_in_the_problem():
+    """A legal reading that rests on leaving a detection out is never a silent ok: the pipeline scales
+    its confidence by 1 − the box's score, and the row's problem keeps the note naming the tile."""
+    from vision.batch import _status
+
+    note = "tile 9 (detector score 0.56) left out as a false detection"
+    r = {"error": None, "legal": 1, "allowed": 1, "confidence": 0.989 * (1 - 0.56), "problem": note}
+    assert _status(r, 0.6) == ("needs-review", f"confidence 44% below 60%; {note}")
+    assert _status({**r, "confidence": 0.95}, 0.6) == ("ok", note)

@@ -126,6 +126,8 @@ def test_worked_example_mahjong_points_after_doubling_74():
     # 003-01 reading (b): 16 × 2 × 2 = 64, then + 10 mahjong points = 74
     assert r.total == 74
     assert any("added after doubling" in n for n in r.notes)
+    # the total line adds up on its own: 16 × 2^2 = 64, + 10 = 74
+    assert "total: 74 = 16 points × 2^2 + 10 not doubled" in explain(r).splitlines()
 
 
 def test_worked_example_explanation_names_the_option():

@@ -155,6 +155,9 @@ def test_false_detection_is_left_out():
     assert res.reading.legal and res.reading.roles[-1] == "ignored"
     assert format_hand(res.reading.hand) == format_hand(parse_hand(truth_notation(meta)))
     assert any("false detection" in n for n in res.reading.notes)
+    # the reading holds only if the 0.3 box was false: its confidence is scaled by 1 − 0.3
+    full = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    assert res.reading.confidence == pytest.approx(full.reading.confidence * 0.7)
 
 
 def test_json_boxes_in_original_photo_pixels():

@@ -522,6 +522,9 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             row.update(legal=int(bool(r.legal and s is not None)), confidence=round(float(r.confidence), 4),
                        reading=r.notation, problem=r.problem, tiles=sum(1 for x in r.roles if x != "ignored"),
                        changed=len(r.changed))
+            dropped = [n for n in r.notes if "left out as a false detection" in n]
+            if r.legal and dropped:  # never silently: the row says which box was left out
+                row["problem"] = "; ".join(dropped)
             if s is not None:
                 row.update(total=int(s.total), points=float(s.points), doublings=int(s.doublings),
                            allowed=int(bool(s.allowed)), breakdown=json.dumps(breakdown(s), separators=(",", ":")))
@@ -780,7 +783,8 @@ def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]
     if not r["allowed"]:
         return "needs-review", r["problem"] or "mahjong not allowed"
     if r["confidence"] is not None and r["confidence"] < review_below:
-        return "needs-review", f"confidence {r['confidence']:.0%} below {review_below:.0%}"
+        return "needs-review", (f"confidence {r['confidence']:.0%} below {review_below:.0%}"
+                                + (f"; {r['problem']}" if r["problem"] else ""))
     return "ok", r["problem"]
 
 

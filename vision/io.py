@@ -178,8 +178,10 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
             upright = ImageOps.exif_transpose(im)
     except OSError as e:
         msg = str(e)
-        what = "truncated" if "truncated" in msg else "corrupt"
-        raise ImageError(f"{name}: the image file is {what} ({msg})".splitlines()[0]) from None
+        if "truncated" in msg:  # Pillow: "image file is truncated (4 bytes not processed)"
+            detail = msg.split("truncated", 1)[1].strip(" ()")
+            raise ImageError(f"{name}: the image file is truncated" + (f" ({detail})" if detail else "")) from None
+        raise ImageError(f"{name}: the image file is corrupt ({msg})".splitlines()[0]) from None
     except Exception as e:  # broken EXIF or pixel data
         raise ImageError(f"{name}: corrupt image ({type(e).__name__}: {e})".splitlines()[0]) from None
     pixels = _to_rgb(upright, name)

@@ -193,7 +193,9 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
 
     When the tile count is wrong, each of the :data:`DROP_TRIES` least confident detections
     in the hand (detector score < :data:`DROP_SCORE`) is in turn left out as a false detection; the
-    most probable legal reading (its relative probability × the chance the box was false) is kept.
+    most probable legal reading (its relative probability × the chance the box was false) is kept,
+    with a note naming the tile, and its confidence × (1 − the box's detector score), so that a
+    reading that rests on leaving a likely tile out is flagged for review.
     """
     t1 = time.perf_counter()
     geo = find_geometry(det, photo.size)
@@ -217,7 +219,9 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 if best is None or value > best[0]:
                     note = (f"tile {geo.order.index(i) + 1} (detector score {float(det.scores[i]):.2f}) "
                             f"left out as a false detection")
-                    best = (value, lay2, replace(rd2, notes=rd2.notes + (note,)))
+                    # the reading is right only if the box really was false: confidence × (1 − score)
+                    best = (value, lay2, replace(rd2, notes=rd2.notes + (note,),
+                                                 confidence=rd2.confidence * (1.0 - float(det.scores[i]))))
         if best is not None:
             lay, reading = best[1], best[2]
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
