@@ -208,12 +208,22 @@ def record(args: argparse.Namespace | None, items: Iterable[Mapping[str, Any]], 
         return []
 
 
+def scored_status(scored: Any) -> str:
+    """The history status of a :class:`scoring.ScoredHand` (or None): ``ok``, or the ruleset's
+    refusal (``mahjong not allowed: …``, e.g. the De Rode Draak entry rule, 001:1) — a refused
+    mahjong scores 0 and is not recorded as ok."""
+    if scored is None or getattr(scored, "allowed", True):
+        return "ok"
+    return str(getattr(scored, "status", "") or "mahjong not allowed")
+
+
 def record_hand(args: argparse.Namespace, command: str, notation: str, scored: Any, *,
                 context: Any = None, options: Mapping[str, Any] | None = None,
-                status: str = "ok", note: str | None = None) -> list[int]:
-    """Record one hand scored from notation (``input_sha256`` = SHA-256 of the UTF-8 notation)."""
+                status: str | None = None, note: str | None = None) -> list[int]:
+    """Record one hand scored from notation (``input_sha256`` = SHA-256 of the UTF-8 notation);
+    ``status`` defaults to :func:`scored_status`."""
     e: dict[str, Any] = {"command": command, "input": notation, "input_sha256": sha256_bytes(notation.encode()),
-                         "status": status, "note": note, "corrections": None,
+                         "status": status or scored_status(scored), "note": note, "corrections": None,
                          "context": context_to_json(context), "options": dict(options or {}),
                          "ruleset": getattr(args, "ruleset", None)}
     e.update(scored_fields(scored))

@@ -134,3 +134,16 @@ def test_photo_is_recorded_with_file_hash_and_corrections(run_cli, tmp_path, tru
     assert e["context"]["seat_wind"] == "W"
     assert e["reading"] == json.loads(out)["reading"]
     assert (e["total"] is None) == (rc != 0)
+
+
+def test_refused_mahjong_is_not_recorded_as_ok(tmp_path, run_cli):
+    """001:1 (RULINGS 001-03): under rode-draak a hand that is neither clean nor has ≥ 2 doublings may
+    not go mahjong — 123m456p789s11z [777p] won on 1z is mixed suits with no doubling at all (the East
+    pair scores points only, 002:12), so it scores 0, and the history says so instead of 'ok'."""
+    from scoring.history import connect, entries
+
+    db = tmp_path / "h.db"
+    code, out, err = run_cli("hand", "123m456p789s11z [777p]", "-w", "1z", "-r", "rode-draak", "--db", str(db))
+    assert code == 0 and "mahjong not allowed" in out
+    (e,) = list(entries(connect(db)))
+    assert e["total"] == 0 and e["status"].startswith("mahjong not allowed")

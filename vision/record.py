@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from scoring.history import context_to_json, record, scored_fields, sha256_bytes, sha256_file
+from scoring.history import context_to_json, record, scored_fields, scored_status, sha256_bytes, sha256_file
 
 
 def source_identity(source: Any) -> tuple[str, str | None]:
@@ -46,7 +46,8 @@ def photo_entry(command: str, source: Any, res: Any, *, context: Any = None, opt
         "command": command, "input": input_label or label, "input_sha256": sha, "reading": r.notation,
         "confidence": round(float(r.confidence), 4), "corrections": corrections(fixes, exposed, winning_tile),
         "ruleset": ruleset, "options": dict(options or {}), "context": context_to_json(context),
-        "status": status or ("ok" if r.legal else f"not legal: {r.problem or 'no legal reading'}"), "note": note,
+        "status": status or (scored_status(res.scored) if r.legal else f"not legal: {r.problem or 'no legal reading'}"),
+        "note": note,
     }
     e.update({k: v for k, v in scored_fields(res.scored).items() if k != "reading"})
     return e
