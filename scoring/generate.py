@@ -63,7 +63,7 @@ def _weighted(rng: random.Random, items: Sequence[tuple[str, float]]) -> str:
     return items[-1][0]
 
 
-def _random_context(rng: random.Random, *, has_kong: bool) -> Context:
+def _random_context(rng: random.Random, *, has_kong: bool, kongs: int = 0) -> Context:
     how = [("discard", 0.6), ("wall", 0.32), ("robbed-kong", 0.03)]
     if has_kong:
         how.append(("dead-wall", 0.05))
@@ -71,7 +71,8 @@ def _random_context(rng: random.Random, *, has_kong: bool) -> Context:
     return Context(
         seat_wind=rng.choice(WIND_LETTERS), round_wind=rng.choice(WIND_LETTERS),
         win_by=win_by, last_tile=rng.random() < 0.05,
-        kong_on_kong=win_by == "dead-wall" and rng.random() < 0.3,
+        # the draw is made as before; kong on kong needs two kongs (scoring.hand.check_context)
+        kong_on_kong=win_by == "dead-wall" and rng.random() < 0.3 and kongs >= 2,
     )
 
 
@@ -180,7 +181,8 @@ def random_winning_hand(
     else:
         concealed = list(TERMINALS_AND_HONOURS) + [rng.choice(sorted(TERMINALS_AND_HONOURS))]
     winning = rng.choice(concealed)
-    ctx = context or _random_context(rng, has_kong=any(m.kind == "kong" for m in melds))
+    ctx = context or _random_context(rng, has_kong=any(m.kind == "kong" for m in melds),
+                                     kongs=sum(1 for m in melds if m.kind == "kong"))
     if not ctx.winner:
         ctx = replace(ctx, winner=True)
     return make_hand(concealed, melds, _bonus(rng, p_bonus), winning, ctx)

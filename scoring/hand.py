@@ -181,12 +181,14 @@ class Hand:
 
 
 def make_hand(
-    concealed, melds=(), bonus=(), winning_tile=None, context: Context | None = None
+    concealed, melds=(), bonus=(), winning_tile=None, context: Context | None = None, *,
+    check_circumstances: bool = True,
 ) -> Hand:
     """Build a :class:`Hand` with sorted tiles, checking tile codes and copies.
 
     Raises :class:`HandError` for an unknown tile, a bonus tile among playing tiles, more than 4
-    copies of a tile, a bonus tile given twice, or a winning tile not in the concealed tiles.
+    copies of a tile, a bonus tile given twice, a winning tile not in the concealed tiles, or
+    circumstances that contradict the melds (:func:`check_context`).
     """
     concealed = tuple(sort_tiles(concealed))
     bonus = tuple(sort_tiles(bonus))
@@ -198,12 +200,31 @@ def make_hand(
             raise HandError(f"{t!r} is not a flower or season")
     hand = Hand(concealed, tuple(melds), bonus, winning_tile, context or Context())
     check_copies(hand)
+    if check_circumstances:  # off while a photo's readings are searched; checked on the one chosen
+        check_context(hand)
     if winning_tile is not None and winning_tile not in concealed:
         raise HandError(
             f"winning tile {winning_tile} is not among the concealed tiles"
             " (the winning tile belongs to the hand row, not to a meld on the table)"
         )
     return hand
+
+
+def check_context(hand: Hand) -> None:
+    """Raise :class:`HandError` when the circumstances contradict the tiles on the table:
+    ``kong_on_kong`` (the replacement tile after two kongs in one turn, 002:56) with fewer than two
+    kongs on the table, or won otherwise than with that replacement tile (win by ``dead-wall``);
+    ``first_turn`` (won with the dealt tiles or on the first discard/draw) with an exposed meld —
+    nothing can have been claimed before the first turn (concealed kongs are allowed)."""
+    c = hand.context
+    if c.kong_on_kong:
+        kongs = sum(1 for m in hand.melds if m.kind == "kong")
+        if kongs < 2:
+            raise HandError(f"kong on kong needs two kongs on the table; the hand has {kongs}")
+        if c.win_by != "dead-wall":
+            raise HandError(f"kong on kong is won with the replacement tile (win by dead-wall), not by {c.win_by}")
+    if c.first_turn and any(not m.concealed for m in hand.melds):
+        raise HandError("a hand won on the first turn cannot have an exposed meld on the table")
 
 
 def check_copies(hand: Hand) -> None:

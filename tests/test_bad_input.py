@@ -410,3 +410,22 @@ def test_web_bad_json_bodies_say_what_is_wrong(tmp_path, body, content_type, nee
     client = TestClient(create_app(Settings(data_dir=tmp_path / "data"), load_models=False))
     r = client.post("/api/hand", content=body, headers={"Content-Type": content_type})
     assert r.status_code == 422 and needle in r.json()["error"] and "\n" not in r.json()["error"]
+
+
+@pytest.mark.parametrize("argv, words", [
+    # nothing can be claimed before the first turn (an exposed pung) …
+    (["hand", "123m456p789s11z [777p]", "-w", "1z", "--first-turn"], "first turn cannot have an exposed meld"),
+    # … kong on kong needs two kongs on the table (one here) and the replacement tile (win by dead-wall)
+    (["hand", "123m456p11z [777p] [1111s]", "-w", "1z", "--kong-on-kong", "--win-by", "dead-wall"],
+     "needs two kongs on the table; the hand has 1"),
+    (["hand", "123m11z [777p] [1111s] [2222s]", "-w", "1z", "--kong-on-kong"], "not by discard"),
+])
+def test_circumstances_that_contradict_the_table(run_cli, argv, words):
+    assert words in fails(run_cli, *argv, "--no-history")
+
+
+def test_photo_circumstances_checked_on_the_reading_not_used_to_rewrite_it(run_cli):
+    """--first-turn with a photo that shows an exposed pung: refused naming the reading — not read as
+    a different hand (with the pung taken as concealed) to make the flag fit."""
+    msg = fails(run_cli, "photo", "--demo", "--first-turn", "--no-history")
+    assert "first turn cannot have an exposed meld" in msg and "[777s]" in msg

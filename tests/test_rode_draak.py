@@ -122,10 +122,18 @@ def test_gelukkige_dertien():
 
 
 def test_spel_van_de_aarde():
-    # 001:17: South wins on East's first discard: Green kong 16, East pair = round wind only 2, 20 = 38;
-    # doublings: Green kong 1, clean 4, earth 2 = 7 -> 38 x 128 = 4864 (not the NTS 1000 fixed hand)
-    r = score(KONG, win="6m", seat_wind="S", first_turn=True)
-    assert "earth" in ids(r) and r.total == 4864
+    # 001:17: South wins on East's first discard (so nothing on the table: no turn to claim or declare):
+    # concealed Green pung 8 (002:11, as terminals), East pair = round wind only 2 (002:12), mahjong 20
+    # (002:13) = 30; doublings: Green pung 1 (002:60), clean 4 (002:65), earth 2 (001:17) = 7
+    # -> 30 x 128 = 3840 (not the NTS 1000 fixed hand)
+    r = score("123m456m789m666z11z", win="6m", seat_wind="S", first_turn=True)
+    assert "earth" in ids(r) and r.total == 3840
+
+
+def test_first_turn_with_an_exposed_meld_is_refused():
+    # nothing can have been claimed before East's first discard: the context contradicts the table
+    with pytest.raises(HandError, match="first turn"):
+        score(KONG, win="6m", seat_wind="S", first_turn=True)
 
 
 def test_verborgen_schat():

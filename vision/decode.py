@@ -41,6 +41,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from scoring import Context, HandError, Meld, load_ruleset, make_hand, score_hand
+from scoring.hand import check_context
 from scoring.decompose import is_standard_complete, seven_pairs_counts
 from scoring.engine import Ruleset, check_flags
 from scoring.notation import meld_from_tiles, parse_tiles, parse_winning_tile
@@ -371,8 +372,10 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     * ``face_down``: per detection, True for a tile showing its back (default: from the pose).
 
     Never raises for an illegal reading (``legal`` is False and ``problem`` says why); raises
-    :class:`~scoring.HandError` for a malformed ``winning_tile``/``exposed`` or a context flag the
-    ruleset does not know, and :class:`~scoring.RulesetError` for an unknown ruleset.
+    :class:`~scoring.HandError` for a malformed ``winning_tile``/``exposed``, a context flag the
+    ruleset does not know, or circumstances the chosen reading contradicts
+    (:func:`scoring.hand.check_context`: first turn with an exposed meld, kong on kong without two
+    kongs), and :class:`~scoring.RulesetError` for an unknown ruleset.
     """
     rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     ctx = context or Context()
@@ -414,6 +417,10 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     if best is not None and best[0] - math.log(max(best[1].prior, EPS)) >= math.log(MIN_RELATIVE):
         reading = _reading_from(best, raw, n, lay, best[1].bonus_codes)
         if len(reading.changed) <= MAX_CHANGED:
+            try:  # --first-turn / --kong-on-kong against the melds the photo shows: the user's error
+                check_context(reading.hand)
+            except HandError as e:
+                raise HandError(f"{e} (the photo reads {reading.notation})") from None
             return reading
         out = _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs)
         return replace(out, problem=f"the nearest legal reading, {reading.notation}, changes {len(reading.changed)}"
@@ -567,7 +574,7 @@ def _build_hand(units, idx, h: _Hyp, win, bonus_codes, ctx: Context, conc_idx):
         melds.append(Meld(gm.kind, PLAYING_TILES[min(gm.tiles)], concealed=gm.concealed, declared=True))
     try:
         return make_hand(conc, melds, sort_tiles(bonus_codes.values()),
-                         PLAYING_TILES[win] if win is not None else None, ctx)
+                         PLAYING_TILES[win] if win is not None else None, ctx, check_circumstances=False)
     except HandError:
         return None
 
