@@ -184,3 +184,14 @@ def test_photo_audit_of_a_corrupt_file_is_exit_2(run_cli, tmp_path, truth):
     bad.write_bytes(next(truth.glob("*.jpg")).read_bytes()[:2000])
     rc, _, err = run_cli("audit", str(bad), "--claimed", "10", "--reader", bf.ORACLE)
     assert rc == 2 and err.count("\n") == 1 and "truncated" in err
+
+
+def test_refused_mahjong_hint_names_the_entry_rule(run_cli):
+    # 001:1 (RULINGS 001-03): 123m456p789s11z [777p] won on 1z is neither clean nor has 2 doublings
+    # (no doubling at all: the East pair scores points only, 002:12) — rode-draak computes 0. A claim of
+    # 40 is no "doublings" or "points" mistake: the only hint names the refusal.
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "-r", "rode-draak",
+                         "--claimed", "40", "--no-history")
+    assert rc == 1
+    hints = [ln for ln in out.splitlines() if "hint:" in ln]
+    assert len(hints) == 1 and "mahjong not allowed" in hints[0] and "scores 0 under rode-draak" in hints[0]

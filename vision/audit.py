@@ -281,10 +281,13 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
 
 
 def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
-    """What a differing total suggests: a whole number of doublings more or fewer, the limit, the
-    points before doubling."""
+    """What a differing total suggests: a refused mahjong (then only that), a whole number of
+    doublings more or fewer, the limit, the points before doubling."""
     out = []
     total = scored.total
+    if not scored.allowed:  # e.g. the rode-draak entry rule (001:1): the hand may not go mahjong at all
+        out.append(f"{scored.status or 'mahjong not allowed'} — so it scores 0 under {rs.id}")
+        return out
     if rs.limit and claimed == rs.limit and total != rs.limit:
         out.append(f"the claim is the limit ({rs.limit:g}); this hand scores {total}"
                    + (" (limit applied)" if scored.limit_applied else ""))
