@@ -429,3 +429,10 @@ def test_photo_circumstances_checked_on_the_reading_not_used_to_rewrite_it(run_c
     a different hand (with the pung taken as concealed) to make the flag fit."""
     msg = fails(run_cli, "photo", "--demo", "--first-turn", "--no-history")
     assert "first turn cannot have an exposed meld" in msg and "[777s]" in msg
+
+
+def test_exposed_without_the_concealed_kong_says_why_tiles_are_missing(run_cli):
+    # the demo shows [777s] and the concealed kong (2222m); --exposed "[777s]" alone drops the kong:
+    # 3m4m5m 6p7p8p 6z6z = 8 concealed + 3 = 11 of 14 — the error says --exposed must list every meld
+    msg = fails(run_cli, "photo", "--demo", "--exposed", "[777s]", "--no-history")
+    assert "found 11 tiles" in msg and "list every meld on the table" in msg

@@ -422,11 +422,11 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             except HandError as e:
                 raise HandError(f"{e} (the photo reads {reading.notation})") from None
             return reading
-        out = _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs)
+        out = _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, bool(given))
         return replace(out, problem=f"the nearest legal reading, {reading.notation}, changes {len(reading.changed)}"
                                     f" tiles (at most {MAX_CHANGED} are changed without asking); "
                                     + (out.problem or ""))
-    return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs)
+    return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, bool(given))
 
 
 def _assign_bonus(positions: Iterable[int], logp: np.ndarray) -> dict[int, str]:
@@ -632,7 +632,7 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
 
 
 def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_codes, rs: Ruleset,
-                 ctx: Context, nearest: int | None, backs: np.ndarray) -> Reading:
+                 ctx: Context, nearest: int | None, backs: np.ndarray, given: bool = False) -> Reading:
     """The arg-max reading under the layout's preferred roles, with a one-line problem."""
     tiles: list[str | None] = [None] * n
     roles = ["ignored"] * n
@@ -681,7 +681,9 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     elif not hyps:
         problem = (f"found {nearest if nearest is not None else count} tiles in the hand (each meld counts 3);"
                    f" a {what} under {rs.id} has {need}:"
-                   f" a tile may be hidden, cut off or not detected, or an extra one included")
+                   f" a tile may be hidden, cut off or not detected, or an extra one included"
+                   + ("; --exposed replaces the melds the photo shows: list every meld on the table there,"
+                      " concealed kongs too, e.g. [777s] (2222m)" if given else ""))
     else:
         bad = [t for t in set(conc) if t in (BACK,) or t in BONUS]
         extra = f" (read as {', '.join(sorted(bad))})" if bad else ""
