@@ -11,9 +11,11 @@ the training crops were made with), in one batch. Everything comes from the mode
   confidently upright (or whose box is wider than tall); the most confident turn wins and gives the
   pose (``sideways`` for 90°/270°, ``upside-down`` for 180°). A box wider than tall leans sideways:
   there the better of 90°/270° wins unless 0°/180° is more confident by more than
-  :data:`SIDEWAYS_LEAN` (measured on the synthetic validation renders of ``synth-v2``, 1 526 hand tiles
-  matched to detections: 0.954 read right with the lean of 0.1, 0.953 without; sideways tiles 0.949
-  against 0.923).
+  :data:`SIDEWAYS_LEAN` — a geometric prior (a tile laid sideways has a wide box) whose measured
+  effect is small: on the synthetic validation renders of ``synth-v2``, hand tiles matched to
+  detections, with the first-round detector 0.954 read right with the lean of 0.1 against 0.953
+  without (sideways tiles 0.949 against 0.923; 1 526 tiles); with the committed detector 0.9458
+  against 0.9464 (one tile of 1 549; sideways tiles 0.95 both).
 
 A tile the detector calls face-down, or that the classifier reads as ``0x`` with probability ≥
 :data:`BACK_SURE`, has pose ``face-down``.
