@@ -64,19 +64,24 @@ def test_classifier_contract():
     assert (p >= 0).all()
 
 
+def _sources():
+    """The generator's tile-face sources for the fixed-seed renders below: every source when
+    ../shared's tile art is present (the case the bars were first measured on), else the procedural
+    faces alone (CJK fonts only — what CI has; measured too, see each test). Skips without fonts."""
+    from datasets import faces
+    from datasets.paths import tile_art_dir
+
+    if not faces.cjk_fonts():
+        pytest.skip("no CJK font for the generator's procedural faces (apt-get install fonts-wqy-zenhei)")
+    return None if tile_art_dir() is not None else {"proc": 1.0}
+
+
 @pytest.fixture(scope="module")
 def scene():
     """One 960×720 render with a fixed seed: tiles with their true boxes and codes."""
     scene_mod = pytest.importorskip("datasets.scene")
-    from datasets import faces
-
-    from datasets.paths import tile_art_dir
-
-    if not faces.available_sources() or tile_art_dir() is None:
-        # the fixed-seed scenes below were checked with ../shared's tile art present
-        pytest.skip("no tile art for the generator (CJK fonts or ../shared/data/tile-art absent)")
-    # seed 7, image 3: 14 tiles lying in one row on a red table; the same arguments give the same image
-    return scene_mod.render_scene(7, 3, W=960, H=720)
+    # seed 7, image 3: a 14-tile hand in one row; the same arguments give the same image
+    return scene_mod.render_scene(7, 3, W=960, H=720, sources=_sources())
 
 
 def test_detector_finds_rendered_tiles(scene):
@@ -85,7 +90,9 @@ def test_detector_finds_rendered_tiles(scene):
 
     found = load_detector(str(DET), 1)(scene.image, conf=0.3)
     hand = [t for t in scene.tiles if t.placed.role != "distractor" and t.visible > 0.6]
-    assert len(hand) >= 13  # seed 7 image 3: a 14-tile hand lying in one row (gleitz art)
+    # seed 7 image 3: a 14-tile hand in one row; version 2 finds all 14 with every source and with
+    # the procedural faces alone
+    assert len(hand) >= 13
     gt = np.array([t.xyxy for t in hand])
     pb = np.asarray(found.boxes).reshape(-1, 4)
     hit = (box_iou(gt, pb).max(1) >= 0.5) if len(pb) else np.zeros(len(gt), bool)
@@ -95,19 +102,14 @@ def test_detector_finds_rendered_tiles(scene):
 def test_classifier_names_rendered_tiles():
     """A class-balanced grid of tiles in every pose (the generator's crops-only scene, seed 7 image 0):
     21 tiles fully visible. Chance is 1/43; the committed classifier (version 2, synthetic val top-1
-    0.945, see models/MODEL_CARD.md) reads all 21 right (version 1: 17). The bar leaves two tiles of
-    slack; a broken crop, turn or colour order (which drops towards chance) fails."""
+    0.945, see models/MODEL_CARD.md) reads all 21 right with every face source (version 1: 17), and
+    20 of 21 with the procedural faces alone. The bar leaves slack; a broken crop, turn or colour
+    order (which drops towards chance) fails."""
     scene_mod = pytest.importorskip("datasets.scene")
-    from datasets import faces
     from vision.classify import load_classifier
     from vision.detect import Detections
 
-    from datasets.paths import tile_art_dir
-
-    if not faces.available_sources() or tile_art_dir() is None:
-        # the fixed-seed scenes below were checked with ../shared's tile art present
-        pytest.skip("no tile art for the generator (CJK fonts or ../shared/data/tile-art absent)")
-    sc = scene_mod.render_scene(7, 0, W=960, H=720, crops_only=True)
+    sc = scene_mod.render_scene(7, 0, W=960, H=720, crops_only=True, sources=_sources())
     tiles = [t for t in sc.tiles if t.visible > 0.9 and not t.truncated]
     assert len(tiles) >= 15
     clf = load_classifier(str(CLS), 1)
