@@ -190,14 +190,17 @@ def random_winning_hand(
 
 def random_non_winning_hand(rng: random.Random, **kwargs) -> Hand:
     """A non-winner's hand: a random winning hand less one concealed tile (often one short of
-    a complete hand, i.e. waiting), with ``winner=False`` and no winning tile.
+    a complete hand, i.e. waiting), with ``winner=False`` and no winning tile; the circumstances of
+    the win (``win_by``, ``last_tile``, ``first_turn``, ``kong_on_kong``) are cleared — they describe a
+    win, and kong on kong with a discard is refused by :func:`scoring.hand.check_context`.
 
     Takes the keyword arguments of :func:`random_winning_hand`.
     """
     h = random_winning_hand(rng, **kwargs)
     concealed = list(h.concealed)
     concealed.remove(rng.choice(concealed))
-    return make_hand(concealed, h.melds, h.bonus, None, replace(h.context, winner=False, win_by="discard"))
+    return make_hand(concealed, h.melds, h.bonus, None, replace(h.context, winner=False, win_by="discard",
+                                                                last_tile=False, first_turn=False, kong_on_kong=False))
 
 
 def sample_hands(n: int, seed: int = 0, **kwargs) -> list[Hand]:
