@@ -1378,7 +1378,10 @@ def _summary(result: ScoredHand) -> str:
     """The explanation's total line: ``total: 64 = 16 points × 2^2`` (``× 2^n`` only when there are
     doublings: ``total: 37 = 37 points`` in a purely additive ruleset), ``total: 2000 (special
     hand)``; points a ruleset adds after doubling show as ``total: 74 = 16 points × 2^2 + 10 not
-    doubled``, a total held below its formula as ``…, limited to N``; a refused mahjong with total 0 shows the reason instead of the formula it did not
+    doubled``, a total held at the limit as ``… = 2048, limited to 1000``, a total a ruleset counts
+    below its formula otherwise as ``… = 288; counted as 272 (see the notes)`` (000-26: flowers added
+    after the 1.5×), a formula rounded to whole points as ``… = 26.5, rounded``; a refused mahjong
+    with total 0 shows the reason instead of the formula it did not
     use — ``total: 0 (mahjong not allowed: …)`` — the figure it would have scored stays in the
     status line above."""
     summary = f"total: {result.total}"
@@ -1396,10 +1399,15 @@ def _summary(result: ScoredHand) -> str:
             if mult != 1:
                 summary += f" × {_num(mult)}"
             formula = result.points * 2 ** result.doublings * mult
-            if result.total > formula + 1e-9:  # points added after doubling (e.g. swedish 003-01 option)
-                summary += f" + {_num(result.total - formula)} not doubled"
-            elif result.total < formula - 1e-9 and refusal is None:
+            diff = result.total - formula
+            if result.limit_applied and diff < 0:
                 summary += f" = {_num(formula)}, limited to {result.total}"
+            elif diff > 0.5 + 1e-9:  # points added after doubling (e.g. swedish 003-01 option)
+                summary += f" + {_num(diff)} not doubled"
+            elif diff < -0.5 - 1e-9 and refusal is None:  # a ruleset's own count, e.g. 000-26 (its note says how)
+                summary += f" = {_num(formula)}; counted as {result.total} (see the notes)"
+            elif abs(diff) > 1e-9:  # rounded to a whole point
+                summary += f" = {_num(formula)}, rounded"
         if refusal is not None:
             summary += f" ({refusal})"
     if result.cash:

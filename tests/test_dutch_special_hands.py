@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from scoring import Context, HandError, load_ruleset, parse_hand, score_hand
+from scoring import Context, HandError, explain, load_ruleset, parse_hand, score_hand
 from scoring.rulesets import dutch_special_hands as dsh
 
 RS = "dutch-special-hands"
@@ -590,6 +590,9 @@ def test_announced_wait_flowers_outside_multiplier_ordinary():
     tiles = "123456789m111z22z +2f"
     r = score(tiles, {"waiting_hand_scope": "any-concealed"}, win="2z", announced_wait=True)
     assert r.total == 272 and any("= 272" in n for n in r.notes)
+    # the total line does not call this a limit (dutch-special-hands has none): 24 points × 2^3 × 1.5
+    # = 288 is the formula, 272 the 000-26 count the note explains
+    assert "total: 272 = 24 points × 2^3 × 1.5 = 288; counted as 272 (see the notes)" in explain(r).splitlines()
 
 
 # --------------------------------------------------------------------------- misc

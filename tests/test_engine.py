@@ -194,6 +194,7 @@ def test_limit_caps_ordinary_hands(make_rs):
     assert r.total == 100 and r.limit_applied
     assert "limit 100 applied" in explain(r)
     assert r.to_json()["limit_applied"] is True
+    assert "total: 100 = 20 points × 2^3 = 160, limited to 100" in explain(r).splitlines()
 
 
 def test_limit_kind_is_a_fraction_of_the_limit(make_rs):
@@ -215,6 +216,8 @@ def test_multiplier_rounds_half_up(make_rs):
     r = score_hand(hand(CHOWS, "6m"), rs)
     assert r.total == 38
     assert "× 1.5" in explain(r)
+    # the total line shows the rounding as rounding (it said "+ 0.5 not doubled")
+    assert "total: 38 = 25 points × 1.5 = 37.5, rounded" in explain(r).splitlines()
 
 
 def test_round_half_up():
