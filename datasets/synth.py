@@ -224,6 +224,14 @@ def main(argv: list[str] | None = None) -> int:
     idx = range(a.start, a.start + a.images)
     from tqdm import tqdm
 
+    done_path = out / DONE_FILE
+    if not done_path.exists() and a.start > 0:
+        # a folder rendered before done.txt existed, continued here: the images before --start whose
+        # files are there count as done (what the folder said before), or the new done.txt would
+        # list only the images from --start on and the set would be rendered again from image 0
+        have = {int(p.stem[:6]) for pat in ("images/*/*.jpg", "crops/*/*/*.png") for p in out.glob(pat)
+                if p.stem[:6].isdigit()}
+        done_path.write_text("".join(f"{i}\n" for i in sorted(have) if i < a.start))
     t0 = time.time()
     tot = {"tiles": 0, "crops": 0}
     if a.workers <= 1:
@@ -234,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         pool = mp.get_context("fork" if os.name != "nt" else "spawn").Pool(a.workers, _init, (opts,))
         it = pool.imap_unordered(render_one, idx, chunksize=2)
     try:
-        with open(out / DONE_FILE, "a") as done:
+        with open(done_path, "a") as done:
             for c in tqdm(it, total=a.images, unit="img", desc="synth"):
                 for k in tot:
                     tot[k] += c[k]

@@ -273,3 +273,20 @@ def test_synth_refuses_to_extend_a_set_rendered_with_other_options(tmp_path, cap
     # a folder from before done.txt: the files themselves say which images are there
     (out / synth.DONE_FILE).unlink()
     assert train.rendered_upto(out) == 1
+
+
+@needs_font
+def test_continuing_a_folder_rendered_before_done_txt(tmp_path):
+    """A folder from before done.txt (images 0 and 1, no done.txt), continued from image 2: done.txt
+    then lists 0, 1 and 2, so the set counts as rendered up to 3 (it listed only 2, and the next
+    `--stage data` would have rendered the whole set again from image 0)."""
+    from datasets import train
+
+    out = tmp_path / "s"
+    args = ["--out", str(out), "--workers", "1", "--crops-only", "--size", "320x240", "--val-every", "0", "--seed", "1"]
+    assert synth.main(args + ["--images", "2"]) == 0
+    (out / synth.DONE_FILE).unlink()  # as rendered before done.txt existed
+    assert train.rendered_upto(out) == 2  # from the files
+    assert synth.main(args + ["--images", "1", "--start", "2"]) == 0
+    assert sorted((out / synth.DONE_FILE).read_text().split(), key=int) == ["0", "1", "2"]
+    assert train.rendered_upto(out) == 3
