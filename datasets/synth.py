@@ -43,6 +43,14 @@ ARGS_FILE = "synth-args.json"
 DONE_FILE = "done.txt"
 
 
+def images_with_files(out: Path) -> set[int]:
+    """Indices of the images of folder ``out`` that have any file (``images/*/NNNNNN.jpg`` or
+    ``crops/*/*/NNNNNN_*.png``) — what a folder rendered before :data:`DONE_FILE` existed says of
+    itself (a half-written image counts)."""
+    return {int(p.stem[:6]) for pat in ("images/*/*.jpg", "crops/*/*/*.png") for p in out.glob(pat)
+            if p.stem[:6].isdigit()}
+
+
 def split_of(i: int, val_every: int) -> str:
     """``val`` for every ``val_every``-th image (i % val_every == val_every - 1), else ``train``."""
     return "val" if val_every > 0 and i % val_every == val_every - 1 else "train"
@@ -229,9 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         # a folder rendered before done.txt existed, continued here: the images before --start whose
         # files are there count as done (what the folder said before), or the new done.txt would
         # list only the images from --start on and the set would be rendered again from image 0
-        have = {int(p.stem[:6]) for pat in ("images/*/*.jpg", "crops/*/*/*.png") for p in out.glob(pat)
-                if p.stem[:6].isdigit()}
-        done_path.write_text("".join(f"{i}\n" for i in sorted(have) if i < a.start))
+        done_path.write_text("".join(f"{i}\n" for i in sorted(images_with_files(out)) if i < a.start))
     t0 = time.time()
     tot = {"tiles": 0, "crops": 0}
     if a.workers <= 1:

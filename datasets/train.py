@@ -74,13 +74,12 @@ def rendered_upto(folder: Path) -> int:
     image cut off half-written counts as missing). For a folder rendered before ``done.txt`` existed,
     the lowest index with no ``images/*/NNNNNN.jpg`` and no ``crops/*/*/NNNNNN_*.png``. 0 for an
     empty or absent folder."""
-    from .synth import DONE_FILE
+    from .synth import DONE_FILE, images_with_files
 
     if (folder / DONE_FILE).exists():
         have = {int(x) for x in (folder / DONE_FILE).read_text().split() if x.isdigit()}
     else:
-        have = {int(p.stem[:6]) for p in folder.glob("images/*/*.jpg") if p.stem[:6].isdigit()}
-        have |= {int(p.stem[:6]) for p in folder.glob("crops/*/*/*.png") if p.stem[:6].isdigit()}
+        have = images_with_files(folder)
     i = 0
     while i in have:
         i += 1

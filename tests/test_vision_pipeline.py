@@ -210,3 +210,23 @@ def test_zoomed_detection_pass():
     det2 = _ToyDetector()
     detect_zoomed(big, det2)
     assert len(det2.calls) == 1  # tiles already large in the detector's input: one pass
+
+
+def test_left_out_retry_that_contradicts_the_circumstances_names_them():
+    # the setup of test_false_detection_is_left_out (an extra 0.3 box makes 15 tiles), with
+    # --kong-on-kong --win-by dead-wall: the only legal reading (box left out, 34555s333555777z) has no
+    # kong at all — the user's flag is named, not "no legal reading"
+    from vision.detect import Detections
+    from vision.classify import TileReadings
+
+    meta = load("render-s7-12")
+    det, rd = detections(meta), readings(meta)
+    hand = [t["xyxy"] for t in meta["tiles"] if t["role"] == "concealed"]
+    x0, y0, x1, y1 = hand[-1]
+    w = x1 - x0
+    det2 = Detections.make(np.vstack([det.boxes, [[x0 + 0.95 * w, y0, x1 + 0.95 * w, y1]]]),
+                           np.r_[np.ones(len(det)), 0.3], np.r_[det.face_down, False])
+    rd2 = TileReadings.make(np.vstack([rd.probs, rd.probs[len(hand) - 1]]), rd.pose + ("upright",))
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    with pytest.raises(HandError, match="kong on kong needs two kongs"):
+        read_detections(photo, det2, rd2, load_ruleset("nts"), Context(kong_on_kong=True, win_by="dead-wall"))

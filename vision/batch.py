@@ -529,7 +529,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                 row.update(total=int(s.total), points=float(s.points), doublings=int(s.doublings),
                            allowed=int(bool(s.allowed)), breakdown=json.dumps(breakdown(s), separators=(",", ":")))
                 if not s.allowed:
-                    row["problem"] = s.status
+                    row["problem"] = "; ".join([s.status] + dropped) if r.legal else s.status
             entry = photo_entry("batch", job.key, res, context=ctx, options=dict(job.options), ruleset=job.ruleset,
                                 fixes=fixes, exposed=job.exposed, winning_tile=job.winning_tile, input_sha256=sha,
                                 input_label=job.path, note=f"batch photo {job.key}")

@@ -212,8 +212,13 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     if not reading.legal and (reading.problem or "").startswith("found "):  # a tile-count problem
         hand = [i for i, r in enumerate(reading.roles) if r != "ignored" and det.scores[i] < DROP_SCORE]
         best = None
+        refused: HandError | None = None
         for i in sorted(hand, key=lambda k: float(det.scores[k]))[:DROP_TRIES]:
-            lay2, rd2 = run(frozenset({i}))
+            try:
+                lay2, rd2 = run(frozenset({i}))
+            except HandError as e:  # this retry's reading contradicts the circumstances: try the next
+                refused = refused or e
+                continue
             if rd2.legal:
                 value = rd2.relative * (1.0 - float(det.scores[i]))
                 if best is None or value > best[0]:
@@ -224,6 +229,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                                                  confidence=rd2.confidence * (1.0 - float(det.scores[i]))))
         if best is not None:
             lay, reading = best[1], best[2]
+        elif refused is not None:  # the only legal readings contradict what the user said
+            raise refused
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1})
