@@ -235,6 +235,46 @@ def eval_synth(data: Path, limit: int, threads: int = 1) -> dict:
             "synth_read_right": read_ok / read_n if read_n else None, "synth_read_matched": read_n}
 
 
+def eval_hands(data: Path, limit: int, threads: int = 1) -> dict:
+    """The whole product on the synthetic validation renders whose hand is entirely in the picture
+    (every hand tile and bonus tile of the meta JSON present, ≥ 60 % visible, not cut off):
+    ``vision.pipeline.read_photo`` (ruleset ``nts``, ``hk-tw-16`` for 16-tile hands, default
+    circumstances) → how many readings are legal, have the true tiles (as a multiset, melds and
+    concealed alike), also the true bonus tiles, the true melds, the true winning tile, and the whole
+    hand exactly. Renders that show the winning tile in the row give the product no way to tell it, so
+    the winning-tile and exact counts are lower bounds."""
+    from scoring import Context, format_hand, parse_hand
+    from vision.pipeline import read_photo
+
+    det, clf = _vision_models(threads)
+    c = dict.fromkeys(("hands", "legal", "tiles", "bonus", "melds", "winning", "exact"), 0)
+    for p in sorted((data / "images" / "val").glob("*.jpg"))[:limit]:
+        meta = data / "meta" / "val" / (p.stem + ".json")
+        if not meta.exists():
+            continue
+        m = json.loads(meta.read_text())
+        truth = parse_hand(m["hand"] + (f" win:{m['winning']}" if m.get("winning") else ""))
+        shown = [t for t in m["tiles"] if t["role"] != "distractor"]
+        if len(shown) != len(truth.all_tiles) + len(truth.bonus) or any(
+                t["truncated"] or t["visible"] < 0.6 for t in shown):
+            continue
+        c["hands"] += 1
+        rd = read_photo(str(p), "hk-tw-16" if m["size"] == 16 else "nts", Context(), detector=det,
+                        classifier=clf).reading
+        if not rd.legal:
+            continue
+        h = rd.hand
+        c["legal"] += 1
+        if sorted(h.all_tiles) != sorted(truth.all_tiles):
+            continue
+        c["tiles"] += 1
+        c["bonus"] += sorted(h.bonus) == sorted(truth.bonus)
+        c["melds"] += sorted(map(str, h.melds)) == sorted(map(str, truth.melds))
+        c["winning"] += h.winning_tile == truth.winning_tile
+        c["exact"] += format_hand(h) == format_hand(truth)
+    return {"hands_" + k: v for k, v in c.items()}
+
+
 def eval_crops(root: Path, threads: int = 1) -> dict:
     """Top-1 of the classifier (via vision.classify) on real single-tile photos: the whole photo is the
     tile's grown box, so the box handed to crop_tile is the photo shrunk by the model's crop margin."""
@@ -364,6 +404,7 @@ def run(data: Path | None, limit: int = 200, conf: float = 0.25, threads: int = 
                "classifier_meta": {k: clf.model.get(k) for k in ("mahjong_version", "trained", "data_hash", "imgsz")}}
     if data is not None and (data / "images" / "val").is_dir():
         R.update(eval_synth(data, limit, threads))
+        R.update(eval_hands(data, limit, threads))
     if sh is not None and (sh / "data" / "crops-real" / "labels.csv").exists():
         R.update(eval_crops(sh / "data" / "crops-real", threads))
     photos = {}
@@ -409,6 +450,12 @@ def format_table(R: dict) -> str:
     if R.get("synth_read_right") is not None:
         L.append(f"| synthetic val: hand tiles read right after detection ({R['synth_read_matched']} matched) | "
                  f"{f(R['synth_read_right'])} | — | |")
+    if R.get("hands_hands"):
+        n = R["hands_hands"]
+        L.append(f"| synthetic val, whole product on the {n} renders showing the whole hand: legal / true tiles / "
+                 f"+ bonus tiles / + melds / + winning tile / exact | "
+                 + " / ".join(str(R[f"hands_{k}"]) for k in ("legal", "tiles", "bonus", "melds", "winning", "exact"))
+                 + " | — | |")
     L.append(f"| real crops top-1 ({R.get('crops_n', 0)} crops) | {f(R.get('crops_top1'))} | — | ≥ 0.95 |")
     tot = {"ours": [0, 0, 0], "baseline": [0, 0, 0]}
     for name, r in R.get("photos", {}).items():
