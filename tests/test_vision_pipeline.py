@@ -134,9 +134,10 @@ def test_demo_files_ship():
     parse_hand(truth["notation"])  # the ground truth is a valid hand
 
 
-def test_false_detection_is_left_out():
-    # an extra low-score box beside the concealed row (a 15th tile) makes the count wrong; leaving
-    # it out gives the hand back
+def _extra_box_case():
+    """render-s7-12 (34555s333555777z) from its ground truth, plus a low-score (0.3) box beside the
+    concealed row read like its last tile: 15 tiles, one too many. → (meta, photo, det, readings,
+    det with the extra box, readings with it)."""
     from vision.detect import Detections
     from vision.classify import TileReadings
 
@@ -145,12 +146,17 @@ def test_false_detection_is_left_out():
     hand = [t["xyxy"] for t in meta["tiles"] if t["role"] == "concealed"]
     x0, y0, x1, y1 = hand[-1]
     w = x1 - x0
-    boxes = np.vstack([det.boxes, [[x0 + 0.95 * w, y0, x1 + 0.95 * w, y1]]])
-    scores = np.r_[np.ones(len(det)), 0.3]
-    det2 = Detections.make(boxes, scores, np.r_[det.face_down, False])
-    P = np.vstack([rd.probs, rd.probs[len(hand) - 1]])
-    rd2 = TileReadings.make(P, rd.pose + ("upright",))
+    det2 = Detections.make(np.vstack([det.boxes, [[x0 + 0.95 * w, y0, x1 + 0.95 * w, y1]]]),
+                           np.r_[np.ones(len(det)), 0.3], np.r_[det.face_down, False])
+    rd2 = TileReadings.make(np.vstack([rd.probs, rd.probs[len(hand) - 1]]), rd.pose + ("upright",))
     photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    return meta, photo, det, rd, det2, rd2
+
+
+def test_false_detection_is_left_out():
+    # an extra low-score box beside the concealed row (a 15th tile) makes the count wrong; leaving
+    # it out gives the hand back
+    meta, photo, det, rd, det2, rd2 = _extra_box_case()
     res = read_detections(photo, det2, rd2, load_ruleset("nts"), Context())
     assert res.reading.legal and res.reading.roles[-1] == "ignored"
     assert format_hand(res.reading.hand) == format_hand(parse_hand(truth_notation(meta)))
@@ -213,20 +219,8 @@ def test_zoomed_detection_pass():
 
 
 def test_left_out_retry_that_contradicts_the_circumstances_names_them():
-    # the setup of test_false_detection_is_left_out (an extra 0.3 box makes 15 tiles), with
-    # --kong-on-kong --win-by dead-wall: the only legal reading (box left out, 34555s333555777z) has no
-    # kong at all — the user's flag is named, not "no legal reading"
-    from vision.detect import Detections
-    from vision.classify import TileReadings
-
-    meta = load("render-s7-12")
-    det, rd = detections(meta), readings(meta)
-    hand = [t["xyxy"] for t in meta["tiles"] if t["role"] == "concealed"]
-    x0, y0, x1, y1 = hand[-1]
-    w = x1 - x0
-    det2 = Detections.make(np.vstack([det.boxes, [[x0 + 0.95 * w, y0, x1 + 0.95 * w, y1]]]),
-                           np.r_[np.ones(len(det)), 0.3], np.r_[det.face_down, False])
-    rd2 = TileReadings.make(np.vstack([rd.probs, rd.probs[len(hand) - 1]]), rd.pose + ("upright",))
-    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    # the extra-box case, with --kong-on-kong --win-by dead-wall: the only legal reading (box left
+    # out, 34555s333555777z) has no kong at all — the user's flag is named, not "no legal reading"
+    _, photo, _, _, det2, rd2 = _extra_box_case()
     with pytest.raises(HandError, match="kong on kong needs two kongs"):
         read_detections(photo, det2, rd2, load_ruleset("nts"), Context(kong_on_kong=True, win_by="dead-wall"))
