@@ -181,3 +181,18 @@ def test_raw_reading_with_a_broken_meld_still_prints():
     r = decode(layout(det, bad, (meta["width"], meta["height"])), bad, "nts")
     assert not r.legal and "[469s]" in r.notation
     assert any(m.notation() == "[469s]" for m in r.melds)
+
+
+def test_exposed_none_reads_every_group_as_concealed():
+    # `--exposed none`: nothing on the table. render-s7-12 (all concealed, 34555s333555777z) reads as
+    # without it; render-s8-3 shows [222z] [456s] (1111s) on the table, so with "none" its concealed
+    # tiles (456p55z) plus the meld groups read as concealed tiles (face-down ones left out) are no
+    # legal 14-tile hand — not legal, and the problem names --exposed
+    meta, det, rd = _setup("render-s7-12")
+    lay = layout(det, rd, (meta["width"], meta["height"]))
+    assert format_hand(decode(lay, rd, "nts", exposed="none").hand) == format_hand(decode(lay, rd, "nts").hand)
+    meta2, det2, rd2 = _setup("render-s8-3")
+    lay2 = layout(det2, rd2, (meta2["width"], meta2["height"]))
+    assert decode(lay2, rd2, "nts").legal
+    r2 = decode(lay2, rd2, "nts", exposed="none")
+    assert not r2.legal and "--exposed" in r2.problem

@@ -444,7 +444,7 @@ def register(subparsers) -> None:
                    help="the claimed breakdown: a JSON file, or the JSON itself, holding a list of "
                         "{\"rule\" or \"name\", \"points\"/\"doublings\"/\"fixed\"}")
     cli.add_context_args(p)
-    p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] (1111s)\" (photo only)")
+    p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] (1111s)\", or \"none\" (photo only)")
     p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p\" (photo only)")
     p.add_argument("--annotate", metavar="FILE", help="annotated photo path (default: NAME.audit.jpg beside the photo)")
     p.add_argument("--no-annotate", action="store_true", help="do not write the annotated photo")

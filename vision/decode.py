@@ -289,12 +289,12 @@ def _count(h: _Hyp) -> int:
 
 
 def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ...],
-                logp: np.ndarray, backs: np.ndarray) -> list[_Hyp]:
+                logp: np.ndarray, backs: np.ndarray, override: bool = False) -> list[_Hyp]:
     groups = list(lay.groups)
     opts: list[list[Option]] = []
     for g in groups:
         o = list(g.options)
-        if given:  # the user named the melds: no group is exposed unless matched to one of them
+        if given or override:  # the user named the melds: no group is exposed unless matched to one of them
             o = [x for x in o if x.role not in ("exposed", "concealed-kong")] or \
                 [Option("ignored", 0.5, why="face-down tiles")]
         if not winner:
@@ -367,7 +367,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     * ``context``: :class:`scoring.Context` (``winner`` decides 14/17 vs 13/16 tiles);
     * ``winning_tile``: e.g. ``"5p"``: the hand's winning tile, which must be among the concealed
       tiles read (overrides the tile the layout marked; no tile's reading is changed to match it);
-    * ``exposed``: notation ``"[777p] (1111s)"`` or parsed :class:`GivenMeld` values;
+    * ``exposed``: notation ``"[777p] (1111s)"`` or parsed :class:`GivenMeld` values (they replace the
+      layout's melds), or ``"none"``: nothing on the table, every group is read as concealed tiles;
     * ``options``: ruleset options passed to :func:`scoring.score_hand` for validation;
     * ``face_down``: per detection, True for a tile showing its back (default: from the pose).
 
@@ -385,7 +386,9 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     raw = readings.codes
     logp = _log_probs(readings)
     backs = np.array(face_down if face_down is not None else [p == "face-down" for p in readings.pose], bool)
-    given = parse_exposed(exposed) if isinstance(exposed, str) else tuple(exposed or ())
+    no_melds = isinstance(exposed, str) and exposed.strip().lower() == "none"  # nothing on the table
+    given = () if no_melds else parse_exposed(exposed) if isinstance(exposed, str) else tuple(exposed or ())
+    override = bool(given) or no_melds  # the user's melds replace the layout's
     forced_win: int | None = None
     if winning_tile is not None:
         wt = parse_winning_tile(winning_tile)
@@ -393,7 +396,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             raise HandError("a non-winning hand has no winning tile")
         forced_win = PLAYING_TILES.index(wt)
     need = rs.hand_size + (1 if winner else 0)
-    hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs)
+    hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs, override)
     # bonus tiles: best bonus class per tile, each bonus tile once (plus, per hypothesis, single
     # tiles the layout offered as possible bonus tiles)
     bonus_codes = _assign_bonus(lay.bonus, logp)
@@ -422,11 +425,11 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             except HandError as e:
                 raise HandError(f"{e} (the photo reads {reading.notation})") from None
             return reading
-        out = _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, bool(given))
+        out = _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override)
         return replace(out, problem=f"the nearest legal reading, {reading.notation}, changes {len(reading.changed)}"
                                     f" tiles (at most {MAX_CHANGED} are changed without asking); "
                                     + (out.problem or ""))
-    return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, bool(given))
+    return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override)
 
 
 def _assign_bonus(positions: Iterable[int], logp: np.ndarray) -> dict[int, str]:

@@ -372,7 +372,7 @@ def register(subparsers) -> None:
     p.add_argument("image", nargs="?", help="the photo (JPEG, PNG, WebP, HEIC)")
     p.add_argument("--demo", action="store_true", help="read the bundled demo photo (docs/demo.jpg)")
     cli.add_context_args(p)
-    p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\" (overrides the layout)")
+    p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\", or \"none\" (overrides the layout)")
     p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\"")
     p.add_argument("--annotate", metavar="FILE", help="write the photo with boxes, tile names and groups (.jpg/.png)")
     p.add_argument("--json", action="store_true", help="print one JSON object (reading, tiles, boxes, top-3 probabilities, groups, score)")
