@@ -213,13 +213,13 @@ def eval_synth(data: Path, limit: int, threads: int = 1) -> dict:
         G.append((np.stack([(x - w / 2) * W, (y - h / 2) * H, (x + w / 2) * W, (y + h / 2) * H], 1), c.astype(int)))
         meta = data / "meta" / "val" / (p.stem + ".json")
         if meta.exists():  # the hand's own tiles (not discards/walls): found at score ≥ 0.25, box IoU ≥ 0.5
-            hb = np.array([t["xyxy"] for t in json.loads(meta.read_text())["tiles"] if t["role"] != "distractor"],
-                          float).reshape(-1, 4)
+            tiles = json.loads(meta.read_text())["tiles"]
+            hb = np.array([t["xyxy"] for t in tiles if t["role"] != "distractor"], float).reshape(-1, 4)
             db = D[-1][0][D[-1][1] >= 0.25]
             hand_n += len(hb)
             if len(hb) and len(db):
                 hand_hit += int((box_iou(hb, db).max(1) >= 0.5).sum())
-            seen = [t for t in json.loads(meta.read_text())["tiles"] if t["role"] != "distractor" and t["visible"] > 0.6]
+            seen = [t for t in tiles if t["role"] != "distractor" and t["visible"] > 0.6]
             prod = det(np.ascontiguousarray(img))
             if seen and len(prod):
                 codes = clf(np.ascontiguousarray(img), prod).codes

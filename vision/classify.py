@@ -147,7 +147,7 @@ class Classifier:
                 side = np.where(sure[3] > sure[1], 3, 1)
                 up = np.where(sure[2] > sure[0], 2, 0)
                 best = np.where(wide[unsure], np.where(sure[side, u] >= sure[up, u] - SIDEWAYS_LEAN, side, up), best)
-                probs[unsure] = cand[best, np.arange(len(unsure))]
+                probs[unsure] = cand[best, u]
                 turn[unsure] = best
         pose = []
         for i in range(n):
