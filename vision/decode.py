@@ -61,6 +61,9 @@ CAND_RATIO = 3e-3
 MIN_RELATIVE = 1e-4
 #: a legal reading that changes more tiles than this is not offered (the user is asked to --fix)
 MAX_CHANGED = 3
+#: the chance, relative to finding it, that a tile of the hand was not detected (hidden, cut off,
+#: missed): the weight of a role hypothesis with too few tiles against the legal readings
+MISSED_TILE = 0.15
 #: readings examined per hypothesis at most, and over all hypotheses of one photo
 MAX_READINGS = 20000
 MAX_READINGS_TOTAL = 3000
@@ -142,7 +145,9 @@ class Reading:
     * ``confidence``: share of this reading among the legal readings found (0..1);
     * ``legal``: True when ``hand`` is set; ``problem``: what is wrong otherwise;
     * ``notation``: the hand in notation (the raw reading's when not legal);
-    * ``notes``: what was inferred from the layout.
+    * ``notes``: what was inferred from the layout;
+    * ``score``: log of (role prior × ``relative``) of the chosen hypothesis, −inf when not legal
+      (compares readings of one photo's candidate hand regions).
     """
 
     hand: object | None
@@ -158,6 +163,7 @@ class Reading:
     notation: str
     problem: str | None = None
     notes: tuple[str, ...] = ()
+    score: float = -math.inf
 
 
 # ----------------------------------------------------------------------------- candidates
@@ -289,7 +295,11 @@ def _count(h: _Hyp) -> int:
 
 
 def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ...],
-                logp: np.ndarray, backs: np.ndarray, override: bool = False) -> list[_Hyp]:
+                logp: np.ndarray, backs: np.ndarray, override: bool = False,
+                short: list[float] | None = None) -> list[_Hyp]:
+    """Role hypotheses whose tile count is ``need``, best prior first, and the count of the nearest
+    other one. ``short[0]`` is set to the largest prior × :data:`MISSED_TILE` ^ (tiles short) among the
+    hypotheses with too few tiles: the mass of "a tile of the hand was not detected"."""
     groups = list(lay.groups)
     opts: list[list[Option]] = []
     for g in groups:
@@ -332,6 +342,7 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
     # a named meld that matches no group apart is either among the concealed tiles or not photographed
     placements = list(itertools.product(("embedded", "off"), repeat=len(off)))
     nearest = None
+    short = short if short is not None else [0.0]
     for combo in itertools.product(*opts):
         wins = sum(1 for o in combo if o.winning is not None)
         if wins > 1:
@@ -346,6 +357,8 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
                 key = (abs(c - need), -h.prior)
                 if nearest is None or key < nearest[0]:
                     nearest = (key, c)
+                if c < need:
+                    short[0] = max(short[0], h.prior * MISSED_TILE ** (need - c))
                 continue
             out.append(h)
     out.sort(key=lambda h: -h.prior)
@@ -396,7 +409,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             raise HandError("a non-winning hand has no winning tile")
         forced_win = PLAYING_TILES.index(wt)
     need = rs.hand_size + (1 if winner else 0)
-    hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs, override)
+    short = [0.0]
+    hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs, override, short)
     # bonus tiles: best bonus class per tile, each bonus tile once (plus, per hypothesis, single
     # tiles the layout offered as possible bonus tiles)
     bonus_codes = _assign_bonus(lay.bonus, logp)
@@ -419,6 +433,17 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             best = found
     if best is not None and best[0] - math.log(max(best[1].prior, EPS)) >= math.log(MIN_RELATIVE):
         reading = _reading_from(best, raw, n, lay, best[1].bonus_codes)
+        # the reading competes with "tiles of the hand were not detected": role hypotheses with too few
+        # tiles, as read (a legal reading that rests on unlikely roles, e.g. loose tiles far from the
+        # row filling a gap, is then not called sure)
+        m_best = math.exp(best[0])
+        if short[0] > 0:
+            share = m_best / (m_best + short[0])
+            reading = replace(reading, confidence=reading.confidence * share)
+            if share < 0.5:
+                reading = replace(reading, notes=reading.notes + (
+                    f"unsure: the roles this reading needs are less likely ({share:.0%}) than a hand tile "
+                    f"not being detected; check the tiles outside the main row",))
         if len(reading.changed) <= MAX_CHANGED:
             try:  # --first-turn / --kong-on-kong against the melds the photo shows: the user's error
                 check_context(reading.hand)
@@ -631,7 +656,8 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
     rel = math.exp(total_lp - raw_sum)
     return Reading(hand=hand, tiles=tuple(tiles), raw=tuple(raw), roles=tuple(roles), melds=tuple(melds),
                    changed=changed, probability=math.exp(total_lp), relative=min(1.0, rel),
-                   confidence=float(conf), legal=True, notation=format_hand(hand), notes=tuple(notes))
+                   confidence=float(conf), legal=True, notation=format_hand(hand), notes=tuple(notes),
+                   score=float(score))
 
 
 def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_codes, rs: Ruleset,

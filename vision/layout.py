@@ -27,7 +27,7 @@ Overrides (CLI ``--winning-tile``, ``--exposed``) are applied in :mod:`vision.de
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -53,6 +53,14 @@ SIZE_RATIO = 1.7
 #: a single tile apart is also offered as a bonus tile when the classifier gives flowers/seasons this much
 MAYBE_BONUS = 0.1
 BONUS_INDEX = np.array([CLASS_INDEX[c] for c in BONUS_TILES])
+#: a group of 5 or more tiles with one face-down tile in four or fewer is read as concealed tiles
+#: (the backs as their best faces: a missed white dragon, glare) with this prior, else ignored
+FACE_DOWN_MISREAD = 0.6
+#: a group outside the main row is part of the hand with prior OFF_ROW_IN when it lies within
+#: OFF_ROW_NEAR tile sizes of the main row, decaying by exp(−OFF_ROW_DECAY · tile sizes) beyond
+OFF_ROW_IN = 0.7
+OFF_ROW_NEAR = 1.5
+OFF_ROW_DECAY = 0.6
 
 ROLES = ("concealed", "exposed", "concealed-kong", "bonus", "winning", "ignored")
 
@@ -78,7 +86,9 @@ class Geometry:
     * ``sideways``, ``displaced``: (N,) bool per detection;
     * ``tile_w``, ``tile_h``: median tile width/height of the main row (pixels, along/across the row);
     * ``turned``: the rows run up the photo, so it was read turned 90° clockwise (``angle`` is then
-      measured in the turned photo).
+      measured in the turned photo);
+    * ``main_distance``: (N,) per detection, how far it lies from the main row, in tile sizes (0 on
+      it; across the row beyond touching, and along it past the row's ends).
     """
 
     angle: float
@@ -92,6 +102,11 @@ class Geometry:
     tile_w: float
     tile_h: float
     turned: bool = False
+    main_distance: tuple[float, ...] = ()
+
+    def distance(self, i: int) -> float:
+        """How far detection ``i`` lies from the main row, in tile sizes (0 on the row)."""
+        return self.main_distance[i] if self.main_distance else 0.0
 
     def row_tiles(self, r: int) -> tuple[int, ...]:
         return tuple(t for g in self.rows[r] for t in self.groups[g].tiles)
@@ -269,7 +284,8 @@ def _fit_angle(pts: np.ndarray, fallback: float) -> float:
 
 
 def find_geometry(det: Detections, image_size: tuple[int, int]) -> Geometry:
-    """Rows, groups, the main row and the hand region of ``det`` (see the module docstring).
+    """Rows, groups, the main row and the hand region of ``det`` (see the module docstring): the
+    geometric first choice, :func:`hand_candidates`' best prior.
 
     ``image_size``: (width, height) in the boxes' pixels. An empty ``det`` gives an empty geometry.
     When the near tiles' neighbours lie mostly above/below each other, the photo is also read turned
@@ -277,25 +293,135 @@ def find_geometry(det: Detections, image_size: tuple[int, int]) -> Geometry:
     """
     boxes = np.asarray(det.boxes, np.float64)
     if len(boxes) == 0:
-        return Geometry(0.0, (), (), -1, (), (), (), (), 0.0, 0.0)
+        return _EMPTY
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-    plain = _geometry(boxes, image_size, False)
+    plain = _rows(boxes, image_size, False)
+    geo = _assemble(plain, plain.best_row())
     if not _mostly_vertical(centres, boxes[:, 2:] - boxes[:, :2]):
-        return plain
-    turned = _geometry(boxes, image_size, True)
-    return turned if len(turned.row_tiles(0)) > len(plain.row_tiles(0)) else plain
+        return geo
+    turned = _rows(boxes, image_size, True)
+    tgeo = _assemble(turned, turned.best_row())
+    return tgeo if len(tgeo.row_tiles(0)) > len(geo.row_tiles(0)) else geo
 
 
-def _geometry(boxes: np.ndarray, image_size: tuple[int, int], turned: bool) -> Geometry:
-    n = len(boxes)
+_EMPTY = Geometry(0.0, (), (), -1, (), (), (), (), 0.0, 0.0)
+
+#: candidate hand regions decoded at most per photo (:func:`hand_candidates`)
+MAX_CANDIDATES = 6
+#: a region holding fewer tiles than the hand needs loses this factor of prior per missing tile
+#: (each would be a tile the detector missed)
+MISSING_TILE = 0.25
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One candidate hand region for decoding: ``geometry`` (its main row is row 0, its hand rows the
+    region), ``prior`` (geometric prior, the best candidate 1.0), ``why`` (what the region is, for
+    notes)."""
+
+    geometry: Geometry
+    prior: float
+    why: str
+
+
+def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14,
+                    limit: int = MAX_CANDIDATES) -> tuple[Candidate, ...]:
+    """Candidate hand regions of ``det``, best geometric prior first: every row of similar-sized
+    tiles (plus the rows near it) as the player's hand row, in the photo's frame and, when some rows
+    run up the photo, turned by 90°.
+
+    The prior of a region is its main row's score (tiles × tile size × (1 + lowness/2), a row of
+    melds only counting 0.8, relative to the best row) × :data:`MISSING_TILE` per tile the region
+    lacks of ``need`` (a hand's tile count, e.g. 14; each meld or bonus tile counts as it lies). The
+    longest row is always a candidate, so a long row of tiles is never dropped for a short group
+    before its tiles are read. :mod:`vision.pipeline` decodes each candidate and keeps the one whose
+    reading is most probable overall (prior × tile readings × legality). Regions holding the same
+    tiles are offered once. Returns at most ``limit`` candidates; none for empty ``det``.
+    """
+    boxes = np.asarray(det.boxes, np.float64)
+    if len(boxes) == 0:
+        return ()
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-    sizes = boxes[:, 2:] - boxes[:, :2]
+    frames = [_rows(boxes, image_size, False)]
+    vertical = _mostly_vertical(centres, boxes[:, 2:] - boxes[:, :2])
+    turned = _rows(boxes, image_size, True)
+    if vertical or max(map(len, turned.rows_tiles)) > max(map(len, frames[0].rows_tiles)) + 2:
+        frames.append(turned)
+    scored: list[tuple[float, _Rows, int, str]] = []
+    for fr in frames:
+        for r in range(len(fr.rows_tiles)):
+            scored.append((fr.row_score(r), fr, r, "turned 90°" if fr.turned else ""))
+    top = max(s for s, *_ in scored) or 1.0
+    longest = max(scored, key=lambda c: (len(c[1].rows_tiles[c[2]]), c[0]))
+    pool = sorted(scored, key=lambda c: -c[0])[: 3 * limit]
+    if longest not in pool:
+        pool.append(longest)
+    out: list[Candidate] = []
+    seen: set[frozenset[int]] = set()
+    for s, fr, r, how in pool:
+        geo = _assemble(fr, r)
+        tiles = frozenset(geo.hand_tiles)
+        if tiles in seen:
+            continue
+        seen.add(tiles)
+        short = max(0, need - len(tiles))
+        prior = (s / top) * MISSING_TILE ** short
+        n_main = len(geo.row_tiles(0))
+        why = (f"row of {n_main} tiles" + (f" + {len(geo.hand_rows) - 1} row(s) near it" if len(geo.hand_rows) > 1 else "")
+               + (", the longest row" if (fr, r) == (longest[1], longest[2]) else "")
+               + (", the nearest/largest" if s == top else "") + (f", read {how}" if how else ""))
+        out.append(Candidate(geo, prior, why))
+    best = max(c.prior for c in out) or 1.0
+    out = [replace(c, prior=c.prior / best) for c in out]
+    out.sort(key=lambda c: -c.prior)
+    keep = out[:limit]
+    lc = next(c for c in out if "the longest row" in c.why)
+    if lc not in keep:
+        keep[-1] = lc
+    return tuple(keep)
+
+
+@dataclass(frozen=True, eq=False)
+class _Rows:
+    """Rows and their raw groups found from the boxes (in the turned frame when ``turned``)."""
+
+    boxes: np.ndarray
+    image_size: tuple[int, int]
+    turned: bool
+    rows_tiles: list
+    row_angle: list
+    row_groups_raw: list
+
+    @property
+    def centres(self) -> np.ndarray:
+        return (self.boxes[:, :2] + self.boxes[:, 2:]) / 2
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return self.boxes[:, 2:] - self.boxes[:, :2]
+
+    def row_score(self, ri: int) -> float:
+        """tiles × size × lowness (a row of melds only counting 0.8): the player's hand is usually the
+        nearest, lowest, largest and longest row."""
+        t = self.rows_tiles[ri]
+        s = self.sizes
+        size = float(np.median(np.sqrt(s[t, 0] * s[t, 1])))
+        low = float(np.mean(self.centres[t, 1])) / max(self.image_size[1], 1)
+        melds_only = all(len(g) in (3, 4) for g in self.row_groups_raw[ri])
+        return len(t) * size * (1 + 0.5 * low) * (0.8 if melds_only else 1.0)
+
+    def best_row(self) -> int:
+        return max(range(len(self.rows_tiles)), key=self.row_score)
+
+
+def _rows(boxes: np.ndarray, image_size: tuple[int, int], turned: bool) -> _Rows:
+    n = len(boxes)
     if turned:  # work in the photo turned 90° clockwise: (x, y) → (H − y, x)
         W0, H0 = image_size
         boxes = np.stack([H0 - boxes[:, 3], boxes[:, 0], H0 - boxes[:, 1], boxes[:, 2]], 1)
         image_size = (H0, W0)
-        centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-        sizes = boxes[:, 2:] - boxes[:, :2]
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    sizes = boxes[:, 2:] - boxes[:, :2]
     theta0 = _angle(centres, sizes)
     ang = np.full(n, theta0)
     # 1. rows: tiles on one line, linked pairwise in the frame of their (local) row direction; the
@@ -346,16 +472,15 @@ def _geometry(boxes: np.ndarray, image_size: tuple[int, int], turned: bool) -> G
             else:
                 gs[-1].append(t[k + 1])
         row_groups_raw.append(gs)
-    W, H = image_size
-    w_all, h_all = sizes[:, 0], sizes[:, 1]
-    # 3. main row: tiles × size × lowness
-    def row_score(ri: int) -> float:
-        t = rows_tiles[ri]
-        size = float(np.median(np.sqrt(w_all[t] * h_all[t])))
-        low = float(np.mean(centres[t, 1])) / max(H, 1)
-        melds_only = all(len(g) in (3, 4) for g in row_groups_raw[ri])
-        return len(t) * size * (1 + 0.5 * low) * (0.8 if melds_only else 1.0)
-    main = max(range(len(rows_tiles)), key=row_score)
+    return _Rows(boxes, image_size, turned, rows_tiles, row_angle, row_groups_raw)
+
+
+def _assemble(R: _Rows, main: int) -> Geometry:
+    """The geometry with row ``main`` of ``R`` as the player's hand row: the rows near it form the
+    hand region; rows are renumbered hand rows first (by distance), then the rest top to bottom."""
+    boxes, centres = R.boxes, R.centres
+    n = len(boxes)
+    rows_tiles, row_angle, row_groups_raw = R.rows_tiles, R.row_angle, R.row_groups_raw
     mt = rows_tiles[main]
     am = row_angle[main]
     ucm, vcm = _rotate(centres, am)
@@ -411,8 +536,15 @@ def _geometry(boxes: np.ndarray, image_size: tuple[int, int], turned: bool) -> G
                 off = (vc[k] - line(uc[k])) / float(np.median(h[ref]))
                 sideways[k] = bool(ar > SIDEWAYS_ASPECT or (ar > 1.25 and (hr < 0.92 or off > 0.08)))
                 displaced[k] = bool(off > DISPLACED) and not sideways[k]
+    # how far each tile lies from the main row: across its line (tile heights, beyond touching) and
+    # along it past its ends (tile widths); 0 for the main row's own tiles
+    across = np.maximum(0.0, (np.abs(vcm - np.array([m_line(u) for u in ucm])) - Hm / 2) / max(mh, 1e-6) - 0.5)
+    along = np.maximum(0.0, np.maximum(m_u[0] - (ucm + Wm / 2), (ucm - Wm / 2) - m_u[1]) / max(mw, 1e-6))
+    dist = np.hypot(across, along)
+    dist[mt] = 0.0
     return Geometry(float(row_angle[main]), tuple(groups), tuple(row_groups), 0, tuple(range(len(hand_rows))),
-                    order, tuple(bool(x) for x in sideways), tuple(bool(x) for x in displaced), mw, mh, turned)
+                    order, tuple(bool(x) for x in sideways), tuple(bool(x) for x in displaced), mw, mh, R.turned,
+                    tuple(float(x) for x in dist))
 
 
 def _line_v(idx, uc: np.ndarray, vc: np.ndarray, angle_free: bool = True):
@@ -499,6 +631,16 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 opts.append(Option("concealed-kong", 0.95, why="four tiles with face-down ones"))
             elif size == 4:
                 opts.append(Option("concealed-kong", 0.6, why="four face-down tiles: a concealed kong (tile unknown)"))
+            elif nb <= max(1, size // 4) and size >= 5:
+                # a long group with a tile or two called face-down: the detector may be wrong about
+                # them (a white dragon, glare); the group is still read, the backs as their best faces
+                cands = _winning_candidates(geo, tiles, side) if winner else []
+                for w in cands:
+                    opts.append(Option("concealed", FACE_DOWN_MISREAD * 0.8 / len(cands), winning=w,
+                                       why="winning tile laid sideways/forward at the row"))
+                opts.append(Option("concealed", FACE_DOWN_MISREAD * (0.2 if cands else 1.0),
+                                   why="tiles of the concealed hand (a tile called face-down read as its face)"))
+                opts.append(Option("ignored", 1 - FACE_DOWN_MISREAD, why="face-down tiles that are not a kong"))
             else:
                 opts.append(Option("ignored", 0.9, why="face-down tiles that are not a kong"))
             if not in_main:
@@ -531,8 +673,11 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             else:
                 opts.append(Option("concealed", 1.0))
         if not in_main and not any(o.role == "ignored" for o in opts):
-            opts = [Option(o.role, o.prior * 0.7, o.winning, o.why) for o in opts]
-            opts.append(Option("ignored", 0.3, why="outside the main row"))
+            # a group off the main row belongs to the hand less likely the farther it lies from it
+            d = min(geo.distance(t) for t in tiles)
+            p_in = OFF_ROW_IN * math.exp(-OFF_ROW_DECAY * max(0.0, d - OFF_ROW_NEAR))
+            opts = [Option(o.role, o.prior * p_in, o.winning, o.why) for o in opts]
+            opts.append(Option("ignored", 1 - p_in, why="outside the main row"))
         opts.sort(key=lambda o: -o.prior)
         out.append(GroupRoles(tiles, g.row, tuple(opts)))
     if bonus:

@@ -12,6 +12,7 @@ to right): ``--fix 3=5p`` sets tile 3 before layout and decoding, so the rest of
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 from dataclasses import dataclass, field, replace
@@ -29,7 +30,7 @@ from .decode import Reading, decode
 from .detect import Detections, Detector, load_detector
 from .errors import ImageError, NoTilesError, VisionError
 from .io import Photo, Source, load_photo
-from .layout import Layout, assign_roles, find_geometry
+from .layout import Candidate, Layout, assign_roles, find_geometry, hand_candidates
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_PHOTO = REPO / "docs" / "demo.jpg"
@@ -49,6 +50,11 @@ class PhotoResult:
     reading: Reading
     scored: ScoredHand | None
     timings: Mapping[str, float] = field(default_factory=dict)
+    #: the photo was read turned by this many degrees clockwise (0, 90, 180, 270): ``photo`` and the
+    #: boxes are then those of the turned photo (:func:`read_photo`'s rotation tries)
+    turned: int = 0
+    #: joint log-score of the chosen reading (:func:`read_detections`; −inf when not legal)
+    joint: float = -math.inf
 
     @property
     def order(self) -> tuple[int, ...]:
@@ -106,16 +112,28 @@ def apply_fixes(readings: TileReadings, order: tuple[int, ...], fixes: Mapping[i
     return TileReadings.make(probs, pose)
 
 
+#: the upright reading is weak, and the photo is also read turned 90°, 180° and 270°, when it is not
+#: legal, its confidence is below this, or most of its face-up tiles were read in a turned pose
+ROTATE_BELOW = 0.5
+#: turns tried (degrees clockwise) and the np.rot90 ``k`` (counter-clockwise quarter turns) of each
+TURNS = ((90, 3), (180, 2), (270, 1))
+
+
 def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context | None = None, *,
                winning_tile: str | None = None, exposed: str | None = None,
                fixes: Mapping[int, str] | None = None, options: Mapping[str, object] | None = None,
                detector: Detector | None = None, classifier: Classifier | None = None,
-               work_side: int | None = WORK_SIDE, zoom: bool = True) -> PhotoResult:
+               work_side: int | None = WORK_SIDE, zoom: bool = True, rotate: bool = True) -> PhotoResult:
     """Photo → :class:`PhotoResult` (reading, layout, decoded hand and its score).
 
     ``scored`` is None when the reading is not a legal hand (``reading.problem`` says why).
     ``zoom``: detect again in the part of the photo holding the tiles when they are small there
-    (:func:`detect_zoomed`).
+    (:func:`detect_zoomed`). ``rotate``: when the upright reading is weak (:func:`weak_reading`: not
+    legal, confidence below :data:`ROTATE_BELOW`, or most tiles read turned), the photo is also read
+    turned by 90°, 180° and 270° (a photo sent without its EXIF turn, or taken from across the table),
+    and the best reading is kept (legal first, then the joint score of :func:`read_detections`);
+    ``PhotoResult.turned`` and a note say which turn won. Each try costs one more detector and
+    classifier pass (about the upright pass's model time).
     Raises :class:`ImageError` for an unreadable file, :class:`NoTilesError` when no tile is found,
     :class:`~vision.errors.ModelError` when the models are missing, HandError for bad overrides,
     RulesetError for an unknown ruleset or option.
@@ -128,19 +146,76 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     t["load"] = time.perf_counter() - t0
     det_model = detector or load_detector()
     cls_model = classifier or load_classifier()
-    t1 = time.perf_counter()
-    det = detect_zoomed(photo.pixels, det_model) if zoom else det_model(photo.pixels)
-    t["detect"] = time.perf_counter() - t1
-    if len(det) == 0:
-        raise NoTilesError(f"{photo.name}: no tiles found in the photo")
-    t1 = time.perf_counter()
-    readings = cls_model(photo.pixels, det)
-    t["classify"] = time.perf_counter() - t1
-    result = read_detections(photo, det, readings, rs, ctx, winning_tile=winning_tile, exposed=exposed,
-                             fixes=fixes, options=options)
-    t["layout+decode+score"] = result.timings["layout+decode+score"]
+    kw = dict(winning_tile=winning_tile, exposed=exposed, fixes=fixes, options=options)
+
+    def read(ph: Photo, timing: dict | None):
+        t1 = time.perf_counter()
+        det = detect_zoomed(ph.pixels, det_model) if zoom else det_model(ph.pixels)
+        if timing is not None:
+            timing["detect"] = time.perf_counter() - t1
+        if len(det) == 0:
+            raise NoTilesError(f"{photo.name}: no tiles found in the photo")
+        t1 = time.perf_counter()
+        readings = cls_model(ph.pixels, det)
+        if timing is not None:
+            timing["classify"] = time.perf_counter() - t1
+        res = read_detections(ph, det, readings, rs, ctx, **kw)
+        if timing is not None:
+            timing["layout+decode+score"] = res.timings["layout+decode+score"]
+        return res
+
+    try:
+        result = read(photo, t)
+        upright_error: Exception | None = None
+    except (NoTilesError, HandError) as e:
+        result, upright_error = None, e
+    if rotate and (result is None or weak_reading(result)):
+        t1 = time.perf_counter()
+        for deg, k in TURNS:
+            pix = np.ascontiguousarray(np.rot90(photo.pixels, k))
+            size = photo.original_size if deg == 180 else photo.original_size[::-1]
+            try:
+                r2 = read(replace(photo, pixels=pix, original_size=size), None)
+            except (NoTilesError, HandError):
+                continue
+            if result is None or _better(r2, result):
+                result = replace(r2, turned=deg)
+        t["rotation tries"] = time.perf_counter() - t1
+    if result is None:
+        raise upright_error  # type: ignore[misc]
+    if result.turned:
+        note = (f"the photo was read turned {result.turned}° clockwise (the upright reading was weaker); "
+                f"tile boxes are those of the turned photo")
+        result = replace(result, reading=replace(result.reading, notes=(note,) + result.reading.notes))
     t["total"] = time.perf_counter() - t0
-    return PhotoResult(result.photo, det, result.readings, result.layout, result.reading, result.scored, t)
+    return replace(result, timings=t)
+
+
+def weak_reading(res: PhotoResult) -> bool:
+    """True when ``res`` is worth reading again turned (:func:`read_photo`): not legal, confidence
+    below :data:`ROTATE_BELOW`, or more than half of the face-up tiles it uses were read upside-down
+    or sideways by the classifier's turn search."""
+    r = res.reading
+    if not r.legal or r.confidence < ROTATE_BELOW:
+        return True
+    used = [i for i, role in enumerate(r.roles) if role not in ("ignored",) and res.readings.pose[i] != "face-down"]
+    turned = sum(1 for i in used if res.readings.pose[i] in ("upside-down", "sideways"))
+    return bool(used) and turned > len(used) / 2
+
+
+def _better(a: PhotoResult, b: PhotoResult) -> bool:
+    """``a`` reads its photo better than ``b``: legal before not legal, then the higher joint
+    log-score (region prior × role prior × tile readings × the models' belief in the boxes)."""
+    if a.reading.legal != b.reading.legal:
+        return a.reading.legal
+    if not a.reading.legal:  # neither legal: more of the hand's tiles found, read more surely
+        return _evidence_of(a) > _evidence_of(b) + 1.0
+    return a.joint > b.joint
+
+
+def _evidence_of(res: PhotoResult) -> float:
+    used = [i for i, role in enumerate(res.reading.roles) if role != "ignored"]
+    return float(len(used)) + 0.1 * _evidence(res.detections, res.readings, res.reading) if used else -math.inf
 
 
 #: tiles smaller than this in the detector's input (median box height, pixels) trigger a second,
@@ -185,22 +260,37 @@ def detect_zoomed(image: np.ndarray, detector: Detector) -> Detections:
 #: detections with a score below this may be dropped as false detections when that makes a legal hand
 DROP_SCORE = 0.6
 DROP_TRIES = 2
+#: the detector score and classifier probability counted for a tile are at least this (a tile the
+#: models doubt still counts as evidence, bounded)
+EVIDENCE_FLOOR = 0.05
 
 
-def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
-                    *, winning_tile=None, exposed=None, fixes=None, options=None) -> PhotoResult:
-    """The model-free half of :func:`read_photo`: fixes → layout → decode → score.
+@dataclass(frozen=True)
+class _Tried:
+    """One candidate hand region decoded: its layout and reading and the joint log-score."""
 
-    When the tile count is wrong, each of the :data:`DROP_TRIES` least confident detections
-    in the hand (detector score < :data:`DROP_SCORE`) is in turn left out as a false detection; the
-    most probable legal reading (its relative probability × the chance the box was false) is kept,
-    with a note naming the tile, and its confidence × (1 − the box's detector score), so that a
-    reading that rests on leaving a likely tile out is flagged for review.
-    """
-    t1 = time.perf_counter()
-    geo = find_geometry(det, photo.size)
-    readings = apply_fixes(readings, geo.order, fixes or {})
-    back = np.asarray(det.face_down) | np.array([p == "face-down" for p in readings.pose], bool)
+    candidate: Candidate
+    layout: Layout
+    reading: Reading
+    joint: float
+
+
+def _evidence(det: Detections, readings: TileReadings, reading: Reading) -> float:
+    """Σ over the tiles the reading uses of log(detector score × the classifier's top probability):
+    how much the models believe these boxes are tiles read as they are."""
+    used = [i for i, r in enumerate(reading.roles) if r != "ignored"]
+    if not used:
+        return -math.inf
+    s = np.maximum(np.asarray(det.scores, np.float64)[used], EVIDENCE_FLOOR)
+    p = np.maximum(readings.probs[used].max(1).astype(np.float64), EVIDENCE_FLOOR)
+    return float(np.log(s).sum() + np.log(p).sum())
+
+
+def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, back: np.ndarray,
+                      ruleset: Ruleset, context: Context, winning_tile, exposed, options) -> tuple[Layout, Reading]:
+    """Layout + decoding of one candidate region, with the left-out-box retries of
+    :func:`read_detections`."""
+    geo = cand.geometry
 
     def run(exclude: frozenset[int]):
         lay = assign_roles(geo, det, readings, winner=context.winner, exclude=exclude)
@@ -226,14 +316,136 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                             f"left out as a false detection")
                     # the reading is right only if the box really was false: confidence × (1 − score)
                     best = (value, lay2, replace(rd2, notes=rd2.notes + (note,),
-                                                 confidence=rd2.confidence * (1.0 - float(det.scores[i]))))
+                                                 confidence=rd2.confidence * (1.0 - float(det.scores[i])),
+                                                 score=rd2.score + math.log(max(1.0 - float(det.scores[i]), 1e-6))))
         if best is not None:
             lay, reading = best[1], best[2]
         elif refused is not None:  # the only legal readings contradict what the user said
             raise refused
+    return lay, reading
+
+
+def _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options) -> list[_Tried]:
+    """Each candidate decoded, best joint score first (legal readings before the rest).
+
+    Joint log-score of a legal reading: log(region prior) + ``Reading.score`` (role prior × relative
+    probability of the legal reading) + :func:`_evidence`. A reading that is not legal ranks by the
+    region prior alone (its problem is the one reported). A HandError (the reading contradicts the
+    circumstances) is raised when no candidate gives a legal reading that does not.
+    """
+    back = np.asarray(det.face_down) | np.array([p == "face-down" for p in readings.pose], bool)
+    tried: list[_Tried] = []
+    refused: HandError | None = None
+    for cand in cands:
+        try:
+            lay, rd = _decode_candidate(cand, det, readings, back, ruleset, context, winning_tile, exposed, options)
+        except HandError as e:
+            refused = refused or e
+            continue
+        joint = (math.log(max(cand.prior, 1e-12)) + rd.score + _evidence(det, readings, rd)) if rd.legal \
+            else math.log(max(cand.prior, 1e-12))
+        tried.append(_Tried(cand, lay, rd, joint))
+    if refused is not None and not any(t.reading.legal for t in tried):
+        raise refused  # the only legal readings contradict what the user said
+    tried.sort(key=lambda t: (not t.reading.legal, -t.joint))
+    return tried
+
+
+def _region_share(tried: list[_Tried]) -> float:
+    """The chosen reading's share of the joint probability of the distinct legal readings of all
+    candidate regions (1.0 when only one reading is legal)."""
+    legal = [t for t in tried if t.reading.legal]
+    if not legal:
+        return 1.0
+    best: dict[str, float] = {}
+    for t in legal:
+        best[t.reading.notation] = max(best.get(t.reading.notation, -math.inf), t.joint)
+    top = legal[0].joint
+    total = sum(math.exp(j - top) for j in best.values())
+    return 1.0 / total
+
+
+def _concealed_on_main_row(t: _Tried) -> bool:
+    """Every concealed tile of the reading lies on its region's main row (the non-winner fallback of
+    :func:`read_detections` reads a row of 13 tiles, never a row short of tiles filled from elsewhere)."""
+    geo = t.layout.geometry
+    main = set(geo.row_tiles(0)) if geo.rows else set()
+    return all(i in main for i, r in enumerate(t.reading.roles) if r == "concealed")
+
+
+def _as_non_winner(context: Context) -> Context:
+    return replace(context, winner=False, win_by="discard", last_tile=False, first_turn=False, kong_on_kong=False)
+
+
+def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
+                    *, winning_tile=None, exposed=None, fixes=None, options=None) -> PhotoResult:
+    """The model-free half of :func:`read_photo`: fixes → hand regions → layout → decode → score.
+
+    Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`vision.layout.hand_candidates`
+    proposes up to :data:`vision.layout.MAX_CANDIDATES` hand regions (each row of similar tiles with
+    the rows near it, the longest row always among them), each is decoded, and the reading with the
+    best joint score is kept (:func:`_search_regions`: region prior × role prior × tile readings ×
+    the models' belief that the boxes are tiles; a legal reading always beats one that is not). Its
+    confidence is multiplied by its share among the distinct legal readings of all regions, and a
+    note names the region chosen and why.
+
+    When the tile count is wrong, each of the :data:`DROP_TRIES` least confident detections
+    in the hand (detector score < :data:`DROP_SCORE`) is in turn left out as a false detection; the
+    most probable legal reading (its relative probability × the chance the box was false) is kept,
+    with a note naming the tile, and its confidence × (1 − the box's detector score), so that a
+    reading that rests on leaving a likely tile out is flagged for review.
+
+    A winner's photo that shows a complete non-winner's hand (13 tiles; 16 in the 16-tile game), its
+    concealed tiles all on the main row, and no legal winning hand is read as a non-winner's hand when nothing was said about the win
+    (``--winning-tile``, ``--win-by``, ``--last-tile``, ``--first-turn``, ``--kong-on-kong``), with a
+    note saying so.
+
+    Tiles are numbered by the order of the region chosen without ``fixes`` (what the user saw), so
+    ``--fix`` positions stay valid whichever region the fixed readings choose.
+    """
+    t1 = time.perf_counter()
+    need = ruleset.hand_size + (1 if context.winner else 0)
+    cands = hand_candidates(det, photo.size, need)
+    numbering = None
+    if fixes:
+        first = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
+        numbering = first[0].layout.geometry.order if first else find_geometry(det, photo.size).order
+        readings = apply_fixes(readings, numbering, fixes)
+    tried = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
+    said_won = winning_tile is not None or any(
+        (getattr(context, k) for k in ("last_tile", "first_turn", "kong_on_kong"))) or context.win_by != "discard"
+    extra: list[str] = []
+    if context.winner and not said_won and tried and not tried[0].reading.legal:
+        nw = [t for t in _search_regions(cands, det, readings, ruleset, _as_non_winner(context), None, exposed,
+                                         options) if t.reading.legal and _concealed_on_main_row(t)]
+        if nw:
+            n = ruleset.hand_size
+            tried = nw
+            extra.append(f"the photo shows {n} tiles, a complete non-winner's hand: read and scored as a "
+                         f"non-winner's hand (a winning hand has {n + 1}; give --not-winner to say so, or "
+                         f"photograph the winning tile)")
+    chosen = tried[0] if tried else None
+    if chosen is None:  # pragma: no cover - det is never empty here (read_photo refuses that)
+        raise NoTilesError(f"{photo.name}: no tiles found in the photo")
+    lay, reading = chosen.layout, chosen.reading
+    notes = list(reading.notes)
+    if len(cands) > 1:
+        why = f"hand region: {chosen.candidate.why}"
+        if reading.legal:
+            others = sum(1 for t in tried if t is not chosen and t.reading.legal)
+            why += (f" (the most probable legal reading of {len(cands)} candidate regions"
+                    + (f"; {others} other region(s) also read legal" if others else "") + ")")
+        else:
+            why += f" (no candidate region of {len(cands)} gives a legal reading)"
+        notes.insert(0, why)
+    notes.extend(extra)
+    share = _region_share(tried) if reading.legal else 1.0
+    reading = replace(reading, notes=tuple(notes), confidence=reading.confidence * share)
+    if numbering is not None and numbering != lay.geometry.order:
+        lay = replace(lay, geometry=replace(lay.geometry, order=tuple(numbering)))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
-                       {"layout+decode+score": time.perf_counter() - t1})
+                       {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint)
 
 
 # ----------------------------------------------------------------------------- output
@@ -267,7 +479,8 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
                                    for o in g.options]})
     return {
         "photo": {"name": res.photo.name, "width": res.photo.original_size[0],
-                  "height": res.photo.original_size[1], "decoded_scale": res.photo.scale},
+                  "height": res.photo.original_size[1], "decoded_scale": res.photo.scale,
+                  "turned": res.turned},
         "reading": r.notation,
         "legal": r.legal,
         "problem": r.problem,
