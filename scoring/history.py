@@ -12,7 +12,14 @@ Writing is best effort: a database that cannot be written gives one warning line
 command carries on (the score is never lost for want of a history entry).
 
 The database is opened in WAL mode with a busy timeout, so several commands (a batch and a ``hand``
-in another terminal) can write at once. ``mahjong-score history`` lists it.
+in another terminal) can write at once. ``mahjong-score history`` lists it (read-only: a database
+it cannot write, or a damaged row, is still listed).
+
+**Idempotent entries.** An entry may carry an ``entry_key`` (unique in the table): a batch records
+each photo under a key made of the batch's identity, the photo, its content hash and the scoring
+parameters, so recording the same result again — after a kill between the history write and the
+batch's own bookkeeping, or from a rerun — adds nothing (:func:`insert` returns the existing id).
+Entries of single commands (``hand``, ``photo``) have no key: each run is an event of its own.
 """
 from __future__ import annotations
 
@@ -28,7 +35,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 ENV_DB = "MAHJONG_SCORE_DB"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -45,13 +52,16 @@ CREATE TABLE IF NOT EXISTS entries (
     total INTEGER,
     score TEXT,
     status TEXT,
-    note TEXT
+    note TEXT,
+    entry_key TEXT
 );
 CREATE INDEX IF NOT EXISTS entries_sha ON entries(input_sha256);
 """
+#: added in schema version 2 (after the table may exist without the column)
+_KEY_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS entries_key ON entries(entry_key) WHERE entry_key IS NOT NULL"
 #: columns of an entry, in table order (``id`` and ``time`` are set on insertion)
 FIELDS = ("command", "input", "input_sha256", "reading", "confidence", "corrections", "ruleset",
-          "options", "context", "total", "score", "status", "note")
+          "options", "context", "total", "score", "status", "note", "entry_key")
 _JSON_FIELDS = ("corrections", "options", "context", "score")
 
 
@@ -99,6 +109,8 @@ def connect(path: str | os.PathLike) -> sqlite3.Connection:
     Raises sqlite3.Error or OSError when it cannot be created or is not a history database.
     """
     p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(f"{p} is a folder, not a history database file")
     p.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(str(p), timeout=30.0)
     try:
@@ -106,6 +118,10 @@ def connect(path: str | os.PathLike) -> sqlite3.Connection:
         con.execute("PRAGMA busy_timeout=30000")
         with con:
             con.executescript(_SCHEMA)
+            cols = {r[1] for r in con.execute("PRAGMA table_info(entries)")}
+            if "entry_key" not in cols:  # a version-1 database
+                con.execute("ALTER TABLE entries ADD COLUMN entry_key TEXT")
+            con.execute(_KEY_INDEX)
             con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except BaseException:
         con.close()
@@ -119,7 +135,9 @@ def _dump(v: Any) -> Any:
 
 def insert(con: sqlite3.Connection, entries: Iterable[Mapping[str, Any]]) -> list[int]:
     """Insert entries (dicts with keys from :data:`FIELDS`; JSON fields as Python values) in one
-    transaction; returns their ids. Raises KeyError for an unknown key, sqlite3.Error on failure."""
+    transaction; returns their ids. An entry whose ``entry_key`` is already in the table is not
+    inserted again: its id is the existing entry's. Raises KeyError for an unknown key, sqlite3.Error
+    on failure."""
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     ids = []
     with con:
@@ -128,15 +146,24 @@ def insert(con: sqlite3.Connection, entries: Iterable[Mapping[str, Any]]) -> lis
             if bad:
                 raise KeyError(f"unknown history field(s): {', '.join(sorted(bad))}")
             row = [e.get("time") or now] + [_dump(e.get(k)) if k in _JSON_FIELDS else e.get(k) for k in FIELDS]
-            cur = con.execute(f"INSERT INTO entries (time, {', '.join(FIELDS)}) VALUES ({', '.join('?' * (len(FIELDS) + 1))})", row)
-            ids.append(int(cur.lastrowid))
+            cur = con.execute(f"INSERT OR IGNORE INTO entries (time, {', '.join(FIELDS)}) "
+                              f"VALUES ({', '.join('?' * (len(FIELDS) + 1))})", row)
+            if cur.rowcount == 1:
+                ids.append(int(cur.lastrowid))
+            else:  # the same entry_key is recorded already
+                ids.append(int(con.execute("SELECT id FROM entries WHERE entry_key=?", (e["entry_key"],)).fetchone()[0]))
     return ids
 
 
 def entries(con: sqlite3.Connection, limit: int | None = 20, command: str | None = None,
             entry_id: int | None = None) -> Iterator[dict[str, Any]]:
-    """Entries newest first (JSON fields decoded), at most ``limit`` (None: all)."""
-    q = "SELECT id, time, " + ", ".join(FIELDS) + " FROM entries"
+    """Entries newest first (JSON fields decoded), at most ``limit`` (None: all).
+
+    A damaged row (a JSON field that does not decode, e.g. written by another program) keeps that
+    field's raw text and lists it under ``"damaged"``; a database without a column (an older schema)
+    gives None for it."""
+    cols = {r[1] for r in con.execute("PRAGMA table_info(entries)")}
+    q = "SELECT id, time, " + ", ".join(f if f in cols else f"NULL AS {f}" for f in FIELDS) + " FROM entries"
     where, args = [], []
     if command:
         where.append("command = ?")
@@ -152,9 +179,17 @@ def entries(con: sqlite3.Connection, limit: int | None = 20, command: str | None
         args.append(int(limit))
     for row in con.execute(q, args):
         d = dict(zip(("id", "time") + FIELDS, row))
+        damaged = [k for k, v in d.items() if isinstance(v, (bytes, memoryview))]
+        for k in damaged:  # a binary value where text belongs: shown as hex
+            d[k] = bytes(d[k]).hex()
         for k in _JSON_FIELDS:
             if d[k] is not None:
-                d[k] = json.loads(d[k])
+                try:
+                    d[k] = json.loads(d[k])
+                except (TypeError, ValueError, RecursionError):
+                    damaged.append(k)
+        if damaged:
+            d["damaged"] = sorted(set(damaged))
         yield d
 
 
@@ -204,7 +239,10 @@ def record(args: argparse.Namespace | None, items: Iterable[Mapping[str, Any]], 
         finally:
             con.close()
     except (sqlite3.Error, OSError) as e:
-        print(f"mahjong-score: warning: history not recorded in {path}: {e}", file=sys.stderr)
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        if path.is_dir():
+            why = "it is a folder, not a database file"
+        print(f"mahjong-score: warning: history not recorded in {path}: {why}", file=sys.stderr)
         return []
 
 
@@ -231,16 +269,62 @@ def record_hand(args: argparse.Namespace, command: str, notation: str, scored: A
 
 
 # ------------------------------------------------------------------------------ command
+def _text(v: Any) -> str:
+    """A stored value as one printable line (None → '')."""
+    if v is None:
+        return ""
+    t = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True, default=str) \
+        if isinstance(v, (dict, list)) else str(v)
+    t = " ".join(t.split())
+    return t if t.isprintable() else "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in t)
+
+
+def _conf(v: Any) -> str:
+    return f"{v:.0%}" if isinstance(v, (int, float)) and not isinstance(v, bool) else _text(v)[:5]
+
+
 def _fmt(e: Mapping[str, Any]) -> str:
-    total = "" if e["total"] is None else str(e["total"])
-    conf = "" if e["confidence"] is None else f"{e['confidence']:.0%}"
-    inp = e["input"] or ""
-    status = e["status"] or ""
+    total = _text(e["total"])
+    conf = _conf(e["confidence"])
+    inp = _text(e["input"])
+    status = _text(e["status"])
+    if e.get("damaged"):
+        status = "damaged: " + ", ".join(e["damaged"])
     status = status if len(status) <= 24 else status[:23] + "…"
     if len(inp) > 40:
         inp = "…" + inp[-39:]
-    return (f"{e['id']:>5}  {e['time'].replace('+00:00', 'Z'):<20}  {e['command']:<7} {e['ruleset'] or '':<19} "
-            f"{total:>6} {conf:>5}  {status:<24} {e['reading'] or '':<40} {inp}")
+    reading = _text(e["reading"])
+    return (f"{_text(e['id']):>5}  {_text(e['time']).replace('+00:00', 'Z'):<20}  {_text(e['command']):<7} "
+            f"{_text(e['ruleset']):<19} {total:>6} {conf:>5}  {status:<24} {reading:<40} {inp}")
+
+
+def _score_line(ln: Any) -> str:
+    """One line of a stored score (``ScoredHand.to_json()["lines"]`` item); a line of another shape
+    is shown as stored."""
+    if not isinstance(ln, dict):
+        return f"  {_text(ln)}"
+    kind = ln.get("kind")
+    try:
+        amount = {"points": lambda: f"+{ln['points']:g} pts", "doublings": lambda: f"+{ln['doublings']} dbl",
+                  "fixed": lambda: f"{ln['fixed']:g} fixed", "limit": lambda: f"{ln['fixed']:g} fixed"}.get(
+            kind, lambda: _text(kind))()
+    except (KeyError, TypeError, ValueError):
+        amount = _text(kind) or "?"
+    return f"  {amount:>14}  {_text(ln.get('name'))}  ({_text(ln.get('source'))})"
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """The database opened for reading only. A database in a folder or file this user cannot write
+    (WAL mode needs its ``-shm`` file) is opened as immutable instead."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+    try:
+        con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return con
+    except sqlite3.OperationalError as e:
+        con.close()
+        if "readonly" not in str(e) and "unable to open" not in str(e):
+            raise
+    return sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, timeout=30.0)
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -249,6 +333,8 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.limit < 0:
         raise UserError(f"--limit {args.limit} must be ≥ 0 (0: all entries)")
     path = Path(args.db).expanduser() if args.db else default_db_path()
+    if path.is_dir():
+        raise UserError(f"the history database {path} is a folder, not a database file")
     if not path.exists():
         if args.json:
             print_json([])
@@ -256,7 +342,7 @@ def cmd_history(args: argparse.Namespace) -> int:
             print(f"no history yet ({path} does not exist)")
         return 0
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+        con = _open_read_only(path)
         try:
             rows = list(entries(con, None if args.limit <= 0 else args.limit, args.command, args.id))
         finally:
@@ -273,16 +359,20 @@ def cmd_history(args: argparse.Namespace) -> int:
         for k in ("id", "time", "command", "input", "input_sha256", "reading", "confidence", "ruleset",
                   "total", "status", "note"):
             if e[k] is not None:
-                print(f"{k}: {e[k]}")
+                print(f"{k}: {_text(e[k])}")
+        if e.get("damaged"):
+            print(f"damaged: {', '.join(e['damaged'])} (stored text that is not valid JSON, shown as stored)")
         for k in ("corrections", "context", "options"):
             if e[k]:
-                print(f"{k}: {json.dumps(e[k], ensure_ascii=False, sort_keys=True)}")
-        if e["score"]:
+                print(f"{k}: {_text(e[k])}")
+        score = e["score"]
+        if isinstance(score, dict):
+            lines = score.get("lines", [])
             print("score lines:")
-            for ln in e["score"].get("lines", []):
-                amount = {"points": f"+{ln['points']:g} pts", "doublings": f"+{ln['doublings']} dbl"}.get(
-                    ln["kind"], f"{ln['fixed']:g} fixed" if ln["kind"] in ("fixed", "limit") else ln["kind"])
-                print(f"  {amount:>14}  {ln['name']}  ({ln['source']})")
+            for ln in lines if isinstance(lines, list) else [lines]:
+                print(_score_line(ln))
+        elif score:
+            print(f"score: {_text(score)}")
         return 0
     if not rows:
         print(f"no entries in {path}")

@@ -29,6 +29,20 @@ _TILES_RE = re.compile(r"(?:[0-9]+[mpszfy])+")
 _GROUP_RE = re.compile(r"([0-9]+)([mpszfy])")
 _TOKEN_RE = re.compile(r"\S+")
 WIN_PREFIX = "win:"
+#: the most characters of the user's text an error message repeats (a 120 KB token is not echoed whole)
+ECHO_CHARS = 40
+
+
+def _echo(text: str) -> str:
+    """``text`` quoted for an error message, cut to :data:`ECHO_CHARS` characters (``'…'`` marks the cut)."""
+    return repr(text) if len(text) <= ECHO_CHARS else repr(text[:ECHO_CHARS]) + f"… ({len(text):,} characters)"
+
+
+def _cut(text: str) -> str:
+    """``text`` (unquoted) cut to :data:`ECHO_CHARS` characters."""
+    return text if len(text) <= ECHO_CHARS else text[:ECHO_CHARS] + "…"
+
+
 _MAX_RANK = {"m": 9, "p": 9, "s": 9, "z": 7, "f": 4, "y": 4}
 
 
@@ -50,9 +64,9 @@ def parse_winning_tile(text: str) -> str:
     try:
         wt = parse_tiles(text)
     except HandError as e:
-        raise HandError(f"winning tile {text!r}: {e.message}") from None
+        raise HandError(f"winning tile {_echo(text)}: {e.message}") from None
     if len(wt) != 1 or wt[0] in BONUS:
-        raise HandError(f"winning tile {text!r} must be one playing tile, e.g. 5p")
+        raise HandError(f"winning tile {_echo(text)} must be one playing tile, e.g. 5p")
     return wt[0]
 
 
@@ -67,9 +81,9 @@ def parse_tiles_at(text: str, column: int = 1) -> list[tuple[str, int]]:
         bad = re.search(r"[^0-9mpszfy]", text)
         if bad:
             raise HandError(
-                f"unexpected character {bad.group()!r} in {text!r}; tiles are digits followed by"
+                f"unexpected character {bad.group()!r} in {_echo(text)}; tiles are digits followed by"
                 " a suit letter m p s z f y", column + bad.start())
-        raise HandError(f"{text!r} does not end in a suit letter (m p s z f y)", column + len(text) - 1)
+        raise HandError(f"{_echo(text)} does not end in a suit letter (m p s z f y)", column + len(text) - 1)
     tiles: list[tuple[str, int]] = []
     for g in _GROUP_RE.finditer(text):
         digits, s = g.groups()
@@ -93,13 +107,13 @@ def meld_from_tiles(tiles: list[str], *, concealed: bool, column: int = 1) -> Me
     if len(st) == 4 and len(set(st)) == 1:
         return Meld("kong", st[0], concealed=concealed, declared=True)
     if concealed:
-        raise HandError(f"({compact(st)}) must be a concealed kong: 4 identical tiles", column)
+        raise HandError(f"{_cut('(' + compact(st) + ')')} must be a concealed kong: 4 identical tiles", column)
     if len(st) == 3 and len(set(st)) == 1:
         return Meld("pung", st[0], concealed=False, declared=True)
     if len(st) == 3 and next_tile(st[0]) == st[1] and next_tile(st[0], 2) == st[2]:
         return Meld("chow", st[0], concealed=False, declared=True)
     raise HandError(
-        f"[{compact(st)}] is not a meld: a pung (3 alike), kong (4 alike) or chow (3 in a row of one suit)",
+        f"{_cut('[' + compact(st) + ']')} is not a meld: a pung (3 alike), kong (4 alike) or chow (3 in a row of one suit)",
         column)
 
 
@@ -135,13 +149,13 @@ def parse_hand(
         tok, col = m.group(), m.start() + 1
         if tok[0] == "[":
             if not tok.endswith("]") or len(tok) < 3:
-                raise HandError(f"exposed meld {tok!r} must look like [777p]", col)
+                raise HandError(f"exposed meld {_echo(tok)} must look like [777p]", col)
             at = parse_tiles_at(tok[1:-1], col + 1)
             melds.append(meld_from_tiles([t for t, _ in at], concealed=False, column=col))
             placed.extend((t, col) for t in melds[-1].tiles)
         elif tok[0] == "(":
             if not tok.endswith(")") or len(tok) < 3:
-                raise HandError(f"concealed kong {tok!r} must look like (5555m)", col)
+                raise HandError(f"concealed kong {_echo(tok)} must look like (5555m)", col)
             at = parse_tiles_at(tok[1:-1], col + 1)
             melds.append(meld_from_tiles([t for t, _ in at], concealed=True, column=col))
             placed.extend((t, col) for t in melds[-1].tiles)
@@ -154,7 +168,7 @@ def parse_hand(
         elif tok.lower().startswith(WIN_PREFIX):
             at = parse_tiles_at(tok[len(WIN_PREFIX):], col + len(WIN_PREFIX))
             if len(at) != 1:
-                raise HandError(f"{tok!r} must name exactly one winning tile, e.g. win:5p", col)
+                raise HandError(f"{_echo(tok)} must name exactly one winning tile, e.g. win:5p", col)
             if win_token is not None:
                 raise HandError(f"the winning tile is given twice ({WIN_PREFIX}{win_token} and {tok})", col)
             if at[0][0] in BONUS:

@@ -146,7 +146,9 @@ def test_annotate_never_overwrites_the_input_photo(run_cli, tmp_path, monkeypatc
 
 
 def _big_jpeg(w: int, h: int) -> bytes:
-    """A tiny JPEG whose header claims w×h pixels (its scan data is for 16×16: decoding stops early)."""
+    """A small JPEG whose header claims w×h pixels (its scan data is for 16×16: decoding stops early;
+    64 KB of comment segments make the file big enough to pass vision.io's check that a JPEG holds
+    picture data for the pixels it claims)."""
     from PIL import Image
 
     buf = io.BytesIO()
@@ -154,7 +156,8 @@ def _big_jpeg(w: int, h: int) -> bytes:
     data = bytearray(buf.getvalue())
     sof = data.index(b"\xff\xc0")
     data[sof + 5:sof + 9] = struct.pack(">HH", h, w)
-    return bytes(data)
+    com = b"\xff\xfe" + struct.pack(">H", 65002) + b"x" * 65000
+    return bytes(data[:2] + com + data[2:])
 
 
 def _png_black(w: int, h: int) -> bytes:

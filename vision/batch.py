@@ -703,11 +703,17 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         rid = reader_identity(reader)
     except FatalError as e:
         raise UserError(str(e)) from None
+    from .batch_guard import check_outputs, lock_state
+
+    # before any photo is scored: the outputs can be written, and no other run uses this state
+    check_outputs([("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))])
     t0 = time.perf_counter()
     summary = Summary(photos=len(jobs), workers=workers, state=str(state_p))
+    lock = lock_state(state_p)
     try:
         con = open_state(state_p)
     except (sqlite3.Error, OSError) as e:
+        lock.release()
         raise UserError(f"cannot open the batch state database {state_p}: {e}") from None
     try:
         todo: list[tuple[Job, str, str]] = []
@@ -728,6 +734,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
             flush_history(con, history_db)
     finally:
         con.close()
+        lock.release()  # after the connection: see batch_guard.StateLock
     summary.seconds = round(time.perf_counter() - t0, 3)
     return summary
 
@@ -856,11 +863,18 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
 
 def _atomic_write(path: Path, write: Callable[[io.TextIOBase], None]) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        write(f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:  # no temporary file is left behind
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _cell(v: Any) -> Any:
@@ -940,19 +954,23 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
     history that cannot be written gives one warning line and stops the flush)."""
     from scoring.history import record
 
-    n = 0
+    from .batch_guard import batch_identity, history_key
+
+    bid = batch_identity(con)  # each entry keyed by batch, photo, content and parameters: a flush
+    n = 0                      # repeated after a kill between the two writes below adds nothing
     last = -1
     while True:
-        rows = con.execute("SELECT rowid, key, history FROM results WHERE in_history=0 AND history IS NOT NULL "
-                           "AND rowid > ? ORDER BY rowid LIMIT ?", (last, chunk)).fetchall()
+        rows = con.execute("SELECT rowid, key, history, sha256, params FROM results WHERE in_history=0 "
+                           "AND history IS NOT NULL AND rowid > ? ORDER BY rowid LIMIT ?", (last, chunk)).fetchall()
         if not rows:
             return n
         last = rows[-1][0]
-        ids = record(None, [json.loads(h) for _, _, h in rows], db=history_db)
+        ids = record(None, [{**json.loads(h), "entry_key": history_key(bid, k, sha, params)}
+                            for _, k, h, sha, params in rows], db=history_db)
         if not ids:
             return n
         with con:
-            con.executemany("UPDATE results SET in_history=1 WHERE rowid=?", [(r,) for r, _, _ in rows])
+            con.executemany("UPDATE results SET in_history=1 WHERE rowid=?", [(r[0],) for r in rows])
         n += len(ids)
 
 

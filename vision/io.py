@@ -1,28 +1,49 @@
-"""Image loading: a photo file (or its bytes) → RGB uint8 pixels, EXIF-upright.
+"""Image loading: a photo file (or its bytes) → RGB uint8 pixels, EXIF-upright, in bounded memory.
 
 Formats: whatever Pillow opens (JPEG, PNG, WebP, BMP, TIFF, GIF: first frame) plus HEIC/HEIF/AVIF
-through ``pillow-heif`` (a runtime dependency). The EXIF orientation tag is applied
-(:func:`PIL.ImageOps.exif_transpose`), so pixel coordinates are those of the photo as seen — the
-coordinates of ``../shared/data/photos/labels.json``.
+through ``pillow-heif`` (a runtime dependency). The EXIF orientation tag is applied (the
+transposition of :func:`PIL.ImageOps.exif_transpose`), so pixel coordinates are those of the photo as
+seen — the coordinates of ``../shared/data/photos/labels.json``.
 
-Large JPEGs are decoded at a reduced scale (1/2, 1/4, 1/8, chosen by libjpeg's DCT scaling through
-:meth:`PIL.Image.Image.draft`) when ``work_side`` asks for it: the tiles of a 12 MP photo are still
-100+ px wide at half scale, and decoding is several times faster. :class:`Photo` records the scale so
-that boxes can be reported in the original pixels.
+**Reduced scale.** When ``work_side`` asks for it, a large photo is brought down to a long side
+between ``work_side`` and ``2 × work_side``: a JPEG is decoded at a reduced DCT scale (1/2, 1/4, 1/8,
+libjpeg's scaling through :meth:`PIL.Image.Image.draft`), so its full-resolution pixels never exist;
+other formats are decoded and then reduced by an integer factor (:meth:`PIL.Image.Image.reduce`, or
+nearest-neighbour resampling for 1-bit and palette images). The tiles of a 12 MP photo are still
+100+ px wide at half scale. :class:`Photo` records the scale so that boxes can be reported in the
+original pixels.
 
-Every failure is an :class:`vision.errors.ImageError` with a one-line message.
+**Memory bound.** Before any pixel is decoded, the working memory of the decode is estimated from the
+header (:func:`decode_bytes`: width × height × Pillow's bytes per pixel for the mode, twice that where
+the reduction or the decoder copies the image, plus libjpeg's coefficient buffer for a progressive
+JPEG) and an image over :data:`MAX_DECODE_BYTES` is refused. Decodes in concurrent threads (the web
+server's workers) share one budget of :data:`MAX_DECODE_BYTES`, so a process never holds more than that
+in decode buffers at once. A 25 KB 1-bit 14400×14400 PNG is thus decoded in about 210 MB, and a
+16-bit RGB 12000×12000 PNG (576 MB in Pillow) is refused with a one-line message.
+
+Files are read through their handle (never read whole into memory); a path that is not a regular file
+(a folder, a FIFO, a device such as ``/dev/zero``, a socket), a symbolic link loop or a dangling link is
+named as such. Names are printed with control characters escaped (:func:`display_name`).
+
+Every failure is an :class:`vision.errors.ImageError` with a one-line message. Pillow's warnings
+(corrupt EXIF, oversized images) are silenced: the limits here decide.
 """
 from __future__ import annotations
 
+import errno
 import io
+import math
 import os
+import stat
+import threading
 import warnings
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO, Iterator, Union
 
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, UnidentifiedImageError
 
 from .errors import ImageError
 
@@ -34,30 +55,59 @@ try:  # HEIC/HEIF (iPhone photos) and AVIF
 except ImportError:  # pragma: no cover - pillow-heif is a declared dependency
     HEIF_SUPPORT = False
 
+MIB = 1024 * 1024
 #: refuse images with more pixels than this (decompression-bomb guard; a 200 MP phone photo is
 #: 16320 × 12240 ≈ 200 M, so every real camera fits)
 MAX_PIXELS = 210_000_000
 #: refuse images smaller than this on either side (no tile can be read)
 MIN_SIDE = 32
-#: refuse files larger than this before reading them into memory (a video or disk image picked by
-#: mistake); an uncompressed 16-bit RGBA TIFF of MAX_PIXELS pixels is 1.7 GB
+#: refuse images whose long side is more than this many times the short side (a strip cannot show a
+#: hand, and the detector's letterbox would scale its short side to nothing)
+MAX_ASPECT = 20
+#: refuse files larger than this (a video or disk image picked by mistake)
 MAX_FILE_BYTES = 2 * 2**30
+#: most working memory one decode may take (bytes, estimated from the header before decoding), and
+#: the budget that concurrent decodes in one process share. 320 MiB admits a 75 MP RGB PNG, a 200 MP
+#: JPEG (decoded at 1/8 scale), a 1-bit 14400×14400 PNG and a 16-bit grey 12000×12000 PNG.
+MAX_DECODE_BYTES = 320 * MIB
 # Pillow's own decompression-bomb guard refuses images over 2 × MAX_IMAGE_PIXELS (default 2 × 89.5 M):
 # it would refuse real 200 MP photos below MAX_PIXELS, with a message naming the wrong limit. Set
 # it so that MAX_PIXELS (checked in _identify, with the image's size in the message) decides.
 Image.MAX_IMAGE_PIXELS = max(Image.MAX_IMAGE_PIXELS or 0, MAX_PIXELS)
+# Pillow warns (on stderr, and in the server log) about corrupt EXIF, odd tags and large images; the
+# checks here decide instead, and a warning line would only confuse. Filters are process-wide (thread-
+# safe, unlike warnings.catch_warnings in the server's worker threads).
+warnings.filterwarnings("ignore", module=r"PIL(\.|$)")
+warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
 
 Source = Union[str, os.PathLike, bytes, bytearray, BinaryIO]
+
+#: Pillow's bytes per pixel in memory, by mode (RGB is stored as 4 bytes)
+_MODE_BYTES = {"1": 1, "L": 1, "P": 1, "I;16": 2, "I;16L": 2, "I;16B": 2, "I;16N": 2, "LA": 4, "La": 4,
+               "PA": 4, "RGB": 4, "RGBA": 4, "RGBa": 4, "RGBX": 4, "CMYK": 4, "YCbCr": 4, "LAB": 4, "HSV": 4,
+               "I": 4, "F": 4}
+#: modes whose reduction copies the full image once more (alpha is premultiplied first)
+_ALPHA = frozenset({"RGBA", "LA", "PA", "La", "RGBa"})
+#: formats whose decoder holds its own full-size buffer besides Pillow's image
+_DOUBLE_BUFFER = frozenset({"WEBP", "HEIF", "AVIF"})
+#: the EXIF orientation tag's value → the transposition that makes the photo upright
+_ORIENT = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180, 4: Image.Transpose.FLIP_TOP_BOTTOM,
+           5: Image.Transpose.TRANSPOSE, 6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE,
+           8: Image.Transpose.ROTATE_90}
+_MODE_WORDS = {"1": "1-bit", "L": "8-bit grey", "P": "palette", "I;16": "16-bit grey", "I;16B": "16-bit grey",
+               "I": "32-bit grey", "F": "floating-point grey", "RGB": "RGB", "RGBA": "RGBA", "LA": "grey+alpha",
+               "CMYK": "CMYK"}
 
 
 @dataclass(frozen=True)
 class Photo:
     """A loaded photo.
 
-    * ``pixels``: (H, W, 3) uint8 RGB, EXIF-upright (possibly decoded at reduced scale);
+    * ``pixels``: (H, W, 3) uint8 RGB, EXIF-upright (possibly at reduced scale);
     * ``original_size``: (width, height) in pixels of the full-resolution photo, EXIF-upright;
-    * ``scale``: ``pixels`` width / original width (1.0, 0.5, 0.25 or 0.125);
-    * ``name``: the file name, or ``"<bytes>"``.
+    * ``scale``: ``pixels`` width / original width (1.0, or less when decoded or reduced to
+      ``work_side``: 1/2, 1/4, 1/8 for a JPEG, 1/k for other formats);
+    * ``name``: the file name (control characters escaped), or ``"<bytes>"``.
     """
 
     pixels: np.ndarray
@@ -71,57 +121,224 @@ class Photo:
         return self.pixels.shape[1], self.pixels.shape[0]
 
 
-def _open(source: Source) -> tuple[Image.Image, str]:
-    if isinstance(source, (bytes, bytearray)):
-        if not source:
-            raise ImageError("the image data is empty (0 bytes)")
-        return _identify(io.BytesIO(bytes(source)), "<bytes>"), "<bytes>"
-    if hasattr(source, "read"):
-        name = str(getattr(source, "name", "<stream>"))
-        data = source.read()  # type: ignore[union-attr]
-        if not data:
-            raise ImageError(f"{name}: the image data is empty (0 bytes)")
-        return _identify(io.BytesIO(data), name), name
-    path = Path(source)  # type: ignore[arg-type]
-    name = str(path)
-    if not path.exists():
-        raise ImageError(f"{name}: no such file")
-    if path.is_dir():
-        raise ImageError(f"{name}: is a folder, not an image file")
+def display_name(name: object) -> str:
+    """``name`` for a one-line message: control and other unprintable characters (newline, ESC,
+    undecodable bytes) escaped as Python writes them (``\\n``, ``\\x1b``, ``\\udcff``)."""
+    s = str(name)
+    if s.isprintable():
+        return s
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in s)
+
+
+def _detail(e: BaseException) -> str:
+    """An exception's message, first line, without its class name; '' when it has none."""
+    lines = str(e).strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
+# ----------------------------------------------------------------------------- opening
+def _open_path(path: Path, stack: ExitStack) -> BinaryIO:
+    """The file at ``path``, opened for reading, after checking it is a regular, non-empty file of
+    at most :data:`MAX_FILE_BYTES`."""
+    name = display_name(path)
     try:
-        size = path.stat().st_size
-        if size == 0:
-            raise ImageError(f"{name}: the file is empty (0 bytes)")
-        if size > MAX_FILE_BYTES:
-            raise ImageError(f"{name}: the file is {size / 2**30:.1f} GB, larger than any photo "
-                             f"(limit {MAX_FILE_BYTES / 2**30:g} GB); is it a video or another kind of file?")
-        with path.open("rb") as f:
-            data = f.read()
+        st = os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise ImageError(f"{name}: a symbolic link to a missing file ({display_name(os.readlink(path))})") from None
+        raise ImageError(f"{name}: no such file") from None
     except PermissionError:
         raise ImageError(f"{name}: permission denied") from None
     except OSError as e:
-        raise ImageError(f"{name}: cannot read the file ({e.strerror or e})") from None
-    return _identify(io.BytesIO(data), name), name
-
-
-def _identify(buf: io.BytesIO, name: str) -> Image.Image:
+        if e.errno == errno.ELOOP:
+            raise ImageError(f"{name}: a symbolic link loop (the link points back at itself)") from None
+        if e.errno == errno.ENOTDIR:
+            raise ImageError(f"{name}: no such file (a part of the path is a file, not a folder)") from None
+        if e.errno == errno.ENAMETOOLONG:
+            raise ImageError(f"{name[:80]}…: the file name is too long") from None
+        raise ImageError(f"{name}: cannot read the file ({e.strerror or _detail(e)})") from None
+    mode = st.st_mode
+    if stat.S_ISDIR(mode):
+        raise ImageError(f"{name}: is a folder, not an image file")
+    if not stat.S_ISREG(mode):
+        kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
+                else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "a special file")
+        raise ImageError(f"{name}: is {kind}, not an image file")
+    if st.st_size == 0:
+        raise ImageError(f"{name}: the file is empty (0 bytes)")
+    if st.st_size > MAX_FILE_BYTES:
+        raise ImageError(f"{name}: the file is {st.st_size / 2**30:.1f} GB, larger than any photo "
+                         f"(limit {MAX_FILE_BYTES / 2**30:g} GB); is it a video or another kind of file?")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            im = Image.open(buf)
+        return stack.enter_context(open(path, "rb"))
+    except PermissionError:
+        raise ImageError(f"{name}: permission denied") from None
+    except OSError as e:
+        raise ImageError(f"{name}: cannot read the file ({e.strerror or _detail(e)})") from None
+
+
+def _open(source: Source, stack: ExitStack) -> tuple[Image.Image, str, int]:
+    """(image with its header parsed, display name, file size in bytes)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        if not len(source):
+            raise ImageError("the image data is empty (0 bytes)")
+        if len(source) > MAX_FILE_BYTES:
+            raise ImageError(f"the image data is {len(source) / 2**30:.1f} GB, larger than any photo")
+        return _identify(io.BytesIO(source), "<bytes>"), "<bytes>", len(source)
+    if hasattr(source, "read"):
+        name = display_name(getattr(source, "name", "<stream>"))
+        data = source.read(MAX_FILE_BYTES + 1)  # type: ignore[union-attr]
+        if not data:
+            raise ImageError(f"{name}: the image data is empty (0 bytes)")
+        if len(data) > MAX_FILE_BYTES:
+            raise ImageError(f"{name}: the image data is larger than any photo ({MAX_FILE_BYTES / 2**30:g} GB limit)")
+        return _identify(io.BytesIO(data), name), name, len(data)
+    path = Path(source)  # type: ignore[arg-type]
+    f = _open_path(path, stack)
+    name = display_name(path)
+    size = os.fstat(f.fileno()).st_size
+    return _identify(f, name), name, size
+
+
+def _identify(fp: BinaryIO, name: str) -> Image.Image:
+    try:
+        im = Image.open(fp)
     except UnidentifiedImageError:
         hint = "" if HEIF_SUPPORT else " (HEIC needs the pillow-heif package)"
         raise ImageError(f"{name}: not an image file Pillow can read (JPEG, PNG, WebP, HEIC){hint}") from None
     except Image.DecompressionBombError:
         raise ImageError(f"{name}: the image is too large (over {MAX_PIXELS:,} pixels); refusing to decode it") from None
+    except MemoryError:
+        raise ImageError(f"{name}: the image header asks for more memory than any photo needs; refusing it") from None
     except Exception as e:  # corrupt headers raise assorted errors inside plugins
-        raise ImageError(f"{name}: corrupt image ({type(e).__name__}: {e})".splitlines()[0]) from None
+        d = _detail(e)
+        raise ImageError(f"{name}: corrupt image header" + (f" ({d})" if d else "")) from None
     w, h = im.size
     if w * h > MAX_PIXELS:
         raise ImageError(f"{name}: the image is too large ({w}×{h} = {w * h:,} pixels, limit {MAX_PIXELS:,})")
     if min(w, h) < MIN_SIDE:
         raise ImageError(f"{name}: the image is too small ({w}×{h} pixels) to show tiles")
+    if max(w, h) > MAX_ASPECT * min(w, h):
+        raise ImageError(f"{name}: the image is {w}×{h} pixels, a strip too long and narrow to show a hand "
+                         f"(sides more than {MAX_ASPECT}:1)")
     return im
+
+
+# ----------------------------------------------------------------------------- memory
+class _Budget:
+    """Bytes of decode memory shared by the threads of this process (a counting condition)."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.used = 0
+        self._cond = threading.Condition()
+
+    @contextmanager
+    def hold(self, n: int) -> Iterator[None]:
+        n = min(max(0, int(n)), self.capacity)
+        with self._cond:
+            while self.used + n > self.capacity:
+                self._cond.wait()
+            self.used += n
+        try:
+            yield
+        finally:
+            with self._cond:
+                self.used -= n
+                self._cond.notify_all()
+
+
+_BUDGET = _Budget(MAX_DECODE_BYTES)
+
+
+def _jpeg_scale(im: Image.Image, work_side: int | None) -> int:
+    """The DCT scale denominator (1, 2, 4, 8) keeping the long side ≥ ``work_side``."""
+    if not work_side:
+        return 1
+    k = max(im.size) / work_side
+    s = 1
+    while s < 8 and k >= 2.0:
+        s *= 2
+        k /= 2
+    return s
+
+
+def _reduce_factor(size: tuple[int, int], work_side: int | None) -> int:
+    """The integer reduction keeping the long side ≥ ``work_side`` (1: none)."""
+    if not work_side:
+        return 1
+    return max(1, max(size) // work_side)
+
+
+def _is_jpeg(im: Image.Image) -> bool:
+    return im.format in ("JPEG", "MPO")
+
+
+def decode_bytes(im: Image.Image, work_side: int | None = None) -> int:
+    """Estimated peak working memory (bytes) of :func:`load_photo` for an opened (header-only)
+    image: the decoded image in Pillow's layout (width × height × bytes per pixel of its mode), twice
+    that for alpha images and formats whose decoder keeps its own copy, libjpeg's coefficient buffer
+    (2 bytes per sample at full size) for a progressive JPEG, plus the RGB result."""
+    w, h = im.size
+    if _is_jpeg(im):
+        s = _jpeg_scale(im, work_side)
+        dw, dh = -(-w // s), -(-h // s)
+        total = dw * dh * _MODE_BYTES.get(im.mode, 4)
+        if im.info.get("progressive") or im.info.get("progression"):
+            layers = getattr(im, "layer", None) or [("", 1, 1, 0)] * len(im.getbands())
+            hmax = max(int(c[1]) for c in layers) or 1
+            vmax = max(int(c[2]) for c in layers) or 1
+            total += int(w * h * 2 * sum(int(c[1]) * int(c[2]) for c in layers) / (hmax * vmax))
+        out = dw * dh
+    else:
+        per = _MODE_BYTES.get(im.mode, 4)
+        total = w * h * per * (2 if im.mode in _ALPHA or (im.format or "").upper() in _DOUBLE_BUFFER else 1)
+        k = _reduce_factor((w, h), work_side)
+        out = -(-w // k) * -(-h // k)
+    # the RGB result: Pillow's RGB (4 bytes) and the numpy array (3 bytes) at the output size
+    return int(total + 7 * out)
+
+
+def _check_jpeg_data(im: Image.Image, name: str, file_bytes: int) -> None:
+    """Refuse a JPEG whose file is far too small for its picture data (libjpeg fills missing data
+    with grey and only warns, so a 600-byte file claiming 16000×12000 would decode "fine")."""
+    w, h = im.size
+    blocks = -(-w // 8) * -(-h // 8)
+    if file_bytes * 64 < blocks:  # under 1/8 bit per 8×8 block: no picture can be that small
+        raise ImageError(f"{name}: corrupt image: the file is {file_bytes:,} bytes, far too little picture data "
+                         f"for the {w}×{h} pixels its header claims")
+
+
+def _too_big(im: Image.Image, name: str, need: int) -> ImageError:
+    w, h = im.size
+    what = " ".join(x for x in (_MODE_WORDS.get(im.mode, ""), im.format or "") if x)
+    hint = "save it as a JPEG or at a smaller size" if not _is_jpeg(im) else "save it at a smaller size"
+    return ImageError(f"{name}: decoding this {w}×{h} {what} image would take about {need / MIB:,.0f} MB of memory "
+                      f"(limit {MAX_DECODE_BYTES / MIB:g} MB); {hint}")
+
+
+def _reduce(im: Image.Image, k: int) -> Image.Image:
+    """``im`` reduced by the integer factor ``k`` (box average; nearest neighbour for modes whose
+    values are palette indices or bits)."""
+    if k <= 1:
+        return im
+    size = (-(-im.size[0] // k), -(-im.size[1] // k))
+    if im.mode in ("1", "P", "PA"):
+        return im.resize(size, Image.Resampling.NEAREST)
+    if im.mode.startswith("I;16"):
+        return im.resize(size, Image.Resampling.BOX)
+    try:
+        return im.reduce(k)
+    except ValueError:  # a mode reduce does not handle
+        return im.resize(size, Image.Resampling.NEAREST)
+
+
+def _orientation(im: Image.Image) -> int:
+    try:
+        v = im.getexif().get(0x0112)
+        return int(v) if v in _ORIENT else 1
+    except Exception:  # noqa: BLE001 - a broken EXIF block: the photo as stored
+        return 1
 
 
 def _to_rgb(im: Image.Image, name: str) -> np.ndarray:
@@ -133,7 +350,8 @@ def _to_rgb(im: Image.Image, name: str) -> np.ndarray:
         bg = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         out = np.asarray(Image.alpha_composite(bg, rgba).convert("RGB"))
     elif mode.startswith("I") or mode == "F":
-        a = np.asarray(im, dtype=np.float32)
+        a = np.asarray(im).astype(np.float32)
+        a = np.nan_to_num(a, nan=0.0, posinf=65535.0, neginf=0.0)  # NaN/inf in a float TIFF: no warning
         if mode.startswith("I;16") or a.max(initial=0) > 255:
             a = a / 257.0
         a = np.clip(np.rint(a), 0, 255).astype(np.uint8)
@@ -142,51 +360,69 @@ def _to_rgb(im: Image.Image, name: str) -> np.ndarray:
         try:
             out = np.asarray(im.convert("RGB"))
         except ValueError as e:
-            raise ImageError(f"{name}: unsupported colour mode {mode!r} ({e})") from None
+            d = _detail(e)
+            raise ImageError(f"{name}: unsupported colour mode {mode!r}" + (f" ({d})" if d else "")) from None
     out = np.ascontiguousarray(out, dtype=np.uint8)
     if out.ndim != 3 or out.shape[2] != 3:  # pragma: no cover - guarded by the conversions above
         raise ImageError(f"{name}: could not convert colour mode {mode!r} to RGB")
     return out
 
 
-def load_photo(source: Source, work_side: int | None = None) -> Photo:
-    """Load a photo as RGB uint8, EXIF orientation applied.
+def _decode_error(name: str, e: BaseException) -> ImageError:
+    msg = _detail(e)
+    if "truncated" in msg:  # Pillow: "image file is truncated (4 bytes not processed)"
+        detail = msg.split("truncated", 1)[1].strip(" ()")
+        return ImageError(f"{name}: the image file is truncated" + (f" ({detail})" if detail else ""))
+    return ImageError(f"{name}: the image file is corrupt" + (f" ({msg})" if msg else ""))
 
-    ``source``: a path, bytes, or a binary file object. ``work_side``: when given, a JPEG is
-    decoded at the smallest DCT scale (1/2, 1/4, 1/8) that keeps its long side ≥ ``work_side``
-    pixels (other formats are decoded at full size). Returns a :class:`Photo`.
+
+def load_photo(source: Source, work_side: int | None = None) -> Photo:
+    """Load a photo as RGB uint8, EXIF orientation applied, in bounded memory.
+
+    ``source``: a path, bytes, or a binary file object. ``work_side``: when given, a larger photo is
+    brought down to a long side between ``work_side`` and ``2 × work_side`` pixels (a JPEG decoded at
+    a DCT scale of 1/2, 1/4 or 1/8, other formats reduced by an integer factor after decoding);
+    None: full resolution. Returns a :class:`Photo`.
 
     Raises :class:`ImageError` (one line, naming the file) for a missing, unreadable, empty,
-    oversized (:data:`MAX_FILE_BYTES`), non-image, corrupt or truncated file, an image over
-    :data:`MAX_PIXELS` pixels or under
-    :data:`MIN_SIDE` pixels on a side, or an unsupported colour mode.
+    oversized (:data:`MAX_FILE_BYTES`), non-image, corrupt or truncated file, a path that is not a
+    regular file (folder, FIFO, device, socket, link loop), an image over :data:`MAX_PIXELS` pixels,
+    under :data:`MIN_SIDE` pixels on a side or longer than :data:`MAX_ASPECT`:1, an image whose decode
+    would take more than :data:`MAX_DECODE_BYTES` (:func:`decode_bytes`), or an unsupported colour mode.
     """
-    im, name = _open(source)
-    full_w, full_h = im.size
-    if work_side and im.format == "JPEG" and max(full_w, full_h) > work_side:
-        k = max(full_w, full_h) / work_side
-        scale = 1.0
-        while scale > 0.125 and k >= 2.0:
-            scale /= 2
-            k /= 2
-        if scale < 1.0:
-            im.draft("RGB", (max(1, int(full_w * scale)), max(1, int(full_h * scale))))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            im.load()
-            upright = ImageOps.exif_transpose(im)
-    except OSError as e:
-        msg = str(e)
-        if "truncated" in msg:  # Pillow: "image file is truncated (4 bytes not processed)"
-            detail = msg.split("truncated", 1)[1].strip(" ()")
-            raise ImageError(f"{name}: the image file is truncated" + (f" ({detail})" if detail else "")) from None
-        raise ImageError(f"{name}: the image file is corrupt ({msg})".splitlines()[0]) from None
-    except Exception as e:  # broken EXIF or pixel data
-        raise ImageError(f"{name}: corrupt image ({type(e).__name__}: {e})".splitlines()[0]) from None
-    pixels = _to_rgb(upright, name)
-    # original size after EXIF orientation: transposed when the photo was turned by 90°
-    turned = upright.size != im.size and upright.size == im.size[::-1]
+    if isinstance(source, Photo):  # already loaded (the web server loads, then reads)
+        return source
+    with ExitStack() as stack:
+        im, name, file_bytes = _open(source, stack)
+        stack.callback(im.close)
+        full_w, full_h = im.size
+        need = decode_bytes(im, work_side)
+        if need > MAX_DECODE_BYTES:
+            raise _too_big(im, name, need)
+        k = 1
+        if _is_jpeg(im):
+            _check_jpeg_data(im, name, file_bytes)
+            s = _jpeg_scale(im, work_side)
+            if s > 1:
+                im.draft("RGB", (max(1, full_w // s), max(1, full_h // s)))
+        else:
+            k = _reduce_factor((full_w, full_h), work_side)
+        with _BUDGET.hold(need), np.errstate(all="ignore"):
+            try:
+                im.load()
+                orient = _orientation(im)
+                small = _reduce(im, k)
+                if small is not im:
+                    im.close()  # the full-resolution buffer goes now
+                upright = small.transpose(_ORIENT[orient]) if orient != 1 else small
+            except MemoryError:
+                raise _too_big(im, name, need) from None
+            except OSError as e:
+                raise _decode_error(name, e) from None
+            except Exception as e:  # noqa: BLE001 - broken pixel data raises assorted errors in plugins
+                raise _decode_error(name, e) from None
+            pixels = _to_rgb(upright, name)
+    turned = orient in (5, 6, 7, 8)
     orig = (full_h, full_w) if turned else (full_w, full_h)
     scale = pixels.shape[1] / orig[0]
     return Photo(pixels=pixels, original_size=orig, scale=float(scale), name=name)
