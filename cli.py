@@ -229,10 +229,56 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (HandError, RulesetError, UserError) as e:
-        print(f"mahjong-score: error: {e}", file=sys.stderr)
+        print(f"mahjong-score: error: {printable(e)}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0
+    except BrokenPipeError as e:
+        if stdout_closed():  # `mahjong-score history | head`: the reader left; nothing to report
+            _quiet_stdout()
+            return 0
+        # a pipe to a helper process broke (e.g. multiprocessing's resource tracker died): an error,
+        # never a silent success
+        print(f"mahjong-score: error: {args.command}: a pipe to a helper process broke "
+              f"({e.strerror or 'broken pipe'}); the work was not finished — rerun the command "
+              f"(batch resumes where it stopped)", file=sys.stderr)
+        return 2
+
+
+def printable(msg: object) -> str:
+    """``msg`` as one printable line: control characters (newline, ESC, …) escaped as Python writes
+    them (``\\n``, ``\\x1b``), so a file name cannot break or recolour the terminal line."""
+    s = str(msg)
+    if s.isprintable():
+        return s
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in s)
+
+
+def stdout_closed() -> bool:
+    """True when standard output is a pipe or socket whose reader has gone (poll reports an error or
+    hang-up on it), or is already closed."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):  # no descriptor (replaced in-process): closed or not
+        return bool(getattr(sys.stdout, "closed", False))
+    try:
+        p = select.poll()
+        p.register(fd, select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP | select.POLLNVAL) for _, ev in p.poll(0))
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - no poll (Windows)
+        return False
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not raise again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":
