@@ -195,3 +195,24 @@ def test_refused_mahjong_hint_names_the_entry_rule(run_cli):
     assert rc == 1
     hints = [ln for ln in out.splitlines() if "hint:" in ln]
     assert len(hints) == 1 and "mahjong not allowed" in hints[0] and "scores 0 under rode-draak" in hints[0]
+
+
+def test_claimed_names_match_either_half_case_insensitively(run_cli, tmp_path):
+    # issue 15 item 11: the English half of "Vier pungs — Four Pungs: 4 pungs/kongs and a pair"
+    # (002:47) names the rule as well as the Dutch half, in any case
+    for name in ("Four Pungs", "four pungs", "VIER PUNGS", "four-pungs"):
+        rc, out, _ = run_cli("audit", *ARGS, "--claimed", "64", "--claimed-lines",
+                             claim_file(tmp_path, [{"name": name, "doublings": 1}]), "--json")
+        res = json.loads(out)
+        nots = [d for d in res["differences"] if d["what"] == "not earned"]
+        assert [d["rule"] for d in nots] == ["four-pungs"], (name, nots)
+
+
+def test_unknown_claimed_name_suggests_the_closest_rule(run_cli, tmp_path):
+    rc, out, _ = run_cli("audit", *ARGS, "--claimed", "64", "--claimed-lines",
+                         claim_file(tmp_path, [{"name": "Four Pung", "doublings": 1}]))
+    assert rc == 1
+    assert "not earned: 'Four Pung' is not a rule of nts (did you mean four-pungs (Vier pungs" in out
+    rc, out, _ = run_cli("audit", *ARGS, "--claimed", "64", "--claimed-lines",
+                         claim_file(tmp_path, [{"name": "lucky socks", "points": 2}]))
+    assert "'lucky socks' is not a rule of nts (see `mahjong-score rules nts`)" in out

@@ -90,14 +90,41 @@ class AuditResult:
 
 # ------------------------------------------------------------------------------ claims
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text.strip().lower())
+    """Lower case, punctuation other than letters/digits dropped, runs of spaces as one space
+    (``"Four-Pungs!"`` and ``"four pungs"`` compare equal)."""
+    return re.sub(r"\s+", " ", re.sub(r"[^\w\s]+|_", " ", text.lower())).strip()
 
 
-def _names(rule_id: str, name: str) -> set[str]:
-    out = {_norm(rule_id), _norm(name)}
-    for part in re.split(r"\s+[—–-]\s+", name):
-        out.add(_norm(part))
+def _names(rule_id: str, name: str, gloss: str = "") -> set[str]:
+    """What a claimed ``rule``/``name`` may say for a rule: its id, its name, its English gloss, and
+    either half of a name or gloss split at `` — ``, ``:`` or ``;`` (``"Vier pungs"``,
+    ``"Four Pungs"`` for ``Vier pungs — Four Pungs: 4 pungs/kongs and a pair``), normalized by
+    :func:`_norm`."""
+    out = {_norm(rule_id), _norm(rule_id.replace("-", " "))}
+    for text in (name, gloss):
+        if not text:
+            continue
+        out.add(_norm(text))
+        for part in re.split(r"\s+[—–-]\s+|[:;]", text):
+            if _norm(part):
+                out.add(_norm(part))
+    out.discard("")
     return out
+
+
+def closest_rule(given: str, rs: Ruleset) -> str | None:
+    """The rule of ``rs`` whose id, name or gloss (or a half of one) is closest to ``given``
+    (:func:`difflib.get_close_matches`, cutoff 0.6), as ``id (label)``; None when nothing is close."""
+    import difflib
+
+    key = _norm(given)
+    best: tuple[float, str] | None = None
+    for r in rs.rules:
+        for n in _names(r.id, r.name, r.gloss):
+            ratio = difflib.SequenceMatcher(None, key, n).ratio()
+            if ratio >= 0.6 and (best is None or ratio > best[0]):
+                best = (ratio, f"{r.id} ({r.label()})")
+    return best[1] if best else None
 
 
 def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
@@ -161,13 +188,14 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
         given = str(ln.get("rule") or ln.get("name"))
         key = _norm(given)
         rid = None
+        glosses = {r.id: r.gloss for r in rs.rules}
         for cl in scored.lines:
-            if key in _names(cl.rule, cl.name):
+            if key in _names(cl.rule, cl.name, glosses.get(cl.rule, "")):
                 rid = cl.rule
                 break
         if rid is None:
             for r in rs.rules:
-                if key in _names(r.id, r.name) | {_norm(r.label())}:
+                if key in _names(r.id, r.name, r.gloss) | {_norm(r.label())}:
                     rid = r.id
                     break
         amounts = {a: float(ln[a]) for a in _AMOUNTS if a in ln}
@@ -232,8 +260,10 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         claimed_by_rule: dict[str, Claimed] = {}
         for c in claims:
             if c.rule is None:
+                near = closest_rule(c.given, rs)
                 diffs.append(Difference("not earned", None, f"not earned: {c.given!r} is not a rule of {rs.id} "
-                                        f"(see `mahjong-score rules {rs.id}`)", claimed=c.amounts))
+                                        + (f"(did you mean {near}? " if near else "(")
+                                        + f"see `mahjong-score rules {rs.id}`)", claimed=c.amounts))
             else:
                 claimed_by_rule[c.rule] = c
         extra = [r for r in claimed_by_rule if r not in computed]
@@ -357,11 +387,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
         from .batch import DEFAULT_READER, FatalError, resolve_reader
         from .errors import VisionError
         from .pipeline import parse_fixes, summary
+        from .tileset import reader_spec
 
         image = Path(args.image)
         fixes = parse_fixes(args.fix)
         try:
-            reader = resolve_reader(args.reader or DEFAULT_READER)()
+            reader = resolve_reader(reader_spec(args.reader or DEFAULT_READER, args.tileset))()
             res = reader(image, rs, ctx, winning_tile=args.winning_tile, exposed=args.exposed, fixes=fixes, options=opts)
         except (VisionError, FatalError) as e:
             raise cli.UserError(str(e).splitlines()[0]) from None
@@ -449,6 +480,9 @@ def register(subparsers) -> None:
     p.add_argument("--annotate", metavar="FILE", help="annotated photo path (default: NAME.audit.jpg beside the photo)")
     p.add_argument("--no-annotate", action="store_true", help="do not write the annotated photo")
     p.add_argument("--reader", default=None, help=argparse.SUPPRESS)
+    from .tileset import add_tileset_arg
+
+    add_tileset_arg(p)
     add_history_args(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (match, differences, score)")
     p.set_defaults(func=cmd_audit)
