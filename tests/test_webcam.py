@@ -145,3 +145,19 @@ def test_live_mode_without_window_support_says_so(run_cli, camera, monkeypatch):
     monkeypatch.setattr(cv2, "namedWindow", no_window)
     rc, _, err = run_cli("webcam", "--reader", bf.ORACLE, "--no-history")
     assert rc == 2 and "no window support" in err and "--frames N" in err
+
+
+def test_still_image_as_device_says_it_is_not_a_camera(tmp_path):
+    # issue 15 item 10: OpenCV opens a JPEG as a one-frame "video"; the error said
+    # "gave no frame …; is it in use by another program?"
+    still = tmp_path / "frame"  # no extension: recognised by its content (cv2.haveImageReader)
+    still.write_bytes((REPO / "docs" / "demo.jpg").read_bytes())
+    for dev in (str(REPO / "docs" / "demo.jpg"), str(still)):
+        r = subprocess.run([sys.executable, "-m", "cli", "webcam", "--frames", "1", "--device", dev, "--no-history"],
+                           cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and r.stdout == ""
+        assert r.stderr == (f"mahjong-score: error: --device {dev} is a still image, not a camera or a video; "
+                            f"score a photo with `mahjong-score photo {dev}`\n")
+    r = subprocess.run([sys.executable, "-m", "cli", "webcam", "--frames", "1", "--device", str(tmp_path / "x.mp4"),
+                        "--no-history"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "x.mp4: no such file" in r.stderr and r.stderr.count("\n") == 1

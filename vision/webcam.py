@@ -39,12 +39,22 @@ def _quiet_cv2():
 def open_camera(device: str):
     """An opened ``cv2.VideoCapture`` for ``device`` (an index like ``0`` or a path/URL).
 
-    Raises UserError (exit 2) with one line when no camera can be opened there.
+    Raises UserError (exit 2) with one line when no camera can be opened there, when ``device`` is a
+    file path that does not exist, or when it is a still image (OpenCV would open a JPEG as a
+    one-frame "video" and then give no frame).
     """
     import cli
 
     cv2 = _quiet_cv2()
     dev: Any = int(device) if device.isdigit() else device
+    if isinstance(dev, str) and "://" not in dev:
+        path = Path(dev)
+        if path.is_file() and _is_still_image(path, cv2):
+            raise cli.UserError(f"--device {device} is a still image, not a camera or a video; "
+                                f"score a photo with `mahjong-score photo {device}`")
+        if not path.exists() and (path.suffix or "/" in dev or "\\" in dev):
+            raise cli.UserError(f"--device {device}: no such file (give a camera number such as 0, "
+                                f"a video file or a stream URL)")
     try:
         cap = cv2.VideoCapture(dev)
     except cv2.error as e:  # pragma: no cover - backend errors
@@ -54,6 +64,19 @@ def open_camera(device: str):
         raise cli.UserError(f"no camera at device {device} (OpenCV could not open it); connect a camera or "
                             f"choose another with --device N")
     return cap
+
+
+def _is_still_image(path: Path, cv2) -> bool:
+    """True when ``path`` is a photo by its extension (:data:`vision.batch.PHOTO_EXTS`) or a file
+    that OpenCV's image reader (not its video reader) decodes."""
+    from .batch import PHOTO_EXTS
+
+    if path.suffix.lower() in PHOTO_EXTS:
+        return True
+    try:
+        return bool(cv2.haveImageReader(str(path)))
+    except (cv2.error, AttributeError):  # pragma: no cover - builds without haveImageReader
+        return False
 
 
 def frame_to_png(frame) -> bytes:
@@ -134,6 +157,7 @@ def cmd_webcam(args: argparse.Namespace) -> int:
     import cli
 
     from .batch import DEFAULT_READER, FatalError, resolve_reader
+    from .tileset import reader_spec
 
     if args.frames is not None and args.frames < 1:
         raise cli.UserError(f"--frames {args.frames} must be ≥ 1")
@@ -158,7 +182,7 @@ def cmd_webcam(args: argparse.Namespace) -> int:
     cap = open_camera(args.device)
     try:
         try:
-            reader = resolve_reader(args.reader or DEFAULT_READER)()
+            reader = resolve_reader(reader_spec(args.reader or DEFAULT_READER, args.tileset))()
         except FatalError as e:
             raise cli.UserError(str(e)) from None
         except Exception as e:  # ModelError
@@ -251,6 +275,9 @@ def register(subparsers) -> None:
     cli.add_context_args(p)
     p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] (1111s)\"")
     p.add_argument("--reader", default=None, help=argparse.SUPPRESS)
+    from .tileset import add_tileset_arg
+
+    add_tileset_arg(p)
     add_history_args(p)
     p.add_argument("--json", action="store_true", help="one JSON object per scored frame (JSON lines)")
     p.set_defaults(func=cmd_webcam)
