@@ -187,3 +187,47 @@ def test_candidates_include_every_long_row(name):
     assert len({frozenset(c.geometry.hand_tiles) for c in cands}) == len(cands)
     hand = set(_hand_only(meta)) - {i for i, t in enumerate(meta["tiles"]) if t["role"] == "bonus"}
     assert any(hand <= set(c.geometry.hand_tiles) for c in cands)
+
+
+def test_add_a_tile_the_detector_missed():
+    # render-s7-12 with its 6th concealed tile (a 5s of 555s) not detected, and the win said
+    # (--win-by wall), so there is no non-winner fallback: 13 tiles, no legal hand. `--add POS=5s`
+    # (the missed tile becomes tile POS again) gives the true hand back, the added tile numbered POS
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    photo_ctx = Context(win_by="wall")
+    det0, rd0 = _scene(meta, keep)
+    full = _read(meta, det0, rd0, photo_ctx)
+    codes = [meta["tiles"][keep[i]]["tile"] for i in full.order]
+    pos = codes.index("5s") + 2  # the second 5s of 555s, numbered pos
+    assert codes[pos - 1] == "5s" and full.reading.legal
+    missing = full.order[pos - 1]
+    det, rd = _scene(meta, [k for j, k in enumerate(keep) if j != missing])
+    short = _read(meta, det, rd, photo_ctx)
+    assert not short.reading.legal and "--add POS=TILE" in short.reading.problem
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    res = read_detections(photo, det, rd, NTS, photo_ctx, additions=[(pos, "5s")])
+    assert res.reading.legal, res.reading.problem
+    assert format_hand(res.reading.hand) == format_hand(parse_hand("34555s333555777z win:3z", context=photo_ctx))
+    assert res.added == (len(det),) and res.position(res.added[0]) == pos
+    assert any("added by you" in n for n in res.reading.notes)
+    # the added box lies in the row, between the tiles numbered before and after it
+    b = res.detections.boxes
+    c = (b[:, :2] + b[:, 2:]) / 2
+    left, new, right = c[res.order[pos - 2]], c[res.added[0]], c[res.order[pos]]
+    assert left[0] < new[0] < right[0]
+
+
+def test_parse_additions_errors():
+    from scoring import HandError
+    from vision.pipeline import parse_additions
+
+    assert parse_additions("14=5p, 1=2z,14=6p") == [(14, "5p"), (1, "2z"), (14, "6p")]
+    for bad, msg in [("14", "must be POS=TILE"), ("x=5p", "not a number"), ("3=9z", "not a tile code")]:
+        with pytest.raises(HandError, match=msg):
+            parse_additions(bad)
+    meta = load("render-s7-12")
+    det, rd = _scene(meta, _hand_only(meta))
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    with pytest.raises(HandError, match="outside 1..15"):
+        read_detections(photo, det, rd, NTS, Context(), additions=[(16, "5p")])

@@ -378,22 +378,24 @@ def cmd_audit(args: argparse.Namespace) -> int:
     res = None
     annotated: Path | None = None
     if args.hand:
-        if args.annotate or args.fix or args.exposed:
-            raise cli.UserError("--annotate, --fix and --exposed need a photo, not --hand")
+        if args.annotate or args.fix or args.exposed or getattr(args, "add", None):
+            raise cli.UserError("--annotate, --fix, --add and --exposed need a photo, not --hand")
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
         hand = parse_hand(args.hand, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
         scored = score_hand(hand, rs, opts)
     else:
         from .batch import DEFAULT_READER, FatalError, resolve_reader
         from .errors import VisionError
-        from .pipeline import parse_fixes, summary
+        from .pipeline import parse_additions, parse_fixes, summary
         from .tileset import reader_spec
 
         image = Path(args.image)
         fixes = parse_fixes(args.fix)
         try:
             reader = resolve_reader(reader_spec(args.reader or DEFAULT_READER, args.tileset))()
-            res = reader(image, rs, ctx, winning_tile=args.winning_tile, exposed=args.exposed, fixes=fixes, options=opts)
+            extra = {"additions": parse_additions(args.add)} if getattr(args, "add", None) else {}
+            res = reader(image, rs, ctx, winning_tile=args.winning_tile, exposed=args.exposed, fixes=fixes, options=opts,
+                         **extra)
         except (VisionError, FatalError) as e:
             raise cli.UserError(str(e).splitlines()[0]) from None
         if not res.reading.legal or res.scored is None:
@@ -477,6 +479,7 @@ def register(subparsers) -> None:
     cli.add_context_args(p)
     p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] (1111s)\", or \"none\" (photo only)")
     p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p\" (photo only)")
+    p.add_argument("--add", metavar="POS=TILE", help="add tiles the detector missed, e.g. \"14=5p\" (photo only)")
     p.add_argument("--annotate", metavar="FILE", help="annotated photo path (default: NAME.audit.jpg beside the photo)")
     p.add_argument("--no-annotate", action="store_true", help="do not write the annotated photo")
     p.add_argument("--reader", default=None, help=argparse.SUPPRESS)

@@ -662,16 +662,22 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
 
 def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_codes, rs: Ruleset,
                  ctx: Context, nearest: int | None, backs: np.ndarray, given: bool = False) -> Reading:
-    """The arg-max reading under the layout's preferred roles, with a one-line problem."""
+    """The arg-max reading under the most probable role hypothesis with the right tile count (else
+    each group's preferred role), with a one-line problem.
+
+    When the tiles as read make a hand of the right count that the ruleset refuses (e.g. seven pairs
+    where the ruleset has no such hand), the problem is the scorer's: "not a winning hand under R:
+    …", as ``mahjong-score hand`` says it; a count that is a non-winner's hand names ``--not-winner``.
+    """
     tiles: list[str | None] = [None] * n
     roles = ["ignored"] * n
     melds: list[MeldReading] = []
     conc: list[str] = []
     win = None
     count = 0
-    for g in lay.groups:
-        o = g.options[0]
-        if o.role == "ignored":
+    choices = list(hyps[0].choices) if hyps else [g.options[0] for g in lay.groups]
+    for g, o in zip(lay.groups, choices):
+        if o.role in ("ignored", "bonus"):
             continue
         for p in g.tiles:
             tiles[p] = raw[p]
@@ -708,11 +714,18 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     if count == 0:
         problem = "no tiles of a hand were found"
     elif not hyps:
-        problem = (f"found {nearest if nearest is not None else count} tiles in the hand (each meld counts 3);"
+        found = nearest if nearest is not None else count
+        problem = (f"found {found} tiles in the hand (each meld counts 3);"
                    f" a {what} under {rs.id} has {need}:"
                    f" a tile may be hidden, cut off or not detected, or an extra one included"
                    + ("; --exposed replaces the melds the photo shows: list every meld on the table there,"
-                      " concealed kongs too, e.g. [777s] (2222m)" if given else ""))
+                      " concealed kongs too, e.g. [777s] (2222m)" if given else "")
+                   + (f"; if the hand did not win, give --not-winner (a non-winner's hand has {need - 1})"
+                      if ctx.winner and found == need - 1 else "")
+                   + ("; add a tile the detector missed with --add POS=TILE" if found < need else ""))
+    elif (refusal := _ruleset_refusal(conc, melds, bonus_codes, win, ctx, rs)) is not None:
+        problem = (refusal if refusal.startswith("not a") else f"not a winning hand under {rs.id}: {refusal}") + \
+            "; the tiles read make no hand this ruleset scores (if a tile is misread, correct it with --fix POS=TILE)"
     else:
         bad = [t for t in set(conc) if t in (BACK,) or t in BONUS]
         extra = f" (read as {', '.join(sorted(bad))})" if bad else ""
@@ -727,6 +740,35 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     return Reading(hand=None, tiles=tuple(tiles), raw=tuple(raw), roles=tuple(roles), melds=tuple(melds),
                    changed=(), probability=conf, relative=1.0, confidence=0.0, legal=False,
                    notation=notation, problem=problem, notes=tuple(lay.notes))
+
+
+def _ruleset_refusal(conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win,
+                     ctx: Context, rs: Ruleset) -> str | None:
+    """The scorer's refusal of the tiles exactly as read, when they make a hand of the right count
+    and legal melds (so the tiles are not the problem, the ruleset is), else None."""
+    if any(c == BACK or c in BONUS for c in conc):
+        return None
+    built = []
+    for m in melds:
+        shown = [c for c in m.shown if c != BACK]
+        try:
+            kind_tiles = parse_tiles("".join(c for c in _expand(shown, len(m.shown))))
+            built.append(meld_from_tiles(kind_tiles, concealed=m.concealed))
+        except (HandError, ValueError):
+            return None
+    try:
+        hand = make_hand(conc, built, sort_tiles(bonus_codes.values()), win, ctx, check_circumstances=False)
+        score_hand(hand, rs)
+    except HandError as e:
+        return str(e)
+    return None
+
+
+def _expand(shown: list[str], n: int) -> list[str]:
+    """A meld's face-up tiles as read, its face-down ones filled with its face (a concealed kong)."""
+    if not shown:
+        return []
+    return shown + [shown[0]] * (n - len(shown))
 
 
 def _loose_compact(codes: list[str]) -> str:

@@ -17,7 +17,7 @@ import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from .decode import Reading, decode
 from .detect import Detections, Detector, load_detector
 from .errors import ImageError, NoTilesError, VisionError
 from .io import Photo, Source, load_photo
-from .layout import Candidate, Layout, assign_roles, find_geometry, hand_candidates
+from .layout import Candidate, Geometry, Layout, assign_roles, find_geometry, hand_candidates
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_PHOTO = REPO / "docs" / "demo.jpg"
@@ -55,6 +55,8 @@ class PhotoResult:
     turned: int = 0
     #: joint log-score of the chosen reading (:func:`read_detections`; −inf when not legal)
     joint: float = -math.inf
+    #: detection indices of the tiles the user added (``--add``; boxes placed by :func:`add_tiles`)
+    added: tuple[int, ...] = ()
 
     @property
     def order(self) -> tuple[int, ...]:
@@ -90,6 +92,92 @@ def parse_fixes(text: str | None) -> dict[int, str]:
     return out
 
 
+def parse_additions(text: str | None) -> list[tuple[int, str]]:
+    """``"14=5p,1=2z"`` → ``[(14, '5p'), (1, '2z')]``: tiles the detector missed, each to become tile
+    POS of the numbering shown (it lies before the tile now numbered POS, or after the last tile for
+    N+1). A position may be given more than once (the tiles go in the order given). Raises HandError
+    for a malformed item or an unknown tile code."""
+    out: list[tuple[int, str]] = []
+    for item in (text or "").replace(" ", ",").split(","):
+        if not item:
+            continue
+        if "=" not in item:
+            raise HandError(f"--add {item!r} must be POS=TILE, e.g. 14=5p (the missed tile becomes tile 14)")
+        k, v = item.split("=", 1)
+        try:
+            pos = int(k)
+        except ValueError:
+            raise HandError(f"--add {item!r}: position {k!r} is not a number") from None
+        v = v.strip()
+        if v not in CLASS_INDEX:
+            raise HandError(f"--add {item!r}: {v!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x)")
+        out.append((pos, v))
+    return out
+
+
+def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions: Sequence[tuple[int, str]]
+              ) -> tuple[Detections, TileReadings, tuple[int, ...]]:
+    """Detections and readings with a box for each tile the user added (``--add POS=TILE``), and the
+    numbering with them inserted.
+
+    Positions are those of ``geo.order`` (what the user saw). An added tile's box is the size of its
+    neighbour in the numbering and lies between that neighbour and the next tile of its row (or one
+    tile step past the row's end), so the layout sees it in the row; its reading is certain (the
+    tile given), its detector score 1. Returns ``(det, readings, numbering)``: the new detections are
+    appended after the old ones (indices N, N+1, …). Raises HandError for a position outside 1..N+1.
+    """
+    order = list(geo.order)
+    n = len(order)
+    if not additions:
+        return det, readings, tuple(order)
+    boxes = [np.asarray(b, np.float64) for b in det.boxes]
+    centres = det.centres.astype(np.float64)
+    row_of: dict[int, list[int]] = {}
+    for ids in geo.rows:
+        tiles = [t for g in ids for t in geo.groups[g].tiles]
+        for t in tiles:
+            row_of[t] = tiles
+
+    def step(i: int) -> np.ndarray:
+        row = row_of.get(i, [i])
+        if len(row) >= 2:
+            c = centres[row]
+            return np.median(np.diff(c, axis=0), axis=0)
+        w = float(boxes[i][2] - boxes[i][0])
+        a = geo.angle + (math.pi / 2 if geo.turned else 0.0)
+        return np.array([math.cos(a), math.sin(a)]) * w
+
+    new_boxes, new_probs = [], []
+    numbering = list(order)
+    for pos, code in sorted(additions, key=lambda a: -a[0]):  # last first: earlier positions stay valid
+        if not 1 <= pos <= n + 1:
+            raise HandError(f"--add: position {pos} is outside 1..{n + 1} (tiles are numbered 1 to {n}; "
+                            f"{n + 1} adds after the last)")
+        prev = order[pos - 2] if pos >= 2 else None
+        nxt = order[pos - 1] if pos <= n else None
+        if prev is not None and nxt is not None and nxt in row_of.get(prev, ()):
+            ref, centre = prev, (centres[prev] + centres[nxt]) / 2
+        elif prev is not None:
+            ref, centre = prev, centres[prev] + step(prev)
+        else:
+            ref, centre = nxt, centres[nxt] - step(nxt)  # type: ignore[index]
+        half = (boxes[ref][2:] - boxes[ref][:2]) / 2
+        new_boxes.append(np.r_[centre - half, centre + half])
+        p = np.zeros(readings.probs.shape[1], np.float32)
+        p[CLASS_INDEX[code]] = 1.0
+        new_probs.append((p, code))
+        numbering.insert(pos - 1, -len(new_boxes))  # placeholder: the k-th new box (1-based) is -k
+    m = len(det)
+    k_new = len(new_boxes)
+    numbering = [m + (-x - 1) if x < 0 else x for x in numbering]
+    det2 = Detections.make(np.vstack([det.boxes, np.array(new_boxes)]),
+                           np.r_[det.scores, np.ones(k_new)],
+                           np.r_[det.face_down, [c == "0x" for _, c in new_probs]])
+    rd2 = TileReadings.make(np.vstack([readings.probs, np.stack([p for p, _ in new_probs])]),
+                            readings.pose + tuple("face-down" if c == "0x" else "upright" for _, c in new_probs))
+    return det2, rd2, tuple(numbering)
+
+
 def apply_fixes(readings: TileReadings, order: tuple[int, ...], fixes: Mapping[int, str]) -> TileReadings:
     """Readings with the tiles at the given 1-based positions set to certain values.
 
@@ -123,7 +211,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                winning_tile: str | None = None, exposed: str | None = None,
                fixes: Mapping[int, str] | None = None, options: Mapping[str, object] | None = None,
                detector: Detector | None = None, classifier: Classifier | None = None,
-               work_side: int | None = WORK_SIDE, zoom: bool = True, rotate: bool = True) -> PhotoResult:
+               work_side: int | None = WORK_SIDE, zoom: bool = True, rotate: bool = True,
+               additions: Sequence[tuple[int, str]] | None = None) -> PhotoResult:
     """Photo → :class:`PhotoResult` (reading, layout, decoded hand and its score).
 
     ``scored`` is None when the reading is not a legal hand (``reading.problem`` says why).
@@ -146,7 +235,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     t["load"] = time.perf_counter() - t0
     det_model = detector or load_detector()
     cls_model = classifier or load_classifier()
-    kw = dict(winning_tile=winning_tile, exposed=exposed, fixes=fixes, options=options)
+    kw = dict(winning_tile=winning_tile, exposed=exposed, fixes=fixes, options=options, additions=additions)
 
     def read(ph: Photo, timing: dict | None):
         t1 = time.perf_counter()
@@ -378,7 +467,7 @@ def _as_non_winner(context: Context) -> Context:
 
 
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
-                    *, winning_tile=None, exposed=None, fixes=None, options=None) -> PhotoResult:
+                    *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None) -> PhotoResult:
     """The model-free half of :func:`read_photo`: fixes → hand regions → layout → decode → score.
 
     Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`vision.layout.hand_candidates`
@@ -395,8 +484,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     with a note naming the tile, and its confidence × (1 − the box's detector score), so that a
     reading that rests on leaving a likely tile out is flagged for review.
 
-    A winner's photo that shows a complete non-winner's hand (13 tiles; 16 in the 16-tile game), its
-    concealed tiles all on the main row, and no legal winning hand is read as a non-winner's hand when nothing was said about the win
+    A winner's photo whose chosen region shows a non-winner's count of tiles (13; 16 in the 16-tile
+    game), its concealed tiles all on the main row, and no legal winning hand is read as a non-winner's hand when nothing was said about the win
     (``--winning-tile``, ``--win-by``, ``--last-tile``, ``--first-turn``, ``--kong-on-kong``), with a
     note saying so.
 
@@ -407,17 +496,27 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     need = ruleset.hand_size + (1 if context.winner else 0)
     cands = hand_candidates(det, photo.size, need)
     numbering = None
-    if fixes:
+    added: tuple[int, ...] = ()
+    if fixes or additions:
         first = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
-        numbering = first[0].layout.geometry.order if first else find_geometry(det, photo.size).order
-        readings = apply_fixes(readings, numbering, fixes)
+        geo0 = first[0].layout.geometry if first else find_geometry(det, photo.size)
+        numbering = geo0.order
+        readings = apply_fixes(readings, numbering, fixes or {})
+        if additions:
+            m = len(det)
+            det, readings, numbering = add_tiles(det, readings, geo0, additions)
+            added = tuple(range(m, len(det)))
+            cands = hand_candidates(det, photo.size, need)
     tried = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
     said_won = winning_tile is not None or any(
         (getattr(context, k) for k in ("last_tile", "first_turn", "kong_on_kong"))) or context.win_by != "discard"
     extra: list[str] = []
-    if context.winner and not said_won and tried and not tried[0].reading.legal:
-        nw = [t for t in _search_regions(cands, det, readings, ruleset, _as_non_winner(context), None, exposed,
-                                         options) if t.reading.legal and _concealed_on_main_row(t)]
+    short_by_one = f"found {ruleset.hand_size} tiles in the hand"
+    if context.winner and not said_won and tried and not tried[0].reading.legal \
+            and (tried[0].reading.problem or "").startswith(short_by_one):
+        # the region chosen shows a non-winner's count of tiles: read that region as a non-winner's hand
+        nw = [t for t in _search_regions([tried[0].candidate], det, readings, ruleset, _as_non_winner(context),
+                                         None, exposed, options) if t.reading.legal and _concealed_on_main_row(t)]
         if nw:
             n = ruleset.hand_size
             tried = nw
@@ -443,9 +542,13 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     reading = replace(reading, notes=tuple(notes), confidence=reading.confidence * share)
     if numbering is not None and numbering != lay.geometry.order:
         lay = replace(lay, geometry=replace(lay.geometry, order=tuple(numbering)))
+    if added:
+        reading = replace(reading, notes=reading.notes + tuple(
+            f"tile {numbering.index(i) + 1} ({readings.codes[i]}) added by you (--add): the detector missed it"
+            for i in added))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
-                       {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint)
+                       {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added)
 
 
 # ----------------------------------------------------------------------------- output
@@ -467,6 +570,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
             "raw": r.raw[i],
             "role": r.roles[i],
             "changed": i in r.changed,
+            "added": i in res.added,
             "top": [[c, round(p, 4)] for c, p in tops[i]],
         })
     groups = []
@@ -502,10 +606,17 @@ def summary(res: PhotoResult) -> str:
     r = res.reading
     n_hand = sum(1 for x in r.roles if x != "ignored")
     out = [f"photo: {res.photo.name} ({res.photo.original_size[0]}×{res.photo.original_size[1]}), "
-           f"{len(res.detections)} tiles found, {n_hand} in the hand"]
+           f"{len(res.detections) - len(res.added)} tiles found" + (f" (+{len(res.added)} added)" if res.added else "")
+           + f", {n_hand} in the hand"]
     out.append(f"reading: {r.notation}")
     if r.legal:
-        conf = f"confidence: {r.confidence:.0%} (legal readings compared); tile probability {r.probability:.3g}"
+        used = [i for i, role in enumerate(r.roles) if role != "ignored"]
+        conf = f"confidence: {r.confidence:.0%} that this reading is right (see docs/photo.md)"
+        if used:
+            i = min(used, key=lambda k: float(res.readings.probs[k].max()))
+            p = float(res.readings.probs[i].max())
+            if p < 0.8:
+                conf += f"; least sure tile: {res.position(i)} ({res.readings.codes[i]} read at {p:.0%})"
         if r.changed:
             ch = ", ".join(f"tile {res.position(i)} {r.raw[i]}→{r.tiles[i]}" for i in r.changed)
             conf += f"; changed to make a legal hand: {ch}"
@@ -587,6 +698,8 @@ def register(subparsers) -> None:
     cli.add_context_args(p)
     p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\", or \"none\" (overrides the layout)")
     p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\"")
+    p.add_argument("--add", metavar="POS=TILE", help="add tiles the detector missed, e.g. \"14=5p\" (the tile "
+                   "becomes tile 14: it lies before the tile now numbered 14; N+1 adds after the last)")
     p.add_argument("--annotate", metavar="FILE", help="write the photo with boxes, tile names and groups (.jpg/.png)")
     p.add_argument("--json", action="store_true", help="print one JSON object (reading, tiles, boxes, top-3 probabilities, groups, score)")
     from scoring.history import add_history_args
