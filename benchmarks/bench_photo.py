@@ -11,7 +11,10 @@ unless ``--photo`` names another. Both sides read the same file from disk on eve
   only, no scoring), with its default onnxruntime session.
 
 Median wall time of ``--runs`` warm runs (one warm-up run each, excluded). ``--threads`` also times our
-pipeline with 1 and 2 intra-op threads (the numbers behind ``vision.models.THREADS``).
+pipeline with 1 and 2 intra-op threads (the numbers behind ``vision.models.THREADS``). ``--rotation``
+also times the same photo turned 90° without EXIF (the upright reading is weak, so
+:func:`vision.pipeline.read_photo` tries the 90°/180°/270° turns) and prints its ratio to the upright
+photo's time, and the time with the rotation tries switched off (``rotate=False``).
 ``mahjong-detector`` is only a benchmark baseline (``pip install mahjong-detector``), never a dependency.
 """
 from __future__ import annotations
@@ -53,6 +56,7 @@ def main() -> int:
     ap.add_argument("--photo", type=Path)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--threads", action="store_true", help="also compare 1 and 2 intra-op threads")
+    ap.add_argument("--rotation", action="store_true", help="also time the photo turned 90° (rotation tries)")
     a = ap.parse_args()
     from vision.models import models_present
 
@@ -76,6 +80,19 @@ def main() -> int:
             rows.append((label, t, res.reading.notation + (f"  total {res.scored.total}" if res.scored else "")))
             stages = ", ".join(f"{k} {v * 1000:.0f}" for k, v in res.timings.items())
             rows.append(("  stages (ms)", float("nan"), stages))
+        if a.rotation:
+            det, cls = load_detector(threads=1), load_classifier(threads=1)
+            img = cv2.imread(str(photo))
+            turned = Path(tmp) / "turned.jpg"
+            cv2.imwrite(str(turned), cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE), [cv2.IMWRITE_JPEG_QUALITY, 92])
+            t_up, _ = timed(lambda: read_photo(photo, "nts", detector=det, classifier=cls), a.runs)
+            t_rot, r_rot = timed(lambda: read_photo(turned, "nts", detector=det, classifier=cls), a.runs)
+            t_off, r_off = timed(lambda: read_photo(turned, "nts", detector=det, classifier=cls, rotate=False), a.runs)
+            rows.append(("photo turned 90°, rotation tries", t_rot,
+                         f"{r_rot.reading.notation} (read turned {r_rot.turned}°)"))
+            rows.append(("photo turned 90°, rotate=False", t_off, r_off.reading.notation))
+            print(f"rotation tries: turned photo {t_rot / t_up:.2f}× the upright photo's time "
+                  f"(without the tries {t_off / t_up:.2f}×; 1 thread)")
         try:
             from mahjong_detector import detect_tiles
         except ImportError:

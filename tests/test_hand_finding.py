@@ -231,3 +231,78 @@ def test_parse_additions_errors():
     photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
     with pytest.raises(HandError, match="outside 1..15"):
         read_detections(photo, det, rd, NTS, Context(), additions=[(16, "5p")])
+
+
+# ----------------------------------------------------------------------------- orientation, with the models
+from vision.models import models_present  # noqa: E402
+
+needs_models = pytest.mark.skipif(not models_present(), reason="models/detector.onnx and models/classifier.onnx missing")
+
+
+@pytest.fixture(scope="module")
+def demo_models():
+    from vision.classify import load_classifier
+    from vision.detect import load_detector
+
+    return load_detector(), load_classifier()
+
+
+def _demo_bytes(transpose=None, exif_tag=None) -> bytes:
+    import io as _io
+
+    from PIL import Image
+
+    from vision.pipeline import DEMO_PHOTO
+
+    im = Image.open(DEMO_PHOTO).convert("RGB")
+    if transpose is not None:
+        im = im.transpose(transpose)
+    buf = _io.BytesIO()
+    if exif_tag is None:
+        im.save(buf, "JPEG", quality=92)
+    else:
+        ex = Image.Exif()
+        ex[274] = exif_tag
+        im.save(buf, "JPEG", quality=92, exif=ex.tobytes())
+    return buf.getvalue()
+
+
+@needs_models
+@pytest.mark.parametrize("deg", [90, 180, 270])
+def test_demo_photo_turned_without_exif_reads_upright(demo_models, deg):
+    # the demo photo sent turned (no EXIF tag, as messaging apps do): the rotation tries read it as the
+    # upright photo is read (docs/demo.json's hand), and say which turn was used
+    import json
+
+    from PIL import Image
+
+    from vision.pipeline import DEMO_TRUTH, read_photo
+
+    T = Image.Transpose
+    turn = {90: T.ROTATE_270, 180: T.ROTATE_180, 270: T.ROTATE_90}[deg]  # PIL turns counter-clockwise
+    det, cls = demo_models
+    res = read_photo(_demo_bytes(turn), "nts", detector=det, classifier=cls)
+    truth = json.loads(DEMO_TRUTH.read_text())["notation"]
+    assert res.reading.legal and format_hand(res.reading.hand) == format_hand(parse_hand(truth))
+    assert res.turned == (360 - deg) % 360
+    assert any("read turned" in n for n in res.reading.notes)
+
+
+@needs_models
+@pytest.mark.parametrize("tag", range(1, 9))
+def test_demo_photo_with_each_exif_orientation(demo_models, tag):
+    # pixels stored so that EXIF orientation `tag` shows the upright photo: read like the upright one
+    import json
+
+    from PIL import Image
+
+    from vision.pipeline import DEMO_TRUTH, read_photo
+
+    T = Image.Transpose
+    stored = {1: None, 2: T.FLIP_LEFT_RIGHT, 3: T.ROTATE_180, 4: T.FLIP_TOP_BOTTOM, 5: T.TRANSPOSE,
+              6: T.ROTATE_90, 7: T.TRANSVERSE, 8: T.ROTATE_270}[tag]
+    det, cls = demo_models
+    res = read_photo(_demo_bytes(stored, tag), "nts", detector=det, classifier=cls)
+    truth = json.loads(DEMO_TRUTH.read_text())["notation"]
+    assert res.reading.legal and format_hand(res.reading.hand) == format_hand(parse_hand(truth))
+    assert res.turned == 0 and res.photo.original_size == (1280, 960)

@@ -221,8 +221,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     legal, confidence below :data:`ROTATE_BELOW`, or most tiles read turned), the photo is also read
     turned by 90°, 180° and 270° (a photo sent without its EXIF turn, or taken from across the table),
     and the best reading is kept (legal first, then the joint score of :func:`read_detections`);
-    ``PhotoResult.turned`` and a note say which turn won. Each try costs one more detector and
-    classifier pass (about the upright pass's model time).
+    ``PhotoResult.turned`` and a note say which turn won; the tries stop at the first turn that
+    reads better and is not weak. Each try costs one more detector and classifier pass (about the
+    upright pass's model time; ``benchmarks/bench_photo.py --rotation`` measures it).
     Raises :class:`ImageError` for an unreadable file, :class:`NoTilesError` when no tile is found,
     :class:`~vision.errors.ModelError` when the models are missing, HandError for bad overrides,
     RulesetError for an unknown ruleset or option.
@@ -269,6 +270,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 continue
             if result is None or _better(r2, result):
                 result = replace(r2, turned=deg)
+                if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
+                    break
         t["rotation tries"] = time.perf_counter() - t1
     if result is None:
         raise upright_error  # type: ignore[misc]
