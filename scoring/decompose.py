@@ -49,9 +49,10 @@ class Decomposition:
                 return m
         return None
 
-    def describe(self) -> str:
-        """One line: ``standard: pung exposed 777p, chow concealed 123m, ... pair 11z``."""
-        parts = [str(m) + (" (winning tile)" if m.winning else "") for m in self.melds]
+    def describe(self, win_by: str = "discard") -> str:
+        """One line: ``standard: pung exposed 777p, chow concealed 123m, ... pair 11z``
+        (``win_by``: the context's win source, for the wording of :meth:`Meld.text`)."""
+        parts = [m.text(win_by) + (" (winning tile)" if m.winning else "") for m in self.melds]
         if self.loose:
             parts.append("loose " + " ".join(self.loose))
         return f"{self.shape}: " + ", ".join(parts)

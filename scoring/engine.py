@@ -783,8 +783,8 @@ class ScoredHand:
             "loose": list(d.loose),
             "bonus": list(self.hand.bonus),
             "wait": d.wait,
-            "decomposition": d.describe(),
-            "alternatives": [a.describe() for a in self.alternatives],
+            "decomposition": d.describe(self.hand.context.win_by),
+            "alternatives": [a.describe(self.hand.context.win_by) for a in self.alternatives],
             "options": dict(self.options),
             "notes": list(self.notes),
         }
@@ -1352,11 +1352,12 @@ def explain(result: ScoredHand) -> str:
     rs = load_ruleset(result.ruleset)
     h = result.hand
     who = "winner" if h.context.winner else "non-winner"
+    won = f", win by {h.context.win_by}" if h.context.winner else ""  # a non-winner did not win
     out = [f"{rs.name} ({rs.id}) — {format_hand(h)}  [{who}, seat {h.context.seat_wind}, "
-           f"round {h.context.round_wind}, win by {h.context.win_by}]"]
+           f"round {h.context.round_wind}{won}]"]
     if not result.allowed:
         out.append(f"{result.status}")
-    out.append(f"reading: {result.decomposition.describe()}")
+    out.append(f"reading: {result.decomposition.describe(h.context.win_by)}")
     for ln in result.lines:
         detail = f" [{ln.detail}]" if ln.detail else ""
         opt = f"; {ln.option}" if ln.option else ""
@@ -1365,7 +1366,7 @@ def explain(result: ScoredHand) -> str:
         out.append(f"  limit {rs.limit} applied")
     out.append(_summary(result))
     for a in result.alternatives:
-        out.append(f"  tie: {a.describe()}")
+        out.append(f"  tie: {a.describe(h.context.win_by)}")
     for n in result.notes:
         out.append(f"  note: {n}")
     changed = [f"{k}={option_text(v)}" for k, v in result.options.items() if v != rs.options[k].default]

@@ -53,12 +53,22 @@ class Meld:
         return body
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, win_by: str = "discard") -> str:
+        """``pung exposed 777p`` (on the table), ``chow concealed 123m``, ``pair 11z``; a set the
+        winning tile completed that is not concealed for points (RULINGS principle 6) is ``completed
+        by the winning discard`` — or ``by the robbed kong's tile`` when ``win_by`` is
+        ``robbed-kong`` — never "exposed", a word kept for melds on the table."""
         if self.kind == "pair":
             status = ""
         elif self.concealed:
             status = " concealed"
-        else:  # on the table, or completed by the winning discard (exposed for points, RULINGS 6)
-            status = " exposed" if self.declared else " exposed (completed by discard)"
+        elif self.declared:
+            status = " exposed"
+        else:
+            status = (" completed by the robbed kong's tile" if win_by == "robbed-kong"
+                      else " completed by the winning discard")
         return f"{self.kind}{status} {''.join(t[0] for t in self.tiles)}{self.tile[1]}"
 
 

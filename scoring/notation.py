@@ -38,6 +38,18 @@ def _echo(text: str) -> str:
     return repr(text) if len(text) <= ECHO_CHARS else repr(text[:ECHO_CHARS]) + f"… ({len(text):,} characters)"
 
 
+def _pasted_at(tok: str) -> int | None:
+    """Where a whitespace-free token holds two tokens written together (``678p[222z]``,
+    ``[5555s]123s``, ``11s+1f``): the index of the second one's first character, else None."""
+    if tok[0] in "[(":
+        close = tok.find("]" if tok[0] == "[" else ")")
+        return close + 1 if 0 < close < len(tok) - 1 else None
+    if tok[0] == "+" or tok.lower().startswith(WIN_PREFIX):
+        return None
+    starts = [i for i in (tok.find("["), tok.find("("), tok.find("+")) if i > 0]
+    return min(starts) if starts else None
+
+
 def _cut(text: str) -> str:
     """``text`` (unquoted) cut to :data:`ECHO_CHARS` characters."""
     return text if len(text) <= ECHO_CHARS else text[:ECHO_CHARS] + "…"
@@ -147,6 +159,10 @@ def parse_hand(
     bonus_at: list[tuple[str, int]] = []
     for m in _TOKEN_RE.finditer(text):
         tok, col = m.group(), m.start() + 1
+        cut = _pasted_at(tok)
+        if cut is not None:
+            raise HandError(f"tokens need a space between them: {_echo(tok[:cut])} and {_echo(tok[cut:])} are "
+                            f"written together (write {_echo(tok[:cut] + ' ' + tok[cut:])})", col + cut)
         if tok[0] == "[":
             if not tok.endswith("]") or len(tok) < 3:
                 raise HandError(f"exposed meld {_echo(tok)} must look like [777p]", col)

@@ -125,3 +125,24 @@ def test_process_exit_codes():
                          capture_output=True, text=True, cwd=cli.__file__.rsplit("/", 1)[0])
     assert bad.returncode == 2 and bad.stdout == ""
     one_error_line(bad.stderr)
+
+
+def test_set_completed_by_the_winning_tile_is_not_called_exposed(run_cli):
+    # issue 15 item 13: "exposed" is kept for melds on the table; the chow the winning discard
+    # completed (exposed for points, RULINGS principle 6) says so in words
+    rc, out, _ = run_cli("hand", "11m455556p777s [2222m]", "-w", "6p", "--seat-wind", "S")
+    reading = out.splitlines()[1]
+    assert rc == 0 and "kong exposed 2222m" in reading
+    assert "chow completed by the winning discard 456p (winning tile)" in reading and "exposed (" not in reading
+    rc, out, _ = run_cli("hand", "11m455556p777s [2222m]", "-w", "6p", "--win-by", "robbed-kong")
+    assert "chow completed by the robbed kong's tile 456p" in out.splitlines()[1]
+    rc, out, _ = run_cli("hand", "11m455556p777s [2222m]", "-w", "6p", "--json")
+    assert "completed by the winning discard 456p" in json.loads(out)["decomposition"]
+
+
+def test_not_winner_header_has_no_win_source(run_cli):
+    # issue 15 item 13: a --not-winner hand did not win, so its header names no "win by"
+    rc, out, _ = run_cli("hand", "123m456p789s1z [777p]", "--not-winner")
+    assert rc == 0 and out.splitlines()[0].endswith("[non-winner, seat E, round E]")
+    rc, out, _ = run_cli("hand", HAND, "-w", "1z")
+    assert out.splitlines()[0].endswith("[winner, seat E, round E, win by discard]")

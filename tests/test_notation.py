@@ -160,3 +160,19 @@ def test_not_a_string():
 def test_context_errors(kwargs, message):
     with pytest.raises(HandError, match=message):
         Context(**kwargs)
+
+
+@pytest.mark.parametrize("text, first, second, column", [
+    # issue 15 item 13: melds pasted without spaces read as one token ("must look like [777p]")
+    ("[5555s]123s789s444s22s", "[5555s]", "123s789s444s22s", 8),
+    ("123m456p678p[222z] 11s", "123m456p678p", "[222z]", 13),
+    ("123m456p678p(2222z) 11s", "123m456p678p", "(2222z)", 13),
+    ("123m456p789s11s+1f", "123m456p789s11s", "+1f", 16),
+    ("[222z](3333m) 123m 11s 789p", "[222z]", "(3333m)", 7),
+])
+def test_tokens_written_together_say_a_space_is_needed(text, first, second, column):
+    with pytest.raises(HandError) as e:
+        parse_hand(text)
+    assert f"tokens need a space between them: {first!r} and {second!r} are written together" in str(e.value)
+    assert f"(write {first + ' ' + second!r})" in str(e.value)
+    assert e.value.column == column
