@@ -522,8 +522,15 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             row.update(legal=int(bool(r.legal and s is not None)), confidence=round(float(r.confidence), 4),
                        reading=r.notation, problem=r.problem, tiles=sum(1 for x in r.roles if x != "ignored"),
                        changed=len(r.changed))
-            dropped = [n for n in r.notes if "left out as a false detection" in n]
-            if r.legal and dropped:  # never silently: the row says which box was left out
+            dropped = [n for n in r.notes if "left out as a false detection" in n or "non-winner's hand" in n
+                       or n.startswith("unsure:") or "added by you" in n]
+            if r.legal and r.confidence < REVIEW_BELOW:  # what to check first
+                used = [i for i, role in enumerate(r.roles) if role != "ignored"]
+                if used:
+                    i = min(used, key=lambda k: float(res.readings.probs[k].max()))
+                    dropped.append(f"least sure: tile {res.position(i)} ({res.readings.codes[i]} read at "
+                                   f"{float(res.readings.probs[i].max()):.0%})")
+            if r.legal and dropped:  # never silently: the row says which box was left out, what was assumed
                 row["problem"] = "; ".join(dropped)
             if s is not None:
                 row.update(total=int(s.total), points=float(s.points), doublings=int(s.doublings),
