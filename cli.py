@@ -40,7 +40,10 @@ class OneLineParser(argparse.ArgumentParser):
     naming the problem and pointing at ``--help``) and exit code 2, like every other bad input."""
 
     def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"mahjong-score: error: {message} (see `{self.prog} --help`)\n")
+        line = f"{message} (see `{self.prog} --help`)"
+        if _JSON_WANTED:  # `… --json` with a usage error: the JSON reader gets an object too
+            print_json({"error": line, "exit_code": 2})
+        self.exit(2, f"mahjong-score: error: {line}\n")
 
 
 def add_context_args(p: argparse.ArgumentParser) -> None:
@@ -107,9 +110,25 @@ def options_from_args(args: argparse.Namespace) -> dict[str, str]:
     return out
 
 
+#: ``--json`` is among the arguments of this run (:func:`main`): errors are a JSON object on stdout too
+_JSON_WANTED = False
+#: a command has printed its JSON already (then an error after it adds no second object)
+_JSON_PRINTED = False
+
+
 def print_json(obj: Any) -> None:
+    global _JSON_PRINTED
     json.dump(obj, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
+    _JSON_PRINTED = True
+
+
+def fail_json(message: str, exit_code: int = 2) -> None:
+    """With ``--json``: the error as one JSON object ``{"error": …, "exit_code": …}`` on stdout,
+    unless the command has already printed its JSON (e.g. ``photo``'s reading, which says why it is
+    not legal). The one-line error on stderr is printed by the caller as always."""
+    if _JSON_WANTED and not _JSON_PRINTED:
+        print_json({"error": message, "exit_code": exit_code})
 
 
 # ------------------------------------------------------------------------------------ hand
@@ -186,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="mahjong-score",
         description="Score a finished mahjong hand — from notation or from a photo — with a line-by-line explanation.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     h = sub.add_parser("hand", help="score a hand written in notation",
@@ -201,9 +221,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_history_args(h)
     h.set_defaults(func=cmd_hand)
 
-    r = sub.add_parser("rules", help="list rulesets, or one ruleset's rules and options")
-    r.add_argument("ruleset", nargs="?", help="ruleset id")
-    r.add_argument("--json", action="store_true")
+    r = sub.add_parser("rules", help="list rulesets, or one ruleset's rules and options",
+                       description="Without RULESET: the rulesets (id, name, number of rules and options, "
+                                   "seed file). With RULESET: its rules (id, kind, value, who gets it, name, seed "
+                                   "line, group, conditions, exclusions) and its options (default, choices, the "
+                                   "ambiguity each settles — set them with --option NAME=VALUE), e.g. "
+                                   "mahjong-score rules rode-draak.")
+    r.add_argument("ruleset", nargs="?", help="ruleset id (see `mahjong-score rules`)")
+    r.add_argument("--json", action="store_true",
+                   help="print one JSON object: the list of rulesets, or the ruleset with its rules and options")
     r.set_defaults(func=cmd_rules)
 
     for name, target in COMMANDS.items():
@@ -223,12 +249,27 @@ def _fail(msg: str) -> int:
     raise UserError(msg)
 
 
+def package_version() -> str:
+    """The installed version of the ``mahjong-score`` distribution (pyproject.toml), or
+    ``unknown`` when the package is not installed (run from a bare checkout)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mahjong-score")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    global _JSON_WANTED, _JSON_PRINTED
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _JSON_WANTED, _JSON_PRINTED = "--json" in argv, False
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except (HandError, RulesetError, UserError) as e:
+        fail_json(printable(e))
         print(f"mahjong-score: error: {printable(e)}", file=sys.stderr)
         return 2
     except BrokenPipeError as e:

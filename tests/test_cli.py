@@ -146,3 +146,39 @@ def test_not_winner_header_has_no_win_source(run_cli):
     assert rc == 0 and out.splitlines()[0].endswith("[non-winner, seat E, round E]")
     rc, out, _ = run_cli("hand", HAND, "-w", "1z")
     assert out.splitlines()[0].endswith("[winner, seat E, round E, win by discard]")
+
+
+def test_version(run_cli, capsys):
+    # issue 15 item 14
+    from importlib.metadata import version
+
+    rc, out, _ = run_cli("--version")
+    assert rc == 0 and out == f"mahjong-score {version('mahjong-score')}\n"
+
+
+def test_rules_help_has_a_description_and_json_help(run_cli):
+    rc, out, _ = run_cli("rules", "--help")
+    assert rc == 0 and "Without RULESET: the rulesets" in out
+    assert "print one JSON object: the list of rulesets" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["hand", "123m", "--json"],                                          # bad notation
+    ["hand", "--json"],                                                  # usage error (argparse)
+    ["rules", "nope", "--json"],
+    ["photo", "/no/such/photo.jpg", "--json", "--no-history"],
+    ["audit", "--hand", "123m", "--claimed", "5", "--json", "--no-history"],
+    ["settle", "--scores", "E=1", "--east", "E", "--json"],
+    ["table", "--hand", "E=123m", "--json"],
+    ["batch", "/no/such/folder", "--out", "x.txt", "--json"],
+    ["webcam", "--frames", "0", "--json"],
+    ["history", "--limit", "-3", "--db", "/no/such/dir/h.db", "--json"],
+])
+def test_json_failure_is_one_json_object_on_stdout(run_cli, argv, tmp_path, monkeypatch):
+    # issue 15 item 14: `--json` on failure prints {"error": …} on stdout, and the line on stderr
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run_cli(*argv)
+    assert rc == 2, (argv, out, err)
+    obj = json.loads(out)  # exactly one object
+    assert obj["exit_code"] == 2 and obj["error"] and obj["error"] in err
+    assert err.startswith("mahjong-score: error: ") and err.count("\n") == 1
