@@ -651,7 +651,8 @@ def _sources_for(rng, sources):
 
 def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: dict[str, float] | None = None,
                  crops_only: bool = False, close: bool = False,
-                 span: tuple[float, float] | None = None) -> Scene:
+                 span: tuple[float, float] | None = None, tileset: "TileSet | None" = None,
+                 grid: "list[list[str]] | None" = None) -> Scene:
     """Render synthetic photo number ``index`` of run ``seed`` (a pure function of its arguments).
 
     crops_only: instead of a hand, lay out a grid of ~30 tiles with class-balanced identities and
@@ -662,6 +663,10 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
     span (hands): with probability 0.8 the concealed row + winning tile span a uniform fraction
     span[0]..span[1] of the image width (melds or bonus tiles further out may be cut by the border),
     like phone photos of one hand; else the default framing of the whole hand.
+    tileset: draw this set's tiles instead of a random set (the same physical set in several renders;
+    the random draws are made all the same, so the rest of the scene does not change).
+    grid (with crops_only): these codes instead, row by row, face up, upright and lying flat, seen
+    from at most 30° tilt — a calibration photo (``mahjong-score calibrate``).
     """
     rng = np.random.default_rng([int(seed), int(index), 20240])
     if sources is None:
@@ -669,13 +674,17 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
     if not sources:
         raise RuntimeError("no tile art: install a CJK font (fonts-wqy-zenhei ...) or provide ../shared")
     ts = TileSet(rng, sources)
+    if tileset is not None:
+        ts = tileset
     hand = None
     L = HandLayout()
     frame_pts, span_range, max_tilt_deg = None, None, 62.0
     if crops_only:
-        tiles = _crop_grid(ts, rng, index, close=close)
+        tiles = _crop_grid(ts, rng, index, close=close) if grid is None else _layout_grid(ts, rng, grid)
         min_tilt = 0.0
         L.tiles = tiles
+        if grid is not None:
+            max_tilt_deg = 30.0
         if close:
             span_range = (0.75, 0.97)
             L.standing = any(p.standing for p in tiles)
@@ -798,6 +807,22 @@ def _crop_grid(ts: TileSet, rng: np.random.Generator, index: int, close: bool = 
             tiles.append(p)
         place_line(ts, items, 0.0, y, rng)
         y += ts.h * float(rng.uniform(1.1, 1.6)) + (ts.h if standing else 0)
+    return tiles
+
+
+def _layout_grid(ts: TileSet, rng: np.random.Generator, rows: list[list[str]]) -> list[Placed]:
+    """The given rows of codes face up, upright, lying flat, left to right, rows from far to near
+    (the first row is the top one in the photo)."""
+    tiles = []
+    y = 0.0
+    for r, codes in enumerate(reversed(rows)):
+        items = []
+        for code in codes:
+            p = Placed(code, False, False, 0.0, role="concealed", row=len(rows) - 1 - r)
+            items.append((p, 0.0, float(rng.uniform(0.05, 0.3) * ts.w)))
+        place_line(ts, items, 0.0, y, rng)
+        tiles = [p for p, _, _ in items] + tiles
+        y += ts.h * float(rng.uniform(1.15, 1.4))
     return tiles
 
 

@@ -420,3 +420,33 @@ def test_status_keeps_the_left_out_tile_in_the_problem():
     r = {"error": None, "legal": 1, "allowed": 1, "confidence": 0.989 * (1 - 0.56), "problem": note}
     assert _status(r, 0.6) == ("needs-review", f"confidence 44% below 60%; {note}")
     assert _status({**r, "confidence": 0.95}, 0.6) == ("ok", note)
+
+
+def test_display_shows_the_manifest_not_the_defaults(tmp_path, truth):
+    # issue 15 item 9: a table hand that cannot be settled still shows the manifest's winner and East
+    # in results.settlements.csv (it showed winner=no for everyone); an error row for a bad cell shows
+    # the seat_wind/winner cells as typed (it showed the defaults E / yes)
+    d = tmp_path / "photos"
+    d.mkdir()
+    src = sorted(truth.glob("*.jpg"))[0]
+    for k in range(6):
+        shutil.copyfile(src, d / f"h{k}.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,table,hand,player,seat_wind,winner,win_by\n"
+                   "h0.jpg,1,1,Ann,S,yes,\n"      # the winner; East is Bob
+                   "h1.jpg,1,1,Bob,E,no,\n"
+                   "h2.jpg,1,1,Cas,W,no,air\n"    # a bad cell: an error row, so table 1 is not settled
+                   "h3.jpg,1,1,Dee,N,no,\n"
+                   "h4.jpg,,,,X,no,\n"            # bad seat wind, typed winner no
+                   "h5.jpg,,,,S,maybe,\n")        # bad winner, typed seat S
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert rows["h4.jpg"]["status"].startswith("error: manifest line 6: seat_wind 'X'")
+    assert (rows["h4.jpg"]["seat_wind"], rows["h4.jpg"]["winner"]) == ("X", "no")
+    assert (rows["h5.jpg"]["seat_wind"], rows["h5.jpg"]["winner"]) == ("S", "maybe")
+    assert (rows["h2.jpg"]["seat_wind"], rows["h2.jpg"]["winner"]) == ("W", "no")
+    srows = read_csv(tmp_path / "r.settlements.csv")
+    assert all(r["status"].startswith("not settled: no score for h2.jpg") for r in srows)
+    assert [(r["player"], r["winner"], r["east"]) for r in srows] == [
+        ("Ann", "yes", "no"), ("Bob", "no", "yes"), ("Cas", "no", "no"), ("Dee", "no", "no")]

@@ -145,6 +145,9 @@ class Job:
     player: str = ""
     dealer: bool | None = None
     error: str | None = None
+    #: for an ``error`` job: the manifest's seat_wind/winner cells as typed (shown in the output row
+    #: instead of the defaults, which the unusable row never replaced)
+    typed: tuple[tuple[str, str], ...] = ()
 
     @property
     def seat_wind(self) -> str:
@@ -342,11 +345,12 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     except (ValueError, HandError) as e:
         error = where + str(e)
         dealer = None
+    typed = tuple((c, cells[c]) for c in ("seat_wind", "winner") if c in cells) if error else ()
     return Job(key=key, path=str(path), line=line, ruleset=cells.get("ruleset", d.ruleset),
                context=tuple(sorted(ctx.items())), options=tuple(sorted(opts.items())),
                winning_tile=cells.get("winning_tile", d.winning_tile), exposed=cells.get("exposed", d.exposed),
                fix=cells.get("fix", d.fix), table=cells.get("table", ""), hand=cells.get("hand", ""),
-               player=cells.get("player", ""), dealer=dealer, error=error)
+               player=cells.get("player", ""), dealer=dealer, error=error, typed=typed)
 
 
 #: annotated images written by ``audit`` (``NAME.audit.jpg``, ``NAME.audit-2.jpg``): not photos to score
@@ -812,9 +816,11 @@ def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: floa
         r = dict(zip(cols, rec)) if rec else {c: None for c in cols} | {"error": "not scored (rerun to resume)"}
         status, problem = _status(r, review_below)
         pts = r["points"]
+        typed = dict(job.typed)
         yield job, {
             "photo": job.key, "table": job.table, "hand": job.hand, "player": job.player,
-            "seat_wind": job.seat_wind, "winner": "yes" if job.winner else "no", "ruleset": job.ruleset,
+            "seat_wind": typed.get("seat_wind", job.seat_wind),
+            "winner": typed.get("winner", "yes" if job.winner else "no"), "ruleset": job.ruleset,
             "status": status, "reading": r["reading"] or "", "confidence": r["confidence"],
             "total": r["total"], "points": int(pts) if pts is not None and float(pts).is_integer() else pts,
             "doublings": r["doublings"], "tiles": r["tiles"], "changed": r["changed"], "problem": problem or "",
@@ -832,7 +838,11 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
     rec: dict[str, Any] = {"type": "settlement", "table": job0.table, "hand": job0.hand, "ruleset": job0.ruleset,
                            "players": [], "scores": {}, "winner": None, "east": None, "net": {}, "transfers": []}
     labels = [j.player or j.seat_wind for j, _ in members]
-    rec["players"] = [{"player": lab, "seat_wind": j.seat_wind, "photo": j.key} for lab, (j, _) in zip(labels, members)]
+    # each player's own winner/East marks from the manifest, kept when the hand cannot be settled
+    marked = any(j.dealer for j, _ in members)  # a dealer cell says who is East; else seat E
+    rec["players"] = [{"player": lab, "seat_wind": j.seat_wind, "photo": j.key, "winner": j.winner,
+                       "east": bool(j.dealer) if marked else (j.dealer is None and j.seat_wind == "E")}
+                      for lab, (j, _) in zip(labels, members)]
 
     def fail(why: str) -> dict[str, Any]:
         rec["status"] = f"not settled: {why}"
@@ -935,7 +945,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
                             mine = [t for t in s["transfers"] if lab in (t["payer"], t["payee"])]
                             cw.writerow([_cell(x) for x in (
                                 s["table"], s["hand"], s["ruleset"], lab, p["seat_wind"], p["photo"],
-                                "yes" if s["east"] == lab else "no", "yes" if s["winner"] == lab else "no",
+                                "yes" if p["east"] else "no", "yes" if p["winner"] else "no",
                                 s["scores"].get(lab), s["net"].get(lab), s["status"], mine)])
 
                 _atomic_write(sp, ws)

@@ -656,9 +656,14 @@ def cmd_photo(args: argparse.Namespace) -> int:
             raise cli.UserError(f"--annotate {args.annotate} is the input photo; choose another file")
     ctx = cli.context_from_args(args)
     opts = cli.options_from_args(args)
+    from .tileset import check_learn, classifier_for, learn_from_result
+
+    check_learn(args)
     try:
         res = read_photo(source, args.ruleset, ctx, winning_tile=args.winning_tile, exposed=args.exposed,
-                         fixes=parse_fixes(args.fix), options=opts)
+                         fixes=parse_fixes(args.fix), options=opts, classifier=classifier_for(args.tileset))
+        if args.learn:  # the corrected tiles teach the profile (before any verdict on the hand)
+            learn_from_result(args.tileset, res, parse_fixes(args.fix))
     except VisionError as e:
         raise cli.UserError(str(e)) from None
     from .record import record_photo  # the audit trail (--db, --no-history)
@@ -707,5 +712,8 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object (reading, tiles, boxes, top-3 probabilities, groups, score)")
     from scoring.history import add_history_args
 
+    from .tileset import add_tileset_arg
+
+    add_tileset_arg(p, learn=True)
     add_history_args(p)
     p.set_defaults(func=cmd_photo)
