@@ -28,6 +28,8 @@ COMMANDS: dict[str, str] = {
     "audit": "vision.audit:register",
     "webcam": "vision.webcam:register",
     "history": "scoring.history:register",
+    "calibrate": "vision.tileset:register_calibrate",
+    "tilesets": "vision.tileset:register_tilesets",
 }
 
 

@@ -68,6 +68,8 @@ SETTLEMENT_COLUMNS = ("table", "hand", "ruleset", "player", "seat_wind", "photo"
                       "status", "transfers")
 #: the reader used unless ``--reader`` names another: the ONNX models in models/
 DEFAULT_READER = "vision.batch:model_reader"
+#: a reader spec ending in TILESET_TAG + NAME reads with the calibrated profile NAME (vision.tileset)
+TILESET_TAG = "#tileset="
 #: default confidence below which a legal reading is flagged ``needs-review``
 REVIEW_BELOW = 0.8
 #: context flags that are :class:`scoring.Context` fields rather than ruleset flags
@@ -390,15 +392,17 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
 Reader = Callable[..., Any]
 
 
-def model_reader() -> Reader:
-    """The default reader: the ONNX detector and classifier of ``models/`` loaded once;
+def model_reader(tileset: str | None = None) -> Reader:
+    """The default reader: the ONNX detector and classifier of ``models/`` loaded once (with the
+    calibrated profile ``tileset``, :mod:`vision.tileset`);
     ``reader(path, ruleset, context, **kw)`` → :class:`vision.pipeline.PhotoResult`.
-    Raises :class:`vision.errors.ModelError` when a model is missing."""
+    Raises :class:`vision.errors.ModelError` when a model is missing, TilesetError for a bad profile."""
     from .classify import load_classifier
     from .detect import load_detector
     from .pipeline import read_photo
+    from .tileset import with_tileset
 
-    det, cls = load_detector(), load_classifier()
+    det, cls = load_detector(), with_tileset(load_classifier(), tileset)
 
     def read(path, ruleset, context, **kw):
         return read_photo(path, ruleset, context, detector=det, classifier=cls, **kw)
@@ -407,8 +411,13 @@ def model_reader() -> Reader:
 
 
 def resolve_reader(spec: str) -> Callable[[], Reader]:
-    """The reader factory named by ``spec``: ``module:function`` or ``path/to/file.py:function``.
-    Raises FatalError when it cannot be found."""
+    """The reader factory named by ``spec``: ``module:function`` or ``path/to/file.py:function``,
+    optionally followed by ``#tileset=NAME`` (:func:`vision.tileset.reader_spec`: the factory is then
+    called with ``tileset=NAME``). Raises FatalError when it cannot be found."""
+    spec, _, tileset = spec.partition(TILESET_TAG)
+    if tileset:
+        factory = resolve_reader(spec)
+        return lambda: factory(tileset=tileset)
     mod_name, _, fn = spec.rpartition(":")
     if not mod_name or not fn:
         raise FatalError(f"--reader {spec!r} must be MODULE:FUNCTION or FILE.py:FUNCTION")
@@ -434,6 +443,15 @@ def resolve_reader(spec: str) -> Callable[[], Reader]:
 def reader_identity(spec: str) -> str:
     """What identifies the reader in the parameter hash: for the default reader the SHA-256 of
     the model files (new models → photos are read again), else the spec itself."""
+    base, _, tileset = spec.partition(TILESET_TAG)
+    if tileset:  # the profile's contents too: a profile calibrated again → photos are read again
+        from .errors import VisionError
+        from .tileset import profile_path
+
+        try:
+            return f"{reader_identity(base)}{TILESET_TAG}{tileset}:{_sha256_file(profile_path(tileset))[:16]}"
+        except (OSError, VisionError) as e:
+            raise FatalError(str(e).splitlines()[0]) from None
     if spec != DEFAULT_READER:
         return spec
     from .models import CLASSIFIER_FILE, DETECTOR_FILE, models_dir
@@ -996,6 +1014,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     import cli
     from scoring.history import db_from_args
 
+    from .tileset import reader_spec
+
     if args.workers < 0:
         raise cli.UserError(f"--workers {args.workers} must be ≥ 0")
     from scoring import load_ruleset
@@ -1003,7 +1023,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     load_ruleset(args.ruleset)  # a misspelt --ruleset would make every photo without its own an error row
     summary = run_batch(args.dir, args.out, manifest=args.manifest, defaults=defaults_from_args(args),
                         workers=args.workers, state=args.state, review_below=args.review_below,
-                        reader=args.reader, progress=args.progress, only_manifest=args.only_manifest,
+                        reader=reader_spec(args.reader, args.tileset), progress=args.progress,
+                        only_manifest=args.only_manifest,
                         history_db=db_from_args(args))
     if args.json:
         cli.print_json(summary.to_json())
@@ -1041,6 +1062,9 @@ def register(subparsers) -> None:
     p.add_argument("--progress", dest="progress", action="store_true", default=None, help="show the progress bar (default: on a terminal)")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     p.add_argument("--reader", default=DEFAULT_READER, help=argparse.SUPPRESS)  # MODULE:FUNCTION, docs/batch.md
+    from .tileset import add_tileset_arg
+
+    add_tileset_arg(p)
     cli.add_context_args(p)
     p.add_argument("--exposed", help="default melds on the table (rarely useful for a whole batch)")
     p.add_argument("--fix", help="default corrections (rarely useful for a whole batch)")

@@ -23,6 +23,7 @@ A tile the detector calls face-down, or that the classifier reads as ``0x`` with
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -40,6 +41,8 @@ BACK_INDEX = CLASS_INDEX[BACK]
 SIDEWAYS_LEAN = 0.1
 #: the classifier alone calls a tile face-down only when this sure
 BACK_SURE = 0.5
+#: name of the classifier's optional second output: (B, D) features of the final layer (calibration)
+EMBEDDING_OUTPUT = "embedding"
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,28 +106,58 @@ class Classifier:
     resize: str
     rotation: str
     batch: int | None  # fixed batch size of the graph, None when dynamic
+    #: a user's tile-set profile (:class:`vision.tileset.Profile`) whose opinion :meth:`run` combines
+    #: with the model's; None: the model alone. Set with :func:`vision.tileset.with_tileset`.
+    tileset: Any = None
 
-    def run(self, crops: np.ndarray) -> np.ndarray:
-        """(B, S, S, 3) uint8 crops → (B, 43) probabilities."""
-        if len(crops) == 0:
-            return np.zeros((0, NUM_CLASSES), np.float32)
+    def _forward(self, crops: np.ndarray, outputs: list[str] | None) -> list[np.ndarray]:
         x = crops.transpose(0, 3, 1, 2).astype(np.float32) * (1.0 / 255.0)
         sess, name = self.model.session, self.model.input_name
         if self.batch is None:
-            out = sess.run(None, {name: x})[0]
-        else:
-            parts = []
-            for i in range(0, len(x), self.batch):
-                chunk = x[i:i + self.batch]
-                n = len(chunk)
-                if n < self.batch:
-                    chunk = np.concatenate([chunk, np.zeros((self.batch - n,) + chunk.shape[1:], np.float32)])
-                parts.append(sess.run(None, {name: chunk})[0][:n])
-            out = np.concatenate(parts)
-        out = np.asarray(out).reshape(len(x), -1)
+            return [np.asarray(o) for o in sess.run(outputs, {name: x})]
+        parts = []
+        for i in range(0, len(x), self.batch):
+            chunk = x[i:i + self.batch]
+            n = len(chunk)
+            if n < self.batch:
+                chunk = np.concatenate([chunk, np.zeros((self.batch - n,) + chunk.shape[1:], np.float32)])
+            parts.append([np.asarray(o)[:n] for o in sess.run(outputs, {name: chunk})])
+        return [np.concatenate(k) for k in zip(*parts)]
+
+    def _probs(self, out: np.ndarray, n: int) -> np.ndarray:
+        out = np.asarray(out).reshape(n, -1)
         if out.shape[1] != NUM_CLASSES:
             raise ModelError(f"classifier output has {out.shape[1]} classes, expected {NUM_CLASSES}")
         return _as_probs(out)
+
+    @property
+    def embedding_dim(self) -> int | None:
+        """D of the optional ``embedding`` output (``models/CONTRACT.md``), None when the graph has none."""
+        for o in self.model.session.get_outputs():
+            if o.name == EMBEDDING_OUTPUT:
+                d = o.shape[-1] if o.shape else None
+                return int(d) if isinstance(d, int) else -1
+        return None
+
+    def embed(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(B, S, S, 3) uint8 crops → the model's own (B, 43) probabilities and its (B, D) float32
+        ``embedding`` output. Raises :class:`ModelError` when the graph has no ``embedding`` output."""
+        if self.embedding_dim is None:
+            raise ModelError(f"{self.model.path}: the classifier has no 'embedding' output, which tile-set "
+                             f"calibration needs (add it with `python -m datasets.embedding_output`)")
+        if len(crops) == 0:
+            return np.zeros((0, NUM_CLASSES), np.float32), np.zeros((0, max(self.embedding_dim, 0)), np.float32)
+        first = self.model.session.get_outputs()[0].name
+        out, emb = self._forward(crops, [first, EMBEDDING_OUTPUT])
+        return self._probs(out, len(crops)), np.asarray(emb, np.float32).reshape(len(crops), -1)
+
+    def run(self, crops: np.ndarray) -> np.ndarray:
+        """(B, S, S, 3) uint8 crops → (B, 43) probabilities of the model alone (``__call__`` combines
+        them with the :attr:`tileset` profile's)."""
+        if len(crops) == 0:
+            return np.zeros((0, NUM_CLASSES), np.float32)
+        first = self.model.session.get_outputs()[0].name
+        return self._probs(self._forward(crops, [first])[0], len(crops))
 
     def __call__(self, image: np.ndarray, det: Detections) -> TileReadings:
         """Classify every detected tile of ``image`` (H, W, 3) uint8 RGB; see the module docstring."""
@@ -132,14 +165,19 @@ class Classifier:
         if n == 0:
             return TileReadings.make(np.zeros((0, NUM_CLASSES)), ())
         crops = np.stack([crop_tile(image, b, self.imgsz, self.margin, self.resize) for b in det.boxes])
-        probs = self.run(crops)
+        ts = self.tileset  # the turn is chosen by the model alone; the profile then reads the chosen turn
+        probs, emb = self.embed(crops) if ts is not None else (self.run(crops), None)
         turn = np.zeros(n, int)
         if self.rotation == "upright":
             wide = det.sizes[:, 0] > det.sizes[:, 1]
             unsure = np.nonzero((probs.max(1) < UPRIGHT_SURE) | wide)[0]
             if len(unsure):
                 turned = np.concatenate([np.rot90(crops[unsure], k, axes=(1, 2)) for k in (1, 2, 3)])
-                tp = self.run(np.ascontiguousarray(turned)).reshape(3, len(unsure), NUM_CLASSES)
+                if emb is None:
+                    tp = self.run(np.ascontiguousarray(turned)).reshape(3, len(unsure), NUM_CLASSES)
+                else:
+                    tp, te = self.embed(np.ascontiguousarray(turned))
+                    tp, te = tp.reshape(3, len(unsure), NUM_CLASSES), te.reshape(3, len(unsure), -1)
                 cand = np.concatenate([probs[unsure][None], tp])  # (4, u, 43)
                 sure = cand.max(2)  # (4, u)
                 best = sure.argmax(0)
@@ -148,7 +186,11 @@ class Classifier:
                 up = np.where(sure[2] > sure[0], 2, 0)
                 best = np.where(wide[unsure], np.where(sure[side, u] >= sure[up, u] - SIDEWAYS_LEAN, side, up), best)
                 probs[unsure] = cand[best, u]
+                if emb is not None:
+                    emb[unsure] = np.concatenate([emb[unsure][None], te])[best, u]
                 turn[unsure] = best
+        if ts is not None:
+            probs = ts.combine(probs, emb)
         pose = []
         for i in range(n):
             if det.face_down[i] or probs[i, BACK_INDEX] >= BACK_SURE:

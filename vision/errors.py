@@ -16,3 +16,12 @@ class ModelError(VisionError):
 
 class NoTilesError(VisionError):
     """A photo in which no tile was found."""
+
+
+class TilesetError(VisionError):
+    """A tile-set profile (``mahjong-score calibrate``) that is missing, badly named, unreadable, or
+    made with another classifier."""
+
+
+class CalibrationError(VisionError):
+    """A calibration photo that does not show the layout it should (tile count, order, faces)."""

@@ -93,7 +93,8 @@ class Settings:
     * ``timeout_s``: longest a request waits for scoring (seconds);
     * ``photo_cache``: photos kept in memory for re-scoring by ``photo_id``;
     * ``workers``: scoring threads;
-    * ``annotated_side``: long side of the annotated image sent back (pixels).
+    * ``annotated_side``: long side of the annotated image sent back (pixels);
+    * ``tileset``: the calibrated tile set the page selects first (``serve --tileset``; web/tilesets.py).
     """
 
     data_dir: Path = field(default_factory=default_data_dir)
@@ -102,6 +103,7 @@ class Settings:
     photo_cache: int = 8
     workers: int = 2
     annotated_side: int = 1280
+    tileset: Optional[str] = None
 
 
 class ApiError(Exception):
@@ -277,6 +279,8 @@ class CachedPhoto:
     detections: Any
     readings: Any
     timings: dict[str, float]
+    tileset: Optional[str] = None  # the calibrated tile set the readings were made with (web/tilesets.py)
+    learned: frozenset = frozenset()  # (pos, code) fixes of this photo already added to it
 
 
 def new_photo_id() -> str:
@@ -469,6 +473,11 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             raise ApiError(504, f"scoring took longer than {st.timeout_s:g} s and was abandoned; "
                                 f"try again, or with a smaller photo") from None
 
+    from .tilesets import Tilesets, add_routes, reread, tilesets_dir_for
+
+    tilesets = Tilesets(tilesets_dir_for(st.data_dir), classifier, st.tileset)
+    add_routes(app, tilesets, run, detector, check_image, st.max_upload_bytes)
+
     # ------------------------------------------------------------------ page
     @app.get("/", include_in_schema=False)
     async def index():
@@ -530,29 +539,45 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         }
 
     def _first_reading(data: bytes, name: str, photo_id: str, rs, ctx: Context, fixes: dict[int, str],
-                       options: dict[str, Any], winning_tile: str | None, exposed: str | None) -> dict[str, Any]:
+                       options: dict[str, Any], winning_tile: str | None, exposed: str | None,
+                       tileset: str | None = None, learn: bool = False) -> dict[str, Any]:
         """A new photo: the whole pipeline (:func:`vision.pipeline.read_photo`, no fixes, so that the
-        cached readings are the classifier's own); then the fixes, if any, on the cached readings."""
+        cached readings are the classifier's own, with the calibrated ``tileset`` if one is named);
+        then the fixes, if any, on the cached readings (``learn``: they teach ``tileset``)."""
         res = read_photo(data, rs, ctx, winning_tile=winning_tile, exposed=exposed, options=options,
-                         detector=detector, classifier=classifier, work_side=WORK_SIDE)
+                         detector=detector, classifier=tilesets.classifier(tileset), work_side=WORK_SIDE)
         photo = replace(res.photo, name=name)
         model_t = {k: v for k, v in res.timings.items() if k in ("load", "detect", "classify")}
-        item = CachedPhoto(photo, res.detections, res.readings, model_t)
+        item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None)
         if fixes:
             res = read_detections(photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile,
                                   exposed=exposed, fixes=fixes, options=options)
         else:
             res = replace(res, photo=photo)
+        n = 0
+        if learn and tileset and fixes:
+            n, learned = tilesets.learn(tileset, photo, res.detections, res.order, fixes, item.learned)
+            item = replace(item, learned=learned)
         cache.put(item, photo_id)
-        return _photo_answer(res, {**model_t, **{k: v for k, v in res.timings.items() if k not in model_t}},
-                             photo_id, rs, fixes)
+        return {**_photo_answer(res, {**model_t, **{k: v for k, v in res.timings.items() if k not in model_t}},
+                                photo_id, rs, fixes), "tileset": tileset or None, "learned": n}
 
     def _again(item: CachedPhoto, photo_id: str, rs, ctx: Context, fixes: dict[int, str], options: dict[str, Any],
-               winning_tile: str | None, exposed: str | None) -> dict[str, Any]:
-        """A cached photo: only layout, decoding and scoring (:func:`vision.pipeline.read_detections`)."""
+               winning_tile: str | None, exposed: str | None, tileset: str | None = None,
+               learn: bool = False) -> dict[str, Any]:
+        """A cached photo: only layout, decoding and scoring (:func:`vision.pipeline.read_detections`);
+        the classifier runs again only when another calibrated ``tileset`` is asked for."""
+        if (tileset or None) != item.tileset:
+            item = reread(tilesets, item, tileset)
+            cache.put(item, photo_id)
         res = read_detections(item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile,
                               exposed=exposed, fixes=fixes, options=options)
-        return _photo_answer(res, {**item.timings, **res.timings}, photo_id, rs, fixes)
+        n = 0
+        if learn and tileset and fixes:
+            n, learned = tilesets.learn(tileset, item.photo, item.detections, res.order, fixes, item.learned)
+            cache.put(replace(item, learned=learned), photo_id)
+        return {**_photo_answer(res, {**item.timings, **res.timings}, photo_id, rs, fixes),
+                "tileset": tileset or None, "learned": n}
 
     @app.post("/api/score", response_model=S.PhotoScoreResponse, summary="Read a photo and score it",
               responses={404: {"model": S.ErrorOut}, 413: {"model": S.ErrorOut}, 415: {"model": S.ErrorOut},
@@ -577,6 +602,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         fixes: str = Form("", max_length=400, description="tile corrections by number: 3=5p,7=1z"),
         winning_tile: Optional[str] = Form(None, max_length=4, description="override the winning tile, e.g. 5p"),
         exposed: Optional[str] = Form(None, max_length=200, description='override the exposed melds: "[777p] (1111s)"'),
+        tileset: Optional[str] = Form(None, max_length=64, description="read with this calibrated tile set (GET /api/tilesets)"),
+        learn: bool = Form(False, description="add the fixed tiles to the tile set (each fix of a photo once)"),
     ):
         """Read the photo (detector + classifier, once per upload), apply ``fixes``, decode the most
         probable legal hand and score it. Answers the reading (tiles with boxes and top-3 readings,
@@ -600,7 +627,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             check_image(data, st.max_upload_bytes)
             try:
                 return await run(_first_reading, data, safe_name(image.filename), new_photo_id(), rs, ctx, fix,
-                                 opts, winning_tile or None, exposed or None)
+                                 opts, winning_tile or None, exposed or None, tileset or None, learn)
             except NoTilesError as e:
                 raise ApiError(422, str(e)) from None
             except ImageError as e:
@@ -612,7 +639,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             if item is None:
                 raise ApiError(404, f"photo {photo_id} is no longer held by the server (it keeps the last "
                                     f"{cache.size}); upload it again")
-            return await run(_again, item, photo_id, rs, ctx, fix, opts, winning_tile or None, exposed or None)
+            return await run(_again, item, photo_id, rs, ctx, fix, opts, winning_tile or None, exposed or None,
+                             tileset or None, learn)
         raise ApiError(400, "send a photo (multipart field 'image') or the photo_id of an earlier upload")
 
     # ------------------------------------------------------------------ settle

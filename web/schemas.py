@@ -173,6 +173,39 @@ class PhotoScoreResponse(BaseModel):
     timings_ms: dict[str, float]
     score: Optional[ScoreOut] = Field(..., description="null when the reading is not a legal hand")
     score_error: Optional[str] = Field(None, description="why a legal reading could not be scored")
+    tileset: Optional[str] = Field(None, description="the calibrated tile set read with (mahjong-score calibrate)")
+    learned: int = Field(0, description="fixed tiles added to the tile set by this request (learn=true)")
+
+
+class TilesetOut(BaseModel):
+    """One calibrated tile set (``mahjong-score tilesets``)."""
+
+    name: str
+    classes: int = Field(..., description="faces covered")
+    covered: list[str]
+    examples: int
+    learned: int = Field(..., description="examples added from corrections")
+    photos: int
+    created: str
+    updated: str
+
+
+class TilesetsResponse(BaseModel):
+    """``GET /api/tilesets``."""
+
+    tilesets: list[TilesetOut]
+    default: Optional[str] = Field(None, description="the tile set `serve --tileset` selects by default")
+
+
+class CalibrationOut(BaseModel):
+    """``POST /api/tilesets``: the profile made or extended from the photo, and how well it separates the faces."""
+
+    name: str
+    added: int
+    seconds: float
+    profile: TilesetOut
+    separation: dict[str, Any]
+    photos: list[dict[str, Any]]
 
 
 class OptionOut(BaseModel):

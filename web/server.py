@@ -86,7 +86,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     check_listen(args.host, args.port)
     data_dir = prepare_data_dir(Path(args.data_dir) if args.data_dir else default_data_dir())
     settings = Settings(data_dir=data_dir, max_upload_bytes=int(args.max_upload_mb * MIB), timeout_s=args.timeout,
-                        photo_cache=args.photo_cache, workers=args.workers)
+                        photo_cache=args.photo_cache, workers=args.workers, tileset=args.tileset)
+    if args.tileset:  # an unknown --tileset is bad input now, not an error on every photo
+        from vision.errors import TilesetError
+        from vision.tileset import load_profile
+
+        from .tilesets import tilesets_dir_for
+
+        try:
+            load_profile(args.tileset, tilesets_dir_for(data_dir))
+        except TilesetError as e:
+            raise cli.UserError(str(e)) from None
     app = create_app(settings, load_models=not args.no_models)
     print(f"mahjong-score: data dir {data_dir}")
     if app.state.models_error:
@@ -115,6 +125,9 @@ def register(subparsers) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on; 0.0.0.0 = every interface (phones on the LAN); default 127.0.0.1")
     p.add_argument("--port", type=int, default=8000, help="port; default 8000")
     p.add_argument("--data-dir", help="the only folder the server writes to (default: the per-user data dir)")
+    from vision.tileset import add_tileset_arg
+
+    add_tileset_arg(p)  # the page's default tile set
     p.add_argument("--max-upload-mb", type=float, default=20.0, help="largest photo accepted, in MB; default 20")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds a request may wait for scoring; default 30")
     p.add_argument("--photo-cache", type=int, default=8, help="photos kept in memory for re-scoring; default 8")

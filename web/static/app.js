@@ -153,6 +153,8 @@
       discards: $("discards").value,
       winning_tile: $("winning_tile").value.trim(),
       exposed: $("exposed").value.trim(),
+      tileset: $("tileset").value,
+      learn: $("learn").checked,
     };
     for (const c of CHECKS) s[c] = $(c).checked;
     s.flags = [...document.querySelectorAll("#flags input[data-flag]:checked")].map((e) => e.value);
@@ -174,6 +176,7 @@
     $("discards").value = s.discards || "";
     $("winning_tile").value = s.winning_tile || "";
     $("exposed").value = s.exposed || "";
+    $("learn").checked = !!s.learn;
     for (const c of CHECKS) $(c).checked = !!s[c];
     buildRulesetControls();
   }
@@ -181,6 +184,7 @@
   function summarize(s) {
     const parts = [s.ruleset, "seat " + s.seat_wind, "round " + s.round_wind, s.win_by];
     if (s.not_winner) parts.push("not winner");
+    if (s.tileset) parts.push("tile set " + s.tileset + (s.learn ? " (learning)" : ""));
     const n = Object.keys(s.options).length + s.flags.length;
     if (n) parts.push(n + " option" + (n > 1 ? "s" : ""));
     $("settings-summary").textContent = parts.join(" · ");
@@ -234,6 +238,8 @@
     fd.append("fixes", Object.entries(state.fixes).map(([k, v]) => k + "=" + v).join(","));
     if (s.winning_tile) fd.append("winning_tile", s.winning_tile);
     if (s.exposed) fd.append("exposed", s.exposed);
+    if (s.tileset) fd.append("tileset", s.tileset);
+    if (s.tileset && s.learn) fd.append("learn", "true");
     const seq = ++state.seq;
     busy(true, state.photoId ? "Scoring…" : "Reading the photo…");
     try {
@@ -244,6 +250,7 @@
       state.last = res;
       renderPhoto(res);
       renderScore(res.score, res);
+      if (res.learned) toast(`Tile set ${res.tileset} learned ${res.learned} tile${res.learned > 1 ? "s" : ""}`);
     } catch (e) {
       if (seq !== state.seq) return;
       if (e.status === 404 && state.photoId && state.file) {  // the server forgot the photo: upload again
@@ -582,6 +589,51 @@
     showError("");
   }
 
+  // ------------------------------------------------------------------ tile sets
+  async function loadTilesets(selected) {
+    let res;
+    try { res = await api("/api/tilesets"); } catch (e) { return; }  // no tile sets: the menu stays standard
+    const sel = $("tileset");
+    const want = selected !== undefined ? selected : (sel.value || res.default || "");
+    sel.replaceChildren(h("option", { value: "", text: "standard (not calibrated)" }));
+    for (const t of res.tilesets) {
+      sel.append(h("option", { value: t.name, text: `${t.name} (${t.classes} faces, ${t.examples} examples)` }));
+    }
+    sel.value = res.tilesets.some((t) => t.name === want) ? want : "";
+  }
+
+  async function calibrate() {
+    const f = $("cal-photo").files[0];
+    $("cal-photo").value = "";
+    if (!f) return;
+    const name = $("cal-name").value.trim();
+    if (!name) { showError("Give the tile set a name first."); return; }
+    const fd = new FormData();
+    fd.append("image", f, f.name || "calibration.jpg");
+    fd.append("name", name);
+    fd.append("tiles", $("cal-tiles").value.trim());
+    fd.append("replace", String($("cal-replace").checked));
+    busy(true, "Calibrating…");
+    try {
+      const r = await api("/api/tilesets", { method: "POST", body: fd });
+      showError("");
+      const s = r.separation;
+      const p = r.photos[0];
+      let text = `Tile set ${r.name}: ${r.added} tiles added, now ${s.examples} examples of ${s.classes} faces. ` +
+                 `The standard reader got ${p.model_right} of ${p.tiles} right.`;
+      if (s.min_margin !== null) text += ` Closest faces: ${s.closest.map((c) => c.tile + "~" + c.nearest).join(", ")}.`;
+      if (p.doubtful.length) text += " Check: " + p.doubtful.map((d) => `tile ${d.pos} (${d.expected}, looks like ${d.read})`).join(", ") + ".";
+      $("cal-report").textContent = text;
+      $("cal-report").hidden = false;
+      await loadTilesets(r.name);
+      settingsChanged();
+    } catch (e) {
+      showError(e.message);
+    } finally {
+      busy(false);
+    }
+  }
+
   // ------------------------------------------------------------------ start
   async function start() {
     windButtons("seat", "seat", settingsChanged);
@@ -599,6 +651,7 @@
     }
     $("t-ruleset").value = "rode-draak";
     applySettings(saved.ctx || {});
+    await loadTilesets((saved.ctx || {}).tileset);
     summarize(readSettings());
     buildTable();
     if (!meta.models) {
@@ -607,7 +660,9 @@
       note.textContent = "Photo reading is unavailable on this server: " + meta.models_error +
                          ". You can still type the hand.";
     }
-    for (const id of ["ruleset", "win_by", "dealer", "dealer_streak", "discards", "winning_tile", "exposed", ...CHECKS]) {
+    $("cal-photo").addEventListener("change", calibrate);
+    for (const id of ["ruleset", "win_by", "dealer", "dealer_streak", "discards", "winning_tile", "exposed",
+                      "tileset", "learn", ...CHECKS]) {
       $(id).addEventListener("change", settingsChanged);
     }
     for (const id of ["t-ruleset", "t-winning", "t-win-by", "t-settle-options", "t-void"]) $(id).addEventListener("change", saveTable);

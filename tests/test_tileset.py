@@ -1,0 +1,384 @@
+"""Calibration to the user's own tile set (vision/tileset.py, `calibrate`, `tilesets`, `--tileset`,
+`--learn`, web/tilesets.py).
+
+The photos are rendered at test time by the project's generator (datasets/calibration.py): a
+procedural tile set whose art has its colour channels turned (colours the classifier never saw, a
+stand-in for an unseen real set), one calibration photo of the 42 faces, and a few other renders of
+the same set. Skipped without a CJK font (the procedural faces need one) or without the `onnx`
+package (the embedding-surgery tests).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.classes import CLASS_INDEX, CLASS_NAMES, NUM_CLASSES
+from vision.errors import CalibrationError, ModelError, TilesetError
+
+REPO = Path(__file__).resolve().parents[1]
+CLS = REPO / "models" / "classifier.onnx"
+
+
+@pytest.fixture(autouse=True)
+def _tilesets(tmp_path, monkeypatch):
+    """Every test stores its profiles in its own folder, never the user's."""
+    d = tmp_path / "tilesets"
+    monkeypatch.setenv("MAHJONG_TILESETS", str(d))
+    return d
+
+
+def _fonts():
+    from datasets import faces
+
+    if not faces.cjk_fonts():
+        pytest.skip("no CJK font for the generator's procedural faces (apt-get install fonts-wqy-zenhei)")
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory):
+    """JPEGs: ``cal`` (set 0 recoloured, the 42 faces), ``missing`` (the same set without 3m and 7z),
+    ``shuffled`` (the 42 faces in a random order), ``plain`` (set 1 not recoloured) and the scenes of
+    four other renders of set 0 (``tests``)."""
+    _fonts()
+    from PIL import Image
+
+    from datasets.calibration import calibration_render, test_renders, tile_set
+    from vision.tileset import DEFAULT_LAYOUT
+
+    d = tmp_path_factory.mktemp("calibration")
+    ts = tile_set(0, recolour=True)
+    out = {}
+
+    def save(key, scene):
+        p = d / f"{key}.jpg"
+        Image.fromarray(scene.image).save(p, quality=90)
+        out[key] = p
+
+    save("cal", calibration_render(ts, 900))
+    save("missing", calibration_render(ts, 901, [c for c in DEFAULT_LAYOUT if c not in ("3m", "7z")]))
+    order = list(DEFAULT_LAYOUT)
+    np.random.default_rng(5).shuffle(order)
+    save("shuffled", calibration_render(ts, 902, order))
+    save("plain", calibration_render(tile_set(1), 903))
+    out["tests"] = test_renders(ts, 900, 4)
+    blank = d / "blank.png"
+    Image.new("RGB", (640, 480), (40, 110, 70)).save(blank)
+    out["blank"] = blank
+    return out
+
+
+# ----------------------------------------------------------------------------- the model's output
+def test_committed_classifier_has_the_embedding_output():
+    onnx = pytest.importorskip("onnx")
+    m = onnx.load(str(CLS))
+    outs = [o.name for o in m.graph.output]
+    assert outs[:2] == ["probs", "embedding"]
+    meta = {p.key: p.value for p in m.metadata_props}
+    assert meta["mahjong_model"] == "classifier" and json.loads(meta["names"]) == CLASS_NAMES  # metadata kept
+    from vision.classify import load_classifier
+
+    clf = load_classifier(str(CLS), 1)
+    assert clf.embedding_dim == int(meta["embedding_dim"]) > 0
+    crops = np.random.default_rng(0).integers(0, 255, (3, clf.imgsz, clf.imgsz, 3), dtype=np.uint8)
+    p, e = clf.embed(crops)
+    assert p.shape == (3, NUM_CLASSES) and e.shape == (3, clf.embedding_dim) and e.dtype == np.float32
+    np.testing.assert_allclose(p, clf.run(crops), atol=1e-6)  # the second output changes nothing
+
+
+def _tiny_classifier(tmp_path, with_embedding: bool) -> str:
+    """Conv → GAP → Flatten → Gemm → Softmax, 8 features, optionally given `embedding` by surgery."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(1)
+    inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, 16, 16])
+    out = helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["batch", NUM_CLASSES])
+    init = [numpy_helper.from_array(rng.normal(size=(8, 3, 3, 3)).astype(np.float32), "cw"),
+            numpy_helper.from_array(rng.normal(size=(NUM_CLASSES, 8)).astype(np.float32), "fw"),
+            numpy_helper.from_array(np.zeros(NUM_CLASSES, np.float32), "fb")]
+    nodes = [helper.make_node("Conv", ["images", "cw"], ["c"]), helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("GlobalAveragePool", ["r"], ["g"]), helper.make_node("Flatten", ["g"], ["f"]),
+             helper.make_node("Gemm", ["f", "fw", "fb"], ["z"], transB=1), helper.make_node("Softmax", ["z"], ["probs"])]
+    model = helper.make_model(helper.make_graph(nodes, "tiny", [inp], [out], init),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    for k, v in {"names": json.dumps(CLASS_NAMES), "imgsz": "[16, 16]", "mahjong_model": "classifier"}.items():
+        model.metadata_props.add(key=k, value=v)
+    if with_embedding:
+        from datasets.embedding_output import add_embedding_output
+
+        add_embedding_output(model)
+        add_embedding_output(model)  # a second time changes nothing
+        assert [o.name for o in model.graph.output] == ["probs", "embedding"]
+    p = tmp_path / f"tiny-{with_embedding}.onnx"
+    onnx.save(model, str(p))
+    return str(p)
+
+
+def test_surgery_exposes_the_final_layers_input(tmp_path):
+    import onnxruntime as ort
+
+    path = _tiny_classifier(tmp_path, True)
+    s = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    x = np.random.default_rng(2).random((4, 3, 16, 16), dtype=np.float32)
+    probs, emb = s.run(None, {"images": x})
+    assert emb.shape == (4, 8) and s.get_outputs()[1].shape == ["batch", 8]
+    meta = dict(s.get_modelmeta().custom_metadata_map)
+    assert meta["embedding_dim"] == "8" and meta["mahjong_model"] == "classifier"
+    # the embedding is what the Gemm reads: softmax(emb @ W.T) reproduces the probabilities
+    import onnx
+    from onnx import numpy_helper
+
+    W = {i.name: numpy_helper.to_array(i) for i in onnx.load(path).graph.initializer}["fw"]
+    z = emb @ W.T
+    e = np.exp(z - z.max(1, keepdims=True))
+    np.testing.assert_allclose(e / e.sum(1, keepdims=True), probs, rtol=1e-4, atol=1e-6)
+
+
+def test_a_classifier_without_embedding_still_reads_but_cannot_calibrate(tmp_path, run_cli, monkeypatch):
+    from vision.classify import load_classifier
+    from vision.detect import Detections
+    from vision.tileset import calibrate
+
+    clf = load_classifier(_tiny_classifier(tmp_path, False), 1)
+    assert clf.embedding_dim is None
+    img = np.random.default_rng(3).integers(0, 255, (64, 64, 3), dtype=np.uint8)
+    r = clf(img, Detections.make([[4, 4, 30, 40]]))
+    assert r.probs.shape == (1, NUM_CLASSES)
+    with pytest.raises(ModelError, match="no 'embedding' output"):
+        clf.embed(np.zeros((1, 16, 16, 3), np.uint8))
+    with pytest.raises(ModelError, match="embedding"):
+        calibrate([tmp_path / "whatever.jpg"], "x", classifier=clf, detector=lambda im: None)
+
+
+# ----------------------------------------------------------------------------- the profile
+def _profile(codes, emb, name="p"):
+    from vision.tileset import Profile
+
+    n = len(codes)
+    return Profile(name, tuple(codes), np.asarray(emb, np.float32), np.zeros((n, 4, 4, 3), np.uint8),
+                   ("calibrate",) * n, {"dim": np.asarray(emb).shape[1]}, "t0", "t0")
+
+
+def test_combine_is_a_product_of_experts_over_the_covered_classes():
+    prof = _profile(["1m", "2m"], [[1, 0, 0], [0, 1, 0]])
+    p = np.full((2, NUM_CLASSES), 0.5 / (NUM_CLASSES - 2), np.float32)
+    p[:, CLASS_INDEX["1m"]] = 0.3
+    p[:, CLASS_INDEX["2m"]] = 0.2
+    out = prof.combine(p, np.array([[0.1, 1.0, 0.0], [1.0, 0.05, 0.0]], np.float32))
+    np.testing.assert_allclose(out.sum(1), 1, atol=1e-5)
+    others = [i for i in range(NUM_CLASSES) if CLASS_NAMES[i] not in ("1m", "2m")]
+    np.testing.assert_allclose(out[:, others], p[:, others], atol=1e-6)  # absent classes keep the model's value
+    np.testing.assert_allclose(out[:, [0, 1]].sum(1), 0.5, atol=1e-5)  # the covered classes keep their mass
+    assert CLASS_NAMES[out[0].argmax()] == "2m" and CLASS_NAMES[out[1].argmax()] == "1m"
+    with pytest.raises(TilesetError, match="3-dimensional"):
+        prof.combine(p, np.zeros((2, 5), np.float32))
+
+
+def test_separation_report_margin_and_leave_one_out():
+    prof = _profile(["1m", "1m", "2m", "2m", "3m"],
+                    [[1, 0, 0], [0.9, 0.1, 0], [0, 1, 0], [0.1, 0.9, 0], [0.6, 0.8, 0.05]])
+    s = prof.separation()
+    assert s["classes"] == 3 and s["examples"] == 5
+    assert s["loo_examples"] == 4 and s["loo_accuracy"] == 1.0
+    assert s["closest"][0]["tile"] == "3m" or s["min_margin"] < 0.5
+    single = _profile(["1m", "2m"], [[1, 0, 0], [0, 1, 0]]).separation()
+    assert single["loo_accuracy"] is None and single["min_margin"] == pytest.approx(1.0)
+
+
+def test_reading_order_rows_top_to_bottom_left_to_right():
+    from vision.detect import Detections
+    from vision.tileset import reading_order
+
+    boxes, rank = [], []
+    for r, n in enumerate((9, 9, 7)):
+        for k in range(n):
+            x, y = 100 + 80 * k, 100 + 140 * r + 4 * k  # a slight tilt
+            boxes.append([x, y, x + 70, y + 95])
+            rank.append((r, k))
+    perm = np.random.default_rng(0).permutation(len(boxes))
+    det = Detections.make(np.array(boxes, np.float32)[perm])
+    order = reading_order(det, (1000, 700))
+    assert [rank[perm[i]] for i in order] == sorted(rank)
+
+
+def test_layout_notation():
+    from vision.tileset import DEFAULT_LAYOUT, layout_codes
+
+    assert layout_codes(None) == DEFAULT_LAYOUT and len(DEFAULT_LAYOUT) == 42
+    assert layout_codes("123m456p +1f2f") == ("1m", "2m", "3m", "4p", "5p", "6p", "1f", "2f")
+    assert layout_codes("[777p] (1111s) 5z") == ("7p",) * 3 + ("1s",) * 4 + ("5z",)
+    with pytest.raises(CalibrationError, match="--tiles"):
+        layout_codes("12x")
+
+
+# ----------------------------------------------------------------------------- calibration
+def _accuracy(clf, scenes):
+    from datasets.calibration import accuracy
+
+    right, n = accuracy(clf, scenes)
+    return right / n, n
+
+
+def test_calibration_raises_accuracy_on_other_renders_of_the_set(photos, run_cli, _tilesets):
+    """Calibrated on one rendered photo, the reader does better on four other renders of that set
+    (every pose, standing and lying tiles, close-ups; 78 face tiles). Measured: 59 of 78 read right
+    alone, 65 with the profile (``python -m datasets.calibration``: see docs/photo.md)."""
+    rc, out, err = run_cli("calibrate", str(photos["cal"]), "--name", "mine")
+    assert rc == 0, err
+    assert "42 tiles added" in out and "separation:" in out
+    from vision.classify import load_classifier
+    from vision.tileset import load_profile, with_tileset
+
+    prof = load_profile("mine")
+    assert len(prof.codes) == 42 and len(prof.classes) == 42 and prof.codes == tuple(CLASS_NAMES[:42])
+    clf = load_classifier()
+    before, n = _accuracy(clf, photos["tests"])
+    after, _ = _accuracy(with_tileset(clf, "mine"), photos["tests"])
+    assert n >= 60
+    assert after >= before + 0.04, (before, after)
+    assert (1 - after) <= 0.75 * (1 - before), (before, after)  # at least a quarter of the errors gone
+
+
+def test_calibrating_again_adds_and_replace_starts_over(photos, run_cli, _tilesets):
+    assert run_cli("calibrate", str(photos["cal"]), "--name", "s1")[0] == 0
+    rc, out, _ = run_cli("calibrate", str(photos["cal"]), "--name", "s1", "--json")
+    assert rc == 0
+    rep = json.loads(out)
+    assert rep["added"] == 42 and rep["profile"]["examples"] == 84
+    assert rep["separation"]["loo_examples"] == 84 and rep["separation"]["loo_accuracy"] >= 0.95
+    assert rep["seconds"] < 10  # the issue's bound (measured ≈ 0.3 s here; benchmarks are not timed tests)
+    rc, out, _ = run_cli("calibrate", str(photos["cal"]), "--name", "s1", "--replace", "--json")
+    assert json.loads(out)["profile"]["examples"] == 42
+    rc, out, _ = run_cli("tilesets")
+    assert rc == 0 and "s1" in out and " 42 " in out
+    rc, out, _ = run_cli("tilesets", "--json")
+    (row,) = json.loads(out)["tilesets"]
+    assert row["name"] == "s1" and row["classes"] == 42 and row["examples"] == 42 and row["created"]
+    rc, out, _ = run_cli("tilesets", "--remove", "s1")
+    assert rc == 0 and "removed" in out and not (_tilesets / "s1.npz").exists()
+    rc, _, err = run_cli("tilesets", "--remove", "s1")
+    assert rc == 2 and "no tile set named 's1'" in err
+
+
+def _one_line_error(run_cli, *argv) -> str:
+    rc, out, err = run_cli(*argv)
+    assert rc == 2, (rc, out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mahjong-score: error: "), err
+    return lines[0]
+
+
+def test_bad_calibration_photos_get_one_line_errors(photos, run_cli, _tilesets):
+    msg = _one_line_error(run_cli, "calibrate", str(photos["missing"]), "--name", "x")
+    assert "found 40 tiles" in msg and "needs 42" in msg
+    missing = msg.split("not seen:")[1].split(";")[0]
+    assert "3m" in missing and "7z" in missing
+    msg = _one_line_error(run_cli, "calibrate", str(photos["shuffled"]), "--name", "x")
+    assert "do not seem to follow the layout's order" in msg
+    msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "x", "--tiles", "123m")
+    assert "found 42 tiles, --tiles needs 3" in msg
+    msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), str(photos["cal"]), "--name", "x",
+                          "--tiles", "123m", "--tiles", "1z", "--tiles", "2z")
+    assert "3 --tiles for 2 photos" in msg
+    msg = _one_line_error(run_cli, "calibrate", str(photos["blank"]), "--name", "x")
+    assert "found 0 tiles" in msg
+    msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "../evil")
+    assert "tile-set name" in msg
+    _one_line_error(run_cli, "calibrate", str(REPO / "README.md"), "--name", "x")  # not an image
+    _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "x", "--tiles", "0x")
+    assert not _tilesets.exists() or not list(_tilesets.glob("*.npz"))  # nothing was saved
+
+
+def test_a_profile_of_another_classifier_is_reembedded_or_refused(photos, _tilesets):
+    from dataclasses import replace
+
+    from vision.classify import load_classifier
+    from vision.tileset import calibrate, fit_to, load_profile, save_profile
+
+    cal = calibrate([photos["plain"]], "p")
+    assert cal.photos[0].model_right >= 38  # a set like the training renders: read almost entirely right
+    stale = replace(cal.profile, model={**cal.profile.model, "sha256": "0" * 64},
+                    embeddings=np.roll(cal.profile.embeddings, 1, axis=0))
+    fitted = fit_to(stale, load_classifier())
+    np.testing.assert_allclose(fitted.embeddings, cal.profile.embeddings, atol=1e-4)  # from the stored crops
+    save_profile(replace(cal.profile, model={**cal.profile.model, "sha256": "0", "imgsz": 96}))
+    with pytest.raises(TilesetError, match="crops tiles differently"):
+        fit_to(load_profile("p"), load_classifier())
+
+
+# ----------------------------------------------------------------------------- reading with a set
+def test_photo_reads_with_a_tileset_and_learns_from_fixes(photos, run_cli, _tilesets):
+    from vision.tileset import load_profile
+
+    assert run_cli("calibrate", str(photos["cal"]), "--name", "t")[0] == 0
+    demo = str(REPO / "docs" / "demo.jpg")
+    rc, out, err = run_cli("photo", demo, "--tileset", "t", "--json", "--no-history")
+    assert rc in (0, 2) and json.loads(out)["tiles"], err  # read (legal or not) with the profile
+    rc, out, err = run_cli("photo", demo, "--tileset", "t", "--fix", "2=3m,13=0x", "--learn", "--no-history")
+    assert "tile set 't': learned 1 tile(s) (2=3m)" in err
+    prof = load_profile("t")
+    assert len(prof.codes) == 43 and prof.kinds[-1] == "fix" and prof.codes[-1] == "3m"
+    assert "--learn needs --tileset" in _one_line_error(run_cli, "photo", demo, "--learn", "--fix", "2=3m")
+    assert "no tile set named 'nope'" in _one_line_error(run_cli, "photo", demo, "--tileset", "nope")
+
+
+def test_batch_reader_spec_carries_the_tileset(photos, run_cli, _tilesets):
+    from vision.batch import DEFAULT_READER, reader_identity, resolve_reader
+    from vision.tileset import calibrate, reader_spec
+
+    calibrate([photos["cal"]], "b")
+    spec = reader_spec(DEFAULT_READER, "b")
+    assert spec == DEFAULT_READER + "#tileset=b" and reader_spec(DEFAULT_READER, None) == DEFAULT_READER
+    ident = reader_identity(spec)
+    assert ident != reader_identity(DEFAULT_READER) and ident.startswith(reader_identity(DEFAULT_READER))
+    calibrate([photos["cal"]], "b")  # the profile changed: photos are read again
+    assert reader_identity(spec) != ident
+    read = resolve_reader(spec)()
+    assert len(read(photos["cal"], "nts", None).detections) >= 40
+    with pytest.raises(TilesetError, match="no tile set named 'zz'"):  # the name reaches the reader
+        resolve_reader(DEFAULT_READER + "#tileset=zz")()
+    assert "no tile set named" in _one_line_error(run_cli, "batch", str(photos["cal"].parent), "--out",
+                                                  str(photos["cal"].parent / "o.csv"), "--tileset", "zz")
+
+
+def test_web_api_calibrates_lists_reads_and_learns(photos, tmp_path, _tilesets):
+    from fastapi.testclient import TestClient
+
+    from web.app import Settings, create_app
+
+    c = TestClient(create_app(Settings(data_dir=tmp_path / "data")))
+    assert c.get("/api/tilesets").json() == {"tilesets": [], "default": None}
+    r = c.post("/api/tilesets", files={"image": ("m.jpg", photos["missing"].read_bytes(), "image/jpeg")},
+               data={"name": "w"})
+    assert r.status_code == 422 and "found 40 tiles" in r.json()["error"] and "\n" not in r.json()["error"]
+    r = c.post("/api/tilesets", files={"image": ("c.jpg", photos["cal"].read_bytes(), "image/jpeg")},
+               data={"name": "w"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["added"] == 42 and body["profile"]["classes"] == 42 and "path" not in body
+    assert [t["name"] for t in c.get("/api/tilesets").json()["tilesets"]] == ["w"]
+    img = (REPO / "docs" / "demo.jpg").read_bytes()
+    r = c.post("/api/score", files={"image": ("d.jpg", img, "image/jpeg")},
+               data={"tileset": "w", "fixes": "2=3m", "learn": "true"})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j["tileset"] == "w" and j["learned"] == 1
+    r = c.post("/api/score", data={"photo_id": j["photo_id"], "tileset": "w", "fixes": "2=3m", "learn": "true"})
+    assert r.json()["learned"] == 0  # each fix of a photo is learned once
+    r = c.post("/api/score", data={"photo_id": j["photo_id"], "fixes": "2=3m"})  # read again without the set
+    assert r.status_code == 200 and r.json()["tileset"] is None
+    assert c.get("/api/tilesets").json()["tilesets"][0]["examples"] == 43
+    r = c.post("/api/score", data={"photo_id": j["photo_id"], "tileset": "nope"})
+    assert r.status_code == 422 and "no tile set named 'nope'" in r.json()["error"]
+
+
+def test_the_page_has_the_tileset_menu_learn_box_and_calibration_form():
+    html = (REPO / "web" / "static" / "index.html").read_text()
+    for el in ('id="tileset"', 'id="learn"', 'id="cal-name"', 'id="cal-tiles"', 'id="cal-photo"', 'id="cal-replace"'):
+        assert el in html
+    js = (REPO / "web" / "static" / "app.js").read_text()
+    assert '"/api/tilesets"' in js and 'fd.append("tileset"' in js and 'fd.append("learn"' in js
