@@ -35,6 +35,8 @@ import io
 import math
 import os
 import stat
+import sys
+import tempfile
 import threading
 import warnings
 from contextlib import ExitStack, contextmanager
@@ -77,8 +79,16 @@ Image.MAX_IMAGE_PIXELS = max(Image.MAX_IMAGE_PIXELS or 0, MAX_PIXELS)
 # Pillow warns (on stderr, and in the server log) about corrupt EXIF, odd tags and large images; the
 # checks here decide instead, and a warning line would only confuse. Filters are process-wide (thread-
 # safe, unlike warnings.catch_warnings in the server's worker threads).
-warnings.filterwarnings("ignore", module=r"PIL(\.|$)")
-warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
+
+
+def _silence_pillow() -> None:
+    """Install (again, when a ``warnings.catch_warnings`` block dropped them) the filters that keep
+    Pillow's warnings off stderr."""
+    warnings.filterwarnings("ignore", module=r"PIL(\.|$)")
+    warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
+
+
+_silence_pillow()
 
 Source = Union[str, os.PathLike, bytes, bytearray, BinaryIO]
 
@@ -200,10 +210,43 @@ def _open(source: Source, stack: ExitStack) -> tuple[Image.Image, str, int]:
     return _identify(f, name), name, size
 
 
+#: magic bytes of the formats a photo comes in (for a file Pillow cannot open: corrupt, or no image)
+_MAGIC = ((b"\xff\xd8\xff", "JPEG"), (b"\x89PNG\r\n\x1a\n", "PNG"), (b"GIF87a", "GIF"), (b"GIF89a", "GIF"),
+          (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"), (b"BM", "BMP"))
+
+
+def sniff(head: bytes) -> str | None:
+    """The photo format named by a file's first 16 bytes (JPEG, PNG, GIF, TIFF, BMP, WebP, HEIF), or None."""
+    for magic, fmt in _MAGIC:
+        if head.startswith(magic):
+            return fmt
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "WebP"
+    if head[4:8] == b"ftyp" and head[8:12] in (b"heic", b"heix", b"hevc", b"mif1", b"msf1", b"avif", b"heim", b"heis"):
+        return "HEIF"
+    return None
+
+
+def _header_problem(d: str, fmt: str | None) -> str:
+    """A Pillow header error in words (no library identifiers)."""
+    if "Decompressed data too large" in d:
+        return "a metadata chunk decompresses to too much data (a decompression bomb)"
+    if "could not create decoder object" in d:
+        return f"the {fmt or 'image'} decoder cannot read its data"
+    return d
+
+
 def _identify(fp: BinaryIO, name: str) -> Image.Image:
     try:
         im = Image.open(fp)
     except UnidentifiedImageError:
+        try:
+            fp.seek(0)
+            fmt = sniff(fp.read(16))
+        except (OSError, ValueError):
+            fmt = None
+        if fmt is not None:  # it starts like a photo: a damaged one, not "no image"
+            raise ImageError(f"{name}: corrupt {fmt} image (its header cannot be parsed)") from None
         hint = "" if HEIF_SUPPORT else " (HEIC needs the pillow-heif package)"
         raise ImageError(f"{name}: not an image file Pillow can read (JPEG, PNG, WebP, HEIC){hint}") from None
     except Image.DecompressionBombError:
@@ -211,7 +254,12 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
     except MemoryError:
         raise ImageError(f"{name}: the image header asks for more memory than any photo needs; refusing it") from None
     except Exception as e:  # corrupt headers raise assorted errors inside plugins
-        d = _detail(e)
+        try:
+            fp.seek(0)
+            fmt = sniff(fp.read(16))
+        except (OSError, ValueError):
+            fmt = None
+        d = _header_problem(_detail(e), fmt)
         raise ImageError(f"{name}: corrupt image header" + (f" ({d})" if d else "")) from None
     w, h = im.size
     if w * h > MAX_PIXELS:
@@ -368,8 +416,47 @@ def _to_rgb(im: Image.Image, name: str) -> np.ndarray:
     return out
 
 
-def _decode_error(name: str, e: BaseException) -> ImageError:
-    msg = _detail(e)
+_FD2_LOCK = threading.Lock()
+
+
+@contextmanager
+def _stderr_captured(out: list[str], active: bool = True) -> Iterator[None]:
+    """Descriptor 2 pointed at a temporary file while the block runs; what C libraries wrote there
+    (libtiff prints its errors, e.g. "tempfile.tif: Using code not yet in table.") is appended to
+    ``out`` instead of reaching the terminal or the server log. Blocks serialise on a lock."""
+    if not active:
+        yield
+        return
+    with _FD2_LOCK:
+        try:
+            sys.stderr.flush()
+            saved = os.dup(2)
+        except (OSError, ValueError, AttributeError):
+            yield
+            return
+        with tempfile.TemporaryFile() as tmp:
+            os.dup2(tmp.fileno(), 2)
+            try:
+                yield
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+                tmp.seek(0)
+                out.append(tmp.read(4096).decode("utf-8", "replace"))
+
+
+def _c_message(captured: list[str]) -> str:
+    """The first line a C library printed, without libtiff's stand-in file name."""
+    for text in captured:
+        for line in text.splitlines():
+            line = line.strip()
+            if line:
+                return line.split(": ", 1)[1].rstrip(".") if line.startswith("tempfile.tif: ") else line
+    return ""
+
+
+def _decode_error(name: str, e: BaseException, fmt: str | None = None) -> ImageError:
+    msg = _header_problem(_detail(e), fmt)
     if "truncated" in msg:  # Pillow: "image file is truncated (4 bytes not processed)"
         detail = msg.split("truncated", 1)[1].strip(" ()")
         return ImageError(f"{name}: the image file is truncated" + (f" ({detail})" if detail else ""))
@@ -390,8 +477,9 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
     under :data:`MIN_SIDE` pixels on a side or longer than :data:`MAX_ASPECT`:1, an image whose decode
     would take more than :data:`MAX_DECODE_BYTES` (:func:`decode_bytes`), or an unsupported colour mode.
     """
-    if isinstance(source, Photo):  # already loaded (the web server loads, then reads)
+    if isinstance(source, Photo):  # already loaded
         return source
+    _silence_pillow()
     with ExitStack() as stack:
         im, name, file_bytes = _open(source, stack)
         stack.callback(im.close)
@@ -407,9 +495,11 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
                 im.draft("RGB", (max(1, full_w // s), max(1, full_h // s)))
         else:
             k = _reduce_factor((full_w, full_h), work_side)
+        captured: list[str] = []
         with _BUDGET.hold(need), np.errstate(all="ignore"):
             try:
-                im.load()
+                with _stderr_captured(captured, active=im.format == "TIFF"):
+                    im.load()
                 orient = _orientation(im)
                 small = _reduce(im, k)
                 if small is not im:
@@ -417,10 +507,11 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
                 upright = small.transpose(_ORIENT[orient]) if orient != 1 else small
             except MemoryError:
                 raise _too_big(im, name, need) from None
-            except OSError as e:
-                raise _decode_error(name, e) from None
             except Exception as e:  # noqa: BLE001 - broken pixel data raises assorted errors in plugins
-                raise _decode_error(name, e) from None
+                c = _c_message(captured)
+                if c and "decoder error" in _detail(e):  # libtiff said what was wrong
+                    raise ImageError(f"{name}: the image file is corrupt ({c})") from None
+                raise _decode_error(name, e, im.format) from None
             pixels = _to_rgb(upright, name)
     turned = orient in (5, 6, 7, 8)
     orig = (full_h, full_w) if turned else (full_w, full_h)

@@ -17,15 +17,21 @@ Limits and safety (:class:`Settings`):
 * uploads are parsed and decoded in memory (Starlette's spool threshold is raised to the upload limit)
   and nothing is written to disk by a request; ``serve`` also points the process's temporary
   directory into the data dir, so a library's temporary file cannot land elsewhere;
-* scoring runs in a worker thread pool; a request waiting longer than ``timeout_s`` gets 504 (the
-  worker finishes in the background and its result is dropped);
+* photos are read in their own pool of ``workers`` threads; notation, settlement and ruleset requests
+  have a pool of their own, so they never queue behind photos (:class:`PhotoGate`). At most
+  ``workers + photo_queue`` photos are in the server at once (waiting or being read, abandoned ones
+  included); one more is answered 503 with a ``Retry-After`` header;
+* a request waiting longer than ``timeout_s`` gets 504 and its work is abandoned: a photo still
+  waiting is cancelled, one being read stops before its next model run (detector, zoomed detector,
+  classifier); decoding is bounded by :data:`vision.io.MAX_DECODE_BYTES` (a budget all decodes share);
 * every error is one line of JSON ``{"error": "..."}``: 400 malformed request, 404 unknown photo_id
   or path, 413 too large, 415 not an image, 422 invalid content (notation, options, fixes, context,
-  no tiles found), 503 photo reading unavailable (models missing), 504 timeout;
+  no tiles found), 503 photo reading unavailable (models missing) or busy (``Retry-After``), 504 timeout;
 * the models are loaded once, when the app is created.
 
-Photos stay in memory (the last ``photo_cache`` of them, detections and classifier readings only)
-under a random ``photo_id``, so a fix or a context change re-runs only the model-free half of the
+Photos stay in memory (the last ``photo_cache`` of them, at most ``photo_cache_bytes`` in all: their
+pixels at the reduced working scale of :data:`vision.pipeline.WORK_SIDE`, detections and classifier
+readings) under a random ``photo_id``, so a fix or a context change re-runs only the model-free half of the
 pipeline (:func:`vision.pipeline.read_detections`) without uploading the photo again.
 """
 from __future__ import annotations
@@ -92,7 +98,9 @@ class Settings:
     * ``max_upload_bytes``: largest photo accepted (bytes; default 20 MiB);
     * ``timeout_s``: longest a request waits for scoring (seconds);
     * ``photo_cache``: photos kept in memory for re-scoring by ``photo_id``;
-    * ``workers``: scoring threads;
+    * ``photo_cache_bytes``: most bytes the kept photos' pixels may take (bytes; default 256 MiB);
+    * ``workers``: photo-reading threads (notation and settlement have a pool of their own);
+    * ``photo_queue``: photos that may wait for a worker; beyond that a photo gets 503;
     * ``annotated_side``: long side of the annotated image sent back (pixels);
     * ``tileset``: the calibrated tile set the page selects first (``serve --tileset``; web/tilesets.py).
     """
@@ -102,6 +110,8 @@ class Settings:
     timeout_s: float = 30.0
     photo_cache: int = 8
     workers: int = 2
+    photo_cache_bytes: int = 256 * MIB
+    photo_queue: int = 4
     annotated_side: int = 1280
     tileset: Optional[str] = None
 
@@ -113,6 +123,14 @@ class ApiError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+class BusyError(ApiError):
+    """503: the photo queue is full; ``retry_after`` seconds go in the ``Retry-After`` header."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(503, message)
+        self.retry_after = int(retry_after)
 
 
 def one_line(msg: object) -> str:
@@ -174,7 +192,8 @@ def check_image(data: bytes, max_bytes: int) -> tuple[str, int, int]:
     except UnidentifiedImageError:
         raise ApiError(415, f"the upload starts like a {fmt} image but is not one Pillow can open") from None
     except Exception as e:  # noqa: BLE001 - corrupt data raises assorted errors inside plugins
-        raise ApiError(400, f"the {fmt} image is corrupt ({type(e).__name__}: {e})") from None
+        detail = " ".join(str(e).split())
+        raise ApiError(400, f"the {fmt} image is corrupt" + (f" ({detail})" if detail else "")) from None
     return fmt, w, h
 
 
@@ -288,19 +307,39 @@ def new_photo_id() -> str:
     return secrets.token_urlsafe(12)
 
 
-class PhotoCache:
-    """The last ``size`` photos' detections and readings, by random id (thread-safe, in memory)."""
+def cached_bytes(item: CachedPhoto) -> int:
+    """Bytes a cached photo holds: its pixels plus its detections' and readings' arrays."""
+    n = int(getattr(item.photo.pixels, "nbytes", 0))
+    for obj in (item.detections, item.readings):
+        for v in vars(obj).values() if hasattr(obj, "__dict__") else ():
+            n += int(getattr(v, "nbytes", 0))
+    return n
 
-    def __init__(self, size: int):
+
+class PhotoCache:
+    """The last ``size`` photos' pixels (at the reduced working scale), detections and readings, by
+    random id (thread-safe, in memory), at most ``max_bytes`` in all (:func:`cached_bytes`; the
+    newest photo is kept even when it alone is larger)."""
+
+    def __init__(self, size: int, max_bytes: int | None = None):
         self.size = max(1, size)
-        self._items: OrderedDict[str, CachedPhoto] = OrderedDict()
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._items: OrderedDict[str, tuple[CachedPhoto, int]] = OrderedDict()
         self._lock = threading.Lock()
 
     def put(self, item: CachedPhoto, key: str) -> str:
+        n = cached_bytes(item)
         with self._lock:
-            self._items[key] = item
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            old = self._items.pop(key, None)
+            if old is not None:
+                self.bytes -= old[1]
+            self._items[key] = (item, n)
+            self.bytes += n
+            while len(self._items) > self.size or (
+                    self.max_bytes is not None and self.bytes > self.max_bytes and len(self._items) > 1):
+                _, (_, m) = self._items.popitem(last=False)
+                self.bytes -= m
         return key
 
     def get(self, key: str) -> CachedPhoto | None:
@@ -308,7 +347,80 @@ class PhotoCache:
             item = self._items.get(key)
             if item is not None:
                 self._items.move_to_end(key)
-            return item
+                return item[0]
+            return None
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+# ----------------------------------------------------------------------------- photo admission
+class Abandoned(Exception):
+    """Raised inside a photo worker whose request was answered 504: the work stops there."""
+
+
+class _Checked:
+    """A model (detector or classifier) that first checks whether its request was abandoned; other
+    attributes (e.g. the detector's ``imgsz``) are the model's."""
+
+    def __init__(self, model: Callable, abandoned: threading.Event):
+        self._model = model
+        self._abandoned = abandoned
+
+    def __call__(self, *a, **kw):
+        if self._abandoned.is_set():
+            raise Abandoned()
+        return self._model(*a, **kw)
+
+    def __getattr__(self, name: str):
+        return getattr(self._model, name)
+
+
+class PhotoGate:
+    """Admission and cancellation of photo work in the photo pool.
+
+    At most ``capacity`` photo tasks are in the pool (queued or running; a running task whose
+    request timed out still counts until it stops), so the queue cannot grow without bound and
+    abandoned work cannot pile up. :meth:`retry_after` estimates when a place frees up from the mean
+    time of recent photos (seconds, 1 to 120).
+    """
+
+    def __init__(self, executor: ThreadPoolExecutor, workers: int, capacity: int):
+        self.executor = executor
+        self.workers = max(1, workers)
+        self.capacity = max(1, capacity)
+        self.inflight = 0
+        self.mean_s = 2.0
+        self._lock = threading.Lock()
+
+    def retry_after(self) -> int:
+        with self._lock:
+            waiting = max(0, self.inflight - self.workers + 1)
+            return int(min(120, max(1, round(self.mean_s * waiting / self.workers + 0.5))))
+
+    def submit(self, fn: Callable, *args) -> tuple[Any, threading.Event] | None:
+        """Submit ``fn(abandoned_event, *args)``; None when the gate is full."""
+        with self._lock:
+            if self.inflight >= self.capacity:
+                return None
+            self.inflight += 1
+        ev = threading.Event()
+        t0 = time.perf_counter()
+
+        def done(_f) -> None:
+            with self._lock:
+                self.inflight -= 1
+                if not _f.cancelled():
+                    self.mean_s = 0.8 * self.mean_s + 0.2 * (time.perf_counter() - t0)
+
+        try:
+            cf = self.executor.submit(fn, ev, *args)
+        except BaseException:
+            with self._lock:
+                self.inflight -= 1
+            raise
+        cf.add_done_callback(done)
+        return cf, ev
 
 
 # ----------------------------------------------------------------------------- middleware
@@ -397,13 +509,16 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         models_error = "the server was started without the photo models (--no-models)"
     # uploads up to the limit stay in memory: nothing is spooled to a temporary file
     MultiPartParser.spool_max_size = max(MultiPartParser.spool_max_size, st.max_upload_bytes + FORM_OVERHEAD)
-    executor = ThreadPoolExecutor(max_workers=max(1, st.workers), thread_name_prefix="mahjong-score")
-    cache = PhotoCache(st.photo_cache)
+    executor = ThreadPoolExecutor(max_workers=max(1, st.workers), thread_name_prefix="mahjong-score-photo")
+    quick = ThreadPoolExecutor(max_workers=max(2, st.workers), thread_name_prefix="mahjong-score")
+    gate = PhotoGate(executor, st.workers, st.workers + max(0, st.photo_queue))
+    cache = PhotoCache(st.photo_cache, st.photo_cache_bytes)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         yield
         executor.shutdown(wait=False, cancel_futures=True)
+        quick.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(
         title="mahjong-score", version="0.1.0", lifespan=lifespan,
@@ -416,12 +531,14 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
     app.state.settings = st
     app.state.models_error = models_error
     app.state.cache = cache
+    app.state.gate = gate
     app.add_middleware(LimitsMiddleware, limit=st.max_upload_bytes + FORM_OVERHEAD)
 
     # ------------------------------------------------------------------ errors
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
-        return error_response(exc.status, exc.message)
+        return error_response(exc.status, exc.message,
+                              {"Retry-After": str(exc.retry_after)} if isinstance(exc, BusyError) else None)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError):
@@ -464,14 +581,36 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         return error_response(500, f"internal error: {type(exc).__name__}: {exc}")
 
     async def run(fn: Callable, *args, **kwargs):
-        """``fn(*args, **kwargs)`` in the worker pool; 504 after ``timeout_s``."""
+        """``fn(*args, **kwargs)`` in the pool of notation/settlement work (never behind photos);
+        504 after ``timeout_s``."""
         loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(executor, partial(fn, *args, **kwargs))
+        fut = loop.run_in_executor(quick, partial(fn, *args, **kwargs))
         try:
             return await asyncio.wait_for(fut, st.timeout_s)
         except asyncio.TimeoutError:
             raise ApiError(504, f"scoring took longer than {st.timeout_s:g} s and was abandoned; "
                                 f"try again, or with a smaller photo") from None
+
+    async def run_photo(fn: Callable, *args):
+        """``fn(abandoned, *args)`` in the photo pool through the :class:`PhotoGate`: 503 with
+        ``Retry-After`` when it is full; after ``timeout_s`` 504, the task cancelled if it is still
+        waiting, else told to stop (``abandoned`` set: the models refuse to run)."""
+        sub = gate.submit(fn, *args)
+        if sub is None:
+            wait_s = gate.retry_after()
+            raise BusyError(f"the server is busy reading {gate.inflight} photos; try again in {wait_s} s", wait_s)
+        cf, abandoned = sub
+        fut = asyncio.wrap_future(cf)
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())  # an abandoned task's end: not logged
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), st.timeout_s)
+        except asyncio.TimeoutError:
+            abandoned.set()
+            cf.cancel()
+            raise ApiError(504, f"reading the photo took longer than {st.timeout_s:g} s and was abandoned; "
+                                f"try again, or with a smaller photo") from None
+        except Abandoned:  # pragma: no cover - only after a timeout, which answered already
+            raise ApiError(504, "the photo was abandoned") from None
 
     from .tilesets import Tilesets, add_routes, reread, tilesets_dir_for
 
@@ -538,14 +677,16 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             "score": score_out(res.scored) if res.scored is not None else None,
         }
 
-    def _first_reading(data: bytes, name: str, photo_id: str, rs, ctx: Context, fixes: dict[int, str],
-                       options: dict[str, Any], winning_tile: str | None, exposed: str | None,
-                       tileset: str | None = None, learn: bool = False) -> dict[str, Any]:
+    def _first_reading(abandoned: threading.Event, data: bytes, name: str, photo_id: str, rs, ctx: Context,
+                       fixes: dict[int, str], options: dict[str, Any], winning_tile: str | None,
+                       exposed: str | None, tileset: str | None = None, learn: bool = False) -> dict[str, Any]:
         """A new photo: the whole pipeline (:func:`vision.pipeline.read_photo`, no fixes, so that the
         cached readings are the classifier's own, with the calibrated ``tileset`` if one is named);
-        then the fixes, if any, on the cached readings (``learn``: they teach ``tileset``)."""
+        then the fixes, if any, on the cached readings (``learn``: they teach ``tileset``).
+        The models raise :class:`Abandoned` once ``abandoned`` is set (the request timed out)."""
         res = read_photo(data, rs, ctx, winning_tile=winning_tile, exposed=exposed, options=options,
-                         detector=detector, classifier=tilesets.classifier(tileset), work_side=WORK_SIDE)
+                         detector=_Checked(detector, abandoned),
+                         classifier=_Checked(tilesets.classifier(tileset), abandoned), work_side=WORK_SIDE)
         photo = replace(res.photo, name=name)
         model_t = {k: v for k, v in res.timings.items() if k in ("load", "detect", "classify")}
         item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None)
@@ -562,9 +703,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         return {**_photo_answer(res, {**model_t, **{k: v for k, v in res.timings.items() if k not in model_t}},
                                 photo_id, rs, fixes), "tileset": tileset or None, "learned": n}
 
-    def _again(item: CachedPhoto, photo_id: str, rs, ctx: Context, fixes: dict[int, str], options: dict[str, Any],
-               winning_tile: str | None, exposed: str | None, tileset: str | None = None,
-               learn: bool = False) -> dict[str, Any]:
+    def _again(abandoned: threading.Event, item: CachedPhoto, photo_id: str, rs, ctx: Context,
+               fixes: dict[int, str], options: dict[str, Any], winning_tile: str | None,
+               exposed: str | None, tileset: str | None = None, learn: bool = False) -> dict[str, Any]:
         """A cached photo: only layout, decoding and scoring (:func:`vision.pipeline.read_detections`);
         the classifier runs again only when another calibrated ``tileset`` is asked for."""
         if (tileset or None) != item.tileset:
@@ -626,12 +767,12 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             data = await image.read(st.max_upload_bytes + 1)
             check_image(data, st.max_upload_bytes)
             try:
-                return await run(_first_reading, data, safe_name(image.filename), new_photo_id(), rs, ctx, fix,
-                                 opts, winning_tile or None, exposed or None, tileset or None, learn)
+                return await run_photo(_first_reading, data, safe_name(image.filename), new_photo_id(), rs, ctx,
+                                       fix, opts, winning_tile or None, exposed or None, tileset or None, learn)
             except NoTilesError as e:
                 raise ApiError(422, str(e)) from None
-            except ImageError as e:
-                raise ApiError(413 if "too large" in str(e) else 400, str(e)) from None
+            except ImageError as e:  # too many pixels, or too much memory to decode: 413
+                raise ApiError(413 if "too large" in str(e) or "of memory" in str(e) else 400, str(e)) from None
             except ModelError as e:
                 raise ApiError(503, f"photo reading failed: {e}") from None
         if photo_id:
@@ -639,8 +780,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             if item is None:
                 raise ApiError(404, f"photo {photo_id} is no longer held by the server (it keeps the last "
                                     f"{cache.size}); upload it again")
-            return await run(_again, item, photo_id, rs, ctx, fix, opts, winning_tile or None, exposed or None,
-                             tileset or None, learn)
+            return await run_photo(_again, item, photo_id, rs, ctx, fix, opts, winning_tile or None, exposed or None,
+                                   tileset or None, learn)
         raise ApiError(400, "send a photo (multipart field 'image') or the photo_id of an earlier upload")
 
     # ------------------------------------------------------------------ settle

@@ -83,10 +83,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for name in ("photo_cache", "workers"):
         if getattr(args, name) < 1:
             raise cli.UserError(f"--{name.replace('_', '-')} {getattr(args, name)} must be ≥ 1")
+    if args.photo_queue < 0:
+        raise cli.UserError(f"--photo-queue {args.photo_queue} must be ≥ 0")
+    if not 0 < args.photo_cache_mb < 1e6:
+        raise cli.UserError(f"--photo-cache-mb {args.photo_cache_mb} must be a positive number")
     check_listen(args.host, args.port)
     data_dir = prepare_data_dir(Path(args.data_dir) if args.data_dir else default_data_dir())
     settings = Settings(data_dir=data_dir, max_upload_bytes=int(args.max_upload_mb * MIB), timeout_s=args.timeout,
-                        photo_cache=args.photo_cache, workers=args.workers, tileset=args.tileset)
+                        photo_cache=args.photo_cache, workers=args.workers, photo_queue=args.photo_queue,
+                        photo_cache_bytes=int(args.photo_cache_mb * MIB), tileset=args.tileset)
     if args.tileset:  # an unknown --tileset is bad input now, not an error on every photo
         from vision.errors import TilesetError
         from vision.tileset import load_profile
@@ -131,7 +136,11 @@ def register(subparsers) -> None:
     p.add_argument("--max-upload-mb", type=float, default=20.0, help="largest photo accepted, in MB; default 20")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds a request may wait for scoring; default 30")
     p.add_argument("--photo-cache", type=int, default=8, help="photos kept in memory for re-scoring; default 8")
-    p.add_argument("--workers", type=int, default=2, help="scoring threads; default 2")
+    p.add_argument("--photo-cache-mb", type=float, default=256.0,
+                   help="most memory the kept photos may take, in MB; default 256")
+    p.add_argument("--workers", type=int, default=2, help="photo-reading threads (notation has its own); default 2")
+    p.add_argument("--photo-queue", type=int, default=4,
+                   help="photos that may wait for a worker; more get 503 with Retry-After; default 4")
     p.add_argument("--no-models", action="store_true", help="do not load the photo models (notation and table only)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
                    help="uvicorn log level; default warning")
