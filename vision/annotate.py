@@ -1,15 +1,26 @@
-"""Annotated image: boxes, tile names, groups by role, changed tiles — drawing only, no inference.
+"""Annotated image: boxes, tile names, groups by role, changed and fixed tiles — drawing only, no inference.
 
 :func:`annotate` takes the values the pipeline produced (image, detections, geometry order, reading)
-and returns a new RGB image; :func:`save` writes it (JPEG/PNG by extension). Labels are ASCII
-(tile codes such as ``5p``), so no CJK font is needed.
+and returns a new RGB image of the same size (the web page lays its tap targets over it by the box
+coordinates); :func:`save` writes it (JPEG/PNG by extension). Labels are ASCII (tile codes such as
+``5p``), so no CJK font is needed.
 
 Colours by role: concealed green, winning red, exposed melds blue, concealed kongs purple, bonus tiles
-orange, ignored tiles thin grey; a tile the decoder changed gets a magenta frame and ``was X``.
+orange, ignored tiles thin grey; a tile the decoder changed gets a magenta frame and ``was X``; a tile
+the user set (``--fix``, a tap on the page) a cyan frame and ``fixed``. The legend lists the colours
+the image uses.
+
+Sizes follow the photo: text is a fixed share of the tiles' height and of the photo's long side (never
+below :data:`MIN_TEXT` of it), so a 6000-pixel photo gets labels as readable as a 1280-pixel one. Each
+tile's label (its tile code, with its number ``#k`` for ``--fix``) is placed by :func:`_place` in the
+first free spot above the tile, stacked higher (with a leader line) or put below when the spot is
+taken, so that no label covers a neighbouring tile or another label where a free spot exists.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Collection, Iterable, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -28,74 +39,230 @@ COLOURS: dict[str, tuple[int, int, int]] = {
     "ignored": (150, 150, 150),
 }
 CHANGED = (235, 0, 200)
+FIXED = (0, 185, 215)
+INK = (30, 30, 30)
+#: legend entries: (text, colour)
+LEGEND = (("concealed", COLOURS["concealed"]), ("winning", COLOURS["winning"]), ("exposed", COLOURS["exposed"]),
+          ("concealed kong", COLOURS["concealed-kong"]), ("bonus", COLOURS["bonus"]),
+          ("changed by the reader", CHANGED), ("fixed by you", FIXED))
+FONT = cv2.FONT_HERSHEY_SIMPLEX
+#: tile-code text height as a share of the median tile height, and its least share of the long side
+TILE_TEXT, MIN_TEXT = 0.22, 0.016
+#: the tile number's text height: a share of the code's, and its least share of the long side
+NUMBER_TEXT, MIN_NUMBER = 0.6, 0.012
+#: title and legend text heights as shares of the photo's long side
+TITLE_TEXT, LEGEND_TEXT = 0.026, 0.019
+#: share of a label's area that may lie on other tiles' boxes (where touching tiles' boxes overlap)
+TOLERATED = 0.12
+_CAP = cv2.getTextSize("0", FONT, 1.0, 1)[0][1]  # cap height of the font at scale 1 (pixels)
+
+Rect = tuple[float, float, float, float]  # x0, y0, x1, y1
 
 
-def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour, thick: int) -> None:
-    (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
-    x, y = org
-    x = int(min(max(x, 0), img.shape[1] - tw - 2))
-    y = int(min(max(y, th + 2), img.shape[0] - base - 1))
-    cv2.rectangle(img, (x - 1, y - th - 2), (x + tw + 1, y + base), (255, 255, 255), -1)
-    cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
+def fixed_detections(order: Sequence[int], fixes: Mapping[int, str] | Iterable[int] | None) -> frozenset[int]:
+    """Detection indices of the tiles the user set: ``fixes`` are 1-based tile numbers (the keys of
+    :func:`vision.pipeline.parse_fixes`, as ``--fix`` gives them) in display ``order``; numbers outside
+    1..N are left out."""
+    if not fixes:
+        return frozenset()
+    return frozenset(order[p - 1] for p in fixes if 1 <= p <= len(order))
 
 
-def _fit(text: str, scale: float, width: float) -> float:
-    """The largest font scale ≤ ``scale`` at which ``text`` is at most ``width`` pixels wide (≥ 0.3)."""
-    (tw, _), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 1.0, 1)
-    return max(0.3, min(scale, width / max(tw, 1)))
+@dataclass
+class _Text:
+    """Lines of text drawn in one white box: (text, colour, height in pixels) each."""
+
+    lines: list[tuple[str, tuple[int, int, int], float]]
+
+    def metrics(self) -> tuple[float, float, list[tuple[float, int, int]]]:
+        """(width, height, per line (scale, thickness, line height)) of the box, padding included."""
+        out, w, h = [], 0.0, 0.0
+        for text, _, px in self.lines:
+            scale = px / _CAP
+            thick = max(1, int(round(px / 11)))
+            (tw, th), base = cv2.getTextSize(text, FONT, scale, thick)
+            out.append((scale, thick, th + base))
+            w = max(w, tw)
+            h += th + base
+        pad = max(2.0, 0.12 * min(px for _, _, px in self.lines))
+        return w + 2 * pad, h + 2 * pad, out
+
+    def draw(self, img: np.ndarray, x: float, y: float) -> Rect:
+        w, h, per = self.metrics()
+        x0, y0 = int(round(x)), int(round(y))
+        cv2.rectangle(img, (x0, y0), (int(round(x + w)), int(round(y + h))), (255, 255, 255), -1)
+        yy = y + max(2.0, 0.12 * min(px for _, _, px in self.lines))
+        for (text, col, _), (scale, thick, lh) in zip(self.lines, per):
+            (tw, th), base = cv2.getTextSize(text, FONT, scale, thick)
+            cv2.putText(img, text, (int(round(x + (w - tw) / 2)), int(round(yy + th))), FONT, scale, col, thick,
+                        cv2.LINE_AA)
+            yy += lh
+        return (x, y, x + w, y + h)
+
+
+def _overlap(a: Rect, b: Rect) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _place(size: tuple[float, float], anchor: Rect, obstacles: Sequence[Rect], taken: Sequence[Rect],
+           image: tuple[int, int], gap: float, prefer: str = "above", levels: int = 6) -> tuple[Rect, int]:
+    """Where a label of ``size`` (w, h) goes for the box ``anchor``: centred on it, the nearest of
+    ``levels`` rows above and below it (the ``prefer`` side first at each distance) that covers no
+    ``taken`` label and at most :data:`TOLERATED` of its area of ``obstacles`` (the other tiles' boxes,
+    which overlap a little where tiles touch); failing that, the spot with the least covered area
+    (labels counted double, farther rows a little more). Returns (rect, level): level 0 touches the
+    box (no leader line is needed)."""
+    w, h = size
+    H, W = image
+    cx = (anchor[0] + anchor[2]) / 2
+    x = min(max(cx - w / 2, 0.0), max(0.0, W - w))
+    spots: list[tuple[Rect, int]] = []
+    for k in range(levels):  # nearest rows first, the preferred side first in each
+        for side in ((prefer, "below" if prefer == "above" else "above")):
+            if side == "above":
+                y = anchor[1] - gap - h - k * (h + gap)
+            else:
+                y = anchor[3] + gap + k * (h + gap)
+            if y < 0 or y + h > H:
+                continue
+            spots.append(((x, y, x + w, y + h), k))
+    if not spots:  # no room above or below: inside the top of the box
+        y = min(max(anchor[1], 0.0), max(0.0, H - h))
+        return (x, y, x + w, y + h), 0
+    best, best_cost = spots[0], float("inf")
+    for rect, k in spots:
+        on_tiles = sum(_overlap(rect, o) for o in obstacles)
+        on_labels = sum(_overlap(rect, t) for t in taken)
+        if on_labels == 0 and on_tiles <= TOLERATED * w * h:
+            return rect, k
+        cost = on_tiles + 2 * on_labels + 0.05 * k * w * h
+        if cost < best_cost:
+            best, best_cost = (rect, k), cost
+    return best
 
 
 def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[int, ...],
-             title: str | None = None) -> np.ndarray:
-    """A copy of ``image`` (H, W, 3) uint8 RGB with the reading drawn on it.
+             title: str | None = None, fixed: Collection[int] = (),
+             placed: list[dict] | None = None) -> np.ndarray:
+    """A copy of ``image`` (H, W, 3) uint8 RGB with the reading drawn on it (same shape).
 
     ``order``: detection indices in display order (tile k is ``order[k-1]``, the numbers ``--fix``
-    uses). ``title``: a line drawn at the top (e.g. the reading and its confidence).
+    uses). ``title``: a line drawn at the top, or at the bottom when tiles lie at the top (e.g. the
+    reading and its confidence). ``fixed``: detection indices whose tile the user set
+    (:func:`fixed_detections` of the ``--fix`` numbers): a cyan frame, and the legend says so.
+    ``placed``: when a list is given, one dict per label drawn is appended to it: ``kind`` (tile,
+    meld, title, legend), ``index`` (detection index of a tile label, else None), ``rect`` (x0, y0,
+    x1, y1 pixels) and ``lines`` (the texts).
     """
     img = np.ascontiguousarray(image.copy())
     H, W = img.shape[:2]
-    tile_h = float(np.median(det.sizes[:, 1])) if len(det) else 40.0
-    scale = max(0.35, min(1.0, tile_h / 110.0))
-    thick = max(1, int(round(scale * 2)))
+    long_side = float(max(H, W))
+    tile_h = float(np.median(det.sizes[:, 1])) if len(det) else 0.05 * long_side
+    text_px = max(TILE_TEXT * tile_h, MIN_TEXT * long_side)
+    num_px = max(NUMBER_TEXT * text_px, MIN_NUMBER * long_side)
+    line = max(2, int(round(long_side / 640)))  # box line width: 2 px at 1280, 9 px at 5712
+    gap = max(2.0, 0.1 * text_px)
     pos = {d: k + 1 for k, d in enumerate(order)}
-    # group outlines: melds (by their positions) and the concealed tiles
+    boxes = [tuple(float(v) for v in b) for b in det.boxes]
+    taken: list[Rect] = []
+    leaders: list[tuple[tuple[int, int], tuple[int, int], tuple[int, int, int]]] = []
+    drawn: list[tuple[_Text, Rect]] = []  # tile and meld labels, drawn after the leader lines
+
+    def others(skip: Collection[int]) -> list[Rect]:
+        return [b for j, b in enumerate(boxes) if j not in skip]
+
+    def note(kind: str, index: int | None, label: _Text, rect: Rect) -> None:
+        if placed is not None:
+            placed.append({"kind": kind, "index": index, "rect": rect, "lines": [t for t, _, _ in label.lines]})
+
+    def put(label: _Text, anchor: Rect, skip: Collection[int], colour, prefer: str = "above",
+            kind: str = "tile", index: int | None = None) -> None:
+        w, h, _ = label.metrics()
+        rect, level = _place((w, h), anchor, others(skip), taken, (H, W), gap, prefer)
+        if level > 0:  # a leader line from the stacked label to its tile
+            cx = int(round((rect[0] + rect[2]) / 2))
+            if rect[3] <= anchor[1]:
+                p0, p1 = (cx, int(rect[3])), (int(round((anchor[0] + anchor[2]) / 2)), int(anchor[1]))
+            else:
+                p0, p1 = (cx, int(rect[1])), (int(round((anchor[0] + anchor[2]) / 2)), int(anchor[3]))
+            leaders.append((p0, p1, colour))
+        taken.append(rect)
+        drawn.append((label, rect))
+        note(kind, index, label, rect)
+
+    # frames first (labels are drawn over them): group outlines, tiles, changed / fixed tiles
+    pad = int(round(tile_h * 0.12))
+    outlines = []
     for m in reading.melds:
         if not m.positions:
             continue
         b = det.boxes[list(m.positions)]
-        x0, y0 = b[:, 0].min(), b[:, 1].min()
-        x1, y1 = b[:, 2].max(), b[:, 3].max()
-        pad = int(tile_h * 0.12)
+        r = (float(b[:, 0].min() - pad), float(b[:, 1].min() - pad), float(b[:, 2].max() + pad), float(b[:, 3].max() + pad))
         col = COLOURS["concealed-kong" if m.concealed else "exposed"]
-        cv2.rectangle(img, (int(x0) - pad, int(y0) - pad), (int(x1) + pad, int(y1) + pad), col, thick, cv2.LINE_AA)
-        _text(img, m.notation(), (int(x0) - pad, int(y1) + pad + int(22 * scale)), scale * 0.9, col, thick)
-    for i in range(len(det)):
+        cv2.rectangle(img, (int(r[0]), int(r[1])), (int(r[2]), int(r[3])), col, line, cv2.LINE_AA)
+        outlines.append((m, r, col))
+    for i, b in enumerate(boxes):
         role = reading.roles[i] if i < len(reading.roles) else "ignored"
         col = COLOURS.get(role, COLOURS["ignored"])
-        x0, y0, x1, y1 = (int(round(v)) for v in det.boxes[i])
-        t = 1 if role == "ignored" else thick
-        cv2.rectangle(img, (x0, y0), (x1, y1), col, t, cv2.LINE_AA)
+        x0, y0, x1, y1 = (int(round(v)) for v in b)
+        cv2.rectangle(img, (x0, y0), (x1, y1), col, max(1, line // 2) if role == "ignored" else line, cv2.LINE_AA)
+        for flag, fcol, k in ((i in reading.changed, CHANGED, 2), (i in fixed, FIXED, 2)):
+            if flag:
+                o = k * line
+                cv2.rectangle(img, (x0 - o, y0 - o), (x1 + o, y1 + o), fcol, line + 1, cv2.LINE_AA)
+    # title and legend: at the top, or at the bottom when tiles lie under the top band
+    margin = max(4.0, 0.006 * long_side)
+    blocks: list[tuple[str, _Text, float, float]] = []  # (kind, text, x, y from the block's top)
+    yy = 0.0
+    if title:
+        blk = _Text([(title, INK, TITLE_TEXT * long_side)])
+        w, h, _ = blk.metrics()
+        if w > W - 2 * margin:  # a long title shrinks to the width
+            blk = _Text([(t, c, px * (W - 2 * margin) / w) for t, c, px in blk.lines])
+            w, h, _ = blk.metrics()
+        blocks.append(("title", blk, margin, yy))
+        yy += h + 2
+    x, row_h = margin, 0.0
+    lpx = LEGEND_TEXT * long_side
+    present = {COLOURS.get(r) for r in reading.roles} | ({CHANGED} if reading.changed else set()) | (
+        {FIXED} if fixed else set())
+    for text, c in LEGEND:  # the colours this image uses
+        if c not in present:
+            continue
+        blk = _Text([(text, c, lpx)])
+        w, h, _ = blk.metrics()
+        if x + w > W - margin and x > margin:  # wrap
+            x, yy = margin, yy + row_h + 2
+        blocks.append(("legend", blk, x, yy))
+        x, row_h = x + w + 0.6 * lpx, h
+    blocks_h = yy + row_h
+    at_bottom = any(_overlap((0.0, 0.0, float(W), blocks_h + margin), b) for b in boxes) and not any(
+        _overlap((0.0, H - blocks_h - 2 * margin, float(W), float(H)), b) for b in boxes)
+    top = H - blocks_h - margin if at_bottom else margin
+    for kind, blk, bx, by in blocks:
+        taken.append(blk.draw(img, bx, top + by))
+        note(kind, None, blk, taken[-1])
+    # tile labels: code (large), number and what the reader changed (smaller), in one box
+    for i in sorted(range(len(boxes)), key=lambda j: (boxes[j][1], boxes[j][0])):  # top row first
+        b = boxes[i]
+        role = reading.roles[i] if i < len(reading.roles) else "ignored"
         if role == "ignored":
             continue
-        label = f"{pos.get(i, '?')}:{reading.tiles[i] or '?'}"
-        s = _fit(label, scale * 0.8, 0.95 * (x1 - x0))
-        _text(img, label, (x0, y0 - 3), s, col, max(1, thick - 1))
+        col = COLOURS.get(role, COLOURS["ignored"])
+        lines = [(f"#{pos.get(i, '?')}", INK, num_px), (str(reading.tiles[i] or "?"), col, text_px)]
         if i in reading.changed:
-            cv2.rectangle(img, (x0 - thick * 2, y0 - thick * 2), (x1 + thick * 2, y1 + thick * 2), CHANGED,
-                          thick + 1, cv2.LINE_AA)
-            was = f"was {reading.raw[i]}"
-            _text(img, was, (x0 + 2, y1 - 4), _fit(was, scale * 0.7, 0.95 * (x1 - x0)), CHANGED, max(1, thick - 1))
-    # legend and title
-    y = int(28 * scale)
-    if title:
-        _text(img, title, (8, y), scale, (0, 0, 0), thick)
-        y += int(30 * scale)
-    x = 8
-    for role in ("concealed", "winning", "exposed", "concealed-kong", "bonus"):
-        _text(img, role, (x, y), scale * 0.7, COLOURS[role], max(1, thick - 1))
-        (tw, _), _ = cv2.getTextSize(role, cv2.FONT_HERSHEY_SIMPLEX, scale * 0.7, max(1, thick - 1))
-        x += tw + int(14 * scale)
-    _text(img, "changed", (x, y), scale * 0.7, CHANGED, max(1, thick - 1))
+            lines.append((f"was {reading.raw[i]}", CHANGED, num_px))
+        if i in fixed:
+            lines.append(("fixed", FIXED, num_px))
+        put(_Text(lines), b, {i}, col, index=i)
+    for m, r, col in outlines:  # meld notation below its group
+        put(_Text([(m.notation(), col, 0.8 * text_px)]), r, set(m.positions), col, prefer="below", kind="meld")
+    for p0, p1, colour in leaders:
+        cv2.line(img, p0, p1, colour, max(1, line // 2), cv2.LINE_AA)
+    for label, rect in drawn:
+        label.draw(img, rect[0], rect[1])
     return img
 
 

@@ -440,8 +440,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def _annotate(args: argparse.Namespace, res, result: AuditResult) -> Path | None:
     import cli
 
-    from .annotate import annotate, save
+    from .annotate import annotate, fixed_detections, save
     from .errors import ImageError
+    from .pipeline import parse_fixes
 
     image = Path(args.image)
     explicit = args.annotate is not None
@@ -451,7 +452,8 @@ def _annotate(args: argparse.Namespace, res, result: AuditResult) -> Path | None
     title = (f"claimed {result.claimed_total} / computed {result.computed_total}: "
              + ("MATCH" if result.match else "MISMATCH"))
     try:
-        save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title), path)
+        save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
+                      fixed=fixed_detections(res.order, parse_fixes(args.fix))), path)
     except ImageError as e:
         if explicit:
             raise cli.UserError(str(e)) from None

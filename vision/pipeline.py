@@ -670,12 +670,13 @@ def cmd_photo(args: argparse.Namespace) -> int:
 
     record_photo(args, "photo", source, res, fixes=parse_fixes(args.fix))
     if args.annotate:
-        from .annotate import annotate, save
+        from .annotate import annotate, fixed_detections, save
 
         title = f"{res.reading.notation}  ({res.reading.confidence:.0%})" if res.reading.legal else \
             f"NOT LEGAL: {res.reading.notation}"
         try:
-            save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title), args.annotate)
+            save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
+                          fixed=fixed_detections(res.order, parse_fixes(args.fix))), args.annotate)
         except ImageError as e:
             raise cli.UserError(str(e)) from None
     if args.json:

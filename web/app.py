@@ -273,14 +273,15 @@ def safe_name(name: str | None) -> str:
     return base or "photo"
 
 
-def annotated_data_url(res, side: int) -> str:
+def annotated_data_url(res, side: int, fixes=None) -> str:
     """The annotated photo (:func:`vision.annotate.annotate`) scaled to ``side`` pixels on its long
-    side, as a ``data:image/jpeg;base64,…`` URL."""
-    from vision.annotate import annotate
+    side, as a ``data:image/jpeg;base64,…`` URL; the tiles numbered in ``fixes`` (tile number → code,
+    set by the user) framed as fixed."""
+    from vision.annotate import annotate, fixed_detections
 
     r = res.reading
     title = f"{r.notation}  ({r.confidence:.0%})" if r.legal else f"NOT LEGAL: {r.notation}"
-    img = annotate(res.photo.pixels, res.detections, r, res.order, title)
+    img = annotate(res.photo.pixels, res.detections, r, res.order, title, fixed=fixed_detections(res.order, fixes))
     h, w = img.shape[:2]
     k = side / max(h, w)
     if k < 1:
@@ -658,7 +659,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
     # ------------------------------------------------------------------ photo
     def _photo_answer(res, timings: dict[str, float], photo_id: str, rs, fixes: dict[int, str]) -> dict[str, Any]:
         t0 = time.perf_counter()
-        annotated = annotated_data_url(res, st.annotated_side)
+        annotated = annotated_data_url(res, st.annotated_side, fixes)
         j = to_json(res)
         timings = {**timings, "annotate": time.perf_counter() - t0}
         return {

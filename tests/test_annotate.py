@@ -1,0 +1,86 @@
+"""vision/annotate.py: labels scaled to the photo, kept off the neighbouring tiles, fixed tiles framed
+and in the legend (issue 15 item 6). Photos are the layouts of rendered ground truth
+(tests/vision_layouts) on a plain background, read by the model-free half of the pipeline."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from vision_fixtures import detections, load, readings
+
+from scoring import Context, load_ruleset
+from vision.annotate import FIXED, MIN_TEXT, TOLERATED, annotate, fixed_detections
+from vision.detect import Detections
+from vision.io import Photo
+from vision.pipeline import read_detections
+
+NAMES = ["render-s8-3", "render-s7-12", "render-s8-31", "render-s7-20"]
+
+
+def _result(name, scale=1.0, fixes=None):
+    meta = load(name)
+    w, h = round(meta["width"] * scale), round(meta["height"] * scale)
+    photo = Photo(np.full((h, w, 3), 90, np.uint8), (w, h), 1.0, name)
+    det = detections(meta)
+    det = Detections.make(det.boxes * scale, det.scores, det.face_down)
+    return read_detections(photo, det, readings(meta), load_ruleset("nts"), Context(), fixes=fixes)
+
+
+def _overlap(a, b):
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_labels_cover_no_other_label_and_stay_off_the_neighbouring_tiles(name):
+    res = _result(name)
+    placed: list[dict] = []
+    img = annotate(res.photo.pixels, res.detections, res.reading, res.order, "title", placed=placed)
+    assert img.shape == res.photo.pixels.shape
+    tiles = [p for p in placed if p["kind"] == "tile"]
+    shown = [i for i, r in enumerate(res.reading.roles) if r != "ignored"]
+    assert sorted(p["index"] for p in tiles) == sorted(shown)  # one label per hand tile
+    for a in placed:
+        for b in placed:
+            if a is not b:
+                assert _overlap(a["rect"], b["rect"]) == 0, (a, b)
+    boxes = res.detections.boxes
+    for p in tiles:
+        r = p["rect"]
+        area = (r[2] - r[0]) * (r[3] - r[1])
+        on_others = sum(_overlap(r, b) for j, b in enumerate(boxes) if j != p["index"])
+        assert on_others <= TOLERATED * area + 1e-6, p
+        assert p["lines"][:2] == [f"#{res.position(p['index'])}", res.reading.tiles[p["index"]]]
+
+
+def test_label_size_follows_the_photo():
+    # the same layout at 1× and 4× the pixels: every label 4× as tall (within rounding)
+    small, big = _result("render-s8-3"), _result("render-s8-3", scale=4.0)
+    ps, pb = [], []
+    annotate(small.photo.pixels, small.detections, small.reading, small.order, "t", placed=ps)
+    annotate(big.photo.pixels, big.detections, big.reading, big.order, "t", placed=pb)
+    hs = {(p["kind"], p["index"]): p["rect"][3] - p["rect"][1] for p in ps}
+    hb = {(p["kind"], p["index"]): p["rect"][3] - p["rect"][1] for p in pb}
+    assert hs.keys() == hb.keys()
+    for k in hs:
+        assert 3.4 < hb[k] / hs[k] < 4.6, (k, hs[k], hb[k])
+    # and never smaller than MIN_TEXT of the long side (tiny tiles in a big photo)
+    long_side = max(big.photo.pixels.shape[:2])
+    assert min(h for (kind, _), h in hb.items() if kind == "tile") >= 2 * MIN_TEXT * long_side
+
+
+def test_fixed_tiles_are_framed_and_in_the_legend():
+    res = _result("render-s7-12", fixes={1: "3s"})  # tile 1 is the 3s: set by the user to what it is
+    fixed = fixed_detections(res.order, {1: "3s"})
+    assert fixed == {res.order[0]}
+    placed: list[dict] = []
+    img = annotate(res.photo.pixels, res.detections, res.reading, res.order, "t", fixed=fixed, placed=placed)
+    plain: list[dict] = []
+    img0 = annotate(res.photo.pixels, res.detections, res.reading, res.order, "t", placed=plain)
+    cyan = lambda im: int(np.all(np.abs(im.astype(int) - FIXED) <= 12, axis=2).sum())
+    assert cyan(img) > 50 and cyan(img0) == 0
+    assert ["fixed by you"] in [p["lines"] for p in placed if p["kind"] == "legend"]
+    assert ["fixed by you"] not in [p["lines"] for p in plain if p["kind"] == "legend"]
+    label = next(p for p in placed if p["kind"] == "tile" and p["index"] == res.order[0])
+    assert label["lines"][-1] == "fixed"
+    assert fixed_detections(res.order, {99: "1m"}) == frozenset()  # a number outside the hand: none
