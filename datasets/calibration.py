@@ -6,10 +6,11 @@ faces of :data:`vision.tileset.DEFAULT_LAYOUT` out in rows (9 9 9 7 8) as a cali
 :func:`test_renders` are other photos of the same set (the generator's crop grids: every pose,
 standing and lying, close-ups).
 
-``python -m datasets.calibration [--sets 6] [--renders 6] [--recolour]`` calibrates on one render
+``python -m datasets.calibration [--sets 6] [--renders 6] [--recolour] [--photos 1]`` calibrates on one render
 of each set through the whole calibration path (detector, reading order, profile) and prints the
 classifier's top-1 on the other renders' tiles (true boxes, every face tile ≥ 90 % visible) without
-and with the profile, and the calibration time.
+and with the profile, and the calibration time. A calibration photo in which the detector misses or
+doubles a tile is refused (as ``calibrate`` refuses it) and counted as ``refused``.
 """
 from __future__ import annotations
 
@@ -94,8 +95,8 @@ def accuracy(classifier, scenes) -> tuple[int, int]:
     return right, n
 
 
-def measure(sets: int = 6, renders: int = 6, recolour: bool = True, start: int = 0) -> dict:
-    """Calibrate on one render per set (saved as JPEG and read back, through
+def measure(sets: int = 6, renders: int = 6, recolour: bool = True, start: int = 0, photos: int = 1) -> dict:
+    """Calibrate on ``photos`` renders of the layout per set (saved as JPEG and read back, through
     :func:`vision.tileset.calibrate`), then top-1 without/with the profile on ``renders`` others."""
     import os
 
@@ -103,6 +104,7 @@ def measure(sets: int = 6, renders: int = 6, recolour: bool = True, start: int =
 
     from vision.classify import load_classifier
     from vision.detect import load_detector
+    from vision.errors import CalibrationError
     from vision.tileset import calibrate, with_tileset
 
     clf, det = load_classifier(), load_detector()
@@ -113,16 +115,23 @@ def measure(sets: int = 6, renders: int = 6, recolour: bool = True, start: int =
         try:
             for k in range(start, start + sets):
                 ts = tile_set(k, recolour)
-                photo = Path(tmp) / f"set{k}.jpg"
-                Image.fromarray(calibration_render(ts, 900 + k).image).save(photo, quality=90)
-                cal = calibrate([photo], f"set{k}", detector=det, classifier=clf)
+                shots = []
+                for j in range(photos):
+                    shots.append(Path(tmp) / f"set{k}-{j}.jpg")
+                    Image.fromarray(calibration_render(ts, 900 + k + 1000 * j).image).save(shots[-1], quality=90)
+                try:
+                    cal = calibrate(shots, f"set{k}", detector=det, classifier=clf)
+                except CalibrationError as e:  # the detector missed or doubled a tile: refused, counted
+                    rows.append({"set": k, "style": ts.style, "refused": str(e).split(": ", 1)[1][:60]})
+                    print(json.dumps(rows[-1]), flush=True)
+                    continue
                 scenes = test_renders(ts, 900 + k, renders)
                 b = accuracy(clf, scenes)
                 a = accuracy(with_tileset(clf, cal.profile), scenes)
                 rows.append({"set": k, "style": ts.style, "calibration_s": round(cal.seconds, 3),
                              "calibration_model_right": cal.photos[0].model_right, "tiles": b[1],
                              "before": round(b[0] / b[1], 4), "after": round(a[0] / a[1], 4),
-                             "min_margin": cal.separation["min_margin"]})
+                             "min_margin": cal.separation["min_margin"], "loo": cal.separation["loo_accuracy"]})
                 for key, v in (("before", b), ("after", a)):
                     tot[key][0] += v[0]
                     tot[key][1] += v[1]
@@ -134,7 +143,8 @@ def measure(sets: int = 6, renders: int = 6, recolour: bool = True, start: int =
                 os.environ["MAHJONG_TILESETS"] = old
     return {"sets": rows, "before": round(tot["before"][0] / max(tot["before"][1], 1), 4),
             "after": round(tot["after"][0] / max(tot["after"][1], 1), 4), "tiles": tot["before"][1],
-            "calibration_s_max": max(r["calibration_s"] for r in rows)}
+            "refused": sum("refused" in r for r in rows),
+            "calibration_s_max": max((r["calibration_s"] for r in rows if "calibration_s" in r), default=None)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,9 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--renders", type=int, default=6)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--recolour", action="store_true", help="recoloured art (colours the classifier never saw)")
+    ap.add_argument("--photos", type=int, default=1, help="calibration photos per set (other renders of the layout)")
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
-    res = measure(a.sets, a.renders, a.recolour, a.start)
+    res = measure(a.sets, a.renders, a.recolour, a.start, a.photos)
     res["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps({k: v for k, v in res.items() if k != "sets"}))
     return 0

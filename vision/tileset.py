@@ -50,11 +50,15 @@ from .errors import CalibrationError, ModelError, TilesetError
 
 #: the default calibration layout, in reading order: one of each of the 42 faces
 DEFAULT_LAYOUT: tuple[str, ...] = tuple(CLASS_NAMES[:42])
-#: softmax temperature of the profile's cosine similarities. Chosen on renders of six procedural
-#: tile sets with recoloured art (the model never saw those colours; calibration on one render of a
-#: 42-tile layout, accuracy on six other renders of each set, 642 tiles in every pose, turn chosen by
-#: the model): model alone 0.812; with the profile at T = 0.005 / 0.01 / 0.02 / 0.05 / 0.1:
-#: 0.842 / 0.840 / 0.846 / 0.83 / 0.82 (the nearest prototype alone: 0.847).
+#: softmax temperature of the profile's cosine similarities. Chosen in exploration runs on renders
+#: of six procedural tile sets with recoloured art (colours the model never saw; calibration on one
+#: render of the 42-face layout, true boxes on six other renders of each set, tiles in every pose,
+#: the turn chosen by the model): sets 1–3 (372 tiles) model alone 0.801, with the profile at
+#: T = 0.02 / 0.05 / 0.1: 0.844 / 0.831 / 0.820; sets 4–6 (266 tiles) alone 0.808, T = 0.005 / 0.01
+#: / 0.02: 0.842 / 0.842 / 0.850 (the nearest prototype alone: 0.858 / 0.838). Letting the combined
+#: probabilities choose the turn instead was worse (0.79–0.82: a turned crop matches some upright
+#: prototype confidently); augmenting the calibration crops (small turns, scale, blur, light) and
+#: centring the embeddings did not help.
 TEMPERATURE = 0.02
 #: below this cosine margin (own prototype − nearest other class) two classes are hard to tell apart
 MARGIN_WARN = 0.05
