@@ -293,6 +293,27 @@ def test_bad_calibration_photos_get_one_line_errors(photos, run_cli, _tilesets):
     assert not _tilesets.exists() or not list(_tilesets.glob("*.npz"))  # nothing was saved
 
 
+def test_unsure_extra_detections_are_left_out_sure_ones_refused(photos, _tilesets):
+    from vision.detect import Detections, load_detector
+    from vision.tileset import calibrate
+
+    real = load_detector()
+
+    def with_extra(score):
+        def detect(image):  # the real boxes plus one between the first two tiles
+            d = real(image)
+            b = d.boxes[np.argsort(d.boxes[:, 0] + 3 * d.boxes[:, 1])[:2]]
+            mid = [(b[0, 0] + b[1, 0]) / 2 + 20, b[:, 1].min(), (b[0, 2] + b[1, 2]) / 2 + 20, b[:, 3].max()]
+            return Detections.make(np.vstack([d.boxes, mid]), np.r_[d.scores, score], np.r_[d.face_down, False])
+        return detect
+
+    cal = calibrate([photos["cal"]], "e", detector=with_extra(0.3))
+    assert cal.photos[0].dropped == 1 and len(cal.profile.codes) == 42
+    assert cal.profile.codes == tuple(CLASS_NAMES[:42])
+    with pytest.raises(CalibrationError, match="found 43 tiles.*needs 42"):
+        calibrate([photos["cal"]], "e2", detector=with_extra(0.9))
+
+
 def test_a_profile_of_another_classifier_is_reembedded_or_refused(photos, _tilesets):
     from dataclasses import replace
 

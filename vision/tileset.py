@@ -65,6 +65,10 @@ MARGIN_WARN = 0.05
 #: a calibration photo whose tiles the classifier finds in the layout's top-5 this rarely is refused
 #: as not following the layout's order (an unseen set is still read right about 3 times in 4)
 ORDER_MIN = 0.3
+#: at most this many unsure extra detections are left out of a calibration photo, a box lying over
+#: two tiles only when this share of it lies over other boxes (the tiles of a calibration photo lie apart)
+MAX_DROP = 2
+OVERLAP_DROP = 0.5
 FORMAT = 1
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 FACE_CODES = frozenset(CLASS_NAMES) - {BACK}
@@ -466,12 +470,14 @@ def _count_problem(name: str, found: int, expected: Sequence[str], read: Sequenc
 class PhotoCheck:
     """One calibration photo: ``name``, ``tiles`` (found = layout size), ``model_right`` (tiles the
     classifier alone reads as the layout says) and ``doubtful`` ((position, expected, read) of tiles
-    the classifier reads confidently as another face: a layout mistake, or a face it misreads)."""
+    the classifier reads confidently as another face: a layout mistake, or a face it misreads) and
+    ``dropped`` (unsure detections left out to match the layout's count)."""
 
     name: str
     tiles: int
     model_right: int
     doubtful: tuple[tuple[int, str, str], ...]
+    dropped: int = 0
 
 
 @dataclass(frozen=True)
@@ -491,7 +497,8 @@ class Calibration:
                 "seconds": round(self.seconds, 3), "profile": self.profile.summary(),
                 "separation": dict(self.separation),
                 "photos": [{"name": p.name, "tiles": p.tiles, "model_right": p.model_right,
-                            "doubtful": [{"pos": a, "expected": b, "read": c} for a, b, c in p.doubtful]}
+                            "doubtful": [{"pos": a, "expected": b, "read": c} for a, b, c in p.doubtful],
+                            "dropped": p.dropped}
                            for p in self.photos]}
 
 
@@ -499,15 +506,36 @@ def read_layout(source, expected: Sequence[str], detector, classifier: Classifie
     """One calibration photo → (name, crops (N, S, S, 3) uint8 upright in reading order, model
     probabilities (N, 43), embeddings (N, D), :class:`PhotoCheck`).
 
-    Raises :class:`~vision.errors.ImageError` for an unreadable photo and :class:`CalibrationError`
-    when the tile count differs from the layout's (naming the faces the classifier misses or sees
-    twice) or when the tiles do not follow the layout's order.
+    When the detector finds up to :data:`MAX_DROP` tiles more than the layout has, that many boxes
+    scoring below :data:`vision.pipeline.DROP_SCORE` that lie over two other boxes at once (at least
+    :data:`OVERLAP_DROP` of the box; a box between two tiles) or on a surer box's tile (IoU ≥ 0.4)
+    are left out, the least sure first. Raises :class:`~vision.errors.ImageError` for an unreadable
+    photo and :class:`CalibrationError` when the tile count differs from the layout's (naming the
+    faces the classifier misses or sees twice) or when the tiles do not follow the layout's order.
     """
     from .io import load_photo
-    from .pipeline import WORK_SIDE, detect_zoomed
+    from .pipeline import DROP_SCORE, WORK_SIDE, detect_zoomed
 
     photo = load_photo(source, work_side=WORK_SIDE)
     det = detect_zoomed(photo.pixels, detector)
+    dropped = 0
+    extra = len(det) - len(expected)
+    if 0 < extra <= MAX_DROP:  # unsure boxes lying over other tiles (a box between two tiles) go
+        b = np.asarray(det.boxes, np.float64)
+        w = np.clip(np.minimum(b[:, None, 2], b[None, :, 2]) - np.maximum(b[:, None, 0], b[None, :, 0]), 0, None)
+        h = np.clip(np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1]), 0, None)
+        inter = w * h
+        np.fill_diagonal(inter, 0)
+        area = np.maximum((b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]), 1e-9)
+        share = inter / area[:, None]  # share[i, j]: the part of box i lying over box j
+        iou = inter / (area[:, None] + area[None, :] - inter)
+        sc = np.asarray(det.scores)
+        between = (share.sum(1) >= OVERLAP_DROP) & ((share >= 0.2).sum(1) >= 2)  # over two tiles at once
+        double = ((iou >= 0.4) & (sc[None, :] > sc[:, None])).any(1)  # a second box on a surer one's tile
+        cand = [i for i in np.argsort(sc, kind="stable") if sc[i] < DROP_SCORE and (between[i] or double[i])]
+        if len(cand) >= extra:
+            det = det.take(np.setdiff1d(np.arange(len(det)), cand[:extra]))
+            dropped = extra
     n = len(det)
     if n != len(expected):
         read = list(classifier(photo.pixels, det).codes) if n else []
@@ -528,7 +556,7 @@ def read_layout(source, expected: Sequence[str], detector, classifier: Classifie
     top = probs.argmax(1)
     doubtful = tuple((k + 1, expected[k], CLASS_NAMES[top[k]]) for k in range(n)
                      if top[k] != want[k] and probs[k, top[k]] >= 0.9)
-    check = PhotoCheck(photo.name, n, int((top == want).sum()), doubtful)
+    check = PhotoCheck(photo.name, n, int((top == want).sum()), doubtful, dropped)
     return photo.name, crops, probs, emb, check
 
 
@@ -679,6 +707,8 @@ def _report_lines(cal: Calibration) -> list[str]:
            f"now {s['examples']} examples of {s['classes']} faces ({cal.path})"]
     for ph in cal.photos:
         line = f"  {ph.name}: {ph.tiles} tiles; the classifier alone reads {ph.model_right} of {ph.tiles} as the layout says"
+        if ph.dropped:
+            line += f"; {ph.dropped} unsure detection(s) left out"
         if ph.doubtful:
             line += "; check " + ", ".join(f"tile {a} (layout {b}, reads as {c})" for a, b, c in ph.doubtful[:6])
         out.append(line)
