@@ -347,3 +347,35 @@ def test_rules_listing(capsys):
     assert main(["rules", RS]) == 0
     out = capsys.readouterr().out
     assert "based on nts" in out and re.search(r"limit-in-hand .*001_20e8f920a7ce7e86.txt:21", out)
+
+
+# ------------------------------------------------------------------ issue 15 item 12: limit_entry
+def test_limit_hand_and_the_entry_rule_option():
+    # Thirteen Orphans won on a discard (19m19p19s1234567z + 1m). 001:66-68 De Dertien Wezen is a
+    # Limit hand: 1000 (001:46), not doubled: not played entirely in the hand (001:21, a discard).
+    # The entry rule (001:1: clean, or 2 doublings): the hand has three suits (not clean) and its
+    # tiles "leveren geen punten of verdubbelingen meer op" (001:46): 0 doublings.
+    # Default limit_entry=waived (RULINGS principle 4: as written no irregular limit hand could win):
+    # 1000, with an entry-rule line that says it was waived and names the option.
+    r = score("19m19p19s1234567z 1m", win="1m")
+    assert r.allowed and r.total == 1000
+    entry = [ln for ln in r.lines if ln.rule == "entry-clean"]
+    assert len(entry) == 1 and "waived" in entry[0].detail and "not clean, 0 doublings" in entry[0].detail
+    assert "option limit_entry=waived, 001-03" in entry[0].option and entry[0].source.endswith(":1")
+    # limit_entry=required (001:1 literal): not clean, 0 doublings → mahjong not allowed, total 0
+    r = score("19m19p19s1234567z 1m", {"limit_entry": "required"}, win="1m")
+    assert not r.allowed and r.total == 0
+    assert "limit_entry=required" in r.status and "it would have scored 1000" in r.status
+    # Nine Gates 1112345678999m + 5m on a discard (001:62-64, Limit 1000): one suit, clean — the
+    # entry rule is met under either choice, and the line says so
+    for opt in ("waived", "required"):
+        r = score("1112345678999m 5m", {"limit_entry": opt}, win="5m")
+        assert r.allowed and r.total == 1000
+        entry = [ln for ln in r.lines if ln.rule == "entry-clean"]
+        assert len(entry) == 1 and entry[0].detail == "limit hand, clean: the entry rule is met"
+
+
+def test_limit_entry_line_is_in_the_explanation(capsys):
+    assert main(["hand", "19m19p19s1234567z 1m", "-w", "1m", "-r", RS, "--no-history"]) == 0
+    out = capsys.readouterr().out
+    assert "the entry rule is waived for limit hands" in out and "option limit_entry=waived" in out

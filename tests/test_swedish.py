@@ -87,7 +87,9 @@ def test_every_003_ambiguity_has_an_option_listed_by_rules(capsys):
     assert cli.main(["rules", RS]) == 0
     out = capsys.readouterr().out
     for o in rs.options.values():
-        assert f"{o.name} = {o.default}" in out and f"[{o.ambiguity}]" in out
+        # (an option for a choice AMBIGUITIES.md does not list, e.g. dold_concealed_kong, has no id)
+        assert f"{o.name} = {o.default}" in out and (not o.ambiguity or f"[{o.ambiguity}]" in out)
+        assert o.ambiguity or "Not in AMBIGUITIES.md" in o.doc
 
 
 def test_ruled_defaults():
@@ -362,8 +364,21 @@ def test_concealed_mahjong():
     # by discard: 4 + 10 = 14, no doubling (003-10 a); dold_mahjong=concealed: 28
     assert score("123m 789s 234s 555p 44z", "4s").total == 14
     assert score("123m 789s 234s 555p 44z", "4s", {"dold_mahjong": "concealed"}).total == 28
-    # a concealed kong is concealed ('dold'): kong 16 + wall 2 + 10 = 28 × 2 = 56
-    assert score("123m 789s 234s 44z (5555p)", "4s", win_by="wall").total == 56
+    # a concealed kong shown on the table (issue 15 item 12): 003:7 concealed kong 2-8 16 + 003:21
+    # wall 2 + 003:11-13 mahjong 10 = 28 points. 003:45 "Inget utlagt på bordet" (nothing laid out on
+    # the table), literal (RULINGS principle 1, option dold_concealed_kong=laid-out): the kong lies on
+    # the table, no Dold Mahjong doubling → 28, and a note names the option; with
+    # dold_concealed_kong=dold the kong counts as concealed ('dold', as in the point table's Dold
+    # column): 1 dbl → 28 × 2 = 56, the line naming the option
+    r = score("123m 789s 234s 44z (5555p)", "4s", win_by="wall")
+    assert r.total == 28 and line(r, "concealed-mahjong") is None
+    assert any("option dold_concealed_kong=laid-out" in n and "(5555p)" in n for n in r.notes)
+    r = score("123m 789s 234s 44z (5555p)", "4s", {"dold_concealed_kong": "dold"}, win_by="wall")
+    assert r.total == 56 and "option dold_concealed_kong=dold" in line(r, "concealed-mahjong").detail
+    # nothing on the table at all: the option plays no part and no note is added (16 + 2 + 10 = 28
+    # with the concealed pung 555p 4 instead of the kong 16: 4 + 2 + 10 = 16 × 2 = 32, as above)
+    r = score("123m 789s 234s 555p 44z", "4s", win_by="wall")
+    assert r.total == 32 and not any("dold_concealed_kong" in n for n in r.notes)
     # an exposed pung: no doubling: 2 + 2 + 10 = 14
     assert score(BASE, "4s", win_by="wall").total == 14
 

@@ -287,14 +287,48 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
     return normal if normal.total > total.total else total
 
 
-def _entry_ok(lines: Sequence["Line"], doublings: int, opts: Mapping[str, Any]) -> bool:
-    if any(ln.kind in ("fixed", "limit") for ln in lines):
-        return True  # a limit hand is a mahjong of its own (001:44-102)
-    if any(ln.rule == "entry-clean" for ln in lines):
-        return True
+def _is_limit(lines: Sequence["Line"]) -> bool:
+    return any(ln.kind in ("fixed", "limit") for ln in lines)
+
+
+def _hand_clean(hand: Hand) -> bool:
+    """Clean (RULINGS shared definitions): the playing tiles hold exactly one suit (honours allowed)."""
+    return len({t[1] for t in hand.all_tiles if t[1] in SUITS}) == 1
+
+
+def _doublings_ok(lines: Sequence["Line"], doublings: int, opts: Mapping[str, Any]) -> bool:
     if opts["entry_doublings"] == "single-item":  # one item worth 2+, not one item fired twice
         return any(ln.kind == "doublings" and ln.value >= 2 for ln in lines)
     return doublings >= 2
+
+
+def _entry_ok(lines: Sequence["Line"], doublings: int, opts: Mapping[str, Any], clean: bool = False) -> bool:
+    """The entry rule (001:1): clean, or 2 doublings (option ``entry_doublings``); a limit hand is
+    let through without either under option ``limit_entry=waived`` (the default)."""
+    if _is_limit(lines) and opts["limit_entry"] == "waived":
+        return True  # a limit hand is a special winning hand of its own (001:44-102)
+    if clean or any(ln.rule == "entry-clean" for ln in lines):
+        return True
+    return _doublings_ok(lines, doublings, opts)
+
+
+def _limit_entry_line(result: "ScoredHand", ruleset: "Ruleset", opts: Mapping[str, Any], clean: bool) -> "Line":
+    """The explanation line of the entry rule on a winning limit hand: met (clean / 2 doublings) or
+    waived by option ``limit_entry=waived`` — the line names the option (RULINGS principle 3)."""
+    from ..engine import make_line, option_text
+    from ..fired import Fired
+
+    rule = next(r for r in ruleset.rules if r.id == "entry-clean")
+    dbl = f"{result.doublings} doubling{'' if result.doublings == 1 else 's'}"
+    if clean:
+        detail = "limit hand, clean: the entry rule is met"
+    elif _doublings_ok(result.lines, result.doublings, opts):
+        detail = f"limit hand with {dbl}: the entry rule is met"
+    else:
+        detail = f"limit hand, not clean, {dbl}: the entry rule is waived for limit hands"
+    label = (f"option limit_entry={option_text(opts['limit_entry'])}, 001-03; "
+             f"entry_doublings={option_text(opts['entry_doublings'])}, 001-03")
+    return make_line(rule, Fired(details=(detail,)), ruleset, opts, label=label)
 
 
 def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any]) -> "ScoredHand":
@@ -310,15 +344,18 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
         return replace(result, total=0, points=0, doublings=0, lines=(note,), status=f"{SEED}:108 {note.detail}")
     if not result.hand.context.winner:
         return result
-    if _entry_ok(result.lines, result.doublings, options):
-        if not any(ln.rule == "entry-clean" or ln.kind in ("fixed", "limit") for ln in result.lines):
+    clean = _hand_clean(result.hand)
+    if _entry_ok(result.lines, result.doublings, options, clean):
+        if _is_limit(result.lines):  # say whether the entry rule was met or waived (option limit_entry)
+            return replace(result, lines=result.lines + (_limit_entry_line(result, ruleset, options, clean),))
+        if not any(ln.rule == "entry-clean" for ln in result.lines):
             return replace(result, status=f"mahjong allowed: {result.doublings} doublings, not clean ({SEED}:1)")
         return result
     hand = result.hand
     best = None
     for d in decompositions(hand, ruleset.shapes):
         totals, valid = score_decomposition(hand, d, ruleset, options)
-        if valid and _entry_ok(totals.lines, totals.doublings, options):
+        if valid and _entry_ok(totals.lines, totals.doublings, options, clean):
             if best is None or totals.total > best[0].total:
                 best = (totals, d)
     if best is not None:
@@ -328,8 +365,11 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
                        status=f"mahjong allowed: {t.doublings} doublings, not clean ({SEED}:1)")
     rule = ("at least 2 doublings from one item" if options["entry_doublings"] == "single-item"
             else "at least 2 doublings in total")
-    reason = (f"mahjong not allowed: the hand is not clean and has {result.doublings} doubling"
-              f"{'' if result.doublings == 1 else 's'}; De Rode Draak needs a clean hand or {rule} "
+    what = "limit hand" if _is_limit(result.lines) else "hand"
+    extra = (", a limit hand included (option limit_entry=required, 001-03)"
+             if _is_limit(result.lines) else "")
+    reason = (f"mahjong not allowed: the {what} is not clean and has {result.doublings} doubling"
+              f"{'' if result.doublings == 1 else 's'}; De Rode Draak needs a clean hand or {rule}{extra} "
               f"({SEED}:1, option entry_doublings={options['entry_doublings']}, 001-03); "
               f"it would have scored {result.total}")
     return replace(result, total=0, allowed=False, status=reason)

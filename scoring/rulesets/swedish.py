@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..errors import HandError, RulesetError
+from ..fired import Fired
 from ..hand import Hand
 from ..notation import check_size
 from ..settle import Settlement, Transfer, from_transfers, register_scheme
@@ -188,12 +189,34 @@ def burst_kong(v: "View") -> bool:
 
 
 def dold_mahjong(v: "View") -> bool:
-    """Dold Mahjong (003:45-46): nothing exposed on the table (concealed kongs are 'dold', they
-    count as concealed as in the point table) and — ``dold_mahjong=concealed-and-self-drawn`` —
-    the winning tile from the wall (003-10)."""
+    """Dold Mahjong (003:45-46): "Inget utlagt på bordet" — nothing laid out on the table: no
+    exposed meld, and — option ``dold_concealed_kong=laid-out`` (literal, the default) — no concealed
+    kong shown on the table either; ``dold_concealed_kong=dold`` lets a concealed kong count as
+    concealed, as in the point table's "dold" column. And — ``dold_mahjong=concealed-and-self-drawn``
+    — the winning tile from the wall (003-10)."""
     if any(not m.concealed for m in v.hand.melds):
         return False
-    return v.opts["dold_mahjong"] == "concealed" or v.ctx.self_drawn
+    if v.hand.melds and v.opts["dold_concealed_kong"] == "laid-out":  # (only concealed kongs are left)
+        return False
+    if not (v.opts["dold_mahjong"] == "concealed" or v.ctx.self_drawn):
+        return False
+    if v.hand.melds:  # concealed kongs on the table, counted as dold by the option
+        return Fired(details=(f"concealed kong {' '.join(m.notation() for m in v.hand.melds)} counted as "
+                              f"dold (option dold_concealed_kong=dold)",))
+    return True
+
+
+def _dold_kong_note(result: "ScoredHand", options: Mapping[str, Any]) -> str | None:
+    """The note when only a concealed kong on the table kept the hand from Dold Mahjong (option
+    ``dold_concealed_kong=laid-out``), so that the explanation shows the choice (RULINGS principle 3)."""
+    h = result.hand
+    if (not h.context.winner or options["dold_concealed_kong"] != "laid-out" or not h.melds
+            or any(not m.concealed for m in h.melds)
+            or not (options["dold_mahjong"] == "concealed" or h.context.self_drawn)):
+        return None
+    kongs = " ".join(m.notation() for m in h.melds)
+    return (f"no Dold Mahjong (003:45 'Inget utlagt på bordet'): the concealed kong {kongs} lies on the "
+            f"table (option dold_concealed_kong=laid-out; dold_concealed_kong=dold counts it as concealed)")
 
 
 def burst_mahjong(v: "View") -> bool:
@@ -258,7 +281,11 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
 
 
 def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any]) -> "ScoredHand":
-    """Add a note with the arithmetic when the mahjong points are added after doubling (003-01 b)."""
+    """Add a note with the arithmetic when the mahjong points are added after doubling (003-01 b),
+    and one when a concealed kong on the table cost the Dold Mahjong doubling (:func:`_dold_kong_note`)."""
+    kong_note = _dold_kong_note(result, options)
+    if kong_note:
+        result = replace(result, notes=result.notes + (kong_note,))
     if options["mahjong_points_doubled"] == "yes":
         return result
     extra = sum(ln.points for ln in result.lines if ln.rule in MAHJONG_POINT_RULES)
