@@ -177,10 +177,15 @@ class HandLayout:
     lean: float = 0.0
 
 
-def layout_hand(hand: Hand, ts: TileSet, rng: np.random.Generator) -> HandLayout:
-    """Place the hand's tiles on the table around the origin (concealed row, winning tile, melds, bonus)."""
+def layout_hand(hand: Hand, ts: TileSet, rng: np.random.Generator, standing: bool | None = None) -> HandLayout:
+    """Place the hand's tiles on the table around the origin (concealed row, winning tile, melds, bonus).
+
+    ``standing``: force the concealed row standing (True) or lying (False); None: random (40 % standing).
+    """
     L = HandLayout()
     L.standing = bool(rng.random() < 0.4)
+    if standing is not None:
+        L.standing = bool(standing)
     L.lean = float(rng.uniform(0, 25) * DEG) if L.standing else 0.0
     # concealed tiles in display order
     conc = list(hand.concealed)
@@ -470,25 +475,33 @@ def add_distractors(ts: TileSet, hand_tiles: list[Placed], pool: list[str], rng:
 
 
 def fit_camera(rng: np.random.Generator, pts: np.ndarray, W: int, H: int, min_tilt: float = 0.0,
-               span_range: tuple[float, float] | None = None, max_tilt_deg: float = 62.0) -> Camera:
+               span_range: tuple[float, float] | None = None, max_tilt_deg: float = 62.0,
+               tilt_range: tuple[float, float] | None = None, hfov_range: tuple[float, float] = (50.0, 75.0),
+               az_sd: float = 8.0, az_max: float = 22.0, top_limit_deg: float = 80.0) -> Camera:
     """A camera that frames the world points ``pts`` (N, 3) (the hand) with a random size and position.
 
     ``span_range`` (lo, hi): the points span a uniform fraction lo..hi of the image width (else the
     default mix 0.4–0.97 / 0.7–0.97); ``max_tilt_deg`` caps the camera tilt from straight down.
+    Hard scenes (datasets/hard.py) also set ``tilt_range`` (degrees, uniform; else the default mix),
+    ``hfov_range`` (horizontal field of view, degrees), the azimuth's spread ``az_sd`` and bound
+    ``az_max`` (degrees) and ``top_limit_deg`` (the top image edge's ray at most this far from
+    straight down); the defaults give the plain renders.
     """
-    hfov = float(rng.uniform(50, 75) * DEG)
+    hfov = float(rng.uniform(*hfov_range) * DEG)
     f = W / 2 / math.tan(hfov / 2)
     vfov = 2 * math.atan(H / 2 / f)
-    max_tilt = min(max_tilt_deg * DEG, 80 * DEG - vfov / 2)
+    max_tilt = min(max_tilt_deg * DEG, top_limit_deg * DEG - vfov / 2)
     r = rng.random()
-    if r < 0.35:
+    if tilt_range is not None:
+        tilt = rng.uniform(*tilt_range) * DEG
+    elif r < 0.35:
         tilt = rng.uniform(0, 20) * DEG
     elif r < 0.75:
         tilt = rng.uniform(20, 45) * DEG
     else:
         tilt = rng.uniform(45, 62) * DEG
     tilt = float(np.clip(max(tilt, min_tilt), 0, max_tilt))
-    az = float(np.clip(rng.normal(0, 8), -22, 22) * DEG)
+    az = float(np.clip(rng.normal(0, az_sd), -az_max, az_max) * DEG)
     roll = float(np.clip(rng.normal(0, 4), -12, 12) * DEG)
     target = np.array([(pts[:, 0].min() + pts[:, 0].max()) / 2, (pts[:, 1].min() + pts[:, 1].max()) / 2, 8.0])
     span = float(rng.uniform(0.4, 0.97)) if rng.random() < 0.3 else float(rng.uniform(0.7, 0.97))
@@ -516,10 +529,17 @@ def fit_camera(rng: np.random.Generator, pts: np.ndarray, W: int, H: int, min_ti
     return cam
 
 
-def table_background(rng: np.random.Generator, cam: Camera, hand_foot, W: int, H: int) -> tuple[np.ndarray, list[Body], dict]:
-    """Render the table plane (texture warped by the plane homography) → ((H, W, 3) uint8, rail bodies, info)."""
+def table_background(rng: np.random.Generator, cam: Camera, hand_foot, W: int, H: int, hard=None,
+                     hrng: np.random.Generator | None = None) -> tuple[np.ndarray, list[Body], dict]:
+    """Render the table plane (texture warped by the plane homography) → ((H, W, 3) uint8, rail bodies, info).
+
+    ``hard`` (a :class:`datasets.hard.HardScene`, with its random stream ``hrng``): the scene's own
+    surface (felt, desk, sill, patterned cloth) replaces the texture; automatic-table grooves for
+    ``auto-table``; no rail on desks, beds and sills."""
     fx0, fy0, fx1, fy1 = hand_foot
     kind = str(rng.choice(["felt", "wood", "cloth", "auto"], p=[0.4, 0.15, 0.12, 0.33]))
+    if hard is not None:
+        kind = {"auto-table": "auto", "desk-keyboard": "wood"}.get(hard.kind, "felt" if kind == "auto" else kind)
     grid = np.array([[x, y] for x in np.linspace(0, W, 5) for y in np.linspace(0, H, 5)])
     P = cam.ray_to_plane(grid)
     x0, y0 = P.min(0) - 50
@@ -528,6 +548,10 @@ def table_background(rng: np.random.Generator, cam: Camera, hand_foot, W: int, H
     res = float(np.clip(math.sqrt(0.7e6 / max(area, 1.0)), 0.08, 1.2))
     tw, th = max(8, int((x1 - x0) * res)), max(8, int((y1 - y0) * res))
     tex, info = effects.table_texture(rng, th, tw, res, kind)
+    if hard is not None:
+        from .hard import surface_texture
+
+        tex, info["surface"] = surface_texture(hrng, hard, th, tw, res, tex)
     origin = (x0, y0)
     base = tex[th // 2, tw // 2].astype(float)
     bodies: list[Body] = []
@@ -548,7 +572,7 @@ def table_background(rng: np.random.Generator, cam: Camera, hand_foot, W: int, H
                       (cx - s, cy + s, cx - s, cy - s)]
         effects.draw_world_lines(tex, lines, origin, res, dark, lw)
     # the player's table edge: a rail, and beyond it the floor / a lap
-    if rng.random() < 0.75:
+    if rng.random() < 0.75 and (hard is None or hard.kind not in ("desk-keyboard", "bed-cover", "windowsill")):
         rail_w = float(rng.uniform(25, 90))
         floor = np.clip(rng.uniform(20, 120, 3), 0, 255)
         effects.fill_world_rect(tex, (x0 - 10, y0 - 10, x1 + 10, y_edge - rail_w), origin, res, tuple(float(v) for v in floor))
@@ -652,7 +676,7 @@ def _sources_for(rng, sources):
 def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: dict[str, float] | None = None,
                  crops_only: bool = False, close: bool = False,
                  span: tuple[float, float] | None = None, tileset: "TileSet | None" = None,
-                 grid: "list[list[str]] | None" = None) -> Scene:
+                 grid: "list[list[str]] | None" = None, hard=None) -> Scene:
     """Render synthetic photo number ``index`` of run ``seed`` (a pure function of its arguments).
 
     crops_only: instead of a hand, lay out a grid of ~30 tiles with class-balanced identities and
@@ -667,8 +691,17 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
     the random draws are made all the same, so the rest of the scene does not change).
     grid (with crops_only): these codes instead, row by row, face up, upright and lying flat, seen
     from at most 30° tilt — a calibration photo (``mahjong-score calibrate``).
+    hard (hands): a :class:`datasets.hard.HardScene` — one of the hard scene kinds (low seat view,
+    automatic table, desk with keyboard, bed cover, windowsill, four hands, rows of 9, heavy
+    perspective, tiles behind the row) with clutter objects; None (the default) renders exactly what
+    the plain generator renders. ``info["hard"]`` names the kind and clutter.
     """
     rng = np.random.default_rng([int(seed), int(index), 20240])
+    hr = None
+    if hard is not None:
+        from . import hard as hardmod
+
+        hr = hardmod.hard_rng(seed, index)
     if sources is None:
         sources = faces.available_sources()
     if not sources:
@@ -692,22 +725,45 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
     else:
         allow_bonus = ts.has("1f")
         hand = random_hand(rng, allow_bonus=allow_bonus)
-        L = layout_hand(hand, ts, rng)
+        if hard is not None and hard.hand is not None:
+            hand = hard.hand
+        L = layout_hand(hand, ts, rng, standing=None if hard is None else hardmod.standing_for(hard))
+        if hard is not None and hard.kind == "rows-of-9":
+            _rows_of_nine(ts, L, hr)
         tiles = L.tiles
         min_tilt = max(0.0, 32 * DEG - L.lean) if L.standing else 0.0
         if span is not None and rng.random() < 0.8:
             span_range = span
             frame_pts = np.concatenate([p.body.corners() for p in tiles if p.role in ("concealed", "winning")])
+    cam_kw = {} if hard is None else hardmod.camera_opts(hard)
+    if "span_range" in cam_kw:  # the whole hand (melds and bonus tiles too) spans that share of the width
+        frame_pts = np.concatenate([p.body.corners() for p in tiles])
     hand_pts = np.concatenate([p.body.corners() for p in tiles])
-    cam = fit_camera(rng, hand_pts if frame_pts is None else frame_pts, W, H, min_tilt, span_range, max_tilt_deg)
+    if hard is not None:
+        extra = hardmod.frame_points(hard, ts.w, ts.h, hand_pts)
+        if extra is not None:
+            frame_pts = np.concatenate([hand_pts, extra])
+    cam_kw.setdefault("span_range", span_range)
+    cam_kw.setdefault("max_tilt_deg", max_tilt_deg)
+    cam = fit_camera(rng, hand_pts if frame_pts is None else frame_pts, W, H, min_tilt, **cam_kw)
     foot = _foot([p.body for p in tiles])
     distract, props = ([], [])
     if not crops_only:
         pool = full_set()
         for t in hand.all_tiles() + hand.bonus:
             pool.remove(t)
-        distract, props = add_distractors(ts, tiles, pool, rng)
-    bg, rails, tinfo = table_background(rng, cam, foot, W, H)
+        if hard is None or hard.distractors:
+            distract, props = add_distractors(ts, tiles, pool, rng)
+        if hard is not None:
+            for p in distract:
+                if p.code in pool:
+                    pool.remove(p.code)
+            d2, p2 = _hard_extras(ts, tiles, distract, props, pool, hard, hr)
+            distract, props = distract + d2, props + p2
+    bg, rails, tinfo = table_background(rng, cam, foot, W, H, hard, hr)
+    if hard is not None:
+        far = max([b.corners()[:, 1].max() for b in [p.body for p in tiles + distract] + props] + [foot[3]])
+        bg = hardmod.backdrop(bg, cam, hr, hard, far + float(hr.uniform(60, 250)))
     canvas = Canvas(bg)
     # light
     el = float(rng.uniform(35, 85) * DEG)
@@ -774,11 +830,138 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
         q = caps.get("back" if p.face_down else "face")
         rendered.append(RenderedTile(p, box, vis, bool(truncated), None if q is None else np.round(q, 1).tolist()))
     img = effects.lighting(canvas.rgb, rng)
+    if hard is not None and hard.kind == "windowsill":
+        img = hardmod.backlight(img, hr)
     img = effects.camera(img, rng)
     q = int(rng.integers(55, 96))
     info = {"table": tinfo.get("kind"), "source": ts.source, "style": ts.style, "standing": L.standing,
             "tilt_deg": None, "back_rgb": [round(float(v)) for v in ts.back_rgb]}
+    if hard is not None:
+        info["hard"] = {"kind": hard.kind, "clutter": list(hard.clutter), "split": hard.split,
+                        "surface": tinfo.get("surface"), "tilt_deg": round(math.degrees(math.acos(
+                            float(np.clip(-cam.R[2, 2], -1, 1)))), 1)}
     return Scene(img, rendered, hand, L.rows, L.melds, info, q)
+
+
+def _rows_of_nine(ts: TileSet, L: HandLayout, rng: np.random.Generator) -> None:
+    """Hard scene ``rows-of-9``: the concealed row's tiles after the ninth move to a second row in front
+    (closer to the camera), left-aligned under the first; the layout's rows say so."""
+    conc = sorted([p for p in L.tiles if p.row == 0], key=lambda p: p.body.center[0])
+    if len(conc) <= 9:
+        return
+    pitch = (conc[-1].body.center[0] - conc[0].body.center[0]) / (len(conc) - 1)
+    x0 = conc[0].body.center[0]
+    second = conc[9:]
+    dy = -(ts.h * float(rng.uniform(1.15, 1.6)) + (ts.d if L.standing else 0.0))
+    for k, p in enumerate(second):
+        p.body.center = p.body.center + np.array([x0 + k * pitch - p.body.center[0], dy, 0.0])
+    for p in L.tiles:  # rows after the first move down by one
+        if p.row > 0:
+            p.row += 1
+    for p in second:
+        p.row = 1
+    first = L.rows[0]
+    L.rows[0] = {**first, "tiles": [p.shown for p in conc[:9]]}
+    L.rows.insert(1, {**first, "tiles": [p.shown for p in second]})
+
+
+def _hard_extras(ts: TileSet, hand_tiles: list[Placed], distract: list[Placed], props: list[Body], pool: list[str],
+                 hard, rng: np.random.Generator) -> tuple[list[Placed], list[Body]]:
+    """The tiles and clutter a hard scene adds around the hand: loose tiles behind the row, walls
+    behind (low seat view), the other three hands, walls and discards (four hands), clutter objects."""
+    from . import hard as hardmod
+
+    pool = [t for t in pool if ts.has(t)]
+    rng.shuffle(pool)
+
+    def take():
+        return pool.pop() if pool else "1m"
+
+    occupied = [_foot([p.body], 2) for p in hand_tiles + distract] + [hardmod.foot([b]) for b in props]
+    hf = _foot([p.body for p in hand_tiles])
+    row = [p for p in hand_tiles if p.row == 0]
+    rf = _foot([p.body for p in row]) if row else hf
+    tiles: list[Placed] = []
+    bodies: list[Body] = []
+    n_behind = hard.behind if hard.behind is not None else (int(rng.integers(3, 6)) if hard.kind == "tiles-behind" else 0)
+    for _ in range(n_behind):  # loose tiles lying just behind the hand row
+        for _try in range(30):
+            inpl = float(rng.choice([0.0, 0.0, 90.0, -90.0, 180.0])) * DEG + float(rng.normal(0, 6)) * DEG
+            p = Placed(take(), bool(rng.random() < 0.15), False, inpl)
+            R = tile_R(p.face_down, False, 0.0, inpl, float(rng.normal(0, 5)) * DEG)
+            xy = (float(rng.uniform(rf[0], rf[2])), rf[3] + float(rng.uniform(0.7, 2.2)) * ts.h)
+            p.body = make_body(ts, p, R, xy)
+            f = _foot([p.body], 1.5)
+            if _free(f, occupied):
+                occupied.append(f)
+                tiles.append(p)
+                break
+            pool.insert(0, p.code)
+    if hard.kind in ("seat-low", "four-hands"):
+        def wall_line(x0, y0, n, along_x, two=True):
+            out = []
+            for k in range(n):
+                for lvl in range(2 if two else 1):
+                    p = Placed(take(), True, False, 0.0)
+                    R = tile_R(True, False, 0.0, float(rng.choice([0, 180]) * DEG),
+                               (0.0 if along_x else 90 * DEG) + float(rng.normal(0, 0.8)) * DEG)
+                    off = k * (ts.w + 0.4)
+                    p.body = make_body(ts, p, R, (x0 + off, y0) if along_x else (x0, y0 + off), base_z=lvl * ts.d)
+                    out.append(p)
+            return out
+
+        cx = (hf[0] + hf[2]) / 2
+        if hard.kind == "seat-low":
+            n = int(rng.integers(9, 18))
+            y = hf[3] + float(rng.uniform(25, 90))
+            tiles += wall_line(cx - n * ts.w / 2 + float(rng.normal(0, 20)), y, n, True)
+            if rng.random() < 0.6:  # a side wall
+                side = float(rng.choice([-1, 1]))
+                x = (hf[2] + float(rng.uniform(40, 120))) if side > 0 else (hf[0] - float(rng.uniform(40, 120)))
+                tiles += wall_line(x, y + ts.h * 1.5, int(rng.integers(6, 15)), False)
+            y_far = y + ts.h * 2 + float(rng.uniform(30, 120))
+            for k in range(int(rng.integers(6, 19))):  # discards beyond the wall
+                r, c = divmod(k, 6)
+                p = Placed(take(), False, False, float(rng.choice([0, 180])) * DEG)
+                R = tile_R(False, False, 0.0, p.inplane, float(rng.normal(0, 2)) * DEG)
+                p.body = make_body(ts, p, R, (cx - 3 * ts.w + c * ts.w * 1.04, y_far + r * ts.h * 1.05))
+                tiles.append(p)
+        else:  # four hands around a square table: walls, discards, the other players' rows
+            S = 17 * (ts.w + 0.4)
+            cy = hf[3] + S / 2 + float(rng.uniform(60, 120))
+            half = S / 2
+            tiles += wall_line(cx - half, cy - half, 17, True)
+            tiles += wall_line(cx - half, cy + half, 17, True)
+            tiles += wall_line(cx - half - ts.h, cy - half + ts.w, 16, False)
+            tiles += wall_line(cx + half + ts.h * 0.2, cy - half + ts.w, 16, False)
+            for k in range(int(rng.integers(8, 30))):  # discards in the middle, facing their players
+                r, c = divmod(k // 4, 6)
+                q = k % 4
+                p = Placed(take(), False, False, float(q * 90) * DEG)
+                R = tile_R(False, False, 0.0, p.inplane, float(rng.normal(0, 2)) * DEG)
+                off = np.array([(c - 2.5) * ts.w * 1.04, -half * 0.35 - r * ts.h * 1.05])
+                xy = np.array([cx, cy]) + rot_z(q * 90 * DEG)[:2, :2] @ off
+                p.body = make_body(ts, p, R, (float(xy[0]), float(xy[1])))
+                tiles.append(p)
+            for side, yaw in (("far", 180 * DEG), ("left", -90 * DEG), ("right", 90 * DEG)):
+                n = 13 if rng.random() < 0.8 else 16
+                open_hand = rng.random() < 0.25  # a hand laid open, face up
+                for k in range(n):
+                    off = (k - n / 2) * (ts.w + 0.4)
+                    p = Placed(take(), not open_hand, not open_hand, 0.0)
+                    R = tile_R(p.face_down, p.standing, float(rng.uniform(0, 10)) * DEG, 0.0, yaw)
+                    d = half + ts.h * 2.2
+                    xy = {"far": (cx - off, cy + d), "left": (cx - d, cy + off), "right": (cx + d, cy - off)}[side]
+                    p.body = make_body(ts, p, R, xy)
+                    tiles.append(p)
+    occupied += [_foot([p.body], 2) for p in tiles]
+    kinds = list(hard.clutter)
+    if hard.kind == "desk-keyboard" and "keys" not in kinds:
+        kinds.insert(0, "keys")
+    if hard.kind == "auto-table" and "auto-parts" not in kinds:
+        kinds.append("auto-parts")
+    bodies += hardmod.place_clutter(rng, kinds, hf, occupied, ts.w, near=0.5 if hard.kind != "four-hands" else 0.4)
+    return tiles, bodies
 
 
 def _crop_grid(ts: TileSet, rng: np.random.Generator, index: int, close: bool = False) -> list[Placed]:

@@ -100,6 +100,22 @@ def upright_turn(quad, pose: str) -> int | None:
 _OPTS: dict = {}
 
 
+def hard_for(o: dict, i: int):
+    """The :class:`datasets.hard.HardScene` of image ``i`` under the options ``o`` (None without
+    ``--hard``): ``--hard mixed`` cycles through every kind, with 1–3 clutter kinds drawn per image
+    unless ``--clutter`` names them."""
+    kind = o.get("hard")
+    if not kind:
+        return None
+    from . import hard
+
+    if kind == "mixed":
+        sc = hard.hard_val_scene(i)
+        return hard.HardScene(kind=sc.kind, clutter=tuple(o["clutter"]) if o.get("clutter") else sc.clutter,
+                              split=o.get("hard_split") or "train")
+    return hard.HardScene(kind=kind, clutter=tuple(o.get("clutter") or ()), split=o.get("hard_split") or "train")
+
+
 def _init(opts: dict) -> None:
     cv2.setNumThreads(1)
     _OPTS.clear()
@@ -115,7 +131,7 @@ def render_one(i: int) -> dict:
     split = split_of(i, o["val_every"])
     name = f"{i:06d}"
     sc = render_scene(o["seed"], i, W, H, crops_only=o["crops_only"], close=o.get("close", False),
-                      span=o.get("span"))
+                      span=o.get("span"), hard=hard_for(o, i))
     rng = np.random.default_rng([o["seed"], i, 77])
     # the JPEG as it will be read back: crops come from it, like a detector's
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(sc.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, sc.jpeg_quality])
@@ -197,7 +213,19 @@ def main(argv: list[str] | None = None) -> int:
                          "metadata rotation 'upright'); the turn is in the file name: NNNNNN_k_r<deg>.png")
     ap.add_argument("--face-crops", type=float, default=0.0,
                     help="fraction of crops whose box is the face cap's bounding box (not the whole tile)")
+    from .hard import CLUTTER, KINDS
+
+    ap.add_argument("--hard", default=None, choices=list(KINDS) + ["mixed"],
+                    help="hard scenes (datasets/hard.py): one kind, or 'mixed' (every kind in turn); off by default")
+    ap.add_argument("--clutter", default=None, type=lambda t: [c for c in t.split(",") if c],
+                    help=f"with --hard: comma-separated clutter kinds ({','.join(CLUTTER)})")
+    ap.add_argument("--hard-split", default=None, choices=["train", "val"],
+                    help="with --hard: palettes for training (train, the default) or the held-out ones (val)")
     a = ap.parse_args(argv)
+    if a.clutter and any(c not in CLUTTER for c in a.clutter):
+        ap.error(f"--clutter: unknown kind in {','.join(a.clutter)} (from {','.join(CLUTTER)})")
+    if (a.clutter or a.hard_split) and not a.hard:
+        ap.error("--clutter and --hard-split need --hard")
     W, H = (int(v) for v in a.size.lower().split("x"))
     out: Path = a.out
     for sub in (["crops"] if a.crops_only else ["images", "labels", "meta", "crops"]):
@@ -228,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
             "crops": not a.no_crops, "val_every": a.val_every, "max_distractor_crops": a.max_distractor_crops,
             "crop_size": a.crop_size, "crop_margin": a.crop_margin, "crop_resize": a.crop_resize,
             "close": a.close, "span": tuple(a.span) if a.span else None, "upright": a.upright_crops,
-            "face_crops": a.face_crops}
+            "face_crops": a.face_crops, "hard": a.hard, "clutter": a.clutter, "hard_split": a.hard_split}
     idx = range(a.start, a.start + a.images)
     from tqdm import tqdm
 
