@@ -10,7 +10,11 @@
   hand row (the main row of ``vision.layout``) read along the row is aligned to the labelled rows
   (edit distance: a substitution is one false positive and one false negative);
 * the same photos through PyPI ``mahjong-detector`` (its 34 classes) as the baseline;
-* model time for one photo on one CPU thread.
+* model time for one photo on one CPU thread;
+* the sets of :mod:`datasets.evalsets`, each side by side with ``mahjong-detector``: the shared
+  photos and the demo turned and EXIF-tagged (rotations), composites of the real crops on rendered
+  backgrounds with clutter, hard-scene renders of held-out seeds and palettes, and the classifier's
+  expected calibration error (ECE, 15 bins) on the real crops.
 
 All inference goes through onnxruntime (the ONNX files in ``models/``), never torch.
 """
@@ -282,7 +286,7 @@ def eval_crops(root: Path, threads: int = 1) -> dict:
 
     _, clf = _vision_models(threads)
     rows = [r for r in csv.DictReader(open(root / "labels.csv")) if r["tile"] in CLASS_INDEX]
-    ys, pred = [], []
+    ys, pred, top_p = [], [], []
     for r in rows:
         img = load_photo(root / r["image"])
         H, W = img.shape[:2]
@@ -290,11 +294,17 @@ def eval_crops(root: Path, threads: int = 1) -> dict:
         read = clf(img, Detections.make([[W * f, H * f, W * (1 - f), H * (1 - f)]]))
         ys.append(r["tile"])
         pred.append(read.codes[0])
+        top_p.append(float(np.asarray(read.probs[0]).max()))
     conf: dict[str, int] = {}
     for a, b in zip(pred, ys):
         if a != b:
             conf[f"{b}→{a}"] = conf.get(f"{b}→{a}", 0) + 1
-    return {"crops_top1": float(np.mean([a == b for a, b in zip(pred, ys)])), "crops_n": len(ys),
+    from .evalsets import ece
+
+    right = np.array([a == b for a, b in zip(pred, ys)])
+    e, bins = ece(np.array(top_p), right, 15)
+    return {"crops_top1": float(np.mean(right)), "crops_n": len(ys), "crops_ece": e, "crops_ece_bins": bins,
+            "crops_mean_conf": float(np.mean(top_p)),
             "crops_errors": dict(sorted(conf.items(), key=lambda kv: -kv[1])),
             "crops_pred": [(r["image"], y, p) for r, y, p in zip(rows, ys, pred)]}
 
@@ -396,8 +406,14 @@ def time_models(img: np.ndarray, threads: int = 1, reps: int = 5) -> dict:
 
 
 def run(data: Path | None, limit: int = 200, conf: float = 0.25, threads: int = 1, as_json: bool = False,
-        out=sys.stdout) -> dict:
-    """Run every evaluation that its inputs allow and print one table; returns the raw results."""
+        out=sys.stdout, sets: tuple[str, ...] = ("photos", "crops", "rotations", "composites", "hard"),
+        composites: int = 20, hard: int = 18, baseline: bool = True, keep: Path | None = None,
+        progress: bool = False) -> dict:
+    """Run every evaluation that its inputs allow and print one table; returns the raw results.
+
+    ``sets``: which of photos, crops (with the ECE), rotations, composites, hard to run; ``composites``
+    / ``hard``: how many images of those sets; ``baseline``: also run ``mahjong-detector`` on them;
+    ``keep``: a folder to keep the composite and hard-scene images in (else a temporary folder)."""
     det, clf = _vision_models(threads)
     sh = shared_dir()
     R: dict = {"detector_names": list(det.names), "detector_meta": {k: det.model.get(k) for k in ("mahjong_version", "trained", "data_hash", "imgsz")},
@@ -405,10 +421,36 @@ def run(data: Path | None, limit: int = 200, conf: float = 0.25, threads: int = 
     if data is not None and (data / "images" / "val").is_dir():
         R.update(eval_synth(data, limit, threads))
         R.update(eval_hands(data, limit, threads))
-    if sh is not None and (sh / "data" / "crops-real" / "labels.csv").exists():
+    from . import evalsets
+
+    log = (lambda m: print(f"[{time.strftime('%H:%M:%S')}] {m}", file=sys.stderr)) if progress else None
+    timing: dict = {}
+    t0 = time.perf_counter()
+    if "crops" in sets and sh is not None and (sh / "data" / "crops-real" / "labels.csv").exists():
         R.update(eval_crops(sh / "data" / "crops-real", threads))
+    timing["crops"] = time.perf_counter() - t0
+    if "rotations" in sets:
+        t0 = time.perf_counter()
+        srcs = evalsets.rotation_sources(sh, REPO)
+        if srcs:
+            R["rotations"] = evalsets.eval_rotations(srcs, "nts", threads, baseline, log)
+        timing["rotations"] = time.perf_counter() - t0
+    if "composites" in sets and composites > 0 and sh is not None and (sh / "data" / "crops-real" / "labels.csv").exists():
+        t0 = time.perf_counter()
+        R["composites"] = evalsets.eval_composites(sh / "data" / "crops-real", composites, 0, threads, baseline,
+                                                   None if keep is None else keep / "composites", log)
+        timing["composites"] = time.perf_counter() - t0
+    if "hard" in sets and hard > 0:
+        from . import faces
+
+        if faces.available_sources():
+            t0 = time.perf_counter()
+            R["hard"] = evalsets.eval_hard(hard, threads=threads, baseline=baseline,
+                                           keep=None if keep is None else keep / "hard", log=log)
+            timing["hard"] = time.perf_counter() - t0
+    R["set_seconds"] = timing
     photos = {}
-    if sh is not None and (sh / "data" / "photos" / "labels.json").exists():
+    if "photos" in sets and sh is not None and (sh / "data" / "photos" / "labels.json").exists():
         photos = eval_photos(sh / "data" / "photos", conf, threads)
         big = max(photos, key=lambda n: photos[n]["size"][0] * photos[n]["size"][1])
         R["timing"] = time_models(load_photo(sh / "data" / "photos" / big), threads)
@@ -430,8 +472,10 @@ def _jsonable(R):
             return {k: conv(x) for k, x in v.items()}
         if isinstance(v, (list, tuple)):
             return [conv(x) for x in v]
-        if isinstance(v, (np.floating, np.integer)):
+        if isinstance(v, np.generic):
             return v.item()
+        if isinstance(v, np.ndarray):
+            return conv(v.tolist())
         return v
     return conv(R)
 
@@ -484,6 +528,9 @@ def format_table(R: dict) -> str:
                  f"{t['detector_model_s'] * 1000:.0f} / {t['classifier_model_s'] * 1000:.0f} / "
                  f"{(t['detector_model_s'] + t['classifier_model_s']) * 1000:.0f} ms | — | |")
     lines = ["\n".join(L), ""]
+    sets_table = format_sets(R)
+    if sets_table:
+        lines += [sets_table, ""]
     for name, r in R.get("photos", {}).items():
         lines.append(f"{name}: gold {' '.join(r['ours']['gold'])}")
         lines.append(f"{' ' * len(name)}  ours {' '.join(str(t) for t in r['ours']['pred'])}")
@@ -492,6 +539,59 @@ def format_table(R: dict) -> str:
     if R.get("crops_errors"):
         lines.append("real-crop confusions (gold→pred: n): " + ", ".join(f"{k}: {v}" for k, v in R["crops_errors"].items()))
     return "\n".join(lines)
+
+
+def _cell(s: dict | None, *keys: str, n: int | None = None) -> str:
+    """One tool's cell of the sets table: ``keys`` among f1, exact, found, same (counts as 'k of n')."""
+    if s is None or not s:
+        return "not installed"
+    n = s["n"] if n is None else n
+    out = []
+    for k in keys:
+        if k == "f1":
+            out.append(f"F1 {s['f1']:.3f} (P {s['precision']:.2f} R {s['recall']:.2f})")
+        elif k in s:
+            out.append(f"{k} {s[k]}/{n} ({s[k] / n:.0%})" if n else f"{k} —")
+    if s.get("timed_out"):
+        out.append(f"{s['timed_out']} timed out")
+    return ", ".join(out)
+
+
+def format_sets(R: dict) -> str:
+    """The table of the issue-14 sets: one row per set (and per variant / scene kind), ours | baseline."""
+    L = []
+    rot = R.get("rotations")
+    if rot:
+        t = rot["total"]
+        L.append(f"| rotations & EXIF: {rot['photos']} photos × {len(rot['by_variant'])} variants, reading = upright "
+                 f"reading; tile F1 (multiset); hands exact | {_cell(t['ours'], 'same', 'f1', 'exact')} | "
+                 f"{_cell(t.get('baseline'), 'same', 'f1', 'exact')} | same: all |")
+        for v, d in rot["by_variant"].items():
+            L.append(f"| · {v} | {_cell(d['ours'], 'same', 'f1', 'exact')} | {_cell(d.get('baseline'), 'same', 'f1', 'exact')} | |")
+    comp = R.get("composites")
+    if comp:
+        t = comp["total"]
+        L.append(f"| composites of real crops ({comp['n']}, rendered backgrounds + clutter): tile F1 (boxes); "
+                 f"hands exact; hand found | {_cell(t['ours'], 'f1', 'exact', 'found')} | "
+                 f"{_cell(t.get('baseline'), 'f1', 'exact', 'found')} | F1 ≥ 0.90, exact ≥ 50 % |")
+    hard = R.get("hard")
+    if hard:
+        t = hard["total"]
+        L.append(f"| hard-scene renders, held out ({hard['n']} of {hard['tried']} tried): hand found; hands exact; "
+                 f"tile F1 (boxes) | {_cell(t['ours'], 'found', 'exact', 'f1')} | "
+                 f"{_cell(t.get('baseline'), 'found', 'exact', 'f1')} | found ≥ 99 %, exact ≥ 90 % |")
+        for k, d in hard["by_kind"].items():
+            L.append(f"| · {k} | {_cell(d['ours'], 'found', 'exact', 'f1')} | {_cell(d.get('baseline'), 'found', 'exact', 'f1')} | |")
+    if R.get("crops_ece") is not None:
+        L.append(f"| classifier calibration on the {R['crops_n']} real crops: ECE (15 bins); mean top-1 probability "
+                 f"vs top-1 | ECE {R['crops_ece']:.3f}; {R['crops_mean_conf']:.3f} vs {R['crops_top1']:.3f} | — | "
+                 f"ECE small |")
+    if not L:
+        return ""
+    secs = R.get("set_seconds") or {}
+    head = ["| set | ours | mahjong-detector | target |", "|---|---|---|---|"]
+    tail = ["", "seconds per set: " + ", ".join(f"{k} {v:.0f}" for k, v in secs.items())] if secs else []
+    return "\n".join(head + L + tail)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -508,6 +608,19 @@ def add_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--models", type=Path, default=None, help="folder with detector.onnx and classifier.onnx (default models/)")
     ap.add_argument("--json", action="store_true", help="print raw results as JSON")
+    ap.add_argument("--sets", default="photos,crops,rotations,composites,hard",
+                    type=lambda t: tuple(x for x in t.split(",") if x),
+                    help="comma-separated sets to run: photos, crops (top-1 and ECE), rotations, composites, hard "
+                         "(default all; the synthetic validation set runs when --data exists)")
+    ap.add_argument("--composites", type=int, default=20, help="composite photos of real crops to make and read")
+    ap.add_argument("--hard", type=int, default=18, help="hard-scene renders (held-out seeds/palettes) to read")
+    ap.add_argument("--no-baseline", action="store_true", help="skip mahjong-detector on the sets")
+    ap.add_argument("--keep", type=Path, default=None,
+                    help="keep the composite and hard-scene images in this folder (default: a temporary folder)")
+    ap.add_argument("--progress", action="store_true", help="log each image of the sets to stderr")
+    ap.add_argument("--image-seconds", type=float, default=30.0,
+                    help="seconds the product may take on one image of the sets before it counts as no reading "
+                         "(0: no limit)")
     ap.add_argument("--failures", type=Path, default=None,
                     help="write small PNGs of the failures (misread real crops, photo readings) into this folder")
 
@@ -524,7 +637,14 @@ def cmd_eval(a) -> int:
         if not (MODELS / f).exists():
             print(f"error: models/{f} is missing (train with python -m datasets.train)", file=sys.stderr)
             return 2
-    R = run(data if data.is_dir() else None, a.limit, a.conf, a.threads, a.json)
+    from . import evalsets
+
+    evalsets.IMAGE_SECONDS = float(getattr(a, "image_seconds", evalsets.IMAGE_SECONDS))
+    R = run(data if data.is_dir() else None, a.limit, a.conf, a.threads, a.json,
+            sets=getattr(a, "sets", ("photos", "crops", "rotations", "composites", "hard")),
+            composites=getattr(a, "composites", 20), hard=getattr(a, "hard", 18),
+            baseline=not getattr(a, "no_baseline", False), keep=getattr(a, "keep", None),
+            progress=getattr(a, "progress", False))
     if a.failures is not None:
         write_failures(R, a.failures)
     return 0

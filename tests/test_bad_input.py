@@ -350,6 +350,9 @@ def test_history_negative_limit(run_cli):
     (["--threads", "0"], "--threads 0 must be ≥ 1"),
     (["--conf", "nan"], "--conf nan must be"),
     (["--limit", "-2"], "--limit -2 must be ≥ 0"),
+    (["--composites", "-1"], "--composites -1 must be ≥ 0"),
+    (["--hard", "-3"], "--hard -3 must be ≥ 0"),
+    (["--sets", "photos,moon"], "--sets: unknown set moon"),
 ])
 def test_eval_bad_arguments(run_cli, argv, needle):
     rc, _, err = run_cli("eval", *argv)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 def check_args(args: argparse.Namespace) -> argparse.Namespace:
     """``args`` when the eval options make sense; ``cli.UserError`` naming the first that does not
-    (``--threads`` < 1, ``--limit`` < 0, ``--conf`` outside 0–1, ``--models`` not a folder holding
-    detector.onnx and classifier.onnx)."""
+    (``--threads`` < 1, ``--limit`` < 0, ``--conf`` outside 0–1, ``--composites`` or ``--hard`` < 0,
+    an unknown name in ``--sets``, ``--models`` not a folder holding detector.onnx and classifier.onnx)."""
     import cli
 
     if args.threads < 1:
@@ -25,6 +25,13 @@ def check_args(args: argparse.Namespace) -> argparse.Namespace:
         raise cli.UserError(f"--limit {args.limit} must be ≥ 0")
     if not (math.isfinite(args.conf) and 0 <= args.conf <= 1):
         raise cli.UserError(f"--conf {args.conf} must be a detector score between 0 and 1")
+    for opt in ("composites", "hard"):
+        if getattr(args, opt, 0) < 0:
+            raise cli.UserError(f"--{opt} {getattr(args, opt)} must be ≥ 0")
+    known = {"photos", "crops", "rotations", "composites", "hard"}
+    bad = [s for s in getattr(args, "sets", ()) if s not in known]
+    if bad:
+        raise cli.UserError(f"--sets: unknown set {', '.join(bad)} (from {', '.join(sorted(known))})")
     if args.models is not None:
         if not args.models.is_dir():
             raise cli.UserError(f"--models {args.models}: not a folder")

@@ -1,0 +1,143 @@
+"""The evaluation sets of ``mahjong-score eval`` (datasets/evalsets.py, datasets/composite.py): the
+photo variants, the metrics, the ECE and the composite builder. Small and fast; the composites need
+../shared/data/crops-real (the ``shared`` fixture skips without it)."""
+from __future__ import annotations
+
+import io
+from collections import Counter
+
+import numpy as np
+import pytest
+from PIL import Image, ImageOps
+
+from datasets import composite, evalsets
+
+
+def _upright(h=60, w=90):
+    img = np.zeros((h, w, 3), np.uint8)
+    img[..., 1] = np.linspace(0, 120, w, dtype=np.uint8)[None, :]
+    img[5:20, 5:40] = (250, 30, 30)  # an asymmetric mark: top-left
+    img[40:55, 60:85] = (30, 30, 250)
+    return img
+
+
+def test_variants_apply_to_the_upright_photo():
+    up = _upright()
+    vs = dict(evalsets.variants(up))
+    assert list(vs) == ["upright", "rot90", "rot180", "rot270"] + [f"exif{k}" for k in range(1, 9)] + ["800px"]
+    for name, data in vs.items():
+        with Image.open(io.BytesIO(data)) as im:
+            orient = im.getexif().get(0x0112)
+            shown = np.asarray(ImageOps.exif_transpose(im).convert("RGB")).astype(int)
+        if name.startswith("exif"):
+            assert orient == int(name[4:])
+            assert shown.shape == up.shape and np.abs(shown - up).mean() < 6, name
+        elif name.startswith("rot"):
+            assert orient is None
+            k = int(name[3:]) // 90
+            assert np.abs(shown - np.rot90(up, k)).mean() < 6
+        elif name == "800px":
+            assert max(shown.shape[:2]) == 800
+    # stored pixels differ from the upright photo where the tag turns or flips it
+    with Image.open(io.BytesIO(vs["exif6"])) as im:
+        assert im.size == (up.shape[0], up.shape[1])
+
+
+def test_counts_and_hand_found():
+    assert evalsets.multiset_counts(["1m", "1m", "2p"], ["1m", "2p", "3s"]) == (2, 1, 1)
+    gb = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]], float)
+    gc = ["1m", "2m", "3m"]
+    pb = np.array([[0, 0, 10, 10], [21, 0, 31, 10], [100, 100, 110, 110]], float)
+    assert evalsets.box_counts(pb, ["1m", "9m", "1m"], gb, gc) == (1, 2, 2)
+    # every detected hand tile in the hand, nothing else: found; a stray tile or a dropped one: not
+    assert evalsets.hand_found(pb, pb[:2], gb)
+    assert not evalsets.hand_found(pb, pb, gb)
+    assert not evalsets.hand_found(pb, pb[:1], gb)
+    assert not evalsets.hand_found(np.zeros((0, 4)), np.zeros((0, 4)), gb)  # nothing detected: not found
+
+
+def test_ece():
+    conf = np.array([0.95, 0.95, 0.95, 0.95, 0.55, 0.55])
+    right = np.array([1, 1, 1, 1, 0, 1], bool)
+    e, bins = evalsets.ece(conf, right, 15)
+    # bin 0.933–1: accuracy 1 vs 0.95 (4 of 6); bin 0.533–0.6: 0.5 vs 0.55 (2 of 6)
+    assert e == pytest.approx(4 / 6 * 0.05 + 2 / 6 * 0.05)
+    assert sum(b["n"] for b in bins) == 6
+    assert evalsets.ece(np.array([1.0, 1.0]), np.array([True, True]))[0] == pytest.approx(0.0)
+
+
+def test_trim_removes_black_bars():
+    img = np.zeros((40, 50, 3), np.uint8)
+    img[:, 10:40] = 200
+    assert composite.trim(img).shape == (40, 30, 3)
+
+
+@pytest.fixture(scope="module")
+def crops(request):
+    shared = request.getfixturevalue("shared")
+    root = shared / "data" / "crops-real"
+    if not (root / "labels.csv").exists():
+        pytest.skip("../shared/data/crops-real is absent")
+    return composite.load_crops(root)
+
+
+def test_composite_is_deterministic_and_labelled(crops):
+    a = composite.build_composite(np.random.default_rng([3, 0]), crops, 640, 480)
+    b = composite.build_composite(np.random.default_rng([3, 0]), crops, 640, 480)
+    assert np.array_equal(a.image, b.image) and a.hand_tiles == b.hand_tiles
+    assert a.image.shape == (480, 640, 3)
+    assert len(a.hand_tiles) in (13, 14) == len(a.hand_boxes) or len(a.hand_boxes) == len(a.hand_tiles)
+    have = Counter(c.code for c in crops)
+    assert all(have[t] >= n for t, n in Counter(a.hand_tiles).items())
+    hb = a.hand_boxes
+    assert (hb[:, 2] > hb[:, 0]).all() and (hb[:, 3] > hb[:, 1]).all()
+    assert (hb >= 0).all() and (hb[:, 2] <= 640).all() and (hb[:, 3] <= 480).all()
+    # a row: left to right, the boxes roughly on one line
+    cx = (hb[:, 0] + hb[:, 2]) / 2
+    assert (np.diff(cx) > 0).all()
+    assert len(a.other_tiles) == len(a.other_boxes)
+    # each crop at most once in a hand
+    assert len(set(a.info["crops"])) == len(a.info["crops"])
+
+
+def test_composite_options(crops):
+    plain = composite.build_composite(np.random.default_rng([4, 1]), crops, 640, 480, clutter=False, behind=False,
+                                      warp=False)
+    assert plain.other_tiles == [] and plain.info["clutter"] == [] and plain.info["turn_deg"] == 0.0
+    hb = plain.hand_boxes
+    assert np.ptp((hb[:, 1] + hb[:, 3]) / 2) < 0.2 * np.median(hb[:, 3] - hb[:, 1])  # one straight row
+
+
+def test_pick_hand_refuses_impossible_crops(crops):
+    few = [c for c in crops if c.code in ("1m", "2m")]
+    with pytest.raises(RuntimeError):
+        composite.pick_hand(np.random.default_rng(0), few, tries=20)
+
+
+def test_time_limit_stops_a_slow_read():
+    import time
+
+    with pytest.raises(evalsets.ReadTimeout):
+        with evalsets._time_limit(0.2):
+            time.sleep(2)
+    with evalsets._time_limit(0):  # no limit
+        time.sleep(0.01)
+
+
+def test_eval_sets_end_to_end(shared, capsys):
+    """One composite and one hard render through both tools, and the table that reports them."""
+    import io as _io
+
+    from datasets import evaluate
+
+    if not (evaluate.MODELS / "detector.onnx").exists() or not (shared / "data" / "crops-real").is_dir():
+        pytest.skip("models/ or ../shared/data/crops-real absent")
+    out = _io.StringIO()
+    R = evaluate.run(None, sets=("composites", "hard"), composites=1, hard=1, out=out)
+    for name in ("composites", "hard"):
+        t = R[name]["total"]["ours"]
+        assert t["n"] == 1 and 0.0 <= t["f1"] <= 1.0 and t["exact"] in (0, 1) and t["found"] in (0, 1)
+    text = out.getvalue()
+    assert "| composites of real crops (1," in text and "| hard-scene renders, held out (1 of" in text
+    base = R["composites"]["total"]["baseline"]
+    assert base == {} or base["n"] == 1  # mahjong-detector beside it when installed
