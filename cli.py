@@ -22,7 +22,7 @@ COMMANDS: dict[str, str] = {
     "photo": "vision.pipeline:register",
     "eval": "vision.evalcmd:register",
     "settle": "scoring.table_cli:add_settle",
-    "table": "scoring.table_cli:add_table",
+    "table": "vision.table_photos:add_table",  # scoring.table_cli with --photo
     "serve": "web.server:register",
     "batch": "vision.batch:register",
     "audit": "vision.audit:register",

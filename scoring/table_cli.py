@@ -137,9 +137,9 @@ def add_settle(sub: Any) -> None:
 # ------------------------------------------------------------------------- table
 def _table_state(players: list[str], east: str, leader: str | None, round_wind: str) -> SessionState:
     if len(players) != 4:
-        raise UserError(f"table needs four --hand PLAYER=NOTATION, got {len(players)}")
+        raise UserError(f"table needs four players (--hand PLAYER=NOTATION or --photo PLAYER=IMG), got {len(players)}")
     if len(set(players)) != 4:
-        raise UserError("each player may be given only once with --hand")
+        raise UserError("each player may be given only once (with --hand or --photo)")
     if east not in players:
         raise UserError(f"--east {east!r} is not one of the players {', '.join(players)}")
     leader = leader or players[0]
@@ -151,7 +151,14 @@ def _table_state(players: list[str], east: str, leader: str | None, round_wind: 
 
 
 def cmd_table(args: argparse.Namespace) -> int:
+    """Score the four hands and settle them. ``args.hand_readers`` (optional): player → a function
+    ``(context, winning_tile, ruleset, options) → ScoredHand`` that scores that player's hand some
+    other way than from notation (``vision.table_photos`` reads it from a photo), and
+    ``args.hand_sources``: player → a JSON-ready description of where the hand came from."""
     hands = _pairs(args.hand, "--hand")
+    readers = getattr(args, "hand_readers", None) or {}
+    sources = getattr(args, "hand_sources", None)  # (filled while the readers run: the same dict)
+    sources = {} if sources is None else sources
     players = [p for p, _ in hands]
     east = (args.east or players[0]) if players else ""
     state = _table_state(players, east, args.leader, args.round_wind)
@@ -178,9 +185,12 @@ def cmd_table(args: argparse.Namespace) -> int:
                 kong_on_kong=args.kong_on_kong and is_w,
                 flags=frozenset(pflags[p] | (set(args.flag) if is_w else set())))
             try:
-                hand = parse_hand(notation, winning_tile=args.winning_tile if is_w else None,
-                                  context=ctx, sizes=sizes)
-                results[p] = score_hand(hand, rs, opts)
+                if p in readers:
+                    results[p] = readers[p](ctx, args.winning_tile if is_w else None, rs, opts)
+                else:
+                    hand = parse_hand(notation, winning_tile=args.winning_tile if is_w else None,
+                                      context=ctx, sizes=sizes)
+                    results[p] = score_hand(hand, rs, opts)
             except HandError as e:
                 raise HandError(f"hand of {p}: {e}") from None
         res = results[winner]
@@ -197,6 +207,7 @@ def cmd_table(args: argparse.Namespace) -> int:
             "ruleset": rs.id, "round_wind": state.round_wind, "east": east, "winner": winner,
             "seats": state.seats(),
             "hands": {p: r.to_json() for p, r in results.items()},
+            **({"sources": {p: sources[p] for p in players if p in sources}} if sources else {}),
             "scores": scores, "settlement": s.to_json(), "next": nxt,
         })
         return 0
@@ -209,6 +220,8 @@ def cmd_table(args: argparse.Namespace) -> int:
             continue
         r = results[p]
         print(f"\n== {p} (seat {state.seat_wind(p)}{', winner' if p == winner else ''}): {r.total}")
+        if p in sources and sources[p].get("text"):
+            print(f"  {sources[p]['text']}")
         if args.explain:
             print(explain(r))
         else:
@@ -233,7 +246,7 @@ def add_table(sub: Any) -> None:
                     "includes the winning tile; the others have 13 tiles. Options such as "
                     "--win-by describe the winner's hand.")
     p.add_argument("--ruleset", "-r", default="rode-draak", help="ruleset id; default rode-draak")
-    p.add_argument("--hand", action="append", default=[], metavar="PLAYER=NOTATION", required=True,
+    p.add_argument("--hand", action="append", default=[], metavar="PLAYER=NOTATION",
                    help="a player's hand (four times, in seating order)")
     p.add_argument("--winner", metavar="PLAYER", help="who went mahjong; omit or 'none' for a void hand (001:134)")
     p.add_argument("--east", metavar="PLAYER", help="who is East this hand; default the first --hand")

@@ -1,0 +1,62 @@
+"""`mahjong-score table --photo PLAYER=IMG` (vision/table_photos.py): a photo per player, as batch
+does for a table (issue 15 item 7). Photos are small renders read by the oracle reader
+(tests/batch_fakes.py), so the machinery is tested whatever state the models are in."""
+from __future__ import annotations
+
+import json
+
+import batch_fakes as bf
+
+
+def photos(truth):
+    return sorted(truth.glob("*.jpg"))
+
+
+def test_table_from_four_photos_equals_the_table_from_their_readings(run_cli, truth):
+    ph = photos(truth)[:4]
+    argv = ["table", "-r", "nts", "--winner", "E", "--reader", bf.ORACLE, "--json"]
+    rc, out, err = run_cli(*argv, *[f"--photo={p}={f}" for p, f in zip("ESWN", ph)])
+    assert rc == 0, err
+    d = json.loads(out)
+    src = d["sources"]
+    assert list(src) == ["E", "S", "W", "N"] and all(src[p]["photo"] == str(f) for p, f in zip("ESWN", ph))
+    assert d["seats"] == {"E": "E", "S": "S", "W": "W", "N": "N"}
+    # the same table typed in: the readings as notation (the winner's winning tile from its reading)
+    hands = []
+    for p in "ESWN":
+        reading = src[p]["reading"]
+        hands += ["--hand", f"{p}={reading}"]
+    rc, out2, err = run_cli("table", "-r", "nts", "--winner", "E", "--json", *hands)
+    assert rc == 0, err
+    d2 = json.loads(out2)
+    assert d2["scores"] == d["scores"] and d2["settlement"]["net"] == d["settlement"]["net"]
+    assert sum(d["settlement"]["net"].values()) == 0
+    # the non-winners' photos were read as 13-tile hands (their seat winds S, W, N)
+    assert all(d["hands"][p]["winner"] is False for p in "SWN") and d["hands"]["E"]["winner"] is True
+
+
+def test_photos_and_notation_mixed_keep_the_seating_order(run_cli, truth):
+    ph = photos(truth)
+    rc, out, err = run_cli("table", "-r", "nts", "--winner", "Bob", "--east", "Dee", "--reader", bf.ORACLE,
+                           "--hand", "Ann=147m258p369s1234z", "--photo", f"Bob={ph[0]}",
+                           "--hand", "Cas=147m258p369s1234z", "--photo", f"Dee={ph[1]}")
+    assert rc == 0, err
+    # seating order Ann, Bob, Cas, Dee; Dee is East → Ann S, Bob W, Cas N
+    assert "== Bob (seat W, winner):" in out and "== Dee (seat E):" in out
+    assert f"photo {ph[0]}: read " in out and f"photo {ph[1]}: read " in out
+
+
+def test_photo_errors_are_one_line_exit_2(run_cli, truth, tmp_path):
+    ph = photos(truth)
+    base = ["table", "-r", "nts", "--winner", "E", "--reader", bf.ORACLE, "--hand", "S=147m258p369s1234z",
+            "--hand", "W=147m258p369s1234z", "--hand", "N=147m258p369s1234z"]
+    rc, _, err = run_cli(*base, "--photo", f"E={tmp_path / 'none.jpg'}")
+    assert rc == 2 and "--photo E=" in err and "no such file" in err and err.count("\n") == 1
+    rc, _, err = run_cli(*base, "--photo", f"E={ph[0]}", "--photo-fix", "S=1=5p")
+    assert rc == 2 and "--photo-fix 'S=1=5p': 'S' has no --photo (photos: E)" in err
+    # five 7z: no legal reading → the problem and how to correct it, nothing settled
+    rc, out, err = run_cli(*base, "--photo", f"E={ph[0]}", "--photo-fix", "E=1=7z,2=7z,3=7z,4=7z,5=7z")
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert f"photo of E ({ph[0]}):" in err and "--photo-fix E=POS=TILE" in err
+    rc, out, err = run_cli(*base, "--json", "--photo", f"E={tmp_path / 'none.jpg'}")
+    assert rc == 2 and "no such file" in json.loads(out)["error"]

@@ -1,0 +1,139 @@
+"""``mahjong-score table`` from photos: ``--photo PLAYER=IMG`` beside ``--hand PLAYER=NOTATION``.
+
+The ``table`` command itself (seat winds from ``--east``, scoring the four hands, the settlement,
+the next game) is :mod:`scoring.table_cli`; this module registers it with two more options and
+gives it, for each player whose hand is a photo, a function that reads and scores the photo
+(:func:`vision.pipeline.read_photo` through the reader of :mod:`vision.batch`, the models loaded
+once for all photos) in that player's circumstances: their seat wind, winner or not. A photo whose
+reading is not a legal hand stops the command with the problem and how to correct it
+(``--photo-fix PLAYER=POS=TILE``), as ``photo`` does; nothing is settled on a guess.
+
+Players keep the order in which ``--hand`` and ``--photo`` are given (the seating order).
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, Callable
+
+#: readings less sure than this get "check it" in the table's output (as batch's needs-review)
+CHECK_BELOW = 0.8
+
+
+class PhotoEntry(str):
+    """A ``--photo PLAYER=IMG`` value, kept in ``args.hand`` with the ``--hand`` values so that the
+    seating order is the order on the command line."""
+
+
+class _PhotoAction(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        items = list(getattr(namespace, self.dest, None) or [])
+        items.append(PhotoEntry(values))
+        setattr(namespace, self.dest, items)
+
+
+def add_table(sub: Any) -> None:
+    """Register ``mahjong-score table`` (:func:`scoring.table_cli.add_table`) with ``--photo`` and
+    ``--photo-fix``."""
+    from scoring.table_cli import add_table as add_notation_table
+
+    add_notation_table(sub)
+    p = sub.choices["table"]
+    p.description += (" A hand may be a photo instead: --photo PLAYER=IMG (read as `photo` reads it, in "
+                      "that player's seat wind, winner or not); correct a misread tile with --photo-fix "
+                      "PLAYER=POS=TILE. See docs/photo.md.")
+    g = p.add_argument_group("photos")
+    g.add_argument("--photo", action=_PhotoAction, dest="hand", metavar="PLAYER=IMG",
+                   help="a player's hand as a photo, instead of --hand (in seating order with the --hand values)")
+    g.add_argument("--photo-fix", action="append", default=[], metavar="PLAYER=POS=TILE[,POS=TILE]",
+                   help="correct tiles of one player's photo by number, e.g. N=3=5p,7=1z (repeatable)")
+    g.add_argument("--reader", default=None, help=argparse.SUPPRESS)  # MODULE:FUNCTION (tests), as batch
+    notation_cmd = p.get_default("func")
+    p.set_defaults(func=lambda args: cmd_table(args, notation_cmd))
+
+
+def _split(item: str, what: str) -> tuple[str, str]:
+    from cli import UserError
+
+    if "=" not in item:
+        raise UserError(f"{what} {item!r} must be PLAYER=VALUE")
+    player, value = (x.strip() for x in item.split("=", 1))
+    if not player or not value:
+        raise UserError(f"{what} {item!r} must be PLAYER=VALUE, both given")
+    return player, value
+
+
+def cmd_table(args: argparse.Namespace, notation_cmd: Callable[[argparse.Namespace], int]) -> int:
+    """Check the photos, attach a reader per photo player (``args.hand_readers``) and run the
+    notation table command. Raises UserError for a missing photo, a ``--photo-fix`` for a player
+    without a photo, or a photo whose reading is not a legal hand."""
+    from cli import UserError
+
+    photos = dict(_split(e, "--photo") for e in args.hand if isinstance(e, PhotoEntry))
+    fixes: dict[str, dict[int, str]] = {}
+    if photos or args.photo_fix:
+        from .pipeline import parse_fixes
+
+        for item in args.photo_fix:
+            player, text = _split(item, "--photo-fix")
+            if player not in photos:
+                raise UserError(f"--photo-fix {item!r}: {player!r} has no --photo"
+                                + (f" (photos: {', '.join(photos)})" if photos else ""))
+            fixes.setdefault(player, {}).update(parse_fixes(text))
+    for player, path in photos.items():
+        if not Path(path).is_file():
+            raise UserError(f"--photo {player}={path}: no such file")
+    args.hand_sources = {}
+    args.hand_readers = {p: _photo_scorer(args, p, path, fixes.get(p, {})) for p, path in photos.items()}
+    return notation_cmd(args)
+
+
+_READERS: dict[str, Any] = {}
+
+
+def _reader(spec: str | None):
+    """The photo reader (:mod:`vision.batch`'s ``--reader`` interface), built once per spec."""
+    from cli import UserError
+
+    from .batch import DEFAULT_READER, FatalError, resolve_reader
+
+    spec = spec or DEFAULT_READER
+    if spec not in _READERS:
+        try:
+            _READERS[spec] = resolve_reader(spec)()
+        except FatalError as e:
+            raise UserError(str(e)) from None
+        except Exception as e:  # ModelError: the models are missing
+            raise UserError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+    return _READERS[spec]
+
+
+def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[int, str]):
+    """``(context, winning_tile, ruleset, options) → ScoredHand`` for one player's photo; records
+    where the hand came from in ``args.hand_sources[player]``."""
+
+    def score(ctx, winning_tile, rs, opts):
+        from cli import UserError
+
+        from .errors import VisionError
+
+        try:
+            res = _reader(args.reader)(path, rs, ctx, winning_tile=winning_tile, fixes=fixes, options=opts)
+        except VisionError as e:
+            raise UserError(f"photo of {player} ({path}): {str(e).splitlines()[0]}") from None
+        r = res.reading
+        if not r.legal or res.scored is None:
+            raise UserError(f"photo of {player} ({path}): {r.problem or 'the reading is not a legal hand'} "
+                            f"(read {r.notation}); correct a tile with --photo-fix {player}=POS=TILE "
+                            f"(numbers: `mahjong-score photo {path} --annotate out.jpg`) or give --hand {player}=NOTATION")
+        conf = float(r.confidence)
+        check = f" — below {CHECK_BELOW:.0%}: check it" if conf < CHECK_BELOW else ""
+        fixed = f", fixed {','.join(f'{k}={v}' for k, v in sorted(fixes.items()))}" if fixes else ""
+        args.hand_sources[player] = {
+            "photo": path, "reading": r.notation, "confidence": round(conf, 4),
+            "fixes": {str(k): v for k, v in sorted(fixes.items())}, "changed": len(r.changed),
+            "text": f"photo {path}: read {r.notation} ({conf:.0%} sure{fixed}){check}",
+        }
+        return res.scored
+
+    return score
