@@ -591,6 +591,20 @@ def format_sets(R: dict) -> str:
     secs = R.get("set_seconds") or {}
     head = ["| set | ours | mahjong-detector | target |", "|---|---|---|---|"]
     tail = ["", "seconds per set: " + ", ".join(f"{k} {v:.0f}" for k, v in secs.items())] if secs else []
+    miss = []  # the product's misses, to look at (--keep keeps the images)
+    for name in ("composites", "hard"):
+        for r in (R.get(name) or {}).get("rows", []):
+            o = r.get("ours")
+            if o and not o["exact"]:
+                what = f"{name} {r['index']}" + (f" {r['kind']}" if "kind" in r else "")
+                why = "timed out" if o.get("timed_out") else ("hand not found" if not o.get("found") else "misread")
+                miss.append(f"  {what}: {why}; gold {' '.join(sorted(r['gold']))} | read {o['reading']}")
+    for r in (rot or {}).get("rows", []):
+        o = r.get("ours")
+        if o and not o["same"]:
+            miss.append(f"  rotations {r['photo']} {r['variant']}: not the upright reading; read {o['reading']}")
+    if miss:
+        tail += ["", "the product's misses on the sets:"] + miss
     return "\n".join(head + L + tail)
 
 

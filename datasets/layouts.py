@@ -48,6 +48,21 @@ class Layout:
     index: int
     info: dict = field(default_factory=dict)
 
+    def check(self, all_boxes, hand_boxes, hand_tiles) -> dict:
+        """How a reader did on this layout: ``all_boxes`` (N, 4) every detection, ``hand_boxes`` (K, 4)
+        and ``hand_tiles`` (K codes) the hand it reported, in this image's pixels → ``found`` (every
+        detected hand tile in its hand, nothing else: :func:`datasets.evalsets.hand_found`), ``exact``
+        (the hand's tiles as a multiset), ``tp``/``fp``/``fn`` (box IoU ≥ 0.5 and the same code)."""
+        from collections import Counter
+
+        from .evalsets import box_counts, hand_found
+
+        ab = np.asarray(all_boxes, float).reshape(-1, 4)
+        hb = np.asarray(hand_boxes, float).reshape(-1, 4)
+        tp, fp, fn = box_counts(hb, list(hand_tiles), self.hand_boxes.astype(float), self.hand_tiles)
+        return {"found": hand_found(ab, hb, self.hand_boxes.astype(float)),
+                "exact": Counter(hand_tiles) == Counter(self.hand_tiles), "tp": tp, "fp": fp, "fn": fn}
+
     def jpeg(self, quality: int = 92) -> bytes:
         """The image as JPEG bytes (no EXIF)."""
         from PIL import Image

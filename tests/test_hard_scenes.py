@@ -162,3 +162,19 @@ def _expand(notation: str) -> list[str]:
     import re
 
     return [d + s for digits, s in re.findall(r"(\d+)([mpszfy])", notation) for d in digits]
+
+
+@needs_art
+def test_layout_check_scores_a_reading():
+    lay = layouts.render_layout("row-with-tiles-behind", seed=0, W=480, H=360)
+    everything = np.vstack([lay.hand_boxes, lay.other_boxes])
+    right = lay.check(everything, lay.hand_boxes, lay.hand_tiles)
+    assert right == {"found": True, "exact": True, "tp": 14, "fp": 0, "fn": 0}
+    # the loose tiles behind taken into the hand: not found, not exact
+    wrong = lay.check(everything, everything, lay.hand_tiles + lay.other_tiles)
+    assert not wrong["found"] and not wrong["exact"] and wrong["fp"] == len(lay.other_tiles)
+    # one tile misread: found, not exact
+    codes = list(lay.hand_tiles)
+    codes[0] = "7z" if codes[0] != "7z" else "6z"
+    miss = lay.check(everything, lay.hand_boxes, codes)
+    assert miss["found"] and not miss["exact"] and (miss["tp"], miss["fp"], miss["fn"]) == (13, 1, 1)
