@@ -306,3 +306,18 @@ def test_demo_photo_with_each_exif_orientation(demo_models, tag):
     truth = json.loads(DEMO_TRUTH.read_text())["notation"]
     assert res.reading.legal and format_hand(res.reading.hand) == format_hand(parse_hand(truth))
     assert res.turned == 0 and res.photo.original_size == (1280, 960)
+
+
+def test_candidates_never_fail_on_random_boxes():
+    # scattered boxes of assorted sizes (clutter, pattern, tiles): hand_candidates always answers, with
+    # the longest row inside one of its candidates (it once raised when that row's region was also
+    # another row's)
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        n = int(rng.integers(1, 40))
+        xy = rng.uniform(0, 900, (n, 2))
+        wh = rng.uniform(20, 70, (n, 2)) * rng.choice([1.0, 1.0, 0.5, 2.0], (n, 1))
+        b = np.hstack([xy, xy + wh])
+        det = Detections.make(b, rng.uniform(0.2, 1.0, n), rng.random(n) < 0.1)
+        cands = hand_candidates(det, (1000, 1000))
+        assert cands and cands[0].prior == 1.0

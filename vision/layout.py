@@ -358,6 +358,7 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
         pool.append(longest)
     out: list[Candidate] = []
     seen: set[frozenset[int]] = set()
+    longest_tiles = frozenset(longest[1].rows_tiles[longest[2]])
     for s, fr, r, how in pool:
         geo = _assemble(fr, r)
         tiles = frozenset(geo.hand_tiles)
@@ -375,9 +376,10 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
     out = [replace(c, prior=c.prior / best) for c in out]
     out.sort(key=lambda c: -c.prior)
     keep = out[:limit]
-    lc = next(c for c in out if "the longest row" in c.why)
-    if lc not in keep:
-        keep[-1] = lc
+    if not any(longest_tiles <= set(c.geometry.hand_tiles) for c in keep):
+        lc = next((c for c in out if longest_tiles <= set(c.geometry.hand_tiles)), None)
+        if lc is not None:
+            keep[-1] = lc
     return tuple(keep)
 
 
