@@ -759,6 +759,11 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         if todo:
             _score_all(con, todo, reader, workers, progress, summary)
         summary.outputs, summary.settled, summary.counts = export(con, jobs, out, review_below)
+        from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)
+
+        page = write_review(con, output_rows(con, jobs, review_below), out, len(jobs), reader, log)
+        if page is not None:
+            summary.outputs.append(str(page))
         if history_db is not None:
             flush_history(con, history_db)
     finally:

@@ -1,0 +1,90 @@
+"""The batch review report (vision/review.py, issue 15 item 8): an HTML page of the needs-review and
+error rows with a thumbnail, the annotated reading, the problem and the command to fix it. Photos are
+small renders read by the oracle reader (tests/batch_fakes.py)."""
+from __future__ import annotations
+
+import html
+import re
+import shutil
+
+import batch_fakes as bf
+from vision import batch, review
+
+
+def _folder(tmp_path, truth):
+    d = tmp_path / "photos"
+    d.mkdir()
+    srcs = sorted(truth.glob("*.jpg"))
+    for k in range(4):
+        shutil.copyfile(srcs[k], d / f"h{k}.jpg")
+    (d / "broken.jpg").write_text("not a photo\n")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,seat_wind,winner,fix\n"
+                   "h0.jpg,S,no,\n"
+                   "h1.jpg,E,yes,\"1=7z,2=7z,3=7z,4=7z,5=7z\"\n"   # five 7z: no legal reading
+                   "h2.jpg,X,yes,\n"                                # a bad cell: error row
+                   "h3.jpg,W,no,\n"
+                   "broken.jpg,N,no,\n")
+    return d, man
+
+
+def _cards(page: str) -> dict[str, str]:
+    return {html.unescape(m.group(1)): m.group(0) for m in re.finditer(r'<section class="card [^"]*" id="([^"]*)">.*?</section>', page, re.S)}
+
+
+def test_review_page_lists_the_flagged_rows_with_pictures_and_commands(tmp_path, truth):
+    d, man = _folder(tmp_path, truth)
+    out = tmp_path / "r.csv"
+    s = batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    page_path = review.review_path_for(out)
+    assert str(page_path) in s.outputs and page_path.is_file()
+    page = page_path.read_text(encoding="utf-8")
+    cards = _cards(page)
+    rows = {r["photo"]: r for r in __import__("csv").DictReader(open(out, encoding="utf-8"))}
+    flagged = {k for k, r in rows.items() if r["status"] != "ok"}
+    assert set(cards) == flagged and {"h1.jpg", "h2.jpg", "broken.jpg"} <= flagged
+    assert "h0.jpg" not in cards
+    # not legal (h1): thumbnail + annotated reading, the problem, the fix cell and a photo command
+    h1 = cards["h1.jpg"]
+    assert h1.count("<img") == 2 and "needs-review" in h1 and html.escape(rows["h1.jpg"]["problem"]) in h1
+    assert "fix cell of manifest line 3" in h1
+    assert "mahjong-score photo" in h1 and "--fix 1=7z,2=7z,3=7z,4=7z,5=7z,POS=TILE" in html.unescape(h1)
+    # bad manifest cell (h2): the photo is shown, not read; the advice names the manifest line
+    h2 = cards["h2.jpg"]
+    assert h2.count("<img") == 1 and "seat_wind &#x27;X&#x27;" in h2 and "manifest line 4" in h2
+    assert "<td>seat wind</td><td>X</td>" in h2  # what was typed
+    # unreadable file: no picture, the reason, retake advice
+    b = cards["broken.jpg"]
+    assert "<img" not in b and "the photo cannot be shown" in b and "Retake it" in b
+
+
+def test_rerun_uses_the_cached_images_and_an_all_ok_batch_removes_the_page(tmp_path, truth, monkeypatch):
+    d, man = _folder(tmp_path, truth)
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    first = review.review_path_for(out).read_text(encoding="utf-8")
+
+    def no_reading(*a, **k):
+        raise AssertionError("a flagged photo was read again although nothing changed")
+
+    monkeypatch.setattr(review, "_images", no_reading)
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    assert review.review_path_for(out).read_text(encoding="utf-8") == first
+    monkeypatch.undo()
+    # the manifest corrected: every row ok → no page (a stale one would show fixed problems)
+    (d / "broken.jpg").unlink()
+    man.write_text("photo,seat_wind,winner\nh0.jpg,S,no\nh1.jpg,E,yes\nh2.jpg,S,no\nh3.jpg,W,no\n")
+    s = batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, review_below=0.0)
+    assert s.counts.get("ok") == 4, s.counts
+    assert not review.review_path_for(out).exists() and all("review" not in o for o in s.outputs)
+
+
+def test_photo_command_repeats_the_row_context():
+    job = batch.Job(key="t1/a.jpg", path="/x/t1/a.jpg", line=7, ruleset="swedish",
+                    context=(("flags", ("burst-kong",)), ("round_wind", "S"), ("seat_wind", "W"), ("win_by", "wall"),
+                             ("winner", True)),
+                    options=(("composition", "stack"),), winning_tile="5p", fix="2=3m")
+    cmd = review.photo_command(job)
+    assert cmd == ("mahjong-score photo /x/t1/a.jpg -r swedish --seat-wind W --round-wind S --win-by wall "
+                   "--flag burst-kong --option composition=stack --winning-tile 5p --fix 2=3m,POS=TILE "
+                   "--annotate a.check.jpg --no-history")

@@ -1,0 +1,269 @@
+"""The batch review report: one HTML page of the photos that need a person (``needs-review`` and
+``error:`` rows of :mod:`vision.batch`), for a tournament director who looks at pictures, not CSV cells.
+
+Each flagged photo is a card: its thumbnail, the annotated reading (:func:`vision.annotate.annotate`:
+tile numbers for ``fix``, roles, changed tiles), the reading and its confidence, the problem, and
+what to do — the manifest cell to set and the command that checks a correction first (``mahjong-score
+photo … --fix POS=TILE --annotate …``), then "rerun the same batch command". The page is one
+self-contained file (images as ``data:`` URLs) written beside ``--out`` as ``<out>.review.html``
+whenever a row is flagged, and removed when none is (so it never shows a stale problem).
+
+The annotated reading needs the photo read again (the state database keeps numbers, not boxes): the
+parent process reads each flagged photo with the batch's reader, once — the JPEGs are cached in the
+state database (table ``review_images``, keyed by the photo's SHA-256 and parameter hash), so a
+rerun rebuilds the page without reading anything that did not change.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import shlex
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import cv2
+import numpy as np
+
+#: long side of the thumbnail and of the annotated reading in the page (pixels)
+THUMB_SIDE, ANNOTATED_SIDE = 240, 960
+JPEG_QUALITY = 80
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS review_images (
+    key TEXT PRIMARY KEY,
+    sha256 TEXT NOT NULL,
+    params TEXT NOT NULL,
+    thumb BLOB,
+    annotated BLOB,
+    note TEXT
+);
+"""
+
+
+def review_path_for(out: Path) -> Path:
+    """``results.csv`` → ``results.review.html`` (beside the output)."""
+    return out.with_name(out.stem + ".review.html")
+
+
+# ------------------------------------------------------------------------------ images
+def _jpeg(rgb: np.ndarray, side: int) -> bytes:
+    """An RGB (H, W, 3) uint8 image scaled to ``side`` pixels on its long side, as JPEG bytes."""
+    h, w = rgb.shape[:2]
+    k = side / max(h, w)
+    if k < 1:
+        rgb = cv2.resize(rgb, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if not ok:  # pragma: no cover - OpenCV encodes any uint8 RGB image
+        raise ValueError("could not encode a JPEG")
+    return buf.tobytes()
+
+
+def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, str | None]:
+    """(thumbnail, annotated reading, note) of one flagged photo; the note says why an image is
+    missing (the file cannot be read, no tiles, the reader is not available)."""
+    from .annotate import annotate, fixed_detections
+    from .errors import VisionError
+    from .io import load_photo
+
+    try:
+        photo = load_photo(job.path)
+    except (VisionError, OSError) as e:
+        return None, None, f"the photo cannot be shown: {str(e).splitlines()[0]}"
+    thumb = _jpeg(photo.pixels, THUMB_SIDE)
+    if job.error:  # a bad manifest row: the photo was not read
+        return thumb, None, "not read (the manifest row cannot be used)"
+    if reader is None:
+        return thumb, None, "no annotated reading: the photo reader is not available"
+    from .pipeline import parse_fixes
+
+    try:
+        fixes = parse_fixes(job.fix)
+        res = reader(job.path, job.ruleset, job.make_context(), winning_tile=job.winning_tile,
+                     exposed=job.exposed, fixes=fixes, options=dict(job.options))
+    except Exception as e:  # (VisionError, HandError, …: the row's own error says what happened)
+        return thumb, None, f"no annotated reading: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+    r = res.reading
+    title = f"{r.notation}  ({r.confidence:.0%})" if r.legal else f"NOT LEGAL: {r.notation}"
+    img = annotate(res.photo.pixels, res.detections, r, res.order, title, fixed=fixed_detections(res.order, fixes))
+    return thumb, _jpeg(img, ANNOTATED_SIDE), None
+
+
+def _cached_images(con: sqlite3.Connection, jobs_rows: Sequence[tuple[Any, Mapping[str, Any]]],
+                   reader_spec: str, log: Callable[[str], None]) -> dict[str, tuple[bytes | None, bytes | None, str | None]]:
+    """Images of the flagged rows: from the ``review_images`` cache when the photo's SHA-256 and
+    parameter hash are unchanged, else made now (the reader built once, only when needed)."""
+    from .batch import FatalError, reader_identity, resolve_reader
+
+    con.executescript(SCHEMA)
+    rid = reader_identity(reader_spec)
+    out: dict[str, tuple[bytes | None, bytes | None, str | None]] = {}
+    reader: Callable | None = None
+    reader_failed = False
+    for job, row in jobs_rows:
+        params = job.params(rid)
+        sha = row.get("sha256") or ""
+        hit = con.execute("SELECT thumb, annotated, note FROM review_images WHERE key=? AND sha256=? AND params=?",
+                          (job.key, sha, params)).fetchone()
+        if hit:
+            out[job.key] = (hit[0], hit[1], hit[2])
+            continue
+        if reader is None and not reader_failed and not job.error and sha:
+            try:
+                reader = resolve_reader(reader_spec)()
+            except (FatalError, Exception) as e:  # models missing: the page still lists the rows
+                reader_failed = True
+                log(f"review report: no annotated readings ({str(e).splitlines()[0] if str(e) else type(e).__name__})")
+        imgs = _images(job, reader)
+        out[job.key] = imgs
+        with con:
+            con.execute("INSERT OR REPLACE INTO review_images (key, sha256, params, thumb, annotated, note) "
+                        "VALUES (?, ?, ?, ?, ?, ?)", (job.key, sha, params, *imgs))
+    return out
+
+
+# ------------------------------------------------------------------------------ advice
+def photo_command(job, fix: str = "POS=TILE") -> str:
+    """The ``mahjong-score photo`` command that reads this photo as the batch did, with ``--fix``
+    (to try a correction) and ``--annotate`` (to see the numbered tiles)."""
+    ctx = dict(job.context)
+    argv = ["mahjong-score", "photo", job.path, "-r", job.ruleset, "--seat-wind", ctx.get("seat_wind", "E"),
+            "--round-wind", ctx.get("round_wind", "E")]
+    if not ctx.get("winner", True):
+        argv.append("--not-winner")
+    elif ctx.get("win_by", "discard") != "discard":
+        argv += ["--win-by", ctx["win_by"]]
+    for name in ("last_tile", "first_turn", "announced_wait", "kong_on_kong"):
+        if ctx.get(name):
+            argv.append("--" + name.replace("_", "-"))
+    if ctx.get("dealer") is not None:
+        argv.append("--dealer" if ctx["dealer"] else "--not-dealer")
+    for f in ctx.get("flags", ()):
+        argv += ["--flag", f]
+    for k, v in job.options:
+        argv += ["--option", f"{k}={v}"]
+    if job.winning_tile:
+        argv += ["--winning-tile", job.winning_tile]
+    if job.exposed:
+        argv += ["--exposed", job.exposed]
+    fixes = ",".join(x for x in (job.fix, fix) if x)
+    argv += ["--fix", fixes, "--annotate", str(Path(job.key).with_suffix("").name) + ".check.jpg", "--no-history"]
+    return shlex.join(argv)
+
+
+def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """(what to do, commands) for a flagged row."""
+    where = f"manifest line {job.line}" if job.line else "a new manifest row for this photo"
+    status = row["status"]
+    rerun = "then rerun the same batch command: only the changed rows are scored again"
+    if status.startswith("error: manifest line") or (job.error and status.startswith("error:")):
+        return (f"Correct the cell named in the problem on {where}, {rerun}.", [])
+    if status == "error: no such file":
+        return (f"The manifest lists a photo that is not in the folder: correct the photo cell on {where} "
+                f"or add the file, {rerun}.", [])
+    if status.startswith("error:"):
+        return ("The photo could not be scored. Retake it (the whole hand in the frame, tiles face up; see "
+                "docs/photo.md), or score the hand from notation with `mahjong-score hand`; " + rerun + ".", [])
+    problem = (row.get("problem") or "").lower()
+    if "not allowed" in problem or "not a winning hand under" in problem:
+        return (f"The tiles are read, but the ruleset refuses this mahjong. Check the reading in the picture "
+                f"and the circumstances on {where} (winner, win_by, flags, options); if a tile is misread, "
+                f"put its correction in the fix cell of {where} (e.g. 3=5p); {rerun}. To try a correction "
+                f"first:", [photo_command(job)])
+    return (f"Check the numbered tiles in the annotated reading. For each misread tile put its correction in "
+            f"the fix cell of {where} (e.g. 3=5p; several: 3=5p,7=1z), {rerun}. To try a correction first:",
+            [photo_command(job)])
+
+
+# ------------------------------------------------------------------------------ page
+CSS = """
+body{font:15px/1.4 system-ui,sans-serif;margin:0;background:#f4f4f1;color:#222}
+header{background:#1f6f43;color:#fff;padding:14px 20px}header h1{margin:0;font-size:20px}
+header p{margin:4px 0 0}main{padding:12px 20px}
+.card{background:#fff;border-radius:8px;box-shadow:0 1px 3px #0002;margin:0 0 16px;padding:12px 16px;
+display:grid;grid-template-columns:240px 1fr;gap:8px 16px}
+.card h2{grid-column:1/3;margin:0;font-size:16px}.card h2 .st{font-weight:normal;padding:1px 8px;border-radius:10px}
+.needs-review .st{background:#ffe7a8}.error .st{background:#ffc9c4}
+.thumb img{max-width:240px;border-radius:4px}.annot img{max-width:100%;border-radius:4px}
+.annot{grid-column:1/3}.meta{color:#555}.problem{font-weight:600}
+code{display:block;background:#f0f0ec;padding:6px 8px;border-radius:4px;white-space:pre-wrap;word-break:break-all}
+.note{color:#777;font-style:italic}table.meta td{padding:0 12px 0 0}
+"""
+
+
+def _img(data: bytes | None, alt: str) -> str:
+    if not data:
+        return ""
+    return f'<img alt="{html.escape(alt)}" src="data:image/jpeg;base64,{base64.b64encode(data).decode()}">'
+
+
+def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None, bytes | None, str | None]]],
+                total: int, out_name: str) -> str:
+    """The HTML page of the flagged rows: ``items`` are (job, output row, images)."""
+    cards = []
+    n = 0
+    for job, row, (thumb, annotated, note) in items:
+        n += 1
+        kind = "error" if row["status"].startswith("error") else "needs-review"
+        what, commands = advice(job, row)
+        e = html.escape
+        facts = [("table / hand / player", " / ".join(x or "–" for x in (job.table, job.hand, job.player))),
+                 ("seat wind", row["seat_wind"]), ("winner", row["winner"]), ("ruleset", job.ruleset),
+                 ("manifest line", str(job.line) if job.line else "none (command-line defaults)")]
+        if row.get("reading"):
+            conf = row.get("confidence")
+            facts.append(("reading", row["reading"] + (f" ({conf:.0%} sure)" if conf else "")))
+        if row.get("total") is not None:
+            facts.append(("score", str(row["total"])))
+        if job.fix:
+            facts.append(("fix cell", job.fix))
+        problem = row.get("problem") or (row["status"][len("error: "):] if kind == "error" else "")
+        cards.append(
+            f'<section class="card {kind}" id="{e(job.key)}">'
+            f'<h2>{e(job.key)} <span class="st">{e(row["status"].split(":")[0])}</span></h2>'
+            f'<div class="thumb">{_img(thumb, "the photo " + job.key)}</div>'
+            f'<div><p class="problem">{e(problem)}</p>'
+            f'<table class="meta">{"".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in facts)}</table>'
+            f'<p>{e(what)}</p>{"".join(f"<code>{e(c)}</code>" for c in commands)}</div>'
+            + (f'<div class="annot">{_img(annotated, "the reading of " + job.key)}</div>' if annotated else "")
+            + (f'<p class="note">{e(note)}</p>' if note else "")
+            + "</section>")
+    return ("<!doctype html><html lang=en><head><meta charset=utf-8>"
+            "<meta name=viewport content='width=device-width,initial-scale=1'>"
+            f"<title>Review: {html.escape(out_name)}</title><style>{CSS}</style></head><body>"
+            f"<header><h1>Batch review — {html.escape(out_name)}</h1>"
+            f"<p>{n} of {total} photos need a look: the problem, the reading with its tile numbers, and how to "
+            f"correct it.</p></header><main>{''.join(cards)}</main></body></html>\n")
+
+
+def write_review(con: sqlite3.Connection, rows: Sequence[tuple[Any, Mapping[str, Any]]], out: Path, total: int,
+                 reader_spec: str, log: Callable[[str], None] | None = None) -> Path | None:
+    """Write ``<out>.review.html`` for the flagged rows among ``rows`` ((job, output row) in output
+    order; a row is flagged when its status is not ``ok``), or remove a stale one when none is.
+    Returns the page's path, or None when no page was written. A page that cannot be written is a
+    warning (``log``), never a lost batch."""
+    log = log or (lambda m: print(f"mahjong-score: warning: {m}", file=sys.stderr))
+    path = review_path_for(out)
+    flagged = [(j, r) for j, r in rows if r["status"] != "ok"]
+    if not flagged:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            log(f"could not remove the old review report {path}: {e}")
+        return None
+    images = _cached_images(con, flagged, reader_spec, log)
+    page = render_page(((j, r, images[j.key]) for j, r in flagged), total, out.name)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(page, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as e:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        log(f"the review report {path} could not be written: {e}")
+        return None
+    return path
