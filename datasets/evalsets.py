@@ -177,6 +177,13 @@ def product_read(source, ruleset: str, threads: int = 1) -> dict:
         return {"tiles": [], "boxes": np.zeros((0, 4)), "all_boxes": np.zeros((0, 4)), "notation": None,
                 "legal": False, "confidence": 0.0, "error": str(e) or type(e).__name__,
                 "timed_out": isinstance(e, ReadTimeout), "seconds": time.perf_counter() - t0}
+    except Exception as e:  # a bug in the product: counted and named, and the eval goes on
+        import traceback
+
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        return {"tiles": [], "boxes": np.zeros((0, 4)), "all_boxes": np.zeros((0, 4)), "notation": None,
+                "legal": False, "confidence": 0.0, "timed_out": False, "seconds": time.perf_counter() - t0,
+                "crashed": f"{type(e).__name__} at {Path(where.filename).name}:{where.lineno}: {e}"[:200]}
     r = res.reading
     idx = [i for i, role in enumerate(r.roles) if role != "ignored"]
     inv = 1.0 / res.photo.scale
@@ -214,6 +221,7 @@ def _sum(rows: list[dict], who: str) -> dict:
     out = {"n": len(rs), "tp": tp, "fp": fp, "fn": fn, "f1": 2 * p * rc / (p + rc) if p + rc else 0.0,
            "precision": p, "recall": rc, "exact": sum(bool(r["exact"]) for r in rs)}
     out["timed_out"] = sum(bool(r.get("timed_out")) for r in rs)
+    out["crashed"] = sum(bool(r.get("crashed")) for r in rs)
     if all("found" in r for r in rs):
         out["found"] = sum(bool(r["found"]) for r in rs)
     if all("same" in r for r in rs):
@@ -262,8 +270,8 @@ def eval_rotations(sources, ruleset: str = "nts", threads: int = 1, baseline: bo
                 if vname == "upright":
                     ref[who] = key
                 row[who] = {"tp": tp, "fp": fp, "fn": fn, "exact": Counter(r["tiles"]) == Counter(gold),
-                            "same": key == ref.get(who), "reading": r["notation"], "seconds": r["seconds"],
-                            "timed_out": bool(r.get("timed_out"))}
+                            "same": key is not None and key == ref.get(who), "reading": r["notation"], "seconds": r["seconds"],
+                            "timed_out": bool(r.get("timed_out")), "crashed": r.get("crashed")}
             rows.append(row)
             if log:
                 log(f"rotations {name} {vname}")
@@ -307,7 +315,7 @@ def eval_composites(crops_root: Path, n: int = 20, seed: int = 0, threads: int =
                 row[who] = {"tp": tp, "fp": fp, "fn": fn, "exact": Counter(r["tiles"]) == Counter(c.hand_tiles),
                             "found": hand_found(r["all_boxes"], r["boxes"], c.hand_boxes),
                             "reading": r["notation"], "seconds": r["seconds"],
-                            "timed_out": bool(r.get("timed_out"))}
+                            "timed_out": bool(r.get("timed_out")), "crashed": r.get("crashed")}
             rows.append(row)
             if log:
                 log(f"composite {i}")
@@ -362,7 +370,7 @@ def eval_hard(n: int = 18, W: int = 1280, H: int = 960, threads: int = 1, baseli
                 tp, fp, fn = box_counts(r["boxes"], r["tiles"], gb, gc)
                 row[who] = {"tp": tp, "fp": fp, "fn": fn, "exact": Counter(r["tiles"]) == Counter(gc),
                             "found": hand_found(r["all_boxes"], r["boxes"], gb), "reading": r["notation"],
-                            "seconds": r["seconds"], "timed_out": bool(r.get("timed_out"))}
+                            "seconds": r["seconds"], "timed_out": bool(r.get("timed_out")), "crashed": r.get("crashed")}
             rows.append(row)
             by_kind.setdefault(hs.kind, []).append(row)
             if log:

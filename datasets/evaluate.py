@@ -554,6 +554,8 @@ def _cell(s: dict | None, *keys: str, n: int | None = None) -> str:
             out.append(f"{k} {s[k]}/{n} ({s[k] / n:.0%})" if n else f"{k} —")
     if s.get("timed_out"):
         out.append(f"{s['timed_out']} timed out")
+    if s.get("crashed"):
+        out.append(f"{s['crashed']} CRASHED")
     return ", ".join(out)
 
 
@@ -597,12 +599,14 @@ def format_sets(R: dict) -> str:
             o = r.get("ours")
             if o and not o["exact"]:
                 what = f"{name} {r['index']}" + (f" {r['kind']}" if "kind" in r else "")
-                why = "timed out" if o.get("timed_out") else ("hand not found" if not o.get("found") else "misread")
+                why = ("CRASHED: " + o["crashed"]) if o.get("crashed") else "timed out" if o.get("timed_out") else (
+                    "hand not found" if not o.get("found") else "misread")
                 miss.append(f"  {what}: {why}; gold {' '.join(sorted(r['gold']))} | read {o['reading']}")
     for r in (rot or {}).get("rows", []):
         o = r.get("ours")
         if o and not o["same"]:
-            miss.append(f"  rotations {r['photo']} {r['variant']}: not the upright reading; read {o['reading']}")
+            miss.append(f"  rotations {r['photo']} {r['variant']}: not the upright reading; read {o['reading']}"
+                        + (f" (CRASHED: {o['crashed']})" if o.get("crashed") else ""))
     if miss:
         tail += ["", "the product's misses on the sets:"] + miss
     return "\n".join(head + L + tail)

@@ -141,3 +141,20 @@ def test_eval_sets_end_to_end(shared, capsys):
     assert "| composites of real crops (1," in text and "| hard-scene renders, held out (1 of" in text
     base = R["composites"]["total"]["baseline"]
     assert base == {} or base["n"] == 1  # mahjong-detector beside it when installed
+
+
+def test_a_product_crash_is_counted_not_fatal(monkeypatch):
+    import vision.pipeline
+
+    from datasets import evaluate
+
+    monkeypatch.setattr(evaluate, "_vision_models", lambda threads: (None, None))
+
+    def boom(*a, **k):
+        raise StopIteration
+
+    monkeypatch.setattr(vision.pipeline, "read_photo", boom)
+    r = evalsets.product_read(b"not read", "nts")
+    assert r["tiles"] == [] and r["crashed"].startswith("StopIteration at test_evalsets.py:")
+    s = evalsets._sum([{"ours": {"tp": 0, "fp": 0, "fn": 14, "exact": False, "crashed": r["crashed"]}}], "ours")
+    assert s["crashed"] == 1 and "1 CRASHED" in evaluate._cell(s, "f1")
