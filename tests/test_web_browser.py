@@ -208,3 +208,50 @@ def test_table_view_settles_four_scores(page):
     assert shown == dict(want.net)
     assert page.locator("#t-transfers li").count() == len(want.transfers)
     assert _no_horizontal_scroll(page)
+
+
+def test_a_non_image_after_a_photo_clears_the_previous_result(page, scene, tmp_path):
+    # issue 15 item 15: the error of a new upload is not shown above the previous photo's reading
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(scene.jpeg)
+    page.set_input_files("#photo", str(photo))
+    page.wait_for_selector("#strip button.tile", timeout=30_000)
+    _idle(page)
+    assert page.is_visible("#result") and page.is_visible("#score")
+    fake = tmp_path / "notes.jpg"
+    fake.write_text("this is not a photo")
+    page.set_input_files("#photo", str(fake))
+    page.wait_for_selector("#error:not([hidden])", timeout=30_000)
+    _idle(page)
+    assert "not an image" in page.text_content("#error")
+    assert not page.is_visible("#result") and not page.is_visible("#score")
+
+
+def test_table_view_names_are_not_seats_and_the_title_names_the_ruleset(page):
+    # issue 15 item 15: default player names were E/S/W/N, which read as seats when another player
+    # is East; the title read "rode-draak (rode-draak)"
+    from scoring import load_ruleset
+    from scoring.settle import settle
+
+    page.click("#tab-table")
+    page.select_option("#t-ruleset", "rode-draak")
+    rows = page.locator("#players .player")
+    names = [rows.nth(i).locator(".p-name").input_value() for i in range(4)]
+    assert names == ["Player 1", "Player 2", "Player 3", "Player 4"]
+    scores = dict(zip(names, (200, 100, 200, 500)))
+    for i, n in enumerate(names):
+        rows.nth(i).locator(".p-score").fill(str(scores[n]))
+        rows.nth(i).locator(".p-hand").fill("")
+    rows.nth(2).locator("input[name=t-east]").check(force=True)    # Player 3 is East
+    rows.nth(0).locator("input[name=t-winner]").check(force=True)
+    page.click("#t-settle")
+    page.wait_for_selector("#t-result:not([hidden])", timeout=30_000)
+    seats = {r.locator("td").nth(0).text_content(): r.locator("td").nth(1).text_content()
+             for r in page.locator("#t-net tr").all()}
+    assert seats == {"Player 1": "W", "Player 2": "N", "Player 3": "E", "Player 4": "S"}
+    want = settle("rode-draak", scores, "Player 1", "Player 3")
+    shown = {r.locator("td").nth(0).text_content(): int(r.locator("td").nth(3).text_content())
+             for r in page.locator("#t-net tr").all()}
+    assert shown == dict(want.net)
+    title = page.text_content("#t-title")
+    assert title == f"{load_ruleset('rode-draak').name} — Player 1 won", title

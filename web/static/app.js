@@ -289,6 +289,13 @@
   }
 
   // ------------------------------------------------------------------ rendering
+  function clearResult() {
+    $("result").hidden = true;
+    $("score").hidden = true;
+    $("annotated").removeAttribute("src");
+    $("overlay").textContent = "";
+  }
+
   function tileButton(t) {
     const code = t.tile || t.raw;
     const cls = ["tile"];
@@ -459,13 +466,18 @@
   }
 
   // ------------------------------------------------------------------ table
+  //: default player names: not wind letters, which would read as seats once another player is East
+  const DEFAULT_NAMES = ["Player 1", "Player 2", "Player 3", "Player 4"];
+
   function tableNames() {
-    return [...document.querySelectorAll("#players .p-name")].map((e, i) => e.value.trim() || "P" + (i + 1));
+    return [...document.querySelectorAll("#players .p-name")].map((e, i) => e.value.trim() || DEFAULT_NAMES[i]);
   }
 
   function buildTable() {
     const t = saved.table || {};
-    const names = t.names || ["E", "S", "W", "N"];
+    // names saved by an older page were the wind letters E S W N: replaced by the defaults
+    const old = Array.isArray(t.names) && t.names.join(",") === "E,S,W,N";
+    const names = t.names && !old ? t.names : DEFAULT_NAMES;
     const box = $("players");
     box.textContent = "";
     names.forEach((name, i) => {
@@ -473,7 +485,8 @@
       const won = h("input", { type: "radio", name: "t-winner", value: String(i) });
       box.append(h("div", { class: "player" },
         h("div", { class: "player-head" },
-          h("input", { class: "p-name", type: "text", value: name, "aria-label": `Player ${i + 1} name`, maxlength: "24" }),
+          h("input", { class: "p-name", type: "text", value: name, "aria-label": `Player ${i + 1} name`, maxlength: "24",
+                       placeholder: DEFAULT_NAMES[i] }),
           h("label", { class: "pill" }, east, h("span", { text: "East" })),
           h("label", { class: "pill" }, won, h("span", { text: "Won" }))),
         h("div", { class: "player-body" },
@@ -557,7 +570,10 @@
 
   function renderSettlement(res) {
     $("t-result").hidden = false;
-    $("t-title").textContent = `${res.ruleset} (${res.scheme}) — ` + (res.winner ? `${res.winner} won` : "void hand");
+    // the ruleset's name, and the settlement scheme only when it is not the ruleset's own id
+    const rs = meta.rulesets.find((r) => r.id === res.ruleset);
+    const scheme = res.scheme && res.scheme !== res.ruleset ? ` (settlement ${res.scheme})` : "";
+    $("t-title").textContent = `${rs ? rs.name : res.ruleset}${scheme} — ` + (res.winner ? `${res.winner} won` : "void hand");
     const tb = $("t-net");
     tb.textContent = "";
     for (const p of Object.keys(res.net)) {
@@ -669,6 +685,7 @@
     $("photo").addEventListener("change", () => {
       const f = $("photo").files[0];
       if (!f) return;
+      clearResult();  // a new photo: the previous reading is not shown under its error
       if (f.size > meta.max_upload_bytes) {
         showError(`The photo is ${(f.size / 1048576).toFixed(1)} MB; the limit is ${(meta.max_upload_bytes / 1048576).toFixed(0)} MB.`);
         return;
