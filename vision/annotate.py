@@ -46,12 +46,15 @@ LEGEND = (("concealed", COLOURS["concealed"]), ("winning", COLOURS["winning"]), 
           ("concealed kong", COLOURS["concealed-kong"]), ("bonus", COLOURS["bonus"]),
           ("changed by the reader", CHANGED), ("fixed by you", FIXED))
 FONT = cv2.FONT_HERSHEY_SIMPLEX
-#: tile-code text height as a share of the median tile height, and its least share of the long side
-TILE_TEXT, MIN_TEXT = 0.22, 0.016
+#: tile-code text height: as large as a two-character code that fits the median tile's width allows
+#: (TILE_TEXT_W of the width), at most TILE_TEXT of its height, and at least MIN_TEXT of the long side
+TILE_TEXT_W, TILE_TEXT, MIN_TEXT = 0.48, 0.4, 0.016
 #: the tile number's text height: a share of the code's, and its least share of the long side
 NUMBER_TEXT, MIN_NUMBER = 0.6, 0.012
 #: title and legend text heights as shares of the photo's long side
 TITLE_TEXT, LEGEND_TEXT = 0.026, 0.019
+#: label sizes tried, from the largest a tile allows down to half of it (the first that fits is used)
+SHRINK_STEPS = 5
 #: share of a label's area that may lie on other tiles' boxes (where touching tiles' boxes overlap)
 TOLERATED = 0.12
 _CAP = cv2.getTextSize("0", FONT, 1.0, 1)[0][1]  # cap height of the font at scale 1 (pixels)
@@ -155,42 +158,24 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
     ``placed``: when a list is given, one dict per label drawn is appended to it: ``kind`` (tile,
     meld, title, legend), ``index`` (detection index of a tile label, else None), ``rect`` (x0, y0,
     x1, y1 pixels) and ``lines`` (the texts).
+
+    Label size: the largest of :data:`SHRINK_STEPS` sizes, from the one a tile's width allows down
+    to half of it (never below :data:`MIN_TEXT`), at which every label finds a free spot next to its
+    tile (no stacking, nothing covered); crowded layouts thus get smaller labels, not long leader
+    lines.
     """
     img = np.ascontiguousarray(image.copy())
     H, W = img.shape[:2]
     long_side = float(max(H, W))
     tile_h = float(np.median(det.sizes[:, 1])) if len(det) else 0.05 * long_side
-    text_px = max(TILE_TEXT * tile_h, MIN_TEXT * long_side)
-    num_px = max(NUMBER_TEXT * text_px, MIN_NUMBER * long_side)
+    tile_w = float(np.median(det.sizes[:, 0])) if len(det) else 0.04 * long_side
     line = max(2, int(round(long_side / 640)))  # box line width: 2 px at 1280, 9 px at 5712
-    gap = max(2.0, 0.1 * text_px)
     pos = {d: k + 1 for k, d in enumerate(order)}
     boxes = [tuple(float(v) for v in b) for b in det.boxes]
-    taken: list[Rect] = []
-    leaders: list[tuple[tuple[int, int], tuple[int, int], tuple[int, int, int]]] = []
-    drawn: list[tuple[_Text, Rect]] = []  # tile and meld labels, drawn after the leader lines
+    records: list[dict] = []
 
-    def others(skip: Collection[int]) -> list[Rect]:
-        return [b for j, b in enumerate(boxes) if j not in skip]
-
-    def note(kind: str, index: int | None, label: _Text, rect: Rect) -> None:
-        if placed is not None:
-            placed.append({"kind": kind, "index": index, "rect": rect, "lines": [t for t, _, _ in label.lines]})
-
-    def put(label: _Text, anchor: Rect, skip: Collection[int], colour, prefer: str = "above",
-            kind: str = "tile", index: int | None = None) -> None:
-        w, h, _ = label.metrics()
-        rect, level = _place((w, h), anchor, others(skip), taken, (H, W), gap, prefer)
-        if level > 0:  # a leader line from the stacked label to its tile
-            cx = int(round((rect[0] + rect[2]) / 2))
-            if rect[3] <= anchor[1]:
-                p0, p1 = (cx, int(rect[3])), (int(round((anchor[0] + anchor[2]) / 2)), int(anchor[1]))
-            else:
-                p0, p1 = (cx, int(rect[1])), (int(round((anchor[0] + anchor[2]) / 2)), int(anchor[3]))
-            leaders.append((p0, p1, colour))
-        taken.append(rect)
-        drawn.append((label, rect))
-        note(kind, index, label, rect)
+    def note(kind: str, index: int | None, label: _Text, rect: Rect, into: list[dict]) -> None:
+        into.append({"kind": kind, "index": index, "rect": rect, "lines": [t for t, _, _ in label.lines]})
 
     # frames first (labels are drawn over them): group outlines, tiles, changed / fixed tiles
     pad = int(round(tile_h * 0.12))
@@ -241,28 +226,72 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
     at_bottom = any(_overlap((0.0, 0.0, float(W), blocks_h + margin), b) for b in boxes) and not any(
         _overlap((0.0, H - blocks_h - 2 * margin, float(W), float(H)), b) for b in boxes)
     top = H - blocks_h - margin if at_bottom else margin
+    fixed_rects: list[Rect] = []
     for kind, blk, bx, by in blocks:
-        taken.append(blk.draw(img, bx, top + by))
-        note(kind, None, blk, taken[-1])
-    # tile labels: code (large), number and what the reader changed (smaller), in one box
-    for i in sorted(range(len(boxes)), key=lambda j: (boxes[j][1], boxes[j][0])):  # top row first
-        b = boxes[i]
-        role = reading.roles[i] if i < len(reading.roles) else "ignored"
-        if role == "ignored":
-            continue
-        col = COLOURS.get(role, COLOURS["ignored"])
-        lines = [(f"#{pos.get(i, '?')}", INK, num_px), (str(reading.tiles[i] or "?"), col, text_px)]
-        if i in reading.changed:
-            lines.append((f"was {reading.raw[i]}", CHANGED, num_px))
-        if i in fixed:
-            lines.append(("fixed", FIXED, num_px))
-        put(_Text(lines), b, {i}, col, index=i)
-    for m, r, col in outlines:  # meld notation below its group
-        put(_Text([(m.notation(), col, 0.8 * text_px)]), r, set(m.positions), col, prefer="below", kind="meld")
+        fixed_rects.append(blk.draw(img, bx, top + by))
+        note(kind, None, blk, fixed_rects[-1], records)
+
+    def layout(text_px: float):
+        """Tile and meld labels at this text size: (labels, leader lines, records, badness)."""
+        num_px = max(NUMBER_TEXT * text_px, MIN_NUMBER * long_side)
+        gap = max(2.0, 0.1 * text_px)
+        taken = list(fixed_rects)
+        drawn: list[tuple[_Text, Rect]] = []
+        leaders: list[tuple[tuple[int, int], tuple[int, int], tuple[int, int, int]]] = []
+        recs: list[dict] = []
+        bad = 0.0
+
+        def put(label: _Text, anchor: Rect, skip: Collection[int], colour, prefer: str, kind: str,
+                index: int | None) -> None:
+            nonlocal bad
+            w, h, _ = label.metrics()
+            obstacles = [b for j, b in enumerate(boxes) if j not in skip]
+            rect, level = _place((w, h), anchor, obstacles, taken, (H, W), gap, prefer)
+            covered = sum(_overlap(rect, o) for o in obstacles) + sum(_overlap(rect, t) for t in taken)
+            bad += level + (10.0 if covered > TOLERATED * w * h else 0.0)
+            if level > 0:  # a leader line from the stacked label to its tile
+                cx = int(round((rect[0] + rect[2]) / 2))
+                ax = int(round((anchor[0] + anchor[2]) / 2))
+                if rect[3] <= anchor[1]:
+                    leaders.append(((cx, int(rect[3])), (ax, int(anchor[1])), colour))
+                else:
+                    leaders.append(((cx, int(rect[1])), (ax, int(anchor[3])), colour))
+            taken.append(rect)
+            drawn.append((label, rect))
+            note(kind, index, label, rect, recs)
+
+        # tile labels: code (large), number and what the reader changed (smaller), in one box
+        for i in sorted(range(len(boxes)), key=lambda j: (boxes[j][1], boxes[j][0])):  # top row first
+            role = reading.roles[i] if i < len(reading.roles) else "ignored"
+            if role == "ignored":
+                continue
+            col = COLOURS.get(role, COLOURS["ignored"])
+            lines = [(f"#{pos.get(i, '?')}", INK, num_px), (str(reading.tiles[i] or "?"), col, text_px)]
+            if i in reading.changed:
+                lines.append((f"was {reading.raw[i]}", CHANGED, num_px))
+            if i in fixed:
+                lines.append(("fixed", FIXED, num_px))
+            put(_Text(lines), boxes[i], {i}, col, "above", "tile", i)
+        for m, r, col in outlines:  # meld notation below its group
+            put(_Text([(m.notation(), col, 0.8 * text_px)]), r, set(m.positions), col, "below", "meld", None)
+        return drawn, leaders, recs, bad
+
+    largest = max(min(TILE_TEXT * tile_h, TILE_TEXT_W * tile_w), MIN_TEXT * long_side)
+    best = None
+    for k in range(SHRINK_STEPS):
+        px = max(largest * (0.5 ** (k / max(1, SHRINK_STEPS - 1))), MIN_TEXT * long_side)
+        got = layout(px)
+        if best is None or got[3] < best[3]:
+            best = got
+        if got[3] == 0 or px <= MIN_TEXT * long_side:
+            break
+    drawn, leaders, recs, _ = best
     for p0, p1, colour in leaders:
         cv2.line(img, p0, p1, colour, max(1, line // 2), cv2.LINE_AA)
     for label, rect in drawn:
         label.draw(img, rect[0], rect[1])
+    if placed is not None:
+        placed.extend(records + recs)
     return img
 
 
