@@ -164,7 +164,7 @@ def product_read(source, ruleset: str, threads: int = 1) -> dict:
     empty hand with ``error``."""
     from scoring import Context
     from vision.errors import VisionError
-    from vision.pipeline import read_photo
+    from vision.pipeline import read_photo, unturn_boxes
 
     from .evaluate import _vision_models
 
@@ -187,7 +187,8 @@ def product_read(source, ruleset: str, threads: int = 1) -> dict:
     r = res.reading
     idx = [i for i, role in enumerate(r.roles) if role != "ignored"]
     inv = 1.0 / res.photo.scale
-    boxes = np.asarray(res.detections.boxes, float).reshape(-1, 4) * inv
+    # a photo read turned (rotation tries): its boxes back in the frame of the photo as stored upright
+    boxes = unturn_boxes(res.detections.boxes, res.turned, res.photo.size) * inv
     return {"tiles": [r.tiles[i] if r.tiles[i] is not None else r.raw[i] for i in idx], "boxes": boxes[idx],
             "all_boxes": boxes, "notation": r.notation, "legal": bool(r.legal), "confidence": float(r.confidence),
             "error": None, "seconds": time.perf_counter() - t0}

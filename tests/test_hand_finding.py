@@ -321,3 +321,18 @@ def test_candidates_never_fail_on_random_boxes():
         det = Detections.make(b, rng.uniform(0.2, 1.0, n), rng.random(n) < 0.1)
         cands = hand_candidates(det, (1000, 1000))
         assert cands and cands[0].prior == 1.0
+
+
+@pytest.mark.parametrize("deg,k", [(90, 3), (180, 2), (270, 1)])
+def test_unturn_boxes_maps_back_to_the_photo_as_loaded(deg, k):
+    # a box drawn on a 40×30 image, the image turned `deg` clockwise (np.rot90 k): the box found in
+    # the turned image maps back onto the original box
+    from vision.pipeline import unturn_boxes
+
+    img = np.zeros((30, 40), np.uint8)
+    img[5:12, 8:20] = 1  # rows 5..11, columns 8..19: box (8, 5, 20, 12)
+    t = np.rot90(img, k)
+    ys, xs = np.nonzero(t)
+    found = np.array([[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], float)
+    back = unturn_boxes(found, deg, (t.shape[1], t.shape[0]))
+    assert back.tolist() == [[8, 5, 20, 12]]

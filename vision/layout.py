@@ -383,6 +383,31 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
     return tuple(keep)
 
 
+def lift_geometry(geo: Geometry, keep, n: int) -> Geometry:
+    """``geo``, found for the detections ``keep`` (indices into ``n`` detections, ``geo``'s index k
+    being ``keep[k]``), in the indices of all ``n``: the detections left out form one extra row of
+    single-tile groups after the others (never the hand's), numbered last, with no flags and an
+    infinite distance from the main row."""
+    keep = [int(k) for k in keep]
+    kept = set(keep)
+    rest = [i for i in range(n) if i not in kept]
+    groups = [Group(tuple(keep[t] for t in g.tiles), g.row) for g in geo.groups]
+    rows = list(geo.rows)
+    if rest:
+        ids = []
+        for i in rest:
+            ids.append(len(groups))
+            groups.append(Group((i,), len(rows)))
+        rows.append(tuple(ids))
+    sideways, displaced, dist = [False] * n, [False] * n, [math.inf] * n
+    for k, g in enumerate(keep):
+        sideways[g] = geo.sideways[k]
+        displaced[g] = geo.displaced[k]
+        dist[g] = geo.distance(k)
+    return replace(geo, groups=tuple(groups), rows=tuple(rows), order=tuple(keep[t] for t in geo.order) + tuple(rest),
+                   sideways=tuple(sideways), displaced=tuple(displaced), main_distance=tuple(dist))
+
+
 @dataclass(frozen=True, eq=False)
 class _Rows:
     """Rows and their raw groups found from the boxes (in the turned frame when ``turned``)."""

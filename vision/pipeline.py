@@ -30,7 +30,7 @@ from .decode import Reading, decode
 from .detect import Detections, Detector, load_detector
 from .errors import ImageError, NoTilesError, VisionError
 from .io import Photo, Source, load_photo
-from .layout import Candidate, Geometry, Layout, assign_roles, find_geometry, hand_candidates
+from .layout import Candidate, Geometry, Layout, assign_roles, find_geometry, hand_candidates, lift_geometry
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_PHOTO = REPO / "docs" / "demo.jpg"
@@ -283,6 +283,24 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     return replace(result, timings=t)
 
 
+def unturn_boxes(boxes: np.ndarray, turned: int, size: tuple[int, int]) -> np.ndarray:
+    """Boxes of a photo read turned ``turned`` degrees clockwise (``PhotoResult.turned``), (N, 4)
+    xyxy pixels of the turned photo of ``size`` (width, height), → the same boxes in the photo as
+    loaded (before the turn). Raises ValueError for a turn that is not 0/90/180/270."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    Wt, Ht = size
+    x0, y0, x1, y1 = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
+    if turned == 0:
+        return b.copy()
+    if turned == 90:  # turned (x', y') = (H - y, x): back x = y', y = Wt - x'
+        return np.stack([y0, Wt - x1, y1, Wt - x0], 1)
+    if turned == 180:
+        return np.stack([Wt - x1, Ht - y1, Wt - x0, Ht - y0], 1)
+    if turned == 270:  # turned (x', y') = (y, W - x): back x = Ht - y', y = x'
+        return np.stack([Ht - y1, x0, Ht - y0, x1], 1)
+    raise ValueError(f"turned must be 0, 90, 180 or 270, not {turned}")
+
+
 def weak_reading(res: PhotoResult) -> bool:
     """True when ``res`` is worth reading again turned (:func:`read_photo`): not legal, confidence
     below :data:`ROTATE_BELOW`, or more than half of the face-up tiles it uses were read upside-down
@@ -365,6 +383,40 @@ class _Tried:
     layout: Layout
     reading: Reading
     joint: float
+
+
+#: a box is doubtful when its tileness (detector score × the classifier's top probability) is below
+#: this share of the hand's typical tileness (the median of the ``need`` surest boxes)
+SURE_SHARE = 0.6
+#: the prior of a region found among the sure boxes only, against one found among all boxes
+SURE_ONLY_PRIOR = 0.5
+
+
+def region_candidates(det: Detections, readings: TileReadings, image_size: tuple[int, int], need: int
+                      ) -> tuple[Candidate, ...]:
+    """The candidate hand regions of :func:`vision.layout.hand_candidates` over all boxes and, when
+    some boxes are doubtful (tileness below :data:`SURE_SHARE` of the hand's typical tileness: a cloth
+    pattern, keyboard keys, tiles of a far wall, which lie in line with the hand and join its rows),
+    also over the sure boxes alone (prior × :data:`SURE_ONLY_PRIOR`; the doubtful boxes are then left
+    out of the region, numbered last). Tileness: (N,) detector score × top class probability."""
+    cands = list(hand_candidates(det, image_size, need))
+    n = len(det)
+    if n < 4:
+        return tuple(cands)
+    tileness = np.asarray(det.scores, np.float64) * readings.probs.max(1).astype(np.float64)
+    ref = float(np.median(np.sort(tileness)[::-1][:max(3, min(n, need))]))
+    sure = np.nonzero(tileness >= SURE_SHARE * ref)[0]
+    if len(sure) == n or len(sure) < 3:
+        return tuple(cands)
+    seen = {frozenset(c.geometry.hand_tiles) for c in cands}
+    for c in hand_candidates(det.take(sure), image_size, need, limit=4):
+        geo = lift_geometry(c.geometry, sure, n)
+        if frozenset(geo.hand_tiles) in seen:
+            continue
+        seen.add(frozenset(geo.hand_tiles))
+        cands.append(Candidate(geo, c.prior * SURE_ONLY_PRIOR,
+                               c.why + f", {n - len(sure)} doubtful box(es) left out"))
+    return tuple(cands)
 
 
 def _evidence(det: Detections, readings: TileReadings, reading: Reading) -> float:
@@ -473,9 +525,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                     *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None) -> PhotoResult:
     """The model-free half of :func:`read_photo`: fixes → hand regions → layout → decode → score.
 
-    Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`vision.layout.hand_candidates`
-    proposes up to :data:`vision.layout.MAX_CANDIDATES` hand regions (each row of similar tiles with
-    the rows near it, the longest row always among them), each is decoded, and the reading with the
+    Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`region_candidates` proposes up to
+    :data:`vision.layout.MAX_CANDIDATES` hand regions (each row of similar tiles with the rows near
+    it, the longest row always among them), and as many again found among the sure boxes alone when
+    some boxes are doubtful; each is decoded, and the reading with the
     best joint score is kept (:func:`_search_regions`: region prior × role prior × tile readings ×
     the models' belief that the boxes are tiles; a legal reading always beats one that is not). Its
     confidence is multiplied by its share among the distinct legal readings of all regions, and a
@@ -497,7 +550,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     """
     t1 = time.perf_counter()
     need = ruleset.hand_size + (1 if context.winner else 0)
-    cands = hand_candidates(det, photo.size, need)
+    cands = region_candidates(det, readings, photo.size, need)
     numbering = None
     added: tuple[int, ...] = ()
     if fixes or additions:
@@ -509,7 +562,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             m = len(det)
             det, readings, numbering = add_tiles(det, readings, geo0, additions)
             added = tuple(range(m, len(det)))
-            cands = hand_candidates(det, photo.size, need)
+            cands = region_candidates(det, readings, photo.size, need)
     tried = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
     said_won = winning_tile is not None or any(
         (getattr(context, k) for k in ("last_tile", "first_turn", "kong_on_kong"))) or context.win_by != "discard"
