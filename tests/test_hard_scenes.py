@@ -178,3 +178,18 @@ def test_layout_check_scores_a_reading():
     codes[0] = "7z" if codes[0] != "7z" else "6z"
     miss = lay.check(everything, lay.hand_boxes, codes)
     assert miss["found"] and not miss["exact"] and (miss["tp"], miss["fp"], miss["fn"]) == (13, 1, 1)
+
+
+@needs_art
+def test_plain_renders_never_touch_the_hard_code(monkeypatch):
+    """Off by default: without ``hard`` no function of datasets/hard.py runs and no draw of its random
+    stream is taken, so plain renders stay byte-identical to those made before hard scenes existed."""
+    def boom(*a, **k):
+        raise AssertionError("hard-scene code ran in a plain render")
+
+    for name in ("hard_rng", "standing_for", "camera_opts", "frame_points", "surface_texture", "backdrop",
+                 "backlight", "place_clutter", "clutter_group"):
+        monkeypatch.setattr(hard, name, boom)
+    sc = render_scene(5, 2, W, H)
+    assert "hard" not in sc.info
+    assert synth.hard_for({"hard": None}, 3) is None
