@@ -40,6 +40,7 @@ import asyncio
 import base64
 import io
 import json
+import os
 import re
 import secrets
 import threading
@@ -69,7 +70,7 @@ from scoring.session import SessionState
 from scoring.settle import settle
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
-from vision.io import MAX_PIXELS
+from vision.io import MAX_PIXELS, limit_heap_growth, release_memory
 from vision.pipeline import WORK_SIDE, parse_fixes, read_detections, read_photo, to_json
 
 from . import schemas as S
@@ -377,6 +378,20 @@ class _Checked:
         return getattr(self._model, name)
 
 
+#: nice value of the photo worker threads: the CPU goes to notation and the event loop first
+PHOTO_NICE = 10
+
+
+def _lower_priority() -> None:
+    """Lower the calling thread's CPU priority by :data:`PHOTO_NICE` (Linux schedules threads one by
+    one; the models run in this thread, ``vision.models.THREADS`` = 1), so that a photo flood
+    cannot starve notation requests of CPU. A no-op where the OS refuses it."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PHOTO_NICE)
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        pass
+
+
 class PhotoGate:
     """Admission and cancellation of photo work in the photo pool.
 
@@ -413,6 +428,11 @@ class PhotoGate:
                 self.inflight -= 1
                 if not _f.cancelled():
                     self.mean_s = 0.8 * self.mean_s + 0.2 * (time.perf_counter() - t0)
+            if not _f.cancelled() and _f.exception() is not None:
+                # the error's traceback holds the pipeline's frames (the photo's pixels); cut it so
+                # that they go now, not at the next cyclic garbage collection
+                _f.exception().__traceback__ = None
+            release_memory()  # the decode's buffers go back to the system, not to this thread's heap
 
         try:
             cf = self.executor.submit(fn, ev, *args)
@@ -510,7 +530,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         models_error = "the server was started without the photo models (--no-models)"
     # uploads up to the limit stay in memory: nothing is spooled to a temporary file
     MultiPartParser.spool_max_size = max(MultiPartParser.spool_max_size, st.max_upload_bytes + FORM_OVERHEAD)
-    executor = ThreadPoolExecutor(max_workers=max(1, st.workers), thread_name_prefix="mahjong-score-photo")
+    limit_heap_growth()  # large decode buffers are returned to the system after each photo
+    executor = ThreadPoolExecutor(max_workers=max(1, st.workers), thread_name_prefix="mahjong-score-photo",
+                                  initializer=_lower_priority)
     quick = ThreadPoolExecutor(max_workers=max(2, st.workers), thread_name_prefix="mahjong-score")
     gate = PhotoGate(executor, st.workers, st.workers + max(0, st.photo_queue))
     cache = PhotoCache(st.photo_cache, st.photo_cache_bytes)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import sys
 import tempfile
 from pathlib import Path
 
@@ -103,6 +104,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         except TilesetError as e:
             raise cli.UserError(str(e)) from None
     app = create_app(settings, load_models=not args.no_models)
+    # hand the interpreter lock over every 1 ms (default 5 ms): a notation request waiting behind
+    # a photo thread's Python code gets it sooner (measured in benchmarks/bench_memory.py)
+    sys.setswitchinterval(0.001)
     print(f"mahjong-score: data dir {data_dir}")
     if app.state.models_error:
         print(f"mahjong-score: photo reading unavailable: {app.state.models_error}")
