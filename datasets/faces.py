@@ -459,6 +459,438 @@ def _style(style: int) -> ProcStyle:
     return ProcStyle(style)
 
 
+# ----------------------------------------------------------------------------- wide styles (issue 18)
+#
+# The ``wide`` source: procedural faces with far more variety than ``proc`` — per-role fonts, glyphs
+# sheared, stretched, thickened/thinned and elastically warped (calligraphy the fonts do not cover),
+# monochrome or coloured ink, flower and season faces as a drawn plant, figure or landscape with the
+# numeral and character small in the corners (or large, or absent) in many layouts, more pip and stick
+# shapes. It is used only when a caller asks for it (``datasets.synth --wide-styles``), so renders
+# without that option are unchanged. Style ids ``≡ 0 (mod WIDE_VAL_EVERY)`` are held out for
+# validation (:func:`wide_style_id`): training renders never draw them.
+
+WIDE_STYLES = 1 << 16
+WIDE_VAL_EVERY = 8
+
+
+def wide_style_id(rng: np.random.Generator, split: str) -> int:
+    """A ``wide`` style id for a tile set of ``split`` (``val``: held-out ids ≡ 0 mod WIDE_VAL_EVERY;
+    anything else: the training ids)."""
+    k = int(rng.integers(WIDE_STYLES // WIDE_VAL_EVERY))
+    return k * WIDE_VAL_EVERY if split == "val" else k * WIDE_VAL_EVERY + 1 + int(rng.integers(WIDE_VAL_EVERY - 1))
+
+
+_INK_COLOURS = [BLUE, RED, GREEN, BLACK, (20, 40, 110), (150, 20, 30), (10, 90, 50), (60, 30, 20), (90, 40, 120),
+                (200, 110, 20), (20, 110, 130)]
+
+
+class WideStyle(ProcStyle):
+    """Parameters of one ``wide`` style (an int id); extends :class:`ProcStyle`."""
+
+    def __init__(self, style: int) -> None:
+        super().__init__(style)
+        rng = np.random.default_rng([style, 1818])
+        fonts = cjk_fonts()
+        pick = lambda: fonts[int(rng.integers(len(fonts)))]  # noqa: E731
+        self.font_num, self.font_wan, self.font_hon, self.font_bonus = pick(), pick(), pick(), pick()
+        self.stroke = int(rng.choice([0, 0, 0, 1, 2, 3, 5]))
+        self.thick = int(rng.choice([-3, -2, -1, 0, 0, 0, 1, 2, 4, 6]))  # dilate (+) / erode (−), 2× px
+        self.warp = float(rng.choice([0.0, 0.0, 1.0, 2.0, 3.5]) * rng.uniform(0.6, 1.2))  # elastic, % of size
+        self.shear = float(rng.normal(0, 0.12))
+        self.squash = float(rng.uniform(0.8, 1.2))  # glyph aspect
+        self.mono = rng.random() < 0.22
+        ink = _jitter_color(rng, _INK_COLOURS[int(rng.integers(len(_INK_COLOURS)))], 15)
+        if self.mono:
+            self.blue = self.red = self.green = self.black = ink
+            self.circ = {k: ink for k in "ABC"}
+            self.flower_cols = [ink]
+        else:
+            self.flower_cols = [_jitter_color(rng, _INK_COLOURS[int(i)], 25) for i in rng.integers(len(_INK_COLOURS), size=4)]
+        self.num_color = self.black if self.mono else [self.blue, self.black, self.red, self.green, ink][rng.integers(5)]
+        self.wan_color = self.red if rng.random() < 0.75 else [self.blue, self.black, self.green, ink][rng.integers(4)]
+        self.wind_color = [self.blue, self.black, self.green, self.red, ink][rng.integers(5)]
+        self.num_box = (float(rng.uniform(0.02, 0.16)), float(rng.uniform(0.38, 0.5)))  # numeral top / bottom
+        self.circle_kind = int(rng.integers(7))
+        self.circle_scale = float(rng.uniform(0.82, 1.12))
+        self.stick_scale = (float(rng.uniform(0.8, 1.15)), float(rng.uniform(0.7, 1.35)))  # length, width
+        self.stick_mix = rng.random() < 0.35  # sticks alternate two colours
+        self.stick_shape = int(rng.integers(3))  # 0 capsule + nodes, 1 plain bar, 2 segmented
+        self.bird = rng.random() < 0.75
+        self.peacock = rng.random() < 0.4
+        self.white = int(rng.integers(5))
+        self.corner = rng.random() < 0.35
+        self.bonus_layout = int(rng.integers(7))
+        self.bonus_picture = int(rng.integers(4))  # 0 plant/scene by identity, 1 figure, 2 generic flower, 3 mixed
+        self.bonus_num = int(rng.integers(4))  # 0 arabic, 1 chinese numeral, 2 both, 3 arabic in a frame
+        self.bonus_num_color = self.red if self.mono is False and rng.random() < 0.5 else self.num_color
+        self.bonus_scale = float(rng.uniform(0.7, 1.3))
+        self.frame = rng.random() < 0.2  # a thin frame around every face
+
+
+@functools.lru_cache(maxsize=512)
+def _wide_style(style: int) -> WideStyle:
+    return WideStyle(style)
+
+
+def _distort(m: np.ndarray, st: WideStyle, rng: np.random.Generator) -> np.ndarray:
+    """A glyph mask (h, w) uint8 sheared, squashed, thickened/thinned and elastically warped."""
+    h, w = m.shape
+    pad = max(8, int(0.12 * max(h, w)))
+    m = cv2.copyMakeBorder(m, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    H, W = m.shape
+    sh = st.shear + rng.normal(0, 0.03)
+    M = np.array([[st.squash, sh, -sh * H / 2 + (1 - st.squash) * W / 2], [0, 1, 0]], np.float32)
+    m = cv2.warpAffine(m, M, (W, H), flags=cv2.INTER_LINEAR)
+    if st.warp > 0:
+        amp = st.warp / 100 * max(H, W)
+        g = max(3, int(rng.integers(3, 6)))
+        dx = cv2.resize(rng.normal(0, 1, (g, g)).astype(np.float32), (W, H), interpolation=cv2.INTER_CUBIC) * amp
+        dy = cv2.resize(rng.normal(0, 1, (g, g)).astype(np.float32), (W, H), interpolation=cv2.INTER_CUBIC) * amp
+        xs, ys = np.meshgrid(np.arange(W, dtype=np.float32), np.arange(H, dtype=np.float32))
+        m = cv2.remap(m, xs + dx, ys + dy, cv2.INTER_LINEAR, borderValue=0)
+    t = st.thick + int(rng.integers(-1, 2))
+    if t:
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * abs(t) + 1, 2 * abs(t) + 1))
+        m = cv2.dilate(m, k) if t > 0 else cv2.erode(m, k)
+    ys, xs = np.nonzero(m > 20)
+    if len(xs) == 0:
+        return np.zeros((1, 1), np.uint8)
+    return m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+def _wide_glyph(cv: _Canvas, st: WideStyle, rng: np.random.Generator, font, ch: str, box, color) -> None:
+    m = _distort(_glyph_mask(font[0], font[1], ch, st.stroke), st, rng)
+    gh, gw = m.shape
+    bx0, by0, bx1, by1 = box[0] * cv.W, box[1] * cv.H, box[2] * cv.W, box[3] * cv.H
+    s = min((bx1 - bx0) / gw, (by1 - by0) / gh)
+    w, h = max(1, int(gw * s)), max(1, int(gh * s))
+    cv.paint(cv2.resize(m, (w, h), interpolation=cv2.INTER_AREA), color,
+             int(bx0 + (bx1 - bx0 - w) / 2), int(by0 + (by1 - by0 - h) / 2))
+
+
+def _poly_ellipse(cx, cy, rx, ry, ang, n=18):
+    ca, sa = math.cos(ang), math.sin(ang)
+    return [(cx + rx * math.cos(t) * ca - ry * math.sin(t) * sa, cy + rx * math.cos(t) * sa + ry * math.sin(t) * ca)
+            for t in np.linspace(0, 2 * math.pi, n, endpoint=False)]
+
+
+def _blossom(d, bx, by, pr, n_p, petal=0.7):
+    for k in range(n_p):
+        a = 2 * math.pi * k / n_p
+        qx, qy = bx + pr * math.cos(a), by + pr * math.sin(a)
+        d.ellipse([qx - pr * petal, qy - pr * petal, qx + pr * petal, qy + pr * petal], fill=255)
+
+
+def _draw_plant(cv: _Canvas, st: WideStyle, rng: np.random.Generator, kind: int, box) -> None:
+    """A plant or scene in ``box`` (art units): 0 plum, 1 orchid, 2 chrysanthemum, 3 bamboo,
+    4 spring blossom tree, 5 summer lotus and sun, 6 autumn leaves and moon, 7 winter snow."""
+    W, H = cv.W, cv.H
+    x0, y0, x1, y1 = box[0] * W, box[1] * H, box[2] * W, box[3] * H
+    bw, bh = x1 - x0, y1 - y0
+    green, brown = st.green, (_jitter_color(rng, (90, 55, 30), 15) if not st.mono else st.black)
+    col = lambda: st.flower_cols[int(rng.integers(len(st.flower_cols)))]  # noqa: E731
+    lw = max(3, int(0.035 * W * st.weight))
+    if kind in (0, 4):  # branch with blossoms
+        im, d = cv.layer()
+        pts = [(x0 + bw * rng.uniform(0.1, 0.4), y1)]
+        for _ in range(4):
+            pts.append((pts[-1][0] + bw * rng.uniform(-0.1, 0.3), pts[-1][1] - bh * rng.uniform(0.15, 0.28)))
+        d.line(pts, fill=255, width=lw * 2, joint="curve")
+        tips = []
+        for p in pts[1:]:
+            q = (p[0] + bw * rng.uniform(-0.35, 0.35), p[1] - bh * rng.uniform(0.0, 0.15))
+            d.line([p, q], fill=255, width=lw)
+            tips += [p, q]
+        cv.paint_layer(im, brown)
+        im, d = cv.layer()
+        for p in tips[:: 1 if kind == 0 else 1]:
+            _blossom(d, p[0], p[1], bw * rng.uniform(0.05, 0.09), 5)
+        cv.paint_layer(im, col())
+    elif kind == 1:  # orchid: long arched leaves and small flowers
+        im, d = cv.layer()
+        base = (x0 + bw * rng.uniform(0.35, 0.65), y1)
+        for _ in range(int(rng.integers(4, 8))):
+            ang = rng.uniform(-1.2, 1.2)
+            ln = bh * rng.uniform(0.5, 0.95)
+            pts = [(base[0] + ln * t * math.sin(ang) + bw * 0.3 * t * t * math.sin(ang), base[1] - ln * t * math.cos(ang) * (1 - 0.3 * t))
+                   for t in np.linspace(0, 1, 10)]
+            for i in range(len(pts) - 1):
+                d.line([pts[i], pts[i + 1]], fill=255, width=max(2, int(lw * 1.4 * (1 - i / 10))))
+        cv.paint_layer(im, green)
+        im, d = cv.layer()
+        for _ in range(int(rng.integers(2, 5))):
+            fx, fy = x0 + bw * rng.uniform(0.2, 0.8), y0 + bh * rng.uniform(0.05, 0.5)
+            for k in range(5):
+                a = 2 * math.pi * k / 5 + rng.normal(0, 0.2)
+                d.polygon(_poly_ellipse(fx + bw * 0.06 * math.cos(a), fy + bw * 0.06 * math.sin(a), bw * 0.07, bw * 0.03, a), fill=255)
+        cv.paint_layer(im, col())
+    elif kind == 2:  # chrysanthemum: many narrow petals
+        im, d = cv.layer()
+        cx, cy = x0 + bw * rng.uniform(0.35, 0.65), y0 + bh * rng.uniform(0.25, 0.45)
+        d.line([(cx, cy), (cx + bw * rng.uniform(-0.2, 0.2), y1)], fill=255, width=lw)
+        for _ in range(int(rng.integers(2, 5))):
+            ly = cy + (y1 - cy) * rng.uniform(0.3, 0.9)
+            d.polygon(_poly_ellipse(cx + bw * rng.choice([-0.15, 0.15]), ly, bw * 0.14, bw * 0.06, rng.uniform(-0.6, 0.6)), fill=255)
+        cv.paint_layer(im, green)
+        im, d = cv.layer()
+        pr = bw * rng.uniform(0.22, 0.34)
+        n = int(rng.integers(14, 26))
+        for k in range(n):
+            a = 2 * math.pi * k / n
+            d.line([(cx, cy), (cx + pr * math.cos(a), cy + pr * math.sin(a))], fill=255, width=max(3, int(pr * 0.16)))
+        cv.paint_layer(im, col())
+        im, d = cv.layer()
+        d.ellipse([cx - pr * 0.25, cy - pr * 0.25, cx + pr * 0.25, cy + pr * 0.25], fill=255)
+        cv.paint_layer(im, (230, 180, 40) if not st.mono else st.black)
+    elif kind == 3:  # bamboo stalks and leaves
+        im, d = cv.layer()
+        for _ in range(int(rng.integers(1, 4))):
+            sx = x0 + bw * rng.uniform(0.15, 0.85)
+            sw = max(4, int(bw * rng.uniform(0.05, 0.09)))
+            d.line([(sx, y1), (sx + bw * rng.uniform(-0.1, 0.1), y0)], fill=255, width=sw)
+        for _ in range(int(rng.integers(4, 9))):
+            lx, ly = x0 + bw * rng.uniform(0.1, 0.9), y0 + bh * rng.uniform(0.05, 0.8)
+            d.polygon(_poly_ellipse(lx, ly, bw * rng.uniform(0.12, 0.2), bw * 0.035, rng.uniform(-0.8, 0.8) + math.pi / 6), fill=255)
+        cv.paint_layer(im, green)
+        im, d = cv.layer()
+        for _ in range(int(rng.integers(3, 7))):  # nodes
+            sx, sy = x0 + bw * rng.uniform(0.15, 0.85), y0 + bh * rng.uniform(0.1, 0.95)
+            d.line([(sx - bw * 0.05, sy), (sx + bw * 0.05, sy)], fill=255, width=3)
+        cv.paint_layer(im, brown)
+    elif kind == 5:  # summer: sun, water, lotus
+        im, d = cv.layer()
+        r = bw * rng.uniform(0.12, 0.2)
+        sx, sy = x0 + bw * rng.uniform(0.2, 0.8), y0 + bh * rng.uniform(0.05, 0.3)
+        d.ellipse([sx - r, sy - r, sx + r, sy + r], fill=255)
+        for k in range(12):
+            a = 2 * math.pi * k / 12
+            d.line([(sx + 1.3 * r * math.cos(a), sy + 1.3 * r * math.sin(a)), (sx + 1.7 * r * math.cos(a), sy + 1.7 * r * math.sin(a))], fill=255, width=3)
+        cv.paint_layer(im, st.red)
+        im, d = cv.layer()
+        for k in range(3):
+            yy = y1 - bh * (0.08 + 0.1 * k)
+            d.arc([x0, yy - bh * 0.05, x1, yy + bh * 0.05], 0, 180, fill=255, width=lw)
+        cv.paint_layer(im, st.blue)
+        im, d = cv.layer()
+        _blossom(d, x0 + bw * rng.uniform(0.3, 0.7), y1 - bh * 0.42, bw * 0.1, 6, 0.55)
+        cv.paint_layer(im, col())
+    elif kind == 6:  # autumn: moon and falling leaves
+        im, d = cv.layer()
+        r = bw * rng.uniform(0.14, 0.22)
+        mx, my = x0 + bw * rng.uniform(0.25, 0.75), y0 + bh * rng.uniform(0.1, 0.3)
+        d.ellipse([mx - r, my - r, mx + r, my + r], fill=255)
+        cv.paint_layer(im, (220, 160, 40) if not st.mono else st.black)
+        im, d = cv.layer()
+        for _ in range(int(rng.integers(4, 9))):
+            lx, ly = x0 + bw * rng.uniform(0.05, 0.95), y0 + bh * rng.uniform(0.35, 0.95)
+            d.polygon(_poly_ellipse(lx, ly, bw * 0.09, bw * 0.05, rng.uniform(0, math.pi), 5 + int(rng.integers(3))), fill=255)
+        cv.paint_layer(im, col())
+    else:  # winter: snowflakes and a bare tree
+        im, d = cv.layer()
+        tx = x0 + bw * rng.uniform(0.3, 0.7)
+        d.line([(tx, y1), (tx, y0 + bh * 0.3)], fill=255, width=lw * 2)
+        for _ in range(5):
+            yy = y0 + bh * rng.uniform(0.3, 0.8)
+            d.line([(tx, yy), (tx + bw * rng.uniform(-0.35, 0.35), yy - bh * rng.uniform(0.05, 0.2))], fill=255, width=lw)
+        cv.paint_layer(im, brown)
+        im, d = cv.layer()
+        for _ in range(int(rng.integers(4, 9))):
+            fx, fy, r = x0 + bw * rng.uniform(0.05, 0.95), y0 + bh * rng.uniform(0.0, 0.9), bw * rng.uniform(0.04, 0.08)
+            for k in range(3):
+                a = math.pi * k / 3
+                d.line([(fx - r * math.cos(a), fy - r * math.sin(a)), (fx + r * math.cos(a), fy + r * math.sin(a))], fill=255, width=3)
+        cv.paint_layer(im, st.blue)
+
+
+def _draw_figure(cv: _Canvas, st: WideStyle, rng: np.random.Generator, box) -> None:
+    """A person (head, robe, sleeves, sometimes a hat and a held object) in ``box`` (art units)."""
+    W, H = cv.W, cv.H
+    x0, y0, x1, y1 = box[0] * W, box[1] * H, box[2] * W, box[3] * H
+    bw, bh = x1 - x0, y1 - y0
+    cx = x0 + bw * rng.uniform(0.4, 0.6)
+    hr = bw * rng.uniform(0.09, 0.14)
+    hy = y0 + bh * rng.uniform(0.12, 0.25)
+    robe = st.flower_cols[int(rng.integers(len(st.flower_cols)))]
+    im, d = cv.layer()
+    top, bot = hy + hr, y1
+    spread = bw * rng.uniform(0.2, 0.42)
+    d.polygon([(cx - bw * 0.1, top), (cx + bw * 0.1, top), (cx + spread, bot), (cx - spread, bot)], fill=255)
+    cv.paint_layer(im, robe)
+    im, d = cv.layer()
+    ay = top + bh * rng.uniform(0.1, 0.25)
+    d.line([(cx - bw * 0.08, top + 4), (cx - bw * rng.uniform(0.2, 0.4), ay)], fill=255, width=int(bw * 0.07))
+    d.line([(cx + bw * 0.08, top + 4), (cx + bw * rng.uniform(0.2, 0.4), ay)], fill=255, width=int(bw * 0.07))
+    cv.paint_layer(im, st.blue if robe != st.blue else st.red)
+    im, d = cv.layer()
+    d.ellipse([cx - hr, hy - hr, cx + hr, hy + hr], fill=255)
+    cv.paint_layer(im, (225, 185, 150) if not st.mono else st.black)
+    im, d = cv.layer()
+    if rng.random() < 0.6:
+        d.polygon([(cx - hr * 1.6, hy - hr * 0.5), (cx + hr * 1.6, hy - hr * 0.5), (cx, hy - hr * 2.2)], fill=255)
+    if rng.random() < 0.6:  # a held staff / fan / basket
+        sx = cx + bw * rng.choice([-0.35, 0.35])
+        d.line([(sx, y0 + bh * 0.15), (sx, y1)], fill=255, width=4)
+    cv.paint_layer(im, st.black)
+
+
+_PLANT_OF = {("f", 1): 0, ("f", 2): 1, ("f", 3): 2, ("f", 4): 3, ("y", 1): 4, ("y", 2): 5, ("y", 3): 6, ("y", 4): 7}
+
+
+def _wide_bonus(cv: _Canvas, st: WideStyle, rng: np.random.Generator, r: int, s: str) -> None:
+    chars = _FLOWERS if s == "f" else _SEASONS
+    lay = st.bonus_layout
+    k = st.bonus_scale
+    pic_box = {0: (0.08, 0.2, 0.92, 0.97), 1: (0.08, 0.18, 0.92, 0.97), 2: (0.1, 0.36, 0.9, 0.97),
+               3: None, 4: (0.28, 0.06, 0.95, 0.96), 5: (0.05, 0.05, 0.95, 0.95), 6: (0.08, 0.22, 0.92, 0.97)}[lay]
+    if pic_box is not None:
+        kind = st.bonus_picture if st.bonus_picture != 3 else int(rng.integers(3))
+        if kind == 0:
+            _draw_plant(cv, st, rng, _PLANT_OF[(s, r)], pic_box)
+        elif kind == 1:
+            _draw_figure(cv, st, rng, pic_box)
+        else:
+            _draw_flower_picture(cv, st, rng, pic_box)
+    num = [str(r), _NUMERALS[r - 1], str(r), str(r)][st.bonus_num]
+    F = st.font_bonus
+    left = rng.random() < 0.5
+    sz = 0.22 * k
+    if lay in (0, 1, 5, 6):  # small numeral in one top corner (and the character in the other)
+        nb = (0.04, 0.02, 0.04 + sz * 1.1, 0.02 + sz) if left else (0.96 - sz * 1.1, 0.02, 0.96, 0.02 + sz)
+        cb = (0.96 - sz * 1.3, 0.02, 0.96, 0.03 + sz) if left else (0.04, 0.02, 0.04 + sz * 1.3, 0.03 + sz)
+        if lay == 6:  # numeral and character at the bottom instead
+            nb = (nb[0], 0.98 - sz, nb[2], 0.98)
+            cb = (cb[0], 0.97 - sz, cb[2], 0.98)
+        if st.bonus_num == 3:  # arabic numeral in a small frame
+            im, d = cv.layer()
+            d.rectangle([nb[0] * cv.W, nb[1] * cv.H, nb[2] * cv.W, nb[3] * cv.H], outline=255, width=4)
+            cv.paint_layer(im, st.bonus_num_color)
+            nb = (nb[0] + 0.03, nb[1] + 0.02, nb[2] - 0.03, nb[3] - 0.02)
+        _wide_glyph(cv, st, rng, F, num, nb, st.bonus_num_color)
+        if lay != 1:
+            _wide_glyph(cv, st, rng, F, chars[r - 1], cb, st.bonus_char_color)
+        if st.bonus_num == 2:
+            _wide_glyph(cv, st, rng, F, _NUMERALS[r - 1], (cb[0], cb[3] + 0.01, cb[2], cb[3] + sz * 0.8), st.bonus_num_color)
+    elif lay == 2:  # character large on top, picture below, numeral in a corner
+        _wide_glyph(cv, st, rng, F, chars[r - 1], (0.25, 0.03, 0.75, 0.34), st.bonus_char_color)
+        _wide_glyph(cv, st, rng, F, num, (0.04, 0.02, 0.22, 0.16) if left else (0.78, 0.02, 0.96, 0.16), st.bonus_num_color)
+    elif lay == 3:  # no picture: the character large, the numeral above or in a corner
+        _wide_glyph(cv, st, rng, F, chars[r - 1], (0.12, 0.3, 0.88, 0.92), st.bonus_char_color)
+        _wide_glyph(cv, st, rng, F, num, (0.3, 0.03, 0.7, 0.26) if rng.random() < 0.5 else (0.04, 0.02, 0.3, 0.22),
+                    st.bonus_num_color)
+    elif lay == 4:  # numeral and character stacked in a side column
+        _wide_glyph(cv, st, rng, F, num, (0.03, 0.04, 0.26, 0.24), st.bonus_num_color)
+        _wide_glyph(cv, st, rng, F, chars[r - 1], (0.03, 0.3, 0.26, 0.55), st.bonus_char_color)
+    if lay == 5:  # picture fills the face: also a numeral at the bottom in some sets
+        if rng.random() < 0.5:
+            _wide_glyph(cv, st, rng, F, num, (0.38, 0.8, 0.62, 0.98), st.bonus_num_color)
+
+
+def _wide_stick(cv: _Canvas, st: WideStyle, cx, cy, length, width, color, angle=0.0):
+    L, w = length * st.stick_scale[0], width * st.stick_scale[1]
+    if st.stick_shape == 0:
+        _draw_stick(cv, st, cx, cy, L, w, color, angle)
+        return
+    W, H = cv.W, cv.H
+    px, py, LL, ww = cx * W, cy * H, L * H, w * W * st.weight
+    im, d = cv.layer()
+    if st.stick_shape == 1:
+        d.polygon(_stick_poly(px, py, LL, ww * 0.8, angle), fill=255)
+    else:  # segmented: three short capsules
+        ca, sa = math.cos(angle), math.sin(angle)
+        for f in (-1 / 3, 0, 1 / 3):
+            d.polygon(_stick_poly(px - f * LL * sa, py + f * LL * ca, LL / 3.3, ww, angle), fill=255)
+    cv.paint_layer(im, color)
+
+
+def wide_art(style: int, code: str) -> np.ndarray:
+    """``wide`` art layer for ``code`` in wide style ``style``: (200, 150, 4) uint8 RGBA."""
+    return _wide_art_cached(int(style), code).copy()
+
+
+@functools.lru_cache(maxsize=3000)
+def _wide_art_cached(style: int, code: str) -> np.ndarray:
+    st = _wide_style(style)
+    rng = np.random.default_rng([style, CLASS_INDEX[code], 18])
+    cv = _Canvas()
+    r, s = int(code[0]), code[1]
+    top = 0.12 if st.corner else st.num_box[0]
+    if s == "m":
+        ch = st.five if r == 5 else _NUMERALS[r - 1]
+        _wide_glyph(cv, st, rng, st.font_num, ch, (0.12, top, 0.88, st.num_box[1]), st.num_color)
+        _wide_glyph(cv, st, rng, st.font_wan, st.wan, (0.08, st.num_box[1] + 0.03, 0.92, 0.97), st.wan_color)
+    elif s == "p":
+        kind, k = st.circle_kind, st.circle_scale
+        for (x, y), c in zip(_CIRCLE_LAYOUT[r], _CIRCLE_COLORS[r]):
+            if r == 1:
+                _draw_circle(cv, st, x, y, _CIRCLE_R[r] * 1.1 * k, st.circ["A"], kind % 4, big=kind < 4)
+                _draw_circle(cv, st, x, y, _CIRCLE_R[r] * 0.45 * k, st.circ["B"], (kind + 1) % 4)
+            elif kind >= 4:  # plain dots / discs with a ring
+                im, d = cv.layer()
+                px, py, pr = x * cv.W, y * cv.H, _CIRCLE_R[r] * k * cv.W
+                if kind == 4:
+                    d.ellipse([px - pr, py - pr, px + pr, py + pr], fill=255)
+                else:
+                    d.ellipse([px - pr, py - pr, px + pr, py + pr], outline=255, width=max(3, int(pr * (0.35 if kind == 5 else 0.12))))
+                    if kind == 6:
+                        d.ellipse([px - pr * 0.4, py - pr * 0.4, px + pr * 0.4, py + pr * 0.4], fill=255)
+                cv.paint_layer(im, st.circ[c])
+            else:
+                _draw_circle(cv, st, x, y, _CIRCLE_R[r] * k, st.circ[c], kind)
+    elif s == "s":
+        col, red = st.bamboo_color, st.red
+        alt = st.blue if col != st.blue else st.green
+        if r == 1:
+            if st.bird:
+                _draw_bird(cv, st, rng)
+                if st.peacock:  # extra tail eyes
+                    im, d = cv.layer()
+                    for _ in range(5):
+                        qx, qy = cv.W * rng.uniform(0.15, 0.85), cv.H * rng.uniform(0.1, 0.45)
+                        d.ellipse([qx - 9, qy - 9, qx + 9, qy + 9], fill=255)
+                    cv.paint_layer(im, st.blue)
+            else:
+                _wide_stick(cv, st, 0.5, 0.5, 0.8, 0.16, col)
+                _draw_stick(cv, st, 0.5, 0.5, 0.3, 0.06, red)
+        elif r == 8:
+            for sgn, yy in ((1, 0.27), (-1, 0.73)):
+                for j, xx in enumerate((0.15, 0.38, 0.62, 0.85)):
+                    ang = math.radians(22) * (1 if j % 2 == 0 else -1) * sgn
+                    _wide_stick(cv, st, xx, yy, 0.4, 0.095, alt if st.stick_mix and j % 2 else col, ang)
+        else:
+            L = {2: 0.4, 3: 0.4, 4: 0.4, 5: 0.36, 6: 0.4, 7: 0.28, 9: 0.3}[r]
+            wdt = {2: 0.12, 3: 0.11, 4: 0.11, 5: 0.1, 6: 0.095, 7: 0.095, 9: 0.095}[r]
+            for j, (x, y, c) in enumerate(_BAMBOO_LAYOUT[r]):
+                cc = red if c == "r" else (alt if st.stick_mix and j % 2 else col)
+                _wide_stick(cv, st, x, y, L, wdt, cc)
+    elif s == "z":
+        F = st.font_hon
+        if r <= 4:
+            _wide_glyph(cv, st, rng, F, _WINDS[r - 1], (0.1, 0.12, 0.9, 0.88), st.wind_color)
+        elif r == 7:
+            _wide_glyph(cv, st, rng, F, "中", (0.1, 0.1, 0.9, 0.9), st.red)
+        elif r == 6:
+            _wide_glyph(cv, st, rng, F, "發", (0.08, 0.1, 0.92, 0.9), st.green)
+        else:
+            _draw_white(cv, st, rng)
+    elif s in "fy":
+        _wide_bonus(cv, st, rng, r, s)
+    if st.corner and s in "mpsz" and not (s == "z" and r == 5 and st.white == 0):
+        idx = str(r) if s in "mps" else "ESWNPFC"[r - 1]
+        box = (0.03, 0.0, 0.25, 0.13) if st.corner_left else (0.75, 0.0, 0.97, 0.13)
+        _wide_glyph(cv, st, rng, st.font_num, idx, box, st.corner_color)
+    if st.frame and s != "z":
+        im, d = cv.layer()
+        d.rounded_rectangle([4, 4, cv.W - 5, cv.H - 5], radius=12, outline=255, width=3)
+        cv.paint_layer(im, st.black)
+    return cv.result()
+
+
+#: wider tile body colours of ``wide`` sets (ivory most often, then coloured and dark bodies)
+WIDE_BODY_COLORS = [(240, 236, 222), (246, 244, 236), (236, 228, 200), (250, 250, 248), (225, 215, 185),
+                    (215, 235, 215), (210, 225, 240), (245, 225, 200), (240, 215, 220), (250, 240, 170),
+                    (200, 220, 190), (60, 60, 65), (30, 90, 60), (170, 200, 230)]
+
+
 # ----------------------------------------------------------------------------- art sets
 
 _UNI = {"m": "t_ch{r}", "p": "t_do{r}", "s": "t_ba{r}"}
@@ -573,6 +1005,8 @@ def available_sources() -> dict[str, float]:
 def art(source: str, style: int, code: str, variant: int = 0) -> np.ndarray | None:
     """Art layer for ``code`` from ``source``; falls back to procedural (same style id) when the set
     lacks the tile (e.g. bonus tiles in ``fluffy``) and a CJK font exists; else None."""
+    if source == "wide":
+        return _wide_art_cached(int(style), code) if cjk_fonts() else None
     if source != "proc":
         a = set_art(source, code, variant)
         if a is not None:
@@ -653,6 +1087,7 @@ def _self_check() -> None:  # pragma: no cover - manual helper
 
 __all__ = [
     "ART_W", "ART_H", "cjk_fonts", "proc_art", "set_art", "art", "art_file", "available_sources",
-    "compose_face", "compose_back", "rounded_rect_sdf", "have_svg", "ProcStyle",
+    "compose_face", "compose_back", "rounded_rect_sdf", "have_svg", "ProcStyle", "WideStyle", "wide_art",
+    "wide_style_id", "WIDE_VAL_EVERY", "WIDE_BODY_COLORS",
 ]
 _ = glob  # kept for callers that search fonts

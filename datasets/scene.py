@@ -33,11 +33,15 @@ SKIN = [(224, 180, 150), (200, 150, 120), (160, 110, 80), (110, 75, 55), (235, 2
 class TileSet:
     """One physical tile set: art source/style, dimensions (mm) and colours; textures cached per code."""
 
-    def __init__(self, rng: np.random.Generator, sources: dict[str, float], tex_w: int = 160):
+    def __init__(self, rng: np.random.Generator, sources: dict[str, float], tex_w: int = 160,
+                 style_split: str = "train"):
         names = sorted(sources)
         p = np.array([sources[n] for n in names], float)
         self.source = names[int(rng.choice(len(names), p=p / p.sum()))]
         self.style = int(rng.integers(128))
+        wide = self.source == "wide"
+        if wide:  # held-out style ids for validation renders (faces.wide_style_id)
+            self.style = faces.wide_style_id(rng, style_split)
         self.w = float(rng.uniform(22, 30))
         self.h = self.w * float(rng.uniform(1.28, 1.45))
         self.d = self.w * float(rng.uniform(0.62, 0.9))
@@ -45,6 +49,9 @@ class TileSet:
         self.radius = self.w * float(rng.uniform(0.06, 0.16))
         dark = self.source == "fluffy-black"
         self.body_rgb = np.array((45, 45, 48) if dark else BODY_COLORS[rng.integers(len(BODY_COLORS))], float)
+        if wide:
+            self.body_rgb = np.array(faces.WIDE_BODY_COLORS[rng.integers(len(faces.WIDE_BODY_COLORS))], float)
+            self.body_rgb = self.body_rgb + rng.normal(0, 10, 3)
         self.body_rgb = np.clip(self.body_rgb + rng.normal(0, 4, 3), 0, 255)
         self.back_rgb = np.clip(np.array(BACK_COLORS[rng.integers(len(BACK_COLORS))], float) + rng.normal(0, 12, 3), 0, 255)
         if rng.random() < 0.08:  # single-colour (e.g. jade-like) tiles
@@ -676,7 +683,7 @@ def _sources_for(rng, sources):
 def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: dict[str, float] | None = None,
                  crops_only: bool = False, close: bool = False,
                  span: tuple[float, float] | None = None, tileset: "TileSet | None" = None,
-                 grid: "list[list[str]] | None" = None, hard=None) -> Scene:
+                 grid: "list[list[str]] | None" = None, style_split: str = "train", hard=None) -> Scene:
     """Render synthetic photo number ``index`` of run ``seed`` (a pure function of its arguments).
 
     crops_only: instead of a hand, lay out a grid of ~30 tiles with class-balanced identities and
@@ -691,6 +698,8 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
     the random draws are made all the same, so the rest of the scene does not change).
     grid (with crops_only): these codes instead, row by row, face up, upright and lying flat, seen
     from at most 30° tilt — a calibration photo (``mahjong-score calibrate``).
+    style_split: ``val`` draws ``wide`` tile sets from the held-out style ids (``faces.wide_style_id``);
+    it changes nothing for the other sources.
     hard (hands): a :class:`datasets.hard.HardScene` — one of the hard scene kinds (low seat view,
     automatic table, desk with keyboard, bed cover, windowsill, four hands, rows of 9, heavy
     perspective, tiles behind the row) with clutter objects; None (the default) renders exactly what
@@ -706,7 +715,7 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
         sources = faces.available_sources()
     if not sources:
         raise RuntimeError("no tile art: install a CJK font (fonts-wqy-zenhei ...) or provide ../shared")
-    ts = TileSet(rng, sources)
+    ts = TileSet(rng, sources, style_split=style_split)
     if tileset is not None:
         ts = tileset
     hand = None

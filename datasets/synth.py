@@ -130,8 +130,9 @@ def render_one(i: int) -> dict:
     out, W, H = Path(o["out"]), o["W"], o["H"]
     split = split_of(i, o["val_every"])
     name = f"{i:06d}"
-    sc = render_scene(o["seed"], i, W, H, crops_only=o["crops_only"], close=o.get("close", False),
-                      span=o.get("span"), hard=hard_for(o, i))
+    sc = render_scene(o["seed"], i, W, H, sources=o.get("sources"), crops_only=o["crops_only"],
+                      close=o.get("close", False), span=o.get("span"), style_split=split,
+                      hard=hard_for(o, i))
     rng = np.random.default_rng([o["seed"], i, 77])
     # the JPEG as it will be read back: crops come from it, like a detector's
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(sc.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, sc.jpeg_quality])
@@ -213,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
                          "metadata rotation 'upright'); the turn is in the file name: NNNNNN_k_r<deg>.png")
     ap.add_argument("--face-crops", type=float, default=0.0,
                     help="fraction of crops whose box is the face cap's bounding box (not the whole tile)")
+    ap.add_argument("--wide-styles", type=float, default=0.0,
+                    help="share of tile sets drawn with the 'wide' procedural styles (faces.wide_art; validation "
+                         "renders use held-out wide styles); 0 (default) leaves renders as before")
     from .hard import CLUTTER, KINDS
 
     ap.add_argument("--hard", default=None, choices=list(KINDS) + ["mixed"],
@@ -236,11 +240,17 @@ def main(argv: list[str] | None = None) -> int:
     from . import faces
 
     srcs = faces.available_sources()
+    if a.wide_styles > 0 and faces.cjk_fonts():
+        tot_w = sum(srcs.values())
+        srcs = {k: v / tot_w * (1 - a.wide_styles) for k, v in srcs.items() if a.wide_styles < 1}
+        srcs["wide"] = a.wide_styles
     if not srcs:
         print("error: no tile art (install a CJK font, e.g. fonts-wqy-zenhei, or provide ../shared)", file=sys.stderr)
         return 2
     # what decides the content of image i besides i: recorded once, checked when a set is extended
     record = {k: v for k, v in sorted(vars(a).items()) if k not in ("out", "images", "workers", "start")}
+    if not a.wide_styles:  # off: the record of sets rendered before the option existed stays valid
+        del record["wide_styles"]
     record["art_sources"] = sorted(srcs)
     rec_path = out / ARGS_FILE
     if rec_path.exists():
@@ -256,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
             "crops": not a.no_crops, "val_every": a.val_every, "max_distractor_crops": a.max_distractor_crops,
             "crop_size": a.crop_size, "crop_margin": a.crop_margin, "crop_resize": a.crop_resize,
             "close": a.close, "span": tuple(a.span) if a.span else None, "upright": a.upright_crops,
-            "face_crops": a.face_crops, "hard": a.hard, "clutter": a.clutter, "hard_split": a.hard_split}
+            "face_crops": a.face_crops, "hard": a.hard, "clutter": a.clutter, "hard_split": a.hard_split, "sources": srcs if a.wide_styles > 0 else None}
     idx = range(a.start, a.start + a.images)
     from tqdm import tqdm
 

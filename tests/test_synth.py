@@ -290,3 +290,41 @@ def test_continuing_a_folder_rendered_before_done_txt(tmp_path):
     assert synth.main(args + ["--images", "1", "--start", "2"]) == 0
     assert sorted((out / synth.DONE_FILE).read_text().split(), key=int) == ["0", "1", "2"]
     assert train.rendered_upto(out) == 3
+
+
+@needs_font
+def test_wide_styles_cover_every_class_and_hold_out_validation_styles():
+    rng = np.random.default_rng(0)
+    train_ids = {faces.wide_style_id(rng, "train") for _ in range(300)}
+    val_ids = {faces.wide_style_id(rng, "val") for _ in range(300)}
+    assert all(s % faces.WIDE_VAL_EVERY for s in train_ids)
+    assert all(s % faces.WIDE_VAL_EVERY == 0 for s in val_ids)
+    for code in CLASS_NAMES[:-1]:
+        a = faces.wide_art(9, code)
+        assert a.shape == (faces.ART_H, faces.ART_W, 4) and a.dtype == np.uint8
+        if code != "5z":
+            assert a[..., 3].max() > 200, code  # some ink
+    assert not np.array_equal(faces.wide_art(9, "1f"), faces.wide_art(9, "1y"))  # flower 1 ≠ season 1
+    assert not np.array_equal(faces.wide_art(9, "1f"), faces.wide_art(17, "1f"))  # styles differ
+    assert np.array_equal(faces.wide_art(9, "3y"), faces.wide_art(9, "3y"))  # pure function of (style, code)
+    assert np.array_equal(faces.art("wide", 9, "7m"), faces.wide_art(9, "7m"))
+
+
+@needs_font
+def test_wide_styles_option_is_off_by_default_and_val_renders_use_held_out_styles(tmp_path):
+    from datasets.scene import render_scene
+
+    base = ["--images", "2", "--seed", "1", "--workers", "1", "--size", "480x360", "--crops-only", "--val-every", "2"]
+    assert synth.main(["--out", str(tmp_path / "a")] + base) == 0
+    assert synth.main(["--out", str(tmp_path / "w")] + base + ["--wide-styles", "1"]) == 0
+    rec_a = json.loads((tmp_path / "a" / synth.ARGS_FILE).read_text())
+    rec_w = json.loads((tmp_path / "w" / synth.ARGS_FILE).read_text())
+    assert "wide_styles" not in rec_a and "wide" not in rec_a["art_sources"]  # sets rendered before stay valid
+    assert rec_w["wide_styles"] == 1 and rec_w["art_sources"] == ["wide"]
+    pa = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a" / "crops").rglob("*.png"))
+    assert pa and any((tmp_path / "a" / p).read_bytes() != (tmp_path / "w" / p).read_bytes()
+                      for p in pa if (tmp_path / "w" / p).exists())
+    for split, held_out in (("train", False), ("val", True)):
+        sc = render_scene(1, 3, 320, 240, sources={"wide": 1.0}, crops_only=True, style_split=split)
+        assert sc.info["source"] == "wide"
+        assert (sc.info["style"] % faces.WIDE_VAL_EVERY == 0) == held_out
