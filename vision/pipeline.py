@@ -273,8 +273,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
                     break
         t["rotation tries"] = time.perf_counter() - t1
-    if result is None:
-        raise upright_error  # type: ignore[misc]
+    if result is None or (isinstance(upright_error, HandError) and not result.reading.legal):
+        raise upright_error  # type: ignore[misc]  # (what the user said contradicts the upright reading)
     if result.turned:
         note = (f"the photo was read turned {result.turned}° clockwise (the upright reading was weaker); "
                 f"tile boxes are those of the turned photo")
@@ -325,7 +325,10 @@ def _better(a: PhotoResult, b: PhotoResult) -> bool:
 
 def _evidence_of(res: PhotoResult) -> float:
     used = [i for i, role in enumerate(res.reading.roles) if role != "ignored"]
-    return float(len(used)) + 0.1 * _evidence(res.detections, res.readings, res.reading) if used else -math.inf
+    if not used:
+        return -math.inf
+    t = tileness(res.detections, res.readings)
+    return float(len(used)) + 0.1 * _evidence(t, sure_level(t, len(used)), res.reading)
 
 
 #: tiles smaller than this in the detector's input (median box height, pixels) trigger a second,
@@ -390,6 +393,10 @@ class _Tried:
 SURE_SHARE = 0.6
 #: the prior of a region found among the sure boxes only, against one found among all boxes
 SURE_ONLY_PRIOR = 0.5
+#: when nothing is said about the win, the prior of a non-winner's reading against a winner's, and
+#: the candidate regions (best first) read as a non-winner's hand
+NON_WINNER_PRIOR = 0.2
+NON_WINNER_REGIONS = 3
 
 
 def region_candidates(det: Detections, readings: TileReadings, image_size: tuple[int, int], need: int
@@ -403,9 +410,8 @@ def region_candidates(det: Detections, readings: TileReadings, image_size: tuple
     n = len(det)
     if n < 4:
         return tuple(cands)
-    tileness = np.asarray(det.scores, np.float64) * readings.probs.max(1).astype(np.float64)
-    ref = float(np.median(np.sort(tileness)[::-1][:max(3, min(n, need))]))
-    sure = np.nonzero(tileness >= SURE_SHARE * ref)[0]
+    t = tileness(det, readings)
+    sure = np.nonzero(t >= sure_level(t, need))[0]
     if len(sure) == n or len(sure) < 3:
         return tuple(cands)
     seen = {frozenset(c.geometry.hand_tiles) for c in cands}
@@ -419,15 +425,29 @@ def region_candidates(det: Detections, readings: TileReadings, image_size: tuple
     return tuple(cands)
 
 
-def _evidence(det: Detections, readings: TileReadings, reading: Reading) -> float:
-    """Σ over the tiles the reading uses of log(detector score × the classifier's top probability):
-    how much the models believe these boxes are tiles read as they are."""
+def tileness(det: Detections, readings: TileReadings) -> np.ndarray:
+    """(N,) detector score × the classifier's top probability per box: how much the models believe
+    the box is a tile read as it is (clutter — keys, cloth, cards — scores low on one or both)."""
+    return np.asarray(det.scores, np.float64) * readings.probs.max(1).astype(np.float64)
+
+
+def sure_level(t: np.ndarray, need: int) -> float:
+    """The tileness a box needs to count as surely a tile: :data:`SURE_SHARE` × the median tileness of
+    the ``need`` surest boxes (the hand's typical tile in this photo)."""
+    if len(t) == 0:
+        return 0.0
+    return SURE_SHARE * float(np.median(np.sort(t)[::-1][:max(3, min(len(t), need))]))
+
+
+def _evidence(t: np.ndarray, level: float, reading: Reading) -> float:
+    """Σ over the boxes the reading uses of min(0, log(tileness / ``level``)): a box as sure as the
+    photo's tiles costs nothing (whether a tile is the hand's is the geometry's question), a doubtful
+    one — clutter read as a tile — costs the log of how much less sure it is."""
     used = [i for i, r in enumerate(reading.roles) if r != "ignored"]
     if not used:
         return -math.inf
-    s = np.maximum(np.asarray(det.scores, np.float64)[used], EVIDENCE_FLOOR)
-    p = np.maximum(readings.probs[used].max(1).astype(np.float64), EVIDENCE_FLOOR)
-    return float(np.log(s).sum() + np.log(p).sum())
+    e = np.maximum(t[used], EVIDENCE_FLOOR)
+    return float(np.minimum(0.0, np.log(e / max(level, EVIDENCE_FLOOR))).sum())
 
 
 def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, back: np.ndarray,
@@ -473,11 +493,13 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
     """Each candidate decoded, best joint score first (legal readings before the rest).
 
     Joint log-score of a legal reading: log(region prior) + ``Reading.score`` (role prior × relative
-    probability of the legal reading) + :func:`_evidence`. A reading that is not legal ranks by the
+    probability of the legal reading) + :func:`_evidence` (what the doubtful boxes it uses cost). A reading that is not legal ranks by the
     region prior alone (its problem is the one reported). A HandError (the reading contradicts the
     circumstances) is raised when no candidate gives a legal reading that does not.
     """
     back = np.asarray(det.face_down) | np.array([p == "face-down" for p in readings.pose], bool)
+    t = tileness(det, readings)
+    level = sure_level(t, ruleset.hand_size + 1)
     tried: list[_Tried] = []
     refused: HandError | None = None
     for cand in cands:
@@ -486,7 +508,7 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
         except HandError as e:
             refused = refused or e
             continue
-        joint = (math.log(max(cand.prior, 1e-12)) + rd.score + _evidence(det, readings, rd)) if rd.legal \
+        joint = (math.log(max(cand.prior, 1e-12)) + rd.score + _evidence(t, level, rd)) if rd.legal \
             else math.log(max(cand.prior, 1e-12))
         tried.append(_Tried(cand, lay, rd, joint))
     if refused is not None and not any(t.reading.legal for t in tried):
@@ -540,10 +562,11 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     with a note naming the tile, and its confidence × (1 − the box's detector score), so that a
     reading that rests on leaving a likely tile out is flagged for review.
 
-    A winner's photo whose chosen region shows a non-winner's count of tiles (13; 16 in the 16-tile
-    game), its concealed tiles all on the main row, and no legal winning hand is read as a non-winner's hand when nothing was said about the win
-    (``--winning-tile``, ``--win-by``, ``--last-tile``, ``--first-turn``, ``--kong-on-kong``), with a
-    note saying so.
+    When nothing was said about the win (``--winning-tile``, ``--win-by``, ``--last-tile``,
+    ``--first-turn``, ``--kong-on-kong``), the best candidate regions are also read as a non-winner's
+    hand (13 tiles; 16 in the 16-tile game) with prior :data:`NON_WINNER_PRIOR`, their concealed tiles
+    all on the main row; when that reading wins (e.g. 13 tiles in a row, which a winner's reading
+    could only complete with a loose tile nearby), a note says so.
 
     Tiles are numbered by the order of the region chosen without ``fixes`` (what the user saw), so
     ``--fix`` positions stay valid whichever region the fixed readings choose.
@@ -567,18 +590,21 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     said_won = winning_tile is not None or any(
         (getattr(context, k) for k in ("last_tile", "first_turn", "kong_on_kong"))) or context.win_by != "discard"
     extra: list[str] = []
-    short_by_one = f"found {ruleset.hand_size} tiles in the hand"
-    if context.winner and not said_won and tried and not tried[0].reading.legal \
-            and (tried[0].reading.problem or "").startswith(short_by_one):
-        # the region chosen shows a non-winner's count of tiles: read that region as a non-winner's hand
-        nw = [t for t in _search_regions([tried[0].candidate], det, readings, ruleset, _as_non_winner(context),
-                                         None, exposed, options) if t.reading.legal and _concealed_on_main_row(t)]
+    if context.winner and not said_won and tried:
+        # nothing was said about a win: a region whose main row holds a non-winner's count of tiles
+        # (13; 16) also competes as a non-winner's hand (prior NON_WINNER_PRIOR), its concealed tiles all
+        # on that row — so 13 tiles in a row are not made a winning hand from a loose tile nearby
+        top = [t.candidate for t in tried[:NON_WINNER_REGIONS]]
+        nw = [replace(t, joint=t.joint + math.log(NON_WINNER_PRIOR))
+              for t in _search_regions(top, det, readings, ruleset, _as_non_winner(context), None, exposed, options)
+              if t.reading.legal and _concealed_on_main_row(t)]
         if nw:
-            n = ruleset.hand_size
-            tried = nw
-            extra.append(f"the photo shows {n} tiles, a complete non-winner's hand: read and scored as a "
-                         f"non-winner's hand (a winning hand has {n + 1}; give --not-winner to say so, or "
-                         f"photograph the winning tile)")
+            tried = sorted(tried + nw, key=lambda t: (not t.reading.legal, -t.joint))
+            if not tried[0].reading.hand.context.winner:
+                n = ruleset.hand_size
+                extra.append(f"the photo shows {n} tiles, a complete non-winner's hand: read and scored as a "
+                             f"non-winner's hand (a winning hand has {n + 1}; give --not-winner to say so, or "
+                             f"photograph the winning tile, or --add it)")
     chosen = tried[0] if tried else None
     if chosen is None:  # pragma: no cover - det is never empty here (read_photo refuses that)
         raise NoTilesError(f"{photo.name}: no tiles found in the photo")
