@@ -13,8 +13,10 @@ Everything runs on this machine's CPU; files are made in a temporary folder (the
 2. **server**: ``mahjong-score serve`` on 127.0.0.1 (models loaded, 2 workers); its peak RSS
    (``VmHWM``, reset through ``/proc/PID/clear_refs`` between phases) idle, under 4 concurrent
    uploads of the demo photo (the baseline), and under 4 concurrent uploads of each worst file.
-3. **latency**: ``/api/hand`` p50/p99 over ``--hands`` sequential requests alone, then again while 6
-   clients flood ``/api/score`` with the demo photo; the ratio p99 flood / p99 alone.
+3. **latency**: ``/api/hand`` p50/p99 of sequential requests alone and while 6 clients flood
+   ``/api/score`` with the demo photo, in 10 alternating blocks (``--hands`` alone in all, flooded for
+   ``--flood-s`` in all), so that the machine's other load weighs on both; the ratio p99 flood / p99
+   alone.
 
 ``--repo PATH`` runs the same measurements on another checkout (e.g. a ``git worktree`` of the commit
 before the fix) for a before/after table. The server is killed at the end (and runs under
@@ -209,14 +211,16 @@ def bench_server(repo: Path, files: dict[str, Path], env: dict, tmp: Path, hands
                      "bomb-rgb16-12000.png"]:
             res[f"4 × {name}"] = concurrent_uploads(srv, files[name])
         hand_latencies(srv, 20)  # warm
-        alone = hand_latencies(srv, hands)
-        stop = threading.Event()
+        # alone and flooded blocks alternate, so that the machine's other load weighs on both alike
+        flooding, stop = threading.Event(), threading.Event()
         counts = {"200": 0, "503": 0, "other": 0}
         data = demo.read_bytes()
 
         def flood():
             with httpx.Client(base_url=srv.url, timeout=300) as c:
                 while not stop.is_set():
+                    if not flooding.wait(0.1):
+                        continue
                     code = c.post("/api/score", files={"image": ("demo.jpg", data, "image/jpeg")}).status_code
                     counts[str(code) if str(code) in counts else "other"] += 1
                     if code == 503:
@@ -225,14 +229,20 @@ def bench_server(repo: Path, files: dict[str, Path], env: dict, tmp: Path, hands
         fl = [threading.Thread(target=flood) for _ in range(6)]
         for t in fl:
             t.start()
-        time.sleep(2.0)
-        flooded = []
-        t_end = time.time() + flood_s
-        while time.time() < t_end or len(flooded) < hands:
-            flooded += hand_latencies(srv, 10)
-            if len(flooded) >= 4 * hands:
-                break
+        alone: list[float] = []
+        flooded: list[float] = []
+        blocks = 10
+        for _ in range(blocks):
+            flooding.clear()
+            time.sleep(1.0)  # the photos in flight finish (at most workers + queue of them)
+            alone += hand_latencies(srv, max(1, hands // blocks))
+            flooding.set()
+            time.sleep(1.0)  # the photo workers are busy again
+            t_end = time.time() + flood_s / blocks
+            while time.time() < t_end:
+                flooded += hand_latencies(srv, 5)
         stop.set()
+        flooding.set()
         for t in fl:
             t.join()
         res["hand alone"] = (pct(alone, 0.5), pct(alone, 0.99), len(alone))
