@@ -100,7 +100,7 @@ _MODE_BYTES = {"1": 1, "L": 1, "P": 1, "I;16": 2, "I;16L": 2, "I;16B": 2, "I;16N
 #: modes whose reduction copies the full image once more (alpha is premultiplied first)
 _ALPHA = frozenset({"RGBA", "LA", "PA", "La", "RGBa"})
 #: formats whose decoder holds its own full-size buffer besides Pillow's image
-_DOUBLE_BUFFER = frozenset({"WEBP", "HEIF", "AVIF"})
+_DOUBLE_BUFFER = frozenset({"WEBP", "AVIF"})
 #: the EXIF orientation tag's value → the transposition that makes the photo upright
 _ORIENT = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180, 4: Image.Transpose.FLIP_TOP_BOTTOM,
            5: Image.Transpose.TRANSPOSE, 6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE,
@@ -323,6 +323,35 @@ def _is_jpeg(im: Image.Image) -> bool:
     return im.format in ("JPEG", "MPO")
 
 
+def _is_heif(im: Image.Image) -> bool:
+    return HEIF_SUPPORT and im.format == "HEIF" and hasattr(im, "fp") and im.fp is not None
+
+
+def _load_heif(im: Image.Image, k: int) -> np.ndarray:
+    """A HEIC/HEIF photo decoded by libheif (``pillow_heif.open_heif``) into its own buffer and
+    reduced by ``k`` with OpenCV's area average, without the copy into a Pillow image that the
+    Pillow plugin makes (7 bytes a pixel at full size → 3). libheif applies the file's rotation and
+    mirroring (the Pillow plugin then clears the EXIF orientation, so nothing is turned twice).
+    Returns (H, W, 3) uint8 RGB."""
+    import cv2
+
+    im.fp.seek(0)
+    heif = pillow_heif.open_heif(im.fp, convert_hdr_to_8bit=True)
+    a = np.asarray(heif)
+    if a.dtype != np.uint8:  # pragma: no cover - convert_hdr_to_8bit gives 8 bits
+        a = (a >> 8).astype(np.uint8) if a.dtype == np.uint16 else a.astype(np.uint8)
+    if k > 1:
+        h, w = a.shape[:2]
+        a = cv2.resize(a, (-(-w // k), -(-h // k)), interpolation=cv2.INTER_AREA)
+    del heif
+    if a.ndim == 2:
+        a = np.repeat(a[..., None], 3, axis=2)
+    elif a.shape[2] == 4:  # alpha: composited onto white, as for other formats
+        alpha = a[..., 3:4].astype(np.float32) / 255.0
+        a = np.rint(a[..., :3] * alpha + 255.0 * (1.0 - alpha)).astype(np.uint8)
+    return np.ascontiguousarray(a[..., :3])
+
+
 def decode_bytes(im: Image.Image, work_side: int | None = None) -> int:
     """Estimated peak working memory (bytes) of :func:`load_photo` for an opened (header-only)
     image: the decoded image in Pillow's layout (width × height × bytes per pixel of its mode), twice
@@ -339,6 +368,10 @@ def decode_bytes(im: Image.Image, work_side: int | None = None) -> int:
             vmax = max(int(c[2]) for c in layers) or 1
             total += int(w * h * 2 * sum(int(c[1]) * int(c[2]) for c in layers) / (hmax * vmax))
         out = dw * dh
+    elif _is_heif(im):  # libheif's buffer (3 or 4 bytes a pixel), reduced in numpy (:func:`_load_heif`)
+        total = w * h * len(im.getbands())
+        k = _reduce_factor((w, h), work_side)
+        out = -(-w // k) * -(-h // k)
     else:
         per = _MODE_BYTES.get(im.mode, 4)
         total = w * h * per * (2 if im.mode in _ALPHA or (im.format or "").upper() in _DOUBLE_BUFFER else 1)
@@ -499,13 +532,18 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
         captured: list[str] = []
         with _BUDGET.hold(need), np.errstate(all="ignore"):
             try:
-                with _stderr_captured(captured, active=im.format == "TIFF"):
-                    im.load()
-                orient = _orientation(im)
-                small = _reduce(im, k)
-                if small is not im:
-                    im.close()  # the full-resolution buffer goes now
-                upright = small.transpose(_ORIENT[orient]) if orient != 1 else small
+                if _is_heif(im):
+                    heif_pixels = _load_heif(im, k)
+                    orient, upright = 1, None
+                else:
+                    heif_pixels = None
+                    with _stderr_captured(captured, active=im.format == "TIFF"):
+                        im.load()
+                    orient = _orientation(im)
+                    small = _reduce(im, k)
+                    if small is not im:
+                        im.close()  # the full-resolution buffer goes now
+                    upright = small.transpose(_ORIENT[orient]) if orient != 1 else small
             except MemoryError:
                 raise _too_big(im, name, need) from None
             except Exception as e:  # noqa: BLE001 - broken pixel data raises assorted errors in plugins
@@ -513,7 +551,7 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
                 if c and "decoder error" in _detail(e):  # libtiff said what was wrong
                     raise ImageError(f"{name}: the image file is corrupt ({c})") from None
                 raise _decode_error(name, e, im.format) from None
-            pixels = _to_rgb(upright, name)
+            pixels = heif_pixels if heif_pixels is not None else _to_rgb(upright, name)
     turned = orient in (5, 6, 7, 8)
     orig = (full_h, full_w) if turned else (full_w, full_h)
     scale = pixels.shape[1] / orig[0]
