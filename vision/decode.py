@@ -284,6 +284,17 @@ class _Hyp:
     embedded: tuple = ()  # GivenMeld whose tiles lie among the concealed tiles (not a group apart)
 
 
+def _best_combos(opts: list[list[Option]], limit: int) -> Iterator[tuple[Option, ...]]:
+    """At most ``limit`` role combinations (one option per group), in decreasing prior product (lazy
+    k-best), so a photo with many groups (a cloth pattern, a table full of tiles) stays bounded."""
+    sorted_opts = [sorted(o, key=lambda x: -x.prior) for o in opts]
+    units = [_Unit("tile", (), [(math.log(max(x.prior, EPS)), x, ()) for x in o]) for o in sorted_opts]
+    for k, (_, idx) in enumerate(_kbest(units)):
+        if k >= limit:
+            return
+        yield tuple(sorted_opts[g][i] for g, i in enumerate(idx))
+
+
 def _count(h: _Hyp) -> int:
     n = 0
     for gi, (g, o) in enumerate(zip(h.groups, h.choices)):
@@ -343,7 +354,7 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
     placements = list(itertools.product(("embedded", "off"), repeat=len(off)))
     nearest = None
     short = short if short is not None else [0.0]
-    for combo in itertools.product(*opts):
+    for combo in _best_combos(opts, MAX_COMBOS):
         wins = sum(1 for o in combo if o.winning is not None)
         if wins > 1:
             continue
@@ -691,7 +702,7 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
             count += 3
         else:
             for p in g.tiles:
-                roles[p] = "winning" if (o.winning == p or o.role == "winning") else "concealed"
+                roles[p] = "winning" if (o.winning == p or o.role == "winning") and win is None else "concealed"
                 conc.append(raw[p])
                 if roles[p] == "winning":
                     win = raw[p]

@@ -397,6 +397,9 @@ SURE_ONLY_PRIOR = 0.5
 #: the candidate regions (best first) read as a non-winner's hand
 NON_WINNER_PRIOR = 0.2
 NON_WINNER_REGIONS = 3
+#: the confidence of a non-winner's reading nobody asked for is multiplied by this (as likely a
+#: winner's photo with a tile missed), so that it is always checked
+UNSAID_NON_WINNER = 0.5
 
 
 def region_candidates(det: Detections, readings: TileReadings, image_size: tuple[int, int], need: int
@@ -426,9 +429,14 @@ def region_candidates(det: Detections, readings: TileReadings, image_size: tuple
 
 
 def tileness(det: Detections, readings: TileReadings) -> np.ndarray:
-    """(N,) detector score × the classifier's top probability per box: how much the models believe
-    the box is a tile read as it is (clutter — keys, cloth, cards — scores low on one or both)."""
-    return np.asarray(det.scores, np.float64) * readings.probs.max(1).astype(np.float64)
+    """(N,) detector score × the classifier's top probability per box (for a flower or season, the
+    probability of being one of the eight: the classifier tells bonus tiles apart least well): how
+    much the models believe the box is a tile read as it is (clutter — keys, cloth, cards — scores
+    low on one or both)."""
+    from .layout import bonus_probability
+
+    top = np.maximum(readings.probs.max(1), bonus_probability(readings)) if len(readings) else np.zeros(0)
+    return np.asarray(det.scores, np.float64) * top.astype(np.float64)
 
 
 def sure_level(t: np.ndarray, need: int) -> float:
@@ -601,6 +609,9 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         if nw:
             tried = sorted(tried + nw, key=lambda t: (not t.reading.legal, -t.joint))
             if not tried[0].reading.hand.context.winner:
+                # nobody said the hand did not win: as likely a winner's photo with a tile missed
+                tried[0] = replace(tried[0], reading=replace(
+                    tried[0].reading, confidence=tried[0].reading.confidence * UNSAID_NON_WINNER))
                 n = ruleset.hand_size
                 extra.append(f"the photo shows {n} tiles, a complete non-winner's hand: read and scored as a "
                              f"non-winner's hand (a winning hand has {n + 1}; give --not-winner to say so, or "
