@@ -4,7 +4,7 @@ latency under a photo flood (issue 16).
     python benchmarks/bench_memory.py [--repo PATH] [--flood-s 20] [--hands 150] [--skip-server]
 
 Everything runs on this machine's CPU; files are made in a temporary folder (the hostile corpus of
-``tests/hostile_corpus.py``, plus a 48 MP baseline and progressive JPEG).
+``tests/hostile_corpus.py``, plus a 48 MP baseline JPEG, progressive JPEG and HEIC).
 
 1. **photo**: peak RSS (``wait4``'s ``ru_maxrss`` of each child) of ``mahjong-score photo FILE
    --no-history`` on the worst corpus files and, as the baseline of the same run, on the bundled demo
@@ -90,9 +90,18 @@ def _make_files(tmp: Path) -> tuple[dict[str, Path], list[str]]:
         big = im.convert("RGB").resize((8000, 6000), Image.Resampling.BICUBIC)
     big.save(tmp / "demo-48mp.jpg", quality=92)
     big.save(tmp / "demo-48mp-progressive.jpg", quality=92, progressive=True)
+    try:  # a 48 MP iPhone-size HEIC (libheif via pillow-heif; ~30 s to encode)
+        import pillow_heif
+
+        pillow_heif.register_heif_opener()
+        big.save(tmp / "demo-48mp.heic", quality=60)
+    except Exception:  # noqa: BLE001 - no HEIF encoder: measured without it
+        pass
     del big
     files["demo-48mp.jpg"] = tmp / "demo-48mp.jpg"
     files["demo-48mp-progressive.jpg"] = tmp / "demo-48mp-progressive.jpg"
+    if (tmp / "demo-48mp.heic").is_file():
+        files["demo-48mp.heic"] = tmp / "demo-48mp.heic"
     return files, [c.path for c in cases]
 
 
@@ -101,7 +110,9 @@ def bench_photo(repo: Path, files: dict[str, Path], all_paths: list[str], env: d
     py = sys.executable
     rc, base, _ = run_child([py, "-m", "cli", "photo", str(ROOT / "docs" / "demo.jpg"), "--no-history"], repo, env)
     out["demo.jpg (baseline)"] = (rc, base, "")
-    for name in ["demo-48mp.jpg", "demo-48mp-progressive.jpg", *WORST]:
+    for name in ["demo-48mp.jpg", "demo-48mp-progressive.jpg", "demo-48mp.heic", *WORST]:
+        if name not in files:
+            continue
         rc, peak, line = run_child([py, "-m", "cli", "photo", str(files[name]), "--no-history"], repo, env)
         out[name] = (rc, peak, line)
     lst = Path(tempfile.mkstemp(suffix=".json")[1])

@@ -514,6 +514,7 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
     if isinstance(source, Photo):  # already loaded
         return source
     _silence_pillow()
+    _limit_heap_once()  # a batch worker or the server reads photo after photo: buffers go back
     with ExitStack() as stack:
         im, name, file_bytes = _open(source, stack)
         stack.callback(im.close)
@@ -577,12 +578,18 @@ def limit_heap_growth(threshold: int = MIB) -> bool:
     (Pillow allocates images in 16 MB blocks) come from per-thread heaps that keep them after use: a
     server with two worker threads held 450–600 MB after a few large photos. With the threshold
     fixed at ``threshold`` bytes, a decode's buffers go back to the system when it ends. Process-wide;
-    for long-running processes (``serve``). Returns False where glibc is not available."""
+    set by the first :func:`load_photo` of a process (batch workers, ``serve``). Returns False where
+    glibc is not available."""
     libc = _libc()
     if libc is None or not hasattr(libc, "mallopt"):
         return False
     M_MMAP_THRESHOLD = -3
     return bool(libc.mallopt(M_MMAP_THRESHOLD, int(threshold)))
+
+
+@lru_cache(maxsize=1)
+def _limit_heap_once() -> bool:
+    return limit_heap_growth()
 
 
 def release_memory() -> None:
