@@ -751,7 +751,8 @@ def cmd_photo(args: argparse.Namespace) -> int:
     check_learn(args)
     try:
         res = read_photo(source, args.ruleset, ctx, winning_tile=args.winning_tile, exposed=args.exposed,
-                         fixes=parse_fixes(args.fix), options=opts, classifier=classifier_for(args.tileset))
+                         fixes=parse_fixes(args.fix), options=opts, classifier=classifier_for(args.tileset),
+                         additions=parse_additions(getattr(args, "add", None)))
         if args.learn:  # the corrected tiles teach the profile (before any verdict on the hand)
             learn_from_result(args.tileset, res, parse_fixes(args.fix))
     except VisionError as e:
