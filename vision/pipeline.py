@@ -767,7 +767,7 @@ def cmd_photo(args: argparse.Namespace) -> int:
             f"NOT LEGAL: {res.reading.notation}"
         try:
             save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                          fixed=fixed_detections(res.order, parse_fixes(args.fix))), args.annotate)
+                          fixed=set(fixed_detections(res.order, parse_fixes(args.fix))) | set(res.added)), args.annotate)
         except ImageError as e:
             raise cli.UserError(str(e)) from None
     if args.json:
