@@ -454,3 +454,18 @@ def test_photo_cache_is_bounded_in_bytes():
     assert len(c) == 2 and c.bytes <= 5 * 2**20 and c.get("p3") is not None and c.get("p0") is None
     c.put(item(8), "huge")  # alone over the bound: kept (the newest), the others go
     assert len(c) == 1 and c.get("huge") is not None
+
+
+def test_batch_rows_name_special_files_as_such(tmp_path, photos):
+    os.mkfifo(photos / "pipe.jpg")
+    os.symlink("/dev/zero", photos / "zero.jpg")
+    os.symlink(photos / "loop-b.jpg", photos / "loop-a.jpg")
+    os.symlink(photos / "loop-a.jpg", photos / "loop-b.jpg")
+    out = tmp_path / "r.csv"
+    batch.run_batch(photos, out, workers=0, reader=bf.ORACLE, history_db=None)
+    import csv
+
+    with open(out, newline="", encoding="utf-8") as f:
+        status = {r["photo"]: r["status"] for r in csv.DictReader(f)}
+    assert "named pipe" in status["pipe.jpg"] and "character device" in status["zero.jpg"]
+    assert "link loop" in status["loop-a.jpg"] and "no such file" not in status["loop-b.jpg"]

@@ -522,7 +522,9 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
     if job.error:
         row["error"] = job.error
     elif not sha:
-        row["error"] = "no such file"
+        from .io import path_problem  # a FIFO, a device, a link loop, an unreadable file: named
+
+        row["error"] = path_problem(job.path) or "the file could not be read"
     else:
         from .errors import ModelError, VisionError
         from .pipeline import parse_fixes
@@ -536,7 +538,9 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         except ModelError as e:
             raise FatalError(_one_line(e)) from None
         except (VisionError, HandError, RulesetError) as e:
-            row["error"] = _one_line(e).replace(job.path, job.key)
+            from .io import display_name  # (the message names the file with control characters escaped)
+
+            row["error"] = _one_line(e).replace(display_name(job.path), job.key).replace(job.path, job.key)
         except Exception as e:  # a bug must not stop a tournament's batch: report it on the row
             row["error"] = f"internal error: {type(e).__name__}: {_one_line(e)}".replace(job.path, job.key)
         else:

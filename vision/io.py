@@ -188,6 +188,21 @@ def _open_path(path: Path, stack: ExitStack) -> BinaryIO:
         raise ImageError(f"{name}: cannot read the file ({e.strerror or _detail(e)})") from None
 
 
+def path_problem(path: str | os.PathLike) -> str | None:
+    """Why ``path`` cannot be read as a photo file — the one-line :class:`ImageError` message
+    without the name (``"no such file"``, ``"is a named pipe (FIFO), not an image file"``, ``"a
+    symbolic link loop …"``, ``"the file is empty (0 bytes)"``, …) — or None when it is a readable
+    regular file. Opens nothing but a regular file (a FIFO would block)."""
+    with ExitStack() as stack:
+        try:
+            _open_path(Path(path), stack)
+        except ImageError as e:
+            msg = str(e)
+            prefix = display_name(path) + ": "
+            return msg[len(prefix):] if msg.startswith(prefix) else msg
+    return None
+
+
 def _open(source: Source, stack: ExitStack) -> tuple[Image.Image, str, int]:
     """(image with its header parsed, display name, file size in bytes)."""
     if isinstance(source, (bytes, bytearray, memoryview)):
