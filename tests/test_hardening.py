@@ -469,3 +469,25 @@ def test_batch_rows_name_special_files_as_such(tmp_path, photos):
         status = {r["photo"]: r["status"] for r in csv.DictReader(f)}
     assert "named pipe" in status["pipe.jpg"] and "character device" in status["zero.jpg"]
     assert "link loop" in status["loop-a.jpg"] and "no such file" not in status["loop-b.jpg"]
+
+
+def test_every_corpus_file_through_the_web_api_gets_a_clean_answer(corpus, tmp_path):
+    import web_fakes as wf
+
+    cases, _ = corpus
+    _, models = wf.row_photo(["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "1z", "2z", "2z"])
+    client = _client(tmp_path, models, max_upload_bytes=50 * 2**20)
+    seen = set()
+    for c in cases:
+        p = Path(c.path)
+        if not p.is_file() or p.is_symlink() or p.stat().st_size > 50 * 2**20:
+            continue
+        r = client.post("/api/score", files={"image": ("upload.bin", p.read_bytes(), "application/octet-stream")})
+        seen.add(r.status_code)
+        assert r.status_code in (200, 400, 413, 415, 422), (p.name, r.status_code, r.text[:300])
+        if r.status_code != 200:
+            err = r.json()["error"]
+            assert "\n" not in err and not EXC_NAME.search(err), (p.name, err)
+        if c.expect == "refused" and c.kind == "bomb" and "memory" in c.words:
+            assert r.status_code == 413, (p.name, r.status_code, r.text[:200])
+    assert {200, 400, 413, 415} <= seen
