@@ -180,12 +180,18 @@ def _open_path(path: Path, stack: ExitStack) -> BinaryIO:
     if st.st_size > MAX_FILE_BYTES:
         raise ImageError(f"{name}: the file is {st.st_size / 2**30:.1f} GB, larger than any photo "
                          f"(limit {MAX_FILE_BYTES / 2**30:g} GB); is it a video or another kind of file?")
-    try:
-        return stack.enter_context(open(path, "rb"))
+    try:  # non-blocking, then checked again: a file swapped for a FIFO since the stat cannot hang us
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except PermissionError:
         raise ImageError(f"{name}: permission denied") from None
     except OSError as e:
         raise ImageError(f"{name}: cannot read the file ({e.strerror or _detail(e)})") from None
+    f = stack.enter_context(os.fdopen(fd, "rb"))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        raise ImageError(f"{name}: is not a regular file (it changed while being opened)")
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return f
 
 
 def path_problem(path: str | os.PathLike) -> str | None:
@@ -228,16 +234,18 @@ def _open(source: Source, stack: ExitStack) -> tuple[Image.Image, str, int]:
 
 #: magic bytes of the formats a photo comes in (for a file Pillow cannot open: corrupt, or no image)
 _MAGIC = ((b"\xff\xd8\xff", "JPEG"), (b"\x89PNG\r\n\x1a\n", "PNG"), (b"GIF87a", "GIF"), (b"GIF89a", "GIF"),
-          (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"), (b"BM", "BMP"))
+          (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"))
 
 
 def sniff(head: bytes) -> str | None:
-    """The photo format named by a file's first 16 bytes (JPEG, PNG, GIF, TIFF, BMP, WebP, HEIF), or None."""
+    """The photo format named by a file's first 18 bytes (JPEG, PNG, GIF, TIFF, BMP, WebP, HEIF), or None."""
     for magic, fmt in _MAGIC:
         if head.startswith(magic):
             return fmt
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "WebP"
+    if head[:2] == b"BM" and len(head) >= 16 and int.from_bytes(head[14:16], "little") in (12, 40, 52, 56, 64, 108, 124):
+        return "BMP"  # (the DIB header's size, not just two letters)
     if head[4:8] == b"ftyp" and head[8:12] in (b"heic", b"heix", b"hevc", b"mif1", b"msf1", b"avif", b"heim", b"heis"):
         return "HEIF"
     return None
@@ -258,7 +266,7 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
     except UnidentifiedImageError:
         try:
             fp.seek(0)
-            fmt = sniff(fp.read(16))
+            fmt = sniff(fp.read(18))
         except (OSError, ValueError):
             fmt = None
         if fmt is not None:  # it starts like a photo: a damaged one, not "no image"
@@ -272,7 +280,7 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
     except Exception as e:  # corrupt headers raise assorted errors inside plugins
         try:
             fp.seek(0)
-            fmt = sniff(fp.read(16))
+            fmt = sniff(fp.read(18))
         except (OSError, ValueError):
             fmt = None
         d = _header_problem(_detail(e), fmt)
