@@ -346,3 +346,27 @@ def test_unturn_boxes_maps_back_to_the_photo_as_loaded(deg, k):
     found = np.array([[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], float)
     back = unturn_boxes(found, deg, (t.shape[1], t.shape[0]))
     assert back.tolist() == [[8, 5, 20, 12]]
+
+
+def test_two_missed_tiles_added_one_after_the_other():
+    # render-s7-12 with two neighbouring concealed tiles (tiles p and p+1 of the numbering) not
+    # detected: `--add p=A,p+1=B` adds A as tile p, then B as tile p+1 (after A, in the numbering that
+    # holds A), and the hand is whole again; a --fix given with them counts the added tiles
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    ctx = Context(win_by="wall")
+    det0, rd0 = _scene(meta, keep)
+    full = _read(meta, det0, rd0, ctx)
+    codes = [meta["tiles"][keep[i]]["tile"] for i in full.order]
+    p = 4
+    gone = {full.order[p - 1], full.order[p]}
+    det, rd = _scene(meta, [k for j, k in enumerate(keep) if j not in gone])
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    res = read_detections(photo, det, rd, NTS, ctx, additions=[(p, codes[p - 1]), (p + 1, codes[p])])
+    assert res.reading.legal, res.reading.problem
+    assert format_hand(res.reading.hand) == format_hand(parse_hand("34555s333555777z win:3z", context=ctx))
+    assert [res.position(i) for i in res.added] == [p, p + 1]
+    # the same with the first tile's neighbour 'fixed' to itself by its new number (p + 2: after both)
+    res2 = read_detections(photo, det, rd, NTS, ctx, additions=[(p, codes[p - 1]), (p + 1, codes[p])],
+                           fixes={p + 2: codes[p + 1]})
+    assert format_hand(res2.reading.hand) == format_hand(res.reading.hand)

@@ -444,3 +444,17 @@ def test_cli_serve_serves_the_page(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+
+def test_adding_a_missed_tile(photo):
+    # `adds` puts a tile the detector missed into the numbering (tile 1 here, before the 1m that was
+    # tile 1); fixes then count it: fix 2 is the old tile 1. 15 tiles: no legal hand, the problem says so
+    png, models, client = photo
+    pid = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}).json()["photo_id"]
+    j = client.post("/api/score", data={"photo_id": pid, "adds": "1=1m", "fixes": "2=4m"}).json()
+    assert [t["pos"] for t in j["tiles"]] == list(range(1, 16))
+    assert j["tiles"][0]["added"] and j["tiles"][0]["tile"] == "1m" and not j["tiles"][1]["added"]
+    assert j["tiles"][1]["raw"] == "4m" and j["tiles"][1]["fixed"]
+    assert j["legal"] is False and "15 tiles" in j["problem"]
+    assert any("added by you" in n for n in j["notes"])
+    _one_line_error(client.post("/api/score", data={"photo_id": pid, "adds": "99=5p"}), 422)

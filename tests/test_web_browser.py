@@ -255,3 +255,26 @@ def test_table_view_names_are_not_seats_and_the_title_names_the_ruleset(page):
     assert shown == dict(want.net)
     title = page.text_content("#t-title")
     assert title == f"{load_ruleset('rode-draak').name} — Player 1 won", title
+
+
+def test_add_a_missed_tile_from_the_page(page, scene, tmp_path):
+    # "+ Add a missed tile" opens the tile picker; the chosen tile joins the photo's tiles as a new tile
+    # before the first concealed one, and the notes say it was added
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(scene.jpeg)
+    page.set_input_files("#photo", str(photo))
+    page.wait_for_selector("#strip button.tile", timeout=30_000)
+    _idle(page)
+    n_before = page.locator("#strip button.tile").count()
+    page.click("#add-tile")
+    page.wait_for_selector("#picker:not([hidden])")
+    assert "Add the missed tile" in page.text_content("#picker-title")
+    page.click("#picker-grid button[data-code='9s']")
+    page.wait_for_selector("#reading-notes li:has-text('added by you')", timeout=30_000)
+    _idle(page)
+    notes = page.text_content("#reading-notes")
+    assert "(9s) added by you" in notes, notes
+    assert page.locator("#strip button.tile[data-tile='9s'].fixed").count() >= 1  # shown, framed as set by you
+    assert n_before >= 14
+    box = page.locator("#add-tile").bounding_box()
+    assert box and box["height"] >= 44

@@ -94,9 +94,9 @@ def parse_fixes(text: str | None) -> dict[int, str]:
 
 def parse_additions(text: str | None) -> list[tuple[int, str]]:
     """``"14=5p,1=2z"`` → ``[(14, '5p'), (1, '2z')]``: tiles the detector missed, each to become tile
-    POS of the numbering shown (it lies before the tile now numbered POS, or after the last tile for
-    N+1). A position may be given more than once (the tiles go in the order given). Raises HandError
-    for a malformed item or an unknown tile code."""
+    POS (it lies before the tile that had number POS, or after the last tile for N+1), one after the
+    other in the order given (:func:`add_tiles`). Raises HandError for a malformed item or an unknown
+    tile code."""
     out: list[tuple[int, str]] = []
     for item in (text or "").replace(" ", ",").split(","):
         if not item:
@@ -120,61 +120,70 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     """Detections and readings with a box for each tile the user added (``--add POS=TILE``), and the
     numbering with them inserted.
 
-    Positions are those of ``geo.order`` (what the user saw). An added tile's box is the size of its
-    neighbour in the numbering and lies between that neighbour and the next tile of its row (or one
-    tile step past the row's end), so the layout sees it in the row; its reading is certain (the
-    tile given), its detector score 1. Returns ``(det, readings, numbering)``: the new detections are
-    appended after the old ones (indices N, N+1, …). Raises HandError for a position outside 1..N+1.
+    Additions are made one at a time in the order given, each POS in the numbering that holds the
+    earlier additions (``geo.order`` for the first): the tile becomes tile POS, before the tile that
+    had that number (N+1: after the last). Its box is the size of its neighbour in the numbering and
+    lies one tile step on from it toward the next tile of its row when there is a gap (the missed
+    tile's place), between the two when they touch, or one step past the row's end, so the layout
+    sees it in the row; its reading is certain (the tile given), its detector score 1.
+    Returns ``(det, readings, numbering)``: the new detections are appended after the old ones
+    (indices N, N+1, … in the order given). Raises HandError for a position outside 1..N+1.
     """
-    order = list(geo.order)
-    n = len(order)
+    numbering = list(geo.order)
     if not additions:
-        return det, readings, tuple(order)
+        return det, readings, tuple(numbering)
     boxes = [np.asarray(b, np.float64) for b in det.boxes]
-    centres = det.centres.astype(np.float64)
     row_of: dict[int, list[int]] = {}
     for ids in geo.rows:
         tiles = [t for g in ids for t in geo.groups[g].tiles]
         for t in tiles:
             row_of[t] = tiles
 
+    def centre(i: int) -> np.ndarray:
+        return (boxes[i][:2] + boxes[i][2:]) / 2
+
     def step(i: int) -> np.ndarray:
-        row = row_of.get(i, [i])
+        row = [t for t in row_of.get(i, [i]) if t < len(det)]  # the row's detected tiles give the step
         if len(row) >= 2:
-            c = centres[row]
-            return np.median(np.diff(c, axis=0), axis=0)
+            return np.median(np.diff(np.array([centre(t) for t in row]), axis=0), axis=0)
         w = float(boxes[i][2] - boxes[i][0])
         a = geo.angle + (math.pi / 2 if geo.turned else 0.0)
         return np.array([math.cos(a), math.sin(a)]) * w
 
-    new_boxes, new_probs = [], []
-    numbering = list(order)
-    for pos, code in sorted(additions, key=lambda a: -a[0]):  # last first: earlier positions stay valid
+    codes: list[str] = []
+    for pos, code in additions:
+        n = len(numbering)
         if not 1 <= pos <= n + 1:
             raise HandError(f"--add: position {pos} is outside 1..{n + 1} (tiles are numbered 1 to {n}; "
                             f"{n + 1} adds after the last)")
-        prev = order[pos - 2] if pos >= 2 else None
-        nxt = order[pos - 1] if pos <= n else None
+        prev = numbering[pos - 2] if pos >= 2 else None
+        nxt = numbering[pos - 1] if pos <= n else None
         if prev is not None and nxt is not None and nxt in row_of.get(prev, ()):
-            ref, centre = prev, (centres[prev] + centres[nxt]) / 2
+            d = centre(nxt) - centre(prev)
+            s = float(np.hypot(*step(prev)))
+            gap = float(np.hypot(*d))
+            # a gap where the tile is missing: one tile step on from prev; touching tiles: between them
+            ref, c = prev, (centre(prev) + d * (s / gap) if gap >= 1.5 * s > 0 else (centre(prev) + centre(nxt)) / 2)
         elif prev is not None:
-            ref, centre = prev, centres[prev] + step(prev)
+            ref, c = prev, centre(prev) + step(prev)
         else:
-            ref, centre = nxt, centres[nxt] - step(nxt)  # type: ignore[index]
+            ref, c = nxt, centre(nxt) - step(nxt)  # type: ignore[arg-type]
         half = (boxes[ref][2:] - boxes[ref][:2]) / 2
-        new_boxes.append(np.r_[centre - half, centre + half])
-        p = np.zeros(readings.probs.shape[1], np.float32)
-        p[CLASS_INDEX[code]] = 1.0
-        new_probs.append((p, code))
-        numbering.insert(pos - 1, -len(new_boxes))  # placeholder: the k-th new box (1-based) is -k
-    m = len(det)
-    k_new = len(new_boxes)
-    numbering = [m + (-x - 1) if x < 0 else x for x in numbering]
-    det2 = Detections.make(np.vstack([det.boxes, np.array(new_boxes)]),
-                           np.r_[det.scores, np.ones(k_new)],
-                           np.r_[det.face_down, [c == "0x" for _, c in new_probs]])
-    rd2 = TileReadings.make(np.vstack([readings.probs, np.stack([p for p, _ in new_probs])]),
-                            readings.pose + tuple("face-down" if c == "0x" else "upright" for _, c in new_probs))
+        new = len(boxes)
+        boxes.append(np.r_[c - half, c + half])
+        row = row_of.setdefault(ref, [ref])
+        row.insert(row.index(ref) + (1 if ref == prev else 0), new)
+        row_of[new] = row
+        numbering.insert(pos - 1, new)
+        codes.append(code)
+    k = len(codes)
+    probs = np.zeros((k, readings.probs.shape[1]), np.float32)
+    for j, code in enumerate(codes):
+        probs[j, CLASS_INDEX[code]] = 1.0
+    det2 = Detections.make(np.vstack(boxes), np.r_[det.scores, np.ones(k)],
+                           np.r_[det.face_down, [c == "0x" for c in codes]])
+    rd2 = TileReadings.make(np.vstack([readings.probs, probs]),
+                            readings.pose + tuple("face-down" if c == "0x" else "upright" for c in codes))
     return det2, rd2, tuple(numbering)
 
 
@@ -577,7 +586,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     could only complete with a loose tile nearby), a note says so.
 
     Tiles are numbered by the order of the region chosen without ``fixes`` (what the user saw), so
-    ``--fix`` positions stay valid whichever region the fixed readings choose.
+    ``--fix`` positions stay valid whichever region the fixed readings choose; ``additions``
+    (:func:`add_tiles`) are inserted into that numbering first, and ``fixes`` count them.
     """
     t1 = time.perf_counter()
     need = ruleset.hand_size + (1 if context.winner else 0)
@@ -588,12 +598,12 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         first = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
         geo0 = first[0].layout.geometry if first else find_geometry(det, photo.size)
         numbering = geo0.order
-        readings = apply_fixes(readings, numbering, fixes or {})
-        if additions:
+        if additions:  # first the added tiles, then the fixes, numbered with the added tiles in place
             m = len(det)
             det, readings, numbering = add_tiles(det, readings, geo0, additions)
             added = tuple(range(m, len(det)))
             cands = region_candidates(det, readings, photo.size, need)
+        readings = apply_fixes(readings, numbering, fixes or {})
     tried = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
     said_won = winning_tile is not None or any(
         (getattr(context, k) for k in ("last_tile", "first_turn", "kong_on_kong"))) or context.win_by != "discard"
@@ -799,7 +809,8 @@ def register(subparsers) -> None:
     p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\", or \"none\" (overrides the layout)")
     p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\"")
     p.add_argument("--add", metavar="POS=TILE", help="add tiles the detector missed, e.g. \"14=5p\" (the tile "
-                   "becomes tile 14: it lies before the tile now numbered 14; N+1 adds after the last)")
+                   "becomes tile 14: it lies before the tile now numbered 14; N+1 adds after the last); "
+                   "--fix numbers then count the added tiles")
     p.add_argument("--annotate", metavar="FILE", help="write the photo with boxes, tile names and groups (.jpg/.png)")
     p.add_argument("--json", action="store_true", help="print one JSON object (reading, tiles, boxes, top-3 probabilities, groups, score)")
     from scoring.history import add_history_args

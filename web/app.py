@@ -71,7 +71,7 @@ from scoring.settle import settle
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, limit_heap_growth, release_memory
-from vision.pipeline import WORK_SIDE, parse_fixes, read_detections, read_photo, to_json
+from vision.pipeline import WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json
 
 from . import schemas as S
 
@@ -282,7 +282,8 @@ def annotated_data_url(res, side: int, fixes=None) -> str:
 
     r = res.reading
     title = f"{r.notation}  ({r.confidence:.0%})" if r.legal else f"NOT LEGAL: {r.notation}"
-    img = annotate(res.photo.pixels, res.detections, r, res.order, title, fixed=fixed_detections(res.order, fixes))
+    img = annotate(res.photo.pixels, res.detections, r, res.order, title,
+                   fixed=set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())))
     h, w = img.shape[:2]
     k = side / max(h, w)
     if k < 1:
@@ -691,7 +692,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             "reading": j["reading"], "legal": j["legal"], "problem": j["problem"], "confidence": j["confidence"],
             "changed": [{"pos": c["pos"], "raw": c["from"], "tile": c["to"]} for c in j["changed"]],
             "melds": j["melds"],
-            "tiles": [{**t, "fixed": t["pos"] in fixes} for t in j["tiles"]],
+            "tiles": [{**t, "fixed": t["pos"] in fixes or bool(t.get("added"))} for t in j["tiles"]],
             "groups": [{"tiles": g["tiles"], "row": g["row"], "role": g["role"]} for g in j["groups"]],
             "notes": j["notes"],
             "fixes": {str(k): v for k, v in sorted(fixes.items())},
@@ -702,7 +703,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
 
     def _first_reading(abandoned: threading.Event, data: bytes, name: str, photo_id: str, rs, ctx: Context,
                        fixes: dict[int, str], options: dict[str, Any], winning_tile: str | None,
-                       exposed: str | None, tileset: str | None = None, learn: bool = False) -> dict[str, Any]:
+                       exposed: str | None, tileset: str | None = None, learn: bool = False,
+                       additions: list | None = None) -> dict[str, Any]:
         """A new photo: the whole pipeline (:func:`vision.pipeline.read_photo`, no fixes, so that the
         cached readings are the classifier's own, with the calibrated ``tileset`` if one is named);
         then the fixes, if any, on the cached readings (``learn``: they teach ``tileset``).
@@ -713,9 +715,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         photo = replace(res.photo, name=name)
         model_t = {k: v for k, v in res.timings.items() if k in ("load", "detect", "classify")}
         item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None)
-        if fixes:
+        if fixes or additions:
             res = read_detections(photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile,
-                                  exposed=exposed, fixes=fixes, options=options)
+                                  exposed=exposed, fixes=fixes, options=options, additions=additions)
         else:
             res = replace(res, photo=photo)
         n = 0
@@ -728,14 +730,15 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
 
     def _again(abandoned: threading.Event, item: CachedPhoto, photo_id: str, rs, ctx: Context,
                fixes: dict[int, str], options: dict[str, Any], winning_tile: str | None,
-               exposed: str | None, tileset: str | None = None, learn: bool = False) -> dict[str, Any]:
+               exposed: str | None, tileset: str | None = None, learn: bool = False,
+               additions: list | None = None) -> dict[str, Any]:
         """A cached photo: only layout, decoding and scoring (:func:`vision.pipeline.read_detections`);
         the classifier runs again only when another calibrated ``tileset`` is asked for."""
         if (tileset or None) != item.tileset:
             item = reread(tilesets, item, tileset)
             cache.put(item, photo_id)
         res = read_detections(item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile,
-                              exposed=exposed, fixes=fixes, options=options)
+                              exposed=exposed, fixes=fixes, options=options, additions=additions)
         n = 0
         if learn and tileset and fixes:
             n, learned = tilesets.learn(tileset, item.photo, item.detections, res.order, fixes, item.learned)
@@ -768,6 +771,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         exposed: Optional[str] = Form(None, max_length=200, description='override the exposed melds: "[777p] (1111s)"'),
         tileset: Optional[str] = Form(None, max_length=64, description="read with this calibrated tile set (GET /api/tilesets)"),
         learn: bool = Form(False, description="add the fixed tiles to the tile set (each fix of a photo once)"),
+        adds: str = Form("", max_length=400, description="tiles the detector missed, added in order: 14=5p,3=2z "
+                         "(each becomes tile POS; fixes then count them)"),
     ):
         """Read the photo (detector + classifier, once per upload), apply ``fixes``, decode the most
         probable legal hand and score it. Answers the reading (tiles with boxes and top-3 readings,
@@ -779,6 +784,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                           flags=[f for f in flags.split(",") if f.strip()]).to_context()
         opts = parse_options_field(options)
         fix = parse_fixes(fixes)
+        add = parse_additions(adds) or None
         rs = load_ruleset(ruleset)  # unknown ruleset, option or flag → 422 before any work (the decoder
         rs.resolve_options(opts)     # would only report "no legal reading")
         check_flags(rs, ctx)  # HandError → 422
@@ -791,7 +797,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             check_image(data, st.max_upload_bytes)
             try:
                 return await run_photo(_first_reading, data, safe_name(image.filename), new_photo_id(), rs, ctx,
-                                       fix, opts, winning_tile or None, exposed or None, tileset or None, learn)
+                                       fix, opts, winning_tile or None, exposed or None, tileset or None, learn,
+                                       add)
             except NoTilesError as e:
                 raise ApiError(422, str(e)) from None
             except ImageError as e:  # too many pixels, or too much memory to decode: 413
@@ -804,7 +811,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 raise ApiError(404, f"photo {photo_id} is no longer held by the server (it keeps the last "
                                     f"{cache.size}); upload it again")
             return await run_photo(_again, item, photo_id, rs, ctx, fix, opts, winning_tile or None, exposed or None,
-                                   tileset or None, learn)
+                                   tileset or None, learn, add)
         raise ApiError(400, "send a photo (multipart field 'image') or the photo_id of an earlier upload")
 
     # ------------------------------------------------------------------ settle

@@ -127,6 +127,7 @@ class TileOut(BaseModel):
     role: str = Field(..., description="concealed, winning, exposed, concealed-kong, bonus or ignored")
     changed: bool = Field(..., description="the decoder changed the raw reading to make a legal hand")
     fixed: bool = Field(..., description="set by the user (fixes)")
+    added: bool = Field(False, description="added by the user (adds): a tile the detector missed")
     top: list[tuple[str, float]] = Field(..., description="the most probable tiles with their probabilities")
 
 

@@ -19,7 +19,7 @@
 
   let meta = null;                       // GET /api/rulesets
   let saved = load();
-  const state = { mode: null, file: null, photoId: null, fixes: {}, last: null, seq: 0, pickPos: null };
+  const state = { mode: null, file: null, photoId: null, fixes: {}, adds: [], last: null, seq: 0, pickPos: null };
 
   function load() {
     try { return JSON.parse(localStorage.getItem(STORE)) || {}; } catch (e) { return {}; }
@@ -236,6 +236,7 @@
     fd.append("flags", s.flags.join(","));
     fd.append("options", JSON.stringify(s.options));
     fd.append("fixes", Object.entries(state.fixes).map(([k, v]) => k + "=" + v).join(","));
+    if (state.adds.length) fd.append("adds", state.adds.map(([k, v]) => k + "=" + v).join(","));
     if (s.winning_tile) fd.append("winning_tile", s.winning_tile);
     if (s.exposed) fd.append("exposed", s.exposed);
     if (s.tileset) fd.append("tileset", s.tileset);
@@ -357,6 +358,12 @@
     // tiles outside the layout's groups (flowers and seasons), by role
     const rest = res.tiles.filter((t) => t.role !== "ignored" && !seen.has(t.pos));
     for (const role of [...new Set(rest.map((t) => t.role))]) addGroup(rest.filter((t) => t.role === role));
+    // a tile the detector missed: added before the first concealed tile of the hand's row
+    const conc = res.tiles.filter((t) => t.role === "concealed").map((t) => t.pos);
+    const addAt = conc.length ? Math.min(...conc) : res.tiles.length + 1;
+    strip.append(h("button", { type: "button", class: "add-tile", id: "add-tile",
+                               "aria-label": "Add a tile the photo's reading missed",
+                               onclick: () => openPicker(addAt, true) }, "+ Add a missed tile"));
     const qt = $("quick-total");
     qt.hidden = !res.score;
     if (res.score) $("quick-total-value").textContent = String(res.score.total);
@@ -414,12 +421,30 @@
   }
 
   // ------------------------------------------------------------------ tile picker
-  function openPicker(pos) {
+  function openPicker(pos, adding) {
     const res = state.last;
     if (!res) return;
-    const t = res.tiles.find((x) => x.pos === pos);
+    const t = adding ? { pos, tile: null, raw: "5z", top: [], fixed: false }
+                     : res.tiles.find((x) => x.pos === pos);
     if (!t) return;
     state.pickPos = pos;
+    state.adding = !!adding;
+    if (adding) {  // a tile the detector missed: it becomes tile `pos`
+      $("picker-title").textContent = `Add the missed tile as tile ${pos}`;
+      $("picker-sub").textContent = "Choose the tile the photo's reading left out.";
+      $("picker-top").textContent = "";
+      const grid = $("picker-grid");
+      grid.textContent = "";
+      for (const [title, codes] of PICKER_GROUPS) {
+        grid.append(h("h3", { text: title }), h("div", { class: "picker-grid" }, ...codes.map((c) => pickButton(c, c, false))));
+      }
+      $("picker-undo").hidden = true;
+      $("picker").hidden = false;
+      document.body.classList.add("modal-open");
+      const first = grid.querySelector("button");
+      if (first) first.focus({ preventScroll: true });
+      return;
+    }
     const code = t.tile || t.raw;
     $("picker-title").textContent = `Tile ${pos}: ${TileFaces.name(code)}`;
     $("picker-sub").textContent = "Read as " + t.top.filter(([c, p], i) => i === 0 || p >= 0.01)
@@ -460,7 +485,15 @@
   function choose(code) {
     const pos = state.pickPos;
     if (pos === null) return;
-    state.fixes[pos] = code;
+    if (state.adding) {  // tiles from `pos` on move up by one: so do their fixes
+      const moved = {};
+      for (const [k, v] of Object.entries(state.fixes)) moved[Number(k) >= pos ? Number(k) + 1 : k] = v;
+      state.fixes = moved;
+      state.adds.push([pos, code]);
+      state.adding = false;
+    } else {
+      state.fixes[pos] = code;
+    }
     closePicker();
     scorePhoto();
   }
@@ -694,6 +727,7 @@
       state.file = f;
       state.photoId = null;
       state.fixes = {};
+      state.adds = [];
       state.last = null;
       $("photo").value = "";
       scorePhoto();
