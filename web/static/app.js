@@ -332,8 +332,11 @@
     $("confidence").textContent = res.legal ? `(${Math.round(res.confidence * 100)}% sure)` : "";
     const prob = $("problem");
     prob.hidden = res.legal;
-    prob.textContent = res.legal ? "" : "Not a legal hand: " + (res.problem || "unknown problem") +
-                                        ". Tap the misread tiles to correct them.";
+    const p = res.problem || "unknown problem";
+    const hint = p.startsWith("found ") ? " Add a tile the photo missed (+ below), or tap a tile to correct it."
+      : p.startsWith("not a ") ? " The tiles are shown as read; tap a tile only if it is misread."
+      : " Tap the misread tiles to correct them.";
+    prob.textContent = res.legal ? "" : "Not a legal hand: " + p + "." + hint;
     const byPos = new Map(res.tiles.map((t) => [t.pos, t]));
     const strip = $("strip");
     strip.textContent = "";
@@ -367,13 +370,11 @@
     const qt = $("quick-total");
     qt.hidden = !res.score;
     if (res.score) $("quick-total-value").textContent = String(res.score.total);
-    const ignored = res.tiles.filter((t) => t.role === "ignored").length;
     const notes = $("reading-notes");
     notes.textContent = "";
     for (const c of res.changed) {
       notes.append(h("li", { text: `Tile ${c.pos} was read as ${c.raw}; ${c.tile} makes a legal hand.` }));
     }
-    if (ignored) notes.append(h("li", { text: `${ignored} other tile${ignored > 1 ? "s" : ""} in the photo ignored (not in the hand).` }));
     for (const n of res.notes) notes.append(h("li", { text: n }));
   }
 
