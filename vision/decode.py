@@ -455,6 +455,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                 reading = replace(reading, notes=reading.notes + (
                     f"unsure: the roles this reading needs are less likely ({share:.0%}) than a hand tile "
                     f"not being detected; check the tiles outside the main row",))
+        reading = _bonus_sureness(reading, best[1].bonus_codes, readings, lay)
         if len(reading.changed) <= MAX_CHANGED:
             try:  # --first-turn / --kong-on-kong against the melds the photo shows: the user's error
                 check_context(reading.hand)
@@ -466,6 +467,26 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                                     f" tiles (at most {MAX_CHANGED} are changed without asking); "
                                     + (out.problem or ""))
     return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override)
+
+
+def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: TileReadings, lay: Layout) -> Reading:
+    """``reading`` with its confidence × the chance that each bonus tile is the flower or season it
+    was given (its probability over the eight bonus classes' total: the classifier tells the bonus
+    faces apart least well, and they change the score), and a note naming a bonus tile under 60 %."""
+    if not bonus_codes:
+        return reading
+    num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
+    conf, notes = reading.confidence, list(reading.notes)
+    for p, code in bonus_codes.items():
+        pb = readings.probs[p, _BONUS_IDX].astype(np.float64)
+        total = float(pb.sum())
+        share = float(readings.probs[p, CLASS_INDEX[code]]) / total if total > 0 else 1.0
+        conf *= share
+        if share < 0.6:
+            alt = sorted(zip(pb / max(total, EPS), BONUS_TILES), reverse=True)[:3]
+            notes.append(f"unsure which bonus tile tile {num.get(p, '?')} is: "
+                         + ", ".join(f"{c} {q:.0%}" for q, c in alt) + " (correct it with --fix)")
+    return replace(reading, confidence=conf, notes=tuple(notes))
 
 
 def _assign_bonus(positions: Iterable[int], logp: np.ndarray) -> dict[int, str]:
