@@ -328,11 +328,12 @@ def eval_composites(crops_root: Path, n: int = 20, seed: int = 0, threads: int =
 
 
 def eval_hard(n: int = 18, W: int = 1280, H: int = 960, threads: int = 1, baseline: bool = True,
-              keep: Path | None = None, log=None) -> dict:
+              keep: Path | None = None, log=None, kinds: tuple[str, ...] | None = None) -> dict:
     """``n`` hard-scene renders of the held-out set (seed :data:`datasets.hard.HARD_VAL_SEED`, scene
     :func:`datasets.hard.hard_val_scene` of each index, held-out palettes) whose hand is all in the
     picture (every hand tile ≥ 60 % visible and not cut): image j is the first of indices j, j + 9,
-    j + 18, … (the same scene kind; at most 6 tried) that shows it; read by both tools (ruleset ``hk-tw-16`` for 16-tile hands, else ``nts``)."""
+    j + 18, … (the same scene kind; at most 6 tried) that shows it (``kinds``: only the slots j of
+    those scene kinds, still n images); read by both tools (ruleset ``hk-tw-16`` for 16-tile hands, else ``nts``)."""
     from PIL import Image
 
     from .hard import HARD_VAL_SEED, KINDS, hard_val_scene
@@ -344,7 +345,8 @@ def eval_hard(n: int = 18, W: int = 1280, H: int = 960, threads: int = 1, baseli
     with tempfile.TemporaryDirectory(prefix="mahjong-hard-") as tmp:
         folder = Path(keep) if keep is not None else Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        for slot in range(n):
+        slots = [j for j in range(len(KINDS) * (n + 1)) if kinds is None or KINDS[j % len(KINDS)] in kinds][:n]
+        for slot in slots:
             for idx in range(slot, slot + 6 * len(KINDS), len(KINDS)):  # the same kind, until the hand is whole
                 hs = hard_val_scene(idx)
                 sc = render_scene(HARD_VAL_SEED, idx, W, H, hard=hs)

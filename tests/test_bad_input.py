@@ -353,6 +353,7 @@ def test_history_negative_limit(run_cli):
     (["--composites", "-1"], "--composites -1 must be ≥ 0"),
     (["--hard", "-3"], "--hard -3 must be ≥ 0"),
     (["--sets", "photos,moon"], "--sets: unknown set moon"),
+    (["--hard-kinds", "bed-cover,attic"], "--hard-kinds: unknown kind attic"),
 ])
 def test_eval_bad_arguments(run_cli, argv, needle):
     rc, _, err = run_cli("eval", *argv)

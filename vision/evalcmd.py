@@ -32,6 +32,12 @@ def check_args(args: argparse.Namespace) -> argparse.Namespace:
     bad = [s for s in getattr(args, "sets", ()) if s not in known]
     if bad:
         raise cli.UserError(f"--sets: unknown set {', '.join(bad)} (from {', '.join(sorted(known))})")
+    if getattr(args, "hard_kinds", None):
+        from datasets.hard import KINDS
+
+        bad = [k for k in args.hard_kinds if k not in KINDS]
+        if bad:
+            raise cli.UserError(f"--hard-kinds: unknown kind {', '.join(bad)} (from {', '.join(KINDS)})")
     if args.models is not None:
         if not args.models.is_dir():
             raise cli.UserError(f"--models {args.models}: not a folder")
