@@ -491,3 +491,9 @@ def test_every_corpus_file_through_the_web_api_gets_a_clean_answer(corpus, tmp_p
         if c.expect == "refused" and c.kind == "bomb" and "memory" in c.words:
             assert r.status_code == 413, (p.name, r.status_code, r.text[:200])
     assert {200, 400, 413, 415} <= seen
+
+
+def test_serve_refuses_bad_queue_and_cache_limits(run_cli, tmp_path):
+    for argv in (["--photo-queue", "-1"], ["--photo-cache-mb", "0"], ["--photo-cache-mb", "nan"]):
+        rc, out, err = run_cli("serve", "--no-models", "--data-dir", str(tmp_path), "--port", "1", *argv)
+        assert rc == 2 and err.count("\n") == 1 and argv[0] in err, (argv, err)
