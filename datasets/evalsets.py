@@ -70,6 +70,12 @@ def variants(upright: np.ndarray) -> list[tuple[str, bytes]]:
     return out
 
 
+def canon(notation: str | None) -> str | None:
+    """A reading's notation with its tokens sorted: the same hand whatever order the melds are listed in
+    (``345m (2222m) [777s]`` = ``345m [777s] (2222m)``)."""
+    return None if notation is None else " ".join(sorted(notation.split()))
+
+
 def multiset_counts(pred: list[str], gold: list[str]) -> tuple[int, int, int]:
     """(TP, FP, FN) of two tile lists compared as multisets."""
     p, g = Counter(pred), Counter(gold)
@@ -267,7 +273,7 @@ def eval_rotations(sources, ruleset: str = "nts", threads: int = 1, baseline: bo
                     row[who] = None
                     continue
                 tp, fp, fn = multiset_counts(r["tiles"], gold)
-                key = r["notation"] if who == "ours" else " ".join(sorted(r["tiles"]))
+                key = canon(r["notation"]) if who == "ours" else " ".join(sorted(r["tiles"]))
                 if vname == "upright":
                     ref[who] = key
                 row[who] = {"tp": tp, "fp": fp, "fn": fn, "exact": Counter(r["tiles"]) == Counter(gold),

@@ -43,6 +43,12 @@ def test_variants_apply_to_the_upright_photo():
         assert im.size == (up.shape[0], up.shape[1])
 
 
+def test_canon_ignores_meld_order():
+    assert evalsets.canon("345m678p66z [777s] (2222m) +1f win:8p") == evalsets.canon(
+        "345m678p66z (2222m) [777s] +1f win:8p")
+    assert evalsets.canon("123m") != evalsets.canon("124m") and evalsets.canon(None) is None
+
+
 def test_counts_and_hand_found():
     assert evalsets.multiset_counts(["1m", "1m", "2p"], ["1m", "2p", "3s"]) == (2, 1, 1)
     gb = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]], float)
