@@ -67,25 +67,32 @@ class PhotoResult:
         return self.order.index(det_index) + 1
 
 
-def parse_fixes(text: str | None) -> dict[int, str]:
-    """``"3=5p,7=1z"`` → ``{3: '5p', 7: '1z'}`` (1-based tile numbers). Raises HandError for a
-    malformed item, an unknown tile code or one tile given two different values."""
-    out: dict[int, str] = {}
-    if not text:
-        return out
-    for item in text.replace(" ", ",").split(","):
+def _pos_tiles(text: str | None, option: str, example: str) -> list[tuple[int, str]]:
+    """``"3=5p,7=1z"`` → ``[(3, '5p'), (7, '1z')]`` in the order given; HandError naming ``option``
+    for an item that is not POS=TILE, a position that is not a number or an unknown tile code."""
+    out: list[tuple[int, str]] = []
+    for item in (text or "").replace(" ", ",").split(","):
         if not item:
             continue
         if "=" not in item:
-            raise HandError(f"--fix {item!r} must be POS=TILE, e.g. 3=5p")
+            raise HandError(f"{option} {item!r} must be POS=TILE, e.g. {example}")
         k, v = item.split("=", 1)
         try:
             pos = int(k)
         except ValueError:
-            raise HandError(f"--fix {item!r}: position {k!r} is not a number") from None
+            raise HandError(f"{option} {item!r}: position {k!r} is not a number") from None
         v = v.strip()
         if v not in CLASS_INDEX:
-            raise HandError(f"--fix {item!r}: {v!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x)")
+            raise HandError(f"{option} {item!r}: {v!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x)")
+        out.append((pos, v))
+    return out
+
+
+def parse_fixes(text: str | None) -> dict[int, str]:
+    """``"3=5p,7=1z"`` → ``{3: '5p', 7: '1z'}`` (1-based tile numbers). Raises HandError for a
+    malformed item, an unknown tile code or one tile given two different values."""
+    out: dict[int, str] = {}
+    for pos, v in _pos_tiles(text, "--fix", "3=5p"):
         if out.get(pos, v) != v:
             raise HandError(f"--fix: tile {pos} is given twice ({pos}={out[pos]} and {pos}={v})")
         out[pos] = v
@@ -97,22 +104,7 @@ def parse_additions(text: str | None) -> list[tuple[int, str]]:
     POS (it lies before the tile that had number POS, or after the last tile for N+1), one after the
     other in the order given (:func:`add_tiles`). Raises HandError for a malformed item or an unknown
     tile code."""
-    out: list[tuple[int, str]] = []
-    for item in (text or "").replace(" ", ",").split(","):
-        if not item:
-            continue
-        if "=" not in item:
-            raise HandError(f"--add {item!r} must be POS=TILE, e.g. 14=5p (the missed tile becomes tile 14)")
-        k, v = item.split("=", 1)
-        try:
-            pos = int(k)
-        except ValueError:
-            raise HandError(f"--add {item!r}: position {k!r} is not a number") from None
-        v = v.strip()
-        if v not in CLASS_INDEX:
-            raise HandError(f"--add {item!r}: {v!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x)")
-        out.append((pos, v))
-    return out
+    return _pos_tiles(text, "--add", "14=5p (the missed tile becomes tile 14)")
 
 
 def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions: Sequence[tuple[int, str]]
