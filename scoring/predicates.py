@@ -1,4 +1,4 @@
-"""Shared rule predicates: small pure functions over a :class:`scoring.engine.View`.
+"""Shared rule predicates: small pure functions over a :class:`scoring.view.View`.
 
 Each returns what the engine counts as firings: ``True``/``False``, an ``int`` count, a list of
 detail strings (one firing each, e.g. the melds that matched) or an ``engine.Fired``. They take the
@@ -20,7 +20,7 @@ from .tiles import (BONUS, DRAGONS, GREEN, HONOURS, SIMPLES, SUIT_TILES, TERMINA
                     TERMINALS_AND_HONOURS, WIND_NUMBER, WINDS, FLOWERS, SEASONS)
 
 if TYPE_CHECKING:
-    from .engine import View
+    from .view import View
 
 _CATEGORIES: dict[str, frozenset[str]] = {
     "simples": SIMPLES,
