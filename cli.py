@@ -1,136 +1,45 @@
 """``mahjong-score``: the command line (a thin layer over :mod:`scoring` and :mod:`vision`).
 
 Subcommands: ``hand`` (score notation), ``rules`` (list rulesets, rules, options) and the ones
-registered in :data:`COMMANDS` by other modules (photo, settle, batch, …). Exit codes: 0 success,
-1 a check failed (audit mismatch), 2 bad input (one line on stderr: ``mahjong-score: error: …``).
+registered in :data:`COMMANDS` by the modules of :mod:`commands` (photo, settle, batch, …). Exit
+codes: 0 success, 1 a check failed (audit mismatch), 2 bad input (one line on stderr:
+``mahjong-score: error: …``): :class:`UserError` (= :class:`scoring.errors.InputError`, whose kinds
+include :class:`vision.errors.BatchError` and :class:`web.errors.ServeError`), HandError,
+RulesetError and VisionError.
+
+Layers: this module and :mod:`commands` → :mod:`web` / :mod:`vision` → :mod:`scoring`; nothing
+below imports the command line (``tests/test_layers.py``).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
 from typing import Any, Callable, Sequence
 
-from scoring import Context, HandError, RulesetError, available, explain, load_ruleset, parse_hand, score_hand
+from commands import common
+from commands.common import (  # noqa: F401  (re-exported: cli.UserError, cli.print_json, …)
+    WIN_OPTIONS, OneLineParser, UserError, add_context_args, context_from_args, fail_json, options_from_args,
+    print_json, printable)
+from scoring import HandError, RulesetError, available, explain, load_ruleset, parse_hand, score_hand
 from scoring.engine import option_text
-from scoring.hand import WIN_BY
+from vision.errors import VisionError
 
 #: subcommands defined elsewhere: name → "module:function" where function(subparsers) adds the
 #: parser and sets ``func``. Imported lazily so a missing optional dependency only breaks its command.
 COMMANDS: dict[str, str] = {
-    "photo": "vision.pipeline:register",
-    "eval": "vision.evalcmd:register",
-    "settle": "scoring.table_cli:add_settle",
-    "table": "vision.table_photos:add_table",  # scoring.table_cli with --photo
-    "serve": "web.server:register",
-    "batch": "vision.batch:register",
-    "audit": "vision.audit:register",
-    "webcam": "vision.webcam:register",
-    "history": "scoring.history:register",
-    "calibrate": "vision.tileset:register_calibrate",
-    "tilesets": "vision.tileset:register_tilesets",
+    "photo": "commands.photo:register",
+    "eval": "commands.evaluation:register",
+    "settle": "commands.settle:add_settle",
+    "table": "commands.table_photos:add_table",  # commands.settle's table with --photo
+    "serve": "commands.serve:register",
+    "batch": "commands.batch:register",
+    "audit": "commands.audit:register",
+    "webcam": "commands.webcam:register",
+    "history": "commands.history:register",
+    "calibrate": "commands.tilesets:register_calibrate",
+    "tilesets": "commands.tilesets:register_tilesets",
 }
-
-
-class UserError(Exception):
-    """Bad input from the user: printed as one line, exit code 2."""
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors are one line on stderr (``mahjong-score: error: …``,
-    naming the problem and pointing at ``--help``) and exit code 2, like every other bad input."""
-
-    def error(self, message: str):  # type: ignore[override]
-        line = f"{message} (see `{self.prog} --help`)"
-        if _JSON_WANTED:  # `… --json` with a usage error: the JSON reader gets an object too
-            print_json({"error": line, "exit_code": 2})
-        self.exit(2, f"mahjong-score: error: {line}\n")
-
-
-def add_context_args(p: argparse.ArgumentParser) -> None:
-    """The options describing a hand's circumstances, shared by hand/photo/audit/batch."""
-    g = p.add_argument_group("context")
-    g.add_argument("--ruleset", "-r", default="nts", help="ruleset id (see `mahjong-score rules`); default nts")
-    g.add_argument("--seat-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="own (seat) wind; default E")
-    g.add_argument("--round-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="round (prevailing) wind; default E")
-    g.add_argument("--winning-tile", "-w", help="the tile that completed the hand, e.g. 5p")
-    g.add_argument("--win-by", default=None, choices=WIN_BY,
-                   help="where the winning tile came from; wall/dead-wall = self-drawn; default discard")
-    g.add_argument("--not-winner", action="store_true", help="score a hand that did not go mahjong")
-    g.add_argument("--last-tile", action="store_true", help="won on the last tile of the wall / last discard")
-    g.add_argument("--first-turn", action="store_true", help="won with the dealt tiles or on the first discard/draw")
-    g.add_argument("--announced-wait", action="store_true", help="a waiting hand announced in advance")
-    g.add_argument("--kong-on-kong", action="store_true", help="won on the replacement tile after two kongs in one turn")
-    g.add_argument("--dealer", dest="dealer", action="store_true", default=None, help="the player is the dealer (default: seat wind E)")
-    g.add_argument("--not-dealer", dest="dealer", action="store_false", help="the player is not the dealer")
-    g.add_argument("--dealer-streak", type=int, default=0, help="consecutive dealer wins before this hand (004 連莊)")
-    g.add_argument("--discards", type=int, help="discarded tiles lying in the middle of the table at the win, the winning tile not counted (004 十張內)")
-    g.add_argument("--flag", action="append", default=[], metavar="NAME", help="a ruleset-specific circumstance (repeatable)")
-    g.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
-                   help="a ruleset option (see `mahjong-score rules RULESET`); repeatable")
-
-
-#: options of :func:`add_context_args` that describe how the hand was won (meaningless for a non-winner)
-WIN_OPTIONS = ("last_tile", "first_turn", "kong_on_kong")
-
-
-def context_from_args(args: argparse.Namespace) -> Context:
-    """The :class:`scoring.Context` described by :func:`add_context_args` options.
-
-    Raises UserError when ``--not-winner`` is combined with an option describing the win
-    (``--win-by``, ``--last-tile``, ``--first-turn``, ``--kong-on-kong``), and HandError for values
-    :class:`scoring.Context` refuses.
-    """
-    if args.not_winner:
-        given = ([f"--win-by {args.win_by}"] if args.win_by is not None else []) + [
-            "--" + name.replace("_", "-") for name in WIN_OPTIONS if getattr(args, name)]
-        if given:
-            raise UserError(f"--not-winner contradicts {', '.join(given)}: "
-                            f"{'they describe' if len(given) > 1 else 'it describes'} how the hand was won")
-    return Context(
-        seat_wind=args.seat_wind, round_wind=args.round_wind, winner=not args.not_winner,
-        win_by=args.win_by or "discard", last_tile=args.last_tile, first_turn=args.first_turn,
-        announced_wait=args.announced_wait, kong_on_kong=args.kong_on_kong, dealer=args.dealer,
-        dealer_streak=args.dealer_streak, discards=args.discards, flags=frozenset(args.flag),
-    )
-
-
-def options_from_args(args: argparse.Namespace) -> dict[str, str]:
-    """``--option a=b`` pairs as a dict; UserError for a malformed pair or an option given twice
-    with different values."""
-    out: dict[str, str] = {}
-    for item in args.option:
-        if "=" not in item:
-            raise UserError(f"--option {item!r} must be NAME=VALUE")
-        k, v = (x.strip() for x in item.split("=", 1))
-        if not k:
-            raise UserError(f"--option {item!r} has no option name (NAME=VALUE)")
-        if k in out and out[k] != v:
-            raise UserError(f"--option {k} is given twice ({k}={out[k]} and {k}={v})")
-        out[k] = v
-    return out
-
-
-#: ``--json`` is among the arguments of this run (:func:`main`): errors are a JSON object on stdout too
-_JSON_WANTED = False
-#: a command has printed its JSON already (then an error after it adds no second object)
-_JSON_PRINTED = False
-
-
-def print_json(obj: Any) -> None:
-    global _JSON_PRINTED
-    json.dump(obj, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
-    _JSON_PRINTED = True
-
-
-def fail_json(message: str, exit_code: int = 2) -> None:
-    """With ``--json``: the error as one JSON object ``{"error": …, "exit_code": …}`` on stdout,
-    unless the command has already printed its JSON (e.g. ``photo``'s reading, which says why it is
-    not legal). The one-line error on stderr is printed by the caller as always."""
-    if _JSON_WANTED and not _JSON_PRINTED:
-        print_json({"error": message, "exit_code": exit_code})
 
 
 # ------------------------------------------------------------------------------------ hand
@@ -263,16 +172,20 @@ def package_version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    global _JSON_WANTED, _JSON_PRINTED
     argv = list(sys.argv[1:] if argv is None else argv)
-    _JSON_WANTED, _JSON_PRINTED = "--json" in argv, False
+    common._JSON_WANTED, common._JSON_PRINTED = "--json" in argv, False
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (HandError, RulesetError, UserError) as e:
+    except (HandError, RulesetError, UserError) as e:  # UserError: scoring.errors.InputError and its kinds
         fail_json(printable(e))
         print(f"mahjong-score: error: {printable(e)}", file=sys.stderr)
+        return 2
+    except VisionError as e:  # a photo, model or tile-set problem a command did not word itself: its first line
+        line = printable(str(e).splitlines()[0] if str(e) else type(e).__name__)
+        fail_json(line)
+        print(f"mahjong-score: error: {line}", file=sys.stderr)
         return 2
     except BrokenPipeError as e:
         if stdout_closed():  # `mahjong-score history | head`: the reader left; nothing to report
@@ -284,15 +197,6 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"({e.strerror or 'broken pipe'}); the work was not finished — rerun the command "
               f"(batch resumes where it stopped)", file=sys.stderr)
         return 2
-
-
-def printable(msg: object) -> str:
-    """``msg`` as one printable line: control characters (newline, ESC, …) escaped as Python writes
-    them (``\\n``, ``\\x1b``), so a file name cannot break or recolour the terminal line."""
-    s = str(msg)
-    if s.isprintable():
-        return s
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in s)
 
 
 def stdout_closed() -> bool:

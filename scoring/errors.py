@@ -17,3 +17,10 @@ class HandError(ValueError):
 
 class RulesetError(ValueError):
     """A ruleset file or option that is malformed or unknown."""
+
+
+class InputError(Exception):
+    """Bad input named in one line (a file, a folder, an option's value) that is not a hand or a
+    ruleset: the base of such errors in every package (e.g. :class:`vision.errors.BatchError`).
+    The command line reports it as ``mahjong-score: error: …`` with exit code 2 (``cli.UserError``
+    is this class)."""

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from . import decompose
 from .decompose import Decomposition, second_wait, waits
 from .hand import Hand, Meld
-from .tiles import BONUS, DRAGONS, GREEN, HONOURS, SIMPLES, TERMINALS, WINDS
+from .tiles import DRAGONS, GREEN, HONOURS, SIMPLES, TERMINALS, WINDS
 
 class _lazy:
     """A lazily computed attribute stored in the instance ``__dict__`` on first access (like

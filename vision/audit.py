@@ -20,17 +20,14 @@ to ``--annotate FILE`` or, by default, next to the photo as ``NAME.audit.jpg`` (
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import os
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from scoring import HandError, ScoredHand, explain, load_ruleset, parse_hand, score_hand
+from scoring import HandError, ScoredHand, load_ruleset
 from scoring.engine import Line, Ruleset
 
 _STATUS_WORDS = {"exposed", "concealed", "open", "closed"}
@@ -361,133 +358,3 @@ def default_annotation_path(image: Path) -> Path:
         p = image.with_name(f"{image.stem}.audit-{k}.jpg")
         k += 1
     return p
-
-
-def cmd_audit(args: argparse.Namespace) -> int:
-    import cli
-    from scoring.history import record_hand
-
-    if bool(args.image) == bool(args.hand):
-        raise cli.UserError("give either the photo (mahjong-score audit IMG …) or --hand \"NOTATION\"")
-    if args.claimed < 0:
-        raise cli.UserError(f"--claimed {args.claimed} must be ≥ 0")
-    claimed_lines = read_claimed_lines(args.claimed_lines) if args.claimed_lines else None
-    ctx = cli.context_from_args(args)
-    opts = cli.options_from_args(args)
-    rs = load_ruleset(args.ruleset)
-    res = None
-    annotated: Path | None = None
-    if args.hand:
-        if args.annotate or args.fix or args.exposed or getattr(args, "add", None):
-            raise cli.UserError("--annotate, --fix, --add and --exposed need a photo, not --hand")
-        sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
-        hand = parse_hand(args.hand, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
-        scored = score_hand(hand, rs, opts)
-    else:
-        from .batch import DEFAULT_READER, FatalError, resolve_reader
-        from .errors import VisionError
-        from .pipeline import parse_additions, parse_fixes, summary
-        from .tileset import reader_spec
-
-        image = Path(args.image)
-        fixes = parse_fixes(args.fix)
-        try:
-            reader = resolve_reader(reader_spec(args.reader or DEFAULT_READER, args.tileset))()
-            extra = {"additions": parse_additions(args.add)} if getattr(args, "add", None) else {}
-            res = reader(image, rs, ctx, winning_tile=args.winning_tile, exposed=args.exposed, fixes=fixes, options=opts,
-                         **extra)
-        except (VisionError, FatalError) as e:
-            raise cli.UserError(str(e).splitlines()[0]) from None
-        if not res.reading.legal or res.scored is None:
-            raise cli.UserError(f"cannot audit {image.name}: {res.reading.problem or 'no legal reading'} "
-                                f"(read: {res.reading.notation}; correct tiles with --fix POS=TILE or use --hand)")
-        scored = res.scored
-    result = compare(scored, args.claimed, claimed_lines)
-    status = "match" if result.match else "mismatch"
-    note = f"claimed {args.claimed}" + (f" with {len(claimed_lines)} lines" if claimed_lines is not None else "")
-    if res is not None:  # the audit trail first (output may go to a closed pipe)
-        from .record import record_photo
-
-        record_photo(args, "audit", Path(args.image), res, context=ctx, options=opts, ruleset=args.ruleset,
-                     fixes=parse_fixes(args.fix), status=status, note=note)
-    else:
-        record_hand(args, "audit", args.hand, scored, context=ctx, options=opts, status=status, note=note)
-    if res is not None and not args.no_annotate:
-        annotated = _annotate(args, res, result)
-    if args.json:
-        out = result.to_json()
-        out["score"] = scored.to_json()
-        out["annotated"] = str(annotated) if annotated else None
-        if res is not None:
-            from .pipeline import to_json
-
-            out["photo"] = to_json(res)
-        cli.print_json(out)
-    else:
-        if res is not None:
-            from .pipeline import summary
-
-            print(summary(res))
-            print()
-        print(explain(scored))
-        print()
-        print(report(result))
-        if annotated:
-            print(f"annotated image: {annotated}")
-    return 0 if result.match else 1
-
-
-def _annotate(args: argparse.Namespace, res, result: AuditResult) -> Path | None:
-    import cli
-
-    from .annotate import annotate, fixed_detections, save
-    from .errors import ImageError
-    from .pipeline import parse_fixes
-
-    image = Path(args.image)
-    explicit = args.annotate is not None
-    path = Path(args.annotate) if explicit else default_annotation_path(image)
-    if path.exists() and (path.resolve() == image.resolve() or os.path.samefile(path, image)):  # (a hard link too)
-        raise cli.UserError(f"--annotate {path} is the input photo; choose another file")
-    title = (f"claimed {result.claimed_total} / computed {result.computed_total}: "
-             + ("MATCH" if result.match else "MISMATCH"))
-    try:
-        save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                      fixed=set(fixed_detections(res.order, parse_fixes(args.fix))) | set(res.added)), path)
-    except ImageError as e:
-        if explicit:
-            raise cli.UserError(str(e)) from None
-        print(f"mahjong-score: warning: annotated image not written: {e}", file=sys.stderr)
-        return None
-    return path
-
-
-def register(subparsers) -> None:
-    """Add the ``audit`` subcommand (registered through ``cli.COMMANDS``)."""
-    import cli
-    from scoring.history import add_history_args
-
-    p = subparsers.add_parser(
-        "audit", help="check a disputed score against the photo or hand, rule by rule",
-        description="Score the photo (or --hand NOTATION) and compare with the claimed total and, with "
-                    "--claimed-lines, the claimed breakdown: missing doublings, rules not earned, wrong meld "
-                    "status (exposed/concealed), wrong values, limit hands. Exit 0 match, 1 mismatch, 2 bad input.")
-    p.add_argument("image", nargs="?", help="the photo of the hand")
-    p.add_argument("--hand", metavar="NOTATION", help="audit a hand written in notation instead of a photo")
-    p.add_argument("--claimed", type=int, required=True, metavar="TOTAL", help="the claimed total score")
-    p.add_argument("--claimed-lines", metavar="JSON",
-                   help="the claimed breakdown: a JSON file, or the JSON itself, holding a list of "
-                        "{\"rule\" or \"name\", \"points\"/\"doublings\"/\"fixed\"}")
-    cli.add_context_args(p)
-    p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] (1111s)\", or \"none\" (photo only)")
-    p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p\" (photo only)")
-    p.add_argument("--add", metavar="POS=TILE", help="add tiles the detector missed, e.g. \"14=5p\" (photo only)")
-    p.add_argument("--annotate", metavar="FILE", help="annotated photo path (default: NAME.audit.jpg beside the photo)")
-    p.add_argument("--no-annotate", action="store_true", help="do not write the annotated photo")
-    p.add_argument("--reader", default=None, help=argparse.SUPPRESS)
-    from .tileset import add_tileset_arg
-
-    add_tileset_arg(p)
-    add_history_args(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object (match, differences, score)")
-    p.set_defaults(func=cmd_audit)

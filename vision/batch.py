@@ -30,7 +30,6 @@ The user documentation (manifest columns, outputs, resuming) is ``docs/batch.md`
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import hashlib
@@ -55,6 +54,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY
+from .errors import BatchError
 
 #: file extensions read as photos (case-insensitive)
 PHOTO_EXTS = frozenset({".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".avif", ".bmp", ".tif", ".tiff"})
@@ -173,15 +173,6 @@ class Job:
         return Context(**kw)
 
 
-def defaults_from_args(args: argparse.Namespace) -> Defaults:
-    """:class:`Defaults` from the ``cli.add_context_args`` options (and ``--exposed``/``--fix``)."""
-    import cli
-
-    ctx = cli.context_from_args(args)
-    return Defaults(ruleset=args.ruleset, context=_context_kwargs(ctx), options=cli.options_from_args(args),
-                    winning_tile=args.winning_tile, exposed=getattr(args, "exposed", None), fix=getattr(args, "fix", None))
-
-
 def _context_kwargs(ctx) -> dict[str, Any]:
     out = {f.name: getattr(ctx, f.name) for f in dataclasses.fields(ctx)}
     out["flags"] = tuple(sorted(out["flags"]))
@@ -207,22 +198,20 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
 
     CSV with a header row (``,``, ``;`` or tab separated; UTF-8, a BOM allowed); blank lines and
     lines starting with ``#`` are skipped; column names are case-insensitive (``seat-wind`` =
-    ``seat_wind``). Raises UserError for a missing/unreadable file, a malformed CSV, an unknown
+    ``seat_wind``). Raises BatchError for a missing/unreadable file, a malformed CSV, an unknown
     column, a missing ``photo`` column or cell, or a photo listed twice. A row with more cells than
     columns gets the key :data:`ROW_ERROR` (its photo becomes an error row, the batch goes on).
     """
-    from cli import UserError
-
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise UserError(f"manifest {p}: no such file") from None
+        raise BatchError(f"manifest {p}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
-        raise UserError(f"manifest {p}: cannot read it ({e})") from None
+        raise BatchError(f"manifest {p}: cannot read it ({e})") from None
     lines = [(i, ln) for i, ln in enumerate(text.splitlines(), 1) if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
-        raise UserError(f"manifest {p}: it is empty (a header row with at least the column 'photo' is needed)")
+        raise BatchError(f"manifest {p}: it is empty (a header row with at least the column 'photo' is needed)")
     header = lines[0][1]
     delim = max((",", ";", "\t"), key=header.count)
     reader = csv.reader(io.StringIO("\n".join(ln for _, ln in lines)), delimiter=delim)
@@ -233,18 +222,18 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
             numbered.append((lines[start][0], row))
             start = reader.line_num
     except csv.Error as e:  # e.g. a cell over the csv module's size limit
-        raise UserError(f"manifest {p} line {lines[min(start, len(lines) - 1)][0]}: {e}") from None
+        raise BatchError(f"manifest {p} line {lines[min(start, len(lines) - 1)][0]}: {e}") from None
     rows = [r for _, r in numbered]
     cols = [_norm_col(c) for c in rows[0]]
     unknown = [c for c in cols if c and c not in MANIFEST_COLUMNS]
     if unknown:
-        raise UserError(f"manifest {p}: unknown column(s) {', '.join(map(repr, unknown))} "
+        raise BatchError(f"manifest {p}: unknown column(s) {', '.join(map(repr, unknown))} "
                         f"(columns: {', '.join(MANIFEST_COLUMNS)}; see docs/batch.md)")
     if "photo" not in cols:
-        raise UserError(f"manifest {p}: no 'photo' column in the header {header!r}")
+        raise BatchError(f"manifest {p}: no 'photo' column in the header {header!r}")
     dup = {c for c in cols if c and cols.count(c) > 1}
     if dup:
-        raise UserError(f"manifest {p}: column(s) {', '.join(sorted(dup))} given twice")
+        raise BatchError(f"manifest {p}: column(s) {', '.join(sorted(dup))} given twice")
     out: list[tuple[int, dict[str, str]]] = []
     seen: dict[str, int] = {}
     for lineno, row in numbered[1:]:
@@ -255,10 +244,10 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
                                 f"{'a comma' if delim == ',' else repr(delim)} must be in double quotes)")
         photo = cells.get("photo")
         if not photo:
-            raise UserError(f"manifest {p} line {lineno}: the 'photo' cell is empty")
+            raise BatchError(f"manifest {p} line {lineno}: the 'photo' cell is empty")
         key = Path(photo).as_posix()
         if key in seen:
-            raise UserError(f"manifest {p} line {lineno}: photo {photo!r} is already listed on line {seen[key]}")
+            raise BatchError(f"manifest {p} line {lineno}: photo {photo!r} is already listed on line {seen[key]}")
         seen[key] = lineno
         cells["photo"] = key
         out.append((lineno, cells))
@@ -702,40 +691,38 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     """Score every photo of ``directory`` not already in the state database, then write ``out``.
 
     ``workers`` processes (0: in this process); ``history_db`` None records no history. Returns a
-    :class:`Summary`. Raises UserError for a bad folder/manifest/output, or when the reader cannot
+    :class:`Summary`. Raises BatchError for a bad folder/manifest/output, or when the reader cannot
     start or a worker dies (the photos done so far are kept: rerun to resume).
     """
-    from cli import UserError
-
     d = Path(directory)
     if not d.is_dir():
-        raise UserError(f"{d}: not a folder of photos")
+        raise BatchError(f"{d}: not a folder of photos")
     out = Path(out)
     fmt = out.suffix.lower()
     if fmt not in (".csv", ".jsonl"):
-        raise UserError(f"--out {out}: the output must end in .csv or .jsonl")
+        raise BatchError(f"--out {out}: the output must end in .csv or .jsonl")
     if not 0 <= review_below <= 1.0000001:  # (NaN too)
-        raise UserError(f"--review-below {review_below} must be between 0 and 1")
+        raise BatchError(f"--review-below {review_below} must be between 0 and 1")
     if only_manifest and manifest is None:
-        raise UserError("--only-manifest needs --manifest CSV (the photos to score)")
+        raise BatchError("--only-manifest needs --manifest CSV (the photos to score)")
     defaults = defaults or Defaults()
     jobs = build_jobs(d, manifest, defaults, only_manifest)
     if not jobs:
-        raise UserError(f"{d}: no photos found (extensions: {', '.join(sorted(PHOTO_EXTS))})"
+        raise BatchError(f"{d}: no photos found (extensions: {', '.join(sorted(PHOTO_EXTS))})"
                         + (" and none listed in the manifest" if manifest else ""))
     state_p = Path(state) if state else state_path_for(out)
     if manifest is not None:  # the files this run writes must not be the manifest it reads
         for what, path in (("--out", out), ("--state", state_p),
                            ("the settlements file", out.with_name(out.stem + ".settlements.csv"))):
             if _same_file(path, Path(manifest)):
-                raise UserError(f"{what} {path} is the manifest; choose another file")
+                raise BatchError(f"{what} {path} is the manifest; choose another file")
     for what, path in (("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))):
         if _same_file(state_p, path):  # the database and a CSV written over each other: both lost
-            raise UserError(f"--state {state_p} is {what}; choose another file")
+            raise BatchError(f"--state {state_p} is {what}; choose another file")
     try:
         rid = reader_identity(reader)
     except FatalError as e:
-        raise UserError(str(e)) from None
+        raise BatchError(str(e)) from None
     from .batch_guard import check_outputs, lock_state
 
     # before any photo is scored: the outputs can be written, and no other run uses this state
@@ -747,7 +734,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         con = open_state(state_p)
     except (sqlite3.Error, OSError) as e:
         lock.release()
-        raise UserError(f"cannot open the batch state database {state_p}: {e}") from None
+        raise BatchError(f"cannot open the batch state database {state_p}: {e}") from None
     try:
         todo: list[tuple[Job, str, str]] = []
         with con:  # one transaction for the hash cache
@@ -778,7 +765,6 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
 
 
 def _score_all(con, todo, reader, workers, progress, summary) -> None:
-    from cli import UserError
     from tqdm import tqdm
 
     if workers > 0:
@@ -807,13 +793,13 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
             pending[ex.submit(score_job, job, reader, params, sha)] = job
         drain(0)
     except FatalError as e:
-        raise UserError(f"{e} ({summary.scored} photos scored and kept; fix this and rerun to resume)") from None
+        raise BatchError(f"{e} ({summary.scored} photos scored and kept; fix this and rerun to resume)") from None
     except BrokenProcessPool:
         lost = ", ".join(sorted(j.key for j in pending.values())[:8])
-        raise UserError(f"a worker process died (out of memory?) while reading: {lost}; "
+        raise BatchError(f"a worker process died (out of memory?) while reading: {lost}; "
                         f"{summary.scored} photos scored and kept — rerun to resume") from None
     except KeyboardInterrupt:
-        raise UserError(f"interrupted: {summary.scored} photos scored and kept — rerun the same command to resume") from None
+        raise BatchError(f"interrupted: {summary.scored} photos scored and kept — rerun the same command to resume") from None
     finally:
         bar.close()
         ex.shutdown(wait=True, cancel_futures=True)
@@ -933,8 +919,6 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
            review_below: float) -> tuple[list[str], int, dict[str, int]]:
     """Write the output file(s) from the state database (atomically: a temporary file renamed).
     Returns (files written, table hands settled, count per status kind)."""
-    from cli import UserError
-
     groups: dict[tuple[str, str], list[tuple[Job, dict[str, Any]]]] = {}
     counts: dict[str, int] = {}
     written = [str(out)]
@@ -987,7 +971,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
 
             _atomic_write(out, wj)
     except OSError as e:
-        raise UserError(f"cannot write {out}: {e}") from None
+        raise BatchError(f"cannot write {out}: {e}") from None
     settled = sum(1 for rec in settlements if rec["status"].split(":")[0] in ("ok", "provisional"))
     return written, settled, counts
 
@@ -1016,67 +1000,3 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
         with con:
             con.executemany("UPDATE results SET in_history=1 WHERE rowid=?", [(r[0],) for r in rows])
         n += len(ids)
-
-
-# ============================================================================ CLI
-def cmd_batch(args: argparse.Namespace) -> int:
-    import cli
-    from scoring.history import db_from_args
-
-    from .tileset import reader_spec
-
-    if args.workers < 0:
-        raise cli.UserError(f"--workers {args.workers} must be ≥ 0")
-    from scoring import load_ruleset
-
-    load_ruleset(args.ruleset)  # a misspelt --ruleset would make every photo without its own an error row
-    summary = run_batch(args.dir, args.out, manifest=args.manifest, defaults=defaults_from_args(args),
-                        workers=args.workers, state=args.state, review_below=args.review_below,
-                        reader=reader_spec(args.reader, args.tileset), progress=args.progress,
-                        only_manifest=args.only_manifest,
-                        history_db=db_from_args(args))
-    if args.json:
-        cli.print_json(summary.to_json())
-        return 0
-    c = summary.counts
-    rate = summary.scored / summary.seconds if summary.seconds > 0 else 0.0
-    print(f"{summary.photos} photos: {c.get('ok', 0)} ok, {c.get('needs-review', 0)} needs-review, "
-          f"{c.get('error', 0)} error; scored now {summary.scored} ({rate:.2f} photos/s, {summary.workers} workers), "
-          f"already done {summary.resumed}; table hands settled {summary.settled}")
-    print("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")
-    return 0
-
-
-def register(subparsers) -> None:
-    """Add the ``batch`` subcommand (registered through ``cli.COMMANDS``)."""
-    import cli
-    from scoring.history import add_history_args
-
-    p = subparsers.add_parser(
-        "batch", help="score a folder of photos (resumable, parallel) and settle table hands",
-        description="Score every photo in DIR (recursively) with the per-photo settings of --manifest "
-                    "(CSV; columns in docs/batch.md) and the command-line defaults for the rest. One output "
-                    "row per photo (status ok / needs-review / error: reason); rows sharing table and hand are "
-                    "settled. Resumable: progress is committed to a SQLite state database per photo, so "
-                    "rerunning the same command after an interruption scores only what is missing.")
-    p.add_argument("dir", metavar="DIR", help="folder of photos")
-    p.add_argument("--manifest", "-m", metavar="CSV", help="per-photo settings (docs/batch.md)")
-    p.add_argument("--out", "-O", required=True, metavar="FILE", help="results file: .csv or .jsonl")
-    p.add_argument("--state", metavar="DB", help="state database (default: next to --out, NAME.batch.sqlite3)")
-    p.add_argument("--workers", "-j", type=int, default=default_workers(),
-                   help=f"worker processes (0: in this process); default {default_workers()} (CPU cores)")
-    p.add_argument("--review-below", type=float, default=REVIEW_BELOW, metavar="CONF",
-                   help=f"flag readings with confidence below this as needs-review; default {REVIEW_BELOW}")
-    p.add_argument("--only-manifest", action="store_true", help="score only the photos listed in the manifest")
-    p.add_argument("--progress", dest="progress", action="store_true", default=None, help="show the progress bar (default: on a terminal)")
-    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
-    p.add_argument("--reader", default=DEFAULT_READER, help=argparse.SUPPRESS)  # MODULE:FUNCTION, docs/batch.md
-    from .tileset import add_tileset_arg
-
-    add_tileset_arg(p)
-    cli.add_context_args(p)
-    p.add_argument("--exposed", help="default melds on the table (rarely useful for a whole batch)")
-    p.add_argument("--fix", help="default corrections (rarely useful for a whole batch)")
-    add_history_args(p)
-    p.add_argument("--json", action="store_true", help="print the run summary as JSON")
-    p.set_defaults(func=cmd_batch)

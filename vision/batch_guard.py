@@ -22,6 +22,8 @@ import sqlite3
 from pathlib import Path
 from typing import Sequence
 
+from .errors import BatchError
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX: no lock (documented in docs/batch.md)
@@ -53,11 +55,9 @@ class StateLock:
 def lock_state(path: str | os.PathLike) -> StateLock:
     """Lock the batch state database ``path`` (created empty when missing) for this process.
 
-    Raises :class:`cli.UserError` when another process (or another run in this one) holds it, or
+    Raises :class:`vision.errors.BatchError` when another process (or another run in this one) holds it, or
     when the file cannot be created or opened.
     """
-    from cli import UserError
-
     p = Path(path)
     if fcntl is None:  # pragma: no cover
         return StateLock(None)
@@ -65,42 +65,40 @@ def lock_state(path: str | os.PathLike) -> StateLock:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as e:
-        raise UserError(f"cannot open the batch state database {p}: {e.strerror or e}") from None
+        raise BatchError(f"cannot open the batch state database {p}: {e.strerror or e}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
-        raise UserError(f"the batch state database {p} is in use by another batch run; wait for it to "
+        raise BatchError(f"the batch state database {p} is in use by another batch run; wait for it to "
                         f"finish, or give this run another --state") from None
     except OSError as e:  # a file system without locks: run unguarded rather than not at all
         if e.errno not in (errno.ENOLCK, errno.EOPNOTSUPP):
             os.close(fd)
-            raise UserError(f"cannot lock the batch state database {p}: {e.strerror or e}") from None
+            raise BatchError(f"cannot lock the batch state database {p}: {e.strerror or e}") from None
     return StateLock(fd)
 
 
 def check_outputs(paths: Sequence[tuple[str, Path]]) -> None:
     """Check, before any photo is scored, that each output ``(what, path)`` can be written: not a
     folder, its folder exists or can be made, and a file can be created there (a probe file, removed
-    at once). Raises :class:`cli.UserError` naming the output and the reason."""
-    from cli import UserError
-
+    at once). Raises :class:`vision.errors.BatchError` naming the output and the reason."""
     for what, path in paths:
         if path.is_dir():
-            raise UserError(f"{what} {path} is a folder; give a file name (ending in .csv or .jsonl)")
+            raise BatchError(f"{what} {path} is a folder; give a file name (ending in .csv or .jsonl)")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise UserError(f"cannot write {what} {path}: its folder cannot be made ({e.strerror or e})") from None
+            raise BatchError(f"cannot write {what} {path}: its folder cannot be made ({e.strerror or e})") from None
         probe = path.with_name(f".{path.name}.{secrets.token_hex(4)}.probe")
         try:
             fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except OSError as e:
-            raise UserError(f"cannot write {what} {path}: {e.strerror or e}") from None
+            raise BatchError(f"cannot write {what} {path}: {e.strerror or e}") from None
         os.close(fd)
         os.unlink(probe)
         if path.exists() and not os.access(path, os.W_OK) and not os.access(path.parent, os.W_OK):
-            raise UserError(f"cannot write {what} {path}: permission denied")
+            raise BatchError(f"cannot write {what} {path}: permission denied")
 
 
 _META = "CREATE TABLE IF NOT EXISTS batch_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"

@@ -1,6 +1,8 @@
 """Errors raised by the vision package (each ``str(err)`` is one line naming the problem)."""
 from __future__ import annotations
 
+from scoring.errors import InputError
+
 
 class VisionError(ValueError):
     """A photo that cannot be read as a hand: base class of the errors below."""
@@ -25,3 +27,8 @@ class TilesetError(VisionError):
 
 class CalibrationError(VisionError):
     """A calibration photo that does not show the layout it should (tile count, order, faces)."""
+
+
+class BatchError(InputError):
+    """A batch run that cannot start or finish its outputs: a bad manifest, an output path that is a
+    folder or cannot be written, a state database in use by another run."""

@@ -55,14 +55,11 @@ def photo_entry(command: str, source: Any, res: Any, *, context: Any = None, opt
 
 def record_photo(args: argparse.Namespace, command: str, source: Any, res: Any, **kw: Any) -> list[int]:
     """Record one photo reading in the history chosen by ``args`` (``--db``/``--no-history``);
-    the context, options and ruleset come from ``args`` unless given. Best effort (see
+    the options and ruleset come from ``args`` unless given, the context only when given
+    (:func:`commands.common.record_photo` adds the one ``args`` describes). Best effort (see
     :func:`scoring.history.record`)."""
     if getattr(args, "no_history", False):
         return []
-    if "context" not in kw:
-        import cli
-
-        kw["context"] = cli.context_from_args(args)
     kw.setdefault("options", _opts(args))
     kw.setdefault("ruleset", getattr(args, "ruleset", None))
     kw.setdefault("exposed", getattr(args, "exposed", None))

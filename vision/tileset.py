@@ -26,7 +26,6 @@ Errors: :class:`~vision.errors.TilesetError` (profiles), :class:`~vision.errors.
 """
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import hashlib
 import io
@@ -636,41 +635,16 @@ def learn(profile: Profile, classifier: Classifier, image: np.ndarray, det: Dete
     return prof.add(codes, emb, crops_a, "fix", {"positions": [p for p, _ in items]}), len(codes)
 
 
-# ============================================================================ command line
-def add_tileset_arg(p: argparse.ArgumentParser, learn: bool = False) -> None:
-    """``--tileset NAME``: read with a calibrated profile (``mahjong-score calibrate``); ``learn``:
-    also ``--learn`` (the ``--fix`` corrections are added to the profile)."""
-    p.add_argument("--tileset", metavar="NAME",
-                   help="read with the profile of your own tile set (made by `mahjong-score calibrate`; "
-                        "list them with `mahjong-score tilesets`)")
-    if learn:
-        p.add_argument("--learn", action="store_true",
-                       help="add the tiles corrected with --fix to the --tileset profile (it learns your set)")
-
-
 def reader_spec(spec: str, name: str | None) -> str:
     """The ``batch``/``audit``/``webcam`` reader spec (:func:`vision.batch.resolve_reader`) reading
     with profile ``name`` (``spec#tileset=NAME``); ``spec`` itself when ``name`` is None. Raises
-    ``cli.UserError`` when the profile does not exist or cannot be read."""
+    TilesetError when the profile does not exist or cannot be read."""
     if not name:
         return spec
     from .batch import TILESET_TAG
 
-    try:
-        load_profile(name)
-    except TilesetError as e:
-        import cli
-
-        raise cli.UserError(str(e)) from None
+    load_profile(name)
     return f"{spec}{TILESET_TAG}{name}"
-
-
-def check_learn(args: argparse.Namespace) -> None:
-    """UserError when ``--learn`` lacks ``--tileset`` or ``--fix``."""
-    if getattr(args, "learn", False) and not (args.tileset and args.fix):
-        import cli
-
-        raise cli.UserError("--learn needs --tileset NAME (the profile to teach) and --fix POS=TILE (the corrections)")
 
 
 def learn_from_result(name: str, res, fixes: Mapping[int, str], log=None) -> tuple[Profile, int]:
@@ -699,97 +673,3 @@ def classifier_for(name: str | None, classifier: Classifier | None = None) -> Cl
     from .classify import load_classifier
 
     return with_tileset(classifier or load_classifier(), name)
-
-
-def _report_lines(cal: Calibration) -> list[str]:
-    p, s = cal.profile, cal.separation
-    out = [f"tile set {p.name!r}: {cal.added} tiles added from {len(cal.photos)} photo(s) in {cal.seconds:.1f} s; "
-           f"now {s['examples']} examples of {s['classes']} faces ({cal.path})"]
-    for ph in cal.photos:
-        line = f"  {ph.name}: {ph.tiles} tiles; the classifier alone reads {ph.model_right} of {ph.tiles} as the layout says"
-        if ph.dropped:
-            line += f"; {ph.dropped} unsure detection(s) left out"
-        if ph.doubtful:
-            line += "; check " + ", ".join(f"tile {a} (layout {b}, reads as {c})" for a, b, c in ph.doubtful[:6])
-        out.append(line)
-    if s.get("min_margin") is not None:
-        close = ", ".join(f"{c['tile']}~{c['nearest']} {c['margin']:.3f}" for c in s["closest"])
-        out.append(f"separation: nearest other-face margin median {s['median_margin']:.3f}, lowest {s['min_margin']:.3f} "
-                   f"(closest: {close}); {s['hard']} example(s) below {MARGIN_WARN}")
-    if s.get("loo_accuracy") is not None:
-        out.append(f"leave-one-out accuracy: {s['loo_accuracy']:.1%} of {s['loo_examples']} examples")
-    else:
-        out.append("leave-one-out accuracy: needs two photos of a face (calibrate again with the same --name to add one)")
-    out.append(f"use it with: mahjong-score photo IMG --tileset {p.name}")
-    return out
-
-
-def cmd_calibrate(args: argparse.Namespace) -> int:
-    import cli
-
-    from .errors import VisionError
-
-    try:
-        cal = calibrate(args.photos, args.name, args.tiles, replace_existing=args.replace)
-    except VisionError as e:
-        raise cli.UserError(str(e).splitlines()[0]) from None
-    if args.json:
-        cli.print_json(cal.to_json())
-    else:
-        print("\n".join(_report_lines(cal)))
-    return 0
-
-
-def cmd_tilesets(args: argparse.Namespace) -> int:
-    import cli
-
-    try:
-        if args.remove:
-            path = remove_profile(args.remove)
-            if args.json:
-                cli.print_json({"removed": args.remove, "path": str(path)})
-            else:
-                print(f"removed tile set {args.remove!r} ({path})")
-            return 0
-        profs = list_profiles()
-    except TilesetError as e:
-        raise cli.UserError(str(e)) from None
-    rows = [p.summary() for p in profs]
-    if args.json:
-        cli.print_json({"dir": str(tilesets_dir()), "tilesets": rows})
-        return 0
-    if not rows:
-        print(f"no tile sets in {tilesets_dir()} (make one with `mahjong-score calibrate PHOTO --name NAME`)")
-        return 0
-    print(f"{'name':<20} {'faces':>5} {'examples':>8} {'learned':>7}  created")
-    for r in rows:
-        print(f"{r['name']:<20} {r['classes']:>5} {r['examples']:>8} {r['learned']:>7}  {r['created']}")
-    return 0
-
-
-def register_calibrate(subparsers) -> None:
-    """Add the ``calibrate`` subcommand (registered through ``cli.COMMANDS``)."""
-    p = subparsers.add_parser(
-        "calibrate", help="teach the reader your own tile set from a photo of its faces",
-        description="Photograph your own tiles once and store a profile of them (docs/photo.md). By default "
-                    "a photo shows one of each face in reading order (rows top to bottom, each left to right): "
-                    "1-9m, 1-9p, 1-9s, East South West North White Green Red, flowers 1-4, seasons 1-4 (42 tiles). "
-                    "Other layouts: --tiles in notation, once per photo. Calling again with the same --name adds "
-                    "to that profile; --replace starts it over. Then read with --tileset NAME.")
-    p.add_argument("photos", nargs="+", metavar="PHOTO", help="calibration photo(s)")
-    p.add_argument("--name", required=True, help="the profile's name (letters, digits, . _ -)")
-    p.add_argument("--tiles", action="append", metavar="NOTATION",
-                   help="the photo's tiles in reading order, e.g. \"123m456p +1f2f\" (repeat once per photo)")
-    p.add_argument("--replace", action="store_true", help="start the profile over instead of adding to it")
-    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
-    p.set_defaults(func=cmd_calibrate)
-
-
-def register_tilesets(subparsers) -> None:
-    """Add the ``tilesets`` subcommand (registered through ``cli.COMMANDS``)."""
-    p = subparsers.add_parser("tilesets", help="list the calibrated tile sets, or remove one",
-                              description=f"List the profiles made by `mahjong-score calibrate` (stored in "
-                                          f"$MAHJONG_TILESETS or the user data folder), or remove one.")
-    p.add_argument("--remove", metavar="NAME", help="delete this profile")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_tilesets)

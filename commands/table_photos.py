@@ -1,7 +1,7 @@
 """``mahjong-score table`` from photos: ``--photo PLAYER=IMG`` beside ``--hand PLAYER=NOTATION``.
 
 The ``table`` command itself (seat winds from ``--east``, scoring the four hands, the settlement,
-the next game) is :mod:`scoring.table_cli`; this module registers it with two more options and
+the next game) is :mod:`commands.settle`; this module registers it with two more options and
 gives it, for each player whose hand is a photo, a function that reads and scores the photo
 (:func:`vision.pipeline.read_photo` through the reader of :mod:`vision.batch`, the models loaded
 once for all photos) in that player's circumstances: their seat wind, winner or not. A photo whose
@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from typing import Any, Callable
+
+from commands.common import UserError
 
 #: readings less sure than this get "check it" in the table's output (as batch's needs-review)
 CHECK_BELOW = 0.8
@@ -33,9 +35,9 @@ class _PhotoAction(argparse.Action):
 
 
 def add_table(sub: Any) -> None:
-    """Register ``mahjong-score table`` (:func:`scoring.table_cli.add_table`) with ``--photo`` and
+    """Register ``mahjong-score table`` (:func:`commands.settle.add_table`) with ``--photo`` and
     ``--photo-fix``."""
-    from scoring.table_cli import add_table as add_notation_table
+    from commands.settle import add_table as add_notation_table
 
     add_notation_table(sub)
     p = sub.choices["table"]
@@ -53,8 +55,6 @@ def add_table(sub: Any) -> None:
 
 
 def _split(item: str, what: str) -> tuple[str, str]:
-    from cli import UserError
-
     if "=" not in item:
         raise UserError(f"{what} {item!r} must be PLAYER=VALUE")
     player, value = (x.strip() for x in item.split("=", 1))
@@ -67,12 +67,11 @@ def cmd_table(args: argparse.Namespace, notation_cmd: Callable[[argparse.Namespa
     """Check the photos, attach a reader per photo player (``args.hand_readers``) and run the
     notation table command. Raises UserError for a missing photo, a ``--photo-fix`` for a player
     without a photo, or a photo whose reading is not a legal hand."""
-    from cli import UserError
 
     photos = dict(_split(e, "--photo") for e in args.hand if isinstance(e, PhotoEntry))
     fixes: dict[str, dict[int, str]] = {}
     if photos or args.photo_fix:
-        from .pipeline import parse_fixes
+        from vision.pipeline import parse_fixes
 
         for item in args.photo_fix:
             player, text = _split(item, "--photo-fix")
@@ -93,9 +92,8 @@ _READERS: dict[str, Any] = {}
 
 def _reader(spec: str | None):
     """The photo reader (:mod:`vision.batch`'s ``--reader`` interface), built once per spec."""
-    from cli import UserError
 
-    from .batch import DEFAULT_READER, FatalError, resolve_reader
+    from vision.batch import DEFAULT_READER, FatalError, resolve_reader
 
     spec = spec or DEFAULT_READER
     if spec not in _READERS:
@@ -113,9 +111,7 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
     where the hand came from in ``args.hand_sources[player]``."""
 
     def score(ctx, winning_tile, rs, opts):
-        from cli import UserError
-
-        from .errors import VisionError
+        from vision.errors import VisionError
 
         try:
             res = _reader(args.reader)(path, rs, ctx, winning_tile=winning_tile, fixes=fixes, options=opts)

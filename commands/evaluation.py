@@ -12,38 +12,39 @@ import math
 import sys
 from pathlib import Path
 
+from commands.common import UserError
+
 
 def check_args(args: argparse.Namespace) -> argparse.Namespace:
-    """``args`` when the eval options make sense; ``cli.UserError`` naming the first that does not
+    """``args`` when the eval options make sense; ``UserError`` naming the first that does not
     (``--threads`` < 1, ``--limit`` < 0, ``--conf`` outside 0–1, ``--composites`` or ``--hard`` < 0,
     an unknown name in ``--sets``, ``--models`` not a folder holding detector.onnx and classifier.onnx)."""
-    import cli
 
     if args.threads < 1:
-        raise cli.UserError(f"--threads {args.threads} must be ≥ 1")
+        raise UserError(f"--threads {args.threads} must be ≥ 1")
     if args.limit < 0:
-        raise cli.UserError(f"--limit {args.limit} must be ≥ 0")
+        raise UserError(f"--limit {args.limit} must be ≥ 0")
     if not (math.isfinite(args.conf) and 0 <= args.conf <= 1):
-        raise cli.UserError(f"--conf {args.conf} must be a detector score between 0 and 1")
+        raise UserError(f"--conf {args.conf} must be a detector score between 0 and 1")
     for opt in ("composites", "hard"):
         if getattr(args, opt, 0) < 0:
-            raise cli.UserError(f"--{opt} {getattr(args, opt)} must be ≥ 0")
+            raise UserError(f"--{opt} {getattr(args, opt)} must be ≥ 0")
     known = {"photos", "crops", "rotations", "composites", "hard"}
     bad = [s for s in getattr(args, "sets", ()) if s not in known]
     if bad:
-        raise cli.UserError(f"--sets: unknown set {', '.join(bad)} (from {', '.join(sorted(known))})")
+        raise UserError(f"--sets: unknown set {', '.join(bad)} (from {', '.join(sorted(known))})")
     if getattr(args, "hard_kinds", None):
         from datasets.hard import KINDS
 
         bad = [k for k in args.hard_kinds if k not in KINDS]
         if bad:
-            raise cli.UserError(f"--hard-kinds: unknown kind {', '.join(bad)} (from {', '.join(KINDS)})")
+            raise UserError(f"--hard-kinds: unknown kind {', '.join(bad)} (from {', '.join(KINDS)})")
     if args.models is not None:
         if not args.models.is_dir():
-            raise cli.UserError(f"--models {args.models}: not a folder")
+            raise UserError(f"--models {args.models}: not a folder")
         missing = [f for f in ("detector.onnx", "classifier.onnx") if not (args.models / f).is_file()]
         if missing:
-            raise cli.UserError(f"--models {args.models}: no {' and no '.join(missing)} in that folder")
+            raise UserError(f"--models {args.models}: no {' and no '.join(missing)} in that folder")
     return args
 
 

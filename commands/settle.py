@@ -16,14 +16,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cli import UserError, options_from_args, print_json
-
-from .engine import explain, load_ruleset, score_hand
-from .errors import HandError, RulesetError
-from .hand import WIN_BY, Context
-from .notation import parse_hand
-from .session import SessionState, describe, next_state, outcome_of
-from .settle import Settlement, settle
+from commands.common import UserError, options_from_args, print_json
+from scoring.engine import explain, load_ruleset, score_hand
+from scoring.errors import HandError, RulesetError
+from scoring.hand import WIN_BY, Context
+from scoring.notation import parse_hand
+from scoring.session import SessionState, describe, next_state, outcome_of
+from scoring.settle import Settlement, settle
 
 NONE_WORDS = ("none", "void", "-")
 

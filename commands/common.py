@@ -1,0 +1,140 @@
+"""What the subcommands share: the error they raise for bad input, one-line usage errors, the
+context and ``--option`` arguments, JSON output and the history record of a photo reading.
+
+The command line is the top layer: ``cli.py`` (the parser, :data:`cli.COMMANDS`, exit codes) and
+the modules of this package (one per subcommand: its arguments and ``cmd_*`` function). They import
+:mod:`web`, :mod:`vision` and :mod:`scoring`; nothing there imports them.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from scoring import Context
+from scoring.errors import InputError
+from scoring.hand import WIN_BY
+
+#: bad input from the user: printed as one line, exit code 2. It is :class:`scoring.errors.InputError`,
+#: the base that the library's bad-input errors share (e.g. :class:`vision.errors.BatchError`), so
+#: that one ``except UserError`` in :func:`cli.main` reports them all.
+UserError = InputError
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line on stderr (``mahjong-score: error: …``,
+    naming the problem and pointing at ``--help``) and exit code 2, like every other bad input."""
+
+    def error(self, message: str):  # type: ignore[override]
+        line = f"{message} (see `{self.prog} --help`)"
+        if _JSON_WANTED:  # `… --json` with a usage error: the JSON reader gets an object too
+            print_json({"error": line, "exit_code": 2})
+        self.exit(2, f"mahjong-score: error: {line}\n")
+
+
+def add_context_args(p: argparse.ArgumentParser) -> None:
+    """The options describing a hand's circumstances, shared by hand/photo/audit/batch."""
+    g = p.add_argument_group("context")
+    g.add_argument("--ruleset", "-r", default="nts", help="ruleset id (see `mahjong-score rules`); default nts")
+    g.add_argument("--seat-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="own (seat) wind; default E")
+    g.add_argument("--round-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="round (prevailing) wind; default E")
+    g.add_argument("--winning-tile", "-w", help="the tile that completed the hand, e.g. 5p")
+    g.add_argument("--win-by", default=None, choices=WIN_BY,
+                   help="where the winning tile came from; wall/dead-wall = self-drawn; default discard")
+    g.add_argument("--not-winner", action="store_true", help="score a hand that did not go mahjong")
+    g.add_argument("--last-tile", action="store_true", help="won on the last tile of the wall / last discard")
+    g.add_argument("--first-turn", action="store_true", help="won with the dealt tiles or on the first discard/draw")
+    g.add_argument("--announced-wait", action="store_true", help="a waiting hand announced in advance")
+    g.add_argument("--kong-on-kong", action="store_true", help="won on the replacement tile after two kongs in one turn")
+    g.add_argument("--dealer", dest="dealer", action="store_true", default=None, help="the player is the dealer (default: seat wind E)")
+    g.add_argument("--not-dealer", dest="dealer", action="store_false", help="the player is not the dealer")
+    g.add_argument("--dealer-streak", type=int, default=0, help="consecutive dealer wins before this hand (004 連莊)")
+    g.add_argument("--discards", type=int, help="discarded tiles lying in the middle of the table at the win, the winning tile not counted (004 十張內)")
+    g.add_argument("--flag", action="append", default=[], metavar="NAME", help="a ruleset-specific circumstance (repeatable)")
+    g.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
+                   help="a ruleset option (see `mahjong-score rules RULESET`); repeatable")
+
+
+#: options of :func:`add_context_args` that describe how the hand was won (meaningless for a non-winner)
+WIN_OPTIONS = ("last_tile", "first_turn", "kong_on_kong")
+
+
+def context_from_args(args: argparse.Namespace) -> Context:
+    """The :class:`scoring.Context` described by :func:`add_context_args` options.
+
+    Raises UserError when ``--not-winner`` is combined with an option describing the win
+    (``--win-by``, ``--last-tile``, ``--first-turn``, ``--kong-on-kong``), and HandError for values
+    :class:`scoring.Context` refuses.
+    """
+    if args.not_winner:
+        given = ([f"--win-by {args.win_by}"] if args.win_by is not None else []) + [
+            "--" + name.replace("_", "-") for name in WIN_OPTIONS if getattr(args, name)]
+        if given:
+            raise UserError(f"--not-winner contradicts {', '.join(given)}: "
+                            f"{'they describe' if len(given) > 1 else 'it describes'} how the hand was won")
+    return Context(
+        seat_wind=args.seat_wind, round_wind=args.round_wind, winner=not args.not_winner,
+        win_by=args.win_by or "discard", last_tile=args.last_tile, first_turn=args.first_turn,
+        announced_wait=args.announced_wait, kong_on_kong=args.kong_on_kong, dealer=args.dealer,
+        dealer_streak=args.dealer_streak, discards=args.discards, flags=frozenset(args.flag),
+    )
+
+
+def options_from_args(args: argparse.Namespace) -> dict[str, str]:
+    """``--option a=b`` pairs as a dict; UserError for a malformed pair or an option given twice
+    with different values."""
+    out: dict[str, str] = {}
+    for item in args.option:
+        if "=" not in item:
+            raise UserError(f"--option {item!r} must be NAME=VALUE")
+        k, v = (x.strip() for x in item.split("=", 1))
+        if not k:
+            raise UserError(f"--option {item!r} has no option name (NAME=VALUE)")
+        if k in out and out[k] != v:
+            raise UserError(f"--option {k} is given twice ({k}={out[k]} and {k}={v})")
+        out[k] = v
+    return out
+
+
+#: ``--json`` is among the arguments of this run (:func:`main`): errors are a JSON object on stdout too
+_JSON_WANTED = False
+#: a command has printed its JSON already (then an error after it adds no second object)
+_JSON_PRINTED = False
+
+
+def print_json(obj: Any) -> None:
+    global _JSON_PRINTED
+    json.dump(obj, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+    _JSON_PRINTED = True
+
+
+def fail_json(message: str, exit_code: int = 2) -> None:
+    """With ``--json``: the error as one JSON object ``{"error": …, "exit_code": …}`` on stdout,
+    unless the command has already printed its JSON (e.g. ``photo``'s reading, which says why it is
+    not legal). The one-line error on stderr is printed by the caller as always."""
+    if _JSON_WANTED and not _JSON_PRINTED:
+        print_json({"error": message, "exit_code": exit_code})
+
+
+def printable(msg: object) -> str:
+    """``msg`` as one printable line: control characters (newline, ESC, …) escaped as Python writes
+    them (``\\n``, ``\\x1b``), so a file name cannot break or recolour the terminal line."""
+    s = str(msg)
+    if s.isprintable():
+        return s
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in s)
+
+
+def record_photo(args: argparse.Namespace, command: str, source: Any, res: Any, **kw: Any) -> list[int]:
+    """Record one photo reading in the history chosen by ``args`` (``--db``/``--no-history``);
+    the context, options and ruleset come from ``args`` unless given. Best effort (see
+    :func:`scoring.history.record`)."""
+    from vision.record import record_photo as record_in_history
+
+    if getattr(args, "no_history", False):
+        return []
+    if "context" not in kw:
+        kw["context"] = context_from_args(args)
+    return record_in_history(args, command, source, res, **kw)

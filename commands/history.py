@@ -1,0 +1,80 @@
+"""``mahjong-score history``: list the scores recorded in :mod:`scoring.history`."""
+from __future__ import annotations
+
+import argparse
+import sqlite3
+from pathlib import Path
+
+from commands.common import UserError, print_json
+from scoring.history import ENV_DB, _fmt, _open_read_only, _score_line, _text, default_db_path, entries
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    if args.limit < 0:
+        raise UserError(f"--limit {args.limit} must be ≥ 0 (0: all entries)")
+    path = Path(args.db).expanduser() if args.db else default_db_path()
+    if path.is_dir():
+        raise UserError(f"the history database {path} is a folder, not a database file")
+    if not path.exists():
+        if args.json:
+            print_json([])
+        else:
+            print(f"no history yet ({path} does not exist)")
+        return 0
+    try:
+        con = _open_read_only(path)
+        try:
+            rows = list(entries(con, None if args.limit <= 0 else args.limit, args.command, args.id))
+        finally:
+            con.close()
+    except sqlite3.Error as e:
+        raise UserError(f"cannot read the history database {path}: {e}") from None
+    if args.id is not None and not rows:
+        raise UserError(f"no history entry {args.id} in {path}")
+    if args.json:
+        print_json(rows)
+        return 0
+    if args.id is not None:
+        e = rows[0]
+        for k in ("id", "time", "command", "input", "input_sha256", "reading", "confidence", "ruleset",
+                  "total", "status", "note"):
+            if e[k] is not None:
+                print(f"{k}: {_text(e[k])}")
+        if e.get("damaged"):
+            print(f"damaged: {', '.join(e['damaged'])} (stored text that is not valid JSON, shown as stored)")
+        for k in ("corrections", "context", "options"):
+            if e[k]:
+                print(f"{k}: {_text(e[k])}")
+        score = e["score"]
+        if isinstance(score, dict):
+            lines = score.get("lines", [])
+            print("score lines:")
+            for ln in lines if isinstance(lines, list) else [lines]:
+                print(_score_line(ln))
+        elif score:
+            print(f"score: {_text(score)}")
+        return 0
+    if not rows:
+        print(f"no entries in {path}")
+        return 0
+    print(f"{'id':>5}  {'time (UTC)':<20}  {'command':<7} {'ruleset':<19} {'total':>6} {'conf':>5}  "
+          f"{'status':<24} {'reading':<40} input")
+    for e in rows:
+        print(_fmt(e))
+    print(f"({len(rows)} most recent; database {path})")
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the ``history`` subcommand (registered through ``cli.COMMANDS``)."""
+    p = subparsers.add_parser(
+        "history", help="list the scores recorded in the history database",
+        description="List the hands and photos scored by hand/photo/audit/batch/webcam, newest first: "
+                    "input and its SHA-256, reading, corrections, ruleset, options, context, score, time. "
+                    f"Database: --db PATH, else ${ENV_DB}, else the user data folder.")
+    p.add_argument("--db", metavar="PATH", help="history database to read")
+    p.add_argument("--limit", "-n", type=int, default=20, help="show at most N entries (0: all); default 20")
+    p.add_argument("--command", choices=["hand", "photo", "audit", "batch", "webcam"], help="only this command's entries")
+    p.add_argument("--id", type=int, help="show one entry in full")
+    p.add_argument("--json", action="store_true", help="print a JSON list (every field, score included)")
+    p.set_defaults(func=cmd_history)

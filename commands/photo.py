@@ -1,0 +1,95 @@
+"""``mahjong-score photo``: its arguments and :func:`cmd_photo` over :func:`vision.pipeline.read_photo`."""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from commands.common import UserError, add_context_args, context_from_args, options_from_args, print_json
+from scoring import explain
+from vision import pipeline
+from vision.errors import ImageError, VisionError
+from vision.pipeline import DEMO_PHOTO, parse_additions, parse_fixes, summary, to_json
+
+
+def cmd_photo(args: argparse.Namespace) -> int:
+    if args.demo:
+        if args.image:
+            raise UserError("give either an image or --demo, not both")
+        source = DEMO_PHOTO
+        if not source.is_file():
+            raise UserError(f"the demo photo {source} is missing from this installation")
+    elif not args.image:
+        raise UserError("give the photo to read (mahjong-score photo IMG) or --demo")
+    else:
+        source = args.image
+    if args.annotate:  # never write the annotated image over the photo itself
+        out, src = Path(args.annotate), Path(source)
+        if out.resolve() == src.resolve() or (out.exists() and src.exists() and os.path.samefile(out, src)):
+            raise UserError(f"--annotate {args.annotate} is the input photo; choose another file")
+    ctx = context_from_args(args)
+    opts = options_from_args(args)
+    from commands.tilesets import check_learn
+    from vision.tileset import classifier_for, learn_from_result
+
+    check_learn(args)
+    try:
+        res = pipeline.read_photo(source, args.ruleset, ctx, winning_tile=args.winning_tile, exposed=args.exposed,
+                                  fixes=parse_fixes(args.fix), options=opts, classifier=classifier_for(args.tileset),
+                                  additions=parse_additions(getattr(args, "add", None)))
+        if args.learn:  # the corrected tiles teach the profile (before any verdict on the hand)
+            learn_from_result(args.tileset, res, parse_fixes(args.fix))
+    except VisionError as e:
+        raise UserError(str(e)) from None
+    from commands.common import record_photo  # the audit trail (--db, --no-history)
+
+    record_photo(args, "photo", source, res, fixes=parse_fixes(args.fix))
+    if args.annotate:
+        from vision.annotate import annotate, fixed_detections, save
+
+        title = f"{res.reading.notation}  ({res.reading.confidence:.0%})" if res.reading.legal else \
+            f"NOT LEGAL: {res.reading.notation}"
+        try:
+            save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
+                          fixed=set(fixed_detections(res.order, parse_fixes(args.fix))) | set(res.added)), args.annotate)
+        except ImageError as e:
+            raise UserError(str(e)) from None
+    if args.json:
+        print_json(to_json(res))
+        if not res.reading.legal:
+            raise UserError(res.reading.problem or "the reading is not a legal hand")
+        return 0
+    print(summary(res))
+    if not res.reading.legal:
+        raise UserError(res.reading.problem or "the reading is not a legal hand")
+    print()
+    print(explain(res.scored))
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the ``photo`` subcommand (registered through ``cli.COMMANDS``)."""
+
+    p = subparsers.add_parser(
+        "photo", help="score a photo of a finished hand",
+        description="Read a photo of a finished hand (detector + classifier in models/), find the most "
+                    "probable legal hand, and score it. Tiles are numbered left to right, the hand's row "
+                    "first; correct a misread tile with --fix POS=TILE. See docs/photo.md for how to lay "
+                    "out the hand.")
+    p.add_argument("image", nargs="?", help="the photo (JPEG, PNG, WebP, HEIC)")
+    p.add_argument("--demo", action="store_true", help="read the bundled demo photo (docs/demo.jpg)")
+    add_context_args(p)
+    p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\", or \"none\" (overrides the layout)")
+    p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\"")
+    p.add_argument("--add", metavar="POS=TILE", help="add tiles the detector missed, e.g. \"14=5p\" (the tile "
+                   "becomes tile 14: it lies before the tile now numbered 14; N+1 adds after the last); "
+                   "--fix numbers then count the added tiles")
+    p.add_argument("--annotate", metavar="FILE", help="write the photo with boxes, tile names and groups (.jpg/.png)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (reading, tiles, boxes, top-3 probabilities, groups, score)")
+    from scoring.history import add_history_args
+
+    from commands.tilesets import add_tileset_arg
+
+    add_tileset_arg(p, learn=True)
+    add_history_args(p)
+    p.set_defaults(func=cmd_photo)
