@@ -31,7 +31,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         hand = parse_hand(args.hand, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
         scored = score_hand(hand, rs, opts)
     else:
-        from vision.batch import DEFAULT_READER, FatalError, resolve_reader
+        from vision.readers import DEFAULT_READER, FatalError, resolve_reader
         from vision.errors import VisionError
         from vision.pipeline import parse_additions, parse_fixes, summary
         from commands.tilesets import reader_spec

@@ -120,7 +120,7 @@ def _record(args, k, res, png, saved) -> None:
 
 
 def cmd_webcam(args: argparse.Namespace) -> int:
-    from vision.batch import DEFAULT_READER, FatalError, resolve_reader
+    from vision.readers import DEFAULT_READER, FatalError, resolve_reader
     from commands.tilesets import reader_spec
 
     if args.frames is not None and args.frames < 1:

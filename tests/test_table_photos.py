@@ -1,4 +1,4 @@
-"""`mahjong-score table --photo PLAYER=IMG` (vision/table_photos.py): a photo per player, as batch
+"""`mahjong-score table --photo PLAYER=IMG` (commands/table_photos.py): a photo per player, as batch
 does for a table (issue 15 item 7). Photos are small renders read by the oracle reader
 (tests/batch_fakes.py), so the machinery is tested whatever state the models are in."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`mahjong-score webcam` headless (vision/webcam.py) with a fake cv2.VideoCapture feeding renders.
+"""`mahjong-score webcam` headless (commands/webcam.py) with a fake cv2.VideoCapture feeding renders.
 
 There is no camera here: ``cv2.VideoCapture`` is replaced by a fake that returns rendered photos
 as BGR frames, and the oracle reader (tests/batch_fakes.py) stands in for the models.

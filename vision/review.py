@@ -93,7 +93,7 @@ def _cached_images(con: sqlite3.Connection, jobs_rows: Sequence[tuple[Any, Mappi
                    reader_spec: str, log: Callable[[str], None]) -> dict[str, tuple[bytes | None, bytes | None, str | None]]:
     """Images of the flagged rows: from the ``review_images`` cache when the photo's SHA-256 and
     parameter hash are unchanged, else made now (the reader built once, only when needed)."""
-    from .batch import FatalError, reader_identity, resolve_reader
+    from .readers import FatalError, reader_identity, resolve_reader
 
     con.executescript(SCHEMA)
     rid = reader_identity(reader_spec)

@@ -47,6 +47,9 @@ from .crops import crop_tile
 from .detect import Detections
 from .errors import CalibrationError, ModelError, TilesetError
 
+#: a reader spec (:func:`reader_spec`, :mod:`vision.readers`) ending in TILESET_TAG + NAME reads
+#: with the calibrated profile NAME
+TILESET_TAG = "#tileset="
 #: the default calibration layout, in reading order: one of each of the 42 faces
 DEFAULT_LAYOUT: tuple[str, ...] = tuple(CLASS_NAMES[:42])
 #: softmax temperature of the profile's cosine similarities. Chosen in exploration runs on renders
@@ -641,8 +644,6 @@ def reader_spec(spec: str, name: str | None) -> str:
     TilesetError when the profile does not exist or cannot be read."""
     if not name:
         return spec
-    from .batch import TILESET_TAG
-
     load_profile(name)
     return f"{spec}{TILESET_TAG}{name}"
 

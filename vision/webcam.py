@@ -18,9 +18,9 @@ def _quiet_cv2():
 
 
 def _is_still_image(path: Path, cv2) -> bool:
-    """True when ``path`` is a photo by its extension (:data:`vision.batch.PHOTO_EXTS`) or a file
+    """True when ``path`` is a photo by its extension (:data:`vision.manifest.PHOTO_EXTS`) or a file
     that OpenCV's image reader (not its video reader) decodes."""
-    from .batch import PHOTO_EXTS
+    from .manifest import PHOTO_EXTS
 
     if path.suffix.lower() in PHOTO_EXTS:
         return True

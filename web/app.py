@@ -74,6 +74,7 @@ from vision.io import MAX_PIXELS, limit_heap_growth, release_memory
 from vision.pipeline import WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json
 
 from . import schemas as S
+from .errors import ApiError, BusyError  # noqa: F401  (web.errors; re-exported: web.app.ApiError)
 
 STATIC = Path(__file__).resolve().parent / "static"
 MIB = 1024 * 1024
@@ -115,23 +116,6 @@ class Settings:
     photo_queue: int = 4
     annotated_side: int = 1280
     tileset: Optional[str] = None
-
-
-class ApiError(Exception):
-    """An error answered as ``{"error": message}`` with ``status``."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-class BusyError(ApiError):
-    """503: the photo queue is full; ``retry_after`` seconds go in the ``Retry-After`` header."""
-
-    def __init__(self, message: str, retry_after: int):
-        super().__init__(503, message)
-        self.retry_after = int(retry_after)
 
 
 def one_line(msg: object) -> str:

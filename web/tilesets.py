@@ -46,7 +46,7 @@ class Tilesets:
         self._cache: dict[str, tuple[tuple[int, int], Any]] = {}
 
     def _error(self, e: Exception):
-        from .app import ApiError
+        from .errors import ApiError
 
         if isinstance(e, ModelError):
             return ApiError(503, f"tile sets are unavailable: {e}")
@@ -55,7 +55,7 @@ class Tilesets:
     def _check_base(self):
         from vision.classify import Classifier
 
-        from .app import ApiError
+        from .errors import ApiError
 
         if not isinstance(self.base, Classifier):
             raise ApiError(503, "tile sets need the ONNX classifier of models/, which this server has not loaded")
@@ -127,7 +127,7 @@ class Tilesets:
 def add_routes(app, tilesets: Tilesets, run: Callable, detector, check_image: Callable, max_bytes: int) -> None:
     """``GET``/``POST /api/tilesets`` on ``app``; ``run``: the app's worker-pool runner."""
     from . import schemas as S
-    from .app import ApiError
+    from .errors import ApiError
 
     @app.get("/api/tilesets", response_model=S.TilesetsResponse, summary="The calibrated tile sets")
     async def api_tilesets():

@@ -1,0 +1,222 @@
+"""Batch outputs: each photo's status (ok / needs-review / error), the settled table hands, the
+CSV or JSONL results written atomically, and the hands added to the history. Re-exported by
+:mod:`vision.batch`.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from scoring.errors import HandError, RulesetError
+
+from .errors import BatchError
+from .manifest import Job
+
+
+#: output columns of the CSV (and keys of each JSONL photo record)
+OUTPUT_COLUMNS = ("photo", "table", "hand", "player", "seat_wind", "winner", "ruleset", "status", "reading",
+                  "confidence", "total", "points", "doublings", "tiles", "changed", "problem", "breakdown", "sha256")
+
+SETTLEMENT_COLUMNS = ("table", "hand", "ruleset", "player", "seat_wind", "photo", "east", "winner", "score", "net",
+                      "status", "transfers")
+
+
+def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]:
+    if r["error"]:
+        return f"error: {r['error']}", None
+    if not r["legal"]:
+        return "needs-review", r["problem"] or "no legal reading"
+    if not r["allowed"]:
+        return "needs-review", r["problem"] or "mahjong not allowed"
+    if r["confidence"] is not None and r["confidence"] < review_below:
+        return "needs-review", (f"confidence {r['confidence']:.0%} below {review_below:.0%}"
+                                + (f"; {r['problem']}" if r["problem"] else ""))
+    return "ok", r["problem"]
+
+
+def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float) -> Iterator[tuple[Job, dict[str, Any]]]:
+    """(job, output row) in job order, read from the state database one row at a time; a job
+    without a database row (should not happen after a completed run) gets ``error: not scored``."""
+    cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "total", "points", "doublings",
+            "tiles", "changed", "breakdown", "sha256")
+    for job in jobs:
+        rec = con.execute(f"SELECT {', '.join(cols)} FROM results WHERE key=?", (job.key,)).fetchone()
+        r = dict(zip(cols, rec)) if rec else {c: None for c in cols} | {"error": "not scored (rerun to resume)"}
+        status, problem = _status(r, review_below)
+        pts = r["points"]
+        typed = dict(job.typed)
+        yield job, {
+            "photo": job.key, "table": job.table, "hand": job.hand, "player": job.player,
+            "seat_wind": typed.get("seat_wind", job.seat_wind),
+            "winner": typed.get("winner", "yes" if job.winner else "no"), "ruleset": job.ruleset,
+            "status": status, "reading": r["reading"] or "", "confidence": r["confidence"],
+            "total": r["total"], "points": int(pts) if pts is not None and float(pts).is_integer() else pts,
+            "doublings": r["doublings"], "tiles": r["tiles"], "changed": r["changed"], "problem": problem or "",
+            "breakdown": json.loads(r["breakdown"]) if r["breakdown"] else [], "sha256": r["sha256"] or "",
+        }
+
+
+def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, Any]:
+    """Settle one table hand (the photos sharing table and hand): a JSON-ready record with
+    ``status`` ok / provisional (a photo needs review) / ``not settled: <why>``, players, scores,
+    winner, east, net and transfers (:func:`scoring.settle.settle`)."""
+    from scoring.settle import settle
+
+    job0 = members[0][0]
+    rec: dict[str, Any] = {"type": "settlement", "table": job0.table, "hand": job0.hand, "ruleset": job0.ruleset,
+                           "players": [], "scores": {}, "winner": None, "east": None, "net": {}, "transfers": []}
+    labels = [j.player or j.seat_wind for j, _ in members]
+    # each player's own winner/East marks from the manifest, kept when the hand cannot be settled
+    marked = any(j.dealer for j, _ in members)  # a dealer cell says who is East; else seat E
+    rec["players"] = [{"player": lab, "seat_wind": j.seat_wind, "photo": j.key, "winner": j.winner,
+                       "east": bool(j.dealer) if marked else (j.dealer is None and j.seat_wind == "E")}
+                      for lab, (j, _) in zip(labels, members)]
+
+    def fail(why: str) -> dict[str, Any]:
+        rec["status"] = f"not settled: {why}"
+        return rec
+
+    if len(members) != 4:
+        return fail(f"{len(members)} photos (a table hand needs 4)")
+    if len(set(labels)) != 4:
+        return fail(f"players are not distinct ({', '.join(labels)}); give each a player or seat_wind")
+    rulesets = {j.ruleset for j, _ in members}
+    if len(rulesets) > 1:
+        return fail(f"mixed rulesets {', '.join(sorted(rulesets))}")
+    winners = [lab for lab, (j, _) in zip(labels, members) if j.winner]
+    if len(winners) > 1:
+        return fail(f"{len(winners)} winners ({', '.join(winners)})")
+    dealers = [lab for lab, (j, _) in zip(labels, members) if j.dealer]
+    if not dealers:
+        dealers = [lab for lab, (j, _) in zip(labels, members) if j.dealer is None and j.seat_wind == "E"]
+    if len(dealers) != 1:
+        return fail(f"{'no' if not dealers else len(dealers)} East players (mark one with seat_wind E or dealer yes)")
+    bad = [f"{j.key} ({row['status']})" for j, row in members if row["total"] is None]
+    if bad:
+        return fail("no score for " + ", ".join(bad))
+    scores = {lab: int(row["total"]) for lab, (_, row) in zip(labels, members)}
+    rec.update(scores=scores, winner=winners[0] if winners else None, east=dealers[0])
+    try:
+        s = settle(job0.ruleset, scores, rec["winner"], rec["east"], {})
+    except (RulesetError, HandError, ValueError) as e:
+        return fail(_one_line(e))
+    rec.update(scheme=s.scheme, net=dict(s.net), transfers=[t.to_json() for t in s.transfers], notes=list(s.notes))
+    review = [j.key for j, row in members if row["status"] != "ok"]
+    rec["status"] = "ok" if not review else "provisional: " + ", ".join(review) + " needs review"
+    return rec
+
+
+def _atomic_write(path: Path, write: Callable[[io.TextIOBase], None]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:  # no temporary file is left behind
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _cell(v: Any) -> Any:
+    if v is None:
+        return ""
+    if isinstance(v, (list, dict)):
+        return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+    return v
+
+
+def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
+           review_below: float) -> tuple[list[str], int, dict[str, int]]:
+    """Write the output file(s) from the state database (atomically: a temporary file renamed).
+    Returns (files written, table hands settled, count per status kind)."""
+    groups: dict[tuple[str, str], list[tuple[Job, dict[str, Any]]]] = {}
+    counts: dict[str, int] = {}
+    written = [str(out)]
+
+    def photo_rows() -> Iterator[dict[str, Any]]:
+        for job, row in output_rows(con, jobs, review_below):
+            kind = row["status"].split(":")[0]
+            counts[kind] = counts.get(kind, 0) + 1
+            if job.table and job.hand:  # keep only what settling needs
+                slim = {"status": row["status"], "total": row["total"]}
+                groups.setdefault((job.table, job.hand), []).append((job, slim))
+            yield row
+
+    settlements: list[dict[str, Any]] = []
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if out.suffix.lower() == ".csv":
+            def w(f):
+                cw = csv.writer(f, lineterminator="\n")
+                cw.writerow(OUTPUT_COLUMNS)
+                for row in photo_rows():
+                    cw.writerow([_cell(row[c]) for c in OUTPUT_COLUMNS])
+
+            _atomic_write(out, w)
+            settlements = [settle_group(m) for m in groups.values()]
+            if settlements:
+                sp = out.with_name(out.stem + ".settlements.csv")
+
+                def ws(f):
+                    cw = csv.writer(f, lineterminator="\n")
+                    cw.writerow(SETTLEMENT_COLUMNS)
+                    for s in settlements:
+                        for p in s["players"]:
+                            lab = p["player"]
+                            mine = [t for t in s["transfers"] if lab in (t["payer"], t["payee"])]
+                            cw.writerow([_cell(x) for x in (
+                                s["table"], s["hand"], s["ruleset"], lab, p["seat_wind"], p["photo"],
+                                "yes" if p["east"] else "no", "yes" if p["winner"] else "no",
+                                s["scores"].get(lab), s["net"].get(lab), s["status"], mine)])
+
+                _atomic_write(sp, ws)
+                written.append(str(sp))
+        else:
+            def wj(f):
+                for row in photo_rows():
+                    f.write(json.dumps({"type": "photo", **row}, ensure_ascii=False) + "\n")
+                settlements.extend(settle_group(m) for m in groups.values())
+                for rec in settlements:
+                    f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+
+            _atomic_write(out, wj)
+    except OSError as e:
+        raise BatchError(f"cannot write {out}: {e}") from None
+    settled = sum(1 for rec in settlements if rec["status"].split(":")[0] in ("ok", "provisional"))
+    return written, settled, counts
+
+
+def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk: int = 200) -> int:
+    """Record in the history the scored rows not recorded yet, ``chunk`` rows per transaction
+    (bounded memory), marking each chunk once it is recorded. Returns how many were recorded (a
+    history that cannot be written gives one warning line and stops the flush)."""
+    from scoring.history import record
+
+    from .batch_guard import batch_identity, history_key
+
+    bid = batch_identity(con)  # each entry keyed by batch, photo, content and parameters: a flush
+    n = 0                      # repeated after a kill between the two writes below adds nothing
+    last = -1
+    while True:
+        rows = con.execute("SELECT rowid, key, history, sha256, params FROM results WHERE in_history=0 "
+                           "AND history IS NOT NULL AND rowid > ? ORDER BY rowid LIMIT ?", (last, chunk)).fetchall()
+        if not rows:
+            return n
+        last = rows[-1][0]
+        ids = record(None, [{**json.loads(h), "entry_key": history_key(bid, k, sha, params)}
+                            for _, k, h, sha, params in rows], db=history_db)
+        if not ids:
+            return n
+        with con:
+            con.executemany("UPDATE results SET in_history=1 WHERE rowid=?", [(r[0],) for r in rows])
+        n += len(ids)

@@ -1,0 +1,91 @@
+"""The batch state database (SQLite, one per output): each photo's result as it is scored, and
+the files' hashes (``files``: size and mtime, so an unchanged photo is not read again). Re-exported
+by :mod:`vision.batch`; its lock is :mod:`vision.batch_guard`.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any, Mapping
+
+from .manifest import Job
+from .readers import _sha256_file
+
+
+STATE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (
+    key TEXT PRIMARY KEY,
+    sha256 TEXT NOT NULL,
+    params TEXT NOT NULL,
+    error TEXT,
+    legal INTEGER,
+    confidence REAL,
+    reading TEXT,
+    problem TEXT,
+    allowed INTEGER,
+    total INTEGER,
+    points REAL,
+    doublings INTEGER,
+    tiles INTEGER,
+    changed INTEGER,
+    breakdown TEXT,
+    history TEXT,
+    in_history INTEGER NOT NULL DEFAULT 0,
+    seconds REAL,
+    scored_at TEXT
+);
+CREATE TABLE IF NOT EXISTS files (
+    key TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    sha256 TEXT NOT NULL
+);
+"""
+
+
+def open_state(path: str | os.PathLike) -> sqlite3.Connection:
+    """Open (create) the batch state database: WAL journal, synchronous FULL, busy timeout."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(str(p), timeout=60.0)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=FULL")
+    con.execute("PRAGMA busy_timeout=60000")
+    with con:
+        con.executescript(STATE_SCHEMA)
+    return con
+
+
+_RESULT_COLS = ("key", "sha256", "params", "error", "legal", "confidence", "reading", "problem", "allowed", "total",
+                "points", "doublings", "tiles", "changed", "breakdown", "history", "seconds", "scored_at")
+
+
+def write_result(con: sqlite3.Connection, row: Mapping[str, Any]) -> None:
+    """Insert or replace one photo's row and commit (the write-ahead step)."""
+    vals = [row.get(c) for c in _RESULT_COLS]
+    with con:
+        con.execute(f"INSERT OR REPLACE INTO results ({', '.join(_RESULT_COLS)}, in_history) "
+                    f"VALUES ({', '.join('?' * len(_RESULT_COLS))}, 0)", vals)
+
+
+def file_hash(con: sqlite3.Connection, job: Job) -> str:
+    """SHA-256 of the job's file, cached in the state database by (size, mtime); "" when the file
+    is missing or unreadable."""
+    try:
+        st = os.stat(job.path)
+    except OSError:
+        return ""
+    if not os.path.isfile(job.path):
+        return ""
+    hit = con.execute("SELECT sha256 FROM files WHERE key=? AND size=? AND mtime_ns=?",
+                      (job.key, st.st_size, st.st_mtime_ns)).fetchone()
+    if hit:
+        return hit[0]
+    try:
+        sha = _sha256_file(job.path)
+    except OSError:
+        return ""
+    con.execute("INSERT OR REPLACE INTO files (key, size, mtime_ns, sha256) VALUES (?, ?, ?, ?)",
+                (job.key, st.st_size, st.st_mtime_ns, sha))  # committed by the caller (a cache only)
+    return sha

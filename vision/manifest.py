@@ -1,0 +1,301 @@
+"""Batch input: the photos of a folder, the manifest CSV (columns in docs/batch.md) and the
+:class:`Job` of each photo with its settings. Re-exported by :mod:`vision.batch`.
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from scoring.errors import HandError
+from scoring.hand import WIN_BY
+
+from .errors import BatchError
+
+
+#: file extensions read as photos (case-insensitive)
+PHOTO_EXTS = frozenset({".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".avif", ".bmp", ".tif", ".tiff"})
+
+#: manifest columns (documented in docs/batch.md); ``photo`` is required
+MANIFEST_COLUMNS = ("photo", "ruleset", "table", "hand", "player", "seat_wind", "round_wind", "winner", "dealer",
+                    "win_by", "winning_tile", "exposed", "fix", "flags", "options", "discards", "dealer_streak")
+
+#: context flags that are :class:`scoring.Context` fields rather than ruleset flags
+CONTEXT_FLAGS = {"last-tile": "last_tile", "first-turn": "first_turn", "announced-wait": "announced_wait",
+                 "kong-on-kong": "kong_on_kong"}
+
+_YES = {"yes", "y", "true", "1", "win", "winner", "x"}
+
+_NO = {"no", "n", "false", "0", "-", "lose", "loser"}
+
+_WINDS = {"e": "E", "s": "S", "w": "W", "n": "N", "east": "E", "south": "S", "west": "W", "north": "N"}
+
+_WIN_BY_ALIASES = {"self-drawn": "wall", "self": "wall", "tsumo": "wall", "ron": "discard", "replacement": "dead-wall"}
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """Values for photos without a manifest row and for empty cells (from the command line)."""
+
+    ruleset: str = "nts"
+    context: Mapping[str, Any] = field(default_factory=dict)  # scoring.Context keyword arguments
+    options: Mapping[str, str] = field(default_factory=dict)
+    winning_tile: str | None = None
+    exposed: str | None = None
+    fix: str | None = None
+
+
+@dataclass(frozen=True)
+class Job:
+    """One photo to score: ``key`` its path relative to the folder (POSIX), ``path`` the file,
+    ``line`` its manifest line (None: no row), the scoring parameters, and ``error`` when the
+    manifest row is unusable (then the photo is an error row without being read)."""
+
+    key: str
+    path: str
+    line: int | None
+    ruleset: str
+    context: tuple[tuple[str, Any], ...]
+    options: tuple[tuple[str, str], ...]
+    winning_tile: str | None = None
+    exposed: str | None = None
+    fix: str | None = None
+    table: str = ""
+    hand: str = ""
+    player: str = ""
+    dealer: bool | None = None
+    error: str | None = None
+    #: for an ``error`` job: the manifest's seat_wind/winner cells as typed (shown in the output row
+    #: instead of the defaults, which the unusable row never replaced)
+    typed: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def seat_wind(self) -> str:
+        return dict(self.context).get("seat_wind", "E")
+
+    @property
+    def winner(self) -> bool:
+        return bool(dict(self.context).get("winner", True))
+
+    def params(self, reader_id: str) -> str:
+        """Hash of everything that decides the score (not the labels table/hand/player)."""
+        blob = json.dumps([self.ruleset, list(self.context), list(self.options), self.winning_tile, self.exposed,
+                           self.fix, self.error, reader_id], sort_keys=True, default=list)
+        return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+    def make_context(self):
+        from scoring import Context
+
+        kw = dict(self.context)
+        kw["flags"] = frozenset(kw.get("flags", ()))
+        return Context(**kw)
+
+
+def _context_kwargs(ctx) -> dict[str, Any]:
+    out = {f.name: getattr(ctx, f.name) for f in dataclasses.fields(ctx)}
+    out["flags"] = tuple(sorted(out["flags"]))
+    return out
+
+
+#: key of a manifest row's cells (:func:`read_manifest`) saying why the row cannot be used
+ROW_ERROR = "_row_error"
+
+
+def _norm_col(name: str) -> str:
+    return name.strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def _split_words(cell: str) -> list[str]:
+    for sep in ",;|":
+        cell = cell.replace(sep, " ")
+    return [w for w in cell.split() if w]
+
+
+def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
+    """The manifest rows as (line number, {column: cell}) with empty cells dropped.
+
+    CSV with a header row (``,``, ``;`` or tab separated; UTF-8, a BOM allowed); blank lines and
+    lines starting with ``#`` are skipped; column names are case-insensitive (``seat-wind`` =
+    ``seat_wind``). Raises BatchError for a missing/unreadable file, a malformed CSV, an unknown
+    column, a missing ``photo`` column or cell, or a photo listed twice. A row with more cells than
+    columns gets the key :data:`ROW_ERROR` (its photo becomes an error row, the batch goes on).
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise BatchError(f"manifest {p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise BatchError(f"manifest {p}: cannot read it ({e})") from None
+    lines = [(i, ln) for i, ln in enumerate(text.splitlines(), 1) if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise BatchError(f"manifest {p}: it is empty (a header row with at least the column 'photo' is needed)")
+    header = lines[0][1]
+    delim = max((",", ";", "\t"), key=header.count)
+    reader = csv.reader(io.StringIO("\n".join(ln for _, ln in lines)), delimiter=delim)
+    numbered: list[tuple[int, list[str]]] = []  # (file line where the row starts, cells)
+    start = 0  # index in ``lines`` of the next row's first line (a quoted cell may span lines)
+    try:
+        for row in reader:
+            numbered.append((lines[start][0], row))
+            start = reader.line_num
+    except csv.Error as e:  # e.g. a cell over the csv module's size limit
+        raise BatchError(f"manifest {p} line {lines[min(start, len(lines) - 1)][0]}: {e}") from None
+    rows = [r for _, r in numbered]
+    cols = [_norm_col(c) for c in rows[0]]
+    unknown = [c for c in cols if c and c not in MANIFEST_COLUMNS]
+    if unknown:
+        raise BatchError(f"manifest {p}: unknown column(s) {', '.join(map(repr, unknown))} "
+                        f"(columns: {', '.join(MANIFEST_COLUMNS)}; see docs/batch.md)")
+    if "photo" not in cols:
+        raise BatchError(f"manifest {p}: no 'photo' column in the header {header!r}")
+    dup = {c for c in cols if c and cols.count(c) > 1}
+    if dup:
+        raise BatchError(f"manifest {p}: column(s) {', '.join(sorted(dup))} given twice")
+    out: list[tuple[int, dict[str, str]]] = []
+    seen: dict[str, int] = {}
+    for lineno, row in numbered[1:]:
+        cells = {c: v.strip() for c, v in zip(cols, row) if c and v.strip()}
+        if len(row) > len(cols) and any(c.strip() for c in row[len(cols):]):
+            # most likely an unquoted separator inside a cell: this photo is an error row
+            cells[ROW_ERROR] = (f"{len(row)} cells for {len(cols)} columns (a cell containing "
+                                f"{'a comma' if delim == ',' else repr(delim)} must be in double quotes)")
+        photo = cells.get("photo")
+        if not photo:
+            raise BatchError(f"manifest {p} line {lineno}: the 'photo' cell is empty")
+        key = Path(photo).as_posix()
+        if key in seen:
+            raise BatchError(f"manifest {p} line {lineno}: photo {photo!r} is already listed on line {seen[key]}")
+        seen[key] = lineno
+        cells["photo"] = key
+        out.append((lineno, cells))
+    return out
+
+
+def _yes_no(v: str, what: str) -> bool:
+    x = v.strip().lower()
+    if x in _YES:
+        return True
+    if x in _NO:
+        return False
+    raise ValueError(f"{what} {v!r} must be yes or no")
+
+
+def _wind(v: str, what: str) -> str:
+    w = _WINDS.get(v.strip().lower())
+    if w is None:
+        raise ValueError(f"{what} {v!r} must be E, S, W or N")
+    return w
+
+
+def _int(v: str, what: str) -> int:
+    try:
+        n = int(v)
+    except ValueError:
+        raise ValueError(f"{what} {v!r} must be a whole number") from None
+    if n < 0:
+        raise ValueError(f"{what} {v!r} must be ≥ 0")
+    return n
+
+
+def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, str], d: Defaults) -> Job:
+    """The :class:`Job` of one photo: manifest cells over the defaults. A cell that cannot be
+    understood gives a job with ``error`` set (the photo becomes an error row)."""
+    path = Path(key) if Path(key).is_absolute() else directory / key
+    ctx = dict(d.context)
+    ctx["flags"] = tuple(ctx.get("flags", ()))
+    opts = dict(d.options)
+    where = f"manifest line {line}: " if line else ""
+    error = None
+    try:
+        if ROW_ERROR in cells:
+            raise ValueError(cells[ROW_ERROR])
+        if "seat_wind" in cells:
+            ctx["seat_wind"] = _wind(cells["seat_wind"], "seat_wind")
+        if "round_wind" in cells:
+            ctx["round_wind"] = _wind(cells["round_wind"], "round_wind")
+        if "winner" in cells:
+            ctx["winner"] = _yes_no(cells["winner"], "winner")
+        dealer = None
+        if "dealer" in cells:
+            dealer = ctx["dealer"] = _yes_no(cells["dealer"], "dealer")
+        if "win_by" in cells:
+            wb = cells["win_by"].strip().lower()
+            wb = _WIN_BY_ALIASES.get(wb, wb)
+            if wb not in WIN_BY:
+                raise ValueError(f"win_by {cells['win_by']!r} must be one of {', '.join(WIN_BY)}")
+            ctx["win_by"] = wb
+        if "flags" in cells:
+            for k in CONTEXT_FLAGS.values():
+                ctx[k] = False
+            flags = []
+            for w in _split_words(cells["flags"]):
+                w2 = w.lower().replace("_", "-")
+                if w2 in ("-", "none"):
+                    continue
+                if w2 in CONTEXT_FLAGS:
+                    ctx[CONTEXT_FLAGS[w2]] = True
+                else:
+                    flags.append(w)
+            ctx["flags"] = tuple(sorted(set(flags)))
+        if "discards" in cells:
+            ctx["discards"] = _int(cells["discards"], "discards")
+        if "dealer_streak" in cells:
+            ctx["dealer_streak"] = _int(cells["dealer_streak"], "dealer_streak")
+        if "options" in cells:
+            for item in _split_words(cells["options"]):
+                if "=" not in item:
+                    raise ValueError(f"option {item!r} must be NAME=VALUE")
+                k, v = item.split("=", 1)
+                opts[k.strip()] = v.strip()
+        from scoring import Context
+
+        Context(**{**ctx, "flags": frozenset(ctx["flags"])})  # validates the winds, win source, counts
+    except (ValueError, HandError) as e:
+        error = where + str(e)
+        dealer = None
+    typed = tuple((c, cells[c]) for c in ("seat_wind", "winner") if c in cells) if error else ()
+    return Job(key=key, path=str(path), line=line, ruleset=cells.get("ruleset", d.ruleset),
+               context=tuple(sorted(ctx.items())), options=tuple(sorted(opts.items())),
+               winning_tile=cells.get("winning_tile", d.winning_tile), exposed=cells.get("exposed", d.exposed),
+               fix=cells.get("fix", d.fix), table=cells.get("table", ""), hand=cells.get("hand", ""),
+               player=cells.get("player", ""), dealer=dealer, error=error, typed=typed)
+
+#: annotated images written by ``audit`` (``NAME.audit.jpg``, ``NAME.audit-2.jpg``): not photos to score
+_OUR_OUTPUT = re.compile(r"\.audit(-\d+)?\.jpg$", re.IGNORECASE)
+
+
+def find_photos(directory: Path) -> list[str]:
+    """Photo files under ``directory`` (recursive; hidden files and folders, and the annotated
+    ``*.audit.jpg`` images of ``audit``, skipped), as sorted POSIX paths relative to it."""
+    out = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
+        for f in files:
+            if not f.startswith(".") and Path(f).suffix.lower() in PHOTO_EXTS and not _OUR_OUTPUT.search(f):
+                out.append((Path(root) / f).relative_to(directory).as_posix())
+    return sorted(out)
+
+
+def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: Defaults,
+               only_manifest: bool = False) -> list[Job]:
+    """Jobs in output order: the manifest's rows in order, then the folder's other photos sorted."""
+    directory = directory.resolve()
+    jobs = []
+    listed = set()
+    if manifest is not None:
+        for line, cells in read_manifest(manifest):
+            jobs.append(make_job(directory, cells["photo"], line, cells, defaults))
+            listed.add(cells["photo"])
+    if not only_manifest:
+        for key in find_photos(directory):
+            if key not in listed:
+                jobs.append(make_job(directory, key, None, {}, defaults))
+    return jobs
