@@ -391,3 +391,20 @@ def test_an_unsure_bonus_tile_lowers_the_confidence():
     assert res.reading.legal and format_hand(res.reading.hand) == format_hand(full.reading.hand)
     assert res.reading.confidence <= full.reading.confidence * 0.45 / 0.85 + 1e-6
     assert any(n.startswith("unsure which bonus tile") for n in res.reading.notes)
+
+
+@pytest.mark.parametrize("scale,is_bonus", [(0.7, False), (1.0, True)])
+def test_a_loose_flower_off_the_row_is_a_bonus_tile_only_when_like_the_hands(scale, is_bonus):
+    # render-s7-12's 14-tile hand row with one flower lying 1.2 tile heights behind it: at the hand's
+    # tile size it is the hand's bonus tile (set apart, prior 0.7); at 0.7 of it — a loose tile farther
+    # from the camera, behind the hand (0.7 × 0.7³ = 0.24 < 0.5) — it is not this hand's
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    fw, fh = w * scale, h * scale
+    top = y0 - 1.2 * h - fh
+    det, rd = _scene(meta, keep, [[x0 + 4 * w, top, x0 + 4 * w + fw, top + fh]], ["2f"])
+    res = _read(meta, det, rd)
+    assert res.reading.legal
+    assert (res.reading.roles[-1] == "bonus") == is_bonus, res.reading.roles[-1]
+    assert ("2f" in res.reading.hand.bonus) == is_bonus

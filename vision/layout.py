@@ -613,6 +613,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     is_b = (pb > 0.5) & ~back if n else np.zeros(0, bool)
     bonus_l: list[int] = []
     stray: list[int] = []  # flowers/seasons among other tiles away from the hand: not this hand's
+    off_bonus: set[tuple[int, ...]] = set()  # groups of flowers/seasons off the main row: maybe the hand's
     for g in geo.groups:
         if g.row not in geo.hand_rows:
             continue
@@ -622,10 +623,12 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             continue
         if g.row != 0:
             # away from the main row, flowers count only as a group of their own (not inside a pile of
-            # discards or another player's tiles)
+            # discards or another player's tiles), and only as likely as the group is to be the hand's
             if not all(flags):
                 stray.extend(k for k, f in zip(t, flags) if f)
-                continue
+            else:
+                off_bonus.add(tuple(t))
+            continue
         # bonus tiles count when their group is all bonus tiles, or they sit at its ends
         lo, hi = 0, len(t)
         while lo < hi and flags[lo]:
@@ -638,6 +641,10 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 bonus_l.append(k)
             elif f:
                 stray.append(k)
+    # a group of flowers/seasons off the main row is the hand's when that is the likelier (it changes
+    # neither the tile count nor legality, so it is decided here, by its prior alone)
+    for t in off_bonus:
+        (bonus_l if _off_row_prior(geo, det, t, by_size=True) >= 0.5 else stray).extend(t)
     bonus = tuple(k for k in geo.order if k in set(bonus_l))
     ignored = tuple(k for k in geo.order if k not in hand_set or k in set(stray))
     notes: list[str] = []
@@ -650,6 +657,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         if not tiles:
             continue
         in_main = gi in main_groups
+        if tiles in off_bonus:  # decided above (bonus or ignored)
+            continue
         nb = int(back[list(tiles)].sum())
         opts: list[Option] = []
         size = len(tiles)
@@ -701,8 +710,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 opts.append(Option("concealed", 1.0))
         if not in_main and not any(o.role == "ignored" for o in opts):
             # a group off the main row belongs to the hand less likely the farther it lies from it
-            d = min(geo.distance(t) for t in tiles)
-            p_in = OFF_ROW_IN * math.exp(-OFF_ROW_DECAY * max(0.0, d - OFF_ROW_NEAR))
+            p_in = _off_row_prior(geo, det, tiles)
             opts = [Option(o.role, o.prior * p_in, o.winning, o.why) for o in opts]
             opts.append(Option("ignored", 1 - p_in, why="outside the main row"))
         opts.sort(key=lambda o: -o.prior)
@@ -712,6 +720,24 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     if ignored:
         notes.append(f"{len(ignored)} tile(s) away from the hand ignored (discards, walls, other players)")
     return Layout(geo, tuple(out), bonus, ignored, tuple(notes))
+
+
+def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_size: bool = False) -> float:
+    """The prior that a group off the main row (and within the hand region) is the hand's:
+    :data:`OFF_ROW_IN` within :data:`OFF_ROW_NEAR` tile sizes of the row, × exp(−:data:`OFF_ROW_DECAY`
+    per tile size beyond); ``by_size`` (a group of flowers and seasons, set apart wherever it lies):
+    :data:`OFF_ROW_IN` for three or more together, else × (its tile size / the main row's)³ when its
+    tiles are smaller — one or two loose tiles farther from the camera, behind the hand (melds are not
+    judged so: they often lie flat beside a standing hand)."""
+    main = list(geo.row_tiles(0)) if geo.rows else []
+    if by_size and len(tiles) >= 3:  # three or more flowers/seasons together: set apart on purpose
+        return OFF_ROW_IN
+    if by_size and main and len(det):
+        size = np.sqrt(np.prod(det.sizes, axis=1))
+        ratio = float(np.median(size[list(tiles)])) / max(float(np.median(size[main])), 1e-6)
+        return OFF_ROW_IN * min(1.0, ratio) ** 3
+    d = min(geo.distance(t) for t in tiles)
+    return OFF_ROW_IN * math.exp(-OFF_ROW_DECAY * max(0.0, d - OFF_ROW_NEAR))
 
 
 def _winning_candidates(geo: Geometry, tiles: tuple[int, ...], side: np.ndarray) -> list[int]:
