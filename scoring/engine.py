@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from . import decompose
 from . import predicates as shared_predicates
-from .decompose import Decomposition, decompositions, waits
+from .decompose import Decomposition, decompositions
 from .errors import HandError, RulesetError
 from .fired import Fired  # noqa: F401  (re-exported: engine.Fired)
 from .hand import Context, Hand
@@ -47,6 +47,8 @@ from .tiles import BONUS, PLAYING_TILES, sort_tiles
 from .view import (  # noqa: F401  (View and the feature bits live in scoring.view; re-exported)
     FEATURES, View, _HAND_BITS, _WAITS, _hand_bits, _hand_lazy, _lazy, _tile_set, _waits_cached,
     hand_features, view_features)
+from .results import (  # noqa: F401  (Line, Totals and ScoredHand live in scoring.results; re-exported)
+    Line, ScoredHand, Totals, _maker, _new_line, _new_scored, _new_totals, _num, _object_new, _object_setattr)
 
 RULESET_DIR = Path(__file__).resolve().parent / "rulesets"
 KINDS = ("points", "doublings", "fixed", "limit", "multiplier", "cash", "note")
@@ -314,176 +316,6 @@ def clear_hand_caches() -> None:
     benchmarks). Scores never depend on caches."""
     _WAITS.clear()
     _FIRED.clear()
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of the explanation: a rule that counted.
-
-    ``points`` and ``doublings`` are what this line adds (value × count for its kind);
-    ``fixed`` is a special hand's value; ``multiplier`` a factor; ``cash`` money kept apart.
-    ``option`` names the option (and its value, ambiguity id) that decided the reading.
-    """
-
-    rule: str
-    name: str
-    kind: str
-    value: float
-    count: int
-    source: str
-    applies_to: str
-    points: float = 0
-    doublings: int = 0
-    fixed: float = 0
-    multiplier: float = 1
-    cash: float = 0
-    detail: str = ""
-    option: str = ""
-    with_fixed: bool = False
-
-    def amount(self) -> str:
-        """``+4 points``, ``+2 doublings``, ``2000 fixed``, ``×1.5``, ``$5``; ``2 × 2 = +4 points``."""
-        if self.kind == "points":
-            a = f"+{_num(self.points)} pts"
-        elif self.kind == "doublings":
-            a = f"+{self.doublings} dbl"
-        elif self.kind in ("fixed", "limit"):
-            return f"{_num(self.fixed)} fixed"
-        elif self.kind == "multiplier":
-            return f"×{_num(self.multiplier)}"
-        elif self.kind == "cash":
-            a = f"${_num(self.cash)}"
-        else:
-            return "note"
-        return f"{self.count}×{_num(self.value)} = {a}" if self.count > 1 else a
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule, "name": self.name, "kind": self.kind, "value": self.value,
-            "count": self.count, "points": self.points, "doublings": self.doublings,
-            "fixed": self.fixed, "multiplier": self.multiplier, "cash": self.cash,
-            "source": self.source, "detail": self.detail, "option": self.option,
-            "applies_to": self.applies_to,
-        }
-
-
-def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:g}"
-
-
-@dataclass(frozen=True)
-class Totals:
-    """Result of a combine step."""
-
-    total: int
-    points: float
-    doublings: int
-    lines: tuple[Line, ...]
-    cash: float = 0
-    limit_applied: bool = False
-
-
-@dataclass(frozen=True)
-class ScoredHand:
-    """A scored hand: the total and its explanation.
-
-    ``lines`` are the rules that counted (in ruleset order); ``decomposition`` the reading used;
-    ``alternatives`` other readings with the same total (RULINGS principle 5); ``allowed`` is False
-    when the ruleset forbids this mahjong (then ``status`` says why); ``cash`` is kept apart.
-    """
-
-    ruleset: str
-    hand: Hand
-    total: int
-    points: float
-    doublings: int
-    lines: tuple[Line, ...]
-    decomposition: Decomposition
-    options: Mapping[str, Any]
-    alternatives: tuple[Decomposition, ...] = ()
-    notes: tuple[str, ...] = ()
-    cash: float = 0
-    allowed: bool = True
-    status: str = "ok"
-    limit_applied: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict: total, points, doublings, lines, melds, ruleset, options, …"""
-        from .notation import format_hand
-
-        d = self.decomposition
-        return {
-            "ruleset": self.ruleset,
-            "hand": format_hand(self.hand),
-            "winner": self.hand.context.winner,
-            "total": self.total,
-            "points": self.points,
-            "doublings": self.doublings,
-            "cash": self.cash,
-            "allowed": self.allowed,
-            "status": self.status,
-            "limit_applied": self.limit_applied,
-            "lines": [ln.to_json() for ln in self.lines],
-            "shape": d.shape,
-            "melds": [
-                {"kind": m.kind, "tiles": list(m.tiles), "concealed": m.concealed,
-                 "declared": m.declared, "winning": m.winning}
-                for m in d.melds
-            ],
-            "loose": list(d.loose),
-            "bonus": list(self.hand.bonus),
-            "wait": d.wait,
-            "decomposition": d.describe(self.hand.context.win_by),
-            "alternatives": [a.describe(self.hand.context.win_by) for a in self.alternatives],
-            "options": dict(self.options),
-            "notes": list(self.notes),
-        }
-
-
-def _maker(cls: type) -> Callable[..., Any]:
-    """A fast constructor for the frozen dataclass ``cls`` (no slots, no ``__post_init__``): fields
-    by keyword, missing ones take their defaults; the instance is the one ``cls(**fields)`` makes,
-    without the generated ``__init__``'s ``object.__setattr__`` per field (hot path only)."""
-    import dataclasses
-
-    defaults = {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
-    new = object.__new__
-
-    def make(**fields: Any) -> Any:
-        obj = new(cls)
-        d = obj.__dict__
-        d.update(defaults)
-        d.update(fields)
-        return obj
-
-    make.__doc__ = f"{cls.__name__}(**fields), fast (see engine._maker)"
-    return make
-
-
-_new_line = _maker(Line)
-_object_new = object.__new__
-_object_setattr = object.__setattr__
-
-
-def _new_totals(total: int, points: float, doublings: int, lines: tuple[Line, ...], cash: float = 0,
-                limit_applied: bool = False) -> Totals:
-    """``Totals(...)``, fast (as :func:`_maker`, fields in order)."""
-    obj = _object_new(Totals)
-    _object_setattr(obj, "__dict__", {"total": total, "points": points, "doublings": doublings,
-                                      "lines": lines, "cash": cash, "limit_applied": limit_applied})
-    return obj
-
-
-def _new_scored(ruleset: str, hand: Hand, total: int, points: float, doublings: int, lines: tuple[Line, ...],
-                decomposition: Decomposition, options: Mapping[str, Any], alternatives: tuple[Decomposition, ...],
-                notes: tuple[str, ...], cash: float, limit_applied: bool) -> ScoredHand:
-    """``ScoredHand(...)`` with ``allowed`` and ``status`` at their defaults, fast (as :func:`_maker`)."""
-    obj = _object_new(ScoredHand)
-    _object_setattr(obj, "__dict__", {
-        "ruleset": ruleset, "hand": hand, "total": total, "points": points, "doublings": doublings,
-        "lines": lines, "decomposition": decomposition, "options": options, "alternatives": alternatives,
-        "notes": notes, "cash": cash, "allowed": True, "status": "ok", "limit_applied": limit_applied})
-    return obj
 
 
 #: what a predicate's ``True`` becomes (Fired is immutable: one object serves every firing)
