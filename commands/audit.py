@@ -6,7 +6,8 @@ import os
 import sys
 from pathlib import Path
 
-from commands.common import UserError, add_context_args, context_from_args, options_from_args, print_json
+from commands.common import (
+    UserError, add_context_args, add_history_args, context_from_args, options_from_args, print_json)
 from scoring import explain, load_ruleset, parse_hand, score_hand
 from vision.audit import AuditResult, compare, default_annotation_path, read_claimed_lines, report
 
@@ -109,8 +110,6 @@ def _annotate(args: argparse.Namespace, res, result: AuditResult) -> Path | None
 
 def register(subparsers) -> None:
     """Add the ``audit`` subcommand (registered through ``cli.COMMANDS``)."""
-    from scoring.history import add_history_args
-
     p = subparsers.add_parser(
         "audit", help="check a disputed score against the photo or hand, rule by rule",
         description="Score the photo (or --hand NOTATION) and compare with the claimed total and, with "

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from commands.common import UserError, add_context_args, context_from_args, options_from_args, print_json
+from commands.common import (
+    UserError, add_context_args, add_history_args, context_from_args, options_from_args, print_json)
 from vision.batch import DEFAULT_READER, Defaults, REVIEW_BELOW, _context_kwargs, default_workers, run_batch
 
 
@@ -43,8 +44,6 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add the ``batch`` subcommand (registered through ``cli.COMMANDS``)."""
-    from scoring.history import add_history_args
-
     p = subparsers.add_parser(
         "batch", help="score a folder of photos (resumable, parallel) and settle table hands",
         description="Score every photo in DIR (recursively) with the per-photo settings of --manifest "

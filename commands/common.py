@@ -14,6 +14,7 @@ from typing import Any
 
 from scoring import Context
 from scoring.errors import InputError
+from scoring.history import ENV_DB
 from scoring.hand import WIN_BY
 
 #: bad input from the user: printed as one line, exit code 2. It is :class:`scoring.errors.InputError`,
@@ -125,6 +126,13 @@ def printable(msg: object) -> str:
     if s.isprintable():
         return s
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in s)
+
+
+def add_history_args(p: argparse.ArgumentParser) -> None:
+    """``--db PATH`` and ``--no-history`` (for every command that scores)."""
+    g = p.add_argument_group("history")
+    g.add_argument("--db", metavar="PATH", help=f"history database (default ${ENV_DB} or the user data folder)")
+    g.add_argument("--no-history", action="store_true", help="do not record this score in the history")
 
 
 def record_photo(args: argparse.Namespace, command: str, source: Any, res: Any, **kw: Any) -> list[int]:

@@ -2,11 +2,57 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sqlite3
 from pathlib import Path
+from typing import Any, Mapping
 
 from commands.common import UserError, print_json
-from scoring.history import ENV_DB, _fmt, _open_read_only, _score_line, _text, default_db_path, entries
+from scoring.history import ENV_DB, _open_read_only, default_db_path, entries
+
+
+def _text(v: Any) -> str:
+    """A stored value as one printable line (None → '')."""
+    if v is None:
+        return ""
+    t = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True, default=str) \
+        if isinstance(v, (dict, list)) else str(v)
+    t = " ".join(t.split())
+    return t if t.isprintable() else "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in t)
+
+
+def _conf(v: Any) -> str:
+    return f"{v:.0%}" if isinstance(v, (int, float)) and not isinstance(v, bool) else _text(v)[:5]
+
+
+def _fmt(e: Mapping[str, Any]) -> str:
+    total = _text(e["total"])
+    conf = _conf(e["confidence"])
+    inp = _text(e["input"])
+    status = _text(e["status"])
+    if e.get("damaged"):
+        status = "damaged: " + ", ".join(e["damaged"])
+    status = status if len(status) <= 24 else status[:23] + "…"
+    if len(inp) > 40:
+        inp = "…" + inp[-39:]
+    reading = _text(e["reading"])
+    return (f"{_text(e['id']):>5}  {_text(e['time']).replace('+00:00', 'Z'):<20}  {_text(e['command']):<7} "
+            f"{_text(e['ruleset']):<19} {total:>6} {conf:>5}  {status:<24} {reading:<40} {inp}")
+
+
+def _score_line(ln: Any) -> str:
+    """One line of a stored score (``ScoredHand.to_json()["lines"]`` item); a line of another shape
+    is shown as stored."""
+    if not isinstance(ln, dict):
+        return f"  {_text(ln)}"
+    kind = ln.get("kind")
+    try:
+        amount = {"points": lambda: f"+{ln['points']:g} pts", "doublings": lambda: f"+{ln['doublings']} dbl",
+                  "fixed": lambda: f"{ln['fixed']:g} fixed", "limit": lambda: f"{ln['fixed']:g} fixed"}.get(
+            kind, lambda: _text(kind))()
+    except (KeyError, TypeError, ValueError):
+        amount = _text(kind) or "?"
+    return f"  {amount:>14}  {_text(ln.get('name'))}  ({_text(ln.get('source'))})"
 
 
 def cmd_history(args: argparse.Namespace) -> int:

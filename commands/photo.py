@@ -5,7 +5,8 @@ import argparse
 import os
 from pathlib import Path
 
-from commands.common import UserError, add_context_args, context_from_args, options_from_args, print_json
+from commands.common import (
+    UserError, add_context_args, add_history_args, context_from_args, options_from_args, print_json)
 from scoring import explain
 from vision import pipeline
 from vision.errors import ImageError, VisionError
@@ -86,8 +87,6 @@ def register(subparsers) -> None:
                    "--fix numbers then count the added tiles")
     p.add_argument("--annotate", metavar="FILE", help="write the photo with boxes, tile names and groups (.jpg/.png)")
     p.add_argument("--json", action="store_true", help="print one JSON object (reading, tiles, boxes, top-3 probabilities, groups, score)")
-    from scoring.history import add_history_args
-
     from commands.tilesets import add_tileset_arg
 
     add_tileset_arg(p, learn=True)

@@ -23,7 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from commands.common import UserError, add_context_args, context_from_args, options_from_args
+from commands.common import (
+    UserError, add_context_args, add_history_args, context_from_args, options_from_args)
 from vision.webcam import WINDOW, _is_still_image, _quiet_cv2, frame_to_png
 
 
@@ -221,8 +222,6 @@ def _live(cap, args, reader, save_dir) -> int:  # pragma: no cover - needs a dis
 
 def register(subparsers) -> None:
     """Add the ``webcam`` subcommand (registered through ``cli.COMMANDS``)."""
-    from scoring.history import add_history_args
-
     p = subparsers.add_parser(
         "webcam", help="score hands from a camera (live preview, or headless with --frames)",
         description="Live preview from a camera: press space to capture and score the hand, q to quit. "

@@ -193,14 +193,6 @@ def entries(con: sqlite3.Connection, limit: int | None = 20, command: str | None
         yield d
 
 
-# ------------------------------------------------------------------------------ CLI helpers
-def add_history_args(p: argparse.ArgumentParser) -> None:
-    """``--db PATH`` and ``--no-history`` (for every command that scores)."""
-    g = p.add_argument_group("history")
-    g.add_argument("--db", metavar="PATH", help=f"history database (default ${ENV_DB} or the user data folder)")
-    g.add_argument("--no-history", action="store_true", help="do not record this score in the history")
-
-
 def db_from_args(args: argparse.Namespace) -> Path | None:
     """The history database chosen by ``--db``/``--no-history`` (None: do not record)."""
     if getattr(args, "no_history", False):
@@ -266,51 +258,6 @@ def record_hand(args: argparse.Namespace, command: str, notation: str, scored: A
                          "ruleset": getattr(args, "ruleset", None)}
     e.update(scored_fields(scored))
     return record(args, [e])
-
-
-# ------------------------------------------------------------------------------ command
-def _text(v: Any) -> str:
-    """A stored value as one printable line (None → '')."""
-    if v is None:
-        return ""
-    t = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True, default=str) \
-        if isinstance(v, (dict, list)) else str(v)
-    t = " ".join(t.split())
-    return t if t.isprintable() else "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in t)
-
-
-def _conf(v: Any) -> str:
-    return f"{v:.0%}" if isinstance(v, (int, float)) and not isinstance(v, bool) else _text(v)[:5]
-
-
-def _fmt(e: Mapping[str, Any]) -> str:
-    total = _text(e["total"])
-    conf = _conf(e["confidence"])
-    inp = _text(e["input"])
-    status = _text(e["status"])
-    if e.get("damaged"):
-        status = "damaged: " + ", ".join(e["damaged"])
-    status = status if len(status) <= 24 else status[:23] + "…"
-    if len(inp) > 40:
-        inp = "…" + inp[-39:]
-    reading = _text(e["reading"])
-    return (f"{_text(e['id']):>5}  {_text(e['time']).replace('+00:00', 'Z'):<20}  {_text(e['command']):<7} "
-            f"{_text(e['ruleset']):<19} {total:>6} {conf:>5}  {status:<24} {reading:<40} {inp}")
-
-
-def _score_line(ln: Any) -> str:
-    """One line of a stored score (``ScoredHand.to_json()["lines"]`` item); a line of another shape
-    is shown as stored."""
-    if not isinstance(ln, dict):
-        return f"  {_text(ln)}"
-    kind = ln.get("kind")
-    try:
-        amount = {"points": lambda: f"+{ln['points']:g} pts", "doublings": lambda: f"+{ln['doublings']} dbl",
-                  "fixed": lambda: f"{ln['fixed']:g} fixed", "limit": lambda: f"{ln['fixed']:g} fixed"}.get(
-            kind, lambda: _text(kind))()
-    except (KeyError, TypeError, ValueError):
-        amount = _text(kind) or "?"
-    return f"  {amount:>14}  {_text(ln.get('name'))}  ({_text(ln.get('source'))})"
 
 
 def _open_read_only(path: Path) -> sqlite3.Connection:
