@@ -137,8 +137,8 @@ def _quiet_stdout() -> None:
 
 
 if __name__ == "__main__":
-    # `python -m cli`: run the importable module's main, so that commands doing `import cli` raise
-    # the same UserError class that main catches
+    # `python -m cli`: run the importable module's main (one copy of the command line, as the
+    # console script has; UserError and the JSON state live in commands.common either way)
     import cli as _cli
 
     sys.exit(_cli.main())

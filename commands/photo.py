@@ -70,7 +70,6 @@ def cmd_photo(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add the ``photo`` subcommand (registered through ``cli.COMMANDS``)."""
-
     p = subparsers.add_parser(
         "photo", help="score a photo of a finished hand",
         description="Read a photo of a finished hand (detector + classifier in models/), find the most "

@@ -92,7 +92,6 @@ _READERS: dict[str, Any] = {}
 
 def _reader(spec: str | None):
     """The photo reader (:mod:`vision.batch`'s ``--reader`` interface), built once per spec."""
-
     from vision.readers import DEFAULT_READER, FatalError, resolve_reader
 
     spec = spec or DEFAULT_READER

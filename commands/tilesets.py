@@ -32,7 +32,6 @@ def add_tileset_arg(p: argparse.ArgumentParser, learn: bool = False) -> None:
 def check_learn(args: argparse.Namespace) -> None:
     """UserError when ``--learn`` lacks ``--tileset`` or ``--fix``."""
     if getattr(args, "learn", False) and not (args.tileset and args.fix):
-
         raise UserError("--learn needs --tileset NAME (the profile to teach) and --fix POS=TILE (the corrections)")
 
 
@@ -60,7 +59,6 @@ def _report_lines(cal: Calibration) -> list[str]:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-
     from vision.errors import VisionError
 
     try:
@@ -75,7 +73,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_tilesets(args: argparse.Namespace) -> int:
-
     try:
         if args.remove:
             path = remove_profile(args.remove)

@@ -59,7 +59,6 @@ def open_camera(device: str):
 
 def score_frame(frame, k: int, args: argparse.Namespace, reader: Callable, *, save_dir: Path | None = None):
     """Score one camera frame: (PhotoResult or None, png bytes, saved path or None, error or None)."""
-
     from scoring import HandError, RulesetError
 
     from vision.errors import VisionError

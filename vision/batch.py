@@ -360,5 +360,3 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
     finally:
         bar.close()
         ex.shutdown(wait=True, cancel_futures=True)
-
-
