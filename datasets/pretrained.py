@@ -47,9 +47,16 @@ STORE_SIZE = 128  # side of the stored crops
 EMBED_DIM = 1280
 MARGIN = 0.10
 RESIZE = "stretch"
-#: the recipe of the committed model (``python -m datasets.train --stage pretrained`` runs
-#: ``train(dirs, **RECIPE)``; ``--epochs`` overrides ``epochs``)
-RECIPE = dict(size=96, epochs=4, epoch_size=7000, batch=48, lr=1.5e-3, name="effnet96", freeze=4, val_limit=1200)
+#: the recipe of the committed model (models version 3), run by ``python -m datasets.train --stage pretrained``:
+#: ``train(dirs, **RECIPE_EFFNET)`` (from the ImageNet weights), ``train(dirs, **RECIPE_TILENET)`` (from the
+#: version-2 tilenet in ``models/checkpoints/classifier.pt``), then :func:`export_ensemble` of the two
+RECIPE_EFFNET = dict(size=96, epochs=3, epoch_size=6000, batch=48, lr=1.5e-3, name="effnet96", freeze=8,
+                     val_limit=1200)
+RECIPE_TILENET = dict(size=64, epochs=4, epoch_size=8000, batch=64, lr=1e-3, name="tilenet-wide", arch="tilenet",
+                      val_limit=1200)
+#: fp16 weights of the two networks of the committed classifier (to continue from with ``--init``)
+CKPT_EFFNET = "classifier-effnet.pt"
+CKPT_TILENET = "classifier-tilenet.pt"
 
 
 def load_crop_dirs(dirs: list[Path], split: str, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -179,7 +186,7 @@ def real_set(size: int):
 def train(dirs: list[Path], size: int = 96, epochs: int = 8, epoch_size: int = 12000, batch: int = 48,
           lr: float = 1.5e-3, name: str = "effnet", resume: bool = False, seed: int = 0, threads: int = 2,
           turned: float = 0.25, turned_weight: float = 0.5, smoothing: float = 0.05, arch: str = "effnet",
-          freeze: int = 0, val_limit: int = 0) -> Path:
+          freeze: int = 0, val_limit: int = 0, init: Path | None = None) -> Path:
     """Fine-tune the whole network; returns ``runs/<name>/best.pt`` (best synthetic-val epoch)."""
     import torch
 
@@ -187,7 +194,7 @@ def train(dirs: list[Path], size: int = 96, epochs: int = 8, epoch_size: int = 1
     Xtr, Ytr = load_crop_dirs(dirs, "train", size)
     Xva, Yva = load_crop_dirs(dirs, "val", size)
     return fit(Xtr, Ytr, Xva, Yva, size, epochs, epoch_size, batch, lr, name, resume, seed, turned, turned_weight,
-               smoothing, arch, freeze, val_limit)
+               smoothing, arch, freeze, val_limit, init)
 
 
 def shrink(X: np.ndarray, size: int) -> np.ndarray:
@@ -201,10 +208,13 @@ def shrink(X: np.ndarray, size: int) -> np.ndarray:
 
 def fit(Xtr, Ytr, Xva, Yva, size: int, epochs: int, epoch_size: int, batch: int, lr: float, name: str,
         resume: bool = False, seed: int = 0, turned: float = 0.25, turned_weight: float = 0.5,
-        smoothing: float = 0.05, arch: str = "effnet", freeze: int = 0, val_limit: int = 0) -> Path:
+        smoothing: float = 0.05, arch: str = "effnet", freeze: int = 0, val_limit: int = 0,
+        init: Path | None = None) -> Path:
     """The training loop of :func:`train` on crops already in memory. ``freeze`` (effnet): the stem and
     the first ``freeze`` MBConv blocks keep their ImageNet weights (not trained; their batch-norm
-    statistics stay ImageNet's too). ``val_limit``: validate on a fixed random subset of that many crops."""
+    statistics stay ImageNet's too). ``val_limit``: validate on a fixed random subset of that many crops.
+    ``init``: start from the weights of this checkpoint (a ``best.pt``/``last.pt`` of an earlier run, same
+    size and arch) with a fresh schedule."""
     import torch
 
     from .train import augment_torch
@@ -215,6 +225,12 @@ def fit(Xtr, Ytr, Xva, Yva, size: int, epochs: int, epoch_size: int, batch: int,
           f"{np.bincount(Ytr, minlength=len(CLASS_NAMES)).min()}", flush=True)
     real = real_set(size)
     model = build(size, arch=arch)
+    if init is not None:
+        sd = {k: v.float() for k, v in torch.load(init, weights_only=False)["model"].items()}
+        if arch == "tilenet" and not any(k.startswith("m.") for k in sd):  # datasets.train's format
+            sd = {f"m.{k}": v for k, v in sd.items()}
+        model.load_state_dict(sd)
+        print(f"warm start from {init}", flush=True)
     if freeze and arch == "effnet":
         frozen = [model.net._conv_stem, model.net._bn0] + list(model.net._blocks[:freeze])
         for mod in frozen:
@@ -298,9 +314,7 @@ def export(weights: Path, out: Path, data_dirs: list[Path] | None = None, fp16_c
     arch = st.get("arch", "effnet")
     model = build(size, pretrained=False, arch=arch)
     model.load_state_dict({k: v.float() for k, v in st["model"].items()})
-    if arch == "effnet":
-        model.net.set_swish(memory_efficient=False)
-    model.eval()
+    model.eval()  # (no set_swish: the lite models use ReLU6, which set_swish would replace by swish)
 
     class Both(torch.nn.Module):
         def __init__(self, m):
@@ -333,18 +347,36 @@ def export(weights: Path, out: Path, data_dirs: list[Path] | None = None, fp16_c
                           "tilenet trained on renders of datasets.synth (no pretrained weights)",
     })
     if fp16_checkpoint is not None:
-        fp16_checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        torch.save({"model": {k: (v.half() if v.is_floating_point() else v) for k, v in model.state_dict().items()},
-                    "arch": arch, "size": size, "rotation": "upright"}, fp16_checkpoint)
+        save_fp16(weights, fp16_checkpoint)
     return out
 
 
-def export_ensemble(weights: Path, out: Path, data_dirs: list[Path] | None = None) -> Path:
+def save_fp16(weights: Path, dst: Path) -> Path:
+    """The fp16 weights of a :func:`fit` checkpoint (no optimizer state; enough for ``--init``): effnet as
+    ``{"model", "arch", "size", "rotation"}``; tilenet in ``datasets.train``'s format (the Sequential's
+    state dict), so ``--stage classifier --init`` can start from it too."""
+    import torch
+
+    st = torch.load(weights, weights_only=False)
+    arch = st.get("arch", "effnet")
+    sd = st["model"]
+    if arch == "tilenet":
+        sd = {k[2:]: v for k, v in sd.items() if k.startswith("m.")}
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"model": {k: (v.half() if v.is_floating_point() else v) for k, v in sd.items()}, "arch": arch,
+                "size": int(st["size"]), "rotation": "upright", "epoch": st.get("epoch"),
+                "val_top1": st.get("val_top1")}, dst)
+    return dst
+
+
+def export_ensemble(weights: Path, out: Path, data_dirs: list[Path] | None = None,
+                    second: Path | None = None) -> Path:
     """One ONNX graph of the product ensemble: the fine-tuned network of ``weights`` and the committed
     ``tilenet`` (``models/checkpoints/classifier.pt``, 64 px). Input at the fine-tuned network's side S;
     the tilenet branch gets it resized to 64 px (bilinear) when S ≠ 64. Outputs ``probs`` — the
-    normalised product of both networks' probabilities — and ``embedding``, both pooled features
-    concatenated (1280 + 256)."""
+    normalised product of both networks' probabilities — and ``embedding``, both pooled feature vectors
+    L2-normalised, concatenated and divided by √2 (1280 + 256 = 1536; unit length). ``second``: a tilenet checkpoint of :func:`fit` (``--arch tilenet``) to use
+    instead of the committed one."""
     import onnx
     import onnxslim
     import torch
@@ -356,9 +388,9 @@ def export_ensemble(weights: Path, out: Path, data_dirs: list[Path] | None = Non
     size = int(st["size"])
     a = build(size, pretrained=False, arch=st.get("arch", "effnet"))
     a.load_state_dict({k: v.float() for k, v in st["model"].items()})
-    if hasattr(a, "net"):
-        a.net.set_swish(memory_efficient=False)
-    b = build(64, pretrained=True, arch="tilenet")
+    b = build(64, pretrained=second is None, arch="tilenet")
+    if second is not None:
+        b.load_state_dict({k: v.float() for k, v in torch.load(second, weights_only=False)["model"].items()})
 
     class Product(torch.nn.Module):
         def __init__(self):
@@ -370,7 +402,10 @@ def export_ensemble(weights: Path, out: Path, data_dirs: list[Path] | None = Non
             xb = x if size == 64 else F.interpolate(x, size=(64, 64), mode="bilinear", align_corners=False)
             lb, eb = self.b(xb)
             lp = torch.log_softmax(la, 1) + torch.log_softmax(lb, 1)
-            return torch.softmax(lp, 1), torch.cat([ea, eb], 1)
+            # each network's features L2-normalised (÷√2): a cosine of the joined vector is the mean of the two
+            na = ea / ea.norm(dim=1, keepdim=True).clamp_min(1e-6)
+            nb = eb / eb.norm(dim=1, keepdim=True).clamp_min(1e-6)
+            return torch.softmax(lp, 1), torch.cat([na, nb], 1) * (0.5 ** 0.5)
 
     g = Product().eval()
     tmp = out.with_suffix(".raw.onnx")
@@ -444,6 +479,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--freeze", type=int, default=0, help="effnet: keep the stem and the first N blocks frozen")
     ap.add_argument("--val-limit", type=int, default=0, help="validate on a fixed subset of this many crops")
+    ap.add_argument("--init", type=Path, default=None, help="start from these weights (new schedule)")
+    ap.add_argument("--second", default=None, help="ensemble: the run name of a tilenet to use (default: committed)")
     ap.add_argument("--arch", choices=("effnet", "tilenet"), default="effnet",
                     help="tilenet: warm-start the committed tilenet (models/checkpoints/classifier.pt) instead")
     ap.add_argument("--out", type=Path, default=MODELS / "classifier.onnx")
@@ -461,10 +498,11 @@ def main(argv: list[str] | None = None) -> int:
             fit(shrink(Xtr, s), Ytr, shrink(Xva, s), Yva, s, a.epochs, a.epoch_size, a.batch, a.lr, f"{a.name}-size{s}")
     elif a.cmd == "train":
         w = train(a.crops, a.size, a.epochs, a.epoch_size, a.batch, a.lr, a.name, a.resume, threads=a.threads,
-                  arch=a.arch, freeze=a.freeze, val_limit=a.val_limit)
+                  arch=a.arch, freeze=a.freeze, val_limit=a.val_limit, init=a.init)
         print("best weights", w, flush=True)
     elif a.cmd == "ensemble":
-        print("exported", export_ensemble(RUNS / a.name / "best.pt", a.out, a.crops), flush=True)
+        sec = RUNS / a.second / "best.pt" if a.second else None
+        print("exported", export_ensemble(RUNS / a.name / "best.pt", a.out, a.crops, sec), flush=True)
     else:
         print("exported", export(RUNS / a.name / "best.pt", a.out, a.crops, a.checkpoint), flush=True)
     return 0

@@ -647,9 +647,9 @@ def default_crops(data: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
     ap.add_argument("--stage", choices=("data", "detector", "classifier", "all", "export", "pretrained"), default="all",
-                    help="pretrained: render PRETRAINED_DATA_RECIPE next to --data (default synth-v3) and fine-tune "
-                         "EfficientNet-Lite0 (datasets.pretrained.RECIPE; --resume continues runs/effnet96/last.pt), "
-                         "then export")
+                    help="pretrained: render PRETRAINED_DATA_RECIPE next to --data (default synth-v3), fine-tune "
+                         "EfficientNet-Lite0 and the version-2 tilenet on it (datasets.pretrained.RECIPE_*; --resume "
+                         "continues runs/<name>/last.pt), export their product ensemble")
     ap.add_argument("--workers", type=int, default=2, help="render processes for the data stage")
     ap.add_argument("--data", type=Path, default=None, help="detection dataset folder with data.yaml")
     ap.add_argument("--crops", type=Path, nargs="+", default=None,
@@ -679,10 +679,12 @@ def main(argv: list[str] | None = None) -> int:
         base = a.data or Path("/work/data/synth-v3")
         render_data(base, a.workers, PRETRAINED_DATA_RECIPE)
         dirs = a.crops or [base.parent / f"{base.name}-{k}" / "crops" for k, _ in PRETRAINED_DATA_RECIPE]
-        w = pretrained.train(dirs, **{**pretrained.RECIPE, "epochs": a.epochs or pretrained.RECIPE["epochs"]},
-                             resume=a.resume)
+        we = pretrained.train(dirs, **pretrained.RECIPE_EFFNET, resume=a.resume)
+        wt = pretrained.train(dirs, **pretrained.RECIPE_TILENET, resume=a.resume)
         if not a.no_export:
-            print("exported", pretrained.export(w, MODELS / "classifier.onnx", dirs, CHECKPOINTS / "classifier.pt"))
+            print("exported", pretrained.export_ensemble(we, MODELS / "classifier.onnx", dirs, second=wt))
+            pretrained.save_fp16(we, CHECKPOINTS / pretrained.CKPT_EFFNET)
+            pretrained.save_fp16(wt, CHECKPOINTS / pretrained.CKPT_TILENET)
         return 0
     data = a.data or default_data()
     crops = a.crops or default_crops(data)

@@ -42,8 +42,7 @@ def test_export_has_probs_and_embedding_outputs_and_the_contract_metadata(tmp_pa
     x = np.random.default_rng(0).integers(0, 256, (3, 64, 64, 3), dtype=np.uint8)
     p = clf.run(x)
     assert p.shape == (3, len(CLASS_NAMES)) and np.allclose(p.sum(1), 1, atol=1e-5)
-    m.net.set_swish(memory_efficient=False)
-    with torch.no_grad():
+    with torch.no_grad():  # the model as trained (ReLU6 activations)
         ref = torch.softmax(m(torch.from_numpy(x.transpose(0, 3, 1, 2)).float() / 255)[0], 1).numpy()
     assert np.abs(ref - p).max() < 1e-4
     meta = clf.model.session.get_modelmeta().custom_metadata_map
@@ -78,3 +77,26 @@ def test_fit_writes_a_checkpoint_each_epoch_and_an_interrupted_run_resumes(tmp_p
     assert st2["epoch"] == 1
     assert torch.equal(st2["model"]["net._conv_stem.weight"], before)  # the frozen stem is unchanged
     assert not torch.equal(st2["model"]["net._fc.weight"], st["model"]["net._fc.weight"])  # the head trained
+
+
+def test_the_ensemble_graph_is_the_product_of_both_networks(tmp_path):
+    from vision.classify import load_classifier
+
+    a = pretrained.build(64).eval()  # ImageNet weights (a random init gives ~1e-7 features)
+    b = pretrained.build(64, pretrained=False, arch="tilenet").eval()
+    wa, wb = tmp_path / "a.pt", tmp_path / "b.pt"
+    torch.save({"model": a.state_dict(), "size": 64, "arch": "effnet"}, wa)
+    torch.save({"model": b.state_dict(), "size": 64, "arch": "tilenet"}, wb)
+    clf = load_classifier(str(pretrained.export_ensemble(wa, tmp_path / "e.onnx", second=wb)), threads=1)
+    x = np.random.default_rng(1).integers(0, 256, (4, 64, 64, 3), dtype=np.uint8)
+    p, emb = clf.embed(x)
+    t = torch.from_numpy(x.transpose(0, 3, 1, 2)).float() / 255
+    with torch.no_grad():
+        pa, pb = torch.softmax(a(t)[0], 1).numpy(), torch.softmax(b(t)[0], 1).numpy()
+    ref = pa * pb / (pa * pb).sum(1, keepdims=True)
+    assert np.abs(p - ref).max() < 1e-4
+    assert emb.shape == (4, pretrained.EMBED_DIM + 256) and np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-4)
+    # a tilenet checkpoint in datasets.train's format (what save_fp16 writes) warm-starts fit's tilenet
+    pretrained.save_fp16(wb, tmp_path / "ck.pt")
+    st = torch.load(tmp_path / "ck.pt", weights_only=False)
+    assert st["arch"] == "tilenet" and not any(k.startswith("m.") for k in st["model"])

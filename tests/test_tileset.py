@@ -326,7 +326,8 @@ def test_a_profile_of_another_classifier_is_reembedded_or_refused(photos, _tiles
                     embeddings=np.roll(cal.profile.embeddings, 1, axis=0))
     fitted = fit_to(stale, load_classifier())
     np.testing.assert_allclose(fitted.embeddings, cal.profile.embeddings, atol=1e-4)  # from the stored crops
-    save_profile(replace(cal.profile, model={**cal.profile.model, "sha256": "0", "imgsz": 96}))
+    other_size = load_classifier().imgsz + 32  # a crop size the current classifier does not use
+    save_profile(replace(cal.profile, model={**cal.profile.model, "sha256": "0", "imgsz": other_size}))
     with pytest.raises(TilesetError, match="crops tiles differently"):
         fit_to(load_profile("p"), load_classifier())
 
