@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Batch throughput and memory: photos/s with 1 and 2 workers, peak RSS at 100 and 1,000 photos.
 
-    python benchmarks/bench_batch.py [--data /work/data/bench-batch] [--reader auto|models|oracle]
+    python benchmarks/bench_batch.py [--data DIR] [--reader auto|models|oracle]   (DIR: $MAHJONG_DATA/bench-batch by default)
                                      [--sizes 100,1000] [--workers 1,2] [--scaling-size 1000]
 
 The photos are small renders (320×240, ``python -m datasets.synth --seed 7``), made once into
@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
-DEFAULT_DATA = Path("/work/data/bench-batch")
+DEFAULT_DATA = None  # datasets.paths.data_root() / "bench-batch", resolved in main()
 ORACLE = f"{ROOT / 'tests' / 'batch_fakes.py'}:oracle_reader"
 
 
@@ -153,6 +153,10 @@ def main(argv=None) -> int:
                     help="oracle only: seconds each read also sleeps (waiting, not computing), so that the "
                          "scaling of the machinery shows even when other jobs hold the CPU cores")
     a = ap.parse_args(argv)
+    if a.data is None:
+        from datasets.paths import data_root
+
+        a.data = data_root() / "bench-batch"
     sizes = [int(x) for x in a.sizes.split(",")]
     workers = [int(x) for x in a.workers.split(",")]
     from vision.models import models_present

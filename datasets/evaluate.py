@@ -33,7 +33,7 @@ import numpy as np
 
 from vision.classes import CLASS_INDEX
 
-from .paths import REPO, shared_dir
+from .paths import REPO, default_synth, shared_dir
 
 MODELS = REPO / "models"
 
@@ -622,7 +622,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def add_args(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--data", type=Path, default=None, help="synthetic dataset with images/val (default $MAHJONG_SYNTH or /work/data/synth-v2)")
+    ap.add_argument("--data", type=Path, default=None, help="synthetic dataset with images/val (default $MAHJONG_SYNTH, else synth-v2 in $MAHJONG_DATA or the user cache directory)")
     ap.add_argument("--limit", type=int, default=200, help="synthetic val images to use")
     ap.add_argument("--conf", type=float, default=0.25, help="detector score threshold for photos (vision.detect's default)")
     ap.add_argument("--threads", type=int, default=1)
@@ -651,7 +651,7 @@ def cmd_eval(a) -> int:
     import os
 
     global MODELS
-    data = a.data or Path(os.environ.get("MAHJONG_SYNTH", "/work/data/synth-v2"))
+    data = a.data or default_synth()
     if a.models is not None:
         MODELS = a.models
         _VISION.clear()

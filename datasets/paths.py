@@ -1,4 +1,6 @@
-"""Where things live: the repository root and the read-only ``../shared`` folder."""
+"""Where things live: the repository root, the read-only ``../shared`` folder, and the folder for
+generated data (renders, crops, training runs), never inside the repository nor at a path of one
+machine: ``$MAHJONG_DATA``, else the user cache directory (platformdirs)."""
 from __future__ import annotations
 
 import os
@@ -21,3 +23,20 @@ def tile_art_dir() -> Path | None:
         return None
     p = s / "data" / "tile-art"
     return p if p.is_dir() else None
+
+
+def data_root() -> Path:
+    """Where generated data sets live: ``$MAHJONG_DATA``, else ``<user cache dir>/mahjong-score/data``
+    (platformdirs ``user_cache_dir``; e.g. ``~/.cache/mahjong-score/data`` on Linux)."""
+    env = os.environ.get("MAHJONG_DATA")
+    if env:
+        return Path(env)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("mahjong-score")) / "data"
+
+
+def default_synth(name: str = "synth-v2") -> Path:
+    """The default synthetic data set: ``$MAHJONG_SYNTH``, else ``data_root() / name``."""
+    env = os.environ.get("MAHJONG_SYNTH")
+    return Path(env) if env else data_root() / name

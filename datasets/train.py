@@ -10,7 +10,8 @@ or incomplete (``--stage data`` does only that; an interrupted render continues 
 then trains the classifier and the detector and exports both.
 
 * ``--data``: a detection dataset in ultralytics' layout with a ``data.yaml`` (written by
-  ``python -m datasets.synth``; default ``/work/data/synth-v2`` or ``$MAHJONG_SYNTH``).
+  ``python -m datasets.synth``; default ``$MAHJONG_SYNTH``, else ``synth-v2`` in
+  :func:`datasets.paths.data_root`: ``$MAHJONG_DATA`` or the user cache directory).
 * ``--crops``: a classifier crop set ``{train,val}/<tile code>/*.png`` made with
   :func:`vision.crops.crop_tile`; several may be given (default: ``<data>-crops/crops`` and
   ``<data>/crops``, those that exist).
@@ -39,7 +40,7 @@ import numpy as np
 
 from vision.classes import CLASS_INDEX, CLASS_NAMES
 
-from .paths import REPO
+from .paths import REPO, default_synth
 
 RUNS = REPO / "runs"
 MODELS = REPO / "models"
@@ -120,8 +121,9 @@ def render_data(data: Path, workers: int = 2, recipe: list[tuple[str, list[str]]
 
 
 def default_data() -> Path:
-    """The default synthetic dataset folder: ``$MAHJONG_SYNTH`` or ``/work/data/synth-v2``."""
-    return Path(os.environ.get("MAHJONG_SYNTH", "/work/data/synth-v2"))
+    """The default synthetic dataset folder: ``$MAHJONG_SYNTH``, else ``synth-v2`` under
+    :func:`datasets.paths.data_root` (``$MAHJONG_DATA`` or the user cache directory)."""
+    return default_synth()
 
 
 # ----------------------------------------------------------------------------- ultralytics set-up
@@ -676,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.stage == "pretrained":
         from . import pretrained
 
-        base = a.data or Path("/work/data/synth-v3")
+        base = a.data or default_synth("synth-v3")
         render_data(base, a.workers, PRETRAINED_DATA_RECIPE)
         dirs = a.crops or [base.parent / f"{base.name}-{k}" / "crops" for k, _ in PRETRAINED_DATA_RECIPE]
         we = pretrained.train(dirs, **pretrained.RECIPE_EFFNET, resume=a.resume)
