@@ -408,3 +408,15 @@ def test_a_loose_flower_off_the_row_is_a_bonus_tile_only_when_like_the_hands(sca
     assert res.reading.legal
     assert (res.reading.roles[-1] == "bonus") == is_bonus, res.reading.roles[-1]
     assert ("2f" in res.reading.hand.bonus) == is_bonus
+
+
+def test_a_card_read_as_a_season_is_not_a_bonus_tile():
+    # a playing card in front of render-s7-12's hand row, twice a tile's size, read 60 % as a season:
+    # much larger than any tile of this set can look, so not the hand's bonus tile
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    card = [x0 + 2 * w, y1 + 0.5 * h, x0 + 2 * w + 2.2 * w, y1 + 0.5 * h + 1.8 * h]
+    det, rd = _scene(meta, keep, [card], ["1y"], extra_p=0.6)
+    res = _read(meta, det, rd)
+    assert res.reading.legal and res.reading.roles[-1] == "ignored" and not res.reading.hand.bonus

@@ -56,6 +56,8 @@ BONUS_INDEX = np.array([CLASS_INDEX[c] for c in BONUS_TILES])
 #: a group of 5 or more tiles with one face-down tile in four or fewer is read as concealed tiles
 #: (the backs as their best faces: a missed white dragon, glare) with this prior, else ignored
 FACE_DOWN_MISREAD = 0.6
+#: a tile lying nearer the camera than the standing hand looks at most this much larger than its tiles
+LYING_LARGER = 1.3
 #: a group outside the main row is part of the hand with prior OFF_ROW_IN when it lies within
 #: OFF_ROW_NEAR tile sizes of the main row, decaying by exp(−OFF_ROW_DECAY · tile sizes) beyond
 OFF_ROW_IN = 0.7
@@ -727,15 +729,18 @@ def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_si
     :data:`OFF_ROW_IN` within :data:`OFF_ROW_NEAR` tile sizes of the row, × exp(−:data:`OFF_ROW_DECAY`
     per tile size beyond); ``by_size`` (a group of flowers and seasons, set apart wherever it lies):
     :data:`OFF_ROW_IN` for three or more together, else × (its tile size / the main row's)³ when its
-    tiles are smaller — one or two loose tiles farther from the camera, behind the hand (melds are not
-    judged so: they often lie flat beside a standing hand)."""
+    tiles are smaller — one or two loose tiles farther from the camera, behind the hand — or ×
+    (:data:`LYING_LARGER` / that ratio)³ when they are much larger than a tile can look (a playing card
+    read as a flower); melds are not judged so: they often lie flat beside a standing hand."""
     main = list(geo.row_tiles(0)) if geo.rows else []
     if by_size and len(tiles) >= 3:  # three or more flowers/seasons together: set apart on purpose
         return OFF_ROW_IN
     if by_size and main and len(det):
         size = np.sqrt(np.prod(det.sizes, axis=1))
         ratio = float(np.median(size[list(tiles)])) / max(float(np.median(size[main])), 1e-6)
-        return OFF_ROW_IN * min(1.0, ratio) ** 3
+        # smaller: farther (loose tiles behind the hand); much larger than a tile lying nearer the
+        # camera can be (1.3×): not a tile of this set (a playing card, a coaster)
+        return OFF_ROW_IN * min(1.0, ratio, LYING_LARGER / ratio) ** 3
     d = min(geo.distance(t) for t in tiles)
     return OFF_ROW_IN * math.exp(-OFF_ROW_DECAY * max(0.0, d - OFF_ROW_NEAR))
 

@@ -316,12 +316,26 @@ def weak_reading(res: PhotoResult) -> bool:
 
 def _better(a: PhotoResult, b: PhotoResult) -> bool:
     """``a`` reads its photo better than ``b``: legal before not legal, then the higher joint
-    log-score (region prior × role prior × tile readings × the models' belief in the boxes)."""
+    log-score (region prior × role prior × tile readings × the models' belief in the boxes); within
+    :data:`TURN_TIE` of each other, the one with fewer tiles read turned (the photo the right way up:
+    an upside-down reading can be as probable, with 7s read as 6s)."""
     if a.reading.legal != b.reading.legal:
         return a.reading.legal
     if not a.reading.legal:  # neither legal: more of the hand's tiles found, read more surely
         return _evidence_of(a) > _evidence_of(b) + 1.0
+    if abs(a.joint - b.joint) < TURN_TIE:  # as probable: the turn whose tiles stand upright is the photo's
+        return _turned_tiles(a) < _turned_tiles(b)
     return a.joint > b.joint
+
+
+#: readings of two turns of a photo within this much joint log-score are told apart by their tiles' poses
+TURN_TIE = 0.5
+
+
+def _turned_tiles(res: PhotoResult) -> int:
+    """How many face-up tiles of the reading the classifier read upside-down or sideways."""
+    return sum(1 for i, role in enumerate(res.reading.roles)
+               if role != "ignored" and res.readings.pose[i] in ("upside-down", "sideways"))
 
 
 def _evidence_of(res: PhotoResult) -> float:
