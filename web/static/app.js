@@ -673,10 +673,10 @@
                  `The standard reader got ${p.model_right} of ${p.tiles} right.`;
       if (s.min_margin !== null) text += ` Closest faces: ${s.closest.map((c) => c.tile + "~" + c.nearest).join(", ")}.`;
       if (p.doubtful.length) text += " Check: " + p.doubtful.map((d) => `tile ${d.pos} (${d.expected}, looks like ${d.read})`).join(", ") + ".";
+      await loadTilesets(r.name);  // the menu holds and selects the new set before the report shows
+      settingsChanged();
       $("cal-report").textContent = text;
       $("cal-report").hidden = false;
-      await loadTilesets(r.name);
-      settingsChanged();
     } catch (e) {
       showError(e.message);
     } finally {
