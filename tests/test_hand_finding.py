@@ -420,3 +420,19 @@ def test_a_card_read_as_a_season_is_not_a_bonus_tile():
     det, rd = _scene(meta, keep, [card], ["1y"], extra_p=0.6)
     res = _read(meta, det, rd)
     assert res.reading.legal and res.reading.roles[-1] == "ignored" and not res.reading.hand.bonus
+
+
+@needs_models
+def test_additions_and_fixes_use_the_numbering_the_user_saw(demo_models):
+    # --add/--fix positions are those of the reading shown without them (here the upright demo): the
+    # rotation tries must not apply them to a turned photo's own numbering (--add 17=5p on the upright
+    # demo was reported 'read turned 90°', tile 17 placed after the turned numbering's last tile)
+    from vision.pipeline import read_photo
+
+    det, cls = demo_models
+    plain = read_photo(_demo_bytes(), "nts", detector=det, classifier=cls)
+    assert plain.turned == 0
+    res = read_photo(_demo_bytes(), "nts", detector=det, classifier=cls, additions=[(17, "5p")])
+    assert res.turned == 0 and res.photo.original_size == (1280, 960)
+    assert res.added and res.position(res.added[0]) == 17
+    assert not any("read turned" in n for n in res.reading.notes)

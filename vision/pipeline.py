@@ -223,7 +223,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     turned by 90°, 180° and 270° (a photo sent without its EXIF turn, or taken from across the table),
     and the best reading is kept (legal first, then the joint score of :func:`read_detections`);
     ``PhotoResult.turned`` and a note say which turn won; the tries stop at the first turn that
-    reads better and is not weak. Each try costs one more detector and classifier pass (about the
+    reads better and is not weak. ``fixes`` and ``additions`` are numbered as the reading without them
+    (the one the user saw): the turn is chosen without them, and they are applied to that turn's
+    detections (:func:`read_detections`). Each try costs one more detector and classifier pass (about the
     upright pass's model time; ``benchmarks/bench_photo.py --rotation`` measures it).
     Raises :class:`ImageError` for an unreadable file, :class:`NoTilesError` when no tile is found,
     :class:`~vision.errors.ModelError` when the models are missing, HandError for bad overrides,
@@ -237,7 +239,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     t["load"] = time.perf_counter() - t0
     det_model = detector or load_detector()
     cls_model = classifier or load_classifier()
-    kw = dict(winning_tile=winning_tile, exposed=exposed, fixes=fixes, options=options, additions=additions)
+    # the turn is chosen on readings without --fix/--add (their positions are in the numbering of the
+    # reading the user saw, which a turned photo numbers differently); they are applied to that turn only
+    kw = dict(winning_tile=winning_tile, exposed=exposed, options=options)
 
     def read(ph: Photo, timing: dict | None):
         t1 = time.perf_counter()
@@ -276,6 +280,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         t["rotation tries"] = time.perf_counter() - t1
     if result is None or (isinstance(upright_error, HandError) and not result.reading.legal):
         raise upright_error  # type: ignore[misc]  # (what the user said contradicts the upright reading)
+    if fixes or additions:
+        t1 = time.perf_counter()
+        fixed = read_detections(result.photo, result.detections, result.readings, rs, ctx, fixes=fixes,
+                                additions=additions, **kw)
+        result = replace(fixed, turned=result.turned)
+        t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if result.turned:
         note = (f"the photo was read turned {result.turned}° clockwise (the upright reading was weaker); "
                 f"tile boxes are those of the turned photo")
