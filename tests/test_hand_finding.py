@@ -436,3 +436,41 @@ def test_additions_and_fixes_use_the_numbering_the_user_saw(demo_models):
     assert res.turned == 0 and res.photo.original_size == (1280, 960)
     assert res.added and res.position(res.added[0]) == 17
     assert not any("read turned" in n for n in res.reading.notes)
+
+
+@needs_models
+def test_demo_photo_upside_down_at_ordinary_jpeg_quality(demo_models):
+    # the demo turned 180° and saved at PIL's default JPEG quality (75): half its face-up tiles were read
+    # turned, which did not count as weak, and the upside-down reading [666s] was given at 82 %
+    import io as _io
+    import json
+
+    from PIL import Image
+
+    from vision.pipeline import DEMO_PHOTO, DEMO_TRUTH, read_photo
+
+    buf = _io.BytesIO()
+    Image.open(DEMO_PHOTO).convert("RGB").transpose(Image.Transpose.ROTATE_180).save(buf, "JPEG")
+    det, cls = demo_models
+    res = read_photo(buf.getvalue(), "nts", detector=det, classifier=cls)
+    truth = json.loads(DEMO_TRUTH.read_text())["notation"]
+    assert res.reading.legal and _canonical(res.reading.hand) == _canonical(parse_hand(truth))
+
+
+def test_a_row_end_tile_read_as_a_flower_can_still_be_the_hands():
+    # render-s7-12: the left-most tile of the row (3s) read 55 % as a flower and 40 % as itself. A
+    # flower at the end of the row was always taken as a bonus tile, leaving 13 tiles; now the decoder
+    # weighs it: as 3s the hand is complete (14 tiles), so it is read as 3s and nothing is a bonus tile
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    det, rd = _scene(meta, keep)
+    full = _read(meta, det, rd)
+    first = full.order[0]
+    code = meta["tiles"][keep[first]]["tile"]
+    probs = np.array(rd.probs)
+    probs[first] = 0.05 / (NUM_CLASSES - 2)
+    probs[first, CLASS_INDEX["2f"]] = 0.55
+    probs[first, CLASS_INDEX[code]] = 0.40
+    res = _read(meta, det, TileReadings.make(probs, rd.pose))
+    assert res.reading.legal and format_hand(res.reading.hand) == _truth(meta)
+    assert not res.reading.hand.bonus and res.reading.tiles[first] == code

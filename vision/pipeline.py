@@ -202,7 +202,7 @@ def apply_fixes(readings: TileReadings, order: tuple[int, ...], fixes: Mapping[i
 
 
 #: the upright reading is weak, and the photo is also read turned 90°, 180° and 270°, when it is not
-#: legal, its confidence is below this, or most of its face-up tiles were read in a turned pose
+#: legal, its confidence is below this, or at least half of its face-up tiles were read in a turned pose
 ROTATE_BELOW = 0.5
 #: turns tried (degrees clockwise) and the np.rot90 ``k`` (counter-clockwise quarter turns) of each
 TURNS = ((90, 3), (180, 2), (270, 1))
@@ -219,7 +219,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     ``scored`` is None when the reading is not a legal hand (``reading.problem`` says why).
     ``zoom``: detect again in the part of the photo holding the tiles when they are small there
     (:func:`detect_zoomed`). ``rotate``: when the upright reading is weak (:func:`weak_reading`: not
-    legal, confidence below :data:`ROTATE_BELOW`, or most tiles read turned), the photo is also read
+    legal, confidence below :data:`ROTATE_BELOW`, or half its tiles or more read turned), the photo is also read
     turned by 90°, 180° and 270° (a photo sent without its EXIF turn, or taken from across the table),
     and the best reading is kept (legal first, then the joint score of :func:`read_detections`);
     ``PhotoResult.turned`` and a note say which turn won; the tries stop at the first turn that
@@ -314,14 +314,14 @@ def unturn_boxes(boxes: np.ndarray, turned: int, size: tuple[int, int]) -> np.nd
 
 def weak_reading(res: PhotoResult) -> bool:
     """True when ``res`` is worth reading again turned (:func:`read_photo`): not legal, confidence
-    below :data:`ROTATE_BELOW`, or more than half of the face-up tiles it uses were read upside-down
-    or sideways by the classifier's turn search."""
+    below :data:`ROTATE_BELOW`, or at least half of the face-up tiles it uses were read upside-down
+    or sideways by the classifier's turn search (half and half: the photo's turn is undecided)."""
     r = res.reading
     if not r.legal or r.confidence < ROTATE_BELOW:
         return True
     used = [i for i, role in enumerate(r.roles) if role not in ("ignored",) and res.readings.pose[i] != "face-down"]
     turned = sum(1 for i in used if res.readings.pose[i] in ("upside-down", "sideways"))
-    return bool(used) and turned > len(used) / 2
+    return bool(used) and turned >= len(used) / 2
 
 
 def _better(a: PhotoResult, b: PhotoResult) -> bool:
