@@ -56,6 +56,9 @@ BONUS_INDEX = np.array([CLASS_INDEX[c] for c in BONUS_TILES])
 #: a group of 5 or more tiles with one face-down tile in four or fewer is read as concealed tiles
 #: (the backs as their best faces: a missed white dragon, glare) with this prior, else ignored
 FACE_DOWN_MISREAD = 0.6
+#: a flower/season at the end of the hand's own tiles is a bonus tile for sure from this probability of
+#: being one; below it the decoder weighs it against a misread tile of the hand
+SURE_BONUS = 0.9
 #: a tile lying nearer the camera than the standing hand looks at most this much larger than its tiles
 LYING_LARGER = 1.3
 #: a group outside the main row is part of the hand with prior OFF_ROW_IN when it lies within
@@ -616,6 +619,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     bonus_l: list[int] = []
     stray: list[int] = []  # flowers/seasons among other tiles away from the hand: not this hand's
     off_bonus: set[tuple[int, ...]] = set()  # groups of flowers/seasons off the main row: maybe the hand's
+    maybe_end: list[int] = []  # unsure flowers/seasons at the ends of the main row's groups
     for g in geo.groups:
         if g.row not in geo.hand_rows:
             continue
@@ -638,9 +642,12 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         while hi > lo and flags[hi - 1]:
             hi -= 1
         ends = set(t[:lo]) | set(t[hi:])
+        whole = all(flags)
         for k, f in zip(t, flags):
-            if f and (k in ends):
+            if f and (k in ends) and (whole or pb[k] >= SURE_BONUS):
                 bonus_l.append(k)
+            elif f and k in ends:  # a flower at the end of the hand's tiles, not surely one: the decoder
+                maybe_end.append(k)  # weighs a bonus tile against a misread tile of the hand
             elif f:
                 stray.append(k)
     # a group of flowers/seasons off the main row is the hand's when that is the likelier (it changes
@@ -655,7 +662,17 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     for gi, g in enumerate(geo.groups):
         if g.row not in geo.hand_rows:
             continue
-        tiles = tuple(t for t in g.tiles if t not in bonus and t not in stray and t not in exclude)
+        for k in [t for t in g.tiles if t in maybe_end]:
+            p = float(min(max(pb[k], 0.05), 0.95))
+            o = [Option("bonus", p, why="a flower or season at the end of the hand's tiles")]
+            if winner and side[k]:
+                o += [Option("concealed", (1 - p) * 0.8, winning=k, why="winning tile laid sideways/forward at the row"),
+                      Option("concealed", (1 - p) * 0.2, why="a tile of the hand read as a flower or season")]
+            else:
+                o.append(Option("concealed", 1 - p, why="a tile of the hand read as a flower or season"))
+            out.append(GroupRoles((k,), g.row, tuple(sorted(o, key=lambda x: -x.prior))))
+        tiles = tuple(t for t in g.tiles if t not in bonus and t not in stray and t not in exclude
+                      and t not in maybe_end)
         if not tiles:
             continue
         in_main = gi in main_groups
