@@ -15,7 +15,13 @@ Two steps, both plain functions of frozen values:
    heights of it form the *hand region*; everything else (walls, discards, other players) is ignored.
    Per tile: ``sideways`` (box much wider than its row's tiles) and ``displaced`` (pushed off its
    row's line, as a winning tile put forward in the row).
-2. :func:`assign_roles` (geometry + classifier readings): flowers/seasons → ``bonus``; a group of four
+Candidate hand regions: :func:`hand_candidates` offers every row (with the rows near it) as the
+player's hand row, each with a geometric prior; :mod:`vision.pipeline` decodes each and keeps the
+best joint reading, so no row is thrown away before its tiles are read.
+
+2. :func:`assign_roles` (geometry + classifier readings): flowers/seasons → ``bonus`` (at the ends of
+   the hand's tiles when ≥ 90 % sure, else weighed by the decoder against a misread hand tile; off the
+   main row by their size against the hand's tiles, :func:`_off_row_prior`); a group of four
    with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld (preferred) or
    ``concealed``; a single tile → ``winning`` (preferred when it is set apart at a row end or lies
    sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
