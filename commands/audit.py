@@ -42,7 +42,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         try:
             reader = resolve_reader(reader_spec(args.reader or DEFAULT_READER, args.tileset))()
             extra = {"additions": parse_additions(args.add)} if getattr(args, "add", None) else {}
+            # an audit checks a claimed winning score: the photo is a winner's unless --not-winner
             res = reader(image, rs, ctx, winning_tile=args.winning_tile, exposed=args.exposed, fixes=fixes, options=opts,
+                         said_won=True,
                          **extra)
         except (VisionError, FatalError) as e:
             raise UserError(str(e).splitlines()[0]) from None

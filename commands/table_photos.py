@@ -113,7 +113,9 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
         from vision.errors import VisionError
 
         try:
-            res = _reader(args.reader)(path, rs, ctx, winning_tile=winning_tile, fixes=fixes, options=opts)
+            # the table says who won (--winner): a winner's 13-tile photo is not read as a non-winner's hand
+            res = _reader(args.reader)(path, rs, ctx, winning_tile=winning_tile, fixes=fixes, options=opts,
+                                       said_won=True)
         except VisionError as e:
             raise UserError(f"photo of {player} ({path}): {str(e).splitlines()[0]}") from None
         r = res.reading

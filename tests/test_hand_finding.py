@@ -474,3 +474,27 @@ def test_a_row_end_tile_read_as_a_flower_can_still_be_the_hands():
     res = _read(meta, det, TileReadings.make(probs, rd.pose))
     assert res.reading.legal and format_hand(res.reading.hand) == _truth(meta)
     assert not res.reading.hand.bonus and res.reading.tiles[first] == code
+
+
+def test_said_won_keeps_a_thirteen_tile_photo_a_winners():
+    # the same 13-tile row with the win said (table --winner, audit, a manifest's winner cell): no
+    # non-winner's reading, the count problem is reported
+    meta = load("render-s7-12")
+    keep = [i for i in _hand_only(meta) if meta["tiles"][i]["role"] != "winning"]
+    det, rd = _scene(meta, keep)
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    res = read_detections(photo, det, rd, NTS, Context(), said_won=True)
+    assert not res.reading.legal and res.reading.problem.startswith("found 13 tiles")
+
+
+@needs_models
+def test_demo_as_a_non_winner_is_refused_not_read_turned(demo_models):
+    # `photo --demo --not-winner`: 14 tiles for a 13-tile non-winner's hand. The upright reading is not
+    # legal; a turned photo read as some unsure 13-tile hand must not replace it (it did: 22345m6789p...)
+    from scoring import Context as C
+    from vision.pipeline import DEMO_PHOTO, read_photo
+
+    det, cls = demo_models
+    res = read_photo(DEMO_PHOTO, "nts", C(winner=False), detector=det, classifier=cls)
+    assert res.turned == 0 and not res.reading.legal
+    assert res.reading.problem.startswith("found 14 tiles") and "non-winning hand under nts has 13" in res.reading.problem

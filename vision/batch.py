@@ -127,8 +127,10 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         try:
             fixes = parse_fixes(job.fix)
             ctx = job.make_context()
+            # a manifest (or --winner) that says the hand won: its 13-tile photo is not read as a non-winner's
+            said = {"said_won": True} if "winner" in dict(job.context) and ctx.winner else {}
             res = reader(job.path, job.ruleset, ctx, winning_tile=job.winning_tile, exposed=job.exposed,
-                         fixes=fixes, options=dict(job.options))
+                         fixes=fixes, options=dict(job.options), **said)
         except ModelError as e:
             raise FatalError(_one_line(e)) from None
         except (VisionError, HandError, RulesetError) as e:

@@ -213,8 +213,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                fixes: Mapping[int, str] | None = None, options: Mapping[str, object] | None = None,
                detector: Detector | None = None, classifier: Classifier | None = None,
                work_side: int | None = WORK_SIDE, zoom: bool = True, rotate: bool = True,
-               additions: Sequence[tuple[int, str]] | None = None) -> PhotoResult:
+               additions: Sequence[tuple[int, str]] | None = None, said_won: bool = False) -> PhotoResult:
     """Photo → :class:`PhotoResult` (reading, layout, decoded hand and its score).
+
+    ``said_won``: the user said the hand won (``table --winner``, an audit of a winning score, a
+    manifest's winner cell): a 13-tile photo is then never read as a non-winner's hand
+    (:func:`read_detections`).
 
     ``scored`` is None when the reading is not a legal hand (``reading.problem`` says why).
     ``zoom``: detect again in the part of the photo holding the tiles when they are small there
@@ -241,7 +245,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     cls_model = classifier or load_classifier()
     # the turn is chosen on readings without --fix/--add (their positions are in the numbering of the
     # reading the user saw, which a turned photo numbers differently); they are applied to that turn only
-    kw = dict(winning_tile=winning_tile, exposed=exposed, options=options)
+    kw = dict(winning_tile=winning_tile, exposed=exposed, options=options, said_won=said_won)
 
     def read(ph: Photo, timing: dict | None):
         t1 = time.perf_counter()
@@ -273,7 +277,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 r2 = read(replace(photo, pixels=pix, original_size=size), None)
             except (NoTilesError, HandError):
                 continue
-            if result is None or _better(r2, result):
+            if result is None or (_better(r2, result) and (result.reading.legal or not weak_reading(r2))):
+                # (an upright reading that is not legal gives way only to a sure turned one: a turned
+                # photo read as some unsure legal hand, e.g. a non-winner's 13 tiles, is no better)
                 result = replace(r2, turned=deg)
                 if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
                     break
@@ -484,9 +490,10 @@ def _evidence(t: np.ndarray, level: float, reading: Reading) -> float:
 
 
 def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, back: np.ndarray,
-                      ruleset: Ruleset, context: Context, winning_tile, exposed, options) -> tuple[Layout, Reading]:
+                      ruleset: Ruleset, context: Context, winning_tile, exposed, options,
+                      retries: bool = True) -> tuple[Layout, Reading]:
     """Layout + decoding of one candidate region, with the left-out-box retries of
-    :func:`read_detections`."""
+    :func:`read_detections` (when ``retries``)."""
     geo = cand.geometry
 
     def run(exclude: frozenset[int]):
@@ -496,7 +503,7 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
         return lay, rd
 
     lay, reading = run(frozenset())
-    if not reading.legal and (reading.problem or "").startswith("found "):  # a tile-count problem
+    if retries and not reading.legal and (reading.problem or "").startswith("found "):  # a tile-count problem
         hand = [i for i, r in enumerate(reading.roles) if r != "ignored" and det.scores[i] < DROP_SCORE]
         best = None
         refused: HandError | None = None
@@ -522,7 +529,8 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
     return lay, reading
 
 
-def _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options) -> list[_Tried]:
+def _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
+                    retries: bool = True) -> list[_Tried]:
     """Each candidate decoded, best joint score first (legal readings before the rest).
 
     Joint log-score of a legal reading: log(region prior) + ``Reading.score`` (role prior × relative
@@ -537,7 +545,8 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
     refused: HandError | None = None
     for cand in cands:
         try:
-            lay, rd = _decode_candidate(cand, det, readings, back, ruleset, context, winning_tile, exposed, options)
+            lay, rd = _decode_candidate(cand, det, readings, back, ruleset, context, winning_tile, exposed, options,
+                                        retries)
         except HandError as e:
             refused = refused or e
             continue
@@ -577,7 +586,8 @@ def _as_non_winner(context: Context) -> Context:
 
 
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
-                    *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None) -> PhotoResult:
+                    *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None,
+                    said_won: bool = False) -> PhotoResult:
     """The model-free half of :func:`read_photo`: fixes → hand regions → layout → decode → score.
 
     Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`region_candidates` proposes up to
@@ -595,10 +605,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     with a note naming the tile, and its confidence × (1 − the box's detector score), so that a
     reading that rests on leaving a likely tile out is flagged for review.
 
-    When nothing was said about the win (``--winning-tile``, ``--win-by``, ``--last-tile``,
-    ``--first-turn``, ``--kong-on-kong``), the best candidate regions are also read as a non-winner's
-    hand (13 tiles; 16 in the 16-tile game) with prior :data:`NON_WINNER_PRIOR`, their concealed tiles
-    all on the main row; when that reading wins (e.g. 13 tiles in a row, which a winner's reading
+    When nothing was said about the win (``said_won`` False, and no ``--winning-tile``, ``--win-by``,
+    ``--last-tile``, ``--first-turn``, ``--kong-on-kong``), the best candidate regions are also read
+    as a non-winner's hand (13 tiles; 16 in the 16-tile game) with prior :data:`NON_WINNER_PRIOR`, its
+    tiles as detected (no box left out) and its concealed tiles all on the main row; when that reading wins (e.g. 13 tiles in a row, which a winner's reading
     could only complete with a loose tile nearby), a note says so.
 
     Tiles are numbered by the order of the region chosen without ``fixes`` (what the user saw), so
@@ -620,8 +630,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             added = tuple(range(m, len(det)))
             cands = region_candidates(det, readings, photo.size, need)
         readings = apply_fixes(readings, numbering, fixes or {})
+        # every region numbers the tiles as the user saw them (with the added ones), notes included
+        cands = tuple(replace(c, geometry=replace(c.geometry, order=tuple(numbering))) for c in cands)
     tried = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
-    said_won = winning_tile is not None or any(
+    said_won = said_won or winning_tile is not None or any(
         (getattr(context, k) for k in ("last_tile", "first_turn", "kong_on_kong"))) or context.win_by != "discard"
     extra: list[str] = []
     if context.winner and not said_won and tried:
@@ -630,7 +642,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         # on that row — so 13 tiles in a row are not made a winning hand from a loose tile nearby
         top = [t.candidate for t in tried[:NON_WINNER_REGIONS]]
         nw = [replace(t, joint=t.joint + math.log(NON_WINNER_PRIOR))
-              for t in _search_regions(top, det, readings, ruleset, _as_non_winner(context), None, exposed, options)
+              for t in _search_regions(top, det, readings, ruleset, _as_non_winner(context), None, exposed, options,
+                                       retries=False)
               if t.reading.legal and _concealed_on_main_row(t)]
         if nw:
             tried = sorted(tried + nw, key=lambda t: (not t.reading.legal, -t.joint))
@@ -639,9 +652,9 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 tried[0] = replace(tried[0], reading=replace(
                     tried[0].reading, confidence=tried[0].reading.confidence * UNSAID_NON_WINNER))
                 n = ruleset.hand_size
-                extra.append(f"the photo shows {n} tiles, a complete non-winner's hand: read and scored as a "
-                             f"non-winner's hand (a winning hand has {n + 1}; give --not-winner to say so, or "
-                             f"photograph the winning tile, or --add it)")
+                extra.append(f"the hand's row shows {n} tiles: read and scored as a non-winner's hand "
+                             f"(a winning hand has {n + 1}); give --not-winner to say so, or --add the winning "
+                             f"tile if the photo missed it")
     chosen = tried[0] if tried else None
     if chosen is None:  # pragma: no cover - det is never empty here (read_photo refuses that)
         raise NoTilesError(f"{photo.name}: no tiles found in the photo")
@@ -724,7 +737,9 @@ def summary(res: PhotoResult) -> str:
     """Text lines before the score: the reading, its confidence, changed tiles, tile list, notes."""
     r = res.reading
     n_hand = sum(1 for x in r.roles if x != "ignored")
-    out = [f"photo: {res.photo.name} ({res.photo.original_size[0]}×{res.photo.original_size[1]}), "
+    size = res.photo.original_size[::-1] if res.turned in (90, 270) else res.photo.original_size
+    out = [f"photo: {res.photo.name} ({size[0]}×{size[1]}" + (f", read turned {res.turned}°" if res.turned else "")
+           + "), "
            f"{len(res.detections) - len(res.added)} tiles found" + (f" (+{len(res.added)} added)" if res.added else "")
            + f", {n_hand} in the hand"]
     out.append(f"reading: {r.notation}")
