@@ -685,8 +685,11 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
 
 # ----------------------------------------------------------------------------- output
 def to_json(res: PhotoResult, top_k: int = 3) -> dict:
-    """The JSON form: reading, confidence, per-tile boxes (original photo pixels), top-k
-    probabilities, roles and groups, and the score (``ScoredHand.to_json()``) or null."""
+    """The JSON form: reading, confidence, per-tile boxes (the photo's pixels at full resolution, in
+    the frame it was read in: when ``photo.turned`` is 90/180/270 the boxes and ``photo.width`` /
+    ``height`` are those of the photo turned that far clockwise, as the annotated image shows it;
+    :func:`unturn_boxes` maps them back to the file's frame), top-k probabilities, roles and groups,
+    and the score (``ScoredHand.to_json()``) or null."""
     r = res.reading
     inv = 1.0 / res.photo.scale
     tops = res.readings.top(top_k)
