@@ -287,6 +287,7 @@ class CachedPhoto:
     timings: dict[str, float]
     tileset: Optional[str] = None  # the calibrated tile set the readings were made with (web/tilesets.py)
     learned: frozenset = frozenset()  # (pos, code) fixes of this photo already added to it
+    turned: int = 0  # the photo was read turned this far clockwise (``photo`` is the turned photo)
 
 
 def new_photo_id() -> str:
@@ -671,7 +672,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         timings = {**timings, "annotate": time.perf_counter() - t0}
         return {
             "photo_id": photo_id,
-            "photo": {k: j["photo"][k] for k in ("name", "width", "height")},
+            "photo": {k: j["photo"][k] for k in ("name", "width", "height", "turned")},
             "ruleset": rs.id,
             "reading": j["reading"], "legal": j["legal"], "problem": j["problem"], "confidence": j["confidence"],
             "changed": [{"pos": c["pos"], "raw": c["from"], "tile": c["to"]} for c in j["changed"]],
@@ -698,10 +699,11 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                          classifier=_Checked(tilesets.classifier(tileset), abandoned), work_side=WORK_SIDE)
         photo = replace(res.photo, name=name)
         model_t = {k: v for k, v in res.timings.items() if k in ("load", "detect", "classify")}
-        item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None)
+        item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None, turned=res.turned)
         if fixes or additions:
-            res = read_detections(photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile,
-                                  exposed=exposed, fixes=fixes, options=options, additions=additions)
+            res = replace(read_detections(photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile,
+                                          exposed=exposed, fixes=fixes, options=options, additions=additions),
+                          turned=item.turned)
         else:
             res = replace(res, photo=photo)
         n = 0
@@ -721,8 +723,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         if (tileset or None) != item.tileset:
             item = reread(tilesets, item, tileset)
             cache.put(item, photo_id)
-        res = read_detections(item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile,
-                              exposed=exposed, fixes=fixes, options=options, additions=additions)
+        res = replace(read_detections(item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile,
+                                      exposed=exposed, fixes=fixes, options=options, additions=additions),
+                      turned=item.turned)
         n = 0
         if learn and tileset and fixes:
             n, learned = tilesets.learn(tileset, item.photo, item.detections, res.order, fixes, item.learned)

@@ -150,8 +150,9 @@ class ChangedOut(BaseModel):
 
 class PhotoInfo(BaseModel):
     name: str
-    width: int
+    width: int = Field(..., description="of the photo as read: turned when `turned` is not 0 (boxes are in that frame)")
     height: int
+    turned: int = Field(0, description="the photo was read turned this many degrees clockwise (0, 90, 180, 270)")
 
 
 class PhotoScoreResponse(BaseModel):
