@@ -159,9 +159,12 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                            allowed=int(bool(s.allowed)), breakdown=json.dumps(breakdown(s), separators=(",", ":")))
                 if not s.allowed:
                     row["problem"] = "; ".join([s.status] + dropped) if r.legal else s.status
+            # a reading the batch flags for review is not 'ok' in the audit trail either (the default bar)
+            review = (f"needs-review: confidence {float(r.confidence):.0%}"
+                      if r.legal and s is not None and s.allowed and r.confidence < REVIEW_BELOW else None)
             entry = photo_entry("batch", job.key, res, context=ctx, options=dict(job.options), ruleset=job.ruleset,
                                 fixes=fixes, exposed=job.exposed, winning_tile=job.winning_tile, input_sha256=sha,
-                                input_label=job.path, note=f"batch photo {job.key}")
+                                input_label=job.path, note=f"batch photo {job.key}", status=review)
             row["history"] = json.dumps(entry, ensure_ascii=False, default=str)
     row["seconds"] = round(time.perf_counter() - t0, 4)
     row["scored_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
