@@ -86,7 +86,7 @@ def multiset_counts(pred: list[str], gold: list[str]) -> tuple[int, int, int]:
 def box_counts(pb: np.ndarray, pc: list[str], gb: np.ndarray, gc: list[str]) -> tuple[int, int, int]:
     """(TP, FP, FN): a predicted tile is a TP when its box meets an unused true box at IoU ≥ 0.5 (the
     best one) with the same code."""
-    from .evaluate import box_iou
+    from .evalbase import box_iou
 
     used = np.zeros(len(gb), bool)
     tp = fp = 0
@@ -110,7 +110,7 @@ def box_counts(pb: np.ndarray, pc: list[str], gb: np.ndarray, gc: list[str]) -> 
 def hand_found(all_boxes: np.ndarray, hand_boxes: np.ndarray, gb: np.ndarray) -> bool:
     """Some true hand tile is boxed by a detection, every true hand tile boxed by some detection is in
     the reported hand, and every reported tile is a true hand tile (box IoU ≥ 0.5)."""
-    from .evaluate import box_iou
+    from .evalbase import box_iou
 
     if not len(gb):
         return not len(hand_boxes)
@@ -172,7 +172,7 @@ def product_read(source, ruleset: str, threads: int = 1) -> dict:
     from vision.errors import VisionError
     from vision.pipeline import read_photo, unturn_boxes
 
-    from .evaluate import _vision_models
+    from .evalbase import _vision_models
 
     det, clf = _vision_models(threads)
     t0 = time.perf_counter()
@@ -205,7 +205,7 @@ def baseline_read(data: bytes) -> dict | None:
     detection is its hand; None when it is not installed."""
     from PIL import Image
 
-    from .evaluate import baseline_detect
+    from .evalbase import baseline_detect
 
     with Image.open(io.BytesIO(data)) as im:
         img = np.asarray(im.convert("RGB"))
@@ -241,7 +241,7 @@ def _sum(rows: list[dict], who: str) -> dict:
 
 def rotation_sources(shared: Path | None, repo: Path) -> list[tuple[str, np.ndarray, list[str]]]:
     """(name, upright RGB pixels, gold hand tiles) for the shared photos and the demo."""
-    from .evaluate import load_photo
+    from .evalbase import load_photo
 
     out = []
     if shared is not None and (shared / "data" / "photos" / "labels.json").exists():

@@ -33,31 +33,13 @@ import numpy as np
 
 from vision.classes import CLASS_INDEX
 
+from .evalbase import (BASELINE_MAP, MODELS, _VISION, Detection, _vision_models, baseline_detect,  # noqa: F401
+                       box_iou, load_photo)
 from .paths import REPO, default_synth, shared_dir
 
-MODELS = REPO / "models"
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(N, M) IoU of xyxy boxes."""
-    a, b = np.asarray(a, float).reshape(-1, 4), np.asarray(b, float).reshape(-1, 4)
-    tl = np.maximum(a[:, None, :2], b[None, :, :2])
-    br = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(br - tl, 0, None), 2)
-    area = lambda x: (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])  # noqa: E731
-    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
-
-
-@dataclass
-class Detection:
-    xyxy: np.ndarray  # (4,) image pixels
-    score: float
-    cls: int  # detector class
-    tile: str | None = None  # classifier code
-    prob: float = 0.0
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -184,14 +166,6 @@ def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
 # ----------------------------------------------------------------------------- the parts
 
 
-def load_photo(path: Path) -> np.ndarray:
-    """RGB uint8 image with EXIF orientation applied (labels use that frame)."""
-    from PIL import Image, ImageOps
-
-    with Image.open(path) as im:
-        return np.asarray(ImageOps.exif_transpose(im).convert("RGB"))
-
-
 def eval_synth(data: Path, limit: int, threads: int = 1) -> dict:
     """Detector mAP50 on the synthetic validation images (labels: YOLO txt), via vision.detect; with
     the renders' meta JSON also the hand tiles found (score ≥ 0.25, IoU ≥ 0.5) and, for the hand
@@ -309,28 +283,6 @@ def eval_crops(root: Path, threads: int = 1) -> dict:
             "crops_pred": [(r["image"], y, p) for r, y, p in zip(rows, ys, pred)]}
 
 
-BASELINE_MAP = {"chun": "7z", "haku": "5z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
-
-
-def baseline_detect(img: np.ndarray) -> list[Detection] | None:
-    """PyPI ``mahjong-detector`` on an RGB image → detections with our tile codes; None if not installed."""
-    try:
-        from mahjong_detector.predict import CLASS_NAMES as BN
-        from mahjong_detector.predict import predict
-        from mahjong_detector.preprocess import preprocess_image
-    except ImportError:
-        return None
-    from PIL import Image
-
-    im, pad = preprocess_image(Image.fromarray(img))
-    out = []
-    for d in predict(im, pad):
-        name = BN[d.class_id]
-        out.append(Detection(np.array([d.x1, d.y1, d.x2, d.y2], float), d.confidence, 0,
-                             BASELINE_MAP.get(name, name), d.confidence))
-    return out
-
-
 def run_pipeline(img: np.ndarray, conf: float, threads: int = 1) -> list[Detection]:
     """Detector + classifier through the product's inference code (:mod:`vision.detect`,
     :mod:`vision.classify`, onnxruntime) → detections with tile codes."""
@@ -340,19 +292,6 @@ def run_pipeline(img: np.ndarray, conf: float, threads: int = 1) -> list[Detecti
     codes = r.codes
     return [Detection(np.asarray(d.boxes[i], float), float(d.scores[i]), int(d.face_down[i]), codes[i],
                       float(r.probs[i].max())) for i in range(len(d))]
-
-
-_VISION: dict = {}
-
-
-def _vision_models(threads: int):
-    from vision.classify import load_classifier
-    from vision.detect import load_detector
-
-    if threads not in _VISION:
-        _VISION[threads] = (load_detector(str(MODELS / "detector.onnx"), threads),
-                            load_classifier(str(MODELS / "classifier.onnx"), threads))
-    return _VISION[threads]
 
 
 def eval_photos(root: Path, conf: float, threads: int = 1) -> dict:
