@@ -590,9 +590,11 @@ def cmd_eval(a) -> int:
     import os
 
     global MODELS
+    from . import evalbase
+
     data = a.data or default_synth()
-    if a.models is not None:
-        MODELS = a.models
+    if a.models is not None:  # every set loads the models through evalbase._vision_models
+        MODELS = evalbase.MODELS = a.models
         _VISION.clear()
     for f in ("detector.onnx", "classifier.onnx"):
         if not (MODELS / f).exists():
