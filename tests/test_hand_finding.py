@@ -498,3 +498,25 @@ def test_demo_as_a_non_winner_is_refused_not_read_turned(demo_models):
     res = read_photo(DEMO_PHOTO, "nts", C(winner=False), detector=det, classifier=cls)
     assert res.turned == 0 and not res.reading.legal
     assert res.reading.problem.startswith("found 14 tiles") and "non-winning hand under nts has 13" in res.reading.problem
+
+
+def test_a_tile_added_after_a_concealed_kong_is_not_joined_to_it():
+    # the demo's ground truth (docs/demo.json, the render's boxes) with one 6z of its pair not detected;
+    # `--add` of that 6z as the last tile (N+1, right after the concealed kong's face-down end) must not
+    # make a five-tile group with the kong (it did, and both were dropped: "found 10 tiles")
+    import json
+
+    from vision.pipeline import DEMO_TRUTH
+
+    meta = json.loads(DEMO_TRUTH.read_text())
+    six = [i for i, t in enumerate(meta["tiles"]) if t["tile"] == "6z"]
+    keep = [i for i in range(len(meta["tiles"])) if i != six[0]]
+    det, rd = _scene(meta, keep)
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    first = read_detections(photo, det, rd, NTS, Context())
+    n = len(first.order)
+    assert meta["tiles"][keep[first.order[-1]]]["tile"] == "0x"  # the kong's face-down end is numbered last
+    res = read_detections(photo, det, rd, NTS, Context(), additions=[(n + 1, "6z")])
+    assert res.reading.legal, res.reading.problem
+    assert any(m.concealed and m.kind == "kong" for m in res.reading.hand.melds)
+    assert res.reading.hand.concealed.count("6z") == 2

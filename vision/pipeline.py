@@ -107,6 +107,10 @@ def parse_additions(text: str | None) -> list[tuple[int, str]]:
     return _pos_tiles(text, "--add", "14=5p (the missed tile becomes tile 14)")
 
 
+#: a tile added past a face-down tile (the end of a concealed kong) lies this many tile steps away
+KONG_GAP = 1.6
+
+
 def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions: Sequence[tuple[int, str]]
               ) -> tuple[Detections, TileReadings, tuple[int, ...]]:
     """Detections and readings with a box for each tile the user added (``--add POS=TILE``), and the
@@ -116,8 +120,9 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     earlier additions (``geo.order`` for the first): the tile becomes tile POS, before the tile that
     had that number (N+1: after the last). Its box is the size of its neighbour in the numbering and
     lies one tile step on from it toward the next tile of its row when there is a gap (the missed
-    tile's place), between the two when they touch, or one step past the row's end, so the layout
-    sees it in the row; its reading is certain (the tile given), its detector score 1.
+    tile's place), between the two when they touch, or one step past the row's end (:data:`KONG_GAP`
+    steps past a face-down tile, so it is not taken for a fifth tile of a concealed kong), so the
+    layout sees it in the row; its reading is certain (the tile given), its detector score 1.
     Returns ``(det, readings, numbering)``: the new detections are appended after the old ones
     (indices N, N+1, … in the order given). Raises HandError for a position outside 1..N+1.
     """
@@ -133,6 +138,9 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
 
     def centre(i: int) -> np.ndarray:
         return (boxes[i][:2] + boxes[i][2:]) / 2
+
+    def is_back(i: int) -> bool:
+        return i < len(det) and (bool(det.face_down[i]) or readings.pose[i] == "face-down")
 
     def step(i: int) -> np.ndarray:
         row = [t for t in row_of.get(i, [i]) if t < len(det)]  # the row's detected tiles give the step
@@ -156,10 +164,11 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             gap = float(np.hypot(*d))
             # a gap where the tile is missing: one tile step on from prev; touching tiles: between them
             ref, c = prev, (centre(prev) + d * (s / gap) if gap >= 1.5 * s > 0 else (centre(prev) + centre(nxt)) / 2)
-        elif prev is not None:
-            ref, c = prev, centre(prev) + step(prev)
+        elif prev is not None:  # past a row's end; past a face-down tile (a concealed kong's end) with a
+            # gap, so that the tile is not read as a fifth tile of the kong
+            ref, c = prev, centre(prev) + step(prev) * (KONG_GAP if is_back(prev) else 1.0)
         else:
-            ref, c = nxt, centre(nxt) - step(nxt)  # type: ignore[arg-type]
+            ref, c = nxt, centre(nxt) - step(nxt) * (KONG_GAP if is_back(nxt) else 1.0)  # type: ignore[arg-type]
         half = (boxes[ref][2:] - boxes[ref][:2]) / 2
         new = len(boxes)
         boxes.append(np.r_[c - half, c + half])
