@@ -121,7 +121,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         row["error"] = path_problem(job.path) or "the file could not be read"
     else:
         from .errors import ModelError, VisionError
-        from .pipeline import parse_fixes
+        from .pipeline import least_sure_tile, parse_fixes
         from .record import photo_entry
 
         try:
@@ -146,12 +146,10 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                        changed=len(r.changed))
             dropped = [n for n in r.notes if "left out as a false detection" in n or "non-winner's hand" in n
                        or n.startswith("unsure:") or "added by you" in n]
-            if r.legal and r.confidence < REVIEW_BELOW:  # what to check first
-                used = [i for i, role in enumerate(r.roles) if role != "ignored"]
-                if used:
-                    i = min(used, key=lambda k: float(res.readings.probs[k].max()))
-                    dropped.append(f"least sure: tile {res.position(i)} ({res.readings.codes[i]} read at "
-                                   f"{float(res.readings.probs[i].max()):.0%})")
+            least = least_sure_tile(res) if r.legal and r.confidence < REVIEW_BELOW else None
+            if least is not None:  # what to check first
+                dropped.append(f"least sure: tile {res.position(least[0])} ({res.readings.codes[least[0]]} "
+                               f"read at {least[1]:.0%})")
             if r.legal and dropped:  # never silently: the row says which box was left out, what was assumed
                 row["problem"] = "; ".join(dropped)
             if s is not None:

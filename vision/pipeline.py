@@ -327,6 +327,21 @@ def unturn_boxes(boxes: np.ndarray, turned: int, size: tuple[int, int]) -> np.nd
     raise ValueError(f"turned must be 0, 90, 180 or 270, not {turned}")
 
 
+def used_tiles(reading: Reading) -> list[int]:
+    """Detection indices the reading uses (every role but ``ignored``)."""
+    return [i for i, role in enumerate(reading.roles) if role != "ignored"]
+
+
+def least_sure_tile(res: PhotoResult) -> tuple[int, float] | None:
+    """The tile of the reading the classifier was least sure of: (detection index, its top
+    probability), or None when the reading uses no tile."""
+    used = used_tiles(res.reading)
+    if not used:
+        return None
+    i = min(used, key=lambda k: float(res.readings.probs[k].max()))
+    return i, float(res.readings.probs[i].max())
+
+
 def weak_reading(res: PhotoResult) -> bool:
     """True when ``res`` is worth reading again turned (:func:`read_photo`): not legal, confidence
     below :data:`ROTATE_BELOW`, or at least half of the face-up tiles it uses were read upside-down
@@ -334,9 +349,8 @@ def weak_reading(res: PhotoResult) -> bool:
     r = res.reading
     if not r.legal or r.confidence < ROTATE_BELOW:
         return True
-    used = [i for i, role in enumerate(r.roles) if role not in ("ignored",) and res.readings.pose[i] != "face-down"]
-    turned = sum(1 for i in used if res.readings.pose[i] in ("upside-down", "sideways"))
-    return bool(used) and turned >= len(used) / 2
+    face_up = [i for i in used_tiles(r) if res.readings.pose[i] != "face-down"]
+    return bool(face_up) and _turned_tiles(res) >= len(face_up) / 2
 
 
 def _better(a: PhotoResult, b: PhotoResult) -> bool:
@@ -359,12 +373,11 @@ TURN_TIE = 0.5
 
 def _turned_tiles(res: PhotoResult) -> int:
     """How many face-up tiles of the reading the classifier read upside-down or sideways."""
-    return sum(1 for i, role in enumerate(res.reading.roles)
-               if role != "ignored" and res.readings.pose[i] in ("upside-down", "sideways"))
+    return sum(1 for i in used_tiles(res.reading) if res.readings.pose[i] in ("upside-down", "sideways"))
 
 
 def _evidence_of(res: PhotoResult) -> float:
-    used = [i for i, role in enumerate(res.reading.roles) if role != "ignored"]
+    used = used_tiles(res.reading)
     if not used:
         return -math.inf
     t = tileness(res.detections, res.readings)
@@ -491,7 +504,7 @@ def _evidence(t: np.ndarray, level: float, reading: Reading) -> float:
     """Σ over the boxes the reading uses of min(0, log(tileness / ``level``)): a box as sure as the
     photo's tiles costs nothing (whether a tile is the hand's is the geometry's question), a doubtful
     one — clutter read as a tile — costs the log of how much less sure it is."""
-    used = [i for i, r in enumerate(reading.roles) if r != "ignored"]
+    used = used_tiles(reading)
     if not used:
         return -math.inf
     e = np.maximum(t[used], EVIDENCE_FLOOR)
@@ -756,13 +769,10 @@ def summary(res: PhotoResult) -> str:
            + f", {n_hand} in the hand"]
     out.append(f"reading: {r.notation}")
     if r.legal:
-        used = [i for i, role in enumerate(r.roles) if role != "ignored"]
         conf = f"confidence: {r.confidence:.0%} that this reading is right (see docs/photo.md)"
-        if used:
-            i = min(used, key=lambda k: float(res.readings.probs[k].max()))
-            p = float(res.readings.probs[i].max())
-            if p < 0.8:
-                conf += f"; least sure tile: {res.position(i)} ({res.readings.codes[i]} read at {p:.0%})"
+        least = least_sure_tile(res)
+        if least is not None and least[1] < 0.8:
+            conf += f"; least sure tile: {res.position(least[0])} ({res.readings.codes[least[0]]} read at {least[1]:.0%})"
         if r.changed:
             ch = ", ".join(f"tile {res.position(i)} {r.raw[i]}→{r.tiles[i]}" for i in r.changed)
             conf += f"; changed to make a legal hand: {ch}"
