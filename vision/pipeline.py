@@ -298,7 +298,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     if fixes or additions:
         t1 = time.perf_counter()
         fixed = read_detections(result.photo, result.detections, result.readings, rs, ctx, fixes=fixes,
-                                additions=additions, **kw)
+                                additions=additions, shown=result.layout.geometry, **kw)
         result = replace(fixed, turned=result.turned)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if result.turned:
@@ -609,7 +609,7 @@ def _as_non_winner(context: Context) -> Context:
 
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
                     *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None,
-                    said_won: bool = False) -> PhotoResult:
+                    said_won: bool = False, shown: Geometry | None = None) -> PhotoResult:
     """The model-free half of :func:`read_photo`: fixes → hand regions → layout → decode → score.
 
     Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`region_candidates` proposes up to
@@ -635,7 +635,9 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
 
     Tiles are numbered by the order of the region chosen without ``fixes`` (what the user saw), so
     ``--fix`` positions stay valid whichever region the fixed readings choose; ``additions``
-    (:func:`add_tiles`) are inserted into that numbering first, and ``fixes`` count them.
+    (:func:`add_tiles`) are inserted into that numbering first, and ``fixes`` count them. ``shown``:
+    the geometry of that reading when the caller has it (:func:`read_photo`, the web page's first
+    reading), so it is not searched for again.
     """
     t1 = time.perf_counter()
     need = ruleset.hand_size + (1 if context.winner else 0)
@@ -643,8 +645,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     numbering = None
     added: tuple[int, ...] = ()
     if fixes or additions:
-        first = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
-        geo0 = first[0].layout.geometry if first else find_geometry(det, photo.size)
+        geo0 = shown
+        if geo0 is None:
+            first = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
+            geo0 = first[0].layout.geometry if first else find_geometry(det, photo.size)
         numbering = geo0.order
         if additions:  # first the added tiles, then the fixes, numbered with the added tiles in place
             m = len(det)

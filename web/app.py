@@ -702,7 +702,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None, turned=res.turned)
         if fixes or additions:
             res = replace(read_detections(photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile,
-                                          exposed=exposed, fixes=fixes, options=options, additions=additions),
+                                          exposed=exposed, fixes=fixes, options=options, additions=additions,
+                                          shown=res.layout.geometry),
                           turned=item.turned)
         else:
             res = replace(res, photo=photo)
