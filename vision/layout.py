@@ -682,8 +682,6 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         if not tiles:
             continue
         in_main = gi in main_groups
-        if tiles in off_bonus:  # decided above (bonus or ignored)
-            continue
         nb = int(back[list(tiles)].sum())
         opts: list[Option] = []
         size = len(tiles)
