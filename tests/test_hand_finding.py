@@ -134,30 +134,30 @@ def test_patterned_cloth_boxes_do_not_make_the_hand():
     assert all(r == "ignored" for r in res.reading.roles[len(keep):])
 
 
+def _orphans_with_loose_white_and_green(gap: float):
+    """render-s8-46 (thirteen orphans) with its White and Green not detected and two loose tiles,
+    read White and Green, lying apart ``gap`` tile heights in front of the row; the reading."""
+    meta = load("render-s8-46")
+    keep = [i for i in _hand_only(meta) if meta["tiles"][i]["tile"] not in ("5z", "6z")]
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    ly = y1 + gap * h
+    loose = [[x0 + 1 * w, ly, x0 + 2 * w, ly + h], [x0 + 6 * w, ly, x0 + 7 * w, ly + h]]
+    det, rd = _scene(meta, keep, loose, ["5z", "6z"])
+    return _read(meta, det, rd)
+
+
 def test_gap_filled_by_loose_tiles_is_not_a_sure_reading():
     # thirteen orphans (render-s8-46) whose White and Green were not detected; two loose tiles lying
     # apart 2 tile heights in front of the row happen to read White and Green. The only legal reading
     # rests on them: it must not be called sure (a confident wrong score is the worst outcome)
-    meta = load("render-s8-46")
-    keep = [i for i in _hand_only(meta) if meta["tiles"][i]["tile"] not in ("5z", "6z")]
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    ly = y1 + 2.0 * h
-    loose = [[x0 + 1 * w, ly, x0 + 2 * w, ly + h], [x0 + 6 * w, ly, x0 + 7 * w, ly + h]]
-    det, rd = _scene(meta, keep, loose, ["5z", "6z"])
-    res = _read(meta, det, rd)
+    res = _orphans_with_loose_white_and_green(2.0)
     assert not res.reading.legal or res.reading.confidence < 0.5, (res.reading.notation, res.reading.confidence)
 
 
 def test_a_row_short_of_tiles_is_not_made_a_non_winner_from_a_loose_tile():
     # thirteen orphans missing White and Green, two loose tiles 1.5 tile heights in front: no winning
     # hand; the 13-tile non-winner fallback must not fill the row from a loose tile
-    meta = load("render-s8-46")
-    keep = [i for i in _hand_only(meta) if meta["tiles"][i]["tile"] not in ("5z", "6z")]
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    ly = y1 + 1.5 * h
-    loose = [[x0 + 1 * w, ly, x0 + 2 * w, ly + h], [x0 + 6 * w, ly, x0 + 7 * w, ly + h]]
-    det, rd = _scene(meta, keep, loose, ["5z", "6z"])
-    res = _read(meta, det, rd)
+    res = _orphans_with_loose_white_and_green(1.5)
     assert not (res.reading.legal and not res.reading.hand.context.winner), res.reading.notation
 
 
