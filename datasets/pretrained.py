@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -217,7 +216,7 @@ def fit(Xtr, Ytr, Xva, Yva, size: int, epochs: int, epoch_size: int, batch: int,
     size and arch) with a fresh schedule."""
     import torch
 
-    from .train import augment_torch
+    from .train import augment_torch, resume_run, save_epoch
 
     run = RUNS / name
     run.mkdir(parents=True, exist_ok=True)
@@ -248,11 +247,7 @@ def fit(Xtr, Ytr, Xva, Yva, size: int, epochs: int, epoch_size: int, batch: int,
     start, best = 0, -1.0
     last = run / "last.pt"
     if resume and last.exists():
-        st = torch.load(last, weights_only=False)
-        model.load_state_dict(st["model"])
-        opt.load_state_dict(st["opt"])
-        sched.load_state_dict(st["sched"])
-        start, best = st["epoch"] + 1, st["best"]
+        start, best = resume_run(last, model, opt, sched)
         print(f"resuming {last} at epoch {start + 1}", flush=True)
     lossf = torch.nn.CrossEntropyLoss(label_smoothing=smoothing)
     back = CLASS_INDEX["0x"]
@@ -288,15 +283,8 @@ def fit(Xtr, Ytr, Xva, Yva, size: int, epochs: int, epoch_size: int, batch: int,
         racc = float((predict(model, real[0]).argmax(1) == real[1]).mean()) if real is not None else float("nan")
         print(f"epoch {ep + 1}/{epochs} loss {tot / n:.4f} val top1 {acc:.4f} real-crops top1 {racc:.4f} "
               f"(upright, reporting only) ({time.time() - t0:.0f} s)", flush=True)
-        state = {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": ep,
-                 "best": max(best, acc), "size": size, "arch": arch, "freeze": freeze}
-        torch.save(state, run / "last.tmp")
-        os.replace(run / "last.tmp", last)
-        if acc >= best:
-            best = acc
-            torch.save({"model": model.state_dict(), "size": size, "arch": arch, "epoch": ep, "val_top1": acc,
-                        "real_top1": racc},
-                       run / "best.pt")
+        best = save_epoch(run, model, opt, sched, ep, best, acc, racc, {"size": size, "arch": arch},
+                          last_only={"freeze": freeze})
     return run / "best.pt"
 
 

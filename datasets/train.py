@@ -441,6 +441,37 @@ def real_crops(size: int = CLS_IMGSZ, margin: float = CLS_MARGIN, resize: str = 
     return np.stack(xs), np.array(ys, np.int64)
 
 
+def resume_run(last: Path, model, opt, sched) -> tuple[int, float]:
+    """Load a classifier run's resumable state ``last`` (``last.pt``: model, optimizer, schedule) into
+    them; returns (the next epoch, the best synthetic-val top-1 so far)."""
+    import torch
+
+    st = torch.load(last, weights_only=False)
+    model.load_state_dict(st["model"])
+    opt.load_state_dict(st["opt"])
+    sched.load_state_dict(st["sched"])
+    return st["epoch"] + 1, st["best"]
+
+
+def save_epoch(run_dir: Path, model, opt, sched, epoch: int, best: float, acc: float, real_acc: float,
+               meta: dict, last_only: dict | None = None) -> float:
+    """After an epoch: the resumable state to ``run_dir/last.pt`` (written to ``last.tmp`` and moved
+    over, so a kill never leaves a broken one; ``meta`` and ``last_only`` ride along), and when ``acc``
+    (synthetic-val top-1) ≥ ``best`` the weights with ``meta``, the epoch, ``val_top1`` and
+    ``real_top1`` to ``run_dir/best.pt``. Returns the new best."""
+    import torch
+
+    state = {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch,
+             "best": max(best, acc), **meta, **(last_only or {})}
+    torch.save(state, run_dir / "last.tmp")
+    os.replace(run_dir / "last.tmp", run_dir / "last.pt")
+    if acc >= best:
+        best = acc
+        torch.save({"model": model.state_dict(), **meta, "epoch": epoch, "val_top1": acc, "real_top1": real_acc},
+                   run_dir / "best.pt")
+    return best
+
+
 def build_classifier(arch: str = "tilenet"):
     """The classifier network (logits in training): ``tilenet`` — our 8-conv BN/ReLU net (0.6 M
     parameters, 64 px → 4×4×256 → 43), which started learning much sooner than ultralytics'
@@ -528,11 +559,7 @@ def train_classifier(crops: Path | list[Path], epochs: int, resume: bool, arch: 
     start_epoch, best = 0, -1.0
     last = run_dir / "last.pt"
     if resume and last.exists():
-        st = torch.load(last, weights_only=False)
-        model.load_state_dict(st["model"])
-        opt.load_state_dict(st["opt"])
-        sched.load_state_dict(st["sched"])
-        start_epoch, best = st["epoch"] + 1, st["best"]
+        start_epoch, best = resume_run(last, model, opt, sched)
         print(f"resuming {last} at epoch {start_epoch}", flush=True)
     elif init is not None or (resume and (CHECKPOINTS / "classifier.pt").exists()):
         src = init or CHECKPOINTS / "classifier.pt"
@@ -575,14 +602,7 @@ def train_classifier(crops: Path | list[Path], epochs: int, resume: bool, arch: 
         racc = evaluate_classifier_torch(model, *real) if real is not None else float("nan")
         print(f"epoch {ep + 1}/{epochs} loss {tot / n:.4f} val top1 {acc:.4f} real-crops top1 {racc:.4f} "
               f"(reporting only) ({time.time() - t0:.0f} s)", flush=True)
-        state = {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": ep,
-                 "best": max(best, acc), "arch": arch, "rotation": rotation}
-        torch.save(state, run_dir / "last.tmp")
-        os.replace(run_dir / "last.tmp", last)
-        if acc >= best:
-            best = acc
-            torch.save({"model": model.state_dict(), "arch": arch, "epoch": ep, "val_top1": acc, "rotation": rotation,
-                        "real_top1": racc}, run_dir / "best.pt")
+        best = save_epoch(run_dir, model, opt, sched, ep, best, acc, racc, {"arch": arch, "rotation": rotation})
     return run_dir / "best.pt"
 
 

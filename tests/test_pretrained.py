@@ -100,3 +100,25 @@ def test_the_ensemble_graph_is_the_product_of_both_networks(tmp_path):
     pretrained.save_fp16(wb, tmp_path / "ck.pt")
     st = torch.load(tmp_path / "ck.pt", weights_only=False)
     assert st["arch"] == "tilenet" and not any(k.startswith("m.") for k in st["model"])
+
+
+def test_a_run_saved_each_epoch_resumes_where_it_stopped(tmp_path):
+    # datasets.train.save_epoch / resume_run (both classifier recipes): last.pt holds the state to go
+    # on from (written through last.tmp), best.pt the best epoch's weights with its metadata
+    from datasets.train import resume_run, save_epoch
+
+    def fresh():
+        m = torch.nn.Linear(3, 2)
+        opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
+        return m, opt, torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=10)
+
+    m, opt, sched = fresh()
+    best = save_epoch(tmp_path, m, opt, sched, 0, -1.0, 0.5, 0.4, {"arch": "tilenet"})
+    best = save_epoch(tmp_path, m, opt, sched, 1, best, 0.3, 0.2, {"arch": "tilenet"}, last_only={"freeze": 2})
+    assert best == 0.5 and not (tmp_path / "last.tmp").exists()
+    kept = torch.load(tmp_path / "best.pt", weights_only=False)
+    assert (kept["epoch"], kept["val_top1"], kept["real_top1"], kept["arch"]) == (0, 0.5, 0.4, "tilenet")
+    assert torch.load(tmp_path / "last.pt", weights_only=False)["freeze"] == 2
+    m2, opt2, sched2 = fresh()
+    assert resume_run(tmp_path / "last.pt", m2, opt2, sched2) == (2, 0.5)
+    assert torch.equal(m.weight, m2.weight)
