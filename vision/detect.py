@@ -128,7 +128,8 @@ def decode(output: np.ndarray, lb: Letterbox, image_size: tuple[int, int], names
            max_det: int = MAX_DETECTIONS) -> Detections:
     """Raw YOLO output ``(1, 4 + nc, N)`` → :class:`Detections` in image pixels.
 
-    Keeps predictions whose best class score ≥ ``conf``; class-agnostic NMS at IoU ``iou`` with
+    Drops predictions with a non-finite (NaN, ±inf) box coordinate or class score, then keeps those
+    whose best class score ≥ ``conf``; class-agnostic NMS at IoU ``iou`` with
     :func:`cv2.dnn.NMSBoxes`; at most ``max_det``, best first; boxes clipped to ``image_size``
     (width, height). Raises :class:`ModelError` when the output shape does not match ``names``.
     """
@@ -139,6 +140,9 @@ def decode(output: np.ndarray, lb: Letterbox, image_size: tuple[int, int], names
     if out.ndim != 2 or out.shape[0] != 4 + nc:
         raise ModelError(f"detector output has shape {np.shape(output)}, expected (1, {4 + nc}, N)")
     pred = out.T
+    # a corrupt or odd model output: a prediction with a NaN or infinite box coordinate or class score
+    # is no detection (a NaN box would also upset NMS, suppressing a good box it overlaps)
+    pred = pred[np.isfinite(pred).all(1)]
     cls_scores = pred[:, 4:]
     cls = cls_scores.argmax(1)
     score = cls_scores[np.arange(len(pred)), cls]

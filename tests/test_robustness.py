@@ -1,0 +1,79 @@
+"""Robustness fixes found in review: non-finite detector outputs, `--add` of face-down tiles and bad
+`--add` items, `add_tiles` with no detections, calibration photos with background boxes, and the
+annotated image's scale. Fixtures are the demo render (docs/demo.jpg / demo.json) and renders made
+here; never reserved data."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from vision.detect import Detector, letterbox
+from vision.models import Model
+from vision.pipeline import DEMO_PHOTO, DEMO_TRUTH
+
+META = json.loads(DEMO_TRUTH.read_text())
+
+
+# ----------------------------------------------------------------------------- non-finite outputs
+class _FakeSession:
+    """An onnxruntime stand-in returning a fixed YOLO output ``(1, 4 + nc, N)``."""
+
+    def __init__(self, out: np.ndarray):
+        self.out = out
+
+    def run(self, _names, _feeds):
+        return [self.out]
+
+
+def _yolo_rows(boxes_xyxy, image_wh, side, back=()):
+    """YOLO prediction rows (cx, cy, w, h in letterboxed input pixels, then tile/back scores)."""
+    W, H = image_wh
+    _, lb = letterbox(np.zeros((H, W, 3), np.uint8), side)
+    rows = []
+    for k, (x0, y0, x1, y1) in enumerate(boxes_xyxy):
+        cx, cy = (x0 + x1) / 2 * lb.ratio + lb.pad[0], (y0 + y1) / 2 * lb.ratio + lb.pad[1]
+        w, h = (x1 - x0) * lb.ratio, (y1 - y0) * lb.ratio
+        rows.append([cx, cy, w, h] + ([0.05, 0.9] if k in back else [0.9, 0.05]))
+    return rows
+
+
+def _fake_detector(rows, side=416) -> Detector:
+    out = np.array(rows, np.float32).T[None]
+    return Detector(Model(_FakeSession(out), "images", {}, DEMO_PHOTO), side, ("tile", "back"))
+
+
+def test_non_finite_detector_outputs_are_dropped_where_the_output_is_decoded():
+    W, H = 640, 480
+    good = [[100, 100, 160, 180], [300, 100, 360, 180]]
+    rows = _yolo_rows(good, (W, H), 416)
+    cx, cy, w, h = rows[0][:4]
+    nan, inf = float("nan"), float("inf")
+    rows += [[cx + 1, cy, w, h, inf, 0.0],  # an infinite score on the first tile
+             [nan, cy, w, h, 0.95, 0.0],  # a NaN centre: NMS used to drop the good box with it
+             [cx, cy, nan, h, 0.99, 0.0],
+             [cx, cy, inf, h, 0.99, 0.0],
+             [cx, cy, w, h, nan, 0.99]]
+    det = _fake_detector(rows)(np.zeros((H, W, 3), np.uint8))
+    assert len(det) == 2, det.boxes
+    assert np.isfinite(det.boxes).all() and np.isfinite(det.scores).all() and (det.scores <= 1).all()
+    assert sorted(np.round(det.boxes[:, 0]).astype(int).tolist()) == [100, 300]
+
+
+def test_a_nan_detection_never_reaches_the_confidence():
+    from vision.classify import load_classifier
+    from vision.pipeline import read_photo, to_json
+
+    cls = load_classifier()
+    rows = _yolo_rows([t["xyxy"] for t in META["tiles"]], (META["width"], META["height"]), 416,
+                      back={i for i, t in enumerate(META["tiles"]) if t["tile"] == "0x"})
+    cx, cy, w, h = rows[0][:4]
+    rows += [[cx, cy, w, h, float("nan"), 0.0], [cx, cy, float("inf"), h, 0.97, 0.0],
+             [float("nan"), cy, w, h, 0.99, 0.0]]
+    res = read_photo(DEMO_PHOTO, "nts", detector=_fake_detector(rows), classifier=cls, zoom=False, rotate=False)
+    j = to_json(res)
+    assert math.isfinite(j["confidence"]) and len(j["tiles"]) == len(META["tiles"])
+    assert all(math.isfinite(v) for t in j["tiles"] for v in t["box"] + [t["detector_score"]])
+    assert res.reading.legal, res.reading.problem
