@@ -83,7 +83,8 @@ def register(subparsers) -> None:
     p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\"")
     p.add_argument("--add", metavar="POS=TILE", help="add tiles the detector missed, e.g. \"14=5p\" (the tile "
                    "becomes tile 14: it lies before the tile now numbered 14; N+1 adds after the last); "
-                   "--fix numbers then count the added tiles")
+                   "--fix numbers then count the added tiles; a face-down 0x only completes a concealed kong "
+                   "short of a tile")
     p.add_argument("--annotate", metavar="FILE", help="write the photo with boxes, tile names and groups (.jpg/.png)")
     p.add_argument("--json", action="store_true", help="print one JSON object (reading, tiles, boxes, top-3 probabilities, groups, score)")
     from commands.tilesets import add_tileset_arg

@@ -77,3 +77,72 @@ def test_a_nan_detection_never_reaches_the_confidence():
     assert math.isfinite(j["confidence"]) and len(j["tiles"]) == len(META["tiles"])
     assert all(math.isfinite(v) for t in j["tiles"] for v in t["box"] + [t["detector_score"]])
     assert res.reading.legal, res.reading.problem
+
+
+# ----------------------------------------------------------------------------- --add
+def _demo_scene(keep):
+    """The demo's true boxes (docs/demo.json) of the tiles ``keep``, read as their true faces."""
+    from vision.classify import TileReadings
+    from vision.detect import Detections
+    from vision_fixtures import boxes_of, readings
+
+    rd = readings(META)
+    det = Detections.make(boxes_of(META)[keep], None, [META["tiles"][i]["tile"] == "0x" for i in keep])
+    return det, TileReadings.make(rd.probs[keep], [rd.pose[i] for i in keep])
+
+
+def _photo():
+    from vision.io import Photo
+
+    return Photo(np.zeros((META["height"], META["width"], 3), np.uint8), (META["width"], META["height"]), 1.0, "x")
+
+
+def test_a_face_down_tile_added_joins_the_concealed_kong_it_completes():
+    # the demo's concealed kong is 0x 2m 2m 0x (tiles 11-14 of docs/demo.json); its first face-down
+    # tile is not detected. `--add POS=0x` before the first 2m must join the kong; it was placed one
+    # tile step on from the 7s pung before it, so 7s 7s 7s 0x became a "kong" and 2m 2m 0x was lost
+    from scoring import Context, load_ruleset
+    from vision.pipeline import read_detections
+
+    keep = [i for i in range(len(META["tiles"])) if i != 11]
+    det, rd = _demo_scene(keep)
+    nts = load_ruleset("nts")
+    first = read_detections(_photo(), det, rd, nts, Context())
+    pos = first.position(keep.index(12))  # the first 2m's number
+    res = read_detections(_photo(), det, rd, nts, Context(), additions=[(pos, "0x")], shown=first.layout.geometry)
+    assert res.reading.legal, res.reading.problem
+    kongs = [m for m in res.reading.hand.melds if m.kind == "kong"]
+    assert len(kongs) == 1 and kongs[0].concealed and kongs[0].tile == "2m", res.reading.notation
+    assert res.reading.hand.melds and any(m.kind == "pung" and m.tile == "7s" for m in res.reading.hand.melds)
+    new = res.added[0]
+    assert res.detections.face_down[new] and res.position(new) == pos
+
+
+def test_a_face_down_tile_that_completes_no_kong_is_refused():
+    from scoring import Context, HandError, load_ruleset
+    from vision.pipeline import read_detections
+
+    keep = list(range(len(META["tiles"])))
+    det, rd = _demo_scene(keep)
+    nts = load_ruleset("nts")
+    first = read_detections(_photo(), det, rd, nts, Context())
+    for pos in (1, 4, len(keep) + 1):  # the hand's row, its middle, after the last tile (a full kong)
+        with pytest.raises(HandError, match=rf"--add {pos}=0x: a face-down tile can only be added to a concealed kong"):
+            read_detections(_photo(), det, rd, nts, Context(), additions=[(pos, "0x")], shown=first.layout.geometry)
+
+
+def test_bad_add_items_get_one_line_errors(run_cli):
+    cases = [("14=5p,14=6p", "position 14 is given twice (14=5p and 14=6p)"),
+             ("14=5p,14=5p", "position 14 is given twice"),
+             ("14", "'14' must be POS=TILE"),
+             ("x=5p", "position 'x' is not a number"),
+             ("14=5q", "'5q' is not a tile code"),
+             ("14=", "'' is not a tile code"),
+             ("0=5p", "position 0 is outside 1..17"),
+             ("99=5p", "position 99 is outside 1..17"),
+             ("1=0x", "--add 1=0x: a face-down tile can only be added to a concealed kong")]
+    for value, want in cases:
+        rc, out, err = run_cli("photo", "--demo", "--no-history", "--add", value)
+        lines = err.strip().splitlines()
+        assert rc == 2 and len(lines) == 1 and want in lines[0], (value, rc, err)
+

@@ -102,9 +102,18 @@ def parse_fixes(text: str | None) -> dict[int, str]:
 def parse_additions(text: str | None) -> list[tuple[int, str]]:
     """``"14=5p,1=2z"`` → ``[(14, '5p'), (1, '2z')]``: tiles the detector missed, each to become tile
     POS (it lies before the tile that had number POS, or after the last tile for N+1), one after the
-    other in the order given (:func:`add_tiles`). Raises HandError for a malformed item or an unknown
-    tile code."""
-    return _pos_tiles(text, "--add", "14=5p (the missed tile becomes tile 14)")
+    other in the order given (:func:`add_tiles`). Raises HandError for a malformed item, an unknown
+    tile code or a position given twice (each position counts the tiles added before it: two tiles
+    missed side by side are ``14=5p,15=6p``)."""
+    out = _pos_tiles(text, "--add", "14=5p (the missed tile becomes tile 14)")
+    seen: dict[int, str] = {}
+    for pos, v in out:
+        if pos in seen:
+            raise HandError(f"--add: position {pos} is given twice ({pos}={seen[pos]} and {pos}={v}); each "
+                            f"position counts the tiles added before it, so two tiles missed side by side are "
+                            f"{pos}={seen[pos]},{pos + 1}={v}")
+        seen[pos] = v
+    return out
 
 
 #: a tile added past a face-down tile (the end of a concealed kong) lies this many tile steps away
@@ -123,8 +132,15 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     tile's place), between the two when they touch, or one step past the row's end (:data:`KONG_GAP`
     steps past a face-down tile, so it is not taken for a fifth tile of a concealed kong), so the
     layout sees it in the row; its reading is certain (the tile given), its detector score 1.
+
+    A face-down tile (``0x``) can only be added to a concealed kong short of a tile: beside (POS − 1
+    or the tile numbered POS) a group of 1–3 tiles holding a face-down one; it is placed touching
+    that group (never :data:`KONG_GAP` away), so the layout reads the four as the kong. Any other
+    missed tile is added by its face.
+
     Returns ``(det, readings, numbering)``: the new detections are appended after the old ones
-    (indices N, N+1, … in the order given). Raises HandError for a position outside 1..N+1.
+    (indices N, N+1, … in the order given). Raises HandError for a position outside 1..N+1, or a
+    face-down tile that completes no concealed kong.
     """
     numbering = list(geo.order)
     if not additions:
@@ -135,12 +151,20 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         tiles = [t for g in ids for t in geo.groups[g].tiles]
         for t in tiles:
             row_of[t] = tiles
+    group_of: dict[int, list[int]] = {t: list(g.tiles) for g in geo.groups for t in g.tiles}
+    codes: list[str] = []
 
     def centre(i: int) -> np.ndarray:
         return (boxes[i][:2] + boxes[i][2:]) / 2
 
     def is_back(i: int) -> bool:
-        return i < len(det) and (bool(det.face_down[i]) or readings.pose[i] == "face-down")
+        if i >= len(det):  # a tile added before this one
+            return codes[i - len(det)] == "0x"
+        return bool(det.face_down[i]) or readings.pose[i] == "face-down"
+
+    def short_kong(i: int) -> bool:  # i's group may be a concealed kong missing a tile
+        g = group_of.get(i, [i])
+        return len(g) < 4 and any(is_back(t) for t in g)
 
     def step(i: int) -> np.ndarray:
         row = [t for t in row_of.get(i, [i]) if t < len(det)]  # the row's detected tiles give the step
@@ -150,7 +174,6 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         a = geo.angle + (math.pi / 2 if geo.turned else 0.0)
         return np.array([math.cos(a), math.sin(a)]) * w
 
-    codes: list[str] = []
     for pos, code in additions:
         n = len(numbering)
         if not 1 <= pos <= n + 1:
@@ -158,6 +181,15 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
                             f"{n + 1} adds after the last)")
         prev = numbering[pos - 2] if pos >= 2 else None
         nxt = numbering[pos - 1] if pos <= n else None
+        back = code == "0x"
+        if back:  # a face-down tile joins the concealed kong beside it, or it has no place in a hand
+            if not any(t is not None and short_kong(t) for t in (prev, nxt)):
+                raise HandError(f"--add {pos}=0x: a face-down tile can only be added to a concealed kong that "
+                                f"is short of a tile (beside a group of 1-3 tiles with a face-down one); add a "
+                                f"missed tile of the hand by its face, e.g. {pos}=5p")
+            if prev is not None and not short_kong(prev):
+                prev = None  # it joins the kong that follows
+        joins = True  # the new box touches its neighbour: it joins that neighbour's group
         if prev is not None and nxt is not None and nxt in row_of.get(prev, ()):
             d = centre(nxt) - centre(prev)
             s = float(np.hypot(*step(prev)))
@@ -165,16 +197,22 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             # a gap where the tile is missing: one tile step on from prev; touching tiles: between them
             ref, c = prev, (centre(prev) + d * (s / gap) if gap >= 1.5 * s > 0 else (centre(prev) + centre(nxt)) / 2)
         elif prev is not None:  # past a row's end; past a face-down tile (a concealed kong's end) with a
-            # gap, so that the tile is not read as a fifth tile of the kong
-            ref, c = prev, centre(prev) + step(prev) * (KONG_GAP if is_back(prev) else 1.0)
+            # gap, so that the tile is not read as a fifth tile of the kong (unless it is the kong's own)
+            joins = back or not is_back(prev)
+            ref, c = prev, centre(prev) + step(prev) * (1.0 if joins else KONG_GAP)
         else:
-            ref, c = nxt, centre(nxt) - step(nxt) * (KONG_GAP if is_back(nxt) else 1.0)  # type: ignore[arg-type]
+            joins = back or not is_back(nxt)  # type: ignore[arg-type]
+            ref, c = nxt, centre(nxt) - step(nxt) * (1.0 if joins else KONG_GAP)  # type: ignore[arg-type]
         half = (boxes[ref][2:] - boxes[ref][:2]) / 2
         new = len(boxes)
         boxes.append(np.r_[c - half, c + half])
         row = row_of.setdefault(ref, [ref])
         row.insert(row.index(ref) + (1 if ref == prev else 0), new)
         row_of[new] = row
+        grp = group_of.setdefault(ref, [ref]) if joins else [new]
+        if joins:
+            grp.insert(grp.index(ref) + (1 if ref == prev else 0), new)
+        group_of[new] = grp
         numbering.insert(pos - 1, new)
         codes.append(code)
     k = len(codes)
