@@ -146,3 +146,28 @@ def test_bad_add_items_get_one_line_errors(run_cli):
         lines = err.strip().splitlines()
         assert rc == 2 and len(lines) == 1 and want in lines[0], (value, rc, err)
 
+
+def test_a_hand_made_only_of_added_tiles_is_read_from_one_row():
+    # nothing detected (the library path; the web API's `adds`): the added tiles are placed in a row
+    # from a default tile box; this raised TypeError
+    from scoring import Context, HandError, load_ruleset
+    from scoring.notation import parse_tiles
+    from vision.classes import NUM_CLASSES
+    from vision.classify import TileReadings
+    from vision.detect import Detections
+    from vision.pipeline import ALONE_TILE, add_tiles, read_detections
+    from vision.layout import find_geometry
+
+    det = Detections.make(np.zeros((0, 4)))
+    rd = TileReadings.make(np.zeros((0, NUM_CLASSES), np.float32), ())
+    tiles = parse_tiles("123m456p789s111z22z")
+    adds = [(k + 1, t) for k, t in enumerate(tiles)]
+    d2, r2, numbering = add_tiles(det, rd, find_geometry(det, (1280, 960)), adds)
+    assert len(d2) == 14 and numbering == tuple(range(14)) and r2.codes == tuple(tiles)
+    assert np.allclose(d2.sizes, ALONE_TILE) and np.all(np.diff(d2.centres[:, 0]) > 0)
+    assert np.allclose(d2.centres[:, 1], d2.centres[0, 1])  # one row
+    res = read_detections(_photo(), det, rd, load_ruleset("nts"), Context(), additions=adds)
+    assert res.reading.legal and sorted(res.reading.hand.concealed) == sorted(tiles), res.reading.problem
+    assert res.scored is not None and len(res.added) == 14
+    with pytest.raises(HandError, match="no tile was detected, so the first added tile is 1"):
+        add_tiles(det, rd, find_geometry(det, (1280, 960)), [(2, "5p")])

@@ -118,6 +118,9 @@ def parse_additions(text: str | None) -> list[tuple[int, str]]:
 
 #: a tile added past a face-down tile (the end of a concealed kong) lies this many tile steps away
 KONG_GAP = 1.6
+#: with no tile to lie beside (nothing was detected), the first added tile's box is this big (width,
+#: height in pixels) with its top-left corner here; the tiles added after it follow it in a row
+ALONE_TILE, ALONE_AT = (60.0, 80.0), (20.0, 20.0)
 
 
 def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions: Sequence[tuple[int, str]]
@@ -131,7 +134,9 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     lies one tile step on from it toward the next tile of its row when there is a gap (the missed
     tile's place), between the two when they touch, or one step past the row's end (:data:`KONG_GAP`
     steps past a face-down tile, so it is not taken for a fifth tile of a concealed kong), so the
-    layout sees it in the row; its reading is certain (the tile given), its detector score 1.
+    layout sees it in the row; its reading is certain (the tile given), its detector score 1. With
+    no detections at all the first added tile gets an :data:`ALONE_TILE` box at :data:`ALONE_AT` and
+    the others follow it in a row (a hand made only of added tiles).
 
     A face-down tile (``0x``) can only be added to a concealed kong short of a tile: beside (POS − 1
     or the tile numbered POS) a group of 1–3 tiles holding a face-down one; it is placed touching
@@ -178,7 +183,8 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         n = len(numbering)
         if not 1 <= pos <= n + 1:
             raise HandError(f"--add: position {pos} is outside 1..{n + 1} (tiles are numbered 1 to {n}; "
-                            f"{n + 1} adds after the last)")
+                            f"{n + 1} adds after the last)" if n else
+                            f"--add: position {pos}: no tile was detected, so the first added tile is 1")
         prev = numbering[pos - 2] if pos >= 2 else None
         nxt = numbering[pos - 1] if pos <= n else None
         back = code == "0x"
@@ -190,7 +196,9 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             if prev is not None and not short_kong(prev):
                 prev = None  # it joins the kong that follows
         joins = True  # the new box touches its neighbour: it joins that neighbour's group
-        if prev is not None and nxt is not None and nxt in row_of.get(prev, ()):
+        if n == 0:  # nothing detected: the first added tile starts the row
+            ref, c = None, np.array(ALONE_AT) + np.array(ALONE_TILE) / 2
+        elif prev is not None and nxt is not None and nxt in row_of.get(prev, ()):
             d = centre(nxt) - centre(prev)
             s = float(np.hypot(*step(prev)))
             gap = float(np.hypot(*d))
@@ -203,16 +211,19 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         else:
             joins = back or not is_back(nxt)  # type: ignore[arg-type]
             ref, c = nxt, centre(nxt) - step(nxt) * (1.0 if joins else KONG_GAP)  # type: ignore[arg-type]
-        half = (boxes[ref][2:] - boxes[ref][:2]) / 2
+        half = np.array(ALONE_TILE) / 2 if ref is None else (boxes[ref][2:] - boxes[ref][:2]) / 2
         new = len(boxes)
         boxes.append(np.r_[c - half, c + half])
-        row = row_of.setdefault(ref, [ref])
-        row.insert(row.index(ref) + (1 if ref == prev else 0), new)
-        row_of[new] = row
-        grp = group_of.setdefault(ref, [ref]) if joins else [new]
-        if joins:
-            grp.insert(grp.index(ref) + (1 if ref == prev else 0), new)
-        group_of[new] = grp
+        if ref is None:
+            row_of[new], group_of[new] = [new], [new]
+        else:
+            row = row_of.setdefault(ref, [ref])
+            row.insert(row.index(ref) + (1 if ref == prev else 0), new)
+            row_of[new] = row
+            grp = group_of.setdefault(ref, [ref]) if joins else [new]
+            if joins:
+                grp.insert(grp.index(ref) + (1 if ref == prev else 0), new)
+            group_of[new] = grp
         numbering.insert(pos - 1, new)
         codes.append(code)
     k = len(codes)
