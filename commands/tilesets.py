@@ -43,6 +43,8 @@ def _report_lines(cal: Calibration) -> list[str]:
         line = f"  {ph.name}: {ph.tiles} tiles; the classifier alone reads {ph.model_right} of {ph.tiles} as the layout says"
         if ph.dropped:
             line += f"; {ph.dropped} unsure detection(s) left out"
+        if ph.left_out:
+            line += f"; {ph.left_out} box(es) off the layout's rows or face-down left out"
         if ph.doubtful:
             line += "; check " + ", ".join(f"tile {a} (layout {b}, reads as {c})" for a, b, c in ph.doubtful[:6])
         out.append(line)

@@ -314,6 +314,43 @@ def test_unsure_extra_detections_are_left_out_sure_ones_refused(photos, _tileset
         calibrate([photos["cal"]], "e2", detector=with_extra(0.9))
 
 
+def _with_background(real, extra=True):
+    """The real detector's boxes of a calibration render (layout within x 40-1075 of 1280) plus
+    background boxes as the detector makes on a real photo (IMG_2788: three false face-down boxes):
+    two small face-down ones at the top edge, a tile-sized face-down one right of the layout and a
+    tall face-up one on the right."""
+    from vision.detect import Detections
+
+    bg = np.array([[1150, 0, 1215, 70], [1200, 0, 1265, 65], [1150, 700, 1265, 850], [1100, 250, 1280, 560]],
+                  np.float32)
+
+    def detect(image):
+        d = real(image)
+        if not extra:
+            return d
+        return Detections.make(np.vstack([d.boxes, bg]), np.r_[d.scores, 0.45, 0.3, 0.4, 0.35],
+                               np.r_[d.face_down, True, True, True, False])
+    return detect
+
+
+def test_boxes_off_the_layout_and_face_down_boxes_are_left_out(photos, _tilesets, run_cli, monkeypatch):
+    # was: "found 46 tiles, the default layout ... needs 42: ... seen more often ...: 0x×3"
+    from vision import detect as vdetect
+    from vision.detect import load_detector
+    from vision.tileset import calibrate
+
+    real = load_detector()
+    cal = calibrate([photos["cal"]], "bg", detector=_with_background(real))
+    assert cal.photos[0].left_out == 4 and cal.photos[0].dropped == 0
+    assert cal.profile.codes == tuple(CLASS_NAMES[:42])
+    assert cal.to_json()["photos"][0]["left_out"] == 4
+    # the command line: the count error names the face tiles found and the boxes left out
+    monkeypatch.setattr(vdetect, "load_detector", lambda *a, **k: _with_background(real))
+    msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "x", "--tiles", "123m")
+    assert "found 42 face tiles in the layout's rows (4 face-down or stray box(es) off the rows left out), " \
+           "--tiles needs 3" in msg, msg
+
+
 def test_a_profile_of_another_classifier_is_reembedded_or_refused(photos, _tilesets):
     from dataclasses import replace
 

@@ -71,6 +71,11 @@ ORDER_MIN = 0.3
 #: two tiles only when this share of it lies over other boxes (the tiles of a calibration photo lie apart)
 MAX_DROP = 2
 OVERLAP_DROP = 0.5
+#: a box of a calibration photo is off the layout (background: a false box on the cloth or a photo's
+#: edge) when a side of it (long or short) is more than ODD_SIZE times the median face tile's, or less
+#: than 1/ODD_SIZE of it, or when no face tile of the usual size lies within FAR_OFF tile lengths of it
+#: (centre to centre; the layout's tiles lie in rows, a little apart)
+ODD_SIZE, FAR_OFF = 1.6, 2.5
 FORMAT = 1
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 FACE_CODES = frozenset(CLASS_NAMES) - {BACK}
@@ -452,7 +457,32 @@ def _names(codes: Sequence[str], limit: int = 8) -> str:
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _count_problem(name: str, found: int, expected: Sequence[str], read: Sequence[str], default: bool) -> str:
+def off_layout(det: Detections) -> np.ndarray:
+    """(N,) bool: the boxes of a calibration photo that are no tile of its rows: a side (long, short)
+    outside :data:`ODD_SIZE` × that of the median face-up box, or no face-up box of the usual size
+    within :data:`FAR_OFF` tile lengths (a false box on the background, e.g. the detector's
+    face-down boxes on a cloth's pattern or at the photo's edge)."""
+    n = len(det)
+    if n == 0:
+        return np.zeros(0, bool)
+    sides = np.sort(np.asarray(det.sizes, np.float64), 1)  # (short, long) per box
+    face = ~np.asarray(det.face_down, bool)
+    med = np.median(sides[face] if face.any() else sides, 0)
+    if (med <= 0).any():
+        return np.zeros(n, bool)
+    ratio = sides / med
+    odd = ((ratio > ODD_SIZE) | (ratio < 1 / ODD_SIZE)).any(1)
+    core = face & ~odd
+    c = np.asarray(det.centres, np.float64)
+    d = np.hypot(*(c[:, None, :] - c[None, :, :]).transpose(2, 0, 1))
+    d[~core[None, :].repeat(n, 0) | np.eye(n, dtype=bool)] = np.inf
+    nearest = d.min(1)  # to the nearest other face tile of the usual size (inf: there is none)
+    far = np.isfinite(nearest) & (nearest > FAR_OFF * med[1])
+    return odd | far
+
+
+def _count_problem(name: str, found: int, expected: Sequence[str], read: Sequence[str], default: bool,
+                   left_out: int = 0) -> str:
     need = Counter(expected)
     seen = Counter(read)
     missing = list((need - seen).elements())
@@ -464,7 +494,9 @@ def _count_problem(name: str, found: int, expected: Sequence[str], read: Sequenc
         parts.append(f"seen more often than the layout has them: {_names(extra)}")
     what = "the default layout (one of each of 1-9m 1-9p 1-9s 1-7z 1-4f 1-4y)" if default else "--tiles"
     hint = ("by the classifier's reading, " + "; ".join(parts)) if parts else "the classifier reads the layout's faces"
-    return (f"{name}: found {found} tiles, {what} needs {len(expected)}: {hint}; lay the tiles apart on a plain "
+    tiles = (f"{found} face tiles in the layout's rows ({left_out} face-down or stray box(es) off the rows left out)"
+             if left_out else f"{found} tiles")
+    return (f"{name}: found {tiles}, {what} needs {len(expected)}: {hint}; lay the tiles apart on a plain "
             f"surface, all in the photo, evenly lit" + ("" if default else ", or correct --tiles"))
 
 
@@ -472,14 +504,16 @@ def _count_problem(name: str, found: int, expected: Sequence[str], read: Sequenc
 class PhotoCheck:
     """One calibration photo: ``name``, ``tiles`` (found = layout size), ``model_right`` (tiles the
     classifier alone reads as the layout says) and ``doubtful`` ((position, expected, read) of tiles
-    the classifier reads confidently as another face: a layout mistake, or a face it misreads) and
-    ``dropped`` (unsure detections left out to match the layout's count)."""
+    the classifier reads confidently as another face: a layout mistake, or a face it misreads),
+    ``dropped`` (unsure detections left out to match the layout's count) and ``left_out`` (boxes that
+    are no tile of the layout: off its rows, or face-down while there were more boxes than tiles)."""
 
     name: str
     tiles: int
     model_right: int
     doubtful: tuple[tuple[int, str, str], ...]
     dropped: int = 0
+    left_out: int = 0
 
 
 @dataclass(frozen=True)
@@ -500,7 +534,7 @@ class Calibration:
                 "separation": dict(self.separation),
                 "photos": [{"name": p.name, "tiles": p.tiles, "model_right": p.model_right,
                             "doubtful": [{"pos": a, "expected": b, "read": c} for a, b, c in p.doubtful],
-                            "dropped": p.dropped}
+                            "dropped": p.dropped, "left_out": p.left_out}
                            for p in self.photos]}
 
 
@@ -508,7 +542,11 @@ def read_layout(source, expected: Sequence[str], detector, classifier: Classifie
     """One calibration photo → (name, crops (N, S, S, 3) uint8 upright in reading order, model
     probabilities (N, 43), embeddings (N, D), :class:`PhotoCheck`).
 
-    When the detector finds up to :data:`MAX_DROP` tiles more than the layout has, that many boxes
+    The layout shows faces in rows, so boxes off its rows (:func:`off_layout`: an odd size, or far
+    from every face tile) are left out first, then, while there are more boxes than the layout has
+    tiles, face-down boxes (least sure first; when the count is right a "face-down" box in the rows
+    stays, a white dragon the detector took for a back). Then, when the detector finds up to
+    :data:`MAX_DROP` tiles more than the layout has, that many boxes
     scoring below :data:`vision.pipeline.DROP_SCORE` that lie over two other boxes at once (at least
     :data:`OVERLAP_DROP` of the box; a box between two tiles) or on a surer box's tile (IoU ≥ 0.4)
     are left out, the least sure first. Raises :class:`~vision.errors.ImageError` for an unreadable
@@ -520,6 +558,15 @@ def read_layout(source, expected: Sequence[str], detector, classifier: Classifie
 
     photo = load_photo(source, work_side=WORK_SIDE)
     det = detect_zoomed(photo.pixels, detector)
+    off = off_layout(det)
+    left_out = int(off.sum())
+    if left_out:
+        det = det.take(np.nonzero(~off)[0])
+    backs = np.nonzero(np.asarray(det.face_down, bool))[0]
+    if len(det) > len(expected) and len(backs):
+        back_out = backs[np.argsort(np.asarray(det.scores)[backs], kind="stable")][:len(det) - len(expected)]
+        det = det.take(np.setdiff1d(np.arange(len(det)), back_out))
+        left_out += len(back_out)
     dropped = 0
     extra = len(det) - len(expected)
     if 0 < extra <= MAX_DROP:  # unsure boxes lying over other tiles (a box between two tiles) go
@@ -541,7 +588,7 @@ def read_layout(source, expected: Sequence[str], detector, classifier: Classifie
     n = len(det)
     if n != len(expected):
         read = list(classifier(photo.pixels, det).codes) if n else []
-        raise CalibrationError(_count_problem(photo.name, n, expected, read, default))
+        raise CalibrationError(_count_problem(photo.name, n, expected, read, default, left_out))
     order = reading_order(det, photo.size)
     crops = np.stack([crop_tile(photo.pixels, det.boxes[i], classifier.imgsz, classifier.margin, classifier.resize)
                       for i in order])
@@ -558,7 +605,7 @@ def read_layout(source, expected: Sequence[str], detector, classifier: Classifie
     top = probs.argmax(1)
     doubtful = tuple((k + 1, expected[k], CLASS_NAMES[top[k]]) for k in range(n)
                      if top[k] != want[k] and probs[k, top[k]] >= 0.9)
-    check = PhotoCheck(photo.name, n, int((top == want).sum()), doubtful, dropped)
+    check = PhotoCheck(photo.name, n, int((top == want).sum()), doubtful, dropped, left_out)
     return photo.name, crops, probs, emb, check
 
 
