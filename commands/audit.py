@@ -82,8 +82,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print(explain(scored))
         print()
         print(report(result))
-        if annotated:
-            print(f"annotated image: {annotated}")
+        if annotated:  # drawn at the scale the photo was read at (the same size as its pixels)
+            from vision.annotate import describe, image_info
+
+            print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo))
     return 0 if result.match else 1
 
 

@@ -45,22 +45,32 @@ def cmd_photo(args: argparse.Namespace) -> int:
     from commands.common import record_photo  # the audit trail (--db, --no-history)
 
     record_photo(args, "photo", source, res, fixes=parse_fixes(args.fix))
+    annotated = None
     if args.annotate:
-        from vision.annotate import annotate, fixed_detections, save
+        from vision.annotate import annotate, fixed_detections, image_info, save
 
         title = f"{res.reading.notation}  ({res.reading.confidence:.0%})" if res.reading.legal else \
             f"NOT LEGAL: {res.reading.notation}"
         try:
-            save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                          fixed=set(fixed_detections(res.order, parse_fixes(args.fix))) | set(res.added)), args.annotate)
+            img = annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
+                           fixed=set(fixed_detections(res.order, parse_fixes(args.fix))) | set(res.added))
+            save(img, args.annotate)
         except ImageError as e:
             raise UserError(str(e)) from None
+        annotated = image_info(img, args.annotate, res.photo)  # its size and scale (a big photo: 1/2...)
     if args.json:
-        print_json(to_json(res))
+        out = to_json(res)
+        if annotated is not None:
+            out["annotated"] = annotated
+        print_json(out)
         if not res.reading.legal:
             raise UserError(res.reading.problem or "the reading is not a legal hand")
         return 0
     print(summary(res))
+    if annotated is not None:
+        from vision.annotate import describe
+
+        print(describe(annotated, res.photo))
     if not res.reading.legal:
         raise UserError(res.reading.problem or "the reading is not a legal hand")
     print()
@@ -85,7 +95,9 @@ def register(subparsers) -> None:
                    "becomes tile 14: it lies before the tile now numbered 14; N+1 adds after the last); "
                    "--fix numbers then count the added tiles; a face-down 0x only completes a concealed kong "
                    "short of a tile")
-    p.add_argument("--annotate", metavar="FILE", help="write the photo with boxes, tile names and groups (.jpg/.png)")
+    p.add_argument("--annotate", metavar="FILE", help="write the photo with boxes, tile names and groups (.jpg/.png), "
+                   "at the scale it was read at (a photo over 3600 px is drawn at 1/2, 1/4 or 1/8; its size "
+                   "and scale are printed, and in --json under \"annotated\")")
     p.add_argument("--json", action="store_true", help="print one JSON object (reading, tiles, boxes, top-3 probabilities, groups, score)")
     from commands.tilesets import add_tileset_arg
 

@@ -171,3 +171,25 @@ def test_a_hand_made_only_of_added_tiles_is_read_from_one_row():
     assert res.scored is not None and len(res.added) == 14
     with pytest.raises(HandError, match="no tile was detected, so the first added tile is 1"):
         add_tiles(det, rd, find_geometry(det, (1280, 960)), [(2, "5p")])
+
+
+# ----------------------------------------------------------------------------- annotated image scale
+def test_the_annotated_image_of_a_large_photo_says_its_size_and_scale(tmp_path, run_cli):
+    # a 4000×3000 photo is read (and drawn) at half scale: the JSON and the text say so, instead of a
+    # silently smaller image whose pixels do not match the JSON's boxes
+    from PIL import Image
+
+    big = tmp_path / "big.jpg"
+    Image.open(DEMO_PHOTO).convert("RGB").resize((4000, 3000), Image.LANCZOS).save(big, quality=90)
+    out = tmp_path / "big.annotated.jpg"
+    rc, stdout, err = run_cli("photo", str(big), "--annotate", str(out), "--json", "--no-history")
+    assert rc == 0, err
+    j = json.loads(stdout)
+    assert j["annotated"] == {"path": str(out), "width": 2000, "height": 1500, "scale": 0.5}
+    assert Image.open(out).size == (2000, 1500) and j["photo"]["decoded_scale"] == 0.5
+    rc, stdout, err = run_cli("photo", str(big), "--annotate", str(out), "--no-history")
+    assert rc == 0, err
+    assert f"annotated image: {out} (2000×1500 px, 1/2 of the photo's 4000×3000: the scale it was read at)" in stdout
+    # a photo read at full size says no scale
+    rc, stdout, err = run_cli("photo", "--demo", "--annotate", str(tmp_path / "d.png"), "--no-history")
+    assert rc == 0 and f"annotated image: {tmp_path / 'd.png'} (1280×960 px)" in stdout, err

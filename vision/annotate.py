@@ -2,7 +2,9 @@
 
 :func:`annotate` takes the values the pipeline produced (image, detections, geometry order, reading)
 and returns a new RGB image of the same size (the web page lays its tap targets over it by the box
-coordinates); :func:`save` writes it (JPEG/PNG by extension). Labels are ASCII (tile codes such as
+coordinates); :func:`save` writes it (JPEG/PNG by extension). The image is the photo at the scale it
+was read at (a long side of 1800–3600 px for a larger photo: a 4032×3024 JPEG is drawn at 2016×1512);
+:func:`image_info` / :func:`describe` say its size and scale (``photo --annotate``'s line and JSON). Labels are ASCII (tile codes such as
 ``5p``), so no CJK font is needed.
 
 Colours by role: concealed green, winning red, exposed melds blue, concealed kongs purple, bonus tiles
@@ -293,6 +295,29 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
     if placed is not None:
         placed.extend(records + recs)
     return img
+
+
+def image_info(image: np.ndarray, path: str | Path, photo) -> dict:
+    """What the written annotated image is: ``{"path", "width", "height", "scale"}``, ``scale`` its
+    pixels per pixel of the photo (in the frame it was read in). The image is drawn on the pixels the
+    photo was read at (:class:`vision.io.Photo`: a photo larger than 3600 px on its long side is read
+    at 1/2, 1/4 or 1/8 of its size, keeping the long side at 1800 px or more), so its boxes are the
+    boxes the models saw and its labels are sized for that side; ``--json`` boxes are in the photo's
+    own pixels (divide by ``scale`` to go from the image to them)."""
+    h, w = image.shape[:2]
+    return {"path": str(path), "width": int(w), "height": int(h), "scale": round(float(photo.scale), 6)}
+
+
+def describe(info: dict, photo) -> str:
+    """One line for :func:`image_info`: ``annotated image: out.jpg (2016×1512 px)``, with
+    ``, 1/2 of the photo's 4032×3024: the scale it was read at`` when it is smaller than the photo."""
+    line = f"annotated image: {info['path']} ({info['width']}×{info['height']} px"
+    if info["scale"] < 1:
+        k = 1 / info["scale"]
+        part = f"1/{round(k)}" if abs(k - round(k)) < 1e-3 else f"{info['scale']:.3g}"
+        W, H = photo.original_size
+        line += f", {part} of the photo's {W}×{H}: the scale it was read at"
+    return line + ")"
 
 
 def save(image: np.ndarray, path: str | Path, quality: int = 88) -> Path:
