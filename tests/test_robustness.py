@@ -132,7 +132,7 @@ def test_a_face_down_tile_that_completes_no_kong_is_refused():
 
 
 def test_bad_add_items_get_one_line_errors(run_cli):
-    cases = [("14=5p,14=6p", "position 14 is given twice (14=5p and 14=6p)"),
+    cases = [("14=5p,14=6p", "position 14 is given twice (14=5p and 14=6p: 6p would go before the 5p just added)"),
              ("14=5p,14=5p", "position 14 is given twice"),
              ("14", "'14' must be POS=TILE"),
              ("x=5p", "position 'x' is not a number"),

@@ -103,16 +103,18 @@ def parse_additions(text: str | None) -> list[tuple[int, str]]:
     """``"14=5p,1=2z"`` → ``[(14, '5p'), (1, '2z')]``: tiles the detector missed, each to become tile
     POS (it lies before the tile that had number POS, or after the last tile for N+1), one after the
     other in the order given (:func:`add_tiles`). Raises HandError for a malformed item, an unknown
-    tile code or a position given twice (each position counts the tiles added before it: two tiles
-    missed side by side are ``14=5p,15=6p``)."""
+    tile code or a position given twice for the same place (``14=5p,14=6p`` would put the 6p before
+    the 5p just added: each position counts the tiles added before it, so two tiles missed side by
+    side are ``14=5p,15=6p``; ``14=5p,1=2z,14=6p`` is fine, the 5p being tile 15 by then)."""
     out = _pos_tiles(text, "--add", "14=5p (the missed tile becomes tile 14)")
-    seen: dict[int, str] = {}
+    placed: list[tuple[int, str]] = []  # (its number now, code) of the tiles added so far
     for pos, v in out:
-        if pos in seen:
-            raise HandError(f"--add: position {pos} is given twice ({pos}={seen[pos]} and {pos}={v}); each "
-                            f"position counts the tiles added before it, so two tiles missed side by side are "
-                            f"{pos}={seen[pos]},{pos + 1}={v}")
-        seen[pos] = v
+        same = next((c for q, c in placed if q == pos), None)
+        if same is not None:
+            raise HandError(f"--add: position {pos} is given twice ({pos}={same} and {pos}={v}: {v} would go before "
+                            f"the {same} just added); each position counts the tiles added before it, so two "
+                            f"tiles missed side by side are {pos}={same},{pos + 1}={v}")
+        placed = [(q + 1 if q >= pos else q, c) for q, c in placed] + [(pos, v)]
     return out
 
 
