@@ -785,6 +785,8 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
     # shadows on the table
     uv_hand, _ = cam.project(hand_pts)
     tile_px = max((uv_hand[:, 0].max() - uv_hand[:, 0].min()) / max(len(tiles), 1), 8.0)
+    if not np.isfinite(tile_px) or tile_px > W:  # a hand corner behind the camera: a typical tile width
+        tile_px = 40.0
     smask = np.zeros((H // 2, W // 2), np.uint8)
     for poly in shadow_polygons(bodies, light, cam):
         cv2.fillConvexPoly(smask, np.round(poly * 8).astype(np.int32), 255, cv2.LINE_AA, shift=4)

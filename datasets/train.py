@@ -79,6 +79,34 @@ PRETRAINED_DATA_RECIPE: list[tuple[str, list[str]]] = [
 ]
 
 
+#: the detection sets of detector version 3 (issues 14 and 18): ``(folder name suffix, datasets.synth
+#: arguments)`` next to ``--data`` (default ``synth-v3-det``), joined by :func:`write_joint_yaml` into one
+#: ultralytics data set. ``base``: hands filling 50–90 % of the width as version 2's set, half of the
+#: tile sets in the wide styles; ``hard``: the hard scenes of ``datasets/hard.py`` (every kind in turn)
+#: with every clutter kind as unlabelled hard negatives, on the *training* palettes only — the
+#: evaluation's hard-scene set (``--hard-split val``, its own seeds) stays unseen.
+DETECTOR_DATA_RECIPE: list[tuple[str, list[str]]] = [
+    ("base", ["--images", "800", "--seed", "51", "--span", "0.5", "0.9", "--no-crops", "--wide-styles", "0.5"]),
+    ("hard", ["--images", "900", "--seed", "52", "--no-crops", "--wide-styles", "0.5", "--hard", "mixed",
+              "--clutter", "keys,dominoes,dice,cards,text,coins,sticks,auto-parts", "--hard-split", "train"]),
+]
+
+
+def write_joint_yaml(data: Path, recipe: list[tuple[str, list[str]]]) -> Path:
+    """Write ``data/data.yaml`` listing the train/val images of every set of ``recipe`` (rendered next to
+    ``data`` as ``<data>-<suffix>``) as one ultralytics data set (classes ``tile``, ``back``). Returns the
+    yaml's path. Source: ultralytics' dataset yaml, whose ``train``/``val`` may be lists of folders."""
+    sets = [data.parent / f"{data.name}-{k}" for k, _ in recipe]
+    data.mkdir(parents=True, exist_ok=True)
+    lines = ["path: " + str(data.parent),
+             "train: [" + ", ".join(f"{d.name}/images/train" for d in sets) + "]",
+             "val: [" + ", ".join(f"{d.name}/images/val" for d in sets) + "]",
+             "nc: 2", "names:", "  0: 'tile'", "  1: 'back'", ""]
+    y = data / "data.yaml"
+    y.write_text("\n".join(lines))
+    return y
+
+
 def rendered_upto(folder: Path) -> int:
     """Index of the first image of a ``datasets.synth`` folder that is not complete: the lowest index
     missing from its ``done.txt`` (written by ``datasets.synth`` after all files of an image, so an

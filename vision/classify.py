@@ -43,6 +43,9 @@ SIDEWAYS_LEAN = 0.1
 BACK_SURE = 0.5
 #: name of the classifier's optional second output: (B, D) features of the final layer (calibration)
 EMBEDDING_OUTPUT = "embedding"
+#: name of the classifier's optional third output: (B, 1) probability that the crop shows a tile at all
+#: (not clutter: keys, cloth, cards, dice), a logistic probe on the embedding (``datasets.tileprobe``)
+TILE_OUTPUT = "tile_prob"
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,14 +53,17 @@ class TileReadings:
     """What each detected tile shows.
 
     * ``probs``: (N, 43) float32 class probabilities in :data:`CLASS_NAMES` order (rows sum to 1);
-    * ``pose``: N of ``upright`` / ``sideways`` / ``upside-down`` / ``face-down``.
+    * ``pose``: N of ``upright`` / ``sideways`` / ``upside-down`` / ``face-down``;
+    * ``tile``: (N,) float32 probability that the box shows a tile at all (the classifier's
+      ``tile_prob`` output; all 1 for a graph without it).
     """
 
     probs: np.ndarray
     pose: tuple[str, ...]
+    tile: np.ndarray
 
     @staticmethod
-    def make(probs, pose=None) -> "TileReadings":
+    def make(probs, pose=None, tile=None) -> "TileReadings":
         p = np.asarray(probs, np.float32).reshape(-1, NUM_CLASSES)
         pose = tuple(pose) if pose is not None else tuple(
             "face-down" if r[BACK_INDEX] >= BACK_SURE else "upright" for r in p)
@@ -66,7 +72,11 @@ class TileReadings:
         bad = set(pose) - set(POSES)
         if bad:
             raise ValueError(f"unknown pose {sorted(bad)}; poses are {POSES}")
-        return TileReadings(readonly_array(p), pose)
+        t = np.ones(len(p), np.float32) if tile is None else np.asarray(tile, np.float32).reshape(-1)
+        if len(t) != len(p):
+            raise ValueError(f"{len(t)} tile probabilities for {len(p)} tiles")
+        t = np.clip(np.nan_to_num(t, nan=1.0), 0.0, 1.0)
+        return TileReadings(readonly_array(p), pose, readonly_array(t))
 
     def __len__(self) -> int:
         return len(self.probs)
@@ -83,7 +93,7 @@ class TileReadings:
 
     def take(self, idx) -> "TileReadings":
         idx = np.arange(len(self))[idx]
-        return TileReadings.make(self.probs[idx], [self.pose[i] for i in idx])
+        return TileReadings.make(self.probs[idx], [self.pose[i] for i in idx], self.tile[idx])
 
 
 def _as_probs(out: np.ndarray) -> np.ndarray:
@@ -159,25 +169,54 @@ class Classifier:
         first = self.model.session.get_outputs()[0].name
         return self._probs(self._forward(crops, [first])[0], len(crops))
 
+    @property
+    def has_tileness(self) -> bool:
+        """Whether the graph has the optional ``tile_prob`` output (``models/CONTRACT.md``)."""
+        return any(o.name == TILE_OUTPUT for o in self.model.session.get_outputs())
+
+    def _outputs(self, crops: np.ndarray, emb: bool, tile: bool):
+        """(B, S, S, 3) uint8 crops → ((B, 43) probabilities, (B, D) embedding or None, (B,) tile
+        probability or None): one pass of the graph (:meth:`run` when only probabilities are asked)."""
+        if not emb and not tile:
+            return self.run(crops), None, None
+        first = self.model.session.get_outputs()[0].name
+        names = [first] + ([EMBEDDING_OUTPUT] if emb else []) + ([TILE_OUTPUT] if tile else [])
+        out = self._forward(crops, names)
+        n = len(crops)
+        probs = self._probs(out[0], n)
+        e = np.asarray(out[1], np.float32).reshape(n, -1) if emb else None
+        t = np.asarray(out[-1], np.float32).reshape(n) if tile else None
+        return probs, e, t
+
     def __call__(self, image: np.ndarray, det: Detections) -> TileReadings:
         """Classify every detected tile of ``image`` (H, W, 3) uint8 RGB; see the module docstring."""
+        return self.read(image, det)[0]
+
+    def read(self, image: np.ndarray, det: Detections, embeddings: bool = False
+             ) -> tuple[TileReadings, np.ndarray | None]:
+        """:meth:`__call__`, and with ``embeddings`` also the (N, D) float32 ``embedding`` of each tile's
+        chosen turn (None otherwise). Raises :class:`ModelError` when ``embeddings`` is asked of a
+        graph without that output."""
         n = len(det)
-        if n == 0:
-            return TileReadings.make(np.zeros((0, NUM_CLASSES)), ())
-        crops = np.stack([crop_tile(image, b, self.imgsz, self.margin, self.resize) for b in det.boxes])
         ts = self.tileset  # the turn is chosen by the model alone; the profile then reads the chosen turn
-        probs, emb = self.embed(crops) if ts is not None else (self.run(crops), None)
+        want_emb = embeddings or ts is not None
+        if want_emb and self.embedding_dim is None:
+            raise ModelError(f"{self.model.path}: the classifier has no 'embedding' output, which tile-set "
+                             f"calibration needs (add it with `python -m datasets.embedding_output`)")
+        if n == 0:
+            return TileReadings.make(np.zeros((0, NUM_CLASSES)), ()), (
+                np.zeros((0, max(self.embedding_dim or 0, 0)), np.float32) if want_emb else None)
+        want_tile = self.has_tileness
+        crops = np.stack([crop_tile(image, b, self.imgsz, self.margin, self.resize) for b in det.boxes])
+        probs, emb, tile = self._outputs(crops, want_emb, want_tile)
         turn = np.zeros(n, int)
         if self.rotation == "upright":
             wide = det.sizes[:, 0] > det.sizes[:, 1]
             unsure = np.nonzero((probs.max(1) < UPRIGHT_SURE) | wide)[0]
             if len(unsure):
                 turned = np.concatenate([np.rot90(crops[unsure], k, axes=(1, 2)) for k in (1, 2, 3)])
-                if emb is None:
-                    tp = self.run(np.ascontiguousarray(turned)).reshape(3, len(unsure), NUM_CLASSES)
-                else:
-                    tp, te = self.embed(np.ascontiguousarray(turned))
-                    tp, te = tp.reshape(3, len(unsure), NUM_CLASSES), te.reshape(3, len(unsure), -1)
+                tp, te, tt = self._outputs(np.ascontiguousarray(turned), want_emb, want_tile)
+                tp = tp.reshape(3, len(unsure), NUM_CLASSES)
                 cand = np.concatenate([probs[unsure][None], tp])  # (4, u, 43)
                 sure = cand.max(2)  # (4, u)
                 best = sure.argmax(0)
@@ -187,7 +226,9 @@ class Classifier:
                 best = np.where(wide[unsure], np.where(sure[side, u] >= sure[up, u] - SIDEWAYS_LEAN, side, up), best)
                 probs[unsure] = cand[best, u]
                 if emb is not None:
-                    emb[unsure] = np.concatenate([emb[unsure][None], te])[best, u]
+                    emb[unsure] = np.concatenate([emb[unsure][None], te.reshape(3, len(unsure), -1)])[best, u]
+                if tile is not None:
+                    tile[unsure] = np.concatenate([tile[unsure][None], tt.reshape(3, len(unsure))])[best, u]
                 turn[unsure] = best
         if ts is not None:
             probs = ts.combine(probs, emb)
@@ -197,7 +238,7 @@ class Classifier:
                 pose.append("face-down")
             else:
                 pose.append(("upright", "sideways", "upside-down", "sideways")[turn[i]])
-        return TileReadings.make(probs, pose)
+        return TileReadings.make(probs, pose, tile), (emb if embeddings else None)
 
 
 def load_classifier(path: str | None = None, threads: int | None = None) -> Classifier:

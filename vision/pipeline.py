@@ -57,6 +57,9 @@ class PhotoResult:
     joint: float = -math.inf
     #: detection indices of the tiles the user added (``--add``; boxes placed by :func:`add_tiles`)
     added: tuple[int, ...] = ()
+    #: boxes left out before the hand was looked for: the classifier judged them not to be tiles
+    #: (:func:`drop_not_tiles`; they are not in ``detections``)
+    not_tiles: int = 0
 
     @property
     def order(self) -> tuple[int, ...]:
@@ -235,7 +238,8 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     det2 = Detections.make(np.vstack(boxes), np.r_[det.scores, np.ones(k)],
                            np.r_[det.face_down, [c == "0x" for c in codes]])
     rd2 = TileReadings.make(np.vstack([readings.probs, probs]),
-                            readings.pose + tuple("face-down" if c == "0x" else "upright" for c in codes))
+                            readings.pose + tuple("face-down" if c == "0x" else "upright" for c in codes),
+                            np.r_[readings.tile, np.ones(k, np.float32)])
     return det2, rd2, tuple(numbering)
 
 
@@ -248,6 +252,7 @@ def apply_fixes(readings: TileReadings, order: tuple[int, ...], fixes: Mapping[i
         return readings
     probs = np.array(readings.probs, dtype=np.float32)
     pose = list(readings.pose)
+    tile = np.array(readings.tile, dtype=np.float32)
     for pos, code in fixes.items():
         if not 1 <= pos <= len(order):
             raise HandError(f"--fix: there is no tile {pos} (tiles are numbered 1 to {len(order)})")
@@ -258,7 +263,8 @@ def apply_fixes(readings: TileReadings, order: tuple[int, ...], fixes: Mapping[i
             pose[i] = "face-down"
         elif pose[i] == "face-down":
             pose[i] = "upright"
-    return TileReadings.make(probs, pose)
+        tile[i] = 1.0  # the user says it is this tile
+    return TileReadings.make(probs, pose, tile)
 
 
 #: the upright reading is weak, and the photo is also read turned 90°, 180° and 270°, when it is not
@@ -318,7 +324,11 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         readings = cls_model(ph.pixels, det)
         if timing is not None:
             timing["classify"] = time.perf_counter() - t1
-        res = read_detections(ph, det, readings, rs, ctx, **kw)
+        det, readings, clutter = drop_not_tiles(det, readings)
+        if len(det) == 0:
+            raise NoTilesError(f"{photo.name}: no tiles found in the photo ({clutter} box(es) the classifier "
+                               f"judged not to be tiles)")
+        res = read_detections(ph, det, readings, rs, ctx, not_tiles=clutter, **kw)
         if timing is not None:
             timing["layout+decode+score"] = res.timings["layout+decode+score"]
         return res
@@ -349,7 +359,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     if fixes or additions:
         t1 = time.perf_counter()
         fixed = read_detections(result.photo, result.detections, result.readings, rs, ctx, fixes=fixes,
-                                additions=additions, shown=result.layout.geometry, **kw)
+                                additions=additions, shown=result.layout.geometry, not_tiles=result.not_tiles, **kw)
         result = replace(fixed, turned=result.turned)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if result.turned:
@@ -534,13 +544,36 @@ def region_candidates(det: Detections, readings: TileReadings, image_size: tuple
 
 def tileness(det: Detections, readings: TileReadings) -> np.ndarray:
     """(N,) detector score × the classifier's top probability per box (for a flower or season, the
-    probability of being one of the eight: the classifier tells bonus tiles apart least well): how
-    much the models believe the box is a tile read as it is (clutter — keys, cloth, cards — scores
-    low on one or both)."""
+    probability of being one of the eight: the classifier tells bonus tiles apart least well) × the
+    classifier's probability that the box shows a tile at all (``TileReadings.tile``): how much the
+    models believe the box is a tile read as it is (clutter — keys, cloth, cards — scores low)."""
     from .layout import bonus_probability
 
     top = np.maximum(readings.probs.max(1), bonus_probability(readings)) if len(readings) else np.zeros(0)
-    return np.asarray(det.scores, np.float64) * top.astype(np.float64)
+    return (np.asarray(det.scores, np.float64) * top.astype(np.float64)
+            * np.asarray(readings.tile, np.float64))
+
+
+#: a box whose tile probability (the classifier's ``tile_prob`` output, ``datasets.tileprobe``) is below
+#: this is clutter, not a tile: it is left out before the hand is looked for (chosen on rendered scenes)
+NOT_A_TILE = 0.1
+#: ... unless the detector is this sure of it
+DETECTOR_SURE = 0.8
+
+
+def drop_not_tiles(det: Detections, readings: TileReadings) -> tuple[Detections, TileReadings, int]:
+    """Leave out the boxes the classifier judges not to be tiles (``readings.tile`` < :data:`NOT_A_TILE`:
+    keys, dice, cards, a cloth's pattern), unless the detector is sure of them (score ≥
+    :data:`DETECTOR_SURE`) or calls them face-down. Returns the kept detections and readings (same
+    order) and how many were left out."""
+    if len(det) == 0:
+        return det, readings, 0
+    tile = np.asarray(readings.tile)
+    keep = (tile >= NOT_A_TILE) | (np.asarray(det.scores) >= DETECTOR_SURE) | np.asarray(det.face_down, bool)
+    if keep.all():
+        return det, readings, 0
+    idx = np.nonzero(keep)[0]
+    return det.take(idx), readings.take(idx), int(len(keep) - len(idx))
 
 
 def sure_level(t: np.ndarray, need: int) -> float:
@@ -660,7 +693,7 @@ def _as_non_winner(context: Context) -> Context:
 
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
                     *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None,
-                    said_won: bool = False, shown: Geometry | None = None) -> PhotoResult:
+                    said_won: bool = False, shown: Geometry | None = None, not_tiles: int = 0) -> PhotoResult:
     """The model-free half of :func:`read_photo`: fixes → hand regions → layout → decode → score.
 
     Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`region_candidates` proposes up to
@@ -747,6 +780,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             why += f" (no candidate region of {len(cands)} gives a legal reading)"
         notes.insert(0, why)
     notes.extend(extra)
+    if not_tiles:
+        notes.append(f"{not_tiles} box(es) left out: the classifier judged them not to be tiles (clutter)")
     share = _region_share(tried) if reading.legal else 1.0
     reading = replace(reading, notes=tuple(notes), confidence=reading.confidence * share)
     if numbering is not None and numbering != lay.geometry.order:
@@ -757,7 +792,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             for i in added))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
-                       {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added)
+                       {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
+                       not_tiles=not_tiles)
 
 
 # ----------------------------------------------------------------------------- output

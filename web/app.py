@@ -288,6 +288,7 @@ class CachedPhoto:
     tileset: Optional[str] = None  # the calibrated tile set the readings were made with (web/tilesets.py)
     learned: frozenset = frozenset()  # (pos, code) fixes of this photo already added to it
     turned: int = 0  # the photo was read turned this far clockwise (``photo`` is the turned photo)
+    not_tiles: int = 0  # boxes left out as clutter before the reading (vision.pipeline.drop_not_tiles)
 
 
 def new_photo_id() -> str:
@@ -699,11 +700,12 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                          classifier=_Checked(tilesets.classifier(tileset), abandoned), work_side=WORK_SIDE)
         photo = replace(res.photo, name=name)
         model_t = {k: v for k, v in res.timings.items() if k in ("load", "detect", "classify")}
-        item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None, turned=res.turned)
+        item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None, turned=res.turned,
+                           not_tiles=res.not_tiles)
         if fixes or additions:
             res = replace(read_detections(photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile,
                                           exposed=exposed, fixes=fixes, options=options, additions=additions,
-                                          shown=res.layout.geometry),
+                                          shown=res.layout.geometry, not_tiles=res.not_tiles),
                           turned=item.turned)
         else:
             res = replace(res, photo=photo)
@@ -725,7 +727,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             item = reread(tilesets, item, tileset)
             cache.put(item, photo_id)
         res = replace(read_detections(item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile,
-                                      exposed=exposed, fixes=fixes, options=options, additions=additions),
+                                      exposed=exposed, fixes=fixes, options=options, additions=additions,
+                                      not_tiles=item.not_tiles),
                       turned=item.turned)
         n = 0
         if learn and tileset and fixes:
