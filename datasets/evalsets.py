@@ -218,6 +218,14 @@ def baseline_read(data: bytes) -> dict | None:
             "notation": " ".join(sorted(d.tile for d in ds)), "seconds": time.perf_counter() - t0}
 
 
+def _sureness(r: dict) -> dict:
+    """The product's own verdict on a reading (``legal``, ``confidence``), kept so that confident wrong
+    readings can be counted against refusals (:func:`_sum`); empty for the baseline, which has none."""
+    if "confidence" not in r:
+        return {}
+    return {"legal": bool(r.get("legal")), "confidence": float(r.get("confidence") or 0.0)}
+
+
 def _sum(rows: list[dict], who: str) -> dict:
     rs = [r[who] for r in rows if r.get(who) is not None]
     if not rs:
@@ -233,6 +241,14 @@ def _sum(rows: list[dict], who: str) -> dict:
         out["found"] = sum(bool(r["found"]) for r in rs)
     if all("same" in r for r in rs):
         out["same"] = sum(bool(r["same"]) for r in rs)
+    if all("confidence" in r for r in rs):
+        from vision.batch import REVIEW_BELOW
+
+        # confident wrong: legal, confidence at or over the review flag of batch (0.8), and not the hand;
+        # flagged: refused (not legal) or shown for review (under 0.8): the product said it was unsure
+        out["sure_wrong"] = sum(r["legal"] and r["confidence"] >= REVIEW_BELOW and not r["exact"] for r in rs)
+        out["flagged"] = sum((not r["legal"]) or r["confidence"] < REVIEW_BELOW for r in rs)
+        out["flagged_wrong"] = sum(((not r["legal"]) or r["confidence"] < REVIEW_BELOW) and not r["exact"] for r in rs)
     return out
 
 
@@ -322,7 +338,8 @@ def eval_composites(crops_root: Path, n: int = 20, seed: int = 0, threads: int =
                 row[who] = {"tp": tp, "fp": fp, "fn": fn, "exact": Counter(r["tiles"]) == Counter(c.hand_tiles),
                             "found": hand_found(r["all_boxes"], r["boxes"], c.hand_boxes),
                             "reading": r["notation"], "seconds": r["seconds"],
-                            "timed_out": bool(r.get("timed_out")), "crashed": r.get("crashed")}
+                            "timed_out": bool(r.get("timed_out")), "crashed": r.get("crashed"),
+                            **_sureness(r)}
             rows.append(row)
             if log:
                 log(f"composite {i}")
@@ -379,7 +396,8 @@ def eval_hard(n: int = 18, W: int = 1280, H: int = 960, threads: int = 1, baseli
                 tp, fp, fn = box_counts(r["boxes"], r["tiles"], gb, gc)
                 row[who] = {"tp": tp, "fp": fp, "fn": fn, "exact": Counter(r["tiles"]) == Counter(gc),
                             "found": hand_found(r["all_boxes"], r["boxes"], gb), "reading": r["notation"],
-                            "seconds": r["seconds"], "timed_out": bool(r.get("timed_out")), "crashed": r.get("crashed")}
+                            "seconds": r["seconds"], "timed_out": bool(r.get("timed_out")), "crashed": r.get("crashed"),
+                            **_sureness(r)}
             rows.append(row)
             by_kind.setdefault(hs.kind, []).append(row)
             if log:

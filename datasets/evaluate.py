@@ -525,6 +525,13 @@ def format_sets(R: dict) -> str:
                  f"{_cell(t.get('baseline'), 'found', 'exact', 'f1', skipped=sk)} | found ≥ 99 %, exact ≥ 90 % |")
         for k, d in hard["by_kind"].items():
             L.append(f"| · {k} | {_cell(d['ours'], 'found', 'exact', 'f1')} | {_cell(d.get('baseline'), 'found', 'exact', 'f1', skipped=sk)} | |")
+    sure = [(name, (R.get(name) or {}).get("total", {}).get("ours") or {}) for name in ("composites", "hard")]
+    sure = [(k, t) for k, t in sure if "sure_wrong" in t]
+    if sure:
+        cells = "; ".join(f"{k}: {t['sure_wrong']} confident wrong, {t['flagged_wrong']} of {t['n'] - t['exact']} "
+                          f"wrong ones flagged ({t['flagged']} flagged in all)" for k, t in sure)
+        L.append(f"| wrong readings: confident (legal, confidence ≥ 80 %) against refused or flagged for review "
+                 f"| {cells} | — | confident wrong < flagged |")
     if R.get("crops_ece") is not None:
         L.append(f"| classifier calibration on the {R['crops_n']} real crops: ECE (15 bins); mean top-1 probability "
                  f"vs top-1 | ECE {R['crops_ece']:.3f}; {R['crops_mean_conf']:.3f} vs {R['crops_top1']:.3f} | — | "

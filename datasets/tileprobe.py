@@ -12,7 +12,8 @@ classifier graph as a third output ``tile_prob`` (B, 1) = sigmoid(embedding · w
 hand finding weighs every box by it (``vision.pipeline.tileness``).
 
     python -m datasets.tileprobe fit --data DIR [DIR ...] [--limit N] [--model models/classifier.onnx]
-                                     [--out models/classifier.onnx] [--report FILE]
+                                     [--detector models/detector.onnx] [--out models/classifier.onnx]
+                                     [--report FILE] [--cache FILE.npz]
 
 Reads the images of each folder's ``images/train`` for fitting and ``images/val`` for the report; the
 model's other outputs are unchanged. Needs scikit-learn and onnx (the ``train`` extra). Source: a linear
@@ -176,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--data", type=Path, nargs="+", required=True, help="datasets.synth folders with labels")
     f.add_argument("--limit", type=int, default=None, help="images per folder and split")
     f.add_argument("--model", type=Path, default=None, help="classifier to read (default models/classifier.onnx)")
+    f.add_argument("--detector", type=Path, default=None,
+                   help="detector whose boxes are mined (default models/detector.onnx)")
     f.add_argument("--out", type=Path, default=None, help="write the classifier with the probe here")
     f.add_argument("--C", type=float, default=1.0, help="inverse L2 strength of the regression")
     f.add_argument("--report", type=Path, default=None, help="write the measurements (JSON) here")
@@ -189,8 +192,11 @@ def main(argv: list[str] | None = None) -> int:
         tr = {k[3:]: z[k] for k in z.files if k.startswith("tr_")}
         va = {k[3:]: z[k] for k in z.files if k.startswith("va_")}
     else:
-        tr = mine(a.data, "train", a.limit, classifier=clf)
-        va = mine(a.data, "val", a.limit, classifier=clf)
+        from vision.detect import load_detector
+
+        dt = load_detector(str(a.detector) if a.detector else None)
+        tr = mine(a.data, "train", a.limit, detector=dt, classifier=clf)
+        va = mine(a.data, "val", a.limit, detector=dt, classifier=clf)
         if a.cache is not None:
             np.savez_compressed(a.cache, **{f"tr_{k}": v for k, v in tr.items()}, **{f"va_{k}": v for k, v in va.items()})
     w, b = fit(tr["emb"], tr["y"], a.C)

@@ -107,6 +107,45 @@ def write_joint_yaml(data: Path, recipe: list[tuple[str, list[str]]]) -> Path:
     return y
 
 
+def write_subset_yaml(data: Path, recipe: list[tuple[str, list[str]]], every: int = 3) -> Path:
+    """``<data>-subset/data.yaml`` training on every ``every``-th train image of the sets of ``recipe``
+    (listed base set first, in name order; validation: all their val images) — the first phase of
+    :func:`train_detector_v3`. Returns the folder."""
+    sets = [data.parent / f"{data.name}-{k}" for k, _ in recipe]
+    out = data.parent / f"{data.name}-subset"
+    out.mkdir(parents=True, exist_ok=True)
+    train = [p for d in sets for p in sorted((d / "images" / "train").glob("*.jpg"))]
+    val = [p for d in sets for p in sorted((d / "images" / "val").glob("*.jpg"))]
+    (out / "train.txt").write_text("".join(f"{p}\n" for i, p in enumerate(train, 1) if i % every == 0))
+    (out / "val.txt").write_text("".join(f"{p}\n" for p in val))
+    (out / "data.yaml").write_text(f"path: {out}\ntrain: {out / 'train.txt'}\nval: {out / 'val.txt'}\n"
+                                   "nc: 2\nnames:\n  0: 'tile'\n  1: 'back'\n")
+    return out
+
+
+def train_detector_v3(data: Path, workers: int = 2, resume: bool = False, export: bool = True) -> Path:
+    """Detector version 3 (issues 14, 18): render :data:`DETECTOR_DATA_RECIPE` next to ``data`` if
+    missing, then from ``models/checkpoints/detector.pt`` (version 2) 3 epochs on every third training
+    image (AdamW lr0 2e-3, warm-up 1 epoch; run ``detector-v3a``), then 5 epochs on all of them from
+    that run's best weights (lr0 1e-3, no warm-up; run ``detector-v3b``), 416 px; exports
+    ``models/detector.onnx`` and the small checkpoint. ``resume`` continues an interrupted phase.
+    Returns the best weights of the last phase."""
+    render_data(data, workers, DETECTOR_DATA_RECIPE)
+    write_joint_yaml(data, DETECTOR_DATA_RECIPE)
+    sub = write_subset_yaml(data, DETECTOR_DATA_RECIPE)
+    a_best = RUNS / "detector-v3a" / "weights" / "best.pt"
+    if not (a_best.exists() and (RUNS / "detector-v3a" / "results.csv").exists()
+            and len((RUNS / "detector-v3a" / "results.csv").read_text().splitlines()) > 3) or resume:
+        if not (resume and (RUNS / "detector-v3b" / "weights" / "last.pt").exists()):
+            train_detector(sub, 3, DET_IMGSZ, resume, name="detector-v3a", init=CHECKPOINTS / "detector.pt",
+                           warmup=1.0, lr0=0.002, mosaic=0.3)
+    w = train_detector(data, 5, DET_IMGSZ, resume, name="detector-v3b", init=a_best, warmup=0.0, lr0=0.001,
+                       mosaic=0.3)
+    if export:
+        print("exported", export_detector(w, data, DET_IMGSZ, version="3"), flush=True)
+    return w
+
+
 def rendered_upto(folder: Path) -> int:
     """Index of the first image of a ``datasets.synth`` folder that is not complete: the lowest index
     missing from its ``done.txt`` (written by ``datasets.synth`` after all files of an image, so an
@@ -275,7 +314,8 @@ def train_detector(data: Path, epochs: int, imgsz: int, resume: bool, arch: str 
     return run_dir / "weights" / "best.pt"
 
 
-def export_detector(weights: Path, data: Path, imgsz: int, out: Path = MODELS / "detector.onnx") -> Path:
+def export_detector(weights: Path, data: Path, imgsz: int, out: Path = MODELS / "detector.onnx",
+                    version: str = VERSION) -> Path:
     """Export detector weights to ONNX per the model contract and write its metadata."""
     setup_ultralytics()
     from ultralytics import YOLO
@@ -287,7 +327,9 @@ def export_detector(weights: Path, data: Path, imgsz: int, out: Path = MODELS / 
     shutil.copy(f, out)
     names = model.names
     set_metadata(out, {
-        "mahjong_model": "detector", "mahjong_version": VERSION, "data_hash": data_hash(data / "labels"),
+        "mahjong_model": "detector", "mahjong_version": version,
+        "data_hash": data_hash(*([data / "labels"] if (data / "labels").exists()
+                                 else sorted(data.parent.glob(f"{data.name}-*/labels")))),
         "trained": _today(), "classes_json": json.dumps([names[i] for i in sorted(names)]),
     })
     CHECKPOINTS.mkdir(parents=True, exist_ok=True)
@@ -696,7 +738,8 @@ def default_crops(data: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
-    ap.add_argument("--stage", choices=("data", "detector", "classifier", "all", "export", "pretrained"), default="all",
+    ap.add_argument("--stage", choices=("data", "detector", "classifier", "all", "export", "pretrained", "detector-v3"),
+                    default="all",
                     help="pretrained: render PRETRAINED_DATA_RECIPE next to --data (default synth-v3), fine-tune "
                          "EfficientNet-Lite0 and the version-2 tilenet on it (datasets.pretrained.RECIPE_*; --resume "
                          "continues runs/<name>/last.pt), export their product ensemble")
@@ -723,6 +766,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--no-export", action="store_true")
     a = ap.parse_args(argv)
+    if a.stage == "detector-v3":
+        base = a.data or default_synth("synth-v3-det")
+        train_detector_v3(base, a.workers, a.resume, export=not a.no_export)
+        return 0
     if a.stage == "pretrained":
         from . import pretrained
 

@@ -164,3 +164,20 @@ def test_a_product_crash_is_counted_not_fatal(monkeypatch):
     assert r["tiles"] == [] and r["crashed"].startswith("StopIteration at test_evalsets.py:")
     s = evalsets._sum([{"ours": {"tp": 0, "fp": 0, "fn": 14, "exact": False, "crashed": r["crashed"]}}], "ours")
     assert s["crashed"] == 1 and "1 CRASHED" in evaluate._cell(s, "f1")
+
+
+def test_sum_counts_confident_wrong_readings_against_flagged_ones():
+    """A wrong reading the product is sure of (legal, confidence ≥ vision.batch.REVIEW_BELOW = 0.8) is
+    the worst outcome; one it refuses (not legal) or flags (< 0.8) tells the user to check."""
+    def row(legal, conf, exact):
+        return {"ours": {"tp": 1, "fp": 0, "fn": 0, "exact": exact, "legal": legal, "confidence": conf}}
+
+    rows = [row(True, 0.95, True),    # right and sure
+            row(True, 0.90, False),   # confident wrong
+            row(True, 0.40, False),   # wrong, flagged for review
+            row(False, 0.0, False),   # refused
+            row(True, 0.60, True)]    # right, flagged
+    s = evalsets._sum(rows, "ours")
+    assert (s["sure_wrong"], s["flagged"], s["flagged_wrong"]) == (1, 3, 2)
+    # the baseline has no confidence: no such counts
+    assert "sure_wrong" not in evalsets._sum([{"b": {"tp": 1, "fp": 0, "fn": 0, "exact": True}}], "b")
