@@ -520,3 +520,29 @@ def test_a_tile_added_after_a_concealed_kong_is_not_joined_to_it():
     assert res.reading.legal, res.reading.problem
     assert any(m.concealed and m.kind == "kong" for m in res.reading.hand.melds)
     assert res.reading.hand.concealed.count("6z") == 2
+
+
+@needs_models
+def test_real_photo_turned_90_without_exif_reads_as_upright(demo_models):
+    # ../shared's IMG_2788 (a 13-tile waiting hand, labels.json) sent turned 90° without its EXIF tag:
+    # the upright try finds 3 tiles of a row (not legal); the photo turned back reads the 13 tiles as a
+    # non-winner's hand, which is unsure (nobody said it did not win) but finds more of the hand, so it
+    # replaces the 3-tile reading (it did not: "found 3 tiles in the hand")
+    import io as _io
+
+    from PIL import Image, ImageOps
+
+    from datasets.paths import shared_dir
+    from vision.pipeline import read_photo
+
+    sh = shared_dir()
+    src = None if sh is None else sh / "data" / "photos" / "IMG_2788.jpg"
+    if src is None or not src.exists():
+        pytest.skip("../shared/data/photos/IMG_2788.jpg is absent")
+    im = ImageOps.exif_transpose(Image.open(src)).convert("RGB").transpose(Image.Transpose.ROTATE_270)
+    buf = _io.BytesIO()
+    im.save(buf, "JPEG", quality=92)
+    det, cls = demo_models
+    res = read_photo(buf.getvalue(), "nts", detector=det, classifier=cls)
+    assert res.turned in (90, 270) and res.reading.legal
+    assert sorted(res.reading.hand.concealed) == sorted("1m 1m 1p 3p 3p 7p 7p 4s 4s 5s 2z 2z 5p".split())

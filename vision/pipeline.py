@@ -347,9 +347,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 r2 = read(replace(photo, pixels=pix, original_size=size), None)
             except (NoTilesError, HandError):
                 continue
-            if result is None or (_better(r2, result) and (result.reading.legal or not weak_reading(r2))):
-                # (an upright reading that is not legal gives way only to a sure turned one: a turned
-                # photo read as some unsure legal hand, e.g. a non-winner's 13 tiles, is no better)
+            if result is None or (_better(r2, result) and (
+                    result.reading.legal or not weak_reading(r2)
+                    or len(used_tiles(r2.reading)) > len(used_tiles(result.reading)))):
+                # (an upright reading that is not legal gives way only to a sure turned one, or to one
+                # that finds more of the hand's tiles: a turned photo read as some unsure legal hand of
+                # no more tiles, e.g. a non-winner's 13 tiles, is no better)
                 result = replace(r2, turned=deg)
                 if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
                     break
