@@ -129,16 +129,17 @@ def train_detector_v3(data: Path, workers: int = 2, resume: bool = False, export
     image (AdamW lr0 2e-3, warm-up 1 epoch; run ``detector-v3a``), then 5 epochs on all of them from
     that run's best weights (lr0 1e-3, no warm-up; run ``detector-v3b``), 416 px; exports
     ``models/detector.onnx`` and the small checkpoint. ``resume`` continues an interrupted phase.
-    Returns the best weights of the last phase."""
+    Returns the best weights of the last phase. (The committed checkpoint is version 3 since that
+    export: a re-run continues version 3; the version-2 weights are in the git history, commit fd4186a.)"""
     render_data(data, workers, DETECTOR_DATA_RECIPE)
     write_joint_yaml(data, DETECTOR_DATA_RECIPE)
     sub = write_subset_yaml(data, DETECTOR_DATA_RECIPE)
     a_best = RUNS / "detector-v3a" / "weights" / "best.pt"
-    if not (a_best.exists() and (RUNS / "detector-v3a" / "results.csv").exists()
-            and len((RUNS / "detector-v3a" / "results.csv").read_text().splitlines()) > 3) or resume:
-        if not (resume and (RUNS / "detector-v3b" / "weights" / "last.pt").exists()):
-            train_detector(sub, 3, DET_IMGSZ, resume, name="detector-v3a", init=CHECKPOINTS / "detector.pt",
-                           warmup=1.0, lr0=0.002, mosaic=0.3)
+    a_csv = RUNS / "detector-v3a" / "results.csv"
+    a_done = a_best.exists() and a_csv.exists() and len(a_csv.read_text().splitlines()) > 3  # header + 3 epochs
+    if not a_done:
+        train_detector(sub, 3, DET_IMGSZ, resume, name="detector-v3a", init=CHECKPOINTS / "detector.pt",
+                       warmup=1.0, lr0=0.002, mosaic=0.3)
     w = train_detector(data, 5, DET_IMGSZ, resume, name="detector-v3b", init=a_best, warmup=0.0, lr0=0.001,
                        mosaic=0.3)
     if export:
