@@ -127,7 +127,8 @@ def train_detector_v3(data: Path, workers: int = 2, resume: bool = False, export
     """Detector version 3 (issues 14, 18): render :data:`DETECTOR_DATA_RECIPE` next to ``data`` if
     missing, then from ``models/checkpoints/detector.pt`` (version 2) 3 epochs on every third training
     image (AdamW lr0 2e-3, warm-up 1 epoch; run ``detector-v3a``), then 5 epochs on all of them from
-    that run's best weights (lr0 1e-3, no warm-up; run ``detector-v3b``), 416 px; exports
+    that run's best weights (lr0 1e-3, no warm-up; run ``detector-v3b``), then 5 more from those (lr0
+    5e-4; run ``detector-v3c``), 416 px; exports
     ``models/detector.onnx`` and the small checkpoint. ``resume`` continues an interrupted phase.
     Returns the best weights of the last phase. (The committed checkpoint is version 3 since that
     export: a re-run continues version 3; the version-2 weights are in the git history, commit fd4186a.)"""
@@ -140,7 +141,12 @@ def train_detector_v3(data: Path, workers: int = 2, resume: bool = False, export
     if not a_done:
         train_detector(sub, 3, DET_IMGSZ, resume, name="detector-v3a", init=CHECKPOINTS / "detector.pt",
                        warmup=1.0, lr0=0.002, mosaic=0.3)
-    w = train_detector(data, 5, DET_IMGSZ, resume, name="detector-v3b", init=a_best, warmup=0.0, lr0=0.001,
+    b_best = RUNS / "detector-v3b" / "weights" / "best.pt"
+    b_csv = RUNS / "detector-v3b" / "results.csv"
+    if not (b_best.exists() and b_csv.exists() and len(b_csv.read_text().splitlines()) > 5):
+        train_detector(data, 5, DET_IMGSZ, resume, name="detector-v3b", init=a_best, warmup=0.0, lr0=0.001,
+                       mosaic=0.3)
+    w = train_detector(data, 5, DET_IMGSZ, resume, name="detector-v3c", init=b_best, warmup=0.0, lr0=0.0005,
                        mosaic=0.3)
     if export:
         print("exported", export_detector(w, data, DET_IMGSZ, version="3"), flush=True)
