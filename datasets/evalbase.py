@@ -23,6 +23,16 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
 
 
+def yolo_labels(label: Path, W: int, H: int) -> tuple[np.ndarray, np.ndarray]:
+    """A YOLO label file (class cx cy w h, normalised) of a W × H image → ((M, 4) float xyxy pixels,
+    (M,) int classes); empty for a missing or empty file."""
+    if not label.exists() or label.stat().st_size == 0:
+        return np.zeros((0, 4)), np.zeros(0, int)
+    c, x, y, w, h = np.loadtxt(label, ndmin=2).T
+    return (np.stack([(x - w / 2) * W, (y - h / 2) * H, (x + w / 2) * W, (y + h / 2) * H], 1),
+            c.astype(int))
+
+
 @dataclass
 class Detection:
     xyxy: np.ndarray  # (4,) image pixels

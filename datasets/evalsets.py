@@ -246,9 +246,10 @@ def _sum(rows: list[dict], who: str) -> dict:
 
         # confident wrong: legal, confidence at or over the review flag of batch (0.8), and not the hand;
         # flagged: refused (not legal) or shown for review (under 0.8): the product said it was unsure
-        out["sure_wrong"] = sum(r["legal"] and r["confidence"] >= REVIEW_BELOW and not r["exact"] for r in rs)
-        out["flagged"] = sum((not r["legal"]) or r["confidence"] < REVIEW_BELOW for r in rs)
-        out["flagged_wrong"] = sum(((not r["legal"]) or r["confidence"] < REVIEW_BELOW) and not r["exact"] for r in rs)
+        flagged = [(not r["legal"]) or r["confidence"] < REVIEW_BELOW for r in rs]
+        out["sure_wrong"] = sum(not f and not r["exact"] for f, r in zip(flagged, rs))
+        out["flagged"] = sum(flagged)
+        out["flagged_wrong"] = sum(f and not r["exact"] for f, r in zip(flagged, rs))
     return out
 
 

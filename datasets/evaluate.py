@@ -34,7 +34,7 @@ import numpy as np
 from vision.classes import CLASS_INDEX
 
 from .evalbase import (BASELINE_MAP, MODELS, _VISION, Detection, _vision_models, baseline_detect,  # noqa: F401
-                       box_iou, load_photo)
+                       box_iou, load_photo, yolo_labels)
 from .paths import REPO, default_synth, shared_dir
 
 
@@ -185,10 +185,7 @@ def eval_synth(data: Path, limit: int, threads: int = 1) -> dict:
         ds = det(np.ascontiguousarray(img), conf=0.001, iou=0.6)
         D.append((np.asarray(ds.boxes, float).reshape(-1, 4), np.asarray(ds.scores, float),
                   np.where(ds.face_down, back[0] if back else 0, 0).astype(int)))
-        lab = data / "labels" / "val" / (p.stem + ".txt")
-        rows = np.loadtxt(lab, ndmin=2) if lab.exists() and lab.stat().st_size else np.zeros((0, 5))
-        c, x, y, w, h = rows.T if len(rows) else (np.zeros(0),) * 5
-        G.append((np.stack([(x - w / 2) * W, (y - h / 2) * H, (x + w / 2) * W, (y + h / 2) * H], 1), c.astype(int)))
+        G.append(yolo_labels(data / "labels" / "val" / (p.stem + ".txt"), W, H))
         meta = data / "meta" / "val" / (p.stem + ".json")
         if meta.exists():  # the hand's own tiles (not discards/walls): found at score ≥ 0.25, box IoU ≥ 0.5
             tiles = json.loads(meta.read_text())["tiles"]

@@ -30,33 +30,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .evalbase import box_iou, yolo_labels
+
 #: a detection is a tile when it overlaps a true tile/back box this much (IoU) ...
 POS_IOU = 0.6
 #: ... and not a tile when it overlaps every true box less than this
 NEG_IOU = 0.3
 TILE_OUTPUT = "tile_prob"
-
-
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(N, 4) × (M, 4) float xyxy boxes → (N, M) IoU."""
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)))
-    x0 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y0 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x1 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y1 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
-    area = lambda r: (r[:, 2] - r[:, 0]) * (r[:, 3] - r[:, 1])  # noqa: E731
-    return inter / np.maximum(area(a)[:, None] + area(b)[None, :] - inter, 1e-9)
-
-
-def yolo_boxes(label: Path, W: int, H: int) -> np.ndarray:
-    """A YOLO label file (class cx cy w h, normalised) → (M, 4) float xyxy pixels (every class)."""
-    if not label.exists() or label.stat().st_size == 0:
-        return np.zeros((0, 4))
-    a = np.loadtxt(label, ndmin=2)
-    cx, cy, w, h = a[:, 1] * W, a[:, 2] * H, a[:, 3] * W, a[:, 4] * H
-    return np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
 
 
 def mine(folders: list[Path], split: str, limit: int | None = None, detector=None, classifier=None,
@@ -84,8 +64,8 @@ def mine(folders: list[Path], split: str, limit: int | None = None, detector=Non
             det = detect(img, detector)
             if len(det) == 0:
                 continue
-            gold = yolo_boxes(folder / "labels" / split / (path.stem + ".txt"), W, H)
-            best = iou_matrix(np.asarray(det.boxes, float), gold).max(1) if len(gold) else np.zeros(len(det))
+            gold, _ = yolo_labels(folder / "labels" / split / (path.stem + ".txt"), W, H)
+            best = box_iou(np.asarray(det.boxes, float), gold).max(1) if len(gold) else np.zeros(len(det))
             keep = (best >= POS_IOU) | (best < NEG_IOU)
             if not keep.any():
                 continue

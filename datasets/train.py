@@ -135,19 +135,21 @@ def train_detector_v3(data: Path, workers: int = 2, resume: bool = False, export
     render_data(data, workers, DETECTOR_DATA_RECIPE)
     write_joint_yaml(data, DETECTOR_DATA_RECIPE)
     sub = write_subset_yaml(data, DETECTOR_DATA_RECIPE)
-    a_best = RUNS / "detector-v3a" / "weights" / "best.pt"
-    a_csv = RUNS / "detector-v3a" / "results.csv"
-    a_done = a_best.exists() and a_csv.exists() and len(a_csv.read_text().splitlines()) > 3  # header + 3 epochs
-    if not a_done:
+    def best(name: str) -> Path:
+        return RUNS / name / "weights" / "best.pt"
+
+    def done(name: str, epochs: int) -> bool:  # best weights and a results row per epoch (+ header)
+        csv = RUNS / name / "results.csv"
+        return best(name).exists() and csv.exists() and len(csv.read_text().splitlines()) > epochs
+
+    if not done("detector-v3a", 3):
         train_detector(sub, 3, DET_IMGSZ, resume, name="detector-v3a", init=CHECKPOINTS / "detector.pt",
                        warmup=1.0, lr0=0.002, mosaic=0.3)
-    b_best = RUNS / "detector-v3b" / "weights" / "best.pt"
-    b_csv = RUNS / "detector-v3b" / "results.csv"
-    if not (b_best.exists() and b_csv.exists() and len(b_csv.read_text().splitlines()) > 5):
-        train_detector(data, 5, DET_IMGSZ, resume, name="detector-v3b", init=a_best, warmup=0.0, lr0=0.001,
-                       mosaic=0.3)
-    w = train_detector(data, 5, DET_IMGSZ, resume, name="detector-v3c", init=b_best, warmup=0.0, lr0=0.0005,
-                       mosaic=0.3)
+    if not done("detector-v3b", 5):
+        train_detector(data, 5, DET_IMGSZ, resume, name="detector-v3b", init=best("detector-v3a"), warmup=0.0,
+                       lr0=0.001, mosaic=0.3)
+    w = train_detector(data, 5, DET_IMGSZ, resume, name="detector-v3c", init=best("detector-v3b"), warmup=0.0,
+                       lr0=0.0005, mosaic=0.3)
     if export:
         print("exported", export_detector(w, data, DET_IMGSZ, version="3"), flush=True)
     return w

@@ -15,7 +15,8 @@ import pytest
 onnx = pytest.importorskip("onnx")
 
 from datasets.embedding_output import add_embedding_output  # noqa: E402
-from datasets.tileprobe import attach, auc, iou_matrix, predict, yolo_boxes  # noqa: E402
+from datasets.evalbase import box_iou, yolo_labels  # noqa: E402
+from datasets.tileprobe import attach, auc, predict  # noqa: E402
 from test_vision_onnx import make_classifier, make_detector  # noqa: E402
 from vision.classify import TileReadings, load_classifier  # noqa: E402
 from vision.detect import Detections  # noqa: E402
@@ -112,17 +113,17 @@ def test_photo_with_clutter_in_line_with_the_hand(tmp_path, monkeypatch, capsys)
 
 def test_probe_helpers():
     a = np.array([[0, 0, 10, 10], [5, 0, 15, 10]], float)
-    m = iou_matrix(a, a[:1])
+    m = box_iou(a, a[:1])
     assert m[0, 0] == pytest.approx(1.0) and m[1, 0] == pytest.approx(50 / 150)
-    assert iou_matrix(a, np.zeros((0, 4))).shape == (2, 0)
+    assert box_iou(a, np.zeros((0, 4))).shape == (2, 0)
     assert auc(np.array([0.9, 0.8, 0.1, 0.2]), np.array([1, 1, 0, 0])) == 1.0
     assert auc(np.array([0.1, 0.9]), np.array([1, 0])) == 0.0
     assert predict(np.zeros((1, 3)), np.ones(3), 0.0)[0] == pytest.approx(0.5)
 
 
-def test_yolo_boxes(tmp_path):
+def test_yolo_labels(tmp_path):
     f = tmp_path / "a.txt"
     f.write_text("0 0.5 0.5 0.2 0.4\n1 0.1 0.1 0.1 0.1\n")
-    b = yolo_boxes(f, 100, 50)
+    b, c = yolo_labels(f, 100, 50)
     assert b.shape == (2, 4) and b[0] == pytest.approx([40, 15, 60, 35])
-    assert yolo_boxes(tmp_path / "missing.txt", 100, 50).shape == (0, 4)
+    assert yolo_labels(tmp_path / "missing.txt", 100, 50)[0].shape == (0, 4)

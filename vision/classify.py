@@ -149,17 +149,20 @@ class Classifier:
                 return int(d) if isinstance(d, int) else -1
         return None
 
-    def embed(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(B, S, S, 3) uint8 crops → the model's own (B, 43) probabilities and its (B, D) float32
-        ``embedding`` output. Raises :class:`ModelError` when the graph has no ``embedding`` output."""
+    def _require_embedding(self) -> None:
+        """Raises :class:`ModelError` when the graph has no ``embedding`` output."""
         if self.embedding_dim is None:
             raise ModelError(f"{self.model.path}: the classifier has no 'embedding' output, which tile-set "
                              f"calibration needs (add it with `python -m datasets.embedding_output`)")
+
+    def embed(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(B, S, S, 3) uint8 crops → the model's own (B, 43) probabilities and its (B, D) float32
+        ``embedding`` output. Raises :class:`ModelError` when the graph has no ``embedding`` output."""
+        self._require_embedding()
         if len(crops) == 0:
             return np.zeros((0, NUM_CLASSES), np.float32), np.zeros((0, max(self.embedding_dim, 0)), np.float32)
-        first = self.model.session.get_outputs()[0].name
-        out, emb = self._forward(crops, [first, EMBEDDING_OUTPUT])
-        return self._probs(out, len(crops)), np.asarray(emb, np.float32).reshape(len(crops), -1)
+        probs, emb, _ = self._outputs(crops, True, False)
+        return probs, emb
 
     def run(self, crops: np.ndarray) -> np.ndarray:
         """(B, S, S, 3) uint8 crops → (B, 43) probabilities of the model alone (``__call__`` combines
@@ -200,12 +203,11 @@ class Classifier:
         n = len(det)
         ts = self.tileset  # the turn is chosen by the model alone; the profile then reads the chosen turn
         want_emb = embeddings or ts is not None
-        if want_emb and self.embedding_dim is None:
-            raise ModelError(f"{self.model.path}: the classifier has no 'embedding' output, which tile-set "
-                             f"calibration needs (add it with `python -m datasets.embedding_output`)")
+        if want_emb:
+            self._require_embedding()
         if n == 0:
             return TileReadings.make(np.zeros((0, NUM_CLASSES)), ()), (
-                np.zeros((0, max(self.embedding_dim or 0, 0)), np.float32) if want_emb else None)
+                np.zeros((0, max(self.embedding_dim or 0, 0)), np.float32) if embeddings else None)
         want_tile = self.has_tileness
         crops = np.stack([crop_tile(image, b, self.imgsz, self.margin, self.resize) for b in det.boxes])
         probs, emb, tile = self._outputs(crops, want_emb, want_tile)
