@@ -10,7 +10,7 @@ github.com/GNOME/gnome-mahjongg) and runs::
 
 It writes ``DIR/<set>/<code>.png`` — an RGBA art layer per tile code (ink on transparent, cropped to the
 ink) — and ``DIR/<set>/SOURCE.json`` (author, licence, origin). ``DIR`` defaults to
-:func:`extra_art_dir` (``$MAHJONG_EXTRA_ART``, else ``<data_root()>/tile-art-extra``).
+:func:`datasets.paths.extra_art_dir` (``$MAHJONG_EXTRA_ART``, else ``<data_root()>/tile-art-extra``).
 Renders use these sets only when asked (``datasets.synth --extra-art F``).
 
 KDE tilesets are SVG sprite sheets with one element per face (``CHARACTER_1`` …); each is rasterised
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -46,17 +45,12 @@ import numpy as np
 
 from vision.classes import CLASS_INDEX
 
-from .paths import data_root
+from .faces import ART_H, ART_W
+from .paths import extra_art_dir
 
 
 class ExtraArtError(RuntimeError):
     """A tile set file is missing or could not be rasterised."""
-
-
-def extra_art_dir() -> Path:
-    """Folder of the extracted extra art sets: ``$MAHJONG_EXTRA_ART``, else ``data_root()/tile-art-extra``."""
-    env = os.environ.get("MAHJONG_EXTRA_ART")
-    return Path(env) if env else data_root() / "tile-art-extra"
 
 
 _KDE_SETS = {
@@ -102,7 +96,7 @@ _GNOME = {
 def _crop_to_ink(a: np.ndarray, pad: int = 2) -> np.ndarray:
     ys, xs = np.nonzero(a[..., 3] > 8)
     if not len(xs):  # a blank face (e.g. a Japanese-style White): a transparent layer of the art's shape
-        return np.zeros((200, 150, 4), np.uint8)
+        return np.zeros((ART_H, ART_W, 4), np.uint8)
     y0, y1 = max(0, ys.min() - pad), min(a.shape[0], ys.max() + 1 + pad)
     x0, x1 = max(0, xs.min() - pad), min(a.shape[1], xs.max() + 1 + pad)
     return a[y0:y1, x0:x1]

@@ -32,7 +32,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from vision.classes import CLASS_INDEX, CLASS_NAMES
 
-from .paths import tile_art_dir
+from .paths import extra_art_dir, tile_art_dir
 
 ART_W, ART_H = 150, 200  # art layer size (width, height) in pixels
 _SS = 2  # procedural drawing is done at 2× and reduced (anti-aliasing)
@@ -920,8 +920,9 @@ def art_file(source: str, code: str, variant: int = 0) -> Path | None:
 
     variant 1 selects the red-five (``-Dora``) art of ``fluffy`` for 5m/5p/5s.
     """
-    if source in extra_sources():  # extracted into the data folder: needs no ../shared
-        p = extra_sources()[source] / f"{code}.png"
+    extra = extra_sources().get(source)
+    if extra is not None:  # extracted into the data folder: needs no ../shared
+        p = extra / f"{code}.png"
         return p if p.exists() else None
     root = tile_art_dir()
     if root is None:
@@ -965,8 +966,6 @@ def extra_sources() -> dict[str, Path]:
     """Extra art sets extracted by ``python -m datasets.extra_art`` (KDE / GNOME mahjongg tilesets):
     source name (e.g. ``kde-traditional``) → its folder of ``<code>.png`` art layers; empty when none
     was extracted. Renders use them only when asked (``datasets.synth --extra-art``)."""
-    from .extra_art import extra_art_dir
-
     root = extra_art_dir()
     if not root.is_dir():
         return {}

@@ -36,6 +36,13 @@ def data_root() -> Path:
     return Path(user_cache_dir("mahjong-score")) / "data"
 
 
+def extra_art_dir() -> Path:
+    """Folder of the extra art sets extracted by ``python -m datasets.extra_art``: ``$MAHJONG_EXTRA_ART``,
+    else ``data_root()/tile-art-extra``."""
+    env = os.environ.get("MAHJONG_EXTRA_ART")
+    return Path(env) if env else data_root() / "tile-art-extra"
+
+
 def default_synth(name: str = "synth-v2") -> Path:
     """The default synthetic data set: ``$MAHJONG_SYNTH``, else ``data_root() / name``."""
     env = os.environ.get("MAHJONG_SYNTH")

@@ -187,6 +187,15 @@ def render_one(i: int) -> dict:
     return counts
 
 
+def _with_share(srcs: dict[str, float], share: float, new: list[str]) -> dict[str, float]:
+    """Art-source weights with the sources ``new`` given ``share`` of the total (split evenly) and the
+    others scaled to the rest (dropped when ``share`` is 1)."""
+    tot_w = sum(srcs.values())
+    out = {k: v / tot_w * (1 - share) for k, v in srcs.items() if share < 1}
+    out |= {k: share / len(new) for k in new}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m datasets.synth", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -233,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--clutter: unknown kind in {','.join(a.clutter)} (from {','.join(CLUTTER)})")
     if (a.clutter or a.hard_split) and not a.hard:
         ap.error("--clutter and --hard-split need --hard")
+    if not 0 <= a.extra_art <= 1 or not 0 <= a.wide_styles <= 1:
+        ap.error("--extra-art and --wide-styles are shares between 0 and 1")
     W, H = (int(v) for v in a.size.lower().split("x"))
     out: Path = a.out
     for sub in (["crops"] if a.crops_only else ["images", "labels", "meta", "crops"]):
@@ -244,19 +255,13 @@ def main(argv: list[str] | None = None) -> int:
 
     srcs = faces.available_sources()
     if a.wide_styles > 0 and faces.cjk_fonts():
-        tot_w = sum(srcs.values())
-        srcs = {k: v / tot_w * (1 - a.wide_styles) for k, v in srcs.items() if a.wide_styles < 1}
-        srcs["wide"] = a.wide_styles
-    if not 0 <= a.extra_art <= 1 or not 0 <= a.wide_styles <= 1:
-        ap.error("--extra-art and --wide-styles are shares between 0 and 1")
+        srcs = _with_share(srcs, a.wide_styles, ["wide"])
     if a.extra_art > 0:
         extra = faces.extra_sources()
         if not extra:
             print("error: --extra-art: no extra art sets; run python -m datasets.extra_art first", file=sys.stderr)
             return 2
-        tot_w = sum(srcs.values())
-        srcs = {k: v / tot_w * (1 - a.extra_art) for k, v in srcs.items() if a.extra_art < 1}
-        srcs |= {k: a.extra_art / len(extra) for k in extra}
+        srcs = _with_share(srcs, a.extra_art, sorted(extra))
     if not srcs:
         print("error: no tile art (install a CJK font, e.g. fonts-wqy-zenhei, or provide ../shared)", file=sys.stderr)
         return 2

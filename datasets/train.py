@@ -752,6 +752,11 @@ def export_classifier(weights: Path, crops: Path | list[Path], out: Path = MODEL
 # ----------------------------------------------------------------------------- CLI
 
 
+def recipe_crop_dirs(base: Path, recipe: list[tuple[str, list[str]]]) -> list[Path]:
+    """The crop folders of a crop-set recipe rendered next to ``base``: ``<base>-<suffix>/crops``."""
+    return [base.parent / f"{base.name}-{k}" / "crops" for k, _ in recipe]
+
+
 def default_crops(data: Path) -> list[Path]:
     """The classifier crop folders that go with detection set ``data``: ``<data>-close/crops``,
     ``<data>-grid/crops``, ``<data>-crops/crops`` and ``<data>/crops``, those that exist."""
@@ -799,7 +804,7 @@ def main(argv: list[str] | None = None) -> int:
 
         base = a.data or default_synth("synth-v4")
         render_data(base, a.workers, CLASSIFIER_V4_DATA_RECIPE)
-        dirs = a.crops or [base.parent / f"{base.name}-{k}" / "crops" for k, _ in CLASSIFIER_V4_DATA_RECIPE]
+        dirs = a.crops or recipe_crop_dirs(base, CLASSIFIER_V4_DATA_RECIPE)
         we, wt = pretrained.train_v4(dirs, resume=a.resume)
         if not a.no_export:
             print("exported", pretrained.export_ensemble(we, MODELS / "classifier.onnx", dirs, second=wt, version="4"))
@@ -810,7 +815,7 @@ def main(argv: list[str] | None = None) -> int:
 
         base = a.data or default_synth("synth-v3")
         render_data(base, a.workers, PRETRAINED_DATA_RECIPE)
-        dirs = a.crops or [base.parent / f"{base.name}-{k}" / "crops" for k, _ in PRETRAINED_DATA_RECIPE]
+        dirs = a.crops or recipe_crop_dirs(base, PRETRAINED_DATA_RECIPE)
         we = pretrained.train(dirs, **pretrained.RECIPE_EFFNET, resume=a.resume)
         wt = pretrained.train(dirs, **pretrained.RECIPE_TILENET, resume=a.resume)
         if not a.no_export:
