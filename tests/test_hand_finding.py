@@ -546,3 +546,80 @@ def test_real_photo_turned_90_without_exif_reads_as_upright(demo_models):
     res = read_photo(buf.getvalue(), "nts", detector=det, classifier=cls)
     assert res.turned in (90, 270) and res.reading.legal
     assert sorted(res.reading.hand.concealed) == sorted("1m 1m 1p 3p 3p 7p 7p 4s 4s 5s 2z 2z 5p".split())
+
+
+def test_a_tile_inside_the_row_read_as_a_flower_is_read_as_the_hands():
+    # composite photos of real crops: a 1s whose bird the classifier reads as a flower (60 %), with
+    # its playing-tile readings flat: its true tile only 1.2 %, behind six tiles the hand cannot use at
+    # 3 % each (honours and characters absent from render-s7-12's 34555s333555777z, which would be
+    # left single). It lies in the
+    # middle of the row, so it is a tile of the hand, not a bonus tile: it used to be ignored, and its
+    # true tile was not even among the decoder's 6 candidates. Every playing tile is now a candidate
+    # for a tile not read as one, so the 14-tile hand is read (the only legal one), the tile named as changed
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    det, rd = _scene(meta, keep)
+    full = _read(meta, det, rd)
+    assert full.reading.legal and format_hand(full.reading.hand) == _truth(meta)
+    pos = full.order[6]  # the 7th tile of the row (detection index into keep)
+    code = meta["tiles"][keep[pos]]["tile"]
+    in_hand = {meta["tiles"][i]["tile"] for i in keep}
+    decoys = [c for c in ("1z", "2z", "4z", "6z", "1m", "9m", "1p", "9p") if c not in in_hand][:6]
+    assert len(decoys) == 6 and code not in decoys
+    probs = np.array(rd.probs)
+    probs[pos] = 0.001
+    probs[pos, CLASS_INDEX["2f"]] = 0.6
+    probs[pos, CLASS_INDEX[code]] = 0.012
+    for c in decoys:
+        probs[pos, CLASS_INDEX[c]] = 0.03
+    res = _read(meta, det, TileReadings.make(probs / probs.sum(1, keepdims=True), rd.pose))
+    assert res.reading.legal, res.reading.problem
+    assert format_hand(res.reading.hand) == _truth(meta) and not res.reading.hand.bonus
+    assert res.reading.roles[pos] != "ignored" and res.reading.tiles[pos] == code
+    assert pos in res.reading.changed  # shown to the user as changed to make a legal hand
+
+
+@pytest.mark.parametrize("side,is_bonus", [("behind", False), ("front", True)])
+def test_a_lone_flower_among_loose_tiles_behind_the_row_is_not_the_hands(side, is_bonus):
+    # composite photos: a flower lying loose behind the hand row among other loose tiles (discards,
+    # tiles pushed aside) was counted as the hand's bonus tile, a wrong score. render-s7-12's 14-tile
+    # row with two loose tiles 1.3 tile heights behind it and a flower at the hand's size: behind the
+    # row among them it is as likely a loose one (prior 0.7 × 0.5 < 0.5: ignored); in front of the
+    # row (where a player sets out bonus tiles) it is the hand's bonus tile
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    top = y0 - 1.3 * h - h
+    loose = [[x0 + 1 * w, top, x0 + 2 * w, top + h], [x0 + 8 * w, top, x0 + 9 * w, top + h]]
+    fy = top if side == "behind" else y1 + 0.8 * h
+    flower = [x0 + 4.5 * w, fy, x0 + 5.5 * w, fy + h]
+    det, rd = _scene(meta, keep, loose + [flower], ["1m", "9p", "2f"])
+    res = _read(meta, det, rd)
+    want = meta["hand"] + (" +2f" if is_bonus else "") + f" win:{meta['winning']}"
+    assert res.reading.legal and format_hand(res.reading.hand) == format_hand(parse_hand(want))
+    assert (res.reading.roles[-1] == "bonus") == is_bonus, res.reading.roles[-1]
+    assert ("2f" in res.reading.hand.bonus) == is_bonus
+    assert res.reading.roles[-2] == res.reading.roles[-3] == "ignored"
+
+
+def test_loose_tiles_near_the_row_do_not_make_its_reading_less_likely():
+    # composite photos: a 14-tile row, one tile of it boxed with a low detector score, and six loose
+    # tiles with low scores scattered behind it. Each loose tile ignored cost the row's region its
+    # prior, while the region found among the sure boxes alone (the doubtful ones left out, the row
+    # one tile short) paid nothing for them, and the 13 tiles were read as a non-winner's hand. A
+    # region's neighbours now cost only the roles it needs them to play, so the 14 tiles are read
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    top = y0 - 1.4 * h - h
+    loose = [[x0 + (0.2 + 2.3 * k) * w, top - (k % 2) * 0.5 * h, x0 + (1.2 + 2.3 * k) * w,
+              top - (k % 2) * 0.5 * h + h] for k in range(6)]
+    det, rd = _scene(meta, keep, loose, ["1m", "9p", "4z", "7m", "2p", "6s"], extra_scores=0.35)
+    scores = np.array(det.scores)
+    pos = _read(meta, det, rd).order[3]
+    scores[pos] = 0.4  # a tile of the row the detector was unsure of
+    det = Detections.make(det.boxes, scores, det.face_down)
+    res = _read(meta, det, rd)
+    assert res.reading.legal and res.reading.hand.context.winner, res.reading.notation
+    assert format_hand(res.reading.hand) == _truth(meta)
+    assert all(r == "ignored" for r in res.reading.roles[len(keep):])

@@ -57,6 +57,10 @@ TOP_K = 6
 TOP_MELDS = 10
 #: a candidate is dropped when it is this many times less probable than the unit's best
 CAND_RATIO = 3e-3
+#: a concealed tile the classifier gives less than this probability of being a playing tile at all (a
+#: hand tile read as a flower or season: a 1s's bird, a calligraphic wind) has no telling reading among
+#: the playing tiles, so every playing tile is a candidate for it
+UNREAD_PLAYING = 0.5
 #: the least relative probability (reading / raw reading) still called plausible
 MIN_RELATIVE = 1e-4
 #: a legal reading that changes more tiles than this is not offered (the user is asked to --fix)
@@ -181,6 +185,9 @@ def _tile_unit(logp: np.ndarray, pos: int, forced: int | None = None) -> _Unit:
     if forced is not None:
         return _Unit("tile", (pos,), [(0.0, forced, (forced,))])
     lp = logp[pos, :_PLAY]
+    if float(np.exp(lp).sum()) < UNREAD_PLAYING:  # not read as a playing tile: any of them may be it
+        order = np.argsort(-lp, kind="stable")
+        return _Unit("tile", (pos,), [(float(lp[t]), int(t), (int(t),)) for t in order])
     order = np.argsort(-lp, kind="stable")[:TOP_K]
     best = lp[order[0]]
     cands = [(float(lp[t]), int(t), (int(t),)) for t in order if lp[t] >= best + math.log(CAND_RATIO)]

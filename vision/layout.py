@@ -20,9 +20,10 @@ player's hand row, each with a geometric prior; :mod:`vision.pipeline` decodes e
 best joint reading, so no row is thrown away before its tiles are read.
 
 2. :func:`assign_roles` (geometry + classifier readings): flowers/seasons → ``bonus`` (at the ends of
-   the hand's tiles when ≥ 90 % sure, else weighed by the decoder against a misread hand tile; off the
-   main row by their size against the hand's tiles, :func:`_off_row_prior`); a group of four
-   with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld (preferred) or
+   the hand's tiles when ≥ 90 % sure, else weighed by the decoder against a misread hand tile; inside
+   the main row: a misread tile of the hand; off the main row by their size against the hand's tiles,
+   :func:`_off_row_prior`, and less likely among loose tiles behind the row, :data:`LOOSE_BONUS`);
+   a group of four with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld (preferred) or
    ``concealed``; a single tile → ``winning`` (preferred when it is set apart at a row end or lies
    sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
    tile; groups outside the main row may also be ``ignored``. Each group carries its options with prior
@@ -65,11 +66,17 @@ FACE_DOWN_MISREAD = 0.6
 #: a flower/season at the end of the hand's own tiles is a bonus tile for sure from this probability of
 #: being one; below it the decoder weighs it against a misread tile of the hand
 SURE_BONUS = 0.9
+#: one or two flowers/seasons behind the main row count as the hand's this much less likely when loose
+#: tiles (one or two together, face up, not flowers or seasons) also lie behind it (a scatter of loose
+#: tiles, discards) and no meld lies in their row
+LOOSE_BONUS = 0.5
 #: a tile lying nearer the camera than the standing hand looks at most this much larger than its tiles
 LYING_LARGER = 1.3
 #: a group outside the main row is part of the hand with prior OFF_ROW_IN when it lies within
 #: OFF_ROW_NEAR tile sizes of the main row, decaying by exp(−OFF_ROW_DECAY · tile sizes) beyond
 OFF_ROW_IN = 0.7
+#: ... and a single tile off the main row with this prior instead of OFF_ROW_IN
+OFF_ROW_SINGLE = 0.35
 OFF_ROW_NEAR = 1.5
 OFF_ROW_DECAY = 0.6
 
@@ -99,7 +106,10 @@ class Geometry:
     * ``turned``: the rows run up the photo, so it was read turned 90° clockwise (``angle`` is then
       measured in the turned photo);
     * ``main_distance``: (N,) per detection, how far it lies from the main row, in tile sizes (0 on
-      it; across the row beyond touching, and along it past the row's ends).
+      it; across the row beyond touching, and along it past the row's ends);
+    * ``main_offset``: (N,) per detection, its centre's signed offset across the main row's line in
+      tile heights: positive below the row (in front of it, nearer the camera, in a photo taken from
+      the player's seat), negative behind it.
     """
 
     angle: float
@@ -114,10 +124,15 @@ class Geometry:
     tile_h: float
     turned: bool = False
     main_distance: tuple[float, ...] = ()
+    main_offset: tuple[float, ...] = ()
 
     def distance(self, i: int) -> float:
         """How far detection ``i`` lies from the main row, in tile sizes (0 on the row)."""
         return self.main_distance[i] if self.main_distance else 0.0
+
+    def offset(self, i: int) -> float:
+        """Detection ``i``'s signed offset across the main row (tile heights; > 0 in front of it)."""
+        return self.main_offset[i] if self.main_offset else 0.0
 
     def row_tiles(self, r: int) -> tuple[int, ...]:
         return tuple(t for g in self.rows[r] for t in self.groups[g].tiles)
@@ -410,13 +425,15 @@ def lift_geometry(geo: Geometry, keep, n: int) -> Geometry:
             ids.append(len(groups))
             groups.append(Group((i,), len(rows)))
         rows.append(tuple(ids))
-    sideways, displaced, dist = [False] * n, [False] * n, [math.inf] * n
+    sideways, displaced, dist, offset = [False] * n, [False] * n, [math.inf] * n, [0.0] * n
     for k, g in enumerate(keep):
         sideways[g] = geo.sideways[k]
         displaced[g] = geo.displaced[k]
         dist[g] = geo.distance(k)
+        offset[g] = geo.offset(k)
     return replace(geo, groups=tuple(groups), rows=tuple(rows), order=tuple(keep[t] for t in geo.order) + tuple(rest),
-                   sideways=tuple(sideways), displaced=tuple(displaced), main_distance=tuple(dist))
+                   sideways=tuple(sideways), displaced=tuple(displaced), main_distance=tuple(dist),
+                   main_offset=tuple(offset))
 
 
 @dataclass(frozen=True, eq=False)
@@ -580,9 +597,10 @@ def _assemble(R: _Rows, main: int) -> Geometry:
     along = np.maximum(0.0, np.maximum(m_u[0] - (ucm + Wm / 2), (ucm - Wm / 2) - m_u[1]) / max(mw, 1e-6))
     dist = np.hypot(across, along)
     dist[mt] = 0.0
+    offset = (vcm - np.array([m_line(u) for u in ucm])) / max(mh, 1e-6)
     return Geometry(float(row_angle[main]), tuple(groups), tuple(row_groups), 0, tuple(range(len(hand_rows))),
                     order, tuple(bool(x) for x in sideways), tuple(bool(x) for x in displaced), mw, mh, R.turned,
-                    tuple(float(x) for x in dist))
+                    tuple(float(x) for x in dist), tuple(float(x) for x in offset))
 
 
 def _line_v(idx, uc: np.ndarray, vc: np.ndarray, angle_free: bool = True):
@@ -654,12 +672,23 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 bonus_l.append(k)
             elif f and k in ends:  # a flower at the end of the hand's tiles, not surely one: the decoder
                 maybe_end.append(k)  # weighs a bonus tile against a misread tile of the hand
-            elif f:
-                stray.append(k)
+            # a flower or season read inside the main row (between tiles of the hand) stays in its group:
+            # a tile of the hand misread (a 1s's bird, a calligraphic wind), read as its likeliest
+            # playing tile by the decoder; nobody sets a bonus tile in the middle of the hand
     # a group of flowers/seasons off the main row is the hand's when that is the likelier (it changes
-    # neither the tile count nor legality, so it is decided here, by its prior alone)
+    # neither the tile count nor legality, so it is decided here, by its prior alone); one or two of
+    # them among loose tiles off the row (discards, tiles pushed aside) are as likely loose ones
+    loose = [g for g in geo.groups if g.row != 0 and g.row in geo.hand_rows and len(g.tiles) <= 2
+             and not any(is_b[k] for k in g.tiles) and not any(back[k] for k in g.tiles)]
+    meld_rows = {g.row for g in geo.groups if len(g.tiles) in (3, 4) and not any(is_b[k] for k in g.tiles)}
     for t in off_bonus:
-        (bonus_l if _off_row_prior(geo, det, t, by_size=True) >= 0.5 else stray).extend(t)
+        row = next(g.row for g in geo.groups if t[0] in g.tiles)
+        # behind the row (where discards lie), among loose tiles behind it too, not in line with melds
+        behind = geo.offset(t[0]) < 0
+        lone = (behind and len(t) < 3 and row not in meld_rows
+                and any(geo.offset(g.tiles[0]) < 0 for g in loose))
+        p_in = _off_row_prior(geo, det, t, by_size=True) * (LOOSE_BONUS if lone else 1.0)
+        (bonus_l if p_in >= 0.5 else stray).extend(t)
     bonus = tuple(k for k in geo.order if k in set(bonus_l))
     ignored = tuple(k for k in geo.order if k not in hand_set or k in set(stray))
     notes: list[str] = []
@@ -748,7 +777,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
 def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_size: bool = False) -> float:
     """The prior that a group off the main row (and within the hand region) is the hand's:
     :data:`OFF_ROW_IN` within :data:`OFF_ROW_NEAR` tile sizes of the row, × exp(−:data:`OFF_ROW_DECAY`
-    per tile size beyond); ``by_size`` (a group of flowers and seasons, set apart wherever it lies):
+    per tile size beyond (:data:`OFF_ROW_SINGLE` for a single tile: more often a loose one — a discard,
+    a tile pushed aside — than the hand's winning tile laid off the row); ``by_size`` (a group of flowers and seasons, set apart wherever it lies):
     :data:`OFF_ROW_IN` for three or more together, else × (its tile size / the main row's)³ when its
     tiles are smaller — one or two loose tiles farther from the camera, behind the hand — or ×
     (:data:`LYING_LARGER` / that ratio)³ when they are much larger than a tile can look (a playing card
@@ -763,7 +793,8 @@ def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_si
         # camera can be (1.3×): not a tile of this set (a playing card, a coaster)
         return OFF_ROW_IN * min(1.0, ratio, LYING_LARGER / ratio) ** 3
     d = min(geo.distance(t) for t in tiles)
-    return OFF_ROW_IN * math.exp(-OFF_ROW_DECAY * max(0.0, d - OFF_ROW_NEAR))
+    base = OFF_ROW_SINGLE if len(tiles) == 1 else OFF_ROW_IN
+    return base * math.exp(-OFF_ROW_DECAY * max(0.0, d - OFF_ROW_NEAR))
 
 
 def _winning_candidates(geo: Geometry, tiles: tuple[int, ...], side: np.ndarray) -> list[int]:

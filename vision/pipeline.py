@@ -659,13 +659,23 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
         except HandError as e:
             refused = refused or e
             continue
-        joint = (math.log(max(cand.prior, 1e-12)) + rd.score + _evidence(t, level, rd)) if rd.legal \
-            else math.log(max(cand.prior, 1e-12))
+        joint = (math.log(max(cand.prior, 1e-12)) + rd.score - _neighbour_prior(lay) + _evidence(t, level, rd)) \
+            if rd.legal else math.log(max(cand.prior, 1e-12))
         tried.append(_Tried(cand, lay, rd, joint))
     if refused is not None and not any(t.reading.legal for t in tried):
         raise refused  # the only legal readings contradict what the user said
     tried.sort(key=lambda t: (not t.reading.legal, -t.joint))
     return tried
+
+
+def _neighbour_prior(lay: Layout) -> float:
+    """Σ over the groups off the region's main row of log(their likeliest option's prior): what the
+    role prior of a reading costs for its region's neighbours at best. The joint score of a region
+    counts its roles relative to it, so a region is not made less likely by the loose tiles, melds and
+    discards that happen to lie near it (ignoring a neighbour that is likely not the hand's costs
+    nothing), only by the roles it needs them to play."""
+    return float(sum(math.log(max(max(o.prior for o in g.options), 1e-12))
+                     for g in lay.groups if g.row != 0 and g.options))
 
 
 def _region_share(tried: list[_Tried]) -> float:
