@@ -603,17 +603,17 @@ def test_a_lone_flower_among_loose_tiles_behind_the_row_is_not_the_hands(side, i
 
 
 def test_loose_tiles_near_the_row_do_not_make_its_reading_less_likely():
-    # composite photos: a 14-tile row, one tile of it boxed with a low detector score, and six loose
-    # tiles with low scores scattered behind it. Each loose tile ignored cost the row's region its
-    # prior, while the region found among the sure boxes alone (the doubtful ones left out, the row
-    # one tile short) paid nothing for them, and the 13 tiles were read as a non-winner's hand. A
-    # region's neighbours now cost only the roles it needs them to play, so the 14 tiles are read
+    # composite photos: a 14-tile row, one tile of it boxed with a low detector score, and loose tiles
+    # with low scores lying behind it, here three pairs (groups of two, prior 0.7 of being the hand's
+    # each, 0.3 of not). Each loose group ignored cost the row's region that 0.3, while the region
+    # found among the sure boxes alone (the doubtful ones left out, the row one tile short) paid nothing
+    # for them, and the 13 tiles were read as a non-winner's hand. A region's neighbours now cost only
+    # the roles it needs them to play (Reading.neighbours), so the 14 tiles are read
     meta = load("render-s7-12")
     keep = _hand_only(meta)
     x0, y0, x1, y1, w, h = _row_box(meta)
     top = y0 - 1.4 * h - h
-    loose = [[x0 + (0.2 + 2.3 * k) * w, top - (k % 2) * 0.5 * h, x0 + (1.2 + 2.3 * k) * w,
-              top - (k % 2) * 0.5 * h + h] for k in range(6)]
+    loose = [[x0 + (0.2 + 4 * k + j) * w, top, x0 + (1.2 + 4 * k + j) * w, top + h] for k in range(3) for j in (0, 1)]
     det, rd = _scene(meta, keep, loose, ["1m", "9p", "4z", "7m", "2p", "6s"], extra_scores=0.35)
     scores = np.array(det.scores)
     pos = _read(meta, det, rd).order[3]
@@ -623,3 +623,47 @@ def test_loose_tiles_near_the_row_do_not_make_its_reading_less_likely():
     assert res.reading.legal and res.reading.hand.context.winner, res.reading.notation
     assert format_hand(res.reading.hand) == _truth(meta)
     assert all(r == "ignored" for r in res.reading.roles[len(keep):])
+    assert res.reading.neighbours < 0  # what the pairs cost the region at best, not charged to it
+
+
+def test_a_flower_behind_the_row_in_line_with_a_meld_is_the_hands():
+    # the lone-flower scene above (two loose tiles behind the row, a flower behind it), with an exposed
+    # pung set out in the flower's line behind the row (the loose tiles further along it): a player sets
+    # bonus tiles out with the melds,
+    # so the flower is the hand's bonus tile there (the pung is read as a meld, the row without its
+    # 777z: render-s7-12's hand with that pung exposed)
+    meta = load("render-s7-12")
+    keep = [i for i in _hand_only(meta) if meta["tiles"][i]["tile"] != "7z"]
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    top = y0 - 1.3 * h - h
+    loose = [[x0 + 10.5 * w, top, x0 + 11.5 * w, top + h], [x0 + 13 * w, top, x0 + 14 * w, top + h]]
+    pung = [[x0 + (2.5 + k) * w, top, x0 + (3.5 + k) * w, top + h] for k in range(3)]
+    flower = [x0 + 7.3 * w, top, x0 + 8.3 * w, top + h]
+    det, rd = _scene(meta, keep, loose + pung + [flower], ["1m", "9p", "7z", "7z", "7z", "2f"])
+    res = _read(meta, det, rd)
+    assert res.reading.legal, res.reading.problem
+    assert res.reading.roles[-1] == "bonus" and "2f" in res.reading.hand.bonus
+    assert [res.reading.roles[-2 - k] for k in range(3)] == ["exposed"] * 3
+
+
+@pytest.mark.parametrize("turn", ["clockwise", "counter-clockwise"])
+def test_a_photo_read_turned_does_not_judge_flowers_by_which_side_of_the_row(turn):
+    # the lone-flower scene with a flower *in front* of the row, the photo turned 90° either way (rows
+    # running up it): the boxes are read turned back by 90° clockwise, so in one of the two turns
+    # "above the row" is in front of it. Which side is the camera's is not known there: the rule for
+    # flowers behind the row among loose tiles does not apply, and the flower is the hand's both ways
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    top = y0 - 1.3 * h - h
+    loose = [[x0 + 1 * w, y1 + 0.8 * h, x0 + 2 * w, y1 + 1.8 * h], [x0 + 8 * w, y1 + 0.8 * h, x0 + 9 * w, y1 + 1.8 * h]]
+    flower = [x0 + 4.5 * w, y1 + 0.8 * h, x0 + 5.5 * w, y1 + 1.8 * h]
+    det, rd = _scene(meta, keep, loose + [flower], ["1m", "9p", "2f"])
+    W, H = meta["width"], meta["height"]
+    X0, Y0, X1, Y1 = np.asarray(det.boxes, float).T
+    b = np.stack([Y0, W - X1, Y1, W - X0], 1) if turn == "clockwise" else np.stack([H - Y1, X0, H - Y0, X1], 1)
+    det = Detections.make(b, det.scores, det.face_down)
+    photo = Photo(np.zeros((W, H, 3), np.uint8), (H, W), 1.0, "x")
+    res = read_detections(photo, det, rd, NTS, Context())
+    assert res.layout.geometry.turned
+    assert res.reading.legal and res.reading.roles[-1] == "bonus" and "2f" in res.reading.hand.bonus

@@ -58,8 +58,9 @@ TOP_MELDS = 10
 #: a candidate is dropped when it is this many times less probable than the unit's best
 CAND_RATIO = 3e-3
 #: a concealed tile the classifier gives less than this probability of being a playing tile at all (a
-#: hand tile read as a flower or season: a 1s's bird, a calligraphic wind) has no telling reading among
-#: the playing tiles, so every playing tile is a candidate for it
+#: hand tile read as a flower or season — a 1s's bird, a calligraphic wind — or as a back: a tile called
+#: face-down in a long group) has no telling reading among the playing tiles, so every playing tile is a
+#: candidate for it
 UNREAD_PLAYING = 0.5
 #: the least relative probability (reading / raw reading) still called plausible
 MIN_RELATIVE = 1e-4
@@ -151,7 +152,10 @@ class Reading:
     * ``notation``: the hand in notation (the raw reading's when not legal);
     * ``notes``: what was inferred from the layout;
     * ``score``: log of (role prior × ``relative``) of the chosen hypothesis, −inf when not legal
-      (compares readings of one photo's candidate hand regions).
+      (compares readings of one photo's candidate hand regions);
+    * ``neighbours``: Σ over the groups off the region's main row of log(their likeliest role's prior),
+      the roles as the decoder offered them (after ``--exposed`` and a non-winner's filtering): what
+      the region's neighbours cost ``score`` at best (``vision.pipeline`` counts roles against it).
     """
 
     hand: object | None
@@ -168,6 +172,7 @@ class Reading:
     problem: str | None = None
     notes: tuple[str, ...] = ()
     score: float = -math.inf
+    neighbours: float = 0.0
 
 
 # ----------------------------------------------------------------------------- candidates
@@ -314,10 +319,11 @@ def _count(h: _Hyp) -> int:
 
 def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ...],
                 logp: np.ndarray, backs: np.ndarray, override: bool = False,
-                short: list[float] | None = None) -> list[_Hyp]:
+                short: list[float] | None = None, neighbours: list[float] | None = None) -> list[_Hyp]:
     """Role hypotheses whose tile count is ``need``, best prior first, and the count of the nearest
     other one. ``short[0]`` is set to the largest prior × :data:`MISSED_TILE` ^ (tiles short) among the
-    hypotheses with too few tiles: the mass of "a tile of the hand was not detected"."""
+    hypotheses with too few tiles: the mass of "a tile of the hand was not detected"; ``neighbours[0]``
+    to Σ log(best option prior) over the groups off the main row (:attr:`Reading.neighbours`)."""
     groups = list(lay.groups)
     opts: list[list[Option]] = []
     for g in groups:
@@ -349,6 +355,9 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
             off.append(gm)
     for gi in given_map:
         opts[gi] = [Option("exposed", 1.0, why="named with --exposed")]
+    if neighbours is not None:
+        neighbours[0] = float(sum(math.log(max(max(x.prior for x in o), EPS))
+                                  for g, o in zip(groups, opts) if g.row != 0 and o))
     out = []
     # bound the product: groups outside the main row keep their best option when there are many
     for keep in (3, 2, 1):  # many groups: groups outside the main row keep fewer options
@@ -427,8 +436,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             raise HandError("a non-winning hand has no winning tile")
         forced_win = PLAYING_TILES.index(wt)
     need = rs.hand_size + (1 if winner else 0)
-    short = [0.0]
-    hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs, override, short)
+    short, neighbours = [0.0], [0.0]
+    hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs, override, short, neighbours)
     # bonus tiles: best bonus class per tile, each bonus tile once (plus, per hypothesis, single
     # tiles the layout offered as possible bonus tiles)
     bonus_codes = _assign_bonus(lay.bonus, logp)
@@ -462,7 +471,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                 reading = replace(reading, notes=reading.notes + (
                     f"unsure: the roles this reading needs are less likely ({share:.0%}) than a hand tile "
                     f"not being detected; check the tiles outside the main row",))
-        reading = _bonus_sureness(reading, best[1].bonus_codes, readings, lay)
+        reading = replace(_bonus_sureness(reading, best[1].bonus_codes, readings, lay), neighbours=neighbours[0])
         if len(reading.changed) <= MAX_CHANGED:
             try:  # --first-turn / --kong-on-kong against the melds the photo shows: the user's error
                 check_context(reading.hand)

@@ -108,8 +108,9 @@ class Geometry:
     * ``main_distance``: (N,) per detection, how far it lies from the main row, in tile sizes (0 on
       it; across the row beyond touching, and along it past the row's ends);
     * ``main_offset``: (N,) per detection, its centre's signed offset across the main row's line in
-      tile heights: positive below the row (in front of it, nearer the camera, in a photo taken from
-      the player's seat), negative behind it.
+      tile heights: positive below the row in the frame the rows were read in (in front of it, nearer
+      the camera, in an upright photo taken from the player's seat; either side when ``turned``),
+      negative above it.
     """
 
     angle: float
@@ -679,12 +680,13 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     # neither the tile count nor legality, so it is decided here, by its prior alone); one or two of
     # them among loose tiles off the row (discards, tiles pushed aside) are as likely loose ones
     loose = [g for g in geo.groups if g.row != 0 and g.row in geo.hand_rows and len(g.tiles) <= 2
-             and not any(is_b[k] for k in g.tiles) and not any(back[k] for k in g.tiles)]
+             and not any(is_b[k] or back[k] or k in exclude for k in g.tiles)]
     meld_rows = {g.row for g in geo.groups if len(g.tiles) in (3, 4) and not any(is_b[k] for k in g.tiles)}
     for t in off_bonus:
         row = next(g.row for g in geo.groups if t[0] in g.tiles)
-        # behind the row (where discards lie), among loose tiles behind it too, not in line with melds
-        behind = geo.offset(t[0]) < 0
+        # behind the row (where discards lie), among loose tiles behind it too, not in line with melds;
+        # in a photo read turned 90° (rows running up it) which side is the camera's is not known
+        behind = not geo.turned and geo.offset(t[0]) < 0
         lone = (behind and len(t) < 3 and row not in meld_rows
                 and any(geo.offset(g.tiles[0]) < 0 for g in loose))
         p_in = _off_row_prior(geo, det, t, by_size=True) * (LOOSE_BONUS if lone else 1.0)
@@ -776,9 +778,9 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
 
 def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_size: bool = False) -> float:
     """The prior that a group off the main row (and within the hand region) is the hand's:
-    :data:`OFF_ROW_IN` within :data:`OFF_ROW_NEAR` tile sizes of the row, × exp(−:data:`OFF_ROW_DECAY`
-    per tile size beyond (:data:`OFF_ROW_SINGLE` for a single tile: more often a loose one — a discard,
-    a tile pushed aside — than the hand's winning tile laid off the row); ``by_size`` (a group of flowers and seasons, set apart wherever it lies):
+    :data:`OFF_ROW_IN` (:data:`OFF_ROW_SINGLE` for a single tile: more often a loose one — a discard,
+    a tile pushed aside — than the hand's winning tile laid off the row) within :data:`OFF_ROW_NEAR`
+    tile sizes of the row, × exp(−:data:`OFF_ROW_DECAY` per tile size beyond); ``by_size`` (a group of flowers and seasons, set apart wherever it lies):
     :data:`OFF_ROW_IN` for three or more together, else × (its tile size / the main row's)³ when its
     tiles are smaller — one or two loose tiles farther from the camera, behind the hand — or ×
     (:data:`LYING_LARGER` / that ratio)³ when they are much larger than a tile can look (a playing card

@@ -643,7 +643,8 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
     """Each candidate decoded, best joint score first (legal readings before the rest).
 
     Joint log-score of a legal reading: log(region prior) + ``Reading.score`` (role prior × relative
-    probability of the legal reading) + :func:`_evidence` (what the doubtful boxes it uses cost). A reading that is not legal ranks by the
+    probability of the legal reading) − ``Reading.neighbours`` (the role prior the region's neighbours
+    cost at best) + :func:`_evidence` (what the doubtful boxes it uses cost). A reading that is not legal ranks by the
     region prior alone (its problem is the one reported). A HandError (the reading contradicts the
     circumstances) is raised when no candidate gives a legal reading that does not.
     """
@@ -659,23 +660,17 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
         except HandError as e:
             refused = refused or e
             continue
-        joint = (math.log(max(cand.prior, 1e-12)) + rd.score - _neighbour_prior(lay) + _evidence(t, level, rd)) \
+        # roles count against the best the region's neighbours could cost (Reading.neighbours), so a
+        # region is not made less likely by the loose tiles, melds and discards that happen to lie near
+        # it (ignoring a neighbour that is likely not the hand's costs nothing), only by the roles it
+        # needs them to play
+        joint = (math.log(max(cand.prior, 1e-12)) + rd.score - rd.neighbours + _evidence(t, level, rd)) \
             if rd.legal else math.log(max(cand.prior, 1e-12))
         tried.append(_Tried(cand, lay, rd, joint))
     if refused is not None and not any(t.reading.legal for t in tried):
         raise refused  # the only legal readings contradict what the user said
     tried.sort(key=lambda t: (not t.reading.legal, -t.joint))
     return tried
-
-
-def _neighbour_prior(lay: Layout) -> float:
-    """Σ over the groups off the region's main row of log(their likeliest option's prior): what the
-    role prior of a reading costs for its region's neighbours at best. The joint score of a region
-    counts its roles relative to it, so a region is not made less likely by the loose tiles, melds and
-    discards that happen to lie near it (ignoring a neighbour that is likely not the hand's costs
-    nothing), only by the roles it needs them to play."""
-    return float(sum(math.log(max(max(o.prior for o in g.options), 1e-12))
-                     for g in lay.groups if g.row != 0 and g.options))
 
 
 def _region_share(tried: list[_Tried]) -> float:
