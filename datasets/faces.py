@@ -336,81 +336,6 @@ def _draw_bird(cv: _Canvas, st: ProcStyle, rng: np.random.Generator):
     cv.paint_layer(im, st.black)
 
 
-def _draw_line_bird(cv: _Canvas, st: ProcStyle, rng: np.random.Generator):
-    """The 1s as many real sets draw it: a bird in ink lines, not filled shapes — a sparrow or an owl
-    perched on a branch, facing left or right, head and crest in one colour, body and wing strokes in
-    another, tail strokes sweeping down, leaves on the branch."""
-    W, H = cv.W, cv.H
-    f = 1 if rng.random() < 0.5 else -1  # facing right / left
-
-    def X(x):  # art x (0..1, for a bird facing right) → pixels
-        return (0.5 + f * (x - 0.5)) * W
-
-    lw = max(3, int(0.028 * W * st.weight * rng.uniform(0.7, 1.3)))
-    owl = rng.random() < 0.4
-    cols = [st.red, st.blue, st.green, st.black]
-    head_c = st.red if rng.random() < 0.7 else cols[int(rng.integers(4))]
-    body_c = cols[1 + int(rng.integers(3))]
-    wing_c = body_c if rng.random() < 0.5 else cols[1 + int(rng.integers(3))]
-    branch_c = st.green if rng.random() < 0.7 else body_c
-    cx, cy = rng.uniform(0.42, 0.55), rng.uniform(0.5, 0.6)  # body centre
-    bw, bh = rng.uniform(0.22, 0.32), rng.uniform(0.22, 0.3)
-    hr = rng.uniform(0.09, 0.13) * (1.25 if owl else 1.0)
-    hx, hy = cx + (0.0 if owl else bw * rng.uniform(0.35, 0.6)), cy - bh * 0.5 - hr * 0.8
-    # branch and leaves
-    im, d = cv.layer()
-    by = rng.uniform(0.8, 0.9)
-    pts = [(X(x), (by + 0.05 * math.sin(3 * x + rng.uniform(0, 3))) * H) for x in np.linspace(0.08, 0.92, 7)]
-    d.line(pts, fill=255, width=lw, joint="curve")
-    for _ in range(int(rng.integers(1, 4))):
-        lx, ly = pts[int(rng.integers(1, 6))]
-        a = rng.uniform(-2.5, -0.6)
-        d.line([lx, ly, lx + 0.12 * W * math.cos(a), ly + 0.12 * W * math.sin(a)], fill=255, width=lw)
-    cv.paint_layer(im, branch_c)
-    # body outline, wing and tail strokes, legs
-    im, d = cv.layer()
-    d.ellipse([X(cx - bw) if f > 0 else X(cx + bw), (cy - bh) * H, X(cx + bw) if f > 0 else X(cx - bw), (cy + bh) * H],
-              outline=255, width=lw)
-    for k in range(int(rng.integers(2, 5))):  # wing feathers: arcs across the body
-        yy = cy - bh * 0.4 + k * bh * 0.28
-        d.line([X(cx - bw * 0.8), yy * H, X(cx), (yy + 0.05) * H, X(cx + bw * 0.5), (yy - 0.02) * H],
-               fill=255, width=max(2, lw - 1), joint="curve")
-    for k in range(int(rng.integers(2, 5))):  # tail strokes from the back, down and away
-        a = math.radians(rng.uniform(110, 165))
-        x0, y0 = cx - bw * 0.8, cy + bh * 0.4
-        L = rng.uniform(0.2, 0.35)
-        d.line([X(x0), y0 * H, X(x0 + L * math.cos(a) * 0.9), (y0 + L * math.sin(a) * 0.75) * H], fill=255, width=lw)
-    for dx in (-0.05, 0.05):
-        d.line([X(cx + dx), (cy + bh) * H, X(cx + dx * 1.4), by * H], fill=255, width=max(2, lw - 1))
-    cv.paint_layer(im, body_c)
-    if wing_c != body_c:  # a wing in a colour of its own over the body
-        im, d = cv.layer()
-        d.arc([min(X(cx - bw * 0.9), X(cx + bw * 0.3)), (cy - bh * 0.6) * H,
-               max(X(cx - bw * 0.9), X(cx + bw * 0.3)), (cy + bh * 0.7) * H], 20, 200, fill=255, width=lw)
-        cv.paint_layer(im, wing_c)
-    # head, eye, beak, crest (or an owl's ear tufts)
-    im, d = cv.layer()
-    d.ellipse([X(hx - hr) if f > 0 else X(hx + hr), (hy - hr) * H, X(hx + hr) if f > 0 else X(hx - hr), (hy + hr) * H],
-              outline=255, width=lw)
-    er = hr * (0.35 if owl else 0.22)
-    for ex in ((hx - hr * 0.4, hx + hr * 0.4) if owl else (hx + hr * 0.3,)):
-        d.ellipse([min(X(ex - er), X(ex + er)), (hy - er) * H, max(X(ex - er), X(ex + er)), (hy + er) * H],
-                  outline=255, width=max(2, lw - 1))
-    if owl:
-        for sx in (-1, 1):
-            d.line([X(hx + sx * hr * 0.6), (hy - hr * 0.8) * H, X(hx + sx * hr * 1.1), (hy - hr * 1.6) * H],
-                   fill=255, width=lw)
-        d.polygon([(X(hx - 0.02), (hy + hr * 0.2) * H), (X(hx + 0.02), (hy + hr * 0.2) * H), (X(hx), (hy + hr * 0.6) * H)],
-                  fill=255)
-    else:
-        d.polygon([(X(hx + hr * 0.9), (hy - hr * 0.25) * H), (X(hx + hr * 1.9), hy * H), (X(hx + hr * 0.9), (hy + hr * 0.25) * H)],
-                  fill=255)
-        for k in range(int(rng.integers(0, 4))):  # crest strokes
-            d.line([X(hx - hr * 0.2 + k * 0.03), (hy - hr) * H, X(hx - hr * 0.6 + k * 0.03), (hy - hr * 1.7) * H],
-                   fill=255, width=max(2, lw - 1))
-    cv.paint_layer(im, head_c)
-
-
 def _draw_flower_picture(cv: _Canvas, st: ProcStyle, rng: np.random.Generator, box=(0.12, 0.22, 0.88, 0.95)):
     W, H = cv.W, cv.H
     x0, y0, x1, y1 = box[0] * W, box[1] * H, box[2] * W, box[3] * H
@@ -549,8 +474,8 @@ def _style(style: int) -> ProcStyle:
 
 WIDE_STYLES = 1 << 16
 #: version of the ``wide`` faces, recorded by ``datasets.synth`` (2: ``WideStyle.bonus_any_plant``, classifier
-#: version 4; 3: ``WideStyle.line_bird``; the sets of version 1, without the key, were rendered before it)
-WIDE_FACES_VERSION = 3
+#: version 4; the sets of version 1, without the key, were rendered before it)
+WIDE_FACES_VERSION = 2
 WIDE_VAL_EVERY = 8
 
 
@@ -608,8 +533,6 @@ class WideStyle(ProcStyle):
         self.frame = rng.random() < 0.2  # a thin frame around every face
         # drawn from a stream of its own, so that the draws above stay those of the earlier styles
         self.bonus_any_plant = bool(np.random.default_rng([style, 2929]).random() < 0.5)
-        # half of the bird styles draw the 1s's bird in ink lines (a sparrow or an owl on a branch)
-        self.line_bird = bool(np.random.default_rng([style, 3131]).random() < 0.5)
 
 
 @functools.lru_cache(maxsize=512)
@@ -929,9 +852,7 @@ def _wide_art_cached(style: int, code: str) -> np.ndarray:
         col, red = st.bamboo_color, st.red
         alt = st.blue if col != st.blue else st.green
         if r == 1:
-            if st.bird and st.line_bird:
-                _draw_line_bird(cv, st, rng)
-            elif st.bird:
+            if st.bird:
                 _draw_bird(cv, st, rng)
                 if st.peacock:  # extra tail eyes
                     im, d = cv.layer()

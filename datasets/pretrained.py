@@ -66,10 +66,6 @@ RECIPE_EFFNET_V4 = dict(size=96, epochs=3, epoch_size=6000, batch=48, lr=1e-3, n
 RECIPE_TILENET_V4 = dict(size=64, epochs=4, epoch_size=8000, batch=64, lr=1e-3, name="tilenet-v4", arch="tilenet",
                          val_limit=1200)
 CKPT_EFFNET_V4 = "classifier-effnet-v4.pt"
-#: classifier version 5: version 4's EfficientNet continued on the version-5 renders (the ink-line 1s birds)
-RECIPE_EFFNET_V5 = dict(size=96, epochs=2, epoch_size=6000, batch=48, lr=5e-4, name="effnet96-v5", freeze=8,
-                        val_limit=1200)
-CKPT_EFFNET_V5 = "classifier-effnet-v5.pt"
 
 
 def load_crop_dirs(dirs: list[Path], split: str, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -210,22 +206,20 @@ def train(dirs: list[Path], size: int = 96, epochs: int = 8, epoch_size: int = 1
                smoothing, arch, freeze, val_limit, init)
 
 
-def train_v4(dirs: list[Path], resume: bool = False, threads: int = 2, tilenet: bool = False,
-             effnet: bool = True) -> tuple[Path | None, Path]:
+def train_v4(dirs: list[Path], resume: bool = False, threads: int = 2, tilenet: bool = False) -> tuple[Path, Path]:
     """Classifier version 4 on the crop folders ``dirs``: :data:`RECIPE_EFFNET_V4` from version 3's
     EfficientNet (``models/checkpoints/`` :data:`CKPT_EFFNET`); the second network is version 3's tilenet
     (:data:`CKPT_TILENET`, written as a :func:`fit` checkpoint to ``runs/tilenet-v3/best.pt``), or with
     ``tilenet`` one continued by :data:`RECIPE_TILENET_V4` (the variant measured and not kept). Returns
-    the two ``best.pt`` paths (effnet, tilenet) for :func:`export_ensemble`; with ``effnet`` False the
-    EfficientNet is not trained (None: only version 3's tilenet is written, for :func:`train_v5`).
-    Resumable (``resume``). Raises SystemExit when a crop folder or a version-3 checkpoint is missing."""
+    the two ``best.pt`` paths (effnet, tilenet) for :func:`export_ensemble`. Resumable (``resume``).
+    Raises SystemExit when a crop folder or a version-3 checkpoint is missing."""
     import torch
 
     ck = MODELS / "checkpoints"
     for c in (CKPT_EFFNET, CKPT_TILENET):
         if not (ck / c).exists():
             raise SystemExit(f"classifier version 4 starts from models/checkpoints/{c}, which is missing")
-    we = train(dirs, **RECIPE_EFFNET_V4, resume=resume, threads=threads, init=ck / CKPT_EFFNET) if effnet else None
+    we = train(dirs, **RECIPE_EFFNET_V4, resume=resume, threads=threads, init=ck / CKPT_EFFNET)
     if tilenet:
         return we, train(dirs, **RECIPE_TILENET_V4, resume=resume, threads=threads, init=ck / CKPT_TILENET)
     st = torch.load(ck / CKPT_TILENET, weights_only=False)
@@ -234,18 +228,6 @@ def train_v4(dirs: list[Path], resume: bool = False, threads: int = 2, tilenet: 
     torch.save({"model": {f"m.{k}": v.float() for k, v in st["model"].items()}, "size": 64, "arch": "tilenet",
                 "val_top1": st.get("val_top1")}, wt)
     return we, wt
-
-
-def train_v5(dirs: list[Path], resume: bool = False, threads: int = 2) -> tuple[Path, Path]:
-    """Classifier version 5 on the crop folders ``dirs``: :data:`RECIPE_EFFNET_V5` from version 4's
-    EfficientNet (``models/checkpoints/`` :data:`CKPT_EFFNET_V4`) × version 3's tilenet, unchanged (as in
-    :func:`train_v4`). Returns the two ``best.pt`` paths (effnet, tilenet) for :func:`export_ensemble`.
-    Resumable (``resume``). Raises SystemExit when a crop folder or a checkpoint is missing."""
-    ck = MODELS / "checkpoints"
-    if not (ck / CKPT_EFFNET_V4).exists():
-        raise SystemExit(f"classifier version 5 starts from models/checkpoints/{CKPT_EFFNET_V4}, which is missing")
-    _, wt = train_v4([], resume=resume, threads=threads, tilenet=False, effnet=False)
-    return train(dirs, **RECIPE_EFFNET_V5, resume=resume, threads=threads, init=ck / CKPT_EFFNET_V4), wt
 
 
 def shrink(X: np.ndarray, size: int) -> np.ndarray:

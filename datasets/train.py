@@ -93,17 +93,6 @@ CLASSIFIER_V4_DATA_RECIPE: list[tuple[str, list[str]]] = PRETRAINED_DATA_RECIPE 
 ]
 
 
-#: the crop sets of classifier version 5 (``--stage classifier-v5``), next to ``--data`` (default
-#: ``synth-v5``): the four sets of :data:`CLASSIFIER_V4_DATA_RECIPE`, same options and seeds but about half
-#: the images (the first ones: an image depends only on seed and index; 2 epochs of 6000 crops sample
-#: far fewer than these hold), rendered with the wide faces of version 3 (half of the bird styles draw
-#: the 1s's bird in ink lines, ``WideStyle.line_bird``; every other face is version 4's)
-_V5_IMAGES = {"wide-close": 1200, "wide-grid": 200, "extra-close": 1000, "extra-grid": 150}
-CLASSIFIER_V5_DATA_RECIPE: list[tuple[str, list[str]]] = [
-    (k, [str(_V5_IMAGES[k]) if i and args[i - 1] == "--images" else a for i, a in enumerate(args)])
-    for k, args in CLASSIFIER_V4_DATA_RECIPE]
-
-
 #: the detection sets of detector version 3 (issues 14 and 18): ``(folder name suffix, datasets.synth
 #: arguments)`` next to ``--data`` (default ``synth-v3-det``), joined by :func:`write_joint_yaml` into one
 #: ultralytics data set. ``base``: hands filling 50–90 % of the width as version 2's set, half of the
@@ -778,7 +767,7 @@ def default_crops(data: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
     ap.add_argument("--stage", choices=("data", "detector", "classifier", "all", "export", "pretrained", "detector-v3",
-                                           "classifier-v4", "classifier-v5"),
+                                           "classifier-v4"),
                     default="all",
                     help="pretrained: render PRETRAINED_DATA_RECIPE next to --data (default synth-v3), fine-tune "
                          "EfficientNet-Lite0 and the version-2 tilenet on it (datasets.pretrained.RECIPE_*; --resume "
@@ -804,8 +793,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=16, help="detector batch size")
     ap.add_argument("--lr0", type=float, default=0.001, help="detector AdamW learning rate")
     ap.add_argument("--resume", action="store_true")
-    ap.add_argument("--stage-data-only", action="store_true",
-                    help="classifier-v5: render its crop sets and stop (train later with the same command)")
     ap.add_argument("--no-export", action="store_true")
     a = ap.parse_args(argv)
     if a.stage == "detector-v3":
@@ -822,19 +809,6 @@ def main(argv: list[str] | None = None) -> int:
         if not a.no_export:
             print("exported", pretrained.export_ensemble(we, MODELS / "classifier.onnx", dirs, second=wt, version="4"))
             pretrained.save_fp16(we, CHECKPOINTS / pretrained.CKPT_EFFNET_V4)
-        return 0
-    if a.stage == "classifier-v5":
-        from . import pretrained
-
-        base = a.data or default_synth("synth-v5")
-        render_data(base, a.workers, CLASSIFIER_V5_DATA_RECIPE)
-        if a.stage_data_only:
-            return 0
-        dirs = a.crops or recipe_crop_dirs(base, CLASSIFIER_V5_DATA_RECIPE)
-        we, wt = pretrained.train_v5(dirs, resume=a.resume)
-        if not a.no_export:
-            print("exported", pretrained.export_ensemble(we, MODELS / "classifier.onnx", dirs, second=wt, version="5"))
-            pretrained.save_fp16(we, CHECKPOINTS / pretrained.CKPT_EFFNET_V5)
         return 0
     if a.stage == "pretrained":
         from . import pretrained

@@ -310,21 +310,6 @@ def test_wide_styles_cover_every_class_and_hold_out_validation_styles():
     assert np.array_equal(faces.art("wide", 9, "7m"), faces.wide_art(9, "7m"))
 
 
-def test_half_of_the_bird_styles_draw_the_1s_in_ink_lines():
-    # real sets draw the 1s's bird as a line drawing (a sparrow or an owl on a branch) that the filled
-    # birds did not teach: half of the wide bird styles draw it so (WideStyle.line_bird, faces version 3)
-    birds = [s for s in range(1, 400) if s % faces.WIDE_VAL_EVERY and faces._wide_style(s).bird]
-    line = [s for s in birds if faces._wide_style(s).line_bird]
-    assert 0.35 < len(line) / len(birds) < 0.65
-    assert faces.WIDE_FACES_VERSION == 3
-    a, b = faces.wide_art(line[0], "1s"), faces.wide_art(line[0], "1s")
-    assert np.array_equal(a, b) and a[..., 3].max() > 200  # a pure function of the style, with ink
-    # an ink-line bird covers much less of the face than a filled one (strokes, not shapes)
-    filled = [s for s in birds if not faces._wide_style(s).line_bird][:20]
-    ink = lambda s: float((faces.wide_art(s, "1s")[..., 3] > 128).mean())  # noqa: E731
-    assert np.median([ink(s) for s in line[:20]]) < 0.8 * np.median([ink(s) for s in filled])
-
-
 @needs_font
 def test_wide_styles_option_is_off_by_default_and_val_renders_use_held_out_styles(tmp_path):
     from datasets.scene import render_scene
