@@ -667,3 +667,31 @@ def test_a_photo_read_turned_does_not_judge_flowers_by_which_side_of_the_row(tur
     res = read_detections(photo, det, rd, NTS, Context())
     assert res.layout.geometry.turned
     assert res.reading.legal and res.reading.roles[-1] == "bonus" and "2f" in res.reading.hand.bonus
+
+
+
+def test_a_meld_tile_read_as_a_flower_keeps_its_meld():
+    # render-s7-12's row without its 777z, and that pung set out behind the row (off the main row), its
+    # middle 7z read 60 % as a season and only 1.2 % as itself (behind decoys the hand cannot use).
+    # Thrown out as a flower among other tiles, it broke the pung into two tiles and the hand was short
+    # of a tile; between the tiles of a group of 3 or 4 it is a misread tile of that meld, as inside
+    # the hand's row
+    meta = load("render-s7-12")
+    keep = [i for i in _hand_only(meta) if meta["tiles"][i]["tile"] != "7z"]
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    top = y0 - 1.3 * h - h
+    pung = [[x0 + (2.5 + k) * w, top, x0 + (3.5 + k) * w, top + h] for k in range(3)]
+    det, rd = _scene(meta, keep, pung, ["7z", "7z", "7z"])
+    full = _read(meta, det, rd)
+    assert full.reading.legal and [full.reading.roles[-1 - k] for k in range(3)] == ["exposed"] * 3
+    pos = len(keep) + 1  # the pung's middle tile
+    probs = np.array(rd.probs)
+    probs[pos] = 0.001
+    probs[pos, CLASS_INDEX["3y"]] = 0.6
+    probs[pos, CLASS_INDEX["7z"]] = 0.012
+    for c in ("1m", "9m", "1p", "9p", "1z", "2z"):
+        probs[pos, CLASS_INDEX[c]] = 0.03
+    res = _read(meta, det, TileReadings.make(probs / probs.sum(1, keepdims=True), rd.pose))
+    assert res.reading.legal, res.reading.problem
+    assert format_hand(res.reading.hand) == format_hand(full.reading.hand)
+    assert res.reading.roles[pos] == "exposed" and res.reading.tiles[pos] == "7z"

@@ -21,7 +21,7 @@ best joint reading, so no row is thrown away before its tiles are read.
 
 2. :func:`assign_roles` (geometry + classifier readings): flowers/seasons → ``bonus`` (at the ends of
    the hand's tiles when ≥ 90 % sure, else weighed by the decoder against a misread hand tile; inside
-   the main row: a misread tile of the hand; off the main row by their size against the hand's tiles,
+   the main row, or between the tiles of a group of 3–4 off it: a misread tile of the hand; off the main row by their size against the hand's tiles,
    :func:`_off_row_prior`, and less likely among loose tiles behind the row, :data:`LOOSE_BONUS`);
    a group of four with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld (preferred) or
    ``concealed``; a single tile → ``winning`` (preferred when it is set apart at a row end or lies
@@ -656,7 +656,10 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             # away from the main row, flowers count only as a group of their own (not inside a pile of
             # discards or another player's tiles), and only as likely as the group is to be the hand's
             if not all(flags):
-                stray.extend(k for k, f in zip(t, flags) if f)
+                # ... but one read as a flower between the tiles of a group of 3 or 4 (a meld set out)
+                # is a misread tile of that meld (a 1s's bird in a pung), as inside the main row
+                inner = set(t[1:-1]) if len(t) in (3, 4) and not flags[0] and not flags[-1] else set()
+                stray.extend(k for k, f in zip(t, flags) if f and k not in inner)
             else:
                 off_bonus.add(tuple(t))
             continue
