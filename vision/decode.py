@@ -190,12 +190,12 @@ def _tile_unit(logp: np.ndarray, pos: int, forced: int | None = None) -> _Unit:
     if forced is not None:
         return _Unit("tile", (pos,), [(0.0, forced, (forced,))])
     lp = logp[pos, :_PLAY]
-    if float(np.exp(lp).sum()) < UNREAD_PLAYING:  # not read as a playing tile: any of them may be it
-        order = np.argsort(-lp, kind="stable")
-        return _Unit("tile", (pos,), [(float(lp[t]), int(t), (int(t),)) for t in order])
-    order = np.argsort(-lp, kind="stable")[:TOP_K]
-    best = lp[order[0]]
-    cands = [(float(lp[t]), int(t), (int(t),)) for t in order if lp[t] >= best + math.log(CAND_RATIO)]
+    order = np.argsort(-lp, kind="stable")
+    if float(np.exp(lp).sum()) >= UNREAD_PLAYING:  # read as a playing tile: its likeliest few
+        best = lp[order[0]]
+        order = [t for t in order[:TOP_K] if lp[t] >= best + math.log(CAND_RATIO)]
+    # (else not read as a playing tile at all: any of them may be it)
+    cands = [(float(lp[t]), int(t), (int(t),)) for t in order]
     return _Unit("tile", (pos,), cands)
 
 

@@ -21,11 +21,11 @@ best joint reading, so no row is thrown away before its tiles are read.
 
 2. :func:`assign_roles` (geometry + classifier readings): flowers/seasons → ``bonus`` (at the ends of
    the hand's tiles when ≥ 90 % sure, else weighed by the decoder against a misread hand tile; inside
-   the main row, or between the tiles of a group of 3–4 off it: a misread tile of the hand; off the main row by their size against the hand's tiles,
-   :func:`_off_row_prior`, and less likely among loose tiles behind the row, :data:`LOOSE_BONUS`);
-   a group of four with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld (preferred) or
-   ``concealed``; a single tile → ``winning`` (preferred when it is set apart at a row end or lies
-   sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
+   the main row, or between the tiles of a group of 3–4 off it: a misread tile of the hand; off the
+   main row by their size against the hand's tiles, :func:`_off_row_prior`, and less likely among
+   loose tiles behind the row, :data:`LOOSE_BONUS`); a group of four with face-down tiles →
+   ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld (preferred) or ``concealed``; a single
+   tile → ``winning`` (preferred when it is set apart at a row end or lies sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
    tile; groups outside the main row may also be ``ignored``. Each group carries its options with prior
    probabilities; :mod:`vision.decode` picks the combination whose reading is a legal hand.
 
@@ -594,11 +594,12 @@ def _assemble(R: _Rows, main: int) -> Geometry:
                 displaced[k] = bool(off > DISPLACED) and not sideways[k]
     # how far each tile lies from the main row: across its line (tile heights, beyond touching) and
     # along it past its ends (tile widths); 0 for the main row's own tiles
-    across = np.maximum(0.0, (np.abs(vcm - np.array([m_line(u) for u in ucm])) - Hm / 2) / max(mh, 1e-6) - 0.5)
+    off_line = vcm - np.array([m_line(u) for u in ucm])  # signed, pixels (> 0 below the row)
+    across = np.maximum(0.0, (np.abs(off_line) - Hm / 2) / max(mh, 1e-6) - 0.5)
     along = np.maximum(0.0, np.maximum(m_u[0] - (ucm + Wm / 2), (ucm - Wm / 2) - m_u[1]) / max(mw, 1e-6))
     dist = np.hypot(across, along)
     dist[mt] = 0.0
-    offset = (vcm - np.array([m_line(u) for u in ucm])) / max(mh, 1e-6)
+    offset = off_line / max(mh, 1e-6)
     return Geometry(float(row_angle[main]), tuple(groups), tuple(row_groups), 0, tuple(range(len(hand_rows))),
                     order, tuple(bool(x) for x in sideways), tuple(bool(x) for x in displaced), mw, mh, R.turned,
                     tuple(float(x) for x in dist), tuple(float(x) for x in offset))
@@ -643,7 +644,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     is_b = (pb > 0.5) & ~back if n else np.zeros(0, bool)
     bonus_l: list[int] = []
     stray: list[int] = []  # flowers/seasons among other tiles away from the hand: not this hand's
-    off_bonus: set[tuple[int, ...]] = set()  # groups of flowers/seasons off the main row: maybe the hand's
+    off_bonus: dict[tuple[int, ...], int] = {}  # flower/season groups off the main row → their row
     maybe_end: list[int] = []  # unsure flowers/seasons at the ends of the main row's groups
     for g in geo.groups:
         if g.row not in geo.hand_rows:
@@ -661,7 +662,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 inner = set(t[1:-1]) if len(t) in (3, 4) and not flags[0] and not flags[-1] else set()
                 stray.extend(k for k, f in zip(t, flags) if f and k not in inner)
             else:
-                off_bonus.add(tuple(t))
+                off_bonus[tuple(t)] = g.row
             continue
         # bonus tiles count when their group is all bonus tiles, or they sit at its ends
         lo, hi = 0, len(t)
@@ -685,8 +686,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     loose = [g for g in geo.groups if g.row != 0 and g.row in geo.hand_rows and len(g.tiles) <= 2
              and not any(is_b[k] or back[k] or k in exclude for k in g.tiles)]
     meld_rows = {g.row for g in geo.groups if len(g.tiles) in (3, 4) and not any(is_b[k] for k in g.tiles)}
-    for t in off_bonus:
-        row = next(g.row for g in geo.groups if t[0] in g.tiles)
+    for t, row in off_bonus.items():
         # behind the row (where discards lie), among loose tiles behind it too, not in line with melds;
         # in a photo read turned 90° (rows running up it) which side is the camera's is not known
         behind = not geo.turned and geo.offset(t[0]) < 0
@@ -783,7 +783,8 @@ def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_si
     """The prior that a group off the main row (and within the hand region) is the hand's:
     :data:`OFF_ROW_IN` (:data:`OFF_ROW_SINGLE` for a single tile: more often a loose one — a discard,
     a tile pushed aside — than the hand's winning tile laid off the row) within :data:`OFF_ROW_NEAR`
-    tile sizes of the row, × exp(−:data:`OFF_ROW_DECAY` per tile size beyond); ``by_size`` (a group of flowers and seasons, set apart wherever it lies):
+    tile sizes of the row, × exp(−:data:`OFF_ROW_DECAY` per tile size beyond); ``by_size`` (a group of
+    flowers and seasons, set apart wherever it lies):
     :data:`OFF_ROW_IN` for three or more together, else × (its tile size / the main row's)³ when its
     tiles are smaller — one or two loose tiles farther from the camera, behind the hand — or ×
     (:data:`LYING_LARGER` / that ratio)³ when they are much larger than a tile can look (a playing card
