@@ -14,7 +14,9 @@ Median wall time of ``--runs`` warm runs (one warm-up run each, excluded). ``--t
 pipeline with 1 and 2 intra-op threads (the numbers behind ``vision.models.THREADS``). ``--rotation``
 also times the same photo turned 90° without EXIF (the upright reading is weak, so
 :func:`vision.pipeline.read_photo` tries the 90°/180°/270° turns) and prints its ratio to the upright
-photo's time, and the time with the rotation tries switched off (``rotate=False``).
+photo's time, and the time with the rotation tries switched off (``rotate=False``). ``--glyphs`` also
+times the photo (and ``--glyphs-photos``) with the glyph reader of :mod:`vision.glyphs` on and off
+(one thread) and prints the ratios, for the whole photo and the classify stage.
 ``mahjong-detector`` is only a benchmark baseline (``pip install mahjong-detector``), never a dependency.
 """
 from __future__ import annotations
@@ -57,6 +59,10 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--threads", action="store_true", help="also compare 1 and 2 intra-op threads")
     ap.add_argument("--rotation", action="store_true", help="also time the photo turned 90° (rotation tries)")
+    ap.add_argument("--glyphs", action="store_true",
+                    help="also time read_photo with the glyph reader (vision.glyphs) on and off, 1 thread")
+    ap.add_argument("--glyphs-photos", nargs="*", default=[],
+                    help="more photos for --glyphs (e.g. the shared photos, a photo with flowers)")
     a = ap.parse_args()
     from vision.models import models_present
 
@@ -93,6 +99,20 @@ def main() -> int:
             rows.append(("photo turned 90°, rotate=False", t_off, r_off.reading.notation))
             print(f"rotation tries: turned photo {t_rot / t_up:.2f}× the upright photo's time "
                   f"(without the tries {t_off / t_up:.2f}×; 1 thread)")
+        if a.glyphs:
+            det = load_detector(threads=1)
+            with_g, without = load_classifier(threads=1), load_classifier(threads=1, glyphs=False)
+            paths = [photo] + [Path(p) for p in a.glyphs_photos]
+            for p in paths:
+                t_on, r_on = timed(lambda: read_photo(p, "nts", detector=det, classifier=with_g), a.runs)
+                t_off, r_off = timed(lambda: read_photo(p, "nts", detector=det, classifier=without), a.runs)
+                c_on, c_off = r_on.timings.get("classify", float("nan")), r_off.timings.get("classify", float("nan"))
+                read = sum(1 for g in r_on.readings.glyphs if g)
+                rows.append((f"glyph reading on: {p.name}", t_on, r_on.reading.notation))
+                rows.append((f"glyph reading off: {p.name}", t_off, r_off.reading.notation))
+                print(f"glyph reading, {p.name}: photo {t_on / t_off:.2f}× the time without it, classify stage "
+                      f"{c_on * 1000:.0f} against {c_off * 1000:.0f} ms ({c_on / c_off:.2f}×; last run; {read} tile(s) "
+                      f"with a glyph read; 1 thread)")
         try:
             from mahjong_detector import detect_tiles
         except ImportError:

@@ -227,11 +227,14 @@ def _overlaps(b, boxes, pad=0.0) -> bool:
 
 
 def build_composite(rng: np.random.Generator, crops: list[Crop], W: int = 1280, H: int = 960,
-                    clutter: bool = True, behind: bool = True, warp: bool = True) -> Composite:
+                    clutter: bool = True, behind: bool = True, warp: bool = True,
+                    bonus_rng: np.random.Generator | None = None) -> Composite:
     """One composite photo (see the module docstring): a row of 13–14 real tile photos across the middle
     on a rendered surface, loose tiles and a second row behind it (``behind``), 2–4 clutter groups
     (``clutter``), then a mild perspective warp and a turn of up to ±8° (``warp``), light and noise.
-    Raises RuntimeError when the crops cannot make a hand."""
+    ``bonus_rng``: also 1–4 real flower/season photos of distinct faces, as the hand's bonus group
+    (:func:`_place_bonus`), drawn from that generator only — so the scene is otherwise the one
+    ``rng`` makes without it. Raises RuntimeError when the crops cannot make a hand."""
     codes, chosen = pick_hand(rng, crops)
     bg_kind = str(rng.choice(BACKGROUNDS))
     canvas = background(rng, bg_kind, H, W)
@@ -297,6 +300,7 @@ def build_composite(rng: np.random.Generator, crops: list[Crop], W: int = 1280, 
                 occupied.append(bb)
                 break
     hand_quads = []
+    x_start = x
     for j, c in enumerate(chosen):
         spr, a = _tile_sprite(c.image, tw, th, back_rgb, depth)
         if apart and j == n - 1:
@@ -304,6 +308,12 @@ def build_composite(rng: np.random.Generator, crops: list[Crop], W: int = 1280, 
         q = _paste(canvas, spr, a, x, y - depth + int(rng.normal(0, th * 0.01)), float(rng.normal(0, 0.6)))
         hand_quads.append(q)
         x += tw + gap()
+    codes = list(codes)
+    if bonus_rng is not None:
+        for code, q in _place_bonus(bonus_rng, canvas, crops, chosen, (x_start, y, x, tw, th, depth),
+                                    back_rgb, occupied, W, H):
+            codes.append(code)
+            hand_quads.append(q)
     if warp:
         ang = float(rng.uniform(-8, 8))
         jit = np.float32(rng.uniform(-0.05, 0.05, (4, 2)) * [W, H])
@@ -326,4 +336,38 @@ def build_composite(rng: np.random.Generator, crops: list[Crop], W: int = 1280, 
     img = effects.camera(img, rng) if rng.random() < 0.7 else img
     info = {"background": bg_kind, "clutter": kinds, "turn_deg": round(ang, 1), "tile_px": [tw, th],
             "crops": [c.number for c in chosen], "loose": len(others_codes)}
-    return Composite(img, list(codes), boxes(hand_quads), others_codes, boxes(others_quads), info)
+    info["bonus"] = codes[n:]
+    return Composite(img, codes, boxes(hand_quads), others_codes, boxes(others_quads), info)
+
+
+def _place_bonus(rng: np.random.Generator, canvas: np.ndarray, crops: list[Crop], used: list[Crop], row,
+                 back_rgb, occupied: list, W: int, H: int) -> list[tuple[str, np.ndarray]]:
+    """1–4 flower/season photos of distinct faces pasted as one touching group set apart from the hand
+    row ``row`` = (x0, y, x1, tile w, tile h, depth): a tile's width past its right end, else before its
+    left end, else a tile's height in front of it (the first place clear of ``occupied``; none: no
+    bonus group). Returns (code, quad) per tile, left to right."""
+    x0, y, x1, tw, th, depth = row
+    pool: dict[str, list[Crop]] = {}
+    taken = {c.number for c in used}
+    for c in crops:
+        if c.code[1] in "fy" and c.number not in taken:
+            pool.setdefault(c.code, []).append(c)
+    faces = sorted(pool)
+    k = min(int(rng.integers(1, 5)), len(faces))
+    if k == 0:
+        return []
+    picked = [pool[f][int(rng.integers(len(pool[f])))] for f in rng.choice(faces, k, replace=False)]
+    w = k * (tw + 1)
+    for bx, by in ((x1 + tw, y), (x0 - tw - w, y), (x0, y + int(th * 1.4))):
+        bb = (bx - tw * 0.2, by - depth, bx + w + tw * 0.2, by + th)
+        if bx < 0.01 * W or bx + w > 0.99 * W or by + th > 0.99 * H or _overlaps(bb, occupied[1:]):
+            continue
+        out = []
+        for j, c in enumerate(picked):
+            spr, a = _tile_sprite(c.image, tw, th, back_rgb, depth)
+            q = _paste(canvas, spr, a, bx + j * (tw + 1), by - depth, float(rng.normal(0, 0.6)))
+            if q is not None:
+                out.append((c.code, q))
+        occupied.append(bb)
+        return out
+    return []

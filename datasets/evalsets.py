@@ -311,10 +311,12 @@ def eval_rotations(sources, ruleset: str = "nts", threads: int = 1, baseline: bo
 
 
 def eval_composites(crops_root: Path, n: int = 20, seed: int = 0, threads: int = 1, baseline: bool = True,
-                    keep: Path | None = None, log=None) -> dict:
+                    keep: Path | None = None, log=None, bonus: bool = False) -> dict:
     """``n`` composites (:func:`datasets.composite.build_composite`, seeds ``[seed, i]``) written as
     JPEG files into a temporary folder (``keep``: into that folder instead, kept), each read by both
-    tools: tile F1 by boxes, hands exact, hand found."""
+    tools: tile F1 by boxes, hands exact, hand found. ``bonus``: the same scenes with a group of 1–4
+    real flower/season photos set apart beside the hand (bonus seeds ``[seed, i, 2828]``), which
+    count as hand tiles."""
     from PIL import Image
 
     from .composite import build_composite, load_crops
@@ -325,8 +327,9 @@ def eval_composites(crops_root: Path, n: int = 20, seed: int = 0, threads: int =
         folder = Path(keep) if keep is not None else Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         for i in range(n):
-            c = build_composite(np.random.default_rng([int(seed), i, 1414]), crops)
-            path = folder / f"composite_{i:03d}.jpg"
+            c = build_composite(np.random.default_rng([int(seed), i, 1414]), crops,
+                                bonus_rng=np.random.default_rng([int(seed), i, 2828]) if bonus else None)
+            path = folder / f"composite{'_bonus' if bonus else ''}_{i:03d}.jpg"
             Image.fromarray(c.image).save(path, "JPEG", quality=90)
             data = path.read_bytes()
             row = {"index": i, "info": c.info, "gold": c.hand_tiles}

@@ -1,12 +1,13 @@
 """Side-by-side report of tile classifiers on the real single-tile photos (``../shared/data/crops-real``).
 
-    python -m datasets.realcrops MODEL.onnx [MODEL.onnx ...] [--ensemble A.onnx B.onnx] [--ocr] [--json OUT]
+    python -m datasets.realcrops MODEL.onnx [MODEL.onnx ...] [--ensemble A.onnx B.onnx] [--glyphs] [--ocr] [--json OUT]
 
 For each ONNX classifier (and each ``--ensemble`` pair: the normalised product of their
 probabilities), through the run-time crop (:func:`vision.crops.crop_tile`) and the run-time turn
 search of :mod:`vision.classify` (same thresholds): top-1 overall and per group (flowers/seasons,
 characters, honours, bamboo, circles), top-1 upright only, and the expected calibration error (15
-equal-width confidence bins) of the final probabilities. ``--ocr``: PP-OCR recognition
+equal-width confidence bins) of the final probabilities. ``--glyphs``: also with the run-time glyph
+reading of :mod:`vision.glyphs` as a second opinion (each photo is the tile's box). ``--ocr``: PP-OCR recognition
 (``rapidocr-onnxruntime``) of the top glyph of character tiles and the whole face of honour tiles,
 alone and as a second opinion (see :func:`ocr_report`).
 
@@ -66,24 +67,51 @@ def _norm(p: np.ndarray) -> np.ndarray:
     return p / p.sum(1, keepdims=True)
 
 
-def turn_search(run, wide: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def turn_search(run, wide: np.ndarray, tall: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The run-time turn search of :class:`vision.classify.Classifier` over a ``run(k) → (N, 43)``
-    function (k quarter turns); returns (upright probs, final probs)."""
+    function (k quarter turns) and the (N,) bool box shapes (``tall`` None: none is tall); returns
+    (upright probs, final probs, (N,) the turn read)."""
     from vision import classify as C
 
     up = run(0)
     probs = up.copy()
+    tall = np.zeros_like(wide) if tall is None else tall
+    turn = np.zeros(len(up), int)
     unsure = np.nonzero((probs.max(1) < C.UPRIGHT_SURE) | wide)[0]
     if len(unsure):
         cand = np.stack([up[unsure]] + [run(k)[unsure] for k in (1, 2, 3)])
-        sure = cand.max(2)
-        best = sure.argmax(0)
-        u = np.arange(len(unsure))
-        side = np.where(sure[3] > sure[1], 3, 1)
-        upd = np.where(sure[2] > sure[0], 2, 0)
-        best = np.where(wide[unsure], np.where(sure[side, u] >= sure[upd, u] - C.SIDEWAYS_LEAN, side, upd), best)
-        probs[unsure] = cand[best, u]
-    return up, probs
+        best = C.choose_turns(cand.max(2), wide[unsure], tall[unsure])
+        probs[unsure] = cand[best, np.arange(len(unsure))]
+        turn[unsure] = best
+    return up, probs, turn
+
+
+def glyph_opinion(imgs, probs: np.ndarray, turn: np.ndarray, run, wide: np.ndarray, reader=None) -> np.ndarray:
+    """The run-time glyph reading (:func:`vision.classify.glyph_turns`, :mod:`vision.glyphs`) on the
+    real crops, as :meth:`vision.classify.Classifier.read` takes it (the half-turn bonus share only of
+    the tiles the turn search tried); each photo is the tile's box; ``run(k)`` the classifier's
+    (N, 43) probabilities at k quarter turns, ``wide`` the (N,) box shapes. Returns the (N, 43)
+    probabilities after the second opinion."""
+    from vision.classify import UPRIGHT_SURE, glyph_turns
+    from vision.glyphs import GlyphScores, load_glyph_reader, wanted
+
+    reader = reader or load_glyph_reader(2)
+    corners, face = wanted(probs)
+    unsure = (run(0).max(1) < UPRIGHT_SURE) | wide
+    half_probs = np.stack([run((t + 2) % 4)[i] for i, t in enumerate(turn)])
+    corners |= wanted(half_probs)[0] & unsure
+    if not (corners.any() or face.any()):
+        return probs
+
+    def half(idx):
+        return half_probs[idx], None, None
+
+    def read(idx, turns, cm, fm):
+        parts = [reader.read(imgs[i], np.array([[0, 0, imgs[i].shape[1], imgs[i].shape[0]]], np.float32),
+                             turns[k:k + 1], cm[k:k + 1], fm[k:k + 1]) for k, i in enumerate(idx)]
+        return GlyphScores(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("face", "corner", "numeral")))
+
+    return glyph_turns(probs, turn, None, None, corners, face, half, read)[0]
 
 
 def ece(probs: np.ndarray, y: np.ndarray, bins: int = 15) -> float:
@@ -115,7 +143,7 @@ def model_runs(paths: list[str], imgs) -> tuple[list, np.ndarray]:
 
     runs = []
     for p in paths:
-        clf = load_classifier(p, threads=2)
+        clf = load_classifier(p, threads=2, glyphs=False)
         crops = _crops(imgs, clf)
         cache: dict[int, np.ndarray] = {}
 
@@ -202,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("models", nargs="*")
     ap.add_argument("--ensemble", nargs="+", action="append", default=[], help="models whose probabilities multiply")
     ap.add_argument("--ocr", action="store_true", help="also OCR (rapidocr-onnxruntime) with the first model")
+    ap.add_argument("--glyphs", action="store_true",
+                    help="also each model with the run-time glyph reading (vision.glyphs) as a second opinion")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     root = real_root()
@@ -211,12 +241,17 @@ def main(argv: list[str] | None = None) -> int:
     imgs, y, _ = load_real(root)
     allp = sorted(set(a.models) | {p for e in a.ensemble for p in e})
     runs, wide = model_runs(allp, imgs)
+    from vision.classify import TALL
+
+    tall = np.array([img.shape[0] >= TALL * img.shape[1] for img in imgs])
     R = dict(zip(allp, runs))
     rep = {}
     first = None
     for p in a.models:
-        up, pr = turn_search(R[p], wide)
+        up, pr, turn = turn_search(R[p], wide, tall)
         rep[p] = scores(up, pr, y)
+        if a.glyphs:
+            rep[p + " + glyphs"] = scores(up, glyph_opinion(imgs, pr, turn, R[p], wide), y)
         first = first if first is not None else pr
     for e in a.ensemble:
         def run(k, e=e):
@@ -225,8 +260,10 @@ def main(argv: list[str] | None = None) -> int:
                 out *= np.maximum(R[p](k), 1e-12)
             return _norm(out).astype(np.float32)
 
-        up, pr = turn_search(run, wide)
+        up, pr, turn = turn_search(run, wide, tall)
         rep[" × ".join(e)] = scores(up, pr, y)
+        if a.glyphs:
+            rep[" × ".join(e) + " + glyphs"] = scores(up, glyph_opinion(imgs, pr, turn, run, wide), y)
     if a.ocr and first is not None:
         rep["ocr"] = ocr_report(imgs, y, first)
     for k, v in rep.items():

@@ -50,7 +50,7 @@ def mine(folders: list[Path], split: str, limit: int | None = None, detector=Non
     from vision.io import load_image
 
     detector = detector or load_detector()
-    classifier = classifier or load_classifier()
+    classifier = classifier or load_classifier(glyphs=False)  # the probe reads the model's own embedding
     embs, ys, scores, tops, imgs = [], [], [], [], []
     k = 0
     t0 = time.time()
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     from vision.classify import load_classifier
 
-    clf = load_classifier(str(a.model) if a.model else None)
+    clf = load_classifier(str(a.model) if a.model else None, glyphs=False)
     if a.cache is not None and a.cache.exists():
         z = np.load(a.cache)
         tr = {k[3:]: z[k] for k in z.files if k.startswith("tr_")}

@@ -114,6 +114,30 @@ def test_composite_options(crops):
     assert np.ptp((hb[:, 1] + hb[:, 3]) / 2) < 0.2 * np.median(hb[:, 3] - hb[:, 1])  # one straight row
 
 
+def test_bonus_composite_is_the_same_scene_with_a_bonus_group(crops):
+    """bonus_rng adds 1–4 real flower/season photos of distinct faces, set apart beside the row, as
+    hand tiles after the row's; everything drawn from ``rng`` is the scene without them."""
+    for i in range(4):
+        plain = composite.build_composite(np.random.default_rng([5, i]), crops, 1280, 960)
+        withb = composite.build_composite(np.random.default_rng([5, i]), crops, 1280, 960,
+                                          bonus_rng=np.random.default_rng([5, i, 2828]))
+        n = len(plain.hand_tiles)
+        assert withb.hand_tiles[:n] == plain.hand_tiles and np.allclose(withb.hand_boxes[:n], plain.hand_boxes)
+        assert withb.other_tiles == plain.other_tiles and withb.info["clutter"] == plain.info["clutter"]
+        bonus = withb.hand_tiles[n:]
+        assert bonus == withb.info["bonus"] and len(bonus) == len(set(bonus)) <= 4
+        assert all(t[1] in "fy" for t in bonus) and plain.info["bonus"] == []
+        assert len(withb.hand_boxes) == len(withb.hand_tiles)
+        if bonus:  # the group lies off the row's tiles: no bonus box overlaps a row box
+            from datasets.evalbase import box_iou
+
+            assert box_iou(withb.hand_boxes[n:], withb.hand_boxes[:n]).max() < 0.1
+    # the bonus group is placed in some of these scenes (room beside or in front of the row)
+    assert any(composite.build_composite(np.random.default_rng([5, i]), crops, 1280, 960,
+                                         bonus_rng=np.random.default_rng([5, i, 2828])).info["bonus"]
+               for i in range(4))
+
+
 def test_pick_hand_refuses_impossible_crops(crops):
     few = [c for c in crops if c.code in ("1m", "2m")]
     with pytest.raises(RuntimeError):
@@ -139,12 +163,13 @@ def test_eval_sets_end_to_end(shared, capsys):
     if not (evaluate.MODELS / "detector.onnx").exists() or not (shared / "data" / "crops-real").is_dir():
         pytest.skip("models/ or ../shared/data/crops-real absent")
     out = _io.StringIO()
-    R = evaluate.run(None, sets=("composites", "hard"), composites=1, hard=1, out=out)
-    for name in ("composites", "hard"):
+    R = evaluate.run(None, sets=("composites", "bonus", "hard"), composites=1, hard=1, out=out)
+    for name in ("composites", "bonus", "hard"):
         t = R[name]["total"]["ours"]
         assert t["n"] == 1 and 0.0 <= t["f1"] <= 1.0 and t["exact"] in (0, 1) and t["found"] in (0, 1)
     text = out.getvalue()
     assert "| composites of real crops (1," in text and "| hard-scene renders, held out (1 of" in text
+    assert "flower/season photos set apart as the hand's bonus tiles (1)" in text
     base = R["composites"]["total"]["baseline"]
     assert base == {} or base["n"] == 1  # mahjong-detector beside it when installed
 

@@ -695,3 +695,72 @@ def test_a_meld_tile_read_as_a_flower_keeps_its_meld():
     assert res.reading.legal, res.reading.problem
     assert format_hand(res.reading.hand) == format_hand(full.reading.hand)
     assert res.reading.roles[pos] == "exposed" and res.reading.tiles[pos] == "7z"
+
+
+@pytest.mark.parametrize("season_p", [0.3, 0.002])
+def test_a_bonus_group_with_a_tile_read_as_another_is_still_the_hands(season_p):
+    # render-s7-12's row, and four bonus tiles set apart in front of it, one of them (a season)
+    # misread as 5m at 0.6 (an unseen set's season read upside-down): the three read as flowers used to
+    # be thrown out with it as flowers "among other tiles" (a confident reading without its bonus
+    # tiles). They are the hand's now; the misread one is its season when it is not unlikely as one
+    # (30 %), else it is left out as a loose tile
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    group = [[x0 + k * 1.02 * w, y1 + 0.5 * h, x0 + k * 1.02 * w + w, y1 + 1.5 * h] for k in range(4)]
+    det, rd = _scene(meta, keep, group, ["1f", "2f", "5m", "3f"])
+    probs = np.array(rd.probs)
+    pos = len(keep) + 2
+    probs[pos] = (1 - 0.6 - season_p) / (NUM_CLASSES - 2)
+    probs[pos, CLASS_INDEX["5m"]] = 0.6
+    probs[pos, CLASS_INDEX["4y"]] = season_p
+    res = _read(meta, det, TileReadings.make(probs, rd.pose))
+    assert res.reading.legal, res.reading.problem
+    hand = res.reading.hand
+    assert {"1f", "2f", "3f"} <= set(hand.bonus)
+    assert [res.reading.roles[len(keep) + k] for k in (0, 1, 3)] == ["bonus"] * 3
+    if season_p > 0.1:
+        assert "4y" in hand.bonus and res.reading.roles[pos] == "bonus"
+    else:
+        assert res.reading.roles[pos] == "ignored" and "4y" not in hand.bonus
+    assert format_hand(replace_bonus(hand)) == _truth(meta)
+
+
+def replace_bonus(hand):
+    from dataclasses import replace as _r
+
+    return _r(hand, bonus=())
+
+
+def test_a_flower_in_a_pair_of_loose_tiles_is_not_the_hands():
+    # the mixed-group rule needs a group of 3 or more with two flowers/seasons: a flower and a 5m lying
+    # together in front of the row are a pile's (discards), as before it
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    pair = [[x0 + k * 1.02 * w, y1 + 0.5 * h, x0 + k * 1.02 * w + w, y1 + 1.5 * h] for k in range(2)]
+    det, rd = _scene(meta, keep, pair, ["1f", "5m"])
+    res = _read(meta, det, rd)
+    assert res.reading.legal, res.reading.problem
+    assert [res.reading.roles[len(keep) + k] for k in range(2)] == ["ignored", "ignored"]
+    assert format_hand(res.reading.hand) == _truth(meta)
+
+
+def test_a_tile_not_read_as_a_playing_tile_makes_the_reading_unsure():
+    # render-s7-12's row with one concealed tile read 70 % as a flower (a 1s's bird): the hand needs it
+    # and the decoder reads it as its playing tile, but the reading is only as sure as that tile being
+    # a playing tile (decode._unread_sureness: × 0.3 at most), with a note naming it
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    det, rd = _scene(meta, keep)
+    sure = _read(meta, det, rd)
+    assert sure.reading.legal
+    pos = keep.index(next(i for i in keep if meta["tiles"][i]["tile"] == "4s"))
+    probs = np.array(rd.probs)
+    probs[pos] *= 0.3 / probs[pos].sum()
+    probs[pos, CLASS_INDEX["1f"]] = 0.7
+    res = _read(meta, det, TileReadings.make(probs, rd.pose))
+    assert res.reading.legal and format_hand(res.reading.hand) == _truth(meta)
+    assert res.reading.confidence <= 0.3 * sure.reading.confidence + 1e-9
+    assert any(n.startswith(f"tile {res.position(pos)} was read as 1f (7") and "not a playing tile): taken as 4s" in n
+               for n in res.reading.notes), res.reading.notes

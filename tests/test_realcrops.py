@@ -28,14 +28,21 @@ def test_turn_search_keeps_sure_upright_readings_and_takes_the_surest_turn():
     a, b = CLASS_INDEX["3m"], CLASS_INDEX["1f"]
     table = {0: np.stack([_p(a, 0.95), _p(a, 0.3)]), 1: np.stack([_p(b, 0.99), _p(b, 0.2)]),
              2: np.stack([_p(b, 0.99), _p(b, 0.6)]), 3: np.stack([_p(b, 0.99), _p(b, 0.1)])}
-    up, probs = turn_search(lambda k: table[k], np.array([False, False]))
+    up, probs, turn = turn_search(lambda k: table[k], np.array([False, False]))
+    assert turn.tolist() == [0, 2]
     assert probs[0].argmax() == a  # sure upright: not turned
     assert probs[1].argmax() == b and abs(probs[1].max() - 0.6) < 1e-6  # the upside-down turn was surer
     assert np.array_equal(up, table[0])
     # a wide box leans sideways by SIDEWAYS_LEAN
     table2 = {0: np.stack([_p(a, 0.5)]), 1: np.stack([_p(b, 0.5 - classify.SIDEWAYS_LEAN / 2)]),
               2: np.stack([_p(a, 0.1)]), 3: np.stack([_p(a, 0.1)])}
-    _, p2 = turn_search(lambda k: table2[k], np.array([True]))
-    assert p2[0].argmax() == b
+    _, p2, t2 = turn_search(lambda k: table2[k], np.array([True]))
+    assert p2[0].argmax() == b and t2[0] == 1
+    # a tall box is read upright or upside-down only (classify.TALL), however sure a sideways turn is
+    table3 = {0: np.stack([_p(a, 0.5)]), 1: np.stack([_p(b, 0.99)]), 2: np.stack([_p(a, 0.4)]), 3: np.stack([_p(b, 0.99)])}
+    _, p3, t3 = turn_search(lambda k: table3[k], np.array([False]), np.array([True]))
+    assert p3[0].argmax() == a and t3[0] == 0
+    _, p4, t4 = turn_search(lambda k: table3[k], np.array([False]))  # not tall: the surest turn
+    assert p4[0].argmax() == b and t4[0] == 1
     s = scores(up, probs, np.array([a, a]))
     assert s["top1"] == 0.5 and s["top1_upright"] == 1.0 and s["characters"] == 0.5

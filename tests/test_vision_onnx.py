@@ -203,7 +203,8 @@ def test_cli_photo_end_to_end_with_stand_in_models(tmp_path, monkeypatch, capsys
 
 def test_wide_box_leans_sideways(tmp_path):
     """vision.classify.SIDEWAYS_LEAN: on a box wider than tall the better sideways reading wins unless a
-    0°/180° reading is surer by more than the lean; on a tall box the surest turn wins outright.
+    0°/180° reading is surer by more than the lean; on a square box the surest turn wins outright, and a
+    tall box (classify.TALL) is never read sideways, however sure that reading.
     A stand-in `run` reads the crop's bright half: top → 9p (0.92), right → 8p (0.90 − drop), other → 1m."""
     import dataclasses
 
@@ -237,12 +238,19 @@ def test_wide_box_leans_sideways(tmp_path):
     p8["drop"] = 0.2  # now the upright reading is surer by 0.22 > SIDEWAYS_LEAN
     rd = clf(img, wide)
     assert rd.codes == ("9p",) and rd.pose == ("upright",)
-    # a tall box read upright below UPRIGHT_SURE (0.85 < 0.9), so the turns are tried: the sideways
+    # a square box read upright below UPRIGHT_SURE (0.85 < 0.9), so the turns are tried: the sideways
     # 8p (0.90 − 0.1 = 0.80) is within the lean of the upright 9p (0.80 ≥ 0.85 − 0.1) and would win
-    # on a wide box, but on a tall box the surest turn (9p, 0.85 > 0.80) wins
+    # on a wide box, but on a square box the surest turn (9p, 0.85 > 0.80) wins
     p8["top"], p8["drop"] = 0.85, 0.1
     assert p8["top"] < classify.UPRIGHT_SURE and 0.90 - p8["drop"] >= p8["top"] - classify.SIDEWAYS_LEAN
-    tall = Detections.make([[60, 40, 160, 160]])  # 100 × 120 px
-    rd = clf(img, tall)
+    square = Detections.make([[60, 40, 180, 160]])  # 120 × 120 px
+    rd = clf(img, square)
     assert rd.codes == ("9p",) and rd.pose == ("upright",)
     assert clf(img, wide).codes == ("8p",)  # the same readings on the wide box: the lean decides
+    # the sideways 8p surer than the upright 9p (0.90 > 0.85): it wins on the square box, never on a tall one
+    p8["drop"] = 0.0
+    assert clf(img, square).codes == ("8p",)
+    tall = Detections.make([[60, 40, 160, 160]])  # 100 × 120 px: 1.2 ≥ TALL times taller than wide
+    assert 120 / 100 >= classify.TALL
+    rd = clf(img, tall)
+    assert rd.codes == ("9p",) and rd.pose == ("upright",)

@@ -17,6 +17,13 @@ the training crops were made with), in one batch. Everything comes from the mode
   without (sideways tiles 0.949 against 0.923; 1 526 tiles); with the committed detector 0.9458
   against 0.9464 (one tile of 1 549; sideways tiles 0.95 both).
 
+A box taller than wide (:data:`TALL`) is read only upright or upside-down (:func:`choose_turns`).
+
+With a glyph reader (:mod:`vision.glyphs`, set by :func:`load_classifier`), the tiles that may be
+flowers/seasons or (unsure) honours then get its second opinion on what is written on them, and an
+unsure bonus tile may be turned over by it (:func:`glyph_turns`); ``TileReadings.glyphs`` / ``was``
+say what it read and what the classifier alone had read where that changed.
+
 A tile the detector calls face-down, or that the classifier reads as ``0x`` with probability ≥
 :data:`BACK_SURE`, has pose ``face-down``.
 """
@@ -39,6 +46,12 @@ UPRIGHT_SURE = 0.9
 BACK_INDEX = CLASS_INDEX[BACK]
 #: on a box wider than tall, a 0°/180° reading beats the best sideways one only when this much more sure
 SIDEWAYS_LEAN = 0.1
+#: a box at least this many times taller than wide is read upright or upside-down only: a tile lying
+#: sideways shows a wide box (perspective only shortens it from top to bottom), so a 90° turn of a tall
+#: box can only be a misreading (the real crops are photos of upright tiles: the turn search read 13
+#: of them sideways, 12 wrongly; with this rule top-1 0.854 against 0.844); a photo turned as a whole
+#: is read turned by ``read_photo``
+TALL = 1.1
 #: the classifier alone calls a tile face-down only when this sure
 BACK_SURE = 0.5
 #: name of the classifier's optional second output: (B, D) features of the final layer (calibration)
@@ -55,15 +68,20 @@ class TileReadings:
     * ``probs``: (N, 43) float32 class probabilities in :data:`CLASS_NAMES` order (rows sum to 1);
     * ``pose``: N of ``upright`` / ``sideways`` / ``upside-down`` / ``face-down``;
     * ``tile``: (N,) float32 probability that the box shows a tile at all (the classifier's
-      ``tile_prob`` output; all 1 for a graph without it).
+      ``tile_prob`` output; all 1 for a graph without it);
+    * ``glyphs``: N strings, what the glyph reader (:mod:`vision.glyphs`) read on each tile that
+      weighed in (``"numeral 4, 竹"``), "" where nothing was read;
+    * ``was``: N strings, the classifier's own top reading where the glyph reading changed it, else "".
     """
 
     probs: np.ndarray
     pose: tuple[str, ...]
     tile: np.ndarray
+    glyphs: tuple[str, ...] = ()
+    was: tuple[str, ...] = ()
 
     @staticmethod
-    def make(probs, pose=None, tile=None) -> "TileReadings":
+    def make(probs, pose=None, tile=None, glyphs=None, was=None) -> "TileReadings":
         p = np.asarray(probs, np.float32).reshape(-1, NUM_CLASSES)
         pose = tuple(pose) if pose is not None else tuple(
             "face-down" if r[BACK_INDEX] >= BACK_SURE else "upright" for r in p)
@@ -76,7 +94,13 @@ class TileReadings:
         if len(t) != len(p):
             raise ValueError(f"{len(t)} tile probabilities for {len(p)} tiles")
         t = np.clip(np.nan_to_num(t, nan=1.0), 0.0, 1.0)
-        return TileReadings(readonly_array(p), pose, readonly_array(t))
+        texts = []
+        for name, v in (("glyphs", glyphs), ("was", was)):
+            v = ("",) * len(p) if v is None else tuple(str(x) for x in v)
+            if len(v) != len(p):
+                raise ValueError(f"{len(v)} {name} for {len(p)} tiles")
+            texts.append(v)
+        return TileReadings(readonly_array(p), pose, readonly_array(t), *texts)
 
     def __len__(self) -> int:
         return len(self.probs)
@@ -93,7 +117,8 @@ class TileReadings:
 
     def take(self, idx) -> "TileReadings":
         idx = np.arange(len(self))[idx]
-        return TileReadings.make(self.probs[idx], [self.pose[i] for i in idx], self.tile[idx])
+        return TileReadings.make(self.probs[idx], [self.pose[i] for i in idx], self.tile[idx],
+                                 [self.glyphs[i] for i in idx], [self.was[i] for i in idx])
 
 
 def _as_probs(out: np.ndarray) -> np.ndarray:
@@ -119,6 +144,10 @@ class Classifier:
     #: a user's tile-set profile (:class:`vision.tileset.Profile`) whose opinion :meth:`run` combines
     #: with the model's; None: the model alone. Set with :func:`vision.tileset.with_tileset`.
     tileset: Any = None
+    #: the glyph reader (:class:`vision.glyphs.GlyphReader`) whose second opinion :meth:`read` takes on
+    #: the tiles told apart by a written glyph (honours, flowers and seasons); None: the model alone.
+    #: :func:`load_classifier` sets it unless asked not to.
+    glyphs: Any = None
 
     def _forward(self, crops: np.ndarray, outputs: list[str] | None) -> list[np.ndarray]:
         x = crops.transpose(0, 3, 1, 2).astype(np.float32) * (1.0 / 255.0)
@@ -191,6 +220,27 @@ class Classifier:
         t = np.asarray(out[-1], np.float32).reshape(n) if tile else None
         return probs, e, t
 
+    def _glyph_opinion(self, image, det, crops, probs, turn, emb, tile, half_probs):
+        """:func:`glyph_turns` with this classifier and its glyph reader; unchanged readings when no
+        tile is wanted (:func:`vision.glyphs.wanted`, on the reading at the tile's turn or, for the
+        corners, turned half round: ``half_probs``; a bonus tile read upside-down as a suit tile has
+        its bonus share the right way up)."""
+        from .glyphs import wanted
+
+        down = np.asarray(det.face_down, bool) | (probs[:, BACK_INDEX] >= BACK_SURE)  # never read a back
+        corners, face = wanted(probs, down)
+        corners |= wanted(half_probs, down)[0]
+        if not (corners.any() or face.any()):
+            return probs, turn, emb, tile, None
+        want_emb, want_tile = emb is not None, tile is not None
+
+        def half(idx):
+            turned = np.stack([np.rot90(crops[i], turn[i] + 2) for i in idx])
+            return self._outputs(np.ascontiguousarray(turned), want_emb, want_tile)
+
+        return glyph_turns(probs, turn, emb, tile, corners, face, half if self.rotation == "upright" else None,
+                           lambda idx, turns, cm, fm: self.glyphs.read(image, det.boxes[idx], turns, cm, fm))
+
     def __call__(self, image: np.ndarray, det: Detections) -> TileReadings:
         """Classify every detected tile of ``image`` (H, W, 3) uint8 RGB; see the module docstring."""
         return self.read(image, det)[0]
@@ -212,43 +262,120 @@ class Classifier:
         crops = np.stack([crop_tile(image, b, self.imgsz, self.margin, self.resize) for b in det.boxes])
         probs, emb, tile = self._outputs(crops, want_emb, want_tile)
         turn = np.zeros(n, int)
+        half_probs = probs  # each tile's reading turned half round from its turn (unsure tiles only)
         if self.rotation == "upright":
             wide = det.sizes[:, 0] > det.sizes[:, 1]
+            tall = det.sizes[:, 1] >= TALL * det.sizes[:, 0]
             unsure = np.nonzero((probs.max(1) < UPRIGHT_SURE) | wide)[0]
             if len(unsure):
                 turned = np.concatenate([np.rot90(crops[unsure], k, axes=(1, 2)) for k in (1, 2, 3)])
                 tp, te, tt = self._outputs(np.ascontiguousarray(turned), want_emb, want_tile)
                 tp = tp.reshape(3, len(unsure), NUM_CLASSES)
                 cand = np.concatenate([probs[unsure][None], tp])  # (4, u, 43)
-                sure = cand.max(2)  # (4, u)
-                best = sure.argmax(0)
+                best = choose_turns(cand.max(2), wide[unsure], tall[unsure])
                 u = np.arange(len(unsure))
-                side = np.where(sure[3] > sure[1], 3, 1)
-                up = np.where(sure[2] > sure[0], 2, 0)
-                best = np.where(wide[unsure], np.where(sure[side, u] >= sure[up, u] - SIDEWAYS_LEAN, side, up), best)
                 probs[unsure] = cand[best, u]
                 if emb is not None:
                     emb[unsure] = np.concatenate([emb[unsure][None], te.reshape(3, len(unsure), -1)])[best, u]
                 if tile is not None:
                     tile[unsure] = np.concatenate([tile[unsure][None], tt.reshape(3, len(unsure))])[best, u]
                 turn[unsure] = best
+                half_probs = probs.copy()
+                half_probs[unsure] = cand[(best + 2) % 4, u]
+        glyphs = was = None
+        seen = None
+        if self.glyphs is not None:
+            alone = probs if ts is None else ts.combine(probs, emb)  # what is read without the glyphs
+            probs, turn, emb, tile, seen = self._glyph_opinion(image, det, crops, probs, turn, emb, tile, half_probs)
         if ts is not None:
             probs = ts.combine(probs, emb)
+        if seen is not None:
+            final = [CLASS_NAMES[c] for c in probs.argmax(1)]
+            glyphs = seen.describe(final)
+            # the classifier's own reading, where what is written on the tile changed it
+            was = [CLASS_NAMES[b] if CLASS_NAMES[b] != f and g else "" for f, b, g in zip(final, alone.argmax(1), glyphs)]
         pose = []
         for i in range(n):
             if det.face_down[i] or probs[i, BACK_INDEX] >= BACK_SURE:
                 pose.append("face-down")
             else:
                 pose.append(("upright", "sideways", "upside-down", "sideways")[turn[i]])
-        return TileReadings.make(probs, pose, tile), (emb if embeddings else None)
+        return TileReadings.make(probs, pose, tile, glyphs, was), (emb if embeddings else None)
 
 
-def load_classifier(path: str | None = None, threads: int | None = None) -> Classifier:
+def glyph_turns(probs, turn, emb, tile, corners, face, half, read):
+    """The glyph reader's second opinion (:mod:`vision.glyphs`) on the tiles ``corners`` | ``face``
+    ((N,) bool, :func:`vision.glyphs.wanted`) of a reading (``probs`` (N, 43), ``turn`` (N,) quarter
+    turns, ``emb`` / ``tile`` or None), with the turn chosen jointly: a tile whose corners are read is
+    also read turned half round — the classifier (``half(indices) → (probs, emb, tile)`` of those
+    tiles turned half round from ``turn``; None: not turned over, for a classifier that reads every
+    pose) and the glyph reader (``read(indices, turns, corners, face) → GlyphScores``) — and that turn
+    is taken when its reading, classifier × glyphs summed over the classes
+    (:func:`vision.glyphs.posterior`'s evidence), is :data:`TURN_EVIDENCE` times as probable as the
+    turn the classifier chose (an unsure bonus tile's way up is the least sure part of the
+    classifier's reading). Returns (probs, turn, emb, tile, the GlyphScores of the turn kept, one row
+    per tile, NaN for the tiles not read); the arrays are updated copies."""
+    from .glyphs import posterior
+
+    n = len(probs)
+    g = np.nonzero(corners | face)[0]
+    c2 = np.nonzero(corners)[0] if half is not None else np.zeros(0, int)
+    idx = np.r_[g, c2]
+    sc = read(idx, np.r_[turn[g], (turn[c2] + 2) % 4], np.r_[corners[g], np.ones(len(c2), bool)],
+              np.r_[face[g], face[c2]])
+    probs, turn = probs.copy(), turn.copy()
+    emb = None if emb is None else emb.copy()
+    tile = None if tile is None else tile.copy()
+    post, evidence = posterior(probs[g], sc.rows(np.arange(len(g))))
+    probs[g] = post
+    row = np.full(n, -1)
+    row[g] = np.arange(len(g))
+    if len(c2):
+        p2, e2, t2 = half(c2)
+        post2, ev2 = posterior(p2, sc.rows(np.arange(len(g), len(idx))))
+        at = {int(i): k for k, i in enumerate(g)}
+        for k, i in enumerate(c2):
+            if ev2[k] > TURN_EVIDENCE * evidence[at[int(i)]]:
+                probs[i] = post2[k]
+                turn[i] = (turn[i] + 2) % 4
+                row[i] = len(g) + k
+                if emb is not None and e2 is not None:
+                    emb[i] = e2[k]
+                if tile is not None and t2 is not None:
+                    tile[i] = t2[k]
+    return probs.astype(np.float32), turn, emb, tile, sc.rows(row)
+
+
+#: the glyph reading turns a tile half round from the classifier's turn only when the reading there
+#: (classifier × glyphs) is this many times as probable. With no margin the real crops' characters
+#: fell from 0.96 to 0.84: a tile with no glyph read either way ties at ×1.000…, and the tie went to the
+#: other turn. On the real crops the turns that were right came at ×2.5–70, the wrong ones at ≤ ×1.3
+#: (chosen there: 10 read 0.904, 3 read 0.914, 2 read 0.920; see the model card)
+TURN_EVIDENCE = 2.0
+
+
+def choose_turns(sure: np.ndarray, wide: np.ndarray, tall: np.ndarray) -> np.ndarray:
+    """The turn read for each tile of the turn search: ``sure`` (4, U) the top probability of each
+    quarter turn (0°, 90°, 180°, 270° counter-clockwise), ``wide`` / ``tall`` (U,) bool box shapes
+    → (U,) int in 0..3. The surest turn, except that a wide box takes the surer sideways turn unless
+    an upright/upside-down one is surer by more than :data:`SIDEWAYS_LEAN`, and a tall box (:data:`TALL`)
+    takes the surer of upright and upside-down."""
+    u = np.arange(sure.shape[1])
+    side = np.where(sure[3] > sure[1], 3, 1)
+    up = np.where(sure[2] > sure[0], 2, 0)
+    best = sure.argmax(0)
+    best = np.where(tall, up, best)
+    return np.where(wide, np.where(sure[side, u] >= sure[up, u] - SIDEWAYS_LEAN, side, up), best)
+
+
+def load_classifier(path: str | None = None, threads: int | None = None, glyphs: bool = True) -> Classifier:
     """Open the classifier (default ``models/classifier.onnx``), checking its metadata against the
-    model contract. Raises :class:`ModelError` for a missing file, class names that differ from
-    :data:`CLASS_NAMES`, or an unknown ``crop_resize``/``rotation``."""
+    model contract, with the glyph reader of :mod:`vision.glyphs` (``glyphs``; False: the model
+    alone). Raises :class:`ModelError` for a missing file, class names that differ from
+    :data:`CLASS_NAMES`, an unknown ``crop_resize``/``rotation``, or a missing glyph reader."""
     p = str(path or model_path(CLASSIFIER_FILE))
-    m = open_model(p, threads or thread_count())
+    threads = threads or thread_count()
+    m = open_model(p, threads)
     names = names_list(m.get("names"), p)
     if names != CLASS_NAMES:
         raise ModelError(f"{p}: metadata 'names' differs from vision.classes.CLASS_NAMES "
@@ -261,7 +388,12 @@ def load_classifier(path: str | None = None, threads: int | None = None) -> Clas
     if rotation not in ("invariant", "upright"):
         raise ModelError(f"{p}: metadata rotation {rotation!r} is not 'invariant' or 'upright'")
     b = m.session.get_inputs()[0].shape[0]
-    return Classifier(m, imgsz_of(m), margin, resize, rotation, b if isinstance(b, int) else None)
+    reader = None
+    if glyphs:
+        from .glyphs import load_glyph_reader
+
+        reader = load_glyph_reader(threads)
+    return Classifier(m, imgsz_of(m), margin, resize, rotation, b if isinstance(b, int) else None, glyphs=reader)
 
 
 def classify(image: np.ndarray, det: Detections, classifier: Classifier | None = None) -> TileReadings:

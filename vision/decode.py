@@ -471,7 +471,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                 reading = replace(reading, notes=reading.notes + (
                     f"unsure: the roles this reading needs are less likely ({share:.0%}) than a hand tile "
                     f"not being detected; check the tiles outside the main row",))
-        reading = replace(_bonus_sureness(reading, best[1].bonus_codes, readings, lay), neighbours=neighbours[0])
+        reading = _unread_sureness(_bonus_sureness(reading, best[1].bonus_codes, readings, lay), readings, lay)
+        reading = replace(reading, neighbours=neighbours[0])
         if len(reading.changed) <= MAX_CHANGED:
             try:  # --first-turn / --kong-on-kong against the melds the photo shows: the user's error
                 check_context(reading.hand)
@@ -503,6 +504,26 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
             notes.append(f"unsure which bonus tile tile {num.get(p, '?')} is: "
                          + ", ".join(f"{c} {q:.0%}" for q, c in alt) + " (correct it with --fix)")
     return replace(reading, confidence=conf, notes=tuple(notes))
+
+
+def _unread_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
+    """``reading`` with its confidence × the chance that each tile it reads as a tile of the hand, though
+    the classifier gave it under :data:`UNREAD_PLAYING` of being a playing tile at all, is one (its
+    probability over the 34 playing classes), and a note naming it. The hand's structure chose the
+    playing tile it is read as (a 1s's bird read as a flower inside the row): that is only as sure as
+    the tile being a playing tile (a real crop's 1s read 54 % as a flower was made 7z, pairing a red
+    bird read as 中, and the reading was called 100 % sure)."""
+    num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
+    conf, notes = reading.confidence, list(reading.notes)
+    for p, role in enumerate(reading.roles):
+        if role in ("ignored", "bonus", "concealed-kong") or reading.tiles[p] is None:
+            continue
+        play = float(readings.probs[p, :_PLAY].sum())
+        if play < UNREAD_PLAYING:
+            conf *= play
+            notes.append(f"tile {num.get(p, '?')} was read as {reading.raw[p]} ({1 - play:.0%} not a playing tile): "
+                         f"taken as {reading.tiles[p]}, the tile the hand needs there; check it")
+    return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
 
 
 def _assign_bonus(positions: Iterable[int], logp: np.ndarray) -> dict[int, str]:

@@ -23,7 +23,8 @@ best joint reading, so no row is thrown away before its tiles are read.
    the hand's tiles when ≥ 90 % sure, else weighed by the decoder against a misread hand tile; inside
    the main row, or between the tiles of a group of 3–4 off it: a misread tile of the hand; off the
    main row by their size against the hand's tiles, :func:`_off_row_prior`, and less likely among
-   loose tiles behind the row, :data:`LOOSE_BONUS`); a group of four with face-down tiles →
+   loose tiles behind the row, :data:`LOOSE_BONUS`; a group of 3+ off it at least half read as
+   flowers/seasons keeps them as bonus tiles, :data:`MIXED_BONUS`); a group of four with face-down tiles →
    ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld (preferred) or ``concealed``; a single
    tile → ``winning`` (preferred when it is set apart at a row end or lies sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
    tile; groups outside the main row may also be ``ignored``. Each group carries its options with prior
@@ -70,6 +71,12 @@ SURE_BONUS = 0.9
 #: tiles (one or two together, face up, not flowers or seasons) also lie behind it (a scatter of loose
 #: tiles, discards) and no meld lies in their row
 LOOSE_BONUS = 0.5
+#: a group of 3 or more off the main row with at least half of its tiles (two or more) read as
+#: flowers/seasons, one of them at an end, is a bonus group as those tiles' own group would be (a pair
+#: or a lone flower among other tiles stays a pile's: discards); each of its other tiles is offered as a
+#: misread bonus tile (an unseen set's season read upside-down as 5m) with this prior, else ignored
+#: (the decoder weighs that against its reading)
+MIXED_BONUS = 0.7
 #: a tile lying nearer the camera than the standing hand looks at most this much larger than its tiles
 LYING_LARGER = 1.3
 #: a group outside the main row is part of the hand with prior OFF_ROW_IN when it lies within
@@ -645,6 +652,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     bonus_l: list[int] = []
     stray: list[int] = []  # flowers/seasons among other tiles away from the hand: not this hand's
     off_bonus: dict[tuple[int, ...], int] = {}  # flower/season groups off the main row → their row
+    misread: dict[int, tuple[int, tuple[int, ...]]] = {}  # a tile read otherwise in a group mostly of
+    # flowers/seasons off the main row → (its row, those flowers/seasons)
     maybe_end: list[int] = []  # unsure flowers/seasons at the ends of the main row's groups
     for g in geo.groups:
         if g.row not in geo.hand_rows:
@@ -657,6 +666,13 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             # away from the main row, flowers count only as a group of their own (not inside a pile of
             # discards or another player's tiles), and only as likely as the group is to be the hand's
             if not all(flags):
+                if len(t) >= 3 and sum(flags) >= 2 and 2 * sum(flags) >= len(t) and (flags[0] or flags[-1]):
+                    # at least half of a group read as flowers/seasons, one at an end: a bonus group
+                    # whose other tiles may be misread bonus tiles (a season read upside-down as 5m)
+                    fl = tuple(k for k, f in zip(t, flags) if f)
+                    off_bonus[fl] = g.row
+                    misread.update((k, (g.row, fl)) for k, f in zip(t, flags) if not f)
+                    continue
                 # ... but one read as a flower between the tiles of a group of 3 or 4 (a meld set out)
                 # is a misread tile of that meld (a 1s's bird in a pung), as inside the main row
                 inner = set(t[1:-1]) if len(t) in (3, 4) and not flags[0] and not flags[-1] else set()
@@ -695,10 +711,17 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         p_in = _off_row_prior(geo, det, t, by_size=True) * (LOOSE_BONUS if lone else 1.0)
         (bonus_l if p_in >= 0.5 else stray).extend(t)
     bonus = tuple(k for k in geo.order if k in set(bonus_l))
+    # a tile read otherwise among flowers/seasons that are not the hand's is not the hand's either
+    stray.extend(k for k, (row, fl) in misread.items() if fl[0] not in bonus)
     ignored = tuple(k for k in geo.order if k not in hand_set or k in set(stray))
     notes: list[str] = []
     out: list[GroupRoles] = []
     main_groups = set(geo.rows[0]) if geo.rows else set()
+    for k, (row, fl) in misread.items():
+        if fl[0] in bonus:  # the flowers/seasons beside it are the hand's: it may be one, misread
+            o = (Option("bonus", MIXED_BONUS, why="in a group of flowers/seasons, read as another tile"),
+                 Option("ignored", 1 - MIXED_BONUS, why="a loose tile beside the flowers/seasons"))
+            out.append(GroupRoles((k,), row, o))
     for gi, g in enumerate(geo.groups):
         if g.row not in geo.hand_rows:
             continue
@@ -712,7 +735,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 o.append(Option("concealed", 1 - p, why="a tile of the hand read as a flower or season"))
             out.append(GroupRoles((k,), g.row, tuple(sorted(o, key=lambda x: -x.prior))))
         tiles = tuple(t for t in g.tiles if t not in bonus and t not in stray and t not in exclude
-                      and t not in maybe_end)
+                      and t not in maybe_end and t not in misread)
         if not tiles:
             continue
         in_main = gi in main_groups

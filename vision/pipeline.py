@@ -239,7 +239,8 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
                            np.r_[det.face_down, [c == "0x" for c in codes]])
     rd2 = TileReadings.make(np.vstack([readings.probs, probs]),
                             readings.pose + tuple("face-down" if c == "0x" else "upright" for c in codes),
-                            np.r_[readings.tile, np.ones(k, np.float32)])
+                            np.r_[readings.tile, np.ones(k, np.float32)],
+                            readings.glyphs + ("",) * k, readings.was + ("",) * k)
     return det2, rd2, tuple(numbering)
 
 
@@ -264,7 +265,10 @@ def apply_fixes(readings: TileReadings, order: tuple[int, ...], fixes: Mapping[i
         elif pose[i] == "face-down":
             pose[i] = "upright"
         tile[i] = 1.0  # the user says it is this tile
-    return TileReadings.make(probs, pose, tile)
+    fixed = {order[pos - 1] for pos in fixes}
+    glyphs = ["" if i in fixed else g for i, g in enumerate(readings.glyphs)]
+    was = ["" if i in fixed else w for i, w in enumerate(readings.was)]
+    return TileReadings.make(probs, pose, tile, glyphs, was)
 
 
 #: the upright reading is weak, and the photo is also read turned 90°, 180° and 270°, when it is not
@@ -790,6 +794,11 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     notes.extend(extra)
     if not_tiles:
         notes.append(f"{not_tiles} box(es) left out: the classifier judged them not to be tiles (clutter)")
+    order = numbering if numbering is not None else lay.geometry.order
+    for i in order:
+        if readings.was[i] and reading.roles[i] != "ignored":
+            notes.append(f"tile {order.index(i) + 1} read {readings.codes[i]} by what is written on it "
+                         f"({readings.glyphs[i]}); the picture alone read {readings.was[i]}")
     share = _region_share(tried) if reading.legal else 1.0
     reading = replace(reading, notes=tuple(notes), confidence=reading.confidence * share)
     if numbering is not None and numbering != lay.geometry.order:
@@ -827,6 +836,8 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
             "role": r.roles[i],
             "changed": i in r.changed,
             "added": i in res.added,
+            "glyphs": res.readings.glyphs[i] or None,
+            "picture_alone": res.readings.was[i] or None,
             "top": [[c, round(p, 4)] for c, p in tops[i]],
         })
     groups = []

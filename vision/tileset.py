@@ -637,7 +637,7 @@ def calibrate(photos: Sequence, name: str, tiles: Sequence[str | None] | None = 
     for t, lay in zip(tiles, layouts):
         if BACK in lay:
             raise CalibrationError(f"--tiles {t!r}: a calibration layout shows faces, not face-down tiles (0x)")
-    classifier = replace(classifier or load_classifier(), tileset=None)
+    classifier = replace(classifier or load_classifier(glyphs=False), tileset=None)
     fp = fingerprint(classifier)  # ModelError without the embedding output, before the detector runs
     detector = detector or load_detector()
     path = profile_path(name, directory)
@@ -703,7 +703,8 @@ def learn_from_result(name: str, res, fixes: Mapping[int, str], log=None) -> tup
 
     from .classify import load_classifier
 
-    prof, n = learn(load_profile(name), load_classifier(), res.photo.pixels, res.detections, res.order, fixes)
+    prof, n = learn(load_profile(name), load_classifier(glyphs=False), res.photo.pixels, res.detections, res.order,
+                    fixes)
     if n:
         save_profile(prof)
     done = ", ".join(f"{k}={v}" for k, v in sorted(fixes.items()) if v != BACK)

@@ -129,6 +129,10 @@ class TileOut(BaseModel):
     fixed: bool = Field(..., description="set by the user (fixes)")
     added: bool = Field(False, description="added by the user (adds): a tile the detector missed")
     top: list[tuple[str, float]] = Field(..., description="the most probable tiles with their probabilities")
+    glyphs: Optional[str] = Field(None, description="what the glyph reader read on the tile that speaks for its "
+                                                    "reading (a numeral, a character), null when nothing")
+    picture_alone: Optional[str] = Field(None, description="the classifier's own reading, where what is written "
+                                                           "on the tile changed it")
 
 
 class GroupOut(BaseModel):
