@@ -321,6 +321,61 @@ def test_a_tile_the_glyphs_changed_is_named_in_the_notes_and_the_json():
         res2 = read_detections(photo, det, TileReadings.make(rd.probs, rd.pose, rd.tile, glyphs, w2),
                                load_ruleset("nts"), Context())
         assert not any(n.startswith(f"tile {res2.position(ign)} read") for n in res2.reading.notes)
+    # the decoder changed the tile after the glyphs (another tile's face was needed): no glyph note,
+    # no glyph fields; the change is named as a change
+    glyphs3, was3 = list(glyphs), list(was)
+    glyphs3[k], was3[k] = "南", "3z"
+    from dataclasses import replace as _rep
+
+    res3 = read_detections(photo, det, TileReadings.make(rd.probs, rd.pose, rd.tile, glyphs3, was3),
+                           load_ruleset("nts"), Context())
+    res3 = _rep(res3, reading=_rep(res3.reading, tiles=tuple("9m" if i == k else t for i, t in enumerate(res3.reading.tiles))))
+    t3 = to_json(res3)["tiles"][res3.position(k) - 1]
+    assert t3["glyphs"] is None and t3["picture_alone"] is None
     fixed = read_detections(photo, det, rd2, load_ruleset("nts"), Context(), fixes={pos: codes[k]})
     assert not any("written on it" in n for n in fixed.reading.notes)
     assert to_json(fixed)["tiles"][pos - 1]["picture_alone"] is None
+
+
+def test_the_installed_recogniser_is_the_one_the_contract_names():
+    """models/CONTRACT.md records the SHA-256 of the recogniser file of the pinned wheel; the installed
+    file must be that one (another version of the wheel could ship another model)."""
+    import hashlib
+    import re
+    from pathlib import Path
+
+    root = G.ocr_root()
+    assert root is not None, f"{G.OCR_DISTRIBUTION} is not installed"
+    contract = (Path(__file__).resolve().parents[1] / "models" / "CONTRACT.md").read_text(encoding="utf-8")
+    for rel in (G.OCR_MODEL, G.OCR_CHARSET):
+        want = re.search(re.escape(rel.split("/")[-1]) + r"`?\)? ?\(?(?:SHA-256 )?`([0-9a-f]{64})`", contract)
+        assert want, f"CONTRACT.md names no SHA-256 for {rel}"
+        assert hashlib.sha256((root / rel).read_bytes()).hexdigest() == want.group(1), rel
+
+
+def test_the_lines_read_in_a_photo_are_capped_surest_glyph_tiles_first():
+    n = 30
+    probs = np.concatenate([_p(**{"1f": 0.2 + 0.02 * i}) for i in range(n)] + [_p(**{"7z": 0.5})])
+    corners = np.r_[np.ones(n, bool), False]
+    face = np.r_[np.zeros(n, bool), True]
+    c, f = G.within_budget(probs, corners, corners, face)
+    assert 4 * c.sum() + f.sum() <= G.MAX_LINES
+    kept = np.nonzero(c)[0]
+    assert kept.min() > n - 1 - G.MAX_LINES // 4 - 1  # the tiles surest to be bonus tiles (the last ones) first
+    few_c, few_f = G.within_budget(probs[:3], np.ones(3, bool), np.zeros(3, bool), np.zeros(3, bool))
+    assert few_c.all() and not few_f.any()  # under the cap: everything asked for is read
+
+
+def test_the_reader_refuses_bad_arrays_and_leaves_bad_boxes_unread(reader):
+    img = np.full((100, 200, 3), 200, np.uint8)
+    ok = np.array([[10, 10, 80, 90]], np.float32)
+    one = np.array([True])
+    with pytest.raises(ValueError, match="uint8 image"):
+        reader.read(img[..., 0], ok, np.array([0]), one, one)
+    with pytest.raises(ValueError, match="1 boxes but 2 turns"):
+        reader.read(img, ok, np.array([0, 0]), one, one)
+    with pytest.raises(ValueError, match="face-down flags"):
+        G.wanted(_p(**{"1f": 0.9}), np.array([True, False]))
+    s = reader.read(img, np.array([[np.nan, 0, 50, 50], [10, 10, np.inf, 90]], np.float32), np.array([0, 0]),
+                    np.array([True, True]), np.array([True, True]))
+    assert np.isnan(s.corner).all() and np.isnan(s.face).all()

@@ -290,6 +290,9 @@ def test_demo_photo_turned_without_exif_reads_upright(demo_models, deg):
     assert (res.turned == 0) == (not any("read turned" in n for n in res.reading.notes))
     if deg != 180:
         assert res.turned != 0
+    reasons = ("(no tile was found upright)", "(the photo read upright is not a legal hand)",
+               "(it reads better than the photo upright)")
+    assert all(any(r in n for r in reasons) for n in res.reading.notes if "read turned" in n)
 
 
 def _canonical(hand):

@@ -225,11 +225,13 @@ class Classifier:
         tile is wanted (:func:`vision.glyphs.wanted`, on the reading at the tile's turn or, for the
         corners, turned half round: ``half_probs``; a bonus tile read upside-down as a suit tile has
         its bonus share the right way up)."""
-        from .glyphs import wanted
+        from .glyphs import wanted, within_budget
 
         down = np.asarray(det.face_down, bool) | (probs[:, BACK_INDEX] >= BACK_SURE)  # never read a back
         corners, face = wanted(probs, down)
         corners |= wanted(half_probs, down)[0]
+        turn_over = self.rotation == "upright"
+        corners, face = within_budget(np.maximum(probs, half_probs), corners, corners & turn_over, face)
         if not (corners.any() or face.any()):
             return probs, turn, emb, tile, None
         want_emb, want_tile = emb is not None, tile is not None
@@ -238,7 +240,7 @@ class Classifier:
             turned = np.stack([np.rot90(crops[i], turn[i] + 2) for i in idx])
             return self._outputs(np.ascontiguousarray(turned), want_emb, want_tile)
 
-        return glyph_turns(probs, turn, emb, tile, corners, face, half if self.rotation == "upright" else None,
+        return glyph_turns(probs, turn, emb, tile, corners, face, half if turn_over else None,
                            lambda idx, turns, cm, fm: self.glyphs.read(image, det.boxes[idx], turns, cm, fm))
 
     def __call__(self, image: np.ndarray, det: Detections) -> TileReadings:

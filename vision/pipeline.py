@@ -342,6 +342,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         upright_error: Exception | None = None
     except (NoTilesError, HandError) as e:
         result, upright_error = None, e
+    upright = result
     if rotate and (result is None or weak_reading(result)):
         t1 = time.perf_counter()
         for deg, k in TURNS:
@@ -370,8 +371,10 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         result = replace(fixed, turned=result.turned)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if result.turned:
-        note = (f"the photo was read turned {result.turned}° clockwise (the upright reading was weaker); "
-                f"tile boxes are those of the turned photo")
+        why = ("no tile was found upright" if upright is None else
+               "the photo read upright is not a legal hand" if not upright.reading.legal else
+               "it reads better than the photo upright")
+        note = f"the photo was read turned {result.turned}° clockwise ({why}); tile boxes are those of the turned photo"
         result = replace(result, reading=replace(result.reading, notes=(note,) + result.reading.notes))
     t["total"] = time.perf_counter() - t0
     return replace(result, timings=t)
@@ -796,7 +799,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         notes.append(f"{not_tiles} box(es) left out: the classifier judged them not to be tiles (clutter)")
     order = numbering if numbering is not None else lay.geometry.order
     for i in order:
-        if readings.was[i] and reading.roles[i] != "ignored":
+        if glyph_changed(reading, readings, i):
             notes.append(f"tile {order.index(i) + 1} read {readings.codes[i]} by what is written on it "
                          f"({readings.glyphs[i]}); the picture alone read {readings.was[i]}")
     share = _region_share(tried) if reading.legal else 1.0
@@ -811,6 +814,14 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
                        not_tiles=not_tiles)
+
+
+def glyph_changed(reading: Reading, readings: TileReadings, i: int) -> bool:
+    """Tile ``i`` of the hand is read as the glyph reader read it (:mod:`vision.glyphs`), not as the
+    classifier alone did (``readings.was``), and the decoder kept that reading (a tile it changed to
+    make a legal hand is named as changed instead)."""
+    return bool(readings.was[i]) and reading.roles[i] != "ignored" and reading.tiles[i] == readings.codes[i] \
+        and readings.was[i] != reading.tiles[i]
 
 
 # ----------------------------------------------------------------------------- output
@@ -836,8 +847,8 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
             "role": r.roles[i],
             "changed": i in r.changed,
             "added": i in res.added,
-            "glyphs": res.readings.glyphs[i] or None,
-            "picture_alone": res.readings.was[i] or None,
+            "glyphs": (res.readings.glyphs[i] or None) if r.tiles[i] == res.readings.codes[i] else None,
+            "picture_alone": res.readings.was[i] if glyph_changed(r, res.readings, i) else None,
             "top": [[c, round(p, 4)] for c, p in tops[i]],
         })
     groups = []
