@@ -147,7 +147,10 @@ def _stub(rows_by_turn, rotation="upright"):
     from vision.classify import Classifier
 
     class Stub(Classifier):
+        passes: list = []
+
         def _outputs(self, crops, emb, tile):
+            Stub.passes.append(len(crops))
             out = []
             for c in crops:  # the tile's index in the centre's green, the turn from where the red corner went
                 i = int(c[c.shape[0] // 2, c.shape[1] // 2, 1])
@@ -223,8 +226,11 @@ def test_a_bonus_tile_read_upside_down_is_turned_over_by_its_corners():
             return s
 
     img, det = _tagged_image(2)
-    r = replace(_stub(rows), glyphs=Reader())(img, det)
+    stub = _stub(rows)
+    r = replace(stub, glyphs=Reader())(img, det)
     assert r.codes == ("4y", "7p") and r.pose == ("upright", "upright")
+    # the turn search's own pass at 0° gives the turned-over reading: no third pass of the graph
+    assert type(stub).passes == [2, 3]
     assert r.glyphs[0] == "numeral 4, 冬" and r.was[0] == "5m"
     assert sorted(read_at) == [0, 2]  # tile 0 at its turn (180°) and turned back; tile 1 never
     # a classifier that reads every pose is never turned over

@@ -220,27 +220,41 @@ class Classifier:
         t = np.asarray(out[-1], np.float32).reshape(n) if tile else None
         return probs, e, t
 
-    def _glyph_opinion(self, image, det, crops, probs, turn, emb, tile, half_probs):
+    def _glyph_opinion(self, image, det, crops, probs, turn, emb, tile, half):
         """:func:`glyph_turns` with this classifier and its glyph reader; unchanged readings when no
         tile is wanted (:func:`vision.glyphs.wanted`, on the reading at the tile's turn or, for the
-        corners, turned half round: ``half_probs``; a bonus tile read upside-down as a suit tile has
-        its bonus share the right way up)."""
+        corners, turned half round: ``half["probs"]``; a bonus tile read upside-down as a suit tile has
+        its bonus share the right way up). The turn search's outputs at the half turn (``half``, where
+        ``half["have"]``) are reused; the other tiles read turned over are run through the graph."""
         from .glyphs import wanted, within_budget
 
         down = np.asarray(det.face_down, bool) | (probs[:, BACK_INDEX] >= BACK_SURE)  # never read a back
         corners, face = wanted(probs, down)
-        corners |= wanted(half_probs, down)[0]
+        corners |= wanted(half["probs"], down)[0]
         turn_over = self.rotation == "upright"
-        corners, face = within_budget(np.maximum(probs, half_probs), corners, corners & turn_over, face)
+        corners, face = within_budget(np.maximum(probs, half["probs"]), corners, corners & turn_over, face)
         if not (corners.any() or face.any()):
             return probs, turn, emb, tile, None
         want_emb, want_tile = emb is not None, tile is not None
 
-        def half(idx):
-            turned = np.stack([np.rot90(crops[i], turn[i] + 2) for i in idx])
-            return self._outputs(np.ascontiguousarray(turned), want_emb, want_tile)
+        def turned_over(idx):
+            p2 = half["probs"][idx].copy()
+            e2 = None if half["emb"] is None else half["emb"][idx].copy()
+            t2 = None if half["tile"] is None else half["tile"][idx].copy()
+            need = [k for k, i in enumerate(idx) if not half["have"][i]]
+            if need:
+                crops2 = np.stack([np.rot90(crops[idx[k]], turn[idx[k]] + 2) for k in need])
+                pn, en, tn = self._outputs(np.ascontiguousarray(crops2), want_emb, want_tile)
+                p2[need] = pn
+                if want_emb:
+                    e2 = np.zeros((len(idx), en.shape[1]), np.float32) if e2 is None else e2
+                    e2[need] = en
+                if want_tile:
+                    t2 = np.ones(len(idx), np.float32) if t2 is None else t2
+                    t2[need] = tn
+            return p2, e2, t2
 
-        return glyph_turns(probs, turn, emb, tile, corners, face, half if turn_over else None,
+        return glyph_turns(probs, turn, emb, tile, corners, face, turned_over if turn_over else None,
                            lambda idx, turns, cm, fm: self.glyphs.read(image, det.boxes[idx], turns, cm, fm))
 
     def __call__(self, image: np.ndarray, det: Detections) -> TileReadings:
@@ -264,7 +278,8 @@ class Classifier:
         crops = np.stack([crop_tile(image, b, self.imgsz, self.margin, self.resize) for b in det.boxes])
         probs, emb, tile = self._outputs(crops, want_emb, want_tile)
         turn = np.zeros(n, int)
-        half_probs = probs  # each tile's reading turned half round from its turn (unsure tiles only)
+        # each tile's reading turned half round from its turn, where the turn search made it (unsure tiles)
+        half = {"probs": probs, "emb": None, "tile": None, "have": np.zeros(n, bool)}
         if self.rotation == "upright":
             wide = det.sizes[:, 0] > det.sizes[:, 1]
             tall = det.sizes[:, 1] >= TALL * det.sizes[:, 0]
@@ -276,19 +291,27 @@ class Classifier:
                 cand = np.concatenate([probs[unsure][None], tp])  # (4, u, 43)
                 best = choose_turns(cand.max(2), wide[unsure], tall[unsure])
                 u = np.arange(len(unsure))
+                other = (best + 2) % 4  # the turn half round from the one read
+                half["probs"] = probs.copy()
+                half["probs"][unsure] = cand[other, u]
                 probs[unsure] = cand[best, u]
                 if emb is not None:
-                    emb[unsure] = np.concatenate([emb[unsure][None], te.reshape(3, len(unsure), -1)])[best, u]
+                    ce = np.concatenate([emb[unsure][None], te.reshape(3, len(unsure), -1)])
+                    half["emb"] = emb.copy()
+                    half["emb"][unsure] = ce[other, u]
+                    emb[unsure] = ce[best, u]
                 if tile is not None:
-                    tile[unsure] = np.concatenate([tile[unsure][None], tt.reshape(3, len(unsure))])[best, u]
+                    ct = np.concatenate([tile[unsure][None], tt.reshape(3, len(unsure))])
+                    half["tile"] = tile.copy()
+                    half["tile"][unsure] = ct[other, u]
+                    tile[unsure] = ct[best, u]
                 turn[unsure] = best
-                half_probs = probs.copy()
-                half_probs[unsure] = cand[(best + 2) % 4, u]
+                half["have"][unsure] = True
         glyphs = was = None
         seen = None
         if self.glyphs is not None:
             alone = probs if ts is None else ts.combine(probs, emb)  # what is read without the glyphs
-            probs, turn, emb, tile, seen = self._glyph_opinion(image, det, crops, probs, turn, emb, tile, half_probs)
+            probs, turn, emb, tile, seen = self._glyph_opinion(image, det, crops, probs, turn, emb, tile, half)
         if ts is not None:
             probs = ts.combine(probs, emb)
         if seen is not None:
