@@ -310,11 +310,12 @@ class Classifier:
         glyphs = was = None
         seen = None
         if self.glyphs is not None:
-            alone = probs if ts is None else ts.combine(probs, emb)  # what is read without the glyphs
+            before = probs, emb  # the reading without the glyphs (glyph_turns returns new arrays)
             probs, turn, emb, tile, seen = self._glyph_opinion(image, det, crops, probs, turn, emb, tile, half)
         if ts is not None:
             probs = ts.combine(probs, emb)
         if seen is not None:
+            alone = before[0] if ts is None else ts.combine(*before)  # what is read without the glyphs
             final = [CLASS_NAMES[c] for c in probs.argmax(1)]
             glyphs = seen.describe(final)
             # the classifier's own reading, where what is written on the tile changed it
