@@ -767,3 +767,39 @@ def test_a_tile_not_read_as_a_playing_tile_makes_the_reading_unsure():
     assert res.reading.confidence <= 0.3 * sure.reading.confidence + 1e-9
     assert any(n.startswith(f"tile {res.position(pos)} was read as 1f (7") and "not a playing tile): taken as 4s" in n
                for n in res.reading.notes), res.reading.notes
+
+
+def _winning_tile_moved(along: float, across: float = 0.0):
+    """render-s7-12 with its winning tile (sideways, at the row's end) moved ``along`` tile pitches
+    further along the row's line and ``across`` tile heights off it (toward the camera); the reading."""
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    b = boxes_of(meta)
+    c = (b[:, :2] + b[:, 2:]) / 2
+    pitch = (c[12] - c[0]) / 12  # one tile along the concealed row
+    h = float(np.median(b[:13, 3] - b[:13, 1]))
+    normal = np.array([-pitch[1], pitch[0]]) / np.linalg.norm(pitch)  # (points down the photo)
+    shift = along * pitch + across * h * normal
+    k = keep.index(13)
+    det, rd = _scene(meta, keep)
+    boxes = np.array(det.boxes)
+    boxes[k] += np.r_[shift, shift]
+    return _read(meta, Detections.make(boxes, det.scores, det.face_down), rd), k, meta
+
+
+def test_a_winning_tile_laid_far_along_the_rows_line_is_the_hands():
+    # the hard render 'rows-of-9' lays the winning tile where a one-row hand's 14th tile would lie,
+    # about five tile widths past the end of the first row: a single tile on the main row's line is
+    # in the hand region up to LONE_IN_LINE_GAP tile widths past its end (ROW_GAP, 3, left it out and
+    # the 13 tiles were not a legal hand)
+    res, k, meta = _winning_tile_moved(4.5)
+    assert res.reading.legal, res.reading.problem
+    assert format_hand(res.reading.hand) == _truth(meta)
+    assert res.reading.roles[k] == "winning"
+
+
+def test_a_single_tile_far_off_the_rows_line_is_not_joined():
+    # the same tile as far along, but three tile heights off the line: not the hand's (a loose tile);
+    # the 13 tiles are read as they are (a non-winner's hand, which the note says)
+    res, k, meta = _winning_tile_moved(4.5, across=3.0)
+    assert res.reading.roles[k] == "ignored"

@@ -58,6 +58,12 @@ ROW_GAP = 3.0
 #: rows within this many tile heights of the main row (and of similar size) belong to the hand
 HAND_REACH = 2.5
 SIZE_RATIO = 1.7
+#: a single tile lying on the main row's line (its centre within half a tile height of it) belongs to
+#: the hand region up to this many tile widths past the row's end (a winning tile laid far apart, or
+#: where the 14th tile would lie when the hand is laid in rows of nine); its prior still falls off with
+#: the distance beyond :data:`ROW_GAP` (:data:`OFF_ROW_DECAY`, from :data:`OFF_ROW_IN`: set apart on the
+#: row's line on purpose), and it is taken as a tile set apart at the row's end (likely the winning tile)
+LONE_IN_LINE_GAP = 6.0
 #: a single tile apart is also offered as a bonus tile when the classifier gives flowers/seasons this much
 MAYBE_BONUS = 0.1
 BONUS_INDEX = np.array([CLASS_INDEX[c] for c in BONUS_TILES])
@@ -565,7 +571,8 @@ def _assemble(R: _Rows, main: int) -> Geometry:
         rh = float(np.median(Hm[t]))
         dv = min(abs(vcm[k] - m_line(ucm[k])) for k in t) - (mh + rh) / 2
         du = max(float((ucm - Wm / 2)[t].min()) - m_u[1], m_u[0] - float((ucm + Wm / 2)[t].max()))
-        if dv <= HAND_REACH * mh and du <= ROW_GAP * mw:
+        in_line = len(t) == 1 and abs(vcm[t[0]] - m_line(ucm[t[0]])) <= mh / 2
+        if dv <= HAND_REACH * mh and (du <= ROW_GAP * mw or (in_line and du <= LONE_IN_LINE_GAP * mw)):
             near.append((dv, r))
     hand_rows = [main] + [r for _, r in sorted(near)]
     others = [r for r in range(len(rows_tiles)) if r not in hand_rows]
@@ -770,7 +777,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                     opts.append(Option("concealed", (1 - p_exp) * 0.8, winning=w, why="winning tile laid sideways/forward"))
         elif size == 1:
             t = tiles[0]
-            apart = _apart_at_end(geo, gi)
+            apart = _apart_at_end(geo, gi) or (not in_main and _in_line(geo, t))
             if winner:
                 pw = 0.85 if (apart or side[t]) else 0.5
                 opts.append(Option("winning", pw, winning=t, why="a single tile set apart" + (" sideways" if side[t] else "")))
@@ -822,8 +829,15 @@ def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_si
         # camera can be (1.3×): not a tile of this set (a playing card, a coaster)
         return OFF_ROW_IN * min(1.0, ratio, LYING_LARGER / ratio) ** 3
     d = min(geo.distance(t) for t in tiles)
+    if len(tiles) == 1 and _in_line(geo, tiles[0]):  # set apart on the row's line, on purpose
+        return OFF_ROW_IN * math.exp(-OFF_ROW_DECAY * max(0.0, d - ROW_GAP))
     base = OFF_ROW_SINGLE if len(tiles) == 1 else OFF_ROW_IN
     return base * math.exp(-OFF_ROW_DECAY * max(0.0, d - OFF_ROW_NEAR))
+
+
+def _in_line(geo: Geometry, t: int) -> bool:
+    """Detection ``t`` lies on the main row's line (centre within half a tile height of it)."""
+    return abs(geo.offset(t)) <= 0.5
 
 
 def _winning_candidates(geo: Geometry, tiles: tuple[int, ...], side: np.ndarray) -> list[int]:
