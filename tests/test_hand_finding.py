@@ -626,7 +626,11 @@ def test_loose_tiles_near_the_row_do_not_make_its_reading_less_likely():
     assert res.reading.legal and res.reading.hand.context.winner, res.reading.notation
     assert format_hand(res.reading.hand) == _truth(meta)
     assert all(r == "ignored" for r in res.reading.roles[len(keep):])
-    assert res.reading.neighbours < 0  # what the pairs cost the region at best, not charged to it
+    # either region reads the 14 tiles: the one over all boxes (the pairs' cost at best not charged
+    # to it), or the one among the sure boxes, which puts the doubtful row tile back in its gap
+    # (lift_geometry with the boxes) and leaves the loose pairs out
+    assert res.reading.neighbours < 0 or any("doubtful box(es) left out" in n for n in res.reading.notes)
+    assert any(n.startswith("hand region: row of 14 tiles") for n in res.reading.notes), res.reading.notes
 
 
 def test_a_flower_behind_the_row_in_line_with_a_meld_is_the_hands():
@@ -803,3 +807,52 @@ def test_a_single_tile_far_off_the_rows_line_is_not_joined():
     # the 13 tiles are read as they are (a non-winner's hand, which the note says)
     res, k, meta = _winning_tile_moved(4.5, across=3.0)
     assert res.reading.roles[k] == "ignored"
+
+
+def test_a_row_longer_than_a_hand_is_not_the_first_choice():
+    # a whole-table photo: a wall of 17 tiles (read as faces, as wall tops in white often are) lies
+    # below the 14-tile hand, larger and lower in the photo, so its geometry alone would choose it.
+    # A hand's row holds at most 14 + ROW_EXTRA tiles besides flowers/seasons: the wall's region
+    # loses MISSING_TILE per tile beyond, and the hand's row is the first candidate
+    from vision.pipeline import ROW_EXTRA, region_candidates
+
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    W, H = 1.1 * w, 1.1 * h
+    wy = min(meta["height"] - H - 2, y1 + 3.0 * h)
+    wall = [[40 + k * W, wy, 40 + (k + 1) * W, wy + H] for k in range(17)]
+    assert 17 > 14 + ROW_EXTRA
+    det, rd = _scene(meta, keep, wall, ["5z"] * 17, extra_p=0.6)
+    cands = region_candidates(det, rd, (meta["width"], meta["height"]), 14)
+    assert set(keep) <= set(cands[0].geometry.row_tiles(0)), cands[0].why
+    walls = [c for c in cands if set(range(len(keep), len(keep) + 17)) <= set(c.geometry.row_tiles(0))]
+    assert walls and all("more than a hand's row holds" in c.why for c in walls)
+
+
+def test_a_doubtful_box_in_the_gap_of_a_hand_row_is_put_back_in_it():
+    # the region found among the sure boxes alone leaves out the doubtful ones (cloth, keys): a
+    # doubtful box lying in the gap between two consecutive tiles of the hand's row (a flower of an
+    # unseen art among the hand's flowers, read flat) goes back there, in their group; one off the
+    # row's line stays out, numbered last
+    from vision.layout import lift_geometry
+
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    det, _ = _scene(meta, keep)
+    size = (meta["width"], meta["height"])
+    n = len(det)
+    sure = [i for i in range(n) if i != 5]
+    geo = hand_candidates(det.take(sure), size)[0].geometry
+    lifted = lift_geometry(geo, sure, n, det.boxes)
+    row0 = lifted.row_tiles(0)
+    assert 5 in row0 and row0.index(5) == row0.index(4) + 1 and row0[row0.index(5) + 1] == 6
+    assert any({4, 5, 6} <= set(g.tiles) for g in lifted.groups)
+    assert lifted.distance(5) == 0.0
+    # without the boxes (or off the line) it is left out as before
+    plain = lift_geometry(geo, sure, n)
+    assert 5 not in plain.row_tiles(0) and plain.order[-1] == 5 and plain.distance(5) == float("inf")
+    b = np.array(det.boxes)
+    b[5, [1, 3]] -= 2.0 * (b[5, 3] - b[5, 1])  # two tile heights behind the row
+    off = lift_geometry(geo, sure, n, b)
+    assert 5 not in off.row_tiles(0) and off.order[-1] == 5

@@ -423,16 +423,51 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
     return tuple(keep)
 
 
-def lift_geometry(geo: Geometry, keep, n: int) -> Geometry:
+def lift_geometry(geo: Geometry, keep, n: int, boxes: np.ndarray | None = None) -> Geometry:
     """``geo``, found for the detections ``keep`` (indices into ``n`` detections, ``geo``'s index k
     being ``keep[k]``), in the indices of all ``n``: the detections left out form one extra row of
     single-tile groups after the others (never the hand's), numbered last, with no flags and an
-    infinite distance from the main row."""
+    infinite distance from the main row.
+
+    ``boxes`` ((n, 4) xyxy pixels of all detections), when given: a tile-sized left-out detection
+    lying in the gap between two consecutive tiles of a hand row (:func:`_fills_gap`: room for one
+    tile, on the row's line) is put back there, in their group (the two groups the gap split joined): a doubtful
+    box inside the hand's rows is a tile of it read unsurely (a flower of an unseen art among the
+    hand's flowers), not clutter beside it."""
     keep = [int(k) for k in keep]
     kept = set(keep)
     rest = [i for i in range(n) if i not in kept]
-    groups = [Group(tuple(keep[t] for t in g.tiles), g.row) for g in geo.groups]
-    rows = list(geo.rows)
+    tiles_of = [[keep[t] for t in g.tiles] for g in geo.groups]
+    row_of = [g.row for g in geo.groups]
+    gap_fill: dict[int, int] = {}  # left-out detection → the kept detection it follows
+    if boxes is not None and rest:
+        b = np.asarray(boxes, np.float64).reshape(-1, 4)
+        for r in geo.hand_rows:
+            seq = [t for gi in geo.rows[r] for t in tiles_of[gi]]
+            for a, c in zip(seq, seq[1:]):
+                i = next((i for i in rest if i not in gap_fill and _fills_gap(b, a, c, i)), None)
+                if i is not None:
+                    gap_fill[i] = a
+    filled_after = set(gap_fill.values())
+    groups: list[Group] = []
+    rows: list[tuple[int, ...]] = []
+    for ids in geo.rows:
+        new_ids: list[int] = []
+        last_kept = None  # the previous group's last kept tile
+        for gi in ids:
+            t: list[int] = []
+            for k in tiles_of[gi]:
+                t.append(k)
+                t.extend(i for i, a in gap_fill.items() if a == k)
+            if new_ids and last_kept in filled_after:  # the gap that split the two groups is filled
+                prev = groups[new_ids[-1]]
+                groups[new_ids[-1]] = Group(prev.tiles + tuple(t), prev.row)
+            else:
+                new_ids.append(len(groups))
+                groups.append(Group(tuple(t), row_of[gi]))
+            last_kept = tiles_of[gi][-1] if tiles_of[gi] else last_kept
+        rows.append(tuple(new_ids))
+    rest = [i for i in rest if i not in gap_fill]
     if rest:
         ids = []
         for i in rest:
@@ -445,9 +480,32 @@ def lift_geometry(geo: Geometry, keep, n: int) -> Geometry:
         displaced[g] = geo.displaced[k]
         dist[g] = geo.distance(k)
         offset[g] = geo.offset(k)
-    return replace(geo, groups=tuple(groups), rows=tuple(rows), order=tuple(keep[t] for t in geo.order) + tuple(rest),
+    for i, a in gap_fill.items():
+        dist[i], offset[i] = dist[a], offset[a]
+    order = tuple(t for ids in rows for gi in ids for t in groups[gi].tiles)
+    return replace(geo, groups=tuple(groups), rows=tuple(rows), order=order,
                    sideways=tuple(sideways), displaced=tuple(displaced), main_distance=tuple(dist),
                    main_offset=tuple(offset))
+
+
+def _fills_gap(b: np.ndarray, a: int, c: int, i: int) -> bool:
+    """Box ``i`` lies in the gap between the consecutive row tiles ``a`` and ``c`` (xyxy boxes ``b``):
+    their centres are 1.5 to 2.6 tile widths apart (room for one tile: the detector's boxes are wider
+    than the tiles), ``i``'s centre lies between them (three tenths to seven tenths of the way) within
+    half a tile height of the line joining them and at least 0.6 tile widths from each (not a second
+    box of either), and ``i`` is tile-sized (0.6–1.6× ``a``'s size)."""
+    ca, cc, ci = ((b[[a, c, i], :2] + b[[a, c, i], 2:]) / 2)
+    seg = cc - ca
+    L = float(np.hypot(*seg))
+    wa, ha = np.sort(b[a, 2:] - b[a, :2])  # the tile's short side (its width in the row) and long side
+    if not (L > 0 and 1.5 * wa <= L <= 2.6 * wa):
+        return False
+    size = float(np.sqrt(max(0.0, float(np.prod(b[i, 2:] - b[i, :2])))) / max(float(np.sqrt(wa * ha)), 1e-6))
+    d = ci - ca
+    t = float(d @ seg) / L ** 2
+    across = abs(float(seg[0] * d[1] - seg[1] * d[0])) / L
+    apart = min(float(np.hypot(*d)), float(np.hypot(*(cc - ci)))) >= 0.6 * wa
+    return 0.3 <= t <= 0.7 and across <= 0.5 * ha and apart and 0.6 <= size <= 1.6
 
 
 @dataclass(frozen=True, eq=False)

@@ -532,8 +532,11 @@ def region_candidates(det: Detections, readings: TileReadings, image_size: tuple
     some boxes are doubtful (tileness below :data:`SURE_SHARE` of the hand's typical tileness: a cloth
     pattern, keyboard keys, tiles of a far wall, which lie in line with the hand and join its rows),
     also over the sure boxes alone (prior × :data:`SURE_ONLY_PRIOR`; the doubtful boxes are then left
-    out of the region, numbered last). Tileness: (N,) detector score × top class probability."""
-    cands = list(hand_candidates(det, image_size, need))
+    out of the region, numbered last, except one lying in the gap between two tiles of a hand row,
+    which goes back there: :func:`vision.layout.lift_geometry`). A region whose main row holds more
+    tiles than a hand's row can loses prior (:func:`_longer_than_a_hand`). Regions come best prior
+    first, the best 1.0. Tileness: (N,) detector score × top class probability."""
+    cands = _by_prior([_longer_than_a_hand(c, det, readings, need) for c in hand_candidates(det, image_size, need)])
     n = len(det)
     if n < 4:
         return tuple(cands)
@@ -543,13 +546,54 @@ def region_candidates(det: Detections, readings: TileReadings, image_size: tuple
         return tuple(cands)
     seen = {frozenset(c.geometry.hand_tiles) for c in cands}
     for c in hand_candidates(det.take(sure), image_size, need, limit=4):
-        geo = lift_geometry(c.geometry, sure, n)
+        geo = lift_geometry(c.geometry, sure, n, det.boxes)
         if frozenset(geo.hand_tiles) in seen:
             continue
         seen.add(frozenset(geo.hand_tiles))
-        cands.append(Candidate(geo, c.prior * SURE_ONLY_PRIOR,
-                               c.why + f", {n - len(sure)} doubtful box(es) left out"))
-    return tuple(cands)
+        back_in = len(geo.hand_tiles) - len(c.geometry.hand_tiles)  # put back in the gaps of hand rows
+        why = c.why
+        if back_in:
+            k0, k1 = len(c.geometry.row_tiles(0)), len(geo.row_tiles(0))
+            why = why.replace(f"row of {k0} tiles", f"row of {k1} tiles", 1)
+            why += f", {back_in} doubtful box(es) in its gaps kept"
+        left_out = n - len(sure) - back_in
+        cands.append(_longer_than_a_hand(Candidate(geo, c.prior * SURE_ONLY_PRIOR,
+                                                   why + (f", {left_out} doubtful box(es) left out" if left_out else "")),
+                                         det, readings, need))
+    return tuple(_by_prior(cands))
+
+
+def _by_prior(cands: list[Candidate]) -> list[Candidate]:
+    """``cands`` best prior first, the best 1.0."""
+    if not cands:
+        return cands
+    top = max(c.prior for c in cands) or 1.0
+    return sorted((replace(c, prior=c.prior / top) for c in cands), key=lambda c: -c.prior)
+
+
+#: a hand row holds at most the hand's tiles and a kong's or two's extra tiles (``need`` + this, or +
+#: the groups of four in the row when there are more), not counting flowers/seasons; a longer row is a
+#: wall or a row of discards, and its region's prior loses :data:`vision.layout.MISSING_TILE` per tile
+#: beyond
+ROW_EXTRA = 2
+
+
+def _longer_than_a_hand(c: Candidate, det: Detections, readings: TileReadings, need: int) -> Candidate:
+    """``c`` with its prior lowered when its main row holds more tiles (flowers/seasons not counted)
+    than a hand's row can (:data:`ROW_EXTRA`): a whole-table photo's walls are longer rows than the player's hand."""
+    from .layout import MISSING_TILE, bonus_probability
+
+    geo = c.geometry
+    main = list(geo.row_tiles(0)) if geo.rows else []
+    kongs = sum(1 for g in geo.rows[0] if len(geo.groups[g].tiles) == 4) if geo.rows else 0
+    room = need + max(ROW_EXTRA, kongs)  # (a kong laid in the row adds a tile)
+    if len(main) <= room:
+        return c
+    excess = int((bonus_probability(readings.take(main)) < 0.5).sum()) - room
+    if excess <= 0:
+        return c
+    return replace(c, prior=c.prior * MISSING_TILE ** excess,
+                   why=c.why + f", {excess} tile(s) more than a hand's row holds (a wall?)")
 
 
 def tileness(det: Detections, readings: TileReadings) -> np.ndarray:
