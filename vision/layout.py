@@ -58,12 +58,14 @@ ROW_GAP = 3.0
 #: rows within this many tile heights of the main row (and of similar size) belong to the hand
 HAND_REACH = 2.5
 SIZE_RATIO = 1.7
-#: a single tile lying on the main row's line (its centre within half a tile height of it) belongs to
+#: a single tile lying on the main row's line (:data:`IN_LINE`) belongs to
 #: the hand region up to this many tile widths past the row's end (a winning tile laid far apart, or
 #: where the 14th tile would lie when the hand is laid in rows of nine); its prior still falls off with
 #: the distance beyond :data:`ROW_GAP` (:data:`OFF_ROW_DECAY`, from :data:`OFF_ROW_IN`: set apart on the
 #: row's line on purpose), and it is taken as a tile set apart at the row's end (likely the winning tile)
 LONE_IN_LINE_GAP = 6.0
+#: a tile lies on the main row's line when its centre is within this many tile heights of it
+IN_LINE = 0.5
 #: a single tile apart is also offered as a bonus tile when the classifier gives flowers/seasons this much
 MAYBE_BONUS = 0.1
 BONUS_INDEX = np.array([CLASS_INDEX[c] for c in BONUS_TILES])
@@ -412,15 +414,21 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
                + (", the longest row" if (fr, r) == (longest[1], longest[2]) else "")
                + (", the nearest/largest" if s == top else "") + (f", read {how}" if how else ""))
         out.append(Candidate(geo, prior, why))
-    best = max(c.prior for c in out) or 1.0
-    out = [replace(c, prior=c.prior / best) for c in out]
-    out.sort(key=lambda c: -c.prior)
+    out = by_prior(out)
     keep = out[:limit]
     if not any(longest_tiles <= set(c.geometry.hand_tiles) for c in keep):
         lc = next((c for c in out if longest_tiles <= set(c.geometry.hand_tiles)), None)
         if lc is not None:
             keep[-1] = lc
     return tuple(keep)
+
+
+def by_prior(cands: list[Candidate]) -> list[Candidate]:
+    """``cands`` best prior first, the priors divided by the best (which becomes 1.0)."""
+    if not cands:
+        return cands
+    top = max(c.prior for c in cands) or 1.0
+    return sorted((replace(c, prior=c.prior / top) for c in cands), key=lambda c: -c.prior)
 
 
 def lift_geometry(geo: Geometry, keep, n: int, boxes: np.ndarray | None = None) -> Geometry:
@@ -439,16 +447,15 @@ def lift_geometry(geo: Geometry, keep, n: int, boxes: np.ndarray | None = None) 
     rest = [i for i in range(n) if i not in kept]
     tiles_of = [[keep[t] for t in g.tiles] for g in geo.groups]
     row_of = [g.row for g in geo.groups]
-    gap_fill: dict[int, int] = {}  # left-out detection → the kept detection it follows
+    after: dict[int, int] = {}  # kept detection → the left-out one put back in the gap after it
     if boxes is not None and rest:
         b = np.asarray(boxes, np.float64).reshape(-1, 4)
         for r in geo.hand_rows:
             seq = [t for gi in geo.rows[r] for t in tiles_of[gi]]
             for a, c in zip(seq, seq[1:]):
-                i = next((i for i in rest if i not in gap_fill and _fills_gap(b, a, c, i)), None)
+                i = next((i for i in rest if i not in after.values() and _fills_gap(b, a, c, i)), None)
                 if i is not None:
-                    gap_fill[i] = a
-    filled_after = set(gap_fill.values())
+                    after[a] = i
     groups: list[Group] = []
     rows: list[tuple[int, ...]] = []
     for ids in geo.rows:
@@ -458,8 +465,9 @@ def lift_geometry(geo: Geometry, keep, n: int, boxes: np.ndarray | None = None) 
             t: list[int] = []
             for k in tiles_of[gi]:
                 t.append(k)
-                t.extend(i for i, a in gap_fill.items() if a == k)
-            if new_ids and last_kept in filled_after:  # the gap that split the two groups is filled
+                if k in after:
+                    t.append(after[k])
+            if new_ids and last_kept in after:  # the gap that split the two groups is filled
                 prev = groups[new_ids[-1]]
                 groups[new_ids[-1]] = Group(prev.tiles + tuple(t), prev.row)
             else:
@@ -467,7 +475,7 @@ def lift_geometry(geo: Geometry, keep, n: int, boxes: np.ndarray | None = None) 
                 groups.append(Group(tuple(t), row_of[gi]))
             last_kept = tiles_of[gi][-1] if tiles_of[gi] else last_kept
         rows.append(tuple(new_ids))
-    rest = [i for i in rest if i not in gap_fill]
+    rest = [i for i in rest if i not in after.values()]
     if rest:
         ids = []
         for i in rest:
@@ -480,7 +488,7 @@ def lift_geometry(geo: Geometry, keep, n: int, boxes: np.ndarray | None = None) 
         displaced[g] = geo.displaced[k]
         dist[g] = geo.distance(k)
         offset[g] = geo.offset(k)
-    for i, a in gap_fill.items():
+    for a, i in after.items():
         dist[i], offset[i] = dist[a], offset[a]
     order = tuple(t for ids in rows for gi in ids for t in groups[gi].tiles)
     return replace(geo, groups=tuple(groups), rows=tuple(rows), order=order,
@@ -629,7 +637,7 @@ def _assemble(R: _Rows, main: int) -> Geometry:
         rh = float(np.median(Hm[t]))
         dv = min(abs(vcm[k] - m_line(ucm[k])) for k in t) - (mh + rh) / 2
         du = max(float((ucm - Wm / 2)[t].min()) - m_u[1], m_u[0] - float((ucm + Wm / 2)[t].max()))
-        in_line = len(t) == 1 and abs(vcm[t[0]] - m_line(ucm[t[0]])) <= mh / 2
+        in_line = len(t) == 1 and abs(vcm[t[0]] - m_line(ucm[t[0]])) <= IN_LINE * mh
         if dv <= HAND_REACH * mh and (du <= ROW_GAP * mw or (in_line and du <= LONE_IN_LINE_GAP * mw)):
             near.append((dv, r))
     hand_rows = [main] + [r for _, r in sorted(near)]
@@ -894,8 +902,8 @@ def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_si
 
 
 def _in_line(geo: Geometry, t: int) -> bool:
-    """Detection ``t`` lies on the main row's line (centre within half a tile height of it)."""
-    return abs(geo.offset(t)) <= 0.5
+    """Detection ``t`` lies on the main row's line (centre within :data:`IN_LINE` tile heights of it)."""
+    return abs(geo.offset(t)) <= IN_LINE
 
 
 def _winning_candidates(geo: Geometry, tiles: tuple[int, ...], side: np.ndarray) -> list[int]:

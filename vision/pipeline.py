@@ -30,7 +30,8 @@ from .decode import Reading, decode
 from .detect import Detections, Detector, load_detector
 from .errors import ImageError, NoTilesError, VisionError
 from .io import Photo, Source, load_photo
-from .layout import Candidate, Geometry, Layout, assign_roles, find_geometry, hand_candidates, lift_geometry
+from .layout import (MISSING_TILE, Candidate, Geometry, Layout, assign_roles, bonus_probability, by_prior,
+                     find_geometry, hand_candidates, lift_geometry)
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_PHOTO = REPO / "docs" / "demo.jpg"
@@ -536,14 +537,12 @@ def region_candidates(det: Detections, readings: TileReadings, image_size: tuple
     which goes back there: :func:`vision.layout.lift_geometry`). A region whose main row holds more
     tiles than a hand's row can loses prior (:func:`_longer_than_a_hand`). Regions come best prior
     first, the best 1.0. Tileness: (N,) detector score × top class probability."""
-    cands = _by_prior([_longer_than_a_hand(c, det, readings, need) for c in hand_candidates(det, image_size, need)])
+    cands = [_longer_than_a_hand(c, det, readings, need) for c in hand_candidates(det, image_size, need)]
     n = len(det)
-    if n < 4:
-        return tuple(cands)
-    t = tileness(det, readings)
+    t = tileness(det, readings) if n >= 4 else np.zeros(0)
     sure = np.nonzero(t >= sure_level(t, need))[0]
-    if len(sure) == n or len(sure) < 3:
-        return tuple(cands)
+    if n < 4 or len(sure) == n or len(sure) < 3:
+        return tuple(by_prior(cands))
     seen = {frozenset(c.geometry.hand_tiles) for c in cands}
     for c in hand_candidates(det.take(sure), image_size, need, limit=4):
         geo = lift_geometry(c.geometry, sure, n, det.boxes)
@@ -560,15 +559,7 @@ def region_candidates(det: Detections, readings: TileReadings, image_size: tuple
         cands.append(_longer_than_a_hand(Candidate(geo, c.prior * SURE_ONLY_PRIOR,
                                                    why + (f", {left_out} doubtful box(es) left out" if left_out else "")),
                                          det, readings, need))
-    return tuple(_by_prior(cands))
-
-
-def _by_prior(cands: list[Candidate]) -> list[Candidate]:
-    """``cands`` best prior first, the best 1.0."""
-    if not cands:
-        return cands
-    top = max(c.prior for c in cands) or 1.0
-    return sorted((replace(c, prior=c.prior / top) for c in cands), key=lambda c: -c.prior)
+    return tuple(by_prior(cands))
 
 
 #: a hand row holds at most the hand's tiles and a kong's or two's extra tiles (``need`` + this, or +
@@ -581,8 +572,6 @@ ROW_EXTRA = 2
 def _longer_than_a_hand(c: Candidate, det: Detections, readings: TileReadings, need: int) -> Candidate:
     """``c`` with its prior lowered when its main row holds more tiles (flowers/seasons not counted)
     than a hand's row can (:data:`ROW_EXTRA`): a whole-table photo's walls are longer rows than the player's hand."""
-    from .layout import MISSING_TILE, bonus_probability
-
     geo = c.geometry
     main = list(geo.row_tiles(0)) if geo.rows else []
     kongs = sum(1 for g in geo.rows[0] if len(geo.groups[g].tiles) == 4) if geo.rows else 0
@@ -601,8 +590,6 @@ def tileness(det: Detections, readings: TileReadings) -> np.ndarray:
     probability of being one of the eight: the classifier tells bonus tiles apart least well) × the
     classifier's probability that the box shows a tile at all (``TileReadings.tile``): how much the
     models believe the box is a tile read as it is (clutter — keys, cloth, cards — scores low)."""
-    from .layout import bonus_probability
-
     top = np.maximum(readings.probs.max(1), bonus_probability(readings)) if len(readings) else np.zeros(0)
     return (np.asarray(det.scores, np.float64) * top.astype(np.float64)
             * np.asarray(readings.tile, np.float64))
