@@ -228,13 +228,14 @@ def _overlaps(b, boxes, pad=0.0) -> bool:
 
 def build_composite(rng: np.random.Generator, crops: list[Crop], W: int = 1280, H: int = 960,
                     clutter: bool = True, behind: bool = True, warp: bool = True,
-                    bonus_rng: np.random.Generator | None = None) -> Composite:
+                    bonus_rng: np.random.Generator | None = None, bonus_columns: bool = False) -> Composite:
     """One composite photo (see the module docstring): a row of 13–14 real tile photos across the middle
     on a rendered surface, loose tiles and a second row behind it (``behind``), 2–4 clutter groups
     (``clutter``), then a mild perspective warp and a turn of up to ±8° (``warp``), light and noise.
     ``bonus_rng``: also 1–4 real flower/season photos of distinct faces, as the hand's bonus group
     (:func:`_place_bonus`), drawn from that generator only — so the scene is otherwise the one
-    ``rng`` makes without it. Raises RuntimeError when the crops cannot make a hand."""
+    ``rng`` makes without it; with ``bonus_columns``, 3–8 of them lying sideways in one or two touching
+    columns (:func:`_place_bonus_columns`). Raises RuntimeError when the crops cannot make a hand."""
     codes, chosen = pick_hand(rng, crops)
     bg_kind = str(rng.choice(BACKGROUNDS))
     canvas = background(rng, bg_kind, H, W)
@@ -310,8 +311,9 @@ def build_composite(rng: np.random.Generator, crops: list[Crop], W: int = 1280, 
         x += tw + gap()
     codes = list(codes)
     if bonus_rng is not None:
-        for code, q in _place_bonus(bonus_rng, canvas, crops, chosen, (x_start, y, x, tw, th, depth),
-                                    back_rgb, occupied, W, H):
+        place = _place_bonus_columns if bonus_columns else _place_bonus
+        for code, q in place(bonus_rng, canvas, crops, chosen, (x_start, y, x, tw, th, depth),
+                             back_rgb, occupied, W, H):
             codes.append(code)
             hand_quads.append(q)
     if warp:
@@ -366,6 +368,51 @@ def _place_bonus(rng: np.random.Generator, canvas: np.ndarray, crops: list[Crop]
         for j, c in enumerate(picked):
             spr, a = _tile_sprite(c.image, tw, th, back_rgb, depth)
             q = _paste(canvas, spr, a, bx + j * (tw + 1), by - depth, float(rng.normal(0, 0.6)))
+            if q is not None:
+                out.append((c.code, q))
+        occupied.append(bb)
+        return out
+    return []
+
+
+def _place_bonus_columns(rng: np.random.Generator, canvas: np.ndarray, crops: list[Crop], used: list[Crop], row,
+                         back_rgb, occupied: list, W: int, H: int) -> list[tuple[str, np.ndarray]]:
+    """3–8 flower/season photos of distinct faces pasted lying sideways (turned ±90°, one way for all)
+    in one column, or two touching columns when there are more than four, beside the hand row ``row``
+    = (x0, y, x1, tile w, tile h, depth): past its right end, before its left end, in front of it (at
+    its right, left or middle) or behind it (the same) — the first place inside the picture and clear of
+    ``occupied``; none: no bonus group. Issue 14's real photo of eight bonus tiles laid so. Returns
+    (code, quad) per tile, column by column."""
+    x0, y, x1, tw, th, depth = row
+    pool: dict[str, list[Crop]] = {}
+    taken = {c.number for c in used}
+    for c in crops:
+        if c.code[1] in "fy" and c.number not in taken:
+            pool.setdefault(c.code, []).append(c)
+    faces = sorted(pool)
+    k = min(int(rng.integers(3, 9)), len(faces))
+    if k == 0:
+        return []
+    picked = [pool[f][int(rng.integers(len(pool[f])))] for f in rng.choice(faces, k, replace=False)]
+    ncol = 2 if k > 4 else 1
+    per = -(-k // ncol)
+    gap = int(rng.integers(1, 4))
+    colw = (ncol - 1) * (th + gap) + th  # a sideways tile is th wide and tw high
+    colh = per * (tw + gap)
+    ang = float(rng.choice([90.0, -90.0]))
+    for left, top in ((x1 + tw * 0.8, y + th - colh), (x0 - tw * 0.8 - colw, y + th - colh),
+                      (x1 - colw - tw, y + th * 1.4), (x0 + tw, y + th * 1.4),
+                      ((x0 + x1 - colw) / 2, y + th * 1.4), (x1 - colw - tw, y - depth - th * 0.4 - colh),
+                      (x0 + tw, y - depth - th * 0.4 - colh), ((x0 + x1 - colw) / 2, y - depth - th * 0.4 - colh)):
+        bb = (left - 4, top - 4, left + colw + 4, top + colh + 4)
+        if bb[0] < 0.01 * W or bb[2] > 0.99 * W or bb[1] < 0.01 * H or bb[3] > 0.99 * H or _overlaps(bb, occupied[1:]):
+            continue
+        out = []
+        for j, c in enumerate(picked):
+            col, r = divmod(j, per)
+            cx, cy = left + col * (th + gap) + th / 2, top + r * (tw + gap) + tw / 2
+            spr, a = _tile_sprite(c.image, tw, th, back_rgb, 0)
+            q = _paste(canvas, spr, a, int(cx - tw / 2), int(cy - th / 2), ang + float(rng.normal(0, 1.5)))
             if q is not None:
                 out.append((c.code, q))
         occupied.append(bb)

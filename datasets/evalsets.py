@@ -311,12 +311,13 @@ def eval_rotations(sources, ruleset: str = "nts", threads: int = 1, baseline: bo
 
 
 def eval_composites(crops_root: Path, n: int = 20, seed: int = 0, threads: int = 1, baseline: bool = True,
-                    keep: Path | None = None, log=None, bonus: bool = False) -> dict:
+                    keep: Path | None = None, log=None, bonus: bool = False, columns: bool = False) -> dict:
     """``n`` composites (:func:`datasets.composite.build_composite`, seeds ``[seed, i]``) written as
     JPEG files into a temporary folder (``keep``: into that folder instead, kept), each read by both
     tools: tile F1 by boxes, hands exact, hand found. ``bonus``: the same scenes with a group of 1–4
     real flower/season photos set apart beside the hand (bonus seeds ``[seed, i, 2828]``), which
-    count as hand tiles."""
+    count as hand tiles; ``columns``: instead 3–8 of them lying sideways in one or two touching columns
+    (:func:`datasets.composite._place_bonus_columns`, bonus seeds ``[seed, i, 3939]``)."""
     from PIL import Image
 
     from .composite import build_composite, load_crops
@@ -328,8 +329,9 @@ def eval_composites(crops_root: Path, n: int = 20, seed: int = 0, threads: int =
         folder.mkdir(parents=True, exist_ok=True)
         for i in range(n):
             c = build_composite(np.random.default_rng([int(seed), i, 1414]), crops,
-                                bonus_rng=np.random.default_rng([int(seed), i, 2828]) if bonus else None)
-            path = folder / f"composite{'_bonus' if bonus else ''}_{i:03d}.jpg"
+                                bonus_rng=(np.random.default_rng([int(seed), i, 3939 if columns else 2828])
+                                           if bonus or columns else None), bonus_columns=columns)
+            path = folder / f"composite{'_columns' if columns else '_bonus' if bonus else ''}_{i:03d}.jpg"
             Image.fromarray(c.image).save(path, "JPEG", quality=90)
             data = path.read_bytes()
             row = {"index": i, "info": c.info, "gold": c.hand_tiles}

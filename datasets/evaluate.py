@@ -342,12 +342,12 @@ def time_models(img: np.ndarray, threads: int = 1, reps: int = 5) -> dict:
 
 
 def run(data: Path | None, limit: int = 200, conf: float = 0.25, threads: int = 1, as_json: bool = False,
-        out=sys.stdout, sets: tuple[str, ...] = ("photos", "crops", "rotations", "composites", "bonus", "hard"),
+        out=sys.stdout, sets: tuple[str, ...] = ("photos", "crops", "rotations", "composites", "bonus", "columns", "hard"),
         composites: int = 20, hard: int = 18, baseline: bool = True, keep: Path | None = None,
         progress: bool = False, hard_kinds: tuple[str, ...] | None = None) -> dict:
     """Run every evaluation that its inputs allow and print one table; returns the raw results.
 
-    ``sets``: which of photos, crops (with the ECE), rotations, composites, bonus, hard to run; ``composites``
+    ``sets``: which of photos, crops (with the ECE), rotations, composites, bonus, columns, hard to run; ``composites``
     / ``hard``: how many images of those sets; ``baseline``: also run ``mahjong-detector`` on them;
     ``keep``: a folder to keep the composite and hard-scene images in (else a temporary folder)."""
     det, clf = _vision_models(threads)
@@ -381,6 +381,11 @@ def run(data: Path | None, limit: int = 200, conf: float = 0.25, threads: int = 
         R["bonus"] = evalsets.eval_composites(sh / "data" / "crops-real", composites, 0, threads, baseline,
                                               None if keep is None else keep / "bonus", log, bonus=True)
         timing["bonus"] = time.perf_counter() - t0
+    if "columns" in sets and composites > 0 and sh is not None and (sh / "data" / "crops-real" / "labels.csv").exists():
+        t0 = time.perf_counter()
+        R["columns"] = evalsets.eval_composites(sh / "data" / "crops-real", composites, 0, threads, baseline,
+                                                None if keep is None else keep / "columns", log, columns=True)
+        timing["columns"] = time.perf_counter() - t0
     if "hard" in sets and hard > 0:
         from . import faces
 
@@ -515,7 +520,9 @@ def format_sets(R: dict) -> str:
             L.append(f"| · {v} | {_cell(d['ours'], 'same', 'f1', 'exact')} | {_cell(d.get('baseline'), 'same', 'f1', 'exact', skipped=sk)} | |")
     for name, what in (("composites", "composites of real crops ({n}, rendered backgrounds + clutter)"),
                        ("bonus", "the same composites with 1–4 real flower/season photos set apart as the hand's "
-                                 "bonus tiles ({n})")):
+                                 "bonus tiles ({n})"),
+                       ("columns", "the same composites with 3–8 real flower/season photos lying sideways in one or "
+                                   "two touching columns beside the hand ({n})")):
         comp = R.get(name)
         if comp:
             t = comp["total"]
@@ -530,7 +537,7 @@ def format_sets(R: dict) -> str:
                  f"{_cell(t.get('baseline'), 'found', 'exact', 'f1', skipped=sk)} | found ≥ 99 %, exact ≥ 90 % |")
         for k, d in hard["by_kind"].items():
             L.append(f"| · {k} | {_cell(d['ours'], 'found', 'exact', 'f1')} | {_cell(d.get('baseline'), 'found', 'exact', 'f1', skipped=sk)} | |")
-    sure = [(name, (R.get(name) or {}).get("total", {}).get("ours") or {}) for name in ("composites", "bonus", "hard")]
+    sure = [(name, (R.get(name) or {}).get("total", {}).get("ours") or {}) for name in ("composites", "bonus", "columns", "hard")]
     sure = [(k, t) for k, t in sure if "sure_wrong" in t]
     if sure:
         cells = "; ".join(f"{k}: {t['sure_wrong']} confident wrong, {t['flagged_wrong']} of {t['n'] - t['exact']} "
@@ -547,7 +554,7 @@ def format_sets(R: dict) -> str:
     head = ["| set | ours | mahjong-detector | target |", "|---|---|---|---|"]
     tail = ["", "seconds per set: " + ", ".join(f"{k} {v:.0f}" for k, v in secs.items())] if secs else []
     miss = []  # the product's misses, to look at (--keep keeps the images)
-    for name in ("composites", "bonus", "hard"):
+    for name in ("composites", "bonus", "columns", "hard"):
         for r in (R.get(name) or {}).get("rows", []):
             o = r.get("ours")
             if o and not o["exact"]:
@@ -579,10 +586,11 @@ def add_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--models", type=Path, default=None, help="folder with detector.onnx and classifier.onnx (default models/)")
     ap.add_argument("--json", action="store_true", help="print raw results as JSON")
-    ap.add_argument("--sets", default="photos,crops,rotations,composites,bonus,hard",
+    ap.add_argument("--sets", default="photos,crops,rotations,composites,bonus,columns,hard",
                     type=lambda t: tuple(x for x in t.split(",") if x),
                     help="comma-separated sets to run: photos, crops (top-1 and ECE), rotations, composites, bonus "
-                         "(the composites with flowers/seasons set apart), hard "
+                         "(the composites with flowers/seasons set apart), columns (with 3-8 of them lying sideways in "
+                         "touching columns), hard "
                          "(default all; the synthetic validation set runs when --data exists)")
     ap.add_argument("--composites", type=int, default=20, help="composite photos of real crops to make and read")
     ap.add_argument("--hard", type=int, default=18, help="hard-scene renders (held-out seeds/palettes) to read")
@@ -617,7 +625,7 @@ def cmd_eval(a) -> int:
 
     evalsets.IMAGE_SECONDS = float(getattr(a, "image_seconds", evalsets.IMAGE_SECONDS))
     R = run(data if data.is_dir() else None, a.limit, a.conf, a.threads, a.json,
-            sets=getattr(a, "sets", ("photos", "crops", "rotations", "composites", "bonus", "hard")),
+            sets=getattr(a, "sets", ("photos", "crops", "rotations", "composites", "bonus", "columns", "hard")),
             composites=getattr(a, "composites", 20), hard=getattr(a, "hard", 18),
             baseline=not getattr(a, "no_baseline", False), keep=getattr(a, "keep", None),
             progress=getattr(a, "progress", False), hard_kinds=getattr(a, "hard_kinds", None))

@@ -14,7 +14,7 @@ import numpy as np
 from vision.classes import BACK, CLASS_INDEX, CLASS_NAMES
 
 from . import effects, faces
-from .hands import Hand, full_set, random_hand, tile_sort_key
+from .hands import BONUS, Hand, full_set, random_hand, tile_sort_key
 from .render import Body, Camera, Canvas, Light, draw_body, rot_x, rot_y, rot_z, shadow_polygons
 
 DEG = math.pi / 180
@@ -184,10 +184,42 @@ class HandLayout:
     lean: float = 0.0
 
 
-def layout_hand(hand: Hand, ts: TileSet, rng: np.random.Generator, standing: bool | None = None) -> HandLayout:
+def bonus_in_columns(ts: TileSet, bonus: list[Placed], others: list[Placed], rng: np.random.Generator) -> None:
+    """Re-lay the ``bonus`` tiles lying flat and sideways (turned ±90° in the face plane) in one or two
+    touching columns, right or left of, in front of or behind every tile of ``others``: a real photo of
+    issue 14 showed eight bonus tiles laid so, which the detector boxed two at a time. Column-major
+    order; gaps 0–0.6 mm between tiles. Sets each tile's ``inplane`` and ``body``."""
+    n = len(bonus)
+    ncol = 2 if n >= 4 and rng.random() < 0.75 else 1
+    per = -(-n // ncol)
+    turn = float(rng.choice([90.0, -90.0]))
+    for p in bonus:
+        p.inplane = (turn + float(rng.normal(0, 2))) * DEG
+    pts = np.concatenate([p.body.corners() for p in others])
+    x_min, x_max, y_min, y_max = pts[:, 0].min(), pts[:, 0].max(), pts[:, 1].min(), pts[:, 1].max()
+    gx, gy = float(rng.uniform(0.0, 0.6)), float(rng.uniform(0.0, 0.6))
+    width, depth = ncol * (ts.h + gx), per * (ts.w + gy)
+    where = rng.choice(["right", "left", "front", "behind"], p=[0.35, 0.25, 0.2, 0.2])
+    if where in ("right", "left"):
+        x0 = x_max + float(rng.uniform(0.5, 2.5)) * ts.w if where == "right" else \
+            x_min - float(rng.uniform(0.5, 2.5)) * ts.w - width
+        y0 = y_min + float(rng.uniform(-0.5, 1.0)) * ts.w
+    else:
+        x0 = float(rng.uniform(x_min, max(x_min, x_max - width)))
+        y0 = y_min - float(rng.uniform(0.5, 1.5)) * ts.w - depth if where == "front" else \
+            y_max + float(rng.uniform(0.5, 1.5)) * ts.w
+    for r in range(per):
+        items = [(bonus[c * per + r], 0.0, gx) for c in range(ncol) if c * per + r < n]
+        place_line(ts, items, x0, y0 + r * (ts.w + gy), rng, jitter=0.5)
+
+
+def layout_hand(hand: Hand, ts: TileSet, rng: np.random.Generator, standing: bool | None = None,
+                bonus_columns: np.random.Generator | None = None) -> HandLayout:
     """Place the hand's tiles on the table around the origin (concealed row, winning tile, melds, bonus).
 
     ``standing``: force the concealed row standing (True) or lying (False); None: random (40 % standing).
+    ``bonus_columns``: lay two or more bonus tiles sideways in touching columns instead
+    (:func:`bonus_in_columns`, drawing from this generator only: ``rng``'s draws are those without it).
     """
     L = HandLayout()
     L.standing = bool(rng.random() < 0.4)
@@ -290,6 +322,9 @@ def layout_hand(hand: Hand, ts: TileSet, rng: np.random.Generator, standing: boo
         else:
             est = len(bonus_tiles) * ts.w * 1.2
             place_line(ts, items, -est - float(rng.uniform(1.0, 2.5)) * ts.w, 0.0 if not L.standing else row_near, rng)
+    if bonus_columns is not None and len(bonus_tiles) >= 2:
+        others = conc_placed + ([win_placed] if wmode in ("apart", "sideways") else []) + [p for ms in meld_items for p in ms]
+        bonus_in_columns(ts, bonus_tiles, others, bonus_columns)
     # collect, rows and groups
     all_tiles = conc_placed + ([win_placed] if wmode in ("apart", "sideways") else []) + \
         [p for ms in meld_items for p in ms] + bonus_tiles
@@ -683,7 +718,8 @@ def _sources_for(rng, sources):
 def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: dict[str, float] | None = None,
                  crops_only: bool = False, close: bool = False,
                  span: tuple[float, float] | None = None, tileset: "TileSet | None" = None,
-                 grid: "list[list[str]] | None" = None, style_split: str = "train", hard=None) -> Scene:
+                 grid: "list[list[str]] | None" = None, style_split: str = "train", hard=None,
+                 bonus_columns: float = 0.0) -> Scene:
     """Render synthetic photo number ``index`` of run ``seed`` (a pure function of its arguments).
 
     crops_only: instead of a hand, lay out a grid of ~30 tiles with class-balanced identities and
@@ -704,6 +740,9 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
     automatic table, desk with keyboard, bed cover, windowsill, four hands, rows of 9, heavy
     perspective, tiles behind the row) with clutter objects; None (the default) renders exactly what
     the plain generator renders. ``info["hard"]`` names the kind and clutter.
+    bonus_columns (hands, when the tile set has bonus tiles): this share of the renders get a hand with
+    2–8 bonus tiles laid sideways in touching columns (:func:`bonus_in_columns`), drawn from a generator
+    of their own (seed, index, 4141); 0 (the default) renders exactly what it rendered before.
     """
     rng = np.random.default_rng([int(seed), int(index), 20240])
     hr = None
@@ -736,7 +775,16 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
         hand = random_hand(rng, allow_bonus=allow_bonus)
         if hard is not None and hard.hand is not None:
             hand = hard.hand
-        L = layout_hand(hand, ts, rng, standing=None if hard is None else hardmod.standing_for(hard))
+        brng = None
+        if bonus_columns > 0 and allow_bonus and (hard is None or hard.hand is None):
+            brng = np.random.default_rng([int(seed), int(index), 4141])
+            if brng.random() < bonus_columns:
+                nb = int(brng.integers(2, 9))
+                hand.bonus = sorted((BONUS[i] for i in brng.choice(8, nb, replace=False)), key=tile_sort_key)
+            else:
+                brng = None
+        L = layout_hand(hand, ts, rng, standing=None if hard is None else hardmod.standing_for(hard),
+                        bonus_columns=brng)
         if hard is not None and hard.kind == "rows-of-9":
             _rows_of_nine(ts, L, hr)
         tiles = L.tiles

@@ -132,7 +132,7 @@ def render_one(i: int) -> dict:
     name = f"{i:06d}"
     sc = render_scene(o["seed"], i, W, H, sources=o.get("sources"), crops_only=o["crops_only"],
                       close=o.get("close", False), span=o.get("span"), style_split=split,
-                      hard=hard_for(o, i))
+                      hard=hard_for(o, i), bonus_columns=o.get("bonus_columns", 0.0))
     rng = np.random.default_rng([o["seed"], i, 77])
     # the JPEG as it will be read back: crops come from it, like a detector's
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(sc.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, sc.jpeg_quality])
@@ -237,13 +237,16 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"with --hard: comma-separated clutter kinds ({','.join(CLUTTER)})")
     ap.add_argument("--hard-split", default=None, choices=["train", "val"],
                     help="with --hard: palettes for training (train, the default) or the held-out ones (val)")
+    ap.add_argument("--bonus-columns", type=float, default=0.0,
+                    help="share of hand renders with 2-8 bonus tiles lying sideways in touching columns "
+                         "(scene.bonus_in_columns); 0: none")
     a = ap.parse_args(argv)
     if a.clutter and any(c not in CLUTTER for c in a.clutter):
         ap.error(f"--clutter: unknown kind in {','.join(a.clutter)} (from {','.join(CLUTTER)})")
     if (a.clutter or a.hard_split) and not a.hard:
         ap.error("--clutter and --hard-split need --hard")
-    if not 0 <= a.extra_art <= 1 or not 0 <= a.wide_styles <= 1:
-        ap.error("--extra-art and --wide-styles are shares between 0 and 1")
+    if not 0 <= a.extra_art <= 1 or not 0 <= a.wide_styles <= 1 or not 0 <= a.bonus_columns <= 1:
+        ap.error("--extra-art, --wide-styles and --bonus-columns are shares between 0 and 1")
     W, H = (int(v) for v in a.size.lower().split("x"))
     out: Path = a.out
     for sub in (["crops"] if a.crops_only else ["images", "labels", "meta", "crops"]):
@@ -273,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         record["wide_faces"] = faces.WIDE_FACES_VERSION  # (no key) is not extended with changed faces
     if not a.extra_art:
         del record["extra_art"]
+    if not a.bonus_columns:
+        del record["bonus_columns"]
     record["art_sources"] = sorted(srcs)
     rec_path = out / ARGS_FILE
     if rec_path.exists():
@@ -288,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
             "crops": not a.no_crops, "val_every": a.val_every, "max_distractor_crops": a.max_distractor_crops,
             "crop_size": a.crop_size, "crop_margin": a.crop_margin, "crop_resize": a.crop_resize,
             "close": a.close, "span": tuple(a.span) if a.span else None, "upright": a.upright_crops,
-            "face_crops": a.face_crops, "hard": a.hard, "clutter": a.clutter, "hard_split": a.hard_split, "sources": srcs if a.wide_styles > 0 or a.extra_art > 0 else None}
+            "face_crops": a.face_crops, "hard": a.hard, "clutter": a.clutter, "hard_split": a.hard_split,
+            "bonus_columns": a.bonus_columns, "sources": srcs if a.wide_styles > 0 or a.extra_art > 0 else None}
     idx = range(a.start, a.start + a.images)
     from tqdm import tqdm
 

@@ -106,6 +106,17 @@ DETECTOR_DATA_RECIPE: list[tuple[str, list[str]]] = [
 ]
 
 
+#: detector version 4 (issue 14: bonus tiles lying sideways in touching columns, boxed two at a time
+#: in a real photo): version 3's two sets (same options and seeds) and ``bonus``, hands filling 50–90 %
+#: of the width of which 80 % carry 2–8 bonus tiles laid sideways in one or two touching columns
+#: (``--bonus-columns``, :func:`datasets.scene.bonus_in_columns`), next to ``--data`` (default
+#: ``synth-v4-det``).
+DETECTOR_V4_DATA_RECIPE: list[tuple[str, list[str]]] = DETECTOR_DATA_RECIPE + [
+    ("bonus", ["--images", "500", "--seed", "53", "--span", "0.5", "0.9", "--no-crops", "--wide-styles", "0.5",
+               "--bonus-columns", "0.8"]),
+]
+
+
 def write_joint_yaml(data: Path, recipe: list[tuple[str, list[str]]]) -> Path:
     """Write ``data/data.yaml`` listing the train/val images of every set of ``recipe`` (rendered next to
     ``data`` as ``<data>-<suffix>``) as one ultralytics data set (classes ``tile``, ``back``). Returns the
@@ -166,6 +177,22 @@ def train_detector_v3(data: Path, workers: int = 2, resume: bool = False, export
                        lr0=0.0005, mosaic=0.3)
     if export:
         print("exported", export_detector(w, data, DET_IMGSZ, version="3"), flush=True)
+    return w
+
+
+def train_detector_v4(data: Path, workers: int = 2, resume: bool = False, export: bool = True,
+                      epochs: int = 3) -> Path:
+    """Detector version 4 (issue 14): render :data:`DETECTOR_V4_DATA_RECIPE` next to ``data`` if missing,
+    then from ``models/checkpoints/detector.pt`` (version 3) ``epochs`` epochs on all of its training
+    images (AdamW lr0 5e-4, no warm-up, mosaic 0.3, 416 px; run ``detector-v4``); exports
+    ``models/detector.onnx`` (metadata ``mahjong_version`` 4) and the small checkpoint. ``resume``
+    continues an interrupted run. Returns the best weights."""
+    render_data(data, workers, DETECTOR_V4_DATA_RECIPE)
+    write_joint_yaml(data, DETECTOR_V4_DATA_RECIPE)
+    w = train_detector(data, epochs, DET_IMGSZ, resume, name="detector-v4", init=CHECKPOINTS / "detector.pt",
+                       warmup=0.0, lr0=0.0005, mosaic=0.3)
+    if export:
+        print("exported", export_detector(w, data, DET_IMGSZ, version="4"), flush=True)
     return w
 
 
@@ -767,7 +794,7 @@ def default_crops(data: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
     ap.add_argument("--stage", choices=("data", "detector", "classifier", "all", "export", "pretrained", "detector-v3",
-                                           "classifier-v4"),
+                                           "detector-v4", "classifier-v4"),
                     default="all",
                     help="pretrained: render PRETRAINED_DATA_RECIPE next to --data (default synth-v3), fine-tune "
                          "EfficientNet-Lite0 and the version-2 tilenet on it (datasets.pretrained.RECIPE_*; --resume "
@@ -798,6 +825,10 @@ def main(argv: list[str] | None = None) -> int:
     if a.stage == "detector-v3":
         base = a.data or default_synth("synth-v3-det")
         train_detector_v3(base, a.workers, a.resume, export=not a.no_export)
+        return 0
+    if a.stage == "detector-v4":
+        base = a.data or default_synth("synth-v4-det")
+        train_detector_v4(base, a.workers, a.resume, export=not a.no_export, epochs=a.epochs or 3)
         return 0
     if a.stage == "classifier-v4":
         from . import pretrained

@@ -34,3 +34,11 @@ def test_joint_yaml_lists_every_set_and_subset_takes_every_third_image(tmp_path)
                                                      "hard000005.jpg"]
     assert len((sub / "val.txt").read_text().split()) == 4  # every val image of both sets
     assert f"train: {sub / 'train.txt'}" in (sub / "data.yaml").read_text()
+
+
+def test_detector_v4_recipe_adds_bonus_columns_to_the_v3_sets():
+    recipe = train.DETECTOR_V4_DATA_RECIPE
+    assert recipe[:2] == train.DETECTOR_DATA_RECIPE and [k for k, _ in recipe] == ["base", "hard", "bonus"]
+    args = dict(recipe)["bonus"]
+    share = float(args[args.index("--bonus-columns") + 1])
+    assert 0 < share <= 1 and args[args.index("--seed") + 1] not in ("51", "52")  # its own seed

@@ -163,13 +163,14 @@ def test_eval_sets_end_to_end(shared, capsys):
     if not (evaluate.MODELS / "detector.onnx").exists() or not (shared / "data" / "crops-real").is_dir():
         pytest.skip("models/ or ../shared/data/crops-real absent")
     out = _io.StringIO()
-    R = evaluate.run(None, sets=("composites", "bonus", "hard"), composites=1, hard=1, out=out)
-    for name in ("composites", "bonus", "hard"):
+    R = evaluate.run(None, sets=("composites", "bonus", "columns", "hard"), composites=1, hard=1, out=out)
+    for name in ("composites", "bonus", "columns", "hard"):
         t = R[name]["total"]["ours"]
         assert t["n"] == 1 and 0.0 <= t["f1"] <= 1.0 and t["exact"] in (0, 1) and t["found"] in (0, 1)
     text = out.getvalue()
     assert "| composites of real crops (1," in text and "| hard-scene renders, held out (1 of" in text
     assert "flower/season photos set apart as the hand's bonus tiles (1)" in text
+    assert "flower/season photos lying sideways in one or two touching columns beside the hand (1)" in text
     base = R["composites"]["total"]["baseline"]
     assert base == {} or base["n"] == 1  # mahjong-detector beside it when installed
 
@@ -206,3 +207,30 @@ def test_sum_counts_confident_wrong_readings_against_flagged_ones():
     assert (s["sure_wrong"], s["flagged"], s["flagged_wrong"]) == (1, 3, 2)
     # the baseline has no confidence: no such counts
     assert "sure_wrong" not in evalsets._sum([{"b": {"tp": 1, "fp": 0, "fn": 0, "exact": True}}], "b")
+
+
+def test_columns_composite_lays_the_bonus_tiles_sideways_in_touching_columns(crops):
+    """bonus_columns: 3–8 real flower/season photos of distinct faces lying sideways (boxes wider than
+    tall) in one column, or two when there are more than four, touching (neighbours a few pixels
+    apart); the scene drawn from ``rng`` is the one without them."""
+    placed = 0
+    for i in range(6):
+        plain = composite.build_composite(np.random.default_rng([0, i, 1414]), crops, 1280, 960, warp=False)
+        c = composite.build_composite(np.random.default_rng([0, i, 1414]), crops, 1280, 960, warp=False,
+                                      bonus_rng=np.random.default_rng([0, i, 3939]), bonus_columns=True)
+        n = len(plain.hand_tiles)
+        assert c.hand_tiles[:n] == plain.hand_tiles and c.other_tiles == plain.other_tiles
+        bonus, bb = c.hand_tiles[n:], c.hand_boxes[n:]
+        if not bonus:
+            continue
+        placed += 1
+        assert 3 <= len(bonus) <= 8 and len(set(bonus)) == len(bonus) and all(t[1] in "fy" for t in bonus)
+        w, h = bb[:, 2] - bb[:, 0], bb[:, 3] - bb[:, 1]
+        assert (w > 1.1 * h).all()  # sideways
+        cx = (bb[:, 0] + bb[:, 2]) / 2
+        ncol = 2 if len(bonus) > 4 else 1
+        assert len(np.unique(np.round(cx / (0.5 * np.median(w))))) <= ncol + 1  # one or two columns
+        per = -(-len(bonus) // ncol)
+        first = bb[:per]  # the first column, top to bottom: each tile just below the one before
+        assert (np.abs(first[1:, 1] - first[:-1, 3]) < 0.25 * np.median(h)).all()
+    assert placed >= 3

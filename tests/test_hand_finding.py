@@ -856,3 +856,58 @@ def test_a_doubtful_box_in_the_gap_of_a_hand_row_is_put_back_in_it():
     b[5, [1, 3]] -= 2.0 * (b[5, 3] - b[5, 1])  # two tile heights behind the row
     off = lift_geometry(geo, sure, n, b)
     assert 5 not in off.row_tiles(0) and off.order[-1] == 5
+
+
+@pytest.mark.parametrize("side", ["right", "front"])
+def test_bonus_tiles_laid_sideways_in_two_columns_are_one_bonus_group(side):
+    # issue 14's real photo laid its eight bonus tiles sideways in two touching columns. The row finder
+    # makes each pair across the columns a row of its own: the pairs farther than 2.5 tile heights from
+    # the hand's row fell outside the hand region, and the others, two at a time among loose tiles
+    # behind the row, counted as loose flowers (x 0.5): the hand lost most of its bonus tiles. Touching
+    # flowers/seasons are now one group (layout._touching) whatever the row finder made of them
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    loose = [[x0 + 2 * w, y0 - 2.6 * h, x0 + 3 * w, y0 - 1.6 * h],  # loose tiles behind the row
+             [x0 + 6 * w, y0 - 2.4 * h, x0 + 7 * w, y0 - 1.4 * h]]
+    cols = []
+    for c in range(2):  # a sideways tile: h wide, w high; columns 2 px apart, tiles 2 px apart
+        for r in range(4):
+            if side == "right":
+                left, top = x1 + 0.8 * w + c * (h + 2), y1 - 4 * (w + 2) + r * (w + 2)
+            else:
+                left, top = x0 + 4 * w + c * (h + 2), y1 + 0.6 * h + r * (w + 2)
+            cols.append([left, top, left + h, top + w])
+    faces = ["1f", "2f", "3f", "4f", "1y", "2y", "3y", "4y"]
+    det, rd = _scene(meta, keep, loose + cols, ["5p", "6s"] + faces)
+    res = _read(meta, det, rd)
+    assert res.reading.legal, res.reading.problem
+    assert sorted(res.reading.hand.bonus) == sorted(faces)
+    assert [res.reading.roles[len(keep) + 2 + k] for k in range(8)] == ["bonus"] * 8
+    assert all(res.reading.roles[len(keep) + k] == "ignored" for k in range(2))
+
+
+@pytest.mark.parametrize("season_p", [0.3, 0.002])
+def test_a_tile_of_a_bonus_column_read_as_another_may_be_its_misread_bonus_tile(season_p):
+    # the right-hand columns of the test above, the last season read 5m at 0.6 (an unseen set's
+    # season): it touches the column's flowers and has no other neighbour, so it is offered as a
+    # misread bonus tile (MIXED_BONUS) — taken when not unlikely as the season (30 %), else left out
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    cols = [[x1 + 0.8 * w + c * (h + 2), y1 - 4 * (w + 2) + r * (w + 2),
+             x1 + 0.8 * w + c * (h + 2) + h, y1 - 4 * (w + 2) + r * (w + 2) + w] for c in range(2) for r in range(4)]
+    faces = ["1f", "2f", "3f", "4f", "1y", "2y", "3y", "5m"]
+    det, rd = _scene(meta, keep, cols, faces)
+    probs = np.array(rd.probs)
+    pos = len(keep) + 7
+    probs[pos] = (1 - 0.6 - season_p) / (NUM_CLASSES - 2)
+    probs[pos, CLASS_INDEX["5m"]] = 0.6
+    probs[pos, CLASS_INDEX["4y"]] = season_p
+    res = _read(meta, det, TileReadings.make(probs, rd.pose))
+    assert res.reading.legal, res.reading.problem
+    assert set(faces[:7]) <= set(res.reading.hand.bonus)
+    if season_p > 0.1:
+        assert "4y" in res.reading.hand.bonus and res.reading.roles[pos] == "bonus"
+    else:
+        assert res.reading.roles[pos] == "ignored" and len(res.reading.hand.bonus) == 7

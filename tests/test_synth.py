@@ -328,3 +328,35 @@ def test_wide_styles_option_is_off_by_default_and_val_renders_use_held_out_style
         sc = render_scene(1, 3, 320, 240, sources={"wide": 1.0}, crops_only=True, style_split=split)
         assert sc.info["source"] == "wide"
         assert (sc.info["style"] % faces.WIDE_VAL_EVERY == 0) == held_out
+
+
+def test_bonus_columns_lay_the_bonus_tiles_sideways_in_touching_columns(tmp_path):
+    from datasets.scene import render_scene
+
+    # off (the default): the render is the one made without the option
+    a = render_scene(7, 2, 480, 360)
+    b = render_scene(7, 2, 480, 360, bonus_columns=0.0)
+    assert (a.image == b.image).all()
+    seen = 0
+    for i in range(4):
+        sc = render_scene(7, i, 640, 480, bonus_columns=1.0)
+        bonus = [t for t in sc.tiles if t.placed.role == "bonus"]
+        if not sc.hand.bonus:  # a tile set without bonus tiles
+            continue
+        seen += 1
+        assert 2 <= len(sc.hand.bonus) <= 8 and len(bonus) == len(sc.hand.bonus)
+        assert all(t.placed.pose == "sideways" for t in bonus)
+        # lying flat and touching: each bonus tile's footprint lies within 1 mm of another's
+        feet = [t.placed.body.corners()[:, :2] for t in bonus]
+        for k, f in enumerate(feet):
+            gaps = [max(0.0, float(max(g[:, 0].min() - f[:, 0].max(), f[:, 0].min() - g[:, 0].max(),
+                                       g[:, 1].min() - f[:, 1].max(), f[:, 1].min() - g[:, 1].max())))
+                    for j, g in enumerate(feet) if j != k]
+            assert min(gaps) < 1.5
+    assert seen >= 2
+    # the option is recorded only when on (sets rendered before it stay valid)
+    base = ["--images", "1", "--seed", "1", "--workers", "1", "--size", "320x240", "--no-crops"]
+    assert synth.main(["--out", str(tmp_path / "a")] + base) == 0
+    assert synth.main(["--out", str(tmp_path / "c")] + base + ["--bonus-columns", "0.5"]) == 0
+    assert "bonus_columns" not in json.loads((tmp_path / "a" / synth.ARGS_FILE).read_text())
+    assert json.loads((tmp_path / "c" / synth.ARGS_FILE).read_text())["bonus_columns"] == 0.5

@@ -24,8 +24,9 @@ best joint reading, so no row is thrown away before its tiles are read.
    the main row, or between the tiles of a group of 3–4 off it: a misread tile of the hand; off the
    main row by their size against the hand's tiles, :func:`_off_row_prior`, and less likely among
    loose tiles behind the row, :data:`LOOSE_BONUS`; a group of 3+ off it at least half read as
-   flowers/seasons keeps them as bonus tiles, :data:`MIXED_BONUS`); a group of four with face-down tiles →
-   ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld (preferred) or ``concealed``; a single
+   flowers/seasons keeps them as bonus tiles, :data:`MIXED_BONUS`; flowers/seasons whose boxes touch,
+   :func:`_touching` — a column of them laid sideways — are one group, reaching past the region); a
+   group of four with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld (preferred) or ``concealed``; a single
    tile → ``winning`` (preferred when it is set apart at a row end or lies sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
    tile; groups outside the main row may also be ``ignored``. Each group carries its options with prior
    probabilities; :mod:`vision.decode` picks the combination whose reading is a legal hand.
@@ -85,6 +86,9 @@ LOOSE_BONUS = 0.5
 #: misread bonus tile (an unseen set's season read upside-down as 5m) with this prior, else ignored
 #: (the decoder weighs that against its reading)
 MIXED_BONUS = 0.7
+#: flowers/seasons whose boxes, grown by this share of the tile size, overlap touch (:func:`_touching`):
+#: a column of them laid sideways is one group, as a row of them is
+TOUCH = 0.25
 #: a tile lying nearer the camera than the standing hand looks at most this much larger than its tiles
 LYING_LARGER = 1.3
 #: a group outside the main row is part of the hand with prior OFF_ROW_IN when it lies within
@@ -769,6 +773,37 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             # a flower or season read inside the main row (between tiles of the hand) stays in its group:
             # a tile of the hand misread (a 1s's bird, a calligraphic wind), read as its likeliest
             # playing tile by the decoder; nobody sets a bonus tile in the middle of the hand
+    # flowers/seasons touching one another are one group wherever the row finder split them: tiles
+    # laid sideways in a column are each a row of their own, and the column may reach past the region
+    joined: dict[tuple[int, ...], int] = {}  # a merged group → how many flowers/seasons lie together
+    for c in _touching(det, [k for k in range(n) if is_b[k] and k not in exclude]):
+        parts = [t for t in off_bonus if set(t) & set(c)]
+        have = {k for t in parts for k in t}
+        new = [k for k in c if k not in have and k not in bonus_l and k not in maybe_end
+               and (k not in hand_set or k in stray)]
+        if not parts or len(c) < 2 or (len(parts) == 1 and not new):
+            continue
+        row = off_bonus[parts[0]]
+        for t in parts:
+            del off_bonus[t]
+        merged = tuple(sorted(have | set(new)))
+        stray = [k for k in stray if k not in merged]
+        hand_set |= set(merged)
+        off_bonus[merged] = row
+        joined[merged] = max(len(c), len(merged))
+    # ... and a tile read otherwise touching three or more of them, alone in its group or with them only
+    # (a column's tile misread, a flower read as 9m), may be one of them misread, as in a mixed group
+    group_of = {k: g for g in geo.groups for k in g.tiles}
+    for fl, together in joined.items():
+        if together < 3:
+            continue
+        for k in range(n):
+            if (is_b[k] or back[k] or k in exclude or k in misread or geo.distance(k) == 0
+                    or not set(group_of[k].tiles) <= set(fl) | {k}
+                    or not any(_touch(det.boxes[k], det.boxes[j]) for j in fl)):
+                continue
+            misread[k] = (off_bonus[fl], fl)
+            hand_set.add(k)
     # a group of flowers/seasons off the main row is the hand's when that is the likelier (it changes
     # neither the tile count nor legality, so it is decided here, by its prior alone); one or two of
     # them among loose tiles off the row (discards, tiles pushed aside) are as likely loose ones
@@ -778,10 +813,12 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     for t, row in off_bonus.items():
         # behind the row (where discards lie), among loose tiles behind it too, not in line with melds;
         # in a photo read turned 90° (rows running up it) which side is the camera's is not known
+        together = joined.get(t, len(t))
         behind = not geo.turned and geo.offset(t[0]) < 0
-        lone = (behind and len(t) < 3 and row not in meld_rows
+        lone = (behind and together < 3 and row not in meld_rows
                 and any(geo.offset(g.tiles[0]) < 0 for g in loose))
-        p_in = _off_row_prior(geo, det, t, by_size=True) * (LOOSE_BONUS if lone else 1.0)
+        p_in = OFF_ROW_IN if together >= 3 else _off_row_prior(geo, det, t, by_size=True)
+        p_in *= LOOSE_BONUS if lone else 1.0
         (bonus_l if p_in >= 0.5 else stray).extend(t)
     bonus = tuple(k for k in geo.order if k in set(bonus_l))
     # a tile read otherwise among flowers/seasons that are not the hand's is not the hand's either
@@ -873,6 +910,25 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     if ignored:
         notes.append(f"{len(ignored)} tile(s) away from the hand ignored (discards, walls, other players)")
     return Layout(geo, tuple(out), bonus, ignored, tuple(notes))
+
+
+def _touching(det: Detections, idx: list[int]) -> list[list[int]]:
+    """The tiles ``idx`` in groups of boxes that touch: boxes grown by :data:`TOUCH` of the smaller
+    tile's size (√(w·h)) overlap, sizes within :data:`SIZE_RATIO` — in any direction, so a column of
+    tiles laid sideways is one group. Each group in ``idx`` order; singles included."""
+    edges = [(a, c) for a in range(len(idx)) for c in range(a + 1, len(idx))
+             if _touch(det.boxes[idx[a]], det.boxes[idx[c]])]
+    return [[idx[k] for k in comp] for comp in _components(len(idx), edges)]
+
+
+def _touch(a: np.ndarray, b: np.ndarray) -> bool:
+    """Boxes ``a``, ``b`` (4,) xyxy pixels touch: grown by :data:`TOUCH` of the smaller one's size
+    (√(w·h)) they overlap, and their sizes are within :data:`SIZE_RATIO`."""
+    sa = math.sqrt(max(float((a[2] - a[0]) * (a[3] - a[1])), 0.0))
+    sb = math.sqrt(max(float((b[2] - b[0]) * (b[3] - b[1])), 0.0))
+    lo, hi = min(sa, sb), max(sa, sb)
+    g = TOUCH * lo
+    return bool(hi <= SIZE_RATIO * lo and a[0] - g < b[2] and b[0] - g < a[2] and a[1] - g < b[3] and b[1] - g < a[3])
 
 
 def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_size: bool = False) -> float:
