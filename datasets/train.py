@@ -108,7 +108,7 @@ DETECTOR_DATA_RECIPE: list[tuple[str, list[str]]] = [
 
 #: detector version 4 (issue 14: bonus tiles lying sideways in touching columns, boxed two at a time
 #: in a real photo): version 3's two sets (same options and seeds) and ``bonus``, hands filling 50–90 %
-#: of the width of which 80 % carry 2–8 bonus tiles laid sideways in one or two touching columns
+#: of the width, 80 % of those whose tile set has bonus tiles carrying 2–8 laid sideways in one or two touching columns
 #: (``--bonus-columns``, :func:`datasets.scene.bonus_in_columns`), next to ``--data`` (default
 #: ``synth-v4-det``).
 DETECTOR_V4_DATA_RECIPE: list[tuple[str, list[str]]] = DETECTOR_DATA_RECIPE + [

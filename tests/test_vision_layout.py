@@ -143,3 +143,58 @@ def test_photo_taken_from_the_side(name):
     assert geo.turned
     r = decode(layout(det, rd, (H, W)), rd, "nts")
     assert r.legal and format_hand(r.hand) == format_hand(parse_hand(truth_notation(meta)))
+
+
+# ---------------------------------------------------------------- bonus tiles in touching columns
+
+
+def _columns_geo(boxes, codes, groups, hand_rows, dist, off, sideways=None):
+    """A hand-made geometry (one row per group) and one-hot readings of ``codes`` for assign_roles."""
+    from vision.classes import CLASS_INDEX, NUM_CLASSES
+    from vision.classify import TileReadings
+    from vision.detect import Detections
+    from vision.layout import Geometry, Group
+
+    n = len(boxes)
+    probs = np.full((n, NUM_CLASSES), 1e-4)
+    for k, c in enumerate(codes):
+        probs[k, CLASS_INDEX[c]] = 1.0
+    probs /= probs.sum(1, keepdims=True)
+    gs = tuple(Group(tuple(g), r) for r, g in enumerate(groups))
+    geo = Geometry(0.0, gs, tuple((r,) for r in range(len(gs))), 0, tuple(hand_rows), tuple(range(n)),
+                   tuple(sideways or (False,) * n), (False,) * n, 30.0, 40.0, False, tuple(dist), tuple(off))
+    return geo, Detections.make(boxes), TileReadings.make(probs)
+
+
+def test_touching_flowers_join_across_groups_that_two_merges_share():
+    # reviewer's case: a hand row off the main row holds two flowers 0.4 tile apart (one group, not
+    # touching each other); a column below each touches it. The second merge takes in the first one's
+    # group: it used to look the first group up after it was gone (KeyError, the whole read failed)
+    from vision.layout import assign_roles
+
+    boxes = [[100 + i * 30, 300, 130 + i * 30, 340] for i in range(14)]
+    boxes += [[200, 380, 230, 420], [242, 380, 272, 420], [200, 422, 230, 462], [200, 464, 230, 504],
+              [242, 422, 272, 462], [200, 506, 230, 546]]
+    codes = ["1m"] * 14 + ["1f", "2f", "3f", "4f", "1y", "5m"]
+    geo, det, rd = _columns_geo(boxes, codes, [range(14), (14, 15), (16,), (17,), (18,), (19,)], (0, 1),
+                                [0.0] * 14 + [0.5, 0.5, 2.0, 3.0, 2.0, 4.0], [0.0] * 14 + [1.5, 1.5, 2.5, 3.5, 2.5, 4.5])
+    lay = assign_roles(geo, det, rd)
+    assert set(lay.bonus) == {14, 15, 16, 17, 18}
+    assert 19 in lay.ignored  # the 5m touching the column is read 5m for sure: not a misread flower
+
+
+def test_a_winning_tile_laid_beside_a_bonus_column_keeps_its_roles():
+    # a 9p laid sideways past the row's end, touching a column of four flowers: it is still offered as
+    # the winning tile (it used to be offered only as a misread bonus tile or ignored)
+    from vision.layout import assign_roles
+
+    boxes = [[100 + i * 30, 300, 130 + i * 30, 340] for i in range(13)] + [[535, 305, 575, 335]]
+    boxes += [[577, 250 + r * 32, 617, 280 + r * 32] for r in range(4)]
+    codes = ["1m"] * 13 + ["9p", "1f", "2f", "3f", "4f"]
+    geo, det, rd = _columns_geo(boxes, codes, [range(13), (13,), (14,), (15,), (16,), (17,)], range(6),
+                                [0.0] * 13 + [1.5, 2.0, 2.0, 2.0, 2.5], [0.0] * 13 + [0.0, -1.2, -0.4, 0.4, 1.2],
+                                (False,) * 13 + (True,) * 5)
+    lay = assign_roles(geo, det, rd)
+    assert set(lay.bonus) == {14, 15, 16, 17}
+    (g,) = [g for g in lay.groups if 13 in g.tiles]
+    assert g.options[0].role == "winning" and g.options[0].winning == 13

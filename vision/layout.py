@@ -86,7 +86,7 @@ LOOSE_BONUS = 0.5
 #: misread bonus tile (an unseen set's season read upside-down as 5m) with this prior, else ignored
 #: (the decoder weighs that against its reading)
 MIXED_BONUS = 0.7
-#: flowers/seasons whose boxes, grown by this share of the tile size, overlap touch (:func:`_touching`):
+#: flowers/seasons whose boxes lie less than this share of a tile's size apart touch (:func:`_touching`):
 #: a column of them laid sideways is one group, as a row of them is
 TOUCH = 0.25
 #: a tile lying nearer the camera than the standing hand looks at most this much larger than its tiles
@@ -774,31 +774,38 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             # a tile of the hand misread (a 1s's bird, a calligraphic wind), read as its likeliest
             # playing tile by the decoder; nobody sets a bonus tile in the middle of the hand
     # flowers/seasons touching one another are one group wherever the row finder split them: tiles
-    # laid sideways in a column are each a row of their own, and the column may reach past the region
-    joined: dict[tuple[int, ...], int] = {}  # a merged group → how many flowers/seasons lie together
+    # laid sideways in a column are each a row of their own, and the column may reach past the region.
+    # A tile outside the region joins only when its own group is all flowers/seasons, one in the region
+    # read so beside one other tile too (not one inside a pile of discards); at most a hand's eight
+    group_of = {k: g for g in geo.groups for k in g.tiles}
+    pos = {k: i for i, k in enumerate(geo.order)}
+    joined: set[tuple[int, ...]] = set()
     for c in _touching(det, [k for k in range(n) if is_b[k] and k not in exclude]):
         parts = [t for t in off_bonus if set(t) & set(c)]
         have = {k for t in parts for k in t}
-        new = [k for k in c if k not in have and k not in bonus_l and k not in maybe_end
-               and (k not in hand_set or k in stray)]
-        if not parts or len(c) < 2 or (len(parts) == 1 and not new):
+        new = {k for k in c if k not in have and (
+            (k in stray and len(group_of[k].tiles) <= 2)  # beside one other tile in the region
+            or (k not in hand_set and all(is_b[j] and j not in exclude for j in group_of[k].tiles)))}
+        merged = tuple(sorted(have | new, key=pos.__getitem__))
+        if not parts or (len(parts) == 1 and not new) or len(merged) > len(BONUS_TILES):
             continue
         row = off_bonus[parts[0]]
         for t in parts:
             del off_bonus[t]
-        merged = tuple(sorted(have | set(new)))
-        stray = [k for k in stray if k not in merged]
-        hand_set |= set(merged)
+            joined.discard(t)
+        hand_set |= new
+        stray = [k for k in stray if k not in new]
         off_bonus[merged] = row
-        joined[merged] = max(len(c), len(merged))
-    # ... and a tile read otherwise touching three or more of them, alone in its group or with them only
-    # (a column's tile misread, a flower read as 9m), may be one of them misread, as in a mixed group
-    group_of = {k: g for g in geo.groups for k in g.tiles}
-    for fl, together in joined.items():
-        if together < 3:
+        joined.add(merged)
+    # ... and a tile touching a tile of such a group of three or more, alone in its own group or with
+    # them only, that the classifier gives some chance of being a flower or season (a column's season
+    # read 5m), may be one of them misread, as in a mixed group (a winning tile laid beside the column,
+    # read as itself, keeps its own roles)
+    for fl in joined:
+        if len(fl) < 3:
             continue
         for k in range(n):
-            if (is_b[k] or back[k] or k in exclude or k in misread or geo.distance(k) == 0
+            if (is_b[k] or back[k] or k in exclude or k in misread or pb[k] < MAYBE_BONUS or geo.distance(k) == 0
                     or not set(group_of[k].tiles) <= set(fl) | {k}
                     or not any(_touch(det.boxes[k], det.boxes[j]) for j in fl)):
                 continue
@@ -813,12 +820,10 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     for t, row in off_bonus.items():
         # behind the row (where discards lie), among loose tiles behind it too, not in line with melds;
         # in a photo read turned 90° (rows running up it) which side is the camera's is not known
-        together = joined.get(t, len(t))
         behind = not geo.turned and geo.offset(t[0]) < 0
-        lone = (behind and together < 3 and row not in meld_rows
+        lone = (behind and len(t) < 3 and row not in meld_rows
                 and any(geo.offset(g.tiles[0]) < 0 for g in loose))
-        p_in = OFF_ROW_IN if together >= 3 else _off_row_prior(geo, det, t, by_size=True)
-        p_in *= LOOSE_BONUS if lone else 1.0
+        p_in = _off_row_prior(geo, det, t, by_size=True) * (LOOSE_BONUS if lone else 1.0)
         (bonus_l if p_in >= 0.5 else stray).extend(t)
     bonus = tuple(k for k in geo.order if k in set(bonus_l))
     # a tile read otherwise among flowers/seasons that are not the hand's is not the hand's either
@@ -913,22 +918,26 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
 
 
 def _touching(det: Detections, idx: list[int]) -> list[list[int]]:
-    """The tiles ``idx`` in groups of boxes that touch: boxes grown by :data:`TOUCH` of the smaller
-    tile's size (√(w·h)) overlap, sizes within :data:`SIZE_RATIO` — in any direction, so a column of
-    tiles laid sideways is one group. Each group in ``idx`` order; singles included."""
+    """The tiles ``idx`` in groups of boxes that touch (:func:`_touch`), in any direction, so a column
+    of tiles laid sideways is one group. Each group in ``idx`` order; singles included."""
     edges = [(a, c) for a in range(len(idx)) for c in range(a + 1, len(idx))
              if _touch(det.boxes[idx[a]], det.boxes[idx[c]])]
     return [[idx[k] for k in comp] for comp in _components(len(idx), edges)]
 
 
 def _touch(a: np.ndarray, b: np.ndarray) -> bool:
-    """Boxes ``a``, ``b`` (4,) xyxy pixels touch: grown by :data:`TOUCH` of the smaller one's size
-    (√(w·h)) they overlap, and their sizes are within :data:`SIZE_RATIO`."""
+    """Boxes ``a``, ``b`` (4,) xyxy pixels touch: the gap between them, along x and along y, is under
+    :data:`TOUCH` of the smaller one's size (√(w·h)) — side by side, one above the other or corner to
+    corner — their sizes are within :data:`SIZE_RATIO`, and neither covers over half of the other (two
+    boxes on one tile do not touch)."""
     sa = math.sqrt(max(float((a[2] - a[0]) * (a[3] - a[1])), 0.0))
     sb = math.sqrt(max(float((b[2] - b[0]) * (b[3] - b[1])), 0.0))
     lo, hi = min(sa, sb), max(sa, sb)
     g = TOUCH * lo
-    return bool(hi <= SIZE_RATIO * lo and a[0] - g < b[2] and b[0] - g < a[2] and a[1] - g < b[3] and b[1] - g < a[3])
+    if not (hi <= SIZE_RATIO * lo and a[0] - g < b[2] and b[0] - g < a[2] and a[1] - g < b[3] and b[1] - g < a[3]):
+        return False
+    inter = max(0.0, float(min(a[2], b[2]) - max(a[0], b[0]))) * max(0.0, float(min(a[3], b[3]) - max(a[1], b[1])))
+    return inter <= 0.5 * lo * lo
 
 
 def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_size: bool = False) -> float:
