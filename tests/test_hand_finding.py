@@ -911,3 +911,22 @@ def test_a_tile_of_a_bonus_column_read_as_another_may_be_its_misread_bonus_tile(
         assert "4y" in res.reading.hand.bonus and res.reading.roles[pos] == "bonus"
     else:
         assert res.reading.roles[pos] == "ignored" and len(res.reading.hand.bonus) == 7
+
+
+def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
+    # the lone-flower scene above (a flower behind the row among loose tiles, left out: prior 0.35 of
+    # being the hand's). The reading without it was as sure as one without any flower near the hand,
+    # though the bonus tiles change the score: a columns composite whose two flowers were boxed as one
+    # and left out so was read 100 % sure. The confidence is now × (1 − 0.35), with a note naming it
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    top = y0 - 1.3 * h - h
+    loose = [[x0 + 1 * w, top, x0 + 2 * w, top + h], [x0 + 8 * w, top, x0 + 9 * w, top + h]]
+    flower = [x0 + 4.5 * w, top, x0 + 5.5 * w, top + h]
+    plain = _read(meta, *_scene(meta, keep, loose + [flower], ["1m", "9p", "5s"])).reading
+    res = _read(meta, *_scene(meta, keep, loose + [flower], ["1m", "9p", "2f"])).reading
+    assert res.legal and plain.legal and format_hand(res.hand) == format_hand(plain.hand) == _truth(meta)
+    assert res.roles[-1] == "ignored" and not res.hand.bonus
+    assert res.confidence == pytest.approx(plain.confidence * (1 - 0.35), abs=0.01)  # 0.7 × (size ratio)³ × 0.5
+    assert any(n.startswith("unsure: tile(s)") and "(2f) read as flowers/seasons near the hand" in n for n in res.notes)

@@ -187,7 +187,9 @@ class Layout:
     """The geometry plus, for each group of the hand region, its candidate roles.
 
     ``bonus``: detection indices read as flowers/seasons (taken out of their groups);
-    ``ignored``: detections outside the hand region; ``notes``: what was inferred.
+    ``ignored``: detections outside the hand region; ``notes``: what was inferred; ``left_out``: groups
+    of flowers/seasons off the main row left out as loose tiles by their prior alone, each with that
+    prior (< 0.5) of being the hand's (:mod:`vision.decode` makes the reading that much less sure).
     """
 
     geometry: Geometry
@@ -195,6 +197,7 @@ class Layout:
     bonus: tuple[int, ...]
     ignored: tuple[int, ...]
     notes: tuple[str, ...] = ()
+    left_out: tuple[tuple[tuple[int, ...], float], ...] = ()
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -817,6 +820,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     loose = [g for g in geo.groups if g.row != 0 and g.row in geo.hand_rows and len(g.tiles) <= 2
              and not any(is_b[k] or back[k] or k in exclude for k in g.tiles)]
     meld_rows = {g.row for g in geo.groups if len(g.tiles) in (3, 4) and not any(is_b[k] for k in g.tiles)}
+    left_out: list[tuple[tuple[int, ...], float]] = []
     for t, row in off_bonus.items():
         # behind the row (where discards lie), among loose tiles behind it too, not in line with melds;
         # in a photo read turned 90° (rows running up it) which side is the camera's is not known
@@ -825,6 +829,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 and any(geo.offset(g.tiles[0]) < 0 for g in loose))
         p_in = _off_row_prior(geo, det, t, by_size=True) * (LOOSE_BONUS if lone else 1.0)
         (bonus_l if p_in >= 0.5 else stray).extend(t)
+        if p_in < 0.5:
+            left_out.append((t, p_in))
     bonus = tuple(k for k in geo.order if k in set(bonus_l))
     # a tile read otherwise among flowers/seasons that are not the hand's is not the hand's either
     stray.extend(k for k, (row, fl) in misread.items() if fl[0] not in bonus)
@@ -914,7 +920,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         notes.append(f"{len(bonus)} tile(s) read as flowers/seasons set apart as bonus tiles")
     if ignored:
         notes.append(f"{len(ignored)} tile(s) away from the hand ignored (discards, walls, other players)")
-    return Layout(geo, tuple(out), bonus, ignored, tuple(notes))
+    return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out))
 
 
 def _touching(det: Detections, idx: list[int]) -> list[list[int]]:
