@@ -342,6 +342,21 @@ def build_composite(rng: np.random.Generator, crops: list[Crop], W: int = 1280, 
     return Composite(img, codes, boxes(hand_quads), others_codes, boxes(others_quads), info)
 
 
+def _pick_bonus(rng: np.random.Generator, crops: list[Crop], used: list[Crop], lo: int, hi: int) -> list[Crop]:
+    """lo..hi−1 (at most as many as there are faces) flower/season photos of distinct faces, none of
+    the photos ``used``; [] when there is none."""
+    pool: dict[str, list[Crop]] = {}
+    taken = {c.number for c in used}
+    for c in crops:
+        if c.code[1] in "fy" and c.number not in taken:
+            pool.setdefault(c.code, []).append(c)
+    faces = sorted(pool)
+    k = min(int(rng.integers(lo, hi)), len(faces))
+    if k == 0:
+        return []
+    return [pool[f][int(rng.integers(len(pool[f])))] for f in rng.choice(faces, k, replace=False)]
+
+
 def _place_bonus(rng: np.random.Generator, canvas: np.ndarray, crops: list[Crop], used: list[Crop], row,
                  back_rgb, occupied: list, W: int, H: int) -> list[tuple[str, np.ndarray]]:
     """1–4 flower/season photos of distinct faces pasted as one touching group set apart from the hand
@@ -349,16 +364,10 @@ def _place_bonus(rng: np.random.Generator, canvas: np.ndarray, crops: list[Crop]
     left end, else a tile's height in front of it (the first place clear of ``occupied``; none: no
     bonus group). Returns (code, quad) per tile, left to right."""
     x0, y, x1, tw, th, depth = row
-    pool: dict[str, list[Crop]] = {}
-    taken = {c.number for c in used}
-    for c in crops:
-        if c.code[1] in "fy" and c.number not in taken:
-            pool.setdefault(c.code, []).append(c)
-    faces = sorted(pool)
-    k = min(int(rng.integers(1, 5)), len(faces))
-    if k == 0:
+    picked = _pick_bonus(rng, crops, used, 1, 5)
+    if not picked:
         return []
-    picked = [pool[f][int(rng.integers(len(pool[f])))] for f in rng.choice(faces, k, replace=False)]
+    k = len(picked)
     w = k * (tw + 1)
     for bx, by in ((x1 + tw, y), (x0 - tw - w, y), (x0, y + int(th * 1.4))):
         bb = (bx - tw * 0.2, by - depth, bx + w + tw * 0.2, by + th)
@@ -384,16 +393,10 @@ def _place_bonus_columns(rng: np.random.Generator, canvas: np.ndarray, crops: li
     ``occupied``; none: no bonus group. Issue 14's real photo of eight bonus tiles laid so. Returns
     (code, quad) per tile, column by column."""
     x0, y, x1, tw, th, depth = row
-    pool: dict[str, list[Crop]] = {}
-    taken = {c.number for c in used}
-    for c in crops:
-        if c.code[1] in "fy" and c.number not in taken:
-            pool.setdefault(c.code, []).append(c)
-    faces = sorted(pool)
-    k = min(int(rng.integers(3, 9)), len(faces))
-    if k == 0:
+    picked = _pick_bonus(rng, crops, used, 3, 9)
+    if not picked:
         return []
-    picked = [pool[f][int(rng.integers(len(pool[f])))] for f in rng.choice(faces, k, replace=False)]
+    k = len(picked)
     ncol = 2 if k > 4 else 1
     per = -(-k // ncol)
     gap = int(rng.integers(1, 4))

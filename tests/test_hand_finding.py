@@ -704,6 +704,15 @@ def test_a_meld_tile_read_as_a_flower_keeps_its_meld():
     assert res.reading.roles[pos] == "exposed" and res.reading.tiles[pos] == "7z"
 
 
+def _season_read_5m(rd, pos, season_p):
+    """``rd`` with tile ``pos`` read 5m at 0.6 and 4y at ``season_p`` (an unseen set's season)."""
+    probs = np.array(rd.probs)
+    probs[pos] = (1 - 0.6 - season_p) / (NUM_CLASSES - 2)
+    probs[pos, CLASS_INDEX["5m"]] = 0.6
+    probs[pos, CLASS_INDEX["4y"]] = season_p
+    return TileReadings.make(probs, rd.pose)
+
+
 @pytest.mark.parametrize("season_p", [0.3, 0.002])
 def test_a_bonus_group_with_a_tile_read_as_another_is_still_the_hands(season_p):
     # render-s7-12's row, and four bonus tiles set apart in front of it, one of them (a season)
@@ -716,12 +725,8 @@ def test_a_bonus_group_with_a_tile_read_as_another_is_still_the_hands(season_p):
     x0, y0, x1, y1, w, h = _row_box(meta)
     group = [[x0 + k * 1.02 * w, y1 + 0.5 * h, x0 + k * 1.02 * w + w, y1 + 1.5 * h] for k in range(4)]
     det, rd = _scene(meta, keep, group, ["1f", "2f", "5m", "3f"])
-    probs = np.array(rd.probs)
     pos = len(keep) + 2
-    probs[pos] = (1 - 0.6 - season_p) / (NUM_CLASSES - 2)
-    probs[pos, CLASS_INDEX["5m"]] = 0.6
-    probs[pos, CLASS_INDEX["4y"]] = season_p
-    res = _read(meta, det, TileReadings.make(probs, rd.pose))
+    res = _read(meta, det, _season_read_5m(rd, pos, season_p))
     assert res.reading.legal, res.reading.problem
     hand = res.reading.hand
     assert {"1f", "2f", "3f"} <= set(hand.bonus)
@@ -899,12 +904,8 @@ def test_a_tile_of_a_bonus_column_read_as_another_may_be_its_misread_bonus_tile(
              x1 + 0.8 * w + c * (h + 2) + h, y1 - 4 * (w + 2) + r * (w + 2) + w] for c in range(2) for r in range(4)]
     faces = ["1f", "2f", "3f", "4f", "1y", "2y", "3y", "5m"]
     det, rd = _scene(meta, keep, cols, faces)
-    probs = np.array(rd.probs)
     pos = len(keep) + 7
-    probs[pos] = (1 - 0.6 - season_p) / (NUM_CLASSES - 2)
-    probs[pos, CLASS_INDEX["5m"]] = 0.6
-    probs[pos, CLASS_INDEX["4y"]] = season_p
-    res = _read(meta, det, TileReadings.make(probs, rd.pose))
+    res = _read(meta, det, _season_read_5m(rd, pos, season_p))
     assert res.reading.legal, res.reading.problem
     assert set(faces[:7]) <= set(res.reading.hand.bonus)
     if season_p > 0.1:
