@@ -918,7 +918,8 @@ def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
     # the lone-flower scene above (a flower behind the row among loose tiles, left out: prior 0.35 of
     # being the hand's). The reading without it was as sure as one without any flower near the hand,
     # though the bonus tiles change the score: a columns composite whose two flowers were boxed as one
-    # and left out so was read 100 % sure. The confidence is now × (1 − 0.35), with a note naming it
+    # and left out so was read 100 % sure. The confidence is now × (1 − 0.35 × its flower share), with a
+    # note naming it
     meta = load("render-s7-12")
     keep = _hand_only(meta)
     x0, y0, x1, y1, w, h = _row_box(meta)
@@ -929,5 +930,12 @@ def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
     res = _read(meta, *_scene(meta, keep, loose + [flower], ["1m", "9p", "2f"])).reading
     assert res.legal and plain.legal and format_hand(res.hand) == format_hand(plain.hand) == _truth(meta)
     assert res.roles[-1] == "ignored" and not res.hand.bonus
-    assert res.confidence == pytest.approx(plain.confidence * (1 - 0.35), abs=0.01)  # 0.7 × (size ratio)³ × 0.5
-    assert any(n.startswith("unsure: tile(s)") and "(2f) read as flowers/seasons near the hand" in n for n in res.notes)
+    # × (1 − p · q): p = 0.7 × (size ratio)³ × 0.5 ≈ 0.35, q = 0.9 + 7 × 0.1 / 42 its share of the bonus classes
+    assert res.confidence == pytest.approx(plain.confidence * (1 - 0.35 * 0.917), abs=0.01)
+    assert any(n.startswith("unsure: tile(s)") and "(2f) near the hand, read as flowers/seasons" in n
+               and "set them apart" in n for n in res.notes)
+    # a flower-read box much larger than a tile (a playing card) was judged by its size not to be a
+    # tile of this set: it does not make the reading less sure
+    card = [x0 + 4.5 * w, top - 0.8 * h, x0 + 4.5 * w + 1.8 * w, top + h]
+    big = _read(meta, *_scene(meta, keep, loose + [card], ["1m", "9p", "2f"])).reading
+    assert big.legal and big.roles[-1] == "ignored" and big.confidence == pytest.approx(plain.confidence)

@@ -472,7 +472,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                     f"unsure: the roles this reading needs are less likely ({share:.0%}) than a hand tile "
                     f"not being detected; check the tiles outside the main row",))
         reading = _unread_sureness(_bonus_sureness(reading, best[1].bonus_codes, readings, lay), readings, lay)
-        reading = _left_out_sureness(reading, lay)
+        reading = _left_out_sureness(reading, readings, lay)
         reading = replace(reading, neighbours=neighbours[0])
         if len(reading.changed) <= MAX_CHANGED:
             try:  # --first-turn / --kong-on-kong against the melds the photo shows: the user's error
@@ -507,22 +507,24 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
     return replace(reading, confidence=conf, notes=tuple(notes))
 
 
-def _left_out_sureness(reading: Reading, lay: Layout) -> Reading:
-    """``reading`` with its confidence × the chance that each group of flowers/seasons the layout left
-    out as loose tiles by its prior alone (:attr:`vision.layout.Layout.left_out`: one or two behind the
-    row among loose tiles, smaller ones farther away) is not the hand's, and a note naming them. The
-    bonus tiles change the score, and that choice is not weighed by the decoder: a hand read without
-    the two flowers beside it was called 100 % sure."""
+def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
+    """``reading`` with its confidence × (1 − p · q) for each group of flowers/seasons the layout left
+    out as loose tiles by its prior alone (:attr:`vision.layout.Layout.left_out`: p, its prior of being
+    the hand's; q, the classifier's mean probability that its tiles are flowers/seasons), and a note
+    naming them when p ≥ 0.1. The bonus tiles change the score, and that choice is not weighed by the
+    decoder: a hand read without the two flowers boxed beside it was called 100 % sure."""
     num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
     conf, notes = reading.confidence, list(reading.notes)
     for tiles, p_in in lay.left_out:
         if any(reading.roles[t] != "ignored" for t in tiles):
             continue
-        conf *= 1.0 - p_in
+        pb = readings.probs[list(tiles)][:, _BONUS_IDX].astype(np.float64)
+        conf *= 1.0 - p_in * float(pb.sum(1).mean())
         if p_in >= 0.1:
-            names = ", ".join(f"{num.get(t, '?')} ({reading.raw[t]})" for t in tiles)
-            notes.append(f"unsure: tile(s) {names} read as flowers/seasons near the hand were taken as loose tiles "
-                         f"({p_in:.0%} that they are the hand's bonus tiles); check them")
+            names = ", ".join(f"{num.get(t, '?')} ({BONUS_TILES[int(np.argmax(b))]})" for t, b in zip(tiles, pb))
+            notes.append(f"unsure: tile(s) {names} near the hand, read as flowers/seasons, were taken as loose "
+                         f"tiles ({p_in:.0%} that they are the hand's bonus tiles); if they are, set them apart "
+                         f"beside the hand and take the photo again")
     return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
 
 

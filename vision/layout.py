@@ -188,8 +188,10 @@ class Layout:
 
     ``bonus``: detection indices read as flowers/seasons (taken out of their groups);
     ``ignored``: detections outside the hand region; ``notes``: what was inferred; ``left_out``: groups
-    of flowers/seasons off the main row left out as loose tiles by their prior alone, each with that
-    prior (< 0.5) of being the hand's (:mod:`vision.decode` makes the reading that much less sure).
+    of flowers/seasons off the main row left out as loose tiles by their prior alone (one or two behind
+    the row among loose tiles, or smaller than the hand's tiles: farther away; not those too large for
+    a tile), each with that prior (< 0.5) of being the hand's (:mod:`vision.decode` makes the reading
+    less sure by it).
     """
 
     geometry: Geometry
@@ -829,7 +831,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 and any(geo.offset(g.tiles[0]) < 0 for g in loose))
         p_in = _off_row_prior(geo, det, t, by_size=True) * (LOOSE_BONUS if lone else 1.0)
         (bonus_l if p_in >= 0.5 else stray).extend(t)
-        if p_in < 0.5:
+        if p_in < 0.5 and _size_ratio(geo, det, t) <= LYING_LARGER:  # not when too large for a tile (a card)
             left_out.append((t, p_in))
     bonus = tuple(k for k in geo.order if k in set(bonus_l))
     # a tile read otherwise among flowers/seasons that are not the hand's is not the hand's either
@@ -960,8 +962,7 @@ def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_si
     if by_size and len(tiles) >= 3:  # three or more flowers/seasons together: set apart on purpose
         return OFF_ROW_IN
     if by_size and main and len(det):
-        size = np.sqrt(np.prod(det.sizes, axis=1))
-        ratio = float(np.median(size[list(tiles)])) / max(float(np.median(size[main])), 1e-6)
+        ratio = _size_ratio(geo, det, tiles)
         # smaller: farther (loose tiles behind the hand); much larger than a tile lying nearer the
         # camera can be (1.3×): not a tile of this set (a playing card, a coaster)
         return OFF_ROW_IN * min(1.0, ratio, LYING_LARGER / ratio) ** 3
@@ -970,6 +971,15 @@ def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_si
         return OFF_ROW_IN * math.exp(-OFF_ROW_DECAY * max(0.0, d - ROW_GAP))
     base = OFF_ROW_SINGLE if len(tiles) == 1 else OFF_ROW_IN
     return base * math.exp(-OFF_ROW_DECAY * max(0.0, d - OFF_ROW_NEAR))
+
+
+def _size_ratio(geo: Geometry, det: Detections, tiles: tuple[int, ...]) -> float:
+    """The median tile size (√(w·h)) of ``tiles`` over the main row's (1.0 without a main row)."""
+    main = list(geo.row_tiles(0)) if geo.rows else []
+    if not main or not len(det):
+        return 1.0
+    size = np.sqrt(np.prod(det.sizes, axis=1))
+    return float(np.median(size[list(tiles)])) / max(float(np.median(size[main])), 1e-6)
 
 
 def _in_line(geo: Geometry, t: int) -> bool:
