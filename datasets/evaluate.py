@@ -522,7 +522,7 @@ def format_sets(R: dict) -> str:
                        ("bonus", "the same composites with 1–4 real flower/season photos set apart as the hand's "
                                  "bonus tiles ({n})"),
                        ("columns", "the same composites with 3–8 real flower/season photos lying sideways in one or "
-                                   "two touching columns beside the hand ({n})")):
+                                   "two touching columns near the hand ({n})")):
         comp = R.get(name)
         if comp:
             t = comp["total"]

@@ -170,7 +170,7 @@ def test_eval_sets_end_to_end(shared, capsys):
     text = out.getvalue()
     assert "| composites of real crops (1," in text and "| hard-scene renders, held out (1 of" in text
     assert "flower/season photos set apart as the hand's bonus tiles (1)" in text
-    assert "flower/season photos lying sideways in one or two touching columns beside the hand (1)" in text
+    assert "flower/season photos lying sideways in one or two touching columns near the hand (1)" in text
     base = R["composites"]["total"]["baseline"]
     assert base == {} or base["n"] == 1  # mahjong-detector beside it when installed
 

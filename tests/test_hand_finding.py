@@ -933,7 +933,7 @@ def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
     # × (1 − p · q): p = 0.7 × (size ratio)³ × 0.5 ≈ 0.35, q = 0.9 + 7 × 0.1 / 42 its share of the bonus classes
     assert res.confidence == pytest.approx(plain.confidence * (1 - 0.35 * 0.917), abs=0.01)
     assert any(n.startswith("unsure: tile(s)") and "(2f) near the hand, read as flowers/seasons" in n
-               and "set them apart" in n for n in res.notes)
+               and "--add 16=2f" in n for n in res.notes), res.notes
     # a flower-read box much larger than a tile (a playing card) was judged by its size not to be a
     # tile of this set: it does not make the reading less sure
     card = [x0 + 4.5 * w, top - 0.8 * h, x0 + 4.5 * w + 1.8 * w, top + h]
