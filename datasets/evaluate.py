@@ -430,7 +430,10 @@ def _jsonable(R):
 def format_table(R: dict) -> str:
     f = lambda v: "—" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
     L = ["| metric | ours | mahjong-detector | target |", "|---|---|---|---|"]
-    L.append(f"| synthetic val mAP50 ({R.get('synth_images', 0)} images) | {f(R.get('synth_map50'))} | — | ≥ 0.98 |")
+    if R.get("synth_images"):
+        L.append(f"| synthetic val mAP50 ({R['synth_images']} images) | {f(R.get('synth_map50'))} | — | ≥ 0.98 |")
+    else:
+        L.append("| synthetic val mAP50 | not run (no rendered validation set: --data) | — | ≥ 0.98 |")
     per = R.get("synth_map50_per_class")
     if per:
         L.append(f"| synthetic val AP50 per class ({', '.join(R.get('detector_names') or [])}) | "
@@ -447,7 +450,10 @@ def format_table(R: dict) -> str:
                  f"+ bonus tiles / + melds / + winning tile / exact | "
                  + " / ".join(str(R[f"hands_{k}"]) for k in ("legal", "tiles", "bonus", "melds", "winning", "exact"))
                  + " | — | |")
-    L.append(f"| real crops top-1 ({R.get('crops_n', 0)} crops) | {f(R.get('crops_top1'))} | — | ≥ 0.95 |")
+    if R.get("crops_n"):
+        L.append(f"| real crops top-1 ({R['crops_n']} crops) | {f(R.get('crops_top1'))} | — | ≥ 0.95 |")
+    else:
+        L.append("| real crops top-1 | not run (crops not in --sets, or ../shared/data/crops-real absent) | — | ≥ 0.95 |")
     tot = {"ours": [0, 0, 0], "baseline": [0, 0, 0]}
     for name, r in R.get("photos", {}).items():
         cells = []

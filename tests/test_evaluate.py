@@ -34,3 +34,15 @@ def test_ap50_perfect_and_half():
     # only the first tile found (second detection misses): recall 0.5 at precision 1 → AP 0.5
     half = (np.array([[0, 0, 10, 10], [50, 50, 60, 60]], float), np.array([0.9, 0.8]), np.array([0, 0]))
     assert abs(ap50([half], [g], 1)[0] - 0.5) < 1e-9
+
+
+def test_table_says_which_measures_were_not_run():
+    # `eval --sets columns`: no rendered validation set, no real crops. The table said
+    # "synthetic val mAP50 (0 images) | —", as if measured on nothing; it now says they were not run
+    from datasets.evaluate import format_table
+
+    text = format_table({})
+    assert "| synthetic val mAP50 | not run (no rendered validation set: --data) |" in text
+    assert "| real crops top-1 | not run (crops not in --sets" in text and "(0 " not in text
+    text = format_table({"synth_images": 5, "synth_map50": 0.5, "crops_n": 314, "crops_top1": 0.92})
+    assert "| synthetic val mAP50 (5 images) | 0.500 |" in text and "| real crops top-1 (314 crops) | 0.920 |" in text
