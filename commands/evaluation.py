@@ -29,7 +29,9 @@ def check_args(args: argparse.Namespace) -> argparse.Namespace:
     for opt in ("composites", "hard"):
         if getattr(args, opt, 0) < 0:
             raise UserError(f"--{opt} {getattr(args, opt)} must be ≥ 0")
-    known = {"photos", "crops", "rotations", "composites", "bonus", "columns", "hard"}
+    from datasets.evaluate import SETS
+
+    known = set(SETS)
     bad = [s for s in getattr(args, "sets", ()) if s not in known]
     if bad:
         raise UserError(f"--sets: unknown set {', '.join(bad)} (from {', '.join(sorted(known))})")

@@ -341,8 +341,12 @@ def time_models(img: np.ndarray, threads: int = 1, reps: int = 5) -> dict:
 # ----------------------------------------------------------------------------- report
 
 
+#: the sets ``run`` can measure (``--sets``), all run by default
+SETS = ("photos", "crops", "rotations", "composites", "bonus", "columns", "hard")
+
+
 def run(data: Path | None, limit: int = 200, conf: float = 0.25, threads: int = 1, as_json: bool = False,
-        out=sys.stdout, sets: tuple[str, ...] = ("photos", "crops", "rotations", "composites", "bonus", "columns", "hard"),
+        out=sys.stdout, sets: tuple[str, ...] = SETS,
         composites: int = 20, hard: int = 18, baseline: bool = True, keep: Path | None = None,
         progress: bool = False, hard_kinds: tuple[str, ...] | None = None) -> dict:
     """Run every evaluation that its inputs allow and print one table; returns the raw results.
@@ -592,7 +596,7 @@ def add_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--models", type=Path, default=None, help="folder with detector.onnx and classifier.onnx (default models/)")
     ap.add_argument("--json", action="store_true", help="print raw results as JSON")
-    ap.add_argument("--sets", default="photos,crops,rotations,composites,bonus,columns,hard",
+    ap.add_argument("--sets", default=",".join(SETS),
                     type=lambda t: tuple(x for x in t.split(",") if x),
                     help="comma-separated sets to run: photos, crops (top-1 and ECE), rotations, composites, bonus "
                          "(the composites with flowers/seasons set apart), columns (with 3-8 of them lying sideways in "
@@ -631,7 +635,7 @@ def cmd_eval(a) -> int:
 
     evalsets.IMAGE_SECONDS = float(getattr(a, "image_seconds", evalsets.IMAGE_SECONDS))
     R = run(data if data.is_dir() else None, a.limit, a.conf, a.threads, a.json,
-            sets=getattr(a, "sets", ("photos", "crops", "rotations", "composites", "bonus", "columns", "hard")),
+            sets=getattr(a, "sets", SETS),
             composites=getattr(a, "composites", 20), hard=getattr(a, "hard", 18),
             baseline=not getattr(a, "no_baseline", False), keep=getattr(a, "keep", None),
             progress=getattr(a, "progress", False), hard_kinds=getattr(a, "hard_kinds", None))

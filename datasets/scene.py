@@ -322,12 +322,12 @@ def layout_hand(hand: Hand, ts: TileSet, rng: np.random.Generator, standing: boo
         else:
             est = len(bonus_tiles) * ts.w * 1.2
             place_line(ts, items, -est - float(rng.uniform(1.0, 2.5)) * ts.w, 0.0 if not L.standing else row_near, rng)
+    not_bonus = conc_placed + ([win_placed] if wmode in ("apart", "sideways") else []) + \
+        [p for ms in meld_items for p in ms]
     if bonus_columns is not None and len(bonus_tiles) >= 2:
-        others = conc_placed + ([win_placed] if wmode in ("apart", "sideways") else []) + [p for ms in meld_items for p in ms]
-        bonus_in_columns(ts, bonus_tiles, others, bonus_columns)
+        bonus_in_columns(ts, bonus_tiles, not_bonus, bonus_columns)
     # collect, rows and groups
-    all_tiles = conc_placed + ([win_placed] if wmode in ("apart", "sideways") else []) + \
-        [p for ms in meld_items for p in ms] + bonus_tiles
+    all_tiles = not_bonus + bonus_tiles
     gid = 0
     for p in conc_placed:
         p.group = gid

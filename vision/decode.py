@@ -521,10 +521,11 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
         pb = readings.probs[list(tiles)][:, _BONUS_IDX].astype(np.float64)
         conf *= 1.0 - p_in * float(pb.sum(1).mean())
         if p_in >= 0.1:
-            names = ", ".join(f"{num.get(t, '?')} ({BONUS_TILES[int(np.argmax(b))]})" for t, b in zip(tiles, pb))
+            face = [BONUS_TILES[int(np.argmax(b))] for b in pb]
+            names = ", ".join(f"{num.get(t, '?')} ({f})" for t, f in zip(tiles, face))
             notes.append(f"unsure: tile(s) {names} near the hand, read as flowers/seasons, were taken as loose "
                          f"tiles ({p_in:.0%} that they are the hand's bonus tiles); if they are, add them with --add "
-                         f"(e.g. --add {num.get(tiles[0], '?')}={BONUS_TILES[int(np.argmax(pb[0]))]}) or set them "
+                         f"(e.g. --add {num.get(tiles[0], '?')}={face[0]}) or set them "
                          f"apart in a row beside the hand and take the photo again")
     return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
 

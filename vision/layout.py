@@ -26,8 +26,8 @@ best joint reading, so no row is thrown away before its tiles are read.
    loose tiles behind the row, :data:`LOOSE_BONUS`; a group of 3+ off it at least half read as
    flowers/seasons keeps them as bonus tiles, :data:`MIXED_BONUS`; flowers/seasons whose boxes touch,
    :func:`_touching` — a column of them laid sideways — are one group, reaching past the region); a
-   group of four with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld (preferred) or ``concealed``; a single
-   tile → ``winning`` (preferred when it is set apart at a row end or lies sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
+   group of four with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld
+   (preferred) or ``concealed``; a single tile → ``winning`` (preferred when it is set apart at a row end or lies sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
    tile; groups outside the main row may also be ``ignored``. Each group carries its options with prior
    probabilities; :mod:`vision.decode` picks the combination whose reading is a legal hand.
 
