@@ -738,6 +738,40 @@ def test_a_bonus_group_with_a_tile_read_as_another_is_still_the_hands(season_p):
     assert format_hand(replace_bonus(hand)) == _truth(meta)
 
 
+def test_a_tile_read_flat_between_flowers_is_a_bonus_tile_of_unknown_face():
+    # a held-out hard render (desk-keyboard 29): four bonus tiles set apart behind the row, the third
+    # an unseen season whose reading is flat (7p 12 %, 7m 11 %, …; flowers/seasons 8 % in all, spread).
+    # The decoder weighed its bonus role by its likeliest face (1 % / 12 % × 0.7 against 0.3 for
+    # "a loose tile") and left it out: the hand was read without it at 99 %. A bonus tile's role is
+    # now weighed by its chance of being any flower or season (8 % / 12 % × 0.7 = 0.47 > 0.3); which
+    # one it is stays unsure, and the confidence and a note say so (_bonus_sureness)
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    group = [[x0 + k * 1.02 * w, y1 + 0.5 * h, x0 + k * 1.02 * w + w, y1 + 1.5 * h] for k in range(4)]
+    det, rd = _scene(meta, keep, group, ["1f", "4f", "7p", "4y"])
+    pos = len(keep) + 2
+    probs = np.array(rd.probs)
+    flat = np.full(NUM_CLASSES, 0.0, np.float64)
+    for code, p in (("7p", 0.12), ("7m", 0.11), ("7s", 0.10), ("5m", 0.09), ("5p", 0.09)):
+        flat[CLASS_INDEX[code]] = p
+    bonus = ["1f", "2f", "3f", "4f", "1y", "2y", "3y", "4y"]
+    for code in bonus:
+        flat[CLASS_INDEX[code]] = 0.01
+    rest = [i for i in range(NUM_CLASSES) if flat[i] == 0.0]
+    flat[rest] = (1.0 - flat.sum()) / len(rest)
+    probs[pos] = flat
+    res = _read(meta, det, TileReadings.make(probs.astype(np.float32), rd.pose))
+    r = res.reading
+    assert r.legal, r.problem
+    assert [r.roles[len(keep) + k] for k in range(4)] == ["bonus"] * 4
+    assert len(r.hand.bonus) == 4 and {"1f", "4f", "4y"} <= set(r.hand.bonus)
+    assert format_hand(replace_bonus(r.hand)) == _truth(meta)
+    # its face is a guess among the five bonus classes left (1 % each of 8 %): × 0.125, and a note
+    assert r.confidence < 0.2
+    assert any(n.startswith("unsure which bonus tile tile ") for n in r.notes), r.notes
+
+
 def replace_bonus(hand):
     from dataclasses import replace as _r
 

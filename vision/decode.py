@@ -449,8 +449,12 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             break
         extra = [p for g, o in zip(h.groups, h.choices) if o.role == "bonus" for p in g.tiles]
         h.bonus_codes = _assign_bonus(list(lay.bonus) + extra, logp) if extra else bonus_codes
-        bonus_lp = sum(float(logp[p, CLASS_INDEX[c]]) for p, c in h.bonus_codes.items())
-        bonus_raw = sum(float(logp[p].max()) for p in h.bonus_codes)
+        # a bonus tile's role is weighed by its probability of being any flower or season (which face
+        # it is changes the score, not the hand's tiles: :func:`_bonus_sureness` weighs that), against
+        # its best reading (so a sure flower costs nothing, and no hypothesis scores above its prior)
+        bonus_lp = sum(float(np.logaddexp.reduce(logp[p, _BONUS_IDX])) for p in h.bonus_codes)
+        bonus_raw = sum(max(float(logp[p].max()), float(np.logaddexp.reduce(logp[p, _BONUS_IDX])))
+                        for p in h.bonus_codes)
         units, raw_sum = _units(h, logp, backs, forced_win)
         if units is None:
             continue
