@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from commands.common import (
-    UserError, add_context_args, add_history_args, context_from_args, options_from_args, print_json)
+    JoinRepeats, UserError, add_context_args, add_history_args, context_from_args, options_from_args, print_json)
 from scoring import explain, load_ruleset, parse_hand, score_hand
 from vision.audit import AuditResult, compare, default_annotation_path, read_claimed_lines, report
 
@@ -127,8 +127,8 @@ def register(subparsers) -> None:
                         "{\"rule\" or \"name\", \"points\"/\"doublings\"/\"fixed\"}")
     add_context_args(p)
     p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] (1111s)\", or \"none\" (photo only)")
-    p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p\" (photo only)")
-    p.add_argument("--add", metavar="POS=TILE", help="add tiles the detector missed, e.g. \"14=5p\" (photo only)")
+    p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p\" (photo only)")
+    p.add_argument("--add", metavar="POS=TILE", action=JoinRepeats, help="add tiles the detector missed, e.g. \"14=5p\" (photo only)")
     p.add_argument("--annotate", metavar="FILE", help="annotated photo path (default: NAME.audit.jpg beside the photo)")
     p.add_argument("--no-annotate", action="store_true", help="do not write the annotated photo")
     p.add_argument("--reader", default=None, help=argparse.SUPPRESS)

@@ -34,6 +34,16 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"mahjong-score: error: {line}\n")
 
 
+class JoinRepeats(argparse.Action):
+    """An option that may be given more than once, its values joined with commas into one string
+    (``--fix 3=5p --fix 7=1z`` is ``--fix 3=5p,7=1z``); given once, its value as it is. Before, the
+    last one given silently replaced the others."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        old = getattr(namespace, self.dest, None)
+        setattr(namespace, self.dest, f"{old},{values}" if old else values)
+
+
 def add_context_args(p: argparse.ArgumentParser) -> None:
     """The options describing a hand's circumstances, shared by hand/photo/audit/batch."""
     g = p.add_argument_group("context")

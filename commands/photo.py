@@ -6,9 +6,10 @@ import os
 from pathlib import Path
 
 from commands.common import (
-    UserError, add_context_args, add_history_args, context_from_args, options_from_args, print_json)
+    JoinRepeats, UserError, add_context_args, add_history_args, context_from_args, options_from_args, print_json)
 from scoring import explain
 from vision import pipeline
+from vision.decode import format_confidence
 from vision.errors import ImageError, VisionError
 from vision.pipeline import DEMO_PHOTO, parse_additions, parse_fixes, summary, to_json
 
@@ -49,7 +50,7 @@ def cmd_photo(args: argparse.Namespace) -> int:
     if args.annotate:
         from vision.annotate import annotate, fixed_detections, image_info, save
 
-        title = f"{res.reading.notation}  ({res.reading.confidence:.0%})" if res.reading.legal else \
+        title = f"{res.reading.notation}  ({format_confidence(res.reading.confidence)})" if res.reading.legal else \
             f"NOT LEGAL: {res.reading.notation}"
         try:
             img = annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
@@ -90,8 +91,9 @@ def register(subparsers) -> None:
     p.add_argument("--demo", action="store_true", help="read the bundled demo photo (docs/demo.jpg)")
     add_context_args(p)
     p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\", or \"none\" (overrides the layout)")
-    p.add_argument("--fix", help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\"")
-    p.add_argument("--add", metavar="POS=TILE", help="add tiles the detector missed, e.g. \"14=5p\" (the tile "
+    p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\" "
+                   "(or --fix 3=5p --fix 7=1z)")
+    p.add_argument("--add", metavar="POS=TILE", action=JoinRepeats, help="add tiles the detector missed, e.g. \"14=5p\" (the tile "
                    "becomes tile 14: it lies before the tile now numbered 14; N+1 adds after the last); "
                    "--fix numbers then count the added tiles; a face-down 0x only completes a concealed kong "
                    "short of a tile")

@@ -110,6 +110,7 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
     where the hand came from in ``args.hand_sources[player]``."""
 
     def score(ctx, winning_tile, rs, opts):
+        from vision.decode import format_confidence
         from vision.errors import VisionError
 
         try:
@@ -129,7 +130,7 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
         args.hand_sources[player] = {
             "photo": path, "reading": r.notation, "confidence": round(conf, 4),
             "fixes": {str(k): v for k, v in sorted(fixes.items())}, "changed": len(r.changed),
-            "text": f"photo {path}: read {r.notation} ({conf:.0%} sure{fixed}){check}",
+            "text": f"photo {path}: read {r.notation} ({format_confidence(conf)} sure{fixed}){check}",
         }
         return res.scored
 

@@ -593,7 +593,8 @@ def add_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--data", type=Path, default=None, help="synthetic dataset with images/val (default $MAHJONG_SYNTH, else synth-v2 in $MAHJONG_DATA or the user cache directory)")
     ap.add_argument("--limit", type=int, default=200, help="synthetic val images to use")
     ap.add_argument("--conf", type=float, default=0.25, help="detector score threshold for photos (vision.detect's default)")
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="CPU threads for each ONNX model (default 1: the model times are per core)")
     ap.add_argument("--models", type=Path, default=None, help="folder with detector.onnx and classifier.onnx (default models/)")
     ap.add_argument("--json", action="store_true", help="print raw results as JSON")
     ap.add_argument("--sets", default=",".join(SETS),
@@ -687,7 +688,14 @@ def _save_small_png(rgb: np.ndarray, path: Path, colours: int = 64) -> None:
 
 def register(subparsers) -> None:
     """``mahjong-score eval``: the evaluation table (thin wrapper over :func:`run`)."""
-    p = subparsers.add_parser("eval", help="evaluate the ONNX tile models (synthetic, real crops, real photos, baseline)")
+    p = subparsers.add_parser(
+        "eval", help="evaluate the ONNX tile models (synthetic, real crops, real photos, baseline)",
+        description="Measure the detector and classifier, and the whole product, on the evaluation sets: the "
+                    "real single-tile photos and hand photos of ../shared (set MAHJONG_SHARED), the shared "
+                    "photos turned and re-tagged, composites of real tiles, held-out hard-scene renders, and "
+                    "the synthetic validation set when it exists; PyPI's mahjong-detector runs beside it when "
+                    "installed. Prints one table (the model card's figures; docs/photo.md explains the sets). "
+                    "The default run takes minutes.")
     add_args(p)
     p.set_defaults(func=cmd_eval)
 

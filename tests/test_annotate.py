@@ -8,7 +8,7 @@ import pytest
 from vision_fixtures import detections, load, readings
 
 from scoring import Context, load_ruleset
-from vision.annotate import FIXED, MIN_TEXT, TOLERATED, annotate, fixed_detections
+from vision.annotate import FIXED, IGNORED_NUMBERS, MIN_TEXT, TOLERATED, annotate, fixed_detections
 from vision.detect import Detections
 from vision.io import Photo
 from vision.pipeline import read_detections
@@ -84,3 +84,23 @@ def test_fixed_tiles_are_framed_and_in_the_legend():
     label = next(p for p in placed if p["kind"] == "tile" and p["index"] == res.order[0])
     assert label["lines"][-1] == "fixed"
     assert fixed_detections(res.order, {99: "1m"}) == frozenset()  # a number outside the hand: none
+
+
+def test_boxes_not_in_the_hand_get_their_numbers_when_few():
+    # a new user's --add landed among boxes left out of the hand that neither the tiles line nor the
+    # image numbered: --fix/--add count them. When there are at most IGNORED_NUMBERS, each gets its
+    # number in grey (kind "ignored"), and the legend says what grey is
+    res = _result("render-s8-31")  # one box left out
+    ignored = [i for i, r in enumerate(res.reading.roles) if r == "ignored"]
+    assert 0 < len(ignored) <= IGNORED_NUMBERS
+    placed: list[dict] = []
+    annotate(res.photo.pixels, res.detections, res.reading, res.order, "t", placed=placed)
+    numbers = {p["index"]: p["lines"] for p in placed if p["kind"] == "ignored"}
+    assert numbers == {i: [f"#{res.position(i)}"] for i in ignored}
+    assert any(p["kind"] == "legend" and p["lines"] == ["not in the hand"] for p in placed)
+    # a render with more boxes left out (15: a wall) keeps them unnumbered, so the hand's labels stay readable
+    many = _result("render-s7-12")
+    assert sum(r == "ignored" for r in many.reading.roles) > IGNORED_NUMBERS
+    placed = []
+    annotate(many.photo.pixels, many.detections, many.reading, many.order, "t", placed=placed)
+    assert not any(p["kind"] == "ignored" for p in placed)

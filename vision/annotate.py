@@ -8,7 +8,7 @@ was read at (a long side of 1800–3600 px for a larger photo: a 4032×3024 JPEG
 ``5p``), so no CJK font is needed.
 
 Colours by role: concealed green, winning red, exposed melds blue, concealed kongs purple, bonus tiles
-orange, ignored tiles thin grey; a tile the decoder changed gets a magenta frame and ``was X``; a tile
+orange, ignored tiles thin grey (numbered, when few); a tile the decoder changed gets a magenta frame and ``was X``; a tile
 the user set (``--fix``, a tap on the page) a cyan frame and ``fixed``. The legend lists the colours
 the image uses.
 
@@ -46,7 +46,10 @@ INK = (30, 30, 30)
 #: legend entries: (text, colour)
 LEGEND = (("concealed", COLOURS["concealed"]), ("winning", COLOURS["winning"]), ("exposed", COLOURS["exposed"]),
           ("concealed kong", COLOURS["concealed-kong"]), ("bonus", COLOURS["bonus"]),
-          ("changed by the reader", CHANGED), ("fixed by you", FIXED))
+          ("changed by the reader", CHANGED), ("fixed by you", FIXED), ("not in the hand", COLOURS["ignored"]))
+#: ignored boxes get their number (small, grey) when there are at most this many (a wall's dozens would
+#: bury the hand's labels); their numbers count for --fix and --add
+IGNORED_NUMBERS = 12
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 #: tile-code text height: as large as a two-character code that fits the median tile's width allows
 #: (TILE_TEXT_W of the width), at most TILE_TEXT of its height, and at least MIN_TEXT of the long side
@@ -158,6 +161,7 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
     reading and its confidence). ``fixed``: detection indices whose tile the user set
     (:func:`fixed_detections` of the ``--fix`` numbers): a cyan frame, and the legend says so.
     ``placed``: when a list is given, one dict per label drawn is appended to it: ``kind`` (tile,
+    ignored — the number of a box not in the hand, when there are at most :data:`IGNORED_NUMBERS` —,
     meld, title, legend), ``index`` (detection index of a tile label, else None), ``rect`` (x0, y0,
     x1, y1 pixels) and ``lines`` (the texts).
 
@@ -263,9 +267,13 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
             note(kind, index, label, rect, recs)
 
         # tile labels: code (large), number and what the reader changed (smaller), in one box
+        n_ignored = sum(1 for i in range(len(boxes)) if i >= len(reading.roles) or reading.roles[i] == "ignored")
         for i in sorted(range(len(boxes)), key=lambda j: (boxes[j][1], boxes[j][0])):  # top row first
             role = reading.roles[i] if i < len(reading.roles) else "ignored"
             if role == "ignored":
+                if n_ignored <= IGNORED_NUMBERS and i in pos:
+                    put(_Text([(f"#{pos[i]}", COLOURS["ignored"], num_px)]), boxes[i], {i}, COLOURS["ignored"],
+                        "above", "ignored", i)
                 continue
             col = COLOURS.get(role, COLOURS["ignored"])
             lines = [(f"#{pos.get(i, '?')}", INK, num_px), (str(reading.tiles[i] or "?"), col, text_px)]

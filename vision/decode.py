@@ -392,6 +392,33 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
     return out, (nearest[1] if nearest else None)
 
 
+#: the hand sizes (tiles, without the winning one) that the rulesets play
+HAND_SIZES = (13, 16)
+
+
+def _other_size_hint(found: int, rs: Ruleset) -> str:
+    """A hint for a tile count that is another hand size's (with or without its winning tile): a
+    13-tile game's photo scored under a 16-tile ruleset is short by three, not by missed tiles."""
+    for size in HAND_SIZES:
+        if size != rs.hand_size and found in (size, size + 1):
+            return (f"; {found} tiles is a {size}-tile game's hand{' with its winning tile' if found == size + 1 else ''}"
+                    f", and {rs.id} plays {rs.hand_size}-tile hands: is it the right ruleset? "
+                    f"(--ruleset; `mahjong-score rules` lists them)")
+    return ""
+
+
+def format_confidence(p: float) -> str:
+    """A reading's confidence (0..1) as shown to the user: ``"83%"``; ``">99%"`` from 0.995 up, never
+    ``"100%"`` (it is the search's estimate over the readings it met, and a referee reads "100%" as
+    certain); ``"<1%"`` above 0 and below 0.005."""
+    p = float(p)
+    if p >= 0.995:
+        return ">99%"
+    if 0.0 < p < 0.005:
+        return "<1%"
+    return f"{p:.0%}"
+
+
 # ----------------------------------------------------------------------------- decoding
 def _log_probs(readings: TileReadings) -> np.ndarray:
     return np.log(np.maximum(readings.probs.astype(np.float64), EPS))
@@ -449,12 +476,16 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             break
         extra = [p for g, o in zip(h.groups, h.choices) if o.role == "bonus" for p in g.tiles]
         h.bonus_codes = _assign_bonus(list(lay.bonus) + extra, logp) if extra else bonus_codes
-        # a bonus tile's role is weighed by its probability of being any flower or season (which face
-        # it is changes the score, not the hand's tiles: :func:`_bonus_sureness` weighs that), against
-        # its best reading (so a sure flower costs nothing, and no hypothesis scores above its prior)
-        bonus_lp = sum(float(np.logaddexp.reduce(logp[p, _BONUS_IDX])) for p in h.bonus_codes)
-        bonus_raw = sum(max(float(logp[p].max()), float(np.logaddexp.reduce(logp[p, _BONUS_IDX])))
-                        for p in h.bonus_codes)
+        # a bonus tile's role is weighed by its probability of being any flower or season (which one
+        # changes the hand's points, not its tiles: :func:`_bonus_sureness` weighs that), against the
+        # larger of its best reading and that (so a sure flower costs nothing, and no hypothesis scores
+        # above its prior). All eight faces count, also those other bonus tiles were given: the
+        # classifier tells the faces apart least well (a real 2f read 3y), so a tile leaning to a face
+        # another one shows is as likely a bonus tile misread as a loose tile (measured: counting only
+        # the faces left free made one more reading of the held-out columns set confidently wrong)
+        mass = {p: float(np.logaddexp.reduce(logp[p, _BONUS_IDX])) for p in h.bonus_codes}
+        bonus_lp = sum(mass.values())
+        bonus_raw = sum(max(float(logp[p].max()), lp) for p, lp in mass.items())
         units, raw_sum = _units(h, logp, backs, forced_win)
         if units is None:
             continue
@@ -494,18 +525,20 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
 def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: TileReadings, lay: Layout) -> Reading:
     """``reading`` with its confidence × the chance that each bonus tile is the flower or season it
     was given (its probability over the eight bonus classes' total: the classifier tells the bonus
-    faces apart least well, and they change the score), and a note naming a bonus tile under 60 %."""
+    faces apart least well, and they change the hand's points), and a note naming a bonus tile under
+    60 % with its likeliest faces among those the other bonus tiles were not given (:func:`_free_faces`)."""
     if not bonus_codes:
         return reading
     num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
     conf, notes = reading.confidence, list(reading.notes)
     for p, code in bonus_codes.items():
-        pb = readings.probs[p, _BONUS_IDX].astype(np.float64)
-        total = float(pb.sum())
+        total = float(readings.probs[p, _BONUS_IDX].astype(np.float64).sum())
         share = float(readings.probs[p, CLASS_INDEX[code]]) / total if total > 0 else 1.0
         conf *= share
         if share < 0.6:
-            alt = sorted(zip(pb / max(total, EPS), BONUS_TILES), reverse=True)[:3]
+            free = _free_faces(bonus_codes, p)  # the faces the other bonus tiles were not given
+            pb = readings.probs[p, free].astype(np.float64)
+            alt = sorted(zip(pb / max(total, EPS), [CLASS_NAMES[i] for i in free]), reverse=True)[:3]
             notes.append(f"unsure which bonus tile tile {num.get(p, '?')} is: "
                          + ", ".join(f"{c} {q:.0%}" for q, c in alt) + " (correct it with --fix)")
     return replace(reading, confidence=conf, notes=tuple(notes))
@@ -552,6 +585,14 @@ def _unread_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> R
             notes.append(f"tile {num.get(p, '?')} was read as {reading.raw[p]} ({1 - play:.0%} not a playing tile): "
                          f"taken as {reading.tiles[p]}, the tile the hand needs there; check it")
     return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
+
+
+def _free_faces(bonus_codes: Mapping[int, str], p: int) -> list[int]:
+    """The class indices of the flowers/seasons that no bonus tile but ``p`` was given (each face is
+    in a set once; all eight when more than eight bonus tiles share them)."""
+    held = {c for q, c in bonus_codes.items() if q != p}
+    free = [i for i, c in zip(_BONUS_IDX, BONUS_TILES) if c not in held]
+    return free or list(_BONUS_IDX)
 
 
 def _assign_bonus(positions: Iterable[int], logp: np.ndarray) -> dict[int, str]:
@@ -800,7 +841,11 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     if conc:
         parts.append(_loose_compact(conc))
     for m in melds:
-        body = _loose_compact([tiles[p] for p in m.positions if tiles[p]])
+        shown = [tiles[p] for p in m.positions if tiles[p]]
+        faces = {t for t in shown if t != BACK}
+        if m.concealed and len(shown) == 4 and len(faces) == 1:  # a concealed kong shown with backs:
+            shown = [faces.pop()] * 4  # written as the kong it is, (2222m), not (22m00x)
+        body = _loose_compact(shown)
         parts.append(f"({body})" if m.concealed else f"[{body}]")
     if bonus_codes:
         parts.append("+" + compact(sort_tiles(bonus_codes.values())))
@@ -819,7 +864,8 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                       " concealed kongs too, e.g. [777s] (2222m)" if given else "")
                    + (f"; if the hand did not win, give --not-winner (a non-winner's hand has {need - 1})"
                       if ctx.winner and found == need - 1 else "")
-                   + ("; add a tile the detector missed with --add POS=TILE" if found < need else ""))
+                   + (_other_size_hint(found, rs)
+                      or ("; add a tile the detector missed with --add POS=TILE" if found < need else "")))
     elif (refusal := _ruleset_refusal(conc, melds, bonus_codes, win, ctx, rs)) is not None:
         problem = (refusal if refusal.startswith("not a") else f"not a winning hand under {rs.id}: {refusal}") + \
             "; the tiles read make no hand this ruleset scores (if a tile is misread, correct it with --fix POS=TILE)"

@@ -718,17 +718,20 @@ def bonus_probability(readings: TileReadings) -> np.ndarray:
 
 
 def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner: bool = True,
-                 exclude: frozenset[int] = frozenset()) -> Layout:
+                 exclude: frozenset[int] = frozenset(), given_bonus: frozenset[int] = frozenset()) -> Layout:
     """Candidate roles for every group of the hand region (see the module docstring).
 
     ``winner``: False for a non-winner's hand (no winning tile is looked for); ``exclude``: detection
-    indices to leave out (taken as false detections), which become ``ignored``.
+    indices to leave out (taken as false detections), which become ``ignored``; ``given_bonus``:
+    detection indices that are bonus tiles whatever their place (flowers/seasons the user added with
+    ``--add``: where their box was put says nothing about them).
     """
     n = len(det)
     pb = bonus_probability(readings) if n else np.zeros(0)
     back = np.asarray(det.face_down, bool) | np.array([p == "face-down" for p in readings.pose], bool)
     side = np.array(geo.sideways, bool) | np.array([p == "sideways" for p in readings.pose], bool)
-    hand_set = set(geo.hand_tiles) - set(exclude)
+    hand_set = (set(geo.hand_tiles) - set(exclude)) | set(given_bonus)
+    exclude = frozenset(exclude) | frozenset(given_bonus)  # (given bonus tiles take no part in the groups)
     ignored = tuple(t for t in geo.order if t not in hand_set)
     is_b = (pb > 0.5) & ~back if n else np.zeros(0, bool)
     bonus_l: list[int] = []
@@ -833,7 +836,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         (bonus_l if p_in >= 0.5 else stray).extend(t)
         if p_in < 0.5 and _size_ratio(geo, det, t) <= LYING_LARGER:  # not when too large for a tile (a card)
             left_out.append((t, p_in))
-    bonus = tuple(k for k in geo.order if k in set(bonus_l))
+    bonus = tuple(k for k in geo.order if k in set(bonus_l) | set(given_bonus))
     # a tile read otherwise among flowers/seasons that are not the hand's is not the hand's either
     stray.extend(k for k, (row, fl) in misread.items() if fl[0] not in bonus)
     ignored = tuple(k for k in geo.order if k not in hand_set or k in set(stray))

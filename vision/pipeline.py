@@ -24,9 +24,9 @@ import numpy as np
 from scoring import Context, HandError, ScoredHand, explain, load_ruleset, score_hand
 from scoring.engine import Ruleset
 
-from .classes import CLASS_INDEX
+from .classes import BONUS_TILES, CLASS_INDEX
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import Reading, decode
+from .decode import Reading, decode, format_confidence
 from .detect import Detections, Detector, load_detector
 from .errors import ImageError, NoTilesError, VisionError
 from .io import Photo, Source, load_photo
@@ -638,13 +638,14 @@ def _evidence(t: np.ndarray, level: float, reading: Reading) -> float:
 
 def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, back: np.ndarray,
                       ruleset: Ruleset, context: Context, winning_tile, exposed, options,
-                      retries: bool = True) -> tuple[Layout, Reading]:
+                      retries: bool = True, given_bonus: frozenset[int] = frozenset()) -> tuple[Layout, Reading]:
     """Layout + decoding of one candidate region, with the left-out-box retries of
-    :func:`read_detections` (when ``retries``)."""
+    :func:`read_detections` (when ``retries``); ``given_bonus``: detections that are bonus tiles
+    wherever they lie (:func:`vision.layout.assign_roles`)."""
     geo = cand.geometry
 
     def run(exclude: frozenset[int]):
-        lay = assign_roles(geo, det, readings, winner=context.winner, exclude=exclude)
+        lay = assign_roles(geo, det, readings, winner=context.winner, exclude=exclude, given_bonus=given_bonus)
         rd = decode(lay, readings, ruleset, context, winning_tile=winning_tile, exposed=exposed,
                     options=options, face_down=back)
         return lay, rd
@@ -677,7 +678,7 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
 
 
 def _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
-                    retries: bool = True) -> list[_Tried]:
+                    retries: bool = True, given_bonus: frozenset[int] = frozenset()) -> list[_Tried]:
     """Each candidate decoded, best joint score first (legal readings before the rest).
 
     Joint log-score of a legal reading: log(region prior) + ``Reading.score`` (role prior × relative
@@ -694,7 +695,7 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
     for cand in cands:
         try:
             lay, rd = _decode_candidate(cand, det, readings, back, ruleset, context, winning_tile, exposed, options,
-                                        retries)
+                                        retries, given_bonus)
         except HandError as e:
             refused = refused or e
             continue
@@ -774,6 +775,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     cands = region_candidates(det, readings, photo.size, need)
     numbering = None
     added: tuple[int, ...] = ()
+    given_bonus: frozenset[int] = frozenset()
     if fixes or additions:
         geo0 = shown
         if geo0 is None:
@@ -784,11 +786,14 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             m = len(det)
             det, readings, numbering = add_tiles(det, readings, geo0, additions)
             added = tuple(range(m, len(det)))
+            # a flower/season the user added is the hand's bonus tile wherever its box was put
+            given_bonus = frozenset(i for i, (_, code) in zip(added, additions) if code in BONUS_TILES)
             cands = region_candidates(det, readings, photo.size, need)
         readings = apply_fixes(readings, numbering, fixes or {})
         # every region numbers the tiles as the user saw them (with the added ones), notes included
         cands = tuple(replace(c, geometry=replace(c.geometry, order=tuple(numbering))) for c in cands)
-    tried = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
+    tried = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
+                            given_bonus=given_bonus)
     said_won = said_won or winning_tile is not None or any(
         (getattr(context, k) for k in ("last_tile", "first_turn", "kong_on_kong"))) or context.win_by != "discard"
     extra: list[str] = []
@@ -799,7 +804,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         top = [t.candidate for t in tried[:NON_WINNER_REGIONS]]
         nw = [replace(t, joint=t.joint + math.log(NON_WINNER_PRIOR))
               for t in _search_regions(top, det, readings, ruleset, _as_non_winner(context), None, exposed, options,
-                                       retries=False)
+                                       retries=False, given_bonus=given_bonus)
               if t.reading.legal and _concealed_on_main_row(t)]
         if nw:
             tried = sorted(tried + nw, key=lambda t: (not t.reading.legal, -t.joint))
@@ -910,6 +915,17 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
     }
 
 
+def _number_spans(nums: Sequence[int]) -> str:
+    """Sorted tile numbers as spans: ``[15, 16, 17, 20]`` → ``"15-17, 20"``."""
+    spans: list[list[int]] = []
+    for x in nums:
+        if spans and x == spans[-1][1] + 1:
+            spans[-1][1] = x
+        else:
+            spans.append([x, x])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
 def summary(res: PhotoResult) -> str:
     """Text lines before the score: the reading, its confidence, changed tiles, tile list, notes."""
     r = res.reading
@@ -921,7 +937,7 @@ def summary(res: PhotoResult) -> str:
            + f", {n_hand} in the hand"]
     out.append(f"reading: {r.notation}")
     if r.legal:
-        conf = f"confidence: {r.confidence:.0%} that this reading is right (see docs/photo.md)"
+        conf = f"confidence: {format_confidence(r.confidence)} that this reading is right (see docs/photo.md)"
         least = least_sure_tile(res)
         if least is not None and least[1] < 0.8:
             conf += f"; least sure tile: {res.position(least[0])} ({res.readings.codes[least[0]]} read at {least[1]:.0%})"
@@ -936,6 +952,10 @@ def summary(res: PhotoResult) -> str:
         mark = {"winning": "*", "exposed": "[]", "concealed-kong": "()", "bonus": "+"}.get(r.roles[i], "")
         tiles.append(f"{k + 1}:{r.tiles[i]}{mark}")
     out.append("tiles: " + " ".join(tiles) + "   (* winning, [] exposed, () concealed kong, + bonus; fix with --fix POS=TILE)")
+    left = [k + 1 for k, i in enumerate(res.order) if r.roles[i] == "ignored"]
+    if left:  # numbered too (--fix, --add count them): say so, so that N+1 means what the user thinks
+        out.append(f"not in the hand: tile(s) {_number_spans(left)} (boxes left out: clutter, loose tiles, "
+                   f"other players' tiles; their numbers count for --fix and --add; see them with --annotate)")
     for note in r.notes:
         out.append(f"note: {note}")
     return "\n".join(out)

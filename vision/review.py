@@ -26,6 +26,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import cv2
 import numpy as np
 
+from .decode import format_confidence
+
 #: long side of the thumbnail and of the annotated reading in the page (pixels)
 THUMB_SIDE, ANNOTATED_SIDE = 240, 960
 JPEG_QUALITY = 80
@@ -84,7 +86,7 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
     except Exception as e:  # (VisionError, HandError, …: the row's own error says what happened)
         return thumb, None, f"no annotated reading: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
     r = res.reading
-    title = f"{r.notation}  ({r.confidence:.0%})" if r.legal else f"NOT LEGAL: {r.notation}"
+    title = f"{r.notation}  ({format_confidence(r.confidence)})" if r.legal else f"NOT LEGAL: {r.notation}"
     img = annotate(res.photo.pixels, res.detections, r, res.order, title, fixed=fixed_detections(res.order, fixes))
     return thumb, _jpeg(img, ANNOTATED_SIDE), None
 
@@ -212,7 +214,7 @@ def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None
                  ("manifest line", str(job.line) if job.line else "none (command-line defaults)")]
         if row.get("reading"):
             conf = row.get("confidence")
-            facts.append(("reading", row["reading"] + (f" ({conf:.0%} sure)" if conf else "")))
+            facts.append(("reading", row["reading"] + (f" ({format_confidence(conf)} sure)" if conf else "")))
         if row.get("total") is not None:
             facts.append(("score", str(row["total"])))
         if job.fix:

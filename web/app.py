@@ -71,6 +71,7 @@ from scoring.settle import settle
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, limit_heap_growth, release_memory
+from vision.decode import format_confidence
 from vision.pipeline import WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json
 
 from . import schemas as S
@@ -265,7 +266,7 @@ def annotated_data_url(res, side: int, fixes=None) -> str:
     from vision.annotate import annotate, fixed_detections
 
     r = res.reading
-    title = f"{r.notation}  ({r.confidence:.0%})" if r.legal else f"NOT LEGAL: {r.notation}"
+    title = f"{r.notation}  ({format_confidence(r.confidence)})" if r.legal else f"NOT LEGAL: {r.notation}"
     img = annotate(res.photo.pixels, res.detections, r, res.order, title,
                    fixed=set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())))
     h, w = img.shape[:2]

@@ -21,6 +21,14 @@
   let saved = load();
   const state = { mode: null, file: null, photoId: null, fixes: {}, adds: [], last: null, seq: 0, pickPos: null };
 
+  // a reading's confidence as the command line shows it (vision.decode.format_confidence): never
+  // "100%", which a referee reads as certain
+  function percentSure(p) {
+    if (p >= 0.995) return ">99%";
+    if (p > 0 && p < 0.005) return "<1%";
+    return `${Math.round(p * 100)}%`;
+  }
+
   function load() {
     try { return JSON.parse(localStorage.getItem(STORE)) || {}; } catch (e) { return {}; }
   }
@@ -329,7 +337,7 @@
       ov.append(b);
     }
     $("reading").textContent = res.reading;
-    $("confidence").textContent = res.legal ? `(${Math.round(res.confidence * 100)}% sure)` : "";
+    $("confidence").textContent = res.legal ? `(${percentSure(res.confidence)} sure)` : "";
     const prob = $("problem");
     prob.hidden = res.legal;
     const p = res.problem || "unknown problem";
