@@ -25,6 +25,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from scoring import load_ruleset
 
     load_ruleset(args.ruleset)  # a misspelt --ruleset would make every photo without its own an error row
+    if getattr(args, "fix", None):  # so would a malformed or contradictory --fix
+        from scoring.errors import HandError
+        from vision.pipeline import parse_fixes
+
+        try:
+            parse_fixes(args.fix)
+        except HandError as e:
+            raise UserError(str(e)) from None
     summary = run_batch(args.dir, args.out, manifest=args.manifest, defaults=defaults_from_args(args),
                         workers=args.workers, state=args.state, review_below=args.review_below,
                         reader=reader_spec(args.reader, args.tileset), progress=args.progress,

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 
 from commands.common import UserError, print_json
 from scoring.history import ENV_DB, _open_read_only, default_db_path, entries
+from vision.decode import format_confidence
 
 
 def _text(v: Any) -> str:
@@ -22,7 +23,7 @@ def _text(v: Any) -> str:
 
 
 def _conf(v: Any) -> str:
-    return f"{v:.0%}" if isinstance(v, (int, float)) and not isinstance(v, bool) else _text(v)[:5]
+    return format_confidence(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _text(v)[:5]
 
 
 def _fmt(e: Mapping[str, Any]) -> str:

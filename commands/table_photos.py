@@ -78,7 +78,11 @@ def cmd_table(args: argparse.Namespace, notation_cmd: Callable[[argparse.Namespa
             if player not in photos:
                 raise UserError(f"--photo-fix {item!r}: {player!r} has no --photo"
                                 + (f" (photos: {', '.join(photos)})" if photos else ""))
-            fixes.setdefault(player, {}).update(parse_fixes(text))
+            mine = fixes.setdefault(player, {})
+            for pos, code in parse_fixes(text).items():  # repeated --photo-fix add up; a tile set twice is refused
+                if mine.get(pos, code) != code:
+                    raise UserError(f"--photo-fix: {player}'s tile {pos} is given twice ({pos}={mine[pos]} and {pos}={code})")
+                mine[pos] = code
     for player, path in photos.items():
         if not Path(path).is_file():
             raise UserError(f"--photo {player}={path}: no such file")

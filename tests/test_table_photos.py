@@ -60,3 +60,6 @@ def test_photo_errors_are_one_line_exit_2(run_cli, truth, tmp_path):
     assert f"photo of E ({ph[0]}):" in err and "--photo-fix E=POS=TILE" in err
     rc, out, err = run_cli(*base, "--json", "--photo", f"E={tmp_path / 'none.jpg'}")
     assert rc == 2 and "no such file" in json.loads(out)["error"]
+    # repeated --photo-fix add up, and one tile set two ways is refused (the last one silently won)
+    rc, _, err = run_cli(*base, "--photo", f"E={ph[0]}", "--photo-fix", "E=7=1z", "--photo-fix", "E=7=2z")
+    assert rc == 2 and "E's tile 7 is given twice (7=1z and 7=2z)" in err and err.count("\n") == 1

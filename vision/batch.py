@@ -53,6 +53,7 @@ from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_CO
     output_rows, settle_group)
 from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEMA, …)
     STATE_SCHEMA, _RESULT_COLS, file_hash, open_state, write_result)
+from .decode import format_confidence
 from .errors import BatchError
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
     CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT, _WINDS,
@@ -158,7 +159,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                 if not s.allowed:
                     row["problem"] = "; ".join([s.status] + dropped) if r.legal else s.status
             # a reading the batch flags for review is not 'ok' in the audit trail either (the default bar)
-            review = (f"needs-review: confidence {float(r.confidence):.0%}"
+            review = (f"needs-review: confidence {format_confidence(float(r.confidence))}"
                       if r.legal and s is not None and s.allowed and r.confidence < REVIEW_BELOW else None)
             entry = photo_entry("batch", job.key, res, context=ctx, options=dict(job.options), ruleset=job.ruleset,
                                 fixes=fixes, exposed=job.exposed, winning_tile=job.winning_tile, input_sha256=sha,

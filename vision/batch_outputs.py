@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from scoring.errors import HandError, RulesetError
 
+from .decode import format_confidence
 from .errors import BatchError
 from .manifest import Job
 
@@ -34,7 +35,7 @@ def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]
     if not r["allowed"]:
         return "needs-review", r["problem"] or "mahjong not allowed"
     if r["confidence"] is not None and r["confidence"] < review_below:
-        return "needs-review", (f"confidence {r['confidence']:.0%} below {review_below:.0%}"
+        return "needs-review", (f"confidence {format_confidence(r['confidence'])} below {100 * review_below:g}%"
                                 + (f"; {r['problem']}" if r["problem"] else ""))
     return "ok", r["problem"]
 

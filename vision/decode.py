@@ -526,7 +526,7 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
     """``reading`` with its confidence × the chance that each bonus tile is the flower or season it
     was given (its probability over the eight bonus classes' total: the classifier tells the bonus
     faces apart least well, and they change the hand's points), and a note naming a bonus tile under
-    60 % with its likeliest faces among those the other bonus tiles were not given (:func:`_free_faces`)."""
+    60 % with its likeliest faces (a face another bonus tile was given named with that tile)."""
     if not bonus_codes:
         return reading
     num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
@@ -536,11 +536,13 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
         share = float(readings.probs[p, CLASS_INDEX[code]]) / total if total > 0 else 1.0
         conf *= share
         if share < 0.6:
-            free = _free_faces(bonus_codes, p)  # the faces the other bonus tiles were not given
-            pb = readings.probs[p, free].astype(np.float64)
-            alt = sorted(zip(pb / max(total, EPS), [CLASS_NAMES[i] for i in free]), reverse=True)[:3]
+            # its likeliest faces; one another bonus tile was given says which (each is in a set once)
+            holder = {c: q for q, c in bonus_codes.items() if q != p}
+            pb = readings.probs[p, _BONUS_IDX].astype(np.float64)
+            alt = sorted(zip(pb / max(total, EPS), BONUS_TILES), reverse=True)[:3]
             notes.append(f"unsure which bonus tile tile {num.get(p, '?')} is: "
-                         + ", ".join(f"{c} {q:.0%}" for q, c in alt) + " (correct it with --fix)")
+                         + ", ".join(f"{c} {q:.0%}" + (f" (tile {num.get(holder[c], '?')} is read {c})" if c in holder else "")
+                                     for q, c in alt) + " (correct it with --fix)")
     return replace(reading, confidence=conf, notes=tuple(notes))
 
 
@@ -585,14 +587,6 @@ def _unread_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> R
             notes.append(f"tile {num.get(p, '?')} was read as {reading.raw[p]} ({1 - play:.0%} not a playing tile): "
                          f"taken as {reading.tiles[p]}, the tile the hand needs there; check it")
     return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
-
-
-def _free_faces(bonus_codes: Mapping[int, str], p: int) -> list[int]:
-    """The class indices of the flowers/seasons that no bonus tile but ``p`` was given (each face is
-    in a set once; all eight when more than eight bonus tiles share them)."""
-    held = {c for q, c in bonus_codes.items() if q != p}
-    free = [i for i, c in zip(_BONUS_IDX, BONUS_TILES) if c not in held]
-    return free or list(_BONUS_IDX)
 
 
 def _assign_bonus(positions: Iterable[int], logp: np.ndarray) -> dict[int, str]:

@@ -786,10 +786,16 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             m = len(det)
             det, readings, numbering = add_tiles(det, readings, geo0, additions)
             added = tuple(range(m, len(det)))
-            # a flower/season the user added is the hand's bonus tile wherever its box was put
-            given_bonus = frozenset(i for i, (_, code) in zip(added, additions) if code in BONUS_TILES)
-            cands = region_candidates(det, readings, photo.size, need)
         readings = apply_fixes(readings, numbering, fixes or {})
+        if additions:
+            # a flower/season the user added (as its tile, or set so with --fix) is the hand's bonus tile
+            # wherever its box was put, and takes no part in the rows: its box beside a meld's tiles
+            # would otherwise join them into the concealed hand, or its place among boxes left out of
+            # the hand would leave it out with them
+            given_bonus = frozenset(i for i in added if readings.codes[i] in BONUS_TILES)
+            keep = [i for i in range(len(det)) if i not in given_bonus]
+            cands = tuple(replace(c, geometry=lift_geometry(c.geometry, keep, len(det)))
+                          for c in region_candidates(det.take(keep), readings.take(keep), photo.size, need))
         # every region numbers the tiles as the user saw them (with the added ones), notes included
         cands = tuple(replace(c, geometry=replace(c.geometry, order=tuple(numbering))) for c in cands)
     tried = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
@@ -846,6 +852,13 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         reading = replace(reading, notes=reading.notes + tuple(
             f"tile {numbering.index(i) + 1} ({readings.codes[i]}) added by you (--add): the detector missed it"
             for i in added))
+    if fixes and numbering is not None:
+        # a tile the user set whose box the layout left out of the hand: the fix changes nothing, say so
+        n_all = len(numbering)
+        reading = replace(reading, notes=reading.notes + tuple(
+            f"tile {pos} (set to {code} by you) is not in the hand: its box was left out (a loose tile, "
+            f"clutter or another player's); to count it, add it with --add {n_all + 1}={code}"
+            for pos, code in sorted(fixes.items()) if reading.roles[numbering[pos - 1]] == "ignored"))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
@@ -954,8 +967,12 @@ def summary(res: PhotoResult) -> str:
     out.append("tiles: " + " ".join(tiles) + "   (* winning, [] exposed, () concealed kong, + bonus; fix with --fix POS=TILE)")
     left = [k + 1 for k, i in enumerate(res.order) if r.roles[i] == "ignored"]
     if left:  # numbered too (--fix, --add count them): say so, so that N+1 means what the user thinks
+        from .annotate import IGNORED_NUMBERS
+
         out.append(f"not in the hand: tile(s) {_number_spans(left)} (boxes left out: clutter, loose tiles, "
-                   f"other players' tiles; their numbers count for --fix and --add; see them with --annotate)")
+                   f"other players' tiles; their numbers count for --fix and --add; "
+                   + ("--annotate draws them grey)" if len(left) <= IGNORED_NUMBERS else
+                      "too many to number in --annotate: --json lists every box)"))
     for note in r.notes:
         out.append(f"note: {note}")
     return "\n".join(out)
