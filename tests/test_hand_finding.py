@@ -235,6 +235,30 @@ def test_parse_additions_errors():
         read_detections(photo, det, rd, NTS, Context(), additions=[(16, "5p")])
 
 
+def test_a_flower_boxed_away_from_the_hand_makes_the_reading_less_sure():
+    # a columns composite: eight bonus tiles in a block far from the row, one of them boxed (the rest
+    # not), read 4f, ignored as outside the hand region: the hand was read without any bonus tile at
+    # 98 %. A tile-sized flower/season boxed outside the region, alone or in a group of its own, is the
+    # hand's with prior FAR_BONUS (0.2): the reading × (1 − 0.2 × its flower share), and a note. One
+    # inside a far group of other tiles (another player's row) changes nothing
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    far = [x0 + 1 * w, y0 - 7.0 * h, x0 + 2 * w, y0 - 6.0 * h]
+    plain = _read(meta, *_scene(meta, keep, [far], ["5p"])).reading
+    res = _read(meta, *_scene(meta, keep, [far], ["2f"])).reading
+    assert res.legal and format_hand(res.hand) == format_hand(plain.hand) == _truth(meta)
+    assert res.roles[-1] == "ignored" and not res.hand.bonus
+    q = 0.9 + 7 * 0.1 / 42  # its share of the bonus classes (_scene spreads 10 % over the other 42)
+    assert res.confidence == pytest.approx(plain.confidence * (1 - 0.2 * q), abs=0.01)
+    assert any("(2f) away from the hand, read as flowers/seasons" in n for n in res.notes), res.notes
+    # the same flower in the middle of a far row of four other tiles: a pile's, not the hand's
+    row = [[x0 + (k + 0.0) * 1.02 * w, y0 - 7.0 * h, x0 + (k + 1.0) * 1.02 * w - 0.02 * w, y0 - 6.0 * h] for k in range(5)]
+    other = _read(meta, *_scene(meta, keep, row, ["1m", "9p", "2f", "5s", "7m"])).reading
+    base = _read(meta, *_scene(meta, keep, row, ["1m", "9p", "3s", "5s", "7m"])).reading
+    assert other.legal and other.confidence == pytest.approx(base.confidence)
+
+
 def test_a_flower_the_user_adds_is_a_bonus_tile_wherever_its_box_lands():
     # a new user's `--add 16=2f` on a photo whose tiles 15-17 were boxes left out of the hand: the 2f's
     # box was put beside them, off the hand's row, and the layout ignored it ("outside the main row"):

@@ -549,12 +549,14 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
 def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
     """``reading`` with its confidence × (1 − p · q) for each group of flowers/seasons the layout left
     out as loose tiles by its prior alone (:attr:`vision.layout.Layout.left_out`: p, its prior of being
-    the hand's; q, the classifier's mean probability that its tiles are flowers/seasons), and a note
+    the hand's; q, the classifier's mean probability that its tiles are flowers/seasons; and those
+    outside the hand region, :attr:`~vision.layout.Layout.far_bonus`, p = :data:`vision.layout.FAR_BONUS`), and a note
     naming them when p ≥ 0.1. The bonus tiles change the score, and that choice is not weighed by the
     decoder: a hand read without the two flowers boxed beside it was called 100 % sure."""
     num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
     conf, notes = reading.confidence, list(reading.notes)
-    for tiles, p_in in lay.left_out:
+    for (tiles, p_in), where in [(g, "near the hand") for g in lay.left_out] + [(g, "away from the hand")
+                                                                               for g in lay.far_bonus]:
         if any(reading.roles[t] != "ignored" for t in tiles):
             continue
         pb = readings.probs[list(tiles)][:, _BONUS_IDX].astype(np.float64)
@@ -562,7 +564,7 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
         if p_in >= 0.1:
             face = [BONUS_TILES[int(np.argmax(b))] for b in pb]
             names = ", ".join(f"{num.get(t, '?')} ({f})" for t, f in zip(tiles, face))
-            notes.append(f"unsure: tile(s) {names} near the hand, read as flowers/seasons, were taken as loose "
+            notes.append(f"unsure: tile(s) {names} {where}, read as flowers/seasons, were taken as loose "
                          f"tiles ({p_in:.0%} that they are the hand's bonus tiles); if they are, add them with --add "
                          f"(e.g. --add {num.get(tiles[0], '?')}={face[0]}) or set them "
                          f"apart in a row beside the hand and take the photo again")

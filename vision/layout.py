@@ -91,6 +91,10 @@ MIXED_BONUS = 0.7
 TOUCH = 0.25
 #: a tile lying nearer the camera than the standing hand looks at most this much larger than its tiles
 LYING_LARGER = 1.3
+#: the prior that tile-sized flowers/seasons boxed outside the hand region (alone, or a group of their
+#: own: not among other tiles) are the hand's bonus tiles all the same — set apart farther away, the
+#: rest of their column not boxed: the reading without them is only that much less sure
+FAR_BONUS = 0.2
 #: a group outside the main row is part of the hand with prior OFF_ROW_IN when it lies within
 #: OFF_ROW_NEAR tile sizes of the main row, decaying by exp(−OFF_ROW_DECAY · tile sizes) beyond
 OFF_ROW_IN = 0.7
@@ -191,7 +195,8 @@ class Layout:
     of flowers/seasons off the main row left out as loose tiles by their prior alone (one or two behind
     the row among loose tiles, or smaller than the hand's tiles: farther away; not those too large for
     a tile), each with that prior (< 0.5) of being the hand's (:mod:`vision.decode` makes the reading
-    less sure by it).
+    less sure by it); ``far_bonus``: groups of tile-sized flowers/seasons outside the hand region (not
+    among other tiles), each with the prior :data:`FAR_BONUS` of being the hand's all the same.
     """
 
     geometry: Geometry
@@ -200,6 +205,7 @@ class Layout:
     ignored: tuple[int, ...]
     notes: tuple[str, ...] = ()
     left_out: tuple[tuple[tuple[int, ...], float], ...] = ()
+    far_bonus: tuple[tuple[tuple[int, ...], float], ...] = ()
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -925,7 +931,13 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         notes.append(f"{len(bonus)} tile(s) read as flowers/seasons set apart as bonus tiles")
     if ignored:
         notes.append(f"{len(ignored)} tile(s) away from the hand ignored (discards, walls, other players)")
-    return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out))
+    # flowers/seasons outside the hand region, tile-sized, alone or in a group of their own (not among a
+    # pile of discards or another player's row): the hand's, set farther away, with prior FAR_BONUS
+    far = [k for k in range(n) if k not in hand_set and is_b[k] and not back[k] and k not in exclude
+           and (len(group_of[k].tiles) <= 2 or all(is_b[j] for j in group_of[k].tiles))
+           and 1 / SIZE_RATIO <= _size_ratio(geo, det, (k,)) <= LYING_LARGER]
+    far_bonus = tuple((tuple(sorted(c, key=pos.__getitem__)), FAR_BONUS) for c in _touching(det, far))
+    return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus)
 
 
 def _touching(det: Detections, idx: list[int]) -> list[list[int]]:
