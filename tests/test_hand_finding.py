@@ -252,6 +252,22 @@ def test_a_flower_boxed_away_from_the_hand_makes_the_reading_less_sure():
     q = 0.9 + 7 * 0.1 / 42  # its share of the bonus classes (_scene spreads 10 % over the other 42)
     assert res.confidence == pytest.approx(plain.confidence * (1 - 0.2 * q), abs=0.01)
     assert any("(2f) away from the hand, read as flowers/seasons" in n for n in res.notes), res.notes
+    # followed (`--add 15=2f`): the hand holds a 2f, and the far box read 2f no longer doubts it (a set
+    # holds each face once); a second note would have asked for a second 2f
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    det, rd = _scene(meta, keep, [far], ["2f"])
+    first = _read(meta, det, rd)
+    added = read_detections(photo, det, rd, NTS, Context(), additions=[(15, "2f")], shown=first.layout.geometry).reading
+    assert added.hand.bonus == ("2f",) and not any("away from the hand, read as" in n for n in added.notes)
+    assert added.confidence == pytest.approx(plain.confidence, abs=0.01)
+    # three lone far flowers (other players' in a whole-table photo) count once, not three times
+    three = [[x0 + k * 4 * w, y0 - 7.0 * h, x0 + k * 4 * w + w, y0 - 6.0 * h] for k in range(3)]
+    res3 = _read(meta, *_scene(meta, keep, three, ["2f", "3y", "4f"])).reading
+    assert res3.confidence == pytest.approx(plain.confidence * (1 - 0.2 * q), abs=0.01)
+    # a far pair of a flower and another tile is not a group of flowers: no doubt
+    pair = [[x0, y0 - 7.0 * h, x0 + w, y0 - 6.0 * h], [x0 + 1.02 * w, y0 - 7.0 * h, x0 + 2.02 * w, y0 - 6.0 * h]]
+    mixed = _read(meta, *_scene(meta, keep, pair, ["2f", "5p"])).reading
+    assert mixed.confidence == pytest.approx(_read(meta, *_scene(meta, keep, pair, ["3s", "5p"])).reading.confidence)
     # the same flower in the middle of a far row of four other tiles: a pile's, not the hand's
     row = [[x0 + (k + 0.0) * 1.02 * w, y0 - 7.0 * h, x0 + (k + 1.0) * 1.02 * w - 0.02 * w, y0 - 6.0 * h] for k in range(5)]
     other = _read(meta, *_scene(meta, keep, row, ["1m", "9p", "2f", "5s", "7m"])).reading
@@ -827,6 +843,9 @@ def test_a_tile_read_flat_between_flowers_is_a_bonus_tile_of_unknown_face():
     for face in ("1f", "4f", "4y"):
         if f"{face} " in note:
             assert re.search(rf"{face} \d+% \(tile \d+ is read {face}\)", note), note
+    # on a tie (1 % each) the faces no other bonus tile was given come first
+    first = re.match(r"unsure which bonus tile tile \d+ is: (\w\w) ", note).group(1)
+    assert first not in ("1f", "4f", "4y"), note
 
 
 def test_a_flat_tile_leaning_to_a_face_already_shown_is_a_bonus_tile_flagged():
@@ -1037,7 +1056,7 @@ def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
     # × (1 − p · q): p = 0.7 × (size ratio)³ × 0.5 ≈ 0.35, q = 0.9 + 7 × 0.1 / 42 its share of the bonus classes
     assert res.confidence == pytest.approx(plain.confidence * (1 - 0.35 * 0.917), abs=0.01)
     assert any(n.startswith("unsure: tile(s)") and "(2f) near the hand, read as flowers/seasons" in n
-               and "--add 16=2f" in n for n in res.notes), res.notes
+               and "--add 15=2f" in n for n in res.notes), res.notes  # after the hand's last tile (14)
     # a flower-read box much larger than a tile (a playing card) was judged by its size not to be a
     # tile of this set: it does not make the reading less sure
     card = [x0 + 4.5 * w, top - 0.8 * h, x0 + 4.5 * w + 1.8 * w, top + h]

@@ -539,7 +539,9 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
             # its likeliest faces; one another bonus tile was given says which (each is in a set once)
             holder = {c: q for q, c in bonus_codes.items() if q != p}
             pb = readings.probs[p, _BONUS_IDX].astype(np.float64)
-            alt = sorted(zip(pb / max(total, EPS), BONUS_TILES), reverse=True)[:3]
+            # (on a tie, a face no other bonus tile was given first)
+            alt = sorted(zip(pb / max(total, EPS), BONUS_TILES), key=lambda x: (x[0], x[1] not in holder),
+                         reverse=True)[:3]
             notes.append(f"unsure which bonus tile tile {num.get(p, '?')} is: "
                          + ", ".join(f"{c} {q:.0%}" + (f" (tile {num.get(holder[c], '?')} is read {c})" if c in holder else "")
                                      for q, c in alt) + " (correct it with --fix)")
@@ -549,25 +551,51 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
 def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
     """``reading`` with its confidence × (1 − p · q) for each group of flowers/seasons the layout left
     out as loose tiles by its prior alone (:attr:`vision.layout.Layout.left_out`: p, its prior of being
-    the hand's; q, the classifier's mean probability that its tiles are flowers/seasons; and those
-    outside the hand region, :attr:`~vision.layout.Layout.far_bonus`, p = :data:`vision.layout.FAR_BONUS`), and a note
-    naming them when p ≥ 0.1. The bonus tiles change the score, and that choice is not weighed by the
-    decoder: a hand read without the two flowers boxed beside it was called 100 % sure."""
-    num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
+    the hand's; q, the classifier's mean probability that its tiles are flowers/seasons), and once for
+    those outside the hand region (:attr:`~vision.layout.Layout.far_bonus`: p =
+    :data:`vision.layout.FAR_BONUS`, q the largest of their groups' — other players' flowers in a
+    whole-table photo do not stack), with a note naming them when p ≥ 0.1. A group whose likeliest
+    faces the reading's bonus tiles all show already is skipped (a set holds each face once: a tile
+    the user added after this note, or one of the hand's). The bonus tiles change the score, and that
+    choice is not weighed by the decoder: a hand read without the two flowers boxed beside it was
+    called 100 % sure. The note's ``--add`` position is the one after the hand's last tile."""
+    order = lay.geometry.order
+    num = {p: k + 1 for k, p in enumerate(order)}
+    after = max((k + 1 for k, p in enumerate(order) if reading.roles[p] != "ignored"), default=0) + 1
+    held = {t for t, r in zip(reading.tiles, reading.roles) if r == "bonus"}
     conf, notes = reading.confidence, list(reading.notes)
-    for (tiles, p_in), where in [(g, "near the hand") for g in lay.left_out] + [(g, "away from the hand")
-                                                                               for g in lay.far_bonus]:
-        if any(reading.roles[t] != "ignored" for t in tiles):
-            continue
-        pb = readings.probs[list(tiles)][:, _BONUS_IDX].astype(np.float64)
-        conf *= 1.0 - p_in * float(pb.sum(1).mean())
+
+    def note(groups, where, p_in):
+        tiles = [t for g in groups for t in g]
+        face = [BONUS_TILES[int(np.argmax(readings.probs[t, _BONUS_IDX]))] for t in tiles]
+        names = ", ".join(f"{num.get(t, '?')} ({f})" for t, f in zip(tiles, face))
+        notes.append(f"unsure: tile(s) {names} {where}, read as flowers/seasons, were taken as loose "
+                     f"tiles ({p_in:.0%} that they are the hand's bonus tiles); if they are, add them with --add "
+                     f"(e.g. --add {after}={face[0]}) or set them "
+                     f"apart in a row beside the hand and take the photo again")
+
+    def live(groups):
+        out = []
+        for tiles, p_in in groups:
+            if any(reading.roles[t] != "ignored" for t in tiles):
+                continue
+            faces = {BONUS_TILES[int(np.argmax(readings.probs[t, _BONUS_IDX]))] for t in tiles}
+            if faces <= held:
+                continue
+            q = float(readings.probs[list(tiles)][:, _BONUS_IDX].astype(np.float64).sum(1).mean())
+            out.append((tiles, p_in, q))
+        return out
+
+    for tiles, p_in, q in live(lay.left_out):
+        conf *= 1.0 - p_in * q
         if p_in >= 0.1:
-            face = [BONUS_TILES[int(np.argmax(b))] for b in pb]
-            names = ", ".join(f"{num.get(t, '?')} ({f})" for t, f in zip(tiles, face))
-            notes.append(f"unsure: tile(s) {names} {where}, read as flowers/seasons, were taken as loose "
-                         f"tiles ({p_in:.0%} that they are the hand's bonus tiles); if they are, add them with --add "
-                         f"(e.g. --add {num.get(tiles[0], '?')}={face[0]}) or set them "
-                         f"apart in a row beside the hand and take the photo again")
+            note([tiles], "near the hand", p_in)
+    far = live(lay.far_bonus)
+    if far:
+        p_in = max(p for _, p, _ in far)
+        conf *= 1.0 - p_in * max(q for _, _, q in far)
+        if p_in >= 0.1:
+            note([t for t, _, _ in far], "away from the hand", p_in)
     return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
 
 

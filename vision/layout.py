@@ -195,8 +195,9 @@ class Layout:
     of flowers/seasons off the main row left out as loose tiles by their prior alone (one or two behind
     the row among loose tiles, or smaller than the hand's tiles: farther away; not those too large for
     a tile), each with that prior (< 0.5) of being the hand's (:mod:`vision.decode` makes the reading
-    less sure by it); ``far_bonus``: groups of tile-sized flowers/seasons outside the hand region (not
-    among other tiles), each with the prior :data:`FAR_BONUS` of being the hand's all the same.
+    less sure by it); ``far_bonus``: groups of tile-sized flowers/seasons outside the hand region (their
+    row-groups all flowers/seasons, at most eight touching), each with the prior :data:`FAR_BONUS` of
+    being the hand's all the same (counted once per reading, whatever their number).
     """
 
     geometry: Geometry
@@ -934,9 +935,10 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     # flowers/seasons outside the hand region, tile-sized, alone or in a group of their own (not among a
     # pile of discards or another player's row): the hand's, set farther away, with prior FAR_BONUS
     far = [k for k in range(n) if k not in hand_set and is_b[k] and not back[k] and k not in exclude
-           and (len(group_of[k].tiles) <= 2 or all(is_b[j] for j in group_of[k].tiles))
+           and all(is_b[j] for j in group_of[k].tiles)
            and 1 / SIZE_RATIO <= _size_ratio(geo, det, (k,)) <= LYING_LARGER]
-    far_bonus = tuple((tuple(sorted(c, key=pos.__getitem__)), FAR_BONUS) for c in _touching(det, far))
+    far_bonus = tuple((tuple(sorted(c, key=pos.__getitem__)), FAR_BONUS) for c in _touching(det, far)
+                      if len(c) <= len(BONUS_TILES))  # (more than a set's eight: a pattern, not tiles)
     return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus)
 
 

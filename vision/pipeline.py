@@ -853,12 +853,15 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             f"tile {numbering.index(i) + 1} ({readings.codes[i]}) added by you (--add): the detector missed it"
             for i in added))
     if fixes and numbering is not None:
-        # a tile the user set whose box the layout left out of the hand: the fix changes nothing, say so
-        n_all = len(numbering)
+        # a tile the user set whose box the layout left out of the hand is not counted: say so, and how
+        # to count it (a tile added after the hand's last tile joins its row; numbered last, the box
+        # left out lies elsewhere, and a tile added beside it would be left out with it)
+        last = max((k + 1 for k, i in enumerate(numbering) if reading.roles[i] != "ignored"), default=0)
+        out = [(pos, code) for pos, code in sorted(fixes.items()) if reading.roles[numbering[pos - 1]] == "ignored"]
         reading = replace(reading, notes=reading.notes + tuple(
-            f"tile {pos} (set to {code} by you) is not in the hand: its box was left out (a loose tile, "
-            f"clutter or another player's); to count it, add it with --add {n_all + 1}={code}"
-            for pos, code in sorted(fixes.items()) if reading.roles[numbering[pos - 1]] == "ignored"))
+            f"tile {pos} (set to {code} by you) is not counted: its box was left out of the hand (a loose "
+            f"tile, clutter or another player's); to count it, add it with --add {last + 1 + j}={code}"
+            for j, (pos, code) in enumerate(out)))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
