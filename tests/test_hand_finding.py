@@ -780,6 +780,17 @@ def _season_read_5m(rd, pos, season_p):
     return TileReadings.make(probs, rd.pose)
 
 
+def _bonus_group_in_front(faces):
+    """render-s7-12's hand and four tiles read ``faces`` set apart in a group in front of its row:
+    (meta, the hand's tile indices, detections, readings); the group's tiles are numbered last."""
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    group = [[x0 + k * 1.02 * w, y1 + 0.5 * h, x0 + k * 1.02 * w + w, y1 + 1.5 * h] for k in range(4)]
+    det, rd = _scene(meta, keep, group, faces)
+    return meta, keep, det, rd
+
+
 @pytest.mark.parametrize("season_p", [0.3, 0.002])
 def test_a_bonus_group_with_a_tile_read_as_another_is_still_the_hands(season_p):
     # render-s7-12's row, and four bonus tiles set apart in front of it, one of them (a season)
@@ -787,11 +798,7 @@ def test_a_bonus_group_with_a_tile_read_as_another_is_still_the_hands(season_p):
     # be thrown out with it as flowers "among other tiles" (a confident reading without its bonus
     # tiles). They are the hand's now; the misread one is its season when it is not unlikely as one
     # (30 %), else it is left out as a loose tile
-    meta = load("render-s7-12")
-    keep = _hand_only(meta)
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    group = [[x0 + k * 1.02 * w, y1 + 0.5 * h, x0 + k * 1.02 * w + w, y1 + 1.5 * h] for k in range(4)]
-    det, rd = _scene(meta, keep, group, ["1f", "2f", "5m", "3f"])
+    meta, keep, det, rd = _bonus_group_in_front(["1f", "2f", "5m", "3f"])
     pos = len(keep) + 2
     res = _read(meta, det, _season_read_5m(rd, pos, season_p))
     assert res.reading.legal, res.reading.problem
@@ -809,11 +816,7 @@ def _flat_between_flowers(bonus_mass):
     """render-s7-12's row and four bonus tiles set apart in front of it (1f 4f ? 4y), the third read
     flat: 7p 12 %, 7m 11 %, 7s 10 %, 5m 9 %, 5p 9 %, ``bonus_mass`` (face → probability), the rest
     spread over the playing classes. Returns (reading, the flat tile's position, the hand's tile count)."""
-    meta = load("render-s7-12")
-    keep = _hand_only(meta)
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    group = [[x0 + k * 1.02 * w, y1 + 0.5 * h, x0 + k * 1.02 * w + w, y1 + 1.5 * h] for k in range(4)]
-    det, rd = _scene(meta, keep, group, ["1f", "4f", "7p", "4y"])
+    meta, keep, det, rd = _bonus_group_in_front(["1f", "4f", "7p", "4y"])
     pos = len(keep) + 2
     probs = np.array(rd.probs)
     flat = np.zeros(NUM_CLASSES, np.float64)
