@@ -215,14 +215,16 @@ def _meld_unit(logp: np.ndarray, positions: Sequence[int], backs: Sequence[bool]
     """Every legal meld on ``positions`` scored over its best arrangement (backs show 0x)."""
     n = len(positions)
     faces = [p for p, b in zip(positions, backs) if not b]
-    back_lp = sum(float(logp[p, _BACK]) for p, b in zip(positions, backs) if b)
     options = list(only) if only is not None else _meld_options(n, role == "concealed-kong")
     cands = []
     for kind, tiles in options:
         if kind == "kong" or kind == "pung":
             t = tiles[0]
-            lp = back_lp + sum(float(logp[p, t]) for p in faces)
-            codes = tuple(_BACK if b else t for b in backs)
+            # a face-down tile shows its back, or is read as the kong's tile: one the user set to its
+            # face (--fix 13=2m on a concealed kong's back) is that tile, and the kong stays concealed
+            lp = sum(max(float(logp[p, _BACK]), float(logp[p, t])) for p, b in zip(positions, backs) if b)
+            lp += sum(float(logp[p, t]) for p in faces)
+            codes = tuple((t if logp[p, t] > logp[p, _BACK] else _BACK) if b else t for p, b in zip(positions, backs))
             cands.append((lp, (kind, tiles), codes))
         else:  # chow: best assignment of its three tiles to the three positions
             best = None
