@@ -9,7 +9,6 @@ from commands.common import (
     JoinRepeats, UserError, add_context_args, add_history_args, context_from_args, options_from_args, print_json)
 from scoring import explain
 from vision import pipeline
-from vision.decode import format_confidence
 from vision.errors import ImageError, VisionError
 from vision.pipeline import DEMO_PHOTO, parse_additions, parse_fixes, summary, to_json
 
@@ -48,10 +47,9 @@ def cmd_photo(args: argparse.Namespace) -> int:
     record_photo(args, "photo", source, res, fixes=parse_fixes(args.fix))
     annotated = None
     if args.annotate:
-        from vision.annotate import annotate, fixed_detections, image_info, save
+        from vision.annotate import annotate, fixed_detections, image_info, reading_title, save
 
-        title = f"{res.reading.notation}  ({format_confidence(res.reading.confidence)})" if res.reading.legal else \
-            f"NOT LEGAL: {res.reading.notation}"
+        title = reading_title(res.reading)
         try:
             img = annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
                            fixed=set(fixed_detections(res.order, parse_fixes(args.fix))) | set(res.added))

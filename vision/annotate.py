@@ -27,7 +27,7 @@ from typing import Collection, Iterable, Mapping, Sequence
 import cv2
 import numpy as np
 
-from .decode import Reading
+from .decode import Reading, format_confidence
 from .detect import Detections
 from .errors import ImageError
 
@@ -149,6 +149,13 @@ def _place(size: tuple[float, float], anchor: Rect, obstacles: Sequence[Rect], t
         if cost < best_cost:
             best, best_cost = (rect, k), cost
     return best
+
+
+def reading_title(reading: Reading) -> str:
+    """The annotated image's title line: the reading and its confidence (:func:`vision.decode.format_confidence`),
+    or ``NOT LEGAL: …`` for a reading that is not a legal hand."""
+    return (f"{reading.notation}  ({format_confidence(reading.confidence)})" if reading.legal
+            else f"NOT LEGAL: {reading.notation}")
 
 
 def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[int, ...],

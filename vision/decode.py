@@ -409,6 +409,14 @@ def _other_size_hint(found: int, rs: Ruleset) -> str:
     return ""
 
 
+def number_after_hand(order: Sequence[int], roles: Sequence[str]) -> int:
+    """The tile number just after the last one in the hand (``order``: detection indices in number
+    order; ``roles`` per detection): where a tile given with ``--add`` joins the hand's row. Boxes
+    left out of the hand are numbered after its tiles, and a tile added beside one of them would be
+    left out with it."""
+    return max((k + 1 for k, p in enumerate(order) if roles[p] != "ignored"), default=0) + 1
+
+
 def format_confidence(p: float) -> str:
     """A reading's confidence (0..1) as shown to the user: ``"83%"``; ``">99%"`` from 0.995 up, never
     ``"100%"`` (it is the search's estimate over the readings it met, and a referee reads "100%" as
@@ -563,17 +571,19 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
     called 100 % sure. The note's ``--add`` position is the one after the hand's last tile."""
     order = lay.geometry.order
     num = {p: k + 1 for k, p in enumerate(order)}
-    after = max((k + 1 for k, p in enumerate(order) if reading.roles[p] != "ignored"), default=0) + 1
+    after = number_after_hand(order, reading.roles)
     held = {t for t, r in zip(reading.tiles, reading.roles) if r == "bonus"}
     conf, notes = reading.confidence, list(reading.notes)
 
+    def face(t: int) -> str:  # a tile's likeliest flower/season
+        return BONUS_TILES[int(np.argmax(readings.probs[t, _BONUS_IDX]))]
+
     def note(groups, where, p_in):
         tiles = [t for g in groups for t in g]
-        face = [BONUS_TILES[int(np.argmax(readings.probs[t, _BONUS_IDX]))] for t in tiles]
-        names = ", ".join(f"{num.get(t, '?')} ({f})" for t, f in zip(tiles, face))
+        names = ", ".join(f"{num.get(t, '?')} ({face(t)})" for t in tiles)
         notes.append(f"unsure: tile(s) {names} {where}, read as flowers/seasons, were taken as loose "
                      f"tiles ({p_in:.0%} that they are the hand's bonus tiles); if they are, add them with --add "
-                     f"(e.g. --add {after}={face[0]}) or set them "
+                     f"(e.g. --add {after}={face(tiles[0])}) or set them "
                      f"apart in a row beside the hand and take the photo again")
 
     def live(groups):
@@ -581,8 +591,7 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
         for tiles, p_in in groups:
             if any(reading.roles[t] != "ignored" for t in tiles):
                 continue
-            faces = {BONUS_TILES[int(np.argmax(readings.probs[t, _BONUS_IDX]))] for t in tiles}
-            if faces <= held:
+            if {face(t) for t in tiles} <= held:
                 continue
             q = float(readings.probs[list(tiles)][:, _BONUS_IDX].astype(np.float64).sum(1).mean())
             out.append((tiles, p_in, q))

@@ -25,8 +25,9 @@ from scoring import Context, HandError, ScoredHand, explain, load_ruleset, score
 from scoring.engine import Ruleset
 
 from .classes import BONUS_TILES, CLASS_INDEX
+from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import Reading, decode, format_confidence
+from .decode import Reading, decode, format_confidence, number_after_hand
 from .detect import Detections, Detector, load_detector
 from .errors import ImageError, NoTilesError, VisionError
 from .io import Photo, Source, load_photo
@@ -854,13 +855,12 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             for i in added))
     if fixes and numbering is not None:
         # a tile the user set whose box the layout left out of the hand is not counted: say so, and how
-        # to count it (a tile added after the hand's last tile joins its row; numbered last, the box
-        # left out lies elsewhere, and a tile added beside it would be left out with it)
-        last = max((k + 1 for k, i in enumerate(numbering) if reading.roles[i] != "ignored"), default=0)
+        # to count it (added after the hand's last tile: number_after_hand)
+        after = number_after_hand(numbering, reading.roles)
         out = [(pos, code) for pos, code in sorted(fixes.items()) if reading.roles[numbering[pos - 1]] == "ignored"]
         reading = replace(reading, notes=reading.notes + tuple(
             f"tile {pos} (set to {code} by you) is not counted: its box was left out of the hand (a loose "
-            f"tile, clutter or another player's); to count it, add it with --add {last + 1 + j}={code}"
+            f"tile, clutter or another player's); to count it, add it with --add {after + j}={code}"
             for j, (pos, code) in enumerate(out)))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
@@ -970,8 +970,6 @@ def summary(res: PhotoResult) -> str:
     out.append("tiles: " + " ".join(tiles) + "   (* winning, [] exposed, () concealed kong, + bonus; fix with --fix POS=TILE)")
     left = [k + 1 for k, i in enumerate(res.order) if r.roles[i] == "ignored"]
     if left:  # numbered too (--fix, --add count them): say so, so that N+1 means what the user thinks
-        from .annotate import IGNORED_NUMBERS
-
         out.append(f"not in the hand: tile(s) {_number_spans(left)} (boxes left out: clutter, loose tiles, "
                    f"other players' tiles; their numbers count for --fix and --add; "
                    + ("--annotate draws them grey)" if len(left) <= IGNORED_NUMBERS else

@@ -64,7 +64,7 @@ def _jpeg(rgb: np.ndarray, side: int) -> bytes:
 def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, str | None]:
     """(thumbnail, annotated reading, note) of one flagged photo; the note says why an image is
     missing (the file cannot be read, no tiles, the reader is not available)."""
-    from .annotate import annotate, fixed_detections
+    from .annotate import annotate, fixed_detections, reading_title
     from .errors import VisionError
     from .io import load_photo
 
@@ -86,7 +86,7 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
     except Exception as e:  # (VisionError, HandError, …: the row's own error says what happened)
         return thumb, None, f"no annotated reading: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
     r = res.reading
-    title = f"{r.notation}  ({format_confidence(r.confidence)})" if r.legal else f"NOT LEGAL: {r.notation}"
+    title = reading_title(r)
     img = annotate(res.photo.pixels, res.detections, r, res.order, title, fixed=fixed_detections(res.order, fixes))
     return thumb, _jpeg(img, ANNOTATED_SIDE), None
 

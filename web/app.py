@@ -71,7 +71,6 @@ from scoring.settle import settle
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, limit_heap_growth, release_memory
-from vision.decode import format_confidence
 from vision.pipeline import WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json
 
 from . import schemas as S
@@ -263,10 +262,10 @@ def annotated_data_url(res, side: int, fixes=None) -> str:
     """The annotated photo (:func:`vision.annotate.annotate`) scaled to ``side`` pixels on its long
     side, as a ``data:image/jpeg;base64,…`` URL; the tiles numbered in ``fixes`` (tile number → code,
     set by the user) framed as fixed."""
-    from vision.annotate import annotate, fixed_detections
+    from vision.annotate import annotate, fixed_detections, reading_title
 
     r = res.reading
-    title = f"{r.notation}  ({format_confidence(r.confidence)})" if r.legal else f"NOT LEGAL: {r.notation}"
+    title = reading_title(r)
     img = annotate(res.photo.pixels, res.detections, r, res.order, title,
                    fixed=set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())))
     h, w = img.shape[:2]
