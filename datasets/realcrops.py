@@ -67,20 +67,22 @@ def _norm(p: np.ndarray) -> np.ndarray:
     return p / p.sum(1, keepdims=True)
 
 
-def turn_search(run, wide: np.ndarray, tall: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def turn_search(run, wide: np.ndarray, tall: np.ndarray | None = None,
+                tallish: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The run-time turn search of :class:`vision.classify.Classifier` over a ``run(k) → (N, 43)``
-    function (k quarter turns) and the (N,) bool box shapes (``tall`` None: none is tall); returns
-    (upright probs, final probs, (N,) the turn read)."""
+    function (k quarter turns) and the (N,) bool box shapes (``tall``/``tallish`` None: none is);
+    returns (upright probs, final probs, (N,) the turn read)."""
     from vision import classify as C
 
     up = run(0)
     probs = up.copy()
     tall = np.zeros_like(wide) if tall is None else tall
+    tallish = np.zeros_like(wide) if tallish is None else tallish
     turn = np.zeros(len(up), int)
     unsure = np.nonzero((probs.max(1) < C.UPRIGHT_SURE) | wide)[0]
     if len(unsure):
         cand = np.stack([up[unsure]] + [run(k)[unsure] for k in (1, 2, 3)])
-        best = C.choose_turns(cand.max(2), wide[unsure], tall[unsure])
+        best = C.choose_turns(cand.max(2), wide[unsure], tall[unsure], tallish[unsure])
         probs[unsure] = cand[best, np.arange(len(unsure))]
         turn[unsure] = best
     return up, probs, turn
@@ -241,14 +243,16 @@ def main(argv: list[str] | None = None) -> int:
     imgs, y, _ = load_real(root)
     allp = sorted(set(a.models) | {p for e in a.ensemble for p in e})
     runs, wide = model_runs(allp, imgs)
-    from vision.classify import TALL
+    from vision.classify import TALL, TALL_STRICT
 
-    tall = np.array([img.shape[0] >= TALL * img.shape[1] for img in imgs])
+    aspect = np.array([img.shape[0] / img.shape[1] for img in imgs])
+    tall = aspect >= TALL_STRICT
+    tallish = (aspect >= TALL) & ~tall
     R = dict(zip(allp, runs))
     rep = {}
     first = None
     for p in a.models:
-        up, pr, turn = turn_search(R[p], wide, tall)
+        up, pr, turn = turn_search(R[p], wide, tall, tallish)
         rep[p] = scores(up, pr, y)
         if a.glyphs:
             rep[p + " + glyphs"] = scores(up, glyph_opinion(imgs, pr, turn, R[p], wide), y)
@@ -260,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
                 out *= np.maximum(R[p](k), 1e-12)
             return _norm(out).astype(np.float32)
 
-        up, pr, turn = turn_search(run, wide, tall)
+        up, pr, turn = turn_search(run, wide, tall, tallish)
         rep[" × ".join(e)] = scores(up, pr, y)
         if a.glyphs:
             rep[" × ".join(e) + " + glyphs"] = scores(up, glyph_opinion(imgs, pr, turn, run, wide), y)

@@ -1065,3 +1065,69 @@ def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
     card = [x0 + 4.5 * w, top - 0.8 * h, x0 + 4.5 * w + 1.8 * w, top + h]
     big = _read(meta, *_scene(meta, keep, loose + [card], ["1m", "9p", "2f"])).reading
     assert big.legal and big.roles[-1] == "ignored" and big.confidence == pytest.approx(plain.confidence)
+
+
+def _demo_with_pale_backs():
+    """The demo's ground truth (docs/demo.json, the render's boxes: a concealed kong of 2m shown as
+    back, 2m, 2m, back) with the kong's two backs read as blank White dragons (5z at 0.9, upright,
+    the detector calling them faces), as a set whose backs are as pale as its faces shows them."""
+    import json
+
+    from vision.pipeline import DEMO_TRUTH
+
+    meta = json.loads(DEMO_TRUTH.read_text())
+    keep = list(range(len(meta["tiles"])))
+    backs = [i for i, t in enumerate(meta["tiles"]) if t["tile"] == "0x"]
+    assert len(backs) == 2
+    det, rd = _scene(meta, keep)
+    probs = np.array(rd.probs)
+    pose = list(rd.pose)
+    for i in backs:
+        probs[i] = 0.1 / (NUM_CLASSES - 1)
+        probs[i, CLASS_INDEX["5z"]] = 0.9
+        pose[i] = "upright"
+    det = Detections.make(det.boxes, det.scores, [False] * len(det))
+    return meta, backs, det, TileReadings.make(probs, pose)
+
+
+def test_a_concealed_kongs_pale_backs_read_as_whites_are_its_backs():
+    # vision.layout.blank_backs: 0x 2m 2m 0x read as 5z 2m 2m 5z is no meld (a White pair cannot sit
+    # around two 2m in a group of four); the blank tiles are the kong's backs, and a note says so: the
+    # reading is the demo's truth, concealed kong included, as when the backs are read as backs
+    meta, backs, det, rd = _demo_with_pale_backs()
+    res = _read(meta, det, rd)
+    assert res.reading.legal, res.reading.problem
+    assert format_hand(res.reading.hand) == _truth(meta)
+    assert any(m.concealed and m.kind == "kong" and m.tiles[0] == "2m" for m in res.reading.hand.melds)
+    pos = sorted(res.order.index(i) + 1 for i in backs)
+    note = [n for n in res.reading.notes if "backs of a concealed kong" in n]
+    assert note and f"tile(s) {pos[0]}, {pos[1]}" in note[0] and "between two 2m" in note[0], res.reading.notes
+    # the user says they are Whites (--fix): they stay Whites, and the kong is not made of them
+    res2 = read_detections(Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8),
+                                 (meta["width"], meta["height"]), 1.0, "x"), det, rd, NTS, Context(),
+                           fixes={p: "5z" for p in pos})
+    assert not any(m.concealed and m.kind == "kong" for m in (res2.reading.hand.melds if res2.reading.legal else ()))
+    assert all(res2.reading.tiles[i] == "5z" for i in backs if res2.reading.roles[i] != "ignored")
+    assert not any("backs of a concealed kong" in n for n in res2.reading.notes)
+
+
+def test_blank_tiles_are_backs_only_between_two_of_the_same_tile():
+    # vision.layout.blank_backs on the same scene: the kong's ends read as two different tiles
+    # (2m and 3m) → no backs are guessed; a group whose blank tiles were already face-down → none either
+    from vision.layout import blank_backs
+
+    meta, backs, det, rd = _demo_with_pale_backs()
+    geo = read_detections(Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8),
+                                (meta["width"], meta["height"]), 1.0, "x"), det, rd, NTS, Context()).layout.geometry
+    none = np.zeros(len(det), bool)
+    got = blank_backs(geo, rd, none)
+    assert sorted(i for i, _ in got) == sorted(backs)
+    kong = next(g.tiles for g in geo.groups if set(backs) <= set(g.tiles))
+    faces = [i for i in kong if i not in backs]
+    probs = np.array(rd.probs)
+    probs[faces[0]] = 0.1 / (NUM_CLASSES - 1)
+    probs[faces[0], CLASS_INDEX["3m"]] = 0.9
+    assert blank_backs(geo, TileReadings.make(probs, rd.pose), none) == ()
+    already = none.copy()
+    already[backs] = True
+    assert blank_backs(geo, rd, already) == ()

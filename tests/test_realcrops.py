@@ -44,5 +44,13 @@ def test_turn_search_keeps_sure_upright_readings_and_takes_the_surest_turn():
     assert p3[0].argmax() == a and t3[0] == 0
     _, p4, t4 = turn_search(lambda k: table3[k], np.array([False]))  # not tall: the surest turn
     assert p4[0].argmax() == b and t4[0] == 1
+    # tallish (classify.TALL up to TALL_STRICT): sideways only when surer by TALL_LEAN (0.99 against an
+    # upright 0.5 is not; against 0.2 it is)
+    assert 0.99 < 0.5 + classify.TALL_LEAN and 0.99 >= 0.2 + classify.TALL_LEAN
+    _, p5, t5 = turn_search(lambda k: table3[k], np.array([False]), np.array([False]), np.array([True]))
+    assert p5[0].argmax() == a and t5[0] == 0
+    table4 = {**table3, 0: np.stack([_p(a, 0.2)]), 2: np.stack([_p(a, 0.1)])}
+    _, p6, t6 = turn_search(lambda k: table4[k], np.array([False]), np.array([False]), np.array([True]))
+    assert p6[0].argmax() == b and t6[0] == 1
     s = scores(up, probs, np.array([a, a]))
     assert s["top1"] == 0.5 and s["top1_upright"] == 1.0 and s["characters"] == 0.5

@@ -204,15 +204,16 @@ def test_cli_photo_end_to_end_with_stand_in_models(tmp_path, monkeypatch, capsys
 def test_wide_box_leans_sideways(tmp_path):
     """vision.classify.SIDEWAYS_LEAN: on a box wider than tall the better sideways reading wins unless a
     0°/180° reading is surer by more than the lean; on a square box the surest turn wins outright, and a
-    tall box (classify.TALL) is never read sideways, however sure that reading.
-    A stand-in `run` reads the crop's bright half: top → 9p (0.92), right → 8p (0.90 − drop), other → 1m."""
+    tall box (classify.TALL_STRICT) is never read sideways, however sure that reading, and a tallish one
+    (classify.TALL) only when that reading is much surer (classify.TALL_LEAN).
+    A stand-in `run` reads the crop's bright half: top → 9p (0.92), right → 8p (0.90 − drop), other → 1m (0.5)."""
     import dataclasses
 
     from vision import classify
     from vision.detect import Detections
 
     base = load_classifier(make_classifier(tmp_path / "c.onnx", {(250, 30, 30): "7z"}, rotation="upright"))
-    p8 = {"drop": 0.0, "top": 0.92}
+    p8 = {"drop": 0.0, "top": 0.92, "other": 0.5}
 
     class Stand(classify.Classifier):
         def run(self, crops):
@@ -225,7 +226,7 @@ def test_wide_box_leans_sideways(tmp_path):
                 elif right > 50:
                     out[i, CLASS_INDEX["8p"]] = 0.90 - p8["drop"]
                 else:
-                    out[i, CLASS_INDEX["1m"]] = 0.5
+                    out[i, CLASS_INDEX["1m"]] = p8["other"]
             return out
 
     clf = Stand(**{f.name: getattr(base, f.name) for f in dataclasses.fields(base)})
@@ -250,7 +251,19 @@ def test_wide_box_leans_sideways(tmp_path):
     # the sideways 8p surer than the upright 9p (0.90 > 0.85): it wins on the square box, never on a tall one
     p8["drop"] = 0.0
     assert clf(img, square).codes == ("8p",)
-    tall = Detections.make([[60, 40, 160, 160]])  # 100 × 120 px: 1.2 ≥ TALL times taller than wide
-    assert 120 / 100 >= classify.TALL
+    # a tallish box (100 × 120 px: TALL ≤ 1.2 < TALL_STRICT) takes the sideways turn only when it is
+    # surer by TALL_LEAN: 0.90 against 0.85 is not; 0.90 against an upright 0.15 is (a tile standing
+    # sideways, or lying flat seen from low: a held-out hard render's winning 1m set apart, 52 × 59 px)
+    tallish = Detections.make([[60, 40, 160, 160]])
+    assert classify.TALL <= 120 / 100 < classify.TALL_STRICT
+    rd = clf(img, tallish)
+    assert rd.codes == ("9p",) and rd.pose == ("upright",)
+    p8["top"], p8["other"] = 0.15, 0.15  # upright 9p 0.15, upside-down 1m 0.15, sideways 8p 0.9
+    assert 0.90 >= p8["top"] + classify.TALL_LEAN
+    rd = clf(img, tallish)
+    assert rd.codes == ("8p",) and rd.pose == ("sideways",)
+    # a tall box (100 × 140 px ≥ TALL_STRICT) is never read sideways, however sure that reading
+    tall = Detections.make([[60, 30, 160, 170]])
+    assert 140 / 100 >= classify.TALL_STRICT
     rd = clf(img, tall)
     assert rd.codes == ("9p",) and rd.pose == ("upright",)

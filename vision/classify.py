@@ -17,7 +17,8 @@ the training crops were made with), in one batch. Everything comes from the mode
   without (sideways tiles 0.949 against 0.923; 1 526 tiles); with the committed detector 0.9458
   against 0.9464 (one tile of 1 549; sideways tiles 0.95 both).
 
-A box taller than wide (:data:`TALL`) is read only upright or upside-down (:func:`choose_turns`).
+A box taller than wide (:data:`TALL`, :data:`TALL_STRICT`) is read sideways only when that is much surer, or
+never (:func:`choose_turns`).
 
 With a glyph reader (:mod:`vision.glyphs`, set by :func:`load_classifier`), the tiles that may be
 flowers/seasons or (unsure) honours then get its second opinion on what is written on them, and an
@@ -46,12 +47,23 @@ UPRIGHT_SURE = 0.9
 BACK_INDEX = CLASS_INDEX[BACK]
 #: on a box wider than tall, a 0°/180° reading beats the best sideways one only when this much more sure
 SIDEWAYS_LEAN = 0.1
-#: a box at least this many times taller than wide is read upright or upside-down only: a tile lying
+#: a box at least this many times taller than wide is read sideways only when that reading is surer than
+#: the upright/upside-down one by :data:`TALL_LEAN`, and from :data:`TALL_STRICT` on never: a tile lying
 #: sideways shows a wide box (perspective only shortens it from top to bottom), so a 90° turn of a tall
-#: box can only be a misreading (the real crops are photos of upright tiles: the turn search read 13
-#: of them sideways, 12 wrongly; with this rule top-1 0.854 against 0.844); a photo turned as a whole
-#: is read turned by ``read_photo``
+#: box is most often a misreading (the real crops, photos of upright tiles with boxes 1.33× taller than
+#: wide: the turn search read 13 of them sideways, 12 wrongly; with the rule top-1 0.854 against 0.844).
+#: A tile turned sideways and standing, or lying flat seen from low, can still show a box up to about
+#: 1.2× taller than wide (a held-out hard render's winning 1m set apart: 52 × 59 px, read 1m at 0.99
+#: turned and 4s at 0.05 upright). A lean of 0.5 also turned real flowers pasted upright into the
+#: composites (boxes 1.19–1.28× taller than wide, read 0.28–0.65 upright and 0.75–0.89 sideways as
+#: other flowers or as East); with 0.7 every tile it turns on the bonus and columns composites and the
+#: hard renders was read under 0.2 upright and over 0.84 sideways. A photo turned as a whole is read
+#: turned by ``read_photo``.
 TALL = 1.1
+#: see :data:`TALL`
+TALL_STRICT = 1.3
+#: see :data:`TALL`
+TALL_LEAN = 0.7
 #: the classifier alone calls a tile face-down only when this sure
 BACK_SURE = 0.5
 #: name of the classifier's optional second output: (B, D) features of the final layer (calibration)
@@ -282,14 +294,15 @@ class Classifier:
         half = {"probs": probs, "emb": None, "tile": None, "have": np.zeros(n, bool)}
         if self.rotation == "upright":
             wide = det.sizes[:, 0] > det.sizes[:, 1]
-            tall = det.sizes[:, 1] >= TALL * det.sizes[:, 0]
+            tall = det.sizes[:, 1] >= TALL_STRICT * det.sizes[:, 0]
+            tallish = (det.sizes[:, 1] >= TALL * det.sizes[:, 0]) & ~tall
             unsure = np.nonzero((probs.max(1) < UPRIGHT_SURE) | wide)[0]
             if len(unsure):
                 turned = np.concatenate([np.rot90(crops[unsure], k, axes=(1, 2)) for k in (1, 2, 3)])
                 tp, te, tt = self._outputs(np.ascontiguousarray(turned), want_emb, want_tile)
                 tp = tp.reshape(3, len(unsure), NUM_CLASSES)
                 cand = np.concatenate([probs[unsure][None], tp])  # (4, u, 43)
-                best = choose_turns(cand.max(2), wide[unsure], tall[unsure])
+                best = choose_turns(cand.max(2), wide[unsure], tall[unsure], tallish[unsure])
                 u = np.arange(len(unsure))
                 other = (best + 2) % 4  # the turn half round from the one read
                 half["probs"] = probs.copy()
@@ -380,17 +393,22 @@ def glyph_turns(probs, turn, emb, tile, corners, face, half, read):
 TURN_EVIDENCE = 2.0
 
 
-def choose_turns(sure: np.ndarray, wide: np.ndarray, tall: np.ndarray) -> np.ndarray:
+def choose_turns(sure: np.ndarray, wide: np.ndarray, tall: np.ndarray,
+                 tallish: np.ndarray | None = None) -> np.ndarray:
     """The turn read for each tile of the turn search: ``sure`` (4, U) the top probability of each
-    quarter turn (0°, 90°, 180°, 270° counter-clockwise), ``wide`` / ``tall`` (U,) bool box shapes
-    → (U,) int in 0..3. The surest turn, except that a wide box takes the surer sideways turn unless
-    an upright/upside-down one is surer by more than :data:`SIDEWAYS_LEAN`, and a tall box (:data:`TALL`)
-    takes the surer of upright and upside-down."""
+    quarter turn (0°, 90°, 180°, 270° counter-clockwise), ``wide`` / ``tall`` / ``tallish`` (U,) bool box
+    shapes (None: none is tallish) → (U,) int in 0..3. The surest turn, except that a wide box takes
+    the surer sideways turn unless an upright/upside-down one is surer by more than
+    :data:`SIDEWAYS_LEAN`; a tall box (:data:`TALL_STRICT`) takes the surer of upright and upside-down;
+    a tallish one (:data:`TALL` up to :data:`TALL_STRICT`) the sideways turn only when it is surer than
+    those by :data:`TALL_LEAN`."""
     u = np.arange(sure.shape[1])
     side = np.where(sure[3] > sure[1], 3, 1)
     up = np.where(sure[2] > sure[0], 2, 0)
     best = sure.argmax(0)
     best = np.where(tall, up, best)
+    if tallish is not None:
+        best = np.where(tallish, np.where(sure[side, u] >= sure[up, u] + TALL_LEAN, side, up), best)
     return np.where(wide, np.where(sure[side, u] >= sure[up, u] - SIDEWAYS_LEAN, side, up), best)
 
 

@@ -420,13 +420,14 @@ def number_after_hand(order: Sequence[int], roles: Sequence[str]) -> int:
 def format_confidence(p: float) -> str:
     """A reading's confidence (0..1) as shown to the user: ``"83%"``; ``">99%"`` from 0.995 up, never
     ``"100%"`` (it is the search's estimate over the readings it met, and a referee reads "100%" as
-    certain); ``"<1%"`` above 0 and below 0.005."""
+    certain); ``"<1%"`` above 0 and below 0.005. Halves round up, ``floor(100 p + 0.5)``, as the web
+    page's ``Math.round`` does (``f"{p:.0%}"`` rounds 0.125 to 12 %, the page to 13 %)."""
     p = float(p)
     if p >= 0.995:
         return ">99%"
     if 0.0 < p < 0.005:
         return "<1%"
-    return f"{p:.0%}"
+    return f"{math.floor(p * 100 + 0.5)}%"
 
 
 # ----------------------------------------------------------------------------- decoding

@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .classes import BONUS_TILES, CLASS_INDEX
+from .classes import BONUS_TILES, CLASS_INDEX, CLASS_NAMES
 from .classify import TileReadings
 from .detect import Detections
 
@@ -722,6 +722,44 @@ def _line_v(idx, uc: np.ndarray, vc: np.ndarray, angle_free: bool = True):
 def bonus_probability(readings: TileReadings) -> np.ndarray:
     """(N,) probability that each tile is a flower or season."""
     return readings.probs[:, BONUS_INDEX].sum(1)
+
+
+#: a tile whose probabilities of showing a blank face (the White dragon, 5z, or a back) add up to at
+#: least this may be a concealed kong's back (:func:`blank_backs`)
+BLANK_BACK = 0.5
+_WHITE = CLASS_INDEX["5z"]
+_BACK = CLASS_INDEX["0x"]
+
+
+def blank_backs(geo: Geometry, readings: TileReadings, back: np.ndarray) -> tuple[tuple[int, tuple[int, int]], ...]:
+    """Tiles of the hand region that show a blank face where a concealed kong shows its backs.
+
+    In a group of four tiles, two side by side in the middle, or the two at its ends, read as a White
+    dragon (5z) or a back with :data:`BLANK_BACK` between them, none face-down already, and the other
+    two read as the same tile, not a White nor a flower/season: a concealed kong laid out as the tables
+    show one, two of its tiles turned face down. A set whose backs are as pale as its faces shows its backs as blank tiles, which the
+    classifier cannot tell from a blank White dragon; a, 5z, 5z, a is no meld, so the blank ones are
+    backs. ``back`` (N,) bool the tiles already taken as face-down. Returns (detection index, (the two
+    faces' indices)) per blank tile, in the groups' order.
+    """
+    P = readings.probs
+    if len(P) == 0:
+        return ()
+    top = P.argmax(1)
+    out: list[tuple[int, tuple[int, int]]] = []
+    for g in geo.groups:
+        if g.row not in geo.hand_rows or len(g.tiles) != 4:
+            continue
+        t = g.tiles
+        blank = [float(P[k, _WHITE] + P[k, _BACK]) >= BLANK_BACK and not back[k] for k in t]
+        for mids, ends in (((1, 2), (0, 3)), ((0, 3), (1, 2))):
+            a, b = (t[e] for e in ends)
+            if (all(blank[m] for m in mids) and not blank[ends[0]] and not blank[ends[1]]
+                    and not back[a] and not back[b] and top[a] == top[b] and top[a] not in (_WHITE, _BACK)
+                    and CLASS_NAMES[top[a]] not in BONUS_TILES):
+                out.extend((t[m], (a, b)) for m in mids)
+                break
+    return tuple(out)
 
 
 def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner: bool = True,

@@ -31,8 +31,8 @@ from .decode import Reading, decode, format_confidence, number_after_hand
 from .detect import Detections, Detector, load_detector
 from .errors import ImageError, NoTilesError, VisionError
 from .io import Photo, Source, load_photo
-from .layout import (MISSING_TILE, Candidate, Geometry, Layout, assign_roles, bonus_probability, by_prior,
-                     find_geometry, hand_candidates, lift_geometry)
+from .layout import (MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs, bonus_probability,
+                     by_prior, find_geometry, hand_candidates, lift_geometry)
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_PHOTO = REPO / "docs" / "demo.jpg"
@@ -273,6 +273,23 @@ def apply_fixes(readings: TileReadings, order: tuple[int, ...], fixes: Mapping[i
     return TileReadings.make(probs, pose, tile, glyphs, was)
 
 
+def as_backs(readings: TileReadings, idx: Sequence[int]) -> TileReadings:
+    """Readings with the tiles ``idx`` (detection indices) taken as face-down: each one's White dragon
+    probability moved to the back class (0x) and its pose ``face-down``; the other classes unchanged
+    (for :func:`vision.layout.blank_backs`: a pale back and a blank White look alike)."""
+    probs = np.array(readings.probs, dtype=np.float32)
+    pose = list(readings.pose)
+    w, b = CLASS_INDEX["5z"], CLASS_INDEX["0x"]
+    for i in idx:
+        probs[i, b] += probs[i, w]
+        probs[i, w] = 0.0
+        pose[i] = "face-down"
+    return TileReadings.make(probs, pose, readings.tile, readings.glyphs, readings.was)
+
+
+#: a reading after the user's corrections that leaves out tiles of the hand as first read is only this
+#: sure (× its confidence): the corrections may be wrong, or meant otherwise (:func:`read_detections`)
+DROPPED_BY_EDIT = 0.5
 #: the upright reading is weak, and the photo is also read turned 90°, 180° and 270°, when it is not
 #: legal, its confidence is below this, or at least half of its face-up tiles were read in a turned pose
 ROTATE_BELOW = 0.5
@@ -369,7 +386,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     if fixes or additions:
         t1 = time.perf_counter()
         fixed = read_detections(result.photo, result.detections, result.readings, rs, ctx, fixes=fixes,
-                                additions=additions, shown=result.layout.geometry, not_tiles=result.not_tiles, **kw)
+                                additions=additions, shown=result.layout.geometry, not_tiles=result.not_tiles,
+                                shown_roles=result.reading.roles, **kw)
         result = replace(fixed, turned=result.turned)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if result.turned:
@@ -639,16 +657,34 @@ def _evidence(t: np.ndarray, level: float, reading: Reading) -> float:
 
 def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, back: np.ndarray,
                       ruleset: Ruleset, context: Context, winning_tile, exposed, options,
-                      retries: bool = True, given_bonus: frozenset[int] = frozenset()) -> tuple[Layout, Reading]:
+                      retries: bool = True, given_bonus: frozenset[int] = frozenset(),
+                      set_by_user: frozenset[int] = frozenset()) -> tuple[Layout, Reading]:
     """Layout + decoding of one candidate region, with the left-out-box retries of
     :func:`read_detections` (when ``retries``); ``given_bonus``: detections that are bonus tiles
-    wherever they lie (:func:`vision.layout.assign_roles`)."""
+    wherever they lie (:func:`vision.layout.assign_roles`); ``set_by_user``: detections whose tile the
+    user gave (``--fix``, ``--add``), never taken for a concealed kong's backs
+    (:func:`vision.layout.blank_backs`)."""
     geo = cand.geometry
+    user = np.zeros(len(det), bool)
+    user[list(set_by_user)] = True
+    blank = blank_backs(geo, readings, back | user)
+    if blank:  # a concealed kong's pale backs read as White dragons: backs, the White's share with them
+        readings = as_backs(readings, [i for i, _ in blank])
+        back = back.copy()
+        back[[i for i, _ in blank]] = True
 
     def run(exclude: frozenset[int]):
         lay = assign_roles(geo, det, readings, winner=context.winner, exclude=exclude, given_bonus=given_bonus)
         rd = decode(lay, readings, ruleset, context, winning_tile=winning_tile, exposed=exposed,
                     options=options, face_down=back)
+        if blank:
+            named = [(i, faces) for i, faces in blank if rd.roles[i] == "concealed-kong"]
+            if named:
+                pos = ", ".join(str(geo.order.index(i) + 1) for i, _ in named)
+                rd = replace(rd, notes=rd.notes + (
+                    f"tile(s) {pos}, blank (read as White dragons), taken as the backs of a concealed kong "
+                    f"between two {rd.tiles[named[0][1][0]]}: this set's backs look like its faces; if they "
+                    f"are Whites, correct them with --fix POS=5z",))
         return lay, rd
 
     lay, reading = run(frozenset())
@@ -679,7 +715,8 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
 
 
 def _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
-                    retries: bool = True, given_bonus: frozenset[int] = frozenset()) -> list[_Tried]:
+                    retries: bool = True, given_bonus: frozenset[int] = frozenset(),
+                    set_by_user: frozenset[int] = frozenset()) -> list[_Tried]:
     """Each candidate decoded, best joint score first (legal readings before the rest).
 
     Joint log-score of a legal reading: log(region prior) + ``Reading.score`` (role prior × relative
@@ -696,7 +733,7 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
     for cand in cands:
         try:
             lay, rd = _decode_candidate(cand, det, readings, back, ruleset, context, winning_tile, exposed, options,
-                                        retries, given_bonus)
+                                        retries, given_bonus, set_by_user)
         except HandError as e:
             refused = refused or e
             continue
@@ -741,7 +778,8 @@ def _as_non_winner(context: Context) -> Context:
 
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
                     *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None,
-                    said_won: bool = False, shown: Geometry | None = None, not_tiles: int = 0) -> PhotoResult:
+                    said_won: bool = False, shown: Geometry | None = None, not_tiles: int = 0,
+                    shown_roles: Sequence[str] | None = None) -> PhotoResult:
     """The model-free half of :func:`read_photo`: fixes → hand regions → layout → decode → score.
 
     Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`region_candidates` proposes up to
@@ -777,17 +815,21 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     numbering = None
     added: tuple[int, ...] = ()
     given_bonus: frozenset[int] = frozenset()
+    user: frozenset[int] = frozenset()
     if fixes or additions:
         geo0 = shown
         if geo0 is None:
             first = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
             geo0 = first[0].layout.geometry if first else find_geometry(det, photo.size)
+            if first and shown_roles is None:
+                shown_roles = first[0].reading.roles
         numbering = geo0.order
         if additions:  # first the added tiles, then the fixes, numbered with the added tiles in place
             m = len(det)
             det, readings, numbering = add_tiles(det, readings, geo0, additions)
             added = tuple(range(m, len(det)))
         readings = apply_fixes(readings, numbering, fixes or {})
+        user = frozenset(added) | frozenset(numbering[pos - 1] for pos in (fixes or {}))
         if additions:
             # a flower/season the user added (as its tile, or set so with --fix) is the hand's bonus tile
             # wherever its box was put, and takes no part in the rows: its box beside a meld's tiles
@@ -800,7 +842,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         # every region numbers the tiles as the user saw them (with the added ones), notes included
         cands = tuple(replace(c, geometry=replace(c.geometry, order=tuple(numbering))) for c in cands)
     tried = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
-                            given_bonus=given_bonus)
+                            given_bonus=given_bonus, set_by_user=user)
     said_won = said_won or winning_tile is not None or any(
         (getattr(context, k) for k in ("last_tile", "first_turn", "kong_on_kong"))) or context.win_by != "discard"
     extra: list[str] = []
@@ -811,7 +853,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         top = [t.candidate for t in tried[:NON_WINNER_REGIONS]]
         nw = [replace(t, joint=t.joint + math.log(NON_WINNER_PRIOR))
               for t in _search_regions(top, det, readings, ruleset, _as_non_winner(context), None, exposed, options,
-                                       retries=False, given_bonus=given_bonus)
+                                       retries=False, given_bonus=given_bonus, set_by_user=user)
               if t.reading.legal and _concealed_on_main_row(t)]
         if nw:
             tried = sorted(tried + nw, key=lambda t: (not t.reading.legal, -t.joint))
@@ -862,6 +904,18 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             f"tile {pos} (set to {code} by you) is not counted: its box was left out of the hand (a loose "
             f"tile, clutter or another player's); to count it, add it with --add {after + j}={code}"
             for j, (pos, code) in enumerate(out)))
+    if (fixes or additions) and shown_roles is not None and numbering is not None:
+        # tiles of the hand as first read that the corrections left out (three 1m added to a full hand:
+        # the legal reading drops the exposed pung) are named, and the reading flagged for review
+        fixed_at = {numbering[pos - 1] for pos in (fixes or {})}
+        dropped = sorted(numbering.index(i) + 1 for i, r in enumerate(shown_roles)
+                         if r != "ignored" and i < len(reading.roles) and reading.roles[i] == "ignored"
+                         and i not in fixed_at)
+        if dropped:
+            reading = replace(reading, confidence=reading.confidence * DROPPED_BY_EDIT, notes=reading.notes + (
+                f"tile(s) {_number_spans(dropped)}, in the hand as first read, are left out of it now: with "
+                f"your corrections (--fix/--add) the hand reads legal only without them; check the "
+                f"corrections",))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,

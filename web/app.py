@@ -705,7 +705,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         if fixes or additions:
             res = replace(read_detections(photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile,
                                           exposed=exposed, fixes=fixes, options=options, additions=additions,
-                                          shown=res.layout.geometry, not_tiles=res.not_tiles),
+                                          shown=res.layout.geometry, not_tiles=res.not_tiles,
+                                          shown_roles=res.reading.roles),
                           turned=item.turned)
         else:
             res = replace(res, photo=photo)
