@@ -1101,7 +1101,7 @@ def test_a_concealed_kongs_pale_backs_read_as_whites_are_its_backs():
     assert any(m.concealed and m.kind == "kong" and m.tiles[0] == "2m" for m in res.reading.hand.melds)
     pos = sorted(res.order.index(i) + 1 for i in backs)
     note = [n for n in res.reading.notes if "backs of a concealed kong" in n]
-    assert note and f"tile(s) {pos[0]}, {pos[1]}" in note[0] and "between two 2m" in note[0], res.reading.notes
+    assert note and f"tile(s) {pos[0]}, {pos[1]}" in note[0] and "with two 2m" in note[0], res.reading.notes
     # the user says they are Whites (--fix): they stay Whites, and the kong is not made of them
     res2 = read_detections(Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8),
                                  (meta["width"], meta["height"]), 1.0, "x"), det, rd, NTS, Context(),
@@ -1109,6 +1109,55 @@ def test_a_concealed_kongs_pale_backs_read_as_whites_are_its_backs():
     assert not any(m.concealed and m.kind == "kong" for m in (res2.reading.hand.melds if res2.reading.legal else ()))
     assert all(res2.reading.tiles[i] == "5z" for i in backs if res2.reading.roles[i] != "ignored")
     assert not any("backs of a concealed kong" in n for n in res2.reading.notes)
+    # a face of the kong the user set (confirmed as 2m, or corrected from a misread 3m) is still a face
+    # of it: the pale backs are still found (a tile the user set is only never taken for a back)
+    kong = next(g.tiles for g in res.layout.geometry.groups if set(backs) <= set(g.tiles))
+    face = next(i for i in kong if i not in backs)
+    probs = np.array(rd.probs)
+    probs[face] = 0.1 / (NUM_CLASSES - 1)
+    probs[face, CLASS_INDEX["3m"]] = 0.9
+    misread = TileReadings.make(probs, rd.pose)
+    for readings_ in (rd, misread):
+        res3 = read_detections(Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8),
+                                     (meta["width"], meta["height"]), 1.0, "x"), det, readings_, NTS, Context(),
+                               fixes={res.order.index(face) + 1: "2m"})
+        assert res3.reading.legal and format_hand(res3.reading.hand) == _truth(meta), res3.reading.problem
+
+
+def _pair_of_whites_beside_two(tile: str, winning: str):
+    """The demo's boxes (docs/demo.json) relaid: an exposed pung of 1s, a gap, then four tiles read
+    5z tile tile 5z, the winning tile set apart sideways, the exposed 777s, an exposed kong of 9p and
+    the flower; every tile read right at 0.9 (the reviewer's case of 2026-12-02)."""
+    import json
+
+    from vision.pipeline import DEMO_TRUTH
+
+    meta = json.loads(DEMO_TRUTH.read_text())
+    b = boxes_of(meta).copy()
+    b[0:3, [0, 2]] -= 70
+    b[7, [0, 2]] += 60
+    lab = ["1s", "1s", "1s", "5z", tile, tile, "5z", winning, "7s", "7s", "7s", "9p", "9p", "9p", "9p", "1f"]
+    probs = np.full((len(lab), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+    for i, c in enumerate(lab):
+        probs[i, CLASS_INDEX[c]] = 0.9
+    pose = ["upright"] * len(lab)
+    pose[7] = "sideways"
+    det = Detections.make(b, np.full(len(lab), 0.9), [False] * len(lab))
+    return meta, det, TileReadings.make(probs, pose)
+
+
+@pytest.mark.parametrize("tile, winning, want", [
+    ("2m", "2m", "222m55z [111s] [777s] [9999p] +1f win:2m"),
+    ("3m", "5z", "33m555z [111s] [777s] [9999p] +1f win:5z")])
+def test_a_pair_of_whites_beside_two_tiles_is_not_a_kong(tile, winning, want):
+    # 5z t t 5z in a group of four is a White pair beside two tiles of a set as well as a concealed kong
+    # with pale backs: when that reads legal, it is kept (blank_backs only where no region reads legal).
+    # The first form of the rule read the first hand as "2m occurs 5 times" (no hand) and the second as
+    # a non-winner's "5z [111s] (3333m) [777s] [9999p]"
+    meta, det, rd = _pair_of_whites_beside_two(tile, winning)
+    res = _read(meta, det, rd)
+    assert res.reading.legal and res.reading.notation == want, (res.reading.notation, res.reading.problem)
+    assert not any("backs of a concealed kong" in n for n in res.reading.notes)
 
 
 def test_blank_tiles_are_backs_only_between_two_of_the_same_tile():
@@ -1131,3 +1180,16 @@ def test_blank_tiles_are_backs_only_between_two_of_the_same_tile():
     already = none.copy()
     already[backs] = True
     assert blank_backs(geo, rd, already) == ()
+    assert blank_backs(geo, rd, none, never=already) == ()  # tiles the user set are never blanks
+    # the blank tiles in the middle (a 5z 5z a) as well as at the ends (5z a a 5z)
+    mid = np.array(rd.probs)
+    order = list(kong)
+    ends, middle = (order[0], order[3]), (order[1], order[2])
+    for i in ends:
+        mid[i] = 0.1 / (NUM_CLASSES - 1)
+        mid[i, CLASS_INDEX["2m"]] = 0.9
+    for i in middle:
+        mid[i] = 0.1 / (NUM_CLASSES - 1)
+        mid[i, CLASS_INDEX["5z"]] = 0.9
+    got = blank_backs(geo, TileReadings.make(mid, rd.pose), none)
+    assert sorted(i for i, _ in got) == sorted(middle) and all(f == ends for _, f in got)

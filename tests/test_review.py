@@ -88,3 +88,22 @@ def test_photo_command_repeats_the_row_context():
     assert cmd == ("mahjong-score photo /x/t1/a.jpg -r swedish --seat-wind W --round-wind S --win-by wall "
                    "--flag burst-kong --option composition=stack --winning-tile 5p --fix 2=3m,POS=TILE "
                    "--annotate a.check.jpg --no-history")
+
+
+def test_a_fix_cell_that_does_not_fit_the_photo_is_to_be_corrected_not_the_photo_retaken(tmp_path, truth):
+    # a fix cell naming a tile the photo does not have (17=3m on 16 tiles) or one tile twice made an
+    # error row whose advice was "Retake it"; the photo is fine, the cell is what to correct
+    d = tmp_path / "photos"
+    d.mkdir()
+    src = sorted(truth.glob("*.jpg"))[0]
+    for name in ("k.jpg", "l.jpg"):
+        shutil.copyfile(src, d / name)
+    man = tmp_path / "m.csv"
+    man.write_text("photo,winner,fix\nk.jpg,yes,99=3m\nl.jpg,yes,\"3=5p,3=6p\"\n")
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    rows = {r["photo"]: r for r in __import__("csv").DictReader(open(out, encoding="utf-8"))}
+    assert all(rows[k]["status"].startswith("error: --fix") for k in ("k.jpg", "l.jpg")), rows
+    cards = _cards(review.review_path_for(out).read_text(encoding="utf-8"))
+    for k, line in (("k.jpg", 2), ("l.jpg", 3)):
+        assert f"fix cell of manifest line {line}" in cards[k] and "Retake it" not in cards[k], cards[k]

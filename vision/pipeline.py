@@ -186,6 +186,20 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         a = geo.angle + (math.pi / 2 if geo.turned else 0.0)
         return np.array([math.cos(a), math.sin(a)]) * w
 
+    def code_of(i: int) -> str:
+        return readings.codes[i] if i < len(det) else codes[i - len(det)]
+
+    def before_next(prev: int, nxt: int | None, code: str) -> bool:
+        # POS between two groups (of one row or two): the tile goes before the next group's first tile
+        # when it is one more of that group's tile (a pung short of a tile: --add 10=7s before 7s 7s),
+        # or when the group it would follow is a flower's (a playing tile is not put beside it: --add
+        # 2=3m after 1f); else after the previous tile (at a row's end, where a missed last tile lies)
+        if nxt is None:
+            return False
+        grp = group_of.get(nxt, [nxt])
+        return all(code_of(t) == code for t in grp) or (
+            code_of(prev) in BONUS_TILES and code not in BONUS_TILES)
+
     for pos, code in additions:
         n = len(numbering)
         if not 1 <= pos <= n + 1:
@@ -205,14 +219,16 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         joins = True  # the new box touches its neighbour: it joins that neighbour's group
         if n == 0:  # nothing detected: the first added tile starts the row
             ref, c = None, np.array(ALONE_AT) + np.array(ALONE_TILE) / 2
-        elif prev is not None and nxt is not None and nxt in row_of.get(prev, ()):
+        elif prev is not None and nxt is not None and nxt in row_of.get(prev, ()) \
+                and not (before_next(prev, nxt, code) and nxt not in group_of.get(prev, ())):
             d = centre(nxt) - centre(prev)
             s = float(np.hypot(*step(prev)))
             gap = float(np.hypot(*d))
             # a gap where the tile is missing: one tile step on from prev; touching tiles: between them
             ref, c = prev, (centre(prev) + d * (s / gap) if gap >= 1.5 * s > 0 else (centre(prev) + centre(nxt)) / 2)
-        elif prev is not None:  # past a row's end; past a face-down tile (a concealed kong's end) with a
-            # gap, so that the tile is not read as a fifth tile of the kong (unless it is the kong's own)
+        elif prev is not None and not before_next(prev, nxt, code):
+            # past a row's end; past a face-down tile (a concealed kong's end) with a gap, so that the
+            # tile is not read as a fifth tile of the kong (unless it is the kong's own)
             joins = back or not is_back(prev)
             ref, c = prev, centre(prev) + step(prev) * (1.0 if joins else KONG_GAP)
         else:
@@ -658,33 +674,54 @@ def _evidence(t: np.ndarray, level: float, reading: Reading) -> float:
 def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, back: np.ndarray,
                       ruleset: Ruleset, context: Context, winning_tile, exposed, options,
                       retries: bool = True, given_bonus: frozenset[int] = frozenset(),
-                      set_by_user: frozenset[int] = frozenset()) -> tuple[Layout, Reading]:
+                      set_by_user: frozenset[int] = frozenset(), blank_kongs: bool = False) -> tuple[Layout, Reading]:
     """Layout + decoding of one candidate region, with the left-out-box retries of
     :func:`read_detections` (when ``retries``); ``given_bonus``: detections that are bonus tiles
     wherever they lie (:func:`vision.layout.assign_roles`); ``set_by_user``: detections whose tile the
     user gave (``--fix``, ``--add``), never taken for a concealed kong's backs
-    (:func:`vision.layout.blank_backs`)."""
+    (:func:`vision.layout.blank_backs`, tried when ``blank_kongs`` and the reading is not legal)."""
     geo = cand.geometry
+    lay, reading = _decode_region(geo, det, readings, back, ruleset, context, winning_tile, exposed, options,
+                                  retries, given_bonus)
+    if reading.legal or not blank_kongs:
+        return lay, reading
+    # no legal reading: blank tiles (read as White dragons) in a group of four may be a concealed kong's
+    # pale backs (vision.layout.blank_backs; never a tile the user set). Only then (read_detections asks
+    # for it when no region reads legal): four such tiles may as well be a White pair beside two tiles
+    # of a set, and the Whites' reading is what the classifier says
     user = np.zeros(len(det), bool)
     user[list(set_by_user)] = True
-    blank = blank_backs(geo, readings, back | user)
-    if blank:  # a concealed kong's pale backs read as White dragons: backs, the White's share with them
-        readings = as_backs(readings, [i for i, _ in blank])
-        back = back.copy()
-        back[[i for i, _ in blank]] = True
+    blank = blank_backs(geo, readings, back, never=user)
+    if not blank:
+        return lay, reading
+    idx = [i for i, _ in blank]
+    back2 = back.copy()
+    back2[idx] = True
+    try:
+        lay2, rd2 = _decode_region(geo, det, as_backs(readings, idx), back2, ruleset, context, winning_tile,
+                                   exposed, options, retries, given_bonus)
+    except HandError:
+        return lay, reading
+    named = [(i, faces) for i, faces in blank if rd2.roles[i] == "concealed-kong"]
+    if not rd2.legal or not named:
+        return lay, reading
+    pos = ", ".join(str(geo.order.index(i) + 1) for i, _ in named)
+    return lay2, replace(rd2, notes=rd2.notes + (
+        f"tile(s) {pos}, blank (read as White dragons), taken as the backs of a concealed kong with two "
+        f"{rd2.tiles[named[0][1][0]]}: this set's backs look like its faces, and as Whites the hand is not "
+        f"legal; if they are Whites, correct them with --fix POS=5z",))
+
+
+def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back: np.ndarray, ruleset: Ruleset,
+                   context: Context, winning_tile, exposed, options, retries: bool,
+                   given_bonus: frozenset[int]) -> tuple[Layout, Reading]:
+    """:func:`_decode_candidate`'s layout + decoding of one region with the given readings and
+    face-down flags, and the left-out-box retries."""
 
     def run(exclude: frozenset[int]):
         lay = assign_roles(geo, det, readings, winner=context.winner, exclude=exclude, given_bonus=given_bonus)
         rd = decode(lay, readings, ruleset, context, winning_tile=winning_tile, exposed=exposed,
                     options=options, face_down=back)
-        if blank:
-            named = [(i, faces) for i, faces in blank if rd.roles[i] == "concealed-kong"]
-            if named:
-                pos = ", ".join(str(geo.order.index(i) + 1) for i, _ in named)
-                rd = replace(rd, notes=rd.notes + (
-                    f"tile(s) {pos}, blank (read as White dragons), taken as the backs of a concealed kong "
-                    f"between two {rd.tiles[named[0][1][0]]}: this set's backs look like its faces; if they "
-                    f"are Whites, correct them with --fix POS=5z",))
         return lay, rd
 
     lay, reading = run(frozenset())
@@ -716,7 +753,7 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
 
 def _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
                     retries: bool = True, given_bonus: frozenset[int] = frozenset(),
-                    set_by_user: frozenset[int] = frozenset()) -> list[_Tried]:
+                    set_by_user: frozenset[int] = frozenset(), blank_kongs: bool = False) -> list[_Tried]:
     """Each candidate decoded, best joint score first (legal readings before the rest).
 
     Joint log-score of a legal reading: log(region prior) + ``Reading.score`` (role prior × relative
@@ -733,7 +770,7 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
     for cand in cands:
         try:
             lay, rd = _decode_candidate(cand, det, readings, back, ruleset, context, winning_tile, exposed, options,
-                                        retries, given_bonus, set_by_user)
+                                        retries, given_bonus, set_by_user, blank_kongs)
         except HandError as e:
             refused = refused or e
             continue
@@ -818,11 +855,20 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     user: frozenset[int] = frozenset()
     if fixes or additions:
         geo0 = shown
+        if (geo0 is None or shown_roles is None) and len(det):
+            # the reading the user saw, before the corrections (the web page's later requests come with
+            # neither): its numbering, and its hand's tiles (those the corrections leave out are named)
+            try:
+                plain = read_detections(photo, det, readings, ruleset, context, winning_tile=winning_tile,
+                                        exposed=exposed, options=options, said_won=said_won, not_tiles=not_tiles)
+                geo0 = geo0 if geo0 is not None else plain.layout.geometry
+                shown_roles = plain.reading.roles
+            except HandError:  # what the user said contradicts the reading without the corrections
+                pass
         if geo0 is None:
-            first = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options)
+            first = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options) \
+                if len(det) else []
             geo0 = first[0].layout.geometry if first else find_geometry(det, photo.size)
-            if first and shown_roles is None:
-                shown_roles = first[0].reading.roles
         numbering = geo0.order
         if additions:  # first the added tiles, then the fixes, numbered with the added tiles in place
             m = len(det)
@@ -865,10 +911,34 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 extra.append(f"the hand's row shows {n} tiles: read and scored as a non-winner's hand "
                              f"(a winning hand has {n + 1}); give --not-winner to say so, or --add the winning "
                              f"tile if the photo missed it")
+    if tried and not any(t.reading.legal for t in tried):
+        # no region reads legal: a concealed kong's pale backs may have been read as White dragons
+        # (vision.layout.blank_backs); read again with them taken as backs where that makes a legal hand
+        try:
+            again = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
+                                    given_bonus=given_bonus, set_by_user=user, blank_kongs=True)
+        except HandError:
+            again = []
+        if any(t.reading.legal for t in again):
+            tried = again
     chosen = tried[0] if tried else None
     if chosen is None:  # pragma: no cover - det is never empty here (read_photo refuses that)
         raise NoTilesError(f"{photo.name}: no tiles found in the photo")
     lay, reading = chosen.layout, chosen.reading
+    if reading.legal and user and numbering is not None:
+        # a tile the user set is that tile: a reading that needs it otherwise (two added 2f, one read
+        # 4y to make a legal hand) contradicts what the user said
+        moved = [(numbering.index(i) + 1, readings.codes[i], reading.tiles[i]) for i in sorted(user)
+                 if reading.roles[i] != "ignored" and reading.tiles[i] != readings.codes[i]]
+        if moved:
+            said = ", ".join(f"tile {p} = {c}" for p, c, _ in moved)
+            need = ", ".join(f"tile {p} to be {t}" for p, _, t in moved)
+            raise HandError(f"the tiles you set ({said}) make no legal hand with the others: the nearest "
+                            f"legal reading needs {need}; check your --fix/--add")
+    if not reading.legal and user and numbering is not None and reading.problem:
+        # the least sure tiles never include those the user set: name them, they may be what is wrong
+        said = ", ".join(f"{numbering.index(i) + 1}={readings.codes[i]}" for i in sorted(user, key=numbering.index))
+        reading = replace(reading, problem=f"{reading.problem} (your corrections: {said})")
     notes = list(reading.notes)
     if len(cands) > 1:
         why = f"hand region: {chosen.candidate.why}"
@@ -904,6 +974,15 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             f"tile {pos} (set to {code} by you) is not counted: its box was left out of the hand (a loose "
             f"tile, clutter or another player's); to count it, add it with --add {after + j}={code}"
             for j, (pos, code) in enumerate(out)))
+    if added and numbering is not None:
+        # an added tile whose box landed among boxes left out of the hand is not counted either
+        after = number_after_hand(numbering, reading.roles)
+        out = [(numbering.index(i) + 1, readings.codes[i]) for i in added
+               if reading.roles[i] == "ignored" and numbering.index(i) + 1 not in (fixes or {})]
+        reading = replace(reading, notes=reading.notes + tuple(
+            f"tile {pos} ({code}, added by you) is not counted: its place lies among boxes left out of the "
+            f"hand; to count it, add it in the hand's row instead (after its last tile: --add {after + j}={code})"
+            for j, (pos, code) in enumerate(out)))
     if (fixes or additions) and shown_roles is not None and numbering is not None:
         # tiles of the hand as first read that the corrections left out (three 1m added to a full hand:
         # the legal reading drops the exposed pung) are named, and the reading flagged for review
@@ -911,11 +990,11 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         dropped = sorted(numbering.index(i) + 1 for i, r in enumerate(shown_roles)
                          if r != "ignored" and i < len(reading.roles) and reading.roles[i] == "ignored"
                          and i not in fixed_at)
-        if dropped:
+        if dropped and reading.legal:  # (a reading that is not legal says what is wrong instead)
+            why = "the hand reads legal only without them"
             reading = replace(reading, confidence=reading.confidence * DROPPED_BY_EDIT, notes=reading.notes + (
                 f"tile(s) {_number_spans(dropped)}, in the hand as first read, are left out of it now: with "
-                f"your corrections (--fix/--add) the hand reads legal only without them; check the "
-                f"corrections",))
+                f"your corrections (--fix/--add) {why}; check the corrections",))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
@@ -972,7 +1051,8 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
         "reading": r.notation,
         "legal": r.legal,
         "problem": r.problem,
-        "confidence": round(r.confidence, 4),
+        "confidence": float(r.confidence),  # unrounded: the page shows it as format_confidence does
+        "confidence_shown": format_confidence(r.confidence),
         "probability": r.probability,
         "relative": r.relative,
         "changed": [{"pos": res.position(i), "from": r.raw[i], "to": r.tiles[i]} for i in r.changed],

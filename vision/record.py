@@ -23,11 +23,14 @@ def source_identity(source: Any) -> tuple[str, str | None]:
 
 
 def corrections(fixes: Mapping[int, str] | None = None, exposed: str | None = None,
-                winning_tile: str | None = None) -> dict[str, Any] | None:
-    """The user's corrections as a JSON-ready dict (None when there are none)."""
+                winning_tile: str | None = None, additions: str | None = None) -> dict[str, Any] | None:
+    """The user's corrections as a JSON-ready dict (None when there are none); ``additions`` the
+    ``--add`` value as given (``"2=1m,3=1m"``: tiles typed in that the detector did not find)."""
     out: dict[str, Any] = {}
     if fixes:
         out["fix"] = {str(k): v for k, v in sorted(fixes.items())}
+    if additions:
+        out["add"] = str(additions)
     if exposed:
         out["exposed"] = exposed
     if winning_tile:
@@ -38,13 +41,14 @@ def corrections(fixes: Mapping[int, str] | None = None, exposed: str | None = No
 def photo_entry(command: str, source: Any, res: Any, *, context: Any = None, options: Mapping[str, Any] | None = None,
                 ruleset: str | None = None, fixes: Mapping[int, str] | None = None, exposed: str | None = None,
                 winning_tile: str | None = None, status: str | None = None, note: str | None = None,
-                input_label: str | None = None, input_sha256: str | None = None) -> dict[str, Any]:
+                input_label: str | None = None, input_sha256: str | None = None,
+                additions: str | None = None) -> dict[str, Any]:
     """A history entry for a :class:`vision.pipeline.PhotoResult` ``res``."""
     label, sha = source_identity(source) if input_sha256 is None else (str(source), input_sha256)
     r = res.reading
     e: dict[str, Any] = {
         "command": command, "input": input_label or label, "input_sha256": sha, "reading": r.notation,
-        "confidence": round(float(r.confidence), 4), "corrections": corrections(fixes, exposed, winning_tile),
+        "confidence": round(float(r.confidence), 4), "corrections": corrections(fixes, exposed, winning_tile, additions),
         "ruleset": ruleset, "options": dict(options or {}), "context": context_to_json(context),
         "status": status or (scored_status(res.scored) if r.legal else f"not legal: {r.problem or 'no legal reading'}"),
         "note": note,
@@ -64,6 +68,7 @@ def record_photo(args: argparse.Namespace, command: str, source: Any, res: Any, 
     kw.setdefault("ruleset", getattr(args, "ruleset", None))
     kw.setdefault("exposed", getattr(args, "exposed", None))
     kw.setdefault("winning_tile", getattr(args, "winning_tile", None))
+    kw.setdefault("additions", getattr(args, "add", None))
     return record(args, [photo_entry(command, source, res, **kw)])
 
 

@@ -337,7 +337,7 @@
       ov.append(b);
     }
     $("reading").textContent = res.reading;
-    $("confidence").textContent = res.legal ? `(${percentSure(res.confidence)} sure)` : "";
+    $("confidence").textContent = res.legal ? `(${res.confidence_shown || percentSure(res.confidence)} sure)` : "";
     const prob = $("problem");
     prob.hidden = res.legal;
     const p = res.problem || "unknown problem";
