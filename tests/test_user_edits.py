@@ -209,7 +209,7 @@ def test_a_tile_the_user_set_is_never_changed_to_make_a_hand():
 
     read = _demo_without(None)
     n = len(read().order)
-    with pytest.raises(HandError, match=r"the tiles you set \(tile \d+ = 2f\) make no legal hand"):
+    with pytest.raises(HandError, match=r"the tiles you set \(the 2f you added \(tile \d+\)\) make no legal hand"):
         read(additions=[(n + 1, "2f"), (n + 2, "2f")])
 
 
@@ -231,3 +231,41 @@ def test_the_history_records_the_tiles_the_user_added(run_cli, tmp_path):
     rc, out, err = run_cli("history", "--db", str(db), "--json")
     assert rc == 0, err
     assert json.loads(out)[0]["corrections"] == {"add": "17=3m"}
+
+
+def test_a_missed_last_tile_of_the_row_is_not_joined_to_a_full_meld_after_it():
+    # a reviewer's case (demo boxes relabelled): the row 3m 4m 5m 6z 6z 5s 6s with its last tile, 7s,
+    # not detected, then [777s] (2222m) and 1f. `--add 8=7s` (after 6s, before the pung's first 7s)
+    # went into the full pung ([7777s], a non-winner's hand at 32 %): only a group of two of the tile
+    # (a pung short of one) takes the added tile before it; a full one leaves it at the row's end
+    import json
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_hand_finding import NTS, boxes_of
+
+    from scoring import Context
+    from vision.classes import CLASS_INDEX, NUM_CLASSES
+    from vision.classify import TileReadings
+    from vision.detect import Detections
+    from vision.io import Photo
+    from vision.pipeline import DEMO_TRUTH, read_detections
+
+    meta = json.loads(DEMO_TRUTH.read_text())
+    lab = ["3m", "4m", "5m", "6z", "6z", "5s", "6s", "7s", "7s", "7s", "7s", "0x", "2m", "2m", "0x", "1f"]
+    keep = [i for i in range(len(lab)) if i != 7]  # the row's last tile (the demo's 8p box) not detected
+    probs = np.full((len(lab), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+    for i, c in enumerate(lab):
+        probs[i, CLASS_INDEX[c]] = 0.9
+    det = Detections.make(boxes_of(meta)[keep], np.full(len(keep), 0.9),
+                          [meta["tiles"][i]["tile"] == "0x" for i in keep])
+    rd = TileReadings.make(probs[keep], [meta["tiles"][i]["pose"] for i in keep])
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    first = read_detections(photo, det, rd, NTS, Context())
+    pos = next(k + 1 for k, i in enumerate(first.order) if first.readings.codes[i] == "7s")
+    res = read_detections(photo, det, rd, NTS, Context(), additions=[(pos, "7s")])
+    assert res.reading.legal and "[777s]" in res.reading.notation and "567s" in res.reading.notation, \
+        (res.reading.notation, res.reading.problem)

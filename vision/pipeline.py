@@ -191,14 +191,15 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
 
     def before_next(prev: int, nxt: int | None, code: str) -> bool:
         # POS between two groups (of one row or two): the tile goes before the next group's first tile
-        # when it is one more of that group's tile (a pung short of a tile: --add 10=7s before 7s 7s),
-        # or when the group it would follow is a flower's (a playing tile is not put beside it: --add
-        # 2=3m after 1f); else after the previous tile (at a row's end, where a missed last tile lies)
+        # when that group is two of the tile (a pung short of one: --add 10=7s before 7s 7s; a full
+        # 777s after the row's end is not joined by a missed 7s of the row), or when the tile it would
+        # follow in the same row is a flower (a playing tile is not put beside it: --add 2=3m after
+        # 1f); else after the previous tile (at a row's end, where a missed last tile lies)
         if nxt is None:
             return False
         grp = group_of.get(nxt, [nxt])
-        return all(code_of(t) == code for t in grp) or (
-            code_of(prev) in BONUS_TILES and code not in BONUS_TILES)
+        return (len(grp) == 2 and all(code_of(t) == code for t in grp)) or (
+            code_of(prev) in BONUS_TILES and code not in BONUS_TILES and nxt in row_of.get(prev, ()))
 
     for pos, code in additions:
         n = len(numbering)
@@ -928,11 +929,11 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     if reading.legal and user and numbering is not None:
         # a tile the user set is that tile: a reading that needs it otherwise (two added 2f, one read
         # 4y to make a legal hand) contradicts what the user said
-        moved = [(numbering.index(i) + 1, readings.codes[i], reading.tiles[i]) for i in sorted(user)
+        moved = [(numbering.index(i) + 1, readings.codes[i], reading.tiles[i], i in added) for i in sorted(user)
                  if reading.roles[i] != "ignored" and reading.tiles[i] != readings.codes[i]]
-        if moved:
-            said = ", ".join(f"tile {p} = {c}" for p, c, _ in moved)
-            need = ", ".join(f"tile {p} to be {t}" for p, _, t in moved)
+        if moved:  # (added tiles named as such: their numbers are not those the user typed)
+            said = ", ".join(f"the {c} you added (tile {p})" if a else f"tile {p} = {c}" for p, c, _, a in moved)
+            need = ", ".join(f"tile {p} to be {t}" for p, _, t, _ in moved)
             raise HandError(f"the tiles you set ({said}) make no legal hand with the others: the nearest "
                             f"legal reading needs {need}; check your --fix/--add")
     if not reading.legal and user and numbering is not None and reading.problem:
@@ -965,18 +966,21 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         reading = replace(reading, notes=reading.notes + tuple(
             f"tile {numbering.index(i) + 1} ({readings.codes[i]}) added by you (--add): the detector missed it"
             for i in added))
+    out_fixed: list[tuple[int, str]] = []
     if fixes and numbering is not None:
         # a tile the user set whose box the layout left out of the hand is not counted: say so, and how
         # to count it (added after the hand's last tile: number_after_hand)
         after = number_after_hand(numbering, reading.roles)
-        out = [(pos, code) for pos, code in sorted(fixes.items()) if reading.roles[numbering[pos - 1]] == "ignored"]
+        out = out_fixed = [(pos, code) for pos, code in sorted(fixes.items())
+                           if reading.roles[numbering[pos - 1]] == "ignored"]
         reading = replace(reading, notes=reading.notes + tuple(
             f"tile {pos} (set to {code} by you) is not counted: its box was left out of the hand (a loose "
             f"tile, clutter or another player's); to count it, add it with --add {after + j}={code}"
             for j, (pos, code) in enumerate(out)))
     if added and numbering is not None:
-        # an added tile whose box landed among boxes left out of the hand is not counted either
-        after = number_after_hand(numbering, reading.roles)
+        # an added tile whose box landed among boxes left out of the hand is not counted either (the
+        # --add numbers suggested go on from those of the fixes above)
+        after = number_after_hand(numbering, reading.roles) + len(out_fixed)
         out = [(numbering.index(i) + 1, readings.codes[i]) for i in added
                if reading.roles[i] == "ignored" and numbering.index(i) + 1 not in (fixes or {})]
         reading = replace(reading, notes=reading.notes + tuple(

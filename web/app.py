@@ -676,6 +676,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             "photo": {k: j["photo"][k] for k in ("name", "width", "height", "turned")},
             "ruleset": rs.id,
             "reading": j["reading"], "legal": j["legal"], "problem": j["problem"], "confidence": j["confidence"],
+            "confidence_shown": j["confidence_shown"],
             "changed": [{"pos": c["pos"], "raw": c["from"], "tile": c["to"]} for c in j["changed"]],
             "melds": j["melds"],
             "tiles": [{**t, "fixed": t["pos"] in fixes or bool(t.get("added"))} for t in j["tiles"]],

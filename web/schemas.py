@@ -169,6 +169,8 @@ class PhotoScoreResponse(BaseModel):
     legal: bool
     problem: Optional[str] = Field(..., description="why the reading is not a legal hand")
     confidence: float
+    confidence_shown: str = Field(..., description="the confidence as the page and the command line print it "
+                                                   "(\">99%\", \"<1%\", halves rounded up)")
     changed: list[ChangedOut]
     melds: list[PhotoMeldOut]
     tiles: list[TileOut]
