@@ -106,7 +106,8 @@ def oracle_reader():
     index = json.loads(Path(os.environ["MAHJONG_TEST_TRUTH"]).read_text())
     delay = float(os.environ.get("MAHJONG_TEST_DELAY", "0") or 0)
 
-    def read(source, ruleset, context, *, winning_tile=None, exposed=None, fixes=None, options=None, **_):
+    def read(source, ruleset, context, *, winning_tile=None, exposed=None, fixes=None, options=None,
+             additions=None, **_):
         photo = load_photo(source)
         truth = index.get(pixel_key(photo.pixels))
         if truth is None:
@@ -118,7 +119,7 @@ def oracle_reader():
         det, rd = oracle_parts(photo.pixels, truth)
         rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
         return read_detections(photo, det, rd, rs, context, winning_tile=winning_tile, exposed=exposed,
-                               fixes=fixes, options=options)
+                               fixes=fixes, options=options, additions=additions)
 
     return read
 
@@ -128,3 +129,4 @@ def broken_reader():
     from vision.errors import ModelError
 
     raise ModelError("model models/detector.onnx not found (test)")
+

@@ -107,3 +107,43 @@ def test_a_fix_cell_that_does_not_fit_the_photo_is_to_be_corrected_not_the_photo
     cards = _cards(review.review_path_for(out).read_text(encoding="utf-8"))
     for k, line in (("k.jpg", 2), ("l.jpg", 3)):
         assert f"fix cell of manifest line {line}" in cards[k] and "Retake it" not in cards[k], cards[k]
+
+
+def test_a_manifests_add_cell_reaches_the_reader(tmp_path, truth):
+    # a tournament director could not add a tile the detector missed: the manifest had no add cell
+    # ("unknown column(s) 'add'") although the problem text said "--add POS=TILE". Now the add cell is
+    # read as photo --add is, a bad one is an error row whose advice names the cell; a row without it
+    # keeps the parameter hash of before (a resumed batch is not read again)
+    from vision.manifest import Defaults, make_job
+
+    d = tmp_path / "photos"
+    d.mkdir()
+    srcs = sorted(truth.glob("*.jpg"))
+    for k, name in enumerate(("a.jpg", "b.jpg")):
+        shutil.copyfile(srcs[k], d / name)
+    man = tmp_path / "m.csv"
+    man.write_text("photo,winner,add\na.jpg,yes,99=3m\nb.jpg,yes,2=9x\n")
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    # (the add cell reached the reader: read_detections refused the position)
+    rows = {r["photo"]: r for r in __import__("csv").DictReader(open(out, encoding="utf-8"))}
+    assert rows["a.jpg"]["status"].startswith("error: --add: position 99"), rows["a.jpg"]
+    assert rows["b.jpg"]["status"].startswith("error: --add"), rows["b.jpg"]
+    cards = _cards(review.review_path_for(out).read_text(encoding="utf-8"))
+    assert "add (or fix) cell of manifest line 2" in cards["a.jpg"] and "Retake it" not in cards["a.jpg"]
+    # the parameter hash: unchanged without an add cell, changed with one
+    base = make_job(d, "a.jpg", 2, {"photo": "a.jpg"}, Defaults())
+    assert base.add is None
+    assert make_job(d, "a.jpg", 2, {"photo": "a.jpg", "add": ""}, Defaults()).params("r") == base.params("r")
+    assert make_job(d, "a.jpg", 2, {"photo": "a.jpg", "add": "3=5p"}, Defaults()).params("r") != base.params("r")
+
+
+def test_a_wrong_tile_count_is_advised_the_add_cell(tmp_path):
+    # a row read "found 13 tiles …" was told to put a correction in the fix cell only
+    from vision.manifest import Defaults, make_job
+
+    job = make_job(tmp_path, "a.jpg", 4, {"photo": "a.jpg", "add": "3=5p"}, Defaults())
+    text, cmds = review.advice(job, {"status": "needs-review", "problem": "found 13 tiles in the hand (each meld "
+                                     "counts 3); a winning hand under nts has 14"})
+    assert "add cell of manifest line 4" in text and "winner cell" in text
+    assert cmds and "--add 3=5p" in cmds[0]

@@ -122,16 +122,17 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         row["error"] = path_problem(job.path) or "the file could not be read"
     else:
         from .errors import ModelError, VisionError
-        from .pipeline import least_sure_tile, parse_fixes
+        from .pipeline import least_sure_tile, parse_additions, parse_fixes
         from .record import photo_entry
 
         try:
             fixes = parse_fixes(job.fix)
+            adds = {"additions": parse_additions(job.add)} if job.add else {}  # (only then: any reader)
             ctx = job.make_context()
             # a manifest (or --winner) that says the hand won: its 13-tile photo is not read as a non-winner's
             said = {"said_won": True} if "winner" in dict(job.context) and ctx.winner else {}
             res = reader(job.path, job.ruleset, ctx, winning_tile=job.winning_tile, exposed=job.exposed,
-                         fixes=fixes, options=dict(job.options), **said)
+                         fixes=fixes, options=dict(job.options), **said, **adds)
         except ModelError as e:
             raise FatalError(_one_line(e)) from None
         except (VisionError, HandError, RulesetError) as e:
@@ -163,6 +164,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                       if r.legal and s is not None and s.allowed and r.confidence < REVIEW_BELOW else None)
             entry = photo_entry("batch", job.key, res, context=ctx, options=dict(job.options), ruleset=job.ruleset,
                                 fixes=fixes, exposed=job.exposed, winning_tile=job.winning_tile, input_sha256=sha,
+                                additions=job.add,
                                 input_label=job.path, note=f"batch photo {job.key}", status=review)
             row["history"] = json.dumps(entry, ensure_ascii=False, default=str)
     row["seconds"] = round(time.perf_counter() - t0, 4)

@@ -25,7 +25,7 @@ PHOTO_EXTS = frozenset({".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".av
 
 #: manifest columns (documented in docs/batch.md); ``photo`` is required
 MANIFEST_COLUMNS = ("photo", "ruleset", "table", "hand", "player", "seat_wind", "round_wind", "winner", "dealer",
-                    "win_by", "winning_tile", "exposed", "fix", "flags", "options", "discards", "dealer_streak")
+                    "win_by", "winning_tile", "exposed", "fix", "add", "flags", "options", "discards", "dealer_streak")
 
 #: context flags that are :class:`scoring.Context` fields rather than ruleset flags
 CONTEXT_FLAGS = {"last-tile": "last_tile", "first-turn": "first_turn", "announced-wait": "announced_wait",
@@ -67,6 +67,8 @@ class Job:
     winning_tile: str | None = None
     exposed: str | None = None
     fix: str | None = None
+    #: tiles the detector missed, as ``photo --add`` takes them (``14=5p``; the manifest's ``add`` cell)
+    add: str | None = None
     table: str = ""
     hand: str = ""
     player: str = ""
@@ -87,7 +89,8 @@ class Job:
     def params(self, reader_id: str) -> str:
         """Hash of everything that decides the score (not the labels table/hand/player)."""
         blob = json.dumps([self.ruleset, list(self.context), list(self.options), self.winning_tile, self.exposed,
-                           self.fix, self.error, reader_id], sort_keys=True, default=list)
+                           self.fix, self.error, reader_id] + ([self.add] if self.add else []),
+                          sort_keys=True, default=list)  # (no add cell: the hash of the rows made before it)
         return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
     def make_context(self):
@@ -265,7 +268,7 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     return Job(key=key, path=str(path), line=line, ruleset=cells.get("ruleset", d.ruleset),
                context=tuple(sorted(ctx.items())), options=tuple(sorted(opts.items())),
                winning_tile=cells.get("winning_tile", d.winning_tile), exposed=cells.get("exposed", d.exposed),
-               fix=cells.get("fix", d.fix), table=cells.get("table", ""), hand=cells.get("hand", ""),
+               fix=cells.get("fix", d.fix), add=cells.get("add") or None, table=cells.get("table", ""), hand=cells.get("hand", ""),
                player=cells.get("player", ""), dealer=dealer, error=error, typed=typed)
 
 #: annotated images written by ``audit`` (``NAME.audit.jpg``, ``NAME.audit-2.jpg``): not photos to score

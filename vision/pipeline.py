@@ -910,8 +910,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                     tried[0].reading, confidence=tried[0].reading.confidence * UNSAID_NON_WINNER))
                 n = ruleset.hand_size
                 extra.append(f"the hand's row shows {n} tiles: read and scored as a non-winner's hand "
-                             f"(a winning hand has {n + 1}); give --not-winner to say so, or --add the winning "
-                             f"tile if the photo missed it")
+                             f"(a winning hand has {n + 1}); give --not-winner to say so, or --add the tile the "
+                             f"photo missed (the winning tile, or one of the row)")
     if tried and not any(t.reading.legal for t in tried):
         # no region reads legal: a concealed kong's pale backs may have been read as White dragons
         # (vision.layout.blank_backs); read again with them taken as backs where that makes a legal hand

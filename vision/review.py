@@ -148,6 +148,8 @@ def photo_command(job, fix: str = "POS=TILE") -> str:
         argv += ["--winning-tile", job.winning_tile]
     if job.exposed:
         argv += ["--exposed", job.exposed]
+    if getattr(job, "add", None):
+        argv += ["--add", job.add]
     fixes = ",".join(x for x in (job.fix, fix) if x)
     argv += ["--fix", fixes, "--annotate", str(Path(job.key).with_suffix("").name) + ".check.jpg", "--no-history"]
     return shlex.join(argv)
@@ -163,6 +165,9 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     if status == "error: no such file":
         return (f"The manifest lists a photo that is not in the folder: correct the photo cell on {where} "
                 f"or add the file, {rerun}.", [])
+    if status.startswith("error:") and ("--add" in status or "you set" in status):
+        return (f"A tile in the add (or fix) cell of {where} does not fit this photo (the problem names it): "
+                f"correct or clear that cell, {rerun}. `mahjong-score photo PHOTO --annotate OUT.jpg` numbers the tiles.", [])
     if status.startswith("error:") and ("--fix" in status or "fix cell" in status):
         return (f"A correction in the fix cell of {where} does not fit this photo (the problem names it): "
                 f"correct or clear that cell, {rerun}. `mahjong-score photo PHOTO --annotate OUT.jpg` numbers the tiles.", [])
@@ -175,6 +180,11 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"and the circumstances on {where} (winner, win_by, flags, options); if a tile is misread, "
                 f"put its correction in the fix cell of {where} (e.g. 3=5p); {rerun}. To try a correction "
                 f"first:", [photo_command(job)])
+    if problem.startswith("found "):  # a tile count: a tile missed (or one too many)
+        return (f"The hand's tile count is wrong. Check the numbered tiles in the annotated reading: put a tile "
+                f"the photo missed in the add cell of {where} (e.g. 14=5p: it becomes tile 14), a misread one "
+                f"in its fix cell (e.g. 3=5p), or set the winner cell if the hand did not win; {rerun}. To "
+                f"try it first:", [photo_command(job)])
     return (f"Check the numbered tiles in the annotated reading. For each misread tile put its correction in "
             f"the fix cell of {where} (e.g. 3=5p; several: 3=5p,7=1z), {rerun}. To try a correction first:",
             [photo_command(job)])
