@@ -103,7 +103,8 @@ def _annotate(args: argparse.Namespace, res, result: AuditResult) -> Path | None
              + ("MATCH" if result.match else "MISMATCH"))
     try:
         save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                      fixed=set(fixed_detections(res.order, parse_fixes(args.fix))) | set(res.added)), path)
+                      fixed=set(fixed_detections(res.order, parse_fixes(args.fix))) | set(res.added),
+                      added=res.added), path)
     except ImageError as e:
         if explicit:
             raise UserError(str(e)) from None

@@ -52,7 +52,8 @@ def cmd_photo(args: argparse.Namespace) -> int:
         title = reading_title(res.reading)
         try:
             img = annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                           fixed=set(fixed_detections(res.order, parse_fixes(args.fix))) | set(res.added))
+                           fixed=set(fixed_detections(res.order, parse_fixes(args.fix))) | set(res.added),
+                           added=res.added)
             save(img, args.annotate)
         except ImageError as e:
             raise UserError(str(e)) from None

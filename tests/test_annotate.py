@@ -79,10 +79,17 @@ def test_fixed_tiles_are_framed_and_in_the_legend():
     img0 = annotate(res.photo.pixels, res.detections, res.reading, res.order, "t", placed=plain)
     cyan = lambda im: int(np.all(np.abs(im.astype(int) - FIXED) <= 12, axis=2).sum())
     assert cyan(img) > 50 and cyan(img0) == 0
-    assert ["fixed by you"] in [p["lines"] for p in placed if p["kind"] == "legend"]
-    assert ["fixed by you"] not in [p["lines"] for p in plain if p["kind"] == "legend"]
+    assert ["set by you"] in [p["lines"] for p in placed if p["kind"] == "legend"]
+    assert ["set by you"] not in [p["lines"] for p in plain if p["kind"] == "legend"]
     label = next(p for p in placed if p["kind"] == "tile" and p["index"] == res.order[0])
     assert label["lines"][-1] == "fixed"
+    # a tile the user added (--add) is labelled "added", not "fixed" (a new user's trial read "fixed"
+    # under a "fixed by you" legend for a tile they had typed in)
+    placed2: list[dict] = []
+    annotate(res.photo.pixels, res.detections, res.reading, res.order, "t", fixed=fixed, placed=placed2,
+             added=fixed)
+    label = next(p for p in placed2 if p["kind"] == "tile" and p["index"] == res.order[0])
+    assert label["lines"][-1] == "added"
     assert fixed_detections(res.order, {99: "1m"}) == frozenset()  # a number outside the hand: none
 
 

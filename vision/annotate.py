@@ -46,7 +46,7 @@ INK = (30, 30, 30)
 #: legend entries: (text, colour)
 LEGEND = (("concealed", COLOURS["concealed"]), ("winning", COLOURS["winning"]), ("exposed", COLOURS["exposed"]),
           ("concealed kong", COLOURS["concealed-kong"]), ("bonus", COLOURS["bonus"]),
-          ("changed by the reader", CHANGED), ("fixed by you", FIXED), ("not in the hand", COLOURS["ignored"]))
+          ("changed by the reader", CHANGED), ("set by you", FIXED), ("not in the hand", COLOURS["ignored"]))
 #: ignored boxes get their number (small, grey) when there are at most this many (a wall's dozens would
 #: bury the hand's labels); their numbers count for --fix and --add
 IGNORED_NUMBERS = 12
@@ -160,13 +160,14 @@ def reading_title(reading: Reading) -> str:
 
 def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[int, ...],
              title: str | None = None, fixed: Collection[int] = (),
-             placed: list[dict] | None = None) -> np.ndarray:
+             placed: list[dict] | None = None, added: Collection[int] = ()) -> np.ndarray:
     """A copy of ``image`` (H, W, 3) uint8 RGB with the reading drawn on it (same shape).
 
     ``order``: detection indices in display order (tile k is ``order[k-1]``, the numbers ``--fix``
     uses). ``title``: a line drawn at the top, or at the bottom when tiles lie at the top (e.g. the
     reading and its confidence). ``fixed``: detection indices whose tile the user set
-    (:func:`fixed_detections` of the ``--fix`` numbers): a cyan frame, and the legend says so.
+    (:func:`fixed_detections` of the ``--fix`` numbers, and the tiles added with ``--add``): a cyan
+    frame labelled ``fixed`` (``added`` for those in ``added``), and the legend says so.
     ``placed``: when a list is given, one dict per label drawn is appended to it: ``kind`` (tile,
     ignored — the number of a box not in the hand, when there are at most :data:`IGNORED_NUMBERS` —,
     meld, title, legend), ``index`` (detection index of a tile label, else None), ``rect`` (x0, y0,
@@ -287,7 +288,7 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
             if i in reading.changed:
                 lines.append((f"was {reading.raw[i]}", CHANGED, num_px))
             if i in fixed:
-                lines.append(("fixed", FIXED, num_px))
+                lines.append(("added" if i in added else "fixed", FIXED, num_px))
             put(_Text(lines), boxes[i], {i}, col, "above", "tile", i)
         for m, r, col in outlines:  # meld notation below its group
             put(_Text([(m.notation(), col, 0.8 * text_px)]), r, set(m.positions), col, "below", "meld", None)
