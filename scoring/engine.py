@@ -351,10 +351,12 @@ def _coerce(result: Any) -> Fired | None:
     raise TypeError(f"predicate returned {type(result).__name__}")
 
 
-def option_label(rule: Rule, ruleset: Ruleset, opts: Mapping[str, Any]) -> str:
-    """``option seat_round_wind=each, 002-04`` for a rule governed by an option."""
+def option_label(rule: Rule, ruleset: Ruleset, opts: Mapping[str, Any], quiet: tuple[str, ...] = ()) -> str:
+    """``option seat_round_wind=each, 002-04`` for a rule governed by an option (``quiet``: options
+    left out, as not deciding this line: :attr:`Fired.quiet`)."""
     names = [n for n in (rule.option, rule.value_option, rule.applies_option) if n]
     names += [k for k in rule.when if k not in names]
+    names = [n for n in names if n not in quiet]
     parts = []
     for n in names:
         o = ruleset.options[n]
@@ -604,7 +606,7 @@ def make_line(rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any],
     return _new_line(
         rule=rule.id, name=rule.label() if name is None else name, kind=rule.kind, value=v, count=n, source=rule.source,
         applies_to=rule.applies_to, detail=", ".join(f.details), with_fixed=rule.with_fixed,
-        option=option_label(rule, ruleset, opts) if label is None else label, **kw,
+        option=option_label(rule, ruleset, opts, f.quiet) if label is None or f.quiet else label, **kw,
     )
 
 
@@ -724,7 +726,7 @@ def _score_reading(hand: Hand, d: Decomposition, ruleset: Ruleset, opts: Mapping
 
 def _line(plan: _Plan, rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any]) -> Line:
     """:func:`make_line`, reusing the line made before for the same rule and firing."""
-    key = (rule.id, f.count, f.details, f.value)
+    key = (rule.id, f.count, f.details, f.value, f.quiet)
     try:
         ln = plan.lines.get(key)
     except TypeError:  # unhashable details

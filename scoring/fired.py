@@ -13,9 +13,11 @@ class Fired:
 
     ``count``: how many times the rule fires (its value is counted that often); ``details``: what
     matched (shown in the explanation); ``value``: overrides the rule's value (e.g. half of a
-    special hand's value).
+    special hand's value); ``quiet``: options of the rule that did not decide this firing (its line
+    does not cite them: a pair of dragons scores the same under ``seat_round_wind`` each or once).
     """
 
     count: int = 1
     details: tuple[str, ...] = ()
     value: float | None = None
+    quiet: tuple[str, ...] = ()

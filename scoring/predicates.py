@@ -106,14 +106,16 @@ def value_pairs(v: "View", option: str | None = "seat_round_wind", dragons: bool
     (RULINGS: ``seat_round_wind=each`` by default).
     """
     n, details = 0, []
+    double = False  # a wind both seat and round wind: only then does the option decide the line
     for m in v.pairs:
         if m.tile in DRAGONS and not dragons:
             continue
         k = _value_tile_count(v, m.tile, option)
         if k:
             n += k
+            double = double or (m.tile == v.ctx.seat_wind_tile == v.ctx.round_wind_tile)
             details.append(_meld_name(m) + (" (seat and round wind)" if k == 2 else ""))
-    return Fired(n, tuple(details)) if n else None
+    return Fired(n, tuple(details), quiet=() if double or not option else (option,)) if n else None
 
 
 def value_pungs(v: "View", option: str | None = "seat_round_wind", dragons: bool = True,
@@ -122,6 +124,7 @@ def value_pungs(v: "View", option: str | None = "seat_round_wind", dragons: bool
     n, details = 0, []
     seat, round_ = v.ctx.seat_wind_tile, v.ctx.round_wind_tile
     once = bool(option) and v.opts.get(option) == "once"
+    double = False  # a wind both seat and round wind: only then does the option decide the line
     for m in v.pungs:
         t = m.tile
         if t in DRAGONS:
@@ -138,8 +141,9 @@ def value_pungs(v: "View", option: str | None = "seat_round_wind", dragons: bool
             continue
         if k:
             n += k
+            double = double or (t in WINDS and t == seat == round_)
             details.append(_meld_name(m) + (" (seat and round wind)" if k == 2 else ""))
-    return Fired(n, tuple(details)) if n else None
+    return Fired(n, tuple(details), quiet=() if double or not option else (option,)) if n else None
 
 
 def pungs_count(v: "View", tiles: Any = "any", n: int = 1, exact: bool = False,

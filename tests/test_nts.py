@@ -692,3 +692,23 @@ def test_option_fixed_hands_fixed_or_best():
     # [555z] [666z] 777z 234m 99p win 7z: 4 + 4 + 4 (7z pung by discard, exposed) + 20 = 32 points,
     # doublings 3 → 256 < 2000
     assert nts("[555z] [666z] 777z234m99p", "7z", {"fixed_hands": "best"}).total == 2000
+
+
+def test_a_line_cites_the_option_only_when_it_decides_it():
+    # 002-04 (seat_round_wind) decides only a wind that is both seat and round wind; a new user read
+    # the demo's Green-dragon pair line "(002:12; option seat_round_wind=each, 002-04)" as if the
+    # dragon pair's value hung on it. 002:12 pair of dragons 2 points, either way
+    r = nts("234m678m345s66z [555p]", "6m")
+    assert fired(r)["value-pair"].points == 2 and "seat_round_wind" not in fired(r)["value-pair"].option
+    # a pair of East for seat E / round E: 2 × 2 = 4 points under 'each' (RULINGS), and the line says so
+    r = nts("234m678m345s11z [555p]", "6m")
+    assert fired(r)["value-pair"].points == 4 and "seat_round_wind=each" in fired(r)["value-pair"].option
+    # the same pair for seat S (round E): only the round wind, 2 points; the option decides nothing
+    r = nts("234m678m345s11z [555p]", "6m", seat_wind="S")
+    assert fired(r)["value-pair"].points == 2 and "seat_round_wind" not in fired(r)["value-pair"].option
+    # a pung of Red dragons: 002:60 one doubling, the option not cited; a pung of East for E/E: cited
+    r = nts("234m678m345s11z [777z]", "6m")
+    ln = fired(r)["value-pung"]
+    assert ln.doublings == 1 and "seat_round_wind" not in ln.option and "set_doublings_for" in ln.option
+    r = nts("234m678m345s77z [111z]", "6m")
+    assert fired(r)["value-pung"].doublings == 2 and "seat_round_wind=each" in fired(r)["value-pung"].option
