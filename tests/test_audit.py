@@ -216,3 +216,16 @@ def test_unknown_claimed_name_suggests_the_closest_rule(run_cli, tmp_path):
     rc, out, _ = run_cli("audit", *ARGS, "--claimed", "64", "--claimed-lines",
                          claim_file(tmp_path, [{"name": "lucky socks", "points": 2}]))
     assert "'lucky socks' is not a rule of nts (see `mahjong-score rules nts`)" in out
+
+
+def test_a_claimed_name_matches_without_what_the_gloss_says_in_brackets():
+    # a new user claimed {"name": "concealed kong of simples"}; the rule's gloss is "concealed kong of
+    # simples (2-8)" (002:10), and the claim was "not a rule of nts" and its kong "missing" too
+    from scoring import load_ruleset
+    from vision.audit import _names
+
+    rs = load_ruleset("nts")
+    rule = next(r for r in rs.rules if r.id == "kong-simples-concealed")
+    assert "(2-8)" in rule.gloss
+    assert "concealed kong of simples" in _names(rule.id, rule.name, rule.gloss)
+    assert "concealed kong of simples 2 8" in _names(rule.id, rule.name, rule.gloss)

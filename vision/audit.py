@@ -95,16 +95,18 @@ def _norm(text: str) -> str:
 def _names(rule_id: str, name: str, gloss: str = "") -> set[str]:
     """What a claimed ``rule``/``name`` may say for a rule: its id, its name, its English gloss, and
     either half of a name or gloss split at `` — ``, ``:`` or ``;`` (``"Vier pungs"``,
-    ``"Four Pungs"`` for ``Vier pungs — Four Pungs: 4 pungs/kongs and a pair``), normalized by
+    ``"Four Pungs"`` for ``Vier pungs — Four Pungs: 4 pungs/kongs and a pair``), each also without
+    what it says in brackets (``"concealed kong of simples"`` for ``… (2-8)``), normalized by
     :func:`_norm`."""
     out = {_norm(rule_id), _norm(rule_id.replace("-", " "))}
     for text in (name, gloss):
         if not text:
             continue
-        out.add(_norm(text))
-        for part in re.split(r"\s+[—–-]\s+|[:;]", text):
-            if _norm(part):
-                out.add(_norm(part))
+        for t in (text, re.sub(r"\([^)]*\)", " ", text)):  # with and without what is in brackets
+            out.add(_norm(t))
+            for part in re.split(r"\s+[—–-]\s+|[:;]", t):
+                if _norm(part):
+                    out.add(_norm(part))
     out.discard("")
     return out
 
