@@ -43,12 +43,16 @@ def add_table(sub: Any) -> None:
     p = sub.choices["table"]
     p.description += (" A hand may be a photo instead: --photo PLAYER=IMG (read as `photo` reads it, in "
                       "that player's seat wind, winner or not); correct a misread tile with --photo-fix "
-                      "PLAYER=POS=TILE. See docs/photo.md.")
+                      "PLAYER=POS=TILE, add a tile the photo missed with --photo-add PLAYER=POS=TILE. "
+                      "See docs/photo.md.")
     g = p.add_argument_group("photos")
     g.add_argument("--photo", action=_PhotoAction, dest="hand", metavar="PLAYER=IMG",
                    help="a player's hand as a photo, instead of --hand (in seating order with the --hand values)")
     g.add_argument("--photo-fix", action="append", default=[], metavar="PLAYER=POS=TILE[,POS=TILE]",
                    help="correct tiles of one player's photo by number, e.g. N=3=5p,7=1z (repeatable)")
+    g.add_argument("--photo-add", action="append", default=[], metavar="PLAYER=POS=TILE[,POS=TILE]",
+                   help="tiles one player's photo missed, as photo --add: e.g. N=14=5p (it becomes tile 14; "
+                        "repeatable, in order)")
     g.add_argument("--reader", default=None, help=argparse.SUPPRESS)  # MODULE:FUNCTION (tests), as batch
     notation_cmd = p.get_default("func")
     p.set_defaults(func=lambda args: cmd_table(args, notation_cmd))
@@ -70,8 +74,17 @@ def cmd_table(args: argparse.Namespace, notation_cmd: Callable[[argparse.Namespa
 
     photos = dict(_split(e, "--photo") for e in args.hand if isinstance(e, PhotoEntry))
     fixes: dict[str, dict[int, str]] = {}
-    if photos or args.photo_fix:
-        from vision.pipeline import parse_fixes
+    adds: dict[str, str] = {}
+    if photos or args.photo_fix or getattr(args, "photo_add", None):
+        from vision.pipeline import parse_additions, parse_fixes
+
+        for item in getattr(args, "photo_add", None) or []:
+            player, text = _split(item, "--photo-add")
+            if player not in photos:
+                raise UserError(f"--photo-add {item!r}: {player!r} has no --photo"
+                                + (f" (photos: {', '.join(photos)})" if photos else ""))
+            adds[player] = ",".join(x for x in (adds.get(player), text) if x)  # repeated: one after the other
+            parse_additions(adds[player])  # a malformed item is refused before any photo is read
 
         for item in args.photo_fix:
             player, text = _split(item, "--photo-fix")
@@ -87,7 +100,8 @@ def cmd_table(args: argparse.Namespace, notation_cmd: Callable[[argparse.Namespa
         if not Path(path).is_file():
             raise UserError(f"--photo {player}={path}: no such file")
     args.hand_sources = {}
-    args.hand_readers = {p: _photo_scorer(args, p, path, fixes.get(p, {})) for p, path in photos.items()}
+    args.hand_readers = {p: _photo_scorer(args, p, path, fixes.get(p, {}), adds.get(p))
+                         for p, path in photos.items()}
     return notation_cmd(args)
 
 
@@ -109,9 +123,11 @@ def _reader(spec: str | None):
     return _READERS[spec]
 
 
-def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[int, str]):
-    """``(context, winning_tile, ruleset, options) → ScoredHand`` for one player's photo; records
-    where the hand came from in ``args.hand_sources[player]``."""
+def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[int, str],
+                  adds: str | None = None):
+    """``(context, winning_tile, ruleset, options) → ScoredHand`` for one player's photo (``adds``:
+    its ``--photo-add`` items, ``"14=5p,15=6p"``); records where the hand came from in
+    ``args.hand_sources[player]``."""
 
     def score(ctx, winning_tile, rs, opts):
         from vision.decode import format_confidence
@@ -119,21 +135,27 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
 
         try:
             # the table says who won (--winner): a winner's 13-tile photo is not read as a non-winner's hand
+            from vision.pipeline import parse_additions
+
+            more = {"additions": parse_additions(adds)} if adds else {}  # (only then: any reader)
             res = _reader(args.reader)(path, rs, ctx, winning_tile=winning_tile, fixes=fixes, options=opts,
-                                       said_won=True)
+                                       said_won=True, **more)
         except VisionError as e:
             raise UserError(f"photo of {player} ({path}): {str(e).splitlines()[0]}") from None
         r = res.reading
         if not r.legal or res.scored is None:
             raise UserError(f"photo of {player} ({path}): {r.problem or 'the reading is not a legal hand'} "
-                            f"(read {r.notation}); correct a tile with --photo-fix {player}=POS=TILE "
+                            f"(read {r.notation}); correct a tile with --photo-fix {player}=POS=TILE, add a missed one with "
+                            f"--photo-add {player}=POS=TILE "
                             f"(numbers: `mahjong-score photo {path} --annotate out.jpg`) or give --hand {player}=NOTATION")
         conf = float(r.confidence)
         check = f" — below {CHECK_BELOW:.0%}: check it" if conf < CHECK_BELOW else ""
-        fixed = f", fixed {','.join(f'{k}={v}' for k, v in sorted(fixes.items()))}" if fixes else ""
+        fixed = (f", fixed {','.join(f'{k}={v}' for k, v in sorted(fixes.items()))}" if fixes else "") + (
+            f", added {adds}" if adds else "")
         args.hand_sources[player] = {
             "photo": path, "reading": r.notation, "confidence": round(conf, 4),
-            "fixes": {str(k): v for k, v in sorted(fixes.items())}, "changed": len(r.changed),
+            "fixes": {str(k): v for k, v in sorted(fixes.items())}, "added": adds or None,
+            "changed": len(r.changed),
             "text": f"photo {path}: read {r.notation} ({format_confidence(conf)} sure{fixed}){check}",
         }
         return res.scored

@@ -63,3 +63,24 @@ def test_photo_errors_are_one_line_exit_2(run_cli, truth, tmp_path):
     # repeated --photo-fix add up, and one tile set two ways is refused (the last one silently won)
     rc, _, err = run_cli(*base, "--photo", f"E={ph[0]}", "--photo-fix", "E=7=1z", "--photo-fix", "E=7=2z")
     assert rc == 2 and "E's tile 7 is given twice (7=1z and 7=2z)" in err and err.count("\n") == 1
+
+
+def test_photo_add_reaches_the_reader_and_is_reported(run_cli, truth):
+    # a table player whose photo missed a tile could only type the whole hand: the problem message
+    # said "--add POS=TILE", which table did not take. --photo-add PLAYER=POS=TILE is read as photo
+    # --add (one after the other), a player without a photo or a malformed item is refused before
+    # any photo is read, and the source line says what was added
+    ph = photos(truth)
+    base = ["table", "-r", "nts", "--winner", "E", "--reader", bf.ORACLE, "--hand", "S=147m258p369s1234z",
+            "--hand", "W=147m258p369s1234z", "--hand", "N=147m258p369s1234z", "--photo", f"E={ph[0]}"]
+    rc, _, err = run_cli(*base, "--photo-add", "S=1=5p")
+    assert rc == 2 and "--photo-add 'S=1=5p': 'S' has no --photo (photos: E)" in err
+    rc, _, err = run_cli(*base, "--photo-add", "E=1=5x")
+    assert rc == 2 and err.count("\n") == 1 and "--add" in err
+    # (the oracle's photo is whole: a position past N+1 is refused by the reader, which shows it got it)
+    rc, _, err = run_cli(*base, "--photo-add", "E=99=5p")
+    assert rc == 2 and "position 99" in err and err.count("\n") == 1
+    rc, out, err = run_cli(*base, "--photo-add", "E=1=5p", "--json")
+    err = json.loads(out)["error"]  # a whole hand with a 5p more: 15 tiles, the added one named
+    assert rc == 2 and "found 15 tiles" in err and "(your corrections: 1=5p)" in err
+    assert "add a missed one with --photo-add E=POS=TILE" in err
