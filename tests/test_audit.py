@@ -220,12 +220,15 @@ def test_unknown_claimed_name_suggests_the_closest_rule(run_cli, tmp_path):
 
 def test_a_claimed_name_matches_without_what_the_gloss_says_in_brackets():
     # a new user claimed {"name": "concealed kong of simples"}; the rule's gloss is "concealed kong of
-    # simples (2-8)" (002:10), and the claim was "not a rule of nts" and its kong "missing" too
-    from scoring import load_ruleset
-    from vision.audit import _names
+    # simples (2-8)" (002:10), and the claim was "not a rule of nts" and its kong "missing" too. Only
+    # a name one rule alone has without its brackets: "Pung hoekstenen" is both "(dicht)" and "(open)"
+    # (002:11), and took the first line scored, a second such claim overwriting the first (a review)
+    from scoring import load_ruleset, parse_hand, score_hand
+    from vision.audit import resolve_claims
 
     rs = load_ruleset("nts")
-    rule = next(r for r in rs.rules if r.id == "kong-simples-concealed")
-    assert "(2-8)" in rule.gloss
-    assert "concealed kong of simples" in _names(rule.id, rule.name, rule.gloss)
-    assert "concealed kong of simples 2 8" in _names(rule.id, rule.name, rule.gloss)
+    scored = score_hand(parse_hand("111s234m567p55m [999p]", winning_tile="4m"), rs)
+    got = resolve_claims([{"name": "concealed kong of simples", "points": 16},
+                          {"name": "Pung hoekstenen", "points": 8},
+                          {"name": "Pung hoekstenen (dicht)", "points": 8}], rs, scored)
+    assert [c.rule for c in got] == ["kong-simples-concealed", None, "pung-terminals-concealed"]

@@ -712,3 +712,15 @@ def test_a_line_cites_the_option_only_when_it_decides_it():
     assert ln.doublings == 1 and "seat_round_wind" not in ln.option and "set_doublings_for" in ln.option
     r = nts("234m678m345s77z [111z]", "6m")
     assert fired(r)["value-pung"].doublings == 2 and "seat_round_wind=each" in fired(r)["value-pung"].option
+
+
+
+def test_a_line_made_for_one_seat_is_not_reused_for_another():
+    # the line cache (scoring.engine._line) keys on the options a firing leaves quiet: under 'once'
+    # a pair of East counts 2 for seat S and for seat E alike (002:12, 002-04 once), but only the
+    # second line is decided by the option (East both seat and round wind)
+    r1 = nts("234m678m345s11z [555p]", "6m", {"seat_round_wind": "once"}, seat_wind="S")
+    r2 = nts("234m678m345s11z [555p]", "6m", {"seat_round_wind": "once"})
+    assert fired(r1)["value-pair"].points == fired(r2)["value-pair"].points == 2
+    assert "seat_round_wind" not in fired(r1)["value-pair"].option
+    assert "seat_round_wind=once" in fired(r2)["value-pair"].option

@@ -146,4 +146,8 @@ def test_a_wrong_tile_count_is_advised_the_add_cell(tmp_path):
     text, cmds = review.advice(job, {"status": "needs-review", "problem": "found 13 tiles in the hand (each meld "
                                      "counts 3); a winning hand under nts has 14"})
     assert "add cell of manifest line 4" in text and "winner cell" in text
-    assert cmds and "--add 3=5p" in cmds[0]
+    assert cmds and "--add 3=5p,POS=TILE" in cmds[0] and "--fix" not in cmds[0]
+    # a winner's row of 13 read as a non-winner's hand (no winner cell) is a tile count as well
+    text, _ = review.advice(job, {"status": "needs-review", "problem": "confidence 46% below 80%; the hand's "
+                                  "row shows 13 tiles: read and scored as a non-winner's hand"})
+    assert "add cell of manifest line 4" in text

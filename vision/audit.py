@@ -92,21 +92,23 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[^\w\s]+|_", " ", text.lower())).strip()
 
 
-def _names(rule_id: str, name: str, gloss: str = "") -> set[str]:
+def _names(rule_id: str, name: str, gloss: str = "", bare: bool = False) -> set[str]:
     """What a claimed ``rule``/``name`` may say for a rule: its id, its name, its English gloss, and
     either half of a name or gloss split at `` — ``, ``:`` or ``;`` (``"Vier pungs"``,
-    ``"Four Pungs"`` for ``Vier pungs — Four Pungs: 4 pungs/kongs and a pair``), each also without
-    what it says in brackets (``"concealed kong of simples"`` for ``… (2-8)``), normalized by
-    :func:`_norm`."""
-    out = {_norm(rule_id), _norm(rule_id.replace("-", " "))}
+    ``"Four Pungs"`` for ``Vier pungs — Four Pungs: 4 pungs/kongs and a pair``), normalized by
+    :func:`_norm`; ``bare``: those of the name and gloss without what they say in brackets
+    (``"concealed kong of simples"`` for ``… (2-8)``) — which often tells two rules apart
+    (``Pung hoekstenen (dicht)`` / ``(open)``), so :func:`resolve_claims` takes them only when one
+    rule alone has that name."""
+    out = set() if bare else {_norm(rule_id), _norm(rule_id.replace("-", " "))}
     for text in (name, gloss):
         if not text:
             continue
-        for t in (text, re.sub(r"\([^)]*\)", " ", text)):  # with and without what is in brackets
-            out.add(_norm(t))
-            for part in re.split(r"\s+[—–-]\s+|[:;]", t):
-                if _norm(part):
-                    out.add(_norm(part))
+        t = re.sub(r"\([^)]*\)", " ", text) if bare else text
+        out.add(_norm(t))
+        for part in re.split(r"\s+[—–-]\s+|[:;]", t):
+            if _norm(part):
+                out.add(_norm(part))
     out.discard("")
     return out
 
@@ -197,6 +199,9 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
                 if key in _names(r.id, r.name, r.gloss) | {_norm(r.label())}:
                     rid = r.id
                     break
+        if rid is None:  # the name without what a rule's name says in brackets, when one rule alone has it
+            hits = {r.id for r in rs.rules if key in _names(r.id, r.name, r.gloss, bare=True)}
+            rid = hits.pop() if len(hits) == 1 else None
         amounts = {a: float(ln[a]) for a in _AMOUNTS if a in ln}
         if "limit" in ln and isinstance(ln["limit"], (int, float)) and not isinstance(ln["limit"], bool):
             amounts["fixed"] = float(ln["limit"])

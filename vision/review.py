@@ -125,9 +125,10 @@ def _cached_images(con: sqlite3.Connection, jobs_rows: Sequence[tuple[Any, Mappi
 
 
 # ------------------------------------------------------------------------------ advice
-def photo_command(job, fix: str = "POS=TILE") -> str:
+def photo_command(job, fix: str = "POS=TILE", add: str = "") -> str:
     """The ``mahjong-score photo`` command that reads this photo as the batch did, with ``--fix``
-    (to try a correction) and ``--annotate`` (to see the numbered tiles)."""
+    (to try a correction), ``--add`` (``add``: to try a missed tile) and ``--annotate`` (to see the
+    numbered tiles)."""
     ctx = dict(job.context)
     argv = ["mahjong-score", "photo", job.path, "-r", job.ruleset, "--seat-wind", ctx.get("seat_wind", "E"),
             "--round-wind", ctx.get("round_wind", "E")]
@@ -148,10 +149,13 @@ def photo_command(job, fix: str = "POS=TILE") -> str:
         argv += ["--winning-tile", job.winning_tile]
     if job.exposed:
         argv += ["--exposed", job.exposed]
-    if getattr(job, "add", None):
-        argv += ["--add", job.add]
+    adds = ",".join(x for x in (getattr(job, "add", None), add) if x)
+    if adds:
+        argv += ["--add", adds]
     fixes = ",".join(x for x in (job.fix, fix) if x)
-    argv += ["--fix", fixes, "--annotate", str(Path(job.key).with_suffix("").name) + ".check.jpg", "--no-history"]
+    if fixes:
+        argv += ["--fix", fixes]
+    argv += ["--annotate", str(Path(job.key).with_suffix("").name) + ".check.jpg", "--no-history"]
     return shlex.join(argv)
 
 
@@ -180,11 +184,12 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"and the circumstances on {where} (winner, win_by, flags, options); if a tile is misread, "
                 f"put its correction in the fix cell of {where} (e.g. 3=5p); {rerun}. To try a correction "
                 f"first:", [photo_command(job)])
-    if problem.startswith("found "):  # a tile count: a tile missed (or one too many)
+    if problem.startswith("found ") or "row shows" in problem:  # a tile count: a tile missed, or one
+        # too many (a winner's row of 13 read as a non-winner's hand says "the hand's row shows 13 tiles")
         return (f"The hand's tile count is wrong. Check the numbered tiles in the annotated reading: put a tile "
                 f"the photo missed in the add cell of {where} (e.g. 14=5p: it becomes tile 14), a misread one "
                 f"in its fix cell (e.g. 3=5p), or set the winner cell if the hand did not win; {rerun}. To "
-                f"try it first:", [photo_command(job)])
+                f"try it first:", [photo_command(job, fix="", add="POS=TILE")])
     return (f"Check the numbered tiles in the annotated reading. For each misread tile put its correction in "
             f"the fix cell of {where} (e.g. 3=5p; several: 3=5p,7=1z), {rerun}. To try a correction first:",
             [photo_command(job)])
