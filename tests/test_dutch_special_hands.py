@@ -612,3 +612,17 @@ def test_unknown_flag():
 def test_wrong_tile_count():
     with pytest.raises(HandError, match="needs 14 tiles"):
         score("123456789m234m2z")
+
+
+def test_the_round_wind_pung_cites_seat_round_wind_only_when_it_is_the_seat_wind():
+    # 000:173 pung of the round wind, 1 doubling; 000-24 (seat_round_wind) decides it only when the
+    # round wind is also the seat wind (under 'once' it then does not count, 000:172 having counted it)
+    from scoring import Context, parse_hand, score_hand
+
+    def line(seat):
+        r = score_hand(parse_hand("234m678m345s66z [111z]", winning_tile="6m", context=Context(seat_wind=seat)),
+                       "dutch-special-hands")
+        return next(ln for ln in r.lines if ln.rule == "round-wind-pung")
+
+    assert line("S").doublings == 1 and "seat_round_wind" not in line("S").option
+    assert "seat_round_wind=each" in line("E").option

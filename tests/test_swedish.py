@@ -566,3 +566,21 @@ def test_fines_payments_sum_to_the_winners_score(scores, winner, east, quarters)
         for p in players:
             if p not in (w, players[east]):
                 assert amounts.get(p, 0) in (total // 4, total // 4 + 1)
+
+
+def test_a_line_cites_the_wind_options_only_when_they_decide_it():
+    # 003-04 / 003-07 decide only a wind that is both own and round wind (a review of the session that
+    # made nts cite 002-04 so): a pair of Green dragons (003:4, 2 points) and a pung of East for seat S,
+    # round E (003:23-26, 1 doubling) cite neither; the same pung for seat E counts 2 and cites 003-07
+    from scoring import Context, parse_hand, score_hand
+
+    def lines(seat):
+        r = score_hand(parse_hand("234m678m345s66z [111z]", winning_tile="6m", context=Context(seat_wind=seat)),
+                       "swedish")
+        return {ln.rule: ln for ln in r.lines}
+
+    s = lines("S")
+    assert s["pair"].points == 2 and "seat_round_wind_pair" not in s["pair"].option
+    assert s["value-pung"].doublings == 1 and "seat_round_wind_pung" not in s["value-pung"].option
+    e = lines("E")
+    assert e["value-pung"].doublings == 2 and "seat_round_wind_pung=each" in e["value-pung"].option

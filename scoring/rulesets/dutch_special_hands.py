@@ -669,13 +669,19 @@ def value_pairs_000(v: "View") -> Any:
     return value_pairs(v, option="seat_round_wind")
 
 
-def round_wind_pungs(v: "View") -> list[str]:
+def round_wind_pungs(v: "View") -> Any:
     """Pungs/kongs of the round wind (000:173); under ``seat_round_wind=once`` not when it is also
-    the seat wind (that pung already has the own-wind doubling, 000:172)."""
+    the seat wind (that pung already has the own-wind doubling, 000:172). The line cites the option
+    only when the round wind is the seat wind (:attr:`scoring.fired.Fired.quiet`)."""
+    from ..fired import Fired
+
     rw = v.ctx.round_wind_tile
     if v.opts["seat_round_wind"] == "once" and rw == v.ctx.seat_wind_tile:
         return []
-    return ["".join(t[0] for t in m.tiles) + m.tile[1] for m in v.pungs if m.tile == rw]
+    found = tuple("".join(t[0] for t in m.tiles) + m.tile[1] for m in v.pungs if m.tile == rw)
+    if not found:
+        return None
+    return Fired(len(found), found, quiet=() if rw == v.ctx.seat_wind_tile else ("seat_round_wind",))
 
 
 def own_bonus_000(v: "View") -> list[str]:

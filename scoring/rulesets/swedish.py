@@ -81,17 +81,19 @@ def scoring_pairs(v: "View") -> Any:
     from ..engine import Fired
 
     n, details = 0, []
+    double = False  # a wind both own and round wind: only then does the option decide the line
     for m in v.pairs:
         k = _wind_roles(v, m.tile)
         if not k:
             continue
         if v.opts["pair_by_discard"] == "zero" and not m.concealed:
             continue
+        double = double or k == 2
         if v.opts["seat_round_wind_pair"] == "once":
             k = 1
         n += k
         details.append(_name(m) + (" (own and round wind)" if k == 2 else ""))
-    return Fired(n, tuple(details)) if n else None
+    return Fired(n, tuple(details), quiet=() if double else ("seat_round_wind_pair",)) if n else None
 
 
 # ------------------------------------------------------------------------- Mahjongpoäng (003:10-21)
@@ -132,15 +134,17 @@ def value_pungs(v: "View") -> Any:
 
     mode = v.opts["seat_round_wind_pung"]
     n, details = 0, []
+    double = False  # a wind both own and round wind: only then does the option decide the line
     for m in v.pungs:
         k = _wind_roles(v, m.tile)
         if not k:
             continue
+        double = double or k == 2
         if k == 2 and (mode == "once" or (mode == "sitting-wind" and not is_sitting_wind(v))):
             k = 1
         n += k
         details.append(_name(m) + (" (own and round wind: 2)" if k == 2 else ""))
-    return Fired(n, tuple(details)) if n else None
+    return Fired(n, tuple(details), quiet=() if double else ("seat_round_wind_pung",)) if n else None
 
 
 def _complete_series(v: "View") -> list[tuple[str, ...]]:
