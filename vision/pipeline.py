@@ -218,16 +218,16 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             if prev is not None and not short_kong(prev):
                 prev = None  # it joins the kong that follows
         joins = True  # the new box touches its neighbour: it joins that neighbour's group
+        ahead = prev is not None and before_next(prev, nxt, code) and nxt not in group_of.get(prev, ())
         if n == 0:  # nothing detected: the first added tile starts the row
             ref, c = None, np.array(ALONE_AT) + np.array(ALONE_TILE) / 2
-        elif prev is not None and nxt is not None and nxt in row_of.get(prev, ()) \
-                and not (before_next(prev, nxt, code) and nxt not in group_of.get(prev, ())):
+        elif prev is not None and nxt is not None and nxt in row_of.get(prev, ()) and not ahead:
             d = centre(nxt) - centre(prev)
             s = float(np.hypot(*step(prev)))
             gap = float(np.hypot(*d))
             # a gap where the tile is missing: one tile step on from prev; touching tiles: between them
             ref, c = prev, (centre(prev) + d * (s / gap) if gap >= 1.5 * s > 0 else (centre(prev) + centre(nxt)) / 2)
-        elif prev is not None and not before_next(prev, nxt, code):
+        elif prev is not None and not ahead:
             # past a row's end; past a face-down tile (a concealed kong's end) with a gap, so that the
             # tile is not read as a fifth tile of the kong (unless it is the kong's own)
             joins = back or not is_back(prev)
@@ -966,34 +966,29 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         reading = replace(reading, notes=reading.notes + tuple(
             f"tile {numbering.index(i) + 1} ({readings.codes[i]}) added by you (--add): the detector missed it"
             for i in added))
-    out_fixed: list[tuple[int, str]] = []
-    if fixes and numbering is not None:
-        # a tile the user set whose box the layout left out of the hand is not counted: say so, and how
-        # to count it (added after the hand's last tile: number_after_hand)
+    if (fixes or added) and numbering is not None:
+        # a tile the user set, or added, whose box the layout left out of the hand is not counted: say
+        # so, and how to count it (added after the hand's last tile: number_after_hand; the numbers
+        # suggested go on from one note to the next)
         after = number_after_hand(numbering, reading.roles)
-        out = out_fixed = [(pos, code) for pos, code in sorted(fixes.items())
-                           if reading.roles[numbering[pos - 1]] == "ignored"]
+        out_fixed = [(pos, code) for pos, code in sorted((fixes or {}).items())
+                     if reading.roles[numbering[pos - 1]] == "ignored"]
+        out_added = [(numbering.index(i) + 1, readings.codes[i]) for i in added
+                     if reading.roles[i] == "ignored" and numbering.index(i) + 1 not in (fixes or {})]
         reading = replace(reading, notes=reading.notes + tuple(
             f"tile {pos} (set to {code} by you) is not counted: its box was left out of the hand (a loose "
             f"tile, clutter or another player's); to count it, add it with --add {after + j}={code}"
-            for j, (pos, code) in enumerate(out)))
-    if added and numbering is not None:
-        # an added tile whose box landed among boxes left out of the hand is not counted either (the
-        # --add numbers suggested go on from those of the fixes above)
-        after = number_after_hand(numbering, reading.roles) + len(out_fixed)
-        out = [(numbering.index(i) + 1, readings.codes[i]) for i in added
-               if reading.roles[i] == "ignored" and numbering.index(i) + 1 not in (fixes or {})]
-        reading = replace(reading, notes=reading.notes + tuple(
+            for j, (pos, code) in enumerate(out_fixed)) + tuple(
             f"tile {pos} ({code}, added by you) is not counted: its place lies among boxes left out of the "
-            f"hand; to count it, add it in the hand's row instead (after its last tile: --add {after + j}={code})"
-            for j, (pos, code) in enumerate(out)))
+            f"hand; to count it, add it in the hand's row instead (after its last tile: --add "
+            f"{after + len(out_fixed) + j}={code})"
+            for j, (pos, code) in enumerate(out_added)))
     if (fixes or additions) and shown_roles is not None and numbering is not None:
         # tiles of the hand as first read that the corrections left out (three 1m added to a full hand:
         # the legal reading drops the exposed pung) are named, and the reading flagged for review
-        fixed_at = {numbering[pos - 1] for pos in (fixes or {})}
         dropped = sorted(numbering.index(i) + 1 for i, r in enumerate(shown_roles)
                          if r != "ignored" and i < len(reading.roles) and reading.roles[i] == "ignored"
-                         and i not in fixed_at)
+                         and i not in user)
         if dropped and reading.legal:  # (a reading that is not legal says what is wrong instead)
             why = "the hand reads legal only without them"
             reading = replace(reading, confidence=reading.confidence * DROPPED_BY_EDIT, notes=reading.notes + (

@@ -169,12 +169,12 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     if status == "error: no such file":
         return (f"The manifest lists a photo that is not in the folder: correct the photo cell on {where} "
                 f"or add the file, {rerun}.", [])
-    if status.startswith("error:") and ("--add" in status or "you set" in status):
-        return (f"A tile in the add (or fix) cell of {where} does not fit this photo (the problem names it): "
-                f"correct or clear that cell, {rerun}. `mahjong-score photo PHOTO --annotate OUT.jpg` numbers the tiles.", [])
-    if status.startswith("error:") and ("--fix" in status or "fix cell" in status):
-        return (f"A correction in the fix cell of {where} does not fit this photo (the problem names it): "
-                f"correct or clear that cell, {rerun}. `mahjong-score photo PHOTO --annotate OUT.jpg` numbers the tiles.", [])
+    cell = ("add (or fix) cell" if "--add" in status or "you set" in status else
+            "fix cell" if "--fix" in status or "fix cell" in status else None)
+    if status.startswith("error:") and cell:  # a correction that does not fit: the cell, not the photo
+        what = "A tile in the" if cell.startswith("add") else "A correction in the"
+        return (f"{what} {cell} of {where} does not fit this photo (the problem names it): correct or clear "
+                f"that cell, {rerun}. `mahjong-score photo PHOTO --annotate OUT.jpg` numbers the tiles.", [])
     if status.startswith("error:"):
         return ("The photo could not be scored. Retake it (the whole hand in the frame, tiles face up; see "
                 "docs/photo.md), or score the hand from notation with `mahjong-score hand`; " + rerun + ".", [])
