@@ -151,3 +151,27 @@ def test_a_wrong_tile_count_is_advised_the_add_cell(tmp_path):
     text, _ = review.advice(job, {"status": "needs-review", "problem": "confidence 46% below 80%; the hand's "
                                   "row shows 13 tiles: read and scored as a non-winner's hand"})
     assert "add cell of manifest line 4" in text
+
+
+def test_the_review_picture_is_read_as_the_batch_read_the_row(tmp_path, truth):
+    # the review page's annotated reading was made without the row's add cell and without said_won,
+    # so a row read with its added tile (or as a winner's 13 tiles) was pictured otherwise; both now
+    # take vision.manifest.Job.reader_kwargs
+    from vision.manifest import Defaults, make_job
+
+    src = sorted(truth.glob("*.jpg"))[0]
+    shutil.copyfile(src, tmp_path / "a.jpg")
+    job = make_job(tmp_path, "a.jpg", 2, {"photo": "a.jpg", "winner": "yes", "fix": "1=1m", "add": "99=3m"},
+                   Defaults())
+    kw = job.reader_kwargs()
+    assert kw["said_won"] is True and kw["additions"] == [(99, "3m")] and kw["fixes"] == {1: "1m"}
+    assert "additions" not in make_job(tmp_path, "a.jpg", 2, {"photo": "a.jpg"}, Defaults()).reader_kwargs()
+    seen = []
+
+    def reader(path, ruleset, context, **given):
+        seen.append(given)
+        raise ValueError("stop here")
+
+    thumb, picture, note = review._images(job, reader)
+    assert thumb is not None and picture is None and "stop here" in note
+    assert seen == [kw]

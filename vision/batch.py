@@ -122,17 +122,14 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         row["error"] = path_problem(job.path) or "the file could not be read"
     else:
         from .errors import ModelError, VisionError
-        from .pipeline import least_sure_tile, parse_additions, parse_fixes
+        from .pipeline import least_sure_tile
         from .record import photo_entry
 
         try:
-            fixes = parse_fixes(job.fix)
-            adds = {"additions": parse_additions(job.add)} if job.add else {}  # (only then: any reader)
+            kw = job.reader_kwargs()
+            fixes = kw["fixes"]
             ctx = job.make_context()
-            # a manifest (or --winner) that says the hand won: its 13-tile photo is not read as a non-winner's
-            said = {"said_won": True} if "winner" in dict(job.context) and ctx.winner else {}
-            res = reader(job.path, job.ruleset, ctx, winning_tile=job.winning_tile, exposed=job.exposed,
-                         fixes=fixes, options=dict(job.options), **said, **adds)
+            res = reader(job.path, job.ruleset, ctx, **kw)
         except ModelError as e:
             raise FatalError(_one_line(e)) from None
         except (VisionError, HandError, RulesetError) as e:

@@ -93,6 +93,22 @@ class Job:
                           sort_keys=True, default=list)  # (no add cell: the hash of the rows made before it)
         return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
+    def reader_kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of the photo reader (:mod:`vision.batch`'s reader interface) that
+        read this photo as the batch does: winning tile, exposed melds, fixes, options; ``said_won``
+        when the row says the hand won (its 13-tile photo is not read as a non-winner's); the added
+        tiles only when there are some (so any reader takes the rest). Raises HandError for a bad
+        fix or add cell."""
+        from .pipeline import parse_additions, parse_fixes
+
+        kw: dict[str, Any] = {"winning_tile": self.winning_tile, "exposed": self.exposed,
+                              "fixes": parse_fixes(self.fix), "options": dict(self.options)}
+        if dict(self.context).get("winner"):
+            kw["said_won"] = True
+        if self.add:
+            kw["additions"] = parse_additions(self.add)
+        return kw
+
     def make_context(self):
         from scoring import Context
 

@@ -77,17 +77,17 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
         return thumb, None, "not read (the manifest row cannot be used)"
     if reader is None:
         return thumb, None, "no annotated reading: the photo reader is not available"
-    from .pipeline import parse_fixes
-
-    try:
-        fixes = parse_fixes(job.fix)
-        res = reader(job.path, job.ruleset, job.make_context(), winning_tile=job.winning_tile,
-                     exposed=job.exposed, fixes=fixes, options=dict(job.options))
+    try:  # read as the batch read it (vision.manifest.Job.reader_kwargs): with its added tiles too
+        kw = job.reader_kwargs()
+        fixes = kw["fixes"]
+        res = reader(job.path, job.ruleset, job.make_context(), **kw)
     except Exception as e:  # (VisionError, HandError, …: the row's own error says what happened)
         return thumb, None, f"no annotated reading: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
     r = res.reading
     title = reading_title(r)
-    img = annotate(res.photo.pixels, res.detections, r, res.order, title, fixed=fixed_detections(res.order, fixes))
+    added = getattr(res, "added", ())
+    img = annotate(res.photo.pixels, res.detections, r, res.order, title,
+                   fixed=set(fixed_detections(res.order, fixes)) | set(added), added=added)
     return thumb, _jpeg(img, ANNOTATED_SIDE), None
 
 
