@@ -364,6 +364,12 @@ def train_detector(data: Path, epochs: int, imgsz: int, resume: bool, arch: str 
     return run_dir / "weights" / "best.pt"
 
 
+def detector_description(data: Path) -> str:
+    """The exported detector's ``description`` metadata: the data set's folder name, never its path
+    on the machine that trained it."""
+    return f"Ultralytics YOLOv8n model trained on {Path(data).name} (renders of datasets.synth; see MODEL_CARD.md)"
+
+
 def export_detector(weights: Path, data: Path, imgsz: int, out: Path = MODELS / "detector.onnx",
                     version: str = VERSION) -> Path:
     """Export detector weights to ONNX per the model contract and write its metadata."""
@@ -381,6 +387,8 @@ def export_detector(weights: Path, data: Path, imgsz: int, out: Path = MODELS / 
         "data_hash": data_hash(*([data / "labels"] if (data / "labels").exists()
                                  else sorted(data.parent.glob(f"{data.name}-*/labels")))),
         "trained": _today(), "classes_json": json.dumps([names[i] for i in sorted(names)]),
+        # ultralytics writes the data file's full path here: a path of the training machine
+        "description": detector_description(data),
     })
     CHECKPOINTS.mkdir(parents=True, exist_ok=True)
     _save_small_checkpoint(weights, CHECKPOINTS / "detector.pt")

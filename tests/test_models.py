@@ -137,3 +137,18 @@ def test_the_committed_models_read_each_shared_photo_as_labelled(photo, run_cli)
     assert rc == 0, err
     got = Counter(t["tile"] for t in json.loads(out)["tiles"] if t["role"] != "ignored")
     assert got == want, (sorted(got.elements()), sorted(want.elements()))
+
+
+@pytest.mark.parametrize("path", [DET, CLS], ids=["detector", "classifier"])
+def test_no_metadata_names_a_path_of_the_training_machine(path):
+    # ultralytics writes "Ultralytics YOLOv8n model trained on /<the training machine's path>/data.yaml"
+    # into the exported detector's description; datasets.train.export_detector now writes the data
+    # set's folder name instead (datasets.train.detector_description)
+    import re
+
+    from datasets.train import detector_description
+
+    bad = {k: v for k, v in _meta(_session(path)).items() if re.search(r"(^|[\s'\"(])/[A-Za-z]", v)}
+    assert not bad, bad
+    assert detector_description(Path("/somewhere/synth-v3-det")).endswith(
+        "trained on synth-v3-det (renders of datasets.synth; see MODEL_CARD.md)")
