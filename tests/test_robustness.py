@@ -62,6 +62,23 @@ def test_non_finite_detector_outputs_are_dropped_where_the_output_is_decoded():
     assert sorted(np.round(det.boxes[:, 0]).astype(int).tolist()) == [100, 300]
 
 
+def test_a_crowded_photo_keeps_every_tile_whose_candidates_score_low():
+    """Found on a calibration render of 42 tiles: about 400 candidate boxes over 0.25, and OpenCV's
+    ``top_k`` (given ``max_det`` 300) kept only the best 300 *before* NMS, so a tile whose candidates
+    all scored lower got no box at all. Here 60 tiles with 6 candidates each at 0.9 (360), then one
+    tile apart with 6 candidates at 0.5: all 61 tiles must come out."""
+    W, H = 1600, 1200
+    sure = [[20 + 26 * k, 40, 20 + 26 * k + 24, 72] for k in range(60)]
+    rows = []
+    for r in _yolo_rows(sure, (W, H), 416):
+        rows += [[r[0] + 0.1 * d, r[1], r[2], r[3], 0.9 - 0.01 * d, 0.0] for d in range(6)]
+    weak = _yolo_rows([[700, 800, 760, 880]], (W, H), 416)[0]
+    rows += [[weak[0] + 0.1 * d, weak[1], weak[2], weak[3], 0.5 - 0.01 * d, 0.0] for d in range(6)]
+    det = _fake_detector(rows)(np.zeros((H, W, 3), np.uint8))
+    assert len(det) == 61
+    assert any(abs(b[0] - 700) < 10 and abs(b[1] - 800) < 10 for b in det.boxes), det.boxes[-3:]
+
+
 def test_a_nan_detection_never_reaches_the_confidence():
     from vision.classify import load_classifier
     from vision.pipeline import read_photo, to_json

@@ -26,6 +26,10 @@ CONF_THRESHOLD = 0.25
 #: NMS IoU: two distinct tiles of a hand never overlap more than IoU 0.29 in the renders' exact boxes
 #: (26 245 pairs), so 0.4 keeps every tile and removes the duplicate boxes a weak detector makes
 IOU_THRESHOLD = 0.4
+#: the most boxes kept *after* NMS (ultralytics' ``max_det``). NMS itself sees every candidate over
+#: ``conf``: OpenCV's ``top_k`` would cut the candidates *before* suppression, and a 42-tile layout
+#: gives about 400 candidates over 0.25 (several per tile), so a tile whose candidates all scored
+#: below the 300th was lost with no box at all (three of six calibration renders)
 MAX_DETECTIONS = 300
 
 
@@ -130,7 +134,8 @@ def decode(output: np.ndarray, lb: Letterbox, image_size: tuple[int, int], names
 
     Drops predictions with a non-finite (NaN, ±inf) box coordinate or class score, then keeps those
     whose best class score ≥ ``conf``; class-agnostic NMS at IoU ``iou`` with
-    :func:`cv2.dnn.NMSBoxes`; at most ``max_det``, best first; boxes clipped to ``image_size``
+    :func:`cv2.dnn.NMSBoxes` over all of them (no ``top_k`` cut before suppression); then at most
+    ``max_det``, best first; boxes clipped to ``image_size``
     (width, height). Raises :class:`ModelError` when the output shape does not match ``names``.
     """
     out = np.asarray(output)
@@ -152,7 +157,7 @@ def decode(output: np.ndarray, lb: Letterbox, image_size: tuple[int, int], names
     pred, cls, score = pred[keep], cls[keep], score[keep]
     cx, cy, w, h = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]
     xywh = np.stack([cx - w / 2, cy - h / 2, w, h], 1)
-    idx = cv2.dnn.NMSBoxes(xywh.tolist(), score.tolist(), conf, iou, top_k=max_det)
+    idx = cv2.dnn.NMSBoxes(xywh.tolist(), score.tolist(), conf, iou)
     idx = np.asarray(idx, dtype=np.int64).reshape(-1)
     idx = idx[np.argsort(-score[idx], kind="stable")][:max_det]
     xyxy = np.concatenate([xywh[idx, :2], xywh[idx, :2] + xywh[idx, 2:]], 1)
