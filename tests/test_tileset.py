@@ -63,6 +63,7 @@ def photos(tmp_path_factory):
     np.random.default_rng(5).shuffle(order)
     save("shuffled", calibration_render(ts, 902, order))
     save("plain", calibration_render(tile_set(1), 903))
+    save("slant", calibration_render(ts, 1900))  # a slanted view: the near row's tiles ~2x the far row's
     out["tests"] = test_renders(ts, 900, 4)
     blank = d / "blank.png"
     Image.new("RGB", (640, 480), (40, 110, 70)).save(blank)
@@ -350,6 +351,40 @@ def test_boxes_off_the_layout_and_face_down_boxes_are_left_out(photos, _tilesets
     msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "x", "--tiles", "123m")
     assert "found 42 face tiles in the layout's rows (4 face-down or stray box(es) off the rows left out), " \
            "--tiles needs 3" in msg, msg
+
+
+def test_a_slanted_calibration_photo_keeps_its_near_tiles(photos, _tilesets):
+    """Seen from a slant, the near row's 1f was 1.61x the median tile (185 against 115 px wide), left
+    out as "off the layout" by the median rule, and the photo was refused ("found 41 face tiles").
+    The tile size is now a plane over the photo (vision.tileset.tile_size_at)."""
+    from vision.tileset import calibrate
+
+    cal = calibrate([photos["slant"]], "slant")
+    assert cal.photos[0].left_out == 0
+    assert cal.profile.codes == tuple(CLASS_NAMES[:42])
+
+
+def test_tile_size_follows_the_photo_and_finds_the_odd_box():
+    from vision.detect import Detections
+    from vision.tileset import off_layout, tile_size_at
+
+    # 5 rows of 8 tiles, 60 px wide at the top growing to 130 px at the bottom (a slanted view)
+    boxes = []
+    for r in range(5):
+        w = 60 + 17.5 * r
+        y = 40 + sum(1.45 * (60 + 17.5 * k) for k in range(r))
+        boxes += [[20 + 1.1 * w * c, y, 20 + 1.1 * w * c + w, y + 1.35 * w] for c in range(8)]
+    # a speck, and a box 150 px wide beside the 60-px top row: 1.6x the median tile, 2.5x its row's
+    stray = [[1500, 40, 1520, 60], [560, 30, 710, 230]]
+    det = Detections.make(np.array(boxes + stray, np.float32))
+    off = off_layout(det)
+    assert not off[:40].any() and off[40:].all()
+    sides = np.sort(np.asarray(det.sizes, np.float64), 1)
+    size = tile_size_at(sides, np.asarray(det.centres, np.float64), np.ones(len(det), bool))
+    assert abs(size[0, 0] - 60) < 6 and abs(size[39, 0] - 130) < 13  # the fit, not the median (~95)
+    # few tiles: the median everywhere
+    few = tile_size_at(sides[:5], np.asarray(det.centres, np.float64)[:5], np.ones(5, bool))
+    assert np.allclose(few, np.median(sides[:5], 0))
 
 
 def test_a_profile_of_another_classifier_is_reembedded_or_refused(photos, _tilesets):

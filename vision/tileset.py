@@ -72,10 +72,15 @@ ORDER_MIN = 0.3
 MAX_DROP = 2
 OVERLAP_DROP = 0.5
 #: a box of a calibration photo is off the layout (background: a false box on the cloth or a photo's
-#: edge) when a side of it (long or short) is more than ODD_SIZE times the median face tile's, or less
-#: than 1/ODD_SIZE of it, or when no face tile of the usual size lies within FAR_OFF tile lengths of it
-#: (centre to centre; the layout's tiles lie in rows, a little apart)
+#: edge) when a side of it (long or short) is more than ODD_SIZE times the size a face tile has at that
+#: place in the photo, or less than 1/ODD_SIZE of it, or when no face tile of the usual size lies within
+#: FAR_OFF tile lengths of it (centre to centre; the layout's tiles lie in rows, a little apart). The size
+#: at a place is a plane fitted to the face tiles' log sides over the photo (:func:`tile_size_at`): a
+#: photo taken at a slant shows the near row's tiles up to twice the far row's (a render's near 1f was
+#: 1.61x the median tile and refused the photo as "found 41 tiles")
 ODD_SIZE, FAR_OFF = 1.6, 2.5
+#: fewer face tiles than this: the median tile size everywhere, no plane
+PLANE_MIN = 8
 FORMAT = 1
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 FACE_CODES = frozenset(CLASS_NAMES) - {BACK}
@@ -459,26 +464,54 @@ def _names(codes: Sequence[str], limit: int = 8) -> str:
 
 def off_layout(det: Detections) -> np.ndarray:
     """(N,) bool: the boxes of a calibration photo that are no tile of its rows: a side (long, short)
-    outside :data:`ODD_SIZE` × that of the median face-up box, or no face-up box of the usual size
+    outside :data:`ODD_SIZE` × a face tile's at its place (:func:`tile_size_at`), or no face-up box of the usual size
     within :data:`FAR_OFF` tile lengths (a false box on the background, e.g. the detector's
     face-down boxes on a cloth's pattern or at the photo's edge)."""
     n = len(det)
     if n == 0:
         return np.zeros(0, bool)
     sides = np.sort(np.asarray(det.sizes, np.float64), 1)  # (short, long) per box
-    face = ~np.asarray(det.face_down, bool)
-    med = np.median(sides[face] if face.any() else sides, 0)
-    if (med <= 0).any():
+    if (sides <= 0).any():
         return np.zeros(n, bool)
-    ratio = sides / med
+    face = ~np.asarray(det.face_down, bool)
+    c = np.asarray(det.centres, np.float64)
+    expected = tile_size_at(sides, c, face)
+    ratio = sides / expected
     odd = ((ratio > ODD_SIZE) | (ratio < 1 / ODD_SIZE)).any(1)
     core = face & ~odd
-    c = np.asarray(det.centres, np.float64)
     d = np.hypot(*(c[:, None, :] - c[None, :, :]).transpose(2, 0, 1))
     d[~core[None, :].repeat(n, 0) | np.eye(n, dtype=bool)] = np.inf
     nearest = d.min(1)  # to the nearest other face tile of the usual size (inf: there is none)
-    far = np.isfinite(nearest) & (nearest > FAR_OFF * med[1])
+    far = np.isfinite(nearest) & (nearest > FAR_OFF * expected[:, 1])
     return odd | far
+
+
+def tile_size_at(sides: np.ndarray, centres: np.ndarray, face: np.ndarray) -> np.ndarray:
+    """(N, 2) float64 pixels: the (short, long) side a face tile has at each box's centre, from the
+    boxes' ``sides`` (N, 2) (short, long, > 0) and ``centres`` (N, 2) xy pixels. Log side = a + b·x +
+    c·y, least squares over the face tiles (``face`` (N,) bool), refitted without those more than
+    :data:`ODD_SIZE` off it (twice); with fewer than :data:`PLANE_MIN` face tiles, or a fit that keeps
+    fewer, the median face tile's sides everywhere. Never raises."""
+    logs = np.log(sides)
+    base = face if face.any() else np.ones(len(sides), bool)
+    med = np.median(logs[base], 0)
+    flat = np.broadcast_to(np.exp(med), sides.shape).copy()
+    fit = base & (np.abs(logs - med) <= np.log(ODD_SIZE)).all(1)
+    if fit.sum() < PLANE_MIN:
+        return flat
+    scale = float(np.exp(med[1]))  # centres in tile lengths: a well-conditioned design matrix
+    X = np.column_stack([np.ones(len(sides)), centres / scale])
+    pred = None
+    for _ in range(3):
+        coef, *_ = np.linalg.lstsq(X[fit], logs[fit], rcond=None)
+        pred = X @ coef
+        keep = base & (np.abs(logs - pred) <= np.log(ODD_SIZE)).all(1)
+        if keep.sum() < PLANE_MIN:
+            return flat
+        if (keep == fit).all():
+            break
+        fit = keep
+    return np.exp(pred)
 
 
 def _count_problem(name: str, found: int, expected: Sequence[str], read: Sequence[str], default: bool,
