@@ -10,6 +10,7 @@ package (the embedding-surgery tests).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -179,6 +180,63 @@ def test_combine_is_a_product_of_experts_over_the_covered_classes():
         prof.combine(p, np.zeros((2, 5), np.float32))
 
 
+def test_example_views_are_altered_and_reproducible():
+    from vision.tileset import VIEWS, example_views
+
+    rng = np.random.default_rng(3)
+    crop = rng.integers(0, 255, (96, 96, 3), dtype=np.uint8)
+    v = example_views(crop, VIEWS, 7)
+    assert v.shape == (VIEWS, 96, 96, 3) and v.dtype == np.uint8
+    np.testing.assert_array_equal(v, example_views(crop, VIEWS, 7))  # a pure function of crop and seed
+    assert not np.array_equal(v, example_views(crop, VIEWS, 8))
+    assert all(np.abs(x.astype(int) - crop).mean() > 5 for x in v)  # each view differs from the crop
+
+
+def test_the_head_reads_the_views_and_a_profile_without_views_falls_back_to_prototypes():
+    from vision.tileset import VIEWS, Profile
+
+    # two classes whose examples lie on the first two axes; their views spread towards the third
+    emb = np.array([[1, 0, 0], [0, 1, 0]], np.float32)
+    views = np.concatenate([np.tile([[1, 0, 0.8]], (VIEWS, 1)), np.tile([[0, 1, -0.8]], (VIEWS, 1))]).astype(np.float32)
+    with_v = Profile("v", ("1m", "2m"), emb, np.zeros((2, 4, 4, 3), np.uint8), ("calibrate",) * 2, {"dim": 3},
+                     "t0", "t0", views=views)
+    bare = replace(with_v, views=None)
+    assert with_v.viewed == 2 and with_v.head is not None and bare.head is None and bare.viewed == 0
+    p = np.full((1, NUM_CLASSES), 1 / NUM_CLASSES, np.float32)
+    tile = np.array([[0.45, 0.55, 0.9]], np.float32)  # nearer 2m's prototype, but where 1m's views lie
+    assert CLASS_NAMES[bare.combine(p, tile)[0].argmax()] == "2m"
+    assert CLASS_NAMES[with_v.combine(p, tile)[0].argmax()] == "1m"
+    # examples added later have no views yet: no head until they are computed
+    more = with_v.add(["3m"], [[0.5, 0.5, 0.7]], np.zeros((1, 4, 4, 3), np.uint8), "fix")
+    assert more.viewed == 2 and more.head is None
+    with pytest.raises(TilesetError, match="view embeddings"):
+        replace(with_v, views=views[:VIEWS + 1])
+
+
+def test_a_format_1_profile_without_views_is_read_and_gets_its_views(photos, _tilesets):
+    """Profiles saved before the views (format 1) load; the views are computed when a classifier reads
+    with them, and saved with the next change."""
+    import json as _json
+    import zipfile
+
+    from vision.classify import load_classifier
+    from vision.tileset import VIEWS, calibrate, load_profile, profile_path, with_tileset
+
+    calibrate([photos["cal"]], "old")
+    path = profile_path("old")
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files if k != "views"}
+    meta = _json.loads(str(arrays["meta"]))
+    meta["format"] = 1
+    arrays["meta"] = np.array(_json.dumps(meta))
+    np.savez_compressed(path, **arrays)
+    assert "views.npy" not in zipfile.ZipFile(path).namelist()
+    prof = load_profile("old")
+    assert prof.views is None and prof.head is None
+    clf = with_tileset(load_classifier(glyphs=False), "old")
+    assert clf.tileset.viewed == 42 and len(clf.tileset.views) == 42 * VIEWS and clf.tileset.head is not None
+
+
 def test_separation_report_margin_and_leave_one_out():
     prof = _profile(["1m", "1m", "2m", "2m", "3m"],
                     [[1, 0, 0], [0.9, 0.1, 0], [0, 1, 0], [0.1, 0.9, 0], [0.6, 0.8, 0.05]])
@@ -228,7 +286,9 @@ def test_calibration_raises_accuracy_on_other_renders_of_the_set(photos, run_cli
     """Calibrated on one rendered photo, the reader does better on four other renders of that set
     (every pose, standing and lying tiles, close-ups; 78 face tiles). Measured: 59 of 78 read right
     alone, 65 with the profile with detector version 2; 61 and 65 with detector version 3, whose boxes
-    are tighter (``python -m datasets.calibration``: see docs/photo.md)."""
+    are tighter; with classifier version 4 63 alone, 68 with the prototypes, 72 with the profile's
+    head fitted on the examples and their views (``python -m datasets.calibration``: see
+    docs/photo.md)."""
     rc, out, err = run_cli("calibrate", str(photos["cal"]), "--name", "mine")
     assert rc == 0, err
     assert "42 tiles added" in out and "separation:" in out
@@ -241,8 +301,12 @@ def test_calibration_raises_accuracy_on_other_renders_of_the_set(photos, run_cli
     before, n = _accuracy(clf, photos["tests"])
     after, _ = _accuracy(with_tileset(clf, "mine"), photos["tests"])
     assert n >= 60
-    assert after >= before + 0.04, (before, after)
-    assert (1 - after) <= 0.8 * (1 - before), (before, after)  # at least a fifth of the errors gone
+    assert after >= before + 0.08, (before, after)
+    assert (1 - after) <= 0.6 * (1 - before), (before, after)  # at least two fifths of the errors gone
+    assert prof.viewed == 42 and prof.head is not None  # the views were stored with the profile
+    protos = replace(clf, tileset=replace(prof, views=None))  # the prototypes alone
+    assert protos.tileset.head is None
+    assert after > _accuracy(protos, photos["tests"])[0], "the head reads better than the prototypes"
 
 
 def test_calibrating_again_adds_and_replace_starts_over(photos, run_cli, _tilesets):
@@ -417,6 +481,7 @@ def test_photo_reads_with_a_tileset_and_learns_from_fixes(photos, run_cli, _tile
     assert "tile set 't': learned 1 tile(s) (2=3m)" in err
     prof = load_profile("t")
     assert len(prof.codes) == 43 and prof.kinds[-1] == "fix" and prof.codes[-1] == "3m"
+    assert prof.viewed == 43 and prof.head is not None  # the learned tile's views were added and saved
     assert "--learn needs --tileset" in _one_line_error(run_cli, "photo", demo, "--learn", "--fix", "2=3m")
     assert "no tile set named 'nope'" in _one_line_error(run_cli, "photo", demo, "--tileset", "nope")
 
