@@ -2,6 +2,8 @@
 the confidence shown as "100%", and a 13-tile game's photo scored under the 16-tile ruleset."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from scoring import load_ruleset
@@ -269,3 +271,19 @@ def test_a_missed_last_tile_of_the_row_is_not_joined_to_a_full_meld_after_it():
     res = read_detections(photo, det, rd, NTS, Context(), additions=[(pos, "7s")])
     assert res.reading.legal and "[777s]" in res.reading.notation and "567s" in res.reading.notation, \
         (res.reading.notation, res.reading.problem)
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_the_tiles_line_and_json_mark_the_tiles_the_user_set(run_cli):
+    # the tiles line showed a fixed tile like any other: a referee reading the output could not tell
+    # which tiles the photo gave and which the player said
+    rc, out, err = run_cli("photo", "--demo", "--fix", "2=3m", "--add", "13=2f")
+    line = next(x for x in out.splitlines() if x.startswith("tiles: "))
+    assert " 2:3m! " in line and "2f+!" in line and "; ! set by you;" in line, line
+    assert " 3:4m " in line  # the others unmarked
+    rc, out, err = run_cli("photo", "--demo")
+    assert "set by you" not in next(x for x in out.splitlines() if x.startswith("tiles: "))
+    rc, out, err = run_cli("photo", "--demo", "--fix", "2=3m", "--add", "13=2f", "--json")
+    tiles = json.loads(out)["tiles"]
+    assert [t["pos"] for t in tiles if t["fixed"]] == [2, 13]
+    assert [t["pos"] for t in tiles if t["added"]] == [13]

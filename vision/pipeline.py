@@ -59,6 +59,8 @@ class PhotoResult:
     joint: float = -math.inf
     #: detection indices of the tiles the user added (``--add``; boxes placed by :func:`add_tiles`)
     added: tuple[int, ...] = ()
+    #: detection indices of every tile the user set (``--fix`` and ``--add``)
+    user: frozenset[int] = frozenset()
     #: boxes left out before the hand was looked for: the classifier judged them not to be tiles
     #: (:func:`drop_not_tiles`; they are not in ``detections``)
     not_tiles: int = 0
@@ -997,7 +999,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
-                       not_tiles=not_tiles)
+                       not_tiles=not_tiles, user=user)
 
 
 def glyph_changed(reading: Reading, readings: TileReadings, i: int) -> bool:
@@ -1030,6 +1032,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
             "raw": r.raw[i],
             "role": r.roles[i],
             "changed": i in r.changed,
+            "fixed": i in res.user,
             "added": i in res.added,
             "glyphs": (res.readings.glyphs[i] or None) if r.tiles[i] == res.readings.codes[i] else None,
             "picture_alone": res.readings.was[i] if glyph_changed(r, res.readings, i) else None,
@@ -1099,8 +1102,9 @@ def summary(res: PhotoResult) -> str:
         if r.roles[i] == "ignored":
             continue
         mark = {"winning": "*", "exposed": "[]", "concealed-kong": "()", "bonus": "+"}.get(r.roles[i], "")
-        tiles.append(f"{k + 1}:{r.tiles[i]}{mark}")
-    out.append("tiles: " + " ".join(tiles) + "   (* winning, [] exposed, () concealed kong, + bonus; fix with --fix POS=TILE)")
+        tiles.append(f"{k + 1}:{r.tiles[i]}{mark}" + ("!" if i in res.user else ""))
+    out.append("tiles: " + " ".join(tiles) + "   (* winning, [] exposed, () concealed kong, + bonus"
+               + ("; ! set by you" if res.user else "") + "; fix with --fix POS=TILE)")
     left = [k + 1 for k, i in enumerate(res.order) if r.roles[i] == "ignored"]
     if left:  # numbered too (--fix, --add count them): say so, so that N+1 means what the user thinks
         out.append(f"not in the hand: tile(s) {_number_spans(left)} (boxes left out: clutter, loose tiles, "
