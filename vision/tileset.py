@@ -16,9 +16,11 @@ experts over the classes the profile covers, whose total probability is kept; cl
 (always the face-down ``0x``) keep the model's probability. The profile's probabilities come from its
 *head*, a logistic regression on the unit embeddings of the examples and of :data:`VIEWS` altered views
 of each (:func:`example_views`: a slant, a squashed face under a band of the tile's body as a standing
-tile shows it, a small turn and zoom, blur, light), fitted when the profile is built
-(:func:`fit_head`); a profile without views (made before them) uses the softmax of the cosine
-similarities to the prototypes at temperature :data:`TEMPERATURE` until the views are computed. Corrections teach the profile (``--fix … --learn``,
+tile shows it, a small turn and zoom, blur, light), fitted when the profile is saved (:func:`fit_head`)
+and stored with it; a profile without views (made before them) uses the softmax of the cosine
+similarities to the prototypes at temperature :data:`TEMPERATURE` until the views are computed (the
+first time it is read with, then saved). The calibration report's separation figures are the
+prototypes'. Corrections teach the profile (``--fix … --learn``,
 :func:`learn`): the fixed tiles' embeddings are added as examples.
 
 Profiles live in :func:`tilesets_dir` (``$MAHJONG_TILESETS`` or
@@ -69,11 +71,18 @@ TEMPERATURE = 0.02
 #: altered views of each example the head is fitted on (:func:`example_views`), its logit scale on
 #: the cosine-like scores of unit embeddings, L2 weight, gradient steps and step size. Measured on the
 #: renders of ``python -m datasets.calibration`` (true boxes, six other renders per set; eighth session
-#: of 2026-12-02, classifier version 4): recoloured sets 0–5 (695 tiles) prototypes 0.873, head on the
-#: examples alone 0.885, head with 8 views 0.906 (16 views 0.908; scale 60 0.876); held-out recoloured
-#: sets 6–11 (658) 0.889 → 0.912, standing tiles 0.796 → 0.855; plain sets 0–5 (695) 0.899 → 0.918
+#: of 2026-12-02, classifier version 4; first with a fixed step of 1.0): recoloured sets 0–5 (695
+#: tiles) prototypes 0.873, head on the examples alone 0.885, head with 8 views 0.906 (16 views 0.908;
+#: scale 60 0.876); held-out recoloured sets 6–11 (658) 0.889 → 0.912, standing tiles 0.796 → 0.855;
+#: plain sets 0–5 (695) 0.899 → 0.918. With the accelerated steps of :func:`fit_head`: 0.912, 0.910,
+#: 0.925; L2 1e-2 0.898, 1e-4 0.911; HEAD_TEMPER 0.5 0.891
 VIEWS = 8
-HEAD_SCALE, HEAD_L2, HEAD_STEPS, HEAD_STEP = 30.0, 1e-3, 300, 1.0
+HEAD_SCALE, HEAD_L2, HEAD_STEPS = 30.0, 1e-3, 300
+#: the head's logits are multiplied by this before the softmax (< 1: its probabilities are tempered, so
+#: that one example of the photo's own set cannot overrule the model everywhere)
+HEAD_TEMPER = 1.0
+#: the head is fitted on at most this many rows (every example, then views spread over them)
+HEAD_MAX_ROWS = 800
 #: below this cosine margin (own prototype − nearest other class) two classes are hard to tell apart
 MARGIN_WARN = 0.05
 #: a calibration photo whose tiles the classifier finds in the layout's top-5 this rarely is refused
@@ -91,8 +100,12 @@ OVERLAP_DROP = 0.5
 #: photo taken at a slant shows the near row's tiles up to twice the far row's (a render's near 1f was
 #: 1.61x the median tile and refused the photo as "found 41 tiles")
 ODD_SIZE, FAR_OFF = 1.6, 2.5
-#: fewer face tiles than this: the median tile size everywhere, no plane
+#: fewer face tiles than this, or tiles spread less than PLANE_SPREAD tile lengths (standard deviation)
+#: across their main line (one row): the median tile size everywhere, no plane. A plane fitted to one row
+#: takes its slope across the row from a pixel or two of jitter (a reviewer's trials: 0.1x to 7.7x the
+#: row's size 150 px off it)
 PLANE_MIN = 8
+PLANE_SPREAD = 0.5
 #: profile file format: 2 adds the views' embeddings (``views``); format 1 files are read, their views
 #: computed when a classifier reads with them (:func:`fit_to`)
 FORMAT = 2
@@ -189,6 +202,8 @@ class Profile:
     history: tuple[Mapping[str, Any], ...] = ()
     temperature: float = TEMPERATURE
     views: np.ndarray | None = field(default=None, repr=False)
+    #: a head fitted before (stored with the profile); used only when its signature is this profile's
+    fitted: "Head | None" = field(default=None, repr=False, compare=False)
     classes: np.ndarray = field(init=False, repr=False)
     prototypes: np.ndarray = field(init=False, repr=False)
     _head: list = field(init=False, repr=False, compare=False)
@@ -206,11 +221,21 @@ class Profile:
         protos = np.stack([emb[idx == c].mean(0) for c in classes]) if len(classes) else np.zeros((0, emb.shape[1]), np.float32)
         object.__setattr__(self, "classes", classes)
         object.__setattr__(self, "prototypes", _normalise(protos))
-        views = None if self.views is None else np.asarray(self.views, np.float32).reshape(-1, emb.shape[1])
-        if views is not None and (len(views) % VIEWS or len(views) > VIEWS * len(self.codes)):
-            raise TilesetError(f"tile set {self.name!r}: {len(views)} view embeddings for {len(self.codes)} examples")
+        views = None if self.views is None else np.asarray(self.views, np.float32)
+        if views is not None and (views.ndim != 2 or views.shape[1] != emb.shape[1] or len(views) % VIEWS
+                                  or len(views) > VIEWS * len(self.codes) or not np.isfinite(views).all()):
+            raise TilesetError(f"tile set {self.name!r}: view embeddings of shape {views.shape} do not fit "
+                               f"{len(self.codes)} examples of {emb.shape[1]} numbers")
         object.__setattr__(self, "views", None if views is None else _normalise(views))
-        object.__setattr__(self, "_head", [])  # fitted on first use (:attr:`head`)
+        ok = self.fitted is not None and self.fitted.signature == self.signature \
+            and self.fitted.weight.shape == (emb.shape[1], len(classes))
+        object.__setattr__(self, "_head", [self.fitted] if ok else [])  # else fitted on first use (:attr:`head`)
+
+    @property
+    def signature(self) -> str:
+        """What the head was fitted on: the numbers of examples and views and the embeddings' sum."""
+        views = 0 if self.views is None else len(self.views)
+        return f"{len(self.codes)}:{views}:{float(np.asarray(self.embeddings, np.float64).sum()):.5f}"
 
     @property
     def head(self) -> "Head | None":
@@ -219,7 +244,8 @@ class Profile:
         if not self._head:
             full = self.views is not None and len(self.views) == VIEWS * len(self.codes) and len(self.classes) >= 2
             idx = np.array([CLASS_INDEX[c] for c in self.codes], int)
-            self._head.append(fit_head(self.embeddings, self.views, idx, self.classes) if full else None)
+            head = fit_head(self.embeddings, self.views, idx, self.classes) if full else None
+            self._head.append(None if head is None else replace(head, signature=self.signature))
         return self._head[0]
 
     @property
@@ -361,9 +387,14 @@ def save_profile(profile: Profile, directory: str | os.PathLike | None = None) -
             "updated": profile.updated, "history": list(profile.history), "temperature": profile.temperature}
     buf = io.BytesIO()
     views = profile.views if profile.views is not None else np.zeros((0, profile.dim), np.float32)
+    head = profile.head  # fitted now (if it can be), so that reading with the profile need not fit it
+    arrays = {}
+    if head is not None:
+        meta["head"] = {"signature": head.signature, "rows": head.rows}
+        arrays = {"head_weight": head.weight, "head_bias": head.bias}
     np.savez_compressed(buf, meta=np.array(json.dumps(meta)), codes=np.array(profile.codes, dtype="<U2"),
                         kinds=np.array(profile.kinds, dtype="<U9"), embeddings=profile.embeddings,
-                        crops=profile.crops, views=views.astype(np.float16))
+                        crops=profile.crops, views=views.astype(np.float16), **arrays)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -391,11 +422,15 @@ def load_profile(name: str, directory: str | os.PathLike | None = None) -> Profi
             kinds = tuple(str(k) for k in z["kinds"])
             emb, crops = np.array(z["embeddings"], np.float32), np.array(z["crops"], np.uint8)
             views = np.array(z["views"], np.float32) if "views" in z.files else None
+            head = None
+            if isinstance(meta.get("head"), dict) and {"head_weight", "head_bias"} <= set(z.files):
+                head = Head(np.array(z["head_weight"], np.float32), np.array(z["head_bias"], np.float32),
+                            int(meta["head"].get("rows", 0)), str(meta["head"].get("signature", "")))
         if meta.get("format") not in READ_FORMATS:
             raise ValueError(f"format {meta.get('format')!r}, expected one of {READ_FORMATS}")
         return Profile(name, codes, emb, crops, kinds, meta["model"], meta["created"], meta["updated"],
                        tuple(meta.get("history", ())), float(meta.get("temperature", TEMPERATURE)),
-                       views if views is not None and len(views) else None)
+                       views if views is not None and len(views) else None, head)
     except (OSError, ValueError, KeyError, TypeError, TilesetError) as e:
         raise TilesetError(f"tile set {name!r} ({path}) is unreadable ({str(e).splitlines()[0] if str(e) else type(e).__name__}); "
                            f"remove it with `mahjong-score tilesets --remove {name}`") from None
@@ -444,17 +479,19 @@ def fit_to(profile: Profile, classifier: Classifier) -> Profile:
 
 @dataclass(frozen=True)
 class Head:
-    """A tile set's logistic regression on unit embeddings, kept in its dual form (the weights are a
-    combination of the training rows): ``rows`` (M, D) float64 unit embeddings, ``coef`` (M, C),
-    ``bias`` (C,), over the profile's ``classes`` in order."""
+    """A tile set's logistic regression on unit embeddings: ``weight`` (D, C) float32 and ``bias`` (C,)
+    float32 over the profile's ``classes`` in order; ``rows``: how many rows it was fitted on;
+    ``signature``: :attr:`Profile.signature` of the profile it was fitted for."""
 
-    rows: np.ndarray
-    coef: np.ndarray
+    weight: np.ndarray
     bias: np.ndarray
+    rows: int = 0
+    signature: str = ""
 
     def probs(self, emb: np.ndarray) -> np.ndarray:
-        """(B, D) unit embeddings → (B, C) float64 probabilities."""
-        z = HEAD_SCALE * ((emb @ self.rows.T) @ self.coef) + self.bias
+        """(B, D) unit embeddings → (B, C) float64 probabilities: softmax of :data:`HEAD_TEMPER` ×
+        (HEAD_SCALE · x·W + b)."""
+        z = HEAD_TEMPER * (HEAD_SCALE * (np.asarray(emb, np.float64) @ self.weight) + self.bias)
         z -= z.max(1, keepdims=True)
         w = np.exp(z)
         return w / w.sum(1, keepdims=True)
@@ -463,26 +500,49 @@ class Head:
 def fit_head(emb: np.ndarray, views: np.ndarray, idx: np.ndarray, classes: np.ndarray) -> Head:
     """The logistic regression of a profile: examples ``emb`` (N, D) unit rows with class indices
     ``idx`` (N,), their ``views`` (N·VIEWS, D) unit rows (example-major), over ``classes`` (C,).
-    Softmax of HEAD_SCALE · x·W + b, cross-entropy + HEAD_L2/2 · |W|², HEAD_STEPS full-batch gradient
-    steps of HEAD_STEP from zero. W = rowsᵀ·coef throughout (every step adds a combination of the rows),
-    so the steps run on the (M, M) Gram matrix: about 0.1 s for 42 examples × 9."""
+
+    Softmax of HEAD_SCALE · x·W + b, mean cross-entropy + HEAD_L2/2 · |W|², minimised by HEAD_STEPS
+    steps of Nesterov's accelerated gradient from zero at step 1/L, L the gradient's Lipschitz bound
+    (½·(HEAD_SCALE²·λmax(XXᵀ) + M)/M + HEAD_L2, λmax by power iteration). W = Xᵀ·A throughout, so
+    the steps run on the (M, M) Gram matrix. At most :data:`HEAD_MAX_ROWS` rows: every example, then
+    views spread evenly over them (a profile with many learned tiles stays quick to fit: about 0.3 s
+    for 42 examples × 9, a few seconds at the cap)."""
+    y_all = np.concatenate([idx, np.repeat(idx, VIEWS)])
     X = np.concatenate([emb, views]).astype(np.float64)
-    y = np.searchsorted(classes, np.concatenate([idx, np.repeat(idx, VIEWS)]))
+    if len(X) > HEAD_MAX_ROWS:
+        n = len(emb)
+        pick = np.linspace(n, len(X) - 1, max(HEAD_MAX_ROWS - n, 0)).round().astype(int) if HEAD_MAX_ROWS > n else []
+        keep = np.unique(np.concatenate([np.arange(min(n, HEAD_MAX_ROWS)), np.asarray(pick, int)]))
+        X, y_all = X[keep], y_all[keep]
+    y = np.searchsorted(classes, y_all)
     M, C = len(X), len(classes)
     Y = np.zeros((M, C))
     Y[np.arange(M), y] = 1.0
     K = X @ X.T
+    v = np.full(M, 1.0 / np.sqrt(M))
+    lam = 1.0
+    for _ in range(30):  # power iteration: λmax(K) (K is positive semi-definite)
+        w = K @ v
+        lam = float(np.linalg.norm(w))
+        if lam <= 0:
+            break
+        v = w / lam
+    step = 1.0 / (0.5 * (HEAD_SCALE ** 2 * max(lam, 1e-12) + M) / M + HEAD_L2)
     A = np.zeros((M, C))
     b = np.zeros(C)
-    for _ in range(HEAD_STEPS):
-        z = HEAD_SCALE * (K @ A) + b
+    A_prev, b_prev = A, b
+    for k in range(HEAD_STEPS):
+        beta = k / (k + 3)
+        Av, bv = A + beta * (A - A_prev), b + beta * (b - b_prev)
+        z = HEAD_SCALE * (K @ Av) + bv
         z -= z.max(1, keepdims=True)
         P = np.exp(z)
         P /= P.sum(1, keepdims=True)
         G = (P - Y) / M
-        A -= HEAD_STEP * (HEAD_SCALE * G + HEAD_L2 * A)
-        b -= HEAD_STEP * G.sum(0)
-    return Head(X, A, b)
+        A_prev, b_prev = A, b
+        A = Av - step * (HEAD_SCALE * G + HEAD_L2 * Av)
+        b = bv - step * G.sum(0)
+    return Head((X.T @ A).astype(np.float32), b.astype(np.float32), M)
 
 
 def example_views(crop: np.ndarray, n: int, seed: int) -> np.ndarray:
@@ -545,7 +605,13 @@ def with_tileset(classifier: Classifier, name_or_profile: str | Profile | None,
         return classifier
     prof = load_profile(name_or_profile, directory) if isinstance(name_or_profile, str) else name_or_profile
     base = replace(classifier, tileset=None)
-    return replace(base, tileset=fit_to(prof, base))
+    fitted = fit_to(prof, base)
+    if isinstance(name_or_profile, str) and fitted is not prof:
+        try:  # re-embedded or given its views: saved, so that the next reading need not do it again
+            save_profile(fitted, directory)
+        except TilesetError:
+            pass
+    return replace(base, tileset=fitted)
 
 
 # ============================================================================ calibration
@@ -632,8 +698,9 @@ def tile_size_at(sides: np.ndarray, centres: np.ndarray, face: np.ndarray) -> np
     """(N, 2) float64 pixels: the (short, long) side a face tile has at each box's centre, from the
     boxes' ``sides`` (N, 2) (short, long, > 0) and ``centres`` (N, 2) xy pixels. Log side = a + b·x +
     c·y, least squares over the face tiles (``face`` (N,) bool), refitted without those more than
-    :data:`ODD_SIZE` off it (twice); with fewer than :data:`PLANE_MIN` face tiles, or a fit that keeps
-    fewer, the median face tile's sides everywhere. Never raises."""
+    :data:`ODD_SIZE` off it (twice); with fewer than :data:`PLANE_MIN` face tiles, a fit that keeps
+    fewer, or tiles along one line (:data:`PLANE_SPREAD`), the median face tile's sides everywhere.
+    Never raises."""
     logs = np.log(sides)
     base = face if face.any() else np.ones(len(sides), bool)
     med = np.median(logs[base], 0)
@@ -642,6 +709,10 @@ def tile_size_at(sides: np.ndarray, centres: np.ndarray, face: np.ndarray) -> np
     if fit.sum() < PLANE_MIN:
         return flat
     scale = float(np.exp(med[1]))  # centres in tile lengths: a well-conditioned design matrix
+    spread = centres[fit] / scale
+    spread = spread - spread.mean(0)
+    if np.linalg.svd(spread, compute_uv=False)[-1] / np.sqrt(len(spread)) < PLANE_SPREAD:
+        return flat  # the tiles lie along one line: a plane's slope across it would be noise
     X = np.column_stack([np.ones(len(sides)), centres / scale])
     pred = None
     for _ in range(3):
