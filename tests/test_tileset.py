@@ -245,9 +245,23 @@ def test_the_head_is_stored_and_read_back_without_fitting(photos, _tilesets, mon
 
     vt.calibrate([photos["cal"]], "stored")
     prof = vt.load_profile("stored")
+    real_fit = vt.fit_head
     monkeypatch.setattr(vt, "fit_head", lambda *a, **k: pytest.fail("the stored head was fitted again"))
     head = prof.head
     assert head is not None and head.weight.shape == (prof.dim, 42) and head.signature == prof.signature
+    # a damaged stored head is fitted again, never a reason to refuse the profile or to crash
+    import json as _json
+
+    path = vt.profile_path("stored")
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    for bad in ({"head_bias": np.zeros(43, np.float32)}, {"head_weight": np.full_like(arrays["head_weight"], np.nan)},
+                {"meta": np.array(_json.dumps(_json.loads(str(arrays["meta"])) | {"head": {"rows": "x"}}))}):
+        np.savez_compressed(path, **(arrays | bad))
+        assert not vt.load_profile("stored")._head
+    monkeypatch.setattr(vt, "fit_head", real_fit)
+    assert vt.load_profile("stored").head is not None
+    monkeypatch.setattr(vt, "fit_head", lambda *a, **k: pytest.fail("the stored head was fitted again"))
     # a profile with another example is another signature: the stored head is not used for it
     more = prof.add(["3m"], prof.embeddings[:1], prof.crops[:1], "fix")
     assert more.signature != prof.signature and not more._head
@@ -570,3 +584,19 @@ def test_the_page_has_the_tileset_menu_learn_box_and_calibration_form():
         assert el in html
     js = (REPO / "web" / "static" / "app.js").read_text()
     assert '"/api/tilesets"' in js and 'fd.append("tileset"' in js and 'fd.append("learn"' in js
+
+
+def test_the_head_keeps_every_example_when_it_caps_its_rows(monkeypatch):
+    import vision.tileset as vt
+
+    rng = np.random.default_rng(2)
+    n, d = 12, 6
+    emb = vt._normalise(rng.normal(size=(n, d)))
+    views = vt._normalise(rng.normal(size=(n * vt.VIEWS, d)))
+    idx = np.arange(n) % 3
+    classes = np.arange(3)
+    monkeypatch.setattr(vt, "HEAD_MAX_ROWS", 5)  # fewer than the examples: the examples all stay
+    assert vt.fit_head(emb, views, idx, classes).rows == n
+    monkeypatch.setattr(vt, "HEAD_MAX_ROWS", 40)  # the examples and 28 views spread over them
+    head = vt.fit_head(emb, views, idx, classes)
+    assert head.rows == 40 and head.weight.shape == (d, 3) and np.isfinite(head.weight).all()

@@ -227,15 +227,19 @@ class Profile:
             raise TilesetError(f"tile set {self.name!r}: view embeddings of shape {views.shape} do not fit "
                                f"{len(self.codes)} examples of {emb.shape[1]} numbers")
         object.__setattr__(self, "views", None if views is None else _normalise(views))
-        ok = self.fitted is not None and self.fitted.signature == self.signature \
-            and self.fitted.weight.shape == (emb.shape[1], len(classes))
+        f = self.fitted
+        ok = f is not None and f.signature == self.signature and np.shape(f.weight) == (emb.shape[1], len(classes)) \
+            and np.shape(f.bias) == (len(classes),) and np.isfinite(f.weight).all() and np.isfinite(f.bias).all()
         object.__setattr__(self, "_head", [self.fitted] if ok else [])  # else fitted on first use (:attr:`head`)
 
     @property
     def signature(self) -> str:
-        """What the head was fitted on: the numbers of examples and views and the embeddings' sum."""
+        """What the head was fitted on and how: the head's settings, a hash of the codes, the numbers of
+        examples and views and the embeddings' sum (3 decimals: a renormalisation moves the 5th)."""
         views = 0 if self.views is None else len(self.views)
-        return f"{len(self.codes)}:{views}:{float(np.asarray(self.embeddings, np.float64).sum()):.5f}"
+        codes = hashlib.sha256(",".join(self.codes).encode()).hexdigest()[:12]
+        settings = f"{HEAD_SCALE}/{HEAD_L2}/{HEAD_STEPS}/{HEAD_MAX_ROWS}/{VIEWS}/nesterov"
+        return f"{settings}:{codes}:{len(self.codes)}:{views}:{float(np.asarray(self.embeddings, np.float64).sum()):.3f}"
 
     @property
     def head(self) -> "Head | None":
@@ -423,9 +427,12 @@ def load_profile(name: str, directory: str | os.PathLike | None = None) -> Profi
             emb, crops = np.array(z["embeddings"], np.float32), np.array(z["crops"], np.uint8)
             views = np.array(z["views"], np.float32) if "views" in z.files else None
             head = None
-            if isinstance(meta.get("head"), dict) and {"head_weight", "head_bias"} <= set(z.files):
-                head = Head(np.array(z["head_weight"], np.float32), np.array(z["head_bias"], np.float32),
-                            int(meta["head"].get("rows", 0)), str(meta["head"].get("signature", "")))
+            try:  # a stored head is a cache: a bad one is fitted again, never a reason to refuse the profile
+                if isinstance(meta.get("head"), dict) and {"head_weight", "head_bias"} <= set(z.files):
+                    head = Head(np.array(z["head_weight"], np.float32), np.array(z["head_bias"], np.float32),
+                                int(meta["head"].get("rows", 0)), str(meta["head"].get("signature", "")))
+            except (ValueError, TypeError, KeyError):
+                head = None
         if meta.get("format") not in READ_FORMATS:
             raise ValueError(f"format {meta.get('format')!r}, expected one of {READ_FORMATS}")
         return Profile(name, codes, emb, crops, kinds, meta["model"], meta["created"], meta["updated"],
@@ -504,15 +511,15 @@ def fit_head(emb: np.ndarray, views: np.ndarray, idx: np.ndarray, classes: np.nd
     Softmax of HEAD_SCALE · x·W + b, mean cross-entropy + HEAD_L2/2 · |W|², minimised by HEAD_STEPS
     steps of Nesterov's accelerated gradient from zero at step 1/L, L the gradient's Lipschitz bound
     (½·(HEAD_SCALE²·λmax(XXᵀ) + M)/M + HEAD_L2, λmax by power iteration). W = Xᵀ·A throughout, so
-    the steps run on the (M, M) Gram matrix. At most :data:`HEAD_MAX_ROWS` rows: every example, then
-    views spread evenly over them (a profile with many learned tiles stays quick to fit: about 0.3 s
+    the steps run on the (M, M) Gram matrix. Every example, then views spread evenly over them up to
+    :data:`HEAD_MAX_ROWS` rows in all (a profile with many learned tiles stays quick to fit: about 0.3 s
     for 42 examples × 9, a few seconds at the cap)."""
     y_all = np.concatenate([idx, np.repeat(idx, VIEWS)])
     X = np.concatenate([emb, views]).astype(np.float64)
-    if len(X) > HEAD_MAX_ROWS:
+    if len(X) > HEAD_MAX_ROWS:  # every example stays; views spread evenly fill the rest of the cap
         n = len(emb)
-        pick = np.linspace(n, len(X) - 1, max(HEAD_MAX_ROWS - n, 0)).round().astype(int) if HEAD_MAX_ROWS > n else []
-        keep = np.unique(np.concatenate([np.arange(min(n, HEAD_MAX_ROWS)), np.asarray(pick, int)]))
+        pick = np.linspace(n, len(X) - 1, max(HEAD_MAX_ROWS - n, 0)).round().astype(int)
+        keep = np.unique(np.concatenate([np.arange(n), pick]))
         X, y_all = X[keep], y_all[keep]
     y = np.searchsorted(classes, y_all)
     M, C = len(X), len(classes)
@@ -596,6 +603,15 @@ def with_views(profile: Profile, classifier: Classifier) -> Profile:
     return replace(profile, views=views)
 
 
+def _stamp(name: str, directory) -> tuple[int, int] | None:
+    """(mtime ns, size) of profile ``name``'s file, None when it cannot be read."""
+    try:
+        st = profile_path(name, directory).stat()
+    except (OSError, TilesetError):
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
 def with_tileset(classifier: Classifier, name_or_profile: str | Profile | None,
                  directory: str | os.PathLike | None = None) -> Classifier:
     """``classifier`` reading with the profile (a name is loaded from ``directory``, default
@@ -603,11 +619,14 @@ def with_tileset(classifier: Classifier, name_or_profile: str | Profile | None,
     :func:`fit_to`)."""
     if name_or_profile is None:
         return classifier
+    stamp = _stamp(name_or_profile, directory) if isinstance(name_or_profile, str) else None
     prof = load_profile(name_or_profile, directory) if isinstance(name_or_profile, str) else name_or_profile
     base = replace(classifier, tileset=None)
     fitted = fit_to(prof, base)
-    if isinstance(name_or_profile, str) and fitted is not prof:
-        try:  # re-embedded or given its views: saved, so that the next reading need not do it again
+    # re-embedded or given its views: saved, so that the next reading need not do it again, unless the
+    # file changed meanwhile (a tile learned in another process or request is never overwritten)
+    if stamp is not None and fitted is not prof and _stamp(name_or_profile, directory) == stamp:
+        try:
             save_profile(fitted, directory)
         except TilesetError:
             pass
