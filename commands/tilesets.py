@@ -56,6 +56,9 @@ def _report_lines(cal: Calibration) -> list[str]:
         out.append(f"leave-one-out accuracy: {s['loo_accuracy']:.1%} of {s['loo_examples']} examples")
     else:
         out.append("leave-one-out accuracy: needs two photos of a face (calibrate again with the same --name to add one)")
+    if p.head is not None:
+        out.append(f"reads with: a head fitted on the {len(p.codes)} examples and {len(p.views)} altered views of them "
+                   f"(a slant, standing, blur, light; the figures above are the faces' mean embeddings')")
     out.append(f"use it with: mahjong-score photo IMG --tileset {p.name}")
     return out
 

@@ -322,6 +322,7 @@ def test_calibration_raises_accuracy_on_other_renders_of_the_set(photos, run_cli
     rc, out, err = run_cli("calibrate", str(photos["cal"]), "--name", "mine")
     assert rc == 0, err
     assert "42 tiles added" in out and "separation:" in out
+    assert "reads with: a head fitted on the 42 examples and 336 altered views" in out
     from vision.classify import load_classifier
     from vision.tileset import load_profile, with_tileset
 
