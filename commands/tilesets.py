@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from commands.common import UserError, print_json
-from vision.tileset import Calibration, MARGIN_WARN, TilesetError, calibrate, list_profiles, remove_profile, tilesets_dir
+from vision.tileset import Calibration, MARGIN_WARN, TilesetError, calibrate, list_profiles, remove_profile, tilesets_dir, unreadable_profiles
 
 
 def reader_spec(spec: str, name: str | None) -> str:
@@ -55,10 +55,10 @@ def _report_lines(cal: Calibration) -> list[str]:
     if s.get("loo_accuracy") is not None:
         out.append(f"leave-one-out accuracy: {s['loo_accuracy']:.1%} of {s['loo_examples']} examples")
     else:
-        out.append("leave-one-out accuracy: needs two photos of a face (calibrate again with the same --name to add one)")
+        out.append("leave-one-out accuracy: needs two examples of a face (another photo with the same --name, or a face twice in the layout)")
     if p.head is not None:
         out.append(f"reads with: a head fitted on the {len(p.codes)} examples and {len(p.views)} altered views of them "
-                   f"(a slant, standing, blur, light; the figures above are the faces' mean embeddings')")
+                   f"(a slant, standing, blur, light; the separation figures above are the faces' mean embeddings)")
     out.append(f"use it with: mahjong-score photo IMG --tileset {p.name}")
     return out
 
@@ -87,18 +87,23 @@ def cmd_tilesets(args: argparse.Namespace) -> int:
                 print(f"removed tile set {args.remove!r} ({path})")
             return 0
         profs = list_profiles()
+        bad = unreadable_profiles()
     except TilesetError as e:
         raise UserError(str(e)) from None
     rows = [p.summary() for p in profs]
     if args.json:
-        print_json({"dir": str(tilesets_dir()), "tilesets": rows})
+        print_json({"dir": str(tilesets_dir()), "tilesets": rows,
+                    "unreadable": [{"name": n, "error": m} for n, m in bad]})
         return 0
-    if not rows:
+    if not rows and not bad:
         print(f"no tile sets in {tilesets_dir()} (make one with `mahjong-score calibrate PHOTO --name NAME`)")
         return 0
-    print(f"{'name':<20} {'faces':>5} {'examples':>8} {'learned':>7}  created")
+    if rows:
+        print(f"{'name':<20} {'faces':>5} {'examples':>8} {'learned':>7}  created")
     for r in rows:
         print(f"{r['name']:<20} {r['classes']:>5} {r['examples']:>8} {r['learned']:>7}  {r['created']}")
+    for _name, msg in bad:
+        print(f"unreadable: {msg}")
     return 0
 
 

@@ -490,6 +490,27 @@ def test_tile_size_follows_the_photo_and_finds_the_odd_box():
     assert np.allclose(few, np.median(sides[:5], 0))
 
 
+def test_damaged_profile_files_are_named_not_crashed_on(photos, run_cli, _tilesets):
+    from vision.tileset import calibrate, profile_path
+
+    calibrate([photos["cal"]], "good")
+    data = profile_path("good").read_bytes()
+    profile_path("cut").write_bytes(data[:len(data) // 3])  # a truncated zip
+    profile_path("text").write_text("junk")
+    flipped = bytearray(data)
+    flipped[len(data) // 2:len(data) // 2 + 400] = bytes(400)  # zeroed inside a compressed member
+    profile_path("flipped").write_bytes(bytes(flipped))
+    rc, out, err = run_cli("tilesets")
+    assert rc == 0 and "good" in out, err
+    for name in ("cut", "text", "flipped"):
+        assert f"unreadable: tile set {name!r}" in out, out
+    rc, out, err = run_cli("tilesets", "--json")
+    assert {u["name"] for u in json.loads(out)["unreadable"]} == {"cut", "text", "flipped"}
+    for name in ("cut", "text", "flipped"):
+        msg = _one_line_error(run_cli, "photo", str(REPO / "docs" / "demo.jpg"), "--tileset", name)
+        assert f"tile set {name!r}" in msg and "unreadable" in msg and "pickle" not in msg, msg
+
+
 def test_a_profile_of_another_classifier_is_reembedded_or_refused(photos, _tilesets):
     from dataclasses import replace
 
@@ -516,6 +537,13 @@ def test_photo_reads_with_a_tileset_and_learns_from_fixes(photos, run_cli, _tile
     demo = str(REPO / "docs" / "demo.jpg")
     rc, out, err = run_cli("photo", demo, "--tileset", "t", "--json", "--no-history")
     assert rc in (0, 2) and json.loads(out)["tiles"], err  # read (legal or not) with the profile
+    assert json.loads(out)["tileset"] == "t"  # which profile read it is part of the record
+    rc, out, err = run_cli("photo", demo, "--tileset", "t", "--no-history")
+    assert "; read with tile set 't'" in out.splitlines()[0]
+    assert "read with tile set" not in run_cli("photo", demo, "--no-history")[1]
+    db = str(_tilesets.parent / "history.db")  # the history says which tile set read the photo
+    assert run_cli("photo", demo, "--tileset", "t", "--db", db)[0] in (0, 2)
+    assert json.loads(run_cli("history", "--db", db, "--json")[1])[0]["corrections"] == {"tileset": "t"}
     rc, out, err = run_cli("photo", demo, "--tileset", "t", "--fix", "2=3m,13=0x", "--learn", "--no-history")
     assert "tile set 't': learned 1 tile(s) (2=3m)" in err
     prof = load_profile("t")
@@ -525,6 +553,11 @@ def test_photo_reads_with_a_tileset_and_learns_from_fixes(photos, run_cli, _tile
     # too large a step once read the demo's concealed 2m as 3m after this, "3m occurs 5 times")
     rc, out, err = run_cli("photo", demo, "--tileset", "t", "--no-history")
     assert "reading: 345m678p66z [777s] (2222m) +1f win:8p" in out, out
+    # the same correction again adds nothing; a position the classifier reads as another face is named
+    rc, out, err = run_cli("photo", demo, "--tileset", "t", "--fix", "2=3m", "--learn", "--no-history")
+    assert "tile 2 (3m) is already in the tile set: not added again" in err and len(load_profile("t").codes) == 43
+    rc, out, err = run_cli("photo", demo, "--tileset", "t", "--fix", "3=9p", "--learn", "--no-history")
+    assert "tile 3: learned as 9p, but the classifier reads it as 4m" in err, err
     assert "--learn needs --tileset" in _one_line_error(run_cli, "photo", demo, "--learn", "--fix", "2=3m")
     assert "no tile set named 'nope'" in _one_line_error(run_cli, "photo", demo, "--tileset", "nope")
 

@@ -61,6 +61,8 @@ class PhotoResult:
     added: tuple[int, ...] = ()
     #: detection indices of every tile the user set (``--fix`` and ``--add``)
     user: frozenset[int] = frozenset()
+    #: the calibrated tile set (profile name) the classifier read with, None for the model alone
+    tileset: str | None = None
     #: boxes left out before the hand was looked for: the classifier judged them not to be tiles
     #: (:func:`drop_not_tiles`; they are not in ``detections``)
     not_tiles: int = 0
@@ -416,7 +418,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         note = f"the photo was read turned {result.turned}° clockwise ({why}); tile boxes are those of the turned photo"
         result = replace(result, reading=replace(result.reading, notes=(note,) + result.reading.notes))
     t["total"] = time.perf_counter() - t0
-    return replace(result, timings=t)
+    profile = getattr(classifier, "tileset", None)
+    return replace(result, timings=t, tileset=getattr(profile, "name", None))
 
 
 def unturn_boxes(boxes: np.ndarray, turned: int, size: tuple[int, int]) -> np.ndarray:
@@ -1050,6 +1053,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
         "photo": {"name": res.photo.name, "width": res.photo.original_size[0],
                   "height": res.photo.original_size[1], "decoded_scale": res.photo.scale,
                   "turned": res.turned},
+        "tileset": res.tileset,
         "reading": r.notation,
         "legal": r.legal,
         "problem": r.problem,
@@ -1086,7 +1090,7 @@ def summary(res: PhotoResult) -> str:
     out = [f"photo: {res.photo.name} ({size[0]}×{size[1]}" + (f", read turned {res.turned}°" if res.turned else "")
            + "), "
            f"{len(res.detections) - len(res.added)} tiles found" + (f" (+{len(res.added)} added)" if res.added else "")
-           + f", {n_hand} in the hand"]
+           + f", {n_hand} in the hand" + (f"; read with tile set {res.tileset!r}" if res.tileset else "")]
     out.append(f"reading: {r.notation}")
     if r.legal:
         conf = f"confidence: {format_confidence(r.confidence)} that this reading is right (see docs/photo.md)"

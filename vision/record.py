@@ -23,10 +23,14 @@ def source_identity(source: Any) -> tuple[str, str | None]:
 
 
 def corrections(fixes: Mapping[int, str] | None = None, exposed: str | None = None,
-                winning_tile: str | None = None, additions: str | None = None) -> dict[str, Any] | None:
+                winning_tile: str | None = None, additions: str | None = None,
+                tileset: str | None = None) -> dict[str, Any] | None:
     """The user's corrections as a JSON-ready dict (None when there are none); ``additions`` the
-    ``--add`` value as given (``"2=1m,3=1m"``: tiles typed in that the detector did not find)."""
+    ``--add`` value as given (``"2=1m,3=1m"``: tiles typed in that the detector did not find);
+    ``tileset`` the calibrated tile set the photo was read with (it changes the reading)."""
     out: dict[str, Any] = {}
+    if tileset:
+        out["tileset"] = tileset
     if fixes:
         out["fix"] = {str(k): v for k, v in sorted(fixes.items())}
     if additions:
@@ -48,7 +52,8 @@ def photo_entry(command: str, source: Any, res: Any, *, context: Any = None, opt
     r = res.reading
     e: dict[str, Any] = {
         "command": command, "input": input_label or label, "input_sha256": sha, "reading": r.notation,
-        "confidence": round(float(r.confidence), 4), "corrections": corrections(fixes, exposed, winning_tile, additions),
+        "confidence": round(float(r.confidence), 4), "corrections": corrections(fixes, exposed, winning_tile, additions,
+                                                                  getattr(res, "tileset", None)),
         "ruleset": ruleset, "options": dict(options or {}), "context": context_to_json(context),
         "status": status or (scored_status(res.scored) if r.legal else f"not legal: {r.problem or 'no legal reading'}"),
         "note": note,

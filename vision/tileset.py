@@ -39,6 +39,8 @@ import json
 import os
 import re
 import time
+import zipfile
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -83,6 +85,8 @@ HEAD_SCALE, HEAD_L2, HEAD_STEPS = 30.0, 1e-3, 300
 HEAD_TEMPER = 1.0
 #: the head is fitted on at most this many rows (every example, then views spread over them)
 HEAD_MAX_ROWS = 800
+#: a learned tile that the classifier reads as another face at least this surely is named (learn)
+LEARN_DOUBT = 0.95
 #: below this cosine margin (own prototype − nearest other class) two classes are hard to tell apart
 MARGIN_WARN = 0.05
 #: a calibration photo whose tiles the classifier finds in the layout's top-5 this rarely is refused
@@ -438,20 +442,32 @@ def load_profile(name: str, directory: str | os.PathLike | None = None) -> Profi
         return Profile(name, codes, emb, crops, kinds, meta["model"], meta["created"], meta["updated"],
                        tuple(meta.get("history", ())), float(meta.get("temperature", TEMPERATURE)),
                        views if views is not None and len(views) else None, head)
-    except (OSError, ValueError, KeyError, TypeError, TilesetError) as e:
-        raise TilesetError(f"tile set {name!r} ({path}) is unreadable ({str(e).splitlines()[0] if str(e) else type(e).__name__}); "
-                           f"remove it with `mahjong-score tilesets --remove {name}`") from None
+    except (OSError, ValueError, KeyError, TypeError, TilesetError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if "pickle" in why or isinstance(e, (zipfile.BadZipFile, KeyError)):  # numpy's advice is not for users
+            why = "not a tile-set file, or a damaged one"
+        raise TilesetError(f"tile set {name!r} ({path}) is unreadable ({why}); "
+                           f"remove it with `mahjong-score tilesets --remove {name}` and calibrate again") from None
 
 
 def list_profiles(directory: str | os.PathLike | None = None) -> list[Profile]:
-    """Every stored profile, by name (unreadable files are skipped)."""
+    """Every stored profile, by name (unreadable files are skipped: :func:`unreadable_profiles`)."""
+    return [p for p in _scan(directory) if isinstance(p, Profile)]
+
+
+def unreadable_profiles(directory: str | os.PathLike | None = None) -> list[tuple[str, str]]:
+    """(name, error message) of every profile file that cannot be read."""
+    return [p for p in _scan(directory) if not isinstance(p, Profile)]
+
+
+def _scan(directory) -> list:
     d = Path(directory or tilesets_dir())
-    out = []
+    out: list = []
     for p in sorted(d.glob("*.npz")) if d.is_dir() else []:
         try:
             out.append(load_profile(p.stem, d))
-        except TilesetError:
-            continue
+        except TilesetError as e:
+            out.append((p.stem, str(e)))
     return out
 
 
@@ -925,10 +941,13 @@ def calibrate(photos: Sequence, name: str, tiles: Sequence[str | None] | None = 
 
 
 def learn(profile: Profile, classifier: Classifier, image: np.ndarray, det: Detections, order: Sequence[int],
-          fixes: Mapping[int, str]) -> tuple[Profile, int]:
+          fixes: Mapping[int, str], notes: list[str] | None = None) -> tuple[Profile, int]:
     """Add the corrected tiles of one photo to ``profile`` (not saved): for each fix ``pos → code``
     (1-based positions in ``order``; face-down ``0x`` fixes are skipped) the tile's crop, turned the
-    way the classifier finds ``code`` most probable when it reads turns, and its embedding.
+    way the classifier finds ``code`` most probable when it reads turns, and its embedding. A crop
+    the profile already holds is not added again; a tile the classifier reads as another face at
+    ≥ :data:`LEARN_DOUBT` (and as ``code`` under 1 − that, every turn) is learned but named in
+    ``notes`` (a mistyped position teaches the profile a wrong face).
     Returns (new profile, examples added). Raises HandError for a position outside the tiles."""
     from scoring import HandError
 
@@ -944,8 +963,20 @@ def learn(profile: Profile, classifier: Classifier, image: np.ndarray, det: Dete
         c = crop_tile(image, det.boxes[order[pos - 1]], classifier.imgsz, classifier.margin, classifier.resize)
         turns = [c] if classifier.rotation == "invariant" else [np.ascontiguousarray(np.rot90(c, k)) for k in range(4)]
         p = classifier.run(np.stack(turns))
-        crops.append(turns[int(p[:, CLASS_INDEX[code]].argmax())])
+        crop = turns[int(p[:, CLASS_INDEX[code]].argmax())]
+        if any(np.array_equal(crop, c) for c in prof.crops) or any(np.array_equal(crop, c) for c in crops):
+            if notes is not None:
+                notes.append(f"tile {pos} ({code}) is already in the tile set: not added again")
+            continue
+        best = np.unravel_index(int(p.argmax()), p.shape)
+        if notes is not None and p[best] >= LEARN_DOUBT and CLASS_NAMES[best[1]] != code \
+                and p[:, CLASS_INDEX[code]].max() < 1 - LEARN_DOUBT:
+            notes.append(f"tile {pos}: learned as {code}, but the classifier reads it as {CLASS_NAMES[best[1]]} at "
+                         f"{p[best]:.0%}; if the position was wrong, only `calibrate ... --replace` removes it")
+        crops.append(crop)
         codes.append(code)
+    if not crops:
+        return prof, 0
     crops_a = np.stack(crops)
     emb = classifier.embed(crops_a)[1]
     prof = prof.add(codes, emb, crops_a, "fix", {"positions": [p for p, _ in items]})
@@ -970,14 +1001,19 @@ def learn_from_result(name: str, res, fixes: Mapping[int, str], log=None) -> tup
 
     from .classify import load_classifier
 
+    notes: list[str] = []
     prof, n = learn(load_profile(name), load_classifier(glyphs=False), res.photo.pixels, res.detections, res.order,
-                    fixes)
+                    fixes, notes)
     if n:
         save_profile(prof)
     done = ", ".join(f"{k}={v}" for k, v in sorted(fixes.items()) if v != BACK)
     line = (f"tile set {name!r}: learned {n} tile(s) ({done}); now {len(prof.codes)} examples" if n
+            else f"tile set {name!r}: nothing new to learn" if notes
             else f"tile set {name!r}: nothing to learn (face-down fixes are not faces)")
-    (log or (lambda m: print(m, file=sys.stderr)))(line)
+    say = log or (lambda m: print(m, file=sys.stderr))
+    say(line)
+    for note in notes:
+        say(f"tile set {name!r}: {note}")
     return prof, n
 
 
