@@ -32,6 +32,9 @@ def add_tileset_arg(p: argparse.ArgumentParser, learn: bool = False) -> None:
 def check_learn(args: argparse.Namespace) -> None:
     """UserError when ``--learn`` lacks ``--tileset`` or ``--fix``."""
     if getattr(args, "learn", False) and not (args.tileset and args.fix):
+        if args.tileset and getattr(args, "add", None):
+            raise UserError("--learn learns from --fix POS=TILE only: a tile added with --add has no box of its own "
+                            "in the photo to learn from")
         raise UserError("--learn needs --tileset NAME (the profile to teach) and --fix POS=TILE (the corrections)")
 
 

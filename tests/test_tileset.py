@@ -559,6 +559,8 @@ def test_photo_reads_with_a_tileset_and_learns_from_fixes(photos, run_cli, _tile
     rc, out, err = run_cli("photo", demo, "--tileset", "t", "--fix", "3=9p", "--learn", "--no-history")
     assert "tile 3: learned as 9p, but the classifier reads it as 4m" in err, err
     assert "--learn needs --tileset" in _one_line_error(run_cli, "photo", demo, "--learn", "--fix", "2=3m")
+    assert "--learn learns from --fix POS=TILE only" in _one_line_error(
+        run_cli, "photo", demo, "--tileset", "t", "--add", "15=4f", "--learn")
     assert "no tile set named 'nope'" in _one_line_error(run_cli, "photo", demo, "--tileset", "nope")
 
 
