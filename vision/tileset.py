@@ -136,7 +136,7 @@ def check_name(name: str) -> str:
     """A profile name: 1–64 letters, digits, ``.``, ``_`` or ``-``, not starting with ``.``/``-``/``_``.
     Raises :class:`TilesetError` otherwise."""
     if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
-        raise TilesetError(f"tile-set name {name!r} must be 1-64 letters, digits, '.', '_' or '-', "
+        raise TilesetError(f"tile-set name {name!r} must be 1-64 ASCII letters (a-z, A-Z), digits, '.', '_' or '-', "
                            f"starting with a letter or digit")
     return name
 
