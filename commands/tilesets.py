@@ -38,6 +38,17 @@ def check_learn(args: argparse.Namespace) -> None:
         raise UserError("--learn needs --tileset NAME (the profile to teach) and --fix POS=TILE (the corrections)")
 
 
+def _swaps(doubtful) -> list[tuple[int, int, str, str]]:
+    """(pos a, pos b, face a, face b) for each pair of doubtful tiles read as each other's face."""
+    out, used = [], set()
+    for a, la, ra in doubtful:
+        for b, lb, rb in doubtful:
+            if a < b and a not in used and b not in used and ra == lb and rb == la:
+                out.append((a, b, la, lb))
+                used |= {a, b}
+    return out
+
+
 def _report_lines(cal: Calibration) -> list[str]:
     p, s = cal.profile, cal.separation
     out = [f"tile set {p.name!r}: {cal.added} tiles added from {len(cal.photos)} photo(s) in {cal.seconds:.1f} s; "
@@ -51,6 +62,10 @@ def _report_lines(cal: Calibration) -> list[str]:
         if ph.doubtful:
             line += "; check " + ", ".join(f"tile {a} (layout {b}, reads as {c})" for a, b, c in ph.doubtful[:6])
         out.append(line)
+        swaps = _swaps(ph.doubtful)
+        if swaps:
+            out.append("  " + "; ".join(f"tiles {a} and {b} look swapped ({x} and {y})" for a, b, x, y in swaps)
+                       + ": if the layout or --tiles was wrong, calibrate again with --replace")
     if s.get("min_margin") is not None:
         close = ", ".join(f"{c['tile']}~{c['nearest']} {c['margin']:.3f}" for c in s["closest"])
         out.append(f"separation: nearest other-face margin median {s['median_margin']:.3f}, lowest {s['min_margin']:.3f} "

@@ -636,3 +636,11 @@ def test_the_head_keeps_every_example_when_it_caps_its_rows(monkeypatch):
     monkeypatch.setattr(vt, "HEAD_MAX_ROWS", 40)  # the examples and 28 views spread over them
     head = vt.fit_head(emb, views, idx, classes)
     assert head.rows == 40 and head.weight.shape == (d, 3) and np.isfinite(head.weight).all()
+
+
+def test_the_report_names_two_tiles_read_as_each_others_face():
+    # a --tiles layout with 1m and 2m swapped was saved with only "check tile 1 …, tile 2 …"
+    from commands.tilesets import _swaps
+
+    assert _swaps(((1, "2m", "1m"), (2, "1m", "2m"), (27, "9s", "6s"))) == [(1, 2, "2m", "1m")]
+    assert _swaps(((1, "2m", "1m"), (27, "9s", "6s"))) == []
