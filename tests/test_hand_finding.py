@@ -1193,3 +1193,24 @@ def test_blank_tiles_are_backs_only_between_two_of_the_same_tile():
         mid[i, CLASS_INDEX["5z"]] = 0.9
     got = blank_backs(geo, TileReadings.make(mid, rd.pose), none)
     assert sorted(i for i, _ in got) == sorted(middle) and all(f == ends for _, f in got)
+
+
+@pytest.mark.skipif(not __import__("vision.models", fromlist=["x"]).models_present(), reason="models missing")
+def test_a_count_problem_says_how_many_the_reading_shown_counts(tmp_path):
+    """A new user's trial: a grid of loose tiles (no hand) said "found 15 tiles in the hand (each meld
+    counts 3)" beside a reading of 12 concealed tiles and two melds (18): the 15 was the count of the
+    nearest role choice, not of the reading shown. The problem now gives both when they differ."""
+    from PIL import Image
+
+    from datasets.calibration import test_renders, tile_set
+    from vision.pipeline import read_photo, to_json
+
+    path = tmp_path / "grid.jpg"
+    Image.fromarray(test_renders(tile_set(3, recolour=True), 903, 1)[0].image).save(path, quality=90)
+    j = to_json(read_photo(str(path), "nts"))
+    assert not j["legal"]
+    m = re.match(r"found (\d+) tiles in the hand \(each meld counts 3(?:, (\d+) as shown)?\)", j["problem"] or "")
+    if m is None:  # another kind of problem: nothing to check here
+        pytest.skip(j["problem"])
+    shown = 3 * len(j["melds"]) + sum(t["role"] in ("concealed", "winning") for t in j["tiles"])
+    assert int(m.group(2) or m.group(1)) == shown, j["problem"]
