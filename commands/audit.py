@@ -90,9 +90,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def _annotate(args: argparse.Namespace, res, result: AuditResult) -> Path | None:
-    from vision.annotate import annotate, fixed_detections, save
+    from vision.annotate import annotate, save
     from vision.errors import ImageError
-    from vision.pipeline import parse_fixes
 
     image = Path(args.image)
     explicit = args.annotate is not None
@@ -103,7 +102,7 @@ def _annotate(args: argparse.Namespace, res, result: AuditResult) -> Path | None
              + ("MATCH" if result.match else "MISMATCH"))
     try:
         save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                      fixed=set(fixed_detections(res.order, parse_fixes(args.fix))) | set(res.added),
+                      fixed=set(res.user),
                       added=res.added), path)
     except ImageError as e:
         if explicit:

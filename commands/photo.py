@@ -47,12 +47,12 @@ def cmd_photo(args: argparse.Namespace) -> int:
     record_photo(args, "photo", source, res, fixes=parse_fixes(args.fix))
     annotated = None
     if args.annotate:
-        from vision.annotate import annotate, fixed_detections, image_info, reading_title, save
+        from vision.annotate import annotate, image_info, reading_title, save
 
         title = reading_title(res.reading)
         try:
             img = annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                           fixed=set(fixed_detections(res.order, parse_fixes(args.fix))) | set(res.added),
+                           fixed=set(res.user),
                            added=res.added)
             save(img, args.annotate)
         except ImageError as e:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from commands.common import UserError, print_json
-from vision.tileset import Calibration, MARGIN_WARN, TilesetError, calibrate, list_profiles, remove_profile, tilesets_dir, unreadable_profiles
+from vision.tileset import Calibration, MARGIN_WARN, TilesetError, calibrate, remove_profile, scan_profiles, tilesets_dir
 
 
 def reader_spec(spec: str, name: str | None) -> str:
@@ -104,8 +104,7 @@ def cmd_tilesets(args: argparse.Namespace) -> int:
             else:
                 print(f"removed tile set {args.remove!r} ({path})")
             return 0
-        profs = list_profiles()
-        bad = unreadable_profiles()
+        profs, bad = scan_profiles()
     except TilesetError as e:
         raise UserError(str(e)) from None
     rows = [p.summary() for p in profs]

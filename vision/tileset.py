@@ -77,12 +77,9 @@ TEMPERATURE = 0.02
 #: tiles) prototypes 0.873, head on the examples alone 0.885, head with 8 views 0.906 (16 views 0.908;
 #: scale 60 0.876); held-out recoloured sets 6–11 (658) 0.889 → 0.912, standing tiles 0.796 → 0.855;
 #: plain sets 0–5 (695) 0.899 → 0.918. With the accelerated steps of :func:`fit_head`: 0.912, 0.910,
-#: 0.925; L2 1e-2 0.898, 1e-4 0.911; HEAD_TEMPER 0.5 0.891
+#: 0.925; L2 1e-2 0.898, 1e-4 0.911; the head's logits tempered (× 0.5) 0.891
 VIEWS = 8
 HEAD_SCALE, HEAD_L2, HEAD_STEPS = 30.0, 1e-3, 300
-#: the head's logits are multiplied by this before the softmax (< 1: its probabilities are tempered, so
-#: that one example of the photo's own set cannot overrule the model everywhere)
-HEAD_TEMPER = 1.0
 #: the head is fitted on at most this many rows (every example, then views spread over them)
 HEAD_MAX_ROWS = 800
 #: a learned tile that the classifier reads as another face at least this surely is named (learn)
@@ -287,10 +284,7 @@ class Profile:
         if self.head is not None:
             w = self.head.probs(_normalise(emb.astype(np.float64)))
         else:
-            z = self.similarities(emb).astype(np.float64) / self.temperature
-            z -= z.max(1, keepdims=True)
-            w = np.exp(z)
-            w /= w.sum(1, keepdims=True)
+            w = _softmax(self.similarities(emb).astype(np.float64) / self.temperature)
         c = self.classes
         mass = p[:, c].sum(1, keepdims=True)
         pq = p[:, c] * w
@@ -451,24 +445,22 @@ def load_profile(name: str, directory: str | os.PathLike | None = None) -> Profi
 
 
 def list_profiles(directory: str | os.PathLike | None = None) -> list[Profile]:
-    """Every stored profile, by name (unreadable files are skipped: :func:`unreadable_profiles`)."""
-    return [p for p in _scan(directory) if isinstance(p, Profile)]
+    """Every stored profile, by name (unreadable files are skipped: :func:`scan_profiles`)."""
+    return scan_profiles(directory)[0]
 
 
-def unreadable_profiles(directory: str | os.PathLike | None = None) -> list[tuple[str, str]]:
-    """(name, error message) of every profile file that cannot be read."""
-    return [p for p in _scan(directory) if not isinstance(p, Profile)]
-
-
-def _scan(directory) -> list:
+def scan_profiles(directory: str | os.PathLike | None = None) -> tuple[list[Profile], list[tuple[str, str]]]:
+    """Every profile file read once: (the profiles, by name; (name, error message) of each file that
+    cannot be read)."""
     d = Path(directory or tilesets_dir())
-    out: list = []
+    good: list[Profile] = []
+    bad: list[tuple[str, str]] = []
     for p in sorted(d.glob("*.npz")) if d.is_dir() else []:
         try:
-            out.append(load_profile(p.stem, d))
+            good.append(load_profile(p.stem, d))
         except TilesetError as e:
-            out.append((p.stem, str(e)))
-    return out
+            bad.append((p.stem, str(e)))
+    return good, bad
 
 
 def remove_profile(name: str, directory: str | os.PathLike | None = None) -> Path:
@@ -512,12 +504,14 @@ class Head:
     signature: str = ""
 
     def probs(self, emb: np.ndarray) -> np.ndarray:
-        """(B, D) unit embeddings → (B, C) float64 probabilities: softmax of :data:`HEAD_TEMPER` ×
-        (HEAD_SCALE · x·W + b)."""
-        z = HEAD_TEMPER * (HEAD_SCALE * (np.asarray(emb, np.float64) @ self.weight) + self.bias)
-        z -= z.max(1, keepdims=True)
-        w = np.exp(z)
-        return w / w.sum(1, keepdims=True)
+        """(B, D) unit embeddings → (B, C) float64 probabilities: softmax of HEAD_SCALE · x·W + b."""
+        return _softmax(HEAD_SCALE * (np.asarray(emb, np.float64) @ self.weight) + self.bias)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of (B, C) float64 logits (shifted by each row's maximum: no overflow)."""
+    w = np.exp(z - z.max(1, keepdims=True))
+    return w / w.sum(1, keepdims=True)
 
 
 def fit_head(emb: np.ndarray, views: np.ndarray, idx: np.ndarray, classes: np.ndarray) -> Head:
@@ -557,11 +551,7 @@ def fit_head(emb: np.ndarray, views: np.ndarray, idx: np.ndarray, classes: np.nd
     for k in range(HEAD_STEPS):
         beta = k / (k + 3)
         Av, bv = A + beta * (A - A_prev), b + beta * (b - b_prev)
-        z = HEAD_SCALE * (K @ Av) + bv
-        z -= z.max(1, keepdims=True)
-        P = np.exp(z)
-        P /= P.sum(1, keepdims=True)
-        G = (P - Y) / M
+        G = (_softmax(HEAD_SCALE * (K @ Av) + bv) - Y) / M
         A_prev, b_prev = A, b
         A = Av - step * (HEAD_SCALE * G + HEAD_L2 * Av)
         b = bv - step * G.sum(0)
