@@ -644,3 +644,90 @@ def test_the_report_names_two_tiles_read_as_each_others_face():
 
     assert _swaps(((1, "2m", "1m"), (2, "1m", "2m"), (27, "9s", "6s"))) == [(1, 2, "2m", "1m")]
     assert _swaps(((1, "2m", "1m"), (27, "9s", "6s"))) == []
+
+
+def _rewrite_meta(path, change):
+    """Rewrite the ``meta`` record of the profile file at ``path`` with ``change(meta)``."""
+    import io
+
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = change(json.loads(str(arrays["meta"])))
+    arrays["meta"] = np.array(json.dumps(meta))
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    path.write_bytes(buf.getvalue())
+
+
+def test_profiles_with_a_bad_record_or_a_folder_in_their_place_are_named_unreadable(photos, run_cli, _tilesets):
+    """A tester's files (fourth session of calibration's break-it trial): a profile whose record is a
+    list, whose history holds numbers, whose classifier fingerprint is a number — each crashed
+    ``tilesets`` (every profile's listing) or ``photo --tileset`` with a traceback; a folder named
+    ``dirp.npz`` was "no tile set named 'dirp' (there are: …, dirp)"."""
+    from vision.tileset import calibrate, profile_path
+
+    calibrate([photos["cal"]], "good")
+    data = profile_path("good").read_bytes()
+    bad = {"alist": lambda m: [m], "hist": lambda m: {**m, "history": [1, 2]},
+           "model": lambda m: {**m, "model": 7}, "nodate": lambda m: {**m, "created": None}}
+    for name, change in bad.items():
+        profile_path(name).write_bytes(data)
+        _rewrite_meta(profile_path(name), change)
+    (_tilesets / "dirp.npz").mkdir()
+    rc, out, err = run_cli("tilesets")
+    assert rc == 0 and "Traceback" not in err, err
+    for name in (*bad, "dirp"):
+        assert f"unreadable: tile set {name!r}" in out, out
+    demo = str(REPO / "docs" / "demo.jpg")
+    for name in (*bad, "dirp"):
+        msg = _one_line_error(run_cli, "photo", demo, "--tileset", name)
+        assert f"tile set {name!r}" in msg and "unreadable" in msg and "there are" not in msg, msg
+    msg = _one_line_error(run_cli, "tilesets", "--remove", "dirp")
+    assert "not a tile-set file" in msg, msg
+
+
+def test_a_tileset_folder_that_cannot_be_written_is_one_line(photos, run_cli, tmp_path, monkeypatch):
+    """``save_profile``'s cleanup of its temporary file raised too (NotADirectoryError, read-only
+    folders): a traceback instead of the one-line error it was about to give."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("MAHJONG_TILESETS", str(blocker))
+    msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "x")
+    assert "cannot" in msg and "a-file" in msg, msg
+
+
+def test_learn_skips_added_tiles_and_concurrent_learning_keeps_every_tile(photos, _tilesets):
+    """A tester's two findings: ``--add 17=9m --fix 17=9m --learn`` taught the profile 9m from the crop
+    under the reader's made-up box (whatever lay there); four ``--learn`` runs at once kept one tile,
+    each saving the profile it had loaded over the others'. Both through ``learn_from_result``, as
+    ``photo --learn`` calls it."""
+    import threading
+
+    from vision.pipeline import read_photo
+    from vision.tileset import calibrate, learn_from_result, load_profile
+
+    calibrate([photos["cal"]], "t")
+    demo = str(REPO / "docs" / "demo.jpg")
+    res = read_photo(demo, "nts", additions=[(17, "9m")])
+    notes = []
+    _, n = learn_from_result("t", res, {17: "9m"}, log=notes.append)
+    assert n == 0 and any("added with --add: not learned" in m for m in notes), notes
+    assert len(load_profile("t").codes) == 42
+    res = read_photo(demo, "nts")
+    fixes = [{2: "3m"}, {3: "4m"}, {4: "5m"}, {5: "6p"}]
+    errors = []
+
+    def teach(fx):
+        try:
+            learn_from_result("t", res, fx, log=lambda m: None)
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=teach, args=(fx,)) for fx in fixes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    prof = load_profile("t")
+    assert len(prof.codes) == 46 and sorted(prof.codes[42:]) == ["3m", "4m", "5m", "6p"], prof.codes[42:]

@@ -895,8 +895,8 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         found = nearest if nearest is not None else count
         # ``found``: the count nearest the hand's among the roles the groups may take; the reading shown
         # takes each group's likeliest role, which may count otherwise (a 4-tile group read as a meld)
-        shown_count = f", {count} as shown" if found != count else ""
-        problem = (f"found {found} tiles in the hand (each meld counts 3{shown_count});"
+        shown_count = f", {count} tiles as shown" if found != count else ""
+        problem = (f"found {found} tiles in the hand (each kong counts 3{shown_count});"
                    f" a {what} under {rs.id} has {need}:"
                    f" a tile may be hidden, cut off or not detected, or an extra one included"
                    + ("; --exposed replaces the melds the photo shows: list every meld on the table there,"

@@ -688,7 +688,7 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
     (:func:`vision.layout.blank_backs`, tried when ``blank_kongs`` and the reading is not legal)."""
     geo = cand.geometry
     lay, reading = _decode_region(geo, det, readings, back, ruleset, context, winning_tile, exposed, options,
-                                  retries, given_bonus)
+                                  retries, given_bonus, set_by_user)
     if reading.legal or not blank_kongs:
         return lay, reading
     # no legal reading: blank tiles (read as White dragons) in a group of four may be a concealed kong's
@@ -705,7 +705,7 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
     back2[idx] = True
     try:
         lay2, rd2 = _decode_region(geo, det, as_backs(readings, idx), back2, ruleset, context, winning_tile,
-                                   exposed, options, retries, given_bonus)
+                                   exposed, options, retries, given_bonus, set_by_user)
     except HandError:
         return lay, reading
     named = [(i, faces) for i, faces in blank if rd2.roles[i] == "concealed-kong"]
@@ -720,7 +720,7 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
 
 def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back: np.ndarray, ruleset: Ruleset,
                    context: Context, winning_tile, exposed, options, retries: bool,
-                   given_bonus: frozenset[int]) -> tuple[Layout, Reading]:
+                   given_bonus: frozenset[int], set_by_user: frozenset[int] = frozenset()) -> tuple[Layout, Reading]:
     """:func:`_decode_candidate`'s layout + decoding of one region with the given readings and
     face-down flags, and the left-out-box retries."""
 
@@ -732,7 +732,9 @@ def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back:
 
     lay, reading = run(frozenset())
     if retries and not reading.legal and (reading.problem or "").startswith("found "):  # a tile-count problem
-        hand = [i for i, r in enumerate(reading.roles) if r != "ignored" and det.scores[i] < DROP_SCORE]
+        # never a tile the user set (--fix, --add): they said it is that tile
+        hand = [i for i, r in enumerate(reading.roles)
+                if r != "ignored" and det.scores[i] < DROP_SCORE and i not in set_by_user]
         best = None
         refused: HandError | None = None
         for i in sorted(hand, key=lambda k: float(det.scores[k]))[:DROP_TRIES]:

@@ -41,11 +41,12 @@ import re
 import time
 import zipfile
 import zlib
+from contextlib import contextmanager
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
 
@@ -403,23 +404,58 @@ def save_profile(profile: Profile, directory: str | os.PathLike | None = None) -
         tmp.write_bytes(buf.getvalue())
         os.replace(tmp, path)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
+        try:  # the cleanup fails too on a read-only folder or a file in the folder's place
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
         raise TilesetError(f"cannot write the tile set {path} ({e.strerror or e})") from None
     return path
+
+
+@contextmanager
+def profile_lock(name: str, directory: str | os.PathLike | None = None):
+    """Hold an exclusive lock on profile ``name`` while it is read, changed and written again, so that
+    two runs teaching one profile at once (``--learn`` in two shells, a calibration and a page's tap-to-fix)
+    both land instead of the last save overwriting the other. ``fcntl.flock`` on a ``.NAME.npz.lock`` file
+    beside the profile: it holds between processes and between threads (each opens its own file). Where
+    there is no ``fcntl`` (not POSIX) or the folder cannot be written (the save then says so), nothing
+    is locked. Raises TilesetError for a bad name."""
+    path = profile_path(name, directory)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        f = open(path.with_name(f".{path.name}.lock"), "a+b")
+    except OSError:
+        yield
+        return
+    with f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def load_profile(name: str, directory: str | os.PathLike | None = None) -> Profile:
     """The stored profile ``name`` (in ``directory``, default :func:`tilesets_dir`). Raises
     :class:`TilesetError` when there is none (naming the ones there are) or the file is unreadable."""
     path = profile_path(name, directory)
+    if path.exists() and not path.is_file():
+        raise TilesetError(f"tile set {name!r} ({path}) is unreadable (a folder or other non-file, not a tile-set "
+                           f"file); move it out of {path.parent}")
     if not path.is_file():
-        have = [p.stem for p in sorted(path.parent.glob("*.npz"))]
+        have = [p.stem for p in sorted(path.parent.glob("*.npz")) if p.is_file()]
         raise TilesetError(f"no tile set named {name!r} in {path.parent} ("
                            + (f"there are: {', '.join(have)}" if have else "make one with `mahjong-score calibrate PHOTO --name NAME`")
                            + ")")
     try:
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
+            _check_meta(meta)
             codes = tuple(str(c) for c in z["codes"])
             kinds = tuple(str(k) for k in z["kinds"])
             emb, crops = np.array(z["embeddings"], np.float32), np.array(z["crops"], np.uint8)
@@ -431,8 +467,6 @@ def load_profile(name: str, directory: str | os.PathLike | None = None) -> Profi
                                 int(meta["head"].get("rows", 0)), str(meta["head"].get("signature", "")))
             except (ValueError, TypeError, KeyError):
                 head = None
-        if meta.get("format") not in READ_FORMATS:
-            raise ValueError(f"format {meta.get('format')!r}, expected one of {READ_FORMATS}")
         return Profile(name, codes, emb, crops, kinds, meta["model"], meta["created"], meta["updated"],
                        tuple(meta.get("history", ())), float(meta.get("temperature", TEMPERATURE)),
                        views if views is not None and len(views) else None, head)
@@ -442,6 +476,25 @@ def load_profile(name: str, directory: str | os.PathLike | None = None) -> Profi
             why = "not a tile-set file, or a damaged one"
         raise TilesetError(f"tile set {name!r} ({path}) is unreadable ({why}); "
                            f"remove it with `mahjong-score tilesets --remove {name}` and calibrate again") from None
+
+
+def _check_meta(meta) -> None:
+    """Raises ValueError naming what is wrong with a profile file's ``meta`` record (its format, and
+    the types the rest of the code relies on: ``model`` a mapping of the classifier's fingerprint,
+    ``history`` a list of records, ``created``/``updated`` strings)."""
+    if not isinstance(meta, dict):
+        raise ValueError(f"its record is a {type(meta).__name__}, not a mapping")
+    if meta.get("format") not in READ_FORMATS:
+        raise ValueError(f"format {meta.get('format')!r}, expected one of {READ_FORMATS}")
+    if not isinstance(meta.get("model"), dict):
+        raise ValueError("its classifier fingerprint ('model') is missing or not a mapping")
+    hist = meta.get("history", [])
+    if not isinstance(hist, list) or not all(isinstance(h, dict) for h in hist):
+        raise ValueError("its history is not a list of records")
+    for k in ("created", "updated"):
+        if not isinstance(meta.get(k), str):
+            raise ValueError(f"its {k!r} date is missing or not text")
+    float(meta.get("temperature", TEMPERATURE))  # ValueError / TypeError when not a number
 
 
 def list_profiles(directory: str | os.PathLike | None = None) -> list[Profile]:
@@ -466,12 +519,18 @@ def scan_profiles(directory: str | os.PathLike | None = None) -> tuple[list[Prof
 def remove_profile(name: str, directory: str | os.PathLike | None = None) -> Path:
     """Delete profile ``name``; :class:`TilesetError` when there is none."""
     path = profile_path(name, directory)
+    if path.exists() and not path.is_file():
+        raise TilesetError(f"{path} is not a tile-set file (a folder or other non-file): remove or move it by hand")
     if not path.is_file():
         load_profile(name, directory)  # raises, naming the profiles there are
     try:
         path.unlink()
     except OSError as e:
         raise TilesetError(f"cannot remove {path} ({e.strerror or e})") from None
+    try:  # its lock file (profile_lock), if any
+        path.with_name(f".{path.name}.lock").unlink(missing_ok=True)
+    except OSError:
+        pass
     return path
 
 
@@ -631,9 +690,11 @@ def with_tileset(classifier: Classifier, name_or_profile: str | Profile | None,
     fitted = fit_to(prof, base)
     # re-embedded or given its views: saved, so that the next reading need not do it again, unless the
     # file changed meanwhile (a tile learned in another process or request is never overwritten)
-    if stamp is not None and fitted is not prof and _stamp(name_or_profile, directory) == stamp:
+    if stamp is not None and fitted is not prof:
         try:
-            save_profile(fitted, directory)
+            with profile_lock(name_or_profile, directory):
+                if _stamp(name_or_profile, directory) == stamp:
+                    save_profile(fitted, directory)
         except TilesetError:
             pass
     return replace(base, tileset=fitted)
@@ -913,27 +974,33 @@ def calibrate(photos: Sequence, name: str, tiles: Sequence[str | None] | None = 
     detector = detector or load_detector()
     path = profile_path(name, directory)
     if path.is_file() and not replace_existing:
-        prof = fit_to(load_profile(name, directory), classifier)
-    else:
-        prof = new_profile(name, classifier)
+        fit_to(load_profile(name, directory), classifier)  # one made with another classifier: said before the photos are read
     checks, parts = [], []
     for src, lay, t in zip(photos, layouts, tiles):
         pname, crops, _probs, emb, check = read_layout(src, lay, detector, classifier, default=t is None)
         checks.append(check)
         parts.append((lay, emb, crops, {"photo": pname, "layout": t or "default"}))
-    added = 0
-    for lay, emb, crops, rec in parts:
-        prof = prof.add(lay, emb, crops, "calibrate", rec)
-        added += len(lay)
-    prof = with_views(prof, classifier)
-    saved = save_profile(prof, directory)
+    with profile_lock(name, directory):  # read again under the lock: what another run added meanwhile stays
+        if path.is_file() and not replace_existing:
+            prof = fit_to(load_profile(name, directory), classifier)
+        else:
+            prof = new_profile(name, classifier)
+        added = 0
+        for lay, emb, crops, rec in parts:
+            prof = prof.add(lay, emb, crops, "calibrate", rec)
+            added += len(lay)
+        prof = with_views(prof, classifier)
+        saved = save_profile(prof, directory)
     return Calibration(prof, saved, tuple(checks), prof.separation(), added, time.perf_counter() - t0)
 
 
 def learn(profile: Profile, classifier: Classifier, image: np.ndarray, det: Detections, order: Sequence[int],
-          fixes: Mapping[int, str], notes: list[str] | None = None) -> tuple[Profile, int]:
+          fixes: Mapping[int, str], notes: list[str] | None = None, added: Collection[int] = ()
+          ) -> tuple[Profile, int]:
     """Add the corrected tiles of one photo to ``profile`` (not saved): for each fix ``pos → code``
-    (1-based positions in ``order``; face-down ``0x`` fixes are skipped) the tile's crop, turned the
+    (1-based positions in ``order``; face-down ``0x`` fixes are skipped, and so are the tiles the user
+    added, ``added`` detection indices: their boxes are placed by the reader, not seen, and would teach
+    the profile whatever lies under them; ``notes`` names them) the tile's crop, turned the
     way the classifier finds ``code`` most probable when it reads turns, and its embedding. A crop
     the profile already holds is not added again; a tile the classifier reads as another face at
     ≥ :data:`LEARN_DOUBT` (and as ``code`` under 1 − that, every turn) is learned but named in
@@ -950,6 +1017,11 @@ def learn(profile: Profile, classifier: Classifier, image: np.ndarray, det: Dete
     for pos, code in items:
         if not 1 <= pos <= len(order):
             raise HandError(f"--fix: there is no tile {pos} (tiles are numbered 1 to {len(order)})")
+        if order[pos - 1] in added:
+            if notes is not None:
+                notes.append(f"tile {pos} ({code}) was added with --add: not learned (its box is placed by the "
+                             f"reader, not a tile seen in the photo)")
+            continue
         c = crop_tile(image, det.boxes[order[pos - 1]], classifier.imgsz, classifier.margin, classifier.resize)
         turns = [c] if classifier.rotation == "invariant" else [np.ascontiguousarray(np.rot90(c, k)) for k in range(4)]
         p = classifier.run(np.stack(turns))
@@ -992,10 +1064,11 @@ def learn_from_result(name: str, res, fixes: Mapping[int, str], log=None) -> tup
     from .classify import load_classifier
 
     notes: list[str] = []
-    prof, n = learn(load_profile(name), load_classifier(glyphs=False), res.photo.pixels, res.detections, res.order,
-                    fixes, notes)
-    if n:
-        save_profile(prof)
+    with profile_lock(name):  # loaded, taught and saved under the lock: another run's tiles are kept
+        prof, n = learn(load_profile(name), load_classifier(glyphs=False), res.photo.pixels, res.detections,
+                        res.order, fixes, notes, getattr(res, "added", ()))
+        if n:
+            save_profile(prof)
     done = ", ".join(f"{k}={v}" for k, v in sorted(fixes.items()) if v != BACK)
     line = (f"tile set {name!r}: learned {n} tile(s) ({done}); now {len(prof.codes)} examples" if n
             else f"tile set {name!r}: nothing new to learn" if notes

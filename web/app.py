@@ -714,7 +714,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             res = replace(res, photo=photo)
         n = 0
         if learn and tileset and fixes:
-            n, learned = tilesets.learn(tileset, photo, res.detections, res.order, fixes, item.learned)
+            n, learned = tilesets.learn(tileset, photo, res.detections, res.order, fixes, item.learned, res.added)
             item = replace(item, learned=learned)
         cache.put(item, photo_id)
         return {**_photo_answer(res, {**model_t, **{k: v for k, v in res.timings.items() if k not in model_t}},
@@ -735,7 +735,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                       turned=item.turned)
         n = 0
         if learn and tileset and fixes:
-            n, learned = tilesets.learn(tileset, item.photo, item.detections, res.order, fixes, item.learned)
+            n, learned = tilesets.learn(tileset, item.photo, res.detections, res.order, fixes, item.learned, res.added)
             cache.put(replace(item, learned=learned), photo_id)
         return {**_photo_answer(res, {**item.timings, **res.timings}, photo_id, rs, fixes),
                 "tileset": tileset or None, "learned": n}

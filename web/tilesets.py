@@ -16,7 +16,7 @@ import os
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Collection, Mapping, Optional
 
 from fastapi import File, Form, UploadFile
 
@@ -84,18 +84,20 @@ class Tilesets:
             raise self._error(e) from None
 
     def learn(self, name: str, photo, detections, order, fixes: Mapping[int, str],
-              already: frozenset) -> tuple[int, frozenset]:
-        """Add the fixes not in ``already`` ((pos, code) pairs) to profile ``name`` and save it;
+              already: frozenset, added: Collection[int] = ()) -> tuple[int, frozenset]:
+        """Add the fixes not in ``already`` ((pos, code) pairs) to profile ``name`` and save it, not
+        those of tiles the user added (``added`` detection indices: no box seen in the photo);
         returns (tiles added, the pairs learned from this photo so far)."""
         self._check_base()
-        from vision.tileset import learn, load_profile, save_profile
+        from vision.tileset import learn, load_profile, profile_lock, save_profile
 
         new = {p: c for p, c in fixes.items() if (p, c) not in already}
         if not new:
             return 0, already
         try:
-            with self._lock:
-                prof, n = learn(load_profile(name, self.directory), self.base, photo.pixels, detections, order, new)
+            with self._lock, profile_lock(name, self.directory):
+                prof, n = learn(load_profile(name, self.directory), self.base, photo.pixels, detections, order, new,
+                                added=added)
                 if n:
                     save_profile(prof, self.directory)
                 self._cache.pop(name, None)
