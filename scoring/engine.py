@@ -644,7 +644,7 @@ def default_combine(lines: Sequence[Line], ruleset: Ruleset, view: View) -> Tota
         mult = math.prod(ln.multiplier for ln in kept if ln.kind == "multiplier")
         extra = sum(ln.points for ln in kept if ln.kind == "points")
         total = round_half_up(top.fixed * 2**dbl * mult + extra)
-        return _new_totals(total, extra, dbl, tuple(kept), cash)
+        return _new_totals(total, extra, dbl, tuple(kept), cash, False, tuple(ln for ln in fixed if ln is not top))
     raw = points * 2**dbl * mult
     limit = ruleset.limit
     limited = limit is not None and raw > limit
@@ -721,7 +721,18 @@ def _score_reading(hand: Hand, d: Decomposition, ruleset: Ruleset, opts: Mapping
             if f is _ONCE:
                 once[r.id] = ln
         lines.append(ln)
-    return combine(lines, ruleset, view), valid
+    totals = combine(lines, ruleset, view)
+    if len(fired) != len(asked):
+        # special hands that fired but lost to a higher one (its group or its exclusions): named in
+        # the explanation and by audit (a claim of Seven Twins on a Clean Twins hand)
+        kept = {r.id for r, _ in fired}
+        if any(r.kind in ("fixed", "limit") for r, _ in fired):
+            lost = [_line(plan, r, f, ruleset, opts) for r, f in asked
+                    if r.kind in ("fixed", "limit") and r.id not in kept]
+            if lost:
+                lost.sort(key=lambda ln: -ln.fixed)
+                totals = replace(totals, outranked=tuple(getattr(totals, "outranked", ())) + tuple(lost))
+    return totals, valid
 
 
 def _line(plan: _Plan, rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any]) -> Line:
@@ -824,7 +835,7 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     notes_for = hook("notes_for")
     notes = tuple(notes_for(hand, opts)) if notes_for is not None else ()
     result = _new_scored(rs.id, hand, best.total, best.points, best.doublings, best.lines, d, opts, ties,
-                         notes, best.cash, best.limit_applied)
+                         notes, best.cash, best.limit_applied, getattr(best, "outranked", ()))
     finalize = hook("finalize")
     return finalize(result, rs, opts) if finalize else result
 
@@ -851,6 +862,8 @@ def explain(result: ScoredHand) -> str:
     out.append(_summary(result))
     for a in result.alternatives:
         out.append(f"  tie: {a.describe(h.context.win_by)}")
+    for ln in getattr(result, "outranked", ()):  # a special hand that fired but does not count
+        out.append(f"  outranked: {ln.name} {ln.amount()} ({ln.source}) — only the highest special hand counts")
     for n in result.notes:
         out.append(f"  note: {n}")
     changed = [f"{k}={option_text(v)}" for k, v in result.options.items() if v != rs.options[k].default]

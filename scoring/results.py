@@ -75,6 +75,8 @@ class Totals:
     lines: tuple[Line, ...]
     cash: float = 0
     limit_applied: bool = False
+    #: special hands (``fixed``/``limit`` lines) that fired but are outranked by the one counted
+    outranked: tuple[Line, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,9 @@ class ScoredHand:
 
     ``lines`` are the rules that counted (in ruleset order); ``decomposition`` the reading used;
     ``alternatives`` other readings with the same total (RULINGS principle 5); ``allowed`` is False
-    when the ruleset forbids this mahjong (then ``status`` says why); ``cash`` is kept apart.
+    when the ruleset forbids this mahjong (then ``status`` says why); ``cash`` is kept apart;
+    ``outranked``: the special hands this reading also makes that the highest one outranks (only
+    the highest counts, as the engine's combine step says), for the explanation and ``audit``.
     """
 
     ruleset: str
@@ -100,6 +104,7 @@ class ScoredHand:
     allowed: bool = True
     status: str = "ok"
     limit_applied: bool = False
+    outranked: tuple[Line, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: total, points, doublings, lines, melds, ruleset, options, …"""
@@ -158,21 +163,24 @@ _object_setattr = object.__setattr__
 
 
 def _new_totals(total: int, points: float, doublings: int, lines: tuple[Line, ...], cash: float = 0,
-                limit_applied: bool = False) -> Totals:
+                limit_applied: bool = False, outranked: tuple[Line, ...] = ()) -> Totals:
     """``Totals(...)``, fast (as :func:`_maker`, fields in order)."""
     obj = _object_new(Totals)
     _object_setattr(obj, "__dict__", {"total": total, "points": points, "doublings": doublings,
-                                      "lines": lines, "cash": cash, "limit_applied": limit_applied})
+                                      "lines": lines, "cash": cash, "limit_applied": limit_applied,
+                                      "outranked": outranked})
     return obj
 
 
 def _new_scored(ruleset: str, hand: Hand, total: int, points: float, doublings: int, lines: tuple[Line, ...],
                 decomposition: Decomposition, options: Mapping[str, Any], alternatives: tuple[Decomposition, ...],
-                notes: tuple[str, ...], cash: float, limit_applied: bool) -> ScoredHand:
+                notes: tuple[str, ...], cash: float, limit_applied: bool,
+                outranked: tuple[Line, ...] = ()) -> ScoredHand:
     """``ScoredHand(...)`` with ``allowed`` and ``status`` at their defaults, fast (as :func:`_maker`)."""
     obj = _object_new(ScoredHand)
     _object_setattr(obj, "__dict__", {
         "ruleset": ruleset, "hand": hand, "total": total, "points": points, "doublings": doublings,
         "lines": lines, "decomposition": decomposition, "options": options, "alternatives": alternatives,
-        "notes": notes, "cash": cash, "allowed": True, "status": "ok", "limit_applied": limit_applied})
+        "notes": notes, "cash": cash, "allowed": True, "status": "ok", "limit_applied": limit_applied,
+        "outranked": outranked})
     return obj

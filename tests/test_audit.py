@@ -232,3 +232,24 @@ def test_a_claimed_name_matches_without_what_the_gloss_says_in_brackets():
                           {"name": "Pung hoekstenen", "points": 8},
                           {"name": "Pung hoekstenen (dicht)", "points": 8}], rs, scored)
     assert [c.rule for c in got] == ["kong-simples-concealed", None, "pung-terminals-concealed"]
+
+
+def test_a_claimed_special_hand_outranked_by_a_higher_one_is_named_as_such(run_cli, tmp_path):
+    """A new user's audit of the shared seven-pairs photo claimed 250: the hint said "1 doubling
+    fewer than this hand earns (0 counted)" and a claimed Seven Twins line "does not apply". Derived
+    from the seeds (NTS): 44 66 88s 22 33 66 77z won on 4s is seven pairs of one suit plus dragons
+    and winds — 002:30 Schone tweelingen (Clean Twins) 500 — and seven pairs at all — 002:31 Zeven
+    tweelingen (Seven Twins) 250; both are of the special-hand group, of which only the highest counts
+    (nts.toml `group = "special-hand"`): 500. Seven Twins applies but is outranked."""
+    hand = ["--hand", "446688s22336677z", "-w", "4s", "-r", "nts"]
+    rc, out, _ = run_cli("audit", *hand, "--claimed", "250")
+    assert rc == 1 and "computed 500" in out
+    assert "doubling" not in out, out  # a fixed value: nothing was doubled
+    assert "the claim is the value of Zeven tweelingen" in out and "only the highest special hand counts" in out
+    rc, out, _ = run_cli("audit", *hand, "--claimed", "250", "--json",
+                         "--claimed-lines", claim_file(tmp_path, [{"rule": "seven-twins", "fixed": 250}]))
+    res = json.loads(out)
+    d = next(d for d in res["differences"] if d["rule"] == "seven-twins")
+    assert "this hand makes it, but it is outranked by clean-twins" in d["message"], d
+    rc, out, _ = run_cli("hand", "446688s22336677z", "-w", "4s", "-r", "nts")
+    assert rc == 0 and "outranked: Zeven tweelingen" in out and "250 fixed" in out and "total: 500" in out

@@ -284,12 +284,19 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             msg = (f"meld status: claimed {r} ({_fmt_amounts(c.amounts)}), but the set is {_status_of(twin)}: "
                    f"{twin} {ln.amount()}{f' [{ln.detail}]' if ln.detail else ''} ({ln.source})")
             diffs.append(Difference("meld status", r, msg, c.amounts, _amounts(ln), twin, ln.source))
+        outranked = {ln.rule: ln for ln in getattr(scored, "outranked", ())}
+        top = next((ln for ln in scored.lines if ln.kind in ("fixed", "limit")), None)
         for r in extra:
             c = claimed_by_rule[r]
             rule = rs.rule(r)
             what = "limit" if rule.kind in ("fixed", "limit") else "not earned"
-            msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but it does not apply to this hand "
-                   f"({rule.label()}; {rule.source})")
+            if r in outranked and top is not None:  # it applies, but a higher special hand counts instead
+                msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand makes it, but it is outranked "
+                       f"by {top.rule} {top.amount()} ({top.name}; {top.source}): only the highest special hand "
+                       f"counts")
+            else:
+                msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but it does not apply to this hand "
+                       f"({rule.label()}; {rule.source})")
             diffs.append(Difference(what, r, msg, c.amounts, None, None, rule.source))
         for r in missing:
             ln = computed[r]
@@ -325,14 +332,19 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
     if rs.limit and claimed == rs.limit and total != rs.limit:
         out.append(f"the claim is the limit ({rs.limit:g}); this hand scores {total}"
                    + (" (limit applied)" if scored.limit_applied else ""))
-    if total > 0 and claimed > 0:
+    fixed = [ln for ln in scored.lines if ln.kind in ("fixed", "limit")]
+    lower = [ln for ln in getattr(scored, "outranked", ()) if math.isclose(ln.fixed, claimed)]
+    if fixed and lower:  # the claim is a special hand this hand also makes, outranked by the one counted
+        out.append(f"the claim is the value of {lower[0].name} ({lower[0].source}), which this hand also makes; "
+                   f"only the highest special hand counts: {fixed[0].name} {total} ({fixed[0].source})")
+    elif total > 0 and claimed > 0 and not (fixed and scored.doublings == 0):
+        # (doublings say nothing of a special hand's fixed value that nothing doubled)
         ratio = claimed / total
         k = round(math.log2(ratio)) if ratio > 0 else 0
         if k != 0 and math.isclose(ratio, 2.0 ** k):
             n = abs(k)
             out.append(f"the claim is {ratio:g}× the score: {n} doubling{'s' if n > 1 else ''} "
                        f"{'more' if k > 0 else 'fewer'} than this hand earns ({scored.doublings} counted)")
-    fixed = any(ln.kind in ("fixed", "limit") for ln in scored.lines)
     if not fixed and scored.doublings >= 0 and claimed > 0 and claimed % (2 ** scored.doublings) == 0:
         pts = claimed // (2 ** scored.doublings)
         if pts != scored.points:

@@ -847,7 +847,7 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
         factor *= ln.multiplier
     total = round_half_up(plain.total * factor + (full.total - plain.total))
     return Totals(total, full.points, full.doublings, tuple(full.lines) + tuple(mult), full.cash,
-                  full.limit_applied)
+                  full.limit_applied, full.outranked)
 
 
 def finalize(result, ruleset: "Ruleset", options: Mapping[str, Any]):

@@ -362,6 +362,7 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
         t, d = best
         return replace(result, total=t.total, points=t.points, doublings=t.doublings, lines=t.lines,
                        decomposition=d, alternatives=(), cash=t.cash, limit_applied=t.limit_applied,
+                       outranked=t.outranked,
                        status=f"mahjong allowed: {t.doublings} doublings, not clean ({SEED}:1)")
     rule = ("at least 2 doublings from one item" if options["entry_doublings"] == "single-item"
             else "at least 2 doublings in total")

@@ -281,7 +281,7 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
     t = default_combine([ln for ln in lines if ln.rule not in MAHJONG_POINT_RULES], ruleset, view)
     extra = sum(ln.points for ln in after)
     return Totals(round_half_up(t.total + extra), t.points, t.doublings, tuple(lines), t.cash,
-                  t.limit_applied)
+                  t.limit_applied, t.outranked)
 
 
 def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any]) -> "ScoredHand":
