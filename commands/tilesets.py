@@ -52,7 +52,8 @@ def _swaps(doubtful) -> list[tuple[int, int, str, str]]:
 def _report_lines(cal: Calibration) -> list[str]:
     p, s = cal.profile, cal.separation
     out = [f"tile set {p.name!r}: {cal.added} tiles added from {len(cal.photos)} photo(s) in {cal.seconds:.1f} s; "
-           f"now {s['examples']} examples of {s['classes']} faces ({cal.path})"]
+           f"now {s['examples']} examples of {s['classes']} faces ({cal.path})"
+           + (f"; {cal.repeated} tile(s) already in it not added again (the same photo twice?)" if cal.repeated else "")]
     for ph in cal.photos:
         line = f"  {ph.name}: {ph.tiles} tiles; the classifier alone reads {ph.model_right} of {ph.tiles} as the layout says"
         if ph.dropped:
@@ -60,7 +61,9 @@ def _report_lines(cal: Calibration) -> list[str]:
         if ph.left_out:
             line += f"; {ph.left_out} box(es) off the layout's rows or face-down left out"
         if ph.doubtful:
-            line += "; check " + ", ".join(f"tile {a} (layout {b}, reads as {c})" for a, b, c in ph.doubtful[:6])
+            line += ("; learned as the layout says, though the classifier alone reads "
+                     + ", ".join(f"tile {a} ({b}) as {c}" for a, b, c in ph.doubtful[:6])
+                     + " (what calibration is for; check them only if the layout may be wrong)")
         out.append(line)
         swaps = _swaps(ph.doubtful)
         if swaps:
@@ -97,7 +100,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 def cmd_tilesets(args: argparse.Namespace) -> int:
     try:
-        if args.remove:
+        if args.remove is not None:
             path = remove_profile(args.remove)
             if args.json:
                 print_json({"removed": args.remove, "path": str(path)})

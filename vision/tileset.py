@@ -714,6 +714,8 @@ def layout_codes(notation: str | None) -> tuple[str, ...]:
     for tok in re.split(r"[\s\[\]()+]+", notation):
         if not tok:
             continue
+        if re.search(r"\dx", tok):  # notation has no 0x outside a concealed kong: say what is meant
+            raise CalibrationError(f"--tiles {notation!r}: a calibration layout shows faces, not face-down tiles (0x)")
         try:
             out.extend(parse_tiles(tok))
         except HandError as e:
@@ -859,9 +861,11 @@ class Calibration:
     separation: Mapping[str, Any]
     added: int
     seconds: float
+    #: tiles of the photos whose crop the profile already held (the same photo given twice): not added
+    repeated: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.profile.name, "path": str(self.path), "added": self.added,
+        return {"name": self.profile.name, "path": str(self.path), "added": self.added, "repeated": self.repeated,
                 "seconds": round(self.seconds, 3), "profile": self.profile.summary(),
                 "separation": dict(self.separation),
                 "photos": [{"name": p.name, "tiles": p.tiles, "model_right": p.model_right,
@@ -985,13 +989,22 @@ def calibrate(photos: Sequence, name: str, tiles: Sequence[str | None] | None = 
             prof = fit_to(load_profile(name, directory), classifier)
         else:
             prof = new_profile(name, classifier)
-        added = 0
+        added = repeated = 0
         for lay, emb, crops, rec in parts:
-            prof = prof.add(lay, emb, crops, "calibrate", rec)
-            added += len(lay)
+            # a tile whose crop the profile holds already (the same photo twice, in one call or two) is
+            # not added again: identical examples would only inflate the leave-one-out accuracy
+            held = list(prof.crops)
+            new = [k for k in range(len(lay)) if not any(np.array_equal(crops[k], c) for c in held)]
+            repeated += len(lay) - len(new)
+            if new:
+                prof = prof.add([lay[k] for k in new], emb[new], crops[new], "calibrate", rec)
+                added += len(new)
+        if not added:
+            raise CalibrationError("every tile of the photo(s) is in the tile set already (the same photo "
+                                   "again?): nothing to add")
         prof = with_views(prof, classifier)
         saved = save_profile(prof, directory)
-    return Calibration(prof, saved, tuple(checks), prof.separation(), added, time.perf_counter() - t0)
+    return Calibration(prof, saved, tuple(checks), prof.separation(), added, time.perf_counter() - t0, repeated)
 
 
 def learn(profile: Profile, classifier: Classifier, image: np.ndarray, det: Detections, order: Sequence[int],

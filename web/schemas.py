@@ -203,6 +203,8 @@ class TilesetsResponse(BaseModel):
 
     tilesets: list[TilesetOut]
     default: Optional[str] = Field(None, description="the tile set `serve --tileset` selects by default")
+    unreadable: list[dict] = Field(default_factory=list,
+                                   description="profile files that cannot be read: {name, error} (as `mahjong-score tilesets` lists them)")
 
 
 class CalibrationOut(BaseModel):

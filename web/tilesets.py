@@ -13,6 +13,7 @@ each fix of a photo is learned once). Profiles are stored in ``$MAHJONG_TILESETS
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -50,7 +51,18 @@ class Tilesets:
 
         if isinstance(e, ModelError):
             return ApiError(503, f"tile sets are unavailable: {e}")
-        return ApiError(422, str(e))
+        return ApiError(422, self._for_page(str(e)))
+
+    def _for_page(self, msg: str) -> str:
+        """A vision message in the page's words: the form's fields, not the command line's flags; no
+        server folder (the calibrate answer hides it too); the uploaded photo, not ``<bytes>``."""
+        msg = msg.replace(f" in {self.directory}", "").replace(f"{self.directory}{os.sep}", "")
+        msg = msg.replace(str(self.directory), "the server's tile sets")
+        msg = msg.replace("`mahjong-score calibrate PHOTO --name NAME`", "the calibration form")
+        msg = re.sub(r"`mahjong-score tilesets --remove ([^`]+)`", r"`mahjong-score tilesets --remove \1` on the server", msg)
+        if msg.startswith("<bytes>: "):
+            msg = "the photo: " + msg[len("<bytes>: "):]
+        return msg.replace("--tiles ", "tiles ").replace("--replace", "'Start the tile set over'")
 
     def _check_base(self):
         from vision.classify import Classifier
@@ -106,9 +118,11 @@ class Tilesets:
         return n, already | frozenset(new.items())
 
     def listing(self) -> dict[str, Any]:
-        from vision.tileset import list_profiles
+        from vision.tileset import scan_profiles
 
-        return {"tilesets": [p.summary() for p in list_profiles(self.directory)], "default": self.default}
+        good, bad = scan_profiles(self.directory)
+        return {"tilesets": [p.summary() for p in good], "default": self.default,
+                "unreadable": [{"name": n, "error": self._for_page(m)} for n, m in bad]}
 
     def calibrate(self, detector, data: bytes, name: str, tiles: Optional[str], replace_existing: bool) -> dict[str, Any]:
         self._check_base()

@@ -657,6 +657,9 @@
     for (const t of res.tilesets) {
       sel.append(h("option", { value: t.name, text: `${t.name} (${t.classes} faces, ${t.examples} examples)` }));
     }
+    for (const u of res.unreadable || []) {  // a damaged profile file: named, not choosable
+      sel.append(h("option", { value: "", text: `${u.name} (unreadable: see the server)`, disabled: true, title: u.error }));
+    }
     sel.value = res.tilesets.some((t) => t.name === want) ? want : "";
   }
 
