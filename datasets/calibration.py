@@ -147,6 +147,21 @@ def measure(sets: int = 6, renders: int = 6, recolour: bool = True, start: int =
             "calibration_s_max": max((r["calibration_s"] for r in rows if "calibration_s" in r), default=None)}
 
 
+def write_photos(folder: Path, k: int = 0, recolour: bool = False, hands: int = 3) -> list[Path]:
+    """JPEGs of set ``k`` to try ``calibrate`` and ``photo --tileset`` with: its calibration layout
+    (``calibration-K.jpg``) and ``hands`` hand photos of the same set (``hand-K-i.jpg``). Returns the paths."""
+    from PIL import Image
+
+    folder.mkdir(parents=True, exist_ok=True)
+    ts = tile_set(k, recolour)
+    out = [folder / f"calibration-{k}.jpg"]
+    Image.fromarray(calibration_render(ts, 900 + k).image).save(out[0], quality=90)
+    for i in range(1, hands + 1):
+        out.append(folder / f"hand-{k}-{i}.jpg")
+        Image.fromarray(render_scene(900 + k, 100 + i, 1280, 960, sources=PROC, tileset=ts).image).save(out[-1], quality=90)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m datasets.calibration", description=__doc__.split("\n")[0])
     ap.add_argument("--sets", type=int, default=6)
@@ -154,7 +169,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--recolour", action="store_true", help="recoloured art (colours the classifier never saw)")
     ap.add_argument("--photos", type=int, default=1, help="calibration photos per set (other renders of the layout)")
+    ap.add_argument("--write", type=Path, default=None, metavar="DIR",
+                    help="instead of measuring, write photos of set --start to try calibration without a tile set: "
+                         "DIR/calibration-K.jpg (its 42 faces laid out) and DIR/hand-K-1..3.jpg (hands of the same set)")
     a = ap.parse_args(argv)
+    if a.write is not None:
+        for p in write_photos(a.write, a.start, a.recolour):
+            print(p)
+        return 0
     t0 = time.perf_counter()
     res = measure(a.sets, a.renders, a.recolour, a.start, a.photos)
     res["seconds"] = round(time.perf_counter() - t0, 1)

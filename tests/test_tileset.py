@@ -759,3 +759,18 @@ def test_an_empty_remove_name_and_a_face_down_layout_are_named(photos, run_cli):
     assert "name" in msg, msg
     msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "z", "--tiles", "123m 0x")
     assert "not face-down tiles (0x)" in msg, msg
+
+
+def test_calibration_photos_can_be_rendered_to_try_it_without_a_tile_set(tmp_path):
+    """A new user had no way to try `calibrate` without a physical set: `python -m datasets.calibration
+    --write DIR` renders one set's layout and hands of the same set."""
+    _fonts()
+    from PIL import Image
+
+    from datasets.calibration import main
+
+    assert main(["--write", str(tmp_path), "--start", "2", "--recolour"]) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["calibration-2.jpg", "hand-2-1.jpg", "hand-2-2.jpg", "hand-2-3.jpg"]
+    with Image.open(tmp_path / "calibration-2.jpg") as im:
+        assert im.format == "JPEG" and im.size == (1280, 960)
