@@ -730,8 +730,9 @@ def _score_reading(hand: Hand, d: Decomposition, ruleset: Ruleset, opts: Mapping
             lost = [_line(plan, r, f, ruleset, opts) for r, f in asked
                     if r.kind in ("fixed", "limit") and r.id not in kept]
             if lost:
-                lost.sort(key=lambda ln: -ln.fixed)
-                totals = replace(totals, outranked=tuple(getattr(totals, "outranked", ())) + tuple(lost))
+                both = list(getattr(totals, "outranked", ())) + lost
+                both.sort(key=lambda ln: -ln.fixed)  # highest first, whichever step dropped them
+                totals = replace(totals, outranked=tuple(both))
     return totals, valid
 
 
@@ -863,7 +864,7 @@ def explain(result: ScoredHand) -> str:
     for a in result.alternatives:
         out.append(f"  tie: {a.describe(h.context.win_by)}")
     for ln in getattr(result, "outranked", ()):  # a special hand that fired but does not count
-        out.append(f"  outranked: {ln.name} {ln.amount()} ({ln.source}) — only the highest special hand counts")
+        out.append(f"  outranked: {ln.name} {ln.amount()} ({ln.source}) — only one special hand counts, the highest")
     for n in result.notes:
         out.append(f"  note: {n}")
     changed = [f"{k}={option_text(v)}" for k, v in result.options.items() if v != rs.options[k].default]

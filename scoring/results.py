@@ -123,6 +123,7 @@ class ScoredHand:
             "status": self.status,
             "limit_applied": self.limit_applied,
             "lines": [ln.to_json() for ln in self.lines],
+            "outranked": [ln.to_json() for ln in self.outranked],
             "shape": d.shape,
             "melds": [
                 {"kind": m.kind, "tiles": list(m.tiles), "concealed": m.concealed,

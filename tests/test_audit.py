@@ -253,3 +253,5 @@ def test_a_claimed_special_hand_outranked_by_a_higher_one_is_named_as_such(run_c
     assert "this hand makes it, but it is outranked by clean-twins" in d["message"], d
     rc, out, _ = run_cli("hand", "446688s22336677z", "-w", "4s", "-r", "nts")
     assert rc == 0 and "outranked: Zeven tweelingen" in out and "250 fixed" in out and "total: 500" in out
+    rc, out, _ = run_cli("hand", "446688s22336677z", "-w", "4s", "-r", "nts", "--json")
+    assert [ln["rule"] for ln in json.loads(out)["outranked"]] == ["seven-twins"]

@@ -774,3 +774,41 @@ def test_calibration_photos_can_be_rendered_to_try_it_without_a_tile_set(tmp_pat
     assert names == ["calibration-2.jpg", "hand-2-1.jpg", "hand-2-2.jpg", "hand-2-3.jpg"]
     with Image.open(tmp_path / "calibration-2.jpg") as im:
         assert im.format == "JPEG" and im.size == (1280, 960)
+
+
+def test_remove_waits_for_the_lock_and_keeps_the_lock_file(photos, _tilesets, monkeypatch):
+    """A reviewer's: removing a profile deleted its lock file without taking the lock, so a run that
+    held it and one that came after could both hold "the lock". A file system that refuses locks
+    (some network mounts) reads and writes unlocked instead of failing."""
+    import threading
+    import time
+
+    from vision.tileset import calibrate, profile_lock, profile_path, remove_profile
+
+    calibrate([photos["cal"]], "x")
+    lock = profile_path("x").with_name(".x.npz.lock")
+    done = []
+    with profile_lock("x"):
+        t = threading.Thread(target=lambda: done.append(remove_profile("x")))
+        t.start()
+        time.sleep(0.3)
+        assert not done and profile_path("x").exists()  # waits while the profile is being changed
+    t.join()
+    assert done and not profile_path("x").exists() and lock.exists()
+    import fcntl
+
+    def refuse(*a):
+        raise OSError(37, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", refuse)
+    with profile_lock("y"):
+        pass  # no error: unlocked
+
+
+def test_a_profile_whose_temperature_is_not_a_number_says_so(photos, run_cli, _tilesets):
+    from vision.tileset import calibrate, profile_path
+
+    calibrate([photos["cal"]], "tt")
+    _rewrite_meta(profile_path("tt"), lambda m: {**m, "temperature": [1]})
+    msg = _one_line_error(run_cli, "photo", str(REPO / "docs" / "demo.jpg"), "--tileset", "tt")
+    assert "its temperature is not a number" in msg, msg

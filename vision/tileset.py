@@ -417,9 +417,10 @@ def profile_lock(name: str, directory: str | os.PathLike | None = None):
     """Hold an exclusive lock on profile ``name`` while it is read, changed and written again, so that
     two runs teaching one profile at once (``--learn`` in two shells, a calibration and a page's tap-to-fix)
     both land instead of the last save overwriting the other. ``fcntl.flock`` on a ``.NAME.npz.lock`` file
-    beside the profile: it holds between processes and between threads (each opens its own file). Where
-    there is no ``fcntl`` (not POSIX) or the folder cannot be written (the save then says so), nothing
-    is locked. Raises TilesetError for a bad name."""
+    beside the profile (never deleted, also not by :func:`remove_profile`): it holds between processes
+    and between threads (each opens its own file). Where there is no ``fcntl`` (Windows), the folder
+    cannot be written (the save then says so) or the file system refuses locks, nothing is locked.
+    Raises TilesetError for a bad name."""
     path = profile_path(name, directory)
     try:
         import fcntl
@@ -433,7 +434,11 @@ def profile_lock(name: str, directory: str | os.PathLike | None = None):
         yield
         return
     with f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX)
+        except OSError:  # a file system without locks (some network mounts): as where there is no fcntl
+            yield
+            return
         try:
             yield
         finally:
@@ -494,7 +499,9 @@ def _check_meta(meta) -> None:
     for k in ("created", "updated"):
         if not isinstance(meta.get(k), str):
             raise ValueError(f"its {k!r} date is missing or not text")
-    float(meta.get("temperature", TEMPERATURE))  # ValueError / TypeError when not a number
+    t = meta.get("temperature", TEMPERATURE)
+    if isinstance(t, bool) or not isinstance(t, (int, float)):
+        raise ValueError("its temperature is not a number")
 
 
 def list_profiles(directory: str | os.PathLike | None = None) -> list[Profile]:
@@ -523,15 +530,24 @@ def remove_profile(name: str, directory: str | os.PathLike | None = None) -> Pat
         raise TilesetError(f"{path} is not a tile-set file (a folder or other non-file): remove or move it by hand")
     if not path.is_file():
         load_profile(name, directory)  # raises, naming the profiles there are
-    try:
-        path.unlink()
-    except OSError as e:
-        raise TilesetError(f"cannot remove {path} ({e.strerror or e})") from None
-    try:  # its lock file (profile_lock), if any
-        path.with_name(f".{path.name}.lock").unlink(missing_ok=True)
-    except OSError:
-        pass
+    with profile_lock(name, directory):  # not while another run is changing it (its lock file stays:
+        try:                               # deleting it would let two runs hold "the lock" at once)
+            path.unlink()
+        except OSError as e:
+            raise TilesetError(f"cannot remove {path} ({e.strerror or e})") from None
     return path
+
+
+def check_geometry(profile: Profile, fp: Mapping[str, Any]) -> None:
+    """Raises :class:`TilesetError` when ``profile`` was made with a classifier (its stored
+    fingerprint) that crops tiles otherwise than the one of fingerprint ``fp``: its crops cannot be
+    re-embedded."""
+    geo = ("imgsz", "margin", "resize")
+    if any(profile.model.get(k) != fp[k] for k in geo):
+        raise TilesetError(f"tile set {profile.name!r} was made with a classifier that crops tiles differently "
+                           f"({', '.join(f'{k} {profile.model.get(k)}' for k in geo)}; now "
+                           f"{', '.join(f'{k} {fp[k]}' for k in geo)}): calibrate again with "
+                           f"`mahjong-score calibrate PHOTO --name {profile.name} --replace`")
 
 
 def fit_to(profile: Profile, classifier: Classifier) -> Profile:
@@ -541,12 +557,7 @@ def fit_to(profile: Profile, classifier: Classifier) -> Profile:
     fp = fingerprint(classifier)
     if dict(profile.model) == fp:
         return with_views(profile, classifier)
-    geo = ("imgsz", "margin", "resize")
-    if any(profile.model.get(k) != fp[k] for k in geo):
-        raise TilesetError(f"tile set {profile.name!r} was made with a classifier that crops tiles differently "
-                           f"({', '.join(f'{k} {profile.model.get(k)}' for k in geo)}; now "
-                           f"{', '.join(f'{k} {fp[k]}' for k in geo)}): calibrate again with "
-                           f"`mahjong-score calibrate PHOTO --name {profile.name} --replace`")
+    check_geometry(profile, fp)
     emb = classifier.embed(profile.crops)[1] if len(profile.codes) else np.zeros((0, fp["dim"]), np.float32)
     return with_views(replace(profile, embeddings=emb, model=fp, views=None), classifier)
 
@@ -714,7 +725,7 @@ def layout_codes(notation: str | None) -> tuple[str, ...]:
     for tok in re.split(r"[\s\[\]()+]+", notation):
         if not tok:
             continue
-        if re.search(r"\dx", tok):  # notation has no 0x outside a concealed kong: say what is meant
+        if re.search(r"0x", tok):  # notation has no 0x outside a concealed kong: say what is meant
             raise CalibrationError(f"--tiles {notation!r}: a calibration layout shows faces, not face-down tiles (0x)")
         try:
             out.extend(parse_tiles(tok))
@@ -978,7 +989,7 @@ def calibrate(photos: Sequence, name: str, tiles: Sequence[str | None] | None = 
     detector = detector or load_detector()
     path = profile_path(name, directory)
     if path.is_file() and not replace_existing:
-        fit_to(load_profile(name, directory), classifier)  # one made with another classifier: said before the photos are read
+        check_geometry(load_profile(name, directory), fp)  # a profile that cannot be used: said before the photos are read
     checks, parts = [], []
     for src, lay, t in zip(photos, layouts, tiles):
         pname, crops, _probs, emb, check = read_layout(src, lay, detector, classifier, default=t is None)
@@ -993,8 +1004,8 @@ def calibrate(photos: Sequence, name: str, tiles: Sequence[str | None] | None = 
         for lay, emb, crops, rec in parts:
             # a tile whose crop the profile holds already (the same photo twice, in one call or two) is
             # not added again: identical examples would only inflate the leave-one-out accuracy
-            held = list(prof.crops)
-            new = [k for k in range(len(lay)) if not any(np.array_equal(crops[k], c) for c in held)]
+            held = {hashlib.sha1(c.tobytes()).digest() for c in prof.crops}
+            new = [k for k in range(len(lay)) if hashlib.sha1(crops[k].tobytes()).digest() not in held]
             repeated += len(lay) - len(new)
             if new:
                 prof = prof.add([lay[k] for k in new], emb[new], crops[new], "calibrate", rec)

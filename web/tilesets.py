@@ -107,11 +107,12 @@ class Tilesets:
         if not new:
             return 0, already
         try:
-            with self._lock, profile_lock(name, self.directory):
+            with profile_lock(name, self.directory):  # one at a time, with other requests and processes
                 prof, n = learn(load_profile(name, self.directory), self.base, photo.pixels, detections, order, new,
                                 added=added)
                 if n:
                     save_profile(prof, self.directory)
+            with self._lock:  # (held only for the cache: the other tile sets' requests never wait on a save)
                 self._cache.pop(name, None)
         except (TilesetError, ModelError) as e:
             raise self._error(e) from None
