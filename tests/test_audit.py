@@ -255,3 +255,12 @@ def test_a_claimed_special_hand_outranked_by_a_higher_one_is_named_as_such(run_c
     assert rc == 0 and "outranked: Zeven tweelingen" in out and "250 fixed" in out and "total: 500" in out
     rc, out, _ = run_cli("hand", "446688s22336677z", "-w", "4s", "-r", "nts", "--json")
     assert [ln["rule"] for ln in json.loads(out)["outranked"]] == ["seven-twins"]
+
+
+def test_a_claimed_name_shared_by_two_rules_names_both(run_cli, tmp_path):
+    """A new user claimed "Pung hoekstenen" (NTS 002:11 has it concealed, (dicht), and exposed, (open)):
+    the audit said it "is not a rule of nts (did you mean pung-terminals-exposed …?)"."""
+    rc, out, _ = run_cli("audit", "--hand", "446688s22336677z", "-w", "4s", "-r", "nts", "--claimed", "250",
+                         "--claimed-lines", claim_file(tmp_path, [{"name": "Pung hoekstenen", "points": 4}]))
+    assert rc == 1 and "'Pung hoekstenen' names 2 rules of nts" in out, out
+    assert "pung-terminals-exposed" in out and "pung-terminals-concealed" in out and "is not a rule" not in out

@@ -264,10 +264,18 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         claimed_by_rule: dict[str, Claimed] = {}
         for c in claims:
             if c.rule is None:
-                near = closest_rule(c.given, rs)
-                diffs.append(Difference("not earned", None, f"not earned: {c.given!r} is not a rule of {rs.id} "
-                                        + (f"(did you mean {near}? " if near else "(")
-                                        + f"see `mahjong-score rules {rs.id}`)", claimed=c.amounts))
+                key = _norm(c.given)
+                several = [r for r in rs.rules if key in _names(r.id, r.name, r.gloss, bare=True)]
+                if len(several) > 1:  # a name shared by rules that differ only in brackets: (dicht) / (open)
+                    msg = (f"not earned: {c.given!r} names {len(several)} rules of {rs.id}: "
+                           + ", ".join(f"{r.id} ({r.label()})" for r in several)
+                           + "; claim one of them by its id or its whole name")
+                else:
+                    near = closest_rule(c.given, rs)
+                    msg = (f"not earned: {c.given!r} is not a rule of {rs.id} "
+                           + (f"(did you mean {near}? " if near else "(")
+                           + f"see `mahjong-score rules {rs.id}`)")
+                diffs.append(Difference("not earned", None, msg, claimed=c.amounts))
             else:
                 claimed_by_rule[c.rule] = c
         extra = [r for r in claimed_by_rule if r not in computed]
