@@ -730,7 +730,7 @@ def _score_reading(hand: Hand, d: Decomposition, ruleset: Ruleset, opts: Mapping
             lost = [_line(plan, r, f, ruleset, opts) for r, f in asked
                     if r.kind in ("fixed", "limit") and r.id not in kept]
             if lost:
-                both = list(getattr(totals, "outranked", ())) + lost
+                both = list(totals.outranked) + lost
                 both.sort(key=lambda ln: -ln.fixed)  # highest first, whichever step dropped them
                 totals = replace(totals, outranked=tuple(both))
     return totals, valid
@@ -836,7 +836,7 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     notes_for = hook("notes_for")
     notes = tuple(notes_for(hand, opts)) if notes_for is not None else ()
     result = _new_scored(rs.id, hand, best.total, best.points, best.doublings, best.lines, d, opts, ties,
-                         notes, best.cash, best.limit_applied, getattr(best, "outranked", ()))
+                         notes, best.cash, best.limit_applied, best.outranked)
     finalize = hook("finalize")
     return finalize(result, rs, opts) if finalize else result
 
@@ -863,7 +863,7 @@ def explain(result: ScoredHand) -> str:
     out.append(_summary(result))
     for a in result.alternatives:
         out.append(f"  tie: {a.describe(h.context.win_by)}")
-    for ln in getattr(result, "outranked", ()):  # a special hand that fired but does not count
+    for ln in result.outranked:  # a special hand that fired but does not count
         out.append(f"  outranked: {ln.name} {ln.amount()} ({ln.source}) — only one special hand counts, the highest")
     for n in result.notes:
         out.append(f"  note: {n}")

@@ -181,6 +181,13 @@ def _short(v: Any) -> str:
     return r if len(r) <= 40 else r[:37] + "..."
 
 
+def bare_name_rules(given: str, rs: Ruleset) -> list:
+    """The rules of ``rs`` that ``given`` names once what their names say in brackets is left out
+    ("Pung hoekstenen" names both "(dicht)" and "(open)")."""
+    key = _norm(given)
+    return [r for r in rs.rules if key in _names(r.id, r.name, r.gloss, bare=True)]
+
+
 def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: ScoredHand) -> list[Claimed]:
     """Claimed lines with their rule ids: by id, else by name among the lines that counted, else
     among all rules of the ruleset (None when no rule has that id or name)."""
@@ -200,8 +207,8 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
                     rid = r.id
                     break
         if rid is None:  # the name without what a rule's name says in brackets, when one rule alone has it
-            hits = {r.id for r in rs.rules if key in _names(r.id, r.name, r.gloss, bare=True)}
-            rid = hits.pop() if len(hits) == 1 else None
+            hits = bare_name_rules(given, rs)
+            rid = hits[0].id if len(hits) == 1 else None
         amounts = {a: float(ln[a]) for a in _AMOUNTS if a in ln}
         if "limit" in ln and isinstance(ln["limit"], (int, float)) and not isinstance(ln["limit"], bool):
             amounts["fixed"] = float(ln["limit"])
@@ -264,8 +271,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         claimed_by_rule: dict[str, Claimed] = {}
         for c in claims:
             if c.rule is None:
-                key = _norm(c.given)
-                several = [r for r in rs.rules if key in _names(r.id, r.name, r.gloss, bare=True)]
+                several = bare_name_rules(c.given, rs)
                 if len(several) > 1:  # a name shared by rules that differ only in brackets: (dicht) / (open)
                     msg = (f"not earned: {c.given!r} names {len(several)} rules of {rs.id}: "
                            + ", ".join(f"{r.id} ({r.label()})" for r in several)
@@ -292,7 +298,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             msg = (f"meld status: claimed {r} ({_fmt_amounts(c.amounts)}), but the set is {_status_of(twin)}: "
                    f"{twin} {ln.amount()}{f' [{ln.detail}]' if ln.detail else ''} ({ln.source})")
             diffs.append(Difference("meld status", r, msg, c.amounts, _amounts(ln), twin, ln.source))
-        outranked = {ln.rule: ln for ln in getattr(scored, "outranked", ())}
+        outranked = {ln.rule: ln for ln in scored.outranked}
         top = next((ln for ln in scored.lines if ln.kind in ("fixed", "limit")), None)
         for r in extra:
             c = claimed_by_rule[r]
@@ -341,7 +347,7 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
         out.append(f"the claim is the limit ({rs.limit:g}); this hand scores {total}"
                    + (" (limit applied)" if scored.limit_applied else ""))
     fixed = [ln for ln in scored.lines if ln.kind in ("fixed", "limit")]
-    lower = [ln for ln in getattr(scored, "outranked", ()) if math.isclose(ln.fixed, claimed)]
+    lower = [ln for ln in scored.outranked if math.isclose(ln.fixed, claimed)]
     if fixed and lower:  # the claim is a special hand this hand also makes, outranked by the one counted
         out.append(f"the claim is the value of {lower[0].name} ({lower[0].source}), which this hand also makes; "
                    f"only the highest special hand counts: {fixed[0].name} {total} ({fixed[0].source})")

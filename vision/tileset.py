@@ -422,27 +422,23 @@ def profile_lock(name: str, directory: str | os.PathLike | None = None):
     cannot be written (the save then says so) or the file system refuses locks, nothing is locked.
     Raises TilesetError for a bad name."""
     path = profile_path(name, directory)
+    f = None
     try:
         import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    try:
+
         path.parent.mkdir(parents=True, exist_ok=True)
         f = open(path.with_name(f".{path.name}.lock"), "a+b")
-    except OSError:
+        fcntl.flock(f, fcntl.LOCK_EX)
+    except (ImportError, OSError):  # not POSIX, a folder that cannot be written, a file system without locks
+        if f is not None:
+            f.close()
+        f = None
+    try:
         yield
-        return
-    with f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX)
-        except OSError:  # a file system without locks (some network mounts): as where there is no fcntl
-            yield
-            return
-        try:
-            yield
-        finally:
+    finally:
+        if f is not None:
             fcntl.flock(f, fcntl.LOCK_UN)
+            f.close()
 
 
 def load_profile(name: str, directory: str | os.PathLike | None = None) -> Profile:
@@ -526,10 +522,8 @@ def scan_profiles(directory: str | os.PathLike | None = None) -> tuple[list[Prof
 def remove_profile(name: str, directory: str | os.PathLike | None = None) -> Path:
     """Delete profile ``name``; :class:`TilesetError` when there is none."""
     path = profile_path(name, directory)
-    if path.exists() and not path.is_file():
-        raise TilesetError(f"{path} is not a tile-set file (a folder or other non-file): remove or move it by hand")
     if not path.is_file():
-        load_profile(name, directory)  # raises, naming the profiles there are
+        load_profile(name, directory)  # raises, naming the profiles there are (or the folder in the way)
     with profile_lock(name, directory):  # not while another run is changing it (its lock file stays:
         try:                               # deleting it would let two runs hold "the lock" at once)
             path.unlink()
@@ -1001,11 +995,13 @@ def calibrate(photos: Sequence, name: str, tiles: Sequence[str | None] | None = 
         else:
             prof = new_profile(name, classifier)
         added = repeated = 0
+        # a tile whose crop the profile holds already (the same photo twice, in one call or two) is not
+        # added again: identical examples would only inflate the leave-one-out accuracy
+        held = {hashlib.sha1(c.tobytes()).digest() for c in prof.crops}
         for lay, emb, crops, rec in parts:
-            # a tile whose crop the profile holds already (the same photo twice, in one call or two) is
-            # not added again: identical examples would only inflate the leave-one-out accuracy
-            held = {hashlib.sha1(c.tobytes()).digest() for c in prof.crops}
-            new = [k for k in range(len(lay)) if hashlib.sha1(crops[k].tobytes()).digest() not in held]
+            keys = [hashlib.sha1(c.tobytes()).digest() for c in crops]
+            new = [k for k in range(len(lay)) if keys[k] not in held]
+            held.update(keys)
             repeated += len(lay) - len(new)
             if new:
                 prof = prof.add([lay[k] for k in new], emb[new], crops[new], "calibrate", rec)
