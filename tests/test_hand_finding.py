@@ -8,6 +8,7 @@ patterns read as tiles with middling scores). Each test states the layout and wh
 """
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -1248,3 +1249,47 @@ def test_a_tile_the_user_set_is_never_left_out_as_a_false_detection(tmp_path):
     roles = res.reading.roles
     assert all(roles[order[p - 1]] != "ignored" for p in fixes), [roles[order[p - 1]] for p in fixes]
     assert not any("false detection" in n and any(f"tile {p} " in n for p in fixes) for n in res.reading.notes)
+
+
+def test_of_regions_none_legal_the_one_nearest_a_hand_is_shown():
+    # hard render 32 (four hands, hk-tw-16): the player's row lacks one tile the detector missed, so no
+    # region reads legal; the far player's row had the higher geometric prior but its roles used 11
+    # tiles of 17, and it was shown (with --add hints for the wrong row). Here: the hand row of
+    # render-s7-12 with three tiles missed (its first two and the sideways winning tile: 11 of 14) and,
+    # far from it, a row of 5 tiles given the higher prior. Ranked by prior alone the 5 tiles were
+    # shown; each tile a count is off costs MISSING_TILE (0.6 × 0.25³ against 1.0 × 0.25⁹)
+    from vision.layout import MISSING_TILE, Candidate, lift_geometry
+    from vision.pipeline import _search_regions
+
+    meta = load("render-s7-12")
+    hand = _hand_only(meta)
+    keep = [i for i in hand if meta["tiles"][i]["pose"] != "sideways"][2:]  # 11 tiles: three missed
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    far = [[x0 + k * 1.02 * w, 0.2 * h, x0 + k * 1.02 * w + w, 1.2 * h] for k in range(5)]
+    det, rd = _scene(meta, keep, far, ["2p", "7s", "4z", "9m", "3p"])
+    n = len(det)
+    row, others = list(range(len(keep))), list(range(len(keep), n))
+    size = (meta["width"], meta["height"])
+    geo_far = lift_geometry(find_geometry(det.take(others), size), others, n)
+    geo_hand = lift_geometry(find_geometry(det.take(row), size), row, n)
+    cands = (Candidate(geo_far, 1.0, "far row"), Candidate(geo_hand, 0.6, "hand row"))
+    tried = _search_regions(cands, det, rd, NTS, Context(), None, None, None)
+    assert not any(t.reading.legal for t in tried)
+    by_why = {t.candidate.why: t for t in tried}
+    assert by_why["hand row"].reading.count_off == 3, by_why["hand row"].reading.problem
+    assert by_why["far row"].reading.count_off == 9, by_why["far row"].reading.problem
+    assert tried[0].candidate.why == "hand row"
+    assert tried[0].joint == pytest.approx(math.log(0.6) + 3 * math.log(MISSING_TILE))
+
+
+def test_a_turn_read_nearer_a_hands_count_reads_better():
+    # of two readings of a photo's turns neither legal, the one a tile from a hand beats one whose
+    # roles use more tiles but are further from the hand's count (hard render 32 was shown turned
+    # 270°: 20 tiles of other players' rows, found 14 of 17, against the upright 16 of 17)
+    from types import SimpleNamespace
+
+    from vision.pipeline import _better
+
+    near = SimpleNamespace(reading=SimpleNamespace(legal=False, count_off=1))
+    far = SimpleNamespace(reading=SimpleNamespace(legal=False, count_off=3))
+    assert _better(near, far) and not _better(far, near)

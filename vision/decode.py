@@ -155,7 +155,11 @@ class Reading:
       (compares readings of one photo's candidate hand regions);
     * ``neighbours``: Σ over the groups off the region's main row of log(their likeliest role's prior),
       the roles as the decoder offered them (after ``--exposed`` and a non-winner's filtering): what
-      the region's neighbours cost ``score`` at best (``vision.pipeline`` counts roles against it).
+      the region's neighbours cost ``score`` at best (``vision.pipeline`` counts roles against it);
+    * ``count_off``: when not legal for its tile count, how many tiles the count nearest the hand's
+      (each kong 3) is off it (the hand's count when no tile of a hand was found); 0 when legal or when
+      the count is right and the tiles are what is wrong (``vision.pipeline`` ranks the readings of
+      regions none of which is legal by it).
     """
 
     hand: object | None
@@ -173,6 +177,7 @@ class Reading:
     notes: tuple[str, ...] = ()
     score: float = -math.inf
     neighbours: float = 0.0
+    count_off: int = 0
 
 
 # ----------------------------------------------------------------------------- candidates
@@ -889,10 +894,13 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         parts.append(f"win:{win}")
     notation = " ".join(parts)
     what = "winning hand" if ctx.winner else "non-winning hand"
+    off = 0
     if count == 0:
         problem = "no tiles of a hand were found"
+        off = need
     elif not hyps:
         found = nearest if nearest is not None else count
+        off = abs(found - need)
         # ``found``: the count nearest the hand's among the roles the groups may take; the reading shown
         # takes each group's likeliest role, which may count otherwise (a 4-tile group read as a meld)
         shown_count = f", {count} tiles as shown" if found != count else ""
@@ -921,7 +929,7 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     conf = float(np.prod([readings.probs[p].max() for p in range(n) if tiles[p] is not None])) if n else 0.0
     return Reading(hand=None, tiles=tuple(tiles), raw=tuple(raw), roles=tuple(roles), melds=tuple(melds),
                    changed=(), probability=conf, relative=1.0, confidence=0.0, legal=False,
-                   notation=notation, problem=problem, notes=tuple(lay.notes))
+                   notation=notation, problem=problem, notes=tuple(lay.notes), count_off=off)
 
 
 def _ruleset_refusal(conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win,

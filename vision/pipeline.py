@@ -467,13 +467,17 @@ def weak_reading(res: PhotoResult) -> bool:
 
 
 def _better(a: PhotoResult, b: PhotoResult) -> bool:
-    """``a`` reads its photo better than ``b``: legal before not legal, then the higher joint
+    """``a`` reads its photo better than ``b``: legal before not legal; of two readings not legal, the
+    one whose tile count is nearer the hand's (``Reading.count_off``), then the one with more tiles,
+    read more surely; of two legal ones, the higher joint
     log-score (region prior × role prior × tile readings × the models' belief in the boxes); within
     :data:`TURN_TIE` of each other, the one with fewer tiles read turned (the photo the right way up:
     an upside-down reading can be as probable, with 7s read as 6s)."""
     if a.reading.legal != b.reading.legal:
         return a.reading.legal
-    if not a.reading.legal:  # neither legal: more of the hand's tiles found, read more surely
+    if not a.reading.legal:  # neither legal: nearer a hand's tile count, then more of its tiles found, read more surely
+        if a.reading.count_off != b.reading.count_off:
+            return a.reading.count_off < b.reading.count_off
         return _evidence_of(a) > _evidence_of(b) + 1.0
     if abs(a.joint - b.joint) < TURN_TIE:  # as probable: the turn whose tiles stand upright is the photo's
         return _turned_tiles(a) < _turned_tiles(b)
@@ -766,8 +770,11 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
 
     Joint log-score of a legal reading: log(region prior) + ``Reading.score`` (role prior × relative
     probability of the legal reading) − ``Reading.neighbours`` (the role prior the region's neighbours
-    cost at best) + :func:`_evidence` (what the doubtful boxes it uses cost). A reading that is not legal ranks by the
-    region prior alone (its problem is the one reported). A HandError (the reading contradicts the
+    cost at best) + :func:`_evidence` (what the doubtful boxes it uses cost). A reading that is not
+    legal ranks by log(region prior) + log(:data:`vision.layout.MISSING_TILE`) per tile its count is
+    off the hand's (``Reading.count_off``; its problem is the one reported): of regions none of which
+    reads legal, the one a tile or two from a hand is shown (what ``--add``/``--fix`` then correct),
+    not a far player's row of which the roles use a few tiles. A HandError (the reading contradicts the
     circumstances) is raised when no candidate gives a legal reading that does not.
     """
     back = np.asarray(det.face_down) | np.array([p == "face-down" for p in readings.pose], bool)
@@ -787,7 +794,7 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
         # it (ignoring a neighbour that is likely not the hand's costs nothing), only by the roles it
         # needs them to play
         joint = (math.log(max(cand.prior, 1e-12)) + rd.score - rd.neighbours + _evidence(t, level, rd)) \
-            if rd.legal else math.log(max(cand.prior, 1e-12))
+            if rd.legal else math.log(max(cand.prior, 1e-12)) + rd.count_off * math.log(MISSING_TILE)
         tried.append(_Tried(cand, lay, rd, joint))
     if refused is not None and not any(t.reading.legal for t in tried):
         raise refused  # the only legal readings contradict what the user said
