@@ -88,32 +88,34 @@ def turn_search(run, wide: np.ndarray, tall: np.ndarray | None = None,
     return up, probs, turn
 
 
-def glyph_opinion(imgs, probs: np.ndarray, turn: np.ndarray, run, wide: np.ndarray, reader=None) -> np.ndarray:
+def glyph_opinion(imgs, probs: np.ndarray, turn: np.ndarray, run, wide: np.ndarray, reader=None,
+                  numbers: bool = True) -> np.ndarray:
     """The run-time glyph reading (:func:`vision.classify.glyph_turns`, :mod:`vision.glyphs`) on the
     real crops, as :meth:`vision.classify.Classifier.read` takes it (the half-turn bonus share only of
     the tiles the turn search tried); each photo is the tile's box; ``run(k)`` the classifier's
     (N, 43) probabilities at k quarter turns, ``wide`` the (N,) box shapes. Returns the (N, 43)
     probabilities after the second opinion."""
     from vision.classify import UPRIGHT_SURE, glyph_turns
-    from vision.glyphs import GlyphScores, load_glyph_reader, wanted
+    from vision.glyphs import GlyphScores, load_glyph_reader, wanted, wanted_number
 
     reader = reader or load_glyph_reader(2)
     corners, face = wanted(probs)
+    number = wanted_number(probs, limit=None) if numbers else np.zeros(len(probs), bool)  # (each crop a photo)
     unsure = (run(0).max(1) < UPRIGHT_SURE) | wide
     half_probs = np.stack([run((t + 2) % 4)[i] for i, t in enumerate(turn)])
     corners |= wanted(half_probs)[0] & unsure
-    if not (corners.any() or face.any()):
+    if not (corners.any() or face.any() or number.any()):
         return probs
 
     def half(idx):
         return half_probs[idx], None, None
 
-    def read(idx, turns, cm, fm):
+    def read(idx, turns, cm, fm, tm):
         parts = [reader.read(imgs[i], np.array([[0, 0, imgs[i].shape[1], imgs[i].shape[0]]], np.float32),
-                             turns[k:k + 1], cm[k:k + 1], fm[k:k + 1]) for k, i in enumerate(idx)]
-        return GlyphScores(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("face", "corner", "numeral")))
+                             turns[k:k + 1], cm[k:k + 1], fm[k:k + 1], tm[k:k + 1]) for k, i in enumerate(idx)]
+        return GlyphScores(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("face", "corner", "numeral", "top")))
 
-    return glyph_turns(probs, turn, None, None, corners, face, half, read)[0]
+    return glyph_turns(probs, turn, None, None, corners, face, half, read, number)[0]
 
 
 def ece(probs: np.ndarray, y: np.ndarray, bins: int = 15) -> float:

@@ -22,10 +22,11 @@ def _p(**codes: float) -> np.ndarray:
     return p[None].astype(np.float32)
 
 
-def _scores(face=None, corner=None, numeral=None) -> G.GlyphScores:
+def _scores(face=None, corner=None, numeral=None, top=None) -> G.GlyphScores:
     s = G.GlyphScores.empty(1)
     for arr, vals, keys in ((s.face, face, list(G.HONOUR_GLYPHS)), (s.corner, corner, list(G.BONUS_GLYPHS)),
-                            (s.numeral, numeral, [str(n) for n in G.NUMERALS])):
+                            (s.numeral, numeral, [str(n) for n in G.NUMERALS]),
+                            (s.top, top, [g[0] for g in G.CHAR_NUMERALS.values()])):
         if vals is not None:
             arr[0] = 0.0
             for k, v in vals.items():
@@ -184,7 +185,7 @@ def test_the_classifier_takes_the_glyph_readers_opinion_only_on_gated_tiles():
     calls = []
 
     class FakeReader:
-        def read(self, image, boxes, turns, corners, face):
+        def read(self, image, boxes, turns, corners, face, top=None):
             calls.append((corners.tolist(), face.tolist()))
             s = G.GlyphScores.empty(len(boxes))
             s.face[face] = 0.0
@@ -214,7 +215,7 @@ def test_a_bonus_tile_read_upside_down_is_turned_over_by_its_corners():
     read_at = []
 
     class Reader:
-        def read(self, image, boxes, turns, corners, face):
+        def read(self, image, boxes, turns, corners, face, top=None):
             read_at.extend(int(t) for t in turns)
             s = G.GlyphScores.empty(len(boxes))
             s.corner[corners] = 0.0
@@ -255,7 +256,7 @@ def test_glyph_turns_turns_a_tile_over_only_for_a_clearly_better_reading():
             half_asked.append(list(idx))
             return turned[idx], None, None
 
-        def read(idx, turns, cm, fm):
+        def read(idx, turns, cm, fm, tm=None):
             s = G.GlyphScores.empty(len(idx))
             for k, (i, t) in enumerate(zip(idx, turns)):
                 if fm[k]:
@@ -385,3 +386,57 @@ def test_the_reader_refuses_bad_arrays_and_leaves_bad_boxes_unread(reader):
     s = reader.read(img, np.array([[np.nan, 0, 50, 50], [10, 10, np.inf, 90]], np.float32), np.array([0, 0]),
                     np.array([True, True]), np.array([True, True]))
     assert np.isnan(s.corner).all() and np.isnan(s.face).all()
+
+
+# ----------------------------------------------------------------------------- character numerals
+def test_a_character_numeral_settles_which_character_tile():
+    # a real 二萬 read 1m at 0.88 (2m 0.11; crops-real 411): its numeral 二 read at 1.0 above the 萬
+    # makes it 2m. The term weighs the character tiles only: 2p is not made likelier by a 二
+    p = _p(**{"1m": 0.88, "2m": 0.11})
+    post = G.second_opinion(p, _scores(top={"二": 1.0}))[0]
+    assert post.argmax() == CLASS_INDEX["2m"]
+    assert post[CLASS_INDEX["2m"]] / post[CLASS_INDEX["1m"]] == pytest.approx(0.11 / 0.88 * (1 + 1 / G.NUMERAL_FLOOR), rel=1e-4)
+    p2 = _p(**{"1p": 0.6, "2p": 0.3})
+    post2 = G.second_opinion(p2, _scores(top={"二": 1.0}))[0]
+    assert post2.argmax() == CLASS_INDEX["1p"]
+    assert post2[CLASS_INDEX["2p"]] / post2[CLASS_INDEX["1p"]] == pytest.approx(0.5, rel=1e-4)
+    assert G.GlyphScores.empty(1).top.shape == (1, 9)
+    assert G.GlyphScores(*(np.zeros((1, k), np.float32) for k in (6, 8, 9))).top.shape == (1, 9)  # top not given
+    s = _scores(top={"七": 0.9})
+    assert s.describe(["7m"]) == ["七"] and s.describe(["6m"]) == [""]
+
+
+def test_a_character_numeral_read_as_nothing_changes_no_evidence():
+    # only the classifier's turn is read for the numeral: a numeral term below 1 where nothing was read
+    # would make the tile's reading there less probable than the half turn's (a real 2m read 0.49 was
+    # turned over to 2y so, before the term was scaled to 1)
+    p = _p(**{"2m": 0.49, "1m": 0.12, "2y": 0.02})
+    post, evidence = G.posterior(p, _scores(top={"二": 0.2, "三": 0.1}))  # under the noise level
+    assert evidence[0] == pytest.approx(1.0, rel=1e-5) and np.allclose(post, p, atol=1e-6)
+
+
+def test_wanted_number_reads_unsure_character_tiles_only():
+    p = np.concatenate([_p(**{"1m": 0.88, "2m": 0.1}),  # unsure between characters: read
+                        _p(**{"1m": 0.99}),  # sure: not read
+                        _p(**{"5p": 0.6, "6p": 0.35}),  # a circles tile: no numeral above a 萬
+                        _p(**{"6m": 0.5, "7m": 0.4}),  # face-down: never read
+                        _p(**{"3m": 0.9, "3p": 0.09})])  # the doubt is the suit, not the number: not read
+    assert G.wanted_number(p, np.array([False, False, False, True, False])).tolist() == [True, False, False, False, False]
+    many = np.concatenate([_p(**{"4m": 0.5 + 0.01 * k, "5m": 0.3}) for k in range(G.MAX_NUMBER_LINES + 3)])
+    w = G.wanted_number(many)
+    assert w.sum() == G.MAX_NUMBER_LINES and not w[-3:].any()  # the least sure first
+    assert G.wanted_number(many, limit=None).all()
+
+
+def test_the_recogniser_reads_a_rendered_character_numeral(reader):
+    """The numeral above the 萬 of the project's procedural character faces (datasets.faces.proc_art)."""
+    right = 0
+    for style in (0, 8, 16):
+        for code in ("2m", "7m"):
+            img = _face(code, style)
+            H, W = img.shape[:2]
+            s = reader.read(img, np.array([[0, 0, W, H]], np.float32), np.array([0]), np.array([False]),
+                            np.array([False]), np.array([True]))
+            right += int(np.nanargmax(s.top[0]) + 1 == int(code[0]) and np.nanmax(s.top[0]) > G.NUMERAL_NOISE)
+            assert np.isnan(s.numeral[0]).all() and np.isnan(s.face[0]).all()  # not asked for
+    assert right >= 5  # of 6

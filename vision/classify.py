@@ -238,14 +238,15 @@ class Classifier:
         corners, turned half round: ``half["probs"]``; a bonus tile read upside-down as a suit tile has
         its bonus share the right way up). The turn search's outputs at the half turn (``half``, where
         ``half["have"]``) are reused; the other tiles read turned over are run through the graph."""
-        from .glyphs import wanted, within_budget
+        from .glyphs import wanted, wanted_number, within_budget
 
         down = np.asarray(det.face_down, bool) | (probs[:, BACK_INDEX] >= BACK_SURE)  # never read a back
         corners, face = wanted(probs, down)
         corners |= wanted(half["probs"], down)[0]
         turn_over = self.rotation == "upright"
         corners, face = within_budget(np.maximum(probs, half["probs"]), corners, corners & turn_over, face)
-        if not (corners.any() or face.any()):
+        number = wanted_number(probs, down)
+        if not (corners.any() or face.any() or number.any()):
             return probs, turn, emb, tile, None
         want_emb, want_tile = emb is not None, tile is not None
 
@@ -267,7 +268,8 @@ class Classifier:
             return p2, e2, t2
 
         return glyph_turns(probs, turn, emb, tile, corners, face, turned_over if turn_over else None,
-                           lambda idx, turns, cm, fm: self.glyphs.read(image, det.boxes[idx], turns, cm, fm))
+                           lambda idx, turns, cm, fm, tm: self.glyphs.read(image, det.boxes[idx], turns, cm, fm, tm),
+                           number)
 
     def __call__(self, image: np.ndarray, det: Detections) -> TileReadings:
         """Classify every detected tile of ``image`` (H, W, 3) uint8 RGB; see the module docstring."""
@@ -342,13 +344,15 @@ class Classifier:
         return TileReadings.make(probs, pose, tile, glyphs, was), (emb if embeddings else None)
 
 
-def glyph_turns(probs, turn, emb, tile, corners, face, half, read):
+def glyph_turns(probs, turn, emb, tile, corners, face, half, read, number=None):
     """The glyph reader's second opinion (:mod:`vision.glyphs`) on the tiles ``corners`` | ``face``
-    ((N,) bool, :func:`vision.glyphs.wanted`) of a reading (``probs`` (N, 43), ``turn`` (N,) quarter
+    ((N,) bool, :func:`vision.glyphs.wanted`) | ``number`` ((N,) bool or None, the character tiles read
+    for their numeral, :func:`vision.glyphs.wanted_number`; at their turn only) of a reading
+    (``probs`` (N, 43), ``turn`` (N,) quarter
     turns, ``emb`` / ``tile`` or None), with the turn chosen jointly: a tile whose corners are read is
     also read turned half round — the classifier (``half(indices) → (probs, emb, tile)`` of those
     tiles turned half round from ``turn``; None: not turned over, for a classifier that reads every
-    pose) and the glyph reader (``read(indices, turns, corners, face) → GlyphScores``) — and that turn
+    pose) and the glyph reader (``read(indices, turns, corners, face, number) → GlyphScores``) — and that turn
     is taken when its reading, classifier × glyphs summed over the classes
     (:func:`vision.glyphs.posterior`'s evidence), is :data:`TURN_EVIDENCE` times as probable as the
     turn the classifier chose (an unsure bonus tile's way up is the least sure part of the
@@ -357,11 +361,12 @@ def glyph_turns(probs, turn, emb, tile, corners, face, half, read):
     from .glyphs import posterior
 
     n = len(probs)
-    g = np.nonzero(corners | face)[0]
+    number = np.zeros(n, bool) if number is None else np.asarray(number, bool)
+    g = np.nonzero(corners | face | number)[0]
     c2 = np.nonzero(corners)[0] if half is not None else np.zeros(0, int)
     idx = np.r_[g, c2]
     sc = read(idx, np.r_[turn[g], (turn[c2] + 2) % 4], np.r_[corners[g], np.ones(len(c2), bool)],
-              np.r_[face[g], face[c2]])
+              np.r_[face[g], face[c2]], np.r_[number[g], np.zeros(len(c2), bool)])
     probs, turn = probs.copy(), turn.copy()
     emb = None if emb is None else emb.copy()
     tile = None if tile is None else tile.copy()
