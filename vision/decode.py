@@ -157,7 +157,8 @@ class Reading:
       the roles as the decoder offered them (after ``--exposed`` and a non-winner's filtering): what
       the region's neighbours cost ``score`` at best (``vision.pipeline`` counts roles against it);
     * ``count_off``: when not legal for its tile count, how many tiles the count nearest the hand's
-      (each kong 3) is off it (the hand's count when no tile of a hand was found); 0 when legal or when
+      (each kong 3) is off it (the hand's count when no tile of a hand was found, or only backs: a
+      wall read as concealed kongs); 0 when legal or when
       the count is right and the tiles are what is wrong (``vision.pipeline`` ranks the readings of
       regions none of which is legal by it).
     """
@@ -532,9 +533,11 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                 raise HandError(f"{e} (the photo reads {reading.notation})") from None
             return reading
         out = _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override)
+        num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
+        which = ", ".join(f"tile {num[p]} {raw[p]}→{reading.tiles[p]}" for p in sorted(reading.changed, key=num.get))
         return replace(out, problem=f"the nearest legal reading, {reading.notation}, changes {len(reading.changed)}"
-                                    f" tiles (at most {MAX_CHANGED} are changed without asking); "
-                                    + (out.problem or ""))
+                                    f" tiles ({which}; at most {MAX_CHANGED} are changed without asking: if those "
+                                    f"are right, set them with --fix); " + (out.problem or ""))
     return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override)
 
 
@@ -900,7 +903,10 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         off = need
     elif not hyps:
         found = nearest if nearest is not None else count
-        off = abs(found - need)
+        # a reading whose tiles are all backs (a wall read as concealed kongs) is no nearer a hand than
+        # one with no tiles: every hand shows some faces
+        off = need if all(t == BACK for t, r in zip(tiles, roles) if t is not None and r != "bonus") \
+            else abs(found - need)
         # ``found``: the count nearest the hand's among the roles the groups may take; the reading shown
         # takes each group's likeliest role, which may count otherwise (a 4-tile group read as a meld)
         shown_count = f", {count} tiles as shown" if found != count else ""

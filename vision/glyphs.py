@@ -95,8 +95,9 @@ NUMERAL_NOISE = 0.3
 #: a tile whose box is narrower than this (pixels, turned upright) is not read: a corner glyph of a
 #: smaller tile is a few pixels high (the recogniser reads garbage there)
 MIN_TILE_W = 56
-#: the most recogniser lines read in one photo (:func:`within_budget`): a hand's eight bonus tiles
-#: both ways up (32) and a few unsure honours
+#: the most recogniser lines read in one photo for the corners and faces (:func:`within_budget`): a
+#: hand's eight bonus tiles both ways up (32) and a few unsure honours (the character numerals have
+#: their own cap, :data:`MAX_NUMBER_LINES`)
 MAX_LINES = 40
 #: the regions read, as fractions (x0, y0, x1, y1) of the tile's box turned upright: the two top
 #: corners (numeral and character of a bonus tile; they overlap by a tenth) and the whole face
@@ -360,7 +361,7 @@ class GlyphReader:
             patches: list[np.ndarray] = []
             for i in np.nonzero(np.asarray(mask, bool))[0]:
                 tile = _upright(image, boxes[i], int(turns[i]))
-                for frac in regions if tile is not None else ():
+                for frac in regions if tile is not None and (kind != "top" or self.top_cols) else ():
                     p = _region(tile, frac)
                     if p is not None:
                         jobs.append(int(i))

@@ -55,7 +55,8 @@ class PhotoResult:
     #: the photo was read turned by this many degrees clockwise (0, 90, 180, 270): ``photo`` and the
     #: boxes are then those of the turned photo (:func:`read_photo`'s rotation tries)
     turned: int = 0
-    #: joint log-score of the chosen reading (:func:`read_detections`; −inf when not legal)
+    #: joint log-score of the chosen reading (:func:`read_detections`; when not legal, log(region prior)
+    #: + log(MISSING_TILE) per tile its count is off the hand's, :func:`_search_regions`)
     joint: float = -math.inf
     #: detection indices of the tiles the user added (``--add``; boxes placed by :func:`add_tiles`)
     added: tuple[int, ...] = ()
@@ -335,7 +336,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     (:func:`detect_zoomed`). ``rotate``: when the upright reading is weak (:func:`weak_reading`: not
     legal, confidence below :data:`ROTATE_BELOW`, or half its tiles or more read turned), the photo is also read
     turned by 90°, 180° and 270° (a photo sent without its EXIF turn, or taken from across the table),
-    and the best reading is kept (legal first, then the joint score of :func:`read_detections`);
+    and the best reading is kept (:func:`_better`: legal first, then the joint score of :func:`read_detections`;
+    of readings not legal, the one nearer a hand's tile count, then the one with more tiles);
     ``PhotoResult.turned`` and a note say which turn won; the tries stop at the first turn that
     reads better and is not weak. ``fixes`` and ``additions`` are numbered as the reading without them
     (the one the user saw): the turn is chosen without them, and they are applied to that turn's
@@ -467,8 +469,8 @@ def weak_reading(res: PhotoResult) -> bool:
 
 
 def _better(a: PhotoResult, b: PhotoResult) -> bool:
-    """``a`` reads its photo better than ``b``: legal before not legal; of two readings not legal, the
-    one whose tile count is nearer the hand's (``Reading.count_off``), then the one with more tiles,
+    """``a`` reads its photo better than ``b``: legal before not legal; of two readings not legal for
+    their tile counts, the one whose count is nearer the hand's (``Reading.count_off``), else the one with more tiles,
     read more surely; of two legal ones, the higher joint
     log-score (region prior × role prior × tile readings × the models' belief in the boxes); within
     :data:`TURN_TIE` of each other, the one with fewer tiles read turned (the photo the right way up:
@@ -476,8 +478,8 @@ def _better(a: PhotoResult, b: PhotoResult) -> bool:
     if a.reading.legal != b.reading.legal:
         return a.reading.legal
     if not a.reading.legal:  # neither legal: nearer a hand's tile count, then more of its tiles found, read more surely
-        if a.reading.count_off != b.reading.count_off:
-            return a.reading.count_off < b.reading.count_off
+        if a.reading.count_off and b.reading.count_off and a.reading.count_off != b.reading.count_off:
+            return a.reading.count_off < b.reading.count_off  # (both tile counts wrong: 0 is a count right)
         return _evidence_of(a) > _evidence_of(b) + 1.0
     if abs(a.joint - b.joint) < TURN_TIE:  # as probable: the turn whose tiles stand upright is the photo's
         return _turned_tiles(a) < _turned_tiles(b)
@@ -772,7 +774,7 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
     probability of the legal reading) − ``Reading.neighbours`` (the role prior the region's neighbours
     cost at best) + :func:`_evidence` (what the doubtful boxes it uses cost). A reading that is not
     legal ranks by log(region prior) + log(:data:`vision.layout.MISSING_TILE`) per tile its count is
-    off the hand's (``Reading.count_off``; its problem is the one reported): of regions none of which
+    off the hand's (``Reading.count_off``, :func:`_count_penalty`; its problem is the one reported): of regions none of which
     reads legal, the one a tile or two from a hand is shown (what ``--add``/``--fix`` then correct),
     not a far player's row of which the roles use a few tiles. A HandError (the reading contradicts the
     circumstances) is raised when no candidate gives a legal reading that does not.
@@ -794,12 +796,24 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
         # it (ignoring a neighbour that is likely not the hand's costs nothing), only by the roles it
         # needs them to play
         joint = (math.log(max(cand.prior, 1e-12)) + rd.score - rd.neighbours + _evidence(t, level, rd)) \
-            if rd.legal else math.log(max(cand.prior, 1e-12)) + rd.count_off * math.log(MISSING_TILE)
+            if rd.legal else math.log(max(cand.prior, 1e-12)) + _count_penalty(cand, rd, ruleset, context)
         tried.append(_Tried(cand, lay, rd, joint))
     if refused is not None and not any(t.reading.legal for t in tried):
         raise refused  # the only legal readings contradict what the user said
     tried.sort(key=lambda t: (not t.reading.legal, -t.joint))
     return tried
+
+
+def _count_penalty(cand: Candidate, rd: Reading, ruleset: Ruleset, context: Context) -> float:
+    """log(:data:`MISSING_TILE`) per tile the reading's count is off the hand's (``Reading.count_off``).
+
+    A region with boxes too few has paid ``MISSING_TILE`` per box already in its prior
+    (:func:`vision.layout.hand_candidates`), so it pays twice for them here. Charging only the tiles
+    beyond the boxes it lacks was tried (a reviewer's point): it then showed a render's region a tile
+    further off, in which a kong's tile the user had set with ``--fix`` was left out, where the reading
+    counted twice keeps every tile the user set in the hand. Kept as measured (``ruleset`` and
+    ``context`` unused; the signature leaves room for a count that knows the win was not stated)."""
+    return rd.count_off * math.log(MISSING_TILE)
 
 
 def _region_share(tried: list[_Tried]) -> float:
