@@ -1251,6 +1251,30 @@ def test_a_tile_the_user_set_is_never_left_out_as_a_false_detection(tmp_path):
     assert not any("false detection" in n and any(f"tile {p} " in n for p in fixes) for n in res.reading.notes)
 
 
+def _short_row_against(other_boxes, other_tiles, other_face_down: bool, other_why: str):
+    """The hand row of render-s7-12 with three tiles missed (its first two and the sideways winning
+    tile: 11 of 14), prior 0.6, and another region of ``other_boxes`` read as ``other_tiles`` (all
+    face-down when ``other_face_down``), prior 1.0: each region decoded by vision.pipeline's ranking.
+    Returns {why: _Tried}, the tried list best first."""
+    from vision.layout import Candidate, lift_geometry
+    from vision.pipeline import _search_regions
+
+    meta = load("render-s7-12")
+    keep = [i for i in _hand_only(meta) if meta["tiles"][i]["pose"] != "sideways"][2:]
+    det, rd = _scene(meta, keep, other_boxes, other_tiles)
+    if other_face_down:
+        det = Detections.make(det.boxes, det.scores, np.r_[np.asarray(det.face_down, bool)[:len(keep)],
+                                                           np.ones(len(other_boxes), bool)])
+    n = len(det)
+    row, others = list(range(len(keep))), list(range(len(keep), n))
+    size = (meta["width"], meta["height"])
+    geo = {w: lift_geometry(find_geometry(det.take(ix), size), ix, n) for w, ix in ((other_why, others), ("hand row", row))}
+    cands = (Candidate(geo[other_why], 1.0, other_why), Candidate(geo["hand row"], 0.6, "hand row"))
+    tried = _search_regions(cands, det, rd, NTS, Context(), None, None, None)
+    assert not any(t.reading.legal for t in tried)
+    return {t.candidate.why: t for t in tried}, tried
+
+
 def test_of_regions_none_legal_the_one_nearest_a_hand_is_shown():
     # hard render 32 (four hands, hk-tw-16): the player's row lacks one tile the detector missed, so no
     # region reads legal; the far player's row had the higher geometric prior, its reading was 6 tiles
@@ -1258,25 +1282,12 @@ def test_of_regions_none_legal_the_one_nearest_a_hand_is_shown():
     # of render-s7-12 with three tiles missed (its first two and the sideways winning tile: 11 of 14)
     # and, far from it, a row of 20 tiles given the higher prior (20 concealed tiles, 6 over). Ranked by
     # prior alone the far row was shown; now each tile a count is off costs MISSING_TILE
-    from vision.layout import MISSING_TILE, Candidate, lift_geometry
-    from vision.pipeline import _search_regions
+    from vision.layout import MISSING_TILE
 
-    meta = load("render-s7-12")
-    hand = _hand_only(meta)
-    keep = [i for i in hand if meta["tiles"][i]["pose"] != "sideways"][2:]  # 11 tiles: three missed
-    x0, y0, x1, y1, w, h = _row_box(meta)
+    w, h = _row_box(load("render-s7-12"))[4:]
     faces = ["2p", "7s", "4z", "9m", "3p", "5s", "6m", "1z", "8p", "2s"] * 2
-    far = [[10 + k * 1.0 * w * 0.6, 0.2 * h, 10 + k * 1.0 * w * 0.6 + 0.6 * w, 0.2 * h + 0.6 * h] for k in range(20)]
-    det, rd = _scene(meta, keep, far, faces)
-    n = len(det)
-    row, others = list(range(len(keep))), list(range(len(keep), n))
-    size = (meta["width"], meta["height"])
-    geo_far = lift_geometry(find_geometry(det.take(others), size), others, n)
-    geo_hand = lift_geometry(find_geometry(det.take(row), size), row, n)
-    cands = (Candidate(geo_far, 1.0, "far row"), Candidate(geo_hand, 0.6, "hand row"))
-    tried = _search_regions(cands, det, rd, NTS, Context(), None, None, None)
-    assert not any(t.reading.legal for t in tried)
-    by_why = {t.candidate.why: t for t in tried}
+    far = [[10 + k * w * 0.6, 0.2 * h, 10 + k * w * 0.6 + 0.6 * w, 0.2 * h + 0.6 * h] for k in range(20)]
+    by_why, tried = _short_row_against(far, faces, False, "far row")
     assert by_why["hand row"].reading.count_off == 3, by_why["hand row"].reading.problem
     assert by_why["far row"].reading.count_off == 6, by_why["far row"].reading.problem
     assert tried[0].candidate.why == "hand row"
@@ -1302,26 +1313,9 @@ def test_a_wall_of_backs_read_as_concealed_kongs_is_not_nearer_a_hand():
     # (9 tiles, "13" with the roles its neighbours may take), was shown as the hand a tile short. Here
     # a wall of four groups of four backs (four kongs: 12 of 14) given the higher prior, against the
     # player's row three tiles short: a reading of backs only is no nearer a hand than no tiles at all
-    from vision.layout import Candidate, lift_geometry
-    from vision.pipeline import _search_regions
-
-    meta = load("render-s7-12")
-    hand = _hand_only(meta)
-    keep = [i for i in hand if meta["tiles"][i]["pose"] != "sideways"][2:]  # 11 tiles: three missed
-    x0, y0, x1, y1, w, h = _row_box(meta)
+    x0, y0, x1, y1, w, h = _row_box(load("render-s7-12"))
     wall = [[x0 + (k + k // 4) * 1.02 * w, 0.2 * h, x0 + (k + k // 4) * 1.02 * w + w, 1.2 * h] for k in range(16)]
-    det, rd = _scene(meta, keep, wall, ["0x"] * 16)
-    fd = np.r_[np.asarray(det.face_down, bool)[:len(keep)], np.ones(16, bool)]
-    det = Detections.make(det.boxes, det.scores, fd)
-    n = len(det)
-    row, others = list(range(len(keep))), list(range(len(keep), n))
-    size = (meta["width"], meta["height"])
-    geo_wall = lift_geometry(find_geometry(det.take(others), size), others, n)
-    geo_hand = lift_geometry(find_geometry(det.take(row), size), row, n)
-    cands = (Candidate(geo_wall, 1.0, "wall"), Candidate(geo_hand, 0.6, "hand row"))
-    tried = _search_regions(cands, det, rd, NTS, Context(), None, None, None)
-    by_why = {t.candidate.why: t for t in tried}
-    assert not any(t.reading.legal for t in tried)
+    by_why, tried = _short_row_against(wall, ["0x"] * 16, True, "wall")
     assert by_why["wall"].reading.notation.count("(0000x)") >= 3, by_why["wall"].reading.notation
     assert by_why["wall"].reading.count_off == 14
     assert tried[0].candidate.why == "hand row"
