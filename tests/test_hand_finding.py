@@ -1347,3 +1347,4 @@ def test_a_reading_that_needs_more_changes_than_allowed_names_them():
     order = res.layout.geometry.order
     for k in picked:
         assert f"tile {order.index(k) + 1} {wrongs[k]}→{codes[k]}" in problem, problem
+    assert "least sure" not in problem, problem  # (other tiles, read surely, were named there)

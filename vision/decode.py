@@ -535,9 +535,12 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         out = _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override)
         num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
         which = ", ".join(f"tile {num[p]} {raw[p]}→{reading.tiles[p]}" for p in sorted(reading.changed, key=num.get))
+        # (the raw reading's own "least sure" list would name other tiles, read surely, beside the ones
+        # named here: a new user's hard render listed "tile 11 (3m 100%)")
+        rest = (out.problem or "").split("; least sure:")[0]
         return replace(out, problem=f"the nearest legal reading, {reading.notation}, changes {len(reading.changed)}"
                                     f" tiles ({which}; at most {MAX_CHANGED} are changed without asking: if those "
-                                    f"are right, set them with --fix); " + (out.problem or ""))
+                                    f"are right, set them with --fix); " + rest)
     return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override)
 
 
