@@ -532,15 +532,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             except HandError as e:
                 raise HandError(f"{e} (the photo reads {reading.notation})") from None
             return reading
-        out = _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override)
-        num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
-        which = ", ".join(f"tile {num[p]} {raw[p]}→{reading.tiles[p]}" for p in sorted(reading.changed, key=num.get))
-        # (the raw reading's own "least sure" list would name other tiles, read surely, beside the ones
-        # named here: a new user's hard render listed "tile 11 (3m 100%)")
-        rest = (out.problem or "").split("; least sure:")[0]
-        return replace(out, problem=f"the nearest legal reading, {reading.notation}, changes {len(reading.changed)}"
-                                    f" tiles ({which}; at most {MAX_CHANGED} are changed without asking: if those "
-                                    f"are right, set them with --fix); " + rest)
+        return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override,
+                            nearest_legal=reading)
     return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override)
 
 
@@ -551,7 +544,7 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
     60 % with its likeliest faces (a face another bonus tile was given named with that tile)."""
     if not bonus_codes:
         return reading
-    num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
+    num = _numbers(lay)
     conf, notes = reading.confidence, list(reading.notes)
     for p, code in bonus_codes.items():
         total = float(readings.probs[p, _BONUS_IDX].astype(np.float64).sum())
@@ -629,7 +622,7 @@ def _unread_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> R
     playing tile it is read as (a 1s's bird read as a flower inside the row): that is only as sure as
     the tile being a playing tile (a real crop's 1s read 54 % as a flower was made 7z, pairing a red
     bird read as 中, and the reading was called 100 % sure)."""
-    num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
+    num = _numbers(lay)
     conf, notes = reading.confidence, list(reading.notes)
     for p, role in enumerate(reading.roles):
         if role in ("ignored", "bonus", "concealed-kong") or reading.tiles[p] is None:
@@ -825,7 +818,7 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
         roles[p] = "bonus"
     changed = tuple(p for p in range(n) if tiles[p] is not None and tiles[p] != raw[p])
     notes = list(lay.notes)
-    num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
+    num = _numbers(lay)
     for g, o in zip(h.groups, h.choices):
         if o.winning is not None:
             notes.append(f"winning tile: tile {num[o.winning]} ({o.why})")
@@ -845,10 +838,20 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
                    score=float(score))
 
 
+def _numbers(lay: Layout) -> dict[int, int]:
+    """Detection index → the tile's number as the user sees it (1-based, in the layout's reading order)."""
+    return {p: k + 1 for k, p in enumerate(lay.geometry.order)}
+
+
 def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_codes, rs: Ruleset,
-                 ctx: Context, nearest: int | None, backs: np.ndarray, given: bool = False) -> Reading:
+                 ctx: Context, nearest: int | None, backs: np.ndarray, given: bool = False,
+                 nearest_legal: Reading | None = None) -> Reading:
     """The arg-max reading under the most probable role hypothesis with the right tile count (else
     each group's preferred role), with a one-line problem.
+
+    ``nearest_legal``: the most probable legal reading when it changes more tiles than
+    :data:`MAX_CHANGED`: the problem then begins by naming it and each tile it changes (as read → as it
+    needs it), and lists no "least sure" tiles.
 
     When the tiles as read make a hand of the right count that the ruleset refuses (e.g. seven pairs
     where the ruleset has no such hand), the problem is the scorer's: "not a winning hand under R:
@@ -928,13 +931,22 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     else:
         bad = [t for t in set(conc) if t in (BACK,) or t in BONUS]
         extra = f" (read as {', '.join(sorted(bad))})" if bad else ""
-        num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
-        main = {p for g in lay.groups if g.row == 0 for p in g.tiles}
-        used = [p for p in range(n) if roles[p] not in ("ignored", "bonus") and (p in main or roles[p] != "concealed")]
-        unsure = sorted(used, key=lambda p: float(readings.probs[p].max()))[:3]
-        least = ", ".join(f"tile {num[p]} ({raw[p]} {float(readings.probs[p].max()):.0%})" for p in unsure)
-        problem = (f"no reading close to what the photo shows{extra} is a legal {what} under {rs.id};"
-                   f" least sure: {least}; correct tiles with --fix POS=TILE")
+        problem = f"no reading close to what the photo shows{extra} is a legal {what} under {rs.id}"
+        if nearest_legal is None:  # (else the tiles it changes are named: a "least sure" list would name
+            # other tiles, read surely, beside them — a new user's hard render listed "tile 11 (3m 100%)")
+            num = _numbers(lay)
+            main = {p for g in lay.groups if g.row == 0 for p in g.tiles}
+            used = [p for p in range(n) if roles[p] not in ("ignored", "bonus") and (p in main or roles[p] != "concealed")]
+            unsure = sorted(used, key=lambda p: float(readings.probs[p].max()))[:3]
+            least = ", ".join(f"tile {num[p]} ({raw[p]} {float(readings.probs[p].max()):.0%})" for p in unsure)
+            problem += f"; least sure: {least}; correct tiles with --fix POS=TILE"
+    if nearest_legal is not None:
+        num = _numbers(lay)
+        which = ", ".join(f"tile {num[p]} {raw[p]}→{nearest_legal.tiles[p]}"
+                          for p in sorted(nearest_legal.changed, key=num.get))
+        problem = (f"the nearest legal reading, {nearest_legal.notation}, changes {len(nearest_legal.changed)} tiles"
+                   f" ({which}; at most {MAX_CHANGED} are changed without asking: if those are right, set them "
+                   f"with --fix); {problem}")
     conf = float(np.prod([readings.probs[p].max() for p in range(n) if tiles[p] is not None])) if n else 0.0
     return Reading(hand=None, tiles=tuple(tiles), raw=tuple(raw), roles=tuple(roles), melds=tuple(melds),
                    changed=(), probability=conf, relative=1.0, confidence=0.0, legal=False,

@@ -356,12 +356,17 @@ class GlyphReader:
             raise ValueError(f"{n} boxes but {len(turns)} turns, {len(corners)} corner, {len(face)} face and "
                              f"{len(top)} numeral flags")
         out = GlyphScores.empty(n)
-        for kind, mask, regions in (("corner", corners, CORNERS), ("face", face, FACE), ("top", top, TOP)):
+        kinds = ((corners, CORNERS, ((out.corner, self.corner_cols), (out.numeral, self.numeral_cols))),
+                 (face, FACE, ((out.face, self.face_cols),)),
+                 (top, TOP, ((out.top, self.top_cols),)))
+        for mask, regions, groups in kinds:
+            if not all(cols for _, cols in groups):  # (a reader without that kind's glyphs)
+                continue
             jobs: list[int] = []
             patches: list[np.ndarray] = []
             for i in np.nonzero(np.asarray(mask, bool))[0]:
                 tile = _upright(image, boxes[i], int(turns[i]))
-                for frac in regions if tile is not None and (kind != "top" or self.top_cols) else ():
+                for frac in regions if tile is not None else ():
                     p = _region(tile, frac)
                     if p is not None:
                         jobs.append(int(i))
@@ -369,8 +374,6 @@ class GlyphReader:
             if not patches:
                 continue
             step = self._best_steps(patches)  # (B, C)
-            groups = ((out.face, self.face_cols),) if kind == "face" else ((out.top, self.top_cols),) \
-                if kind == "top" else ((out.corner, self.corner_cols), (out.numeral, self.numeral_cols))
             for i, st in zip(jobs, step):
                 for arr, cols in groups:
                     v = np.array([st[list(c)].max() for c in cols], np.float32)

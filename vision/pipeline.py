@@ -796,7 +796,7 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
         # it (ignoring a neighbour that is likely not the hand's costs nothing), only by the roles it
         # needs them to play
         joint = (math.log(max(cand.prior, 1e-12)) + rd.score - rd.neighbours + _evidence(t, level, rd)) \
-            if rd.legal else math.log(max(cand.prior, 1e-12)) + _count_penalty(cand, rd, ruleset, context)
+            if rd.legal else math.log(max(cand.prior, 1e-12)) + _count_penalty(rd)
         tried.append(_Tried(cand, lay, rd, joint))
     if refused is not None and not any(t.reading.legal for t in tried):
         raise refused  # the only legal readings contradict what the user said
@@ -804,15 +804,14 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
     return tried
 
 
-def _count_penalty(cand: Candidate, rd: Reading, ruleset: Ruleset, context: Context) -> float:
+def _count_penalty(rd: Reading) -> float:
     """log(:data:`MISSING_TILE`) per tile the reading's count is off the hand's (``Reading.count_off``).
 
     A region with boxes too few has paid ``MISSING_TILE`` per box already in its prior
     (:func:`vision.layout.hand_candidates`), so it pays twice for them here. Charging only the tiles
     beyond the boxes it lacks was tried (a reviewer's point): it then showed a render's region a tile
     further off, in which a kong's tile the user had set with ``--fix`` was left out, where the reading
-    counted twice keeps every tile the user set in the hand. Kept as measured (``ruleset`` and
-    ``context`` unused; the signature leaves room for a count that knows the win was not stated)."""
+    counted twice keeps every tile the user set in the hand. Kept as measured."""
     return rd.count_off * math.log(MISSING_TILE)
 
 
