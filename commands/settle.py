@@ -14,6 +14,7 @@ whose ``--option`` sets ruleset options for scoring).
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
 
 from commands.common import UserError, options_from_args, print_json
@@ -71,11 +72,25 @@ def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:
     return out
 
 
+#: an option a settlement scheme's error asks for ("needs discarder=PLAYER", "or win_by=self-drawn",
+#: "needs option totals=…"), to be given with this command's flag
+_SETTLE_OPTION = re.compile(r"\b(needs|or)(?: option)? ([a-z_]+)=")
+
+
 def _settle(ruleset: str, scores: dict[str, int], winner: str | None, east: str,
-            options: dict[str, str]) -> Settlement:
+            options: dict[str, str], flag: str = "--option") -> Settlement:
+    """:func:`scoring.settle.settle`, its errors saying how to give an option on this command line
+    (``flag``: ``--option`` for ``settle``, ``--settle-option`` for ``table``, where a self-drawn win is
+    ``--win-by wall``): the scheme's "a discard win needs discarder=PLAYER" sent a new user looking
+    for a photo flag."""
     try:
         return settle(ruleset, scores, winner, east, options)
-    except (HandError, RulesetError):
+    except RulesetError as e:
+        text = str(e)
+        if flag == "--settle-option":
+            text = text.replace("win_by=self-drawn", "--win-by wall")
+        raise RulesetError(_SETTLE_OPTION.sub(lambda m: f"{m.group(1)} {flag} {m.group(2)}=", text)) from None
+    except HandError:
         raise
     except ValueError as e:  # inconsistent players / scores
         raise UserError(str(e)) from None
@@ -198,7 +213,12 @@ def cmd_table(args: argparse.Namespace) -> int:
         scores = {p: results[p].total for p in players}
     else:
         scores = {p: 0 for p in players}
-    s = _settle(rs.id, scores, winner, east, dict(_pairs(args.settle_option, "--settle-option")))
+    settle_opts = dict(_pairs(args.settle_option, "--settle-option"))
+    if winner is not None and "win_by" in getattr(rs.module, "SETTLE_KEYS", ()) and "win_by" not in settle_opts:
+        # the scheme pays by where the winning tile came from (hk-tw-16: the discarder, or all three on a
+        # self-draw): the winner's --win-by says it (before, `table --win-by wall` still asked for a discarder)
+        settle_opts["win_by"] = args.win_by
+    s = _settle(rs.id, scores, winner, east, settle_opts, flag="--settle-option")
     nxt = {"east": None if after.over else after.east_player, "round_wind": after.round_wind,
            "over": after.over, "seats": {} if after.over else after.seats(), "text": describe(after)}
     if args.json:

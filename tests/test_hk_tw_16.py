@@ -948,3 +948,27 @@ def test_settle_robbed_kong_and_cash_in_total():
     s = settle(RS, {"E": 0, "S": 12, "W": 0, "N": 0}, "S", "E",
                {"discarder": "N", "cash": "S:5", "cash_from": "total"})
     assert s.cash == {"E": -2, "S": 5, "W": -2, "N": -1}
+
+
+def test_cli_table_settles_a_self_drawn_win_from_win_by(capsys):
+    # a new user's trial: `table --win-by wall` scored the winner's hand as self-drawn but still
+    # settled it as a discard win ("a discard win needs discarder=PLAYER", as if that were a photo
+    # flag). The winner's --win-by is the settlement's win_by unless --settle-option gives one.
+    # RULINGS 004-01 / 004:28: on a self-draw each of the three others pays the winner's points (here
+    # the dealer E's 57, his 莊 already in them), so E nets 3 × 57 = 171
+    hands = ["--hand", "E=123m456m789m123p456p11z"] + [x for p in "SWN" for x in ("--hand", f"{p}=123m456m789m123p456p1z")]
+    assert cli.main(["table", "--ruleset", RS, *hands, "--winner", "E", "--win-by", "wall", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    won = out["scores"]["E"]
+    assert out["settlement"]["net"] == {"E": 3 * won, "S": -won, "W": -won, "N": -won}
+    # a discard win with no discarder names this command's flags, in one line
+    assert cli.main(["table", "--ruleset", RS, *hands, "--winner", "E"]) == 2
+    err = capsys.readouterr().err
+    assert "needs --settle-option discarder=PLAYER (or --win-by wall)" in err and len(err.strip().splitlines()) == 1
+    assert cli.main(["table", "--ruleset", RS, *hands, "--winner", "E", "--settle-option", "discarder=S", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)  # (no 自摸 point now: E's score is less)
+    assert out["scores"]["E"] < won and out["settlement"]["net"] == {"E": out["scores"]["E"], "S": -out["scores"]["E"],
+                                                                   "W": 0, "N": 0}
+    # `settle` names its own flag
+    assert cli.main(["settle", "--ruleset", RS, "--scores", "E=0,S=30,W=0,N=0", "--winner", "S", "--east", "E"]) == 2
+    assert "needs --option discarder=PLAYER (or --option win_by=self-drawn)" in capsys.readouterr().err
