@@ -127,7 +127,7 @@ def register(subparsers) -> None:
                         "{\"rule\" or \"name\", \"points\"/\"doublings\"/\"fixed\"}")
     add_context_args(p)
     p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] (1111s)\", or \"none\" (photo only)")
-    p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p\" (photo only)")
+    p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p\"; 9=- leaves a box out of the hand (photo only)")
     p.add_argument("--add", metavar="POS=TILE", action=JoinRepeats, help="add tiles the detector missed, e.g. \"14=5p\" (photo only)")
     p.add_argument("--annotate", metavar="FILE", help="annotated photo path (default: NAME.audit.jpg beside the photo)")
     p.add_argument("--no-annotate", action="store_true", help="do not write the annotated photo")

@@ -189,6 +189,20 @@ def test_fixes_sent_with_the_upload_apply_but_are_not_kept(photo):
     assert again["reading"] == "123m456p789s11555z win:5z" and again["fixes"] == {}
 
 
+def test_a_box_left_out_by_a_fix_is_marked_and_kept_numbered(photo):
+    # the page's "Not in the hand" sends POS=-: the box leaves the hand, keeps its number, and the
+    # answer marks it so the page can list it to put back
+    png, models, client = photo
+    pid = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}).json()["photo_id"]
+    j = client.post("/api/score", data={"photo_id": pid, "fixes": "14=-"}).json()
+    assert j["fixes"] == {"14": "-"}
+    assert [t["dropped"] for t in j["tiles"]] == [False] * 13 + [True]
+    assert j["tiles"][13]["role"] == "ignored" and j["tiles"][13]["pos"] == 14
+    assert j["reading"] == "123m456p789s1155z"  # the 5z set apart (the winning tile) is out of the hand
+    again = client.post("/api/score", data={"photo_id": pid}).json()  # put back
+    assert not any(t["dropped"] for t in again["tiles"]) and again["reading"] == "123m456p789s11555z win:5z"
+
+
 def test_illegal_reading_is_returned_for_fixing(photo):
     png, models, client = photo
     pid = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}).json()["photo_id"]

@@ -278,3 +278,33 @@ def test_add_a_missed_tile_from_the_page(page, scene, tmp_path):
     assert n_before >= 14
     box = page.locator("#add-tile").bounding_box()
     assert box and box["height"] >= 44
+
+
+def test_leave_a_box_out_of_the_hand_and_put_it_back(page, scene, tmp_path):
+    # a box that is not the hand's (clutter read as a tile) could only be set to another tile; the
+    # picker's "Not in the hand" leaves it out ("-" fix), "Left out by you" lists it, and a tap puts it back
+    from playwright.sync_api import expect
+
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(scene.jpeg)
+    page.set_input_files("#photo", str(photo))
+    page.wait_for_selector("#strip button.tile", timeout=30_000)
+    _idle(page)
+    before = page.text_content("#reading")
+    n_before = page.locator("#strip button.tile").count()
+    page.click(f"#strip button.tile[data-tile='{WRONG_CODE}']")  # the misread flower, as if it were clutter
+    page.wait_for_selector("#picker:not([hidden])")
+    assert page.is_visible("#picker-drop")
+    pos = page.get_attribute(f"#strip button.tile[data-tile='{WRONG_CODE}']", "data-pos")
+    page.click("#picker-drop")
+    page.wait_for_selector(f"button.put-back[data-pos='{pos}']", timeout=30_000)
+    _idle(page)
+    assert WRONG_CODE not in page.text_content("#reading")
+    assert page.locator("#strip button.tile").count() == n_before - 1
+    assert f"tile(s) {pos} left out of the hand by you" in page.text_content("#reading-notes")
+    box = page.locator(f"button.put-back[data-pos='{pos}']").bounding_box()
+    assert box and box["height"] >= 44 and box["width"] >= 44
+    assert _no_horizontal_scroll(page)
+    page.click(f"button.put-back[data-pos='{pos}']")
+    expect(page.locator("#reading")).to_have_text(before, timeout=30_000)
+    assert page.locator("button.put-back").count() == 0

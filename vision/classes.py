@@ -19,6 +19,8 @@ SUIT_TILES = [f"{r}{s}" for s in "mps" for r in range(1, 10)]
 HONOUR_TILES = [f"{r}z" for r in range(1, 8)]
 BONUS_TILES = [f"{r}f" for r in range(1, 5)] + [f"{r}y" for r in range(1, 5)]
 BACK = "0x"
+#: not a tile code: a correction (``--fix POS=-``) saying a box is not a tile of the hand
+DROP = "-"
 
 #: index → tile code, 43 entries
 CLASS_NAMES: list[str] = SUIT_TILES + HONOUR_TILES + BONUS_TILES + [BACK]

@@ -103,6 +103,8 @@ OFF_ROW_SINGLE = 0.35
 OFF_ROW_NEAR = 1.5
 OFF_ROW_DECAY = 0.6
 
+#: the layout's note on the boxes it leaves out, after their count
+AWAY_NOTE = "tile(s) away from the hand ignored (discards, walls, other players)"
 ROLES = ("concealed", "exposed", "concealed-kong", "bonus", "winning", "ignored")
 
 
@@ -974,7 +976,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     if bonus:
         notes.append(f"{len(bonus)} tile(s) read as flowers/seasons set apart as bonus tiles")
     if ignored:
-        notes.append(f"{len(ignored)} tile(s) away from the hand ignored (discards, walls, other players)")
+        notes.append(f"{len(ignored)} {AWAY_NOTE}")
     # flowers/seasons outside the hand region, tile-sized, alone or in a group of their own (not among a
     # pile of discards or another player's row): the hand's, set farther away, with prior FAR_BONUS
     far = [k for k in range(n) if k not in hand_set and is_b[k] and not back[k] and k not in exclude

@@ -24,14 +24,14 @@ import numpy as np
 from scoring import Context, HandError, ScoredHand, explain, load_ruleset, score_hand
 from scoring.engine import Ruleset
 
-from .classes import BONUS_TILES, CLASS_INDEX
+from .classes import BONUS_TILES, CLASS_INDEX, DROP
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import Reading, decode, format_confidence, number_after_hand
 from .detect import Detections, Detector, load_detector
 from .errors import ImageError, NoTilesError, VisionError
 from .io import Photo, Source, load_photo
-from .layout import (MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs, bonus_probability,
+from .layout import (AWAY_NOTE, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs, bonus_probability,
                      by_prior, find_geometry, hand_candidates, lift_geometry)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,8 +60,10 @@ class PhotoResult:
     joint: float = -math.inf
     #: detection indices of the tiles the user added (``--add``; boxes placed by :func:`add_tiles`)
     added: tuple[int, ...] = ()
-    #: detection indices of every tile the user set (``--fix`` and ``--add``)
+    #: detection indices of every tile the user set (``--fix`` and ``--add``; ``--fix POS=-`` too)
     user: frozenset[int] = frozenset()
+    #: detection indices of the boxes the user left out of the hand (``--fix POS=-``, :data:`DROP`)
+    dropped: frozenset[int] = frozenset()
     #: the calibrated tile set (profile name) the classifier read with, None for the model alone
     tileset: str | None = None
     #: boxes left out before the hand was looked for: the classifier judged them not to be tiles
@@ -77,9 +79,10 @@ class PhotoResult:
         return self.order.index(det_index) + 1
 
 
-def _pos_tiles(text: str | None, option: str, example: str) -> list[tuple[int, str]]:
+def _pos_tiles(text: str | None, option: str, example: str, drop: bool = False) -> list[tuple[int, str]]:
     """``"3=5p,7=1z"`` → ``[(3, '5p'), (7, '1z')]`` in the order given; HandError naming ``option``
-    for an item that is not POS=TILE, a position that is not a number or an unknown tile code."""
+    for an item that is not POS=TILE, a position that is not a number or an unknown tile code
+    (``drop``: :data:`DROP` is a code too)."""
     out: list[tuple[int, str]] = []
     for item in (text or "").replace(" ", ",").split(","):
         if not item:
@@ -92,17 +95,19 @@ def _pos_tiles(text: str | None, option: str, example: str) -> list[tuple[int, s
         except ValueError:
             raise HandError(f"{option} {item!r}: position {k!r} is not a number") from None
         v = v.strip()
-        if v not in CLASS_INDEX:
-            raise HandError(f"{option} {item!r}: {v!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x)")
+        if v not in CLASS_INDEX and not (drop and v == DROP):
+            raise HandError(f"{option} {item!r}: {v!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x"
+                            + (f"; {DROP} leaves the box out of the hand" if drop else "") + ")")
         out.append((pos, v))
     return out
 
 
 def parse_fixes(text: str | None) -> dict[int, str]:
-    """``"3=5p,7=1z"`` → ``{3: '5p', 7: '1z'}`` (1-based tile numbers). Raises HandError for a
-    malformed item, an unknown tile code or one tile given two different values."""
+    """``"3=5p,7=1z,9=-"`` → ``{3: '5p', 7: '1z', 9: '-'}`` (1-based tile numbers; :data:`DROP` ``-``: the
+    box is not a tile of the hand). Raises HandError for a malformed item, an unknown tile code or one
+    tile given two different values."""
     out: dict[int, str] = {}
-    for pos, v in _pos_tiles(text, "--fix", "3=5p"):
+    for pos, v in _pos_tiles(text, "--fix", "3=5p", drop=True):
         if out.get(pos, v) != v:
             raise HandError(f"--fix: tile {pos} is given twice ({pos}={out[pos]} and {pos}={v})")
         out[pos] = v
@@ -271,6 +276,7 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
 def apply_fixes(readings: TileReadings, order: tuple[int, ...], fixes: Mapping[int, str]) -> TileReadings:
     """Readings with the tiles at the given 1-based positions set to certain values.
 
+    A :data:`DROP` fix changes no reading (:func:`read_detections` leaves its box out of the hand).
     Raises HandError for a position outside 1..N.
     """
     if not fixes:
@@ -281,6 +287,8 @@ def apply_fixes(readings: TileReadings, order: tuple[int, ...], fixes: Mapping[i
     for pos, code in fixes.items():
         if not 1 <= pos <= len(order):
             raise HandError(f"--fix: there is no tile {pos} (tiles are numbered 1 to {len(order)})")
+        if code == DROP:
+            continue
         i = order[pos - 1]
         probs[i] = 0.0
         probs[i, CLASS_INDEX[code]] = 1.0
@@ -289,7 +297,7 @@ def apply_fixes(readings: TileReadings, order: tuple[int, ...], fixes: Mapping[i
         elif pose[i] == "face-down":
             pose[i] = "upright"
         tile[i] = 1.0  # the user says it is this tile
-    fixed = {order[pos - 1] for pos in fixes}
+    fixed = {order[pos - 1] for pos, code in fixes.items() if code != DROP}
     glyphs = ["" if i in fixed else g for i, g in enumerate(readings.glyphs)]
     was = ["" if i in fixed else w for i, w in enumerate(readings.was)]
     return TileReadings.make(probs, pose, tile, glyphs, was)
@@ -340,8 +348,10 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     of readings not legal, the one nearer a hand's tile count, then the one with more tiles);
     ``PhotoResult.turned`` and a note say which turn won; the tries stop at the first turn that
     reads better and is not weak. ``fixes`` and ``additions`` are numbered as the reading without them
-    (the one the user saw): the turn is chosen without them, and they are applied to that turn's
-    detections (:func:`read_detections`). Each try costs one more detector and classifier pass (about the
+    (the one the user saw): the turn is chosen without them, and without ``exposed`` (so that naming the
+    melds never renumbers the tiles), and they are applied to that turn's detections, numbered as its
+    reading without them (:func:`read_detections`); only when the reading without ``exposed``
+    contradicts what was said (HandError) are the turn and numbering those of the reading with it. Each try costs one more detector and classifier pass (about the
     upright pass's model time; ``benchmarks/bench_photo.py --rotation`` measures it).
     Raises :class:`ImageError` for an unreadable file, :class:`NoTilesError` when no tile is found,
     :class:`~vision.errors.ModelError` when the models are missing, HandError for bad overrides,
@@ -355,9 +365,11 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     t["load"] = time.perf_counter() - t0
     det_model = detector or load_detector()
     cls_model = classifier or load_classifier()
-    # the turn is chosen on readings without --fix/--add (their positions are in the numbering of the
-    # reading the user saw, which a turned photo numbers differently); they are applied to that turn only
-    kw = dict(winning_tile=winning_tile, exposed=exposed, options=options, said_won=said_won)
+    # the turn is chosen on readings without --fix/--add/--exposed (the tile numbers are those of the
+    # reading the user saw, which a turned photo, or another region, numbers differently: a bed-cover render
+    # read with its two exposed melds named chose another region, and --fix numbers given with --exposed
+    # then named other tiles); they are applied to that turn only, numbered as it is
+    kw = dict(winning_tile=winning_tile, options=options, said_won=said_won)
 
     def read(ph: Photo, timing: dict | None):
         t1 = time.perf_counter()
@@ -379,38 +391,48 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             timing["layout+decode+score"] = res.timings["layout+decode+score"]
         return res
 
-    try:
-        result = read(photo, t)
-        upright_error: Exception | None = None
-    except (NoTilesError, HandError) as e:
-        result, upright_error = None, e
-    upright = result
-    if rotate and (result is None or weak_reading(result)):
-        t1 = time.perf_counter()
-        for deg, k in TURNS:
-            pix = np.ascontiguousarray(np.rot90(photo.pixels, k))
-            size = photo.original_size if deg == 180 else photo.original_size[::-1]
-            try:
-                r2 = read(replace(photo, pixels=pix, original_size=size), None)
-            except (NoTilesError, HandError):
-                continue
-            if result is None or (_better(r2, result) and (
-                    result.reading.legal or not weak_reading(r2)
-                    or len(used_tiles(r2.reading)) > len(used_tiles(result.reading)))):
-                # (an upright reading that is not legal gives way only to a sure turned one, or to one
-                # that finds more of the hand's tiles: a turned photo read as some unsure legal hand of
-                # no more tiles, e.g. a non-winner's 13 tiles, is no better)
-                result = replace(r2, turned=deg)
-                if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
-                    break
-        t["rotation tries"] = time.perf_counter() - t1
+    def choose_turn():
+        """(the reading of the turn chosen, the upright reading, the upright reading's error)."""
+        try:
+            result = read(photo, t)
+            upright_error: Exception | None = None
+        except (NoTilesError, HandError) as e:
+            result, upright_error = None, e
+        upright = result
+        if rotate and (result is None or weak_reading(result)):
+            t1 = time.perf_counter()
+            for deg, k in TURNS:
+                pix = np.ascontiguousarray(np.rot90(photo.pixels, k))
+                size = photo.original_size if deg == 180 else photo.original_size[::-1]
+                try:
+                    r2 = read(replace(photo, pixels=pix, original_size=size), None)
+                except (NoTilesError, HandError):
+                    continue
+                if result is None or (_better(r2, result) and (
+                        result.reading.legal or not weak_reading(r2)
+                        or len(used_tiles(r2.reading)) > len(used_tiles(result.reading)))):
+                    # (an upright reading that is not legal gives way only to a sure turned one, or to one
+                    # that finds more of the hand's tiles: a turned photo read as some unsure legal hand of
+                    # no more tiles, e.g. a non-winner's 13 tiles, is no better)
+                    result = replace(r2, turned=deg)
+                    if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
+                        break
+            t["rotation tries"] = time.perf_counter() - t1
+        return result, upright, upright_error
+
+    result, upright, upright_error = choose_turn()
+    if exposed and isinstance(upright_error, HandError) and (result is None or not result.reading.legal):
+        # without the melds the user named, the reading contradicts what was said (a first-turn win read
+        # with a meld exposed): the turn and the numbering are those of the reading with them
+        kw["exposed"] = exposed
+        result, upright, upright_error = choose_turn()
     if result is None or (isinstance(upright_error, HandError) and not result.reading.legal):
         raise upright_error  # type: ignore[misc]  # (what the user said contradicts the upright reading)
-    if fixes or additions:
+    if fixes or additions or (exposed and "exposed" not in kw):
         t1 = time.perf_counter()
         fixed = read_detections(result.photo, result.detections, result.readings, rs, ctx, fixes=fixes,
                                 additions=additions, shown=result.layout.geometry, not_tiles=result.not_tiles,
-                                shown_roles=result.reading.roles, **kw)
+                                shown_roles=result.reading.roles, **{**kw, "exposed": exposed})
         result = replace(fixed, turned=result.turned)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if result.turned:
@@ -686,15 +708,18 @@ def _evidence(t: np.ndarray, level: float, reading: Reading) -> float:
 def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, back: np.ndarray,
                       ruleset: Ruleset, context: Context, winning_tile, exposed, options,
                       retries: bool = True, given_bonus: frozenset[int] = frozenset(),
-                      set_by_user: frozenset[int] = frozenset(), blank_kongs: bool = False) -> tuple[Layout, Reading]:
+                      set_by_user: frozenset[int] = frozenset(), blank_kongs: bool = False,
+                      dropped: frozenset[int] = frozenset()) -> tuple[Layout, Reading]:
     """Layout + decoding of one candidate region, with the left-out-box retries of
     :func:`read_detections` (when ``retries``); ``given_bonus``: detections that are bonus tiles
     wherever they lie (:func:`vision.layout.assign_roles`); ``set_by_user``: detections whose tile the
     user gave (``--fix``, ``--add``), never taken for a concealed kong's backs
-    (:func:`vision.layout.blank_backs`, tried when ``blank_kongs`` and the reading is not legal)."""
+    (:func:`vision.layout.blank_backs`, tried when ``blank_kongs`` and the reading is not legal);
+    ``dropped``: detections the user left out of the hand (``--fix POS=-``), never given a role
+    (not even a flower's far from the hand)."""
     geo = cand.geometry
     lay, reading = _decode_region(geo, det, readings, back, ruleset, context, winning_tile, exposed, options,
-                                  retries, given_bonus, set_by_user)
+                                  retries, given_bonus, set_by_user, dropped)
     if reading.legal or not blank_kongs:
         return lay, reading
     # no legal reading: blank tiles (read as White dragons) in a group of four may be a concealed kong's
@@ -711,7 +736,7 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
     back2[idx] = True
     try:
         lay2, rd2 = _decode_region(geo, det, as_backs(readings, idx), back2, ruleset, context, winning_tile,
-                                   exposed, options, retries, given_bonus, set_by_user)
+                                   exposed, options, retries, given_bonus, set_by_user, dropped)
     except HandError:
         return lay, reading
     named = [(i, faces) for i, faces in blank if rd2.roles[i] == "concealed-kong"]
@@ -726,12 +751,14 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
 
 def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back: np.ndarray, ruleset: Ruleset,
                    context: Context, winning_tile, exposed, options, retries: bool,
-                   given_bonus: frozenset[int], set_by_user: frozenset[int] = frozenset()) -> tuple[Layout, Reading]:
+                   given_bonus: frozenset[int], set_by_user: frozenset[int] = frozenset(),
+                   dropped: frozenset[int] = frozenset()) -> tuple[Layout, Reading]:
     """:func:`_decode_candidate`'s layout + decoding of one region with the given readings and
     face-down flags, and the left-out-box retries."""
 
     def run(exclude: frozenset[int]):
-        lay = assign_roles(geo, det, readings, winner=context.winner, exclude=exclude, given_bonus=given_bonus)
+        lay = assign_roles(geo, det, readings, winner=context.winner, exclude=exclude | dropped,
+                           given_bonus=given_bonus)
         rd = decode(lay, readings, ruleset, context, winning_tile=winning_tile, exposed=exposed,
                     options=options, face_down=back)
         return lay, rd
@@ -767,7 +794,8 @@ def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back:
 
 def _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
                     retries: bool = True, given_bonus: frozenset[int] = frozenset(),
-                    set_by_user: frozenset[int] = frozenset(), blank_kongs: bool = False) -> list[_Tried]:
+                    set_by_user: frozenset[int] = frozenset(), blank_kongs: bool = False,
+                    dropped: frozenset[int] = frozenset()) -> list[_Tried]:
     """Each candidate decoded, best joint score first (legal readings before the rest).
 
     Joint log-score of a legal reading: log(region prior) + ``Reading.score`` (role prior × relative
@@ -787,7 +815,7 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
     for cand in cands:
         try:
             lay, rd = _decode_candidate(cand, det, readings, back, ruleset, context, winning_tile, exposed, options,
-                                        retries, given_bonus, set_by_user, blank_kongs)
+                                        retries, given_bonus, set_by_user, blank_kongs, dropped)
         except HandError as e:
             refused = refused or e
             continue
@@ -868,7 +896,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     tiles as detected (no box left out) and its concealed tiles all on the main row; when that reading wins (e.g. 13 tiles in a row, which a winner's reading
     could only complete with a loose tile nearby), a note says so.
 
-    Tiles are numbered by the order of the region chosen without ``fixes`` (what the user saw), so
+    Tiles are numbered by the order of the region chosen without ``fixes``, ``additions`` and
+    ``exposed`` (what the user saw; with ``exposed`` only when that reading contradicts what was said), so
     ``--fix`` positions stay valid whichever region the fixed readings choose; ``additions``
     (:func:`add_tiles`) are inserted into that numbering first, and ``fixes`` count them. ``shown``:
     the geometry of that reading when the caller has it (:func:`read_photo`, the web page's first
@@ -879,16 +908,19 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     cands = region_candidates(det, readings, photo.size, need)
     numbering = None
     added: tuple[int, ...] = ()
+    dropped: frozenset[int] = frozenset()
     given_bonus: frozenset[int] = frozenset()
     user: frozenset[int] = frozenset()
-    if fixes or additions:
+    if fixes or additions or exposed:
         geo0 = shown
         if (geo0 is None or shown_roles is None) and len(det):
             # the reading the user saw, before the corrections (the web page's later requests come with
-            # neither): its numbering, and its hand's tiles (those the corrections leave out are named)
+            # neither): its numbering, and its hand's tiles (those the corrections leave out are named).
+            # It is read without --exposed too: naming the melds must not renumber the tiles, or --fix
+            # numbers read off the first reading would name other tiles
             try:
                 plain = read_detections(photo, det, readings, ruleset, context, winning_tile=winning_tile,
-                                        exposed=exposed, options=options, said_won=said_won, not_tiles=not_tiles)
+                                        options=options, said_won=said_won, not_tiles=not_tiles)
                 geo0 = geo0 if geo0 is not None else plain.layout.geometry
                 shown_roles = plain.reading.roles
             except HandError:  # what the user said contradicts the reading without the corrections
@@ -904,19 +936,24 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             added = tuple(range(m, len(det)))
         readings = apply_fixes(readings, numbering, fixes or {})
         user = frozenset(added) | frozenset(numbering[pos - 1] for pos in (fixes or {}))
-        if additions:
+        # --fix POS=-: the user says the box is not the hand's (clutter, a loose tile, another player's):
+        # it takes no part in any region, its number kept
+        dropped = frozenset(numbering[pos - 1] for pos, c in (fixes or {}).items() if c == DROP)
+        if dropped and len(dropped) == len(det):
+            raise HandError(f"--fix: every tile is left out of the hand (POS={DROP}): nothing is left to read")
+        if additions or dropped:
             # a flower/season the user added (as its tile, or set so with --fix) is the hand's bonus tile
             # wherever its box was put, and takes no part in the rows: its box beside a meld's tiles
             # would otherwise join them into the concealed hand, or its place among boxes left out of
             # the hand would leave it out with them
             given_bonus = frozenset(i for i in added if readings.codes[i] in BONUS_TILES)
-            keep = [i for i in range(len(det)) if i not in given_bonus]
+            keep = [i for i in range(len(det)) if i not in given_bonus and i not in dropped]
             cands = tuple(replace(c, geometry=lift_geometry(c.geometry, keep, len(det)))
                           for c in region_candidates(det.take(keep), readings.take(keep), photo.size, need))
         # every region numbers the tiles as the user saw them (with the added ones), notes included
         cands = tuple(replace(c, geometry=replace(c.geometry, order=tuple(numbering))) for c in cands)
     tried = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
-                            given_bonus=given_bonus, set_by_user=user)
+                            given_bonus=given_bonus, set_by_user=user, dropped=dropped)
     said_won = said_won or winning_tile is not None or any(
         (getattr(context, k) for k in ("last_tile", "first_turn", "kong_on_kong"))) or context.win_by != "discard"
     extra: list[str] = []
@@ -927,7 +964,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         top = [t.candidate for t in tried[:NON_WINNER_REGIONS]]
         nw = [replace(t, joint=t.joint + math.log(NON_WINNER_PRIOR))
               for t in _search_regions(top, det, readings, ruleset, _as_non_winner(context), None, exposed, options,
-                                       retries=False, given_bonus=given_bonus, set_by_user=user)
+                                       retries=False, given_bonus=given_bonus, set_by_user=user, dropped=dropped)
               if t.reading.legal and _concealed_on_main_row(t)]
         if nw:
             tried = sorted(tried + nw, key=lambda t: (not t.reading.legal, -t.joint))
@@ -944,7 +981,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         # (vision.layout.blank_backs); read again with them taken as backs where that makes a legal hand
         try:
             again = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
-                                    given_bonus=given_bonus, set_by_user=user, blank_kongs=True)
+                                    given_bonus=given_bonus, set_by_user=user, blank_kongs=True, dropped=dropped)
         except HandError:
             again = []
         if any(t.reading.legal for t in again):
@@ -965,7 +1002,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                             f"legal reading needs {need}; check your --fix/--add")
     if not reading.legal and user and numbering is not None and reading.problem:
         # the least sure tiles never include those the user set: name them, they may be what is wrong
-        said = ", ".join(f"{numbering.index(i) + 1}={readings.codes[i]}" for i in sorted(user, key=numbering.index))
+        said = ", ".join(f"{numbering.index(i) + 1}={DROP if i in dropped else readings.codes[i]}"
+                         for i in sorted(user, key=numbering.index))
         reading = replace(reading, problem=f"{reading.problem} (your corrections: {said})")
     notes = list(reading.notes)
     if len(cands) > 1:
@@ -993,13 +1031,22 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         reading = replace(reading, notes=reading.notes + tuple(
             f"tile {numbering.index(i) + 1} ({readings.codes[i]}) added by you (--add): the detector missed it"
             for i in added))
+    if dropped:
+        gone = sorted(numbering.index(i) + 1 for i in dropped)
+        # (the layout's count of boxes away from the hand counts them too: they are named here instead)
+        away = len(set(lay.ignored) - dropped)
+        reading = replace(reading, notes=tuple(
+            (f"{away} {AWAY_NOTE}" if n.endswith(AWAY_NOTE) else n) for n in reading.notes
+            if away or not n.endswith(AWAY_NOTE)))
+        reading = replace(reading, notes=reading.notes + (
+            f"tile(s) {_number_spans(gone)} left out of the hand by you (--fix POS={DROP}: not the hand's tiles)",))
     if (fixes or added) and numbering is not None:
         # a tile the user set, or added, whose box the layout left out of the hand is not counted: say
         # so, and how to count it (added after the hand's last tile: number_after_hand; the numbers
         # suggested go on from one note to the next)
         after = number_after_hand(numbering, reading.roles)
         out_fixed = [(pos, code) for pos, code in sorted((fixes or {}).items())
-                     if reading.roles[numbering[pos - 1]] == "ignored"]
+                     if code != DROP and reading.roles[numbering[pos - 1]] == "ignored"]
         out_added = [(numbering.index(i) + 1, readings.codes[i]) for i in added
                      if reading.roles[i] == "ignored" and numbering.index(i) + 1 not in (fixes or {})]
         reading = replace(reading, notes=reading.notes + tuple(
@@ -1013,18 +1060,18 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     if (fixes or additions) and shown_roles is not None and numbering is not None:
         # tiles of the hand as first read that the corrections left out (three 1m added to a full hand:
         # the legal reading drops the exposed pung) are named, and the reading flagged for review
-        dropped = sorted(numbering.index(i) + 1 for i, r in enumerate(shown_roles)
-                         if r != "ignored" and i < len(reading.roles) and reading.roles[i] == "ignored"
-                         and i not in user)
-        if dropped and reading.legal:  # (a reading that is not legal says what is wrong instead)
+        lost = sorted(numbering.index(i) + 1 for i, r in enumerate(shown_roles)
+                      if r != "ignored" and i < len(reading.roles) and reading.roles[i] == "ignored"
+                      and i not in user)
+        if lost and reading.legal:  # (a reading that is not legal says what is wrong instead)
             why = "the hand reads legal only without them"
             reading = replace(reading, confidence=reading.confidence * DROPPED_BY_EDIT, notes=reading.notes + (
-                f"tile(s) {_number_spans(dropped)}, in the hand as first read, are left out of it now: with "
-                f"your corrections (--fix/--add) {why}; check the corrections",))
+                f"tile(s) {_number_spans(lost)}, in the hand as first read, are left out of it now: with "
+                f"your corrections (--fix/--add{'/--exposed' if exposed else ''}) {why}; check the corrections",))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
-                       not_tiles=not_tiles, user=user)
+                       not_tiles=not_tiles, user=user, dropped=dropped)
 
 
 def glyph_changed(reading: Reading, readings: TileReadings, i: int) -> bool:
@@ -1059,6 +1106,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
             "changed": i in r.changed,
             "fixed": i in res.user,
             "added": i in res.added,
+            "dropped": i in res.dropped,
             "glyphs": (res.readings.glyphs[i] or None) if r.tiles[i] == res.readings.codes[i] else None,
             "picture_alone": res.readings.was[i] if glyph_changed(r, res.readings, i) else None,
             "top": [[c, round(p, 4)] for c, p in tops[i]],

@@ -50,7 +50,7 @@ from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
 
-from .classes import BACK, CLASS_INDEX, CLASS_NAMES
+from .classes import BACK, CLASS_INDEX, CLASS_NAMES, DROP
 from .classify import Classifier
 from .crops import crop_tile
 from .detect import Detections
@@ -1018,7 +1018,7 @@ def learn(profile: Profile, classifier: Classifier, image: np.ndarray, det: Dete
           fixes: Mapping[int, str], notes: list[str] | None = None, added: Collection[int] = ()
           ) -> tuple[Profile, int]:
     """Add the corrected tiles of one photo to ``profile`` (not saved): for each fix ``pos → code``
-    (1-based positions in ``order``; face-down ``0x`` fixes are skipped, and so are the tiles the user
+    (1-based positions in ``order``; face-down ``0x`` fixes and boxes left out (``-``) are skipped, and so are the tiles the user
     added, ``added`` detection indices: their boxes are placed by the reader, not seen, and would teach
     the profile whatever lies under them; ``notes`` names them) the tile's crop, turned the
     way the classifier finds ``code`` most probable when it reads turns, and its embedding. A crop
@@ -1030,7 +1030,7 @@ def learn(profile: Profile, classifier: Classifier, image: np.ndarray, det: Dete
 
     classifier = replace(classifier, tileset=None)
     prof = fit_to(profile, classifier)
-    items = [(pos, code) for pos, code in sorted(fixes.items()) if code != BACK]
+    items = [(pos, code) for pos, code in sorted(fixes.items()) if code not in (BACK, DROP)]
     if not items:
         return prof, 0
     crops, codes = [], []
@@ -1089,10 +1089,10 @@ def learn_from_result(name: str, res, fixes: Mapping[int, str], log=None) -> tup
                         res.order, fixes, notes, getattr(res, "added", ()))
         if n:
             save_profile(prof)
-    done = ", ".join(f"{k}={v}" for k, v in sorted(fixes.items()) if v != BACK)
+    done = ", ".join(f"{k}={v}" for k, v in sorted(fixes.items()) if v not in (BACK, DROP))
     line = (f"tile set {name!r}: learned {n} tile(s) ({done}); now {len(prof.codes)} examples" if n
             else f"tile set {name!r}: nothing new to learn" if notes
-            else f"tile set {name!r}: nothing to learn (face-down fixes are not faces)")
+            else f"tile set {name!r}: nothing to learn (face-down fixes and boxes left out are not faces)")
     say = log or (lambda m: print(m, file=sys.stderr))
     say(line)
     for note in notes:

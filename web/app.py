@@ -760,7 +760,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         discards: Optional[int] = Form(None, ge=0, le=200),
         flags: str = Form("", max_length=400, description="comma-separated ruleset flags"),
         options: str = Form("", max_length=2000, description='ruleset options: JSON object or NAME=VALUE,NAME=VALUE'),
-        fixes: str = Form("", max_length=400, description="tile corrections by number: 3=5p,7=1z"),
+        fixes: str = Form("", max_length=400, description="tile corrections by number: 3=5p,7=1z (9=- leaves tile 9 out of the hand)"),
         winning_tile: Optional[str] = Form(None, max_length=4, description="override the winning tile, e.g. 5p"),
         exposed: Optional[str] = Form(None, max_length=200, description='override the exposed melds: "[777p] (1111s)"'),
         tileset: Optional[str] = Form(None, max_length=64, description="read with this calibrated tile set (GET /api/tilesets)"),

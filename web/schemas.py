@@ -128,6 +128,7 @@ class TileOut(BaseModel):
     changed: bool = Field(..., description="the decoder changed the raw reading to make a legal hand")
     fixed: bool = Field(..., description="set by the user (fixes)")
     added: bool = Field(False, description="added by the user (adds): a tile the detector missed")
+    dropped: bool = Field(False, description="left out of the hand by the user (a fix POS=-): not the hand's tile")
     top: list[tuple[str, float]] = Field(..., description="the most probable tiles with their probabilities")
     glyphs: Optional[str] = Field(None, description="what the glyph reader read on the tile that speaks for its "
                                                     "reading (a numeral, a character), null when nothing")

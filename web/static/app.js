@@ -369,6 +369,14 @@
     // tiles outside the layout's groups (flowers and seasons), by role
     const rest = res.tiles.filter((t) => t.role !== "ignored" && !seen.has(t.pos));
     for (const role of [...new Set(rest.map((t) => t.role))]) addGroup(rest.filter((t) => t.role === role));
+    // boxes the user left out of the hand ("-" fixes): each can be put back
+    const dropped = res.tiles.filter((t) => t.dropped);
+    if (dropped.length) {
+      strip.append(h("div", { class: "group" }, h("span", { class: "label", text: "Left out by you" }),
+        h("div", { class: "sets" }, ...dropped.map((t) => h("button", {
+          type: "button", class: "put-back", "data-pos": t.pos, "aria-label": `Put tile ${t.pos} back`,
+          onclick: () => { delete state.fixes[t.pos]; scorePhoto(); } }, `Tile ${t.pos}: put back`)))));
+    }
     // a tile the detector missed: added before the first concealed tile of the hand's row
     const conc = res.tiles.filter((t) => t.role === "concealed").map((t) => t.pos);
     const addAt = conc.length ? Math.min(...conc) : res.tiles.length + 1;
@@ -448,6 +456,7 @@
         grid.append(h("h3", { text: title }), h("div", { class: "picker-grid" }, ...codes.map((c) => pickButton(c, c, false))));
       }
       $("picker-undo").hidden = true;
+      $("picker-drop").hidden = true;
       $("picker").hidden = false;
       document.body.classList.add("modal-open");
       const first = grid.querySelector("button");
@@ -470,6 +479,7 @@
       grid.append(h("h3", { text: title }), h("div", { class: "picker-grid" }, ...codes.map((c) => pickButton(c, c, c === code))));
     }
     $("picker-undo").hidden = !t.fixed;
+    $("picker-drop").hidden = false;
     $("picker").hidden = false;
     document.body.classList.add("modal-open");
     const first = grid.querySelector("button.current") || grid.querySelector("button");
@@ -753,6 +763,7 @@
     $("tab-table").addEventListener("click", () => showTab("table"));
     $("t-settle").addEventListener("click", settleTable);
     $("picker-cancel").addEventListener("click", closePicker);
+    $("picker-drop").addEventListener("click", () => choose("-"));  // a false detection: not the hand's
     $("picker-undo").addEventListener("click", () => {
       const pos = state.pickPos;
       delete state.fixes[pos];
