@@ -196,3 +196,29 @@ def test_exposed_none_reads_every_group_as_concealed():
     assert decode(lay2, rd2, "nts").legal
     r2 = decode(lay2, rd2, "nts", exposed="none")
     assert not r2.legal and "--exposed" in r2.problem
+
+
+def test_a_named_meld_is_matched_in_the_hand_before_a_far_group():
+    # a new user's trial: a meld named with --exposed was matched to another group far from the hand
+    # (wall tiles, another player's meld) that read more like it, and the hand's own meld was then read
+    # as concealed tiles. The match now weighs the group's prior of being in the hand (GIVEN_OFF_HAND
+    # for a group with no hand role). render-s8-3: 456p55z [222z] [456s] (1111s) +1234f124y win:5z;
+    # its 222z read 2z at only 0.6, and three more boxes far away, ignored by the layout, read 2z at 0.99
+    from dataclasses import replace
+
+    from vision.layout import GroupRoles, Option
+
+    meta, det, rd = _setup("render-s8-3")
+    lay = layout(det, rd, (meta["width"], meta["height"]))
+    pung = [i for i, t in enumerate(meta["tiles"]) if t["role"] == "exposed" and t["tile"] == "2z"]
+    assert len(pung) == 3
+    for i in pung:
+        rd = _plant(rd, i, "3z", 0.3, 0.6)
+    n = len(rd.probs)
+    far = np.full((3, rd.probs.shape[1]), 0.01 / 42, np.float32)
+    far[:, CLASS_INDEX["2z"]] = 0.99
+    rd2 = TileReadings.make(np.vstack([rd.probs, far]), tuple(rd.pose) + ("upright",) * 3)
+    lay2 = replace(lay, groups=lay.groups + (GroupRoles((n, n + 1, n + 2), 9, (Option("ignored", 1.0),)),))
+    r = decode(lay2, rd2, "nts", exposed="[222z] [456s] (1111s)")
+    assert r.legal and format_hand(r.hand) == format_hand(parse_hand(truth_notation(meta)))
+    assert all(r.roles[i] == "exposed" for i in pung) and all(r.roles[i] == "ignored" for i in (n, n + 1, n + 2))

@@ -69,6 +69,11 @@ MAX_CHANGED = 3
 #: the chance, relative to finding it, that a tile of the hand was not detected (hidden, cut off,
 #: missed): the weight of a role hypothesis with too few tiles against the legal readings
 MISSED_TILE = 0.15
+#: a meld named with ``--exposed`` is matched to the group whose tiles read most like it × the group's
+#: prior of being in the hand (its likeliest role other than ``ignored``), that prior floored at this: a
+#: group the layout gives no hand role (a wall, another player's meld far away) is taken only when no
+#: group of the hand reads like the meld
+GIVEN_OFF_HAND = 1e-3
 #: readings examined per hypothesis at most, and over all hypotheses of one photo
 MAX_READINGS = 20000
 MAX_READINGS_TOTAL = 3000
@@ -342,7 +347,8 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
         if not winner:
             o = [x for x in o if x.role != "winning" and x.winning is None] or [Option("concealed", 1.0)]
         opts.append(o)
-    # match given melds to groups (greedy by likelihood of the meld's tiles)
+    # match given melds to groups (greedy by likelihood of the meld's tiles × the group's prior of being
+    # in the hand: a new user's named meld was matched to wall tiles that read like it)
     given_map: dict[int, GivenMeld] = {}
     off: list[GivenMeld] = []
     for gm in given:
@@ -355,9 +361,11 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
                 continue
             u = _meld_unit(logp, g.tiles, gb, "exposed", only=[(gm.kind, gm.tiles)])
             lp = u.cands[0][0]
-            if best is None or lp > best[0]:
-                best = (lp, gi)
-        if best is not None and best[0] > math.log(1e-6) * len(gm.tiles):
+            in_hand = max((x.prior for x in g.options if x.role != "ignored"), default=0.0)
+            key = lp + math.log(max(in_hand, GIVEN_OFF_HAND))
+            if best is None or key > best[0]:
+                best = (key, gi, lp)
+        if best is not None and best[2] > math.log(1e-6) * len(gm.tiles):
             given_map[best[1]] = gm
         else:
             off.append(gm)
