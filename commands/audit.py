@@ -9,7 +9,7 @@ from pathlib import Path
 from commands.common import (
     JoinRepeats, UserError, add_context_args, add_history_args, context_from_args, options_from_args, print_json)
 from scoring import explain, load_ruleset, parse_hand, score_hand
-from vision.audit import AuditResult, compare, default_annotation_path, read_claimed_lines, report
+from vision.audit import compare, default_annotation_path, read_claimed_lines, report
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -49,8 +49,23 @@ def cmd_audit(args: argparse.Namespace) -> int:
         except (VisionError, FatalError) as e:
             raise UserError(str(e).splitlines()[0]) from None
         if not res.reading.legal or res.scored is None:
-            raise UserError(f"cannot audit {image.name}: {res.reading.problem or 'no legal reading'} "
-                            f"(read: {res.reading.notation}; correct tiles with --fix POS=TILE or use --hand)")
+            # what was read is kept and shown as `photo` shows it: the history entry, the tile numbers
+            # --fix needs, the annotated photo (a new user's failed audit had left none of them)
+            from commands.common import record_photo
+
+            problem = res.reading.problem or "no legal reading"
+            record_photo(args, "audit", image, res, context=ctx, options=opts, ruleset=args.ruleset, fixes=fixes,
+                         note=f"claimed {args.claimed}")
+            print(summary(res))
+            if not args.no_annotate:
+                annotated = _annotate(args, res, f"claimed {args.claimed}: cannot audit, not a legal hand")
+                if annotated:
+                    from vision.annotate import describe, image_info
+
+                    print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo))
+            fix_hint = "" if "--fix POS=TILE" in problem else "correct tiles with --fix POS=TILE "
+            raise UserError(f"cannot audit {image.name}: {problem} (read: {res.reading.notation}; "
+                            f"{fix_hint}{'or ' if fix_hint else ''}use --hand NOTATION)")
         scored = res.scored
     result = compare(scored, args.claimed, claimed_lines)
     status = "match" if result.match else "mismatch"
@@ -63,7 +78,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         record_hand(args, "audit", args.hand, scored, context=ctx, options=opts, status=status, note=note)
     if res is not None and not args.no_annotate:
-        annotated = _annotate(args, res, result)
+        annotated = _annotate(args, res, f"claimed {result.claimed_total} / computed {result.computed_total}: "
+                                         + ("MATCH" if result.match else "MISMATCH"))
     if args.json:
         out = result.to_json()
         out["score"] = scored.to_json()
@@ -89,7 +105,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0 if result.match else 1
 
 
-def _annotate(args: argparse.Namespace, res, result: AuditResult) -> Path | None:
+def _annotate(args: argparse.Namespace, res, title: str) -> Path | None:
     from vision.annotate import annotate, save
     from vision.errors import ImageError
 
@@ -98,8 +114,6 @@ def _annotate(args: argparse.Namespace, res, result: AuditResult) -> Path | None
     path = Path(args.annotate) if explicit else default_annotation_path(image)
     if path.exists() and (path.resolve() == image.resolve() or os.path.samefile(path, image)):  # (a hard link too)
         raise UserError(f"--annotate {path} is the input photo; choose another file")
-    title = (f"claimed {result.claimed_total} / computed {result.computed_total}: "
-             + ("MATCH" if result.match else "MISMATCH"))
     try:
         save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
                       fixed=set(res.user),

@@ -92,7 +92,8 @@ def register(subparsers) -> None:
     p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\", or \"none\" (overrides the layout)")
     p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\" "
                    "(or --fix 3=5p --fix 7=1z); POS=- leaves a box out of the hand (clutter, a loose or another "
-                   "player's tile); the numbers are those of the reading without --fix/--add/--exposed")
+                   "player's tile); the numbers are those printed by the reading without --fix and --exposed, "
+                   "counting the tiles --add puts in (a tile after an added one moves up by one)")
     p.add_argument("--add", metavar="POS=TILE", action=JoinRepeats, help="add tiles the detector missed, e.g. \"14=5p\" (the tile "
                    "becomes tile 14: it lies before the tile now numbered 14; N+1 adds after the last); "
                    "--fix numbers then count the added tiles; a face-down 0x only completes a concealed kong "

@@ -144,7 +144,11 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
             raise UserError(f"photo of {player} ({path}): {str(e).splitlines()[0]}") from None
         r = res.reading
         if not r.legal or res.scored is None:
-            raise UserError(f"photo of {player} ({path}): {r.problem or 'the reading is not a legal hand'} "
+            # the reading's advice in this command's flags (a new user was told "--fix POS=TILE", which
+            # `table` does not take, before the --photo-fix that it does)
+            problem = (r.problem or "the reading is not a legal hand").replace(
+                "--fix POS=", f"--photo-fix {player}=POS=").replace("--add POS=", f"--photo-add {player}=POS=")
+            raise UserError(f"photo of {player} ({path}): {problem} "
                             f"(read {r.notation}); correct a tile with --photo-fix {player}=POS=TILE, add a missed one with "
                             f"--photo-add {player}=POS=TILE "
                             f"(numbers: `mahjong-score photo {path} --annotate out.jpg`) or give --hand {player}=NOTATION")

@@ -264,3 +264,22 @@ def test_a_claimed_name_shared_by_two_rules_names_both(run_cli, tmp_path):
                          "--claimed-lines", claim_file(tmp_path, [{"name": "Pung hoekstenen", "points": 4}]))
     assert rc == 1 and "'Pung hoekstenen' names 2 rules of nts" in out, out
     assert "pung-terminals-exposed" in out and "pung-terminals-concealed" in out and "is not a rule" not in out
+
+
+@pytest.mark.skipif(not __import__("vision.models", fromlist=["x"]).models_present(), reason="models missing")
+def test_a_photo_audit_that_reads_no_hand_keeps_what_it_read(run_cli, tmp_path):
+    # a new user's trial: an audit whose photo read no legal hand wrote no annotated image even with
+    # --annotate, recorded nothing in the history, printed no tile numbers for --fix, and said
+    # "correct tiles with --fix POS=TILE" twice. The demo with its 6z read 1z (tile 7) is no hand
+    from vision.pipeline import DEMO_PHOTO
+
+    db, out_img = tmp_path / "h.sqlite3", tmp_path / "a.png"
+    rc, out, err = run_cli("audit", str(DEMO_PHOTO), "--claimed", "40", "--fix", "7=1z", "--annotate", str(out_img),
+                           "--db", str(db))
+    assert rc == 2 and err.count("\n") == 1 and err.count("--fix POS=TILE") == 1, err
+    assert "cannot audit demo.jpg" in err and "use --hand NOTATION" in err
+    assert " 7:1z! " in out and out_img.is_file() and f"annotated image: {out_img}" in out
+    con = history.connect(db)
+    (e,) = list(history.entries(con))
+    con.close()
+    assert e["command"] == "audit" and e["status"].startswith("not legal") and e["note"] == "claimed 40"

@@ -147,3 +147,17 @@ def test_refused_mahjong_is_not_recorded_as_ok(tmp_path, run_cli):
     assert code == 0 and "mahjong not allowed" in out
     (e,) = list(entries(connect(db)))
     assert e["total"] == 0 and e["status"].startswith("mahjong not allowed")
+
+
+def test_a_reading_under_one_percent_is_recorded_as_such():
+    # a new user's trial: a reading printed "<1%" sure was listed by `history` at "0%" (the confidence
+    # stored rounded to 4 decimals); it is now stored to 4 significant digits
+    from types import SimpleNamespace
+
+    from commands.history import _conf
+    from vision.record import photo_entry
+
+    res = SimpleNamespace(reading=SimpleNamespace(notation="19m", confidence=3.2e-6, legal=False, problem="x"),
+                          scored=None)
+    e = photo_entry("photo", "x.jpg", res, input_sha256="0" * 64)
+    assert e["confidence"] == 3.2e-6 and _conf(e["confidence"]) == "<1%"

@@ -58,6 +58,8 @@ def test_photo_errors_are_one_line_exit_2(run_cli, truth, tmp_path):
     rc, out, err = run_cli(*base, "--photo", f"E={ph[0]}", "--photo-fix", "E=1=7z,2=7z,3=7z,4=7z,5=7z")
     assert rc == 2 and out == "" and err.count("\n") == 1
     assert f"photo of E ({ph[0]}):" in err and "--photo-fix E=POS=TILE" in err
+    # the reading's own advice is given in table's flags (a new user was told "--fix POS=TILE" first)
+    assert "--fix POS=" not in err.replace("--photo-fix", "") and "--add POS=" not in err.replace("--photo-add", "")
     rc, out, err = run_cli(*base, "--json", "--photo", f"E={tmp_path / 'none.jpg'}")
     assert rc == 2 and "no such file" in json.loads(out)["error"]
     # repeated --photo-fix add up, and one tile set two ways is refused (the last one silently won)

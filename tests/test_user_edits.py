@@ -428,3 +428,14 @@ def test_a_flower_left_out_is_never_taken_back_as_a_bonus_tile():
     res = read_photo(r.jpeg, "dutch-special-hands", fixes={pos: "-"}, **kw)
     assert res.reading.notation == first.reading.notation.replace("+3f2y", "+2y")
     assert res.reading.roles[first.order[pos - 1]] == "ignored" and res.order == first.order
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_a_reading_tried_without_melds_shows_none(run_cli):
+    # a new user's trial: `--exposed none` on the demo (its 777s exposed, its 2222m a concealed kong) is
+    # no hand, and the reading printed still showed "[777s] (2222m)", melds the user had said were not
+    # there: the reading shown is now the one tried
+    rc, out, err = run_cli("photo", "--demo", "--exposed", "none")
+    assert rc != 0 and "--exposed replaces the melds" in err
+    line = next(x for x in out.splitlines() if x.startswith("reading: "))
+    assert "[" not in line and "(" not in line, line

@@ -222,3 +222,26 @@ def test_a_named_meld_is_matched_in_the_hand_before_a_far_group():
     r = decode(lay2, rd2, "nts", exposed="[222z] [456s] (1111s)")
     assert r.legal and format_hand(r.hand) == format_hand(parse_hand(truth_notation(meta)))
     assert all(r.roles[i] == "exposed" for i in pung) and all(r.roles[i] == "ignored" for i in (n, n + 1, n + 2))
+
+
+def test_a_count_at_best_names_no_other_games_hand_size():
+    # a new user's trial: a whole-table render read a wall region "found 16 tiles in the hand at best (33
+    # as shown …)" and was told "16 tiles is a 16-tile game's hand … is it the right ruleset?"; under
+    # hk-tw-16 it only failed again. The other game's size is named only when the tiles shown are that
+    # many; a count over the hand's says how to leave boxes out. render-s7-12's row of 14 with two more
+    # boxes put in it (16, no way to leave them out), and its two groups of 6 that the layout offers as
+    # concealed tiles (0.65, 0.6) or loose: 28 as shown, 16 at best
+    from dataclasses import replace
+
+    from vision.layout import GroupRoles
+
+    meta, det, rd = _setup("render-s7-12")
+    lay = layout(det, rd, (meta["width"], meta["height"]))
+    main = next(g for g in lay.groups if g.row == 0)
+    extra = next(g for g in lay.groups if len(g.tiles) == 3)
+    assert len(main.tiles) == 14 and all(o.role == "ignored" for o in extra.options)
+    groups = tuple(GroupRoles(main.tiles + extra.tiles[:2], 0, main.options) if g is main else g
+                   for g in lay.groups if g is not extra)
+    r = decode(replace(lay, groups=groups), rd, "nts")
+    assert not r.legal and r.problem.startswith("found 16 tiles in the hand at best (28 as shown"), r.problem
+    assert "16-tile game" not in r.problem and "--fix POS=-" in r.problem

@@ -342,8 +342,7 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
     for g in groups:
         o = list(g.options)
         if given or override:  # the user named the melds: no group is exposed unless matched to one of them
-            o = [x for x in o if x.role not in ("exposed", "concealed-kong")] or \
-                [Option("ignored", 0.5, why="face-down tiles")]
+            o = _not_melds(o)
         if not winner:
             o = [x for x in o if x.role != "winning" and x.winning is None] or [Option("concealed", 1.0)]
         opts.append(o)
@@ -851,6 +850,13 @@ def _numbers(lay: Layout) -> dict[int, int]:
     return {p: k + 1 for k, p in enumerate(lay.geometry.order)}
 
 
+def _not_melds(options) -> list[Option]:
+    """A group's options when the user named the melds (``--exposed``): none of them a meld (a group is
+    one only when matched to a named meld); a group of face-down tiles is then left out."""
+    return [x for x in options if x.role not in ("exposed", "concealed-kong")] or \
+        [Option("ignored", 0.5, why="face-down tiles")]
+
+
 def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_codes, rs: Ruleset,
                  ctx: Context, nearest: int | None, backs: np.ndarray, given: bool = False,
                  nearest_legal: Reading | None = None) -> Reading:
@@ -871,7 +877,10 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     conc: list[str] = []
     win = None
     count = 0
-    choices = list(hyps[0].choices) if hyps else [g.options[0] for g in lay.groups]
+    # (with the melds named, the layout's melds are not shown: `--exposed none` on the demo showed its
+    # [777s] (2222m) in the reading that had been tried without them)
+    choices = list(hyps[0].choices) if hyps else [(_not_melds(g.options) if given else g.options)[0]
+                                                   for g in lay.groups]
     for g, o in zip(lay.groups, choices):
         if o.role in ("ignored", "bonus"):
             continue
@@ -934,8 +943,12 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                       " concealed kongs too, e.g. [777s] (2222m)" if given else "")
                    + (f"; if the hand did not win, give --not-winner (a non-winner's hand has {need - 1})"
                       if ctx.winner and found == need - 1 else "")
-                   + (_other_size_hint(found, rs)
-                      or ("; add a tile the detector missed with --add POS=TILE" if found < need else "")))
+                   # (the other game's hand size is named only when the tiles shown are that many: a
+                   # whole-table render's wall read "at best 16" of 33 was taken for a 16-tile game's hand)
+                   + ((_other_size_hint(found, rs) if found == count else "")
+                      or ("; add a tile the detector missed with --add POS=TILE" if found < need else
+                          f"; leave out boxes that are not the hand's (clutter, loose tiles, another player's) "
+                          f"with --fix POS=-")))
     elif (refusal := _ruleset_refusal(conc, melds, bonus_codes, win, ctx, rs)) is not None:
         problem = (refusal if refusal.startswith("not a") else f"not a winning hand under {rs.id}: {refusal}") + \
             "; the tiles read make no hand this ruleset scores (if a tile is misread, correct it with --fix POS=TILE)"

@@ -52,7 +52,7 @@ def photo_entry(command: str, source: Any, res: Any, *, context: Any = None, opt
     r = res.reading
     e: dict[str, Any] = {
         "command": command, "input": input_label or label, "input_sha256": sha, "reading": r.notation,
-        "confidence": round(float(r.confidence), 4), "corrections": corrections(fixes, exposed, winning_tile, additions,
+        "confidence": float(f"{float(r.confidence):.4g}"), "corrections": corrections(fixes, exposed, winning_tile, additions,
                                                                   getattr(res, "tileset", None)),
         "ruleset": ruleset, "options": dict(options or {}), "context": context_to_json(context),
         "status": status or (scored_status(res.scored) if r.legal else f"not legal: {r.problem or 'no legal reading'}"),
