@@ -26,8 +26,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     res = None
     annotated: Path | None = None
     if args.hand:
-        if args.annotate or args.fix or args.exposed or getattr(args, "add", None):
-            raise UserError("--annotate, --fix, --add and --exposed need a photo, not --hand")
+        if args.annotate or args.fix or args.exposed or getattr(args, "add", None) or args.turn is not None:
+            raise UserError("--annotate, --fix, --add, --exposed and --turn need a photo, not --hand")
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
         hand = parse_hand(args.hand, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
         scored = score_hand(hand, rs, opts)
@@ -42,6 +42,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         try:
             reader = resolve_reader(reader_spec(args.reader or DEFAULT_READER, args.tileset))()
             extra = {"additions": parse_additions(args.add)} if getattr(args, "add", None) else {}
+            if args.turn is not None:
+                extra["turn"] = args.turn
             # an audit checks a claimed winning score: the photo is a winner's unless --not-winner
             res = reader(image, rs, ctx, winning_tile=args.winning_tile, exposed=args.exposed, fixes=fixes, options=opts,
                          said_won=True,
@@ -143,6 +145,8 @@ def register(subparsers) -> None:
     p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] (1111s)\", or \"none\" (photo only)")
     p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p\"; 9=- leaves a box out of the hand (photo only)")
     p.add_argument("--add", metavar="POS=TILE", action=JoinRepeats, help="add tiles the detector missed, e.g. \"14=5p\" (photo only)")
+    p.add_argument("--turn", type=int, choices=(0, 90, 180, 270), metavar="DEG",
+                   help="read the photo turned DEG degrees clockwise and try no other turn (photo only)")
     p.add_argument("--annotate", metavar="FILE", help="annotated photo path (default: NAME.audit.jpg beside the photo)")
     p.add_argument("--no-annotate", action="store_true", help="do not write the annotated photo")
     p.add_argument("--reader", default=None, help=argparse.SUPPRESS)

@@ -37,7 +37,7 @@ def cmd_photo(args: argparse.Namespace) -> int:
     try:
         res = pipeline.read_photo(source, args.ruleset, ctx, winning_tile=args.winning_tile, exposed=args.exposed,
                                   fixes=parse_fixes(args.fix), options=opts, classifier=classifier_for(args.tileset),
-                                  additions=parse_additions(getattr(args, "add", None)))
+                                  additions=parse_additions(getattr(args, "add", None)), turn=args.turn)
         if args.learn:  # the corrected tiles teach the profile (before any verdict on the hand)
             learn_from_result(args.tileset, res, parse_fixes(args.fix))
     except VisionError as e:
@@ -90,6 +90,9 @@ def register(subparsers) -> None:
     p.add_argument("--demo", action="store_true", help="read the bundled demo photo (docs/demo.jpg)")
     add_context_args(p)
     p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\", or \"none\" (overrides the layout)")
+    p.add_argument("--turn", type=int, choices=(0, 90, 180, 270), metavar="DEG",
+                   help="read the photo turned DEG degrees clockwise (0, 90, 180, 270) and try no other turn "
+                        "(by default a photo that reads weakly upright is also read turned 90/180/270°)")
     p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\" "
                    "(or --fix 3=5p --fix 7=1z); POS=- leaves a box out of the hand (clutter, a loose or another "
                    "player's tile); the numbers are those printed by the reading without --fix and --exposed, "

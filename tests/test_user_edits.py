@@ -439,3 +439,22 @@ def test_a_reading_tried_without_melds_shows_none(run_cli):
     assert rc != 0 and "--exposed replaces the melds" in err
     line = next(x for x in out.splitlines() if x.startswith("reading: "))
     assert "[" not in line and "(" not in line, line
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_the_user_can_say_which_way_up_the_photo_is(run_cli):
+    # a new user's trial: an upright bed-cover render was read turned 180° by the rotation tries, with no
+    # way to stop it. --turn DEG reads the photo turned DEG° clockwise and tries no other turn
+    def flower_x(j):  # the centre of the flower's box, in the frame the photo was read in
+        b = next(t["box"] for t in j["tiles"] if t["tile"] == "1f")
+        return (b[0] + b[2]) / 2 / j["photo"]["width"]
+
+    rc, out, err = run_cli("photo", "--demo", "--turn", "0", "--json")
+    j = json.loads(out)
+    assert rc == 0 and j["photo"]["turned"] == 0 and flower_x(j) < 0.5  # the demo's flower is at the left
+    rc, out, err = run_cli("photo", "--demo", "--turn", "180", "--json")
+    j = json.loads(out)
+    assert j["photo"]["turned"] == 180 and any("read turned 180° clockwise (as asked (--turn))" in n for n in j["notes"])
+    assert flower_x(j) > 0.5  # read upside down: the boxes are those of the turned photo
+    rc, out, err = run_cli("photo", "--demo", "--turn", "45")
+    assert rc == 2 and "invalid choice: 45" in err

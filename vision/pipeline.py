@@ -332,8 +332,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                fixes: Mapping[int, str] | None = None, options: Mapping[str, object] | None = None,
                detector: Detector | None = None, classifier: Classifier | None = None,
                work_side: int | None = WORK_SIDE, zoom: bool = True, rotate: bool = True,
-               additions: Sequence[tuple[int, str]] | None = None, said_won: bool = False) -> PhotoResult:
+               additions: Sequence[tuple[int, str]] | None = None, said_won: bool = False,
+               turn: int | None = None) -> PhotoResult:
     """Photo → :class:`PhotoResult` (reading, layout, decoded hand and its score).
+
+    ``turn``: read the photo turned this many degrees clockwise (0, 90, 180 or 270; ``--turn``) and try
+    no other turn (a referee's upright photo that the rotation tries turned over); ValueError otherwise.
 
     ``said_won``: the user said the hand won (``table --winner``, an audit of a winning score, a
     manifest's winner cell): a 13-tile photo is then never read as a non-winner's hand
@@ -391,15 +395,26 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             timing["layout+decode+score"] = res.timings["layout+decode+score"]
         return res
 
+    if turn not in (None, 0, *(d for d, _ in TURNS)):
+        raise ValueError(f"turn must be 0, 90, 180 or 270 degrees, not {turn!r}")
+
     def choose_turn():
         """(the reading of the turn chosen, the upright reading, the upright reading's error)."""
+        if turn:  # the user's turn, and no other
+            k = dict(TURNS)[turn]
+            pix = np.ascontiguousarray(np.rot90(photo.pixels, k))
+            size = photo.original_size if turn == 180 else photo.original_size[::-1]
+            try:
+                return replace(read(replace(photo, pixels=pix, original_size=size), t), turned=turn), None, None
+            except (NoTilesError, HandError) as e:
+                return None, None, e
         try:
             result = read(photo, t)
             upright_error: Exception | None = None
         except (NoTilesError, HandError) as e:
             result, upright_error = None, e
         upright = result
-        if rotate and (result is None or weak_reading(result)):
+        if rotate and turn is None and (result is None or weak_reading(result)):
             t1 = time.perf_counter()
             for deg, k in TURNS:
                 pix = np.ascontiguousarray(np.rot90(photo.pixels, k))
@@ -436,7 +451,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         result = replace(fixed, turned=result.turned)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if result.turned:
-        why = ("no tile was found upright" if upright is None else
+        why = ("as asked (--turn)" if turn else "no tile was found upright" if upright is None else
                "the photo read upright is not a legal hand" if not upright.reading.legal else
                "it reads better than the photo upright")
         note = f"the photo was read turned {result.turned}° clockwise ({why}); tile boxes are those of the turned photo"
