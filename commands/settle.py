@@ -23,7 +23,7 @@ from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
-from scoring.settle import Settlement, settle
+from scoring.settle import Settlement, settle, with_win_by
 
 NONE_WORDS = ("none", "void", "-")
 
@@ -214,10 +214,10 @@ def cmd_table(args: argparse.Namespace) -> int:
     else:
         scores = {p: 0 for p in players}
     settle_opts = dict(_pairs(args.settle_option, "--settle-option"))
-    if winner is not None and "win_by" in getattr(rs.module, "SETTLE_KEYS", ()) and "win_by" not in settle_opts:
+    if winner is not None:
         # the scheme pays by where the winning tile came from (hk-tw-16: the discarder, or all three on a
         # self-draw): the winner's --win-by says it (before, `table --win-by wall` still asked for a discarder)
-        settle_opts["win_by"] = args.win_by
+        settle_opts = with_win_by(rs.id, settle_opts, args.win_by)
     s = _settle(rs.id, scores, winner, east, settle_opts, flag="--settle-option")
     nxt = {"east": None if after.over else after.east_player, "round_wind": after.round_wind,
            "over": after.over, "seats": {} if after.over else after.seats(), "text": describe(after)}

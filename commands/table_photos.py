@@ -13,6 +13,7 @@ Players keep the order in which ``--hand`` and ``--photo`` are given (the seatin
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -148,6 +149,8 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
             # `table` does not take, before the --photo-fix that it does)
             problem = (r.problem or "the reading is not a legal hand").replace(
                 "--fix POS=", f"--photo-fix {player}=POS=").replace("--add POS=", f"--photo-add {player}=POS=")
+            # (the table says who won: a winner's photo read a tile short is not a non-winner's hand)
+            problem = re.sub(r"; if the hand did not win, give --not-winner \([^)]*\)", "", problem)
             raise UserError(f"photo of {player} ({path}): {problem} "
                             f"(read {r.notation}); correct a tile with --photo-fix {player}=POS=TILE, add a missed one with "
                             f"--photo-add {player}=POS=TILE "

@@ -79,6 +79,25 @@ def from_transfers(ruleset: str, scheme: str, players, transfers, notes=(), cash
     return Settlement(ruleset, scheme, net, tuple(kept), tuple(notes), dict(cash or {}))
 
 
+def with_win_by(ruleset_id: str, options: Mapping[str, Any] | None, win_by: str) -> dict[str, Any]:
+    """The settlement options of a table whose winner won by ``win_by`` (``scoring.hand.WIN_BY``:
+    discard, wall, dead-wall, robbed-kong): a scheme that pays by where the winning tile came from (one
+    whose ruleset lists ``win_by`` in ``SETTLE_KEYS``: hk-tw-16, RULINGS 004-01) gets it unless the
+    options give it; elsewhere the options are returned as they are. Raises RulesetError when the options
+    give another ``win_by`` than the hand was scored with (scored self-drawn, settled as a discard win)."""
+    from .engine import load_ruleset
+
+    out = dict(options or {})
+    if "win_by" not in getattr(load_ruleset(ruleset_id).module, "SETTLE_KEYS", ()):
+        return out
+    kind = {"wall": "self-drawn", "dead-wall": "self-drawn"}
+    if "win_by" in out and kind.get(str(out["win_by"]), str(out["win_by"])) != kind.get(win_by, win_by):
+        raise RulesetError(f"settle option win_by={out['win_by']} disagrees with the winner's win by {win_by} "
+                           f"(the hand was scored so); give one of them")
+    out.setdefault("win_by", win_by)
+    return out
+
+
 Scheme = Callable[[Mapping[str, int], "str | None", str, Mapping[str, Any]], Settlement]
 #: scheme name → function; rulesets register theirs with :func:`register_scheme`
 SCHEMES: dict[str, Scheme] = {}

@@ -972,3 +972,37 @@ def test_cli_table_settles_a_self_drawn_win_from_win_by(capsys):
     # `settle` names its own flag
     assert cli.main(["settle", "--ruleset", RS, "--scores", "E=0,S=30,W=0,N=0", "--winner", "S", "--east", "E"]) == 2
     assert "needs --option discarder=PLAYER (or --option win_by=self-drawn)" in capsys.readouterr().err
+
+
+def test_a_table_whose_win_by_and_settle_option_disagree_is_refused(capsys):
+    # a tester's findings: `--win-by discard --settle-option win_by=self-drawn` scored a discard win and
+    # settled a self-draw (3 × the points) without a word; `--win-by wall --settle-option discarder=S`
+    # ignored the discarder; a robbed-kong win with no discarder was called "a discard win"
+    hands = ["--hand", "E=123m456m789m123p456p11z"] + [x for p in "SWN" for x in ("--hand", f"{p}=123m456m789m123p456p1z")]
+    base = ["table", "--ruleset", RS, *hands, "--winner", "E"]
+    assert cli.main([*base, "--win-by", "discard", "--settle-option", "win_by=self-drawn"]) == 2
+    assert "disagrees with the winner's win by discard" in capsys.readouterr().err
+    assert cli.main([*base, "--win-by", "wall", "--settle-option", "win_by=self-drawn", "--json"]) == 0  # agree
+    capsys.readouterr()
+    assert cli.main([*base, "--win-by", "wall", "--settle-option", "discarder=S"]) == 2
+    assert "a self-drawn win has no discarder" in capsys.readouterr().err
+    assert cli.main([*base, "--win-by", "robbed-kong"]) == 2
+    err = capsys.readouterr().err
+    assert "a robbed-kong win needs --settle-option discarder=PLAYER, the player robbed" in err and "--win-by wall" not in err
+
+
+def test_the_web_settlement_takes_the_winners_win_by(tmp_path):
+    # the same fix as `table`'s reached the web page's /api/settle too: a self-drawn hk-tw-16 win was
+    # refused there as "a discard win needs discarder=PLAYER". RULINGS 004-01: each of the three pays
+    from fastapi.testclient import TestClient
+
+    from web.app import Settings, create_app
+
+    client = TestClient(create_app(Settings(data_dir=tmp_path), detector=object(), classifier=object()))
+    players = [{"name": "E", "hand": "123m456m789m123p456p11z"}] + [
+        {"name": p, "hand": "123m456m789m123p456p1z"} for p in "SWN"]
+    r = client.post("/api/settle", json={"ruleset": RS, "east": "E", "winner": "E", "win_by": "wall", "players": players})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    won = j["scores"]["E"]
+    assert j["net"] == {"E": 3 * won, "S": -won, "W": -won, "N": -won}

@@ -934,8 +934,10 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         # takes each group's likeliest role, which may count otherwise (a 4-tile group read as a meld)
         # (a new user read "found 16 tiles in the hand (each kong counts 3, 33 tiles as shown)" as a
         # contradiction: say that 16 is the nearest count and why the tiles shown differ)
-        counted = (f" at best ({count} as shown: some of the groups may be loose tiles or another player's;"
-                   f" each kong counts 3)" if found != count else " (each kong counts 3)")
+        counted = (" (each kong counts 3)" if found == count else
+                   f" at best ({count} as shown: some of the groups may be loose tiles or another player's;"
+                   f" each kong counts 3)" if found < count else
+                   f" at best ({count} as shown: some of the boxes left out may be the hand's; each kong counts 3)")
         problem = (f"found {found} tiles in the hand{counted};"
                    f" a {what} under {rs.id} has {need}:"
                    f" a tile may be hidden, cut off or not detected, or an extra one included"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -84,7 +85,7 @@ def _pos_tiles(text: str | None, option: str, example: str, drop: bool = False) 
     for an item that is not POS=TILE, a position that is not a number or an unknown tile code
     (``drop``: :data:`DROP` is a code too)."""
     out: list[tuple[int, str]] = []
-    for item in (text or "").replace(" ", ",").split(","):
+    for item in re.split(r"[,\s]+", text or ""):  # commas or any white space (a tab, a newline) between items
         if not item:
             continue
         if "=" not in item:
@@ -956,13 +957,16 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         dropped = frozenset(numbering[pos - 1] for pos, c in (fixes or {}).items() if c == DROP)
         if dropped and len(dropped) == len(det):
             raise HandError(f"--fix: every tile is left out of the hand (POS={DROP}): nothing is left to read")
+        if set(added) & dropped:  # (an added flower left out was still scored as the hand's bonus tile)
+            pos = min(numbering.index(i) + 1 for i in set(added) & dropped)
+            raise HandError(f"--fix {pos}={DROP}: tile {pos} is one you added with --add; to leave it out, do not add it")
         if additions or dropped:
             # a flower/season the user added (as its tile, or set so with --fix) is the hand's bonus tile
             # wherever its box was put, and takes no part in the rows: its box beside a meld's tiles
             # would otherwise join them into the concealed hand, or its place among boxes left out of
             # the hand would leave it out with them
             given_bonus = frozenset(i for i in added if readings.codes[i] in BONUS_TILES)
-            keep = [i for i in range(len(det)) if i not in given_bonus and i not in dropped]
+            keep = [i for i in range(len(det)) if i not in given_bonus]
             cands = tuple(replace(c, geometry=lift_geometry(c.geometry, keep, len(det)))
                           for c in region_candidates(det.take(keep), readings.take(keep), photo.size, need))
         # every region numbers the tiles as the user saw them (with the added ones), notes included
@@ -1083,6 +1087,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             reading = replace(reading, confidence=reading.confidence * DROPPED_BY_EDIT, notes=reading.notes + (
                 f"tile(s) {_number_spans(lost)}, in the hand as first read, are left out of it now: with "
                 f"your corrections (--fix/--add{'/--exposed' if exposed else ''}) {why}; check the corrections",))
+        elif lost and dropped:  # a box left out took its group with it (a kong's other three tiles)
+            reading = replace(reading, notes=reading.notes + (
+                f"tile(s) {_number_spans(lost)}, in the hand as first read, went out of it with the tile(s) you "
+                f"left out (--fix POS={DROP}): without them their group reads as no meld",))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,

@@ -67,7 +67,7 @@ from scoring import HandError, RulesetError, ScoredHand, available, explain, loa
 from scoring.engine import check_flags
 from scoring.hand import WIN_BY, Context
 from scoring.session import SessionState
-from scoring.settle import settle
+from scoring.settle import settle, with_win_by
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, limit_heap_growth, release_memory
@@ -853,7 +853,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             else:
                 raise ApiError(422, f"player {name}: give a score or a hand")
         try:
-            s = settle(rs.id, scores, winner, req.east, req.settle_options)
+            # the winner's win_by is the settlement's (hk-tw-16 pays by it), as in `table`
+            opts = with_win_by(rs.id, req.settle_options, req.win_by) if winner is not None else dict(req.settle_options)
+            s = settle(rs.id, scores, winner, req.east, opts)
         except (HandError, RulesetError):
             raise
         except ValueError as e:

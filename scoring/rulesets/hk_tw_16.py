@@ -927,6 +927,9 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
             return sum(due(w, p) for p in players if p != w)
 
         if win_by == "self-drawn":
+            if options.get("discarder"):  # (was silently ignored)
+                raise RulesetError(f"settle: a self-drawn win has no discarder (discarder={options['discarder']} "
+                                   f"given); is it a discard win?")
             if liable:
                 transfers.append(Transfer(liable, winner, all_three(winner),
                                           f"包自摸: pays for all three ({SEED}:28/51, RULINGS 004-01)"))
@@ -935,7 +938,9 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
                                  for p in players if p != winner)
         else:
             if not options.get("discarder"):
-                raise RulesetError("settle: a discard win needs discarder=PLAYER (or win_by=self-drawn)")
+                raise RulesetError("settle: a discard win needs discarder=PLAYER (or win_by=self-drawn)"
+                                   if win_by == "discard" else
+                                   "settle: a robbed-kong win needs discarder=PLAYER, the player robbed (004-31)")
             disc = _player("discarder", options["discarder"], players)
             why = ("discarder pays" if win_by == "discard"
                    else "robbed kong: the robbed player pays as the discarder (004-31)")
