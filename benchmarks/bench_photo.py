@@ -16,7 +16,10 @@ also times the same photo turned 90° without EXIF (the upright reading is weak,
 :func:`vision.pipeline.read_photo` tries the 90°/180°/270° turns) and prints its ratio to the upright
 photo's time, and the time with the rotation tries switched off (``rotate=False``). ``--glyphs`` also
 times the photo (and ``--glyphs-photos``) with the glyph reader of :mod:`vision.glyphs` on and off
-(one thread) and prints the ratios, for the whole photo and the classify stage.
+(one thread) and prints the ratios, for the whole photo and the classify stage. ``--edits`` times the photo
+read with ``exposed`` (its own melds named) and with ``exposed`` and ``fixes`` (a tile set to itself and
+the last box left out) against the plain reading (one thread): the turn and the numbering are chosen
+without them, so they cost one more model-free layout-and-decode pass.
 ``mahjong-detector`` is only a benchmark baseline (``pip install mahjong-detector``), never a dependency.
 """
 from __future__ import annotations
@@ -61,6 +64,9 @@ def main() -> int:
     ap.add_argument("--rotation", action="store_true", help="also time the photo turned 90° (rotation tries)")
     ap.add_argument("--glyphs", action="store_true",
                     help="also time read_photo with the glyph reader (vision.glyphs) on and off, 1 thread")
+    ap.add_argument("--edits", action="store_true",
+                    help="also time the photo read with --exposed, and with --exposed plus a --fix and a --fix POS=-"
+                         " (read once more without them, for the numbering), 1 thread")
     ap.add_argument("--glyphs-photos", nargs="*", default=[],
                     help="more photos for --glyphs (e.g. the shared photos, a photo with flowers)")
     a = ap.parse_args()
@@ -99,6 +105,19 @@ def main() -> int:
             rows.append(("photo turned 90°, rotate=False", t_off, r_off.reading.notation))
             print(f"rotation tries: turned photo {t_rot / t_up:.2f}× the upright photo's time "
                   f"(without the tries {t_off / t_up:.2f}×; 1 thread)")
+        if a.edits:
+            det, cls = load_detector(threads=1), load_classifier(threads=1)
+            t_plain, r_plain = timed(lambda: read_photo(photo, "nts", detector=det, classifier=cls), a.runs)
+            melds = " ".join(m.notation() for m in r_plain.reading.melds) or "none"
+            t_exp, r_exp = timed(lambda: read_photo(photo, "nts", detector=det, classifier=cls, exposed=melds), a.runs)
+            first = r_plain.order.index(next(i for i, r in enumerate(r_plain.reading.roles) if r == "concealed")) + 1
+            fixes = {first: r_plain.reading.tiles[r_plain.order[first - 1]], len(r_plain.order): "-"}
+            t_fix, r_fix = timed(lambda: read_photo(photo, "nts", detector=det, classifier=cls, exposed=melds,
+                                                    fixes=fixes), a.runs)
+            rows.append((f"--exposed {melds!r}", t_exp, r_exp.reading.notation))
+            rows.append((f"  and --fix {fixes}", t_fix, r_fix.reading.notation))
+            print(f"edits: --exposed {t_exp / t_plain:.2f}× the plain reading's time, with --fix too "
+                  f"{t_fix / t_plain:.2f}× (1 thread)")
         if a.glyphs:
             det = load_detector(threads=1)
             with_g, without = load_classifier(threads=1), load_classifier(threads=1, glyphs=False)

@@ -58,10 +58,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
             problem = res.reading.problem or "no legal reading"
             record_photo(args, "audit", image, res, context=ctx, options=opts, ruleset=args.ruleset, fixes=fixes,
                          note=f"claimed {args.claimed}")
-            print(summary(res))
+            if not args.json:  # (with --json, stdout holds only the JSON error)
+                print(summary(res))
             if not args.no_annotate:
                 annotated = _annotate(args, res, f"claimed {args.claimed}: cannot audit, not a legal hand")
-                if annotated:
+                if annotated and not args.json:
                     from vision.annotate import describe, image_info
 
                     print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo))
@@ -118,8 +119,7 @@ def _annotate(args: argparse.Namespace, res, title: str) -> Path | None:
         raise UserError(f"--annotate {path} is the input photo; choose another file")
     try:
         save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                      fixed=set(res.user),
-                      added=res.added), path)
+                      fixed=set(res.user), added=res.added, dropped=res.dropped), path)
     except ImageError as e:
         if explicit:
             raise UserError(str(e)) from None

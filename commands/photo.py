@@ -52,8 +52,7 @@ def cmd_photo(args: argparse.Namespace) -> int:
         title = reading_title(res.reading)
         try:
             img = annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                           fixed=set(res.user),
-                           added=res.added)
+                           fixed=set(res.user), added=res.added, dropped=res.dropped)
             save(img, args.annotate)
         except ImageError as e:
             raise UserError(str(e)) from None

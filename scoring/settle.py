@@ -85,7 +85,6 @@ def with_win_by(ruleset_id: str, options: Mapping[str, Any] | None, win_by: str)
     whose ruleset lists ``win_by`` in ``SETTLE_KEYS``: hk-tw-16, RULINGS 004-01) gets it unless the
     options give it; elsewhere the options are returned as they are. Raises RulesetError when the options
     give another ``win_by`` than the hand was scored with (scored self-drawn, settled as a discard win)."""
-    from .engine import load_ruleset
 
     out = dict(options or {})
     if "win_by" not in getattr(load_ruleset(ruleset_id).module, "SETTLE_KEYS", ()):

@@ -283,3 +283,12 @@ def test_a_photo_audit_that_reads_no_hand_keeps_what_it_read(run_cli, tmp_path):
     (e,) = list(history.entries(con))
     con.close()
     assert e["command"] == "audit" and e["status"].startswith("not legal") and e["note"] == "claimed 40"
+
+
+@pytest.mark.skipif(not __import__("vision.models", fromlist=["x"]).models_present(), reason="models missing")
+def test_a_failed_photo_audit_in_json_prints_only_json(run_cli, tmp_path):
+    from vision.pipeline import DEMO_PHOTO
+
+    rc, out, err = run_cli("audit", str(DEMO_PHOTO), "--claimed", "40", "--fix", "7=1z", "--json", "--no-history",
+                           "--annotate", str(tmp_path / "a.png"))
+    assert rc == 2 and "cannot audit demo.jpg" in json.loads(out)["error"]

@@ -1006,3 +1006,18 @@ def test_the_web_settlement_takes_the_winners_win_by(tmp_path):
     j = r.json()
     won = j["scores"]["E"]
     assert j["net"] == {"E": 3 * won, "S": -won, "W": -won, "N": -won}
+
+
+def test_the_web_settlement_of_a_score_alone_keeps_its_settle_options(tmp_path):
+    # a reviewer's finding: a winner given by score only (no hand scored here) with settle option
+    # win_by=self-drawn was refused as disagreeing with the request's default win_by "discard"
+    from fastapi.testclient import TestClient
+
+    from web.app import Settings, create_app
+
+    client = TestClient(create_app(Settings(data_dir=tmp_path), detector=object(), classifier=object()))
+    players = [{"name": p, "score": 30 if p == "S" else 0} for p in "ESWN"]
+    r = client.post("/api/settle", json={"ruleset": RS, "east": "E", "winner": "S", "players": players,
+                                         "settle_options": {"win_by": "self-drawn"}})
+    assert r.status_code == 200, r.text
+    assert r.json()["net"]["S"] > 30  # each of the three pays (RULINGS 004-01)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from scoring import load_ruleset
@@ -345,9 +346,13 @@ def test_a_box_left_out_is_drawn_grey_and_labelled_so():
                  roles=("concealed", "concealed", "ignored"), melds=(), changed=(), probability=1.0,
                  relative=1.0, confidence=0.0, legal=False, notation="12m", problem="x", notes=())
     placed: list[dict] = []
-    annotate(np.zeros((600, 800, 3), np.uint8), det, rd, (0, 1, 2), fixed={2}, placed=placed)
+    annotate(np.zeros((600, 800, 3), np.uint8), det, rd, (0, 1, 2), fixed={2}, dropped={2}, placed=placed)
     label = next(p for p in placed if p["index"] == 2)
     assert label["kind"] == "ignored" and label["lines"] == ["#3", "left out"]
+    # a box the user set to a tile (--fix 3=4f) that the layout leaves out is not labelled so
+    placed = []
+    annotate(np.zeros((600, 800, 3), np.uint8), det, rd, (0, 1, 2), fixed={2}, placed=placed)
+    assert next(p for p in placed if p["index"] == 2)["lines"] == ["#3"]
 
 
 @pytest.mark.skipif(not models_present(), reason="models missing")
@@ -439,10 +444,21 @@ def test_a_reading_tried_without_melds_shows_none(run_cli):
     assert rc != 0 and "--exposed replaces the melds" in err
     line = next(x for x in out.splitlines() if x.startswith("reading: "))
     assert "[" not in line and "(" not in line, line
+    # the melds the user named are shown as named (a reviewer: they had vanished with the layout's)
+    rc, out, err = run_cli("photo", "--demo", "--exposed", "[777s]")
+    line = next(x for x in out.splitlines() if x.startswith("reading: "))
+    assert rc != 0 and "[777s]" in line and "(" not in line, line
+    rc, out, err = run_cli("photo", "--demo", "--exposed", "[777s] (2222m) [999p]")
+    line = next(x for x in out.splitlines() if x.startswith("reading: "))
+    assert rc != 0 and "[777s]" in line and "(2222m)" in line, line
+    # a note on tiles that went out with a box left out names only that box's group (not those that
+    # --exposed none took out)
+    rc, out, err = run_cli("photo", "--demo", "--exposed", "none", "--fix", "9=-")
+    assert "went out of it with the tile(s) you left out" not in out
 
 
 @pytest.mark.skipif(not models_present(), reason="models missing")
-def test_the_user_can_say_which_way_up_the_photo_is(run_cli):
+def test_the_user_can_say_which_way_up_the_photo_is(run_cli, tmp_path):
     # a new user's trial: an upright bed-cover render was read turned 180° by the rotation tries, with no
     # way to stop it. --turn DEG reads the photo turned DEG° clockwise and tries no other turn
     def flower_x(j):  # the centre of the flower's box, in the frame the photo was read in
@@ -452,6 +468,18 @@ def test_the_user_can_say_which_way_up_the_photo_is(run_cli):
     rc, out, err = run_cli("photo", "--demo", "--turn", "0", "--json")
     j = json.loads(out)
     assert rc == 0 and j["photo"]["turned"] == 0 and flower_x(j) < 0.5  # the demo's flower is at the left
+    # the demo turned a quarter without EXIF: read upright it is weak, so the turns are tried, unless
+    # --turn 0 says it is the right way up
+    from PIL import Image
+
+    from vision.pipeline import DEMO_PHOTO
+
+    side = tmp_path / "side.png"
+    Image.open(DEMO_PHOTO).rotate(90, expand=True).save(side)  # (PIL turns counter-clockwise)
+    rc, out, err = run_cli("photo", str(side), "--json")
+    assert json.loads(out)["photo"]["turned"] == 90
+    rc, out, err = run_cli("photo", str(side), "--json", "--turn", "0")
+    assert json.loads(out)["photo"]["turned"] == 0
     rc, out, err = run_cli("photo", "--demo", "--turn", "180", "--json")
     j = json.loads(out)
     assert j["photo"]["turned"] == 180 and any("read turned 180° clockwise (as asked (--turn))" in n for n in j["notes"])
@@ -481,3 +509,32 @@ def test_fixes_may_be_split_by_any_white_space():
     from vision.pipeline import parse_fixes
 
     assert parse_fixes("3=5p\t7=1z\n9=-") == parse_fixes("3=5p, 7=1z ,9=-") == {3: "5p", 7: "1z", 9: "-"}
+
+
+def test_a_face_read_too_often_names_the_boxes_read_so():
+    # a new user's trial: "tile 6m occurs 6 times" left no way to tell which of the six boxes to check;
+    # the problem now lists them, least sure first. render-s7-12 (all concealed, a 555z pung): three more
+    # of its tiles read 5z, two surely and one at 0.5 — six 5z
+    from vision_fixtures import detections, load, readings
+
+    from vision.classify import TileReadings
+    from vision.classes import CLASS_INDEX
+    from vision.decode import decode
+    from vision.layout import layout
+
+    meta = load("render-s7-12")
+    det, rd = detections(meta), readings(meta, 0.99)
+    fives = [i for i, t in enumerate(meta["tiles"]) if t["tile"] == "5z"]
+    others = [i for i, t in enumerate(meta["tiles"]) if t["tile"] != "5z" and t["role"] != "distractor"]
+    assert len(fives) == 3 and len(others) >= 3
+    P = np.array(rd.probs)
+    for i, p in zip(others[:3], (0.999, 0.999, 0.5)):  # three more boxes read 5z: six in all
+        P[i] = (1 - p) / 42
+        P[i, CLASS_INDEX["5z"]] = p
+    rd = TileReadings.make(P, rd.pose)
+    lay = layout(det, rd, (meta["width"], meta["height"]))
+    r = decode(lay, rd, "nts")
+    assert not r.legal and "occurs 6 times" in r.problem, r.problem
+    listed = r.problem.split("read 5z, least sure first: ")[1]
+    assert listed.startswith(f"tile {lay.geometry.order.index(others[2]) + 1} (50%)"), r.problem
+    assert listed.count("tile ") == 6, r.problem

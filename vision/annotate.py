@@ -160,15 +160,17 @@ def reading_title(reading: Reading) -> str:
 
 def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[int, ...],
              title: str | None = None, fixed: Collection[int] = (),
-             placed: list[dict] | None = None, added: Collection[int] = ()) -> np.ndarray:
+             placed: list[dict] | None = None, added: Collection[int] = (),
+             dropped: Collection[int] = ()) -> np.ndarray:
     """A copy of ``image`` (H, W, 3) uint8 RGB with the reading drawn on it (same shape).
 
     ``order``: detection indices in display order (tile k is ``order[k-1]``, the numbers ``--fix``
     uses). ``title``: a line drawn at the top, or at the bottom when tiles lie at the top (e.g. the
     reading and its confidence). ``fixed``: detection indices whose tile the user set
     (:func:`fixed_detections` of the ``--fix`` numbers, and the tiles added with ``--add``): a cyan
-    frame labelled ``fixed`` (``added`` for those in ``added``; ``left out`` for those not in the hand,
-    ``--fix POS=-``), and the legend says so.
+    frame labelled ``fixed`` (``added`` for those in ``added``), and the legend says so. ``dropped``:
+    detection indices the user left out of the hand (``--fix POS=-``; to be in ``fixed`` too): their grey
+    number is labelled ``left out``.
     ``placed``: when a list is given, one dict per label drawn is appended to it: ``kind`` (tile,
     ignored — the number of a box not in the hand, when there are at most :data:`IGNORED_NUMBERS` —,
     meld, title, legend), ``index`` (detection index of a tile label, else None), ``rect`` (x0, y0,
@@ -280,7 +282,7 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
         for i in sorted(range(len(boxes)), key=lambda j: (boxes[j][1], boxes[j][0])):  # top row first
             role = reading.roles[i] if i < len(reading.roles) else "ignored"
             if role == "ignored":
-                if i in fixed and i in pos:  # set by the user and not in the hand (``--fix POS=-``)
+                if i in dropped and i in pos:  # left out of the hand by the user (``--fix POS=-``)
                     put(_Text([(f"#{pos[i]}", COLOURS["ignored"], num_px), ("left out", FIXED, num_px)]), boxes[i],
                         {i}, COLOURS["ignored"], "above", "ignored", i)
                 elif n_ignored <= IGNORED_NUMBERS and i in pos:

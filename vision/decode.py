@@ -35,6 +35,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Mapping, Sequence
 
@@ -332,11 +333,15 @@ def _count(h: _Hyp) -> int:
 
 def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ...],
                 logp: np.ndarray, backs: np.ndarray, override: bool = False,
-                short: list[float] | None = None, neighbours: list[float] | None = None) -> list[_Hyp]:
+                short: list[float] | None = None, neighbours: list[float] | None = None,
+                preferred: list[Option] | None = None) -> list[_Hyp]:
     """Role hypotheses whose tile count is ``need``, best prior first, and the count of the nearest
     other one. ``short[0]`` is set to the largest prior × :data:`MISSED_TILE` ^ (tiles short) among the
     hypotheses with too few tiles: the mass of "a tile of the hand was not detected"; ``neighbours[0]``
-    to Σ log(best option prior) over the groups off the main row (:attr:`Reading.neighbours`)."""
+    to Σ log(best option prior) over the groups off the main row (:attr:`Reading.neighbours`);
+    ``preferred`` (filled when given) to each group's likeliest role under what the user said (the
+    named melds matched to their groups, no other group a meld; no winning tile for a non-winner): the
+    reading shown when no hypothesis has the hand's count."""
     groups = list(lay.groups)
     opts: list[list[Option]] = []
     for g in groups:
@@ -360,16 +365,21 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
                 continue
             u = _meld_unit(logp, g.tiles, gb, "exposed", only=[(gm.kind, gm.tiles)])
             lp = u.cands[0][0]
+            if lp <= math.log(1e-6) * len(gm.tiles):  # reads nothing like the meld
+                continue
             in_hand = max((x.prior for x in g.options if x.role != "ignored"), default=0.0)
             key = lp + math.log(max(in_hand, GIVEN_OFF_HAND))
             if best is None or key > best[0]:
-                best = (key, gi, lp)
-        if best is not None and best[2] > math.log(1e-6) * len(gm.tiles):
+                best = (key, gi)
+        if best is not None:
             given_map[best[1]] = gm
         else:
             off.append(gm)
     for gi in given_map:
         opts[gi] = [Option("exposed", 1.0, why="named with --exposed")]
+    if preferred is not None:
+        preferred[:] = [Option("concealed-kong" if given_map[gi].concealed else "exposed", 1.0) if gi in given_map
+                        else o[0] for gi, o in enumerate(opts)]
     if neighbours is not None:
         neighbours[0] = float(sum(math.log(max(max(x.prior for x in o), EPS))
                                   for g, o in zip(groups, opts) if g.row != 0 and o))
@@ -488,7 +498,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         forced_win = PLAYING_TILES.index(wt)
     need = rs.hand_size + (1 if winner else 0)
     short, neighbours = [0.0], [0.0]
-    hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs, override, short, neighbours)
+    preferred: list[Option] = []
+    hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs, override, short, neighbours, preferred)
     # bonus tiles: best bonus class per tile, each bonus tile once (plus, per hypothesis, single
     # tiles the layout offered as possible bonus tiles)
     bonus_codes = _assign_bonus(lay.bonus, logp)
@@ -540,8 +551,9 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                 raise HandError(f"{e} (the photo reads {reading.notation})") from None
             return reading
         return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override,
-                            nearest_legal=reading)
-    return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override)
+                            nearest_legal=reading, preferred=preferred)
+    return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override,
+                        preferred=preferred)
 
 
 def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: TileReadings, lay: Layout) -> Reading:
@@ -859,9 +871,12 @@ def _not_melds(options) -> list[Option]:
 
 def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_codes, rs: Ruleset,
                  ctx: Context, nearest: int | None, backs: np.ndarray, given: bool = False,
-                 nearest_legal: Reading | None = None) -> Reading:
+                 nearest_legal: Reading | None = None, preferred: Sequence[Option] = ()) -> Reading:
     """The arg-max reading under the most probable role hypothesis with the right tile count (else
     each group's preferred role), with a one-line problem.
+
+    ``preferred``: each group's likeliest role under what the user said (:func:`_hypotheses`), the
+    roles shown when no hypothesis has the hand's count.
 
     ``nearest_legal``: the most probable legal reading when it changes more tiles than
     :data:`MAX_CHANGED`: the problem then begins by naming it and each tile it changes (as read → as it
@@ -877,10 +892,12 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     conc: list[str] = []
     win = None
     count = 0
-    # (with the melds named, the layout's melds are not shown: `--exposed none` on the demo showed its
-    # [777s] (2222m) in the reading that had been tried without them)
-    choices = list(hyps[0].choices) if hyps else [(_not_melds(g.options) if given else g.options)[0]
-                                                   for g in lay.groups]
+    # (``preferred``: each group's likeliest role under what the user said, :func:`_hypotheses`: with the
+    # melds named, only those are melds; `--exposed none` on the demo had shown its [777s] (2222m))
+    choices = list(hyps[0].choices) if hyps else list(preferred) or [g.options[0] for g in lay.groups]
+    if hyps:  # a group matched to a named concealed kong is shown as one, (2222m), not [22m00x]
+        choices = [Option("concealed-kong", 1.0) if gi in hyps[0].given and hyps[0].given[gi].concealed else o
+                   for gi, o in enumerate(choices)]
     for g, o in zip(lay.groups, choices):
         if o.role in ("ignored", "bonus"):
             continue
@@ -954,6 +971,15 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     elif (refusal := _ruleset_refusal(conc, melds, bonus_codes, win, ctx, rs)) is not None:
         problem = (refusal if refusal.startswith("not a") else f"not a winning hand under {rs.id}: {refusal}") + \
             "; the tiles read make no hand this ruleset scores (if a tile is misread, correct it with --fix POS=TILE)"
+        # a face read more often than a set holds: name the boxes read so, least sure first (a new user,
+        # told "tile 6m occurs 6 times", had no way to tell which of the six to check)
+        num = _numbers(lay)
+        used = [p for p in range(n) if tiles[p] not in (None, BACK) and roles[p] != "bonus"]
+        for face, k in sorted(Counter(tiles[p] for p in used).items()):
+            if k > 4:
+                mine = sorted((p for p in used if tiles[p] == face), key=lambda p: float(readings.probs[p].max()))
+                problem += f"; read {face}, least sure first: " + ", ".join(
+                    f"tile {num[p]} ({float(readings.probs[p].max()):.0%})" for p in mine)
     else:
         bad = [t for t in set(conc) if t in (BACK,) or t in BONUS]
         extra = f" (read as {', '.join(sorted(bad))})" if bad else ""

@@ -362,6 +362,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     :class:`~vision.errors.ModelError` when the models are missing, HandError for bad overrides,
     RulesetError for an unknown ruleset or option.
     """
+    if turn not in (None, 0, *(d for d, _ in TURNS)):
+        raise ValueError(f"turn must be 0, 90, 180 or 270 degrees, not {turn!r}")
     t: dict[str, float] = {}
     t0 = time.perf_counter()
     rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
@@ -396,17 +398,16 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             timing["layout+decode+score"] = res.timings["layout+decode+score"]
         return res
 
-    if turn not in (None, 0, *(d for d, _ in TURNS)):
-        raise ValueError(f"turn must be 0, 90, 180 or 270 degrees, not {turn!r}")
+    def turn_photo(deg: int) -> Photo:
+        """The photo turned ``deg``° clockwise (no EXIF: the pixels and the size turned)."""
+        pix = np.ascontiguousarray(np.rot90(photo.pixels, dict(TURNS)[deg]))
+        return replace(photo, pixels=pix, original_size=photo.original_size if deg == 180 else photo.original_size[::-1])
 
     def choose_turn():
         """(the reading of the turn chosen, the upright reading, the upright reading's error)."""
         if turn:  # the user's turn, and no other
-            k = dict(TURNS)[turn]
-            pix = np.ascontiguousarray(np.rot90(photo.pixels, k))
-            size = photo.original_size if turn == 180 else photo.original_size[::-1]
             try:
-                return replace(read(replace(photo, pixels=pix, original_size=size), t), turned=turn), None, None
+                return replace(read(turn_photo(turn), t), turned=turn), None, None
             except (NoTilesError, HandError) as e:
                 return None, None, e
         try:
@@ -417,11 +418,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         upright = result
         if rotate and turn is None and (result is None or weak_reading(result)):
             t1 = time.perf_counter()
-            for deg, k in TURNS:
-                pix = np.ascontiguousarray(np.rot90(photo.pixels, k))
-                size = photo.original_size if deg == 180 else photo.original_size[::-1]
+            for deg, _ in TURNS:
                 try:
-                    r2 = read(replace(photo, pixels=pix, original_size=size), None)
+                    r2 = read(turn_photo(deg), None)
                 except (NoTilesError, HandError):
                     continue
                 if result is None or (_better(r2, result) and (
@@ -960,7 +959,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         if set(added) & dropped:  # (an added flower left out was still scored as the hand's bonus tile)
             pos = min(numbering.index(i) + 1 for i in set(added) & dropped)
             raise HandError(f"--fix {pos}={DROP}: tile {pos} is one you added with --add; to leave it out, do not add it")
-        if additions or dropped:
+        if additions:
             # a flower/season the user added (as its tile, or set so with --fix) is the hand's bonus tile
             # wherever its box was put, and takes no part in the rows: its box beside a meld's tiles
             # would otherwise join them into the concealed hand, or its place among boxes left out of
@@ -1088,9 +1087,12 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 f"tile(s) {_number_spans(lost)}, in the hand as first read, are left out of it now: with "
                 f"your corrections (--fix/--add{'/--exposed' if exposed else ''}) {why}; check the corrections",))
         elif lost and dropped:  # a box left out took its group with it (a kong's other three tiles)
-            reading = replace(reading, notes=reading.notes + (
-                f"tile(s) {_number_spans(lost)}, in the hand as first read, went out of it with the tile(s) you "
-                f"left out (--fix POS={DROP}): without them their group reads as no meld",))
+            mates = {t for g in geo0.groups if set(g.tiles) & dropped for t in g.tiles}
+            went = [k for k in lost if numbering[k - 1] in mates]
+            if went:
+                reading = replace(reading, notes=reading.notes + (
+                    f"tile(s) {_number_spans(went)}, in the hand as first read, went out of it with the tile(s) you "
+                    f"left out (--fix POS={DROP}): without them their group reads as no meld",))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,

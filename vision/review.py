@@ -87,7 +87,8 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
     title = reading_title(r)
     added = getattr(res, "added", ())
     img = annotate(res.photo.pixels, res.detections, r, res.order, title,
-                   fixed=set(fixed_detections(res.order, fixes)) | set(added), added=added)
+                   fixed=set(fixed_detections(res.order, fixes)) | set(added), added=added,
+                   dropped=getattr(res, "dropped", ()))
     return thumb, _jpeg(img, ANNOTATED_SIDE), None
 
 

@@ -268,7 +268,7 @@ def annotated_data_url(res, side: int, fixes=None) -> str:
     title = reading_title(r)
     img = annotate(res.photo.pixels, res.detections, r, res.order, title,
                    fixed=set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())),
-                   added=getattr(res, "added", ()))
+                   added=getattr(res, "added", ()), dropped=getattr(res, "dropped", ()))
     h, w = img.shape[:2]
     k = side / max(h, w)
     if k < 1:
@@ -705,10 +705,12 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None, turned=res.turned,
                            not_tiles=res.not_tiles)
         if fixes or additions:
+            # (with exposed, the roles first read are those without it, as the command line's and a cached
+            # photo's second reading take them: read_detections finds them when shown_roles is None)
             res = replace(read_detections(photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile,
                                           exposed=exposed, fixes=fixes, options=options, additions=additions,
                                           shown=res.layout.geometry, not_tiles=res.not_tiles,
-                                          shown_roles=res.reading.roles),
+                                          shown_roles=None if exposed else res.reading.roles),
                           turned=item.turned)
         else:
             res = replace(res, photo=photo)
@@ -854,7 +856,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 raise ApiError(422, f"player {name}: give a score or a hand")
         try:
             # the winner's win_by is the settlement's (hk-tw-16 pays by it), as in `table`
-            opts = with_win_by(rs.id, req.settle_options, req.win_by) if winner is not None else dict(req.settle_options)
+            # (only when the winner's hand was scored here: with a score alone, no win_by was scored)
+            opts = with_win_by(rs.id, req.settle_options, req.win_by) if winner in hands else dict(req.settle_options)
             s = settle(rs.id, scores, winner, req.east, opts)
         except (HandError, RulesetError):
             raise

@@ -479,7 +479,7 @@
       grid.append(h("h3", { text: title }), h("div", { class: "picker-grid" }, ...codes.map((c) => pickButton(c, c, c === code))));
     }
     $("picker-undo").hidden = !t.fixed;
-    $("picker-drop").hidden = false;
+    $("picker-drop").hidden = !!t.added;  // (an added tile is taken out by undoing it, not by "-")
     $("picker").hidden = false;
     document.body.classList.add("modal-open");
     const first = grid.querySelector("button.current") || grid.querySelector("button");
