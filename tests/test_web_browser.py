@@ -118,6 +118,15 @@ def _idle(pg) -> None:
     pg.wait_for_selector("body:not([data-busy])", state="attached", timeout=30_000)
 
 
+def _upload(pg, scene, tmp_path) -> None:
+    """Choose the scene's photo on the page and wait until its reading is shown."""
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(scene.jpeg)
+    pg.set_input_files("#photo", str(photo))
+    pg.wait_for_selector("#strip button.tile", timeout=30_000)
+    _idle(pg)
+
+
 def _total(reading: str) -> int:
     from scoring import Context, parse_hand, score_hand
 
@@ -212,11 +221,7 @@ def test_table_view_settles_four_scores(page):
 
 def test_a_non_image_after_a_photo_clears_the_previous_result(page, scene, tmp_path):
     # issue 15 item 15: the error of a new upload is not shown above the previous photo's reading
-    photo = tmp_path / "hand.jpg"
-    photo.write_bytes(scene.jpeg)
-    page.set_input_files("#photo", str(photo))
-    page.wait_for_selector("#strip button.tile", timeout=30_000)
-    _idle(page)
+    _upload(page, scene, tmp_path)
     assert page.is_visible("#result") and page.is_visible("#score")
     fake = tmp_path / "notes.jpg"
     fake.write_text("this is not a photo")
@@ -260,11 +265,7 @@ def test_table_view_names_are_not_seats_and_the_title_names_the_ruleset(page):
 def test_add_a_missed_tile_from_the_page(page, scene, tmp_path):
     # "+ Add a missed tile" opens the tile picker; the chosen tile joins the photo's tiles as a new tile
     # before the first concealed one, and the notes say it was added
-    photo = tmp_path / "hand.jpg"
-    photo.write_bytes(scene.jpeg)
-    page.set_input_files("#photo", str(photo))
-    page.wait_for_selector("#strip button.tile", timeout=30_000)
-    _idle(page)
+    _upload(page, scene, tmp_path)
     n_before = page.locator("#strip button.tile").count()
     page.click("#add-tile")
     page.wait_for_selector("#picker:not([hidden])")
@@ -285,11 +286,7 @@ def test_leave_a_box_out_of_the_hand_and_put_it_back(page, scene, tmp_path):
     # picker's "Not in the hand" leaves it out ("-" fix), "Left out by you" lists it, and a tap puts it back
     from playwright.sync_api import expect
 
-    photo = tmp_path / "hand.jpg"
-    photo.write_bytes(scene.jpeg)
-    page.set_input_files("#photo", str(photo))
-    page.wait_for_selector("#strip button.tile", timeout=30_000)
-    _idle(page)
+    _upload(page, scene, tmp_path)
     before = page.text_content("#reading")
     n_before = page.locator("#strip button.tile").count()
     page.click(f"#strip button.tile[data-tile='{WRONG_CODE}']")  # the misread flower, as if it were clutter
