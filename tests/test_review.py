@@ -151,6 +151,12 @@ def test_a_wrong_tile_count_is_advised_the_add_cell(tmp_path):
     text, _ = review.advice(job, {"status": "needs-review", "problem": "confidence 46% below 80%; the hand's "
                                   "row shows 13 tiles: read and scored as a non-winner's hand"})
     assert "add cell of manifest line 4" in text
+    # a new user's trial: a non-winner's row read 14 tiles (one box too many) was told to add a tile; a
+    # count over the hand's is advised to leave a box out in the fix cell
+    text, cmds = review.advice(job, {"status": "needs-review", "problem": "found 14 tiles in the hand (each kong "
+                                     "counts 3); a non-winning hand under nts has 13: a tile may be hidden …"})
+    assert "fix cell of manifest line 4 (e.g. 9=-" in text and "add cell" not in text
+    assert cmds and "--fix POS=-" in cmds[0]
 
 
 def test_the_review_picture_is_read_as_the_batch_read_the_row(tmp_path, truth):

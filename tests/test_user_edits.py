@@ -509,6 +509,8 @@ def test_fixes_may_be_split_by_any_white_space():
     from vision.pipeline import parse_fixes
 
     assert parse_fixes("3=5p\t7=1z\n9=-") == parse_fixes("3=5p, 7=1z ,9=-") == {3: "5p", 7: "1z", 9: "-"}
+    # and, from a manifest's cells, semicolons (as its flags and options take) and spaces around "="
+    assert parse_fixes("3=5p;7=1z") == {3: "5p", 7: "1z"} and parse_fixes("11 = -") == {11: "-"}
 
 
 def test_a_face_read_too_often_names_the_boxes_read_so():

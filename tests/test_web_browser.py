@@ -298,10 +298,39 @@ def test_leave_a_box_out_of_the_hand_and_put_it_back(page, scene, tmp_path):
     _idle(page)
     assert WRONG_CODE not in page.text_content("#reading")
     assert page.locator("#strip button.tile").count() == n_before - 1
-    assert f"tile(s) {pos} left out of the hand by you" in page.text_content("#reading-notes")
+    notes = page.text_content("#reading-notes")
+    assert f"tile(s) {pos} left out of the hand by you" in notes
+    assert "--fix" not in notes and "“Not in the hand”" in notes  # the page's words, not the command line's
     box = page.locator(f"button.put-back[data-pos='{pos}']").bounding_box()
     assert box and box["height"] >= 44 and box["width"] >= 44
     assert _no_horizontal_scroll(page)
     page.click(f"button.put-back[data-pos='{pos}']")
     expect(page.locator("#reading")).to_have_text(before, timeout=30_000)
     assert page.locator("button.put-back").count() == 0
+
+
+def test_a_score_copied_from_another_ruleset_is_named_at_settlement(page, scene, tmp_path):
+    # a new user's trial: a hand scored under nts (28) was copied into the table, which settled under
+    # rode-draak (where the same hand is refused) without a word. The settlement now names such a score;
+    # a score typed in over it is the table's own
+    _upload(page, scene, tmp_path)
+    page.wait_for_selector("#to-table button", timeout=30_000)
+    hand_rs = page.input_value("#ruleset")
+    table_rs = next(r for r in ("rode-draak", "nts") if r != hand_rs)
+    page.click("#to-table button >> nth=0")
+    page.click("#tab-table")
+    page.select_option("#t-ruleset", table_rs)
+    rows = page.locator("#players .player")
+    for i in range(1, 4):
+        rows.nth(i).locator(".p-score").fill("10")
+        rows.nth(i).locator(".p-hand").fill("")
+    rows.nth(0).locator("input[name=t-east]").check(force=True)
+    rows.nth(0).locator("input[name=t-winner]").check(force=True)
+    page.click("#t-settle")
+    page.wait_for_selector("#t-result:not([hidden])", timeout=30_000)
+    warning = page.text_content("#t-notes li.warning")
+    assert f"was scored under {hand_rs}, not {table_rs}" in warning, warning
+    rows.nth(0).locator(".p-score").fill(rows.nth(0).locator(".p-score").input_value())  # typed in: the table's
+    page.click("#t-settle")
+    _idle(page)
+    assert page.locator("#t-notes li.warning").count() == 0

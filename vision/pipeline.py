@@ -85,7 +85,8 @@ def _pos_tiles(text: str | None, option: str, example: str, drop: bool = False) 
     for an item that is not POS=TILE, a position that is not a number or an unknown tile code
     (``drop``: :data:`DROP` is a code too)."""
     out: list[tuple[int, str]] = []
-    for item in re.split(r"[,\s]+", text or ""):  # commas or any white space (a tab, a newline) between items
+    # items split by commas, semicolons or any white space (a tab, a newline); "11 = -" is "11=-"
+    for item in re.split(r"[,;\s]+", re.sub(r"\s*=\s*", "=", text or "")):
         if not item:
             continue
         if "=" not in item:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 import shlex
 import sqlite3
 import sys
@@ -185,6 +186,12 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"and the circumstances on {where} (winner, win_by, flags, options); if a tile is misread, "
                 f"put its correction in the fix cell of {where} (e.g. 3=5p); {rerun}. To try a correction "
                 f"first:", [photo_command(job)])
+    count = re.match(r"found (\d+) tiles in the hand.*? has (\d+)", problem)
+    if count and int(count.group(1)) > int(count.group(2)):  # more tiles than a hand: boxes to leave out
+        return (f"The hand holds more tiles than it should. Check the numbered tiles in the annotated reading: "
+                f"leave a box that is not the hand's out with the fix cell of {where} (e.g. 9=-: tile 9 is "
+                f"left out), correct a misread one there (e.g. 3=5p), or set the winner cell if the hand won; "
+                f"{rerun}. To try it first:", [photo_command(job, fix="POS=-")])
     if problem.startswith("found ") or "row shows" in problem:  # a tile count: a tile missed, or one
         # too many (a winner's row of 13 read as a non-winner's hand says "the hand's row shows 13 tiles")
         return (f"The hand's tile count is wrong. Check the numbered tiles in the annotated reading: put a tile "

@@ -297,6 +297,20 @@
     }
   }
 
+  // the reader's advice names command-line options: on the page, its own controls
+  const PAGE_WORDS = [
+    [/with --fix POS=-/g, "with “Not in the hand” in the tile picker"],
+    [/\(--fix POS=-[^)]*\)/g, "(“Not in the hand”)"],
+    [/(correct (?:it|them|tiles|a tile)|set them) with --fix(?: POS=TILE)?/g, "$1 by tapping the tile"],
+    [/\(correct it with --fix\)/g, "(tap it to correct it)"],
+    [/with --add POS=TILE/g, "with “+ Add a missed tile”"],
+    [/--add the tile/g, "add the tile (“+ Add a missed tile”)"],
+    [/give --not-winner/g, "tick “Not the winner” in Settings"],
+  ];
+  function pageWords(text) {
+    return PAGE_WORDS.reduce((t, [re, to]) => t.replace(re, to), text);
+  }
+
   // ------------------------------------------------------------------ rendering
   function clearResult() {
     $("result").hidden = true;
@@ -340,8 +354,11 @@
     $("confidence").textContent = res.legal ? `(${res.confidence_shown || percentSure(res.confidence)} sure)` : "";
     const prob = $("problem");
     prob.hidden = res.legal;
-    const p = res.problem || "unknown problem";
-    const hint = p.startsWith("found ") ? " Add a tile the photo missed (+ below), or tap a tile to correct it."
+    const p = pageWords(res.problem || "unknown problem");
+    const count = p.match(/^found (\d+) tiles in the hand.*? has (\d+)/);
+    const hint = count && Number(count[1]) > Number(count[2])
+      ? " Tap a box that is not the hand's and choose “Not in the hand”, or tap a misread tile to correct it."
+      : p.startsWith("found ") ? " Add a tile the photo missed (+ below), or tap a tile to correct it."
       : p.startsWith("not a ") ? " The tiles are shown as read; tap a tile only if it is misread."
       : " Tap the misread tiles to correct them.";
     prob.textContent = res.legal ? "" : "Not a legal hand: " + p + "." + hint;
@@ -391,7 +408,7 @@
     for (const c of res.changed) {
       notes.append(h("li", { text: `Tile ${c.pos} was read as ${c.raw}; ${c.tile} makes a legal hand.` }));
     }
-    for (const n of res.notes) notes.append(h("li", { text: n }));
+    for (const n of res.notes) notes.append(h("li", { text: pageWords(n) }));
   }
 
   function renderScore(score, photoRes) {
@@ -429,10 +446,14 @@
     tableNames().forEach((name, i) => {
       tt.append(h("button", { type: "button", text: name, onclick: () => {
         const row = document.querySelectorAll("#players .player")[i];
-        row.querySelector(".p-score").value = String(score.total);
+        const box = row.querySelector(".p-score");
+        box.value = String(score.total);
+        box.dataset.ruleset = score.ruleset;  // (a score of another ruleset is named when the table settles)
         row.querySelector(".p-hand").value = "";
         saveTable();
-        toast(`${name}'s score set to ${score.total} in the table`);
+        const other = score.ruleset !== $("t-ruleset").value;
+        toast(`${name}'s score set to ${score.total} in the table` +
+              (other ? ` (scored under ${score.ruleset}; the table settles under ${$("t-ruleset").value})` : ""));
       } }));
     });
   }
@@ -543,7 +564,8 @@
           h("label", { class: "pill" }, won, h("span", { text: "Won" }))),
         h("div", { class: "player-body" },
           h("input", { class: "p-score", type: "number", min: "0", inputmode: "numeric", placeholder: "score",
-                       "aria-label": `Player ${i + 1} score`, value: (t.scores || [])[i] || "" }),
+                       "aria-label": `Player ${i + 1} score`, value: (t.scores || [])[i] || "",
+                       "data-ruleset": (t.score_rulesets || [])[i] || "" }),
           h("input", { class: "p-hand", type: "text", placeholder: "or hand: 123m456p…", autocapitalize: "off",
                        spellcheck: "false", "aria-label": `Player ${i + 1} hand`, value: (t.hands || [])[i] || "" }))));
     });
@@ -554,6 +576,9 @@
     $("t-win-by").value = t.win_by || "discard";
     $("t-settle-options").value = t.settle_options || "";
     if (t.ruleset && meta.rulesets.some((r) => r.id === t.ruleset)) $("t-ruleset").value = t.ruleset;
+    box.addEventListener("input", (ev) => {  // a score typed in is the table's own
+      if (ev.target.classList.contains("p-score")) ev.target.dataset.ruleset = "";
+    });
     box.addEventListener("input", saveTable);
     box.addEventListener("change", saveTable);
   }
@@ -564,6 +589,7 @@
     saved.table = {
       names: rows.map((r) => r.querySelector(".p-name").value),
       scores: rows.map((r) => r.querySelector(".p-score").value),
+      score_rulesets: rows.map((r) => r.querySelector(".p-score").dataset.ruleset || ""),
       hands: rows.map((r) => r.querySelector(".p-hand").value),
       east: parseInt(radioValue("t-east") || "0", 10),
       winner: w === "" ? "" : parseInt(w || "0", 10),
@@ -611,7 +637,12 @@
       const res = await api("/api/settle", { method: "POST", headers: { "Content-Type": "application/json" },
                                              body: JSON.stringify(body) });
       showError("");
-      renderSettlement(res);
+      // a score copied from a hand scored under another ruleset than the table's
+      const warnings = names.map((name, i) => ({ name, rs: (t.score_rulesets || [])[i], typed: players[i].score }))
+        .filter((w) => w.typed !== undefined && w.rs && w.rs !== t.ruleset)
+        .map((w) => `${w.name}'s score ${w.typed} was scored under ${w.rs}, not ${t.ruleset}: score the hand ` +
+                    `again under ${t.ruleset}, or type its hand here`);
+      renderSettlement(res, warnings);
     } catch (e) {
       $("t-result").hidden = true;
       showError(e.message);
@@ -620,7 +651,7 @@
     }
   }
 
-  function renderSettlement(res) {
+  function renderSettlement(res, warnings = []) {
     $("t-result").hidden = false;
     // the ruleset's name, and the settlement scheme only when it is not the ruleset's own id
     const rs = meta.rulesets.find((r) => r.id === res.ruleset);
@@ -642,6 +673,7 @@
     }
     const notes = $("t-notes");
     notes.textContent = "";
+    for (const w of warnings) notes.append(h("li", { class: "warning", text: w }));
     for (const n of res.notes) notes.append(h("li", { text: n }));
     for (const [p, c] of Object.entries(res.cash || {})) notes.append(h("li", { text: `cash ${p}: ${c}` }));
     $("t-result").scrollIntoView({ block: "nearest", behavior: "smooth" });
