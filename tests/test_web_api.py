@@ -406,6 +406,12 @@ def test_settle_void_hand(photo):
     players = [dict(p, score=None) for p in PLAYERS]
     j = photo[2].post("/api/settle", json={"ruleset": "rode-draak", "east": "E", "winner": None, "players": players}).json()
     assert j["winner"] is None and sum(j["net"].values()) == 0
+    # typed scores count no more than hands in a void hand (001:134: no points are counted), as in `table`;
+    # the page had shown the typed ones beside a hand's 0
+    mixed = [{"name": "E", "score": 28}, {"name": "S", "hand": "34555789m33s [333m]"},
+             {"name": "W", "score": 2}, {"name": "N", "score": 0}]
+    j = photo[2].post("/api/settle", json={"ruleset": "rode-draak", "east": "E", "winner": None, "players": mixed}).json()
+    assert j["scores"] == {"E": 0, "S": 0, "W": 0, "N": 0} and set(j["net"].values()) == {0}
 
 
 @pytest.mark.parametrize("change, needle", [

@@ -334,3 +334,26 @@ def test_a_score_copied_from_another_ruleset_is_named_at_settlement(page, scene,
     page.click("#t-settle")
     _idle(page)
     assert page.locator("#t-notes li.warning").count() == 0
+
+
+def test_a_box_left_out_can_be_tapped_on_the_photo(page, scene, tmp_path):
+    # a new user's trial: the boxes left out of the hand had no tap zone on the photo (only the strip's
+    # "put back" button); every box can now be tapped, and one the user left out is put back with Undo fix
+    from playwright.sync_api import expect
+
+    _upload(page, scene, tmp_path)
+    before = page.text_content("#reading")
+    pos = page.get_attribute(f"#strip button.tile[data-tile='{WRONG_CODE}']", "data-pos")
+    page.click(f"#strip button.tile[data-tile='{WRONG_CODE}']")
+    page.wait_for_selector("#picker:not([hidden])")
+    page.click("#picker-drop")
+    page.wait_for_selector(f"button.put-back[data-pos='{pos}']", timeout=30_000)
+    _idle(page)
+    zone = page.locator(f"#overlay .tapzone[data-pos='{pos}']")
+    assert zone.count() == 1 and "not in the hand" in zone.get_attribute("aria-label")
+    zone.click(force=True)
+    page.wait_for_selector("#picker:not([hidden])")
+    assert "left out of the hand by you" in page.text_content("#picker-sub")
+    assert not page.is_visible("#picker-drop") and page.is_visible("#picker-undo")
+    page.click("#picker-undo")
+    expect(page.locator("#reading")).to_have_text(before, timeout=30_000)

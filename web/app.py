@@ -848,10 +848,12 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                     raise ApiError(422, f"{name}'s mahjong cannot be settled: {scored.status}")
                 hands[name] = score_out(scored)
                 scores[name] = scored.total
+            elif winner is None:
+                # a void hand: no points are counted (001:134), a score typed in no more than a hand given
+                # (`table` settles it so; the page showed typed scores beside a hand's 0)
+                scores[name] = 0
             elif p.score is not None:
                 scores[name] = p.score
-            elif winner is None or hand_text:
-                scores[name] = 0  # a void hand: no points are counted (001:134)
             else:
                 raise ApiError(422, f"player {name}: give a score or a hand")
         try:

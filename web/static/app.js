@@ -339,11 +339,14 @@
     const ov = $("overlay");
     ov.textContent = "";
     const W = res.photo.width, H = res.photo.height;
-    for (const t of res.tiles) {
-      if (t.role === "ignored") continue;
+    // every box can be tapped: those left out of the hand too (one the user left out is put back with
+    // "Undo fix"), under the hand's tiles so that a box overlapping one never takes its tap
+    const zones = [...res.tiles.filter((t) => t.role === "ignored"), ...res.tiles.filter((t) => t.role !== "ignored")];
+    for (const t of zones) {
       const [x0, y0, x1, y1] = t.box;
+      const out = t.role === "ignored" ? " (not in the hand)" : "";
       const b = h("button", { type: "button", class: "tapzone", "data-pos": t.pos,
-                              "aria-label": `Tile ${t.pos} in the photo`, onclick: () => openPicker(t.pos) });
+                              "aria-label": `Tile ${t.pos} in the photo${out}`, onclick: () => openPicker(t.pos) });
       b.style.left = (100 * x0 / W) + "%";
       b.style.top = (100 * y0 / H) + "%";
       b.style.width = (100 * (x1 - x0) / W) + "%";
@@ -488,7 +491,8 @@
     $("picker-title").textContent = `Tile ${pos}: ${TileFaces.name(code)}`;
     $("picker-sub").textContent = "Read as " + t.top.filter(([c, p], i) => i === 0 || p >= 0.01)
       .map(([c, p]) => `${c} ${Math.round(p * 100)}%`).join(", ") +
-                                  (t.fixed ? " — fixed by you" : "");
+                                  (t.dropped ? " — left out of the hand by you (Undo fix puts it back)"
+                                   : t.role === "ignored" ? " — not in the hand" : t.fixed ? " — fixed by you" : "");
     const top = $("picker-top");
     top.textContent = "";
     top.append(h("span", { class: "small muted", text: "Likely:" }));
@@ -500,7 +504,8 @@
       grid.append(h("h3", { text: title }), h("div", { class: "picker-grid" }, ...codes.map((c) => pickButton(c, c, c === code))));
     }
     $("picker-undo").hidden = !t.fixed;
-    $("picker-drop").hidden = !!t.added;  // (an added tile is taken out by undoing it, not by "-")
+    // (an added tile is taken out by undoing it, not by "-"; a box out of the hand is out already)
+    $("picker-drop").hidden = !!t.added || t.role === "ignored";
     $("picker").hidden = false;
     document.body.classList.add("modal-open");
     const first = grid.querySelector("button.current") || grid.querySelector("button");
