@@ -107,6 +107,9 @@ def test_a_fix_cell_that_does_not_fit_the_photo_is_to_be_corrected_not_the_photo
     cards = _cards(review.review_path_for(out).read_text(encoding="utf-8"))
     for k, line in (("k.jpg", 2), ("l.jpg", 3)):
         assert f"fix cell of manifest line {line}" in cards[k] and "Retake it" not in cards[k], cards[k]
+    # the card shows the photo read without the cell that does not fit: its tile numbers to correct it by
+    # (a tournament director's error row had no annotated picture)
+    assert 'class="annot"' in cards["k.jpg"] and "read without the row&#x27;s fix and add cells" in cards["k.jpg"]
 
 
 def test_a_manifests_add_cell_reaches_the_reader(tmp_path, truth):

@@ -78,19 +78,35 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
         return thumb, None, "not read (the manifest row cannot be used)"
     if reader is None:
         return thumb, None, "no annotated reading: the photo reader is not available"
+    note, kw = None, {}
     try:  # read as the batch read it (vision.manifest.Job.reader_kwargs): with its added tiles too
         kw = job.reader_kwargs()
         fixes = kw["fixes"]
         res = reader(job.path, job.ruleset, job.make_context(), **kw)
     except Exception as e:  # (VisionError, HandError, …: the row's own error says what happened)
-        return thumb, None, f"no annotated reading: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+        why = f"no annotated reading: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+        from scoring import HandError
+
+        # (kw empty: the cells themselves are malformed; an error other than the corrections' own: as it is)
+        if not isinstance(e, HandError) or not (kw.get("fixes") or kw.get("additions")):
+            return thumb, None, why
+        # corrections that do not fit (a tile number past the last): the reading without them, so the
+        # card shows the numbers to correct the cells by (a tournament director's error row had none)
+        try:
+            kw = {**kw, "fixes": {}}
+            kw.pop("additions", None)
+            fixes = {}
+            res = reader(job.path, job.ruleset, job.make_context(), **kw)
+        except Exception:
+            return thumb, None, why
+        note = "read without the row's fix and add cells, which do not fit it: its tile numbers are those to use"
     r = res.reading
     title = reading_title(r)
     added = getattr(res, "added", ())
     img = annotate(res.photo.pixels, res.detections, r, res.order, title,
                    fixed=set(fixed_detections(res.order, fixes)) | set(added), added=added,
                    dropped=getattr(res, "dropped", ()))
-    return thumb, _jpeg(img, ANNOTATED_SIDE), None
+    return thumb, _jpeg(img, ANNOTATED_SIDE), note
 
 
 def _cached_images(con: sqlite3.Connection, jobs_rows: Sequence[tuple[Any, Mapping[str, Any]]],
