@@ -184,3 +184,32 @@ def test_the_review_picture_is_read_as_the_batch_read_the_row(tmp_path, truth):
     thumb, picture, note = review._images(job, reader)
     assert thumb is not None and picture is None and "stop here" in note
     assert seen == [kw]
+
+
+def test_only_a_cell_past_the_photos_tiles_is_read_around(tmp_path, truth):
+    # a reviewer's findings: the review card's picture read without the fix and add cells for any error,
+    # and dropped a good add cell with a bad fix cell (fix numbers count the added tiles)
+    from scoring import HandError
+    from vision.manifest import Defaults, make_job
+
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], tmp_path / "a.jpg")
+    job = make_job(tmp_path, "a.jpg", 2, {"photo": "a.jpg", "fix": "40=1m", "add": "3=5p"}, Defaults())
+    seen = []
+
+    def reader(path, ruleset, context, **given):
+        seen.append(given)
+        if given["fixes"]:
+            raise HandError("--fix: there is no tile 40 (tiles are numbered 1 to 15)")
+        raise ValueError("stop")  # (the retry is all this test looks at)
+
+    review._images(job, reader)
+    assert seen[1]["fixes"] == {} and seen[1]["additions"] == [(3, "5p")]  # the add cell kept first
+    assert "additions" not in seen[2]
+    seen.clear()
+
+    def refuses(path, ruleset, context, **given):
+        seen.append(given)
+        raise HandError("the tiles you set (tile 3 = 5p) make no legal hand with the others")
+
+    thumb, picture, note = review._images(job, refuses)
+    assert len(seen) == 1 and picture is None and "make no legal hand" in note  # not read around

@@ -506,11 +506,16 @@ def test_leaving_a_box_out_reads_the_rest_where_it_lies(run_cli):
 
 def test_fixes_may_be_split_by_any_white_space():
     # a tester's finding: "3=5p 7=1z" was read, "3=5p<tab>7=1z" (a spreadsheet cell pasted) refused
+    from scoring import HandError
     from vision.pipeline import parse_fixes
 
     assert parse_fixes("3=5p\t7=1z\n9=-") == parse_fixes("3=5p, 7=1z ,9=-") == {3: "5p", 7: "1z", 9: "-"}
     # and, from a manifest's cells, semicolons (as its flags and options take) and spaces around "="
     assert parse_fixes("3=5p;7=1z") == {3: "5p", 7: "1z"} and parse_fixes("11 = -") == {11: "-"}
+    # a position is plain digits (int() took "+3" and "3_0", the latter as tile 30)
+    for bad in ("+3=5p", "3_0=5p", "3=5p=6p", "3==5p"):
+        with pytest.raises(HandError):
+            parse_fixes(bad)
 
 
 def test_a_face_read_too_often_names_the_boxes_read_so():

@@ -357,3 +357,62 @@ def test_a_box_left_out_can_be_tapped_on_the_photo(page, scene, tmp_path):
     assert not page.is_visible("#picker-drop") and page.is_visible("#picker-undo")
     page.click("#picker-undo")
     expect(page.locator("#reading")).to_have_text(before, timeout=30_000)
+
+
+#: the reader's messages that name a command-line flag (one of each form, example values filled in),
+#: each with the piece of vision/ source it comes from: the page must say them in its own words
+MESSAGES = [
+    ("unsure which bonus tile tile 2 is: 3y 51%, 3f 25% (tile 7 is read 3f) (correct it with --fix)",
+     "(correct it with --fix)"),
+    ("unsure: tile(s) 15 (1f) behind the row, read as flowers/seasons, were taken as loose tiles (35% that they "
+     "are the hand's bonus tiles); if they are, add them with --add (e.g. --add 15=1f) or set them apart",
+     "if they are, add them with --add "),
+    ("found 13 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; if "
+     "the hand did not win, give --not-winner (a non-winner's hand has 13); add a tile the detector missed with "
+     "--add POS=TILE", "add a tile the detector missed with --add POS=TILE"),
+    ("found 15 tiles in the hand (each kong counts 3); leave out boxes that are not the hand's (clutter, loose "
+     "tiles, another player's) with --fix POS=-", "with --fix POS=-"),
+    ("not a winning hand under nts: x; the tiles read make no hand this ruleset scores (if a tile is misread, "
+     "correct it with --fix POS=TILE)", "correct it with --fix POS=TILE)"),
+    ("no reading close to what the photo shows is a legal winning hand under nts; least sure: tile 3 (3m 60%); "
+     "correct tiles with --fix POS=TILE", "correct tiles with --fix POS=TILE"),
+    ("the nearest legal reading, 123m, changes 4 tiles (tile 1 1m→2m; at most 3 are changed without asking: if "
+     "those are right, set them with --fix); x", "if those are right, set them "),
+    ("--fix: tile 3 is given twice (3=5p and 3=6p)", "is given twice ({pos}={out[pos]}"),
+    ("--add: position 20 is outside 1..17 (tiles are numbered 1 to 16; 17 adds after the last)", "is outside 1.."),
+    ("--add 3=0x: a face-down tile can only be added to a concealed kong that is short of a tile; add a missed "
+     "tile of the hand by its face, e.g. 3=5p", "a face-down tile can only be added"),
+    ("--fix: there is no tile 17 (tiles are numbered 1 to 16)", "--fix: there is no tile"),
+    ("tile(s) 13, 16, blank (read as White dragons), taken as the backs of a concealed kong with two 2m: this "
+     "set's backs look like its faces; if they are Whites, correct them with --fix POS=5z",
+     "correct them with --fix POS=5z"),
+    ("--fix: every tile is left out of the hand (POS=-): nothing is left to read", "every tile is left out"),
+    ("--fix 17=-: tile 17 is one you added with --add; to leave it out, do not add it", "is one you added with --add"),
+    ("the hand's row shows 13 tiles: read and scored as a non-winner's hand (a winning hand has 14); give "
+     "--not-winner to say so, or --add the tile the photo missed (the winning tile, or one of the row)",
+     "--add the tile the "),
+    ("the tiles you set (tile 3 = 5p) make no legal hand with the others: the nearest legal reading needs tile 3 "
+     "to be 6p; check your --fix/--add", "check your --fix/--add"),
+    ("tile 17 (2f) added by you (--add): the detector missed it", "added by you (--add)"),
+    ("tile(s) 12 left out of the hand by you (--fix POS=-: not the hand's tiles)", "not the hand's tiles)"),
+    ("tile 16 (set to 5p by you) is not counted: its box was left out of the hand (a loose tile, clutter or "
+     "another player's); to count it, add it with --add 15=5p", "to count it, add it with --add "),
+    ("tile 17 (2f, added by you) is not counted: its place lies among boxes left out of the hand; to count it, add "
+     "it in the hand's row instead (after its last tile: --add 15=2f)", "(after its last tile: --add "),
+    ("tile(s) 3-5, in the hand as first read, are left out of it now: with your corrections (--fix/--add/--exposed)"
+     " the hand reads legal only without them; check the corrections", "your corrections (--fix/--add"),
+    ("tile(s) 14-16, in the hand as first read, went out of it with the tile(s) you left out (--fix POS=-): "
+     "without them their group reads as no meld", "went out of it with the tile(s) you "),
+]
+
+
+def test_the_readers_messages_are_said_in_the_pages_words(page):
+    # a tournament director's trial: the page's problems and notes said "--fix POS=-", "--add POS=TILE",
+    # "give --not-winner": the page has its own controls for them (app.js pageWords)
+    root = Path(__file__).resolve().parents[1] / "vision"
+    source = (root / "decode.py").read_text(encoding="utf-8") + (root / "pipeline.py").read_text(encoding="utf-8")
+    for text, piece in MESSAGES:  # (a message reworded in the source: reword its sample here, and check the page)
+        assert piece in source, piece
+    said = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", [t for t, _ in MESSAGES])
+    bad = [s for s in said if "--" in s or "POS=" in s]
+    assert not bad, bad

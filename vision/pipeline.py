@@ -92,10 +92,9 @@ def _pos_tiles(text: str | None, option: str, example: str, drop: bool = False) 
         if "=" not in item:
             raise HandError(f"{option} {item!r} must be POS=TILE, e.g. {example}")
         k, v = item.split("=", 1)
-        try:
-            pos = int(k)
-        except ValueError:
-            raise HandError(f"{option} {item!r}: position {k!r} is not a number") from None
+        if not re.fullmatch(r"[0-9]+", k):  # (int() takes "+3", "3_0" and other scripts' digits)
+            raise HandError(f"{option} {item!r}: position {k!r} is not a number")
+        pos = int(k)
         v = v.strip()
         if v not in CLASS_INDEX and not (drop and v == DROP):
             raise HandError(f"{option} {item!r}: {v!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x"

@@ -85,21 +85,23 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
         res = reader(job.path, job.ruleset, job.make_context(), **kw)
     except Exception as e:  # (VisionError, HandError, …: the row's own error says what happened)
         why = f"no annotated reading: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
-        from scoring import HandError
-
-        # (kw empty: the cells themselves are malformed; an error other than the corrections' own: as it is)
-        if not isinstance(e, HandError) or not (kw.get("fixes") or kw.get("additions")):
+        # a position past the photo's tiles in the fix or add cell (vision.pipeline.apply_fixes, add_tiles):
+        # the reading without that cell (then without both), so the card shows the numbers to correct the
+        # cells by (a tournament director's error row had none); any other error is shown as it is
+        if not str(e).startswith(("--fix: there is no tile", "--add: position")):
             return thumb, None, why
-        # corrections that do not fit (a tile number past the last): the reading without them, so the
-        # card shows the numbers to correct the cells by (a tournament director's error row had none)
-        try:
-            kw = {**kw, "fixes": {}}
-            kw.pop("additions", None)
+        tries = ([({**kw, "fixes": {}}, "fix cell")] if kw.get("fixes") and kw.get("additions") else []) + [
+            ({k: v for k, v in {**kw, "fixes": {}}.items() if k != "additions"}, "fix and add cells")]
+        for kw2, cells in tries:
+            try:
+                res = reader(job.path, job.ruleset, job.make_context(), **kw2)
+            except Exception:
+                continue
             fixes = {}
-            res = reader(job.path, job.ruleset, job.make_context(), **kw)
-        except Exception:
+            note = f"read without the row's {cells}, which do not fit it: its tile numbers are those to use"
+            break
+        else:
             return thumb, None, why
-        note = "read without the row's fix and add cells, which do not fit it: its tile numbers are those to use"
     r = res.reading
     title = reading_title(r)
     added = getattr(res, "added", ())

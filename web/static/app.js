@@ -267,7 +267,7 @@
         busy(false);
         return scorePhoto();
       }
-      showError(e.message);
+      showError(pageWords(e.message));  // (a correction refused: "Fix: there is no tile 17 …")
     } finally {
       if (seq === state.seq) busy(false);
     }
@@ -298,18 +298,33 @@
   }
 
   // the reader's advice names command-line options: on the page, its own controls
+  // (checked against every message of vision/decode.py and vision/pipeline.py that names a flag:
+  // tests/test_web_browser.py runs them through it)
   const PAGE_WORDS = [
     [/with --fix POS=-/g, "with “Not in the hand” in the tile picker"],
     [/\(--fix POS=-[^)]*\)/g, "(“Not in the hand”)"],
-    [/(correct (?:it|them|tiles|a tile)|set them) with --fix(?: POS=TILE)?/g, "$1 by tapping the tile"],
-    [/\(correct it with --fix\)/g, "(tap it to correct it)"],
-    [/with --add POS=TILE/g, "with “+ Add a missed tile”"],
-    [/--add the tile/g, "add the tile (“+ Add a missed tile”)"],
+    [/correct them with --fix POS=5z/g, "tap them and choose White (5z)"],
+    [/(correct (?:it|them|tiles|a tile)|set them) with --fix(?: POS=[^\s)]+)?/g, "$1 by tapping the tile"],
+    [/one you added with --add/g, "one you added"],
+    [/--add the tile the photo missed/g, "add the tile the photo missed with “+ Add a missed tile”"],
+    [/ \(e\.g\. --add \d+=\w+\)/g, ""],
+    [/add (?:it|them) with --add(?: \d+=\w+)?/g, "add it with “+ Add a missed tile”"],
+    [/with --add(?: POS=TILE| \d+=\w+)?/g, "with “+ Add a missed tile”"],
+    [/\(--add\)/g, "(“+ Add a missed tile”)"],
+    [/--add (\d+)=(\w+):/g, "Adding $2 as tile $1:"],
+    [/--add \d+=\w+/g, "“+ Add a missed tile”"],
+    [/your corrections \(--fix\/--add(?:\/--exposed)?\)/g, "your corrections"],
+    [/--fix\/--add(?:\/--exposed)?/g, "corrections"],
     [/give --not-winner/g, "tick “Not the winner” in Settings"],
+    [/\(POS=-\)/g, "(“Not in the hand”)"],
+    [/--fix (\d+)=-:/g, "Tile $1, “Not in the hand”:"],
+    [/--fix(?=:)/g, "Fix"],
+    [/--add(?=:)/g, "Add"],
   ];
   function pageWords(text) {
     return PAGE_WORDS.reduce((t, [re, to]) => t.replace(re, to), text);
   }
+  window.mahjongPageWords = pageWords;  // (for the browser test of the messages)
 
   // ------------------------------------------------------------------ rendering
   function clearResult() {
@@ -341,12 +356,14 @@
     const W = res.photo.width, H = res.photo.height;
     // every box can be tapped: those left out of the hand too (one the user left out is put back with
     // "Undo fix"), under the hand's tiles so that a box overlapping one never takes its tap
-    const zones = [...res.tiles.filter((t) => t.role === "ignored"), ...res.tiles.filter((t) => t.role !== "ignored")];
-    for (const t of zones) {
+    // (CSS .tapzone.out: lower; out of the tab order, so a keyboard reaches the hand's tiles first)
+    for (const t of res.tiles) {
       const [x0, y0, x1, y1] = t.box;
-      const out = t.role === "ignored" ? " (not in the hand)" : "";
-      const b = h("button", { type: "button", class: "tapzone", "data-pos": t.pos,
-                              "aria-label": `Tile ${t.pos} in the photo${out}`, onclick: () => openPicker(t.pos) });
+      const out = t.role === "ignored";
+      const b = h("button", { type: "button", class: out ? "tapzone out" : "tapzone", "data-pos": t.pos,
+                              "aria-label": `Tile ${t.pos} in the photo${out ? " (not in the hand)" : ""}`,
+                              onclick: () => openPicker(t.pos) });
+      if (out) b.tabIndex = -1;
       b.style.left = (100 * x0 / W) + "%";
       b.style.top = (100 * y0 / H) + "%";
       b.style.width = (100 * (x1 - x0) / W) + "%";
@@ -492,7 +509,9 @@
     $("picker-sub").textContent = "Read as " + t.top.filter(([c, p], i) => i === 0 || p >= 0.01)
       .map(([c, p]) => `${c} ${Math.round(p * 100)}%`).join(", ") +
                                   (t.dropped ? " — left out of the hand by you (Undo fix puts it back)"
-                                   : t.role === "ignored" ? " — not in the hand" : t.fixed ? " — fixed by you" : "");
+                                   : t.role === "ignored" ? " — not in the hand: a face set here is not counted " +
+                                     "(a tile the reading missed: “+ Add a missed tile”)"
+                                   : t.fixed ? " — fixed by you" : "");
     const top = $("picker-top");
     top.textContent = "";
     top.append(h("span", { class: "small muted", text: "Likely:" }));
@@ -644,7 +663,7 @@
       showError("");
       // a score copied from a hand scored under another ruleset than the table's
       const warnings = names.map((name, i) => ({ name, rs: (t.score_rulesets || [])[i], typed: players[i].score }))
-        .filter((w) => w.typed !== undefined && w.rs && w.rs !== t.ruleset)
+        .filter((w) => t.winner !== "" && w.typed !== undefined && w.rs && w.rs !== t.ruleset)  // (void: all 0)
         .map((w) => `${w.name}'s score ${w.typed} was scored under ${w.rs}, not ${t.ruleset}: score the hand ` +
                     `again under ${t.ruleset}, or type its hand here`);
       renderSettlement(res, warnings);
