@@ -190,6 +190,7 @@ def test_only_a_cell_past_the_photos_tiles_is_read_around(tmp_path, truth):
     # a reviewer's findings: the review card's picture read without the fix and add cells for any error,
     # and dropped a good add cell with a bad fix cell (fix numbers count the added tiles)
     from scoring import HandError
+    from vision.errors import TileNumberError
     from vision.manifest import Defaults, make_job
 
     shutil.copyfile(sorted(truth.glob("*.jpg"))[0], tmp_path / "a.jpg")
@@ -199,7 +200,7 @@ def test_only_a_cell_past_the_photos_tiles_is_read_around(tmp_path, truth):
     def reader(path, ruleset, context, **given):
         seen.append(given)
         if given["fixes"]:
-            raise HandError("--fix: there is no tile 40 (tiles are numbered 1 to 15)")
+            raise TileNumberError("--fix: there is no tile 40 (tiles are numbered 1 to 15)")
         raise ValueError("stop")  # (the retry is all this test looks at)
 
     review._images(job, reader)

@@ -347,7 +347,8 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
     for g in groups:
         o = list(g.options)
         if given or override:  # the user named the melds: no group is exposed unless matched to one of them
-            o = _not_melds(o)
+            o = [x for x in o if x.role not in ("exposed", "concealed-kong")] or \
+                [Option("ignored", 0.5, why="face-down tiles")]
         if not winner:
             o = [x for x in o if x.role != "winning" and x.winning is None] or [Option("concealed", 1.0)]
         opts.append(o)
@@ -860,13 +861,6 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
 def _numbers(lay: Layout) -> dict[int, int]:
     """Detection index → the tile's number as the user sees it (1-based, in the layout's reading order)."""
     return {p: k + 1 for k, p in enumerate(lay.geometry.order)}
-
-
-def _not_melds(options) -> list[Option]:
-    """A group's options when the user named the melds (``--exposed``): none of them a meld (a group is
-    one only when matched to a named meld); a group of face-down tiles is then left out."""
-    return [x for x in options if x.role not in ("exposed", "concealed-kong")] or \
-        [Option("ignored", 0.5, why="face-down tiles")]
 
 
 def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_codes, rs: Ruleset,

@@ -1,7 +1,7 @@
 """Errors raised by the vision package (each ``str(err)`` is one line naming the problem)."""
 from __future__ import annotations
 
-from scoring.errors import InputError
+from scoring.errors import HandError, InputError
 
 
 class VisionError(ValueError):
@@ -27,6 +27,11 @@ class TilesetError(VisionError):
 
 class CalibrationError(VisionError):
     """A calibration photo that does not show the layout it should (tile count, order, faces)."""
+
+
+class TileNumberError(HandError):
+    """A ``--fix`` or ``--add`` position outside the photo's tiles (a HandError: the correction, not
+    the photo, is wrong; the batch review card reads the photo without that cell to show the numbers)."""
 
 
 class BatchError(InputError):

@@ -30,7 +30,7 @@ from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import Reading, decode, format_confidence, number_after_hand
 from .detect import Detections, Detector, load_detector
-from .errors import ImageError, NoTilesError, VisionError
+from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
 from .layout import (AWAY_NOTE, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs, bonus_probability,
                      by_prior, find_geometry, hand_candidates, lift_geometry)
@@ -215,7 +215,7 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     for pos, code in additions:
         n = len(numbering)
         if not 1 <= pos <= n + 1:
-            raise HandError(f"--add: position {pos} is outside 1..{n + 1} (tiles are numbered 1 to {n}; "
+            raise TileNumberError(f"--add: position {pos} is outside 1..{n + 1} (tiles are numbered 1 to {n}; "
                             f"{n + 1} adds after the last)" if n else
                             f"--add: position {pos}: no tile was detected, so the first added tile is 1")
         prev = numbering[pos - 2] if pos >= 2 else None
@@ -287,7 +287,7 @@ def apply_fixes(readings: TileReadings, order: tuple[int, ...], fixes: Mapping[i
     tile = np.array(readings.tile, dtype=np.float32)
     for pos, code in fixes.items():
         if not 1 <= pos <= len(order):
-            raise HandError(f"--fix: there is no tile {pos} (tiles are numbered 1 to {len(order)})")
+            raise TileNumberError(f"--fix: there is no tile {pos} (tiles are numbered 1 to {len(order)})")
         if code == DROP:
             continue
         i = order[pos - 1]
@@ -952,7 +952,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         readings = apply_fixes(readings, numbering, fixes or {})
         user = frozenset(added) | frozenset(numbering[pos - 1] for pos in (fixes or {}))
         # --fix POS=-: the user says the box is not the hand's (clutter, a loose tile, another player's):
-        # it takes no part in any region, its number kept
+        # it keeps its place in the rows and its number, and is given no role (_decode_region's exclude)
         dropped = frozenset(numbering[pos - 1] for pos, c in (fixes or {}).items() if c == DROP)
         if dropped and len(dropped) == len(det):
             raise HandError(f"--fix: every tile is left out of the hand (POS={DROP}): nothing is left to read")
@@ -1055,8 +1055,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         away = len(set(lay.ignored) - dropped)
         reading = replace(reading, notes=tuple(
             (f"{away} {AWAY_NOTE}" if n.endswith(AWAY_NOTE) else n) for n in reading.notes
-            if away or not n.endswith(AWAY_NOTE)))
-        reading = replace(reading, notes=reading.notes + (
+            if away or not n.endswith(AWAY_NOTE)) + (
             f"tile(s) {_number_spans(gone)} left out of the hand by you (--fix POS={DROP}: not the hand's tiles)",))
     if (fixes or added) and numbering is not None:
         # a tile the user set, or added, whose box the layout left out of the hand is not counted: say

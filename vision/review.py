@@ -66,7 +66,7 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
     """(thumbnail, annotated reading, note) of one flagged photo; the note says why an image is
     missing (the file cannot be read, no tiles, the reader is not available)."""
     from .annotate import annotate, fixed_detections, reading_title
-    from .errors import VisionError
+    from .errors import TileNumberError, VisionError
     from .io import load_photo
 
     try:
@@ -88,7 +88,7 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
         # a position past the photo's tiles in the fix or add cell (vision.pipeline.apply_fixes, add_tiles):
         # the reading without that cell (then without both), so the card shows the numbers to correct the
         # cells by (a tournament director's error row had none); any other error is shown as it is
-        if not str(e).startswith(("--fix: there is no tile", "--add: position")):
+        if not isinstance(e, TileNumberError):
             return thumb, None, why
         tries = ([({**kw, "fixes": {}}, "fix cell")] if kw.get("fixes") and kw.get("additions") else []) + [
             ({k: v for k, v in {**kw, "fixes": {}}.items() if k != "additions"}, "fix and add cells")]

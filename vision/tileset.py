@@ -54,7 +54,7 @@ from .classes import BACK, CLASS_INDEX, CLASS_NAMES, DROP
 from .classify import Classifier
 from .crops import crop_tile
 from .detect import Detections
-from .errors import CalibrationError, ModelError, TilesetError
+from .errors import CalibrationError, ModelError, TileNumberError, TilesetError
 
 #: a reader spec (:func:`reader_spec`, :mod:`vision.readers`) ending in TILESET_TAG + NAME reads
 #: with the calibrated profile NAME
@@ -1025,9 +1025,8 @@ def learn(profile: Profile, classifier: Classifier, image: np.ndarray, det: Dete
     the profile already holds is not added again; a tile the classifier reads as another face at
     ≥ :data:`LEARN_DOUBT` (and as ``code`` under 1 − that, every turn) is learned but named in
     ``notes`` (a mistyped position teaches the profile a wrong face).
-    Returns (new profile, examples added). Raises HandError for a position outside the tiles."""
-    from scoring import HandError
-
+    Returns (new profile, examples added). Raises TileNumberError (a HandError) for a position outside
+    the tiles."""
     classifier = replace(classifier, tileset=None)
     prof = fit_to(profile, classifier)
     items = [(pos, code) for pos, code in sorted(fixes.items()) if code not in (BACK, DROP)]
@@ -1036,7 +1035,7 @@ def learn(profile: Profile, classifier: Classifier, image: np.ndarray, det: Dete
     crops, codes = [], []
     for pos, code in items:
         if not 1 <= pos <= len(order):
-            raise HandError(f"--fix: there is no tile {pos} (tiles are numbered 1 to {len(order)})")
+            raise TileNumberError(f"--fix: there is no tile {pos} (tiles are numbered 1 to {len(order)})")
         if order[pos - 1] in added:
             if notes is not None:
                 notes.append(f"tile {pos} ({code}) was added with --add: not learned (its box is placed by the "
