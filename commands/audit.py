@@ -19,6 +19,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UserError("give either the photo (mahjong-score audit IMG …) or --hand \"NOTATION\"")
     if args.claimed < 0:
         raise UserError(f"--claimed {args.claimed} must be ≥ 0")
+    if args.annotate is not None and not args.annotate.strip():
+        raise UserError("--annotate needs a file name (e.g. out.jpg or out.png)")
     claimed_lines = read_claimed_lines(args.claimed_lines) if args.claimed_lines else None
     ctx = context_from_args(args)
     opts = options_from_args(args)

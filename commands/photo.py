@@ -24,6 +24,8 @@ def cmd_photo(args: argparse.Namespace) -> int:
         raise UserError("give the photo to read (mahjong-score photo IMG) or --demo")
     else:
         source = args.image
+    if args.annotate is not None and not args.annotate.strip():  # (a tester's --annotate "" wrote nothing, silently)
+        raise UserError("--annotate needs a file name (e.g. out.jpg or out.png)")
     if args.annotate:  # never write the annotated image over the photo itself
         out, src = Path(args.annotate), Path(source)
         if out.resolve() == src.resolve() or (out.exists() and src.exists() and os.path.samefile(out, src)):

@@ -13,6 +13,7 @@ Players keep the order in which ``--hand`` and ``--photo`` are given (the seatin
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -85,7 +86,8 @@ def cmd_table(args: argparse.Namespace, notation_cmd: Callable[[argparse.Namespa
                 raise UserError(f"--photo-add {item!r}: {player!r} has no --photo"
                                 + (f" (photos: {', '.join(photos)})" if photos else ""))
             adds[player] = ",".join(x for x in (adds.get(player), text) if x)  # repeated: one after the other
-            parse_additions(adds[player])  # a malformed item is refused before any photo is read
+            with _own_flag("--photo-add", item, "--add"):
+                parse_additions(adds[player])  # a malformed item is refused before any photo is read
 
         for item in args.photo_fix:
             player, text = _split(item, "--photo-fix")
@@ -93,7 +95,9 @@ def cmd_table(args: argparse.Namespace, notation_cmd: Callable[[argparse.Namespa
                 raise UserError(f"--photo-fix {item!r}: {player!r} has no --photo"
                                 + (f" (photos: {', '.join(photos)})" if photos else ""))
             mine = fixes.setdefault(player, {})
-            for pos, code in parse_fixes(text).items():  # repeated --photo-fix add up; a tile set twice is refused
+            with _own_flag("--photo-fix", item, "--fix"):
+                given = parse_fixes(text)
+            for pos, code in given.items():  # repeated --photo-fix add up; a tile set twice is refused
                 if mine.get(pos, code) != code:
                     raise UserError(f"--photo-fix: {player}'s tile {pos} is given twice ({pos}={mine[pos]} and {pos}={code})")
                 mine[pos] = code
@@ -104,6 +108,27 @@ def cmd_table(args: argparse.Namespace, notation_cmd: Callable[[argparse.Namespa
     args.hand_readers = {p: _photo_scorer(args, p, path, fixes.get(p, {}), adds.get(p))
                          for p, path in photos.items()}
     return notation_cmd(args)
+
+
+@contextlib.contextmanager
+def _own_flag(flag: str, item: str, theirs: str):
+    """A malformed ``--photo-fix``/``--photo-add`` item is refused in this command's words: the reader's
+    parser names its own flag (``theirs``: "--fix '3=zz': 'zz' is not a tile code"), which `table` does
+    not take, and not the player (a tester's finding)."""
+    from scoring import HandError
+
+    try:
+        yield
+    except HandError as e:
+        msg = str(e)
+        rest = msg
+        if msg.startswith(theirs + ": "):  # "--fix: tile 3 is given twice …"
+            rest = msg[len(theirs) + 2:]
+        elif msg.startswith(theirs + " "):  # "--fix '3=zz': 'zz' is not …", "--add '3' must be POS=TILE …"
+            rest = msg[len(theirs) + 1:]
+            rest = rest.split(": ", 1)[1] if ": " in rest else rest
+        shown = item if len(item) <= 40 else item[:39] + "…"
+        raise UserError(f"{flag} {shown!r}: {rest}") from None
 
 
 _READERS: dict[str, Any] = {}

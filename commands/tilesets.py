@@ -63,7 +63,12 @@ def _report_lines(cal: Calibration) -> list[str]:
         if ph.doubtful:
             line += ("; learned as the layout says, though the classifier alone reads "
                      + ", ".join(f"tile {a} ({b}) as {c}" for a, b, c in ph.doubtful[:6])
-                     + " (what calibration is for; check them only if the layout may be wrong)")
+                     + (f" and {len(ph.doubtful) - 6} more" if len(ph.doubtful) > 6 else "")
+                     + " surely (what calibration is for; check them only if the layout may be wrong)")
+        if ph.unsure:
+            line += (f"; {'it reads' if ph.doubtful else 'the classifier alone reads'} "
+                     + ", ".join(f"tile {a} ({b}) as {c}" for a, b, c in ph.unsure[:8])
+                     + (f" and {len(ph.unsure) - 8} more" if len(ph.unsure) > 8 else "") + " less surely")
         out.append(line)
         swaps = _swaps(ph.doubtful)
         if swaps:

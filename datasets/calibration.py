@@ -25,6 +25,7 @@ import numpy as np
 
 from vision.classes import BACK, CLASS_INDEX
 
+from .faces import NoFontError
 from .scene import TileSet, render_scene
 
 #: the default layout in rows of the calibration photo
@@ -173,12 +174,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="instead of measuring, write photos of set --start to try calibration without a tile set: "
                          "DIR/calibration-K.jpg (its 42 faces laid out) and DIR/hand-K-1..3.jpg (hands of the same set)")
     a = ap.parse_args(argv)
-    if a.write is not None:
-        for p in write_photos(a.write, a.start, a.recolour):
-            print(p)
-        return 0
-    t0 = time.perf_counter()
-    res = measure(a.sets, a.renders, a.recolour, a.start, a.photos)
+    try:
+        if a.write is not None:
+            for p in write_photos(a.write, a.start, a.recolour):
+                print(p)
+            return 0
+        t0 = time.perf_counter()
+        res = measure(a.sets, a.renders, a.recolour, a.start, a.photos)
+    except NoFontError as e:  # the procedural tile sets cannot be drawn
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     res["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps({k: v for k, v in res.items() if k != "sets"}))
     return 0

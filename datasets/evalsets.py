@@ -365,8 +365,13 @@ def eval_hard(n: int = 18, W: int = 1280, H: int = 960, threads: int = 1, baseli
     those scene kinds, still n images); read by both tools (ruleset ``hk-tw-16`` for 16-tile hands, else ``nts``)."""
     from PIL import Image
 
+    from .faces import NoFontError, cjk_fonts
     from .hard import HARD_VAL_SEED, KINDS, hard_val_scene
     from .scene import render_scene
+
+    if not cjk_fonts():  # (the set draws its tile art from what is installed: without a font, another set)
+        raise NoFontError("the hard-scene set needs a CJK font for its procedural tile faces: install one "
+                           "(apt-get install fonts-wqy-zenhei) or set $MAHJONG_CJK_FONTS")
 
     rows = []
     by_kind: dict[str, list[dict]] = {}

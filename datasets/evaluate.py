@@ -393,7 +393,9 @@ def run(data: Path | None, limit: int = 200, conf: float = 0.25, threads: int = 
     if "hard" in sets and hard > 0:
         from . import faces
 
-        if faces.available_sources():
+        if not faces.cjk_fonts():  # (its procedural faces: without a font the set would be another)
+            R["hard_skipped"] = "no CJK font for its procedural tile faces (apt-get install fonts-wqy-zenhei)"
+        elif faces.available_sources():
             t0 = time.perf_counter()
             R["hard"] = evalsets.eval_hard(hard, threads=threads, baseline=baseline,
                                            keep=None if keep is None else keep / "hard", log=log, kinds=hard_kinds)
@@ -540,6 +542,8 @@ def format_sets(R: dict) -> str:
                      f"{_cell(t['ours'], 'f1', 'exact', 'found')} | "
                      f"{_cell(t.get('baseline'), 'f1', 'exact', 'found', skipped=sk)} | F1 ≥ 0.90, exact ≥ 50 % |")
     hard = R.get("hard")
+    if R.get("hard_skipped"):
+        L.append(f"| hard-scene renders, held out | skipped: {R['hard_skipped']} | — | |")
     if hard:
         t = hard["total"]
         L.append(f"| hard-scene renders, held out ({hard['n']} of {hard['tried']} tried): hand found; hands exact; "

@@ -55,6 +55,10 @@ _CJK_CANDIDATES = [
 ]
 
 
+class NoFontError(RuntimeError):
+    """Tile art drawn with a CJK font was asked for, and no CJK font is installed."""
+
+
 @functools.lru_cache(maxsize=1)
 def cjk_fonts() -> tuple[tuple[str, int], ...]:
     """Installed CJK fonts that render 萬 (a tuple of (path, index)); empty if none.

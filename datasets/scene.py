@@ -715,6 +715,10 @@ def _sources_for(rng, sources):
     return sources
 
 
+#: tile art sources drawn with a CJK font (:func:`datasets.faces.cjk_fonts`)
+FONT_SOURCES = ("proc", "wide")
+
+
 def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: dict[str, float] | None = None,
                  crops_only: bool = False, close: bool = False,
                  span: tuple[float, float] | None = None, tileset: "TileSet | None" = None,
@@ -754,6 +758,11 @@ def render_scene(seed: int, index: int, W: int = 1280, H: int = 960, sources: di
         sources = faces.available_sources()
     if not sources:
         raise RuntimeError("no tile art: install a CJK font (fonts-wqy-zenhei ...) or provide ../shared")
+    font_art = [s for s in ([tileset.source] if tileset is not None else sources) if s in FONT_SOURCES]
+    if font_art and not faces.cjk_fonts():
+        # (without a font, faces.art gives no face: a new user's calibration photos rendered blank tiles)
+        raise faces.NoFontError(f"no CJK font for the procedural tile faces ({font_art[0]}): "
+                           f"install one (apt-get install fonts-wqy-zenhei) or set $MAHJONG_CJK_FONTS")
     ts = TileSet(rng, sources, style_split=style_split)
     if tileset is not None:
         ts = tileset

@@ -11,6 +11,7 @@ import pytest
 
 from scoring import Context, HandError, RulesetError, parse_hand, score_hand
 from scoring.settle import settle
+from vision.models import models_present
 
 HAND = "123m456p789s11z [777p]"          # nts winner, 14 tiles
 NON_WINNER = "123m456p789s1z [777p]"     # 13 tiles
@@ -130,6 +131,53 @@ def test_fix_the_same_tile_twice_with_different_values():
     with pytest.raises(HandError, match=r"tile 3 is given twice \(3=5p and 3=6p\)"):
         parse_fixes("3=5p,3=6p")
     assert parse_fixes("3=5p 3=5p") == {3: "5p"}
+
+
+def test_positions_and_faces_too_long_are_one_short_line(run_cli):
+    # a tester: a position of 5 000 digits ended in int()'s traceback ("Exceeds the limit (4300 digits)"),
+    # exit 1 (a mismatch, for audit); a face of 5 000 letters was echoed twice in full (10 KB)
+    nines = "9" * 5000
+    for argv in (("photo", "--demo", "--add", f"{nines}=5p"), ("photo", "--demo", "--fix", f"{nines}=5p"),
+                 ("audit", "docs/demo.jpg", "--claimed", "40", "--fix", f"{nines}=5p", "--no-annotate")):
+        rc, out, err = run_cli(*argv, "--no-history")
+        assert rc == 2 and err.count("\n") == 1 and len(err) < 200, (argv, rc, err[:300])
+        assert "there is no tile 999999999999… (5000 digits)" in err
+    rc, out, err = run_cli("photo", "--demo", "--fix", "3=" + "z" * 5000, "--no-history")
+    assert rc == 2 and len(err) < 300 and "is not a tile code" in err
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_a_fix_of_a_tile_the_user_adds_is_refused(run_cli):
+    # a tester: `--add 17=5p --fix 17=6p` scored a 6p, the 5p gone without a word
+    rc, out, err = run_cli("photo", "--demo", "--add", "17=5p", "--fix", "17=6p", "--no-history")
+    assert rc == 2 and out == ""
+    assert err.strip().endswith("--fix 17=6p: tile 17 is the 5p you add with --add; give its face there "
+                                "(--add 17=6p), not in --fix")
+    rc, out, err = run_cli("photo", "--demo", "--add", "17=5p", "--fix", "16=2m", "--no-history")
+    assert "you add with --add" not in err and "(your corrections: 16=2m, 17=5p)" in err  # another tile: read
+    # a tile added inside the demo's concealed kong (0x 2m 2m 0x, tiles 13-16) made a group of five: the
+    # kong and the pung beside it left the hand, and the note blamed boxes left out
+    rc, out, err = run_cli("photo", "--demo", "--add", "14=2m", "--no-history")
+    assert rc == 2 and err.strip().endswith("--add 14=2m: position 14 lies inside the kong of tiles 13-16, which "
+                                            "shows its four tiles; a missed tile goes beside the group it belongs to")
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_a_winning_tile_no_concealed_tile_reads_is_named(run_cli):
+    # a tester: `--winning-tile 9p` on the demo (no 9p) was told "least sure: tile 15 (2m 98%)…",
+    # 9p never named
+    rc, out, err = run_cli("photo", "--demo", "--winning-tile", "9p", "--no-history")
+    assert rc == 2 and err.count("\n") == 1
+    assert "error: --winning-tile 9p: no concealed tile of the hand reads 9p (they read 345m678p66z)" in err
+    rc, out, err = run_cli("photo", "--demo", "--winning-tile", "7p", "--no-history")
+    assert rc == 0 and "win:7p" in out  # one of them: read so
+
+
+@pytest.mark.parametrize("argv", [("photo", "--demo"), ("audit", "docs/demo.jpg", "--claimed", "40")])
+def test_annotate_with_no_file_name(run_cli, argv):
+    # a tester's `--annotate ""` exited 0 with no image written and no word
+    rc, out, err = run_cli(*argv, "--annotate", "", "--no-history")
+    assert rc == 2 and out == "" and err == "mahjong-score: error: --annotate needs a file name (e.g. out.jpg or out.png)\n"
 
 
 @pytest.mark.parametrize("how", ["same", "dot", "hardlink"])

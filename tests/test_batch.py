@@ -422,6 +422,23 @@ def test_status_keeps_the_left_out_tile_in_the_problem():
     assert _status({**r, "confidence": 0.95}, 0.6) == ("ok", note)
 
 
+def test_the_problem_column_names_manifest_cells_not_flags():
+    # a new user: the problem column said "give --not-winner" where the review card said "set the winner
+    # cell"; a batch row is corrected in its manifest cells
+    from vision.batch_outputs import manifest_words
+
+    said = manifest_words("found 13 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile "
+                          "may be hidden; if the hand did not win, give --not-winner (a non-winner's hand has 13); "
+                          "add a tile the detector missed with --add POS=TILE")
+    assert said.endswith("set the winner cell to no (a non-winner's hand has 13); add a tile the detector missed "
+                         "with the add cell (POS=TILE)")
+    assert manifest_words("if they are, add them with --add (e.g. --add 15=1f) or set them apart") == \
+        "if they are, add them with the add cell (e.g. 15=1f in the add cell) or set them apart"
+    assert manifest_words("leave out boxes … with --fix POS=-") == "leave out boxes … with the fix cell (POS=-)"
+    assert "--" not in manifest_words("with your corrections (--fix/--add/--exposed) the hand reads legal only without "
+                                      "them; --exposed replaces the melds; --winning-tile 9p: no concealed tile")
+
+
 def test_display_shows_the_manifest_not_the_defaults(tmp_path, truth):
     # issue 15 item 9: a table hand that cannot be settled still shows the manifest's winner and East
     # in results.settlements.csv (it showed winner=no for everyone); an error row for a bad cell shows

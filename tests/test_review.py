@@ -3,6 +3,7 @@ error rows with a thumbnail, the annotated reading, the problem and the command 
 small renders read by the oracle reader (tests/batch_fakes.py)."""
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 import shutil
@@ -88,6 +89,9 @@ def test_photo_command_repeats_the_row_context():
     assert cmd == ("mahjong-score photo /x/t1/a.jpg -r swedish --seat-wind W --round-wind S --win-by wall "
                    "--flag burst-kong --option composition=stack --winning-tile 5p --fix 2=3m,POS=TILE "
                    "--annotate a.check.jpg --no-history")
+    # a cell's items as the reader splits them (a tester's cell "2=3m,,,," had made "--fix 2=3m,,,,POS=TILE")
+    job2 = dataclasses.replace(job, fix="2 = 3m,,;, 5=-", add="4=1f;")
+    assert "--add 4=1f --fix 2=3m,5=-,POS=TILE " in review.photo_command(job2)
 
 
 def test_a_fix_cell_that_does_not_fit_the_photo_is_to_be_corrected_not_the_photo_retaken(tmp_path, truth):
@@ -103,10 +107,14 @@ def test_a_fix_cell_that_does_not_fit_the_photo_is_to_be_corrected_not_the_photo
     out = tmp_path / "r.csv"
     batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
     rows = {r["photo"]: r for r in __import__("csv").DictReader(open(out, encoding="utf-8"))}
-    assert all(rows[k]["status"].startswith("error: --fix") for k in ("k.jpg", "l.jpg")), rows
+    assert rows["k.jpg"]["status"].startswith("error: --fix: there is no tile 99"), rows
+    # a cell that cannot be understood without the photo is the manifest's error, named by line and cell
+    # as the other cells' are (a tester: it had been "error: --fix: tile 3 is given twice …")
+    assert rows["l.jpg"]["status"] == "error: manifest line 3: fix cell: tile 3 is given twice (3=5p and 3=6p)"
     cards = _cards(review.review_path_for(out).read_text(encoding="utf-8"))
-    for k, line in (("k.jpg", 2), ("l.jpg", 3)):
-        assert f"fix cell of manifest line {line}" in cards[k] and "Retake it" not in cards[k], cards[k]
+    assert "fix cell of manifest line 2" in cards["k.jpg"] and "Retake it" not in cards["k.jpg"], cards["k.jpg"]
+    assert "Correct the cell named in the problem on manifest line 3" in cards["l.jpg"]
+    assert "Retake it" not in cards["l.jpg"]
     # the card shows the photo read without the cell that does not fit: its tile numbers to correct it by
     # (a tournament director's error row had no annotated picture)
     assert 'class="annot"' in cards["k.jpg"] and "read without the row&#x27;s fix and add cells" in cards["k.jpg"]
@@ -131,7 +139,8 @@ def test_a_manifests_add_cell_reaches_the_reader(tmp_path, truth):
     # (the add cell reached the reader: read_detections refused the position)
     rows = {r["photo"]: r for r in __import__("csv").DictReader(open(out, encoding="utf-8"))}
     assert rows["a.jpg"]["status"].startswith("error: --add: position 99"), rows["a.jpg"]
-    assert rows["b.jpg"]["status"].startswith("error: --add"), rows["b.jpg"]
+    assert rows["b.jpg"]["status"].startswith("error: manifest line 3: add cell '2=9x': '9x' is not a tile code"), \
+        rows["b.jpg"]
     cards = _cards(review.review_path_for(out).read_text(encoding="utf-8"))
     assert "add (or fix) cell of manifest line 2" in cards["a.jpg"] and "Retake it" not in cards["a.jpg"]
     # the parameter hash: unchanged without an add cell, changed with one

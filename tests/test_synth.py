@@ -362,3 +362,26 @@ def test_bonus_columns_lay_the_bonus_tiles_sideways_in_touching_columns(tmp_path
     assert synth.main(["--out", str(tmp_path / "c")] + base + ["--bonus-columns", "0.5"]) == 0
     assert "bonus_columns" not in json.loads((tmp_path / "a" / synth.ARGS_FILE).read_text())
     assert json.loads((tmp_path / "c" / synth.ARGS_FILE).read_text())["bonus_columns"] == 0.5
+
+
+def test_font_drawn_tile_sets_refuse_without_a_cjk_font(monkeypatch, tmp_path, capsys):
+    # a new user's `python -m datasets.calibration --write …` on a machine without a CJK font wrote
+    # photos of blank tiles (faces.art gives no face without a font) and said nothing; calibrating on
+    # them read 5z×16. Procedural sets now refuse in one line, and so does the hard-scene eval set,
+    # which draws its art from what is installed (without a font it would be another set)
+    from datasets import calibration, evaluate, evalsets
+    from datasets.scene import render_scene
+
+    monkeypatch.setattr(faces, "cjk_fonts", lambda: ())
+    with pytest.raises(RuntimeError, match="CJK font"):
+        render_scene(900, 100, 320, 240, sources={"proc": 1.0})
+    with pytest.raises(RuntimeError, match="CJK font"):
+        render_scene(900, 100, 320, 240, tileset=calibration.tile_set(2, True))
+    assert calibration.main(["--write", str(tmp_path / "try"), "--start", "2", "--recolour"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: no CJK font") and "\n" not in err
+    assert not list((tmp_path / "try").glob("*.jpg"))
+    with pytest.raises(RuntimeError, match="CJK font"):
+        evalsets.eval_hard(1, baseline=False)
+    R = evaluate.run(None, sets=("hard",), hard=1, baseline=False)  # the eval command: skipped, and says so
+    assert "hard" not in R and "skipped: no CJK font" in evaluate.format_sets(R)

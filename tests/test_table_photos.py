@@ -54,6 +54,14 @@ def test_photo_errors_are_one_line_exit_2(run_cli, truth, tmp_path):
     assert rc == 2 and "--photo E=" in err and "no such file" in err and err.count("\n") == 1
     rc, _, err = run_cli(*base, "--photo", f"E={ph[0]}", "--photo-fix", "S=1=5p")
     assert rc == 2 and "--photo-fix 'S=1=5p': 'S' has no --photo (photos: E)" in err
+    # a malformed item in this command's flag, with the player (a tester's finding: "--fix '3=zz': …")
+    rc, _, err = run_cli(*base, "--photo", f"E={ph[0]}", "--photo-fix", "E=3=zz")
+    assert rc == 2 and err.startswith("mahjong-score: error: --photo-fix 'E=3=zz': 'zz' is not a tile code")
+    rc, _, err = run_cli(*base, "--photo", f"E={ph[0]}", "--photo-add", "E=3")
+    assert rc == 2 and "--photo-add 'E=3': '3' must be POS=TILE" in err and "--add" not in err.replace("--photo-add", "")
+    # a position of 5 000 digits: one line, not int()'s traceback
+    rc, _, err = run_cli(*base, "--photo", f"E={ph[0]}", "--photo-fix", "E=" + "9" * 5000 + "=5p")
+    assert rc == 2 and err.count("\n") == 1 and len(err) < 200 and "there is no tile 999999999999… (5000 digits)" in err
     # five 7z: no legal reading → the problem and how to correct it, nothing settled
     rc, out, err = run_cli(*base, "--photo", f"E={ph[0]}", "--photo-fix", "E=1=7z,2=7z,3=7z,4=7z,5=7z")
     assert rc == 2 and out == "" and err.count("\n") == 1
@@ -78,7 +86,7 @@ def test_photo_add_reaches_the_reader_and_is_reported(run_cli, truth):
     rc, _, err = run_cli(*base, "--photo-add", "S=1=5p")
     assert rc == 2 and "--photo-add 'S=1=5p': 'S' has no --photo (photos: E)" in err
     rc, _, err = run_cli(*base, "--photo-add", "E=1=5x")
-    assert rc == 2 and err.count("\n") == 1 and "--add" in err
+    assert rc == 2 and err.count("\n") == 1 and "--photo-add 'E=1=5x': '5x' is not a tile code" in err
     # (the oracle's photo is whole: a position past N+1 is refused by the reader, which shows it got it)
     rc, _, err = run_cli(*base, "--photo-add", "E=99=5p")
     assert rc == 2 and "position 99" in err and err.count("\n") == 1

@@ -812,3 +812,22 @@ def test_a_profile_whose_temperature_is_not_a_number_says_so(photos, run_cli, _t
     _rewrite_meta(profile_path("tt"), lambda m: {**m, "temperature": [1]})
     msg = _one_line_error(run_cli, "photo", str(REPO / "docs" / "demo.jpg"), "--tileset", "tt")
     assert "its temperature is not a number" in msg, msg
+
+
+def test_the_calibration_report_names_every_tile_read_as_another_face():
+    # a new user: "the classifier alone reads 35 of 42 as the layout says; … tile 8 (8m) as 8p, tile
+    # 30 (3z) as 2z" — 7 read otherwise, 2 named (those read ≥ 90 %), the other 5 not to be found
+    from types import SimpleNamespace
+
+    from commands.tilesets import _report_lines
+    from vision.tileset import PhotoCheck
+
+    ph = PhotoCheck("grid.jpg", 42, 35, ((8, "8m", "8p"), (30, "3z", "2z")), 0, 0,
+                    ((3, "3m", "5m"), (11, "2p", "3p"), (20, "2s", "1s"), (37, "1f", "3y"), (41, "3y", "2y")))
+    prof = SimpleNamespace(name="mine", head=None, codes=(), views=())
+    cal = SimpleNamespace(profile=prof, photos=(ph,), separation={"examples": 42, "classes": 42}, added=42,
+                          seconds=1.0, path=Path("mine.npz"), repeated=0)
+    line = _report_lines(cal)[1]
+    assert "tile 8 (8m) as 8p, tile 30 (3z) as 2z surely" in line
+    assert ("it reads tile 3 (3m) as 5m, tile 11 (2p) as 3p, tile 20 (2s) as 1s, tile 37 (1f) as 3y, "
+            "tile 41 (3y) as 2y less surely") in line

@@ -166,6 +166,36 @@ def test_false_detection_is_left_out():
     assert res.reading.confidence == pytest.approx(full.reading.confidence * 0.7)
 
 
+def test_doubtful_box_is_tried_first_when_the_count_is_over():
+    # a seat-low render (hard set, index 27): a wall tile's side beside the hand's first tile, boxed
+    # with detector score 0.60 and read 16 % as 5z, made the hand 15 tiles; the retries left out only
+    # boxes scored under 0.6 by the detector, least first — there two true 5s of the row (0.45, 0.59)
+    # — and the hand was refused. The least tile-like box (detector score × the classifier's reading)
+    # is tried first now. Here: render-s7-12 with such a box left of its row, and two of the row's
+    # tiles scored 0.45 and 0.55 by the detector, read surely
+    from vision.classes import CLASS_INDEX, NUM_CLASSES
+    from vision.classify import TileReadings
+    from vision.detect import Detections
+
+    meta = load("render-s7-12")
+    det, rd = detections(meta), readings(meta)
+    conc = [i for i, t in enumerate(meta["tiles"]) if t["role"] == "concealed"]
+    x0, y0, x1, y1 = det.boxes[conc[0]]
+    w = x1 - x0
+    scores = np.ones(len(det))
+    scores[conc[0]], scores[conc[5]] = 0.45, 0.55
+    det2 = Detections.make(np.vstack([det.boxes, [[x0 - 1.02 * w, y0, x1 - 1.02 * w, y1]]]),
+                           np.r_[scores, 0.6], np.r_[det.face_down, False])
+    spread = np.full(NUM_CLASSES, (1 - 0.16) / (NUM_CLASSES - 1))
+    spread[CLASS_INDEX["5z"]] = 0.16
+    rd2 = TileReadings.make(np.vstack([rd.probs, spread]), rd.pose + ("upright",))
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    res = read_detections(photo, det2, rd2, load_ruleset("nts"), Context())
+    assert res.reading.legal and res.reading.roles[-1] == "ignored"
+    assert format_hand(res.reading.hand) == format_hand(parse_hand(truth_notation(meta)))
+    assert "tile 1 (detector score 0.60, read 5z at 16%) left out as a false detection" in res.reading.notes
+
+
 def test_json_boxes_in_original_photo_pixels():
     # a photo decoded at half scale: JSON boxes are given in the full-size photo's pixels
     meta = load("render-s7-12")

@@ -216,6 +216,11 @@ def test_illegal_reading_is_returned_for_fixing(photo):
     ({"fixes": "99=5p"}, 422, "99"),
     ({"seat_wind": "Q"}, 422, "seat_wind"),
     ({"ruleset": "nope"}, 422, "nope"),
+    # a tester's typo (`fix` for `fixes`) and a field the API does not have were answered 200, the
+    # reading uncorrected; learn without a tile set had said nothing
+    ({"fix": "3=5p"}, 422, "unknown field(s) 'fix': the fields are adds, announced_wait,"),
+    ({"turn": "45"}, 422, "unknown field(s) 'turn'"),
+    ({"learn": "true", "fixes": "3=4m"}, 422, "learn needs a tileset"),
 ])
 def test_photo_bad_fields(photo, data, status, needle):
     png, models, client = photo
@@ -346,7 +351,8 @@ def test_no_tiles_found_is_422(tmp_path):
     models.codes = []
     models.poses = []
     client = _client(tmp_path, models)
-    assert "no tiles" in _one_line_error(client.post("/api/score", files={"image": ("a.png", png, "image/png")}), 422)
+    msg = _one_line_error(client.post("/api/score", files={"image": ("a.png", png, "image/png")}), 422)
+    assert msg.startswith("a.png: no tiles")  # (the upload's name: it had said "<bytes>: no tiles …")
 
 
 def test_unknown_path_and_security_headers(photo):

@@ -279,6 +279,40 @@ def test_add_a_missed_tile_from_the_page(page, scene, tmp_path):
     assert n_before >= 14
     box = page.locator("#add-tile").bounding_box()
     assert box and box["height"] >= 44
+    # the added tile tapped again: a face chosen is the add's (the reader refuses a --fix of a tile
+    # added with --add, which had replaced its face without a word), and "Take out this added tile"
+    # takes it out again
+    pos = page.get_attribute("#strip button.tile[data-tile='9s'].fixed", "data-pos")
+    page.click(f"#strip button.tile[data-pos='{pos}']")
+    page.wait_for_selector("#picker:not([hidden])")
+    page.click("#picker-grid button[data-code='8s']")
+    page.wait_for_selector("#reading-notes li:has-text('(8s) added by you')", timeout=30_000)
+    _idle(page)
+    assert page.is_hidden("#error"), page.text_content("#error")
+    page.click(f"#strip button.tile[data-pos='{pos}']")
+    page.wait_for_selector("#picker:not([hidden])")
+    assert page.text_content("#picker-undo") == "Take out this added tile"
+    page.click("#picker-undo")
+    page.wait_for_selector("#reading-notes li:has-text('added by you')", state="detached", timeout=30_000)
+    _idle(page)
+    assert page.locator("#strip button.tile").count() == n_before
+    # an add the reader refuses (a face-down tile completes no kong here) is not kept: the tile at its
+    # number is then fixed as itself, not taken for the refused add (which had no way to be undone)
+    page.click("#add-tile")
+    page.wait_for_selector("#picker:not([hidden])")
+    page.click("#picker-grid button[data-code='0x']")
+    page.wait_for_selector("#error:not([hidden])", timeout=30_000)
+    _idle(page)
+    assert "face-down tile can only be added" in page.text_content("#error")
+    first = page.locator("#strip button.tile").first
+    pos, code = first.get_attribute("data-pos"), first.get_attribute("data-tile")
+    first.click()
+    page.wait_for_selector("#picker:not([hidden])")
+    assert page.text_content("#picker-undo") == "Undo fix" and page.is_hidden("#picker-undo")
+    page.click(f"#picker-grid button[data-code='{code}']")
+    page.wait_for_selector(f"#strip button.tile[data-pos='{pos}'].fixed", timeout=30_000)
+    _idle(page)
+    assert page.is_hidden("#error") and "added by you" not in page.text_content("#reading-notes")
 
 
 def test_leave_a_box_out_of_the_hand_and_put_it_back(page, scene, tmp_path):
@@ -403,6 +437,20 @@ MESSAGES = [
      " the hand reads legal only without them; check the corrections", "your corrections (--fix/--add"),
     ("tile(s) 14-16, in the hand as first read, went out of it with the tile(s) you left out (--fix POS=-): "
      "without them their group reads as no meld", "went out of it with the tile(s) you "),
+    # (the twelfth session's new user named one meld of the demo; the page had also never said the count
+    # problem's "--exposed replaces the melds" in its own words)
+    ("unsure: tiles 10-12, 13-16 lie apart like melds, but the melds named with --exposed do not include them, so "
+     "they were read as concealed tiles or left out; --exposed replaces every meld the photo shows: name them too "
+     "(e.g. --exposed \"[345m] [777s] (2222m)\")", "lie apart like melds, but the melds named with --exposed"),
+    ("meld [345m] named with --exposed is not in the photo: added to the hand", "named with --exposed is not in"),
+    ("--winning-tile 9p: no concealed tile of the hand reads 9p (they read 345m678p66z), and the winning tile is one "
+     "of them: if one is misread, correct a tile with --fix POS=9p, else give another; no reading close to what the "
+     "photo shows is a legal winning hand under nts; least sure: tile 15 (2m 98%); correct tiles with --fix POS=TILE",
+     "if one is misread, correct a tile with --fix POS="),
+    ("found 11 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden, cut "
+     "off or not detected, or an extra one included; --exposed replaces the melds the photo shows: list every meld "
+     "on the table there, concealed kongs too, e.g. [777s] (2222m); add a tile the detector missed with "
+     "--add POS=TILE", "; --exposed replaces the melds the photo shows: list every meld"),
 ]
 
 

@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import os
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -25,6 +26,30 @@ OUTPUT_COLUMNS = ("photo", "table", "hand", "player", "seat_wind", "winner", "ru
 
 SETTLEMENT_COLUMNS = ("table", "hand", "ruleset", "player", "seat_wind", "photo", "east", "winner", "score", "net",
                       "status", "transfers")
+
+
+#: the reader's advice names command-line flags; a batch row is corrected in its manifest cells (a new
+#: user's problem column said "give --not-winner" where the review card said "set the winner cell")
+MANIFEST_WORDS = (
+    (re.compile(r"your corrections \(--fix/--add(?:/--exposed)?\)"), "the row's fix and add cells"),
+    (re.compile(r"give --not-winner"), "set the winner cell to no"),
+    (re.compile(r"--not-winner"), "the winner cell (no)"),
+    (re.compile(r"--winning-tile (\w+)"), r"the winning_tile cell (\1)"),
+    (re.compile(r"--winning-tile"), "the winning_tile cell"),
+    (re.compile(r"--add the tile the photo missed"), "put the tile the photo missed in the add cell"),
+    (re.compile(r"\(e\.g\. --(fix|add) ((?:POS|\d+)=[^\s,;:)]+)\)"), r"(e.g. \2 in the \1 cell)"),
+    (re.compile(r"--(fix|add|exposed) ((?:POS|\d+)=[^\s,;:)]+)"), r"the \1 cell (\2)"),
+    (re.compile(r"--(fix|add|exposed)\b"), r"the \1 cell"),
+)
+
+
+def manifest_words(text: str | None) -> str | None:
+    """``text`` (a reading's problem) with the flags it names said as the manifest's cells."""
+    if not text:
+        return text
+    for pattern, to in MANIFEST_WORDS:
+        text = pattern.sub(to, text)
+    return text
 
 
 def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]:
@@ -57,7 +82,8 @@ def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: floa
             "winner": typed.get("winner", "yes" if job.winner else "no"), "ruleset": job.ruleset,
             "status": status, "reading": r["reading"] or "", "confidence": r["confidence"],
             "total": r["total"], "points": int(pts) if pts is not None and float(pts).is_integer() else pts,
-            "doublings": r["doublings"], "tiles": r["tiles"], "changed": r["changed"], "problem": problem or "",
+            "doublings": r["doublings"], "tiles": r["tiles"], "changed": r["changed"],
+            "problem": manifest_words(problem) or "",
             "breakdown": json.loads(r["breakdown"]) if r["breakdown"] else [], "sha256": r["sha256"] or "",
         }
 

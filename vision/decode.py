@@ -544,6 +544,10 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                     f"not being detected; check the tiles outside the main row",))
         reading = _unread_sureness(_bonus_sureness(reading, best[1].bonus_codes, readings, lay), readings, lay)
         reading = _left_out_sureness(reading, readings, lay)
+        if given and (best[1].off_photo or best[1].embedded):
+            # (only when a named meld matched no group set apart: when each did, a gap in the concealed
+            # row is no meld the user forgot)
+            reading = _unnamed_melds_sureness(reading, readings, lay, given)
         reading = replace(reading, neighbours=neighbours[0])
         if len(reading.changed) <= MAX_CHANGED:
             try:  # --first-turn / --kong-on-kong against the melds the photo shows: the user's error
@@ -552,9 +556,9 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                 raise HandError(f"{e} (the photo reads {reading.notation})") from None
             return reading
         return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override,
-                            nearest_legal=reading, preferred=preferred)
+                            nearest_legal=reading, preferred=preferred, winning_tile=winning_tile)
     return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override,
-                        preferred=preferred)
+                        preferred=preferred, winning_tile=winning_tile)
 
 
 def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: TileReadings, lay: Layout) -> Reading:
@@ -633,6 +637,66 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
         if p_in >= 0.1:
             note([t for t, _, _ in far], "away from the hand", p_in)
     return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
+
+
+#: a group the layout offers as a meld (exposed, or a concealed kong) with at least this prior, which
+#: the melds named with ``--exposed`` leave unnamed, makes the reading less sure (:func:`_unnamed_melds_sureness`)
+UNNAMED_MELD = 0.5
+
+
+def _unnamed_melds_sureness(reading: Reading, readings: TileReadings, lay: Layout,
+                            given: Sequence[GivenMeld]) -> Reading:
+    """``reading`` with its confidence × (1 − p) for each group that the layout offers as a meld with
+    prior p ≥ :data:`UNNAMED_MELD` (a group of 3 or 4 set apart; four tiles with backs) but which the
+    melds named with ``--exposed`` leave unnamed, so that it is read as concealed tiles or left out;
+    and a note naming those tiles and the melds to name. ``--exposed`` replaces the photo's melds: a
+    referee who named one meld of the demo (``--exposed "[345m]"``, tiles of its concealed row) had
+    its pung set apart read as concealed, its concealed kong left out, a second 345m chow added as not
+    photographed — and the reading called 99 % sure."""
+    num = _numbers(lay)
+    conf = reading.confidence
+    missed: list[tuple[list[int], str]] = []
+    for g in lay.groups:
+        meld = max((o.prior for o in g.options if o.role in ("exposed", "concealed-kong")), default=0.0)
+        if meld < UNNAMED_MELD or any(reading.roles[p] in ("exposed", "concealed-kong") for p in g.tiles):
+            continue
+        conf *= 1.0 - meld
+        faces = [CLASS_NAMES[int(np.argmax(readings.probs[p]))] for p in g.tiles]
+        shown = [f for f in faces if f in PLAYING_TILES]
+        kong = any(f == BACK for f in faces)
+        if kong and shown and len(set(shown)) == 1:
+            guess = f"({compact([shown[0]] * 4)})"
+        elif len(shown) == len(faces) and _is_meld(shown):
+            guess = f"[{compact(sort_tiles(shown))}]"
+        else:  # (the faces as read make no meld: the user names it)
+            guess = "(…)" if kong else "[…]"
+        missed.append(([num[p] for p in g.tiles if p in num], guess))
+    if not missed:
+        return reading
+    spans = ", ".join(_span(n) for n, _ in missed)
+    named = " ".join(gm.notation for gm in given) + " " + " ".join(m for _, m in missed)
+    note = (f"unsure: tiles {spans} lie apart like melds, but the melds named with --exposed do not include "
+            f"them, so they were read as concealed tiles or left out; --exposed replaces every meld the photo "
+            f"shows: name them too (e.g. --exposed \"{named}\")")
+    return replace(reading, confidence=conf, notes=reading.notes + (note,))
+
+
+def _is_meld(codes: Sequence[str]) -> bool:
+    """3 or 4 alike, or 3 in a run of one suit."""
+    if len(codes) in (3, 4) and len(set(codes)) == 1:
+        return True
+    if len(codes) != 3 or any(c[1] not in "mps" for c in codes) or len({c[1] for c in codes}) != 1:
+        return False
+    r = sorted(int(c[0]) for c in codes)
+    return r[1] == r[0] + 1 and r[2] == r[1] + 1
+
+
+def _span(nums: Sequence[int]) -> str:
+    """Tile numbers as "10-12" when they run on, else "10, 12"."""
+    nums = sorted(nums)
+    if len(nums) > 1 and nums == list(range(nums[0], nums[-1] + 1)):
+        return f"{nums[0]}-{nums[-1]}"
+    return ", ".join(map(str, nums))
 
 
 def _unread_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
@@ -865,9 +929,14 @@ def _numbers(lay: Layout) -> dict[int, int]:
 
 def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_codes, rs: Ruleset,
                  ctx: Context, nearest: int | None, backs: np.ndarray, given: bool = False,
-                 nearest_legal: Reading | None = None, preferred: Sequence[Option] = ()) -> Reading:
+                 nearest_legal: Reading | None = None, preferred: Sequence[Option] = (),
+                 winning_tile: str | None = None) -> Reading:
     """The arg-max reading under the most probable role hypothesis with the right tile count (else
     each group's preferred role), with a one-line problem.
+
+    ``winning_tile``: the one the user gave (``--winning-tile``); when no concealed tile reads it, the
+    problem says so first (a tester's `--winning-tile 9p` on a hand without one was told to check
+    the kong's 2m).
 
     ``preferred``: each group's likeliest role under what the user said (:func:`_hypotheses`), the
     roles shown when no hypothesis has the hand's count.
@@ -978,6 +1047,12 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         bad = [t for t in set(conc) if t in (BACK,) or t in BONUS]
         extra = f" (read as {', '.join(sorted(bad))})" if bad else ""
         problem = f"no reading close to what the photo shows{extra} is a legal {what} under {rs.id}"
+        if winning_tile is not None and parse_winning_tile(winning_tile) not in conc:
+            wt = parse_winning_tile(winning_tile)
+            problem = (f"--winning-tile {wt}: no concealed tile of the hand reads {wt} (they read "
+                       f"{compact(sort_tiles(t for t in conc if t in PLAYING_TILES)) or 'none'}), and the winning tile "
+                       f"is one of them: if one is misread, correct a tile with --fix POS={wt}, else give another; "
+                       + problem)
         if nearest_legal is None:  # (else the tiles it changes are named: a "least sure" list would name
             # other tiles, read surely, beside them — a new user's hard render listed "tile 11 (3m 100%)")
             num = _numbers(lay)

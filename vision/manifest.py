@@ -277,6 +277,19 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
         from scoring import Context
 
         Context(**{**ctx, "flags": frozenset(ctx["flags"])})  # validates the winds, win source, counts
+        # a fix or add cell that cannot be understood is the manifest's error, named by its line and cell
+        # as the others are (it had been "error: --fix '3=zz': …", a flag the manifest does not have);
+        # a tile number past the photo's tiles is known only when the photo is read
+        from .pipeline import parse_additions, parse_fixes
+
+        for cell, parse, flag in (("fix", parse_fixes, "--fix"), ("add", parse_additions, "--add")):
+            if cells.get(cell):
+                try:
+                    parse(cells[cell])
+                except HandError as e:
+                    msg = str(e)
+                    raise HandError(f"{cell} cell" + (msg[len(flag):] if msg.startswith(flag) else f": {msg}")) \
+                        from None
     except (ValueError, HandError) as e:
         error = where + str(e)
         dealer = None

@@ -89,15 +89,20 @@ def _pos_tiles(text: str | None, option: str, example: str, drop: bool = False) 
     for item in re.split(r"[,;\s]+", re.sub(r"\s*=\s*", "=", text or "")):
         if not item:
             continue
+        said = repr(item if len(item) <= 40 else item[:39] + "…")  # (one short line, whatever was given)
         if "=" not in item:
-            raise HandError(f"{option} {item!r} must be POS=TILE, e.g. {example}")
+            raise HandError(f"{option} {said} must be POS=TILE, e.g. {example}")
         k, v = item.split("=", 1)
         if not re.fullmatch(r"[0-9]+", k):  # (int() takes "+3", "3_0" and other scripts' digits)
-            raise HandError(f"{option} {item!r}: position {k!r} is not a number")
+            raise HandError(f"{option} {said}: position {k[:20]!r} is not a number")
+        digits = k.lstrip("0")
+        if len(digits) > 9:  # (int() refuses over 4 300 digits with a traceback; no photo has so many)
+            shown = digits if len(digits) <= 12 else digits[:12] + "…"
+            raise TileNumberError(f"{option} {said}: there is no tile {shown} ({len(digits)} digits)")
         pos = int(k)
         v = v.strip()
         if v not in CLASS_INDEX and not (drop and v == DROP):
-            raise HandError(f"{option} {item!r}: {v!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x"
+            raise HandError(f"{option} {said}: {v[:20]!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x"
                             + (f"; {DROP} leaves the box out of the hand" if drop else "") + ")")
         out.append((pos, v))
     return out
@@ -221,6 +226,14 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         prev = numbering[pos - 2] if pos >= 2 else None
         nxt = numbering[pos - 1] if pos <= n else None
         back = code == "0x"
+        kong = group_of.get(prev, []) if prev is not None and code not in BONUS_TILES else []  # (a flower: no row)
+        if nxt in kong and len(kong) == 4 and (any(is_back(t) for t in kong)
+                                               or len({code_of(t) for t in kong}) == 1):
+            # (a tester's `--add 14=2m` inside the demo's concealed kong made a group of five: the kong
+            # and the pung beside it left the hand, and the note blamed boxes left out)
+            nums = sorted(numbering.index(t) + 1 for t in kong)
+            raise HandError(f"--add {pos}={code}: position {pos} lies inside the kong of tiles {nums[0]}-{nums[-1]}, "
+                            f"which shows its four tiles; a missed tile goes beside the group it belongs to")
         if back:  # a face-down tile joins the concealed kong beside it, or it has no place in a hand
             if not any(t is not None and short_kong(t) for t in (prev, nxt)):
                 raise HandError(f"--add {pos}=0x: a face-down tile can only be added to a concealed kong that "
@@ -579,7 +592,8 @@ def detect_zoomed(image: np.ndarray, detector: Detector) -> Detections:
                            np.r_[sub.face_down, det.face_down[outside]])
 
 
-#: detections with a score below this may be dropped as false detections when that makes a legal hand
+#: detections with a score below this (or doubtful: tileness under the sure level) may be dropped as false
+#: detections when that makes a legal hand
 DROP_SCORE = 0.6
 DROP_TRIES = 2
 #: the detector score and classifier probability counted for a tile are at least this (a tile the
@@ -609,6 +623,8 @@ NON_WINNER_REGIONS = 3
 #: the confidence of a non-winner's reading nobody asked for is multiplied by this (as likely a
 #: winner's photo with a tile missed), so that it is always checked
 UNSAID_NON_WINNER = 0.5
+#: the start of the note that says so (:func:`summary` names that doubt in the confidence line)
+UNSAID_NOTE = "the hand's row shows"
 
 
 def region_candidates(det: Detections, readings: TileReadings, image_size: tuple[int, int], need: int
@@ -781,22 +797,35 @@ def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back:
     lay, reading = run(frozenset())
     if retries and not reading.legal and (reading.problem or "").startswith("found "):  # a tile-count problem
         # never a tile the user set (--fix, --add): they said it is that tile
+        # the doubtful boxes first: least tile-like by detector score × the classifier's reading
+        # (a wall's side scored 0.60 by the detector but read 16 % as anything was never tried while
+        # two sure 5s of the row scored under 0.6 were)
+        t = tileness(det, readings)
+        level = sure_level(t, ruleset.hand_size + 1)
         hand = [i for i, r in enumerate(reading.roles)
-                if r != "ignored" and det.scores[i] < DROP_SCORE and i not in set_by_user]
+                if r != "ignored" and (det.scores[i] < DROP_SCORE or t[i] < level) and i not in set_by_user]
         best = None
         refused: HandError | None = None
-        for i in sorted(hand, key=lambda k: float(det.scores[k]))[:DROP_TRIES]:
+        tries = sorted(hand, key=lambda k: float(t[k]))[:DROP_TRIES]
+        low = [i for i in hand if det.scores[i] < DROP_SCORE]
+        if low and min(low, key=lambda k: float(det.scores[k])) not in tries:  # (the box tried before, too)
+            tries.append(min(low, key=lambda k: float(det.scores[k])))
+        for i in tries:
             try:
                 lay2, rd2 = run(frozenset({i}))
             except HandError as e:  # this retry's reading contradicts the circumstances: try the next
                 refused = refused or e
                 continue
             if rd2.legal:
-                value = rd2.relative * (1.0 - float(det.scores[i]))
+                value = rd2.relative * (1.0 - float(t[i]))
                 if best is None or value > best[0]:
-                    note = (f"tile {geo.order.index(i) + 1} (detector score {float(det.scores[i]):.2f}) "
-                            f"left out as a false detection")
-                    # the reading is right only if the box really was false: confidence × (1 − score)
+                    top = float(readings.probs[i].max())
+                    note = (f"tile {geo.order.index(i) + 1} (detector score {float(det.scores[i]):.2f}"
+                            + (f", read {readings.codes[i]} at {top:.0%}" if top < 0.5 else "")
+                            + ") left out as a false detection")
+                    # the reading is right only if the box really was false: confidence × (1 − detector
+                    # score), the cautious figure (the retries are ranked by tileness, the better evidence
+                    # of which box is false; a box read at 16 % is not thereby surely no tile)
                     best = (value, lay2, replace(rd2, notes=rd2.notes + (note,),
                                                  confidence=rd2.confidence * (1.0 - float(det.scores[i])),
                                                  score=rd2.score + math.log(max(1.0 - float(det.scores[i]), 1e-6))))
@@ -899,9 +928,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     confidence is multiplied by its share among the distinct legal readings of all regions, and a
     note names the region chosen and why.
 
-    When the tile count is wrong, each of the :data:`DROP_TRIES` least confident detections
-    in the hand (detector score < :data:`DROP_SCORE`) is in turn left out as a false detection; the
-    most probable legal reading (its relative probability × the chance the box was false) is kept,
+    When the tile count is wrong, each of the :data:`DROP_TRIES` least tile-like detections in the
+    hand (:func:`tileness`; of those with a detector score < :data:`DROP_SCORE` or doubtful, under
+    :func:`sure_level`) is in turn left out as a false detection; the most probable legal reading (its
+    relative probability × (1 − the box's tileness)) is kept,
     with a note naming the tile, and its confidence × (1 − the box's detector score), so that a
     reading that rests on leaving a likely tile out is flagged for review.
 
@@ -949,6 +979,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             m = len(det)
             det, readings, numbering = add_tiles(det, readings, geo0, additions)
             added = tuple(range(m, len(det)))
+        as_added = {i: readings.codes[i] for i in added}
         readings = apply_fixes(readings, numbering, fixes or {})
         user = frozenset(added) | frozenset(numbering[pos - 1] for pos in (fixes or {}))
         # --fix POS=-: the user says the box is not the hand's (clutter, a loose tile, another player's):
@@ -959,8 +990,15 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         if set(added) & dropped:  # (an added flower left out was still scored as the hand's bonus tile)
             pos = min(numbering.index(i) + 1 for i in set(added) & dropped)
             raise HandError(f"--fix {pos}={DROP}: tile {pos} is one you added with --add; to leave it out, do not add it")
+        # a fix of a tile the user adds: the face given with --add was replaced without a word (a tester's
+        # `--add 17=5p --fix 17=6p` scored a 6p)
+        twice = sorted(pos for pos in (fixes or {}) if numbering[pos - 1] in set(added))
+        if twice:
+            pos = twice[0]
+            raise HandError(f"--fix {pos}={fixes[pos]}: tile {pos} is the {as_added[numbering[pos - 1]]} you add "
+                            f"with --add; give its face there (--add {pos}={fixes[pos]}), not in --fix")
         if additions:
-            # a flower/season the user added (as its tile, or set so with --fix) is the hand's bonus tile
+            # a flower/season the user added is the hand's bonus tile
             # wherever its box was put, and takes no part in the rows: its box beside a meld's tiles
             # would otherwise join them into the concealed hand, or its place among boxes left out of
             # the hand would leave it out with them
@@ -991,7 +1029,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 tried[0] = replace(tried[0], reading=replace(
                     tried[0].reading, confidence=tried[0].reading.confidence * UNSAID_NON_WINNER))
                 n = ruleset.hand_size
-                extra.append(f"the hand's row shows {n} tiles: read and scored as a non-winner's hand "
+                extra.append(f"{UNSAID_NOTE} {n} tiles: read and scored as a non-winner's hand "
                              f"(a winning hand has {n + 1}); give --not-winner to say so, or --add the tile the "
                              f"photo missed (the winning tile, or one of the row)")
     if tried and not any(t.reading.legal for t in tried):
@@ -1194,6 +1232,10 @@ def summary(res: PhotoResult) -> str:
         if r.changed:
             ch = ", ".join(f"tile {res.position(i)} {r.raw[i]}→{r.tiles[i]}" for i in r.changed)
             conf += f"; changed to make a legal hand: {ch}"
+        if any(n.startswith(UNSAID_NOTE) for n in r.notes):
+            # (a new user read a right reading's "50%" as "the tiles are a coin-flip")
+            conf += (f"; ×{UNSAID_NON_WINNER:g} of it is whether the hand won, which the photo cannot say "
+                     f"(see the note on its row)")
         out.append(conf)
     tiles = []
     for k, i in enumerate(res.order):

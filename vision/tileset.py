@@ -853,6 +853,9 @@ class PhotoCheck:
     doubtful: tuple[tuple[int, str, str], ...]
     dropped: int = 0
     left_out: int = 0
+    #: (position, expected, read) of the other tiles the classifier reads as another face, less surely
+    #: (a new user was told 2 of 7 such tiles, with no way to find the other 5)
+    unsure: tuple[tuple[int, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -875,6 +878,7 @@ class Calibration:
                 "separation": dict(self.separation),
                 "photos": [{"name": p.name, "tiles": p.tiles, "model_right": p.model_right,
                             "doubtful": [{"pos": a, "expected": b, "read": c} for a, b, c in p.doubtful],
+                            "unsure": [{"pos": a, "expected": b, "read": c} for a, b, c in p.unsure],
                             "dropped": p.dropped, "left_out": p.left_out}
                            for p in self.photos]}
 
@@ -946,7 +950,9 @@ def read_layout(source, expected: Sequence[str], detector, classifier: Classifie
     top = probs.argmax(1)
     doubtful = tuple((k + 1, expected[k], CLASS_NAMES[top[k]]) for k in range(n)
                      if top[k] != want[k] and probs[k, top[k]] >= 0.9)
-    check = PhotoCheck(photo.name, n, int((top == want).sum()), doubtful, dropped, left_out)
+    others = tuple((k + 1, expected[k], CLASS_NAMES[top[k]]) for k in range(n)
+                   if top[k] != want[k] and probs[k, top[k]] < 0.9)
+    check = PhotoCheck(photo.name, n, int((top == want).sum()), doubtful, dropped, left_out, others)
     return photo.name, crops, probs, emb, check
 
 

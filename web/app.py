@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import inspect
 import io
 import json
 import os
@@ -746,6 +747,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
               responses={404: {"model": S.ErrorOut}, 413: {"model": S.ErrorOut}, 415: {"model": S.ErrorOut},
                          503: {"model": S.ErrorOut}, 504: {"model": S.ErrorOut}})
     async def api_score(
+        request: Request,
         image: Optional[UploadFile] = File(None, description="the photo (checked by content; JPEG, PNG, WebP, HEIC…)"),
         photo_id: Optional[str] = Form(None, max_length=40, description="instead of image: the photo_id of an earlier answer"),
         ruleset: str = Form("nts", max_length=40),
@@ -774,6 +776,14 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         probable legal hand and score it. Answers the reading (tiles with boxes and top-3 readings,
         groups, melds), the annotated photo and the score, or ``legal: false`` with the problem so that
         tiles can be fixed. Send ``photo_id`` instead of ``image`` to re-score the same photo."""
+        # a field the API does not take is refused, not dropped: a tester's `fix=3=5p` (for `fixes`) was
+        # answered 200 with the reading uncorrected
+        unknown = sorted(set((await request.form()).keys()) - score_fields)
+        if unknown:
+            raise ApiError(422, f"unknown field(s) {', '.join(map(repr, unknown))}: the fields are "
+                                f"{', '.join(sorted(score_fields))}")
+        if learn and not tileset:  # (as the command line refuses --learn without --tileset)
+            raise ApiError(422, "learn needs a tileset: the profile that learns the fixed tiles")
         ctx = S.ContextIn(seat_wind=seat_wind, round_wind=round_wind, winner=winner, win_by=win_by,
                           last_tile=last_tile, first_turn=first_turn, announced_wait=announced_wait,
                           kong_on_kong=kong_on_kong, dealer=dealer, dealer_streak=dealer_streak, discards=discards,
@@ -791,14 +801,20 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 raise ApiError(503, f"photo reading is unavailable: {app.state.models_error}")
             data = await image.read(st.max_upload_bytes + 1)
             check_image(data, st.max_upload_bytes)
+            name = safe_name(image.filename)
+
+            def said(e: Exception) -> str:  # the upload's name, not the reader's "<bytes>" (a tester's finding)
+                msg = str(e)
+                return f"{name}: {msg[len('<bytes>: '):]}" if msg.startswith("<bytes>: ") else msg
+
             try:
-                return await run_photo(_first_reading, data, safe_name(image.filename), new_photo_id(), rs, ctx,
+                return await run_photo(_first_reading, data, name, new_photo_id(), rs, ctx,
                                        fix, opts, winning_tile or None, exposed or None, tileset or None, learn,
                                        add)
             except NoTilesError as e:
-                raise ApiError(422, str(e)) from None
+                raise ApiError(422, said(e)) from None
             except ImageError as e:  # too many pixels, or too much memory to decode: 413
-                raise ApiError(413 if "too large" in str(e) or "of memory" in str(e) else 400, str(e)) from None
+                raise ApiError(413 if "too large" in str(e) or "of memory" in str(e) else 400, said(e)) from None
             except ModelError as e:
                 raise ApiError(503, f"photo reading failed: {e}") from None
         if photo_id:
@@ -809,6 +825,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             return await run_photo(_again, item, photo_id, rs, ctx, fix, opts, winning_tile or None, exposed or None,
                                    tileset or None, learn, add)
         raise ApiError(400, "send a photo (multipart field 'image') or the photo_id of an earlier upload")
+
+    #: the form fields of ``POST /api/score``, from its parameters (any other field is refused)
+    score_fields = frozenset(inspect.signature(api_score).parameters) - {"request"}
 
     # ------------------------------------------------------------------ settle
     def _settle(req: S.SettleRequest) -> dict[str, Any]:

@@ -257,6 +257,7 @@
       showError("");
       state.photoId = res.photo_id;
       state.last = res;
+      state.before = null;
       renderPhoto(res);
       renderScore(res.score, res);
       if (res.learned) toast(`Tile set ${res.tileset} learned ${res.learned} tile${res.learned > 1 ? "s" : ""}`);
@@ -267,6 +268,13 @@
         busy(false);
         return scorePhoto();
       }
+      if (state.before && e.status >= 400 && e.status < 500) {
+        // a correction refused: the reading shown is the one before it, and so are the corrections (a
+        // refused add kept in them had made the tile at its number edit the add, with no way to undo it)
+        state.fixes = state.before.fixes;
+        state.adds = state.before.adds;
+      }
+      state.before = null;
       showError(pageWords(e.message));  // (a correction refused: "Fix: there is no tile 17 …")
     } finally {
       if (seq === state.seq) busy(false);
@@ -304,7 +312,7 @@
     [/with --fix POS=-/g, "with “Not in the hand” in the tile picker"],
     [/\(--fix POS=-[^)]*\)/g, "(“Not in the hand”)"],
     [/correct them with --fix POS=5z/g, "tap them and choose White (5z)"],
-    [/(correct (?:it|them|tiles|a tile)|set them) with --fix(?: POS=[^\s)]+)?/g, "$1 by tapping the tile"],
+    [/(correct (?:it|them|tiles|a tile)|set them) with --fix(?: POS=[^\s),;]+)?/g, "$1 by tapping the tile"],
     [/one you added with --add/g, "one you added"],
     [/--add the tile the photo missed/g, "add the tile the photo missed with “+ Add a missed tile”"],
     [/ \(e\.g\. --add \d+=\w+\)/g, ""],
@@ -320,6 +328,9 @@
     [/--fix (\d+)=-:/g, "Tile $1, “Not in the hand”:"],
     [/--fix(?=:)/g, "Fix"],
     [/--add(?=:)/g, "Add"],
+    [/\(e\.g\. --exposed "([^"]*)"\)/g, "(e.g. “$1”)"],
+    [/--exposed/g, "“Exposed melds” (Overrides)"],
+    [/--winning-tile (\w+):/g, "Winning tile $1 (Overrides):"],
   ];
   function pageWords(text) {
     return PAGE_WORDS.reduce((t, [re, to]) => t.replace(re, to), text);
@@ -523,6 +534,7 @@
       grid.append(h("h3", { text: title }), h("div", { class: "picker-grid" }, ...codes.map((c) => pickButton(c, c, c === code))));
     }
     $("picker-undo").hidden = !t.fixed;
+    $("picker-undo").textContent = t.added ? "Take out this added tile" : "Undo fix";
     // (an added tile is taken out by undoing it, not by "-"; a box out of the hand is out already)
     $("picker-drop").hidden = !!t.added || t.role === "ignored";
     $("picker").hidden = false;
@@ -546,20 +558,61 @@
     if (b) b.focus({ preventScroll: true });
   }
 
+  // each added tile's number now, by its index in state.adds: an add's number moves up by one for
+  // every later add at or before it (as vision.pipeline.parse_additions places them)
+  function addedNumbers() {
+    let placed = [];
+    state.adds.forEach(([p], j) => {
+      placed = placed.map(([q, k]) => [q >= Number(p) ? q + 1 : q, k]);
+      placed.push([Number(p), j]);
+    });
+    return placed;
+  }
+
+  function addedAt(pos) {
+    const hit = addedNumbers().find(([q]) => q === Number(pos));
+    return hit ? hit[1] : -1;
+  }
+
   function choose(code) {
     const pos = state.pickPos;
     if (pos === null) return;
+    const shown = state.last && (state.last.tiles || []).find((x) => x.pos === pos);
+    const j = state.adding || !(shown && shown.added) ? -1 : addedAt(pos);
+    state.before = { fixes: { ...state.fixes }, adds: state.adds.map((a) => [...a]) };
     if (state.adding) {  // tiles from `pos` on move up by one: so do their fixes
       const moved = {};
       for (const [k, v] of Object.entries(state.fixes)) moved[Number(k) >= pos ? Number(k) + 1 : k] = v;
       state.fixes = moved;
       state.adds.push([pos, code]);
       state.adding = false;
+    } else if (j >= 0) {  // a tile the user added: its face is the add's (the reader refuses a fix of it)
+      state.adds[j] = [state.adds[j][0], code];
     } else {
       state.fixes[pos] = code;
     }
     closePicker();
     scorePhoto();
+  }
+
+  // "Undo fix" on a tile the user added takes it out: the tiles after it move down by one, and so do
+  // their fixes; the other adds are kept at their numbers now
+  function undoAt(pos) {
+    state.before = { fixes: { ...state.fixes }, adds: state.adds.map((a) => [...a]) };
+    const shown = state.last && (state.last.tiles || []).find((x) => x.pos === pos);
+    const j = shown && shown.added ? addedAt(pos) : -1;
+    if (j < 0) {
+      delete state.fixes[pos];
+      return;
+    }
+    const rest = addedNumbers().filter(([, k]) => k !== j)
+      .map(([q, k]) => [q > pos ? q - 1 : q, state.adds[k][1]]).sort((a, b) => a[0] - b[0]);
+    state.adds = rest;
+    const moved = {};
+    for (const [k, v] of Object.entries(state.fixes)) {
+      if (Number(k) !== Number(pos)) moved[Number(k) > pos ? Number(k) - 1 : k] = v;
+    }
+    state.fixes = moved;
   }
 
   // ------------------------------------------------------------------ table
@@ -750,6 +803,8 @@
                  `The standard reader got ${p.model_right} of ${p.tiles} right.`;
       if (s.min_margin !== null) text += ` Closest faces: ${s.closest.map((c) => c.tile + "~" + c.nearest).join(", ")}.`;
       if (p.doubtful.length) text += " Check: " + p.doubtful.map((d) => `tile ${d.pos} (${d.expected}, looks like ${d.read})`).join(", ") + ".";
+      if ((p.unsure || []).length) text += " Read less surely as another face: " +
+        p.unsure.map((d) => `tile ${d.pos} (${d.expected} as ${d.read})`).join(", ") + ".";
       await loadTilesets(r.name);  // the menu holds and selects the new set before the report shows
       settingsChanged();
       $("cal-report").textContent = text;
@@ -821,8 +876,7 @@
     $("picker-cancel").addEventListener("click", closePicker);
     $("picker-drop").addEventListener("click", () => choose("-"));  // a false detection: not the hand's
     $("picker-undo").addEventListener("click", () => {
-      const pos = state.pickPos;
-      delete state.fixes[pos];
+      undoAt(state.pickPos);
       closePicker();
       scorePhoto();
     });
