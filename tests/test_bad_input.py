@@ -158,8 +158,9 @@ def test_a_fix_of_a_tile_the_user_adds_is_refused(run_cli):
     # a tile added inside the demo's concealed kong (0x 2m 2m 0x, tiles 13-16) made a group of five: the
     # kong and the pung beside it left the hand, and the note blamed boxes left out
     rc, out, err = run_cli("photo", "--demo", "--add", "14=2m", "--no-history")
-    assert rc == 2 and err.strip().endswith("--add 14=2m: position 14 lies inside the kong of tiles 13-16, which "
-                                            "shows its four tiles; a missed tile goes beside the group it belongs to")
+    assert rc == 2 and err.strip().endswith("--add 14=2m: the tile would join the kong of tiles 13-16, which shows its "
+                                            "four tiles; a missed tile goes beside the group it belongs to (another "
+                                            "position), or correct a kong tile with --fix")
 
 
 @pytest.mark.skipif(not models_present(), reason="models missing")

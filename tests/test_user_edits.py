@@ -139,7 +139,14 @@ def test_melds_set_apart_that_exposed_leaves_unnamed_make_the_reading_unsure(run
     assert conf.startswith("<") or float(conf) < 10, out  # 0.99 × 0.1 × 0.05
     note = [ln for ln in out.splitlines() if "lie apart like melds" in ln]
     assert len(note) == 1 and "tiles 10-12, 13-16" in note[0], out
-    assert 'name them too (e.g. --exposed "[345m] [777s] (2222m)")' in note[0]
+    # (the named meld no tile of the photo was taken for is left out of the suggestion: a tester ran the
+    # suggestion "[777p] [777s] (2222m)" of --exposed "[777p]" and was refused)
+    assert 'name them too (e.g. --exposed "[777s] (2222m)")' in note[0]
+    rc, out, err = run_cli("photo", "--demo", "--exposed", "[777s] (2222m)", "--no-history")
+    assert rc == 0 and "lie apart like melds" not in out
+    assert "confidence: >99%" in out and "reading: 345m678p66z [777s] (2222m) +1f win:8p" in out
+    rc, out, err = run_cli("photo", "--demo", "--exposed", "[777p]", "--no-history")
+    assert 'name them too (e.g. --exposed "[777s] (2222m)")' in out
     rc, out, err = run_cli("photo", "--demo", "--exposed", "[345m] [777s] (2222m)", "--no-history")
     assert rc == 0 and "lie apart like melds" not in out
     assert "confidence: >99%" in out and "reading: 678p66z [777s] (2222m) [345m] +1f win:8p" in out

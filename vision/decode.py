@@ -547,7 +547,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         if given and (best[1].off_photo or best[1].embedded):
             # (only when a named meld matched no group set apart: when each did, a gap in the concealed
             # row is no meld the user forgot)
-            reading = _unnamed_melds_sureness(reading, readings, lay, given)
+            reading = _unnamed_melds_sureness(reading, readings, lay,
+                                              [gm for gm in given if gm not in best[1].off_photo])
         reading = replace(reading, neighbours=neighbours[0])
         if len(reading.changed) <= MAX_CHANGED:
             try:  # --first-turn / --kong-on-kong against the melds the photo shows: the user's error
@@ -646,6 +647,9 @@ UNNAMED_MELD = 0.5
 
 def _unnamed_melds_sureness(reading: Reading, readings: TileReadings, lay: Layout,
                             given: Sequence[GivenMeld]) -> Reading:
+    # ``given``: the named melds the photo shows (among its tiles or set apart), for the suggestion: one
+    # no tile reads (--exposed "[777p]" on the demo) is left out of it (a tester ran the suggestion
+    # "[777p] [777s] (2222m)" and was refused)
     """``reading`` with its confidence × (1 − p) for each group that the layout offers as a meld with
     prior p ≥ :data:`UNNAMED_MELD` (a group of 3 or 4 set apart; four tiles with backs) but which the
     melds named with ``--exposed`` leave unnamed, so that it is read as concealed tiles or left out;
@@ -674,7 +678,7 @@ def _unnamed_melds_sureness(reading: Reading, readings: TileReadings, lay: Layou
     if not missed:
         return reading
     spans = ", ".join(_span(n) for n, _ in missed)
-    named = " ".join(gm.notation for gm in given) + " " + " ".join(m for _, m in missed)
+    named = " ".join([gm.notation for gm in given] + [m for _, m in missed])
     note = (f"unsure: tiles {spans} lie apart like melds, but the melds named with --exposed do not include "
             f"them, so they were read as concealed tiles or left out; --exposed replaces every meld the photo "
             f"shows: name them too (e.g. --exposed \"{named}\")")

@@ -226,14 +226,6 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         prev = numbering[pos - 2] if pos >= 2 else None
         nxt = numbering[pos - 1] if pos <= n else None
         back = code == "0x"
-        kong = group_of.get(prev, []) if prev is not None and code not in BONUS_TILES else []  # (a flower: no row)
-        if nxt in kong and len(kong) == 4 and (any(is_back(t) for t in kong)
-                                               or len({code_of(t) for t in kong}) == 1):
-            # (a tester's `--add 14=2m` inside the demo's concealed kong made a group of five: the kong
-            # and the pung beside it left the hand, and the note blamed boxes left out)
-            nums = sorted(numbering.index(t) + 1 for t in kong)
-            raise HandError(f"--add {pos}={code}: position {pos} lies inside the kong of tiles {nums[0]}-{nums[-1]}, "
-                            f"which shows its four tiles; a missed tile goes beside the group it belongs to")
         if back:  # a face-down tile joins the concealed kong beside it, or it has no place in a hand
             if not any(t is not None and short_kong(t) for t in (prev, nxt)):
                 raise HandError(f"--add {pos}=0x: a face-down tile can only be added to a concealed kong that "
@@ -259,6 +251,15 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         else:
             joins = back or not is_back(nxt)  # type: ignore[arg-type]
             ref, c = nxt, centre(nxt) - step(nxt) * (1.0 if joins else KONG_GAP)  # type: ignore[arg-type]
+        kong = group_of.get(ref, [ref]) if ref is not None and joins and code not in BONUS_TILES else []
+        if len(kong) == 4 and (any(is_back(t) for t in kong) or len({code_of(t) for t in kong}) == 1):
+            # the tile would join a kong that shows its four tiles (a tester's `--add 14=2m` inside the
+            # demo's concealed kong, then `--add 13=2m` beside it, made a group of five: the kong and the
+            # pung beside it left the hand, and the note blamed boxes left out); a flower takes no row
+            nums = sorted(numbering.index(t) + 1 for t in kong)
+            raise HandError(f"--add {pos}={code}: the tile would join the kong of tiles {nums[0]}-{nums[-1]}, which "
+                            f"shows its four tiles; a missed tile goes beside the group it belongs to (another "
+                            f"position), or correct a kong tile with --fix")
         half = np.array(ALONE_TILE) / 2 if ref is None else (boxes[ref][2:] - boxes[ref][:2]) / 2
         new = len(boxes)
         boxes.append(np.r_[c - half, c + half])
