@@ -686,13 +686,12 @@ def _unnamed_melds_sureness(reading: Reading, readings: TileReadings, lay: Layou
 
 
 def _is_meld(codes: Sequence[str]) -> bool:
-    """3 or 4 alike, or 3 in a run of one suit."""
-    if len(codes) in (3, 4) and len(set(codes)) == 1:
-        return True
-    if len(codes) != 3 or any(c[1] not in "mps" for c in codes) or len({c[1] for c in codes}) != 1:
+    """The tiles make a pung, kong or chow (:func:`scoring.notation.meld_from_tiles`)."""
+    try:
+        meld_from_tiles(list(codes), concealed=False)
+    except HandError:
         return False
-    r = sorted(int(c[0]) for c in codes)
-    return r[1] == r[0] + 1 and r[2] == r[1] + 1
+    return True
 
 
 def _span(nums: Sequence[int]) -> str:

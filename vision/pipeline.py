@@ -80,15 +80,18 @@ class PhotoResult:
         return self.order.index(det_index) + 1
 
 
+def split_items(text: str | None) -> list[str]:
+    """The POS=TILE items of a correction list: split by commas, semicolons or any white space (a tab,
+    a newline: a manifest cell), "11 = -" read as "11=-"; empty items dropped."""
+    return [x for x in re.split(r"[,;\s]+", re.sub(r"\s*=\s*", "=", text or "")) if x]
+
+
 def _pos_tiles(text: str | None, option: str, example: str, drop: bool = False) -> list[tuple[int, str]]:
     """``"3=5p,7=1z"`` → ``[(3, '5p'), (7, '1z')]`` in the order given; HandError naming ``option``
     for an item that is not POS=TILE, a position that is not a number or an unknown tile code
     (``drop``: :data:`DROP` is a code too)."""
     out: list[tuple[int, str]] = []
-    # items split by commas, semicolons or any white space (a tab, a newline); "11 = -" is "11=-"
-    for item in re.split(r"[,;\s]+", re.sub(r"\s*=\s*", "=", text or "")):
-        if not item:
-            continue
+    for item in split_items(text):
         said = repr(item if len(item) <= 40 else item[:39] + "…")  # (one short line, whatever was given)
         if "=" not in item:
             raise HandError(f"{option} {said} must be POS=TILE, e.g. {example}")
@@ -808,9 +811,9 @@ def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back:
         best = None
         refused: HandError | None = None
         tries = sorted(hand, key=lambda k: float(t[k]))[:DROP_TRIES]
-        low = [i for i in hand if det.scores[i] < DROP_SCORE]
-        if low and min(low, key=lambda k: float(det.scores[k])) not in tries:  # (the box tried before, too)
-            tries.append(min(low, key=lambda k: float(det.scores[k])))
+        low = min((i for i in hand if det.scores[i] < DROP_SCORE), key=lambda k: float(det.scores[k]), default=None)
+        if low is not None and low not in tries:  # (the box tried before, too)
+            tries.append(low)
         for i in tries:
             try:
                 lay2, rd2 = run(frozenset({i}))

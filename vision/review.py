@@ -145,12 +145,6 @@ def _cached_images(con: sqlite3.Connection, jobs_rows: Sequence[tuple[Any, Mappi
 
 
 # ------------------------------------------------------------------------------ advice
-def _items(cell: str | None) -> list[str]:
-    """The POS=TILE items of a fix or add cell as the reader splits them (commas, semicolons, white
-    space; "11 = -" is "11=-"): a cell "3=4m,,,," had made the advice `--fix 3=4m,,,,POS=TILE`."""
-    return [x for x in re.split(r"[,;\s]+", re.sub(r"\s*=\s*", "=", cell or "")) if x]
-
-
 def photo_command(job, fix: str = "POS=TILE", add: str = "") -> str:
     """The ``mahjong-score photo`` command that reads this photo as the batch did, with ``--fix``
     (to try a correction), ``--add`` (``add``: to try a missed tile) and ``--annotate`` (to see the
@@ -175,10 +169,12 @@ def photo_command(job, fix: str = "POS=TILE", add: str = "") -> str:
         argv += ["--winning-tile", job.winning_tile]
     if job.exposed:
         argv += ["--exposed", job.exposed]
-    adds = ",".join(x for x in (*_items(getattr(job, "add", None)), add) if x)
+    from .pipeline import split_items  # (a cell "3=4m,,,," had made the advice `--fix 3=4m,,,,POS=TILE`)
+
+    adds = ",".join(x for x in (*split_items(getattr(job, "add", None)), add) if x)
     if adds:
         argv += ["--add", adds]
-    fixes = ",".join(x for x in (*_items(job.fix), fix) if x)
+    fixes = ",".join(x for x in (*split_items(job.fix), fix) if x)
     if fixes:
         argv += ["--fix", fixes]
     argv += ["--annotate", str(Path(job.key).with_suffix("").name) + ".check.jpg", "--no-history"]

@@ -569,17 +569,23 @@
     return placed;
   }
 
+  // the index in state.adds of tile `pos`, when the reading shown has it as an added tile; else -1
   function addedAt(pos) {
-    const hit = addedNumbers().find(([q]) => q === Number(pos));
+    const shown = state.last && (state.last.tiles || []).find((x) => x.pos === pos);
+    const hit = shown && shown.added && addedNumbers().find(([q]) => q === Number(pos));
     return hit ? hit[1] : -1;
+  }
+
+  // the corrections before a change, restored when the server refuses it
+  function keepBefore() {
+    state.before = { fixes: { ...state.fixes }, adds: state.adds.map((a) => [...a]) };
   }
 
   function choose(code) {
     const pos = state.pickPos;
     if (pos === null) return;
-    const shown = state.last && (state.last.tiles || []).find((x) => x.pos === pos);
-    const j = state.adding || !(shown && shown.added) ? -1 : addedAt(pos);
-    state.before = { fixes: { ...state.fixes }, adds: state.adds.map((a) => [...a]) };
+    const j = state.adding ? -1 : addedAt(pos);
+    keepBefore();
     if (state.adding) {  // tiles from `pos` on move up by one: so do their fixes
       const moved = {};
       for (const [k, v] of Object.entries(state.fixes)) moved[Number(k) >= pos ? Number(k) + 1 : k] = v;
@@ -598,9 +604,8 @@
   // "Undo fix" on a tile the user added takes it out: the tiles after it move down by one, and so do
   // their fixes; the other adds are kept at their numbers now
   function undoAt(pos) {
-    state.before = { fixes: { ...state.fixes }, adds: state.adds.map((a) => [...a]) };
-    const shown = state.last && (state.last.tiles || []).find((x) => x.pos === pos);
-    const j = shown && shown.added ? addedAt(pos) : -1;
+    keepBefore();
+    const j = addedAt(pos);
     if (j < 0) {
       delete state.fixes[pos];
       return;
