@@ -1,6 +1,6 @@
 """Benchmark: photo → score on a 12 MP JPEG, side by side with PyPI ``mahjong-detector``.
 
-    python benchmarks/bench_photo.py [--photo IMG] [--runs 7] [--threads]
+    python benchmarks/bench_photo.py [--photo IMG] [--runs 7] [--threads] [--rotation] [--tilt DEG]
 
 The 12 MP photo (4000 × 3000 JPEG, quality 92) is the bundled demo render ``docs/demo.jpg`` enlarged,
 unless ``--photo`` names another. Both sides read the same file from disk on every run:
@@ -14,7 +14,10 @@ Median wall time of ``--runs`` warm runs (one warm-up run each, excluded). ``--t
 pipeline with 1 and 2 intra-op threads (the numbers behind ``vision.models.THREADS``). ``--rotation``
 also times the same photo turned 90° without EXIF (the upright reading is weak, so
 :func:`vision.pipeline.read_photo` tries the 90°/180°/270° turns) and prints its ratio to the upright
-photo's time, and the time with the rotation tries switched off (``rotate=False``). ``--glyphs`` also
+photo's time, and the time with the rotation tries switched off (``rotate=False``). ``--tilt DEG``
+likewise times the photo turned DEG degrees anticlockwise (a phone held askew: the rows are measured and
+the photo straightened, :func:`vision.pipeline.read_photo`) against the upright photo, and with
+``straight=False``. ``--glyphs`` also
 times the photo (and ``--glyphs-photos``) with the glyph reader of :mod:`vision.glyphs` on and off
 (one thread) and prints the ratios, for the whole photo and the classify stage. ``--edits`` times the photo
 read with ``exposed`` (its own melds named) and with ``exposed`` and ``fixes`` (a tile set to itself and
@@ -62,6 +65,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--threads", action="store_true", help="also compare 1 and 2 intra-op threads")
     ap.add_argument("--rotation", action="store_true", help="also time the photo turned 90° (rotation tries)")
+    ap.add_argument("--tilt", type=float, default=0.0, metavar="DEG",
+                    help="also time the photo turned DEG degrees anticlockwise on a grown canvas (straightening)")
     ap.add_argument("--glyphs", action="store_true",
                     help="also time read_photo with the glyph reader (vision.glyphs) on and off, 1 thread")
     ap.add_argument("--edits", action="store_true",
@@ -105,6 +110,22 @@ def main() -> int:
             rows.append(("photo turned 90°, rotate=False", t_off, r_off.reading.notation))
             print(f"rotation tries: turned photo {t_rot / t_up:.2f}× the upright photo's time "
                   f"(without the tries {t_off / t_up:.2f}×; 1 thread)")
+        if a.tilt:
+            from datasets.composite import tilt_image
+
+            det, cls = load_detector(threads=1), load_classifier(threads=1)
+            rgb = cv2.cvtColor(cv2.imread(str(photo)), cv2.COLOR_BGR2RGB)
+            tilted = Path(tmp) / "tilted.jpg"
+            cv2.imwrite(str(tilted), cv2.cvtColor(tilt_image(rgb, a.tilt)[0], cv2.COLOR_RGB2BGR),
+                        [cv2.IMWRITE_JPEG_QUALITY, 92])
+            t_up, _ = timed(lambda: read_photo(photo, "nts", detector=det, classifier=cls), a.runs)
+            t_st, r_st = timed(lambda: read_photo(tilted, "nts", detector=det, classifier=cls), a.runs)
+            t_no, r_no = timed(lambda: read_photo(tilted, "nts", detector=det, classifier=cls, straight=False), a.runs)
+            how = f"straightened {r_st.straightened.degrees:.1f}°" if r_st.straightened else "not straightened"
+            rows.append((f"photo turned {a.tilt:g}°, straightening", t_st, f"{r_st.reading.notation} ({how})"))
+            rows.append((f"photo turned {a.tilt:g}°, straight=False", t_no, r_no.reading.notation))
+            print(f"straightening: photo turned {a.tilt:g}° {t_st / t_up:.2f}× the upright photo's time "
+                  f"(without the straightening {t_no / t_up:.2f}×; 1 thread)")
         if a.edits:
             det, cls = load_detector(threads=1), load_classifier(threads=1)
             t_plain, r_plain = timed(lambda: read_photo(photo, "nts", detector=det, classifier=cls), a.runs)

@@ -41,10 +41,16 @@ _STORE = {1: None, 2: "FLIP_LEFT_RIGHT", 3: "ROTATE_180", 4: "FLIP_TOP_BOTTOM", 
           7: "TRANSVERSE", 8: "ROTATE_270"}
 
 
+#: the rotation set's tilts: the photo turned this many degrees anticlockwise (a phone held askew)
+TILTS = (12, -20, 30)
+
+
 def variants(upright: np.ndarray) -> list[tuple[str, bytes]]:
     """JPEG files (name, bytes) of one upright photo (H, W, 3) uint8 RGB: ``upright``; ``rot90``,
     ``rot180``, ``rot270`` (turned counter-clockwise, no EXIF); ``exif1``–``exif8`` (stored so that
-    applying the tag gives ``upright``); ``800px`` (long side 800)."""
+    applying the tag gives ``upright``); ``800px`` (long side 800); ``tilt12``, ``tilt-20``, ``tilt30``
+    (turned that many degrees anticlockwise on a grown canvas, :data:`TILTS`,
+    :func:`datasets.composite.tilt_image`)."""
     from PIL import Image
 
     im = Image.fromarray(upright)
@@ -67,6 +73,10 @@ def variants(upright: np.ndarray) -> list[tuple[str, bytes]]:
     s = 800 / max(im.size)
     out.append(("800px", enc(im.resize((max(1, round(im.size[0] * s)), max(1, round(im.size[1] * s))),
                                        Image.Resampling.LANCZOS))))
+    from .composite import tilt_image
+
+    for deg in TILTS:
+        out.append((f"tilt{deg}", enc(Image.fromarray(tilt_image(upright, deg)[0]))))
     return out
 
 
@@ -170,7 +180,7 @@ def product_read(source, ruleset: str, threads: int = 1) -> dict:
     empty hand with ``error``."""
     from scoring import Context
     from vision.errors import VisionError
-    from vision.pipeline import read_photo, unturn_boxes
+    from vision.pipeline import loaded_frame_boxes, read_photo
 
     from .evalbase import _vision_models
 
@@ -193,8 +203,8 @@ def product_read(source, ruleset: str, threads: int = 1) -> dict:
     r = res.reading
     idx = [i for i, role in enumerate(r.roles) if role != "ignored"]
     inv = 1.0 / res.photo.scale
-    # a photo read turned (rotation tries): its boxes back in the frame of the photo as stored upright
-    boxes = unturn_boxes(res.detections.boxes, res.turned, res.photo.size) * inv
+    # a photo read turned or straightened: its boxes back in the frame of the photo as stored upright
+    boxes = loaded_frame_boxes(res) * inv
     return {"tiles": [r.tiles[i] if r.tiles[i] is not None else r.raw[i] for i in idx], "boxes": boxes[idx],
             "all_boxes": boxes, "notation": r.notation, "legal": bool(r.legal), "confidence": float(r.confidence),
             "error": None, "seconds": time.perf_counter() - t0}
@@ -310,17 +320,24 @@ def eval_rotations(sources, ruleset: str = "nts", threads: int = 1, baseline: bo
 # ----------------------------------------------------------------------------- composites
 
 
+#: the ``tilted`` set's turns: a magnitude drawn uniformly from this range (degrees), either way
+TILT_RANGE = (8.0, 30.0)
+
+
 def eval_composites(crops_root: Path, n: int = 20, seed: int = 0, threads: int = 1, baseline: bool = True,
-                    keep: Path | None = None, log=None, bonus: bool = False, columns: bool = False) -> dict:
+                    keep: Path | None = None, log=None, bonus: bool = False, columns: bool = False,
+                    tilted: bool = False) -> dict:
     """``n`` composites (:func:`datasets.composite.build_composite`, seeds ``[seed, i]``) written as
     JPEG files into a temporary folder (``keep``: into that folder instead, kept), each read by both
     tools: tile F1 by boxes, hands exact, hand found. ``bonus``: the same scenes with a group of 1–4
     real flower/season photos set apart beside the hand (bonus seeds ``[seed, i, 2828]``), which
     count as hand tiles; ``columns``: instead 3–8 of them lying sideways in one or two touching columns
-    (:func:`datasets.composite._place_bonus_columns`, bonus seeds ``[seed, i, 3939]``)."""
+    (:func:`datasets.composite._place_bonus_columns`, bonus seeds ``[seed, i, 3939]``); ``tilted``: the
+    plain scenes turned 8–30° either way (:data:`TILT_RANGE`, seeds ``[seed, i, 5151]``) as a phone held
+    askew takes them (:func:`datasets.composite.tilt_composite`)."""
     from PIL import Image
 
-    from .composite import build_composite, load_crops
+    from .composite import build_composite, load_crops, tilt_composite
 
     crops = load_crops(crops_root)
     rows = []
@@ -331,7 +348,11 @@ def eval_composites(crops_root: Path, n: int = 20, seed: int = 0, threads: int =
             c = build_composite(np.random.default_rng([int(seed), i, 1414]), crops,
                                 bonus_rng=(np.random.default_rng([int(seed), i, 3939 if columns else 2828])
                                            if bonus or columns else None), bonus_columns=columns)
-            path = folder / f"composite{'_columns' if columns else '_bonus' if bonus else ''}_{i:03d}.jpg"
+            if tilted:
+                trng = np.random.default_rng([int(seed), i, 5151])
+                c = tilt_composite(c, float(trng.choice([-1, 1]) * trng.uniform(*TILT_RANGE)))
+            kind = "_columns" if columns else "_bonus" if bonus else "_tilted" if tilted else ""
+            path = folder / f"composite{kind}_{i:03d}.jpg"
             Image.fromarray(c.image).save(path, "JPEG", quality=90)
             data = path.read_bytes()
             row = {"index": i, "info": c.info, "gold": c.hand_tiles}

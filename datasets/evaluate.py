@@ -342,7 +342,7 @@ def time_models(img: np.ndarray, threads: int = 1, reps: int = 5) -> dict:
 
 
 #: the sets ``run`` can measure (``--sets``), all run by default
-SETS = ("photos", "crops", "rotations", "composites", "bonus", "columns", "hard")
+SETS = ("photos", "crops", "rotations", "composites", "bonus", "columns", "tilted", "hard")
 
 
 def run(data: Path | None, limit: int = 200, conf: float = 0.25, threads: int = 1, as_json: bool = False,
@@ -351,7 +351,7 @@ def run(data: Path | None, limit: int = 200, conf: float = 0.25, threads: int = 
         progress: bool = False, hard_kinds: tuple[str, ...] | None = None) -> dict:
     """Run every evaluation that its inputs allow and print one table; returns the raw results.
 
-    ``sets``: which of photos, crops (with the ECE), rotations, composites, bonus, columns, hard to run; ``composites``
+    ``sets``: which of photos, crops (with the ECE), rotations, composites, bonus, columns, tilted, hard to run; ``composites``
     / ``hard``: how many images of those sets; ``baseline``: also run ``mahjong-detector`` on them;
     ``keep``: a folder to keep the composite and hard-scene images in (else a temporary folder)."""
     det, clf = _vision_models(threads)
@@ -390,6 +390,11 @@ def run(data: Path | None, limit: int = 200, conf: float = 0.25, threads: int = 
         R["columns"] = evalsets.eval_composites(sh / "data" / "crops-real", composites, 0, threads, baseline,
                                                 None if keep is None else keep / "columns", log, columns=True)
         timing["columns"] = time.perf_counter() - t0
+    if "tilted" in sets and composites > 0 and sh is not None and (sh / "data" / "crops-real" / "labels.csv").exists():
+        t0 = time.perf_counter()
+        R["tilted"] = evalsets.eval_composites(sh / "data" / "crops-real", composites, 0, threads, baseline,
+                                               None if keep is None else keep / "tilted", log, tilted=True)
+        timing["tilted"] = time.perf_counter() - t0
     if "hard" in sets and hard > 0:
         from . import faces
 
@@ -534,7 +539,8 @@ def format_sets(R: dict) -> str:
                        ("bonus", "the same composites with 1–4 real flower/season photos set apart as the hand's "
                                  "bonus tiles ({n})"),
                        ("columns", "the same composites with 3–8 real flower/season photos lying sideways in one or "
-                                   "two touching columns near the hand ({n})")):
+                                   "two touching columns near the hand ({n})"),
+                       ("tilted", "the same composites turned 8–30° either way, as a phone held askew takes them ({n})")):
         comp = R.get(name)
         if comp:
             t = comp["total"]
@@ -551,7 +557,8 @@ def format_sets(R: dict) -> str:
                  f"{_cell(t.get('baseline'), 'found', 'exact', 'f1', skipped=sk)} | found ≥ 99 %, exact ≥ 90 % |")
         for k, d in hard["by_kind"].items():
             L.append(f"| · {k} | {_cell(d['ours'], 'found', 'exact', 'f1')} | {_cell(d.get('baseline'), 'found', 'exact', 'f1', skipped=sk)} | |")
-    sure = [(name, (R.get(name) or {}).get("total", {}).get("ours") or {}) for name in ("composites", "bonus", "columns", "hard")]
+    sure = [(name, (R.get(name) or {}).get("total", {}).get("ours") or {})
+            for name in ("composites", "bonus", "columns", "tilted", "hard")]
     sure = [(k, t) for k, t in sure if "sure_wrong" in t]
     if sure:
         cells = "; ".join(f"{k}: {t['sure_wrong']} confident wrong, {t['flagged_wrong']} of {t['n'] - t['exact']} "
@@ -568,7 +575,7 @@ def format_sets(R: dict) -> str:
     head = ["| set | ours | mahjong-detector | target |", "|---|---|---|---|"]
     tail = ["", "seconds per set: " + ", ".join(f"{k} {v:.0f}" for k, v in secs.items())] if secs else []
     miss = []  # the product's misses, to look at (--keep keeps the images)
-    for name in ("composites", "bonus", "columns", "hard"):
+    for name in ("composites", "bonus", "columns", "tilted", "hard"):
         for r in (R.get(name) or {}).get("rows", []):
             o = r.get("ours")
             if o and not o["exact"]:
@@ -605,7 +612,7 @@ def add_args(ap: argparse.ArgumentParser) -> None:
                     type=lambda t: tuple(x for x in t.split(",") if x),
                     help="comma-separated sets to run: photos, crops (top-1 and ECE), rotations, composites, bonus "
                          "(the composites with flowers/seasons set apart), columns (with 3-8 of them lying sideways in "
-                         "touching columns), hard "
+                         "touching columns), tilted (the composites turned 8-30 degrees), hard "
                          "(default all; the synthetic validation set runs when --data exists)")
     ap.add_argument("--composites", type=int, default=20, help="composite photos of real crops to make and read")
     ap.add_argument("--hard", type=int, default=18, help="hard-scene renders (held-out seeds/palettes) to read")

@@ -4,6 +4,7 @@ photo variants, the metrics, the ECE and the composite builder. Small and fast; 
 from __future__ import annotations
 
 import io
+import math
 from collections import Counter
 
 import numpy as np
@@ -24,7 +25,8 @@ def _upright(h=60, w=90):
 def test_variants_apply_to_the_upright_photo():
     up = _upright()
     vs = dict(evalsets.variants(up))
-    assert list(vs) == ["upright", "rot90", "rot180", "rot270"] + [f"exif{k}" for k in range(1, 9)] + ["800px"]
+    assert list(vs) == (["upright", "rot90", "rot180", "rot270"] + [f"exif{k}" for k in range(1, 9)] + ["800px"]
+                        + ["tilt12", "tilt-20", "tilt30"])
     for name, data in vs.items():
         with Image.open(io.BytesIO(data)) as im:
             orient = im.getexif().get(0x0112)
@@ -38,6 +40,17 @@ def test_variants_apply_to_the_upright_photo():
             assert np.abs(shown - np.rot90(up, k)).mean() < 6
         elif name == "800px":
             assert max(shown.shape[:2]) == 800
+        elif name.startswith("tilt"):  # turned anticlockwise on a grown canvas: the top-left mark moves down
+            assert orient is None
+            a = math.radians(int(name[4:]))
+            h, w = up.shape[:2]
+            assert shown.shape[:2] == (int(np.ceil(w * abs(math.sin(a)) + h * math.cos(a))),
+                                       int(np.ceil(h * abs(math.sin(a)) + w * math.cos(a))))
+            red = np.argwhere((shown[..., 0] > 180) & (shown[..., 2] < 90)).mean(0)  # the red mark's centre
+            cy, cx = (shown.shape[0] - 1) / 2, (shown.shape[1] - 1) / 2
+            y0, x0 = 12 - (h - 1) / 2, 22 - (w - 1) / 2  # its centre upright, from the photo's centre
+            want = (cy + (-x0 * math.sin(a) + y0 * math.cos(a)), cx + (x0 * math.cos(a) + y0 * math.sin(a)))
+            assert np.hypot(red[0] - want[0], red[1] - want[1]) < 3, name
     # stored pixels differ from the upright photo where the tag turns or flips it
     with Image.open(io.BytesIO(vs["exif6"])) as im:
         assert im.size == (up.shape[0], up.shape[1])
@@ -163,14 +176,15 @@ def test_eval_sets_end_to_end(shared, capsys):
     if not (evaluate.MODELS / "detector.onnx").exists() or not (shared / "data" / "crops-real").is_dir():
         pytest.skip("models/ or ../shared/data/crops-real absent")
     out = _io.StringIO()
-    R = evaluate.run(None, sets=("composites", "bonus", "columns", "hard"), composites=1, hard=1, out=out)
-    for name in ("composites", "bonus", "columns", "hard"):
+    R = evaluate.run(None, sets=("composites", "bonus", "columns", "tilted", "hard"), composites=1, hard=1, out=out)
+    for name in ("composites", "bonus", "columns", "tilted", "hard"):
         t = R[name]["total"]["ours"]
         assert t["n"] == 1 and 0.0 <= t["f1"] <= 1.0 and t["exact"] in (0, 1) and t["found"] in (0, 1)
     text = out.getvalue()
     assert "| composites of real crops (1," in text and "| hard-scene renders, held out (1 of" in text
     assert "flower/season photos set apart as the hand's bonus tiles (1)" in text
     assert "flower/season photos lying sideways in one or two touching columns near the hand (1)" in text
+    assert "the same composites turned 8–30° either way, as a phone held askew takes them (1)" in text
     base = R["composites"]["total"]["baseline"]
     assert base == {} or base["n"] == 1  # mahjong-detector beside it when installed
 

@@ -290,6 +290,7 @@ class CachedPhoto:
     tileset: Optional[str] = None  # the calibrated tile set the readings were made with (web/tilesets.py)
     learned: frozenset = frozenset()  # (pos, code) fixes of this photo already added to it
     turned: int = 0  # the photo was read turned this far clockwise (``photo`` is the turned photo)
+    straightened: Any = None  # vision.pipeline.Straightened: ``photo`` was straightened before the turn
     not_tiles: int = 0  # boxes left out as clutter before the reading (vision.pipeline.drop_not_tiles)
 
 
@@ -675,7 +676,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         timings = {**timings, "annotate": time.perf_counter() - t0}
         return {
             "photo_id": photo_id,
-            "photo": {k: j["photo"][k] for k in ("name", "width", "height", "turned")},
+            "photo": {k: j["photo"][k] for k in ("name", "width", "height", "turned", "straightened")},
             "ruleset": rs.id,
             "reading": j["reading"], "legal": j["legal"], "problem": j["problem"], "confidence": j["confidence"],
             "confidence_shown": j["confidence_shown"],
@@ -704,6 +705,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         photo = replace(res.photo, name=name)
         model_t = {k: v for k, v in res.timings.items() if k in ("load", "detect", "classify")}
         item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None, turned=res.turned,
+                           straightened=res.straightened,
                            not_tiles=res.not_tiles)
         if fixes or additions:
             # (with exposed, the roles first read are those without it, as the command line's and a cached
@@ -712,7 +714,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                                           exposed=exposed, fixes=fixes, options=options, additions=additions,
                                           shown=res.layout.geometry, not_tiles=res.not_tiles,
                                           shown_roles=None if exposed else res.reading.roles),
-                          turned=item.turned)
+                          turned=item.turned, straightened=item.straightened)
         else:
             res = replace(res, photo=photo)
         n = 0
@@ -735,7 +737,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         res = replace(read_detections(item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile,
                                       exposed=exposed, fixes=fixes, options=options, additions=additions,
                                       not_tiles=item.not_tiles),
-                      turned=item.turned)
+                      turned=item.turned, straightened=item.straightened)
         n = 0
         if learn and tileset and fixes:
             n, learned = tilesets.learn(tileset, item.photo, res.detections, res.order, fixes, item.learned, res.added)

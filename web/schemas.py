@@ -155,9 +155,13 @@ class ChangedOut(BaseModel):
 
 class PhotoInfo(BaseModel):
     name: str
-    width: int = Field(..., description="of the photo as read: turned when `turned` is not 0 (boxes are in that frame)")
+    width: int = Field(..., description="of the photo as read: turned when `turned` is not 0, straightened when "
+                                        "`straightened` is not 0 (boxes are in that frame)")
     height: int
     turned: int = Field(0, description="the photo was read turned this many degrees clockwise (0, 90, 180, 270)")
+    straightened: float = Field(0.0, description="before any turn, the photo was turned this many degrees anticlockwise "
+                                "(negative: clockwise) to level its rows (a phone held askew; 0: not straightened; "
+                                "the boxes are in the straightened frame)")
 
 
 class PhotoScoreResponse(BaseModel):
