@@ -28,8 +28,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     res = None
     annotated: Path | None = None
     if args.hand:
-        if args.annotate or args.fix or args.exposed or getattr(args, "add", None) or args.turn is not None:
-            raise UserError("--annotate, --fix, --add, --exposed and --turn need a photo, not --hand")
+        if (args.annotate or args.fix or args.exposed or getattr(args, "add", None) or args.turn is not None
+                or args.no_straighten):
+            raise UserError("--annotate, --fix, --add, --exposed, --turn and --no-straighten need a photo, not --hand")
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
         hand = parse_hand(args.hand, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
         scored = score_hand(hand, rs, opts)
@@ -46,6 +47,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
             extra = {"additions": parse_additions(args.add)} if getattr(args, "add", None) else {}
             if args.turn is not None:
                 extra["turn"] = args.turn
+            if args.no_straighten:
+                extra["straight"] = False
             # an audit checks a claimed winning score: the photo is a winner's unless --not-winner
             res = reader(image, rs, ctx, winning_tile=args.winning_tile, exposed=args.exposed, fixes=fixes, options=opts,
                          said_won=True,
@@ -67,7 +70,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
                 if annotated and not args.json:
                     from vision.annotate import describe, image_info
 
-                    print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo))
+                    print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo,
+                                   straightened=res.straightened is not None))
             fix_hint = "" if "--fix POS=TILE" in problem else "correct tiles with --fix POS=TILE "
             raise UserError(f"cannot audit {image.name}: {problem} (read: {res.reading.notation}; "
                             f"{fix_hint}{'or ' if fix_hint else ''}use --hand NOTATION)")
@@ -106,7 +110,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if annotated:  # drawn at the scale the photo was read at (the same size as its pixels)
             from vision.annotate import describe, image_info
 
-            print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo))
+            print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo,
+                                   straightened=res.straightened is not None))
     return 0 if result.match else 1
 
 
@@ -148,7 +153,10 @@ def register(subparsers) -> None:
     p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p\"; 9=- leaves a box out of the hand (photo only)")
     p.add_argument("--add", metavar="POS=TILE", action=JoinRepeats, help="add tiles the detector missed, e.g. \"14=5p\" (photo only)")
     p.add_argument("--turn", type=int, choices=(0, 90, 180, 270), metavar="DEG",
-                   help="read the photo turned DEG degrees clockwise and try no other turn (photo only)")
+                   help="read the photo turned DEG degrees clockwise and try no other turn, nor straightening "
+                        "(photo only)")
+    p.add_argument("--no-straighten", action="store_true",
+                   help="read the photo as it is, without straightening a photo held askew (photo only)")
     p.add_argument("--annotate", metavar="FILE", help="annotated photo path (default: NAME.audit.jpg beside the photo)")
     p.add_argument("--no-annotate", action="store_true", help="do not write the annotated photo")
     p.add_argument("--reader", default=None, help=argparse.SUPPRESS)

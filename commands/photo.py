@@ -39,7 +39,8 @@ def cmd_photo(args: argparse.Namespace) -> int:
     try:
         res = pipeline.read_photo(source, args.ruleset, ctx, winning_tile=args.winning_tile, exposed=args.exposed,
                                   fixes=parse_fixes(args.fix), options=opts, classifier=classifier_for(args.tileset),
-                                  additions=parse_additions(getattr(args, "add", None)), turn=args.turn)
+                                  additions=parse_additions(getattr(args, "add", None)), turn=args.turn,
+                                  straight=not getattr(args, "no_straighten", False))
         if args.learn:  # the corrected tiles teach the profile (before any verdict on the hand)
             learn_from_result(args.tileset, res, parse_fixes(args.fix))
     except VisionError as e:
@@ -71,7 +72,7 @@ def cmd_photo(args: argparse.Namespace) -> int:
     if annotated is not None:
         from vision.annotate import describe
 
-        print(describe(annotated, res.photo))
+        print(describe(annotated, res.photo, straightened=res.straightened is not None))
     if not res.reading.legal:
         raise UserError(res.reading.problem or "the reading is not a legal hand")
     print()
@@ -92,8 +93,12 @@ def register(subparsers) -> None:
     add_context_args(p)
     p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\", or \"none\" (overrides the layout)")
     p.add_argument("--turn", type=int, choices=(0, 90, 180, 270), metavar="DEG",
-                   help="read the photo turned DEG degrees clockwise (0, 90, 180, 270) and try no other turn "
-                        "(by default a photo that reads weakly upright is also read turned 90/180/270°)")
+                   help="read the photo turned DEG degrees clockwise (0, 90, 180, 270) and try no other turn, nor "
+                        "straightening (by default a photo that reads weakly upright is also read turned "
+                        "90/180/270°, and one held askew straightened)")
+    p.add_argument("--no-straighten", action="store_true",
+                   help="read the photo as it is, without straightening it (by default a photo whose rows run 9° "
+                        "or more off level, a phone held askew, is also read turned back level)")
     p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\" "
                    "(or --fix 3=5p --fix 7=1z); POS=- leaves a box out of the hand (clutter, a loose or another "
                    "player's tile); the numbers are those printed by the reading without --fix and --exposed, "

@@ -512,7 +512,7 @@ def test_the_user_can_say_which_way_up_the_photo_is(run_cli, tmp_path):
     assert json.loads(out)["photo"]["turned"] == 0
     rc, out, err = run_cli("photo", "--demo", "--turn", "180", "--json")
     j = json.loads(out)
-    assert j["photo"]["turned"] == 180 and any("read turned 180° clockwise (as asked (--turn))" in n for n in j["notes"])
+    assert j["photo"]["turned"] == 180 and any("read turned 180° clockwise (as asked with --turn)" in n for n in j["notes"])
     assert flower_x(j) > 0.5  # read upside down: the boxes are those of the turned photo
     rc, out, err = run_cli("photo", "--demo", "--turn", "45")
     assert rc == 2 and "invalid choice: 45" in err

@@ -150,12 +150,36 @@ def test_photo_reading_score_annotated_image(photo):
     head, data = j["annotated"].split(",", 1)
     assert head == "data:image/jpeg;base64"
     assert Image.open(io.BytesIO(base64.b64decode(data))).format == "JPEG"
-    assert j["photo"] == {"name": "hand.png", "width": 1000, "height": 300, "turned": 0, "straightened": 0.0}
+    assert j["photo"] == {"name": "hand.png", "width": 1000, "height": 300, "turned": 0, "straightened": 0.0, "file_width": 1000, "file_height": 300}
     # the page prints the confidence as the command line does (vision.decode.format_confidence): the
     # answer carries that text and the unrounded value
     from vision.decode import format_confidence
 
     assert j["confidence_shown"] == format_confidence(j["confidence"])
+
+
+def test_a_straightened_photo_says_so_in_every_reading_of_it(tmp_path):
+    # a row running 15° off level: read straightened. The note saying so (and that the boxes are those
+    # of the straightened photo) was lost once the user corrected a tile, from the cached photo or with
+    # the upload: the page's readings after a correction are made again from the cached detections
+    import math
+
+    from vision.pipeline import TILT_MIN
+
+    png, models = row_photo(HAND)
+    b = models.boxes.copy()
+    dy = (b[:, 0] - b[0, 0]) * math.tan(math.radians(15))  # each tile lower as the row runs clockwise
+    b[:, 1] += dy
+    b[:, 3] += dy
+    models.boxes = b
+    client = _client(tmp_path, models)
+    first = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}).json()
+    assert first["legal"] and abs(first["photo"]["straightened"]) >= TILT_MIN
+    note = next(n for n in first["notes"] if n.startswith("the photo was read straightened"))
+    again = client.post("/api/score", data={"photo_id": first["photo_id"], "fixes": "10=1z"}).json()
+    assert again["legal"] and again["notes"][0] == note and again["photo"] == first["photo"]
+    upload = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}, data={"fixes": "10=1z"}).json()
+    assert upload["notes"][0] == note and upload["photo"]["straightened"] == first["photo"]["straightened"]
 
 
 def test_photo_id_rescoring_with_fixes_and_context(photo):

@@ -99,6 +99,9 @@ class PhotoResult:
     #: the photo was read straightened (its rows levelled; :func:`straighten_photo`) before any ``turned``
     #: quarter turn: ``photo`` and the boxes are then those of the straightened photo; None when not
     straightened: Straightened | None = None
+    #: the notes :func:`read_photo` put first, saying how the photo was straightened and turned
+    #: (:func:`with_frame_notes`)
+    frame_notes: tuple[str, ...] = ()
 
     @property
     def order(self) -> tuple[int, ...]:
@@ -391,7 +394,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     (:func:`row_tilt`: a phone held askew), the photo is also read straightened by that angle
     (:func:`straighten_photo`), and that reading is kept when it is legal (or neither is legal and it
     reads better, :func:`_better`); the quarter-turn tries below then turn the straightened photo. ``PhotoResult.straightened`` and a note
-    say so. One more detector and classifier pass, on a canvas up to twice the photo's area.
+    say so. Each straightening pass is one more detector and classifier pass (two detector passes when
+    the tiles are small: :func:`detect_zoomed`) on a part the photo's size: up to
+    :data:`STRAIGHTEN_TRIES` for the photo as loaded, and as many again for a quarter turn chosen.
 
     ``said_won``: the user said the hand won (``table --winner``, an audit of a winning score, a
     manifest's winner cell): a 13-tile photo is then never read as a non-winner's hand
@@ -475,7 +480,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         t1 = time.perf_counter()
         for _ in range(STRAIGHTEN_TRIES):
             tilt = row_tilt(cur)
-            if abs(tilt) < TILT_MIN:
+            if not math.isfinite(tilt) or abs(tilt) < TILT_MIN:
                 break
             total += tilt
             keep = np.vstack([loaded_frame_boxes(result), loaded_frame_boxes(cur)])
@@ -488,8 +493,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             if r2.reading.legal or (not best.reading.legal and _better(r2, best)):
                 best, base = r2, level
             cur = r2
-        if cur is not result:
-            t["straightening"] = time.perf_counter() - t1
+        if total:  # (each pass, also one whose reading failed; a turned photo's passes add to the upright's)
+            t["straightening"] = t.get("straightening", 0.0) + time.perf_counter() - t1
         return best, base
 
     def choose_turn():
@@ -546,20 +551,30 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                                 shown_roles=result.reading.roles, **{**kw, "exposed": exposed})
         result = replace(fixed, turned=result.turned, straightened=result.straightened)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
+    frame: list[str] = []  # (in the order they were made: straightened, then turned)
     if result.straightened is not None:
         d = result.straightened.degrees
-        note = (f"the photo was read straightened: turned {abs(d):.0f}° {'anti' if d > 0 else ''}clockwise, which "
-                f"levels its rows (they ran {abs(d):.0f}° off level); tile boxes are those of the straightened photo")
-        result = replace(result, reading=replace(result.reading, notes=(note,) + result.reading.notes))
+        frame.append(f"the photo was read straightened: turned {abs(d):.0f}° {'anti' if d > 0 else ''}clockwise, "
+                     f"which levels its rows (they ran {abs(d):.0f}° off level); tile boxes are those of the "
+                     f"straightened photo")
     if result.turned:
-        why = ("as asked (--turn)" if turn else "no tile was found upright" if upright is None else
+        why = ("as asked with --turn" if turn else "no tile was found upright" if upright is None else
                "the photo read upright is not a legal hand" if not upright.reading.legal else
                "it reads better than the photo upright")
-        note = f"the photo was read turned {result.turned}° clockwise ({why}); tile boxes are those of the turned photo"
-        result = replace(result, reading=replace(result.reading, notes=(note,) + result.reading.notes))
+        frame.append(f"the photo was read turned {result.turned}° clockwise ({why}); tile boxes are those of the "
+                     f"turned photo" + (" straightened" if result.straightened is not None else ""))
+    result = with_frame_notes(result, tuple(frame))
     t["total"] = time.perf_counter() - t0
     profile = getattr(classifier, "tileset", None)
     return replace(result, timings=t, tileset=getattr(profile, "name", None))
+
+
+def with_frame_notes(res: PhotoResult, notes: Sequence[str]) -> PhotoResult:
+    """``res`` with ``notes`` (how the photo was straightened and turned: :func:`read_photo`) first among
+    its reading's notes and kept as ``frame_notes``, so that a reading made again from the same
+    detections (the web page's corrections) shows them too."""
+    notes = tuple(notes)
+    return replace(res, frame_notes=notes, reading=replace(res.reading, notes=notes + res.reading.notes))
 
 
 def unturn_boxes(boxes: np.ndarray, turned: int, size: tuple[int, int]) -> np.ndarray:
@@ -605,7 +620,7 @@ def _straighten_matrix(size: tuple[int, int], degrees: float) -> tuple[np.ndarra
 
 def row_tilt(res: PhotoResult) -> float:
     """Degrees the reading's main row runs clockwise of level (or of plumb, for rows running up the
-    photo), in (-45, 45]: :attr:`vision.layout.Geometry.angle` of the reading's layout; 0 when the
+    photo), in [-45, 45]: :attr:`vision.layout.Geometry.angle` of the reading's layout; 0 when the
     reading uses fewer than 3 tiles (no row to measure)."""
     if len(used_tiles(res.reading)) < 3:
         return 0.0
@@ -621,7 +636,8 @@ def straighten_photo(photo: Photo, degrees: float, keep: np.ndarray | None = Non
     """``photo`` turned ``degrees`` anticlockwise about its centre (a row running that far clockwise of
     level comes out level; ``cv2.warpAffine``, bilinear) onto a canvas grown to hold every pixel, the
     corners filled :data:`STRAIGHTEN_FILL` grey. ``keep``: (N, 4) xyxy boxes of the photo (the tiles
-    found upright): only a part of the turned photo as large as the photo (larger when the tiles and
+    found upright): only a part of the turned photo as large as the photo (or the whole turned photo
+    when that is smaller along a side; larger when the tiles and
     :data:`STRAIGHTEN_MARGIN` median box heights past them reach further), centred on them, is kept, so
     that the tiles are as large in the detector's input as they were, with as much around them (the
     whole turned photo of a 20° tilt is 1.3× as wide and high: composites of real tiles turned 15° read
@@ -1337,16 +1353,19 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
     the frame it was read in: when ``photo.turned`` is 90/180/270 the boxes and ``photo.width`` /
     ``height`` are those of the photo turned that far clockwise, and when ``photo.straightened`` is not 0
     those of the photo straightened (turned that many degrees anticlockwise, before the quarter turn),
-    as the annotated image shows it; :func:`loaded_frame_boxes` maps them back to the file's frame),
+    as the annotated image shows it; each tile's ``file_box`` is its box carried back into the file's
+    own pixels, EXIF-upright, ``photo.file_width`` × ``file_height``: :func:`loaded_frame_boxes`),
     top-k probabilities, roles and groups, and the score (``ScoredHand.to_json()``) or null."""
     r = res.reading
     inv = 1.0 / res.photo.scale
     tops = res.readings.top(top_k)
+    in_file = loaded_frame_boxes(res) * inv  # (the file's own pixels, EXIF-upright)
     tiles = []
     for k, i in enumerate(res.order):
         tiles.append({
             "pos": k + 1,
             "box": [round(float(v) * inv, 1) for v in res.detections.boxes[i]],
+            "file_box": [round(float(v), 1) for v in in_file[i]],
             "detector_score": round(float(res.detections.scores[i]), 4),
             "face_down": bool(res.detections.face_down[i]),
             "pose": res.readings.pose[i],
@@ -1361,6 +1380,8 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
             "picture_alone": res.readings.was[i] if glyph_changed(r, res.readings, i) else None,
             "top": [[c, round(p, 4)] for c, p in tops[i]],
         })
+    file_size = (res.straightened.original_size if res.straightened is not None else
+                 res.photo.original_size[::-1] if res.turned in (90, 270) else res.photo.original_size)
     groups = []
     for g in res.layout.groups:
         roles = {r.roles[i] for i in g.tiles}
@@ -1373,7 +1394,8 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
         "photo": {"name": res.photo.name, "width": res.photo.original_size[0],
                   "height": res.photo.original_size[1], "decoded_scale": res.photo.scale,
                   "turned": res.turned,
-                  "straightened": round(res.straightened.degrees, 2) if res.straightened is not None else 0.0},
+                  "straightened": round(res.straightened.degrees, 2) if res.straightened is not None else 0.0,
+                  "file_width": file_size[0], "file_height": file_size[1]},
         "tileset": res.tileset,
         "reading": r.notation,
         "legal": r.legal,

@@ -72,7 +72,8 @@ from scoring.settle import settle, with_win_by
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, limit_heap_growth, release_memory
-from vision.pipeline import WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json
+from vision.pipeline import (WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json,
+                             with_frame_notes)
 
 from . import schemas as S
 from .errors import ApiError, BusyError  # noqa: F401  (web.errors; re-exported: web.app.ApiError)
@@ -291,6 +292,7 @@ class CachedPhoto:
     learned: frozenset = frozenset()  # (pos, code) fixes of this photo already added to it
     turned: int = 0  # the photo was read turned this far clockwise (``photo`` is the turned photo)
     straightened: Any = None  # vision.pipeline.Straightened: ``photo`` was straightened before the turn
+    frame_notes: tuple = ()  # read_photo's notes on the straightening and turn, shown with every reading
     not_tiles: int = 0  # boxes left out as clutter before the reading (vision.pipeline.drop_not_tiles)
 
 
@@ -676,7 +678,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         timings = {**timings, "annotate": time.perf_counter() - t0}
         return {
             "photo_id": photo_id,
-            "photo": {k: j["photo"][k] for k in ("name", "width", "height", "turned", "straightened")},
+            "photo": {k: j["photo"][k] for k in ("name", "width", "height", "turned", "straightened", "file_width",
+                                                 "file_height")},
             "ruleset": rs.id,
             "reading": j["reading"], "legal": j["legal"], "problem": j["problem"], "confidence": j["confidence"],
             "confidence_shown": j["confidence_shown"],
@@ -705,16 +708,16 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         photo = replace(res.photo, name=name)
         model_t = {k: v for k, v in res.timings.items() if k in ("load", "detect", "classify")}
         item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None, turned=res.turned,
-                           straightened=res.straightened,
+                           straightened=res.straightened, frame_notes=res.frame_notes,
                            not_tiles=res.not_tiles)
         if fixes or additions:
             # (with exposed, the roles first read are those without it, as the command line's and a cached
             # photo's second reading take them: read_detections finds them when shown_roles is None)
-            res = replace(read_detections(photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile,
-                                          exposed=exposed, fixes=fixes, options=options, additions=additions,
-                                          shown=res.layout.geometry, not_tiles=res.not_tiles,
-                                          shown_roles=None if exposed else res.reading.roles),
-                          turned=item.turned, straightened=item.straightened)
+            res = with_frame_notes(replace(read_detections(
+                photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed, fixes=fixes,
+                options=options, additions=additions, shown=res.layout.geometry, not_tiles=res.not_tiles,
+                shown_roles=None if exposed else res.reading.roles), turned=item.turned,
+                straightened=item.straightened), item.frame_notes)
         else:
             res = replace(res, photo=photo)
         n = 0
@@ -734,10 +737,10 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         if (tileset or None) != item.tileset:
             item = reread(tilesets, item, tileset)
             cache.put(item, photo_id)
-        res = replace(read_detections(item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile,
-                                      exposed=exposed, fixes=fixes, options=options, additions=additions,
-                                      not_tiles=item.not_tiles),
-                      turned=item.turned, straightened=item.straightened)
+        res = with_frame_notes(replace(read_detections(
+            item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed,
+            fixes=fixes, options=options, additions=additions, not_tiles=item.not_tiles),
+            turned=item.turned, straightened=item.straightened), item.frame_notes)
         n = 0
         if learn and tileset and fixes:
             n, learned = tilesets.learn(tileset, item.photo, res.detections, res.order, fixes, item.learned, res.added)

@@ -118,7 +118,10 @@ class TileOut(BaseModel):
     """One detected tile, numbered as ``fixes`` uses it (the hand's rows first, left to right)."""
 
     pos: int
-    box: list[float] = Field(..., description="x0, y0, x1, y1 in the original photo's pixels")
+    box: list[float] = Field(..., description="x0, y0, x1, y1 in the pixels of the photo as read (turned and "
+                                              "straightened as `photo` says), at full resolution")
+    file_box: list[float] = Field(..., description="the box carried back into the uploaded photo's own pixels "
+                                                   "(EXIF-upright): the box around it, when the photo was straightened")
     detector_score: float
     face_down: bool
     pose: str
@@ -162,6 +165,8 @@ class PhotoInfo(BaseModel):
     straightened: float = Field(0.0, description="before any turn, the photo was turned this many degrees anticlockwise "
                                 "(negative: clockwise) to level its rows (a phone held askew; 0: not straightened; "
                                 "the boxes are in the straightened frame)")
+    file_width: int = Field(..., description="the uploaded photo's size, EXIF-upright (the frame of `file_box`)")
+    file_height: int
 
 
 class PhotoScoreResponse(BaseModel):
