@@ -155,6 +155,32 @@ def test_melds_set_apart_that_exposed_leaves_unnamed_make_the_reading_unsure(run
     assert "lie apart like melds" not in out + err
 
 
+def test_exposed_melds_needing_more_than_four_of_a_tile_are_refused_in_one_line(run_cli):
+    # `--exposed "[777s] [777s] (2222m)"` on the demo (one 777s pung on the table) was refused with
+    # "no reading close to what the photo shows is a legal winning hand", naming the kong's 2m as least
+    # sure: the melds named need six 7s, and a set has four
+    from scoring import HandError
+    from vision.decode import parse_exposed
+
+    with pytest.raises(HandError, match=r"need 6 of 7s; a set has 4 of each tile"):
+        parse_exposed("[777s] [777s] (2222m)")
+    with pytest.raises(HandError, match=r"need 5 of 1m"):
+        parse_exposed("[123m] (1111m)")
+    assert len(parse_exposed("[123m] [123m] [123m] [123m]")) == 4  # four chows: four of each, a set's all
+    rc, out, err = run_cli("photo", "--demo", "--exposed", "[777s] [777s] (2222m)", "--no-history")
+    assert rc == 2 and err.count("\n") == 1
+    assert "--exposed: the melds '[777s] [777s] (2222m)' need 6 of 7s; a set has 4 of each tile" in err
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_no_legal_reading_with_the_melds_named_says_so(run_cli):
+    # `--exposed "[777s] [789s] (2222m)"` on the demo (no 789s anywhere): the refusal named the kong's
+    # 2m as least sure and said nothing of the melds the user had named, which every reading tried holds
+    rc, out, err = run_cli("photo", "--demo", "--exposed", "[777s] [789s] (2222m)", "--no-history")
+    assert rc != 0 and err.count("\n") == 1
+    assert "with the melds named by --exposed ([777s] [789s] (2222m): each meld on the table once" in err
+
+
 @pytest.mark.skipif(not models_present(), reason="models missing")
 def test_corrections_that_drop_tiles_of_the_hand_are_named_and_flagged(run_cli):
     # `--add 2=1m,3=1m,4=1m` on the demo (a full hand: 345m678p66z [777s] (2222m) +1f win:8p) makes 17

@@ -120,6 +120,13 @@ def parse_exposed(text: str) -> tuple[GivenMeld, ...]:
         tiles = parse_tiles(tok[1:-1])
         m = meld_from_tiles(tiles, concealed=tok[0] == "(")
         out.append(GivenMeld(m.kind, tuple(PLAYING_TILES.index(t) for t in m.tiles), tok[0] == "("))
+    # a set holds 4 of each tile: melds that need more are not what is on the table ("[777s] [777s]" had
+    # been read as a hand with one of them, and refused with a generic "no reading close to the photo")
+    counts = Counter(PLAYING_TILES[t] for gm in out for t in gm.tiles)
+    over = sorted((t for t, k in counts.items() if k > 4), key=PLAYING_TILES.index)
+    if over:
+        raise HandError(f"--exposed: the melds {text.strip()!r} need " + ", ".join(f"{counts[t]} of {t}" for t in over)
+                        + "; a set has 4 of each tile (name each meld on the table once)")
     return tuple(out)
 
 
@@ -557,9 +564,9 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                 raise HandError(f"{e} (the photo reads {reading.notation})") from None
             return reading
         return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override,
-                            nearest_legal=reading, preferred=preferred, winning_tile=winning_tile)
+                            nearest_legal=reading, preferred=preferred, winning_tile=winning_tile, named=given)
     return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override,
-                        preferred=preferred, winning_tile=winning_tile)
+                        preferred=preferred, winning_tile=winning_tile, named=given)
 
 
 def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: TileReadings, lay: Layout) -> Reading:
@@ -933,13 +940,14 @@ def _numbers(lay: Layout) -> dict[int, int]:
 def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_codes, rs: Ruleset,
                  ctx: Context, nearest: int | None, backs: np.ndarray, given: bool = False,
                  nearest_legal: Reading | None = None, preferred: Sequence[Option] = (),
-                 winning_tile: str | None = None) -> Reading:
+                 winning_tile: str | None = None, named: Sequence[GivenMeld] = ()) -> Reading:
     """The arg-max reading under the most probable role hypothesis with the right tile count (else
     each group's preferred role), with a one-line problem.
 
     ``winning_tile``: the one the user gave (``--winning-tile``); when no concealed tile reads it, the
     problem says so first (a tester's `--winning-tile 9p` on a hand without one was told to check
-    the kong's 2m).
+    the kong's 2m). ``named``: the melds the user named (``--exposed``), said in the problem when no
+    reading close to the photo is legal with them.
 
     ``preferred``: each group's likeliest role under what the user said (:func:`_hypotheses`), the
     roles shown when no hypothesis has the hand's count.
@@ -1050,6 +1058,9 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         bad = [t for t in set(conc) if t in (BACK,) or t in BONUS]
         extra = f" (read as {', '.join(sorted(bad))})" if bad else ""
         problem = f"no reading close to what the photo shows{extra} is a legal {what} under {rs.id}"
+        if named:  # (what the user said is part of every reading tried: it may be what is wrong)
+            problem += (f" with the melds named by --exposed ({' '.join(gm.notation for gm in named)}: each meld "
+                        f"on the table once, concealed kongs too)")
         if winning_tile is not None and parse_winning_tile(winning_tile) not in conc:
             wt = parse_winning_tile(winning_tile)
             problem = (f"--winning-tile {wt}: no concealed tile of the hand reads {wt} (they read "
