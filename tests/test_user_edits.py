@@ -155,6 +155,21 @@ def test_melds_set_apart_that_exposed_leaves_unnamed_make_the_reading_unsure(run
     assert "lie apart like melds" not in out + err
 
 
+def test_a_correction_list_of_separators_only_is_refused(run_cli):
+    # `--fix ",,,"` (a correction meant, and lost in the typing) scored the photo as read without a word;
+    # white space alone is no correction (an empty manifest cell)
+    from scoring import HandError
+    from vision.pipeline import parse_additions, parse_fixes
+
+    with pytest.raises(HandError, match=r"--fix ',,,' gives no POS=TILE item, e.g. 3=5p"):
+        parse_fixes(",,,")
+    with pytest.raises(HandError, match=r"--add ';' gives no POS=TILE item"):
+        parse_additions(" ; ")
+    assert parse_fixes("  ") == {} and parse_fixes(None) == {} and parse_additions("") == []
+    rc, out, err = run_cli("photo", "--demo", "--fix", ",,,", "--no-history")
+    assert rc == 2 and err.count("\n") == 1 and "--fix ',,,' gives no POS=TILE item" in err
+
+
 def test_exposed_melds_needing_more_than_four_of_a_tile_are_refused_in_one_line(run_cli):
     # `--exposed "[777s] [777s] (2222m)"` on the demo (one 777s pung on the table) was refused with
     # "no reading close to what the photo shows is a legal winning hand", naming the kong's 2m as least

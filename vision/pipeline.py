@@ -121,9 +121,13 @@ def split_items(text: str | None) -> list[str]:
 def _pos_tiles(text: str | None, option: str, example: str, drop: bool = False) -> list[tuple[int, str]]:
     """``"3=5p,7=1z"`` → ``[(3, '5p'), (7, '1z')]`` in the order given; HandError naming ``option``
     for an item that is not POS=TILE, a position that is not a number or an unknown tile code
-    (``drop``: :data:`DROP` is a code too)."""
+    (``drop``: :data:`DROP` is a code too), and for a list of separators only (``",,,"``: a correction
+    meant and lost; white space alone is no correction, as an empty manifest cell)."""
     out: list[tuple[int, str]] = []
-    for item in split_items(text):
+    items = split_items(text)
+    if not items and (text or "").strip():
+        raise HandError(f"{option} {(text or '').strip()[:40]!r} gives no POS=TILE item, e.g. {example}")
+    for item in items:
         said = repr(item if len(item) <= 40 else item[:39] + "…")  # (one short line, whatever was given)
         if "=" not in item:
             raise HandError(f"{option} {said} must be POS=TILE, e.g. {example}")
