@@ -155,6 +155,19 @@ def test_melds_set_apart_that_exposed_leaves_unnamed_make_the_reading_unsure(run
     assert "lie apart like melds" not in out + err
 
 
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_winning_tile_given_elsewhere_corrects_the_note_on_the_tile_set_apart(run_cli):
+    # `--winning-tile 7s` on the demo: the 7s wins (the 777s pung completed by the discard), its 8p set
+    # apart (tile 9) is read as a concealed tile, and the note still said "winning tile: tile 9"
+    rc, out, err = run_cli("photo", "--demo", "--winning-tile", "7s", "--no-history")
+    assert rc == 0 and "win:7s" in out
+    assert "note: winning tile: tile 9" not in out
+    assert ("note: tile 9 lies apart like a winning tile (winning tile laid sideways/forward at the row), but the "
+            "winning tile is the 7s given with --winning-tile: tile 9 is read as a concealed tile") in out
+    rc, out, err = run_cli("photo", "--demo", "--winning-tile", "8p", "--no-history")  # the tile set apart itself
+    assert rc == 0 and "note: winning tile: tile 9 (" in out and "lies apart like a winning tile" not in out
+
+
 def test_a_correction_list_of_separators_only_is_refused(run_cli):
     # `--fix ",,,"` (a correction meant, and lost in the typing) scored the photo as read without a word;
     # white space alone is no correction (an empty manifest cell)

@@ -914,8 +914,12 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
     notes = list(lay.notes)
     num = _numbers(lay)
     for g, o in zip(h.groups, h.choices):
-        if o.winning is not None:
+        if o.winning is not None and (roles[o.winning] == "winning" or tiles[o.winning] == hand.winning_tile):
             notes.append(f"winning tile: tile {num[o.winning]} ({o.why})")
+        elif o.winning is not None:  # (--winning-tile named another: the note had said tile 9 all the same)
+            notes.append(f"tile {num[o.winning]} lies apart like a winning tile ({o.why}), but the winning tile is "
+                         f"the {hand.winning_tile} given with --winning-tile: tile {num[o.winning]} is read as a "
+                         f"concealed tile")
         elif o.why and o.role != "concealed":
             nums = [num[p] for p in g.tiles]
             span = f"tiles {nums[0]}-{nums[-1]}" if nums == list(range(nums[0], nums[-1] + 1)) and len(nums) > 1 \
