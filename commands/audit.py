@@ -71,7 +71,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
                     from vision.annotate import describe, image_info
 
                     print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo,
-                                   straightened=res.straightened is not None))
+                                   straightened=res.straightened is not None, turned=bool(res.turned)))
             fix_hint = "" if "--fix POS=TILE" in problem else "correct tiles with --fix POS=TILE "
             raise UserError(f"cannot audit {image.name}: {problem} (read: {res.reading.notation}; "
                             f"{fix_hint}{'or ' if fix_hint else ''}use --hand NOTATION)")
@@ -111,7 +111,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             from vision.annotate import describe, image_info
 
             print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo,
-                                   straightened=res.straightened is not None))
+                                   straightened=res.straightened is not None, turned=bool(res.turned)))
     return 0 if result.match else 1
 
 

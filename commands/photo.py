@@ -72,7 +72,7 @@ def cmd_photo(args: argparse.Namespace) -> int:
     if annotated is not None:
         from vision.annotate import describe
 
-        print(describe(annotated, res.photo, straightened=res.straightened is not None))
+        print(describe(annotated, res.photo, straightened=res.straightened is not None, turned=bool(res.turned)))
     if not res.reading.legal:
         raise UserError(res.reading.problem or "the reading is not a legal hand")
     print()

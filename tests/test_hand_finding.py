@@ -478,7 +478,17 @@ def test_demo_photo_held_askew_is_straightened_and_read_as_upright(demo_models, 
 
     info = {"path": "a.jpg", "width": 10, "height": 10, "scale": 0.5}
     assert "1/2 of the straightened photo's" in describe(info, res.photo, straightened=True)
+    assert "1/2 of the turned photo's" in describe(info, res.photo, turned=True)
+    assert "1/2 of the straightened, turned photo's" in describe(info, res.photo, straightened=True, turned=True)
     assert "1/2 of the photo's" in describe(info, res.photo)
+    assert all(0 <= t["file_box"][0] <= t["file_box"][2] <= j["file_width"] and
+               0 <= t["file_box"][1] <= t["file_box"][3] <= j["file_height"] for t in full["tiles"])
+    # a history entry with tile numbers keeps the frame they count in
+    from vision.record import photo_entry
+
+    e = photo_entry("photo", "x.jpg", res, input_sha256="0" * 64, fixes={9: "8p"})
+    assert e["corrections"] == {"fix": {"9": "8p"}, "frame": {"turned": 0, "straightened": round(res.straightened.degrees, 2)}}
+    assert photo_entry("photo", "x.jpg", res, input_sha256="0" * 64)["corrections"] is None  # no numbers, no frame
     head = summary(res).splitlines()[0]  # the file's own size, and the straightening
     assert head.startswith(f"photo: <bytes> ({res.straightened.original_size[0]}×{res.straightened.original_size[1]}, "
                            f"read straightened {abs(res.straightened.degrees):.0f}°")
@@ -502,10 +512,36 @@ def test_demo_photo_sent_turned_and_askew_is_turned_and_straightened(demo_models
     assert res.turned in (90, 270) and res.straightened is not None and abs(res.straightened.degrees) > 9
     notes = [n for n in res.reading.notes if n.startswith("the photo was read")]
     assert notes[0].startswith("the photo was read straightened") and notes[1].startswith("the photo was read turned")
+    assert "tile boxes" not in notes[0] and notes[1].endswith("tile boxes are those of the photo straightened, then turned")
     # through the turn, then the straightening: each hand tile's box lies on one true tile of the photo as sent
     used = [i for i, r in enumerate(res.reading.roles) if r != "ignored"]
     iou = _iou(loaded_frame_boxes(res)[used] / res.photo.scale, _demo_truth_boxes_tilted(M))
     assert (iou.max(1) >= 0.5).all() and (iou.max(0) >= 0.5).all(), iou.max(1)
+
+
+@needs_models
+def test_a_steep_tilt_with_too_few_tiles_boxed_is_straightened_by_a_guess(demo_models, shared, tmp_path):
+    # a composite of real tiles (seed [0, 0]) turned 40°: the detector boxed 1 tile of the tilted photo
+    # and none in its quarter turns, so the rows could not be measured and nothing was read. The photo
+    # is now also straightened by 40° each way (vision.pipeline.BLIND_TILTS); the guess that boxes the
+    # tiles has its rows measured and levelled, and reads the hand
+    from collections import Counter
+
+    from PIL import Image
+
+    from datasets.composite import build_composite, load_crops, tilt_composite
+    from vision.pipeline import BLIND_TILTS, read_photo, used_tiles
+
+    c = build_composite(np.random.default_rng([0, 0, 1414]), load_crops(shared / "data" / "crops-real"))
+    t = tilt_composite(c, 40.0)
+    path = tmp_path / "c40.jpg"
+    Image.fromarray(t.image).save(path, quality=90)
+    det, cls = demo_models
+    res = read_photo(str(path), "nts", detector=det, classifier=cls)
+    assert "blind straightening" in res.timings and 40.0 in BLIND_TILTS
+    assert res.straightened is not None and abs(res.straightened.degrees + 40) < 10
+    got = Counter(res.reading.tiles[i] for i in used_tiles(res.reading))
+    assert got == Counter(c.hand_tiles), (res.reading.notation, c.hand_tiles)
 
 
 @needs_models

@@ -207,6 +207,9 @@ def test_no_legal_reading_with_the_melds_named_says_so(run_cli):
     rc, out, err = run_cli("photo", "--demo", "--exposed", "[777s] [789s] (2222m)", "--no-history")
     assert rc != 0 and err.count("\n") == 1
     assert "with the melds named by --exposed ([777s] [789s] (2222m): each meld on the table once" in err
+    # the melds named right, the winning tile wrong: the melds are not blamed
+    rc, out, err = run_cli("photo", "--demo", "--exposed", "[777s] (2222m)", "--winning-tile", "9p", "--no-history")
+    assert rc != 0 and "--winning-tile 9p" in err and "melds named by --exposed" not in err
 
 
 @pytest.mark.skipif(not models_present(), reason="models missing")

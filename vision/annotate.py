@@ -330,17 +330,18 @@ def image_info(image: np.ndarray, path: str | Path, photo) -> dict:
     return {"path": str(path), "width": int(w), "height": int(h), "scale": round(float(photo.scale), 6)}
 
 
-def describe(info: dict, photo, straightened: bool = False) -> str:
+def describe(info: dict, photo, straightened: bool = False, turned: bool = False) -> str:
     """One line for :func:`image_info`: ``annotated image: out.jpg (2016×1512 px)``, with
     ``, 1/2 of the photo's 4032×3024: the scale it was read at`` when it is smaller than the photo
-    (``straightened``: the photo was read straightened, and its size is that of the straightened photo,
-    ``vision.pipeline.straighten_photo``: "the straightened photo's")."""
+    (``straightened``/``turned``: the photo was read so, and its size is that of the photo as read,
+    ``vision.pipeline.read_photo``: "the straightened photo's", "the turned photo's")."""
     line = f"annotated image: {info['path']} ({info['width']}×{info['height']} px"
     if info["scale"] < 1:
         k = 1 / info["scale"]
         part = f"1/{round(k)}" if abs(k - round(k)) < 1e-3 else f"{info['scale']:.3g}"
         W, H = photo.original_size
-        whose = "the straightened photo's" if straightened else "the photo's"
+        whose = ("the straightened, turned photo's" if straightened and turned else "the straightened photo's"
+                 if straightened else "the turned photo's" if turned else "the photo's")
         line += f", {part} of {whose} {W}×{H}: the scale it was read at"
     return line + ")"
 

@@ -951,7 +951,7 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     ``winning_tile``: the one the user gave (``--winning-tile``); when no concealed tile reads it, the
     problem says so first (a tester's `--winning-tile 9p` on a hand without one was told to check
     the kong's 2m). ``named``: the melds the user named (``--exposed``), said in the problem when no
-    reading close to the photo is legal with them.
+    reading close to the photo is legal with them and one of them matched no group set apart.
 
     ``preferred``: each group's likeliest role under what the user said (:func:`_hypotheses`), the
     roles shown when no hypothesis has the hand's count.
@@ -1062,7 +1062,8 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         bad = [t for t in set(conc) if t in (BACK,) or t in BONUS]
         extra = f" (read as {', '.join(sorted(bad))})" if bad else ""
         problem = f"no reading close to what the photo shows{extra} is a legal {what} under {rs.id}"
-        if named:  # (what the user said is part of every reading tried: it may be what is wrong)
+        if named and hyps and (hyps[0].off_photo or hyps[0].embedded):
+            # (a named meld matched no group set apart: what the user said may be what is wrong)
             problem += (f" with the melds named by --exposed ({' '.join(gm.notation for gm in named)}: each meld "
                         f"on the table once, concealed kongs too)")
         if winning_tile is not None and parse_winning_tile(winning_tile) not in conc:

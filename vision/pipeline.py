@@ -480,8 +480,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         straightened 17; the tilted photo 13)."""
         if not straight or turn is not None:
             return result, photo
-        best, base, cur, total = result, photo, result, 0.0
-        t1 = time.perf_counter()
+        best, base, cur = result, photo, result
+        total = result.straightened.degrees if result.straightened is not None else 0.0  # (a blind try's turn)
+        start, t1 = total, time.perf_counter()
         for _ in range(STRAIGHTEN_TRIES):
             tilt = row_tilt(cur)
             if not math.isfinite(tilt) or abs(tilt) < TILT_MIN:
@@ -497,7 +498,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             if r2.reading.legal or (not best.reading.legal and _better(r2, best)):
                 best, base = r2, level
             cur = r2
-        if total:  # (each pass, also one whose reading failed; a turned photo's passes add to the upright's)
+        if total != start:  # (each pass, also one whose reading failed; a turned photo's passes add to the upright's)
             t["straightening"] = t.get("straightening", 0.0) + time.perf_counter() - t1
         return best, base
 
@@ -538,6 +539,21 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 # (rows running up the photo and askew: the tilted tiles were too few to measure the rows by
                 # upright, and the quarter turn that found them measures them)
                 result, _ = straighten(result)
+        if (rotate and straight and turn is None
+                and (result is None or len(used_tiles(result.reading)) < BLIND_BELOW)):
+            # a steep tilt (40°): the detector boxed too few of the tilted tiles, in every quarter turn, to
+            # measure the rows by; the photo is straightened by a guess each way, and the guess that boxes
+            # tiles has its rows measured and levelled
+            t1 = time.perf_counter()
+            for deg in BLIND_TILTS:
+                level, how = straighten_photo(photo, deg)
+                try:
+                    r2, _ = straighten(replace(read(level, None), straightened=how))
+                except (NoTilesError, HandError):
+                    continue
+                if result is None or _better(r2, result):
+                    result = r2
+            t["blind straightening"] = time.perf_counter() - t1
         return result, upright, upright_error
 
     result, upright, upright_error = choose_turn()
@@ -559,14 +575,14 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     if result.straightened is not None:
         d = result.straightened.degrees
         frame.append(f"the photo was read straightened: turned {abs(d):.0f}° {'anti' if d > 0 else ''}clockwise, "
-                     f"which levels its rows (they ran {abs(d):.0f}° off level); tile boxes are those of the "
-                     f"straightened photo")
+                     f"which levels its rows (they ran {abs(d):.0f}° off level)"
+                     + ("" if result.turned else "; tile boxes are those of the straightened photo"))
     if result.turned:
         why = ("as asked with --turn" if turn else "no tile was found upright" if upright is None else
                "the photo read upright is not a legal hand" if not upright.reading.legal else
                "it reads better than the photo upright")
         frame.append(f"the photo was read turned {result.turned}° clockwise ({why}); tile boxes are those of the "
-                     f"turned photo" + (" straightened" if result.straightened is not None else ""))
+                     + ("photo straightened, then turned" if result.straightened is not None else "turned photo"))
     result = with_frame_notes(result, tuple(frame))
     t["total"] = time.perf_counter() - t0
     profile = getattr(classifier, "tileset", None)
@@ -608,6 +624,11 @@ TILT_MIN = 9.0
 #: straightening passes at most (:func:`read_photo`): the second levels what the first left (a 40° tilt
 #: measured 33° on the tiles boxed in the tilted photo)
 STRAIGHTEN_TRIES = 2
+#: a reading (after the quarter turns) that uses fewer tiles than this, or none, has the photo also read
+#: straightened by each of :data:`BLIND_TILTS` degrees, then levelled as measured there (:func:`read_photo`):
+#: at 40° the detector boxed 0–8 tiles of the tilted composites, too few to measure the rows by
+BLIND_BELOW = 5
+BLIND_TILTS = (40.0, -40.0)
 #: the grey of the straightened canvas' corners (the detector's letterbox pad: no tile is seen there)
 STRAIGHTEN_FILL = 114
 
@@ -1363,7 +1384,12 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
     r = res.reading
     inv = 1.0 / res.photo.scale
     tops = res.readings.top(top_k)
-    in_file = loaded_frame_boxes(res) * inv  # (the file's own pixels, EXIF-upright)
+    # (the file's own pixels, EXIF-upright; clipped to it: an added tile's box, or one in a straightened
+    # photo's grey corners, may reach past its edges)
+    in_file = loaded_frame_boxes(res) * inv
+    file_size = (res.straightened.original_size if res.straightened is not None else
+                 res.photo.original_size[::-1] if res.turned in (90, 270) else res.photo.original_size)
+    in_file = np.clip(in_file, 0.0, [file_size[0], file_size[1], file_size[0], file_size[1]])
     tiles = []
     for k, i in enumerate(res.order):
         tiles.append({
@@ -1384,8 +1410,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
             "picture_alone": res.readings.was[i] if glyph_changed(r, res.readings, i) else None,
             "top": [[c, round(p, 4)] for c, p in tops[i]],
         })
-    file_size = (res.straightened.original_size if res.straightened is not None else
-                 res.photo.original_size[::-1] if res.turned in (90, 270) else res.photo.original_size)
+
     groups = []
     for g in res.layout.groups:
         roles = {r.roles[i] for i in g.tiles}

@@ -24,10 +24,12 @@ def source_identity(source: Any) -> tuple[str, str | None]:
 
 def corrections(fixes: Mapping[int, str] | None = None, exposed: str | None = None,
                 winning_tile: str | None = None, additions: str | None = None,
-                tileset: str | None = None) -> dict[str, Any] | None:
+                tileset: str | None = None, frame: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """The user's corrections as a JSON-ready dict (None when there are none); ``additions`` the
     ``--add`` value as given (``"2=1m,3=1m"``: tiles typed in that the detector did not find);
-    ``tileset`` the calibrated tile set the photo was read with (it changes the reading)."""
+    ``tileset`` the calibrated tile set the photo was read with (it changes the reading); ``frame``
+    (``{"turned": 90, "straightened": -24.97}``, :func:`_frame`): how the photo was turned and straightened
+    when read, kept beside ``fix``/``add`` only, whose tile numbers are those of that frame."""
     out: dict[str, Any] = {}
     if tileset:
         out["tileset"] = tileset
@@ -39,7 +41,18 @@ def corrections(fixes: Mapping[int, str] | None = None, exposed: str | None = No
         out["exposed"] = exposed
     if winning_tile:
         out["winning_tile"] = winning_tile
+    if frame and (fixes or additions):
+        out["frame"] = dict(frame)
     return out or None
+
+
+def _frame(res: Any) -> dict[str, Any] | None:
+    """``{"turned": degrees clockwise, "straightened": degrees anticlockwise}`` of a photo read turned or
+    straightened (:class:`vision.pipeline.PhotoResult`), None for one read as loaded."""
+    turned, st = int(getattr(res, "turned", 0) or 0), getattr(res, "straightened", None)
+    if not turned and st is None:
+        return None
+    return {"turned": turned, "straightened": round(float(st.degrees), 2) if st is not None else 0.0}
 
 
 def photo_entry(command: str, source: Any, res: Any, *, context: Any = None, options: Mapping[str, Any] | None = None,
@@ -53,7 +66,7 @@ def photo_entry(command: str, source: Any, res: Any, *, context: Any = None, opt
     e: dict[str, Any] = {
         "command": command, "input": input_label or label, "input_sha256": sha, "reading": r.notation,
         "confidence": float(f"{float(r.confidence):.4g}"), "corrections": corrections(fixes, exposed, winning_tile, additions,
-                                                                  getattr(res, "tileset", None)),
+                                                                  getattr(res, "tileset", None), _frame(res)),
         "ruleset": ruleset, "options": dict(options or {}), "context": context_to_json(context),
         "status": status or (scored_status(res.scored) if r.legal else f"not legal: {r.problem or 'no legal reading'}"),
         "note": note,
