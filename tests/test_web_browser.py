@@ -187,6 +187,29 @@ def test_upload_photo_fix_a_tile_and_see_the_score_change(page, scene, tmp_path)
     assert page.input_value("#ruleset") == RULESET
 
 
+def test_a_photo_read_straightened_or_turned_says_so_under_it(page, scene, tmp_path):
+    # the note saying a photo was straightened sat below the tiles, out of sight on a phone; a line under
+    # the photo says it. The server's answer for the level photo is given again with the frame of a photo
+    # held askew and sent turned (a browser cannot pass an uploaded file's body on to the server)
+    import json
+
+    with page.expect_response("**/api/score") as answer:
+        _upload(page, scene, tmp_path)  # a level photo: nothing said
+    assert page.locator("#photo-frame").is_hidden()
+    j = answer.value.json()
+    j["photo"].update(straightened=-29.6, turned=90)
+    page.route("**/api/score", lambda route: route.fulfill(status=200, content_type="application/json",
+                                                           body=json.dumps(j)))
+    photo = tmp_path / "askew.jpg"
+    photo.write_bytes(scene.jpeg)
+    page.set_input_files("#photo", str(photo))
+    page.wait_for_selector("#photo-frame:not([hidden])", timeout=30_000)
+    _idle(page)
+    assert page.locator("#photo-frame").inner_text() == (
+        "The photo was read straightened (turned 30° clockwise: its rows ran off level), then turned 90° clockwise, "
+        "as shown.")
+
+
 def test_not_an_image_shows_the_error(page, tmp_path):
     fake = tmp_path / "hand.jpg"
     fake.write_text("this is not a photo")

@@ -362,6 +362,13 @@
     $("result").hidden = false;
     const img = $("annotated");
     img.src = res.annotated;
+    // how the photo was turned to be read, under it (the note saying so is far below on a phone)
+    const frame = [], deg = res.photo.straightened || 0;
+    if (deg) frame.push(`straightened (turned ${Math.round(Math.abs(deg))}° ${deg > 0 ? "anticlockwise" : "clockwise"}: ` +
+                        "its rows ran off level)");
+    if (res.photo.turned) frame.push(`turned ${res.photo.turned}° clockwise`);
+    $("photo-frame").hidden = !frame.length;
+    $("photo-frame").textContent = frame.length ? `The photo was read ${frame.join(", then ")}, as shown.` : "";
     const ov = $("overlay");
     ov.textContent = "";
     const W = res.photo.width, H = res.photo.height;
