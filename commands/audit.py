@@ -111,7 +111,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             from vision.annotate import describe, image_info
 
             print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo,
-                                   straightened=res.straightened is not None, turned=bool(res.turned)))
+                           straightened=res.straightened is not None, turned=bool(res.turned)))
     return 0 if result.match else 1
 
 

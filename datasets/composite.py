@@ -347,12 +347,9 @@ def tilt_image(image: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarra
     bilinear) on a canvas grown to hold all of it, the corners filled by repeating the edge pixels (no
     tile is mirrored in), as a phone held askew takes the scene; with the (2, 3) float64 map of pixel
     coordinates, image → turned image."""
-    H, W = image.shape[:2]
-    M = cv2.getRotationMatrix2D((W / 2.0, H / 2.0), float(degrees), 1.0)
-    cos, sin = abs(M[0, 0]), abs(M[0, 1])
-    nW, nH = int(np.ceil(H * sin + W * cos)), int(np.ceil(H * cos + W * sin))
-    M[0, 2] += nW / 2.0 - W / 2.0
-    M[1, 2] += nH / 2.0 - H / 2.0
+    from vision.pipeline import turn_matrix
+
+    M, (nW, nH) = turn_matrix((image.shape[1], image.shape[0]), degrees)
     return cv2.warpAffine(image, M, (nW, nH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), M
 
 
@@ -360,17 +357,11 @@ def tilt_composite(c: Composite, degrees: float) -> Composite:
     """The composite as a phone held askew takes it (:func:`tilt_image`); each box becomes the upright
     box around its turned corners ((N, 4) float32 xyxy pixels of the new canvas).
     ``info["tilt_deg"]`` records the turn."""
+    from vision.pipeline import map_boxes
+
     img, M = tilt_image(c.image, degrees)
-
-    def turn(boxes: np.ndarray) -> np.ndarray:
-        b = np.asarray(boxes, np.float64).reshape(-1, 4)
-        xs = np.stack([b[:, 0], b[:, 2], b[:, 0], b[:, 2]], 1)
-        ys = np.stack([b[:, 1], b[:, 1], b[:, 3], b[:, 3]], 1)
-        X, Y = M[0, 0] * xs + M[0, 1] * ys + M[0, 2], M[1, 0] * xs + M[1, 1] * ys + M[1, 2]
-        return np.stack([X.min(1), Y.min(1), X.max(1), Y.max(1)], 1).astype(np.float32)
-
-    return Composite(img, list(c.hand_tiles), turn(c.hand_boxes), list(c.other_tiles), turn(c.other_boxes),
-                     {**c.info, "tilt_deg": round(float(degrees), 1)})
+    return Composite(img, list(c.hand_tiles), map_boxes(c.hand_boxes, M).astype(np.float32), list(c.other_tiles),
+                     map_boxes(c.other_boxes, M).astype(np.float32), {**c.info, "tilt_deg": round(float(degrees), 1)})
 
 
 def _pick_bonus(rng: np.random.Generator, crops: list[Crop], used: list[Crop], lo: int, hi: int) -> list[Crop]:

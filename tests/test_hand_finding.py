@@ -440,6 +440,31 @@ def _demo_truth_boxes_tilted(M: np.ndarray) -> np.ndarray:
     return np.stack([X.min(1), Y.min(1), X.max(1), Y.max(1)], 1)
 
 
+def _read_demo_askew(demo_models, deg: float):
+    """The demo turned ``deg``° (:func:`_demo_tilted`) read by the product, asserted to read docs/demo.json's
+    hand; (the PhotoResult, the tilt's map of pixels)."""
+    import json
+
+    from vision.pipeline import DEMO_TRUTH, read_photo
+
+    det, cls = demo_models
+    data, M = _demo_tilted(deg)
+    res = read_photo(data, "nts", detector=det, classifier=cls)
+    truth = json.loads(DEMO_TRUTH.read_text())["notation"]
+    assert res.reading.legal and _canonical(res.reading.hand) == _canonical(parse_hand(truth))
+    return res, M
+
+
+def _assert_boxes_on_true_tiles(res, M) -> None:
+    """Each hand tile's box, carried back into the photo as sent (:func:`vision.pipeline.loaded_frame_boxes`),
+    lies on one of docs/demo.json's true tiles turned as the photo was (IoU ≥ 0.5), and each true tile has one."""
+    from vision.pipeline import loaded_frame_boxes
+
+    used = [i for i, r in enumerate(res.reading.roles) if r != "ignored"]
+    iou = _iou(loaded_frame_boxes(res)[used] / res.photo.scale, _demo_truth_boxes_tilted(M))
+    assert (iou.max(1) >= 0.5).all() and (iou.max(0) >= 0.5).all(), iou.max(1)
+
+
 @needs_models
 @pytest.mark.parametrize("deg", [20, -25, 35])
 def test_demo_photo_held_askew_is_straightened_and_read_as_upright(demo_models, deg):
@@ -447,25 +472,15 @@ def test_demo_photo_held_askew_is_straightened_and_read_as_upright(demo_models, 
     # 20° photo read 679p (not legal) and the 35° one 8p6z [34m6p] [666s]; straightened by the rows'
     # angle (the demo's own rows lie about 5° off level), it reads docs/demo.json's hand, says so, and
     # its boxes are those of the straightened photo
-    import json
+    from vision.pipeline import loaded_frame_boxes, summary, to_json
 
-    from vision.pipeline import DEMO_TRUTH, loaded_frame_boxes, read_photo, summary, to_json
-
-    det, cls = demo_models
-    data, M = _demo_tilted(deg)
-    res = read_photo(data, "nts", detector=det, classifier=cls)
-    truth = json.loads(DEMO_TRUTH.read_text())["notation"]
-    assert res.reading.legal and _canonical(res.reading.hand) == _canonical(parse_hand(truth))
+    res, M = _read_demo_askew(demo_models, deg)
     assert res.straightened is not None and res.turned == 0
     assert abs(res.straightened.degrees + deg) < 10  # turned back the other way, give or take the rows' own slant
     assert res.photo.size == res.photo.pixels.shape[1::-1]
     note = next(n for n in res.reading.notes if n.startswith("the photo was read straightened"))
     assert f"{abs(res.straightened.degrees):.0f}° {'anti' if res.straightened.degrees > 0 else ''}clockwise" in note
-    # each hand tile's box, carried back into the photo as sent, lies on one true tile (and each true tile
-    # has one)
-    used = [i for i, r in enumerate(res.reading.roles) if r != "ignored"]
-    iou = _iou(loaded_frame_boxes(res)[used] / res.photo.scale, _demo_truth_boxes_tilted(M))
-    assert (iou.max(1) >= 0.5).all() and (iou.max(0) >= 0.5).all(), iou.max(1)
+    _assert_boxes_on_true_tiles(res, M)
     full = to_json(res)
     j = full["photo"]
     assert j["straightened"] == round(res.straightened.degrees, 2) and j["turned"] == 0
@@ -500,23 +515,12 @@ def test_demo_photo_sent_turned_and_askew_is_turned_and_straightened(demo_models
     # rows running up the photo 20° off plumb: upright, the detector boxed 3–4 of the tilted tiles, too few
     # to measure the rows by; the quarter turn that finds them measured them, and without straightening
     # it read 679p (9p the winning tile). Now straightened on the photo as loaded, then given that turn
-    import json
-
-    from vision.pipeline import DEMO_TRUTH, loaded_frame_boxes, read_photo
-
-    det, cls = demo_models
-    data, M = _demo_tilted(deg)
-    res = read_photo(data, "nts", detector=det, classifier=cls)
-    truth = json.loads(DEMO_TRUTH.read_text())["notation"]
-    assert res.reading.legal and _canonical(res.reading.hand) == _canonical(parse_hand(truth))
+    res, M = _read_demo_askew(demo_models, deg)
     assert res.turned in (90, 270) and res.straightened is not None and abs(res.straightened.degrees) > 9
     notes = [n for n in res.reading.notes if n.startswith("the photo was read")]
     assert notes[0].startswith("the photo was read straightened") and notes[1].startswith("the photo was read turned")
     assert "tile boxes" not in notes[0] and notes[1].endswith("tile boxes are those of the photo straightened, then turned")
-    # through the turn, then the straightening: each hand tile's box lies on one true tile of the photo as sent
-    used = [i for i, r in enumerate(res.reading.roles) if r != "ignored"]
-    iou = _iou(loaded_frame_boxes(res)[used] / res.photo.scale, _demo_truth_boxes_tilted(M))
-    assert (iou.max(1) >= 0.5).all() and (iou.max(0) >= 0.5).all(), iou.max(1)
+    _assert_boxes_on_true_tiles(res, M)  # through the turn, then the straightening
 
 
 @needs_models

@@ -684,7 +684,7 @@ def _unnamed_melds_sureness(reading: Reading, readings: TileReadings, lay: Layou
         missed.append(([num[p] for p in g.tiles if p in num], guess))
     if not missed:
         return reading
-    spans = ", ".join(_span(n) for n, _ in missed)
+    spans = ", ".join(number_spans(sorted(n)) for n, _ in missed)
     named = " ".join([gm.notation for gm in given] + [m for _, m in missed])
     note = (f"unsure: tiles {spans} lie apart like melds, but the melds named with --exposed do not include "
             f"them, so they were read as concealed tiles or left out; --exposed replaces every meld the photo "
@@ -701,12 +701,15 @@ def _is_meld(codes: Sequence[str]) -> bool:
     return True
 
 
-def _span(nums: Sequence[int]) -> str:
-    """Tile numbers as "10-12" when they run on, else "10, 12"."""
-    nums = sorted(nums)
-    if len(nums) > 1 and nums == list(range(nums[0], nums[-1] + 1)):
-        return f"{nums[0]}-{nums[-1]}"
-    return ", ".join(map(str, nums))
+def number_spans(nums: Sequence[int]) -> str:
+    """Sorted tile numbers as spans: ``[15, 16, 17, 20]`` → ``"15-17, 20"``."""
+    spans: list[list[int]] = []
+    for x in nums:
+        if spans and x == spans[-1][1] + 1:
+            spans[-1][1] = x
+        else:
+            spans.append([x, x])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
 
 
 def _unread_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:

@@ -29,7 +29,7 @@ from scoring.engine import Ruleset
 from .classes import BONUS_TILES, CLASS_INDEX, DROP
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import Reading, decode, format_confidence, number_after_hand
+from .decode import Reading, decode, format_confidence, number_after_hand, number_spans
 from .detect import Detections, Detector, load_detector
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
@@ -63,7 +63,7 @@ class Straightened:
     def matrix(self) -> np.ndarray:
         """(2, 3) float64 affine map of pixel coordinates (working scale), before → straightened
         (``cv2.getRotationMatrix2D`` about the centre, then shifted to the part kept)."""
-        M = _straighten_matrix(self.size, self.degrees)[0]
+        M = turn_matrix(self.size, self.degrees)[0]
         M[:, 2] -= self.offset
         return M
 
@@ -100,7 +100,7 @@ class PhotoResult:
     #: quarter turn: ``photo`` and the boxes are then those of the straightened photo; None when not
     straightened: Straightened | None = None
     #: the notes :func:`read_photo` put first, saying how the photo was straightened and turned
-    #: (:func:`with_frame_notes`)
+    #: (:func:`with_frame`)
     frame_notes: tuple[str, ...] = ()
 
     @property
@@ -569,12 +569,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         fixed = read_detections(result.photo, result.detections, result.readings, rs, ctx, fixes=fixes,
                                 additions=additions, shown=result.layout.geometry, not_tiles=result.not_tiles,
                                 shown_roles=result.reading.roles, **{**kw, "exposed": exposed})
-        result = replace(fixed, turned=result.turned, straightened=result.straightened)
+        result = with_frame(fixed, result.turned, result.straightened)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     frame: list[str] = []  # (in the order they were made: straightened, then turned)
     if result.straightened is not None:
         d = result.straightened.degrees
-        frame.append(f"the photo was read straightened: turned {abs(d):.0f}° {'anti' if d > 0 else ''}clockwise, "
+        frame.append(f"the photo was read straightened: turned {turn_words(d)}, "
                      f"which levels its rows (they ran {abs(d):.0f}° off level)"
                      + ("" if result.turned else "; tile boxes are those of the straightened photo"))
     if result.turned:
@@ -583,18 +583,22 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                "it reads better than the photo upright")
         frame.append(f"the photo was read turned {result.turned}° clockwise ({why}); tile boxes are those of the "
                      + ("photo straightened, then turned" if result.straightened is not None else "turned photo"))
-    result = with_frame_notes(result, tuple(frame))
+    result = with_frame(result, result.turned, result.straightened, frame)
     t["total"] = time.perf_counter() - t0
     profile = getattr(classifier, "tileset", None)
     return replace(result, timings=t, tileset=getattr(profile, "name", None))
 
 
-def with_frame_notes(res: PhotoResult, notes: Sequence[str]) -> PhotoResult:
-    """``res`` with ``notes`` (how the photo was straightened and turned: :func:`read_photo`) first among
-    its reading's notes and kept as ``frame_notes``, so that a reading made again from the same
-    detections (the web page's corrections) shows them too."""
+def with_frame(res: PhotoResult, turned: int, straightened: Straightened | None,
+               notes: Sequence[str] = ()) -> PhotoResult:
+    """``res`` (a reading of detections made in a straightened or turned photo: :func:`read_detections`
+    keeps no frame) with that frame, ``turned`` and ``straightened``, and ``notes`` (how the photo was
+    straightened and turned: :func:`read_photo`) first among its reading's notes and kept as
+    ``frame_notes``, so that a reading made again from the same detections (the web page's corrections)
+    shows them too."""
     notes = tuple(notes)
-    return replace(res, frame_notes=notes, reading=replace(res.reading, notes=notes + res.reading.notes))
+    return replace(res, turned=turned, straightened=straightened, frame_notes=notes,
+                   reading=replace(res.reading, notes=notes + res.reading.notes))
 
 
 def unturn_boxes(boxes: np.ndarray, turned: int, size: tuple[int, int]) -> np.ndarray:
@@ -633,7 +637,10 @@ BLIND_TILTS = (40.0, -40.0)
 STRAIGHTEN_FILL = 114
 
 
-def _straighten_matrix(size: tuple[int, int], degrees: float) -> tuple[np.ndarray, tuple[int, int]]:
+def turn_matrix(size: tuple[int, int], degrees: float) -> tuple[np.ndarray, tuple[int, int]]:
+    """The (2, 3) float64 affine map of pixel coordinates of an image of ``size`` (width, height) turned
+    ``degrees`` anticlockwise about its centre (``cv2.getRotationMatrix2D``) onto a canvas grown to hold
+    all of it, with that canvas' (width, height)."""
     W, H = size
     M = cv2.getRotationMatrix2D((W / 2.0, H / 2.0), float(degrees), 1.0)
     c, s = abs(M[0, 0]), abs(M[0, 1])
@@ -641,6 +648,17 @@ def _straighten_matrix(size: tuple[int, int], degrees: float) -> tuple[np.ndarra
     M[0, 2] += nW / 2.0 - W / 2.0
     M[1, 2] += nH / 2.0 - H / 2.0
     return M, (nW, nH)
+
+
+def map_boxes(boxes: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """(N, 4) xyxy boxes → (N, 4) float64: the upright box around each box's four corners mapped by the
+    (2, 3) affine ``M`` (a turned box's upright box)."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    xs = np.stack([b[:, 0], b[:, 2], b[:, 0], b[:, 2]], 1)
+    ys = np.stack([b[:, 1], b[:, 1], b[:, 3], b[:, 3]], 1)
+    X = M[0, 0] * xs + M[0, 1] * ys + M[0, 2]
+    Y = M[1, 0] * xs + M[1, 1] * ys + M[1, 2]
+    return np.stack([X.min(1), Y.min(1), X.max(1), Y.max(1)], 1)
 
 
 def row_tilt(res: PhotoResult) -> float:
@@ -672,22 +690,21 @@ def straighten_photo(photo: Photo, degrees: float, keep: np.ndarray | None = Non
     the canvas at the file's full resolution (the frame its boxes are in), its ``scale`` unchanged;
     :class:`Straightened` maps back (:func:`unstraighten_boxes`). Pixels (H, W, 3) uint8 RGB →
     (H', W', 3) uint8 RGB."""
-    M, (nW, nH) = _straighten_matrix(photo.size, degrees)
+    M, (nW, nH) = turn_matrix(photo.size, degrees)
     x0 = y0 = 0
     x1, y1 = nW, nH
     b = np.asarray(keep if keep is not None else np.zeros((0, 4)), np.float64).reshape(-1, 4)
     if len(b):
-        xs = np.concatenate([b[:, 0], b[:, 2], b[:, 0], b[:, 2]])
-        ys = np.concatenate([b[:, 1], b[:, 1], b[:, 3], b[:, 3]])
-        X, Y = M[0, 0] * xs + M[0, 1] * ys + M[0, 2], M[1, 0] * xs + M[1, 1] * ys + M[1, 2]
+        t = map_boxes(b, M)
+        lo, hi = t[:, :2].min(0), t[:, 2:].max(0)  # the turned tiles' extent, (x, y)
         m = STRAIGHTEN_MARGIN * float(np.median(b[:, 3] - b[:, 1]))
         W, H = photo.size
         # the photo's own size (or more, for tiles reaching further), centred on the tiles: they are as
         # large in the detector's input as in the photo, with as much around them
-        cw = int(min(nW, max(W, math.ceil(X.max() - X.min() + 2 * m))))
-        ch = int(min(nH, max(H, math.ceil(Y.max() - Y.min() + 2 * m))))
-        x0 = int(np.clip(round((X.min() + X.max()) / 2 - cw / 2), 0, nW - cw))
-        y0 = int(np.clip(round((Y.min() + Y.max()) / 2 - ch / 2), 0, nH - ch))
+        cw = int(min(nW, max(W, math.ceil(hi[0] - lo[0] + 2 * m))))
+        ch = int(min(nH, max(H, math.ceil(hi[1] - lo[1] + 2 * m))))
+        x0 = int(np.clip(round((lo[0] + hi[0]) / 2 - cw / 2), 0, nW - cw))
+        y0 = int(np.clip(round((lo[1] + hi[1]) / 2 - ch / 2), 0, nH - ch))
         x1, y1 = x0 + cw, y0 + ch
     how = Straightened(float(degrees), photo.size, tuple(photo.original_size), (x0, y0))
     pix = cv2.warpAffine(photo.pixels, how.matrix(), (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
@@ -704,12 +721,7 @@ def unstraighten_boxes(boxes: np.ndarray, how: Straightened | None) -> np.ndarra
     b = np.asarray(boxes, np.float64).reshape(-1, 4)
     if how is None or not len(b):
         return b.copy()
-    inv = cv2.invertAffineTransform(how.matrix())
-    xs = np.stack([b[:, 0], b[:, 2], b[:, 0], b[:, 2]], 1)
-    ys = np.stack([b[:, 1], b[:, 1], b[:, 3], b[:, 3]], 1)
-    X = inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]
-    Y = inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]
-    return np.stack([X.min(1), Y.min(1), X.max(1), Y.max(1)], 1)
+    return map_boxes(b, cv2.invertAffineTransform(how.matrix()))
 
 
 def loaded_frame_boxes(res: PhotoResult) -> np.ndarray:
@@ -1322,7 +1334,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         reading = replace(reading, notes=tuple(
             (f"{away} {AWAY_NOTE}" if n.endswith(AWAY_NOTE) else n) for n in reading.notes
             if away or not n.endswith(AWAY_NOTE)) + (
-            f"tile(s) {_number_spans(gone)} left out of the hand by you (--fix POS={DROP}: not the hand's tiles)",))
+            f"tile(s) {number_spans(gone)} left out of the hand by you (--fix POS={DROP}: not the hand's tiles)",))
     if (fixes or added) and numbering is not None:
         # a tile the user set, or added, whose box the layout left out of the hand is not counted: say
         # so, and how to count it (added after the hand's last tile: number_after_hand; the numbers
@@ -1349,14 +1361,14 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         if lost and reading.legal:  # (a reading that is not legal says what is wrong instead)
             why = "the hand reads legal only without them"
             reading = replace(reading, confidence=reading.confidence * DROPPED_BY_EDIT, notes=reading.notes + (
-                f"tile(s) {_number_spans(lost)}, in the hand as first read, are left out of it now: with "
+                f"tile(s) {number_spans(lost)}, in the hand as first read, are left out of it now: with "
                 f"your corrections (--fix/--add{'/--exposed' if exposed else ''}) {why}; check the corrections",))
         elif lost and dropped:  # a box left out took its group with it (a kong's other three tiles)
             mates = {t for g in geo0.groups if set(g.tiles) & dropped for t in g.tiles}
             went = [k for k in lost if numbering[k - 1] in mates]
             if went:
                 reading = replace(reading, notes=reading.notes + (
-                    f"tile(s) {_number_spans(went)}, in the hand as first read, went out of it with the tile(s) you "
+                    f"tile(s) {number_spans(went)}, in the hand as first read, went out of it with the tile(s) you "
                     f"left out (--fix POS={DROP}): without them their group reads as no meld",))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
@@ -1386,10 +1398,8 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
     tops = res.readings.top(top_k)
     # (the file's own pixels, EXIF-upright; clipped to it: an added tile's box, or one in a straightened
     # photo's grey corners, may reach past its edges)
-    in_file = loaded_frame_boxes(res) * inv
-    file_size = (res.straightened.original_size if res.straightened is not None else
-                 res.photo.original_size[::-1] if res.turned in (90, 270) else res.photo.original_size)
-    in_file = np.clip(in_file, 0.0, [file_size[0], file_size[1], file_size[0], file_size[1]])
+    fw, fh = file_size(res)
+    in_file = np.clip(loaded_frame_boxes(res) * inv, 0.0, [fw, fh, fw, fh])
     tiles = []
     for k, i in enumerate(res.order):
         tiles.append({
@@ -1410,7 +1420,6 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
             "picture_alone": res.readings.was[i] if glyph_changed(r, res.readings, i) else None,
             "top": [[c, round(p, 4)] for c, p in tops[i]],
         })
-
     groups = []
     for g in res.layout.groups:
         roles = {r.roles[i] for i in g.tiles}
@@ -1424,7 +1433,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
                   "height": res.photo.original_size[1], "decoded_scale": res.photo.scale,
                   "turned": res.turned,
                   "straightened": round(res.straightened.degrees, 2) if res.straightened is not None else 0.0,
-                  "file_width": file_size[0], "file_height": file_size[1]},
+                  "file_width": fw, "file_height": fh},
         "tileset": res.tileset,
         "reading": r.notation,
         "legal": r.legal,
@@ -1443,27 +1452,27 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
     }
 
 
-def _number_spans(nums: Sequence[int]) -> str:
-    """Sorted tile numbers as spans: ``[15, 16, 17, 20]`` → ``"15-17, 20"``."""
-    spans: list[list[int]] = []
-    for x in nums:
-        if spans and x == spans[-1][1] + 1:
-            spans[-1][1] = x
-        else:
-            spans.append([x, x])
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+def file_size(res: PhotoResult) -> tuple[int, int]:
+    """(width, height) of the photo's file at full resolution, EXIF-upright: before it was straightened
+    or turned to be read."""
+    if res.straightened is not None:
+        return res.straightened.original_size
+    return res.photo.original_size[::-1] if res.turned in (90, 270) else res.photo.original_size
+
+
+def turn_words(degrees: float) -> str:
+    """``"25° clockwise"`` / ``"12° anticlockwise"`` for a turn of ``degrees`` anticlockwise (negative:
+    clockwise), rounded to the degree."""
+    return f"{abs(degrees):.0f}° {'anti' if degrees > 0 else ''}clockwise"
 
 
 def summary(res: PhotoResult) -> str:
     """Text lines before the score: the reading, its confidence, changed tiles, tile list, notes."""
     r = res.reading
     n_hand = sum(1 for x in r.roles if x != "ignored")
-    size = res.photo.original_size[::-1] if res.turned in (90, 270) else res.photo.original_size
-    if res.straightened is not None:
-        size = res.straightened.original_size
-    d = res.straightened.degrees if res.straightened is not None else 0.0
+    size = file_size(res)
     out = [f"photo: {res.photo.name} ({size[0]}×{size[1]}"
-           + (f", read straightened {abs(d):.0f}° {'anti' if d > 0 else ''}clockwise" if res.straightened else "")
+           + (f", read straightened {turn_words(res.straightened.degrees)}" if res.straightened else "")
            + (f", read turned {res.turned}°" if res.turned else "") + "), "
            f"{len(res.detections) - len(res.added)} tiles found" + (f" (+{len(res.added)} added)" if res.added else "")
            + f", {n_hand} in the hand" + (f"; read with tile set {res.tileset!r}" if res.tileset else "")]
@@ -1491,7 +1500,7 @@ def summary(res: PhotoResult) -> str:
                + ("; ! set by you" if res.user else "") + "; fix with --fix POS=TILE)")
     left = [k + 1 for k, i in enumerate(res.order) if r.roles[i] == "ignored"]
     if left:  # numbered too (--fix, --add count them): say so, so that N+1 means what the user thinks
-        out.append(f"not in the hand: tile(s) {_number_spans(left)} (boxes left out: clutter, loose tiles, "
+        out.append(f"not in the hand: tile(s) {number_spans(left)} (boxes left out: clutter, loose tiles, "
                    f"other players' tiles; their numbers count for --fix and --add; "
                    + ("--annotate draws them grey)" if len(left) <= IGNORED_NUMBERS else
                       "too many to number in --annotate: --json lists every box)"))

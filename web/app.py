@@ -73,7 +73,7 @@ from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, limit_heap_growth, release_memory
 from vision.pipeline import (WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json,
-                             with_frame_notes)
+                             with_frame)
 
 from . import schemas as S
 from .errors import ApiError, BusyError  # noqa: F401  (web.errors; re-exported: web.app.ApiError)
@@ -713,11 +713,10 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         if fixes or additions:
             # (with exposed, the roles first read are those without it, as the command line's and a cached
             # photo's second reading take them: read_detections finds them when shown_roles is None)
-            res = with_frame_notes(replace(read_detections(
+            res = with_frame(read_detections(
                 photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed, fixes=fixes,
                 options=options, additions=additions, shown=res.layout.geometry, not_tiles=res.not_tiles,
-                shown_roles=None if exposed else res.reading.roles), turned=item.turned,
-                straightened=item.straightened), item.frame_notes)
+                shown_roles=None if exposed else res.reading.roles), item.turned, item.straightened, item.frame_notes)
         else:
             res = replace(res, photo=photo)
         n = 0
@@ -737,10 +736,10 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         if (tileset or None) != item.tileset:
             item = reread(tilesets, item, tileset)
             cache.put(item, photo_id)
-        res = with_frame_notes(replace(read_detections(
+        res = with_frame(read_detections(
             item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed,
             fixes=fixes, options=options, additions=additions, not_tiles=item.not_tiles),
-            turned=item.turned, straightened=item.straightened), item.frame_notes)
+            item.turned, item.straightened, item.frame_notes)
         n = 0
         if learn and tileset and fixes:
             n, learned = tilesets.learn(tileset, item.photo, res.detections, res.order, fixes, item.learned, res.added)
