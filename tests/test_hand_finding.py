@@ -276,6 +276,45 @@ def test_a_flower_boxed_away_from_the_hand_makes_the_reading_less_sure():
     assert other.legal and other.confidence == pytest.approx(base.confidence)
 
 
+def _slanted_row(codes, lying=None, scale=1.0):
+    """A hand row photographed at a slant (issue 14's heavy perspective: a hard-scene render whose
+    flower, lying in front of the row's near end, was left out): tile k of ``codes`` 110·0.93^k px wide
+    (so the far end's tiles are about 0.4× the near end's) standing on one line, read right at 0.9;
+    ``lying``: a tile of that code lying flat in front of the first tile, ``scale`` × its size."""
+    x, boxes = 40.0, []
+    for k in range(len(codes)):
+        w = 110 * 0.93 ** k
+        boxes.append([x, 600 - 1.35 * w, x + w, 600])
+        x += w + 2
+    codes = list(codes)
+    if lying:
+        w0 = 110 * scale
+        boxes.append([50, 640, 50 + w0, 640 + w0])
+        codes.append(lying)
+    probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes):
+        probs[k, CLASS_INDEX[c]] = 0.9
+    photo = Photo(np.zeros((900, 1600, 3), np.uint8), (1600, 900), 1.0, "x")
+    det, rd = Detections.make(boxes, np.full(len(boxes), 0.9)), TileReadings.make(probs)
+    return read_detections(photo, det, rd, NTS, Context())
+
+
+def test_a_flower_lying_before_the_near_end_of_a_slanted_row_is_the_hands():
+    # a hard-scene render seen at a slant: the row's tiles shrink to 0.4× along it, and a 2f lying
+    # flat in front of its first tile (about as large as that tile) was compared with the row's median
+    # tile (1.9× it: "too large for a tile", a playing card), so its row was not near the hand's and
+    # the flower was left out of a legal hand called 63 % sure. Sizes are now compared with the
+    # main-row tiles nearest to a group (vision.layout.SIZE_NEAREST)
+    row = "1m 2m 3m 4m 5m 6m 7p 8p 9p 1z 1z 1z 5s 5s".split()
+    res = _slanted_row(row, "2f", 1.2).reading
+    assert res.legal and res.hand.bonus == ("2f",), (res.notation, res.notes)
+    plain = _slanted_row(row).reading
+    assert res.notation == plain.notation + " +2f" and plain.legal and not plain.hand.bonus
+    # a thing twice the size of the tiles beside it is still no tile of this set (a playing card)
+    big = _slanted_row(row, "2f", 2.4).reading
+    assert big.legal and not big.hand.bonus, (big.notation, big.notes)
+
+
 def test_a_flower_the_user_adds_is_a_bonus_tile_wherever_its_box_lands():
     # a new user's `--add 16=2f` on a photo whose tiles 15-17 were boxes left out of the hand: the 2f's
     # box was put beside them, off the hand's row, and the layout ignored it ("outside the main row"):

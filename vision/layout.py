@@ -91,6 +91,11 @@ MIXED_BONUS = 0.7
 TOUCH = 0.25
 #: a tile lying nearer the camera than the standing hand looks at most this much larger than its tiles
 LYING_LARGER = 1.3
+#: a group's size is compared with that of this many main-row tiles nearest to it (:func:`_size_ratio`)
+SIZE_NEAREST = 3
+#: a flower/season group larger than LYING_LARGER × those tiles is the hand's with a prior that falls
+#: as (LYING_LARGER / size ratio) to this power (:func:`_off_row_prior`)
+LARGER_FALL = 6
 #: the prior that tile-sized flowers/seasons boxed outside the hand region (alone, or a group of their
 #: own: not among other tiles) are the hand's bonus tiles all the same — set apart farther away, the
 #: rest of their column not boxed: the reading without them is only that much less sure
@@ -650,7 +655,10 @@ def _assemble(R: _Rows, main: int) -> Geometry:
             continue
         t = rows_tiles[r]
         rs_ = float(np.median(area[t]))
-        if max(rs_, ms) > SIZE_RATIO * min(rs_, ms):
+        # against the main-row tiles nearest to it: at a slant the row shrinks along it (_size_ratio)
+        here = centres[t].mean(0)
+        ms_ = float(np.median(area[np.asarray(mt)[np.argsort(np.hypot(*(centres[mt] - here).T))[:SIZE_NEAREST]]]))
+        if max(rs_, ms_) > SIZE_RATIO * min(rs_, ms_):
             continue
         rh = float(np.median(Hm[t]))
         dv = min(abs(vcm[k] - m_line(ucm[k])) for k in t) - (mh + rh) / 2
@@ -1016,18 +1024,24 @@ def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_si
     a tile pushed aside — than the hand's winning tile laid off the row) within :data:`OFF_ROW_NEAR`
     tile sizes of the row, × exp(−:data:`OFF_ROW_DECAY` per tile size beyond); ``by_size`` (a group of
     flowers and seasons, set apart wherever it lies):
-    :data:`OFF_ROW_IN` for three or more together, else × (its tile size / the main row's)³ when its
-    tiles are smaller — one or two loose tiles farther from the camera, behind the hand — or ×
-    (:data:`LYING_LARGER` / that ratio)³ when they are much larger than a tile can look (a playing card
-    read as a flower); melds are not judged so: they often lie flat beside a standing hand."""
+    :data:`OFF_ROW_IN` for three or more together, else × (its tile size / that of the main-row tiles
+    beside it, :func:`_size_ratio`)³ when its tiles are smaller and it does not lie in front of the row
+    — one or two loose tiles farther from the camera, behind the hand — and ×
+    (:data:`LYING_LARGER` / that ratio)^:data:`LARGER_FALL` when they are larger than a tile lying
+    nearer the camera can look (a playing card read as a flower); melds are not judged so: they often
+    lie flat beside a standing hand."""
     main = list(geo.row_tiles(0)) if geo.rows else []
     if by_size and len(tiles) >= 3:  # three or more flowers/seasons together: set apart on purpose
         return OFF_ROW_IN
     if by_size and main and len(det):
         ratio = _size_ratio(geo, det, tiles)
-        # smaller: farther (loose tiles behind the hand); much larger than a tile lying nearer the
-        # camera can be (1.3×): not a tile of this set (a playing card, a coaster)
-        return OFF_ROW_IN * min(1.0, ratio, LYING_LARGER / ratio) ** 3
+        # smaller: farther (loose tiles behind the hand) — but not in front of the row, where a tile
+        # lying flat looks smaller than the standing ones only by being seen at a slant; much larger
+        # than a tile lying nearer the camera can be (1.3× the row's tiles beside it): not a tile of
+        # this set (a playing card, a coaster)
+        front = not geo.turned and geo.offset(tiles[0]) > 0
+        small = 1.0 if front else min(1.0, ratio) ** 3
+        return OFF_ROW_IN * small * min(1.0, LYING_LARGER / ratio) ** LARGER_FALL
     d = min(geo.distance(t) for t in tiles)
     if len(tiles) == 1 and _in_line(geo, tiles[0]):  # set apart on the row's line, on purpose
         return OFF_ROW_IN * math.exp(-OFF_ROW_DECAY * max(0.0, d - ROW_GAP))
@@ -1036,12 +1050,18 @@ def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_si
 
 
 def _size_ratio(geo: Geometry, det: Detections, tiles: tuple[int, ...]) -> float:
-    """The median tile size (√(w·h)) of ``tiles`` over the main row's (1.0 without a main row)."""
+    """The median tile size (√(w·h)) of ``tiles`` over that of the :data:`SIZE_NEAREST` main-row tiles
+    nearest to them (box centres; 1.0 without a main row): in a photo taken at a slant the row's tiles
+    shrink along it, and a tile lying in front of its near end looks as large as the tiles there,
+    not as the row's median."""
     main = list(geo.row_tiles(0)) if geo.rows else []
     if not main or not len(det):
         return 1.0
     size = np.sqrt(np.prod(det.sizes, axis=1))
-    return float(np.median(size[list(tiles)])) / max(float(np.median(size[main])), 1e-6)
+    c = det.centres
+    here = c[list(tiles)].mean(0)
+    near = np.array(main)[np.argsort(np.hypot(*(c[main] - here).T))[:SIZE_NEAREST]]
+    return float(np.median(size[list(tiles)])) / max(float(np.median(size[near])), 1e-6)
 
 
 def _in_line(geo: Geometry, t: int) -> bool:
