@@ -396,6 +396,58 @@ def test_real_models_score_each_photo_once(tmp_path, renders):
         assert "internal error" not in r["status"]
 
 
+def test_the_frame_column_says_which_photos_were_read_turned_or_straightened(tmp_path):
+    # a tournament director's batch: a photo sent turned 90° without its EXIF tag and one held askew are
+    # read as the upright one, but the CSV did not say so (the review card shows the photo as read, with
+    # that photo's tile numbers): the `frame` column now does; an upright photo's is empty
+    from PIL import Image
+
+    from vision.models import models_present
+    from vision.pipeline import DEMO_PHOTO
+
+    if not models_present():
+        pytest.skip("models/detector.onnx and models/classifier.onnx are absent")
+    d = tmp_path / "photos"
+    d.mkdir()
+    im = Image.open(DEMO_PHOTO).convert("RGB")
+    im.save(d / "upright.jpg", quality=92)
+    im.transpose(Image.Transpose.ROTATE_270).save(d / "turned.jpg", quality=92)  # 90° clockwise, no EXIF
+    im.rotate(20, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=(120, 110, 100)).save(d / "askew.jpg",
+                                                                                                   quality=92)
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, workers=0)
+    by = {r["photo"]: r for r in read_csv(out)}
+    assert list(next(iter(by.values()))) == list(batch.OUTPUT_COLUMNS) and "frame" in batch.OUTPUT_COLUMNS
+    assert by["upright.jpg"]["frame"] == ""
+    # (turned 90° clockwise when sent: read turned a further 270° clockwise, as `photo` says)
+    assert by["turned.jpg"]["frame"] == "read turned 270°", by["turned.jpg"]
+    assert by["askew.jpg"]["frame"].startswith("read straightened 2"), by["askew.jpg"]  # about 20° clockwise
+    assert by["askew.jpg"]["frame"].endswith("° clockwise")
+    assert {r["reading"] for r in by.values()} == {by["upright.jpg"]["reading"]}
+    jl = tmp_path / "r.jsonl"
+    batch.run_batch(d, jl, workers=0)  # the same state: nothing read again
+    recs = {j["photo"]: j for j in map(json.loads, jl.read_text().splitlines()) if j["type"] == "photo"}
+    assert recs["turned.jpg"]["frame"] == "read turned 270°"
+
+
+def test_a_state_database_of_an_earlier_version_is_resumed(tmp_path, folder):
+    # a batch begun before the `frame` column existed: its state database lacks the column; resuming it
+    # adds the column, keeps every photo already scored (their frame empty) and scores the rest
+    out = tmp_path / "r.csv"
+    batch.run_batch(folder, out, workers=0, reader=bf.ORACLE)
+    db = batch.state_path_for(out)
+    con = sqlite3.connect(db)
+    con.execute("ALTER TABLE results DROP COLUMN frame")
+    scored = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    con.execute("DELETE FROM results WHERE key = (SELECT MIN(key) FROM results)")
+    con.commit()
+    con.close()
+    s = batch.run_batch(folder, out, workers=0, reader=bf.ORACLE)
+    assert s.scored == 1 and state_rows(db) == scored
+    rows = read_csv(out)
+    assert len(rows) == scored and all(r["frame"] == "" for r in rows)
+
+
 def test_history_is_flushed_in_chunks_once(tmp_path, folder):
     out = tmp_path / "r.csv"
     batch.run_batch(folder, out, workers=0, reader=bf.ORACLE, history_db=None)  # nothing recorded yet

@@ -122,7 +122,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         row["error"] = path_problem(job.path) or "the file could not be read"
     else:
         from .errors import ModelError, VisionError
-        from .pipeline import least_sure_tile
+        from .pipeline import frame_words, least_sure_tile
         from .record import photo_entry
 
         try:
@@ -142,7 +142,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             r, s = res.reading, res.scored
             row.update(legal=int(bool(r.legal and s is not None)), confidence=round(float(r.confidence), 4),
                        reading=r.notation, problem=r.problem, tiles=sum(1 for x in r.roles if x != "ignored"),
-                       changed=len(r.changed))
+                       changed=len(r.changed), frame=frame_words(res))
             dropped = [n for n in r.notes if "left out as a false detection" in n or "non-winner's hand" in n
                        or n.startswith("unsure:") or "added by you" in n]
             least = least_sure_tile(res) if r.legal and r.confidence < REVIEW_BELOW else None

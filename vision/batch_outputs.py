@@ -22,7 +22,8 @@ from .manifest import Job
 
 #: output columns of the CSV (and keys of each JSONL photo record)
 OUTPUT_COLUMNS = ("photo", "table", "hand", "player", "seat_wind", "winner", "ruleset", "status", "reading",
-                  "confidence", "total", "points", "doublings", "tiles", "changed", "problem", "breakdown", "sha256")
+                  "confidence", "total", "points", "doublings", "tiles", "changed", "frame", "problem", "breakdown",
+                  "sha256")
 
 SETTLEMENT_COLUMNS = ("table", "hand", "ruleset", "player", "seat_wind", "photo", "east", "winner", "score", "net",
                       "status", "transfers")
@@ -69,7 +70,7 @@ def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: floa
     """(job, output row) in job order, read from the state database one row at a time; a job
     without a database row (should not happen after a completed run) gets ``error: not scored``."""
     cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "total", "points", "doublings",
-            "tiles", "changed", "breakdown", "sha256")
+            "tiles", "changed", "frame", "breakdown", "sha256")
     for job in jobs:
         rec = con.execute(f"SELECT {', '.join(cols)} FROM results WHERE key=?", (job.key,)).fetchone()
         r = dict(zip(cols, rec)) if rec else {c: None for c in cols} | {"error": "not scored (rerun to resume)"}
@@ -82,7 +83,7 @@ def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: floa
             "winner": typed.get("winner", "yes" if job.winner else "no"), "ruleset": job.ruleset,
             "status": status, "reading": r["reading"] or "", "confidence": r["confidence"],
             "total": r["total"], "points": int(pts) if pts is not None and float(pts).is_integer() else pts,
-            "doublings": r["doublings"], "tiles": r["tiles"], "changed": r["changed"],
+            "doublings": r["doublings"], "tiles": r["tiles"], "changed": r["changed"], "frame": r["frame"] or "",
             "problem": manifest_words(problem) or "",
             "breakdown": json.loads(r["breakdown"]) if r["breakdown"] else [], "sha256": r["sha256"] or "",
         }

@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS results (
     doublings INTEGER,
     tiles INTEGER,
     changed INTEGER,
+    frame TEXT,
     breakdown TEXT,
     history TEXT,
     in_history INTEGER NOT NULL DEFAULT 0,
@@ -54,11 +55,19 @@ def open_state(path: str | os.PathLike) -> sqlite3.Connection:
     con.execute("PRAGMA busy_timeout=60000")
     with con:
         con.executescript(STATE_SCHEMA)
+        have = {r[1] for r in con.execute("PRAGMA table_info(results)")}
+        for col, kind in _ADDED_COLS:  # a state database of an earlier version: resumed, the column added
+            if col not in have:
+                con.execute(f"ALTER TABLE results ADD COLUMN {col} {kind}")
     return con
 
 
+#: result columns added since the first version of the state database (name, SQL type)
+_ADDED_COLS = (("frame", "TEXT"),)
+
+
 _RESULT_COLS = ("key", "sha256", "params", "error", "legal", "confidence", "reading", "problem", "allowed", "total",
-                "points", "doublings", "tiles", "changed", "breakdown", "history", "seconds", "scored_at")
+                "points", "doublings", "tiles", "changed", "frame", "breakdown", "history", "seconds", "scored_at")
 
 
 def write_result(con: sqlite3.Connection, row: Mapping[str, Any]) -> None:

@@ -1466,14 +1466,20 @@ def turn_words(degrees: float) -> str:
     return f"{abs(degrees):.0f}° {'anti' if degrees > 0 else ''}clockwise"
 
 
+def frame_words(res: PhotoResult) -> str:
+    """How the photo was read when not as stored: ``"read straightened 25° clockwise"``, ``"read turned
+    90°"``, both (comma-separated), or ``""`` (the summary line and the batch's ``frame`` column)."""
+    return ", ".join(([f"read straightened {turn_words(res.straightened.degrees)}"] if res.straightened else [])
+                     + ([f"read turned {res.turned}°"] if res.turned else []))
+
+
 def summary(res: PhotoResult) -> str:
     """Text lines before the score: the reading, its confidence, changed tiles, tile list, notes."""
     r = res.reading
     n_hand = sum(1 for x in r.roles if x != "ignored")
     size = file_size(res)
-    out = [f"photo: {res.photo.name} ({size[0]}×{size[1]}"
-           + (f", read straightened {turn_words(res.straightened.degrees)}" if res.straightened else "")
-           + (f", read turned {res.turned}°" if res.turned else "") + "), "
+    frame = frame_words(res)
+    out = [f"photo: {res.photo.name} ({size[0]}×{size[1]}" + (f", {frame}" if frame else "") + "), "
            f"{len(res.detections) - len(res.added)} tiles found" + (f" (+{len(res.added)} added)" if res.added else "")
            + f", {n_hand} in the hand" + (f"; read with tile set {res.tileset!r}" if res.tileset else "")]
     out.append(f"reading: {r.notation}")
