@@ -445,7 +445,13 @@ def test_a_state_database_of_an_earlier_version_is_resumed(tmp_path, folder):
     s = batch.run_batch(folder, out, workers=0, reader=bf.ORACLE)
     assert s.scored == 1 and state_rows(db) == scored
     rows = read_csv(out)
-    assert len(rows) == scored and all(r["frame"] == "" for r in rows)
+    assert len(rows) == scored
+    # the photo scored now says how it was read; those scored before say that it was not recorded (not
+    # "read as stored", which they may not have been); error rows have no frame
+    frames = {r["frame"] for r in rows if not r["status"].startswith("error")}
+    assert frames == {"", batch.FRAME_NOT_RECORDED}
+    assert sum(r["frame"] == "" for r in rows if not r["status"].startswith("error")) == 1
+    assert all(r["frame"] == "" for r in rows if r["status"].startswith("error"))
 
 
 def test_history_is_flushed_in_chunks_once(tmp_path, folder):

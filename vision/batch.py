@@ -49,7 +49,7 @@ from typing import Any, Callable
 from scoring.errors import HandError, RulesetError
 
 from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_COLUMNS, …)
-    OUTPUT_COLUMNS, SETTLEMENT_COLUMNS, _atomic_write, _cell, _status, export, flush_history,
+    FRAME_NOT_RECORDED, OUTPUT_COLUMNS, SETTLEMENT_COLUMNS, _atomic_write, _cell, _status, export, flush_history,
     output_rows, settle_group)
 from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEMA, …)
     STATE_SCHEMA, _RESULT_COLS, file_hash, open_state, write_result)
@@ -113,7 +113,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
     """
     t0 = time.perf_counter()
     reader = _get_reader(reader_spec)
-    row: dict[str, Any] = {"key": job.key, "sha256": sha, "params": params}
+    row: dict[str, Any] = {"key": job.key, "sha256": sha, "params": params, "frame": ""}
     if job.error:
         row["error"] = job.error
     elif not sha:

@@ -25,6 +25,9 @@ OUTPUT_COLUMNS = ("photo", "table", "hand", "player", "seat_wind", "winner", "ru
                   "confidence", "total", "points", "doublings", "tiles", "changed", "frame", "problem", "breakdown",
                   "sha256")
 
+#: the ``frame`` of a photo scored by a version before the column existed (a resumed batch keeps its row)
+FRAME_NOT_RECORDED = "not recorded (scored by an earlier version)"
+
 SETTLEMENT_COLUMNS = ("table", "hand", "ruleset", "player", "seat_wind", "photo", "east", "winner", "score", "net",
                       "status", "transfers")
 
@@ -83,7 +86,8 @@ def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: floa
             "winner": typed.get("winner", "yes" if job.winner else "no"), "ruleset": job.ruleset,
             "status": status, "reading": r["reading"] or "", "confidence": r["confidence"],
             "total": r["total"], "points": int(pts) if pts is not None and float(pts).is_integer() else pts,
-            "doublings": r["doublings"], "tiles": r["tiles"], "changed": r["changed"], "frame": r["frame"] or "",
+            "doublings": r["doublings"], "tiles": r["tiles"], "changed": r["changed"],
+            "frame": r["frame"] if r["frame"] is not None else ("" if r["error"] else FRAME_NOT_RECORDED),
             "problem": manifest_words(problem) or "",
             "breakdown": json.loads(r["breakdown"]) if r["breakdown"] else [], "sha256": r["sha256"] or "",
         }

@@ -55,10 +55,15 @@ def open_state(path: str | os.PathLike) -> sqlite3.Connection:
     con.execute("PRAGMA busy_timeout=60000")
     with con:
         con.executescript(STATE_SCHEMA)
-        have = {r[1] for r in con.execute("PRAGMA table_info(results)")}
-        for col, kind in _ADDED_COLS:  # a state database of an earlier version: resumed, the column added
-            if col not in have:
-                con.execute(f"ALTER TABLE results ADD COLUMN {col} {kind}")
+    have = {r[1] for r in con.execute("PRAGMA table_info(results)")}
+    for col, kind in _ADDED_COLS:  # a state database of an earlier version: resumed, the column added
+        if col not in have:
+            try:
+                with con:
+                    con.execute(f"ALTER TABLE results ADD COLUMN {col} {kind}")
+            except sqlite3.OperationalError as e:  # added meanwhile by another opener (an unguarded run)
+                if "duplicate column" not in str(e):
+                    raise
     return con
 
 
