@@ -168,6 +168,38 @@ def glare(x, gen, p: float = 0.2):
     return (x + (1 - x) * spot[:, None]).clamp_(0, 1)
 
 
+def randconv(x, gen, p: float = 0.5, sizes: tuple[int, ...] = (1, 3, 5, 7)):
+    """Random-convolution texture randomisation (RandConv: Xu, Liu, Wang, Niethammer, "Robust and
+    Generalizable Visual Representation Learning via Random Convolutions", ICLR 2021) on a share ``p`` of
+    a float (B, 3, S, S) RGB 0..1 batch: each chosen crop goes through its own random 3→3 convolution
+    (one kernel side from ``sizes`` per batch, weights N(0, 1/(3k²)), He-style), is rescaled to the
+    crop's own mean and standard deviation, and is mixed with the crop by α ~ U(0, 1) (the paper's
+    "mix" variant); clamped to 0..1. Shapes and glyph layout survive, colours and local texture do not —
+    what another tile set's paint and another camera change."""
+    import math as _m
+
+    import torch
+    import torch.nn.functional as F
+
+    B, C, S, _ = x.shape
+    on = torch.nonzero(torch.rand(B, generator=gen) < p).flatten()
+    if not len(on):
+        return x
+    n = len(on)
+    k = sizes[int(torch.randint(len(sizes), (1,), generator=gen))]
+    w = torch.randn(n * C, C, k, k, generator=gen) / _m.sqrt(C * k * k)
+    xs = x[on]
+    y = F.conv2d(F.pad(xs.reshape(1, n * C, S, S), (k // 2,) * 4, mode="reflect") if k > 1 else
+                 xs.reshape(1, n * C, S, S), w, groups=n).reshape(n, C, S, S)
+    mx, sx = xs.mean((1, 2, 3), keepdim=True), xs.std((1, 2, 3), keepdim=True)
+    my, sy = y.mean((1, 2, 3), keepdim=True), y.std((1, 2, 3), keepdim=True)
+    y = (y - my) / (sy + 1e-6) * sx + mx
+    a = torch.rand(n, 1, 1, 1, generator=gen)
+    x = x.clone()
+    x[on] = (a * xs + (1 - a) * y).clamp(0, 1)
+    return x
+
+
 def _tensor(batch: np.ndarray):
     import torch
 
@@ -195,15 +227,16 @@ def real_set(size: int):
 def train(dirs: list[Path], size: int = 96, epochs: int = 8, epoch_size: int = 12000, batch: int = 48,
           lr: float = 1.5e-3, name: str = "effnet", resume: bool = False, seed: int = 0, threads: int = 2,
           turned: float = 0.25, turned_weight: float = 0.5, smoothing: float = 0.05, arch: str = "effnet",
-          freeze: int = 0, val_limit: int = 0, init: Path | None = None) -> Path:
-    """Fine-tune the whole network; returns ``runs/<name>/best.pt`` (best synthetic-val epoch)."""
+          freeze: int = 0, val_limit: int = 0, init: Path | None = None, randconv_p: float = 0.0) -> Path:
+    """Fine-tune the whole network; returns ``runs/<name>/best.pt`` (best synthetic-val epoch).
+    ``randconv_p``: share of each batch given :func:`randconv` (0: none, the committed recipes)."""
     import torch
 
     torch.set_num_threads(threads)
     Xtr, Ytr = load_crop_dirs(dirs, "train", size)
     Xva, Yva = load_crop_dirs(dirs, "val", size)
     return fit(Xtr, Ytr, Xva, Yva, size, epochs, epoch_size, batch, lr, name, resume, seed, turned, turned_weight,
-               smoothing, arch, freeze, val_limit, init)
+               smoothing, arch, freeze, val_limit, init, randconv_p)
 
 
 def train_v4(dirs: list[Path], resume: bool = False, threads: int = 2, tilenet: bool = False) -> tuple[Path, Path]:
@@ -242,7 +275,7 @@ def shrink(X: np.ndarray, size: int) -> np.ndarray:
 def fit(Xtr, Ytr, Xva, Yva, size: int, epochs: int, epoch_size: int, batch: int, lr: float, name: str,
         resume: bool = False, seed: int = 0, turned: float = 0.25, turned_weight: float = 0.5,
         smoothing: float = 0.05, arch: str = "effnet", freeze: int = 0, val_limit: int = 0,
-        init: Path | None = None) -> Path:
+        init: Path | None = None, randconv_p: float = 0.0) -> Path:
     """The training loop of :func:`train` on crops already in memory. ``freeze`` (effnet): the stem and
     the first ``freeze`` MBConv blocks keep their ImageNet weights (not trained; their batch-norm
     statistics stay ImageNet's too). ``val_limit``: validate on a fixed random subset of that many crops.
@@ -297,6 +330,8 @@ def fit(Xtr, Ytr, Xva, Yva, size: int, epochs: int, epoch_size: int, batch: int,
             idx = np.sort(perm[b * batch:(b + 1) * batch])
             yb = torch.from_numpy(Ytr[idx])
             xb = glare(augment_torch(_tensor(Xtr[idx]), gen, y=yb), gen)
+            if randconv_p:
+                xb = randconv(xb, gen, randconv_p)
             faces = torch.nonzero(yb != back).flatten()[: int(round(turned * len(idx)))]
             if len(faces):
                 ks = torch.randint(1, 4, (len(faces),), generator=gen)
@@ -510,6 +545,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="tilenet: warm-start the committed tilenet (models/checkpoints/classifier.pt) instead")
     ap.add_argument("--out", type=Path, default=MODELS / "classifier.onnx")
     ap.add_argument("--checkpoint", type=Path, default=None, help="export: also write the fp16 weights here")
+    ap.add_argument("--randconv", type=float, default=0.0,
+                    help="train: share of each batch given random-convolution texture randomisation (randconv)")
     a = ap.parse_args(argv)
     if a.cmd == "probe":
         probe(a.crops, a.sizes, threads=a.threads)
@@ -523,7 +560,7 @@ def main(argv: list[str] | None = None) -> int:
             fit(shrink(Xtr, s), Ytr, shrink(Xva, s), Yva, s, a.epochs, a.epoch_size, a.batch, a.lr, f"{a.name}-size{s}")
     elif a.cmd == "train":
         w = train(a.crops, a.size, a.epochs, a.epoch_size, a.batch, a.lr, a.name, a.resume, threads=a.threads,
-                  arch=a.arch, freeze=a.freeze, val_limit=a.val_limit, init=a.init)
+                  arch=a.arch, freeze=a.freeze, val_limit=a.val_limit, init=a.init, randconv_p=a.randconv)
         print("best weights", w, flush=True)
     elif a.cmd == "ensemble":
         sec = RUNS / a.second / "best.pt" if a.second else None

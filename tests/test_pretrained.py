@@ -122,3 +122,19 @@ def test_a_run_saved_each_epoch_resumes_where_it_stopped(tmp_path):
     m2, opt2, sched2 = fresh()
     assert resume_run(tmp_path / "last.pt", m2, opt2, sched2) == (2, 0.5)
     assert torch.equal(m.weight, m2.weight)
+
+
+def test_randconv_keeps_shape_and_range_and_changes_only_the_share_asked():
+    # RandConv (Xu et al., ICLR 2021), measured for classifier version 4 and not kept (models/MODEL_CARD.md):
+    # p = 0 leaves the batch as it is; p = 1 changes every crop, keeps each crop's mean, stays in 0..1; the
+    # same generator state gives the same batch (a run resumed at an epoch repeats it)
+    x = torch.rand(6, 3, 32, 32)
+    x0 = x.clone()
+    gen = torch.Generator().manual_seed(3)
+    assert torch.equal(pretrained.randconv(x, gen, 0.0), x)
+    y = pretrained.randconv(x, torch.Generator().manual_seed(3), 1.0)
+    assert y.shape == x.shape and float(y.min()) >= 0.0 and float(y.max()) <= 1.0
+    assert all(not torch.allclose(y[i], x[i]) for i in range(6))
+    assert torch.allclose(y.mean((1, 2, 3)), x.mean((1, 2, 3)), atol=0.05)
+    assert torch.equal(y, pretrained.randconv(x, torch.Generator().manual_seed(3), 1.0))
+    assert torch.equal(x, x0)  # the input is not changed in place
