@@ -310,9 +310,13 @@ def test_a_flower_lying_before_the_near_end_of_a_slanted_row_is_the_hands():
     assert res.legal and res.hand.bonus == ("2f",), (res.notation, res.notes)
     plain = _slanted_row(row).reading
     assert res.notation == plain.notation + " +2f" and plain.legal and not plain.hand.bonus
-    # a thing twice the size of the tiles beside it is still no tile of this set (a playing card)
-    big = _slanted_row(row, "2f", 2.4).reading
-    assert big.legal and not big.hand.bonus, (big.notation, big.notes)
+    # (the lying tile's size over the three row tiles beside it is 0.93 × scale: square against 1.35:1)
+    # up to 1.3× those tiles it is the hand's; a playing card (1.43×) is no tile of this set, its prior
+    # falling as (1.3 / ratio)^LARGER_FALL; one twice their size is no row of the hand at all
+    assert _slanted_row(row, "2f", 1.4).reading.hand.bonus == ("2f",)
+    for scale in (1.54, 2.4):
+        big = _slanted_row(row, "2f", scale).reading
+        assert big.legal and not big.hand.bonus, (scale, big.notation, big.notes)
 
 
 def test_a_flower_the_user_adds_is_a_bonus_tile_wherever_its_box_lands():

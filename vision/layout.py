@@ -93,6 +93,9 @@ TOUCH = 0.25
 LYING_LARGER = 1.3
 #: a group's size is compared with that of this many main-row tiles nearest to it (:func:`_size_ratio`)
 SIZE_NEAREST = 3
+#: a flower/season lying flat in front of the standing row, seen at a slant, may look this much smaller
+#: than the row's tiles beside it and still count as of the hand's size (:func:`_off_row_prior`)
+LYING_SMALLER = 0.7
 #: a flower/season group larger than LYING_LARGER × those tiles is the hand's with a prior that falls
 #: as (LYING_LARGER / size ratio) to this power (:func:`_off_row_prior`)
 LARGER_FALL = 6
@@ -648,7 +651,6 @@ def _assemble(R: _Rows, main: int) -> Geometry:
     m_line = _line_v(mt, ucm, vcm, angle_free=len(mt) >= 3)
     m_u = (float((ucm - Wm / 2)[mt].min()), float((ucm + Wm / 2)[mt].max()))
     area = np.sqrt(Wm * Hm)
-    ms = float(np.median(area[mt]))
     near = []
     for r in range(len(rows_tiles)):
         if r == main:
@@ -656,8 +658,7 @@ def _assemble(R: _Rows, main: int) -> Geometry:
         t = rows_tiles[r]
         rs_ = float(np.median(area[t]))
         # against the main-row tiles nearest to it: at a slant the row shrinks along it (_size_ratio)
-        here = centres[t].mean(0)
-        ms_ = float(np.median(area[np.asarray(mt)[np.argsort(np.hypot(*(centres[mt] - here).T))[:SIZE_NEAREST]]]))
+        ms_ = _nearest_size(centres, area, mt, t)
         if max(rs_, ms_) > SIZE_RATIO * min(rs_, ms_):
             continue
         rh = float(np.median(Hm[t]))
@@ -1025,8 +1026,9 @@ def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_si
     tile sizes of the row, × exp(−:data:`OFF_ROW_DECAY` per tile size beyond); ``by_size`` (a group of
     flowers and seasons, set apart wherever it lies):
     :data:`OFF_ROW_IN` for three or more together, else × (its tile size / that of the main-row tiles
-    beside it, :func:`_size_ratio`)³ when its tiles are smaller and it does not lie in front of the row
-    — one or two loose tiles farther from the camera, behind the hand — and ×
+    beside it, :func:`_size_ratio`)³ when its tiles are smaller — one or two loose tiles farther from
+    the camera, behind the hand; in front of the row (× (ratio / :data:`LYING_SMALLER`)³ below that),
+    where a tile lying flat looks smaller only by being seen at a slant — and ×
     (:data:`LYING_LARGER` / that ratio)^:data:`LARGER_FALL` when they are larger than a tile lying
     nearer the camera can look (a playing card read as a flower); melds are not judged so: they often
     lie flat beside a standing hand."""
@@ -1035,12 +1037,12 @@ def _off_row_prior(geo: Geometry, det: Detections, tiles: tuple[int, ...], by_si
         return OFF_ROW_IN
     if by_size and main and len(det):
         ratio = _size_ratio(geo, det, tiles)
-        # smaller: farther (loose tiles behind the hand) — but not in front of the row, where a tile
-        # lying flat looks smaller than the standing ones only by being seen at a slant; much larger
+        # smaller: farther (loose tiles behind the hand) — in front of the row only below 0.7×, as a
+        # tile lying flat looks smaller than the standing ones by being seen at a slant; much larger
         # than a tile lying nearer the camera can be (1.3× the row's tiles beside it): not a tile of
         # this set (a playing card, a coaster)
         front = not geo.turned and geo.offset(tiles[0]) > 0
-        small = 1.0 if front else min(1.0, ratio) ** 3
+        small = min(1.0, ratio / LYING_SMALLER if front else ratio) ** 3
         return OFF_ROW_IN * small * min(1.0, LYING_LARGER / ratio) ** LARGER_FALL
     d = min(geo.distance(t) for t in tiles)
     if len(tiles) == 1 and _in_line(geo, tiles[0]):  # set apart on the row's line, on purpose
@@ -1058,10 +1060,16 @@ def _size_ratio(geo: Geometry, det: Detections, tiles: tuple[int, ...]) -> float
     if not main or not len(det):
         return 1.0
     size = np.sqrt(np.prod(det.sizes, axis=1))
-    c = det.centres
-    here = c[list(tiles)].mean(0)
-    near = np.array(main)[np.argsort(np.hypot(*(c[main] - here).T))[:SIZE_NEAREST]]
-    return float(np.median(size[list(tiles)])) / max(float(np.median(size[near])), 1e-6)
+    return float(np.median(size[list(tiles)])) / max(_nearest_size(det.centres, size, main, tiles), 1e-6)
+
+
+def _nearest_size(centres: np.ndarray, size: np.ndarray, main, tiles) -> float:
+    """The median of ``size`` ((N,) pixels) over the :data:`SIZE_NEAREST` detections of ``main`` whose
+    centres ((N, 2) pixels) lie nearest to the mean centre of ``tiles`` (all of ``main`` when fewer)."""
+    main = np.asarray(list(main), int)
+    here = centres[list(tiles)].mean(0)
+    near = main[np.argsort(np.hypot(*(centres[main] - here).T))[:SIZE_NEAREST]]
+    return float(np.median(size[near]))
 
 
 def _in_line(geo: Geometry, t: int) -> bool:
