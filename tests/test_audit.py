@@ -218,6 +218,32 @@ def test_unknown_claimed_name_suggests_the_closest_rule(run_cli, tmp_path):
     assert "'lucky socks' is not a rule of nts (see `mahjong-score rules nts`)" in out
 
 
+def test_a_claimed_flower_says_which_option_would_count_it():
+    # a tournament director's audit of a hand with a flower under NTS, claimed 4 more than scored: the
+    # claim {"name": "flower"} was "not a rule of nts" with no hint, and {"rule": "bonus-tile"} "does not
+    # apply to this hand". NTS has no flowers (RULINGS 002-03: option bonus_tiles, default off; 4-points
+    # scores 4 each as in 000/003): the name now points at bonus-tile, and its line names the option and
+    # the setting the hand was scored with. Derived by hand (002): 234m 567p 11s [555z] [999p] won on 4m,
+    # seat South: dragon pung exposed 4 + terminal pung exposed 4 + mahjong 20 = 28, ×2 for the dragon
+    # pung = 56; the 1f adds 4 points only with bonus_tiles=4-points (before doubling: 32 × 2 = 64)
+    from scoring import Context, load_ruleset, parse_hand, score_hand
+    from vision.audit import compare
+
+    rs = load_ruleset("nts")
+    hand = parse_hand("234m567p11s [555z] [999p] +1f", winning_tile="4m", context=Context(seat_wind="S"))
+    scored = score_hand(hand, rs)
+    res = compare(scored, scored.total + 4, [{"name": "flower", "points": 4}])
+    msg = next(d.message for d in res.differences if d.what == "not earned")
+    assert "'flower' is not a rule of nts (did you mean bonus-tile (Bloem/seizoen" in msg, msg
+    res = compare(scored, scored.total + 4, [{"rule": "bonus-tile", "points": 4}])
+    msg = next(d.message for d in res.differences if d.what == "not earned")
+    assert ("it counts only with option bonus_tiles=4-points (ambiguity 002-03), and this hand was scored "
+            "with bonus_tiles=off (give --option bonus_tiles=4-points if the table plays it)") in msg, msg
+    with_flowers = score_hand(hand, rs, options={"bonus_tiles": "4-points"})
+    assert (scored.total, with_flowers.total) == (56, 64)
+    assert not any(d.what == "not earned" for d in compare(with_flowers, 64, [{"rule": "bonus-tile", "points": 4}]).differences)
+
+
 def test_a_claimed_name_matches_without_what_the_gloss_says_in_brackets():
     # a new user claimed {"name": "concealed kong of simples"}; the rule's gloss is "concealed kong of
     # simples (2-8)" (002:10), and the claim was "not a rule of nts" and its kong "missing" too. Only

@@ -125,6 +125,16 @@ def closest_rule(given: str, rs: Ruleset) -> str | None:
             ratio = difflib.SequenceMatcher(None, key, n).ratio()
             if ratio >= 0.6 and (best is None or ratio > best[0]):
                 best = (ratio, f"{r.id} ({r.label()})")
+    if best is None and key:
+        # every word of the claim (singular) among a rule's words: "flower" for the rule glossed
+        # "flower or season"; named when at most two rules have them
+        def words(text: str) -> set[str]:
+            return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _norm(text).split()}
+
+        want = words(given)
+        hits = [r for r in rs.rules if want <= words(f"{r.id.replace('-', ' ')} {r.name} {r.gloss or ''}")]
+        if 0 < len(hits) <= 2:
+            return " or ".join(f"{r.id} ({r.label()})" for r in hits)
     return best[1] if best else None
 
 
@@ -311,6 +321,13 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             else:
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but it does not apply to this hand "
                        f"({rule.label()}; {rule.source})")
+                off = {k: v for k, v in (rule.when or {}).items() if scored.options.get(k) != v}
+                if off:  # an option decides it: the ruling the table plays may be the other
+                    msg += "; it counts only with " + ", ".join(
+                        f"option {k}={v}" + (f" (ambiguity {rs.options[k].ambiguity})"
+                                             if k in rs.options and rs.options[k].ambiguity else "")
+                        + f", and this hand was scored with {k}={scored.options.get(k)}" for k, v in off.items()) \
+                        + " (give " + " ".join(f"--option {k}={v}" for k, v in off.items()) + " if the table plays it)"
             diffs.append(Difference(what, r, msg, c.amounts, None, None, rule.source))
         for r in missing:
             ln = computed[r]
