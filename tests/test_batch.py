@@ -219,7 +219,7 @@ def test_manifest_rows_defaults_and_table_settlement(tmp_path, truth, capsys):
     assert all(r["status"] == "ok" or r["status"].startswith("provisional: ") for r in t1)
     assert [r["east"] for r in t1] == ["yes", "no", "no", "no"] and t1[0]["winner"] == "yes"
     t2 = [r for r in srows if r["table"] == "2"]
-    assert t2 and t2[0]["status"] == "not settled: 1 photos (a table hand needs 4)"
+    assert t2 and t2[0]["status"] == "not settled: 1 photo (a table hand needs 4)"
     # the context reached the scorer: h0 self-drawn on the last tile, round wind S from the command line
     con = sqlite3.connect(batch.state_path_for(out))
     h0 = json.loads(con.execute("SELECT history FROM results WHERE key='h0.jpg'").fetchone()[0])
@@ -420,14 +420,14 @@ def test_the_frame_column_says_which_photos_were_read_turned_or_straightened(tmp
     assert list(next(iter(by.values()))) == list(batch.OUTPUT_COLUMNS) and "frame" in batch.OUTPUT_COLUMNS
     assert by["upright.jpg"]["frame"] == ""
     # (turned 90° clockwise when sent: read turned a further 270° clockwise, as `photo` says)
-    assert by["turned.jpg"]["frame"] == "read turned 270°", by["turned.jpg"]
+    assert by["turned.jpg"]["frame"] == "read turned 270° clockwise", by["turned.jpg"]
     assert by["askew.jpg"]["frame"].startswith("read straightened 2"), by["askew.jpg"]  # about 20° clockwise
     assert by["askew.jpg"]["frame"].endswith("° clockwise")
     assert {r["reading"] for r in by.values()} == {by["upright.jpg"]["reading"]}
     jl = tmp_path / "r.jsonl"
     batch.run_batch(d, jl, workers=0)  # the same state: nothing read again
     recs = {j["photo"]: j for j in map(json.loads, jl.read_text().splitlines()) if j["type"] == "photo"}
-    assert recs["turned.jpg"]["frame"] == "read turned 270°"
+    assert recs["turned.jpg"]["frame"] == "read turned 270° clockwise"
 
 
 def test_a_state_database_of_an_earlier_version_is_resumed(tmp_path, folder):
@@ -493,6 +493,11 @@ def test_the_problem_column_names_manifest_cells_not_flags():
     assert manifest_words("if they are, add them with --add (e.g. --add 15=1f) or set them apart") == \
         "if they are, add them with the add cell (e.g. 15=1f in the add cell) or set them apart"
     assert manifest_words("leave out boxes … with --fix POS=-") == "leave out boxes … with the fix cell (POS=-)"
+    # a 14-tile hand in a row marked `winner no`: the row may be what is wrong (a director's trial)
+    assert manifest_words("a non-winning hand under nts has 13: …; if the hand won, leave out --not-winner (a winner's "
+                          "hand has 14); leave out boxes …") == ("a non-winning hand under nts has 13: …; if the hand "
+                                                               "won, set the winner cell to yes (a winner's hand has 14);"
+                                                               " leave out boxes …")
     assert "--" not in manifest_words("with your corrections (--fix/--add/--exposed) the hand reads legal only without "
                                       "them; --exposed replaces the melds; --winning-tile 9p: no concealed tile")
 

@@ -276,7 +276,7 @@ def test_a_flower_boxed_away_from_the_hand_makes_the_reading_less_sure():
     assert other.legal and other.confidence == pytest.approx(base.confidence)
 
 
-def _slanted_row(codes, lying=None, scale=1.0):
+def _slanted_row(codes, lying=None, scale=1.0, ctx=None):
     """A hand row photographed at a slant (issue 14's heavy perspective: a hard-scene render whose
     flower, lying in front of the row's near end, was left out): tile k of ``codes`` 110·0.93^k px wide
     (so the far end's tiles are about 0.4× the near end's) standing on one line, read right at 0.9;
@@ -296,7 +296,16 @@ def _slanted_row(codes, lying=None, scale=1.0):
         probs[k, CLASS_INDEX[c]] = 0.9
     photo = Photo(np.zeros((900, 1600, 3), np.uint8), (1600, 900), 1.0, "x")
     det, rd = Detections.make(boxes, np.full(len(boxes), 0.9)), TileReadings.make(probs)
-    return read_detections(photo, det, rd, NTS, Context())
+    return read_detections(photo, det, rd, NTS, ctx or Context())
+
+
+def test_a_winning_hand_said_not_won_names_the_winner_setting_too():
+    # a director's batch row marked `winner no` for a 14-tile winning hand: the problem said only "leave out
+    # boxes that are not the hand's"; the row's winner cell may be what is wrong, and the problem says so
+    row = "1m 2m 3m 4m 5m 6m 7p 8p 9p 1z 1z 1z 5s 5s".split()
+    res = _slanted_row(row, ctx=Context(winner=False, win_by="discard")).reading
+    assert not res.legal and "if the hand won, leave out --not-winner (a winner's hand has 14)" in res.problem
+    assert "leave out --not-winner" not in _slanted_row(row + ["5s"], ctx=Context(winner=False)).reading.problem
 
 
 def test_a_flower_lying_before_the_near_end_of_a_slanted_row_is_the_hands():
@@ -402,6 +411,43 @@ def test_demo_photo_turned_without_exif_reads_upright(demo_models, deg):
     reasons = ("(no tile was found upright)", "(the photo read upright is not a legal hand)",
                "(it reads better than the photo upright)")
     assert all(any(r in n for r in reasons) for n in res.reading.notes if "read turned" in n)
+
+
+@needs_models
+@pytest.mark.parametrize("deg", [90, 270])
+def test_a_winning_hand_said_not_won_is_read_the_right_way_up(demo_models, deg):
+    # a tournament director's batch row marked `winner no` for the demo sent a quarter turn off (no EXIF):
+    # no turn reads a legal hand, and the turn kept was the one that reads the photo upside down (the
+    # first tried; the two read as many tiles as surely), so the review card showed it upside down. Of two
+    # readings that are not legal and read as well, the one whose tiles stand upright is kept
+    from PIL import Image
+
+    from vision.pipeline import read_photo
+
+    T = Image.Transpose
+    det, cls = demo_models
+    said = Context(winner=False, win_by="discard")
+    upright = read_photo(_demo_bytes(), "nts", said, detector=det, classifier=cls)
+    res = read_photo(_demo_bytes(T.ROTATE_270 if deg == 90 else T.ROTATE_90), "nts", said, detector=det, classifier=cls)
+    assert not upright.reading.legal and not res.reading.legal
+    assert res.turned == (360 - deg) % 360
+    assert res.reading.notation == upright.reading.notation
+
+
+@needs_models
+def test_a_winning_hand_said_not_won_held_askew_is_read_straightened(demo_models):
+    # the same row for the demo held 20° askew: neither the tilted nor the straightened photo reads a legal
+    # hand, and the tilted one was kept (a tie goes to it), reading an 8p as 9p with boxes overlapping.
+    # The straightened reading is kept unless the tilted one reads clearly more of the hand
+    from vision.pipeline import read_photo
+
+    det, cls = demo_models
+    said = Context(winner=False, win_by="discard")
+    upright = read_photo(_demo_bytes(), "nts", said, detector=det, classifier=cls)
+    data, _ = _demo_tilted(20)
+    res = read_photo(data, "nts", said, detector=det, classifier=cls)
+    assert res.straightened is not None and -30 < res.straightened.degrees < -15  # turned back clockwise
+    assert not res.reading.legal and res.reading.notation == upright.reading.notation
 
 
 def _canonical(hand):

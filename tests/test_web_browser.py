@@ -429,6 +429,10 @@ MESSAGES = [
      "--add POS=TILE", "add a tile the detector missed with --add POS=TILE"),
     ("found 15 tiles in the hand (each kong counts 3); leave out boxes that are not the hand's (clutter, loose "
      "tiles, another player's) with --fix POS=-", "with --fix POS=-"),
+    # (a director's batch row marked `winner no` for a winning hand: the problem named only leaving boxes out)
+    ("found 14 tiles in the hand (each kong counts 3); a non-winning hand under nts has 13: a tile may be hidden; if "
+     "the hand won, leave out --not-winner (a winner's hand has 14); leave out boxes that are not the hand's "
+     "(clutter, loose tiles, another player's) with --fix POS=-", "if the hand won, leave out --not-winner"),
     ("not a winning hand under nts: x; the tiles read make no hand this ruleset scores (if a tile is misread, "
      "correct it with --fix POS=TILE)", "correct it with --fix POS=TILE)"),
     ("no reading close to what the photo shows is a legal winning hand under nts; least sure: tile 3 (3m 60%); "

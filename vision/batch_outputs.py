@@ -37,6 +37,7 @@ SETTLEMENT_COLUMNS = ("table", "hand", "ruleset", "player", "seat_wind", "photo"
 MANIFEST_WORDS = (
     (re.compile(r"your corrections \(--fix/--add(?:/--exposed)?\)"), "the row's fix and add cells"),
     (re.compile(r"give --not-winner"), "set the winner cell to no"),
+    (re.compile(r"leave out --not-winner"), "set the winner cell to yes"),
     (re.compile(r"--not-winner"), "the winner cell (no)"),
     (re.compile(r"--winning-tile (\w+)"), r"the winning_tile cell (\1)"),
     (re.compile(r"--winning-tile"), "the winning_tile cell"),
@@ -114,7 +115,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
         return rec
 
     if len(members) != 4:
-        return fail(f"{len(members)} photos (a table hand needs 4)")
+        return fail(f"{len(members)} photo{'' if len(members) == 1 else 's'} (a table hand needs 4)")
     if len(set(labels)) != 4:
         return fail(f"players are not distinct ({', '.join(labels)}); give each a player or seat_wind")
     rulesets = {j.ruleset for j, _ in members}

@@ -1043,6 +1043,8 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                       " concealed kongs too, e.g. [777s] (2222m)" if given else "")
                    + (f"; if the hand did not win, give --not-winner (a non-winner's hand has {need - 1})"
                       if ctx.winner and found == need - 1 else "")
+                   + (f"; if the hand won, leave out --not-winner (a winner's hand has {need + 1})"
+                      if not ctx.winner and found == need + 1 else "")
                    # (the other game's hand size is named only when the tiles shown are that many: a
                    # whole-table render's wall read "at best 16" of 33 was taken for a 16-tile game's hand)
                    + ((_other_size_hint(found, rs) if found == count else "")

@@ -474,7 +474,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         the quarter turn. A straightened reading whose rows still
         run that far off level (the angle was measured on the few tiles a steep tilt lets the detector
         box) is straightened further, :data:`STRAIGHTEN_TRIES` passes in all. A straightened reading is
-        kept when it is legal, or when neither is and it reads better (:func:`_better`): the models
+        kept when it is legal, or when neither is unless the tilted one reads clearly more (:func:`_reads_more`;
+        a winning hand said not won, read from the tilted photo with an 8p read 9p): the models
         know level rows, and the two photos' joint scores are not comparable (on composites of real
         tiles turned 15°, keeping the higher joint score read 14 of 20 hands exactly, keeping the
         straightened 17; the tilted photo 13)."""
@@ -495,8 +496,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                              straightened=how, turned=result.turned)
             except (NoTilesError, HandError):
                 break
-            if r2.reading.legal or (not best.reading.legal and _better(r2, best)):
-                best, base = r2, level
+            if r2.reading.legal or (not best.reading.legal and not _reads_more(best, r2)):
+                best, base = r2, level  # (neither legal: the level photo unless the tilted one reads more)
             cur = r2
         if total != start:  # (each pass, also one whose reading failed; a turned photo's passes add to the upright's)
             t["straightening"] = t.get("straightening", 0.0) + time.perf_counter() - t1
@@ -526,11 +527,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 except (NoTilesError, HandError):
                     continue
                 if result is None or (_better(r2, result) and (
-                        result.reading.legal or not weak_reading(r2)
+                        result.turned or result.reading.legal or not weak_reading(r2)
                         or len(used_tiles(r2.reading)) > len(used_tiles(result.reading)))):
                     # (an upright reading that is not legal gives way only to a sure turned one, or to one
                     # that finds more of the hand's tiles: a turned photo read as some unsure legal hand of
-                    # no more tiles, e.g. a non-winner's 13 tiles, is no better)
+                    # no more tiles, e.g. a non-winner's 13 tiles, is no better; between two turns, the
+                    # better: a photo sent a quarter turn off read upside down was kept over the right turn)
                     result = replace(r2, turned=deg)
                     if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
                         break
@@ -764,13 +766,15 @@ def _better(a: PhotoResult, b: PhotoResult) -> bool:
     read more surely; of two legal ones, the higher joint
     log-score (region prior × role prior × tile readings × the models' belief in the boxes); within
     :data:`TURN_TIE` of each other, the one with fewer tiles read turned (the photo the right way up:
-    an upside-down reading can be as probable, with 7s read as 6s)."""
+    an upside-down reading can be as probable, with 7s read as 6s); two not legal within 1.0 of
+    evidence (tiles used + 0.1 × their log-evidence) are told apart so too."""
     if a.reading.legal != b.reading.legal:
         return a.reading.legal
     if not a.reading.legal:  # neither legal: nearer a hand's tile count, then more of its tiles found, read more surely
-        if a.reading.count_off and b.reading.count_off and a.reading.count_off != b.reading.count_off:
-            return a.reading.count_off < b.reading.count_off  # (both tile counts wrong: 0 is a count right)
-        return _evidence_of(a) > _evidence_of(b) + 1.0
+        if _reads_more(a, b) or _reads_more(b, a):
+            return _reads_more(a, b)
+        # as well read: the turn whose tiles stand upright (a winning hand said not won, read upside down)
+        return _turned_tiles(a) < _turned_tiles(b)
     if abs(a.joint - b.joint) < TURN_TIE:  # as probable: the turn whose tiles stand upright is the photo's
         return _turned_tiles(a) < _turned_tiles(b)
     return a.joint > b.joint
@@ -778,6 +782,15 @@ def _better(a: PhotoResult, b: PhotoResult) -> bool:
 
 #: readings of two turns of a photo within this much joint log-score are told apart by their tiles' poses
 TURN_TIE = 0.5
+
+
+def _reads_more(a: PhotoResult, b: PhotoResult) -> bool:
+    """Of two readings not legal, ``a`` is clearly the better read: its tile count nearer the hand's
+    (``Reading.count_off``; both wrong), else its evidence (tiles used + 0.1 × their log-evidence) more by
+    over 1.0."""
+    if a.reading.count_off and b.reading.count_off and a.reading.count_off != b.reading.count_off:
+        return a.reading.count_off < b.reading.count_off  # (both tile counts wrong: 0 is a count right)
+    return _evidence_of(a) > _evidence_of(b) + 1.0
 
 
 def _turned_tiles(res: PhotoResult) -> int:
@@ -1468,9 +1481,9 @@ def turn_words(degrees: float) -> str:
 
 def frame_words(res: PhotoResult) -> str:
     """How the photo was read when not as stored: ``"read straightened 25° clockwise"``, ``"read turned
-    90°"``, both (comma-separated), or ``""`` (the summary line and the batch's ``frame`` column)."""
+    90° clockwise"``, both (comma-separated), or ``""`` (the summary line and the batch's ``frame`` column)."""
     return ", ".join(([f"read straightened {turn_words(res.straightened.degrees)}"] if res.straightened else [])
-                     + ([f"read turned {res.turned}°"] if res.turned else []))
+                     + ([f"read turned {res.turned}° clockwise"] if res.turned else []))
 
 
 def summary(res: PhotoResult) -> str:

@@ -324,6 +324,7 @@
     [/your corrections \(--fix\/--add(?:\/--exposed)?\)/g, "your corrections"],
     [/--fix\/--add(?:\/--exposed)?/g, "corrections"],
     [/give --not-winner/g, "tick “Not the winner” in Settings"],
+    [/leave out --not-winner/g, "untick “Not the winner” in Settings"],
     [/\(POS=-\)/g, "(“Not in the hand”)"],
     [/--fix (\d+)=-:/g, "Tile $1, “Not in the hand”:"],
     [/--fix(?=:)/g, "Fix"],
