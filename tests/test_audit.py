@@ -237,8 +237,16 @@ def test_a_claimed_flower_says_which_option_would_count_it():
     assert "'flower' is not a rule of nts (did you mean bonus-tile (Bloem/seizoen" in msg, msg
     res = compare(scored, scored.total + 4, [{"rule": "bonus-tile", "points": 4}])
     msg = next(d.message for d in res.differences if d.what == "not earned")
-    assert ("it counts only with option bonus_tiles=4-points (ambiguity 002-03), and this hand was scored "
+    assert ("it counts with option bonus_tiles=4-points (ambiguity 002-03), and this hand was scored "
             "with bonus_tiles=off (give --option bonus_tiles=4-points if the table plays it)") in msg, msg
+    # the same claim for a hand without a flower: no setting would count it, and none is offered (a reviewer)
+    plain = score_hand(parse_hand("234m567p11s [555z] [999p]", winning_tile="4m", context=Context(seat_wind="S")), rs)
+    res = compare(plain, plain.total + 4, [{"rule": "bonus-tile", "points": 4}])
+    msg = next(d.message for d in res.differences if d.what == "not earned")
+    assert "does not apply to this hand" in msg and "--option" not in msg, msg
+    # a claimed name of small words is no rule's: no "did you mean" (the claim "East's" once suggested earth)
+    assert all("did you mean" not in d.message for claim in ("s", "is", "each one")
+               for d in compare(plain, plain.total, [{"name": claim, "points": 2}]).differences)
     with_flowers = score_hand(hand, rs, options={"bonus_tiles": "4-points"})
     assert (scored.total, with_flowers.total) == (56, 64)
     assert not any(d.what == "not earned" for d in compare(with_flowers, 64, [{"rule": "bonus-tile", "points": 4}]).differences)

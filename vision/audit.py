@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from scoring import HandError, ScoredHand, load_ruleset
+from scoring import HandError, RulesetError, ScoredHand, load_ruleset
 from scoring.engine import Line, Ruleset
 
 _STATUS_WORDS = {"exposed", "concealed", "open", "closed"}
@@ -113,6 +113,10 @@ def _names(rule_id: str, name: str, gloss: str = "", bare: bool = False) -> set[
     return out
 
 
+#: words a claimed name shares with many rules' names, which name none of them (closest_rule's fallback)
+_COMMON = frozenset("the and for with one each all any not are has its this that een van het per".split())
+
+
 def closest_rule(given: str, rs: Ruleset) -> str | None:
     """The rule of ``rs`` whose id, name or gloss (or a half of one) is closest to ``given``
     (:func:`difflib.get_close_matches`, cutoff 0.6), as ``id (label)``; None when nothing is close."""
@@ -129,10 +133,12 @@ def closest_rule(given: str, rs: Ruleset) -> str | None:
         # every word of the claim (singular) among a rule's words: "flower" for the rule glossed
         # "flower or season"; named when at most two rules have them
         def words(text: str) -> set[str]:
-            return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _norm(text).split()}
+            return {w[:-1] if len(w) > 3 and w.endswith("s") else w
+                    for w in _norm(re.sub(r"['’]s\b", "", text)).split() if len(w) >= 3 and w not in _COMMON}
 
         want = words(given)
-        hits = [r for r in rs.rules if want <= words(f"{r.id.replace('-', ' ')} {r.name} {r.gloss or ''}")]
+        hits = [r for r in rs.rules if want <= words(f"{r.id.replace('-', ' ')} {r.name} {r.gloss or ''}")] \
+            if want else []
         if 0 < len(hits) <= 2:
             return " or ".join(f"{r.id} ({r.label()})" for r in hits)
     return best[1] if best else None
@@ -270,6 +276,28 @@ def _status_of(rule_id: str) -> str:
     return ""
 
 
+def _option_hint(rule, rs: Ruleset, scored: ScoredHand) -> str:
+    """For a claimed rule that did not count: when options turned it off (its ``when`` names settings
+    other than those the hand was scored with) and with them it would count for this hand (the hand
+    scored again so), the settings that would count it; else ``""``."""
+    from scoring import score_hand
+
+    off = {k: v for k, v in (rule.when or {}).items() if scored.options.get(k) != v}
+    if not off:
+        return ""
+    try:
+        again = score_hand(scored.hand, rs, options={**scored.options, **off})
+    except (HandError, RulesetError, ValueError):
+        return ""
+    if not any(ln.rule == rule.id for ln in again.lines):
+        return ""
+    said = " and ".join(f"option {k}={v}" + (f" (ambiguity {rs.options[k].ambiguity})"
+                                             if k in rs.options and rs.options[k].ambiguity else "") for k, v in off.items())
+    now = ", ".join(f"{k}={scored.options.get(k)}" for k in off)
+    return (f"; it counts with {said}, and this hand was scored with {now} (give "
+            + " ".join(f"--option {k}={v}" for k, v in off.items()) + " if the table plays it)")
+
+
 def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapping[str, Any]] | None = None) -> AuditResult:
     """Compare a computed score with a claim (total, optional lines): see the module docstring."""
     rs = load_ruleset(scored.ruleset)
@@ -321,13 +349,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             else:
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but it does not apply to this hand "
                        f"({rule.label()}; {rule.source})")
-                off = {k: v for k, v in (rule.when or {}).items() if scored.options.get(k) != v}
-                if off:  # an option decides it: the ruling the table plays may be the other
-                    msg += "; it counts only with " + ", ".join(
-                        f"option {k}={v}" + (f" (ambiguity {rs.options[k].ambiguity})"
-                                             if k in rs.options and rs.options[k].ambiguity else "")
-                        + f", and this hand was scored with {k}={scored.options.get(k)}" for k, v in off.items()) \
-                        + " (give " + " ".join(f"--option {k}={v}" for k, v in off.items()) + " if the table plays it)"
+                msg += _option_hint(rule, rs, scored)
             diffs.append(Difference(what, r, msg, c.amounts, None, None, rule.source))
         for r in missing:
             ln = computed[r]
