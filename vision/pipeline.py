@@ -496,8 +496,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                              straightened=how, turned=result.turned)
             except (NoTilesError, HandError):
                 break
-            if r2.reading.legal or (not best.reading.legal and not _reads_more(best, r2)):
-                best, base = r2, level  # (neither legal: the level photo unless the tilted one reads more)
+            if r2.reading.legal or (not best.reading.legal and not _reads_more(best, r2)
+                                    and len(used_tiles(r2.reading)) >= len(used_tiles(best.reading))
+                                    and r2.reading.count_off <= best.reading.count_off):
+                # (neither legal: the level photo, unless it reads fewer tiles, a count farther from the
+                # hand's, or clearly less)
+                best, base = r2, level
             cur = r2
         if total != start:  # (each pass, also one whose reading failed; a turned photo's passes add to the upright's)
             t["straightening"] = t.get("straightening", 0.0) + time.perf_counter() - t1
@@ -523,17 +527,23 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             t1 = time.perf_counter()
             for deg, _ in TURNS:
                 try:
-                    r2 = replace(read(turn_photo(deg, base), None), straightened=upright.straightened if upright else None)
+                    r2 = replace(read(turn_photo(deg, base), None), straightened=upright.straightened if upright else None,
+                                 turned=deg)
                 except (NoTilesError, HandError):
                     continue
                 if result is None or (_better(r2, result) and (
-                        result.turned or result.reading.legal or not weak_reading(r2)
-                        or len(used_tiles(r2.reading)) > len(used_tiles(result.reading)))):
+                        result.reading.legal or not weak_reading(r2)
+                        or len(used_tiles(r2.reading)) > len(used_tiles(result.reading)))
+                        and not (_mostly_turned(r2) and not _mostly_turned(result)
+                                 and not (r2.reading.legal and r2.reading.confidence >= ROTATE_BELOW))) \
+                        or _upright_tiles_win(r2, result):
                     # (an upright reading that is not legal gives way only to a sure turned one, or to one
                     # that finds more of the hand's tiles: a turned photo read as some unsure legal hand of
-                    # no more tiles, e.g. a non-winner's 13 tiles, is no better; between two turns, the
-                    # better: a photo sent a quarter turn off read upside down was kept over the right turn)
-                    result = replace(r2, turned=deg)
+                    # no more tiles, e.g. a non-winner's 13 tiles, is no better; nor does an unsure turn whose
+                    # tiles are mostly read sideways or upside down replace one whose tiles stand: a
+                    # calibration grid's unsure legal reading gave way to one turned 90° with all 19 tiles
+                    # read sideways)
+                    result = r2
                     if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
                         break
             t["rotation tries"] = time.perf_counter() - t1
@@ -756,7 +766,12 @@ def weak_reading(res: PhotoResult) -> bool:
     r = res.reading
     if not r.legal or r.confidence < ROTATE_BELOW:
         return True
-    face_up = [i for i in used_tiles(r) if res.readings.pose[i] != "face-down"]
+    return _mostly_turned(res)
+
+
+def _mostly_turned(res: PhotoResult) -> bool:
+    """At least half of the face-up tiles ``res`` uses were read upside-down or sideways."""
+    face_up = [i for i in used_tiles(res.reading) if res.readings.pose[i] != "face-down"]
     return bool(face_up) and _turned_tiles(res) >= len(face_up) / 2
 
 
@@ -766,15 +781,11 @@ def _better(a: PhotoResult, b: PhotoResult) -> bool:
     read more surely; of two legal ones, the higher joint
     log-score (region prior × role prior × tile readings × the models' belief in the boxes); within
     :data:`TURN_TIE` of each other, the one with fewer tiles read turned (the photo the right way up:
-    an upside-down reading can be as probable, with 7s read as 6s); two not legal within 1.0 of
-    evidence (tiles used + 0.1 × their log-evidence) are told apart so too."""
+    an upside-down reading can be as probable, with 7s read as 6s)."""
     if a.reading.legal != b.reading.legal:
         return a.reading.legal
     if not a.reading.legal:  # neither legal: nearer a hand's tile count, then more of its tiles found, read more surely
-        if _reads_more(a, b) or _reads_more(b, a):
-            return _reads_more(a, b)
-        # as well read: the turn whose tiles stand upright (a winning hand said not won, read upside down)
-        return _turned_tiles(a) < _turned_tiles(b)
+        return _reads_more(a, b)
     if abs(a.joint - b.joint) < TURN_TIE:  # as probable: the turn whose tiles stand upright is the photo's
         return _turned_tiles(a) < _turned_tiles(b)
     return a.joint > b.joint
@@ -782,6 +793,16 @@ def _better(a: PhotoResult, b: PhotoResult) -> bool:
 
 #: readings of two turns of a photo within this much joint log-score are told apart by their tiles' poses
 TURN_TIE = 0.5
+
+
+def _upright_tiles_win(a: PhotoResult, b: PhotoResult) -> bool:
+    """Of two quarter turns of a photo (``a``, ``b`` both read turned) neither of which reads legal,
+    nor either clearly more (:func:`_reads_more`), ``a`` has fewer tiles read upside-down or sideways:
+    it is the photo the right way up (a winning hand said not won, sent a quarter turn off, had been
+    read upside down: the two opposite turns read as many tiles as surely). Not applied against the
+    photo as loaded, which keeps its place unless a turn reads clearly more."""
+    return bool(a.turned and b.turned and not a.reading.legal and not b.reading.legal
+                and not _reads_more(a, b) and not _reads_more(b, a) and _turned_tiles(a) < _turned_tiles(b))
 
 
 def _reads_more(a: PhotoResult, b: PhotoResult) -> bool:
