@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from scoring import HandError, RulesetError, ScoredHand, load_ruleset
+from scoring import HandError, RulesetError, ScoredHand, load_ruleset, score_hand
 from scoring.engine import Line, Ruleset
 
 _STATUS_WORDS = {"exposed", "concealed", "open", "closed"}
@@ -280,8 +280,6 @@ def _option_hint(rule, rs: Ruleset, scored: ScoredHand) -> str:
     """For a claimed rule that did not count: when options turned it off (its ``when`` names settings
     other than those the hand was scored with) and with them it would count for this hand (the hand
     scored again so), the settings that would count it; else ``""``."""
-    from scoring import score_hand
-
     off = {k: v for k, v in (rule.when or {}).items() if scored.options.get(k) != v}
     if not off:
         return ""

@@ -396,8 +396,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
 
     ``straight``: when the upright reading's rows run :data:`TILT_MIN` degrees or more off level
     (:func:`row_tilt`: a phone held askew), the photo is also read straightened by that angle
-    (:func:`straighten_photo`), and that reading is kept when it is legal (or neither is legal and it
-    reads better, :func:`_better`); the quarter-turn tries below then turn the straightened photo. ``PhotoResult.straightened`` and a note
+    (:func:`straighten_photo`), and that reading is kept when it is legal (or neither is legal and the
+    tilted one reads no more: :func:`_level_kept`); the quarter-turn tries below then turn the straightened photo. ``PhotoResult.straightened`` and a note
     say so. Each straightening pass is one more detector and classifier pass (two detector passes when
     the tiles are small: :func:`detect_zoomed`) on a part the photo's size: up to
     :data:`STRAIGHTEN_TRIES` for the photo as loaded, and as many again for a quarter turn chosen.
@@ -474,7 +474,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         the quarter turn. A straightened reading whose rows still
         run that far off level (the angle was measured on the few tiles a steep tilt lets the detector
         box) is straightened further, :data:`STRAIGHTEN_TRIES` passes in all. A straightened reading is
-        kept when it is legal, or when neither is unless the tilted one reads clearly more (:func:`_reads_more`;
+        kept when it is legal, or when neither is unless the tilted one reads more (:func:`_level_kept`;
         a winning hand said not won, read from the tilted photo with an 8p read 9p): the models
         know level rows, and the two photos' joint scores are not comparable (on composites of real
         tiles turned 15°, keeping the higher joint score read 14 of 20 hands exactly, keeping the
@@ -496,11 +496,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                              straightened=how, turned=result.turned)
             except (NoTilesError, HandError):
                 break
-            if r2.reading.legal or (not best.reading.legal and not _reads_more(best, r2)
-                                    and len(used_tiles(r2.reading)) >= len(used_tiles(best.reading))
-                                    and r2.reading.count_off <= best.reading.count_off):
-                # (neither legal: the level photo, unless it reads fewer tiles, a count farther from the
-                # hand's, or clearly less)
+            if _level_kept(r2, best):
                 best, base = r2, level
             cur = r2
         if total != start:  # (each pass, also one whose reading failed; a turned photo's passes add to the upright's)
@@ -531,18 +527,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                                  turned=deg)
                 except (NoTilesError, HandError):
                     continue
-                if result is None or (_better(r2, result) and (
-                        result.reading.legal or not weak_reading(r2)
-                        or len(used_tiles(r2.reading)) > len(used_tiles(result.reading)))
-                        and not (_mostly_turned(r2) and not _mostly_turned(result)
-                                 and not (r2.reading.legal and r2.reading.confidence >= ROTATE_BELOW))) \
-                        or _upright_tiles_win(r2, result):
-                    # (an upright reading that is not legal gives way only to a sure turned one, or to one
-                    # that finds more of the hand's tiles: a turned photo read as some unsure legal hand of
-                    # no more tiles, e.g. a non-winner's 13 tiles, is no better; nor does an unsure turn whose
-                    # tiles are mostly read sideways or upside down replace one whose tiles stand: a
-                    # calibration grid's unsure legal reading gave way to one turned 90° with all 19 tiles
-                    # read sideways)
+                if result is None or _turn_replaces(r2, result):
                     result = r2
                     if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
                         break
@@ -793,6 +778,38 @@ def _better(a: PhotoResult, b: PhotoResult) -> bool:
 
 #: readings of two turns of a photo within this much joint log-score are told apart by their tiles' poses
 TURN_TIE = 0.5
+
+
+def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
+    """``r2``, a quarter turn of the photo, is kept over ``result`` (the reading kept so far: the photo
+    as loaded, or an earlier turn) in :func:`read_photo`'s rotation tries: it reads better
+    (:func:`_better`), and — an upright reading that is not legal gives way only to a sure turned one,
+    or to one that finds more of the hand's tiles (a turned photo read as some unsure legal hand of no
+    more tiles, e.g. a non-winner's 13 tiles, is no better) — it is not an unsure reading whose tiles are
+    mostly read sideways or upside down over one whose tiles stand (a calibration grid's unsure legal
+    reading gave way to one turned 90° with all 19 tiles read sideways); or, of two turns neither legal,
+    its tiles stand upright (:func:`_upright_tiles_win`)."""
+    if _upright_tiles_win(r2, result):
+        return True
+    if not _better(r2, result):
+        return False
+    if not (result.reading.legal or not weak_reading(r2)
+            or len(used_tiles(r2.reading)) > len(used_tiles(result.reading))):
+        return False
+    sure = r2.reading.legal and r2.reading.confidence >= ROTATE_BELOW
+    return not (_mostly_turned(r2) and not _mostly_turned(result) and not sure)
+
+
+def _level_kept(r2: PhotoResult, best: PhotoResult) -> bool:
+    """``r2``, the photo straightened and read, is kept over ``best`` (the tilted photo's reading, or a
+    pass before): when it is legal; when neither is, unless it uses fewer tiles, its count is farther
+    from the hand's, or the tilted reading reads clearly more (:func:`_reads_more`): the models know
+    level rows (a winning hand said not won, read tilted, had an 8p read 9p)."""
+    if r2.reading.legal:
+        return True
+    return (not best.reading.legal and not _reads_more(best, r2)
+            and len(used_tiles(r2.reading)) >= len(used_tiles(best.reading))
+            and r2.reading.count_off <= best.reading.count_off)
 
 
 def _upright_tiles_win(a: PhotoResult, b: PhotoResult) -> bool:
