@@ -338,6 +338,26 @@ def test_bad_cells_make_error_rows_not_a_failed_batch(tmp_path, truth):
     assert "unknown ruleset 'nope'" in st["h4.jpg"]
 
 
+def test_a_row_with_several_bad_cells_names_them_all(tmp_path, truth):
+    # a tournament director corrects a row once: each cell that cannot be understood is in the status,
+    # in column order, the fix cell's tile code too (it had been the first bad cell only)
+    d = tmp_path / "photos"
+    d.mkdir()
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "h0.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,seat_wind,winner,discards,fix\nh0.jpg,X,maybe,-2,3=zz\n")
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    (row,) = read_csv(out)
+    assert row["status"].startswith("error: manifest line 2: seat_wind 'X' must be E, S, W or N; winner 'maybe' "
+                                    "must be yes or no; discards '-2' must be ≥ 0; fix cell '3=zz': 'zz' is not "
+                                    "a tile code"), row["status"]
+    from vision import review
+
+    page = review.review_path_for(out).read_text(encoding="utf-8")
+    assert "Correct the cells named in the problem on manifest line 2" in page
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--out", "r.txt"], "must end in .csv or .jsonl"),
     (["--workers", "-1"], "must be ≥ 0"),

@@ -232,66 +232,77 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     ctx["flags"] = tuple(ctx.get("flags", ()))
     opts = dict(d.options)
     where = f"manifest line {line}: " if line else ""
-    error = None
-    try:
-        if ROW_ERROR in cells:
-            raise ValueError(cells[ROW_ERROR])
-        if "seat_wind" in cells:
-            ctx["seat_wind"] = _wind(cells["seat_wind"], "seat_wind")
-        if "round_wind" in cells:
-            ctx["round_wind"] = _wind(cells["round_wind"], "round_wind")
-        if "winner" in cells:
-            ctx["winner"] = _yes_no(cells["winner"], "winner")
-        dealer = None
-        if "dealer" in cells:
-            dealer = ctx["dealer"] = _yes_no(cells["dealer"], "dealer")
-        if "win_by" in cells:
-            wb = cells["win_by"].strip().lower()
-            wb = _WIN_BY_ALIASES.get(wb, wb)
-            if wb not in WIN_BY:
-                raise ValueError(f"win_by {cells['win_by']!r} must be one of {', '.join(WIN_BY)}")
+    # every cell that cannot be understood is named at once (a tournament director's row with a bad
+    # seat_wind and a bad winner had been sent back twice, one cell each time)
+    problems: list[str] = []
+    dealer = None
+
+    def cell(fn, *args):
+        try:
+            return fn(*args)
+        except (ValueError, HandError) as e:
+            problems.append(str(e))
+            return None
+
+    for name in ("seat_wind", "round_wind"):
+        if name in cells and (v := cell(_wind, cells[name], name)) is not None:
+            ctx[name] = v
+    if "winner" in cells and (v := cell(_yes_no, cells["winner"], "winner")) is not None:
+        ctx["winner"] = v
+    if "dealer" in cells:
+        dealer = cell(_yes_no, cells["dealer"], "dealer")
+        if dealer is not None:
+            ctx["dealer"] = dealer
+    if "win_by" in cells:
+        wb = cells["win_by"].strip().lower()
+        wb = _WIN_BY_ALIASES.get(wb, wb)
+        if wb in WIN_BY:
             ctx["win_by"] = wb
-        if "flags" in cells:
-            for k in CONTEXT_FLAGS.values():
-                ctx[k] = False
-            flags = []
-            for w in _split_words(cells["flags"]):
-                w2 = w.lower().replace("_", "-")
-                if w2 in ("-", "none"):
-                    continue
-                if w2 in CONTEXT_FLAGS:
-                    ctx[CONTEXT_FLAGS[w2]] = True
-                else:
-                    flags.append(w)
-            ctx["flags"] = tuple(sorted(set(flags)))
-        if "discards" in cells:
-            ctx["discards"] = _int(cells["discards"], "discards")
-        if "dealer_streak" in cells:
-            ctx["dealer_streak"] = _int(cells["dealer_streak"], "dealer_streak")
-        if "options" in cells:
-            for item in _split_words(cells["options"]):
-                if "=" not in item:
-                    raise ValueError(f"option {item!r} must be NAME=VALUE")
-                k, v = item.split("=", 1)
-                opts[k.strip()] = v.strip()
+        else:
+            problems.append(f"win_by {cells['win_by']!r} must be one of {', '.join(WIN_BY)}")
+    if "flags" in cells:
+        for k in CONTEXT_FLAGS.values():
+            ctx[k] = False
+        flags = []
+        for w in _split_words(cells["flags"]):
+            w2 = w.lower().replace("_", "-")
+            if w2 in ("-", "none"):
+                continue
+            if w2 in CONTEXT_FLAGS:
+                ctx[CONTEXT_FLAGS[w2]] = True
+            else:
+                flags.append(w)
+        ctx["flags"] = tuple(sorted(set(flags)))
+    for name in ("discards", "dealer_streak"):
+        if name in cells and (v := cell(_int, cells[name], name)) is not None:
+            ctx[name] = v
+    if "options" in cells:
+        for item in _split_words(cells["options"]):
+            if "=" not in item:
+                problems.append(f"option {item!r} must be NAME=VALUE")
+                continue
+            k, v = item.split("=", 1)
+            opts[k.strip()] = v.strip()
+    if not problems:  # the cells' combination (a context of understood cells only)
         from scoring import Context
 
-        Context(**{**ctx, "flags": frozenset(ctx["flags"])})  # validates the winds, win source, counts
-        # a fix or add cell that cannot be understood is the manifest's error, named by its line and cell
-        # as the others are (it had been "error: --fix '3=zz': …", a flag the manifest does not have);
-        # a tile number past the photo's tiles is known only when the photo is read
-        from .pipeline import parse_additions, parse_fixes
+        cell(lambda: Context(**{**ctx, "flags": frozenset(ctx["flags"])}))  # the winds, win source, counts
+    # a fix or add cell that cannot be understood is the manifest's error, named by its line and cell
+    # as the others are (it had been "error: --fix '3=zz': …", a flag the manifest does not have);
+    # a tile number past the photo's tiles is known only when the photo is read
+    from .pipeline import parse_additions, parse_fixes
 
-        for cell, parse, flag in (("fix", parse_fixes, "--fix"), ("add", parse_additions, "--add")):
-            if cells.get(cell):
-                try:
-                    parse(cells[cell])
-                except HandError as e:
-                    msg = str(e)
-                    raise HandError(f"{cell} cell" + (msg[len(flag):] if msg.startswith(flag) else f": {msg}")) \
-                        from None
-    except (ValueError, HandError) as e:
-        error = where + str(e)
+    for name, parse, flag in (("fix", parse_fixes, "--fix"), ("add", parse_additions, "--add")):
+        if cells.get(name):
+            try:
+                parse(cells[name])
+            except HandError as e:
+                msg = str(e)
+                problems.append(f"{name} cell" + (msg[len(flag):] if msg.startswith(flag) else f": {msg}"))
+    if ROW_ERROR in cells:  # the cells are shifted: what they say past the break is not the user's
+        problems = [cells[ROW_ERROR]]
+    error = where + "; ".join(problems) if problems else None
+    if error:
         dealer = None
     typed = tuple((c, cells[c]) for c in ("seat_wind", "winner") if c in cells) if error else ()
     return Job(key=key, path=str(path), line=line, ruleset=cells.get("ruleset", d.ruleset),

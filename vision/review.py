@@ -187,7 +187,8 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     status = row["status"]
     rerun = "then rerun the same batch command: only the changed rows are scored again"
     if status.startswith("error: manifest line") or (job.error and status.startswith("error:")):
-        return (f"Correct the cell named in the problem on {where}, {rerun}.", [])
+        many = job.error and "; " in job.error  # make_job names every cell it could not understand
+        return (f"Correct the {'cells' if many else 'cell'} named in the problem on {where}, {rerun}.", [])
     if status == "error: no such file":
         return (f"The manifest lists a photo that is not in the folder: correct the photo cell on {where} "
                 f"or add the file, {rerun}.", [])
