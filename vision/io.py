@@ -284,6 +284,8 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
         except (OSError, ValueError):
             fmt = None
         d = _header_problem(_detail(e), fmt)
+        if "truncated" in d.lower():  # Pillow: "Truncated File Read"
+            raise ImageError(f"{name}: {CUT_SHORT.replace('the picture does', 'its header does')}") from None
         raise ImageError(f"{name}: corrupt image header" + (f" ({d})" if d else "")) from None
     w, h = im.size
     if w * h > MAX_PIXELS:
@@ -512,11 +514,17 @@ def _c_message(captured: list[str]) -> str:
     return ""
 
 
+#: a file that ends early, as a phone's photo copied or downloaded only in part (the byte count Pillow
+#: gives is its decoder's buffer, not what is missing)
+CUT_SHORT = ("the file is cut short (truncated: it ends before the picture does, as when a copy or "
+             "download did not finish); copy the photo again")
+
+
 def _decode_error(name: str, e: BaseException, fmt: str | None = None) -> ImageError:
     msg = _header_problem(_detail(e), fmt)
-    if "truncated" in msg:  # Pillow: "image file is truncated (4 bytes not processed)"
-        detail = msg.split("truncated", 1)[1].strip(" ()")
-        return ImageError(f"{name}: the image file is truncated" + (f" ({detail})" if detail else ""))
+    if "truncated" in msg.lower():  # Pillow: "image file is truncated (4 bytes not processed)": its byte count
+        # is the decoder's buffer, not what is missing, and meant nothing to a user; the cause is
+        return ImageError(f"{name}: {CUT_SHORT}")
     return ImageError(f"{name}: the image file is corrupt" + (f" ({msg})" if msg else ""))
 
 
