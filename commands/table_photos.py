@@ -156,7 +156,7 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
     ``args.hand_sources[player]``."""
 
     def score(ctx, winning_tile, rs, opts):
-        from vision.decode import format_confidence
+        from vision.decode import confidence_value, format_confidence
         from vision.errors import VisionError
 
         try:
@@ -185,7 +185,7 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
         fixed = (f", fixed {','.join(f'{k}={v}' for k, v in sorted(fixes.items()))}" if fixes else "") + (
             f", added {adds}" if adds else "")
         args.hand_sources[player] = {
-            "photo": path, "reading": r.notation, "confidence": round(conf, 4),
+            "photo": path, "reading": r.notation, "confidence": confidence_value(conf),
             "fixes": {str(k): v for k, v in sorted(fixes.items())}, "added": adds or None,
             "changed": len(r.changed),
             "text": f"photo {path}: read {r.notation} ({format_confidence(conf)} sure{fixed}){check}",

@@ -550,3 +550,17 @@ def test_display_shows_the_manifest_not_the_defaults(tmp_path, truth):
     assert all(r["status"].startswith("not settled: no score for h2.jpg") for r in srows)
     assert [(r["player"], r["winner"], r["east"]) for r in srows] == [
         ("Ann", "yes", "no"), ("Bob", "no", "yes"), ("Cas", "no", "no"), ("Dee", "no", "no")]
+
+
+def test_the_csv_confidence_is_never_written_as_certain(tmp_path, truth):
+    # a new user's trial: the CSV said 1.0 where the page and the review said ">99%" (0.99996 rounded
+    # to four decimals). The file's number is four significant digits, at most 0.9999
+    from vision.decode import confidence_value, format_confidence
+
+    out = tmp_path / "r.csv"
+    batch.run_batch(truth, out, workers=0, reader=bf.ORACLE)
+    confs = [float(r["confidence"]) for r in read_csv(out) if r["confidence"]]
+    assert confs and max(confs) == 0.9999, confs  # the renders include a reading the search is all but sure of
+    assert confidence_value(0.99996) == 0.9999 and confidence_value(1.0) == 0.9999
+    assert confidence_value(3.2e-6) == 3.2e-6 and format_confidence(confidence_value(3.2e-6)) == "<1%"
+    assert confidence_value(0.83456) == 0.8346

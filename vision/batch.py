@@ -53,7 +53,7 @@ from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_CO
     output_rows, settle_group)
 from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEMA, …)
     STATE_SCHEMA, _RESULT_COLS, file_hash, open_state, write_result)
-from .decode import format_confidence
+from .decode import confidence_value, format_confidence
 from .errors import BatchError
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
     CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT, _WINDS,
@@ -140,7 +140,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             row["error"] = f"internal error: {type(e).__name__}: {_one_line(e)}".replace(job.path, job.key)
         else:
             r, s = res.reading, res.scored
-            row.update(legal=int(bool(r.legal and s is not None)), confidence=round(float(r.confidence), 4),
+            row.update(legal=int(bool(r.legal and s is not None)), confidence=confidence_value(r.confidence),
                        reading=r.notation, problem=r.problem, tiles=sum(1 for x in r.roles if x != "ignored"),
                        changed=len(r.changed), frame=frame_words(res))
             dropped = [n for n in r.notes if "left out as a false detection" in n or "non-winner's hand" in n

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from scoring.errors import HandError, RulesetError
 
-from .decode import format_confidence
+from .decode import confidence_value, format_confidence
 from .errors import BatchError
 from .manifest import Job
 
@@ -85,7 +85,8 @@ def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: floa
             "photo": job.key, "table": job.table, "hand": job.hand, "player": job.player,
             "seat_wind": typed.get("seat_wind", job.seat_wind),
             "winner": typed.get("winner", "yes" if job.winner else "no"), "ruleset": job.ruleset,
-            "status": status, "reading": r["reading"] or "", "confidence": r["confidence"],
+            "status": status, "reading": r["reading"] or "", "confidence": None if r["confidence"] is None else confidence_value(r["confidence"]),  # an old
+            # state database's 1.0 too
             "total": r["total"], "points": int(pts) if pts is not None and float(pts).is_integer() else pts,
             "doublings": r["doublings"], "tiles": r["tiles"], "changed": r["changed"],
             "frame": r["frame"] if r["frame"] is not None else ("" if r["error"] else FRAME_NOT_RECORDED),

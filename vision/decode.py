@@ -461,6 +461,14 @@ def format_confidence(p: float) -> str:
     return f"{math.floor(p * 100 + 0.5)}%"
 
 
+def confidence_value(p: float) -> float:
+    """A reading's confidence (0..1) as a number in the files a referee opens (the batch CSV, the
+    history, a settlement's sources): four significant digits (a 3.2e-6 stays "<1%", not 0), at most
+    0.9999. Never 1.0, as :func:`format_confidence` never says "100%": a 0.99996 had been written 1.0
+    beside a page that said ">99%"."""
+    return min(float(f"{float(p):.4g}"), 0.9999)
+
+
 # ----------------------------------------------------------------------------- decoding
 def _log_probs(readings: TileReadings) -> np.ndarray:
     return np.log(np.maximum(readings.probs.astype(np.float64), EPS))

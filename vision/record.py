@@ -8,6 +8,8 @@ from typing import Any, Mapping
 
 from scoring.history import context_to_json, record, scored_fields, scored_status, sha256_bytes, sha256_file
 
+from .decode import confidence_value
+
 
 def source_identity(source: Any) -> tuple[str, str | None]:
     """(input label, SHA-256 of its bytes) for a photo source: a path, or bytes (label ``<bytes>``).
@@ -65,7 +67,7 @@ def photo_entry(command: str, source: Any, res: Any, *, context: Any = None, opt
     r = res.reading
     e: dict[str, Any] = {
         "command": command, "input": input_label or label, "input_sha256": sha, "reading": r.notation,
-        "confidence": float(f"{float(r.confidence):.4g}"), "corrections": corrections(fixes, exposed, winning_tile, additions,
+        "confidence": confidence_value(r.confidence), "corrections": corrections(fixes, exposed, winning_tile, additions,
                                                                   getattr(res, "tileset", None), _frame(res)),
         "ruleset": ruleset, "options": dict(options or {}), "context": context_to_json(context),
         "status": status or (scored_status(res.scored) if r.legal else f"not legal: {r.problem or 'no legal reading'}"),
