@@ -210,6 +210,8 @@ def test_manifest_rows_defaults_and_table_settlement(tmp_path, truth, capsys):
     srows = read_csv(tmp_path / "res.settlements.csv")
     t1 = [r for r in srows if r["table"] == "1"]
     assert [r["player"] for r in t1] == ["Ann", "Bob", "Cas", "Dee"]
+    # the file names the scheme that settled it: NTS gives none, De Rode Draak's is used (nts.toml)
+    assert {r["scheme"] for r in t1} == {"rode-draak"}
     # (the oracle shows a non-winner's render without its winning tile: 13 tiles, all four scored)
     assert all(rows[f"h{k}.jpg"]["total"] for k in range(4)), rows
     scores = {n: int(rows[f"h{k}.jpg"]["total"]) for k, n in enumerate(["Ann", "Bob", "Cas", "Dee"])}

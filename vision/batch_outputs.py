@@ -28,7 +28,7 @@ OUTPUT_COLUMNS = ("photo", "table", "hand", "player", "seat_wind", "winner", "ru
 #: the ``frame`` of a photo scored by a version before the column existed (a resumed batch keeps its row)
 FRAME_NOT_RECORDED = "not recorded (scored by an earlier version)"
 
-SETTLEMENT_COLUMNS = ("table", "hand", "ruleset", "player", "seat_wind", "photo", "east", "winner", "score", "net",
+SETTLEMENT_COLUMNS = ("table", "hand", "ruleset", "scheme", "player", "seat_wind", "photo", "east", "winner", "score", "net",
                       "status", "transfers")
 
 
@@ -209,7 +209,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
                             lab = p["player"]
                             mine = [t for t in s["transfers"] if lab in (t["payer"], t["payee"])]
                             cw.writerow([_cell(x) for x in (
-                                s["table"], s["hand"], s["ruleset"], lab, p["seat_wind"], p["photo"],
+                                s["table"], s["hand"], s["ruleset"], s.get("scheme"), lab, p["seat_wind"], p["photo"],
                                 "yes" if p["east"] else "no", "yes" if p["winner"] else "no",
                                 s["scores"].get(lab), s["net"].get(lab), s["status"], mine)])
 
