@@ -362,6 +362,22 @@ def test_a_missed_last_tile_of_the_row_is_not_joined_to_a_full_meld_after_it():
 
 
 @pytest.mark.skipif(not models_present(), reason="models missing")
+@pytest.mark.parametrize("pos", [11, 12, 13])
+def test_a_pungs_missed_fourth_tile_added_beside_a_kong_makes_the_kong(run_cli, pos):
+    # the demo reads 345m678p66z [777s] (2222m) +1f win:8p, tiles 10-12 the exposed 777s and 13-16 the
+    # concealed kong, 1.66 tile steps on (no room for a tile between). A player says the pung was a
+    # kong whose fourth 7s the photo missed. `--add 13=7s` (after the pung) put the box one step on from
+    # tile 12, touching the kong: one group of eight, 16 tiles, no hand; `--add 12=7s` (between two
+    # touching 7s) overlapped them and split tile 10 off as the winning tile. The added 7s goes one step
+    # out from the pung's free end: exposed kong 7777s, the concealed kong and the rest as read
+    rc, out, err = run_cli("photo", "--demo", "--add", f"{pos}=7s")
+    assert rc == 0, err
+    assert "reading: 345m678p66z [7777s] (2222m) +1f win:8p" in out, out
+    assert "note: exposed: a group of 4 set apart (tiles 10-13)" in out, out
+    assert f" {pos}:7s[]! " in next(x for x in out.splitlines() if x.startswith("tiles: "))
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
 def test_the_tiles_line_and_json_mark_the_tiles_the_user_set(run_cli):
     # the tiles line showed a fixed tile like any other: a referee reading the output could not tell
     # which tiles the photo gave and which the player said

@@ -932,9 +932,8 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
                          f"the {hand.winning_tile} given with --winning-tile: tile {num[o.winning]} is read as a "
                          f"concealed tile")
         elif o.why and o.role != "concealed":
-            nums = [num[p] for p in g.tiles]
-            span = f"tiles {nums[0]}-{nums[-1]}" if nums == list(range(nums[0], nums[-1] + 1)) and len(nums) > 1 \
-                else "tile" + ("s " if len(nums) > 1 else " ") + ", ".join(map(str, nums))
+            nums = sorted(num[p] for p in g.tiles)  # (a tile added at the group's far end is numbered as given)
+            span = f"tiles {number_spans(nums)}" if len(nums) > 1 else f"tile {nums[0]}"
             notes.append(f"{o.role}: {o.why} ({span})")
     if hand.winning_tile is None and hand.context.winner:
         notes.append("no winning tile marked: scored without one (set it apart or sideways, or give --winning-tile)")

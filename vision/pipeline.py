@@ -180,6 +180,11 @@ def parse_additions(text: str | None) -> list[tuple[int, str]]:
 
 #: a tile added past a face-down tile (the end of a concealed kong) lies this many tile steps away
 KONG_GAP = 1.6
+
+#: centre distance, in tile steps of the row, at which an added tile's box still leaves a group break
+#: to the next group (the layout splits a row where neighbours are 1.22× the usual step apart,
+#: vision.layout.GROUP_SPLIT; with margin)
+BREAK_STEPS = 1.35
 #: with no tile to lie beside (nothing was detected), the first added tile's box is this big (width,
 #: height in pixels) with its top-left corner here; the tiles added after it follow it in a row
 ALONE_TILE, ALONE_AT = (60.0, 80.0), (20.0, 20.0)
@@ -256,6 +261,25 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         return (len(grp) == 2 and all(code_of(t) == code for t in grp)) or (
             code_of(prev) in BONUS_TILES and code not in BONUS_TILES and nxt in row_of.get(prev, ()))
 
+    def same_face_end(own: int, code: str) -> tuple[np.ndarray, int, int] | None:
+        # (centre, end tile, side) one tile step out from an end of ``own``'s group of tiles all read as
+        # ``code`` (a pung short of its fourth tile, a pair of its third), where that leaves a group break
+        # to the row's tile beyond (or the row ends there): after the group first, else before it; None
+        # when the group holds other faces or neither end has room
+        grp = [t for t in row_of.get(own, [own]) if t in group_of.get(own, [own])]
+        st = step(own)
+        s = float(np.hypot(*st))
+        if s <= 0 or not grp or any(code_of(t) != code for t in grp):
+            return None
+        row = row_of.get(own, [own])
+        for side in (1, -1):
+            end = grp[-1] if side > 0 else grp[0]
+            c2 = centre(end) + side * st
+            k = row.index(end) + side
+            if not 0 <= k < len(row) or float(np.hypot(*(centre(row[k]) - c2))) >= BREAK_STEPS * s:
+                return c2, end, side
+        return None
+
     for pos, code in additions:
         n = len(numbering)
         if not 1 <= pos <= n + 1:
@@ -273,6 +297,7 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             if prev is not None and not short_kong(prev):
                 prev = None  # it joins the kong that follows
         joins = True  # the new box touches its neighbour: it joins that neighbour's group
+        squeezed = False  # placed half-way between two touching tiles
         ahead = prev is not None and before_next(prev, nxt, code) and nxt not in group_of.get(prev, ())
         if n == 0:  # nothing detected: the first added tile starts the row
             ref, c = None, np.array(ALONE_AT) + np.array(ALONE_TILE) / 2
@@ -281,7 +306,8 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             s = float(np.hypot(*step(prev)))
             gap = float(np.hypot(*d))
             # a gap where the tile is missing: one tile step on from prev; touching tiles: between them
-            ref, c = prev, (centre(prev) + d * (s / gap) if gap >= 1.5 * s > 0 else (centre(prev) + centre(nxt)) / 2)
+            squeezed = not gap >= 1.5 * s > 0
+            ref, c = prev, (centre(prev) + (d * (s / gap) if not squeezed else d / 2))
         elif prev is not None and not ahead:
             # past a row's end; past a face-down tile (a concealed kong's end) with a gap, so that the
             # tile is not read as a fifth tile of the kong (unless it is the kong's own)
@@ -290,6 +316,21 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         else:
             joins = back or not is_back(nxt)  # type: ignore[arg-type]
             ref, c = nxt, centre(nxt) - step(nxt) * (1.0 if joins else KONG_GAP)  # type: ignore[arg-type]
+        after = ref is not None and ref == prev  # the new tile follows ref in its row (else precedes it)
+        if ref is not None and joins and not back and code not in BONUS_TILES:
+            # a tile of a same-face group whose place leaves no group break to the next group of the row
+            # (a tester's `--add 13=7s` after the demo's exposed 777s, beside its concealed kong, made
+            # 7777s 0x22m0x one group of eight), or squeezed between two touching tiles of it (`--add
+            # 12=7s` overlapped tiles 11 and 12, and tile 10 was split off as the winning tile): it goes
+            # one step out from the group's end instead; the numbering stays as the user gave it
+            other = nxt if after else prev
+            bridges = other is not None and other in row_of.get(ref, ()) and other not in group_of.get(ref, ()) \
+                and float(np.hypot(*(centre(other) - c))) < BREAK_STEPS * float(np.hypot(*step(ref)))
+            moved = same_face_end(ref, code) if bridges or (after and nxt in group_of.get(ref, ()) and squeezed) \
+                else None
+            if moved is not None:
+                c, ref, side = moved
+                after = side > 0
         kong = group_of.get(ref, [ref]) if ref is not None and joins and code not in BONUS_TILES else []
         if len(kong) == 4 and (any(is_back(t) for t in kong) or len({code_of(t) for t in kong}) == 1):
             # the tile would join a kong that shows its four tiles (a tester's `--add 14=2m` inside the
@@ -306,11 +347,11 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             row_of[new], group_of[new] = [new], [new]
         else:
             row = row_of.setdefault(ref, [ref])
-            row.insert(row.index(ref) + (1 if ref == prev else 0), new)
+            row.insert(row.index(ref) + (1 if after else 0), new)
             row_of[new] = row
             grp = group_of.setdefault(ref, [ref]) if joins else [new]
             if joins:
-                grp.insert(grp.index(ref) + (1 if ref == prev else 0), new)
+                grp.insert(grp.index(ref) + (1 if after else 0), new)
             group_of[new] = grp
         numbering.insert(pos - 1, new)
         codes.append(code)
