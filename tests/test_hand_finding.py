@@ -328,6 +328,37 @@ def test_a_flower_lying_before_the_near_end_of_a_slanted_row_is_the_hands():
         assert big.legal and not big.hand.bonus, (scale, big.notation, big.notes)
 
 
+def _row_and_melds(row, melds, y_melds=760.0):
+    """A concealed row of ``row`` (70×95 px tiles touching, at y 600-695) and, in front of it, one
+    group of ``melds`` touching (a meld with bonus tiles laid on after it), read right at 0.9."""
+    boxes = [[100 + 72 * k, 600, 170 + 72 * k, 695] for k in range(len(row))]
+    boxes += [[100 + 72 * k, y_melds, 170 + 72 * k, y_melds + 95] for k in range(len(melds))]
+    codes = list(row) + list(melds)
+    probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes):
+        probs[k, CLASS_INDEX[c]] = 0.9
+    photo = Photo(np.zeros((1000, 1400, 3), np.uint8), (1400, 1000), 1.0, "x")
+    det, rd = Detections.make(boxes, np.full(len(boxes), 0.9)), TileReadings.make(probs)
+    return read_detections(photo, det, rd, NTS, Context()).reading
+
+
+def test_flowers_laid_on_in_line_after_an_exposed_kong_are_the_hands():
+    # a hard-scene render on a bed cover: the exposed melds' row ended in the eight flowers and seasons,
+    # and false boxes in the gaps joined it all into one group; its flowers, under half of the group,
+    # were taken for loose tiles and left out, though the classifier read them right. Bonus tiles laid on
+    # after the melds, touching the last one, are the same case. A run of three or more at a group's end
+    # is now a bonus group of its own
+    row = "1m 2m 3m 4p 5p 6p 6s 7s 8s 5z 5z".split()
+    res = _row_and_melds(row, "9s 9s 9s 9s 1f 2f 3f".split())
+    assert res.legal and res.hand.bonus == ("1f", "2f", "3f"), (res.notation, res.notes)
+    assert "[9999s]" in res.notation
+    # two at the end of a group are not enough (two loose flowers at the end of a pile of loose tiles in
+    # front of a composite's row were taken for the hand's): as before, loose tiles, not the hand's
+    for tail in (["1f", "2f"], ["1f"]):
+        few = _row_and_melds(row, "9s 9s 9s 9s".split() + tail)
+        assert few.legal and few.hand.bonus == () and "[9999s]" in few.notation, (few.notation, few.notes)
+
+
 def test_a_flower_the_user_adds_is_a_bonus_tile_wherever_its_box_lands():
     # a new user's `--add 16=2f` on a photo whose tiles 15-17 were boxes left out of the hand: the 2f's
     # box was put beside them, off the hand's row, and the layout ignored it ("outside the main row"):

@@ -76,6 +76,9 @@ FACE_DOWN_MISREAD = 0.6
 #: a flower/season at the end of the hand's own tiles is a bonus tile for sure from this probability of
 #: being one; below it the decoder weighs it against a misread tile of the hand
 SURE_BONUS = 0.9
+#: flowers/seasons in a run this long at an end of a group off the main row (laid on in line after the
+#: melds) are a bonus group of their own
+END_BONUS_RUN = 3
 #: one or two flowers/seasons behind the main row count as the hand's this much less likely when loose
 #: tiles (one or two together, face up, not flowers or seasons) also lie behind it (a scatter of loose
 #: tiles, discards) and no meld lies in their row
@@ -819,6 +822,16 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                     off_bonus[fl] = g.row
                     misread.update((k, (g.row, fl)) for k, f in zip(t, flags) if not f)
                     continue
+                # ... flowers/seasons in a run of three or more at an end of the group are set out
+                # beside the tiles there: a bonus group of their own, as if apart (bonus tiles laid on
+                # in line after the melds, or false boxes in the gaps joining the row's groups, as on a
+                # bed cover); the group's other tiles keep their roles. (Two are not enough: two loose
+                # flowers at the end of a pile of loose tiles in front of a composite's row were taken
+                # for the hand's)
+                runs = [r for r in (_end_run(t, flags), _end_run(t[::-1], flags[::-1])) if len(r) >= END_BONUS_RUN]
+                for r in runs:
+                    off_bonus[tuple(k for k in t if k in r)] = g.row
+                flags = [f and not any(k in r for r in runs) for k, f in zip(t, flags)]
                 # ... but one read as a flower between the tiles of a group of 3 or 4 (a meld set out)
                 # is a misread tile of that meld (a 1s's bird in a pung), as inside the main row
                 inner = set(t[1:-1]) if len(t) in (3, 4) and not flags[0] and not flags[-1] else set()
@@ -1070,6 +1083,15 @@ def _nearest_size(centres: np.ndarray, size: np.ndarray, main, tiles) -> float:
     here = centres[list(tiles)].mean(0)
     near = main[np.argsort(np.hypot(*(centres[main] - here).T))[:SIZE_NEAREST]]
     return float(np.median(size[near]))
+
+
+def _end_run(tiles, flags) -> tuple[int, ...]:
+    """The tiles at the start of ``tiles`` whose ``flags`` are all true, when not the whole group (a
+    group all flowers/seasons is a bonus group as it is)."""
+    k = 0
+    while k < len(flags) and flags[k]:
+        k += 1
+    return tuple(tiles[:k]) if k < len(flags) else ()
 
 
 def _in_line(geo: Geometry, t: int) -> bool:
