@@ -360,6 +360,29 @@ def test_a_row_with_several_bad_cells_names_them_all(tmp_path, truth):
     assert "Correct the cells named in the problem on manifest line 2" in page
 
 
+def test_the_cells_the_ruleset_judges_are_named_with_the_others(tmp_path, truth):
+    # a tester's row with a bad winning_tile, exposed, flags and options cell was read, and failed on the
+    # flag alone, without its line ("error: unknown flag bogus-flag …"), and its review card said to
+    # retake the photo; each further cell turned up one rerun at a time
+    d = tmp_path / "photos"
+    d.mkdir()
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "h0.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,winning_tile,exposed,flags,options\nh0.jpg,9z,[77s],bogus-flag,nonsense=1\n")
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    (row,) = read_csv(out)
+    st = row["status"]
+    assert st.startswith("error: manifest line 2: winning_tile cell: winning tile '9z': "), st
+    parts = st.split("; ")
+    assert [p.split(":")[0] for p in parts[1:]] == ["exposed cell", "flags cell", "options cell"], st
+    assert "unknown flag bogus-flag for ruleset nts" in st and "has no option 'nonsense'" in st
+    from vision import review
+
+    page = review.review_path_for(out).read_text(encoding="utf-8")
+    assert "Correct the cells named in the problem on manifest line 2" in page and "Retake it" not in page
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--out", "r.txt"], "must end in .csv or .jsonl"),
     (["--workers", "-1"], "must be ≥ 0"),

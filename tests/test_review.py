@@ -107,7 +107,8 @@ def test_a_fix_cell_that_does_not_fit_the_photo_is_to_be_corrected_not_the_photo
     out = tmp_path / "r.csv"
     batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
     rows = {r["photo"]: r for r in __import__("csv").DictReader(open(out, encoding="utf-8"))}
-    assert rows["k.jpg"]["status"].startswith("error: --fix: there is no tile 99"), rows
+    # (known only when the photo is read: said as the cell, not the command-line flag)
+    assert rows["k.jpg"]["status"].startswith("error: the fix cell: there is no tile 99"), rows
     # a cell that cannot be understood without the photo is the manifest's error, named by line and cell
     # as the other cells' are (a tester: it had been "error: --fix: tile 3 is given twice …")
     assert rows["l.jpg"]["status"] == "error: manifest line 3: fix cell: tile 3 is given twice (3=5p and 3=6p)"
@@ -138,7 +139,7 @@ def test_a_manifests_add_cell_reaches_the_reader(tmp_path, truth):
     batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
     # (the add cell reached the reader: read_detections refused the position)
     rows = {r["photo"]: r for r in __import__("csv").DictReader(open(out, encoding="utf-8"))}
-    assert rows["a.jpg"]["status"].startswith("error: --add: position 99"), rows["a.jpg"]
+    assert rows["a.jpg"]["status"].startswith("error: the add cell: position 99"), rows["a.jpg"]
     assert rows["b.jpg"]["status"].startswith("error: manifest line 3: add cell '2=9x': '9x' is not a tile code"), \
         rows["b.jpg"]
     cards = _cards(review.review_path_for(out).read_text(encoding="utf-8"))

@@ -58,8 +58,9 @@ def manifest_words(text: str | None) -> str | None:
 
 
 def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]:
-    if r["error"]:
-        return f"error: {r['error']}", None
+    if r["error"]:  # (a fix or add cell past the photo's tiles is known only when it is read: "--add:
+        # position 99 …" said as the cell, as the problem column says the flags)
+        return f"error: {manifest_words(r['error'])}", None
     if not r["legal"]:
         return "needs-review", r["problem"] or "no legal reading"
     if not r["allowed"]:

@@ -224,6 +224,46 @@ def _int(v: str, what: str) -> int:
     return n
 
 
+def _ruleset_cells(cells: Mapping[str, str], ruleset: str, ctx: Mapping[str, Any],
+                   opts: Mapping[str, str]) -> list[str]:
+    """What is wrong with a row's ``ruleset``, ``flags``, ``options``, ``winning_tile`` and ``exposed``
+    cells (scoring.load_ruleset, check_flags, Ruleset.resolve_options; scoring.notation
+    .parse_winning_tile; vision.decode.parse_exposed), one phrase each, in column order."""
+    from scoring import Context, load_ruleset
+    from scoring.engine import check_flags
+    from scoring.errors import RulesetError
+    from scoring.notation import parse_winning_tile
+
+    from .decode import parse_exposed
+
+    out: list[str] = []
+    try:
+        rs = load_ruleset(ruleset)
+    except RulesetError as e:
+        rs = None
+        out.append(str(e))
+    if cells.get("winning_tile"):
+        try:
+            parse_winning_tile(cells["winning_tile"])
+        except HandError as e:
+            out.append(f"winning_tile cell: {e}")
+    if cells.get("exposed") and cells["exposed"].strip().lower() != "none":
+        try:
+            parse_exposed(cells["exposed"])
+        except HandError as e:
+            out.append("exposed cell: " + str(e).removeprefix("--exposed: "))
+    if rs is not None:
+        try:
+            check_flags(rs, Context(flags=frozenset(ctx.get("flags", ()))))
+        except HandError as e:
+            out.append(f"flags cell: {e}")
+        try:
+            rs.resolve_options(opts)
+        except (RulesetError, ValueError) as e:
+            out.append(f"options cell: {e}")
+    return out
+
+
 def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, str], d: Defaults) -> Job:
     """The :class:`Job` of one photo: manifest cells over the defaults. A cell that cannot be
     understood gives a job with ``error`` set (the photo becomes an error row)."""
@@ -287,6 +327,10 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
         from scoring import Context
 
         cell(lambda: Context(**{**ctx, "flags": frozenset(ctx["flags"])}))  # the winds, win source, counts
+    # the cells the ruleset judges (its name, flags and options) and the tiles named, here too: a row
+    # with a bad winning_tile, exposed, options and flags cell had been read, and failed on the first
+    # of them only, without its line (and the review card said to retake the photo)
+    problems.extend(_ruleset_cells(cells, cells.get("ruleset", d.ruleset), ctx, opts))
     # a fix or add cell that cannot be understood is the manifest's error, named by its line and cell
     # as the others are (it had been "error: --fix '3=zz': …", a flag the manifest does not have);
     # a tile number past the photo's tiles is known only when the photo is read

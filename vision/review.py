@@ -192,7 +192,7 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     if status == "error: no such file":
         return (f"The manifest lists a photo that is not in the folder: correct the photo cell on {where} "
                 f"or add the file, {rerun}.", [])
-    cell = ("add (or fix) cell" if "--add" in status or "you set" in status else
+    cell = ("add (or fix) cell" if any(w in status for w in ("--add", "add cell", "you set")) else
             "fix cell" if "--fix" in status or "fix cell" in status else None)
     if status.startswith("error:") and cell:  # a correction that does not fit: the cell, not the photo
         what = "A tile in the" if cell.startswith("add") else "A correction in the"
