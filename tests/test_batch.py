@@ -572,9 +572,33 @@ def test_display_shows_the_manifest_not_the_defaults(tmp_path, truth):
     assert (rows["h5.jpg"]["seat_wind"], rows["h5.jpg"]["winner"]) == ("S", "maybe")
     assert (rows["h2.jpg"]["seat_wind"], rows["h2.jpg"]["winner"]) == ("W", "no")
     srows = read_csv(tmp_path / "r.settlements.csv")
-    assert all(r["status"].startswith("not settled: no score for h2.jpg") for r in srows)
+    assert all(r["status"].startswith("not settled: the manifest row of h2.jpg cannot be used") for r in srows)
     assert [(r["player"], r["winner"], r["east"]) for r in srows] == [
         ("Ann", "yes", "no"), ("Bob", "no", "yes"), ("Cas", "no", "no"), ("Dee", "no", "no")]
+
+
+def test_a_table_hand_with_an_unusable_row_names_it_not_a_second_winner(tmp_path, truth):
+    # a tester's table: Cas's winner cell `maybe` was counted as a winner ("not settled: 2 winners (Ann,
+    # Cas)") and Dee's seat_wind `X` listed her as East. A row whose cells cannot be used holds the hand
+    # back, named; the settlement shows its cells as typed, and East only where a wind says so
+    d = tmp_path / "photos"
+    d.mkdir()
+    src = sorted(truth.glob("*.jpg"))[0]
+    for k in range(4):
+        shutil.copyfile(src, d / f"t{k}.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,table,hand,player,seat_wind,winner\n"
+                   "t0.jpg,8,1,Ann,E,yes\nt1.jpg,8,1,Bob,S,no\nt2.jpg,8,1,Cas,W,maybe\nt3.jpg,8,1,Dee,X,no\n")
+    out = tmp_path / "r.jsonl"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    recs = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    (st,) = [r for r in recs if r["type"] == "settlement"]
+    assert st["status"] == ("not settled: the manifest row of t2.jpg, t3.jpg cannot be used (its status names "
+                            "the cells to correct)"), st["status"]
+    cas, dee = st["players"][2], st["players"][3]
+    assert cas["winner"] is None and cas["typed"] == {"seat_wind": "W", "winner": "maybe"} and cas["east"] is False
+    assert dee["east"] is None and dee["seat_wind"] == "X"
+    assert st["scheme"] is None and st["notes"] == []  # the keys of a settled hand, empty
 
 
 def test_the_csv_confidence_is_never_written_as_certain(tmp_path, truth):

@@ -104,18 +104,30 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
 
     job0 = members[0][0]
     rec: dict[str, Any] = {"type": "settlement", "table": job0.table, "hand": job0.hand, "ruleset": job0.ruleset,
-                           "players": [], "scores": {}, "winner": None, "east": None, "net": {}, "transfers": []}
+                           "scheme": None, "players": [], "scores": {}, "winner": None, "east": None, "net": {},
+                           "transfers": [], "notes": []}
     labels = [j.player or j.seat_wind for j, _ in members]
-    # each player's own winner/East marks from the manifest, kept when the hand cannot be settled
+    # each player's own winner/East marks from the manifest, kept when the hand cannot be settled; a row
+    # whose cells cannot be used has none (null), its seat_wind and winner cells as typed under "typed"
+    # (a winner cell `maybe` had been listed as a winner, a seat_wind `X` as East)
     marked = any(j.dealer for j, _ in members)  # a dealer cell says who is East; else seat E
     rec["players"] = [{"player": lab, "seat_wind": j.seat_wind, "photo": j.key, "winner": j.winner,
                        "east": bool(j.dealer) if marked else (j.dealer is None and j.seat_wind == "E")}
+                      if not j.error else
+                      {"player": lab, "seat_wind": dict(j.typed).get("seat_wind", j.seat_wind), "photo": j.key,
+                       "winner": None, "east": None if marked else _typed_east(dict(j.typed).get("seat_wind", j.seat_wind)),
+                       "typed": dict(j.typed)}
                       for lab, (j, _) in zip(labels, members)]
 
     def fail(why: str) -> dict[str, Any]:
         rec["status"] = f"not settled: {why}"
         return rec
 
+    # a row whose manifest cells cannot be used says nothing sure about its player (a winner cell
+    # `maybe` had been counted as a second winner, a seat_wind `X` as East): the hand waits for it
+    unusable = [j.key for j, _ in members if j.error]
+    if unusable:
+        return fail(f"the manifest row of {', '.join(unusable)} cannot be used (its status names the cells to correct)")
     if len(members) != 4:
         return fail(f"{len(members)} photo{'' if len(members) == 1 else 's'} (a table hand needs 4)")
     if len(set(labels)) != 4:
@@ -160,6 +172,21 @@ def _atomic_write(path: Path, write: Callable[[io.TextIOBase], None]) -> None:
         except OSError:
             pass
         raise
+
+
+def _typed_east(seat: str) -> bool | None:
+    """Whether a seat_wind cell as typed says East (None: it is not a wind)."""
+    w = seat.strip().lower()
+    return w in ("e", "east") if w in ("e", "s", "w", "n", "east", "south", "west", "north") else None
+
+
+def _yes_no(player: Mapping[str, Any], key: str) -> str:
+    """A settlement player's ``east`` / ``winner`` mark for the CSV: yes/no, the cell as typed for a
+    row whose manifest cells cannot be used (``winner`` maybe), else empty."""
+    v = player.get(key)
+    if v is None:
+        return str(player.get("typed", {}).get(key, ""))
+    return "yes" if v else "no"
 
 
 def _cell(v: Any) -> Any:
@@ -211,7 +238,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
                             mine = [t for t in s["transfers"] if lab in (t["payer"], t["payee"])]
                             cw.writerow([_cell(x) for x in (
                                 s["table"], s["hand"], s["ruleset"], s.get("scheme"), lab, p["seat_wind"], p["photo"],
-                                "yes" if p["east"] else "no", "yes" if p["winner"] else "no",
+                                _yes_no(p, "east"), _yes_no(p, "winner"),
                                 s["scores"].get(lab), s["net"].get(lab), s["status"], mine)])
 
                 _atomic_write(sp, ws)
