@@ -362,9 +362,32 @@ def test_manifest_line_numbers_after_a_cell_spanning_two_lines(tmp_path):
     from vision.batch import read_manifest
 
     m = tmp_path / "m.csv"
-    m.write_text('photo,seat_wind\na.jpg,E\n"b\nc.jpg",E\nd.jpg,X\n')
+    m.write_text('photo,player\na.jpg,Ann\nc.jpg,"Bob\nvan Dam"\nd.jpg,Cas\n')
     # was: d.jpg reported on line 4 (it is on line 5)
     assert [n for n, _ in read_manifest(m)] == [2, 3, 5]
+
+
+def test_a_manifest_as_a_spreadsheet_saves_it_is_read(tmp_path):
+    # a tester: a Windows-1252 CSV (a Dutch spreadsheet's "CSV", semicolons) was refused with "'utf-8' codec
+    # can't decode byte 0xeb in position 34"; UTF-16 ("Unicode text") likewise; the ";;" rows of empty
+    # cells a spreadsheet leaves at the end stopped the batch ("the 'photo' cell is empty"); an unclosed
+    # double quote ran the photo cell on over the next rows, whose settings were lost without a word
+    from vision.batch import read_manifest
+    from vision.errors import BatchError
+
+    m = tmp_path / "m.csv"
+    m.write_bytes("photo;player;seat_wind\r\nLoïs.jpg;Loïs;S\r\n;;\r\n;;\r\n".encode("cp1252"))
+    assert read_manifest(m) == [(2, {"photo": "Loïs.jpg", "player": "Loïs", "seat_wind": "S"})]
+    m.write_bytes("photo\tplayer\nLoïs.jpg\tLoïs\n".encode("utf-16"))
+    assert read_manifest(m) == [(2, {"photo": "Loïs.jpg", "player": "Loïs"})]
+    m.write_text('photo,seat_wind\n"a.jpg,S\nb.jpg,W\n')
+    with pytest.raises(BatchError, match=r"line 2: the 'photo' cell runs on over the next line\(s\): a double quote "
+                                         r"is not closed"):
+        read_manifest(m)
+    m.write_bytes(b"photo\n\x00\x01\x02\xff\xfe")
+    with pytest.raises(BatchError, match=r"it is not a text file in UTF-8, UTF-16 or Windows-1252 \(save it as "
+                                         r"'CSV UTF-8'\)$"):
+        read_manifest(m)
 
 
 def test_manifest_cell_over_the_csv_limit_is_one_line(run_cli, tmp_path):

@@ -137,22 +137,41 @@ def _split_words(cell: str) -> list[str]:
     return [w for w in cell.split() if w]
 
 
+def _decode(data: bytes) -> str:
+    """A manifest's text: UTF-8 (a BOM allowed), UTF-16 with its BOM (a spreadsheet's "Unicode text"),
+    else Windows-1252 (a spreadsheet's CSV in a Western European locale: a Dutch "Loïs" had been refused
+    with "'utf-8' codec can't decode byte 0xeb"). Raises UnicodeDecodeError for bytes none of them
+    reads (a binary file)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        if b"\x00" in data:  # no text file of a spreadsheet holds NUL bytes
+            raise UnicodeDecodeError("utf-8", data, 0, 1, "it holds NUL bytes") from None
+        return data.decode("cp1252")
+
+
 def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
     """The manifest rows as (line number, {column: cell}) with empty cells dropped.
 
-    CSV with a header row (``,``, ``;`` or tab separated; UTF-8, a BOM allowed); blank lines and
-    lines starting with ``#`` are skipped; column names are case-insensitive (``seat-wind`` =
+    CSV with a header row (``,``, ``;`` or tab separated; UTF-8, a BOM allowed, UTF-16 with a BOM or
+    Windows-1252: :func:`_decode`); blank lines, rows of empty cells and lines starting with ``#`` are
+    skipped; column names are case-insensitive (``seat-wind`` =
     ``seat_wind``). Raises BatchError for a missing/unreadable file, a malformed CSV, an unknown
     column, a missing ``photo`` column or cell, or a photo listed twice. A row with more cells than
     columns gets the key :data:`ROW_ERROR` (its photo becomes an error row, the batch goes on).
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8-sig")
+        text = _decode(p.read_bytes())
     except FileNotFoundError:
         raise BatchError(f"manifest {p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise BatchError(f"manifest {p}: cannot read it ({e})") from None
+    except OSError as e:
+        raise BatchError(f"manifest {p}: cannot read it ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise BatchError(f"manifest {p}: it is not a text file in UTF-8, UTF-16 or Windows-1252 "
+                         f"(save it as 'CSV UTF-8')") from None
     lines = [(i, ln) for i, ln in enumerate(text.splitlines(), 1) if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         raise BatchError(f"manifest {p}: it is empty (a header row with at least the column 'photo' is needed)")
@@ -186,9 +205,14 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
             # most likely an unquoted separator inside a cell: this photo is an error row
             cells[ROW_ERROR] = (f"{len(row)} cells for {len(cols)} columns (a cell containing "
                                 f"{'a comma' if delim == ',' else repr(delim)} must be in double quotes)")
+        if not any(c.strip() for c in row):  # a row of empty cells (a spreadsheet's ";;;" lines)
+            continue
         photo = cells.get("photo")
         if not photo:
             raise BatchError(f"manifest {p} line {lineno}: the 'photo' cell is empty")
+        if "\n" in photo or "\r" in photo:  # a double quote not closed: the cell ran on over the lines after
+            raise BatchError(f"manifest {p} line {lineno}: the 'photo' cell runs on over the next line(s): "
+                             f"a double quote is not closed")
         key = Path(photo).as_posix()
         if key in seen:
             raise BatchError(f"manifest {p} line {lineno}: photo {photo!r} is already listed on line {seen[key]}")
