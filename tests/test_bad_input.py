@@ -515,3 +515,22 @@ def test_exposed_without_the_concealed_kong_says_why_tiles_are_missing(run_cli):
     # 3m4m5m 6p7p8p 6z6z = 8 concealed + 3 = 11 of 14 — the error says --exposed must list every meld
     msg = fails(run_cli, "photo", "--demo", "--exposed", "[777s]", "--no-history")
     assert "found 11 tiles" in msg and "list every meld on the table" in msg
+
+
+def test_an_upload_cut_short_is_said_so_as_the_command_line_says_it():
+    # a reviewer: the web page's header check said "the PNG image is corrupt (Truncated File Read)" for a
+    # photo cut at 300 bytes, where the command line says the file is cut short and what to do
+    from web.app import ApiError, check_image
+
+    data = _png_black(400, 300)
+    with pytest.raises(ApiError) as e:
+        check_image(data[:60], 50 * 2**20)
+    assert e.value.status == 400 and "cut short" in e.value.message, e.value.message
+    assert "Truncated File Read" not in e.value.message and "upload the photo again" in e.value.message
+
+
+def test_a_confidence_that_is_not_a_number_is_written_as_0():
+    from vision.decode import confidence_value
+
+    assert confidence_value(float("nan")) == 0.0 and confidence_value(-0.5) == 0.0
+    assert confidence_value(float("inf")) == 0.0 and confidence_value(0.5) == 0.5

@@ -466,7 +466,8 @@ def confidence_value(p: float) -> float:
     history, a settlement's sources): four significant digits (a 3.2e-6 stays "<1%", not 0), at most
     0.9999. Never 1.0, as :func:`format_confidence` never says "100%": a 0.99996 had been written 1.0
     beside a page that said ">99%"."""
-    return min(float(f"{float(p):.4g}"), 0.9999)
+    p = float(p)
+    return min(max(float(f"{p:.4g}"), 0.0), 0.9999) if math.isfinite(p) else 0.0
 
 
 # ----------------------------------------------------------------------------- decoding

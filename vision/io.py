@@ -269,10 +269,11 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
             fmt = sniff(fp.read(18))
         except (OSError, ValueError):
             fmt = None
-        if fmt is not None:  # it starts like a photo: a damaged one, not "no image"
-            raise ImageError(f"{name}: corrupt {fmt} image (its header cannot be parsed)") from None
+        if fmt is not None:  # it starts like a photo: a damaged one, not "no image" (most often one cut short)
+            raise ImageError(f"{name}: corrupt {fmt} image (its header cannot be parsed: the file is damaged or "
+                             f"cut short); copy the photo again") from None
         hint = "" if HEIF_SUPPORT else " (HEIC needs the pillow-heif package)"
-        raise ImageError(f"{name}: not an image file Pillow can read (JPEG, PNG, WebP, HEIC){hint}") from None
+        raise ImageError(f"{name}: not an image file (a photo is read from JPEG, PNG, WebP, HEIC, AVIF, BMP or TIFF){hint}") from None
     except Image.DecompressionBombError:
         raise ImageError(f"{name}: the image is too large (over {MAX_PIXELS:,} pixels); refusing to decode it") from None
     except MemoryError:
@@ -286,7 +287,8 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
         d = _header_problem(_detail(e), fmt)
         if "truncated" in d.lower():  # Pillow: "Truncated File Read"
             raise ImageError(f"{name}: {CUT_SHORT.replace('the picture does', 'its header does')}") from None
-        raise ImageError(f"{name}: corrupt image header" + (f" ({d})" if d else "")) from None
+        hint = "" if "bomb" in d else ": the file is damaged or cut short; copy the photo again"
+        raise ImageError(f"{name}: corrupt image header" + (f" ({d})" if d else "") + hint) from None
     w, h = im.size
     if w * h > MAX_PIXELS:
         raise ImageError(f"{name}: the image is too large ({w}×{h} = {w * h:,} pixels, limit {MAX_PIXELS:,})")
@@ -522,8 +524,9 @@ CUT_SHORT = ("the file is cut short (truncated: it ends before the picture does,
 
 def _decode_error(name: str, e: BaseException, fmt: str | None = None) -> ImageError:
     msg = _header_problem(_detail(e), fmt)
-    if "truncated" in msg.lower():  # Pillow: "image file is truncated (4 bytes not processed)": its byte count
-        # is the decoder's buffer, not what is missing, and meant nothing to a user; the cause is
+    if "truncated" in msg.lower() or "end of file" in msg.lower():  # Pillow: "image file is truncated (4 bytes
+        # not processed)": its byte count is the decoder's buffer, not what is missing, and meant nothing to a
+        # user; libheif: "Unexpected end of file: Extent in iloc box references data outside of file bounds"
         return ImageError(f"{name}: {CUT_SHORT}")
     return ImageError(f"{name}: the image file is corrupt" + (f" ({msg})" if msg else ""))
 

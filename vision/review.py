@@ -181,13 +181,18 @@ def photo_command(job, fix: str = "POS=TILE", add: str = "") -> str:
     return shlex.join(argv)
 
 
+#: words of vision.io's errors for a file that is not a readable photo (as against a photo without tiles)
+FILE_PROBLEMS = ("cut short", "corrupt", "not an image", "file is empty", "permission denied", "cannot read the file",
+                 "is a folder", "is not a regular file", "too large", "no such file")
+
+
 def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     """(what to do, commands) for a flagged row."""
     where = f"manifest line {job.line}" if job.line else "a new manifest row for this photo"
     status = row["status"]
     rerun = "then rerun the same batch command: only the changed rows are scored again"
     if status.startswith("error: manifest line") or (job.error and status.startswith("error:")):
-        many = job.error and "; " in job.error  # make_job names every cell it could not understand
+        many = getattr(job, "error_count", 0) > 1  # make_job names every cell it could not understand
         return (f"Correct the {'cells' if many else 'cell'} named in the problem on {where}, {rerun}.", [])
     if status == "error: no such file":
         return (f"The manifest lists a photo that is not in the folder: correct the photo cell on {where} "
@@ -198,6 +203,11 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
         what = "A tile in the" if cell.startswith("add") else "A correction in the"
         return (f"{what} {cell} of {where} does not fit this photo (the problem names it): correct or clear "
                 f"that cell, {rerun}. `mahjong-score photo PHOTO --annotate OUT.jpg` numbers the tiles.", [])
+    if status.startswith("error:") and any(w in status for w in FILE_PROBLEMS):
+        # the file, not the photo, is what is wrong: a copy cut short had been told to retake the photo
+        return ("The file could not be read as a photo (the problem says why): copy it again from the camera "
+                "or phone, or save it as a JPEG; " + rerun + ". If the photo itself is lost, score the hand from "
+                "notation with `mahjong-score hand`.", [])
     if status.startswith("error:"):
         return ("The photo could not be scored. Retake it (the whole hand in the frame, tiles face up; see "
                 "docs/photo.md), or score the hand from notation with `mahjong-score hand`; " + rerun + ".", [])

@@ -71,7 +71,7 @@ from scoring.session import SessionState
 from scoring.settle import settle, with_win_by
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
-from vision.io import MAX_PIXELS, limit_heap_growth, release_memory
+from vision.io import CUT_SHORT, MAX_PIXELS, limit_heap_growth, release_memory
 from vision.pipeline import (WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json,
                              with_frame)
 
@@ -177,9 +177,13 @@ def check_image(data: bytes, max_bytes: int) -> tuple[str, int, int]:
     except Image.DecompressionBombError:
         raise ApiError(413, f"the photo has more than {MAX_PIXELS:,} pixels") from None
     except UnidentifiedImageError:
-        raise ApiError(415, f"the upload starts like a {fmt} image but is not one Pillow can open") from None
+        raise ApiError(415, f"the upload starts like a {fmt} image but is not one that can be opened (the file is "
+                            f"damaged or cut short; upload the photo again)") from None
     except Exception as e:  # noqa: BLE001 - corrupt data raises assorted errors inside plugins
         detail = " ".join(str(e).split())
+        if "truncated" in detail.lower() or "end of file" in detail.lower():  # as vision.io says it
+            raise ApiError(400, f"the {fmt} image: {CUT_SHORT.replace('copy the photo again', 'upload the photo again')}"
+                           .replace("the picture does", "its header does")) from None
         raise ApiError(400, f"the {fmt} image is corrupt" + (f" ({detail})" if detail else "")) from None
     return fmt, w, h
 
