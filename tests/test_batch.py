@@ -613,3 +613,30 @@ def test_the_csv_confidence_is_never_written_as_certain(tmp_path, truth):
     assert confidence_value(0.99996) == 0.9999 and confidence_value(1.0) == 0.9999
     assert confidence_value(3.2e-6) == 3.2e-6 and format_confidence(confidence_value(3.2e-6)) == "<1%"
     assert confidence_value(0.83456) == 0.8346
+
+
+def test_one_bad_cell_is_one_cell_and_a_dealer_mark_survives_another_bad_cell(tmp_path, truth):
+    # a reviewer: a fix cell's one message holds "; " itself ("… 0x; - leaves the box out"), and the card
+    # said "the cells"; and a row with `dealer yes` and a bad discards cell lost its dealer mark, so its
+    # table hand said "no East players" instead of naming the row to correct
+    d = tmp_path / "photos"
+    d.mkdir()
+    src = sorted(truth.glob("*.jpg"))[0]
+    for k in range(5):
+        shutil.copyfile(src, d / f"h{k}.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,table,hand,player,dealer,winner,discards,fix\n"
+                   "h0.jpg,1,1,Ann,yes,yes,-2,\nh1.jpg,1,1,Bob,no,no,,\nh2.jpg,1,1,Cas,no,no,,\nh3.jpg,1,1,Dee,no,no,,\n"
+                   "h4.jpg,,,,,,,3=zz\n")
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert "; - leaves the box out" in rows["h4.jpg"]["status"]  # (the one phrase holds the separator)
+    from vision import review
+
+    page = review.review_path_for(out).read_text(encoding="utf-8")
+    assert "Correct the cell named in the problem on manifest line 6" in page
+    srows = read_csv(tmp_path / "r.settlements.csv")
+    assert {r["status"] for r in srows} == {"not settled: the manifest row of h0.jpg cannot be used (its status "
+                                            "names the cells to correct)"}
+    assert [r["east"] for r in srows] == ["yes", "no", "no", "no"]

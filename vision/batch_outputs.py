@@ -115,7 +115,9 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
                        "east": bool(j.dealer) if marked else (j.dealer is None and j.seat_wind == "E")}
                       if not j.error else
                       {"player": lab, "seat_wind": dict(j.typed).get("seat_wind", j.seat_wind), "photo": j.key,
-                       "winner": None, "east": None if marked else _typed_east(dict(j.typed).get("seat_wind", j.seat_wind)),
+                       "winner": None,  # (an error row keeps its dealer cell when that cell was understood)
+                       "east": (None if j.dealer is None else bool(j.dealer)) if marked
+                       else _typed_east(dict(j.typed).get("seat_wind", j.seat_wind)),
                        "typed": dict(j.typed)}
                       for lab, (j, _) in zip(labels, members)]
 

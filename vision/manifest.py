@@ -74,6 +74,8 @@ class Job:
     player: str = ""
     dealer: bool | None = None
     error: str | None = None
+    #: how many cells ``error`` names (its phrases are joined by "; ", which a phrase may hold too)
+    error_count: int = 0
     #: for an ``error`` job: the manifest's seat_wind/winner cells as typed (shown in the output row
     #: instead of the defaults, which the unusable row never replaced)
     typed: tuple[tuple[str, str], ...] = ()
@@ -368,16 +370,15 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                 msg = str(e)
                 problems.append(f"{name} cell" + (msg[len(flag):] if msg.startswith(flag) else f": {msg}"))
     if ROW_ERROR in cells:  # the cells are shifted: what they say past the break is not the user's
-        problems = [cells[ROW_ERROR]]
+        problems, dealer = [cells[ROW_ERROR]], None
     error = where + "; ".join(problems) if problems else None
-    if error:
-        dealer = None
     typed = tuple((c, cells[c]) for c in ("seat_wind", "winner") if c in cells) if error else ()
     return Job(key=key, path=str(path), line=line, ruleset=cells.get("ruleset", d.ruleset),
                context=tuple(sorted(ctx.items())), options=tuple(sorted(opts.items())),
                winning_tile=cells.get("winning_tile", d.winning_tile), exposed=cells.get("exposed", d.exposed),
                fix=cells.get("fix", d.fix), add=cells.get("add") or None, table=cells.get("table", ""), hand=cells.get("hand", ""),
-               player=cells.get("player", ""), dealer=dealer, error=error, typed=typed)
+               player=cells.get("player", ""), dealer=dealer, error=error, typed=typed,
+               error_count=len(problems))
 
 #: annotated images written by ``audit`` (``NAME.audit.jpg``, ``NAME.audit-2.jpg``): not photos to score
 _OUR_OUTPUT = re.compile(r"\.audit(-\d+)?\.jpg$", re.IGNORECASE)
