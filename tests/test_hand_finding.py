@@ -352,6 +352,14 @@ def test_flowers_laid_on_in_line_after_an_exposed_kong_are_the_hands():
     res = _row_and_melds(row, "9s 9s 9s 9s 1f 2f 3f".split())
     assert res.legal and res.hand.bonus == ("1f", "2f", "3f"), (res.notation, res.notes)
     assert "[9999s]" in res.notation
+    # at half of the group or more, as long as the rest is a meld (a reviewer's kong and four flowers
+    # after it: the kong had been offered as misread bonus tiles and left out)
+    res4 = _row_and_melds(row, "9s 9s 9s 9s 1f 2f 3f 4f".split())
+    assert res4.legal and res4.hand.bonus == ("1f", "2f", "3f", "4f") and "[9999s]" in res4.notation, \
+        (res4.notation, res4.notes)
+    pung = _row_and_melds("1m 2m 3m 4p 5p 6p 6s 7s 8s 5z 5z".split(), "9s 9s 9s 1f 2f 3f".split())
+    assert pung.legal and pung.hand.bonus == ("1f", "2f", "3f") and "[999s]" in pung.notation, \
+        (pung.notation, pung.notes)
     # two at the end of a group are not enough (two loose flowers at the end of a pile of loose tiles in
     # front of a composite's row were taken for the hand's): as before, loose tiles, not the hand's
     for tail in (["1f", "2f"], ["1f"]):

@@ -24,7 +24,10 @@ best joint reading, so no row is thrown away before its tiles are read.
    the main row, or between the tiles of a group of 3–4 off it: a misread tile of the hand; off the
    main row by their size against the hand's tiles, :func:`_off_row_prior`, and less likely among
    loose tiles behind the row, :data:`LOOSE_BONUS`; a group of 3+ off it at least half read as
-   flowers/seasons keeps them as bonus tiles, :data:`MIXED_BONUS`; flowers/seasons whose boxes touch,
+   flowers/seasons keeps them as bonus tiles, :data:`MIXED_BONUS`; a run of :data:`END_BONUS_RUN` or
+   more at an end of a group off it (laid on in line after the melds) is a bonus group of its own
+   when under half of the group or when the rest is a meld's worth of tiles none read so, :func:`_end_run`;
+   flowers/seasons whose boxes touch,
    :func:`_touching` — a column of them laid sideways — are one group, reaching past the region); a
    group of four with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld
    (preferred) or ``concealed``; a single tile → ``winning`` (preferred when it is set apart at a row end or lies sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
@@ -815,20 +818,24 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             # away from the main row, flowers count only as a group of their own (not inside a pile of
             # discards or another player's tiles), and only as likely as the group is to be the hand's
             if not all(flags):
-                if len(t) >= 3 and sum(flags) >= 2 and 2 * sum(flags) >= len(t) and (flags[0] or flags[-1]):
+                # flowers/seasons in a run of three or more at an end of the group are set out beside
+                # the tiles there: a bonus group of their own, as if apart (bonus tiles laid on in line
+                # after the melds, or false boxes in the gaps joining the row's groups, as on a bed
+                # cover); the group's other tiles keep their roles. (Two are not enough: two loose
+                # flowers at the end of a pile of loose tiles in front of a composite's row were taken
+                # for the hand's.) Under half of the group, or whatever their share when the rest is
+                # three or more tiles none read so (a kong and four flowers after it)
+                runs = [r for r in (_end_run(t, flags), _end_run(t[::-1], flags[::-1])) if len(r) >= END_BONUS_RUN]
+                rest = [f for k, f in zip(t, flags) if not any(k in r for r in runs)]
+                split = bool(runs) and (2 * sum(flags) < len(t) or (len(rest) >= 3 and not any(rest)))
+                if not split and len(t) >= 3 and sum(flags) >= 2 and 2 * sum(flags) >= len(t) and (flags[0] or flags[-1]):
                     # at least half of a group read as flowers/seasons, one at an end: a bonus group
                     # whose other tiles may be misread bonus tiles (a season read upside-down as 5m)
                     fl = tuple(k for k, f in zip(t, flags) if f)
                     off_bonus[fl] = g.row
                     misread.update((k, (g.row, fl)) for k, f in zip(t, flags) if not f)
                     continue
-                # ... flowers/seasons in a run of three or more at an end of the group are set out
-                # beside the tiles there: a bonus group of their own, as if apart (bonus tiles laid on
-                # in line after the melds, or false boxes in the gaps joining the row's groups, as on a
-                # bed cover); the group's other tiles keep their roles. (Two are not enough: two loose
-                # flowers at the end of a pile of loose tiles in front of a composite's row were taken
-                # for the hand's)
-                runs = [r for r in (_end_run(t, flags), _end_run(t[::-1], flags[::-1])) if len(r) >= END_BONUS_RUN]
+                runs = runs if split else []
                 for r in runs:
                     off_bonus[tuple(k for k in t if k in r)] = g.row
                 flags = [f and not any(k in r for r in runs) for k, f in zip(t, flags)]

@@ -205,6 +205,12 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     no detections at all the first added tile gets an :data:`ALONE_TILE` box at :data:`ALONE_AT` and
     the others follow it in a row (a hand made only of added tiles).
 
+    A tile of a group all of its face (a pung's missed fourth tile, a pair's third, a single's second)
+    whose place would leave no group break (:data:`BREAK_STEPS`) to the next group of its row, or that
+    would be squeezed between two touching tiles of the group, goes one tile step out from the group's
+    free end instead (after it, else before it; where neither end leaves a break, where it was); its
+    number is still POS.
+
     A face-down tile (``0x``) can only be added to a concealed kong short of a tile: beside (POS − 1
     or the tile numbered POS) a group of 1–3 tiles holding a face-down one; it is placed touching
     that group (never :data:`KONG_GAP` away), so the layout reads the four as the kong. Any other
