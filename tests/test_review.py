@@ -50,6 +50,9 @@ def test_review_page_lists_the_flagged_rows_with_pictures_and_commands(tmp_path,
     assert h1.count("<img") == 2 and "needs-review" in h1 and html.escape(rows["h1.jpg"]["problem"]) in h1
     assert "fix cell of manifest line 3" in h1
     assert "mahjong-score photo" in h1 and "--fix 1=7z,2=7z,3=7z,4=7z,5=7z,POS=TILE" in html.unescape(h1)
+    # (a tester pasted the command as it was: the card says what to put for the placeholders)
+    assert "Before running it, replace POS with the tile&#x27;s number in the annotated reading and TILE with " \
+           "its tile, e.g. 5p." in h1
     # bad manifest cell (h2): the photo is shown, not read; the advice names the manifest line
     h2 = cards["h2.jpg"]
     assert h2.count("<img") == 1 and "seat_wind &#x27;X&#x27;" in h2 and "manifest line 4" in h2

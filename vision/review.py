@@ -234,6 +234,14 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
             [photo_command(job)])
 
 
+def _template_note(command: str) -> str:
+    """A line under a command that holds the placeholders POS / TILE (a tester pasted one as it was and
+    got "--fix 'POS=-': position 'POS' is not a number"): what to put in their place."""
+    says = {"POS": "the tile's number in the annotated reading", "TILE": "its tile, e.g. 5p"}
+    what = [f"{w} with {d}" for w, d in says.items() if re.search(rf"\b{w}\b", command)]
+    return f'<p class="note">{html.escape("Before running it, replace " + " and ".join(what) + ".")}</p>' if what else ""
+
+
 # ------------------------------------------------------------------------------ page
 CSS = """
 body{font:15px/1.4 system-ui,sans-serif;margin:0;background:#f4f4f1;color:#222}
@@ -283,7 +291,7 @@ def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None
             f'<div class="thumb">{_img(thumb, "the photo " + job.key)}</div>'
             f'<div><p class="problem">{e(problem)}</p>'
             f'<table class="meta">{"".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in facts)}</table>'
-            f'<p>{e(what)}</p>{"".join(f"<code>{e(c)}</code>" for c in commands)}</div>'
+            f'<p>{e(what)}</p>{"".join(f"<code>{e(c)}</code>" + _template_note(c) for c in commands)}</div>'
             + (f'<div class="annot">{_img(annotated, "the reading of " + job.key)}</div>' if annotated else "")
             + (f'<p class="note">{e(note)}</p>' if note else "")
             + "</section>")
