@@ -362,9 +362,16 @@ def test_manifest_line_numbers_after_a_cell_spanning_two_lines(tmp_path):
     from vision.batch import read_manifest
 
     m = tmp_path / "m.csv"
+    m.write_text('photo,player\n# a comment\n\na.jpg,Ann\n;;\nc.jpg,Bob\nd.jpg,Cas\n'.replace(";;", ","))
+    # rows after comments, blank lines and a row of empty cells keep their file line numbers
+    assert [n for n, _ in read_manifest(m)] == [4, 6, 7]
+    # a cell spanning two lines (was: read, and d.jpg reported on line 4 where it is on line 5) is refused,
+    # naming the line where it starts: no manifest cell takes two lines, so it is a double quote not closed
     m.write_text('photo,player\na.jpg,Ann\nc.jpg,"Bob\nvan Dam"\nd.jpg,Cas\n')
-    # was: d.jpg reported on line 4 (it is on line 5)
-    assert [n for n, _ in read_manifest(m)] == [2, 3, 5]
+    from vision.errors import BatchError
+
+    with pytest.raises(BatchError, match=r"line 3: the 'player' cell runs on over the next line"):
+        read_manifest(m)
 
 
 def test_a_manifest_as_a_spreadsheet_saves_it_is_read(tmp_path):
@@ -534,3 +541,46 @@ def test_a_confidence_that_is_not_a_number_is_written_as_0():
 
     assert confidence_value(float("nan")) == 0.0 and confidence_value(-0.5) == 0.0
     assert confidence_value(float("inf")) == 0.0 and confidence_value(0.5) == 0.5
+
+
+def test_a_second_reviewers_manifest_cases(tmp_path):
+    # (a) a UTF-8 manifest with one stray byte had been read as Windows-1252, its names garbled without a
+    # word; UTF-16 without its BOM gave "unknown column(s) 'p\x00h\x00o…'"; (b) a row's ruleset differing
+    # from --ruleset blamed the row's flags cell for the command line's --flag; (c) winner no with a
+    # winning_tile cell was found only when the photo was read
+    from pathlib import Path
+
+    from vision.batch import read_manifest
+    from vision.errors import BatchError
+    from vision.manifest import Defaults, make_job
+
+    m = tmp_path / "m.csv"
+    m.write_bytes("photo;player\nLoïs.jpg;Loïs\nb.jpg;x".encode() + b"\xeb\n")
+    with pytest.raises(BatchError, match=r"line 3 is not UTF-8 \(byte 0xeb\), though the rest of the file is"):
+        read_manifest(m)
+    m.write_bytes("photo;player\n".encode("utf-16-le"))
+    with pytest.raises(BatchError, match="not a text file in UTF-8, UTF-16 or Windows-1252"):
+        read_manifest(m)
+    d = Defaults(ruleset="rode-draak", context={"flags": ("dead-hand",)})
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "ruleset": "nts"}, d)
+    assert j.error.startswith("manifest line 2: the --flag default: unknown flag dead-hand for ruleset nts"), j.error
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "winner": "no", "winning_tile": "5p"}, Defaults())
+    assert j.error == ("manifest line 2: winning_tile cell: a non-winning hand has no winning tile (the winner "
+                       "cell, or the default, says no)")
+    assert make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "winning_tile": "5p"}, Defaults()).error is None
+
+
+def test_the_review_card_tells_a_file_problem_from_a_photo_problem():
+    # a photo named "too large hand.jpg" with no tiles had been told to copy the file again (the word was
+    # in its name); an internal error likewise; a dangling link had been told to retake the photo
+    from types import SimpleNamespace
+
+    from vision.review import advice
+
+    job = SimpleNamespace(key="t1/too large hand.jpg", path="/x/t1/too large hand.jpg", line=2, error=None,
+                          error_count=0)
+    say = lambda status: advice(job, {"status": status, "problem": ""})[0]  # noqa: E731
+    assert "Retake it" in say("error: t1/too large hand.jpg: no tiles found in the photo")
+    assert "Retake it" in say("error: internal error: OverflowError: Python int too large to convert")
+    assert "copy it again" in say("error: t1/too large hand.jpg: a symbolic link to a missing file (x.jpg)")
+    assert "copy it again" in say("error: t1/too large hand.jpg: the file is cut short (truncated: …)")

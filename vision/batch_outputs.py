@@ -117,7 +117,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
                       {"player": lab, "seat_wind": dict(j.typed).get("seat_wind", j.seat_wind), "photo": j.key,
                        "winner": None,  # (an error row keeps its dealer cell when that cell was understood)
                        "east": (None if j.dealer is None else bool(j.dealer)) if marked
-                       else _typed_east(dict(j.typed).get("seat_wind", j.seat_wind)),
+                       else (False if j.dealer is False else _typed_east(dict(j.typed).get("seat_wind", j.seat_wind))),
                        "typed": dict(j.typed)}
                       for lab, (j, _) in zip(labels, members)]
 

@@ -467,7 +467,7 @@ def confidence_value(p: float) -> float:
     0.9999. Never 1.0, as :func:`format_confidence` never says "100%": a 0.99996 had been written 1.0
     beside a page that said ">99%"."""
     p = float(p)
-    return min(max(float(f"{p:.4g}"), 0.0), 0.9999) if math.isfinite(p) else 0.0
+    return min(max(float(f"{p:.4g}"), 0.0), 0.9999) + 0.0 if math.isfinite(p) else 0.0  # (+ 0.0: no -0.0)
 
 
 # ----------------------------------------------------------------------------- decoding

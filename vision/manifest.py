@@ -146,11 +146,16 @@ def _decode(data: bytes) -> str:
     reads (a binary file)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16")
+    if b"\x00" in data:  # no text file of a spreadsheet holds NUL bytes (UTF-16 without its BOM, a binary)
+        raise UnicodeDecodeError("utf-8", data, 0, 1, "it holds NUL bytes")
     try:
         return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        if b"\x00" in data:  # no text file of a spreadsheet holds NUL bytes
-            raise UnicodeDecodeError("utf-8", data, 0, 1, "it holds NUL bytes") from None
+    except UnicodeDecodeError as e:
+        if data.startswith(b"\xef\xbb\xbf") or re.search(rb"[\xc2-\xf4][\x80-\xbf]", data):
+            # UTF-8 with a bad byte: read as Windows-1252 its names would be garbled without a word
+            line = data[:e.start].count(b"\n") + 1
+            raise ValueError(f"line {line} is not UTF-8 (byte 0x{data[e.start]:02x}), though the rest of the file "
+                             f"is") from None
         return data.decode("cp1252")
 
 
@@ -174,6 +179,8 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
     except UnicodeDecodeError:
         raise BatchError(f"manifest {p}: it is not a text file in UTF-8, UTF-16 or Windows-1252 "
                          f"(save it as 'CSV UTF-8')") from None
+    except ValueError as e:
+        raise BatchError(f"manifest {p}: {e} (save it as 'CSV UTF-8')") from None
     lines = [(i, ln) for i, ln in enumerate(text.splitlines(), 1) if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         raise BatchError(f"manifest {p}: it is empty (a header row with at least the column 'photo' is needed)")
@@ -212,8 +219,9 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
         photo = cells.get("photo")
         if not photo:
             raise BatchError(f"manifest {p} line {lineno}: the 'photo' cell is empty")
-        if "\n" in photo or "\r" in photo:  # a double quote not closed: the cell ran on over the lines after
-            raise BatchError(f"manifest {p} line {lineno}: the 'photo' cell runs on over the next line(s): "
+        spans = [c for c, v in zip(cols, row) if c and ("\n" in v or "\r" in v)]
+        if spans:  # a double quote not closed: the cell ran on over the lines after (no cell takes two lines)
+            raise BatchError(f"manifest {p} line {lineno}: the {spans[0]!r} cell runs on over the next line(s): "
                              f"a double quote is not closed")
         key = Path(photo).as_posix()
         if key in seen:
@@ -267,7 +275,7 @@ def _ruleset_cells(cells: Mapping[str, str], ruleset: str, ctx: Mapping[str, Any
         rs = load_ruleset(ruleset)
     except RulesetError as e:
         rs = None
-        out.append(str(e))
+        out.append(f"ruleset cell: {e}" if cells.get("ruleset") else str(e))
     if cells.get("winning_tile"):
         try:
             parse_winning_tile(cells["winning_tile"])
@@ -279,14 +287,19 @@ def _ruleset_cells(cells: Mapping[str, str], ruleset: str, ctx: Mapping[str, Any
         except HandError as e:
             out.append("exposed cell: " + str(e).removeprefix("--exposed: "))
     if rs is not None:
+        # the cell's name only when the row has that cell: a --flag/--option default the row's ruleset
+        # does not have (a row ruleset=nts under --ruleset rode-draak --flag dead-hand) is the default's
         try:
             check_flags(rs, Context(flags=frozenset(ctx.get("flags", ()))))
         except HandError as e:
-            out.append(f"flags cell: {e}")
+            out.append(f"{'flags cell' if 'flags' in cells else 'the --flag default'}: {e}")
         try:
             rs.resolve_options(opts)
         except (RulesetError, ValueError) as e:
-            out.append(f"options cell: {e}")
+            out.append(f"{'options cell' if 'options' in cells else 'the --option default'}: {e}")
+    if cells.get("winning_tile") and ctx.get("winner") is False:
+        out.append("winning_tile cell: a non-winning hand has no winning tile (the winner cell, or the default, "
+                   "says no)")
     return out
 
 
@@ -348,6 +361,9 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                 problems.append(f"option {item!r} must be NAME=VALUE")
                 continue
             k, v = item.split("=", 1)
+            if not k.strip():
+                problems.append(f"option {item!r} must be NAME=VALUE")
+                continue
             opts[k.strip()] = v.strip()
     if not problems:  # the cells' combination (a context of understood cells only)
         from scoring import Context

@@ -183,7 +183,18 @@ def photo_command(job, fix: str = "POS=TILE", add: str = "") -> str:
 
 #: words of vision.io's errors for a file that is not a readable photo (as against a photo without tiles)
 FILE_PROBLEMS = ("cut short", "corrupt", "not an image", "file is empty", "permission denied", "cannot read the file",
-                 "is a folder", "is not a regular file", "too large", "no such file")
+                 "is a folder", "is not a regular file", "no such file", "symbolic link", "larger than any photo",
+                 "could not be read", "name is too long", "image data is empty")
+
+
+def _file_problem(job, status: str) -> bool:
+    """``status`` (an ``error: …`` row) says the file is not a readable photo: judged on the error's own
+    words, after the file's name (a photo named "too large hand.jpg" with no tiles had been told to copy
+    it again), never for an internal error."""
+    what = status.removeprefix("error: ")
+    for name in (job.key, job.path):
+        what = what.removeprefix(f"{name}: ")
+    return not what.startswith("internal error") and any(w in what for w in FILE_PROBLEMS)
 
 
 def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
@@ -203,7 +214,7 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
         what = "A tile in the" if cell.startswith("add") else "A correction in the"
         return (f"{what} {cell} of {where} does not fit this photo (the problem names it): correct or clear "
                 f"that cell, {rerun}. `mahjong-score photo PHOTO --annotate OUT.jpg` numbers the tiles.", [])
-    if status.startswith("error:") and any(w in status for w in FILE_PROBLEMS):
+    if status.startswith("error:") and _file_problem(job, status):
         # the file, not the photo, is what is wrong: a copy cut short had been told to retake the photo
         return ("The file could not be read as a photo (the problem says why): copy it again from the camera "
                 "or phone, or save it as a JPEG; " + rerun + ". If the photo itself is lost, score the hand from "

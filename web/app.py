@@ -164,10 +164,12 @@ def check_image(data: bytes, max_bytes: int) -> tuple[str, int, int]:
     if fmt is None:
         raise ApiError(415, "the upload is not an image this server reads (JPEG, PNG, WebP, HEIC, GIF, BMP, TIFF); "
                             "it is checked by its content, not its name")
+    opened = False
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             im = Image.open(io.BytesIO(data))
+            opened = True
             w, h = im.size
             if w * h > MAX_PIXELS:
                 raise ApiError(413, f"the photo has {w}×{h} = {w * h:,} pixels; the limit is {MAX_PIXELS:,}")
@@ -182,8 +184,9 @@ def check_image(data: bytes, max_bytes: int) -> tuple[str, int, int]:
     except Exception as e:  # noqa: BLE001 - corrupt data raises assorted errors inside plugins
         detail = " ".join(str(e).split())
         if "truncated" in detail.lower() or "end of file" in detail.lower():  # as vision.io says it
-            raise ApiError(400, f"the {fmt} image: {CUT_SHORT.replace('copy the photo again', 'upload the photo again')}"
-                           .replace("the picture does", "its header does")) from None
+            said = CUT_SHORT.replace("copy the photo again", "upload the photo again")
+            raise ApiError(400, f"the {fmt} image: " + (said if opened else said.replace("the picture does",
+                                                                                          "its header does"))) from None
         raise ApiError(400, f"the {fmt} image is corrupt" + (f" ({detail})" if detail else "")) from None
     return fmt, w, h
 
