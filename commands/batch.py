@@ -24,7 +24,16 @@ def cmd_batch(args: argparse.Namespace) -> int:
         raise UserError(f"--workers {args.workers} must be ≥ 0")
     from scoring import load_ruleset
 
-    load_ruleset(args.ruleset)  # a misspelt --ruleset would make every photo without its own an error row
+    rs = load_ruleset(args.ruleset)  # a misspelt --ruleset would make every photo without its own an error row
+    # ... so would a --flag or --option the ruleset does not have (RulesetError / HandError: one line, exit 2)
+    from scoring.engine import check_flags
+    from scoring.errors import HandError as _HandError
+
+    try:
+        check_flags(rs, context_from_args(args))
+        rs.resolve_options(options_from_args(args))
+    except (_HandError, ValueError) as e:
+        raise UserError(str(e)) from None
     if getattr(args, "fix", None):  # so would a malformed or contradictory --fix
         from scoring.errors import HandError
         from vision.pipeline import parse_fixes

@@ -584,3 +584,17 @@ def test_the_review_card_tells_a_file_problem_from_a_photo_problem():
     assert "Retake it" in say("error: internal error: OverflowError: Python int too large to convert")
     assert "copy it again" in say("error: t1/too large hand.jpg: a symbolic link to a missing file (x.jpg)")
     assert "copy it again" in say("error: t1/too large hand.jpg: the file is cut short (truncated: …)")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--flag", "bogus"], "unknown flag bogus for ruleset nts"),
+    (["--option", "bird=maybe"], "option bird must be one of"),
+    (["--option", "nonsense=1"], "ruleset nts has no option 'nonsense'"),
+])
+def test_batch_refuses_a_flag_or_option_its_ruleset_lacks_before_reading(run_cli, tmp_path, args, message):
+    # a reviewer: `batch … --flag bogus` read every photo and made each an error row blaming a "flags cell"
+    # the rows did not have; the command line's own mistake stops the command, as a bad --ruleset does
+    (tmp_path / "a.jpg").write_bytes(b"not read")
+    msg = fails(run_cli, "batch", str(tmp_path), "--out", str(tmp_path / "r.csv"), "--workers", "0", "--no-history",
+                *args)
+    assert message in msg and not (tmp_path / "r.csv").exists(), msg
