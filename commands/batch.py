@@ -54,7 +54,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     rate = summary.scored / summary.seconds if summary.seconds > 0 else 0.0
     print(f"{summary.photos} photos: {c.get('ok', 0)} ok, {c.get('needs-review', 0)} needs-review, "
           f"{c.get('error', 0)} error; scored now {summary.scored} ({rate:.2f} photos/s, {summary.workers} workers), "
-          f"already done {summary.resumed}; table hands settled {summary.settled}")
+          f"already done {summary.resumed}; table hands settled {summary.settled}"
+          + (f" ({summary.provisional} provisionally: a photo needs review)" if summary.provisional else ""))
     print("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")
     return 0
 

@@ -640,3 +640,22 @@ def test_one_bad_cell_is_one_cell_and_a_dealer_mark_survives_another_bad_cell(tm
     assert {r["status"] for r in srows} == {"not settled: the manifest row of h0.jpg cannot be used (its status "
                                             "names the cells to correct)"}
     assert [r["east"] for r in srows] == ["yes", "no", "no", "no"]
+
+
+def test_the_summary_says_which_settled_hands_are_provisional(tmp_path, truth, capsys):
+    # a tester: "table hands settled 1" for a hand settled provisionally (a photo of it needs review)
+    d = tmp_path / "photos"
+    d.mkdir()
+    src = sorted(truth.glob("*.jpg"))[0]
+    for k in range(4):
+        shutil.copyfile(src, d / f"t{k}.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,table,hand,player,seat_wind,winner\n"
+                   "t0.jpg,1,1,Ann,E,yes\nt1.jpg,1,1,Bob,S,no\nt2.jpg,1,1,Cas,W,no\nt3.jpg,1,1,Dee,N,no\n")
+    # --review-below 1: every reading is below it (never 100 %), so every photo needs review
+    rc, out, err = run_cli(capsys, "batch", str(d), "--manifest", str(man), "--out", str(tmp_path / "r.csv"),
+                           "--reader", bf.ORACLE, "--workers", "0", "--no-history", "--review-below", "1")
+    assert rc == 0, err
+    (st,) = {r["status"].split(":")[0] for r in read_csv(tmp_path / "r.settlements.csv")}
+    assert st == "provisional"
+    assert "table hands settled 1 (1 provisionally: a photo needs review)" in out + err, out + err

@@ -200,6 +200,8 @@ class Summary:
     workers: int = 0
     outputs: list[str] = field(default_factory=list)
     settled: int = 0
+    #: of ``settled``, those settled provisionally (a photo of the hand needs review)
+    provisional: int = 0
     state: str = ""
 
     def to_json(self) -> dict[str, Any]:
@@ -309,7 +311,8 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                     todo.append((job, params, sha))
         if todo:
             _score_all(con, todo, reader, workers, progress, summary)
-        summary.outputs, summary.settled, summary.counts = export(con, jobs, out, review_below)
+        summary.outputs, settled, summary.counts = export(con, jobs, out, review_below)
+        summary.settled, summary.provisional = settled
         from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)
 
         page = write_review(con, output_rows(con, jobs, review_below), out, len(jobs), reader, log)

@@ -200,9 +200,9 @@ def _cell(v: Any) -> Any:
 
 
 def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
-           review_below: float) -> tuple[list[str], int, dict[str, int]]:
+           review_below: float) -> tuple[list[str], tuple[int, int], dict[str, int]]:
     """Write the output file(s) from the state database (atomically: a temporary file renamed).
-    Returns (files written, table hands settled, count per status kind)."""
+    Returns (files written, (table hands settled, of which provisionally), count per status kind)."""
     groups: dict[tuple[str, str], list[tuple[Job, dict[str, Any]]]] = {}
     counts: dict[str, int] = {}
     written = [str(out)]
@@ -256,8 +256,8 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
             _atomic_write(out, wj)
     except OSError as e:
         raise BatchError(f"cannot write {out}: {e}") from None
-    settled = sum(1 for rec in settlements if rec["status"].split(":")[0] in ("ok", "provisional"))
-    return written, settled, counts
+    kinds = [rec["status"].split(":")[0] for rec in settlements]
+    return written, (sum(k in ("ok", "provisional") for k in kinds), kinds.count("provisional")), counts
 
 
 def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk: int = 200) -> int:
