@@ -286,7 +286,7 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
             fmt = None
         d = _header_problem(_detail(e), fmt)
         if "truncated" in d.lower():  # Pillow: "Truncated File Read"
-            raise ImageError(f"{name}: {CUT_SHORT.replace('the picture does', 'its header does')}") from None
+            raise ImageError(f"{name}: {cut_short(in_header=True)}") from None
         hint = "" if "bomb" in d else ": the file is damaged or cut short; copy the photo again"
         raise ImageError(f"{name}: corrupt image header" + (f" ({d})" if d else "") + hint) from None
     w, h = im.size
@@ -522,11 +522,23 @@ CUT_SHORT = ("the file is cut short (truncated: it ends before the picture does,
              "download did not finish); copy the photo again")
 
 
+def cut_short(in_header: bool = False, again: str = "copy the photo again") -> str:
+    """:data:`CUT_SHORT`, said of the file's header when ``in_header``, ending in ``again`` (the web
+    page: "upload the photo again")."""
+    said = CUT_SHORT.replace("copy the photo again", again)
+    return said.replace("the picture does", "its header does") if in_header else said
+
+
+def says_cut_short(detail: str) -> bool:
+    """A decoder's message says the data ended early (Pillow: "image file is truncated (4 bytes not
+    processed)"; libheif: "Unexpected end of file: …")."""
+    d = detail.lower()
+    return "truncated" in d or "end of file" in d
+
+
 def _decode_error(name: str, e: BaseException, fmt: str | None = None) -> ImageError:
     msg = _header_problem(_detail(e), fmt)
-    if "truncated" in msg.lower() or "end of file" in msg.lower():  # Pillow: "image file is truncated (4 bytes
-        # not processed)": its byte count is the decoder's buffer, not what is missing, and meant nothing to a
-        # user; libheif: "Unexpected end of file: Extent in iloc box references data outside of file bounds"
+    if says_cut_short(msg):  # (Pillow's byte count meant nothing to a user; libheif's text no more)
         return ImageError(f"{name}: {CUT_SHORT}")
     return ImageError(f"{name}: the image file is corrupt" + (f" ({msg})" if msg else ""))
 

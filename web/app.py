@@ -71,7 +71,7 @@ from scoring.session import SessionState
 from scoring.settle import settle, with_win_by
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
-from vision.io import CUT_SHORT, MAX_PIXELS, limit_heap_growth, release_memory
+from vision.io import MAX_PIXELS, cut_short, limit_heap_growth, release_memory, says_cut_short
 from vision.pipeline import (WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json,
                              with_frame)
 
@@ -183,10 +183,8 @@ def check_image(data: bytes, max_bytes: int) -> tuple[str, int, int]:
                             f"damaged or cut short; upload the photo again)") from None
     except Exception as e:  # noqa: BLE001 - corrupt data raises assorted errors inside plugins
         detail = " ".join(str(e).split())
-        if "truncated" in detail.lower() or "end of file" in detail.lower():  # as vision.io says it
-            said = CUT_SHORT.replace("copy the photo again", "upload the photo again")
-            raise ApiError(400, f"the {fmt} image: " + (said if opened else said.replace("the picture does",
-                                                                                          "its header does"))) from None
+        if says_cut_short(detail):  # as vision.io says it
+            raise ApiError(400, f"the {fmt} image: {cut_short(not opened, 'upload the photo again')}") from None
         raise ApiError(400, f"the {fmt} image is corrupt" + (f" ({detail})" if detail else "")) from None
     return fmt, w, h
 
