@@ -17,7 +17,7 @@ from scoring.errors import HandError, RulesetError
 
 from .decode import confidence_value, format_confidence
 from .errors import BatchError
-from .manifest import Job
+from .manifest import _WINDS, Job
 
 
 #: output columns of the CSV (and keys of each JSONL photo record)
@@ -114,11 +114,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
     rec["players"] = [{"player": lab, "seat_wind": j.seat_wind, "photo": j.key, "winner": j.winner,
                        "east": bool(j.dealer) if marked else (j.dealer is None and j.seat_wind == "E")}
                       if not j.error else
-                      {"player": lab, "seat_wind": dict(j.typed).get("seat_wind", j.seat_wind), "photo": j.key,
-                       "winner": None,  # (an error row keeps its dealer cell when that cell was understood)
-                       "east": (None if j.dealer is None else bool(j.dealer)) if marked
-                       else (False if j.dealer is False else _typed_east(dict(j.typed).get("seat_wind", j.seat_wind))),
-                       "typed": dict(j.typed)}
+                      _unusable_player(lab, j, marked)
                       for lab, (j, _) in zip(labels, members)]
 
     def fail(why: str) -> dict[str, Any]:
@@ -176,10 +172,20 @@ def _atomic_write(path: Path, write: Callable[[io.TextIOBase], None]) -> None:
         raise
 
 
+def _unusable_player(label: str, job: Job, marked: bool) -> dict[str, Any]:
+    """A settlement's player whose manifest row cannot be used: no winner mark, East from its dealer cell
+    when that was understood, else (no row of the hand marked dealer) from its seat wind cell as typed
+    when it is a wind; the cells as typed under ``typed``."""
+    typed = dict(job.typed)
+    seat = typed.get("seat_wind", job.seat_wind)
+    east = job.dealer if job.dealer is not None else (None if marked else _typed_east(seat))
+    return {"player": label, "seat_wind": seat, "photo": job.key, "winner": None, "east": east, "typed": typed}
+
+
 def _typed_east(seat: str) -> bool | None:
-    """Whether a seat_wind cell as typed says East (None: it is not a wind)."""
-    w = seat.strip().lower()
-    return w in ("e", "east") if w in ("e", "s", "w", "n", "east", "south", "west", "north") else None
+    """Whether a seat_wind cell as typed says East (None: it is not a wind, :data:`vision.manifest._WINDS`)."""
+    w = _WINDS.get(seat.strip().lower())
+    return None if w is None else w == "E"
 
 
 def _yes_no(player: Mapping[str, Any], key: str) -> str:

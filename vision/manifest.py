@@ -357,14 +357,11 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
             ctx[name] = v
     if "options" in cells:
         for item in _split_words(cells["options"]):
-            if "=" not in item:
+            k, eq, v = item.partition("=")
+            if not eq or not k.strip():
                 problems.append(f"option {item!r} must be NAME=VALUE")
-                continue
-            k, v = item.split("=", 1)
-            if not k.strip():
-                problems.append(f"option {item!r} must be NAME=VALUE")
-                continue
-            opts[k.strip()] = v.strip()
+            else:
+                opts[k.strip()] = v.strip()
     if not problems:  # the cells' combination (a context of understood cells only)
         from scoring import Context
 
