@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 
 from commands.common import (
-    JoinRepeats, UserError, add_context_args, add_history_args, context_from_args, options_from_args, print_json)
+    JoinRepeats, UserError, add_context_args, add_history_args, check_ruleset_args, context_from_args,
+    options_from_args, print_json)
 from vision.batch import DEFAULT_READER, Defaults, REVIEW_BELOW, _context_kwargs, default_workers, run_batch
 
 
@@ -22,18 +23,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     if args.workers < 0:
         raise UserError(f"--workers {args.workers} must be ≥ 0")
-    from scoring import load_ruleset
-
-    rs = load_ruleset(args.ruleset)  # a misspelt --ruleset would make every photo without its own an error row
-    # ... so would a --flag or --option the ruleset does not have (RulesetError / HandError: one line, exit 2)
-    from scoring.engine import check_flags
-    from scoring.errors import HandError as _HandError
-
-    try:
-        check_flags(rs, context_from_args(args))
-        rs.resolve_options(options_from_args(args))
-    except (_HandError, ValueError) as e:
-        raise UserError(str(e)) from None
+    # a misspelt --ruleset, --flag or --option would make every photo without its own an error row
+    check_ruleset_args(args)
     if getattr(args, "fix", None):  # so would a malformed or contradictory --fix
         from scoring.errors import HandError
         from vision.pipeline import parse_fixes

@@ -108,6 +108,19 @@ def options_from_args(args: argparse.Namespace) -> dict[str, str]:
     return out
 
 
+def check_ruleset_args(args: argparse.Namespace):
+    """The ``--ruleset`` loaded, after checking that it has every ``--flag`` and ``--option`` given:
+    for the commands that read many photos (``batch``, ``webcam``), so that a misspelt one is one line
+    and exit 2 before any is read, not an error on every photo. Raises RulesetError / HandError."""
+    from scoring import load_ruleset
+    from scoring.engine import check_flags
+
+    rs = load_ruleset(args.ruleset)
+    check_flags(rs, context_from_args(args))
+    rs.resolve_options(options_from_args(args))
+    return rs
+
+
 #: ``--json`` is among the arguments of this run (:func:`main`): errors are a JSON object on stdout too
 _JSON_WANTED = False
 #: a command has printed its JSON already (then an error after it adds no second object)

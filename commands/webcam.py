@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from commands.common import (
-    UserError, add_context_args, add_history_args, context_from_args, options_from_args)
+    UserError, add_context_args, add_history_args, check_ruleset_args, context_from_args, options_from_args)
 from vision.webcam import WINDOW, _is_still_image, _quiet_cv2, frame_to_png
 
 
@@ -131,12 +131,7 @@ def cmd_webcam(args: argparse.Namespace) -> int:
         raise UserError(f"--interval {args.interval} must be a number of seconds from 0 to 86400")
     # validate the ruleset/options/flags/context before opening the camera: bad input is exit 2,
     # not an error on every frame
-    from scoring import load_ruleset
-    from scoring.engine import check_flags
-
-    rs = load_ruleset(args.ruleset)
-    check_flags(rs, context_from_args(args))
-    rs.resolve_options(options_from_args(args))
+    check_ruleset_args(args)
     save_dir = Path(args.save) if args.save else None
     if save_dir is not None:
         try:
