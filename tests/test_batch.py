@@ -321,17 +321,30 @@ def test_bad_manifest_is_one_line_exit_2(capsys, tmp_path, folder, manifest, mes
     assert rc == 2 and err.count("\n") == 1 and message in err
 
 
-def test_bad_cells_make_error_rows_not_a_failed_batch(tmp_path, truth):
+def _photo_copies(tmp_path: Path, truth: Path, names) -> Path:
+    """A folder ``photos`` holding copies of one rendered photo under each of ``names``."""
     d = tmp_path / "photos"
     d.mkdir()
     src = sorted(truth.glob("*.jpg"))[0]
-    for k in range(5):
-        shutil.copyfile(src, d / f"h{k}.jpg")
+    for name in names:
+        shutil.copyfile(src, d / name)
+    return d
+
+
+def _manifest_batch(tmp_path: Path, truth: Path, names, manifest: str, out: str = "r.csv") -> Path:
+    """:func:`_photo_copies` of ``names`` batch-scored with the oracle reader under the manifest text
+    ``manifest`` (``m.csv``): the output file's path."""
+    d = _photo_copies(tmp_path, truth, names)
     man = tmp_path / "m.csv"
-    man.write_text("photo,seat_wind,winner,win_by,options,ruleset,fix\n"
-                   "h0.jpg,X,,,,,\nh1.jpg,,maybe,,,,\nh2.jpg,,,air,,,\nh3.jpg,,,,colour=red,,\nh4.jpg,,,,,nope,\n")
-    out = tmp_path / "r.csv"
-    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    man.write_text(manifest)
+    batch.run_batch(d, tmp_path / out, manifest=man, workers=0, reader=bf.ORACLE)
+    return tmp_path / out
+
+
+def test_bad_cells_make_error_rows_not_a_failed_batch(tmp_path, truth):
+    out = _manifest_batch(tmp_path, truth, [f"h{k}.jpg" for k in range(5)],
+                          "photo,seat_wind,winner,win_by,options,ruleset,fix\n"
+                          "h0.jpg,X,,,,,\nh1.jpg,,maybe,,,,\nh2.jpg,,,air,,,\nh3.jpg,,,,colour=red,,\nh4.jpg,,,,,nope,\n")
     st = {r["photo"]: r["status"] for r in read_csv(out)}
     assert st["h0.jpg"] == "error: manifest line 2: seat_wind 'X' must be E, S, W or N"
     assert st["h1.jpg"] == "error: manifest line 3: winner 'maybe' must be yes or no"
@@ -343,13 +356,7 @@ def test_bad_cells_make_error_rows_not_a_failed_batch(tmp_path, truth):
 def test_a_row_with_several_bad_cells_names_them_all(tmp_path, truth):
     # a tournament director corrects a row once: each cell that cannot be understood is in the status,
     # in column order, the fix cell's tile code too (it had been the first bad cell only)
-    d = tmp_path / "photos"
-    d.mkdir()
-    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "h0.jpg")
-    man = tmp_path / "m.csv"
-    man.write_text("photo,seat_wind,winner,discards,fix\nh0.jpg,X,maybe,-2,3=zz\n")
-    out = tmp_path / "r.csv"
-    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    out = _manifest_batch(tmp_path, truth, ["h0.jpg"], "photo,seat_wind,winner,discards,fix\nh0.jpg,X,maybe,-2,3=zz\n")
     (row,) = read_csv(out)
     assert row["status"].startswith("error: manifest line 2: seat_wind 'X' must be E, S, W or N; winner 'maybe' "
                                     "must be yes or no; discards '-2' must be ≥ 0; fix cell '3=zz': 'zz' is not "
@@ -364,13 +371,8 @@ def test_the_cells_the_ruleset_judges_are_named_with_the_others(tmp_path, truth)
     # a tester's row with a bad winning_tile, exposed, flags and options cell was read, and failed on the
     # flag alone, without its line ("error: unknown flag bogus-flag …"), and its review card said to
     # retake the photo; each further cell turned up one rerun at a time
-    d = tmp_path / "photos"
-    d.mkdir()
-    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "h0.jpg")
-    man = tmp_path / "m.csv"
-    man.write_text("photo,winning_tile,exposed,flags,options\nh0.jpg,9z,[77s],bogus-flag,nonsense=1\n")
-    out = tmp_path / "r.csv"
-    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    out = _manifest_batch(tmp_path, truth, ["h0.jpg"],
+                          "photo,winning_tile,exposed,flags,options\nh0.jpg,9z,[77s],bogus-flag,nonsense=1\n")
     (row,) = read_csv(out)
     st = row["status"]
     assert st.startswith("error: manifest line 2: winning_tile cell: winning tile '9z': "), st
@@ -581,16 +583,10 @@ def test_a_table_hand_with_an_unusable_row_names_it_not_a_second_winner(tmp_path
     # a tester's table: Cas's winner cell `maybe` was counted as a winner ("not settled: 2 winners (Ann,
     # Cas)") and Dee's seat_wind `X` listed her as East. A row whose cells cannot be used holds the hand
     # back, named; the settlement shows its cells as typed, and East only where a wind says so
-    d = tmp_path / "photos"
-    d.mkdir()
-    src = sorted(truth.glob("*.jpg"))[0]
-    for k in range(4):
-        shutil.copyfile(src, d / f"t{k}.jpg")
-    man = tmp_path / "m.csv"
-    man.write_text("photo,table,hand,player,seat_wind,winner\n"
-                   "t0.jpg,8,1,Ann,E,yes\nt1.jpg,8,1,Bob,S,no\nt2.jpg,8,1,Cas,W,maybe\nt3.jpg,8,1,Dee,X,no\n")
-    out = tmp_path / "r.jsonl"
-    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    out = _manifest_batch(tmp_path, truth, [f"t{k}.jpg" for k in range(4)],
+                          "photo,table,hand,player,seat_wind,winner\n"
+                          "t0.jpg,8,1,Ann,E,yes\nt1.jpg,8,1,Bob,S,no\nt2.jpg,8,1,Cas,W,maybe\nt3.jpg,8,1,Dee,X,no\n",
+                          out="r.jsonl")
     recs = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     (st,) = [r for r in recs if r["type"] == "settlement"]
     assert st["status"] == ("not settled: the manifest row of t2.jpg, t3.jpg cannot be used (its status names "
@@ -619,17 +615,10 @@ def test_one_bad_cell_is_one_cell_and_a_dealer_mark_survives_another_bad_cell(tm
     # a reviewer: a fix cell's one message holds "; " itself ("… 0x; - leaves the box out"), and the card
     # said "the cells"; and a row with `dealer yes` and a bad discards cell lost its dealer mark, so its
     # table hand said "no East players" instead of naming the row to correct
-    d = tmp_path / "photos"
-    d.mkdir()
-    src = sorted(truth.glob("*.jpg"))[0]
-    for k in range(5):
-        shutil.copyfile(src, d / f"h{k}.jpg")
-    man = tmp_path / "m.csv"
-    man.write_text("photo,table,hand,player,dealer,winner,discards,fix\n"
-                   "h0.jpg,1,1,Ann,yes,yes,-2,\nh1.jpg,1,1,Bob,no,no,,\nh2.jpg,1,1,Cas,no,no,,\nh3.jpg,1,1,Dee,no,no,,\n"
-                   "h4.jpg,,,,,,,3=zz\n")
-    out = tmp_path / "r.csv"
-    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    out = _manifest_batch(tmp_path, truth, [f"h{k}.jpg" for k in range(5)],
+                          "photo,table,hand,player,dealer,winner,discards,fix\n"
+                          "h0.jpg,1,1,Ann,yes,yes,-2,\nh1.jpg,1,1,Bob,no,no,,\nh2.jpg,1,1,Cas,no,no,,\n"
+                          "h3.jpg,1,1,Dee,no,no,,\nh4.jpg,,,,,,,3=zz\n")
     rows = {r["photo"]: r for r in read_csv(out)}
     assert "; - leaves the box out" in rows["h4.jpg"]["status"]  # (the one phrase holds the separator)
     from vision import review
@@ -644,11 +633,7 @@ def test_one_bad_cell_is_one_cell_and_a_dealer_mark_survives_another_bad_cell(tm
 
 def test_the_summary_says_which_settled_hands_are_provisional(tmp_path, truth, capsys):
     # a tester: "table hands settled 1" for a hand settled provisionally (a photo of it needs review)
-    d = tmp_path / "photos"
-    d.mkdir()
-    src = sorted(truth.glob("*.jpg"))[0]
-    for k in range(4):
-        shutil.copyfile(src, d / f"t{k}.jpg")
+    d = _photo_copies(tmp_path, truth, [f"t{k}.jpg" for k in range(4)])
     man = tmp_path / "m.csv"
     man.write_text("photo,table,hand,player,seat_wind,winner\n"
                    "t0.jpg,1,1,Ann,E,yes\nt1.jpg,1,1,Bob,S,no\nt2.jpg,1,1,Cas,W,no\nt3.jpg,1,1,Dee,N,no\n")
