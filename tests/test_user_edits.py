@@ -72,12 +72,25 @@ def test_an_added_flower_leaves_the_melds_as_they_are(run_cli):
 
 
 @pytest.mark.skipif(not models_present(), reason="models missing")
-def test_a_flower_added_twice_is_named_with_the_tile_read_so(run_cli):
-    # `--add 17=1f` on the demo, whose tile 1 is read 1f: the faces are in a set once, so tile 1 is
-    # given another face; the reading is flagged and its note says which tile holds the 1f
+def test_a_flower_the_photo_shows_already_is_not_added_again(run_cli):
+    # `--add 17=1f` on the demo, whose tile 1 is read 1f (a bonus tile): the faces are in a set once,
+    # and the reading gave the photo's own tile 1 another face (3f) to make a hand, at <1 %. A tester
+    # called that changing the photo's flower: the addition is refused, naming the tile and the --fix
+    # that corrects it if it is the misread one (numbered counting the added tile: --add 1=1f moves it
+    # to 2); with that fix given, the addition is read
+    from vision.pipeline import ROTATE_BELOW
+
     rc, out, err = run_cli("photo", "--demo", "--add", "17=1f")
-    assert rc == 0 and "confidence: <1%" in out
-    assert "unsure which bonus tile tile 1 is: 1f 100% (tile 17 is read 1f)" in out
+    assert rc == 2 and err.strip().endswith(
+        "--add 17=1f: the photo shows its 1f already (tile 1, a bonus tile); a set has one of each flower "
+        "and season: if that tile is misread, correct it with --fix 1=TILE instead"), err
+    rc, out, err = run_cli("photo", "--demo", "--add", "1=1f")
+    assert rc == 2 and "(tile 1, a bonus tile, tile 2 with the tiles you add)" in err and "--fix 2=TILE" in err, err
+    rc, out, err = run_cli("photo", "--demo", "--add", "1=1f", "--fix", "2=3f")
+    assert rc == 0 and "reading: 345m678p66z [777s] (2222m) +13f win:8p" in out, (out, err)
+    assert ROTATE_BELOW < 0.99 and "confidence: >99%" in out, out
+    rc, out, err = run_cli("photo", "--demo", "--add", "17=2f,18=2f")
+    assert rc == 2 and "--add 18=2f: 2f is added twice (also --add 17=2f)" in err, err
 
 
 def test_a_fix_of_a_box_left_out_of_the_hand_says_so():
@@ -291,15 +304,73 @@ def test_a_tile_added_between_two_groups_goes_where_it_belongs(missing):
         (res.reading.notation, res.reading.problem)
 
 
+@pytest.mark.parametrize("code", ["9p", "2m", "3m"])
+def test_a_tile_that_would_join_a_meld_to_the_next_group_is_refused(code):
+    # the demo (read right, no models): tiles 10-12 the exposed 777s, 13-16 the concealed kong, 1.66 tile
+    # steps on. A tester's `--add 13=9p` (a tile of neither) put its box in that gap, touching both: one
+    # group of eight, the melds lost, and the error called 16 tiles "a 16-tile game's hand". Refused,
+    # naming both groups, whatever the face (a 2m too: the kong beside it shows its four tiles)
+    from scoring import HandError
+
+    read = _demo_without(None)
+    first = read()
+    assert first.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p"
+    pos = next(k + 1 for k, i in enumerate(first.order) if first.readings.codes[i] == "0x")
+    want = (rf"--add {pos}={code}: tile {pos} would lie between the exposed meld of tiles 10-12 and the "
+            r"concealed kong of tiles 13-16, and join them into one group")
+    with pytest.raises(HandError, match=want):
+        read(additions=[(pos, code)])
+
+
+def test_a_tile_between_two_groups_of_the_concealed_hand_is_still_added():
+    # the refusal above is for melds set apart: between two groups of the concealed row the tile joins
+    # them (the concealed hand is one group of tiles whatever its gaps), as before. The demo with its 5m
+    # not detected: 3m 4m, gap, 6p 7p ...; `--add` of the 5m there reads the demo's own hand
+    read = _demo_without("5m")
+    first = read()
+    pos = next(k + 1 for k, i in enumerate(first.order) if first.readings.codes[i] == "6p")
+    res = read(additions=[(pos, "5m")])
+    assert res.reading.legal and res.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", \
+        (res.reading.notation, res.reading.problem)
+
+
+def test_an_added_tile_read_as_the_winning_tile_by_its_place_alone_is_flagged():
+    # the demo with its 3m not detected reads 45m678p66z [777s] (2222m) +1f as a non-winner's hand (no
+    # winning tile). A tester's `--add 17=3m` (after the last tile) put the box past the concealed kong,
+    # a single set apart: read win:3m at 98 %, where the photo's 8p lay set apart as the winning tile.
+    # Where the box of a tile added past the end was put says little of where the tile lay: the reading
+    # is flagged (× ADDED_WINNER) and the note says how to name the winning tile; naming it reads the
+    # demo's own hand, sure
+    from vision.pipeline import ADDED_WINNER
+
+    read = _demo_without("3m")
+    first = read()
+    assert "win:" not in first.reading.notation, first.reading.notation
+    n = len(first.order)
+    res = read(additions=[(n + 1, "3m")])
+    assert res.reading.notation.endswith("win:3m") and res.reading.confidence < 0.5 + 1e-6, \
+        (res.reading.notation, res.reading.confidence)
+    assert f"tile {n + 1} (3m, added by you) is read as the winning tile, by the place its box was given (the " \
+           f"reading before had none); say which tile won with --winning-tile" in res.reading.notes, res.reading.notes
+    named = read(additions=[(n + 1, "3m")], winning_tile="8p")
+    assert named.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", named.reading.notation
+    assert named.reading.confidence > ADDED_WINNER and not any("added by you) is read as" in x
+                                                             for x in named.reading.notes)
+
+
 def test_a_tile_the_user_set_is_never_changed_to_make_a_hand():
     # two 2f added (or one fixed and one added): the decoder read one of them 4y to make a legal hand
     # ("changed to make a legal hand: tile 17 2f→4y", confidence 0%, scored). A tile the user set is
-    # that tile: the reading is refused, naming it
+    # that tile: the reading is refused, naming it. (Two added are now refused before reading, test
+    # above; one fixed and one added still reach the decoder: tile 1, the demo's 1f, set to 2f)
     from scoring import HandError
 
     read = _demo_without(None)
     n = len(read().order)
-    with pytest.raises(HandError, match=r"the tiles you set \(the 2f you added \(tile \d+\)\) make no legal hand"):
+    with pytest.raises(HandError, match=r"the tiles you set \(tile 1 = 2f\) make no legal hand with the others: the "
+                                        r"nearest legal reading needs tile 1 to be 4y"):
+        read(additions=[(n + 1, "2f")], fixes={1: "2f"})
+    with pytest.raises(HandError, match=r"--add \d+=2f: 2f is added twice"):
         read(additions=[(n + 1, "2f"), (n + 2, "2f")])
 
 

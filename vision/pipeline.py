@@ -190,8 +190,12 @@ BREAK_STEPS = 1.35
 ALONE_TILE, ALONE_AT = (60.0, 80.0), (20.0, 20.0)
 
 
-def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions: Sequence[tuple[int, str]]
-              ) -> tuple[Detections, TileReadings, tuple[int, ...]]:
+#: the roles of melds set apart from the concealed hand: an added tile is not let join one to a next group
+SET_APART = {"exposed": "the exposed meld", "concealed-kong": "the concealed kong"}
+
+
+def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions: Sequence[tuple[int, str]],
+              roles: Sequence[str] | None = None) -> tuple[Detections, TileReadings, tuple[int, ...]]:
     """Detections and readings with a box for each tile the user added (``--add POS=TILE``), and the
     numbering with them inserted.
 
@@ -216,9 +220,15 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     that group (never :data:`KONG_GAP` away), so the layout reads the four as the kong. Any other
     missed tile is added by its face.
 
+    ``roles``: the role of each detection in the reading the user saw (:data:`vision.layout.ROLES`),
+    when known. A tile of another face whose box would lie close enough to two groups of a row to
+    join them, one of them a meld set apart there (:data:`SET_APART`), is refused: its place is
+    beside the group it belongs to, or inside it.
+
     Returns ``(det, readings, numbering)``: the new detections are appended after the old ones
-    (indices N, N+1, … in the order given). Raises HandError for a position outside 1..N+1, or a
-    face-down tile that completes no concealed kong.
+    (indices N, N+1, … in the order given). Raises HandError for a position outside 1..N+1, a
+    face-down tile that completes no concealed kong, a tile that would join a kong showing its four
+    tiles, or one that would join a meld set apart to the next group.
     """
     numbering = list(geo.order)
     if not additions:
@@ -266,6 +276,11 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         grp = group_of.get(nxt, [nxt])
         return (len(grp) == 2 and all(code_of(t) == code for t in grp)) or (
             code_of(prev) in BONUS_TILES and code not in BONUS_TILES and nxt in row_of.get(prev, ()))
+
+    def group_words(t: int) -> str:  # "the exposed meld of tiles 10-12" (numbered as the user saw them)
+        nums = sorted(numbering.index(u) + 1 for u in group_of.get(t, [t]) if u in numbering)
+        what = SET_APART.get(roles[t], "the group") if roles is not None and t < len(roles) else "the group"
+        return f"{what} of tile{'s' if len(nums) > 1 else ''} {nums[0]}" + (f"-{nums[-1]}" if len(nums) > 1 else "")
 
     def same_face_end(own: int, code: str) -> tuple[np.ndarray, int, int] | None:
         # (centre, end tile, side) one tile step out from an end of ``own``'s group of tiles all read as
@@ -337,6 +352,16 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             if moved is not None:
                 c, ref, side = moved
                 after = side > 0
+            elif bridges and roles is not None and any(t < len(roles) and roles[t] in SET_APART for t in (ref, other)):
+                # between two groups, one of them a meld set apart, and of neither's face: its box would
+                # join them into one group (a tester's `--add 13=9p` between the demo's exposed 777s and
+                # its concealed kong made one group of eight, the melds were lost, and the error blamed
+                # the ruleset for 16 tiles)
+                lo, hi = (ref, other) if after else (other, ref)
+                raise HandError(f"--add {pos}={code}: tile {pos} would lie between {group_words(lo)} "
+                                f"and {group_words(hi)}, and join them into one group: a missed tile "
+                                f"goes inside the group it belongs to (a position between its tiles), or beside "
+                                f"it where a gap is left to the next group")
         kong = group_of.get(ref, [ref]) if ref is not None and joins and code not in BONUS_TILES else []
         if len(kong) == 4 and (any(is_back(t) for t in kong) or len({code_of(t) for t in kong}) == 1):
             # the tile would join a kong that shows its four tiles (a tester's `--add 14=2m` inside the
@@ -421,6 +446,10 @@ def as_backs(readings: TileReadings, idx: Sequence[int]) -> TileReadings:
 #: a reading after the user's corrections that leaves out tiles of the hand as first read is only this
 #: sure (× its confidence): the corrections may be wrong, or meant otherwise (:func:`read_detections`)
 DROPPED_BY_EDIT = 0.5
+#: a reading in which a tile the user added is the winning tile, by its place alone (no
+#: ``--winning-tile``), where the reading before had another winning tile or none, is only this sure:
+#: where the box of a tile added past a row's end lies says little of where the tile lay
+ADDED_WINNER = 0.5
 #: the upright reading is weak, and the photo is also read turned 90°, 180° and 270°, when it is not
 #: legal, its confidence is below this, or at least half of its face-up tiles were read in a turned pose
 ROTATE_BELOW = 0.5
@@ -1251,6 +1280,36 @@ def _as_non_winner(context: Context) -> Context:
     return replace(context, winner=False, win_by="discard", last_tile=False, first_turn=False, kong_on_kong=False)
 
 
+def _check_added_bonus(additions: Sequence[tuple[int, str]], numbering: Sequence[int], readings: TileReadings,
+                       shown_roles: Sequence[str] | None, fixes: Mapping[int, str]) -> None:
+    """Raise HandError for a flower or season added (``--add``) that the set has only one of and the
+    user already gives, or the reading shown holds as a bonus tile (and no ``--fix`` changes): a
+    tester's `--add 17=1f` on the demo, whose tile 1 is its 1f, was read legal only with tile 1 changed
+    to 3f (confidence under 1 %). The numbers are those of the reading shown (before the additions)."""
+    given: dict[str, int] = {}
+    with_added: list[int | None] = list(numbering)  # the numbering with the additions in (None each)
+    for pos, _ in additions:
+        with_added.insert(min(max(pos, 1), len(with_added) + 1) - 1, None)
+    fixed = {with_added[p - 1] for p in fixes if 1 <= p <= len(with_added)}  # (--fix numbers count them)
+    for pos, code in additions:
+        if code not in BONUS_TILES:
+            continue
+        if code in given:
+            raise HandError(f"--add {pos}={code}: {code} is added twice (also --add {given[code]}={code}); a set has "
+                            f"one of each flower and season")
+        given[code] = pos
+        if shown_roles is None:
+            continue
+        for k, i in enumerate(numbering):
+            if (i < len(shown_roles) and shown_roles[i] == "bonus" and readings.codes[i] == code
+                    and i not in fixed):
+                m = with_added.index(i) + 1  # its number counting the added tiles, as --fix counts
+                now = "" if m == k + 1 else f", tile {m} with the tiles you add"
+                raise HandError(f"--add {pos}={code}: the photo shows its {code} already (tile {k + 1}, a bonus "
+                                f"tile{now}); a set has one of each flower and season: if that tile is misread, "
+                                f"correct it with --fix {m}=TILE instead")
+
+
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
                     *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None,
                     said_won: bool = False, shown: Geometry | None = None, not_tiles: int = 0,
@@ -1313,9 +1372,11 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 if len(det) else []
             geo0 = first[0].layout.geometry if first else find_geometry(det, photo.size)
         numbering = geo0.order
+        if additions:
+            _check_added_bonus(additions, numbering, readings, shown_roles, fixes or {})
         if additions:  # first the added tiles, then the fixes, numbered with the added tiles in place
             m = len(det)
-            det, readings, numbering = add_tiles(det, readings, geo0, additions)
+            det, readings, numbering = add_tiles(det, readings, geo0, additions, shown_roles)
             added = tuple(range(m, len(det)))
         as_added = {i: readings.codes[i] for i in added}
         readings = apply_fixes(readings, numbering, fixes or {})
@@ -1425,6 +1486,18 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         reading = replace(reading, notes=reading.notes + tuple(
             f"tile {numbering.index(i) + 1} ({readings.codes[i]}) added by you (--add): the detector missed it"
             for i in added))
+    if added and winning_tile is None and shown_roles is not None and reading.legal:
+        # the added tile set apart past a row's end became the winning tile (a tester's `--add 17=3m`,
+        # the demo's missed 3m added after the last tile, read win:3m at 98 %, where the photo's 8p lay
+        # set apart): said, and the reading flagged, unless it was the winning tile before too
+        won = [i for i in added if reading.roles[i] == "winning"]
+        before = [i for i, r in enumerate(shown_roles) if r == "winning"]
+        if won:
+            was = (f"in the reading before, tile {numbering.index(before[0]) + 1} ({readings.codes[before[0]]}) "
+                   f"was" if before else "the reading before had none")
+            reading = replace(reading, confidence=reading.confidence * ADDED_WINNER, notes=reading.notes + (
+                f"tile {numbering.index(won[0]) + 1} ({readings.codes[won[0]]}, added by you) is read as the "
+                f"winning tile, by the place its box was given ({was}); say which tile won with --winning-tile",))
     if dropped:
         gone = sorted(numbering.index(i) + 1 for i in dropped)
         # (the layout's count of boxes away from the hand counts them too: they are named here instead)
