@@ -55,6 +55,12 @@ def test_the_demo_under_the_16_tile_ruleset_says_so(run_cli):
     # a reading that is not legal writes the concealed kong shown with backs as the kong, not (22m00x)
     rc, out, err = run_cli("photo", "--demo", "--fix", "7=1z")
     assert rc != 0 and "(2222m)" in out and "00x" not in out
+    # and so does the JSON's list of melds (a tester saw "(22m00x)" there beside "(2222m)" in the reading)
+    import json
+
+    rc, out, err = run_cli("photo", "--demo", "--ruleset", "hk-tw-16", "--json")
+    melds = [m["notation"] for m in json.loads(out)["melds"]]
+    assert melds == ["[777s]", "(2222m)"], melds
 
 
 @pytest.mark.skipif(not models_present(), reason="models missing")
@@ -356,6 +362,21 @@ def test_an_added_tile_read_as_the_winning_tile_by_its_place_alone_is_flagged():
     assert named.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", named.reading.notation
     assert named.reading.confidence > ADDED_WINNER and not any("added by you) is read as" in x
                                                              for x in named.reading.notes)
+
+
+def test_a_concealed_kong_short_of_a_tile_is_named_with_the_add_that_completes_it():
+    # the demo with one face-down tile of its concealed kong not detected: 2m 2m 0x read as no meld,
+    # "found 11 tiles ...; add a tile the detector missed with --add POS=TILE", and the user had to guess
+    # that a face-down tile can be added. The problem names the group and the --add that completes it;
+    # that --add reads the demo's own hand
+    read = _demo_without("0x")
+    res = read()
+    assert not res.reading.legal
+    assert "; tiles 13-15 hold a face-down tile: a concealed kong short of one? add it with --add 16=0x; add a " \
+           "tile the detector missed" in res.reading.problem, res.reading.problem
+    done = read(additions=[(16, "0x")])
+    assert done.reading.legal and done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", \
+        (done.reading.notation, done.reading.problem)
 
 
 def test_a_tile_the_user_set_is_never_changed_to_make_a_hand():

@@ -144,7 +144,11 @@ class MeldReading:
     def notation(self) -> str:
         if self.kind in ("pung", "kong", "chow"):
             return Meld(self.kind, self.tile, concealed=self.concealed, declared=True).notation()
-        body = _loose_compact(list(self.shown))
+        shown = [t for t in self.shown if t]
+        faces = {t for t in shown if t != BACK}
+        if self.concealed and len(shown) == 4 and len(faces) == 1:  # a concealed kong shown with backs:
+            shown = [faces.pop()] * 4  # written as the kong it is, (2222m), not (22m00x)
+        body = _loose_compact(shown)
         return f"({body})" if self.concealed else f"[{body}]"
 
 
@@ -947,6 +951,23 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
                    score=float(score))
 
 
+def _short_kong_hint(lay: Layout, backs: np.ndarray) -> str:
+    """"; tiles 13-15 hold a face-down tile: a concealed kong short of one? add it with --add 16=0x" for
+    each group of 1-3 tiles with a face-down one (a concealed kong whose fourth tile was not detected
+    reads as no meld, and the count falls 3 short), else "". ``backs``: (N,) bool, face-down detections."""
+    num = _numbers(lay)
+    out = []
+    for g in lay.geometry.groups:
+        if 1 <= len(g.tiles) <= 3 and any(bool(backs[t]) for t in g.tiles if t < len(backs)):
+            nums = sorted(num[t] for t in g.tiles if t in num)
+            if nums:
+                span = f"tiles {nums[0]}-{nums[-1]} hold a face-down tile" if len(nums) > 1 else \
+                    f"tile {nums[0]} is face-down"
+                out.append(f"; {span}: a concealed kong short of one? add it with "
+                           f"--add {nums[-1] + 1}=0x")
+    return "".join(out[:2])
+
+
 def _numbers(lay: Layout) -> dict[int, int]:
     """Detection index → the tile's number as the user sees it (1-based, in the layout's reading order)."""
     return {p: k + 1 for k, p in enumerate(lay.geometry.order)}
@@ -1013,13 +1034,8 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     parts = []
     if conc:
         parts.append(_loose_compact(conc))
-    for m in melds:
-        shown = [tiles[p] for p in m.positions if tiles[p]]
-        faces = {t for t in shown if t != BACK}
-        if m.concealed and len(shown) == 4 and len(faces) == 1:  # a concealed kong shown with backs:
-            shown = [faces.pop()] * 4  # written as the kong it is, (2222m), not (22m00x)
-        body = _loose_compact(shown)
-        parts.append(f"({body})" if m.concealed else f"[{body}]")
+    for m in melds:  # (a concealed kong shown with backs is written (2222m): MeldReading.notation)
+        parts.append(m.notation())
     if bonus_codes:
         parts.append("+" + compact(sort_tiles(bonus_codes.values())))
     if win:
@@ -1056,7 +1072,8 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                    # (the other game's hand size is named only when the tiles shown are that many: a
                    # whole-table render's wall read "at best 16" of 33 was taken for a 16-tile game's hand)
                    + ((_other_size_hint(found, rs) if found == count else "")
-                      or ("; add a tile the detector missed with --add POS=TILE" if found < need else
+                      or (_short_kong_hint(lay, backs) + "; add a tile the detector missed with --add POS=TILE"
+                          if found < need else
                           f"; leave out boxes that are not the hand's (clutter, loose tiles, another player's) "
                           f"with --fix POS=-")))
     elif (refusal := _ruleset_refusal(conc, melds, bonus_codes, win, ctx, rs)) is not None:
