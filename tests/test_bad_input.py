@@ -536,6 +536,46 @@ def test_an_upload_cut_short_is_said_so_as_the_command_line_says_it():
     assert "Truncated File Read" not in e.value.message and "upload the photo again" in e.value.message
 
 
+def test_a_damaged_upload_is_a_400_said_as_the_command_line_says_it():
+    # a reviewer: a damaged upload that starts like an image got 415 ("not an image this server reads"),
+    # and a WebP cut short kept the decoder's words; a PNG damaged when saved (its IEND there, its
+    # picture data short) was called cut short, though uploading it again will not help
+    import numpy as np
+    from PIL import Image
+
+    from web.app import ApiError, check_image
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    buf = io.BytesIO()
+    Image.fromarray(np.random.default_rng(0).integers(0, 255, (300, 400, 3), np.uint8)).save(buf, "WEBP")
+    webp = buf.getvalue()
+    with pytest.raises(ApiError) as e:
+        check_image(webp[: len(webp) // 2], 50 * 2**20)
+    assert e.value.status == 400 and "the WebP image: the file is cut short (truncated: it ends before the picture " \
+        "does, as when a copy or download did not finish); upload the photo again" == e.value.message, e.value.message
+    with pytest.raises(ApiError) as e:
+        check_image(webp[:20], 50 * 2**20)
+    assert e.value.status == 400 and "cut short" in e.value.message, e.value.message
+    with pytest.raises(ApiError) as e:  # starts like a JPEG, then nothing a decoder can parse
+        check_image(b"\xff\xd8\xff" + b"\x00" * 200, 50 * 2**20)
+    assert e.value.status == 400 and "starts like a JPEG image" in e.value.message, (e.value.status, e.value.message)
+    png = _png_black(400, 300)
+    pos, parts = 8, []
+    while pos < len(png):
+        n = struct.unpack(">I", png[pos:pos + 4])[0]
+        parts.append((png[pos + 4:pos + 8], png[pos + 8:pos + 8 + n]))
+        pos += 12 + n
+    idat = b"".join(d for k, d in parts if k == b"IDAT")
+    short = png[:8] + b"".join(chunk(k, d) for k, d in parts if k not in (b"IDAT", b"IEND")) + \
+        chunk(b"IDAT", idat[:4]) + chunk(b"IEND", b"")
+    try:
+        check_image(short, 50 * 2**20)  # (Pillow's verify may pass it: then the reading refuses it)
+    except ApiError as err:
+        assert err.status == 400 and "damaged when it was saved" in err.message, err.message
+
+
 def test_a_confidence_that_is_not_a_number_is_written_as_0():
     from vision.decode import confidence_value
 

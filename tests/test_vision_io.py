@@ -117,6 +117,67 @@ def test_truncated_and_corrupt_jpeg():
         assert str(e).count("\n") == 0
 
 
+def _chunks(png: bytes) -> list[tuple[bytes, bytes]]:
+    import struct
+
+    out, pos = [], 8
+    while pos < len(png):
+        n = struct.unpack(">I", png[pos:pos + 4])[0]
+        out.append((png[pos + 4:pos + 8], png[pos + 8:pos + 8 + n]))
+        pos += 12 + n
+    return out
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    import struct
+    import zlib
+
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+@pytest.mark.parametrize("work_side", [None, 100])
+def test_a_jpeg_whose_file_lacks_only_its_end_marker_is_read(work_side):
+    # a reviewer: a JPEG missing only its last two bytes (the end-of-image marker; some cameras and
+    # tools write them so) was refused as "cut short", though all of its picture is there. It is read,
+    # the same pixels as the whole file (also decoded at a reduced DCT scale); a file cut inside its
+    # picture data is still refused: libjpeg fills the blocks it lacks with one flat colour
+    data = _jpeg(_pattern(400, 300))
+    assert data.endswith(b"\xff\xd9")
+    whole = load_photo(data, work_side)
+    short = load_photo(data[:-2], work_side)
+    assert short.pixels.shape == whole.pixels.shape and np.array_equal(short.pixels, whole.pixels)
+    for cut in (len(data) // 2, len(data) - 40):
+        with pytest.raises(ImageError, match="the file is cut short"):
+            load_photo(data[:cut], work_side)
+
+
+def test_damaged_png_and_webp_are_said_as_what_happened():
+    # a PNG whose picture data ends early but whose file ends with its IEND chunk was not cut short in a
+    # copy ("copy the photo again" will not help): it was damaged when saved. A WebP cut short was called
+    # a "corrupt image header (the WebP decoder cannot read its data)": its RIFF header gives its length
+    buf = io.BytesIO()
+    _pattern(400, 300).save(buf, "PNG")
+    png = buf.getvalue()
+    ch = _chunks(png)
+    idat = b"".join(d for k, d in ch if k == b"IDAT")
+    short = png[:8] + b"".join(_chunk(k, d) for k, d in ch if k not in (b"IDAT", b"IEND")) + \
+        _chunk(b"IDAT", idat[: len(idat) // 2]) + _chunk(b"IEND", b"")
+    with pytest.raises(ImageError) as e:
+        load_image(short)
+    assert "its picture data ends early, though the file ends whole (as a PNG file does): it was damaged when " \
+           "it was saved" in str(e.value) and "cut short" not in str(e.value), str(e.value)
+    with pytest.raises(ImageError, match="the file is cut short .*ends before the picture does"):
+        load_image(png[: len(png) // 2])
+    buf = io.BytesIO()
+    _pattern(400, 300).save(buf, "WEBP", quality=80)
+    webp = buf.getvalue()
+    for cut in (len(webp) // 2, len(webp) - 10):
+        with pytest.raises(ImageError) as e:
+            load_image(webp[:cut])
+        assert "the file is cut short (truncated: it ends before the picture does" in str(e.value), str(e.value)
+        assert "decoder" not in str(e.value)
+
+
 def test_bomb_guard_and_tiny_images(monkeypatch):
     monkeypatch.setattr(vio, "MAX_PIXELS", 1000)
     with pytest.raises(ImageError, match="too large"):

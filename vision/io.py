@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import errno
 import io
-import math
 import os
 import stat
 import sys
@@ -209,14 +208,15 @@ def path_problem(path: str | os.PathLike) -> str | None:
     return None
 
 
-def _open(source: Source, stack: ExitStack) -> tuple[Image.Image, str, int]:
-    """(image with its header parsed, display name, file size in bytes)."""
+def _open(source: Source, stack: ExitStack) -> tuple[Image.Image, str, int, BinaryIO]:
+    """(image with its header parsed, display name, file size in bytes, the file: seekable)."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         if not len(source):
             raise ImageError("the image data is empty (0 bytes)")
         if len(source) > MAX_FILE_BYTES:
             raise ImageError(f"the image data is {len(source) / 2**30:.1f} GB, larger than any photo")
-        return _identify(io.BytesIO(source), "<bytes>"), "<bytes>", len(source)
+        fp = io.BytesIO(source)
+        return _identify(fp, "<bytes>"), "<bytes>", len(source), fp
     if hasattr(source, "read"):
         name = display_name(getattr(source, "name", "<stream>"))
         data = source.read(MAX_FILE_BYTES + 1)  # type: ignore[union-attr]
@@ -224,12 +224,13 @@ def _open(source: Source, stack: ExitStack) -> tuple[Image.Image, str, int]:
             raise ImageError(f"{name}: the image data is empty (0 bytes)")
         if len(data) > MAX_FILE_BYTES:
             raise ImageError(f"{name}: the image data is larger than any photo ({MAX_FILE_BYTES / 2**30:g} GB limit)")
-        return _identify(io.BytesIO(data), name), name, len(data)
+        fp = io.BytesIO(data)
+        return _identify(fp, name), name, len(data), fp
     path = Path(source)  # type: ignore[arg-type]
     f = _open_path(path, stack)
     name = display_name(path)
     size = os.fstat(f.fileno()).st_size
-    return _identify(f, name), name, size
+    return _identify(f, name), name, size, f
 
 
 #: magic bytes of the formats a photo comes in (for a file Pillow cannot open: corrupt, or no image)
@@ -260,6 +261,13 @@ def _header_problem(d: str, fmt: str | None) -> str:
     return d
 
 
+def _size_of(fp: BinaryIO) -> int:
+    try:
+        return fp.seek(0, os.SEEK_END)
+    except (OSError, ValueError):
+        return 0
+
+
 def _identify(fp: BinaryIO, name: str) -> Image.Image:
     try:
         im = Image.open(fp)
@@ -269,6 +277,10 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
             fmt = sniff(fp.read(18))
         except (OSError, ValueError):
             fmt = None
+        size = _size_of(fp)
+        said = damage_words(fmt, *file_ends(fp, size), size, "", in_header=True)
+        if said is not None:  # a WebP shorter than its header says
+            raise ImageError(f"{name}: {said}") from None
         if fmt is not None:  # it starts like a photo: a damaged one, not "no image" (most often one cut short)
             raise ImageError(f"{name}: corrupt {fmt} image (its header cannot be parsed: the file is damaged or "
                              f"cut short); copy the photo again") from None
@@ -285,8 +297,10 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
         except (OSError, ValueError):
             fmt = None
         d = _header_problem(_detail(e), fmt)
-        if "truncated" in d.lower():  # Pillow: "Truncated File Read"
-            raise ImageError(f"{name}: {cut_short(in_header=True)}") from None
+        size = _size_of(fp)
+        said = damage_words(fmt, *file_ends(fp, size), size, d, in_header=True)
+        if said is not None:  # Pillow: "Truncated File Read"; a WebP shorter than its header says
+            raise ImageError(f"{name}: {said}") from None
         hint = "" if "bomb" in d else ": the file is damaged or cut short; copy the photo again"
         raise ImageError(f"{name}: corrupt image header" + (f" ({d})" if d else "") + hint) from None
     w, h = im.size
@@ -536,11 +550,80 @@ def says_cut_short(detail: str) -> bool:
     return "truncated" in d or "end of file" in d
 
 
-def _decode_error(name: str, e: BaseException, fmt: str | None = None) -> ImageError:
+#: the last bytes of a whole file of these formats (JPEG's end-of-image marker, PNG's IEND chunk)
+END_MARKS = {"JPEG": b"\xff\xd9", "MPO": b"\xff\xd9", "PNG": b"IEND\xaeB`\x82"}
+
+
+def file_ends(fp: BinaryIO, size: int, n: int = 16) -> tuple[bytes, bytes]:
+    """The first and last ``n`` bytes of the open file ``fp`` of ``size`` bytes (b"", b"" when it
+    cannot be read again)."""
+    try:
+        fp.seek(0)
+        head = fp.read(n)
+        fp.seek(max(0, size - n))
+        return head, fp.read(n)
+    except (OSError, ValueError):
+        return b"", b""
+
+
+def damage_words(fmt: str | None, head: bytes, tail: bytes, size: int, detail: str, in_header: bool = False,
+                 again: str = "copy the photo again") -> str | None:
+    """What a decoder's error ``detail`` on a damaged file means, in words; None when it says neither
+    of these:
+
+    * the file is cut short (:func:`cut_short`): a WebP shorter than its RIFF header says (whatever
+      the decoder said), or a decoder that ran out of data (:func:`says_cut_short`) in a file that does
+      not end as a whole file of its format does (:data:`END_MARKS`);
+    * the picture data ends early though the file ends whole (a PNG's IEND, a JPEG's end marker): the
+      file was damaged when it was written, and copying it again will not help.
+    """
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP" and size < int.from_bytes(head[4:8], "little") + 8:
+        return cut_short(False, again)  # (Pillow decodes a WebP as it opens it: its picture is what is short)
+    if not says_cut_short(detail):
+        return None
+    mark = END_MARKS.get(fmt or "")
+    if mark is not None and tail.endswith(mark):
+        return (f"the image file is corrupt: its picture data ends early, though the file ends whole (as a {fmt} "
+                f"file does): it was damaged when it was saved, not in the copy; save or export the photo again")
+    return cut_short(in_header, again)
+
+
+def _decode_error(name: str, e: BaseException, fmt: str | None = None,
+                  ends: tuple[bytes, bytes, int] = (b"", b"", 0)) -> ImageError:
     msg = _header_problem(_detail(e), fmt)
-    if says_cut_short(msg):  # (Pillow's byte count meant nothing to a user; libheif's text no more)
-        return ImageError(f"{name}: {CUT_SHORT}")
+    said = damage_words(fmt, ends[0], ends[1], ends[2], msg)
+    if said is not None:  # (Pillow's byte count meant nothing to a user; libheif's text no more)
+        return ImageError(f"{name}: {said}")
     return ImageError(f"{name}: the image file is corrupt" + (f" ({msg})" if msg else ""))
+
+
+def _whole_without_end(fp: BinaryIO, size: int, draft: tuple[int, int] | None) -> Image.Image | None:
+    """A JPEG whose file ends without its end-of-image marker though its picture data is whole (some
+    cameras and tools write them so; Pillow calls it truncated): decoded with the marker put back
+    (``draft``: the size to decode at, as :func:`load_photo` asked). None when the file already ends
+    with the marker, or when the picture data itself is cut short: with the marker put back, libjpeg
+    fills the blocks it lacks with one colour, and warns "Corrupt JPEG data: premature end of data
+    segment", which Pillow keeps to itself and OpenCV's decoder prints (read here, at 1/8 scale)."""
+    import cv2
+
+    head, tail = file_ends(fp, size, 2)
+    if tail == END_MARKS["JPEG"]:
+        return None
+    try:
+        fp.seek(0)
+        data = fp.read(size) + END_MARKS["JPEG"]
+        said: list[str] = []
+        with _stderr_captured(said):
+            ok = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_REDUCED_GRAYSCALE_8) is not None
+        if not ok or any(w in " ".join(said).lower() for w in ("corrupt", "premature", "error")):
+            return None
+        im = Image.open(io.BytesIO(data))
+        if draft is not None:
+            im.draft("RGB", draft)
+        im.load()
+    except Exception:  # noqa: BLE001 - still broken: the caller says why
+        return None
+    return im
 
 
 def load_photo(source: Source, work_side: int | None = None) -> Photo:
@@ -556,24 +639,28 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
     regular file (folder, FIFO, device, socket, link loop), an image over :data:`MAX_PIXELS` pixels,
     under :data:`MIN_SIDE` pixels on a side or longer than :data:`MAX_ASPECT`:1, an image whose decode
     would take more than :data:`MAX_DECODE_BYTES` (:func:`decode_bytes`), or an unsupported colour mode.
+    A file cut short and one damaged when saved are told apart (:func:`damage_words`); a JPEG that
+    lacks only its end-of-image marker is read (:func:`_whole_without_end`).
     """
     if isinstance(source, Photo):  # already loaded
         return source
     _silence_pillow()
     _limit_heap_once()  # a batch worker or the server reads photo after photo: buffers go back
     with ExitStack() as stack:
-        im, name, file_bytes = _open(source, stack)
+        im, name, file_bytes, fp = _open(source, stack)
         stack.callback(im.close)
         full_w, full_h = im.size
         need = decode_bytes(im, work_side)
         if need > MAX_DECODE_BYTES:
             raise _too_big(im, name, need)
         k = 1
+        draft = None
         if _is_jpeg(im):
             _check_jpeg_data(im, name, file_bytes)
             s = _jpeg_scale(im, work_side)
             if s > 1:
-                im.draft("RGB", (max(1, full_w // s), max(1, full_h // s)))
+                draft = (max(1, full_w // s), max(1, full_h // s))
+                im.draft("RGB", draft)
         else:
             k = _reduce_factor((full_w, full_h), work_side)
         captured: list[str] = []
@@ -584,9 +671,17 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
                     orient, upright = 1, None
                 else:
                     heif_pixels = None
-                    with _stderr_captured(captured, active=im.format == "TIFF"):
-                        im.load()
                     orient = _orientation(im)
+                    try:
+                        with _stderr_captured(captured, active=im.format == "TIFF"):
+                            im.load()
+                    except Exception as e:  # noqa: BLE001 - a JPEG without its end marker may be whole
+                        whole = _whole_without_end(fp, file_bytes, draft) \
+                            if _is_jpeg(im) and says_cut_short(_detail(e)) else None
+                        if whole is None:
+                            raise
+                        im.close()
+                        im = stack.enter_context(whole)
                     small = _reduce(im, k)
                     if small is not im:
                         im.close()  # the full-resolution buffer goes now
@@ -597,7 +692,7 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
                 c = _c_message(captured)
                 if c and "decoder error" in _detail(e):  # libtiff said what was wrong
                     raise ImageError(f"{name}: the image file is corrupt ({c})") from None
-                raise _decode_error(name, e, im.format) from None
+                raise _decode_error(name, e, im.format, (*file_ends(fp, file_bytes), file_bytes)) from None
             pixels = heif_pixels if heif_pixels is not None else _to_rgb(upright, name)
     turned = orient in (5, 6, 7, 8)
     orig = (full_h, full_w) if turned else (full_w, full_h)

@@ -71,7 +71,7 @@ from scoring.session import SessionState
 from scoring.settle import settle, with_win_by
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
-from vision.io import MAX_PIXELS, cut_short, limit_heap_growth, release_memory, says_cut_short
+from vision.io import MAX_PIXELS, damage_words, limit_heap_growth, release_memory
 from vision.pipeline import (WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json,
                              with_frame)
 
@@ -154,7 +154,8 @@ def check_image(data: bytes, max_bytes: int) -> tuple[str, int, int]:
     """Check an upload by its content: ``(format, width, height)``.
 
     Raises :class:`ApiError` 413 (over ``max_bytes`` or over :data:`vision.io.MAX_PIXELS`), 415 (not
-    an image format we read), 400 (empty, or an image whose header or data is corrupt).
+    an image format we read), 400 (empty, or an image whose header or data is corrupt or cut short,
+    said as :func:`vision.io.damage_words` says it).
     """
     if not data:
         raise ApiError(400, "the uploaded image is empty (0 bytes)")
@@ -178,13 +179,16 @@ def check_image(data: bytes, max_bytes: int) -> tuple[str, int, int]:
         raise
     except Image.DecompressionBombError:
         raise ApiError(413, f"the photo has more than {MAX_PIXELS:,} pixels") from None
-    except UnidentifiedImageError:
-        raise ApiError(415, f"the upload starts like a {fmt} image but is not one that can be opened (the file is "
-                            f"damaged or cut short; upload the photo again)") from None
+    except UnidentifiedImageError:  # (it starts like an image: damaged, a 400, not a format we do not read)
+        said = damage_words(fmt, data[:16], data[-16:], len(data), "", True, "upload the photo again")
+        raise ApiError(400, f"the {fmt} image: {said}" if said else
+                       f"the upload starts like a {fmt} image but is not one that can be opened (the file is "
+                       f"damaged or cut short; upload the photo again)") from None
     except Exception as e:  # noqa: BLE001 - corrupt data raises assorted errors inside plugins
         detail = " ".join(str(e).split())
-        if says_cut_short(detail):  # as vision.io says it
-            raise ApiError(400, f"the {fmt} image: {cut_short(not opened, 'upload the photo again')}") from None
+        said = damage_words(fmt, data[:16], data[-16:], len(data), detail, not opened, "upload the photo again")
+        if said is not None:  # as vision.io says it
+            raise ApiError(400, f"the {fmt} image: {said}") from None
         raise ApiError(400, f"the {fmt} image is corrupt" + (f" ({detail})" if detail else "")) from None
     return fmt, w, h
 
