@@ -84,6 +84,10 @@ _MELD_TILES: dict[tuple[str, str], tuple[str, ...]] = {
     if k != "chow" or (t[1] in SUITS and t[0] <= "7")}
 
 
+#: flags that name a :class:`Context` field (set that field)
+FIELD_FLAGS = frozenset({"last-tile", "first-turn", "announced-wait", "kong-on-kong"})
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """The circumstances of a hand at the end of a game.
@@ -100,7 +104,10 @@ class Context:
     * ``dealer_streak``: consecutive dealer wins before this hand (004 連莊).
     * ``discards``: discarded tiles lying in the middle of the table when the hand is won (claimed
       tiles and the winning tile not counted), when known (004 十張內, seed 004 line 23).
-    * ``flags``: further ruleset-specific circumstances by name (documented by the ruleset).
+    * ``flags``: further ruleset-specific circumstances by name (documented by the ruleset). Names
+      are taken in any case, with ``_`` or spaces for ``-`` (``Dead_Hand`` is ``dead-hand``); the
+      names of the fields above (``last-tile``, ``first-turn``, ``announced-wait``, ``kong-on-kong``)
+      set those fields instead, as a manifest's flags cell does.
     """
 
     seat_wind: str = "E"
@@ -117,6 +124,10 @@ class Context:
     flags: frozenset[str] = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
+        names = {"-".join(str(f).strip().lower().replace("_", " ").split()) for f in self.flags}
+        for name in FIELD_FLAGS & names:  # (a frozen dataclass: set as its own __init__ does)
+            object.__setattr__(self, name.replace("-", "_"), True)
+        object.__setattr__(self, "flags", frozenset(n for n in names - FIELD_FLAGS if n))
         for name in ("seat_wind", "round_wind"):
             v = getattr(self, name)
             if v not in WIND_LETTERS:

@@ -638,3 +638,19 @@ def test_batch_refuses_a_flag_or_option_its_ruleset_lacks_before_reading(run_cli
     msg = fails(run_cli, "batch", str(tmp_path), "--out", str(tmp_path / "r.csv"), "--workers", "0", "--no-history",
                 *args)
     assert message in msg and not (tmp_path / "r.csv").exists(), msg
+
+
+def test_flags_are_read_in_any_spelling_as_the_manifest_reads_them(run_cli):
+    # a reviewer: a manifest's flags cell took `Last_Tile` (a context flag, set by its own field) but
+    # refused `Dead_Hand` ("unknown flag Dead_Hand for ruleset rode-draak (flags: dead-hand, …)"), and the
+    # command line refused both. Context reads a flag in any case, with _ or a space for -, and a flag
+    # naming a Context field sets that field (seed 001 line 108: a dead hand cannot make mahjong)
+    c = Context(flags=frozenset({"Dead_Hand", " last tile ", "first-turn"}))
+    assert c.flags == frozenset({"dead-hand"}) and c.last_tile and c.first_turn and not c.kong_on_kong
+    from dataclasses import replace
+
+    assert replace(c, seat_wind="S").flags == c.flags  # (replace runs __post_init__ again: the same)
+    rc, out, err = run_cli("photo", "--demo", "--no-history", "--ruleset", "rode-draak", "--flag", "Dead_Hand")
+    assert rc == 2 and "a dead hand cannot make mahjong (001:108)" in err, err
+    rc, out, err = run_cli("hand", "123m456p789s11z [777p]", "--ruleset", "rode-draak", "--flag", "DEAD-HAND")
+    assert rc == 2 and "a dead hand cannot make mahjong" in err, err
