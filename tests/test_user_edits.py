@@ -328,6 +328,18 @@ def test_a_tile_that_would_join_a_meld_to_the_next_group_is_refused(code):
         read(additions=[(pos, code)])
 
 
+def test_a_fifth_tile_of_a_face_is_not_added():
+    # `--add 13=7s --add 10=7s` on the demo (three 7s in its exposed pung): the first made the pung a kong,
+    # the second was read as a fifth 7s, the winning tile, "not legal". Refused, naming the tiles read so
+    from scoring import HandError
+
+    read = _demo_without(None)
+    with pytest.raises(HandError, match=r"^--add 10=7s: that makes 5 of 7s, a set has 4: the hand shows 3 \(tiles "
+                                        r"11, 12, 13, numbered with the tiles you add\) and you add 2"):
+        read(additions=[(13, "7s"), (10, "7s")])
+    assert read(additions=[(13, "7s")]).reading.notation == "345m678p66z [7777s] (2222m) +1f win:8p"
+
+
 def test_a_tile_between_two_groups_of_the_concealed_hand_is_still_added():
     # the refusal above is for melds set apart: between two groups of the concealed row the tile joins
     # them (the concealed hand is one group of tiles whatever its gaps), as before. The demo with its 5m

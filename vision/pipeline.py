@@ -26,7 +26,7 @@ import numpy as np
 from scoring import Context, HandError, ScoredHand, explain, load_ruleset, score_hand
 from scoring.engine import Ruleset
 
-from .classes import BONUS_TILES, CLASS_INDEX, DROP
+from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import Reading, decode, format_confidence, number_after_hand, number_spans
@@ -641,7 +641,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         t1 = time.perf_counter()
         fixed = read_detections(result.photo, result.detections, result.readings, rs, ctx, fixes=fixes,
                                 additions=additions, shown=result.layout.geometry, not_tiles=result.not_tiles,
-                                shown_roles=result.reading.roles, **{**kw, "exposed": exposed})
+                                shown_roles=result.reading.roles, shown_legal=result.reading.legal,
+                                **{**kw, "exposed": exposed})
         result = with_frame(fixed, result.turned, result.straightened)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     frame: list[str] = []  # (in the order they were made: straightened, then turned)
@@ -1280,10 +1281,11 @@ def _as_non_winner(context: Context) -> Context:
     return replace(context, winner=False, win_by="discard", last_tile=False, first_turn=False, kong_on_kong=False)
 
 
-def _check_added_bonus(additions: Sequence[tuple[int, str]], numbering: Sequence[int], readings: TileReadings,
+def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence[int], readings: TileReadings,
                        shown_roles: Sequence[str] | None, fixes: Mapping[int, str]) -> None:
-    """Raise HandError for a flower or season added (``--add``) that the set has only one of and the
-    user already gives, or the reading shown holds as a bonus tile (and no ``--fix`` changes): a
+    """Raise HandError for a tile added (``--add``) that the set has no more of: a flower or season the
+    user already gives, or the reading shown holds as a bonus tile (and no ``--fix`` changes), or a
+    fifth tile of a face with the hand's tiles shown read so (the top reading of each): a
     tester's `--add 17=1f` on the demo, whose tile 1 is its 1f, was read legal only with tile 1 changed
     to 3f (confidence under 1 %). The numbers are those of the reading shown (before the additions)."""
     given: dict[str, int] = {}
@@ -1308,12 +1310,25 @@ def _check_added_bonus(additions: Sequence[tuple[int, str]], numbering: Sequence
                 raise HandError(f"--add {pos}={code}: the photo shows its {code} already (tile {k + 1}, a bonus "
                                 f"tile{now}); a set has one of each flower and season: if that tile is misread, "
                                 f"correct it with --fix {m}=TILE instead")
+    if shown_roles is None:
+        return
+    for code in sorted({c for _, c in additions if c not in BONUS_TILES and c != BACK}):
+        # a fifth tile of a face (a tester's `--add 13=7s --add 10=7s` beside the demo's 777s: read "not
+        # legal" with five 7s): the tiles of the hand shown read so are named, as --fix would number them
+        mine = [with_added.index(i) + 1 for i in numbering if i < len(shown_roles) and shown_roles[i] != "ignored"
+                and readings.codes[i] == code and i not in fixed]
+        adds = [pos for pos, c in additions if c == code]
+        if len(mine) + len(adds) > 4:
+            raise HandError(f"--add {adds[-1]}={code}: that makes {len(mine) + len(adds)} of {code}, a set has 4: "
+                            f"the hand shows {len(mine)} (tile{'s' if len(mine) > 1 else ''} "
+                            f"{', '.join(map(str, mine))}, numbered with the tiles you add) and you add {len(adds)}; "
+                            f"if one of them is misread, correct it with --fix")
 
 
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
                     *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None,
                     said_won: bool = False, shown: Geometry | None = None, not_tiles: int = 0,
-                    shown_roles: Sequence[str] | None = None) -> PhotoResult:
+                    shown_roles: Sequence[str] | None = None, shown_legal: bool | None = None) -> PhotoResult:
     """The model-free half of :func:`read_photo`: fixes → hand regions → layout → decode → score.
 
     Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`region_candidates` proposes up to
@@ -1341,7 +1356,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     Tiles are numbered by the order of the region chosen without ``fixes``, ``additions`` and
     ``exposed`` (what the user saw; with ``exposed`` only when that reading contradicts what was said), so
     ``--fix`` positions stay valid whichever region the fixed readings choose; ``additions``
-    (:func:`add_tiles`) are inserted into that numbering first, and ``fixes`` count them. ``shown``:
+    (:func:`add_tiles`, given the roles ``shown_roles`` of that reading when ``shown_legal``) are
+    inserted into that numbering first, and ``fixes`` count them. ``shown``:
     the geometry of that reading when the caller has it (:func:`read_photo`, the web page's first
     reading), so it is not searched for again.
     """
@@ -1364,7 +1380,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 plain = read_detections(photo, det, readings, ruleset, context, winning_tile=winning_tile,
                                         options=options, said_won=said_won, not_tiles=not_tiles)
                 geo0 = geo0 if geo0 is not None else plain.layout.geometry
-                shown_roles = plain.reading.roles
+                shown_roles, shown_legal = plain.reading.roles, plain.reading.legal
             except HandError:  # what the user said contradicts the reading without the corrections
                 pass
         if geo0 is None:
@@ -1373,10 +1389,12 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             geo0 = first[0].layout.geometry if first else find_geometry(det, photo.size)
         numbering = geo0.order
         if additions:
-            _check_added_bonus(additions, numbering, readings, shown_roles, fixes or {})
+            _check_added_faces(additions, numbering, readings, shown_roles, fixes or {})
         if additions:  # first the added tiles, then the fixes, numbered with the added tiles in place
             m = len(det)
-            det, readings, numbering = add_tiles(det, readings, geo0, additions, shown_roles)
+            # (the melds of a reading that is not legal are guesses: a tile added between two groups
+            # may be what joins them into the concealed hand the photo shows)
+            det, readings, numbering = add_tiles(det, readings, geo0, additions, shown_roles if shown_legal else None)
             added = tuple(range(m, len(det)))
         as_added = {i: readings.codes[i] for i in added}
         readings = apply_fixes(readings, numbering, fixes or {})
