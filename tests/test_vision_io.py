@@ -178,6 +178,24 @@ def test_damaged_png_and_webp_are_said_as_what_happened():
         assert "decoder" not in str(e.value)
 
 
+@pytest.mark.parametrize("where", ["first", "middle"])
+def test_a_png_whose_picture_data_is_damaged_is_refused_not_read_black(where):
+    # a tester: a PNG with a damaged byte in its picture data was read all black ("no tiles found in the
+    # photo"), or its top part only ("add a tile the detector missed"): the EXIF lookup, made before the
+    # picture was loaded, loaded it for a PNG and swallowed the decoder's error, and the load after it
+    # had nothing left to decode. It is refused as corrupt, in one line
+    buf = io.BytesIO()
+    Image.fromarray(np.random.default_rng(1).integers(0, 255, (300, 400, 3), np.uint8)).save(buf, "PNG")
+    data = bytearray(buf.getvalue())
+    at = data.index(b"IDAT") + 10 if where == "first" else len(data) // 2
+    for k in range(at, at + 20):
+        data[k] ^= 0x55
+    with pytest.raises(ImageError) as e:
+        load_photo(bytes(data))
+    assert "the image file is corrupt" in str(e.value) and "copy the photo again" in str(e.value), str(e.value)
+    assert "\n" not in str(e.value)
+
+
 def test_bomb_guard_and_tiny_images(monkeypatch):
     monkeypatch.setattr(vio, "MAX_PIXELS", 1000)
     with pytest.raises(ImageError, match="too large"):

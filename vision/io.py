@@ -594,7 +594,7 @@ def _decode_error(name: str, e: BaseException, fmt: str | None = None,
     said = damage_words(fmt, ends[0], ends[1], ends[2], msg)
     if said is not None:  # (Pillow's byte count meant nothing to a user; libheif's text no more)
         return ImageError(f"{name}: {said}")
-    return ImageError(f"{name}: the image file is corrupt" + (f" ({msg})" if msg else ""))
+    return ImageError(f"{name}: the image file is corrupt" + (f" ({msg})" if msg else "") + "; copy the photo again")
 
 
 def _whole_without_end(fp: BinaryIO, size: int, draft: tuple[int, int] | None) -> Image.Image | None:
@@ -671,7 +671,6 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
                     orient, upright = 1, None
                 else:
                     heif_pixels = None
-                    orient = _orientation(im)
                     try:
                         with _stderr_captured(captured, active=im.format == "TIFF"):
                             im.load()
@@ -682,6 +681,9 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
                             raise
                         im.close()
                         im = stack.enter_context(whole)
+                    # (after the load: a PNG's EXIF may lie after its picture data, and Pillow's getexif
+                    # loads the image for it; a failed load there left the picture black, unsaid)
+                    orient = _orientation(im)
                     small = _reduce(im, k)
                     if small is not im:
                         im.close()  # the full-resolution buffer goes now
