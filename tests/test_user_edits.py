@@ -391,6 +391,26 @@ def test_a_concealed_kong_short_of_a_tile_is_named_with_the_add_that_completes_i
         (done.reading.notation, done.reading.problem)
 
 
+def test_a_winning_tile_given_that_makes_a_meld_set_apart_concealed_is_flagged():
+    # a new user's `--winning-tile 7s --win-by wall` on the demo: the winning tile must be a concealed
+    # tile, so the reading took the exposed [777s] set apart into the concealed hand and scored it fully
+    # concealed (176 points against 40) at 99 %, saying nothing of the meld. The note names the tiles,
+    # and the confidence is × the concealed role's prior over its and the exposed role's (the layout's
+    # 0.9 for a group of 3 set apart: under 50 %); a winning tile that leaves the meld as it lies is sure
+    from scoring import Context
+    from vision.decode import FORCED_WIN_NOTE
+
+    read = _demo_without(None)
+    res = read(winning_tile="7s")
+    assert res.reading.notation == "345m678p777s66z (2222m) +1f win:7s", res.reading.notation
+    assert res.reading.confidence < 0.5, res.reading.confidence
+    assert any(n.startswith("tiles 10-12 lie set apart as an exposed meld (a group of 3 set apart)" + FORCED_WIN_NOTE)
+               for n in res.reading.notes), res.reading.notes
+    sure = read(winning_tile="8p")
+    assert sure.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p" and sure.reading.confidence > 0.9
+    assert not any(FORCED_WIN_NOTE in n for n in sure.reading.notes)
+
+
 def test_a_tile_the_user_set_is_never_changed_to_make_a_hand():
     # two 2f added (or one fixed and one added): the decoder read one of them 4y to make a legal hand
     # ("changed to make a legal hand: tile 17 2f→4y", confidence 0%, scored). A tile the user set is

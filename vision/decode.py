@@ -564,6 +564,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                     f"not being detected; check the tiles outside the main row",))
         reading = _unread_sureness(_bonus_sureness(reading, best[1].bonus_codes, readings, lay), readings, lay)
         reading = _left_out_sureness(reading, readings, lay)
+        if forced_win is not None:
+            reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
         if given and (best[1].off_photo or best[1].embedded):
             # (only when a named meld matched no group set apart: when each did, a gap in the concealed
             # row is no meld the user forgot)
@@ -580,6 +582,34 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                             nearest_legal=reading, preferred=preferred, winning_tile=winning_tile, named=given)
     return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override,
                         preferred=preferred, winning_tile=winning_tile, named=given)
+
+
+#: the words of :func:`_forced_win_sureness`'s note (the confidence line points at it)
+FORCED_WIN_NOTE = ", but are read as concealed"
+
+
+def _forced_win_sureness(reading: Reading, lay: Layout, winning_tile: str) -> Reading:
+    """``reading`` with its confidence × the prior of the concealed role, over its and the exposed
+    role's, for each group set apart as an exposed meld (its likeliest role) that the reading takes
+    into the concealed hand, and a note naming it: the winning tile the user gave (``--winning-tile``)
+    must be a concealed tile, and a reading that makes an exposed-looking pung concealed for it (a
+    tester's `--winning-tile 7s --win-by wall` on the demo scored its [777s] as a concealed pung and the
+    hand fully concealed, 176 points against 40, at 99 %) contradicts the photo or the user."""
+    num = _numbers(lay)
+    conf, notes = reading.confidence, list(reading.notes)
+    for g in lay.groups:
+        top = max(g.options, key=lambda o: o.prior) if g.options else None
+        if top is None or top.role != "exposed" or not all(reading.roles[p] in ("concealed", "winning")
+                                                             for p in g.tiles):
+            continue
+        alt = max((o.prior for o in g.options if o.role == "concealed"), default=0.0)
+        conf *= alt / (alt + top.prior) if alt + top.prior > 0 else 0.5
+        nums = sorted(num[p] for p in g.tiles)
+        notes.append(f"tiles {number_spans(nums)} lie set apart as an exposed meld ({top.why}){FORCED_WIN_NOTE}: "
+                     f"the winning tile {winning_tile} given with --winning-tile must be a concealed "
+                     f"tile; if the meld is exposed, the winning tile is another (or name the melds with "
+                     f"--exposed)")
+    return replace(reading, confidence=conf, notes=tuple(notes))
 
 
 def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: TileReadings, lay: Layout) -> Reading:

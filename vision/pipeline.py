@@ -29,7 +29,7 @@ from scoring.engine import Ruleset
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import Reading, decode, format_confidence, number_after_hand, number_spans
+from .decode import FORCED_WIN_NOTE, Reading, decode, format_confidence, number_after_hand, number_spans
 from .detect import Detections, Detector, load_detector
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
@@ -450,6 +450,8 @@ DROPPED_BY_EDIT = 0.5
 #: ``--winning-tile``), where the reading before had another winning tile or none, is only this sure:
 #: where the box of a tile added past a row's end lies says little of where the tile lay
 ADDED_WINNER = 0.5
+#: the words of that note (the confidence line points at it)
+ADDED_WINNER_NOTE = ", added by you) is read as the winning tile"
 #: the upright reading is weak, and the photo is also read turned 90°, 180° and 270°, when it is not
 #: legal, its confidence is below this, or at least half of its face-up tiles were read in a turned pose
 ROTATE_BELOW = 0.5
@@ -1514,8 +1516,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             was = (f"in the reading before, tile {numbering.index(before[0]) + 1} ({readings.codes[before[0]]}) "
                    f"was" if before else "the reading before had none")
             reading = replace(reading, confidence=reading.confidence * ADDED_WINNER, notes=reading.notes + (
-                f"tile {numbering.index(won[0]) + 1} ({readings.codes[won[0]]}, added by you) is read as the "
-                f"winning tile, by the place its box was given ({was}); say which tile won with --winning-tile",))
+                f"tile {numbering.index(won[0]) + 1} ({readings.codes[won[0]]}{ADDED_WINNER_NOTE}, by the place "
+                f"its box was given ({was}); say which tile won with --winning-tile",))
     if dropped:
         gone = sorted(numbering.index(i) + 1 for i in dropped)
         # (the layout's count of boxes away from the hand counts them too: they are named here instead)
@@ -1684,6 +1686,11 @@ def summary(res: PhotoResult) -> str:
             # (a new user read a right reading's "50%" as "the tiles are a coin-flip")
             conf += (f"; ×{UNSAID_NON_WINNER:g} of it is whether the hand won, which the photo cannot say "
                      f"(see the note on its row)")
+        if any(ADDED_WINNER_NOTE in n for n in r.notes):
+            conf += (f"; ×{ADDED_WINNER:g} of it is which tile won, which the place of a tile you added cannot "
+                     f"say (see the note)")
+        if any(FORCED_WIN_NOTE in n for n in r.notes):
+            conf += "; most of the doubt is the meld set apart that your --winning-tile makes concealed (see the note)"
         out.append(conf)
     tiles = []
     for k, i in enumerate(res.order):
