@@ -338,6 +338,12 @@ def test_a_fifth_tile_of_a_face_is_not_added():
                                         r"11, 12, 13, numbered with the tiles you add\) and you add 2"):
         read(additions=[(13, "7s"), (10, "7s")])
     assert read(additions=[(13, "7s")]).reading.notation == "345m678p66z [7777s] (2222m) +1f win:8p"
+    # a concealed kong shows two of its four 2m: its face-down tiles count as its face (`--add 2=2m` had
+    # been read as a hand of 15 tiles, "leave out boxes that are not the hand's")
+    with pytest.raises(HandError, match=r"^--add 2=2m: that makes 5 of 2m, a set has 4: the hand shows 4 \(tiles "
+                                        r"14, 15, 16, 17, numbered with the tiles you add, a concealed kong's "
+                                        r"face-down tiles counted as its face\)"):
+        read(additions=[(2, "2m")])
 
 
 def test_a_tile_between_two_groups_of_the_concealed_hand_is_still_added():

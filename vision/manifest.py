@@ -191,10 +191,19 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
     start = 0  # index in ``lines`` of the next row's first line (a quoted cell may span lines)
     try:
         for row in reader:
+            last = lines[start][1]
+            if (start == len(lines) - 1 and last.count('"') % 2
+                    and any(c.lstrip().startswith('"') for c in last.split(delim))):
+                # on the last line, a double quote never closed: the row had been read as one cell, its
+                # photo "not found" (one that runs on over the lines after it is named below)
+                raise BatchError(f"manifest {p} line {lines[start][0]}: a double quote is not closed (the cell "
+                                 f"runs on to the end of the file)")
             numbered.append((lines[start][0], row))
             start = reader.line_num
     except csv.Error as e:  # e.g. a cell over the csv module's size limit
-        raise BatchError(f"manifest {p} line {lines[min(start, len(lines) - 1)][0]}: {e}") from None
+        what = (f"a cell is over {csv.field_size_limit():,} characters (a manifest cell holds a few words: is a "
+                f"double quote not closed?)" if "field limit" in str(e) else str(e))
+        raise BatchError(f"manifest {p} line {lines[min(start, len(lines) - 1)][0]}: {what}") from None
     rows = [r for _, r in numbered]
     cols = [_norm_col(c) for c in rows[0]]
     unknown = [c for c in cols if c and c not in MANIFEST_COLUMNS]

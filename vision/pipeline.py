@@ -864,9 +864,9 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     as loaded, or an earlier turn) in :func:`read_photo`'s rotation tries: it reads better
     (:func:`_better`), and — an upright reading that is not legal gives way only to a sure turned one,
     or to one that finds more of the hand's tiles (a turned photo read as some unsure legal hand of no
-    more tiles, e.g. a non-winner's 13 tiles, is no better) — it is not an unsure reading whose tiles are
-    mostly read sideways or upside down over one whose tiles stand (a calibration grid's unsure legal
-    reading gave way to one turned 90° with all 19 tiles read sideways); or, of two turns neither legal,
+    more tiles, e.g. a non-winner's 13 tiles, is no better) — it is not a reading whose tiles are mostly
+    read sideways or upside down over one whose tiles stand (a calibration grid's unsure legal reading
+    gave way to one turned 90° with all 19 tiles read sideways); or, of two turns neither legal,
     its tiles stand upright (:func:`_upright_tiles_win`)."""
     if _upright_tiles_win(r2, result):
         return True
@@ -875,8 +875,10 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     if not (result.reading.legal or not weak_reading(r2)
             or len(used_tiles(r2.reading)) > len(used_tiles(result.reading))):
         return False
-    sure = r2.reading.legal and r2.reading.confidence >= ROTATE_BELOW
-    return not (_mostly_turned(r2) and not _mostly_turned(result) and not sure)
+    # (a turn whose tiles are mostly read sideways or upside down never replaces a reading whose tiles
+    # stand, as docs/photo.md says: a sure one had, and a new user's `--not-winner` on the riichi photo
+    # was read turned 180°, 52 % against the upright 41 %, a real tile left out)
+    return not (_mostly_turned(r2) and not _mostly_turned(result))
 
 
 def _level_kept(r2: PhotoResult, best: PhotoResult) -> bool:
@@ -1284,10 +1286,12 @@ def _as_non_winner(context: Context) -> Context:
 
 
 def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence[int], readings: TileReadings,
-                       shown_roles: Sequence[str] | None, fixes: Mapping[int, str]) -> None:
+                       shown_roles: Sequence[str] | None, fixes: Mapping[int, str],
+                       groups: Sequence[Sequence[int]] = ()) -> None:
     """Raise HandError for a tile added (``--add``) that the set has no more of: a flower or season the
     user already gives, or the reading shown holds as a bonus tile (and no ``--fix`` changes), or a
-    fifth tile of a face with the hand's tiles shown read so (the top reading of each): a
+    fifth tile of a face with the hand's tiles shown read so (the top reading of each; a concealed
+    kong of ``groups``, detection indices, counts four of its face): a
     tester's `--add 17=1f` on the demo, whose tile 1 is its 1f, was read legal only with tile 1 changed
     to 3f (confidence under 1 %). The numbers are those of the reading shown (before the additions)."""
     given: dict[str, int] = {}
@@ -1319,12 +1323,21 @@ def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence
         # legal" with five 7s): the tiles of the hand shown read so are named, as --fix would number them
         mine = [with_added.index(i) + 1 for i in numbering if i < len(shown_roles) and shown_roles[i] != "ignored"
                 and readings.codes[i] == code and i not in fixed]
+        # a concealed kong shown with backs holds four of its face (a tester's `--add 2=2m` beside the
+        # demo's (2222m), whose two 2m show, was read as 15 tiles, "leave out boxes")
+        kong = False
+        for g in groups:
+            faces = {readings.codes[i] for i in g if readings.codes[i] != BACK}
+            if (len(g) == 4 and faces == {code} and not set(g) & fixed
+                    and all(i < len(shown_roles) and shown_roles[i] == "concealed-kong" for i in g)):
+                mine, kong = sorted(set(mine) | {with_added.index(i) + 1 for i in g}), True
         adds = [pos for pos, c in additions if c == code]
         if len(mine) + len(adds) > 4:
             raise HandError(f"--add {adds[-1]}={code}: that makes {len(mine) + len(adds)} of {code}, a set has 4: "
                             f"the hand shows {len(mine)} (tile{'s' if len(mine) > 1 else ''} "
-                            f"{', '.join(map(str, mine))}, numbered with the tiles you add) and you add {len(adds)}; "
-                            f"if one of them is misread, correct it with --fix")
+                            f"{', '.join(map(str, mine))}, numbered with the tiles you add"
+                            + (", a concealed kong's face-down tiles counted as its face" if kong else "")
+                            + f") and you add {len(adds)}; if one of them is misread, correct it with --fix")
 
 
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
@@ -1391,7 +1404,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             geo0 = first[0].layout.geometry if first else find_geometry(det, photo.size)
         numbering = geo0.order
         if additions:
-            _check_added_faces(additions, numbering, readings, shown_roles, fixes or {})
+            _check_added_faces(additions, numbering, readings, shown_roles, fixes or {},
+                               [g.tiles for g in geo0.groups])
         if additions:  # first the added tiles, then the fixes, numbered with the added tiles in place
             m = len(det)
             # (the melds of a reading that is not legal are guesses: a tile added between two groups
