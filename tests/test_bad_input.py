@@ -171,6 +171,13 @@ def test_a_winning_tile_no_concealed_tile_reads_is_named(run_cli):
     rc, out, err = run_cli("photo", "--demo", "--winning-tile", "9p", "--no-history")
     assert rc == 2 and err.count("\n") == 1
     assert "error: --winning-tile 9p: no concealed tile of the hand reads 9p (they read 345m678p66z)" in err
+    # a new user: the demo's 2m are its concealed kong's; the line said no concealed tile reads 2m, then
+    # listed "least sure: tile 15 (2m 98%), tile 14 (2m 99%)": the kong holding them is named instead
+    rc, out, err = run_cli("photo", "--demo", "--winning-tile", "2m", "--no-history")
+    assert rc == 2 and err.strip().endswith(
+        "--winning-tile 2m: the 2m the photo shows are in the concealed kong of tiles 13-16, not among the "
+        "concealed tiles (they read 345m678p66z), and the winning tile is a concealed tile: give another (if the "
+        "meld is not one, name the melds on the table with --exposed)"), err
     rc, out, err = run_cli("photo", "--demo", "--winning-tile", "7p", "--no-history")
     assert rc == 0 and "win:7p" in out  # one of them: read so
 

@@ -226,7 +226,8 @@ def test_parse_additions_errors():
     from vision.pipeline import parse_additions
 
     assert parse_additions("14=5p, 1=2z,14=6p") == [(14, "5p"), (1, "2z"), (14, "6p")]
-    for bad, msg in [("14", "must be POS=TILE"), ("x=5p", "not a number"), ("3=9z", "not a tile code")]:
+    for bad, msg in [("14", "must be POS=TILE"), ("x=5p", "not a number"), ("3=9z", "not a tile code"),
+                     ("-1=5p", r"position -1 is below 1 \(tiles are numbered from 1\)")]:  # (was "not a number")
         with pytest.raises(HandError, match=msg):
             parse_additions(bad)
     meta = load("render-s7-12")

@@ -1126,14 +1126,30 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
             # (a named meld matched no group set apart: what the user said may be what is wrong)
             problem += (f" with the melds named by --exposed ({' '.join(gm.notation for gm in named)}: each meld "
                         f"on the table once, concealed kongs too)")
+        in_meld = None
         if winning_tile is not None and parse_winning_tile(winning_tile) not in conc:
             wt = parse_winning_tile(winning_tile)
-            problem = (f"--winning-tile {wt}: no concealed tile of the hand reads {wt} (they read "
-                       f"{compact(sort_tiles(t for t in conc if t in PLAYING_TILES)) or 'none'}), and the winning tile "
-                       f"is one of them: if one is misread, correct a tile with --fix POS={wt}, else give another; "
-                       + problem)
-        if nearest_legal is None:  # (else the tiles it changes are named: a "least sure" list would name
-            # other tiles, read surely, beside them — a new user's hard render listed "tile 11 (3m 100%)")
+            num = _numbers(lay)
+            in_meld = next((m for m in melds if any(tiles[p] == wt for p in m.positions)), None)
+            if in_meld is not None:
+                # (a new user's `--winning-tile 2m` on the demo, whose 2m are its concealed kong's, was
+                # told no concealed tile reads 2m, then "least sure: tile 15 (2m 98%), tile 14 (2m 99%)")
+                nums = sorted(num[p] for p in in_meld.positions)
+                what = "concealed kong" if in_meld.concealed else "exposed meld"
+                problem = (f"--winning-tile {wt}: the {wt} the photo shows are in the {what} of tiles "
+                           f"{number_spans(nums)}, not among the concealed tiles (they read "
+                           f"{compact(sort_tiles(t for t in conc if t in PLAYING_TILES)) or 'none'}), and the winning "
+                           f"tile is a concealed tile: give another (if the meld is not one, name the melds on the "
+                           f"table with --exposed)")
+            else:
+                problem = (f"--winning-tile {wt}: no concealed tile of the hand reads {wt} (they read "
+                           f"{compact(sort_tiles(t for t in conc if t in PLAYING_TILES)) or 'none'}), and the "
+                           f"winning tile is one of them: if one is misread, correct a tile with --fix POS={wt}, else "
+                           f"give another; " + problem)
+        if nearest_legal is None and in_meld is None:
+            # (else the tiles it changes are named, or the meld holding the winning tile: a "least sure"
+            # list would name other tiles, read surely, beside them — a new user's hard render listed
+            # "tile 11 (3m 100%)")
             num = _numbers(lay)
             main = {p for g in lay.groups if g.row == 0 for p in g.tiles}
             used = [p for p in range(n) if roles[p] not in ("ignored", "bonus") and (p in main or roles[p] != "concealed")]

@@ -132,6 +132,8 @@ def _pos_tiles(text: str | None, option: str, example: str, drop: bool = False) 
         if "=" not in item:
             raise HandError(f"{option} {said} must be POS=TILE, e.g. {example}")
         k, v = item.split("=", 1)
+        if re.fullmatch(r"\s*-\s*[0-9]+", k):  # (a tester: "-1 is not a number"; it is, and no tile's)
+            raise TileNumberError(f"{option} {said}: position {k.strip()[:20]} is below 1 (tiles are numbered from 1)")
         if not re.fullmatch(r"[0-9]+", k):  # (int() takes "+3", "3_0" and other scripts' digits)
             raise HandError(f"{option} {said}: position {k[:20]!r} is not a number")
         digits = k.lstrip("0")
