@@ -187,6 +187,10 @@ KONG_GAP = 1.6
 #: to the next group (the layout splits a row where neighbours are 1.22× the usual step apart,
 #: vision.layout.GROUP_SPLIT; with margin)
 BREAK_STEPS = 1.35
+#: a box over this many tile steps long along its row is a tile lying sideways (the demo's standing boxes are
+#: up to 1.3 steps wide, its sideways 8p 1.65, the riichi photo's sideways 4s 1.8): a tile added past it
+#: goes one box length on from it, not one step (:func:`add_tiles`)
+SIDEWAYS_REACH = 1.45
 #: with no tile to lie beside (nothing was detected), the first added tile's box is this big (width,
 #: height in pixels) with its top-left corner here; the tiles added after it follow it in a row
 ALONE_TILE, ALONE_AT = (60.0, 80.0), (20.0, 20.0)
@@ -264,6 +268,21 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         a = geo.angle + (math.pi / 2 if geo.turned else 0.0)
         return np.array([math.cos(a), math.sin(a)]) * w
 
+    def reach(i: int) -> np.ndarray:
+        # one tile step along i's row, at least i's box extent that way: a tile added past a tile lying
+        # sideways (a box wider than the row's step) lay half on it (a new user's `--add 15=4s` after the
+        # riichi photo's sideways winning 4s)
+        st = step(i)
+        s = float(np.hypot(*st))
+        if s <= 0:
+            return st
+        u = st / s
+        w, h = boxes[i][2:] - boxes[i][:2]
+        extent = abs(float(u[0])) * float(w) + abs(float(u[1])) * float(h)
+        # (boxes of standing tiles overlap their neighbours' a little: only a box clearly wider than the
+        # row's step, a tile lying sideways, moves the added one out)
+        return u * (extent if extent > SIDEWAYS_REACH * s else s)
+
     def code_of(i: int) -> str:
         return readings.codes[i] if i < len(det) else codes[i - len(det)]
 
@@ -335,10 +354,10 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             # past a row's end; past a face-down tile (a concealed kong's end) with a gap, so that the
             # tile is not read as a fifth tile of the kong (unless it is the kong's own)
             joins = back or not is_back(prev)
-            ref, c = prev, centre(prev) + step(prev) * (1.0 if joins else KONG_GAP)
+            ref, c = prev, centre(prev) + reach(prev) * (1.0 if joins else KONG_GAP)
         else:
             joins = back or not is_back(nxt)  # type: ignore[arg-type]
-            ref, c = nxt, centre(nxt) - step(nxt) * (1.0 if joins else KONG_GAP)  # type: ignore[arg-type]
+            ref, c = nxt, centre(nxt) - reach(nxt) * (1.0 if joins else KONG_GAP)  # type: ignore[arg-type]
         after = ref is not None and ref == prev  # the new tile follows ref in its row (else precedes it)
         if ref is not None and joins and not back and code not in BONUS_TILES:
             # a tile of a same-face group whose place leaves no group break to the next group of the row
