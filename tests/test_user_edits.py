@@ -164,11 +164,17 @@ def test_melds_set_apart_that_exposed_leaves_unnamed_make_the_reading_unsure(run
     rc, out, err = run_cli("photo", "--demo", "--exposed", "[777s] (2222m)", "--no-history")
     assert rc == 0 and "lie apart like melds" not in out
     assert "confidence: >99%" in out and "reading: 345m678p66z [777s] (2222m) +1f win:8p" in out
+    # (the kong named in () is noted as one: it was noted "exposed: named with --exposed (tiles 13-16)")
+    assert "note: exposed: named with --exposed (tiles 10-12)\nnote: concealed-kong: named with --exposed " \
+           "(tiles 13-16)" in out, out
     rc, out, err = run_cli("photo", "--demo", "--exposed", "[777p]", "--no-history")
     assert 'name them too (e.g. --exposed "[777s] (2222m)")' in out
     rc, out, err = run_cli("photo", "--demo", "--exposed", "[345m] [777s] (2222m)", "--no-history")
     assert rc == 0 and "lie apart like melds" not in out
     assert "confidence: >99%" in out and "reading: 678p66z [777s] (2222m) [345m] +1f win:8p" in out
+    # (a meld named and taken from the row is noted with its tiles too: a new user saw notes for the
+    # other two melds only)
+    assert "note: exposed: [345m] named with --exposed, taken from the tiles of the row (tiles 2-4)" in out, out
     # --exposed none says no meld lies on the table: nothing to doubt there
     rc, out, err = run_cli("photo", "--demo", "--exposed", "none", "--no-history")
     assert "lie apart like melds" not in out + err

@@ -959,7 +959,7 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
     changed = tuple(p for p in range(n) if tiles[p] is not None and tiles[p] != raw[p])
     notes = list(lay.notes)
     num = _numbers(lay)
-    for g, o in zip(h.groups, h.choices):
+    for gi, (g, o) in enumerate(zip(h.groups, h.choices)):
         if o.winning is not None and (roles[o.winning] == "winning" or tiles[o.winning] == hand.winning_tile):
             notes.append(f"winning tile: tile {num[o.winning]} ({o.why})")
         elif o.winning is not None:  # (--winning-tile named another: the note had said tile 9 all the same)
@@ -969,9 +969,19 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
         elif o.why and o.role != "concealed":
             nums = sorted(num[p] for p in g.tiles)  # (a tile added at the group's far end is numbered as given)
             span = f"tiles {number_spans(nums)}" if len(nums) > 1 else f"tile {nums[0]}"
-            notes.append(f"{o.role}: {o.why} ({span})")
+            # (a concealed kong named in () is matched with the role "exposed" like any named meld: the
+            # demo's kong, named (2222m), was noted "exposed: named with --exposed (tiles 13-16)")
+            role = "concealed-kong" if gi in h.given and h.given[gi].concealed else o.role
+            notes.append(f"{role}: {o.why} ({span})")
     if hand.winning_tile is None and hand.context.winner:
         notes.append("no winning tile marked: scored without one (set it apart or sideways, or give --winning-tile)")
+    for m, gm in zip(melds[len(melds) - len(h.embedded):], h.embedded):
+        # (a new user's `--exposed "[345m] [777s] (2222m)"` took the demo's 345m out of its row as the
+        # exposed meld, and the notes named the other two melds' tiles only)
+        if m.positions:
+            nums = sorted(num[p] for p in m.positions)
+            notes.append(f"{'concealed-kong' if gm.concealed else 'exposed'}: {gm.notation} named with --exposed, "
+                         f"taken from the tiles of the row (tiles {number_spans(nums)})")
     for gm in h.off_photo:
         notes.append(f"meld {gm.notation} named with --exposed is not in the photo: added to the hand")
     rel = math.exp(total_lp - raw_sum)
