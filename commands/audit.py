@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from commands.common import (
-    JoinRepeats, UserError, add_context_args, add_history_args, context_from_args, options_from_args, print_json)
+    JoinRepeats, UserError, add_context_args, add_history_args, context_from_args, exposed_arg, options_from_args,
+    print_json)
 from scoring import explain, load_ruleset, parse_hand, score_hand
 from vision.audit import compare, default_annotation_path, read_claimed_lines, report
 
@@ -149,7 +150,7 @@ def register(subparsers) -> None:
                    help="the claimed breakdown: a JSON file, or the JSON itself, holding a list of "
                         "{\"rule\" or \"name\", \"points\"/\"doublings\"/\"fixed\"}")
     add_context_args(p)
-    p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] (1111s)\", or \"none\" (photo only)")
+    p.add_argument("--exposed", type=exposed_arg, help="the melds on the table, e.g. \"[777p] (1111s)\", or \"none\" (photo only)")
     p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p\"; 9=- leaves a box out of the hand (photo only)")
     p.add_argument("--add", metavar="POS=TILE", action=JoinRepeats, help="add tiles the detector missed, e.g. \"14=5p\" (photo only)")
     p.add_argument("--turn", type=int, choices=(0, 90, 180, 270), metavar="DEG",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from commands.common import (
-    JoinRepeats, UserError, add_context_args, add_history_args, check_ruleset_args, context_from_args,
+    JoinRepeats, UserError, add_context_args, add_history_args, check_ruleset_args, context_from_args, exposed_arg,
     options_from_args, print_json)
 from vision.batch import DEFAULT_READER, Defaults, REVIEW_BELOW, _context_kwargs, default_workers, run_batch
 
@@ -76,7 +76,7 @@ def register(subparsers) -> None:
 
     add_tileset_arg(p)
     add_context_args(p)
-    p.add_argument("--exposed", help="default melds on the table (rarely useful for a whole batch)")
+    p.add_argument("--exposed", type=exposed_arg, help="default melds on the table (rarely useful for a whole batch)")
     p.add_argument("--fix", action=JoinRepeats, help="default corrections (rarely useful for a whole batch)")
     add_history_args(p)
     p.add_argument("--json", action="store_true", help="print the run summary as JSON")

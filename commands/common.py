@@ -71,6 +71,14 @@ def add_context_args(p: argparse.ArgumentParser) -> None:
 WIN_OPTIONS = ("last_tile", "first_turn", "kong_on_kong")
 
 
+def exposed_arg(text: str) -> str:
+    """argparse ``type`` of ``--exposed``: the text as given; an empty one is refused (it had been taken
+    as no --exposed at all, the photo's own melds read)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError('no melds named: name them, e.g. "[777s] (2222m)", or say none')
+    return text
+
+
 def context_from_args(args: argparse.Namespace) -> Context:
     """The :class:`scoring.Context` described by :func:`add_context_args` options.
 

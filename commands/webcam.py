@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from commands.common import (
-    UserError, add_context_args, add_history_args, check_ruleset_args, context_from_args, options_from_args)
+    UserError, add_context_args, add_history_args, check_ruleset_args, context_from_args, exposed_arg,
+    options_from_args)
 from vision.webcam import WINDOW, _is_still_image, _quiet_cv2, frame_to_png
 
 
@@ -226,7 +227,7 @@ def register(subparsers) -> None:
     p.add_argument("--interval", type=float, default=0.0, metavar="S", help="headless: seconds between scored frames; default 0")
     p.add_argument("--save", metavar="DIR", help="keep every captured frame as a PNG in DIR")
     add_context_args(p)
-    p.add_argument("--exposed", help="the melds on the table, e.g. \"[777p] (1111s)\"")
+    p.add_argument("--exposed", type=exposed_arg, help="the melds on the table, e.g. \"[777p] (1111s)\"")
     p.add_argument("--reader", default=None, help=argparse.SUPPRESS)
     from commands.tilesets import add_tileset_arg
 

@@ -670,3 +670,12 @@ def test_flags_are_read_in_any_spelling_as_the_manifest_reads_them(run_cli):
     assert rc == 2 and "a dead hand cannot make mahjong (001:108)" in err, err
     rc, out, err = run_cli("hand", "123m456p789s11z [777p]", "--ruleset", "rode-draak", "--flag", "DEAD-HAND")
     assert rc == 2 and "a dead hand cannot make mahjong" in err, err
+
+
+def test_an_empty_exposed_is_refused(run_cli):
+    # a tester: `--exposed ""` was taken as no --exposed at all (the photo's own melds read, nothing
+    # said); it names no melds, and "none" is how to say there are none
+    for cmd in ("photo", "audit"):
+        rc, out, err = run_cli(cmd, "--demo", "--exposed", " ", "--no-history")
+        assert rc == 2 and out == "" and 'argument --exposed: no melds named: name them, e.g. "[777s] (2222m)", ' \
+            "or say none" in err, (cmd, err)
