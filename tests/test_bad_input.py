@@ -4,6 +4,7 @@ wrong answer, and a batch keeps going past a bad row. Each test here failed befo
 from __future__ import annotations
 
 import io
+import re
 import struct
 import zlib
 
@@ -679,3 +680,31 @@ def test_an_empty_exposed_is_refused(run_cli):
         rc, out, err = run_cli(cmd, "--demo", "--exposed", " ", "--no-history")
         assert rc == 2 and out == "" and 'argument --exposed: no melds named: name them, e.g. "[777s] (2222m)", ' \
             "or say none" in err, (cmd, err)
+
+
+def test_a_manifest_photo_outside_the_folder_or_listed_twice_by_another_name(tmp_path):
+    # a tester: rows "../demo.jpg" and "/tmp/…/demo.jpg" were read from outside the batch folder and
+    # scored (any image on the machine could be pulled in), and "/…/DIR/a.jpg" beside "a.jpg" scored the
+    # same photo twice. A photo outside the folder is an error row; one file under two names stops the
+    # command, naming both lines
+    from vision.batch import Defaults, build_jobs
+    from vision.errors import BatchError
+
+    d = tmp_path / "round1"
+    (d / "sub").mkdir(parents=True)
+    for f in (d / "a.jpg", d / "sub" / "b.jpg", tmp_path / "other.jpg"):
+        f.write_bytes(b"x")
+    m = d / "m.csv"
+    m.write_text(f"photo,player\na.jpg,A\n../other.jpg,B\n{tmp_path / 'other2.jpg'},C\nsub/b.jpg,D\n"
+                 f"{d / 'sub' / 'c.jpg'},E\n")
+    jobs = build_jobs(d, m, Defaults())
+    err = {j.key: j.error for j in jobs}
+    assert err["a.jpg"] is None and err["sub/b.jpg"] is None and err[str(d / "sub" / "c.jpg")] is None
+    for key in ("../other.jpg", str(tmp_path / "other2.jpg")):
+        assert err[key] is not None and f"photo cell: {key} lies outside the batch folder" in err[key], err
+    assert sorted(j.key for j in jobs).count("sub/b.jpg") == 1  # (not found again in the folder)
+    for twice in (str(d / "a.jpg"), "sub/../a.jpg"):
+        m.write_text(f"photo,player\na.jpg,A\n{twice},B\n")
+        with pytest.raises(BatchError, match=rf"line 3: photo '{re.escape(twice)}' is the photo of line 2 by "
+                                             r"another name"):
+            build_jobs(d, m, Defaults())

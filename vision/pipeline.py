@@ -187,10 +187,11 @@ KONG_GAP = 1.6
 #: to the next group (the layout splits a row where neighbours are 1.22× the usual step apart,
 #: vision.layout.GROUP_SPLIT; with margin)
 BREAK_STEPS = 1.35
-#: a box over this many tile steps long along its row is a tile lying sideways (the demo's standing boxes are
-#: up to 1.3 steps wide, its sideways 8p 1.65, the riichi photo's sideways 4s 1.8): a tile added past it
-#: goes one box length on from it, not one step (:func:`add_tiles`)
-SIDEWAYS_REACH = 1.45
+#: a box over this many times as long along its row as the row's boxes (their median) is a tile lying
+#: sideways (the demo's sideways 8p 1.3, the riichi photo's sideways 4s 1.8; the demo's face-down and
+#: standing tiles up to 1.1): a tile added past it goes one box length on from it, not one tile step
+#: (:func:`add_tiles`)
+SIDEWAYS_REACH = 1.2
 #: with no tile to lie beside (nothing was detected), the first added tile's box is this big (width,
 #: height in pixels) with its top-left corner here; the tiles added after it follow it in a row
 ALONE_TILE, ALONE_AT = (60.0, 80.0), (20.0, 20.0)
@@ -269,19 +270,22 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         return np.array([math.cos(a), math.sin(a)]) * w
 
     def reach(i: int) -> np.ndarray:
-        # one tile step along i's row, at least i's box extent that way: a tile added past a tile lying
-        # sideways (a box wider than the row's step) lay half on it (a new user's `--add 15=4s` after the
-        # riichi photo's sideways winning 4s)
+        # one tile step along i's row, or i's box length that way when that is clearly longer than its
+        # row's boxes (:data:`SIDEWAYS_REACH`): a tile added past a tile lying sideways lay half on it (a
+        # new user's `--add 15=4s` after the riichi photo's sideways winning 4s)
         st = step(i)
         s = float(np.hypot(*st))
-        if s <= 0:
+        row = [t for t in row_of.get(i, [i]) if t < len(det)]
+        if s <= 0 or len(row) < 3:
             return st
         u = st / s
-        w, h = boxes[i][2:] - boxes[i][:2]
-        extent = abs(float(u[0])) * float(w) + abs(float(u[1])) * float(h)
-        # (boxes of standing tiles overlap their neighbours' a little: only a box clearly wider than the
-        # row's step, a tile lying sideways, moves the added one out)
-        return u * (extent if extent > SIDEWAYS_REACH * s else s)
+
+        def extent(t: int) -> float:
+            w, h = boxes[t][2:] - boxes[t][:2]
+            return abs(float(u[0])) * float(w) + abs(float(u[1])) * float(h)
+
+        own = extent(i)  # (the added box is i's size: beside it, its centre lies one box length on)
+        return u * own if own > SIDEWAYS_REACH * float(np.median([extent(t) for t in row])) else st
 
     def code_of(i: int) -> str:
         return readings.codes[i] if i < len(det) else codes[i - len(det)]
