@@ -341,6 +341,21 @@ def _manifest_batch(tmp_path: Path, truth: Path, names, manifest: str, out: str 
     return tmp_path / out
 
 
+def test_an_ok_row_with_an_add_cell_has_no_problem_written(tmp_path, truth):
+    # a tester: ok rows had the problem column filled with "tile 17 (4f) added by you (--add): the
+    # detector missed it", the add cell's own doing; rows whose addition changed the reading still say so
+    from vision.io import load_photo
+
+    src = sorted(truth.glob("*.jpg"))[0]  # (the photo _photo_copies copies)
+    meta = json.loads((truth / "truth.json").read_text())[bf.pixel_key(load_photo(src).pixels)]
+    n = len(meta["tiles"])
+    flower = next(f for f in ("1f", "2f", "3f", "4f", "1y", "2y", "3y", "4y")
+                  if f not in {t["tile"] for t in meta["tiles"]})
+    out = _manifest_batch(tmp_path, truth, ["h0.jpg"], f"photo,add\nh0.jpg,{n + 1}={flower}\n")
+    row = read_csv(out)[0]
+    assert row["status"] == "ok" and row["problem"] == "", row
+
+
 def test_bad_cells_make_error_rows_not_a_failed_batch(tmp_path, truth):
     out = _manifest_batch(tmp_path, truth, [f"h{k}.jpg" for k in range(5)],
                           "photo,seat_wind,winner,win_by,options,ruleset,fix\n"

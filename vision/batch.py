@@ -122,7 +122,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         row["error"] = path_problem(job.path) or "the file could not be read"
     else:
         from .errors import ModelError, VisionError
-        from .pipeline import frame_words, least_sure_tile
+        from .pipeline import ADDED_NOTE_END, frame_words, least_sure_tile
         from .record import photo_entry
 
         try:
@@ -143,8 +143,10 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             row.update(legal=int(bool(r.legal and s is not None)), confidence=confidence_value(r.confidence),
                        reading=r.notation, problem=r.problem, tiles=sum(1 for x in r.roles if x != "ignored"),
                        changed=len(r.changed), frame=frame_words(res))
+            # (a tile the add cell put in is the row's own doing, said by that cell: only what it changed
+            # is named — a tester saw "problem" filled on ok rows with "tile 17 (3m) added by you")
             dropped = [n for n in r.notes if "left out as a false detection" in n or "non-winner's hand" in n
-                       or n.startswith("unsure:") or "added by you" in n]
+                       or n.startswith("unsure:") or ("added by you" in n and not n.endswith(ADDED_NOTE_END))]
             least = least_sure_tile(res) if r.legal and r.confidence < REVIEW_BELOW else None
             if least is not None:  # what to check first
                 dropped.append(f"least sure: tile {res.position(least[0])} ({res.readings.codes[least[0]]} "

@@ -477,6 +477,8 @@ DROPPED_BY_EDIT = 0.5
 ADDED_WINNER = 0.5
 #: the words of that note (the confidence line points at it)
 ADDED_WINNER_NOTE = ", added by you) is read as the winning tile"
+#: the end of the note on each tile the user added (a batch row's problem column leaves it out)
+ADDED_NOTE_END = "added by you (--add): the detector missed it"
 #: the upright reading is weak, and the photo is also read turned 90°, 180° and 270°, when it is not
 #: legal, its confidence is below this, or at least half of its face-up tiles were read in a turned pose
 ROTATE_BELOW = 0.5
@@ -1543,7 +1545,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         lay = replace(lay, geometry=replace(lay.geometry, order=tuple(numbering)))
     if added:
         reading = replace(reading, notes=reading.notes + tuple(
-            f"tile {numbering.index(i) + 1} ({readings.codes[i]}) added by you (--add): the detector missed it"
+            f"tile {numbering.index(i) + 1} ({readings.codes[i]}) {ADDED_NOTE_END}"
             for i in added))
     if added and winning_tile is None and shown_roles is not None and reading.legal:
         # the added tile set apart past a row's end became the winning tile (a tester's `--add 17=3m`,
