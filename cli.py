@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from typing import Any, Callable, Sequence
 
@@ -79,8 +80,20 @@ def package_version() -> str:
         return "unknown"
 
 
+def _join_negative_positions(argv: list[str]) -> list[str]:
+    """``--fix -1=5p`` as ``--fix=-1=5p``: argparse takes a value starting with "-" for an option
+    ("expected one argument"); joined, the position is refused as below 1 (a tester's find)."""
+    out: list[str] = []
+    for a in argv:
+        if out and out[-1] in ("--fix", "--add") and re.fullmatch(r"-\d+\s*=.*", a, re.S):
+            out[-1] = f"{out[-1]}={a}"
+        else:
+            out.append(a)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _join_negative_positions(list(sys.argv[1:] if argv is None else argv))
     common._JSON_WANTED, common._JSON_PRINTED = "--json" in argv, False
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -87,8 +87,12 @@ def context_from_args(args: argparse.Namespace) -> Context:
     :class:`scoring.Context` refuses.
     """
     if args.not_winner:
+        # (a flag naming one of them sets it too, scoring.hand.FIELD_FLAGS: `--flag last-tile`)
+        by_flag = Context(flags=frozenset(args.flag))
+        flagged = {name for name in WIN_OPTIONS if getattr(by_flag, name)}
         given = ([f"--win-by {args.win_by}"] if args.win_by is not None else []) + [
-            "--" + name.replace("_", "-") for name in WIN_OPTIONS if getattr(args, name)]
+            "--" + name.replace("_", "-") for name in WIN_OPTIONS if getattr(args, name)] + [
+            f"--flag {name.replace('_', '-')}" for name in WIN_OPTIONS if name in flagged and not getattr(args, name)]
         if given:
             raise UserError(f"--not-winner contradicts {', '.join(given)}: "
                             f"{'they describe' if len(given) > 1 else 'it describes'} how the hand was won")

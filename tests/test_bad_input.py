@@ -591,6 +591,12 @@ def test_a_damaged_upload_is_a_400_said_as_the_command_line_says_it():
         check_image(short, 50 * 2**20)  # (Pillow's verify may pass it: then the reading refuses it)
     except ApiError as err:
         assert err.status == 400 and "damaged when it was saved" in err.message, err.message
+    else:
+        from vision.errors import ImageError
+        from vision.io import load_photo
+
+        with pytest.raises(ImageError, match="damaged when it was saved"):
+            load_photo(short)
 
 
 def test_a_confidence_that_is_not_a_number_is_written_as_0():
@@ -703,8 +709,32 @@ def test_a_manifest_photo_outside_the_folder_or_listed_twice_by_another_name(tmp
     for key in ("../other.jpg", str(tmp_path / "other2.jpg")):
         assert err[key] is not None and f"photo cell: {key} lies outside the batch folder" in err[key], err
     assert sorted(j.key for j in jobs).count("sub/b.jpg") == 1  # (not found again in the folder)
+    # a folder given by a link, and its photo by the link's path: inside, and scanned once (a reviewer:
+    # it was "outside", and the folder scan scored it again)
+    link = tmp_path / "link"
+    link.symlink_to(d, target_is_directory=True)
+    m.write_text(f"photo,player\n{link / 'a.jpg'},A\n")
+    jobs = build_jobs(link, m, Defaults())
+    assert jobs[0].error is None and [j.key for j in jobs].count("a.jpg") == 0 and len(jobs) == 2, \
+        [(j.key, j.error) for j in jobs]
     for twice in (str(d / "a.jpg"), "sub/../a.jpg"):
         m.write_text(f"photo,player\na.jpg,A\n{twice},B\n")
         with pytest.raises(BatchError, match=rf"line 3: photo '{re.escape(twice)}' is the photo of line 2 by "
                                              r"another name"):
             build_jobs(d, m, Defaults())
+
+
+def test_a_negative_position_is_said_as_below_1_on_the_command_line(run_cli):
+    # a tester: `--add -1=5p` was argparse's "expected one argument" (a value starting with "-" taken
+    # for an option), and in a list "position '-1' is not a number"
+    for opt, item in (("--add", "-1=5p"), ("--fix", "-3=5p"), ("--fix", "2=5p,-3=6p")):
+        rc, out, err = run_cli("photo", "--demo", opt, item, "--no-history")
+        bad = item.split(",")[-1]
+        assert rc == 2 and f"{opt} '{bad}': position {bad.split('=')[0]} is below 1 (tiles are numbered from 1)" in err, err
+
+
+def test_not_winner_with_a_win_flag_is_refused_as_with_the_option(run_cli):
+    # a reviewer: `--not-winner --flag last-tile` was scored (the flag sets Context.last_tile since this
+    # session) where `--not-winner --last-tile` is refused
+    rc, out, err = run_cli("photo", "--demo", "--no-history", "--not-winner", "--flag", "Last_Tile")
+    assert rc == 2 and "--not-winner contradicts --flag last-tile: it describes how the hand was won" in err, err

@@ -436,6 +436,11 @@ def test_a_tile_added_past_a_tile_lying_sideways_does_not_lie_on_it():
     side, new = b[res.order[8]], b[res.added[0]]
     assert new[0] >= side[2] - 0.05 * (side[2] - side[0]), (side, new)  # beside it, not on it
     assert new[0] - side[2] < 0.5 * (side[2] - side[0])  # and not far off
+    # its box is the row's size, not the sideways tile's (a reviewer: given the 8p's 140 × 111 px box, the
+    # added 9p was read as the winning tile laid sideways at the row's end)
+    assert (new[2] - new[0]) < 0.85 * (side[2] - side[0]) and (new[3] - new[1]) > (side[3] - side[1])
+    i8 = res.order[8]
+    assert res.reading.roles[i8] == "winning" and res.reading.roles[res.added[0]] != "winning", res.reading.roles
 
 
 def test_a_tile_the_user_set_is_never_changed_to_make_a_hand():

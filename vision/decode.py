@@ -564,7 +564,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                     f"not being detected; check the tiles outside the main row",))
         reading = _unread_sureness(_bonus_sureness(reading, best[1].bonus_codes, readings, lay), readings, lay)
         reading = _left_out_sureness(reading, readings, lay)
-        if forced_win is not None:
+        if forced_win is not None and not override:  # (melds named: the others are as said, docs/photo.md)
             reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
         if given and (best[1].off_photo or best[1].embedded):
             # (only when a named meld matched no group set apart: when each did, a gap in the concealed
@@ -1149,8 +1149,10 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                 problem = (f"--winning-tile {wt}: the {wt} the photo shows are in the {what} of tiles "
                            f"{number_spans(nums)}, not among the concealed tiles (they read "
                            f"{compact(sort_tiles(t for t in conc if t in PLAYING_TILES)) or 'none'}), and the winning "
-                           f"tile is a concealed tile: give another (if the meld is not one, name the melds on the "
-                           f"table with --exposed)")
+                           f"tile is a concealed tile: give another"
+                           + (" (or name the melds without it in --exposed)" if named else
+                              " (if the meld is not one, name the melds on the table with --exposed)")
+                           + ("" if problem.startswith("no reading close") else f"; {problem}"))
             else:
                 problem = (f"--winning-tile {wt}: no concealed tile of the hand reads {wt} (they read "
                            f"{compact(sort_tiles(t for t in conc if t in PLAYING_TILES)) or 'none'}), and the "

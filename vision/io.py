@@ -574,8 +574,9 @@ def damage_words(fmt: str | None, head: bytes, tail: bytes, size: int, detail: s
     * the file is cut short (:func:`cut_short`): a WebP shorter than its RIFF header says (whatever
       the decoder said), or a decoder that ran out of data (:func:`says_cut_short`) in a file that does
       not end as a whole file of its format does (:data:`END_MARKS`);
-    * the picture data ends early though the file ends whole (a PNG's IEND, a JPEG's end marker): the
-      file was damaged when it was written, and copying it again will not help.
+    * the picture data ends early though the file ends whole (a PNG's IEND; a JPEG's end marker too,
+      though Pillow reads such a JPEG without a word, its missing blocks grey): the file was damaged
+      when it was written, and copying it again will not help.
     """
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP" and size < int.from_bytes(head[4:8], "little") + 8:
         return cut_short(False, again)  # (Pillow decodes a WebP as it opens it: its picture is what is short)
@@ -615,7 +616,8 @@ def _whole_without_end(fp: BinaryIO, size: int, draft: tuple[int, int] | None) -
         said: list[str] = []
         with _stderr_captured(said):
             ok = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_REDUCED_GRAYSCALE_8) is not None
-        if not ok or any(w in " ".join(said).lower() for w in ("corrupt", "premature", "error")):
+        # (no capture, stderr closed under a daemon: the warning cannot be seen, and the file is refused)
+        if not ok or not said or any(w in " ".join(said).lower() for w in ("corrupt", "premature", "error")):
             return None
         im = Image.open(io.BytesIO(data))
         if draft is not None:

@@ -324,8 +324,10 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     # seat_wind and a bad winner had been sent back twice, one cell each time)
     problems: list[str] = []
     dealer = None
-    base = os.path.normpath(os.path.abspath(directory))
-    if os.path.commonpath([base, os.path.normpath(os.path.abspath(path))]) != base:
+    # (folders' links resolved on both sides, a folder given by a link; a photo that is itself a link to
+    # a file elsewhere is the folder's)
+    base = os.path.realpath(directory)
+    if os.path.commonpath([base, os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))]) != base:
         # (a tester's rows "../demo.jpg" and "/tmp/…/demo.jpg" were read from outside the folder: a
         # photo could be scored under two names, or any image on the machine pulled in)
         problems.append(f"photo cell: {key} lies outside the batch folder (photos are read from it and the "
@@ -434,13 +436,13 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
         seen: dict[str, int] = {}
         for line, cells in read_manifest(manifest):
             key = cells["photo"]
-            where = os.path.normpath(os.path.join(directory, key))  # (an absolute key stays itself)
+            where = os.path.realpath(os.path.join(directory, key))  # (an absolute key stays itself)
             if where in seen:  # the same file by another name ("a.jpg", "sub/../a.jpg", "/…/DIR/a.jpg")
                 raise BatchError(f"manifest {Path(manifest)} line {line}: photo {key!r} is the photo of line "
                                  f"{seen[where]} by another name")
             seen[where] = line
             jobs.append(make_job(directory, key, line, cells, defaults))
-            inside = os.path.relpath(where, directory)
+            inside = os.path.relpath(where, os.path.realpath(directory))
             listed.update({key, Path(inside).as_posix()})
     if not only_manifest:
         for key in find_photos(directory):

@@ -189,8 +189,8 @@ KONG_GAP = 1.6
 BREAK_STEPS = 1.35
 #: a box over this many times as long along its row as the row's boxes (their median) is a tile lying
 #: sideways (the demo's sideways 8p 1.3, the riichi photo's sideways 4s 1.8; the demo's face-down and
-#: standing tiles up to 1.1): a tile added past it goes one box length on from it, not one tile step
-#: (:func:`add_tiles`)
+#: standing tiles up to 1.1): a tile added beside it is given the row's median box size, and lies half
+#: its length and half that box's on from it, not one tile step (:func:`add_tiles`)
 SIDEWAYS_REACH = 1.2
 #: with no tile to lie beside (nothing was detected), the first added tile's box is this big (width,
 #: height in pixels) with its top-left corner here; the tiles added after it follow it in a row
@@ -269,23 +269,30 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         a = geo.angle + (math.pi / 2 if geo.turned else 0.0)
         return np.array([math.cos(a), math.sin(a)]) * w
 
-    def reach(i: int) -> np.ndarray:
-        # one tile step along i's row, or i's box length that way when that is clearly longer than its
-        # row's boxes (:data:`SIDEWAYS_REACH`): a tile added past a tile lying sideways lay half on it (a
-        # new user's `--add 15=4s` after the riichi photo's sideways winning 4s)
+    def sideways_size(i: int) -> np.ndarray | None:
+        # the row's median box size (w, h) when i's box is clearly longer along its row than its row's
+        # boxes (:data:`SIDEWAYS_REACH`: a tile lying sideways), else None
+        row = [t for t in row_of.get(i, [i]) if t < len(det)]
         st = step(i)
         s = float(np.hypot(*st))
-        row = [t for t in row_of.get(i, [i]) if t < len(det)]
         if s <= 0 or len(row) < 3:
+            return None
+        u = np.abs(st / s)
+        sizes = np.array([boxes[t][2:] - boxes[t][:2] for t in row])
+        along = sizes @ u
+        own = float((boxes[i][2:] - boxes[i][:2]) @ u)
+        return np.median(sizes, axis=0) if own > SIDEWAYS_REACH * float(np.median(along)) else None
+
+    def reach(i: int) -> np.ndarray:
+        # one tile step along i's row; past a tile lying sideways, half its box length and half an
+        # upright box's (the added box is the row's size then, not the sideways one's): a tile added
+        # past it lay half on it (a new user's `--add 15=4s` after the riichi photo's sideways 4s)
+        st = step(i)
+        size = sideways_size(i)
+        if size is None:
             return st
-        u = st / s
-
-        def extent(t: int) -> float:
-            w, h = boxes[t][2:] - boxes[t][:2]
-            return abs(float(u[0])) * float(w) + abs(float(u[1])) * float(h)
-
-        own = extent(i)  # (the added box is i's size: beside it, its centre lies one box length on)
-        return u * own if own > SIDEWAYS_REACH * float(np.median([extent(t) for t in row])) else st
+        u = st / float(np.hypot(*st))
+        return u * (float((boxes[i][2:] - boxes[i][:2]) @ np.abs(u)) + float(size @ np.abs(u))) / 2
 
     def code_of(i: int) -> str:
         return readings.codes[i] if i < len(det) else codes[i - len(det)]
@@ -396,7 +403,8 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             raise HandError(f"--add {pos}={code}: the tile would join the kong of tiles {nums[0]}-{nums[-1]}, which "
                             f"shows its four tiles; a missed tile goes beside the group it belongs to (another "
                             f"position), or correct a kong tile with --fix")
-        half = np.array(ALONE_TILE) / 2 if ref is None else (boxes[ref][2:] - boxes[ref][:2]) / 2
+        wide = sideways_size(ref) if ref is not None and not squeezed else None  # (beside a sideways tile)
+        half = np.array(ALONE_TILE) / 2 if ref is None else (wide if wide is not None else boxes[ref][2:] - boxes[ref][:2]) / 2
         new = len(boxes)
         boxes.append(np.r_[c - half, c + half])
         if ref is None:
@@ -1360,11 +1368,13 @@ def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence
                 mine, kong = sorted(set(mine) | {with_added.index(i) + 1 for i in g}), True
         adds = [pos for pos, c in additions if c == code]
         if len(mine) + len(adds) > 4:
+            shows = (f"the hand shows {len(mine)} (tile{'s' if len(mine) > 1 else ''} {', '.join(map(str, mine))}, "
+                     f"numbered with the tiles you add"
+                     + (", a concealed kong's face-down tiles counted as its face" if kong else "") + ") and "
+                     if mine else "")
             raise HandError(f"--add {adds[-1]}={code}: that makes {len(mine) + len(adds)} of {code}, a set has 4: "
-                            f"the hand shows {len(mine)} (tile{'s' if len(mine) > 1 else ''} "
-                            f"{', '.join(map(str, mine))}, numbered with the tiles you add"
-                            + (", a concealed kong's face-down tiles counted as its face" if kong else "")
-                            + f") and you add {len(adds)}; if one of them is misread, correct it with --fix")
+                            f"{shows}you add {len(adds)}"
+                            + ("; if one of them is misread, correct it with --fix" if mine else ""))
 
 
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
