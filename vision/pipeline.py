@@ -894,14 +894,20 @@ def _better(a: PhotoResult, b: PhotoResult) -> bool:
 TURN_TIE = 0.5
 
 
+#: a turn whose tiles are mostly read turned replaces a reading whose tiles stand only this sure
+#: (:func:`_turn_replaces`; it was ROTATE_BELOW, 0.5)
+TURNED_SURE = 0.8
+
+
 def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     """``r2``, a quarter turn of the photo, is kept over ``result`` (the reading kept so far: the photo
     as loaded, or an earlier turn) in :func:`read_photo`'s rotation tries: it reads better
     (:func:`_better`), and — an upright reading that is not legal gives way only to a sure turned one,
     or to one that finds more of the hand's tiles (a turned photo read as some unsure legal hand of no
-    more tiles, e.g. a non-winner's 13 tiles, is no better) — it is not a reading whose tiles are mostly
-    read sideways or upside down over one whose tiles stand (a calibration grid's unsure legal reading
-    gave way to one turned 90° with all 19 tiles read sideways); or, of two turns neither legal,
+    more tiles, e.g. a non-winner's 13 tiles, is no better) — it is not a reading under
+    :data:`TURNED_SURE` whose tiles are mostly read sideways or upside down over one whose tiles stand
+    (a calibration grid's unsure legal reading gave way to one turned 90° with all 19 tiles read
+    sideways); or, of two turns neither legal,
     its tiles stand upright (:func:`_upright_tiles_win`)."""
     if _upright_tiles_win(r2, result):
         return True
@@ -910,10 +916,13 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     if not (result.reading.legal or not weak_reading(r2)
             or len(used_tiles(r2.reading)) > len(used_tiles(result.reading))):
         return False
-    # (a turn whose tiles are mostly read sideways or upside down never replaces a reading whose tiles
-    # stand, as docs/photo.md says: a sure one had, and a new user's `--not-winner` on the riichi photo
-    # was read turned 180°, 52 % against the upright 41 %, a real tile left out)
-    return not (_mostly_turned(r2) and not _mostly_turned(result))
+    # (a turn whose tiles are mostly read sideways or upside down replaces a reading whose tiles stand
+    # only when it is sure, TURNED_SURE: a new user's `--not-winner` on the riichi photo was read turned
+    # 180° at 52 %, against the upright 41 %, a real tile left out. Never would cost photos that are
+    # upside down: their symmetric tiles, read surely upright, are not tried turned, so the turn that
+    # reads them right can look "mostly turned" — a tilted composite's >99 % reading)
+    sure = r2.reading.legal and r2.reading.confidence >= TURNED_SURE
+    return not (_mostly_turned(r2) and not _mostly_turned(result) and not sure)
 
 
 def _level_kept(r2: PhotoResult, best: PhotoResult) -> bool:
