@@ -139,6 +139,20 @@ def test_the_committed_models_read_each_shared_photo_as_labelled(photo, run_cli)
     assert got == want, (sorted(got.elements()), sorted(want.elements()))
 
 
+def test_a_winning_photo_said_not_won_is_not_read_upside_down(run_cli):
+    """A new user's `--not-winner` on the riichi photo (14 tiles, a winner's): read turned 180° at 52 %,
+    its tiles upside down, the sideways winning 4s left out, and scored; the upright reading (41 %) has
+    its tiles standing. A turn whose tiles are mostly read turned replaces it only at TURNED_SURE."""
+    from datasets.paths import shared_dir
+
+    sh = shared_dir()
+    photo = None if sh is None else sh / "data" / "photos" / "table_riichi_seven_pairs.jpg"
+    if photo is None or not photo.exists():
+        pytest.skip("../shared/data/photos is absent")
+    rc, out, err = run_cli("photo", str(photo), "--not-winner", "--no-history")
+    assert "turned 180" not in out and "(1920×1440)," in out, out
+
+
 @pytest.mark.parametrize("path", [DET, CLS], ids=["detector", "classifier"])
 def test_no_metadata_names_a_path_of_the_training_machine(path):
     # ultralytics writes "Ultralytics YOLOv8n model trained on /<the training machine's path>/data.yaml"
