@@ -730,7 +730,8 @@ def test_a_negative_position_is_said_as_below_1_on_the_command_line(run_cli):
     for opt, item in (("--add", "-1=5p"), ("--fix", "-3=5p"), ("--fix", "2=5p,-3=6p")):
         rc, out, err = run_cli("photo", "--demo", opt, item, "--no-history")
         bad = item.split(",")[-1]
-        assert rc == 2 and f"{opt} '{bad}': position {bad.split('=')[0]} is below 1 (tiles are numbered from 1)" in err, err
+        want = f"{opt} '{bad}': position {bad.split('=')[0]} is below 1 (tiles are numbered from 1)"
+        assert rc == 2 and want in err, err
 
 
 def test_not_winner_with_a_win_flag_is_refused_as_with_the_option(run_cli):

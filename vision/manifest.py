@@ -327,7 +327,8 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     # (folders' links resolved on both sides, a folder given by a link; a photo that is itself a link to
     # a file elsewhere is the folder's)
     base = os.path.realpath(directory)
-    if os.path.commonpath([base, os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))]) != base:
+    at = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+    if os.path.commonpath([base, at]) != base:
         # (a tester's rows "../demo.jpg" and "/tmp/…/demo.jpg" were read from outside the folder: a
         # photo could be scored under two names, or any image on the machine pulled in)
         problems.append(f"photo cell: {key} lies outside the batch folder (photos are read from it and the "

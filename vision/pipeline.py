@@ -404,7 +404,8 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
                             f"shows its four tiles; a missed tile goes beside the group it belongs to (another "
                             f"position), or correct a kong tile with --fix")
         wide = sideways_size(ref) if ref is not None and not squeezed else None  # (beside a sideways tile)
-        half = np.array(ALONE_TILE) / 2 if ref is None else (wide if wide is not None else boxes[ref][2:] - boxes[ref][:2]) / 2
+        size = np.array(ALONE_TILE) if ref is None else wide if wide is not None else boxes[ref][2:] - boxes[ref][:2]
+        half = size / 2
         new = len(boxes)
         boxes.append(np.r_[c - half, c + half])
         if ref is None:
@@ -1449,10 +1450,9 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 if len(det) else []
             geo0 = first[0].layout.geometry if first else find_geometry(det, photo.size)
         numbering = geo0.order
-        if additions:
+        if additions:  # first the added tiles, then the fixes, numbered with the added tiles in place
             _check_added_faces(additions, numbering, readings, shown_roles, fixes or {},
                                [g.tiles for g in geo0.groups])
-        if additions:  # first the added tiles, then the fixes, numbered with the added tiles in place
             m = len(det)
             # (the melds of a reading that is not legal are guesses: a tile added between two groups
             # may be what joins them into the concealed hand the photo shows)
@@ -1569,7 +1569,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     if added and winning_tile is None and shown_roles is not None and reading.legal:
         # the added tile set apart past a row's end became the winning tile (a tester's `--add 17=3m`,
         # the demo's missed 3m added after the last tile, read win:3m at 98 %, where the photo's 8p lay
-        # set apart): said, and the reading flagged, unless it was the winning tile before too
+        # set apart): said, and the reading flagged
         won = [i for i in added if reading.roles[i] == "winning"]
         before = [i for i, r in enumerate(shown_roles) if r == "winning"]
         if won:
