@@ -517,6 +517,44 @@ def test_a_missed_last_tile_of_the_row_is_not_joined_to_a_full_meld_after_it():
         (res.reading.notation, res.reading.problem)
 
 
+def test_a_chows_missed_tile_added_before_its_two_others_joins_them():
+    # a reviewer's case (the demo's boxes relabelled): its exposed pung as an exposed chow 3s 4s 5s, the
+    # 3s not detected. `--add` of the 3s at the 4s's number (POS between the row's end and the two set
+    # apart) put it after the row's last tile: 345m678p345s66z (2222m) win:3s, the chow concealed (49 %).
+    # Two tiles that make a meld with the added one take it before them, as two of its face did
+    import json
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_hand_finding import NTS, boxes_of
+
+    from scoring import Context
+    from vision.classes import CLASS_INDEX, NUM_CLASSES
+    from vision.classify import TileReadings
+    from vision.detect import Detections
+    from vision.io import Photo
+    from vision.pipeline import DEMO_TRUTH, read_detections
+
+    meta = json.loads(DEMO_TRUTH.read_text())
+    lab = ["3m", "4m", "5m", "6p", "7p", "6z", "6z", "8p", "3s", "4s", "5s", "0x", "2m", "2m", "0x", "1f"]
+    keep = [i for i in range(len(lab)) if i != 8]  # the chow's 3s not detected
+    probs = np.full((len(lab), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+    for i, c in enumerate(lab):
+        probs[i, CLASS_INDEX[c]] = 0.9
+    det = Detections.make(boxes_of(meta)[keep], np.full(len(keep), 0.9), [lab[i] == "0x" for i in keep])
+    rd = TileReadings.make(probs[keep], [meta["tiles"][i]["pose"] for i in keep])
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    first = read_detections(photo, det, rd, NTS, Context())
+    assert not first.reading.legal
+    pos = next(k + 1 for k, i in enumerate(first.order) if first.readings.codes[i] == "4s")
+    res = read_detections(photo, det, rd, NTS, Context(), additions=[(pos, "3s")])
+    assert res.reading.legal and res.reading.notation == "345m678p66z [345s] (2222m) +1f win:8p", \
+        (res.reading.notation, res.reading.problem)
+
+
 @pytest.mark.skipif(not models_present(), reason="models missing")
 @pytest.mark.parametrize("pos", [11, 12, 13])
 def test_a_pungs_missed_fourth_tile_added_beside_a_kong_makes_the_kong(run_cli, pos):

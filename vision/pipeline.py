@@ -25,6 +25,7 @@ import numpy as np
 
 from scoring import Context, HandError, ScoredHand, explain, load_ruleset, score_hand
 from scoring.engine import Ruleset
+from scoring.notation import meld_from_tiles
 
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP
 from .annotate import IGNORED_NUMBERS
@@ -197,6 +198,17 @@ SIDEWAYS_REACH = 1.2
 ALONE_TILE, ALONE_AT = (60.0, 80.0), (20.0, 20.0)
 
 
+def _makes_meld(codes: Sequence[str]) -> bool:
+    """The tile codes are a meld (:func:`scoring.notation.meld_from_tiles`: a pung, chow or kong)."""
+    if BACK in codes:
+        return False
+    try:
+        meld_from_tiles(list(codes), concealed=False)
+    except HandError:
+        return False
+    return True
+
+
 #: the roles of melds set apart from the concealed hand: an added tile is not let join one to a next group
 SET_APART = {"exposed": "the exposed meld", "concealed-kong": "the concealed kong"}
 
@@ -299,14 +311,15 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
 
     def before_next(prev: int, nxt: int | None, code: str) -> bool:
         # POS between two groups (of one row or two): the tile goes before the next group's first tile
-        # when that group is two of the tile (a pung short of one: --add 10=7s before 7s 7s; a full
-        # 777s after the row's end is not joined by a missed 7s of the row), or when the tile it would
-        # follow in the same row is a flower (a playing tile is not put beside it: --add 2=3m after
-        # 1f); else after the previous tile (at a row's end, where a missed last tile lies)
+        # when that group is two tiles that make a meld with it (a pung short of one: --add 10=7s before
+        # 7s 7s; a chow short of one: 3s before 4s 5s, as a reviewer asked; a full 777s after the row's
+        # end is not joined by a missed 7s of the row), or when the tile it would follow in the same row
+        # is a flower (a playing tile is not put beside it: --add 2=3m after 1f); else after the
+        # previous tile (at a row's end, where a missed last tile lies)
         if nxt is None:
             return False
         grp = group_of.get(nxt, [nxt])
-        return (len(grp) == 2 and all(code_of(t) == code for t in grp)) or (
+        return (len(grp) == 2 and _makes_meld([code] + [code_of(t) for t in grp])) or (
             code_of(prev) in BONUS_TILES and code not in BONUS_TILES and nxt in row_of.get(prev, ()))
 
     def group_words(t: int) -> str:  # "the exposed meld of tiles 10-12" (numbered as the user saw them)
