@@ -443,6 +443,18 @@ def test_a_tile_added_past_a_tile_lying_sideways_does_not_lie_on_it():
     assert res.reading.roles[i8] == "winning" and res.reading.roles[res.added[0]] != "winning", res.reading.roles
 
 
+def test_a_face_down_tile_added_beside_a_kong_whose_back_is_left_out_names_it():
+    # a new user: `--fix 16=-` (the demo's last back) said the kong's other tiles went out with it and
+    # advised --add; `--fix 16=- --add 17=0x` was then refused as beside no kong short of a tile. The
+    # refusal names the tile left out and what to do instead
+    from scoring import HandError
+
+    read = _demo_without(None)
+    with pytest.raises(HandError, match=r"^--add 17=0x: the concealed kong beside it shows its four tiles, tile 16 "
+                                        r"among them, which you leave out with --fix 16=-: keep it in the hand"):
+        read(fixes={16: "-"}, additions=[(17, "0x")])
+
+
 def test_a_tile_the_user_set_is_never_changed_to_make_a_hand():
     # two 2f added (or one fixed and one added): the decoder read one of them 4y to make a legal hand
     # ("changed to make a legal hand: tile 17 2f→4y", confidence 0%, scored). A tile the user set is

@@ -214,7 +214,8 @@ SET_APART = {"exposed": "the exposed meld", "concealed-kong": "the concealed kon
 
 
 def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions: Sequence[tuple[int, str]],
-              roles: Sequence[str] | None = None) -> tuple[Detections, TileReadings, tuple[int, ...]]:
+              roles: Sequence[str] | None = None, left_out: frozenset[int] = frozenset()
+              ) -> tuple[Detections, TileReadings, tuple[int, ...]]:
     """Detections and readings with a box for each tile the user added (``--add POS=TILE``), and the
     numbering with them inserted.
 
@@ -242,7 +243,8 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     ``roles``: the role of each detection in the reading the user saw (:data:`vision.layout.ROLES`),
     when known. A tile of another face whose box would lie close enough to two groups of a row to
     join them, one of them a meld set apart there (:data:`SET_APART`), is refused: its place is
-    beside the group it belongs to, or inside it.
+    beside the group it belongs to, or inside it. ``left_out``: detections the user leaves out of the
+    hand (``--fix POS=-``), named when a face-down tile is refused beside a kong that holds one.
 
     Returns ``(det, readings, numbering)``: the new detections are appended after the old ones
     (indices N, N+1, … in the order given). Raises HandError for a position outside 1..N+1, a
@@ -357,6 +359,14 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         back = code == "0x"
         if back:  # a face-down tile joins the concealed kong beside it, or it has no place in a hand
             if not any(t is not None and short_kong(t) for t in (prev, nxt)):
+                # a kong short only of the tile the user leaves out (a new user's `--fix 16=- --add 17=0x`
+                # on the demo, following the advice to add the tile the left-out one took away)
+                gone = sorted(numbering.index(t) + 1 for t in left_out for u in (prev, nxt) if u is not None
+                              and t in group_of.get(u, [u]) and len(group_of.get(u, [u])) == 4)
+                if gone:
+                    raise HandError(f"--add {pos}=0x: the concealed kong beside it shows its four tiles, tile "
+                                    f"{gone[0]} among them, which you leave out with --fix {gone[0]}=-: keep it in "
+                                    f"the hand (no --fix {gone[0]}=-), or set its face with --fix {gone[0]}=TILE")
                 raise HandError(f"--add {pos}=0x: a face-down tile can only be added to a concealed kong that "
                                 f"is short of a tile (beside a group of 1-3 tiles with a face-down one); add a "
                                 f"missed tile of the hand by its face, e.g. {pos}=5p")
@@ -1343,6 +1353,15 @@ def _as_non_winner(context: Context) -> Context:
     return replace(context, winner=False, win_by="discard", last_tile=False, first_turn=False, kong_on_kong=False)
 
 
+def _with_added(numbering: Sequence[int], additions: Sequence[tuple[int, str]]) -> list[int | None]:
+    """The numbering (detection indices) with each addition in place, as :func:`add_tiles` inserts it
+    (None each): ``--fix`` numbers count the added tiles."""
+    out: list[int | None] = list(numbering)
+    for pos, _ in additions:
+        out.insert(min(max(pos, 1), len(out) + 1) - 1, None)
+    return out
+
+
 def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence[int], readings: TileReadings,
                        shown_roles: Sequence[str] | None, fixes: Mapping[int, str],
                        groups: Sequence[Sequence[int]] = ()) -> None:
@@ -1353,9 +1372,7 @@ def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence
     tester's `--add 17=1f` on the demo, whose tile 1 is its 1f, was read legal only with tile 1 changed
     to 3f (confidence under 1 %). The numbers are those of the reading shown (before the additions)."""
     given: dict[str, int] = {}
-    with_added: list[int | None] = list(numbering)  # the numbering with the additions in (None each)
-    for pos, _ in additions:
-        with_added.insert(min(max(pos, 1), len(with_added) + 1) - 1, None)
+    with_added = _with_added(numbering, additions)
     fixed = {with_added[p - 1] for p in fixes if 1 <= p <= len(with_added)}  # (--fix numbers count them)
     for pos, code in additions:
         if code not in BONUS_TILES:
@@ -1469,7 +1486,11 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             m = len(det)
             # (the melds of a reading that is not legal are guesses: a tile added between two groups
             # may be what joins them into the concealed hand the photo shows)
-            det, readings, numbering = add_tiles(det, readings, geo0, additions, shown_roles if shown_legal else None)
+            with_added = _with_added(numbering, additions)  # (--fix numbers count the added tiles)
+            left = frozenset(i for p, c in (fixes or {}).items() if c == DROP and 1 <= p <= len(with_added)
+                             and (i := with_added[p - 1]) is not None)
+            det, readings, numbering = add_tiles(det, readings, geo0, additions, shown_roles if shown_legal else None,
+                                                 left)
             added = tuple(range(m, len(det)))
         as_added = {i: readings.codes[i] for i in added}
         readings = apply_fixes(readings, numbering, fixes or {})
