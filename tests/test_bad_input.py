@@ -179,6 +179,11 @@ def test_a_winning_tile_no_concealed_tile_reads_is_named(run_cli):
         "--winning-tile 2m: the 2m the photo shows are in the concealed kong of tiles 13-16, not among the "
         "concealed tiles (they read 345m678p66z), and the winning tile is a concealed tile: give another (if the "
         "meld is not one, name the melds on the table with --exposed)"), err
+    # with melds named, one of them not in the photo: that is said too (a reviewer: it was lost)
+    rc, out, err = run_cli("photo", "--demo", "--winning-tile", "7s", "--exposed", "[777s] (2222m) [999p]",
+                           "--no-history")
+    assert rc == 2 and "give another (or name the melds without it in --exposed); no reading is legal with the " \
+        "melds named by --exposed ([777s] (2222m) [999p]: each meld on the table once" in err, err
     rc, out, err = run_cli("photo", "--demo", "--winning-tile", "7p", "--no-history")
     assert rc == 0 and "win:7p" in out  # one of them: read so
 
@@ -739,3 +744,16 @@ def test_not_winner_with_a_win_flag_is_refused_as_with_the_option(run_cli):
     # session) where `--not-winner --last-tile` is refused
     rc, out, err = run_cli("photo", "--demo", "--no-history", "--not-winner", "--flag", "Last_Tile")
     assert rc == 2 and "--not-winner contradicts --flag last-tile: it describes how the hand was won" in err, err
+
+
+def test_a_manifest_row_not_won_with_a_win_flag_is_an_error_row():
+    # a reviewer: `--not-winner --flag last-tile` is refused on the command line, but a manifest row with
+    # winner no and flags last-tile was scored
+    from pathlib import Path
+
+    from vision.batch import Defaults, make_job
+
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "winner": "no", "flags": "Last_Tile"}, Defaults())
+    assert j.error == ("manifest line 2: the winner cell no contradicts the flags cell's last-tile: it describes "
+                       "how the hand was won"), j.error
+    assert make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "flags": "last-tile"}, Defaults()).error is None

@@ -455,6 +455,32 @@ def test_a_face_down_tile_added_beside_a_kong_whose_back_is_left_out_names_it():
         read(fixes={16: "-"}, additions=[(17, "0x")])
 
 
+def test_a_tile_added_in_the_gap_after_a_sideways_tile_lies_clear_of_it():
+    # a reviewer's case: a row 1m 2m 3m 4p (lying sideways, 84 px) _ 6p 7p 8p, the 5p missed in the gap.
+    # `--add` of it after the 4p went one row step on from the 4p's centre, its box 10 px over the 4p
+    import numpy as np
+
+    from vision.classes import CLASS_INDEX, NUM_CLASSES
+    from vision.classify import TileReadings
+    from vision.detect import Detections
+    from vision.layout import find_geometry
+    from vision.pipeline import add_tiles
+
+    xs = [(100, 160), (160, 220), (220, 280), (280, 364), (424, 484), (484, 544), (544, 604)]
+    boxes = np.array([[x0, 300 if x1 - x0 > 60 else 280, x1, 360] for x0, x1 in xs], float)
+    codes = ["1m", "2m", "3m", "4p", "6p", "7p", "8p"]
+    probs = np.full((7, NUM_CLASSES), 0.01, np.float32)
+    for i, c in enumerate(codes):
+        probs[i, CLASS_INDEX[c]] = 0.9
+    det = Detections.make(boxes)
+    rd = TileReadings.make(probs, ["upright"] * 3 + ["sideways"] + ["upright"] * 3)
+    geo = find_geometry(det, (800, 600))
+    pos = list(geo.order).index(3) + 2  # after the 4p
+    d2, _, numbering = add_tiles(det, rd, geo, [(pos, "5p")])
+    new = d2.boxes[-1]
+    assert new[0] >= boxes[3][2] - 1 and new[2] <= boxes[4][0] + 1, (new, boxes[3], boxes[4])
+
+
 def test_a_tile_the_user_set_is_never_changed_to_make_a_hand():
     # two 2f added (or one fixed and one added): the decoder read one of them 4y to make a legal hand
     # ("changed to make a legal hand: tile 17 2f→4y", confidence 0%, scored). A tile the user set is

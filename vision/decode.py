@@ -1152,7 +1152,8 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                            f"tile is a concealed tile: give another"
                            + (" (or name the melds without it in --exposed)" if named else
                               " (if the meld is not one, name the melds on the table with --exposed)")
-                           + ("" if problem.startswith("no reading close") else f"; {problem}"))
+                           + (f"; no reading is legal{problem[problem.index(' with the melds named'):]}"
+                              if " with the melds named by --exposed" in problem else ""))
             else:
                 problem = (f"--winning-tile {wt}: no concealed tile of the hand reads {wt} (they read "
                            f"{compact(sort_tiles(t for t in conc if t in PLAYING_TILES)) or 'none'}), and the "

@@ -328,7 +328,11 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     # a file elsewhere is the folder's)
     base = os.path.realpath(directory)
     at = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
-    if os.path.commonpath([base, at]) != base:
+    try:
+        outside = os.path.commonpath([base, at]) != base
+    except ValueError:  # (Windows: another drive)
+        outside = True
+    if outside:
         # (a tester's rows "../demo.jpg" and "/tmp/…/demo.jpg" were read from outside the folder: a
         # photo could be scored under two names, or any image on the machine pulled in)
         problems.append(f"photo cell: {key} lies outside the batch folder (photos are read from it and the "
@@ -380,6 +384,13 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                 problems.append(f"option {item!r} must be NAME=VALUE")
             else:
                 opts[k.strip()] = v.strip()
+    if ctx.get("winner") is False:  # (as the command line refuses --not-winner with them)
+        won = [k.replace("_", "-") for k in ("last_tile", "first_turn", "kong_on_kong") if ctx.get(k)]
+        if won:
+            who = "the winner cell no" if "winner" in cells else "winner no (the --not-winner default)"
+            given = "the flags cell's" if "flags" in cells else "the default"
+            problems.append(f"{who} contradicts {given} {', '.join(won)}: "
+                            f"{'they describe' if len(won) > 1 else 'it describes'} how the hand was won")
     if not problems:  # the cells' combination (a context of understood cells only)
         from scoring import Context
 
@@ -443,8 +454,11 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
                                  f"{seen[where]} by another name")
             seen[where] = line
             jobs.append(make_job(directory, key, line, cells, defaults))
-            inside = os.path.relpath(where, os.path.realpath(directory))
-            listed.update({key, Path(inside).as_posix()})
+            try:
+                listed.add(Path(os.path.relpath(where, os.path.realpath(directory))).as_posix())
+            except ValueError:  # (Windows: another drive; the row is an error row, make_job)
+                pass
+            listed.add(key)
     if not only_manifest:
         for key in find_photos(directory):
             if key not in listed:

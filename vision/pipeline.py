@@ -381,9 +381,11 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             d = centre(nxt) - centre(prev)
             s = float(np.hypot(*step(prev)))
             gap = float(np.hypot(*d))
-            # a gap where the tile is missing: one tile step on from prev; touching tiles: between them
+            # a gap where the tile is missing: one tile step on from prev (past a sideways tile, clear of
+            # it: reach); touching tiles: between them
             squeezed = not gap >= 1.5 * s > 0
-            ref, c = prev, (centre(prev) + (d * (s / gap) if not squeezed else d / 2))
+            on = float(np.hypot(*reach(prev)))
+            ref, c = prev, (centre(prev) + (d * (on / gap) if not squeezed else d / 2))
         elif prev is not None and not ahead:
             # past a row's end; past a face-down tile (a concealed kong's end) with a gap, so that the
             # tile is not read as a fifth tile of the kong (unless it is the kong's own)
