@@ -478,6 +478,36 @@ MESSAGES = [
      "off or not detected, or an extra one included; --exposed replaces the melds the photo shows: list every meld "
      "on the table there, concealed kongs too, e.g. [777s] (2222m); add a tile the detector missed with "
      "--add POS=TILE", "; --exposed replaces the melds the photo shows: list every meld"),
+    # (the sixteenth session's refusals and notes)
+    ("--add 13=9p: tile 13 would lie between the exposed meld of tiles 10-12 and the concealed kong of tiles "
+     "13-16, and join them into one group: a missed tile goes inside the group it belongs to (a position between "
+     "its tiles), or beside it where a gap is left to the next group", "and join them into one group: a missed"),
+    ("tile 16 (3m, added by you) is read as the winning tile, by the place its box was given (the reading before "
+     "had none); say which tile won with --winning-tile", "say which tile won with --winning-tile"),
+    ("--add 17=1f: the photo shows its 1f already (tile 1, a bonus tile); a set has one of each flower and "
+     "season: if that tile is misread, correct it with --fix 1=TILE instead", "a set has one of each flower and season: if"),
+    ("--add 18=2f: 2f is added twice (also --add 17=2f); a set has one of each flower and season",
+     "is added twice (also --add "),
+    ("--add 10=7s: that makes 5 of 7s, a set has 4: the hand shows 3 (tiles 11, 12, 13, numbered with the tiles "
+     "you add) and you add 2; if one of them is misread, correct it with --fix", "if one of them is misread, "
+     "correct it with --fix"),
+    ("found 11 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden, cut "
+     "off or not detected, or an extra one included; tiles 13-15 hold a face-down tile: a concealed kong short of "
+     "one? add it with --add 16=0x; add a tile the detector missed with --add POS=TILE",
+     "a concealed kong short of one? add it with "),
+    ("--add 17=0x: the concealed kong beside it shows its four tiles, tile 16 among them, which you leave out with "
+     "--fix 16=-: keep it in the hand (no --fix 16=-), or set its face with --fix 16=TILE",
+     "which you leave out with --fix {gone[0]}=-: keep it in"),
+    ("--winning-tile 2m: the 2m the photo shows are in the concealed kong of tiles 13-16, not among the concealed "
+     "tiles (they read 345m678p66z), and the winning tile is a concealed tile: give another (if the meld is not "
+     "one, name the melds on the table with --exposed)", "(if the meld is not one, name the melds on the table "
+     "with --exposed)"),
+    ("tiles 10-12 lie set apart as an exposed meld (a group of 3 set apart), but are read as concealed: the "
+     "winning tile 7s given with --winning-tile must be a concealed tile; if the meld is exposed, the winning tile "
+     "is another (or name the melds with --exposed)", "given with --winning-tile must be a concealed"),
+    ("tile 9 lies apart like a winning tile (winning tile laid sideways/forward at the row), but the winning tile "
+     "is the 7s given with --winning-tile: tile 9 is read as a concealed tile", "given with --winning-tile: tile"),
+    ("--add '-1=5p': position -1 is below 1 (tiles are numbered from 1)", "is below 1 (tiles are numbered from 1)"),
 ]
 
 

@@ -309,6 +309,15 @@
   // (checked against every message of vision/decode.py and vision/pipeline.py that names a flag:
   // tests/test_web_browser.py runs them through it)
   const PAGE_WORDS = [
+    [/which you leave out with --fix \d+=-/g, "which you marked “Not in the hand”"],
+    [/\(no --fix \d+=-\)/g, "(untick “Not in the hand”)"],
+    [/set its face with --fix \d+=TILE/g, "set its face by tapping it"],
+    [/correct it with --fix \d+=TILE instead/g, "correct it by tapping it instead"],
+    [/\(also --add (\d+)=(\w+)\)/g, "(also as tile $1)"],
+    [/say which tile won with --winning-tile/g, "say which tile won in “Winning tile” (Overrides)"],
+    [/given with --winning-tile/g, "given in “Winning tile” (Overrides)"],
+    [/your --winning-tile/g, "your “Winning tile”"],
+    [/--(fix|add) '/g, (m, w) => (w === "fix" ? "Fix '" : "Add '")],
     [/with --fix POS=-/g, "with “Not in the hand” in the tile picker"],
     [/\(--fix POS=-[^)]*\)/g, "(“Not in the hand”)"],
     [/correct them with --fix POS=5z/g, "tap them and choose White (5z)"],
