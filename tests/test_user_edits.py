@@ -481,6 +481,18 @@ def test_a_tile_added_in_the_gap_after_a_sideways_tile_lies_clear_of_it():
     assert new[0] >= boxes[3][2] - 1 and new[2] <= boxes[4][0] + 1, (new, boxes[3], boxes[4])
 
 
+def test_a_kong_named_exposed_that_the_photo_shows_with_backs_is_refused_in_one_line():
+    # a new user's `--exposed "[777s] [2222m]"` on the demo (its kong shows two backs): "meld [2222m] named
+    # with --exposed is not in the photo: added to the hand", the four tiles left out, at 5 %
+    from scoring import HandError
+
+    read = _demo_without(None)
+    with pytest.raises(HandError, match=r"^--exposed: the photo shows the kong \[2222m\] with face-down tiles "
+                                        r"\(tiles 13-16\): a concealed kong, written \(2222m\)$"):
+        read(exposed="[777s] [2222m]")
+    assert read(exposed="[777s] (2222m)").reading.notation == "345m678p66z [777s] (2222m) +1f win:8p"
+
+
 def test_a_tile_the_user_set_is_never_changed_to_make_a_hand():
     # two 2f added (or one fixed and one added): the decoder read one of them 4y to make a legal hand
     # ("changed to make a legal hand: tile 17 2f→4y", confidence 0%, scored). A tile the user set is

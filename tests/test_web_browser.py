@@ -508,6 +508,8 @@ MESSAGES = [
     ("tile 9 lies apart like a winning tile (winning tile laid sideways/forward at the row), but the winning tile "
      "is the 7s given with --winning-tile: tile 9 is read as a concealed tile", "given with --winning-tile: tile"),
     ("--add '-1=5p': position -1 is below 1 (tiles are numbered from 1)", "is below 1 (tiles are numbered from 1)"),
+    ("--exposed: the photo shows the kong [2222m] with face-down tiles (tiles 13-16): a concealed kong, written "
+     "(2222m)", "with face-down tiles "),
 ]
 
 

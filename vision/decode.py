@@ -386,6 +386,19 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
         if best is not None:
             given_map[best[1]] = gm
         else:
+            if gm.kind == "kong" and not gm.concealed:
+                # a kong named exposed where the photo shows it with face-down tiles (a new user's
+                # `--exposed "[777s] [2222m]"` on the demo: "[2222m] … is not in the photo: added to the
+                # hand", its four tiles left out at 5 %)
+                for g in groups:
+                    gb = [bool(backs[p]) for p in g.tiles]
+                    if len(g.tiles) == 4 and any(gb) and not all(gb) and all(
+                            CLASS_NAMES[int(np.argmax(logp[p]))] == PLAYING_TILES[gm.tiles[0]]
+                            for p, b in zip(g.tiles, gb) if not b):
+                        nums = sorted(_numbers(lay)[p] for p in g.tiles)
+                        body = compact([PLAYING_TILES[t] for t in gm.tiles])
+                        raise HandError(f"--exposed: the photo shows the kong {gm.notation} with face-down tiles "
+                                        f"(tiles {number_spans(nums)}): a concealed kong, written ({body})")
             off.append(gm)
     for gi in given_map:
         opts[gi] = [Option("exposed", 1.0, why="named with --exposed")]
