@@ -493,6 +493,20 @@ def test_a_kong_named_exposed_that_the_photo_shows_with_backs_is_refused_in_one_
     assert read(exposed="[777s] (2222m)").reading.notation == "345m678p66z [777s] (2222m) +1f win:8p"
 
 
+def test_a_fix_that_gives_a_concealed_kong_two_faces_is_refused_in_one_line():
+    # a new user's `--fix 13=5m` on a back of the demo's kong (0x 2m 2m 0x) was read "(225m0x)" with an
+    # error listing the least sure tiles; fixing both faces to 5m is a kong of 5m, as before
+    from scoring import HandError
+
+    read = _demo_without(None)
+    for fixes in ({13: "5m"}, {14: "5m"}):
+        with pytest.raises(HandError, match=r"^--fix: the concealed kong of tiles 13-16 would hold 2m and 5m: a kong "
+                                            r"is four of one tile"):
+            read(fixes=fixes)
+    assert read(fixes={14: "5m", 15: "5m"}).reading.notation == "345m678p66z [777s] (5555m) +1f win:8p"
+    assert read(fixes={13: "2m"}).reading.notation == "345m678p66z [777s] (2222m) +1f win:8p"
+
+
 def test_a_tile_the_user_set_is_never_changed_to_make_a_hand():
     # two 2f added (or one fixed and one added): the decoder read one of them 4y to make a legal hand
     # ("changed to make a legal hand: tile 17 2f→4y", confidence 0%, scored). A tile the user set is

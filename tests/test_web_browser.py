@@ -510,6 +510,8 @@ MESSAGES = [
     ("--add '-1=5p': position -1 is below 1 (tiles are numbered from 1)", "is below 1 (tiles are numbered from 1)"),
     ("--exposed: the photo shows the kong [2222m] with face-down tiles (tiles 13-16): a concealed kong, written "
      "(2222m)", "with face-down tiles "),
+    ("--fix: the concealed kong of tiles 13-16 would hold 2m and 5m: a kong is four of one tile; set its faces "
+     "alike, and a face-down tile as 0x", "a kong is four of one tile; set its faces alike"),
 ]
 
 

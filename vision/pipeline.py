@@ -1355,6 +1355,28 @@ def _as_non_winner(context: Context) -> Context:
     return replace(context, winner=False, win_by="discard", last_tile=False, first_turn=False, kong_on_kong=False)
 
 
+def _check_fixed_kongs(geo: Geometry, shown_roles: Sequence[str], readings: TileReadings,
+                       numbering: Sequence[int], fixes: Mapping[int, str]) -> None:
+    """Raise HandError when ``fixes`` give a concealed kong of the reading shown (a group of four with
+    face-down tiles, one still face-down after them) faces of two tiles: a new user's `--fix 13=5m` on a back of the demo's 0x 2m 2m 0x
+    was read `(225m0x)`, "no reading … is legal; least sure: tile 15 (2m 98%) …". ``readings``: with
+    the fixes applied; ``numbering``: detection indices as the fixes number them."""
+    fixed = {numbering[p - 1] for p in fixes if 1 <= p <= len(numbering)}
+    for g in geo.groups:
+        tiles = list(g.tiles)
+        if len(tiles) != 4 or not set(tiles) & fixed or not all(
+                t < len(shown_roles) and shown_roles[t] == "concealed-kong" for t in tiles):
+            continue
+        faces = sorted({readings.codes[t] for t in tiles if readings.codes[t] != BACK})
+        # (only a group with a face-down tile left: pale backs read as Whites, which the user says are
+        # Whites, make no kong, and that is theirs to say)
+        if len(faces) > 1 and any(readings.codes[t] == BACK for t in tiles):
+            nums = sorted(numbering.index(t) + 1 for t in tiles if t in numbering)
+            raise HandError(f"--fix: the concealed kong of tiles {nums[0]}-{nums[-1]} would hold "
+                            f"{' and '.join(faces)}: a kong is four of one tile; set its faces alike, and a "
+                            f"face-down tile as 0x")
+
+
 def _with_added(numbering: Sequence[int], additions: Sequence[tuple[int, str]]) -> list[int | None]:
     """The numbering (detection indices) with each addition in place, as :func:`add_tiles` inserts it
     (None each): ``--fix`` numbers count the added tiles."""
@@ -1496,6 +1518,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             added = tuple(range(m, len(det)))
         as_added = {i: readings.codes[i] for i in added}
         readings = apply_fixes(readings, numbering, fixes or {})
+        if fixes and shown_roles is not None:
+            _check_fixed_kongs(geo0, shown_roles, readings, numbering, fixes)
         user = frozenset(added) | frozenset(numbering[pos - 1] for pos in (fixes or {}))
         # --fix POS=-: the user says the box is not the hand's (clutter, a loose tile, another player's):
         # it keeps its place in the rows and its number, and is given no role (_decode_region's exclude)
