@@ -15,7 +15,7 @@ from typing import Any
 from scoring import Context
 from scoring.errors import InputError
 from scoring.history import ENV_DB
-from scoring.hand import WIN_BY
+from scoring.hand import WIN_BY, WON_FIELDS
 
 #: bad input from the user: printed as one line, exit code 2. It is :class:`scoring.errors.InputError`,
 #: the base that the library's bad-input errors share (e.g. :class:`vision.errors.BatchError`), so
@@ -67,8 +67,9 @@ def add_context_args(p: argparse.ArgumentParser) -> None:
                    help="a ruleset option (see `mahjong-score rules RULESET`); repeatable")
 
 
-#: options of :func:`add_context_args` that describe how the hand was won (meaningless for a non-winner)
-WIN_OPTIONS = ("last_tile", "first_turn", "kong_on_kong")
+#: options of :func:`add_context_args` that describe how the hand was won (meaningless for a non-winner;
+#: scoring.hand.WON_FIELDS)
+WIN_OPTIONS = WON_FIELDS
 
 
 def exposed_arg(text: str) -> str:

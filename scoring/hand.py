@@ -86,6 +86,8 @@ _MELD_TILES: dict[tuple[str, str], tuple[str, ...]] = {
 
 #: flags that name a :class:`Context` field (set that field)
 FIELD_FLAGS = frozenset({"last-tile", "first-turn", "announced-wait", "kong-on-kong"})
+#: the :class:`Context` fields that say how a hand was won (meaningless for a non-winner)
+WON_FIELDS = ("last_tile", "first_turn", "kong_on_kong")
 
 
 @dataclass(frozen=True, slots=True)

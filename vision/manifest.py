@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from scoring.errors import HandError
+from scoring.hand import FIELD_FLAGS, WON_FIELDS
 from scoring.hand import WIN_BY
 
 from .errors import BatchError
@@ -27,9 +28,8 @@ PHOTO_EXTS = frozenset({".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".av
 MANIFEST_COLUMNS = ("photo", "ruleset", "table", "hand", "player", "seat_wind", "round_wind", "winner", "dealer",
                     "win_by", "winning_tile", "exposed", "fix", "add", "flags", "options", "discards", "dealer_streak")
 
-#: context flags that are :class:`scoring.Context` fields rather than ruleset flags
-CONTEXT_FLAGS = {"last-tile": "last_tile", "first-turn": "first_turn", "announced-wait": "announced_wait",
-                 "kong-on-kong": "kong_on_kong"}
+#: context flags that are :class:`scoring.Context` fields rather than ruleset flags (flag → field)
+CONTEXT_FLAGS = {f: f.replace("-", "_") for f in sorted(FIELD_FLAGS)}
 
 _YES = {"yes", "y", "true", "1", "win", "winner", "x"}
 
@@ -385,7 +385,7 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
             else:
                 opts[k.strip()] = v.strip()
     if ctx.get("winner") is False:  # (as the command line refuses --not-winner with them)
-        won = [k.replace("_", "-") for k in ("last_tile", "first_turn", "kong_on_kong") if ctx.get(k)]
+        won = [k.replace("_", "-") for k in WON_FIELDS if ctx.get(k)]
         if won:
             who = "the winner cell no" if "winner" in cells else "winner no (the --not-winner default)"
             given = "the flags cell's" if "flags" in cells else "the default"
