@@ -261,24 +261,23 @@ def _header_problem(d: str, fmt: str | None) -> str:
     return d
 
 
-def _size_of(fp: BinaryIO) -> int:
+def _start_and_end(fp: BinaryIO) -> tuple[str | None, bytes, bytes, int]:
+    """(the format its first bytes name, :func:`sniff`; its first and last 18 bytes; its size) of the
+    open file ``fp`` that Pillow could not open ((None, b"", b"", 0) as far as it cannot be read)."""
     try:
-        return fp.seek(0, os.SEEK_END)
+        size = fp.seek(0, os.SEEK_END)
     except (OSError, ValueError):
-        return 0
+        size = 0
+    head, tail = file_ends(fp, size, 18)
+    return sniff(head), head, tail, size
 
 
 def _identify(fp: BinaryIO, name: str) -> Image.Image:
     try:
         im = Image.open(fp)
     except UnidentifiedImageError:
-        try:
-            fp.seek(0)
-            fmt = sniff(fp.read(18))
-        except (OSError, ValueError):
-            fmt = None
-        size = _size_of(fp)
-        said = damage_words(fmt, *file_ends(fp, size), size, "", in_header=True)
+        fmt, head, tail, size = _start_and_end(fp)
+        said = damage_words(fmt, head, tail, size, "", in_header=True)
         if said is not None:  # a WebP shorter than its header says
             raise ImageError(f"{name}: {said}") from None
         if fmt is not None:  # it starts like a photo: a damaged one, not "no image" (most often one cut short)
@@ -291,14 +290,9 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
     except MemoryError:
         raise ImageError(f"{name}: the image header asks for more memory than any photo needs; refusing it") from None
     except Exception as e:  # corrupt headers raise assorted errors inside plugins
-        try:
-            fp.seek(0)
-            fmt = sniff(fp.read(18))
-        except (OSError, ValueError):
-            fmt = None
+        fmt, head, tail, size = _start_and_end(fp)
         d = _header_problem(_detail(e), fmt)
-        size = _size_of(fp)
-        said = damage_words(fmt, *file_ends(fp, size), size, d, in_header=True)
+        said = damage_words(fmt, head, tail, size, d, in_header=True)
         if said is not None:  # Pillow: "Truncated File Read"; a WebP shorter than its header says
             raise ImageError(f"{name}: {said}") from None
         hint = "" if "bomb" in d else ": the file is damaged or cut short; copy the photo again"
@@ -589,10 +583,9 @@ def damage_words(fmt: str | None, head: bytes, tail: bytes, size: int, detail: s
     return cut_short(in_header, again)
 
 
-def _decode_error(name: str, e: BaseException, fmt: str | None = None,
-                  ends: tuple[bytes, bytes, int] = (b"", b"", 0)) -> ImageError:
+def _decode_error(name: str, e: BaseException, fmt: str | None, fp: BinaryIO, size: int) -> ImageError:
     msg = _header_problem(_detail(e), fmt)
-    said = damage_words(fmt, ends[0], ends[1], ends[2], msg)
+    said = damage_words(fmt, *file_ends(fp, size), size, msg)
     if said is not None:  # (Pillow's byte count meant nothing to a user; libheif's text no more)
         return ImageError(f"{name}: {said}")
     return ImageError(f"{name}: the image file is corrupt" + (f" ({msg})" if msg else "") + "; copy the photo again")
@@ -607,8 +600,7 @@ def _whole_without_end(fp: BinaryIO, size: int, draft: tuple[int, int] | None) -
     segment", which Pillow keeps to itself and OpenCV's decoder prints (read here, at 1/8 scale)."""
     import cv2
 
-    head, tail = file_ends(fp, size, 2)
-    if tail == END_MARKS["JPEG"]:
+    if file_ends(fp, size, 2)[1] == END_MARKS["JPEG"]:
         return None
     try:
         fp.seek(0)
@@ -696,7 +688,7 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
                 c = _c_message(captured)
                 if c and "decoder error" in _detail(e):  # libtiff said what was wrong
                     raise ImageError(f"{name}: the image file is corrupt ({c})") from None
-                raise _decode_error(name, e, im.format, (*file_ends(fp, file_bytes), file_bytes)) from None
+                raise _decode_error(name, e, im.format, fp, file_bytes) from None
             pixels = heif_pixels if heif_pixels is not None else _to_rgb(upright, name)
     turned = orient in (5, 6, 7, 8)
     orig = (full_h, full_w) if turned else (full_w, full_h)
