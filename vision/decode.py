@@ -1144,15 +1144,16 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     else:
         bad = [t for t in set(conc) if t in (BACK,) or t in BONUS]
         extra = f" (read as {', '.join(sorted(bad))})" if bad else ""
-        problem = f"no reading close to what the photo shows{extra} is a legal {what} under {rs.id}"
-        if named and hyps and (hyps[0].off_photo or hyps[0].embedded):
-            # (a named meld matched no group set apart: what the user said may be what is wrong)
-            problem += (f" with the melds named by --exposed ({' '.join(gm.notation for gm in named)}: each meld "
-                        f"on the table once, concealed kongs too)")
+        # (a named meld matched no group set apart: what the user said may be what is wrong)
+        with_named = (f" with the melds named by --exposed ({' '.join(gm.notation for gm in named)}: each meld "
+                      f"on the table once, concealed kongs too)"
+                      if named and hyps and (hyps[0].off_photo or hyps[0].embedded) else "")
+        problem = f"no reading close to what the photo shows{extra} is a legal {what} under {rs.id}{with_named}"
         in_meld = None
         if winning_tile is not None and parse_winning_tile(winning_tile) not in conc:
             wt = parse_winning_tile(winning_tile)
             num = _numbers(lay)
+            they = compact(sort_tiles(t for t in conc if t in PLAYING_TILES)) or "none"
             in_meld = next((m for m in melds if any(tiles[p] == wt for p in m.positions)), None)
             if in_meld is not None:
                 # (a new user's `--winning-tile 2m` on the demo, whose 2m are its concealed kong's, was
@@ -1160,18 +1161,15 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                 nums = sorted(num[p] for p in in_meld.positions)
                 what = "concealed kong" if in_meld.concealed else "exposed meld"
                 problem = (f"--winning-tile {wt}: the {wt} the photo shows are in the {what} of tiles "
-                           f"{number_spans(nums)}, not among the concealed tiles (they read "
-                           f"{compact(sort_tiles(t for t in conc if t in PLAYING_TILES)) or 'none'}), and the winning "
+                           f"{number_spans(nums)}, not among the concealed tiles (they read {they}), and the winning "
                            f"tile is a concealed tile: give another"
                            + (" (or name the melds without it in --exposed)" if named else
                               " (if the meld is not one, name the melds on the table with --exposed)")
-                           + (f"; no reading is legal{problem[problem.index(' with the melds named'):]}"
-                              if " with the melds named by --exposed" in problem else ""))
+                           + (f"; no reading is legal{with_named}" if with_named else ""))
             else:
-                problem = (f"--winning-tile {wt}: no concealed tile of the hand reads {wt} (they read "
-                           f"{compact(sort_tiles(t for t in conc if t in PLAYING_TILES)) or 'none'}), and the "
-                           f"winning tile is one of them: if one is misread, correct a tile with --fix POS={wt}, else "
-                           f"give another; " + problem)
+                problem = (f"--winning-tile {wt}: no concealed tile of the hand reads {wt} (they read {they}), and "
+                           f"the winning tile is one of them: if one is misread, correct a tile with --fix POS={wt}, "
+                           f"else give another; " + problem)
         if nearest_legal is None and in_meld is None:
             # (else the tiles it changes are named, or the meld holding the winning tile: a "least sure"
             # list would name other tiles, read surely, beside them — a new user's hard render listed
