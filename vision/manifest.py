@@ -455,7 +455,7 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
             seen[where] = line
             jobs.append(make_job(directory, key, line, cells, defaults))
             try:
-                listed.add(Path(os.path.relpath(where, os.path.realpath(directory))).as_posix())
+                listed.add(Path(os.path.relpath(where, directory)).as_posix())  # (directory: resolved above)
             except ValueError:  # (Windows: another drive; the row is an error row, make_job)
                 pass
             listed.add(key)

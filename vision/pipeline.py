@@ -18,7 +18,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -1355,17 +1355,23 @@ def _as_non_winner(context: Context) -> Context:
     return replace(context, winner=False, win_by="discard", last_tile=False, first_turn=False, kong_on_kong=False)
 
 
+def _shown_kongs(geo: Geometry, shown_roles: Sequence[str]) -> Iterator[list[int]]:
+    """The groups of four (detection indices) that the reading shown took as a concealed kong."""
+    for g in geo.groups:
+        if len(g.tiles) == 4 and all(t < len(shown_roles) and shown_roles[t] == "concealed-kong" for t in g.tiles):
+            yield list(g.tiles)
+
+
 def _check_fixed_kongs(geo: Geometry, shown_roles: Sequence[str], readings: TileReadings,
                        numbering: Sequence[int], fixes: Mapping[int, str]) -> None:
     """Raise HandError when ``fixes`` give a concealed kong of the reading shown (a group of four with
-    face-down tiles, one still face-down after them) faces of two tiles: a new user's `--fix 13=5m` on a back of the demo's 0x 2m 2m 0x
-    was read `(225m0x)`, "no reading … is legal; least sure: tile 15 (2m 98%) …". ``readings``: with
-    the fixes applied; ``numbering``: detection indices as the fixes number them."""
+    face-down tiles, one still face-down after them) faces of two tiles: a new user's `--fix 13=5m` on
+    a back of the demo's 0x 2m 2m 0x was read `(225m0x)`, "no reading … is legal; least sure: tile 15
+    (2m 98%) …". ``readings``: with the fixes applied; ``numbering``: detection indices as the fixes
+    number them."""
     fixed = {numbering[p - 1] for p in fixes if 1 <= p <= len(numbering)}
-    for g in geo.groups:
-        tiles = list(g.tiles)
-        if len(tiles) != 4 or not set(tiles) & fixed or not all(
-                t < len(shown_roles) and shown_roles[t] == "concealed-kong" for t in tiles):
+    for tiles in _shown_kongs(geo, shown_roles):
+        if not set(tiles) & fixed:
             continue
         faces = sorted({readings.codes[t] for t in tiles if readings.codes[t] != BACK})
         # (only a group with a face-down tile left: pale backs read as Whites, which the user says are
@@ -1387,12 +1393,11 @@ def _with_added(numbering: Sequence[int], additions: Sequence[tuple[int, str]]) 
 
 
 def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence[int], readings: TileReadings,
-                       shown_roles: Sequence[str] | None, fixes: Mapping[int, str],
-                       groups: Sequence[Sequence[int]] = ()) -> None:
+                       shown_roles: Sequence[str] | None, fixes: Mapping[int, str], geo: Geometry) -> None:
     """Raise HandError for a tile added (``--add``) that the set has no more of: a flower or season the
     user already gives, or the reading shown holds as a bonus tile (and no ``--fix`` changes), or a
     fifth tile of a face with the hand's tiles shown read so (the top reading of each; a concealed
-    kong of ``groups``, detection indices, counts four of its face): a
+    kong of ``geo`` shown, :func:`_shown_kongs`, counts four of its face): a
     tester's `--add 17=1f` on the demo, whose tile 1 is its 1f, was read legal only with tile 1 changed
     to 3f (confidence under 1 %). The numbers are those of the reading shown (before the additions)."""
     given: dict[str, int] = {}
@@ -1425,10 +1430,8 @@ def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence
         # a concealed kong shown with backs holds four of its face (a tester's `--add 2=2m` beside the
         # demo's (2222m), whose two 2m show, was read as 15 tiles, "leave out boxes")
         kong = False
-        for g in groups:
-            faces = {readings.codes[i] for i in g if readings.codes[i] != BACK}
-            if (len(g) == 4 and faces == {code} and not set(g) & fixed
-                    and all(i < len(shown_roles) and shown_roles[i] == "concealed-kong" for i in g)):
+        for g in _shown_kongs(geo, shown_roles):
+            if {readings.codes[i] for i in g if readings.codes[i] != BACK} == {code} and not set(g) & fixed:
                 mine, kong = sorted(set(mine) | {with_added.index(i) + 1 for i in g}), True
         adds = [pos for pos, c in additions if c == code]
         if len(mine) + len(adds) > 4:
@@ -1505,14 +1508,13 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             geo0 = first[0].layout.geometry if first else find_geometry(det, photo.size)
         numbering = geo0.order
         if additions:  # first the added tiles, then the fixes, numbered with the added tiles in place
-            _check_added_faces(additions, numbering, readings, shown_roles, fixes or {},
-                               [g.tiles for g in geo0.groups])
+            _check_added_faces(additions, numbering, readings, shown_roles, fixes or {}, geo0)
             m = len(det)
-            # (the melds of a reading that is not legal are guesses: a tile added between two groups
-            # may be what joins them into the concealed hand the photo shows)
             with_added = _with_added(numbering, additions)  # (--fix numbers count the added tiles)
             left = frozenset(i for p, c in (fixes or {}).items() if c == DROP and 1 <= p <= len(with_added)
                              and (i := with_added[p - 1]) is not None)
+            # (the melds of a reading that is not legal are guesses: a tile added between two groups
+            # may be what joins them into the concealed hand the photo shows)
             det, readings, numbering = add_tiles(det, readings, geo0, additions, shown_roles if shown_legal else None,
                                                  left)
             added = tuple(range(m, len(det)))

@@ -725,7 +725,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             res = with_frame(read_detections(
                 photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed, fixes=fixes,
                 options=options, additions=additions, shown=res.layout.geometry, not_tiles=res.not_tiles,
-                shown_roles=None if exposed else res.reading.roles, shown_legal=res.reading.legal), item.turned, item.straightened, item.frame_notes)
+                shown_roles=None if exposed else res.reading.roles, shown_legal=res.reading.legal),
+                item.turned, item.straightened, item.frame_notes)
         else:
             res = replace(res, photo=photo)
         n = 0
