@@ -493,6 +493,28 @@ def test_a_kong_named_exposed_that_the_photo_shows_with_backs_is_refused_in_one_
     assert read(exposed="[777s] (2222m)").reading.notation == "345m678p66z [777s] (2222m) +1f win:8p"
 
 
+def test_a_kong_named_exposed_that_the_photo_shows_as_three_tiles_is_matched_to_them():
+    # a referee's `--exposed "[7777s] (2222m)"` on the demo, whose exposed 7s lie as three tiles (10-12),
+    # as a kong whose fourth tile lies on top of them is often photographed: the kong was "not in the
+    # photo: added to the hand", tiles 10-12 left out, and a note asked to name them as "[777s]"
+    read = _demo_without(None)
+    r = read(exposed="[7777s] (2222m)").reading
+    assert r.notation == "345m678p66z [7777s] (2222m) +1f win:8p"
+    seven = [m for m in r.melds if m.tile == "7s"]
+    assert len(seven) == 1 and seven[0].kind == "kong" and not seven[0].concealed and len(seven[0].positions) == 3
+    assert any(n.startswith("exposed: named with --exposed as [7777s]; 3 of its 4 tiles are seen") and
+               n.endswith("(tiles 10-12)") for n in r.notes), r.notes
+    assert not any("not in the photo" in n or n.startswith("unsure: ") for n in r.notes), r.notes
+    # a concealed kong shows face-down tiles: named (7777s), the three 7s face up were read as no hand
+    # ("a winning hand needs 14 tiles …, found 11"); the user is told how to write what the photo shows
+    from scoring import HandError
+
+    with pytest.raises(HandError, match=r"^--exposed: the photo shows the kong \(7777s\) face up \(tiles 10-12\): "
+                                        r"an exposed kong, written \[7777s\] \(a concealed kong shows face-down "
+                                        r"tiles\)$"):
+        read(exposed="(7777s) (2222m)")
+
+
 def test_a_fix_that_gives_a_concealed_kong_two_faces_is_refused_in_one_line():
     # a new user's `--fix 13=5m` on a back of the demo's kong (0x 2m 2m 0x) was read "(225m0x)" with an
     # error listing the least sure tiles; fixing both faces to 5m is a kong of 5m, as before

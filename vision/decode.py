@@ -75,6 +75,13 @@ MISSED_TILE = 0.15
 #: group the layout gives no hand role (a wall, another player's meld far away) is taken only when no
 #: group of the hand reads like the meld
 GIVEN_OFF_HAND = 1e-3
+#: an exposed kong named with ``--exposed`` may be matched to a group of three tiles that read its face:
+#: players often lay a kong's fourth tile on top of the other three, where it is hidden or not boxed
+#: (or it lies out of the photo); such a match counts this much against a group of four
+SHORT_KONG = 0.5
+#: the role's reason for a kong so matched (said in the notes), with the kong's notation
+SHORT_KONG_WHY = ("named with --exposed as {}; 3 of its 4 tiles are seen, the fourth taken as lying on them "
+                  "or out of the photo")
 #: readings examined per hypothesis at most, and over all hypotheses of one photo
 MAX_READINGS = 20000
 MAX_READINGS_TOTAL = 3000
@@ -364,44 +371,42 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
             o = [x for x in o if x.role != "winning" and x.winning is None] or [Option("concealed", 1.0)]
         opts.append(o)
     # match given melds to groups (greedy by likelihood of the meld's tiles × the group's prior of being
-    # in the hand: a new user's named meld was matched to wall tiles that read like it)
-    given_map: dict[int, GivenMeld] = {}
-    off: list[GivenMeld] = []
-    for gm in given:
-        best = None
+    # in the hand: a new user's named meld was matched to wall tiles that read like it), the likeliest
+    # pair of meld and group first (`--exposed "(7777s) (2222m)"`, taken in the order named, had matched
+    # (7777s) to the demo's concealed kong of 2m, its two faces read as 7s at p ≈ 0.002 each)
+    pairs = []
+    for k, gm in enumerate(given):
         for gi, g in enumerate(groups):
-            if gi in given_map or len(g.tiles) != len(gm.tiles):
+            # (a referee's `--exposed "[7777s]"` for a kong shown as three tiles, the fourth on top: the
+            # kong was "not in the photo", its three tiles left out, and a note asked to name [777s])
+            short_kong = gm.kind == "kong" and not gm.concealed and len(g.tiles) == 3
+            if len(g.tiles) != len(gm.tiles) and not short_kong:
                 continue
             gb = [bool(backs[p]) for p in g.tiles]
             if any(gb) and not gm.concealed:
                 continue
             u = _meld_unit(logp, g.tiles, gb, "exposed", only=[(gm.kind, gm.tiles)])
             lp = u.cands[0][0]
-            if lp <= math.log(1e-6) * len(gm.tiles):  # reads nothing like the meld
+            if lp <= math.log(1e-6) * len(g.tiles):  # reads nothing like the meld
                 continue
             in_hand = max((x.prior for x in g.options if x.role != "ignored"), default=0.0)
-            key = lp + math.log(max(in_hand, GIVEN_OFF_HAND))
-            if best is None or key > best[0]:
-                best = (key, gi)
-        if best is not None:
-            given_map[best[1]] = gm
-        else:
-            if gm.kind == "kong" and not gm.concealed:
-                # a kong named exposed where the photo shows it with face-down tiles (a new user's
-                # `--exposed "[777s] [2222m]"` on the demo: "[2222m] … is not in the photo: added to the
-                # hand", its four tiles left out at 5 %)
-                for g in groups:
-                    gb = [bool(backs[p]) for p in g.tiles]
-                    if len(g.tiles) == 4 and any(gb) and not all(gb) and all(
-                            CLASS_NAMES[int(np.argmax(logp[p]))] == PLAYING_TILES[gm.tiles[0]]
-                            for p, b in zip(g.tiles, gb) if not b):
-                        nums = sorted(_numbers(lay)[p] for p in g.tiles)
-                        body = compact([PLAYING_TILES[t] for t in gm.tiles])
-                        raise HandError(f"--exposed: the photo shows the kong {gm.notation} with face-down tiles "
-                                        f"(tiles {number_spans(nums)}): a concealed kong, written ({body})")
+            pairs.append((lp + math.log(max(in_hand, GIVEN_OFF_HAND)) + (math.log(SHORT_KONG) if short_kong else 0.0),
+                          -k, -gi))
+    given_map: dict[int, GivenMeld] = {}
+    matched: set[int] = set()
+    for _, k, gi in sorted(pairs, reverse=True):
+        if -k not in matched and -gi not in given_map:
+            given_map[-gi] = given[-k]
+            matched.add(-k)
+    off: list[GivenMeld] = []
+    for k, gm in enumerate(given):
+        if k not in matched:
+            if gm.kind == "kong":
+                _refuse_kong_shown_otherwise(gm, groups, lay, logp, backs)
             off.append(gm)
     for gi in given_map:
-        opts[gi] = [Option("exposed", 1.0, why="named with --exposed")]
+        three_of_four = len(groups[gi].tiles) < len(given_map[gi].tiles)
+        opts[gi] = [Option("exposed", 1.0, why=SHORT_KONG_WHY.format(given_map[gi].notation) if three_of_four else "named with --exposed")]
     if preferred is not None:
         preferred[:] = [Option("concealed-kong" if given_map[gi].concealed else "exposed", 1.0) if gi in given_map
                         else o[0] for gi, o in enumerate(opts)]
@@ -440,6 +445,29 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
             out.append(h)
     out.sort(key=lambda h: -h.prior)
     return out, (nearest[1] if nearest else None)
+
+
+def _refuse_kong_shown_otherwise(gm: GivenMeld, groups: Sequence[GroupRoles], lay: Layout, logp: np.ndarray,
+                                 backs: np.ndarray) -> None:
+    """Raise :class:`HandError` when the kong ``gm`` matched no group because the photo shows it the
+    other way: named exposed (``[2222m]``) but shown with face-down tiles, or named concealed
+    (``(7777s)``) but shown as three or four tiles face up."""
+    face = PLAYING_TILES[gm.tiles[0]]
+    body = compact([face] * 4)
+    for g in groups:
+        gb = [bool(backs[p]) for p in g.tiles]
+        reads = all(CLASS_NAMES[int(np.argmax(logp[p]))] == face for p, b in zip(g.tiles, gb) if not b)
+        nums = number_spans(sorted(_numbers(lay)[p] for p in g.tiles))
+        # (a new user's `--exposed "[777s] [2222m]"` on the demo: "[2222m] … is not in the photo: added to
+        # the hand", its four tiles left out at 5 %)
+        if not gm.concealed and len(g.tiles) == 4 and any(gb) and not all(gb) and reads:
+            raise HandError(f"--exposed: the photo shows the kong {gm.notation} with face-down tiles "
+                            f"(tiles {nums}): a concealed kong, written ({body})")
+        # (`--exposed "(7777s) (2222m)"` on the demo, whose 7s lie face up: "a winning hand needs 14 tiles
+        # …, found 11")
+        if gm.concealed and len(g.tiles) in (3, 4) and not any(gb) and reads:
+            raise HandError(f"--exposed: the photo shows the kong {gm.notation} face up (tiles {nums}): an "
+                            f"exposed kong, written [{body}] (a concealed kong shows face-down tiles)")
 
 
 #: the hand sizes (tiles, without the winning one) that the rulesets play
