@@ -151,6 +151,33 @@ def test_a_jpeg_whose_file_lacks_only_its_end_marker_is_read(work_side):
             load_photo(data[:cut], work_side)
 
 
+@pytest.mark.parametrize("orientation", [1, 6])
+def test_a_jpeg_whose_picture_data_ends_early_though_its_file_ends_whole_is_refused(orientation):
+    # a tester's JPEG cut inside its picture data with the end-of-image marker put back: Pillow reads it
+    # without a word, the lower part of the photo blank grey (libjpeg's fill), and the hand was read from
+    # what was left. It is refused, saying how much is missing, also when an EXIF turn moved the band
+    rng = np.random.default_rng(0)
+    photo = Image.fromarray(rng.integers(0, 256, (300, 400, 3), np.uint8))
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    data = _jpeg(photo, exif=exif.tobytes())
+    assert load_photo(data).pixels.shape[:2] == ((300, 400) if orientation == 1 else (400, 300))
+    cut = data[: int(len(data) * 0.6)] + b"\xff\xd9"
+    with pytest.raises(ImageError, match=r"^<bytes>: the image file is corrupt: its picture data ends early, and "
+                                         r"\d+% of the photo is blank grey where it is missing; copy or save the "
+                                         r"photo again$"):
+        load_photo(cut)
+    # a flat band of another grey, or of 128 with a camera's noise, is a picture
+    a = rng.integers(0, 256, (300, 400, 3), np.uint8)
+    a[-60:] = 127
+    assert vio.grey_band(a) == 0.0
+    load_photo(_jpeg(Image.fromarray(a)))
+    a[-60:] = 128
+    assert vio.grey_band(a) == pytest.approx(0.2)
+    a[-60:] = np.clip(128 + rng.normal(0, 2, (60, 400, 3)), 0, 255).astype(np.uint8)
+    assert vio.grey_band(a) == 0.0
+
+
 def test_damaged_png_and_webp_are_said_as_what_happened():
     # a PNG whose picture data ends early but whose file ends with its IEND chunk was not cut short in a
     # copy ("copy the photo again" will not help): it was damaged when saved. A WebP cut short was called

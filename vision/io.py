@@ -583,6 +583,31 @@ def damage_words(fmt: str | None, head: bytes, tail: bytes, size: int, detail: s
     return cut_short(in_header, again)
 
 
+#: libjpeg fills the blocks of a JPEG whose picture data ends early with this value in every channel
+#: (zero coefficients: level 128), and Pillow decodes such a file without a word when it ends with the
+#: end-of-image marker
+JPEG_FILL = 128
+#: a band of :data:`JPEG_FILL` at least this share of the photo, from one edge, is data lost
+GREY_BAND = 0.02
+
+
+def grey_band(pixels: np.ndarray) -> float:
+    """The largest share of ``pixels`` ((H, W, 3) uint8) that is a band of whole lines exactly
+    :data:`JPEG_FILL` in every channel, reaching in from one edge (any edge: the EXIF turn may have
+    moved the JPEG's last lines); 0.0 when no edge line is all that value. A camera's photo has noise:
+    a band so flat is the decoder's fill."""
+    h, w = pixels.shape[:2]
+    best = 0.0
+    for lines, n in ((pixels, h), (pixels[::-1], h), (pixels.transpose(1, 0, 2), w),
+                     (pixels.transpose(1, 0, 2)[::-1], w)):
+        if not (lines[0] == JPEG_FILL).all():
+            continue
+        flat = (lines == JPEG_FILL).all(axis=(1, 2))
+        k = int(np.argmin(flat)) if not flat.all() else n
+        best = max(best, k / n)
+    return best
+
+
 def _decode_error(name: str, e: BaseException, fmt: str | None, fp: BinaryIO, size: int) -> ImageError:
     msg = _header_problem(_detail(e), fmt)
     said = damage_words(fmt, *file_ends(fp, size), size, msg)
@@ -690,6 +715,12 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
                     raise ImageError(f"{name}: the image file is corrupt ({c})") from None
                 raise _decode_error(name, e, im.format, fp, file_bytes) from None
             pixels = heif_pixels if heif_pixels is not None else _to_rgb(upright, name)
+            if _is_jpeg(im) and (band := grey_band(pixels)) >= GREY_BAND:
+                # (a JPEG cut short with its end marker put back, or damaged when copied: Pillow read it
+                # with its lower part blank grey, and the tiles there were simply not found)
+                raise ImageError(f"{name}: the image file is corrupt: its picture data ends early, and "
+                                 f"{band:.0%} of the photo is blank grey where it is missing; copy or save "
+                                 f"the photo again")
     turned = orient in (5, 6, 7, 8)
     orig = (full_h, full_w) if turned else (full_w, full_h)
     scale = pixels.shape[1] / orig[0]
