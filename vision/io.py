@@ -238,8 +238,13 @@ _MAGIC = ((b"\xff\xd8\xff", "JPEG"), (b"\x89PNG\r\n\x1a\n", "PNG"), (b"GIF87a", 
           (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"))
 
 
+#: HEIF/AVIF ``ftyp`` brands (bytes 8–12 of the file)
+HEIF_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif", b"avis"})
+
+
 def sniff(head: bytes) -> str | None:
-    """The photo format named by a file's first 18 bytes (JPEG, PNG, GIF, TIFF, BMP, WebP, HEIF), or None."""
+    """The photo format named by a file's first 18 bytes (JPEG, PNG, GIF, TIFF, BMP, WebP, HEIF), or
+    None. The file name (and an upload's declared content type) is never consulted."""
     for magic, fmt in _MAGIC:
         if head.startswith(magic):
             return fmt
@@ -247,7 +252,7 @@ def sniff(head: bytes) -> str | None:
         return "WebP"
     if head[:2] == b"BM" and len(head) >= 16 and int.from_bytes(head[14:16], "little") in (12, 40, 52, 56, 64, 108, 124):
         return "BMP"  # (the DIB header's size, not just two letters)
-    if head[4:8] == b"ftyp" and head[8:12] in (b"heic", b"heix", b"hevc", b"mif1", b"msf1", b"avif", b"heim", b"heis"):
+    if head[4:8] == b"ftyp" and head[8:12] in HEIF_BRANDS:
         return "HEIF"
     return None
 

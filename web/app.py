@@ -71,7 +71,7 @@ from scoring.session import SessionState
 from scoring.settle import settle, with_win_by
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
-from vision.io import MAX_PIXELS, damage_words, limit_heap_growth, release_memory
+from vision.io import MAX_PIXELS, damage_words, limit_heap_growth, release_memory, sniff
 from vision.pipeline import (WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json,
                              with_frame)
 
@@ -82,10 +82,6 @@ STATIC = Path(__file__).resolve().parent / "static"
 MIB = 1024 * 1024
 #: room in the request body for the form fields besides the image
 FORM_OVERHEAD = 64 * 1024
-
-#: HEIF/AVIF ``ftyp`` brands (bytes 8–12 of the file)
-HEIF_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif", b"avis"})
-
 
 def default_data_dir() -> Path:
     """The per-user data dir of the app (``platformdirs.user_data_dir("mahjong-score")``)."""
@@ -130,26 +126,6 @@ def error_response(status: int, message: object, headers: dict[str, str] | None 
 
 
 # ----------------------------------------------------------------------------- image checks
-def sniff_image(data: bytes) -> Optional[str]:
-    """The image format named by the content's magic bytes (JPEG, PNG, WebP, GIF, BMP, TIFF, HEIF),
-    or None. The file name and the declared content type are never consulted."""
-    if data[:3] == b"\xff\xd8\xff":
-        return "JPEG"
-    if data[:8] == b"\x89PNG\r\n\x1a\n":
-        return "PNG"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "WebP"
-    if data[:6] in (b"GIF87a", b"GIF89a"):
-        return "GIF"
-    if data[:2] == b"BM" and len(data) > 26:
-        return "BMP"
-    if data[:4] in (b"II*\x00", b"MM\x00*"):
-        return "TIFF"
-    if data[4:8] == b"ftyp" and data[8:12] in HEIF_BRANDS:
-        return "HEIF"
-    return None
-
-
 def check_image(data: bytes, max_bytes: int) -> tuple[str, int, int]:
     """Check an upload by its content: ``(format, width, height)``.
 
@@ -161,7 +137,7 @@ def check_image(data: bytes, max_bytes: int) -> tuple[str, int, int]:
         raise ApiError(400, "the uploaded image is empty (0 bytes)")
     if len(data) > max_bytes:
         raise ApiError(413, f"the photo is {len(data) / MIB:.1f} MB; the limit is {max_bytes / MIB:g} MB")
-    fmt = sniff_image(data)
+    fmt = sniff(data[:18])
     if fmt is None:
         raise ApiError(415, "the upload is not an image this server reads (JPEG, PNG, WebP, HEIC, GIF, BMP, TIFF); "
                             "it is checked by its content, not its name")
