@@ -221,15 +221,18 @@ def cmd_table(args: argparse.Namespace) -> int:
     s = _settle(rs.id, scores, winner, east, settle_opts, flag="--settle-option")
     nxt = {"east": None if after.over else after.east_player, "round_wind": after.round_wind,
            "over": after.over, "seats": {} if after.over else after.seats(), "text": describe(after)}
+    # hands read from photos the reader is unsure of: the settlement stands only once they are checked
+    # (exit 1, as a check that failed), never paid from a guess without a word
+    unsure = [p for p in players if p in results and sources.get(p, {}).get("unsure")]
     if args.json:
         print_json({
             "ruleset": rs.id, "round_wind": state.round_wind, "east": east, "winner": winner,
             "seats": state.seats(),
             "hands": {p: r.to_json() for p, r in results.items()},
             **({"sources": {p: sources[p] for p in players if p in sources}} if sources else {}),
-            "scores": scores, "settlement": s.to_json(), "next": nxt,
+            "scores": scores, "settlement": s.to_json(), "provisional": unsure, "next": nxt,
         })
-        return 0
+        return 1 if unsure else 0
     print(f"{rs.name} ({rs.id}) — round wind {state.round_wind}, East {east}, "
           f"winner {winner if winner else 'none'}")
     if winner is None:
@@ -249,9 +252,22 @@ def cmd_table(args: argparse.Namespace) -> int:
             if r.status != "ok":
                 print(f"  {r.status}")
     print()
+    if unsure:
+        many = len(unsure) > 1
+        print(f"provisional: the hand{'s' if many else ''} of {', '.join(unsure)} {'were' if many else 'was'} "
+              f"read from {'photos' if many else 'a photo'} below {_check_below():.0%} sure; check the "
+              f"reading{'s' if many else ''} above (correct {'them' if many else 'it'} with --photo-fix/--photo-add "
+              f"or type the hand with --hand) before paying")
     print(format_settlement(s, east, winner))
     print(f"next game: {describe(after)}")
-    return 0
+    return 1 if unsure else 0
+
+
+def _check_below() -> float:
+    """The sureness under which a photo's reading is checked (:data:`commands.table_photos.CHECK_BELOW`)."""
+    from commands.table_photos import CHECK_BELOW
+
+    return CHECK_BELOW
 
 
 def add_table(sub: Any) -> None:

@@ -189,6 +189,9 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
             "fixes": {str(k): v for k, v in sorted(fixes.items())}, "added": adds or None,
             "changed": len(r.changed),
             "text": f"photo {path}: read {r.notation} ({format_confidence(conf)} sure{fixed}){check}",
+            # (a new user's table settled 250 and 242 from a photo read at 41 %, exit 0: the settlement
+            # is provisional until the reading is checked, commands.settle.cmd_table)
+            "unsure": conf < CHECK_BELOW,
         }
         return res.scored
 

@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve()
 #: the ``--reader`` spec of the oracle (a file path, so subprocesses need no PYTHONPATH)
 ORACLE = f"{HERE}:oracle_reader"
+UNSURE = f"{HERE}:unsure_reader"
 W, H = 320, 240
 _CACHE: dict[tuple[int, int], Path] = {}
 
@@ -122,6 +123,19 @@ def oracle_reader():
                                fixes=fixes, options=options, additions=additions)
 
     return read
+
+
+def unsure_reader():
+    """The oracle reader, each reading 40 % sure (a photo the reader doubts)."""
+    from dataclasses import replace
+
+    read = oracle_reader()
+
+    def unsure(*a, **kw):
+        res = read(*a, **kw)
+        return replace(res, reading=replace(res.reading, confidence=0.4))
+
+    return unsure
 
 
 def broken_reader():
