@@ -79,7 +79,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         scored = res.scored
     result = compare(scored, args.claimed, claimed_lines)
     status = "match" if result.match else "mismatch"
-    note = f"claimed {args.claimed}" + (f" with {len(claimed_lines)} lines" if claimed_lines is not None else "")
+    unsure = _unsure(res)
+    note = f"claimed {args.claimed}" + (f" with {len(claimed_lines)} lines" if claimed_lines is not None else "") + (
+        f"; {unsure}" if unsure else "")
     if res is not None:  # the audit trail first (output may go to a closed pipe)
         from commands.common import record_photo
 
@@ -89,9 +91,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
         record_hand(args, "audit", args.hand, scored, context=ctx, options=opts, status=status, note=note)
     if res is not None and not args.no_annotate:
         annotated = _annotate(args, res, f"claimed {result.claimed_total} / computed {result.computed_total}: "
-                                         + ("MATCH" if result.match else "MISMATCH"))
+                                         + ("MATCH" if result.match else "MISMATCH")
+                                         + (" (reading unsure: check it)" if unsure else ""))
     if args.json:
         out = result.to_json()
+        out["unsure"] = unsure
         out["score"] = scored.to_json()
         out["annotated"] = str(annotated) if annotated else None
         if res is not None:
@@ -107,13 +111,40 @@ def cmd_audit(args: argparse.Namespace) -> int:
             print()
         print(explain(scored))
         print()
-        print(report(result))
+        print(report(result, unsure))
         if annotated:  # drawn at the scale the photo was read at (the same size as its pixels)
             from vision.annotate import describe, image_info
 
             print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo,
                            straightened=res.straightened is not None, turned=bool(res.turned)))
-    return 0 if result.match else 1
+    # a verdict on a reading the reader doubts checks nothing: exit 1, as a check that failed (a new
+    # user's audit said "MATCH", exit 0, on a photo read 41 % sure)
+    return 0 if result.match and not unsure else 1
+
+
+#: a tile read less sure than this is named first among the tiles to check
+DOUBTED_TILE = 0.9
+
+
+def _unsure(res) -> str | None:
+    """Why the audit of the photo reading ``res`` is not to be relied on: its confidence is below
+    :data:`vision.batch.REVIEW_BELOW` (the batch's needs-review); None for a sure reading or a typed hand."""
+    if res is None:
+        return None
+    from vision.batch import REVIEW_BELOW
+    from vision.decode import format_confidence
+    from vision.pipeline import least_sure_tile
+
+    conf = float(res.reading.confidence)
+    if conf >= REVIEW_BELOW:
+        return None
+    least = least_sure_tile(res)
+    # (the least sure tile, when the classifier doubted one; the notes say what else was assumed)
+    where = (f", first tile {res.position(least[0])} ({res.readings.codes[least[0]]} read at {least[1]:.0%})"
+             if least is not None and least[1] < DOUBTED_TILE else "")
+    return (f"the photo's reading is only {format_confidence(conf)} sure (below {REVIEW_BELOW:.0%}): the score "
+            f"computed is that reading's; check its notes and tiles{where}, and correct them with --fix/--add, "
+            f"or audit the hand typed with --hand")
 
 
 def _annotate(args: argparse.Namespace, res, title: str) -> Path | None:

@@ -179,6 +179,30 @@ def test_photo_audit_annotates_beside_the_photo_and_never_overwrites_it(run_cli,
     assert hashlib.sha256(img.read_bytes()).hexdigest() == before
 
 
+def test_a_photo_audit_on_a_reading_below_80_percent_is_unsure_exit_1(run_cli, tmp_path, truth):
+    # a new user's audit of the riichi photo read 41 % sure: "MATCH", exit 0, and `hints: []` in JSON —
+    # a referee reads that as verified. The verdict says UNSURE and why, and exits 1 (a check that
+    # failed); the same photo read sure still matches with exit 0
+    img = None
+    for f in sorted(truth.glob("*.jpg")):
+        rc, out, _ = run_cli("audit", str(f), "--claimed", "0", "--reader", bf.ORACLE, "--no-annotate", "--json",
+                             "--no-history")
+        if rc in (0, 1) and json.loads(out)["unsure"] is None:
+            img, total = f, json.loads(out)["computed"]
+            break
+    assert img is not None, "no rendered photo read legally and sure by the oracle"
+    argv = ["audit", str(img), "--claimed", str(total), "--no-annotate", "--no-history"]
+    rc, out, _ = run_cli(*argv, "--reader", bf.ORACLE)
+    assert rc == 0 and f"computed {total} — MATCH\n" in out + "\n" and "UNSURE" not in out
+    rc, out, _ = run_cli(*argv, "--reader", bf.UNSURE)
+    assert rc == 1, out
+    assert f"audit: claimed {total}, computed {total} — MATCH — UNSURE: check the reading\n" \
+           "  the photo's reading is only 40% sure (below 80%): the score computed is that reading's; check its " \
+           "notes and tiles" in out
+    rc, out, _ = run_cli(*argv, "--reader", bf.UNSURE, "--json")
+    assert rc == 1 and json.loads(out)["match"] is True and "40% sure" in json.loads(out)["unsure"]
+
+
 def test_photo_audit_of_a_corrupt_file_is_exit_2(run_cli, tmp_path, truth):
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(next(truth.glob("*.jpg")).read_bytes()[:2000])

@@ -404,11 +404,14 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
     return out
 
 
-def report(res: AuditResult) -> str:
-    """Text lines of an audit result."""
+def report(res: AuditResult, unsure: str | None = None) -> str:
+    """Text lines of an audit result; ``unsure``: why the computed score is not to be relied on (a
+    photo read below the review threshold), said in the verdict's line and the next."""
     head = (f"audit: claimed {res.claimed_total}, computed {res.computed_total} — "
             + ("MATCH" if res.match else f"MISMATCH (claim {res.claimed_total - res.computed_total:+d})"))
-    lines = [head]
+    lines = [head + (" — UNSURE: check the reading" if unsure else "")]
+    if unsure:
+        lines.append(f"  {unsure}")
     if res.claimed_total == res.computed_total and res.differences:
         lines.append("  the totals agree but the claimed breakdown differs:")
     for d in res.differences:
