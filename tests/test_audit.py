@@ -276,6 +276,30 @@ def test_a_claimed_flower_says_which_option_would_count_it():
     assert not any(d.what == "not earned" for d in compare(with_flowers, 64, [{"rule": "bonus-tile", "points": 4}]).differences)
 
 
+def test_a_claimed_total_that_another_option_setting_gives_names_that_setting(run_cli):
+    # a new user's audit of the demo claimed 44 for its 40: the only hint was "with the same 0 doublings,
+    # the claim means 44 points; the hand has 40", the claim said back. 44 is the hand with its flower
+    # counted, which NTS's seed does not do (RULINGS 002-03, option bonus_tiles, default off). Derived by
+    # hand (002): 234m 567p 11s [555z] [999p] +1f won on 4m, seat South: exposed pungs of terminals 999p
+    # 4 (002:11) and of White dragons 555z 4 (as terminals, option honour_pungs, 002-02), mahjong 20
+    # (002:13) = 28, × 2 for the dragon pung (002:60) = 56; with bonus_tiles=4-points the flower adds 4
+    # before doubling: 32 × 2 = 64
+    rc, out, _ = run_cli("audit", "--hand", "234m567p11s [555z] [999p] +1f", "-w", "4m", "--seat-wind", "S",
+                         "--claimed", "64", "--no-history")
+    assert rc == 1 and "computed 56 — MISMATCH (claim +8)" in out
+    assert ("hint: the claim is what this hand scores with --option bonus_tiles=4-points (scored here with "
+            "bonus_tiles=off; 002-03: `mahjong-score rules nts` says what each setting means)") in out, out
+    # the demo's hand: 345m 678p 66z [777s] (2222m) +1f won on 8p, seat East: exposed pung of simples 777s
+    # 2 (002:10), concealed kong of simples 2222m 16 (002:10), pair of Green dragons 2 (002:12), mahjong
+    # 20 (002:13) = 40, no doubling. 46 is no setting's total, and no doubling hint repeats the claim
+    rc, out, _ = run_cli("audit", "--hand", "345m678p66z [777s] (2222m) +1f", "-w", "8p", "--claimed", "46",
+                         "--no-history")
+    assert rc == 1 and "computed 40 — MISMATCH (claim +6)" in out and "hint:" not in out, out
+    rc, out, _ = run_cli("audit", "--hand", "345m678p66z [777s] (2222m) +1f", "-w", "8p", "--claimed", "44",
+                         "--no-history")
+    assert "hint: the claim is what this hand scores with --option bonus_tiles=4-points" in out, out
+
+
 def test_a_claimed_name_matches_without_what_the_gloss_says_in_brackets():
     # a new user claimed {"name": "concealed kong of simples"}; the rule's gloss is "concealed kong of
     # simples (2-8)" (002:10), and the claim was "not a rule of nts" and its kong "missing" too. Only

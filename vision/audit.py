@@ -396,11 +396,37 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
             n = abs(k)
             out.append(f"the claim is {ratio:g}× the score: {n} doubling{'s' if n > 1 else ''} "
                        f"{'more' if k > 0 else 'fewer'} than this hand earns ({scored.doublings} counted)")
-    if not fixed and scored.doublings >= 0 and claimed > 0 and claimed % (2 ** scored.doublings) == 0:
+    out.extend(option_hints(scored, claimed, rs))
+    if not fixed and scored.doublings > 0 and claimed > 0 and claimed % (2 ** scored.doublings) == 0:
+        # (not with no doubling: "with the same 0 doublings, the claim means 44 points" only said the claim)
         pts = claimed // (2 ** scored.doublings)
         if pts != scored.points:
             out.append(f"with the same {scored.doublings} doubling{'s' if scored.doublings != 1 else ''}, "
                        f"the claim means {pts} points; the hand has {scored.points:g}")
+    return out
+
+
+def option_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
+    """The ruleset options (:attr:`Ruleset.options`, each a documented ambiguity or house choice) one of
+    whose other settings alone makes this hand score the claimed total: "the claim is what this hand
+    scores with --option bonus_tiles=4-points (…)". A club that plays another reading of a rule
+    claims its score (a flower counted 4 points under NTS, whose seed has none, RULINGS 002-03)."""
+    from scoring.engine import option_text
+
+    out = []
+    for name, opt in rs.options.items():
+        for value in opt.choices:
+            if value == scored.options.get(name, opt.default):
+                continue
+            try:
+                other = score_hand(scored.hand, rs, {**scored.options, name: value})
+            except (HandError, RulesetError):
+                continue
+            if other.allowed and other.total == claimed:
+                why = f"; {opt.ambiguity}" if opt.ambiguity else ""
+                out.append(f"the claim is what this hand scores with --option {name}={option_text(value)} (scored "
+                           f"here with {name}={option_text(scored.options.get(name, opt.default))}{why}: "
+                           f"`mahjong-score rules {rs.id}` says what each setting means)")
     return out
 
 
