@@ -172,6 +172,9 @@ def test_a_winning_tile_no_concealed_tile_reads_is_named(run_cli):
     rc, out, err = run_cli("photo", "--demo", "--winning-tile", "9p", "--no-history")
     assert rc == 2 and err.count("\n") == 1
     assert "error: --winning-tile 9p: no concealed tile of the hand reads 9p (they read 345m678p66z)" in err
+    # and only that: the reading is legal, only the tile given is not in it (a new user's `--winning-tile 9s` was
+    # also told "no reading close to what the photo shows is a legal winning hand …; least sure: tile 15 …")
+    assert err.strip().endswith("if one is misread, correct a tile with --fix POS=9p, else give another"), err
     # a new user: the demo's 2m are its concealed kong's; the line said no concealed tile reads 2m, then
     # listed "least sure: tile 15 (2m 98%), tile 14 (2m 99%)": the kong holding them is named instead
     rc, out, err = run_cli("photo", "--demo", "--winning-tile", "2m", "--no-history")

@@ -471,8 +471,7 @@ MESSAGES = [
      "(e.g. --exposed \"[345m] [777s] (2222m)\")", "lie apart like melds, but the melds named with --exposed"),
     ("meld [345m] named with --exposed is not in the photo: added to the hand", "named with --exposed is not in"),
     ("--winning-tile 9p: no concealed tile of the hand reads 9p (they read 345m678p66z), and the winning tile is one "
-     "of them: if one is misread, correct a tile with --fix POS=9p, else give another; no reading close to what the "
-     "photo shows is a legal winning hand under nts; least sure: tile 15 (2m 98%); correct tiles with --fix POS=TILE",
+     "of them: if one is misread, correct a tile with --fix POS=9p, else give another",
      "if one is misread, correct a tile with --fix POS="),
     ("found 11 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden, cut "
      "off or not detected, or an extra one included; --exposed replaces the melds the photo shows: list every meld "

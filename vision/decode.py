@@ -1178,7 +1178,9 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                       if named and hyps and (hyps[0].off_photo or hyps[0].embedded) else "")
         problem = f"no reading close to what the photo shows{extra} is a legal {what} under {rs.id}{with_named}"
         in_meld = None
+        wt_said = False  # the problem says where the --winning-tile is not: no list of least sure tiles
         if winning_tile is not None and parse_winning_tile(winning_tile) not in conc:
+            wt_said = True
             wt = parse_winning_tile(winning_tile)
             num = _numbers(lay)
             they = compact(sort_tiles(t for t in conc if t in PLAYING_TILES)) or "none"
@@ -1195,10 +1197,13 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                               " (if the meld is not one, name the melds on the table with --exposed)")
                            + (f"; no reading is legal{with_named}" if with_named else ""))
             else:
+                # (the rest said "no reading close to what the photo shows is a legal winning hand; least
+                # sure: tile 15 (2m 98%) …" of a new user's `--winning-tile 9s` on the demo, whose reading
+                # is legal: only the tile given is not in it)
                 problem = (f"--winning-tile {wt}: no concealed tile of the hand reads {wt} (they read {they}), and "
                            f"the winning tile is one of them: if one is misread, correct a tile with --fix POS={wt}, "
-                           f"else give another; " + problem)
-        if nearest_legal is None and in_meld is None:
+                           f"else give another" + (f"; no reading is legal{with_named}" if with_named else ""))
+        if nearest_legal is None and not wt_said:
             # (else the tiles it changes are named, or the meld holding the winning tile: a "least sure"
             # list would name other tiles, read surely, beside them — a new user's hard render listed
             # "tile 11 (3m 100%)")
