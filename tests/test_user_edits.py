@@ -529,20 +529,30 @@ def test_a_fix_that_gives_a_concealed_kong_two_faces_is_refused_in_one_line():
     assert read(fixes={13: "2m"}).reading.notation == "345m678p66z [777s] (2222m) +1f win:8p"
 
 
-def test_a_tile_the_user_set_is_never_changed_to_make_a_hand():
+def test_a_tile_the_user_set_is_never_changed_to_make_a_hand(monkeypatch):
     # two 2f added (or one fixed and one added): the decoder read one of them 4y to make a legal hand
     # ("changed to make a legal hand: tile 17 2f→4y", confidence 0%, scored). A tile the user set is
-    # that tile: the reading is refused, naming it. (Two added are now refused before reading, test
-    # above; one fixed and one added still reach the decoder: tile 1, the demo's 1f, set to 2f)
+    # that tile: the reading is refused, naming it. Both are now refused before reading (a new user's
+    # `--fix 1=2f --add 2=2f` was told "the nearest legal reading needs tile 1 to be 4y"); the decoder's
+    # own guard is checked with that check off: tile 1, the demo's 1f, set to 2f beside an added 2f
     from scoring import HandError
+    from vision import pipeline
 
     read = _demo_without(None)
     n = len(read().order)
-    with pytest.raises(HandError, match=r"the tiles you set \(tile 1 = 2f\) make no legal hand with the others: the "
-                                        r"nearest legal reading needs tile 1 to be 4y"):
+    with pytest.raises(HandError, match=r"^--add \d+=2f: 2f is also given with --fix 1=2f; a set has one of each "
+                                        r"flower and season$"):
         read(additions=[(n + 1, "2f")], fixes={1: "2f"})
     with pytest.raises(HandError, match=r"--add \d+=2f: 2f is added twice"):
         read(additions=[(n + 1, "2f"), (n + 2, "2f")])
+    with pytest.raises(HandError, match=r"^--fix: 2f is given to two tiles \(1=2f and 5=2f\); a set has one of each "
+                                        r"flower and season$"):
+        pipeline.parse_fixes("1=2f,5=2f")
+    assert pipeline.parse_fixes("1=2f,5=5p,7=5p") == {1: "2f", 5: "5p", 7: "5p"}  # (playing tiles: up to 4)
+    monkeypatch.setattr(pipeline, "_check_added_faces", lambda *a, **k: None)
+    with pytest.raises(HandError, match=r"the tiles you set \(tile 1 = 2f\) make no legal hand with the others: the "
+                                        r"nearest legal reading needs tile 1 to be 4y"):
+        read(additions=[(n + 1, "2f")], fixes={1: "2f"})
 
 
 def test_a_reading_that_is_not_legal_names_the_users_corrections():

@@ -440,6 +440,10 @@ MESSAGES = [
     ("the nearest legal reading, 123m, changes 4 tiles (tile 1 1m→2m; at most 3 are changed without asking: if "
      "those are right, set them with --fix); x", "if those are right, set them "),
     ("--fix: tile 3 is given twice (3=5p and 3=6p)", "is given twice ({pos}={out[pos]}"),
+    ("--add 2=2f: 2f is also given with --fix 1=2f; a set has one of each flower and season",
+     "is also given with --fix"),
+    ("--fix: 2f is given to two tiles (1=2f and 5=2f); a set has one of each flower and season",
+     "is given to two tiles"),
     ("--add: position 20 is outside 1..17 (tiles are numbered 1 to 16; 17 adds after the last)", "is outside 1.."),
     ("--add 3=0x: a face-down tile can only be added to a concealed kong that is short of a tile; add a missed "
      "tile of the hand by its face, e.g. 3=5p", "a face-down tile can only be added"),

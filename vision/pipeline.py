@@ -158,6 +158,10 @@ def parse_fixes(text: str | None) -> dict[int, str]:
     for pos, v in _pos_tiles(text, "--fix", "3=5p", drop=True):
         if out.get(pos, v) != v:
             raise HandError(f"--fix: tile {pos} is given twice ({pos}={out[pos]} and {pos}={v})")
+        other = next((q for q, c in out.items() if c == v and q != pos), None) if v in BONUS_TILES else None
+        if other is not None:
+            raise HandError(f"--fix: {v} is given to two tiles ({other}={v} and {pos}={v}); a set has one of each "
+                            f"flower and season")
         out[pos] = v
     return out
 
@@ -1409,6 +1413,11 @@ def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence
         if code in given:
             raise HandError(f"--add {pos}={code}: {code} is added twice (also --add {given[code]}={code}); a set has "
                             f"one of each flower and season")
+        # (a new user's `--fix 1=2f --add 2=2f` was told "the nearest legal reading needs tile 1 to be 4y")
+        also = next((q for q, c in sorted(fixes.items()) if c == code), None)
+        if also is not None:
+            raise HandError(f"--add {pos}={code}: {code} is also given with --fix {also}={code}; a set has one of "
+                            f"each flower and season")
         given[code] = pos
         if shown_roles is None:
             continue

@@ -314,6 +314,7 @@
     [/set its face with --fix \d+=TILE/g, "set its face by tapping it"],
     [/correct it with --fix \d+=TILE instead/g, "correct it by tapping it instead"],
     [/\(also --add (\d+)=(\w+)\)/g, "(also as tile $1)"],
+    [/is also given with --fix (\d+)=(\w+);/g, "is also given to tile $1;"],
     [/say which tile won with --winning-tile/g, "say which tile won in “Winning tile” (Overrides)"],
     [/given with --winning-tile/g, "given in “Winning tile” (Overrides)"],
     [/your --winning-tile/g, "your “Winning tile”"],
