@@ -111,3 +111,21 @@ def test_boxes_not_in_the_hand_get_their_numbers_when_few():
     placed = []
     annotate(many.photo.pixels, many.detections, many.reading, many.order, "t", placed=placed)
     assert not any(p["kind"] == "ignored" for p in placed)
+
+
+def test_an_annotated_image_that_cannot_be_written_says_why(tmp_path):
+    # a new user's `--annotate /nonexist/x.jpg` was told only "cannot write the annotated image"
+    from vision.annotate import save
+    from vision.errors import ImageError
+
+    img = np.zeros((40, 60, 3), np.uint8)
+    with pytest.raises(ImageError, match=r"x\.jpg: cannot write the annotated image: the folder .*nowhere does not "
+                                         r"exist$"):
+        save(img, tmp_path / "nowhere" / "x.jpg")
+    (tmp_path / "file.txt").write_text("x")
+    with pytest.raises(ImageError, match=r"cannot write the annotated image: .*file\.txt is not a folder$"):
+        save(img, tmp_path / "file.txt" / "x.jpg")
+    (tmp_path / "d.jpg").mkdir()
+    with pytest.raises(ImageError, match=r"d\.jpg: cannot write the annotated image: it is a folder$"):
+        save(img, tmp_path / "d.jpg")
+    assert save(img, tmp_path / "ok.png").is_file()

@@ -20,6 +20,8 @@ taken, so that no label covers a neighbouring tile or another label where a free
 """
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Collection, Iterable, Mapping, Sequence
@@ -361,6 +363,23 @@ def save(image: np.ndarray, path: str | Path, quality: int = 88) -> Path:
         ok = cv2.imwrite(str(p), cv2.cvtColor(image, cv2.COLOR_RGB2BGR), params)
     except cv2.error:
         ok = False
-    if not ok:
-        raise ImageError(f"{p}: cannot write the annotated image")
+    if not ok:  # (a new user's `--annotate /nonexist/x.jpg` was told only "cannot write")
+        raise ImageError(f"{p}: cannot write the annotated image" + _why_unwritable(p))
     return p
+
+
+def _why_unwritable(p: Path) -> str:
+    """Why ``p`` cannot be written, as ``": the folder … does not exist"`` (a missing or non-folder
+    parent, a folder at ``p``, a folder or file without write permission), or "" when none of those."""
+    parent = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        return ": it is a folder"
+    if not parent.exists():
+        return f": the folder {parent} does not exist"
+    if not parent.is_dir():
+        return f": {parent} is not a folder"
+    if p.exists() and not os.access(p, os.W_OK):
+        return ": the file is not writable (no permission)"
+    if not os.access(parent, os.W_OK):
+        return f": no permission to write in the folder {parent}"
+    return ""
