@@ -560,6 +560,11 @@ def test_the_problem_column_names_manifest_cells_not_flags():
                           "hand has 14); leave out boxes …") == ("a non-winning hand under nts has 13: …; if the hand "
                                                                "won, set the winner cell to yes (a winner's hand has 14);"
                                                                " leave out boxes …")
+    # a photo no manifest row lists (its winner from --not-winner): the cells are those of a row to add
+    assert manifest_words("if the hand won, leave out --not-winner (a winner's hand has 14)", has_row=False) == (
+        "if the hand won, set the winner cell to yes (a winner's hand has 14) (this photo has no manifest row: add "
+        "one for it, docs/batch.md)")
+    assert manifest_words("a note naming no flag", has_row=False) == "a note naming no flag"
     assert "--" not in manifest_words("with your corrections (--fix/--add/--exposed) the hand reads legal only without "
                                       "them; --exposed replaces the melds; --winning-tile 9p: no concealed tile")
 

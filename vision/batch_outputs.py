@@ -48,13 +48,20 @@ MANIFEST_WORDS = (
 )
 
 
-def manifest_words(text: str | None) -> str | None:
-    """``text`` (a reading's problem) with the flags it names said as the manifest's cells."""
+#: said after the cells named, for a photo that has no manifest row (its cells are those of a new row)
+NO_ROW_YET = " (this photo has no manifest row: add one for it, docs/batch.md)"
+
+
+def manifest_words(text: str | None, has_row: bool = True) -> str | None:
+    """``text`` (a reading's problem) with the flags it names said as the manifest's cells; for a photo
+    without a manifest row (``has_row`` False) followed by :data:`NO_ROW_YET` when a cell is named (a new
+    user's batch with ``--not-winner`` was told "set the winner cell to yes" of a photo no row listed)."""
     if not text:
         return text
+    said = text
     for pattern, to in MANIFEST_WORDS:
-        text = pattern.sub(to, text)
-    return text
+        said = pattern.sub(to, said)
+    return said + NO_ROW_YET if said != text and not has_row else said
 
 
 def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]:
@@ -91,7 +98,7 @@ def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: floa
             "total": r["total"], "points": int(pts) if pts is not None and float(pts).is_integer() else pts,
             "doublings": r["doublings"], "tiles": r["tiles"], "changed": r["changed"],
             "frame": r["frame"] if r["frame"] is not None else ("" if r["error"] else FRAME_NOT_RECORDED),
-            "problem": manifest_words(problem) or "",
+            "problem": manifest_words(problem, job.line is not None) or "",
             "breakdown": json.loads(r["breakdown"]) if r["breakdown"] else [], "sha256": r["sha256"] or "",
         }
 
