@@ -178,6 +178,21 @@ def test_a_jpeg_whose_picture_data_ends_early_though_its_file_ends_whole_is_refu
     assert vio.grey_band(a) == 0.0
 
 
+def test_a_jpeg_whose_picture_data_the_decoder_finds_damaged_says_so():
+    # a tester's demo photo with six bytes changed a third of the way in: Pillow decodes it without a
+    # word, the rest of the picture colour-shifted; libjpeg warns (OpenCV prints it), and the photo
+    # carries those words for the reading to flag (vision.pipeline.DAMAGED_PICTURE)
+    rng = np.random.default_rng(1)
+    data = bytearray(_jpeg(Image.fromarray(rng.integers(0, 256, (300, 400, 3), np.uint8))))
+    assert load_photo(bytes(data)).damage is None
+    at = int(len(data) * 0.35)
+    for k in range(at, at + 6):
+        data[k] ^= 0x3C
+    photo = load_photo(bytes(data))
+    assert photo.damage is not None and photo.damage.startswith("Corrupt JPEG data"), photo.damage
+    assert vio.grey_band(photo.pixels) < vio.GREY_BAND  # (read: the picture is there, garbled)
+
+
 def test_damaged_png_and_webp_are_said_as_what_happened():
     # a PNG whose picture data ends early but whose file ends with its IEND chunk was not cut short in a
     # copy ("copy the photo again" will not help): it was damaged when saved. A WebP cut short was called

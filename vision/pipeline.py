@@ -515,6 +515,12 @@ DROPPED_BY_EDIT = 0.5
 ADDED_WINNER = 0.5
 #: the words of that note (the confidence line points at it)
 ADDED_WINNER_NOTE = ", added by you) is read as the winning tile"
+#: a reading of a photo whose JPEG picture data the decoder found damaged (``Photo.damage``) is only
+#: this sure (× its confidence): part of the photo may be garbled (a tester's damaged demo photo was
+#: read without its flower at >99 %), though some cameras write stray bytes that are reported alike
+DAMAGED_PICTURE = 0.5
+#: the words of that note (the confidence line points at it)
+DAMAGED_NOTE = "unsure: the photo file's picture data is damaged"
 #: the end of the note on each tile the user added (a batch row's problem column leaves it out)
 ADDED_NOTE_END = "added by you (--add): the detector missed it"
 #: the upright reading is weak, and the photo is also read turned 90°, 180° and 270°, when it is not
@@ -1692,6 +1698,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 reading = replace(reading, notes=reading.notes + (
                     f"tile(s) {number_spans(went)}, in the hand as first read, went out of it with the tile(s) you "
                     f"left out (--fix POS={DROP}): without them their group reads as no meld",))
+    if photo.damage:
+        reading = replace(reading, confidence=reading.confidence * DAMAGED_PICTURE, notes=reading.notes + (
+            f"{DAMAGED_NOTE} (the JPEG decoder: {photo.damage}): part of the photo may be garbled, so tiles "
+            f"may be misread or missed; check the annotated image against the table, or copy the photo again",))
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
@@ -1820,6 +1830,8 @@ def summary(res: PhotoResult) -> str:
         if any(ADDED_WINNER_NOTE in n for n in r.notes):
             conf += (f"; ×{ADDED_WINNER:g} of it is which tile won, which the place of a tile you added cannot "
                      f"say (see the note)")
+        if any(n.startswith(DAMAGED_NOTE) for n in r.notes):
+            conf += f"; ×{DAMAGED_PICTURE:g} of it is the photo file's damaged picture data (see the note)"
         if any(FORCED_WIN_NOTE in n for n in r.notes):
             conf += "; most of the doubt is the meld set apart that your --winning-tile makes concealed (see the note)"
         out.append(conf)
