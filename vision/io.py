@@ -635,7 +635,7 @@ def jpeg_damage(fp: BinaryIO, size: int) -> str | None:
     a tester's demo photo with six bytes changed a third of the way in was read with its lower part
     colour-shifted, its flower missed, and scored at >99 %): the first line naming
     :data:`JPEG_WARNINGS` (``"Corrupt JPEG data: 6 extraneous bytes before marker 0xd9"``), or None.
-    Costs a second entropy decode (about 5 % of reading a photo)."""
+    Costs a second entropy decode: reading a 24 MP photo whole takes about 1.13× as long."""
     import cv2
 
     try:
