@@ -56,6 +56,10 @@ def _score_line(ln: Any) -> str:
     return f"  {amount:>14}  {_text(ln.get('name'))}  ({_text(ln.get('source'))})"
 
 
+#: the largest integer SQLite stores
+SQLITE_MAX = 2**63 - 1
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     if args.limit < 0:
         raise UserError(f"--limit {args.limit} must be ≥ 0 (0: all entries)")
@@ -68,10 +72,15 @@ def cmd_history(args: argparse.Namespace) -> int:
         else:
             print(f"no history yet ({path} does not exist)")
         return 0
+    # (SQLite's integers are 64-bit: a tester's --id/--limit 99999999999999999999 crashed with an
+    # OverflowError; no id is that large, and such a limit is no limit)
+    limit = None if args.limit <= 0 or args.limit > SQLITE_MAX else args.limit
+    if args.id is not None and not 0 <= args.id <= SQLITE_MAX:
+        raise UserError(f"no history entry {args.id} in {path}")
     try:
         con = _open_read_only(path)
         try:
-            rows = list(entries(con, None if args.limit <= 0 else args.limit, args.command, args.id))
+            rows = list(entries(con, limit, args.command, args.id))
         finally:
             con.close()
     except sqlite3.Error as e:

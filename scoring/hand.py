@@ -90,6 +90,18 @@ FIELD_FLAGS = frozenset({"last-tile", "first-turn", "announced-wait", "kong-on-k
 WON_FIELDS = ("last_tile", "first_turn", "kong_on_kong")
 
 
+#: the most consecutive dealer wins (004 連莊) and discards on the table (004 十張內) a hand is given with
+#: (a set has 144 tiles)
+MAX_DEALER_STREAK = 99
+MAX_DISCARDS = 144
+
+
+def _shown_int(v: int) -> str:
+    """``v`` for a one-line message, at most 12 digits shown."""
+    t = str(v)
+    return t if len(t) <= 12 else t[:12] + f"… ({len(t)} digits)"
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """The circumstances of a hand at the end of a game.
@@ -136,10 +148,13 @@ class Context:
                 raise HandError(f"{name.replace('_', ' ')} must be one of E, S, W, N, not {v!r}")
         if self.win_by not in WIN_BY:
             raise HandError(f"win by must be one of {', '.join(WIN_BY)}, not {self.win_by!r}")
-        if self.dealer_streak < 0:
-            raise HandError(f"dealer streak must be ≥ 0, not {self.dealer_streak}")
-        if self.discards is not None and self.discards < 0:
-            raise HandError(f"discards (tiles discarded on the table) must be ≥ 0, not {self.discards}")
+        # (bounded as the web API bounds them: a tester's --dealer-streak 99999999999999999999 was scored, then
+        # crashed the history's write with an OverflowError, and a batch on every rerun)
+        if not 0 <= self.dealer_streak <= MAX_DEALER_STREAK:
+            raise HandError(f"dealer streak must be 0 to {MAX_DEALER_STREAK}, not {_shown_int(self.dealer_streak)}")
+        if self.discards is not None and not 0 <= self.discards <= MAX_DISCARDS:
+            raise HandError(f"discards (tiles discarded on the table) must be 0 to {MAX_DISCARDS} (a set has "
+                            f"{MAX_DISCARDS} tiles), not {_shown_int(self.discards)}")
 
     @property
     def self_drawn(self) -> bool:

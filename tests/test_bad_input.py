@@ -791,3 +791,24 @@ def test_a_photo_whose_jpeg_data_is_damaged_is_read_flagged(run_cli, tmp_path):
                for n in d["notes"]), d["notes"]
     rc, out, err = run_cli("photo", "--demo", "--json", "--no-history")
     assert not any("damaged" in n for n in json.loads(out)["notes"])
+
+
+def test_integers_past_what_a_table_or_sqlite_holds_are_one_line_errors(run_cli, tmp_path):
+    # a tester's --dealer-streak 99999999999999999999 was scored, then the history's write crashed with an
+    # OverflowError (exit 1, nothing printed), and a manifest row so crashed the whole batch on every rerun;
+    # `history --id/--limit 99999999999999999999` crashed the same way. The web API bounds the streak at
+    # 99 and the discards at 200: every entry now refuses what the hand's Context refuses
+    from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, Context
+
+    hand = ["hand", "123m456p789s123s11z [333z]", "-r", "hk-tw-16", "-w", "1z", "--db", str(tmp_path / "h.sqlite3")]
+    rc, out, err = run_cli(*hand, "--dealer", "--dealer-streak", "99999999999999999999")
+    assert rc == 2 and err.strip() == "mahjong-score: error: dealer streak must be 0 to 99, not 999999999999… (20 digits)"
+    rc, out, err = run_cli(*hand, "--discards", "145")
+    assert rc == 2 and "discards (tiles discarded on the table) must be 0 to 144" in err
+    rc, out, err = run_cli(*hand, "--dealer", "--dealer-streak", str(MAX_DEALER_STREAK), "--discards", str(MAX_DISCARDS))
+    assert rc == 0, err
+    with pytest.raises(HandError, match="dealer streak must be 0 to 99, not 100"):
+        Context(dealer_streak=100)
+    for flag in ("--id", "--limit"):
+        rc, out, err = run_cli("history", "--db", str(tmp_path / "h.sqlite3"), flag, "99999999999999999999")
+        assert "Traceback" not in err and (rc, err.count("\n")) == ((2, 1) if flag == "--id" else (0, 0)), (flag, rc, err)

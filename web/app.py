@@ -66,7 +66,7 @@ from starlette.formparsers import MultiPartParser
 
 from scoring import HandError, RulesetError, ScoredHand, available, explain, load_ruleset, parse_hand, score_hand
 from scoring.engine import check_flags
-from scoring.hand import WIN_BY, Context
+from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
 from scoring.settle import settle, with_win_by
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
@@ -750,8 +750,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         announced_wait: bool = Form(False),
         kong_on_kong: bool = Form(False),
         dealer: Optional[bool] = Form(None),
-        dealer_streak: int = Form(0, ge=0, le=99),
-        discards: Optional[int] = Form(None, ge=0, le=200),
+        dealer_streak: int = Form(0, ge=0, le=MAX_DEALER_STREAK),
+        discards: Optional[int] = Form(None, ge=0, le=MAX_DISCARDS),
         flags: str = Form("", max_length=400, description="comma-separated ruleset flags"),
         options: str = Form("", max_length=2000, description='ruleset options: JSON object or NAME=VALUE,NAME=VALUE'),
         fixes: str = Form("", max_length=400, description="tile corrections by number: 3=5p,7=1z (9=- leaves tile 9 out of the hand)"),

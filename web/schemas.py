@@ -11,7 +11,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scoring.hand import WIN_BY, Context
+from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 
 Wind = Literal["E", "S", "W", "N"]
 WinBy = Literal[WIN_BY]  # type: ignore[valid-type]
@@ -32,8 +32,8 @@ class ContextIn(BaseModel):
     announced_wait: bool = Field(False, description="a waiting hand announced in advance")
     kong_on_kong: bool = Field(False, description="won on the replacement tile after two kongs in one turn")
     dealer: Optional[bool] = Field(None, description="the player is the dealer (null: seat wind E)")
-    dealer_streak: int = Field(0, ge=0, le=99, description="consecutive dealer wins before this hand (004 連莊)")
-    discards: Optional[int] = Field(None, ge=0, le=200, description="discarded tiles on the table at the win (004 十張內)")
+    dealer_streak: int = Field(0, ge=0, le=MAX_DEALER_STREAK, description="consecutive dealer wins before this hand (004 連莊)")
+    discards: Optional[int] = Field(None, ge=0, le=MAX_DISCARDS, description="discarded tiles on the table at the win (004 十張內)")
     flags: list[str] = Field(default_factory=list, max_length=20,
                              description="ruleset-specific circumstances (see GET /api/rulesets)")
 
