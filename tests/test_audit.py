@@ -374,3 +374,27 @@ def test_a_failed_photo_audit_in_json_prints_only_json(run_cli, tmp_path):
     rc, out, err = run_cli("audit", str(DEMO_PHOTO), "--claimed", "40", "--fix", "7=1z", "--json", "--no-history",
                            "--annotate", str(tmp_path / "a.png"))
     assert rc == 2 and "cannot audit demo.jpg" in json.loads(out)["error"]
+
+
+def test_a_rule_claimed_on_several_lines_adds_up(run_cli, tmp_path):
+    # NTS (002), seat East, won on a discarded 4m: three exposed pungs of terminals 111p 999p 999s, 4 each
+    # (002:11) = 12, mahjong 20 (002:13) = 32, no doubling. The score counts the three pungs on one line;
+    # a claim may give a line per pung, and those add up
+    hand = ["audit", "--hand", "234m11s [111p] [999p] [999s]", "-w", "4m", "--no-history"]
+    per_pung = [{"rule": "pung-terminals-exposed", "points": 4}] * 3 + [{"rule": "mahjong", "points": 20}]
+    rc, out, _ = run_cli(*hand, "--claimed", "32", "--claimed-lines", claim_file(tmp_path, per_pung))
+    assert rc == 0 and "computed 32 — MATCH" in out, out
+    # a tester's claim listing mahjong twice (its lines add to 60 against a claimed total of 40) was a
+    # MATCH: the two lines add up to 40 points of mahjong, against 20 scored
+    twice = [{"rule": "pung-terminals-exposed", "points": 12}, {"rule": "mahjong", "points": 20},
+             {"rule": "mahjong", "points": 20}]
+    rc, out, _ = run_cli(*hand, "--claimed", "32", "--claimed-lines", claim_file(tmp_path, twice))
+    assert rc == 1 and "wrong value: mahjong claimed +40 pts on 2 lines, scored +20 pts (002_" in out, out
+    # and a line taking points away reads as such (it read "+-20 pts")
+    less = [{"rule": "pung-terminals-exposed", "points": 12}, {"rule": "mahjong", "points": 20},
+            {"rule": "mahjong", "points": -20}]
+    rc, out, _ = run_cli(*hand, "--claimed", "12", "--claimed-lines", claim_file(tmp_path, less))
+    assert rc == 1 and "mahjong claimed +0 pts on 2 lines" in out and "+-" not in out, out
+    rc, out, _ = run_cli(*hand, "--claimed", "12", "--claimed-lines",
+                         claim_file(tmp_path, [{"rule": "mahjong", "points": -20}]))
+    assert "claimed -20 pts" in out and "+-" not in out, out

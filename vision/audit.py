@@ -252,8 +252,8 @@ def _fmt_amounts(a: Mapping[str, float] | None) -> str:
         return "counted"
     parts = []
     for k, v in a.items():
-        v_s = f"{v:g}"
-        parts.append({"points": f"+{v_s} pts", "doublings": f"+{v_s} dbl", "fixed": f"{v_s} fixed"}[k])
+        v_s = f"{v:+g}"  # (a claim of -20 points had read "+-20 pts")
+        parts.append({"points": f"{v_s} pts", "doublings": f"{v_s} dbl", "fixed": f"{v:g} fixed"}[k])
     return ", ".join(parts)
 
 
@@ -305,6 +305,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         claims = resolve_claims(claimed_lines, rs, scored)
         computed = {ln.rule: ln for ln in scored.lines}
         claimed_by_rule: dict[str, Claimed] = {}
+        lines_of: dict[str, int] = {}  # rules claimed on more than one line: how many
         for c in claims:
             if c.rule is None:
                 several = bare_name_rules(c.given, rs)
@@ -318,6 +319,13 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                            + (f"(did you mean {near}? " if near else "(")
                            + f"see `mahjong-score rules {rs.id}`)")
                 diffs.append(Difference("not earned", None, msg, claimed=c.amounts))
+            elif c.rule in claimed_by_rule:
+                # one rule claimed on several lines (a line per pung of terminals) adds up, as the score
+                # counts it on one line (a tester's claim listing mahjong twice, 20 + 20, was a MATCH)
+                prev = claimed_by_rule[c.rule]
+                amounts = {k: prev.amounts.get(k, 0.0) + c.amounts.get(k, 0.0) for k in (*prev.amounts, *c.amounts)}
+                claimed_by_rule[c.rule] = Claimed(c.rule, prev.given, amounts, (prev.count or 1) + (c.count or 1))
+                lines_of[c.rule] = lines_of.get(c.rule, 1) + 1
             else:
                 claimed_by_rule[c.rule] = c
         extra = [r for r in claimed_by_rule if r not in computed]
@@ -364,7 +372,8 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             wrong.update({k: v for k, v in c.amounts.items() if k not in got and v != 0})
             if wrong:
                 what = "limit" if ln.kind in ("fixed", "limit") else "wrong value"
-                msg = (f"{what}: {r} claimed {_fmt_amounts(c.amounts)}, scored {ln.amount()}"
+                on = f" on {lines_of[r]} lines" if r in lines_of else ""
+                msg = (f"{what}: {r} claimed {_fmt_amounts(c.amounts)}{on}, scored {ln.amount()}"
                        f"{f' [{ln.detail}]' if ln.detail else ''} ({ln.source}{'; ' + ln.option if ln.option else ''})")
                 diffs.append(Difference(what, r, msg, c.amounts, got, r, ln.source))
     if claimed_total != scored.total:
