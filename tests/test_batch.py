@@ -664,3 +664,25 @@ def test_the_summary_says_which_settled_hands_are_provisional(tmp_path, truth, c
     (st,) = {r["status"].split(":")[0] for r in read_csv(tmp_path / "r.settlements.csv")}
     assert st == "provisional"
     assert "table hands settled 1 (1 provisionally: a photo needs review)" in out + err, out + err
+
+
+def test_photos_named_otherwise_are_found_by_their_first_bytes(tmp_path):
+    # a tester's batch left out a Windows `IMG.jfif`, a `.gif` and a photo without an extension without a
+    # word ("3 photos"); `photo` reads them all. Files that are not photos stay out
+    import io as _io
+
+    from PIL import Image
+
+    from vision.manifest import find_photos
+
+    buf = _io.BytesIO()
+    Image.new("RGB", (64, 48), (200, 30, 30)).save(buf, "JPEG")
+    jpeg = buf.getvalue()
+    buf = _io.BytesIO()
+    Image.new("RGB", (64, 48), (200, 30, 30)).save(buf, "GIF")
+    for name, data in (("IMG.jfif", jpeg), ("scan", jpeg), ("anim.gif", buf.getvalue()), ("a.jpg", jpeg),
+                       ("notes.txt", b"hello"), ("results.csv", b"photo,status\n"), ("x.audit.jpg", jpeg),
+                       (".hidden", jpeg), ("empty", b"")):
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "folder.jpg").mkdir()
+    assert find_photos(tmp_path) == ["IMG.jfif", "a.jpg", "anim.gif", "scan"]

@@ -272,7 +272,8 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     defaults = defaults or Defaults()
     jobs = build_jobs(d, manifest, defaults, only_manifest)
     if not jobs:
-        raise BatchError(f"{d}: no photos found (extensions: {', '.join(sorted(PHOTO_EXTS))})"
+        raise BatchError(f"{d}: no photos found (files named {' '.join(sorted(PHOTO_EXTS))}, or any other that "
+                         f"begins as a JPEG, PNG, WebP, HEIC, GIF, BMP or TIFF file does)"
                         + (" and none listed in the manifest" if manifest else ""))
     state_p = Path(state) if state else state_path_for(out)
     if manifest is not None:  # the files this run writes must not be the manifest it reads

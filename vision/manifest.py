@@ -428,14 +428,32 @@ _OUR_OUTPUT = re.compile(r"\.audit(-\d+)?\.jpg$", re.IGNORECASE)
 
 def find_photos(directory: Path) -> list[str]:
     """Photo files under ``directory`` (recursive; hidden files and folders, and the annotated
-    ``*.audit.jpg`` images of ``audit``, skipped), as sorted POSIX paths relative to it."""
+    ``*.audit.jpg`` images of ``audit``, skipped), as sorted POSIX paths relative to it: those named
+    with an extension of :data:`PHOTO_EXTS`, and any other whose first bytes are a photo format's
+    (:func:`vision.io.sniff`: a Windows ``IMG.jfif``, a ``.gif``, a file without an extension were left
+    out of a tester's batch without a word)."""
+    from .io import sniff
+
     out = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(x for x in dirs if not x.startswith("."))
         for f in files:
-            if not f.startswith(".") and Path(f).suffix.lower() in PHOTO_EXTS and not _OUR_OUTPUT.search(f):
+            if f.startswith(".") or _OUR_OUTPUT.search(f):
+                continue
+            if Path(f).suffix.lower() in PHOTO_EXTS or _starts_like_a_photo(Path(root) / f, sniff):
                 out.append((Path(root) / f).relative_to(directory).as_posix())
     return sorted(out)
+
+
+def _starts_like_a_photo(path: Path, sniff) -> bool:
+    """The regular file ``path`` begins as a photo format does (unreadable: no)."""
+    try:
+        if not path.is_file():
+            return False
+        with path.open("rb") as fh:
+            return sniff(fh.read(18)) is not None
+    except OSError:
+        return False
 
 
 def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: Defaults,
