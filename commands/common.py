@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import Any
 
 from scoring import Context
-from scoring.errors import InputError
+from scoring.errors import ECHO_CHARS, InputError
 from scoring.history import ENV_DB
 from scoring.hand import WIN_BY, WON_FIELDS
 
@@ -28,6 +29,10 @@ class OneLineParser(argparse.ArgumentParser):
     naming the problem and pointing at ``--help``) and exit code 2, like every other bad input."""
 
     def error(self, message: str):  # type: ignore[override]
+        # the values argparse repeats, cut as other errors cut them (a tester's 10 KB --exposed value was
+        # printed whole: "unrecognized arguments: --exposed xxx…")
+        message = re.sub(r"\S{%d,}" % (ECHO_CHARS + 21), lambda m: m.group()[:ECHO_CHARS] + f"… ({len(m.group()):,} "
+                         f"characters)", message)
         line = f"{message} (see `{self.prog} --help`)"
         if _JSON_WANTED:  # `… --json` with a usage error: the JSON reader gets an object too
             print_json({"error": line, "exit_code": 2})

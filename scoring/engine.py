@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from . import decompose
 from . import predicates as shared_predicates
 from .decompose import Decomposition, decompositions
-from .errors import HandError, RulesetError
+from .errors import ECHO_CHARS, HandError, RulesetError, echo
 from .fired import Fired  # noqa: F401  (re-exported: engine.Fired)
 from .hand import Context, Hand
 from .notation import check_size
@@ -76,7 +76,7 @@ class Option:
             if raw == c or str(raw).lower() == str(c).lower():
                 return c
         raise RulesetError(
-            f"option {self.name} must be one of {', '.join(map(option_text, self.choices))}, not {raw!r}")
+            f"option {self.name} must be one of {', '.join(map(option_text, self.choices))}, not {echo(str(raw))}")
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ class Ruleset:
             key = k.replace("-", "_")
             if key not in self.options:
                 known = ", ".join(sorted(self.options)) or "none"
-                raise RulesetError(f"ruleset {self.id} has no option {k!r} (options: {known})")
+                raise RulesetError(f"ruleset {self.id} has no option {echo(k)} (options: {known})")
             opts[key] = self.options[key].parse(v)
         return opts
 
@@ -170,9 +170,12 @@ def _find_predicate(name: str, module: ModuleType | None, ruleset_id: str) -> Ca
 
 
 def _load_raw(ruleset_id: str) -> dict[str, Any]:
+    known = available()
+    # (only a shipped ruleset's id names a file: a tester's 300-letter --ruleset crashed on a file name too
+    # long, and "../../pyproject" named a file outside scoring/rulesets)
+    if ruleset_id not in known:
+        raise RulesetError(f"unknown ruleset {echo(ruleset_id)} (known: {', '.join(known)})")
     path = RULESET_DIR / f"{ruleset_id.replace('-', '_')}.toml"
-    if not path.exists():
-        raise RulesetError(f"unknown ruleset {ruleset_id!r} (known: {', '.join(available())})")
     with path.open("rb") as f:
         return tomllib.load(f)
 
@@ -772,7 +775,7 @@ def check_flags(rs: Ruleset, context: Context) -> None:
     known = ruleset_flags(rs)
     unknown = sorted(set(context.flags) - known)
     if unknown:
-        raise HandError(f"unknown flag {', '.join(unknown)} for ruleset {rs.id} "
+        raise HandError(f"unknown flag {', '.join(f if len(f) <= ECHO_CHARS else echo(f) for f in unknown)} for ruleset {rs.id} "
                         f"(flags: {', '.join(sorted(known)) or 'none'})")
 
 

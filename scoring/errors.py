@@ -1,5 +1,14 @@
-"""Errors raised by the scoring package."""
+"""Errors raised by the scoring package, and how their messages repeat what the user typed."""
 from __future__ import annotations
+
+#: the most characters of the user's text an error message repeats (a 120 KB token is not echoed whole)
+ECHO_CHARS = 40
+
+
+def echo(text: str) -> str:
+    """``text`` quoted for an error message, cut to :data:`ECHO_CHARS` characters (``'…'`` marks the cut,
+    with the whole length)."""
+    return repr(text) if len(text) <= ECHO_CHARS else repr(text[:ECHO_CHARS]) + f"… ({len(text):,} characters)"
 
 
 class HandError(ValueError):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import HandError
+from .errors import ECHO_CHARS, HandError, echo
 from .hand import Context, Hand, Meld, make_hand
 from .tiles import BONUS, compact, next_tile, sort_tiles
 
@@ -29,13 +29,6 @@ _TILES_RE = re.compile(r"(?:[0-9]+[mpszfy])+")
 _GROUP_RE = re.compile(r"([0-9]+)([mpszfy])")
 _TOKEN_RE = re.compile(r"\S+")
 WIN_PREFIX = "win:"
-#: the most characters of the user's text an error message repeats (a 120 KB token is not echoed whole)
-ECHO_CHARS = 40
-
-
-def _echo(text: str) -> str:
-    """``text`` quoted for an error message, cut to :data:`ECHO_CHARS` characters (``'…'`` marks the cut)."""
-    return repr(text) if len(text) <= ECHO_CHARS else repr(text[:ECHO_CHARS]) + f"… ({len(text):,} characters)"
 
 
 def _pasted_at(tok: str) -> int | None:
@@ -76,9 +69,9 @@ def parse_winning_tile(text: str) -> str:
     try:
         wt = parse_tiles(text)
     except HandError as e:
-        raise HandError(f"winning tile {_echo(text)}: {e.message}") from None
+        raise HandError(f"winning tile {echo(text)}: {e.message}") from None
     if len(wt) != 1 or wt[0] in BONUS:
-        raise HandError(f"winning tile {_echo(text)} must be one playing tile, e.g. 5p")
+        raise HandError(f"winning tile {echo(text)} must be one playing tile, e.g. 5p")
     return wt[0]
 
 
@@ -93,9 +86,9 @@ def parse_tiles_at(text: str, column: int = 1) -> list[tuple[str, int]]:
         bad = re.search(r"[^0-9mpszfy]", text)
         if bad:
             raise HandError(
-                f"unexpected character {bad.group()!r} in {_echo(text)}; tiles are digits followed by"
+                f"unexpected character {bad.group()!r} in {echo(text)}; tiles are digits followed by"
                 " a suit letter m p s z f y", column + bad.start())
-        raise HandError(f"{_echo(text)} does not end in a suit letter (m p s z f y)", column + len(text) - 1)
+        raise HandError(f"{echo(text)} does not end in a suit letter (m p s z f y)", column + len(text) - 1)
     tiles: list[tuple[str, int]] = []
     for g in _GROUP_RE.finditer(text):
         digits, s = g.groups()
@@ -161,17 +154,17 @@ def parse_hand(
         tok, col = m.group(), m.start() + 1
         cut = _pasted_at(tok)
         if cut is not None:
-            raise HandError(f"tokens need a space between them: {_echo(tok[:cut])} and {_echo(tok[cut:])} are "
-                            f"written together (write {_echo(tok[:cut] + ' ' + tok[cut:])})", col + cut)
+            raise HandError(f"tokens need a space between them: {echo(tok[:cut])} and {echo(tok[cut:])} are "
+                            f"written together (write {echo(tok[:cut] + ' ' + tok[cut:])})", col + cut)
         if tok[0] == "[":
             if not tok.endswith("]") or len(tok) < 3:
-                raise HandError(f"exposed meld {_echo(tok)} must look like [777p]", col)
+                raise HandError(f"exposed meld {echo(tok)} must look like [777p]", col)
             at = parse_tiles_at(tok[1:-1], col + 1)
             melds.append(meld_from_tiles([t for t, _ in at], concealed=False, column=col))
             placed.extend((t, col) for t in melds[-1].tiles)
         elif tok[0] == "(":
             if not tok.endswith(")") or len(tok) < 3:
-                raise HandError(f"concealed kong {_echo(tok)} must look like (5555m)", col)
+                raise HandError(f"concealed kong {echo(tok)} must look like (5555m)", col)
             at = parse_tiles_at(tok[1:-1], col + 1)
             melds.append(meld_from_tiles([t for t, _ in at], concealed=True, column=col))
             placed.extend((t, col) for t in melds[-1].tiles)
@@ -184,7 +177,7 @@ def parse_hand(
         elif tok.lower().startswith(WIN_PREFIX):
             at = parse_tiles_at(tok[len(WIN_PREFIX):], col + len(WIN_PREFIX))
             if len(at) != 1:
-                raise HandError(f"{_echo(tok)} must name exactly one winning tile, e.g. win:5p", col)
+                raise HandError(f"{echo(tok)} must name exactly one winning tile, e.g. win:5p", col)
             if win_token is not None:
                 raise HandError(f"the winning tile is given twice ({WIN_PREFIX}{win_token} and {tok})", col)
             if at[0][0] in BONUS:

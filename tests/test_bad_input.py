@@ -812,3 +812,15 @@ def test_integers_past_what_a_table_or_sqlite_holds_are_one_line_errors(run_cli,
     for flag in ("--id", "--limit"):
         rc, out, err = run_cli("history", "--db", str(tmp_path / "h.sqlite3"), flag, "99999999999999999999")
         assert "Traceback" not in err and (rc, err.count("\n")) == ((2, 1) if flag == "--id" else (0, 0)), (flag, rc, err)
+
+
+@pytest.mark.parametrize("argv", [["--exposed", "x" * 300], ["--option", "x" * 300 + "=1"], ["--option", "bonus_tiles=" + "x" * 300],
+                                  ["--flag", "x" * 300], ["--seat-wind", "x" * 300], ["--ruleset", "x" * 300],
+                                  ["--ruleset", "../../pyproject"]])
+def test_a_long_or_odd_value_is_repeated_cut_in_a_one_line_error(run_cli, argv):
+    # a tester's 10 KB --exposed, --option and --flag values were printed whole (README: at most 40
+    # characters of a bad token); a 300-letter --ruleset crashed on a file name too long, and
+    # "../../pyproject" named a file outside scoring/rulesets (a traceback)
+    rc, out, err = run_cli("hand", "345m678p66z [777s] (2222m)", "-w", "8p", "--no-history", *argv)
+    assert rc == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "x" * 41 not in err.lower() and len(err) < 400, err

@@ -155,7 +155,8 @@ def test_not_a_string():
     ({"seat_wind": "X"}, "seat wind must be one of E, S, W, N"),
     ({"round_wind": "e"}, "round wind must be one of E, S, W, N"),
     ({"win_by": "air"}, "win by must be one of"),
-    ({"dealer_streak": -1}, "dealer streak must be ≥ 0"),
+    ({"dealer_streak": -1}, "dealer streak must be 0 to 99, not -1"),
+    ({"discards": -1}, "discards .* must be 0 to 144"),
 ])
 def test_context_errors(kwargs, message):
     with pytest.raises(HandError, match=message):

@@ -42,6 +42,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from scoring import Context, HandError, Meld, load_ruleset, make_hand, score_hand
+from scoring.errors import echo
 from scoring.hand import check_context
 from scoring.decompose import is_standard_complete, seven_pairs_counts
 from scoring.engine import Ruleset, check_flags
@@ -123,7 +124,7 @@ def parse_exposed(text: str) -> tuple[GivenMeld, ...]:
     out = []
     for tok in text.split():
         if len(tok) < 3 or (tok[0], tok[-1]) not in (("[", "]"), ("(", ")")):
-            raise HandError(f"--exposed: {tok!r} must be a meld in brackets, e.g. [777p] or (1111s)")
+            raise HandError(f"--exposed: {echo(tok)} must be a meld in brackets, e.g. [777p] or (1111s)")
         tiles = parse_tiles(tok[1:-1])
         m = meld_from_tiles(tiles, concealed=tok[0] == "(")
         out.append(GivenMeld(m.kind, tuple(PLAYING_TILES.index(t) for t in m.tiles), tok[0] == "("))
@@ -132,7 +133,7 @@ def parse_exposed(text: str) -> tuple[GivenMeld, ...]:
     counts = Counter(PLAYING_TILES[t] for gm in out for t in gm.tiles)
     over = sorted((t for t, k in counts.items() if k > 4), key=PLAYING_TILES.index)
     if over:
-        raise HandError(f"--exposed: the melds {text.strip()!r} need " + ", ".join(f"{counts[t]} of {t}" for t in over)
+        raise HandError(f"--exposed: the melds {echo(text.strip())} need " + ", ".join(f"{counts[t]} of {t}" for t in over)
                         + "; a set has 4 of each tile (name each meld on the table once)")
     return tuple(out)
 
