@@ -35,7 +35,7 @@ class OneLineParser(argparse.ArgumentParser):
                          f"characters)", message)
         line = f"{message} (see `{self.prog} --help`)"
         if _JSON_WANTED:  # `… --json` with a usage error: the JSON reader gets an object too
-            print_json({"error": line, "exit_code": 2})
+            fail_json(line)
         self.exit(2, f"mahjong-score: error: {line}\n")
 
 
@@ -156,8 +156,12 @@ def fail_json(message: str, exit_code: int = 2) -> None:
     """With ``--json``: the error as one JSON object ``{"error": …, "exit_code": …}`` on stdout,
     unless the command has already printed its JSON (e.g. ``photo``'s reading, which says why it is
     not legal). The one-line error on stderr is printed by the caller as always."""
+    global _JSON_PRINTED
     if _JSON_WANTED and not _JSON_PRINTED:
-        print_json({"error": message, "exit_code": exit_code})
+        # on one line: a JSON object either way, and the last line of `webcam --json`'s JSON lines (it had
+        # been printed over four indented lines, which a line-by-line reader cannot parse)
+        print(json.dumps({"error": message, "exit_code": exit_code}, ensure_ascii=False), flush=True)
+        _JSON_PRINTED = True
 
 
 def printable(msg: object) -> str:

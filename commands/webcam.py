@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from datetime import datetime
 from pathlib import Path
@@ -157,7 +158,12 @@ def cmd_webcam(args: argparse.Namespace) -> int:
 def _read(cap, device: str, got: int):
     ok, frame = cap.read()
     if not ok or frame is None:
-        raise UserError(f"camera {device} gave no frame (after {got} frames); is it in use by another program?")
+        if os.path.isfile(device):  # (a tester's 3-frame video was asked if it was "in use by another program")
+            raise UserError(f"video {device} ended after {got} frame{'s' if got != 1 else ''} (fewer than --warmup "
+                            f"plus --frames)")
+        if got:
+            raise UserError(f"camera {device} stopped giving frames after {got}")
+        raise UserError(f"camera {device} gave no frame; is it in use by another program?")
     return frame
 
 
