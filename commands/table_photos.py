@@ -172,10 +172,15 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
         if not r.legal or res.scored is None:
             # the reading's advice in this command's flags (a new user was told "--fix POS=TILE", which
             # `table` does not take, before the --photo-fix that it does)
-            problem = (r.problem or "the reading is not a legal hand").replace(
-                "--fix POS=", f"--photo-fix {player}=POS=").replace("--add POS=", f"--photo-add {player}=POS=")
-            # (the table says who won: a winner's photo read a tile short is not a non-winner's hand)
+            # (any --fix/--add the reader names, numbered too: a tester was told "--fix 1=TILE")
+            problem = re.sub(r"--(fix|add) (POS|\d+)=", lambda m: f"--photo-{m[1]} {player}={m[2]}=",
+                             r.problem or "the reading is not a legal hand")
+            # (the table says who won: a winner's photo read a tile short is not a non-winner's hand, and a
+            # non-winner's read a tile long is the winner's only if the table says so: `table` has no
+            # --not-winner to leave out, as a tester was told)
             problem = re.sub(r"; if the hand did not win, give --not-winner \([^)]*\)", "", problem)
+            problem = re.sub(r"if the hand won, leave out --not-winner", f"if the hand won, give --winner {player}",
+                             problem)
             raise UserError(f"photo of {player} ({path}): {problem} "
                             f"(read {r.notation}); correct a tile with --photo-fix {player}=POS=TILE, add a missed one with "
                             f"--photo-add {player}=POS=TILE "

@@ -117,3 +117,22 @@ def test_a_settlement_from_a_photo_read_unsure_is_provisional_exit_1(run_cli, tr
     assert rc == 0 and json.loads(out)["provisional"] == []
     rc, out, err = run_cli(*argv, "--reader", bf.ORACLE)
     assert rc == 0 and "provisional" not in out
+
+
+def test_a_problem_names_the_tables_own_options(run_cli):
+    # a tester's table with the demo photo as a non-winner's hand (14 tiles): "if the hand won, leave out
+    # --not-winner", an option `table` does not have; a --fix/--add the reader names is --photo-fix/--photo-add
+    import pytest
+
+    from vision.models import models_present
+
+    if not models_present():
+        pytest.skip("models missing")
+    from vision.pipeline import DEMO_PHOTO
+
+    rc, out, err = run_cli("table", "-r", "nts", "--winner", "A", "--hand", "A=345m678p66z [777s] (2222m) +1f",
+                           "-w", "8p", "--photo", f"B={DEMO_PHOTO}", "--hand", "C=147m258p369s1234z",
+                           "--hand", "D=147m258p369s1234z")
+    assert rc == 2 and err.count("\n") == 1
+    assert "if the hand won, give --winner B (a winner's hand has 14)" in err, err
+    assert "--not-winner" not in err and "--fix " not in err and "--add " not in err, err
