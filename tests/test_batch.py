@@ -686,3 +686,25 @@ def test_photos_named_otherwise_are_found_by_their_first_bytes(tmp_path):
         (tmp_path / name).write_bytes(data)
     (tmp_path / "folder.jpg").mkdir()
     assert find_photos(tmp_path) == ["IMG.jfif", "a.jpg", "anim.gif", "scan"]
+
+
+def test_a_csv_cell_a_spreadsheet_would_run_as_a_formula_is_marked_as_text(tmp_path, truth):
+    # a tester's manifest `player` cell `=cmd|calc` was written to results.csv as it was: a spreadsheet
+    # opening it runs the formula. In the CSV such text starts with ', in the JSON lines it is as typed
+    import shutil
+
+    from vision.batch_outputs import _cell
+
+    photos = tmp_path / "p"
+    photos.mkdir()
+    first = sorted(truth.glob("*.jpg"))[0]
+    shutil.copyfile(first, photos / "a.jpg")
+    m = tmp_path / "m.csv"
+    m.write_text('photo,player,table,hand\na.jpg,=cmd|calc,+1,@x\n')
+    batch.run_batch(photos, tmp_path / "r.csv", manifest=m, workers=0, reader=bf.ORACLE)
+    row = read_csv(tmp_path / "r.csv")[0]
+    assert (row["player"], row["table"], row["hand"]) == ("'=cmd|calc", "'+1", "'@x")
+    batch.run_batch(photos, tmp_path / "r.jsonl", manifest=m, workers=0, reader=bf.ORACLE)
+    row = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[0])
+    assert (row["player"], row["table"], row["hand"]) == ("=cmd|calc", "+1", "@x")
+    assert [_cell(v) for v in ("-3", "a-3", -3, "\tx", None)] == ["'-3", "a-3", -3, "'\tx", ""]

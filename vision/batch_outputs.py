@@ -204,11 +204,20 @@ def _yes_no(player: Mapping[str, Any], key: str) -> str:
     return "yes" if v else "no"
 
 
+#: a text cell starting with one of these is read by a spreadsheet as a formula (CSV injection)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _cell(v: Any) -> Any:
+    """A value as a CSV cell: None empty, lists and dicts as JSON, and text that a spreadsheet would
+    run as a formula marked as text with a leading ``'`` (a tester's manifest `player` cell
+    ``=cmd|calc`` was written as it was; the JSON lines output keeps every value as it is)."""
     if v is None:
         return ""
     if isinstance(v, (list, dict)):
         return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+    if isinstance(v, str) and v.startswith(FORMULA_START):
+        return "'" + v
     return v
 
 
