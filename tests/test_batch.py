@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import os
 import shutil
 import signal
@@ -113,6 +114,36 @@ def test_every_good_photo_scored_once_and_every_bad_one_reported(folder, tmp_pat
     con = history.connect(db)
     assert len(list(history.entries(con, limit=None))) == len(hist)
     con.close()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_or_ctrl_c_mid_run_says_what_is_kept_exit_2(folder, tmp_path, truth, sig):
+    # a tester's batch sent SIGTERM exited 143 without a word (Ctrl-C said "interrupted: N photos scored and
+    # kept — rerun the same command to resume"); both now say so, with exit code 2, and the rerun resumes
+    out = tmp_path / "run" / "results.csv"
+    state = batch.state_path_for(out)
+    cmd = [sys.executable, "-m", "cli", "batch", str(folder), "--out", str(out), "--workers", "1",
+           "--reader", bf.ORACLE, "--no-history", "--no-progress"]
+    env = dict(os.environ, MAHJONG_TEST_TRUTH=str(truth / "truth.json"), MAHJONG_TEST_DELAY="0.25")
+    p = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and p.poll() is None and (not state.exists() or state_rows(state) < 3):
+            time.sleep(0.05)
+        assert p.poll() is None, f"the batch ended before the signal: {p.communicate()}"
+        os.kill(p.pid, sig)
+        _, err = p.communicate(timeout=60)
+    finally:
+        if _group_alive(p.pid):
+            os.killpg(p.pid, signal.SIGKILL)
+    word = "terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted"
+    assert p.returncode == 2 and re.search(rf"error: {re.escape(word)}: \d+ photos scored and kept — rerun the same "
+                                           rf"command to resume\n$", err), (p.returncode, err)
+    done = state_rows(state)
+    env["MAHJONG_TEST_DELAY"] = "0"
+    r = subprocess.run(cmd + ["--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and json.loads(r.stdout)["resumed"] >= done >= 3, r.stderr
 
 
 def test_kill_9_mid_run_then_resume_is_identical_to_uninterrupted(folder, tmp_path, truth):

@@ -93,8 +93,9 @@ def _watch_parent(sentinel) -> None:
 
 
 def _init_worker() -> None:
-    """Worker start: ignore Ctrl-C (the parent handles it) and exit when the parent dies."""
+    """Worker start: ignore Ctrl-C and SIGTERM (the parent handles them) and exit when the parent dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_watch_parent, args=(parent.sentinel,), daemon=True).start()
@@ -330,6 +331,14 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     return summary
 
 
+class _Terminated(Exception):
+    """SIGTERM arrived while photos were being scored (:func:`_score_all`)."""
+
+
+def _terminated(signum, frame) -> None:
+    raise _Terminated()
+
+
 def _score_all(con, todo, reader, workers, progress, summary) -> None:
     from tqdm import tqdm
 
@@ -353,11 +362,18 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
                 summary.scored += 1
                 bar.update(1)
 
+    # SIGTERM (a supervisor, `timeout`, `kill`) as Ctrl-C: the photos scored are said to be kept (a tester's
+    # batch exited 143 without a word), in the main thread only (where signal handlers can be set)
+    main = threading.current_thread() is threading.main_thread()
+    old_term = signal.signal(signal.SIGTERM, _terminated) if main else None
     try:
         for job, params, sha in todo:
             drain(max_inflight - 1)
             pending[ex.submit(score_job, job, reader, params, sha)] = job
         drain(0)
+    except _Terminated:
+        raise BatchError(f"terminated (SIGTERM): {summary.scored} photos scored and kept — rerun the same command "
+                         f"to resume") from None
     except FatalError as e:
         raise BatchError(f"{e} ({summary.scored} photos scored and kept; fix this and rerun to resume)") from None
     except BrokenProcessPool:
@@ -367,5 +383,7 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
     except KeyboardInterrupt:
         raise BatchError(f"interrupted: {summary.scored} photos scored and kept — rerun the same command to resume") from None
     finally:
+        if main:
+            signal.signal(signal.SIGTERM, old_term)
         bar.close()
         ex.shutdown(wait=True, cancel_futures=True)
