@@ -603,6 +603,12 @@ def test_web_api_calibrates_lists_reads_and_learns(photos, tmp_path, _tilesets):
     r = c.post("/api/tilesets", files={"image": ("c.jpg", photos["cal"].read_bytes(), "image/jpeg")},
                data={"name": "w", "tiles": "12q"})
     assert r.status_code == 422 and r.json()["error"].startswith("tiles '12q'"), r.json()
+    # a field it does not take is refused, as /api/score refuses one (a tester's was dropped without a word)
+    r = c.post("/api/tilesets", files={"image": ("c.jpg", photos["cal"].read_bytes(), "image/jpeg")},
+               data={"name": "w", "replce": "true"})
+    assert r.status_code == 422 and r.json()["error"] == ("unknown field(s) 'replce': the fields are image, name, "
+                                                          "replace, tiles"), r.json()
+    assert c.get("/api/tilesets").json()["tilesets"] == []
     _tilesets.mkdir(parents=True, exist_ok=True)
     (_tilesets / "junk.npz").write_text("junk")  # listed as unreadable, as the command line lists it
     (u,) = c.get("/api/tilesets").json()["unreadable"]

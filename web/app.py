@@ -76,7 +76,7 @@ from vision.pipeline import (WORK_SIDE, parse_additions, parse_fixes, read_detec
                              with_frame)
 
 from . import schemas as S
-from .errors import ApiError, BusyError  # noqa: F401  (web.errors; re-exported: web.app.ApiError)
+from .errors import ApiError, BusyError, refuse_unknown_fields  # noqa: F401  (web.errors; re-exported: web.app.ApiError)
 
 STATIC = Path(__file__).resolve().parent / "static"
 MIB = 1024 * 1024
@@ -766,12 +766,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         probable legal hand and score it. Answers the reading (tiles with boxes and top-3 readings,
         groups, melds), the annotated photo and the score, or ``legal: false`` with the problem so that
         tiles can be fixed. Send ``photo_id`` instead of ``image`` to re-score the same photo."""
-        # a field the API does not take is refused, not dropped: a tester's `fix=3=5p` (for `fixes`) was
-        # answered 200 with the reading uncorrected
-        unknown = sorted(set((await request.form()).keys()) - score_fields)
-        if unknown:
-            raise ApiError(422, f"unknown field(s) {', '.join(map(repr, unknown))}: the fields are "
-                                f"{', '.join(sorted(score_fields))}")
+        refuse_unknown_fields((await request.form()).keys(), score_fields)
         if learn and not tileset:  # (as the command line refuses --learn without --tileset)
             raise ApiError(422, "learn needs a tileset: the profile that learns the fixed tiles")
         ctx = S.ContextIn(seat_wind=seat_wind, round_wind=round_wind, winner=winner, win_by=win_by,

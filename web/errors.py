@@ -24,3 +24,13 @@ class BusyError(ApiError):
     def __init__(self, message: str, retry_after: int):
         super().__init__(503, message)
         self.retry_after = int(retry_after)
+
+
+def refuse_unknown_fields(given, fields) -> None:
+    """Raise a 422 :class:`ApiError` naming the form fields in ``given`` that are not in ``fields`` (a
+    field the API does not take is refused, not dropped: a tester's ``fix=3=5p``, for ``fixes``, was
+    answered 200 with the reading uncorrected)."""
+    unknown = sorted(set(given) - set(fields))
+    if unknown:
+        raise ApiError(422, f"unknown field(s) {', '.join(map(repr, unknown))}: the fields are "
+                            f"{', '.join(sorted(fields))}")

@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Collection, Mapping, Optional
 
-from fastapi import File, Form, UploadFile
+from fastapi import File, Form, Request, UploadFile
 
 from vision.errors import CalibrationError, ImageError, ModelError, NoTilesError, TilesetError, VisionError
 
@@ -144,7 +144,7 @@ class Tilesets:
 def add_routes(app, tilesets: Tilesets, run: Callable, detector, check_image: Callable, max_bytes: int) -> None:
     """``GET``/``POST /api/tilesets`` on ``app``; ``run``: the app's worker-pool runner."""
     from . import schemas as S
-    from .errors import ApiError
+    from .errors import ApiError, refuse_unknown_fields
 
     @app.get("/api/tilesets", response_model=S.TilesetsResponse, summary="The calibrated tile sets")
     async def api_tilesets():
@@ -157,9 +157,12 @@ def add_routes(app, tilesets: Tilesets, run: Callable, detector, check_image: Ca
         name: str = Form(..., max_length=NAME_MAX, description="the profile's name (letters, digits, . _ -)"),
         tiles: str = Form("", max_length=TILES_MAX, description='the layout in notation, e.g. "123m456p +1f2f" (default: 42 faces)'),
         replace: bool = Form(False, description="start the profile over instead of adding to it"),
+        request: Request = None,
     ):
         """Make or extend the tile set ``name`` from the photo (``mahjong-score calibrate``); 422 with
-        the missing or duplicated faces when the photo does not show the layout."""
+        the missing or duplicated faces when the photo does not show the layout, or naming a field it
+        does not take (as ``/api/score``: a tester's extra field had been dropped without a word)."""
+        refuse_unknown_fields((await request.form()).keys(), ("image", "name", "tiles", "replace"))
         if detector is None or tilesets.base is None:
             raise ApiError(503, f"photo reading is unavailable: {app.state.models_error}")
         data = await image.read(max_bytes + 1)
