@@ -739,3 +739,17 @@ def test_a_csv_cell_a_spreadsheet_would_run_as_a_formula_is_marked_as_text(tmp_p
     row = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[0])
     assert (row["player"], row["table"], row["hand"]) == ("=cmd|calc", "+1", "@x")
     assert [_cell(v) for v in ("-3", "a-3", -3, "\tx", None)] == ["'-3", "a-3", -3, "'\tx", ""]
+
+
+def test_a_state_file_that_is_another_database_is_refused_untouched(tmp_path, folder):
+    # a tester's `--state hist.sqlite3` (the history database) had the batch's tables written into it
+    db = tmp_path / "hist.sqlite3"
+    con = history.connect(db)
+    con.close()
+    before = db.read_bytes()
+    with pytest.raises(batch.BatchError, match=r"--state .*hist\.sqlite3: a database of something else \(it holds "
+                                               r"the table\(s\) entries\); give a file of its own"):
+        batch.run_batch(folder, tmp_path / "r.csv", state=db, workers=0, reader=bf.ORACLE)
+    assert db.read_bytes() == before
+    # and the state's lock was let go: the same command with a state of its own runs
+    assert batch.run_batch(folder, tmp_path / "r.csv", workers=0, reader=bf.ORACLE).photos > 0

@@ -298,6 +298,9 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     lock = lock_state(state_p)
     try:
         con = open_state(state_p)
+    except BatchError:
+        lock.release()
+        raise
     except (sqlite3.Error, OSError) as e:
         lock.release()
         raise BatchError(f"cannot open the batch state database {state_p}: {e}") from None

@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Mapping
 
+from .errors import BatchError
 from .manifest import Job
 from .readers import _sha256_file
 
@@ -45,11 +46,25 @@ CREATE TABLE IF NOT EXISTS files (
 """
 
 
+#: the tables of :data:`STATE_SCHEMA`
+STATE_TABLES = frozenset({"results", "files"})
+
+
 def open_state(path: str | os.PathLike) -> sqlite3.Connection:
-    """Open (create) the batch state database: WAL journal, synchronous FULL, busy timeout."""
+    """Open (create) the batch state database: WAL journal, synchronous FULL, busy timeout. Raises
+    :class:`~vision.errors.BatchError` for a database that holds other tables (the history's), before
+    anything is written to it; sqlite3.Error for a file that is not a database."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(str(p), timeout=60.0)
+    # a database of something else (a tester's `--state hist.sqlite3`, the history, had the batch's tables
+    # written into it): refused before anything is written
+    others = sorted({r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                    - STATE_TABLES - {"sqlite_sequence"})
+    if others:
+        con.close()
+        raise BatchError(f"--state {p}: a database of something else (it holds the table(s) "
+                         f"{', '.join(others[:4])}); give a file of its own (by default OUT.batch.sqlite3)")
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("PRAGMA synchronous=FULL")
     con.execute("PRAGMA busy_timeout=60000")
