@@ -515,6 +515,26 @@ def test_a_kong_named_exposed_that_the_photo_shows_as_three_tiles_is_matched_to_
         read(exposed="(7777s) (2222m)")
 
 
+def test_a_meld_set_apart_that_the_named_melds_leave_out_makes_the_reading_unsure():
+    # a new user's `--exposed "(2222m)"` on the demo: the kong matched its group, and the [777s] set apart
+    # was read as a concealed pung (2 points more under NTS) at 99 %, without a word. It may be a gap in
+    # the concealed row, so it counts half (vision.decode.ALL_NAMED_SHARE), enough to flag the reading
+    from vision.decode import ALL_NAMED_SHARE, UNNAMED_MELD
+
+    read = _demo_without(None)
+    sure = read(exposed="[777s] (2222m)").reading
+    assert sure.confidence > 0.95 and not any(n.startswith("unsure:") for n in sure.notes)
+    r = read(exposed="(2222m)").reading
+    assert r.notation == "345m678p777s66z (2222m) +1f win:8p"
+    assert r.confidence < 0.8 and r.confidence <= sure.confidence * (1 - UNNAMED_MELD * ALL_NAMED_SHARE) + 1e-9
+    assert any(n.startswith("unsure: tiles 10-12 lie apart like melds") and n.endswith(
+        'name them too (e.g. --exposed "(2222m) [777s]")') for n in r.notes), r.notes
+    # a reading with no legal hand names the user's melds in its example (it had said "e.g. [777s] (2222m)"
+    # to a user who had named the kong [7777s])
+    r = read(exposed="[7777s]").reading
+    assert not r.legal and "list every meld on the table there, concealed kongs too, e.g. [7777s] (2222m);" in r.problem
+
+
 def test_a_fix_that_gives_a_concealed_kong_two_faces_is_refused_in_one_line():
     # a new user's `--fix 13=5m` on a back of the demo's kong (0x 2m 2m 0x) was read "(225m0x)" with an
     # error listing the least sure tiles; fixing both faces to 5m is a kong of 5m, as before

@@ -608,11 +608,14 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         reading = _left_out_sureness(reading, readings, lay)
         if forced_win is not None and not override:  # (melds named: the others are as said, docs/photo.md)
             reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
-        if given and (best[1].off_photo or best[1].embedded):
-            # (only when a named meld matched no group set apart: when each did, a gap in the concealed
-            # row is no meld the user forgot)
+        if given:
+            # when each named meld matched a group set apart, a group the layout takes for a meld may be a
+            # gap in the concealed row, and counts half as much (a new user's `--exposed "(2222m)"` on the
+            # demo read its [777s] set apart as concealed, 2 points more, at 99 %, without a word)
+            unmatched = bool(best[1].off_photo or best[1].embedded)
             reading = _unnamed_melds_sureness(reading, readings, lay,
-                                              [gm for gm in given if gm not in best[1].off_photo])
+                                              [gm for gm in given if gm not in best[1].off_photo],
+                                              1.0 if unmatched else ALL_NAMED_SHARE)
         reading = replace(reading, neighbours=neighbours[0])
         if len(reading.changed) <= MAX_CHANGED:
             try:  # --first-turn / --kong-on-kong against the melds the photo shows: the user's error
@@ -735,28 +738,21 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
 #: a group the layout offers as a meld (exposed, or a concealed kong) with at least this prior, which
 #: the melds named with ``--exposed`` leave unnamed, makes the reading less sure (:func:`_unnamed_melds_sureness`)
 UNNAMED_MELD = 0.5
+#: … and counts this share of its prior when every named meld matched a group set apart (the group may
+#: be a gap in the concealed row, not a meld the user forgot)
+ALL_NAMED_SHARE = 0.5
 
 
-def _unnamed_melds_sureness(reading: Reading, readings: TileReadings, lay: Layout,
-                            given: Sequence[GivenMeld]) -> Reading:
-    # ``given``: the named melds the photo shows (among its tiles or set apart), for the suggestion: one
-    # no tile reads (--exposed "[777p]" on the demo) is left out of it (a tester ran the suggestion
-    # "[777p] [777s] (2222m)" and was refused)
-    """``reading`` with its confidence × (1 − p) for each group that the layout offers as a meld with
-    prior p ≥ :data:`UNNAMED_MELD` (a group of 3 or 4 set apart; four tiles with backs) but which the
-    melds named with ``--exposed`` leave unnamed, so that it is read as concealed tiles or left out;
-    and a note naming those tiles and the melds to name. ``--exposed`` replaces the photo's melds: a
-    referee who named one meld of the demo (``--exposed "[345m]"``, tiles of its concealed row) had
-    its pung set apart read as concealed, its concealed kong left out, a second 345m chow added as not
-    photographed — and the reading called 99 % sure."""
+def _unnamed_melds(roles: Sequence[str], readings: TileReadings, lay: Layout) -> list[tuple[list[int], str, float]]:
+    """The groups the layout offers as a meld (an exposed meld or a concealed kong) with prior p ≥
+    :data:`UNNAMED_MELD` that ``roles`` read as no meld: (their tile numbers, the meld as the faces read
+    show it — ``[777s]``, ``(2222m)``, ``[…]`` when they make none — , p)."""
     num = _numbers(lay)
-    conf = reading.confidence
-    missed: list[tuple[list[int], str]] = []
+    out: list[tuple[list[int], str, float]] = []
     for g in lay.groups:
         meld = max((o.prior for o in g.options if o.role in ("exposed", "concealed-kong")), default=0.0)
-        if meld < UNNAMED_MELD or any(reading.roles[p] in ("exposed", "concealed-kong") for p in g.tiles):
+        if meld < UNNAMED_MELD or any(roles[p] in ("exposed", "concealed-kong") for p in g.tiles):
             continue
-        conf *= 1.0 - meld
         faces = [CLASS_NAMES[int(np.argmax(readings.probs[p]))] for p in g.tiles]
         shown = [f for f in faces if f in PLAYING_TILES]
         kong = any(f == BACK for f in faces)
@@ -766,11 +762,30 @@ def _unnamed_melds_sureness(reading: Reading, readings: TileReadings, lay: Layou
             guess = f"[{compact(sort_tiles(shown))}]"
         else:  # (the faces as read make no meld: the user names it)
             guess = "(…)" if kong else "[…]"
-        missed.append(([num[p] for p in g.tiles if p in num], guess))
+        out.append(([num[p] for p in g.tiles if p in num], guess, meld))
+    return out
+
+
+def _unnamed_melds_sureness(reading: Reading, readings: TileReadings, lay: Layout,
+                            given: Sequence[GivenMeld], share: float = 1.0) -> Reading:
+    # ``given``: the named melds the photo shows (among its tiles or set apart), for the suggestion: one
+    # no tile reads (--exposed "[777p]" on the demo) is left out of it (a tester ran the suggestion
+    # "[777p] [777s] (2222m)" and was refused)
+    """``reading`` with its confidence × (1 − p × ``share``) for each group that the layout offers as a
+    meld with prior p ≥ :data:`UNNAMED_MELD` (a group of 3 or 4 set apart; four tiles with backs) but
+    which the melds named with ``--exposed`` leave unnamed, so that it is read as concealed tiles or left
+    out (:func:`_unnamed_melds`); and a note naming those tiles and the melds to name. ``--exposed`` replaces the photo's melds: a
+    referee who named one meld of the demo (``--exposed "[345m]"``, tiles of its concealed row) had
+    its pung set apart read as concealed, its concealed kong left out, a second 345m chow added as not
+    photographed — and the reading called 99 % sure."""
+    conf = reading.confidence
+    missed = _unnamed_melds(reading.roles, readings, lay)
+    for _, _, meld in missed:
+        conf *= 1.0 - meld * share
     if not missed:
         return reading
-    spans = ", ".join(number_spans(sorted(n)) for n, _ in missed)
-    named = " ".join([gm.notation for gm in given] + [m for _, m in missed])
+    spans = ", ".join(number_spans(sorted(n)) for n, _, _ in missed)
+    named = " ".join([gm.notation for gm in given] + [m for _, m, _ in missed])
     note = (f"unsure: tiles {spans} lie apart like melds, but the melds named with --exposed do not include "
             f"them, so they were read as concealed tiles or left out; --exposed replaces every meld the photo "
             f"shows: name them too (e.g. --exposed \"{named}\")")
@@ -1050,6 +1065,14 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray) -> str:
     return "".join(out[:2])
 
 
+def _melds_example(named: Sequence[GivenMeld], roles: Sequence[str], readings: TileReadings, lay: Layout) -> str:
+    """The melds to give with ``--exposed``: those named and the groups set apart like melds that they
+    leave out, as read (:func:`_unnamed_melds`); ``[777s] (2222m)`` when that is nothing (a new user's
+    `--exposed "[7777s]"` on the demo was shown that example, a pung where the user had named a kong)."""
+    melds = [gm.notation for gm in named] + [m for _, m, _ in _unnamed_melds(roles, readings, lay)]
+    return " ".join(melds) if melds else "[777s] (2222m)"
+
+
 def _numbers(lay: Layout) -> dict[int, int]:
     """Detection index → the tile's number as the user sees it (1-based, in the layout's reading order)."""
     return {p: k + 1 for k, p in enumerate(lay.geometry.order)}
@@ -1146,7 +1169,7 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                    f" a {what} under {rs.id} has {need}:"
                    f" a tile may be hidden, cut off or not detected, or an extra one included"
                    + ("; --exposed replaces the melds the photo shows: list every meld on the table there,"
-                      " concealed kongs too, e.g. [777s] (2222m)" if given else "")
+                      f" concealed kongs too, e.g. {_melds_example(named, roles, readings, lay)}" if given else "")
                    + (f"; if the hand did not win, give --not-winner (a non-winner's hand has {need - 1})"
                       if ctx.winner and found == need - 1 else "")
                    + (f"; if the hand won, leave out --not-winner (a winner's hand has {need + 1})"
