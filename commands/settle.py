@@ -17,7 +17,7 @@ import argparse
 import re
 from typing import Any
 
-from commands.common import UserError, options_from_args, print_json
+from commands.common import UserError, add_history_args, options_from_args, print_json
 from scoring.engine import explain, load_ruleset, score_hand
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
@@ -224,6 +224,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     # hands read from photos the reader is unsure of: the settlement stands only once they are checked
     # (exit 1, as a check that failed), never paid from a guess without a word
     unsure = [p for p in players if p in results and sources.get(p, {}).get("unsure")]
+    _record_table(args, players, hands, results, state, winner, s, unsure)
     if args.json:
         print_json({
             "ruleset": rs.id, "round_wind": state.round_wind, "east": east, "winner": winner,
@@ -263,6 +264,27 @@ def cmd_table(args: argparse.Namespace) -> int:
     return 1 if unsure else 0
 
 
+def _record_table(args: argparse.Namespace, players, hands, results, state, winner, s: Settlement,
+                  unsure) -> None:
+    """Each scored hand of the table in the history (``--db``/``--no-history``; a new user's table
+    settlements had left no trace there), its note naming the table's outcome for that player: a photo
+    through the recorder its reader left (``args.hand_recorders``), a typed hand as ``hand`` records it."""
+    from scoring.history import record_hand
+
+    recorders = getattr(args, "hand_recorders", None) or {}
+    notation = dict(hands)
+    for p in players:
+        if p not in results:
+            continue
+        note = (f"table {', '.join(players)}: {p}, seat {state.seat_wind(p)}{', winner' if p == winner else ''}, "
+                f"net {s.net.get(p, 0):+d}{' (provisional: reading unsure)' if p in unsure else ''}")
+        if p in recorders:
+            recorders[p](note)
+        elif not getattr(args, "no_history", False):
+            record_hand(args, "table", notation[p], results[p], context=results[p].hand.context,
+                        options=results[p].options, note=note)
+
+
 def _check_below() -> float:
     """The sureness under which a photo's reading is checked (:data:`commands.table_photos.CHECK_BELOW`)."""
     from commands.table_photos import CHECK_BELOW
@@ -300,4 +322,5 @@ def add_table(sub: Any) -> None:
     p.add_argument("--settle-option", action="append", default=[], metavar="NAME=VALUE", help="a settlement-scheme option")
     p.add_argument("--explain", action="store_true", help="print each hand's full explanation")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_history_args(p)
     p.set_defaults(func=cmd_table)

@@ -105,9 +105,18 @@ def cmd_table(args: argparse.Namespace, notation_cmd: Callable[[argparse.Namespa
         if not Path(path).is_file():
             raise UserError(f"--photo {player}={path}: no such file")
     args.hand_sources = {}
+    args.hand_recorders = {}
     args.hand_readers = {p: _photo_scorer(args, p, path, fixes.get(p, {}), adds.get(p))
                          for p, path in photos.items()}
     return notation_cmd(args)
+
+
+def _record(args: argparse.Namespace, path: str, res, ctx, opts, rs, fixes, adds, winning_tile, note: str) -> None:
+    """One table photo's reading in the history (``--db``/``--no-history``), as ``photo`` records it."""
+    from commands.common import record_photo
+
+    record_photo(args, "table", Path(path), res, context=ctx, options=dict(opts or {}), ruleset=rs.id,
+                 fixes=fixes, additions=adds, exposed=None, winning_tile=winning_tile, note=note)
 
 
 @contextlib.contextmanager
@@ -189,6 +198,10 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
         check = f" — below {CHECK_BELOW:.0%}: check it" if conf < CHECK_BELOW else ""
         fixed = (f", fixed {','.join(f'{k}={v}' for k, v in sorted(fixes.items()))}" if fixes else "") + (
             f", added {adds}" if adds else "")
+        # the history entry, written once the table is settled (commands.settle.cmd_table: its note names
+        # the table's outcome for this player)
+        args.hand_recorders[player] = lambda note: _record(args, path, res, ctx, opts, rs, fixes, adds, winning_tile,
+                                                            note)
         args.hand_sources[player] = {
             "photo": path, "reading": r.notation, "confidence": confidence_value(conf),
             "fixes": {str(k): v for k, v in sorted(fixes.items())}, "added": adds or None,

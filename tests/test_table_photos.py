@@ -136,3 +136,34 @@ def test_a_problem_names_the_tables_own_options(run_cli):
     assert rc == 2 and err.count("\n") == 1
     assert "if the hand won, give --winner B (a winner's hand has 14)" in err, err
     assert "--not-winner" not in err and "--fix " not in err and "--add " not in err, err
+
+
+def test_a_table_is_recorded_in_the_history_each_hand_with_its_outcome(run_cli, truth, tmp_path):
+    # a new user's table settlements, photos and all, had left no trace in the history ("Every scored hand
+    # and photo is recorded", README): each hand is an entry of command `table`, its note the outcome
+    from scoring import history
+
+    ph = photos(truth)
+    db = tmp_path / "h.sqlite3"
+    argv = ["table", "-r", "nts", "--winner", "Bob", "--reader", bf.ORACLE, "--hand", "Ann=147m258p369s1234z",
+            "--photo", f"Bob={ph[0]}", "--hand", "Cas=147m258p369s1234z", "--hand", "Dee=147m258p369s1234z"]
+    rc, out, err = run_cli(*argv, "--db", str(db), "--json")
+    assert rc in (0, 1), err
+    net = json.loads(out)["settlement"]["net"]
+    con = history.connect(db)
+    try:
+        rows = list(history.entries(con, limit=None))
+    finally:
+        con.close()
+    assert sorted(r["command"] for r in rows) == ["table"] * 4
+    by_input = {r["input"]: r for r in rows}
+    bob = by_input[str(ph[0])]
+    assert bob["note"].startswith(f"table Ann, Bob, Cas, Dee: Bob, seat S, winner, net {net['Bob']:+d}") and bob["reading"]
+    assert [r["note"].split(": ", 1)[1].split(",")[0] for r in sorted(rows, key=lambda r: r["id"])] == \
+        ["Ann", "Bob", "Cas", "Dee"]
+    rc, out, err = run_cli(*argv, "--db", str(db), "--no-history")
+    con = history.connect(db)
+    try:
+        assert len(list(history.entries(con, limit=None))) == 4
+    finally:
+        con.close()
