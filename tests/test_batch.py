@@ -753,3 +753,16 @@ def test_a_state_file_that_is_another_database_is_refused_untouched(tmp_path, fo
     assert db.read_bytes() == before
     # and the state's lock was let go: the same command with a state of its own runs
     assert batch.run_batch(folder, tmp_path / "r.csv", workers=0, reader=bf.ORACLE).photos > 0
+
+
+def test_a_file_name_with_control_characters_is_escaped_in_the_status_cell(tmp_path):
+    # a tester's photo named with an ESC character had it raw in the status cell of results.csv (the photo
+    # cell keeps the name as it is: it names the file)
+    photos = tmp_path / "p"
+    photos.mkdir()
+    bad = "c\x1bd.jpg"
+    (photos / bad).write_text("junk")
+    batch.run_batch(photos, tmp_path / "r.csv", workers=0, reader=bf.ORACLE)
+    row = read_csv(tmp_path / "r.csv")[0]
+    assert row["photo"] == bad
+    assert row["status"].startswith("error: c\\x1bd.jpg: not an image file") and "\x1b" not in row["status"], row

@@ -136,9 +136,14 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         except (VisionError, HandError, RulesetError) as e:
             from .io import display_name  # (the message names the file with control characters escaped)
 
-            row["error"] = _one_line(e).replace(display_name(job.path), job.key).replace(job.path, job.key)
+            # (named by its key, escaped as the reader escaped the path: a tester's file name with an ESC
+            # character had it raw in the status cell, and a newline broke it)
+            shown = display_name(job.key)
+            row["error"] = _one_line(e).replace(display_name(job.path), shown).replace(job.path, shown)
         except Exception as e:  # a bug must not stop a tournament's batch: report it on the row
-            row["error"] = f"internal error: {type(e).__name__}: {_one_line(e)}".replace(job.path, job.key)
+            from .io import display_name
+
+            row["error"] = f"internal error: {type(e).__name__}: {_one_line(e)}".replace(job.path, display_name(job.key))
         else:
             r, s = res.reading, res.scored
             row.update(legal=int(bool(r.legal and s is not None)), confidence=confidence_value(r.confidence),

@@ -46,8 +46,9 @@ CREATE TABLE IF NOT EXISTS files (
 """
 
 
-#: the tables of :data:`STATE_SCHEMA`
-STATE_TABLES = frozenset({"results", "files"})
+#: the tables a batch keeps in its state database: :data:`STATE_SCHEMA`'s, the review page's images
+#: (``vision.review``) and the run's identity (``vision.batch_guard``)
+STATE_TABLES = frozenset({"results", "files", "review_images", "batch_meta"})
 
 
 def open_state(path: str | os.PathLike) -> sqlite3.Connection:

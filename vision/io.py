@@ -293,7 +293,7 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
             raise ImageError(f"{name}: corrupt {fmt} image (its header cannot be parsed: the file is damaged or "
                              f"cut short); copy the photo again") from None
         hint = "" if HEIF_SUPPORT else " (HEIC needs the pillow-heif package)"
-        raise ImageError(f"{name}: not an image file (a photo is read from JPEG, PNG, WebP, HEIC, AVIF, BMP or TIFF){hint}") from None
+        raise ImageError(f"{name}: not an image file (a photo is read from JPEG, PNG, WebP, HEIC, AVIF, GIF, BMP or TIFF){hint}") from None
     except Image.DecompressionBombError:
         raise ImageError(f"{name}: the image is too large (over {MAX_PIXELS:,} pixels); refusing to decode it") from None
     except MemoryError:
