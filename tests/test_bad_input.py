@@ -791,6 +791,15 @@ def test_a_photo_whose_jpeg_data_is_damaged_is_read_flagged(run_cli, tmp_path):
                for n in d["notes"]), d["notes"]
     rc, out, err = run_cli("photo", "--demo", "--json", "--no-history")
     assert not any("damaged" in n for n in json.loads(out)["notes"])
+    # 2000 bytes lost a third of the way in: no legal reading, and the error line, which had blamed only
+    # the detector or the tiles, says the file is damaged
+    data = bytearray(Path(vp.DEMO_PHOTO).read_bytes())
+    data[len(data) // 3:len(data) // 3 + 2000] = bytes(2000)
+    bad.write_bytes(bytes(data))
+    rc, out, err = run_cli("photo", str(bad), "--no-history")
+    assert rc == 2 and err.count("\n") == 1 and re.search(
+        r"; the photo file's picture data is damaged \(the JPEG decoder: Corrupt JPEG data: [^)]*\): copy the photo "
+        r"again\n$", err), err
 
 
 def test_integers_past_what_a_table_or_sqlite_holds_are_one_line_errors(run_cli, tmp_path):

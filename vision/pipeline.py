@@ -1702,6 +1702,9 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         reading = replace(reading, confidence=reading.confidence * DAMAGED_PICTURE, notes=reading.notes + (
             f"{DAMAGED_NOTE} (the JPEG decoder: {photo.damage}): part of the photo may be garbled, so tiles "
             f"may be misread or missed; check the annotated image against the table, or copy the photo again",))
+        if not reading.legal and reading.problem:  # (the error line is what is read: say it there too)
+            reading = replace(reading, problem=f"{reading.problem}; the photo file's picture data is damaged (the "
+                                               f"JPEG decoder: {photo.damage}): copy the photo again")
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
