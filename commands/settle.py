@@ -256,8 +256,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     if unsure:
         many = len(unsure) > 1
         print(f"provisional: the hand{'s' if many else ''} of {', '.join(unsure)} {'were' if many else 'was'} "
-              f"read from {'photos' if many else 'a photo'} below {_check_below():.0%} sure; check the "
-              f"reading{'s' if many else ''} above (correct {'them' if many else 'it'} with --photo-fix/--photo-add "
+              f"read from {'photos' if many else 'a photo'} the reader is unsure of (“check it” above); check the "
+              f"reading{'s' if many else ''} (correct {'them' if many else 'it'} with --photo-fix/--photo-add "
               f"or type the hand with --hand) before paying")
     print(format_settlement(s, east, winner))
     print(f"next game: {describe(after)}")
@@ -283,13 +283,6 @@ def _record_table(args: argparse.Namespace, players, hands, results, state, winn
         elif not getattr(args, "no_history", False):
             record_hand(args, "table", notation[p], results[p], context=results[p].hand.context,
                         options=results[p].options, note=note)
-
-
-def _check_below() -> float:
-    """The sureness under which a photo's reading is checked (:data:`commands.table_photos.CHECK_BELOW`)."""
-    from commands.table_photos import CHECK_BELOW
-
-    return CHECK_BELOW
 
 
 def add_table(sub: Any) -> None:

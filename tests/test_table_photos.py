@@ -109,7 +109,8 @@ def test_a_settlement_from_a_photo_read_unsure_is_provisional_exit_1(run_cli, tr
     rc, out, err = run_cli(*argv, "--reader", bf.UNSURE)
     assert rc == 1, err
     assert "(40% sure) — below 80%: check it" in out
-    assert "provisional: the hand of Bob was read from a photo below 80% sure; check the reading above" in out
+    assert ("provisional: the hand of Bob was read from a photo the reader is unsure of (“check it” above); check "
+            "the reading (correct it with --photo-fix/--photo-add or type the hand with --hand) before paying") in out
     assert out.index("provisional: ") < out.index("pays")
     rc, out, err = run_cli(*argv, "--reader", bf.UNSURE, "--json")
     assert rc == 1 and json.loads(out)["provisional"] == ["Bob"]
