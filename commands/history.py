@@ -130,7 +130,7 @@ def register(subparsers) -> None:
                     f"Database: --db PATH, else ${ENV_DB}, else the user data folder.")
     p.add_argument("--db", metavar="PATH", help="history database to read")
     p.add_argument("--limit", "-n", type=int, default=20, help="show at most N entries (0: all); default 20")
-    p.add_argument("--command", choices=["hand", "photo", "audit", "batch", "webcam"], help="only this command's entries")
+    p.add_argument("--command", choices=["hand", "photo", "audit", "batch", "table", "webcam"], help="only this command's entries")
     p.add_argument("--id", type=int, help="show one entry in full")
     p.add_argument("--json", action="store_true", help="print a JSON list (every field, score included)")
     p.set_defaults(func=cmd_history)

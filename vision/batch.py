@@ -93,9 +93,9 @@ def _watch_parent(sentinel) -> None:
 
 
 def _init_worker() -> None:
-    """Worker start: ignore Ctrl-C and SIGTERM (the parent handles them) and exit when the parent dies."""
+    """Worker start: ignore Ctrl-C (the parent handles it) and exit when the parent dies. SIGTERM keeps
+    its default: the pool stops its workers with it when one dies (a reviewer's finding)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_watch_parent, args=(parent.sentinel,), daemon=True).start()
@@ -392,6 +392,6 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
         raise BatchError(f"interrupted: {summary.scored} photos scored and kept — rerun the same command to resume") from None
     finally:
         if main:
-            signal.signal(signal.SIGTERM, old_term)
+            signal.signal(signal.SIGTERM, old_term if old_term is not None else signal.SIG_DFL)
         bar.close()
         ex.shutdown(wait=True, cancel_futures=True)

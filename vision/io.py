@@ -644,8 +644,11 @@ def jpeg_damage(fp: BinaryIO, size: int) -> str | None:
     except (OSError, ValueError):
         return None
     said: list[str] = []
-    with _stderr_captured(said):
-        cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_REDUCED_GRAYSCALE_8)
+    try:
+        with _stderr_captured(said):
+            cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_REDUCED_GRAYSCALE_8)
+    except cv2.error:
+        return None
     for text in said:
         for line in text.splitlines():
             if any(w in line for w in JPEG_WARNINGS):
@@ -754,13 +757,14 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
             pixels = heif_pixels if heif_pixels is not None else _to_rgb(upright, name)
             damage = None
             if _is_jpeg(im):
-                if (band := grey_band(pixels)) >= GREY_BAND:
-                    # (a JPEG cut short with its end marker put back, or damaged when copied: Pillow read it
-                    # with its lower part blank grey, and the tiles there were simply not found)
+                damage = jpeg_damage(fp, file_bytes)
+                # (a JPEG cut short with its end marker put back, or damaged when copied: Pillow read it with
+                # its lower part blank grey, and the tiles there were simply not found; only when libjpeg
+                # also warns: a real photo padded with that grey is a picture, a reviewer's finding)
+                if damage is not None and (band := grey_band(pixels)) >= GREY_BAND:
                     raise ImageError(f"{name}: the image file is corrupt: its picture data ends early, and "
                                      f"{band:.0%} of the photo is blank grey where it is missing; copy or save "
                                      f"the photo again")
-                damage = jpeg_damage(fp, file_bytes)
     turned = orient in (5, 6, 7, 8)
     orig = (full_h, full_w) if turned else (full_w, full_h)
     scale = pixels.shape[1] / orig[0]
