@@ -629,6 +629,20 @@ def _decode_error(name: str, e: BaseException, fmt: str | None, fp: BinaryIO, si
 JPEG_WARNINGS = ("Corrupt JPEG data", "Premature end of JPEG file")
 
 
+def _libjpeg_says(data: bytes) -> tuple[bool, list[str]]:
+    """JPEG ``data`` decoded by OpenCV at 1/8 scale in grey with descriptor 2 captured: (decoded, what
+    libjpeg printed); (False, []) when OpenCV raises."""
+    import cv2
+
+    said: list[str] = []
+    try:
+        with _stderr_captured(said):
+            ok = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_REDUCED_GRAYSCALE_8) is not None
+    except cv2.error:
+        return False, []
+    return ok, said
+
+
 def jpeg_damage(fp: BinaryIO, size: int) -> str | None:
     """What libjpeg warns of the picture data of the JPEG file ``fp`` (``size`` bytes), decoded again at
     1/8 scale in grey by OpenCV with descriptor 2 captured (Pillow decodes damaged data without a word:
@@ -636,19 +650,12 @@ def jpeg_damage(fp: BinaryIO, size: int) -> str | None:
     colour-shifted, its flower missed, and scored at >99 %): the first line naming
     :data:`JPEG_WARNINGS` (``"Corrupt JPEG data: 6 extraneous bytes before marker 0xd9"``), or None.
     Costs a second entropy decode: reading a 24 MP photo whole takes about 1.13× as long."""
-    import cv2
-
     try:
         fp.seek(0)
         data = fp.read(size)
     except (OSError, ValueError):
         return None
-    said: list[str] = []
-    try:
-        with _stderr_captured(said):
-            cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_REDUCED_GRAYSCALE_8)
-    except cv2.error:
-        return None
+    _, said = _libjpeg_says(data)
     for text in said:
         for line in text.splitlines():
             if any(w in line for w in JPEG_WARNINGS):
@@ -663,16 +670,12 @@ def _whole_without_end(fp: BinaryIO, size: int, draft: tuple[int, int] | None) -
     with the marker, or when the picture data itself is cut short: with the marker put back, libjpeg
     fills the blocks it lacks with one colour, and warns "Corrupt JPEG data: premature end of data
     segment", which Pillow keeps to itself and OpenCV's decoder prints (read here, at 1/8 scale)."""
-    import cv2
-
     if file_ends(fp, size, 2)[1] == END_MARKS["JPEG"]:
         return None
     try:
         fp.seek(0)
         data = fp.read(size) + END_MARKS["JPEG"]
-        said: list[str] = []
-        with _stderr_captured(said):
-            ok = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_REDUCED_GRAYSCALE_8) is not None
+        ok, said = _libjpeg_says(data)
         # (no capture, stderr closed under a daemon: the warning cannot be seen, and the file is refused)
         if not ok or not said or any(w in " ".join(said).lower() for w in ("corrupt", "premature", "error")):
             return None
