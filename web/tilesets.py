@@ -12,6 +12,7 @@ each fix of a photo is learned once). Profiles are stored in ``$MAHJONG_TILESETS
 """
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import threading
@@ -162,7 +163,7 @@ def add_routes(app, tilesets: Tilesets, run: Callable, detector, check_image: Ca
         """Make or extend the tile set ``name`` from the photo (``mahjong-score calibrate``); 422 with
         the missing or duplicated faces when the photo does not show the layout, or naming a field it
         does not take (as ``/api/score``: a tester's extra field had been dropped without a word)."""
-        refuse_unknown_fields((await request.form()).keys(), ("image", "name", "tiles", "replace"))
+        refuse_unknown_fields((await request.form()).keys(), calibrate_fields)
         if detector is None or tilesets.base is None:
             raise ApiError(503, f"photo reading is unavailable: {app.state.models_error}")
         data = await image.read(max_bytes + 1)
@@ -175,6 +176,9 @@ def add_routes(app, tilesets: Tilesets, run: Callable, detector, check_image: Ca
             raise ApiError(413 if "too large" in str(e) or "of memory" in str(e) else 400, str(e)) from None
         except VisionError as e:
             raise ApiError(422, str(e)) from None
+
+    #: the form fields of ``POST /api/tilesets``, from its parameters (any other field is refused)
+    calibrate_fields = frozenset(inspect.signature(api_calibrate).parameters) - {"request"}
 
 
 def reread(tilesets: Tilesets, item, name: Optional[str]):
