@@ -78,8 +78,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
                             f"{fix_hint}{'or ' if fix_hint else ''}use --hand NOTATION)")
         scored = res.scored
     result = compare(scored, args.claimed, claimed_lines)
-    status = "match" if result.match else "mismatch"
     unsure = _unsure(res)
+    # (an unsure MATCH exits 1 and is recorded as such, not as a match: history --status match lists
+    # the audits that settled a claim)
+    status = ("match" if result.match else "mismatch") + (" unsure" if unsure else "")
     note = f"claimed {args.claimed}" + (f" with {len(claimed_lines)} lines" if claimed_lines is not None else "") + (
         f"; {unsure}" if unsure else "")
     if res is not None:  # the audit trail first (output may go to a closed pipe)
@@ -173,7 +175,8 @@ def register(subparsers) -> None:
         "audit", help="check a disputed score against the photo or hand, rule by rule",
         description="Score the photo (or --hand NOTATION) and compare with the claimed total and, with "
                     "--claimed-lines, the claimed breakdown: missing doublings, rules not earned, wrong meld "
-                    "status (exposed/concealed), wrong values, limit hands. Exit 0 match, 1 mismatch, 2 bad input.")
+                    "status (exposed/concealed), wrong values, limit hands. Exit 0 match, 1 mismatch or a photo read below 80 % sure (the verdict "
+                    "says UNSURE), 2 bad input.")
     p.add_argument("image", nargs="?", help="the photo of the hand")
     p.add_argument("--hand", metavar="NOTATION", help="audit a hand written in notation instead of a photo")
     p.add_argument("--claimed", type=int, required=True, metavar="TOTAL", help="the claimed total score")

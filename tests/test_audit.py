@@ -201,6 +201,13 @@ def test_a_photo_audit_on_a_reading_below_80_percent_is_unsure_exit_1(run_cli, t
            "notes and tiles" in out
     rc, out, _ = run_cli(*argv, "--reader", bf.UNSURE, "--json")
     assert rc == 1 and json.loads(out)["match"] is True and "40% sure" in json.loads(out)["unsure"]
+    # and the audit trail does not record it as a match (it had: status "match")
+    db = tmp_path / "h.sqlite3"
+    run_cli(*[a for a in argv if a != "--no-history"], "--reader", bf.UNSURE, "--db", str(db))
+    con = history.connect(db)
+    (e,) = list(history.entries(con))
+    con.close()
+    assert e["status"] == "match unsure" and "40% sure" in e["note"], e
 
 
 def test_photo_audit_of_a_corrupt_file_is_exit_2(run_cli, tmp_path, truth):
@@ -398,3 +405,24 @@ def test_a_rule_claimed_on_several_lines_adds_up(run_cli, tmp_path):
     rc, out, _ = run_cli(*hand, "--claimed", "12", "--claimed-lines",
                          claim_file(tmp_path, [{"rule": "mahjong", "points": -20}]))
     assert "claimed -20 pts" in out and "+-" not in out, out
+
+
+def test_a_claim_need_not_list_a_note_worth_nothing(run_cli, tmp_path):
+    # De Rode Draak (001, ordinary points from NTS 002), seat South, round East, 11112345556789p won on a
+    # discarded 3p (1111 2 456 789 55 waits on 3p alone):
+    #   002:11 concealed pung of terminals 111p = 8; 002:13 mahjong = 20; 002:15 the only possible tile = 2
+    #   002:67 pure (one suit) = 4 doublings;  (8 + 20 + 2) × 2^4 = 480
+    #   001:1 entry rule: a clean hand may go mahjong — a note line, worth nothing
+    # A tester's breakdown listing every line with an amount was a MISMATCH for leaving out the note
+    hand = ["audit", "--hand", "123p 456p 789p 111p 55p", "-w", "3p", "--seat-wind", "S",
+            "--ruleset", "rode-draak", "--no-history"]
+    right = [{"rule": "pung-terminals-concealed", "points": 8}, {"rule": "mahjong", "points": 20},
+             {"rule": "Mahjong met de enig mogelijke steen", "points": 2}, {"rule": "pure", "doublings": 4}]
+    rc, out, _ = run_cli(*hand, "--claimed", "480", "--claimed-lines", claim_file(tmp_path, right))
+    assert rc == 0 and "computed 480 — MATCH" in out and "entry-clean" not in out, out
+    # the note may still be claimed, and a line with an amount left out is still missing
+    rc, out, _ = run_cli(*hand, "--claimed", "480", "--claimed-lines",
+                         claim_file(tmp_path, right + [{"rule": "entry-clean"}]))
+    assert rc == 0 and "MATCH" in out, out
+    rc, out, _ = run_cli(*hand, "--claimed", "480", "--claimed-lines", claim_file(tmp_path, right[1:]))
+    assert rc == 1 and "missing points: pung-terminals-concealed +8 pts" in out, out

@@ -329,7 +329,10 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             else:
                 claimed_by_rule[c.rule] = c
         extra = [r for r in claimed_by_rule if r not in computed]
-        missing = [r for r in computed if r not in claimed_by_rule]
+        # a line worth nothing (a note such as 'clean hand: mahjong allowed') need not be claimed: a
+        # claim that lists every line with an amount is the whole breakdown (a tester's right claim under
+        # rode-draak was a MISMATCH for leaving out the entry-rule note)
+        missing = [r for r in computed if r not in claimed_by_rule and any(_amounts(computed[r]).values())]
         # meld status: a claimed rule and a counted rule that differ only by exposed/concealed
         for r in list(extra):
             twin = next((m for m in missing if _status_free(m) == _status_free(r) and m != r), None)
