@@ -174,7 +174,10 @@ def _load_raw(ruleset_id: str) -> dict[str, Any]:
     # (only a shipped ruleset's id names a file: a tester's 300-letter --ruleset crashed on a file name too
     # long, and "../../pyproject" named a file outside scoring/rulesets)
     if ruleset_id not in known:
-        raise RulesetError(f"unknown ruleset {echo(ruleset_id)} (known: {', '.join(known)})")
+        # (the file name's spelling, hk_tw_16, or capitals: the id it means is named)
+        key = str(ruleset_id).strip().lower().replace("_", "-").replace(" ", "-")
+        near = f"did you mean {key}? " if key in known else ""
+        raise RulesetError(f"unknown ruleset {echo(ruleset_id)} ({near}known: {', '.join(known)})")
     path = RULESET_DIR / f"{ruleset_id.replace('-', '_')}.toml"
     with path.open("rb") as f:
         return tomllib.load(f)

@@ -403,6 +403,12 @@ def test_ruleset_errors(make_rs, body, message):
 def test_unknown_ruleset():
     with pytest.raises(RulesetError, match="unknown ruleset 'nope' \\(known: .*nts"):
         load_ruleset("nope")
+    # the file's spelling names the id (a tester typed --ruleset hk_tw_16, after the file name)
+    for given in ("hk_tw_16", "HK-TW-16", "Rode Draak"):
+        with pytest.raises(RulesetError) as e:
+            load_ruleset(given)
+        assert f"unknown ruleset {given!r} (did you mean {given.lower().replace('_', '-').replace(' ', '-')}? known: " \
+               in str(e.value)
 
 
 def test_option_errors():
