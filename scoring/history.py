@@ -57,6 +57,8 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE INDEX IF NOT EXISTS entries_sha ON entries(input_sha256);
 """
+#: the tables of a history database (SQLite adds sqlite_sequence for AUTOINCREMENT)
+HISTORY_TABLES = frozenset({"entries", "sqlite_sequence"})
 #: added in schema version 2 (after the table may exist without the column)
 _KEY_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS entries_key ON entries(entry_key) WHERE entry_key IS NOT NULL"
 #: columns of an entry, in table order (``id`` and ``time`` are set on insertion)
@@ -106,7 +108,8 @@ def context_to_json(ctx: Any) -> dict[str, Any] | None:
 def connect(path: str | os.PathLike) -> sqlite3.Connection:
     """Open (creating the folder and the schema if needed) a history database.
 
-    Raises sqlite3.Error or OSError when it cannot be created or is not a history database.
+    Raises sqlite3.Error or OSError when it cannot be created or is not a history database (one
+    holding tables other than :data:`HISTORY_TABLES` is refused before anything is written).
     """
     p = Path(path)
     if p.is_dir():
@@ -114,6 +117,14 @@ def connect(path: str | os.PathLike) -> sqlite3.Connection:
     p.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(str(p), timeout=30.0)
     try:
+        # a database of something else (a tester's `--db out.batch.sqlite3`, a batch's state, had the
+        # history's table written into it, and the batch then refused to resume from it): refused
+        # before anything is written
+        others = sorted({r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                        - HISTORY_TABLES)
+        if others:
+            raise sqlite3.DatabaseError(f"a database of something else (it holds the table(s) "
+                                        f"{', '.join(others[:4])}); give a history file of its own")
         con.execute("PRAGMA journal_mode=WAL")
         con.execute("PRAGMA busy_timeout=30000")
         with con:

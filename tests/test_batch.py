@@ -755,6 +755,23 @@ def test_a_state_file_that_is_another_database_is_refused_untouched(tmp_path, fo
     assert batch.run_batch(folder, tmp_path / "r.csv", workers=0, reader=bf.ORACLE).photos > 0
 
 
+def test_a_history_file_that_is_a_batch_state_is_refused_untouched(tmp_path, folder, capsys):
+    # the other way round: a tester's `--db r.batch.sqlite3` had the history's table written into the
+    # batch's state, and the batch then refused to resume from it
+    state = tmp_path / "r.batch.sqlite3"
+    batch.run_batch(folder, tmp_path / "r.csv", state=state, workers=0, reader=bf.ORACLE)
+    before = state.read_bytes()
+    with pytest.raises(sqlite3.DatabaseError, match=r"a database of something else \(it holds the table\(s\) "
+                                                    r"files, results, review_images\); give a history file of its "
+                                                    r"own"):
+        history.connect(state)
+    assert history.record(None, [{"command": "hand", "input": "x"}], db=state) == []
+    assert "history not recorded in" in capsys.readouterr().err
+    assert state.read_bytes() == before
+    # and the batch still resumes from it: every photo is already done
+    assert batch.run_batch(folder, tmp_path / "r.csv", state=state, workers=0, reader=bf.ORACLE).resumed > 0
+
+
 def test_a_file_name_with_control_characters_is_escaped_in_the_status_cell(tmp_path):
     # a tester's photo named with an ESC character had it raw in the status cell of results.csv (the photo
     # cell keeps the name as it is: it names the file)

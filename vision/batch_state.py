@@ -58,12 +58,20 @@ def open_state(path: str | os.PathLike) -> sqlite3.Connection:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(str(p), timeout=60.0)
+    try:
+        return _prepare_state(con, p)
+    except BaseException:  # (a file that is not a database: its connection was left open)
+        con.close()
+        raise
+
+
+def _prepare_state(con: sqlite3.Connection, p: Path) -> sqlite3.Connection:
+    """The checks and schema of :func:`open_state` on the open connection ``con`` to ``p``."""
     # a database of something else (a tester's `--state hist.sqlite3`, the history, had the batch's tables
     # written into it): refused before anything is written
     others = sorted({r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
                     - STATE_TABLES - {"sqlite_sequence"})
     if others:
-        con.close()
         raise BatchError(f"--state {p}: a database of something else (it holds the table(s) "
                          f"{', '.join(others[:4])}); give a file of its own (by default OUT.batch.sqlite3)")
     con.execute("PRAGMA journal_mode=WAL")
