@@ -8,6 +8,7 @@ machinery is tested whatever state the models are in. One test runs the real mod
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import os
@@ -772,7 +773,7 @@ def test_a_history_file_that_is_a_batch_state_is_refused_untouched(tmp_path, fol
     assert batch.run_batch(folder, tmp_path / "r.csv", state=state, workers=0, reader=bf.ORACLE).resumed > 0
 
 
-def test_a_file_name_with_control_characters_is_escaped_in_the_status_cell(tmp_path):
+def test_a_file_name_with_control_characters_is_escaped_in_the_status_cell(tmp_path, truth):
     # a tester's photo named with an ESC character had it raw in the status cell of results.csv (the photo
     # cell keeps the name as it is: it names the file)
     photos = tmp_path / "p"
@@ -783,3 +784,19 @@ def test_a_file_name_with_control_characters_is_escaped_in_the_status_cell(tmp_p
     row = read_csv(tmp_path / "r.csv")[0]
     assert row["photo"] == bad
     assert row["status"].startswith("error: c\\x1bd.jpg: not an image file") and "\x1b" not in row["status"], row
+
+
+def test_a_file_name_with_a_carriage_return_keeps_its_row_whole(tmp_path, truth):
+    # a tester's photo named "a\rb.jpg": its CSV row was written with the bare CR unquoted, and a reader that
+    # ends lines at CR (Excel on a Mac, `csv` reading in universal-newline mode) split the row in two
+    photos = tmp_path / "p"
+    photos.mkdir()
+    (photos / "a\rb.jpg").write_text("junk")
+    (photos / "c.jpg").write_text("junk")
+    batch.run_batch(photos, tmp_path / "r.csv", workers=0, reader=bf.ORACLE)
+    text = (tmp_path / "r.csv").read_bytes().decode("utf-8")
+    rows = list(csv.reader(io.StringIO(text, newline=None)))  # universal newlines: CR ends a line unquoted
+    assert len(rows) == 3 and len({len(r) for r in rows}) == 1, rows
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert [r[0] for r in rows[1:]] == ["a\rb.jpg", "c.jpg"], rows
+    assert '"a\rb.jpg"' in text and "\nc.jpg," in text  # only the row with the CR is quoted whole

@@ -163,6 +163,20 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
     return rec
 
 
+class _CsvRows:
+    """Rows of a CSV file ended by ``\\n``, a row holding a carriage return written with every cell quoted:
+    Python's csv module quotes only the line terminator's characters, and a photo whose name held a
+    bare ``\\r`` split its row in two for the readers that end a line there (a tester's name)"""
+
+    def __init__(self, f: io.TextIOBase):
+        self._plain = csv.writer(f, lineterminator="\n")
+        self._quoted = csv.writer(f, lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+    def writerow(self, cells: Sequence[Any]) -> None:
+        cr = any(isinstance(c, str) and "\r" in c for c in cells)
+        (self._quoted if cr else self._plain).writerow(cells)
+
+
 def _atomic_write(path: Path, write: Callable[[io.TextIOBase], None]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     try:
@@ -243,7 +257,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
         out.parent.mkdir(parents=True, exist_ok=True)
         if out.suffix.lower() == ".csv":
             def w(f):
-                cw = csv.writer(f, lineterminator="\n")
+                cw = _CsvRows(f)
                 cw.writerow(OUTPUT_COLUMNS)
                 for row in photo_rows():
                     cw.writerow([_cell(row[c]) for c in OUTPUT_COLUMNS])
@@ -254,7 +268,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
                 sp = out.with_name(out.stem + ".settlements.csv")
 
                 def ws(f):
-                    cw = csv.writer(f, lineterminator="\n")
+                    cw = _CsvRows(f)
                     cw.writerow(SETTLEMENT_COLUMNS)
                     for s in settlements:
                         for p in s["players"]:
