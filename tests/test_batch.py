@@ -717,7 +717,13 @@ def test_photos_named_otherwise_are_found_by_their_first_bytes(tmp_path):
                        (".hidden", jpeg), ("empty", b"")):
         (tmp_path / name).write_bytes(data)
     (tmp_path / "folder.jpg").mkdir()
-    assert find_photos(tmp_path) == ["IMG.jfif", "a.jpg", "anim.gif", "scan"]
+    # a camera's RAW file begins as a TIFF does (II*\0), and is shot beside the JPEG of the same picture: a
+    # reviewer's batch would have scored IMG_1.DNG as well as IMG_1.JPG
+    buf = _io.BytesIO()
+    Image.new("RGB", (64, 48), (200, 30, 30)).save(buf, "TIFF")
+    for name in ("IMG_1.DNG", "IMG_2.cr2", "DSC_3.nef", "scan.tif"):
+        (tmp_path / name).write_bytes(buf.getvalue())
+    assert find_photos(tmp_path) == ["IMG.jfif", "a.jpg", "anim.gif", "scan", "scan.tif"]
 
 
 def test_a_csv_cell_a_spreadsheet_would_run_as_a_formula_is_marked_as_text(tmp_path, truth):

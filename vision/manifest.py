@@ -23,6 +23,10 @@ from .errors import BatchError
 
 #: file extensions read as photos (case-insensitive)
 PHOTO_EXTS = frozenset({".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".avif", ".bmp", ".tif", ".tiff"})
+#: camera RAW files, left out of a folder's photos although most begin as a TIFF does: a camera shooting
+#: RAW + JPEG puts IMG_1.DNG beside IMG_1.JPG, and the RAW one was scored too, from its small preview
+RAW_EXTS = frozenset({".dng", ".cr2", ".cr3", ".crw", ".nef", ".nrw", ".arw", ".srf", ".sr2", ".orf", ".rw2",
+                      ".raf", ".pef", ".srw", ".x3f", ".3fr", ".erf", ".kdc", ".mrw", ".iiq", ".rwl", ".mos"})
 
 #: manifest columns (documented in docs/batch.md); ``photo`` is required
 MANIFEST_COLUMNS = ("photo", "ruleset", "table", "hand", "player", "seat_wind", "round_wind", "winner", "dealer",
@@ -431,14 +435,14 @@ def find_photos(directory: Path) -> list[str]:
     ``*.audit.jpg`` images of ``audit``, skipped), as sorted POSIX paths relative to it: those named
     with an extension of :data:`PHOTO_EXTS`, and any other whose first bytes are a photo format's
     (:func:`vision.io.sniff`: a Windows ``IMG.jfif``, a ``.gif``, a file without an extension were left
-    out of a tester's batch without a word)."""
+    out of a tester's batch without a word); camera RAW files (:data:`RAW_EXTS`) are not photos here."""
     from .io import sniff
 
     out = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(x for x in dirs if not x.startswith("."))
         for f in files:
-            if f.startswith(".") or _OUR_OUTPUT.search(f):
+            if f.startswith(".") or _OUR_OUTPUT.search(f) or Path(f).suffix.lower() in RAW_EXTS:
                 continue
             if Path(f).suffix.lower() in PHOTO_EXTS or _starts_like_a_photo(Path(root) / f, sniff):
                 out.append((Path(root) / f).relative_to(directory).as_posix())
