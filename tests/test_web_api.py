@@ -253,6 +253,20 @@ def test_photo_bad_fields(photo, data, status, needle):
     assert needle in _one_line_error(client.post("/api/score", data={"photo_id": pid, **data}), status)
 
 
+def test_a_repeated_fixes_field_counts_every_value_and_other_repeats_are_refused(photo):
+    # a tester's two `fixes` fields: FastAPI keeps the last, and the first fix was dropped without a word.
+    # The values join as a repeated --fix does on the command line; a field that cannot hold two values
+    # (ruleset) sent twice is refused
+    png, models, client = photo
+    pid = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}).json()["photo_id"]
+    j = client.post("/api/score", data={"photo_id": pid, "fixes": ["1=9m", "2=8m"]}).json()
+    assert [t["tile"] for t in j["tiles"][:2]] == ["9m", "8m"] and j["fixes"] == {"1": "9m", "2": "8m"}, j
+    assert _one_line_error(client.post("/api/score", data={"photo_id": pid, "ruleset": ["nts", "swedish"]}), 422) \
+        == "field(s) 'ruleset' sent more than once: send each once"
+    err = _one_line_error(client.post("/api/score", data={"photo_id": pid, "fixes": ["1=9m"] * 150}), 422)
+    assert err == "fixes: 749 characters in all, at most 400"
+
+
 def test_photo_id_unknown_missing_or_both(photo):
     png, models, client = photo
     assert "upload it again" in _one_line_error(client.post("/api/score", data={"photo_id": "gone"}), 404)

@@ -76,9 +76,12 @@ from vision.pipeline import (WORK_SIDE, parse_additions, parse_fixes, read_detec
                              with_frame)
 
 from . import schemas as S
-from .errors import ApiError, BusyError, refuse_unknown_fields  # noqa: F401  (web.errors; re-exported: web.app.ApiError)
+from .errors import ApiError, BusyError, joined_field, refuse_unknown_fields  # noqa: F401  (web.errors; re-exported: web.app.ApiError)
 
 STATIC = Path(__file__).resolve().parent / "static"
+#: fields of POST /api/score that may be sent more than once, their values joined by commas as the
+#: command line joins a repeated --fix/--add/--flag: the field → its greatest length in all
+JOINED_FIELDS = {"fixes": 400, "adds": 400, "flags": 400}
 MIB = 1024 * 1024
 #: room in the request body for the form fields besides the image
 FORM_OVERHEAD = 64 * 1024
@@ -766,7 +769,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         probable legal hand and score it. Answers the reading (tiles with boxes and top-3 readings,
         groups, melds), the annotated photo and the score, or ``legal: false`` with the problem so that
         tiles can be fixed. Send ``photo_id`` instead of ``image`` to re-score the same photo."""
-        refuse_unknown_fields((await request.form()).keys(), score_fields)
+        form = await request.form()
+        refuse_unknown_fields([k for k, _ in form.multi_items()], score_fields, repeatable=JOINED_FIELDS)
+        fixes, adds, flags = (joined_field(form, k, JOINED_FIELDS[k]) for k in ("fixes", "adds", "flags"))
         if learn and not tileset:  # (as the command line refuses --learn without --tileset)
             raise ApiError(422, "learn needs a tileset: the profile that learns the fixed tiles")
         ctx = S.ContextIn(seat_wind=seat_wind, round_wind=round_wind, winner=winner, win_by=win_by,

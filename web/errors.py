@@ -26,11 +26,28 @@ class BusyError(ApiError):
         self.retry_after = int(retry_after)
 
 
-def refuse_unknown_fields(given, fields) -> None:
-    """Raise a 422 :class:`ApiError` naming the form fields in ``given`` that are not in ``fields`` (a
-    field the API does not take is refused, not dropped: a tester's ``fix=3=5p``, for ``fixes``, was
-    answered 200 with the reading uncorrected)."""
+def refuse_unknown_fields(given, fields, repeatable=()) -> None:
+    """Raise a 422 :class:`ApiError` naming the form fields in ``given`` (the form's field names, a name
+    once per value sent) that are not in ``fields`` (a field the API does not take is refused, not
+    dropped: a tester's ``fix=3=5p``, for ``fixes``, was answered 200 with the reading uncorrected), or
+    that are sent more than once and are not in ``repeatable`` (the API would read only the last: a
+    tester's two ``fixes`` fields had the first dropped without a word)."""
+    given = list(given)
     unknown = sorted(set(given) - set(fields))
     if unknown:
         raise ApiError(422, f"unknown field(s) {', '.join(map(repr, unknown))}: the fields are "
                             f"{', '.join(sorted(fields))}")
+    twice = sorted({k for k in given if given.count(k) > 1} - set(repeatable))
+    if twice:
+        raise ApiError(422, f"field(s) {', '.join(map(repr, twice))} sent more than once: send each once")
+
+
+def joined_field(form, name: str, max_length: int) -> str:
+    """The values of the repeatable form field ``name`` joined by commas, as the command line joins a
+    repeated ``--fix``/``--add``/``--flag`` (``3=5p`` and ``7=1z`` → ``3=5p,7=1z``); a 422 :class:`ApiError`
+    when together they pass ``max_length`` characters."""
+    values = [str(v) for v in form.getlist(name) if str(v).strip()]
+    text = ",".join(values)
+    if len(text) > max_length:
+        raise ApiError(422, f"{name}: {len(text)} characters in all, at most {max_length}")
+    return text

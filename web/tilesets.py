@@ -163,7 +163,7 @@ def add_routes(app, tilesets: Tilesets, run: Callable, detector, check_image: Ca
         """Make or extend the tile set ``name`` from the photo (``mahjong-score calibrate``); 422 with
         the missing or duplicated faces when the photo does not show the layout, or naming a field it
         does not take (as ``/api/score``: a tester's extra field had been dropped without a word)."""
-        refuse_unknown_fields((await request.form()).keys(), calibrate_fields)
+        refuse_unknown_fields([k for k, _ in (await request.form()).multi_items()], calibrate_fields)
         if detector is None or tilesets.base is None:
             raise ApiError(503, f"photo reading is unavailable: {app.state.models_error}")
         data = await image.read(max_bytes + 1)
