@@ -1420,7 +1420,10 @@ def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence
             raise HandError(f"--add {pos}={code}: {code} is added twice (also --add {given[code]}={code}); a set has "
                             f"one of each flower and season")
         # (a new user's `--fix 1=2f --add 2=2f` was told "the nearest legal reading needs tile 1 to be 4y")
-        also = next((q for q, c in sorted(fixes.items()) if c == code), None)
+        # (a fix numbering an added tile is not another of it: `--add 17=2f --fix 17=2f` had been told
+        # "2f is also given with --fix 17=2f")
+        also = next((q for q, c in sorted(fixes.items())
+                     if c == code and not (1 <= q <= len(with_added) and with_added[q - 1] is None)), None)
         if also is not None:
             raise HandError(f"--add {pos}={code}: {code} is also given with --fix {also}={code}; a set has one of "
                             f"each flower and season")
@@ -1534,6 +1537,9 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                                                  left)
             added = tuple(range(m, len(det)))
         as_added = {i: readings.codes[i] for i in added}
+        if fixes and added:  # a fix restating an added tile's face says nothing more (`--add 17=2f --fix 17=2f`)
+            fixes = {p: c for p, c in fixes.items()
+                     if not (1 <= p <= len(numbering) and as_added.get(numbering[p - 1]) == c)}
         readings = apply_fixes(readings, numbering, fixes or {})
         if fixes and shown_roles is not None:
             _check_fixed_kongs(geo0, shown_roles, readings, numbering, fixes)
