@@ -343,8 +343,18 @@ class _Terminated(Exception):
     """SIGTERM arrived while photos were being scored (:func:`_score_all`)."""
 
 
-def _terminated(signum, frame) -> None:
-    raise _Terminated()
+class _OnTerm:
+    """The SIGTERM handler of one run: raises :class:`_Terminated` at the first signal and ignores the
+    next ones until the run has shut its workers down and said what it kept (a second SIGTERM, as a
+    supervisor may send, had killed the batch in its shutdown, its message lost); SIGKILL still stops it."""
+
+    def __init__(self) -> None:
+        self.raised = False
+
+    def __call__(self, signum, frame) -> None:
+        if not self.raised:
+            self.raised = True
+            raise _Terminated()
 
 
 def _score_all(con, todo, reader, workers, progress, summary) -> None:
@@ -373,7 +383,7 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
     # SIGTERM (a supervisor, `timeout`, `kill`) as Ctrl-C: the photos scored are said to be kept (a tester's
     # batch exited 143 without a word), in the main thread only (where signal handlers can be set)
     main = threading.current_thread() is threading.main_thread()
-    old_term = signal.signal(signal.SIGTERM, _terminated) if main else None
+    old_term = signal.signal(signal.SIGTERM, _OnTerm()) if main else None
     try:
         for job, params, sha in todo:
             drain(max_inflight - 1)
@@ -391,7 +401,7 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
     except KeyboardInterrupt:
         raise BatchError(f"interrupted: {summary.scored} photos scored and kept — rerun the same command to resume") from None
     finally:
-        if main:
-            signal.signal(signal.SIGTERM, old_term if old_term is not None else signal.SIG_DFL)
         bar.close()
         ex.shutdown(wait=True, cancel_futures=True)
+        if main:  # (after the shutdown: a SIGTERM during it is ignored, not the default's death)
+            signal.signal(signal.SIGTERM, old_term if old_term is not None else signal.SIG_DFL)
