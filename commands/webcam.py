@@ -191,10 +191,12 @@ def _live(cap, args, reader, save_dir) -> int:  # pragma: no cover - needs a dis
                         "to score without a window, or install opencv-python") from None
     from vision.annotate import annotate
 
-    k = 0
+    k = 0  # frames scored
+    read = 0  # frames read (the camera's "stopped giving frames after N" counts these)
     try:
         while True:
-            frame = _read(cap, args.device, k)
+            frame = _read(cap, args.device, read)
+            read += 1
             view = frame.copy()
             cv2.putText(view, "space: score   q: quit", (10, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 4, cv2.LINE_AA)
             cv2.putText(view, "space: score   q: quit", (10, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2, cv2.LINE_AA)
