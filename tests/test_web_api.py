@@ -122,6 +122,9 @@ def test_hand_options_and_flags_reach_the_engine(photo):
     ({"notation": "123m456p789s11z [777p]", "colour": "red"}, "colour"),
     ({"notation": "123m123m"}, "tiles"),
     ({}, "notation"),
+    # a count is a number: `true` had been taken as 1 discard, 200
+    ({"notation": "123m456p789s11z [777p]", "context": {"discards": True}}, "discards"),
+    ({"notation": "123m456p789s11z [777p]", "context": {"dealer_streak": False}}, "dealer_streak"),
 ])
 def test_hand_errors_are_one_line_422(photo, body, needle):
     msg = _one_line_error(photo[2].post("/api/hand", json=body), 422)

@@ -32,8 +32,9 @@ class ContextIn(BaseModel):
     announced_wait: bool = Field(False, description="a waiting hand announced in advance")
     kong_on_kong: bool = Field(False, description="won on the replacement tile after two kongs in one turn")
     dealer: Optional[bool] = Field(None, description="the player is the dealer (null: seat wind E)")
-    dealer_streak: int = Field(0, ge=0, le=MAX_DEALER_STREAK, description="consecutive dealer wins before this hand (004 連莊)")
-    discards: Optional[int] = Field(None, ge=0, le=MAX_DISCARDS, description="discarded tiles on the table at the win (004 十張內)")
+    # (strict: a count is a JSON number; `true` had been taken as 1 discard)
+    dealer_streak: int = Field(0, ge=0, le=MAX_DEALER_STREAK, strict=True, description="consecutive dealer wins before this hand (004 連莊)")
+    discards: Optional[int] = Field(None, ge=0, le=MAX_DISCARDS, strict=True, description="discarded tiles on the table at the win (004 十張內)")
     flags: list[str] = Field(default_factory=list, max_length=20,
                              description="ruleset-specific circumstances (see GET /api/rulesets)")
 
