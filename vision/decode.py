@@ -608,6 +608,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         reading = _left_out_sureness(reading, readings, lay)
         if forced_win is not None and not override:  # (melds named: the others are as said, docs/photo.md)
             reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
+        if not override:
+            reading = _left_out_melds_sureness(reading, readings, lay, rs, winner)
         if given:
             # when each named meld matched a group set apart, a group the layout takes for a meld may be a
             # gap in the concealed row, and counts half as much (a new user's `--exposed "(2222m)"` on the
@@ -790,6 +792,55 @@ def _unnamed_melds_sureness(reading: Reading, readings: TileReadings, lay: Layou
             f"them, so they were read as concealed tiles or left out; --exposed replaces every meld the photo "
             f"shows: name them too (e.g. --exposed \"{named}\")")
     return replace(reading, confidence=conf, notes=reading.notes + (note,))
+
+
+#: a group the layout offers as a meld that the reading leaves out whole counts this share of its prior
+#: against the reading (:func:`_left_out_melds_sureness`): a hand that is legal without it may be right
+#: (another player's meld near the hand), or the photo a hand of another size
+LEFT_OUT_MELD_SHARE = 0.5
+
+
+def _left_out_melds_sureness(reading: Reading, readings: TileReadings, lay: Layout, rs: Ruleset,
+                             winner: bool) -> Reading:
+    """``reading`` with its confidence × (1 − p × :data:`LEFT_OUT_MELD_SHARE`) for each group that the
+    layout offers as a meld (exposed, or a concealed kong) with prior p ≥ :data:`UNNAMED_MELD`, whose
+    faces as read make that meld, and that the reading leaves out whole (every tile ``ignored``); and a
+    note naming its tiles and how many tiles the hand would have with it, with the shipped rulesets
+    whose hands have that many. A tester's photo of a 16-tile hand scored under nts (13 tiles) was read
+    without its exposed kong of 7z, at >99 %: the 14 tiles of its concealed row make a legal hand."""
+    from scoring.engine import available
+
+    num = _numbers(lay)
+    conf, notes = reading.confidence, list(reading.notes)
+    for g in lay.groups:
+        p = max((o.prior for o in g.options if o.role in ("exposed", "concealed-kong")), default=0.0)
+        if p < UNNAMED_MELD or any(reading.roles[t] != "ignored" for t in g.tiles):
+            continue
+        faces = [CLASS_NAMES[int(np.argmax(readings.probs[t]))] for t in g.tiles]
+        shown = [f for f in faces if f in PLAYING_TILES]
+        if len(g.tiles) == 4 and shown and len(set(shown)) == 1 and (BACK in faces or len(shown) == 4):
+            meld = f"({compact([shown[0]] * 4)})" if BACK in faces else f"[{compact(shown)}]"
+        elif len(shown) == len(faces) and _is_meld(shown):
+            meld = f"[{compact(sort_tiles(shown))}]"
+        else:
+            continue
+        conf *= 1.0 - p * LEFT_OUT_MELD_SHARE
+        count = rs.hand_size + (1 if winner else 0) + 3  # (a kong counts 3)
+        others = []
+        for rid in available():
+            try:
+                other = load_ruleset(rid)
+            except Exception:  # noqa: BLE001 - a ruleset that does not load is named by nothing here
+                continue
+            if other.id != rs.id and other.hand_size + (1 if winner else 0) == count:
+                others.append(rid)
+        spans = number_spans(sorted(num[t] for t in g.tiles if t in num))
+        hint = (f"; {count} is a hand of {' or '.join(others)}: is that the game? (--ruleset {others[0]})"
+                if others else "; if they are this hand's, the reading is wrong: check it")
+        notes.append(f"unsure: tiles {spans} lie apart like a meld, {meld}, but this reading leaves them out "
+                     f"(another player's?); with them the hand would have {count} tiles (a kong counts 3), "
+                     f"where a hand under {rs.id} has {count - 3}{hint}")
+    return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
 
 
 def _is_meld(codes: Sequence[str]) -> bool:
