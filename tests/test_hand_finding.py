@@ -1723,3 +1723,26 @@ def test_a_reading_that_needs_more_changes_than_allowed_names_them():
     for k in picked:
         assert f"tile {order.index(k) + 1} {wrongs[k]}→{codes[k]}" in problem, problem
     assert "least sure" not in problem, problem  # (other tiles, read surely, were named there)
+
+
+def test_a_16_tile_hand_read_under_a_13_tile_ruleset_without_its_meld_is_unsure():
+    # our render (seed 7, index 19): a 16-tile game's hand, concealed 77m 2345673333p 333z won on a 3p,
+    # an exposed kong [7777z] set apart below it, bonus tiles and 13 backs of the wall. Under nts (13-tile
+    # hands) its concealed row alone is a legal hand, and it had been read so at >99 %, the kong left out
+    # without a word. The reading stays (it is legal), but is not called sure, and a note names the
+    # kong and the ruleset whose hands have that many tiles; under hk-tw-16 the kong is the hand's.
+    # (The detector found none of the wall's backs in that photo, nor are they kept here)
+    meta = load("render-s7-19-16tile")
+    keep = [i for i, t in enumerate(meta["tiles"]) if t["role"] not in ("bonus", "distractor")]
+    det, rd = _scene(meta, keep)
+    res = _read(meta, det, rd)
+    assert res.reading.legal and res.reading.notation.startswith("77m233334567p333z"), res.reading.notation
+    assert res.reading.confidence < 0.8, res.reading.confidence
+    note = next(n for n in res.reading.notes if "lie apart like a meld" in n)
+    assert "[7777z], but this reading leaves them out (another player's?); with them the hand would have 17 " \
+           "tiles (a kong counts 3), where a hand under nts has 14; 17 is a hand of hk-tw-16: is that the game? " \
+           "(--ruleset hk-tw-16)" in note, note
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    hk = read_detections(photo, det, rd, load_ruleset("hk-tw-16"), Context())
+    assert hk.reading.notation.startswith("77m233334567p333z [7777z]"), hk.reading.notation
+    assert not any("lie apart like a meld" in n for n in hk.reading.notes)
