@@ -22,6 +22,7 @@ from scoring.engine import explain, load_ruleset, score_hand
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import parse_hand
+from scoring.tiles import BONUS, sort_tiles
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import Settlement, settle, with_win_by
 
@@ -149,6 +150,18 @@ def add_settle(sub: Any) -> None:
 
 
 # ------------------------------------------------------------------------- table
+def _tiles_over_the_set(results: dict[str, Any]) -> list[tuple[str, dict[str, int]]]:
+    """The tiles that the scored hands ``results`` (player → :class:`~scoring.ScoredHand`), the four
+    hands of one deal, hold more of than a set has: 4 of each playing tile (a kong's 4 counted), 1 of each
+    flower and season; each with how many each player holds, in the players' order."""
+    held: dict[str, dict[str, int]] = {}
+    for p, r in results.items():
+        for t in (*r.hand.all_tiles, *r.hand.bonus):
+            held.setdefault(t, {})
+            held[t][p] = held[t].get(p, 0) + 1
+    return [(t, held[t]) for t in sort_tiles(held) if sum(held[t].values()) > (1 if t in BONUS else 4)]
+
+
 def _table_state(players: list[str], east: str, leader: str | None, round_wind: str) -> SessionState:
     if len(players) != 4:
         raise UserError(f"table needs four players (--hand PLAYER=NOTATION or --photo PLAYER=IMG), got {len(players)}")
@@ -224,6 +237,20 @@ def cmd_table(args: argparse.Namespace) -> int:
     # hands read from photos the reader is unsure of: the settlement stands only once they are checked
     # (exit 1, as a check that failed), never paid from a guess without a word
     unsure = [p for p in players if p in results and sources.get(p, {}).get("unsure")]
+    # the four hands of one deal hold at most 4 of a tile and 1 of each flower and season: more is a misread
+    # photo (provisional, as an unsure one) or a mistyped hand (refused)
+    too_many = _tiles_over_the_set(results)
+    for tile, held in too_many:
+        said = f"the hands hold {sum(held.values())} × {tile} ({', '.join(f'{p} {n}' for p, n in held.items())})" \
+               f", a set has {1 if tile in BONUS else 4}"
+        read = [p for p in held if p in sources]
+        if not read:
+            raise UserError(f"{said}: check the hands typed")
+        for p in read:
+            if p not in unsure:
+                unsure.append(p)
+                sources[p] = {**sources[p], "unsure": True, "too_many": said}
+    unsure = [p for p in players if p in unsure]
     _record_table(args, players, hands, results, state, winner, s, unsure)
     if args.json:
         print_json({
@@ -253,6 +280,8 @@ def cmd_table(args: argparse.Namespace) -> int:
             if r.status != "ok":
                 print(f"  {r.status}")
     print()
+    for tile_line in sorted({sources[p]["too_many"] for p in unsure if sources.get(p, {}).get("too_many")}):
+        print(f"check: {tile_line}: a photo is misread")
     if unsure:
         many = len(unsure) > 1
         print(f"provisional: the hand{'s' if many else ''} of {', '.join(unsure)} {'were' if many else 'was'} "

@@ -19,21 +19,29 @@ def test_table_from_four_photos_equals_the_table_from_their_readings(run_cli, tr
     d = json.loads(out)
     src = d["sources"]
     # (readings below 80 % make the settlement provisional, exit 1: two of these renders' non-winning
-    # hands are read 78-79 % sure by the oracle reader)
-    assert d["provisional"] == [p for p in "ESWN" if src[p]["confidence"] < 0.8]
-    assert rc == (1 if d["provisional"] else 0), err
+    # hands are read 78-79 % sure by the oracle reader. So does a tile the four hands hold more of than a
+    # set has: these renders are four random hands, not one deal — E and N hold five 6z)
+    over = {p for p in "ESWN" if src[p].get("too_many")}
+    assert "E" in over and "the hands hold 5 × 6z (E 1, N 4), a set has 4" in src["E"]["too_many"], src
+    assert d["provisional"] == [p for p in "ESWN" if src[p]["confidence"] < 0.8 or p in over]
+    assert rc == 1, err
+    rc, text, err = run_cli(*[a for a in argv if a != "--json"], *[f"--photo={p}={f}" for p, f in zip("ESWN", ph)])
+    assert rc == 1 and "check: the hands hold 5 × 6z (E 1, N 4), a set has 4: a photo is misread\n" in text, text
     assert list(src) == ["E", "S", "W", "N"] and all(src[p]["photo"] == str(f) for p, f in zip("ESWN", ph))
     assert d["seats"] == {"E": "E", "S": "S", "W": "W", "N": "N"}
-    # the same table typed in: the readings as notation (the winner's winning tile from its reading)
-    hands = []
+    # each hand scores as its reading typed, and the settlement is that of those scores
     for p in "ESWN":
-        reading = src[p]["reading"]
-        hands += ["--hand", f"{p}={reading}"]
-    rc, out2, err = run_cli("table", "-r", "nts", "--winner", "E", "--json", *hands)
-    assert rc == 0, err
-    d2 = json.loads(out2)
-    assert d2["scores"] == d["scores"] and d2["settlement"]["net"] == d["settlement"]["net"]
+        rc, out2, err = run_cli("hand", src[p]["reading"], "-r", "nts", "--seat-wind", p, "--json",
+                                *([] if p == "E" else ["--not-winner"]), "--no-history")
+        assert rc == 0 and json.loads(out2)["total"] == d["scores"][p], (p, err)
+    rc, out2, err = run_cli("settle", "-r", "nts", "--east", "E", "--winner", "E", "--json",
+                            "--scores", ",".join(f"{p}={d['scores'][p]}" for p in "ESWN"))
+    assert rc == 0 and json.loads(out2)["net"] == d["settlement"]["net"], err
     assert sum(d["settlement"]["net"].values()) == 0
+    # the same table typed in is refused: no deal holds five 6z
+    hands = [a for p in "ESWN" for a in ("--hand", f"{p}={src[p]['reading']}")]
+    rc, out2, err = run_cli("table", "-r", "nts", "--winner", "E", "--json", *hands, "--no-history")
+    assert rc == 2 and "error: the hands hold 5 × 6z (E 1, N 4), a set has 4: check the hands typed" in err, err
     # the non-winners' photos were read as 13-tile hands (their seat winds S, W, N)
     assert all(d["hands"][p]["winner"] is False for p in "SWN") and d["hands"]["E"]["winner"] is True
 
@@ -42,8 +50,10 @@ def test_photos_and_notation_mixed_keep_the_seating_order(run_cli, truth):
     ph = photos(truth)
     rc, out, err = run_cli("table", "-r", "nts", "--winner", "Bob", "--east", "Dee", "--reader", bf.ORACLE,
                            "--hand", "Ann=147m258p369s1234z", "--photo", f"Bob={ph[0]}",
-                           "--hand", "Cas=147m258p369s1234z", "--photo", f"Dee={ph[1]}")
-    assert rc == 0, err
+                           "--hand", "Cas=258m369p257s5667z", "--photo", f"Dee={ph[1]}")  # (one deal's tiles)
+    # (Dee's photo is a 16-tile game's winning hand, 17 tiles with its concealed kong (4444s): read as a
+    # 13-tile hand without the kong, it is unsure, and the settlement provisional)
+    assert rc == 1 and "provisional: the hand of Dee was read" in out, err
     # seating order Ann, Bob, Cas, Dee; Dee is East → Ann S, Bob W, Cas N
     assert "== Bob (seat W, winner):" in out and "== Dee (seat E):" in out
     assert f"photo {ph[0]}: read " in out and f"photo {ph[1]}: read " in out
