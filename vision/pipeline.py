@@ -25,6 +25,7 @@ import numpy as np
 
 from scoring import Context, HandError, ScoredHand, explain, load_ruleset, score_hand
 from scoring.engine import Ruleset
+from scoring.errors import echo
 from scoring.notation import meld_from_tiles
 
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP
@@ -1622,7 +1623,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         # the least sure tiles never include those the user set: name them, they may be what is wrong
         said = ", ".join(f"{numbering.index(i) + 1}={DROP if i in dropped else readings.codes[i]}"
                          for i in sorted(user, key=numbering.index))
-        reading = replace(reading, problem=f"{reading.problem} (your corrections: {said})")
+        # … and the melds named with --exposed, which a fix may contradict (a reviewer's `--exposed "[777s]
+        # (2222m)" --fix 10=5p`, tile 10 one of the 777s, was told only of the least sure tiles elsewhere)
+        melds = f"; your melds: --exposed {echo(exposed.strip())}" if isinstance(exposed, str) and exposed.strip() else ""
+        reading = replace(reading, problem=f"{reading.problem} (your corrections: {said}{melds})")
     notes = list(reading.notes)
     if len(cands) > 1:
         why = f"hand region: {chosen.candidate.why}"
