@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import os
 
 import numpy as np
 import pytest
@@ -193,6 +194,17 @@ def test_a_jpeg_whose_picture_data_the_decoder_finds_damaged_says_so():
     photo = load_photo(bytes(data))
     assert photo.damage is not None and photo.damage.startswith("Corrupt JPEG data"), photo.damage
     assert vio.grey_band(photo.pixels) < vio.GREY_BAND  # (read: the picture is there, garbled)
+
+
+def test_the_jpeg_check_keeps_only_libjpegs_lines_and_passes_on_the_others(capfd):
+    # the check points descriptor 2 at a file while OpenCV decodes; in the threaded web server another
+    # thread's log line written meanwhile was swallowed with libjpeg's warning. It is written on
+    said: list[str] = []
+    with vio._stderr_captured(said, ours=vio._from_libjpeg):
+        os.write(2, b"INFO: 127.0.0.1 - GET /api/rulesets 200\n")
+        os.write(2, b"Corrupt JPEG data: 6 extraneous bytes before marker 0xd9\n")
+    assert said == ["Corrupt JPEG data: 6 extraneous bytes before marker 0xd9\n"]
+    assert capfd.readouterr().err == "INFO: 127.0.0.1 - GET /api/rulesets 200\n"
 
 
 def test_damaged_png_and_webp_are_said_as_what_happened():

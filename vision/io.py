@@ -42,7 +42,7 @@ from contextlib import ExitStack, contextmanager
 from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Iterator, Union
+from typing import BinaryIO, Callable, Iterator, Union
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -498,10 +498,12 @@ _FD2_LOCK = threading.Lock()
 
 
 @contextmanager
-def _stderr_captured(out: list[str], active: bool = True) -> Iterator[None]:
+def _stderr_captured(out: list[str], active: bool = True, ours: Callable[[str], bool] | None = None) -> Iterator[None]:
     """Descriptor 2 pointed at a temporary file while the block runs; what C libraries wrote there
     (libtiff prints its errors, e.g. "tempfile.tif: Using code not yet in table.") is appended to
-    ``out`` instead of reaching the terminal or the server log. Blocks serialise on a lock."""
+    ``out`` instead of reaching the terminal or the server log. Blocks serialise on a lock. With
+    ``ours``, only the lines it accepts are kept in ``out``; the others (another thread's log line
+    written meanwhile, in the web server) are written on to descriptor 2 when it is restored."""
     if not active:
         yield
         return
@@ -520,7 +522,17 @@ def _stderr_captured(out: list[str], active: bool = True) -> Iterator[None]:
                 os.dup2(saved, 2)
                 os.close(saved)
                 tmp.seek(0)
-                out.append(tmp.read(4096).decode("utf-8", "replace"))
+                if ours is None:
+                    out.append(tmp.read(4096).decode("utf-8", "replace"))
+                else:
+                    lines = tmp.read().decode("utf-8", "replace").splitlines(keepends=True)
+                    out.append("".join(ln for ln in lines if ours(ln))[:4096])
+                    others = "".join(ln for ln in lines if not ours(ln))
+                    if others:
+                        try:
+                            os.write(2, others.encode("utf-8", "replace"))
+                        except OSError:
+                            pass
 
 
 def _c_message(captured: list[str]) -> str:
@@ -629,6 +641,11 @@ def _decode_error(name: str, e: BaseException, fmt: str | None, fp: BinaryIO, si
 JPEG_WARNINGS = ("Corrupt JPEG data", "Premature end of JPEG file")
 
 
+def _from_libjpeg(line: str) -> bool:
+    """The line printed to descriptor 2 is libjpeg's (its warnings name the JPEG data, file or a marker)."""
+    return any(w in line for w in ("JPEG", "JFIF", "marker", "Huffman", "SOS", "SOF"))
+
+
 def _libjpeg_says(data: bytes) -> tuple[bool, list[str]]:
     """JPEG ``data`` decoded by OpenCV at 1/8 scale in grey with descriptor 2 captured: (decoded, what
     libjpeg printed); (False, []) when OpenCV raises."""
@@ -636,7 +653,7 @@ def _libjpeg_says(data: bytes) -> tuple[bool, list[str]]:
 
     said: list[str] = []
     try:
-        with _stderr_captured(said):
+        with _stderr_captured(said, ours=_from_libjpeg):
             ok = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_REDUCED_GRAYSCALE_8) is not None
     except cv2.error:
         return False, []
