@@ -20,9 +20,6 @@ from typing import Any, Callable
 
 from commands.common import UserError
 
-#: readings less sure than this get "check it" in the table's output (as batch's needs-review)
-CHECK_BELOW = 0.8
-
 
 class PhotoEntry(str):
     """A ``--photo PLAYER=IMG`` value, kept in ``args.hand`` with the ``--hand`` values so that the
@@ -194,8 +191,10 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
                             f"(read {r.notation}); correct a tile with --photo-fix {player}=POS=TILE, add a missed one with "
                             f"--photo-add {player}=POS=TILE "
                             f"(numbers: `mahjong-score photo {path} --annotate out.jpg`) or give --hand {player}=NOTATION")
+        from vision.batch import REVIEW_BELOW  # (readings less sure get "check it", as batch's needs-review)
+
         conf = float(r.confidence)
-        check = f" — below {CHECK_BELOW:.0%}: check it" if conf < CHECK_BELOW else ""
+        check = f" — below {REVIEW_BELOW:.0%}: check it" if conf < REVIEW_BELOW else ""
         fixed = (f", fixed {','.join(f'{k}={v}' for k, v in sorted(fixes.items()))}" if fixes else "") + (
             f", added {adds}" if adds else "")
         # the history entry, written once the table is settled (commands.settle.cmd_table: its note names
@@ -209,7 +208,7 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
             "text": f"photo {path}: read {r.notation} ({format_confidence(conf)} sure{fixed}){check}",
             # (a new user's table settled 250 and 242 from a photo read at 41 %, exit 0: the settlement
             # is provisional until the reading is checked, commands.settle.cmd_table)
-            "unsure": conf < CHECK_BELOW,
+            "unsure": conf < REVIEW_BELOW,
         }
         return res.scored
 
