@@ -79,8 +79,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         scored = res.scored
     result = compare(scored, args.claimed, claimed_lines)
     unsure = _unsure(res)
-    # (an unsure MATCH exits 1 and is recorded as such, not as a match: history --status match lists
-    # the audits that settled a claim)
+    # (an unsure MATCH exits 1 and is recorded as such, not as a match: the history's status says which
+    # audits settled a claim)
     status = ("match" if result.match else "mismatch") + (" unsure" if unsure else "")
     note = f"claimed {args.claimed}" + (f" with {len(claimed_lines)} lines" if claimed_lines is not None else "") + (
         f"; {unsure}" if unsure else "")

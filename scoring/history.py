@@ -57,8 +57,8 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE INDEX IF NOT EXISTS entries_sha ON entries(input_sha256);
 """
-#: the tables of a history database (SQLite adds sqlite_sequence for AUTOINCREMENT)
-HISTORY_TABLES = frozenset({"entries", "sqlite_sequence"})
+#: the tables of a history database (besides SQLite's own, named sqlite_…)
+HISTORY_TABLES = frozenset({"entries"})
 #: added in schema version 2 (after the table may exist without the column)
 _KEY_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS entries_key ON entries(entry_key) WHERE entry_key IS NOT NULL"
 #: columns of an entry, in table order (``id`` and ``time`` are set on insertion)
@@ -120,8 +120,8 @@ def connect(path: str | os.PathLike) -> sqlite3.Connection:
         # a database of something else (a tester's `--db out.batch.sqlite3`, a batch's state, had the
         # history's table written into it, and the batch then refused to resume from it): refused
         # before anything is written
-        others = sorted({r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-                        - HISTORY_TABLES)
+        others = sorted({r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                         if not r[0].startswith("sqlite_")} - HISTORY_TABLES)  # (SQLite's own: ANALYZE's sqlite_stat1)
         if others:
             raise sqlite3.DatabaseError(f"a database of something else (it holds the table(s) "
                                         f"{', '.join(others[:4])}); give a history file of its own")

@@ -426,3 +426,15 @@ def test_a_claim_need_not_list_a_note_worth_nothing(run_cli, tmp_path):
     assert rc == 0 and "MATCH" in out, out
     rc, out, _ = run_cli(*hand, "--claimed", "480", "--claimed-lines", claim_file(tmp_path, right[1:]))
     assert rc == 1 and "missing points: pung-terminals-concealed +8 pts" in out, out
+    # a line of cash is worth something, though no points: a claim without it still differs (a reviewer's
+    # hk-tw-16 claim without the $5 of a concealed kong, 004:42, had become a MATCH). 16-tile hand
+    # 123456789m234p55s (2222s) won on a discarded 5s, seat East (dealer): 無字花 5 (004:8), 老少 5 (004:4),
+    # 暗龍 20 (004:17), 獨獨 2 (004:2), 將眼 1 (004:1), 門清 5 (004:11), 暗槓 2 (004:2), 莊 1 (004:1),
+    # 底 5 (004:41) = 46 points; and $5 cash for the concealed kong (004:42)
+    hk = ["audit", "--hand", "123m456m789m234p55s (2222s)", "-w", "5s", "-r", "hk-tw-16", "--no-history"]
+    rc, out, _ = run_cli(*hk, "--claimed", "46", "--json")
+    lines = [ln for ln in json.loads(out)["score"]["lines"] if ln["kind"] == "points"]
+    assert sum(ln["points"] for ln in lines) == 46 and len(lines) == 9, lines
+    claim = [{"rule": ln["rule"], "points": ln["points"]} for ln in lines]
+    rc, out, _ = run_cli(*hk, "--claimed", "46", "--claimed-lines", claim_file(tmp_path, claim))
+    assert rc == 1 and "concealed-kong-cash" in out and "is not in the claim" in out, out

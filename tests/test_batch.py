@@ -778,6 +778,13 @@ def test_a_history_file_that_is_a_batch_state_is_refused_untouched(tmp_path, fol
     assert history.record(None, [{"command": "hand", "input": "x"}], db=state) == []
     assert "history not recorded in" in capsys.readouterr().err
     assert state.read_bytes() == before
+    # SQLite's own tables are no other thing's (ANALYZE, or a database tool, adds sqlite_stat1)
+    h = tmp_path / "h.sqlite3"
+    con = history.connect(h)
+    con.execute("ANALYZE")
+    con.commit()
+    con.close()
+    assert history.record(None, [{"command": "hand", "input": "x"}], db=h) != []
     # and the batch still resumes from it: every photo is already done
     assert batch.run_batch(folder, tmp_path / "r.csv", state=state, workers=0, reader=bf.ORACLE).resumed > 0
 

@@ -247,6 +247,15 @@ def _amounts(ln: Line) -> dict[str, float]:
     return {}
 
 
+def _worth_nothing(ln: Line) -> bool:
+    """A note line, or a points/doublings/limit line of 0 (a cash or multiplier line is worth something,
+    though :func:`_amounts` gives it no amount)."""
+    if ln.kind == "note":
+        return True
+    a = _amounts(ln)
+    return bool(a) and not any(a.values())
+
+
 def _fmt_amounts(a: Mapping[str, float] | None) -> str:
     if not a:
         return "counted"
@@ -332,7 +341,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         # a line worth nothing (a note such as 'clean hand: mahjong allowed') need not be claimed: a
         # claim that lists every line with an amount is the whole breakdown (a tester's right claim under
         # rode-draak was a MISMATCH for leaving out the entry-rule note)
-        missing = [r for r in computed if r not in claimed_by_rule and any(_amounts(computed[r]).values())]
+        missing = [r for r in computed if r not in claimed_by_rule and not _worth_nothing(computed[r])]
         # meld status: a claimed rule and a counted rule that differ only by exposed/concealed
         for r in list(extra):
             twin = next((m for m in missing if _status_free(m) == _status_free(r) and m != r), None)
