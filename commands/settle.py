@@ -240,16 +240,19 @@ def cmd_table(args: argparse.Namespace) -> int:
     # the four hands of one deal hold at most 4 of a tile and 1 of each flower and season: more is a misread
     # photo (provisional, as an unsure one) or a mistyped hand (refused)
     too_many = _tiles_over_the_set(results)
+    checks: list[str] = []  # the "check:" lines printed above the settlement
     for tile, held in too_many:
         said = f"the hands hold {sum(held.values())} × {tile} ({', '.join(f'{p} {n}' for p, n in held.items())})" \
                f", a set has {1 if tile in BONUS else 4}"
         read = [p for p in held if p in sources]
         if not read:
             raise UserError(f"{said}: check the hands typed")
+        typed = [p for p in held if p not in sources]
+        checks.append(f"{said}: a photo is misread" + (f", or the hand of {', '.join(typed)} mistyped" if typed else ""))
         for p in read:
             if p not in unsure:
                 unsure.append(p)
-                sources[p] = {**sources[p], "unsure": True, "too_many": said}
+            sources[p] = {**sources[p], "unsure": True, "too_many": [*sources[p].get("too_many", ()), said]}
     unsure = [p for p in players if p in unsure]
     _record_table(args, players, hands, results, state, winner, s, unsure)
     if args.json:
@@ -271,7 +274,9 @@ def cmd_table(args: argparse.Namespace) -> int:
         r = results[p]
         print(f"\n== {p} (seat {state.seat_wind(p)}{', winner' if p == winner else ''}): {r.total}")
         if p in sources and sources[p].get("text"):
-            print(f"  {sources[p]['text']}")
+            over = "" if " check it" in sources[p]["text"] or not sources[p].get("too_many") else \
+                " — more tiles than the set has (below): check it"
+            print(f"  {sources[p]['text']}{over}")
         if args.explain:
             print(explain(r))
         else:
@@ -280,8 +285,8 @@ def cmd_table(args: argparse.Namespace) -> int:
             if r.status != "ok":
                 print(f"  {r.status}")
     print()
-    for tile_line in sorted({sources[p]["too_many"] for p in unsure if sources.get(p, {}).get("too_many")}):
-        print(f"check: {tile_line}: a photo is misread")
+    for line in checks:
+        print(f"check: {line}")
     if unsure:
         many = len(unsure) > 1
         print(f"provisional: the hand{'s' if many else ''} of {', '.join(unsure)} {'were' if many else 'was'} "

@@ -25,8 +25,12 @@ def test_table_from_four_photos_equals_the_table_from_their_readings(run_cli, tr
     assert "E" in over and "the hands hold 5 × 6z (E 1, N 4), a set has 4" in src["E"]["too_many"], src
     assert d["provisional"] == [p for p in "ESWN" if src[p]["confidence"] < 0.8 or p in over]
     assert rc == 1, err
+    assert "the hands hold 5 × 6z (E 1, N 4), a set has 4" in src["N"]["too_many"], src  # (N unsure already)
     rc, text, err = run_cli(*[a for a in argv if a != "--json"], *[f"--photo={p}={f}" for p, f in zip("ESWN", ph)])
     assert rc == 1 and "check: the hands hold 5 × 6z (E 1, N 4), a set has 4: a photo is misread\n" in text, text
+    if src["E"]["confidence"] >= 0.8:  # a reading sure of itself, provisional for the tiles alone, says so
+        assert "sure) — more tiles than the set has (below): check it\n" in text, text
+
     assert list(src) == ["E", "S", "W", "N"] and all(src[p]["photo"] == str(f) for p, f in zip("ESWN", ph))
     assert d["seats"] == {"E": "E", "S": "S", "W": "W", "N": "N"}
     # each hand scores as its reading typed, and the settlement is that of those scores
@@ -178,3 +182,15 @@ def test_a_table_is_recorded_in_the_history_each_hand_with_its_outcome(run_cli, 
         assert len(list(history.entries(con, limit=None))) == 4
     finally:
         con.close()
+
+
+def test_tiles_over_the_set_with_typed_hands_name_them_too(run_cli, truth):
+    # Bob's photo reads 199m19p19s1234567z +3f3y win:9m (one 1z); Ann types an exposed pung of 1z and Cas one
+    # 1z more: five East winds, the photo or a typed hand wrong. Ann 3 + Bob 1 + Cas 1; every other tile ≤ 4
+    ph = photos(truth)
+    rc, out, err = run_cli("table", "-r", "nts", "--winner", "Bob", "--reader", bf.ORACLE, "--no-history",
+                           "--hand", "Ann=[111z] 147m258p369s2z", "--photo", f"Bob={ph[0]}",
+                           "--hand", "Cas=147m258p369s1234z", "--hand", "Dee=147m258p369s2345z")
+    assert rc == 1 and ("check: the hands hold 5 × 1z (Ann 3, Bob 1, Cas 1), a set has 4: a photo is misread, or "
+                        "the hand of Ann, Cas mistyped\n") in out, (out, err)
+    assert "provisional: the hand of Bob was read" in out
