@@ -240,19 +240,26 @@ def cmd_table(args: argparse.Namespace) -> int:
     # the four hands of one deal hold at most 4 of a tile and 1 of each flower and season: more is a misread
     # photo (provisional, as an unsure one) or a mistyped hand (refused)
     too_many = _tiles_over_the_set(results)
+
+    def held_text(tile: str, held: dict[str, int]) -> str:
+        return (f"the hands hold {sum(held.values())} × {tile} ({', '.join(f'{p} {n}' for p, n in held.items())})"
+                f", a set has {1 if tile in BONUS else 4}")
+
+    # the hands typed hold too many by themselves (whatever the photos show): the typing is wrong
+    mistyped = [(t, {p: n for p, n in held.items() if p not in sources}) for t, held in too_many]
+    mistyped = [held_text(t, held) for t, held in mistyped if sum(held.values()) > (1 if t in BONUS else 4)]
+    if mistyped:
+        raise UserError(f"{'; '.join(mistyped)}: check the hands typed")
     checks: list[str] = []  # the "check:" lines printed above the settlement
     for tile, held in too_many:
-        said = f"the hands hold {sum(held.values())} × {tile} ({', '.join(f'{p} {n}' for p, n in held.items())})" \
-               f", a set has {1 if tile in BONUS else 4}"
+        said = held_text(tile, held)
         read = [p for p in held if p in sources]
-        if not read:
-            raise UserError(f"{said}: check the hands typed")
         typed = [p for p in held if p not in sources]
-        checks.append(f"{said}: a photo is misread" + (f", or the hand of {', '.join(typed)} mistyped" if typed else ""))
+        checks.append(f"{said}: a photo is misread" + (f", or the hand{'s' if len(typed) > 1 else ''} of {', '.join(typed)} mistyped" if typed else ""))
         for p in read:
             if p not in unsure:
                 unsure.append(p)
-            sources[p] = {**sources[p], "unsure": True, "too_many": [*sources[p].get("too_many", ()), said]}
+            sources[p] = {**sources[p], "too_many": [*sources[p].get("too_many", ()), said]}
     unsure = [p for p in players if p in unsure]
     _record_table(args, players, hands, results, state, winner, s, unsure)
     if args.json:
@@ -267,7 +274,9 @@ def cmd_table(args: argparse.Namespace) -> int:
     print(f"{rs.name} ({rs.id}) — round wind {state.round_wind}, East {east}, "
           f"winner {winner if winner else 'none'}")
     if winner is None:
-        print("void hand: no points are counted; replayed with the same winds (001:134)")
+        # (001:134 is De Rode Draak's rule; the other seeds say nothing of a void hand)
+        print("void hand: no points are counted; replayed with the same winds"
+              + (" (001:134)" if rs.id == "rode-draak" else ""))
     for p in players:
         if p not in results:
             continue
@@ -289,8 +298,11 @@ def cmd_table(args: argparse.Namespace) -> int:
         print(f"check: {line}")
     if unsure:
         many = len(unsure) > 1
+        doubted = [sources[p].get("unsure") for p in unsure]  # (the reader's doubt; else tiles over the set)
+        why = ("the reader is unsure of" if all(doubted) else "to check" if any(doubted)
+               else "holding more of a tile than the set has")
         print(f"provisional: the hand{'s' if many else ''} of {', '.join(unsure)} {'were' if many else 'was'} "
-              f"read from {'photos' if many else 'a photo'} the reader is unsure of (“check it” above); check the "
+              f"read from {'photos' if many else 'a photo'} {why} (“check it” above); check the "
               f"reading{'s' if many else ''} (correct {'them' if many else 'it'} with --photo-fix/--photo-add "
               f"or type the hand with --hand) before paying")
     print(format_settlement(s, east, winner))

@@ -45,7 +45,8 @@ def test_table_from_four_photos_equals_the_table_from_their_readings(run_cli, tr
     # the same table typed in is refused: no deal holds five 6z
     hands = [a for p in "ESWN" for a in ("--hand", f"{p}={src[p]['reading']}")]
     rc, out2, err = run_cli("table", "-r", "nts", "--winner", "E", "--json", *hands, "--no-history")
-    assert rc == 2 and "error: the hands hold 5 × 6z (E 1, N 4), a set has 4: check the hands typed" in err, err
+    assert rc == 2 and "error: the hands hold 5 × 6z (E 1, N 4), a set has 4; the hands hold 2 × 3f (E 1, W 1), a " \
+        "set has 1; the hands hold 3 × 3y (E 1, W 1, N 1), a set has 1: check the hands typed" in err, err
     # the non-winners' photos were read as 13-tile hands (their seat winds S, W, N)
     assert all(d["hands"][p]["winner"] is False for p in "SWN") and d["hands"]["E"]["winner"] is True
 
@@ -192,5 +193,11 @@ def test_tiles_over_the_set_with_typed_hands_name_them_too(run_cli, truth):
                            "--hand", "Ann=[111z] 147m258p369s2z", "--photo", f"Bob={ph[0]}",
                            "--hand", "Cas=147m258p369s1234z", "--hand", "Dee=147m258p369s2345z")
     assert rc == 1 and ("check: the hands hold 5 × 1z (Ann 3, Bob 1, Cas 1), a set has 4: a photo is misread, or "
-                        "the hand of Ann, Cas mistyped\n") in out, (out, err)
-    assert "provisional: the hand of Bob was read" in out
+                        "the hands of Ann, Cas mistyped\n") in out, (out, err)
+    assert "provisional: the hand of Bob was read from a photo holding more of a tile than the set has" in out
+    # the hands typed holding too many by themselves are refused, whatever the photo shows
+    rc, out, err = run_cli("table", "-r", "nts", "--winner", "Bob", "--reader", bf.ORACLE, "--no-history",
+                           "--hand", "Ann=[111z] 147m258p369s2z", "--photo", f"Bob={ph[0]}",
+                           "--hand", "Cas=147m258p369s1234z", "--hand", "Dee=[111z] 147m258p369s2z")
+    assert rc == 2 and err.strip().endswith("error: the hands hold 7 × 1z (Ann 3, Cas 1, Dee 3), a set has 4: "
+                                            "check the hands typed"), err
