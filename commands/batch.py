@@ -47,6 +47,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
           f"{c.get('error', 0)} error; scored now {summary.scored} ({rate:.2f} photos/s, {summary.workers} workers), "
           f"already done {summary.resumed}; table hands settled {summary.settled}"
           + (f" ({summary.provisional} provisionally: a photo needs review)" if summary.provisional else ""))
+    if summary.raw_left_out:
+        raw = summary.raw_left_out
+        print(f"left out: {len(raw)} camera RAW file{'s' if len(raw) != 1 else ''} ({', '.join(raw[:3])}"
+              f"{' …' if len(raw) > 3 else ''}): score the JPEGs the camera wrote beside them, or convert them")
     print("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")
     return 0
 

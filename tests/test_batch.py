@@ -727,6 +727,16 @@ def test_photos_named_otherwise_are_found_by_their_first_bytes(tmp_path):
     for name in ("IMG_1.DNG", "IMG_2.cr2", "DSC_3.nef", "scan.tif"):
         (tmp_path / name).write_bytes(buf.getvalue())
     assert find_photos(tmp_path) == ["IMG.jfif", "a.jpg", "anim.gif", "scan", "scan.tif"]
+    # … and said: a folder of RAW files alone is not "no photos" without a word
+    from vision.manifest import raw_files
+
+    assert raw_files(tmp_path) == ["DSC_3.nef", "IMG_1.DNG", "IMG_2.cr2"]
+    raw_only = tmp_path / "raw"
+    raw_only.mkdir()
+    (raw_only / "IMG_9.DNG").write_bytes(buf.getvalue())
+    with pytest.raises(batch.BatchError, match=r"no photos found .*camera RAW files aside\); 1 camera RAW file left "
+                                               r"out \(IMG_9\.DNG\): score the JPEGs the camera wrote beside them"):
+        batch.run_batch(raw_only, tmp_path / "r.csv", workers=0)
 
 
 def test_a_csv_cell_a_spreadsheet_would_run_as_a_formula_is_marked_as_text(tmp_path, truth):
@@ -778,6 +788,18 @@ def test_a_history_file_that_is_a_batch_state_is_refused_untouched(tmp_path, fol
     assert history.record(None, [{"command": "hand", "input": "x"}], db=state) == []
     assert "history not recorded in" in capsys.readouterr().err
     assert state.read_bytes() == before
+    # a batch told to record its history in its own state database (or its output, or a text file) is
+    # refused before any photo is scored: the history was lost at the end with one warning line, exit 0
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database\n" * 20)
+    for db, said in ((state, f"--db {state} is --state; give the history a file of its own (or --no-history)"),
+                     (tmp_path / "r.csv", f"--db {tmp_path / 'r.csv'} is --out; give the history a file of its own"),
+                     (notes, f"--db {notes}: cannot record the history there (file is not a database); give "
+                             f"another file, or --no-history")):
+        with pytest.raises(batch.BatchError) as e:
+            batch.run_batch(folder, tmp_path / "r.csv", state=state, workers=0, reader=bf.ORACLE, history_db=db)
+        assert said in str(e.value), str(e.value)
+    assert state.read_bytes() == before
     # SQLite's own tables are no other thing's (ANALYZE, or a database tool, adds sqlite_stat1)
     h = tmp_path / "h.sqlite3"
     con = history.connect(h)
@@ -816,3 +838,20 @@ def test_a_file_name_with_a_carriage_return_keeps_its_row_whole(tmp_path, truth)
     rows = list(csv.reader(io.StringIO(text, newline="")))
     assert [r[0] for r in rows[1:]] == ["a\rb.jpg", "c.jpg"], rows
     assert '"a\rb.jpg"' in text and "\nc.jpg," in text  # only the row with the CR is quoted whole
+
+
+def test_a_batch_says_how_many_camera_raw_files_it_left_out(tmp_path, truth, run_cli):
+    # a camera shooting RAW + JPEG: the JPEG is scored, the RAW file (TIFF inside) left out — and said, in
+    # the summary and its JSON (a reviewer: "dropped without a word")
+    d = tmp_path / "p"
+    d.mkdir()
+    src = sorted(truth.glob("*.jpg"))[0]
+    shutil.copyfile(src, d / "IMG_1.JPG")
+    (d / "IMG_1.DNG").write_bytes(b"II*\x00" + bytes(200))
+    rc, out, err = run_cli("batch", str(d), "--out", str(tmp_path / "r.csv"), "--workers", "0", "--reader",
+                           bf.ORACLE, "--no-history", "--no-progress")
+    assert rc == 0 and out.startswith("1 photos: ") and ("left out: 1 camera RAW file (IMG_1.DNG): score the JPEGs "
+                                                        "the camera wrote beside them, or convert them\n") in out, out
+    rc, out, err = run_cli("batch", str(d), "--out", str(tmp_path / "r.csv"), "--workers", "0", "--reader",
+                           bf.ORACLE, "--no-history", "--no-progress", "--json")
+    assert rc == 0 and json.loads(out)["raw_left_out"] == ["IMG_1.DNG"], out

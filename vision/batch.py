@@ -58,7 +58,7 @@ from .errors import BatchError
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
     CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT, _WINDS,
     _WIN_BY_ALIASES, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
-    find_photos, make_job, read_manifest)
+    find_photos, make_job, raw_files, read_manifest)
 from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …)
     DEFAULT_READER, FatalError, Reader, TILESET_TAG, _sha256_file, model_reader, reader_identity,
     resolve_reader)
@@ -211,6 +211,8 @@ class Summary:
     #: of ``settled``, those settled provisionally (a photo of the hand needs review)
     provisional: int = 0
     state: str = ""
+    #: camera RAW files of the folder left out (:data:`vision.manifest.RAW_EXTS`), relative paths
+    raw_left_out: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -248,6 +250,26 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def _check_history_db(db: Path, state: Path, out: Path, manifest: str | os.PathLike | None) -> None:
+    """Raise BatchError, before any photo is scored, when the history database ``db`` is a file the run
+    reads or writes, or cannot be opened as a history (a text file, another database): the history of
+    a whole batch had been lost at its end with one warning line and exit 0 (a tester's ``--db`` naming
+    the state database, the output CSV, a text file)."""
+    from scoring import history
+
+    for what, path in (("--state", state), ("--out", out), ("the settlements file",
+                                                            out.with_name(out.stem + ".settlements.csv")),
+                       *((("the manifest", Path(manifest)),) if manifest is not None else ())):
+        if _same_file(db, path):
+            raise BatchError(f"--db {db} is {what}; give the history a file of its own (or --no-history)")
+    try:
+        history.connect(db).close()
+    except (sqlite3.Error, OSError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise BatchError(f"--db {db}: cannot record the history there ({why}); give another file, or "
+                         f"--no-history") from None
+
+
 def state_path_for(out: Path) -> Path:
     """The default state database of an output file: ``results.csv`` → ``results.batch.sqlite3``."""
     return out.with_name(out.stem + ".batch.sqlite3")
@@ -277,10 +299,15 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         raise BatchError("--only-manifest needs --manifest CSV (the photos to score)")
     defaults = defaults or Defaults()
     jobs = build_jobs(d, manifest, defaults, only_manifest)
+    listed = {j.key for j in jobs}
+    raw = [] if only_manifest else [k for k in raw_files(d.resolve()) if k not in listed]
+    raw_said = (f"; {len(raw)} camera RAW file{'s' if len(raw) != 1 else ''} left out ({', '.join(raw[:3])}"
+                f"{' …' if len(raw) > 3 else ''}): score the JPEGs the camera wrote beside them, or convert them"
+                if raw else "")
     if not jobs:
         raise BatchError(f"{d}: no photos found (files named {' '.join(sorted(PHOTO_EXTS))}, or any other that "
-                         f"begins as a JPEG, PNG, WebP, HEIC, GIF, BMP or TIFF file does)"
-                        + (" and none listed in the manifest" if manifest else ""))
+                         f"begins as a JPEG, PNG, WebP, HEIC, GIF, BMP or TIFF file does, camera RAW files "
+                         f"aside)" + (" and none listed in the manifest" if manifest else "") + raw_said)
     state_p = Path(state) if state else state_path_for(out)
     if manifest is not None:  # the files this run writes must not be the manifest it reads
         for what, path in (("--out", out), ("--state", state_p),
@@ -290,6 +317,8 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     for what, path in (("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))):
         if _same_file(state_p, path):  # the database and a CSV written over each other: both lost
             raise BatchError(f"--state {state_p} is {what}; choose another file")
+    if history_db is not None:
+        _check_history_db(Path(history_db), state_p, out, manifest)
     try:
         rid = reader_identity(reader)
     except FatalError as e:
@@ -299,7 +328,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     # before any photo is scored: the outputs can be written, and no other run uses this state
     check_outputs([("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))])
     t0 = time.perf_counter()
-    summary = Summary(photos=len(jobs), workers=workers, state=str(state_p))
+    summary = Summary(photos=len(jobs), workers=workers, state=str(state_p), raw_left_out=raw)
     lock = lock_state(state_p)
     try:
         con = open_state(state_p)

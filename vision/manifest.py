@@ -449,6 +449,18 @@ def find_photos(directory: Path) -> list[str]:
     return sorted(out)
 
 
+def raw_files(directory: Path) -> list[str]:
+    """The camera RAW files under ``directory`` (:data:`RAW_EXTS`; hidden ones skipped, as
+    :func:`find_photos` skips them), as sorted POSIX paths relative to it: the batch leaves them out
+    and says how many."""
+    out = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
+        out.extend((Path(root) / f).relative_to(directory).as_posix() for f in files
+                   if not f.startswith(".") and Path(f).suffix.lower() in RAW_EXTS)
+    return sorted(out)
+
+
 def _starts_like_a_photo(path: Path, sniff) -> bool:
     """The regular file ``path`` begins as a photo format does (unreadable: no)."""
     try:
