@@ -373,14 +373,18 @@ class _Terminated(Exception):
 
 
 class _OnTerm:
-    """The SIGTERM handler of one run: raises :class:`_Terminated` at the first signal and ignores the
-    next ones until the run has shut its workers down and said what it kept (a second SIGTERM, as a
-    supervisor may send, had killed the batch in its shutdown, its message lost); SIGKILL still stops it."""
+    """The SIGTERM handler of one run: raises :class:`_Terminated` at the first signal while photos are
+    scored, and ignores the next ones, and any once every photo is scored (the outputs are then written
+    whole). Once a SIGTERM came it stays installed, so that the process says what it kept before it
+    ends (a second SIGTERM, as a supervisor may send, had killed the batch in its shutdown, its message
+    lost); SIGKILL still stops it."""
 
     def __init__(self) -> None:
-        self.raised = False
+        self.raised = False  # True once it raised, or once scoring is done (a SIGTERM then ends nothing)
+        self.got = False  # a SIGTERM arrived
 
     def __call__(self, signum, frame) -> None:
+        self.got = True
         if not self.raised:
             self.raised = True
             raise _Terminated()
@@ -412,12 +416,15 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
     # SIGTERM (a supervisor, `timeout`, `kill`) as Ctrl-C: the photos scored are said to be kept (a tester's
     # batch exited 143 without a word), in the main thread only (where signal handlers can be set)
     main = threading.current_thread() is threading.main_thread()
-    old_term = signal.signal(signal.SIGTERM, _OnTerm()) if main else None
+    term = _OnTerm() if main else None
+    old_term = signal.signal(signal.SIGTERM, term) if term is not None else None
     try:
         for job, params, sha in todo:
             drain(max_inflight - 1)
             pending[ex.submit(score_job, job, reader, params, sha)] = job
         drain(0)
+        if term is not None:  # every photo scored: a SIGTERM now ends nothing (the outputs are written next)
+            term.raised = True
     except _Terminated:
         raise BatchError(f"terminated (SIGTERM): {summary.scored} photos scored and kept — rerun the same command "
                          f"to resume") from None
@@ -430,7 +437,13 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
     except KeyboardInterrupt:
         raise BatchError(f"interrupted: {summary.scored} photos scored and kept — rerun the same command to resume") from None
     finally:
-        bar.close()
-        ex.shutdown(wait=True, cancel_futures=True)
-        if main:  # (after the shutdown: a SIGTERM during it is ignored, not the default's death)
-            signal.signal(signal.SIGTERM, old_term if old_term is not None else signal.SIG_DFL)
+        if term is not None:  # a SIGTERM during the shutdown below is ignored, not the default's death
+            term.raised = True
+        try:
+            bar.close()
+            ex.shutdown(wait=True, cancel_futures=True)
+        finally:
+            # the handler stays (ignoring) once a SIGTERM came: the process is ending, and the message of
+            # what was kept must still be printed (a second SIGTERM had killed it unsaid)
+            if term is not None and not term.got:
+                signal.signal(signal.SIGTERM, old_term if old_term is not None else signal.SIG_DFL)
