@@ -157,12 +157,14 @@ def test_a_fix_of_a_tile_the_user_adds_is_refused(run_cli):
                                 "(--add 17=6p), not in --fix")
     rc, out, err = run_cli("photo", "--demo", "--add", "17=5p", "--fix", "16=2m", "--no-history")
     assert "you add with --add" not in err and "(your corrections: 16=2m, 17=5p)" in err  # another tile: read
-    # a fix restating the added face says nothing more: a reviewer's `--add 17=2f --fix 17=2f` (the demo's
-    # 17th tile, a flower beside its 1f) was told "2f is also given with --fix 17=2f; a set has one of each"
     # a fix that contradicts a meld named with --exposed: the error names the melds beside the fixes (it named
-    # only the least sure tiles, elsewhere)
+    # only the least sure tiles, elsewhere); and so it does for named melds the photo contradicts, no fix given
     rc, out, err = run_cli("photo", "--demo", "--exposed", "[777s] (2222m)", "--fix", "10=5p", "--no-history")
     assert rc == 2 and err.strip().endswith("(your corrections: 10=5p; your melds: --exposed '[777s] (2222m)')"), err
+    rc, out, err = run_cli("photo", "--demo", "--exposed", "[777s] (3333m)", "--no-history")
+    assert rc == 2 and err.strip().endswith("(your melds: --exposed '[777s] (3333m)')"), err
+    # a fix restating the added face says nothing more: a reviewer's `--add 17=2f --fix 17=2f` (the demo's
+    # 17th tile, a flower beside its 1f) was told "2f is also given with --fix 17=2f; a set has one of each"
     rc, out, err = run_cli("photo", "--demo", "--add", "17=2f", "--fix", "17=2f", "--no-history")
     assert rc == 0 and "reading: 345m678p66z [777s] (2222m) +12f win:8p" in out and " 17:2f+!" in out, (out, err)
     # a tile added inside the demo's concealed kong (0x 2m 2m 0x, tiles 13-16) made a group of five: the

@@ -1619,14 +1619,17 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             need = ", ".join(f"tile {p} to be {t}" for p, _, t, _ in moved)
             raise HandError(f"the tiles you set ({said}) make no legal hand with the others: the nearest "
                             f"legal reading needs {need}; check your --fix/--add")
-    if not reading.legal and user and numbering is not None and reading.problem:
-        # the least sure tiles never include those the user set: name them, they may be what is wrong
+    named = isinstance(exposed, str) and exposed.strip() and exposed.strip().lower() != "none"
+    if not reading.legal and reading.problem and ((user and numbering is not None) or named):
+        # the least sure tiles never include those the user set: name them, they may be what is wrong;
+        # … and the melds named with --exposed, which the photo or a fix may contradict (a reviewer's
+        # `--exposed "[777s] (3333m)"` on the demo, whose kong is of 2m, was told only of the least sure
+        # tiles; `--exposed "[777s] (2222m)" --fix 10=5p`, tile 10 one of the 777s, too)
         said = ", ".join(f"{numbering.index(i) + 1}={DROP if i in dropped else readings.codes[i]}"
-                         for i in sorted(user, key=numbering.index))
-        # … and the melds named with --exposed, which a fix may contradict (a reviewer's `--exposed "[777s]
-        # (2222m)" --fix 10=5p`, tile 10 one of the 777s, was told only of the least sure tiles elsewhere)
-        melds = f"; your melds: --exposed {echo(exposed.strip())}" if isinstance(exposed, str) and exposed.strip() else ""
-        reading = replace(reading, problem=f"{reading.problem} (your corrections: {said}{melds})")
+                         for i in sorted(user, key=numbering.index)) if user and numbering is not None else ""
+        parts = ([f"your corrections: {said}"] if said else []) + (
+            [f"your melds: --exposed {echo(exposed.strip())}"] if named else [])
+        reading = replace(reading, problem=f"{reading.problem} ({'; '.join(parts)})")
     notes = list(reading.notes)
     if len(cands) > 1:
         why = f"hand region: {chosen.candidate.why}"
