@@ -174,9 +174,12 @@ def _load_raw(ruleset_id: str) -> dict[str, Any]:
     # (only a shipped ruleset's id names a file: a tester's 300-letter --ruleset crashed on a file name too
     # long, and "../../pyproject" named a file outside scoring/rulesets)
     if ruleset_id not in known:
-        # (the file name's spelling, hk_tw_16, or capitals: the id it means is named)
-        key = str(ruleset_id).strip().lower().replace("_", "-").replace(" ", "-")
-        near = f"did you mean {key}? " if key in known else ""
+        # (the file name's spelling, hk_tw_16 or nts.toml, capitals, spaces, or the start of one id alone:
+        # the id it means is named)
+        key = str(ruleset_id).strip().lower().removesuffix(".toml").replace("_", "-").replace(" ", "-")
+        starts = [k for k in known if key and k.startswith(key)]
+        near = key if key in known else starts[0] if len(starts) == 1 else None
+        near = f"did you mean {near}? " if near else ""
         raise RulesetError(f"unknown ruleset {echo(ruleset_id)} ({near}known: {', '.join(known)})")
     path = RULESET_DIR / f"{ruleset_id.replace('-', '_')}.toml"
     with path.open("rb") as f:
