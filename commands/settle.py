@@ -22,9 +22,9 @@ from scoring.engine import explain, load_ruleset, score_hand
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import parse_hand
-from scoring.tiles import BONUS, sort_tiles
+from scoring.tiles import BONUS
 from scoring.session import SessionState, describe, next_state, outcome_of
-from scoring.settle import Settlement, settle, with_win_by
+from scoring.settle import Settlement, over_the_set_text, settle, tiles_over_the_set, with_win_by
 
 NONE_WORDS = ("none", "void", "-")
 
@@ -150,18 +150,6 @@ def add_settle(sub: Any) -> None:
 
 
 # ------------------------------------------------------------------------- table
-def _tiles_over_the_set(results: dict[str, Any]) -> list[tuple[str, dict[str, int]]]:
-    """The tiles that the scored hands ``results`` (player → :class:`~scoring.ScoredHand`), the four
-    hands of one deal, hold more of than a set has: 4 of each playing tile (a kong's 4 counted), 1 of each
-    flower and season; each with how many each player holds, in the players' order."""
-    held: dict[str, dict[str, int]] = {}
-    for p, r in results.items():
-        for t in (*r.hand.all_tiles, *r.hand.bonus):
-            held.setdefault(t, {})
-            held[t][p] = held[t].get(p, 0) + 1
-    return [(t, held[t]) for t in sort_tiles(held) if sum(held[t].values()) > (1 if t in BONUS else 4)]
-
-
 def _table_state(players: list[str], east: str, leader: str | None, round_wind: str) -> SessionState:
     if len(players) != 4:
         raise UserError(f"table needs four players (--hand PLAYER=NOTATION or --photo PLAYER=IMG), got {len(players)}")
@@ -239,11 +227,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     unsure = [p for p in players if p in results and sources.get(p, {}).get("unsure")]
     # the four hands of one deal hold at most 4 of a tile and 1 of each flower and season: more is a misread
     # photo (provisional, as an unsure one) or a mistyped hand (refused)
-    too_many = _tiles_over_the_set(results)
-
-    def held_text(tile: str, held: dict[str, int]) -> str:
-        return (f"the hands hold {sum(held.values())} × {tile} ({', '.join(f'{p} {n}' for p, n in held.items())})"
-                f", a set has {1 if tile in BONUS else 4}")
+    too_many = tiles_over_the_set({p: r.hand for p, r in results.items()})
+    held_text = over_the_set_text
 
     # the hands typed hold too many by themselves (whatever the photos show): the typing is wrong
     mistyped = [(t, {p: n for p, n in held.items() if p not in sources}) for t, held in too_many]

@@ -293,6 +293,17 @@ def test_settle_group_rules():
     assert batch.settle_group(unscored)["status"] == "not settled: no score for D.jpg (error: x)"
     void = [(job("A", "E"), row(100))] + four[1:]
     assert batch.settle_group(void)["winner"] is None
+    # the four readings of one deal hold at most 4 of a tile: more is a photo misread, however sure (as
+    # `table` checks; a reviewer: batch settlements did not). C's pung of 1s beside B's kong of 1s: seven.
+    # A reading that does not parse is left out of the count
+    readings = ["123m456m789m234p55s win:5s", "(1111s) 234m567p22z5z", "111s 234m567p3456z", "not notation"]
+    tiles = [(j, {**r, "reading": t}) for (j, r), t in zip(four, readings)]
+    rec = batch.settle_group(tiles)
+    assert rec["status"] == "provisional: the hands hold 7 × 1s (B 4, C 3), a set has 4", rec
+    assert rec["notes"][-1] == "check: the hands hold 7 × 1s (B 4, C 3), a set has 4: a photo is misread"
+    tiles[3] = (tiles[3][0], {**tiles[3][1], "status": "needs-review"})
+    assert batch.settle_group(tiles)["status"] == ("provisional: D.jpg needs review; the hands hold 7 × 1s (B 4, "
+                                                   "C 3), a set has 4")
 
 
 def test_status_threshold():

@@ -1740,7 +1740,7 @@ def test_a_16_tile_hand_read_under_a_13_tile_ruleset_without_its_meld_is_unsure(
     assert res.reading.confidence < 0.8, res.reading.confidence
     note = next(n for n in res.reading.notes if "lie apart like a meld" in n)
     assert "[7777z], but this reading leaves them out (another player's?); with them the hand would have 17 " \
-           "tiles (a kong counts 3), where a hand under nts has 14; 17 is a hand of hk-tw-16: is that the game? " \
+           "tiles (each kong counts 3), where a hand under nts has 14; 17 is a hand of hk-tw-16: is that the game? " \
            "(--ruleset hk-tw-16)" in note, note
     photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
     hk = read_detections(photo, det, rd, load_ruleset("hk-tw-16"), Context())

@@ -160,7 +160,29 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
     rec.update(scheme=s.scheme, net=dict(s.net), transfers=[t.to_json() for t in s.transfers], notes=list(s.notes))
     review = [j.key for j, row in members if row["status"] != "ok"]
     rec["status"] = "ok" if not review else "provisional: " + ", ".join(review) + " needs review"
+    # the four hands of one deal hold at most 4 of a tile and one of each flower and season: more is a photo
+    # misread, however sure its reading (as `table` checks)
+    over = _over_the_set(labels, members)
+    if over:
+        rec["notes"].append(f"check: {'; '.join(over)}: a photo is misread")
+        rec["status"] = ("provisional: " + "; ".join(over) if not review
+                         else f"{rec['status']}; {'; '.join(over)}")
     return rec
+
+
+def _over_the_set(labels: Sequence[str], members: Sequence[tuple[Job, Mapping[str, Any]]]) -> list[str]:
+    """:func:`scoring.settle.tiles_over_the_set` of the members' readings (notation), as text; a reading
+    that does not parse is left out."""
+    from scoring.notation import parse_hand
+    from scoring.settle import over_the_set_text, tiles_over_the_set
+
+    hands = {}
+    for lab, (_, row) in zip(labels, members):
+        try:
+            hands[lab] = parse_hand(row.get("reading") or "", sizes=None)
+        except HandError:
+            continue
+    return [over_the_set_text(t, held) for t, held in tiles_over_the_set(hands)]
 
 
 class _CsvRows:
@@ -248,7 +270,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
             kind = row["status"].split(":")[0]
             counts[kind] = counts.get(kind, 0) + 1
             if job.table and job.hand:  # keep only what settling needs
-                slim = {"status": row["status"], "total": row["total"]}
+                slim = {"status": row["status"], "total": row["total"], "reading": row["reading"]}
                 groups.setdefault((job.table, job.hand), []).append((job, slim))
             yield row
 

@@ -838,7 +838,7 @@ def _left_out_melds_sureness(reading: Reading, readings: TileReadings, lay: Layo
         hint = (f"; {count} is a hand of {' or '.join(others)}: is that the game? (--ruleset {others[0]})"
                 if others else "; if they are this hand's, the reading is wrong: check it")
         notes.append(f"unsure: tiles {spans} lie apart like a meld, {meld}, but this reading leaves them out "
-                     f"(another player's?); with them the hand would have {count} tiles (a kong counts 3), "
+                     f"(another player's?); with them the hand would have {count} tiles (each kong counts 3), "
                      f"where a hand under {rs.id} has {count - 3}{hint}")
     return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
 
