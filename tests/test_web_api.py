@@ -131,6 +131,20 @@ def test_hand_errors_are_one_line_422(photo, body, needle):
     assert needle in msg
 
 
+def test_a_key_given_twice_in_a_json_body_is_422(photo):
+    # a tester's {"winning_tile": "1z", "winning_tile": "2z"}: the parser kept the last, scored without a word
+    body = b'{"notation": "123m456p789s11z [777p]", "winning_tile": "1z", "winning_tile": "2z"}'
+    r = photo[2].post("/api/hand", content=body, headers={"Content-Type": "application/json"})
+    assert _one_line_error(r, 422) == "key 'winning_tile' given twice in one JSON object: give each once"
+    nested = b'{"notation": "123m456p789s11z [777p]", "context": {"seat_wind": "E", "seat_wind": "S"}}'
+    r = photo[2].post("/api/hand", content=nested, headers={"Content-Type": "application/json"})
+    assert "key 'seat_wind' given twice" in _one_line_error(r, 422)
+    r = photo[2].post("/api/settle", content=b'{"east": "A", "east": "B"}', headers={"Content-Type": "application/json"})
+    assert "key 'east' given twice" in _one_line_error(r, 422)
+    ok = b'{"notation": "123m456p789s11z [777p]", "winning_tile": "1z"}'
+    assert photo[2].post("/api/hand", content=ok, headers={"Content-Type": "application/json"}).status_code == 200
+
+
 def test_hand_body_that_is_not_json_is_422(photo):
     r = photo[2].post("/api/hand", content=b"{not json", headers={"Content-Type": "application/json"})
     _one_line_error(r, 422)

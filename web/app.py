@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import cv2
-from fastapi import FastAPI, File, Form, Request, UploadFile
+from fastapi import Depends, FastAPI, File, Form, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -76,7 +76,7 @@ from vision.pipeline import (WORK_SIDE, parse_additions, parse_fixes, read_detec
                              with_frame)
 
 from . import schemas as S
-from .errors import ApiError, BusyError, joined_field, refuse_unknown_fields  # noqa: F401  (web.errors; re-exported: web.app.ApiError)
+from .errors import ApiError, BusyError, joined_field, refuse_repeated_keys, refuse_unknown_fields  # noqa: F401  (web.errors; re-exported: web.app.ApiError)
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: fields of POST /api/score that may be sent more than once, their values joined by commas as the
@@ -652,7 +652,12 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         hand = parse_hand(req.notation, winning_tile=req.winning_tile or None, context=ctx, sizes=sizes)
         return score_out(score_hand(hand, rs, req.options))
 
-    @app.post("/api/hand", response_model=S.ScoreOut, summary="Score a hand written in notation")
+    async def one_key_once(request: Request) -> None:
+        """A dependency: :func:`web.errors.refuse_repeated_keys` on the JSON body."""
+        refuse_repeated_keys(await request.body())
+
+    @app.post("/api/hand", response_model=S.ScoreOut, summary="Score a hand written in notation",
+              dependencies=[Depends(one_key_once)])
     async def api_hand(req: S.HandRequest):
         """Score ``notation`` (grammar: ``scoring/notation.py``) under ``ruleset`` with ``context``.
         422 for bad notation, a hand that is not a winning hand, unknown ruleset or option."""
@@ -878,7 +883,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 "scores": scores, "hands": hands, "net": dict(s.net),
                 "transfers": [t.to_json() for t in s.transfers], "notes": list(s.notes), "cash": dict(s.cash)}
 
-    @app.post("/api/settle", response_model=S.SettleResponse, summary="Settle one hand of a table")
+    @app.post("/api/settle", response_model=S.SettleResponse, summary="Settle one hand of a table",
+              dependencies=[Depends(one_key_once)])
     async def api_settle(req: S.SettleRequest):
         """Four players in seating order, each with a hand score or a hand in notation (scored with
         the seat wind that follows from ``east``); ``winner`` null for a void hand. Settles under the

@@ -51,3 +51,24 @@ def joined_field(form, name: str, max_length: int) -> str:
     if len(text) > max_length:
         raise ApiError(422, f"{name}: {len(text)} characters in all, at most {max_length}")
     return text
+
+
+def refuse_repeated_keys(body: bytes) -> None:
+    """Raise a 422 :class:`ApiError` naming a key that an object of the JSON ``body`` gives twice: the
+    JSON parser keeps the last (a tester's ``{"winning_tile": "1z", "winning_tile": "2z"}`` was scored
+    with 2z without a word, as two form fields had been). A body that is not JSON is left to the
+    parser's own 422."""
+    import json
+
+    def pairs(items):
+        seen = set()
+        for k, _ in items:
+            if k in seen:
+                raise ApiError(422, f"key {k!r} given twice in one JSON object: give each once")
+            seen.add(k)
+        return dict(items)
+
+    try:
+        json.loads(body or b"null", object_pairs_hook=pairs)
+    except ValueError:  # (json.JSONDecodeError; ApiError is no ValueError)
+        return
