@@ -142,7 +142,9 @@ def add_settle(sub: Any) -> None:
     p.add_argument("--ruleset", "-r", default="rode-draak", help="ruleset id; default rode-draak")
     p.add_argument("--scores", required=True, metavar="P=N,...", help="each player's hand score, e.g. E=200,S=100,W=200,N=500")
     p.add_argument("--east", required=True, metavar="PLAYER", help="the player who is East (the dealer)")
-    p.add_argument("--winner", metavar="PLAYER", help="the player who went mahjong; omit or 'none' for a void hand")
+    # (required: a forgotten --winner had settled the hand as void, every score 0, exit 0)
+    p.add_argument("--winner", metavar="PLAYER", required=True,
+                   help="the player who went mahjong; 'none' for a void hand")
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
                    help="a settlement-scheme option (repeatable)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -214,6 +216,30 @@ def cmd_table(args: argparse.Namespace) -> int:
         scores = {p: results[p].total for p in players}
     else:
         scores = {p: 0 for p in players}
+    # (before the settlement: an impossible table is said before a missing discarder is asked for)
+    # hands read from photos the reader is unsure of: the settlement stands only once they are checked
+    # (exit 1, as a check that failed), never paid from a guess without a word
+    unsure = [p for p in players if p in results and sources.get(p, {}).get("unsure")]
+    # the four hands of one deal hold at most 4 of a tile and 1 of each flower and season: more is a misread
+    # photo (provisional, as an unsure one) or a mistyped hand (refused)
+    too_many = tiles_over_the_set({p: r.hand for p, r in results.items()})
+    # the hands typed hold too many by themselves (whatever the photos show): the typing is wrong
+    mistyped = [(t, {p: n for p, n in held.items() if p not in sources}) for t, held in too_many]
+    mistyped = [over_the_set_text(t, held) for t, held in mistyped if sum(held.values()) > (1 if t in BONUS else 4)]
+    if mistyped:
+        raise UserError(f"{'; '.join(mistyped)}: check the hands typed")
+    checks: list[str] = []  # the "check:" lines printed above the settlement
+    for tile, held in too_many:
+        said = over_the_set_text(tile, held)
+        read = [p for p in held if p in sources]
+        typed = [p for p in held if p not in sources]
+        checks.append(f"{said}: a photo is misread" + (
+            f", or the hand{'s' if len(typed) > 1 else ''} of {', '.join(typed)} mistyped" if typed else ""))
+        for p in read:
+            if p not in unsure:
+                unsure.append(p)
+            sources[p] = {**sources[p], "too_many": [*sources[p].get("too_many", ()), said]}
+    unsure = [p for p in players if p in unsure]
     settle_opts = dict(_pairs(args.settle_option, "--settle-option"))
     if winner is not None:
         # the scheme pays by where the winning tile came from (hk-tw-16: the discarder, or all three on a
@@ -222,30 +248,6 @@ def cmd_table(args: argparse.Namespace) -> int:
     s = _settle(rs.id, scores, winner, east, settle_opts, flag="--settle-option")
     nxt = {"east": None if after.over else after.east_player, "round_wind": after.round_wind,
            "over": after.over, "seats": {} if after.over else after.seats(), "text": describe(after)}
-    # hands read from photos the reader is unsure of: the settlement stands only once they are checked
-    # (exit 1, as a check that failed), never paid from a guess without a word
-    unsure = [p for p in players if p in results and sources.get(p, {}).get("unsure")]
-    # the four hands of one deal hold at most 4 of a tile and 1 of each flower and season: more is a misread
-    # photo (provisional, as an unsure one) or a mistyped hand (refused)
-    too_many = tiles_over_the_set({p: r.hand for p, r in results.items()})
-    held_text = over_the_set_text
-
-    # the hands typed hold too many by themselves (whatever the photos show): the typing is wrong
-    mistyped = [(t, {p: n for p, n in held.items() if p not in sources}) for t, held in too_many]
-    mistyped = [held_text(t, held) for t, held in mistyped if sum(held.values()) > (1 if t in BONUS else 4)]
-    if mistyped:
-        raise UserError(f"{'; '.join(mistyped)}: check the hands typed")
-    checks: list[str] = []  # the "check:" lines printed above the settlement
-    for tile, held in too_many:
-        said = held_text(tile, held)
-        read = [p for p in held if p in sources]
-        typed = [p for p in held if p not in sources]
-        checks.append(f"{said}: a photo is misread" + (f", or the hand{'s' if len(typed) > 1 else ''} of {', '.join(typed)} mistyped" if typed else ""))
-        for p in read:
-            if p not in unsure:
-                unsure.append(p)
-            sources[p] = {**sources[p], "too_many": [*sources[p].get("too_many", ()), said]}
-    unsure = [p for p in players if p in unsure]
     _record_table(args, players, hands, results, state, winner, s, unsure)
     if args.json:
         print_json({
@@ -329,7 +331,9 @@ def add_table(sub: Any) -> None:
     p.add_argument("--ruleset", "-r", default="rode-draak", help="ruleset id; default rode-draak")
     p.add_argument("--hand", action="append", default=[], metavar="PLAYER=NOTATION",
                    help="a player's hand (four times, in seating order)")
-    p.add_argument("--winner", metavar="PLAYER", help="who went mahjong; omit or 'none' for a void hand (001:134)")
+    # (required: a forgotten --winner had settled the four hands as void, unread, every score 0, exit 0)
+    p.add_argument("--winner", metavar="PLAYER", required=True,
+                   help="who went mahjong; 'none' for a void hand (001:134)")
     p.add_argument("--east", metavar="PLAYER", help="who is East this hand; default the first --hand")
     p.add_argument("--leader", metavar="PLAYER", help="the session leader (drew East, 001:126); default the first --hand")
     p.add_argument("--round-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="round wind; default E")

@@ -956,7 +956,9 @@ def test_cli_table_settles_a_self_drawn_win_from_win_by(capsys):
     # flag). The winner's --win-by is the settlement's win_by unless --settle-option gives one.
     # RULINGS 004-01 / 004:28: on a self-draw each of the three others pays the winner's points (here
     # the dealer E's 57, his 莊 already in them), so E nets 3 × 57 = 171
-    hands = ["--hand", "E=123m456m789m123p456p11z"] + [x for p in "SWN" for x in ("--hand", f"{p}=123m456m789m123p456p1z")]
+    # (the others' 16 tiles each: a 2z, 3z or 4z beside the suits, so that the four hands are tiles of one set)
+    hands = ["--hand", "E=123m456m789m123p456p11z"] + [x for k, p in enumerate("SWN", 2)
+                                                       for x in ("--hand", f"{p}=123m456m789m123p456p{k}z")]
     assert cli.main(["table", "--ruleset", RS, *hands, "--winner", "E", "--win-by", "wall", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     won = out["scores"]["E"]
@@ -978,7 +980,9 @@ def test_a_table_whose_win_by_and_settle_option_disagree_is_refused(capsys):
     # a tester's findings: `--win-by discard --settle-option win_by=self-drawn` scored a discard win and
     # settled a self-draw (3 × the points) without a word; `--win-by wall --settle-option discarder=S`
     # ignored the discarder; a robbed-kong win with no discarder was called "a discard win"
-    hands = ["--hand", "E=123m456m789m123p456p11z"] + [x for p in "SWN" for x in ("--hand", f"{p}=123m456m789m123p456p1z")]
+    # (the others' 16 tiles each: a 2z, 3z or 4z beside the suits, so that the four hands are tiles of one set)
+    hands = ["--hand", "E=123m456m789m123p456p11z"] + [x for k, p in enumerate("SWN", 2)
+                                                       for x in ("--hand", f"{p}=123m456m789m123p456p{k}z")]
     base = ["table", "--ruleset", RS, *hands, "--winner", "E"]
     assert cli.main([*base, "--win-by", "discard", "--settle-option", "win_by=self-drawn"]) == 2
     assert "disagrees with the winner's win by discard" in capsys.readouterr().err

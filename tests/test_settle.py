@@ -217,6 +217,16 @@ def test_cli_table_void(capsys):
     assert d["settlement"]["transfers"] == [] and d["next"]["east"] == "S"
 
 
+def test_cli_table_and_settle_need_the_winner_said(capsys):
+    # a forgotten --winner had settled the table as a void hand (every score 0, the hands unread), exit 0;
+    # a void hand is said with --winner none
+    for argv in ([a for a in TABLE if a not in ("--winner", "E")], ["settle", "--scores", "E=1,S=2,W=3,N=4", "--east", "E"]):
+        with pytest.raises(SystemExit) as e:  # (a usage error: argparse's exit)
+            main(argv)
+        assert e.value.code == 2
+        assert "the following arguments are required: --winner" in capsys.readouterr().err
+
+
 def test_cli_table_needs_four(capsys):
     assert main(["table", "--winner", "E", "--hand", "E=1z"]) == 2
     assert "four" in capsys.readouterr().err
