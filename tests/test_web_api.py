@@ -476,6 +476,15 @@ def test_settle_void_hand(photo):
     assert j["scores"] == {"E": 0, "S": 0, "W": 0, "N": 0} and set(j["net"].values()) == {0}
 
 
+def test_settle_refuses_hands_holding_more_of_a_tile_than_the_set(photo):
+    # as `table`: Ann's exposed pung of 7p and Bob's 7777p are seven 7p; the four hands of one deal hold 4
+    players = [{"name": "Ann", "hand": "123m456p789s11z [777p]"}, {"name": "Bob", "hand": "123m456s11z [7777p] 99s"},
+               {"name": "Cas", "score": 0}, {"name": "Dee", "score": 4}]
+    r = photo[2].post("/api/settle", json={"ruleset": "nts", "east": "Bob", "winner": "Ann", "winning_tile": "1z",
+                                           "players": players})
+    assert _one_line_error(r, 422) == "the hands hold 7 × 7p (Ann 3, Bob 4), a set has 4: check the hands"
+
+
 @pytest.mark.parametrize("change, needle", [
     ({"east": "X"}, "east"),
     ({"winner": "X"}, "winner"),

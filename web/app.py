@@ -68,7 +68,7 @@ from scoring import HandError, RulesetError, ScoredHand, available, explain, loa
 from scoring.engine import check_flags
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
-from scoring.settle import settle, with_win_by
+from scoring.settle import over_the_set_text, settle, tiles_over_the_set, with_win_by
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, damage_words, limit_heap_growth, release_memory, sniff
@@ -839,6 +839,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         seats = state.seats()
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
         hands: dict[str, Any] = {}
+        parsed: dict[str, Any] = {}  # the hands given in notation (tiles over the set: below)
         scores: dict[str, int] = {}
         for name, p in zip(names, req.players):
             hand_text = (p.hand or "").strip()
@@ -861,6 +862,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 if is_w and not scored.allowed:
                     raise ApiError(422, f"{name}'s mahjong cannot be settled: {scored.status}")
                 hands[name] = score_out(scored)
+                parsed[name] = h
                 scores[name] = scored.total
             elif winner is None:
                 # a void hand: no points are counted (001:134), a score typed in no more than a hand given
@@ -870,6 +872,10 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 scores[name] = p.score
             else:
                 raise ApiError(422, f"player {name}: give a score or a hand")
+        # the hands of one deal hold at most 4 of a tile and one of each flower and season (as `table`)
+        over = [over_the_set_text(t, held) for t, held in tiles_over_the_set(parsed)]
+        if over:
+            raise ApiError(422, f"{'; '.join(over)}: check the hands")
         try:
             # the winner's win_by is the settlement's (hk-tw-16 pays by it), as in `table`
             # (only when the winner's hand was scored here: with a score alone, no win_by was scored)
