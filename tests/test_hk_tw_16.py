@@ -1003,8 +1003,8 @@ def test_the_web_settlement_takes_the_winners_win_by(tmp_path):
     from web.app import Settings, create_app
 
     client = TestClient(create_app(Settings(data_dir=tmp_path), detector=object(), classifier=object()))
-    players = [{"name": "E", "hand": "123m456m789m123p456p11z"}] + [
-        {"name": p, "hand": "123m456m789m123p456p1z"} for p in "SWN"]
+    players = [{"name": "E", "hand": "123m456m789m123p456p11z"}] + [  # (four hands of one set of tiles)
+        {"name": p, "hand": f"123m456m789m123p456p{k}z"} for k, p in enumerate("SWN", 2)]
     r = client.post("/api/settle", json={"ruleset": RS, "east": "E", "winner": "E", "win_by": "wall", "players": players})
     assert r.status_code == 200, r.text
     j = r.json()
