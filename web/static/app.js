@@ -741,7 +741,7 @@
       const warnings = names.map((name, i) => ({ name, rs: (t.score_rulesets || [])[i], typed: players[i].score }))
         .filter((w) => t.winner !== "" && w.typed !== undefined && w.rs && w.rs !== t.ruleset)  // (void: all 0)
         .map((w) => `${w.name}'s score ${w.typed} was scored under ${w.rs}, not ${t.ruleset}: score the hand ` +
-                    `again under ${t.ruleset}, or type its hand here`);
+                    `again under ${t.ruleset}, or type its hand here, before paying`);
       renderSettlement(res, warnings);
     } catch (e) {
       $("t-result").hidden = true;
@@ -756,7 +756,14 @@
     // the ruleset's name, and the settlement scheme only when it is not the ruleset's own id
     const rs = meta.rulesets.find((r) => r.id === res.ruleset);
     const scheme = res.scheme && res.scheme !== res.ruleset ? ` (settlement ${res.scheme})` : "";
-    $("t-title").textContent = `${rs ? rs.name : res.ruleset}${scheme} — ` + (res.winner ? `${res.winner} won` : "void hand");
+    // a score to check (copied from a hand scored under another ruleset) makes the settlement provisional,
+    // said above its numbers (a new user's page paid out +240 with the warning under the transfers)
+    $("t-title").textContent = `${rs ? rs.name : res.ruleset}${scheme} — ` + (res.winner ? `${res.winner} won` : "void hand")
+      + (warnings.length ? " — provisional" : "");
+    const warn = $("t-warnings");
+    warn.textContent = "";
+    for (const w of warnings) warn.append(h("li", { class: "warning", text: w }));
+    warn.hidden = !warnings.length;
     const tb = $("t-net");
     tb.textContent = "";
     for (const p of Object.keys(res.net)) {
@@ -773,7 +780,6 @@
     }
     const notes = $("t-notes");
     notes.textContent = "";
-    for (const w of warnings) notes.append(h("li", { class: "warning", text: w }));
     for (const n of res.notes) notes.append(h("li", { text: n }));
     for (const [p, c] of Object.entries(res.cash || {})) notes.append(h("li", { text: `cash ${p}: ${c}` }));
     $("t-result").scrollIntoView({ block: "nearest", behavior: "smooth" });
