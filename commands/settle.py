@@ -58,7 +58,11 @@ def parse_scores(text: str) -> dict[str, int]:
 
 
 def _winner(text: str | None) -> str | None:
-    return None if text is None or text.lower() in NONE_WORDS else text
+    """``--winner``: the player, or None for a void hand (``none``); UserError when it is not given (a
+    forgotten --winner had settled the table as a void hand, every score 0, exit 0)."""
+    if text is None:
+        raise UserError("give --winner PLAYER, the player who went mahjong, or --winner none for a void hand")
+    return None if text.lower() in NONE_WORDS else text
 
 
 def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:
@@ -142,9 +146,8 @@ def add_settle(sub: Any) -> None:
     p.add_argument("--ruleset", "-r", default="rode-draak", help="ruleset id; default rode-draak")
     p.add_argument("--scores", required=True, metavar="P=N,...", help="each player's hand score, e.g. E=200,S=100,W=200,N=500")
     p.add_argument("--east", required=True, metavar="PLAYER", help="the player who is East (the dealer)")
-    # (required: a forgotten --winner had settled the hand as void, every score 0, exit 0)
-    p.add_argument("--winner", metavar="PLAYER", required=True,
-                   help="the player who went mahjong; 'none' for a void hand")
+    # (needed: a forgotten --winner had settled the hand as void, every score 0, exit 0; _winner)
+    p.add_argument("--winner", metavar="PLAYER", help="the player who went mahjong; 'none' for a void hand")
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
                    help="a settlement-scheme option (repeatable)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -209,7 +212,15 @@ def cmd_table(args: argparse.Namespace) -> int:
                                       context=ctx, sizes=sizes)
                     results[p] = score_hand(hand, rs, opts)
             except HandError as e:
-                raise HandError(f"hand of {p}: {e}") from None
+                # (the command line's words for a dead hand are `photo`/`hand`'s; here it is a player flag,
+                # and a winner's hand cannot be dead: a new user was told to give --not-winner to `table`)
+                from scoring.rulesets.rode_draak import DEAD_HAND_HINT
+
+                said = str(e)
+                if DEAD_HAND_HINT in said:
+                    said = (said.split("; a player with")[0] if is_w
+                            else said.replace(DEAD_HAND_HINT, f"--player-flag {p}=dead-hand"))
+                raise HandError(f"hand of {p}: {said}") from None
         res = results[winner]
         if not res.allowed:
             raise UserError(f"{winner}'s mahjong cannot be settled: {res.status}")
@@ -331,9 +342,8 @@ def add_table(sub: Any) -> None:
     p.add_argument("--ruleset", "-r", default="rode-draak", help="ruleset id; default rode-draak")
     p.add_argument("--hand", action="append", default=[], metavar="PLAYER=NOTATION",
                    help="a player's hand (four times, in seating order)")
-    # (required: a forgotten --winner had settled the four hands as void, unread, every score 0, exit 0)
-    p.add_argument("--winner", metavar="PLAYER", required=True,
-                   help="who went mahjong; 'none' for a void hand (001:134)")
+    # (needed: a forgotten --winner had settled the four hands as void, unread, every score 0, exit 0; _winner)
+    p.add_argument("--winner", metavar="PLAYER", help="who went mahjong; 'none' for a void hand (001:134)")
     p.add_argument("--east", metavar="PLAYER", help="who is East this hand; default the first --hand")
     p.add_argument("--leader", metavar="PLAYER", help="the session leader (drew East, 001:126); default the first --hand")
     p.add_argument("--round-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="round wind; default E")

@@ -221,10 +221,20 @@ def test_cli_table_and_settle_need_the_winner_said(capsys):
     # a forgotten --winner had settled the table as a void hand (every score 0, the hands unread), exit 0;
     # a void hand is said with --winner none
     for argv in ([a for a in TABLE if a not in ("--winner", "E")], ["settle", "--scores", "E=1,S=2,W=3,N=4", "--east", "E"]):
-        with pytest.raises(SystemExit) as e:  # (a usage error: argparse's exit)
-            main(argv)
-        assert e.value.code == 2
-        assert "the following arguments are required: --winner" in capsys.readouterr().err
+        assert main(argv) == 2
+        assert capsys.readouterr().err == ("mahjong-score: error: give --winner PLAYER, the player who went mahjong, "
+                                           "or --winner none for a void hand\n")
+
+
+def test_a_dead_hand_in_a_table_is_said_as_a_player_flag(capsys):
+    # a new user's table: W's hand of 12 tiles was told "--flag dead-hand --not-winner", which `table` does not
+    # take; there it is --player-flag W=dead-hand (001:108: a player with more or fewer than 13 tiles)
+    argv = [a if a != "W=147m258p369s1234z" else "W=147m258p36s1234z" for a in TABLE]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.strip().endswith("a player with more or fewer than 13 tiles has a dead hand: --player-flag "
+                                "W=dead-hand (001:108)"), err
+    assert main(argv + ["--player-flag", "W=dead-hand", "--no-history"]) == 0, capsys.readouterr().err
 
 
 def test_cli_table_needs_four(capsys):

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from ..engine import Line, Ruleset, ScoredHand, Totals, View
 
 SEED = "001_20e8f920a7ce7e86.txt"
+#: how the command line says a dead hand (`table` says it per player: commands.settle)
+DEAD_HAND_HINT = "--flag dead-hand --not-winner"
+
 FLAGS = frozenset({"dead-hand", "dealt-waiting", "flower-replacement"})
 #: Onregelmatige Limietspelen (001:56-84) a player can wait for (Heaven is a circumstance)
 IRREGULAR_LIMIT = ("nine-gates", "thirteen-orphans", "seven-twins-superschoon", "seven-twins-schoon",
@@ -262,7 +265,7 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
             check_size(hand, (ruleset.hand_size,))
         except HandError as e:
             raise HandError(f"{e}; a player with more or fewer than 13 tiles has a dead hand: "
-                            "--flag dead-hand --not-winner (001:108)") from None
+                            f"{DEAD_HAND_HINT} (001:108)") from None
     if "flower-replacement" in ctx.flags and (not ctx.winner or ctx.win_by != "dead-wall"):
         raise HandError("flag flower-replacement describes a win on a dead-wall tile: "
                         "needs --win-by dead-wall")
