@@ -437,4 +437,10 @@ def test_a_claim_need_not_list_a_note_worth_nothing(run_cli, tmp_path):
     assert sum(ln["points"] for ln in lines) == 46 and len(lines) == 9, lines
     claim = [{"rule": ln["rule"], "points": ln["points"]} for ln in lines]
     rc, out, _ = run_cli(*hk, "--claimed", "46", "--claimed-lines", claim_file(tmp_path, claim))
-    assert rc == 1 and "concealed-kong-cash" in out and "is not in the claim" in out, out
+    assert rc == 1 and "missing cash: concealed-kong-cash $5 [2222s] is not in the claim" in out, out
+    # cash is claimed as such, and compared (a new user's claim of $3 for a $5 line was a MATCH, its "cash" key
+    # read as nothing); by name, 暗槓 is both the points line and the cash line: the amount says which
+    rc, out, _ = run_cli(*hk, "--claimed", "46", "--claimed-lines", claim_file(tmp_path, claim + [{"name": "暗槓", "cash": 5}]))
+    assert rc == 0 and "computed 46 — MATCH" in out, out
+    rc, out, _ = run_cli(*hk, "--claimed", "46", "--claimed-lines", claim_file(tmp_path, claim + [{"name": "暗槓", "cash": 3}]))
+    assert rc == 1 and "wrong value: concealed-kong-cash claimed $3, scored $5 [2222s] (004_" in out, out

@@ -7,11 +7,12 @@ claimed breakdown is given (``--claimed-lines FILE.json``, or the JSON inline) �
 * **not earned** — a claimed rule that does not apply to this hand (or is not a rule of the ruleset);
 * **meld status** — the claim has the concealed version of a set where the hand has the exposed one,
   or the reverse (rules whose ids differ only by exposed/concealed/open/closed);
-* **wrong value** — the rule counts, with other points / doublings / fixed value than claimed;
+* **wrong value** — the rule counts, with other points / doublings / fixed value / cash / multiplier
+  than claimed;
 * **limit** — a claimed limit or special hand that the hand is not, or the reverse.
 
 Claimed lines (JSON): a list of ``{"rule": id or "name": text, "points": n, "doublings": n,
-"fixed": n, "count": n}`` (any of the amounts; names match the rule's name, either language half,
+"fixed": n, "cash": n, "multiplier": x, "count": n}`` (any of the amounts; names match the rule's name, either language half,
 case-insensitive), or a score JSON object with ``"lines"`` (``mahjong-score hand --json`` output).
 
 Exit code: 0 the claim matches (same total and, with claimed lines, no line differs), 1 it does
@@ -31,7 +32,7 @@ from scoring import HandError, RulesetError, ScoredHand, load_ruleset, score_han
 from scoring.engine import Line, Ruleset
 
 _STATUS_WORDS = {"exposed", "concealed", "open", "closed"}
-_AMOUNTS = ("points", "doublings", "fixed")
+_AMOUNTS = ("points", "doublings", "fixed", "cash", "multiplier")
 
 
 @dataclass(frozen=True)
@@ -213,10 +214,9 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
         key = _norm(given)
         rid = None
         glosses = {r.id: r.gloss for r in rs.rules}
-        for cl in scored.lines:
-            if key in _names(cl.rule, cl.name, glosses.get(cl.rule, "")):
-                rid = cl.rule
-                break
+        named = [cl for cl in scored.lines if key in _names(cl.rule, cl.name, glosses.get(cl.rule, ""))]
+        if named:  # (one name for a rule's points and its cash, 暗槓: the line of the amount claimed)
+            rid = next((cl.rule for cl in named if set(_amounts(cl)) & set(ln)), named[0].rule)
         if rid is None:
             for r in rs.rules:
                 if key in _names(r.id, r.name, r.gloss) | {_norm(r.label())}:
@@ -232,7 +232,9 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
             # a score JSON line: keep only the amount of its kind
             kind = ln["kind"]
             amounts = {"points": {"points": float(ln["points"])}, "doublings": {"doublings": float(ln["doublings"])},
-                       "fixed": {"fixed": float(ln["fixed"])}, "limit": {"fixed": float(ln["fixed"])}}.get(kind, {})
+                       "fixed": {"fixed": float(ln["fixed"])}, "limit": {"fixed": float(ln["fixed"])},
+                       "cash": {"cash": float(ln.get("cash", 0))},
+                       "multiplier": {"multiplier": float(ln.get("multiplier", 1))}}.get(kind, {})
         out.append(Claimed(rid, given, amounts, ln.get("count")))
     return out
 
@@ -244,14 +246,20 @@ def _amounts(ln: Line) -> dict[str, float]:
         return {"doublings": float(ln.doublings)}
     if ln.kind in ("fixed", "limit"):
         return {"fixed": float(ln.fixed)}
+    if ln.kind == "cash":
+        return {"cash": float(ln.cash)}
+    if ln.kind == "multiplier":
+        return {"multiplier": float(ln.multiplier)}
     return {}
 
 
 def _worth_nothing(ln: Line) -> bool:
-    """A note line, or a points/doublings/limit line of 0 (a cash or multiplier line is worth something,
-    though :func:`_amounts` gives it no amount)."""
+    """A note line, a points/doublings/limit/cash line of 0, or a multiplier of ×1: a claim need not
+    list it (a reviewer: a cash line must be claimed, though it adds no points)."""
     if ln.kind == "note":
         return True
+    if ln.kind == "multiplier":
+        return float(ln.multiplier) == 1.0
     a = _amounts(ln)
     return bool(a) and not any(a.values())
 
@@ -262,7 +270,8 @@ def _fmt_amounts(a: Mapping[str, float] | None) -> str:
     parts = []
     for k, v in a.items():
         v_s = f"{v:+g}"  # (a claim of -20 points had read "+-20 pts")
-        parts.append({"points": f"{v_s} pts", "doublings": f"{v_s} dbl", "fixed": f"{v:g} fixed"}[k])
+        parts.append({"points": f"{v_s} pts", "doublings": f"{v_s} dbl", "fixed": f"{v:g} fixed",
+                      "cash": f"${v:g}", "multiplier": f"×{v:g}"}[k])
     return ", ".join(parts)
 
 
@@ -271,6 +280,8 @@ def _what_missing(ln: Line) -> str:
         return "missing doubling"
     if ln.kind in ("fixed", "limit"):
         return "limit"
+    if ln.kind in ("cash", "multiplier"):  # (a new user's "missing points: flower-set $5" mixed the two)
+        return f"missing {ln.kind}"
     return "missing points"
 
 
