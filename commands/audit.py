@@ -175,8 +175,8 @@ def register(subparsers) -> None:
         "audit", help="check a disputed score against the photo or hand, rule by rule",
         description="Score the photo (or --hand NOTATION) and compare with the claimed total and, with "
                     "--claimed-lines, the claimed breakdown: missing doublings, rules not earned, wrong meld "
-                    "status (exposed/concealed), wrong values, limit hands. Exit 0 match, 1 mismatch or a photo read below 80 % sure (the verdict "
-                    "says UNSURE), 2 bad input.")
+                    "status (exposed/concealed), wrong values, limit hands. Exit 0 match, 1 mismatch or a photo "
+                    "read below 80 % sure (the verdict says UNSURE), 2 bad input.")
     p.add_argument("image", nargs="?", help="the photo of the hand")
     p.add_argument("--hand", metavar="NOTATION", help="audit a hand written in notation instead of a photo")
     p.add_argument("--claimed", type=int, required=True, metavar="TOTAL", help="the claimed total score")

@@ -22,9 +22,9 @@ from scoring.engine import explain, load_ruleset, score_hand
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import parse_hand
-from scoring.tiles import BONUS
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import Settlement, over_the_set_text, settle, tiles_over_the_set, with_win_by
+from scoring.tiles import BONUS
 
 NONE_WORDS = ("none", "void", "-")
 
@@ -227,12 +227,12 @@ def cmd_table(args: argparse.Namespace) -> int:
         scores = {p: results[p].total for p in players}
     else:
         scores = {p: 0 for p in players}
-    # (before the settlement: an impossible table is said before a missing discarder is asked for)
     # hands read from photos the reader is unsure of: the settlement stands only once they are checked
     # (exit 1, as a check that failed), never paid from a guess without a word
     unsure = [p for p in players if p in results and sources.get(p, {}).get("unsure")]
     # the four hands of one deal hold at most 4 of a tile and 1 of each flower and season: more is a misread
-    # photo (provisional, as an unsure one) or a mistyped hand (refused)
+    # photo (provisional, as an unsure one) or a mistyped hand (refused). Checked before the settlement: an
+    # impossible table is said before a missing discarder is asked for
     too_many = tiles_over_the_set({p: r.hand for p, r in results.items()})
     # the hands typed hold too many by themselves (whatever the photos show): the typing is wrong
     mistyped = [(t, {p: n for p, n in held.items() if p not in sources}) for t, held in too_many]
@@ -281,8 +281,9 @@ def cmd_table(args: argparse.Namespace) -> int:
         r = results[p]
         print(f"\n== {p} (seat {state.seat_wind(p)}{', winner' if p == winner else ''}): {r.total}")
         if p in sources and sources[p].get("text"):
-            over = "" if " check it" in sources[p]["text"] or not sources[p].get("too_many") else \
-                " — more tiles than the set has (below): check it"
+            # (an unsure reading's text says "check it" already)
+            over = " — more tiles than the set has (below): check it" \
+                if sources[p].get("too_many") and not sources[p].get("unsure") else ""
             print(f"  {sources[p]['text']}{over}")
         if args.explain:
             print(explain(r))
