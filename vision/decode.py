@@ -825,15 +825,9 @@ def _left_out_melds_sureness(reading: Reading, readings: TileReadings, lay: Layo
         else:
             continue
         conf *= 1.0 - p * LEFT_OUT_MELD_SHARE
-        count = rs.hand_size + (1 if winner else 0) + 3  # (a kong counts 3)
-        others = []
-        for rid in available():
-            try:
-                other = load_ruleset(rid)
-            except Exception:  # noqa: BLE001 - a ruleset that does not load is named by nothing here
-                continue
-            if other.id != rs.id and other.hand_size + (1 if winner else 0) == count:
-                others.append(rid)
+        count = rs.hand_size + (1 if winner else 0) + 3  # (the hand's tiles and the meld's, a kong's counted 3)
+        others = [rid for rid in available()
+                  if rid != rs.id and load_ruleset(rid).hand_size + (1 if winner else 0) == count]
         spans = number_spans(sorted(num[t] for t in g.tiles if t in num))
         hint = (f"; {count} is a hand of {' or '.join(others)}: is that the game? (--ruleset {others[0]})"
                 if others else "; if they are this hand's, the reading is wrong: check it")
