@@ -12,8 +12,9 @@ claimed breakdown is given (``--claimed-lines FILE.json``, or the JSON inline) â
 * **limit** â€” a claimed limit or special hand that the hand is not, or the reverse.
 
 Claimed lines (JSON): a list of ``{"rule": id or "name": text, "points": n, "doublings": n,
-"fixed": n, "cash": n, "multiplier": x, "count": n}`` (any of the amounts; names match the rule's name, either language half,
-case-insensitive), or a score JSON object with ``"lines"`` (``mahjong-score hand --json`` output).
+"fixed": n, "cash": n, "multiplier": x, "count": n}`` (any of the amounts; names match the rule's name,
+either language half, case-insensitive), or a score JSON object with ``"lines"`` (``mahjong-score hand
+--json`` output).
 
 Exit code: 0 the claim matches (same total and, with claimed lines, no line differs), 1 it does
 not, 2 bad input (unreadable photo, no legal reading, bad claim file). The annotated photo is written
