@@ -1746,3 +1746,12 @@ def test_a_16_tile_hand_read_under_a_13_tile_ruleset_without_its_meld_is_unsure(
     hk = read_detections(photo, det, rd, load_ruleset("hk-tw-16"), Context())
     assert hk.reading.notation.startswith("77m233334567p333z [7777z]"), hk.reading.notation
     assert not any("lie apart like a meld" in n for n in hk.reading.notes)
+    # with the wall's 13 backs boxed too, the region of the wall and the row reads the same hand, the kong
+    # away from it: the region that held the kong said it was left out, and that is carried over (it had
+    # been read at 100 %); under hk-tw-16 the kong is the hand's still
+    det, rd = _scene(meta, [i for i, t in enumerate(meta["tiles"]) if t["role"] != "bonus"])
+    res = _read(meta, det, rd)
+    assert res.reading.notation.startswith("77m233334567p333z") and res.reading.confidence < 0.8, res.reading
+    assert any("lie apart like a meld, [7777z], but this reading leaves them out" in n for n in res.reading.notes)
+    hk = read_detections(photo, det, rd, load_ruleset("hk-tw-16"), Context())
+    assert hk.reading.notation.startswith("77m233334567p333z [7777z]"), hk.reading.notation

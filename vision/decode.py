@@ -204,6 +204,9 @@ class Reading:
     score: float = -math.inf
     neighbours: float = 0.0
     count_off: int = 0
+    #: groups set apart like a meld that this reading leaves out whole (:func:`_left_out_melds_sureness`):
+    #: (their detection indices, the layout's meld prior p, the meld as read, ``[7777z]``)
+    left_out_melds: tuple[tuple[tuple[int, ...], float, str], ...] = ()
 
 
 # ----------------------------------------------------------------------------- candidates
@@ -808,10 +811,8 @@ def _left_out_melds_sureness(reading: Reading, readings: TileReadings, lay: Layo
     note naming its tiles and how many tiles the hand would have with it, with the shipped rulesets
     whose hands have that many. A tester's photo of a 16-tile hand scored under nts (13 tiles) was read
     without its exposed kong of 7z, at >99 %: the 14 tiles of its concealed row make a legal hand."""
-    from scoring.engine import available
-
     num = _numbers(lay)
-    conf, notes = reading.confidence, list(reading.notes)
+    conf, notes, found = reading.confidence, list(reading.notes), []
     for g in lay.groups:
         p = max((o.prior for o in g.options if o.role in ("exposed", "concealed-kong")), default=0.0)
         if p < UNNAMED_MELD or any(reading.roles[t] != "ignored" for t in g.tiles):
@@ -825,16 +826,27 @@ def _left_out_melds_sureness(reading: Reading, readings: TileReadings, lay: Layo
         else:
             continue
         conf *= 1.0 - p * LEFT_OUT_MELD_SHARE
-        count = rs.hand_size + (1 if winner else 0) + 3  # (the hand's tiles and the meld's, a kong's counted 3)
-        others = [rid for rid in available()
-                  if rid != rs.id and load_ruleset(rid).hand_size + (1 if winner else 0) == count]
-        spans = number_spans(sorted(num[t] for t in g.tiles if t in num))
-        hint = (f"; {count} is a hand of {' or '.join(others)}: is that the game? (--ruleset {others[0]})"
-                if others else "; if they are this hand's, the reading is wrong: check it")
-        notes.append(f"unsure: tiles {spans} lie apart like a meld, {meld}, but this reading leaves them out "
-                     f"(another player's?); with them the hand would have {count} tiles (each kong counts 3), "
-                     f"where a hand under {rs.id} has {count - 3}{hint}")
-    return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
+        notes.append(left_out_meld_note(number_spans(sorted(num[t] for t in g.tiles if t in num)), meld, rs, winner))
+        found.append((tuple(g.tiles), p, meld))
+    if not found:
+        return reading
+    return replace(reading, confidence=conf, notes=tuple(notes), left_out_melds=tuple(found))
+
+
+def left_out_meld_note(spans: str, meld: str, rs: Ruleset, winner: bool) -> str:
+    """The note on a meld left out of a reading (:func:`_left_out_melds_sureness`): tiles ``spans``
+    (``"15-18"``), the meld as read, how many tiles the hand would have with it, and the shipped rulesets
+    whose hands have that many."""
+    from scoring.engine import available
+
+    count = rs.hand_size + (1 if winner else 0) + 3  # (the hand's tiles and the meld's, a kong's counted 3)
+    others = [rid for rid in available()
+              if rid != rs.id and load_ruleset(rid).hand_size + (1 if winner else 0) == count]
+    hint = (f"; {count} is a hand of {' or '.join(others)}: is that the game? (--ruleset {others[0]})"
+            if others else "; if they are this hand's, the reading is wrong: check it")
+    return (f"unsure: tiles {spans} lie apart like a meld, {meld}, but this reading leaves them out "
+            f"(another player's?); with them the hand would have {count} tiles (each kong counts 3), "
+            f"where a hand under {rs.id} has {count - 3}{hint}")
 
 
 def _is_meld(codes: Sequence[str]) -> bool:

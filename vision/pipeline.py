@@ -31,7 +31,8 @@ from scoring.notation import meld_from_tiles
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import FORCED_WIN_NOTE, Reading, decode, format_confidence, number_after_hand, number_spans
+from .decode import (FORCED_WIN_NOTE, LEFT_OUT_MELD_SHARE, Reading, decode, format_confidence, left_out_meld_note,
+                     number_after_hand, number_spans)
 from .detect import Detections, Detector, load_detector
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
@@ -1329,6 +1330,32 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
     return tried
 
 
+def _carry_left_out_melds(reading: Reading, chosen: _Tried, tried: Sequence[_Tried], order: Sequence[int],
+                          ruleset: Ruleset, winner: bool) -> Reading:
+    """``reading`` (of the region ``chosen``) less sure, with the note, for each meld set apart that another
+    candidate region's reading of the same hand left out (:attr:`Reading.left_out_melds`) and that
+    ``reading`` leaves out too, lying outside its region: a 16-tile hand under nts was read from the region
+    of its row and a wall of backs, its exposed kong away from it, at 100 %, while the region holding the
+    kong read the same hand and said the kong was left out. ``order``: the tiles' numbering."""
+    have = {tiles for tiles, _, _ in reading.left_out_melds}
+    extra = []
+    for t in tried:
+        if t is chosen or not t.reading.legal or t.reading.notation != reading.notation:
+            continue
+        for tiles, p, meld in t.reading.left_out_melds:
+            if tiles not in have and all(reading.roles[i] == "ignored" for i in tiles):
+                have.add(tiles)
+                extra.append((tiles, p, meld))
+    if not extra:
+        return reading
+    conf, notes = reading.confidence, list(reading.notes)
+    for tiles, p, meld in extra:
+        conf *= 1.0 - p * LEFT_OUT_MELD_SHARE
+        notes.append(left_out_meld_note(number_spans(sorted(order.index(i) + 1 for i in tiles if i in order)),
+                                        meld, ruleset, winner))
+    return replace(reading, confidence=conf, notes=tuple(notes), left_out_melds=reading.left_out_melds + tuple(extra))
+
+
 def _count_penalty(rd: Reading) -> float:
     """log(:data:`MISSING_TILE`) per tile the reading's count is off the hand's (``Reading.count_off``).
 
@@ -1650,6 +1677,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                          f"({readings.glyphs[i]}); the picture alone read {readings.was[i]}")
     share = _region_share(tried) if reading.legal else 1.0
     reading = replace(reading, notes=tuple(notes), confidence=reading.confidence * share)
+    if reading.legal:
+        reading = _carry_left_out_melds(reading, chosen, tried, order, ruleset, context.winner)
     if numbering is not None and numbering != lay.geometry.order:
         lay = replace(lay, geometry=replace(lay.geometry, order=tuple(numbering)))
     if added:
