@@ -444,3 +444,15 @@ def test_a_claim_need_not_list_a_note_worth_nothing(run_cli, tmp_path):
     assert rc == 0 and "computed 46 — MATCH" in out, out
     rc, out, _ = run_cli(*hk, "--claimed", "46", "--claimed-lines", claim_file(tmp_path, claim + [{"name": "暗槓", "cash": 3}]))
     assert rc == 1 and "wrong value: concealed-kong-cash claimed $3, scored $5 [2222s] (004_" in out, out
+    # a score sheet shows 暗槓 with both amounts, +2 and $5: one claimed line holding both is split between
+    # the two lines (a reviewer's: it had been "missing cash" and "wrong value … +2 pts, $5")
+    both = [c for c in claim if c["rule"] != "concealed-kong"] + [{"name": "暗槓", "points": 2, "cash": 5}]
+    rc, out, _ = run_cli(*hk, "--claimed", "46", "--claimed-lines", claim_file(tmp_path, both))
+    assert rc == 0 and "computed 46 — MATCH" in out, out
+    # ×1 is no multiplier: claimed on a points line it is no wrong value
+    neutral = [dict(c, multiplier=1) if c["rule"] == "base" else c for c in claim] + [{"name": "暗槓", "cash": 5}]
+    rc, out, _ = run_cli(*hk, "--claimed", "46", "--claimed-lines", claim_file(tmp_path, neutral))
+    assert rc == 0 and "computed 46 — MATCH" in out, out
+    # a key given twice in one claimed object is refused: the JSON parser would keep the last
+    rc, _, err = run_cli(*hk, "--claimed", "46", "--claimed-lines", '[{"rule": "base", "points": 5, "points": 3}]')
+    assert rc == 2 and "the key 'points' is given twice in one object; give each once" in err, err

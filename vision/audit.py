@@ -156,8 +156,15 @@ def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
     text = str(path).strip()
     inline = text.startswith(("[", "{"))
     p = Path("<inline JSON>") if inline else Path(path)
+    def once(pairs):  # (the parser keeps the last of a key given twice: a claimed amount lost unsaid)
+        keys = [k for k, _ in pairs]
+        twice = next((k for k in keys if keys.count(k) > 1), None)
+        if twice is not None:
+            raise HandError(f"--claimed-lines {p}: the key {twice!r} is given twice in one object; give each once")
+        return dict(pairs)
+
     try:
-        data = json.loads(text if inline else p.read_text(encoding="utf-8"))
+        data = json.loads(text if inline else p.read_text(encoding="utf-8"), object_pairs_hook=once)
     except FileNotFoundError:
         raise HandError(f"--claimed-lines {p}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
@@ -210,22 +217,10 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
     """Claimed lines with their rule ids: by id, else by name among the lines that counted, else
     among all rules of the ruleset (None when no rule has that id or name)."""
     out = []
+    glosses = {r.id: r.gloss for r in rs.rules}
     for ln in lines:
         given = str(ln.get("rule") or ln.get("name"))
         key = _norm(given)
-        rid = None
-        glosses = {r.id: r.gloss for r in rs.rules}
-        named = [cl for cl in scored.lines if key in _names(cl.rule, cl.name, glosses.get(cl.rule, ""))]
-        if named:  # (one name for a rule's points and its cash, 暗槓: the line of the amount claimed)
-            rid = next((cl.rule for cl in named if set(_amounts(cl)) & set(ln)), named[0].rule)
-        if rid is None:
-            for r in rs.rules:
-                if key in _names(r.id, r.name, r.gloss) | {_norm(r.label())}:
-                    rid = r.id
-                    break
-        if rid is None:  # the name without what a rule's name says in brackets, when one rule alone has it
-            hits = bare_name_rules(given, rs)
-            rid = hits[0].id if len(hits) == 1 else None
         amounts = {a: float(ln[a]) for a in _AMOUNTS if a in ln}
         if "limit" in ln and isinstance(ln["limit"], (int, float)) and not isinstance(ln["limit"], bool):
             amounts["fixed"] = float(ln["limit"])
@@ -236,6 +231,23 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
                        "fixed": {"fixed": float(ln["fixed"])}, "limit": {"fixed": float(ln["fixed"])},
                        "cash": {"cash": float(ln.get("cash", 0))},
                        "multiplier": {"multiplier": float(ln.get("multiplier", 1))}}.get(kind, {})
+        named = [cl for cl in scored.lines if key in _names(cl.rule, cl.name, glosses.get(cl.rule, ""))]
+        # one name for a rule's points and its cash (暗槓): each amount claimed goes to the line that has it,
+        # a claim of both on one line (as a score sheet shows them) split in two
+        parts = [(cl.rule, {k: v for k, v in amounts.items() if k in _amounts(cl)}) for cl in named]
+        parts = [(r, a) for r, a in parts if a]
+        if len(parts) > 1 and sum(len(a) for _, a in parts) == len(amounts):
+            out.extend(Claimed(r, given, a, ln.get("count")) for r, a in parts)
+            continue
+        rid = (parts[0][0] if parts else named[0].rule) if named else None
+        if rid is None:
+            for r in rs.rules:
+                if key in _names(r.id, r.name, r.gloss) | {_norm(r.label())}:
+                    rid = r.id
+                    break
+        if rid is None:  # the name without what a rule's name says in brackets, when one rule alone has it
+            hits = bare_name_rules(given, rs)
+            rid = hits[0].id if len(hits) == 1 else None
         out.append(Claimed(rid, given, amounts, ln.get("count")))
     return out
 
@@ -393,7 +405,8 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                 continue
             got = _amounts(ln)
             wrong = {k: v for k, v in c.amounts.items() if k in got and not math.isclose(got[k], v)}
-            wrong.update({k: v for k, v in c.amounts.items() if k not in got and v != 0})
+            # (an amount the line does not have counts when it is not the neutral one: 0, or ×1)
+            wrong.update({k: v for k, v in c.amounts.items() if k not in got and v != (1 if k == "multiplier" else 0)})
             if wrong:
                 what = "limit" if ln.kind in ("fixed", "limit") else "wrong value"
                 on = f" on {lines_of[r]} lines" if r in lines_of else ""

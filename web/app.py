@@ -222,6 +222,7 @@ def parse_options_field(text: str | None) -> dict[str, Any]:
     if not text:
         return {}
     if text.startswith("{"):
+        refuse_repeated_keys(text.encode("utf-8"))  # (the parser keeps the last of an option given twice)
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as e:

@@ -289,7 +289,8 @@ class SettleRequest(BaseModel):
     ruleset: str = Field("nts", max_length=40)
     players: list[PlayerIn] = Field(..., min_length=4, max_length=4)
     east: str = Field(..., description="the player who is East (the dealer) this hand")
-    winner: Optional[str] = Field(None, description="who went mahjong; null for a void hand")
+    # (required, null for a void hand: a forgotten winner had settled the table as void, every score 0)
+    winner: Optional[str] = Field(..., description="who went mahjong; null for a void hand (the key is required)")
     round_wind: Wind = "E"
     winning_tile: Optional[str] = Field(None, max_length=4, description="the winner's winning tile")
     win_by: WinBy = "discard"
