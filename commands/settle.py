@@ -214,12 +214,14 @@ def cmd_table(args: argparse.Namespace) -> int:
             except HandError as e:
                 # (the command line's words for a dead hand are `photo`/`hand`'s; here it is a player flag,
                 # and a winner's hand cannot be dead: a new user was told to give --not-winner to `table`)
-                from scoring.rulesets.rode_draak import DEAD_HAND_HINT
+                from scoring.rulesets.rode_draak import DEAD_HAND_HINT, DEAD_WINNER_HINT
 
                 said = str(e)
                 if DEAD_HAND_HINT in said:
                     said = (said.split("; a player with")[0] if is_w
                             else said.replace(DEAD_HAND_HINT, f"--player-flag {p}=dead-hand"))
+                said = said.replace(DEAD_WINNER_HINT, f"leave out --player-flag {p}=dead-hand, or name the right "
+                                                      f"--winner")
                 raise HandError(f"hand of {p}: {said}") from None
         res = results[winner]
         if not res.allowed:

@@ -235,6 +235,10 @@ def test_a_dead_hand_in_a_table_is_said_as_a_player_flag(capsys):
     assert err.strip().endswith("a player with more or fewer than 13 tiles has a dead hand: --player-flag "
                                 "W=dead-hand (001:108)"), err
     assert main(argv + ["--player-flag", "W=dead-hand", "--no-history"]) == 0, capsys.readouterr().err
+    # and a winner's hand flagged dead is told so in the table's words (it was told to give --not-winner)
+    assert main(TABLE + ["--player-flag", "E=dead-hand"]) == 2
+    assert capsys.readouterr().err.strip().endswith("hand of E: a dead hand cannot make mahjong (001:108): leave out "
+                                                    "--player-flag E=dead-hand, or name the right --winner")
 
 
 def test_cli_table_needs_four(capsys):

@@ -486,6 +486,20 @@ def test_settle_void_hand(photo):
     assert j["scores"] == {"E": 0, "S": 0, "W": 0, "N": 0} and set(j["net"].values()) == {0}
 
 
+def test_a_dead_hand_in_a_web_settlement_is_said_in_the_requests_words(photo):
+    # a reviewer's: the 12 tiles of a non-winner under rode-draak were told "--flag dead-hand --not-winner"
+    players = [{"name": "Ann", "hand": "123m456m789m11z [777z]"}, {"name": "Bob", "hand": "147m258p36s1234z"},
+               {"name": "Cas", "score": 0}, {"name": "Dee", "score": 4}]
+    body = {"ruleset": "rode-draak", "east": "Bob", "winner": "Ann", "winning_tile": "1z", "players": players}
+    err = _one_line_error(photo[2].post("/api/settle", json=body), 422)
+    assert err.endswith('has a dead hand: "dead-hand" in the flags of Bob (001:108)'), err
+    players[1]["flags"] = ["dead-hand"]  # (as it says: the dead hand is settled)
+    assert photo[2].post("/api/settle", json=body).status_code == 200
+    players[1]["flags"], players[0]["flags"] = [], ["dead-hand"]
+    err = _one_line_error(photo[2].post("/api/settle", json=body), 422)
+    assert err.endswith('leave "dead-hand" out of the flags of Ann, or name the right winner'), err
+
+
 def test_settle_refuses_hands_holding_more_of_a_tile_than_the_set(photo):
     # as `table`: Ann's exposed pung of 7p and Bob's 7777p are seven 7p; the four hands of one deal hold 4
     players = [{"name": "Ann", "hand": "123m456p789s11z [777p]"}, {"name": "Bob", "hand": "123m456s11z [7777p] 99s"},

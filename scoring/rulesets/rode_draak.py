@@ -35,8 +35,10 @@ if TYPE_CHECKING:
     from ..engine import Line, Ruleset, ScoredHand, Totals, View
 
 SEED = "001_20e8f920a7ce7e86.txt"
-#: how the command line says a dead hand (`table` says it per player: commands.settle)
+#: how the command line says a dead hand, and that a winner's hand is none (`table` and the web's settlement
+#: say them in their own words: commands.settle, web.app)
 DEAD_HAND_HINT = "--flag dead-hand --not-winner"
+DEAD_WINNER_HINT = "score it with --not-winner"
 
 FLAGS = frozenset({"dead-hand", "dealt-waiting", "flower-replacement"})
 #: Onregelmatige Limietspelen (001:56-84) a player can wait for (Heaven is a circumstance)
@@ -256,7 +258,7 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
                         f"(flags: {', '.join(sorted(FLAGS))})")
     if "dead-hand" in ctx.flags:
         if ctx.winner:
-            raise HandError("a dead hand cannot make mahjong (001:108): score it with --not-winner")
+            raise HandError(f"a dead hand cannot make mahjong (001:108): {DEAD_WINNER_HINT}")
         if hand.tile_count == 13:
             raise HandError("flag dead-hand needs more or fewer than 13 tiles (001:108); "
                             "this hand has 13 (each meld on the table counts 3)")
