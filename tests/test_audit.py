@@ -456,3 +456,15 @@ def test_a_claim_need_not_list_a_note_worth_nothing(run_cli, tmp_path):
     # a key given twice in one claimed object is refused: the JSON parser would keep the last
     rc, _, err = run_cli(*hk, "--claimed", "46", "--claimed-lines", '[{"rule": "base", "points": 5, "points": 3}]')
     assert rc == 2 and "the key 'points' is given twice in one object; give each once" in err, err
+
+
+def test_a_claimed_rule_that_a_counted_one_excludes_is_named_as_excluded(run_cli, tmp_path):
+    # hk-tw-16 (004), a 16-tile hand 123m 456p 555z 666z 77z [789s] won on a discarded 7z, seat East: 小三元
+    # (004:26, two dragon pungs and a pair of the third) counts 40 and gives "no dragon points": the pungs
+    # of 發 and 白 (004:2) do not count. A new user's claim of them was told only "does not apply"
+    lines = [{"name": "發", "points": 1}]
+    rc, out, _ = run_cli("audit", "--hand", "123m456p555z666z77z [789s]", "-w", "7z", "-r", "hk-tw-16",
+                         "--no-history", "--claimed", "60", "--claimed-lines", claim_file(tmp_path, lines))
+    assert rc == 1 and ("not earned: claimed green (+1 pts), but little-three-dragons (小三元 — little three "
+                        "dragons") in out and "which counts, excludes it (發 — pung/kong of Green dragon; 004_" in out, out
+

@@ -379,12 +379,20 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                    f"{twin} {ln.amount()}{f' [{ln.detail}]' if ln.detail else ''} ({ln.source})")
             diffs.append(Difference("meld status", r, msg, c.amounts, _amounts(ln), twin, ln.source))
         outranked = {ln.rule: ln for ln in scored.outranked}
+        ids = {x.id for x in rs.rules}
         top = next((ln for ln in scored.lines if ln.kind in ("fixed", "limit")), None)
         for r in extra:
             c = claimed_by_rule[r]
             rule = rs.rule(r)
             what = "limit" if rule.kind in ("fixed", "limit") else "not earned"
-            if r in outranked and top is not None:  # it applies, but a higher special hand counts instead
+            # a rule that a counted rule excludes (發 on a 小三元 hand: "no dragon points"), said as such (a new
+            # user's claim had been told only that it "does not apply to this hand")
+            excluder = next((ln for ln in scored.lines if ln.rule in ids and r in (rs.rule(ln.rule).excludes or ())),
+                            None)
+            if excluder is not None:
+                msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but {excluder.rule} ({excluder.name}; "
+                       f"{excluder.source}), which counts, excludes it ({rule.label()}; {rule.source})")
+            elif r in outranked and top is not None:  # it applies, but a higher special hand counts instead
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand makes it, but it is outranked "
                        f"by {top.rule} {top.amount()} ({top.name}; {top.source}): only the highest special hand "
                        f"counts")
