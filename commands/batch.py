@@ -47,6 +47,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
           f"{c.get('error', 0)} error; scored now {summary.scored} ({rate:.2f} photos/s, {summary.workers} workers), "
           f"already done {summary.resumed}; table hands settled {summary.settled}"
           + (f" ({summary.provisional} provisionally: a photo needs review)" if summary.provisional else ""))
+    for group in summary.same_picture:  # (a picture filed twice: for two players, or two hands)
+        print(f"same picture: {', '.join(group[:4])}{' …' if len(group) > 4 else ''} are one file's copies; "
+              f"check that each was filed for the right player and hand")
     if summary.raw_left_out:
         raw = summary.raw_left_out
         print(f"left out: {len(raw)} camera RAW file{'s' if len(raw) != 1 else ''} ({', '.join(raw[:3])}"

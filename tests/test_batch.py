@@ -300,7 +300,12 @@ def test_settle_group_rules():
     tiles = [(j, {**r, "reading": t}) for (j, r), t in zip(four, readings)]
     rec = batch.settle_group(tiles)
     assert rec["status"] == "provisional: the hands hold 7 × 1s (B 4, C 3), a set has 4", rec
-    assert rec["notes"][-1] == "check: the hands hold 7 × 1s (B 4, C 3), a set has 4: a photo is misread"
+    assert rec["notes"][-1] == "check: the hands hold 7 × 1s (B 4, C 3), a set has 4: a photo is misread or misfiled"
+    # one picture filed for two players (its copies, the same SHA-256): one of them is not that player's hand
+    same = [(j, {**r, "reading": t, "sha256": "ab" if j.player in "AD" else j.player})
+            for (j, r), t in zip(four, readings)]
+    assert batch.settle_group(same)["status"] == ("provisional: the hands hold 7 × 1s (B 4, C 3), a set has 4; A and D "
+                                                  "have the same photo")
     tiles[3] = (tiles[3][0], {**tiles[3][1], "status": "needs-review"})
     assert batch.settle_group(tiles)["status"] == ("provisional: D.jpg needs review; the hands hold 7 × 1s (B 4, "
                                                    "C 3), a set has 4")
@@ -866,3 +871,9 @@ def test_a_batch_says_how_many_camera_raw_files_it_left_out(tmp_path, truth, run
     rc, out, err = run_cli("batch", str(d), "--out", str(tmp_path / "r.csv"), "--workers", "0", "--reader",
                            bf.ORACLE, "--no-history", "--no-progress", "--json")
     assert rc == 0 and json.loads(out)["raw_left_out"] == ["IMG_1.DNG"], out
+    # a picture filed twice (a copy of IMG_1.JPG) is named in the summary
+    shutil.copyfile(src, d / "IMG_1 copy.JPG")
+    rc, out, err = run_cli("batch", str(d), "--out", str(tmp_path / "r.csv"), "--workers", "0", "--reader",
+                           bf.ORACLE, "--no-history", "--no-progress")
+    assert rc == 0 and ("same picture: IMG_1 copy.JPG, IMG_1.JPG are one file's copies; check that each was filed "
+                        "for the right player and hand\n") in out, out

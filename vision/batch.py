@@ -44,7 +44,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from scoring.errors import HandError, RulesetError
 
@@ -213,6 +213,9 @@ class Summary:
     state: str = ""
     #: camera RAW files of the folder left out (:data:`vision.manifest.RAW_EXTS`), relative paths
     raw_left_out: list[str] = field(default_factory=list)
+    #: photos of the batch whose files are byte for byte the same (by SHA-256), each group sorted: a
+    #: picture filed twice (for two players, two hands) is a director's mistake to check
+    same_picture: list[list[str]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -268,6 +271,16 @@ def _check_history_db(db: Path, state: Path, out: Path, manifest: str | os.PathL
         why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise BatchError(f"--db {db}: cannot record the history there ({why}); give another file, or "
                          f"--no-history") from None
+
+
+def _same_pictures(con: sqlite3.Connection, jobs: Sequence[Job]) -> list[list[str]]:
+    """The groups of ``jobs`` whose files have one SHA-256 (as the state database recorded it), sorted."""
+    keys = {j.key for j in jobs}
+    by_sha: dict[str, list[str]] = {}
+    for key, sha in con.execute("SELECT key, sha256 FROM results WHERE sha256 IS NOT NULL AND sha256 != ''"):
+        if key in keys:
+            by_sha.setdefault(sha, []).append(key)
+    return sorted(sorted(g) for g in by_sha.values() if len(g) > 1)
 
 
 def state_path_for(out: Path) -> Path:
@@ -354,6 +367,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
             _score_all(con, todo, reader, workers, progress, summary)
         summary.outputs, settled, summary.counts = export(con, jobs, out, review_below)
         summary.settled, summary.provisional = settled
+        summary.same_picture = _same_pictures(con, jobs)
         from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)
 
         page = write_review(con, output_rows(con, jobs, review_below), out, len(jobs), reader, log)

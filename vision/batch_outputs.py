@@ -163,8 +163,14 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
     # the four hands of one deal hold at most 4 of a tile and one of each flower and season: more is a photo
     # misread, however sure its reading (as `table` checks)
     over = _over_the_set(labels, members)
+    # one picture filed for two players (its copies, byte for byte): one of them is not that player's hand
+    shas: dict[str, list[str]] = {}
+    for lab, (_, row) in zip(labels, members):
+        if row.get("sha256"):
+            shas.setdefault(row["sha256"], []).append(lab)
+    over += [f"{' and '.join(labs)} have the same photo" for labs in shas.values() if len(labs) > 1]
     if over:
-        rec["notes"].append(f"check: {'; '.join(over)}: a photo is misread")
+        rec["notes"].append(f"check: {'; '.join(over)}: a photo is misread or misfiled")
         rec["status"] = ("provisional: " + "; ".join(over) if not review
                          else f"{rec['status']}; {'; '.join(over)}")
     return rec
@@ -270,7 +276,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
             kind = row["status"].split(":")[0]
             counts[kind] = counts.get(kind, 0) + 1
             if job.table and job.hand:  # keep only what settling needs
-                slim = {"status": row["status"], "total": row["total"], "reading": row["reading"]}
+                slim = {"status": row["status"], "total": row["total"], "reading": row["reading"], "sha256": row["sha256"]}
                 groups.setdefault((job.table, job.hand), []).append((job, slim))
             yield row
 
