@@ -449,6 +449,10 @@ def test_a_claim_need_not_list_a_note_worth_nothing(run_cli, tmp_path):
     both = [c for c in claim if c["rule"] != "concealed-kong"] + [{"name": "暗槓", "points": 2, "cash": 5}]
     rc, out, _ = run_cli(*hk, "--claimed", "46", "--claimed-lines", claim_file(tmp_path, both))
     assert rc == 0 and "computed 46 — MATCH" in out, out
+    # … also with a ×1 beside them (a tester's: it had broken the split, "missing cash")
+    both_x1 = both[:-1] + [{"name": "暗槓", "points": 2, "cash": 5, "multiplier": 1}]
+    rc, out, _ = run_cli(*hk, "--claimed", "46", "--claimed-lines", claim_file(tmp_path, both_x1))
+    assert rc == 0 and "computed 46 — MATCH" in out, out
     # ×1 is no multiplier: claimed on a points line it is no wrong value
     neutral = [dict(c, multiplier=1) if c["rule"] == "base" else c for c in claim] + [{"name": "暗槓", "cash": 5}]
     rc, out, _ = run_cli(*hk, "--claimed", "46", "--claimed-lines", claim_file(tmp_path, neutral))
@@ -467,4 +471,8 @@ def test_a_claimed_rule_that_a_counted_one_excludes_is_named_as_excluded(run_cli
                          "--no-history", "--claimed", "60", "--claimed-lines", claim_file(tmp_path, lines))
     assert rc == 1 and ("not earned: claimed green (+1 pts), but little-three-dragons (小三元 — little three "
                         "dragons") in out and "which counts, excludes it (發 — pung/kong of Green dragon; 004_" in out, out
+    # … but 中, of which the hand has only a pair, is not there to exclude: it does not apply
+    rc, out, _ = run_cli("audit", "--hand", "123m456p555z666z77z [789s]", "-w", "7z", "-r", "hk-tw-16",
+                         "--no-history", "--claimed", "60", "--claimed-lines", claim_file(tmp_path, [{"name": "中"}]))
+    assert rc == 1 and "not earned: claimed red (counted), but it does not apply to this hand (中 — " in out, out
 

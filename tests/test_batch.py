@@ -449,6 +449,12 @@ def test_the_cells_the_ruleset_judges_are_named_with_the_others(tmp_path, truth)
 
     page = review.review_path_for(out).read_text(encoding="utf-8")
     assert "Correct the cells named in the problem on manifest line 2" in page and "Retake it" not in page
+    # an option given twice in its cell is refused, not scored with the last (a tester's bonus_tiles twice)
+    (tmp_path / "again").mkdir()
+    out = _manifest_batch(tmp_path / "again", truth, ["h0.jpg"],
+                          "photo,options\nh0.jpg,bonus_tiles=off bonus_tiles=4-points\n")
+    (row,) = read_csv(out)
+    assert row["status"].startswith("error: manifest line 2") and "option bonus_tiles is given twice" in row["status"]
 
 
 @pytest.mark.parametrize("argv, message", [

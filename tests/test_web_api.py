@@ -147,10 +147,13 @@ def test_a_key_given_twice_in_a_json_body_is_422(photo):
 
     with pytest.raises(ApiError, match="key 'bonus_tiles' given twice"):
         parse_options_field('{"bonus_tiles": "off", "bonus_tiles": "4-points"}')
+    with pytest.raises(ApiError, match="options: bonus_tiles is given twice"):
+        parse_options_field("bonus_tiles=off,bonus_tiles=4-points")
     # a settlement without its winner key is refused: null says a void hand (a forgotten winner had been one)
     body = {"ruleset": "nts", "east": "E", "players": [{"name": p, "score": 0} for p in "ESWN"]}
     assert "winner" in _one_line_error(photo[2].post("/api/settle", json=body), 422)
     assert photo[2].post("/api/settle", json={**body, "winner": None}).status_code == 200
+    assert "winner is blank" in _one_line_error(photo[2].post("/api/settle", json={**body, "winner": " "}), 422)
     ok = b'{"notation": "123m456p789s11z [777p]", "winning_tile": "1z"}'
     assert photo[2].post("/api/hand", content=ok, headers={"Content-Type": "application/json"}).status_code == 200
 

@@ -236,8 +236,10 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
         # a claim of both on one line (as a score sheet shows them) split in two
         parts = [(cl.rule, {k: v for k, v in amounts.items() if k in _amounts(cl)}) for cl in named]
         parts = [(r, a) for r, a in parts if a]
-        if len(parts) > 1 and sum(len(a) for _, a in parts) == len(amounts):
-            out.extend(Claimed(r, given, a, ln.get("count")) for r, a in parts)
+        if len(parts) > 1:  # (an amount no such line has, a ×1 or a doubling, goes with the first: compared there)
+            rest = {k: v for k, v in amounts.items() if not any(k in a for _, a in parts)}
+            out.extend(Claimed(r, given, {**a, **(rest if k == 0 else {})}, ln.get("count"))
+                       for k, (r, a) in enumerate(parts))
             continue
         rid = (parts[0][0] if parts else named[0].rule) if named else None
         if rid is None:
@@ -307,6 +309,18 @@ def _status_of(rule_id: str) -> str:
         if w in _STATUS_WORDS:
             return {"open": "exposed", "closed": "concealed"}.get(w, w)
     return ""
+
+
+def _fires(rule, scored: ScoredHand, rs: Ruleset) -> bool:
+    """``rule`` fires on the reading ``scored`` counted (before exclusions: :func:`scoring.engine.rule_fires`
+    on its decomposition, options and circumstances); False when that cannot be asked."""
+    from scoring.engine import rule_fires
+    from scoring.view import View
+
+    try:
+        return bool(rule_fires(rule, View(scored.hand, scored.decomposition, rs, rs.resolve_options(scored.options))))
+    except (HandError, RulesetError, KeyError, TypeError, ValueError, AttributeError):
+        return False
 
 
 def _option_hint(rule, rs: Ruleset, scored: ScoredHand) -> str:
@@ -389,7 +403,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             # user's claim had been told only that it "does not apply to this hand")
             excluder = next((ln for ln in scored.lines if ln.rule in ids and r in (rs.rule(ln.rule).excludes or ())),
                             None)
-            if excluder is not None:
+            if excluder is not None and _fires(rule, scored, rs):  # (中 on a 小三元 hand without a red pung: no)
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but {excluder.rule} ({excluder.name}; "
                        f"{excluder.source}), which counts, excludes it ({rule.label()}; {rule.source})")
             elif r in outranked and top is not None:  # it applies, but a higher special hand counts instead

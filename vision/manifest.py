@@ -382,11 +382,15 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
         if name in cells and (v := cell(_int, cells[name], name)) is not None:
             ctx[name] = v
     if "options" in cells:
+        seen: set[str] = set()  # (an option twice in the cell: the last had been scored, unsaid)
         for item in _split_words(cells["options"]):
             k, eq, v = item.partition("=")
             if not eq or not k.strip():
                 problems.append(f"option {item!r} must be NAME=VALUE")
+            elif k.strip() in seen:
+                problems.append(f"option {k.strip()} is given twice")
             else:
+                seen.add(k.strip())
                 opts[k.strip()] = v.strip()
     if ctx.get("winner") is False:  # (as the command line refuses --not-winner with them)
         won = [k.replace("_", "-") for k in WON_FIELDS if ctx.get(k)]

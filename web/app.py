@@ -238,6 +238,8 @@ def parse_options_field(text: str | None) -> dict[str, Any]:
         if "=" not in item:
             raise ApiError(422, f"options: {item!r} must be NAME=VALUE")
         k, v = item.split("=", 1)
+        if k.strip() in out:  # (the last had been scored, unsaid, where the command line refuses a repeat)
+            raise ApiError(422, f"options: {k.strip()} is given twice")
         out[k.strip()] = v.strip()
     return out
 
@@ -832,6 +834,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             raise ApiError(422, f"players must have distinct names, got {', '.join(names)}")
         if req.east not in names:
             raise ApiError(422, f"east {req.east!r} is not one of the players {', '.join(names)}")
+        if req.winner is not None and not req.winner.strip():  # (a blank winner is a forgotten one: not void)
+            raise ApiError(422, "winner is blank: give the player who went mahjong, or null for a void hand")
         winner = req.winner or None
         if winner is not None and winner not in names:
             raise ApiError(422, f"winner {winner!r} is not one of the players {', '.join(names)}")
