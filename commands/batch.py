@@ -46,9 +46,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
     print(f"{summary.photos} photos: {c.get('ok', 0)} ok, {c.get('needs-review', 0)} needs-review, "
           f"{c.get('error', 0)} error; scored now {summary.scored} ({rate:.2f} photos/s, {summary.workers} workers), "
           f"already done {summary.resumed}; table hands settled {summary.settled}"
-          + (f" ({summary.provisional} provisionally: a photo needs review)" if summary.provisional else ""))
+          + (f" ({summary.provisional} provisionally: a photo needs review, or the hands' tiles do not add up; "
+             f"the settlements' status says which)" if summary.provisional else ""))
     for group in summary.same_picture:  # (a picture filed twice: for two players, or two hands)
-        print(f"same picture: {', '.join(group[:4])}{' …' if len(group) > 4 else ''} are one file's copies; "
+        more = f" and {len(group) - 8} more (--json lists them)" if len(group) > 8 else ""
+        print(f"same picture: {', '.join(group[:8])}{more} are one file's copies; "
               f"check that each was filed for the right player and hand")
     if summary.raw_left_out:
         raw = summary.raw_left_out

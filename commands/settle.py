@@ -43,6 +43,7 @@ def parse_scores(text: str) -> dict[str, int]:
         name, val = (x.strip() for x in part.split("=", 1))
         if not name:
             raise UserError(f"--scores entry {part!r} has no player label")
+        _not_a_void_word(name)
         if name in out:
             raise UserError(f"player {name!r} is given twice in --scores")
         try:
@@ -63,6 +64,14 @@ def _winner(text: str | None) -> str | None:
     if text is None:
         raise UserError("give --winner PLAYER, the player who went mahjong, or --winner none for a void hand")
     return None if text.lower() in NONE_WORDS else text
+
+
+def _not_a_void_word(player: str) -> None:
+    """UserError for a player labelled as ``--winner`` says a void hand (``none``): the label would make
+    ``--winner none`` mean either."""
+    if player.lower() in NONE_WORDS:
+        raise UserError(f"a player cannot be called {player!r}: --winner {player} says a void hand; give the "
+                        f"player another label")
 
 
 def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:
@@ -176,6 +185,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     other way than from notation (``vision.table_photos`` reads it from a photo), and
     ``args.hand_sources``: player → a JSON-ready description of where the hand came from."""
     hands = _pairs(args.hand, "--hand")
+    for p, _ in hands:
+        _not_a_void_word(p)
     readers = getattr(args, "hand_readers", None) or {}
     sources = getattr(args, "hand_sources", None)  # (filled while the readers run: the same dict)
     sources = {} if sources is None else sources
@@ -194,6 +205,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     opts = options_from_args(args)
     after = next_state(state, outcome_of(state, winner))
     results: dict[str, Any] = {}
+    void_hands: dict[str, Any] = {}  # a void hand's typed hands (notation read, not scored)
     if winner is not None:
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
         for p, notation in hands:
@@ -229,13 +241,23 @@ def cmd_table(args: argparse.Namespace) -> int:
         scores = {p: results[p].total for p in players}
     else:
         scores = {p: 0 for p in players}
+        # a void hand counts nothing, but a typed hand is still read as notation: a typo is said, not recorded
+        # as a void table (a tester's `--hand E=zzz --winner none` had exited 0). Its tile count is free
+        # (players often type a placeholder), its tiles still one set's (below)
+        for p, notation in hands:
+            if p not in readers:
+                try:
+                    results_void = parse_hand(notation, context=Context(winner=False), sizes=None)
+                except HandError as e:
+                    raise HandError(f"hand of {p}: {e}") from None
+                void_hands[p] = results_void
     # hands read from photos the reader is unsure of: the settlement stands only once they are checked
     # (exit 1, as a check that failed), never paid from a guess without a word
     unsure = [p for p in players if p in results and sources.get(p, {}).get("unsure")]
     # the four hands of one deal hold at most 4 of a tile and 1 of each flower and season: more is a misread
     # photo (provisional, as an unsure one) or a mistyped hand (refused). Checked before the settlement: an
     # impossible table is said before a missing discarder is asked for
-    too_many = tiles_over_the_set({p: r.hand for p, r in results.items()})
+    too_many = tiles_over_the_set({p: r.hand for p, r in results.items()} | void_hands)
     # the hands typed hold too many by themselves (whatever the photos show): the typing is wrong
     mistyped = [(t, {p: n for p, n in held.items() if p not in sources}) for t, held in too_many]
     mistyped = [over_the_set_text(t, held) for t, held in mistyped if sum(held.values()) > (1 if t in BONUS else 4)]

@@ -720,7 +720,8 @@ def test_the_summary_says_which_settled_hands_are_provisional(tmp_path, truth, c
     assert rc == 0, err
     (st,) = {r["status"].split(":")[0] for r in read_csv(tmp_path / "r.settlements.csv")}
     assert st == "provisional"
-    assert "table hands settled 1 (1 provisionally: a photo needs review)" in out + err, out + err
+    assert "table hands settled 1 (1 provisionally: a photo needs review, or the hands' tiles do not add up; the " \
+           "settlements' status says which)" in out + err, out + err
 
 
 def test_photos_named_otherwise_are_found_by_their_first_bytes(tmp_path):

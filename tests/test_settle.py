@@ -241,6 +241,19 @@ def test_a_dead_hand_in_a_table_is_said_as_a_player_flag(capsys):
                                                     "--player-flag E=dead-hand, or name the right --winner")
 
 
+def test_a_void_table_still_reads_the_hands_typed(capsys):
+    # a tester's `--hand E=zzz … --winner none` had exited 0, recorded as a void table: the notation is read
+    # (its tile count is free: a placeholder such as 1z is taken), and five 1z are refused as in a won hand
+    base = ["table", "--winner", "none", "--no-history"]
+    assert main(base + ["--hand", "E=zzz", "--hand", "S=1z", "--hand", "W=1z", "--hand", "N=1z"]) == 2
+    assert "hand of E: 'zzz' does not end in a suit letter" in capsys.readouterr().err
+    assert main(base + ["--hand", "E=1z", "--hand", "S=1z", "--hand", "W=1z", "--hand", "N=11z"]) == 2
+    assert "the hands hold 5 × 1z (E 1, S 1, W 1, N 2), a set has 4: check the hands typed" in capsys.readouterr().err
+    # and no player may be called as the void hand is said: --winner none would mean either
+    assert main(["settle", "--scores", "A=1,none=2,B=3,C=4", "--east", "A", "--winner", "A"]) == 2
+    assert "a player cannot be called 'none': --winner none says a void hand" in capsys.readouterr().err
+
+
 def test_cli_table_needs_four(capsys):
     assert main(["table", "--winner", "E", "--hand", "E=1z"]) == 2
     assert "four" in capsys.readouterr().err
