@@ -487,6 +487,10 @@ def test_settle_void_hand(photo):
              {"name": "W", "score": 2}, {"name": "N", "score": 0}]
     j = photo[2].post("/api/settle", json={"ruleset": "rode-draak", "east": "E", "winner": None, "players": mixed}).json()
     assert j["scores"] == {"E": 0, "S": 0, "W": 0, "N": 0} and set(j["net"].values()) == {0}
+    # a hand given is still read as notation (a typo is said, as `table` says it)
+    typo = [dict(p, hand="zzz") if p["name"] == "S" else p for p in mixed]
+    r = photo[2].post("/api/settle", json={"ruleset": "rode-draak", "east": "E", "winner": None, "players": typo})
+    assert "hand of S: 'zzz' does not end in a suit letter" in _one_line_error(r, 422)
 
 
 def test_a_dead_hand_in_a_web_settlement_is_said_in_the_requests_words(photo):

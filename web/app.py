@@ -876,7 +876,13 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 scores[name] = scored.total
             elif winner is None:
                 # a void hand: no points are counted (001:134), a score typed in no more than a hand given
-                # (`table` settles it so; the page showed typed scores beside a hand's 0)
+                # (`table` settles it so; the page showed typed scores beside a hand's 0). A hand given is
+                # still read as notation, any tile count (a typo is said, as `table` says it)
+                if hand_text:
+                    try:
+                        parsed[name] = parse_hand(hand_text, context=Context(winner=False), sizes=None)
+                    except HandError as e:
+                        raise ApiError(422, f"hand of {name}: {e}") from None
                 scores[name] = 0
             elif p.score is not None:
                 scores[name] = p.score
