@@ -476,3 +476,15 @@ def test_a_claimed_rule_that_a_counted_one_excludes_is_named_as_excluded(run_cli
                          "--no-history", "--claimed", "60", "--claimed-lines", claim_file(tmp_path, [{"name": "中"}]))
     assert rc == 1 and "not earned: claimed red (counted), but it does not apply to this hand (中 — " in out, out
 
+
+def test_a_total_with_the_flowers_multiplied_too_is_explained(run_cli):
+    # Dutch sheet (000): Hoge Enkelingen 19m19p19s + one of each honour + an extra 1z, 2000 (000:66-68), the
+    # plum flower 4 (000:159), an announced waiting hand × 1.5 of the value, flowers and seasons added after
+    # (000:183-188, RULINGS 000-26): 2000 × 1.5 + 4 = 3004. A tester's claim (2000 + 4) × 1.5 = 3006 had
+    # matched every line and got no word on why the totals differ
+    rc, out, _ = run_cli("audit", "--hand", "19m19p19s11234567z +1f", "-w", "9s", "-r", "dutch-special-hands",
+                         "--announced-wait", "--claimed", "3006", "--no-history")
+    assert rc == 1 and "computed 3004 — MISMATCH" in out, out
+    assert "hint: the claim is (2000 + 4) × 1.5 = 3006: the ×1.5 of wachtend spel" in out
+    assert "applies before the 4 points are added: 2000 × 1.5 + 4 = 3004" in out
+

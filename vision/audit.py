@@ -464,6 +464,17 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
             n = abs(k)
             out.append(f"the claim is {ratio:g}× the score: {n} doubling{'s' if n > 1 else ''} "
                        f"{'more' if k > 0 else 'fewer'} than this hand earns ({scored.doublings} counted)")
+    mult = [ln for ln in scored.lines if ln.kind == "multiplier"]
+    added = sum(float(ln.points) for ln in scored.lines if ln.kind == "points")
+    if fixed and mult and added:
+        # the multiplier applied to what is added after it (a tester's Dutch sheet claim: (2000 + 4) × 1.5 = 3006,
+        # where the flowers' 4 come after the × 1.5, 000:187-188): said with the order the hand is counted in
+        m = math.prod(float(ln.multiplier) for ln in mult)
+        base = sum(float(ln.fixed) for ln in fixed)
+        if round((base + added) * m) == claimed != total:
+            out.append(f"the claim is ({base:g} + {added:g}) × {m:g} = {claimed}: the {mult[0].amount()} of "
+                       f"{mult[0].name} ({mult[0].source}) applies before the {added:g} points are added: "
+                       f"{base:g} × {m:g} + {added:g} = {total}")
     out.extend(option_hints(scored, claimed, rs))
     if not fixed and scored.doublings > 0 and claimed > 0 and claimed % (2 ** scored.doublings) == 0:
         # (not with no doubling: "with the same 0 doublings, the claim means 44 points" only said the claim)
