@@ -66,6 +66,20 @@ def _winner(text: str | None) -> str | None:
     return None if text.lower() in NONE_WORDS else text
 
 
+def _same_photos(photos: dict[str, str]) -> list[list[str]]:
+    """The players (in order) whose photo files ``photos`` (player → path) hold the same bytes, by
+    SHA-256; a file that cannot be read is left out (it was read a moment ago)."""
+    from scoring.history import sha256_file
+
+    by_sha: dict[str, list[str]] = {}
+    for p, path in photos.items():
+        try:
+            by_sha.setdefault(sha256_file(path), []).append(p)
+        except OSError:
+            continue
+    return [ps for ps in by_sha.values() if len(ps) > 1]
+
+
 def _not_a_void_word(player: str) -> None:
     """UserError for a player labelled as ``--winner`` says a void hand (``none``): the label would make
     ``--winner none`` mean either."""
@@ -274,6 +288,14 @@ def cmd_table(args: argparse.Namespace) -> int:
             if p not in unsure:
                 unsure.append(p)
             sources[p] = {**sources[p], "too_many": [*sources[p].get("too_many", ()), said]}
+    # one picture given for two players (the same file, or a copy of it): one of them is not that player's hand
+    for same in _same_photos({p: sources[p]["photo"] for p in players if p in results and p in sources}):
+        said = f"{' and '.join(same)} have the same photo"
+        checks.append(f"{said}: give each player the photo of their own hand")
+        for p in same:
+            if p not in unsure:
+                unsure.append(p)
+            sources[p] = {**sources[p], "too_many": [*sources[p].get("too_many", ()), said]}
     unsure = [p for p in players if p in unsure]
     settle_opts = dict(_pairs(args.settle_option, "--settle-option"))
     if winner is not None:
@@ -306,7 +328,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         print(f"\n== {p} (seat {state.seat_wind(p)}{', winner' if p == winner else ''}): {r.total}")
         if p in sources and sources[p].get("text"):
             # (an unsure reading's text says "check it" already)
-            over = " — more tiles than the set has (below): check it" \
+            over = " — a check line below names it: check it" \
                 if sources[p].get("too_many") and not sources[p].get("unsure") else ""
             print(f"  {sources[p]['text']}{over}")
         if args.explain:
@@ -323,7 +345,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         many = len(unsure) > 1
         doubted = [sources[p].get("unsure") for p in unsure]  # (the reader's doubt; else tiles over the set)
         why = ("the reader is unsure of" if all(doubted) else "to check" if any(doubted)
-               else "holding more of a tile than the set has")
+               else "that a check line names")
         print(f"provisional: the hand{'s' if many else ''} of {', '.join(unsure)} {'were' if many else 'was'} "
               f"read from {'photos' if many else 'a photo'} {why} (“check it” above); check the "
               f"reading{'s' if many else ''} (correct {'them' if many else 'it'} with --photo-fix/--photo-add "
