@@ -53,9 +53,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
         print(f"same picture: {', '.join(group[:8])}{more} are one file's copies; "
               f"check that each was filed for the right player and hand")
     if summary.raw_left_out:
-        raw = summary.raw_left_out
-        print(f"left out: {len(raw)} camera RAW file{'s' if len(raw) != 1 else ''} ({', '.join(raw[:3])}"
-              f"{' …' if len(raw) > 3 else ''}): score the JPEGs the camera wrote beside them, or convert them")
+        from vision.manifest import raw_words
+
+        print(f"left out: {raw_words(summary.raw_left_out)}")
     print("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")
     return 0
 

@@ -23,8 +23,8 @@ from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
-from scoring.settle import Settlement, over_the_set_text, settle, tiles_over_the_set, with_win_by
-from scoring.tiles import BONUS
+from scoring.settle import (Settlement, copies_in_a_set, over_the_set_text, settle, tiles_over_the_set,
+                            with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
 
@@ -64,6 +64,15 @@ def _winner(text: str | None) -> str | None:
     if text is None:
         raise UserError("give --winner PLAYER, the player who went mahjong, or --winner none for a void hand")
     return None if text.lower() in NONE_WORDS else text
+
+
+def _flag(players: list[str], said: str, unsure: list[str], sources: dict[str, Any]) -> None:
+    """The photo hands of ``players`` made provisional (added to ``unsure``) for what a check line says,
+    ``said`` added to their source's ``too_many`` list."""
+    for p in players:
+        if p not in unsure:
+            unsure.append(p)
+        sources[p] = {**sources[p], "too_many": [*sources[p].get("too_many", ()), said]}
 
 
 def _same_photos(photos: dict[str, str]) -> list[list[str]]:
@@ -240,14 +249,10 @@ def cmd_table(args: argparse.Namespace) -> int:
             except HandError as e:
                 # (the command line's words for a dead hand are `photo`/`hand`'s; here it is a player flag,
                 # and a winner's hand cannot be dead: a new user was told to give --not-winner to `table`)
-                from scoring.rulesets.rode_draak import DEAD_HAND_HINT, DEAD_WINNER_HINT
+                from scoring.rulesets.rode_draak import reword_dead_hand
 
-                said = str(e)
-                if DEAD_HAND_HINT in said:
-                    said = (said.split("; a player with")[0] if is_w
-                            else said.replace(DEAD_HAND_HINT, f"--player-flag {p}=dead-hand"))
-                said = said.replace(DEAD_WINNER_HINT, f"leave out --player-flag {p}=dead-hand, or name the right "
-                                                      f"--winner")
+                said = reword_dead_hand(str(e), None if is_w else f"--player-flag {p}=dead-hand",
+                                        f"leave out --player-flag {p}=dead-hand, or name the right --winner")
                 raise HandError(f"hand of {p}: {said}") from None
         res = results[winner]
         if not res.allowed:
@@ -261,10 +266,9 @@ def cmd_table(args: argparse.Namespace) -> int:
         for p, notation in hands:
             if p not in readers:
                 try:
-                    results_void = parse_hand(notation, context=Context(winner=False), sizes=None)
+                    void_hands[p] = parse_hand(notation, context=Context(winner=False), sizes=None)
                 except HandError as e:
                     raise HandError(f"hand of {p}: {e}") from None
-                void_hands[p] = results_void
     # hands read from photos the reader is unsure of: the settlement stands only once they are checked
     # (exit 1, as a check that failed), never paid from a guess without a word
     unsure = [p for p in players if p in results and sources.get(p, {}).get("unsure")]
@@ -274,7 +278,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     too_many = tiles_over_the_set({p: r.hand for p, r in results.items()} | void_hands)
     # the hands typed hold too many by themselves (whatever the photos show): the typing is wrong
     mistyped = [(t, {p: n for p, n in held.items() if p not in sources}) for t, held in too_many]
-    mistyped = [over_the_set_text(t, held) for t, held in mistyped if sum(held.values()) > (1 if t in BONUS else 4)]
+    mistyped = [over_the_set_text(t, held) for t, held in mistyped if sum(held.values()) > copies_in_a_set(t)]
     if mistyped:
         raise UserError(f"{'; '.join(mistyped)}: check the hands typed")
     checks: list[str] = []  # the "check:" lines printed above the settlement
@@ -284,18 +288,12 @@ def cmd_table(args: argparse.Namespace) -> int:
         typed = [p for p in held if p not in sources]
         checks.append(f"{said}: a photo is misread" + (
             f", or the hand{'s' if len(typed) > 1 else ''} of {', '.join(typed)} mistyped" if typed else ""))
-        for p in read:
-            if p not in unsure:
-                unsure.append(p)
-            sources[p] = {**sources[p], "too_many": [*sources[p].get("too_many", ()), said]}
+        _flag(read, said, unsure, sources)
     # one picture given for two players (the same file, or a copy of it): one of them is not that player's hand
     for same in _same_photos({p: sources[p]["photo"] for p in players if p in results and p in sources}):
         said = f"{' and '.join(same)} have the same photo"
         checks.append(f"{said}: give each player the photo of their own hand")
-        for p in same:
-            if p not in unsure:
-                unsure.append(p)
-            sources[p] = {**sources[p], "too_many": [*sources[p].get("too_many", ()), said]}
+        _flag(same, said, unsure, sources)
     unsure = [p for p in players if p in unsure]
     settle_opts = dict(_pairs(args.settle_option, "--settle-option"))
     if winner is not None:

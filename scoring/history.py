@@ -105,6 +105,13 @@ def context_to_json(ctx: Any) -> dict[str, Any] | None:
     return out
 
 
+def other_tables(con: sqlite3.Connection, own: frozenset[str]) -> list[str]:
+    """The tables of the database ``con`` that are not in ``own`` nor SQLite's own (named ``sqlite_…``:
+    ANALYZE's sqlite_stat1), sorted: a database of something else holds some."""
+    return sorted({r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                   if not r[0].startswith("sqlite_")} - own)
+
+
 def connect(path: str | os.PathLike) -> sqlite3.Connection:
     """Open (creating the folder and the schema if needed) a history database.
 
@@ -120,8 +127,7 @@ def connect(path: str | os.PathLike) -> sqlite3.Connection:
         # a database of something else (a tester's `--db out.batch.sqlite3`, a batch's state, had the
         # history's table written into it, and the batch then refused to resume from it): refused
         # before anything is written
-        others = sorted({r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
-                         if not r[0].startswith("sqlite_")} - HISTORY_TABLES)  # (SQLite's own: ANALYZE's sqlite_stat1)
+        others = other_tables(con, HISTORY_TABLES)
         if others:
             raise sqlite3.DatabaseError(f"a database of something else (it holds the table(s) "
                                         f"{', '.join(others[:4])}); give a history file of its own")

@@ -108,27 +108,32 @@ def register_scheme(name: str, fn: Scheme) -> Scheme:
     return fn
 
 
+def copies_in_a_set(tile: str) -> int:
+    """How many of ``tile`` a set holds: 4 of each playing tile, 1 of each flower and season."""
+    from .tiles import BONUS
+
+    return 1 if tile in BONUS else 4
+
+
 def tiles_over_the_set(hands: Mapping[str, Any]) -> list[tuple[str, dict[str, int]]]:
     """The tiles that ``hands`` (player → :class:`scoring.Hand`), the four hands of one deal, hold more
     of than a set has: 4 of each playing tile (a kong's 4 counted; the winning tile once, among the
     winner's concealed tiles), 1 of each flower and season; each with how many each player holds, in the
     players' order. A referee's check of a table: more is a misread photo or a mistyped hand."""
-    from .tiles import BONUS, sort_tiles
+    from .tiles import sort_tiles
 
     held: dict[str, dict[str, int]] = {}
     for p, h in hands.items():
         for t in (*h.all_tiles, *h.bonus):
             held.setdefault(t, {})
             held[t][p] = held[t].get(p, 0) + 1
-    return [(t, held[t]) for t in sort_tiles(held) if sum(held[t].values()) > (1 if t in BONUS else 4)]
+    return [(t, held[t]) for t in sort_tiles(held) if sum(held[t].values()) > copies_in_a_set(t)]
 
 
 def over_the_set_text(tile: str, held: Mapping[str, int]) -> str:
     """``"the hands hold 5 × 6z (E 1, N 4), a set has 4"``: one tile of :func:`tiles_over_the_set`."""
-    from .tiles import BONUS
-
     return (f"the hands hold {sum(held.values())} × {tile} ({', '.join(f'{p} {n}' for p, n in held.items())})"
-            f", a set has {1 if tile in BONUS else 4}")
+            f", a set has {copies_in_a_set(tile)}")
 
 
 def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east: str,

@@ -58,7 +58,7 @@ from .errors import BatchError
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
     CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT, _WINDS,
     _WIN_BY_ALIASES, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
-    find_photos, make_job, raw_files, read_manifest)
+    find_photos, make_job, raw_files, raw_words, read_manifest)
 from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …)
     DEFAULT_READER, FatalError, Reader, TILESET_TAG, _sha256_file, model_reader, reader_identity,
     resolve_reader)
@@ -314,13 +314,11 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     jobs = build_jobs(d, manifest, defaults, only_manifest)
     listed = {j.key for j in jobs}
     raw = [] if only_manifest else [k for k in raw_files(d.resolve()) if k not in listed]
-    raw_said = (f"; {len(raw)} camera RAW file{'s' if len(raw) != 1 else ''} left out ({', '.join(raw[:3])}"
-                f"{' …' if len(raw) > 3 else ''}): score the JPEGs the camera wrote beside them, or convert them"
-                if raw else "")
     if not jobs:
         raise BatchError(f"{d}: no photos found (files named {' '.join(sorted(PHOTO_EXTS))}, or any other that "
                          f"begins as a JPEG, PNG, WebP, HEIC, GIF, BMP or TIFF file does, camera RAW files "
-                         f"aside)" + (" and none listed in the manifest" if manifest else "") + raw_said)
+                         f"aside)" + (" and none listed in the manifest" if manifest else "")
+                         + (f"; {raw_words(raw, ' left out')}" if raw else ""))
     state_p = Path(state) if state else state_path_for(out)
     if manifest is not None:  # the files this run writes must not be the manifest it reads
         for what, path in (("--out", out), ("--state", state_p),

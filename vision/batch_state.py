@@ -69,8 +69,9 @@ def _prepare_state(con: sqlite3.Connection, p: Path) -> sqlite3.Connection:
     """The checks and schema of :func:`open_state` on the open connection ``con`` to ``p``."""
     # a database of something else (a tester's `--state hist.sqlite3`, the history, had the batch's tables
     # written into it): refused before anything is written
-    others = sorted({r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
-                     if not r[0].startswith("sqlite_")} - STATE_TABLES)  # (SQLite's own: ANALYZE's sqlite_stat1)
+    from scoring.history import other_tables
+
+    others = other_tables(con, STATE_TABLES)
     if others:
         raise BatchError(f"--state {p}: a database of something else (it holds the table(s) "
                          f"{', '.join(others[:4])}); give a file of its own (by default OUT.batch.sqlite3)")

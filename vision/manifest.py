@@ -12,7 +12,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from scoring.errors import HandError
 from scoring.hand import FIELD_FLAGS, WON_FIELDS
@@ -463,6 +463,13 @@ def raw_files(directory: Path) -> list[str]:
         out.extend((Path(root) / f).relative_to(directory).as_posix() for f in files
                    if not f.startswith(".") and Path(f).suffix.lower() in RAW_EXTS)
     return sorted(out)
+
+
+def raw_words(raw: Sequence[str], after_count: str = "") -> str:
+    """``"2 camera RAW files (IMG_1.DNG, IMG_2.DNG): score the JPEGs …"``: the RAW files ``raw`` of
+    :func:`raw_files` as the batch says it left them out (``after_count`` follows the count)."""
+    return (f"{len(raw)} camera RAW file{'s' if len(raw) != 1 else ''}{after_count} ({', '.join(raw[:3])}"
+            f"{' …' if len(raw) > 3 else ''}): score the JPEGs the camera wrote beside them, or convert them")
 
 
 def _starts_like_a_photo(path: Path, sniff) -> bool:

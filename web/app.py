@@ -863,11 +863,11 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                                    context=ctx, sizes=sizes)
                     scored = score_hand(h, rs, req.options)
                 except (HandError, RulesetError) as e:
-                    from scoring.rulesets.rode_draak import DEAD_HAND_HINT, DEAD_WINNER_HINT
+                    from scoring.rulesets.rode_draak import reword_dead_hand
 
                     # (the command line's words for a dead hand said in the request's: its flags)
-                    said = str(e).replace(DEAD_HAND_HINT, f'"dead-hand" in the flags of {name}').replace(
-                        DEAD_WINNER_HINT, f'leave "dead-hand" out of the flags of {name}, or name the right winner')
+                    said = reword_dead_hand(str(e), f'"dead-hand" in the flags of {name}',
+                                            f'leave "dead-hand" out of the flags of {name}, or name the right winner')
                     raise ApiError(422, f"hand of {name}: {said}") from None
                 if is_w and not scored.allowed:
                     raise ApiError(422, f"{name}'s mahjong cannot be settled: {scored.status}")

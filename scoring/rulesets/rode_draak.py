@@ -36,9 +36,20 @@ if TYPE_CHECKING:
 
 SEED = "001_20e8f920a7ce7e86.txt"
 #: how the command line says a dead hand, and that a winner's hand is none (`table` and the web's settlement
-#: say them in their own words: commands.settle, web.app)
+#: say them in their own words: :func:`reword_dead_hand`)
 DEAD_HAND_HINT = "--flag dead-hand --not-winner"
 DEAD_WINNER_HINT = "score it with --not-winner"
+#: the suggestion of a dead hand after a tile count that is not a hand's (001:108)
+DEAD_HAND_SUGGESTION = f"; a player with more or fewer than 13 tiles has a dead hand: {DEAD_HAND_HINT} (001:108)"
+
+
+def reword_dead_hand(message: str, flag_words: str | None, winner_words: str) -> str:
+    """``message`` (a HandError's) with the command line's words for a dead hand said another front end's
+    way: ``flag_words`` for ``--flag dead-hand --not-winner`` (None: the suggestion left out, for a
+    winner's hand, which cannot be dead), ``winner_words`` for "score it with --not-winner"."""
+    if flag_words is None:
+        message = message.replace(DEAD_HAND_SUGGESTION, "")
+    return message.replace(DEAD_HAND_HINT, flag_words or DEAD_HAND_HINT).replace(DEAD_WINNER_HINT, winner_words)
 
 FLAGS = frozenset({"dead-hand", "dealt-waiting", "flower-replacement"})
 #: Onregelmatige Limietspelen (001:56-84) a player can wait for (Heaven is a circumstance)
@@ -266,8 +277,7 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
         try:
             check_size(hand, (ruleset.hand_size,))
         except HandError as e:
-            raise HandError(f"{e}; a player with more or fewer than 13 tiles has a dead hand: "
-                            f"{DEAD_HAND_HINT} (001:108)") from None
+            raise HandError(f"{e}{DEAD_HAND_SUGGESTION}") from None
     if "flower-replacement" in ctx.flags and (not ctx.winner or ctx.win_by != "dead-wall"):
         raise HandError("flag flower-replacement describes a win on a dead-wall tile: "
                         "needs --win-by dead-wall")
