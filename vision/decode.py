@@ -811,8 +811,7 @@ def _left_out_melds_sureness(reading: Reading, readings: TileReadings, lay: Layo
     note naming its tiles and how many tiles the hand would have with it, with the shipped rulesets
     whose hands have that many. A tester's photo of a 16-tile hand scored under nts (13 tiles) was read
     without its exposed kong of 7z, at >99 %: the 14 tiles of its concealed row make a legal hand."""
-    num = _numbers(lay)
-    conf, notes, found = reading.confidence, list(reading.notes), []
+    found = []
     for g in lay.groups:
         p = max((o.prior for o in g.options if o.role in ("exposed", "concealed-kong")), default=0.0)
         if p < UNNAMED_MELD or any(reading.roles[t] != "ignored" for t in g.tiles):
@@ -825,12 +824,23 @@ def _left_out_melds_sureness(reading: Reading, readings: TileReadings, lay: Layo
             meld = f"[{compact(sort_tiles(shown))}]"
         else:
             continue
-        conf *= 1.0 - p * LEFT_OUT_MELD_SHARE
-        notes.append(left_out_meld_note(number_spans(sorted(num[t] for t in g.tiles if t in num)), meld, rs, winner))
         found.append((tuple(g.tiles), p, meld))
-    if not found:
+    return with_left_out_melds(reading, found, _numbers(lay), rs, winner)
+
+
+def with_left_out_melds(reading: Reading, melds: Sequence[tuple[tuple[int, ...], float, str]],
+                        numbers: Mapping[int, int], rs: Ruleset, winner: bool) -> Reading:
+    """``reading`` with ``melds`` (detection indices, meld prior p, the meld as read) added to its
+    :attr:`Reading.left_out_melds`: its confidence × (1 − p × :data:`LEFT_OUT_MELD_SHARE`) and a note
+    (:func:`left_out_meld_note`, the tiles numbered by ``numbers``: detection index → number) for each."""
+    if not melds:
         return reading
-    return replace(reading, confidence=conf, notes=tuple(notes), left_out_melds=tuple(found))
+    conf, notes = reading.confidence, list(reading.notes)
+    for tiles, p, meld in melds:
+        conf *= 1.0 - p * LEFT_OUT_MELD_SHARE
+        notes.append(left_out_meld_note(number_spans(sorted(numbers[t] for t in tiles if t in numbers)), meld, rs,
+                                        winner))
+    return replace(reading, confidence=conf, notes=tuple(notes), left_out_melds=reading.left_out_melds + tuple(melds))
 
 
 def left_out_meld_note(spans: str, meld: str, rs: Ruleset, winner: bool) -> str:

@@ -31,8 +31,8 @@ from scoring.notation import meld_from_tiles
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import (FORCED_WIN_NOTE, LEFT_OUT_MELD_SHARE, Reading, decode, format_confidence, left_out_meld_note,
-                     number_after_hand, number_spans)
+from .decode import (FORCED_WIN_NOTE, Reading, decode, format_confidence, number_after_hand, number_spans,
+                     with_left_out_melds)
 from .detect import Detections, Detector, load_detector
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
@@ -1346,14 +1346,7 @@ def _carry_left_out_melds(reading: Reading, chosen: _Tried, tried: Sequence[_Tri
             if tiles not in have and all(reading.roles[i] == "ignored" for i in tiles):
                 have.add(tiles)
                 extra.append((tiles, p, meld))
-    if not extra:
-        return reading
-    conf, notes = reading.confidence, list(reading.notes)
-    for tiles, p, meld in extra:
-        conf *= 1.0 - p * LEFT_OUT_MELD_SHARE
-        notes.append(left_out_meld_note(number_spans(sorted(order.index(i) + 1 for i in tiles if i in order)),
-                                        meld, ruleset, winner))
-    return replace(reading, confidence=conf, notes=tuple(notes), left_out_melds=reading.left_out_melds + tuple(extra))
+    return with_left_out_melds(reading, extra, {i: k + 1 for k, i in enumerate(order)}, ruleset, winner)
 
 
 def _count_penalty(rd: Reading) -> float:
