@@ -78,15 +78,15 @@ def _flag(players: list[str], said: str, unsure: list[str], sources: dict[str, A
 def _same_photos(photos: dict[str, str]) -> list[list[str]]:
     """The players (in order) whose photo files ``photos`` (player → path) hold the same bytes, by
     SHA-256; a file that cannot be read is left out (it was read a moment ago)."""
-    from scoring.history import sha256_file
+    from scoring.history import same_digest, sha256_file
 
-    by_sha: dict[str, list[str]] = {}
-    for p, path in photos.items():
+    def digest(path: str) -> str:
         try:
-            by_sha.setdefault(sha256_file(path), []).append(p)
+            return sha256_file(path)
         except OSError:
-            continue
-    return [ps for ps in by_sha.values() if len(ps) > 1]
+            return ""
+
+    return same_digest((p, digest(path)) for p, path in photos.items())
 
 
 def _not_a_void_word(player: str) -> None:

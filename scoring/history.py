@@ -94,6 +94,16 @@ def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+def same_digest(labelled: Iterable[tuple[str, str]]) -> list[list[str]]:
+    """The groups (of two or more, in first-seen order) of the labels of ``labelled`` (label, SHA-256)
+    that share a digest; an empty digest (a file not read) is no one's: copies of one photo filed twice."""
+    by: dict[str, list[str]] = {}
+    for label, digest in labelled:
+        if digest:
+            by.setdefault(digest, []).append(label)
+    return [g for g in by.values() if len(g) > 1]
+
+
 def context_to_json(ctx: Any) -> dict[str, Any] | None:
     """A :class:`scoring.Context` as a JSON-ready dict (flags as a sorted list); None stays None."""
     if ctx is None:

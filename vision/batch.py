@@ -275,12 +275,11 @@ def _check_history_db(db: Path, state: Path, out: Path, manifest: str | os.PathL
 
 def _same_pictures(con: sqlite3.Connection, jobs: Sequence[Job]) -> list[list[str]]:
     """The groups of ``jobs`` whose files have one SHA-256 (as the state database recorded it), sorted."""
+    from scoring.history import same_digest
+
     keys = {j.key for j in jobs}
-    by_sha: dict[str, list[str]] = {}
-    for key, sha in con.execute("SELECT key, sha256 FROM results WHERE sha256 IS NOT NULL AND sha256 != ''"):
-        if key in keys:
-            by_sha.setdefault(sha, []).append(key)
-    return sorted(sorted(g) for g in by_sha.values() if len(g) > 1)
+    rows = con.execute("SELECT key, sha256 FROM results WHERE sha256 IS NOT NULL AND sha256 != ''")
+    return sorted(sorted(g) for g in same_digest((key, sha) for key, sha in rows if key in keys))
 
 
 def state_path_for(out: Path) -> Path:

@@ -164,11 +164,10 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
     # misread, however sure its reading (as `table` checks)
     over = _over_the_set(labels, members)
     # one picture filed for two players (its copies, byte for byte): one of them is not that player's hand
-    shas: dict[str, list[str]] = {}
-    for lab, (_, row) in zip(labels, members):
-        if row.get("sha256"):
-            shas.setdefault(row["sha256"], []).append(lab)
-    over += [f"{' and '.join(labs)} have the same photo" for labs in shas.values() if len(labs) > 1]
+    from scoring.history import same_digest
+
+    over += [f"{' and '.join(labs)} have the same photo"
+             for labs in same_digest((lab, row.get("sha256") or "") for lab, (_, row) in zip(labels, members))]
     if over:
         rec["notes"].append(f"check: {'; '.join(over)}: a photo is misread or misfiled")
         rec["status"] = ("provisional: " + "; ".join(over) if not review
