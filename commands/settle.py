@@ -68,11 +68,12 @@ def _winner(text: str | None) -> str | None:
 
 def _flag(players: list[str], said: str, unsure: list[str], sources: dict[str, Any]) -> None:
     """The photo hands of ``players`` made provisional (added to ``unsure``) for what a check line says,
-    ``said`` added to their source's ``too_many`` list."""
+    ``said`` added to their source's ``checks`` list (the check lines that name the photo: tiles over the set, a
+    photo given twice)."""
     for p in players:
         if p not in unsure:
             unsure.append(p)
-        sources[p] = {**sources[p], "too_many": [*sources[p].get("too_many", ()), said]}
+        sources[p] = {**sources[p], "checks": [*sources[p].get("checks", ()), said]}
 
 
 def _same_photos(photos: dict[str, str]) -> list[list[str]]:
@@ -327,7 +328,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         if p in sources and sources[p].get("text"):
             # (an unsure reading's text says "check it" already)
             over = " — a check line below names it: check it" \
-                if sources[p].get("too_many") and not sources[p].get("unsure") else ""
+                if sources[p].get("checks") and not sources[p].get("unsure") else ""
             print(f"  {sources[p]['text']}{over}")
         if args.explain:
             print(explain(r))

@@ -21,11 +21,11 @@ def test_table_from_four_photos_equals_the_table_from_their_readings(run_cli, tr
     # (readings below 80 % make the settlement provisional, exit 1: two of these renders' non-winning
     # hands are read 78-79 % sure by the oracle reader. So does a tile the four hands hold more of than a
     # set has: these renders are four random hands, not one deal — E and N hold five 6z)
-    over = {p for p in "ESWN" if src[p].get("too_many")}
-    assert "E" in over and "the hands hold 5 × 6z (E 1, N 4), a set has 4" in src["E"]["too_many"], src
+    over = {p for p in "ESWN" if src[p].get("checks")}
+    assert "E" in over and "the hands hold 5 × 6z (E 1, N 4), a set has 4" in src["E"]["checks"], src
     assert d["provisional"] == [p for p in "ESWN" if src[p]["confidence"] < 0.8 or p in over]
     assert rc == 1, err
-    assert "the hands hold 5 × 6z (E 1, N 4), a set has 4" in src["N"]["too_many"], src  # (N unsure already)
+    assert "the hands hold 5 × 6z (E 1, N 4), a set has 4" in src["N"]["checks"], src  # (N unsure already)
     rc, text, err = run_cli(*[a for a in argv if a != "--json"], *[f"--photo={p}={f}" for p, f in zip("ESWN", ph)])
     assert rc == 1 and "check: the hands hold 5 × 6z (E 1, N 4), a set has 4: a photo is misread\n" in text, text
     if src["E"]["confidence"] >= 0.8:  # a reading sure of itself, provisional for the tiles alone, says so
@@ -213,4 +213,10 @@ def test_one_photo_given_for_two_players_is_named(run_cli, truth):
     assert rc == 1 and "check: Bob and Dee have the same photo: give each player the photo of their own hand\n" in out, \
         (out, err)
     assert "provisional: the hands of Bob, Dee were read from photos " in out
+    # --json: each photo's source lists the check that names it, under "checks"
+    rc, out, err = run_cli("table", "-r", "nts", "--winner", "Bob", "--reader", bf.ORACLE, "--no-history", "--json",
+                           "--hand", "Ann=147m258p369s1234z", "--photo", f"Bob={ph[0]}",
+                           "--hand", "Cas=258m369p257s5667z", "--photo", f"Dee={ph[0]}")
+    src = json.loads(out)["sources"]
+    assert rc == 1 and all("Bob and Dee have the same photo" in src[p]["checks"] for p in ("Bob", "Dee")), src
 
