@@ -207,7 +207,7 @@ def product_read(source, ruleset: str, threads: int = 1) -> dict:
     boxes = loaded_frame_boxes(res) * inv
     return {"tiles": [r.tiles[i] if r.tiles[i] is not None else r.raw[i] for i in idx], "boxes": boxes[idx],
             "all_boxes": boxes, "notation": r.notation, "legal": bool(r.legal), "confidence": float(r.confidence),
-            "error": None, "seconds": time.perf_counter() - t0}
+            "turned": int(res.turned or 0), "error": None, "seconds": time.perf_counter() - t0}
 
 
 def baseline_read(data: bytes) -> dict | None:
@@ -282,10 +282,17 @@ def rotation_sources(shared: Path | None, repo: Path) -> list[tuple[str, np.ndar
     return out
 
 
+#: the quarter turn (degrees clockwise) that brings each turned variant of :func:`variants` upright
+ROTATION_TURNS = {"rot90": 90, "rot180": 180, "rot270": 270}
+
+
 def eval_rotations(sources, ruleset: str = "nts", threads: int = 1, baseline: bool = True,
                    log=None) -> dict:
     """Every variant of every source read by both tools: per row the variant, TP/FP/FN (multiset) and
-    exact against the gold tiles, and ``same``: the reading (notation) equals the upright variant's."""
+    exact against the gold tiles, and ``same``: the reading (notation) equals the upright variant's —
+    for the product also read the right way up: the quarter turn it read the photo at (``turned``)
+    undoes the variant's (``rot90``: 90° clockwise; EXIF-tagged, resized and tilted variants: none). A
+    hand read upside down has the same notation, but its tiles are numbered and drawn backwards."""
     rows = []
     for name, upright, gold in sources:
         ref = {}
@@ -303,8 +310,11 @@ def eval_rotations(sources, ruleset: str = "nts", threads: int = 1, baseline: bo
                 key = canon(r["notation"]) if who == "ours" else " ".join(sorted(r["tiles"]))
                 if vname == "upright":
                     ref[who] = key
+                upright = who != "ours" or r.get("turned", 0) == ROTATION_TURNS.get(vname, 0)
                 row[who] = {"tp": tp, "fp": fp, "fn": fn, "exact": Counter(r["tiles"]) == Counter(gold),
-                            "same": key is not None and key == ref.get(who), "reading": r["notation"], "seconds": r["seconds"],
+                            "same": key is not None and key == ref.get(who) and upright,
+                            **({"turned": r.get("turned", 0)} if who == "ours" else {}),
+                            "reading": r["notation"], "seconds": r["seconds"],
                             "timed_out": bool(r.get("timed_out")), "crashed": r.get("crashed")}
             rows.append(row)
             if log:

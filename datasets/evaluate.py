@@ -525,13 +525,15 @@ def _cell(s: dict | None, *keys: str, n: int | None = None, skipped: bool = Fals
 
 def format_sets(R: dict) -> str:
     """The table of the issue-14 sets: one row per set (and per variant / scene kind), ours | baseline."""
+    from .evalsets import ROTATION_TURNS
+
     L = []
     sk = not R.get("baseline_on_sets", True)
     rot = R.get("rotations")
     if rot:
         t = rot["total"]
         L.append(f"| rotations & EXIF: {rot['photos']} photos × {len(rot['by_variant'])} variants, reading = upright "
-                 f"reading; tile F1 (multiset); hands exact | {_cell(t['ours'], 'same', 'f1', 'exact')} | "
+                 f"reading, read the right way up; tile F1 (multiset); hands exact | {_cell(t['ours'], 'same', 'f1', 'exact')} | "
                  f"{_cell(t.get('baseline'), 'same', 'f1', 'exact', skipped=sk)} | same: all |")
         for v, d in rot["by_variant"].items():
             L.append(f"| · {v} | {_cell(d['ours'], 'same', 'f1', 'exact')} | {_cell(d.get('baseline'), 'same', 'f1', 'exact', skipped=sk)} | |")
@@ -586,7 +588,9 @@ def format_sets(R: dict) -> str:
     for r in (rot or {}).get("rows", []):
         o = r.get("ours")
         if o and not o["same"]:
-            miss.append(f"  rotations {r['photo']} {r['variant']}: not the upright reading; read {o['reading']}"
+            turn = ROTATION_TURNS.get(r["variant"], 0)
+            wrong_way = (f" turned {o['turned']}° (upright: {turn}°)" if o.get("turned", turn) != turn else "")
+            miss.append(f"  rotations {r['photo']} {r['variant']}: not the upright reading; read {o['reading']}{wrong_way}"
                         + (f" (CRASHED: {o['crashed']})" if o.get("crashed") else ""))
     if miss:
         tail += ["", "the product's misses on the sets:"] + miss

@@ -729,6 +729,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     if result.turned:
         why = ("as asked with --turn" if turn else "no tile was found upright" if upright is None else
                "the photo read upright is not a legal hand" if not upright.reading.legal else
+               f"read upright, the same hand has {_turned_tiles(upright)} of its "
+               f"{sum(1 for i in used_tiles(upright.reading) if upright.readings.pose[i] != 'face-down')} face-up "
+               f"tiles upside down or sideways" if upright.reading.notation == result.reading.notation else
                "it reads better than the photo upright")
         frame.append(f"the photo was read turned {result.turned}° clockwise ({why}); tile boxes are those of the "
                      + ("photo straightened, then turned" if result.straightened is not None else "turned photo"))
@@ -917,13 +920,17 @@ def _better(a: PhotoResult, b: PhotoResult) -> bool:
     their tile counts, the one whose count is nearer the hand's (``Reading.count_off``), else the one with more tiles,
     read more surely; of two legal ones, the higher joint
     log-score (region prior × role prior × tile readings × the models' belief in the boxes); within
-    :data:`TURN_TIE` of each other, the one with fewer tiles read turned (the photo the right way up:
-    an upside-down reading can be as probable, with 7s read as 6s)."""
+    :data:`TURN_TIE` of each other, or reading the same hand (the same notation), the one with fewer
+    tiles read turned (the photo the right way up: an upside-down reading can be as probable, with 7s
+    read as 6s, or more, each tile read at its best turn)."""
     if a.reading.legal != b.reading.legal:
         return a.reading.legal
     if not a.reading.legal:  # neither legal: nearer a hand's tile count, then more of its tiles found, read more surely
         return _reads_more(a, b)
-    if abs(a.joint - b.joint) < TURN_TIE:  # as probable: the turn whose tiles stand upright is the photo's
+    if abs(a.joint - b.joint) < TURN_TIE or a.reading.notation == b.reading.notation:
+        # as probable, or the same hand read in both frames (its score the same): the frame whose tiles
+        # stand upright is the photo's (a new user's riichi photo turned 180° was read as stored at a joint
+        # 0.74 higher, 10 of its 14 tiles read upside down, and numbered and drawn backwards)
         return _turned_tiles(a) < _turned_tiles(b)
     return a.joint > b.joint
 
