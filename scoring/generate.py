@@ -185,6 +185,9 @@ def random_winning_hand(
                                      kongs=sum(1 for m in melds if m.kind == "kong"))
     if not ctx.winner:
         ctx = replace(ctx, winner=True)
+    if context is None and ctx.win_by == "robbed-kong" and \
+            concealed.count(winning) + sum(m.tiles.count(winning) for m in melds) > 1:
+        ctx = replace(ctx, win_by="discard")  # (the robbed tile is a pung's fourth: held once; no draw taken)
     return make_hand(concealed, melds, _bonus(rng, p_bonus), winning, ctx)
 
 

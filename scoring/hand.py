@@ -253,14 +253,28 @@ def check_context(hand: Hand) -> None:
     ``kong_on_kong`` (the replacement tile after two kongs in one turn, 002:56) with fewer than two
     kongs on the table, or won otherwise than with that replacement tile (win by ``dead-wall``);
     ``first_turn`` (won with the dealt tiles or on the first discard/draw) with an exposed meld —
-    nothing can have been claimed before the first turn (concealed kongs are allowed)."""
+    nothing can have been claimed before the first turn (concealed kongs are allowed); a win by
+    ``dead-wall`` (the replacement tile drawn for a kong or a flower: 002:56 "Kong op kong", 001:9 "Kong
+    met de Bloeiende Bloemen. Winnende steen van de dode Muur getrokken") with no kong on the table and
+    no bonus tile; a win by ``robbed-kong`` (the tile another player adds to an exposed pung, whose three
+    other copies lie in that pung) on a tile the winner holds more than once."""
     c = hand.context
+    kongs = sum(1 for m in hand.melds if m.kind == "kong")
     if c.kong_on_kong:
-        kongs = sum(1 for m in hand.melds if m.kind == "kong")
         if kongs < 2:
             raise HandError(f"kong on kong needs two kongs on the table; the hand has {kongs}")
         if c.win_by != "dead-wall":
             raise HandError(f"kong on kong is won with the replacement tile (win by dead-wall), not by {c.win_by}")
+    # (a tester's 123m456p789s11z [777p] won by dead-wall was scored 64 under nts, with "Kong met bloeiende
+    # bloemen"; won by robbed-kong on 1z, with the other 1z in the hand, 60 with "Kongroof")
+    if c.win_by == "dead-wall" and c.winner and not kongs and not hand.bonus:
+        raise HandError("a win from the dead wall (win by dead-wall) is the replacement tile drawn for a kong or a "
+                        "flower: the hand shows no kong and no flower or season; give them, or another win by")
+    if c.win_by == "robbed-kong" and c.winner and hand.winning_tile is not None:
+        held = hand.all_tiles.count(hand.winning_tile)
+        if held > 1:
+            raise HandError(f"a robbed kong's tile is the fourth {hand.winning_tile}, three lie in the robbed pung: "
+                            f"the hand holds {held} × {hand.winning_tile}; give another winning tile or win by")
     if c.first_turn and any(not m.concealed for m in hand.melds):
         raise HandError("a hand won on the first turn cannot have an exposed meld on the table")
 

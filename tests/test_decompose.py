@@ -122,9 +122,10 @@ def test_discard_makes_completed_set_exposed():
 
 
 def test_robbed_kong_counts_as_discard():
-    h = parse_hand("555p123m678p99s234s", winning_tile="5p", context=Context(win_by="robbed-kong"))
+    # (won on 3m: a robbed kong's tile is held once, the other three lie in the robbed pung)
+    h = parse_hand("555p123m678p99s234s", winning_tile="3m", context=Context(win_by="robbed-kong"))
     (d,) = decompositions(h, STD)
-    assert not d.winning_meld.concealed
+    assert d.winning_meld.tiles == ("1m", "2m", "3m") and not d.winning_meld.concealed
 
 
 def test_declared_melds_come_first_and_keep_status():

@@ -432,8 +432,12 @@ def test_last_wall_tile():
 
 
 def test_dead_wall_tile():
-    # 000:165: a dead-wall tile is drawn (20) + 2 extra: (2 + 20 + 2) x 2 = 48
-    assert score(CLEAN, win="9m", win_by="dead-wall").total == 48
+    # 000:165: a dead-wall tile is drawn (20) + 2 extra; the replacement for the flower 2f (000:159, 4 points;
+    # not the seat's own flower, so no doubling): (2 pair + 4 flower + 20 + 2) = 28 x 2 (clean, 000:169) = 56
+    assert score(CLEAN + " +2f", win="9m", win_by="dead-wall").total == 56
+    # with no kong and no flower there was no dead-wall tile to draw (scoring.hand.check_context)
+    with pytest.raises(HandError, match="dead wall"):
+        score(CLEAN, win="9m", win_by="dead-wall")
 
 
 def test_kongroof():

@@ -682,7 +682,9 @@ def test_line39_thirteen_terminals_with_terminal_chow_is_125():
 
 
 def test_line40_only_thirteen_terminals_may_rob_a_concealed_kong():
-    r = score("19m19p19s12345677z111m", "7z", win_by="robbed-kong", flags=("robbed-concealed-kong",))
+    # (won on 1z, its only East: a robbed kong's tile is one the winner did not hold; on 7z, beside the
+    # pair 77z, the hand would hold five 7z with the kong robbed)
+    r = score("19m19p19s12345677z111m", "1z", win_by="robbed-kong", flags=("robbed-concealed-kong",))
     assert r.allowed and r.decomposition.shape == "thirteen-terminals"
     r = score("[123m] 456m 777p 234s 678s 55p", "6s", win_by="robbed-kong", flags=("robbed-concealed-kong",))
     assert not r.allowed and "十三腰" in r.status and ":40" in r.status
