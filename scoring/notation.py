@@ -131,7 +131,8 @@ def parse_hand(
 ) -> Hand:
     """Parse hand notation (grammar in the module docstring) into a :class:`Hand`.
 
-    ``winning_tile`` (e.g. ``"5p"``) overrides a ``win:`` token. ``sizes`` are the games
+    ``winning_tile`` (e.g. ``"5p"``) is the winning tile given apart from the notation: the same as a
+    ``win:`` token, or instead of one (two that differ: HandError). ``sizes`` are the games
     accepted (13 and/or 16). For a winner (``context.winner``, the default) the tile count must be
     size + 1; for a non-winner, size. ``sizes=None`` leaves the count to the caller (a ruleset's
     ``check_hand``, e.g. hk-tw-16's 16-tile instant win with eight flowers). A winner without a
@@ -192,7 +193,13 @@ def parse_hand(
                 concealed.append(t)
                 placed.append((t, c))
     if winning_tile is not None:
-        win_token, win_col = parse_winning_tile(winning_tile), None
+        given = parse_winning_tile(winning_tile)
+        if win_token is not None and given != win_token:
+            # (a tester's "… win:1z" with the winning tile 2m given apart was scored with 2m without a word,
+            # where win:1z win:2z in the notation is refused)
+            raise HandError(f"the winning tile is given twice: {WIN_PREFIX}{win_token} in the hand and {given} apart "
+                            f"from it; give one", win_col)
+        win_token, win_col = given, None
     if not concealed and not melds:
         raise HandError("the hand has no tiles")
     _check_copies_at(placed, bonus_at)

@@ -39,8 +39,13 @@ def test_exposed_meld_tiles_in_any_order():
     assert parse_hand("[543m] 234p567p111z99s").melds[0].kind == "chow"
 
 
-def test_winning_tile_option_overrides_token():
-    assert parse_hand("123m456p789s11z [777p] win:1z", winning_tile="3m").winning_tile == "3m"
+def test_winning_tile_given_apart_must_agree_with_the_token():
+    # given apart (--winning-tile, the web's winning_tile), it may restate win: or stand for it; two that differ
+    # had been scored with the one given apart without a word (a tester's win:1z with 2m: 28 points, no note)
+    assert parse_hand("123m456p789s11z [777p] win:1z", winning_tile="1z").winning_tile == "1z"
+    assert parse_hand("123m456p789s11z [777p]", winning_tile="3m").winning_tile == "3m"
+    with pytest.raises(HandError, match=r"the winning tile is given twice: win:1z in the hand and 3m apart"):
+        parse_hand("123m456p789s11z [777p] win:1z", winning_tile="3m")
 
 
 def test_win_prefix_case_insensitive():
