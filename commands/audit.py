@@ -43,6 +43,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
         image = Path(args.image)
         fixes = parse_fixes(args.fix)
+        if args.annotate:  # (an --annotate it cannot write: said before the photo is read, scored and recorded)
+            from vision.annotate import check_writable
+
+            try:
+                check_writable(args.annotate)
+            except VisionError as e:
+                raise UserError(str(e)) from None
         try:
             reader = resolve_reader(reader_spec(args.reader or DEFAULT_READER, args.tileset))()
             extra = {"additions": parse_additions(args.add)} if getattr(args, "add", None) else {}

@@ -31,6 +31,12 @@ def cmd_photo(args: argparse.Namespace) -> int:
         out, src = Path(args.annotate), Path(source)
         if out.resolve() == src.resolve() or (out.exists() and src.exists() and os.path.samefile(out, src)):
             raise UserError(f"--annotate {args.annotate} is the input photo; choose another file")
+        from vision.annotate import check_writable
+
+        try:  # (before the photo is read and recorded as scored)
+            check_writable(out)
+        except ImageError as e:
+            raise UserError(str(e)) from None
     ctx = context_from_args(args)
     opts = options_from_args(args)
     from commands.tilesets import check_learn
@@ -46,9 +52,6 @@ def cmd_photo(args: argparse.Namespace) -> int:
             learn_from_result(args.tileset, res, parse_fixes(args.fix))
     except VisionError as e:
         raise UserError(str(e)) from None
-    from commands.common import record_photo  # the audit trail (--db, --no-history)
-
-    record_photo(args, "photo", source, res, fixes=parse_fixes(args.fix))
     annotated = None
     if args.annotate:
         from vision.annotate import annotate, image_info, reading_title, save
@@ -61,6 +64,10 @@ def cmd_photo(args: argparse.Namespace) -> int:
         except ImageError as e:
             raise UserError(str(e)) from None
         annotated = image_info(img, args.annotate, res.photo)  # its size and scale (a big photo: 1/2...)
+    from commands.common import record_photo  # the audit trail (--db, --no-history): a run that failed above
+    # (the annotated image not written) is not recorded as scored
+
+    record_photo(args, "photo", source, res, fixes=parse_fixes(args.fix))
     if args.json:
         out = to_json(res)
         if annotated is not None:

@@ -3,6 +3,8 @@ and in the legend (issue 15 item 6). Photos are the layouts of rendered ground t
 (tests/vision_layouts) on a plain background, read by the model-free half of the pipeline."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from vision_fixtures import detections, load, readings
@@ -129,3 +131,17 @@ def test_an_annotated_image_that_cannot_be_written_says_why(tmp_path):
     with pytest.raises(ImageError, match=r"d\.jpg: cannot write the annotated image: it is a folder$"):
         save(img, tmp_path / "d.jpg")
     assert save(img, tmp_path / "ok.png").is_file()
+
+
+def test_an_annotated_image_that_cannot_be_written_is_refused_before_the_photo_is_scored(run_cli, tmp_path):
+    # a new user's `photo --demo --annotate /nonexist/x.jpg` failed (exit 2) after the photo was read, scored
+    # and recorded in the history as "ok": the referee's record held a run they saw fail. The folder is
+    # checked first, for photo and audit; nothing is read or recorded
+    db = tmp_path / "h.db"
+    demo = str(Path(__file__).resolve().parents[1] / "docs" / "demo.jpg")
+    for cmd in (["photo", "--demo"], ["audit", demo, "--claimed", "40"]):
+        rc, out, err = run_cli(*cmd, "--annotate", str(tmp_path / "nowhere" / "x.jpg"), "--db", str(db))
+        assert rc == 2 and "the folder" in err and "does not exist" in err and "photo:" not in out, (out, err)
+    rc, out, err = run_cli("photo", "--demo", "--annotate", str(tmp_path / "x.gif"), "--db", str(db))
+    assert rc == 2 and "annotated image must be .jpg, .png or .webp" in err, err
+    assert not db.exists()

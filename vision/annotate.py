@@ -368,6 +368,19 @@ def save(image: np.ndarray, path: str | Path, quality: int = 88) -> Path:
     return p
 
 
+def check_writable(path: str | Path) -> None:
+    """Raise :class:`ImageError` when :func:`save` could not write ``path``, as far as can be told before
+    the photo is read: an extension that is not .jpg/.jpeg/.png/.webp, a missing folder, a folder at
+    ``path``, no write permission (a new user's ``photo --annotate /nonexist/x.jpg`` read and scored the
+    photo, recorded it in the history as scored, then failed)."""
+    p = Path(path)
+    if p.suffix.lower() not in (".jpg", ".jpeg", ".png", ".webp"):
+        raise ImageError(f"{p}: annotated image must be .jpg, .png or .webp")
+    why = _why_unwritable(p)
+    if why:
+        raise ImageError(f"{p}: cannot write the annotated image{why}")
+
+
 def _why_unwritable(p: Path) -> str:
     """Why ``p`` cannot be written, as ``": the folder … does not exist"`` (a missing or non-folder
     parent, a folder at ``p``, a folder or file without write permission), or "" when none of those."""
