@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from commands.common import (
@@ -40,7 +41,7 @@ def cmd_photo(args: argparse.Namespace) -> int:
     ctx = context_from_args(args)
     opts = options_from_args(args)
     from commands.tilesets import check_learn
-    from vision.tileset import classifier_for, learn_from_result
+    from vision.tileset import NOT_LEARNED, classifier_for, learn_from_result
 
     check_learn(args)
     try:
@@ -48,8 +49,10 @@ def cmd_photo(args: argparse.Namespace) -> int:
                                   fixes=parse_fixes(args.fix), options=opts, classifier=classifier_for(args.tileset),
                                   additions=parse_additions(getattr(args, "add", None)), turn=args.turn,
                                   straight=not getattr(args, "no_straighten", False))
-        if args.learn:  # the corrected tiles teach the profile (before any verdict on the hand)
+        if args.learn and res.reading.legal:  # the corrected tiles teach the profile, once they make a legal hand
             learn_from_result(args.tileset, res, parse_fixes(args.fix))
+        elif args.learn:
+            print(f"tile set {args.tileset!r}: {NOT_LEARNED}", file=sys.stderr)
     except VisionError as e:
         raise UserError(str(e)) from None
     annotated = None

@@ -561,8 +561,13 @@ def test_photo_reads_with_a_tileset_and_learns_from_fixes(photos, run_cli, _tile
     # the same correction again adds nothing; a position the classifier reads as another face is named
     rc, out, err = run_cli("photo", demo, "--tileset", "t", "--fix", "2=3m", "--learn", "--no-history")
     assert "tile 2 (3m) is already in the tile set: not added again" in err and len(load_profile("t").codes) == 43
+    # a fix that leaves the hand illegal is not learned (a tester's mistyped --fix 2=5m broke the demo's
+    # hand, exit 2, and was learned for good); once the hand is legal, it is
     rc, out, err = run_cli("photo", demo, "--tileset", "t", "--fix", "3=9p", "--learn", "--no-history")
-    assert "tile 3: learned as 9p, but the classifier reads it as 4m" in err, err
+    assert rc == 2 and "tile set 't': nothing learned: the reading with these fixes is not a legal hand" in err, err
+    assert len(load_profile("t").codes) == 43
+    rc, out, err = run_cli("photo", demo, "--tileset", "t", "--fix", "1=2f", "--learn", "--no-history")
+    assert rc == 0 and "tile 1: learned as 2f, but the classifier reads it as 1f" in err, err
     assert "--learn needs --tileset" in _one_line_error(run_cli, "photo", demo, "--learn", "--fix", "2=3m")
     assert "--learn learns from --fix POS=TILE only" in _one_line_error(
         run_cli, "photo", demo, "--tileset", "t", "--add", "15=4f", "--learn")
@@ -632,6 +637,9 @@ def test_web_api_calibrates_lists_reads_and_learns(photos, tmp_path, _tilesets):
     assert j["tileset"] == "w" and j["learned"] == 1
     r = c.post("/api/score", data={"photo_id": j["photo_id"], "tileset": "w", "fixes": "2=3m", "learn": "true"})
     assert r.json()["learned"] == 0  # each fix of a photo is learned once
+    r = c.post("/api/score", data={"photo_id": j["photo_id"], "tileset": "w", "fixes": "2=3m,3=9p", "learn": "true"})
+    assert r.json()["learned"] == 0 and not r.json()["legal"]  # an illegal hand's fixes teach nothing
+    assert r.json()["not_learned"].startswith("nothing learned: the reading with these fixes is not a legal hand")
     r = c.post("/api/score", data={"photo_id": j["photo_id"], "fixes": "2=3m"})  # read again without the set
     assert r.status_code == 200 and r.json()["tileset"] is None
     assert c.get("/api/tilesets").json()["tilesets"][0]["examples"] == 43

@@ -1080,6 +1080,13 @@ def reader_spec(spec: str, name: str | None) -> str:
     return f"{spec}{TILESET_TAG}{name}"
 
 
+#: said instead of learning when the reading with the user's fixes is not a legal hand (``photo --learn``,
+#: the web's ``learn``): a tester's mistyped ``--fix 2=5m`` broke the demo's hand, exit 2, and was learned
+#: all the same, for good (only ``calibrate --replace`` removes an example)
+NOT_LEARNED = ("nothing learned: the reading with these fixes is not a legal hand; check them (a wrong fix would "
+               "teach the tile set a wrong face): they are learned once the hand is legal")
+
+
 def learn_from_result(name: str, res, fixes: Mapping[int, str], log=None) -> tuple[Profile, int]:
     """Add the tiles corrected by ``fixes`` in a :class:`vision.pipeline.PhotoResult` to profile
     ``name`` and save it (:func:`learn`); one line to ``log`` (default: stderr). Raises

@@ -74,6 +74,7 @@ from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, damage_words, limit_heap_growth, release_memory, sniff
 from vision.pipeline import (WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json,
                              with_frame)
+from vision.tileset import NOT_LEARNED
 
 from . import schemas as S
 from .errors import ApiError, BusyError, joined_field, refuse_repeated_keys, refuse_unknown_fields  # noqa: F401  (web.errors; re-exported: web.app.ApiError)
@@ -717,12 +718,13 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         else:
             res = replace(res, photo=photo)
         n = 0
-        if learn and tileset and fixes:
+        if learn and tileset and fixes and res.reading.legal:  # (NOT_LEARNED)
             n, learned = tilesets.learn(tileset, photo, res.detections, res.order, fixes, item.learned, res.added)
             item = replace(item, learned=learned)
         cache.put(item, photo_id)
         return {**_photo_answer(res, {**model_t, **{k: v for k, v in res.timings.items() if k not in model_t}},
-                                photo_id, rs, fixes), "tileset": tileset or None, "learned": n}
+                                photo_id, rs, fixes), "tileset": tileset or None, "learned": n,
+                "not_learned": NOT_LEARNED if learn and tileset and fixes and not res.reading.legal else None}
 
     def _again(abandoned: threading.Event, item: CachedPhoto, photo_id: str, rs, ctx: Context,
                fixes: dict[int, str], options: dict[str, Any], winning_tile: str | None,
@@ -738,11 +740,12 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             fixes=fixes, options=options, additions=additions, not_tiles=item.not_tiles),
             item.turned, item.straightened, item.frame_notes)
         n = 0
-        if learn and tileset and fixes:
+        if learn and tileset and fixes and res.reading.legal:  # (NOT_LEARNED)
             n, learned = tilesets.learn(tileset, item.photo, res.detections, res.order, fixes, item.learned, res.added)
             cache.put(replace(item, learned=learned), photo_id)
         return {**_photo_answer(res, {**item.timings, **res.timings}, photo_id, rs, fixes),
-                "tileset": tileset or None, "learned": n}
+                "tileset": tileset or None, "learned": n,
+                "not_learned": NOT_LEARNED if learn and tileset and fixes and not res.reading.legal else None}
 
     @app.post("/api/score", response_model=S.PhotoScoreResponse, summary="Read a photo and score it",
               responses={404: {"model": S.ErrorOut}, 413: {"model": S.ErrorOut}, 415: {"model": S.ErrorOut},

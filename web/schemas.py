@@ -194,6 +194,8 @@ class PhotoScoreResponse(BaseModel):
     score_error: Optional[str] = Field(None, description="why a legal reading could not be scored")
     tileset: Optional[str] = Field(None, description="the calibrated tile set read with (mahjong-score calibrate)")
     learned: int = Field(0, description="fixed tiles added to the tile set by this request (learn=true)")
+    not_learned: Optional[str] = Field(None, description="why learn=true added nothing: the reading with the fixes "
+                                                         "is not a legal hand (they are learned once it is)")
 
 
 class TilesetOut(BaseModel):

@@ -261,6 +261,7 @@
       renderPhoto(res);
       renderScore(res.score, res);
       if (res.learned) toast(`Tile set ${res.tileset} learned ${res.learned} tile${res.learned > 1 ? "s" : ""}`);
+      else if (res.not_learned) toast(`Tile set ${res.tileset}: ${res.not_learned}`);
     } catch (e) {
       if (seq !== state.seq) return;
       if (e.status === 404 && state.photoId && state.file) {  // the server forgot the photo: upload again
