@@ -463,6 +463,26 @@ def test_settle_scores(photo):
     assert j["seats"] == {"E": "E", "S": "S", "W": "W", "N": "N"}
 
 
+def test_settle_scores_alone_pay_by_the_win_by_sent(photo):
+    # hk-tw-16 pays by where the winning tile came from (RULINGS 004-01): self-drawn, each of the three pays the
+    # winner's 100; a discard, the discarder alone. A tester's table of scores with win_by "wall" had been
+    # settled as a discard win (C alone paid), the win_by sent dropped because no hand was scored
+    c = photo[2]
+    body = {"ruleset": "hk-tw-16", "east": "E", "winner": "S", "players": PLAYERS}
+    r = c.post("/api/settle", json={**body, "win_by": "wall"})
+    assert r.status_code == 200 and r.json()["net"] == {"E": -100, "S": 300, "W": -100, "N": -100}, r.text
+    r = c.post("/api/settle", json={**body, "win_by": "wall", "settle_options": {"discarder": "W"}})
+    assert r.status_code == 422 and "self-drawn win has no discarder" in r.json()["error"], r.text
+    r = c.post("/api/settle", json={**body, "win_by": "discard", "settle_options": {"win_by": "self-drawn"}})
+    assert r.status_code == 422 and "disagrees" in r.json()["error"], r.text
+    r = c.post("/api/settle", json={**body, "settle_options": {"discarder": "W"}})  # win_by not sent: as before
+    assert r.status_code == 200 and r.json()["net"] == {"E": 0, "S": 100, "W": -100, "N": 0}, r.text
+    # a winning tile is the winner's hand's: with a score alone it had been dropped without a word
+    r = c.post("/api/settle", json={**body, "winning_tile": "1z", "settle_options": {"discarder": "W"}})
+    assert r.status_code == 422 and r.json()["error"] == ("winning_tile is a tile of the winner's hand: give the "
+                                                          "hand of S, not a score"), r.text
+
+
 def test_settle_hands_are_scored_with_their_seat_winds(photo):
     players = [{"name": "Ann", "hand": "123m456p789s11z [777p]"}, {"name": "Bob", "score": 10},
                {"name": "Cas", "score": 0}, {"name": "Dee", "score": 4}]
