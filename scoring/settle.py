@@ -18,7 +18,7 @@ from itertools import combinations
 from typing import Any, Callable, Mapping
 
 from .engine import load_ruleset
-from .errors import RulesetError
+from .errors import RulesetError, echo
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,14 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
         if rs.settlement not in SCHEMES:
             raise RulesetError(f"ruleset {rs.id} has no settlement scheme")
         fn = SCHEMES[rs.settlement]
+    known = getattr(rs.module, "SETTLE_OPTIONS", None)
+    if known is not None:
+        # (a new user's `settle -r hk-tw-16 --option bogus=1` was answered with the 33 scoring options, not the
+        # settlement's: discarder=, win_by= … were learnt only from a later error)
+        unknown = [k for k in (options or {}) if str(k).replace("-", "_") not in known]
+        if unknown:
+            raise RulesetError(f"the settlement of {rs.id} takes no option {echo(str(unknown[0]))} (settlement "
+                               f"options: {', '.join(known)})")
     result = fn(scores, winner, east, dict(options or {}))
     if not result.ruleset:
         result = replace(result, ruleset=rs.id)

@@ -257,3 +257,16 @@ def test_a_void_table_still_reads_the_hands_typed(capsys):
 def test_cli_table_needs_four(capsys):
     assert main(["table", "--winner", "E", "--hand", "E=1z"]) == 2
     assert "four" in capsys.readouterr().err
+
+
+def test_an_unknown_settlement_option_is_refused_naming_the_schemes_own():
+    # a new user's `settle -r hk-tw-16 --option bogus=1` was answered with the ruleset's 33 scoring options; the
+    # settlement's (discarder=, win_by= …, RULINGS 004-01) were learnt only from a later error. A scoring option
+    # the settlement does not read (hk-tw-16's `within`) had been taken without effect
+    sc = {"A": 100, "B": 50, "C": 0, "D": 10}
+    for rs, bad, listed in (("hk-tw-16", "bogus", "win_by, discarder, liable"), ("hk-tw-16", "within", "discarder"),
+                            ("swedish", "bogus", "fine_remainder, totals, fine_quarters")):
+        with pytest.raises(RulesetError, match=f"the settlement of {rs} takes no option '{bad}' "
+                                               f"\\(settlement options: {listed}"):
+            settle(rs, sc, "B", "A", {bad: "1"})
+    assert settle("hk-tw-16", sc, "B", "A", {"discarder": "C"}).net["C"] == -50  # its own are taken

@@ -830,6 +830,9 @@ def notes_for(hand: Hand, opts: Mapping[str, Any]) -> list[str]:
 
 # =============================================================================== settlement (004-01)
 SETTLE_KEYS = ("win_by", "discarder", "liable", "also_won", "cash", "false_win", "dealer_streak")
+#: every option :func:`settle` takes: its own keys and the ruleset options it reads (scoring.settle.settle
+#: refuses others, naming these)
+SETTLE_OPTIONS = SETTLE_KEYS + ("cash_from", "dealer_point", "dealer_streak_points")
 
 
 def _player(name: str, value: Any, players: Sequence[str]) -> str:

@@ -336,6 +336,10 @@ def _spread(amount: int, payers: Sequence[str]) -> dict[str, int]:
     return {p: base + (1 if i < rem else 0) for i, p in enumerate(payers)}
 
 
+#: every option :func:`fines` takes (scoring.settle.settle refuses others, naming these)
+SETTLE_OPTIONS = ("fine_remainder", "totals", "fine_quarters", "non_winner_exchange")
+
+
 def fines(scores: Mapping[str, int], winner: str | None, east: str,
           options: Mapping[str, Any] | None = None) -> Settlement:
     """The Swedish fine system (bötessystem, 003:61-64) for one hand of four players.
