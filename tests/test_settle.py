@@ -264,7 +264,7 @@ def test_an_unknown_settlement_option_is_refused_naming_the_schemes_own():
     # settlement's (discarder=, win_by= …, RULINGS 004-01) were learnt only from a later error. A scoring option
     # the settlement does not read (hk-tw-16's `within`) had been taken without effect
     sc = {"A": 100, "B": 50, "C": 0, "D": 10}
-    for rs, bad, listed in (("hk-tw-16", "bogus", "win_by, discarder, liable"), ("hk-tw-16", "within", "discarder"),
+    for rs, bad, listed in (("hk-tw-16", "bogus", "win_by, discarder, liable"), ("hk-tw-16", "within", "win_by, discarder"),
                             ("swedish", "bogus", "fine_remainder, totals, fine_quarters")):
         with pytest.raises(RulesetError, match=f"the settlement of {rs} takes no option '{bad}' "
                                                f"\\(settlement options: {listed}"):
