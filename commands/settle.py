@@ -380,10 +380,11 @@ def add_table(sub: Any) -> None:
     p = sub.add_parser(
         "table", help="score the four hands of a table and settle them in one call",
         description="Score four hands and settle them, e.g. mahjong-score table --ruleset rode-draak "
-                    "--hand E=\"123m456p789s11z [777p]\" --hand S=... --hand W=... --hand N=... "
-                    "--winner E -w 1z. Give the hands in seating order (the order of play); seat "
-                    "winds follow from --east (default: the first player). The winner's hand "
-                    "includes the winning tile; the others have 13 tiles. Options such as "
+                    "--hand E=\"123m456m789m11z [777m]\" --hand S=\"123p456p789p2233z\" "
+                    "--hand W=\"123s456s789s4455z\" --hand N=\"234p567s88m66z777z\" --winner E -w 1z. Give "
+                    "the hands in seating order (the order of play); seat winds follow from --east (default: "
+                    "the first player). The winner's hand includes the winning tile; the others have the "
+                    "ruleset's hand size (13 tiles; 16 under hk-tw-16), a kong counting 3. Options such as "
                     "--win-by describe the winner's hand.")
     p.add_argument("--ruleset", "-r", default="rode-draak", help="ruleset id; default rode-draak")
     p.add_argument("--hand", action="append", default=[], metavar="PLAYER=NOTATION",

@@ -1,6 +1,7 @@
 """The ``mahjong-score`` CLI: exit codes (0 ok, 2 bad input with one line on stderr) and --json."""
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -182,3 +183,19 @@ def test_json_failure_is_one_json_object_on_stdout(run_cli, argv, tmp_path, monk
     obj = json.loads(out)  # exactly one object
     assert obj["exit_code"] == 2 and obj["error"] and obj["error"] in err
     assert err.startswith("mahjong-score: error: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["table", "settle"])
+def test_the_example_in_the_help_runs(command, run_cli):
+    # a new user ran `table --help`'s example: exit 2, "E's mahjong cannot be settled: mahjong not allowed" (its
+    # 123m456p789s11z [777p] is no clean hand and has no 2 doublings, De Rode Draak's entry rule 001:1), and
+    # its S/W/N were "..."; the example is now four hands of one set that settle
+    import re
+    import shlex
+
+    from cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+    example = re.search(r"e\.g\. mahjong-score " + command + r" (.*?)\. (Give|Players)", sub.description).group(1)
+    rc, out, err = run_cli(command, *shlex.split(example), *(["--no-history"] if command == "table" else []))
+    assert rc == 0 and "sum: 0" in out, (example, out, err)
