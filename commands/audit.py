@@ -8,7 +8,7 @@ from pathlib import Path
 
 from commands.common import (
     JoinRepeats, UserError, add_context_args, add_history_args, context_from_args, exposed_arg, options_from_args,
-    print_json)
+    print_json, whole_number)
 from scoring import explain, load_ruleset, parse_hand, score_hand
 from vision.audit import compare, default_annotation_path, read_claimed_lines, report
 
@@ -22,6 +22,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UserError(f"--claimed {args.claimed} must be ≥ 0")
     if args.annotate is not None and not args.annotate.strip():
         raise UserError("--annotate needs a file name (e.g. out.jpg or out.png)")
+    if args.claimed_lines is not None and not args.claimed_lines.strip():  # (it had been taken as no breakdown)
+        raise UserError("--claimed-lines needs a JSON file, or the JSON list itself")
     claimed_lines = read_claimed_lines(args.claimed_lines) if args.claimed_lines else None
     ctx = context_from_args(args)
     opts = options_from_args(args)
@@ -186,7 +188,7 @@ def register(subparsers) -> None:
                     "read below 80 % sure (the verdict says UNSURE), 2 bad input.")
     p.add_argument("image", nargs="?", help="the photo of the hand")
     p.add_argument("--hand", metavar="NOTATION", help="audit a hand written in notation instead of a photo")
-    p.add_argument("--claimed", type=int, required=True, metavar="TOTAL", help="the claimed total score")
+    p.add_argument("--claimed", type=whole_number, required=True, metavar="TOTAL", help="the claimed total score")
     p.add_argument("--claimed-lines", metavar="JSON",
                    help="the claimed breakdown: a JSON file, or the JSON itself, holding a list of "
                         "{\"rule\" or \"name\", \"points\"/\"doublings\"/\"fixed\"}")
@@ -194,7 +196,7 @@ def register(subparsers) -> None:
     p.add_argument("--exposed", type=exposed_arg, help="the melds on the table, e.g. \"[777p] (1111s)\", or \"none\" (photo only)")
     p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p\"; 9=- leaves a box out of the hand (photo only)")
     p.add_argument("--add", metavar="POS=TILE", action=JoinRepeats, help="add tiles the detector missed, e.g. \"14=5p\" (photo only)")
-    p.add_argument("--turn", type=int, choices=(0, 90, 180, 270), metavar="DEG",
+    p.add_argument("--turn", type=whole_number, choices=(0, 90, 180, 270), metavar="DEG",
                    help="read the photo turned DEG degrees clockwise and try no other turn, nor straightening "
                         "(photo only)")
     p.add_argument("--no-straighten", action="store_true",

@@ -5,7 +5,7 @@ import argparse
 
 from commands.common import (
     JoinRepeats, UserError, add_context_args, add_history_args, check_ruleset_args, context_from_args, exposed_arg,
-    options_from_args, print_json)
+    options_from_args, print_json, whole_number)
 from vision.batch import DEFAULT_READER, Defaults, REVIEW_BELOW, _context_kwargs, default_workers, run_batch
 
 
@@ -73,7 +73,7 @@ def register(subparsers) -> None:
     p.add_argument("--manifest", "-m", metavar="CSV", help="per-photo settings (docs/batch.md)")
     p.add_argument("--out", "-O", required=True, metavar="FILE", help="results file: .csv or .jsonl")
     p.add_argument("--state", metavar="DB", help="state database (default: next to --out, NAME.batch.sqlite3)")
-    p.add_argument("--workers", "-j", type=int, default=default_workers(),
+    p.add_argument("--workers", "-j", type=whole_number, default=default_workers(),
                    help=f"worker processes (0: in this process); default {default_workers()} (CPU cores)")
     p.add_argument("--review-below", type=float, default=REVIEW_BELOW, metavar="CONF",
                    help=f"flag readings with confidence below this as needs-review; default {REVIEW_BELOW}")

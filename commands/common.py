@@ -65,8 +65,8 @@ def add_context_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--kong-on-kong", action="store_true", help="won on the replacement tile after two kongs in one turn")
     g.add_argument("--dealer", dest="dealer", action="store_true", default=None, help="the player is the dealer (default: seat wind E)")
     g.add_argument("--not-dealer", dest="dealer", action="store_false", help="the player is not the dealer")
-    g.add_argument("--dealer-streak", type=int, default=0, help="consecutive dealer wins before this hand (004 連莊)")
-    g.add_argument("--discards", type=int, help="discarded tiles lying in the middle of the table at the win, the winning tile not counted (004 十張內)")
+    g.add_argument("--dealer-streak", type=whole_number, default=0, help="consecutive dealer wins before this hand (004 連莊)")
+    g.add_argument("--discards", type=whole_number, help="discarded tiles lying in the middle of the table at the win, the winning tile not counted (004 十張內)")
     g.add_argument("--flag", action="append", default=[], metavar="NAME", help="a ruleset-specific circumstance (repeatable)")
     g.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
                    help="a ruleset option (see `mahjong-score rules RULESET`); repeatable")
@@ -75,6 +75,16 @@ def add_context_args(p: argparse.ArgumentParser) -> None:
 #: options of :func:`add_context_args` that describe how the hand was won (meaningless for a non-winner;
 #: scoring.hand.WON_FIELDS)
 WIN_OPTIONS = WON_FIELDS
+
+
+def whole_number(text: str) -> int:
+    """argparse ``type`` of the whole-number options (``--claimed``, ``--dealer-streak``, ``--port`` …):
+    ASCII digits, a minus sign allowed (the command says what it must be at least). ``int()`` alone takes
+    ``30_0`` as 300 and other scripts' digits (a tester's ``audit --claimed 30_0`` was compared as a claim
+    of 300, and ``--claimed ٣٠`` as 30), where ``--fix`` refuses them."""
+    if not re.fullmatch(r"\s*-?[0-9]+\s*", text):
+        raise argparse.ArgumentTypeError(f"{printable(text)[:40]!r} is not a whole number (digits 0-9)")
+    return int(text)
 
 
 def exposed_arg(text: str) -> str:

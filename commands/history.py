@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Mapping
 
-from commands.common import UserError, print_json
+from commands.common import UserError, print_json, whole_number
 from scoring.history import ENV_DB, _open_read_only, default_db_path, entries
 from vision.decode import format_confidence
 
@@ -129,8 +129,8 @@ def register(subparsers) -> None:
                     "input and its SHA-256, reading, corrections, ruleset, options, context, score, time. "
                     f"Database: --db PATH, else ${ENV_DB}, else the user data folder.")
     p.add_argument("--db", metavar="PATH", help="history database to read")
-    p.add_argument("--limit", "-n", type=int, default=20, help="show at most N entries (0: all); default 20")
+    p.add_argument("--limit", "-n", type=whole_number, default=20, help="show at most N entries (0: all); default 20")
     p.add_argument("--command", choices=["hand", "photo", "audit", "batch", "table", "webcam"], help="only this command's entries")
-    p.add_argument("--id", type=int, help="show one entry in full")
+    p.add_argument("--id", type=whole_number, help="show one entry in full")
     p.add_argument("--json", action="store_true", help="print a JSON list (every field, score included)")
     p.set_defaults(func=cmd_history)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from commands.common import (
     JoinRepeats, UserError, add_context_args, add_history_args, context_from_args, exposed_arg, options_from_args,
-    print_json)
+    print_json, whole_number)
 from scoring import explain
 from vision import pipeline
 from vision.errors import ImageError, VisionError
@@ -103,7 +103,7 @@ def register(subparsers) -> None:
     p.add_argument("--demo", action="store_true", help="read the bundled demo photo (docs/demo.jpg)")
     add_context_args(p)
     p.add_argument("--exposed", type=exposed_arg, help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\", or \"none\" (overrides the layout)")
-    p.add_argument("--turn", type=int, choices=(0, 90, 180, 270), metavar="DEG",
+    p.add_argument("--turn", type=whole_number, choices=(0, 90, 180, 270), metavar="DEG",
                    help="read the photo turned DEG degrees clockwise (0, 90, 180, 270) and try no other turn, nor "
                         "straightening (by default a photo that reads weakly upright is also read turned "
                         "90/180/270°, and one held askew straightened)")

@@ -15,7 +15,7 @@ import socket
 import sys
 from pathlib import Path
 
-from commands.common import UserError
+from commands.common import UserError, whole_number
 from web.server import check_listen, prepare_data_dir
 
 
@@ -96,18 +96,18 @@ def register(subparsers) -> None:
                     "/api/rulesets; schema at /api/openapi.json). Default host 127.0.0.1 is this "
                     "computer only; --host 0.0.0.0 lets phones on the same network connect. See docs/web.md.")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on; 0.0.0.0 = every interface (phones on the LAN); default 127.0.0.1")
-    p.add_argument("--port", type=int, default=8000, help="port; default 8000")
+    p.add_argument("--port", type=whole_number, default=8000, help="port; default 8000")
     p.add_argument("--data-dir", help="the only folder the server writes to (default: the per-user data dir)")
     from commands.tilesets import add_tileset_arg
 
     add_tileset_arg(p)  # the page's default tile set
     p.add_argument("--max-upload-mb", type=float, default=20.0, help="largest photo accepted, in MB; default 20")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds a request may wait for scoring; default 30")
-    p.add_argument("--photo-cache", type=int, default=8, help="photos kept in memory for re-scoring; default 8")
+    p.add_argument("--photo-cache", type=whole_number, default=8, help="photos kept in memory for re-scoring; default 8")
     p.add_argument("--photo-cache-mb", type=float, default=256.0,
                    help="most memory the kept photos may take, in MB; default 256")
-    p.add_argument("--workers", type=int, default=2, help="photo-reading threads (notation has its own); default 2")
-    p.add_argument("--photo-queue", type=int, default=4,
+    p.add_argument("--workers", type=whole_number, default=2, help="photo-reading threads (notation has its own); default 2")
+    p.add_argument("--photo-queue", type=whole_number, default=4,
                    help="photos that may wait for a worker; more get 503 with Retry-After; default 4")
     p.add_argument("--no-models", action="store_true", help="do not load the photo models (notation and table only)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],

@@ -46,10 +46,9 @@ def parse_scores(text: str) -> dict[str, int]:
         _not_a_void_word(name)
         if name in out:
             raise UserError(f"player {name!r} is given twice in --scores")
-        try:
-            points = int(val)
-        except ValueError:
-            raise UserError(f"score of {name} must be a whole number, not {val!r}") from None
+        if not re.fullmatch(r"-?[0-9]+", val):  # (int() takes 2_00 and other scripts' digits)
+            raise UserError(f"score of {name} must be a whole number, not {val!r}")
+        points = int(val)
         if points < 0:
             raise UserError(f"score of {name} must be ≥ 0, not {points}")
         out[name] = points

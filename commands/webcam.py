@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from commands.common import (
     UserError, add_context_args, add_history_args, check_ruleset_args, context_from_args, exposed_arg,
-    options_from_args)
+    options_from_args, whole_number)
 from vision.webcam import WINDOW, _is_still_image, _quiet_cv2, frame_to_png
 
 
@@ -230,8 +230,8 @@ def register(subparsers) -> None:
         description="Live preview from a camera: press space to capture and score the hand, q to quit. "
                     "With --frames N, score N frames without a window (e.g. on a server or in tests).")
     p.add_argument("--device", default="0", help="camera index (0, 1, …) or a video path/URL; default 0")
-    p.add_argument("--frames", type=int, metavar="N", help="headless: score N frames without a window, then exit")
-    p.add_argument("--warmup", type=int, default=5, metavar="K", help="headless: frames skipped first (exposure settles); default 5")
+    p.add_argument("--frames", type=whole_number, metavar="N", help="headless: score N frames without a window, then exit")
+    p.add_argument("--warmup", type=whole_number, default=5, metavar="K", help="headless: frames skipped first (exposure settles); default 5")
     p.add_argument("--interval", type=float, default=0.0, metavar="S", help="headless: seconds between scored frames; default 0")
     p.add_argument("--save", metavar="DIR", help="keep every captured frame as a PNG in DIR")
     add_context_args(p)

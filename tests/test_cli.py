@@ -199,3 +199,24 @@ def test_the_example_in_the_help_runs(command, run_cli):
     example = re.search(r"e\.g\. mahjong-score " + command + r" (.*?)\. (Give|Players)", sub.description).group(1)
     rc, out, err = run_cli(command, *shlex.split(example), *(["--no-history"] if command == "table" else []))
     assert rc == 0 and "sum: 0" in out, (example, out, err)
+
+
+@pytest.mark.parametrize("argv", [
+    ["audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", "30_0"],
+    ["audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", "٣٠"],
+    ["hand", "123m456p789s11z [777p]", "-w", "1z", "--dealer-streak", "1_0"],
+    ["history", "--limit", "²"],
+    ["settle", "--scores", "E=2_00,S=100,W=200,N=500", "--east", "E", "--winner", "W"],
+])
+def test_whole_numbers_are_ascii_digits(argv, run_cli):
+    # a tester's `audit --claimed 30_0` was compared as a claim of 300 and `--claimed ٣٠` as 30 (int() takes both),
+    # where --fix refuses them: every whole-number option now takes digits 0-9 only
+    rc, out, err = run_cli(*argv, "--no-history") if argv[0] in ("audit", "hand") else run_cli(*argv)
+    assert rc == 2 and "whole number" in err and len(err.strip().splitlines()) == 1, (out, err)
+
+
+def test_an_empty_claimed_breakdown_is_refused(run_cli):
+    # `--claimed-lines ''` had been taken as no breakdown at all, and the audit said MATCH on the total alone
+    rc, out, err = run_cli("audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", "30",
+                           "--claimed-lines", " ", "--no-history")
+    assert rc == 2 and "--claimed-lines needs a JSON file, or the JSON list itself" in err, err
