@@ -56,6 +56,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
         from vision.manifest import raw_words
 
         print(f"left out: {raw_words(summary.raw_left_out)}")
+    for folder in summary.made_folders:  # (a mistyped --out made its folder without a word)
+        print(f"made the folder {folder} for the outputs (it did not exist)")
     print("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")
     return 0
 

@@ -357,6 +357,18 @@ def test_csv_and_jsonl_share_the_state(tmp_path, folder):
     assert [r["status"] for r in csv_rows] == [r["status"] for r in js]
 
 
+def test_a_folder_made_for_the_outputs_is_said(tmp_path, folder, capsys):
+    # a new user's mistyped `batch b1 --out /nonexist/x.csv` made /nonexist and said nothing of it; the folder is
+    # still made (a director's `--out results/day1.csv`), and the summary says so, once
+    out = tmp_path / "new" / "deeper" / "r.csv"
+    rc = cli.main(["batch", str(folder), "--out", str(out), "--reader", bf.ORACLE, "--no-history", "--no-progress"])
+    said = capsys.readouterr().out
+    assert rc == 0 and out.is_file() and said.count("made the folder") == 1, said
+    assert f"made the folder {out.parent} for the outputs (it did not exist)" in said
+    rc = cli.main(["batch", str(folder), "--out", str(out), "--reader", bf.ORACLE, "--no-history", "--no-progress"])
+    assert "made the folder" not in capsys.readouterr().out  # (there now)
+
+
 @pytest.mark.parametrize("manifest, message", [
     ("photo,colour\na.jpg,red\n", "unknown column(s) 'colour'"),
     ("table,hand\n1,1\n", "no 'photo' column"),

@@ -216,6 +216,8 @@ class Summary:
     #: photos of the batch whose files are byte for byte the same (by SHA-256), each group sorted: a
     #: picture filed twice (for two players, two hands) is a director's mistake to check
     same_picture: list[list[str]] = field(default_factory=list)
+    #: folders made for the outputs (they did not exist): said, a mistyped --out being one
+    made_folders: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -336,9 +338,9 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     from .batch_guard import check_outputs, lock_state
 
     # before any photo is scored: the outputs can be written, and no other run uses this state
-    check_outputs([("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))])
+    made = check_outputs([("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))])
     t0 = time.perf_counter()
-    summary = Summary(photos=len(jobs), workers=workers, state=str(state_p), raw_left_out=raw)
+    summary = Summary(photos=len(jobs), workers=workers, state=str(state_p), raw_left_out=raw, made_folders=made)
     lock = lock_state(state_p)
     try:
         con = open_state(state_p)

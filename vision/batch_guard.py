@@ -79,14 +79,19 @@ def lock_state(path: str | os.PathLike) -> StateLock:
     return StateLock(fd)
 
 
-def check_outputs(paths: Sequence[tuple[str, Path]]) -> None:
+def check_outputs(paths: Sequence[tuple[str, Path]]) -> list[str]:
     """Check, before any photo is scored, that each output ``(what, path)`` can be written: not a
     folder, its folder exists or can be made, and a file can be created there (a probe file, removed
-    at once). Raises :class:`vision.errors.BatchError` naming the output and the reason."""
+    at once). Returns the folders it made (said in the batch's summary: a new user's mistyped
+    ``--out /nonexist/x.csv`` made ``/nonexist`` without a word). Raises
+    :class:`vision.errors.BatchError` naming the output and the reason."""
+    made: list[str] = []
     for what, path in paths:
         if path.is_dir():
             raise BatchError(f"{what} {path} is a folder; give a file name (ending in .csv or .jsonl)")
         try:
+            if not path.parent.exists():
+                made.append(str(path.parent))
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise BatchError(f"cannot write {what} {path}: its folder cannot be made ({e.strerror or e})") from None
@@ -99,6 +104,7 @@ def check_outputs(paths: Sequence[tuple[str, Path]]) -> None:
         os.unlink(probe)
         if path.exists() and not os.access(path, os.W_OK) and not os.access(path.parent, os.W_OK):
             raise BatchError(f"cannot write {what} {path}: permission denied")
+    return made
 
 
 _META = "CREATE TABLE IF NOT EXISTS batch_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
