@@ -488,3 +488,13 @@ def test_a_total_with_the_flowers_multiplied_too_is_explained(run_cli):
     assert "hint: the claim is (2000 + 4) × 1.5 = 3006: the ×1.5 of wachtend spel" in out
     assert "applies before the 4 points are added: 2000 × 1.5 + 4 = 3004" in out
 
+
+
+def test_did_you_mean_reads_each_part_of_a_name_between_commas():
+    # a new user's claimed line {"name": "pair of dragons"} under nts was offered twins-of-trump-tiles (seven pairs
+    # of winds/dragons); the rule glossed "pair of dragons, own wind or round wind" (value-pair, 002:12) is meant
+    from scoring import load_ruleset
+    from vision.audit import closest_rule
+
+    assert closest_rule("pair of dragons", load_ruleset("nts")).startswith("value-pair (")
+    assert closest_rule("kong-simples-open", load_ruleset("nts")).startswith("kong-simples-exposed (")

@@ -127,9 +127,16 @@ def closest_rule(given: str, rs: Ruleset) -> str | None:
     key = _norm(given)
     best: tuple[float, str] | None = None
     for r in rs.rules:
-        for n in _names(r.id, r.name, r.gloss):
-            ratio = difflib.SequenceMatcher(None, key, n).ratio()
-            if ratio >= 0.6 and (best is None or ratio > best[0]):
+        names = dict.fromkeys(_names(r.id, r.name, r.gloss), 0.6)
+        # and each part of a name or gloss between commas, closer (0.8: "each one" is 0.6 of "each dragon"): a new
+        # user's "pair of dragons" had been offered seven pairs of winds/dragons, not the rule glossed "pair of
+        # dragons, own wind or round wind"
+        for t in (r.name, r.gloss or ""):
+            for p in re.split(r"[,;:—–]|\s-\s", t):
+                names.setdefault(_norm(p), 0.8)
+        for n, cutoff in names.items():
+            ratio = difflib.SequenceMatcher(None, key, n).ratio() if n else 0.0
+            if ratio >= cutoff and (best is None or ratio > best[0]):
                 best = (ratio, f"{r.id} ({r.label()})")
     if best is None and key:
         # every word of the claim (singular) among a rule's words: "flower" for the rule glossed
