@@ -7,7 +7,7 @@ North White Green Red, ``1f``–``4f`` flowers, ``1y``–``4y`` seasons, ``0x`` 
 """
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -69,11 +69,12 @@ class LineOut(BaseModel):
     kind: str
     amount: str = Field(..., description='as the CLI prints it: "+8 pts", "+1 dbl", "2×2 = +4 pts", "1000 fixed"')
     count: int
-    value: float
-    points: float
+    # (int | float: a whole number stays one, as the command line's --json gives it; a new user saw 18.0 here)
+    value: Union[int, float]
+    points: Union[int, float]
     doublings: int
-    fixed: float
-    multiplier: float
+    fixed: Union[int, float]
+    multiplier: Union[int, float]
     cash: float
     source: str = Field(..., description="seed file and line, e.g. 002_b9f4c4575200caaf.txt:13")
     detail: str
@@ -97,9 +98,9 @@ class ScoreOut(BaseModel):
     hand: str = Field(..., description="the hand in notation")
     winner: bool
     total: int
-    points: float
+    points: Union[int, float]
     doublings: int
-    cash: float
+    cash: Union[int, float]
     allowed: bool = Field(..., description="False when the ruleset forbids this mahjong (status says why)")
     status: str
     limit_applied: bool
