@@ -268,13 +268,15 @@ def check_context(hand: Hand) -> None:
     # (a tester's 123m456p789s11z [777p] won by dead-wall was scored 64 under nts, with "Kong met bloeiende
     # bloemen"; won by robbed-kong on 1z, with the other 1z in the hand, 60 with "Kongroof")
     if c.win_by == "dead-wall" and c.winner and not kongs and not hand.bonus:
-        raise HandError("a win from the dead wall (win by dead-wall) is the replacement tile drawn for a kong or a "
-                        "flower: the hand shows no kong and no flower or season; give them, or another win by")
+        raise HandError("a win from the dead wall (win by dead-wall) is on the loose tile drawn for a kong or a "
+                        "flower, and the hand shows no kong and no flower or season: name them in the hand, or say "
+                        "where the winning tile came from")
     if c.win_by == "robbed-kong" and c.winner and hand.winning_tile is not None:
         held = hand.all_tiles.count(hand.winning_tile)
         if held > 1:
-            raise HandError(f"a robbed kong's tile is the fourth {hand.winning_tile}, three lie in the robbed pung: "
-                            f"the hand holds {held} × {hand.winning_tile}; give another winning tile or win by")
+            raise HandError(f"a robbed kong's tile is the fourth {hand.winning_tile}, the other three lie in the kong "
+                            f"robbed, yet the hand holds {held} × {hand.winning_tile}: the winning tile, or where it "
+                            f"came from (robbed-kong), is wrong")
     if c.first_turn and any(not m.concealed for m in hand.melds):
         raise HandError("a hand won on the first turn cannot have an exposed meld on the table")
 

@@ -228,8 +228,12 @@ def mahjong(v: "View") -> bool:
     return v.ctx.winner
 
 
-def win_by(v: "View", how: Iterable[str] | str) -> bool:
-    """The winning tile came ``how``: discard / wall / dead-wall / robbed-kong (or a list)."""
+def win_by(v: "View", how: Iterable[str] | str, after_kong: bool = False) -> bool:
+    """The winning tile came ``how``: discard / wall / dead-wall / robbed-kong (or a list);
+    ``after_kong``: and the hand shows a kong (the loose tile drawn after a kong, 002:54, 004:2: a
+    dead-wall tile drawn for a flower is no such tile)."""
+    if after_kong and not v.kongs:
+        return False
     return v.ctx.win_by in ((how,) if isinstance(how, str) else tuple(how))
 
 
@@ -446,7 +450,7 @@ def _req_one_suit(honours: str = "none", terminals_only: bool = False):
     return tuple(req)
 
 
-def _req_win_by(how: Iterable[str] | str):
+def _req_win_by(how: Iterable[str] | str, after_kong: bool = False):
     return (frozenset(f"win:{h}" for h in ((how,) if isinstance(how, str) else how)),)
 
 

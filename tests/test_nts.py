@@ -440,6 +440,18 @@ def test_kong_with_blooming_flowers():
     assert r.total == 76
 
 
+def test_a_dead_wall_win_needs_a_kong_for_blooming_flowers():
+    # 002:54 "Mahjong met de losse steen verkregen na het maken van een kong": a tester's hand with no kong won by
+    # dead-wall was scored with it (64); with no kong and no flower it is refused (scoring.hand.check_context);
+    # with a flower (the dead-wall tile replaced it; flowers unscored, 002-03) the doubling does not fire:
+    # [777p] exposed pung of simples 2 (002:10), East pair 2 × 2 (seat and round, 002:12, 002-04), mahjong 20
+    # (002:13), self-drawn 2 (002:14), only possible tile 2 (002:15), pair completed 2 (002:16) = 32, no doubling
+    with pytest.raises(HandError, match="dead wall"):
+        nts("123m456p789s11z [777p]", "1z", win_by="dead-wall")
+    r = nts("123m456p789s11z [777p] +2f", "1z", win_by="dead-wall")
+    assert "kong-blooming" not in fired(r) and r.total == 32
+
+
 @pytest.mark.parametrize("choice, total", [
     # 002:55 Plum Blossom: loose tile is 5p; 34p waits 2p/5p. 16 + 20 + 2 = 38;
     # replace: plum 3 → 38 × 8 = 304; add: plum 3 + blooming 1 → 38 × 16 = 608

@@ -95,10 +95,14 @@ def test_kong_met_bloeiende_bloemen():
 
 
 def test_bloeiende_bloemen_kong_only():
-    # 001-05 b: the dead-wall tile replaced a flower -> no doubling: 42 x 32 = 1344
-    r = score(KONG, {"blooming_flowers": "kong-only"}, win="6m", win_by="dead-wall",
+    # 001-05 b: the dead-wall tile replaced the flower 2f -> no doubling: 42 x 32 = 1344 (the flower scores
+    # nothing here: no line of 001/002 counts bonus tiles)
+    r = score(KONG + " +2f", {"blooming_flowers": "kong-only"}, win="6m", win_by="dead-wall",
               flags=("flower-replacement",))
-    assert r.total == 1344
+    assert r.total == 1344 and "kong-blooming" not in ids(r)
+    # the flag says a flower was replaced: a hand showing none is refused (this test had scored one)
+    with pytest.raises(HandError, match="flag flower-replacement says the winning tile replaced a flower"):
+        score(KONG, {"blooming_flowers": "kong-only"}, win="6m", win_by="dead-wall", flags=("flower-replacement",))
 
 
 def test_kongroof_with_chow():

@@ -96,7 +96,8 @@ def blooming(v: "View") -> bool:
     ``flower-replacement`` says it replaced a flower)."""
     if v.ctx.win_by != "dead-wall":
         return False
-    return v.opts["blooming_flowers"] == "any-dead-wall" or "flower-replacement" not in v.ctx.flags
+    # (kong-only: a hand without a kong drew its dead-wall tile for a flower, flag or not)
+    return v.opts["blooming_flowers"] == "any-dead-wall" or ("flower-replacement" not in v.ctx.flags and bool(v.kongs))
 
 
 def kongroof(v: "View") -> bool:
@@ -267,6 +268,9 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
     if unknown:
         raise HandError(f"unknown flag {', '.join(unknown)} for ruleset rode-draak "
                         f"(flags: {', '.join(sorted(FLAGS))})")
+    if "flower-replacement" in ctx.flags and not hand.bonus:  # (a test had scored one; a reviewer)
+        raise HandError("flag flower-replacement says the winning tile replaced a flower, and the hand shows no "
+                        "flower or season: name it in the hand (+1f), or leave the flag out")
     if "dead-hand" in ctx.flags:
         if ctx.winner:
             raise HandError(f"a dead hand cannot make mahjong (001:108): {DEAD_WINNER_HINT}")
