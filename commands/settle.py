@@ -181,9 +181,20 @@ def add_settle(sub: Any) -> None:
     # (needed: a forgotten --winner had settled the hand as void, every score 0, exit 0; _winner)
     p.add_argument("--winner", metavar="PLAYER", help="the player who went mahjong; 'none' for a void hand")
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
-                   help="a settlement-scheme option (repeatable): hk-tw-16 takes win_by=self-drawn, discarder=PLAYER, liable=PLAYER, also_won=…, false_win=…, cash=…; swedish fine_remainder=…, fine_quarters=…, non_winner_exchange=…; the others none. An unknown one is refused, naming those of the scheme")
+                   help=settle_options_help())
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_settle)
+
+
+def settle_options_help(leave_out: tuple[str, ...] = ()) -> str:
+    """The help of a settlement option: the options each scheme takes (its ruleset module's
+    ``SETTLE_OPTIONS``), ``leave_out`` left out."""
+    from scoring.rulesets import hk_tw_16, swedish
+
+    said = "; ".join(f"{rs} takes " + ", ".join(o for o in m.SETTLE_OPTIONS if o not in leave_out)
+                     for rs, m in (("hk-tw-16", hk_tw_16), ("swedish", swedish)))
+    return (f"a settlement-scheme option NAME=VALUE (repeatable): {said}; the others none (e.g. discarder=S: "
+            f"who discarded the winning tile). An unknown one is refused, naming those of the scheme")
 
 
 # ------------------------------------------------------------------------- table
@@ -403,7 +414,7 @@ def add_table(sub: Any) -> None:
     p.add_argument("--player-flag", action="append", default=[], metavar="PLAYER=NAME",
                    help="a ruleset flag for one player, e.g. N=dead-hand (repeatable)")
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option for scoring")
-    p.add_argument("--settle-option", action="append", default=[], metavar="NAME=VALUE", help="a settlement-scheme option (repeatable): hk-tw-16 takes win_by=self-drawn, discarder=PLAYER, liable=PLAYER, also_won=…, false_win=…, cash=…; swedish fine_remainder=…, fine_quarters=…, non_winner_exchange=…; the others none. An unknown one is refused, naming those of the scheme")
+    p.add_argument("--settle-option", action="append", default=[], metavar="NAME=VALUE", help=settle_options_help(leave_out=("win_by",)) + " (the win source is --win-by's)")
     p.add_argument("--explain", action="store_true", help="print each hand's full explanation")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_history_args(p)

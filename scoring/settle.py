@@ -79,12 +79,14 @@ def from_transfers(ruleset: str, scheme: str, players, transfers, notes=(), cash
     return Settlement(ruleset, scheme, net, tuple(kept), tuple(notes), dict(cash or {}))
 
 
-def with_win_by(ruleset_id: str, options: Mapping[str, Any] | None, win_by: str) -> dict[str, Any]:
+def with_win_by(ruleset_id: str, options: Mapping[str, Any] | None, win_by: str,
+                scored: bool = True) -> dict[str, Any]:
     """The settlement options of a table whose winner won by ``win_by`` (``scoring.hand.WIN_BY``:
     discard, wall, dead-wall, robbed-kong): a scheme that pays by where the winning tile came from (one
     whose ruleset lists ``win_by`` in ``SETTLE_KEYS``: hk-tw-16, RULINGS 004-01) gets it unless the
     options give it; elsewhere the options are returned as they are. Raises RulesetError when the options
-    give another ``win_by`` than the hand was scored with (scored self-drawn, settled as a discard win)."""
+    give another ``win_by`` than the hand was scored with (scored self-drawn, settled as a discard win);
+    ``scored`` False: ``win_by`` was said of a winner given by a score alone."""
 
     out = dict(options or {})
     if "win_by" not in getattr(load_ruleset(ruleset_id).module, "SETTLE_KEYS", ()):
@@ -92,7 +94,8 @@ def with_win_by(ruleset_id: str, options: Mapping[str, Any] | None, win_by: str)
     kind = {"wall": "self-drawn", "dead-wall": "self-drawn"}
     if "win_by" in out and kind.get(str(out["win_by"]), str(out["win_by"])) != kind.get(win_by, win_by):
         raise RulesetError(f"settle option win_by={out['win_by']} disagrees with the winner's win by {win_by} "
-                           f"(the hand was scored so); give one of them")
+                           + ("(the hand was scored so)" if scored else "(given with the winner's score)")
+                           + "; give one of them")
     out.setdefault("win_by", win_by)
     return out
 
@@ -157,7 +160,8 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
             raise RulesetError(f"ruleset {rs.id} has no settlement scheme")
         fn = SCHEMES[rs.settlement]
     known = getattr(rs.module, "SETTLE_OPTIONS", None)
-    if known is not None:
+    if known is not None:  # (named with - or _ alike, as the ruleset's options are: given to the scheme with _)
+        options = {str(k).replace("-", "_"): v for k, v in (options or {}).items()}
         # (a new user's `settle -r hk-tw-16 --option bogus=1` was answered with the 33 scoring options, not the
         # settlement's: discarder=, win_by= … were learnt only from a later error)
         unknown = [k for k in (options or {}) if str(k).replace("-", "_") not in known]

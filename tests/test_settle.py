@@ -270,3 +270,5 @@ def test_an_unknown_settlement_option_is_refused_naming_the_schemes_own():
                                                f"\\(settlement options: {listed}"):
             settle(rs, sc, "B", "A", {bad: "1"})
     assert settle("hk-tw-16", sc, "B", "A", {"discarder": "C"}).net["C"] == -50  # its own are taken
+    # named with - as with _ (a reviewer: win-by=self-drawn passed the check, then failed as a scoring option)
+    assert settle("hk-tw-16", sc, "B", "A", {"win-by": "self-drawn"}).net == {"A": -50, "B": 150, "C": -50, "D": -50}

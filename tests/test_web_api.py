@@ -481,6 +481,10 @@ def test_settle_scores_alone_pay_by_the_win_by_sent(photo):
     r = c.post("/api/settle", json={**body, "winning_tile": "1z", "settle_options": {"discarder": "W"}})
     assert r.status_code == 422 and r.json()["error"] == ("winning_tile is a tile of the winner's hand: give the "
                                                           "hand of S, not a score"), r.text
+    r = c.post("/api/settle", json={**body, "winner": None, "winning_tile": "1z"})  # nor with no winner
+    assert r.status_code == 422 and "nobody won" in r.json()["error"], r.text
+    r = c.post("/api/settle", json={**body, "win_by": "discard", "settle_options": {"win_by": "self-drawn"}})
+    assert "(given with the winner's score)" in r.json()["error"], r.text  # (no hand was scored)
 
 
 def test_settle_hands_are_scored_with_their_seat_winds(photo):

@@ -893,6 +893,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 raise ApiError(422, f"player {name}: give a score or a hand")
         if winner is not None and winner not in hands and req.winning_tile:  # (it had been dropped without a word)
             raise ApiError(422, f"winning_tile is a tile of the winner's hand: give the hand of {winner}, not a score")
+        if winner is None and req.winning_tile:
+            raise ApiError(422, "winning_tile is given, but nobody won (winner null: a void hand): leave it out, or "
+                                "name the winner")
         # the hands of one deal hold at most 4 of a tile and one of each flower and season (as `table`)
         over = [over_the_set_text(t, held) for t, held in tiles_over_the_set(parsed)]
         if over:
@@ -902,7 +905,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             # winner's hand was scored with, or with a score alone the win_by sent (a tester's hk-tw-16 table
             # of scores with win_by "wall" was settled as a discard win, the discarder paying alone)
             said = winner in hands or "win_by" in req.model_fields_set
-            opts = with_win_by(rs.id, req.settle_options, req.win_by) if said else dict(req.settle_options)
+            opts = (with_win_by(rs.id, req.settle_options, req.win_by, scored=winner in hands) if said
+                    else dict(req.settle_options))
             s = settle(rs.id, scores, winner, req.east, opts)
         except (HandError, RulesetError):
             raise
