@@ -310,9 +310,9 @@ def eval_rotations(sources, ruleset: str = "nts", threads: int = 1, baseline: bo
                 key = canon(r["notation"]) if who == "ours" else " ".join(sorted(r["tiles"]))
                 if vname == "upright":
                     ref[who] = key
-                upright = who != "ours" or r.get("turned", 0) == ROTATION_TURNS.get(vname, 0)
+                right_way = who != "ours" or r.get("turned", 0) == ROTATION_TURNS.get(vname, 0)
                 row[who] = {"tp": tp, "fp": fp, "fn": fn, "exact": Counter(r["tiles"]) == Counter(gold),
-                            "same": key is not None and key == ref.get(who) and upright,
+                            "same": key is not None and key == ref.get(who) and right_way,
                             **({"turned": r.get("turned", 0)} if who == "ours" else {}),
                             "reading": r["notation"], "seconds": r["seconds"],
                             "timed_out": bool(r.get("timed_out")), "crashed": r.get("crashed")}

@@ -248,3 +248,16 @@ def test_columns_composite_lays_the_bonus_tiles_sideways_in_touching_columns(cro
         first = bb[:per]  # the first column, top to bottom: each tile just below the one before
         assert (np.abs(first[1:, 1] - first[:-1, 3]) < 0.25 * np.median(h)).all()
     assert placed >= 3
+
+
+def test_a_rotation_read_the_wrong_way_up_is_not_the_upright_reading(monkeypatch):
+    # the riichi photo turned 180° was read as stored, upside down: the same notation, so the rotations set had
+    # counted it "same"; the quarter turn the product read it at must undo the variant's
+    turns = {"upright": 0, "rot90": 90, "rot180": 0, "rot270": 270}  # rot180 read as stored: the wrong way up
+    monkeypatch.setattr(evalsets, "variants", lambda up: [(v, v.encode()) for v in turns])
+    monkeypatch.setattr(evalsets, "product_read", lambda data, rs, threads: {
+        "tiles": ["1m"], "notation": "1m", "seconds": 0.0, "turned": turns[data.decode()]})
+    r = evalsets.eval_rotations([("p.jpg", None, ["1m"])], baseline=False)
+    same = {row["variant"]: row["ours"]["same"] for row in r["rows"]}
+    assert same == {"upright": True, "rot90": True, "rot180": False, "rot270": True}, same
+    assert r["total"]["ours"]["same"] == 3

@@ -727,7 +727,10 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                      f"which levels its rows (they ran {abs(d):.0f}° off level)"
                      + ("" if result.turned else "; tile boxes are those of the straightened photo"))
     if result.turned:
-        why = ("as asked with --turn" if turn else "no tile was found upright" if upright is None else
+        why = ("as asked with --turn" if turn else
+               f"the photo read upright contradicts what was said: {upright_error}"
+               if upright is None and isinstance(upright_error, HandError) else
+               "no tile was found upright" if upright is None else
                "the photo read upright is not a legal hand" if not upright.reading.legal else
                f"read upright, the same hand has {_turned_tiles(upright)} of its "
                f"{sum(1 for i in used_tiles(upright.reading) if upright.readings.pose[i] != 'face-down')} face-up "

@@ -951,9 +951,10 @@ def read_layout(source, expected: Sequence[str], detector, classifier: Classifie
     # a tile showing its back where the layout has a face: the layout is a tile off (one missing or extra in
     # --tiles), or a tile lies face down (a tester's --tiles with one 8p too many took the demo's face-down
     # kong tile as 7s, "learned as the layout says", exit 0, the profile's leave-one-out 44 %)
+    # (the detector's word alone: a set's blank White the classifier may read as a back, and calibration is
+    # what teaches it that face)
     face_down = np.asarray(det.face_down, bool)
-    back = next((k for k, i in enumerate(order) if face_down[i] or (top[k] == CLASS_INDEX[BACK]
-                                                                      and probs[k, top[k]] >= 0.9)), None)
+    back = next((k for k, i in enumerate(order) if face_down[i]), None)
     if back is not None:
         raise CalibrationError(
             f"{photo.name}: tile {back + 1} lies face down where the layout has {expected[back]} (rows top to "
