@@ -374,6 +374,7 @@ def test_a_folder_made_for_the_outputs_is_said(tmp_path, folder, capsys):
     ("table,hand\n1,1\n", "no 'photo' column"),
     ("photo\na.jpg\na.jpg\n", "already listed on line 2"),
     ("photo,table\n,1\n", "the 'photo' cell is empty"),
+    ("photo,dealer_streak\na.jpg,1_0\n", "must be a whole number"),  # (int() read it as 10)
     ("", "it is empty"),
 ])
 def test_bad_manifest_is_one_line_exit_2(capsys, tmp_path, folder, manifest, message):

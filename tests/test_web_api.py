@@ -609,3 +609,14 @@ def test_adding_a_missed_tile(photo):
     assert j["legal"] is False and "15 tiles" in j["problem"]
     assert any("added by you" in n for n in j["notes"])
     _one_line_error(client.post("/api/score", data={"photo_id": pid, "adds": "99=5p"}), 422)
+
+
+def test_whole_numbers_are_digits_and_whole_points_are_ints(photo):
+    # a tester's form field dealer_streak=1_0 was read as 10 (pydantic, as int(), takes it); a new user saw
+    # /api/hand answer points 18.0 where the command line's --json says 18
+    c = photo[2]
+    r = c.post("/api/score", data={"photo_id": "nope", "dealer_streak": "1_0"})
+    assert r.status_code == 422 and "must be a whole number (digits 0-9)" in r.json()["error"], r.text
+    j = c.post("/api/hand", json={"notation": "123m456p789s11z [777p] win:1z", "ruleset": "nts"}).json()
+    assert isinstance(j["points"], int) and all(isinstance(ln["points"], int) and isinstance(ln["value"], int)
+                                                for ln in j["lines"]), j

@@ -262,10 +262,9 @@ def _wind(v: str, what: str) -> str:
 
 
 def _int(v: str, what: str) -> int:
-    try:
-        n = int(v)
-    except ValueError:
-        raise ValueError(f"{what} {v!r} must be a whole number") from None
+    if not re.fullmatch(r"\s*-?[0-9]+\s*", v):  # (int() takes 1_0 and other scripts' digits: as the flags)
+        raise ValueError(f"{what} {v!r} must be a whole number")
+    n = int(v)
     if n < 0:
         raise ValueError(f"{what} {v!r} must be ≥ 0")
     return n

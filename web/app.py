@@ -53,7 +53,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Annotated, Any, Callable, Optional
 
 import cv2
 from fastapi import Depends, FastAPI, File, Form, Request, UploadFile
@@ -764,8 +764,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         announced_wait: bool = Form(False),
         kong_on_kong: bool = Form(False),
         dealer: Optional[bool] = Form(None),
-        dealer_streak: int = Form(0, ge=0, le=MAX_DEALER_STREAK),
-        discards: Optional[int] = Form(None, ge=0, le=MAX_DISCARDS),
+        dealer_streak: Annotated[S.WholeNumber, Form(ge=0, le=MAX_DEALER_STREAK)] = 0,
+        discards: Optional[S.WholeNumber] = Form(None, ge=0, le=MAX_DISCARDS),
         flags: str = Form("", max_length=400, description="comma-separated ruleset flags"),
         options: str = Form("", max_length=2000, description='ruleset options: JSON object or NAME=VALUE,NAME=VALUE'),
         fixes: str = Form("", max_length=400, description="tile corrections by number: 3=5p,7=1z (9=- leaves tile 9 out of the hand)"),

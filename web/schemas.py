@@ -7,15 +7,27 @@ North White Green Red, ``1f``–``4f`` flowers, ``1y``–``4y`` seasons, ``0x`` 
 """
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, Union
+import re
+from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 
 Wind = Literal["E", "S", "W", "N"]
 WinBy = Literal[WIN_BY]  # type: ignore[valid-type]
 OptionValue = str | int | float | bool
+
+
+def _digits(v: Any) -> Any:
+    """A form's whole number as digits 0-9 (pydantic, as int(), takes "1_0" as 10: a tester's dealer_streak)."""
+    if isinstance(v, str) and not re.fullmatch(r"\s*-?[0-9]+\s*", v):
+        raise ValueError("must be a whole number (digits 0-9)")
+    return v
+
+
+#: a whole-number form field: digits only
+WholeNumber = Annotated[int, BeforeValidator(_digits)]
 
 
 class ContextIn(BaseModel):
@@ -75,7 +87,7 @@ class LineOut(BaseModel):
     doublings: int
     fixed: Union[int, float]
     multiplier: Union[int, float]
-    cash: float
+    cash: Union[int, float]
     source: str = Field(..., description="seed file and line, e.g. 002_b9f4c4575200caaf.txt:13")
     detail: str
     option: str = Field(..., description="the option (value, ambiguity id) that decided this reading, if any")

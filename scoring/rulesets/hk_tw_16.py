@@ -21,6 +21,7 @@ engine counts as firings (bool, count, list of details or ``engine.Fired``).
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import replace
 from itertools import combinations
@@ -898,8 +899,9 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
         win_by = "self-drawn"
     if win_by not in ("discard", "self-drawn", "robbed-kong"):
         raise RulesetError(f"settle option win_by must be discard, self-drawn or robbed-kong, not {win_by!r}")
-    try:
-        streak = int(options.get("dealer_streak", 0))
+    raw = options.get("dealer_streak", 0)
+    try:  # (digits only: int() takes "1_0" and other scripts' digits)
+        streak = raw if isinstance(raw, int) else int(raw) if re.fullmatch(r"[0-9]+", str(raw).strip()) else -1
     except (TypeError, ValueError):
         streak = -1
     if streak < 0 or isinstance(options.get("dealer_streak"), bool):
