@@ -48,6 +48,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if args.annotate:  # (an --annotate it cannot write: said before the photo is read, scored and recorded)
             from vision.annotate import check_writable
 
+            out = Path(args.annotate)
+            if out.exists() and image.exists() and (out.resolve() == image.resolve() or os.path.samefile(out, image)):
+                raise UserError(f"--annotate {out} is the input photo; choose another file")
             try:
                 check_writable(args.annotate)
             except VisionError as e:

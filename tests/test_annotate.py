@@ -145,3 +145,6 @@ def test_an_annotated_image_that_cannot_be_written_is_refused_before_the_photo_i
     rc, out, err = run_cli("photo", "--demo", "--annotate", str(tmp_path / "x.gif"), "--db", str(db))
     assert rc == 2 and "annotated image must be .jpg, .png or .webp" in err, err
     assert not db.exists()
+    # the photo itself as the annotated image: audit said so only after reading and recording it (photo before)
+    rc, out, err = run_cli("audit", demo, "--claimed", "40", "--annotate", demo, "--db", str(db))
+    assert rc == 2 and "is the input photo" in err and not db.exists(), err

@@ -364,7 +364,7 @@ def test_a_folder_made_for_the_outputs_is_said(tmp_path, folder, capsys):
     rc = cli.main(["batch", str(folder), "--out", str(out), "--reader", bf.ORACLE, "--no-history", "--no-progress"])
     said = capsys.readouterr().out
     assert rc == 0 and out.is_file() and said.count("made the folder") == 1, said
-    assert f"made the folder {out.parent} for the outputs (it did not exist)" in said
+    assert f"made the folder {out.parent.parent} for the outputs (it did not exist)" in said  # (the top-most)
     rc = cli.main(["batch", str(folder), "--out", str(out), "--reader", bf.ORACLE, "--no-history", "--no-progress"])
     assert "made the folder" not in capsys.readouterr().out  # (there now)
 

@@ -90,8 +90,11 @@ def check_outputs(paths: Sequence[tuple[str, Path]]) -> list[str]:
         if path.is_dir():
             raise BatchError(f"{what} {path} is a folder; give a file name (ending in .csv or .jsonl)")
         try:
-            if not path.parent.exists():
-                made.append(str(path.parent))
+            if not path.parent.exists():  # (the top-most folder made: /nonexist of /nonexist/a/x.csv)
+                top = path.parent
+                while not top.parent.exists():
+                    top = top.parent
+                made.append(str(top))
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise BatchError(f"cannot write {what} {path}: its folder cannot be made ({e.strerror or e})") from None
