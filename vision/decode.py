@@ -543,7 +543,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     :class:`~scoring.HandError` for a malformed ``winning_tile``/``exposed``, a context flag the
     ruleset does not know, or circumstances the chosen reading contradicts
     (:func:`scoring.hand.check_context`: first turn with an exposed meld, kong on kong without two
-    kongs), and :class:`~scoring.RulesetError` for an unknown ruleset.
+    kongs, a dead-wall win with no kong and no bonus tile, a robbed kong's tile held twice), and
+    :class:`~scoring.RulesetError` for an unknown ruleset.
     """
     rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     ctx = context or Context()
