@@ -843,3 +843,22 @@ def test_a_long_or_odd_value_is_repeated_cut_in_a_one_line_error(run_cli, argv):
     rc, out, err = run_cli("hand", "345m678p66z [777s] (2222m)", "-w", "8p", "--no-history", *argv)
     assert rc == 2 and err.count("\n") == 1 and "Traceback" not in err, err
     assert "x" * 41 not in err.lower() and len(err) < 400, err
+
+
+def test_a_one_colour_picture_says_so_when_no_tile_is_found(tmp_path, capsys):
+    # a tester's float TIFF and an animated GIF with a black first frame decoded black and were told only "no tiles
+    # found": the message now says the picture is one colour; a photo with something in it is told as before
+    import numpy as np
+    from PIL import Image
+
+    import cli
+
+    Image.new("RGB", (640, 480), (0, 0, 0)).save(tmp_path / "black.png")
+    rc = cli.main(["photo", str(tmp_path / "black.png"), "--no-history"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "no tiles found in the photo (its picture is all one colour, black" in err, err
+    noise = (np.random.default_rng(0).integers(0, 255, (480, 640, 3))).astype(np.uint8)
+    Image.fromarray(noise).save(tmp_path / "noise.png")
+    rc = cli.main(["photo", str(tmp_path / "noise.png"), "--no-history"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "one colour" not in err, err

@@ -525,6 +525,16 @@ DAMAGED_PICTURE = 0.5
 DAMAGED_NOTE = "unsure: the photo file's picture data is damaged"
 #: the end of the note on each tile the user added (a batch row's problem column leaves it out)
 ADDED_NOTE_END = "added by you (--add): the detector missed it"
+#: a photo whose pixels' standard deviation is under this (0-255) is one colour: said when no tile is found
+BLANK_STD = 2.0
+
+
+def _colour_words(pixels: np.ndarray) -> str:
+    """"black", "white" or "mean level 120 of 255" for a one-colour (H, W, 3) uint8 picture, by its mean."""
+    m = float(pixels.mean())
+    return "black" if m < 16 else "white" if m > 239 else f"mean level {m:.0f} of 255"
+
+
 #: the upright reading is weak, and the photo is also read turned 90°, 180° and 270°, when it is not
 #: legal, its confidence is below this, or at least half of its face-up tiles were read in a turned pose
 ROTATE_BELOW = 0.5
@@ -597,7 +607,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         if timing is not None:
             timing["detect"] = time.perf_counter() - t1
         if len(det) == 0:
-            raise NoTilesError(f"{photo.name}: no tiles found in the photo")
+            # (a tester's float TIFF and an animated GIF with a black first frame decoded black, and were told
+            # only "no tiles found")
+            blank = float(ph.pixels.std()) < BLANK_STD
+            raise NoTilesError(f"{photo.name}: no tiles found in the photo"
+                               + (f" (its picture is all one colour, {_colour_words(ph.pixels)}: the file may hold "
+                                  f"its picture in a form that decodes so)" if blank else ""))
         t1 = time.perf_counter()
         readings = cls_model(ph.pixels, det)
         if timing is not None:
