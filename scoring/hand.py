@@ -271,6 +271,13 @@ def check_context(hand: Hand) -> None:
         raise HandError("a win from the dead wall (win by dead-wall) is on the loose tile drawn for a kong or a "
                         "flower, and the hand shows no kong and no flower or season: name them in the hand, or say "
                         "where the winning tile came from")
+    if c.win_by == "robbed-kong" and c.winner and hand.winning_tile is None and hand.concealed \
+            and all(hand.all_tiles.count(t) > 1 for t in hand.concealed):
+        # (no winning tile named: none of the concealed tiles is held once, so none is a robbed fourth; a tester's
+        # 111m222p333s44z [777p] had been scored with Kongroof)
+        raise HandError("a robbed kong's tile is the fourth of its kind, the other three lie in the kong robbed, "
+                        "yet the hand holds each of its concealed tiles more than once: where the winning tile "
+                        "came from (robbed-kong) is wrong")
     if c.win_by == "robbed-kong" and c.winner and hand.winning_tile is not None:
         held = hand.all_tiles.count(hand.winning_tile)
         if held > 1:

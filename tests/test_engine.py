@@ -554,3 +554,13 @@ def test_prefilter_never_changes_a_score(rid, monkeypatch):
             except HandError as e:
                 results.append(str(e))
         assert results[0] == results[1], (rid, h)
+
+
+def test_a_robbed_kong_win_needs_a_tile_held_once():
+    # a tester's 111m222p333s44z [777p] won by robbed-kong with no winning tile named was scored with Kongroof:
+    # every concealed tile is held twice or more, so none is a robbed kong's fourth
+    from scoring import Context, HandError, parse_hand
+
+    with pytest.raises(HandError, match="holds each of its concealed tiles more than once"):
+        parse_hand("111m222p333s44z [777p]", context=Context(win_by="robbed-kong"))
+    parse_hand("123m222p333s44z [777p]", context=Context(win_by="robbed-kong"))  # 1m, 2m, 3m held once

@@ -584,3 +584,13 @@ def test_a_line_cites_the_wind_options_only_when_they_decide_it():
     assert s["value-pung"].doublings == 1 and "seat_round_wind_pung" not in s["value-pung"].option
     e = lines("E")
     assert e["value-pung"].doublings == 2 and "seat_round_wind_pung=each" in e["value-pung"].option
+
+
+def test_burst_kong_on_a_tile_the_winner_holds_twice_is_refused():
+    # 003:43-44: another player called kong on the winning discard, holding three of it: the winner holds it once.
+    # A tester's 123m456p789s11z [777p] won on 1z with the flag (the winner holding two 1z) had scored 72
+    with pytest.raises(HandError, match="flag burst-kong says another player called kong on the winning 1z"):
+        score_hand(parse_hand("123m456p789s11z [777p]", winning_tile="1z",
+                              context=Context(flags=frozenset({"burst-kong"}))), "swedish")
+    assert score_hand(parse_hand("123m456p789s11z [777p]", winning_tile="3m",
+                                 context=Context(flags=frozenset({"burst-kong"}))), "swedish").total > 0

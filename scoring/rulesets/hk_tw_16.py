@@ -687,6 +687,12 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
     too) — or 16 when all eight flowers make the instant 八隻花 win (004:44–46, "cannot pick up
     another tile"); a non-winner holds 16. Raises :class:`HandError`."""
     n = hand.tile_count
+    if "robbed-concealed-kong" in hand.context.flags and not hand.context.winner:
+        raise HandError("flag robbed-concealed-kong describes a mahjong, but the hand is scored as a non-winner")
+    if "robbed-concealed-kong" in hand.context.flags and hand.context.win_by != "robbed-kong":
+        # (a tester's flag with a self-drawn win scored; the robbed tile's check runs on a robbed-kong win)
+        raise HandError("flag robbed-concealed-kong says the winning tile was robbed from a concealed kong (004:40): "
+                        f"it needs a win by robbed-kong, not {hand.context.win_by}")
     if not hand.context.winner:
         if n != 16:
             raise HandError(f"a non-winning hand needs 16 tiles in the 16-tile game (each meld on the table counts 3, a kong too), found {n}")
