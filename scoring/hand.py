@@ -256,8 +256,9 @@ def check_context(hand: Hand) -> None:
     nothing can have been claimed before the first turn (concealed kongs are allowed); a win by
     ``dead-wall`` (the replacement tile drawn for a kong or a flower: 002:56 "Kong op kong", 001:9 "Kong
     met de Bloeiende Bloemen. Winnende steen van de dode Muur getrokken") with no kong on the table and
-    no bonus tile; a win by ``robbed-kong`` (the tile another player adds to an exposed pung, whose three
-    other copies lie in that pung) on a tile the winner holds more than once."""
+    no bonus tile; a win by ``robbed-kong`` (the fourth of a tile, whose three other copies lie in the
+    kong robbed: an exposed pung promoted, or hk-tw-16's concealed kong) on a tile the winner holds more
+    than once, or, with no winning tile named, with no concealed tile held once."""
     c = hand.context
     kongs = sum(1 for m in hand.melds if m.kind == "kong")
     if c.kong_on_kong:

@@ -164,9 +164,9 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
         options = {str(k).replace("-", "_"): v for k, v in (options or {}).items()}
         # (a new user's `settle -r hk-tw-16 --option bogus=1` was answered with the 33 scoring options, not the
         # settlement's: discarder=, win_by= … were learnt only from a later error)
-        unknown = [k for k in (options or {}) if str(k).replace("-", "_") not in known]
+        unknown = [k for k in options if k not in known]
         if unknown:
-            raise RulesetError(f"the settlement of {rs.id} takes no option {echo(str(unknown[0]))} (settlement "
+            raise RulesetError(f"the settlement of {rs.id} takes no option {echo(unknown[0])} (settlement "
                                f"options: {', '.join(known)})")
     result = fn(scores, winner, east, dict(options or {}))
     if not result.ruleset:
