@@ -732,7 +732,10 @@
                    winner: t.winner === "" ? null : names[t.winner], round_wind: t.round_wind,
                    win_by: t.win_by, settle_options: settleOptions,
                    options: (saved.options || {})[t.ruleset] || {} };
-    if (t.winning_tile.trim()) body.winning_tile = t.winning_tile.trim();
+    // the winning tile is the winner's hand's: sent only with it (the API refuses one with a score alone, or
+    // with nobody won; a tile left typed from an earlier table would otherwise stop the settlement)
+    const winnerHand = players.find((p) => p.name === body.winner && p.hand);
+    if (t.winning_tile.trim() && winnerHand) body.winning_tile = t.winning_tile.trim();
     busy(true, "Settling…");
     try {
       const res = await api("/api/settle", { method: "POST", headers: { "Content-Type": "application/json" },
