@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from commands.common import (
     print_json, whole_number)
 from scoring import explain, load_ruleset, parse_hand, score_hand
 from vision.audit import compare, default_annotation_path, read_claimed_lines, report
+from vision.io import same_file
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -49,7 +49,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             from vision.annotate import check_writable
 
             out = Path(args.annotate)
-            if out.exists() and image.exists() and (out.resolve() == image.resolve() or os.path.samefile(out, image)):
+            if same_file(out, image):
                 raise UserError(f"--annotate {out} is the input photo; choose another file")
             try:
                 check_writable(args.annotate)
@@ -168,7 +168,7 @@ def _annotate(args: argparse.Namespace, res, title: str) -> Path | None:
     image = Path(args.image)
     explicit = args.annotate is not None
     path = Path(args.annotate) if explicit else default_annotation_path(image)
-    if path.exists() and (path.resolve() == image.resolve() or os.path.samefile(path, image)):  # (a hard link too)
+    if same_file(path, image):  # (a hard link too)
         raise UserError(f"--annotate {path} is the input photo; choose another file")
     try:
         save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,

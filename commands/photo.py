@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from commands.common import (
 from scoring import explain
 from vision import pipeline
 from vision.errors import ImageError, VisionError
+from vision.io import same_file
 from vision.pipeline import DEMO_PHOTO, parse_additions, parse_fixes, summary, to_json
 
 
@@ -30,7 +30,7 @@ def cmd_photo(args: argparse.Namespace) -> int:
         raise UserError("--annotate needs a file name (e.g. out.jpg or out.png)")
     if args.annotate:  # never write the annotated image over the photo itself
         out, src = Path(args.annotate), Path(source)
-        if out.resolve() == src.resolve() or (out.exists() and src.exists() and os.path.samefile(out, src)):
+        if same_file(out, src):
             raise UserError(f"--annotate {args.annotate} is the input photo; choose another file")
         from vision.annotate import check_writable
 

@@ -55,6 +55,7 @@ from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEM
     STATE_SCHEMA, _RESULT_COLS, file_hash, open_state, write_result)
 from .decode import confidence_value, format_confidence
 from .errors import BatchError
+from .io import same_file
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
     CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT, _WINDS,
     _WIN_BY_ALIASES, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
@@ -247,12 +248,7 @@ def default_workers() -> int:
     return max(1, min(8, n))
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    """True when ``a`` and ``b`` name the same file (same path, or hard/symbolic links to it)."""
-    try:
-        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
-    except OSError:
-        return False
+_same_file = same_file  # (vision.io.same_file: also the command line's --annotate check)
 
 
 def _check_history_db(db: Path, state: Path, out: Path, manifest: str | os.PathLike | None) -> None:

@@ -837,3 +837,13 @@ def load_image(source: Source) -> np.ndarray:
     Raises :class:`ImageError` as :func:`load_photo`.
     """
     return load_photo(source).pixels
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """True when ``a`` and ``b`` name the same file (same path, or hard/symbolic links to it): an output
+    that would be written over an input (``--annotate`` the photo itself, a batch's ``--out`` its
+    manifest)."""
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
