@@ -17,6 +17,7 @@ from scoring import Context
 from scoring.errors import ECHO_CHARS, InputError
 from scoring.history import ENV_DB
 from scoring.hand import WIN_BY, WON_FIELDS
+from scoring.notation import is_whole_number
 
 #: bad input from the user: printed as one line, exit code 2. It is :class:`scoring.errors.InputError`,
 #: the base that the library's bad-input errors share (e.g. :class:`vision.errors.BatchError`), so
@@ -82,7 +83,7 @@ def whole_number(text: str) -> int:
     ASCII digits, a minus sign allowed (the command says what it must be at least). ``int()`` alone takes
     ``30_0`` as 300 and other scripts' digits (a tester's ``audit --claimed 30_0`` was compared as a claim
     of 300, and ``--claimed ٣٠`` as 30), where ``--fix`` refuses them."""
-    if not re.fullmatch(r"\s*-?[0-9]+\s*", text):
+    if not is_whole_number(text):
         raise argparse.ArgumentTypeError(f"{printable(text)[:40]!r} is not a whole number (digits 0-9)")
     return int(text)
 

@@ -21,7 +21,7 @@ from commands.common import UserError, add_history_args, options_from_args, prin
 from scoring.engine import explain, load_ruleset, score_hand
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
-from scoring.notation import parse_hand
+from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import (Settlement, copies_in_a_set, over_the_set_text, settle, tiles_over_the_set,
                             with_win_by)
@@ -46,7 +46,7 @@ def parse_scores(text: str) -> dict[str, int]:
         _not_a_void_word(name)
         if name in out:
             raise UserError(f"player {name!r} is given twice in --scores")
-        if not re.fullmatch(r"-?[0-9]+", val):  # (int() takes 2_00 and other scripts' digits)
+        if not is_whole_number(val):  # (int() takes 2_00 and other scripts' digits)
             raise UserError(f"score of {name} must be a whole number, not {val!r}")
         points = int(val)
         if points < 0:

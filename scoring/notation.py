@@ -28,6 +28,14 @@ from .tiles import BONUS, compact, next_tile, sort_tiles
 _TILES_RE = re.compile(r"(?:[0-9]+[mpszfy])+")
 _GROUP_RE = re.compile(r"([0-9]+)([mpszfy])")
 _TOKEN_RE = re.compile(r"\S+")
+
+
+def is_whole_number(text: str) -> bool:
+    """``text`` is a whole number in ASCII digits, a minus sign allowed, spaces around it: ``int()``
+    alone also takes ``1_0`` as 10 and other scripts' digits (``٣٠``), which a user's count, score or
+    claim must not be read as (the command line's whole-number options, a manifest's count cells, the
+    web form's, a settlement's scores and hk-tw-16's ``dealer_streak``)."""
+    return re.fullmatch(r"\s*-?[0-9]+\s*", text) is not None
 WIN_PREFIX = "win:"
 
 

@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 from scoring.errors import HandError
 from scoring.hand import FIELD_FLAGS, WON_FIELDS
 from scoring.hand import WIN_BY
+from scoring.notation import is_whole_number
 
 from .errors import BatchError
 
@@ -262,7 +263,7 @@ def _wind(v: str, what: str) -> str:
 
 
 def _int(v: str, what: str) -> int:
-    if not re.fullmatch(r"\s*-?[0-9]+\s*", v):  # (int() takes 1_0 and other scripts' digits: as the flags)
+    if not is_whole_number(v):  # (int() takes 1_0 and other scripts' digits: as the flags)
         raise ValueError(f"{what} {v!r} must be a whole number")
     n = int(v)
     if n < 0:

@@ -7,12 +7,12 @@ North White Green Red, ``1f``–``4f`` flowers, ``1y``–``4y`` seasons, ``0x`` 
 """
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
+from scoring.notation import is_whole_number
 
 Wind = Literal["E", "S", "W", "N"]
 WinBy = Literal[WIN_BY]  # type: ignore[valid-type]
@@ -21,7 +21,7 @@ OptionValue = str | int | float | bool
 
 def _digits(v: Any) -> Any:
     """A form's whole number as digits 0-9 (pydantic, as int(), takes "1_0" as 10: a tester's dealer_streak)."""
-    if isinstance(v, str) and not re.fullmatch(r"\s*-?[0-9]+\s*", v):
+    if isinstance(v, str) and not is_whole_number(v):
         raise ValueError("must be a whole number (digits 0-9)")
     return v
 

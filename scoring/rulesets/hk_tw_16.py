@@ -21,7 +21,6 @@ engine counts as firings (bool, count, list of details or ``engine.Fired``).
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import replace
 from itertools import combinations
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from ..decompose import Decomposition, decompositions, is_standard_complete, place_winning_tile, register_shape
 from ..errors import HandError, RulesetError
 from ..hand import Hand, Meld
+from ..notation import is_whole_number
 from ..tiles import (BONUS, DRAGONS, FLOWERS, HONOURS, PLAYING_TILES, SEASONS, SUITS,
                      TERMINALS, TERMINALS_AND_HONOURS, WIND_NUMBER, WINDS, counts34, next_tile, rank,
                      sort_tiles)
@@ -907,7 +907,7 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
         raise RulesetError(f"settle option win_by must be discard, self-drawn or robbed-kong, not {win_by!r}")
     raw = options.get("dealer_streak", 0)
     try:  # (digits only: int() takes "1_0" and other scripts' digits)
-        streak = raw if isinstance(raw, int) else int(raw) if re.fullmatch(r"[0-9]+", str(raw).strip()) else -1
+        streak = raw if isinstance(raw, int) else int(raw) if is_whole_number(str(raw)) else -1
     except (TypeError, ValueError):
         streak = -1
     if streak < 0 or isinstance(options.get("dealer_streak"), bool):
