@@ -354,9 +354,7 @@ def save(image: np.ndarray, path: str | Path, quality: int = 88) -> Path:
     Raises :class:`ImageError` when the extension is unknown or the file cannot be written.
     """
     p = Path(path)
-    ext = p.suffix.lower()
-    if ext not in (".jpg", ".jpeg", ".png", ".webp"):
-        raise ImageError(f"{p}: annotated image must be .jpg, .png or .webp")
+    ext = _annotated_ext(p)
     params = [cv2.IMWRITE_JPEG_QUALITY, quality] if ext in (".jpg", ".jpeg") else []
     ok = False
     try:
@@ -368,14 +366,21 @@ def save(image: np.ndarray, path: str | Path, quality: int = 88) -> Path:
     return p
 
 
+def _annotated_ext(p: Path) -> str:
+    """``p``'s extension, lower case; ImageError for one :func:`save` cannot write."""
+    ext = p.suffix.lower()
+    if ext not in (".jpg", ".jpeg", ".png", ".webp"):
+        raise ImageError(f"{p}: annotated image must be .jpg, .png or .webp")
+    return ext
+
+
 def check_writable(path: str | Path) -> None:
     """Raise :class:`ImageError` when :func:`save` could not write ``path``, as far as can be told before
     the photo is read: an extension that is not .jpg/.jpeg/.png/.webp, a missing folder, a folder at
     ``path``, no write permission (a new user's ``photo --annotate /nonexist/x.jpg`` read and scored the
     photo, recorded it in the history as scored, then failed)."""
     p = Path(path)
-    if p.suffix.lower() not in (".jpg", ".jpeg", ".png", ".webp"):
-        raise ImageError(f"{p}: annotated image must be .jpg, .png or .webp")
+    _annotated_ext(p)
     why = _why_unwritable(p)
     if why:
         raise ImageError(f"{p}: cannot write the annotated image{why}")
