@@ -100,14 +100,16 @@ def context_from_args(args: argparse.Namespace) -> Context:
     """The :class:`scoring.Context` described by :func:`add_context_args` options.
 
     Raises UserError when ``--not-winner`` is combined with an option describing the win
-    (``--win-by``, ``--last-tile``, ``--first-turn``, ``--kong-on-kong``), and HandError for values
+    (``--win-by`` other than the default discard, ``--last-tile``, ``--first-turn``, ``--kong-on-kong``),
+    and HandError for values
     :class:`scoring.Context` refuses.
     """
     if args.not_winner:
         # (a flag naming one of them sets it too, scoring.hand.FIELD_FLAGS: `--flag last-tile`)
         by_flag = Context(flags=frozenset(args.flag))
         flagged = {name for name in WIN_OPTIONS if getattr(by_flag, name)}
-        given = ([f"--win-by {args.win_by}"] if args.win_by is not None else []) + [
+        # (--win-by discard is the default, said of every hand of a table by a tester's script: no contradiction)
+        given = ([f"--win-by {args.win_by}"] if args.win_by not in (None, "discard") else []) + [
             "--" + name.replace("_", "-") for name in WIN_OPTIONS if getattr(args, name)] + [
             f"--flag {name.replace('_', '-')}" for name in WIN_OPTIONS if name in flagged and not getattr(args, name)]
         if given:

@@ -89,6 +89,13 @@ def test_not_winner_with_how_the_hand_was_won_is_contradictory(run_cli, extra, n
     assert f"--not-winner contradicts {named}" in msg
 
 
+def test_not_winner_with_the_default_win_by_is_no_contradiction(run_cli):
+    # a tester's script said --win-by discard (the default) of every hand of a table: the three non-winners were
+    # refused as "--not-winner contradicts --win-by discard"
+    rc, out, err = run_cli("hand", NON_WINNER, "--not-winner", "--win-by", "discard", "--no-history")
+    assert rc == 0 and "non-winner" in out.splitlines()[0], (out, err)
+
+
 def test_win_by_still_works_for_a_winner(run_cli):
     rc, out, _ = run_cli("hand", HAND, "--win-by", "wall", "--no-history")
     assert rc == 0 and "[winner, seat E, round E, win by wall]" in out.splitlines()[0]
