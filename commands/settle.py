@@ -180,8 +180,7 @@ def add_settle(sub: Any) -> None:
     p.add_argument("--east", required=True, metavar="PLAYER", help="the player who is East (the dealer)")
     # (needed: a forgotten --winner had settled the hand as void, every score 0, exit 0; _winner)
     p.add_argument("--winner", metavar="PLAYER", help="the player who went mahjong; 'none' for a void hand")
-    p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
-                   help=settle_options_help())
+    p.add_argument("--option", "-o", action=SettleOptionAction, default=[], metavar="NAME=VALUE")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_settle)
 
@@ -195,6 +194,29 @@ def settle_options_help(leave_out: tuple[str, ...] = ()) -> str:
                      for rs, m in (("hk-tw-16", hk_tw_16), ("swedish", swedish)))
     return (f"a settlement-scheme option NAME=VALUE (repeatable): {said}; the others none (e.g. discarder=S: "
             f"who discarded the winning tile). An unknown one is refused, naming those of the scheme")
+
+
+class SettleOptionAction(argparse._AppendAction):
+    """``settle --option``: appended as ``action="append"`` is; its help (:func:`settle_options_help`) is
+    made only when help is printed, so that the rulesets' modules are not imported at every start-up."""
+
+    leave_out: tuple[str, ...] = ()
+    said_after = ""
+
+    @property
+    def help(self) -> str:
+        return settle_options_help(self.leave_out) + self.said_after
+
+    @help.setter
+    def help(self, value) -> None:  # (argparse sets it to None)
+        pass
+
+
+class TableSettleOptionAction(SettleOptionAction):
+    """``table --settle-option``: the win source is ``--win-by``'s."""
+
+    leave_out = ("win_by",)
+    said_after = " (the win source is --win-by's)"
 
 
 # ------------------------------------------------------------------------- table
@@ -414,7 +436,7 @@ def add_table(sub: Any) -> None:
     p.add_argument("--player-flag", action="append", default=[], metavar="PLAYER=NAME",
                    help="a ruleset flag for one player, e.g. N=dead-hand (repeatable)")
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option for scoring")
-    p.add_argument("--settle-option", action="append", default=[], metavar="NAME=VALUE", help=settle_options_help(leave_out=("win_by",)) + " (the win source is --win-by's)")
+    p.add_argument("--settle-option", action=TableSettleOptionAction, default=[], metavar="NAME=VALUE")
     p.add_argument("--explain", action="store_true", help="print each hand's full explanation")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_history_args(p)
