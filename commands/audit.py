@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from commands.common import (
-    JoinRepeats, UserError, add_context_args, add_history_args, context_from_args, exposed_arg, options_from_args,
-    print_json, whole_number)
+    JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, context_from_args, exposed_arg,
+    options_from_args, print_json, whole_number)
 from scoring import explain, load_ruleset, parse_hand, score_hand
 from vision.audit import compare, default_annotation_path, read_claimed_lines, report
 from vision.io import same_file
@@ -45,16 +45,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
         image = Path(args.image)
         fixes = parse_fixes(args.fix)
-        if args.annotate:  # (an --annotate it cannot write: said before the photo is read, scored and recorded)
-            from vision.annotate import check_writable
-
-            out = Path(args.annotate)
-            if same_file(out, image):
-                raise UserError(f"--annotate {out} is the input photo; choose another file")
-            try:
-                check_writable(args.annotate)
-            except VisionError as e:
-                raise UserError(str(e)) from None
+        if args.annotate:  # (said before the photo is read, scored and recorded)
+            check_annotate_target(args.annotate, image)
         try:
             reader = resolve_reader(reader_spec(args.reader or DEFAULT_READER, args.tileset))()
             extra = {"additions": parse_additions(args.add)} if getattr(args, "add", None) else {}

@@ -193,6 +193,25 @@ def add_history_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-history", action="store_true", help="do not record this score in the history")
 
 
+def check_annotate_target(annotate: str, photo: Any) -> None:
+    """``--annotate FILE`` of ``photo`` and ``audit``, checked before the photo is read, scored and recorded:
+    UserError when FILE is the photo itself (the same path, a hard or symbolic link) or is a file
+    :func:`vision.annotate.save` could not write (a missing folder, another format: a new user's
+    ``--annotate /nonexist/x.jpg`` was recorded in the history as scored, then failed)."""
+    from pathlib import Path
+
+    from vision.annotate import check_writable
+    from vision.errors import ImageError
+    from vision.io import same_file
+
+    if same_file(Path(annotate), Path(photo)):
+        raise UserError(f"--annotate {annotate} is the input photo; choose another file")
+    try:
+        check_writable(annotate)
+    except ImageError as e:
+        raise UserError(str(e)) from None
+
+
 def record_photo(args: argparse.Namespace, command: str, source: Any, res: Any, **kw: Any) -> list[int]:
     """Record one photo reading in the history chosen by ``args`` (``--db``/``--no-history``);
     the context, options and ruleset come from ``args`` unless given. Best effort (see

@@ -3,15 +3,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from commands.common import (
-    JoinRepeats, UserError, add_context_args, add_history_args, context_from_args, exposed_arg, options_from_args,
-    print_json, whole_number)
+    JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, context_from_args, exposed_arg,
+    options_from_args, print_json, whole_number)
 from scoring import explain
 from vision import pipeline
 from vision.errors import ImageError, VisionError
-from vision.io import same_file
 from vision.pipeline import DEMO_PHOTO, parse_additions, parse_fixes, summary, to_json
 
 
@@ -28,16 +26,8 @@ def cmd_photo(args: argparse.Namespace) -> int:
         source = args.image
     if args.annotate is not None and not args.annotate.strip():  # (a tester's --annotate "" wrote nothing, silently)
         raise UserError("--annotate needs a file name (e.g. out.jpg or out.png)")
-    if args.annotate:  # never write the annotated image over the photo itself
-        out, src = Path(args.annotate), Path(source)
-        if same_file(out, src):
-            raise UserError(f"--annotate {args.annotate} is the input photo; choose another file")
-        from vision.annotate import check_writable
-
-        try:  # (before the photo is read and recorded as scored)
-            check_writable(out)
-        except ImageError as e:
-            raise UserError(str(e)) from None
+    if args.annotate:  # never write the annotated image over the photo itself, nor where it cannot be
+        check_annotate_target(args.annotate, source)
     ctx = context_from_args(args)
     opts = options_from_args(args)
     from commands.tilesets import check_learn

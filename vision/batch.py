@@ -248,9 +248,6 @@ def default_workers() -> int:
     return max(1, min(8, n))
 
 
-_same_file = same_file  # (vision.io.same_file: also the command line's --annotate check)
-
-
 def _check_history_db(db: Path, state: Path, out: Path, manifest: str | os.PathLike | None) -> None:
     """Raise BatchError, before any photo is scored, when the history database ``db`` is a file the run
     reads or writes, or cannot be opened as a history (a text file, another database): the history of
@@ -261,7 +258,7 @@ def _check_history_db(db: Path, state: Path, out: Path, manifest: str | os.PathL
     for what, path in (("--state", state), ("--out", out), ("the settlements file",
                                                             out.with_name(out.stem + ".settlements.csv")),
                        *((("the manifest", Path(manifest)),) if manifest is not None else ())):
-        if _same_file(db, path):
+        if same_file(db, path):
             raise BatchError(f"--db {db} is {what}; give the history a file of its own (or --no-history)")
     try:
         history.connect(db).close()
@@ -320,10 +317,10 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     if manifest is not None:  # the files this run writes must not be the manifest it reads
         for what, path in (("--out", out), ("--state", state_p),
                            ("the settlements file", out.with_name(out.stem + ".settlements.csv"))):
-            if _same_file(path, Path(manifest)):
+            if same_file(path, Path(manifest)):
                 raise BatchError(f"{what} {path} is the manifest; choose another file")
     for what, path in (("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))):
-        if _same_file(state_p, path):  # the database and a CSV written over each other: both lost
+        if same_file(state_p, path):  # the database and a CSV written over each other: both lost
             raise BatchError(f"--state {state_p} is {what}; choose another file")
     if history_db is not None:
         _check_history_db(Path(history_db), state_p, out, manifest)

@@ -747,9 +747,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                if upright is None and isinstance(upright_error, HandError) else
                "no tile was found upright" if upright is None else
                "the photo read upright is not a legal hand" if not upright.reading.legal else
-               f"read upright, the same hand has {_turned_tiles(upright)} of its "
-               f"{sum(1 for i in used_tiles(upright.reading) if upright.readings.pose[i] != 'face-down')} face-up "
-               f"tiles upside down or sideways" if upright.reading.notation == result.reading.notation else
+               f"read upright, the same hand has {_turned_tiles(upright)} of its {len(_face_up_tiles(upright))} "
+               f"face-up tiles upside down or sideways" if upright.reading.notation == result.reading.notation else
                "it reads better than the photo upright")
         frame.append(f"the photo was read turned {result.turned}° clockwise ({why}); tile boxes are those of the "
                      + ("photo straightened, then turned" if result.straightened is not None else "turned photo"))
@@ -927,9 +926,14 @@ def weak_reading(res: PhotoResult) -> bool:
     return _mostly_turned(res)
 
 
+def _face_up_tiles(res: PhotoResult) -> list[int]:
+    """Detection indices of the face-up tiles the reading uses."""
+    return [i for i in used_tiles(res.reading) if res.readings.pose[i] != "face-down"]
+
+
 def _mostly_turned(res: PhotoResult) -> bool:
     """At least half of the face-up tiles ``res`` uses were read upside-down or sideways."""
-    face_up = [i for i in used_tiles(res.reading) if res.readings.pose[i] != "face-down"]
+    face_up = _face_up_tiles(res)
     return bool(face_up) and _turned_tiles(res) >= len(face_up) / 2
 
 

@@ -691,6 +691,17 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             "score": score_out(res.scored) if res.scored is not None else None,
         }
 
+    def _learn(tileset: str | None, learn: bool, fixes: dict[int, str], res, photo, learned: frozenset):
+        """``learn``: the fixed tiles of the reading ``res`` taught to ``tileset``, once each fix of the photo
+        (``learned``: those taught before), when the reading with them is a legal hand. Returns (tiles
+        learned, the photo's fixes learned now, :data:`vision.tileset.NOT_LEARNED` or None)."""
+        if not (learn and tileset and fixes):
+            return 0, learned, None
+        if not res.reading.legal:  # (a mistyped fix that breaks the hand would teach a wrong face for good)
+            return 0, learned, NOT_LEARNED
+        n, learned = tilesets.learn(tileset, photo, res.detections, res.order, fixes, learned, res.added)
+        return n, learned, None
+
     def _first_reading(abandoned: threading.Event, data: bytes, name: str, photo_id: str, rs, ctx: Context,
                        fixes: dict[int, str], options: dict[str, Any], winning_tile: str | None,
                        exposed: str | None, tileset: str | None = None, learn: bool = False,
@@ -717,14 +728,12 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 item.turned, item.straightened, item.frame_notes)
         else:
             res = replace(res, photo=photo)
-        n = 0
-        if learn and tileset and fixes and res.reading.legal:  # (NOT_LEARNED)
-            n, learned = tilesets.learn(tileset, photo, res.detections, res.order, fixes, item.learned, res.added)
-            item = replace(item, learned=learned)
+        n, learned, not_learned = _learn(tileset, learn, fixes, res, photo, item.learned)
+        item = replace(item, learned=learned)
         cache.put(item, photo_id)
         return {**_photo_answer(res, {**model_t, **{k: v for k, v in res.timings.items() if k not in model_t}},
                                 photo_id, rs, fixes), "tileset": tileset or None, "learned": n,
-                "not_learned": NOT_LEARNED if learn and tileset and fixes and not res.reading.legal else None}
+                "not_learned": not_learned}
 
     def _again(abandoned: threading.Event, item: CachedPhoto, photo_id: str, rs, ctx: Context,
                fixes: dict[int, str], options: dict[str, Any], winning_tile: str | None,
@@ -739,13 +748,11 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed,
             fixes=fixes, options=options, additions=additions, not_tiles=item.not_tiles),
             item.turned, item.straightened, item.frame_notes)
-        n = 0
-        if learn and tileset and fixes and res.reading.legal:  # (NOT_LEARNED)
-            n, learned = tilesets.learn(tileset, item.photo, res.detections, res.order, fixes, item.learned, res.added)
+        n, learned, not_learned = _learn(tileset, learn, fixes, res, item.photo, item.learned)
+        if learned is not item.learned:
             cache.put(replace(item, learned=learned), photo_id)
         return {**_photo_answer(res, {**item.timings, **res.timings}, photo_id, rs, fixes),
-                "tileset": tileset or None, "learned": n,
-                "not_learned": NOT_LEARNED if learn and tileset and fixes and not res.reading.legal else None}
+                "tileset": tileset or None, "learned": n, "not_learned": not_learned}
 
     @app.post("/api/score", response_model=S.PhotoScoreResponse, summary="Read a photo and score it",
               responses={404: {"model": S.ErrorOut}, 413: {"model": S.ErrorOut}, 415: {"model": S.ErrorOut},

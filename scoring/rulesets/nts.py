@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine import best_completion, default_combine
 from ..fired import Fired
 from ..hand import Hand
-from ..predicates import category, pungs_count
+from ..predicates import category, pungs_count, win_by
 from ..tiles import DRAGONS, HONOURS, SUITS, TERMINALS, WINDS
 
 if TYPE_CHECKING:
@@ -166,7 +166,7 @@ def loose_tile(v: "View", tile: str | None = None, kong_on_kong: bool = False) -
     ``tile``: the winning tile must be this one (Plum Blossom: 5p); ``kong_on_kong``: after two
     kongs in one turn (``Context.kong_on_kong``).
     """
-    if v.ctx.win_by != "dead-wall" or not v.kongs:  # (a dead-wall tile drawn for a flower is no kong's)
+    if not win_by(v, "dead-wall", after_kong=True):  # (a dead-wall tile drawn for a flower is no kong's)
         return False
     if kong_on_kong and not v.ctx.kong_on_kong:
         return False

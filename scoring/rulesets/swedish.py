@@ -61,12 +61,12 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
     if "burst-kong" in ctx.flags and ctx.win_by != "discard":
         raise HandError("flag burst-kong needs a win by discard (another player called kong on that "
                         f"discard), not --win-by {ctx.win_by}")
-    if "burst-kong" in ctx.flags and hand.winning_tile is not None and hand.all_tiles.count(hand.winning_tile) > 1:
+    held = hand.all_tiles.count(hand.winning_tile) if "burst-kong" in ctx.flags and hand.winning_tile else 0
+    if held > 1:
         # (003:43-44: the other player held three of the tile to call kong on it; a tester's hand holding it twice
         # was scored with the bonus)
         raise HandError(f"flag burst-kong says another player called kong on the winning {hand.winning_tile}, "
-                        f"holding three, yet the hand holds {hand.all_tiles.count(hand.winning_tile)}: the flag "
-                        f"or the winning tile is wrong")
+                        f"holding three, yet the hand holds {held}: the flag or the winning tile is wrong")
 
 
 # ------------------------------------------------------------------------- point table (003:4-9)
