@@ -738,14 +738,28 @@ def test_line44_46_eight_flowers_instant_win():
     # 16 tiles + all 8 flowers: 八隻花 40 "count as 40pts" (no 正花/爛花), "自摸+莊": 自摸 1 + 莊 1
     # (East), "can also count … 四張內": 3 discards → 40; 底 5 → 87; 連莊 is not in 004:45's list, so
     # a dealer streak adds nothing; cash: 2 × 台花 $5 ("collect $5 for second 台花") = $10
-    r = score("123m456p789s1234567z +1f2f3f4f1y2y3y4y", seat_wind="E", discards=3, dealer_streak=2)
+    r = score("123m456p789s1234567z +1f2f3f4f1y2y3y4y", seat_wind="E", discards=3, dealer_streak=2, win_by="wall")
     check(r, {"eight-flowers": 40, "self-drawn-eight-flowers": 1, "dealer": 1, "within-four": 40,
               "flower-set": 10, "base": 5}, 87)
     assert r.decomposition.shape == "eight-flowers"
     # option eight_flowers_self_draw=payment-only (004-34 a): no 自摸 point → 86
     r = score("123m456p789s1234567z +1f2f3f4f1y2y3y4y", options={"eight_flowers_self_draw": "payment-only"},
-              seat_wind="E", discards=3)
+              seat_wind="E", discards=3, win_by="wall")
     assert r.total == 86
+    # the eighth flower may be a flower's replacement tile, from the dead wall ("can also count 槓上自摸",
+    # 004:45): scored the same, and 槓上自摸 itself needs a kong, so it does not fire here
+    assert score("123m456p789s1234567z +1f2f3f4f1y2y3y4y", seat_wind="E", discards=3,
+                 win_by="dead-wall").total == 87
+
+
+def test_line45_eight_flowers_instant_win_is_self_drawn():
+    # "自摸+莊" (004:45): the instant win is on drawing the eighth flower; no discard or robbed kong
+    # can give it (a tester's discard win had been settled with the discarder paying everything)
+    for win_by in ("discard", "robbed-kong"):
+        with pytest.raises(HandError, match=f"八隻花.*cannot be won by {win_by}"):
+            score("123m456p789s1234567z +1f2f3f4f1y2y3y4y", seat_wind="E", win_by=win_by)
+    # a 17-tile hand that kept its eight flowers (004:46) may still be won on a discard
+    assert score("[123m] 456m 777p 234s 678s 55p +1f2f3f4f1y2y3y4y", "6s", win_by="discard").total == 47
 
 
 def test_line46_eight_flowers_kept_adds_40_to_the_final_hand():
@@ -903,11 +917,15 @@ def test_cli_hand_json_end_to_end(capsys):
 
 def test_cli_hand_eight_flowers_sixteen_tiles(capsys):
     code = cli.main(["hand", "123m456p789s1234567z +1f2f3f4f1y2y3y4y", "--ruleset", RS,
-                     "--seat-wind", "S", "--json"])
+                     "--seat-wind", "S", "--win-by", "wall", "--json"])
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     # 八隻花 40 + 自摸 1 + 底 5 = 46, cash 2 × $5
     assert out["total"] == 46 and out["cash"] == 10 and out["shape"] == "eight-flowers"
+    # the default win by discard contradicts the instant win (004:45 自摸): refused in one line
+    code = cli.main(["hand", "123m456p789s1234567z +1f2f3f4f1y2y3y4y", "--ruleset", RS, "--seat-wind", "S"])
+    err = capsys.readouterr().err
+    assert code != 0 and "cannot be won by discard" in err and len(err.strip().splitlines()) == 1
 
 
 def test_cli_rules_lists_patterns_and_options(capsys):

@@ -697,6 +697,13 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
         if n != 16:
             raise HandError(f"a non-winning hand needs 16 tiles in the 16-tile game (each meld on the table counts 3, a kong too), found {n}")
         return
+    if n == 16 and BONUS <= set(hand.bonus) and hand.context.win_by in ("discard", "robbed-kong"):
+        # (the 16-tile hand is the instant win on the eighth flower, a tile drawn from the wall or, as a
+        # flower's or kong's replacement, from the dead wall: 004:45 "自摸+莊 … can also count 槓上自摸";
+        # a tester's discard win had been settled with the discarder paying)
+        raise HandError(
+            "the 16-tile 八隻花 hand is the instant win on drawing the eighth flower, self-drawn (004:45 自摸): "
+            f"it cannot be won by {hand.context.win_by}; give win by wall, or dead-wall for a replacement tile")
     if n == 17 or (n == 16 and BONUS <= set(hand.bonus)):
         return
     raise HandError(
