@@ -71,11 +71,14 @@ def parse_tiles(text: str, column: int = 1) -> list[str]:
 def parse_winning_tile(text: str) -> str:
     """The winning tile given on its own (``--winning-tile 5p``) → ``"5p"``.
 
-    Raises :class:`HandError` (without a column: it would point into the hand notation) for
-    anything but one playing tile.
+    Spaces around it are dropped (as around a hand's notation: a pasted `` 1z``). Raises
+    :class:`HandError` (without a column: it would point into the hand notation) for anything but
+    one playing tile.
     """
+    if not text.strip():
+        raise HandError("winning tile is empty: give one playing tile, e.g. 5p")
     try:
-        wt = parse_tiles(text)
+        wt = parse_tiles(text.strip())
     except HandError as e:
         raise HandError(f"winning tile {echo(text)}: {e.message}") from None
     if len(wt) != 1 or wt[0] in BONUS:

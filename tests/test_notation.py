@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from scoring import Context, HandError, Meld, format_hand, parse_hand, parse_tiles
-from scoring.notation import check_size, meld_from_tiles, parse_tiles_at
+from scoring.notation import check_size, meld_from_tiles, parse_tiles_at, parse_winning_tile
 
 
 # ------------------------------------------------------------------------------ grammar
@@ -143,6 +143,16 @@ def test_hand_level_errors(text, kwargs, message):
         parse_hand(text, **kwargs)
     assert message in str(e.value)
     assert "\n" not in str(e.value)
+
+
+def test_winning_tile_given_alone_spaces_and_empty():
+    # a pasted " 1z " is the tile 1z, as spaces around a hand's notation are dropped; a blank one is refused
+    # in words, not as "empty tile group"
+    assert parse_winning_tile(" 1z ") == "1z" and parse_winning_tile("5p") == "5p"
+    with pytest.raises(HandError, match="winning tile is empty"):
+        parse_winning_tile("  ")
+    with pytest.raises(HandError, match="unexpected character"):
+        parse_winning_tile("1z 2z")
 
 
 def test_non_winner_with_win_token_names_column():
