@@ -80,6 +80,26 @@ def test_rulesets_lists_every_ruleset_flags_and_the_43_faces(tmp_path, photo):
 
 
 # --------------------------------------------------------------------------- hand
+def test_a_non_winners_win_circumstances_are_refused(photo):
+    # was: winner false with win_by wall and last_tile true was scored, the two ignored; the command line
+    # refuses them with --not-winner, and so does the API now (win_by discard, the default, is no contradiction)
+    client = photo[2]
+    hand = "123m456p789s1z [777p]"
+    msg = _one_line_error(client.post("/api/hand", json={"notation": hand, "context": {
+        "winner": False, "win_by": "wall", "last_tile": True}}), 422)
+    assert "winner is false, yet win_by wall, last_tile describe how the hand was won" in msg
+    msg = _one_line_error(client.post("/api/hand", json={"notation": hand, "context": {
+        "winner": False, "flags": ["kong-on-kong"]}}), 422)
+    assert "kong_on_kong describes how the hand was won" in msg
+    r = client.post("/api/hand", json={"notation": hand, "context": {"winner": False, "win_by": "discard",
+                                                                     "announced_wait": True}})
+    assert r.status_code == 200, r.text
+    # the photo form says it the same way
+    msg = _one_line_error(client.post("/api/score", data={"winner": "false", "first_turn": "true"},
+                             files={"image": ("hand.png", photo[0], "image/png")}), 422)
+    assert "first_turn describes how the hand was won" in msg
+
+
 def test_hand_scores_notation_with_its_explanation(photo):
     client = photo[2]
     r = client.post("/api/hand", json={"notation": "123m456p789s11z [777p]", "winning_tile": "1z"})

@@ -534,3 +534,33 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     said = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", [t for t, _ in MESSAGES])
     bad = [s for s in said if "--" in s or "POS=" in s]
     assert not bad, bad
+
+
+def test_not_the_winner_greys_out_how_the_hand_was_won_and_does_not_send_it(page):
+    # was: ticking "Not the winner" left "won on the last tile", the wall and the winning tile set and sent;
+    # the API now refuses a non-winner's win circumstances (as --not-winner does), so the page keeps them
+    # in its settings, greyed out, and scores the hand as a non-winner's
+    page.click("#settings > summary")
+    page.select_option("#ruleset", "nts")
+    page.select_option("#win_by", "wall")
+    page.check("#last_tile")
+    page.click("#settings summary:has-text('Overrides')")
+    page.fill("#winning_tile", "1z")
+    page.check("#not_winner")
+    for sel in ("#win_by", "#last_tile", "#first_turn", "#kong_on_kong", "#winning_tile"):
+        assert page.is_disabled(sel), sel
+    assert page.is_enabled("#announced_wait")  # a waiting hand may be announced by a non-winner
+    page.click("#settings > summary")
+    page.fill("#notation", "123m456p789s1z [777p]")
+    page.click("#notation-form button[type=submit]")
+    page.wait_for_selector("#total", state="visible", timeout=30_000)
+    _idle(page)
+    assert not page.is_visible("#error"), page.text_content("#error")
+    from scoring import Context, load_ruleset, parse_hand, score_hand
+
+    expected = score_hand(parse_hand("123m456p789s1z [777p]", context=Context(winner=False)), load_ruleset("nts")).total
+    assert int(page.text_content("#total")) == expected
+    # untick it: the win's settings come back as they were
+    page.click("#settings > summary")
+    page.uncheck("#not_winner")
+    assert page.is_enabled("#win_by") and page.input_value("#win_by") == "wall" and page.is_checked("#last_tile")

@@ -11,7 +11,8 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
+from scoring.errors import HandError
+from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, WON_FIELDS, Context
 from scoring.notation import is_whole_number
 
 Wind = Literal["E", "S", "W", "N"]
@@ -51,7 +52,18 @@ class ContextIn(BaseModel):
                              description="ruleset-specific circumstances (see GET /api/rulesets)")
 
     def to_context(self) -> Context:
-        """The :class:`scoring.Context`; HandError for values it refuses."""
+        """The :class:`scoring.Context`; HandError for values it refuses, and for ``winner`` false with a
+        circumstance of the win (``win_by`` other than the default discard, ``last_tile``, ``first_turn``,
+        ``kong_on_kong``, or a flag naming one), as the command line's ``--not-winner`` refuses them."""
+        if not self.winner:
+            # (they had been accepted and ignored: a non-winner's score does not depend on them)
+            flags = {f.strip() for f in self.flags}
+            given = ([f"win_by {self.win_by}"] if self.win_by != "discard" else []) + [
+                name for name in WON_FIELDS if getattr(self, name) or name.replace("_", "-") in flags]
+            if given:
+                raise HandError(f"winner is false, yet {', '.join(given)} "
+                                f"{'describe' if len(given) > 1 else 'describes'} how the hand was won: "
+                                "leave them out, or set winner true")
         return Context(
             seat_wind=self.seat_wind, round_wind=self.round_wind, winner=self.winner, win_by=self.win_by,
             last_tile=self.last_tile, first_turn=self.first_turn, announced_wait=self.announced_wait,

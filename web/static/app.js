@@ -6,6 +6,9 @@
   const STORE = "mahjong-score:v1";
   const WINDS = [["E", "East"], ["S", "South"], ["W", "West"], ["N", "North"]];
   const CHECKS = ["not_winner", "last_tile", "first_turn", "announced_wait", "kong_on_kong"];
+  // the settings that say how a hand was won: a non-winner's are greyed out and not sent (the API refuses
+  // them with winner false, as the command line refuses them with --not-winner)
+  const WON_INPUTS = ["win_by", "last_tile", "first_turn", "kong_on_kong", "winning_tile"];
   const ROLE_LABEL = { concealed: "concealed", winning: "winning tile", exposed: "exposed meld",
                        "concealed-kong": "concealed kong", bonus: "flowers & seasons" };
   const PICKER_GROUPS = [
@@ -186,12 +189,20 @@
     $("exposed").value = s.exposed || "";
     $("learn").checked = !!s.learn;
     for (const c of CHECKS) $(c).checked = !!s[c];
+    syncWinner();
     buildRulesetControls();
   }
 
+  function syncWinner() {
+    const nw = $("not_winner").checked;
+    for (const id of WON_INPUTS) {
+      $(id).disabled = nw;
+      $(id).title = nw ? "a hand that did not go mahjong was not won: untick “Not the winner” to set it" : "";
+    }
+  }
+
   function summarize(s) {
-    const parts = [s.ruleset, "seat " + s.seat_wind, "round " + s.round_wind, s.win_by];
-    if (s.not_winner) parts.push("not winner");
+    const parts = [s.ruleset, "seat " + s.seat_wind, "round " + s.round_wind, s.not_winner ? "not winner" : s.win_by];
     if (s.tileset) parts.push("tile set " + s.tileset + (s.learn ? " (learning)" : ""));
     const n = Object.keys(s.options).length + s.flags.length;
     if (n) parts.push(n + " option" + (n > 1 ? "s" : ""));
@@ -201,6 +212,7 @@
   let rescoreTimer = null;
   function settingsChanged(ev) {
     if (ev && ev.target && ev.target.id === "ruleset") buildRulesetControls();
+    syncWinner();
     const s = readSettings();
     saved.ctx = Object.assign({}, s, { flags: undefined, options: undefined });
     saved.flags = Object.assign({}, saved.flags, { [s.ruleset]: s.flags });
@@ -220,10 +232,11 @@
 
   // ------------------------------------------------------------------ scoring
   function contextJSON(s) {
+    const won = !s.not_winner;  // (a non-winner's win circumstances stay in the settings, unsent)
     return {
-      seat_wind: s.seat_wind, round_wind: s.round_wind, winner: !s.not_winner, win_by: s.win_by,
-      last_tile: s.last_tile, first_turn: s.first_turn, announced_wait: s.announced_wait,
-      kong_on_kong: s.kong_on_kong, dealer: s.dealer === "" ? null : s.dealer === "true",
+      seat_wind: s.seat_wind, round_wind: s.round_wind, winner: won, win_by: won ? s.win_by : "discard",
+      last_tile: won && s.last_tile, first_turn: won && s.first_turn, announced_wait: s.announced_wait,
+      kong_on_kong: won && s.kong_on_kong, dealer: s.dealer === "" ? null : s.dealer === "true",
       dealer_streak: parseInt(s.dealer_streak, 10) || 0,
       discards: s.discards === "" ? null : parseInt(s.discards, 10), flags: s.flags,
     };
@@ -245,7 +258,7 @@
     fd.append("options", JSON.stringify(s.options));
     fd.append("fixes", Object.entries(state.fixes).map(([k, v]) => k + "=" + v).join(","));
     if (state.adds.length) fd.append("adds", state.adds.map(([k, v]) => k + "=" + v).join(","));
-    if (s.winning_tile) fd.append("winning_tile", s.winning_tile);
+    if (s.winning_tile && !s.not_winner) fd.append("winning_tile", s.winning_tile);
     if (s.exposed) fd.append("exposed", s.exposed);
     if (s.tileset) fd.append("tileset", s.tileset);
     if (s.tileset && s.learn) fd.append("learn", "true");
@@ -287,7 +300,7 @@
     if (!notation) return;
     const s = readSettings();
     const body = { notation, ruleset: s.ruleset, context: contextJSON(s), options: s.options };
-    if (s.winning_tile) body.winning_tile = s.winning_tile;
+    if (s.winning_tile && !s.not_winner) body.winning_tile = s.winning_tile;
     const seq = ++state.seq;
     busy(true, "Scoring…");
     try {
