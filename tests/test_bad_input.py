@@ -8,6 +8,7 @@ import json
 import re
 import struct
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -870,3 +871,29 @@ def test_a_one_colour_picture_says_so_when_no_tile_is_found(tmp_path, capsys):
     rc = cli.main(["photo", str(tmp_path / "noise.png"), "--no-history"])
     err = capsys.readouterr().err
     assert rc == 2 and "one colour" not in err, err
+
+
+def test_an_animated_or_multi_page_file_says_its_first_frame_is_read(tmp_path, capsys):
+    # an animated GIF was read by its first frame without a word: a hand in its second frame was "no tiles
+    # found"; the reading of such a file now says so in a note, and a first frame without tiles in the error
+    from PIL import Image
+
+    import cli
+    from vision.io import load_photo
+
+    demo = Image.open(Path(__file__).resolve().parents[1] / "docs" / "demo.jpg").convert("RGB")
+    black = Image.new("RGB", demo.size, (0, 0, 0))
+    demo.save(tmp_path / "hand.gif", save_all=True, append_images=[black], duration=500)
+    black.save(tmp_path / "black-first.gif", save_all=True, append_images=[demo], duration=500)
+    demo.save(tmp_path / "pages.tif", save_all=True, append_images=[black])
+    demo.save(tmp_path / "still.gif")
+    assert load_photo(tmp_path / "pages.tif").more_frames and not load_photo(tmp_path / "still.gif").more_frames
+    rc = cli.main(["photo", str(tmp_path / "hand.gif"), "--no-history"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "the file holds more than one frame (an animated picture or a multi-page file): its first " \
+        "frame is read" in out, out
+    rc = cli.main(["photo", str(tmp_path / "black-first.gif"), "--no-history"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "all one colour, black: the file holds more than one frame, and its first was read" in err, err
+    rc = cli.main(["photo", str(tmp_path / "still.gif"), "--no-history"])
+    assert "more than one frame" not in capsys.readouterr().out

@@ -1,9 +1,10 @@
 """Image loading: a photo file (or its bytes) → RGB uint8 pixels, EXIF-upright, in bounded memory.
 
-Formats: whatever Pillow opens (JPEG, PNG, WebP, BMP, TIFF, GIF: first frame) plus HEIC/HEIF/AVIF
-through ``pillow-heif`` (a runtime dependency). The EXIF orientation tag is applied (the
-transposition of :func:`PIL.ImageOps.exif_transpose`), so pixel coordinates are those of the photo as
-seen — the coordinates of ``../shared/data/photos/labels.json``.
+Formats: whatever Pillow opens (JPEG, PNG, WebP, BMP, TIFF, GIF; of an animated or multi-page file,
+the first frame: ``Photo.more_frames``) plus HEIC/HEIF/AVIF through ``pillow-heif`` (a runtime
+dependency). The EXIF orientation tag is applied (the transposition of
+:func:`PIL.ImageOps.exif_transpose`), so pixel coordinates are those of the photo as seen — the
+coordinates of ``../shared/data/photos/labels.json``.
 
 **Reduced scale.** When ``work_side`` asks for it, a large photo is brought down to a long side
 between ``work_side`` and ``2 × work_side``: a JPEG is decoded at a reduced DCT scale (1/2, 1/4, 1/8,
@@ -128,6 +129,9 @@ class Photo:
     name: str
     #: what the JPEG decoder said of damaged picture data (:func:`jpeg_damage`), or None
     damage: str | None = None
+    #: the file holds more than one frame (an animated GIF, PNG or WebP, a multi-page TIFF, an image
+    #: sequence in a HEIC): ``pixels`` are its first
+    more_frames: bool = False
 
     @property
     def size(self) -> tuple[int, int]:
@@ -729,6 +733,10 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
         im, name, file_bytes, fp = _open(source, stack)
         stack.callback(im.close)
         full_w, full_h = im.size
+        try:  # (Pillow looks for a second frame only, and goes back to the first)
+            more_frames = bool(getattr(im, "is_animated", False))
+        except Exception:  # noqa: BLE001 - a broken second frame: the first is still read, or refused below
+            more_frames = False
         need = decode_bytes(im, work_side)
         if need > MAX_DECODE_BYTES:
             raise _too_big(im, name, need)
@@ -788,7 +796,8 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
     turned = orient in (5, 6, 7, 8)
     orig = (full_h, full_w) if turned else (full_w, full_h)
     scale = pixels.shape[1] / orig[0]
-    return Photo(pixels=pixels, original_size=orig, scale=float(scale), name=name, damage=damage)
+    return Photo(pixels=pixels, original_size=orig, scale=float(scale), name=name, damage=damage,
+                 more_frames=more_frames)
 
 
 # ----------------------------------------------------------------------------- the C heap

@@ -611,8 +611,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             # only "no tiles found")
             blank = float(ph.pixels.std()) < BLANK_STD
             raise NoTilesError(f"{photo.name}: no tiles found in the photo"
-                               + (f" (its picture is all one colour, {_colour_words(ph.pixels)}: the file may hold "
-                                  f"its picture in a form that decodes so)" if blank else ""))
+                               + (f" (its picture is all one colour, {_colour_words(ph.pixels)}: "
+                                  + ("the file holds more than one frame, and its first was read: save the frame "
+                                     "that shows the hand as a photo of its own)" if photo.more_frames else
+                                     "the file may hold its picture in a form that decodes so)") if blank else
+                                  " (the file holds more than one frame, and its first was read)" if photo.more_frames
+                                  else ""))
         t1 = time.perf_counter()
         readings = cls_model(ph.pixels, det)
         if timing is not None:
@@ -1765,6 +1769,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 reading = replace(reading, notes=reading.notes + (
                     f"tile(s) {number_spans(went)}, in the hand as first read, went out of it with the tile(s) you "
                     f"left out (--fix POS={DROP}): without them their group reads as no meld",))
+    if photo.more_frames:  # (an animated GIF had been read by its first frame without a word)
+        reading = replace(reading, notes=reading.notes + (
+            "the file holds more than one frame (an animated picture or a multi-page file): its first frame is "
+            "read; if the hand is in another, save that frame as a photo of its own",))
     if photo.damage:
         reading = replace(reading, confidence=reading.confidence * DAMAGED_PICTURE, notes=reading.notes + (
             f"{DAMAGED_NOTE} (the JPEG decoder: {photo.damage}): part of the photo may be garbled, so tiles "
