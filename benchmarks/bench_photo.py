@@ -1,6 +1,6 @@
 """Benchmark: photo → score on a 12 MP JPEG, side by side with PyPI ``mahjong-detector``.
 
-    python benchmarks/bench_photo.py [--photo IMG] [--runs 7] [--threads] [--rotation] [--tilt DEG]
+    python benchmarks/bench_photo.py [--photo IMG] [--runs 7] [--threads] [--rotation] [--mirror] [--tilt DEG]
 
 The 12 MP photo (4000 × 3000 JPEG, quality 92) is the bundled demo render ``docs/demo.jpg`` enlarged,
 unless ``--photo`` names another. Both sides read the same file from disk on every run:
@@ -14,7 +14,9 @@ Median wall time of ``--runs`` warm runs (one warm-up run each, excluded). ``--t
 pipeline with 1 and 2 intra-op threads (the numbers behind ``vision.models.THREADS``). ``--rotation``
 also times the same photo turned 90° without EXIF (the upright reading is weak, so
 :func:`vision.pipeline.read_photo` tries the 90°/180°/270° turns) and prints its ratio to the upright
-photo's time, and the time with the rotation tries switched off (``rotate=False``). ``--tilt DEG``
+photo's time, and the time with the rotation tries switched off (``rotate=False``). ``--mirror`` times a
+weak reading (the photo read under hk-tw-16, whose 17-tile hands its 14 tiles never make) with and without
+the detector's mirror pass (``mirror=False``) and prints the ratios. ``--tilt DEG``
 likewise times the photo turned DEG degrees anticlockwise (a phone held askew: the rows are measured and
 the photo straightened, :func:`vision.pipeline.read_photo`) against the upright photo, and with
 ``straight=False``. ``--glyphs`` also
@@ -65,6 +67,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--threads", action="store_true", help="also compare 1 and 2 intra-op threads")
     ap.add_argument("--rotation", action="store_true", help="also time the photo turned 90° (rotation tries)")
+    ap.add_argument("--mirror", action="store_true",
+                    help="also time a weak reading with and without the mirror pass (the photo under hk-tw-16)")
     ap.add_argument("--tilt", type=float, default=0.0, metavar="DEG",
                     help="also time the photo turned DEG degrees anticlockwise on a grown canvas (straightening)")
     ap.add_argument("--glyphs", action="store_true",
@@ -126,6 +130,19 @@ def main() -> int:
             rows.append((f"photo turned {a.tilt:g}°, straight=False", t_no, r_no.reading.notation))
             print(f"straightening: photo turned {a.tilt:g}° {t_st / t_up:.2f}× the upright photo's time "
                   f"(without the straightening {t_no / t_up:.2f}×; 1 thread)")
+        if a.mirror:
+            # a weak reading (vision.pipeline.read_photo's mirror pass): the photo read under hk-tw-16, a 17-tile
+            # game, where a 14-tile hand is never legal; the rotation tries run in both
+            det, cls = load_detector(threads=1), load_classifier(threads=1)
+            t_up, _ = timed(lambda: read_photo(photo, "nts", detector=det, classifier=cls), a.runs)
+            t_mi, r_mi = timed(lambda: read_photo(photo, "hk-tw-16", detector=det, classifier=cls), a.runs)
+            t_nm, r_nm = timed(lambda: read_photo(photo, "hk-tw-16", detector=det, classifier=cls, mirror=False), a.runs)
+            rows.append(("weak reading (hk-tw-16), mirror pass", t_mi,
+                         f"{r_mi.reading.notation} (mirror pass {r_mi.timings.get('mirror pass', 0) * 1000:.0f} ms, "
+                         f"{'kept' if r_mi.mirrored else 'not kept'})"))
+            rows.append(("weak reading (hk-tw-16), mirror=False", t_nm, r_nm.reading.notation))
+            print(f"mirror pass: a weak reading {t_mi / t_up:.2f}× the upright photo's time (without the pass "
+                  f"{t_nm / t_up:.2f}×; the pass alone {t_mi / t_nm:.2f}× the weak reading without it; 1 thread)")
         if a.edits:
             det, cls = load_detector(threads=1), load_classifier(threads=1)
             t_plain, r_plain = timed(lambda: read_photo(photo, "nts", detector=det, classifier=cls), a.runs)

@@ -13,6 +13,7 @@ threads are written beside it). ``benchmarks/bench_photo.py --threads`` repeats 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import cv2
 import numpy as np
@@ -177,6 +178,9 @@ class Detector:
     model: Model
     imgsz: int
     names: tuple[str, ...]
+    #: its boxes come from the image's pixels, so the mirror image is worth reading too
+    #: (:class:`MirrorFusedDetector`; a stand-in that boxes a scene's known tiles is not)
+    mirror_safe: ClassVar[bool] = True
 
     def __call__(self, image: np.ndarray, conf: float = CONF_THRESHOLD, iou: float = IOU_THRESHOLD) -> Detections:
         """Detect tiles in ``image`` (H, W, 3) uint8 RGB; see :func:`decode`."""
@@ -198,3 +202,72 @@ def detect(image: np.ndarray, detector: Detector | None = None, conf: float = CO
            iou: float = IOU_THRESHOLD) -> Detections:
     """Tiles in ``image`` (H, W, 3) uint8 RGB with the default detector (or ``detector``)."""
     return (detector or load_detector())(image, conf, iou)
+
+
+#: a box of the mirrored pass is the same tile as a box of the plain pass at this IoU or more (their
+#: coordinates are then averaged, :func:`fuse_mirrored`)
+MIRROR_MATCH_IOU = 0.55
+
+
+def fuse_mirrored(plain: Detections, mirrored: Detections, iou: float = IOU_THRESHOLD,
+                  match: float = MIRROR_MATCH_IOU) -> Detections:
+    """The detections of an image and of its mirror image (``mirrored``: its boxes already mapped back
+    into the image's pixels) made one set: class-agnostic NMS at IoU ``iou`` over both
+    (:func:`cv2.dnn.NMSBoxes`); a kept box with a box of the other pass at IoU ≥ ``match`` is averaged
+    with the best of them, weighted by score, at their mean score (weighted box fusion, Solovyev et al.
+    2021, for two passes); a box only one pass found keeps its own. Boxes (N, 4) float32 xyxy pixels.
+    """
+    if not len(plain) or not len(mirrored):
+        return plain if len(plain) else mirrored
+    boxes = np.vstack([plain.boxes, mirrored.boxes]).astype(np.float64)
+    scores = np.r_[plain.scores, mirrored.scores].astype(np.float64)
+    face_down = np.r_[plain.face_down, mirrored.face_down]
+    src = np.r_[np.zeros(len(plain), int), np.ones(len(mirrored), int)]
+    xywh = np.c_[boxes[:, :2], boxes[:, 2:] - boxes[:, :2]]
+    keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, iou), np.int64).reshape(-1)
+    keep = keep[np.argsort(-scores[keep], kind="stable")]
+    x0 = np.maximum(boxes[keep, None, 0], boxes[None, :, 0])
+    y0 = np.maximum(boxes[keep, None, 1], boxes[None, :, 1])
+    x1 = np.minimum(boxes[keep, None, 2], boxes[None, :, 2])
+    y1 = np.minimum(boxes[keep, None, 3], boxes[None, :, 3])
+    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    ious = inter / (area[keep, None] + area[None, :] - inter + 1e-9)
+    out_b, out_s, used = [], [], set()
+    for row, k in enumerate(keep):
+        cand = np.flatnonzero((src != src[k]) & (ious[row] >= match))
+        cand = [j for j in cand[np.argsort(-ious[row, cand], kind="stable")] if j not in used]
+        if cand:
+            j = cand[0]
+            used.add(j)
+            w = scores[[k, j]]
+            out_b.append((boxes[k] * w[0] + boxes[j] * w[1]) / w.sum())
+            out_s.append(w.mean())
+        else:
+            out_b.append(boxes[k])
+            out_s.append(scores[k])
+    return Detections.make(np.array(out_b), np.array(out_s), face_down[keep])
+
+
+@dataclass(frozen=True)
+class MirrorFusedDetector:
+    """A :class:`Detector` that also reads the image mirrored left to right and fuses the two passes
+    (:func:`fuse_mirrored`): test-time augmentation, twice the detector's time. A tile's outline is
+    symmetric, so the mirror image is as much a photo of tiles to the detector (it boxes tiles and
+    backs, not faces)."""
+
+    detector: Detector
+    mirror_safe: ClassVar[bool] = False  # (already mirrored)
+
+    @property
+    def imgsz(self) -> int:
+        return self.detector.imgsz
+
+    def __call__(self, image: np.ndarray, conf: float = CONF_THRESHOLD, iou: float = IOU_THRESHOLD) -> Detections:
+        """Detect tiles in ``image`` (H, W, 3) uint8 RGB and in its mirror image; see :func:`fuse_mirrored`."""
+        plain = self.detector(image, conf, iou)
+        m = self.detector(np.ascontiguousarray(image[:, ::-1]), conf, iou)
+        W = image.shape[1]
+        back = m.boxes.copy()
+        back[:, [0, 2]] = W - m.boxes[:, [2, 0]]
+        return fuse_mirrored(plain, Detections.make(back, m.scores, m.face_down), iou)

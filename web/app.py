@@ -285,6 +285,7 @@ class CachedPhoto:
     turned: int = 0  # the photo was read turned this far clockwise (``photo`` is the turned photo)
     straightened: Any = None  # vision.pipeline.Straightened: ``photo`` was straightened before the turn
     frame_notes: tuple = ()  # read_photo's notes on the straightening and turn, shown with every reading
+    mirrored: bool = False  # the boxes are the detector's passes over the photo and its mirror image fused
     not_tiles: int = 0  # boxes left out as clutter before the reading (vision.pipeline.drop_not_tiles)
 
 
@@ -675,8 +676,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         timings = {**timings, "annotate": time.perf_counter() - t0}
         return {
             "photo_id": photo_id,
-            "photo": {k: j["photo"][k] for k in ("name", "width", "height", "turned", "straightened", "file_width",
-                                                 "file_height")},
+            "photo": {k: j["photo"][k] for k in ("name", "width", "height", "turned", "straightened", "mirrored",
+                                                 "file_width", "file_height")},
             "ruleset": rs.id,
             "reading": j["reading"], "legal": j["legal"], "problem": j["problem"], "confidence": j["confidence"],
             "confidence_shown": j["confidence_shown"],
@@ -717,7 +718,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         model_t = {k: v for k, v in res.timings.items() if k in ("load", "detect", "classify")}
         item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None, turned=res.turned,
                            straightened=res.straightened, frame_notes=res.frame_notes,
-                           not_tiles=res.not_tiles)
+                           not_tiles=res.not_tiles, mirrored=res.mirrored)
         if fixes or additions:
             # (with exposed, the roles first read are those without it, as the command line's and a cached
             # photo's second reading take them: read_detections finds them when shown_roles is None)
@@ -725,7 +726,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed, fixes=fixes,
                 options=options, additions=additions, shown=res.layout.geometry, not_tiles=res.not_tiles,
                 shown_roles=None if exposed else res.reading.roles, shown_legal=res.reading.legal),
-                item.turned, item.straightened, item.frame_notes)
+                item.turned, item.straightened, item.frame_notes, item.mirrored)
         else:
             res = replace(res, photo=photo)
         n, learned, not_learned = _learn(tileset, learn, fixes, res, photo, item.learned)
@@ -747,7 +748,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         res = with_frame(read_detections(
             item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed,
             fixes=fixes, options=options, additions=additions, not_tiles=item.not_tiles),
-            item.turned, item.straightened, item.frame_notes)
+            item.turned, item.straightened, item.frame_notes, item.mirrored)
         n, learned, not_learned = _learn(tileset, learn, fixes, res, item.photo, item.learned)
         if learned is not item.learned:
             cache.put(replace(item, learned=learned), photo_id)

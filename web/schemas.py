@@ -191,6 +191,8 @@ class PhotoInfo(BaseModel):
     straightened: float = Field(0.0, description="before any turn, the photo was turned this many degrees anticlockwise "
                                 "(negative: clockwise) to level its rows (a phone held askew; 0: not straightened; "
                                 "the boxes are in the straightened frame)")
+    mirrored: bool = Field(False, description="the tiles were boxed again, the photo also read mirrored and the two "
+                                              "passes' boxes fused (the first reading was not legal or unsure)")
     file_width: int = Field(..., description="the uploaded photo's size, EXIF-upright (the frame of `file_box`)")
     file_height: int
 
