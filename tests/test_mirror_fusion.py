@@ -66,25 +66,10 @@ def test_a_weak_reading_is_read_again_with_the_mirror_pass():
     # the held-out bed-cover render 3 (566667m22s [888m] [345m], dark tiles on a patterned cloth): the
     # committed detector boxes two of its tiles loosely and misses the 22s, and the reading is not legal
     # (666667m2s2z [8888m] [346m1p]); the photo's mirror image boxes them, and the fused boxes read the hand
-    import io
-
-    import pytest
-    from PIL import Image
-
-    from datasets import faces
-    from datasets.hard import HARD_VAL_SEED, hard_val_scene
-    from datasets.scene import render_scene
-    from vision.models import models_present
     from vision.pipeline import read_photo
+    from vision_fixtures import hard_render_jpeg
 
-    if not models_present():
-        pytest.skip("models missing")
-    if not faces.cjk_fonts():
-        pytest.skip("no CJK font for the generator's procedural faces")
-    sc = render_scene(HARD_VAL_SEED, 3, 1280, 960, hard=hard_val_scene(3))  # as `eval --hard` renders it
-    buf = io.BytesIO()
-    Image.fromarray(sc.image).save(buf, "JPEG", quality=sc.jpeg_quality)
-    data = buf.getvalue()
+    sc, data = hard_render_jpeg(3)
     assert sc.hand.notation() == "566667m22s [888m] [345m]"
     plain = read_photo(data, mirror=False, rotate=False)
     assert not plain.reading.legal and not plain.mirrored and "mirror pass" not in plain.timings
@@ -97,30 +82,17 @@ def test_a_weak_reading_is_read_again_with_the_mirror_pass():
 
 def test_the_web_page_keeps_the_mirror_pass_through_corrections(tmp_path):
     # the page's corrections read the cached boxes again: the mirrored frame and its note stay with them
-    import io
-
     import pytest
-    from PIL import Image
-
-    from datasets import faces
-    from datasets.hard import HARD_VAL_SEED, hard_val_scene
-    from datasets.scene import render_scene
-    from vision.models import models_present
 
     pytest.importorskip("fastapi")
     from starlette.testclient import TestClient
 
+    from vision_fixtures import hard_render_jpeg
     from web.app import Settings, create_app
 
-    if not models_present():
-        pytest.skip("models missing")
-    if not faces.cjk_fonts():
-        pytest.skip("no CJK font for the generator's procedural faces")
-    sc = render_scene(HARD_VAL_SEED, 3, 1280, 960, hard=hard_val_scene(3))
-    buf = io.BytesIO()
-    Image.fromarray(sc.image).save(buf, "JPEG", quality=sc.jpeg_quality)
+    _, data = hard_render_jpeg(3)
     client = TestClient(create_app(Settings(data_dir=tmp_path / "data")))
-    first = client.post("/api/score", files={"image": ("bed.jpg", buf.getvalue(), "image/jpeg")}).json()
+    first = client.post("/api/score", files={"image": ("bed.jpg", data, "image/jpeg")}).json()
     assert first["photo"]["mirrored"] is True and first["legal"], first.get("problem")
     note = "the tiles were boxed again with the photo also read mirrored"
     assert any(note in n for n in first["notes"])

@@ -776,23 +776,13 @@ def test_naming_the_melds_never_renumbers_the_tiles():
     # region of 12 and numbered it anew. Now the numbers are those of the reading without --exposed,
     # and the corrections a referee makes from it (each misread box set to its tile, each box that is no
     # tile left out) give the true hand
-    import io
-
     import numpy as np
-    from PIL import Image
 
-    from datasets import faces
     from datasets.evalbase import box_iou
-    from datasets.hard import HARD_VAL_SEED, hard_val_scene
-    from datasets.scene import render_scene
     from vision.pipeline import read_photo
+    from vision_fixtures import hard_render_jpeg
 
-    if not faces.cjk_fonts():
-        pytest.skip("no CJK font for the generator's procedural faces")
-    sc = render_scene(HARD_VAL_SEED, 3, 1280, 960, hard=hard_val_scene(3))  # as `eval --hard` renders it
-    buf = io.BytesIO()
-    Image.fromarray(sc.image).save(buf, "JPEG", quality=sc.jpeg_quality)
-    data = buf.getvalue()
+    sc, data = hard_render_jpeg(3)  # as `eval --hard` renders it
     mine = [t for t in sc.tiles if t.placed.role != "distractor"]
     assert sc.hand.notation() == "566667m22s [888m] [345m]"
     plain = read_photo(data)

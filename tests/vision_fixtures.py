@@ -68,3 +68,27 @@ def keystone(w: float, h: float, k: float = 0.15) -> np.ndarray:
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     dst = np.float32([[k * w, 0], [w - k * w, 0], [w, h], [0, h]])
     return cv2.getPerspectiveTransform(src, dst).astype(float)
+
+
+def hard_render_jpeg(index: int):
+    """The held-out hard-scene render ``index`` as `mahjong-score eval --hard` renders it (1280 × 960, the
+    scene's JPEG quality) → (the scene, its JPEG bytes); the test is skipped without the committed models or
+    a CJK font for the generator's procedural faces."""
+    import io
+
+    import pytest
+    from PIL import Image
+
+    from datasets import faces
+    from datasets.hard import HARD_VAL_SEED, hard_val_scene
+    from datasets.scene import render_scene
+    from vision.models import models_present
+
+    if not models_present():
+        pytest.skip("models missing")
+    if not faces.cjk_fonts():
+        pytest.skip("no CJK font for the generator's procedural faces")
+    sc = render_scene(HARD_VAL_SEED, index, 1280, 960, hard=hard_val_scene(index))
+    buf = io.BytesIO()
+    Image.fromarray(sc.image).save(buf, "JPEG", quality=sc.jpeg_quality)
+    return sc, buf.getvalue()

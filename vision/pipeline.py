@@ -567,14 +567,15 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     :data:`STRAIGHTEN_TRIES` for the photo as loaded, and as many again for a quarter turn chosen.
 
     ``mirror``: when the reading of the photo as loaded (straightened when it was) is weak
-    (:func:`weak_reading`), the detector also reads that photo mirrored left to right and the two passes'
-    boxes are fused (:class:`~vision.detect.MirrorFusedDetector`: test-time augmentation; a tile's outline
-    is symmetric), and that reading is kept when it is legal and better (:func:`_better`), and not a
-    non-winner's hand unless ``context.winner`` says so (:func:`_non_winner_read`); ``PhotoResult.mirrored``
-    and a note say so. One more detector and classifier pass, two detector passes (four when the tiles are
-    small), before any quarter-turn try; only with a detector that reads pixels (``mirror_safe``: the
-    product's :class:`~vision.detect.Detector`).
-    On the hard-scene renders (36, held out) it read 2 more hands exactly; see the model card.
+    (:func:`weak_reading`) and its tiles are not mostly read turned (:func:`_mostly_turned`: the quarter
+    turns are the remedy then), the detector also reads that photo mirrored left to right and the two
+    passes' boxes are fused (:class:`~vision.detect.MirrorFusedDetector`: test-time augmentation; a tile's
+    outline is symmetric). That reading is kept when it is legal and better (:func:`_better`), not mostly
+    read turned, and not a non-winner's hand unless ``context.winner`` says so (:func:`_non_winner_read`);
+    ``PhotoResult.mirrored`` and a note say so. One more detector and classifier pass (two detector passes,
+    four when the tiles are small) before any quarter-turn try, only with a detector that reads pixels
+    (``mirror_safe``: the product's :class:`~vision.detect.Detector`). On the 36 held-out hard-scene
+    renders it read one more hand exactly; see the model card.
 
     ``said_won``: the user said the hand won (``table --winner``, an audit of a winning score, a
     manifest's winner cell): a 13-tile photo is then never read as a non-winner's hand
@@ -702,7 +703,10 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         base = photo
         if result is not None:
             result, base = straighten(result)
-        if mirror and result is not None and weak_reading(result) and getattr(det_model, "mirror_safe", False):
+        if (mirror and result is not None and weak_reading(result) and not _mostly_turned(result)
+                and getattr(det_model, "mirror_safe", False)):
+            # (not for a photo whose tiles are mostly read turned: the quarter turns are its remedy, and the
+            # demo turned a quarter, said not won, had its fused boxes read as a legal non-winner's hand)
             # (a tile the first pass missed or boxed loosely, boxed by the mirror image's pass: on the hard-scene
             # renders, dark tiles on a patterned bed cover)
             t1 = time.perf_counter()
@@ -712,7 +716,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 r2 = None
             # (kept only legal: two readings not legal are compared by their tile counts "at best", and a
             # held-out bed-cover render's fused boxes read 3 tiles as shown, 15 at best, against 12 shown)
-            if r2 is not None and r2.reading.legal and _better(r2, result) and not _non_winner_read(r2, ctx):
+            if (r2 is not None and r2.reading.legal and _better(r2, result) and not _non_winner_read(r2, ctx)
+                    and not _mostly_turned(r2)):
                 result = r2
             t["mirror pass"] = time.perf_counter() - t1
         upright = result
