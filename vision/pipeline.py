@@ -705,10 +705,10 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             result, base = straighten(result)
         if (mirror and result is not None and weak_reading(result) and not _mostly_turned(result)
                 and getattr(det_model, "mirror_safe", False)):
-            # (not for a photo whose tiles are mostly read turned: the quarter turns are its remedy, and the
-            # demo turned a quarter, said not won, had its fused boxes read as a legal non-winner's hand)
-            # (a tile the first pass missed or boxed loosely, boxed by the mirror image's pass: on the hard-scene
-            # renders, dark tiles on a patterned bed cover)
+            # a tile the first pass missed or boxed loosely, boxed by the mirror image's pass (on the hard-scene
+            # renders, dark tiles on a patterned bed cover); not for a photo whose tiles are mostly read turned:
+            # the quarter turns are its remedy (the demo turned a quarter, said not won, had its fused boxes
+            # read as a legal non-winner's hand)
             t1 = time.perf_counter()
             try:
                 r2 = replace(read(base, None, mirrored=True), straightened=result.straightened, mirrored=True)
