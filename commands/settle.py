@@ -23,8 +23,8 @@ from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
-from scoring.settle import (Settlement, copies_in_a_set, over_the_set_text, settle, tiles_over_the_set,
-                            with_win_by)
+from scoring.settle import (Settlement, copies_in_a_set, over_the_set_text, robbed_kong_problem, settle,
+                            tiles_over_the_set, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
 
@@ -315,6 +315,16 @@ def cmd_table(args: argparse.Namespace) -> int:
     if mistyped:
         raise UserError(f"{'; '.join(mistyped)}: check the hands typed")
     checks: list[str] = []  # the "check:" lines printed above the settlement
+    # a robbed kong's other three tiles lie in the kong robbed: a hand that shows them (a tester's table
+    # was settled on a robbed 1z that no other hand held three of)
+    robbed = robbed_kong_problem({p: r.hand for p, r in results.items()}, winner)
+    if robbed is not None:
+        said, others = robbed
+        read = [p for p in [winner, *others] if p in sources]
+        if not read:
+            raise UserError(f"{said}: check the hands typed, or where the winning tile came from (--win-by)")
+        checks.append(f"{said}: a photo is misread, or the winning tile came from elsewhere (--win-by)")
+        _flag(read, said, unsure, sources)
     for tile, held in too_many:
         said = over_the_set_text(tile, held)
         read = [p for p in held if p in sources]

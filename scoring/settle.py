@@ -139,6 +139,26 @@ def over_the_set_text(tile: str, held: Mapping[str, int]) -> str:
             f", a set has {copies_in_a_set(tile)}")
 
 
+def robbed_kong_problem(hands: Mapping[str, Any], winner: str | None) -> tuple[str, list[str]] | None:
+    """When the winner of the four ``hands`` (player → :class:`scoring.Hand`) won by robbing a kong
+    (``win_by`` robbed-kong, the winning tile known), the kong robbed held the other three of that tile
+    (001:9, 002:54 "Kongroof"; 004:40 a concealed kong): some other hand must hold three of it still. When
+    none does → (the words, e.g. ``"E won by robbing a kong of 1z, whose other three lie in the kong robbed,
+    yet no other hand holds three 1z (S 1, W 0, N 0)"``, the other players), else None (also when a hand
+    is missing)."""
+    if winner is None or winner not in hands or len(hands) != 4:
+        return None
+    h = hands[winner]
+    t = h.winning_tile
+    if h.context.win_by != "robbed-kong" or t is None:
+        return None
+    held = {p: list(x.all_tiles).count(t) for p, x in hands.items() if p != winner}
+    if max(held.values()) >= 3:
+        return None
+    return (f"{winner} won by robbing a kong of {t}, whose other three lie in the kong robbed, yet no other hand "
+            f"holds three {t} ({', '.join(f'{p} {n}' for p, n in held.items())})", list(held))
+
+
 def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east: str,
            options: Mapping[str, Any] | None = None) -> Settlement:
     """Settle one hand of a table under ``ruleset_id``'s scheme.

@@ -254,6 +254,25 @@ def test_a_void_table_still_reads_the_hands_typed(capsys):
     assert "a player cannot be called 'none': --winner none says a void hand" in capsys.readouterr().err
 
 
+def test_cli_table_refuses_a_robbed_kong_that_no_other_hand_shows(capsys):
+    # E wins on 3s robbed from a kong (002:54 Kongroof): the kong robbed held the other three 3s, so the robbed
+    # player still shows them ([333s] of S); with S showing [555z] instead, no hand does and the table is refused
+    base = ["table", "-r", "nts", "--hand", "E=123m456p123s99p [777p]", "--hand", "W=456s789s1122334z",
+            "--hand", "N=234p567s88m66z777z", "--winner", "E", "-w", "3s", "--win-by", "robbed-kong", "--no-history"]
+
+    def table(south):
+        args = list(base)
+        args[5:5] = ["--hand", f"S={south}"]  # (seating order E, S, W, N)
+        return main(args)
+
+    assert table("123p456p789p4z [333s]") == 0
+    capsys.readouterr()
+    assert table("123p456p789p4z [555z]") == 2
+    assert ("E won by robbing a kong of 3s, whose other three lie in the kong robbed, yet no other hand holds three "
+            "3s (S 0, W 0, N 0): check the hands typed, or where the winning tile came from (--win-by)") \
+        in capsys.readouterr().err
+
+
 def test_cli_table_needs_four(capsys):
     assert main(["table", "--winner", "E", "--hand", "E=1z"]) == 2
     assert "four" in capsys.readouterr().err

@@ -560,6 +560,21 @@ def test_settle_refuses_hands_holding_more_of_a_tile_than_the_set(photo):
     assert _one_line_error(r, 422) == "the hands hold 7 × 7p (Ann 3, Bob 4), a set has 4: check the hands"
 
 
+def test_settle_refuses_a_robbed_kong_that_no_other_hand_shows(photo):
+    # as `table`: Ann's 3s robbed from a kong (002:54 Kongroof) leaves its other three in the robbed player's
+    # pung; Bob with [333s] is that player, and with [555z] instead nobody is
+    hands = {"Ann": "123m456p123s99p [777p]", "Cas": "456s789s1122334z", "Dee": "234p567s88m66z777z"}
+
+    def body(bob):
+        return {"ruleset": "nts", "east": "Ann", "winner": "Ann", "winning_tile": "3s", "win_by": "robbed-kong",
+                "players": [{"name": n, "hand": hands.get(n, bob)} for n in ("Ann", "Bob", "Cas", "Dee")]}
+
+    assert photo[2].post("/api/settle", json=body("123p456p789p4z [333s]")).status_code == 200
+    msg = _one_line_error(photo[2].post("/api/settle", json=body("123p456p789p4z [555z]")), 422)
+    assert msg == ("Ann won by robbing a kong of 3s, whose other three lie in the kong robbed, yet no other hand "
+                   "holds three 3s (Bob 0, Cas 0, Dee 0): check the hands, or where the winning tile came from (win_by)")
+
+
 @pytest.mark.parametrize("change, needle", [
     ({"east": "X"}, "east"),
     ({"winner": "X"}, "winner"),

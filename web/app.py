@@ -68,7 +68,7 @@ from scoring import HandError, RulesetError, ScoredHand, available, explain, loa
 from scoring.engine import check_flags
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
-from scoring.settle import over_the_set_text, settle, tiles_over_the_set, with_win_by
+from scoring.settle import over_the_set_text, robbed_kong_problem, settle, tiles_over_the_set, with_win_by
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, damage_words, limit_heap_growth, release_memory, sniff
@@ -908,6 +908,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         over = [over_the_set_text(t, held) for t, held in tiles_over_the_set(parsed)]
         if over:
             raise ApiError(422, f"{'; '.join(over)}: check the hands")
+        robbed = robbed_kong_problem(parsed, winner)  # (the kong robbed holds the other three: as `table`)
+        if robbed is not None:
+            raise ApiError(422, f"{robbed[0]}: check the hands, or where the winning tile came from (win_by)")
         try:
             # the winner's win_by is the settlement's (hk-tw-16 pays by it), as in `table`: the one the
             # winner's hand was scored with, or with a score alone the win_by sent (a tester's hk-tw-16 table
