@@ -1779,3 +1779,29 @@ def test_a_16_tile_hand_read_under_a_13_tile_ruleset_without_its_meld_is_unsure(
     assert any("lie apart like a meld, [7777z], but this reading leaves them out" in n for n in res.reading.notes)
     hk = read_detections(photo, det, rd, load_ruleset("hk-tw-16"), Context())
     assert hk.reading.notation.startswith("77m233334567p333z [7777z]"), hk.reading.notation
+
+
+@needs_models
+def test_a_covered_tile_read_face_down_is_named_with_its_fix(demo_models):
+    # a new user's demo with its 5m (tile 4) covered by a blue card: the reading was refused with "(read as 0x)"
+    # and the three least sure tiles, read 99-100 % and right. The box read face-down among the concealed
+    # tiles is named by number, with the fixes that settle it
+    import io as _io
+
+    from PIL import Image, ImageDraw
+
+    from vision.pipeline import DEMO_PHOTO, read_photo
+
+    det, cls = demo_models
+    im = Image.open(DEMO_PHOTO).convert("RGB")
+    ImageDraw.Draw(im).rectangle([555, 198, 644, 322], fill=(40, 60, 160))  # inside the 5m's box
+    buf = _io.BytesIO()
+    im.save(buf, "JPEG", quality=92)
+    res = read_photo(buf.getvalue(), "nts", detector=det, classifier=cls)
+    assert not res.reading.legal
+    assert res.reading.problem.startswith("no reading close to what the photo shows (tile 4 read as 0x) is a legal")
+    assert res.reading.problem.endswith("; if it is a face-up tile, set its face with --fix 4=TILE, or leave it out "
+                                        "with --fix 4=-")
+    assert "least sure" not in res.reading.problem
+    fixed = read_photo(buf.getvalue(), "nts", detector=det, classifier=cls, fixes={4: "5m"})
+    assert fixed.reading.legal and fixed.reading.notation.startswith("345m678p66z")

@@ -521,6 +521,13 @@ MESSAGES = [
      "(2222m)", "with face-down tiles "),
     ("--fix: the concealed kong of tiles 13-16 would hold 2m and 5m: a kong is four of one tile; set its faces "
      "alike, and a face-down tile as 0x", "a kong is four of one tile; set its faces alike"),
+    # (the twentieth session's new user: a covered tile read face-down among the concealed tiles)
+    ("no reading close to what the photo shows (tile 7 read as 0x) is a legal winning hand under nts; if it is a "
+     "face-up tile, set its face with --fix 7=TILE, or leave it out with --fix 7=-",
+     "; if it is a face-up tile, set its face with --fix "),
+    ("no reading close to what the photo shows (tile 4 read as 0x, tile 9 read as 0x) is a legal winning hand under "
+     "nts; if they are face-up tiles, set their faces with --fix 4=TILE,9=TILE, or leave them out with --fix 4=-,9=-",
+     "; if they are face-up tiles, set their faces with --fix "),
 ]
 
 

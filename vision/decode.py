@@ -1141,6 +1141,10 @@ def _melds_example(named: Sequence[GivenMeld], roles: Sequence[str], readings: T
     return " ".join(melds) if melds else "[777s] (2222m)"
 
 
+#: a "not a winning hand" refusal names the tiles the classifier read less surely than this, least sure first
+LEAST_SURE_BELOW = 0.99
+
+
 def _numbers(lay: Layout) -> dict[int, int]:
     """Detection index → the tile's number as the user sees it (1-based, in the layout's reading order)."""
     return {p: k + 1 for k, p in enumerate(lay.geometry.order)}
@@ -1256,14 +1260,29 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         # told "tile 6m occurs 6 times", had no way to tell which of the six to check)
         num = _numbers(lay)
         used = [p for p in range(n) if tiles[p] not in (None, BACK) and roles[p] != "bonus"]
+        over = False
         for face, k in sorted(Counter(tiles[p] for p in used).items()):
             if k > 4:
+                over = True
                 mine = sorted((p for p in used if tiles[p] == face), key=lambda p: float(readings.probs[p].max()))
                 problem += f"; read {face}, least sure first: " + ", ".join(
                     f"tile {num[p]} ({float(readings.probs[p].max()):.0%})" for p in mine)
+        # the tiles the classifier doubted, which the user checks first (a new user's small photo of the
+        # demo, its 7p read 6p at 97 %, was told only "if a tile is misread, correct it"); none when every
+        # tile is read 99 % or surer, as naming sure tiles points at tiles that are right
+        doubted = sorted((p for p in used if float(readings.probs[p].max()) < LEAST_SURE_BELOW),
+                         key=lambda p: float(readings.probs[p].max()))[:3]
+        if doubted and not over:
+            problem += "; least sure: " + ", ".join(
+                f"tile {num[p]} ({raw[p]} {float(readings.probs[p].max()):.0%})" for p in doubted)
     else:
-        bad = [t for t in set(conc) if t in (BACK,) or t in BONUS]
-        extra = f" (read as {', '.join(sorted(bad))})" if bad else ""
+        num = _numbers(lay)
+        # boxes among the concealed tiles read face-down or as a bonus tile: named by number, as what to check
+        # first (a new user's photo with a tile covered was told "(read as 0x)", then to check the three
+        # least sure tiles, read 99-100 % and right)
+        odd = sorted((p for p in range(n) if roles[p] in ("concealed", "winning") and (tiles[p] == BACK or
+                                                                                   tiles[p] in BONUS)), key=num.get)
+        extra = f" ({', '.join(f'tile {num[p]} read as {tiles[p]}' for p in odd)})" if odd else ""
         # (a named meld matched no group set apart: what the user said may be what is wrong)
         with_named = (f" with the melds named by --exposed ({' '.join(gm.notation for gm in named)}: each meld "
                       f"on the table once, concealed kongs too)"
@@ -1295,7 +1314,14 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                 problem = (f"--winning-tile {wt}: no concealed tile of the hand reads {wt} (they read {they}), and "
                            f"the winning tile is one of them: if one is misread, correct a tile with --fix POS={wt}, "
                            f"else give another" + (f"; no reading is legal{with_named}" if with_named else ""))
-        if nearest_legal is None and not wt_said:
+        if nearest_legal is None and not wt_said and len(odd) == 1:
+            k = num[odd[0]]
+            problem += f"; if it is a face-up tile, set its face with --fix {k}=TILE, or leave it out with --fix {k}=-"
+        elif nearest_legal is None and not wt_said and odd:
+            problem += (f"; if they are face-up tiles, set their faces with --fix "
+                        f"{','.join(f'{num[p]}=TILE' for p in odd)}, or leave them out with --fix "
+                        f"{','.join(f'{num[p]}=-' for p in odd)}")
+        elif nearest_legal is None and not wt_said:
             # (else the tiles it changes are named, or the meld holding the winning tile: a "least sure"
             # list would name other tiles, read surely, beside them — a new user's hard render listed
             # "tile 11 (3m 100%)")

@@ -326,6 +326,8 @@
     [/which you leave out with --fix \d+=-/g, "which you marked “Not in the hand”"],
     [/\(no --fix \d+=-\)/g, "(untick “Not in the hand”)"],
     [/set its face with --fix \d+=TILE/g, "set its face by tapping it"],
+    [/set their faces with --fix [\d=TILE,]+/g, "set their faces by tapping them"],
+    [/leave (it|them) out with --fix [\d=,-]+/g, "mark $1 “Not in the hand” in the tile picker"],
     [/correct it with --fix \d+=TILE instead/g, "correct it by tapping it instead"],
     [/\(also --add (\d+)=(\w+)\)/g, "(also as tile $1)"],
     [/is also given with --fix (\d+)=(\w+);/g, "is also given to tile $1;"],
