@@ -258,7 +258,8 @@ def check_context(hand: Hand) -> None:
     met de Bloeiende Bloemen. Winnende steen van de dode Muur getrokken") with no kong on the table and
     no bonus tile; a win by ``robbed-kong`` (the fourth of a tile, whose three other copies lie in the
     kong robbed: an exposed pung promoted, or hk-tw-16's concealed kong) on a tile the winner holds more
-    than once, or, with no winning tile named, with no concealed tile held once."""
+    than once, or, with no winning tile named, with no concealed tile held once; ``first_turn`` with
+    ``last_tile`` (the wall's first and last tile)."""
     c = hand.context
     kongs = sum(1 for m in hand.melds if m.kind == "kong")
     if c.kong_on_kong:
@@ -287,6 +288,10 @@ def check_context(hand: Hand) -> None:
                             f"came from (robbed-kong), is wrong")
     if c.first_turn and any(not m.concealed for m in hand.melds):
         raise HandError("a hand won on the first turn cannot have an exposed meld on the table")
+    if c.first_turn and c.last_tile and c.winner:
+        # (a tester's hk-tw-16 hand scored 天地胡 100 and 海底 5 together: the first turn is the start of the
+        # wall, the last tile its end)
+        raise HandError("a hand won on the first turn is not won on the last tile: say one of first turn, last tile")
 
 
 def check_copies(hand: Hand) -> None:

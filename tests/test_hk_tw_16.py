@@ -752,6 +752,19 @@ def test_line44_46_eight_flowers_instant_win():
                  win_by="dead-wall").total == 87
 
 
+def test_line44_46_seventeen_tiles_with_eight_flowers_are_no_instant_win():
+    # the instant win holds the 16 tiles of the draw ("cannot pick up another tile", 004:46); a tester's 17
+    # tiles making no hand, with all eight flowers, had been scored 47 as it (自摸 on a discard win)
+    with pytest.raises(HandError, match="not a winning hand"):
+        score("123m456p789s12345677z +1f2f3f4f1y2y3y4y", seat_wind="S")
+    # a 17-tile win with them is the ordinary hand, 八隻花's 40 added (004:46), and no 自摸 on a discard:
+    # 八隻花 40 (replaces 正花/爛花) + 底 5 = 45 (seat S: no dealer; exposed melds: no 門清); it had been
+    # read as the instant win, 46 with a 自摸 point
+    r = score("[234m] [456p] [678s] [777p] 34s 5s 11z +1f2f3f4f1y2y3y4y", "5s", seat_wind="S")
+    assert r.decomposition.shape != "eight-flowers"
+    check(r, {"eight-flowers": 40, "flower-set": 10, "base": 5}, 45)
+
+
 def test_line45_eight_flowers_instant_win_is_self_drawn():
     # "自摸+莊" (004:45): the instant win is on drawing the eighth flower; no discard or robbed kong
     # can give it (a tester's discard win had been settled with the discarder paying everything)
@@ -855,6 +868,35 @@ def test_settle_errors():
         settle(RS, {"E": 0, "S": 30, "W": 0, "N": 0}, "S", "E", {"discarder": "X"})
     with pytest.raises(RulesetError):
         settle(RS, {"E": 0, "S": 30, "W": 0, "N": 0}, "S", "E", {"discarder": "N", "bogus": 1})
+
+
+def test_settle_refuses_a_winner_as_liable_or_second_winner_and_bad_cash():
+    # a tester's liable=S with winner S had S pay S 204 (every net 0); also_won=S had N pay S twice; a second
+    # winner scored 0 was paid nothing; cash E:nan printed $nan, E:5,E:5 counted one of them
+    sc = {"E": 0, "S": 68, "W": 0, "N": 0}
+    with pytest.raises(RulesetError, match=r"liable names the player who pays .*, not a winner \(S\)"):
+        settle(RS, sc, "S", "E", {"discarder": "N", "liable": "S"})
+    with pytest.raises(RulesetError, match="also_won names the other winner of the same discard, not the winner S"):
+        settle(RS, sc, "S", "E", {"discarder": "N", "also_won": "S"})
+    # 底 5 is in every win (004:41): a winner's score under 5 is no winning score
+    with pytest.raises(RulesetError, match="score of W, a winner, is 0: every win scores at least 底 5"):
+        settle(RS, sc, "S", "E", {"discarder": "N", "also_won": "W"})
+    with pytest.raises(RulesetError, match="score of S, a winner, is 0"):
+        settle(RS, {"E": 0, "S": 0, "W": 0, "N": 0}, "S", "E", {"discarder": "N"})
+    for bad in ("E:nan", "E:inf", "E:-5"):
+        with pytest.raises(RulesetError, match="E's amount must be a number of dollars ≥ 0"):
+            settle(RS, sc, "S", "E", {"discarder": "N", "cash": bad})
+    with pytest.raises(RulesetError, match="cash names E twice"):
+        settle(RS, sc, "S", "E", {"discarder": "N", "cash": "E:5,E:5"})
+    # the lawful ones still settle: W also won on N's discard, each paid by N (004:52); S is dealer-free here
+    s = settle(RS, {"E": 0, "S": 68, "W": 20, "N": 0}, "S", "E", {"discarder": "N", "also_won": "W"})
+    assert s.net == {"E": 0, "S": 68, "W": 20, "N": -88}
+
+
+def test_line12_33_first_turn_and_last_tile_are_not_one_win():
+    # a tester's 天地胡 100 + 海底 5 on one hand: the first turn is the wall's start, the last tile its end
+    with pytest.raises(HandError, match="a hand won on the first turn is not won on the last tile"):
+        score("234m456p678s777p345s99m", "9m", win_by="wall", first_turn=True, last_tile=True)
 
 
 def test_line53_54_counting_two_ways_scores_one_reading():

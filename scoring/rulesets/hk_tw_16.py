@@ -21,6 +21,7 @@ engine counts as firings (bool, count, list of details or ``engine.Fired``).
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import replace
 from itertools import combinations
@@ -156,8 +157,11 @@ def shape_thirteen_terminals(hand: Hand) -> list[Decomposition]:
 
 
 def shape_eight_flowers(hand: Hand) -> list[Decomposition]:
-    """八隻花 (004:44–46) as an instant win: all eight bonus tiles; the playing tiles are loose."""
-    if not BONUS <= set(hand.bonus):
+    """八隻花 (004:44–46) as an instant win: all eight bonus tiles with the 16 tiles held when the eighth
+    was drawn ("cannot pick up another tile"); the playing tiles are loose. A 17-tile hand with them is
+    an ordinary win, 八隻花's 40 "added to the final hand" (004:46), or no win (a tester's 17 tiles that make
+    no hand had been scored as the instant win, by discard)."""
+    if not BONUS <= set(hand.bonus) or hand.tile_count != 16:
         return []
     return [Decomposition(EIGHT_FLOWERS, hand.melds, hand.concealed, None)]
 
@@ -843,6 +847,8 @@ def notes_for(hand: Hand, opts: Mapping[str, Any]) -> list[str]:
 
 
 # =============================================================================== settlement (004-01)
+#: 底, in every win (004:41; the ruleset's rule ``base``)
+BASE_POINTS = 5
 SETTLE_KEYS = ("win_by", "discarder", "liable", "also_won", "cash", "false_win", "dealer_streak")
 #: every option :func:`settle` takes: its own keys and the ruleset options it reads (scoring.settle.settle
 #: refuses others, naming these)
@@ -865,9 +871,15 @@ def _parse_cash(raw: Any, players: Sequence[str]) -> dict[str, float]:
     for item in items:
         try:
             p, amount = item
-            out[_player("cash", str(p).strip(), players)] = float(amount)
+            who, value = _player("cash", str(p).strip(), players), float(amount)
         except ValueError:
             raise RulesetError(f"settle option cash must look like E:10,S:3, not {raw!r}") from None
+        # (a tester's E:nan and E:inf were printed as $nan, and E:5,E:5 counted once)
+        if not math.isfinite(value) or value < 0:
+            raise RulesetError(f"settle option cash: {who}'s amount must be a number of dollars ≥ 0, not {amount!r}")
+        if who in out:
+            raise RulesetError(f"settle option cash names {who} twice: give each player's cash once, summed")
+        out[who] = value
     return out
 
 
@@ -938,7 +950,17 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
             winners.append(_player("also_won", options["also_won"], players))
             if win_by == "self-drawn":
                 raise RulesetError("一炮雙響 (also_won) needs a discard win")
+            if winners[1] == winner:  # (a tester's also_won=S with winner S had S paid twice)
+                raise RulesetError(f"settle option also_won names the other winner of the same discard, not the "
+                                   f"winner {winner}")
         liable = _player("liable", options["liable"], players) if options.get("liable") else None
+        if liable in winners:  # (a tester's liable=S with winner S had S pay S: every net 0)
+            raise RulesetError(f"settle option liable names the player who pays for all three (包自摸), not a "
+                               f"winner ({liable})")
+        for w in winners:  # (底 5 is in every win, 004:41: a winner's score of 0 is a score not given)
+            if scores[w] < BASE_POINTS:
+                raise RulesetError(f"score of {w}, a winner, is {scores[w]}: every win scores at least 底 "
+                                   f"{BASE_POINTS} ({SEED}:41)")
 
         def all_three(w: str) -> int:
             """What the three others would pay ``w`` on a self-draw (the 包自摸 amount)."""
