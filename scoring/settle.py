@@ -139,6 +139,22 @@ def over_the_set_text(tile: str, held: Mapping[str, int]) -> str:
             f", a set has {copies_in_a_set(tile)}")
 
 
+def with_cash(ruleset_id: str, options: Mapping[str, Any], scored: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` of ``ruleset_id``'s settlement with its ``cash`` option (a scheme that settles cash
+    apart from points: hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43) filled in from the hands scored
+    (player → :class:`scoring.ScoredHand`): each player's cash collected. Options that give ``cash``
+    already, or a scheme without it, are returned as they are (a tester's table of a hand reporting
+    "cash: $10" was settled with no cash)."""
+    rs = load_ruleset(ruleset_id)
+    out = dict(options)
+    if "cash" not in getattr(rs.module, "SETTLE_OPTIONS", ()) or "cash" in out:
+        return out
+    cash = {p: float(h.cash) for p, h in scored.items() if getattr(h, "cash", 0)}
+    if cash:
+        out["cash"] = cash
+    return out
+
+
 def robbed_kong_problem(hands: Mapping[str, Any], winner: str | None) -> tuple[str, list[str]] | None:
     """When the winner of the four ``hands`` (player → :class:`scoring.Hand`) won by robbing a kong
     (``win_by`` robbed-kong, the winning tile known), the kong robbed held the other three of that tile

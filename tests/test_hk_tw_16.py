@@ -1038,6 +1038,23 @@ def test_cli_table_settles_a_self_drawn_win_from_win_by(capsys):
     assert "needs --option discarder=PLAYER (or --option win_by=self-drawn)" in capsys.readouterr().err
 
 
+def test_cli_table_settles_the_cash_the_hands_report(capsys):
+    # a tester's table: the winner's 八隻花 hand reported "cash: $10" (two 台花, 004:43 "Collect $5 for second
+    # 台花"), and the settlement's cash was 0 for everyone. The hands' cash is now the settlement's unless
+    # --settle-option cash gives it: with cash_from=each (004-32) E collects $10 from each of the three
+    hands = ["--hand", "E=123m456p789s123p4567z +1f2f3f4f1y2y3y4y", "--hand", "S=1789m4569s11223366z",
+             "--hand", "W=234m567m234s567s2345p", "--hand", "N=234p678p12378s55669m"]
+    assert cli.main(["table", "--ruleset", RS, *hands, "--winner", "E", "--win-by", "wall", "--json",
+                     "--no-history"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["hands"]["E"]["cash"] == 10
+    assert out["settlement"]["cash"] == {"E": 30, "S": -10, "W": -10, "N": -10}
+    # given, the option is the settlement's (here: E's $5 only)
+    assert cli.main(["table", "--ruleset", RS, *hands, "--winner", "E", "--win-by", "wall", "--json",
+                     "--settle-option", "cash=E:5", "--no-history"]) == 0
+    assert json.loads(capsys.readouterr().out)["settlement"]["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}
+
+
 def test_a_table_whose_win_by_and_settle_option_disagree_is_refused(capsys):
     # a tester's findings: `--win-by discard --settle-option win_by=self-drawn` scored a discard win and
     # settled a self-draw (3 × the points) without a word; `--win-by wall --settle-option discarder=S`
@@ -1072,6 +1089,13 @@ def test_the_web_settlement_takes_the_winners_win_by(tmp_path):
     j = r.json()
     won = j["scores"]["E"]
     assert j["net"] == {"E": 3 * won, "S": -won, "W": -won, "N": -won}
+    # the cash the winner's hand reports is settled too, as `table` settles it: two 台花 (004:43), $10 from each
+    players = [{"name": "E", "hand": "123m456p789s123p4567z +1f2f3f4f1y2y3y4y"},
+               {"name": "S", "hand": "1789m4569s11223366z"}, {"name": "W", "hand": "234m567m234s567s2345p"},
+               {"name": "N", "hand": "234p678p12378s55669m"}]
+    j = client.post("/api/settle", json={"ruleset": RS, "east": "E", "winner": "E", "win_by": "wall",
+                                         "players": players}).json()
+    assert j["hands"]["E"]["cash"] == 10 and j["cash"] == {"E": 30, "S": -10, "W": -10, "N": -10}
 
 
 def test_the_web_settlement_of_a_score_alone_keeps_its_settle_options(tmp_path):

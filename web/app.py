@@ -68,7 +68,8 @@ from scoring import HandError, RulesetError, ScoredHand, available, explain, loa
 from scoring.engine import check_flags
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
-from scoring.settle import over_the_set_text, robbed_kong_problem, settle, tiles_over_the_set, with_win_by
+from scoring.settle import (over_the_set_text, robbed_kong_problem, settle, tiles_over_the_set, with_cash,
+                            with_win_by)
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, damage_words, limit_heap_growth, release_memory, sniff
@@ -856,6 +857,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
         hands: dict[str, Any] = {}
         parsed: dict[str, Any] = {}  # the hands given in notation (tiles over the set: below)
+        scored_hands: dict[str, Any] = {}  # the hands scored (their cash: scoring.settle.with_cash)
         scores: dict[str, int] = {}
         for name, p in zip(names, req.players):
             hand_text = (p.hand or "").strip()
@@ -883,6 +885,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 if is_w and not scored.allowed:
                     raise ApiError(422, f"{name}'s mahjong cannot be settled: {scored.status}")
                 hands[name] = score_out(scored)
+                scored_hands[name] = scored
                 parsed[name] = h
                 scores[name] = scored.total
             elif winner is None:
@@ -918,6 +921,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             said = winner in hands or "win_by" in req.model_fields_set
             opts = (with_win_by(rs.id, req.settle_options, req.win_by, scored=winner in hands) if said
                     else dict(req.settle_options))
+            opts = with_cash(rs.id, opts, scored_hands)  # (the cash the hands scored report, as `table`)
             s = settle(rs.id, scores, winner, req.east, opts)
         except (HandError, RulesetError):
             raise
