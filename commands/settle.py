@@ -252,6 +252,17 @@ def cmd_table(args: argparse.Namespace) -> int:
     winner = _winner(args.winner)
     if winner is not None and winner not in players:
         raise UserError(f"--winner {winner!r} is not one of the players {', '.join(players)}")
+    if winner is None:
+        # (a tester's void table with -w 1z --win-by wall --first-turn was settled as void without a word; the
+        # web's settlement refuses them)
+        won = ([f"--winning-tile {args.winning_tile}"] if args.winning_tile else []) + (
+            [f"--win-by {args.win_by}"] if args.win_by not in (None, "discard") else []) + [
+            "--" + f.replace("_", "-") for f in ("last_tile", "first_turn", "announced_wait", "kong_on_kong")
+            if getattr(args, f, False)] + [f"--flag {f}" for f in args.flag]
+        if won:
+            raise UserError(f"nobody won (--winner {args.winner}: a void hand), yet {', '.join(won)} "
+                            f"{'describe' if len(won) > 1 else 'describes'} the winner's hand: leave "
+                            f"{'them' if len(won) > 1 else 'it'} out, or name the winner")
     pflags: dict[str, set[str]] = {p: set() for p in players}
     for p, f in _pairs(args.player_flag, "--player-flag"):
         if p not in pflags:

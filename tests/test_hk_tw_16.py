@@ -888,6 +888,8 @@ def test_settle_refuses_a_winner_as_liable_or_second_winner_and_bad_cash():
             settle(RS, sc, "S", "E", {"discarder": "N", "cash": bad})
     with pytest.raises(RulesetError, match="cash names E twice"):
         settle(RS, sc, "S", "E", {"discarder": "N", "cash": "E:5,E:5"})
+    with pytest.raises(RulesetError, match="settle options discarder, liable describe a win, but nobody won"):
+        settle(RS, {"E": 0, "S": 0, "W": 0, "N": 0}, None, "E", {"discarder": "N", "liable": "W"})
     # the lawful ones still settle: W also won on N's discard, each paid by N (004:52); S is dealer-free here
     s = settle(RS, {"E": 0, "S": 68, "W": 20, "N": 0}, "S", "E", {"discarder": "N", "also_won": "W"})
     assert s.net == {"E": 0, "S": 68, "W": 20, "N": -88}

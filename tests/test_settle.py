@@ -273,6 +273,17 @@ def test_cli_table_refuses_a_robbed_kong_that_no_other_hand_shows(capsys):
         in capsys.readouterr().err
 
 
+def test_cli_void_table_refuses_how_a_win_was_made(capsys):
+    # a tester's `table --winner none -w 1z --win-by wall --first-turn` was settled as void without a word
+    hands = ["--hand", "E=123m456p789s1z [777p]", "--hand", "S=123p456p789p1122z", "--hand", "W=123s456s789s4455z",
+             "--hand", "N=234p567s88m66z777z"]
+    assert main(["table", *hands, "--winner", "none", "-w", "1z", "--win-by", "wall", "--first-turn",
+                 "--no-history"]) == 2
+    assert ("nobody won (--winner none: a void hand), yet --winning-tile 1z, --win-by wall, --first-turn describe "
+            "the winner's hand: leave them out, or name the winner") in capsys.readouterr().err
+    assert main(["table", *hands, "--winner", "none", "--win-by", "discard", "--no-history"]) == 0  # the default
+
+
 def test_cli_table_needs_four(capsys):
     assert main(["table", "--winner", "E", "--hand", "E=1z"]) == 2
     assert "four" in capsys.readouterr().err

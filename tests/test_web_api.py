@@ -503,6 +503,13 @@ def test_settle_scores_alone_pay_by_the_win_by_sent(photo):
                                                           "hand of S, not a score"), r.text
     r = c.post("/api/settle", json={**body, "winner": None, "winning_tile": "1z"})  # nor with no winner
     assert r.status_code == 422 and "nobody won" in r.json()["error"], r.text
+    # nor how a win was made (a tester's void table with win_by wall and last_tile was settled without a word)
+    r = c.post("/api/settle", json={**body, "winner": None, "win_by": "wall", "last_tile": True})
+    assert r.json()["error"] == ("win_by wall, last_tile are given, but nobody won (winner null: a void hand): "
+                                 "leave them out, or name the winner"), r.text
+    # a blank winning tile is one not given, as "" is (" " had been refused as empty)
+    r = c.post("/api/settle", json={**body, "winning_tile": " ", "settle_options": {"discarder": "W"}})
+    assert r.status_code == 200, r.text
     r = c.post("/api/settle", json={**body, "win_by": "discard", "settle_options": {"win_by": "self-drawn"}})
     assert "(given with the winner's score)" in r.json()["error"], r.text  # (no hand was scored)
 

@@ -819,7 +819,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
 
             try:
                 return await run_photo(_first_reading, data, name, new_photo_id(), rs, ctx,
-                                       fix, opts, winning_tile or None, exposed or None, tileset or None, learn,
+                                       fix, opts, S.blank_is_none(winning_tile), exposed or None, tileset or None, learn,
                                        add)
             except NoTilesError as e:
                 raise ApiError(422, said(e)) from None
@@ -832,8 +832,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             if item is None:
                 raise ApiError(404, f"photo {photo_id} is no longer held by the server (it keeps the last "
                                     f"{cache.size}); upload it again")
-            return await run_photo(_again, item, photo_id, rs, ctx, fix, opts, winning_tile or None, exposed or None,
-                                   tileset or None, learn, add)
+            return await run_photo(_again, item, photo_id, rs, ctx, fix, opts, S.blank_is_none(winning_tile),
+                                   exposed or None, tileset or None, learn, add)
         raise ApiError(400, "send a photo (multipart field 'image') or the photo_id of an earlier upload")
 
     #: the form fields of ``POST /api/score``, from its parameters (any other field is refused)
@@ -904,9 +904,15 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 raise ApiError(422, f"player {name}: give a score or a hand")
         if winner is not None and winner not in hands and req.winning_tile:  # (it had been dropped without a word)
             raise ApiError(422, f"winning_tile is a tile of the winner's hand: give the hand of {winner}, not a score")
-        if winner is None and req.winning_tile:
-            raise ApiError(422, "winning_tile is given, but nobody won (winner null: a void hand): leave it out, or "
-                                "name the winner")
+        if winner is None:  # (win_by, last_tile … had been accepted and ignored; `table` refuses them too)
+            won = (["winning_tile"] if req.winning_tile else []) + (
+                [f"win_by {req.win_by}"] if req.win_by != "discard" else []) + [
+                f for f in ("last_tile", "first_turn", "announced_wait", "kong_on_kong") if getattr(req, f)] + (
+                ["flags"] if req.flags else [])
+            if won:
+                raise ApiError(422, f"{', '.join(won)} {'is' if len(won) == 1 else 'are'} given, but nobody won "
+                                    f"(winner null: a void hand): leave {'it' if len(won) == 1 else 'them'} out, or "
+                                    f"name the winner")
         # the hands of one deal hold at most 4 of a tile and one of each flower and season (as `table`)
         over = [over_the_set_text(t, held) for t, held in tiles_over_the_set(parsed)]
         if over:

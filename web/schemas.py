@@ -31,6 +31,16 @@ def _digits(v: Any) -> Any:
 WholeNumber = Annotated[int, BeforeValidator(_digits)]
 
 
+def blank_is_none(v: Any) -> Any:
+    """A text field with the spaces around it dropped, and a blank one (``""``, ``" "``) not given: None (a
+    tester's ``"winning_tile": ""`` was taken as not given and ``" "`` refused as empty)."""
+    return (v.strip() or None) if isinstance(v, str) else v
+
+
+#: an optional tile: blank is not given
+OptionalTile = Annotated[Optional[str], BeforeValidator(blank_is_none)]
+
+
 class ContextIn(BaseModel):
     """The circumstances of the hand (:class:`scoring.hand.Context`)."""
 
@@ -79,7 +89,8 @@ class HandRequest(BaseModel):
                       "context": {"seat_wind": "E", "round_wind": "E", "win_by": "discard"}}]})
 
     notation: str = Field(..., min_length=1, max_length=200, description='e.g. "123m456p789s11z [777p] +1f win:1z"')
-    winning_tile: Optional[str] = Field(None, max_length=4, description="the tile that completed the hand, e.g. 5p")
+    winning_tile: OptionalTile = Field(None, max_length=4, description="the tile that completed the hand, e.g. 5p "
+                                                                    "(blank: not given)")
     ruleset: str = Field("nts", max_length=40, description="ruleset id (GET /api/rulesets)")
     context: ContextIn = Field(default_factory=ContextIn)
     options: dict[str, OptionValue] = Field(default_factory=dict, description="ruleset options, name → value")
@@ -321,7 +332,7 @@ class SettleRequest(BaseModel):
     # (required, null for a void hand: a forgotten winner had settled the table as void, every score 0)
     winner: Optional[str] = Field(..., description="who went mahjong; null for a void hand (the key is required)")
     round_wind: Wind = "E"
-    winning_tile: Optional[str] = Field(None, max_length=4, description="the winner's winning tile")
+    winning_tile: OptionalTile = Field(None, max_length=4, description="the winner's winning tile (blank: not given)")
     win_by: WinBy = "discard"
     last_tile: bool = False
     first_turn: bool = False

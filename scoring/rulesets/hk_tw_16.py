@@ -944,6 +944,10 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
 
     if winner is not None and options.get("false_win"):
         raise RulesetError("假胡 (false_win) replays the game: settle it with no winner")
+    said = [k for k in ("discarder", "liable", "also_won") if options.get(k)]
+    if winner is None and said:  # (a tester's void settlement with a discarder was accepted without a word)
+        raise RulesetError(f"settle option{'s' if len(said) > 1 else ''} {', '.join(said)} "
+                           f"{'describe' if len(said) > 1 else 'describes'} a win, but nobody won (a void hand)")
     if winner is not None:
         winners = [winner]
         if options.get("also_won"):
