@@ -103,6 +103,12 @@ def test_bloeiende_bloemen_kong_only():
     # the flag says a flower was replaced: a hand showing none is refused (this test had scored one)
     with pytest.raises(HandError, match="flag flower-replacement says the winning tile replaced a flower"):
         score(KONG, {"blooming_flowers": "kong-only"}, win="6m", win_by="dead-wall", flags=("flower-replacement",))
+    # a non-winner is told to leave the flag out (a tester's was told to give --win-by dead-wall, which the
+    # non-winner then could not)
+    with pytest.raises(HandError, match="scored as a non-winner: leave the flag out"):
+        score("123m456p789s1z [777p] +1f", winner=False, flags=("flower-replacement",))
+    with pytest.raises(HandError, match="needs --win-by dead-wall"):
+        score(KONG + " +2f", win="6m", win_by="wall", flags=("flower-replacement",))
 
 
 def test_kongroof_with_chow():

@@ -282,7 +282,11 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
             check_size(hand, (ruleset.hand_size,))
         except HandError as e:
             raise HandError(f"{e}{DEAD_HAND_SUGGESTION}") from None
-    if "flower-replacement" in ctx.flags and (not ctx.winner or ctx.win_by != "dead-wall"):
+    if "flower-replacement" in ctx.flags and not ctx.winner:
+        # (a tester's non-winner was told to give --win-by dead-wall, which a non-winner cannot)
+        raise HandError("flag flower-replacement describes a win on a dead-wall tile, and the hand is scored as a "
+                        "non-winner: leave the flag out")
+    if "flower-replacement" in ctx.flags and ctx.win_by != "dead-wall":
         raise HandError("flag flower-replacement describes a win on a dead-wall tile: "
                         "needs --win-by dead-wall")
     if "dealt-waiting" in ctx.flags and not ctx.announced_wait:
