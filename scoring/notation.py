@@ -99,6 +99,10 @@ def parse_tiles_at(text: str, column: int = 1) -> list[tuple[str, int]]:
             raise HandError(
                 f"unexpected character {bad.group()!r} in {echo(text)}; tiles are digits followed by"
                 " a suit letter m p s z f y", column + bad.start())
+        lone = re.search(r"^[mpszfy]|(?<=[mpszfy])[mpszfy]", text)
+        if lone:  # (a tester's `-w 1zz` was told it "does not end in a suit letter")
+            raise HandError(f"suit letter {lone.group()!r} in {echo(text)} has no rank digit before it; tiles are "
+                            "digits followed by a suit letter, e.g. 1z", column + lone.start())
         raise HandError(f"{echo(text)} does not end in a suit letter (m p s z f y)", column + len(text) - 1)
     tiles: list[tuple[str, int]] = []
     for g in _GROUP_RE.finditer(text):

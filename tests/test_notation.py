@@ -145,6 +145,17 @@ def test_hand_level_errors(text, kwargs, message):
     assert "\n" not in str(e.value)
 
 
+def test_a_suit_letter_without_a_rank_is_named():
+    # a tester's `-w 1zz` was told "'1zz' does not end in a suit letter", which it does
+    with pytest.raises(HandError, match="suit letter 'z' in '1zz' has no rank digit before it") as e:
+        parse_tiles_at("1zz", 5)
+    assert e.value.column == 7
+    with pytest.raises(HandError, match="suit letter 'm' in 'm12' has no rank digit"):
+        parse_tiles("m12")
+    with pytest.raises(HandError, match="'12' does not end in a suit letter"):
+        parse_tiles("12")
+
+
 def test_winning_tile_given_alone_spaces_and_empty():
     # a pasted " 1z " is the tile 1z, as spaces around a hand's notation are dropped; a blank one is refused
     # in words, not as "empty tile group"
