@@ -27,6 +27,8 @@ from scoring.settle import (Settlement, copies_in_a_set, over_the_set_text, robb
                             tiles_over_the_set, with_cash, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
+#: the history status of a table hand read from a photo the reader is unsure of (settled provisionally)
+PROVISIONAL_STATUS = "provisional: check it"
 
 
 # ------------------------------------------------------------------------- parsing helpers
@@ -423,7 +425,8 @@ def _record_table(args: argparse.Namespace, players, hands, results, state, winn
         note = (f"table {', '.join(players)}: {p}, seat {state.seat_wind(p)}{', winner' if p == winner else ''}, "
                 f"net {s.net.get(p, 0):+d}{' (provisional: reading unsure)' if p in unsure else ''}")
         if p in recorders:
-            recorders[p](note)
+            # (a new user's provisional table hands were listed `ok` by `history`; the note alone said otherwise)
+            recorders[p](note, PROVISIONAL_STATUS if p in unsure else None)
         elif not getattr(args, "no_history", False):
             record_hand(args, "table", notation[p], results[p], context=results[p].hand.context,
                         options=results[p].options, note=note)

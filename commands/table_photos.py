@@ -108,12 +108,14 @@ def cmd_table(args: argparse.Namespace, notation_cmd: Callable[[argparse.Namespa
     return notation_cmd(args)
 
 
-def _record(args: argparse.Namespace, path: str, res, ctx, opts, rs, fixes, adds, winning_tile, note: str) -> None:
-    """One table photo's reading in the history (``--db``/``--no-history``), as ``photo`` records it."""
+def _record(args: argparse.Namespace, path: str, res, ctx, opts, rs, fixes, adds, winning_tile, note: str,
+            status: str | None = None) -> None:
+    """One table photo's reading in the history (``--db``/``--no-history``), as ``photo`` records it;
+    ``status`` (e.g. :data:`commands.settle.PROVISIONAL_STATUS`) instead of the reading's own."""
     from commands.common import record_photo
 
     record_photo(args, "table", Path(path), res, context=ctx, options=dict(opts or {}), ruleset=rs.id,
-                 fixes=fixes, additions=adds, exposed=None, winning_tile=winning_tile, note=note)
+                 fixes=fixes, additions=adds, exposed=None, winning_tile=winning_tile, note=note, status=status)
 
 
 @contextlib.contextmanager
@@ -199,8 +201,8 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
             f", added {adds}" if adds else "")
         # the history entry, written once the table is settled (commands.settle.cmd_table: its note names
         # the table's outcome for this player)
-        args.hand_recorders[player] = lambda note: _record(args, path, res, ctx, opts, rs, fixes, adds, winning_tile,
-                                                            note)
+        args.hand_recorders[player] = lambda note, status=None: _record(args, path, res, ctx, opts, rs, fixes, adds,
+                                                                         winning_tile, note, status)
         args.hand_sources[player] = {
             "photo": path, "reading": r.notation, "confidence": confidence_value(conf),
             "fixes": {str(k): v for k, v in sorted(fixes.items())}, "added": adds or None,

@@ -183,6 +183,20 @@ def test_a_table_is_recorded_in_the_history_each_hand_with_its_outcome(run_cli, 
         assert len(list(history.entries(con, limit=None))) == 4
     finally:
         con.close()
+    assert bob["status"] == "ok"
+    # a photo read unsure settles the table provisionally: its entry says so in its status, which `history`
+    # lists (a new user's provisional hands were listed `ok`, the note alone saying otherwise)
+    unsure = [a if a != bf.ORACLE else bf.UNSURE for a in argv]
+    rc, out, err = run_cli(*unsure, "--db", str(db))
+    assert rc == 1, err
+    con = history.connect(db)
+    try:
+        rows = sorted(history.entries(con, limit=None), key=lambda r: r["id"])[4:]
+    finally:
+        con.close()
+    assert [r["status"] for r in rows] == ["ok", "provisional: check it", "ok", "ok"]
+    rc, out, err = run_cli("history", "--db", str(db))
+    assert "provisional: check it" in out
 
 
 def test_tiles_over_the_set_with_typed_hands_name_them_too(run_cli, truth):
