@@ -23,8 +23,8 @@ from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
-from scoring.settle import (Settlement, copies_in_a_set, over_the_set_text, robbed_kong_problem, settle,
-                            tiles_over_the_set, with_cash, with_win_by)
+from scoring.settle import (Settlement, copies_in_a_set, liable_problem, over_the_set_text, robbed_kong_problem,
+                            settle, tiles_over_the_set, with_cash, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
 #: the history status of a table hand read from a photo the reader is unsure of (settled provisionally)
@@ -357,6 +357,9 @@ def cmd_table(args: argparse.Namespace) -> int:
         # self-draw): the winner's --win-by says it (before, `table --win-by wall` still asked for a discarder)
         settle_opts = with_win_by(rs.id, settle_opts, args.win_by)
     settle_opts = with_cash(rs.id, settle_opts, results)  # (the cash the hands scored report, unless given)
+    liable = liable_problem(rs.id, settle_opts, results.get(winner) if winner is not None else None)
+    if liable is not None:
+        raise UserError(liable.replace("settle option", "--settle-option", 1))
     s = _settle(rs.id, scores, winner, east, settle_opts, flag="--settle-option")
     nxt = {"east": None if after.over else after.east_player, "round_wind": after.round_wind,
            "over": after.over, "seats": {} if after.over else after.seats(), "text": describe(after)}

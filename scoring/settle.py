@@ -155,6 +155,17 @@ def with_cash(ruleset_id: str, options: Mapping[str, Any], scored: Mapping[str, 
     return out
 
 
+def liable_problem(ruleset_id: str, options: Mapping[str, Any], winner_scored: Any) -> str | None:
+    """When the settlement ``options`` name a ``liable`` player and the winner's hand was scored
+    (``winner_scored``, a :class:`scoring.ScoredHand`), why that hand has no such liability under the
+    ruleset's own rule (its module's ``liable_problem``: hk-tw-16's 包自摸, 004:28/51), or None."""
+    liable = (options or {}).get("liable")
+    if not liable or winner_scored is None:
+        return None
+    fn = getattr(load_ruleset(ruleset_id).module, "liable_problem", None)
+    return fn(winner_scored, str(liable)) if fn else None
+
+
 def robbed_kong_problem(hands: Mapping[str, Any], winner: str | None) -> tuple[str, list[str]] | None:
     """When the winner of the four ``hands`` (player → :class:`scoring.Hand`) won by robbing a kong
     (``win_by`` robbed-kong, the winning tile known), the kong robbed held the other three of that tile

@@ -1057,6 +1057,35 @@ def test_cli_table_settles_the_cash_the_hands_report(capsys):
     assert json.loads(capsys.readouterr().out)["settlement"]["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}
 
 
+def test_a_liable_player_needs_a_hand_that_makes_one(capsys, tmp_path):
+    # a tester's plain hand settled with liable=S: S paid for all three. 包自摸 is for 大三元/大四喜 fed by a
+    # claimed pung (004:28) or 清一色 fed to five sets on the table (004:51): the hands whose score says so
+    others = [x for k, p in enumerate("SWN", 2) for x in ("--hand", f"{p}=123m456m789m123p456p{k}z")]
+    plain = ["table", "--ruleset", RS, "--hand", "E=123m456m789m123p456p11z", *others, "--winner", "E",
+             "--settle-option", "liable=S", "--settle-option", "discarder=W", "--no-history"]
+    assert cli.main(plain) == 2
+    assert "--settle-option liable=S: 包自摸 is for 大三元/大四喜 completed by a claimed pung" in capsys.readouterr().err
+    # 大三元 with its dragons claimed as pungs: S, liable, pays what all three would on a self-draw (RULINGS
+    # 004-01): 3 × E's score, and W, the discarder, nothing
+    dragons = ["table", "--ruleset", RS, "--hand", "E=[555z] [666z] [777z] 123m456p11s", *others, "--winner", "E",
+               "-w", "1s", "--settle-option", "liable=S", "--settle-option", "discarder=W", "--no-history", "--json"]
+    assert cli.main(dragons) == 0
+    out = json.loads(capsys.readouterr().out)
+    won = out["scores"]["E"]
+    assert out["settlement"]["net"] == {"E": 3 * won, "S": -3 * won, "W": 0, "N": 0}
+    # the web's settlement says it too
+    from fastapi.testclient import TestClient
+
+    from web.app import Settings, create_app
+
+    client = TestClient(create_app(Settings(data_dir=tmp_path), detector=object(), classifier=object()))
+    players = [{"name": "E", "hand": "123m456m789m123p456p11z"}] + [
+        {"name": p, "hand": f"123m456m789m123p456p{k}z"} for k, p in enumerate("SWN", 2)]
+    r = client.post("/api/settle", json={"ruleset": RS, "east": "E", "winner": "E", "players": players,
+                                         "settle_options": {"liable": "S", "discarder": "W"}})
+    assert r.status_code == 422 and r.json()["error"].startswith("settle_options liable=S: 包自摸 is for"), r.text
+
+
 def test_a_table_whose_win_by_and_settle_option_disagree_is_refused(capsys):
     # a tester's findings: `--win-by discard --settle-option win_by=self-drawn` scored a discard win and
     # settled a self-draw (3 × the points) without a word; `--win-by wall --settle-option discarder=S`

@@ -68,8 +68,8 @@ from scoring import HandError, RulesetError, ScoredHand, available, explain, loa
 from scoring.engine import check_flags
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
-from scoring.settle import (over_the_set_text, robbed_kong_problem, settle, tiles_over_the_set, with_cash,
-                            with_win_by)
+from scoring.settle import (liable_problem, over_the_set_text, robbed_kong_problem, settle, tiles_over_the_set,
+                            with_cash, with_win_by)
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, damage_words, limit_heap_growth, release_memory, sniff
@@ -928,6 +928,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             opts = (with_win_by(rs.id, req.settle_options, req.win_by, scored=winner in hands) if said
                     else dict(req.settle_options))
             opts = with_cash(rs.id, opts, scored_hands)  # (the cash the hands scored report, as `table`)
+            liable = liable_problem(rs.id, opts, scored_hands.get(winner) if winner is not None else None)
+            if liable is not None:
+                raise ApiError(422, liable.replace("settle option liable", "settle_options liable", 1))
             s = settle(rs.id, scores, winner, req.east, opts)
         except (HandError, RulesetError):
             raise

@@ -837,6 +837,18 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
     return replace(result, notes=tuple(notes))
 
 
+def liable_problem(scored: Any, liable: str) -> str | None:
+    """Why ``liable`` (settle option ``liable``: 包自摸) cannot pay for the winner's hand ``scored`` (a
+    :class:`scoring.ScoredHand`), or None: 包自摸 is for 大三元/大四喜 whose last set was fed by a claimed pung
+    (004:28) and for 清一色 fed to five sets on the table (004:51), the hands whose score carries the
+    "包自摸" note (:func:`score_hook`). A tester's plain hand had been settled with a liable player paying
+    for all three."""
+    if any(str(n).startswith("包自摸") for n in getattr(scored, "notes", ())):
+        return None
+    return (f"settle option liable={liable}: 包自摸 is for 大三元/大四喜 completed by a claimed pung ({SEED}:28) or "
+            f"清一色 fed to five sets on the table ({SEED}:51), and the winner's hand is neither")
+
+
 def notes_for(hand: Hand, opts: Mapping[str, Any]) -> list[str]:
     """Notes shown with the score: how ``--discards`` is read for 十張內 (004:23)."""
     out = []
