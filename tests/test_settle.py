@@ -246,7 +246,7 @@ def test_a_void_table_still_reads_the_hands_typed(capsys):
     # (its tile count is free: a placeholder such as 1z is taken), and five 1z are refused as in a won hand
     base = ["table", "--winner", "none", "--no-history"]
     assert main(base + ["--hand", "E=zzz", "--hand", "S=1z", "--hand", "W=1z", "--hand", "N=1z"]) == 2
-    assert "hand of E: 'zzz' does not end in a suit letter" in capsys.readouterr().err
+    assert "hand of E: suit letter 'z' in 'zzz' has no rank digit before it" in capsys.readouterr().err
     assert main(base + ["--hand", "E=1z", "--hand", "S=1z", "--hand", "W=1z", "--hand", "N=11z"]) == 2
     assert "the hands hold 5 × 1z (E 1, S 1, W 1, N 2), a set has 4: check the hands typed" in capsys.readouterr().err
     # and no player may be called as the void hand is said: --winner none would mean either

@@ -541,7 +541,7 @@ def test_settle_void_hand(photo):
     # a hand given is still read as notation (a typo is said, as `table` says it)
     typo = [dict(p, hand="zzz") if p["name"] == "S" else p for p in mixed]
     r = photo[2].post("/api/settle", json={"ruleset": "rode-draak", "east": "E", "winner": None, "players": typo})
-    assert "hand of S: 'zzz' does not end in a suit letter" in _one_line_error(r, 422)
+    assert "hand of S: suit letter 'z' in 'zzz' has no rank digit before it" in _one_line_error(r, 422)
 
 
 def test_a_dead_hand_in_a_web_settlement_is_said_in_the_requests_words(photo):

@@ -1272,7 +1272,7 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         # tile is read 99 % or surer, as naming sure tiles points at tiles that are right
         doubted = sorted((p for p in used if float(readings.probs[p].max()) < LEAST_SURE_BELOW),
                          key=lambda p: float(readings.probs[p].max()))[:3]
-        if doubted and not over:
+        if doubted and not over and nearest_legal is None:  # (else the tiles it changes are named)
             problem += "; least sure: " + ", ".join(
                 f"tile {num[p]} ({raw[p]} {float(readings.probs[p].max()):.0%})" for p in doubted)
     else:
