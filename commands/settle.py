@@ -356,6 +356,11 @@ def cmd_table(args: argparse.Namespace) -> int:
         # the scheme pays by where the winning tile came from (hk-tw-16: the discarder, or all three on a
         # self-draw): the winner's --win-by says it (before, `table --win-by wall` still asked for a discarder)
         settle_opts = with_win_by(rs.id, settle_opts, args.win_by)
+    if "also_won" in settle_opts:
+        # (a reviewer's: the second winner's hand is scored here as a non-winner's, and the settlement then
+        # refused its score of 0)
+        raise UserError("--settle-option also_won: `table` scores one winner's hand; settle a double win with "
+                        "`settle` and both winners' scores")
     settle_opts = with_cash(rs.id, settle_opts, results)  # (the cash the hands scored report, unless given)
     liable = liable_problem(rs.id, settle_opts, results.get(winner) if winner is not None else None)
     if liable is not None:

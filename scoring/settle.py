@@ -152,6 +152,11 @@ def with_cash(ruleset_id: str, options: Mapping[str, Any], scored: Mapping[str, 
     cash = {p: float(h.cash) for p, h in scored.items() if getattr(h, "cash", 0)}
     if cash:
         out["cash"] = cash
+        # how it is collected, as the hands were scored (a reviewer's -o cash_from=total hand was settled
+        # from each other player, the settlement's default)
+        how = {(getattr(h, "options", None) or {}).get("cash_from") for p, h in scored.items() if p in cash} - {None}
+        if len(how) == 1 and "cash_from" not in out:
+            out["cash_from"] = how.pop()
     return out
 
 

@@ -897,3 +897,6 @@ def test_an_animated_or_multi_page_file_says_its_first_frame_is_read(tmp_path, c
     assert rc == 2 and "all one colour, black: the file holds more than one frame, and its first was read" in err, err
     rc = cli.main(["photo", str(tmp_path / "still.gif"), "--no-history"])
     assert "more than one frame" not in capsys.readouterr().out
+    # a camera JPEG with an embedded preview or gain map opens as an "animated" MPO: one photo, no note
+    demo.save(tmp_path / "camera.jpg", "MPO", save_all=True, append_images=[demo.resize((160, 120))])
+    assert not load_photo(tmp_path / "camera.jpg").more_frames

@@ -1051,6 +1051,17 @@ def test_cli_table_settles_the_cash_the_hands_report(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["hands"]["E"]["cash"] == 10
     assert out["settlement"]["cash"] == {"E": 30, "S": -10, "W": -10, "N": -10}
+    # collected as the hands were scored: with -o cash_from=total (004-32 b) E's $10 is split over the three
+    # others, whole dollars, the remainder from the first: 4 + 3 + 3 (a reviewer's table had used "each")
+    assert cli.main(["table", "--ruleset", RS, *hands, "--winner", "E", "--win-by", "wall", "--json",
+                     "-o", "cash_from=total", "--no-history"]) == 0
+    assert json.loads(capsys.readouterr().out)["settlement"]["cash"] == {"E": 10, "S": -4, "W": -3, "N": -3}
+    # a double win is not a table's (it scores one winner's hand): said, and `settle` named
+    plain = ["--hand", "E=123m456m789m123p456p11z"] + [x for k, p in enumerate("SWN", 2)
+                                                       for x in ("--hand", f"{p}=123m456m789m123p456p{k}z")]
+    assert cli.main(["table", "--ruleset", RS, *plain, "--winner", "E", "--settle-option", "discarder=S",
+                     "--settle-option", "also_won=W", "--no-history"]) == 2
+    assert "`table` scores one winner's hand; settle a double win with `settle`" in capsys.readouterr().err
     # given, the option is the settlement's (here: E's $5 only)
     assert cli.main(["table", "--ruleset", RS, *hands, "--winner", "E", "--win-by", "wall", "--json",
                      "--settle-option", "cash=E:5", "--no-history"]) == 0
@@ -1127,6 +1138,12 @@ def test_the_web_settlement_takes_the_winners_win_by(tmp_path):
     j = client.post("/api/settle", json={"ruleset": RS, "east": "E", "winner": "E", "win_by": "wall",
                                          "players": players}).json()
     assert j["hands"]["E"]["cash"] == 10 and j["cash"] == {"E": 30, "S": -10, "W": -10, "N": -10}
+    # a second winner given by its hand (scored as a non-winner's here) is refused: its score is asked for
+    players = [{"name": "E", "hand": "123m456m789m123p456p11z"}] + [
+        {"name": p, "hand": f"123m456m789m123p456p{k}z"} for k, p in enumerate("SWN", 2)]
+    r = client.post("/api/settle", json={"ruleset": RS, "east": "E", "winner": "E", "players": players,
+                                         "settle_options": {"discarder": "S", "also_won": "W"}})
+    assert r.status_code == 422 and "give W's score instead of a hand" in r.json()["error"], r.text
 
 
 def test_the_web_settlement_of_a_score_alone_keeps_its_settle_options(tmp_path):

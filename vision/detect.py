@@ -246,7 +246,8 @@ def fuse_mirrored(plain: Detections, mirrored: Detections, iou: float = IOU_THRE
         else:
             out_b.append(boxes[k])
             out_s.append(scores[k])
-    return Detections.make(np.array(out_b), np.array(out_s), face_down[keep])
+    order = np.argsort(-np.array(out_s), kind="stable")[:MAX_DETECTIONS]  # (as one pass keeps at most)
+    return Detections.make(np.array(out_b)[order], np.array(out_s)[order], face_down[keep][order])
 
 
 @dataclass(frozen=True)

@@ -733,8 +733,9 @@ def load_photo(source: Source, work_side: int | None = None) -> Photo:
         im, name, file_bytes, fp = _open(source, stack)
         stack.callback(im.close)
         full_w, full_h = im.size
-        try:  # (Pillow looks for a second frame only, and goes back to the first)
-            more_frames = bool(getattr(im, "is_animated", False))
+        try:  # (Pillow looks for a second frame only, and goes back to the first; a camera JPEG's embedded
+            # preview or gain map makes it an "animated" MPO, and is no frame of its own: a reviewer's finding)
+            more_frames = im.format != "MPO" and bool(getattr(im, "is_animated", False))
         except Exception:  # noqa: BLE001 - a broken second frame: the first is still read, or refused below
             more_frames = False
         need = decode_bytes(im, work_side)

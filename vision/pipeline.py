@@ -570,8 +570,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     (:func:`weak_reading`) and its tiles are not mostly read turned (:func:`_mostly_turned`: the quarter
     turns are the remedy then), the detector also reads that photo mirrored left to right and the two
     passes' boxes are fused (:class:`~vision.detect.MirrorFusedDetector`: test-time augmentation; a tile's
-    outline is symmetric). That reading is kept when it is legal and better (:func:`_better`), not mostly
-    read turned, and not a non-winner's hand unless ``context.winner`` says so (:func:`_non_winner_read`);
+    outline is symmetric). That reading is kept when it is legal and better (:func:`_better`; of two legal
+    readings, also surer), not mostly read turned, and not a non-winner's hand unless ``context.winner`` says so (:func:`_non_winner_read`);
     ``PhotoResult.mirrored`` and a note say so. One more detector and classifier pass (two detector passes,
     four when the tiles are small) before any quarter-turn try, only with a detector that reads pixels
     (``mirror_safe``: the product's :class:`~vision.detect.Detector`). On the 36 held-out hard-scene
@@ -716,8 +716,11 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 r2 = None
             # (kept only legal: two readings not legal are compared by their tile counts "at best", and a
             # held-out bed-cover render's fused boxes read 3 tiles as shown, 15 at best, against 12 shown)
+            # (two legal readings: also surer, as the fused boxes' scores put the joints on other scales: a
+            # reviewer's)
             if (r2 is not None and r2.reading.legal and _better(r2, result) and not _non_winner_read(r2, ctx)
-                    and not _mostly_turned(r2)):
+                    and not _mostly_turned(r2)
+                    and (not result.reading.legal or r2.reading.confidence > result.reading.confidence)):
                 result = r2
             t["mirror pass"] = time.perf_counter() - t1
         upright = result

@@ -927,6 +927,10 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             said = winner in hands or "win_by" in req.model_fields_set
             opts = (with_win_by(rs.id, req.settle_options, req.win_by, scored=winner in hands) if said
                     else dict(req.settle_options))
+            second = str(opts.get("also_won", "")).strip()
+            if second and second in hands:  # (scored here as a non-winner's hand: give its score)
+                raise ApiError(422, f"settle_options also_won={second}: the second winner's hand is scored as a "
+                                    f"non-winner's here; give {second}'s score instead of a hand")
             opts = with_cash(rs.id, opts, scored_hands)  # (the cash the hands scored report, as `table`)
             liable = liable_problem(rs.id, opts, scored_hands.get(winner) if winner is not None else None)
             if liable is not None:

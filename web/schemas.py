@@ -73,7 +73,7 @@ class ContextIn(BaseModel):
             if given:
                 raise HandError(f"winner is false, yet {', '.join(given)} "
                                 f"{'describe' if len(given) > 1 else 'describes'} how the hand was won: "
-                                "leave them out, or set winner true")
+                                f"leave {'them' if len(given) > 1 else 'it'} out, or set winner true")
         return Context(
             seat_wind=self.seat_wind, round_wind=self.round_wind, winner=self.winner, win_by=self.win_by,
             last_tile=self.last_tile, first_turn=self.first_turn, announced_wait=self.announced_wait,
