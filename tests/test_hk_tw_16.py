@@ -883,9 +883,11 @@ def test_settle_refuses_a_winner_as_liable_or_second_winner_and_bad_cash():
         settle(RS, sc, "S", "E", {"discarder": "N", "also_won": "W"})
     with pytest.raises(RulesetError, match="score of S, a winner, is 0"):
         settle(RS, {"E": 0, "S": 0, "W": 0, "N": 0}, "S", "E", {"discarder": "N"})
-    for bad in ("E:nan", "E:inf", "E:-5"):
-        with pytest.raises(RulesetError, match="E's amount must be a number of dollars ≥ 0"):
+    for bad in ("E:nan", "E:inf", "E:-inf"):
+        with pytest.raises(RulesetError, match="E's amount must be a number of dollars, not"):
             settle(RS, sc, "S", "E", {"discarder": "N", "cash": bad})
+    # a negative amount is paid back: 暗槓不亮 returns $10 to each player (004:42)
+    assert settle(RS, sc, "S", "E", {"discarder": "N", "cash": "E:-10"}).cash == {"E": -30, "S": 10, "W": 10, "N": 10}
     with pytest.raises(RulesetError, match="cash names E twice"):
         settle(RS, sc, "S", "E", {"discarder": "N", "cash": "E:5,E:5"})
     with pytest.raises(RulesetError, match="settle options discarder, liable describe a win, but nobody won"):
@@ -1059,6 +1061,11 @@ def test_cli_table_settles_the_cash_the_hands_report(capsys):
     # a double win is not a table's (it scores one winner's hand): said, and `settle` named
     plain = ["--hand", "E=123m456m789m123p456p11z"] + [x for k, p in enumerate("SWN", 2)
                                                        for x in ("--hand", f"{p}=123m456m789m123p456p{k}z")]
+    # cash paid back is settled too: N's concealed kong not shown returns $10 to each player (004:42)
+    unshown = plain[:6] + ["--hand", "N=11z22z33z44z55z66z7z (7777s)", "--player-flag", "N=concealed-kong-not-shown"]
+    assert cli.main(["table", "--ruleset", RS, *unshown, "--winner", "E", "--win-by", "wall", "--json",
+                     "--no-history"]) == 0
+    assert json.loads(capsys.readouterr().out)["settlement"]["cash"] == {"E": 10, "S": 10, "W": 10, "N": -30}
     assert cli.main(["table", "--ruleset", RS, *plain, "--winner", "E", "--settle-option", "discarder=S",
                      "--settle-option", "also_won=W", "--no-history"]) == 2
     assert "`table` scores one winner's hand; settle a double win with `settle`" in capsys.readouterr().err

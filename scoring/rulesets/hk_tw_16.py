@@ -886,9 +886,10 @@ def _parse_cash(raw: Any, players: Sequence[str]) -> dict[str, float]:
             who, value = _player("cash", str(p).strip(), players), float(amount)
         except ValueError:
             raise RulesetError(f"settle option cash must look like E:10,S:3, not {raw!r}") from None
-        # (a tester's E:nan and E:inf were printed as $nan, and E:5,E:5 counted once)
-        if not math.isfinite(value) or value < 0:
-            raise RulesetError(f"settle option cash: {who}'s amount must be a number of dollars ≥ 0, not {amount!r}")
+        # (a tester's E:nan and E:inf were printed as $nan, and E:5,E:5 counted once; a negative amount is one
+        # paid back, 暗槓不亮's $10 to each player, 004:42)
+        if not math.isfinite(value):
+            raise RulesetError(f"settle option cash: {who}'s amount must be a number of dollars, not {amount!r}")
         if who in out:
             raise RulesetError(f"settle option cash names {who} twice: give each player's cash once, summed")
         out[who] = value
