@@ -32,8 +32,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     annotated: Path | None = None
     if args.hand:
         if (args.annotate or args.fix or args.exposed or getattr(args, "add", None) or args.turn is not None
-                or args.no_straighten):
-            raise UserError("--annotate, --fix, --add, --exposed, --turn and --no-straighten need a photo, not --hand")
+                or args.no_straighten or args.no_mirror):
+            raise UserError("--annotate, --fix, --add, --exposed, --turn, --no-straighten and --no-mirror need a "
+                            "photo, not --hand")
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
         hand = parse_hand(args.hand, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
         scored = score_hand(hand, rs, opts)
@@ -54,6 +55,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
                 extra["turn"] = args.turn
             if args.no_straighten:
                 extra["straight"] = False
+            if args.no_mirror:
+                extra["mirror"] = False
             # an audit checks a claimed winning score: the photo is a winner's unless --not-winner
             res = reader(image, rs, ctx, winning_tile=args.winning_tile, exposed=args.exposed, fixes=fixes, options=opts,
                          said_won=True,
@@ -196,6 +199,9 @@ def register(subparsers) -> None:
                         "(photo only)")
     p.add_argument("--no-straighten", action="store_true",
                    help="read the photo as it is, without straightening a photo held askew (photo only)")
+    p.add_argument("--no-mirror", action="store_true",
+                   help="box the tiles in the photo as it is only, without the mirror pass of a weak reading "
+                        "(photo only)")
     p.add_argument("--annotate", metavar="FILE", help="annotated photo path (default: NAME.audit.jpg beside the photo)")
     p.add_argument("--no-annotate", action="store_true", help="do not write the annotated photo")
     p.add_argument("--reader", default=None, help=argparse.SUPPRESS)

@@ -38,7 +38,8 @@ def cmd_photo(args: argparse.Namespace) -> int:
         res = pipeline.read_photo(source, args.ruleset, ctx, winning_tile=args.winning_tile, exposed=args.exposed,
                                   fixes=parse_fixes(args.fix), options=opts, classifier=classifier_for(args.tileset),
                                   additions=parse_additions(getattr(args, "add", None)), turn=args.turn,
-                                  straight=not getattr(args, "no_straighten", False))
+                                  straight=not getattr(args, "no_straighten", False),
+                                  mirror=not getattr(args, "no_mirror", False))
         if args.learn and res.reading.legal:  # the corrected tiles teach the profile, once they make a legal hand
             learn_from_result(args.tileset, res, parse_fixes(args.fix))
         elif args.learn:
@@ -100,6 +101,9 @@ def register(subparsers) -> None:
     p.add_argument("--no-straighten", action="store_true",
                    help="read the photo as it is, without straightening it (by default a photo whose rows run 9° "
                         "or more off level, a phone held askew, is also read turned back level)")
+    p.add_argument("--no-mirror", action="store_true",
+                   help="box the tiles in the photo as it is only (by default a weak reading is tried again with "
+                        "the photo also read mirrored and the two passes' boxes fused)")
     p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\" "
                    "(or --fix 3=5p --fix 7=1z); POS=- leaves a box out of the hand (clutter, a loose or another "
                    "player's tile); the numbers are those printed by the reading without --fix and --exposed, "

@@ -98,3 +98,25 @@ def test_the_web_page_keeps_the_mirror_pass_through_corrections(tmp_path):
     assert any(note in n for n in first["notes"])
     again = client.post("/api/score", data={"photo_id": first["photo_id"], "fixes": "1=5m"}).json()
     assert again["photo"]["mirrored"] is True and any(note in n for n in again["notes"])
+
+
+def test_no_mirror_reads_the_photo_as_it_is(tmp_path, capsys):
+    # a referee comparing readings: `photo --no-mirror` (and `audit --no-mirror`) keep the first pass's boxes
+    import json
+
+    import cli
+    from vision_fixtures import hard_render_jpeg
+
+    _, data = hard_render_jpeg(3)
+    path = tmp_path / "bed.jpg"
+    path.write_bytes(data)
+    assert cli.main(["photo", str(path), "--json", "--no-history"]) == 0
+    assert json.loads(capsys.readouterr().out)["photo"]["mirrored"] is True
+    assert cli.main(["photo", str(path), "--json", "--no-history", "--no-mirror"]) == 2
+    out = json.loads(capsys.readouterr().out)
+    assert out["photo"]["mirrored"] is False and not out["legal"]
+    assert cli.main(["audit", str(path), "--claimed", "10", "--no-history", "--no-annotate", "--no-mirror"]) == 2
+    assert "no reading close to what the photo shows" in capsys.readouterr().err
+    assert cli.main(["audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", "30", "--no-mirror",
+                     "--no-history"]) == 2
+    assert "--no-mirror need a photo, not --hand" in capsys.readouterr().err
