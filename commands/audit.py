@@ -196,7 +196,7 @@ def register(subparsers) -> None:
     p.add_argument("--add", metavar="POS=TILE", action=JoinRepeats, help="add tiles the detector missed, e.g. \"14=5p\" (photo only)")
     p.add_argument("--turn", type=whole_number, choices=(0, 90, 180, 270), metavar="DEG",
                    help="read the photo turned DEG degrees clockwise and try no other turn, nor straightening "
-                        "(photo only)")
+                        "or the mirror pass (photo only)")
     p.add_argument("--no-straighten", action="store_true",
                    help="read the photo as it is, without straightening a photo held askew (photo only)")
     p.add_argument("--no-mirror", action="store_true",

@@ -96,8 +96,8 @@ def register(subparsers) -> None:
     p.add_argument("--exposed", type=exposed_arg, help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\", or \"none\" (overrides the layout)")
     p.add_argument("--turn", type=whole_number, choices=(0, 90, 180, 270), metavar="DEG",
                    help="read the photo turned DEG degrees clockwise (0, 90, 180, 270) and try no other turn, nor "
-                        "straightening (by default a photo that reads weakly upright is also read turned "
-                        "90/180/270°, and one held askew straightened)")
+                        "straightening or the mirror pass (by default a photo that reads weakly upright is also read "
+                        "turned 90/180/270°, and one held askew straightened)")
     p.add_argument("--no-straighten", action="store_true",
                    help="read the photo as it is, without straightening it (by default a photo whose rows run 9° "
                         "or more off level, a phone held askew, is also read turned back level)")
