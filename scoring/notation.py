@@ -36,6 +36,8 @@ def is_whole_number(text: str) -> bool:
     claim must not be read as (the command line's whole-number options, a manifest's count cells, the
     web form's, a settlement's scores and hk-tw-16's ``dealer_streak``)."""
     return re.fullmatch(r"\s*-?[0-9]+\s*", text) is not None
+
+
 WIN_PREFIX = "win:"
 
 

@@ -1293,7 +1293,6 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         if winning_tile is not None and parse_winning_tile(winning_tile) not in conc:
             wt_said = True
             wt = parse_winning_tile(winning_tile)
-            num = _numbers(lay)
             they = compact(sort_tiles(t for t in conc if t in PLAYING_TILES)) or "none"
             in_meld = next((m for m in melds if any(tiles[p] == wt for p in m.positions)), None)
             if in_meld is not None:
@@ -1314,23 +1313,25 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                 problem = (f"--winning-tile {wt}: no concealed tile of the hand reads {wt} (they read {they}), and "
                            f"the winning tile is one of them: if one is misread, correct a tile with --fix POS={wt}, "
                            f"else give another" + (f"; no reading is legal{with_named}" if with_named else ""))
-        if nearest_legal is None and not wt_said and len(odd) == 1:
-            k = num[odd[0]]
-            problem += f"; if it is a face-up tile, set its face with --fix {k}=TILE, or leave it out with --fix {k}=-"
-        elif nearest_legal is None and not wt_said and odd:
-            problem += (f"; if they are face-up tiles, set their faces with --fix "
-                        f"{','.join(f'{num[p]}=TILE' for p in odd)}, or leave them out with --fix "
-                        f"{','.join(f'{num[p]}=-' for p in odd)}")
-        elif nearest_legal is None and not wt_said:
-            # (else the tiles it changes are named, or the meld holding the winning tile: a "least sure"
-            # list would name other tiles, read surely, beside them — a new user's hard render listed
-            # "tile 11 (3m 100%)")
-            num = _numbers(lay)
-            main = {p for g in lay.groups if g.row == 0 for p in g.tiles}
-            used = [p for p in range(n) if roles[p] not in ("ignored", "bonus") and (p in main or roles[p] != "concealed")]
-            unsure = sorted(used, key=lambda p: float(readings.probs[p].max()))[:3]
-            least = ", ".join(f"tile {num[p]} ({raw[p]} {float(readings.probs[p].max()):.0%})" for p in unsure)
-            problem += f"; least sure: {least}; correct tiles with --fix POS=TILE"
+        # (when nearest_legal names the tiles it changes, or the problem names the meld holding the winning
+        # tile, no tiles are listed: a "least sure" list would name other tiles, read surely, beside them — a
+        # new user's hard render listed "tile 11 (3m 100%)")
+        if nearest_legal is None and not wt_said:
+            if len(odd) == 1:
+                k = num[odd[0]]
+                problem += (f"; if it is a face-up tile, set its face with --fix {k}=TILE, or leave it out with "
+                            f"--fix {k}=-")
+            elif odd:
+                problem += (f"; if they are face-up tiles, set their faces with --fix "
+                            f"{','.join(f'{num[p]}=TILE' for p in odd)}, or leave them out with --fix "
+                            f"{','.join(f'{num[p]}=-' for p in odd)}")
+            else:
+                main = {p for g in lay.groups if g.row == 0 for p in g.tiles}
+                used = [p for p in range(n)
+                        if roles[p] not in ("ignored", "bonus") and (p in main or roles[p] != "concealed")]
+                unsure = sorted(used, key=lambda p: float(readings.probs[p].max()))[:3]
+                least = ", ".join(f"tile {num[p]} ({raw[p]} {float(readings.probs[p].max()):.0%})" for p in unsure)
+                problem += f"; least sure: {least}; correct tiles with --fix POS=TILE"
     if nearest_legal is not None:
         num = _numbers(lay)
         which = ", ".join(f"tile {num[p]} {raw[p]}→{nearest_legal.tiles[p]}"

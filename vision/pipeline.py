@@ -571,8 +571,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     turns are the remedy then), the detector also reads that photo mirrored left to right and the two
     passes' boxes are fused (:class:`~vision.detect.MirrorFusedDetector`: test-time augmentation; a tile's
     outline is symmetric). That reading is kept when it is legal and better (:func:`_better`; of two legal
-    readings, also surer), not mostly read turned, and not a non-winner's hand unless ``context.winner`` says so (:func:`_non_winner_read`);
-    ``PhotoResult.mirrored`` and a note say so. One more detector and classifier pass (two detector passes,
+    readings, also surer), not mostly read turned, and not a non-winner's hand unless ``context.winner``
+    says so (:func:`_non_winner_read`); ``PhotoResult.mirrored`` and a note say so. One more detector and classifier pass (two detector passes,
     four when the tiles are small) before any quarter-turn try, only with a detector that reads pixels
     (``mirror_safe``: the product's :class:`~vision.detect.Detector`). On the 36 held-out hard-scene
     renders it read one more hand exactly; see the model card.
@@ -624,14 +624,15 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         if len(det) == 0:
             # (a tester's float TIFF and an animated GIF with a black first frame decoded black, and were told
             # only "no tiles found")
-            blank = float(ph.pixels.std()) < BLANK_STD
-            raise NoTilesError(f"{photo.name}: no tiles found in the photo"
-                               + (f" (its picture is all one colour, {_colour_words(ph.pixels)}: "
-                                  + ("the file holds more than one frame, and its first was read: save the frame "
-                                     "that shows the hand as a photo of its own)" if photo.more_frames else
-                                     "the file may hold its picture in a form that decodes so)") if blank else
-                                  " (the file holds more than one frame, and its first was read)" if photo.more_frames
-                                  else ""))
+            why = ""
+            if float(ph.pixels.std()) < BLANK_STD:
+                cause = ("the file holds more than one frame, and its first was read: save the frame that shows "
+                         "the hand as a photo of its own" if photo.more_frames else
+                         "the file may hold its picture in a form that decodes so")
+                why = f" (its picture is all one colour, {_colour_words(ph.pixels)}: {cause})"
+            elif photo.more_frames:
+                why = " (the file holds more than one frame, and its first was read)"
+            raise NoTilesError(f"{photo.name}: no tiles found in the photo{why}")
         t1 = time.perf_counter()
         readings = cls_model(ph.pixels, det)
         if timing is not None:
