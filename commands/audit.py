@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 
 from commands.common import (
-    JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, context_from_args, exposed_arg,
-    options_from_args, print_json, whole_number)
-from scoring import explain, load_ruleset, parse_hand, score_hand
+    JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, check_ruleset_args,
+    context_from_args, exposed_arg, options_from_args, print_json, whole_number)
+from scoring import explain, parse_hand, score_hand
 from vision.audit import compare, default_annotation_path, read_claimed_lines, report
 from vision.io import same_file
 
@@ -27,7 +27,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     claimed_lines = read_claimed_lines(args.claimed_lines) if args.claimed_lines else None
     ctx = context_from_args(args)
     opts = options_from_args(args)
-    rs = load_ruleset(args.ruleset)
+    rs = check_ruleset_args(args)  # a misspelt flag or option, or a win's flag with --not-winner: before the photo is read
     res = None
     annotated: Path | None = None
     if args.hand:

@@ -142,12 +142,14 @@ def options_from_args(args: argparse.Namespace) -> dict[str, str]:
 def check_ruleset_args(args: argparse.Namespace):
     """The ``--ruleset`` loaded, after checking that it has every ``--flag`` and ``--option`` given:
     for the commands that read many photos (``batch``, ``webcam``), so that a misspelt one is one line
-    and exit 2 before any is read, not an error on every photo. Raises RulesetError / HandError."""
+    and exit 2 before any is read, not an error on every photo; a flag that the context contradicts
+    (a win's flag with ``--not-winner``: :func:`scoring.engine.check_context_flags`) too. Raises
+    RulesetError / HandError."""
     from scoring import load_ruleset
-    from scoring.engine import check_flags
+    from scoring.engine import check_context_flags
 
     rs = load_ruleset(args.ruleset)
-    check_flags(rs, context_from_args(args))
+    check_context_flags(rs, context_from_args(args))
     rs.resolve_options(options_from_args(args))
     return rs
 

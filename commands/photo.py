@@ -5,8 +5,8 @@ import argparse
 import sys
 
 from commands.common import (
-    JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, context_from_args, exposed_arg,
-    options_from_args, print_json, whole_number)
+    JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, check_ruleset_args,
+    context_from_args, exposed_arg, options_from_args, print_json, whole_number)
 from scoring import explain
 from vision import pipeline
 from vision.errors import ImageError, VisionError
@@ -30,6 +30,7 @@ def cmd_photo(args: argparse.Namespace) -> int:
         check_annotate_target(args.annotate, source)
     ctx = context_from_args(args)
     opts = options_from_args(args)
+    check_ruleset_args(args)  # a misspelt flag or option, or a win's flag with --not-winner: before the photo is read
     from commands.tilesets import check_learn
     from vision.tileset import NOT_LEARNED, classifier_for, learn_from_result
 

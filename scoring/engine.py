@@ -785,19 +785,33 @@ def check_flags(rs: Ruleset, context: Context) -> None:
                         f"(flags: {', '.join(sorted(known)) or 'none'})")
 
 
+def check_context_flags(rs: Ruleset, context: Context) -> None:
+    """The checks of ``context``'s flags that need no hand: HandError (one line) for a flag ``rs`` does
+    not know (:func:`check_flags`), or one that the rest of ``context`` contradicts as the ruleset's
+    hook ``check_context_flags(context, ruleset)`` says (a flag that describes a win, for a non-winner:
+    swedish ``burst-kong``, rode-draak ``flower-replacement``). :func:`score_hand` calls it for every
+    hand; the web API's photo form and the commands that read photos call it before any photo is read,
+    as the notation is refused at once (a tester's non-winner with ``burst-kong`` had a photo read
+    and answered with the refusal as the reading's problem)."""
+    check_flags(rs, context)
+    hook = rs.hook("check_context_flags")
+    if hook is not None and context.flags:
+        hook(context, rs)
+
+
 def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | None = None) -> ScoredHand:
     """Score ``hand`` under ``ruleset`` (an id or a loaded :class:`Ruleset`).
 
     Returns the best :class:`ScoredHand` over all decompositions. Raises :class:`HandError` when
-    the hand's size does not fit the ruleset's game, a context flag is unknown to the ruleset
-    (:func:`check_flags`) or a winning hand has no valid reading, and
+    the hand's size does not fit the ruleset's game, a context flag is unknown to the ruleset or
+    contradicted by the context (:func:`check_context_flags`) or a winning hand has no valid reading, and
     :class:`RulesetError` for unknown rulesets/options.
     """
     rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     opts = rs.resolve_options(options)
     hook = rs.module.__dict__.get if rs.module is not None else {}.get  # (Ruleset.hook)
     if hand.context.flags:
-        check_flags(rs, hand.context)
+        check_context_flags(rs, hand.context)
     check = hook("check_hand")
     if check is not None:
         check(hand, rs, opts)

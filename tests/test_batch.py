@@ -431,6 +431,15 @@ def test_bad_cells_make_error_rows_not_a_failed_batch(tmp_path, truth):
     assert "unknown ruleset 'nope'" in st["h4.jpg"]
 
 
+def test_a_non_winners_row_with_a_win_flag_is_an_error_row_before_its_photo_is_read(tmp_path, truth):
+    # a row `winner no` with swedish's burst-kong had its photo read and failed on the reading; the flags cell
+    # is judged with the row's winner now, as `hand --not-winner --flag burst-kong` is refused
+    out = _manifest_batch(tmp_path, truth, ["h0.jpg"], "photo,ruleset,winner,flags\nh0.jpg,swedish,no,burst-kong\n")
+    (row,) = read_csv(out)
+    assert row["status"] == ("error: manifest line 2: flags cell: flag burst-kong describes a mahjong, but the "
+                             "hand is scored as a non-winner"), row["status"]
+
+
 def test_a_row_with_several_bad_cells_names_them_all(tmp_path, truth):
     # a tournament director corrects a row once: each cell that cannot be understood is in the status,
     # in column order, the fix cell's tile code too (it had been the first bad cell only)

@@ -220,3 +220,25 @@ def test_an_empty_claimed_breakdown_is_refused(run_cli):
     rc, out, err = run_cli("audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", "30",
                            "--claimed-lines", " ", "--no-history")
     assert rc == 2 and "--claimed-lines needs a JSON file, or the JSON list itself" in err, err
+
+
+@pytest.mark.parametrize("command", ["photo", "audit", "batch"])
+def test_a_win_flag_with_not_winner_is_refused_before_a_photo_is_read(command, run_cli, tmp_path, monkeypatch):
+    # `hand --not-winner --flag burst-kong` is refused outright; `photo`/`audit` had read the photo and failed on
+    # its reading, and `batch` had read every photo (scoring.engine.check_context_flags, before any is read)
+    import vision.pipeline
+    import vision.readers
+
+    read = []
+    monkeypatch.setattr(vision.pipeline, "read_photo", lambda *a, **kw: read.append(a))
+    monkeypatch.setattr(vision.readers, "resolve_reader", lambda spec: read.append(spec))
+    from pathlib import Path
+
+    demo = str(Path(__file__).resolve().parents[1] / "docs" / "demo.jpg")
+    target = {"photo": [demo], "audit": [demo, "--claimed", "30"],
+              "batch": [str(tmp_path), "--out", str(tmp_path / "r.csv")]}[command]
+    rc, out, err = run_cli(command, *target, "-r", "swedish", "--not-winner", "--flag", "burst-kong",
+                           "--no-history")
+    assert rc == 2 and not read, (out, err)
+    assert one_error_line(err) == ("mahjong-score: error: flag burst-kong describes a mahjong, but the hand is "
+                                   "scored as a non-winner")

@@ -100,6 +100,33 @@ def test_a_non_winners_win_circumstances_are_refused(photo):
     assert "first_turn describes how the hand was won" in msg
 
 
+@pytest.mark.parametrize("ruleset, flag", [
+    ("swedish", "burst-kong"), ("swedish", "burst-mahjong"), ("rode-draak", "flower-replacement"),
+    ("dutch-special-hands", "hand-unchanged"), ("hk-tw-16", "robbed-concealed-kong")])
+def test_a_non_winners_flag_of_a_win_is_refused_before_the_photo_is_read(tmp_path, ruleset, flag):
+    # was: /api/score read the photo and answered 200 with the refusal as the reading's problem, where
+    # /api/hand and `hand --not-winner` refuse the same context outright (scoring.engine.check_context_flags)
+    png, models = row_photo(HAND)
+    seen = []
+
+    def detector(pixels):
+        seen.append(1)
+        return models.detector(pixels)
+
+    client = TestClient(create_app(Settings(data_dir=tmp_path / "data"), detector=detector,
+                                   classifier=models.classifier))
+    said = _one_line_error(client.post("/api/hand", json={"notation": "123m456p789s1z [777p]", "ruleset": ruleset,
+                                                          "context": {"winner": False, "flags": [flag]}}), 422)
+    assert f"flag {flag} describes a " in said and "non-winner" in said
+    msg = _one_line_error(client.post("/api/score", data={"winner": "false", "ruleset": ruleset, "flags": flag},
+                                      files={"image": ("hand.png", png, "image/png")}), 422)
+    assert msg == said and not seen
+    # a winner's photo with the flag is still read
+    r = client.post("/api/score", data={"ruleset": ruleset, "flags": flag},
+                    files={"image": ("hand.png", png, "image/png")})
+    assert r.status_code == 200 and seen, r.text[:300]
+
+
 def test_hand_scores_notation_with_its_explanation(photo):
     client = photo[2]
     r = client.post("/api/hand", json={"notation": "123m456p789s11z [777p]", "winning_tile": "1z"})

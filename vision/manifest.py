@@ -274,10 +274,10 @@ def _int(v: str, what: str) -> int:
 def _ruleset_cells(cells: Mapping[str, str], ruleset: str, ctx: Mapping[str, Any],
                    opts: Mapping[str, str]) -> list[str]:
     """What is wrong with a row's ``ruleset``, ``flags``, ``options``, ``winning_tile`` and ``exposed``
-    cells (scoring.load_ruleset, check_flags, Ruleset.resolve_options; scoring.notation
+    cells (scoring.load_ruleset, check_context_flags, Ruleset.resolve_options; scoring.notation
     .parse_winning_tile; vision.decode.parse_exposed), one phrase each, in column order."""
     from scoring import Context, load_ruleset
-    from scoring.engine import check_flags
+    from scoring.engine import check_context_flags
     from scoring.errors import RulesetError
     from scoring.notation import parse_winning_tile
 
@@ -303,7 +303,9 @@ def _ruleset_cells(cells: Mapping[str, str], ruleset: str, ctx: Mapping[str, Any
         # the cell's name only when the row has that cell: a --flag/--option default the row's ruleset
         # does not have (a row ruleset=nts under --ruleset rode-draak --flag dead-hand) is the default's
         try:
-            check_flags(rs, Context(flags=frozenset(ctx.get("flags", ()))))
+            # (with the row's winner: a win's flag on a non-winner's row is refused before its photo is read)
+            check_context_flags(rs, Context(winner=ctx.get("winner") is not False,
+                                            flags=frozenset(ctx.get("flags", ()))))
         except HandError as e:
             out.append(f"{'flags cell' if 'flags' in cells else 'the --flag default'}: {e}")
         try:

@@ -65,7 +65,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.formparsers import MultiPartParser
 
 from scoring import HandError, RulesetError, ScoredHand, available, explain, load_ruleset, parse_hand, score_hand
-from scoring.engine import check_flags
+from scoring.engine import check_context_flags
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
 from scoring.settle import (liable_problem, over_the_set_text, robbed_kong_problem, settle, tiles_over_the_set,
@@ -803,7 +803,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         add = parse_additions(adds) or None
         rs = load_ruleset(ruleset)  # unknown ruleset, option or flag → 422 before any work (the decoder
         rs.resolve_options(opts)     # would only report "no legal reading")
-        check_flags(rs, ctx)  # HandError → 422
+        check_context_flags(rs, ctx)  # HandError → 422: an unknown flag, or a win's flag for a non-winner
         if image is not None and photo_id:
             raise ApiError(400, "send either an image or a photo_id, not both")
         if image is not None:

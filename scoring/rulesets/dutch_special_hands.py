@@ -24,7 +24,7 @@ from itertools import permutations
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..errors import HandError
-from ..hand import Hand
+from ..hand import Context, Hand
 from ..notation import check_size
 from ..predicates import category as shared_category
 from ..tiles import (DRAGONS, HONOURS, PLAYING_TILES, SUITS, TERMINALS, TERMINALS_AND_HONOURS,
@@ -807,16 +807,22 @@ def announced_wait_refused(v: "View") -> Any:
 
 
 # ------------------------------------------------------------------------- hooks
+def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
+    """The flags checked without a hand (:func:`scoring.engine.check_context_flags`, before
+    :func:`check_hand`): :class:`HandError` for a flag given for a non-winner (both describe a win)."""
+    if ctx.flags and not ctx.winner:
+        raise HandError(f"flag {', '.join(sorted(ctx.flags))} describes a win, but the hand "
+                        "is scored as a non-winner")
+
+
 def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
-    """Tile count (13-tile game) and this ruleset's flags; HandError otherwise."""
+    """Tile count (13-tile game) and this ruleset's flags (a flag for a non-winner is
+    :func:`check_context_flags`'s, called first); HandError otherwise."""
     check_size(hand, (ruleset.hand_size,))
     unknown = sorted(hand.context.flags - FLAGS)
     if unknown:
         raise HandError(f"unknown flag {', '.join(unknown)} for ruleset dutch-special-hands "
                         f"(flags: {', '.join(sorted(FLAGS))})")
-    if hand.context.flags and not hand.context.winner:
-        raise HandError(f"flag {', '.join(sorted(hand.context.flags))} describes a win, but the hand "
-                        "is scored as a non-winner")
 
 
 def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Totals":

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..decompose import Decomposition, decompositions, is_standard_complete, place_winning_tile, register_shape
 from ..errors import HandError, RulesetError
-from ..hand import Hand, Meld
+from ..hand import Context, Hand, Meld
 from ..notation import is_whole_number
 from ..tiles import (BONUS, DRAGONS, FLOWERS, HONOURS, PLAYING_TILES, SEASONS, SUITS,
                      TERMINALS, TERMINALS_AND_HONOURS, WIND_NUMBER, WINDS, counts34, next_tile, rank,
@@ -686,13 +686,20 @@ def only_honours16(v: "View") -> bool:
 
 
 # =============================================================================== hooks
+def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
+    """The flags checked without a hand (:func:`scoring.engine.check_context_flags`, before
+    :func:`check_hand`): :class:`HandError` for ``robbed-concealed-kong`` given for a non-winner
+    (it describes a mahjong, 004:40)."""
+    if "robbed-concealed-kong" in ctx.flags and not ctx.winner:
+        raise HandError("flag robbed-concealed-kong describes a mahjong, but the hand is scored as a non-winner")
+
+
 def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
     """Tile count of the 16-tile game: a winner holds 17 (each meld on the table counts 3, a kong
     too) — or 16 when all eight flowers make the instant 八隻花 win (004:44–46, "cannot pick up
-    another tile"); a non-winner holds 16. Raises :class:`HandError`."""
+    another tile"); a non-winner holds 16; ``robbed-concealed-kong`` needs a win by robbed-kong (the
+    flag for a non-winner is :func:`check_context_flags`'s, called first). Raises :class:`HandError`."""
     n = hand.tile_count
-    if "robbed-concealed-kong" in hand.context.flags and not hand.context.winner:
-        raise HandError("flag robbed-concealed-kong describes a mahjong, but the hand is scored as a non-winner")
     if "robbed-concealed-kong" in hand.context.flags and hand.context.win_by != "robbed-kong":
         # (a tester's flag with a self-drawn win scored; the robbed tile's check runs on a robbed-kong win)
         raise HandError("flag robbed-concealed-kong says the winning tile was robbed from a concealed kong (004:40): "

@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..errors import HandError
-from ..hand import Hand
+from ..hand import Context, Hand
 from ..notation import check_size
 from ..tiles import DRAGONS, SIMPLES, SUITS, WINDS
 from .nts import court_of_peking, dragon_snake, nine_gates  # noqa: F401  (predicates named in the TOML)
@@ -260,9 +260,20 @@ def dead_hand(v: "View", more: bool) -> Any:
 
 
 # ------------------------------------------------------------------------- hooks
+def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
+    """The flags checked without a hand (:func:`scoring.engine.check_context_flags`, before
+    :func:`check_hand`): :class:`HandError` for ``flower-replacement`` given for a non-winner (it
+    describes a win on a dead-wall tile, 001-05)."""
+    if "flower-replacement" in ctx.flags and not ctx.winner:
+        # (a tester's non-winner was told to give --win-by dead-wall, which a non-winner cannot)
+        raise HandError("flag flower-replacement describes a win on a dead-wall tile, and the hand is scored as a "
+                        "non-winner: leave the flag out")
+
+
 def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
-    """Tile count and flags. A hand flagged ``dead-hand`` may have any count but 13 and must be
-    scored as a non-winner (001:108: it cannot make mahjong). Raises :class:`HandError`."""
+    """Tile count and flags (a flag for a non-winner is :func:`check_context_flags`'s, called first). A
+    hand flagged ``dead-hand`` may have any count but 13 and must be scored as a non-winner (001:108: it
+    cannot make mahjong). Raises :class:`HandError`."""
     ctx = hand.context
     unknown = sorted(ctx.flags - FLAGS)
     if unknown:
@@ -282,10 +293,6 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
             check_size(hand, (ruleset.hand_size,))
         except HandError as e:
             raise HandError(f"{e}{DEAD_HAND_SUGGESTION}") from None
-    if "flower-replacement" in ctx.flags and not ctx.winner:
-        # (a tester's non-winner was told to give --win-by dead-wall, which a non-winner cannot)
-        raise HandError("flag flower-replacement describes a win on a dead-wall tile, and the hand is scored as a "
-                        "non-winner: leave the flag out")
     if "flower-replacement" in ctx.flags and ctx.win_by != "dead-wall":
         raise HandError("flag flower-replacement describes a win on a dead-wall tile: "
                         "needs --win-by dead-wall")

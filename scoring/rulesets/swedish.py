@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..errors import HandError, RulesetError
 from ..fired import Fired
-from ..hand import Hand
+from ..hand import Context, Hand
 from ..notation import check_size
 from ..settle import Settlement, Transfer, from_transfers, register_scheme
 from ..tiles import DRAGONS, FLOWERS, HONOURS, SEASONS, TERMINALS_AND_HONOURS, WIND_NUMBER
@@ -43,11 +43,21 @@ def _name(m) -> str:
 
 
 # ------------------------------------------------------------------------- hand check (flags)
+def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
+    """The flags checked without a hand (:func:`scoring.engine.check_context_flags`, before
+    :func:`check_hand`): :class:`HandError` for a flag given for a non-winner (both describe a
+    mahjong, 003:43-47)."""
+    for flag in sorted(ctx.flags):
+        if not ctx.winner:
+            raise HandError(f"flag {flag} describes a mahjong, but the hand is scored as a non-winner")
+
+
 def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
-    """Tile count (13-tile game) and the flags this ruleset knows.
+    """Tile count (13-tile game) and the flags this ruleset knows (a flag for a non-winner is
+    :func:`check_context_flags`'s, called first).
 
     Raises :class:`HandError` for a wrong tile count, an unknown flag, ``burst-kong`` on a
-    self-drawn win or for a non-winner, ``burst-mahjong`` for a non-winner (003:43-47).
+    self-drawn win or with the winning tile held more than once (003:43-44).
     """
     check_size(hand, (ruleset.hand_size,))
     ctx = hand.context
@@ -55,9 +65,6 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
     if unknown:
         raise HandError(f"unknown flag {', '.join(unknown)} for ruleset swedish "
                         f"(flags: {', '.join(sorted(FLAGS))})")
-    for flag in sorted(ctx.flags):
-        if not ctx.winner:
-            raise HandError(f"flag {flag} describes a mahjong, but the hand is scored as a non-winner")
     if "burst-kong" in ctx.flags and ctx.win_by != "discard":
         raise HandError("flag burst-kong needs a win by discard (another player called kong on that "
                         f"discard), not --win-by {ctx.win_by}")
