@@ -70,7 +70,8 @@ def add_context_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--discards", type=whole_number, help="discarded tiles lying in the middle of the table at the win, the winning tile not counted (004 十張內)")
     g.add_argument("--flag", action="append", default=[], metavar="NAME", help="a ruleset-specific circumstance (repeatable)")
     g.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
-                   help="a ruleset option (see `mahjong-score rules RULESET`); repeatable")
+                   help="a ruleset option (see `mahjong-score rules RULESET`; its name and value in any "
+                        "case, - or _ alike); repeatable")
 
 
 #: options of :func:`add_context_args` that describe how the hand was won (meaningless for a non-winner;

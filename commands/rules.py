@@ -51,7 +51,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
             extra.append("excludes " + ", ".join(r.excludes))
         print(f"  {r.id:<34} {r.kind:<10} {val:>8}  {who:<10} {r.label()}  ({r.source})"
               + (f"  [{'; '.join(extra)}]" if extra else ""))
-    print("\noptions (--option NAME=VALUE):")
+    print("\noptions (--option NAME=VALUE; NAME and VALUE in any case, - or _ alike):")
     for o in rs.options.values():
         amb = f" [{o.ambiguity}]" if o.ambiguity else ""
         print(f"  {o.name} = {option_text(o.default)}  (choices: {', '.join(map(option_text, o.choices))}){amb}\n      {o.doc}")

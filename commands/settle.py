@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from commands.common import UserError, add_history_args, options_from_args, print_json
-from scoring.engine import explain, load_ruleset, score_hand
+from scoring.engine import explain, keyed_options, load_ruleset, score_hand
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
@@ -195,7 +195,8 @@ def settle_options_help(leave_out: tuple[str, ...] = ()) -> str:
     said = "; ".join(f"{rs} takes " + ", ".join(o for o in m.SETTLE_OPTIONS if o not in leave_out)
                      for rs, m in (("hk-tw-16", hk_tw_16), ("swedish", swedish)))
     return (f"a settlement-scheme option NAME=VALUE (repeatable): {said}; the others none (e.g. discarder=S: "
-            f"who discarded the winning tile). An unknown one is refused, naming those of the scheme")
+            f"who discarded the winning tile). NAME in any case, - or _ alike, as a ruleset option's; an unknown "
+            f"one is refused, naming those of the scheme")
 
 
 class SettleOptionAction(argparse._AppendAction):
@@ -351,7 +352,8 @@ def cmd_table(args: argparse.Namespace) -> int:
         checks.append(f"{said}: give each player the photo of their own hand")
         _flag(same, said, unsure, sources)
     unsure = [p for p in players if p in unsure]
-    settle_opts = dict(_pairs(args.settle_option, "--settle-option"))
+    # (named in any case, - or _, as --option's are; one given twice with different values is refused)
+    settle_opts = keyed_options(_pairs(args.settle_option, "--settle-option"), "--settle-option")
     if winner is not None:
         # the scheme pays by where the winning tile came from (hk-tw-16: the discarder, or all three on a
         # self-draw): the winner's --win-by says it (before, `table --win-by wall` still asked for a discarder)
@@ -468,7 +470,7 @@ def add_table(sub: Any) -> None:
     p.add_argument("--flag", action="append", default=[], metavar="NAME", help="a ruleset flag for the winner")
     p.add_argument("--player-flag", action="append", default=[], metavar="PLAYER=NAME",
                    help="a ruleset flag for one player, e.g. N=dead-hand (repeatable)")
-    p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option for scoring")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option for scoring (its name and value in any case, - or _ alike)")
     p.add_argument("--settle-option", action=TableSettleOptionAction, default=[], metavar="NAME=VALUE")
     p.add_argument("--explain", action="store_true", help="print each hand's full explanation")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -79,6 +79,29 @@ class Option:
             f"option {self.name} must be one of {', '.join(map(option_text, self.choices))}, not {echo(str(raw))}")
 
 
+def option_key(name: Any) -> str:
+    """An option's name as rulesets and settlement schemes spell it: the spaces around it dropped, lower
+    case, ``-`` as ``_`` (``Seat-Round-Wind`` → ``seat_round_wind``), so that a name is taken in any case,
+    as an option's value is (:meth:`Option.parse`)."""
+    return str(name).strip().lower().replace("-", "_")
+
+
+def keyed_options(options: Mapping[str, Any] | Iterable[tuple[str, Any]], what: str = "option") -> dict[str, Any]:
+    """``options`` (a mapping, or ``(name, value)`` pairs) with each name spelt by :func:`option_key`.
+    Raises :class:`RulesetError` when two of the names given are one option with different values
+    (``bonus_tiles=off`` and ``BONUS-TILES=4-points``; ``what`` names the option's kind in the message)."""
+    out: dict[str, Any] = {}
+    said: dict[str, str] = {}
+    for name, value in (options.items() if isinstance(options, Mapping) else options):
+        key = option_key(name)
+        if key in out and out[key] != value:
+            raise RulesetError(f"{what} {echo(key)} is given twice, as {echo(f'{said[key]}={out[key]}')} and "
+                               f"{echo(f'{name}={value}')}")
+        out[key] = value
+        said[key] = str(name).strip()
+    return out
+
+
 @dataclass(frozen=True)
 class Rule:
     """One named rule of a ruleset (a row or cell of a seed table)."""
@@ -136,18 +159,18 @@ class Ruleset:
         return default if self.module is None else self.module.__dict__.get(name, default)
 
     def resolve_options(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Defaults with ``overrides`` applied; RulesetError names an unknown option or choice."""
+        """Defaults with ``overrides`` applied, their names in any case, ``-`` or ``_`` (:func:`keyed_options`);
+        RulesetError names an unknown option or choice, or an option given twice with different values."""
         cached = _DEFAULT_OPTIONS.get(id(self))
         if cached is None or cached[0] is not self:
             cached = _DEFAULT_OPTIONS[id(self)] = (self, {k: o.default for k, o in self.options.items()})
         opts = dict(cached[1])
         if not overrides:
             return opts
-        for k, v in overrides.items():
-            key = k.replace("-", "_")
+        for key, v in keyed_options(overrides).items():
             if key not in self.options:
                 known = ", ".join(sorted(self.options)) or "none"
-                raise RulesetError(f"ruleset {self.id} has no option {echo(k)} (options: {known})")
+                raise RulesetError(f"ruleset {self.id} has no option {echo(key)} (options: {known})")
             opts[key] = self.options[key].parse(v)
         return opts
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any, Callable, Mapping
 
-from .engine import load_ruleset
+from .engine import keyed_options, load_ruleset
 from .errors import RulesetError, echo
 
 
@@ -196,8 +196,10 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
     """Settle one hand of a table under ``ruleset_id``'s scheme.
 
     ``scores``: player → hand score (the 4 players of the table); ``winner``: a player or None
-    (void hand); ``east``: the player who is East. Raises RulesetError for a ruleset without a
-    scheme and ValueError for inconsistent players (not four, East or the winner not among them).
+    (void hand); ``east``: the player who is East; ``options``: the scheme's options, named in any case,
+    ``-`` or ``_`` (:func:`scoring.engine.keyed_options`). Raises RulesetError for a ruleset without a
+    scheme, an option the scheme does not take or one given twice with different values, and ValueError
+    for inconsistent players (not four, East or the winner not among them).
     """
     if len(scores) != 4:
         raise ValueError(f"a settlement needs the 4 players of the table, got {len(scores)}")
@@ -212,8 +214,9 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
             raise RulesetError(f"ruleset {rs.id} has no settlement scheme")
         fn = SCHEMES[rs.settlement]
     known = getattr(rs.module, "SETTLE_OPTIONS", None)
-    if known is not None:  # (named with - or _ alike, as the ruleset's options are: given to the scheme with _)
-        options = {str(k).replace("-", "_"): v for k, v in (options or {}).items()}
+    # (named in any case, with - or _ alike, as the ruleset's options are: given to the scheme as it spells them)
+    options = keyed_options(options or {}, "settle option")
+    if known is not None:
         # (a new user's `settle -r hk-tw-16 --option bogus=1` was answered with the 33 scoring options, not the
         # settlement's: discarder=, win_by= … were learnt only from a later error)
         unknown = [k for k in options if k not in known]

@@ -422,6 +422,13 @@ def test_option_errors():
         rs.resolve_options({"bird": "sometimes"})
     # dashes are accepted for underscores, values case-insensitively
     assert rs.resolve_options({"seat-round-wind": "ONCE"})["seat_round_wind"] == "once"
+    # and names in any case, as values (a tester's -o SEAT_ROUND_WIND=once: "ruleset nts has no option")
+    for name in ("SEAT_ROUND_WIND", "Seat-Round-Wind", " seat_round_wind "):
+        assert rs.resolve_options({name: "once"})["seat_round_wind"] == "once"
+    # one option named twice with different values is refused, not scored with the last
+    with pytest.raises(RulesetError, match="option 'seat_round_wind' is given twice, as 'seat_round_wind=each' "
+                                           "and 'SEAT-ROUND-WIND=once'"):
+        rs.resolve_options({"seat_round_wind": "each", "SEAT-ROUND-WIND": "once"})
 
 
 # ---------------------------------------------------------------------------------- output

@@ -302,3 +302,30 @@ def test_an_unknown_settlement_option_is_refused_naming_the_schemes_own():
     assert settle("hk-tw-16", sc, "B", "A", {"discarder": "C"}).net["C"] == -50  # its own are taken
     # named with - as with _ (a reviewer: win-by=self-drawn passed the check, then failed as a scoring option)
     assert settle("hk-tw-16", sc, "B", "A", {"win-by": "self-drawn"}).net == {"A": -50, "B": 150, "C": -50, "D": -50}
+
+
+def test_settle_option_names_are_taken_in_any_case_as_ruleset_options_are(capsys):
+    # a tester's `settle -r hk-tw-16 -o DISCARDER=C` was refused ("takes no option 'DISCARDER'") where
+    # `hand -o SEAT_ROUND_WIND=once` … now both take a name in any case, - or _ alike
+    sc = {"A": 100, "B": 50, "C": 0, "D": 10}
+    want = settle("hk-tw-16", sc, "B", "A", {"discarder": "C"}).net
+    for name in ("DISCARDER", "Discarder", " discarder "):
+        assert settle("hk-tw-16", sc, "B", "A", {name: "C"}).net == want
+    assert settle("hk-tw-16", sc, "B", "A", {"WIN-BY": "self-drawn"}).net == {"A": -50, "B": 150, "C": -50, "D": -50}
+    with pytest.raises(RulesetError, match="settle option 'discarder' is given twice, as 'discarder=C' and "
+                                           "'DISCARDER=D'"):
+        settle("hk-tw-16", sc, "B", "A", {"discarder": "C", "DISCARDER": "D"})
+    # the command lines: settle's --option, table's --settle-option (read before the settlement: win_by)
+    assert main(["settle", "-r", "hk-tw-16", "--scores", "A=100,B=50,C=0,D=10", "--winner", "B", "--east", "A",
+                 "-o", "DISCARDER=C", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["net"] == dict(want)
+    hands = ["--hand", "E=123m456m789m123p456p11z"] + [x for k, p in enumerate("SWN", 2)
+                                                       for x in ("--hand", f"{p}=123m456m789m123p456p{k}z")]
+    table = ["table", "--ruleset", "hk-tw-16", *hands, "--winner", "E", "--no-history"]
+    assert main([*table, "--settle-option", "Discarder=S", "--json"]) == 0
+    net = json.loads(capsys.readouterr().out)["settlement"]["net"]
+    assert net["S"] < 0 and net["W"] == net["N"] == 0
+    assert main([*table, "--settle-option", "WIN_BY=self-drawn"]) == 2  # (the winner's --win-by is discard)
+    assert "disagrees with the winner's win by discard" in capsys.readouterr().err
+    assert main([*table, "--settle-option", "discarder=S", "--settle-option", "DISCARDER=W"]) == 2
+    assert "--settle-option 'discarder' is given twice" in capsys.readouterr().err

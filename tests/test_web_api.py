@@ -541,6 +541,24 @@ def test_settle_scores_alone_pay_by_the_win_by_sent(photo):
     assert "(given with the winner's score)" in r.json()["error"], r.text  # (no hand was scored)
 
 
+def test_option_names_are_taken_in_any_case(photo):
+    # as the command line takes them: settle_options and options named in capitals had been refused (settle) or
+    # refused as unknown (options)
+    c = photo[2]
+    body = {"ruleset": "hk-tw-16", "east": "E", "winner": "S", "players": PLAYERS}
+    want = c.post("/api/settle", json={**body, "settle_options": {"discarder": "W"}}).json()["net"]
+    r = c.post("/api/settle", json={**body, "settle_options": {"DISCARDER": "W"}})
+    assert r.status_code == 200 and r.json()["net"] == want, r.text
+    r = c.post("/api/settle", json={**body, "win_by": "discard", "settle_options": {"Win-By": "self-drawn"}})
+    assert r.status_code == 422 and "disagrees" in r.json()["error"], r.text  # (read as win_by before settling)
+    r = c.post("/api/settle", json={**body, "settle_options": {"discarder": "W", "DISCARDER": "N"}})
+    assert r.status_code == 422 and "settle_options 'discarder' is given twice" in r.json()["error"], r.text
+    hand = {"notation": "345m456p22s777z [678m] +1f2y win:5p"}
+    want = c.post("/api/hand", json={**hand, "options": {"bonus_tiles": "4-points"}}).json()["total"]
+    r = c.post("/api/hand", json={**hand, "options": {"BONUS_TILES": "4-points"}})
+    assert r.status_code == 200 and r.json()["total"] == want, r.text
+
+
 def test_settle_hands_are_scored_with_their_seat_winds(photo):
     players = [{"name": "Ann", "hand": "123m456p789s11z [777p]"}, {"name": "Bob", "score": 10},
                {"name": "Cas", "score": 0}, {"name": "Dee", "score": 4}]

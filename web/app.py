@@ -65,7 +65,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.formparsers import MultiPartParser
 
 from scoring import HandError, RulesetError, ScoredHand, available, explain, load_ruleset, parse_hand, score_hand
-from scoring.engine import check_context_flags
+from scoring.engine import check_context_flags, keyed_options
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
 from scoring.settle import (liable_problem, over_the_set_text, robbed_kong_problem, settle, tiles_over_the_set,
@@ -925,8 +925,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             # winner's hand was scored with, or with a score alone the win_by sent (a tester's hk-tw-16 table
             # of scores with win_by "wall" was settled as a discard win, the discarder paying alone)
             said = winner in hands or "win_by" in req.model_fields_set
-            opts = (with_win_by(rs.id, req.settle_options, req.win_by, scored=winner in hands) if said
-                    else dict(req.settle_options))
+            given = keyed_options(req.settle_options, "settle_options")  # (names in any case, - or _)
+            opts = with_win_by(rs.id, given, req.win_by, scored=winner in hands) if said else given
             second = str(opts.get("also_won", "")).strip()
             if second and second in hands:  # (scored here as a non-winner's hand: give its score)
                 raise ApiError(422, f"settle_options also_won={second}: the second winner's hand is scored as a "
