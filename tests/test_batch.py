@@ -440,6 +440,18 @@ def test_a_non_winners_row_with_a_win_flag_is_an_error_row_before_its_photo_is_r
                              "hand is scored as a non-winner"), row["status"]
 
 
+def test_an_options_cell_names_its_options_in_any_case_over_the_defaults():
+    # option names are taken in any case (scoring.engine.option_key): a cell's SEAT_ROUND_WIND is the
+    # --option default's seat_round_wind, replaced by it, not a second spelling that clashes with it
+    from vision.manifest import Defaults, make_job
+
+    d = Defaults(options={"Seat-Round-Wind": "each"})
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "options": "SEAT_ROUND_WIND=once"}, d)
+    assert j.error is None and dict(j.options) == {"seat_round_wind": "once"}, j
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "options": "seat_round_wind=once SEAT-ROUND-WIND=each"}, d)
+    assert j.error == "manifest line 2: option SEAT-ROUND-WIND is given twice", j.error
+
+
 def test_a_row_with_several_bad_cells_names_them_all(tmp_path, truth):
     # a tournament director corrects a row once: each cell that cannot be understood is in the status,
     # in column order, the fix cell's tile code too (it had been the first bad cell only)

@@ -321,10 +321,12 @@ def _ruleset_cells(cells: Mapping[str, str], ruleset: str, ctx: Mapping[str, Any
 def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, str], d: Defaults) -> Job:
     """The :class:`Job` of one photo: manifest cells over the defaults. A cell that cannot be
     understood gives a job with ``error`` set (the photo becomes an error row)."""
+    from scoring.engine import option_key
+
     path = Path(key) if Path(key).is_absolute() else directory / key
     ctx = dict(d.context)
     ctx["flags"] = tuple(ctx.get("flags", ()))
-    opts = dict(d.options)
+    opts = {option_key(k): v for k, v in d.options.items()}  # (named as the cells' are: any case, - or _)
     where = f"manifest line {line}: " if line else ""
     # every cell that cannot be understood is named at once (a tournament director's row with a bad
     # seat_wind and a bad winner had been sent back twice, one cell each time)
@@ -389,11 +391,12 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
             k, eq, v = item.partition("=")
             if not eq or not k.strip():
                 problems.append(f"option {item!r} must be NAME=VALUE")
-            elif k.strip() in seen:
+            elif option_key(k) in seen:
                 problems.append(f"option {k.strip()} is given twice")
             else:
-                seen.add(k.strip())
-                opts[k.strip()] = v.strip()
+                # (a name in any case, - or _, as -o takes it: over the --option default of that option)
+                seen.add(option_key(k))
+                opts[option_key(k)] = v.strip()
     if ctx.get("winner") is False:  # (as the command line refuses --not-winner with them)
         won = [k.replace("_", "-") for k in WON_FIELDS if ctx.get(k)]
         if won:
