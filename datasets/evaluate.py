@@ -404,6 +404,9 @@ def run(data: Path | None, limit: int = 200, conf: float = 0.25, threads: int = 
             t0 = time.perf_counter()
             R["hard"] = evalsets.eval_hard(hard, threads=threads, baseline=baseline,
                                            keep=None if keep is None else keep / "hard", log=log, kinds=hard_kinds)
+            # (the renders draw their tile art from what this machine has: without ../shared's tile sets
+            # they are other images, and their figures are not those of the model card)
+            R["hard"]["art_sources"] = sorted(faces.available_sources())
             timing["hard"] = time.perf_counter() - t0
     R["set_seconds"] = timing
     R["baseline_on_sets"] = baseline
@@ -554,7 +557,9 @@ def format_sets(R: dict) -> str:
         L.append(f"| hard-scene renders, held out | skipped: {R['hard_skipped']} | — | |")
     if hard:
         t = hard["total"]
-        L.append(f"| hard-scene renders, held out ({hard['n']} of {hard['tried']} tried): hand found; hands exact; "
+        art = hard.get("art_sources")
+        art = f", tile art {', '.join(art)}" if art else ""
+        L.append(f"| hard-scene renders, held out ({hard['n']} of {hard['tried']} tried{art}): hand found; hands exact; "
                  f"tile F1 (boxes) | {_cell(t['ours'], 'found', 'exact', 'f1')} | "
                  f"{_cell(t.get('baseline'), 'found', 'exact', 'f1', skipped=sk)} | found ≥ 99 %, exact ≥ 90 % |")
         for k, d in hard["by_kind"].items():

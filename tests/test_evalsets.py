@@ -182,6 +182,11 @@ def test_eval_sets_end_to_end(shared, capsys):
         assert t["n"] == 1 and 0.0 <= t["f1"] <= 1.0 and t["exact"] in (0, 1) and t["found"] in (0, 1)
     text = out.getvalue()
     assert "| composites of real crops (1," in text and "| hard-scene renders, held out (1 of" in text
+    # the renders' tile art depends on what the machine has (../shared's sets): the report says which
+    from datasets import faces
+
+    art = sorted(faces.available_sources())
+    assert R["hard"]["art_sources"] == art and f"tried, tile art {', '.join(art)})" in text
     assert "flower/season photos set apart as the hand's bonus tiles (1)" in text
     assert "flower/season photos lying sideways in one or two touching columns near the hand (1)" in text
     assert "the same composites turned 8–30° either way, as a phone held askew takes them (1)" in text
