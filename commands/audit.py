@@ -27,7 +27,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     claimed_lines = read_claimed_lines(args.claimed_lines) if args.claimed_lines else None
     ctx = context_from_args(args)
     opts = options_from_args(args)
-    rs = check_ruleset_args(args)  # a misspelt flag or option, or a win's flag with --not-winner: before the photo is read
+    rs = check_ruleset_args(args)  # a misspelt flag or option, or one the context contradicts: before the photo is read
     res = None
     annotated: Path | None = None
     if args.hand:

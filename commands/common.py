@@ -144,8 +144,8 @@ def check_ruleset_args(args: argparse.Namespace):
     """The ``--ruleset`` loaded, after checking that it has every ``--flag`` and ``--option`` given:
     for the commands that read many photos (``batch``, ``webcam``), so that a misspelt one is one line
     and exit 2 before any is read, not an error on every photo; a flag that the context contradicts
-    (a win's flag with ``--not-winner``: :func:`scoring.engine.check_context_flags`) too. Raises
-    RulesetError / HandError."""
+    (a win's flag with ``--not-winner``, rode-draak's ``flower-replacement`` without ``--win-by dead-wall``,
+    …: :func:`scoring.engine.check_context_flags`) too. Raises RulesetError / HandError."""
     from scoring import load_ruleset
     from scoring.engine import check_context_flags
 

@@ -30,7 +30,7 @@ def cmd_photo(args: argparse.Namespace) -> int:
         check_annotate_target(args.annotate, source)
     ctx = context_from_args(args)
     opts = options_from_args(args)
-    check_ruleset_args(args)  # a misspelt flag or option, or a win's flag with --not-winner: before the photo is read
+    check_ruleset_args(args)  # a misspelt flag or option, or one the context contradicts: before the photo is read
     from commands.tilesets import check_learn
     from vision.tileset import NOT_LEARNED, classifier_for, learn_from_result
 

@@ -812,7 +812,9 @@ def check_context_flags(rs: Ruleset, context: Context) -> None:
     """The checks of ``context``'s flags that need no hand: HandError (one line) for a flag ``rs`` does
     not know (:func:`check_flags`), or one that the rest of ``context`` contradicts as the ruleset's
     hook ``check_context_flags(context, ruleset)`` says (a flag that describes a win, for a non-winner:
-    swedish ``burst-kong``, rode-draak ``flower-replacement``). :func:`score_hand` calls it for every
+    swedish ``burst-kong``, rode-draak ``flower-replacement``; a win of another kind than the flag's:
+    ``burst-kong`` not by discard, ``flower-replacement`` not by dead-wall; rode-draak ``dead-hand``
+    for a winner, ``dealt-waiting`` without ``announced_wait``). :func:`score_hand` calls it for every
     hand; the web API's photo form and the commands that read photos call it before any photo is read,
     as the notation is refused at once (a tester's non-winner with ``burst-kong`` had a photo read
     and answered with the refusal as the reading's problem)."""

@@ -452,6 +452,23 @@ def test_an_options_cell_names_its_options_in_any_case_over_the_defaults():
     assert j.error == "manifest line 2: option SEAT-ROUND-WIND is given twice", j.error
 
 
+def test_a_rows_flag_is_judged_with_the_rows_win_by_and_announced_wait():
+    # rode-draak's flower-replacement needs a win by dead-wall and dealt-waiting an announced wait: a row without
+    # them is an error row before its photo is read (as `hand` refuses them), one with them is not (its
+    # win_by cell, or the flags cell's announced-wait, is the row's context, not the defaults')
+    from vision.manifest import Defaults, make_job
+
+    def error(**cells):
+        return make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", **cells}, Defaults(ruleset="rode-draak")).error
+
+    assert error(flags="flower-replacement", win_by="dead-wall") is None
+    assert error(flags="dealt-waiting, announced-wait") is None
+    assert error(flags="flower-replacement") == ("manifest line 2: flags cell: flag flower-replacement describes a "
+                                                 "win on a dead-wall tile: needs --win-by dead-wall")
+    assert error(flags="dealt-waiting") == ("manifest line 2: flags cell: flag dealt-waiting (De Gelukkige Dertien, "
+                                            "001:13) needs --announced-wait: the waiting hand must be announced")
+
+
 def test_a_row_with_several_bad_cells_names_them_all(tmp_path, truth):
     # a tournament director corrects a row once: each cell that cannot be understood is in the status,
     # in column order, the fix cell's tile code too (it had been the first bad cell only)

@@ -242,3 +242,37 @@ def test_a_win_flag_with_not_winner_is_refused_before_a_photo_is_read(command, r
     assert rc == 2 and not read, (out, err)
     assert one_error_line(err) == ("mahjong-score: error: flag burst-kong describes a mahjong, but the hand is "
                                    "scored as a non-winner")
+
+
+@pytest.mark.parametrize("ruleset, flag, context", [
+    ("swedish", "burst-kong", ["--win-by", "wall"]),
+    ("rode-draak", "flower-replacement", []),
+    ("rode-draak", "dealt-waiting", []),
+    ("rode-draak", "dead-hand", []),
+    ("hk-tw-16", "robbed-concealed-kong", ["--win-by", "wall"]),
+])
+def test_a_flag_the_context_contradicts_is_refused_before_a_photo_is_read(ruleset, flag, context, run_cli,
+                                                                          monkeypatch):
+    # `hand` refuses these outright (burst-kong not won by discard, flower-replacement without --win-by dead-wall,
+    # dealt-waiting without --announced-wait, dead-hand without --not-winner, robbed-concealed-kong not won by
+    # robbed-kong); `photo` read the whole photo first and failed on every reading
+    # (scoring.engine.check_context_flags: the ruleset's hook, before the photo is read)
+    import vision.pipeline
+
+    read = []
+
+    def read_photo(*a, **kw):
+        read.append(a)
+        raise AssertionError("the photo was read before its flags were checked")
+
+    monkeypatch.setattr(vision.pipeline, "read_photo", read_photo)
+    from pathlib import Path
+
+    demo = str(Path(__file__).resolve().parents[1] / "docs" / "demo.jpg")
+    args = ["-r", ruleset, "--flag", flag, *context, "--no-history"]
+    rc, out, err = run_cli("hand", HAND, "-w", "1z", *args)
+    assert rc == 2, (out, err)
+    said = one_error_line(err)
+    rc, out, err = run_cli("photo", demo, *args)
+    assert rc == 2 and not read, (out, err)
+    assert one_error_line(err) == said

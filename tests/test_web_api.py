@@ -121,8 +121,52 @@ def test_a_non_winners_flag_of_a_win_is_refused_before_the_photo_is_read(tmp_pat
     msg = _one_line_error(client.post("/api/score", data={"winner": "false", "ruleset": ruleset, "flags": flag},
                                       files={"image": ("hand.png", png, "image/png")}), 422)
     assert msg == said and not seen
-    # a winner's photo with the flag is still read
-    r = client.post("/api/score", data={"ruleset": ruleset, "flags": flag},
+    # a winner's photo with the flag is still read (won as the flag says: rode-draak's flower-replacement by
+    # dead-wall, hk-tw-16's robbed-concealed-kong by robbing a kong; any other win is refused before reading too)
+    won = {"flower-replacement": "dead-wall", "robbed-concealed-kong": "robbed-kong"}.get(flag, "discard")
+    r = client.post("/api/score", data={"ruleset": ruleset, "flags": flag, "win_by": won},
+                    files={"image": ("hand.png", png, "image/png")})
+    assert r.status_code == 200 and seen, r.text[:300]
+
+
+#: a ruleset's flag that the rest of the context contradicts, with no hand needed (the ruleset's hook
+#: check_context_flags): (ruleset, flag, the context that contradicts it, a context that describes it)
+CONTRADICTED_FLAGS = [
+    ("swedish", "burst-kong", {"win_by": "wall"}, {"win_by": "discard"}),
+    ("rode-draak", "flower-replacement", {}, {"win_by": "dead-wall"}),
+    ("rode-draak", "dealt-waiting", {}, {"announced_wait": True}),
+    ("rode-draak", "dead-hand", {}, {"winner": False}),
+    ("hk-tw-16", "robbed-concealed-kong", {"win_by": "wall"}, {"win_by": "robbed-kong"}),
+]
+
+
+@pytest.mark.parametrize("ruleset, flag, refused, described", CONTRADICTED_FLAGS,
+                         ids=[f"{r}-{f}" for r, f, _, _ in CONTRADICTED_FLAGS])
+def test_a_flag_the_context_contradicts_is_refused_before_the_photo_is_read(tmp_path, ruleset, flag, refused,
+                                                                           described):
+    # was: /api/hand refused these contexts (422: swedish burst-kong not by discard, rode-draak flower-replacement
+    # without win_by dead-wall, dealt-waiting without announced_wait, dead-hand for a winner, hk-tw-16
+    # robbed-concealed-kong not by robbed-kong), while /api/score read the photo and answered 200 with the
+    # refusal as the reading's problem
+    png, models = row_photo(HAND)
+    seen = []
+
+    def detector(pixels):
+        seen.append(1)
+        return models.detector(pixels)
+
+    client = TestClient(create_app(Settings(data_dir=tmp_path / "data"), detector=detector,
+                                   classifier=models.classifier))
+    said = _one_line_error(client.post("/api/hand", json={"notation": "123m456p789s11z [777p]", "ruleset": ruleset,
+                                                          "context": {**refused, "flags": [flag]}}), 422)
+    form = {k: str(v).lower() for k, v in refused.items()}
+    msg = _one_line_error(client.post("/api/score", data={**form, "ruleset": ruleset, "flags": flag},
+                                      files={"image": ("hand.png", png, "image/png")}), 422)
+    assert msg == said and not seen, msg
+    # the photo of a hand the context describes as the flag needs is read (and so is one where nothing said
+    # whether the hand won: the decoder's non-winner's reading of it is no refusal of the photo)
+    form = {k: str(v).lower() for k, v in described.items()}
+    r = client.post("/api/score", data={**form, "ruleset": ruleset, "flags": flag},
                     files={"image": ("hand.png", png, "image/png")})
     assert r.status_code == 200 and seen, r.text[:300]
 

@@ -303,8 +303,11 @@ def _ruleset_cells(cells: Mapping[str, str], ruleset: str, ctx: Mapping[str, Any
         # the cell's name only when the row has that cell: a --flag/--option default the row's ruleset
         # does not have (a row ruleset=nts under --ruleset rode-draak --flag dead-hand) is the default's
         try:
-            # (with the row's winner: a win's flag on a non-winner's row is refused before its photo is read)
+            # (with the row's winner, win_by and announced wait: a win's flag on a non-winner's row, or
+            # rode-draak's flower-replacement on a row not won by dead-wall, is refused before its photo is read)
             check_context_flags(rs, Context(winner=ctx.get("winner") is not False,
+                                            win_by=ctx.get("win_by") or "discard",
+                                            announced_wait=bool(ctx.get("announced_wait")),
                                             flags=frozenset(ctx.get("flags", ()))))
         except HandError as e:
             out.append(f"{'flags cell' if 'flags' in cells else 'the --flag default'}: {e}")

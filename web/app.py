@@ -803,7 +803,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         add = parse_additions(adds) or None
         rs = load_ruleset(ruleset)  # unknown ruleset, option or flag → 422 before any work (the decoder
         rs.resolve_options(opts)     # would only report "no legal reading")
-        check_context_flags(rs, ctx)  # HandError → 422: an unknown flag, or a win's flag for a non-winner
+        check_context_flags(rs, ctx)  # HandError → 422: an unknown flag, or one the context contradicts
         if image is not None and photo_id:
             raise ApiError(400, "send either an image or a photo_id, not both")
         if image is not None:

@@ -688,22 +688,23 @@ def only_honours16(v: "View") -> bool:
 # =============================================================================== hooks
 def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
     """The flags checked without a hand (:func:`scoring.engine.check_context_flags`, before
-    :func:`check_hand`): :class:`HandError` for ``robbed-concealed-kong`` given for a non-winner
-    (it describes a mahjong, 004:40)."""
+    :func:`check_hand`, and before a photo is read): :class:`HandError` for ``robbed-concealed-kong``
+    given for a non-winner, or with a win other than by robbed-kong (it describes a mahjong on a tile
+    robbed from a concealed kong, 004:40)."""
     if "robbed-concealed-kong" in ctx.flags and not ctx.winner:
         raise HandError("flag robbed-concealed-kong describes a mahjong, but the hand is scored as a non-winner")
+    if "robbed-concealed-kong" in ctx.flags and ctx.win_by != "robbed-kong":
+        # (a tester's flag with a self-drawn win scored; the robbed tile's check runs on a robbed-kong win)
+        raise HandError("flag robbed-concealed-kong says the winning tile was robbed from a concealed kong (004:40): "
+                        f"it needs a win by robbed-kong, not {ctx.win_by}")
 
 
 def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
     """Tile count of the 16-tile game: a winner holds 17 (each meld on the table counts 3, a kong
     too) — or 16 when all eight flowers make the instant 八隻花 win (004:44–46, "cannot pick up
-    another tile"); a non-winner holds 16; ``robbed-concealed-kong`` needs a win by robbed-kong (the
-    flag for a non-winner is :func:`check_context_flags`'s, called first). Raises :class:`HandError`."""
+    another tile"); a non-winner holds 16 (``robbed-concealed-kong`` for a non-winner or without a win
+    by robbed-kong is :func:`check_context_flags`'s, called first). Raises :class:`HandError`."""
     n = hand.tile_count
-    if "robbed-concealed-kong" in hand.context.flags and hand.context.win_by != "robbed-kong":
-        # (a tester's flag with a self-drawn win scored; the robbed tile's check runs on a robbed-kong win)
-        raise HandError("flag robbed-concealed-kong says the winning tile was robbed from a concealed kong (004:40): "
-                        f"it needs a win by robbed-kong, not {hand.context.win_by}")
     if not hand.context.winner:
         if n != 16:
             raise HandError(f"a non-winning hand needs 16 tiles in the 16-tile game (each meld on the table counts 3, a kong too), found {n}")

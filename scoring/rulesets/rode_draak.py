@@ -262,18 +262,30 @@ def dead_hand(v: "View", more: bool) -> Any:
 # ------------------------------------------------------------------------- hooks
 def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
     """The flags checked without a hand (:func:`scoring.engine.check_context_flags`, before
-    :func:`check_hand`): :class:`HandError` for ``flower-replacement`` given for a non-winner (it
-    describes a win on a dead-wall tile, 001-05)."""
+    :func:`check_hand`, and before a photo is read). Raises :class:`HandError` for
+    ``flower-replacement`` given for a non-winner or without a win by dead-wall (it describes a win on
+    a dead-wall tile, 001-05), ``dead-hand`` given for a winner (001:108: a dead hand cannot make
+    mahjong) and ``dealt-waiting`` without an announced wait (001:13)."""
     if "flower-replacement" in ctx.flags and not ctx.winner:
         # (a tester's non-winner was told to give --win-by dead-wall, which a non-winner cannot)
         raise HandError("flag flower-replacement describes a win on a dead-wall tile, and the hand is scored as a "
                         "non-winner: leave the flag out")
+    if "dead-hand" in ctx.flags and ctx.winner:
+        # (no photo of a dead hand reads legal as a winner's: refused before it is read, as its notation is)
+        raise HandError(f"a dead hand cannot make mahjong (001:108): {DEAD_WINNER_HINT}")
+    if "flower-replacement" in ctx.flags and ctx.win_by != "dead-wall":
+        raise HandError("flag flower-replacement describes a win on a dead-wall tile: "
+                        "needs --win-by dead-wall")
+    if "dealt-waiting" in ctx.flags and not ctx.announced_wait:
+        raise HandError("flag dealt-waiting (De Gelukkige Dertien, 001:13) needs --announced-wait: "
+                        "the waiting hand must be announced")
 
 
 def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
-    """Tile count and flags (a flag for a non-winner is :func:`check_context_flags`'s, called first). A
-    hand flagged ``dead-hand`` may have any count but 13 and must be scored as a non-winner (001:108: it
-    cannot make mahjong). Raises :class:`HandError`."""
+    """Tile count and flags (what the context alone contradicts is :func:`check_context_flags`'s, called
+    first: a dead hand scored as a winner's, ``flower-replacement`` without a win by dead-wall,
+    ``dealt-waiting`` without an announced wait). A hand flagged ``dead-hand`` may have any count but 13
+    (001:108); ``flower-replacement`` needs a flower or season in the hand. Raises :class:`HandError`."""
     ctx = hand.context
     unknown = sorted(ctx.flags - FLAGS)
     if unknown:
@@ -283,8 +295,6 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
         raise HandError("flag flower-replacement says the winning tile replaced a flower, and the hand shows no "
                         "flower or season: name it in the hand (+1f), or leave the flag out")
     if "dead-hand" in ctx.flags:
-        if ctx.winner:
-            raise HandError(f"a dead hand cannot make mahjong (001:108): {DEAD_WINNER_HINT}")
         if hand.tile_count == 13:
             raise HandError("flag dead-hand needs more or fewer than 13 tiles (001:108); "
                             "this hand has 13 (each meld on the table counts 3)")
@@ -293,12 +303,6 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
             check_size(hand, (ruleset.hand_size,))
         except HandError as e:
             raise HandError(f"{e}{DEAD_HAND_SUGGESTION}") from None
-    if "flower-replacement" in ctx.flags and ctx.win_by != "dead-wall":
-        raise HandError("flag flower-replacement describes a win on a dead-wall tile: "
-                        "needs --win-by dead-wall")
-    if "dealt-waiting" in ctx.flags and not ctx.announced_wait:
-        raise HandError("flag dealt-waiting (De Gelukkige Dertien, 001:13) needs --announced-wait: "
-                        "the waiting hand must be announced")
 
 
 def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Totals":

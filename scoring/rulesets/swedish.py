@@ -45,19 +45,23 @@ def _name(m) -> str:
 # ------------------------------------------------------------------------- hand check (flags)
 def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
     """The flags checked without a hand (:func:`scoring.engine.check_context_flags`, before
-    :func:`check_hand`): :class:`HandError` for a flag given for a non-winner (both describe a
-    mahjong, 003:43-47)."""
+    :func:`check_hand`, and before a photo is read): :class:`HandError` for a flag given for a
+    non-winner (both describe a mahjong, 003:43-47), or ``burst-kong`` with a win other than by
+    discard (003:43-44)."""
     for flag in sorted(ctx.flags):
         if not ctx.winner:
             raise HandError(f"flag {flag} describes a mahjong, but the hand is scored as a non-winner")
+    if "burst-kong" in ctx.flags and ctx.win_by != "discard":
+        raise HandError("flag burst-kong needs a win by discard (another player called kong on that "
+                        f"discard), not --win-by {ctx.win_by}")
 
 
 def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
-    """Tile count (13-tile game) and the flags this ruleset knows (a flag for a non-winner is
-    :func:`check_context_flags`'s, called first).
+    """Tile count (13-tile game) and the flags this ruleset knows (a flag for a non-winner, and
+    ``burst-kong`` on a win other than by discard, are :func:`check_context_flags`'s, called first).
 
-    Raises :class:`HandError` for a wrong tile count, an unknown flag, ``burst-kong`` on a
-    self-drawn win or with the winning tile held more than once (003:43-44).
+    Raises :class:`HandError` for a wrong tile count, an unknown flag, or ``burst-kong`` with the
+    winning tile held more than once (003:43-44).
     """
     check_size(hand, (ruleset.hand_size,))
     ctx = hand.context
@@ -65,9 +69,6 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
     if unknown:
         raise HandError(f"unknown flag {', '.join(unknown)} for ruleset swedish "
                         f"(flags: {', '.join(sorted(FLAGS))})")
-    if "burst-kong" in ctx.flags and ctx.win_by != "discard":
-        raise HandError("flag burst-kong needs a win by discard (another player called kong on that "
-                        f"discard), not --win-by {ctx.win_by}")
     held = hand.all_tiles.count(hand.winning_tile) if "burst-kong" in ctx.flags and hand.winning_tile else 0
     if held > 1:
         # (003:43-44: the other player held three of the tile to call kong on it; a tester's hand holding it twice
