@@ -543,6 +543,72 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     assert not bad, bad
 
 
+#: the scoring's refusals and notes that name a command-line option (the errors of /api/hand and /api/settle, a
+#: score's notes), each with the piece of scoring/rulesets/ source it comes from and what the page says instead
+SCORING_MESSAGES = [
+    ("flag flower-replacement describes a win on a dead-wall tile: needs --win-by dead-wall",
+     '"needs --win-by dead-wall"', "needs “Winning tile came from” set to the dead wall in Settings"),
+    ("flag burst-kong needs a win by discard (another player called kong on that discard), not --win-by wall",
+     "not --win-by {ctx.win_by}", "not the wall (“Winning tile came from”)"),
+    ("flag dealt-waiting (De Gelukkige Dertien, 001:13) needs --announced-wait: the waiting hand must be announced",
+     "needs --announced-wait: ", "needs “Announced a waiting hand” ticked in Settings"),
+    ("a dead hand cannot make mahjong (001:108): score it with --not-winner", '"score it with --not-winner"',
+     "cannot make mahjong (001:108): tick “Not the winner” in Settings"),
+    ("a winning hand needs 14 tiles (each meld on the table counts 3, a kong too), found 13; a player with more or "
+     "fewer than 13 tiles has a dead hand: --flag dead-hand --not-winner (001:108)", '"--flag dead-hand --not-winner"',
+     "has a dead hand: tick “dead-hand” in Ruleset flags and “Not the winner” (001:108)"),
+    ("十張內/七張內/四張內 need --discards N: the discarded tiles lying in the middle of the table when the hand is won, "
+     "the winning tile not counted (004:22–23)", "need --discards N: ", "need “Discards on the table” in Settings:"),
+]
+
+
+def test_the_scorings_messages_are_said_in_the_pages_words(page):
+    # a phone user was told "needs --win-by dead-wall", "score it with --not-winner", "need --discards N": the page
+    # had reworded the reader's messages only, not /api/hand's and /api/settle's refusals or a score's notes
+    root = Path(__file__).resolve().parents[1] / "scoring" / "rulesets"
+    source = "".join(f.read_text(encoding="utf-8") for f in sorted(root.glob("*.py")))
+    for text, piece, _ in SCORING_MESSAGES:  # (a message reworded in the source: reword its sample here too)
+        assert piece in source, piece
+    said = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", [t for t, _, _ in SCORING_MESSAGES])
+    for s, (_, _, words) in zip(said, SCORING_MESSAGES):
+        assert "--" not in s and words in s, s
+    # the rules' names and the options' docs the page shows (a score's lines, Settings' ruleset options) too
+    from scoring import available, load_ruleset
+
+    shown = [t for rid in available() for rs in [load_ruleset(rid)]
+             for t in [r.label() for r in rs.rules] + [o.doc for o in rs.options.values()] if "--" in t]
+    assert shown  # (the rulesets name --flag burst-kong, --dealer-streak N, …)
+    said = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", shown)
+    bad = [s for s in said if "--" in s]
+    assert not bad, bad
+
+
+def test_a_refused_hand_and_a_scores_note_are_said_in_the_pages_words(page):
+    # /api/hand's refusal had been shown as it came: "a dead hand cannot make mahjong (001:108): score it with
+    # --not-winner", where the page has the "Not the winner" tick box; and hk-tw-16's note "need --discards N"
+    page.click("#settings > summary")
+    page.select_option("#ruleset", "rode-draak")
+    page.check("#flags input[data-flag='dead-hand']")
+    page.fill("#notation", "123m456p789s11z [777p]")
+    page.click("#notation-form button[type=submit]")
+    page.wait_for_selector("#error", state="visible", timeout=30_000)
+    _idle(page)
+    said = page.text_content("#error")
+    assert said == "a dead hand cannot make mahjong (001:108): tick “Not the winner” in Settings", said
+    if os.environ.get("WEB_ERROR_SCREENSHOT"):  # (a look at the reworded error on a phone's screen)
+        page.locator("#error").scroll_into_view_if_needed()
+        page.screenshot(path=os.environ["WEB_ERROR_SCREENSHOT"])
+    page.uncheck("#flags input[data-flag='dead-hand']")
+    page.select_option("#ruleset", "hk-tw-16")
+    page.fill("#notation", "123m456p789s11z [777p] [555s]")
+    page.click("#notation-form button[type=submit]")
+    page.wait_for_selector("#total", state="visible", timeout=30_000)
+    _idle(page)
+    assert not page.is_visible("#error"), page.text_content("#error")
+    notes = page.text_content("#score-notes")
+    assert "need “Discards on the table” in Settings:" in notes and "--" not in notes, notes
+
+
 def test_not_the_winner_greys_out_how_the_hand_was_won_and_does_not_send_it(page):
     # was: ticking "Not the winner" left "won on the last tile", the wall and the winning tile set and sent;
     # the API now refuses a non-winner's win circumstances (as --not-winner does), so the page keeps them

@@ -149,7 +149,7 @@
       sel.addEventListener("change", settingsChanged);
       obox.append(h("label", { class: "field option" },
         h("span", { class: "opt-name", text: o.name + (o.ambiguity ? "  [" + o.ambiguity + "]" : "") }),
-        sel, h("span", { class: "small muted", text: o.doc })));
+        sel, h("span", { class: "small muted", text: pageWords(o.doc) })));
     }
   }
 
@@ -313,7 +313,7 @@
     } catch (e) {
       if (seq !== state.seq) return;
       $("score").hidden = true;
-      showError(e.message);
+      showError(pageWords(e.message));  // (a refusal naming the command line's --win-by, --not-winner, …)
     } finally {
       if (seq === state.seq) busy(false);
     }
@@ -358,7 +358,31 @@
     [/\(e\.g\. --exposed "([^"]*)"\)/g, "(e.g. “$1”)"],
     [/--exposed/g, "“Exposed melds” (Overrides)"],
     [/--winning-tile (\w+):/g, "Winning tile $1 (Overrides):"],
+    // the scoring's refusals and notes (scoring/rulesets/*.py: /api/hand, /api/settle, a photo's score), rule
+    // names and option docs that name the command line's circumstances: the Settings controls that set them
+    [/--flag ([a-z][a-z0-9-]*) --not-winner/g, "tick “$1” in Ruleset flags and “Not the winner”"],
+    [/score it with --not-winner/g, "tick “Not the winner” in Settings"],
+    [/--not-winner/g, "“Not the winner”"],
+    [/needs --win-by ([a-z-]+)/g, (m, w) => `needs “Winning tile came from” set to ${winFrom(w)} in Settings`],
+    [/not --win-by ([a-z-]+)/g, (m, w) => `not ${winFrom(w)} (“Winning tile came from”)`],
+    [/--win-by ([a-z-]+)/g, (m, w) => `“Winning tile came from: ${winFrom(w)}”`],
+    [/needs --announced-wait/g, "needs “Announced a waiting hand” ticked in Settings"],
+    [/--announced-wait --flag/g, "“Announced a waiting hand” and --flag"],
+    [/--announced-wait/g, "“Announced a waiting hand”"],
+    [/--flag ([a-z][a-z0-9-]*)/g, "the flag “$1”"],
+    [/need --discards N/g, "need “Discards on the table” in Settings"],
+    [/--discards(?: N)?/g, "“Discards on the table”"],
+    [/--dealer-streak/g, "“Dealer streak”"],
+    [/--dealer\/--not-dealer/g, "“Dealer”"],
+    [/--last-tile/g, "“Won on the last tile”"],
+    [/--first-turn/g, "“Won on the first turn”"],
+    [/--kong-on-kong/g, "“Kong on kong”"],
   ];
+  // a win_by value as the page's "Winning tile came from" menu says it ("dead-wall" → "the dead wall")
+  function winFrom(value) {
+    const o = [...document.querySelectorAll("#win_by option")].find((e) => e.value === value);
+    return o ? o.textContent.replace(/\s*\(.*\)$/, "") : value;
+  }
   function pageWords(text) {
     return PAGE_WORDS.reduce((t, [re, to]) => t.replace(re, to), text);
   }
@@ -487,7 +511,7 @@
     $("summary").textContent = score.summary.replace(/^total:\s*\d+\s*/, "") + " — " + score.ruleset_name;
     const st = $("status");
     st.hidden = score.allowed;
-    st.textContent = score.allowed ? "" : score.status;
+    st.textContent = score.allowed ? "" : pageWords(score.status);
     $("decomposition").textContent = score.hand + " — " + score.decomposition;
     const ol = $("lines");
     ol.textContent = "";
@@ -495,14 +519,14 @@
       const src = shortSource(ln.source) + (ln.option ? " · " + ln.option : "");
       ol.append(h("li", {},
         h("div", { class: "head" },
-          h("span", { class: "name", text: ln.name + (ln.detail ? "  [" + ln.detail + "]" : "") }),
+          h("span", { class: "name", text: pageWords(ln.name) + (ln.detail ? "  [" + ln.detail + "]" : "") }),
           h("span", { class: "amt", text: ln.amount })),
         h("span", { class: "src", title: ln.source, text: src })));
     }
     const notes = $("score-notes");
     notes.textContent = "";
     for (const a of score.alternatives) notes.append(h("li", { text: "Same total: " + a }));
-    for (const n of score.notes) notes.append(h("li", { text: n }));
+    for (const n of score.notes) notes.append(h("li", { text: pageWords(n) }));  // (hk-tw-16: "need --discards N")
     const changed = Object.entries(score.changed_options).map(([k, v]) => `${k}=${v}`);
     if (changed.length) notes.append(h("li", { text: "Options: " + changed.join(", ") }));
     // to the table
@@ -764,7 +788,7 @@
       renderSettlement(res, warnings);
     } catch (e) {
       $("t-result").hidden = true;
-      showError(e.message);
+      showError(pageWords(e.message));
     } finally {
       busy(false);
     }
@@ -799,7 +823,7 @@
     }
     const notes = $("t-notes");
     notes.textContent = "";
-    for (const n of res.notes) notes.append(h("li", { text: n }));
+    for (const n of res.notes) notes.append(h("li", { text: pageWords(n) }));
     for (const [p, c] of Object.entries(res.cash || {})) notes.append(h("li", { text: `cash ${p}: ${c}` }));
     $("t-result").scrollIntoView({ block: "nearest", behavior: "smooth" });
   }
