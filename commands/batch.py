@@ -23,8 +23,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     if args.workers < 0:
         raise UserError(f"--workers {args.workers} must be ≥ 0")
-    # a misspelt --ruleset, --flag or --option would make every photo without its own an error row
-    check_ruleset_args(args)
+    # a misspelt --ruleset, --flag or --option would make every photo without its own an error row (a
+    # default flag that the default context contradicts, only without a manifest: its rows may say more)
+    check_ruleset_args(args, rows_say_more=args.manifest is not None)
     if getattr(args, "fix", None):  # so would a malformed or contradictory --fix
         from scoring.errors import HandError
         from vision.pipeline import parse_fixes

@@ -140,17 +140,19 @@ def options_from_args(args: argparse.Namespace) -> dict[str, str]:
     return out
 
 
-def check_ruleset_args(args: argparse.Namespace):
+def check_ruleset_args(args: argparse.Namespace, rows_say_more: bool = False):
     """The ``--ruleset`` loaded, after checking that it has every ``--flag`` and ``--option`` given:
     for the commands that read many photos (``batch``, ``webcam``), so that a misspelt one is one line
     and exit 2 before any is read, not an error on every photo; a flag that the context contradicts
     (a win's flag with ``--not-winner``, rode-draak's ``flower-replacement`` without ``--win-by dead-wall``,
-    …: :func:`scoring.engine.check_context_flags`) too. Raises RulesetError / HandError."""
+    …: :func:`scoring.engine.check_context_flags`) too, unless ``rows_say_more`` (a batch manifest's
+    rows may give the win_by or winner that the flag needs: each row is judged with its own cells).
+    Raises RulesetError / HandError."""
     from scoring import load_ruleset
-    from scoring.engine import check_context_flags
+    from scoring.engine import check_context_flags, check_flags
 
     rs = load_ruleset(args.ruleset)
-    check_context_flags(rs, context_from_args(args))
+    (check_flags if rows_say_more else check_context_flags)(rs, context_from_args(args))
     rs.resolve_options(options_from_args(args))
     return rs
 

@@ -244,6 +244,32 @@ def test_a_win_flag_with_not_winner_is_refused_before_a_photo_is_read(command, r
                                    "scored as a non-winner")
 
 
+def test_a_batch_default_flag_is_judged_by_the_manifest_rows_that_say_more(run_cli, tmp_path, monkeypatch):
+    # a default --flag flower-replacement (rode-draak: a win on a dead-wall tile) with a manifest whose rows say
+    # win_by dead-wall: the rows are judged with their own cells, so the run is not refused before it starts
+    # (without a manifest every photo has the defaults' discard, and it is: test above)
+    import commands.batch
+
+    ran = []
+
+    def run_batch(*a, **kw):  # (stands in for the run: what matters is whether it is reached)
+        ran.append(kw)
+        raise SystemExit(7)
+
+    monkeypatch.setattr(commands.batch, "run_batch", run_batch)
+    manifest = tmp_path / "m.csv"
+    manifest.write_text("photo,win_by\na.jpg,dead-wall\n", encoding="utf-8")
+    args = [str(tmp_path), "--out", str(tmp_path / "r.csv"), "-r", "rode-draak", "--flag", "flower-replacement",
+            "--no-history"]
+    rc, out, err = run_cli("batch", *args)
+    assert rc == 2 and not ran and "needs --win-by dead-wall" in one_error_line(err), (out, err)
+    rc, out, err = run_cli("batch", *args, "--manifest", str(manifest))
+    assert rc == 7 and len(ran) == 1 and ran[0]["manifest"] == str(manifest), (out, err)
+    # a misspelt default flag is still refused at once, manifest or not
+    rc, out, err = run_cli("batch", *args[:-3], "--flag", "flower-replacment", "--manifest", str(manifest), "--no-history")
+    assert rc == 2 and len(ran) == 1 and "unknown flag" in one_error_line(err), (out, err)
+
+
 @pytest.mark.parametrize("ruleset, flag, context", [
     ("swedish", "burst-kong", ["--win-by", "wall"]),
     ("rode-draak", "flower-replacement", []),
