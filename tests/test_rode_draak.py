@@ -233,6 +233,42 @@ def test_heaven_without_in_hand_doubling():
     assert r.total == 1000
 
 
+def test_heaven_with_another_limit_hand_counts_the_one_worth_most():
+    # A Snake 1 (001:74-76: 1-9 of one suit, one of each wind, one wind doubled; Half Limit 500, 1x doubled
+    # entirely in the hand = 1000, RULINGS 001-11) won by East on the first turn is also Heaven (001:58-60, Limit
+    # 1000). Only one special hand counts. heaven_in_hand=no: Heaven 1000 (no doubling) or Snake 1 500 x 2 = 1000:
+    # 1000, Heaven (the higher hand on the tie), with no doubling line (a tester's 2000 had doubled Heaven with
+    # Snake 1's doubling). heaven_in_hand=yes: Heaven 1000 x 2 = 2000, the doubling naming Heaven.
+    no = score("123456789m11234z", {"heaven_in_hand": "no"}, win="4z", first_turn=True, win_by="wall")
+    assert no.total == 1000 and limit_rule(no) == ["heaven"] and "limit-in-hand" not in ids(no)
+    assert [ln.rule for ln in no.outranked] == ["wind-snake"]
+    yes = score("123456789m11234z", win="4z", first_turn=True, win_by="wall")
+    assert yes.total == 2000 and limit_rule(yes) == ["heaven"]
+    dbl = next(ln for ln in yes.lines if ln.rule == "limit-in-hand")
+    assert dbl.detail == "Het Spel van de Hemel entirely in the hand" and "heaven_in_hand=yes" in dbl.option
+
+
+def test_seven_twins_entirely_in_the_hand_beats_heaven_without_its_doubling():
+    # 11223344556677m self-drawn by East on the first turn: Seven Twins super-clean (001:70-72, one suit, no
+    # honours: Limit 1000, 1x doubled entirely in the hand = 2000) and Heaven (001:58-60, 1000). Under
+    # heaven_in_hand=no Heaven stays 1000, so Seven Twins counts: 2000 (the two Limits had tied at 1000 and
+    # Heaven, the first, was kept before the doubling was weighed: 1000). The doubling names Seven Twins
+    # and cites the option, which decided it; Heaven is outranked.
+    r = score("11223344556677m", {"heaven_in_hand": "no"}, win="7m", first_turn=True, win_by="wall")
+    assert r.total == 2000 and limit_rule(r) == ["seven-twins-superschoon"]
+    dbl = next(ln for ln in r.lines if ln.rule == "limit-in-hand")
+    assert dbl.detail.startswith("De Zeven Tweelingen (superschoon)") and "heaven_in_hand=no" in dbl.option
+    assert "heaven" in {ln.rule for ln in r.outranked}
+
+
+def test_the_in_hand_doubling_cites_heavens_option_only_when_heaven_is_made():
+    # Thirteen Orphans self-drawn (001:66-68, Limit 1000 x 2 entirely in the hand = 2000): option heaven_in_hand
+    # decides nothing here, and the doubling line does not cite it
+    r = score("19m19p19s1234567z1m", win="1m", win_by="wall")
+    dbl = next(ln for ln in r.lines if ln.rule == "limit-in-hand")
+    assert r.total == 2000 and dbl.option == "" and dbl.detail == "De Dertien Wezen (Wonderen) entirely in the hand"
+
+
 def test_irregular_limit_must_be_concealed():
     # 001:50: an irregular limit hand is played in the hand; Peking Garden cannot have melds, and a
     # wind snake with 9m doubled is no Slang 1 (only a wind may be doubled, 001:76): not winning

@@ -193,21 +193,77 @@ def kronkelende_slang(v: "View") -> bool:
     return any(chows == [a, b] and pair == p for a, b, p in WINDING_SNAKES)
 
 
+def _doubled_in_hand(rule_id: str, opts: Mapping[str, Any]) -> bool:
+    """Whether limit hand ``rule_id`` has "Geheel in de hand: 1x verdubbelen": every limit hand of
+    001:62-100 says so; Hand of Heaven (001:58-60) does not, which option ``heaven_in_hand`` decides."""
+    return rule_id != "heaven" or opts["heaven_in_hand"] == "yes"
+
+
 def limit_in_hand(v: "View") -> Any:
     """"Geheel in de hand: 1x verdubbelen" on a limit hand (001:21 "Bij limietspelen: 1x
     verdubbelen!", and each limit hand's line): the hand was played entirely in the hand up to
     and including the last tile — nothing exposed and self-drawn (INFERRED in the rendering).
     Doubles the Limit/Half Limit (RULINGS 001-11). Hand of Heaven states no such doubling:
-    option ``heaven_in_hand``."""
+    option ``heaven_in_hand``. Fires when a limit hand that has the doubling is made; whether it
+    doubles the one that counts is :func:`_counted_limit`'s (in :func:`combine`), which also names it."""
     from ..engine import rule_fires
 
     if any(not m.concealed for m in v.hand.melds) or not v.ctx.self_drawn:
         return False
     names = [r.name for r in v.ruleset.rules
-             if r.kind == "limit" and r.applies_to == "winner" and rule_fires(r, v)]
-    if v.opts["heaven_in_hand"] == "no":
-        names = [n for n in names if n != v.ruleset.rule("heaven").name]
+             if r.kind == "limit" and r.applies_to == "winner" and _doubled_in_hand(r.id, v.opts) and rule_fires(r, v)]
     return f"{names[0]} entirely in the hand" if names else False
+
+
+def apply_exclusions(fired: list, opts: Mapping[str, Any]) -> list:
+    """The engine's exclusions (:func:`scoring.engine.apply_exclusions`: the highest of each group, the
+    first on a tie), with the limit hands' group chosen with the in-hand doubling: when the doubling
+    fired, the limit hand worth most once doubled where it has the doubling (:func:`_doubled_in_hand`),
+    the higher hand on a tie, is the one kept; the others are outranked. A tester's Seven Twins made
+    on the first turn under ``heaven_in_hand=no`` lost to Heaven on the tie of their Limits (1000 each)
+    before the doubling was weighed: 1000, where Seven Twins entirely in the hand is 2000 (001:21,
+    001:58-60, 001:70-72; RULINGS 001-11)."""
+    from ..engine import apply_exclusions as engine_exclusions, rule_value
+
+    limits = [(r, f) for r, f in fired if r.kind == "limit" and r.group == "limit-hand"]
+    if len(limits) > 1 and any(r.id == "limit-in-hand" for r, _ in fired):
+        def worth(item):
+            v = rule_value(item[0], item[1], opts)
+            return (v * (2 if _doubled_in_hand(item[0].id, opts) else 1), v)
+
+        best = max(limits, key=worth)  # (the first of the highest, as the engine's groups)
+        fired = [(r, f) for r, f in fired if r.kind != "limit" or r.group != "limit-hand" or r is best[0]]
+    return engine_exclusions(fired, opts)
+
+
+def _counted_limit(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> list["Line"]:
+    """``lines`` with the limit hand that counts chosen with its in-hand doubling: of the limit hands
+    made, the one worth most once doubled when it has the doubling (:func:`_doubled_in_hand`), the higher
+    hand on a tie; the doubling line is dropped when that hand has none, and names it when it has.
+    Only one special hand counts (the highest, :func:`scoring.engine.default_combine`, which takes the
+    first of the highest: the counted one is put before the others; :func:`apply_exclusions` has
+    chosen it already when the group held several); the line cites option ``heaven_in_hand`` only
+    when Hand of Heaven is made. A tester's Snake 1 made on the
+    first turn under ``heaven_in_hand=no`` had counted Heaven's 1000 doubled by Snake 1's doubling:
+    2000, where either hand is worth 1000 (001:21, 001:58-60, 001:74-76; RULINGS 001-11)."""
+    doubling = next((ln for ln in lines if ln.rule == "limit-in-hand"), None)
+    limits = [ln for ln in lines if ln.kind in ("fixed", "limit")]
+    if doubling is None or not limits:
+        return list(lines)
+    opts = view.opts
+    best = max(limits, key=lambda ln: (ln.fixed * (2 if _doubled_in_hand(ln.rule, opts) else 1), ln.fixed))
+    if not _doubled_in_hand(best.rule, opts):
+        kept = [ln for ln in lines if ln is not doubling]
+    else:
+        # (the option decides the line only when Hand of Heaven is among the hands made, counted or not)
+        from ..engine import rule_fires
+
+        heaven = any(ln.rule == "heaven" for ln in limits) or rule_fires(ruleset.rule("heaven"), view)
+        named = replace(doubling, detail=f"{ruleset.rule(best.rule).name} entirely in the hand",
+                        option=doubling.option if heaven else "")
+        kept = [named if ln is doubling else ln for ln in lines]
+    return [ln for ln in kept if ln.kind not in ("fixed", "limit") or ln is best] + \
+        [ln for ln in kept if ln.kind in ("fixed", "limit") and ln is not best]
 
 
 # ------------------------------------------------------------------------- waiting hand (001:52-54)
@@ -313,7 +369,7 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
 
     uncapped = replace(ruleset, limit=None)
     if any(ln.kind in ("fixed", "limit") for ln in lines):  # no entry note on a limit hand
-        lines = [ln for ln in lines if ln.rule != "entry-clean"]
+        lines = _counted_limit([ln for ln in lines if ln.rule != "entry-clean"], ruleset, view)
     total = default_combine(lines, uncapped, view)
     if view.winner or not any(ln.rule == WAITING_RULE for ln in lines):
         return total
