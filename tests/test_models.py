@@ -153,6 +153,32 @@ def test_a_winning_photo_said_not_won_is_not_read_upside_down(run_cli):
     assert "turned 180" not in out and "(1920×1440)," in out, out
 
 
+def test_a_turn_that_uses_fewer_tiles_does_not_replace_the_photo_whose_tiles_stand(tmp_path):
+    """A new user's render (the generator's scene 7321/0: 345s11z (9999m) [123p] [2222z] win:1z, its tiles
+    standing in the photo as loaded) said not won: the photo turned 90° was read at 98 % as a non-winner's
+    34s11222z [123p] (9999m), two tiles no longer boxed, and kept over the upright reading of 16 tiles (not
+    legal for a non-winner): a confident wrong reading. A quarter turn whose tiles are mostly read turned
+    now never replaces a reading whose tiles stand with fewer tiles (vision.pipeline._turn_replaces)."""
+    import io
+
+    from PIL import Image
+
+    from datasets import faces
+    from datasets.scene import render_scene
+    from scoring import Context
+    from vision.pipeline import read_photo, used_tiles
+
+    if sorted(faces.available_sources()) != ["fluffy", "fluffy-black", "gleitz", "proc", "uni"]:
+        pytest.skip("the generator's tile art differs here (a CJK font and ../shared's tile sets): another scene")
+    sc = render_scene(7321, 0)
+    buf = io.BytesIO()
+    Image.fromarray(sc.image).save(buf, "JPEG", quality=sc.jpeg_quality)
+    res = read_photo(buf.getvalue(), "nts", Context(winner=False))
+    assert res.turned == 0, res.reading.notation
+    assert not (res.reading.legal and res.reading.confidence >= 0.8), (res.reading.notation, res.reading.confidence)
+    assert len(used_tiles(res.reading)) >= 15
+
+
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_the_riichi_photo_turned_is_read_the_right_way_up(k, run_cli, tmp_path):
     """The riichi photo turned k quarter turns counter-clockwise (no EXIF, as messaging apps send them) is

@@ -1029,7 +1029,8 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     more tiles, e.g. a non-winner's 13 tiles, is no better) — it is not a reading under
     :data:`TURNED_SURE` whose tiles are mostly read sideways or upside down over one whose tiles stand
     (a calibration grid's unsure legal reading gave way to one turned 90° with all 19 tiles read
-    sideways); or, of two turns neither legal,
+    sideways), nor such a reading that uses fewer tiles than the one whose tiles stand; or, of two turns
+    neither legal,
     its tiles stand upright (:func:`_upright_tiles_win`)."""
     if _upright_tiles_win(r2, result):
         return True
@@ -1044,7 +1045,13 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     # upside down: their symmetric tiles, read surely upright, are not tried turned, so the turn that
     # reads them right can look "mostly turned" — a tilted composite's >99 % reading)
     sure = r2.reading.legal and r2.reading.confidence >= TURNED_SURE
-    return not (_mostly_turned(r2) and not _mostly_turned(result) and not sure)
+    if _mostly_turned(r2) and not _mostly_turned(result):
+        # nor, sure or not, when it uses fewer tiles than the reading whose tiles stand: it is sure for
+        # the tiles it left out (a new user's winning hand said not won, its tiles standing in the photo
+        # as loaded, was read a quarter turn off at 98 % as a non-winner's 14 tiles, a kong's tile and
+        # the 5s no longer boxed, where the photo as loaded used 16)
+        return sure and len(used_tiles(r2.reading)) >= len(used_tiles(result.reading))
+    return True
 
 
 def _level_kept(r2: PhotoResult, best: PhotoResult) -> bool:
