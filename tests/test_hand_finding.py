@@ -943,6 +943,38 @@ def test_demo_as_a_non_winner_is_refused_not_read_turned(demo_models):
     assert res.reading.problem.startswith("found 14 tiles") and "non-winning hand under nts has 13" in res.reading.problem
 
 
+@needs_models
+def test_a_non_winners_unsure_reading_says_when_the_same_boxes_read_as_won(demo_models):
+    # a new user's winning photo said not won was read at 41 % as a non-winner's 13 tiles, the 14th box (detector
+    # score 0.59) left out as a false detection; read as a winner's, the same boxes made the hand at > 99 %, and
+    # nothing said so. The demo so (its winning 8p, the right-most box, at 0.7 of its score): a note names the
+    # winner's reading and says to leave out --not-winner (the page and batch reword it)
+    from scoring import Context as C
+    from vision.detect import Detections
+    from vision.pipeline import DEMO_PHOTO, read_photo
+
+    det, cls = demo_models
+
+    class WeakLast:  # (the committed detector, the right-most box's score × 0.7)
+        imgsz = det.imgsz
+
+        def __call__(self, image, conf=0.25, iou=0.4):
+            r = det(image, conf, iou)
+            s = r.scores.copy()
+            s[int(np.argmax(r.boxes[:, 2]))] *= 0.7
+            return Detections.make(r.boxes, s, r.face_down)
+
+    res = read_photo(DEMO_PHOTO, "nts", C(winner=False), detector=WeakLast(), classifier=cls)
+    assert res.reading.legal and res.reading.confidence < 0.8 and res.reading.notation == "345m67p66z [777s] (2222m) +1f"
+    hint = [n for n in res.reading.notes if n.startswith("read as a winning hand")]
+    assert hint == ["read as a winning hand, the same boxes make 345m678p66z [777s] (2222m) +1f win:8p (>99% sure): "
+                    "if the hand won, leave out --not-winner"]
+    # the demo's 14 tiles said not won: the count problem says it already, and no note repeats it
+    res = read_photo(DEMO_PHOTO, "nts", C(winner=False), detector=det, classifier=cls)
+    assert "leave out --not-winner" in res.reading.problem
+    assert not any(n.startswith("read as a winning hand") for n in res.reading.notes)
+
+
 def test_a_tile_added_after_a_concealed_kong_is_not_joined_to_it():
     # the demo's ground truth (docs/demo.json, the render's boxes) with one 6z of its pair not detected;
     # `--add` of that 6z as the last tile (N+1, right after the concealed kong's face-down end) must not

@@ -775,6 +775,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                                 **{**kw, "exposed": exposed})
         result = with_frame(fixed, result.turned, result.straightened, mirrored=result.mirrored)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
+    if not ctx.winner:
+        result = _won_hint(result, rs, ctx, kw, exposed)
     frame: list[str] = []  # (in the order they were made: straightened, mirrored, then turned)
     if result.straightened is not None:
         d = result.straightened.degrees
@@ -799,6 +801,28 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     t["total"] = time.perf_counter() - t0
     profile = getattr(classifier, "tileset", None)
     return replace(result, timings=t, tileset=getattr(profile, "name", None))
+
+
+def _won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) -> PhotoResult:
+    """``res``, a non-winner's reading (``ctx.winner`` False) that is not legal or unsure (under the batch's
+    review line, :data:`vision.batch.REVIEW_BELOW`), with a note when its boxes read as a winner's hand
+    are legal and sure: the hand may have won (a new user's winning photos said not won were read at
+    41-43 % as non-winners' hands with a tile left out, where read as won they were read right at
+    > 99 %). One more model-free decode of the same boxes; ``res`` unchanged otherwise."""
+    from .batch import REVIEW_BELOW
+
+    if (res.reading.legal and res.reading.confidence >= REVIEW_BELOW) or "leave out --not-winner" in (res.reading.problem or ""):
+        return res  # (sure, or its problem says so already: a tile count a winner's)
+    try:
+        won = read_detections(res.photo, res.detections, res.readings, rs, replace(ctx, winner=True),
+                              not_tiles=res.not_tiles, **{**kw, "exposed": exposed})
+    except HandError:
+        return res
+    if not (won.reading.legal and won.reading.confidence >= REVIEW_BELOW):
+        return res
+    note = (f"read as a winning hand, the same boxes make {won.reading.notation} "
+            f"({format_confidence(won.reading.confidence)} sure): if the hand won, leave out --not-winner")
+    return replace(res, reading=replace(res.reading, notes=res.reading.notes + (note,)))
 
 
 def with_frame(res: PhotoResult, turned: int, straightened: Straightened | None,
