@@ -360,19 +360,10 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         computed = {ln.rule: ln for ln in scored.lines}
         claimed_by_rule: dict[str, Claimed] = {}
         lines_of: dict[str, int] = {}  # rules claimed on more than one line: how many
+        unnamed: list[Claimed] = []  # claims that name no rule: said after the lines missing are known
         for c in claims:
             if c.rule is None:
-                several = bare_name_rules(c.given, rs)
-                if len(several) > 1:  # a name shared by rules that differ only in brackets: (dicht) / (open)
-                    msg = (f"not earned: {c.given!r} names {len(several)} rules of {rs.id}: "
-                           + ", ".join(f"{r.id} ({r.label()})" for r in several)
-                           + "; claim one of them by its id or its whole name")
-                else:
-                    near = closest_rule(c.given, rs)
-                    msg = (f"not earned: {c.given!r} is not a rule of {rs.id} "
-                           + (f"(did you mean {near}? " if near else "(")
-                           + f"see `mahjong-score rules {rs.id}`)")
-                diffs.append(Difference("not earned", None, msg, claimed=c.amounts))
+                unnamed.append(c)
             elif c.rule in claimed_by_rule:
                 # one rule claimed on several lines (a line per pung of terminals) adds up, as the score
                 # counts it on one line (a tester's claim listing mahjong twice, 20 + 20, was a MATCH)
@@ -387,6 +378,34 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         # claim that lists every line with an amount is the whole breakdown (a tester's right claim under
         # rode-draak was a MISMATCH for leaving out the entry-rule note)
         missing = [r for r in computed if r not in claimed_by_rule and not _worth_nothing(computed[r])]
+        named_diffs = []
+        for c in unnamed:
+            several = bare_name_rules(c.given, rs)
+            if len(several) > 1:  # a name shared by rules that differ only in brackets: (dicht) / (open)
+                msg = (f"not earned: {c.given!r} names {len(several)} rules of {rs.id}: "
+                       + ", ".join(f"{r.id} ({r.label()})" for r in several)
+                       + "; claim one of them by its id or its whole name")
+                named_diffs.append(Difference("not earned", None, msg, claimed=c.amounts))
+                continue
+            near = closest_rule(c.given, rs)
+            # the closest rule is a line the claim left out, with the amount claimed: the line claimed under
+            # another name (a new user's "pair of dragons" +2 had been both "not a rule" and "missing
+            # points: value-pair +2", a mismatch twice over for one line named loosely)
+            took = next((m for m in missing if near and near.startswith(f"{m} (") and c.amounts
+                         and set(c.amounts) == set(_amounts(computed[m]))
+                         and all(math.isclose(v, _amounts(computed[m])[k]) for k, v in c.amounts.items())), None)
+            if took is not None:
+                missing.remove(took)
+                ln = computed[took]
+                hints.append(f"claimed {c.given!r} ({_fmt_amounts(c.amounts)}) is taken as {took} {ln.amount()} "
+                             f"({ln.name}; {ln.source}), the rule of that name and amount that counts: "
+                             f"claim it by its id or its name")
+                continue
+            msg = (f"not earned: {c.given!r} is not a rule of {rs.id} "
+                   + (f"(did you mean {near}? " if near else "(")
+                   + f"see `mahjong-score rules {rs.id}`)")
+            named_diffs.append(Difference("not earned", None, msg, claimed=c.amounts))
+        diffs[:0] = named_diffs
         # meld status: a claimed rule and a counted rule that differ only by exposed/concealed
         for r in list(extra):
             twin = next((m for m in missing if _status_free(m) == _status_free(r) and m != r), None)
