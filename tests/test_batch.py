@@ -289,6 +289,9 @@ def test_settle_group_rules():
     assert batch.settle_group(dealer)["east"] == "A"
     review = four[:3] + [(job("D", "N"), row(0, "needs-review"))]
     assert batch.settle_group(review)["status"] == "provisional: D.jpg needs review"
+    # several photos: "need review" (a tournament director read "t1/ann.jpg, t1/cas.jpg, t1/dee.jpg needs review")
+    several = four[:1] + [(j, row(r["total"], "needs-review")) for j, r in four[1:]]
+    assert batch.settle_group(several)["status"] == "provisional: B.jpg, C.jpg, D.jpg need review"
     unscored = four[:3] + [(job("D", "N"), row(None, "error: x"))]
     assert batch.settle_group(unscored)["status"] == "not settled: no score for D.jpg (error: x)"
     void = [(job("A", "E"), row(100))] + four[1:]

@@ -159,7 +159,9 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
         return fail(_one_line(e))
     rec.update(scheme=s.scheme, net=dict(s.net), transfers=[t.to_json() for t in s.transfers], notes=list(s.notes))
     review = [j.key for j, row in members if row["status"] != "ok"]
-    rec["status"] = "ok" if not review else "provisional: " + ", ".join(review) + " needs review"
+    # (several photos "need review": a tournament director read "t1/ann.jpg, t1/cas.jpg needs review")
+    rec["status"] = ("ok" if not review else
+                     "provisional: " + ", ".join(review) + (" needs review" if len(review) == 1 else " need review"))
     # the four hands of one deal hold at most 4 of a tile and one of each flower and season: more is a photo
     # misread, however sure its reading (as `table` checks)
     over = _over_the_set(labels, members)
