@@ -516,6 +516,9 @@ MESSAGES = [
      "is another (or name the melds with --exposed)", "given with --winning-tile must be a concealed"),
     ("tile 9 lies apart like a winning tile (winning tile laid sideways/forward at the row), but the winning tile "
      "is the 7s given with --winning-tile: tile 9 is read as a concealed tile", "given with --winning-tile: tile"),
+    # (a tournament director's page said "or give --winning-tile)" in a photo's note)
+    ("no winning tile marked: scored without one (set it apart or sideways, or give --winning-tile)",
+     "or give --winning-tile)"),
     ("--add '-1=5p': position -1 is below 1 (tiles are numbered from 1)", "is below 1 (tiles are numbered from 1)"),
     ("--exposed: the photo shows the kong [2222m] with face-down tiles (tiles 13-16): a concealed kong, written "
      "(2222m)", "with face-down tiles "),
@@ -541,6 +544,10 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     said = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", [t for t, _ in MESSAGES])
     bad = [s for s in said if "--" in s or "POS=" in s]
     assert not bad, bad
+    # the note of a photo with no winning tile set apart names the Settings control that gives one
+    note = dict(zip([t for t, _ in MESSAGES], said))[
+        "no winning tile marked: scored without one (set it apart or sideways, or give --winning-tile)"]
+    assert note.endswith("(set it apart or sideways, or type it in “Winning tile” under Overrides in Settings)"), note
 
 
 #: the scoring's refusals and notes that name a command-line option (the errors of /api/hand and /api/settle, a

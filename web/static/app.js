@@ -333,6 +333,7 @@
     [/is also given with --fix (\d+)=(\w+);/g, "is also given to tile $1;"],
     [/say which tile won with --winning-tile/g, "say which tile won in “Winning tile” (Overrides)"],
     [/given with --winning-tile/g, "given in “Winning tile” (Overrides)"],
+    [/or give --winning-tile\)/g, "or type it in “Winning tile” under Overrides in Settings)"],
     [/your --winning-tile/g, "your “Winning tile”"],
     [/--(fix|add) '/g, (m, w) => (w === "fix" ? "Fix '" : "Add '")],
     [/with --fix POS=-/g, "with “Not in the hand” in the tile picker"],
