@@ -161,3 +161,47 @@ def test_a_reading_under_one_percent_is_recorded_as_such():
                           scored=None)
     e = photo_entry("photo", "x.jpg", res, input_sha256="0" * 64)
     assert e["confidence"] == 3.2e-6 and _conf(e["confidence"]) == "<1%"
+
+
+def test_an_unsure_photo_reading_is_not_recorded_as_ok(run_cli, tmp_path, truth, monkeypatch):
+    # a tournament director: `history` listed a `photo` read at 40 % as `ok`, where `batch` says needs-review
+    # and `table` "provisional: check it" (vision.batch.REVIEW_BELOW); it says "unsure: check it" now
+    import batch_fakes as bf
+    import vision.pipeline as pipeline
+
+    img = sorted(truth.glob("*.jpg"))[0]
+    db = tmp_path / "h.sqlite3"
+    for make in (bf.oracle_reader, bf.unsure_reader):
+        read = make()
+        monkeypatch.setattr(pipeline, "read_photo", lambda source, ruleset, ctx, read=read, **kw: read(source, ruleset,
+                                                                                                      ctx, **kw))
+        rc, out, err = run_cli("photo", str(img), "--db", str(db), "--json")
+        assert rc == 0 and json.loads(out)["legal"], err
+    unsure, sure = listing(run_cli, db)  # (newest first)
+    assert sure["status"] == "ok" and sure["confidence"] >= 0.8, sure
+    assert unsure["status"] == "unsure: check it" and unsure["confidence"] == 0.4, unsure
+    assert unsure["total"] == sure["total"]  # (the score is recorded all the same)
+    rc, out, err = run_cli("history", "--db", str(db))
+    assert rc == 0 and "unsure: check it" in out.splitlines()[1], out
+
+
+def test_the_unsure_status_follows_the_review_threshold():
+    # the same bar as batch's needs-review (vision.batch.REVIEW_BELOW): below it unsure, at it ok; a refusal
+    # and a reading that is no legal hand keep their own status, and so does a command's own (audit, table, batch)
+    from types import SimpleNamespace
+
+    from vision.batch import REVIEW_BELOW
+    from vision.record import photo_entry, reading_status
+
+    def res(conf, legal=True, allowed=True):
+        scored = SimpleNamespace(allowed=allowed, status="mahjong not allowed: x")
+        return SimpleNamespace(reading=SimpleNamespace(notation="19m", confidence=conf, legal=legal, problem="x"),
+                               scored=scored if legal else None)
+
+    assert reading_status(res(REVIEW_BELOW)) == "ok"
+    assert reading_status(res(REVIEW_BELOW - 0.01)) == "unsure: check it"
+    assert reading_status(res(0.4, allowed=False)) == "mahjong not allowed: x"
+    assert reading_status(res(0.4, legal=False)) == "not legal: x"
+    assert photo_entry("photo", "x.jpg", res(0.4, legal=False), input_sha256="0" * 64)["status"] == "not legal: x"
+    assert photo_entry("audit", "x.jpg", res(0.4, legal=False), input_sha256="0" * 64,
+                       status="match unsure")["status"] == "match unsure"

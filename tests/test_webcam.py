@@ -84,6 +84,20 @@ def test_headless_scores_n_frames_after_warmup(run_cli, camera, renders, tmp_pat
     assert hist[-1]["input_sha256"] == history.sha256_bytes(frame_to_png(camera[1]))
 
 
+def test_an_unsure_frame_is_recorded_unsure(run_cli, camera, tmp_path):
+    # a frame read below vision.batch.REVIEW_BELOW is listed "unsure: check it" by `history`, as a `photo` is
+    # (it had been `ok`, where batch says needs-review)
+    db = tmp_path / "h.sqlite3"
+    rc, out, err = run_cli("webcam", "--frames", "1", "--warmup", "0", "--json", "--reader", bf.UNSURE,
+                           "--db", str(db))
+    (rec,) = [json.loads(x) for x in out.splitlines()]
+    assert rc == 0 and rec["legal"], err
+    con = history.connect(db)
+    (e,) = list(history.entries(con, limit=None))
+    con.close()
+    assert e["command"] == "webcam" and e["status"] == "unsure: check it" and e["confidence"] == 0.4, e
+
+
 def test_headless_text_output_and_saved_frames(run_cli, camera, tmp_path):
     save = tmp_path / "frames"
     rc, out, err = run_cli("webcam", "--frames", "2", "--warmup", "0", "--reader", bf.ORACLE,

@@ -53,7 +53,7 @@ from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_CO
     output_rows, settle_group)
 from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEMA, …)
     STATE_SCHEMA, _RESULT_COLS, file_hash, open_state, write_result)
-from .decode import confidence_value, format_confidence
+from .decode import REVIEW_BELOW as _REVIEW_BELOW, confidence_value, format_confidence
 from .errors import BatchError
 from .io import same_file
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
@@ -64,8 +64,8 @@ from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …
     DEFAULT_READER, FatalError, Reader, TILESET_TAG, _sha256_file, model_reader, reader_identity,
     resolve_reader)
 
-#: default confidence below which a legal reading is flagged ``needs-review``
-REVIEW_BELOW = 0.8
+#: default confidence below which a legal reading is flagged ``needs-review`` (:data:`vision.decode.REVIEW_BELOW`)
+REVIEW_BELOW = _REVIEW_BELOW
 
 
 # ============================================================================ worker side

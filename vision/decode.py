@@ -497,6 +497,12 @@ def number_after_hand(order: Sequence[int], roles: Sequence[str]) -> int:
     return max((k + 1 for k, p in enumerate(order) if roles[p] != "ignored"), default=0) + 1
 
 
+#: the confidence (0..1) below which a legal reading is unsure: `batch` flags it needs-review (its
+#: ``--review-below`` default, re-exported as :data:`vision.batch.REVIEW_BELOW`), `audit` says UNSURE, `table`
+#: settles with it provisionally and the history records it so (:func:`vision.record.reading_status`)
+REVIEW_BELOW = 0.8
+
+
 def format_confidence(p: float) -> str:
     """A reading's confidence (0..1) as shown to the user: ``"83%"``; ``">99%"`` from 0.995 up, never
     ``"100%"`` (it is the search's estimate over the readings it met, and a referee reads "100%" as

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 from scoring.history import context_to_json, record, scored_fields, scored_status, sha256_bytes, sha256_file
 
-from .decode import confidence_value
+from .decode import REVIEW_BELOW, confidence_value
 
 
 def source_identity(source: Any) -> tuple[str, str | None]:
@@ -57,12 +57,35 @@ def _frame(res: Any) -> dict[str, Any] | None:
     return {"turned": turned, "straightened": round(float(st.degrees), 2) if st is not None else 0.0}
 
 
+#: the history status of a photo reading that is legal and allowed but read less surely than
+#: :data:`vision.batch.REVIEW_BELOW` (a batch marks it needs-review, `table` settles with it provisionally,
+#: `audit` says UNSURE): a `photo` read at 50 % had been listed `ok`
+UNSURE_STATUS = "unsure: check it"
+
+
+def reading_status(res: Any) -> str:
+    """The history status of the photo reading ``res`` (:class:`vision.pipeline.PhotoResult`, its
+    ``reading.confidence`` a probability 0..1): ``not legal: <problem>`` for a reading that is no legal
+    hand, the ruleset's refusal (:func:`scoring.history.scored_status`) for a hand it does not allow,
+    :data:`UNSURE_STATUS` for one read less surely than :data:`vision.batch.REVIEW_BELOW`, else ``ok``.
+    Raises nothing."""
+    r = res.reading
+    if not r.legal:
+        return f"not legal: {r.problem or 'no legal reading'}"
+    status = scored_status(res.scored)
+    if status == "ok" and float(r.confidence) < REVIEW_BELOW:
+        return UNSURE_STATUS
+    return status
+
+
 def photo_entry(command: str, source: Any, res: Any, *, context: Any = None, options: Mapping[str, Any] | None = None,
                 ruleset: str | None = None, fixes: Mapping[int, str] | None = None, exposed: str | None = None,
                 winning_tile: str | None = None, status: str | None = None, note: str | None = None,
                 input_label: str | None = None, input_sha256: str | None = None,
                 additions: str | None = None) -> dict[str, Any]:
-    """A history entry for a :class:`vision.pipeline.PhotoResult` ``res``."""
+    """A history entry (a JSON-ready dict, :data:`scoring.history` columns) for a
+    :class:`vision.pipeline.PhotoResult` ``res``; its status is ``status`` when given, else
+    :func:`reading_status` (``ok``, ``not legal: …``, the ruleset's refusal or :data:`UNSURE_STATUS`)."""
     label, sha = source_identity(source) if input_sha256 is None else (str(source), input_sha256)
     r = res.reading
     e: dict[str, Any] = {
@@ -70,7 +93,7 @@ def photo_entry(command: str, source: Any, res: Any, *, context: Any = None, opt
         "confidence": confidence_value(r.confidence), "corrections": corrections(fixes, exposed, winning_tile, additions,
                                                                   getattr(res, "tileset", None), _frame(res)),
         "ruleset": ruleset, "options": dict(options or {}), "context": context_to_json(context),
-        "status": status or (scored_status(res.scored) if r.legal else f"not legal: {r.problem or 'no legal reading'}"),
+        "status": status or reading_status(res),
         "note": note,
     }
     e.update({k: v for k, v in scored_fields(res.scored).items() if k != "reading"})
