@@ -280,6 +280,33 @@ def test_photo_reading_score_annotated_image(photo):
     assert j["confidence_shown"] == format_confidence(j["confidence"])
 
 
+def test_an_unsure_reading_says_so_with_its_least_sure_tile(tmp_path):
+    # a tournament director's page showed "Score 25" from a reading 18 % sure with only a grey "(18% sure)":
+    # the answer says whether the reading is below batch's needs-review bar (vision.batch.REVIEW_BELOW) and
+    # which tile the classifier doubted most (vision.pipeline.least_sure_tile), for the page to say so
+    from vision.batch import REVIEW_BELOW
+
+    png, models = row_photo(HAND)
+    models.misread[3] = ("7p", 0.4)  # tile 4, 4p, read 60 % sure (567p would be a chow too)
+    client = _client(tmp_path, models)
+    r = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}, data={"ruleset": "nts"})
+    j = r.json()
+    assert r.status_code == 200 and j["legal"] and j["confidence"] < REVIEW_BELOW, r.text[:600]
+    assert j["unsure"] is True and j["review_below"] == REVIEW_BELOW
+    assert j["least_sure"] == {"pos": 4, "tile": "4p", "probability": pytest.approx(0.6, abs=0.01)}
+    # the tile set by the user is sure: the reading is too
+    j = client.post("/api/score", data={"photo_id": j["photo_id"], "fixes": "4=4p"}).json()
+    assert j["legal"] and j["confidence"] >= REVIEW_BELOW and j["unsure"] is False, j["confidence"]
+    assert j["least_sure"]["pos"] != 4
+
+
+def test_a_sure_reading_is_not_unsure(photo):
+    png, models, client = photo
+    j = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}, data={"ruleset": "nts"}).json()
+    assert j["legal"] and j["unsure"] is False and j["confidence"] >= j["review_below"]
+    assert j["least_sure"]["probability"] >= j["review_below"]
+
+
 def test_a_straightened_photo_says_so_in_every_reading_of_it(tmp_path):
     # a row running 15° off level: read straightened. The note saying so (and that the boxes are those
     # of the straightened photo) was lost once the user corrected a tile, from the cached photo or with

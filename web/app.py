@@ -71,10 +71,11 @@ from scoring.session import SessionState
 from scoring.settle import (liable_problem, over_the_set_text, robbed_kong_problem, settle, tiles_over_the_set,
                             with_cash, with_win_by)
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
+from vision.decode import REVIEW_BELOW  # (vision.batch.REVIEW_BELOW: batch's needs-review)
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, damage_words, limit_heap_growth, release_memory, sniff
-from vision.pipeline import (WORK_SIDE, parse_additions, parse_fixes, read_detections, read_photo, to_json,
-                             with_frame)
+from vision.pipeline import (WORK_SIDE, least_sure_tile, parse_additions, parse_fixes, read_detections,
+                             read_photo, to_json, with_frame)
 from vision.tileset import NOT_LEARNED
 
 from . import schemas as S
@@ -675,6 +676,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         annotated = annotated_data_url(res, st.annotated_side, fixes)
         j = to_json(res)
         timings = {**timings, "annotate": time.perf_counter() - t0}
+        least = least_sure_tile(res)
         return {
             "photo_id": photo_id,
             "photo": {k: j["photo"][k] for k in ("name", "width", "height", "turned", "straightened", "mirrored",
@@ -682,6 +684,11 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             "ruleset": rs.id,
             "reading": j["reading"], "legal": j["legal"], "problem": j["problem"], "confidence": j["confidence"],
             "confidence_shown": j["confidence_shown"],
+            # a legal reading below batch's needs-review bar: the page says to check it (a tournament director's
+            # page showed "Score 25" from a reading 18 % sure, with only a grey "(18% sure)")
+            "unsure": bool(j["legal"] and j["confidence"] < REVIEW_BELOW), "review_below": REVIEW_BELOW,
+            "least_sure": None if least is None else {"pos": res.position(least[0]), "tile": res.readings.codes[least[0]],
+                                                      "probability": round(least[1], 4)},
             "changed": [{"pos": c["pos"], "raw": c["from"], "tile": c["to"]} for c in j["changed"]],
             "melds": j["melds"],
             "tiles": [{**t, "fixed": t["pos"] in fixes or bool(t.get("added"))} for t in j["tiles"]],

@@ -208,6 +208,14 @@ class PhotoInfo(BaseModel):
     file_height: int
 
 
+class LeastSureOut(BaseModel):
+    """The tile of a reading the classifier was least sure of (:func:`vision.pipeline.least_sure_tile`)."""
+
+    pos: int = Field(..., description="its number, as `fixes` counts the tiles")
+    tile: str = Field(..., description="the face the classifier read (a tile you fixed counts as sure)")
+    probability: float = Field(..., description="how sure the classifier was of that face, 0..1")
+
+
 class PhotoScoreResponse(BaseModel):
     """``POST /api/score``: the reading of the photo and its score."""
 
@@ -220,6 +228,12 @@ class PhotoScoreResponse(BaseModel):
     confidence: float
     confidence_shown: str = Field(..., description="the confidence as the page and the command line print it "
                                                    "(\">99%\", \"<1%\", halves rounded up)")
+    unsure: bool = Field(False, description="a legal reading less sure than `review_below`: check it before using "
+                                            "its score (`batch` marks it needs-review, `audit` UNSURE)")
+    review_below: float = Field(..., description="the confidence below which a legal reading is unsure "
+                                                 "(vision.decode.REVIEW_BELOW: batch's needs-review, 0..1)")
+    least_sure: Optional[LeastSureOut] = Field(None, description="the tile the classifier was least sure of; null "
+                                                                 "when the reading uses no tile")
     changed: list[ChangedOut]
     melds: list[PhotoMeldOut]
     tiles: list[TileOut]

@@ -397,14 +397,17 @@
     $("overlay").textContent = "";
   }
 
-  function tileButton(t) {
+  // `leastPos`: the number of the tile to check first in an unsure reading (marked), else null
+  function tileButton(t, leastPos) {
     const code = t.tile || t.raw;
     const cls = ["tile"];
     if (t.role === "winning") cls.push("winning");
     if (t.changed) cls.push("changed");
     if (t.fixed) cls.push("fixed");
+    if (t.pos === leastPos) cls.push("least-sure");
     const label = `Tile ${t.pos}: ${TileFaces.name(code)}` + (t.fixed ? " (fixed)" : "") +
-                  (t.changed ? ` (read as ${t.raw}, changed to make a legal hand)` : "");
+                  (t.changed ? ` (read as ${t.raw}, changed to make a legal hand)` : "") +
+                  (t.pos === leastPos ? " (least sure: check it)" : "");
     return h("button", { type: "button", class: cls.join(" "), "data-pos": t.pos, "data-tile": code,
                          "aria-label": label, onclick: () => openPicker(t.pos) },
              TileFaces.svg(code), h("span", { class: "cap", text: `${t.pos}:${code}` }));
@@ -452,6 +455,7 @@
       : p.startsWith("not a ") ? " The tiles are shown as read; tap a tile only if it is misread."
       : " Tap the misread tiles to correct them.";
     prob.textContent = res.legal ? "" : "Not a legal hand: " + p + "." + hint;
+    const leastPos = renderUnsure(res);
     const byPos = new Map(res.tiles.map((t) => [t.pos, t]));
     const strip = $("strip");
     strip.textContent = "";
@@ -465,7 +469,7 @@
         strip.append(h("div", { class: "group" }, h("span", { class: "label", text: label }), sets));
         previous = label;
       }
-      sets.append(h("div", { class: "tiles" }, ...tiles.map(tileButton)));
+      sets.append(h("div", { class: "tiles" }, ...tiles.map((t) => tileButton(t, leastPos))));
     };
     for (const g of res.groups) {
       const tiles = g.tiles.map((p) => byPos.get(p)).filter((t) => t && t.role !== "ignored");
@@ -501,6 +505,41 @@
     for (const n of res.notes) notes.append(h("li", { text: pageWords(n) }));
   }
 
+  // a legal reading less sure than the API's review_below (vision.batch.REVIEW_BELOW: batch's needs-review,
+  // audit's UNSURE) is said beside the score, with the tile to check first and how to correct it (a tournament
+  // director's page showed "Score 25" in large type from a reading 18 % sure, with only a grey "(18% sure)").
+  // renderUnsure returns the number of the tile to check first (marked in the strip), else null.
+  function isUnsure(res) {
+    if (!res || !res.legal) return false;
+    if (typeof res.unsure === "boolean") return res.unsure;
+    return typeof res.review_below === "number" && res.confidence < res.review_below;
+  }
+  function renderUnsure(res) {
+    const box = $("unsure");
+    box.textContent = "";
+    box.hidden = !isUnsure(res);
+    if (box.hidden) return null;
+    const below = typeof res.review_below === "number" ? res.review_below : 1;
+    // the least sure tile is named as the one to check when the classifier doubted it (below the same bar, as
+    // the command line's "least sure tile"); when every tile is read surely, the doubt is in what was assumed
+    const least = res.least_sure && res.least_sure.probability < below ? res.least_sure : null;
+    box.append(h("strong", { text: `Unsure reading (${res.confidence_shown || percentSure(res.confidence)} sure): ` +
+                                   "check it before you use the score." }));
+    const notes = res.notes.length ? "the notes below say what else was assumed" : "";
+    if (least) {
+      box.append(` Least sure: tile ${least.pos}, read as ${least.tile} (${percentSure(least.probability)} sure).` +
+                 " Tap a wrong tile to correct it" + (notes ? "; " + notes + "." : "."));
+      box.append(h("button", { type: "button", class: "check-tile", "data-pos": least.pos,
+                               onclick: () => openPicker(least.pos) }, `Check tile ${least.pos}`));
+    } else {
+      const p = res.least_sure;
+      box.append((p ? ` Each tile is read at least ${Math.floor(p.probability * 100)}% sure (the least, tile ${p.pos})` +
+                      (notes ? "; check what the notes below say was assumed." : ".") : "") +
+                 " Tap a wrong tile to correct it.");
+    }
+    return least ? least.pos : null;
+  }
+
   function renderScore(score, photoRes) {
     const box = $("score");
     if (!score) {
@@ -510,6 +549,10 @@
     box.hidden = false;
     $("total").textContent = String(score.total);
     $("summary").textContent = score.summary.replace(/^total:\s*\d+\s*/, "") + " — " + score.ruleset_name;
+    const su = $("score-unsure");  // (the total, far below the warning on a phone, says it too)
+    su.hidden = !isUnsure(photoRes);
+    su.textContent = su.hidden ? "" : `From an unsure reading (${photoRes.confidence_shown || percentSure(photoRes.confidence)} ` +
+                                      "sure): check the tiles above before you use this total.";
     const st = $("status");
     st.hidden = score.allowed;
     st.textContent = score.allowed ? "" : pageWords(score.status);
