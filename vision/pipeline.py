@@ -805,11 +805,11 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
 
 def _won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) -> PhotoResult:
     """``res``, a non-winner's reading (``ctx.winner`` False) that is not legal or unsure (under the batch's
-    review line, :data:`vision.batch.REVIEW_BELOW`), with a note when its boxes read as a winner's hand
+    review line, :data:`vision.decode.REVIEW_BELOW`), with a note when its boxes read as a winner's hand
     are legal and sure: the hand may have won (a new user's winning photos said not won were read at
     41-43 % as non-winners' hands with a tile left out, where read as won they were read right at
     > 99 %). One more model-free decode of the same boxes; ``res`` unchanged otherwise."""
-    from .batch import REVIEW_BELOW
+    from .decode import REVIEW_BELOW
 
     if (res.reading.legal and res.reading.confidence >= REVIEW_BELOW) or "leave out --not-winner" in (res.reading.problem or ""):
         return res  # (sure, or its problem says so already: a tile count a winner's)
