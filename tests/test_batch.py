@@ -312,6 +312,56 @@ def test_settle_group_rules():
     tiles[3] = (tiles[3][0], {**tiles[3][1], "status": "needs-review"})
     assert batch.settle_group(tiles)["status"] == ("provisional: D.jpg needs review; the hands hold 7 × 1s (B 4, "
                                                    "C 3), a set has 4")
+    # a winner whose mahjong the ruleset does not allow (total 0) is not settled, in `table`'s words (a director's
+    # rode-draak table had been settled on Ann's 0); a non-winner's refused hand does not stop it
+    why = "mahjong not allowed: the hand is not clean and has 0 doublings; it would have scored 68"
+    refused = [(four[0][0], {**row(0, "needs-review"), "allowed": 0, "refusal": why})] + four[1:]
+    rec = batch.settle_group(refused)
+    assert rec["status"] == f"not settled: A's mahjong cannot be settled: {why}", rec
+    assert rec["net"] == {} and rec["scores"] == {} and rec["transfers"] == []
+    other = four[:3] + [(four[3][0], {**row(0, "needs-review"), "allowed": 0, "refusal": why})]
+    assert batch.settle_group(other)["status"] == "provisional: D.jpg needs review"
+
+
+def test_a_winner_whose_mahjong_is_not_allowed_is_not_settled(tmp_path, truth, capsys):
+    # a director's rode-draak table: the winner's hand not clean with fewer than 2 doublings scores "mahjong not
+    # allowed … it would have scored N", total 0; batch settled the table on that 0 (Ann 0, the others paying
+    # Dee) where `table` refuses: "Ann's mahjong cannot be settled: mahjong not allowed …"
+    srcs = sorted(truth.glob("*.jpg"))
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    for s in srcs:
+        shutil.copyfile(s, probe / s.name)
+    batch.run_batch(probe, tmp_path / "probe.csv", workers=0, reader=bf.ORACLE, history_db=None,
+                    defaults=batch.Defaults(ruleset="rode-draak"))
+    refused = [r["photo"] for r in read_csv(tmp_path / "probe.csv") if r["problem"].startswith("mahjong not allowed")]
+    if not refused:
+        pytest.skip("no render is a refused rode-draak mahjong")
+    others = [s.name for s in srcs if s.name != refused[0]][:3]
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "manifest.csv"
+    lines = ["photo,table,hand,player,seat_wind,winner"]
+    for name, player, seat in zip([refused[0], *others], ["Ann", "Bob", "Cas", "Dee"], "ESWN"):
+        shutil.copyfile(probe / name, d / name)
+        lines.append(f"{name},1,1,{player},{seat},{'yes' if player == 'Ann' else 'no'}")
+    man.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "res.csv"
+    rc, o, err = run_cli(capsys, "batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0",
+                         "--reader", bf.ORACLE, "-r", "rode-draak", "--no-history")
+    assert rc == 0, err
+    ann = next(r for r in read_csv(out) if r["player"] == "Ann")
+    assert ann["status"] == "needs-review" and ann["total"] == "0"
+    con = sqlite3.connect(batch.state_path_for(out))
+    (h,) = con.execute("SELECT history FROM results WHERE key=?", (refused[0],)).fetchone()
+    con.close()
+    status = json.loads(h)["status"]  # the scored hand's own refusal (ScoredHand.status), as `table` says it
+    assert status.startswith("mahjong not allowed: ") and "it would have scored" in status
+    t1 = read_csv(tmp_path / "res.settlements.csv")
+    assert [r["player"] for r in t1] == ["Ann", "Bob", "Cas", "Dee"]
+    assert {r["status"] for r in t1} == {f"not settled: Ann's mahjong cannot be settled: {status}"}, t1
+    assert all(r["net"] == "" and r["score"] == "" and r["transfers"] == "[]" for r in t1)
+    assert "table hands settled 0" in o
 
 
 def test_status_threshold():
@@ -610,6 +660,7 @@ def test_a_state_database_of_an_earlier_version_is_resumed(tmp_path, folder):
     db = batch.state_path_for(out)
     con = sqlite3.connect(db)
     con.execute("ALTER TABLE results DROP COLUMN frame")
+    con.execute("ALTER TABLE results DROP COLUMN refusal")  # (added with the settlement's refusal, later still)
     scored = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
     con.execute("DELETE FROM results WHERE key = (SELECT MIN(key) FROM results)")
     con.commit()
@@ -624,6 +675,9 @@ def test_a_state_database_of_an_earlier_version_is_resumed(tmp_path, folder):
     assert frames == {"", batch.FRAME_NOT_RECORDED}
     assert sum(r["frame"] == "" for r in rows if not r["status"].startswith("error")) == 1
     assert all(r["frame"] == "" for r in rows if r["status"].startswith("error"))
+    con = sqlite3.connect(db)
+    assert {"frame", "refusal"} <= {r[1] for r in con.execute("PRAGMA table_info(results)")}
+    con.close()
 
 
 def test_history_is_flushed_in_chunks_once(tmp_path, folder):

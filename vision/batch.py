@@ -165,6 +165,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                            allowed=int(bool(s.allowed)), breakdown=json.dumps(breakdown(s), separators=(",", ":")))
                 if not s.allowed:
                     row["problem"] = "; ".join([s.status] + dropped) if r.legal else s.status
+                    row["refusal"] = s.status  # the words `table` refuses to settle a winner's hand in
             # a reading the batch flags for review is not 'ok' in the audit trail either (the default bar)
             review = (f"needs-review: confidence {format_confidence(float(r.confidence))}"
                       if r.legal and s is not None and s.allowed and r.confidence < REVIEW_BELOW else None)

@@ -81,15 +81,22 @@ def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]
 def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float) -> Iterator[tuple[Job, dict[str, Any]]]:
     """(job, output row) in job order, read from the state database one row at a time; a job
     without a database row (should not happen after a completed run) gets ``error: not scored``."""
-    cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "total", "points", "doublings",
-            "tiles", "changed", "frame", "breakdown", "sha256")
+    for job, _, row in _rows(con, jobs, review_below):
+        yield job, row
+
+
+def _rows(con: sqlite3.Connection, jobs: Sequence[Job],
+          review_below: float) -> Iterator[tuple[Job, dict[str, Any], dict[str, Any]]]:
+    """(job, its state database row, its output row) of :func:`output_rows`."""
+    cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "refusal", "total", "points",
+            "doublings", "tiles", "changed", "frame", "breakdown", "sha256")
     for job in jobs:
         rec = con.execute(f"SELECT {', '.join(cols)} FROM results WHERE key=?", (job.key,)).fetchone()
         r = dict(zip(cols, rec)) if rec else {c: None for c in cols} | {"error": "not scored (rerun to resume)"}
         status, problem = _status(r, review_below)
         pts = r["points"]
         typed = dict(job.typed)
-        yield job, {
+        yield job, r, {
             "photo": job.key, "table": job.table, "hand": job.hand, "player": job.player,
             "seat_wind": typed.get("seat_wind", job.seat_wind),
             "winner": typed.get("winner", "yes" if job.winner else "no"), "ruleset": job.ruleset,
@@ -151,6 +158,12 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
     bad = [f"{j.key} ({row['status']})" for j, row in members if row["total"] is None]
     if bad:
         return fail("no score for " + ", ".join(bad))
+    # the winner's mahjong refused by the ruleset (ScoredHand.allowed false: total 0, "mahjong not allowed: …")
+    # is not settled, in `table`'s words (a director's rode-draak table had been settled on the winner's 0)
+    refused = [(lab, row) for lab, (j, row) in zip(labels, members) if j.winner and not row.get("allowed", True)]
+    if refused:
+        lab, row = refused[0]
+        return fail(f"{lab}'s mahjong cannot be settled: {row.get('refusal') or 'mahjong not allowed'}")
     scores = {lab: int(row["total"]) for lab, (_, row) in zip(labels, members)}
     rec.update(scores=scores, winner=winners[0] if winners else None, east=dealers[0])
     try:
@@ -273,11 +286,13 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
     written = [str(out)]
 
     def photo_rows() -> Iterator[dict[str, Any]]:
-        for job, row in output_rows(con, jobs, review_below):
+        for job, r, row in _rows(con, jobs, review_below):
             kind = row["status"].split(":")[0]
             counts[kind] = counts.get(kind, 0) + 1
             if job.table and job.hand:  # keep only what settling needs
-                slim = {"status": row["status"], "total": row["total"], "reading": row["reading"], "sha256": row["sha256"]}
+                slim = {"status": row["status"], "total": row["total"], "reading": row["reading"], "sha256": row["sha256"],
+                        # (a row scored before the refusal was kept: its problem begins with it)
+                        "allowed": r["allowed"], "refusal": r["refusal"] or r["problem"]}
                 groups.setdefault((job.table, job.hand), []).append((job, slim))
             yield row
 
