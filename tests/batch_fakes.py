@@ -24,6 +24,7 @@ HERE = Path(__file__).resolve()
 #: the ``--reader`` spec of the oracle (a file path, so subprocesses need no PYTHONPATH)
 ORACLE = f"{HERE}:oracle_reader"
 UNSURE = f"{HERE}:unsure_reader"
+UNMARKED = f"{HERE}:unmarked_reader"
 W, H = 320, 240
 _CACHE: dict[tuple[int, int], Path] = {}
 
@@ -97,8 +98,24 @@ def without_winning_tile(truth: dict) -> dict:
     return {**truth, "tiles": ts}
 
 
-def oracle_reader():
-    """Reader factory (the ``--reader`` interface of :mod:`vision.batch`)."""
+def winning_tile_in_line(truth: dict) -> dict:
+    """The truth with the winning tile laid in line after the last tile of the hand's row, as one more
+    concealed tile (a photo with no winning tile marked); unchanged when it has no tile apart."""
+    ts = [dict(t) for t in truth["tiles"]]
+    won = [t for t in ts if t["role"] == "winning"]
+    row = [t for t in ts if t["row"] == 0 and t["role"] == "concealed"]
+    if not won or len(row) < 2:
+        return truth
+    (x0, y0, *_), (x1, y1, *_) = row[-2]["xyxy"], row[-1]["xyxy"]
+    dx, dy = x1 - x0, y1 - y0
+    b = row[-1]["xyxy"]
+    won[0].update(xyxy=[b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy], role="concealed", row=0, group=0)
+    return {**truth, "tiles": ts}
+
+
+def oracle_reader(unmarked: bool = False):
+    """Reader factory (the ``--reader`` interface of :mod:`vision.batch`); ``unmarked``: each winner's
+    photo shows its winning tile in line with the others (:func:`winning_tile_in_line`)."""
     from scoring import load_ruleset
     from vision.errors import NoTilesError
     from vision.io import load_photo
@@ -117,12 +134,19 @@ def oracle_reader():
             time.sleep(delay)
         if not context.winner:  # a non-winner's photo shows 13 tiles: take the winning tile away
             truth = without_winning_tile(truth)
+        elif unmarked:
+            truth = winning_tile_in_line(truth)
         det, rd = oracle_parts(photo.pixels, truth)
         rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
         return read_detections(photo, det, rd, rs, context, winning_tile=winning_tile, exposed=exposed,
                                fixes=fixes, options=options, additions=additions)
 
     return read
+
+
+def unmarked_reader():
+    """The oracle reader, each winner's photo with no winning tile marked (in line with the others)."""
+    return oracle_reader(unmarked=True)
 
 
 def unsure_reader():

@@ -26,7 +26,7 @@ import batch_fakes as bf
 import cli
 from scoring import history, parse_hand, score_hand
 from scoring.settle import settle
-from vision import batch
+from vision import batch, batch_outputs
 
 REPO = Path(__file__).resolve().parents[1]
 N_GOOD, N_BAD = 38, 2  # 2 of 40 files corrupt = 5 %
@@ -364,6 +364,44 @@ def test_a_winner_whose_mahjong_is_not_allowed_is_not_settled(tmp_path, truth, c
     assert "table hands settled 0" in o
 
 
+def test_a_winners_photo_with_no_winning_tile_marked_needs_review(tmp_path, truth, capsys):
+    # a photo read with no winning tile marked is scored without one (the reading's note says so), but the row
+    # said nothing of it and, read surely, came out ok with a guessed score (a tournament director's find). A
+    # winner's row without one (none given by the winning_tile cell or --winning-tile) needs review, its
+    # problem naming the cell; a non-winner's hand has none to mark
+    from vision.io import load_photo
+
+    src = sorted(truth.glob("*.jpg"))[0]
+    won = json.loads((truth / "truth.json").read_text())[bf.pixel_key(load_photo(src).pixels)]["winning"]
+    d = tmp_path / "photos"
+    d.mkdir()
+    for name in ("a.jpg", "b.jpg", "c.jpg", "d.jpg"):
+        shutil.copyfile(src, d / name)
+    man = tmp_path / "m.csv"
+    man.write_text(f"photo,winner,winning_tile\na.jpg,yes,\nb.jpg,yes,{won}\nc.jpg,no,\n")  # d.jpg: no row
+    out = tmp_path / "r.csv"
+    argv = ["batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0", "--reader", bf.UNMARKED,
+            "--no-history", "--review-below", "0"]  # (no row is flagged for its confidence)
+    rc, o, err = run_cli(capsys, *argv)
+    assert rc == 0, err
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert "win:" not in rows["a.jpg"]["reading"] and rows["a.jpg"]["total"], rows["a.jpg"]
+    said = "no winning tile marked: scored without one; put it in the winning_tile cell"
+    assert (rows["a.jpg"]["status"], rows["a.jpg"]["problem"]) == ("needs-review", said)
+    assert (rows["d.jpg"]["status"], rows["d.jpg"]["problem"]) == ("needs-review", said + batch_outputs.NO_ROW_YET)
+    assert f"win:{won}" in rows["b.jpg"]["reading"] and rows["b.jpg"]["status"] == "ok", rows["b.jpg"]
+    assert rows["c.jpg"]["status"] == "ok" and "winning tile" not in rows["c.jpg"]["problem"], rows["c.jpg"]
+    con = sqlite3.connect(batch.state_path_for(out))
+    (h,) = con.execute("SELECT history FROM results WHERE key='a.jpg'").fetchone()
+    con.close()
+    assert json.loads(h)["status"] == "needs-review: no winning tile marked"  # (the audit trail's, not ok)
+    # the winning tile given on the command line: no winner's row is flagged
+    rc, o, err = run_cli(capsys, *argv, "--winning-tile", won)
+    assert rc == 0, err
+    assert {r["photo"]: r["status"] for r in read_csv(out) if r["winner"] == "yes"} == dict.fromkeys(
+        ["a.jpg", "b.jpg", "d.jpg"], "ok")
+
+
 def test_status_threshold():
     base = {"error": None, "legal": 1, "allowed": 1, "confidence": 0.7, "problem": None}
     assert batch._status(base, 0.8) == ("needs-review", "confidence 70% below 80%")
@@ -371,6 +409,9 @@ def test_status_threshold():
     assert batch._status({**base, "legal": 0, "problem": "5 tiles of 3m"}, 0.5) == ("needs-review", "5 tiles of 3m")
     assert batch._status({**base, "allowed": 0, "problem": "not allowed: not clean"}, 0.5)[0] == "needs-review"
     assert batch._status({**base, "error": "bad"}, 0.5) == ("error: bad", None)
+    unmarked = {**base, "no_winning_tile": 1, "problem": batch.NO_WINNING_TILE}
+    assert batch._status(unmarked, 0.5) == ("needs-review", batch.NO_WINNING_TILE)
+    assert batch._status({**unmarked, "no_winning_tile": None}, 0.5) == ("ok", batch.NO_WINNING_TILE)  # (an old row)
 
 
 def test_changed_manifest_row_or_file_is_scored_again_and_replaced(tmp_path, truth):
@@ -660,7 +701,8 @@ def test_a_state_database_of_an_earlier_version_is_resumed(tmp_path, folder):
     db = batch.state_path_for(out)
     con = sqlite3.connect(db)
     con.execute("ALTER TABLE results DROP COLUMN frame")
-    con.execute("ALTER TABLE results DROP COLUMN refusal")  # (added with the settlement's refusal, later still)
+    for col in ("refusal", "no_winning_tile"):  # (added later still)
+        con.execute(f"ALTER TABLE results DROP COLUMN {col}")
     scored = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
     con.execute("DELETE FROM results WHERE key = (SELECT MIN(key) FROM results)")
     con.commit()
@@ -676,7 +718,7 @@ def test_a_state_database_of_an_earlier_version_is_resumed(tmp_path, folder):
     assert sum(r["frame"] == "" for r in rows if not r["status"].startswith("error")) == 1
     assert all(r["frame"] == "" for r in rows if r["status"].startswith("error"))
     con = sqlite3.connect(db)
-    assert {"frame", "refusal"} <= {r[1] for r in con.execute("PRAGMA table_info(results)")}
+    assert {"frame", "refusal", "no_winning_tile"} <= {r[1] for r in con.execute("PRAGMA table_info(results)")}
     con.close()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import json
 import re
 import shutil
 
@@ -78,7 +79,12 @@ def test_rerun_uses_the_cached_images_and_an_all_ok_batch_removes_the_page(tmp_p
     monkeypatch.undo()
     # the manifest corrected: every row ok → no page (a stale one would show fixed problems)
     (d / "broken.jpg").unlink()
-    man.write_text("photo,seat_wind,winner\nh0.jpg,S,no\nh1.jpg,E,yes\nh2.jpg,S,no\nh3.jpg,W,no\n")
+    # (h1's render, read as a winner's, has no winning tile marked: its row names it, as its problem asks)
+    from vision.io import load_photo
+
+    won = json.loads((truth / "truth.json").read_text())[bf.pixel_key(load_photo(d / "h1.jpg").pixels)]["winning"]
+    man.write_text(f"photo,seat_wind,winner,winning_tile\nh0.jpg,S,no,\nh1.jpg,E,yes,{won}\nh2.jpg,S,no,\n"
+                   f"h3.jpg,W,no,\n")
     s = batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, review_below=0.0)
     assert s.counts.get("ok") == 4, s.counts
     assert not review.review_path_for(out).exists() and all("review" not in o for o in s.outputs)

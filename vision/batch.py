@@ -67,6 +67,10 @@ from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …
 #: default confidence below which a legal reading is flagged ``needs-review`` (:data:`vision.decode.REVIEW_BELOW`)
 REVIEW_BELOW = _REVIEW_BELOW
 
+#: the problem of a winner's row read with no winning tile (none given either): said with the flag, which
+#: the output says as the manifest's cell (:data:`vision.batch_outputs.MANIFEST_WORDS`)
+NO_WINNING_TILE = "no winning tile marked: scored without one; name it with --winning-tile"
+
 
 # ============================================================================ worker side
 _READER: Reader | None = None
@@ -154,6 +158,15 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             # is named — a tester saw "problem" filled on ok rows with "tile 17 (3m) added by you")
             dropped = [n for n in r.notes if "left out as a false detection" in n or "non-winner's hand" in n
                        or n.startswith("unsure:") or ("added by you" in n and not n.endswith(ADDED_NOTE_END))]
+            # a winner's hand read with no winning tile (the reading's hand has none, and the winning_tile cell
+            # or --winning-tile gave none) is scored without one: a guess, however sure the tiles (a director's
+            # row came out ok with it); the row needs review, said in the manifest's words (batch_outputs)
+            unmarked = bool(r.legal and r.hand is not None and r.hand.context.winner
+                            and r.hand.winning_tile is None and not job.winning_tile)
+            if r.legal:
+                row["no_winning_tile"] = int(unmarked)
+            if unmarked:
+                dropped.append(NO_WINNING_TILE)
             least = least_sure_tile(res) if r.legal and r.confidence < REVIEW_BELOW else None
             if least is not None:  # what to check first
                 dropped.append(f"least sure: tile {res.position(least[0])} ({res.readings.codes[least[0]]} "
@@ -168,7 +181,8 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                     row["refusal"] = s.status  # the words `table` refuses to settle a winner's hand in
             # a reading the batch flags for review is not 'ok' in the audit trail either (the default bar)
             review = (f"needs-review: confidence {format_confidence(float(r.confidence))}"
-                      if r.legal and s is not None and s.allowed and r.confidence < REVIEW_BELOW else None)
+                      if r.legal and s is not None and s.allowed and r.confidence < REVIEW_BELOW else
+                      "needs-review: no winning tile marked" if unmarked and s is not None and s.allowed else None)
             entry = photo_entry("batch", job.key, res, context=ctx, options=dict(job.options), ruleset=job.ruleset,
                                 fixes=fixes, exposed=job.exposed, winning_tile=job.winning_tile, input_sha256=sha,
                                 additions=job.add,

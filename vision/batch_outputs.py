@@ -39,6 +39,7 @@ MANIFEST_WORDS = (
     (re.compile(r"give --not-winner"), "set the winner cell to no"),
     (re.compile(r"leave out --not-winner"), "set the winner cell to yes"),
     (re.compile(r"--not-winner"), "the winner cell (no)"),
+    (re.compile(r"name it with --winning-tile"), "put it in the winning_tile cell"),
     (re.compile(r"--winning-tile (\w+)"), r"the winning_tile cell (\1)"),
     (re.compile(r"--winning-tile"), "the winning_tile cell"),
     (re.compile(r"--add the tile the photo missed"), "put the tile the photo missed in the add cell"),
@@ -75,6 +76,8 @@ def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]
     if r["confidence"] is not None and r["confidence"] < review_below:
         return "needs-review", (f"confidence {format_confidence(r['confidence'])} below {100 * review_below:g}%"
                                 + (f"; {r['problem']}" if r["problem"] else ""))
+    if r.get("no_winning_tile"):  # a winner's reading with no winning tile: its problem says so
+        return "needs-review", r["problem"]
     return "ok", r["problem"]
 
 
@@ -88,8 +91,8 @@ def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: floa
 def _rows(con: sqlite3.Connection, jobs: Sequence[Job],
           review_below: float) -> Iterator[tuple[Job, dict[str, Any], dict[str, Any]]]:
     """(job, its state database row, its output row) of :func:`output_rows`."""
-    cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "refusal", "total", "points",
-            "doublings", "tiles", "changed", "frame", "breakdown", "sha256")
+    cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "refusal", "no_winning_tile", "total",
+            "points", "doublings", "tiles", "changed", "frame", "breakdown", "sha256")
     for job in jobs:
         rec = con.execute(f"SELECT {', '.join(cols)} FROM results WHERE key=?", (job.key,)).fetchone()
         r = dict(zip(cols, rec)) if rec else {c: None for c in cols} | {"error": "not scored (rerun to resume)"}
