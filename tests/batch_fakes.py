@@ -6,7 +6,8 @@ rendered truth by the SHA-256 of the decoded pixels, builds :class:`Detections` 
 and one-hot-ish :class:`TileReadings`, and runs the real model-free half of the pipeline
 (:func:`vision.pipeline.read_detections`: layout → decode → score). The truth index is the JSON file
 named by ``$MAHJONG_TEST_TRUTH`` (pixel hash → tiles), so spawned workers and subprocesses find it.
-``$MAHJONG_TEST_DELAY`` (seconds) slows each read, for the kill-and-resume test.
+``$MAHJONG_TEST_DELAY`` (seconds) slows each read, for the kill-and-resume test; ``$MAHJONG_TEST_STOP``
+(a photo's file name) presses Ctrl-C while that photo is read.
 """
 from __future__ import annotations
 
@@ -126,6 +127,9 @@ def oracle_reader(unmarked: bool = False):
 
     def read(source, ruleset, context, *, winning_tile=None, exposed=None, fixes=None, options=None,
              additions=None, **_):
+        # (read at each call: a reader of --workers 0 is kept for the process's next runs)
+        if os.path.basename(str(source)) == os.environ.get("MAHJONG_TEST_STOP"):
+            raise KeyboardInterrupt
         photo = load_photo(source)
         truth = index.get(pixel_key(photo.pixels))
         if truth is None:

@@ -142,12 +142,65 @@ def test_sigterm_or_ctrl_c_mid_run_says_what_is_kept_exit_2(folder, tmp_path, tr
         if _group_alive(p.pid):
             os.killpg(p.pid, signal.SIGKILL)
     word = "terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted"
-    assert p.returncode == 2 and re.search(rf"error: {re.escape(word)}: \d+ photos scored and kept — rerun the same "
-                                           rf"command to resume\n$", err), (p.returncode, err)
+    said = re.search(rf"error: {re.escape(word)}: \d+ photos scored and kept; partial: (\d+) of {N_GOOD + N_BAD} "
+                     rf"photos, written to {re.escape(str(out))}(, \S+)? \(the others say not scored\) — rerun the "
+                     rf"same command to finish\n$", err)
+    assert p.returncode == 2 and said and err.count("\n") == 1, (p.returncode, err)
     done = state_rows(state)
+    # the results of what is done are written (a director who stopped the batch to look had nothing to open)
+    rows = read_csv(out)
+    assert len(rows) == N_GOOD + N_BAD and int(said.group(1)) == done >= 3
+    assert sum(r["status"] == "error: not scored (rerun to resume)" for r in rows) == N_GOOD + N_BAD - done
     env["MAHJONG_TEST_DELAY"] = "0"
     r = subprocess.run(cmd + ["--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and json.loads(r.stdout)["resumed"] >= done >= 3, r.stderr
+    assert not any(r["status"].startswith("error: not scored") for r in read_csv(out))
+
+
+def test_a_stopped_batch_writes_what_is_done_and_no_stale_result(tmp_path, truth, capsys, monkeypatch):
+    # a killed batch left only its state database: nothing to open until a rerun finished. Stopped, it writes
+    # the results of what is done; a photo not scored again yet (a replaced file) is not shown with its old
+    # result, nor is a table hand settled on it
+    srcs = sorted(truth.glob("*.jpg"))
+    d = tmp_path / "photos"
+    d.mkdir()
+    for k, name in enumerate(("a.jpg", "b.jpg", "c.jpg", "zz.jpg")):
+        shutil.copyfile(srcs[k], d / name)
+    man = tmp_path / "m.csv"
+    man.write_text("photo,table,hand,seat_wind,winner\na.jpg,1,1,E,yes\nb.jpg,1,1,S,no\nc.jpg,1,1,W,no\n"
+                   "zz.jpg,1,1,N,no\n")
+    out = tmp_path / "r.csv"
+    argv = ["batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0", "--no-history"]
+    rc, o, err = run_cli(capsys, *argv, "--reader", bf.ORACLE)
+    assert rc == 0, err
+    before = {r["photo"]: r for r in read_csv(out)}
+    settled = read_csv(tmp_path / "r.settlements.csv")
+    assert {r["status"].split(":")[0] for r in settled} <= {"ok", "provisional"}
+    shutil.copyfile(srcs[4], d / "zz.jpg")  # replaced: to be scored again
+    # new, listed before zz.jpg: Ctrl-C while stop.jpg is read (x.jpg, read with it, may be kept or not)
+    shutil.copyfile(srcs[5], d / "stop.jpg")
+    shutil.copyfile(srcs[5], d / "x.jpg")
+    man.write_text(man.read_text().replace("zz.jpg", "stop.jpg,,,,\nx.jpg,,,,\nzz.jpg"))
+    monkeypatch.setenv("MAHJONG_TEST_STOP", "stop.jpg")
+    rc, o, err = run_cli(capsys, *argv, "--reader", bf.ORACLE)
+    monkeypatch.delenv("MAHJONG_TEST_STOP")
+    said = re.fullmatch(rf"mahjong-score: error: interrupted: ([01]) photos scored and kept; partial: (\d) of 6 photos, "
+                        rf"written to {re.escape(str(out))}, {re.escape(str(tmp_path / 'r.settlements.csv'))} \(the "
+                        rf"others say not scored\) — rerun the same command to finish\n", err)
+    assert rc == 2 and said and int(said.group(2)) == 3 + int(said.group(1)), err
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert list(rows) == ["a.jpg", "b.jpg", "c.jpg", "stop.jpg", "x.jpg", "zz.jpg"]
+    assert all(rows[k] == before[k] for k in ("a.jpg", "b.jpg", "c.jpg"))
+    assert rows["zz.jpg"]["status"] == rows["stop.jpg"]["status"] == "error: not scored (rerun to resume)"
+    assert rows["zz.jpg"]["total"] == "" and rows["zz.jpg"]["sha256"] == ""
+    assert {r["status"] for r in read_csv(tmp_path / "r.settlements.csv")} == {
+        "not settled: no score for zz.jpg (error: not scored (rerun to resume))"}
+    # the rerun finishes: every row scored, the new file's
+    rc, o, err = run_cli(capsys, *argv, "--reader", bf.ORACLE)
+    assert rc == 0 and re.search(r"already done [34];", o), (o, err)
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert not any(r["status"].startswith("error") for r in rows.values())
+    assert rows["zz.jpg"]["sha256"] != before["zz.jpg"]["sha256"]
 
 
 def test_kill_9_mid_run_then_resume_is_identical_to_uninterrupted(folder, tmp_path, truth):

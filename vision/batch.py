@@ -19,7 +19,8 @@ The user documentation (manifest columns, outputs, resuming) is ``docs/batch.md`
   come, so the parent's memory does not grow with the folder.
 * **Outputs** (CSV or JSONL by ``--out``'s extension) are regenerated from the database at the end
   of every run, in job order (manifest order, then the folder's other photos sorted), so an
-  interrupted-and-resumed batch writes exactly the bytes of an uninterrupted one. Status is derived
+  interrupted-and-resumed batch writes exactly the bytes of an uninterrupted one. A run stopped by
+  Ctrl-C or SIGTERM writes them too, its photos not scored yet as ``error: not scored`` (partial). Status is derived
   at export: ``error: …`` (unreadable file, no tiles, bad manifest cell, …), ``needs-review`` (no
   legal reading, mahjong not allowed, or confidence below ``--review-below``), else ``ok``.
 * **Settlement.** Rows sharing ``table`` and ``hand`` form a table hand; with four players, one
@@ -371,7 +372,10 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                 else:
                     todo.append((job, params, sha))
         if todo:
-            _score_all(con, todo, reader, workers, progress, summary)
+            try:
+                _score_all(con, todo, reader, workers, progress, summary)
+            except _Stopped as stop:  # Ctrl-C or SIGTERM: what is done is written, then said
+                raise BatchError(_write_partial(con, jobs, todo, out, review_below, summary, str(stop))) from None
         summary.outputs, settled, summary.counts = export(con, jobs, out, review_below)
         summary.settled, summary.provisional = settled
         summary.same_picture = _same_pictures(con, jobs)
@@ -391,6 +395,37 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
 
 class _Terminated(Exception):
     """SIGTERM arrived while photos were being scored (:func:`_score_all`)."""
+
+
+class _Stopped(Exception):
+    """The run was stopped (Ctrl-C, SIGTERM) while photos were scored: :func:`_score_all`'s word for it, after
+    the photos in flight were handled; :func:`run_batch` writes the outputs of what is done."""
+
+
+def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[tuple[Job, str, str]], out: Path,
+                   review_below: float, summary: Summary, word: str) -> str:
+    """Write the output file(s) of a stopped run with :func:`export`, and return the one line that says so.
+
+    A photo of this run not scored (not reached, or in flight) is written ``error: not scored (rerun to
+    resume)``, also where the state database holds its result for an earlier file or manifest row (that is
+    not its result now). The review page and the history are left to the run that finishes (the page reads
+    the flagged photos again: no time for that once told to stop). A second Ctrl-C meanwhile is ignored (a
+    further SIGTERM already is, :class:`_OnTerm`): the files are written whole or not at all."""
+    kept = f"{word}: {summary.scored} photos scored and kept"
+    unscored = {job.key for job, params, sha in todo
+                if con.execute("SELECT 1 FROM results WHERE key=? AND sha256=? AND params=?",
+                               (job.key, sha, params)).fetchone() is None}
+    main = threading.current_thread() is threading.main_thread()
+    old_int = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        written, _, _ = export(con, jobs, out, review_below, unscored)
+    except BatchError as e:
+        return f"{kept}; the partial results were not written ({e}) — rerun the same command to resume"
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, old_int if old_int is not None else signal.SIG_DFL)
+    return (f"{kept}; partial: {len(jobs) - len(unscored)} of {len(jobs)} photos, written to {', '.join(written)} "
+            f"(the others say not scored) — rerun the same command to finish")
 
 
 class _OnTerm:
@@ -447,8 +482,7 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
         if term is not None:  # every photo scored: a SIGTERM now ends nothing (the outputs are written next)
             term.raised = True
     except _Terminated:
-        raise BatchError(f"terminated (SIGTERM): {summary.scored} photos scored and kept — rerun the same command "
-                         f"to resume") from None
+        raise _Stopped("terminated (SIGTERM)") from None
     except FatalError as e:
         raise BatchError(f"{e} ({summary.scored} photos scored and kept; fix this and rerun to resume)") from None
     except BrokenProcessPool:
@@ -456,7 +490,7 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
         raise BatchError(f"a worker process died (out of memory?) while reading: {lost}; "
                         f"{summary.scored} photos scored and kept — rerun to resume") from None
     except KeyboardInterrupt:
-        raise BatchError(f"interrupted: {summary.scored} photos scored and kept — rerun the same command to resume") from None
+        raise _Stopped("interrupted") from None
     finally:
         if term is not None:  # a SIGTERM during the shutdown below is ignored, not the default's death
             term.raised = True

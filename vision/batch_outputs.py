@@ -11,7 +11,7 @@ import os
 import re
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from scoring.errors import HandError, RulesetError
 
@@ -88,13 +88,15 @@ def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: floa
         yield job, row
 
 
-def _rows(con: sqlite3.Connection, jobs: Sequence[Job],
-          review_below: float) -> Iterator[tuple[Job, dict[str, Any], dict[str, Any]]]:
-    """(job, its state database row, its output row) of :func:`output_rows`."""
+def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
+          unscored: Collection[str] = ()) -> Iterator[tuple[Job, dict[str, Any], dict[str, Any]]]:
+    """(job, its state database row, its output row) of :func:`output_rows`; a job whose key is in
+    ``unscored`` is written as not scored, whatever its database row holds."""
     cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "refusal", "no_winning_tile", "total",
             "points", "doublings", "tiles", "changed", "frame", "breakdown", "sha256")
     for job in jobs:
-        rec = con.execute(f"SELECT {', '.join(cols)} FROM results WHERE key=?", (job.key,)).fetchone()
+        rec = None if job.key in unscored else con.execute(
+            f"SELECT {', '.join(cols)} FROM results WHERE key=?", (job.key,)).fetchone()
         r = dict(zip(cols, rec)) if rec else {c: None for c in cols} | {"error": "not scored (rerun to resume)"}
         status, problem = _status(r, review_below)
         pts = r["points"]
@@ -280,16 +282,17 @@ def _cell(v: Any) -> Any:
     return v
 
 
-def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path,
-           review_below: float) -> tuple[list[str], tuple[int, int], dict[str, int]]:
-    """Write the output file(s) from the state database (atomically: a temporary file renamed).
+def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below: float,
+           unscored: Collection[str] = ()) -> tuple[list[str], tuple[int, int], dict[str, int]]:
+    """Write the output file(s) from the state database (atomically: a temporary file renamed);
+    the photos whose keys are in ``unscored`` (a stopped run's, not scored yet) as ``error: not scored``.
     Returns (files written, (table hands settled, of which provisionally), count per status kind)."""
     groups: dict[tuple[str, str], list[tuple[Job, dict[str, Any]]]] = {}
     counts: dict[str, int] = {}
     written = [str(out)]
 
     def photo_rows() -> Iterator[dict[str, Any]]:
-        for job, r, row in _rows(con, jobs, review_below):
+        for job, r, row in _rows(con, jobs, review_below, unscored):
             kind = row["status"].split(":")[0]
             counts[kind] = counts.get(kind, 0) + 1
             if job.table and job.hand:  # keep only what settling needs
