@@ -85,14 +85,16 @@ def with_win_by(ruleset_id: str, options: Mapping[str, Any] | None, win_by: str,
     discard, wall, dead-wall, robbed-kong): a scheme that pays by where the winning tile came from (one
     whose ruleset lists ``win_by`` in ``SETTLE_KEYS``: hk-tw-16, RULINGS 004-01) gets it unless the
     options give it; elsewhere the options are returned as they are. Raises RulesetError when the options
-    give another ``win_by`` than the hand was scored with (scored self-drawn, settled as a discard win);
-    ``scored`` False: ``win_by`` was said of a winner given by a score alone."""
+    give another ``win_by`` than the hand was scored with (scored self-drawn, settled as a discard win;
+    the options' ``win_by`` read in any case, as the scheme reads it); ``scored`` False: ``win_by`` was said
+    of a winner given by a score alone."""
 
     out = dict(options or {})
     if "win_by" not in getattr(load_ruleset(ruleset_id).module, "SETTLE_KEYS", ()):
         return out
     kind = {"wall": "self-drawn", "dead-wall": "self-drawn"}
-    if "win_by" in out and kind.get(str(out["win_by"]), str(out["win_by"])) != kind.get(win_by, win_by):
+    said = str(out.get("win_by", "")).strip().lower()  # (a choice in any case: win_by=Self-Drawn)
+    if "win_by" in out and kind.get(said, said) != kind.get(win_by, win_by):
         raise RulesetError(f"settle option win_by={out['win_by']} disagrees with the winner's win by {win_by} "
                            + ("(the hand was scored so)" if scored else "(given with the winner's score)")
                            + "; give one of them")

@@ -329,3 +329,28 @@ def test_settle_option_names_are_taken_in_any_case_as_ruleset_options_are(capsys
     assert "disagrees with the winner's win by discard" in capsys.readouterr().err
     assert main([*table, "--settle-option", "discarder=S", "--settle-option", "DISCARDER=W"]) == 2
     assert "--settle-option 'discarder' is given twice" in capsys.readouterr().err
+
+
+def test_settle_option_choices_are_taken_in_any_case_player_labels_as_given(capsys):
+    # a tester's `settle -r hk-tw-16 -o win_by=Self-Drawn` was refused ("must be discard, self-drawn or
+    # robbed-kong, not 'Self-Drawn'") where a ruleset option's choice is taken in any case
+    sc = {"E": 10, "S": 20, "W": 30, "N": 40}
+    want = settle("hk-tw-16", sc, "S", "E", {"win_by": "self-drawn"}).net
+    for said in ("Self-Drawn", "SELF-DRAWN", "Wall", "DEAD-WALL"):
+        assert settle("hk-tw-16", sc, "S", "E", {"win_by": said}).net == want, said
+    assert settle("hk-tw-16", sc, "S", "E", {"win_by": "Robbed-Kong", "discarder": "W"}).net["W"] == -20
+    with pytest.raises(RulesetError, match="not 'Self-Drown'"):  # (a wrong word is named as it was typed)
+        settle("hk-tw-16", sc, "S", "E", {"win_by": "Self-Drown"})
+    # a player's label keeps its case: players are matched as typed (--winner, --east, --scores)
+    with pytest.raises(RulesetError, match="discarder=w: not one of the players E, S, W, N"):
+        settle("hk-tw-16", sc, "S", "E", {"discarder": "w"})
+    assert main(["settle", "-r", "hk-tw-16", "--scores", "E=10,S=20,W=30,N=40", "--east", "E", "--winner", "S",
+                 "-o", "win_by=Self-Drawn", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["net"] == dict(want)
+    # table: the --settle-option's win_by, in any case, agrees with the winner's --win-by wall
+    hands = ["--hand", "E=123m456m789m123p456p11z"] + [x for k, p in enumerate("SWN", 2)
+                                                       for x in ("--hand", f"{p}=123m456m789m123p456p{k}z")]
+    table = ["table", "--ruleset", "hk-tw-16", *hands, "--winner", "E", "--no-history", "--json"]
+    assert main([*table, "--win-by", "wall", "--settle-option", "win_by=Self-Drawn"]) == 0, capsys.readouterr().err
+    net = json.loads(capsys.readouterr().out)["settlement"]["net"]
+    assert net["S"] < 0 and net["S"] == net["W"] == net["N"]

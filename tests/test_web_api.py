@@ -630,6 +630,16 @@ def test_option_names_are_taken_in_any_case(photo):
     assert r.status_code == 200 and r.json()["total"] == want, r.text
 
 
+def test_settle_option_choices_are_taken_in_any_case(photo):
+    # as a ruleset option's choice is (a tester's settle_options win_by "Self-Drawn" was refused)
+    c = photo[2]
+    body = {"ruleset": "hk-tw-16", "east": "E", "winner": "S", "players": PLAYERS}
+    want = c.post("/api/settle", json={**body, "win_by": "wall"}).json()["net"]
+    r = c.post("/api/settle", json={**body, "settle_options": {"win_by": "Self-Drawn"}})
+    assert r.status_code == 200 and r.json()["net"] == want, r.text
+    r = c.post("/api/settle", json={**body, "win_by": "wall", "settle_options": {"WIN_BY": "SELF-DRAWN"}})
+    assert r.status_code == 200 and r.json()["net"] == want, r.text
+
 def test_settle_hands_are_scored_with_their_seat_winds(photo):
     players = [{"name": "Ann", "hand": "123m456p789s11z [777p]"}, {"name": "Bob", "score": 10},
                {"name": "Cas", "score": 0}, {"name": "Dee", "score": 4}]

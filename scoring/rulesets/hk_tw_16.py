@@ -873,6 +873,9 @@ SETTLE_KEYS = ("win_by", "discarder", "liable", "also_won", "cash", "false_win",
 #: every option :func:`settle` takes: its own keys and the ruleset options it reads (scoring.settle.settle
 #: refuses others, naming these)
 SETTLE_OPTIONS = SETTLE_KEYS + ("cash_from", "dealer_point", "dealer_streak_points")
+#: the settlement options of :func:`settle` whose values are words, taken in any case as a ruleset option's
+#: choices are (scoring.settle.same_settle_value); the others name players, whose labels keep their case
+SETTLE_CHOICES = {"win_by": ("discard", "self-drawn", "robbed-kong", "wall", "dead-wall")}
 
 
 def _player(name: str, value: Any, players: Sequence[str]) -> str:
@@ -912,7 +915,7 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
     * ``scores``: player → hand points (only the winner's is used; it already holds 底 and, for a
       dealer winner, 莊/連莊); ``winner``: a player or None; ``east``: the dealer.
     * ``options``: ``win_by`` = ``discard`` (default; also ``robbed-kong``, the robbed player paying
-      as the discarder, 004-31) or ``self-drawn`` (also ``wall``/``dead-wall``); ``discarder`` = P
+      as the discarder, 004-31) or ``self-drawn`` (also ``wall``/``dead-wall``), in any case; ``discarder`` = P
       (needed for a discard win); ``liable`` = P: 包自摸 (004:28, 51), P pays what all three would pay
       on a self-draw; ``also_won`` = Q: 一炮雙響 (004:52, 004-37 reading a), Q also won on the same
       discard and is paid by the discarder separately; ``cash`` = ``E:5,S:3`` cash each player
@@ -940,11 +943,12 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
             raise ValueError(f"score of {p} must be a whole number ≥ 0, not {s!r}")
     notes: list[str] = []
     transfers: list[Transfer] = []
-    win_by = str(options.get("win_by", "discard"))
+    given = str(options.get("win_by", "discard"))
+    win_by = given.strip().lower()  # (in any case, as a ruleset option's choice: win_by=Self-Drawn)
     if win_by in ("wall", "dead-wall"):
         win_by = "self-drawn"
-    if win_by not in ("discard", "self-drawn", "robbed-kong"):
-        raise RulesetError(f"settle option win_by must be discard, self-drawn or robbed-kong, not {win_by!r}")
+    if win_by not in SETTLE_CHOICES["win_by"]:
+        raise RulesetError(f"settle option win_by must be discard, self-drawn or robbed-kong, not {given!r}")
     raw = options.get("dealer_streak", 0)
     try:  # (digits only: int() takes "1_0" and other scripts' digits)
         streak = raw if isinstance(raw, int) else int(raw) if is_whole_number(str(raw)) else -1
