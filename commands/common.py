@@ -13,7 +13,8 @@ import re
 import sys
 from typing import Any
 
-from scoring import Context
+from scoring import Context, load_ruleset
+from scoring.engine import keyed_options
 from scoring.errors import ECHO_CHARS, InputError
 from scoring.history import ENV_DB
 from scoring.hand import WIN_BY, WON_FIELDS
@@ -124,20 +125,30 @@ def context_from_args(args: argparse.Namespace) -> Context:
     )
 
 
-def options_from_args(args: argparse.Namespace) -> dict[str, str]:
-    """``--option a=b`` pairs as a dict; UserError for a malformed pair or an option given twice
-    with different values."""
-    out: dict[str, str] = {}
+def options_from_args(args: argparse.Namespace, settle: bool = False) -> dict[str, str]:
+    """``--option a=b`` pairs as a dict, each name spelt as the rulesets spell them
+    (:func:`scoring.engine.keyed_options`: ``Seat-Round-Wind`` is ``seat_round_wind``); an option given
+    twice with values that mean the same is taken once: for ``args.ruleset``'s options
+    (:meth:`scoring.engine.Ruleset.same_value`, a choice in any case: ``once`` and ``ONCE``), or with
+    ``settle``, for its settlement scheme's (:func:`scoring.settle.same_settle_value`: a player's label as
+    typed). UserError for a malformed pair or one without a name; RulesetError for an option given twice
+    with values that differ (naming both, as every entry point does) or an unknown ``args.ruleset`` then."""
+    pairs: list[tuple[str, str]] = []
     for item in args.option:
         if "=" not in item:
             raise UserError(f"--option {item!r} must be NAME=VALUE")
         k, v = (x.strip() for x in item.split("=", 1))
         if not k:
             raise UserError(f"--option {item!r} has no option name (NAME=VALUE)")
-        if k in out and out[k] != v:
-            raise UserError(f"--option {k} is given twice ({k}={out[k]} and {k}={v})")
-        out[k] = v
-    return out
+        pairs.append((k, v))
+
+    def same(key: str, a: str, b: str) -> bool:  # (the ruleset loaded only for an option given twice)
+        from scoring.settle import same_settle_value
+
+        return (same_settle_value(args.ruleset, key, a, b) if settle
+                else load_ruleset(args.ruleset).same_value(key, a, b))
+
+    return keyed_options(pairs, "--option", same)
 
 
 def check_ruleset_args(args: argparse.Namespace, rows_say_more: bool = False):
@@ -148,7 +159,6 @@ def check_ruleset_args(args: argparse.Namespace, rows_say_more: bool = False):
     …: :func:`scoring.engine.check_context_flags`) too, unless ``rows_say_more`` (a batch manifest's
     rows may give the win_by or winner that the flag needs: each row is judged with its own cells).
     Raises RulesetError / HandError."""
-    from scoring import load_ruleset
     from scoring.engine import check_context_flags, check_flags
 
     rs = load_ruleset(args.ruleset)

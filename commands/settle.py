@@ -24,7 +24,7 @@ from scoring.hand import WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import (Settlement, copies_in_a_set, liable_problem, over_the_set_text, robbed_kong_problem,
-                            settle, tiles_over_the_set, with_cash, with_win_by)
+                            same_settle_value, settle, tiles_over_the_set, with_cash, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
 #: the history status of a table hand read from a photo the reader is unsure of (settled provisionally)
@@ -160,7 +160,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
         raise UserError(f"--east {args.east!r} is not one of the players {', '.join(scores)}")
     if winner is not None and winner not in scores:
         raise UserError(f"--winner {winner!r} is not one of the players {', '.join(scores)}")
-    s = _settle(args.ruleset, scores, winner, args.east, options_from_args(args))
+    s = _settle(args.ruleset, scores, winner, args.east, options_from_args(args, settle=True))
     if args.json:
         print_json({**s.to_json(), "east": args.east, "winner": winner, "scores": scores})
     else:
@@ -352,8 +352,9 @@ def cmd_table(args: argparse.Namespace) -> int:
         checks.append(f"{said}: give each player the photo of their own hand")
         _flag(same, said, unsure, sources)
     unsure = [p for p in players if p in unsure]
-    # (named in any case, - or _, as --option's are; one given twice with different values is refused)
-    settle_opts = keyed_options(_pairs(args.settle_option, "--settle-option"), "--settle-option")
+    # (named in any case, - or _, as --option's are; one given twice with values that differ is refused)
+    settle_opts = keyed_options(_pairs(args.settle_option, "--settle-option"), "--settle-option",
+                                same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
     if winner is not None:
         # the scheme pays by where the winning tile came from (hk-tw-16: the discarder, or all three on a
         # self-draw): the winner's --win-by says it (before, `table --win-by wall` still asked for a discarder)

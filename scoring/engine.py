@@ -86,17 +86,30 @@ def option_key(name: Any) -> str:
     return str(name).strip().lower().replace("-", "_")
 
 
-def keyed_options(options: Mapping[str, Any] | Iterable[tuple[str, Any]], what: str = "option") -> dict[str, Any]:
+def same_text(key: str, a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b``, two values given for the option ``key``, are the same text in any case, as
+    :meth:`Option.parse` reads a choice (``once`` and ``ONCE``): the comparison of :func:`keyed_options`
+    where no ruleset says more (:meth:`Ruleset.same_value`)."""
+    return a == b or str(a).lower() == str(b).lower()
+
+
+def keyed_options(options: Mapping[str, Any] | Iterable[tuple[str, Any]], what: str = "option",
+                  same: Callable[[str, Any, Any], bool] | None = None) -> dict[str, Any]:
     """``options`` (a mapping, or ``(name, value)`` pairs) with each name spelt by :func:`option_key`.
-    Raises :class:`RulesetError` when two of the names given are one option with different values
-    (``bonus_tiles=off`` and ``BONUS-TILES=4-points``; ``what`` names the option's kind in the message)."""
+    One option given twice with values that mean the same (``same(key, first, second)``, e.g.
+    :meth:`Ruleset.same_value`: a choice in any case, ``once`` and ``ONCE``; without ``same``, equal
+    values) is taken once, as first given. Raises :class:`RulesetError` when two of the names given are
+    one option with values that differ (``bonus_tiles=off`` and ``BONUS-TILES=4-points``: ``what`` names
+    the option's kind in the message, which names both values)."""
     out: dict[str, Any] = {}
     said: dict[str, str] = {}
     for name, value in (options.items() if isinstance(options, Mapping) else options):
         key = option_key(name)
-        if key in out and out[key] != value:
-            raise RulesetError(f"{what} {echo(key)} is given twice, as {echo(f'{said[key]}={out[key]}')} and "
-                               f"{echo(f'{name}={value}')}")
+        if key in out:
+            if not (same(key, out[key], value) if same is not None else out[key] == value):
+                raise RulesetError(f"{what} {echo(key)} is given twice, as {echo(f'{said[key]}={out[key]}')} and "
+                                   f"{echo(f'{name}={value}')}")
+            continue
         out[key] = value
         said[key] = str(name).strip()
     return out
@@ -158,16 +171,30 @@ class Ruleset:
         ``check_hand``, ``notes_for``, …) or ``default`` (``getattr`` without its exception)."""
         return default if self.module is None else self.module.__dict__.get(name, default)
 
+    def same_value(self, key: str, a: Any, b: Any) -> bool:
+        """Whether ``a`` and ``b``, two values given for the option ``key``, mean the same as
+        :meth:`Option.parse` reads them (a choice in any case: ``once`` and ``ONCE``; ``10`` and ``"10"``);
+        for a name the ruleset does not have, or a value none of its choices, whether they are the same
+        text in any case (:func:`same_text`; such a value is refused by :meth:`resolve_options`)."""
+        o = self.options.get(option_key(key))
+        if o is not None:
+            try:
+                return o.parse(a) == o.parse(b)
+            except RulesetError:
+                pass
+        return same_text(key, a, b)
+
     def resolve_options(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Defaults with ``overrides`` applied, their names in any case, ``-`` or ``_`` (:func:`keyed_options`);
-        RulesetError names an unknown option or choice, or an option given twice with different values."""
+        """Defaults with ``overrides`` applied, their names in any case, ``-`` or ``_`` (:func:`keyed_options`;
+        one named twice with values that mean the same, :meth:`same_value`, taken once); RulesetError names
+        an unknown option or choice, or an option given twice with values that differ."""
         cached = _DEFAULT_OPTIONS.get(id(self))
         if cached is None or cached[0] is not self:
             cached = _DEFAULT_OPTIONS[id(self)] = (self, {k: o.default for k, o in self.options.items()})
         opts = dict(cached[1])
         if not overrides:
             return opts
-        for key, v in keyed_options(overrides).items():
+        for key, v in keyed_options(overrides, same=self.same_value).items():
             if key not in self.options:
                 known = ", ".join(sorted(self.options)) or "none"
                 raise RulesetError(f"ruleset {self.id} has no option {echo(key)} (options: {known})")

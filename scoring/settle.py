@@ -102,6 +102,24 @@ def with_win_by(ruleset_id: str, options: Mapping[str, Any] | None, win_by: str,
     return out
 
 
+def same_settle_value(ruleset_id: str, key: str, a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b``, two values given for the settlement option ``key`` of ``ruleset_id``'s
+    scheme, mean the same as the scheme reads them: a word of the scheme's own (its module's
+    ``SETTLE_CHOICES``: hk-tw-16's ``win_by``) in any case, a ruleset option the scheme reads (hk-tw-16's
+    ``cash_from``, swedish's ``fine_remainder``) as :meth:`scoring.engine.Ruleset.same_value` reads it, any
+    other value (a player's label, ``cash``, ``totals``, a count) as the same text: players are matched as
+    typed. Raises RulesetError for an unknown ruleset."""
+    from .engine import option_key
+
+    rs = load_ruleset(ruleset_id)
+    key = option_key(key)
+    if key in getattr(rs.module, "SETTLE_CHOICES", {}):
+        return str(a).strip().lower() == str(b).strip().lower()
+    if key in rs.options:
+        return rs.same_value(key, a, b)
+    return str(a) == str(b)
+
+
 Scheme = Callable[[Mapping[str, int], "str | None", str, Mapping[str, Any]], Settlement]
 #: scheme name → function; rulesets register theirs with :func:`register_scheme`
 SCHEMES: dict[str, Scheme] = {}
@@ -199,9 +217,10 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
 
     ``scores``: player → hand score (the 4 players of the table); ``winner``: a player or None
     (void hand); ``east``: the player who is East; ``options``: the scheme's options, named in any case,
-    ``-`` or ``_`` (:func:`scoring.engine.keyed_options`). Raises RulesetError for a ruleset without a
-    scheme, an option the scheme does not take or one given twice with different values, and ValueError
-    for inconsistent players (not four, East or the winner not among them).
+    ``-`` or ``_`` (:func:`scoring.engine.keyed_options`; one given twice with values that mean the same,
+    :func:`same_settle_value`, taken once). Raises RulesetError for a ruleset without a scheme, an option
+    the scheme does not take or one given twice with values that differ, and ValueError for inconsistent
+    players (not four, East or the winner not among them).
     """
     if len(scores) != 4:
         raise ValueError(f"a settlement needs the 4 players of the table, got {len(scores)}")
@@ -217,7 +236,7 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
         fn = SCHEMES[rs.settlement]
     known = getattr(rs.module, "SETTLE_OPTIONS", None)
     # (named in any case, with - or _ alike, as the ruleset's options are: given to the scheme as it spells them)
-    options = keyed_options(options or {}, "settle option")
+    options = keyed_options(options or {}, "settle option", same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
     if known is not None:
         # (a new user's `settle -r hk-tw-16 --option bogus=1` was answered with the 33 scoring options, not the
         # settlement's: discarder=, win_by= … were learnt only from a later error)

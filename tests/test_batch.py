@@ -596,7 +596,16 @@ def test_an_options_cell_names_its_options_in_any_case_over_the_defaults():
     j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "options": "SEAT_ROUND_WIND=once"}, d)
     assert j.error is None and dict(j.options) == {"seat_round_wind": "once"}, j
     j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "options": "seat_round_wind=once SEAT-ROUND-WIND=each"}, d)
-    assert j.error == "manifest line 2: option SEAT-ROUND-WIND is given twice", j.error
+    assert j.error == ("manifest line 2: option 'seat_round_wind' is given twice, as 'seat_round_wind=once' and "
+                       "'SEAT-ROUND-WIND=each'"), j.error
+    # values that mean the same as the row's ruleset reads them are one option, as -o and the web take them (a
+    # tester's cell "seat_round_wind=once SEAT-ROUND-WIND=once" was refused, with no values named)
+    for cell in ("seat_round_wind=once SEAT-ROUND-WIND=once", "seat_round_wind=once seat_round_wind=ONCE"):
+        j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "options": cell}, d)
+        assert j.error is None and dict(j.options) == {"seat_round_wind": "once"}, (cell, j.error)
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "ruleset": "swedish", "options": "mahjong_points=0 "
+                                          "Mahjong-Points=0"}, Defaults())
+    assert j.error is None and dict(j.options) == {"mahjong_points": "0"}, j.error
 
 
 def test_a_rows_flag_is_judged_with_the_rows_win_by_and_announced_wait():
@@ -651,7 +660,9 @@ def test_the_cells_the_ruleset_judges_are_named_with_the_others(tmp_path, truth)
     out = _manifest_batch(tmp_path / "again", truth, ["h0.jpg"],
                           "photo,options\nh0.jpg,bonus_tiles=off bonus_tiles=4-points\n")
     (row,) = read_csv(out)
-    assert row["status"].startswith("error: manifest line 2") and "option bonus_tiles is given twice" in row["status"]
+    assert row["status"].startswith("error: manifest line 2") and ("option 'bonus_tiles' is given twice, as "
+                                                                   "'bonus_tiles=off' and 'bonus_tiles=4-points'"
+                                                                   in row["status"]), row["status"]
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -431,6 +431,27 @@ def test_option_errors():
         rs.resolve_options({"seat_round_wind": "each", "SEAT-ROUND-WIND": "once"})
 
 
+def test_an_option_named_twice_with_values_that_mean_the_same_is_taken_once():
+    # a tester's -o seat_round_wind=once -o SEAT_ROUND_WIND=ONCE was refused as given twice, where the
+    # values are one choice as Option.parse reads them (in any case; a number's choice as text)
+    rs = load_ruleset("nts")
+    assert rs.resolve_options({"seat_round_wind": "once", "SEAT_ROUND_WIND": "ONCE"})["seat_round_wind"] == "once"
+    assert rs.same_value("Seat-Round-Wind", "once", "Once") and not rs.same_value("seat_round_wind", "once", "each")
+    assert load_ruleset("swedish").resolve_options({"mahjong_points": 0, "MAHJONG-POINTS": "0"})["mahjong_points"] == 0
+    dsh = load_ruleset("dutch-special-hands")
+    assert dsh.resolve_options({"honours_include_terminals": "False", "HONOURS_INCLUDE_TERMINALS": False}) \
+        ["honours_include_terminals"] is False
+    with pytest.raises(RulesetError, match="option 'honours_include_terminals' is given twice, as "
+                                           "'honours_include_terminals=true' and 'Honours-Include-Terminals=false'"):
+        dsh.resolve_options({"honours_include_terminals": "true", "Honours-Include-Terminals": "false"})
+    # keyed_options: the first spelling kept; values compared by `same`, else as equal values
+    from scoring.engine import keyed_options, same_text
+
+    assert keyed_options([("a", "X"), ("A", "x")], same=same_text) == {"a": "X"}
+    with pytest.raises(RulesetError, match="option 'a' is given twice, as 'a=X' and 'A=x'"):
+        keyed_options([("a", "X"), ("A", "x")])
+
+
 # ---------------------------------------------------------------------------------- output
 def test_to_json_keys():
     r = score_hand(hand("123m456p789s11z [777p]", "1z"), "nts")

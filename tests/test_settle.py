@@ -354,3 +354,32 @@ def test_settle_option_choices_are_taken_in_any_case_player_labels_as_given(caps
     assert main([*table, "--win-by", "wall", "--settle-option", "win_by=Self-Drawn"]) == 0, capsys.readouterr().err
     net = json.loads(capsys.readouterr().out)["settlement"]["net"]
     assert net["S"] < 0 and net["S"] == net["W"] == net["N"]
+
+
+def test_a_settle_option_named_twice_with_values_that_mean_the_same_is_taken_once(capsys):
+    # as a ruleset option is (scoring.settle.same_settle_value): a choice in any case, a player's label as typed;
+    # values that differ are refused in one wording naming both, however the name is spelt
+    sc = {"E": 10, "S": 20, "W": 30, "N": 40}
+    want = settle("hk-tw-16", sc, "S", "E", {"discarder": "W"}).net
+    same = {"discarder": "W", "DISCARDER": "W", "win_by": "discard", "Win-By": "DISCARD", "cash_from": "each",
+            "CASH_FROM": "Each"}
+    assert settle("hk-tw-16", sc, "S", "E", same).net == want
+    with pytest.raises(RulesetError, match="settle option 'discarder' is given twice, as 'discarder=W' and "
+                                           "'DISCARDER=w'"):
+        settle("hk-tw-16", sc, "S", "E", {"discarder": "W", "DISCARDER": "w"})
+    assert settle("swedish", sc, "S", "E", {"fine_quarters": "halves-first", "FINE_QUARTERS": "Halves-First"}).net
+    base = ["settle", "-r", "hk-tw-16", "--scores", "E=10,S=20,W=30,N=40", "--east", "E", "--winner", "S"]
+    assert main([*base, "-o", "discarder=W", "-o", "discarder=W", "-o", "win_by=discard", "-o", "WIN_BY=Discard",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["net"] == dict(want)
+    for again in ("discarder=w", "DISCARDER=N"):  # (spelt alike or not: one wording)
+        assert main([*base, "-o", "discarder=W", "-o", again]) == 2
+        err = capsys.readouterr().err
+        assert f"--option 'discarder' is given twice, as 'discarder=W' and '{again}'" in err, err
+    hands = ["--hand", "E=123m456m789m123p456p11z"] + [x for k, p in enumerate("SWN", 2)
+                                                       for x in ("--hand", f"{p}=123m456m789m123p456p{k}z")]
+    table = ["table", "--ruleset", "hk-tw-16", *hands, "--winner", "E", "--no-history"]
+    assert main([*table, "--settle-option", "discarder=S", "--settle-option", "Discarder=S"]) == 0
+    capsys.readouterr()
+    assert main([*table, "--settle-option", "discarder=S", "--settle-option", "discarder=s"]) == 2
+    assert "--settle-option 'discarder' is given twice, as 'discarder=S' and 'discarder=s'" in capsys.readouterr().err

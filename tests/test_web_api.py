@@ -30,7 +30,7 @@ with warnings.catch_warnings():  # starlette's notice about httpx's successor
 
 from PIL import Image  # noqa: E402
 
-from scoring import Context, available, parse_hand, score_hand  # noqa: E402
+from scoring import Context, available, load_ruleset, parse_hand, score_hand  # noqa: E402
 from scoring.settle import settle  # noqa: E402
 from vision.classes import CLASS_NAMES  # noqa: E402
 from web.app import Settings, create_app  # noqa: E402
@@ -233,12 +233,14 @@ def test_a_key_given_twice_in_a_json_body_is_422(photo):
     r = photo[2].post("/api/settle", content=b'{"east": "A", "east": "B"}', headers={"Content-Type": "application/json"})
     assert "key 'east' given twice" in _one_line_error(r, 422)
     # … and so is an option given twice in the options field of a photo's form
+    from scoring.errors import RulesetError
     from web.app import parse_options_field
     from web.errors import ApiError
 
     with pytest.raises(ApiError, match="key 'bonus_tiles' given twice"):
         parse_options_field('{"bonus_tiles": "off", "bonus_tiles": "4-points"}')
-    with pytest.raises(ApiError, match="options: bonus_tiles is given twice"):
+    with pytest.raises(RulesetError, match="option 'bonus_tiles' is given twice, as 'bonus_tiles=off' and "
+                                           "'bonus_tiles=4-points'"):
         parse_options_field("bonus_tiles=off,bonus_tiles=4-points")
     # a settlement without its winner key is refused: null says a void hand (a forgotten winner had been one)
     body = {"ruleset": "nts", "east": "E", "players": [{"name": p, "score": 0} for p in "ESWN"]}
@@ -639,6 +641,36 @@ def test_settle_option_choices_are_taken_in_any_case(photo):
     assert r.status_code == 200 and r.json()["net"] == want, r.text
     r = c.post("/api/settle", json={**body, "win_by": "wall", "settle_options": {"WIN_BY": "SELF-DRAWN"}})
     assert r.status_code == 200 and r.json()["net"] == want, r.text
+
+def test_an_option_named_twice_with_values_that_mean_the_same_is_taken_once(photo):
+    # as the command line takes it (a tester's seat_round_wind=once beside SEAT_ROUND_WIND=ONCE was refused as
+    # one option given twice); values that differ are refused in one wording that names both
+    c = photo[2]
+    hand = {"notation": "123m456p789s111z 22z", "winning_tile": "2z", "ruleset": "dutch-special-hands"}
+    want = c.post("/api/hand", json={**hand, "options": {"seat_round_wind": "once"}}).json()["total"]
+    r = c.post("/api/hand", json={**hand, "options": {"seat_round_wind": "once", "SEAT_ROUND_WIND": "ONCE"}})
+    assert r.status_code == 200 and r.json()["total"] == want, r.text
+    r = c.post("/api/hand", json={**hand, "options": {"seat_round_wind": "once", "SEAT_ROUND_WIND": "each"}})
+    assert _one_line_error(r, 422) == ("option 'seat_round_wind' is given twice, as 'seat_round_wind=once' and "
+                                       "'SEAT_ROUND_WIND=each'")
+    # the photo form's NAME=VALUE field, spelt alike: as the ruleset reads it
+    from web.app import parse_options_field
+
+    assert parse_options_field("seat_round_wind=once,seat_round_wind=ONCE", load_ruleset("nts")) == \
+        {"seat_round_wind": "once"}
+    r = c.post("/api/score", data={"photo_id": "nope", "ruleset": "nts",
+                                   "options": "seat_round_wind=once,Seat-Round-Wind=each"})
+    assert _one_line_error(r, 422) == ("option 'seat_round_wind' is given twice, as 'seat_round_wind=once' and "
+                                       "'Seat-Round-Wind=each'")
+    # settle_options: a choice in any case, a player's label as typed
+    body = {"ruleset": "hk-tw-16", "east": "E", "winner": "S", "players": PLAYERS}
+    want = c.post("/api/settle", json={**body, "settle_options": {"discarder": "W"}}).json()["net"]
+    r = c.post("/api/settle", json={**body, "settle_options": {"discarder": "W", "DISCARDER": "W", "win_by": "discard",
+                                                               "Win-By": "DISCARD"}})
+    assert r.status_code == 200 and r.json()["net"] == want, r.text
+    r = c.post("/api/settle", json={**body, "settle_options": {"discarder": "W", "DISCARDER": "w"}})
+    assert _one_line_error(r, 422) == "settle_options 'discarder' is given twice, as 'discarder=W' and 'DISCARDER=w'"
+
 
 def test_settle_hands_are_scored_with_their_seat_winds(photo):
     players = [{"name": "Ann", "hand": "123m456p789s11z [777p]"}, {"name": "Bob", "score": 10},

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from scoring.errors import HandError
+from scoring.errors import HandError, RulesetError
 from scoring.hand import FIELD_FLAGS, WON_FIELDS
 from scoring.hand import WIN_BY
 from scoring.notation import is_whole_number
@@ -321,10 +321,26 @@ def _ruleset_cells(cells: Mapping[str, str], ruleset: str, ctx: Mapping[str, Any
     return out
 
 
+def _same_value(ruleset: str):
+    """``same(key, a, b)`` of :func:`scoring.engine.keyed_options` for an options cell: whether two values
+    of one option mean the same as ``ruleset`` reads them (:meth:`scoring.engine.Ruleset.same_value`); for
+    a ruleset that cannot be loaded (its own problem, named with the row's), the same text in any case."""
+    from scoring import load_ruleset
+    from scoring.engine import same_text
+
+    def same(key: str, a: Any, b: Any) -> bool:
+        try:
+            return load_ruleset(ruleset).same_value(key, a, b)
+        except RulesetError:
+            return same_text(key, a, b)
+
+    return same
+
+
 def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, str], d: Defaults) -> Job:
     """The :class:`Job` of one photo: manifest cells over the defaults. A cell that cannot be
     understood gives a job with ``error`` set (the photo becomes an error row)."""
-    from scoring.engine import option_key
+    from scoring.engine import keyed_options, option_key
 
     path = Path(key) if Path(key).is_absolute() else directory / key
     ctx = dict(d.context)
@@ -389,17 +405,20 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
         if name in cells and (v := cell(_int, cells[name], name)) is not None:
             ctx[name] = v
     if "options" in cells:
-        seen: set[str] = set()  # (an option twice in the cell: the last had been scored, unsaid)
+        pairs = []
         for item in _split_words(cells["options"]):
             k, eq, v = item.partition("=")
             if not eq or not k.strip():
                 problems.append(f"option {item!r} must be NAME=VALUE")
-            elif option_key(k) in seen:
-                problems.append(f"option {k.strip()} is given twice")
             else:
-                # (a name in any case, - or _, as -o takes it: over the --option default of that option)
-                seen.add(option_key(k))
-                opts[option_key(k)] = v.strip()
+                pairs.append((k.strip(), v.strip()))
+        # (an option twice in the cell: the last had been scored, unsaid; values that mean the same, as the
+        # row's ruleset reads them, are one option, as -o and the web take them)
+        try:
+            # (a name in any case, - or _, as -o takes it: over the --option default of that option)
+            opts.update(keyed_options(pairs, same=_same_value(cells.get("ruleset", d.ruleset))))
+        except RulesetError as e:
+            problems.append(str(e))
     if ctx.get("winner") is False:  # (as the command line refuses --not-winner with them)
         won = [k.replace("_", "-") for k in WON_FIELDS if ctx.get(k)]
         if won:

@@ -65,11 +65,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.formparsers import MultiPartParser
 
 from scoring import HandError, RulesetError, ScoredHand, available, explain, load_ruleset, parse_hand, score_hand
-from scoring.engine import check_context_flags, keyed_options
+from scoring.engine import check_context_flags, keyed_options, same_text
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
-from scoring.settle import (liable_problem, over_the_set_text, robbed_kong_problem, settle, tiles_over_the_set,
-                            with_cash, with_win_by)
+from scoring.settle import (liable_problem, over_the_set_text, robbed_kong_problem, same_settle_value, settle,
+                            tiles_over_the_set, with_cash, with_win_by)
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.decode import REVIEW_BELOW  # (vision.batch.REVIEW_BELOW: batch's needs-review)
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
@@ -219,8 +219,13 @@ def ruleset_out(rid: str) -> dict[str, Any]:
     }
 
 
-def parse_options_field(text: str | None) -> dict[str, Any]:
-    """The ``options`` form field: a JSON object, or ``NAME=VALUE`` pairs separated by commas."""
+def parse_options_field(text: str | None, rs: Any = None) -> dict[str, Any]:
+    """The ``options`` form field: a JSON object, or ``NAME=VALUE`` pairs separated by commas, each name
+    spelt as the rulesets spell them (:func:`scoring.engine.keyed_options`). An option given twice with
+    values that mean the same (as the ruleset ``rs`` reads them, :meth:`scoring.engine.Ruleset.same_value`:
+    a choice in any case; without ``rs``, the same text in any case) is taken once; 422 :class:`ApiError`
+    for a malformed field, and RulesetError (422) for one given twice with values that differ, naming both
+    (as ``/api/hand`` and the command line say it)."""
     text = (text or "").strip()
     if not text:
         return {}
@@ -233,7 +238,7 @@ def parse_options_field(text: str | None) -> dict[str, Any]:
         if not isinstance(obj, dict) or not all(isinstance(v, (str, int, float, bool)) for v in obj.values()):
             raise ApiError(422, "options: must map option names to strings, numbers or booleans")
         return obj
-    out: dict[str, Any] = {}
+    pairs: list[tuple[str, str]] = []
     for item in text.split(","):
         item = item.strip()
         if not item:
@@ -241,10 +246,9 @@ def parse_options_field(text: str | None) -> dict[str, Any]:
         if "=" not in item:
             raise ApiError(422, f"options: {item!r} must be NAME=VALUE")
         k, v = item.split("=", 1)
-        if k.strip() in out:  # (the last had been scored, unsaid, where the command line refuses a repeat)
-            raise ApiError(422, f"options: {k.strip()} is given twice")
-        out[k.strip()] = v.strip()
-    return out
+        pairs.append((k.strip(), v.strip()))
+    # (the last had been scored, unsaid, where the command line refuses a repeat)
+    return keyed_options(pairs, same=rs.same_value if rs is not None else same_text)
 
 
 def safe_name(name: str | None) -> str:
@@ -805,11 +809,13 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                           last_tile=last_tile, first_turn=first_turn, announced_wait=announced_wait,
                           kong_on_kong=kong_on_kong, dealer=dealer, dealer_streak=dealer_streak, discards=discards,
                           flags=[f for f in flags.split(",") if f.strip()]).to_context()
-        opts = parse_options_field(options)
+        # unknown ruleset, option or flag → 422 before any work (the decoder would only report "no legal
+        # reading"); the options as the ruleset reads them (one given twice: ONCE is once)
+        rs = load_ruleset(ruleset)
+        opts = parse_options_field(options, rs)
         fix = parse_fixes(fixes)
         add = parse_additions(adds) or None
-        rs = load_ruleset(ruleset)  # unknown ruleset, option or flag → 422 before any work (the decoder
-        rs.resolve_options(opts)     # would only report "no legal reading")
+        rs.resolve_options(opts)
         check_context_flags(rs, ctx)  # HandError → 422: an unknown flag, or one the context contradicts
         if image is not None and photo_id:
             raise ApiError(400, "send either an image or a photo_id, not both")
@@ -932,7 +938,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             # winner's hand was scored with, or with a score alone the win_by sent (a tester's hk-tw-16 table
             # of scores with win_by "wall" was settled as a discard win, the discarder paying alone)
             said = winner in hands or "win_by" in req.model_fields_set
-            given = keyed_options(req.settle_options, "settle_options")  # (names in any case, - or _)
+            # (names in any case, - or _; one given twice with values that mean the same taken once)
+            given = keyed_options(req.settle_options, "settle_options",
+                                  same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
             opts = with_win_by(rs.id, given, req.win_by, scored=winner in hands) if said else given
             second = str(opts.get("also_won", "")).strip()
             if second and second in hands:  # (scored here as a non-winner's hand: give its score)
