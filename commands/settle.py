@@ -14,11 +14,12 @@ whose ``--option`` sets ruleset options for scoring).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 from typing import Any
 
 from commands.common import UserError, add_history_args, options_from_args, print_json
-from scoring.engine import explain, keyed_options, load_ruleset, score_hand
+from scoring.engine import check_context_flags, explain, keyed_options, load_ruleset, score_hand
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
@@ -223,6 +224,21 @@ class TableSettleOptionAction(SettleOptionAction):
 
 
 # ------------------------------------------------------------------------- table
+@contextlib.contextmanager
+def _hand_of(player: str, is_winner: bool):
+    """A HandError raised inside, said of ``player``'s hand (``hand of S: …``) in `table`'s words: the
+    command line's words for a dead hand are `photo`/`hand`'s; here it is a player flag, and a winner's hand
+    cannot be dead (a new user was told to give --not-winner to `table`)."""
+    try:
+        yield
+    except HandError as e:
+        from scoring.rulesets.rode_draak import reword_dead_hand
+
+        said = reword_dead_hand(str(e), None if is_winner else f"--player-flag {player}=dead-hand",
+                                f"leave out --player-flag {player}=dead-hand, or name the right --winner")
+        raise HandError(f"hand of {player}: {said}") from None
+
+
 def _table_state(players: list[str], east: str, leader: str | None, round_wind: str) -> SessionState:
     if len(players) != 4:
         raise UserError(f"table needs four players (--hand PLAYER=NOTATION or --photo PLAYER=IMG), got {len(players)}")
@@ -278,29 +294,27 @@ def cmd_table(args: argparse.Namespace) -> int:
     void_hands: dict[str, Any] = {}  # a void hand's typed hands (notation read, not scored)
     if winner is not None:
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        contexts = {p: Context(
+            seat_wind=state.seat_wind(p), round_wind=state.round_wind, winner=p == winner,
+            win_by=args.win_by if p == winner else "discard", last_tile=args.last_tile and p == winner,
+            first_turn=args.first_turn and p == winner, announced_wait=args.announced_wait and p == winner,
+            kong_on_kong=args.kong_on_kong and p == winner,
+            flags=frozenset(pflags[p] | (set(args.flag) if p == winner else set()))) for p, _ in hands}
+        # each player's flags against that player's context before any photo is read (a tester's photo of a
+        # non-winner with --player-flag S=burst-kong was read first, and its tile count was the error said)
+        for p, _ in hands:
+            with _hand_of(p, p == winner):
+                check_context_flags(rs, contexts[p])
         for p, notation in hands:
             is_w = p == winner
-            ctx = Context(
-                seat_wind=state.seat_wind(p), round_wind=state.round_wind, winner=is_w,
-                win_by=args.win_by if is_w else "discard", last_tile=args.last_tile and is_w,
-                first_turn=args.first_turn and is_w, announced_wait=args.announced_wait and is_w,
-                kong_on_kong=args.kong_on_kong and is_w,
-                flags=frozenset(pflags[p] | (set(args.flag) if is_w else set())))
-            try:
+            ctx = contexts[p]
+            with _hand_of(p, is_w):
                 if p in readers:
                     results[p] = readers[p](ctx, args.winning_tile if is_w else None, rs, opts)
                 else:
                     hand = parse_hand(notation, winning_tile=args.winning_tile if is_w else None,
                                       context=ctx, sizes=sizes)
                     results[p] = score_hand(hand, rs, opts)
-            except HandError as e:
-                # (the command line's words for a dead hand are `photo`/`hand`'s; here it is a player flag,
-                # and a winner's hand cannot be dead: a new user was told to give --not-winner to `table`)
-                from scoring.rulesets.rode_draak import reword_dead_hand
-
-                said = reword_dead_hand(str(e), None if is_w else f"--player-flag {p}=dead-hand",
-                                        f"leave out --player-flag {p}=dead-hand, or name the right --winner")
-                raise HandError(f"hand of {p}: {said}") from None
         res = results[winner]
         if not res.allowed:
             raise UserError(f"{winner}'s mahjong cannot be settled: {res.status}")

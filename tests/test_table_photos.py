@@ -234,3 +234,28 @@ def test_one_photo_given_for_two_players_is_named(run_cli, truth):
     src = json.loads(out)["sources"]
     assert rc == 1 and all("Bob and Dee have the same photo" in src[p]["checks"] for p in ("Bob", "Dee")), src
 
+
+
+def test_a_players_flags_are_checked_before_any_photo_is_read(run_cli):
+    # a tester's swedish table with --player-flag S=burst-kong for S's photo (S not the winner): the photo was
+    # read first and its tile count was the error said, where --hand S=… says the flag's problem. Each player's
+    # flags are checked against that player's context first (a reader that cannot start shows none is read)
+    from vision.pipeline import DEMO_PHOTO
+
+    broken = f"{bf.HERE}:broken_reader"
+    base = ["table", "-r", "swedish", "--no-history", "--hand", "E=123m456m789m11z [777m]", "--photo",
+            f"S={DEMO_PHOTO}", "--hand", "W=123s456s789s4455z", "--hand", "N=234p567s88m66z777z", "--winner", "E",
+            "-w", "1z", "--reader", broken]
+    rc, _, err = run_cli(*base, "--player-flag", "S=burst-kong")
+    assert rc == 2 and err.count("\n") == 1, err
+    assert "error: hand of S: flag burst-kong describes a mahjong, but the hand is scored as a non-winner" in err, err
+    # a later player's flag too, and the winner's own (rode-draak dead-hand: a winner's hand cannot be dead)
+    rc, _, err = run_cli(*base, "--player-flag", "N=burst-mahjong")
+    assert rc == 2 and "hand of N: flag burst-mahjong describes a mahjong" in err, err
+    rd = ["table", "-r", "rode-draak", "--no-history", "--photo", f"E={DEMO_PHOTO}", "--hand", "S=123p456p789p2233z",
+          "--hand", "W=123s456s789s4455z", "--hand", "N=234p567s88m66z777z", "--winner", "E", "--reader", broken]
+    rc, _, err = run_cli(*rd, "--flag", "dead-hand")
+    assert rc == 2 and err.startswith("mahjong-score: error: hand of E: ") and "dead" in err and "model" not in err, err
+    # with no flag problem the photo is read (here: by the reader that cannot start)
+    rc, _, err = run_cli(*base)
+    assert rc == 2 and "model models/detector.onnx not found (test)" in err, err
