@@ -131,16 +131,13 @@ def options_from_args(args: argparse.Namespace, settle: bool = False) -> dict[st
     twice with values that mean the same is taken once: for ``args.ruleset``'s options
     (:meth:`scoring.engine.Ruleset.same_value`, a choice in any case: ``once`` and ``ONCE``), or with
     ``settle``, for its settlement scheme's (:func:`scoring.settle.same_settle_value`: a player's label as
-    typed). UserError for a malformed pair or one without a name; RulesetError for an option given twice
+    typed). UserError for a pair without ``=``; RulesetError for one without a name, an option given twice
     with values that differ (naming both, as every entry point does) or an unknown ``args.ruleset`` then."""
     pairs: list[tuple[str, str]] = []
     for item in args.option:
         if "=" not in item:
             raise UserError(f"--option {item!r} must be NAME=VALUE")
-        k, v = (x.strip() for x in item.split("=", 1))
-        if not k:
-            raise UserError(f"--option {item!r} has no option name (NAME=VALUE)")
-        pairs.append((k, v))
+        pairs.append(tuple(x.strip() for x in item.split("=", 1)))
 
     def same(key: str, a: str, b: str) -> bool:  # (the ruleset loaded only for an option given twice)
         from scoring.settle import same_settle_value

@@ -25,7 +25,8 @@ from scoring.hand import WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import (Settlement, copies_in_a_set, liable_problem, over_the_set_text, robbed_kong_problem,
-                            same_settle_value, settle, tiles_over_the_set, with_cash, with_win_by)
+                            same_settle_value, settle, settle_option_given_for_scoring, tiles_over_the_set,
+                            with_cash, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
 #: the history status of a table hand read from a photo the reader is unsure of (settled provisionally)
@@ -100,14 +101,17 @@ def _not_a_void_word(player: str) -> None:
                         f"player another label")
 
 
-def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:
+def _pairs(items: list[str], what: str, name: str = "player label") -> list[tuple[str, str]]:
+    """``what``'s ``NAME=VALUE`` items as pairs, stripped; UserError for an item without ``=`` or with
+    nothing before it (it "has no ``name``": ``option name (NAME=VALUE)`` for --settle-option, as --option
+    says it; a tester's --settle-option =S was said to have no player label)."""
     out = []
     for item in items:
         if "=" not in item:
             raise UserError(f"{what} {item!r} must be NAME=VALUE")
         k, v = item.split("=", 1)
         if not k.strip():
-            raise UserError(f"{what} {item!r} has no player label")
+            raise UserError(f"{what} {item!r} has no {name}")
         out.append((k.strip(), v.strip()))
     return out
 
@@ -289,6 +293,16 @@ def cmd_table(args: argparse.Namespace) -> int:
         pflags[p].add(f)
     rs = load_ruleset(args.ruleset)
     opts = options_from_args(args)
+    # the options checked before any photo is read: a settlement option given as a ruleset one is named so
+    # (a tester's -o DISCARDER=S was "ruleset hk-tw-16 has no option 'discarder'", and the whole list)
+    misplaced = settle_option_given_for_scoring(rs.id, opts)
+    if misplaced is not None:
+        raise UserError(f"ruleset {rs.id} has no option {misplaced[0]!r}: it is a settlement option; give it with "
+                        f"--settle-option {misplaced[0]}={misplaced[1]}")
+    rs.resolve_options(opts)
+    # (named in any case, - or _, as --option's are; one given twice with values that differ is refused)
+    settle_opts = keyed_options(_pairs(args.settle_option, "--settle-option", "option name (NAME=VALUE)"),
+                                "--settle-option", same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
     after = next_state(state, outcome_of(state, winner))
     results: dict[str, Any] = {}
     void_hands: dict[str, Any] = {}  # a void hand's typed hands (notation read, not scored)
@@ -366,9 +380,6 @@ def cmd_table(args: argparse.Namespace) -> int:
         checks.append(f"{said}: give each player the photo of their own hand")
         _flag(same, said, unsure, sources)
     unsure = [p for p in players if p in unsure]
-    # (named in any case, - or _, as --option's are; one given twice with values that differ is refused)
-    settle_opts = keyed_options(_pairs(args.settle_option, "--settle-option"), "--settle-option",
-                                same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
     if winner is not None:
         # the scheme pays by where the winning tile came from (hk-tw-16: the discarder, or all three on a
         # self-draw): the winner's --win-by says it (before, `table --win-by wall` still asked for a discarder)

@@ -98,13 +98,16 @@ def keyed_options(options: Mapping[str, Any] | Iterable[tuple[str, Any]], what: 
     """``options`` (a mapping, or ``(name, value)`` pairs) with each name spelt by :func:`option_key`.
     One option given twice with values that mean the same (``same(key, first, second)``, e.g.
     :meth:`Ruleset.same_value`: a choice in any case, ``once`` and ``ONCE``; without ``same``, equal
-    values) is taken once, as first given. Raises :class:`RulesetError` when two of the names given are
-    one option with values that differ (``bonus_tiles=off`` and ``BONUS-TILES=4-points``: ``what`` names
-    the option's kind in the message, which names both values)."""
+    values) is taken once, as first given. Raises :class:`RulesetError` for a name that is empty (``=once``:
+    "has no option name", as every entry point says it) and when two of the names given are one option with
+    values that differ (``bonus_tiles=off`` and ``BONUS-TILES=4-points``: ``what`` names the option's kind
+    in the message, which names both values)."""
     out: dict[str, Any] = {}
     said: dict[str, str] = {}
     for name, value in (options.items() if isinstance(options, Mapping) else options):
         key = option_key(name)
+        if not key:  # (the web's {"": "once"} had been "ruleset … has no option ''" with the whole list)
+            raise RulesetError(f"{what} {echo(f'{str(name).strip()}={value}')} has no option name (NAME=VALUE)")
         if key in out:
             if not (same(key, out[key], value) if same is not None else out[key] == value):
                 raise RulesetError(f"{what} {echo(key)} is given twice, as {echo(f'{said[key]}={out[key]}')} and "

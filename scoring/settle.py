@@ -120,6 +120,23 @@ def same_settle_value(ruleset_id: str, key: str, a: Any, b: Any) -> bool:
     return str(a) == str(b)
 
 
+def settle_option_given_for_scoring(ruleset_id: str, options: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """The first of ``options`` (ruleset options for scoring, named in any case) that ``ruleset_id`` does
+    not have but its settlement scheme takes (its module's ``SETTLE_OPTIONS``: hk-tw-16's ``discarder``,
+    swedish's ``totals``), as (its name as the scheme spells it, its value); else None. A table's caller
+    says where to give it (``table --settle-option``, ``/api/settle``'s ``settle_options``). Raises
+    RulesetError for an unknown ruleset."""
+    from .engine import option_key
+
+    rs = load_ruleset(ruleset_id)
+    scheme = getattr(rs.module, "SETTLE_OPTIONS", ())
+    for name, value in options.items():
+        key = option_key(name)
+        if key not in rs.options and key in scheme:
+            return key, value
+    return None
+
+
 Scheme = Callable[[Mapping[str, int], "str | None", str, Mapping[str, Any]], Settlement]
 #: scheme name → function; rulesets register theirs with :func:`register_scheme`
 SCHEMES: dict[str, Scheme] = {}

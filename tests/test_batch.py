@@ -608,6 +608,16 @@ def test_an_options_cell_names_its_options_in_any_case_over_the_defaults():
     assert j.error is None and dict(j.options) == {"mahjong_points": "0"}, j.error
 
 
+def test_an_options_cell_item_without_a_name_is_said_as_the_command_line_says_it():
+    # "=once" had been "must be NAME=VALUE" here, "has no option name (NAME=VALUE)" on the command line
+    from vision.manifest import Defaults, make_job
+
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "options": "=once"}, Defaults())
+    assert j.error == "manifest line 2: option '=once' has no option name (NAME=VALUE)", j.error
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "options": "once"}, Defaults())
+    assert j.error == "manifest line 2: option 'once' must be NAME=VALUE", j.error
+
+
 def test_a_rows_flag_is_judged_with_the_rows_win_by_and_announced_wait():
     # rode-draak's flower-replacement needs a win by dead-wall and dealt-waiting an announced wait: a row without
     # them is an error row before its photo is read (as `hand` refuses them), one with them is not (its

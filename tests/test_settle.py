@@ -383,3 +383,30 @@ def test_a_settle_option_named_twice_with_values_that_mean_the_same_is_taken_onc
     capsys.readouterr()
     assert main([*table, "--settle-option", "discarder=S", "--settle-option", "discarder=s"]) == 2
     assert "--settle-option 'discarder' is given twice, as 'discarder=S' and 'discarder=s'" in capsys.readouterr().err
+
+
+def test_an_option_without_a_name_and_a_settlement_option_given_for_scoring_are_named(capsys):
+    # a tester's `table --settle-option =S` was said to have "no player label" (the --hand parser's words),
+    # and an empty name had other words in each entry point; one wording now, with the entry point's name
+    hands = ["--hand", "E=123m456m789m123p456p11z"] + [x for k, p in enumerate("SWN", 2)
+                                                       for x in ("--hand", f"{p}=123m456m789m123p456p{k}z")]
+    table = ["table", "--ruleset", "hk-tw-16", *hands, "--winner", "E", "--no-history"]
+    assert main([*table, "--settle-option", "=S"]) == 2
+    assert capsys.readouterr().err == "mahjong-score: error: --settle-option '=S' has no option name (NAME=VALUE)\n"
+    assert main([*table, "-o", "=each"]) == 2
+    assert capsys.readouterr().err == "mahjong-score: error: --option '=each' has no option name (NAME=VALUE)\n"
+    assert main(["settle", "--scores", "A=1,B=2,C=3,D=4", "--east", "A", "--winner", "A", "-o", "=S"]) == 2
+    assert capsys.readouterr().err == "mahjong-score: error: --option '=S' has no option name (NAME=VALUE)\n"
+    with pytest.raises(RulesetError, match=r"^settle option '=S' has no option name \(NAME=VALUE\)$"):
+        settle("hk-tw-16", {"A": 5, "B": 0, "C": 0, "D": 0}, "A", "A", {"": "S"})
+    with pytest.raises(RulesetError, match=r"^option '=once' has no option name \(NAME=VALUE\)$"):
+        load_ruleset("nts").resolve_options({" ": "once"})
+    # a settlement option given as a ruleset option for scoring: where to give it (a tester's -o DISCARDER=S had
+    # been "no option 'discarder'" and the ruleset's 33 options), before any hand is scored or photo read
+    assert main([*table, "-o", "DISCARDER=S"]) == 2
+    assert capsys.readouterr().err == ("mahjong-score: error: ruleset hk-tw-16 has no option 'discarder': it is a "
+                                       "settlement option; give it with --settle-option discarder=S\n")
+    assert main([*table, "-o", "cash_from=total", "--settle-option", "discarder=S"]) == 0  # (the ruleset's own)
+    capsys.readouterr()
+    assert main([*table, "-o", "bogus=1"]) == 2
+    assert "ruleset hk-tw-16 has no option 'bogus' (options: " in capsys.readouterr().err

@@ -672,6 +672,23 @@ def test_an_option_named_twice_with_values_that_mean_the_same_is_taken_once(phot
     assert _one_line_error(r, 422) == "settle_options 'discarder' is given twice, as 'discarder=W' and 'DISCARDER=w'"
 
 
+def test_an_option_without_a_name_is_said_as_the_command_line_says_it(photo):
+    # a tester's {"": "once"} was "ruleset nts has no option ''" and the whole list (/api/hand), "takes no option
+    # ''" (/api/settle's settle_options): "has no option name", as --option and --settle-option say it
+    c = photo[2]
+    r = c.post("/api/hand", json={"notation": "123m456p789s11z [777p]", "options": {"": "once"}})
+    assert _one_line_error(r, 422) == "option '=once' has no option name (NAME=VALUE)"
+    r = c.post("/api/score", data={"photo_id": "nope", "ruleset": "nts", "options": "=once"})
+    assert _one_line_error(r, 422) == "option '=once' has no option name (NAME=VALUE)"
+    body = {"ruleset": "hk-tw-16", "east": "E", "winner": "S", "players": PLAYERS}
+    r = c.post("/api/settle", json={**body, "settle_options": {"": "W"}})
+    assert _one_line_error(r, 422) == "settle_options '=W' has no option name (NAME=VALUE)"
+    # a settlement option sent with the ruleset options for scoring: where to send it
+    r = c.post("/api/settle", json={**body, "options": {"DISCARDER": "W"}})
+    assert _one_line_error(r, 422) == ("ruleset hk-tw-16 has no option 'discarder': it is a settlement option; "
+                                       'send it in settle_options: {"discarder": "W"}')
+
+
 def test_settle_hands_are_scored_with_their_seat_winds(photo):
     players = [{"name": "Ann", "hand": "123m456p789s11z [777p]"}, {"name": "Bob", "score": 10},
                {"name": "Cas", "score": 0}, {"name": "Dee", "score": 4}]

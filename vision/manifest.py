@@ -408,7 +408,7 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
         pairs = []
         for item in _split_words(cells["options"]):
             k, eq, v = item.partition("=")
-            if not eq or not k.strip():
+            if not eq:  # (one with no name, "=once", keyed_options names: as -o and the web say it)
                 problems.append(f"option {item!r} must be NAME=VALUE")
             else:
                 pairs.append((k.strip(), v.strip()))

@@ -69,7 +69,7 @@ from scoring.engine import check_context_flags, keyed_options, same_text
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
 from scoring.settle import (liable_problem, over_the_set_text, robbed_kong_problem, same_settle_value, settle,
-                            tiles_over_the_set, with_cash, with_win_by)
+                            settle_option_given_for_scoring, tiles_over_the_set, with_cash, with_win_by)
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.decode import REVIEW_BELOW  # (vision.batch.REVIEW_BELOW: batch's needs-review)
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
@@ -865,6 +865,10 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         if winner is not None and winner not in names:
             raise ApiError(422, f"winner {winner!r} is not one of the players {', '.join(names)}")
         rs = load_ruleset(req.ruleset)
+        misplaced = settle_option_given_for_scoring(rs.id, req.options)  # (as `table -o DISCARDER=S` is said)
+        if misplaced is not None:
+            raise ApiError(422, f"ruleset {rs.id} has no option {misplaced[0]!r}: it is a settlement option; send "
+                                f"it in settle_options: {json.dumps({misplaced[0]: misplaced[1]}, ensure_ascii=False)}")
         state = SessionState(tuple(names), east=names.index(req.east), round_wind=req.round_wind)
         seats = state.seats()
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
