@@ -236,8 +236,11 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
     (void hand); ``east``: the player who is East; ``options``: the scheme's options, named in any case,
     ``-`` or ``_`` (:func:`scoring.engine.keyed_options`; one given twice with values that mean the same,
     :func:`same_settle_value`, taken once). Raises RulesetError for a ruleset without a scheme, an option
-    the scheme does not take or one given twice with values that differ, and ValueError for inconsistent
-    players (not four, East or the winner not among them).
+    the scheme does not take or one given twice with values that differ, or a winner's score below what
+    every win scores under the ruleset (its module's ``WINNER_SCORES_AT_LEAST``: nts and rode-draak, 20
+    for Mahjong, 002:13; hk-tw-16's 底 5 is its scheme's own check; under dutch-special-hands and swedish
+    a win may score 0), and ValueError for inconsistent players (not four, East or the winner not among
+    them).
     """
     if len(scores) != 4:
         raise ValueError(f"a settlement needs the 4 players of the table, got {len(scores)}")
@@ -262,6 +265,12 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
             raise RulesetError(f"the settlement of {rs.id} takes no option {echo(unknown[0])} (settlement "
                                f"options: {', '.join(known)})")
     result = fn(scores, winner, east, dict(options or {}))
+    # (after the scheme's own refusals of its input) a winner's score the ruleset cannot give: a tester's
+    # `settle --winner Ann --scores Ann=0,…` was settled without a word (hk-tw-16's 底 5 is its scheme's check)
+    least = getattr(rs.module, "WINNER_SCORES_AT_LEAST", None)
+    if least is not None and winner is not None and scores[winner] < least[0]:
+        raise RulesetError(f"score of {winner}, a winner, is {scores[winner]}: every win under {rs.id} scores at "
+                           f"least {least[1]}")
     if not result.ruleset:
         result = replace(result, ruleset=rs.id)
     assert sum(result.net.values()) == 0, f"settlement does not sum to zero: {dict(result.net)}"

@@ -12,6 +12,9 @@ from scoring import RulesetError, load_ruleset
 from scoring.settle import SCHEMES, Settlement, Transfer, settle
 
 PLAYERS = ("E", "S", "W", "N")
+#: a ruleset whose settlement is 001's scheme (rode-draak) and under which a winner's hand may score anything from
+#: 0 up (dutch-special-hands: a hand not clean has no mah-jong points, 000:163): the scheme's arithmetic for any score
+ANY_WINNER_SCORE = "dutch-special-hands"
 
 
 def nets(s: Settlement) -> dict[str, int]:
@@ -53,7 +56,9 @@ def test_east_wins_double_from_all():
 def test_non_winners_settle_pairwise_east_double():
     # 001:37: winner W scored 0; East S 10, E 30, N 30: E-S (30-10) x 2 = 40 S pays E;
     # E-N 0; S-N (10-30) x 2 = -40, S pays N 40 -> E +40, S -80, N +40
-    s = settle("rode-draak", {"E": 30, "S": 10, "W": 0, "N": 30}, "W", "S")
+    # (001's scheme under dutch-special-hands, where a winner not clean may score 0, 000:163; rode-draak and
+    # nts refuse a winner's score under 20, test_a_winners_score_the_ruleset_cannot_give_is_refused)
+    s = settle(ANY_WINNER_SCORE, {"E": 30, "S": 10, "W": 0, "N": 30}, "W", "S")
     assert nets(s) == {"E": 40, "S": -80, "W": 0, "N": 40}
 
 
@@ -109,7 +114,7 @@ def tables(draw):
 def test_property_zero_sum(table):
     """001:40: every settlement sums to zero."""
     scores, winner, east = table
-    s = settle("rode-draak", scores, winner, east)
+    s = settle(ANY_WINNER_SCORE, scores, winner, east)
     assert sum(s.net.values()) == 0
 
 
@@ -118,7 +123,7 @@ def test_property_zero_sum(table):
 def test_property_winner_net(table):
     """001:33/35: the winner receives 6 x his score when East, else 4 x (2 from East + 1 + 1)."""
     scores, winner, east = table
-    s = settle("rode-draak", scores, winner, east)
+    s = settle(ANY_WINNER_SCORE, scores, winner, east)
     if winner is not None:
         assert s.net[winner] == scores[winner] * (6 if winner == east else 4)
 
@@ -135,8 +140,8 @@ def test_property_antisymmetric_swap(table, data):
     swapped = dict(scores)
     swapped[a], swapped[b] = scores[b], scores[a]
     east2 = {a: b, b: a}.get(east, east)
-    s1 = settle("rode-draak", scores, winner, east)
-    s2 = settle("rode-draak", swapped, winner, east2)
+    s1 = settle(ANY_WINNER_SCORE, scores, winner, east)
+    s2 = settle(ANY_WINNER_SCORE, swapped, winner, east2)
     assert s2.net[a] == s1.net[b] and s2.net[b] == s1.net[a]
     for p in PLAYERS:
         if p not in (a, b):
@@ -410,3 +415,33 @@ def test_an_option_without_a_name_and_a_settlement_option_given_for_scoring_are_
     capsys.readouterr()
     assert main([*table, "-o", "bogus=1"]) == 2
     assert "ruleset hk-tw-16 has no option 'bogus' (options: " in capsys.readouterr().err
+
+
+def test_a_winners_score_the_ruleset_cannot_give_is_refused(capsys):
+    # a tester's `settle --winner Ann --scores Ann=0,…` was settled without a word. Under nts every win holds the
+    # 20 for Mahjong (002:13) and the fixed-value hands are worth more; rode-draak plays on NTS's tables (001-01)
+    # and a hand failing its entry rule (001:1) is "mahjong not allowed", no win (`table` refuses to settle it)
+    for rid, line in (("nts", "the 20 for Mahjong (002_b9f4c4575200caaf.txt:13)"),
+                      ("rode-draak", "the 20 for Mahjong of the NTS tables it plays on (002_b9f4c4575200caaf.txt:13")):
+        for low in (0, 19):
+            with pytest.raises(RulesetError, match=f"score of Ann, a winner, is {low}: every win under {rid} scores "
+                                                   f"at least {line}".replace("(", r"\(").replace(")", r"\)")):
+                settle(rid, {"Ann": low, "Bob": 1, "Cas": 2, "Dee": 3}, "Ann", "Ann")
+        assert settle(rid, {"Ann": 20, "Bob": 1, "Cas": 2, "Dee": 3}, "Ann", "Ann").net["Ann"] == 120
+        assert settle(rid, {"Ann": 0, "Bob": 1, "Cas": 2, "Dee": 3}, None, "Ann").net["Ann"] == 0  # (a void hand)
+    # a win may score 0 under dutch-special-hands (a hand not clean has no mah-jong points, 000:163) and swedish
+    # (option mahjong_points=0, 003-01, with worthless_hand=restate, 003-05): not refused
+    from scoring import Context, parse_hand, score_hand
+
+    ctx = Context(seat_wind="S", dealer=False)
+    assert score_hand(parse_hand("123m456p789s234m 55p", winning_tile="5p", context=ctx),
+                      "dutch-special-hands").total == 0
+    assert score_hand(parse_hand("123m456p789s234m 55p", winning_tile="4m", context=ctx), "swedish",
+                      {"mahjong_points": "0", "worthless_hand": "restate"}).total == 0
+    for rid in ("dutch-special-hands", "swedish"):
+        assert settle(rid, {"Ann": 0, "Bob": 1, "Cas": 2, "Dee": 3}, "Ann", "Ann").net["Ann"] == 0
+    assert main(["settle", "--winner", "Ann", "--scores", "Ann=0,Bob=1,Cas=2,Dee=3", "--east", "Ann"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mahjong-score: error: score of Ann, a winner, is 0: every win under rode-draak scores at "
+                          "least the 20 for Mahjong") and err.count("\n") == 1, err
+    assert "is no win to settle" in err

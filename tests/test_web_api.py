@@ -689,6 +689,18 @@ def test_an_option_without_a_name_is_said_as_the_command_line_says_it(photo):
                                        'send it in settle_options: {"discarder": "W"}')
 
 
+def test_settle_refuses_a_winners_score_the_ruleset_cannot_give(photo):
+    # as `settle` does: under nts every win holds the 20 for Mahjong (002:13)
+    players = [{"name": "Ann", "score": 0}, {"name": "Bob", "score": 10}, {"name": "Cas", "score": 0},
+               {"name": "Dee", "score": 4}]
+    body = {"ruleset": "nts", "east": "Ann", "winner": "Ann", "players": players}
+    msg = _one_line_error(photo[2].post("/api/settle", json=body), 422)
+    assert msg == ("score of Ann, a winner, is 0: every win under nts scores at least the 20 for Mahjong "
+                   "(002_b9f4c4575200caaf.txt:13)"), msg
+    r = photo[2].post("/api/settle", json={**body, "ruleset": "dutch-special-hands"})  # (000:163: it may)
+    assert r.status_code == 200 and r.json()["net"]["Ann"] == 0, r.text
+
+
 def test_settle_hands_are_scored_with_their_seat_winds(photo):
     players = [{"name": "Ann", "hand": "123m456p789s11z [777p]"}, {"name": "Bob", "score": 10},
                {"name": "Cas", "score": 0}, {"name": "Dee", "score": 4}]

@@ -35,6 +35,12 @@ if TYPE_CHECKING:
     from ..engine import Line, Ruleset, ScoredHand, Totals, View
 
 SEED = "001_20e8f920a7ce7e86.txt"
+#: the least a winner's hand scores, and why (scoring.settle.settle refuses a winner's score below it): the
+#: 20 for Mahjong of the NTS tables this ruleset plays on (002:13, 001-01) is in every win, a limit hand is
+#: worth 500 or more, and a hand that fails the entry rule is no win (001:1: "mahjong not allowed", total 0,
+#: which `table` refuses to settle as well)
+WINNER_SCORES_AT_LEAST = (20, f"the 20 for Mahjong of the NTS tables it plays on (002_b9f4c4575200caaf.txt:13, "
+                              f"001-01); a hand that fails the entry rule ({SEED}:1) is no win to settle")
 #: how the command line says a dead hand, and that a winner's hand is none (`table` and the web's settlement
 #: say them in their own words: :func:`reword_dead_hand`)
 DEAD_HAND_HINT = "--flag dead-hand --not-winner"
