@@ -849,3 +849,35 @@ def test_whole_numbers_are_digits_and_whole_points_are_ints(photo):
     j = c.post("/api/hand", json={"notation": "123m456p789s11z [777p] win:1z", "ruleset": "nts"}).json()
     assert isinstance(j["points"], int) and all(isinstance(ln["points"], int) and isinstance(ln["value"], int)
                                                 for ln in j["lines"]), j
+
+
+def test_not_the_winner_ticked_after_the_upload_gets_the_won_hand_note(tmp_path):
+    # the page sends photo_id after the first upload: a cached photo read again as a non-winner's (read_detections)
+    # had lost the note read_photo gives, "read as a winning hand, the same boxes make …". The demo with its
+    # winning 8p (the right-most box) at 0.7 of its detector score, as in tests/test_hand_finding.py
+    import numpy as np
+
+    from vision.detect import Detections, load_detector
+    from vision.models import models_present
+
+    if not models_present():
+        pytest.skip("models missing")
+    det = load_detector()
+
+    class WeakLast:
+        imgsz = det.imgsz
+
+        def __call__(self, image, conf=0.25, iou=0.4):
+            r = det(image, conf, iou)
+            s = r.scores.copy()
+            s[int(np.argmax(r.boxes[:, 2]))] *= 0.7
+            return Detections.make(r.boxes, s, r.face_down)
+
+    client = TestClient(create_app(Settings(data_dir=tmp_path / "data"), detector=WeakLast()))
+    first = client.post("/api/score", files={"image": ("demo.jpg", (REPO / "docs" / "demo.jpg").read_bytes(),
+                                                        "image/jpeg")}).json()
+    assert first["legal"] and not any(n.startswith("read as a winning hand") for n in first["notes"])
+    again = client.post("/api/score", data={"photo_id": first["photo_id"], "winner": "false"}).json()
+    assert again["reading"] == "345m67p66z [777s] (2222m) +1f", again.get("problem")
+    assert any(n.startswith("read as a winning hand, the same boxes make 345m678p66z [777s] (2222m) +1f win:8p")
+               and n.endswith("if the hand won, leave out --not-winner") for n in again["notes"]), again["notes"]

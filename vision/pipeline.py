@@ -776,7 +776,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         result = with_frame(fixed, result.turned, result.straightened, mirrored=result.mirrored)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if not ctx.winner:
-        result = _won_hint(result, rs, ctx, kw, exposed)
+        result = won_hint(result, rs, ctx, kw, exposed)
     frame: list[str] = []  # (in the order they were made: straightened, mirrored, then turned)
     if result.straightened is not None:
         d = result.straightened.degrees
@@ -803,24 +803,35 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     return replace(result, timings=t, tileset=getattr(profile, "name", None))
 
 
-def _won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) -> PhotoResult:
+#: how the note of :func:`won_hint` begins (batch copies the note into a row's problem by it)
+WON_HINT_START = "read as a winning hand, the same boxes make "
+
+
+def won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) -> PhotoResult:
     """``res``, a non-winner's reading (``ctx.winner`` False) that is not legal or unsure (under the batch's
     review line, :data:`vision.decode.REVIEW_BELOW`), with a note when its boxes read as a winner's hand
     are legal and sure: the hand may have won (a new user's winning photos said not won were read at
     41-43 % as non-winners' hands with a tile left out, where read as won they were read right at
-    > 99 %). One more model-free decode of the same boxes; ``res`` unchanged otherwise."""
+    > 99 %). One more model-free decode of the same boxes (said won: a winner's hand only), not after the
+    user's corrections (``res.user``: they number and keep the non-winner's boxes); ``res`` unchanged
+    otherwise. ``kw``: :func:`read_detections`'s winning_tile, options and said_won. Raises nothing
+    (a HandError of the winner's reading leaves ``res`` as it is)."""
     from .decode import REVIEW_BELOW
 
     if (res.reading.legal and res.reading.confidence >= REVIEW_BELOW) or "leave out --not-winner" in (res.reading.problem or ""):
         return res  # (sure, or its problem says so already: a tile count a winner's)
+    if res.user:  # (the user's corrections are of the non-winner's reading: its numbering, its boxes)
+        return res
     try:
         won = read_detections(res.photo, res.detections, res.readings, rs, replace(ctx, winner=True),
-                              not_tiles=res.not_tiles, **{**kw, "exposed": exposed})
+                              not_tiles=res.not_tiles, **{**kw, "exposed": exposed, "said_won": True})
     except HandError:
         return res
-    if not (won.reading.legal and won.reading.confidence >= REVIEW_BELOW):
+    hand = won.reading.hand
+    if not (won.reading.legal and hand is not None and hand.context.winner
+            and won.reading.confidence >= REVIEW_BELOW):
         return res
-    note = (f"read as a winning hand, the same boxes make {won.reading.notation} "
+    note = (f"{WON_HINT_START}{won.reading.notation} "
             f"({format_confidence(won.reading.confidence)} sure): if the hand won, leave out --not-winner")
     return replace(res, reading=replace(res.reading, notes=res.reading.notes + (note,)))
 
@@ -1070,11 +1081,13 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     # reads them right can look "mostly turned" — a tilted composite's >99 % reading)
     sure = r2.reading.legal and r2.reading.confidence >= TURNED_SURE
     if _mostly_turned(r2) and not _mostly_turned(result):
-        # nor, sure or not, when it uses fewer tiles than the reading whose tiles stand: it is sure for
+        # nor, sure or not, a quarter turn (not 180°: an upside-down photo's right reading can look mostly
+        # turned, and drop a false box the photo as loaded kept) that uses fewer tiles than the reading
+        # whose tiles stand: it is sure for
         # the tiles it left out (a new user's winning hand said not won, its tiles standing in the photo
         # as loaded, was read a quarter turn off at 98 % as a non-winner's 14 tiles, a kong's tile and
         # the 5s no longer boxed, where the photo as loaded used 16)
-        return sure and len(used_tiles(r2.reading)) >= len(used_tiles(result.reading))
+        return sure and (r2.turned == 180 or len(used_tiles(r2.reading)) >= len(used_tiles(result.reading)))
     return True
 
 

@@ -75,7 +75,7 @@ from vision.decode import REVIEW_BELOW  # (vision.batch.REVIEW_BELOW: batch's ne
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, damage_words, limit_heap_growth, release_memory, sniff
 from vision.pipeline import (WORK_SIDE, least_sure_tile, parse_additions, parse_fixes, read_detections,
-                             read_photo, to_json, with_frame)
+                             read_photo, to_json, with_frame, won_hint)
 from vision.tileset import NOT_LEARNED
 
 from . import schemas as S
@@ -761,6 +761,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed,
             fixes=fixes, options=options, additions=additions, not_tiles=item.not_tiles),
             item.turned, item.straightened, item.frame_notes, item.mirrored)
+        if not ctx.winner:  # ("Not the winner" ticked after the upload: the note read_photo gives, here too)
+            res = won_hint(res, rs, ctx, {"winning_tile": winning_tile, "options": options}, exposed)
         n, learned, not_learned = _learn(tileset, learn, fixes, res, item.photo, item.learned)
         if learned is not item.learned:
             cache.put(replace(item, learned=learned), photo_id)
