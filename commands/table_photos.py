@@ -195,8 +195,13 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
                             f"(numbers: `mahjong-score photo {path} --annotate out.jpg`) or give --hand {player}=NOTATION")
         from vision.batch import REVIEW_BELOW  # (readings less sure get "check it", as batch's needs-review)
 
+        from vision.record import scored_without_winning_tile
+
         conf = float(r.confidence)
-        check = f" — below {REVIEW_BELOW:.0%}: check it" if conf < REVIEW_BELOW else ""
+        # (a winner's photo scored with no winning tile marked is a guess at the wait: as batch flags it)
+        unmarked = scored_without_winning_tile(r, winning_tile)
+        check = (f" — below {REVIEW_BELOW:.0%}: check it" if conf < REVIEW_BELOW else
+                 " — no winning tile marked: check it (give --winning-tile)" if unmarked else "")
         fixed = (f", fixed {','.join(f'{k}={v}' for k, v in sorted(fixes.items()))}" if fixes else "") + (
             f", added {adds}" if adds else "")
         # the history entry, written once the table is settled (commands.settle.cmd_table: its note names
@@ -210,7 +215,7 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
             "text": f"photo {path}: read {r.notation} ({format_confidence(conf)} sure{fixed}){check}",
             # (a new user's table settled 250 and 242 from a photo read at 41 %, exit 0: the settlement
             # is provisional until the reading is checked, commands.settle.cmd_table)
-            "unsure": conf < REVIEW_BELOW,
+            "unsure": conf < REVIEW_BELOW or unmarked,
         }
         return res.scored
 

@@ -205,3 +205,32 @@ def test_the_unsure_status_follows_the_review_threshold():
     assert photo_entry("photo", "x.jpg", res(0.4, legal=False), input_sha256="0" * 64)["status"] == "not legal: x"
     assert photo_entry("audit", "x.jpg", res(0.4, legal=False), input_sha256="0" * 64,
                        status="match unsure")["status"] == "match unsure"
+
+
+def test_a_winners_hand_scored_without_a_winning_tile_is_unsure_unless_it_has_none_to_mark():
+    # batch, table and history say the same of a winner's photo read with no winning tile marked (a guess at the
+    # wait: the only-possible-tile and pair points hang on it), but not of a hand with no winning tile to mark:
+    # East's dealt hand won on the first draw (Hand of Heaven) or hk-tw-16's 16-tile eight-flower win (004:45)
+    from types import SimpleNamespace
+
+    from scoring import Context, parse_hand
+    from vision.record import NO_WINNING_TILE_STATUS, reading_status, scored_without_winning_tile
+
+    def reading(notation, legal=True, **ctx):
+        hand = parse_hand(notation, context=Context(**ctx), sizes=None)
+        return SimpleNamespace(hand=hand, legal=legal, notation=notation, confidence=0.99, problem="x")
+
+    plain = reading("123m456p789s11z [777p]")
+    assert scored_without_winning_tile(plain) and not scored_without_winning_tile(plain, given="1z")
+    res = SimpleNamespace(reading=plain, scored=SimpleNamespace(allowed=True, status="ok"))
+    assert reading_status(res) == NO_WINNING_TILE_STATUS
+    assert not scored_without_winning_tile(reading("123m456p789s11z [777p]", winner=False))
+    assert not scored_without_winning_tile(reading("123m456p789s11z [777p]", legal=False))
+    marked = parse_hand("123m456p789s11z [777p]", winning_tile="1z")
+    assert not scored_without_winning_tile(SimpleNamespace(hand=marked, legal=True))
+    heaven = reading("123m456p789s234m55z", first_turn=True, win_by="wall", seat_wind="E")
+    assert not scored_without_winning_tile(heaven)
+    assert scored_without_winning_tile(reading("123m456p789s234m55z", first_turn=True, win_by="discard",
+                                               seat_wind="S"))  # (Earth: won on a discard, it has one)
+    eight = reading("123m456p789s123m456p7z +1234f1234y", win_by="wall")  # 16 tiles: the instant win
+    assert eight.hand.tile_count == 16 and not scored_without_winning_tile(eight)

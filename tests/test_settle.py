@@ -372,7 +372,8 @@ def test_a_settle_option_named_twice_with_values_that_mean_the_same_is_taken_onc
     with pytest.raises(RulesetError, match="settle option 'discarder' is given twice, as 'discarder=W' and "
                                            "'DISCARDER=w'"):
         settle("hk-tw-16", sc, "S", "E", {"discarder": "W", "DISCARDER": "w"})
-    assert settle("swedish", sc, "S", "E", {"fine_quarters": "halves-first", "FINE_QUARTERS": "Halves-First"}).net
+    assert (settle("swedish", sc, "S", "E", {"fine_quarters": "halves-first", "FINE_QUARTERS": "Halves-First"}).net
+            == settle("swedish", sc, "S", "E", {"fine_quarters": "halves-first"}).net)
     base = ["settle", "-r", "hk-tw-16", "--scores", "E=10,S=20,W=30,N=40", "--east", "E", "--winner", "S"]
     assert main([*base, "-o", "discarder=W", "-o", "discarder=W", "-o", "win_by=discard", "-o", "WIN_BY=Discard",
                  "--json"]) == 0

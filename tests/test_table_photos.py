@@ -135,6 +135,20 @@ def test_a_settlement_from_a_photo_read_unsure_is_provisional_exit_1(run_cli, tr
     assert rc == 0 and "provisional" not in out
 
 
+def test_a_winners_photo_with_no_winning_tile_marked_settles_provisionally(run_cli, truth):
+    # batch flags a winner's photo read with no winning tile marked (a guess at the wait); `table` had settled it
+    # as final. It is "check it" and provisional, as an unsure reading is; read with the tile laid apart, it is not
+    ph = photos(truth)
+    argv = ["table", "-r", "nts", "--winner", "Bob", "--hand", "Ann=147m258p369s1234z", "--photo", f"Bob={ph[0]}",
+            "--hand", "Cas=147m258p369s1234z", "--hand", "Dee=147m258p369s1234z", "--no-history"]
+    rc, out, err = run_cli(*argv, "--reader", bf.UNMARKED, "--json")
+    assert rc == 1 and json.loads(out)["provisional"] == ["Bob"], (out, err)
+    rc, out, err = run_cli(*argv, "--reader", bf.UNMARKED)
+    assert "no winning tile marked: check it (give --winning-tile)" in out
+    rc, out, err = run_cli(*argv, "--reader", bf.ORACLE, "--json")
+    assert rc == 0 and json.loads(out)["provisional"] == []
+
+
 def test_a_problem_names_the_tables_own_options(run_cli):
     # a tester's table with the demo photo as a non-winner's hand (14 tiles): "if the hand won, leave out
     # --not-winner", an option `table` does not have; a --fix/--add the reader names is --photo-fix/--photo-add

@@ -129,8 +129,8 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         row["error"] = path_problem(job.path) or "the file could not be read"
     else:
         from .errors import ModelError, VisionError
-        from .pipeline import ADDED_NOTE_END, frame_words, least_sure_tile
-        from .record import photo_entry
+        from .pipeline import ADDED_NOTE_END, WON_HINT_START, frame_words, least_sure_tile
+        from .record import photo_entry, scored_without_winning_tile
 
         try:
             kw = job.reader_kwargs()
@@ -158,12 +158,12 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             # (a tile the add cell put in is the row's own doing, said by that cell: only what it changed
             # is named — a tester saw "problem" filled on ok rows with "tile 17 (3m) added by you")
             dropped = [n for n in r.notes if "left out as a false detection" in n or "non-winner's hand" in n
-                       or n.startswith("unsure:") or ("added by you" in n and not n.endswith(ADDED_NOTE_END))]
+                       or n.startswith("unsure:") or ("added by you" in n and not n.endswith(ADDED_NOTE_END))
+                       or n.startswith(WON_HINT_START)]
             # a winner's hand read with no winning tile (the reading's hand has none, and the winning_tile cell
             # or --winning-tile gave none) is scored without one: a guess, however sure the tiles (a director's
             # row came out ok with it); the row needs review, said in the manifest's words (batch_outputs)
-            unmarked = bool(r.legal and r.hand is not None and r.hand.context.winner
-                            and r.hand.winning_tile is None and not job.winning_tile)
+            unmarked = scored_without_winning_tile(r, job.winning_tile)
             if r.legal:
                 row["no_winning_tile"] = int(unmarked)
             if unmarked:
@@ -174,6 +174,9 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                                f"read at {least[1]:.0%})")
             if r.legal and dropped:  # never silently: the row says which box was left out, what was assumed
                 row["problem"] = "; ".join(dropped)
+            won = [n for n in r.notes if n.startswith(WON_HINT_START)]
+            if not r.legal and won:  # (a winner's photo said not won: the row says to set the winner cell to yes)
+                row["problem"] = "; ".join([r.problem or "not a legal hand"] + won)
             if s is not None:
                 row.update(total=int(s.total), points=float(s.points), doublings=int(s.doublings),
                            allowed=int(bool(s.allowed)), breakdown=json.dumps(breakdown(s), separators=(",", ":")))
@@ -409,21 +412,23 @@ def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[
     A photo of this run not scored (not reached, or in flight) is written ``error: not scored (rerun to
     resume)``, also where the state database holds its result for an earlier file or manifest row (that is
     not its result now). The review page and the history are left to the run that finishes (the page reads
-    the flagged photos again: no time for that once told to stop). A second Ctrl-C meanwhile is ignored (a
-    further SIGTERM already is, :class:`_OnTerm`): the files are written whole or not at all."""
+    the flagged photos again: no time for that once told to stop). A second Ctrl-C or a SIGTERM meanwhile is
+    ignored: the files are written whole or not at all."""
     kept = f"{word}: {summary.scored} photos scored and kept"
-    unscored = {job.key for job, params, sha in todo
-                if con.execute("SELECT 1 FROM results WHERE key=? AND sha256=? AND params=?",
-                               (job.key, sha, params)).fetchone() is None}
     main = threading.current_thread() is threading.main_thread()
-    old_int = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    # (both signals from here on: after a Ctrl-C the SIGTERM handler is the default again, and a supervisor's
+    # SIGTERM while the files were written had ended the run without a word — a reviewer's)
+    old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
     try:
+        unscored = {job.key for job, params, sha in todo
+                    if con.execute("SELECT 1 FROM results WHERE key=? AND sha256=? AND params=?",
+                                   (job.key, sha, params)).fetchone() is None}
         written, _, _ = export(con, jobs, out, review_below, unscored)
     except BatchError as e:
         return f"{kept}; the partial results were not written ({e}) — rerun the same command to resume"
     finally:
-        if main:
-            signal.signal(signal.SIGINT, old_int if old_int is not None else signal.SIG_DFL)
+        for sig, handler in old.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
     return (f"{kept}; partial: {len(jobs) - len(unscored)} of {len(jobs)} photos, written to {', '.join(written)} "
             f"(the others say not scored) — rerun the same command to finish")
 

@@ -63,18 +63,44 @@ def _frame(res: Any) -> dict[str, Any] | None:
 UNSURE_STATUS = "unsure: check it"
 
 
+#: the history status of a winner's photo reading scored with no winning tile marked
+#: (:func:`scored_without_winning_tile`)
+NO_WINNING_TILE_STATUS = "unsure: no winning tile marked"
+
+
+def scored_without_winning_tile(reading: Any, given: str | None = None) -> bool:
+    """True when ``reading`` (:class:`vision.decode.Reading`) is a legal winner's hand scored without a
+    winning tile — none marked in the photo, and ``given`` (``--winning-tile``, a manifest cell) none
+    either — so its score is a guess at the wait (the only-possible-tile and pair points depend on it).
+    Not for a hand that has no winning tile to mark: East's dealt hand won on the first draw (Hand of
+    Heaven: first turn, dealer, self-drawn) or a 16-tile instant win (hk-tw-16's eight flowers, 004:45:
+    a tile count that is no winner's 14 or 17). Raises nothing."""
+    hand = getattr(reading, "hand", None)
+    if not getattr(reading, "legal", False) or hand is None or given:
+        return False
+    ctx = hand.context
+    if not ctx.winner or hand.winning_tile is not None:
+        return False
+    if ctx.first_turn and ctx.is_dealer and ctx.self_drawn:
+        return False
+    return hand.tile_count % 3 == 2  # (14 or 17: a winner's; 16, the instant win, has none)
+
+
 def reading_status(res: Any) -> str:
     """The history status of the photo reading ``res`` (:class:`vision.pipeline.PhotoResult`, its
     ``reading.confidence`` a probability 0..1): ``not legal: <problem>`` for a reading that is no legal
     hand, the ruleset's refusal (:func:`scoring.history.scored_status`) for a hand it does not allow,
-    :data:`UNSURE_STATUS` for one read less surely than :data:`vision.batch.REVIEW_BELOW`, else ``ok``.
-    Raises nothing."""
+    :data:`UNSURE_STATUS` for one read less surely than :data:`vision.batch.REVIEW_BELOW`,
+    :data:`NO_WINNING_TILE_STATUS` for a winner's hand scored with no winning tile
+    (:func:`scored_without_winning_tile`), else ``ok``. Raises nothing."""
     r = res.reading
     if not r.legal:
         return f"not legal: {r.problem or 'no legal reading'}"
     status = scored_status(res.scored)
     if status == "ok" and float(r.confidence) < REVIEW_BELOW:
         return UNSURE_STATUS
+    if status == "ok" and scored_without_winning_tile(r):
+        return NO_WINNING_TILE_STATUS
     return status
 
 
