@@ -203,6 +203,27 @@ def test_a_stopped_batch_writes_what_is_done_and_no_stale_result(tmp_path, truth
     assert rows["zz.jpg"]["sha256"] != before["zz.jpg"]["sha256"]
 
 
+def test_a_stop_once_every_photo_is_scored_says_what_was_written(folder, tmp_path, truth, monkeypatch):
+    # a tester's SIGTERM in the seconds the review page takes (it reads the flagged photos again) had ended the run
+    # with exit 143 and no word, and a Ctrl-C in a traceback: one line says what was written, and a rerun the rest
+    import vision.review
+
+    out = tmp_path / "results.csv"
+
+    def stopped(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(vision.review, "write_review", stopped)
+    with pytest.raises(batch.BatchError, match=r"stopped once every photo was scored \(\d+ scored now, all kept\): "
+                                               r"the results were written \(.*results\.csv.*\); rerun the same "
+                                               r"command to write the rest \(no photo is scored again\)"):
+        batch.run_batch(folder, out, workers=0, reader=bf.ORACLE, history_db=None)
+    assert out.exists()
+    monkeypatch.undo()
+    s = batch.run_batch(folder, out, workers=0, reader=bf.ORACLE, history_db=None)
+    assert s.scored == 0 and s.resumed > 0
+
+
 def test_kill_9_mid_run_then_resume_is_identical_to_uninterrupted(folder, tmp_path, truth):
     # reference: one uninterrupted run (in this process)
     ref = tmp_path / "ref" / "results.csv"

@@ -31,6 +31,7 @@ The user documentation (manifest columns, outputs, resuming) is ``docs/batch.md`
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import multiprocessing
@@ -45,7 +46,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from scoring.errors import HandError, RulesetError
 
@@ -379,21 +380,51 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                 _score_all(con, todo, reader, workers, progress, summary)
             except _Stopped as stop:  # Ctrl-C or SIGTERM: what is done is written, then said
                 raise BatchError(_write_partial(con, jobs, todo, out, review_below, summary, str(stop))) from None
-        summary.outputs, settled, summary.counts = export(con, jobs, out, review_below)
-        summary.settled, summary.provisional = settled
-        summary.same_picture = _same_pictures(con, jobs)
-        from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)
+        with _stop_after_scoring(summary) as stage:
+            stage.append("results")
+            summary.outputs, settled, summary.counts = export(con, jobs, out, review_below)
+            summary.settled, summary.provisional = settled
+            summary.same_picture = _same_pictures(con, jobs)
+            from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)
 
-        page = write_review(con, output_rows(con, jobs, review_below), out, len(jobs), reader, log)
-        if page is not None:
-            summary.outputs.append(str(page))
-        if history_db is not None:
-            flush_history(con, history_db)
+            stage.append("review")
+            page = write_review(con, output_rows(con, jobs, review_below), out, len(jobs), reader, log)
+            if page is not None:
+                summary.outputs.append(str(page))
+            if history_db is not None:
+                stage.append("history")
+                flush_history(con, history_db)
     finally:
         con.close()
         lock.release()  # after the connection: see batch_guard.StateLock
     summary.seconds = round(time.perf_counter() - t0, 3)
     return summary
+
+
+@contextlib.contextmanager
+def _stop_after_scoring(summary: Summary) -> Iterator[list[str]]:
+    """Once every photo is scored: a Ctrl-C or SIGTERM while the outputs are written (the review page reads
+    the flagged photos again: seconds) raises :class:`BatchError` with one line saying what was written and
+    that a rerun writes the rest (nothing is scored again). A tester's SIGTERM there had ended the run with
+    exit 143 and no word, and a Ctrl-C in a traceback. The context yields the list of stages begun
+    (``results``, ``review``, ``history``)."""
+    stage: list[str] = []
+    main = threading.current_thread() is threading.main_thread()
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, on_term) if main else None
+    try:
+        yield stage
+    except KeyboardInterrupt:
+        done = {"results": "nothing was written", "review": f"the results were written ({', '.join(summary.outputs)})",
+                "history": "the results and the review page were written"}.get(stage[-1] if stage else "results")
+        raise BatchError(f"stopped once every photo was scored ({summary.scored} scored now, all kept): {done}; "
+                         f"rerun the same command to write the rest (no photo is scored again)") from None
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
 
 
 class _Terminated(Exception):
@@ -499,10 +530,15 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
     finally:
         if term is not None:  # a SIGTERM during the shutdown below is ignored, not the default's death
             term.raised = True
+        # (and a second Ctrl-C while the photos in flight finish: it had ended the run in a traceback, the
+        # partial results unwritten — a tester's)
+        old_int = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
         try:
             bar.close()
             ex.shutdown(wait=True, cancel_futures=True)
         finally:
+            if main:
+                signal.signal(signal.SIGINT, old_int if old_int is not None else signal.default_int_handler)
             # the handler stays (ignoring) once a SIGTERM came: the process is ending, and the message of
             # what was kept must still be printed (a second SIGTERM had killed it unsaid)
             if term is not None and not term.got:
