@@ -80,21 +80,25 @@ def test_wrong_value_and_unknown_rule(run_cli, tmp_path):
     assert wrong["claimed"] == {"points": 30.0} and wrong["computed"] == {"points": 20.0}
 
 
-def test_a_line_claimed_under_a_loose_name_is_taken_as_the_rule_of_that_name_and_amount(run_cli, tmp_path):
+def test_a_line_claimed_under_a_loose_name_is_one_difference_naming_the_rule_of_that_amount(run_cli, tmp_path):
     # 123m456p789s111z55z won on the 5z, NTS (002), East seat and round: concealed East pung 8 (002:11, winds as
     # terminals 002-02), mahjong 20 (002:13), only possible tile 2 (002:15), pair completed 2 (002:16), pair of
     # dragons 2 (002:12) = 34 points; East pung for seat and round wind 2 doublings (002:60, 002-04 each):
     # 34 × 2^2 = 136. A new user claimed the dragon pair as "pair of dragons": it had been both "not a rule" and
     # "missing points: value-pair +2". The closest rule is value-pair, a line the claim leaves out, with the
-    # amount claimed: taken as it, said in a hint, and the claim matches
+    # amount claimed: one difference that names it. Not a MATCH: a loose name may mean another rule (a tester's
+    # "won on the last tile" +2 is the sea bottom, 002:51, which this hand does not earn, not 002:15)
     lines = [{"rule": "pung-honours-concealed", "points": 8}, {"rule": "mahjong", "points": 20},
              {"rule": "only-possible-tile", "points": 2}, {"rule": "pair-completed", "points": 2},
              {"name": "pair of dragons", "points": 2}, {"rule": "value-pung", "doublings": 2}]
     argv = ("audit", "--hand", "123m456p789s111z55z", "-w", "5z", "--claimed", "136", "--claimed-lines",
-            claim_file(tmp_path, lines), "--no-history")
+            claim_file(tmp_path, lines), "--no-history", "--json")
     rc, out, _ = run_cli(*argv)
-    assert rc == 0 and "claimed 136, computed 136 — MATCH" in out, out
-    assert "hint: claimed 'pair of dragons' (+2 pts) is taken as value-pair +2 pts" in out
+    res = json.loads(out)
+    assert rc == 1 and res["claimed"] == res["computed"] == 136
+    assert [(d["what"], d["rule"]) for d in res["differences"]] == [("not earned", None)]
+    assert ("'pair of dragons' (+2 pts) is not a rule of nts; value-pair +2 pts" in res["differences"][0]["message"]
+            and "counts with that amount and is not in the claim" in res["differences"][0]["message"])
     # with another amount it is no such line: not a rule, and value-pair missing, as before
     lines[4]["points"] = 4
     rc, out, _ = run_cli(*argv[:7], "--claimed-lines", claim_file(tmp_path, lines), "--no-history")

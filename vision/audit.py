@@ -388,18 +388,22 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                 named_diffs.append(Difference("not earned", None, msg, claimed=c.amounts))
                 continue
             near = closest_rule(c.given, rs)
-            # the closest rule is a line the claim left out, with the amount claimed: the line claimed under
+            # the closest rule is a line the claim left out, with the amount claimed: perhaps that line under
             # another name (a new user's "pair of dragons" +2 had been both "not a rule" and "missing
-            # points: value-pair +2", a mismatch twice over for one line named loosely)
+            # points: value-pair +2", a mismatch twice over for one line named loosely): one difference
             took = next((m for m in missing if near and near.startswith(f"{m} (") and c.amounts
                          and set(c.amounts) == set(_amounts(computed[m]))
                          and all(math.isclose(v, _amounts(computed[m])[k]) for k, v in c.amounts.items())), None)
             if took is not None:
+                # one difference, not two; still a difference: a loose name may mean another rule (a tester's "won
+                # on the last tile" +2, the sea bottom, had been taken as the only possible tile +2 and matched)
                 missing.remove(took)
                 ln = computed[took]
-                hints.append(f"claimed {c.given!r} ({_fmt_amounts(c.amounts)}) is taken as {took} {ln.amount()} "
-                             f"({ln.name}; {ln.source}), the rule of that name and amount that counts: "
-                             f"claim it by its id or its name")
+                named_diffs.append(Difference(
+                    "not earned", None,
+                    f"not earned: {c.given!r} ({_fmt_amounts(c.amounts)}) is not a rule of {rs.id}; {took} "
+                    f"{ln.amount()} ({ln.name}; {ln.source}) counts with that amount and is not in the claim: if it is "
+                    f"the line meant, claim it by its id or its name", c.amounts, _amounts(ln), took, ln.source))
                 continue
             msg = (f"not earned: {c.given!r} is not a rule of {rs.id} "
                    + (f"(did you mean {near}? " if near else "(")
