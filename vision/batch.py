@@ -73,6 +73,14 @@ REVIEW_BELOW = _REVIEW_BELOW
 #: the output says as the manifest's cell (:data:`vision.batch_outputs.MANIFEST_WORDS`)
 NO_WINNING_TILE = "no winning tile marked: scored without one; name it with --winning-tile"
 
+#: the problem of a winner's hand typed in the notation cell with no winning tile (none in the winning_tile cell
+#: or --winning-tile either)
+NO_WINNING_TILE_TYPED = ("no winning tile given: scored without one; end the notation cell with win:TILE or put "
+                         "it in the winning_tile cell")
+
+#: the ``frame`` column of a row scored from the hand typed in its notation cell (its photo not read)
+TYPED_FRAME = "typed in the notation cell (the photo not read)"
+
 
 # ============================================================================ worker side
 _READER: Reader | None = None
@@ -120,10 +128,13 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
     an ``error`` in the row; FatalError (reader/models unavailable) propagates to stop the batch.
     """
     t0 = time.perf_counter()
-    reader = _get_reader(reader_spec)
+    # (a hand typed in the notation cell is not read: a batch of typed hands starts no models)
+    reader = _get_reader(reader_spec) if job.notation is None else None
     row: dict[str, Any] = {"key": job.key, "sha256": sha, "params": params, "frame": ""}
     if job.error:
         row["error"] = job.error
+    elif job.notation is not None:
+        score_typed(job, row)
     elif not sha:
         from .io import path_problem  # a FIFO, a device, a link loop, an unreadable file: named
 
@@ -196,6 +207,50 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
     row["seconds"] = round(time.perf_counter() - t0, 4)
     row["scored_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return row
+
+
+def score_typed(job: Job, row: dict[str, Any]) -> None:
+    """Score the hand typed in ``job``'s notation cell into the result ``row`` (:func:`score_job`): as
+    ``mahjong-score hand`` scores it (the row's ruleset, context, options and winning tile), its output as a
+    photo's — reading, total, breakdown, status — with ``frame`` :data:`TYPED_FRAME` and no confidence (a hand
+    typed is not a guess). A hand that cannot be scored (not a winning hand, a tile count the ruleset's own
+    check refuses) is the row's ``error: manifest line N: notation cell: …``. Recorded in the history as
+    ``hand`` records a typed hand (input the notation, its SHA-256 that of the text)."""
+    from scoring import load_ruleset, score_hand
+    from scoring.history import context_to_json, scored_fields, scored_status, sha256_bytes
+    from scoring.notation import format_hand, parse_hand
+
+    notation = job.notation or ""
+    ctx = job.make_context()
+    try:
+        rs = load_ruleset(job.ruleset)
+        sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        hand = parse_hand(notation, winning_tile=job.winning_tile, context=ctx, sizes=sizes)
+        s = score_hand(hand, rs, dict(job.options))
+    except (HandError, RulesetError) as e:
+        row["error"] = f"manifest line {job.line}: notation cell: {_one_line(e)}"
+        return
+    except Exception as e:  # a bug must not stop a tournament's batch: report it on the row
+        row["error"] = f"internal error: {type(e).__name__}: {_one_line(e)}"
+        return
+    # a winner's hand typed without its winning tile is scored without one, as `hand` scores it; but some rules
+    # then do not apply (a photo's row read so needs review: so does this one, said in the manifest's words)
+    unmarked = bool(ctx.winner and hand.winning_tile is None)
+    problems = [NO_WINNING_TILE_TYPED] if unmarked else []
+    if not s.allowed:
+        problems.insert(0, s.status)
+        row["refusal"] = s.status  # the words `table` refuses to settle a winner's hand in
+    row.update(legal=1, confidence=None, reading=format_hand(hand), tiles=len(hand.all_tiles) + len(hand.bonus),
+               changed=0, frame=TYPED_FRAME, no_winning_tile=int(unmarked), problem="; ".join(problems) or None,
+               total=int(s.total), points=float(s.points), doublings=int(s.doublings), allowed=int(bool(s.allowed)),
+               breakdown=json.dumps(breakdown(s), separators=(",", ":")))
+    status = ("needs-review: no winning tile given" if unmarked and s.allowed else scored_status(s))
+    entry: dict[str, Any] = {"command": "batch", "input": notation, "input_sha256": sha256_bytes(notation.encode()),
+                             "status": status, "corrections": None, "context": context_to_json(ctx),
+                             "options": dict(job.options), "ruleset": job.ruleset,
+                             "note": f"batch photo {job.key}: hand typed in the notation cell (manifest line {job.line})"}
+    entry.update(scored_fields(s))
+    row["history"] = json.dumps(entry, ensure_ascii=False, default=str)
 
 
 def breakdown(scored) -> list[dict[str, Any]]:
@@ -367,7 +422,8 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         todo: list[tuple[Job, str, str]] = []
         with con:  # one transaction for the hash cache
             for job in jobs:
-                sha = file_hash(con, job)
+                # (a typed hand's photo is not read: its file, if any, is neither hashed nor its score's)
+                sha = "" if job.notation is not None else file_hash(con, job)
                 params = job.params(rid)
                 hit = con.execute("SELECT 1 FROM results WHERE key=? AND sha256=? AND params=?",
                                   (job.key, sha, params)).fetchone()

@@ -31,7 +31,11 @@ RAW_EXTS = frozenset({".dng", ".cr2", ".cr3", ".crw", ".nef", ".nrw", ".arw", ".
 
 #: manifest columns (documented in docs/batch.md); ``photo`` is required
 MANIFEST_COLUMNS = ("photo", "ruleset", "table", "hand", "player", "seat_wind", "round_wind", "winner", "dealer",
-                    "win_by", "winning_tile", "exposed", "fix", "add", "flags", "options", "discards", "dealer_streak")
+                    "win_by", "winning_tile", "notation", "exposed", "fix", "add", "flags", "options", "discards",
+                    "dealer_streak")
+
+#: the cells that correct a photo's reading: refused beside a ``notation`` cell (the hand typed is not read)
+PHOTO_CELLS = ("exposed", "fix", "add")
 
 #: context flags that are :class:`scoring.Context` fields rather than ruleset flags (flag → field)
 CONTEXT_FLAGS = {f: f.replace("-", "_") for f in sorted(FIELD_FLAGS)}
@@ -84,6 +88,9 @@ class Job:
     #: for an ``error`` job: the manifest's seat_wind/winner cells as typed (shown in the output row
     #: instead of the defaults, which the unusable row never replaced)
     typed: tuple[tuple[str, str], ...] = ()
+    #: the hand typed in the manifest's ``notation`` cell (as ``mahjong-score hand`` takes it): the row is
+    #: scored from it, its photo not read (the file may be missing); None for a photo's row
+    notation: str | None = None
 
     @property
     def seat_wind(self) -> str:
@@ -94,7 +101,12 @@ class Job:
         return bool(dict(self.context).get("winner", True))
 
     def params(self, reader_id: str) -> str:
-        """Hash of everything that decides the score (not the labels table/hand/player)."""
+        """Hash of everything that decides the score (not the labels table/hand/player). A typed hand's
+        (``notation``) leaves out the photo reader's identity: new models do not score it again."""
+        if self.notation is not None:
+            blob = json.dumps(["typed", self.ruleset, list(self.context), list(self.options), self.winning_tile,
+                               self.notation, self.error], sort_keys=True, default=list)
+            return hashlib.sha256(blob.encode()).hexdigest()[:32]
         blob = json.dumps([self.ruleset, list(self.context), list(self.options), self.winning_tile, self.exposed,
                            self.fix, self.error, reader_id] + ([self.add] if self.add else []),
                           sort_keys=True, default=list)  # (no add cell: the hash of the rows made before it)
@@ -337,6 +349,46 @@ def _same_value(ruleset: str):
     return same
 
 
+def _notation_cell(notation: str, cells: Mapping[str, str], ruleset: str, ctx: Mapping[str, Any],
+                   default_winning_tile: str | None) -> tuple[str | None, str | None]:
+    """(the winning tile given apart from the hand typed in ``notation``, what is wrong with the notation cell
+    or None). The notation is read as ``mahjong-score hand`` reads it (:func:`scoring.notation.parse_hand`, the
+    tile count of the row's ruleset and winner cell) with the row's winning_tile cell; with none there and no
+    ``win:`` in the notation, a winner's hand takes the ``--winning-tile`` default. A ruleset or winning_tile
+    cell that cannot be used is named as its own cell's problem: the notation is then read for its tiles (any
+    count) and its own winning tile."""
+    from scoring import Context, load_ruleset
+    from scoring.notation import parse_hand, parse_winning_tile
+
+    winner = ctx.get("winner") is not False
+    try:
+        rs = load_ruleset(ruleset)
+        # (as `hand`: a ruleset with its own check_hand decides the tile count when it is scored)
+        sizes: tuple[int, ...] | None = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+    except RulesetError:
+        sizes = None
+    apart = cells.get("winning_tile")
+    if apart is not None:
+        try:
+            parse_winning_tile(apart)
+        except HandError:
+            apart = None
+    if not winner:  # (a winning_tile cell on a non-winner's row is refused as that cell's)
+        apart = None
+    context = Context(winner=winner)
+    try:
+        hand = parse_hand(notation, winning_tile=apart, context=context, sizes=sizes)
+    except HandError as e:
+        return cells.get("winning_tile"), f"notation cell: {e}"
+    if hand.winning_tile is None and apart is None and winner and default_winning_tile and "winning_tile" not in cells:
+        try:
+            parse_hand(notation, winning_tile=default_winning_tile, context=context, sizes=sizes)
+        except HandError as e:
+            return None, f"notation cell, with the --winning-tile default {default_winning_tile}: {e}"
+        return default_winning_tile, None
+    return cells.get("winning_tile"), None
+
+
 def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, str], d: Defaults) -> Job:
     """The :class:`Job` of one photo: manifest cells over the defaults. A cell that cannot be
     understood gives a job with ``error`` set (the photo becomes an error row)."""
@@ -439,8 +491,23 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     # a tile number past the photo's tiles is known only when the photo is read
     from .pipeline import parse_additions, parse_fixes
 
+    notation = cells.get("notation")
+    winning_tile = cells.get("winning_tile", d.winning_tile)
+    if notation is not None:
+        # a hand typed (a photo that cannot be read, as `table --hand` and the web page take it): the cells
+        # that correct a photo's reading have nothing to correct, and one given is a mistake to say
+        given = [c for c in PHOTO_CELLS if cells.get(c)]
+        if given:
+            many = len(given) > 1
+            problems.append(f"{' and '.join(given)} cell{'s' if many else ''}: {'they correct' if many else 'it corrects'} "
+                            f"a photo's reading, and this row's hand is typed in the notation cell (its photo is not "
+                            f"read; write its melds in the notation): clear {'them' if many else 'it'} or the notation "
+                            f"cell")
+        winning_tile, wrong = _notation_cell(notation, cells, cells.get("ruleset", d.ruleset), ctx, d.winning_tile)
+        if wrong:
+            problems.append(wrong)
     for name, parse, flag in (("fix", parse_fixes, "--fix"), ("add", parse_additions, "--add")):
-        if cells.get(name):
+        if cells.get(name) and notation is None:
             try:
                 parse(cells[name])
             except HandError as e:
@@ -452,8 +519,9 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     typed = tuple((c, cells[c]) for c in ("seat_wind", "winner") if c in cells) if error else ()
     return Job(key=key, path=str(path), line=line, ruleset=cells.get("ruleset", d.ruleset),
                context=tuple(sorted(ctx.items())), options=tuple(sorted(opts.items())),
-               winning_tile=cells.get("winning_tile", d.winning_tile), exposed=cells.get("exposed", d.exposed),
-               fix=cells.get("fix", d.fix), add=cells.get("add") or None, table=cells.get("table", ""), hand=cells.get("hand", ""),
+               # (a typed hand takes no --exposed/--fix default: they correct photos)
+               winning_tile=winning_tile, exposed=cells.get("exposed", None if notation else d.exposed),
+               fix=cells.get("fix", None if notation else d.fix), add=cells.get("add") or None, notation=notation, table=cells.get("table", ""), hand=cells.get("hand", ""),
                player=cells.get("player", ""), dealer=dealer, error=error, typed=typed,
                error_count=len(problems))
 
