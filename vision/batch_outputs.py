@@ -189,7 +189,9 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
     over += [f"{' and '.join(labs)} have the same photo"
              for labs in same_digest((lab, row.get("sha256") or "") for lab, (_, row) in zip(labels, members))]
     if over:
-        rec["notes"].append(f"check: {'; '.join(over)}: a photo is misread or misfiled")
+        typed = any(j.notation is not None for j, _ in members)  # (a hand typed in a notation cell may be mistyped)
+        rec["notes"].append(f"check: {'; '.join(over)}: a photo is misread or misfiled"
+                            + (", or a hand typed in a notation cell is mistyped" if typed else ""))
         rec["status"] = ("provisional: " + "; ".join(over) if not review
                          else f"{rec['status']}; {'; '.join(over)}")
     return rec

@@ -69,6 +69,12 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
     from .errors import TileNumberError, VisionError
     from .io import load_photo
 
+    if getattr(job, "notation", None) is not None:  # a hand typed: its photo, if any, is shown, not read
+        typed = "the hand is typed in the manifest's notation cell: its photo is not read"
+        try:
+            return _jpeg(load_photo(job.path).pixels, THUMB_SIDE), None, typed
+        except (VisionError, OSError) as e:
+            return None, None, f"{typed} (nor shown: {str(e).splitlines()[0].replace(job.path, job.key)})"
     try:
         photo = load_photo(job.path)
     except (VisionError, OSError) as e:
@@ -205,6 +211,16 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     if status.startswith("error: manifest line") or (job.error and status.startswith("error:")):
         many = getattr(job, "error_count", 0) > 1  # make_job names every cell it could not understand
         return (f"Correct the {'cells' if many else 'cell'} named in the problem on {where}, {rerun}.", [])
+    if getattr(job, "notation", None) is not None:  # a hand typed in the notation cell: no photo to correct
+        problem = (row.get("problem") or "").lower()
+        if "not allowed" in problem or "not a winning hand under" in problem:
+            return (f"The hand typed in the notation cell of {where} is scored, but the ruleset refuses this "
+                    f"mahjong. Check the notation and the circumstances on {where} (winner, win_by, flags, "
+                    f"options), {rerun}.", [])
+        if "no winning tile given" in problem:
+            return (f"Give the winning tile: end the notation cell of {where} with win:TILE (e.g. win:5p) or put "
+                    f"it in its winning_tile cell, {rerun}.", [])
+        return (f"Check the hand typed in the notation cell of {where} and the row's other cells, {rerun}.", [])
     if status == "error: no such file":
         return (f"The manifest lists a photo that is not in the folder: correct the photo cell on {where} "
                 f"or add the file, {rerun}.", [])
@@ -295,6 +311,8 @@ def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None
             facts.append(("score", str(row["total"])))
         if job.fix:
             facts.append(("fix cell", job.fix))
+        if getattr(job, "notation", None) is not None:
+            facts.append(("notation cell", job.notation))
         problem = row.get("problem") or (row["status"][len("error: "):] if kind == "error" else "")
         cards.append(
             f'<section class="card {kind}" id="{e(job.key)}">'
