@@ -1139,3 +1139,205 @@ def test_a_manifest_count_cell_takes_digits_only(tmp_path, truth):
     rows = {r["photo"]: r for r in read_csv(tmp_path / "r.csv")}
     assert rows["a.jpg"]["status"].startswith("error") and "must be a whole number" in rows["a.jpg"]["status"], rows
     assert not rows["b.jpg"]["status"].startswith("error"), rows
+
+
+# ------------------------------------------------------------------------------------------------ notation cell
+# A photo that cannot be read (a 21 % reading, the hand cut off) is typed in the manifest's notation cell, as
+# `table --hand` and the web page take it. The hands typed below are scored under nts by hand from seed 002
+# (shared/seeds/002_b9f4c4575200caaf.txt), line numbers as cited:
+TYPED = {
+    # Bob, seat S, the winner, by discard: Mahjong 20 (002:13); 4 chows and a pair, Vier chows: 1 doubling
+    # (002:46); no pung or kong (002:10-11); the pair 55p is no dragon or wind (002:12); not self-drawn (002:14);
+    # 45s waits on 3s and on 6s, so 3s is not the only tile (002:15), and it completes a chow, not the pair
+    # (002:16); no pung of dragons or winds (002:60): 20 × 2^1 = 40
+    "Bob": ("123m 456m 789m 345s 55p win:3s", 40),
+    # Cas, seat W, not a winner: exposed pung of simples [777p] 2 (002:10, Pung (open)) and concealed pung of
+    # terminals 111p 8 (002:11, Pung (dicht)); the 20 for Mahjong is a win's (002:13); the single 5z and 6z
+    # are no pair (002:12) and no pung (002:60); three suits, so no 002:65-68: 10
+    "Cas": ("[777p] 111p 35s 89s 3p 5z 6z", 10),
+    # Dee, seat N, not a winner: exposed pung of simples [666s] 2 (002:10); the single 4z (his own wind) is no
+    # pair (002:12): 2
+    "Dee": ("[666s] 24m 9m 46p 8p 2z 3z 4z 7z", 2),
+}
+
+
+def _photo_that_fits(truth: Path, typed: list[str]) -> Path:
+    """A render whose tiles, beside the hands ``typed``, hold at most a set's copies of each (4; 1 of a flower
+    or season), so a table of it and them is settled ok, not provisional (batch_outputs._over_the_set)."""
+    from collections import Counter
+
+    from scoring import Context
+
+    held = Counter(t for n in typed for t in parse_hand(n, context=Context(winner="win:" in n), sizes=None).all_tiles)
+    index = json.loads((truth / "truth.json").read_text())
+    from vision.io import load_photo
+
+    for src in sorted(truth.glob("*.jpg")):
+        tiles = Counter(t["tile"] for t in index[bf.pixel_key(load_photo(src).pixels)]["tiles"] if t["tile"] != "0x")
+        if all(n + held[t] <= (1 if t[-1] in "fy" else 4) for t, n in tiles.items()):
+            return src
+    raise AssertionError("no render fits beside the hands typed")
+
+
+def test_a_typed_row_is_scored_from_its_notation_and_settles_with_a_photo_row(tmp_path, truth, capsys):
+    # Ann's photo is read (East, not a winner); Bob's, Cas's and Dee's hands are typed: Bob's photo is missing,
+    # Cas's is not a photo at all, Dee's is a render that is not read (his row's reading is the hand typed)
+    d = tmp_path / "photos"
+    d.mkdir()
+    src = _photo_that_fits(truth, [n for n, _ in TYPED.values()])
+    shutil.copyfile(src, d / "ann.jpg")
+    (d / "cas.jpg").write_text("not a photo\n")
+    shutil.copyfile(next(s for s in sorted(truth.glob("*.jpg")) if s != src), d / "dee.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;seat_wind;winner;notation\n"
+                   "ann.jpg;1;1;Ann;E;no;\n"
+                   f"bob.jpg;1;1;Bob;S;yes;{TYPED['Bob'][0]}\n"
+                   f"cas.jpg;1;1;Cas;W;no;{TYPED['Cas'][0]}\n"
+                   f"dee.jpg;1;1;Dee;N;no;{TYPED['Dee'][0]}\n")
+    out = tmp_path / "res.csv"
+    db = tmp_path / "hist.sqlite3"
+    rc, o, err = run_cli(capsys, "batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0",
+                         "--reader", bf.ORACLE, "--review-below", "0", "--db", str(db))
+    assert rc == 0, err
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert list(rows) == ["ann.jpg", "bob.jpg", "cas.jpg", "dee.jpg"]
+    ann = rows["ann.jpg"]
+    assert ann["status"] == "ok" and ann["frame"] != batch.TYPED_FRAME and ann["sha256"], ann
+    from scoring import Context
+
+    p = score_hand(parse_hand(ann["reading"], context=Context(winner=False)), "nts").total  # the photo's score
+    assert int(ann["total"]) == p
+    for key, name in (("bob.jpg", "Bob"), ("cas.jpg", "Cas"), ("dee.jpg", "Dee")):
+        r, (notation, total) = rows[key], TYPED[name]
+        assert (r["status"], r["frame"], r["confidence"], r["sha256"]) == ("ok", batch.TYPED_FRAME, "", ""), r
+        assert int(r["total"]) == total, (name, r)
+        assert parse_hand(r["reading"], context=Context(winner=name == "Bob"), sizes=None) == parse_hand(
+            notation, context=Context(winner=name == "Bob"), sizes=None)
+    bob = json.loads(rows["bob.jpg"]["breakdown"])
+    assert [(b["rule"], b["amount"], b["source"].split(":")[-1]) for b in bob] == [("mahjong", 20, "13"),
+                                                                                   ("four-chows", 1, "46")]
+    assert (rows["bob.jpg"]["points"], rows["bob.jpg"]["doublings"], rows["bob.jpg"]["tiles"]) == ("20", "1", "14")
+    # settled as any table hand, by seed 001 (nts.toml: settlement = "rode-draak"): the winner receives his 40
+    # from each player, double from East (001:29, 31, 35): Bob +80 +40 +40 = 160; the three others settle the
+    # differences of their scores among themselves, East's doubled (001:31, 37): Ann receives 2(p − 10) from Cas
+    # and 2(p − 2) from Dee, Cas 10 − 2 = 8 from Dee
+    want = {"Ann": -80 + 2 * (p - 10) + 2 * (p - 2), "Bob": 160, "Cas": -40 - 2 * (p - 10) + 8,
+            "Dee": -40 - 2 * (p - 2) - 8}
+    assert sum(want.values()) == 0
+    t1 = read_csv(tmp_path / "res.settlements.csv")
+    assert [r["player"] for r in t1] == ["Ann", "Bob", "Cas", "Dee"]
+    assert {r["player"]: int(r["net"]) for r in t1} == want, t1
+    assert {r["status"] for r in t1} == {"ok"} and {r["scheme"] for r in t1} == {"rode-draak"}
+    assert {r["player"]: int(r["score"]) for r in t1} == {"Ann": p, "Bob": 40, "Cas": 10, "Dee": 2}
+    assert "4 photos: 4 ok" in o and "table hands settled 1" in o
+    # the history records each typed hand as `hand` records one: its input the notation, the SHA-256 that of the text
+    con = history.connect(db)
+    hist = {e["note"]: e for e in history.entries(con, limit=None)}
+    con.close()
+    e = hist["batch photo bob.jpg: hand typed in the notation cell (manifest line 3)"]
+    assert (e["command"], e["input"], e["status"], e["total"]) == ("batch", TYPED["Bob"][0], "ok", 40)
+    assert e["input_sha256"] == history.sha256_bytes(TYPED["Bob"][0].encode()) and e["confidence"] is None
+    assert e["context"]["seat_wind"] == "S" and e["context"]["winner"] is True
+    assert len(hist) == 4 and hist["batch photo ann.jpg"]["input_sha256"] == ann["sha256"]
+
+
+def test_a_bad_notation_cell_is_an_error_row_and_the_batch_goes_on(tmp_path, truth):
+    out = _manifest_batch(tmp_path, truth, ["h0.jpg"],
+                          "photo,winner,seat_wind,notation\n"
+                          "h0.jpg,,,\n"
+                          "a.jpg,yes,,123m 456m 789m 345s 5zz\n"         # not notation
+                          "b.jpg,no,,123m 456m 789m 345s 55p win:3s\n"   # a non-winner's 14 tiles
+                          "c.jpg,yes,X,123m 456m 789m 345s 5p\n"         # another bad cell beside it
+                          "d.jpg,yes,,123m 456m 789m 1234s 5p\n")        # read, but not a winning hand
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert rows["h0.jpg"]["status"] in ("ok", "needs-review") and rows["h0.jpg"]["total"], rows["h0.jpg"]
+    assert re.fullmatch(r"error: manifest line 3: notation cell: .*'z'.*\(at column \d+\)", rows["a.jpg"]["status"])
+    assert rows["b.jpg"]["status"] == ("error: manifest line 4: notation cell: a non-winning hand needs 13 tiles "
+                                       "(each meld on the table counts 3, a kong too), found 14")
+    assert rows["c.jpg"]["status"] == ("error: manifest line 5: seat_wind 'X' must be E, S, W or N; notation cell: "
+                                       "a winning hand needs 14 tiles (each meld on the table counts 3, a kong too), "
+                                       "found 13")
+    assert rows["d.jpg"]["status"] == ("error: manifest line 6: notation cell: not a winning hand under nts: the "
+                                       "concealed tiles do not form 4 sets and a pair, nor a special hand of this "
+                                       "ruleset")
+    assert all(rows[k]["total"] == "" and rows[k]["reading"] == "" for k in "abcd" for k in [f"{k}.jpg"])
+
+
+def test_a_typed_row_refuses_the_cells_that_correct_a_photo(tmp_path, truth):
+    out = _manifest_batch(tmp_path, truth, ["h0.jpg"],
+                          "photo,winner,notation,fix,add,exposed\n"
+                          f"h0.jpg,yes,{TYPED['Bob'][0]},3=5p,,\n"
+                          f"b.jpg,yes,{TYPED['Bob'][0]},,14=5p,[777p]\n")
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert rows["h0.jpg"]["status"] == (
+        "error: manifest line 2: fix cell: it corrects a photo's reading, and this row's hand is typed in the "
+        "notation cell (its photo is not read; write its melds in the notation): clear it or the notation cell")
+    assert rows["b.jpg"]["status"].startswith("error: manifest line 3: exposed and add cells: they correct a photo's "
+                                              "reading"), rows["b.jpg"]
+    assert rows["h0.jpg"]["total"] == rows["b.jpg"]["total"] == ""
+    from vision.manifest import Defaults, make_job
+
+    # the --fix and --exposed defaults correct photos: a typed row takes neither
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "notation": TYPED["Bob"][0]},
+                 Defaults(fix="3=5p", exposed="[777p]"))
+    assert (j.error, j.fix, j.exposed, j.notation) == (None, None, None, TYPED["Bob"][0])
+
+
+def test_the_winning_tile_of_a_typed_row():
+    # from the winning_tile cell, or the notation's own win:, or --winning-tile when neither gives one
+    from vision.manifest import Defaults, make_job
+
+    def job(d=Defaults(), **cells):
+        return make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", **cells}, d)
+
+    hand = "123m 456m 789m 345s 55p"
+    assert (job(notation=hand, winning_tile="5p").winning_tile, job(notation=hand).winning_tile) == ("5p", None)
+    assert job(Defaults(winning_tile="3s"), notation=hand).winning_tile == "3s"
+    assert job(Defaults(winning_tile="3m"), notation=hand + " win:3s").winning_tile is None
+    assert job(notation=hand + " win:3s", winning_tile="5p").error == (
+        "manifest line 2: notation cell: the winning tile is given twice: win:3s in the hand and 5p apart from it; "
+        "give one (at column 25)")
+    assert job(Defaults(winning_tile="9p"), notation=hand).error.startswith(
+        "manifest line 2: notation cell, with the --winning-tile default 9p: winning tile 9p is not among")
+
+
+def test_a_typed_row_is_resumed_until_its_cell_changes(tmp_path, truth):
+    d = tmp_path / "photos"
+    d.mkdir()
+    srcs = sorted(truth.glob("*.jpg"))
+    shutil.copyfile(srcs[0], d / "h0.jpg")
+    shutil.copyfile(srcs[1], d / "typed.jpg")  # its photo, not read
+    man = tmp_path / "m.csv"
+    man.write_text(f"photo,winner,notation\nh0.jpg,,\ntyped.jpg,yes,{TYPED['Bob'][0]}\n")
+    out = tmp_path / "r.csv"
+
+    def run(reader=bf.ORACLE):
+        s = batch.run_batch(d, out, manifest=man, workers=0, reader=reader)
+        return s, {r["photo"]: r for r in read_csv(out)}
+
+    s, rows = run()
+    assert (s.scored, s.resumed) == (2, 0) and rows["typed.jpg"]["total"] == "40"
+    first = out.read_bytes()
+    s, rows = run()  # unchanged: not scored again
+    assert (s.scored, s.resumed) == (0, 2) and out.read_bytes() == first
+    shutil.copyfile(srcs[2], d / "typed.jpg")  # its photo replaced: nothing of the typed hand changed
+    s, rows = run()
+    assert (s.scored, s.resumed) == (0, 2)
+    s, rows = run(bf.UNSURE)  # another reader (new models) reads the photos again, not the hand typed
+    assert (s.scored, s.resumed) == (1, 1)
+    # the cell changed: the row scored again, its one row replaced
+    man.write_text(f"photo,winner,notation\nh0.jpg,,\ntyped.jpg,yes,123m 456m 789m 345s 55p win:5p\n")
+    s, rows = run(bf.UNSURE)
+    assert (s.scored, s.resumed) == (1, 1)
+    # won on 5p, the pair waited on: Mahjong 20 (002:13), the only possible tile 2 (002:15: the four chows are
+    # whole, only 5p pairs the 5p) and completing the pair 2 (002:16; both count under nts's default
+    # pair_wait=stack, 002-05) = 24, × 2 for Vier chows (002:46) = 48
+    assert rows["typed.jpg"]["reading"].endswith("win:5p") and rows["typed.jpg"]["total"] == "48", rows["typed.jpg"]
+    con = sqlite3.connect(batch.state_path_for(out))
+    assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 2
+    con.close()
+    # the notation cell emptied: the row is a photo's again, its photo read
+    man.write_text("photo,winner,notation\nh0.jpg,,\ntyped.jpg,yes,\n")
+    s, rows = run(bf.UNSURE)
+    assert (s.scored, s.resumed) == (1, 1) and rows["typed.jpg"]["frame"] != batch.TYPED_FRAME
+    assert rows["typed.jpg"]["sha256"]

@@ -234,3 +234,31 @@ def test_only_a_cell_past_the_photos_tiles_is_read_around(tmp_path, truth):
 
     thumb, picture, note = review._images(job, refuses)
     assert len(seen) == 1 and picture is None and "make no legal hand" in note  # not read around
+
+
+def test_a_typed_rows_card_shows_its_photo_unread_and_names_the_notation_cell(tmp_path, truth, monkeypatch):
+    # a hand typed in the notation cell (its photo could not be read) that needs a look: the card shows the photo
+    # when there is one, never reads it, and says to correct the notation or winning_tile cell, not a fix cell
+    d = tmp_path / "photos"
+    d.mkdir()
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "h0.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,winner,ruleset,notation\n"
+                   "h0.jpg,yes,,123m 456m 789m 345s 55p\n"              # no winning tile: needs review
+                   "gone.jpg,yes,rode-draak,123m 456m 789p 345s 55p win:3s\n")  # no photo; not clean, 1 doubling
+    out = tmp_path / "r.csv"
+
+    def no_reader(*a, **k):
+        raise AssertionError("a typed row's photo was read")
+
+    monkeypatch.setattr("vision.readers.resolve_reader", lambda spec: no_reader)
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    cards = _cards(review.review_path_for(out).read_text(encoding="utf-8"))
+    assert set(cards) == {"h0.jpg", "gone.jpg"}
+    h0, gone = (html.unescape(cards[k]) for k in ("h0.jpg", "gone.jpg"))
+    assert h0.count("<img") == 1 and "the hand is typed in the manifest's notation cell: its photo is not read" in h0
+    assert "<td>notation cell</td><td>123m 456m 789m 345s 55p</td>" in h0
+    assert "end the notation cell of manifest line 2 with win:TILE" in h0 and "mahjong-score photo" not in h0
+    assert "<img" not in gone and "(nor shown: gone.jpg: no such file" in gone, gone
+    assert "ruleset refuses this mahjong" in gone and "notation cell of manifest line 3" in gone
+    assert "fix cell" not in gone and "mahjong-score photo" not in gone
