@@ -62,6 +62,8 @@ def test_review_page_lists_the_flagged_rows_with_pictures_and_commands(tmp_path,
     b = cards["broken.jpg"]
     # (the file, not the photo, is what is wrong: copy it again; a copy cut short had been told to retake it)
     assert "<img" not in b and "the photo cannot be shown" in b and "copy it again" in b and "Retake it" not in b
+    # (the photo lost: its hand typed in the row's notation cell, so its table is still settled in the batch)
+    assert "type the hand in the notation cell of manifest line 6" in b
 
 
 def test_rerun_uses_the_cached_images_and_an_all_ok_batch_removes_the_page(tmp_path, truth, monkeypatch):

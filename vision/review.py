@@ -223,7 +223,7 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
         return (f"Check the hand typed in the notation cell of {where} and the row's other cells, {rerun}.", [])
     if status == "error: no such file":
         return (f"The manifest lists a photo that is not in the folder: correct the photo cell on {where} "
-                f"or add the file, {rerun}.", [])
+                f"or add the file (or, the photo lost, type the hand in the notation cell of {where}), {rerun}.", [])
     cell = ("add (or fix) cell" if any(w in status for w in ("--add", "add cell", "you set")) else
             "fix cell" if "--fix" in status or "fix cell" in status else None)
     if status.startswith("error:") and cell:  # a correction that does not fit: the cell, not the photo
@@ -233,11 +233,12 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     if status.startswith("error:") and _file_problem(job, status):
         # the file, not the photo, is what is wrong: a copy cut short had been told to retake the photo
         return ("The file could not be read as a photo (the problem says why): copy it again from the camera "
-                "or phone, or save it as a JPEG; " + rerun + ". If the photo itself is lost, score the hand from "
-                "notation with `mahjong-score hand`.", [])
+                "or phone, or save it as a JPEG; " + rerun + f". If the photo itself is lost, type the hand in the "
+                f"notation cell of {where} (e.g. 123m456p789s11z [777p] win:1z; docs/batch.md).", [])
     if status.startswith("error:"):
         return ("The photo could not be scored. Retake it (the whole hand in the frame, tiles face up; see "
-                "docs/photo.md), or score the hand from notation with `mahjong-score hand`; " + rerun + ".", [])
+                f"docs/photo.md), or type the hand in the notation cell of {where} (e.g. 123m456p789s11z [777p] "
+                "win:1z; docs/batch.md); " + rerun + ".", [])
     problem = (row.get("problem") or "").lower()
     if "not allowed" in problem or "not a winning hand under" in problem:
         return (f"The tiles are read, but the ruleset refuses this mahjong. Check the reading in the picture "
