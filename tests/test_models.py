@@ -179,6 +179,31 @@ def test_a_turn_that_uses_fewer_tiles_does_not_replace_the_photo_whose_tiles_sta
     assert len(used_tiles(res.reading)) >= 15
 
 
+def test_a_sure_non_winners_reading_still_says_when_the_boxes_read_surer_as_won():
+    """A tester's render (the generator's scene 11/15: 33555m567p [789m] [123p] +1f, won on the 5p) said not won
+    was read at 97 % as a non-winner's 13 tiles, the winning 5p left out as outside the row, and nothing said
+    that the same boxes read as a winner's hand are 98 % sure (vision.pipeline.won_hint had asked only of
+    unsure readings)."""
+    import io
+
+    from PIL import Image
+
+    from datasets import faces
+    from datasets.scene import render_scene
+    from scoring import Context
+    from vision.pipeline import WON_HINT_START, read_photo
+
+    if sorted(faces.available_sources()) != ["fluffy", "fluffy-black", "gleitz", "proc", "uni"]:
+        pytest.skip("the generator's tile art differs here (a CJK font and ../shared's tile sets): another scene")
+    sc = render_scene(11, 15)
+    buf = io.BytesIO()
+    Image.fromarray(sc.image).save(buf, "JPEG", quality=sc.jpeg_quality)
+    res = read_photo(buf.getvalue(), "nts", Context(winner=False))
+    assert res.reading.legal and res.reading.confidence >= 0.8, res.reading.notation
+    hint = [n for n in res.reading.notes if n.startswith(WON_HINT_START)]
+    assert len(hint) == 1 and "win:5p" in hint[0] and hint[0].endswith("if the hand won, leave out --not-winner")
+
+
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_the_riichi_photo_turned_is_read_the_right_way_up(k, run_cli, tmp_path):
     """The riichi photo turned k quarter turns counter-clockwise (no EXIF, as messaging apps send them) is

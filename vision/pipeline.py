@@ -808,18 +808,19 @@ WON_HINT_START = "read as a winning hand, the same boxes make "
 
 
 def won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) -> PhotoResult:
-    """``res``, a non-winner's reading (``ctx.winner`` False) that is not legal or unsure (under the batch's
-    review line, :data:`vision.decode.REVIEW_BELOW`), with a note when its boxes read as a winner's hand
-    are legal and sure: the hand may have won (a new user's winning photos said not won were read at
-    41-43 % as non-winners' hands with a tile left out, where read as won they were read right at
-    > 99 %). One more model-free decode of the same boxes (said won: a winner's hand only), not after the
+    """``res``, a non-winner's reading (``ctx.winner`` False), with a note when its boxes read as a winner's
+    hand are legal and sure (at the batch's review line, :data:`vision.decode.REVIEW_BELOW`, or more), and
+    ``res`` is not legal, is unsure, or is no surer than that: the hand may have won (a new user's winning
+    photos said not won were read at 41-43 % as non-winners' hands with a tile left out, where read as won
+    they were read right at > 99 %; a tester's at 97 % with the winning tile left out, where read as won it
+    was 98 %). One more model-free decode of the same boxes (said won: a winner's hand only), not after the
     user's corrections (``res.user``: they number and keep the non-winner's boxes); ``res`` unchanged
     otherwise. ``kw``: :func:`read_detections`'s winning_tile, options and said_won. Raises nothing
     (a HandError of the winner's reading leaves ``res`` as it is)."""
     from .decode import REVIEW_BELOW
 
-    if (res.reading.legal and res.reading.confidence >= REVIEW_BELOW) or "leave out --not-winner" in (res.reading.problem or ""):
-        return res  # (sure, or its problem says so already: a tile count a winner's)
+    if "leave out --not-winner" in (res.reading.problem or ""):
+        return res  # (its problem says so already: a tile count a winner's)
     if res.user:  # (the user's corrections are of the non-winner's reading: its numbering, its boxes)
         return res
     try:
@@ -831,6 +832,9 @@ def won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) 
     if not (won.reading.legal and hand is not None and hand.context.winner
             and won.reading.confidence >= REVIEW_BELOW):
         return res
+    sure = res.reading.legal and res.reading.confidence >= REVIEW_BELOW
+    if sure and won.reading.confidence < res.reading.confidence:
+        return res  # (a sure non-winner's reading, surer than the winner's: no doubt to raise)
     note = (f"{WON_HINT_START}{won.reading.notation} "
             f"({format_confidence(won.reading.confidence)} sure): if the hand won, leave out --not-winner")
     return replace(res, reading=replace(res.reading, notes=res.reading.notes + (note,)))
