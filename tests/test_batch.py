@@ -1341,3 +1341,17 @@ def test_a_typed_row_is_resumed_until_its_cell_changes(tmp_path, truth):
     s, rows = run(bf.UNSURE)
     assert (s.scored, s.resumed) == (1, 1) and rows["typed.jpg"]["frame"] != batch.TYPED_FRAME
     assert rows["typed.jpg"]["sha256"]
+
+
+def test_an_unsure_row_whose_tiles_are_read_surely_names_no_least_sure_tile(tmp_path, truth):
+    # a tester's row said "least sure: tile 4 (2m read at 100%)": a tile read surely named as the one to check,
+    # where the doubt was in the roles, and a "100%" the tool never prints. As `photo` and the page: a tile is
+    # named only when read under the review line. The unsure reader: every tile read at 98 %, the reading 40 %
+    d = tmp_path / "photos"
+    d.mkdir()
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "a.jpg")
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, workers=0, reader=bf.UNSURE, history_db=None)
+    row = read_csv(out)[0]
+    assert row["status"] == "needs-review" and row["problem"].startswith("confidence 40% below 80%"), row["problem"]
+    assert "least sure" not in row["problem"], row["problem"]

@@ -181,9 +181,10 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             if unmarked:
                 dropped.append(NO_WINNING_TILE)
             least = least_sure_tile(res) if r.legal and r.confidence < REVIEW_BELOW else None
-            if least is not None:  # what to check first
+            if least is not None and least[1] < REVIEW_BELOW:  # what to check first (not a tile read surely,
+                # as `photo` and the page: a tester's row said "tile 4 (2m read at 100%)", the doubt in the roles)
                 dropped.append(f"least sure: tile {res.position(least[0])} ({res.readings.codes[least[0]]} "
-                               f"read at {least[1]:.0%})")
+                               f"read at {format_confidence(least[1])})")
             if r.legal and dropped:  # never silently: the row says which box was left out, what was assumed
                 row["problem"] = "; ".join(dropped)
             won = [n for n in r.notes if n.startswith(WON_HINT_START)]
