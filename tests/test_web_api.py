@@ -881,3 +881,19 @@ def test_not_the_winner_ticked_after_the_upload_gets_the_won_hand_note(tmp_path)
     assert again["reading"] == "345m67p66z [777s] (2222m) +1f", again.get("problem")
     assert any(n.startswith("read as a winning hand, the same boxes make 345m678p66z [777s] (2222m) +1f win:8p")
                and n.endswith("if the hand won, leave out --not-winner") for n in again["notes"]), again["notes"]
+
+
+
+def test_a_winners_photo_with_no_winning_tile_marked_is_said_so(tmp_path):
+    # batch marks a winner's photo read with no winning tile needs-review; the page had shown its score as sure
+    # (a tester's 89 % reading, Score 26). The row read with its last tile in line: no_winning_tile, and the
+    # page's warning; with the winning tile set apart (or given), not
+    png, models = row_photo(HAND, gap_before_last=False)
+    client = _client(tmp_path, models)
+    r = client.post("/api/score", files={"image": ("row.png", png, "image/png")}).json()
+    assert r["legal"] and r["no_winning_tile"] is True, r.get("problem")
+    given = client.post("/api/score", data={"photo_id": r["photo_id"], "winning_tile": "5z"}).json()
+    assert given["legal"] and given["no_winning_tile"] is False
+    png, models = row_photo(HAND)
+    apart = _client(tmp_path / "b", models).post("/api/score", files={"image": ("row.png", png, "image/png")}).json()
+    assert apart["legal"] and apart["no_winning_tile"] is False

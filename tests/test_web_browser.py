@@ -274,6 +274,14 @@ def test_an_unsure_reading_is_said_beside_its_score(page, scene, tmp_path):
               least_sure={"pos": pos, "tile": tile, "probability": 0.9})
         assert page.locator("#unsure").is_hidden() and page.locator("#score-unsure").is_hidden()
         assert page.locator("#strip button.tile.least-sure").count() == 0
+    # a sure reading of a winner's hand with no winning tile marked: the score guesses the wait (a tester's 89 %
+    # reading showed its Score as sure, where batch marks it needs-review): said, with where to give the tile
+    shown(confidence=0.89, confidence_shown="89%", unsure=False, no_winning_tile=True,
+          least_sure={"pos": pos, "tile": tile, "probability": 0.9})
+    text = warning.inner_text()
+    assert warning.is_visible() and text.startswith("No winning tile marked: the score guesses which tile"), text
+    assert "“Winning tile” under Overrides in Settings" in text and "Unsure reading" not in text
+    assert "no winning tile marked" in page.text_content("#score-unsure").lower()
 
 
 def test_not_an_image_shows_the_error(page, tmp_path):

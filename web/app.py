@@ -74,6 +74,7 @@ from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.decode import REVIEW_BELOW  # (vision.batch.REVIEW_BELOW: batch's needs-review)
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, damage_words, limit_heap_growth, release_memory, sniff
+from vision.record import scored_without_winning_tile
 from vision.pipeline import (WORK_SIDE, least_sure_tile, parse_additions, parse_fixes, read_detections,
                              read_photo, to_json, with_frame, won_hint)
 from vision.tileset import NOT_LEARNED
@@ -691,6 +692,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             # a legal reading below batch's needs-review bar: the page says to check it (a tournament director's
             # page showed "Score 25" from a reading 18 % sure, with only a grey "(18% sure)")
             "unsure": bool(j["legal"] and j["confidence"] < REVIEW_BELOW), "review_below": REVIEW_BELOW,
+            # a winner's hand scored with no winning tile marked: the score guesses the wait (batch's needs-review,
+            # table's provisional; a tester's page showed an 89 % reading's score as sure)
+            "no_winning_tile": scored_without_winning_tile(res.reading),
             "least_sure": None if least is None else {"pos": res.position(least[0]), "tile": res.readings.codes[least[0]],
                                                       "probability": round(least[1], 4)},
             "changed": [{"pos": c["pos"], "raw": c["from"], "tile": c["to"]} for c in j["changed"]],

@@ -511,14 +511,23 @@
   // renderUnsure returns the number of the tile to check first (marked in the strip), else null.
   function isUnsure(res) {
     if (!res || !res.legal) return false;
+    if (res.no_winning_tile) return true;
     if (typeof res.unsure === "boolean") return res.unsure;
     return typeof res.review_below === "number" && res.confidence < res.review_below;
   }
+  // a winner's hand scored with no winning tile marked (the API's no_winning_tile): the score guesses the wait
+  const NO_WINNING_TILE = "No winning tile marked: the score guesses which tile completed the hand. " +
+    "Type it in “Winning tile” under Overrides in Settings.";
   function renderUnsure(res) {
     const box = $("unsure");
     box.textContent = "";
     box.hidden = !isUnsure(res);
     if (box.hidden) return null;
+    if (res.no_winning_tile && !res.unsure) {
+      box.append(h("strong", { text: NO_WINNING_TILE }));
+      return null;
+    }
+    if (res.no_winning_tile) box.append(h("strong", { text: NO_WINNING_TILE + " " }));
     const below = typeof res.review_below === "number" ? res.review_below : 1;
     // the least sure tile is named as the one to check when the classifier doubted it (below the same bar, as
     // the command line's "least sure tile"); when every tile is read surely, the doubt is in what was assumed
@@ -551,8 +560,10 @@
     $("summary").textContent = score.summary.replace(/^total:\s*\d+\s*/, "") + " — " + score.ruleset_name;
     const su = $("score-unsure");  // (the total, far below the warning on a phone, says it too)
     su.hidden = !isUnsure(photoRes);
-    su.textContent = su.hidden ? "" : `From an unsure reading (${photoRes.confidence_shown || percentSure(photoRes.confidence)} ` +
-                                      "sure): check the tiles above before you use this total.";
+    su.textContent = su.hidden ? "" : (photoRes.unsure || !photoRes.no_winning_tile
+      ? `From an unsure reading (${photoRes.confidence_shown || percentSure(photoRes.confidence)} ` +
+        "sure): check the tiles above before you use this total."
+      : "With no winning tile marked: give it in Settings before you use this total.");
     const st = $("status");
     st.hidden = score.allowed;
     st.textContent = score.allowed ? "" : pageWords(score.status);
