@@ -950,21 +950,11 @@ def test_a_non_winners_unsure_reading_says_when_the_same_boxes_read_as_won(demo_
     # nothing said so. The demo so (its winning 8p, the right-most box, at 0.7 of its score): a note names the
     # winner's reading and says to leave out --not-winner (the page and batch reword it)
     from scoring import Context as C
-    from vision.detect import Detections
     from vision.pipeline import DEMO_PHOTO, read_photo
+    from vision_fixtures import weak_last
 
     det, cls = demo_models
-
-    class WeakLast:  # (the committed detector, the right-most box's score × 0.7)
-        imgsz = det.imgsz
-
-        def __call__(self, image, conf=0.25, iou=0.4):
-            r = det(image, conf, iou)
-            s = r.scores.copy()
-            s[int(np.argmax(r.boxes[:, 2]))] *= 0.7
-            return Detections.make(r.boxes, s, r.face_down)
-
-    res = read_photo(DEMO_PHOTO, "nts", C(winner=False), detector=WeakLast(), classifier=cls)
+    res = read_photo(DEMO_PHOTO, "nts", C(winner=False), detector=weak_last(det), classifier=cls)
     assert res.reading.legal and res.reading.confidence < 0.8 and res.reading.notation == "345m67p66z [777s] (2222m) +1f"
     hint = [n for n in res.reading.notes if n.startswith("read as a winning hand")]
     assert hint == ["read as a winning hand, the same boxes make 345m678p66z [777s] (2222m) +1f win:8p (>99% sure): "

@@ -153,27 +153,35 @@ def test_a_winning_photo_said_not_won_is_not_read_upside_down(run_cli):
     assert "turned 180" not in out and "(1920×1440)," in out, out
 
 
-def test_a_turn_that_uses_fewer_tiles_does_not_replace_the_photo_whose_tiles_stand(tmp_path):
-    """A new user's render (the generator's scene 7321/0: 345s11z (9999m) [123p] [2222z] win:1z, its tiles
-    standing in the photo as loaded) said not won: the photo turned 90° was read at 98 % as a non-winner's
-    34s11222z [123p] (9999m), two tiles no longer boxed, and kept over the upright reading of 16 tiles (not
-    legal for a non-winner): a confident wrong reading. A quarter turn whose tiles are mostly read turned
-    now never replaces a reading whose tiles stand with fewer tiles (vision.pipeline._turn_replaces)."""
+def _generator_jpeg(seed: int, index: int) -> bytes:
+    """The generator's scene ``seed``/``index`` (``datasets.scene.render_scene``) as a JPEG at its quality, as a
+    tester rendered it; skipped where the generator's tile art differs (a CJK font and ../shared's tile sets
+    make the scene)."""
     import io
 
     from PIL import Image
 
     from datasets import faces
     from datasets.scene import render_scene
-    from scoring import Context
-    from vision.pipeline import read_photo, used_tiles
 
     if sorted(faces.available_sources()) != ["fluffy", "fluffy-black", "gleitz", "proc", "uni"]:
         pytest.skip("the generator's tile art differs here (a CJK font and ../shared's tile sets): another scene")
-    sc = render_scene(7321, 0)
+    sc = render_scene(seed, index)
     buf = io.BytesIO()
     Image.fromarray(sc.image).save(buf, "JPEG", quality=sc.jpeg_quality)
-    res = read_photo(buf.getvalue(), "nts", Context(winner=False))
+    return buf.getvalue()
+
+
+def test_a_turn_that_uses_fewer_tiles_does_not_replace_the_photo_whose_tiles_stand(tmp_path):
+    """A new user's render (the generator's scene 7321/0: 345s11z (9999m) [123p] [2222z] win:1z, its tiles
+    standing in the photo as loaded) said not won: the photo turned 90° was read at 98 % as a non-winner's
+    34s11222z [123p] (9999m), two tiles no longer boxed, and kept over the upright reading of 16 tiles (not
+    legal for a non-winner): a confident wrong reading. A quarter turn whose tiles are mostly read turned
+    now never replaces a reading whose tiles stand with fewer tiles (vision.pipeline._turn_replaces)."""
+    from scoring import Context
+    from vision.pipeline import read_photo, used_tiles
+
+    res = read_photo(_generator_jpeg(7321, 0), "nts", Context(winner=False))
     assert res.turned == 0, res.reading.notation
     assert not (res.reading.legal and res.reading.confidence >= 0.8), (res.reading.notation, res.reading.confidence)
     assert len(used_tiles(res.reading)) >= 15
@@ -184,21 +192,10 @@ def test_a_sure_non_winners_reading_still_says_when_the_boxes_read_surer_as_won(
     was read at 97 % as a non-winner's 13 tiles, the winning 5p left out as outside the row, and nothing said
     that the same boxes read as a winner's hand are 98 % sure (vision.pipeline.won_hint had asked only of
     unsure readings)."""
-    import io
-
-    from PIL import Image
-
-    from datasets import faces
-    from datasets.scene import render_scene
     from scoring import Context
     from vision.pipeline import WON_HINT_START, read_photo
 
-    if sorted(faces.available_sources()) != ["fluffy", "fluffy-black", "gleitz", "proc", "uni"]:
-        pytest.skip("the generator's tile art differs here (a CJK font and ../shared's tile sets): another scene")
-    sc = render_scene(11, 15)
-    buf = io.BytesIO()
-    Image.fromarray(sc.image).save(buf, "JPEG", quality=sc.jpeg_quality)
-    res = read_photo(buf.getvalue(), "nts", Context(winner=False))
+    res = read_photo(_generator_jpeg(11, 15), "nts", Context(winner=False))
     assert res.reading.legal and res.reading.confidence >= 0.8, res.reading.notation
     hint = [n for n in res.reading.notes if n.startswith(WON_HINT_START)]
     assert len(hint) == 1 and "win:5p" in hint[0] and hint[0].endswith("if the hand won, leave out --not-winner")

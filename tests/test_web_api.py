@@ -100,14 +100,11 @@ def test_a_non_winners_win_circumstances_are_refused(photo):
     assert "first_turn describes how the hand was won" in msg
 
 
-@pytest.mark.parametrize("ruleset, flag", [
-    ("swedish", "burst-kong"), ("swedish", "burst-mahjong"), ("rode-draak", "flower-replacement"),
-    ("dutch-special-hands", "hand-unchanged"), ("hk-tw-16", "robbed-concealed-kong")])
-def test_a_non_winners_flag_of_a_win_is_refused_before_the_photo_is_read(tmp_path, ruleset, flag):
-    # was: /api/score read the photo and answered 200 with the refusal as the reading's problem, where
-    # /api/hand and `hand --not-winner` refuse the same context outright (scoring.engine.check_context_flags)
+def _watched_row_client(tmp_path):
+    """(the row photo of HAND, a client reading it with the truth models, the list the detector appends to each
+    time it is called): whether a request read the photo at all."""
     png, models = row_photo(HAND)
-    seen = []
+    seen: list[int] = []
 
     def detector(pixels):
         seen.append(1)
@@ -115,6 +112,16 @@ def test_a_non_winners_flag_of_a_win_is_refused_before_the_photo_is_read(tmp_pat
 
     client = TestClient(create_app(Settings(data_dir=tmp_path / "data"), detector=detector,
                                    classifier=models.classifier))
+    return png, client, seen
+
+
+@pytest.mark.parametrize("ruleset, flag", [
+    ("swedish", "burst-kong"), ("swedish", "burst-mahjong"), ("rode-draak", "flower-replacement"),
+    ("dutch-special-hands", "hand-unchanged"), ("hk-tw-16", "robbed-concealed-kong")])
+def test_a_non_winners_flag_of_a_win_is_refused_before_the_photo_is_read(tmp_path, ruleset, flag):
+    # was: /api/score read the photo and answered 200 with the refusal as the reading's problem, where
+    # /api/hand and `hand --not-winner` refuse the same context outright (scoring.engine.check_context_flags)
+    png, client, seen = _watched_row_client(tmp_path)
     said = _one_line_error(client.post("/api/hand", json={"notation": "123m456p789s1z [777p]", "ruleset": ruleset,
                                                           "context": {"winner": False, "flags": [flag]}}), 422)
     assert f"flag {flag} describes a " in said and "non-winner" in said
@@ -148,15 +155,7 @@ def test_a_flag_the_context_contradicts_is_refused_before_the_photo_is_read(tmp_
     # without win_by dead-wall, dealt-waiting without announced_wait, dead-hand for a winner, hk-tw-16
     # robbed-concealed-kong not by robbed-kong), while /api/score read the photo and answered 200 with the
     # refusal as the reading's problem
-    png, models = row_photo(HAND)
-    seen = []
-
-    def detector(pixels):
-        seen.append(1)
-        return models.detector(pixels)
-
-    client = TestClient(create_app(Settings(data_dir=tmp_path / "data"), detector=detector,
-                                   classifier=models.classifier))
+    png, client, seen = _watched_row_client(tmp_path)
     said = _one_line_error(client.post("/api/hand", json={"notation": "123m456p789s11z [777p]", "ruleset": ruleset,
                                                           "context": {**refused, "flags": [flag]}}), 422)
     form = {k: str(v).lower() for k, v in refused.items()}
@@ -855,25 +854,14 @@ def test_not_the_winner_ticked_after_the_upload_gets_the_won_hand_note(tmp_path)
     # the page sends photo_id after the first upload: a cached photo read again as a non-winner's (read_detections)
     # had lost the note read_photo gives, "read as a winning hand, the same boxes make …". The demo with its
     # winning 8p (the right-most box) at 0.7 of its detector score, as in tests/test_hand_finding.py
-    import numpy as np
-
-    from vision.detect import Detections, load_detector
+    from vision.detect import load_detector
     from vision.models import models_present
 
     if not models_present():
         pytest.skip("models missing")
-    det = load_detector()
+    from vision_fixtures import weak_last
 
-    class WeakLast:
-        imgsz = det.imgsz
-
-        def __call__(self, image, conf=0.25, iou=0.4):
-            r = det(image, conf, iou)
-            s = r.scores.copy()
-            s[int(np.argmax(r.boxes[:, 2]))] *= 0.7
-            return Detections.make(r.boxes, s, r.face_down)
-
-    client = TestClient(create_app(Settings(data_dir=tmp_path / "data"), detector=WeakLast()))
+    client = TestClient(create_app(Settings(data_dir=tmp_path / "data"), detector=weak_last(load_detector())))
     first = client.post("/api/score", files={"image": ("demo.jpg", (REPO / "docs" / "demo.jpg").read_bytes(),
                                                         "image/jpeg")}).json()
     assert first["legal"] and not any(n.startswith("read as a winning hand") for n in first["notes"])

@@ -92,3 +92,22 @@ def hard_render_jpeg(index: int):
     buf = io.BytesIO()
     Image.fromarray(sc.image).save(buf, "JPEG", quality=sc.jpeg_quality)
     return sc, buf.getvalue()
+
+
+def weak_last(detector, factor: float = 0.7):
+    """``detector`` (a :class:`vision.detect.Detector`) with the score of the right-most box of each image ×
+    ``factor``: a tile the detector boxed less surely (the demo's winning 8p, set apart at the right, then
+    reads as a false detection to a non-winner's reading)."""
+    from vision.detect import Detections
+
+    class WeakLast:
+        imgsz = detector.imgsz
+
+        def __call__(self, image, conf=0.25, iou=0.4):
+            r = detector(image, conf, iou)
+            s = r.scores.copy()
+            if len(s):
+                s[int(np.argmax(r.boxes[:, 2]))] *= factor
+            return Detections.make(r.boxes, s, r.face_down)
+
+    return WeakLast()
