@@ -221,6 +221,8 @@ def score_typed(job: Job, row: dict[str, Any]) -> None:
     from scoring.history import context_to_json, scored_fields, scored_status, sha256_bytes
     from scoring.notation import format_hand, parse_hand
 
+    from .record import winning_tile_missing
+
     notation = job.notation or ""
     ctx = job.make_context()
     try:
@@ -236,7 +238,7 @@ def score_typed(job: Job, row: dict[str, Any]) -> None:
         return
     # a winner's hand typed without its winning tile is scored without one, as `hand` scores it; but some rules
     # then do not apply (a photo's row read so needs review: so does this one, said in the manifest's words)
-    unmarked = bool(ctx.winner and hand.winning_tile is None)
+    unmarked = winning_tile_missing(hand)  # (not East's dealt hand, nor a 16-tile instant win: none to give)
     problems = [NO_WINNING_TILE_TYPED] if unmarked else []
     if not s.allowed:
         problems.insert(0, s.status)

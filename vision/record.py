@@ -78,6 +78,13 @@ def scored_without_winning_tile(reading: Any, given: str | None = None) -> bool:
     hand = getattr(reading, "hand", None)
     if not getattr(reading, "legal", False) or hand is None or given:
         return False
+    return winning_tile_missing(hand)
+
+
+def winning_tile_missing(hand: Any) -> bool:
+    """True when ``hand`` (:class:`scoring.Hand`) is a winner's with no winning tile, and one it should have
+    (:func:`scored_without_winning_tile`'s test on the hand alone: a photo's reading or a hand typed in a
+    batch manifest's notation cell). Raises nothing."""
     ctx = hand.context
     if not ctx.winner or hand.winning_tile is not None:
         return False
