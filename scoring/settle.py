@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any, Callable, Mapping
 
-from .engine import keyed_options, load_ruleset
+from .engine import keyed_options, load_ruleset, option_key
 from .errors import RulesetError, echo
 
 
@@ -109,8 +109,6 @@ def same_settle_value(ruleset_id: str, key: str, a: Any, b: Any) -> bool:
     ``cash_from``, swedish's ``fine_remainder``) as :meth:`scoring.engine.Ruleset.same_value` reads it, any
     other value (a player's label, ``cash``, ``totals``, a count) as the same text: players are matched as
     typed. Raises RulesetError for an unknown ruleset."""
-    from .engine import option_key
-
     rs = load_ruleset(ruleset_id)
     key = option_key(key)
     if key in getattr(rs.module, "SETTLE_CHOICES", {}):
@@ -126,8 +124,6 @@ def settle_option_given_for_scoring(ruleset_id: str, options: Mapping[str, Any])
     swedish's ``totals``), as (its name as the scheme spells it, its value); else None. A table's caller
     says where to give it (``table --settle-option``, ``/api/settle``'s ``settle_options``). Raises
     RulesetError for an unknown ruleset."""
-    from .engine import option_key
-
     rs = load_ruleset(ruleset_id)
     scheme = getattr(rs.module, "SETTLE_OPTIONS", ())
     for name, value in options.items():
