@@ -24,8 +24,8 @@ from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
-from scoring.settle import (Settlement, copies_in_a_set, liable_problem, over_the_set_text, robbed_kong_problem,
-                            same_settle_value, settle, settle_option_given_for_scoring, tiles_over_the_set,
+from scoring.settle import (Settlement, copies_in_a_set, liable_problem, over_the_set_text, refused_win_text,
+                            robbed_kong_problem, same_settle_value, settle, settle_option_given_for_scoring, tiles_over_the_set,
                             with_cash, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
@@ -331,7 +331,7 @@ def cmd_table(args: argparse.Namespace) -> int:
                     results[p] = score_hand(hand, rs, opts)
         res = results[winner]
         if not res.allowed:
-            raise UserError(f"{winner}'s mahjong cannot be settled: {res.status}")
+            raise UserError(refused_win_text(winner, res.status))
         scores = {p: results[p].total for p in players}
     else:
         scores = {p: 0 for p in players}

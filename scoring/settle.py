@@ -102,6 +102,13 @@ def with_win_by(ruleset_id: str, options: Mapping[str, Any] | None, win_by: str,
     return out
 
 
+def refused_win_text(winner: str, status: str | None) -> str:
+    """Why a hand whose winner's mahjong the ruleset does not allow (``status``: the scored hand's refusal, e.g.
+    rode-draak's entry rule, 001:1) is not settled, in the words `table`, ``/api/settle`` and a batch's
+    settlement all say it."""
+    return f"{winner}'s mahjong cannot be settled: {status or 'mahjong not allowed'}"
+
+
 def same_settle_value(ruleset_id: str, key: str, a: Any, b: Any) -> bool:
     """Whether ``a`` and ``b``, two values given for the settlement option ``key`` of ``ruleset_id``'s
     scheme, mean the same as the scheme reads them: a word of the scheme's own (its module's

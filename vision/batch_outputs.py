@@ -119,7 +119,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
     """Settle one table hand (the photos sharing table and hand): a JSON-ready record with
     ``status`` ok / provisional (a photo needs review) / ``not settled: <why>``, players, scores,
     winner, east, net and transfers (:func:`scoring.settle.settle`)."""
-    from scoring.settle import settle
+    from scoring.settle import refused_win_text, settle
 
     job0 = members[0][0]
     rec: dict[str, Any] = {"type": "settlement", "table": job0.table, "hand": job0.hand, "ruleset": job0.ruleset,
@@ -168,7 +168,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
     refused = [(lab, row) for lab, (j, row) in zip(labels, members) if j.winner and not row.get("allowed", True)]
     if refused:
         lab, row = refused[0]
-        return fail(f"{lab}'s mahjong cannot be settled: {row.get('refusal') or 'mahjong not allowed'}")
+        return fail(refused_win_text(lab, row.get("refusal")))
     scores = {lab: int(row["total"]) for lab, (_, row) in zip(labels, members)}
     rec.update(scores=scores, winner=winners[0] if winners else None, east=dealers[0])
     try:

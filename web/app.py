@@ -68,8 +68,9 @@ from scoring import HandError, RulesetError, ScoredHand, available, explain, loa
 from scoring.engine import check_context_flags, keyed_options, same_text
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
-from scoring.settle import (liable_problem, over_the_set_text, robbed_kong_problem, same_settle_value, settle,
-                            settle_option_given_for_scoring, tiles_over_the_set, with_cash, with_win_by)
+from scoring.settle import (liable_problem, over_the_set_text, refused_win_text, robbed_kong_problem,
+                            same_settle_value, settle, settle_option_given_for_scoring, tiles_over_the_set, with_cash,
+                            with_win_by)
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.decode import REVIEW_BELOW  # (vision.batch.REVIEW_BELOW: batch's needs-review)
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
@@ -906,7 +907,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                                             f'leave "dead-hand" out of the flags of {name}, or name the right winner')
                     raise ApiError(422, f"hand of {name}: {said}") from None
                 if is_w and not scored.allowed:
-                    raise ApiError(422, f"{name}'s mahjong cannot be settled: {scored.status}")
+                    raise ApiError(422, refused_win_text(name, scored.status))
                 hands[name] = score_out(scored)
                 scored_hands[name] = scored
                 parsed[name] = h
