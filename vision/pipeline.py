@@ -1087,10 +1087,9 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     if _mostly_turned(r2) and not _mostly_turned(result):
         # nor, sure or not, a quarter turn (not 180°: an upside-down photo's right reading can look mostly
         # turned, and drop a false box the photo as loaded kept) that uses fewer tiles than the reading
-        # whose tiles stand: it is sure for
-        # the tiles it left out (a new user's winning hand said not won, its tiles standing in the photo
-        # as loaded, was read a quarter turn off at 98 % as a non-winner's 14 tiles, a kong's tile and
-        # the 5s no longer boxed, where the photo as loaded used 16)
+        # whose tiles stand: it is sure for the tiles it left out (a new user's winning hand said not won,
+        # its tiles standing in the photo as loaded, was read a quarter turn off at 98 % as a non-winner's
+        # 14 tiles, a kong's tile and the 5s no longer boxed, where the photo as loaded used 16)
         return sure and (r2.turned == 180 or len(used_tiles(r2.reading)) >= len(used_tiles(result.reading)))
     return True
 
