@@ -42,7 +42,7 @@ from .decompose import Decomposition, decompositions
 from .errors import ECHO_CHARS, HandError, RulesetError, echo
 from .fired import Fired  # noqa: F401  (re-exported: engine.Fired)
 from .hand import Context, Hand
-from .notation import check_size
+from .notation import check_size, is_whole_number
 from .tiles import BONUS, PLAYING_TILES, sort_tiles
 from .view import (  # noqa: F401  (View and the feature bits live in scoring.view; re-exported)
     FEATURES, View, _HAND_BITS, _WAITS, _hand_bits, _hand_lazy, _lazy, _tile_set, _waits_cached,
@@ -70,10 +70,19 @@ class Option:
     ambiguity: str = ""
     doc: str = ""
 
+    @property
+    def whole_number(self) -> bool:
+        """Whether every choice is a whole number (swedish ``mahjong_points``: 10 or 0), read as a number."""
+        return bool(self.choices) and all(isinstance(c, int) and not isinstance(c, bool) for c in self.choices)
+
     def parse(self, raw: Any) -> Any:
-        """Convert a CLI string (or a value) to one of ``choices``; RulesetError otherwise."""
+        """Convert a CLI string (or a value) to one of ``choices``, a choice's text in any case, a whole
+        number's as a number (``010`` is 10: :func:`scoring.notation.is_whole_number`, digits 0-9); RulesetError
+        otherwise."""
+        number = (int(raw) if self.whole_number and not isinstance(raw, bool)
+                  and (isinstance(raw, int) or is_whole_number(str(raw))) else None)
         for c in self.choices:
-            if raw == c or str(raw).lower() == str(c).lower():
+            if raw == c or str(raw).lower() == str(c).lower() or (number is not None and number == c):
                 return c
         raise RulesetError(
             f"option {self.name} must be one of {', '.join(map(option_text, self.choices))}, not {echo(str(raw))}")
@@ -176,10 +185,14 @@ class Ruleset:
 
     def same_value(self, key: str, a: Any, b: Any) -> bool:
         """Whether ``a`` and ``b``, two values given for the option ``key``, mean the same as
-        :meth:`Option.parse` reads them (a choice in any case: ``once`` and ``ONCE``; ``10`` and ``"10"``);
-        for a name the ruleset does not have, or a value none of its choices, whether they are the same
-        text in any case (:func:`same_text`; such a value is refused by :meth:`resolve_options`)."""
+        :meth:`Option.parse` reads them (a choice in any case: ``once`` and ``ONCE``; a whole number's as a
+        number: ``10``, ``"10"`` and ``"010"``); for a name the ruleset does not have, or a value none of its
+        choices, whether they are the same text in any case (:func:`same_text`; such a value is refused by
+        :meth:`resolve_options`). Raises :class:`RulesetError` (:meth:`Option.parse`'s) for a value that is
+        none of a whole-number option's choices: ``mahjong_points=x`` is said so, not as given twice."""
         o = self.options.get(option_key(key))
+        if o is not None and o.whole_number:
+            return o.parse(a) == o.parse(b)
         if o is not None:
             try:
                 return o.parse(a) == o.parse(b)

@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping
 
 from .engine import keyed_options, load_ruleset, option_key
 from .errors import RulesetError, echo
+from .notation import is_whole_number
 
 
 @dataclass(frozen=True)
@@ -109,17 +110,34 @@ def refused_win_text(winner: str, status: str | None) -> str:
     return f"{winner}'s mahjong cannot be settled: {status or 'mahjong not allowed'}"
 
 
+def settle_whole_number(key: str, raw: Any) -> int:
+    """``raw``, a value given for the settlement option ``key`` that is a count (hk-tw-16's ``dealer_streak``,
+    連莊 004:2: its module's ``SETTLE_WHOLE_NUMBERS``), as an int: an int, or ASCII digits with spaces around
+    them (``02`` is 2: :func:`scoring.notation.is_whole_number`; ``int()`` alone takes ``1_0`` and other
+    scripts' digits). Raises :class:`RulesetError` ("settle option dealer_streak must be a whole number ≥ 0,
+    not 'x'") for anything else: a bool, a negative number, a word, a fraction."""
+    ok = not isinstance(raw, bool) and (isinstance(raw, int) or is_whole_number(str(raw)))
+    n = int(raw) if ok else -1
+    if n < 0:
+        raise RulesetError(f"settle option {key} must be a whole number ≥ 0, not {raw!r}")
+    return n
+
+
 def same_settle_value(ruleset_id: str, key: str, a: Any, b: Any) -> bool:
     """Whether ``a`` and ``b``, two values given for the settlement option ``key`` of ``ruleset_id``'s
     scheme, mean the same as the scheme reads them: a word of the scheme's own (its module's
     ``SETTLE_CHOICES``: hk-tw-16's ``win_by``) in any case, a ruleset option the scheme reads (hk-tw-16's
-    ``cash_from``, swedish's ``fine_remainder``) as :meth:`scoring.engine.Ruleset.same_value` reads it, any
-    other value (a player's label, ``cash``, ``totals``, a count) as the same text: players are matched as
-    typed. Raises RulesetError for an unknown ruleset."""
+    ``cash_from``, swedish's ``fine_remainder``) as :meth:`scoring.engine.Ruleset.same_value` reads it, a
+    count of the scheme's (its module's ``SETTLE_WHOLE_NUMBERS``: hk-tw-16's ``dealer_streak``) as a number
+    (``2`` and ``02``: :func:`settle_whole_number`), any other value (a player's label, ``cash``, ``totals``)
+    as the same text: players are matched as typed. Raises RulesetError for an unknown ruleset, and
+    :func:`settle_whole_number`'s for a count that is not a whole number ≥ 0."""
     rs = load_ruleset(ruleset_id)
     key = option_key(key)
     if key in getattr(rs.module, "SETTLE_CHOICES", {}):
         return str(a).strip().lower() == str(b).strip().lower()
+    if key in getattr(rs.module, "SETTLE_WHOLE_NUMBERS", ()):
+        return settle_whole_number(key, a) == settle_whole_number(key, b)
     if key in rs.options:
         return rs.same_value(key, a, b)
     return str(a) == str(b)

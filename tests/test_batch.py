@@ -608,6 +608,18 @@ def test_a_non_winners_row_with_a_win_flag_is_an_error_row_before_its_photo_is_r
                              "hand is scored as a non-winner"), row["status"]
 
 
+def test_an_options_cell_compares_a_whole_number_option_as_a_number():
+    # swedish mahjong_points (003-01 choices 10, 0) twice in one cell, 10 and 010: one value, as -o takes it; a
+    # value that is no number is said to be none of its choices, not "given twice"
+    from vision.manifest import Defaults, make_job
+
+    d = Defaults(ruleset="swedish")
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "options": "mahjong_points=10 MAHJONG_POINTS=010"}, d)
+    assert j.error is None and dict(j.options) == {"mahjong_points": "10"}, j
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "options": "mahjong_points=10 MAHJONG_POINTS=x"}, d)
+    assert j.error == "manifest line 2: option mahjong_points must be one of 10, 0, not 'x'", j.error
+
+
 def test_an_options_cell_names_its_options_in_any_case_over_the_defaults():
     # option names are taken in any case (scoring.engine.option_key): a cell's SEAT_ROUND_WIND is the
     # --option default's seat_round_wind, replaced by it, not a second spelling that clashes with it

@@ -438,6 +438,18 @@ def test_an_option_named_twice_with_values_that_mean_the_same_is_taken_once():
     assert rs.resolve_options({"seat_round_wind": "once", "SEAT_ROUND_WIND": "ONCE"})["seat_round_wind"] == "once"
     assert rs.same_value("Seat-Round-Wind", "once", "Once") and not rs.same_value("seat_round_wind", "once", "each")
     assert load_ruleset("swedish").resolve_options({"mahjong_points": 0, "MAHJONG-POINTS": "0"})["mahjong_points"] == 0
+    # a whole-number option's value as a number: 010 is 10 (a tester's 02 and 2 had been two values), and one
+    # that is no number is refused as none of its choices, not as an option given twice
+    sw = load_ruleset("swedish")
+    assert sw.resolve_options({"mahjong_points": "10", "MAHJONG_POINTS": "010"})["mahjong_points"] == 10
+    assert sw.resolve_options({"mahjong_points": " 00 "})["mahjong_points"] == 0 and sw.same_value("mahjong_points", 0, "00")
+    with pytest.raises(RulesetError, match="^option mahjong_points must be one of 10, 0, not 'x'$"):
+        sw.resolve_options({"mahjong_points": "10", "MAHJONG_POINTS": "x"})
+    with pytest.raises(RulesetError, match="option 'mahjong_points' is given twice, as 'mahjong_points=10' and "
+                                           "'Mahjong-Points=0'"):
+        sw.resolve_options({"mahjong_points": "10", "Mahjong-Points": "0"})
+    with pytest.raises(RulesetError, match="option mahjong_points must be one of 10, 0, not '1_0'"):
+        sw.resolve_options({"mahjong_points": "1_0"})
     dsh = load_ruleset("dutch-special-hands")
     assert dsh.resolve_options({"honours_include_terminals": "False", "HONOURS_INCLUDE_TERMINALS": False}) \
         ["honours_include_terminals"] is False

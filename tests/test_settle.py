@@ -391,6 +391,39 @@ def test_a_settle_option_named_twice_with_values_that_mean_the_same_is_taken_onc
     assert "--settle-option 'discarder' is given twice, as 'discarder=S' and 'discarder=s'" in capsys.readouterr().err
 
 
+def test_a_whole_number_settle_option_given_twice_is_compared_as_a_number(capsys):
+    # a tester's hk-tw-16 dealer_streak=2 beside DEALER_STREAK=02 was refused as one option given twice with
+    # values that differ (compared as text): a count is compared as a number (scoring.settle.settle_whole_number)
+    sc = {"E": 10, "S": 20, "W": 30, "N": 40}
+    opts = {"discarder": "E", "dealer_point": "any-dealer-payment"}
+    s = settle("hk-tw-16", sc, "S", "E", {**opts, "dealer_streak": "2", "DEALER_STREAK": "02"})
+    # the dealer E discards to S (004-15 reading b, dealer_point=any-dealer-payment): S's 20 + 莊 1 (004:1) +
+    # 連莊 2 (004:2, dealer_streak_points=flat) = 23
+    assert dict(s.net) == {"E": -23, "S": 23, "W": 0, "N": 0}
+    assert settle("hk-tw-16", sc, "S", "E", {**opts, "dealer_streak": 2, "Dealer-Streak": " 02 "}).net == s.net
+    # values that differ as numbers are still refused, naming both; a value that is no number gets the one-line
+    # error of a bad count, not "given twice"
+    with pytest.raises(RulesetError, match="settle option 'dealer_streak' is given twice, as 'dealer_streak=2' "
+                                           "and 'DEALER_STREAK=3'"):
+        settle("hk-tw-16", sc, "S", "E", {**opts, "dealer_streak": "2", "DEALER_STREAK": "3"})
+    with pytest.raises(RulesetError, match="^settle option dealer_streak must be a whole number ≥ 0, not 'x'$"):
+        settle("hk-tw-16", sc, "S", "E", {**opts, "dealer_streak": "2", "DEALER_STREAK": "x"})
+    base = ["settle", "-r", "hk-tw-16", "--scores", "E=10,S=20,W=30,N=40", "--east", "E", "--winner", "S",
+            "-o", "discarder=E", "-o", "dealer_point=any-dealer-payment"]
+    assert main([*base, "-o", "dealer_streak=2", "-o", "DEALER_STREAK=02", "--json"]) == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["net"] == dict(s.net)
+    assert main([*base, "-o", "dealer_streak=2", "-o", "dealer_streak=1_0"]) == 2
+    err = capsys.readouterr().err
+    assert "settle option dealer_streak must be a whole number ≥ 0, not '1_0'" in err and err.count("\n") == 1, err
+    # table's --settle-option, per hand: the same
+    hands = ["--hand", "E=123m456m789m123p456p11z"] + [x for k, p in enumerate("SWN", 2)
+                                                       for x in ("--hand", f"{p}=123m456m789m123p456p{k}z")]
+    table = ["table", "--ruleset", "hk-tw-16", *hands, "--winner", "E", "--no-history"]
+    assert main([*table, "--settle-option", "discarder=S", "--settle-option", "dealer_streak=2",
+                 "--settle-option", "Dealer_Streak=02"]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+
+
 def test_an_option_without_a_name_and_a_settlement_option_given_for_scoring_are_named(capsys):
     # a tester's `table --settle-option =S` was said to have "no player label" (the --hand parser's words),
     # and an empty name had other words in each entry point; one wording now, with the entry point's name

@@ -671,6 +671,20 @@ def test_an_option_named_twice_with_values_that_mean_the_same_is_taken_once(phot
     assert _one_line_error(r, 422) == "settle_options 'discarder' is given twice, as 'discarder=W' and 'DISCARDER=w'"
 
 
+def test_a_whole_number_settle_option_given_twice_is_compared_as_a_number(photo):
+    # hk-tw-16's dealer_streak 2 beside "02" in settle_options: one count (a tester's was refused as given twice)
+    c = photo[2]
+    body = {"ruleset": "hk-tw-16", "east": "E", "winner": "S", "players": PLAYERS,
+            "settle_options": {"discarder": "E", "dealer_point": "any-dealer-payment", "dealer_streak": 2}}
+    r = c.post("/api/settle", json=body)
+    # E (dealer) discards to S: S's 100 + 莊 1 (004:1) + 連莊 2 (004:2, flat) = 103 (004-15 reading b)
+    assert r.status_code == 200 and r.json()["net"] == {"E": -103, "S": 103, "W": 0, "N": 0}, r.text
+    r2 = c.post("/api/settle", json={**body, "settle_options": {**body["settle_options"], "DEALER_STREAK": "02"}})
+    assert r2.status_code == 200 and r2.json()["net"] == r.json()["net"], r2.text
+    r = c.post("/api/settle", json={**body, "settle_options": {**body["settle_options"], "DEALER_STREAK": "two"}})
+    assert _one_line_error(r, 422) == "settle option dealer_streak must be a whole number ≥ 0, not 'two'"
+
+
 def test_an_option_without_a_name_is_said_as_the_command_line_says_it(photo):
     # a tester's {"": "once"} was "ruleset nts has no option ''" and the whole list (/api/hand), "takes no option
     # ''" (/api/settle's settle_options): "has no option name", as --option and --settle-option say it

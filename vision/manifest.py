@@ -336,15 +336,18 @@ def _ruleset_cells(cells: Mapping[str, str], ruleset: str, ctx: Mapping[str, Any
 def _same_value(ruleset: str):
     """``same(key, a, b)`` of :func:`scoring.engine.keyed_options` for an options cell: whether two values
     of one option mean the same as ``ruleset`` reads them (:meth:`scoring.engine.Ruleset.same_value`); for
-    a ruleset that cannot be loaded (its own problem, named with the row's), the same text in any case."""
+    a ruleset that cannot be loaded (its own problem, named with the row's), the same text in any case. A value
+    that is none of a whole-number option's choices raises its RulesetError (``mahjong_points=x``: said so, not
+    as an option given twice)."""
     from scoring import load_ruleset
     from scoring.engine import same_text
 
     def same(key: str, a: Any, b: Any) -> bool:
         try:
-            return load_ruleset(ruleset).same_value(key, a, b)
+            rs = load_ruleset(ruleset)
         except RulesetError:
             return same_text(key, a, b)
+        return rs.same_value(key, a, b)
 
     return same
 

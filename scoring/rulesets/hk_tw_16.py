@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from ..decompose import Decomposition, decompositions, is_standard_complete, place_winning_tile, register_shape
 from ..errors import HandError, RulesetError
 from ..hand import Context, Hand, Meld
-from ..notation import is_whole_number
 from ..tiles import (BONUS, DRAGONS, FLOWERS, HONOURS, PLAYING_TILES, SEASONS, SUITS,
                      TERMINALS, TERMINALS_AND_HONOURS, WIND_NUMBER, WINDS, counts34, next_tile, rank,
                      sort_tiles)
@@ -876,6 +875,9 @@ SETTLE_OPTIONS = SETTLE_KEYS + ("cash_from", "dealer_point", "dealer_streak_poin
 #: the settlement options of :func:`settle` whose values are words, taken in any case as a ruleset option's
 #: choices are (scoring.settle.same_settle_value); the others name players, whose labels keep their case
 SETTLE_CHOICES = {"win_by": ("discard", "self-drawn", "robbed-kong", "wall", "dead-wall")}
+#: the settlement options of :func:`settle` that are counts, read and compared as numbers (``dealer_streak=02``
+#: is 2: scoring.settle.settle_whole_number, same_settle_value)
+SETTLE_WHOLE_NUMBERS = ("dealer_streak",)
 
 
 def _player(name: str, value: Any, players: Sequence[str]) -> str:
@@ -932,7 +934,7 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
     ValueError for a bad score.
     """
     from ..engine import load_ruleset
-    from ..settle import Transfer, from_transfers
+    from ..settle import Transfer, from_transfers, settle_whole_number
 
     options = dict(options or {})
     players = list(scores)
@@ -949,14 +951,8 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
         win_by = "self-drawn"
     if win_by not in SETTLE_CHOICES["win_by"]:
         raise RulesetError(f"settle option win_by must be discard, self-drawn or robbed-kong, not {given!r}")
-    raw = options.get("dealer_streak", 0)
-    try:  # (digits only: int() takes "1_0" and other scripts' digits)
-        streak = raw if isinstance(raw, int) else int(raw) if is_whole_number(str(raw)) else -1
-    except (TypeError, ValueError):
-        streak = -1
-    if streak < 0 or isinstance(options.get("dealer_streak"), bool):
-        raise RulesetError(f"settle option dealer_streak must be a whole number ≥ 0, "
-                           f"not {options.get('dealer_streak')!r}")
+    # (digits only: int() takes "1_0" and other scripts' digits; "02" is 2)
+    streak = settle_whole_number("dealer_streak", options.get("dealer_streak", 0))
     extra_dealer = 0
     if rs_opts["dealer_point"] == "any-dealer-payment":
         extra_dealer = 1 + (0 if streak < 1 else (2 * streak if rs_opts["dealer_streak_points"] == "per-deal" else 2))
