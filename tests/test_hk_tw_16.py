@@ -775,6 +775,20 @@ def test_line45_eight_flowers_instant_win_is_self_drawn():
     assert score("[123m] 456m 777p 234s 678s 55p +1f2f3f4f1y2y3y4y", "6s", win_by="discard").total == 47
 
 
+def test_line45_46_eight_flowers_instant_win_has_no_winning_tile_among_its_16(capsys):
+    # the instant win is on drawing the eighth flower (004:45 自摸) and "cannot pick up another tile" (004:46):
+    # none of the 16 playing tiles is the winning tile. A tester's -w 7z was scored 87 without a word
+    for win in ("7z", "1m"):
+        with pytest.raises(HandError, match=f"八隻花 .*none of its 16 tiles is the winning tile, yet {win} is given"):
+            score("123m456p789s1234567z +1f2f3f4f1y2y3y4y", win, seat_wind="E", win_by="wall")
+    # with a concealed kong made before the eighth flower (a kong counts 3 of the 16), the same
+    with pytest.raises(HandError, match="none of its 16 tiles is the winning tile, yet 4p is given"):
+        score("(1111m) 456p789s1234567z +1f2f3f4f1y2y3y4y", "4p", seat_wind="S", win_by="dead-wall")
+    code = cli.main(["hand", "123m456p789s1234567z +1f2f3f4f1y2y3y4y", "-r", RS, "--win-by", "wall", "-w", "7z"])
+    err = capsys.readouterr().err
+    assert code == 2 and "leave the winning tile out" in err and len(err.strip().splitlines()) == 1, err
+
+
 def test_line46_eight_flowers_kept_adds_40_to_the_final_hand():
     # declined instant win, later a normal hand: "40 points will be added to the final hand":
     # 八隻花 40 + 無字 1 + 將眼 1 + 底 5 = 47 (正花/爛花 replaced, option eight_flowers_flower_points)

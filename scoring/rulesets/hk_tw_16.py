@@ -701,7 +701,7 @@ def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
 def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
     """Tile count of the 16-tile game: a winner holds 17 (each meld on the table counts 3, a kong
     too) — or 16 when all eight flowers make the instant 八隻花 win (004:44–46, "cannot pick up
-    another tile"); a non-winner holds 16 (``robbed-concealed-kong`` for a non-winner or without a win
+    another tile": self-drawn, and with no winning tile among the 16); a non-winner holds 16 (``robbed-concealed-kong`` for a non-winner or without a win
     by robbed-kong is :func:`check_context_flags`'s, called first). Raises :class:`HandError`."""
     n = hand.tile_count
     if not hand.context.winner:
@@ -715,6 +715,13 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
         raise HandError(
             "the 16-tile 八隻花 hand is the instant win on drawing the eighth flower, self-drawn (004:45 自摸): "
             f"it cannot be won by {hand.context.win_by}; give win by wall, or dead-wall for a replacement tile")
+    if n == 16 and BONUS <= set(hand.bonus) and hand.winning_tile is not None:
+        # (the tile that wins it is the eighth flower, a bonus tile, and no tile of the 16 was drawn with it,
+        # 004:46 "cannot pick up another tile": a tester's -w 7z was scored without a word)
+        raise HandError(
+            "the 16-tile 八隻花 hand is won on drawing the eighth flower (004:45–46, 'cannot pick up another "
+            f"tile'): none of its 16 tiles is the winning tile, yet {hand.winning_tile} is given as one; "
+            "leave the winning tile out")
     if n == 17 or (n == 16 and BONUS <= set(hand.bonus)):
         return
     raise HandError(
