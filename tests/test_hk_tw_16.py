@@ -975,6 +975,26 @@ def test_cli_hand_json_end_to_end(capsys):
     assert "底 — base, once per win" in names
 
 
+def test_line2_dealer_streak_of_a_non_dealer_is_said_to_score_nothing(capsys):
+    # a tester's --dealer-streak 2 with --not-dealer was scored without a word: 連莊 (004:2) is the dealer's.
+    # The streak is the table's (settle's dealer_streak: the dealer's payment under dealer_point=
+    # any-dealer-payment, 004-15), so the hand is scored, with a note. 無字花 5 (004:8) + 將眼 1 (004:1) +
+    # 底 5 (004:41) = 11: no 莊 1 / 連莊 2 (004:1-2, the dealer's)
+    hand = "[123m] 456m 777p 234s 678s 55p"
+    for ctx, who in (({"seat_wind": "E", "dealer": False}, "said not to be the dealer"),
+                     ({"seat_wind": "S"}, "not the dealer (seat wind S")):
+        r = score(hand, "6s", dealer_streak=2, discards=12, **ctx)
+        check(r, {"no-honours-no-flowers": 5, "generals-eyes": 1, "base": 5}, 11)
+        said = [n for n in r.notes if n.startswith("連莊")]
+        assert len(said) == 1 and who in said[0] and "dealer_streak=2" in said[0], r.notes
+    # the dealer's streak scores (+ 莊 1 + 連莊 2 = 14) and needs no note; no streak, no note
+    r = score(hand, "6s", dealer_streak=2, discards=12, seat_wind="E")
+    assert r.total == 14 and not any(n.startswith("連莊") for n in r.notes)
+    assert not any(n.startswith("連莊") for n in score(hand, "6s", discards=12).notes)
+    assert cli.main(["hand", hand, "-w", "6s", "-r", RS, "--dealer-streak", "2", "--not-dealer"]) == 0
+    assert "note: 連莊: the dealer streak 2 is the dealer's" in capsys.readouterr().out
+
+
 def test_cli_hand_eight_flowers_sixteen_tiles(capsys):
     code = cli.main(["hand", "123m456p789s1234567z +1f2f3f4f1y2y3y4y", "--ruleset", RS,
                      "--seat-wind", "S", "--win-by", "wall", "--json"])

@@ -864,11 +864,23 @@ def liable_problem(scored: Any, liable: str) -> str | None:
 
 
 def notes_for(hand: Hand, opts: Mapping[str, Any]) -> list[str]:
-    """Notes shown with the score: how ``--discards`` is read for 十張內 (004:23)."""
+    """Notes shown with the score (strings): how ``--discards`` is read for 十張內 (004:23), and a dealer
+    streak (連莊, 004:2) given for a player who is not the dealer — it scores nothing in that hand, yet it is
+    no mistake to give: the streak is the table's, and under ``dealer_point=any-dealer-payment`` (004-15 b)
+    the dealer adds 莊 1 + 連莊 to what he pays a non-dealer winner, in the settlement (its option
+    ``dealer_streak``; :func:`settle`)."""
     out = []
-    if hand.context.winner and hand.context.discards is None:
+    ctx = hand.context
+    if ctx.winner and ctx.discards is None:
         out.append("十張內/七張內/四張內 need --discards N: the discarded tiles lying in the middle "
                    f"of the table when the hand is won, the winning tile not counted ({SEED}:22–23)")
+    if ctx.dealer_streak >= 1 and not ctx.is_dealer:
+        who = ("said not to be the dealer" if ctx.dealer is False
+               else f"not the dealer (seat wind {ctx.seat_wind}, the dealer is East unless said)")
+        out.append(f"連莊: the dealer streak {ctx.dealer_streak} is the dealer's ({SEED}:2), and this player is "
+                   f"{who}: it scores nothing in this hand; it counts only in the dealer's payment to a non-dealer "
+                   "winner, under option dealer_point=any-dealer-payment (004-15), when the hand is settled "
+                   f"with settlement option dealer_streak={ctx.dealer_streak}")
     return out
 
 
