@@ -26,6 +26,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
     # a misspelt --ruleset, --flag or --option would make every photo without its own an error row (a
     # default flag that the default context contradicts, only without a manifest: its rows may say more)
     check_ruleset_args(args, rows_say_more=args.manifest is not None)
+    # the --winning-tile default is a winner's (a manifest row whose winner cell says no reads its photo
+    # without it): with every photo a non-winner's, none would take it, as `photo --not-winner -w` is refused
+    if args.not_winner and args.winning_tile and args.manifest is None:
+        raise UserError("--not-winner contradicts --winning-tile: a non-winning hand has no winning tile "
+                        "(with a manifest, --winning-tile is the default of the rows whose winner cell says yes)")
     if getattr(args, "fix", None):  # so would a malformed or contradictory --fix
         from scoring.errors import HandError
         from vision.pipeline import parse_fixes

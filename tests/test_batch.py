@@ -552,6 +552,37 @@ def test_bad_manifest_is_one_line_exit_2(capsys, tmp_path, folder, manifest, mes
     assert rc == 2 and err.count("\n") == 1 and message in err
 
 
+def test_the_winning_tile_default_leaves_a_non_winners_row_without_one(tmp_path, truth, capsys):
+    # a tournament director's manifest mixes winners and non-winners, with the winners' tile given once as
+    # --winning-tile: the non-winner's row took that default too and was an error row, "a non-winning hand
+    # has no winning tile", its photo never scored. The default is a winner's: the non-winner's photo is read
+    # as a non-winner's hand, with none; a winning_tile cell on such a row is still refused as that cell's
+    from vision.io import load_photo
+    from vision.manifest import Defaults, make_job
+
+    src = sorted(truth.glob("*.jpg"))[0]
+    won = json.loads((truth / "truth.json").read_text())[bf.pixel_key(load_photo(src).pixels)]["winning"]
+    d = _photo_copies(tmp_path, truth, ["a.jpg", "b.jpg"])
+    man = tmp_path / "m.csv"
+    man.write_text("photo,winner\na.jpg,yes\nb.jpg,no\n")
+    out = tmp_path / "r.csv"
+    rc, o, err = run_cli(capsys, "batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0",
+                         "--reader", bf.ORACLE, "--no-history", "--winning-tile", won)
+    assert rc == 0, err
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert rows["a.jpg"]["status"] == "ok" and f"win:{won}" in rows["a.jpg"]["reading"], rows["a.jpg"]
+    assert rows["b.jpg"]["status"] == "ok", rows["b.jpg"]
+    assert rows["b.jpg"]["total"] and "win:" not in rows["b.jpg"]["reading"], rows["b.jpg"]
+    # the job: no winning tile for a non-winner's row (by its cell, or by the --not-winner default)
+    cells = {"photo": "b.jpg"}
+    assert make_job(d, "b.jpg", 3, {**cells, "winner": "no"}, Defaults(winning_tile=won)).winning_tile is None
+    assert make_job(d, "b.jpg", 3, cells, Defaults(context={"winner": False}, winning_tile=won)).winning_tile is None
+    assert make_job(d, "b.jpg", 3, {**cells, "winner": "yes"}, Defaults(winning_tile=won)).winning_tile == won
+    assert make_job(d, "b.jpg", 3, {**cells, "winner": "no", "winning_tile": won}, Defaults()).error == (
+        "manifest line 3: winning_tile cell: a non-winning hand has no winning tile (the winner cell, or the "
+        "default, says no)")
+
+
 def _photo_copies(tmp_path: Path, truth: Path, names) -> Path:
     """A folder ``photos`` holding copies of one rendered photo under each of ``names``."""
     d = tmp_path / "photos"
@@ -712,6 +743,8 @@ def test_the_cells_the_ruleset_judges_are_named_with_the_others(tmp_path, truth)
     (["--out", "r.txt"], "must end in .csv or .jsonl"),
     (["--workers", "-1"], "must be ≥ 0"),
     (["--review-below", "2"], "must be between 0 and 1"),
+    # (every photo a non-winner's, no manifest to say otherwise: the --winning-tile default fits none)
+    (["--not-winner", "--winning-tile", "5p"], "--not-winner contradicts --winning-tile: a non-winning hand has no"),
 ])
 def test_bad_options_exit_2(capsys, tmp_path, folder, argv, message):
     args = ["batch", str(folder), "--out", str(tmp_path / "r.csv"), "--reader", bf.ORACLE, *argv]

@@ -495,7 +495,11 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     from .pipeline import parse_additions, parse_fixes
 
     notation = cells.get("notation")
-    winning_tile = cells.get("winning_tile", d.winning_tile)
+    # the --winning-tile default is a winner's: a non-winner's row (the winner cell no, in a manifest that
+    # mixes winners and non-winners) has no winning tile and reads its photo without one (its photo had
+    # been an error row, "a non-winning hand has no winning tile"); a winning_tile cell on such a row is
+    # refused as that cell's (_ruleset_cells)
+    winning_tile = cells.get("winning_tile", d.winning_tile if ctx.get("winner") is not False else None)
     if notation is not None:
         # a hand typed (a photo that cannot be read, as `table --hand` and the web page take it): the cells
         # that correct a photo's reading have nothing to correct, and one given is a mistake to say
