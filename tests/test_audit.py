@@ -524,3 +524,61 @@ def test_did_you_mean_reads_each_part_of_a_name_between_commas():
 
     assert closest_rule("pair of dragons", load_ruleset("nts")).startswith("value-pair (")
     assert closest_rule("kong-simples-open", load_ruleset("nts")).startswith("kong-simples-exposed (")
+
+
+def test_a_loose_name_claimed_on_several_lines_adds_up_as_its_rule_id_does(run_cli, tmp_path):
+    # NTS (002), seat and round East, won on a discarded 3m (12m waits on 3m alone): two exposed dragon pungs
+    # 555z 666z, 4 each (002:11, honours scored as terminals, option honour_pungs 002-02) = 8, mahjong 20
+    # (002:13), the only possible tile 2 (002:15) = 30 points; a pung of dragons 1 doubling each (002:60) = 2
+    # doublings: 30 × 2^2 = 120. A claim with a line per pung adds up by the rule's id (value-pung 1 + 1 = the
+    # 2×1 scored); under a loose name that names no rule ("pung of dragons" +1 dbl twice) the lines had each been
+    # "not a rule" and value-pung "missing": three differences where the same claim on one line (+2 dbl) is one
+    # difference naming value-pung. Now the loose lines add up as the id's do: that one difference
+    hand = ["audit", "--hand", "123m456m11p [555z] [666z]", "-w", "3m", "--claimed", "120", "--no-history", "--json"]
+    rest = [{"rule": "pung-honours-exposed", "points": 8}, {"rule": "mahjong", "points": 20},
+            {"rule": "only-possible-tile", "points": 2}]
+
+    def audit(lines):
+        rc, out, _ = run_cli(*hand, "--claimed-lines", claim_file(tmp_path, lines))
+        res = json.loads(out)
+        assert res["computed"] == 120, res
+        return rc, [(d["what"], d["computed_rule"]) for d in res["differences"]], res["differences"]
+
+    assert audit(rest + [{"rule": "value-pung", "doublings": 1}] * 2)[:2] == (0, [])
+    one = audit(rest + [{"name": "pung of dragons", "doublings": 2}])
+    per_pung = audit(rest + [{"name": "pung of dragons", "doublings": 1}] * 2)
+    assert one[:2] == per_pung[:2] == (1, [("not earned", "value-pung")]), per_pung
+    assert per_pung[2][0]["claimed"] == {"doublings": 2.0}
+    assert per_pung[2][0]["message"].startswith("not earned: 'pung of dragons' (+2 dbl on 2 lines) is not a rule of "
+                                                "nts; value-pung 2×1 = +2 dbl (")
+    # a name near no rule ("pung" +4 twice, the 8 points of pung-honours-exposed): one "not a rule", on 2 lines,
+    # and the line it left out, as the same claim on one line gives (it had been two "not a rule")
+    loose = [ln for ln in rest if ln["rule"] != "pung-honours-exposed"] + [{"rule": "value-pung", "doublings": 2}]
+    rc, diffs, full = audit(loose + [{"name": "pung", "points": 4}] * 2)
+    assert (rc, diffs) == audit(loose + [{"name": "pung", "points": 8}])[:2] == (
+        1, [("not earned", None), ("missing points", "pung-honours-exposed")]), diffs
+    assert full[0]["message"] == "not earned: 'pung' on 2 lines is not a rule of nts (see `mahjong-score rules nts`)"
+    assert full[0]["claimed"] == {"points": 8.0}
+
+
+def test_a_loose_name_on_several_lines_meaning_several_rules_takes_one_each(run_cli, tmp_path):
+    # hk-tw-16 (004), seat East (the dealer), won on a discarded 1s, no flowers: 發 666z 2 and 白 555z 2 (004:2),
+    # 獨獨 the single wait on the pair 2 (004:2; option single_wait, 004-16), 無花 1 and 莊 1 (004:1; option
+    # dealer_point, 004-15), 底 5 (004:41) = 13. Claimed by id, 發 and 白 +2 each match; claimed as "pung of
+    # dragons" +2 twice, each line may mean one of them: the closest rule, 中 (red), is not scored, so the lines
+    # had been "not a rule" twice and green and white both missing (four differences); now each line is
+    # taken with a line of its own, one difference each
+    hand = ["audit", "--hand", "123m456m789p11s [555z] [666z]", "-w", "1s", "--ruleset", "hk-tw-16",
+            "--claimed", "13", "--no-history", "--json"]
+    rest = [{"rule": "single-wait", "points": 2}, {"rule": "no-flowers", "points": 1}, {"rule": "dealer", "points": 1},
+            {"rule": "base", "points": 5}]
+
+    def audit(lines):
+        rc, out, _ = run_cli(*hand, "--claimed-lines", claim_file(tmp_path, lines))
+        res = json.loads(out)
+        assert res["computed"] == 13, res
+        return rc, [(d["what"], d["computed_rule"]) for d in res["differences"]]
+
+    assert audit(rest + [{"rule": "green", "points": 2}, {"rule": "white", "points": 2}]) == (0, [])
+    assert audit(rest + [{"name": "pung of dragons", "points": 2}] * 2) == (
+        1, [("not earned", "green"), ("not earned", "white")])

@@ -14,7 +14,8 @@ claimed breakdown is given (``--claimed-lines FILE.json``, or the JSON inline) �
 Claimed lines (JSON): a list of ``{"rule": id or "name": text, "points": n, "doublings": n,
 "fixed": n, "cash": n, "multiplier": x, "count": n}`` (any of the amounts; names match the rule's name,
 either language half, case-insensitive), or a score JSON object with ``"lines"`` (``mahjong-score hand
---json`` output).
+--json`` output). A rule claimed on several lines adds up, by id or by a name that names no rule (whose sum is
+taken with a left-out line near the name that has that amount: one difference, still a mismatch).
 
 Exit code: 0 the claim matches (same total and, with claimed lines, no line differs), 1 it does
 not, 2 bad input (unreadable photo, no legal reading, bad claim file). The annotated photo is written
@@ -119,14 +120,16 @@ def _names(rule_id: str, name: str, gloss: str = "", bare: bool = False) -> set[
 _COMMON = frozenset("the and for with one each all any not are has its this that een van het per".split())
 
 
-def closest_rule(given: str, rs: Ruleset) -> str | None:
-    """The rule of ``rs`` whose id, name or gloss (or a half of one) is closest to ``given``
-    (:func:`difflib.get_close_matches`, cutoff 0.6), as ``id (label)``; None when nothing is close."""
+def _near(given: str, rs: Ruleset) -> tuple[list[tuple[Any, float]], bool]:
+    """([(rule, ratio)] of the rules of ``rs`` whose id, name or gloss, or a half of one, is close to ``given``,
+    closest first — :class:`difflib.SequenceMatcher` ratio ≥ 0.6, or ≥ 0.8 to a part between commas; ties in
+    the ruleset's order —, True); with none close, ([(rule, 0.0)] of the rules that have every word of
+    ``given``, singular, among theirs, when at most two have them, or [], False)."""
     import difflib
 
     key = _norm(given)
-    best: tuple[float, str] | None = None
-    for r in rs.rules:
+    ranked: list[tuple[float, int]] = []
+    for k, r in enumerate(rs.rules):
         names = dict.fromkeys(_names(r.id, r.name, r.gloss), 0.6)
         # and each part of a name or gloss between commas, closer (0.8: "each one" is 0.6 of "each dragon"): a new
         # user's "pair of dragons" had been offered seven pairs of winds/dragons, not the rule glossed "pair of
@@ -134,11 +137,13 @@ def closest_rule(given: str, rs: Ruleset) -> str | None:
         for t in (r.name, r.gloss or ""):
             for p in re.split(r"[,;:—–]|\s-\s", t):
                 names.setdefault(_norm(p), 0.8)
-        for n, cutoff in names.items():
-            ratio = difflib.SequenceMatcher(None, key, n).ratio() if n else 0.0
-            if ratio >= cutoff and (best is None or ratio > best[0]):
-                best = (ratio, f"{r.id} ({r.label()})")
-    if best is None and key:
+        close = [ratio for n, cutoff in names.items()
+                 if (ratio := difflib.SequenceMatcher(None, key, n).ratio() if n else 0.0) >= cutoff]
+        if close:
+            ranked.append((max(close), k))
+    if ranked:
+        return [(rs.rules[k], x) for x, k in sorted(ranked, key=lambda t: (-t[0], t[1]))], True
+    if key:
         # every word of the claim (singular) among a rule's words: "flower" for the rule glossed
         # "flower or season"; named when at most two rules have them
         def words(text: str) -> set[str]:
@@ -149,8 +154,34 @@ def closest_rule(given: str, rs: Ruleset) -> str | None:
         hits = [r for r in rs.rules if want <= words(f"{r.id.replace('-', ' ')} {r.name} {r.gloss or ''}")] \
             if want else []
         if 0 < len(hits) <= 2:
-            return " or ".join(f"{r.id} ({r.label()})" for r in hits)
-    return best[1] if best else None
+            return [(r, 0.0) for r in hits], False
+    return [], False
+
+
+#: how much less close than the closest a rule may be and still be one a claimed name does not tell from it
+#: ("pung of dragons" is 0.74 of hk-tw-16's "pung/kong of Red dragon", 0.70 of its Green and White)
+NEAR_TIE = 0.05
+
+
+def near_rules(given: str, rs: Ruleset, tie: float | None = None) -> list[str]:
+    """The ids of the rules of ``rs`` a claimed name ``given`` is close to, closest first (:func:`_near`):
+    the lines a claim that names no rule may mean; ``tie``: only those at most that much less close than
+    the closest (the name does not tell them apart; both rules of a word match are)."""
+    near, ranked = _near(given, rs)
+    if tie is not None and ranked and near:
+        near = [(r, x) for r, x in near if x >= near[0][1] - tie]
+    return [r.id for r, _ in near]
+
+
+def closest_rule(given: str, rs: Ruleset) -> str | None:
+    """The rule of ``rs`` whose id, name or gloss (or a half of one) is closest to ``given``
+    (:func:`difflib.get_close_matches`' measure, cutoff 0.6; 0.8 for a part between commas), as ``id
+    (label)``; with none that close, the one or two rules that have every word of it, joined by "or";
+    None when nothing is close."""
+    near, ranked = _near(given, rs)
+    if not near:
+        return None
+    return " or ".join(f"{r.id} ({r.label()})" for r, _ in (near[:1] if ranked else near))
 
 
 def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
@@ -350,6 +381,20 @@ def _option_hint(rule, rs: Ruleset, scored: ScoredHand) -> str:
             + " ".join(f"--option {k}={v}" for k, v in off.items()) + " if the table plays it)")
 
 
+def _summed(claims: Sequence[Claimed]) -> dict[str, float]:
+    """The amounts of several claimed lines added up (points to points, doublings to doublings …)."""
+    out: dict[str, float] = {}
+    for c in claims:
+        for k, v in c.amounts.items():
+            out[k] = out.get(k, 0.0) + v
+    return out
+
+
+def _on_lines(claims: Sequence[Claimed]) -> str:
+    """`` on N lines`` for claims given on several lines, else ``""``."""
+    return f" on {len(claims)} lines" if len(claims) > 1 else ""
+
+
 def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapping[str, Any]] | None = None) -> AuditResult:
     """Compare a computed score with a claim (total, optional lines): see the module docstring."""
     rs = load_ruleset(scored.ruleset)
@@ -379,36 +424,66 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         # rode-draak was a MISMATCH for leaving out the entry-rule note)
         missing = [r for r in computed if r not in claimed_by_rule and not _worth_nothing(computed[r])]
         named_diffs = []
+        # a name that names no rule, claimed on several lines (a line per pung, "pung of dragons" +1 dbl twice),
+        # adds up as the same lines claimed by a rule's id do: one claim of the lines' sum (it had been a
+        # difference per line, the sum never compared with the line it may mean)
+        loose: dict[str, list[Claimed]] = {}
         for c in unnamed:
-            several = bare_name_rules(c.given, rs)
+            loose.setdefault(_norm(c.given), []).append(c)
+        for cs in loose.values():
+            given = cs[0].given
+            several = bare_name_rules(given, rs)
             if len(several) > 1:  # a name shared by rules that differ only in brackets: (dicht) / (open)
-                msg = (f"not earned: {c.given!r} names {len(several)} rules of {rs.id}: "
+                msg = (f"not earned: {given!r}{_on_lines(cs)} names {len(several)} rules of {rs.id}: "
                        + ", ".join(f"{r.id} ({r.label()})" for r in several)
                        + "; claim one of them by its id or its whole name")
-                named_diffs.append(Difference("not earned", None, msg, claimed=c.amounts))
+                named_diffs.append(Difference("not earned", None, msg, claimed=_summed(cs)))
                 continue
-            near = closest_rule(c.given, rs)
+            near = near_rules(given, rs)[:1]  # the closest rule (a word match: the first of its two)
+            ties = near_rules(given, rs, tie=NEAR_TIE)  # and those the name does not tell from it
+
+            def fits(m: str, amounts: Mapping[str, float]) -> bool:
+                """The claimed ``amounts`` are those of the line of rule ``m``, which the claim leaves out."""
+                if m not in missing or not amounts:
+                    return False
+                got = _amounts(computed[m])
+                return set(amounts) == set(got) and all(math.isclose(v, got[k]) for k, v in amounts.items())
+
             # the closest rule is a line the claim left out, with the amount claimed: perhaps that line under
             # another name (a new user's "pair of dragons" +2 had been both "not a rule" and "missing
-            # points: value-pair +2", a mismatch twice over for one line named loosely): one difference
-            took = next((m for m in missing if near and near.startswith(f"{m} (") and c.amounts
-                         and set(c.amounts) == set(_amounts(computed[m]))
-                         and all(math.isclose(v, _amounts(computed[m])[k]) for k, v in c.amounts.items())), None)
-            if took is not None:
+            # points: value-pair +2", a mismatch twice over for one line named loosely): one difference; the
+            # lines of one name together (value-pung 2×1 dbl claimed as "pung of dragons" +1 twice), else each
+            # with a line of its own (hk-tw-16's 發 and 白, +2 each, claimed as "pung of dragons" +2 twice)
+            took: list[tuple[list[Claimed], str]] = []
+            whole = next((m for m in near if fits(m, _summed(cs))), None)
+            if whole is not None:
+                took, rest = [(cs, whole)], []
+            else:
+                rest = []
+                for c in cs:
+                    m = next((m for m in (ties if len(cs) > 1 else near)
+                              if fits(m, c.amounts) and m not in (t for _, t in took)), None)
+                    if m is None:
+                        rest.append(c)
+                    else:
+                        took.append(([c], m))
+            for group, m in took:
                 # one difference, not two; still a difference: a loose name may mean another rule (a tester's "won
                 # on the last tile" +2, the sea bottom, had been taken as the only possible tile +2 and matched)
-                missing.remove(took)
-                ln = computed[took]
+                missing.remove(m)
+                ln = computed[m]
+                claimed = _summed(group)
                 named_diffs.append(Difference(
                     "not earned", None,
-                    f"not earned: {c.given!r} ({_fmt_amounts(c.amounts)}) is not a rule of {rs.id}; {took} "
-                    f"{ln.amount()} ({ln.name}; {ln.source}) counts with that amount and is not in the claim: if it is "
-                    f"the line meant, claim it by its id or its name", c.amounts, _amounts(ln), took, ln.source))
-                continue
-            msg = (f"not earned: {c.given!r} is not a rule of {rs.id} "
-                   + (f"(did you mean {near}? " if near else "(")
-                   + f"see `mahjong-score rules {rs.id}`)")
-            named_diffs.append(Difference("not earned", None, msg, claimed=c.amounts))
+                    f"not earned: {given!r} ({_fmt_amounts(claimed)}{_on_lines(group)}) is not a rule of {rs.id}; "
+                    f"{m} {ln.amount()} ({ln.name}; {ln.source}) counts with that amount and is not in the claim: if "
+                    f"it is the line meant, claim it by its id or its name", claimed, _amounts(ln), m, ln.source))
+            if rest:
+                closest = closest_rule(given, rs)
+                msg = (f"not earned: {given!r}{_on_lines(rest)} is not a rule of {rs.id} "
+                       + (f"(did you mean {closest}? " if closest else "(")
+                       + f"see `mahjong-score rules {rs.id}`)")
+                named_diffs.append(Difference("not earned", None, msg, claimed=_summed(rest)))
         diffs[:0] = named_diffs
         # meld status: a claimed rule and a counted rule that differ only by exposed/concealed
         for r in list(extra):
