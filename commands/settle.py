@@ -24,9 +24,9 @@ from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
-from scoring.settle import (Settlement, copies_in_a_set, liable_problem, over_the_set_text, refused_win_text,
-                            robbed_kong_problem, same_settle_value, settle, settle_option_given_for_scoring, tiles_over_the_set,
-                            with_cash, with_win_by)
+from scoring.settle import (Settlement, copies_in_a_set, dealer_streak_of, liable_problem, over_the_set_text, refused_win_text,
+                            robbed_kong_problem, same_settle_value, settle, settle_option_given_for_scoring, table_options,
+                            tiles_over_the_set, with_cash, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
 #: the history status of a table hand read from a photo the reader is unsure of (settled provisionally)
@@ -303,6 +303,18 @@ def cmd_table(args: argparse.Namespace) -> int:
     # (named in any case, - or _, as --option's are; one given twice with values that differ is refused)
     settle_opts = keyed_options(_pairs(args.settle_option, "--settle-option", "option name (NAME=VALUE)"),
                                 "--settle-option", same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
+    # one value per table fact, for the hands and the payments alike: a ruleset option the scheme reads too
+    # (hk-tw-16's dealer_point, dealer_streak_points, cash_from) given with -o is the settlement's, and with
+    # --settle-option the scoring's; the settlement's dealer_streak (連莊, 004:2) is the dealer's hand's (it
+    # had reached the payments only: a dealer who won after 3 deals kept scored no 連莊 here, as `photo
+    # --dealer-streak 3` scores it)
+    try:
+        opts, settle_opts = table_options(rs.id, opts, settle_opts)
+        streak = dealer_streak_of(rs.id, settle_opts)
+    except RulesetError as e:
+        raise UserError(str(e).replace("for scoring", "with -o", 1).replace("for the settlement",
+                                                                              "with --settle-option", 1)
+                        .replace("settle option", "--settle-option", 1)) from None
     after = next_state(state, outcome_of(state, winner))
     results: dict[str, Any] = {}
     void_hands: dict[str, Any] = {}  # a void hand's typed hands (notation read, not scored)
@@ -313,6 +325,7 @@ def cmd_table(args: argparse.Namespace) -> int:
             win_by=args.win_by if p == winner else "discard", last_tile=args.last_tile and p == winner,
             first_turn=args.first_turn and p == winner, announced_wait=args.announced_wait and p == winner,
             kong_on_kong=args.kong_on_kong and p == winner,
+            dealer_streak=streak if state.seat_wind(p) == "E" else 0,  # (the dealer is East)
             flags=frozenset(pflags[p] | (set(args.flag) if p == winner else set()))) for p, _ in hands}
         # each player's flags against that player's context before any photo is read (a tester's photo of a
         # non-winner with --player-flag S=burst-kong was read first, and its tile count was the error said)

@@ -143,6 +143,56 @@ def same_settle_value(ruleset_id: str, key: str, a: Any, b: Any) -> bool:
     return str(a) == str(b)
 
 
+def table_options(ruleset_id: str, scoring: Mapping[str, Any] | None,
+                  settling: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One table's options, one value per table fact: the ruleset options that ``ruleset_id``'s settlement
+    scheme also reads (its module's ``SETTLE_OPTIONS`` that are ruleset options: hk-tw-16's ``dealer_point``,
+    ``dealer_streak_points``, ``cash_from``, 004-15/004-32) given for scoring only (``scoring``: ``table -o``,
+    the web's ``options``, a batch row's options) are the settlement's too, and given for the settlement only
+    (``settling``: ``--settle-option``, ``settle_options``) the hands' scoring's too; names in any case, ``-``
+    or ``_``. Returns (scoring options, settlement options), new dicts, the others as given. Raises
+    :class:`RulesetError` when one is given to both with values that differ (:func:`same_settle_value`):
+    "option dealer_streak_points is given as flat for scoring and per-deal for the settlement: a table has one
+    value; give it once"; and for an unknown ruleset."""
+    rs = load_ruleset(ruleset_id)
+    scoring, settling = dict(scoring or {}), dict(settling or {})
+    shared = [k for k in getattr(rs.module, "SETTLE_OPTIONS", ()) if k in rs.options]
+    for key in shared:
+        mine = [(n, v) for n, v in scoring.items() if option_key(n) == key]
+        theirs = [(n, v) for n, v in settling.items() if option_key(n) == key]
+        if mine and theirs:
+            a, b = mine[0][1], theirs[0][1]
+            if not same_settle_value(rs.id, key, a, b):
+                raise RulesetError(f"option {key} is given as {echo(str(a))} for scoring and {echo(str(b))} for the "
+                                   f"settlement: a table has one value; give it once")
+        elif mine:
+            settling[key] = mine[0][1]
+        elif theirs:
+            scoring[key] = theirs[0][1]
+    return scoring, settling
+
+
+def dealer_streak_of(ruleset_id: str, settling: Mapping[str, Any] | None) -> int:
+    """The dealer streak (連莊, seed 004 line 2: deals the dealer kept before this hand) that a table's
+    settlement options give (``dealer_streak``, named in any case), for a scheme that takes it (its module's
+    ``SETTLE_WHOLE_NUMBERS``: hk-tw-16); 0 when not given or for another scheme (whose settlement then refuses
+    the option as it did). The one value of a table: its dealer's hand is scored with it (``Context.
+    dealer_streak``) and its payments read it (hk-tw-16 ``dealer_point=any-dealer-payment``). Raises
+    :class:`RulesetError` for a count that is not a whole number 0 to ``scoring.hand.MAX_DEALER_STREAK``."""
+    from .hand import MAX_DEALER_STREAK
+
+    rs = load_ruleset(ruleset_id)
+    if "dealer_streak" not in getattr(rs.module, "SETTLE_WHOLE_NUMBERS", ()):
+        return 0
+    given = [v for n, v in (settling or {}).items() if option_key(n) == "dealer_streak"]
+    if not given:
+        return 0
+    n = settle_whole_number("dealer_streak", given[0])
+    if n > MAX_DEALER_STREAK:
+        raise RulesetError(f"settle option dealer_streak must be 0 to {MAX_DEALER_STREAK}, not {echo(str(given[0]))}")
+    return n
+
+
 def settle_option_given_for_scoring(ruleset_id: str, options: Mapping[str, Any]) -> tuple[str, Any] | None:
     """The first of ``options`` (ruleset options for scoring, named in any case) that ``ruleset_id`` does
     not have but its settlement scheme takes (its module's ``SETTLE_OPTIONS``: hk-tw-16's ``discarder``,

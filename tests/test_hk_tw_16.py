@@ -1209,3 +1209,75 @@ def test_line40_the_robbed_concealed_kong_flag_needs_a_robbed_kong_win():
         score("119m19p19s1234567z234m +1f", "1m", flags=("robbed-concealed-kong",))
     with pytest.raises(HandError, match="a robbed kong's tile is the fourth 1m"):
         score("119m19p19s1234567z234m +1f", "1m", win_by="robbed-kong", flags=("robbed-concealed-kong",))
+
+
+# the four hands of one table used below (tiles of one set): E's 17 tiles win on 6s; S, W, N hold 16
+DEALER_WINS = ["--hand", "E=[123m] 456m 777p 234s 678s 55p", "--hand", "S=123m456m789m123p999p2z",
+               "--hand", "W=123m456m789m123p888p3z", "--hand", "N=789m123p111s999s123s4z"]
+
+
+def test_line2_a_tables_dealer_streak_scores_the_dealers_hand(capsys):
+    # a colleague's finding: `table` built each hand's context without the dealer streak, so a dealer who won
+    # after 3 deals kept scored no 連莊 there, while `photo --dealer-streak 3` (and `hand`) scored it. The table's
+    # one value is its settlement option dealer_streak: the dealer's (East's) hand is scored with it.
+    # E, the dealer, wins on S's discard of 6s: 無字花 5 (004:8) + 將眼 1 (55p, 004:1) + 莊 1 (004:1)
+    # + 連莊 2 (004:2, dealer_streak_points=flat) + 底 5 (004:41) = 14; S, the discarder, pays it (RULINGS 004-01)
+    base = ["table", "--ruleset", RS, *DEALER_WINS, "--winner", "E", "-w", "6s", "--settle-option", "discarder=S",
+            "--no-history", "--json"]
+    assert cli.main([*base, "--settle-option", "dealer_streak=3"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scores"] == {"E": 14, "S": 0, "W": 0, "N": 0}
+    assert out["settlement"]["net"] == {"E": 14, "S": -14, "W": 0, "N": 0}
+    # as `hand --dealer-streak 3` scores the same hand (photo's option)
+    assert cli.main(["hand", "[123m] 456m 777p 234s 678s 55p", "-w", "6s", "-r", RS, "--dealer-streak", "3",
+                     "--no-history", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == 14
+    # dealer_streak_points=per-deal given for the settlement scores the hand so too (one value per table):
+    # 連莊 2 × 3 deals = 6 (004-15 b) → 12 + 6 = 18
+    assert cli.main([*base, "--settle-option", "dealer_streak=3", "--settle-option", "dealer-streak-points=per-deal"]) == 0
+    assert json.loads(capsys.readouterr().out)["scores"]["E"] == 18
+    # given for scoring and for the settlement with values that differ: refused in one line
+    assert cli.main([*base, "--settle-option", "dealer_streak=3", "-o", "dealer_streak_points=per-deal",
+                     "--settle-option", "dealer_streak_points=flat"]) == 2
+    err = capsys.readouterr().err
+    assert "dealer_streak_points is given as 'per-deal' with -o and 'flat' with --settle-option" in err
+    assert len(err.strip().splitlines()) == 1
+    assert cli.main([*base, "--settle-option", "dealer_streak=100"]) == 2
+    assert "--settle-option dealer_streak must be 0 to 99, not '100'" in capsys.readouterr().err
+
+
+def test_004_15_a_tables_dealer_point_given_for_scoring_is_the_settlements(capsys):
+    # `table -o dealer_point=any-dealer-payment` had reached the hands only; the payments kept the default. Now
+    # one value: S wins on E's discard of 6s: 無字花 5 (004:8) + 將眼 1 (004:1) + 底 5 (004:41) = 11 (S is not
+    # the dealer: no 莊); E, the dealer, pays it + 莊 1 + 連莊 2 (dealer streak 3, flat) = 14 (004-15 b)
+    hands = ["--hand", "E=123m456m789m123p999p2z", "--hand", "S=[123m] 456m 777p 234s 678s 55p",
+             "--hand", "W=123m456m789m123p888p3z", "--hand", "N=789m123p111s999s123s4z"]
+    assert cli.main(["table", "--ruleset", RS, *hands, "--winner", "S", "-w", "6s", "--settle-option", "discarder=E",
+                     "--settle-option", "dealer_streak=3", "-o", "dealer_point=any-dealer-payment",
+                     "--no-history", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scores"]["S"] == 11
+    assert out["settlement"]["net"] == {"E": -14, "S": 14, "W": 0, "N": 0}
+
+
+def test_line2_the_web_settlements_dealer_streak_scores_the_dealers_hand(tmp_path):
+    # the same finding in /api/settle: settle_options dealer_streak=3 is the dealer's hand's too.
+    # E: 無字花 5 (004:8) + 將眼 1 + 莊 1 (004:1) + 連莊 2 (004:2) + 底 5 (004:41) = 14, paid by S (RULINGS 004-01)
+    from fastapi.testclient import TestClient
+
+    from web.app import Settings, create_app
+
+    client = TestClient(create_app(Settings(data_dir=tmp_path), detector=object(), classifier=object()))
+    hands = dict(x.split("=", 1) for x in DEALER_WINS[1::2])
+    players = [{"name": p, "hand": h} for p, h in hands.items()]
+    r = client.post("/api/settle", json={"ruleset": RS, "east": "E", "winner": "E", "winning_tile": "6s",
+                                         "players": players,
+                                         "settle_options": {"discarder": "S", "dealer_streak": 3}})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j["scores"]["E"] == 14 and j["net"] == {"E": 14, "S": -14, "W": 0, "N": 0}
+    r = client.post("/api/settle", json={"ruleset": RS, "east": "E", "winner": "E", "winning_tile": "6s",
+                                         "players": players, "options": {"dealer_streak_points": "per-deal"},
+                                         "settle_options": {"discarder": "S", "dealer_streak_points": "flat"}})
+    assert r.status_code == 422 and "given as 'per-deal' in options and 'flat' in settle_options" in r.text, r.text
+

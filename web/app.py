@@ -68,8 +68,8 @@ from scoring import HandError, RulesetError, ScoredHand, available, explain, loa
 from scoring.engine import check_context_flags, keyed_options, same_text
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
-from scoring.settle import (liable_problem, over_the_set_text, refused_win_text, robbed_kong_problem,
-                            same_settle_value, settle, settle_option_given_for_scoring, tiles_over_the_set, with_cash,
+from scoring.settle import (dealer_streak_of, liable_problem, over_the_set_text, refused_win_text, robbed_kong_problem,
+                            same_settle_value, settle, settle_option_given_for_scoring, table_options, tiles_over_the_set, with_cash,
                             with_win_by)
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.decode import REVIEW_BELOW  # (vision.batch.REVIEW_BELOW: batch's needs-review)
@@ -876,6 +876,18 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         if misplaced is not None:
             raise ApiError(422, f"ruleset {rs.id} has no option {misplaced[0]!r}: it is a settlement option; send "
                                 f"it in settle_options: {json.dumps({misplaced[0]: misplaced[1]}, ensure_ascii=False)}")
+        # (names in any case, - or _; one given twice with values that mean the same taken once)
+        given = keyed_options(req.settle_options, "settle_options",
+                              same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
+        # one value per table fact, as `table` takes it: a ruleset option the scheme reads too (hk-tw-16's
+        # dealer_point, dealer_streak_points, cash_from) is the hands' and the payments'; the settlement's
+        # dealer_streak (連莊, 004:2) is the dealer's hand's (it had reached the payments only)
+        try:
+            scoring_opts, given = table_options(rs.id, req.options, given)
+            streak = dealer_streak_of(rs.id, given)
+        except RulesetError as e:
+            raise ApiError(422, str(e).replace("for scoring", "in options", 1).replace(
+                "for the settlement", "in settle_options", 1).replace("settle option", "settle_options", 1)) from None
         state = SessionState(tuple(names), east=names.index(req.east), round_wind=req.round_wind)
         seats = state.seats()
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
@@ -894,11 +906,12 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                     win_by=req.win_by if is_w else "discard", last_tile=req.last_tile and is_w,
                     first_turn=req.first_turn and is_w, announced_wait=req.announced_wait and is_w,
                     kong_on_kong=req.kong_on_kong and is_w,
+                    dealer_streak=streak if name == req.east else 0,  # (the dealer is East)
                     flags=frozenset(set(p.flags) | (set(req.flags) if is_w else set())))
                 try:
                     h = parse_hand(hand_text, winning_tile=(req.winning_tile or None) if is_w else None,
                                    context=ctx, sizes=sizes)
-                    scored = score_hand(h, rs, req.options)
+                    scored = score_hand(h, rs, scoring_opts)
                 except (HandError, RulesetError) as e:
                     from scoring.rulesets.rode_draak import reword_dead_hand
 
@@ -949,9 +962,6 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             # winner's hand was scored with, or with a score alone the win_by sent (a tester's hk-tw-16 table
             # of scores with win_by "wall" was settled as a discard win, the discarder paying alone)
             said = winner in hands or "win_by" in req.model_fields_set
-            # (names in any case, - or _; one given twice with values that mean the same taken once)
-            given = keyed_options(req.settle_options, "settle_options",
-                                  same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
             opts = with_win_by(rs.id, given, req.win_by, scored=winner in hands) if said else given
             second = str(opts.get("also_won", "")).strip()
             if second and second in hands:  # (scored here as a non-winner's hand: give its score)
