@@ -1281,3 +1281,24 @@ def test_line2_the_web_settlements_dealer_streak_scores_the_dealers_hand(tmp_pat
                                          "settle_options": {"discarder": "S", "dealer_streak_points": "flat"}})
     assert r.status_code == 422 and "given as 'per-deal' in options and 'flat' in settle_options" in r.text, r.text
 
+
+def test_line2_a_settlements_dealer_streak_that_changes_nothing_is_said(capsys):
+    # a colleague's finding: `settle -o dealer_streak=N` was dropped without a word where it changes nothing
+    base = ["settle", "-r", RS, "--scores", "E=14,S=11,W=0,N=0", "--east", "E"]
+    # the dealer won: his 連莊 (004:2) is in his score; the payments add nothing (S pays 14)
+    assert cli.main([*base, "--winner", "E", "-o", "discarder=S", "-o", "dealer_streak=3"]) == 0
+    out = capsys.readouterr().out
+    assert "S pays E     14" in out
+    assert "note: 連莊: dealer_streak=3 adds nothing to the payments: the dealer E won" in out
+    # a non-dealer winner under the default dealer_point=winner-is-dealer (004-15 a): W pays S's 11, nothing more
+    assert cli.main([*base, "--winner", "S", "-o", "discarder=E", "-o", "dealer_streak=3"]) == 0
+    out = capsys.readouterr().out
+    assert "E pays S     11" in out and "note: 連莊: dealer_streak=3 changes nothing: the winner is not the dealer" in out
+    # under any-dealer-payment (004-15 b) it counts: E pays 11 + 莊 1 + 連莊 2 = 14, and no such note
+    assert cli.main([*base, "--winner", "S", "-o", "discarder=E", "-o", "dealer_streak=3",
+                     "-o", "dealer_point=any-dealer-payment"]) == 0
+    out = capsys.readouterr().out
+    assert "E pays S     14" in out and "連莊: dealer_streak" not in out
+    # no streak, no note
+    assert cli.main([*base, "--winner", "S", "-o", "discarder=E"]) == 0
+    assert "連莊" not in capsys.readouterr().out

@@ -946,7 +946,9 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
       $50 to each player and the game is replayed (004:50);
       ``dealer_point`` = ruleset option (004-15): ``winner-is-dealer`` or ``any-dealer-payment``
       (the dealer adds 莊 1 + 連莊 to what he pays a non-dealer winner); ``dealer_streak`` = N and
-      ``dealer_streak_points`` = ``flat``/``per-deal`` for that 連莊.
+      ``dealer_streak_points`` = ``flat``/``per-deal`` for that 連莊. A ``dealer_streak`` ≥ 1 that changes no
+      payment gets a note saying why: the dealer won (his 連莊 is in his score), or a non-dealer won under
+      ``dealer_point=winner-is-dealer``.
 
     Returns a :class:`scoring.settle.Settlement` (points in ``net``/``transfers``; cash in ``cash``,
     described in ``notes``). Raises :class:`RulesetError` for an unknown option or player and
@@ -1040,6 +1042,16 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
                 notes.append(f"一炮雙響: both winners are paid by the discarder ({SEED}:52, 004-37 reading a)")
         if extra_dealer:
             notes.append(f"莊/連莊 +{extra_dealer} on the dealer's payment (option dealer_point=any-dealer-payment, 004-15)")
+        if streak >= 1 and east in winners:
+            # (a tester's settle -o dealer_streak=3 with the dealer winning changed nothing without a word)
+            notes.append(f"連莊: dealer_streak={streak} adds nothing to the payments: the dealer {east} won, and a "
+                         f"dealer winner's 連莊 ({SEED}:2) is part of his hand score (`table` and the web's "
+                         f"settlement score the dealer's hand with this streak; a score given alone must hold it)")
+        elif streak >= 1 and not extra_dealer:
+            notes.append(f"連莊: dealer_streak={streak} changes nothing: the winner is not the dealer, and under "
+                         f"dealer_point=winner-is-dealer (the default, 004-15) 莊/連莊 count only in a dealer "
+                         f"winner's hand ({SEED}:1–2); dealer_point=any-dealer-payment has the dealer {east} add "
+                         f"them to what he pays")
         notes.append(f"底 is in the winner's score once ({SEED}:41, 47)")
     else:
         notes.append("no winner: no points change hands")
