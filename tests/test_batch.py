@@ -397,6 +397,28 @@ def test_settle_group_rules():
     assert batch.settle_group(other)["status"] == "provisional: D.jpg needs review"
 
 
+def test_a_table_hand_its_scheme_refuses_is_not_settled_and_the_batch_goes_on(tmp_path, capsys):
+    # a colleague's batch of hk-tw-16 hands typed in the notation cell (no photo read): the settlement of a discard
+    # win with no discarder is refused by the scheme (RULINGS 004-01: the discarder pays), and the batch died with
+    # a NameError (vision.batch_outputs had no _one_line) before writing anything. Now the hand is `not settled`
+    # in the scheme's words, the rows written
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;seat_wind;winner;notation\n"
+                   "e.jpg;1;1;E;E;no;123m456m789m123p999p2z\n"
+                   "s.jpg;1;1;S;S;yes;[123m] 456m 777p 234s 678s 55p win:6s\n"
+                   "w.jpg;1;1;W;W;no;123m456m789m123p888p3z\n"
+                   "n.jpg;1;1;N;N;no;789m123p111s999s123s4z\n")
+    out = tmp_path / "out.jsonl"
+    assert cli.main(["batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0",
+                     "--no-history", "--no-progress"]) == 0
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [r["status"] for r in recs if r["type"] == "photo"] == ["ok"] * 4
+    (rec,) = [r for r in recs if r["type"] == "settlement"]
+    assert rec["status"] == "not settled: settle: a discard win needs discarder=PLAYER (or win_by=self-drawn)", rec
+
+
 def test_a_winner_whose_mahjong_is_not_allowed_is_not_settled(tmp_path, truth, capsys):
     # a director's rode-draak table: the winner's hand not clean with fewer than 2 doublings scores "mahjong not
     # allowed … it would have scored N", total 0; batch settled the table on that 0 (Ann 0, the others paying

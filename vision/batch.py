@@ -51,6 +51,7 @@ from typing import Any, Callable, Iterator, Sequence
 from scoring.errors import HandError, RulesetError
 
 from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_COLUMNS, …)
+    _one_line,
     FRAME_NOT_RECORDED, OUTPUT_COLUMNS, SETTLEMENT_COLUMNS, _atomic_write, _cell, _status, export, flush_history,
     output_rows, settle_group)
 from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEMA, …)
@@ -114,11 +115,6 @@ def _init_worker() -> None:
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_watch_parent, args=(parent.sentinel,), daemon=True).start()
-
-
-def _one_line(e: BaseException) -> str:
-    s = str(e).strip().splitlines()
-    return s[0] if s else type(e).__name__
 
 
 def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, Any]:

@@ -115,6 +115,12 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
         }
 
 
+def _one_line(e: BaseException) -> str:
+    """An error's first line (its type's name when it has none)."""
+    s = str(e).strip().splitlines()
+    return s[0] if s else type(e).__name__
+
+
 def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, Any]:
     """Settle one table hand (the photos sharing table and hand): a JSON-ready record with
     ``status`` ok / provisional (a photo needs review) / ``not settled: <why>``, players, scores,
