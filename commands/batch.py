@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from scoring.errors import RulesetError
+
 from commands.common import (
     JoinRepeats, UserError, add_context_args, add_history_args, check_ruleset_args, context_from_args, exposed_arg,
     options_from_args, print_json, whole_number)
@@ -13,7 +15,42 @@ def defaults_from_args(args: argparse.Namespace) -> Defaults:
     """:class:`Defaults` from the ``add_context_args`` options (and ``--exposed``/``--fix``)."""
     ctx = context_from_args(args)
     return Defaults(ruleset=args.ruleset, context=_context_kwargs(ctx), options=options_from_args(args),
-                    winning_tile=args.winning_tile, exposed=getattr(args, "exposed", None), fix=getattr(args, "fix", None))
+                    winning_tile=args.winning_tile, exposed=getattr(args, "exposed", None), fix=getattr(args, "fix", None),
+                    settle_options=settle_options_from_args(args))
+
+
+def settle_options_from_args(args: argparse.Namespace) -> dict[str, str]:
+    """``--settle-option NAME=VALUE`` items → {name: value}, named as the schemes spell them
+    (:func:`scoring.engine.option_key`). The scheme's own keys only (hk-tw-16 ``discarder``, swedish
+    ``totals`` …; each table hand's scheme judges them, a table hand it refuses is ``not settled``): raises
+    UserError for ``dealer_streak`` (the dealer's row's ``--dealer-streak``/``dealer_streak`` cell is the table's
+    one value, its hand scored with it) and ``win_by`` (the winner's row's), for a ruleset option of
+    ``--ruleset`` (given with ``--option``, the hands are scored with it and the settlements read it), and for
+    an item that is not NAME=VALUE."""
+    from scoring.engine import keyed_options, load_ruleset, option_key
+
+    pairs = []
+    for item in getattr(args, "settle_option", None) or []:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise UserError(f"--settle-option {item!r} must be NAME=VALUE")
+        pairs.append((name, value.strip()))
+    try:
+        out = keyed_options(pairs, "--settle-option")
+        rs = load_ruleset(args.ruleset)
+    except RulesetError as e:
+        raise UserError(str(e)) from None
+    for key, value in out.items():
+        if key == "dealer_streak":
+            raise UserError(f"--settle-option dealer_streak={value}: a batch takes the dealer streak from the dealer's "
+                            f"row, --dealer-streak N or its dealer_streak cell, which scores the dealer's hand too")
+        if key == "win_by":
+            raise UserError(f"--settle-option win_by={value}: a batch takes it from the winner's row (--win-by, its "
+                            f"win_by cell)")
+        if key in rs.options:
+            raise UserError(f"--settle-option {key}={value}: {key} is a ruleset option: give it with --option "
+                            f"{key}={value} (the hands are scored with it and the settlements read it)")
+    return {option_key(k): v for k, v in out.items()}
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
@@ -95,6 +132,11 @@ def register(subparsers) -> None:
     add_context_args(p)
     p.add_argument("--exposed", type=exposed_arg, help="default melds on the table (rarely useful for a whole batch)")
     p.add_argument("--fix", action=JoinRepeats, help="default corrections (rarely useful for a whole batch)")
+    p.add_argument("--settle-option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a settlement-scheme option for every table hand (repeatable), e.g. discarder=S under "
+                        "hk-tw-16 (players are the rows' labels); ruleset options the settlement reads "
+                        "(dealer_point, cash_from …) are the --option/options cell's, the win source the "
+                        "winner's row's, the dealer streak the dealer's row's. See docs/batch.md")
     add_history_args(p)
     p.add_argument("--json", action="store_true", help="print the run summary as JSON")
     p.set_defaults(func=cmd_batch)

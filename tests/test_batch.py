@@ -419,6 +419,48 @@ def test_a_table_hand_its_scheme_refuses_is_not_settled_and_the_batch_goes_on(tm
     assert rec["status"] == "not settled: settle: a discard win needs discarder=PLAYER (or win_by=self-drawn)", rec
 
 
+def test_a_batch_settles_with_the_options_given(tmp_path, capsys):
+    # a colleague's finding: batch settled every table hand with no options (settle(..., {})), so `--option
+    # dealer_point=any-dealer-payment` reached the hands but not the payments, and a discarder could not be given.
+    # hk-tw-16, hands typed in the notation cell: S wins on E's discard of 6s: 無字花 5 (004:8) + 將眼 1 (55p,
+    # 004:1) + 底 5 (004:41) = 11 (S is not the dealer: no 莊). Under dealer_point=any-dealer-payment (004-15 b)
+    # E, the dealer with 3 deals kept (--dealer-streak 3, his row's), pays 11 + 莊 1 + 連莊 2 = 14 (004:1–2)
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;seat_wind;winner;notation\n"
+                   "e.jpg;1;1;E;E;no;123m456m789m123p999p2z\n"
+                   "s.jpg;1;1;S;S;yes;[123m] 456m 777p 234s 678s 55p win:6s\n"
+                   "w.jpg;1;1;W;W;no;123m456m789m123p888p3z\n"
+                   "n.jpg;1;1;N;N;no;789m123p111s999s123s4z\n")
+    out = tmp_path / "out.jsonl"
+    base = ["batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0", "--no-history",
+            "--no-progress"]
+    assert cli.main([*base, "--settle-option", "Discarder=E", "--dealer-streak", "3",
+                     "--option", "dealer_point=any-dealer-payment"]) == 0
+    (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert rec["status"] == "ok" and rec["scores"] == {"E": 0, "S": 11, "W": 0, "N": 0}, rec
+    assert rec["net"] == {"E": -14, "S": 14, "W": 0, "N": 0}
+    # the default dealer_point=winner-is-dealer (004-15 a): E pays S's 11, and a note says the streak changed nothing
+    assert cli.main([*base, "--settle-option", "discarder=E", "--dealer-streak", "3"]) == 0
+    (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert rec["net"] == {"E": -11, "S": 11, "W": 0, "N": 0}, rec
+    # rows whose options give dealer_point two ways are not settled (one table hand, one value); the batch goes on
+    man.write_text(man.read_text().replace("winner;notation", "winner;notation;options")
+                   .replace("4z\n", "4z;dealer_point=any-dealer-payment\n"))
+    assert cli.main([*base, "--settle-option", "discarder=E"]) == 0
+    (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert rec["status"].startswith("not settled: the rows' options give dealer_point as"), rec
+    capsys.readouterr()
+    # the dealer streak and a ruleset option have one place each: refused as settlement options, in one line
+    for item, said in (("dealer_streak=3", "takes the dealer streak from the dealer's row, --dealer-streak N"),
+                       ("dealer_point=any-dealer-payment", "is a ruleset option: give it with --option"),
+                       ("win_by=self-drawn", "takes it from the winner's row")):
+        assert cli.main([*base, "--settle-option", item]) == 2
+        err = capsys.readouterr().err
+        assert said in err and len(err.strip().splitlines()) == 1, err
+
+
 def test_a_winner_whose_mahjong_is_not_allowed_is_not_settled(tmp_path, truth, capsys):
     # a director's rode-draak table: the winner's hand not clean with fewer than 2 doublings scores "mahjong not
     # allowed … it would have scored N", total 0; batch settled the table on that 0 (Ann 0, the others paying

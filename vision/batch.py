@@ -46,7 +46,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from scoring.errors import HandError, RulesetError
 
@@ -434,10 +434,12 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
             try:
                 _score_all(con, todo, reader, workers, progress, summary)
             except _Stopped as stop:  # Ctrl-C or SIGTERM: what is done is written, then said
-                raise BatchError(_write_partial(con, jobs, todo, out, review_below, summary, str(stop))) from None
+                raise BatchError(_write_partial(con, jobs, todo, out, review_below, summary, str(stop),
+                                                defaults.settle_options)) from None
         with _stop_after_scoring(summary) as stage:
             stage.append("results")
-            summary.outputs, settled, summary.counts = export(con, jobs, out, review_below)
+            summary.outputs, settled, summary.counts = export(con, jobs, out, review_below,
+                                                              settle_options=defaults.settle_options)
             summary.settled, summary.provisional = settled
             summary.same_picture = _same_pictures(con, jobs)
             from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)
@@ -492,7 +494,8 @@ class _Stopped(Exception):
 
 
 def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[tuple[Job, str, str]], out: Path,
-                   review_below: float, summary: Summary, word: str) -> str:
+                   review_below: float, summary: Summary, word: str,
+                   settle_options: Mapping[str, Any] | None = None) -> str:
     """Write the output file(s) of a stopped run with :func:`export`, and return the one line that says so.
 
     A photo of this run not scored (not reached, or in flight) is written ``error: not scored (rerun to
@@ -509,7 +512,7 @@ def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[
         unscored = {job.key for job, params, sha in todo
                     if con.execute("SELECT 1 FROM results WHERE key=? AND sha256=? AND params=?",
                                    (job.key, sha, params)).fetchone() is None}
-        written, _, _ = export(con, jobs, out, review_below, unscored)
+        written, _, _ = export(con, jobs, out, review_below, unscored, settle_options)
     except BatchError as e:
         return f"{kept}; the partial results were not written ({e}) — rerun the same command to resume"
     finally:

@@ -121,10 +121,49 @@ def _one_line(e: BaseException) -> str:
     return s[0] if s else type(e).__name__
 
 
-def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, Any]:
+def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[str, Any]]], winner: int | None,
+                         dealer: int, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The settlement options of one table hand of a batch (``members``: its rows; ``winner``/``dealer``: the
+    index of the winner's row, None for a void hand, and of the dealer's): ``given`` (``batch
+    --settle-option``, the scheme's own keys: hk-tw-16 ``discarder``, swedish ``totals`` …), with one value per
+    table fact taken from the rows, as ``table`` takes it: the ruleset options the scheme reads
+    (``scoring.settle.table_options``: hk-tw-16 ``dealer_point``, ``dealer_streak_points``, ``cash_from``,
+    swedish ``fine_remainder`` …) as the hands were scored with them (``--option``, the options cell), the
+    winner's ``win_by`` (``scoring.settle.with_win_by``) and the dealer's row's ``dealer_streak`` (hk-tw-16 連莊,
+    004:2: ``--dealer-streak``, the dealer_streak cell). Raises RulesetError (the hand is then not settled)
+    when the rows give a shared option values that differ, or ``given`` contradicts the rows."""
+    from scoring.engine import keyed_options, load_ruleset
+    from scoring.settle import same_settle_value, table_options, with_win_by
+
+    rs = load_ruleset(ruleset_id)
+    out = keyed_options(given or {}, "--settle-option", same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
+    shared: dict[str, Any] = {}
+    rows = [keyed_options(job.options, "option", same=lambda k, a, b: rs.same_value(k, a, b)) for job, _ in members]
+    for key in getattr(rs.module, "SETTLE_OPTIONS", ()):
+        if key not in rs.options or not any(key in row for row in rows):
+            continue
+        # (a row that does not give it was scored with the default)
+        values = [row.get(key, rs.options[key].default) for row in rows]
+        for v in values[1:]:
+            if not same_settle_value(rs.id, key, values[0], v):
+                raise RulesetError(f"the rows' options give {key} as {str(values[0])!r} and {str(v)!r}: one table "
+                                   f"hand has one value")
+        shared[key] = next(row[key] for row in rows if key in row)
+    _, out = table_options(rs.id, shared, out)
+    if winner is not None:
+        out = with_win_by(rs.id, out, dict(members[winner][0].context).get("win_by", "discard"))
+    streak = int(dict(members[dealer][0].context).get("dealer_streak") or 0)
+    if streak and "dealer_streak" in getattr(rs.module, "SETTLE_WHOLE_NUMBERS", ()):
+        out["dealer_streak"] = streak
+    return out
+
+
+def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
+                 settle_options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Settle one table hand (the photos sharing table and hand): a JSON-ready record with
     ``status`` ok / provisional (a photo needs review) / ``not settled: <why>``, players, scores,
-    winner, east, net and transfers (:func:`scoring.settle.settle`)."""
+    winner, east, net and transfers (:func:`scoring.settle.settle`), with the options of
+    :func:`group_settle_options` (``settle_options``: ``batch --settle-option``)."""
     from scoring.settle import refused_win_text, settle
 
     job0 = members[0][0]
@@ -178,7 +217,9 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, 
     scores = {lab: int(row["total"]) for lab, (_, row) in zip(labels, members)}
     rec.update(scores=scores, winner=winners[0] if winners else None, east=dealers[0])
     try:
-        s = settle(job0.ruleset, scores, rec["winner"], rec["east"], {})
+        opts = group_settle_options(job0.ruleset, members, labels.index(rec["winner"]) if winners else None,
+                                    labels.index(rec["east"]), settle_options)
+        s = settle(job0.ruleset, scores, rec["winner"], rec["east"], opts)
     except (RulesetError, HandError, ValueError) as e:
         return fail(_one_line(e))
     rec.update(scheme=s.scheme, net=dict(s.net), transfers=[t.to_json() for t in s.transfers], notes=list(s.notes))
@@ -291,9 +332,11 @@ def _cell(v: Any) -> Any:
 
 
 def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below: float,
-           unscored: Collection[str] = ()) -> tuple[list[str], tuple[int, int], dict[str, int]]:
+           unscored: Collection[str] = (), settle_options: Mapping[str, Any] | None = None,
+           ) -> tuple[list[str], tuple[int, int], dict[str, int]]:
     """Write the output file(s) from the state database (atomically: a temporary file renamed);
-    the photos whose keys are in ``unscored`` (a stopped run's, not scored yet) as ``error: not scored``.
+    the photos whose keys are in ``unscored`` (a stopped run's, not scored yet) as ``error: not scored``;
+    each table hand settled with ``settle_options`` (``batch --settle-option``: :func:`settle_group`).
     Returns (files written, (table hands settled, of which provisionally), count per status kind)."""
     groups: dict[tuple[str, str], list[tuple[Job, dict[str, Any]]]] = {}
     counts: dict[str, int] = {}
@@ -321,7 +364,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
                     cw.writerow([_cell(row[c]) for c in OUTPUT_COLUMNS])
 
             _atomic_write(out, w)
-            settlements = [settle_group(m) for m in groups.values()]
+            settlements = [settle_group(m, settle_options) for m in groups.values()]
             if settlements:
                 sp = out.with_name(out.stem + ".settlements.csv")
 
@@ -343,7 +386,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
             def wj(f):
                 for row in photo_rows():
                     f.write(json.dumps({"type": "photo", **row}, ensure_ascii=False) + "\n")
-                settlements.extend(settle_group(m) for m in groups.values())
+                settlements.extend(settle_group(m, settle_options) for m in groups.values())
                 for rec in settlements:
                     f.write(json.dumps(rec, ensure_ascii=False) + "\n")
 

@@ -59,6 +59,8 @@ class Defaults:
     winning_tile: str | None = None
     exposed: str | None = None
     fix: str | None = None
+    #: every table hand's settlement options (``batch --settle-option``: :func:`vision.batch_outputs.settle_group`)
+    settle_options: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
