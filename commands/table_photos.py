@@ -208,11 +208,16 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
         # the table's outcome for this player)
         args.hand_recorders[player] = lambda note, status=None: _record(args, path, res, ctx, opts, rs, fixes, adds,
                                                                          winning_tile, note, status)
+        # a single tile set apart that a hand flagged dead-hand was read without (it had the full count
+        # with it): said where the reading is, or the table would not show that a tile was left out
+        from vision.pipeline import DEAD_HAND_APART_NOTE
+
+        dead = "".join(f"; {n}" for n in r.notes if DEAD_HAND_APART_NOTE in n)
         args.hand_sources[player] = {
             "photo": path, "reading": r.notation, "confidence": confidence_value(conf),
             "fixes": {str(k): v for k, v in sorted(fixes.items())}, "added": adds or None,
             "changed": len(r.changed),
-            "text": f"photo {path}: read {r.notation} ({format_confidence(conf)} sure{fixed}){check}",
+            "text": f"photo {path}: read {r.notation} ({format_confidence(conf)} sure{fixed}){check}{dead}",
             # (a new user's table settled 250 and 242 from a photo read at 41 %, exit 0: the settlement
             # is provisional until the reading is checked, commands.settle.cmd_table)
             "unsure": conf < REVIEW_BELOW or unmarked,

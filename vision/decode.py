@@ -532,7 +532,8 @@ def _log_probs(readings: TileReadings) -> np.ndarray:
 
 def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context: Context | None = None,
            *, winning_tile: str | None = None, exposed: str | Sequence[GivenMeld] | None = None,
-           options: Mapping[str, object] | None = None, face_down: Sequence[bool] | None = None) -> Reading:
+           options: Mapping[str, object] | None = None, face_down: Sequence[bool] | None = None,
+           tile_count: int | None = None) -> Reading:
     """The most probable legal reading of the hand (see the module docstring).
 
     * ``lay``: :class:`~vision.layout.Layout`; ``readings``: per-tile probabilities;
@@ -543,7 +544,10 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     * ``exposed``: notation ``"[777p] (1111s)"`` or parsed :class:`GivenMeld` values (they replace the
       layout's melds), or ``"none"``: nothing on the table, every group is read as concealed tiles;
     * ``options``: ruleset options passed to :func:`scoring.score_hand` for validation;
-    * ``face_down``: per detection, True for a tile showing its back (default: from the pose).
+    * ``face_down``: per detection, True for a tile showing its back (default: from the pose);
+    * ``tile_count``: the number of tiles (each kong 3) the hand must have, for a dead hand's other count
+      (rode-draak 001:108; :func:`vision.pipeline` asks for it); default the ruleset's hand size, + 1 for
+      a winner.
 
     Never raises for an illegal reading (``legal`` is False and ``problem`` says why); raises
     :class:`~scoring.HandError` for a malformed ``winning_tile``/``exposed``, a context flag the
@@ -569,7 +573,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         if not winner:
             raise HandError("a non-winning hand has no winning tile")
         forced_win = PLAYING_TILES.index(wt)
-    need = rs.hand_size + (1 if winner else 0)
+    need = tile_count if tile_count is not None else rs.hand_size + (1 if winner else 0)
     short, neighbours = [0.0], [0.0]
     preferred: list[Option] = []
     hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs, override, short, neighbours, preferred)

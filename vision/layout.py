@@ -213,7 +213,11 @@ class Layout:
     a tile), each with that prior (< 0.5) of being the hand's (:mod:`vision.decode` makes the reading
     less sure by it); ``far_bonus``: groups of tile-sized flowers/seasons outside the hand region (their
     row-groups all flowers/seasons, at most eight touching), each with the prior :data:`FAR_BONUS` of
-    being the hand's all the same (counted once per reading, whatever their number).
+    being the hand's all the same (counted once per reading, whatever their number); ``apart``:
+    detection indices of the hand region's single tiles set apart (alone in a group at an end of their
+    row, or off the main row in line with it) that were offered a role in the hand — a winner's
+    winning tile, a non-winner's concealed tile (:func:`vision.pipeline` leaves one out to read a
+    dead hand, which may not have the full count: rode-draak 001:108).
     """
 
     geometry: Geometry
@@ -223,6 +227,7 @@ class Layout:
     notes: tuple[str, ...] = ()
     left_out: tuple[tuple[tuple[int, ...], float], ...] = ()
     far_bonus: tuple[tuple[tuple[int, ...], float], ...] = ()
+    apart: tuple[int, ...] = ()
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -923,6 +928,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     ignored = tuple(k for k in geo.order if k not in hand_set or k in set(stray))
     notes: list[str] = []
     out: list[GroupRoles] = []
+    apart_single: list[int] = []  # (Layout.apart)
     main_groups = set(geo.rows[0]) if geo.rows else set()
     for k, (row, fl) in misread.items():
         if fl[0] in bonus:  # the flowers/seasons beside it are the hand's: it may be one, misread
@@ -978,6 +984,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         elif size == 1:
             t = tiles[0]
             apart = _apart_at_end(geo, gi) or (not in_main and _in_line(geo, t))
+            if apart:
+                apart_single.append(t)
             if winner:
                 pw = 0.85 if (apart or side[t]) else 0.5
                 opts.append(Option("winning", pw, winning=t, why="a single tile set apart" + (" sideways" if side[t] else "")))
@@ -1013,7 +1021,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
            and 1 / SIZE_RATIO <= _size_ratio(geo, det, (k,)) <= LYING_LARGER]
     far_bonus = tuple((tuple(sorted(c, key=pos.__getitem__)), FAR_BONUS) for c in _touching(det, far)
                       if len(c) <= len(BONUS_TILES))  # (more than a set's eight: a pattern, not tiles)
-    return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus)
+    return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus, tuple(apart_single))
 
 
 def _touching(det: Detections, idx: list[int]) -> list[list[int]]:

@@ -1184,6 +1184,12 @@ DROP_TRIES = 2
 #: the detector score and classifier probability counted for a tile are at least this (a tile the
 #: models doubt still counts as evidence, bounded)
 EVIDENCE_FLOOR = 0.05
+#: the flag of a dead hand (rode-draak: a player with more or fewer than 13 tiles, 001:108), under which a
+#: non-winner's reading of the full count is refused: a single tile set apart is then read as not the
+#: hand's (:func:`_dead_hand_apart`)
+DEAD_HAND_FLAG = "dead-hand"
+#: the words after "tile N (CODE)" in the note of a single tile set apart left out of a dead hand
+DEAD_HAND_APART_NOTE = ", a single tile set apart, left out of the hand"
 
 
 @dataclass(frozen=True)
@@ -1370,13 +1376,14 @@ def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back:
                    given_bonus: frozenset[int], set_by_user: frozenset[int] = frozenset(),
                    dropped: frozenset[int] = frozenset()) -> tuple[Layout, Reading]:
     """:func:`_decode_candidate`'s layout + decoding of one region with the given readings and
-    face-down flags, and the left-out-box retries."""
+    face-down flags, and the left-out-box retries (a false detection; a dead hand's tile set apart,
+    :func:`_dead_hand_apart`)."""
 
-    def run(exclude: frozenset[int]):
+    def run(exclude: frozenset[int], tile_count: int | None = None):
         lay = assign_roles(geo, det, readings, winner=context.winner, exclude=exclude | dropped,
                            given_bonus=given_bonus)
         rd = decode(lay, readings, ruleset, context, winning_tile=winning_tile, exposed=exposed,
-                    options=options, face_down=back)
+                    options=options, face_down=back, tile_count=tile_count)
         return lay, rd
 
     lay, reading = run(frozenset())
@@ -1418,7 +1425,51 @@ def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back:
             lay, reading = best[1], best[2]
         elif refused is not None:  # the only legal readings contradict what the user said
             raise refused
+    if not reading.legal and not context.winner and DEAD_HAND_FLAG in context.flags:
+        lay, reading = _dead_hand_apart(lay, reading, ruleset, readings, set_by_user, run)
     return lay, reading
+
+
+def _hand_count(reading: Reading) -> int:
+    """The tiles of ``reading``'s hand, each meld (a kong too, or a named meld not in the photo) 3."""
+    return 3 * len(reading.melds) + sum(1 for r in reading.roles if r in ("concealed", "winning"))
+
+
+def _dead_hand_apart(lay: Layout, reading: Reading, ruleset: Ruleset, readings: TileReadings,
+                     set_by_user: frozenset[int], run) -> tuple[Layout, Reading]:
+    """A non-winner's hand flagged dead (:data:`DEAD_HAND_FLAG`: any count but the hand's, rode-draak
+    001:108) whose reading ``reading`` (not legal) has the hand's count with a single tile set apart
+    (:attr:`vision.layout.Layout.apart`) in it: the same boxes read again without that tile
+    (``run(exclude, tile_count)``, :func:`_decode_region`'s; no model is run), a tile short of the
+    count. The legal reading (the likeliest, by :attr:`Reading.score`, when several tiles lie apart)
+    is returned with a note naming the tile left out; else ``(lay, reading)`` unchanged. A tile the user
+    set (``set_by_user``: ``--fix``, ``--add``) is never left out. The assign_roles prior of a
+    non-winner's single tile apart (in the hand) is not changed: only the flag says the count is wrong."""
+    count = _hand_count(reading)
+    apart = [i for i in lay.apart if reading.roles[i] == "concealed" and i not in set_by_user]
+    if count != ruleset.hand_size or not apart:
+        return lay, reading
+    best = None
+    for i in apart:
+        try:
+            lay2, rd2 = run(frozenset({i}), count - 1)
+        except HandError:
+            continue
+        if rd2.legal and (best is None or rd2.score > best[1].score):
+            best = (lay2, rd2, i)
+    if best is None:
+        return lay, reading
+    lay2, rd2, i = best
+    order = lay2.geometry.order
+    # (the layout counts the tile left out among the boxes away from the hand: it is named here instead)
+    away = len(set(lay2.ignored) - {i})
+    notes = tuple((f"{away} {AWAY_NOTE}" if n.endswith(AWAY_NOTE) else n) for n in rd2.notes
+                  if away or not n.endswith(AWAY_NOTE))
+    n = ruleset.hand_size
+    note = (f"tile {order.index(i) + 1} ({readings.codes[i]}){DEAD_HAND_APART_NOTE}: the hand is flagged "
+            f"{DEAD_HAND_FLAG} (more or fewer than {n} tiles, 001:108), and with that tile it has {n}; if it "
+            f"is the hand's, the hand is not dead")
+    return lay2, replace(rd2, notes=notes + (note,))
 
 
 def _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
@@ -1635,6 +1686,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     relative probability × (1 − the box's tileness)) is kept,
     with a note naming the tile, and its confidence × (1 − the box's detector score), so that a
     reading that rests on leaving a likely tile out is flagged for review.
+
+    A non-winner's hand flagged :data:`DEAD_HAND_FLAG` (rode-draak 001:108: any count but 13) whose
+    reading has 13 tiles with a single tile set apart among them is read again without that tile, a
+    hand of 12, with a note naming it (:func:`_dead_hand_apart`).
 
     When nothing was said about the win (``said_won`` False, and no ``--winning-tile``, ``--win-by``,
     ``--last-tile``, ``--first-turn``, ``--kong-on-kong``), the best candidate regions are also read
