@@ -428,3 +428,29 @@ def test_limit_entry_line_is_in_the_explanation(capsys):
     assert main(["hand", "19m19p19s1234567z 1m", "-w", "1m", "-r", RS, "--no-history"]) == 0
     out = capsys.readouterr().out
     assert "the entry rule is waived for limit hands" in out and "option limit_entry=waived" in out
+
+
+# ------------------------------------------------------------------ referee 5 item 2: fixed_hands here
+def test_fixed_hands_best_has_no_effect_and_the_explanation_says_so(capsys):
+    # Het Spel van de Rode Draak (001:88-90): exposed Red kong, 123m 456m 789m, South pair (own wind,
+    # seat S), won on a discard: Half Limit 500 (001-11), not doubled (a discard, 001:90).
+    # Its normal NTS count would be 1344 (Red kong exposed 16 002-02, South pair 2 002:12, mahjong 20,
+    # only possible tile 2 002:15, pair completed 2 002:16 = 42; doublings Red kong 1 002:60, clean 4
+    # 002:65 = 5 -> 42 x 2^5 = 1344), but 001:46: the limit's own tiles "leveren geen punten of
+    # verdubbelingen meer op" (AMBIGUITIES 001-18, decided: the limit and nothing else). NTS's option
+    # fixed_hands=best (002-17) therefore has nothing to take the higher of: 500 either way, said in a note.
+    for opt in ("fixed", "best"):
+        r = score("123m456m789m22z [7777z]", {"fixed_hands": opt}, win="2z", seat_wind="S")
+        assert r.allowed and r.total == 500 and limit_rule(r) == ["rode-draak-hand"]
+    r = score("123m456m789m22z [7777z]", {"fixed_hands": "best"}, win="2z", seat_wind="S")
+    assert [n for n in r.notes if n.startswith("option fixed_hands=best has no effect under rode-draak")]
+    assert any(f"{SEED}:46" in n and "001-18" in n for n in r.notes)
+    assert not score("123m456m789m22z [7777z]", win="2z", seat_wind="S").notes  # the default: no note
+    assert main(["hand", "123m456m789m22z [7777z]", "-w", "2z", "--seat-wind", "S", "-r", RS,
+                 "-o", "fixed_hands=best", "--no-history"]) == 0
+    out = capsys.readouterr().out
+    assert "total: 500" in out and "note: option fixed_hands=best has no effect under rode-draak" in out
+    # and `rules rode-draak` says it of the option itself
+    assert main(["rules", RS]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"fixed_hands = fixed .*\n\s+Inherited from NTS \(002-17\), no effect under rode-draak", out)

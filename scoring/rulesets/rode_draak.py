@@ -367,6 +367,31 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
             raise HandError(f"{e}{DEAD_HAND_SUGGESTION}") from None
 
 
+#: NTS options inherited (base = "nts") that no rule or hook of rode-draak reads, and why (rode_draak.toml header)
+INERT_OPTIONS = {
+    "fixed_hands": (f"the NTS fixed-value hands are removed or are 001's limit hands, and a limit hand scores its "
+                    f"Limit / Half Limit and nothing else: its own tiles 'leveren geen punten of verdubbelingen meer "
+                    f"op' ({SEED}:46; AMBIGUITIES 001-18)"),
+    "closed_waiting_half": f"NTS's closed-hand waiting rule is replaced by 001's waiting hand ({SEED}:52-54)",
+    "twins_four_alike": f"the NTS twins are removed; De Zeven Tweelingen reads seven_twins_four_alike ({SEED}:72, 001-12)",
+    "misplaced_hands": (f"the NTS hands it places are removed (Vier dichte kongs) or are 001's limit hands "
+                        f"(Het Spel van de Hemel, {SEED}:58-60)"),
+}
+
+
+def notes_for(hand: Hand, opts: Mapping[str, Any]) -> list[str]:
+    """Notes shown with the score (:func:`scoring.engine.explain`): each inherited NTS option of
+    :data:`INERT_OPTIONS` set to other than its default, with why it changes nothing here (a referee's
+    ``-o fixed_hands=best`` on Het Spel van de Rode Draak had been listed under options without a word,
+    the total the Half Limit 500 all the same, 001:46, 001:88-90). ``opts``: the resolved options."""
+    from ..engine import load_ruleset, option_text
+
+    rs = load_ruleset("rode-draak")
+    return [f"option {name}={option_text(opts[name])} has no effect under rode-draak: {why}"
+            for name, why in INERT_OPTIONS.items()
+            if name in opts and name in rs.options and opts[name] != rs.options[name].default]
+
+
 def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Totals":
     """Totals of one reading without a cap on ordinary hands ("zonder een echte limiet", 001:46;
     RULINGS 001-11); a limit hand is its Limit/Half Limit (× 2 entirely in the hand). A non-winner's
