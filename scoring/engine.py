@@ -932,6 +932,30 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     return finalize(result, rs, opts) if finalize else result
 
 
+def normal_count(result: ScoredHand) -> ScoredHand | None:
+    """The hand of ``result`` (a :class:`ScoredHand` whose lines hold a ``fixed`` or ``limit`` line: a
+    special hand) scored as though its ruleset had no fixed-value or limit hands — its ordinary points
+    × 2^doublings, as a player who did not see the special hand would count it — with the options it was
+    scored with. None when ``result`` is no special hand, is not a winner's, or the hand has no other
+    legal reading (:class:`HandError`); a result whose mahjong the ruleset refuses (rode-draak's entry
+    rule, 001:1) is returned as it is (``allowed`` False). Pure: the loaded ruleset is not changed.
+    Audit's hint that a claim is the count a special hand replaces (rode-draak 001:46) reads it."""
+    if not result.hand.context.winner or not any(ln.kind in ("fixed", "limit") for ln in result.lines):
+        return None
+    rs = load_ruleset(result.ruleset)
+    plain = replace(rs, rules=tuple(r for r in rs.rules if r.kind not in ("fixed", "limit")))
+    try:
+        return score_hand(result.hand, plain, result.options)
+    except HandError:
+        return None
+
+
+def count_formula(result: ScoredHand) -> str:
+    """How the total of ``result`` is reached, as the explanation's total line says it without ``total:``
+    (``1344 = 42 points × 2^5``, ``500 (special hand)``): :func:`_summary`."""
+    return _summary(result).removeprefix("total: ")
+
+
 def explain(result: ScoredHand) -> str:
     """Multi-line text explanation: total, one line per rule with its seed source, options."""
     from .notation import format_hand

@@ -582,3 +582,34 @@ def test_a_loose_name_on_several_lines_meaning_several_rules_takes_one_each(run_
     assert audit(rest + [{"rule": "green", "points": 2}, {"rule": "white", "points": 2}]) == (0, [])
     assert audit(rest + [{"name": "pung of dragons", "points": 2}] * 2) == (
         1, [("not earned", "green"), ("not earned", "white")])
+
+
+# ---------------------------------------------------------------- referee 5: the limit's normal count
+# Het Spel van de Rode Draak (001:88-90): exposed Red kong, 123m 456m 789m, South pair, seat South, won on
+# the discarded 2z: Half Limit 500 (001-11; a discard, so not doubled, 001:90). Its normal count is
+# 42 × 2^5 = 1344: Red kong exposed 16 (002:11, as terminals 002-02), South pair 2 (002:12), mahjong 20
+# (002:13), only possible tile 2 (002:15), pair completed 2 (002:16) = 42; Red kong 1 dbl (002:60),
+# clean 4 dbl (002:65) = 5. The seed scores the limit: its tiles "leveren geen punten of verdubbelingen
+# meer op" (001:46).
+RODE_DRAAK = ["--hand", "123m456m789m22z [7777z]", "-w", "2z", "--seat-wind", "S", "-r", "rode-draak",
+              "--no-history"]
+
+
+def test_claim_of_a_limit_hands_normal_count_is_said_so(run_cli):
+    rc, out, _ = run_cli("audit", *RODE_DRAAK, "--claimed", "1344")
+    assert rc == 1 and "claimed 1344, computed 500 — MISMATCH" in out
+    hints = [ln for ln in out.splitlines() if "hint:" in ln]
+    assert len(hints) == 1
+    h = hints[0]
+    assert "normal count, 1344 = 42 points × 2^5" in h and "Het Spel van de Rode Draak" in h
+    assert "001_20e8f920a7ce7e86.txt:88-90" in h and "001_20e8f920a7ce7e86.txt:46" in h
+    # a claim that is no such count gets no such hint (1000: the Limit, not this hand's Half Limit)
+    rc, out, _ = run_cli("audit", *RODE_DRAAK, "--claimed", "1343")
+    assert rc == 1 and "normal count" not in out
+    # NTS Four Winds (002, fixed 2000 by default, fixed_hands=fixed, RULINGS 002-17): 111z222z333z444z55z
+    # self-drawn scores 2000; its normal count 122880 (docs/rulesets/nts.md: 60 × 2^11) is what option
+    # fixed_hands=best scores: that option hint is the one given, not a second hint of the normal count.
+    rc, out, _ = run_cli("audit", "--hand", "111z222z333z444z55z", "-w", "5z", "--win-by", "wall", "-r", "nts",
+                         "--claimed", "122880", "--no-history")
+    hints = [ln for ln in out.splitlines() if "hint:" in ln]
+    assert rc == 1 and len(hints) == 1 and "--option fixed_hands=best" in hints[0]

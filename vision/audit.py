@@ -580,7 +580,10 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
             out.append(f"the claim is ({base:g} + {added:g}) × {m:g} = {claimed}: the {mult[0].amount()} of "
                        f"{mult[0].name} ({mult[0].source}) applies before the {added:g} points are added: "
                        f"{base:g} × {m:g} + {added:g} = {total}")
-    out.extend(option_hints(scored, claimed, rs))
+    by_option = option_hints(scored, claimed, rs)
+    out.extend(by_option)
+    if fixed and not by_option:
+        out.extend(normal_count_hints(scored, claimed, rs))
     if not fixed and scored.doublings > 0 and claimed > 0 and claimed % (2 ** scored.doublings) == 0:
         # (not with no doubling: "with the same 0 doublings, the claim means 44 points" only said the claim)
         pts = claimed // (2 ** scored.doublings)
@@ -612,6 +615,28 @@ def option_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
                            f"here with {name}={option_text(scored.options.get(name, opt.default))}{why}: "
                            f"`mahjong-score rules {rs.id}` says what each setting means)")
     return out
+
+
+def normal_count_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
+    """When ``scored`` is a special hand (a fixed/limit line) and ``claimed`` is the count the hand would
+    have without it (:func:`scoring.engine.normal_count`: its points × 2^doublings), a hint saying so and
+    that the ruleset scores the special hand instead — with why, where the ruleset's module says it
+    (``SPECIAL_HAND_COUNT``: rode-draak's 001:46, the limit's own tiles "leveren geen punten of
+    verdubbelingen meer op"); else ``[]``. Where an option would score the normal count (NTS
+    ``fixed_hands=best``, 002-17) :func:`option_hints` says it instead (``total_hints`` asks this only
+    when no option hint was given). A referee's claim of 1344 for Het Spel van de Rode Draak (500,
+    001:88-90) had been a mismatch with no word of where 1344 came from."""
+    from scoring.engine import count_formula, normal_count
+
+    top = next((ln for ln in scored.lines if ln.kind in ("fixed", "limit")), None)
+    normal = normal_count(scored)
+    if top is None or normal is None or not normal.allowed or normal.total != claimed or claimed == scored.total:
+        return []
+    name = rs.rule(top.rule).name if top.rule in {r.id for r in rs.rules} else top.name
+    why = rs.hook("SPECIAL_HAND_COUNT")
+    return [f"the claim is this hand's normal count, {count_formula(normal)}, as if {name} were no special "
+            f"hand; {rs.id} scores {name} instead: {top.amount().strip()} ({top.source})"
+            + (f" — {why}" if why else "")]
 
 
 def report(res: AuditResult, unsure: str | None = None) -> str:

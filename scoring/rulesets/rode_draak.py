@@ -57,6 +57,11 @@ def reword_dead_hand(message: str, flag_words: str | None, winner_words: str) ->
         message = message.replace(DEAD_HAND_SUGGESTION, "")
     return message.replace(DEAD_HAND_HINT, flag_words or DEAD_HAND_HINT).replace(DEAD_WINNER_HINT, winner_words)
 
+#: why a limit hand's normal count (points x 2^doublings) is not what it scores, for audit's hint on a claim
+#: of that count (vision.audit.total_hints; the hook is read by name)
+SPECIAL_HAND_COUNT = (f"its own tiles 'leveren geen punten of verdubbelingen meer op' ({SEED}:46): a limit hand "
+                      f"scores the Limit and nothing else (AMBIGUITIES 001-18)")
+
 FLAGS = frozenset({"dead-hand", "dealt-waiting", "flower-replacement"})
 #: Onregelmatige Limietspelen (001:56-84) a player can wait for (Heaven is a circumstance)
 IRREGULAR_LIMIT = ("nine-gates", "thirteen-orphans", "seven-twins-superschoon", "seven-twins-schoon",
