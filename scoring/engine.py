@@ -150,6 +150,9 @@ class Rule:
     with_fixed: bool = False
     note: str = ""
     applies_option: str | None = None
+    #: rule ids (of a base ruleset) that name the same feature as this rule, which replaces them: a claim
+    #: of one of them is taken as this rule's line (vision.audit.compare)
+    same_as: tuple[str, ...] = ()
 
     def label(self) -> str:
         """``name`` with the English gloss when they differ: ``正花 — own flower``."""
@@ -303,6 +306,9 @@ def load_ruleset(ruleset_id: str) -> Ruleset:
             raise RulesetError(f"ruleset {meta['id']}: rule {r.id} names unknown option {r.option}")
         if r.applies_option and r.applies_option not in options:
             raise RulesetError(f"ruleset {meta['id']}: rule {r.id} applies_option names unknown option")
+        for x in r.same_as:
+            if x not in {y.id for y in rules}:
+                raise RulesetError(f"ruleset {meta['id']}: rule {r.id} same_as names unknown rule {x}")
         for k in r.when:
             if k not in options:
                 raise RulesetError(f"ruleset {meta['id']}: rule {r.id} 'when' names unknown option {k}")
@@ -333,7 +339,7 @@ def _make_rule(r: Mapping[str, Any], module: ModuleType | None, ruleset_id: str)
             value_option=r.get("value_option"), when=r.get("when", {}),
             shapes=tuple(r["shapes"]) if "shapes" in r else None, completes=r.get("completes", False),
             with_fixed=r.get("with_fixed", False), note=r.get("note", ""),
-            applies_option=r.get("applies_option"),
+            applies_option=r.get("applies_option"), same_as=tuple(r.get("same_as", ())),
         )
     except KeyError as e:
         raise RulesetError(f"ruleset {ruleset_id}: rule {r.get('id', '?')} lacks field {e}") from None

@@ -613,3 +613,41 @@ def test_claim_of_a_limit_hands_normal_count_is_said_so(run_cli):
                          "--claimed", "122880", "--no-history")
     hints = [ln for ln in out.splitlines() if "hint:" in ln]
     assert rc == 1 and len(hints) == 1 and "--option fixed_hands=best" in hints[0]
+
+
+# ------------------------------------------------------- referee 5: a line claimed by the NTS name it replaces
+# rode-draak, seat South, 222m 666m 333p 444s concealed, won on the discarded 8p completing the pair 88p:
+#   4 concealed pungs of simples 4 × 4 = 16 (002:10), mahjong 20 (002:13), only possible tile 2 (002:15),
+#   pair completed 2 (002:16) = 40 points; 4 concealed pungs 2 dbl (002:62), Winst met Gelijke 1 dbl (001:5),
+#   Winst met Gelijke 2 t/m 8 1 dbl (001:7, option equals_2_8=extra, 001-04) = 4 → 40 × 2^4 = 640.
+# The option's text: equals-2-8 is the same feature as NTS "Pure eenvoud" (002:48), which it replaces.
+EQUALS = ["--hand", "222m333p444s666m88p", "-w", "8p", "--seat-wind", "S", "-r", "rode-draak", "--no-history"]
+EQUALS_LINES = [{"rule": "pung-simples-concealed", "points": 16}, {"rule": "mahjong", "points": 20},
+                {"name": "Mahjong met de enig mogelijke steen", "points": 2},
+                {"name": "Mahjong met de laatste steen een paar te completeren", "points": 2},
+                {"name": "4 dichte pungs", "doublings": 2}, {"name": "Winst met Gelijke", "doublings": 1}]
+
+
+def test_claim_by_the_replaced_nts_name_is_taken_as_that_line(run_cli, tmp_path):
+    lines = EQUALS_LINES + [{"name": "Pure eenvoud", "doublings": 1}]
+    rc, out, _ = run_cli("audit", *EQUALS, "--claimed", "640", "--claimed-lines", claim_file(tmp_path, lines))
+    assert rc == 0 and "claimed 640, computed 640 — MATCH" in out, out
+    assert "not earned" not in out and "missing doubling" not in out
+    assert "pure-simplicity" in out and "taken as equals-2-8" in out and "001_20e8f920a7ce7e86.txt:7" in out
+    # its amount is still compared on that line: 2 dbl claimed, 1 scored (001:7) → 40 × 2^5 = 1280 claimed
+    lines = EQUALS_LINES + [{"name": "Pure eenvoud", "doublings": 2}]
+    rc, out, _ = run_cli("audit", *EQUALS, "--claimed", "1280", "--claimed-lines", claim_file(tmp_path, lines),
+                         "--json")
+    res = json.loads(out)
+    assert rc == 1 and [(d["what"], d["rule"]) for d in res["differences"]] == [("wrong value", "equals-2-8")]
+
+
+def test_equal_totals_with_lines_that_differ_say_so_in_the_verdict(run_cli, tmp_path):
+    # the same 640, claimed with 4 dichte pungs at 1 dbl (002:62 gives 2) and Winst met Gelijke at 2 (001:5
+    # gives 1): the totals agree, the lines do not; "MISMATCH (claim +0)" read as a contradiction
+    lines = [ln for ln in EQUALS_LINES if ln.get("name") not in ("4 dichte pungs", "Winst met Gelijke")] + [
+        {"name": "4 dichte pungs", "doublings": 1}, {"name": "Winst met Gelijke", "doublings": 2},
+        {"rule": "equals-2-8", "doublings": 1}]
+    rc, out, _ = run_cli("audit", *EQUALS, "--claimed", "640", "--claimed-lines", claim_file(tmp_path, lines))
+    assert rc == 1 and "claimed 640, computed 640 — MISMATCH (the totals agree, the claimed lines differ)" in out
+    assert "claim +0" not in out and out.count("wrong value:") == 2

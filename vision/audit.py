@@ -395,6 +395,16 @@ def _on_lines(claims: Sequence[Claimed]) -> str:
     return f" on {len(claims)} lines" if len(claims) > 1 else ""
 
 
+def extra_of(claimed_by_rule: Mapping[str, Claimed], computed: Mapping[str, Line]) -> list[str]:
+    """The rule ids claimed that did not count, in the claim's order."""
+    return [r for r in claimed_by_rule if r not in computed]
+
+
+def ids_of(rs: Ruleset) -> set[str]:
+    """The ids of the rules of ``rs``."""
+    return {r.id for r in rs.rules}
+
+
 def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapping[str, Any]] | None = None) -> AuditResult:
     """Compare a computed score with a claim (total, optional lines): see the module docstring."""
     rs = load_ruleset(scored.ruleset)
@@ -418,11 +428,28 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                 lines_of[c.rule] = lines_of.get(c.rule, 1) + 1
             else:
                 claimed_by_rule[c.rule] = c
-        extra = [r for r in claimed_by_rule if r not in computed]
         # a line worth nothing (a note such as 'clean hand: mahjong allowed') need not be claimed: a
         # claim that lists every line with an amount is the whole breakdown (a tester's right claim under
         # rode-draak was a MISMATCH for leaving out the entry-rule note)
         missing = [r for r in computed if r not in claimed_by_rule and not _worth_nothing(computed[r])]
+        # a rule claimed by the name of the base ruleset's rule it replaces, the same feature (Rule.same_as:
+        # rode-draak's Winst met Gelijke 2 t/m 8 = NTS "Pure eenvoud", option equals_2_8, 001-04) is taken as
+        # that line, its amounts compared there (a referee's claim had been "not earned: pure-simplicity" and
+        # "missing doubling: equals-2-8", two differences for one line named the NTS way)
+        for r in list(extra_of(claimed_by_rule, computed)):
+            twin = next((m for m in missing if m in ids_of(rs) and r in rs.rule(m).same_as), None)
+            if twin is None:
+                continue
+            missing.remove(twin)
+            c = claimed_by_rule.pop(r)
+            claimed_by_rule[twin] = Claimed(twin, c.given, c.amounts, c.count)
+            if r in lines_of:
+                lines_of[twin] = lines_of.pop(r)
+            ln = computed[twin]
+            hints.append(f"claimed {r} ({rs.rule(r).label()}; {rs.rule(r).source}) is taken as {twin} "
+                         f"({ln.name}; {ln.source}{'; ' + ln.option if ln.option else ''}): {rs.id}'s rule for the "
+                         f"same feature, which replaces it")
+        extra = extra_of(claimed_by_rule, computed)
         named_diffs = []
         # a name that names no rule, claimed on several lines (a line per pung, "pung of dragons" +1 dbl twice),
         # adds up as the same lines claimed by a rule's id do: one claim of the lines' sum (it had been a
@@ -642,13 +669,14 @@ def normal_count_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[st
 def report(res: AuditResult, unsure: str | None = None) -> str:
     """Text lines of an audit result; ``unsure``: why the computed score is not to be relied on (a
     photo read below the review threshold), said in the verdict's line and the next."""
+    # (totals that agree with lines that differ: "claim +0" beside MISMATCH had read as a contradiction)
+    same = res.claimed_total == res.computed_total
     head = (f"audit: claimed {res.claimed_total}, computed {res.computed_total} — "
-            + ("MATCH" if res.match else f"MISMATCH (claim {res.claimed_total - res.computed_total:+d})"))
+            + ("MATCH" if res.match else "MISMATCH (the totals agree, the claimed lines differ)" if same
+               else f"MISMATCH (claim {res.claimed_total - res.computed_total:+d})"))
     lines = [head + (" — UNSURE: check the reading" if unsure else "")]
     if unsure:
         lines.append(f"  {unsure}")
-    if res.claimed_total == res.computed_total and res.differences:
-        lines.append("  the totals agree but the claimed breakdown differs:")
     for d in res.differences:
         lines.append(f"  {d.message}")
     for h in res.hints:
