@@ -651,3 +651,36 @@ def test_equal_totals_with_lines_that_differ_say_so_in_the_verdict(run_cli, tmp_
     rc, out, _ = run_cli("audit", *EQUALS, "--claimed", "640", "--claimed-lines", claim_file(tmp_path, lines))
     assert rc == 1 and "claimed 640, computed 640 — MISMATCH (the totals agree, the claimed lines differ)" in out
     assert "claim +0" not in out and out.count("wrong value:") == 2
+
+
+# ------------------------------------------------- referee 5: loose Dutch names, by whole word and by kind
+# NTS (002), seat and round East, 123m 456m 789m, exposed Red pung 777z, won on the discarded 1z: Red pung
+# exposed 4 (002:11, as terminals 002-02), East pair 2 × 2 (002:12, seat and round wind, 002-04), mahjong 20
+# (002:13), only possible tile 2 (002:15), pair completed 2 (002:16) = 32 points; Red pung 1 dbl (002:60),
+# clean 4 dbl (002:65) = 5 → 32 × 2^5 = 1024.
+CLEAN = ["--hand", "123m456m789m11z [777z]", "-w", "1z", "-r", "nts", "--no-history"]
+CLEAN_POINTS = [{"rule": "pung-honours-exposed", "points": 4}, {"rule": "value-pair", "points": 4},
+                {"rule": "mahjong", "points": 20}, {"rule": "only-possible-tile", "points": 2},
+                {"rule": "pair-completed", "points": 2}]
+
+
+def test_one_word_and_a_claimed_doubling_name_the_rule_they_mean(run_cli, tmp_path):
+    from scoring import load_ruleset
+    from vision.audit import closest_rule
+
+    nts = load_ruleset("nts")
+    # "schoon" is a whole word of "Schoon spel" (clean, 002:65) and "Zeer schoon" (very clean, 002:66), one
+    # other word each; "Schoon spel" starts with it: clean, where very-clean had been offered
+    assert closest_rule("schoon", nts, {"doublings": 3}).startswith("clean (Schoon spel")
+    # "pung draken" claimed as a doubling: the doubling of a dragon pung (value-pung, 002:60), not the points
+    # of pung-honours-exposed (002:11), which a claimed points line still gets
+    assert closest_rule("pung draken", nts, {"doublings": 1}).startswith("value-pung (")
+    assert closest_rule("pung draken", nts, {"points": 4}).startswith("pung-honours-exposed (")
+    # 3 dbl for clean's 4: not taken as the line, "did you mean clean"; "pung draken" +1 dbl is value-pung's
+    # amount, left out of the claim: one difference naming it (it had been "not a rule" and "missing")
+    lines = CLEAN_POINTS + [{"name": "schoon", "doublings": 3}, {"name": "pung draken", "doublings": 1}]
+    rc, out, _ = run_cli("audit", *CLEAN, "--claimed", "512", "--claimed-lines", claim_file(tmp_path, lines))
+    assert rc == 1
+    assert "not earned: 'schoon' is not a rule of nts (did you mean clean (Schoon spel" in out
+    assert "not earned: 'pung draken' (+1 dbl) is not a rule of nts; value-pung +1 dbl" in out
+    assert "missing doubling: value-pung" not in out and "missing doubling: clean +4 dbl" in out

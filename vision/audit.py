@@ -120,15 +120,90 @@ def _names(rule_id: str, name: str, gloss: str = "", bare: bool = False) -> set[
 _COMMON = frozenset("the and for with one each all any not are has its this that een van het per".split())
 
 
-def _near(given: str, rs: Ruleset) -> tuple[list[tuple[Any, float]], bool]:
-    """([(rule, ratio)] of the rules of ``rs`` whose id, name or gloss, or a half of one, is close to ``given``,
-    closest first — :class:`difflib.SequenceMatcher` ratio ≥ 0.6, or ≥ 0.8 to a part between commas; ties in
-    the ruleset's order —, True); with none close, ([(rule, 0.0)] of the rules that have every word of
-    ``given``, singular, among theirs, when at most two have them, or [], False)."""
+#: the rule kinds a claimed amount is of (a claimed doubling means a rule that gives doublings)
+_KIND_OF_AMOUNT = {"points": ("points",), "doublings": ("doublings",), "fixed": ("fixed", "limit"),
+                   "cash": ("cash",), "multiplier": ("multiplier",)}
+
+
+def _claim_kinds(amounts: Mapping[str, float] | None) -> set[str] | None:
+    """The rule kinds the claimed ``amounts`` are of (``{"doublings": 3}`` → ``{"doublings"}``), None when
+    the amounts say none (no amounts, or only zeros)."""
+    if not amounts:
+        return None
+    kinds = {k for a, v in amounts.items() if v for k in _KIND_OF_AMOUNT.get(a, ())}
+    return kinds or None
+
+
+def _words(text: str) -> set[str]:
+    """The words of ``text`` a name is matched by: normalized (:func:`_norm`), ``'s`` dropped, a plural ``s``
+    dropped (words over 3 letters), words under 3 letters and :data:`_COMMON` left out."""
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w
+            for w in _norm(re.sub(r"['’]s\b", "", text)).split() if len(w) >= 3 and w not in _COMMON}
+
+
+def _name_parts(r) -> list[str]:
+    """The names a rule is called by, split as :func:`_names` splits them (halves at `` — ``, ``:``, ``;``) and
+    at commas, normalized."""
+    out = []
+    for t in (r.name, r.gloss or ""):
+        for p in re.split(r"\s+[—–-]\s+|[:;,]", t):
+            if _norm(p):
+                out.append(_norm(p))
+    return out
+
+
+#: how many other words a rule's name part may have for a one-word claim to name it (_one_word)
+_ONE_WORD_OTHERS = 1
+
+
+def _one_word(key: str, rs: Ruleset, kinds: set[str] | None) -> list[tuple[Any, float]]:
+    """For a claimed name of one word that is a whole word of a rule's name part (:func:`_name_parts`) with at
+    most :data:`_ONE_WORD_OTHERS` other words: those rules, the fewest other words first, then the one whose
+    part starts with the word ("schoon" is *Schoon spel*, clean, before *Zeer schoon*, very clean), then the
+    ruleset's order; with the claim's ``kinds``, only the rules of those kinds (a claimed doubling: not
+    *De Zeven Tweelingen (schoon)*, a limit hand). Each with the closeness ``1 / (1 + other words)``. []
+    when none (then :func:`_near` measures as for longer names)."""
+    if len(key.split()) != 1 or len(_words(key)) != 1:
+        return []
+    (word,) = _words(key)
+    hits = []
+    for k, r in enumerate(rs.rules):
+        best = None
+        for part in _name_parts(r):
+            ws = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in part.split()]
+            if word in ws:
+                rank = (len(ws) - 1, ws[0] != word)
+                best = rank if best is None or rank < best else best
+        if best is not None:
+            hits.append((best, k, r))
+    # (a word that is no more than a part of a rule's name names none: "pung" is in a score of names)
+    hits = [h for h in hits if h[0][0] <= _ONE_WORD_OTHERS]
+    if kinds is not None:
+        hits = [h for h in hits if h[2].kind in kinds]
+    return [(r, 1.0 / (1 + other)) for (other, _), _, r in sorted(hits, key=lambda h: (h[0], h[1]))]
+
+
+def _near(given: str, rs: Ruleset, amounts: Mapping[str, float] | None = None) -> tuple[list[tuple[Any, float]], bool]:
+    """([(rule, closeness)] of the rules of ``rs`` whose id, name or gloss, or a half of one, is close to
+    ``given``, closest first, True); with none close, ([(rule, 0.0)] of the rules that have every word of
+    ``given``, singular, among theirs, when at most two have them, or [], False).
+
+    Close: a one-word name that is a whole word of rules' names, those rules (:func:`_one_word`: the fewest
+    other words first); else :class:`difflib.SequenceMatcher` ratio ≥ 0.6, or ≥ 0.8 to a part between
+    commas, ties in the ruleset's order. ``amounts``: the claimed amounts — of the rules close, those of
+    the kind claimed come first (a claimed doubling: a rule that gives doublings; claimed points, one that
+    gives points); when none close is of that kind, the one or two rules of that kind that have every word
+    of ``given`` are taken instead, the closest by ratio first ("pung draken" claimed as a doubling: the
+    doubling for a dragon pung, value-pung, not the points of pung-honours-exposed)."""
     import difflib
 
     key = _norm(given)
+    kinds = _claim_kinds(amounts)
+    one = _one_word(key, rs, kinds)
+    if one:
+        return one, True
     ranked: list[tuple[float, int]] = []
+    best_ratio: dict[int, float] = {}
     for k, r in enumerate(rs.rules):
         names = dict.fromkeys(_names(r.id, r.name, r.gloss), 0.6)
         # and each part of a name or gloss between commas, closer (0.8: "each one" is 0.6 of "each dragon"): a new
@@ -137,24 +212,27 @@ def _near(given: str, rs: Ruleset) -> tuple[list[tuple[Any, float]], bool]:
         for t in (r.name, r.gloss or ""):
             for p in re.split(r"[,;:—–]|\s-\s", t):
                 names.setdefault(_norm(p), 0.8)
-        close = [ratio for n, cutoff in names.items()
-                 if (ratio := difflib.SequenceMatcher(None, key, n).ratio() if n else 0.0) >= cutoff]
+        ratios = [(difflib.SequenceMatcher(None, key, n).ratio() if n else 0.0, cutoff) for n, cutoff in names.items()]
+        best_ratio[k] = max((x for x, _ in ratios), default=0.0)
+        close = [x for x, cutoff in ratios if x >= cutoff]
         if close:
             ranked.append((max(close), k))
+    ranked.sort(key=lambda t: (-t[0], t[1]))
+    want = _words(given) if key else set()
+    hits = [k for k, r in enumerate(rs.rules)
+            if want and want <= _words(f"{r.id.replace('-', ' ')} {r.name} {r.gloss or ''}")]
+    if kinds is not None and not any(rs.rules[k].kind in kinds for _, k in ranked):
+        of_kind = sorted((k for k in hits if rs.rules[k].kind in kinds), key=lambda k: (-best_ratio[k], k))
+        if 0 < len(of_kind) <= 2:
+            return [(rs.rules[k], best_ratio[k]) for k in of_kind], True
     if ranked:
-        return [(rs.rules[k], x) for x, k in sorted(ranked, key=lambda t: (-t[0], t[1]))], True
-    if key:
-        # every word of the claim (singular) among a rule's words: "flower" for the rule glossed
-        # "flower or season"; named when at most two rules have them
-        def words(text: str) -> set[str]:
-            return {w[:-1] if len(w) > 3 and w.endswith("s") else w
-                    for w in _norm(re.sub(r"['’]s\b", "", text)).split() if len(w) >= 3 and w not in _COMMON}
-
-        want = words(given)
-        hits = [r for r in rs.rules if want <= words(f"{r.id.replace('-', ' ')} {r.name} {r.gloss or ''}")] \
-            if want else []
-        if 0 < len(hits) <= 2:
-            return [(r, 0.0) for r in hits], False
+        if kinds is not None:  # (stable: the kind claimed first, each part in its order)
+            ranked.sort(key=lambda t: rs.rules[t[1]].kind not in kinds)
+        return [(rs.rules[k], x) for x, k in ranked], True
+    # every word of the claim (singular) among a rule's words: "flower" for the rule glossed
+    # "flower or season"; named when at most two rules have them
+    if 0 < len(hits) <= 2:
+        return [(rs.rules[k], 0.0) for k in hits], False
     return [], False
 
 
@@ -163,22 +241,25 @@ def _near(given: str, rs: Ruleset) -> tuple[list[tuple[Any, float]], bool]:
 NEAR_TIE = 0.05
 
 
-def near_rules(given: str, rs: Ruleset, tie: float | None = None) -> list[str]:
+def near_rules(given: str, rs: Ruleset, tie: float | None = None,
+               amounts: Mapping[str, float] | None = None) -> list[str]:
     """The ids of the rules of ``rs`` a claimed name ``given`` is close to, closest first (:func:`_near`):
     the lines a claim that names no rule may mean; ``tie``: only those at most that much less close than
-    the closest (the name does not tell them apart; both rules of a word match are)."""
-    near, ranked = _near(given, rs)
+    the closest (the name does not tell them apart; both rules of a word match are); ``amounts``: the
+    claimed amounts (rules of their kind first, :func:`_near`)."""
+    near, ranked = _near(given, rs, amounts)
     if tie is not None and ranked and near:
         near = [(r, x) for r, x in near if x >= near[0][1] - tie]
     return [r.id for r, _ in near]
 
 
-def closest_rule(given: str, rs: Ruleset) -> str | None:
-    """The rule of ``rs`` whose id, name or gloss (or a half of one) is closest to ``given``
-    (:func:`difflib.get_close_matches`' measure, cutoff 0.6; 0.8 for a part between commas), as ``id
-    (label)``; with none that close, the one or two rules that have every word of it, joined by "or";
-    None when nothing is close."""
-    near, ranked = _near(given, rs)
+def closest_rule(given: str, rs: Ruleset, amounts: Mapping[str, float] | None = None) -> str | None:
+    """The rule of ``rs`` whose id, name or gloss (or a half of one) is closest to ``given`` (:func:`_near`: a
+    one-word name, the rule whose name has that word and the fewest others; else
+    :func:`difflib.get_close_matches`' measure, cutoff 0.6; 0.8 for a part between commas; with ``amounts``,
+    the claimed amounts, a rule of their kind first), as ``id (label)``; with none that close, the one or
+    two rules that have every word of it, joined by "or"; None when nothing is close."""
+    near, ranked = _near(given, rs, amounts)
     if not near:
         return None
     return " or ".join(f"{r.id} ({r.label()})" for r, _ in (near[:1] if ranked else near))
@@ -466,8 +547,9 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                        + "; claim one of them by its id or its whole name")
                 named_diffs.append(Difference("not earned", None, msg, claimed=_summed(cs)))
                 continue
-            near = near_rules(given, rs)[:1]  # the closest rule (a word match: the first of its two)
-            ties = near_rules(given, rs, tie=NEAR_TIE)  # and those the name does not tell from it
+            summed = _summed(cs)  # (the rules of the kind claimed first: a claimed doubling, a doubling's rule)
+            near = near_rules(given, rs, amounts=summed)[:1]  # the closest rule (a word match: the first of its two)
+            ties = near_rules(given, rs, tie=NEAR_TIE, amounts=summed)  # and those the name does not tell from it
 
             def fits(m: str, amounts: Mapping[str, float]) -> bool:
                 """The claimed ``amounts`` are those of the line of rule ``m``, which the claim leaves out."""
@@ -506,7 +588,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                     f"{m} {ln.amount()} ({ln.name}; {ln.source}) counts with that amount and is not in the claim: if "
                     f"it is the line meant, claim it by its id or its name", claimed, _amounts(ln), m, ln.source))
             if rest:
-                closest = closest_rule(given, rs)
+                closest = closest_rule(given, rs, _summed(rest))
                 msg = (f"not earned: {given!r}{_on_lines(rest)} is not a rule of {rs.id} "
                        + (f"(did you mean {closest}? " if closest else "(")
                        + f"see `mahjong-score rules {rs.id}`)")
