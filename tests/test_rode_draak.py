@@ -454,3 +454,22 @@ def test_fixed_hands_best_has_no_effect_and_the_explanation_says_so(capsys):
     assert main(["rules", RS]) == 0
     out = capsys.readouterr().out
     assert re.search(r"fixed_hands = fixed .*\n\s+Inherited from NTS \(002-17\), no effect under rode-draak", out)
+
+
+# ------------------------------------------------------------------ referee 5 item 5: the entry condition met
+def test_a_hand_let_through_by_its_doublings_says_which(capsys):
+    # 123m 456p 777p 789s + 11z won on East's first discard, seat South: three suits, not clean (RULINGS 001-02).
+    # Points: concealed pung of simples 777p 4 (002:10), East pair 2 (002:12, round wind), mahjong 20 (002:13),
+    # only possible tile 2 (002:15), pair completed 2 (002:16) = 30; Het Spel van de Aarde 2 dbl (001:17) →
+    # 30 × 2^2 = 120. The entry rule (001:1, RULINGS 001-03, entry_doublings=total) is met by the 2 doublings:
+    # the explanation has an entry-rule line saying so and naming them (it had none: only a status, not shown)
+    r = score("123m456777p789s11z", win="1z", first_turn=True, seat_wind="S")
+    assert r.allowed and r.total == 120
+    entry = [ln for ln in r.lines if ln.rule == "entry-clean"]
+    assert len(entry) == 1 and entry[0].kind == "note" and entry[0].source == f"{SEED}:1"
+    assert entry[0].detail == ("not clean, 2 doublings (Het Spel van de Aarde +2 dbl): mahjong allowed with at "
+                               "least 2 doublings in total")
+    assert entry[0].option == "option entry_doublings=total, 001-03"
+    assert main(["hand", "123m456777p789s11z", "-w", "1z", "--first-turn", "--seat-wind", "S", "-r", RS,
+                 "--no-history"]) == 0
+    assert "mahjong allowed with at least 2 doublings in total" in capsys.readouterr().out

@@ -457,9 +457,29 @@ def _limit_entry_line(result: "ScoredHand", ruleset: "Ruleset", opts: Mapping[st
     return make_line(rule, Fired(details=(detail,)), ruleset, opts, label=label)
 
 
+def _doublings_entry_line(lines: Sequence["Line"], doublings: int, ruleset: "Ruleset",
+                          opts: Mapping[str, Any]) -> "Line":
+    """The explanation line of the entry rule (001:1) on a winning hand that is not clean and was let
+    through by its doublings (RULINGS 001-03, option ``entry_doublings``): which doublings, and the condition
+    met — the line names the option (RULINGS principle 3). A note (worth nothing: audit needs no claim of it)."""
+    from ..engine import make_line, option_text
+    from ..fired import Fired
+
+    rule = next(r for r in ruleset.rules if r.id == "entry-clean")
+    names = {r.id: r.name for r in ruleset.rules}
+    items = ", ".join(f"{names.get(ln.rule, ln.name)} {ln.amount().strip()}" for ln in lines
+                      if ln.kind == "doublings" and ln.value)
+    single = opts["entry_doublings"] == "single-item"
+    detail = (f"not clean, {doublings} doubling{'' if doublings == 1 else 's'} ({items}): mahjong allowed with "
+              + ("2 doublings from one item" if single else "at least 2 doublings in total"))
+    label = f"option entry_doublings={option_text(opts['entry_doublings'])}, 001-03"
+    return make_line(rule, Fired(details=(detail,)), ruleset, opts, label=label)
+
+
 def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any]) -> "ScoredHand":
     """Dead hand with more than 13 tiles: no points (001:108). A winner: the entry rule (001:1,
-    RULINGS 001-03) — clean, a limit hand, or 2 doublings (option ``entry_doublings``); the best
+    RULINGS 001-03) — clean, a limit hand, or 2 doublings (option ``entry_doublings``; a hand let through
+    by its doublings gets an entry-rule note line naming them, :func:`_doublings_entry_line`); the best
     allowed reading is kept, and when none is allowed the result says "mahjong not allowed: …"
     with total 0 (the reading it would have scored stays in the lines)."""
     from ..decompose import decompositions
@@ -475,7 +495,10 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
         if _is_limit(result.lines):  # say whether the entry rule was met or waived (option limit_entry)
             return replace(result, lines=result.lines + (_limit_entry_line(result, ruleset, options, clean),))
         if not any(ln.rule == "entry-clean" for ln in result.lines):
-            return replace(result, status=f"mahjong allowed: {result.doublings} doublings, not clean ({SEED}:1)")
+            # (the status alone had not reached the explanation: a referee saw no entry-rule line at all)
+            line = _doublings_entry_line(result.lines, result.doublings, ruleset, options)
+            return replace(result, lines=result.lines + (line,),
+                           status=f"mahjong allowed: {result.doublings} doublings, not clean ({SEED}:1)")
         return result
     hand = result.hand
     best = None
@@ -486,7 +509,8 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
                 best = (totals, d)
     if best is not None:
         t, d = best
-        return replace(result, total=t.total, points=t.points, doublings=t.doublings, lines=t.lines,
+        return replace(result, total=t.total, points=t.points, doublings=t.doublings,
+                       lines=tuple(t.lines) + (_doublings_entry_line(t.lines, t.doublings, ruleset, options),),
                        decomposition=d, alternatives=(), cash=t.cash, limit_applied=t.limit_applied,
                        outranked=t.outranked,
                        status=f"mahjong allowed: {t.doublings} doublings, not clean ({SEED}:1)")
