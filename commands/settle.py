@@ -344,7 +344,7 @@ def cmd_table(args: argparse.Namespace) -> int:
                     results[p] = score_hand(hand, rs, opts)
         res = results[winner]
         if not res.allowed:
-            raise UserError(refused_win_text(winner, res.status))
+            raise UserError(refused_win_text(winner, res.status, rs.id))
         scores = {p: results[p].total for p in players}
     else:
         scores = {p: 0 for p in players}

@@ -103,11 +103,17 @@ def with_win_by(ruleset_id: str, options: Mapping[str, Any] | None, win_by: str,
     return out
 
 
-def refused_win_text(winner: str, status: str | None) -> str:
+def refused_win_text(winner: str, status: str | None, ruleset_id: str | None = None,
+                     void: str = "--winner none") -> str:
     """Why a hand whose winner's mahjong the ruleset does not allow (``status``: the scored hand's refusal, e.g.
     rode-draak's entry rule, 001:1) is not settled, in the words `table`, ``/api/settle`` and a batch's
-    settlement all say it."""
-    return f"{winner}'s mahjong cannot be settled: {status or 'mahjong not allowed'}"
+    settlement all say it; with ``ruleset_id``, what to do next where the ruleset's module says it
+    (``FALSE_MAHJONG``, a text with ``{void}``: rode-draak's false mahjong, 001:118-120), ``void`` being
+    the front end's words for a hand with no winner (``--winner none``; the web's ``winner null``).
+    Raises RulesetError for an unknown ruleset."""
+    text = f"{winner}'s mahjong cannot be settled: {status or 'mahjong not allowed'}"
+    then = getattr(load_ruleset(ruleset_id).module, "FALSE_MAHJONG", None) if ruleset_id else None
+    return f"{text}; {then.format(void=void)}" if then else text
 
 
 def settle_whole_number(key: str, raw: Any) -> int:

@@ -473,3 +473,24 @@ def test_a_hand_let_through_by_its_doublings_says_which(capsys):
     assert main(["hand", "123m456777p789s11z", "-w", "1z", "--first-turn", "--seat-wind", "S", "-r", RS,
                  "--no-history"]) == 0
     assert "mahjong allowed with at least 2 doublings in total" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ referee 5 item 6: a refused mahjong at a table
+def test_table_with_a_refused_mahjong_says_what_to_do_next(capsys):
+    # E's 123m 456p 789s 11z + exposed 777p won on 1z: three suits, not clean, 0 doublings (the East pair is points
+    # only, 002:12): the entry rule (001:1) refuses it; it would have scored 30 (pung of simples exposed 2 002:10,
+    # East pair 2 × 2 002:12 seat and round wind, mahjong 20 002:13, only possible 2 002:15, pair completed 2
+    # 002:16 = 30, no doubling).
+    # The refusal stays; what follows is the seed's "Ten onrechte mahjong afkondigen" (001:118-120, no penalty,
+    # 001-14) and the void hand the table gives with --winner none (001:134)
+    hands = ["--hand", "E=123m456p789s11z [777p]", "--hand", "S=[555z] 123m456p789s4z",
+             "--hand", "W=147m258p369s1234z", "--hand", "N=[222p] 147m258s1234z"]
+    assert main(["table", "-r", RS, "--winner", "E", "-w", "1z", *hands, "--no-history"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "E's mahjong cannot be settled: mahjong not allowed" in err
+    assert "it would have scored 30" in err
+    assert f"{SEED}:118-120" in err and "check the hand's lines" in err and "--winner none" in err
+    assert f"{SEED}:134" in err
+    # and that is how it is given: a void hand, nothing paid
+    assert main(["table", "-r", RS, "--winner", "none", *hands, "--no-history"]) == 0
+    assert f"void hand: no points are counted ({SEED}:134)" in capsys.readouterr().out

@@ -920,7 +920,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                                             f'leave "dead-hand" out of the flags of {name}, or name the right winner')
                     raise ApiError(422, f"hand of {name}: {said}") from None
                 if is_w and not scored.allowed:
-                    raise ApiError(422, refused_win_text(name, scored.status))
+                    raise ApiError(422, refused_win_text(name, scored.status, scored.ruleset, "winner null"))
                 hands[name] = score_out(scored)
                 scored_hands[name] = scored
                 parsed[name] = h

@@ -62,6 +62,13 @@ def reword_dead_hand(message: str, flag_words: str | None, winner_words: str) ->
 SPECIAL_HAND_COUNT = (f"its own tiles 'leveren geen punten of verdubbelingen meer op' ({SEED}:46): a limit hand "
                       f"scores the Limit and nothing else (AMBIGUITIES 001-18)")
 
+#: what a winner whose mahjong the entry rule refuses (001:1) is told to do next (scoring.settle.refused_win_text,
+#: ``{void}``: the front end's words for a hand with no winner): the seed's false mahjong, no penalty (001-14)
+FALSE_MAHJONG = (f"that is a mahjong declared wrongly ('Ten onrechte mahjong afkondigen', {SEED}:118-120: very "
+                 f"impolite; the seed sets no penalty, AMBIGUITIES 001-14): check the hand's lines and its winning "
+                 f"tile; if the game then ended with no mahjong, settle it with {{void}} (a void hand: no points "
+                 f"are counted and it is replayed with the same winds, {SEED}:134)")
+
 FLAGS = frozenset({"dead-hand", "dealt-waiting", "flower-replacement"})
 #: Onregelmatige Limietspelen (001:56-84) a player can wait for (Heaven is a circumstance)
 IRREGULAR_LIMIT = ("nine-gates", "thirteen-orphans", "seven-twins-superschoon", "seven-twins-schoon",
