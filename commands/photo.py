@@ -40,7 +40,8 @@ def cmd_photo(args: argparse.Namespace) -> int:
                                   fixes=parse_fixes(args.fix), options=opts, classifier=classifier_for(args.tileset),
                                   additions=parse_additions(getattr(args, "add", None)), turn=args.turn,
                                   straight=not getattr(args, "no_straighten", False),
-                                  mirror=not getattr(args, "no_mirror", False))
+                                  mirror=not getattr(args, "no_mirror", False),
+                                  second=not getattr(args, "no_second_detector", False))
         if args.learn and res.reading.legal:  # the corrected tiles teach the profile, once they make a legal hand
             learn_from_result(args.tileset, res, parse_fixes(args.fix))
         elif args.learn:
@@ -105,6 +106,9 @@ def register(subparsers) -> None:
     p.add_argument("--no-mirror", action="store_true",
                    help="box the tiles in the photo as it is only (by default a weak reading is tried again with "
                         "the photo also read mirrored and the two passes' boxes fused)")
+    p.add_argument("--no-second-detector", action="store_true",
+                   help="box the tiles with the product's detector only (by default a reading under 95%% sure is "
+                        "tried again with a second detector's boxes added: mahjong-detector's, trained on real photos)")
     p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\" "
                    "(or --fix 3=5p --fix 7=1z); POS=- leaves a box out of the hand (clutter, a loose or another "
                    "player's tile); the numbers are those printed by the reading without --fix and --exposed, "

@@ -71,9 +71,10 @@ def test_a_weak_reading_is_read_again_with_the_mirror_pass():
 
     sc, data = hard_render_jpeg(3)
     assert sc.hand.notation() == "566667m22s [888m] [345m]"
-    plain = read_photo(data, mirror=False, rotate=False)
+    # (the second detector off: these are tests of the mirror pass alone; tests/test_second_detector.py)
+    plain = read_photo(data, mirror=False, rotate=False, second=False)
     assert not plain.reading.legal and not plain.mirrored and "mirror pass" not in plain.timings
-    r = read_photo(data, rotate=False)
+    r = read_photo(data, rotate=False, second=False)
     assert r.mirrored and r.reading.legal and "mirror pass" in r.timings
     assert sorted(t for t in r.reading.tiles if t) == sorted(sc.hand.all_tiles())
     assert "[888m]" in r.reading.notation and "[345m]" in r.reading.notation
@@ -119,4 +120,4 @@ def test_no_mirror_reads_the_photo_as_it_is(tmp_path, capsys):
     assert "no reading close to what the photo shows" in capsys.readouterr().err
     assert cli.main(["audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", "30", "--no-mirror",
                      "--no-history"]) == 2
-    assert "--no-mirror need a photo, not --hand" in capsys.readouterr().err
+    assert "--no-mirror and --no-second-detector need a photo, not --hand" in capsys.readouterr().err

@@ -12,7 +12,10 @@ threads are written beside it). ``benchmarks/bench_photo.py --threads`` repeats 
 """
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import ClassVar
 
 import cv2
@@ -187,6 +190,119 @@ class Detector:
         blob, lb = letterbox(image, self.imgsz)
         out = self.model.session.run(None, {self.model.input_name: blob})[0]
         return decode(out, lb, (image.shape[1], image.shape[0]), list(self.names), conf, iou)
+
+
+#: the second detector: PyPI ``mahjong-detector`` 0.0.6's YOLO11n (MIT; trained on real photos of tiles), read
+#: from its installed package folder (found, not imported), never downloaded
+SECOND_PACKAGE = "mahjong_detector"
+SECOND_DISTRIBUTION = "mahjong-detector"
+SECOND_MODEL = "model.onnx"
+#: its boxes are kept from this best-class score (its 34 classes are faces; a face it does not know, a flower
+#: or a season, is still boxed, at a lower score): on 40 composites of real tile photos with bonus tiles in
+#: sideways columns, 0.25 boxed 80 % of the hand's tiles alone and 95 % with the first detector's (0.86 without)
+SECOND_CONF = 0.25
+#: its NMS IoU (as the package's own post-processing)
+SECOND_IOU = 0.5
+#: a second-detector box is a tile the first detector missed when it overlaps no first box at IoU ≥
+#: :data:`SECOND_SKIP_IOU` and lies less than :data:`SECOND_INSIDE` of its area inside any
+SECOND_SKIP_IOU = 0.4
+SECOND_INSIDE = 0.6
+
+
+@dataclass(frozen=True)
+class SecondDetector:
+    """``mahjong-detector``'s YOLO (PyPI, MIT), read class-agnostically as a second tile detector.
+
+    As the package prepares its input (``mahjong_detector.preprocess``): grey, contrast stretched to the
+    full range (:func:`PIL.ImageOps.autocontrast`), letterboxed into 640 × 640 with black padding, the grey
+    in all three channels; here the photo is shrunk (:data:`cv2.INTER_AREA`) before the grey and the
+    stretch, which the package does on the whole photo (the same input but for rounding, at a fraction of
+    the time). Output ``(1, 4 + 34, 8400)`` as ultralytics' export; boxes kept from :data:`SECOND_CONF`,
+    NMS at :data:`SECOND_IOU` (:func:`decode`). No face-down class: every box is face-up."""
+
+    model: Model
+    imgsz: int = 640
+
+    def __call__(self, image: np.ndarray, conf: float = SECOND_CONF, iou: float = SECOND_IOU) -> Detections:
+        """Tiles in ``image`` (H, W, 3) uint8 RGB → :class:`Detections` in its pixels."""
+        from PIL import Image, ImageOps
+
+        h, w = image.shape[:2]
+        r = min(self.imgsz / h, self.imgsz / w)
+        nw, nh = max(1, int(round(w * r))), max(1, int(round(h * r)))
+        small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+        grey = np.asarray(ImageOps.autocontrast(Image.fromarray(small).convert("L")))
+        left, top = (self.imgsz - nw) // 2, (self.imgsz - nh) // 2
+        canvas = np.zeros((self.imgsz, self.imgsz), np.float32)
+        canvas[top:top + nh, left:left + nw] = grey * (1.0 / 255.0)
+        blob = np.ascontiguousarray(np.broadcast_to(canvas, (1, 3, self.imgsz, self.imgsz)))
+        out = self.model.session.run(None, {self.model.input_name: blob})[0]
+        names = ["tile"] * (np.shape(out)[-2] - 4)
+        return decode(out, Letterbox(r, (float(left), float(top))), (w, h), names, conf, iou)
+
+
+def second_model_path() -> Path | None:
+    """``model.onnx`` of the installed ``mahjong_detector`` package (found, not imported), or None."""
+    spec = importlib.util.find_spec(SECOND_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    p = Path(list(spec.submodule_search_locations)[0]) / SECOND_MODEL
+    return p if p.is_file() else None
+
+
+@lru_cache(maxsize=4)
+def load_second_detector(threads: int | None = None) -> SecondDetector:
+    """Open the second detector (:class:`SecondDetector`, cached per thread count). Raises
+    :class:`ModelError` when the ``mahjong-detector`` package or its model is missing."""
+    p = second_model_path()
+    if p is None:
+        raise ModelError(f"the second detector's model is missing: install the PyPI package {SECOND_DISTRIBUTION} "
+                         f"(a dependency of mahjong-score: pip install {SECOND_DISTRIBUTION}==0.0.6)")
+    return SecondDetector(open_model(str(p), threads or thread_count()))
+
+
+def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_SKIP_IOU,
+               inside: float = SECOND_INSIDE) -> Detections:
+    """The first detector's boxes with the second's (:class:`SecondDetector`) that add a tile:
+
+    * a first box that holds two or more second boxes (each at least ``inside`` of its area in it, at IoU
+      under ``skip_iou`` with it) covering together at least ``inside`` of its area is two tiles boxed as one
+      (touching tiles lying sideways, bonus tiles in a column): those boxes replace it;
+    * a second box overlapping no (kept) first box at IoU ≥ ``skip_iou`` and lying less than ``inside`` of its
+      area in each is a tile the first missed: it is added;
+    * the rest are the first detector's tiles again: dropped.
+
+    Boxes (N, 4) float32 xyxy pixels; the first's come first, in their order (less those replaced), then the
+    second's added, with their own scores, face-up."""
+    if not len(second):
+        return first
+    if not len(first):
+        return second
+    F = first.boxes.astype(np.float64)
+    S = second.boxes.astype(np.float64)
+    x0 = np.maximum(S[:, None, 0], F[None, :, 0])
+    y0 = np.maximum(S[:, None, 1], F[None, :, 1])
+    x1 = np.minimum(S[:, None, 2], F[None, :, 2])
+    y1 = np.minimum(S[:, None, 3], F[None, :, 3])
+    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
+    a_s = (S[:, 2] - S[:, 0]) * (S[:, 3] - S[:, 1])
+    a_f = (F[:, 2] - F[:, 0]) * (F[:, 3] - F[:, 1])
+    iou = inter / (a_s[:, None] + a_f[None, :] - inter + 1e-9)
+    within = inter / (a_s[:, None] + 1e-9)
+    replaced: set[int] = set()
+    added: set[int] = set()
+    for j in range(len(F)):
+        held = np.flatnonzero((within[:, j] >= inside) & (iou[:, j] < skip_iou))
+        if len(held) >= 2 and a_s[held].sum() >= inside * a_f[j]:
+            replaced.add(j)
+            added.update(int(i) for i in held)
+    kept = np.array([j for j in range(len(F)) if j not in replaced], np.int64)
+    for i in range(len(S)):
+        if i not in added and (not len(kept) or (iou[i, kept].max() < skip_iou and within[i, kept].max() < inside)):
+            added.add(i)
+    new = np.array(sorted(added), np.int64)
+    return Detections.make(np.vstack([F[kept], S[new]]), np.r_[first.scores[kept], second.scores[new]],
+                           np.r_[first.face_down[kept], np.zeros(len(new), bool)])
 
 
 def load_detector(path: str | None = None, threads: int | None = None) -> Detector:

@@ -294,6 +294,7 @@ class CachedPhoto:
     straightened: Any = None  # vision.pipeline.Straightened: ``photo`` was straightened before the turn
     frame_notes: tuple = ()  # read_photo's notes on the straightening and turn, shown with every reading
     mirrored: bool = False  # the boxes are the detector's passes over the photo and its mirror image fused
+    second: bool = False  # the boxes include the second detector's (vision.pipeline.read_photo's second)
     not_tiles: int = 0  # boxes left out as clutter before the reading (vision.pipeline.drop_not_tiles)
 
 
@@ -686,6 +687,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         return {
             "photo_id": photo_id,
             "photo": {k: j["photo"][k] for k in ("name", "width", "height", "turned", "straightened", "mirrored",
+                                                 "second_detector",
                                                  "file_width", "file_height")},
             "ruleset": rs.id,
             "reading": j["reading"], "legal": j["legal"], "problem": j["problem"], "confidence": j["confidence"],
@@ -735,7 +737,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         model_t = {k: v for k, v in res.timings.items() if k in ("load", "detect", "classify")}
         item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None, turned=res.turned,
                            straightened=res.straightened, frame_notes=res.frame_notes,
-                           not_tiles=res.not_tiles, mirrored=res.mirrored)
+                           not_tiles=res.not_tiles, mirrored=res.mirrored, second=res.second)
         if fixes or additions:
             # (with exposed, the roles first read are those without it, as the command line's and a cached
             # photo's second reading take them: read_detections finds them when shown_roles is None)
@@ -743,7 +745,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed, fixes=fixes,
                 options=options, additions=additions, shown=res.layout.geometry, not_tiles=res.not_tiles,
                 shown_roles=None if exposed else res.reading.roles, shown_legal=res.reading.legal),
-                item.turned, item.straightened, item.frame_notes, item.mirrored)
+                item.turned, item.straightened, item.frame_notes, item.mirrored, item.second)
         else:
             res = replace(res, photo=photo)
         n, learned, not_learned = _learn(tileset, learn, fixes, res, photo, item.learned)
@@ -765,7 +767,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         res = with_frame(read_detections(
             item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed,
             fixes=fixes, options=options, additions=additions, not_tiles=item.not_tiles),
-            item.turned, item.straightened, item.frame_notes, item.mirrored)
+            item.turned, item.straightened, item.frame_notes, item.mirrored, item.second)
         if not ctx.winner:  # ("Not the winner" ticked after the upload: the note read_photo gives, here too)
             res = won_hint(res, rs, ctx, {"winning_tile": winning_tile, "options": options}, exposed)
         n, learned, not_learned = _learn(tileset, learn, fixes, res, item.photo, item.learned)

@@ -1,0 +1,111 @@
+"""The second detector (vision.detect.SecondDetector: PyPI mahjong-detector's YOLO, trained on real photos) and
+how its boxes join the product's (vision.detect.add_second, vision.pipeline.read_photo's ``second``)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.detect import Detections, add_second
+
+DEMO = Path(__file__).resolve().parents[1] / "docs" / "demo.jpg"
+
+
+def test_a_box_the_first_detector_missed_is_added_with_its_own_score_face_up():
+    first = Detections.make([[0, 0, 40, 60], [40, 0, 80, 60]], [0.9, 0.8], [False, True])
+    second = Detections.make([[200, 0, 240, 60]], [0.3])
+    d = add_second(first, second)
+    assert np.allclose(d.boxes, [[0, 0, 40, 60], [40, 0, 80, 60], [200, 0, 240, 60]])
+    assert np.allclose(d.scores, [0.9, 0.8, 0.3]) and d.face_down.tolist() == [False, True, False]
+
+
+def test_a_tile_both_detectors_boxed_keeps_the_first_detectors_box():
+    first = Detections.make([[0, 0, 40, 60]], [0.9])
+    # IoU 36·60 / (2·40·60 − 36·60) = 0.82: the same tile
+    assert add_second(first, Detections.make([[4, 0, 44, 60]], [0.99])) is not None
+    d = add_second(first, Detections.make([[4, 0, 44, 60]], [0.99]))
+    assert np.allclose(d.boxes, [[0, 0, 40, 60]]) and np.allclose(d.scores, [0.9])
+    # a smaller box inside the first's (IoU 0.25, but all of it inside): part of the same tile, dropped
+    d = add_second(first, Detections.make([[10, 10, 30, 40]], [0.5]))
+    assert len(d) == 1
+
+
+def test_one_box_over_two_tiles_is_replaced_by_the_second_detectors_two():
+    # bonus tiles lying sideways in a column: the first detector boxed two of them and a part of a third as
+    # one (60 × 100); the second boxed each of the two (58 × 38: IoU 2204 / 6000 = 0.37 with it, all inside)
+    first = Detections.make([[0, 0, 60, 100], [100, 0, 140, 60]], [0.7, 0.9])
+    halves = Detections.make([[1, 1, 59, 39], [1, 41, 59, 79]], [0.6, 0.5])
+    d = add_second(first, halves)
+    assert len(d) == 3  # the one wide box replaced (2 × 2204 ≥ 0.6 × 6000); the other kept
+    assert sorted(map(tuple, np.round(d.boxes).astype(int).tolist())) == [
+        (1, 1, 59, 39), (1, 41, 59, 79), (100, 0, 140, 60)]
+    # one box of the two found inside it: not two tiles boxed as one; the box inside is dropped
+    assert np.allclose(add_second(first, halves.take([0])).boxes, first.boxes)
+
+
+def test_an_empty_detection_leaves_the_other():
+    first = Detections.make([[0, 0, 40, 60]], [0.9])
+    none = Detections.make(np.zeros((0, 4)))
+    assert add_second(first, none) is first and add_second(none, first) is first
+
+
+def test_the_second_detector_loads_from_its_package_and_boxes_the_demos_tiles():
+    # the dependency (pyproject: mahjong-detector==0.0.6) gives the model; on the demo render it boxes 13
+    # tiles' faces, each inside one of the product detector's 16 whole-tile boxes (at IoU 0.46-0.63: the
+    # faces without the tiles' sides), so it adds none to them; the demo reads >99 % sure, and the product
+    # never asks it there (below)
+    from vision.detect import load_detector, load_second_detector
+    from vision.io import load_photo
+
+    ph = load_photo(DEMO)
+    second = load_second_detector(1)(ph.pixels)
+    first = load_detector(threads=1)(ph.pixels)
+    assert 10 <= len(second) <= 16 and len(first) == 16
+    c = second.centres
+    b = first.boxes
+    inside = (c[:, None, 0] > b[None, :, 0]) & (c[:, None, 0] < b[None, :, 2]) & (c[:, None, 1] > b[None, :, 1]) \
+        & (c[:, None, 1] < b[None, :, 3])
+    assert (inside.sum(1) == 1).all()
+    assert len(add_second(first, second)) == len(first)
+
+
+def test_a_sure_reading_never_runs_the_second_detector():
+    from vision.pipeline import read_photo
+
+    r = read_photo(DEMO)
+    assert r.reading.confidence >= 0.99 and not r.second and "second detector" not in r.timings
+
+
+class _Stub:
+    """A second detector that boxes one tile-sized patch of bare table at the photo's top left."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, image, conf=0.25, iou=0.5):
+        self.calls += 1
+        return Detections.make([[5, 5, 45, 65]], [0.3])
+
+
+def test_an_unsure_reading_is_read_again_with_the_second_detectors_boxes(monkeypatch):
+    import vision.pipeline as pipeline
+
+    stub = _Stub()
+    monkeypatch.setattr(pipeline, "SECOND_BELOW", 1.01)  # every reading "unsure"
+    r = pipeline.read_photo(DEMO, second_detector=stub, rotate=False, mirror=False)
+    assert stub.calls == 1 and r.second and "second detector" in r.timings
+    # the box it added is a box of the photo, left out of the hand as no tile of it: the reading stands
+    assert len(r.detections) == 17 and r.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p"
+    assert any("also boxed by a second detector" in n for n in r.reading.notes)
+    off = pipeline.read_photo(DEMO, second_detector=stub, second=False, rotate=False, mirror=False)
+    assert stub.calls == 1 and not off.second and len(off.detections) == 16
+
+
+def test_no_second_detector_on_the_command_line(tmp_path, capsys):
+    import json
+
+    import cli
+
+    assert cli.main(["photo", str(DEMO), "--json", "--no-history", "--no-second-detector"]) == 0
+    assert json.loads(capsys.readouterr().out)["photo"]["second_detector"] is False
