@@ -1302,3 +1302,30 @@ def test_line2_a_settlements_dealer_streak_that_changes_nothing_is_said(capsys):
     # no streak, no note
     assert cli.main([*base, "--winner", "S", "-o", "discarder=E"]) == 0
     assert "連莊" not in capsys.readouterr().out
+
+
+def test_004_15_the_dealer_payment_note_shows_only_when_the_dealer_pays():
+    # a colleague's finding: under dealer_point=any-dealer-payment the note said "莊/連莊 +N on the dealer's
+    # payment" when the dealer paid nothing. S wins 30 with dealer_streak=2 (連莊 flat 2, 004:2, 004-15 a of
+    # 連莊): the dealer's extra is 莊 1 (004:1) + 連莊 2 (004:2) = 3.
+    opts = {"dealer_point": "any-dealer-payment", "dealer_streak": 2}
+    scores = {"E": 0, "S": 30, "W": 0, "N": 0}
+    # W discards (004-01: the discarder pays alone): W pays S's 30, the dealer E pays nothing
+    s = settle(RS, scores, "S", "E", {**opts, "discarder": "W"})
+    assert s.net == {"E": 0, "S": 30, "W": -30, "N": 0}
+    assert not any("on the dealer" in n for n in s.notes)
+    assert ("莊/連莊 changed nothing: the dealer E paid nothing in this hand, W paid alone "
+            "(option dealer_point=any-dealer-payment, 004-15)") in s.notes
+    # E discards: E pays 30 + 3 = 33, and the note says so
+    s = settle(RS, scores, "S", "E", {**opts, "discarder": "E"})
+    assert s.net == {"E": -33, "S": 33, "W": 0, "N": 0}
+    assert "莊/連莊 +3 on the dealer E's payment to S (option dealer_point=any-dealer-payment, 004-15)" in s.notes
+    # 包自摸 by N (004:28/51): N pays what all three would pay on a self-draw, 33 + 30 + 30 = 93, the dealer's
+    # share holding the 3
+    s = settle(RS, scores, "S", "E", {**opts, "discarder": "W", "liable": "N"})
+    assert s.net == {"E": 0, "S": 93, "W": 0, "N": -93}
+    assert any(n.startswith("莊/連莊 +3 in the 包自摸 payment: the dealer E's share") for n in s.notes)
+    # the dealer wins (W discards, pays E's 30, whose score holds his 莊/連莊): no dealer-payment note
+    s = settle(RS, {"E": 30, "S": 0, "W": 0, "N": 0}, "E", "E", {**opts, "discarder": "W"})
+    assert s.net == {"E": 30, "S": 0, "W": -30, "N": 0}
+    assert not any(n.startswith("莊/連莊") for n in s.notes)

@@ -1040,8 +1040,21 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
                     transfers.append(Transfer(disc, w, due(w, disc), f"{why} (RULINGS 004-01)"))
             if len(winners) > 1:
                 notes.append(f"一炮雙響: both winners are paid by the discarder ({SEED}:52, 004-37 reading a)")
-        if extra_dealer:
-            notes.append(f"莊/連莊 +{extra_dealer} on the dealer's payment (option dealer_point=any-dealer-payment, 004-15)")
+        if extra_dealer and east not in winners:
+            # (the note had said "+N on the dealer's payment" when the dealer paid nothing: another player
+            # discarded and paid alone, or a liable player other than the dealer paid for all three)
+            opt = "option dealer_point=any-dealer-payment, 004-15"
+            paid = [t for t in transfers if t.payer == east]
+            if liable:
+                notes.append(f"莊/連莊 +{extra_dealer} in the 包自摸 payment: the dealer {east}'s share of what "
+                             f"all three would pay ({opt})")
+            elif paid:
+                to = ", ".join(t.payee for t in paid)
+                notes.append(f"莊/連莊 +{extra_dealer} on the dealer {east}'s payment to {to} ({opt})")
+            else:
+                payer = ", ".join(sorted({t.payer for t in transfers}))
+                notes.append(f"莊/連莊 changed nothing: the dealer {east} paid nothing in this hand, "
+                             f"{payer} paid alone ({opt})")
         if streak >= 1 and east in winners:
             # (a tester's settle -o dealer_streak=3 with the dealer winning changed nothing without a word)
             notes.append(f"連莊: dealer_streak={streak} adds nothing to the payments: the dealer {east} won, and a "
