@@ -109,7 +109,8 @@ def refused_win_text(winner: str, status: str | None, ruleset_id: str | None = N
     rode-draak's entry rule, 001:1) is not settled, in the words `table`, ``/api/settle`` and a batch's
     settlement all say it; with ``ruleset_id``, what to do next where the ruleset's module says it
     (``FALSE_MAHJONG``, a text with ``{void}``: rode-draak's false mahjong, 001:118-120), ``void`` being
-    the front end's words for a hand with no winner (``--winner none``; the web's ``winner null``).
+    the front end's words for a hand with no winner (``--winner none``; the web's ``winner null``; a batch's
+    ``vision.batch_outputs.void_hand_words``).
     Raises RulesetError for an unknown ruleset."""
     text = f"{winner}'s mahjong cannot be settled: {status or 'mahjong not allowed'}"
     then = getattr(load_ruleset(ruleset_id).module, "FALSE_MAHJONG", None) if ruleset_id else None

@@ -25,6 +25,7 @@ import pytest
 import batch_fakes as bf
 import cli
 from scoring import history, parse_hand, score_hand
+from scoring.rulesets import rode_draak
 from scoring.settle import settle
 from vision import batch, batch_outputs
 
@@ -497,9 +498,47 @@ def test_a_winner_whose_mahjong_is_not_allowed_is_not_settled(tmp_path, truth, c
     assert status.startswith("mahjong not allowed: ") and "it would have scored" in status
     t1 = read_csv(tmp_path / "res.settlements.csv")
     assert [r["player"] for r in t1] == ["Ann", "Bob", "Cas", "Dee"]
-    assert {r["status"] for r in t1} == {f"not settled: Ann's mahjong cannot be settled: {status}"}, t1
+    # followed by what to do next (rode-draak's false mahjong, 001:118-120) in the manifest's words
+    then = rode_draak.FALSE_MAHJONG.format(void=batch_outputs.void_hand_words("rode-draak", "Ann"))
+    assert {r["status"] for r in t1} == {f"not settled: Ann's mahjong cannot be settled: {status}; {then}"}, t1
     assert all(r["net"] == "" and r["score"] == "" and r["transfers"] == "[]" for r in t1)
     assert "table hands settled 0" in o
+
+
+def test_a_refused_mahjong_says_how_the_manifest_gives_the_void_hand_that_follows(tmp_path):
+    # `table` and /api/settle say what follows a winner's mahjong refused by rode-draak's entry rule (001:1): a
+    # mahjong declared wrongly (001:118-120, no penalty, AMBIGUITIES 001-14); a game that then ended with no
+    # mahjong is a void hand (001:134). Batch kept the bare refusal; it now says it in the manifest's cells,
+    # and following it settles the hand. Ann: 123m 456p 789s 234m 55s won on 5s: not clean (three suits), one
+    # doubling (Vier chows, 002:46) < 2 (001:1), refused.
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;seat_wind;winner;notation;flags\n"
+                   "e.jpg;1;1;Ann;E;yes;123m 456p 789s 234m 55s win:5s;\n"
+                   "s.jpg;1;1;Bob;S;no;123m456m789m999p2z;\n"
+                   "w.jpg;1;1;Cas;W;no;123m456m789m888p3z;\n"
+                   "n.jpg;1;1;Dee;N;no;789m123p111s999s4z;\n")
+    out = tmp_path / "out.jsonl"
+
+    def settlement():
+        assert cli.main(["batch", str(d), "-m", str(man), "-O", str(out), "-r", "rode-draak", "-j", "0",
+                         "--no-history", "--no-progress"]) == 0
+        (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+        return rec
+
+    rec = settlement()
+    assert rec["status"].startswith("not settled: Ann's mahjong cannot be settled: mahjong not allowed: "), rec
+    assert rec["status"].endswith(
+        "if the game then ended with no mahjong, settle it with every row's winner cell set to no (Ann's row, more "
+        "than 13 tiles, with no winning_tile cell or win: in its notation and dead-hand in its flags cell) (a void "
+        "hand: no points are counted and it is replayed with the same winds, 001_20e8f920a7ce7e86.txt:134)"), rec
+    # done as said: the hand is settled void, no points counted (001:134); Ann's 14 tiles a dead hand (001:108)
+    man.write_text(man.read_text().replace(";yes;123m 456p 789s 234m 55s win:5s;", ";no;123m 456p 789s 234m 55s;dead-hand"))
+    out.unlink()
+    rec = settlement()
+    assert rec["status"] == "ok" and rec["winner"] is None, rec
+    assert rec["net"] == {"Ann": 0, "Bob": 0, "Cas": 0, "Dee": 0}
 
 
 def test_a_winners_photo_with_no_winning_tile_marked_needs_review(tmp_path, truth, capsys):

@@ -158,6 +158,19 @@ def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[s
     return out
 
 
+def void_hand_words(ruleset_id: str, declarer: str) -> str:
+    """How a batch manifest gives one table hand as a void hand (no one went mahjong; ``table --winner none``),
+    for :func:`scoring.settle.refused_win_text`'s ``void``: every row's winner cell no; ``declarer``'s row (the
+    player whose mahjong was refused, holding more than 13 tiles) with no winning tile and, where the ruleset
+    has the flag, the flags cell ``dead-hand`` (rode-draak: more than 13 tiles, 001:108), without which a
+    non-winner's row of 14 tiles is an error row. Raises RulesetError for an unknown ruleset."""
+    from scoring.engine import load_ruleset
+
+    dead = "dead-hand" in getattr(load_ruleset(ruleset_id).module, "FLAGS", ())
+    return (f"every row's winner cell set to no ({declarer}'s row, more than 13 tiles, with no winning_tile cell "
+            f"or win: in its notation{' and dead-hand in its flags cell' if dead else ''})")
+
+
 def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
                  settle_options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Settle one table hand (the photos sharing table and hand): a JSON-ready record with
@@ -210,10 +223,13 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
         return fail("no score for " + ", ".join(bad))
     # the winner's mahjong refused by the ruleset (ScoredHand.allowed false: total 0, "mahjong not allowed: …")
     # is not settled, in `table`'s words (a director's rode-draak table had been settled on the winner's 0)
+    # What follows (the ruleset's FALSE_MAHJONG: rode-draak's mahjong declared wrongly, 001:118-120) is said in
+    # the manifest's words for a void hand: no row a winner (table says --winner none). The declarer's row then
+    # holds more than 13 tiles, which a non-winner's row takes only as a dead hand (the flags cell).
     refused = [(lab, row) for lab, (j, row) in zip(labels, members) if j.winner and not row.get("allowed", True)]
     if refused:
         lab, row = refused[0]
-        return fail(refused_win_text(lab, row.get("refusal")))
+        return fail(refused_win_text(lab, row.get("refusal"), job0.ruleset, void_hand_words(job0.ruleset, lab)))
     scores = {lab: int(row["total"]) for lab, (_, row) in zip(labels, members)}
     rec.update(scores=scores, winner=winners[0] if winners else None, east=dealers[0])
     try:
