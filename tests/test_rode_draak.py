@@ -494,3 +494,18 @@ def test_table_with_a_refused_mahjong_says_what_to_do_next(capsys):
     # and that is how it is given: a void hand, nothing paid
     assert main(["table", "-r", RS, "--winner", "none", *hands, "--no-history"]) == 0
     assert f"void hand: no points are counted ({SEED}:134)" in capsys.readouterr().out
+
+
+def test_unscored_flowers_are_said_as_under_nts():
+    # a colleague's finding: NTS's note on flowers/seasons not scored (bonus_tiles=off, RULINGS 002-03) came only
+    # from nts.py's notes_for, so it never showed under rode-draak, which plays on NTS's tables. 001 scores no
+    # flower or season (it names them only in Kong met de Bloeiende Bloemen, 001:9, 001-05), so under the
+    # default they count nothing here either, and the note must show. Nine Gates (001:62-64) 1000, flowers or not.
+    r = score("111m 456m 789m 234m 99m +1f3y", win="4m")
+    assert r.total == 1000
+    assert ("flowers/seasons 1f 3y are not scored in rode-draak (001 scores none; it plays on NTS's tables) "
+            "(option bonus_tiles=off, 002-03)") in r.notes
+    # with bonus_tiles=4-points they are scored (4 each, 002-03), and no such note; a hand without them has none
+    assert not [n for n in score("111m 456m 789m 234m 99m +1f3y", {"bonus_tiles": "4-points"}, win="4m").notes
+                if n.startswith("flowers/seasons")]
+    assert not [n for n in score("111m 456m 789m 234m 99m", win="4m").notes if n.startswith("flowers/seasons")]

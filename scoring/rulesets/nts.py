@@ -5,7 +5,7 @@ Each predicate is a small pure function of a :class:`scoring.engine.View` named 
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..engine import best_completion, default_combine
 from ..fired import Fired
@@ -228,12 +228,20 @@ def combine(lines, ruleset, view):
     return normal if normal.total > total.total else total
 
 
-def notes_for(hand: Hand, opts: dict[str, Any]) -> list[str]:
-    """Notes shown with the score: bonus tiles ignored when option bonus_tiles=off (002-03)."""
+def unscored_bonus_note(hand: Hand, opts: Mapping[str, Any], where: str = "NTS") -> list[str]:
+    """The note that ``hand``'s flowers/seasons (``hand.bonus``, e.g. ``1f 3y``) are not scored, when
+    option ``bonus_tiles`` is ``off`` (the default: flowers and seasons are absent from NTS, RULINGS
+    002-03); ``where`` names the ruleset ("NTS"; rode-draak, which plays on NTS's tables, says its own).
+    ``opts``: the resolved options. Returns one note or none."""
     if hand.bonus and opts["bonus_tiles"] == "off":
-        return [f"flowers/seasons {' '.join(hand.bonus)} are not scored in NTS "
+        return [f"flowers/seasons {' '.join(hand.bonus)} are not scored in {where} "
                 "(option bonus_tiles=off, 002-03)"]
     return []
+
+
+def notes_for(hand: Hand, opts: dict[str, Any]) -> list[str]:
+    """Notes shown with the score: bonus tiles ignored when option bonus_tiles=off (002-03)."""
+    return unscored_bonus_note(hand, opts)
 
 
 # ------------------------------------------------------------------------ prefilters

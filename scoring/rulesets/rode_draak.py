@@ -30,6 +30,7 @@ from ..hand import Context, Hand
 from ..notation import check_size
 from ..tiles import DRAGONS, SIMPLES, SUITS, WINDS
 from .nts import court_of_peking, dragon_snake, nine_gates  # noqa: F401  (predicates named in the TOML)
+from .nts import unscored_bonus_note
 
 if TYPE_CHECKING:
     from ..engine import Line, Ruleset, ScoredHand, Totals, View
@@ -392,16 +393,20 @@ INERT_OPTIONS = {
 
 
 def notes_for(hand: Hand, opts: Mapping[str, Any]) -> list[str]:
-    """Notes shown with the score (:func:`scoring.engine.explain`): each inherited NTS option of
+    """Notes shown with the score (:func:`scoring.engine.explain`): NTS's note on unscored flowers/seasons
+    (:func:`scoring.rulesets.nts.unscored_bonus_note`: 001 scores none, it names them only in Kong met de
+    Bloeiende Bloemen, 001:9, 001-05, so they are NTS's, absent under bonus_tiles=off, 002-03; the engine
+    reads only this module's hook, and the note had never shown here); then each inherited NTS option of
     :data:`INERT_OPTIONS` set to other than its default, with why it changes nothing here (a referee's
     ``-o fixed_hands=best`` on Het Spel van de Rode Draak had been listed under options without a word,
     the total the Half Limit 500 all the same, 001:46, 001:88-90). ``opts``: the resolved options."""
     from ..engine import load_ruleset, option_text
 
     rs = load_ruleset("rode-draak")
-    return [f"option {name}={option_text(opts[name])} has no effect under rode-draak: {why}"
-            for name, why in INERT_OPTIONS.items()
-            if name in opts and name in rs.options and opts[name] != rs.options[name].default]
+    return unscored_bonus_note(hand, opts, "rode-draak (001 scores none; it plays on NTS's tables)") + [
+        f"option {name}={option_text(opts[name])} has no effect under rode-draak: {why}"
+        for name, why in INERT_OPTIONS.items()
+        if name in opts and name in rs.options and opts[name] != rs.options[name].default]
 
 
 def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Totals":
