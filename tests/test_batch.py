@@ -541,6 +541,22 @@ def test_a_refused_mahjong_says_how_the_manifest_gives_the_void_hand_that_follow
     assert rec["net"] == {"Ann": 0, "Bob": 0, "Cas": 0, "Dee": 0}
 
 
+def test_a_non_winners_row_of_14_tiles_is_told_the_dead_hand_in_the_manifests_cells(tmp_path):
+    # a rode-draak non-winner's row of 14 tiles: a dead hand (more than 13 tiles, 001:108), which `hand` gives as
+    # --flag dead-hand --not-winner. The row's error said "has a dead hand: --flag dead-hand the winner cell
+    # (no)", half of it reworded; now both in the manifest's cells
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("photo;winner;notation\ne.jpg;no;123m 456p 789s 234m 55s\n")
+    out = tmp_path / "out.jsonl"
+    assert cli.main(["batch", str(d), "-m", str(man), "-O", str(out), "-r", "rode-draak", "-j", "0",
+                     "--no-history", "--no-progress"]) == 0
+    (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "photo"]
+    assert rec["status"].endswith("found 14; a player with more or fewer than 13 tiles has a dead hand: dead-hand "
+                                  "in the flags cell and the winner cell no (001:108)"), rec
+
+
 def test_a_winners_photo_with_no_winning_tile_marked_needs_review(tmp_path, truth, capsys):
     # a photo read with no winning tile marked is scored without one (the reading's note says so), but the row
     # said nothing of it and, read surely, came out ok with a guessed score (a tournament director's find). A

@@ -36,6 +36,8 @@ SETTLEMENT_COLUMNS = ("table", "hand", "ruleset", "scheme", "player", "seat_wind
 #: user's problem column said "give --not-winner" where the review card said "set the winner cell")
 MANIFEST_WORDS = (
     (re.compile(r"your corrections \(--fix/--add(?:/--exposed)?\)"), "the row's fix and add cells"),
+    # (a non-winner's row of 14 tiles was told "has a dead hand: --flag dead-hand the winner cell (no)")
+    (re.compile(r"--flag ([\w-]+) --not-winner"), r"\1 in the flags cell and the winner cell no"),
     (re.compile(r"give --not-winner"), "set the winner cell to no"),
     (re.compile(r"leave out --not-winner"), "set the winner cell to yes"),
     (re.compile(r"--not-winner"), "the winner cell (no)"),
