@@ -44,6 +44,16 @@ def test_one_box_over_two_tiles_is_replaced_by_the_second_detectors_two():
     assert np.allclose(add_second(first, halves.take([0])).boxes, first.boxes)
 
 
+def test_the_second_detectors_own_box_over_the_two_tiles_is_not_a_third():
+    # beside its two halves, the second detector also boxed the pair as one (IoU 0.37 with each half: its NMS
+    # at 0.5 keeps all three); that box is the replaced first box again (IoU 0.96), not a tile the first missed
+    first = Detections.make([[0, 0, 60, 100], [100, 0, 140, 60]], [0.7, 0.9])
+    second = Detections.make([[1, 1, 59, 39], [1, 41, 59, 79], [0, 2, 60, 98]], [0.6, 0.5, 0.4])
+    d = add_second(first, second)
+    assert sorted(map(tuple, np.round(d.boxes).astype(int).tolist())) == [
+        (1, 1, 59, 39), (1, 41, 59, 79), (100, 0, 140, 60)]
+
+
 def test_an_empty_detection_leaves_the_other():
     first = Detections.make([[0, 0, 40, 60]], [0.9])
     none = Detections.make(np.zeros((0, 4)))

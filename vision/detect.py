@@ -268,8 +268,8 @@ def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_S
     * a first box that holds two or more second boxes (each at least ``inside`` of its area in it, at IoU
       under ``skip_iou`` with it) covering together at least ``inside`` of its area is two tiles boxed as one
       (touching tiles lying sideways, bonus tiles in a column): those boxes replace it;
-    * a second box overlapping no (kept) first box at IoU ≥ ``skip_iou`` and lying less than ``inside`` of its
-      area in each is a tile the first missed: it is added;
+    * a second box overlapping no first box (a replaced one included) at IoU ≥ ``skip_iou`` and lying less
+      than ``inside`` of its area in each is a tile the first missed: it is added;
     * the rest are the first detector's tiles again: dropped.
 
     Boxes (N, 4) float32 xyxy pixels; the first's come first, in their order (less those replaced), then the
@@ -298,7 +298,9 @@ def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_S
             added.update(int(i) for i in held)
     kept = np.array([j for j in range(len(F)) if j not in replaced], np.int64)
     for i in range(len(S)):
-        if i not in added and (not len(kept) or (iou[i, kept].max() < skip_iou and within[i, kept].max() < inside)):
+        # (against every first box, the replaced too: the second's own box over the same two tiles, kept by
+        # its NMS beside its two halves, is that first box again, not a third tile)
+        if i not in added and iou[i].max() < skip_iou and within[i].max() < inside:
             added.add(i)
     new = np.array(sorted(added), np.int64)
     return Detections.make(np.vstack([F[kept], S[new]]), np.r_[first.scores[kept], second.scores[new]],
