@@ -119,3 +119,21 @@ def test_no_second_detector_on_the_command_line(tmp_path, capsys):
 
     assert cli.main(["photo", str(DEMO), "--json", "--no-history", "--no-second-detector"]) == 0
     assert json.loads(capsys.readouterr().out)["photo"]["second_detector"] is False
+
+
+def test_the_web_answer_says_when_the_second_detector_boxed_tiles(tmp_path, monkeypatch):
+    # (web.schemas.PhotoInfo is the answer's model: a key it lacks is dropped from the answer)
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from fastapi.testclient import TestClient
+
+    import vision.pipeline as pipeline
+    from web.app import Settings, create_app
+
+    monkeypatch.setattr(pipeline, "SECOND_BELOW", 1.01)  # every reading "unsure"
+    monkeypatch.setattr(pipeline, "load_second_detector", lambda *a, **k: _Stub())
+    client = TestClient(create_app(Settings(data_dir=tmp_path / "data")))
+    r = client.post("/api/score", files={"image": ("demo.jpg", DEMO.read_bytes(), "image/jpeg")},
+                    data={"ruleset": "nts"})
+    assert r.status_code == 200, r.text[:600]
+    assert r.json()["photo"]["second_detector"] is True

@@ -204,6 +204,8 @@ class PhotoInfo(BaseModel):
                                 "the boxes are in the straightened frame)")
     mirrored: bool = Field(False, description="the tiles were boxed again, the photo also read mirrored and the two "
                                               "passes' boxes fused (the first reading was not legal or unsure)")
+    second_detector: bool = Field(False, description="the boxes include a second detector's (mahjong-detector's, "
+                                  "trained on real photos): the first reading was not legal or under 95 % sure")
     file_width: int = Field(..., description="the uploaded photo's size, EXIF-upright (the frame of `file_box`)")
     file_height: int
 
