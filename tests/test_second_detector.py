@@ -112,13 +112,43 @@ def test_an_unsure_reading_is_read_again_with_the_second_detectors_boxes(monkeyp
     assert stub.calls == 1 and not off.second and len(off.detections) == 16
 
 
-def test_no_second_detector_on_the_command_line(tmp_path, capsys):
+def test_a_second_look_that_adds_no_box_keeps_the_first_reading_unmarked(monkeypatch):
+    # the real second detector on the demo: its 13 boxes lie inside the first detector's 16 (above)
+    import vision.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "SECOND_BELOW", 1.01)  # every reading "unsure"
+    r = pipeline.read_photo(DEMO, rotate=False, mirror=False)
+    assert "second detector" in r.timings and not r.second and len(r.detections) == 16
+    assert not any("second detector" in n for n in r.reading.notes)
+
+
+def test_a_sure_reading_does_not_need_the_second_detectors_package(monkeypatch):
+    import vision.pipeline as pipeline
+    from vision.errors import ModelError
+
+    def missing(*a, **k):
+        raise ModelError("the second detector's model is missing")
+
+    monkeypatch.setattr(pipeline, "load_second_detector", missing)
+    assert pipeline.read_photo(DEMO).reading.legal
+    monkeypatch.setattr(pipeline, "SECOND_BELOW", 1.01)
+    with pytest.raises(ModelError):
+        pipeline.read_photo(DEMO, rotate=False, mirror=False)
+
+
+def test_no_second_detector_on_the_command_line(tmp_path, capsys, monkeypatch):
     import json
 
     import cli
+    import vision.pipeline as pipeline
 
+    stub = _Stub()
+    monkeypatch.setattr(pipeline, "SECOND_BELOW", 1.01)  # every reading "unsure"
+    monkeypatch.setattr(pipeline, "load_second_detector", lambda *a, **k: stub)
     assert cli.main(["photo", str(DEMO), "--json", "--no-history", "--no-second-detector"]) == 0
-    assert json.loads(capsys.readouterr().out)["photo"]["second_detector"] is False
+    assert json.loads(capsys.readouterr().out)["photo"]["second_detector"] is False and stub.calls == 0
+    assert cli.main(["photo", str(DEMO), "--json", "--no-history"]) == 0
+    assert json.loads(capsys.readouterr().out)["photo"]["second_detector"] is True and stub.calls >= 1
 
 
 def test_the_web_answer_says_when_the_second_detector_boxed_tiles(tmp_path, monkeypatch):

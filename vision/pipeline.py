@@ -590,7 +590,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     ``mahjong-detector``'s YOLO, trained on real photos, used only beside the product's own detector), by
     :func:`~vision.detect.add_second`: tiles the first detector missed, and two tiles it boxed as one. That
     reading replaces the first unless the first is legal and it is not; every later pass (mirror, turns,
-    straightening) adds them too. ``PhotoResult.second`` and a note say so. One more second-detector and
+    straightening) adds them too. ``PhotoResult.second`` and a note say so when its boxes changed ours (when
+    they add none, the first reading stands, with no classifier pass again). The second detector is loaded
+    only then (:class:`~vision.errors.ModelError` when its package is missing). One more second-detector and
     classifier pass (the first detector's boxes are kept), then one more second-detector pass per later pass:
     about 90 ms a pass on one core. On composites of real tile photos (bonus tiles in sideways columns) it
     made fewer confident wrong readings; see the model card.
@@ -627,12 +629,21 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     t["load"] = time.perf_counter() - t0
     det_model = detector or load_detector()
     cls_model = classifier or load_classifier()
-    second_model = (second_detector if second_detector is not None else
-                    load_second_detector() if second and getattr(det_model, "mirror_safe", False) else None)
-    if not second:
-        second_model = None
+    # (loaded by second_look when a reading first needs it: a sure reading never loads it, nor needs the package)
+    want_second = second and (second_detector is not None or getattr(det_model, "mirror_safe", False))
+    second_model: Detector | None = None
     use_second = False  # (set once the first reading is unsure: every pass after it adds the second's boxes)
-    first_boxes: dict[tuple[int, bool], tuple[Photo, Detections]] = {}  # (the first detector's, per photo read)
+    # the detectors' boxes per photo read (the photo kept in the value: its id is not reused meanwhile)
+    first_boxes: dict[tuple[int, bool], tuple[Photo, Detections]] = {}
+    second_boxes: dict[int, tuple[Photo, Detections]] = {}
+
+    def with_second(ph: Photo, det: Detections) -> tuple[Detections, bool]:
+        """``det`` (the first detector's boxes of ``ph``) with the second detector's added
+        (:func:`~vision.detect.add_second`), and whether that changed them."""
+        if id(ph) not in second_boxes:
+            second_boxes[id(ph)] = (ph, second_model(ph.pixels))
+        merged = add_second(det, second_boxes[id(ph)][1])
+        return merged, not (len(merged) == len(det) and np.array_equal(merged.boxes, det.boxes))
     # the turn is chosen on readings without --fix/--add/--exposed (the tile numbers are those of the
     # reading the user saw, which a turned photo, or another region, numbers differently: a bed-cover render
     # read with its two exposed melds named chose another region, and --fix numbers given with --exposed
@@ -648,8 +659,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         else:
             det = detect_zoomed(ph.pixels, dm) if zoom else dm(ph.pixels)
             first_boxes[key] = (ph, det)
+        added = False
         if use_second and second_model is not None:
-            det = add_second(det, second_model(ph.pixels))
+            det, added = with_second(ph, det)
         if timing is not None:
             timing["detect"] = time.perf_counter() - t1
         if len(det) == 0:
@@ -673,7 +685,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             raise NoTilesError(f"{photo.name}: no tiles found in the photo ({clutter} box(es) the classifier "
                                f"judged not to be tiles)")
         res = read_detections(ph, det, readings, rs, ctx, not_tiles=clutter, **kw)
-        if use_second and second_model is not None:
+        if added:  # (only when the second's boxes changed the first's: the note says they were added)
             res = replace(res, second=True)
         if timing is not None:
             timing["layout+decode+score"] = res.timings["layout+decode+score"]
@@ -725,14 +737,21 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     def second_look(result: PhotoResult | None, error: Exception | None, ph: Photo, turned: int = 0):
         """The first reading of ``ph`` (``result``, or its ``error``) read again with the second detector's
         boxes when it is unsure (``second``); (the reading kept, its error)."""
-        nonlocal use_second
-        if (second_model is None or use_second or isinstance(error, HandError)
+        nonlocal use_second, second_model
+        if (not want_second or use_second or isinstance(error, HandError)
                 or (result is not None and result.reading.legal and result.reading.confidence >= SECOND_BELOW)):
             return result, error
+        if second_model is None:
+            second_model = second_detector if second_detector is not None else load_second_detector()
         use_second = True
         t1 = time.perf_counter()
+        first = first_boxes.get((id(ph), False))
+        if first is not None and not with_second(ph, first[1])[1]:
+            # it adds no box: the same reading again (no classifier pass)
+            t["second detector"] = time.perf_counter() - t1
+            return result, error
         try:
-            r2 = replace(read(ph, None), turned=turned, second=True,
+            r2 = replace(read(ph, None), turned=turned,
                          straightened=result.straightened if result is not None else None)
         except (NoTilesError, HandError):
             r2 = None
