@@ -23,7 +23,6 @@ def test_a_box_the_first_detector_missed_is_added_with_its_own_score_face_up():
 def test_a_tile_both_detectors_boxed_keeps_the_first_detectors_box():
     first = Detections.make([[0, 0, 40, 60]], [0.9])
     # IoU 36·60 / (2·40·60 − 36·60) = 0.82: the same tile
-    assert add_second(first, Detections.make([[4, 0, 44, 60]], [0.99])) is not None
     d = add_second(first, Detections.make([[4, 0, 44, 60]], [0.99]))
     assert np.allclose(d.boxes, [[0, 0, 40, 60]]) and np.allclose(d.scores, [0.9])
     # a smaller box inside the first's (IoU 0.25, but all of it inside): part of the same tile, dropped
@@ -167,3 +166,19 @@ def test_the_web_answer_says_when_the_second_detector_boxed_tiles(tmp_path, monk
                     data={"ruleset": "nts"})
     assert r.status_code == 200, r.text[:600]
     assert r.json()["photo"]["second_detector"] is True
+
+
+def test_a_batch_reads_again_when_the_second_detectors_model_changes(tmp_path, monkeypatch):
+    # a resumed batch keeps the rows read by the same models (vision.readers.reader_identity): the second
+    # detector's model is one of them, so another mahjong-detector version reads the photos again
+    import vision.detect as detect
+    from vision.readers import DEFAULT_READER, reader_identity
+
+    model = tmp_path / "model.onnx"
+    model.write_bytes(b"one version")
+    monkeypatch.setattr(detect, "second_model_path", lambda: model)
+    first = reader_identity(DEFAULT_READER)
+    model.write_bytes(b"another version")
+    assert reader_identity(DEFAULT_READER) != first
+    monkeypatch.setattr(detect, "second_model_path", lambda: None)
+    assert reader_identity(DEFAULT_READER) not in (first,)

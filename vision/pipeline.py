@@ -585,7 +585,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     renders it read one more hand exactly; see the model card.
 
     ``second``: when the first reading (upright, or the ``turn`` asked for; straightened when it was) is not
-    legal, is less sure than :data:`SECOND_BELOW`, or found no tile, the photo is read again with the boxes of
+    legal, is less sure than :data:`SECOND_BELOW`, or found no tile (not when what was said contradicts it:
+    a HandError stands), the photo is read again with the boxes of
     a second detector added (``second_detector``, default :class:`~vision.detect.SecondDetector`:
     ``mahjong-detector``'s YOLO, trained on real photos, used only beside the product's own detector), by
     :func:`~vision.detect.add_second`: tiles the first detector missed, and two tiles it boxed as one. That

@@ -77,7 +77,8 @@ def resolve_reader(spec: str) -> Callable[[], Reader]:
 
 def reader_identity(spec: str) -> str:
     """What identifies the reader in the parameter hash: for the default reader the SHA-256 of
-    the model files (new models → photos are read again), else the spec itself."""
+    the model files, the second detector's (:func:`vision.detect.second_model_path`) among them (new models →
+    photos are read again), else the spec itself."""
     base, _, tileset = spec.partition(TILESET_TAG)
     if tileset:  # the profile's contents too: a profile calibrated again → photos are read again
         from .errors import VisionError
@@ -89,13 +90,14 @@ def reader_identity(spec: str) -> str:
             raise FatalError(str(e).splitlines()[0]) from None
     if spec != DEFAULT_READER:
         return spec
+    from .detect import second_model_path
     from .models import CLASSIFIER_FILE, DETECTOR_FILE, models_dir
 
     h = hashlib.sha256()
-    for f in (DETECTOR_FILE, CLASSIFIER_FILE):
-        p = models_dir() / f
+    # (the second detector's too, the model of the mahjong-detector package: another version → read again)
+    for p in (models_dir() / DETECTOR_FILE, models_dir() / CLASSIFIER_FILE, second_model_path()):
         try:
-            h.update(bytes.fromhex(_sha256_file(p)))
+            h.update(bytes.fromhex(_sha256_file(p)) if p is not None else b"missing")
         except OSError:
             h.update(b"missing")
     return "models:" + h.hexdigest()[:16]
