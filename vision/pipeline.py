@@ -590,7 +590,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     a second detector added (``second_detector``, default :class:`~vision.detect.SecondDetector`:
     ``mahjong-detector``'s YOLO, trained on real photos, used only beside the product's own detector), by
     :func:`~vision.detect.add_second`: tiles the first detector missed, and two tiles it boxed as one. That
-    reading replaces the first unless the first is legal and it is not; every later pass (mirror, turns,
+    reading replaces the first unless the first is legal and it is not, its tiles are mostly read turned
+    (:func:`_mostly_turned`), or it is a non-winner's hand nobody said (:func:`_non_winner_read`); every later pass (mirror, turns,
     straightening) adds them too. ``PhotoResult.second`` and a note say so when its boxes changed ours (when
     they add none, the first reading stands, with no classifier pass again). The second detector is loaded
     only then (:class:`~vision.errors.ModelError` when its package is missing). One more second-detector and
@@ -757,7 +758,11 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         except (NoTilesError, HandError):
             r2 = None
         t["second detector"] = time.perf_counter() - t1
-        if r2 is not None and (result is None or r2.reading.legal or not result.reading.legal):
+        # (as the mirror pass's: not kept when its tiles are mostly read turned, the quarter turns being the
+        # remedy then: the demo sent a quarter turn off, said not won, had the added boxes read sideways as a
+        # legal non-winner's hand at 86 %; nor as a non-winner's hand nobody said, :func:`_non_winner_read`)
+        if (r2 is not None and not _mostly_turned(r2) and not _non_winner_read(r2, ctx)
+                and (result is None or r2.reading.legal or not result.reading.legal)):
             return r2, None
         return result, error
 
