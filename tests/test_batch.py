@@ -462,6 +462,29 @@ def test_a_batch_settles_with_the_options_given(tmp_path, capsys):
         assert said in err and len(err.strip().splitlines()) == 1, err
 
 
+def test_a_ruleset_option_given_as_settle_option_is_refused_for_a_row_ruleset_too(tmp_path, capsys):
+    # review: `--settle-option dealer_streak_points=per-deal` is refused against --ruleset only; with the rows'
+    # ruleset cell hk-tw-16 under the default --ruleset nts it reached the payments and not the hands. E, the
+    # dealer, wins on S's discard of 6s after 3 deals kept: 無字花 5 (004:8) + 將眼 1 (004:1) + 莊 1 (004:1) +
+    # 連莊 2 (004:2, flat; per-deal would be 2 × 3 = 6, 004-15 b) + 底 5 (004:41) = 14: the hand is scored flat
+    # while the settlement read per-deal. One value per table fact: the hand is not settled, saying where it goes
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;seat_wind;winner;ruleset;dealer_streak;notation\n"
+                   "e.jpg;1;1;E;E;yes;hk-tw-16;3;[123m] 456m 777p 234s 678s 55p win:6s\n"
+                   "s.jpg;1;1;S;S;no;hk-tw-16;;123m456m789m123p999p2z\n"
+                   "w.jpg;1;1;W;W;no;hk-tw-16;;123m456m789m123p888p3z\n"
+                   "n.jpg;1;1;N;N;no;hk-tw-16;;789m123p111s999s123s4z\n")
+    out = tmp_path / "out.jsonl"
+    assert cli.main(["batch", str(d), "-m", str(man), "-O", str(out), "-j", "0", "--no-history", "--no-progress",
+                     "--settle-option", "discarder=S", "--settle-option", "dealer_streak_points=per-deal"]) == 0
+    (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert rec["status"].startswith("not settled: --settle-option dealer_streak_points=per-deal: "
+                                    "dealer_streak_points is a ruleset option of hk-tw-16"), rec
+    capsys.readouterr()
+
+
 def test_a_winner_whose_mahjong_is_not_allowed_is_not_settled(tmp_path, truth, capsys):
     # a director's rode-draak table: the winner's hand not clean with fewer than 2 doublings scores "mahjong not
     # allowed … it would have scored N", total 0; batch settled the table on that 0 (Ann 0, the others paying

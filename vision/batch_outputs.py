@@ -139,6 +139,14 @@ def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[s
 
     rs = load_ruleset(ruleset_id)
     out = keyed_options(given or {}, "--settle-option", same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
+    # (batch checks --settle-option against --ruleset only: under a row's own ruleset cell a ruleset option given
+    # so would reach the payments and not the hands, hk-tw-16's dealer_streak_points scoring 連莊 flat and paying
+    # it per deal)
+    for key, value in out.items():
+        if key in rs.options:
+            raise RulesetError(f"--settle-option {key}={value}: {key} is a ruleset option of {rs.id}: give it with "
+                               f"--option or the rows' options cell (the hands are scored with it and the "
+                               f"settlements read it)")
     shared: dict[str, Any] = {}
     rows = [keyed_options(job.options, "option", same=lambda k, a, b: rs.same_value(k, a, b)) for job, _ in members]
     for key in getattr(rs.module, "SETTLE_OPTIONS", ()):
