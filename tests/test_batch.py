@@ -485,6 +485,39 @@ def test_a_ruleset_option_given_as_settle_option_is_refused_for_a_row_ruleset_to
     capsys.readouterr()
 
 
+def test_a_dealer_streak_on_a_non_dealers_row_is_not_dropped_from_the_settlement(tmp_path, capsys):
+    # review: the settlement reads the dealer streak from the dealer's row only; one typed on the winner's row
+    # (not the dealer) was dropped without a word, status ok. S wins on E's discard of 6s: 無字花 5 (004:8) +
+    # 將眼 1 (004:1) + 底 5 (004:41) = 11; under dealer_point=any-dealer-payment (004-15 b) E pays 11 + 莊 1
+    # (004:1) + 連莊 2 (004:2, flat) = 14 with the streak of 3, 12 without: it had paid 12. One value per table
+    # fact: rows that give the streak values that differ are not settled
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;seat_wind;winner;dealer_streak;notation\n"
+                   "e.jpg;1;1;E;E;no;;123m456m789m123p999p2z\n"
+                   "s.jpg;1;1;S;S;yes;3;[123m] 456m 777p 234s 678s 55p win:6s\n"
+                   "w.jpg;1;1;W;W;no;;123m456m789m123p888p3z\n"
+                   "n.jpg;1;1;N;N;no;;789m123p111s999s123s4z\n")
+    out = tmp_path / "out.jsonl"
+    base = ["batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0", "--no-history",
+            "--no-progress", "--settle-option", "discarder=E", "--option", "dealer_point=any-dealer-payment"]
+    assert cli.main(base) == 0
+    (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert rec["status"].startswith("not settled: the rows give the dealer streak as 0 (the dealer E's row) and 3"), rec
+    # the same streak on every row (a batch's --dealer-streak default) is the dealer's: E pays 14
+    assert cli.main([*base, "--dealer-streak", "3"]) == 0
+    (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert rec["status"] == "ok" and rec["net"] == {"E": -14, "S": 14, "W": 0, "N": 0}, rec
+    # as the dealer's row alone giving it (the others none)
+    man.write_text(man.read_text().replace("no;;123m456m789m123p999p2z", "no;3;123m456m789m123p999p2z")
+                   .replace("yes;3;", "yes;;"))
+    assert cli.main(base) == 0
+    (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert rec["status"] == "ok" and rec["net"] == {"E": -14, "S": 14, "W": 0, "N": 0}, rec
+    capsys.readouterr()
+
+
 def test_a_winner_whose_mahjong_is_not_allowed_is_not_settled(tmp_path, truth, capsys):
     # a director's rode-draak table: the winner's hand not clean with fewer than 2 doublings scores "mahjong not
     # allowed … it would have scored N", total 0; batch settled the table on that 0 (Ann 0, the others paying

@@ -163,8 +163,17 @@ def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[s
     if winner is not None:
         out = with_win_by(rs.id, out, dict(members[winner][0].context).get("win_by", "discard"))
     streak = int(dict(members[dealer][0].context).get("dealer_streak") or 0)
-    if streak and "dealer_streak" in getattr(rs.module, "SETTLE_WHOLE_NUMBERS", ()):
-        out["dealer_streak"] = streak
+    if "dealer_streak" in getattr(rs.module, "SETTLE_WHOLE_NUMBERS", ()):
+        # (one typed on another row than the dealer's had been dropped without a word: one table, one streak)
+        for job, _ in members:
+            other = int(dict(job.context).get("dealer_streak") or 0)
+            if other and other != streak:  # (a row that gives none: the dealer's is the table's)
+                raise RulesetError(
+                    f"the rows give the dealer streak as {streak} (the dealer {members[dealer][0].player or members[dealer][0].key}'s row) and "
+                    f"{other} ({job.player or job.key}'s row): the table's dealer streak (連莊, 004:2) is the dealer's row's "
+                    f"dealer_streak cell; give it there (or the same on every row)")
+        if streak:
+            out["dealer_streak"] = streak
     return out
 
 
