@@ -21,7 +21,8 @@ def defaults_from_args(args: argparse.Namespace) -> Defaults:
 
 def settle_options_from_args(args: argparse.Namespace) -> dict[str, str]:
     """``--settle-option NAME=VALUE`` items → {name: value}, named as the schemes spell them
-    (:func:`scoring.engine.option_key`). The scheme's own keys only (hk-tw-16 ``discarder``, swedish
+    (:func:`scoring.engine.option_key`), given to every table hand (one that describes one hand, with several
+    table hands: :func:`vision.batch_outputs.check_settle_options`). The scheme's own keys only (hk-tw-16 ``discarder``, swedish
     ``totals`` …; each table hand's scheme judges them, a table hand it refuses is ``not settled``): raises
     UserError for ``dealer_streak`` (the dealer's row's ``--dealer-streak``/``dealer_streak`` cell is the table's
     one value, its hand scored with it) and ``win_by`` (the winner's row's), for a ruleset option of
@@ -133,8 +134,9 @@ def register(subparsers) -> None:
     p.add_argument("--exposed", type=exposed_arg, help="default melds on the table (rarely useful for a whole batch)")
     p.add_argument("--fix", action=JoinRepeats, help="default corrections (rarely useful for a whole batch)")
     p.add_argument("--settle-option", action="append", default=[], metavar="NAME=VALUE",
-                   help="a settlement-scheme option for every table hand (repeatable), e.g. discarder=S under "
-                        "hk-tw-16 (players are the rows' labels); ruleset options the settlement reads "
+                   help="a settlement-scheme option for every table hand (repeatable); one that describes one "
+                        "hand (hk-tw-16 discarder=S, liable, cash …) only when the batch holds one table hand: "
+                        "else each hand's goes in the manifest's settle cell (players are the rows' labels); ruleset options the settlement reads "
                         "(dealer_point, cash_from …) are the --option/options cell's, the win source the "
                         "winner's row's, the dealer streak the dealer's row's. See docs/batch.md")
     add_history_args(p)

@@ -518,6 +518,89 @@ def test_a_dealer_streak_on_a_non_dealers_row_is_not_dropped_from_the_settlement
     capsys.readouterr()
 
 
+#: two hk-tw-16 table hands typed in the notation cell: in hand 1 S wins, in hand 2 W wins, each with the same
+#: hand: 無字花 5 (004:8) + 將眼 1 (55p, 004:1) + 底 5 (004:41) = 11; neither winner is the dealer (no 莊)
+TWO_HK_HANDS = ("photo;table;hand;player;seat_wind;winner;notation;settle\n"
+                "h1e.jpg;1;1;E;E;no;123m456m789m123p999p2z;\n"
+                "h1s.jpg;1;1;S;S;yes;[123m] 456m 777p 234s 678s 55p win:6s;discarder=E\n"
+                "h1w.jpg;1;1;W;W;no;123m456m789m123p888p3z;\n"
+                "h1n.jpg;1;1;N;N;no;789m123p111s999s123s4z;\n"
+                "h2e.jpg;1;2;E;E;no;123m456m789m123p999p2z;\n"
+                "h2s.jpg;1;2;S;S;no;123m456m789m123p888p3z;\n"
+                "h2w.jpg;1;2;W;W;yes;[123m] 456m 777p 234s 678s 55p win:6s;\"discarder=N cash=S:3,E:5\"\n"
+                "h2n.jpg;1;2;N;N;no;789m123p111s999s123s4z;\n")
+
+
+def test_a_per_hand_settle_option_is_refused_for_a_batch_of_several_hands(tmp_path, capsys):
+    # review: `--settle-option discarder=E` was given to every table hand: in a batch of two hk-tw-16 hands E paid
+    # both discard wins, status ok, though N discarded in hand 2. One hand's discarder is refused for several, in
+    # one line naming the settle cell, before any photo is read (no state database, no output)
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("".join(ln.rsplit(";", 1)[0] + "\n" for ln in TWO_HK_HANDS.splitlines()))  # (no settle column)
+    out = tmp_path / "out.jsonl"
+    base = ["batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0", "--no-history",
+            "--no-progress"]
+    assert cli.main([*base, "--settle-option", "discarder=E"]) == 2
+    err = capsys.readouterr().err
+    assert "discarder describes one hand" in err and "settle cell" in err and len(err.strip().splitlines()) == 1, err
+    assert not out.exists() and not (tmp_path / "out.batch.sqlite3").exists()
+    # one table hand: its discarder may still be given so (the hand 2 rows left out)
+    man.write_text("".join(ln for ln in man.read_text().splitlines(True) if not ln.startswith("h2")))
+    assert cli.main([*base, "--settle-option", "discarder=E"]) == 0
+    (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert rec["status"] == "ok" and rec["net"] == {"E": -11, "S": 11, "W": 0, "N": 0}, rec
+    capsys.readouterr()
+
+
+def test_each_table_hand_is_settled_with_its_own_settle_cell(tmp_path, capsys):
+    # the manifest's settle cell gives one table hand's settlement options, on any row of it. Hand 1: E discarded,
+    # E pays S's 11 (RULINGS 004-01: a discard win is paid by the discarder). Hand 2: N discarded, N pays W's 11;
+    # cash (004:42-43, cash_from=each, the default, 004-32): S collects $3 and E $5 from each other player, so
+    # E +15 -3 = +12, S +9 -5 = +4, W and N -3 -5 = -8 each
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text(TWO_HK_HANDS)
+    out = tmp_path / "out.jsonl"
+    base = ["batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0", "--no-history",
+            "--no-progress"]
+    assert cli.main(base) == 0
+    recs = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert [r["status"] for r in recs] == ["ok", "ok"], recs
+    assert recs[0]["net"] == {"E": -11, "S": 11, "W": 0, "N": 0}
+    assert recs[1]["net"] == {"E": 0, "S": 0, "W": 11, "N": -11}
+    assert "cash net (apart from points): E +12, S +4, W -8, N -8" in recs[1]["notes"], recs[1]
+    # two rows of one hand that give it values that differ: not settled, naming both rows; the other hand is
+    man.write_text(TWO_HK_HANDS.replace("h2n.jpg;1;2;N;N;no;789m123p111s999s123s4z;",
+                                        "h2n.jpg;1;2;N;N;no;789m123p111s999s123s4z;discarder=S"))
+    assert cli.main(base) == 0
+    recs = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert recs[0]["status"] == "ok"
+    assert recs[1]["status"] == ("not settled: the rows' settle cells give discarder as 'N' (W's row) and 'S' (N's "
+                                 "row): one table hand has one value; give it once"), recs[1]
+    # a cell that cannot be used makes its row an error row, naming the cell (the batch goes on)
+    for cell, said in (("discarder", "settle cell: 'discarder' must be NAME=VALUE"),
+                       ("dealer_streak=3", "dealer_streak=3: the dealer streak is the dealer's row's dealer_streak cell"),
+                       ("win_by=self-drawn", "win_by=self-drawn: the win source is the winner's row's win_by cell"),
+                       ("dealer_point=any-dealer-payment", "dealer_point=any-dealer-payment is a ruleset option of "
+                                                           "hk-tw-16: put it in the options cell"),
+                       ("totals=E:1", "the settlement of hk-tw-16 takes no option totals")):
+        man.write_text(TWO_HK_HANDS.replace(";discarder=E\n", f";{cell}\n"))
+        assert cli.main(base) == 0
+        rows = [r for r in map(json.loads, out.read_text().splitlines())]
+        assert said in rows[1]["status"] and rows[1]["status"].startswith("error: manifest line 3: "), rows[1]
+        assert rows[-2]["status"].startswith("not settled: the manifest row of h1s.jpg cannot be used"), rows[-2]
+    # one on a row of no table hand would be read by no settlement
+    man.write_text(TWO_HK_HANDS + "x.jpg;;;X;E;no;123m456m789m123p999p2z;discarder=E\n")
+    assert cli.main(base) == 0
+    (row,) = [r for r in map(json.loads, out.read_text().splitlines()) if r.get("photo") == "x.jpg"]
+    assert row["status"] == ("error: manifest line 10: settle cell: the row is in no table hand (its table and hand "
+                             "cells are empty): the settle cell gives a table hand's settlement options"), row
+    capsys.readouterr()
+
+
 def test_a_winner_whose_mahjong_is_not_allowed_is_not_settled(tmp_path, truth, capsys):
     # a director's rode-draak table: the winner's hand not clean with fewer than 2 doublings scores "mahjong not
     # allowed … it would have scored N", total 0; batch settled the table on that 0 (Ann 0, the others paying

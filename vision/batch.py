@@ -53,7 +53,7 @@ from scoring.errors import HandError, RulesetError
 from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_COLUMNS, …)
     _one_line,
     FRAME_NOT_RECORDED, OUTPUT_COLUMNS, SETTLEMENT_COLUMNS, _atomic_write, _cell, _status, export, flush_history,
-    output_rows, settle_group)
+    check_settle_options, output_rows, settle_group)
 from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEMA, …)
     STATE_SCHEMA, _RESULT_COLS, file_hash, open_state, write_result)
 from .decode import REVIEW_BELOW as _REVIEW_BELOW, confidence_value, format_confidence
@@ -380,6 +380,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         raise BatchError("--only-manifest needs --manifest CSV (the photos to score)")
     defaults = defaults or Defaults()
     jobs = build_jobs(d, manifest, defaults, only_manifest)
+    check_settle_options(jobs, defaults.settle_options)  # (one hand's discarder given to them all)
     listed = {j.key for j in jobs}
     raw = [] if only_manifest else [k for k in raw_files(d.resolve()) if k not in listed]
     if not jobs:

@@ -126,19 +126,36 @@ def _one_line(e: BaseException) -> str:
 def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[str, Any]]], winner: int | None,
                          dealer: int, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The settlement options of one table hand of a batch (``members``: its rows; ``winner``/``dealer``: the
-    index of the winner's row, None for a void hand, and of the dealer's): ``given`` (``batch
-    --settle-option``, the scheme's own keys: hk-tw-16 ``discarder``, swedish ``totals`` …), with one value per
+    index of the winner's row, None for a void hand, and of the dealer's): the rows' ``settle`` cells (any row of
+    the hand: hk-tw-16 ``discarder``, ``liable`` …) and ``given`` (``batch --settle-option``, the scheme's own
+    keys: hk-tw-16 ``discarder``, swedish ``totals`` …), with one value per
     table fact taken from the rows, as ``table`` takes it: the ruleset options the scheme reads
     (``scoring.settle.table_options``: hk-tw-16 ``dealer_point``, ``dealer_streak_points``, ``cash_from``,
     swedish ``fine_remainder`` …) as the hands were scored with them (``--option``, the options cell), the
     winner's ``win_by`` (``scoring.settle.with_win_by``) and the dealer's row's ``dealer_streak`` (hk-tw-16 連莊,
     004:2: ``--dealer-streak``, the dealer_streak cell). Raises RulesetError (the hand is then not settled)
-    when the rows give a shared option values that differ, or ``given`` contradicts the rows."""
+    when the rows give a shared option values that differ (their options or settle cells, naming the rows), or
+    ``given`` contradicts the rows."""
     from scoring.engine import keyed_options, load_ruleset
     from scoring.settle import same_settle_value, table_options, with_win_by
 
     rs = load_ruleset(ruleset_id)
     out = keyed_options(given or {}, "--settle-option", same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
+    # the hand's own options, from its rows' settle cells (any row; one key on two rows must agree): a batch of
+    # many hands had given every one the --settle-option discarder, each discard win paid by that player
+    cell: dict[str, tuple[str, Job]] = {}
+    for job, _ in members:
+        for key, value in job.settle:
+            if key in cell and not same_settle_value(rs.id, key, cell[key][0], value):
+                first = cell[key][1]
+                raise RulesetError(f"the rows' settle cells give {key} as {cell[key][0]!r} ({_who(first)}'s row) and "
+                                   f"{value!r} ({_who(job)}'s row): one table hand has one value; give it once")
+            cell.setdefault(key, (value, job))
+    for key, (value, job) in cell.items():
+        if key in out and not same_settle_value(rs.id, key, out[key], value):
+            raise RulesetError(f"--settle-option {key}={out[key]} and {_who(job)}'s settle cell {key}={value} "
+                               f"differ: give it once")
+        out.setdefault(key, value)
     # (batch checks --settle-option against --ruleset only: under a row's own ruleset cell a ruleset option given
     # so would reach the payments and not the hands, hk-tw-16's dealer_streak_points scoring 連莊 flat and paying
     # it per deal)
@@ -175,6 +192,42 @@ def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[s
         if streak:
             out["dealer_streak"] = streak
     return out
+
+
+def check_settle_options(jobs: Sequence[Job], settle_options: Mapping[str, Any] | None) -> None:
+    """Before any photo is read: raises BatchError when ``settle_options`` (``batch --settle-option``, given to
+    every table hand) hold an option that describes one hand (its ruleset module's ``SETTLE_PER_HAND``:
+    hk-tw-16 ``discarder``, ``liable``, ``also_won``, ``cash``, ``false_win``; swedish ``totals``) and the batch
+    holds more than one table hand (rows sharing table and hand) of such a ruleset: each would be settled with
+    it, every discard win paid by one player. It goes in each hand's ``settle`` cell. A ruleset that cannot be
+    loaded is its rows' problem (error rows)."""
+    from scoring.engine import load_ruleset, option_key
+
+    hands: dict[tuple[str, str], str] = {}
+    for job in jobs:
+        if job.table and job.hand:
+            hands.setdefault((job.table, job.hand), job.ruleset)
+    for name, value in (settle_options or {}).items():
+        key = option_key(name)
+        mine = []
+        for (table, hand), ruleset in hands.items():
+            try:
+                rs = load_ruleset(ruleset)
+            except RulesetError:
+                continue
+            if key in getattr(rs.module, "SETTLE_PER_HAND", ()):
+                mine.append((f"table {table} hand {hand}", rs.id))
+        if len(mine) > 1:
+            named = ", ".join(h for h, _ in mine[:3]) + (" …" if len(mine) > 3 else "")
+            raise BatchError(f"--settle-option {key}={value}: {key} describes one hand, and the batch holds "
+                             f"{len(mine)} {'/'.join(sorted({r for _, r in mine}))} table hands ({named}): give "
+                             f"each hand's in the settle cell of one of its manifest rows (e.g. {key}={value} on "
+                             f"the winner's row; docs/batch.md)")
+
+
+def _who(job: Job) -> str:
+    """A row as a settlement's message names it: its player cell, else its photo."""
+    return job.player or job.key
 
 
 def void_hand_words(ruleset_id: str, declarer: str) -> str:

@@ -32,7 +32,7 @@ RAW_EXTS = frozenset({".dng", ".cr2", ".cr3", ".crw", ".nef", ".nrw", ".arw", ".
 #: manifest columns (documented in docs/batch.md); ``photo`` is required
 MANIFEST_COLUMNS = ("photo", "ruleset", "table", "hand", "player", "seat_wind", "round_wind", "winner", "dealer",
                     "win_by", "winning_tile", "notation", "exposed", "fix", "add", "flags", "options", "discards",
-                    "dealer_streak")
+                    "dealer_streak", "settle")
 
 #: the cells that correct a photo's reading: refused beside a ``notation`` cell (the hand typed is not read)
 PHOTO_CELLS = ("exposed", "fix", "add")
@@ -93,6 +93,10 @@ class Job:
     #: the hand typed in the manifest's ``notation`` cell (as ``mahjong-score hand`` takes it): the row is
     #: scored from it, its photo not read (the file may be missing); None for a photo's row
     notation: str | None = None
+    #: the row's ``settle`` cell: its table hand's settlement options (hk-tw-16 ``discarder``, ``liable`` …),
+    #: named as the schemes spell them (:func:`scoring.engine.option_key`); read by
+    #: :func:`vision.batch_outputs.group_settle_options`, not by the score (not in :meth:`params`)
+    settle: tuple[tuple[str, str], ...] = ()
 
     @property
     def seat_wind(self) -> str:
@@ -258,6 +262,73 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
         cells["photo"] = key
         out.append((lineno, cells))
     return out
+
+
+#: a comma in a settle cell item that starts the next item (``discarder=S,liable=E``); others are the value's
+#: (hk-tw-16 ``cash=E:5,S:3``)
+_SETTLE_COMMA = re.compile(r",(?=\s*[\w-]+\s*=)")
+
+
+def settle_cell_items(cell: str) -> list[str]:
+    """The ``NAME=VALUE`` items of a manifest ``settle`` cell, separated as the ``options`` cell's are (spaces,
+    ``;``, ``|``, ``,``), except that a comma not followed by ``NAME=`` belongs to the value (hk-tw-16's
+    ``cash=E:5,S:3``, 004:42-43)."""
+    out: list[str] = []
+    for sep in ";|":
+        cell = cell.replace(sep, " ")
+    for word in cell.split():
+        out.extend(w for w in _SETTLE_COMMA.split(word) if w)
+    return out
+
+
+def _settle_cell(cell: str, ruleset: str) -> tuple[dict[str, str], list[str]]:
+    """A row's ``settle`` cell: (its options {name as the scheme spells it: value}, what is wrong with it, one
+    phrase each). An item that is not NAME=VALUE, one option given twice with values that differ
+    (:func:`scoring.settle.same_settle_value`), a key the row's ruleset's scheme does not take (its module's
+    ``SETTLE_OPTIONS``; a scheme without them takes none), and the table facts that have their own cells are
+    refused: ``win_by`` (the winner's ``win_by`` cell), ``dealer_streak`` (the dealer's ``dealer_streak`` cell)
+    and a ruleset option (the ``options`` cell: the hands are scored with it too). A ruleset that cannot be
+    loaded is its own cell's problem: the items are then read for their form only."""
+    from scoring import load_ruleset
+    from scoring.engine import keyed_options, option_key
+    from scoring.settle import same_settle_value
+
+    problems: list[str] = []
+    pairs = []
+    for item in settle_cell_items(cell):
+        k, eq, v = item.partition("=")
+        if not eq or not k.strip():
+            problems.append(f"settle cell: {item!r} must be NAME=VALUE")
+        else:
+            pairs.append((k.strip(), v.strip()))
+    try:
+        rs = load_ruleset(ruleset)
+    except RulesetError:
+        rs = None
+
+    def same(k: str, a: Any, b: Any) -> bool:
+        return same_settle_value(rs.id, k, a, b) if rs is not None else a == b
+
+    try:
+        out = keyed_options(pairs, "settle cell option", same=same)
+    except RulesetError as e:
+        return {}, problems + [str(e)]
+    if rs is not None:
+        known = getattr(rs.module, "SETTLE_OPTIONS", ())
+        for key, value in out.items():
+            if key == "win_by":
+                problems.append(f"settle cell: win_by={value}: the win source is the winner's row's win_by cell")
+            elif key == "dealer_streak":
+                problems.append(f"settle cell: dealer_streak={value}: the dealer streak is the dealer's row's "
+                                f"dealer_streak cell (it scores the dealer's hand too)")
+            elif key in rs.options:
+                problems.append(f"settle cell: {key}={value} is a ruleset option of {rs.id}: put it in the options "
+                                f"cell (the hands are scored with it and the settlement reads it)")
+            elif key not in known:
+                own = [k for k in known if k not in rs.options and k not in ("win_by", "dealer_streak")]
+                takes = f"settlement options: {', '.join(own)}" if own else "it takes none"
+                problems.append(f"settle cell: the settlement of {rs.id} takes no option {key} ({takes})")
+    return {option_key(k): v for k, v in out.items()}, problems
 
 
 def _yes_no(v: str, what: str) -> bool:
@@ -476,6 +547,13 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
             opts.update(keyed_options(pairs, same=_same_value(cells.get("ruleset", d.ruleset))))
         except RulesetError as e:
             problems.append(str(e))
+    settle: dict[str, str] = {}
+    if "settle" in cells:
+        settle, wrong = _settle_cell(cells["settle"], cells.get("ruleset", d.ruleset))
+        problems.extend(wrong)
+        if not (cells.get("table") and cells.get("hand")):  # (it would be read by no settlement, unsaid)
+            problems.append("settle cell: the row is in no table hand (its table and hand cells are empty): the "
+                            "settle cell gives a table hand's settlement options")
     if ctx.get("winner") is False:  # (as the command line refuses --not-winner with them)
         won = [k.replace("_", "-") for k in WON_FIELDS if ctx.get(k)]
         if won:
@@ -532,7 +610,7 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                winning_tile=winning_tile, exposed=cells.get("exposed", None if notation else d.exposed),
                fix=cells.get("fix", None if notation else d.fix), add=cells.get("add") or None, notation=notation, table=cells.get("table", ""), hand=cells.get("hand", ""),
                player=cells.get("player", ""), dealer=dealer, error=error, typed=typed,
-               error_count=len(problems))
+               error_count=len(problems), settle=tuple(sorted(settle.items())))
 
 #: annotated images written by ``audit`` (``NAME.audit.jpg``, ``NAME.audit-2.jpg``): not photos to score
 _OUR_OUTPUT = re.compile(r"\.audit(-\d+)?\.jpg$", re.IGNORECASE)

@@ -891,6 +891,10 @@ SETTLE_KEYS = ("win_by", "discarder", "liable", "also_won", "cash", "false_win",
 #: every option :func:`settle` takes: its own keys and the ruleset options it reads (scoring.settle.settle
 #: refuses others, naming these)
 SETTLE_OPTIONS = SETTLE_KEYS + ("cash_from", "dealer_point", "dealer_streak_points")
+#: the settlement options of :func:`settle` that describe one hand (who discarded, who is liable …), not the
+#: table: a batch of several hands takes them from each hand's ``settle`` cell, never one ``--settle-option``
+#: for all (vision.batch_outputs.check_settle_options)
+SETTLE_PER_HAND = ("discarder", "liable", "also_won", "cash", "false_win")
 #: the settlement options of :func:`settle` whose values are words, taken in any case as a ruleset option's
 #: choices are (scoring.settle.same_settle_value); the others name players, whose labels keep their case
 SETTLE_CHOICES = {"win_by": ("discard", "self-drawn", "robbed-kong", "wall", "dead-wall")}

@@ -352,6 +352,9 @@ def _spread(amount: int, payers: Sequence[str]) -> dict[str, int]:
 
 #: every option :func:`fines` takes (scoring.settle.settle refuses others, naming these)
 SETTLE_OPTIONS = ("fine_remainder", "totals", "fine_quarters", "non_winner_exchange")
+#: the settlement options of :func:`fines` that describe one hand: ``totals``, the running totals before it
+#: (a batch of several hands takes them from each hand's ``settle`` cell: vision.batch_outputs.check_settle_options)
+SETTLE_PER_HAND = ("totals",)
 
 
 def fines(scores: Mapping[str, int], winner: str | None, east: str,
