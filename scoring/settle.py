@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping
 
 from .engine import keyed_options, load_ruleset, option_key
 from .errors import RulesetError, echo
+from .hand import MAX_DEALER_STREAK
 from .notation import is_whole_number
 
 
@@ -117,16 +118,29 @@ def refused_win_text(winner: str, status: str | None, ruleset_id: str | None = N
     return f"{text}; {then.format(void=void)}" if then else text
 
 
+#: the most a settlement count may be (:func:`settle_whole_number`): the dealer streak as a hand is scored with it
+#: (``Context.dealer_streak``; hk-tw-16 連莊, 004:2)
+SETTLE_WHOLE_NUMBER_MOST = {"dealer_streak": MAX_DEALER_STREAK}
+
+
 def settle_whole_number(key: str, raw: Any) -> int:
     """``raw``, a value given for the settlement option ``key`` that is a count (hk-tw-16's ``dealer_streak``,
     連莊 004:2: its module's ``SETTLE_WHOLE_NUMBERS``), as an int: an int, or ASCII digits with spaces around
     them (``02`` is 2: :func:`scoring.notation.is_whole_number`; ``int()`` alone takes ``1_0`` and other
-    scripts' digits). Raises :class:`RulesetError` ("settle option dealer_streak must be a whole number ≥ 0,
-    not 'x'") for anything else: a bool, a negative number, a word, a fraction."""
+    scripts' digits), at most :data:`SETTLE_WHOLE_NUMBER_MOST` of ``key`` (``dealer_streak`` 0 to
+    ``scoring.hand.MAX_DEALER_STREAK``, 99, as a hand is scored with it: the one check of ``settle -o``,
+    ``table --settle-option`` and ``/api/settle``). Raises :class:`RulesetError` ("settle option dealer_streak
+    must be a whole number ≥ 0, not 'x'") for anything else: a bool, a negative number, a word, a fraction;
+    and ("settle option dealer_streak must be 0 to 99, not '100'") for a count over its most."""
     ok = not isinstance(raw, bool) and (isinstance(raw, int) or is_whole_number(str(raw)))
     n = int(raw) if ok else -1
     if n < 0:
         raise RulesetError(f"settle option {key} must be a whole number ≥ 0, not {raw!r}")
+    most = SETTLE_WHOLE_NUMBER_MOST.get(key)
+    if most is not None and n > most:
+        # (`settle -o dealer_streak=100000000000000000000` under dealer_streak_points=per-deal had the dealer pay
+        # 200000000000000000012, where `table` and /api/settle refused it)
+        raise RulesetError(f"settle option {key} must be 0 to {most}, not {echo(str(raw))}")
     return n
 
 
@@ -185,19 +199,15 @@ def dealer_streak_of(ruleset_id: str, settling: Mapping[str, Any] | None) -> int
     ``SETTLE_WHOLE_NUMBERS``: hk-tw-16); 0 when not given or for another scheme (whose settlement then refuses
     the option as it did). The one value of a table: its dealer's hand is scored with it (``Context.
     dealer_streak``) and its payments read it (hk-tw-16 ``dealer_point=any-dealer-payment``). Raises
-    :class:`RulesetError` for a count that is not a whole number 0 to ``scoring.hand.MAX_DEALER_STREAK``."""
-    from .hand import MAX_DEALER_STREAK
-
+    :class:`RulesetError` for a count that is not a whole number 0 to ``scoring.hand.MAX_DEALER_STREAK``
+    (:func:`settle_whole_number`)."""
     rs = load_ruleset(ruleset_id)
     if "dealer_streak" not in getattr(rs.module, "SETTLE_WHOLE_NUMBERS", ()):
         return 0
     given = [v for n, v in (settling or {}).items() if option_key(n) == "dealer_streak"]
     if not given:
         return 0
-    n = settle_whole_number("dealer_streak", given[0])
-    if n > MAX_DEALER_STREAK:
-        raise RulesetError(f"settle option dealer_streak must be 0 to {MAX_DEALER_STREAK}, not {echo(str(given[0]))}")
-    return n
+    return settle_whole_number("dealer_streak", given[0])
 
 
 def settle_option_given_for_scoring(ruleset_id: str, options: Mapping[str, Any]) -> tuple[str, Any] | None:

@@ -391,6 +391,25 @@ def test_a_settle_option_named_twice_with_values_that_mean_the_same_is_taken_onc
     assert "--settle-option 'discarder' is given twice, as 'discarder=S' and 'discarder=s'" in capsys.readouterr().err
 
 
+def test_settle_refuses_a_dealer_streak_over_99_as_table_does(capsys):
+    # review: `settle -o dealer_streak=100000000000000000000` under dealer_streak_points=per-deal had the dealer pay
+    # 200000000000000000012, where `table` and /api/settle refuse a streak over 99 (a hand's, scoring.hand
+    # .MAX_DEALER_STREAK). The dealer E discards to S (004-15 reading b, dealer_point=any-dealer-payment): S's 11 +
+    # 莊 1 (004:1) + 連莊 2 per deal kept (004:2, dealer_streak_points=per-deal) × 99 = 11 + 1 + 198 = 210
+    sc = {"E": 0, "S": 11, "W": 0, "N": 0}
+    opts = {"discarder": "E", "dealer_point": "any-dealer-payment", "dealer_streak_points": "per-deal"}
+    assert dict(settle("hk-tw-16", sc, "S", "E", {**opts, "dealer_streak": 99}).net) == {"E": -210, "S": 210, "W": 0,
+                                                                                        "N": 0}
+    for n in (100, "100000000000000000000"):
+        with pytest.raises(RulesetError, match=f"^settle option dealer_streak must be 0 to 99, not '{n}'$"):
+            settle("hk-tw-16", sc, "S", "E", {**opts, "dealer_streak": n})
+    base = ["settle", "-r", "hk-tw-16", "--scores", "E=0,S=11,W=0,N=0", "--east", "E", "--winner", "S",
+            "-o", "discarder=E", "-o", "dealer_point=any-dealer-payment", "-o", "dealer_streak_points=per-deal"]
+    assert main([*base, "-o", "dealer_streak=100000000000000000000"]) == 2
+    err = capsys.readouterr().err
+    assert "dealer_streak must be 0 to 99, not '100000000000000000000'" in err and err.count("\n") == 1, err
+
+
 def test_a_whole_number_settle_option_given_twice_is_compared_as_a_number(capsys):
     # a tester's hk-tw-16 dealer_streak=2 beside DEALER_STREAK=02 was refused as one option given twice with
     # values that differ (compared as text): a count is compared as a number (scoring.settle.settle_whole_number)
