@@ -417,7 +417,18 @@ def test_a_table_hand_its_scheme_refuses_is_not_settled_and_the_batch_goes_on(tm
     recs = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["status"] for r in recs if r["type"] == "photo"] == ["ok"] * 4
     (rec,) = [r for r in recs if r["type"] == "settlement"]
-    assert rec["status"] == "not settled: settle: a discard win needs discarder=PLAYER (or win_by=self-drawn)", rec
+    # (in the manifest's words: a reviewer's batch was told to give discarder=PLAYER or win_by=self-drawn, options
+    # batch refuses as --settle-option for several hands)
+    assert rec["status"] == ("not settled: settle: a discard win needs its discarder: discarder=PLAYER in the hand's "
+                             "settle cell (or self-drawn in the winner's win_by cell)"), rec
+    # a robbed-kong win (004-31): the player robbed pays as the discarder
+    man.write_text(man.read_text().replace("winner;notation", "winner;win_by;notation").replace(";no;", ";no;;")
+                   .replace(";yes;", ";yes;robbed-kong;"))
+    assert cli.main(["batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0",
+                     "--no-history", "--no-progress"]) == 0
+    (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert rec["status"] == ("not settled: settle: a robbed-kong win needs discarder=PLAYER in the hand's settle cell, "
+                             "the player robbed (004-31)"), rec
 
 
 def test_a_batch_settles_with_the_options_given(tmp_path, capsys):

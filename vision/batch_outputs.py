@@ -51,6 +51,27 @@ MANIFEST_WORDS = (
 )
 
 
+#: a settlement scheme's refusal names settle options (``settle -o``, ``table --settle-option``); a batch gives
+#: them in the manifest's cells: a hand's settle cell, the winner's win_by cell (a reviewer's batch was told
+#: "needs discarder=PLAYER (or win_by=self-drawn)", two options batch refuses as --settle-option for several hands)
+SETTLE_WORDS = (
+    (re.compile(r"needs discarder=PLAYER \(or win_by=self-drawn\)"),
+     "needs its discarder: discarder=PLAYER in the hand's settle cell (or self-drawn in the winner's win_by cell)"),
+    (re.compile(r"needs discarder=PLAYER, the player robbed"),
+     "needs discarder=PLAYER in the hand's settle cell, the player robbed"),
+    (re.compile(r"; is it a discard win\?"), "; is it a discard win (the winner's win_by cell)?"),
+    (re.compile(r"settle it with no winner"), "settle it with every row's winner cell no"),
+)
+
+
+def settle_words(text: str) -> str:
+    """A settlement scheme's refusal (:func:`scoring.settle.settle`) with the options it names said as the
+    manifest's cells (:data:`SETTLE_WORDS`)."""
+    for pattern, to in SETTLE_WORDS:
+        text = pattern.sub(to, text)
+    return text
+
+
 #: said after the cells named, for a photo that has no manifest row (its cells are those of a new row)
 NO_ROW_YET = " (this photo has no manifest row: add one for it, docs/batch.md)"
 
@@ -309,7 +330,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
                                     labels.index(rec["east"]), settle_options)
         s = settle(job0.ruleset, scores, rec["winner"], rec["east"], opts)
     except (RulesetError, HandError, ValueError) as e:
-        return fail(_one_line(e))
+        return fail(settle_words(_one_line(e)))
     rec.update(scheme=s.scheme, net=dict(s.net), transfers=[t.to_json() for t in s.transfers], notes=list(s.notes))
     review = [j.key for j, row in members if row["status"] != "ok"]
     # (several photos "need review": a tournament director read "t1/ann.jpg, t1/cas.jpg needs review")
