@@ -6,6 +6,7 @@ excerpt). Ordinary hands: NTS points × 2^doublings, uncapped (001:46); limit ha
 """
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -465,14 +466,27 @@ def test_a_hand_let_through_by_its_doublings_says_which(capsys):
     # the explanation has an entry-rule line saying so and naming them (it had none: only a status, not shown)
     r = score("123m456777p789s11z", win="1z", first_turn=True, seat_wind="S")
     assert r.allowed and r.total == 120
-    entry = [ln for ln in r.lines if ln.rule == "entry-clean"]
+    # (its own rule, entry-doublings: the "Schoon spel" rule entry-clean had been shown on a hand not clean)
+    assert "entry-clean" not in ids(r)
+    entry = [ln for ln in r.lines if ln.rule == "entry-doublings"]
     assert len(entry) == 1 and entry[0].kind == "note" and entry[0].source == f"{SEED}:1"
+    assert entry[0].name.startswith("Wanneer echter op één van boven- of onderstaande manieren tenminste twee keer "
+                                    "verdubbelen wordt behaald, is Mahjong ook mogelijk")
     assert entry[0].detail == ("not clean, 2 doublings (Het Spel van de Aarde +2 dbl): mahjong allowed with at "
                                "least 2 doublings in total")
     assert entry[0].option == "option entry_doublings=total, 001-03"
     assert main(["hand", "123m456777p789s11z", "-w", "1z", "--first-turn", "--seat-wind", "S", "-r", RS,
                  "--no-history"]) == 0
     assert "mahjong allowed with at least 2 doublings in total" in capsys.readouterr().out
+    assert main(["hand", "123m456777p789s11z", "-w", "1z", "--first-turn", "--seat-wind", "S", "-r", RS,
+                 "--no-history", "--json"]) == 0
+    rules = [ln["rule"] for ln in json.loads(capsys.readouterr().out)["lines"]]
+    assert "entry-doublings" in rules and "entry-clean" not in rules, rules
+    # the entry rule still lets it through (_entry_ok): a clean hand by entry-clean, this one by its 2 doublings;
+    # without them (won on another discard: no Het Spel van de Aarde, 001:17) it is not allowed (001:1)
+    assert "entry-clean" in ids(score("123m456m777m789m11z", win="1z"))
+    r = score("123m456777p789s11z", win="1z", seat_wind="S")
+    assert not r.allowed and r.total == 0 and "entry-doublings" not in ids(r)
 
 
 # ------------------------------------------------------------------ referee 5 item 6: a refused mahjong at a table

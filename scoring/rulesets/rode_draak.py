@@ -101,6 +101,13 @@ def entry_clean(v: "View") -> Any:
     return "clean hand: mahjong allowed" if is_clean(v) else False
 
 
+def entry_doublings_line(v: "View") -> bool:
+    """The rule ``entry-doublings`` (001:1, RULINGS 001-03): the entry rule met by the doublings of a hand that is
+    not clean. Never fires while a reading is scored: the doublings are known only in :func:`finalize`, which
+    adds its line (:func:`_doublings_entry_line`)."""
+    return False
+
+
 # ------------------------------------------------------------------------- extra doublings (001:3-21)
 def equals_2_8(v: "View") -> bool:
     """Winst met Gelijke 2 t/m 8 (001:7): only pungs/kongs, only tiles 2–8."""
@@ -477,7 +484,8 @@ def _doublings_entry_line(lines: Sequence["Line"], doublings: int, ruleset: "Rul
     from ..engine import make_line, option_text
     from ..fired import Fired
 
-    rule = next(r for r in ruleset.rules if r.id == "entry-clean")
+    # (its own rule: the "Schoon spel" rule entry-clean had been shown on this hand, which is not clean)
+    rule = next(r for r in ruleset.rules if r.id == "entry-doublings")
     names = {r.id: r.name for r in ruleset.rules}
     items = ", ".join(f"{names.get(ln.rule, ln.name)} {ln.amount().strip()}" for ln in lines
                       if ln.kind == "doublings" and ln.value)
@@ -506,7 +514,7 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
     if _entry_ok(result.lines, result.doublings, options, clean):
         if _is_limit(result.lines):  # say whether the entry rule was met or waived (option limit_entry)
             return replace(result, lines=result.lines + (_limit_entry_line(result, ruleset, options, clean),))
-        if not any(ln.rule == "entry-clean" for ln in result.lines):
+        if not any(ln.rule in ("entry-clean", "entry-doublings") for ln in result.lines):
             # (the status alone had not reached the explanation: a referee saw no entry-rule line at all)
             line = _doublings_entry_line(result.lines, result.doublings, ruleset, options)
             return replace(result, lines=result.lines + (line,),
