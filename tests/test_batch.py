@@ -398,20 +398,35 @@ def test_settle_group_rules():
     assert batch.settle_group(other)["status"] == "provisional: D.jpg needs review"
 
 
+#: the hk-tw-16 table hands typed in the notation cell (no photo read) of the settlement tests below: the winner's
+#: (on a discard of 6s: 無字花 5, 004:8; 將眼 1, 004:1; 底 5, 004:41) and the three others' 13 tiles, in seat order
+TYPED_WIN = "[123m] 456m 777p 234s 678s 55p win:6s"
+TYPED_OTHERS = ("123m456m789m123p999p2z", "123m456m789m123p888p3z", "789m123p111s999s123s4z")
+
+
+def _typed_table(tmp_path, winner: str = "S", **cells):
+    """A manifest of one table hand E S W N typed in the notation cell (``winner`` holds :data:`TYPED_WIN`, the
+    others :data:`TYPED_OTHERS` in seat order), with more columns from ``cells`` (column → the four cells, E S W N);
+    returns (the photo folder, the manifest, the output path)."""
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    others = iter(TYPED_OTHERS)
+    rows = ["photo;table;hand;player;seat_wind;winner;" + "".join(f"{c};" for c in cells) + "notation"]
+    for i, p in enumerate("ESWN"):
+        won = p == winner
+        rows.append(f"{p.lower()}.jpg;1;1;{p};{p};{'yes' if won else 'no'};"
+                    + "".join(f"{v[i]};" for v in cells.values()) + (TYPED_WIN if won else next(others)))
+    man.write_text("\n".join(rows) + "\n")
+    return d, man, tmp_path / "out.jsonl"
+
+
 def test_a_table_hand_its_scheme_refuses_is_not_settled_and_the_batch_goes_on(tmp_path, capsys):
     # a colleague's batch of hk-tw-16 hands typed in the notation cell (no photo read): the settlement of a discard
     # win with no discarder is refused by the scheme (RULINGS 004-01: the discarder pays), and the batch died with
     # a NameError (vision.batch_outputs had no _one_line) before writing anything. Now the hand is `not settled`
     # in the scheme's words, the rows written
-    d = tmp_path / "photos"
-    d.mkdir()
-    man = tmp_path / "m.csv"
-    man.write_text("photo;table;hand;player;seat_wind;winner;notation\n"
-                   "e.jpg;1;1;E;E;no;123m456m789m123p999p2z\n"
-                   "s.jpg;1;1;S;S;yes;[123m] 456m 777p 234s 678s 55p win:6s\n"
-                   "w.jpg;1;1;W;W;no;123m456m789m123p888p3z\n"
-                   "n.jpg;1;1;N;N;no;789m123p111s999s123s4z\n")
-    out = tmp_path / "out.jsonl"
+    d, man, out = _typed_table(tmp_path)
     assert cli.main(["batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0",
                      "--no-history", "--no-progress"]) == 0
     recs = [json.loads(x) for x in out.read_text().splitlines()]
@@ -437,15 +452,7 @@ def test_a_batch_settles_with_the_options_given(tmp_path, capsys):
     # hk-tw-16, hands typed in the notation cell: S wins on E's discard of 6s: 無字花 5 (004:8) + 將眼 1 (55p,
     # 004:1) + 底 5 (004:41) = 11 (S is not the dealer: no 莊). Under dealer_point=any-dealer-payment (004-15 b)
     # E, the dealer with 3 deals kept (--dealer-streak 3, his row's), pays 11 + 莊 1 + 連莊 2 = 14 (004:1–2)
-    d = tmp_path / "photos"
-    d.mkdir()
-    man = tmp_path / "m.csv"
-    man.write_text("photo;table;hand;player;seat_wind;winner;notation\n"
-                   "e.jpg;1;1;E;E;no;123m456m789m123p999p2z\n"
-                   "s.jpg;1;1;S;S;yes;[123m] 456m 777p 234s 678s 55p win:6s\n"
-                   "w.jpg;1;1;W;W;no;123m456m789m123p888p3z\n"
-                   "n.jpg;1;1;N;N;no;789m123p111s999s123s4z\n")
-    out = tmp_path / "out.jsonl"
+    d, man, out = _typed_table(tmp_path)
     base = ["batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0", "--no-history",
             "--no-progress"]
     assert cli.main([*base, "--settle-option", "Discarder=E", "--dealer-streak", "3",
@@ -479,15 +486,7 @@ def test_a_ruleset_option_given_as_settle_option_is_refused_for_a_row_ruleset_to
     # dealer, wins on S's discard of 6s after 3 deals kept: 無字花 5 (004:8) + 將眼 1 (004:1) + 莊 1 (004:1) +
     # 連莊 2 (004:2, flat; per-deal would be 2 × 3 = 6, 004-15 b) + 底 5 (004:41) = 14: the hand is scored flat
     # while the settlement read per-deal. One value per table fact: the hand is not settled, saying where it goes
-    d = tmp_path / "photos"
-    d.mkdir()
-    man = tmp_path / "m.csv"
-    man.write_text("photo;table;hand;player;seat_wind;winner;ruleset;dealer_streak;notation\n"
-                   "e.jpg;1;1;E;E;yes;hk-tw-16;3;[123m] 456m 777p 234s 678s 55p win:6s\n"
-                   "s.jpg;1;1;S;S;no;hk-tw-16;;123m456m789m123p999p2z\n"
-                   "w.jpg;1;1;W;W;no;hk-tw-16;;123m456m789m123p888p3z\n"
-                   "n.jpg;1;1;N;N;no;hk-tw-16;;789m123p111s999s123s4z\n")
-    out = tmp_path / "out.jsonl"
+    d, man, out = _typed_table(tmp_path, winner="E", ruleset=["hk-tw-16"] * 4, dealer_streak=["3", "", "", ""])
     assert cli.main(["batch", str(d), "-m", str(man), "-O", str(out), "-j", "0", "--no-history", "--no-progress",
                      "--settle-option", "discarder=S", "--settle-option", "dealer_streak_points=per-deal"]) == 0
     (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
@@ -502,15 +501,7 @@ def test_a_dealer_streak_on_a_non_dealers_row_is_not_dropped_from_the_settlement
     # 將眼 1 (004:1) + 底 5 (004:41) = 11; under dealer_point=any-dealer-payment (004-15 b) E pays 11 + 莊 1
     # (004:1) + 連莊 2 (004:2, flat) = 14 with the streak of 3, 12 without: it had paid 12. One value per table
     # fact: rows that give the streak values that differ are not settled
-    d = tmp_path / "photos"
-    d.mkdir()
-    man = tmp_path / "m.csv"
-    man.write_text("photo;table;hand;player;seat_wind;winner;dealer_streak;notation\n"
-                   "e.jpg;1;1;E;E;no;;123m456m789m123p999p2z\n"
-                   "s.jpg;1;1;S;S;yes;3;[123m] 456m 777p 234s 678s 55p win:6s\n"
-                   "w.jpg;1;1;W;W;no;;123m456m789m123p888p3z\n"
-                   "n.jpg;1;1;N;N;no;;789m123p111s999s123s4z\n")
-    out = tmp_path / "out.jsonl"
+    d, man, out = _typed_table(tmp_path, dealer_streak=["", "3", "", ""])
     base = ["batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0", "--no-history",
             "--no-progress", "--settle-option", "discarder=E", "--option", "dealer_point=any-dealer-payment"]
     assert cli.main(base) == 0
