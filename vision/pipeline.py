@@ -586,13 +586,13 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
 
     ``second``: when the first reading (upright, or the ``turn`` asked for; straightened when it was) is not
     legal, is less sure than :data:`SECOND_BELOW`, or found no tile (not when what was said contradicts it:
-    a HandError stands), the photo is read again with the boxes of
-    a second detector added (``second_detector``, default :class:`~vision.detect.SecondDetector`:
-    ``mahjong-detector``'s YOLO, trained on real photos, used only beside the product's own detector), by
+    a HandError stands), the photo is read again with the boxes of a second detector added
+    (``second_detector``, default :class:`~vision.detect.SecondDetector`: ``mahjong-detector``'s YOLO,
+    trained on real photos, used only beside the product's own detector), by
     :func:`~vision.detect.add_second`: tiles the first detector missed, and two tiles it boxed as one. That
     reading replaces the first unless the first is legal and it is not, its tiles are mostly read turned
-    (:func:`_mostly_turned`), or it is a non-winner's hand nobody said (:func:`_non_winner_read`); every later pass (mirror, turns,
-    straightening) adds them too. ``PhotoResult.second`` and a note say so when its boxes changed ours (when
+    (:func:`_mostly_turned`), or it is a non-winner's hand nobody said (:func:`_non_winner_read`); every
+    later pass (mirror, turns, straightening) adds them too. ``PhotoResult.second`` and a note say so when its boxes changed ours (when
     they add none, the first reading stands, with no classifier pass again). The second detector is loaded
     only then (:class:`~vision.errors.ModelError` when its package is missing). One more second-detector and
     classifier pass (the first detector's boxes are kept), then one more second-detector pass per later pass:
