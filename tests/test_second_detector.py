@@ -106,7 +106,13 @@ def test_an_unsure_reading_is_read_again_with_the_second_detectors_boxes(monkeyp
     assert stub.calls == 1 and r.second and "second detector" in r.timings
     # the box it added is a box of the photo, left out of the hand as no tile of it: the reading stands
     assert len(r.detections) == 17 and r.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p"
-    assert any("also boxed by a second detector" in n for n in r.reading.notes)
+    # the note names the box by its tile number and says the hand does not use it (a new user saw the note on
+    # readings its boxes had not changed, and could not tell)
+    (i,) = r.second_boxes
+    assert tuple(r.detections.boxes[i]) == (5, 5, 45, 65) and r.reading.roles[i] == "ignored"
+    (note,) = [n for n in r.reading.notes if "also boxed by a second detector" in n]
+    assert f"1 box(es) added where the first detector had none or one over two tiles: tile(s) {r.position(i)}; " \
+           "none of them in the hand" in note
     off = pipeline.read_photo(DEMO, second_detector=stub, second=False, rotate=False, mirror=False)
     assert stub.calls == 1 and not off.second and len(off.detections) == 16
 

@@ -108,6 +108,8 @@ class PhotoResult:
     #: the boxes include a second detector's (:class:`vision.detect.SecondDetector`, :func:`~vision.detect.add_second`):
     #: the first reading was unsure (:data:`SECOND_BELOW`; :func:`read_photo`)
     second: bool = False
+    #: detection indices of the boxes the second detector added (empty when ``second`` is False)
+    second_boxes: tuple[int, ...] = ()
     #: the notes :func:`read_photo` put first, saying how the photo was straightened and turned
     #: (:func:`with_frame`)
     frame_notes: tuple[str, ...] = ()
@@ -662,6 +664,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             det = detect_zoomed(ph.pixels, dm) if zoom else dm(ph.pixels)
             first_boxes[key] = (ph, det)
         added = False
+        first_det = det
         if use_second and second_model is not None:
             det, added = with_second(ph, det)
         if timing is not None:
@@ -687,8 +690,10 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             raise NoTilesError(f"{photo.name}: no tiles found in the photo ({clutter} box(es) the classifier "
                                f"judged not to be tiles)")
         res = read_detections(ph, det, readings, rs, ctx, not_tiles=clutter, **kw)
-        if added:  # (only when the second's boxes changed the first's: the note says they were added)
-            res = replace(res, second=True)
+        if added:  # (only when the second's boxes changed the first's: the note says they were added and where)
+            b = res.detections.boxes
+            new = ~(b[:, None, :] == first_det.boxes[None, :, :]).all(2).any(1) if len(first_det) else np.ones(len(b), bool)
+            res = replace(res, second=True, second_boxes=tuple(int(i) for i in np.flatnonzero(new)))
         if timing is not None:
             timing["layout+decode+score"] = res.timings["layout+decode+score"]
         return res
@@ -854,8 +859,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                                 additions=additions, shown=result.layout.geometry, not_tiles=result.not_tiles,
                                 shown_roles=result.reading.roles, shown_legal=result.reading.legal,
                                 **{**kw, "exposed": exposed})
-        result = with_frame(fixed, result.turned, result.straightened, mirrored=result.mirrored,
-                            second=result.second)
+        result = replace(with_frame(fixed, result.turned, result.straightened, mirrored=result.mirrored,
+                                    second=result.second), second_boxes=result.second_boxes)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if not ctx.winner:
         result = won_hint(result, rs, ctx, kw, exposed)
@@ -866,9 +871,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                      f"which levels its rows (they ran {abs(d):.0f}° off level)"
                      + ("" if result.turned else "; tile boxes are those of the straightened photo"))
     if result.second:
-        frame.append("the tiles were also boxed by a second detector (mahjong-detector's, trained on real photos), "
-                     f"its boxes added where the first detector had none or one over two tiles (the first reading "
-                     f"was not legal or under {SECOND_BELOW:.0%} sure)")
+        frame.append(second_words(result))
     if result.mirrored:
         frame.append("the tiles were boxed again with the photo also read mirrored, the two passes' boxes fused "
                      "(the first pass's reading was not legal or unsure)")
@@ -925,6 +928,19 @@ def won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) 
     note = (f"{WON_HINT_START}{won.reading.notation} "
             f"({format_confidence(won.reading.confidence)} sure): if the hand won, leave out --not-winner")
     return replace(res, reading=replace(res.reading, notes=res.reading.notes + (note,)))
+
+
+def second_words(res: PhotoResult) -> str:
+    """The note of a reading with the second detector's boxes (``res.second``): how many it added, their tile
+    numbers (those of ``--fix``) and which of them the hand uses, so that a referee sees whether they changed it."""
+    nums = sorted(res.position(i) for i in res.second_boxes)
+    used = set(used_tiles(res.reading))
+    in_hand = sorted(res.position(i) for i in res.second_boxes if i in used)
+    where = (f": tile(s) {', '.join(map(str, nums))}; " + (f"the hand uses {', '.join(map(str, in_hand))}" if in_hand
+             else "none of them in the hand (boxes left out still make the reading less sure)")) if nums else ""
+    return (f"the tiles were also boxed by a second detector (mahjong-detector's, trained on real photos), "
+            f"{len(nums)} box(es) added where the first detector had none or one over two tiles{where} (the first "
+            f"reading was not legal or under {SECOND_BELOW:.0%} sure)")
 
 
 def with_frame(res: PhotoResult, turned: int, straightened: Straightened | None,
