@@ -218,8 +218,9 @@ class SecondDetector:
     in all three channels; here the photo is shrunk (:data:`cv2.INTER_AREA`) before the grey and the
     stretch, which the package does on the whole photo, at a fraction of the time. The input is not the
     package's: on the demo it differs by 2.4 grey levels on average (1 % of pixels by 21 or more), and boxes
-    13 tiles at 0.25 where the package's input boxes 11; the product was measured with this one (model card). Output ``(1, 4 + 34, 8400)`` as ultralytics' export; boxes kept from :data:`SECOND_CONF`,
-    NMS at :data:`SECOND_IOU` (:func:`decode`). No face-down class: every box is face-up."""
+    13 tiles at 0.25 where the package's input boxes 11; the product was measured with this one (model card).
+    Output ``(1, 4 + 34, 8400)`` as ultralytics' export; boxes kept from :data:`SECOND_CONF`, NMS at
+    :data:`SECOND_IOU` (:func:`decode`). No face-down class: every box is face-up."""
 
     model: Model
     imgsz: int = 640
