@@ -42,7 +42,7 @@ from .decompose import Decomposition, decompositions
 from .errors import ECHO_CHARS, HandError, RulesetError, echo
 from .fired import Fired  # noqa: F401  (re-exported: engine.Fired)
 from .hand import Context, Hand
-from .notation import check_size, is_whole_number
+from .notation import check_size, whole_number_value
 from .tiles import BONUS, PLAYING_TILES, sort_tiles
 from .view import (  # noqa: F401  (View and the feature bits live in scoring.view; re-exported)
     FEATURES, View, _HAND_BITS, _WAITS, _hand_bits, _hand_lazy, _lazy, _tile_set, _waits_cached,
@@ -77,10 +77,9 @@ class Option:
 
     def parse(self, raw: Any) -> Any:
         """Convert a CLI string (or a value) to one of ``choices``, a choice's text in any case, a whole
-        number's as a number (``010`` is 10: :func:`scoring.notation.is_whole_number`, digits 0-9); RulesetError
+        number's as a number (``010`` is 10: :func:`scoring.notation.whole_number_value`, digits 0-9); RulesetError
         otherwise."""
-        number = (int(raw) if self.whole_number and not isinstance(raw, bool)
-                  and (isinstance(raw, int) or is_whole_number(str(raw))) else None)
+        number = whole_number_value(raw) if self.whole_number else None
         for c in self.choices:
             if raw == c or str(raw).lower() == str(c).lower() or (number is not None and number == c):
                 return c

@@ -38,6 +38,18 @@ def is_whole_number(text: str) -> bool:
     return re.fullmatch(r"\s*-?[0-9]+\s*", text) is not None
 
 
+def whole_number_value(raw: object) -> int | None:
+    """``raw`` (an option's value as given: an int, or text) as an int when it is one: an int that is not a
+    bool, or text that :func:`is_whole_number` takes (``02`` is 2); else None (a bool, a word, a fraction).
+    The reading of a whole-number ruleset option (:meth:`scoring.engine.Option.parse`) and of a settlement
+    count (:func:`scoring.settle.settle_whole_number`)."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    return int(str(raw)) if is_whole_number(str(raw)) else None
+
+
 WIN_PREFIX = "win:"
 
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 from .engine import keyed_options, load_ruleset, option_key
 from .errors import RulesetError, echo
 from .hand import MAX_DEALER_STREAK
-from .notation import is_whole_number
+from .notation import whole_number_value
 
 
 @dataclass(frozen=True)
@@ -126,15 +126,14 @@ SETTLE_WHOLE_NUMBER_MOST = {"dealer_streak": MAX_DEALER_STREAK}
 def settle_whole_number(key: str, raw: Any) -> int:
     """``raw``, a value given for the settlement option ``key`` that is a count (hk-tw-16's ``dealer_streak``,
     連莊 004:2: its module's ``SETTLE_WHOLE_NUMBERS``), as an int: an int, or ASCII digits with spaces around
-    them (``02`` is 2: :func:`scoring.notation.is_whole_number`; ``int()`` alone takes ``1_0`` and other
+    them (``02`` is 2: :func:`scoring.notation.whole_number_value`; ``int()`` alone takes ``1_0`` and other
     scripts' digits), at most :data:`SETTLE_WHOLE_NUMBER_MOST` of ``key`` (``dealer_streak`` 0 to
     ``scoring.hand.MAX_DEALER_STREAK``, 99, as a hand is scored with it: the one check of ``settle -o``,
     ``table --settle-option`` and ``/api/settle``). Raises :class:`RulesetError` ("settle option dealer_streak
     must be a whole number ≥ 0, not 'x'") for anything else: a bool, a negative number, a word, a fraction;
     and ("settle option dealer_streak must be 0 to 99, not '100'") for a count over its most."""
-    ok = not isinstance(raw, bool) and (isinstance(raw, int) or is_whole_number(str(raw)))
-    n = int(raw) if ok else -1
-    if n < 0:
+    n = whole_number_value(raw)
+    if n is None or n < 0:
         raise RulesetError(f"settle option {key} must be a whole number ≥ 0, not {raw!r}")
     most = SETTLE_WHOLE_NUMBER_MOST.get(key)
     if most is not None and n > most:
