@@ -19,13 +19,13 @@ import re
 from typing import Any
 
 from commands.common import UserError, add_history_args, options_from_args, print_json
-from scoring.engine import check_context_flags, explain, keyed_options, load_ruleset, score_hand
+from scoring.engine import check_context_flags, explain, load_ruleset, score_hand
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import (Settlement, copies_in_a_set, dealer_streak_of, liable_problem, over_the_set_text, refused_win_text,
-                            robbed_kong_problem, same_settle_value, settle, settle_option_given_for_scoring, table_options,
+                            robbed_kong_problem, keyed_settle_options, settle, settle_option_given_for_scoring, table_options,
                             tiles_over_the_set, with_cash, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
@@ -301,8 +301,8 @@ def cmd_table(args: argparse.Namespace) -> int:
                         f"--settle-option {misplaced[0]}={misplaced[1]}")
     rs.resolve_options(opts)
     # (named in any case, - or _, as --option's are; one given twice with values that differ is refused)
-    settle_opts = keyed_options(_pairs(args.settle_option, "--settle-option", "option name (NAME=VALUE)"),
-                                "--settle-option", same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
+    settle_opts = keyed_settle_options(rs.id, _pairs(args.settle_option, "--settle-option", "option name (NAME=VALUE)"),
+                                       "--settle-option")
     # one value per table fact, for the hands and the payments alike: a ruleset option the scheme reads too
     # (hk-tw-16's dealer_point, dealer_streak_points, cash_from) given with -o is the settlement's, and with
     # --settle-option the scoring's; the settlement's dealer_streak (連莊, 004:2) is the dealer's hand's (it

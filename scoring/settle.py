@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from .engine import keyed_options, load_ruleset, option_key
 from .errors import RulesetError, echo
@@ -161,6 +161,15 @@ def same_settle_value(ruleset_id: str, key: str, a: Any, b: Any) -> bool:
     if key in rs.options:
         return rs.same_value(key, a, b)
     return str(a) == str(b)
+
+
+def keyed_settle_options(ruleset_id: str, options: Mapping[str, Any] | Iterable[tuple[str, Any]],
+                         what: str = "settle option") -> dict[str, Any]:
+    """``options`` given for ``ruleset_id``'s settlement scheme keyed by :func:`scoring.engine.keyed_options`
+    (names in any case, ``-`` or ``_``; ``what`` names their kind in a message), one given twice with values
+    that mean the same to the scheme (:func:`same_settle_value`) taken once. Raises RulesetError for one given
+    twice with values that differ, and :func:`same_settle_value`'s."""
+    return keyed_options(options, what, same=lambda k, a, b: same_settle_value(ruleset_id, k, a, b))
 
 
 def table_options(ruleset_id: str, scoring: Mapping[str, Any] | None,
@@ -343,7 +352,7 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
         fn = SCHEMES[rs.settlement]
     known = getattr(rs.module, "SETTLE_OPTIONS", None)
     # (named in any case, with - or _ alike, as the ruleset's options are: given to the scheme as it spells them)
-    options = keyed_options(options or {}, "settle option", same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
+    options = keyed_settle_options(rs.id, options or {})
     if known is not None:
         # (a new user's `settle -r hk-tw-16 --option bogus=1` was answered with the 33 scoring options, not the
         # settlement's: discarder=, win_by= … were learnt only from a later error)

@@ -158,10 +158,10 @@ def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[s
     when the rows give a shared option values that differ (their options or settle cells, naming the rows), or
     ``given`` contradicts the rows."""
     from scoring.engine import keyed_options, load_ruleset
-    from scoring.settle import same_settle_value, table_options, with_win_by
+    from scoring.settle import keyed_settle_options, same_settle_value, table_options, with_win_by
 
     rs = load_ruleset(ruleset_id)
-    out = keyed_options(given or {}, "--settle-option", same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
+    out = keyed_settle_options(rs.id, given or {}, "--settle-option")
     # the hand's own options, from its rows' settle cells (any row; one key on two rows must agree): a batch of
     # many hands had given every one the --settle-option discarder, each discard win paid by that player
     cell: dict[str, tuple[str, Job]] = {}
@@ -186,7 +186,7 @@ def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[s
                                f"--option or the rows' options cell (the hands are scored with it and the "
                                f"settlements read it)")
     shared: dict[str, Any] = {}
-    rows = [keyed_options(job.options, "option", same=lambda k, a, b: rs.same_value(k, a, b)) for job, _ in members]
+    rows = [keyed_options(job.options, "option", same=rs.same_value) for job, _ in members]
     for key in getattr(rs.module, "SETTLE_OPTIONS", ()):
         if key not in rs.options or not any(key in row for row in rows):
             continue
@@ -207,8 +207,8 @@ def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[s
             other = int(dict(job.context).get("dealer_streak") or 0)
             if other and other != streak:  # (a row that gives none: the dealer's is the table's)
                 raise RulesetError(
-                    f"the rows give the dealer streak as {streak} (the dealer {members[dealer][0].player or members[dealer][0].key}'s row) and "
-                    f"{other} ({job.player or job.key}'s row): the table's dealer streak (連莊, 004:2) is the dealer's row's "
+                    f"the rows give the dealer streak as {streak} (the dealer {_who(members[dealer][0])}'s row) and "
+                    f"{other} ({_who(job)}'s row): the table's dealer streak (連莊, 004:2) is the dealer's row's "
                     f"dealer_streak cell; give it there (or the same on every row)")
         if streak:
             out["dealer_streak"] = streak

@@ -69,7 +69,7 @@ from scoring.engine import check_context_flags, keyed_options, same_text
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
 from scoring.settle import (dealer_streak_of, liable_problem, over_the_set_text, refused_win_text, robbed_kong_problem,
-                            same_settle_value, settle, settle_option_given_for_scoring, table_options, tiles_over_the_set, with_cash,
+                            keyed_settle_options, settle, settle_option_given_for_scoring, table_options, tiles_over_the_set, with_cash,
                             with_win_by)
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.decode import REVIEW_BELOW  # (vision.batch.REVIEW_BELOW: batch's needs-review)
@@ -879,8 +879,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             raise ApiError(422, f"ruleset {rs.id} has no option {misplaced[0]!r}: it is a settlement option; send "
                                 f"it in settle_options: {json.dumps({misplaced[0]: misplaced[1]}, ensure_ascii=False)}")
         # (names in any case, - or _; one given twice with values that mean the same taken once)
-        given = keyed_options(req.settle_options, "settle_options",
-                              same=lambda k, a, b: same_settle_value(rs.id, k, a, b))
+        given = keyed_settle_options(rs.id, req.settle_options, "settle_options")
         # one value per table fact, as `table` takes it: a ruleset option the scheme reads too (hk-tw-16's
         # dealer_point, dealer_streak_points, cash_from) is the hands' and the payments'; the settlement's
         # dealer_streak (連莊, 004:2) is the dealer's hand's (it had reached the payments only)
