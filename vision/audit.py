@@ -548,8 +548,8 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                 named_diffs.append(Difference("not earned", None, msg, claimed=_summed(cs)))
                 continue
             summed = _summed(cs)  # (the rules of the kind claimed first: a claimed doubling, a doubling's rule)
-            near = near_rules(given, rs, amounts=summed)[:1]  # the closest rule (a word match: the first of its two)
-            ties = near_rules(given, rs, tie=NEAR_TIE, amounts=summed)  # and those the name does not tell from it
+            ties = near_rules(given, rs, tie=NEAR_TIE, amounts=summed)  # those the name does not tell apart
+            near = ties[:1]  # the closest rule, the first of them (a word match: the first of its two)
 
             def fits(m: str, amounts: Mapping[str, float]) -> bool:
                 """The claimed ``amounts`` are those of the line of rule ``m``, which the claim leaves out."""
@@ -741,7 +741,7 @@ def normal_count_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[st
     normal = normal_count(scored)
     if top is None or normal is None or not normal.allowed or normal.total != claimed or claimed == scored.total:
         return []
-    name = rs.rule(top.rule).name if top.rule in {r.id for r in rs.rules} else top.name
+    name = rs.rule(top.rule).name if top.rule in ids_of(rs) else top.name
     why = rs.hook("SPECIAL_HAND_COUNT")
     return [f"the claim is this hand's normal count, {count_formula(normal)}, as if {name} were no special "
             f"hand; {rs.id} scores {name} instead: {top.amount().strip()} ({top.source})"
