@@ -291,7 +291,7 @@ def _settle_cell(cell: str, ruleset: str) -> tuple[dict[str, str], list[str]]:
     loaded is its own cell's problem: the items are then read for their form only."""
     from scoring import load_ruleset
     from scoring.engine import keyed_options, option_key
-    from scoring.settle import same_settle_value
+    from scoring.settle import keyed_settle_options
 
     problems: list[str] = []
     pairs = []
@@ -305,12 +305,9 @@ def _settle_cell(cell: str, ruleset: str) -> tuple[dict[str, str], list[str]]:
         rs = load_ruleset(ruleset)
     except RulesetError:
         rs = None
-
-    def same(k: str, a: Any, b: Any) -> bool:
-        return same_settle_value(rs.id, k, a, b) if rs is not None else a == b
-
     try:
-        out = keyed_options(pairs, "settle cell option", same=same)
+        out = (keyed_settle_options(rs.id, pairs, "settle cell option") if rs is not None
+               else keyed_options(pairs, "settle cell option"))
     except RulesetError as e:
         return {}, problems + [str(e)]
     if rs is not None:
