@@ -225,6 +225,12 @@ def _doubled_in_hand(rule_id: str, opts: Mapping[str, Any]) -> bool:
     return rule_id != "heaven" or opts["heaven_in_hand"] == "yes"
 
 
+def _limit_worth(rule_id: str, value: float, opts: Mapping[str, Any]) -> tuple[float, float]:
+    """How limit hand ``rule_id`` worth ``value`` ranks when the in-hand doubling fired: its value doubled
+    where it has the doubling (:func:`_doubled_in_hand`), then its value (the higher hand on a tie)."""
+    return value * (2 if _doubled_in_hand(rule_id, opts) else 1), value
+
+
 def limit_in_hand(v: "View") -> Any:
     """"Geheel in de hand: 1x verdubbelen" on a limit hand (001:21 "Bij limietspelen: 1x
     verdubbelen!", and each limit hand's line): the hand was played entirely in the hand up to
@@ -253,11 +259,8 @@ def apply_exclusions(fired: list, opts: Mapping[str, Any]) -> list:
 
     limits = [(r, f) for r, f in fired if r.kind == "limit" and r.group == "limit-hand"]
     if len(limits) > 1 and any(r.id == "limit-in-hand" for r, _ in fired):
-        def worth(item):
-            v = rule_value(item[0], item[1], opts)
-            return (v * (2 if _doubled_in_hand(item[0].id, opts) else 1), v)
-
-        best = max(limits, key=worth)  # (the first of the highest, as the engine's groups)
+        # (the first of the highest, as the engine's groups)
+        best = max(limits, key=lambda item: _limit_worth(item[0].id, rule_value(item[0], item[1], opts), opts))
         fired = [(r, f) for r, f in fired if r.kind != "limit" or r.group != "limit-hand" or r is best[0]]
     return engine_exclusions(fired, opts)
 
@@ -277,7 +280,7 @@ def _counted_limit(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") ->
     if doubling is None or not limits:
         return list(lines)
     opts = view.opts
-    best = max(limits, key=lambda ln: (ln.fixed * (2 if _doubled_in_hand(ln.rule, opts) else 1), ln.fixed))
+    best = max(limits, key=lambda ln: _limit_worth(ln.rule, ln.fixed, opts))
     if not _doubled_in_hand(best.rule, opts):
         kept = [ln for ln in lines if ln is not doubling]
     else:
