@@ -139,13 +139,12 @@ def options_from_args(args: argparse.Namespace, settle: bool = False) -> dict[st
             raise UserError(f"--option {item!r} must be NAME=VALUE")
         pairs.append(tuple(x.strip() for x in item.split("=", 1)))
 
-    def same(key: str, a: str, b: str) -> bool:  # (the ruleset loaded only for an option given twice)
-        from scoring.settle import same_settle_value
+    if settle:
+        from scoring.settle import keyed_settle_options
 
-        return (same_settle_value(args.ruleset, key, a, b) if settle
-                else load_ruleset(args.ruleset).same_value(key, a, b))
-
-    return keyed_options(pairs, "--option", same)
+        return keyed_settle_options(args.ruleset, pairs, "--option")
+    # (the ruleset loaded only for an option given twice)
+    return keyed_options(pairs, "--option", lambda key, a, b: load_ruleset(args.ruleset).same_value(key, a, b))
 
 
 def check_ruleset_args(args: argparse.Namespace, rows_say_more: bool = False):
