@@ -452,6 +452,23 @@ def test_a_claim_need_not_list_a_note_worth_nothing(run_cli, tmp_path):
     assert rc == 0 and "MATCH" in out, out
     rc, out, _ = run_cli(*hand, "--claimed", "480", "--claimed-lines", claim_file(tmp_path, right[1:]))
     assert rc == 1 and "missing points: pung-terminals-concealed +8 pts" in out, out
+    # a limit hand that is not clean, let through by limit_entry=waived: Thirteen Orphans 19m19p19s1234567z won
+    # on a discarded 1m, seat East: Limit 1000 (001:46, 001:66-68), not doubled (a discard, 001:21). Its entry-rule
+    # note is the rule entry-limit-hand (001:42-46), no longer entry-clean: a claim of that line by its id, or the
+    # score's own --json lines copied as the claim, still matches; entry-clean ("Schoon spel") does not apply
+    orphans = ["audit", "--hand", "19m19p19s1234567z 1m", "-w", "1m", "--ruleset", "rode-draak", "--no-history"]
+    limit = [{"rule": "thirteen-orphans", "limit": 1000}]
+    for claim in (limit, limit + [{"rule": "entry-limit-hand"}], limit + [{"name": "Bijzondere winstspelen"}]):
+        rc, out, _ = run_cli(*orphans, "--claimed", "1000", "--claimed-lines", claim_file(tmp_path, claim))
+        assert rc == 0 and "computed 1000 — MATCH" in out, (claim, out)
+    rc, out, _ = run_cli(*orphans, "--claimed", "1000", "--json")
+    lines = json.loads(out)["score"]["lines"]
+    assert [ln["rule"] for ln in lines] == ["thirteen-orphans", "entry-limit-hand"], lines
+    rc, out, _ = run_cli(*orphans, "--claimed", "1000", "--claimed-lines", claim_file(tmp_path, lines))
+    assert rc == 0 and "computed 1000 — MATCH" in out, out
+    rc, out, _ = run_cli(*orphans, "--claimed", "1000", "--claimed-lines",
+                         claim_file(tmp_path, limit + [{"rule": "entry-clean"}]))
+    assert rc == 1 and "not earned: claimed entry-clean" in out, out
     # a line of cash is worth something, though no points: a claim without it still differs (a reviewer's
     # hk-tw-16 claim without the $5 of a concealed kong, 004:42, had become a MATCH). 16-tile hand
     # 123456789m234p55s (2222s) won on a discarded 5s, seat East (dealer): 無字花 5 (004:8), 老少 5 (004:4),

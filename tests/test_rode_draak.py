@@ -407,11 +407,12 @@ def test_limit_hand_and_the_entry_rule_option():
     # tiles "leveren geen punten of verdubbelingen meer op" (001:46): 0 doublings.
     # Default limit_entry=waived (RULINGS principle 4: as written no irregular limit hand could win):
     # 1000, with an entry-rule line that says it was waived and names the option.
+    # (the line is the rule entry-limit-hand, 001:42-46: test_a_limit_hand_not_clean_has_its_own_entry_rule)
     r = score("19m19p19s1234567z 1m", win="1m")
     assert r.allowed and r.total == 1000
-    entry = [ln for ln in r.lines if ln.rule == "entry-clean"]
+    entry = [ln for ln in r.lines if ln.rule == "entry-limit-hand"]
     assert len(entry) == 1 and "waived" in entry[0].detail and "not clean, 0 doublings" in entry[0].detail
-    assert "option limit_entry=waived, 001-03" in entry[0].option and entry[0].source.endswith(":1")
+    assert "option limit_entry=waived, 001-03" in entry[0].option and entry[0].source == f"{SEED}:42-46"
     # limit_entry=required (001:1 literal): not clean, 0 doublings → mahjong not allowed, total 0
     r = score("19m19p19s1234567z 1m", {"limit_entry": "required"}, win="1m")
     assert not r.allowed and r.total == 0
@@ -429,6 +430,37 @@ def test_limit_entry_line_is_in_the_explanation(capsys):
     assert main(["hand", "19m19p19s1234567z 1m", "-w", "1m", "-r", RS, "--no-history"]) == 0
     out = capsys.readouterr().out
     assert "the entry rule is waived for limit hands" in out and "option limit_entry=waived" in out
+
+
+def test_a_limit_hand_not_clean_has_its_own_entry_rule(capsys):
+    # Thirteen Orphans 19m19p19s1234567z + 1m self-drawn, seat East (001:66-68 De Dertien Wezen): Limit 1000
+    # (001:46), entirely in the hand 1 doubling (001:21, RULINGS 001-11) = 2000. Three suits: not clean (RULINGS
+    # 001-02); 1 doubling, under the 2 of 001:1 (RULINGS 001-03, entry_doublings=total): the entry rule is not
+    # met, and is waived (limit_entry=waived, the default): a limit hand is one of the "Bijzondere winstspelen"
+    # (001:42) whose tiles "leveren geen punten of verdubbelingen meer op" (001:46), RULINGS principle 4.
+    # The line says so under its own rule, entry-limit-hand (001:42-46): it had been the "Schoon spel" rule
+    # entry-clean (001:1's first sentence) on a hand it called not clean.
+    r = score("19m19p19s1234567z 1m", win="1m", win_by="wall")
+    assert r.allowed and r.total == 2000 and r.doublings == 1
+    assert not {"entry-clean", "entry-doublings"} & ids(r), ids(r)
+    entry = [ln for ln in r.lines if ln.rule == "entry-limit-hand"]
+    assert len(entry) == 1 and entry[0].kind == "note" and entry[0].source == f"{SEED}:42-46"
+    assert entry[0].name.startswith("Bijzondere winstspelen — entry rule waived for a limit hand")
+    assert entry[0].detail == "limit hand, not clean, 1 doubling: the entry rule is waived for limit hands"
+    assert entry[0].option == "option limit_entry=waived, 001-03; entry_doublings=total, 001-03"
+    # --json names the rule
+    assert main(["hand", "19m19p19s1234567z 1m", "-w", "1m", "--win-by", "wall", "-r", RS, "--no-history",
+                 "--json"]) == 0
+    rules = [ln["rule"] for ln in json.loads(capsys.readouterr().out)["lines"]]
+    assert rules.count("entry-limit-hand") == 1 and "entry-clean" not in rules, rules
+    # a clean limit hand keeps entry-clean (001:1 first sentence, met): Nine Gates 1112345678999m + 5m on a
+    # discard (001:62-64), Limit 1000, one suit; under limit_entry=required the waived line is never made
+    # (Thirteen Orphans is refused there, test_limit_hand_and_the_entry_rule_option)
+    r = score("1112345678999m 5m", win="5m")
+    assert "entry-clean" in ids(r) and "entry-limit-hand" not in ids(r)
+    # the rule is in the ruleset, citing the seed lines, and never fires of itself (finalize makes its line)
+    rule = load_ruleset(RS).rule("entry-limit-hand")
+    assert rule.source == f"{SEED}:42-46" and rule.option == "limit_entry" and rule.kind == "note"
 
 
 # ------------------------------------------------------------------ referee 5 item 2: fixed_hands here

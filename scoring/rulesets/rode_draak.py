@@ -108,6 +108,13 @@ def entry_doublings_line(v: "View") -> bool:
     return False
 
 
+def entry_limit_line(v: "View") -> bool:
+    """The rule ``entry-limit-hand`` (001:42-46, option ``limit_entry=waived``): the entry rule waived for a
+    winning limit hand that is neither clean nor has 2 doublings. Never fires while a reading is scored: whether
+    the rule was met or waived is known only in :func:`finalize`, which adds its line (:func:`_limit_entry_line`)."""
+    return False
+
+
 # ------------------------------------------------------------------------- extra doublings (001:3-21)
 def equals_2_8(v: "View") -> bool:
     """Winst met Gelijke 2 t/m 8 (001:7): only pungs/kongs, only tiles 2–8."""
@@ -461,19 +468,21 @@ def _entry_ok(lines: Sequence["Line"], doublings: int, opts: Mapping[str, Any], 
 
 
 def _limit_entry_line(result: "ScoredHand", ruleset: "Ruleset", opts: Mapping[str, Any], clean: bool) -> "Line":
-    """The explanation line of the entry rule on a winning limit hand: met (clean / 2 doublings) or
-    waived by option ``limit_entry=waived`` — the line names the option (RULINGS principle 3)."""
+    """The explanation line of the entry rule on a winning limit hand: met (clean: rule ``entry-clean``; 2
+    doublings: ``entry-doublings``) or waived by option ``limit_entry=waived`` (rule ``entry-limit-hand``,
+    001:42-46) — the line names the option (RULINGS principle 3)."""
     from ..engine import make_line, option_text
     from ..fired import Fired
 
-    rule = next(r for r in ruleset.rules if r.id == "entry-clean")
     dbl = f"{result.doublings} doubling{'' if result.doublings == 1 else 's'}"
     if clean:
-        detail = "limit hand, clean: the entry rule is met"
+        rule_id, detail = "entry-clean", "limit hand, clean: the entry rule is met"
     elif _doublings_ok(result.lines, result.doublings, opts):
-        detail = f"limit hand with {dbl}: the entry rule is met"
+        rule_id, detail = "entry-doublings", f"limit hand with {dbl}: the entry rule is met"
     else:
-        detail = f"limit hand, not clean, {dbl}: the entry rule is waived for limit hands"
+        # (its own rule: the "Schoon spel" rule entry-clean had been shown on a limit hand it said was not clean)
+        rule_id, detail = "entry-limit-hand", f"limit hand, not clean, {dbl}: the entry rule is waived for limit hands"
+    rule = ruleset.rule(rule_id)
     label = (f"option limit_entry={option_text(opts['limit_entry'])}, 001-03; "
              f"entry_doublings={option_text(opts['entry_doublings'])}, 001-03")
     return make_line(rule, Fired(details=(detail,)), ruleset, opts, label=label)
