@@ -65,6 +65,22 @@ class Settlement:
                 "transfers": [t.to_json() for t in self.transfers], "notes": list(self.notes),
                 "cash": dict(self.cash)}
 
+    def paid(self) -> dict[str, int]:
+        """Each player's points paid out in :attr:`transfers` (player → sum, 0 when none; every player of
+        :attr:`net`): what a batch's settlement writes beside ``net`` (``net`` = :meth:`received` − this)."""
+        out = {p: 0 for p in self.net}
+        for t in self.transfers:
+            out[t.payer] += t.amount
+        return out
+
+    def received(self) -> dict[str, int]:
+        """Each player's points received in :attr:`transfers` (player → sum, 0 when none; every player of
+        :attr:`net`)."""
+        out = {p: 0 for p in self.net}
+        for t in self.transfers:
+            out[t.payee] += t.amount
+        return out
+
 
 def from_transfers(ruleset: str, scheme: str, players, transfers, notes=(), cash=None) -> Settlement:
     """Build a :class:`Settlement` whose nets are the sums of ``transfers`` (zero-amount ones dropped)."""

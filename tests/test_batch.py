@@ -603,6 +603,103 @@ def test_each_table_hand_is_settled_with_its_own_settle_cell(tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_a_settlements_payments_and_cash_are_fields_of_the_batch_output(tmp_path, capsys):
+    # a tournament director's finding: the batch's settlement gave the cash only inside its notes ("cash net (apart
+    # from points): …"), and the payments as a JSON list in one CSV cell, so nothing could be summed in a
+    # spreadsheet. Now `paid`, `received` (points) and `cash` ($, apart from points) are fields of both outputs,
+    # the JSON lines' keyed by player as `net` is, the settlements CSV's one per player's row.
+    # TWO_HK_HANDS, hk-tw-16 hands typed in the notation cell; each winner's hand: 無字花 5 (004:8) + 將眼 1 (55p,
+    # 004:1) + 底 5 (004:41) = 11, no winner the dealer (no 莊, 004:1).
+    # Hand 1: E discarded, E pays S 11 (RULINGS 004-01: a discard win is paid by the discarder); no cash given, and
+    # the scheme settles cash apart (004-01): each player's cash 0.
+    # Hand 2: N discarded, N pays W 11 (004-01); cash=S:3,E:5 collected from each other player (004:42-43,
+    # cash_from=each, the default, 004-32): E 3 × 5 − 3 = +12, S 3 × 3 − 5 = +4, W and N −3 − 5 = −8 each.
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text(TWO_HK_HANDS)
+    out = tmp_path / "out.jsonl"
+    base = ["batch", str(d), "-m", str(man), "-r", "hk-tw-16", "-j", "0", "--no-history", "--no-progress", "--json"]
+    rc, o, err = run_cli(capsys, *base, "-O", str(out))
+    assert rc == 0, err
+    recs = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert [r["status"] for r in recs] == ["ok", "ok"], recs
+    h1, h2 = recs
+    assert (h1["paid"], h1["received"]) == ({"E": 11, "S": 0, "W": 0, "N": 0}, {"E": 0, "S": 11, "W": 0, "N": 0})
+    assert h1["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0}, h1
+    assert (h2["paid"], h2["received"]) == ({"E": 0, "S": 0, "W": 0, "N": 11}, {"E": 0, "S": 0, "W": 11, "N": 0})
+    assert h2["cash"] == {"E": 12, "S": 4, "W": -8, "N": -8}, h2
+    # (the note still says it, in the same numbers)
+    assert "cash net (apart from points): E +12, S +4, W -8, N -8" in h2["notes"]
+    # the CSV of the same batch: its settlements file says the same, a player's row each. It shares the state
+    # database of the JSON lines (out.batch.sqlite3): nothing is scored again
+    csv_out = tmp_path / "out.csv"
+    rc, o, err = run_cli(capsys, *base, "-O", str(csv_out))
+    assert rc == 0, err
+    summary = json.loads(o)
+    assert (summary["resumed"], summary["scored"]) == (8, 0), summary
+    rows = read_csv(tmp_path / "out.settlements.csv")
+    assert [(r["hand"], r["player"], r["net"], r["paid"], r["received"], r["cash"]) for r in rows] == [
+        ("1", "E", "-11", "11", "0", "0"), ("1", "S", "11", "0", "11", "0"),
+        ("1", "W", "0", "0", "0", "0"), ("1", "N", "0", "0", "0", "0"),
+        ("2", "E", "0", "0", "0", "12"), ("2", "S", "0", "0", "0", "4"),
+        ("2", "W", "11", "0", "11", "-8"), ("2", "N", "-11", "11", "0", "-8")], rows
+    # a director's sums over the session, per player, without reading a note: points −11 and $12 for E …
+    total = {p: (sum(int(r["net"]) for r in rows if r["player"] == p), sum(int(r["cash"]) for r in rows
+                                                                            if r["player"] == p)) for p in "ESWN"}
+    assert total == {"E": (-11, 12), "S": (11, 4), "W": (11, -8), "N": (-11, -8)}
+    # (columns of earlier versions first, in their order: a sheet that reads them by position still does)
+    with open(tmp_path / "out.settlements.csv", newline="", encoding="utf-8") as f:
+        assert next(csv.reader(f)) == ["table", "hand", "ruleset", "scheme", "player", "seat_wind", "photo", "east",
+                                       "winner", "score", "net", "status", "transfers", "paid", "received", "cash"]
+    # a hand that is not settled has none of them (empty, as its net)
+    man.write_text(TWO_HK_HANDS.replace("h2n.jpg;1;2;N;N;no;789m123p111s999s123s4z;",
+                                        "h2n.jpg;1;2;N;N;no;789m123p111s999s123s4z;discarder=S"))
+    rc, o, err = run_cli(capsys, *base, "-O", str(out))
+    assert rc == 0, err
+    h2 = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"][1]
+    assert h2["status"].startswith("not settled: ") and (h2["paid"], h2["received"], h2["cash"]) == ({}, {}, {}), h2
+    rc, o, err = run_cli(capsys, *base, "-O", str(csv_out))
+    assert rc == 0, err
+    rows = [r for r in read_csv(tmp_path / "out.settlements.csv") if r["hand"] == "2"]
+    assert {(r["net"], r["paid"], r["received"], r["cash"]) for r in rows} == {("", "", "", "")}, rows
+
+
+def test_a_settlement_without_cash_has_its_payments_and_no_cash(tmp_path, capsys):
+    # the payments of a scheme that settles no cash (rode-draak's, which nts uses: nts.toml settlement = "rode-draak")
+    # are fields too, and its cash is empty (not 0: nothing is settled in cash). Four hands typed in the notation cell:
+    # Ann (E, the dealer, seat E): exposed pung of simples [222m] 2 (002:10), the rest single tiles: 2; Bob, Cas and
+    # Dee as in TYPED: Bob (S) wins 40, Cas 10, Dee 2 (their derivations there). Settled by seed 001: Bob receives his
+    # 40 double from East and single from the two others (001:29, 31, 35): Ann pays 80, Cas 40, Dee 40; the three
+    # others settle the differences among themselves, East's doubled (001:31, 37): Ann pays Cas (10 − 2) × 2 = 16,
+    # Ann and Dee (2, 2) nothing, Dee pays Cas 10 − 2 = 8. Paid: Ann 80 + 16 = 96, Cas 40, Dee 40 + 8 = 48, Bob 0;
+    # received: Bob 160, Cas 16 + 8 = 24, Ann and Dee 0; net Ann −96, Bob +160, Cas −16, Dee −48 (sum 0, 001:40)
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;seat_wind;winner;notation\n"
+                   "ann.jpg;1;1;Ann;E;no;[222m] 1m 9m 2p 6p 1s 7s 9s 2z 3z 6z\n"
+                   f"bob.jpg;1;1;Bob;S;yes;{TYPED['Bob'][0]}\n"
+                   f"cas.jpg;1;1;Cas;W;no;{TYPED['Cas'][0]}\n"
+                   f"dee.jpg;1;1;Dee;N;no;{TYPED['Dee'][0]}\n")
+    base = ["batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history", "--no-progress"]
+    out = tmp_path / "out.csv"
+    rc, o, err = run_cli(capsys, *base, "-O", str(out))
+    assert rc == 0, err
+    rows = read_csv(tmp_path / "out.settlements.csv")
+    assert [(r["player"], r["score"], r["net"], r["paid"], r["received"], r["cash"]) for r in rows] == [
+        ("Ann", "2", "-96", "96", "0", ""), ("Bob", "40", "160", "0", "160", ""),
+        ("Cas", "10", "-16", "40", "24", ""), ("Dee", "2", "-48", "48", "0", "")], rows
+    out = tmp_path / "out.jsonl"
+    rc, o, err = run_cli(capsys, *base, "-O", str(out))
+    assert rc == 0, err
+    (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
+    assert rec["scheme"] == "rode-draak" and rec["cash"] == {}, rec
+    assert rec["paid"] == {"Ann": 96, "Bob": 0, "Cas": 40, "Dee": 48}
+    assert rec["received"] == {"Ann": 0, "Bob": 160, "Cas": 24, "Dee": 0}
+    assert rec["net"] == {p: rec["received"][p] - rec["paid"][p] for p in rec["net"]}
+
+
 def test_a_winner_whose_mahjong_is_not_allowed_is_not_settled(tmp_path, truth, capsys):
     # a director's rode-draak table: the winner's hand not clean with fewer than 2 doublings scores "mahjong not
     # allowed … it would have scored N", total 0; batch settled the table on that 0 (Ann 0, the others paying

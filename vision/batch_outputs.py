@@ -28,8 +28,10 @@ OUTPUT_COLUMNS = ("photo", "table", "hand", "player", "seat_wind", "winner", "ru
 #: the ``frame`` of a photo scored by a version before the column existed (a resumed batch keeps its row)
 FRAME_NOT_RECORDED = "not recorded (scored by an earlier version)"
 
+#: the settlements CSV's columns, one row per player; ``paid``, ``received`` (points, the player's transfers summed)
+#: and ``cash`` (the player's cash net, apart from points: hk-tw-16's) came last, after those of earlier versions
 SETTLEMENT_COLUMNS = ("table", "hand", "ruleset", "scheme", "player", "seat_wind", "photo", "east", "winner", "score", "net",
-                      "status", "transfers")
+                      "status", "transfers", "paid", "received", "cash")
 
 
 #: the reader's advice names command-line flags; a batch row is corrected in its manifest cells (a new
@@ -268,14 +270,15 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
                  settle_options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Settle one table hand (the photos sharing table and hand): a JSON-ready record with
     ``status`` ok / provisional (a photo needs review) / ``not settled: <why>``, players, scores,
-    winner, east, net and transfers (:func:`scoring.settle.settle`), with the options of
+    winner, east, net, each player's points paid and received, cash (player → $ net apart from points, where the
+    scheme settles cash: hk-tw-16; else empty) and transfers (:func:`scoring.settle.settle`), with the options of
     :func:`group_settle_options` (``settle_options``: ``batch --settle-option``)."""
     from scoring.settle import refused_win_text, settle
 
     job0 = members[0][0]
     rec: dict[str, Any] = {"type": "settlement", "table": job0.table, "hand": job0.hand, "ruleset": job0.ruleset,
                            "scheme": None, "players": [], "scores": {}, "winner": None, "east": None, "net": {},
-                           "transfers": [], "notes": []}
+                           "paid": {}, "received": {}, "cash": {}, "transfers": [], "notes": []}
     labels = [j.player or j.seat_wind for j, _ in members]
     # each player's own winner/East marks from the manifest, kept when the hand cannot be settled; a row
     # whose cells cannot be used has none (null), its seat_wind and winner cells as typed under "typed"
@@ -331,7 +334,12 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
         s = settle(job0.ruleset, scores, rec["winner"], rec["east"], opts)
     except (RulesetError, HandError, ValueError) as e:
         return fail(settle_words(_one_line(e)))
-    rec.update(scheme=s.scheme, net=dict(s.net), transfers=[t.to_json() for t in s.transfers], notes=list(s.notes))
+    # as `table --json` gives the settlement (Settlement.to_json), each player's points paid and received beside
+    # it: a director's sums had to be read out of the transfers, and the cash (hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3,
+    # 004:42-43) out of the notes alone ("cash net (apart from points): …"); a scheme with no cash gives {}
+    said = s.to_json()
+    rec.update(scheme=said["scheme"], net=said["net"], paid=s.paid(), received=s.received(), cash=said["cash"],
+               transfers=said["transfers"], notes=said["notes"])
     review = [j.key for j, row in members if row["status"] != "ok"]
     # (several photos "need review": a tournament director read "t1/ann.jpg, t1/cas.jpg needs review")
     rec["status"] = ("ok" if not review else
@@ -487,7 +495,8 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
                             cw.writerow([_cell(x) for x in (
                                 s["table"], s["hand"], s["ruleset"], s.get("scheme"), lab, p["seat_wind"], p["photo"],
                                 _yes_no(p, "east"), _yes_no(p, "winner"),
-                                s["scores"].get(lab), s["net"].get(lab), s["status"], mine)])
+                                s["scores"].get(lab), s["net"].get(lab), s["status"], mine,
+                                s["paid"].get(lab), s["received"].get(lab), s["cash"].get(lab))])
 
                 _atomic_write(sp, ws)
                 written.append(str(sp))
