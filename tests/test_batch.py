@@ -1255,8 +1255,19 @@ def test_the_problem_column_names_manifest_cells_not_flags():
                           "add a tile the detector missed with --add POS=TILE")
     assert said.endswith("set the winner cell to no (a non-winner's hand has 13); add a tile the detector missed "
                          "with the add cell (POS=TILE)")
-    assert manifest_words("if they are, add them with --add (e.g. --add 15=1f) or set them apart") == \
-        "if they are, add them with the add cell (e.g. 15=1f in the add cell) or set them apart"
+    # a loose flower's note (vision.decode.loose_bonus_note) says what --add POS=TILE does: the batch says
+    # the add cell, its example list kept whole (a player did not know what the example's number meant)
+    from vision.decode import loose_bonus_note
+
+    note = loose_bonus_note("15 (1f), 16 (2f)", "near the hand", 0.35, 15, ["1f", "2f"])
+    assert manifest_words(note) == (
+        "unsure: tile(s) 15 (1f), 16 (2f) near the hand, read as flowers/seasons, were taken as loose tiles (35% that "
+        "they are the hand's bonus tiles); if they are, add them to the hand by writing POS=TILE in the row's add "
+        "cell, which puts TILE in the hand as tile number POS: 15=1f,16=2f in the add cell adds a 1f as tile 15 and "
+        "a 2f as tile 16, just after the hand's last tile (14); any other tile number does as well (a flower or "
+        "season counts wherever it goes); or set them apart in a row beside the hand and take the photo again")
+    assert "15=1f in the add cell adds a 1f as tile 15, just after" in manifest_words(
+        loose_bonus_note("15 (1f)", "near the hand", 0.35, 15, ["1f"]))
     assert manifest_words("leave out boxes … with --fix POS=-") == "leave out boxes … with the fix cell (POS=-)"
     # a 14-tile hand in a row marked `winner no`: the row may be what is wrong (a director's trial)
     assert manifest_words("a non-winning hand under nts has 13: …; if the hand won, leave out --not-winner (a winner's "

@@ -1453,13 +1453,35 @@ def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
     assert res.roles[-1] == "ignored" and not res.hand.bonus
     # × (1 − p · q): p = 0.7 × (size ratio)³ × 0.5 ≈ 0.35, q = 0.9 + 7 × 0.1 / 42 its share of the bonus classes
     assert res.confidence == pytest.approx(plain.confidence * (1 - 0.35 * 0.917), abs=0.01)
+    # the note says what --add does and what its example's number is (a player at the table did not know
+    # where "--add 15=2f" put the tile, nor how to choose another place)
     assert any(n.startswith("unsure: tile(s)") and "(2f) near the hand, read as flowers/seasons" in n
-               and "--add 15=2f" in n for n in res.notes), res.notes  # after the hand's last tile (14)
+               and "add them to the hand with --add POS=TILE, which puts TILE in the hand as tile number POS: "
+                   "--add 15=2f adds a 2f as tile 15, just after the hand's last tile (14); any other tile number "
+                   "does as well (a flower or season counts wherever it goes); or set them apart" in n
+               for n in res.notes), res.notes
     # a flower-read box much larger than a tile (a playing card) was judged by its size not to be a
     # tile of this set: it does not make the reading less sure
     card = [x0 + 4.5 * w, top - 0.8 * h, x0 + 4.5 * w + 1.8 * w, top + h]
     big = _read(meta, *_scene(meta, keep, loose + [card], ["1m", "9p", "2f"])).reading
     assert big.legal and big.roles[-1] == "ignored" and big.confidence == pytest.approx(plain.confidence)
+
+
+def test_the_loose_flower_note_says_what_its_add_example_does():
+    # a player at the table: "--add 15=2f" in the note did not say that 15 is the place after the hand's
+    # last tile, nor what the number is. The note says --add POS=TILE puts TILE in the hand as tile POS,
+    # where the example's tiles go, and that any other number does for a flower or season
+    from vision.decode import loose_bonus_note
+
+    two = loose_bonus_note("15 (2f), 16 (3f)", "away from the hand", 0.2, 15, ["2f", "3f"])
+    assert two == ("unsure: tile(s) 15 (2f), 16 (3f) away from the hand, read as flowers/seasons, were taken as "
+                   "loose tiles (20% that they are the hand's bonus tiles); if they are, add them to the hand with "
+                   "--add POS=TILE, which puts TILE in the hand as tile number POS: --add 15=2f,16=3f adds a 2f as "
+                   "tile 15 and a 3f as tile 16, just after the hand's last tile (14); any other tile number does as "
+                   "well (a flower or season counts wherever it goes); or set them apart in a row beside the hand "
+                   "and take the photo again")
+    assert "--add 1=4y adds a 4y as tile 1, before every other tile;" in loose_bonus_note("1 (4y)", "near the hand",
+                                                                                         0.35, 1, ["4y"])
 
 
 def _demo_with_pale_backs():

@@ -501,9 +501,11 @@ def test_a_box_left_out_can_be_tapped_on_the_photo(page, scene, tmp_path):
 MESSAGES = [
     ("unsure which bonus tile tile 2 is: 3y 51%, 3f 25% (tile 7 is read 3f) (correct it with --fix)",
      "(correct it with --fix)"),
-    ("unsure: tile(s) 15 (1f) behind the row, read as flowers/seasons, were taken as loose tiles (35% that they "
-     "are the hand's bonus tiles); if they are, add them with --add (e.g. --add 15=1f) or set them apart",
-     "if they are, add them with --add "),
+    ("unsure: tile(s) 15 (1f) near the hand, read as flowers/seasons, were taken as loose tiles (35% that they "
+     "are the hand's bonus tiles); if they are, add them to the hand with --add POS=TILE, which puts TILE in the "
+     "hand as tile number POS: --add 15=1f adds a 1f as tile 15, just after the hand's last tile (14); any other "
+     "tile number does as well (a flower or season counts wherever it goes); or set them apart in a row beside the "
+     "hand and take the photo again", "puts TILE in the hand as tile number POS: --add "),
     ("found 13 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; if "
      "the hand did not win, give --not-winner (a non-winner's hand has 13); add a tile the detector missed with "
      "--add POS=TILE", "add a tile the detector missed with --add POS=TILE"),
@@ -718,3 +720,21 @@ def test_not_the_winner_greys_out_how_the_hand_was_won_and_does_not_send_it(page
     page.click("#settings > summary")
     page.uncheck("#not_winner")
     assert page.is_enabled("#win_by") and page.input_value("#win_by") == "wall" and page.is_checked("#last_tile")
+
+
+def test_a_loose_flowers_note_names_the_pages_button_and_the_faces_to_pick(page):
+    # a loose flower's note (vision.decode.loose_bonus_note) says what --add POS=TILE does and what its
+    # example's number is; the page's "+ Add a missed tile" chooses the place itself, so the page names the
+    # button and the faces to pick, with no flag, POS or tile number of the command line's example
+    from vision.decode import loose_bonus_note
+
+    notes = [loose_bonus_note("15 (1f)", "near the hand", 0.35, 15, ["1f"]),
+             loose_bonus_note("15 (1f), 16 (2f)", "away from the hand", 0.2, 15, ["1f", "2f"])]
+    one, two = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", notes)
+    assert one == ("unsure: tile(s) 15 (1f) near the hand, read as flowers/seasons, were taken as loose tiles (35% "
+                   "that they are the hand's bonus tiles); if they are, add them to the hand with “+ Add a missed "
+                   "tile”, choosing 1f (a flower or season counts wherever it goes); or set them apart in a row "
+                   "beside the hand and take the photo again")
+    assert "with “+ Add a missed tile”, choosing 1f, then 2f (a flower or season counts wherever it goes);" in two
+    for said in (one, two):
+        assert "--" not in said and "POS" not in said and "tile number" not in said, said

@@ -48,6 +48,10 @@ MANIFEST_WORDS = (
     (re.compile(r"--winning-tile"), "the winning_tile cell"),
     (re.compile(r"--add the tile the photo missed"), "put the tile the photo missed in the add cell"),
     (re.compile(r"\(e\.g\. --(fix|add) ((?:POS|\d+)=[^\s,;:)]+)\)"), r"(e.g. \2 in the \1 cell)"),
+    # (a loose flower's note, vision.decode.loose_bonus_note: "with --add POS=TILE, which puts TILE in the hand
+    # as tile number POS: --add 15=2f,16=3f adds a 2f as tile 15 and …", the list kept whole)
+    (re.compile(r"with --add POS=TILE, which puts"), "by writing POS=TILE in the row's add cell, which puts"),
+    (re.compile(r"--add (\d+=\w+(?:,\d+=\w+)*) adds "), r"\1 in the add cell adds "),
     (re.compile(r"--(fix|add|exposed) ((?:POS|\d+)=[^\s,;:)]+)"), r"the \1 cell (\2)"),
     (re.compile(r"--(fix|add|exposed)\b"), r"the \1 cell"),
 )

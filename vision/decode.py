@@ -699,6 +699,24 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
     return replace(reading, confidence=conf, notes=tuple(notes))
 
 
+def loose_bonus_note(names: str, where: str, p_in: float, after: int, faces: Sequence[str]) -> str:
+    """The note of :func:`_left_out_sureness` on flowers/seasons left out as loose tiles: ``names`` the
+    tiles as ``15 (2f), 16 (3f)``, ``where`` ``near the hand`` or ``away from the hand``, ``p_in`` their
+    prior of being the hand's, ``after`` :func:`number_after_hand`, ``faces`` the faces its ``--add``
+    example adds there one after the other. It says what ``--add POS=TILE`` does and what the example's
+    number is (a player at the table did not know where ``--add 15=2f`` put the tile, or how to choose
+    another place). The web page (app.js ``PAGE_WORDS``) and the batch (:data:`vision.batch_outputs.MANIFEST_WORDS`)
+    say it in their own words by matching this text."""
+    adds = ",".join(f"{after + k}={f}" for k, f in enumerate(faces))
+    what = " and ".join(f"a {f} as tile {after + k}" for k, f in enumerate(faces))
+    place = f"just after the hand's last tile ({after - 1})" if after > 1 else "before every other tile"
+    return (f"unsure: tile(s) {names} {where}, read as flowers/seasons, were taken as loose tiles ({p_in:.0%} "
+            f"that they are the hand's bonus tiles); if they are, add them to the hand with --add POS=TILE, which "
+            f"puts TILE in the hand as tile number POS: --add {adds} adds {what}, {place}; any other tile number "
+            f"does as well (a flower or season counts wherever it goes); or set them apart in a row beside the "
+            f"hand and take the photo again")
+
+
 def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
     """``reading`` with its confidence × (1 − p · q) for each group of flowers/seasons the layout left
     out as loose tiles by its prior alone (:attr:`vision.layout.Layout.left_out`: p, its prior of being
@@ -709,7 +727,8 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
     faces the reading's bonus tiles all show already is skipped (a set holds each face once: a tile
     the user added after this note, or one of the hand's). The bonus tiles change the score, and that
     choice is not weighed by the decoder: a hand read without the two flowers boxed beside it was
-    called 100 % sure. The note's ``--add`` position is the one after the hand's last tile."""
+    called 100 % sure. The note's ``--add`` example adds each face not held yet, from the position
+    after the hand's last tile on, and says so."""
     order = lay.geometry.order
     num = {p: k + 1 for k, p in enumerate(order)}
     after = number_after_hand(order, reading.roles)
@@ -722,10 +741,8 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
     def note(groups, where, p_in):
         tiles = [t for g in groups for t in g]
         names = ", ".join(f"{num.get(t, '?')} ({face(t)})" for t in tiles)
-        notes.append(f"unsure: tile(s) {names} {where}, read as flowers/seasons, were taken as loose "
-                     f"tiles ({p_in:.0%} that they are the hand's bonus tiles); if they are, add them with --add "
-                     f"(e.g. --add {after}={face(tiles[0])}) or set them "
-                     f"apart in a row beside the hand and take the photo again")
+        faces = list(dict.fromkeys(f for f in map(face, tiles) if f not in held)) or [face(tiles[0])]
+        notes.append(loose_bonus_note(names, where, p_in, after, faces))
 
     def live(groups):
         out = []
