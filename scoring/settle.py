@@ -288,12 +288,24 @@ def over_the_set_text(tile: str, held: Mapping[str, int]) -> str:
             f", a set has {copies_in_a_set(tile)}")
 
 
+@dataclass(frozen=True)
+class HandCash:
+    """What :func:`with_cash` reads of a scored hand, for a caller that holds no :class:`scoring.ScoredHand`:
+    its ``cash`` (``ScoredHand.cash``: the hand's cash lines, 暗槓 $5, 台花 $5, 台草 $3, 004:42–43) and the
+    ruleset ``options`` it was scored with (``cash_from``). A batch row's, read from its stored breakdown
+    (:func:`vision.batch_outputs.breakdown_cash`)."""
+
+    cash: float = 0
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
 def with_cash(ruleset_id: str, options: Mapping[str, Any], scored: Mapping[str, Any]) -> dict[str, Any]:
     """``options`` of ``ruleset_id``'s settlement with its ``cash`` option (a scheme that settles cash
     apart from points: hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43) filled in from the hands scored
-    (player → :class:`scoring.ScoredHand`): each player's cash collected. Options that give ``cash``
-    already, or a scheme without it, are returned as they are (a tester's table of a hand reporting
-    "cash: $10" was settled with no cash)."""
+    (player → :class:`scoring.ScoredHand`, or a :class:`HandCash`): each player's cash collected. Options
+    that give ``cash`` already, or a scheme without it, are returned as they are: a ``cash`` given replaces
+    the hands' own, it is not added to it (a tester's table of a hand reporting "cash: $10" was settled with
+    no cash). The one reading of `table`, ``/api/settle`` and a batch's table hands."""
     rs = load_ruleset(ruleset_id)
     out = dict(options)
     if "cash" not in getattr(rs.module, "SETTLE_OPTIONS", ()) or "cash" in out:

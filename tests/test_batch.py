@@ -700,6 +700,147 @@ def test_a_settlement_without_cash_has_its_payments_and_no_cash(tmp_path, capsys
     assert rec["net"] == {p: rec["received"][p] - rec["paid"][p] for p in rec["net"]}
 
 
+#: one hk-tw-16 table hand, E S W N, typed: S wins on E's discard of 6s with TYPED_WIN, 無字花 5 (004:8) + 將眼 1 (55p,
+#: 004:1) + 底 5 (004:41) = 11, not the dealer (no 莊, 004:1); E, not a winner, holds a concealed kong (9999p): 暗槓 $5
+#: (004:42, rule concealed-kong-cash), a cash line of his hand (its 2 points, 004:2, count in a winner's hand only)
+KONG_HANDS = {"E": "123m456m789m123p (9999p) 2z", "S": TYPED_WIN, "W": TYPED_OTHERS[1], "N": TYPED_OTHERS[2]}
+
+
+def _batch_settlement(tmp_path, capsys, hands, winner, *more, settle="", options="", out_name="out.jsonl"):
+    """The settlement record of one batch table hand typed in the notation cell (``hands``: player → notation in
+    seat order E S W N, the players named by their seat), ``settle`` the winner's settle cell, ``options`` every
+    row's options cell; ``more``: batch's own arguments. Returns (the record, None for a CSV output, the run's
+    --json summary)."""
+    d = tmp_path / "photos"
+    d.mkdir(exist_ok=True)
+    man = tmp_path / "m.csv"
+    rows = ["photo;table;hand;player;seat_wind;winner;options;settle;notation"]
+    for p, notation in hands.items():
+        rows.append(f"{p.lower()}.jpg;1;1;{p};{p};{'yes' if p == winner else 'no'};{options};"
+                    f"{settle if p == winner else ''};{notation}")
+    man.write_text("\n".join(rows) + "\n")
+    out = tmp_path / out_name
+    rc, o, err = run_cli(capsys, "batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0",
+                         "--no-history", "--no-progress", "--json", *more)
+    assert rc == 0, err
+    if out.suffix != ".jsonl":  # (the CSV's settlements are in its own file)
+        return None, json.loads(o)
+    (rec,) = [r for r in read_jsonl(out) if r["type"] == "settlement"]
+    return rec, json.loads(o)
+
+
+def read_jsonl(p: Path) -> list[dict]:
+    return [json.loads(x) for x in p.read_text().splitlines()]
+
+
+def _table_settlement(capsys, hands, winner, *more):
+    """`table --json`'s settlement of the same hands (seating order E S W N, East the first)."""
+    argv = ["table", "-r", "hk-tw-16", "--winner", winner, "--json", "--no-history", *more]
+    for p, notation in hands.items():
+        argv += ["--hand", f"{p}={notation}"]
+    rc, o, err = run_cli(capsys, *argv)
+    assert rc == 0, err
+    return json.loads(o)["settlement"]
+
+
+def _same_settlement(rec, table):
+    """The batch's settlement record says what `table --json`'s settlement says (Settlement.to_json)."""
+    assert rec["status"] == "ok", rec
+    for key in ("scheme", "net", "transfers", "cash", "notes"):
+        assert rec[key] == table[key], (key, rec[key], table[key])
+
+
+def test_a_table_hands_own_cash_is_settled_as_table_settles_it(tmp_path, capsys):
+    # a colleague's finding: `table` collects the cash a hand's own lines report (scoring.settle.with_cash), the batch
+    # settled it as 0 unless the settle cell gave cash=, though the row's breakdown showed the concealed-kong-cash
+    # line: a tournament director relying on the batch under-counted. KONG_HANDS: points, E discarded, E pays S 11
+    # (RULINGS 004-01: the discarder pays); cash, E's 暗槓 $5 (004:42) collected from each other player (option
+    # cash_from=each, the default, 004-32): E +5 × 3 = +15, S, W and N −5 each (sum 0)
+    rec, summary = _batch_settlement(tmp_path, capsys, KONG_HANDS, "S", settle="discarder=E")
+    assert rec["net"] == {"E": -11, "S": 11, "W": 0, "N": 0}, rec
+    assert rec["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}, rec
+    assert "cash net (apart from points): E +15, S -5, W -5, N -5" in rec["notes"], rec
+    e_row = next(r for r in read_jsonl(tmp_path / "out.jsonl") if r.get("photo") == "e.jpg")
+    assert [(ln["rule"], ln["kind"], ln["amount"], ln["source"]) for ln in e_row["breakdown"]] == [
+        ("concealed-kong-cash", "cash", 5, "004_7d7ce2dadca33504.txt:42")], e_row
+    # `table` settles the same hands so, to the transfer and the note
+    table = _table_settlement(capsys, KONG_HANDS, "S", "--settle-option", "discarder=E", "-w", "6s")
+    assert table["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}, table
+    _same_settlement(rec, table)
+    # the settlements CSV's cash column, of the same state (nothing scored again)
+    rec2, summary = _batch_settlement(tmp_path, capsys, KONG_HANDS, "S", settle="discarder=E", out_name="out.csv")
+    assert (summary["resumed"], summary["scored"]) == (4, 0), summary
+    rows = read_csv(tmp_path / "out.settlements.csv")
+    assert [(r["player"], r["net"], r["cash"]) for r in rows] == [
+        ("E", "-11", "15"), ("S", "11", "-5"), ("W", "0", "-5"), ("N", "0", "-5")], rows
+
+
+
+def test_a_settle_cells_cash_replaces_the_hands_own_as_table_settle_option_does(tmp_path, capsys):
+    # how a `cash` given (the settle cell, --settle-option) meets the hands' own cash: as `table --settle-option
+    # cash=` (scoring.settle.with_cash), it replaces it; it is not added to it. KONG_HANDS, points as in
+    # test_a_table_hands_own_cash_is_settled_as_table_settles_it (E pays S 11, RULINGS 004-01).
+    # cash=S:3 (a 台草 $3 the photo did not show, 004:43) from each other player (cash_from=each, 004-32): S +3 × 3 = +9,
+    # E, W and N −3 each; E's 暗槓 $5 is not collected besides (it would have made E +12, S +4, W and N −8)
+    rec, _ = _batch_settlement(tmp_path, capsys, KONG_HANDS, "S", settle="discarder=E cash=S:3")
+    assert rec["net"] == {"E": -11, "S": 11, "W": 0, "N": 0}, rec
+    assert rec["cash"] == {"E": -3, "S": 9, "W": -3, "N": -3}, rec
+    table = _table_settlement(capsys, KONG_HANDS, "S", "-w", "6s", "--settle-option", "discarder=E",
+                              "--settle-option", "cash=S:3")
+    _same_settlement(rec, table)
+    # E's own $5 given again in the cell is collected once: E +15, S, W, N −5 (not +30: given, it replaces)
+    rec, _ = _batch_settlement(tmp_path, capsys, KONG_HANDS, "S", settle="discarder=E cash=E:5")
+    assert rec["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}, rec
+    # --settle-option cash= (one table hand in the batch) is the same as the cell
+    rec, _ = _batch_settlement(tmp_path, capsys, KONG_HANDS, "S", "--settle-option", "cash=S:3",
+                               settle="discarder=E")
+    assert rec["cash"] == {"E": -3, "S": 9, "W": -3, "N": -3}, rec
+    _same_settlement(rec, table)
+    # the hands' cash collected as they were scored: option cash_from=total (004-32 reading b) in every row's options
+    # cell, as `table -o cash_from=total`: E's $5 in total split over the three others, 5 = 3 × 1 + 2, the first two
+    # (S, W: seat order after E) paying the remainder's extra 1: S −2, W −2, N −1, E +5
+    rec, _ = _batch_settlement(tmp_path, capsys, KONG_HANDS, "S", settle="discarder=E", options="cash_from=total")
+    assert rec["cash"] == {"E": 5, "S": -2, "W": -2, "N": -1}, rec
+    table = _table_settlement(capsys, KONG_HANDS, "S", "-w", "6s", "--settle-option", "discarder=E",
+                              "-o", "cash_from=total")
+    _same_settlement(rec, table)
+
+
+def test_a_double_win_hands_cash_is_collected_once_as_table_collects_it(tmp_path, capsys):
+    # 兩吃 (004:47, option double_win=two-hands, RULINGS 004-38): a hand both 嚦咕 and 5 sets + a pair is scored as two
+    # hands, its breakdown listing both readings' lines, so the 台花 line (梅蘭菊竹 1f2f3f4f, $5, 004:43) twice; the
+    # hand's cash is $5 ("Collect ONE time", 004:43; ScoredHand.cash), as `table` collects it: E, the winner,
+    # self-drawn, collects $5 from each other player (cash_from=each, 004-32): E +15, S, W and N −5 each. Summing
+    # every cash line of the breakdown would have given E +30
+    hands = {"E": "11223344556677888m +1f2f3f4f win:8m", "S": "123p456p789p123s456s2z",
+             "W": "123p456p789p789s111s3z", "N": "234p567p789s234s567s4z"}
+    rec, _ = _batch_settlement(tmp_path, capsys, hands, "E", "--win-by", "wall")
+    e_row = next(r for r in read_jsonl(tmp_path / "out.jsonl") if r.get("photo") == "e.jpg")
+    assert [ln["amount"] for ln in e_row["breakdown"] if ln["rule"] == "flower-set"] == [5, 5], e_row
+    assert rec["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}, rec
+    _same_settlement(rec, _table_settlement(capsys, hands, "E", "--win-by", "wall"))
+
+
+def test_a_first_version_batch_state_settles_its_hands_own_cash_on_resume(tmp_path, capsys):
+    # a batch whose state database an earlier version wrote resumes scoring nothing: its rows' cash is read from
+    # the breakdown every version stored (vision.batch.breakdown, kind "cash"), so the resumed batch settles it.
+    # The state of KONG_HANDS made as the first version's (without the columns added since, _ADDED_COLS); cash as in
+    # test_a_table_hands_own_cash_is_settled_as_table_settles_it: E +15, S, W, N −5 (004:42, 004-32)
+    from vision.batch_state import _ADDED_COLS
+
+    _batch_settlement(tmp_path, capsys, KONG_HANDS, "S", settle="discarder=E")
+    state = tmp_path / "out.batch.sqlite3"
+    con = sqlite3.connect(state)
+    with con:
+        for col, _ in _ADDED_COLS:
+            con.execute(f"ALTER TABLE results DROP COLUMN {col}")
+    con.close()
+    (tmp_path / "out.jsonl").unlink()
+    rec, summary = _batch_settlement(tmp_path, capsys, KONG_HANDS, "S", settle="discarder=E")
+    assert (summary["resumed"], summary["scored"]) == (4, 0), summary
+    assert rec["status"] == "ok" and rec["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}, rec
+
+
 def test_a_winner_whose_mahjong_is_not_allowed_is_not_settled(tmp_path, truth, capsys):
     # a director's rode-draak table: the winner's hand not clean with fewer than 2 doublings scores "mahjong not
     # allowed … it would have scored N", total 0; batch settled the table on that 0 (Ann 0, the others paying

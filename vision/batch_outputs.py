@@ -150,6 +150,41 @@ def _one_line(e: BaseException) -> str:
     return s[0] if s else type(e).__name__
 
 
+def breakdown_cash(lines: Sequence[Mapping[str, Any]] | None) -> float:
+    """A scored hand's cash (``ScoredHand.cash``: money apart from points, hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3,
+    004:42–43, and 暗槓不亮 −$10) read back from its row's stored breakdown (:func:`vision.batch.breakdown`,
+    whose format every version of the state database has written: ``kind`` ``cash``, ``amount`` the line's
+    dollars, its count in): the amounts of its cash lines, each rule's first line only. A rule has one line per
+    reading; a hand scored as two hands (兩吃, 004:47, option double_win=two-hands) lists both readings' lines,
+    its cash that of one reading (台花 "Collect ONE time", 004:43), as ``ScoredHand.cash`` and `table` count it."""
+    seen: set[str] = set()
+    cash = 0.0
+    for ln in lines or ():
+        if ln.get("kind") != "cash" or ln.get("rule") in seen:
+            continue
+        seen.add(ln.get("rule"))
+        cash += float(ln.get("amount") or 0)
+    return cash
+
+
+def hands_cash(ruleset_id: str, labels: Sequence[str],
+               members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, Any]:
+    """Each player's hand as :func:`scoring.settle.with_cash` reads it (a :class:`scoring.settle.HandCash`): the
+    cash of the row's breakdown (its ``cash``, :func:`breakdown_cash`) and the options it was scored with."""
+    from scoring.engine import load_ruleset
+    from scoring.settle import HandCash
+
+    rs = load_ruleset(ruleset_id)
+    out: dict[str, Any] = {}
+    for lab, (job, row) in zip(labels, members):
+        try:
+            opts = rs.resolve_options(dict(job.options))
+        except RulesetError:  # (such a row has no score: its hand is not settled before this)
+            opts = {}
+        out[lab] = HandCash(float(row.get("cash") or 0), opts)
+    return out
+
+
 def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[str, Any]]], winner: int | None,
                          dealer: int, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The settlement options of one table hand of a batch (``members``: its rows; ``winner``/``dealer``: the
@@ -276,8 +311,10 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     ``status`` ok / provisional (a photo needs review) / ``not settled: <why>``, players, scores,
     winner, east, net, each player's points paid and received, cash (player → $ net apart from points, where the
     scheme settles cash: hk-tw-16; else empty) and transfers (:func:`scoring.settle.settle`), with the options of
-    :func:`group_settle_options` (``settle_options``: ``batch --settle-option``)."""
-    from scoring.settle import refused_win_text, settle
+    :func:`group_settle_options` (``settle_options``: ``batch --settle-option``) and, a hand with a winner, the
+    cash the rows' own breakdowns report (a member's row ``cash``: :func:`breakdown_cash`) as `table` collects it
+    (:func:`scoring.settle.with_cash`: a ``cash`` option given replaces it)."""
+    from scoring.settle import refused_win_text, settle, with_cash
 
     job0 = members[0][0]
     rec: dict[str, Any] = {"type": "settlement", "table": job0.table, "hand": job0.hand, "ruleset": job0.ruleset,
@@ -335,6 +372,12 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     try:
         opts = group_settle_options(job0.ruleset, members, labels.index(rec["winner"]) if winners else None,
                                     labels.index(rec["east"]), settle_options)
+        if winners:
+            # the cash the hands' own lines report (a 暗槓 $5 read in a non-winner's hand), collected as `table`
+            # collects it (with_cash: a hand with no winner, void, collects none there either); a `cash` given in
+            # the settle cell or --settle-option replaces it, as `table --settle-option cash=` does. A director's
+            # batch had settled $0 for a concealed kong that `table` settled E +15, S/W/N −5
+            opts = with_cash(job0.ruleset, opts, hands_cash(job0.ruleset, labels, members))
         s = settle(job0.ruleset, scores, rec["winner"], rec["east"], opts)
     except (RulesetError, HandError, ValueError) as e:
         return fail(settle_words(_one_line(e)))
@@ -470,7 +513,9 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
             if job.table and job.hand:  # keep only what settling needs
                 slim = {"status": row["status"], "total": row["total"], "reading": row["reading"], "sha256": row["sha256"],
                         # (a row scored before the refusal was kept: its problem begins with it)
-                        "allowed": r["allowed"], "refusal": r["refusal"] or r["problem"]}
+                        "allowed": r["allowed"], "refusal": r["refusal"] or r["problem"],
+                        # the hand's own cash (暗槓 $5 …), from its breakdown: a row an earlier version wrote too
+                        "cash": breakdown_cash(row["breakdown"])}
                 groups.setdefault((job.table, job.hand), []).append((job, slim))
             yield row
 
