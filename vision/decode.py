@@ -207,6 +207,9 @@ class Reading:
     #: groups set apart like a meld that this reading leaves out whole (:func:`_left_out_melds_sureness`):
     #: (their detection indices, the layout's meld prior p, the meld as read, ``[7777z]``)
     left_out_melds: tuple[tuple[tuple[int, ...], float, str], ...] = ()
+    #: detection indices the reader left out of the hand as false detections to make its tile count
+    #: (``vision.pipeline``'s left-out-box retries; not the user's ``--fix POS=-``)
+    false_drops: tuple[int, ...] = ()
 
 
 # ----------------------------------------------------------------------------- candidates

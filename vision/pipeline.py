@@ -1172,11 +1172,14 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     more tiles, e.g. a non-winner's 13 tiles, is no better) — it is not a reading under
     :data:`TURNED_SURE` whose tiles are mostly read sideways or upside down over one whose tiles stand
     (a calibration grid's unsure legal reading gave way to one turned 90° with all 19 tiles read
-    sideways), nor such a reading that uses fewer tiles than the one whose tiles stand; or, of two turns
-    neither legal,
+    sideways), nor such a reading that uses fewer tiles than the one whose tiles stand, nor a reading legal
+    only for a box of its hand read as a tile left out as a false detection over a legal one that left none
+    out (:func:`_drops_a_read_tile`); or, of two turns neither legal,
     its tiles stand upright (:func:`_upright_tiles_win`)."""
     if _upright_tiles_win(r2, result):
         return True
+    if _drops_a_read_tile(r2, result):
+        return False
     if not _better(r2, result):
         return False
     if not (result.reading.legal or not weak_reading(r2)
@@ -1196,6 +1199,24 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
         # 14 tiles, a kong's tile and the 5s no longer boxed, where the photo as loaded used 16)
         return sure and (r2.turned == 180 or len(used_tiles(r2.reading)) >= len(used_tiles(result.reading)))
     return True
+
+
+#: a box the classifier reads this surely as one tile is taken for a tile, not a false detection, by
+#: :func:`_drops_a_read_tile` (the false-detection note shows a box's reading below it)
+READ_AS_TILE = 0.5
+
+
+def _drops_a_read_tile(r2: PhotoResult, result: PhotoResult) -> bool:
+    """``r2``, a quarter turn of the photo, is legal only for a box of its hand left out as a false
+    detection (:attr:`~vision.decode.Reading.false_drops`) that the classifier reads as a tile
+    (:data:`READ_AS_TILE` or more), while ``result`` is legal with no box so left out and uses at least as
+    many tiles: a turn that drops a tile of the row does not win over one that keeps them (a new user's
+    winning hand said not won: its 180° try left out a 9p of the row, read at 100 %, to make 13 tiles, its
+    joint within :data:`TURN_TIE` of the upright reading that kept the row's 13, and only the tiles' poses
+    kept the photo upright; the user had seen it read turned 180° with a tile of the hand dropped)."""
+    read = [i for i in r2.reading.false_drops if float(r2.readings.probs[i].max()) >= READ_AS_TILE]
+    return bool(read and r2.reading.legal and result.reading.legal and not result.reading.false_drops
+                and len(used_tiles(result.reading)) >= len(used_tiles(r2.reading)))
 
 
 def _level_kept(r2: PhotoResult, best: PhotoResult) -> bool:
@@ -1506,6 +1527,15 @@ def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back:
         low = min((i for i in hand if det.scores[i] < DROP_SCORE), key=lambda k: float(det.scores[k]), default=None)
         if low is not None and low not in tries:  # (the box tried before, too)
             tries.append(low)
+        # a non-winner's hand found a winner's count (the count problem says so, and how to say the hand
+        # won): the box left out to make it is named, with its reading and that advice, in its note (a new
+        # user's winning hand said not won, read turned 180°, had a 9p of its row, read at 100 %, left out so,
+        # and the note gave no hint that the hand may have won)
+        winner_count = ""
+        if not context.winner and "leave out --not-winner" in (reading.problem or ""):
+            n = ruleset.hand_size
+            winner_count = (f" to make a non-winner's {n} tiles of the {n + 1} found (a winner's count): if it is "
+                            f"the hand's tile and the hand won, leave out --not-winner")
         for i in tries:
             try:
                 lay2, rd2 = run(frozenset({i}))
@@ -1517,12 +1547,12 @@ def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back:
                 if best is None or value > best[0]:
                     top = float(readings.probs[i].max())
                     note = (f"tile {geo.order.index(i) + 1} (detector score {float(det.scores[i]):.2f}"
-                            + (f", read {readings.codes[i]} at {top:.0%}" if top < 0.5 else "")
-                            + ") left out as a false detection")
+                            + (f", read {readings.codes[i]} at {top:.0%}" if top < 0.5 or winner_count else "")
+                            + ") left out as a false detection" + winner_count)
                     # the reading is right only if the box really was false: confidence × (1 − detector
                     # score), the cautious figure (the retries are ranked by tileness, the better evidence
                     # of which box is false; a box read at 16 % is not thereby surely no tile)
-                    best = (value, lay2, replace(rd2, notes=rd2.notes + (note,),
+                    best = (value, lay2, replace(rd2, notes=rd2.notes + (note,), false_drops=(i,),
                                                  confidence=rd2.confidence * (1.0 - float(det.scores[i])),
                                                  score=rd2.score + math.log(max(1.0 - float(det.scores[i]), 1e-6))))
         if best is not None:
