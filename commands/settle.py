@@ -26,7 +26,8 @@ from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import (Settlement, copies_in_a_set, dealer_streak_of, liable_problem, over_the_set_text, refused_win_text,
                             robbed_kong_problem, keyed_settle_options, settle, settle_option_given_for_scoring, table_options,
-                            tiles_over_the_set, with_cash, with_win_by)
+                            scores_void_hands, tiles_over_the_set, void_cash_collected, void_hand_scored_text,
+                            with_cash, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
 #: the history status of a table hand read from a photo the reader is unsure of (settled provisionally)
@@ -229,10 +230,11 @@ class TableSettleOptionAction(SettleOptionAction):
 
 # ------------------------------------------------------------------------- table
 @contextlib.contextmanager
-def _hand_of(player: str, is_winner: bool):
+def _hand_of(player: str, is_winner: bool, void_ruleset: str | None = None):
     """A HandError raised inside, said of ``player``'s hand (``hand of S: …``) in `table`'s words: the
     command line's words for a dead hand are `photo`/`hand`'s; here it is a player flag, and a winner's hand
-    cannot be dead (a new user was told to give --not-winner to `table`)."""
+    cannot be dead (a new user was told to give --not-winner to `table`). ``void_ruleset``: the ruleset of a
+    void hand whose hands are scored for their cash (scoring.settle.scores_void_hands), said why."""
     try:
         yield
     except HandError as e:
@@ -240,6 +242,8 @@ def _hand_of(player: str, is_winner: bool):
 
         said = reword_dead_hand(str(e), None if is_winner else f"--player-flag {player}=dead-hand",
                                 f"leave out --player-flag {player}=dead-hand, or name the right --winner")
+        if void_ruleset:
+            said += f" ({void_hand_scored_text(void_ruleset, '--settle-option cash=PLAYER:DOLLARS')})"
         raise HandError(f"hand of {player}: {said}") from None
 
 
@@ -318,7 +322,14 @@ def cmd_table(args: argparse.Namespace) -> int:
     after = next_state(state, outcome_of(state, winner))
     results: dict[str, Any] = {}
     void_hands: dict[str, Any] = {}  # a void hand's typed hands (notation read, not scored)
-    if winner is not None:
+    # a void hand's hands are scored too, as non-winners', where the settlement collects the cash they show
+    # whether or not the hand is won (hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43, option cash_when_void): a
+    # void table had collected none for a concealed kong shown (scores_void_hands, as the web's settlement)
+    void_scored = winner is None and scores_void_hands(rs.id, settle_opts)
+    # (a placeholder hand, a few tiles typed, is read as notation only where that cash would not be collected:
+    # option cash_when_void=not-collected)
+    placeholders = void_scored and not void_cash_collected(rs.id, opts)
+    if winner is not None or void_scored:
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
         contexts = {p: Context(
             seat_wind=state.seat_wind(p), round_wind=state.round_wind, winner=p == winner,
@@ -335,17 +346,25 @@ def cmd_table(args: argparse.Namespace) -> int:
         for p, notation in hands:
             is_w = p == winner
             ctx = contexts[p]
-            with _hand_of(p, is_w):
+            with _hand_of(p, is_w, rs.id if void_scored and not placeholders else None):
                 if p in readers:
                     results[p] = readers[p](ctx, args.winning_tile if is_w else None, rs, opts)
                 else:
-                    hand = parse_hand(notation, winning_tile=args.winning_tile if is_w else None,
-                                      context=ctx, sizes=sizes)
-                    results[p] = score_hand(hand, rs, opts)
-        res = results[winner]
-        if not res.allowed:
-            raise UserError(refused_win_text(winner, res.status, rs.id))
-        scores = {p: results[p].total for p in players}
+                    try:
+                        hand = parse_hand(notation, winning_tile=args.winning_tile if is_w else None,
+                                          context=ctx, sizes=sizes)
+                        results[p] = score_hand(hand, rs, opts)
+                    except HandError:
+                        if not placeholders:
+                            raise
+                        void_hands[p] = parse_hand(notation, context=Context(winner=False), sizes=None)
+        if winner is not None:
+            res = results[winner]
+            if not res.allowed:
+                raise UserError(refused_win_text(winner, res.status, rs.id))
+            scores = {p: results[p].total for p in players}
+        else:
+            scores = {p: 0 for p in players}  # (no points are counted: the hands are scored for their cash)
     else:
         scores = {p: 0 for p in players}
         # a void hand counts nothing, but a typed hand is still read as notation: a typo is said, not recorded

@@ -321,6 +321,41 @@ def with_cash(ruleset_id: str, options: Mapping[str, Any], scored: Mapping[str, 
     return out
 
 
+def scores_void_hands(ruleset_id: str, settle_options: Mapping[str, Any] | None = None) -> bool:
+    """Whether the hands of a hand nobody won (a void, drawn hand) are scored, as non-winners' hands of the
+    ruleset's size, for the cash they show: when ``ruleset_id``'s settlement collects the cash the hands report
+    (:func:`with_cash`: hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43, "immediate cash payments, not points")
+    and no ``cash`` among ``settle_options`` replaces it. The settlement then decides whether a hand nobody won
+    collects it (hk-tw-16 option ``cash_when_void``, 004-33, its note naming the option). Else a void hand's
+    hands are read as notation only, any tile count (no points are counted, 001:134). The one reading of
+    `table` and ``/api/settle`` (a batch scores every row, its void hands' too). Raises RulesetError for an
+    unknown ruleset."""
+    rs = load_ruleset(ruleset_id)
+    if "cash" not in getattr(rs.module, "SETTLE_OPTIONS", ()):
+        return False
+    return not any(option_key(k) == "cash" for k in (settle_options or {}))
+
+
+def void_cash_collected(ruleset_id: str, options: Mapping[str, Any] | None) -> bool:
+    """Whether ``ruleset_id``'s settlement collects the cash a hand shows in a hand nobody won, under the ruleset
+    ``options`` (its module's ``collects_void_cash``: hk-tw-16 option ``cash_when_void``, default ``collected``,
+    004-33). Where it does not, a void hand's hand that cannot be scored (a placeholder of a few tiles) is read
+    as notation only, as under a ruleset without cash: its cash would not be collected. Raises RulesetError for
+    an unknown ruleset or option."""
+    rs = load_ruleset(ruleset_id)
+    fn = getattr(rs.module, "collects_void_cash", None)
+    return bool(fn is None or fn(rs.resolve_options(options)))
+
+
+def void_hand_scored_text(ruleset_id: str, give_cash: str) -> str:
+    """Why a hand of a void hand is scored (:func:`scores_void_hands`), added to what its scoring refused (a
+    placeholder of a few tiles, typed where nobody won): ``give_cash`` says how the caller takes a ``cash``
+    option (`table`: ``--settle-option cash=S:5``)."""
+    return (f"nobody won, yet under {ruleset_id} each hand is scored as a non-winner's for the cash it shows (暗槓 $5, "
+            f"台花 $5, 台草 $3, collected whether or not the hand is won: option cash_when_void=collected, 004-33): "
+            f"give the whole hand, or the cash with {give_cash}, or option cash_when_void=not-collected")
+
+
 def liable_problem(ruleset_id: str, options: Mapping[str, Any], winner_scored: Any) -> str | None:
     """When the settlement ``options`` name a ``liable`` player and the winner's hand was scored
     (``winner_scored``, a :class:`scoring.ScoredHand`), why that hand has no such liability under the

@@ -821,6 +821,34 @@ def test_a_double_win_hands_cash_is_collected_once_as_table_collects_it(tmp_path
     _same_settlement(rec, _table_settlement(capsys, hands, "E", "--win-by", "wall"))
 
 
+#: KONG_HANDS as a hand nobody won: S holds TYPED_WIN without its winning tile 6s and without a second 5p (16 tiles,
+#: a non-winner's: the chow on the table counts 3); E's concealed kong (9999p) as before
+VOID_KONG_HANDS = {**KONG_HANDS, "S": "[123m] 456m 777p 234s 678s 5p"}
+
+
+def test_a_void_table_hands_own_cash_is_settled_as_table_settles_it(tmp_path, capsys):
+    # a void hand (every row's winner cell no) had collected no cash though E's row showed its concealed-kong-cash
+    # line: the batch gated with_cash on a winner, as `table` scored no hand of a void table. The $ items are
+    # "immediate cash payments, not points" (004 rendering line 12; 暗槓 "an immediate $5", 004:42, 004-32), and
+    # RULINGS leaves 004-33 (at completion or at settlement?) open: option cash_when_void, default collected.
+    # Points: none (no winner). Cash: E's 暗槓 $5 from each other player (cash_from=each, 004-32): E +15, S, W and N
+    # −5 each (sum 0)
+    rec, _ = _batch_settlement(tmp_path, capsys, VOID_KONG_HANDS, None)
+    assert rec["winner"] is None and rec["net"] == {"E": 0, "S": 0, "W": 0, "N": 0}, rec
+    assert rec["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}, rec
+    assert ("cash: collected though nobody won (E $5): the $ items are immediate payments, made when the kong or the "
+            "set is (004_7d7ce2dadca33504.txt:42–43; option cash_when_void=collected, 004-33)") in rec["notes"], rec
+    _same_settlement(rec, _table_settlement(capsys, VOID_KONG_HANDS, "none"))
+    # option cash_when_void=not-collected in every row's options cell (004-33, the other reading): none collected,
+    # the note naming the option, as `table -o cash_when_void=not-collected`
+    (tmp_path / "b").mkdir()
+    rec, _ = _batch_settlement(tmp_path / "b", capsys, VOID_KONG_HANDS, None, options="cash_when_void=not-collected")
+    assert rec["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0}, rec
+    assert "cash: none collected, nobody won (E $5 not collected; option cash_when_void=not-collected, 004-33)" \
+        in rec["notes"], rec
+    _same_settlement(rec, _table_settlement(capsys, VOID_KONG_HANDS, "none", "-o", "cash_when_void=not-collected"))
+
+
 def test_a_first_version_batch_state_settles_its_hands_own_cash_on_resume(tmp_path, capsys):
     # a batch whose state database an earlier version wrote resumes scoring nothing: its rows' cash is read from
     # the breakdown every version stored (vision.batch.breakdown, kind "cash"), so the resumed batch settles it.

@@ -498,3 +498,84 @@ def test_a_winners_score_the_ruleset_cannot_give_is_refused(capsys):
     assert err.startswith("mahjong-score: error: score of Ann, a winner, is 0: every win under rode-draak scores at "
                           "least the 20 for Mahjong") and err.count("\n") == 1, err
     assert "is no win to settle" in err
+
+
+#: an hk-tw-16 table hand nobody won (004), each player's 16 tiles (a meld on the table counts 3, a kong too):
+#: S shows a concealed kong (9999m) and the four flowers 梅蘭菊竹 (1f2f3f4f); the others show no cash item
+VOID_HK_HANDS = {"E": "[123m] 456m 777p 234s 678s 5p", "S": "(9999m) 111p 222p 333z 567s 4z +1f2f3f4f",
+                 "W": "123s456p789p12567z99s", "N": "234p345m567m678m11s88s"}
+
+
+def _void_hk_table(*more: str) -> list[str]:
+    return ["table", "-r", "hk-tw-16", "--winner", "none", "--no-history",
+            *[a for p, h in VOID_HK_HANDS.items() for a in ("--hand", f"{p}={h}")], *more]
+
+
+def test_a_void_hk_table_collects_the_cash_its_hands_show(capsys):
+    # the $ items are "immediate cash payments, not points" (004 rendering line 12): 暗槓 "an immediate $5" (004:42,
+    # 004-32), 台花 collected "at the moment the set is completed" (004:43, INFERRED, 004-33). RULINGS 004-01 says only
+    # that cash is reported apart from points; 004-33 ("at completion or at settlement?") is left open, so it is
+    # option cash_when_void, default collected (RULINGS principle 2: the rendering's reading). A void table had
+    # collected none: nobody won, so no hand was scored.
+    # Points: none (no winner). Cash: S's 台花 $5 (1f2f3f4f, 004:43) + 暗槓 $5 ((9999m), 004:42) = $10, from each
+    # other player (option cash_from=each, 004-32): S +10 × 3 = +30; E, W, N −10 each (sum 0)
+    assert main(_void_hk_table("--json")) == 0, capsys.readouterr().err
+    d = json.loads(capsys.readouterr().out)
+    assert d["scores"] == {"E": 0, "S": 0, "W": 0, "N": 0} and d["settlement"]["net"] == d["scores"]
+    assert d["settlement"]["cash"] == {"E": -10, "S": 30, "W": -10, "N": -10}, d["settlement"]
+    # each hand scored as a non-winner's: S's two cash lines (004:43, 004:42), no points
+    assert [(ln["rule"], ln["cash"]) for ln in d["hands"]["S"]["lines"]] == [("flower-set", 5), ("concealed-kong-cash", 5)]
+    assert all(d["hands"][p]["winner"] is False and d["hands"][p]["total"] == 0 for p in "ESWN")
+    notes = d["settlement"]["notes"]
+    assert ("cash: collected though nobody won (S $10): the $ items are immediate payments, made when the kong or the "
+            "set is (004_7d7ce2dadca33504.txt:42–43; option cash_when_void=collected, 004-33)") in notes, notes
+    assert "cash net (apart from points): E -10, S +30, W -10, N -10" in notes
+    # option cash_when_void=not-collected (004-33 the other reading: paid at settlement, and a void hand has none):
+    # no cash moves, and the note names the option and what it left uncollected
+    for flag in ("-o", "--settle-option"):
+        assert main(_void_hk_table("--json", flag, "cash_when_void=not-collected")) == 0
+        s = json.loads(capsys.readouterr().out)["settlement"]
+        assert s["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0}, s
+        assert "cash: none collected, nobody won (S $10 not collected; option cash_when_void=not-collected, 004-33)" \
+            in s["notes"], s["notes"]
+
+
+def test_a_void_hk_tables_placeholder_hand_is_refused_where_its_cash_counts(capsys):
+    # a void hk-tw-16 table scores each hand for its cash (option cash_when_void=collected, 004-33): a hand of a few
+    # tiles typed as a placeholder cannot be scored (a non-winner holds 16, 004 rendering "Hand model"), and its
+    # concealed kong's $5 would have been lost without a word: refused, saying why and what to give instead
+    short = ["table", "-r", "hk-tw-16", "--winner", "none", "--no-history", "--hand", "E=1z",
+             "--hand", "S=(9999m) +1f2f3f4f", "--hand", "W=2z", "--hand", "N=3z"]
+    assert main(short) == 2
+    err = capsys.readouterr().err
+    assert "hand of E: a non-winning hand needs 16 tiles in the 16-tile game" in err, err
+    assert "nobody won, yet under hk-tw-16 each hand is scored as a non-winner's for the cash it shows" in err, err
+    assert "--settle-option cash=PLAYER:DOLLARS, or option cash_when_void=not-collected" in err, err
+    # the cash given instead: S's $10 (台花 $5 + 暗槓 $5, 004:42–43) from each other player, S +30, E/W/N −10;
+    # the hands are then read as notation only (the cash given replaces theirs, scoring.settle.with_cash)
+    assert main(short + ["--settle-option", "cash=S:10", "--json"]) == 0, capsys.readouterr().err
+    s = json.loads(capsys.readouterr().out)["settlement"]
+    assert s["cash"] == {"E": -10, "S": 30, "W": -10, "N": -10}, s
+    # under not-collected the placeholders are read as notation only, as before (no cash: nothing is collected)
+    assert main(short + ["-o", "cash_when_void=not-collected", "--json"]) == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["settlement"]["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0}
+
+
+def test_the_hk_scheme_settles_cash_given_in_a_void_hand_by_option_cash_when_void():
+    # `settle` with scores alone: cash=S:10 (S's 台花 $5 + 暗槓 $5, 004:42–43) and no winner. Default
+    # cash_when_void=collected (004-33): S +30, the three others −10 (cash_from=each, 004-32); points: none
+    zero = {"E": 0, "S": 0, "W": 0, "N": 0}
+    s = settle("hk-tw-16", zero, None, "E", {"cash": "S:10"})
+    assert s.cash == {"E": -10, "S": 30, "W": -10, "N": -10} and dict(s.net) == zero
+    assert any("option cash_when_void=collected, 004-33" in n for n in s.notes), s.notes
+    s = settle("hk-tw-16", zero, None, "E", {"cash": "S:10", "cash_when_void": "not-collected"})
+    assert s.cash == zero, s.cash
+    assert "cash: none collected, nobody won (S $10 not collected; option cash_when_void=not-collected, 004-33)" \
+        in s.notes
+    # 假胡 (false_win, 004:50) is no hand's cash item: paid under either option, N −$50 × 3, each other +50
+    s = settle("hk-tw-16", zero, None, "E", {"false_win": "N", "cash_when_void": "not-collected"})
+    assert s.cash == {"E": 50, "S": 50, "W": 50, "N": -150}, s.cash
+    # a won hand: the option decides nothing and is not named (S, not the winner, collects his $10 all the same)
+    s = settle("hk-tw-16", {"E": 12, "S": 0, "W": 0, "N": 0}, "E", "E",
+               {"cash": "S:10", "discarder": "N", "cash_when_void": "not-collected"})
+    assert s.cash == {"E": -10, "S": 30, "W": -10, "N": -10} and not any("cash_when_void" in n for n in s.notes)

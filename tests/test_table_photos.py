@@ -273,3 +273,22 @@ def test_a_players_flags_are_checked_before_any_photo_is_read(run_cli):
     # with no flag problem the photo is read (here: by the reader that cannot start)
     rc, _, err = run_cli(*base)
     assert rc == 2 and "model models/detector.onnx not found (test)" in err, err
+
+
+def test_a_void_hk_tables_photo_is_read_as_a_non_winners_and_its_cash_collected(run_cli, truth):
+    # a void table's photos had not been read at all, so a concealed kong a photo showed collected nothing. Under
+    # hk-tw-16 the $ items are immediate payments (004 rendering line 12; 暗槓 004:42; option cash_when_void, default
+    # collected, 004-33): the photo is read as a non-winner's hand. photos(truth)[1] is a 16-tile winning hand with a
+    # concealed kong (4444s) and 8s won; read as a non-winner's (the oracle takes the winning tile away) it holds 16:
+    # 123m 345p 78889s 11z (4444s). The typed hands hold no cash item and, with it, no more of a tile than a set.
+    # Points: none (no winner). Cash: E's 暗槓 $5 from each other player (cash_from=each, 004-32): E +15, S/W/N −5
+    ph = photos(truth)
+    rc, out, err = run_cli("table", "-r", "hk-tw-16", "--winner", "none", "--reader", bf.ORACLE, "--json",
+                           "--no-history", "--photo", f"E={ph[1]}", "--hand", "S=456m789m666p678p123s5z",
+                           "--hand", "W=999m111p222p999p567s2z", "--hand", "N=234m567m555s33z44z666z")
+    assert rc == 0, err
+    d = json.loads(out)
+    assert d["sources"]["E"]["reading"] == "123m345p78889s11z (4444s)", d["sources"]
+    assert d["hands"]["E"]["winner"] is False and d["hands"]["E"]["cash"] == 5
+    assert d["settlement"]["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}, d["settlement"]
+    assert set(d["settlement"]["net"].values()) == {0}

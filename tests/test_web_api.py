@@ -744,6 +744,41 @@ def test_settle_void_hand(photo):
     assert "hand of S: suit letter 'z' in 'zzz' has no rank digit before it" in _one_line_error(r, 422)
 
 
+def test_a_void_hk_settlement_collects_the_cash_its_hands_show_as_table_does(photo, capsys):
+    # "Nobody won" under hk-tw-16: the $ items are "immediate cash payments, not points" (004 rendering line 12; 暗槓
+    # 004:42, 台花 004:43; 004-33 left open by RULINGS: option cash_when_void, default collected). The page's void
+    # settlement had collected none (the hands were not scored). The hands of tests/test_settle.py VOID_HK_HANDS:
+    # S's 台花 $5 (1f2f3f4f) + 暗槓 $5 ((9999m)) = $10 from each other player (cash_from=each, 004-32): S +30,
+    # E, W, N −10 each; no points (no winner)
+    import json
+
+    import cli
+    from test_settle import VOID_HK_HANDS, _void_hk_table
+
+    players = [{"name": p, "hand": h} for p, h in VOID_HK_HANDS.items()]
+    body = {"ruleset": "hk-tw-16", "east": "E", "winner": None, "players": players}
+    r = photo[2].post("/api/settle", json=body)
+    assert r.status_code == 200, r.text[:600]
+    j = r.json()
+    assert j["cash"] == {"E": -10, "S": 30, "W": -10, "N": -10}, j["cash"]
+    assert j["scores"] == {"E": 0, "S": 0, "W": 0, "N": 0} and set(j["net"].values()) == {0}
+    assert j["hands"]["S"]["cash"] == 10 and j["hands"]["S"]["winner"] is False
+    # as `table --winner none` settles the same hands, to the note
+    assert cli.main(_void_hk_table("--json")) == 0
+    table = json.loads(capsys.readouterr().out)["settlement"]
+    assert j["notes"] == table["notes"] and j["cash"] == table["cash"], (j["notes"], table["notes"])
+    # option cash_when_void=not-collected (in options or settle_options): none, the note naming it
+    for where in ("options", "settle_options"):
+        j = photo[2].post("/api/settle", json={**body, where: {"cash_when_void": "not-collected"}}).json()
+        assert j["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0}, j
+        assert "cash: none collected, nobody won (S $10 not collected; option cash_when_void=not-collected, 004-33)" \
+            in j["notes"], j["notes"]
+    # a placeholder hand, where the cash counts, is refused saying why (its kong's $5 would be lost)
+    short = [dict(p, hand="1z") if p["name"] == "E" else p for p in players]
+    err = _one_line_error(photo[2].post("/api/settle", json={**body, "players": short}), 422)
+    assert "hand of E: a non-winning hand needs 16 tiles" in err and 'settle_options {"cash": "PLAYER:DOLLARS"}' in err
+
+
 def test_a_dead_hand_in_a_web_settlement_is_said_in_the_requests_words(photo):
     # a reviewer's: the 12 tiles of a non-winner under rode-draak were told "--flag dead-hand --not-winner"
     players = [{"name": "Ann", "hand": "123m456m789m11z [777z]"}, {"name": "Bob", "hand": "147m258p36s1234z"},

@@ -311,7 +311,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     ``status`` ok / provisional (a photo needs review) / ``not settled: <why>``, players, scores,
     winner, east, net, each player's points paid and received, cash (player → $ net apart from points, where the
     scheme settles cash: hk-tw-16; else empty) and transfers (:func:`scoring.settle.settle`), with the options of
-    :func:`group_settle_options` (``settle_options``: ``batch --settle-option``) and, a hand with a winner, the
+    :func:`group_settle_options` (``settle_options``: ``batch --settle-option``) and, won or void, the
     cash the rows' own breakdowns report (a member's row ``cash``: :func:`breakdown_cash`) as `table` collects it
     (:func:`scoring.settle.with_cash`: a ``cash`` option given replaces it)."""
     from scoring.settle import refused_win_text, settle, with_cash
@@ -372,12 +372,13 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     try:
         opts = group_settle_options(job0.ruleset, members, labels.index(rec["winner"]) if winners else None,
                                     labels.index(rec["east"]), settle_options)
-        if winners:
-            # the cash the hands' own lines report (a 暗槓 $5 read in a non-winner's hand), collected as `table`
-            # collects it (with_cash: a hand with no winner, void, collects none there either); a `cash` given in
-            # the settle cell or --settle-option replaces it, as `table --settle-option cash=` does. A director's
-            # batch had settled $0 for a concealed kong that `table` settled E +15, S/W/N −5
-            opts = with_cash(job0.ruleset, opts, hands_cash(job0.ruleset, labels, members))
+        # the cash the hands' own lines report (a 暗槓 $5 read in a non-winner's hand), collected as `table`
+        # collects it (with_cash), whether or not the hand was won: a void hand's rows are scored as non-winners'
+        # and `table` scores a void hand's hands so too (scoring.settle.scores_void_hands); the settlement decides
+        # by hk-tw-16 option cash_when_void (004-33), its note naming it (a void hand had collected none). A `cash`
+        # given in the settle cell or --settle-option replaces it, as `table --settle-option cash=` does. A
+        # director's batch had settled $0 for a concealed kong that `table` settled E +15, S/W/N −5
+        opts = with_cash(job0.ruleset, opts, hands_cash(job0.ruleset, labels, members))
         s = settle(job0.ruleset, scores, rec["winner"], rec["east"], opts)
     except (RulesetError, HandError, ValueError) as e:
         return fail(settle_words(_one_line(e)))

@@ -69,7 +69,8 @@ from scoring.engine import check_context_flags, keyed_options, same_text
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
 from scoring.settle import (dealer_streak_of, liable_problem, over_the_set_text, refused_win_text, robbed_kong_problem,
-                            keyed_settle_options, settle, settle_option_given_for_scoring, table_options, tiles_over_the_set, with_cash,
+                            keyed_settle_options, scores_void_hands, settle, settle_option_given_for_scoring, table_options,
+                            tiles_over_the_set, void_cash_collected, void_hand_scored_text, with_cash,
                             with_win_by)
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.decode import REVIEW_BELOW  # (vision.batch.REVIEW_BELOW: batch's needs-review)
@@ -896,11 +897,17 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         parsed: dict[str, Any] = {}  # the hands given in notation (tiles over the set: below)
         scored_hands: dict[str, Any] = {}  # the hands scored (their cash: scoring.settle.with_cash)
         scores: dict[str, int] = {}
+        # a void hand's hands are scored too, as non-winners', where the settlement collects the cash they show
+        # whether or not the hand is won (hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43, option cash_when_void,
+        # 004-33), as `table` scores them (scoring.settle.scores_void_hands); a placeholder of a few tiles is read
+        # as notation only where that cash would not be collected (cash_when_void=not-collected)
+        void_scored = winner is None and scores_void_hands(rs.id, given)
+        placeholders = void_scored and not void_cash_collected(rs.id, scoring_opts)
         for name, p in zip(names, req.players):
             hand_text = (p.hand or "").strip()
             if hand_text and p.score is not None:
                 raise ApiError(422, f"player {name}: give a score or a hand, not both")
-            if hand_text and winner is not None:
+            if hand_text and (winner is not None or void_scored):
                 is_w = name == winner
                 ctx = Context(
                     seat_wind=seats[name], round_wind=req.round_wind, winner=is_w,
@@ -914,18 +921,29 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                                    context=ctx, sizes=sizes)
                     scored = score_hand(h, rs, scoring_opts)
                 except (HandError, RulesetError) as e:
+                    if placeholders and isinstance(e, HandError):
+                        try:
+                            parsed[name] = parse_hand(hand_text, context=Context(winner=False), sizes=None)
+                        except HandError as e2:
+                            raise ApiError(422, f"hand of {name}: {e2}") from None
+                        scores[name] = 0
+                        continue
                     from scoring.rulesets.rode_draak import reword_dead_hand
 
                     # (the command line's words for a dead hand said in the request's: its flags)
                     said = reword_dead_hand(str(e), f'"dead-hand" in the flags of {name}',
                                             f'leave "dead-hand" out of the flags of {name}, or name the right winner')
+                    if void_scored and isinstance(e, HandError):
+                        how = 'settle_options {"cash": "PLAYER:DOLLARS"}'
+                        said += f" ({void_hand_scored_text(rs.id, how)})"
                     raise ApiError(422, f"hand of {name}: {said}") from None
                 if is_w and not scored.allowed:
                     raise ApiError(422, refused_win_text(name, scored.status, scored.ruleset, "winner null"))
                 hands[name] = score_out(scored)
                 scored_hands[name] = scored
                 parsed[name] = h
-                scores[name] = scored.total
+                # (a void hand counts no points, 001:134: its hands are scored for their cash alone)
+                scores[name] = scored.total if winner is not None else 0
             elif winner is None:
                 # a void hand: no points are counted (001:134), a score typed in no more than a hand given
                 # (`table` settles it so; the page showed typed scores beside a hand's 0). A hand given is

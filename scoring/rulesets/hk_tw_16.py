@@ -890,7 +890,7 @@ BASE_POINTS = 5
 SETTLE_KEYS = ("win_by", "discarder", "liable", "also_won", "cash", "false_win", "dealer_streak")
 #: every option :func:`settle` takes: its own keys and the ruleset options it reads (scoring.settle.settle
 #: refuses others, naming these)
-SETTLE_OPTIONS = SETTLE_KEYS + ("cash_from", "dealer_point", "dealer_streak_points")
+SETTLE_OPTIONS = SETTLE_KEYS + ("cash_from", "cash_when_void", "dealer_point", "dealer_streak_points")
 #: the settlement options of :func:`settle` that describe one hand (who discarded, who is liable …), not the
 #: table: a batch of several hands takes them from each hand's ``settle`` cell, never one ``--settle-option``
 #: for all (vision.batch_outputs.check_settle_options)
@@ -901,6 +901,15 @@ SETTLE_CHOICES = {"win_by": ("discard", "self-drawn", "robbed-kong", "wall", "de
 #: the settlement options of :func:`settle` that are counts, read and compared as numbers (``dealer_streak=02``
 #: is 2: scoring.settle.settle_whole_number, same_settle_value)
 SETTLE_WHOLE_NUMBERS = ("dealer_streak",)
+
+
+def collects_void_cash(options: Mapping[str, Any]) -> bool:
+    """Whether the cash a hand shows (暗槓 $5, 台花 $5, 台草 $3, 004:42–43) is collected in a hand nobody won, under
+    the resolved ruleset ``options``: option ``cash_when_void`` (004-33), default ``collected`` (the $ items are
+    "immediate cash payments, not points", 004 line 12). :func:`settle` decides by the option itself;
+    :func:`scoring.settle.void_cash_collected` reads this (a void hand's placeholder hand is refused only when
+    its cash would be collected)."""
+    return options.get("cash_when_void", "collected") == "collected"
 
 
 def _player(name: str, value: Any, players: Sequence[str]) -> str:
@@ -946,7 +955,9 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
       discard and is paid by the discarder separately; ``cash`` = ``E:5,S:3`` cash each player
       collects (暗槓 $5, 台花 $5, 台草 $3 as reported by ``hand``), ruleset option ``cash_from`` =
       ``each`` (default: from each other player, 004-32/33) or ``total`` (split over the others,
-      whole dollars, the remainder from the first); ``false_win`` = P with no winner: 假胡, P pays
+      whole dollars, the remainder from the first), and with no winner (a void hand) ruleset option
+      ``cash_when_void`` = ``collected`` (default: the $ items are immediate payments, 004 line 12, 004-33)
+      or ``not-collected`` (a note names it either way when it decides cash); ``false_win`` = P with no winner: 假胡, P pays
       $50 to each player and the game is replayed (004:50);
       ``dealer_point`` = ruleset option (004-15): ``winner-is-dealer`` or ``any-dealer-payment``
       (the dealer adds 莊 1 + 連莊 to what he pays a non-dealer winner); ``dealer_streak`` = N and
@@ -1074,7 +1085,19 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
         notes.append("no winner: no points change hands")
     cash = {p: 0.0 for p in players}
     mode = rs_opts["cash_from"]
-    for p, amount in _parse_cash(options.get("cash"), players).items():
+    items = _parse_cash(options.get("cash"), players)
+    if winner is None and any(items.values()):
+        # the cash of a hand nobody won (004-33: "at completion or at settlement?"): the $ items are "immediate
+        # cash payments, not points" (004 line 12), paid when the kong or the set is made (option cash_when_void)
+        said = ", ".join(f"{p} ${a:g}" for p, a in items.items() if a)
+        if rs_opts["cash_when_void"] == "not-collected":
+            notes.append(f"cash: none collected, nobody won ({said} not collected; option "
+                         f"cash_when_void=not-collected, 004-33)")
+            items = {}
+        else:
+            notes.append(f"cash: collected though nobody won ({said}): the $ items are immediate payments, made "
+                         f"when the kong or the set is ({SEED}:42–43; option cash_when_void=collected, 004-33)")
+    for p, amount in items.items():
         others = [q for q in players if q != p]
         if mode == "each":
             for q in others:
