@@ -127,8 +127,10 @@ def test_sigterm_or_ctrl_c_mid_run_says_what_is_kept_exit_2(folder, tmp_path, tr
     cmd = [sys.executable, "-m", "cli", "batch", str(folder), "--out", str(out), "--workers", "1",
            "--reader", bf.ORACLE, "--no-history", "--no-progress"]
     env = dict(os.environ, MAHJONG_TEST_TRUTH=str(truth / "truth.json"), MAHJONG_TEST_DELAY="0.25")
+    # (Ctrl-C's default restored in the child: a suite started in the background by a non-interactive shell
+    # runs with SIGINT ignored, which the batch, as any program, inherits and keeps; it then ran to the end)
     p = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
+                         start_new_session=True, preexec_fn=_default_ctrl_c)
     try:
         deadline = time.time() + 120
         while time.time() < deadline and p.poll() is None and (not state.exists() or state_rows(state) < 3):
@@ -271,6 +273,11 @@ def test_kill_9_mid_run_then_resume_is_identical_to_uninterrupted(folder, tmp_pa
     notes = [e["note"] for e in history.entries(con, limit=None)]
     con.close()
     assert len(notes) == len(set(notes)) == N_GOOD
+
+
+def _default_ctrl_c() -> None:
+    """In a child before it runs: SIGINT handled as by default (Python then raises KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _group_alive(pgid: int) -> bool:
