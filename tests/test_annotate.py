@@ -148,3 +148,51 @@ def test_an_annotated_image_that_cannot_be_written_is_refused_before_the_photo_i
     # the photo itself as the annotated image: audit said so only after reading and recording it (photo before)
     rc, out, err = run_cli("audit", demo, "--claimed", "40", "--annotate", demo, "--db", str(db))
     assert rc == 2 and "is the input photo" in err and not db.exists(), err
+
+
+def _crowded():
+    """render-s8-3 with its seven bonus tiles stacked in two touching columns over the corner of the
+    exposed melds (as in a new user's composite_columns_005 photo, where the labels of the stacked tiles
+    were pushed 200–400 px away along crossing leader lines)."""
+    import copy
+
+    meta = copy.deepcopy(load("render-s8-3"))
+    for k, t in enumerate(t for t in meta["tiles"] if t["role"] == "bonus"):
+        col, row = divmod(k, 4)
+        x0, y0 = 120 + col * 98, 180 + row * 120
+        t["xyxy"] = [x0, y0, x0 + 100, y0 + 126]
+    photo = Photo(np.full((meta["height"], meta["width"], 3), 90, np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    return read_detections(photo, detections(meta), readings(meta), load_ruleset("nts"), Context())
+
+
+def test_in_a_crowd_every_number_stays_on_or_next_to_its_own_box():
+    # each numbered label (the number --fix needs) touches its own box or lies inside it, and covers no
+    # other box more than its own: which box is #16 can be told without following a line
+    res = _crowded()
+    assert res.reading.roles.count("bonus") == 7
+    placed: list[dict] = []
+    annotate(res.photo.pixels, res.detections, res.reading, res.order, "t", placed=placed)
+    boxes = res.detections.boxes
+    tile_h = float(np.median(res.detections.sizes[:, 1]))
+    numbered = [p for p in placed if p["kind"] in ("tile", "ignored")]
+    shown = [i for i, r in enumerate(res.reading.roles) if r != "ignored"]
+    assert sorted(p["index"] for p in numbered if p["kind"] == "tile") == sorted(shown)
+    for p in numbered:
+        r, b = p["rect"], boxes[p["index"]]
+        assert p["lines"][0].split()[0] == f"#{res.position(p['index'])}", p
+        gap = np.hypot(max(b[0] - r[2], r[0] - b[2], 0), max(b[1] - r[3], r[1] - b[3], 0))
+        assert gap <= 0.1 * tile_h, (p, gap)
+        area = (r[2] - r[0]) * (r[3] - r[1])
+        own = _overlap(r, b)
+        worst = max(_overlap(r, o) for j, o in enumerate(boxes) if j != p["index"])
+        assert worst <= max(TOLERATED * area, own), (p, own, worst)
+    for a in placed:  # and no label covers another
+        for b in placed:
+            if a is not b:
+                assert _overlap(a["rect"], b["rect"]) == 0, (a, b)
+    # the stacked tiles' labels went inside their boxes (as the number and the code), the others stayed
+    # above or below them as in a simple row
+    inside = [p for p in numbered if p.get("inside")]
+    assert inside and all(_overlap(p["rect"], boxes[p["index"]]) == pytest.approx(
+        (p["rect"][2] - p["rect"][0]) * (p["rect"][3] - p["rect"][1])) for p in inside)
+    assert all(res.reading.roles[p["index"]] == "bonus" for p in inside)

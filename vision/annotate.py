@@ -14,9 +14,13 @@ the image uses.
 
 Sizes follow the photo: text is a fixed share of the tiles' height and of the photo's long side (never
 below :data:`MIN_TEXT` of it), so a 6000-pixel photo gets labels as readable as a 1280-pixel one. Each
-tile's label (its tile code, with its number ``#k`` for ``--fix``) is placed by :func:`_place` in the
-first free spot above the tile, stacked higher (with a leader line) or put below when the spot is
-taken, so that no label covers a neighbouring tile or another label where a free spot exists.
+tile's label (its tile code, with its number ``#k`` for ``--fix``) is placed by :func:`_place` right
+above the tile, or right below it when that spot is taken; where neither is free (tiles stacked in
+columns, a crowd) it becomes a tag inside the tile's own box (:func:`_inside`: the number and the code,
+smaller), so that every number stays on or next to its own box and no label covers a neighbouring
+tile or another label. (Labels used to be stacked higher with a leader line: in a crowd they went
+200–400 px away along lines that crossed, and which box was #16 could not be told.) Only a meld's
+notation is still stacked away from its group, with a leader line, when no spot next to it is free.
 """
 from __future__ import annotations
 
@@ -64,6 +68,9 @@ TITLE_TEXT, LEGEND_TEXT = 0.026, 0.019
 SHRINK_STEPS = 5
 #: share of a label's area that may lie on other tiles' boxes (where touching tiles' boxes overlap)
 TOLERATED = 0.12
+#: a tile label with no free spot next to its box becomes a tag inside the box (:func:`_inside`), at
+#: most this share of the box's height; a layout's badness counts INSIDE_BADNESS for each such tag
+INSIDE_SHARE, INSIDE_BADNESS = 0.7, 3.0
 _CAP = cv2.getTextSize("0", FONT, 1.0, 1)[0][1]  # cap height of the font at scale 1 (pixels)
 
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1
@@ -153,6 +160,45 @@ def _place(size: tuple[float, float], anchor: Rect, obstacles: Sequence[Rect], t
     return best
 
 
+def _inside(tags: Sequence[_Text], box: Rect, obstacles: Sequence[Rect], taken: Sequence[Rect],
+            image: tuple[int, int], inset: float) -> tuple[Rect, _Text, float]:
+    """A tag inside the tile's own ``box`` (for a tile whose label finds no free spot next to it):
+    the first of ``tags`` whose size fits within the box (less ``inset`` on each side, and at most
+    :data:`INSIDE_SHARE` of its height, so that some of the face stays in sight), else the last one,
+    centred on the box; placed at the top, middle or bottom of the box, whichever covers the least of
+    ``obstacles`` (other tiles' boxes) and ``taken`` (labels, counted double). Returns (rect, tag, cost
+    beyond what is tolerated: 0 when the tag covers no label and at most :data:`TOLERATED` of its area
+    of other tiles, or no more of them than of its own box)."""
+    H, W = image
+    bw, bh = box[2] - box[0] - 2 * inset, box[3] - box[1] - 2 * inset
+    tag = tags[-1]
+    for t in tags:
+        w, h, _ = t.metrics()
+        if w <= bw and h <= INSIDE_SHARE * bh:
+            tag = t
+            break
+    w, h, _ = tag.metrics()
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    x = min(max(cx - w / 2, 0.0), max(0.0, W - w))
+    ys = [box[1] + inset, cy - h / 2, box[3] - inset - h] if h <= bh else [cy - h / 2]
+    best: tuple[float, Rect] | None = None
+    for y in ys:
+        y = min(max(y, 0.0), max(0.0, H - h))
+        rect = (x, y, x + w, y + h)
+        on_tiles = sum(_overlap(rect, o) for o in obstacles)
+        on_labels = sum(_overlap(rect, t) for t in taken)
+        cost = on_tiles + 2 * on_labels
+        if best is None or cost < best[0]:
+            best = (cost, rect)
+    cost, rect = best
+    own = _overlap(rect, box)
+    on_tiles = sum(_overlap(rect, o) for o in obstacles)
+    on_labels = sum(_overlap(rect, t) for t in taken)
+    worst = max((_overlap(rect, o) for o in obstacles), default=0.0)
+    ok = on_labels == 0 and (on_tiles <= TOLERATED * w * h or worst < own)
+    return rect, tag, 0.0 if ok else cost
+
+
 def reading_title(reading: Reading) -> str:
     """The annotated image's title line: the reading and its confidence (:func:`vision.decode.format_confidence`),
     or ``NOT LEGAL: …`` for a reading that is not a legal hand."""
@@ -180,8 +226,8 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
 
     Label size: the largest of :data:`SHRINK_STEPS` sizes, from the one a tile's width allows down
     to half of it (never below :data:`MIN_TEXT`), at which every label finds a free spot next to its
-    tile (no stacking, nothing covered); crowded layouts thus get smaller labels, not long leader
-    lines.
+    tile (nothing covered); a tile with no free spot next to it at any size gets its label as a tag
+    inside its box (its record has ``inside``: True), never a label far away.
     """
     img = np.ascontiguousarray(image.copy())
     H, W = img.shape[:2]
@@ -268,7 +314,7 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
             rect, level = _place((w, h), anchor, obstacles, taken, (H, W), gap, prefer)
             covered = sum(_overlap(rect, o) for o in obstacles) + sum(_overlap(rect, t) for t in taken)
             bad += level + (10.0 if covered > TOLERATED * w * h else 0.0)
-            if level > 0:  # a leader line from the stacked label to its tile
+            if level > 0:  # a leader line from the stacked label to its group
                 cx = int(round((rect[0] + rect[2]) / 2))
                 ax = int(round((anchor[0] + anchor[2]) / 2))
                 if rect[3] <= anchor[1]:
@@ -279,25 +325,59 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
             drawn.append((label, rect))
             note(kind, index, label, rect, recs)
 
+        def put_tile(label: _Text, tags: Sequence[_Text], i: int, kind: str) -> None:
+            """A tile's label right above or below its box (touching it, as in a simple row); where
+            neither spot is free (tiles stacked in columns, a crowd), a tag inside the box itself: the
+            first of ``tags`` (smaller forms of the label, the number always first) that fits the box,
+            at the spot in it that covers the fewest other tiles and labels — never a label pushed away
+            with a leader line, so each number stays on its own box."""
+            nonlocal bad
+            anchor = boxes[i]
+            w, h, _ = label.metrics()
+            obstacles = [b for j, b in enumerate(boxes) if j != i]
+            rect, level = _place((w, h), anchor, obstacles, taken, (H, W), gap, "above", levels=1)
+            on_tiles = sum(_overlap(rect, o) for o in obstacles)
+            on_labels = sum(_overlap(rect, t) for t in taken)
+            if level == 0 and on_labels == 0 and on_tiles <= TOLERATED * w * h:
+                taken.append(rect)
+                drawn.append((label, rect))
+                note(kind, i, label, rect, recs)
+                return
+            rect, tag, cost = _inside(tags, anchor, obstacles, taken, (H, W), float(line))
+            bad += INSIDE_BADNESS + (10.0 if cost > 0 else 0.0)
+            taken.append(rect)
+            drawn.append((tag, rect))
+            note(kind, i, tag, rect, recs)
+            recs[-1]["inside"] = True
+
         # tile labels: code (large), number and what the reader changed (smaller), in one box
         n_ignored = sum(1 for i in range(len(boxes)) if i >= len(reading.roles) or reading.roles[i] == "ignored")
         for i in sorted(range(len(boxes)), key=lambda j: (boxes[j][1], boxes[j][0])):  # top row first
             role = reading.roles[i] if i < len(reading.roles) else "ignored"
             if role == "ignored":
+                grey = COLOURS["ignored"]
                 if i in dropped and i in pos:  # left out of the hand by the user (``--fix POS=-``)
-                    put(_Text([(f"#{pos[i]}", COLOURS["ignored"], num_px), ("left out", FIXED, num_px)]), boxes[i],
-                        {i}, COLOURS["ignored"], "above", "ignored", i)
+                    put_tile(_Text([(f"#{pos[i]}", grey, num_px), ("left out", FIXED, num_px)]),
+                             [_Text([(f"#{pos[i]}", grey, num_px), ("left out", FIXED, num_px)]),
+                              _Text([(f"#{pos[i]} left out", grey, num_px)])], i, "ignored")
                 elif n_ignored <= IGNORED_NUMBERS and i in pos:
-                    put(_Text([(f"#{pos[i]}", COLOURS["ignored"], num_px)]), boxes[i], {i}, COLOURS["ignored"],
-                        "above", "ignored", i)
+                    put_tile(_Text([(f"#{pos[i]}", grey, num_px)]), [_Text([(f"#{pos[i]}", grey, num_px)])],
+                             i, "ignored")
                 continue
             col = COLOURS.get(role, COLOURS["ignored"])
-            lines = [(f"#{pos.get(i, '?')}", INK, num_px), (str(reading.tiles[i] or "?"), col, text_px)]
+            number, code = f"#{pos.get(i, '?')}", str(reading.tiles[i] or "?")
+            extra = []
             if i in reading.changed:
-                lines.append((f"was {reading.raw[i]}", CHANGED, num_px))
+                extra.append((f"was {reading.raw[i]}", CHANGED, num_px))
             if i in fixed:
-                lines.append(("added" if i in added else "fixed", FIXED, num_px))
-            put(_Text(lines), boxes[i], {i}, col, "above", "tile", i)
+                extra.append(("added" if i in added else "fixed", FIXED, num_px))
+            lines = [(number, INK, num_px), (code, col, text_px)] + extra
+            # inside the box: the label, then with the code at about the number's size, then without
+            # what the frame's colour already says (changed, fixed), then on one line
+            tags = [_Text(lines), _Text([(number, INK, num_px), (code, col, 1.2 * num_px)] + extra),
+                    _Text([(number, INK, num_px), (code, col, 1.2 * num_px)]),
+                    _Text([(f"{number} {code}", INK, num_px)])]
+            put_tile(_Text(lines), tags, i, "tile")
         for m, r, col in outlines:  # meld notation below its group
             put(_Text([(m.notation(), col, 0.8 * text_px)]), r, set(m.positions), col, "below", "meld", None)
         return drawn, leaders, recs, bad
