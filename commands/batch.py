@@ -91,7 +91,15 @@ def cmd_batch(args: argparse.Namespace) -> int:
           f"{c.get('error', 0)} error; scored now {summary.scored} ({rate:.2f} photos/s, {summary.workers} workers), "
           f"already done {summary.resumed}; table hands settled {summary.settled}"
           + (f" ({summary.provisional} provisionally: a photo needs review, or the hands' tiles do not add up; "
-             f"the settlements' status says which)" if summary.provisional else ""))
+             f"the settlements' status says which)" if summary.provisional else "")
+          + (f", not settled {len(summary.not_settled)}" if summary.not_settled else ""))
+    # (a director's hand left not settled by its settle cell was said in the settlements file alone, the summary
+    # reading "table hands settled 0", exit 0): each is named, its reason short; the file has it whole
+    for hand in summary.not_settled[:NOT_SETTLED_SHOWN]:
+        print(f"not settled: table {hand['table']} hand {hand['hand']}: {_short(hand['why'])}")
+    if len(summary.not_settled) > NOT_SETTLED_SHOWN:
+        print(f"not settled: {len(summary.not_settled) - NOT_SETTLED_SHOWN} more table hands (the settlements' "
+              f"status says why; --json lists them)")
     for group in summary.same_picture:  # (a picture filed twice: for two players, or two hands)
         more = f" and {len(group) - 8} more (--json lists them)" if len(group) > 8 else ""
         print(f"same picture: {', '.join(group[:8])}{more} are one file's copies; "
@@ -104,6 +112,17 @@ def cmd_batch(args: argparse.Namespace) -> int:
         print(f"made the folder {folder} for the outputs (it did not exist)")
     print("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")
     return 0
+
+
+#: the table hands not settled that the summary names, one a line (``--json`` lists all)
+NOT_SETTLED_SHOWN = 10
+#: the most characters of a reason the summary prints (the settlements' status holds it whole)
+WHY_SHOWN = 200
+
+
+def _short(why: str) -> str:
+    """A reason as the summary prints it: its first :data:`WHY_SHOWN` characters, ``…`` when cut."""
+    return why if len(why) <= WHY_SHOWN else why[:WHY_SHOWN - 1].rstrip() + "…"
 
 
 def register(subparsers) -> None:

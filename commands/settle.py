@@ -123,13 +123,13 @@ _SETTLE_OPTION = re.compile(r"\b(needs|or)(?: option)? ([a-z_]+)=")
 
 
 def _settle(ruleset: str, scores: dict[str, int], winner: str | None, east: str,
-            options: dict[str, str], flag: str = "--option") -> Settlement:
+            options: dict[str, str], flag: str = "--option", scored: dict[str, Any] | None = None) -> Settlement:
     """:func:`scoring.settle.settle`, its errors saying how to give an option on this command line
     (``flag``: ``--option`` for ``settle``, ``--settle-option`` for ``table``, where a self-drawn win is
     ``--win-by wall``): the scheme's "a discard win needs discarder=PLAYER" sent a new user looking
-    for a photo flag."""
+    for a photo flag. ``scored``: the hands scored (a ``cash`` option that replaces their cash is noted)."""
     try:
-        return settle(ruleset, scores, winner, east, options)
+        return settle(ruleset, scores, winner, east, options, scored=scored)
     except RulesetError as e:
         text = str(e)
         if flag == "--settle-option":
@@ -425,7 +425,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     liable = liable_problem(rs.id, settle_opts, results.get(winner) if winner is not None else None)
     if liable is not None:
         raise UserError(liable.replace("settle option", "--settle-option", 1))
-    s = _settle(rs.id, scores, winner, east, settle_opts, flag="--settle-option")
+    s = _settle(rs.id, scores, winner, east, settle_opts, flag="--settle-option", scored=results)
     nxt = {"east": None if after.over else after.east_player, "round_wind": after.round_wind,
            "over": after.over, "seats": {} if after.over else after.seats(), "text": describe(after)}
     _record_table(args, players, hands, results, state, winner, s, unsure)

@@ -297,6 +297,78 @@ class HandCash:
 
     cash: float = 0
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: the cash lines that make ``cash`` (each rule once), for the note of a ``cash`` given that replaces them
+    #: (:func:`cash_replaced_note`); a :class:`scoring.ScoredHand`'s are its ``lines`` of kind ``cash``
+    lines: tuple["CashLine", ...] = ()
+
+
+@dataclass(frozen=True)
+class CashLine:
+    """One cash line of a hand (a :class:`scoring.results.Line` of kind ``cash`` as a batch row's breakdown keeps
+    it): the rule's id and name (``concealed-kong-cash``, 暗槓), its dollars (count in) and count."""
+
+    rule: str
+    name: str
+    cash: float
+    count: int = 1
+    kind: str = "cash"
+
+
+def _hand_cash_lines(hand: Any) -> list[Any]:
+    """A scored hand's cash lines (``kind`` cash), each rule's first only (a 兩吃 hand, 004:47, lists both
+    readings' lines; its cash is one reading's, 004:43, as ``ScoredHand.cash`` counts it)."""
+    seen: set[str] = set()
+    out = []
+    for ln in getattr(hand, "lines", None) or ():
+        if getattr(ln, "kind", "") != "cash" or ln.rule in seen:
+            continue
+        seen.add(ln.rule)
+        out.append(ln)
+    return out
+
+
+def _given_cash(raw: Any) -> dict[str, float] | None:
+    """A ``cash`` option as given (``"E:5,S:3"`` or a mapping) → player → dollars; None when it cannot be read
+    (the scheme refuses it, with its own words)."""
+    try:
+        items = raw.items() if isinstance(raw, Mapping) else (p.split(":", 1) for p in str(raw).split(","))
+        return {str(p).strip(): float(a) for p, a in items}
+    except (TypeError, ValueError):
+        return None
+
+
+def _dollars(x: float) -> str:
+    return f"{'-' if x < 0 else ''}${abs(x):g}"
+
+
+def cash_replaced_note(ruleset_id: str, options: Mapping[str, Any] | None, scored: Mapping[str, Any] | None,
+                       ) -> str | None:
+    """When the settlement ``options`` of ``ruleset_id`` give a ``cash`` that replaces the cash the hands
+    ``scored`` show (player → :class:`scoring.ScoredHand` or :class:`HandCash`, as given to :func:`with_cash`),
+    the note that says what was replaced: ``"cash given replaces the hands' own: Ann $5 concealed kong (暗槓)"``;
+    None when no cash is given, the hands show none, or the cash given is theirs (player by player)."""
+    if not options or "cash" not in options or not scored:
+        return None
+    own = {p: h for p, h in scored.items() if getattr(h, "cash", 0)}
+    if not own:
+        return None
+    given = _given_cash(options["cash"])
+    if given is None or {p: a for p, a in given.items() if a} == {p: float(h.cash) for p, h in own.items()}:
+        return None
+    said = []
+    for p, h in own.items():
+        lines = _hand_cash_lines(h)
+        if not lines:
+            said.append(f"{p} {_dollars(float(h.cash))}")
+            continue
+        words = []
+        for ln in lines:
+            what = ln.rule.removesuffix("-cash").replace("-", " ")
+            name = ln.name.split(" — ")[0]  # (a scored hand's line is named "暗槓 — concealed kong: cash, each")
+            words.append(f"{_dollars(float(ln.cash))} {what} ({name})" + (f" ×{ln.count}" if ln.count > 1 else ""))
+        said.append(f"{p} " + " and ".join(words))
+    return "cash given replaces the hands' own: " + "; ".join(said)
+
 
 
 def with_cash(ruleset_id: str, options: Mapping[str, Any], scored: Mapping[str, Any]) -> dict[str, Any]:
@@ -319,6 +391,61 @@ def with_cash(ruleset_id: str, options: Mapping[str, Any], scored: Mapping[str, 
         if len(how) == 1 and "cash_from" not in out:
             out["cash_from"] = how.pop()
     return out
+
+
+#: a seat wind as a settlement option may give it where a player is expected (``discarder=W``)
+_SEAT_WORDS = {"e": "E", "east": "E", "s": "S", "south": "S", "w": "W", "west": "W", "n": "N", "north": "N"}
+
+
+def players_for_seats(ruleset_id: str, options: Mapping[str, Any], seats: Mapping[str, str],
+                      ) -> tuple[dict[str, Any], list[str]]:
+    """``options`` of ``ruleset_id``'s settlement with a seat wind given where a player is expected (hk-tw-16's
+    ``discarder=W``; the players of ``cash=W:3``; swedish's ``totals``: the options its module lists in
+    ``SETTLE_PLAYERS``, one player, and ``SETTLE_PLAYER_AMOUNTS``, ``PLAYER:AMOUNT,…``) read as the player in that
+    seat, ``seats`` being player → seat wind (a batch's rows: their player and seat_wind cells). A value that is a
+    player's label stays that player (players are matched as typed). A seat is read so only when the four players
+    sit in four different seats; → (the options, the notes that say so: ``"discarder=W read as Cas, the player in
+    seat W"``). Raises :class:`RulesetError` for a seat wind that is no player's label when the seats do not say
+    who sits there (``… not one of the players Ann, Bob, Cas, Dee; W is the seat of Cas and Dee (the rows' seat
+    winds are not four different ones): give the player``). The one reading of a batch's table hands."""
+    rs = load_ruleset(ruleset_id)
+    ones = getattr(rs.module, "SETTLE_PLAYERS", ())
+    amounts = getattr(rs.module, "SETTLE_PLAYER_AMOUNTS", ())
+    players = list(seats)
+    sure = len(set(seats.values())) == len(seats) == 4 and set(seats.values()) == {"E", "S", "W", "N"}
+    out = dict(options)
+    notes: list[str] = []
+
+    def player(key: str, given: str, shown: str) -> str:
+        v = given.strip()
+        wind = _SEAT_WORDS.get(v.lower())
+        if v in players or wind is None:
+            return given
+        there = [p for p, w in seats.items() if w == wind]
+        if sure:
+            notes.append(f"{shown} read as {there[0]}, the player in seat {wind}")
+            return there[0]
+        where = (f"{wind} is the seat of {' and '.join(there)} (the rows' seat winds are not four different ones)"
+                 if there else f"no player sits in seat {wind}")
+        raise RulesetError(f"settle option {key}={v}: not one of the players {', '.join(players)}; {where}: "
+                           f"give the player")
+
+    for key in ones:
+        if key in out and isinstance(out[key], str):
+            out[key] = player(key, out[key], f"{key}={out[key].strip()}")
+    for key in amounts:
+        raw = out.get(key)
+        if isinstance(raw, Mapping):
+            out[key] = {player(key, str(p), f"{key} {p}"): a for p, a in raw.items()}
+        elif isinstance(raw, str) and raw.strip():
+            parts = []
+            for part in raw.split(","):
+                if ":" in part:
+                    p, a = part.split(":", 1)
+                    part = f"{player(key, p, f'{key} {p.strip()}:{a.strip()}')}:{a}"
+                parts.append(part)
+            out[key] = ",".join(parts)
+    return out, notes
 
 
 def scores_void_hands(ruleset_id: str, settle_options: Mapping[str, Any] | None = None) -> bool:
@@ -388,7 +515,7 @@ def robbed_kong_problem(hands: Mapping[str, Any], winner: str | None) -> tuple[s
 
 
 def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east: str,
-           options: Mapping[str, Any] | None = None) -> Settlement:
+           options: Mapping[str, Any] | None = None, scored: Mapping[str, Any] | None = None) -> Settlement:
     """Settle one hand of a table under ``ruleset_id``'s scheme.
 
     ``scores``: player → hand score (the 4 players of the table); ``winner``: a player or None
@@ -399,7 +526,9 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
     every win scores under the ruleset (its module's ``WINNER_SCORES_AT_LEAST``: nts and rode-draak, 20
     for Mahjong, 002:13; hk-tw-16's 底 5 is its scheme's own check; under dutch-special-hands and swedish
     a win may score 0), and ValueError for inconsistent players (not four, East or the winner not among
-    them).
+    them). ``scored``: the hands scored, as given to :func:`with_cash` (player → :class:`scoring.ScoredHand` or
+    :class:`HandCash`): a ``cash`` option that replaces the cash they show is said in a note
+    (:func:`cash_replaced_note`), before the scheme's cash notes.
     """
     if len(scores) != 4:
         raise ValueError(f"a settlement needs the 4 players of the table, got {len(scores)}")
@@ -432,6 +561,13 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
                            f"least {least[1]}")
     if not result.ruleset:
         result = replace(result, ruleset=rs.id)
+    # a cash given replaces the hands' own (with_cash): said, as the scheme's notes name only what is collected (a
+    # director's settle cell cash=Cas:3 left Ann's 暗槓 $5 uncollected, the notes saying "cash: Cas collects $3 …")
+    replaced = cash_replaced_note(rs.id, options, scored)
+    if replaced:
+        notes = list(result.notes)
+        at = next((i for i, n in enumerate(notes) if n.startswith("cash")), len(notes))
+        result = replace(result, notes=tuple(notes[:at] + [replaced] + notes[at:]))
     assert sum(result.net.values()) == 0, f"settlement does not sum to zero: {dict(result.net)}"
     return result
 

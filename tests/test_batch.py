@@ -813,6 +813,98 @@ def test_a_settle_cells_cash_replaces_the_hands_own_as_table_settle_option_does(
     _same_settlement(rec, table)
 
 
+#: the cash_replaced note of KONG_HANDS when a cash given replaces E's own (scoring.settle.cash_replaced_note)
+KONG_REPLACED = "cash given replaces the hands' own: E $5 concealed kong (暗槓)"
+
+
+def test_a_cash_given_that_replaces_the_hands_own_is_said_in_the_notes(tmp_path, capsys):
+    # a tournament director's finding: a settle cell cash=S:3 settled E −3, S +9, W −3, N −3, E's own 暗槓 $5
+    # (004:42, the concealed-kong-cash line of his row) not collected, as documented (a cash given replaces the
+    # hands' own, scoring.settle.with_cash), but the notes said only "cash: S collects $3 …". Now a note says what
+    # was replaced, before the cash notes, in the shared settlement (scoring.settle.settle): `table` says the same.
+    # KONG_HANDS: points E pays S 11 (RULINGS 004-01, as in test_a_table_hands_own_cash_is_settled_as_table_settles_it);
+    # cash S $3 from each other player (cash_from=each, 004-32): S +9, E, W, N −3
+    rec, _ = _batch_settlement(tmp_path, capsys, KONG_HANDS, "S", settle="discarder=E cash=S:3")
+    assert rec["cash"] == {"E": -3, "S": 9, "W": -3, "N": -3}, rec
+    notes = rec["notes"]
+    assert KONG_REPLACED in notes, notes
+    assert notes.index(KONG_REPLACED) + 1 == notes.index(
+        "cash: S collects $3 from each other player (004_7d7ce2dadca33504.txt:42–43)"), notes
+    table = _table_settlement(capsys, KONG_HANDS, "S", "-w", "6s", "--settle-option", "discarder=E",
+                              "--settle-option", "cash=S:3")
+    assert KONG_REPLACED in table["notes"], table["notes"]
+    _same_settlement(rec, table)
+    # E's own $5 given again (cash=E:5) replaces nothing: E +15, S, W, N −5 (004:42, 004-32), and no such note
+    rec, _ = _batch_settlement(tmp_path, capsys, KONG_HANDS, "S", settle="discarder=E cash=E:5")
+    assert rec["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}, rec
+    assert not [n for n in rec["notes"] if "replaces" in n], rec["notes"]
+    # no cash given: the hands' own collected, no such note (as before)
+    rec, _ = _batch_settlement(tmp_path, capsys, KONG_HANDS, "S", settle="discarder=E")
+    assert not [n for n in rec["notes"] if "replaces" in n], rec["notes"]
+
+
+#: one hk-tw-16 table hand of four named players in seats E S W N, typed: Bob (S) wins with TYPED_WIN, 無字花 5 (004:8)
+#: + 將眼 1 (55p, 004:1) + 底 5 (004:41) = 11, not the dealer (no 莊); Ann (E) holds a concealed kong (9999p), 暗槓 $5
+#: (004:42); the settle cell on Bob's row
+NAMED_ROWS = ("photo;table;hand;player;seat_wind;dealer;winner;settle;notation\n"
+              "a.jpg;1;1;Ann;E;{a};no;;123m456m789m123p (9999p) 2z\n"
+              f"b.jpg;1;1;Bob;S;;yes;{{settle}};{TYPED_WIN}\n"
+              f"c.jpg;1;1;Cas;W;;no;;{TYPED_OTHERS[1]}\n"
+              f"d.jpg;1;1;Dee;{{d}};;no;;{TYPED_OTHERS[2]}\n")
+
+
+def test_a_seat_wind_given_for_a_player_is_that_seats_player_and_a_hand_not_settled_is_in_the_summary(tmp_path,
+                                                                                                       capsys):
+    # a new tournament director's report: a settle cell discarder=W (Cas's seat wind, not her name) left the hand
+    # not settled, the summary saying "table hands settled 0", exit 0, nothing else; only the settlements file said
+    # "not one of the players Ann, Bob, Cas, Dee". The rows say who sits where (seat_wind E S W N): W is Cas, read so
+    # and noted (scoring.settle.players_for_seats). Points: Cas discarded, Cas pays Bob 11 (RULINGS 004-01); cash
+    # cash=W:3 is Cas's $3, replacing Ann's 暗槓 $5, collected from each other player (cash_from=each, 004-32):
+    # Cas +9, Ann, Bob, Dee −3
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    out = tmp_path / "out.jsonl"
+    base = ["batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0", "--no-history",
+            "--no-progress"]
+    man.write_text(NAMED_ROWS.format(a="", d="N", settle='"discarder=W cash=W:3"'))
+    rc, o, err = run_cli(capsys, *base)
+    assert rc == 0, err
+    assert "table hands settled 1\n" in o and "not settled" not in o, o
+    (rec,) = [r for r in read_jsonl(out) if r["type"] == "settlement"]
+    assert rec["status"] == "ok", rec
+    assert rec["net"] == {"Ann": 0, "Bob": 11, "Cas": -11, "Dee": 0}, rec
+    assert rec["cash"] == {"Ann": -3, "Bob": -3, "Cas": 9, "Dee": -3}, rec
+    assert rec["notes"][:2] == ["discarder=W read as Cas, the player in seat W",
+                                "cash W:3 read as Cas, the player in seat W"], rec["notes"]
+    assert "cash given replaces the hands' own: Ann $5 concealed kong (暗槓)" in rec["notes"], rec["notes"]
+    # the same hand with Cas's name: the same payments, no seat note
+    man.write_text(NAMED_ROWS.format(a="", d="N", settle='"discarder=Cas cash=Cas:3"'))
+    assert run_cli(capsys, *base)[0] == 0
+    (rec2,) = [r for r in read_jsonl(out) if r["type"] == "settlement"]
+    assert (rec2["net"], rec2["cash"]) == (rec["net"], rec["cash"]) and rec2["notes"] == rec["notes"][2:], rec2
+    # Dee's seat cell W too (Ann marked the dealer): the rows do not say who sits in W, so the hand is not settled,
+    # the reason naming both, and the summary says so at the end of the run (exit 0: the batch's outputs say it, as
+    # for a needs-review or error row)
+    man.write_text(NAMED_ROWS.format(a="yes", d="W", settle="discarder=W"))
+    rc, o, err = run_cli(capsys, *base)
+    assert rc == 0, err
+    why = ("settle option discarder=W: not one of the players Ann, Bob, Cas, Dee; W is the seat of Cas and Dee (the "
+           "rows' seat winds are not four different ones): give the player")
+    (rec,) = [r for r in read_jsonl(out) if r["type"] == "settlement"]
+    assert rec["status"] == f"not settled: {why}", rec
+    assert "table hands settled 0, not settled 1\n" in o, o
+    assert f"\nnot settled: table 1 hand 1: {why}\n" in o, o
+    rc, o, err = run_cli(capsys, *base, "--json")
+    assert rc == 0, err
+    assert json.loads(o)["not_settled"] == [{"table": "1", "hand": "1", "why": why}], o
+    # a seat where nobody sits
+    man.write_text(NAMED_ROWS.format(a="yes", d="W", settle="discarder=N"))
+    rc, o, err = run_cli(capsys, *base)
+    assert "not settled: table 1 hand 1: settle option discarder=N: not one of the players Ann, Bob, Cas, Dee; no " \
+           "player sits in seat N: give the player\n" in o, o
+
+
 def test_a_double_win_hands_cash_is_collected_once_as_table_collects_it(tmp_path, capsys):
     # 兩吃 (004:47, option double_win=two-hands, RULINGS 004-38): a hand both 嚦咕 and 5 sets + a pair is scored as two
     # hands, its breakdown listing both readings' lines, so the 台花 line (梅蘭菊竹 1f2f3f4f, $5, 004:43) twice; the

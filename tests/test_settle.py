@@ -579,3 +579,43 @@ def test_the_hk_scheme_settles_cash_given_in_a_void_hand_by_option_cash_when_voi
     s = settle("hk-tw-16", {"E": 12, "S": 0, "W": 0, "N": 0}, "E", "E",
                {"cash": "S:10", "discarder": "N", "cash_when_void": "not-collected"})
     assert s.cash == {"E": -10, "S": 30, "W": -10, "N": -10} and not any("cash_when_void" in n for n in s.notes)
+
+
+def test_a_seat_wind_for_a_player_and_a_cash_that_replaces_the_hands_own_are_said():
+    # the shared pieces of a tournament director's two findings (tests/test_batch.py has the batch's runs).
+    # players_for_seats: with four players in four different seats, a seat wind where a player is expected is that
+    # seat's player (hk-tw-16 discarder, cash's players; swedish totals' players), noted; a player's label wins
+    from scoring.settle import CashLine, HandCash, cash_replaced_note, players_for_seats
+
+    seats = {"Ann": "E", "Bob": "S", "Cas": "W", "Dee": "N"}
+    opts, notes = players_for_seats("hk-tw-16", {"discarder": "w", "cash": "W:3,east:2", "win_by": "discard"}, seats)
+    assert opts == {"discarder": "Cas", "cash": "Cas:3,Ann:2", "win_by": "discard"}, opts
+    assert notes == ["discarder=w read as Cas, the player in seat W", "cash W:3 read as Cas, the player in seat W",
+                     "cash east:2 read as Ann, the player in seat E"], notes
+    opts, notes = players_for_seats("swedish", {"totals": {"S": 120, "Cas": 80, "N": 95}}, seats)
+    assert opts == {"totals": {"Bob": 120, "Cas": 80, "Dee": 95}} and len(notes) == 2, (opts, notes)
+    # labels that are winds themselves (a session's first seats) stay those players, as typed
+    rotated = {"E": "S", "S": "W", "W": "N", "N": "E"}
+    assert players_for_seats("hk-tw-16", {"discarder": "W"}, rotated) == ({"discarder": "W"}, [])
+    # seats that do not say who sits there: refused with a hint
+    with pytest.raises(RulesetError, match=r"discarder=W: not one of the players Ann, Bob, Cas, Dee; W is the seat "
+                                           r"of Cas and Dee \(the rows' seat winds are not four different ones\)"):
+        players_for_seats("hk-tw-16", {"discarder": "W"}, {**seats, "Dee": "W"})
+    # a scheme that names no player takes its options as they are
+    assert players_for_seats("rode-draak", {"x": "W"}, seats) == ({"x": "W"}, [])
+    # cash_replaced_note: each hand's cash lines, named as the ruleset names them; two kongs are one line of count 2
+    # (暗槓 $5 each, 004:42), 暗槓不亮 a negative amount (−$10, 004:42)
+    hands = {"Ann": HandCash(10, {}, (CashLine("concealed-kong-cash", "暗槓", 10, 2),)),
+             "Bob": HandCash(-10, {}, (CashLine("concealed-kong-not-shown", "暗槓不亮", -10),)),
+             "Cas": HandCash(0, {}), "Dee": HandCash(3)}
+    assert cash_replaced_note("hk-tw-16", {"cash": "Cas:3"}, hands) == (
+        "cash given replaces the hands' own: Ann $10 concealed kong (暗槓) ×2; Bob -$10 concealed kong not shown "
+        "(暗槓不亮); Dee $3")
+    assert cash_replaced_note("hk-tw-16", {"cash": {"Ann": 10, "Bob": -10, "Dee": 3}}, hands) is None  # (theirs)
+    assert cash_replaced_note("hk-tw-16", {"discarder": "Cas"}, hands) is None  # (none given)
+    assert cash_replaced_note("hk-tw-16", {"cash": "Cas:3"}, {"Cas": HandCash(0)}) is None  # (none shown)
+    # settle() puts it before the scheme's cash notes: Ann +10 −3 … as the scheme computes (not this test's point)
+    s = settle("hk-tw-16", {"Ann": 0, "Bob": 11, "Cas": 0, "Dee": 0}, "Bob", "Ann",
+               {"discarder": "Cas", "cash": "Cas:3"}, scored=hands)
+    at = s.notes.index(cash_replaced_note("hk-tw-16", {"cash": "Cas:3"}, hands))
+    assert s.notes[at + 1].startswith("cash: Cas collects $3"), s.notes

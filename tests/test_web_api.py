@@ -779,6 +779,37 @@ def test_a_void_hk_settlement_collects_the_cash_its_hands_show_as_table_does(pho
     assert "hand of E: a non-winning hand needs 16 tiles" in err and 'settle_options {"cash": "PLAYER:DOLLARS"}' in err
 
 
+def test_a_cash_given_that_replaces_the_hands_own_is_said_in_the_web_settlements_notes(photo, capsys):
+    # a tournament director's finding (batch, `table` and /api/settle share scoring.settle.settle): a cash given
+    # replaces the cash the hands show (scoring.settle.with_cash) and the notes now say what it replaced. The hands of
+    # tests/test_batch.py KONG_HANDS: S wins on E's discard, 11 (無字花 5 + 將眼 1 + 底 5, 004:8/1/41), E pays S 11
+    # (RULINGS 004-01); E's concealed kong (9999p), 暗槓 $5 (004:42), replaced by cash S:3: S collects $3 from each
+    # other player (cash_from=each, 004-32): S +9, E, W, N −3
+    import json
+
+    import cli
+    from test_batch import KONG_HANDS, KONG_REPLACED
+
+    players = [{"name": p, "hand": h} for p, h in KONG_HANDS.items()]
+    body = {"ruleset": "hk-tw-16", "east": "E", "winner": "S", "players": players,
+            "settle_options": {"discarder": "E", "cash": "S:3"}}
+    r = photo[2].post("/api/settle", json=body)
+    assert r.status_code == 200, r.text[:600]
+    j = r.json()
+    assert j["net"] == {"E": -11, "S": 11, "W": 0, "N": 0} and j["cash"] == {"E": -3, "S": 9, "W": -3, "N": -3}, j
+    assert KONG_REPLACED in j["notes"], j["notes"]
+    # as `table` says it
+    argv = ["table", "-r", "hk-tw-16", "--winner", "S", "--json", "--no-history", "--settle-option", "discarder=E",
+            "--settle-option", "cash=S:3"]
+    for p, h in KONG_HANDS.items():
+        argv += ["--hand", f"{p}={h}"]
+    assert cli.main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["settlement"]["notes"] == j["notes"]
+    # no cash given: E's own collected, nothing replaced, no such note
+    j = photo[2].post("/api/settle", json={**body, "settle_options": {"discarder": "E"}}).json()
+    assert j["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5} and not [n for n in j["notes"] if "replaces" in n], j
+
+
 def test_a_dead_hand_in_a_web_settlement_is_said_in_the_requests_words(photo):
     # a reviewer's: the 12 tiles of a non-winner under rode-draak were told "--flag dead-hand --not-winner"
     players = [{"name": "Ann", "hand": "123m456m789m11z [777z]"}, {"name": "Bob", "hand": "147m258p36s1234z"},

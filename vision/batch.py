@@ -285,6 +285,9 @@ class Summary:
     settled: int = 0
     #: of ``settled``, those settled provisionally (a photo of the hand needs review)
     provisional: int = 0
+    #: the table hands not settled, each its ``table``, ``hand`` and ``why`` (the settlement's status after
+    #: ``not settled: ``): said at the end of the run, not only in the settlements file
+    not_settled: list[dict[str, str]] = field(default_factory=list)
     state: str = ""
     #: camera RAW files of the folder left out (:data:`vision.manifest.RAW_EXTS`), relative paths
     raw_left_out: list[str] = field(default_factory=list)
@@ -441,7 +444,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
             stage.append("results")
             summary.outputs, settled, summary.counts = export(con, jobs, out, review_below,
                                                               settle_options=defaults.settle_options)
-            summary.settled, summary.provisional = settled
+            summary.settled, summary.provisional, summary.not_settled = settled
             summary.same_picture = _same_pictures(con, jobs)
             from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)
 

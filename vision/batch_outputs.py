@@ -167,21 +167,39 @@ def breakdown_cash(lines: Sequence[Mapping[str, Any]] | None) -> float:
     return cash
 
 
+def breakdown_cash_lines(lines: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
+    """The cash lines :func:`breakdown_cash` sums (each rule's first): ``rule``, ``amount`` and ``count``, for
+    the note of a ``cash`` given that replaces them (:func:`scoring.settle.cash_replaced_note`)."""
+    seen: set[str] = set()
+    out = []
+    for ln in lines or ():
+        if ln.get("kind") != "cash" or ln.get("rule") in seen:
+            continue
+        seen.add(ln.get("rule"))
+        out.append({"rule": str(ln.get("rule")), "amount": float(ln.get("amount") or 0),
+                    "count": int(ln.get("count") or 1)})
+    return out
+
+
 def hands_cash(ruleset_id: str, labels: Sequence[str],
                members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, Any]:
     """Each player's hand as :func:`scoring.settle.with_cash` reads it (a :class:`scoring.settle.HandCash`): the
-    cash of the row's breakdown (its ``cash``, :func:`breakdown_cash`) and the options it was scored with."""
+    cash of the row's breakdown (its ``cash``, :func:`breakdown_cash`, and the lines that make it,
+    :func:`breakdown_cash_lines`, each named as the ruleset names its rule) and the options it was scored with."""
     from scoring.engine import load_ruleset
-    from scoring.settle import HandCash
+    from scoring.settle import CashLine, HandCash
 
     rs = load_ruleset(ruleset_id)
+    names = {r.id: r.name for r in rs.rules}
     out: dict[str, Any] = {}
     for lab, (job, row) in zip(labels, members):
         try:
             opts = rs.resolve_options(dict(job.options))
         except RulesetError:  # (such a row has no score: its hand is not settled before this)
             opts = {}
-        out[lab] = HandCash(float(row.get("cash") or 0), opts)
+        lines = tuple(CashLine(ln["rule"], names.get(ln["rule"], ln["rule"]), ln["amount"], ln["count"])
+                      for ln in row.get("cash_lines") or ())
+        out[lab] = HandCash(float(row.get("cash") or 0), opts, lines)
     return out
 
 
@@ -314,7 +332,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     :func:`group_settle_options` (``settle_options``: ``batch --settle-option``) and, won or void, the
     cash the rows' own breakdowns report (a member's row ``cash``: :func:`breakdown_cash`) as `table` collects it
     (:func:`scoring.settle.with_cash`: a ``cash`` option given replaces it)."""
-    from scoring.settle import refused_win_text, settle, with_cash
+    from scoring.settle import players_for_seats, refused_win_text, settle, with_cash
 
     job0 = members[0][0]
     rec: dict[str, Any] = {"type": "settlement", "table": job0.table, "hand": job0.hand, "ruleset": job0.ruleset,
@@ -378,8 +396,13 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
         # by hk-tw-16 option cash_when_void (004-33), its note naming it (a void hand had collected none). A `cash`
         # given in the settle cell or --settle-option replaces it, as `table --settle-option cash=` does. A
         # director's batch had settled $0 for a concealed kong that `table` settled E +15, S/W/N −5
-        opts = with_cash(job0.ruleset, opts, hands_cash(job0.ruleset, labels, members))
-        s = settle(job0.ruleset, scores, rec["winner"], rec["east"], opts)
+        # a seat wind given where a player is expected (discarder=W) is the player in that seat, when the rows'
+        # seat winds say who sits where (a director's discarder=W had left the hand not settled, "not one of the
+        # players Ann, Bob, Cas, Dee"); said in a note
+        opts, seated = players_for_seats(job0.ruleset, opts, {lab: j.seat_wind for lab, (j, _) in zip(labels, members)})
+        hands = hands_cash(job0.ruleset, labels, members)
+        opts = with_cash(job0.ruleset, opts, hands)
+        s = settle(job0.ruleset, scores, rec["winner"], rec["east"], opts, scored=hands)
     except (RulesetError, HandError, ValueError) as e:
         return fail(settle_words(_one_line(e)))
     # as `table --json` gives the settlement (Settlement.to_json), each player's points paid and received beside
@@ -387,7 +410,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     # 004:42-43) out of the notes alone ("cash net (apart from points): …"); a scheme with no cash gives {}
     said = s.to_json()
     rec.update(scheme=said["scheme"], net=said["net"], paid=s.paid(), received=s.received(), cash=said["cash"],
-               transfers=said["transfers"], notes=said["notes"])
+               transfers=said["transfers"], notes=seated + said["notes"])
     review = [j.key for j, row in members if row["status"] != "ok"]
     # (several photos "need review": a tournament director read "t1/ann.jpg, t1/cas.jpg needs review")
     rec["status"] = ("ok" if not review else
@@ -498,11 +521,12 @@ def _cell(v: Any) -> Any:
 
 def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below: float,
            unscored: Collection[str] = (), settle_options: Mapping[str, Any] | None = None,
-           ) -> tuple[list[str], tuple[int, int], dict[str, int]]:
+           ) -> tuple[list[str], tuple[int, int, list[dict[str, str]]], dict[str, int]]:
     """Write the output file(s) from the state database (atomically: a temporary file renamed);
     the photos whose keys are in ``unscored`` (a stopped run's, not scored yet) as ``error: not scored``;
     each table hand settled with ``settle_options`` (``batch --settle-option``: :func:`settle_group`).
-    Returns (files written, (table hands settled, of which provisionally), count per status kind)."""
+    Returns (files written, (table hands settled, of which provisionally, the table hands not settled: each its
+    ``table``, ``hand`` and ``why``, its status after ``not settled: ``), count per status kind)."""
     groups: dict[tuple[str, str], list[tuple[Job, dict[str, Any]]]] = {}
     counts: dict[str, int] = {}
     written = [str(out)]
@@ -516,7 +540,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
                         # (a row scored before the refusal was kept: its problem begins with it)
                         "allowed": r["allowed"], "refusal": r["refusal"] or r["problem"],
                         # the hand's own cash (暗槓 $5 …), from its breakdown: a row an earlier version wrote too
-                        "cash": breakdown_cash(row["breakdown"])}
+                        "cash": breakdown_cash(row["breakdown"]), "cash_lines": breakdown_cash_lines(row["breakdown"])}
                 groups.setdefault((job.table, job.hand), []).append((job, slim))
             yield row
 
@@ -562,7 +586,9 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
     except OSError as e:
         raise BatchError(f"cannot write {out}: {e}") from None
     kinds = [rec["status"].split(":")[0] for rec in settlements]
-    return written, (sum(k in ("ok", "provisional") for k in kinds), kinds.count("provisional")), counts
+    unsettled = [{"table": rec["table"], "hand": rec["hand"], "why": rec["status"].removeprefix("not settled: ")}
+                 for rec in settlements if rec["status"].startswith("not settled")]
+    return written, (sum(k in ("ok", "provisional") for k in kinds), kinds.count("provisional"), unsettled), counts
 
 
 def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk: int = 200) -> int:

@@ -990,7 +990,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             liable = liable_problem(rs.id, opts, scored_hands.get(winner) if winner is not None else None)
             if liable is not None:
                 raise ApiError(422, liable.replace("settle option liable", "settle_options liable", 1))
-            s = settle(rs.id, scores, winner, req.east, opts)
+            s = settle(rs.id, scores, winner, req.east, opts, scored=scored_hands)
         except (HandError, RulesetError):
             raise
         except ValueError as e:

@@ -895,6 +895,11 @@ SETTLE_OPTIONS = SETTLE_KEYS + ("cash_from", "cash_when_void", "dealer_point", "
 #: table: a batch of several hands takes them from each hand's ``settle`` cell, never one ``--settle-option``
 #: for all (vision.batch_outputs.check_settle_options)
 SETTLE_PER_HAND = ("discarder", "liable", "also_won", "cash", "false_win")
+#: the settlement options of :func:`settle` that name one player, and those that give players amounts
+#: (``cash=E:5,S:3``): a batch reads a seat wind given in them as the player in that seat
+#: (scoring.settle.players_for_seats)
+SETTLE_PLAYERS = ("discarder", "liable", "also_won", "false_win")
+SETTLE_PLAYER_AMOUNTS = ("cash",)
 #: the settlement options of :func:`settle` whose values are words, taken in any case as a ruleset option's
 #: choices are (scoring.settle.same_settle_value); the others name players, whose labels keep their case
 SETTLE_CHOICES = {"win_by": ("discard", "self-drawn", "robbed-kong", "wall", "dead-wall")}

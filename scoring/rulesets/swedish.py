@@ -355,6 +355,9 @@ SETTLE_OPTIONS = ("fine_remainder", "totals", "fine_quarters", "non_winner_excha
 #: the settlement options of :func:`fines` that describe one hand: ``totals``, the running totals before it
 #: (a batch of several hands takes them from each hand's ``settle`` cell: vision.batch_outputs.check_settle_options)
 SETTLE_PER_HAND = ("totals",)
+#: the settlement options of :func:`fines` that give players amounts (``totals=S:120,W:80,N:95``): a batch reads
+#: a seat wind given in them as the player in that seat (scoring.settle.players_for_seats)
+SETTLE_PLAYER_AMOUNTS = ("totals",)
 
 
 def fines(scores: Mapping[str, int], winner: str | None, east: str,
