@@ -11,6 +11,10 @@ Grammar (whitespace separates tokens; a token's kind is told by its first charac
     tiles    := (DIGIT+ SUIT)+     compact form: "123m44p55z" = 1m 2m 3m 4p 4p 5z 5z
     SUIT     := m | p | s | z | f | y      characters, circles, bamboo, honours, flowers, seasons
 
+A suit letter may be typed in upper case (``123M``, ``+2F``, ``win:5P``): it is read as the lower-case
+one (:func:`fold_suit_case`). No letter of the notation means something by its case (``win:`` is read
+in any case), and tiles are always printed in lower case.
+
 Honours: ``1z``–``7z`` = East, South, West, North, White, Green, Red. The concealed tiles include
 the winning tile. A winner holds 14 tiles (13-tile game) or 17 (16-tile game), counting each meld on
 the table as 3 (a kong too); a non-winner holds 13 or 16.
@@ -28,6 +32,18 @@ from .tiles import BONUS, compact, next_tile, sort_tiles
 _TILES_RE = re.compile(r"(?:[0-9]+[mpszfy])+")
 _GROUP_RE = re.compile(r"([0-9]+)([mpszfy])")
 _TOKEN_RE = re.compile(r"\S+")
+
+#: the upper-case suit letters, read as the lower-case ones (:func:`fold_suit_case`)
+_SUIT_CASE = str.maketrans("MPSZFY", "mpszfy")
+
+
+def fold_suit_case(text: str) -> str:
+    """``text`` with each upper-case suit letter (M P S Z F Y) made lower-case, nothing else changed (so
+    columns still point into what was typed): a user's ``5P`` or ``2F`` is the tile 5p or 2f. The one
+    place where a typed tile's case is folded: the hand notation, ``--winning-tile`` and ``--exposed``
+    (:func:`parse_tiles_at`) and the photo corrections ``--fix``/``--add``
+    (:func:`vision.pipeline.parse_fixes`, which also folds the face-down ``0X``)."""
+    return text.translate(_SUIT_CASE)
 
 
 def is_whole_number(text: str) -> bool:
@@ -103,23 +119,25 @@ def parse_winning_tile(text: str) -> str:
 def parse_tiles_at(text: str, column: int = 1) -> list[tuple[str, int]]:
     """Like :func:`parse_tiles`, with each tile's 1-based column (its rank digit) in the string.
 
-    Raises :class:`HandError` naming the bad part and its column.
+    Raises :class:`HandError` naming the bad part and its column. Suit letters may be upper case
+    (:func:`fold_suit_case`); the errors quote the text as typed.
     """
     if not text:
         raise HandError("empty tile group", column)
-    if not _TILES_RE.fullmatch(text):
-        bad = re.search(r"[^0-9mpszfy]", text)
+    folded = fold_suit_case(text)
+    if not _TILES_RE.fullmatch(folded):
+        bad = re.search(r"[^0-9mpszfy]", folded)
         if bad:
             raise HandError(
-                f"unexpected character {bad.group()!r} in {echo(text)}; tiles are digits followed by"
+                f"unexpected character {text[bad.start()]!r} in {echo(text)}; tiles are digits followed by"
                 " a suit letter m p s z f y", column + bad.start())
-        lone = re.search(r"^[mpszfy]|(?<=[mpszfy])[mpszfy]", text)
+        lone = re.search(r"^[mpszfy]|(?<=[mpszfy])[mpszfy]", folded)
         if lone:  # (a tester's `-w 1zz` was told it "does not end in a suit letter")
-            raise HandError(f"suit letter {lone.group()!r} in {echo(text)} has no rank digit before it; tiles are "
+            raise HandError(f"suit letter {text[lone.start()]!r} in {echo(text)} has no rank digit before it; tiles are "
                             "digits followed by a suit letter, e.g. 1z", column + lone.start())
         raise HandError(f"{echo(text)} does not end in a suit letter (m p s z f y)", column + len(text) - 1)
     tiles: list[tuple[str, int]] = []
-    for g in _GROUP_RE.finditer(text):
+    for g in _GROUP_RE.finditer(folded):
         digits, s = g.groups()
         for k, d in enumerate(digits):
             r = int(d)

@@ -572,7 +572,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     override = bool(given) or no_melds  # the user's melds replace the layout's
     forced_win: int | None = None
     if winning_tile is not None:
-        wt = parse_winning_tile(winning_tile)
+        wt = winning_tile = parse_winning_tile(winning_tile)  # (its notes name "5p" where "5P" was typed)
         if not winner:
             raise HandError("a non-winning hand has no winning tile")
         forced_win = PLAYING_TILES.index(wt)

@@ -26,7 +26,7 @@ import numpy as np
 from scoring import Context, HandError, ScoredHand, explain, load_ruleset, score_hand
 from scoring.engine import Ruleset
 from scoring.errors import echo
-from scoring.notation import meld_from_tiles
+from scoring.notation import fold_suit_case, meld_from_tiles
 
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP
 from .annotate import IGNORED_NUMBERS
@@ -130,7 +130,8 @@ def split_items(text: str | None) -> list[str]:
 
 
 def _pos_tiles(text: str | None, option: str, example: str, drop: bool = False) -> list[tuple[int, str]]:
-    """``"3=5p,7=1z"`` → ``[(3, '5p'), (7, '1z')]`` in the order given; HandError naming ``option``
+    """``"3=5p,7=1z"`` → ``[(3, '5p'), (7, '1z')]`` in the order given, a suit letter typed in upper case
+    read as lower case (``3=5P`` is ``3=5p``; :func:`scoring.notation.fold_suit_case`); HandError naming ``option``
     for an item that is not POS=TILE, a position that is not a number or an unknown tile code
     (``drop``: :data:`DROP` is a code too), and for a list of separators only (``",,,"``: a correction
     meant and lost; white space alone is no correction, as an empty manifest cell)."""
@@ -152,9 +153,10 @@ def _pos_tiles(text: str | None, option: str, example: str, drop: bool = False) 
             shown = digits if len(digits) <= 12 else digits[:12] + "…"
             raise TileNumberError(f"{option} {said}: there is no tile {shown} ({len(digits)} digits)")
         pos = int(k)
-        v = v.strip()
+        typed = v.strip()
+        v = fold_suit_case(typed).replace("X", "x")  # (5P is 5p, 2F 2f, 0X 0x, as in the notation)
         if v not in CLASS_INDEX and not (drop and v == DROP):
-            raise HandError(f"{option} {said}: {v[:20]!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x"
+            raise HandError(f"{option} {said}: {typed[:20]!r} is not a tile code (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-4f, 1y-4y, 0x"
                             + (f"; {DROP} leaves the box out of the hand" if drop else "") + ")")
         out.append((pos, v))
     return out
