@@ -140,20 +140,37 @@ DOUBTED_TILE = 0.9
 
 def _unsure(res) -> str | None:
     """Why the audit of the photo reading ``res`` is not to be relied on: its confidence is below
-    :data:`vision.batch.REVIEW_BELOW` (the batch's needs-review); None for a sure reading or a typed hand."""
+    :data:`vision.batch.REVIEW_BELOW` (the batch's needs-review); None for a sure reading or a typed hand.
+    It names the tiles that make it unsure and what to do with each: the least sure tile, when the
+    classifier doubted it, and flowers/seasons left out as loose tiles that lowered the confidence
+    (:func:`vision.pipeline.loose_bonus_doubts`: a club referee's audit said only "check its notes and tiles"
+    where a loose season, tile 25, was the doubt, and ``--fix 25=-`` made the reading > 99 % sure)."""
     if res is None:
         return None
     from vision.batch import REVIEW_BELOW
+    from vision.classes import DROP
     from vision.decode import format_confidence
-    from vision.pipeline import least_sure_tile
+    from vision.pipeline import least_sure_tile, loose_bonus_doubts
 
     conf = float(res.reading.confidence)
     if conf >= REVIEW_BELOW:
         return None
+    doubts = []
     least = least_sure_tile(res)
-    # (the least sure tile, when the classifier doubted one; the notes say what else was assumed)
-    where = (f", first tile {res.position(least[0])} ({res.readings.codes[least[0]]} read at {least[1]:.0%})"
-             if least is not None and least[1] < DOUBTED_TILE else "")
+    if least is not None and least[1] < DOUBTED_TILE:  # (the least sure tile, when the classifier doubted one)
+        pos = res.position(least[0])
+        doubts.append((1.0 - least[1], f"tile {pos} ({res.readings.codes[least[0]]} read at {least[1]:.0%}: if it "
+                                       f"is another tile, correct it with --fix {pos}=TILE)"))
+    for nums, faces, cost in loose_bonus_doubts(res):  # (the notes say what else was assumed)
+        one = len(nums) == 1
+        drops = ",".join(f"{n}={DROP}" for n in nums)
+        doubts.append((cost, f"tile{'' if one else 's'} {', '.join(map(str, nums))} ({', '.join(faces)}, left out "
+                             f"as {'a loose tile' if one else 'loose tiles'}: if {'it is' if one else 'they are'} not "
+                             f"the hand's, say so with --fix {drops}; if {'it is' if one else 'they are'}, "
+                             f"{'its' if one else 'their'} note says how to add {'it' if one else 'them'})"))
+    # (the costliest doubt first: a tile read at 90 % costs the reading less than a loose season at 31 %)
+    said = [d for _, d in sorted(doubts, key=lambda d: -d[0])]
+    where = f", first {' and '.join(said)}" if said else ""
     return (f"the photo's reading is only {format_confidence(conf)} sure (below {REVIEW_BELOW:.0%}): the score "
             f"computed is that reading's; check its notes and tiles{where}, and correct them with --fix/--add, "
             f"or audit the hand typed with --hand")

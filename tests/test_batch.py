@@ -1536,6 +1536,10 @@ def test_the_problem_column_names_manifest_cells_not_flags():
         "season counts wherever it goes); or set them apart in a row beside the hand and take the photo again")
     assert "15=1f in the add cell adds a 1f as tile 15, just after" in manifest_words(
         loose_bonus_note("15 (1f)", "near the hand", 0.35, 15, ["1f"]))
+    # … and the other way out, not the hand's: the fix cell, its list kept whole (the note said --fix 25=-,26=-)
+    said = manifest_words(loose_bonus_note("25 (3y), 26 (4y)", "near the hand", 0.31, 18, ["3y", "4y"], [25, 26]))
+    assert said.endswith("; if they are not the hand's, leave them out by writing 25=-,26=- in the row's fix cell, and "
+                         "the reading no longer doubts them") and "--" not in said, said
     assert manifest_words("leave out boxes … with --fix POS=-") == "leave out boxes … with the fix cell (POS=-)"
     # a 14-tile hand in a row marked `winner no`: the row may be what is wrong (a director's trial)
     assert manifest_words("a non-winning hand under nts has 13: …; if the hand won, leave out --not-winner (a winner's "

@@ -1482,6 +1482,55 @@ def test_the_loose_flower_note_says_what_its_add_example_does():
                    "and take the photo again")
     assert "--add 1=4y adds a 4y as tile 1, before every other tile;" in loose_bonus_note("1 (4y)", "near the hand",
                                                                                          0.35, 1, ["4y"])
+    # and the other way out, with each tile's number: not the hand's (a club referee's audit stayed UNSURE with a
+    # loose season whose note told only how to add it; `--fix 25=-` made the reading sure)
+    assert loose_bonus_note("15 (2f), 16 (3f)", "away from the hand", 0.2, 15, ["2f", "3f"], [15, 16]) == two + (
+        "; if they are not the hand's, leave them out with --fix 15=-,16=-, and the reading no longer doubts them")
+
+
+def test_a_loose_flowers_doubt_is_named_by_the_audit_and_fix_n_dash_takes_it_away():
+    # a club referee's audit of a hand with a loose season near it (tile 25, taken as a loose tile) said
+    # "UNSURE: … only 69% sure … check its notes and tiles", naming no tile, and the note said only how to add
+    # the season; `--fix 25=-` (it is not the hand's) made the reading > 99 % sure. The note gives that way out
+    # too, with the tile's number, and the UNSURE verdict names the tile and both ways
+    from dataclasses import replace
+
+    from commands.audit import _unsure
+    from vision.pipeline import loose_bonus_doubts
+
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    top = y0 - 1.3 * h - h
+    loose = [[x0 + 1 * w, top, x0 + 2 * w, top + h], [x0 + 8 * w, top, x0 + 9 * w, top + h]]
+    flower = [x0 + 4.5 * w, top, x0 + 5.5 * w, top + h]
+    det, rd = _scene(meta, keep, loose + [flower], ["1m", "9p", "2f"])
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    res = read_detections(photo, det, rd, NTS, Context())
+    assert res.reading.legal and format_hand(res.reading.hand) == _truth(meta)
+    n = res.position(len(det) - 1)  # the flower's tile number
+    assert res.reading.roles[-1] == "ignored"
+    # the note: add it if it is the hand's, or leave it out with --fix N=- if it is not
+    (note,) = [x for x in res.reading.notes if x.startswith("unsure: tile(s)") and "read as flowers/seasons" in x]
+    assert note.endswith(f"; if they are not the hand's, leave them out with --fix {n}=-, and the reading no longer "
+                         f"doubts them"), note
+    # the doubt, with its tile number and what it cost
+    ((nums, faces, cost),) = loose_bonus_doubts(res)
+    assert nums == [n] and faces == ["2f"] and cost == pytest.approx(0.35 * 0.917, abs=0.01)
+    # the verdict of a reading so made unsure names the tile and both ways (the scene's reading is sure
+    # without the flower: its doubt alone brought below the bar here)
+    unsure = replace(res, reading=replace(res.reading, confidence=0.69))
+    said = _unsure(unsure)
+    assert (f"check its notes and tiles, first tile {n} (2f, left out as a loose tile: if it is not the hand's, "
+            f"say so with --fix {n}=-; if it is, its note says how to add it)") in said, said
+    # --fix N=- says it is not the hand's: the reading no longer doubts it, as sure as without the flower
+    plain = _read(meta, *_scene(meta, keep, loose + [flower], ["1m", "9p", "5s"])).reading
+    fixed = read_detections(photo, det, rd, NTS, Context(), fixes={n: "-"})
+    assert fixed.reading.legal and format_hand(fixed.reading.hand) == _truth(meta)
+    assert fixed.reading.confidence > res.reading.confidence
+    assert fixed.reading.confidence == pytest.approx(plain.confidence, abs=0.01)
+    assert not loose_bonus_doubts(fixed) and not any("read as flowers/seasons" in x for x in fixed.reading.notes)
+    assert "left out as a loose" not in _unsure(replace(fixed, reading=replace(fixed.reading, confidence=0.69)))
 
 
 def _demo_with_pale_backs():

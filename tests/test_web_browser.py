@@ -505,7 +505,11 @@ MESSAGES = [
      "are the hand's bonus tiles); if they are, add them to the hand with --add POS=TILE, which puts TILE in the "
      "hand as tile number POS: --add 15=1f adds a 1f as tile 15, just after the hand's last tile (14); any other "
      "tile number does as well (a flower or season counts wherever it goes); or set them apart in a row beside the "
-     "hand and take the photo again", "puts TILE in the hand as tile number POS: --add "),
+     "hand and take the photo again; if they are not the hand's, leave them out with --fix 15=-, and the reading no "
+     "longer doubts them", "puts TILE in the hand as tile number POS: --add "),
+    ("unsure: tile(s) 25 (3y), 26 (4y) away from the hand, read as flowers/seasons, were taken as loose tiles (20% "
+     "that they are the hand's bonus tiles); if they are, …; if they are not the hand's, leave them out with --fix "
+     "25=-,26=-, and the reading no longer doubts them", "if they are not the hand's, leave them out with --fix "),
     ("found 13 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; if "
      "the hand did not win, give --not-winner (a non-winner's hand has 13); add a tile the detector missed with "
      "--add POS=TILE", "add a tile the detector missed with --add POS=TILE"),
@@ -728,13 +732,17 @@ def test_a_loose_flowers_note_names_the_pages_button_and_the_faces_to_pick(page)
     # button and the faces to pick, with no flag, POS or tile number of the command line's example
     from vision.decode import loose_bonus_note
 
-    notes = [loose_bonus_note("15 (1f)", "near the hand", 0.35, 15, ["1f"]),
-             loose_bonus_note("15 (1f), 16 (2f)", "away from the hand", 0.2, 15, ["1f", "2f"])]
+    notes = [loose_bonus_note("15 (1f)", "near the hand", 0.35, 15, ["1f"], [15]),
+             loose_bonus_note("15 (1f), 16 (2f)", "away from the hand", 0.2, 15, ["1f", "2f"], [15, 16])]
     one, two = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", notes)
+    # (and the other way out, not the hand's — the note's --fix 15=- — is the tile picker's “Not in the hand”)
     assert one == ("unsure: tile(s) 15 (1f) near the hand, read as flowers/seasons, were taken as loose tiles (35% "
                    "that they are the hand's bonus tiles); if they are, add them to the hand with “+ Add a missed "
                    "tile”, choosing 1f (a flower or season counts wherever it goes); or set them apart in a row "
-                   "beside the hand and take the photo again")
+                   "beside the hand and take the photo again; if they are not the hand's, mark them “Not in the "
+                   "hand” in the tile picker, and the reading no longer doubts them")
+    assert two.endswith("; if they are not the hand's, mark them “Not in the hand” in the tile picker, and the reading "
+                        "no longer doubts them"), two
     assert "with “+ Add a missed tile”, choosing 1f, then 2f (a flower or season counts wherever it goes);" in two
     for said in (one, two):
         assert "--" not in said and "POS" not in said and "tile number" not in said, said

@@ -52,6 +52,8 @@ MANIFEST_WORDS = (
     # as tile number POS: --add 15=2f,16=3f adds a 2f as tile 15 and …", the list kept whole)
     (re.compile(r"with --add POS=TILE, which puts"), "by writing POS=TILE in the row's add cell, which puts"),
     (re.compile(r"--add (\d+=\w+(?:,\d+=\w+)*) adds "), r"\1 in the add cell adds "),
+    # (… and its other way out: "if they are not the hand's, leave them out with --fix 25=-,26=-", the list whole)
+    (re.compile(r"leave (it|them) out with --fix (\d+=-(?:,\d+=-)*)"), r"leave \1 out by writing \2 in the row's fix cell"),
     (re.compile(r"--(fix|add|exposed) ((?:POS|\d+)=[^\s,;:)]+)"), r"the \1 cell (\2)"),
     (re.compile(r"--(fix|add|exposed)\b"), r"the \1 cell"),
 )

@@ -49,7 +49,7 @@ from scoring.engine import Ruleset, check_flags
 from scoring.notation import meld_from_tiles, parse_tiles, parse_winning_tile
 from scoring.tiles import BONUS, PLAYING_TILES, TERMINALS_AND_HONOURS, compact, compact_in_order, sort_tiles
 
-from .classes import BACK, BONUS_TILES, CLASS_INDEX, CLASS_NAMES
+from .classes import BACK, BONUS_TILES, CLASS_INDEX, CLASS_NAMES, DROP
 from .classify import TileReadings
 from .layout import GroupRoles, Layout, Option
 
@@ -210,6 +210,10 @@ class Reading:
     #: detection indices the reader left out of the hand as false detections to make its tile count
     #: (``vision.pipeline``'s left-out-box retries; not the user's ``--fix POS=-``)
     false_drops: tuple[int, ...] = ()
+    #: flowers/seasons the reading leaves out as loose tiles that made it less sure (:func:`_left_out_sureness`):
+    #: (their detection indices, their prior p of being the hand's, q the classifier's that they are
+    #: flowers/seasons; the confidence was × (1 − p·q)), one entry for all those away from the hand
+    loose_bonus: tuple[tuple[tuple[int, ...], float, float], ...] = ()
 
 
 # ----------------------------------------------------------------------------- candidates
@@ -702,22 +706,29 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
     return replace(reading, confidence=conf, notes=tuple(notes))
 
 
-def loose_bonus_note(names: str, where: str, p_in: float, after: int, faces: Sequence[str]) -> str:
+def loose_bonus_note(names: str, where: str, p_in: float, after: int, faces: Sequence[str],
+                     numbers: Sequence[int] = ()) -> str:
     """The note of :func:`_left_out_sureness` on flowers/seasons left out as loose tiles: ``names`` the
     tiles as ``15 (2f), 16 (3f)``, ``where`` ``near the hand`` or ``away from the hand``, ``p_in`` their
     prior of being the hand's, ``after`` :func:`number_after_hand`, ``faces`` the faces its ``--add``
-    example adds there one after the other. It says what ``--add POS=TILE`` does and what the example's
-    number is (a player at the table did not know where ``--add 15=2f`` put the tile, or how to choose
-    another place). The web page (app.js ``PAGE_WORDS``) and the batch (:data:`vision.batch_outputs.MANIFEST_WORDS`)
-    say it in their own words by matching this text."""
+    example adds there one after the other, ``numbers`` their tile numbers. It says what ``--add POS=TILE``
+    does and what the example's number is (a player at the table did not know where ``--add 15=2f`` put the
+    tile, or how to choose another place), and the other way out: ``--fix N=-`` for each of ``numbers`` says
+    they are not the hand's, and the reading no longer doubts them (a club referee's audit stayed UNSURE at
+    69 % with a loose season the note told only how to add; ``--fix 25=-`` made it > 99 %). The web page
+    (app.js ``PAGE_WORDS``) and the batch (:data:`vision.batch_outputs.MANIFEST_WORDS`) say it in their own
+    words by matching this text."""
     adds = ",".join(f"{after + k}={f}" for k, f in enumerate(faces))
     what = " and ".join(f"a {f} as tile {after + k}" for k, f in enumerate(faces))
     place = f"just after the hand's last tile ({after - 1})" if after > 1 else "before every other tile"
+    drops = ",".join(f"{n}={DROP}" for n in numbers)
+    out = (f"; if they are not the hand's, leave them out with --fix {drops}, and the reading no longer doubts them"
+           if drops else "")
     return (f"unsure: tile(s) {names} {where}, read as flowers/seasons, were taken as loose tiles ({p_in:.0%} "
             f"that they are the hand's bonus tiles); if they are, add them to the hand with --add POS=TILE, which "
             f"puts TILE in the hand as tile number POS: --add {adds} adds {what}, {place}; any other tile number "
             f"does as well (a flower or season counts wherever it goes); or set them apart in a row beside the "
-            f"hand and take the photo again")
+            f"hand and take the photo again{out}")
 
 
 def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
@@ -745,7 +756,7 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
         tiles = [t for g in groups for t in g]
         names = ", ".join(f"{num.get(t, '?')} ({face(t)})" for t in tiles)
         faces = list(dict.fromkeys(f for f in map(face, tiles) if f not in held)) or [face(tiles[0])]
-        notes.append(loose_bonus_note(names, where, p_in, after, faces))
+        notes.append(loose_bonus_note(names, where, p_in, after, faces, [num[t] for t in tiles if t in num]))
 
     def live(groups):
         out = []
@@ -758,17 +769,21 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
             out.append((tiles, p_in, q))
         return out
 
+    loose = []
     for tiles, p_in, q in live(lay.left_out):
         conf *= 1.0 - p_in * q
+        loose.append((tuple(tiles), p_in, q))
         if p_in >= 0.1:
             note([tiles], "near the hand", p_in)
     far = live(lay.far_bonus)
     if far:
-        p_in = max(p for _, p, _ in far)
-        conf *= 1.0 - p_in * max(q for _, _, q in far)
+        p_in, q = max(p for _, p, _ in far), max(q for _, _, q in far)
+        conf *= 1.0 - p_in * q
+        loose.append((tuple(t for g, _, _ in far for t in g), p_in, q))
         if p_in >= 0.1:
             note([t for t, _, _ in far], "away from the hand", p_in)
-    return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
+    return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes),
+                                                              loose_bonus=reading.loose_bonus + tuple(loose))
 
 
 #: a group the layout offers as a meld (exposed, or a concealed kong) with at least this prior, which

@@ -1104,6 +1104,28 @@ def least_sure_tile(res: PhotoResult) -> tuple[int, float] | None:
     return i, float(res.readings.probs[i].max())
 
 
+#: a group of loose flowers/seasons that cost the reading at least this share of its confidence is named
+#: as a doubt (:func:`loose_bonus_doubts`): `audit`'s UNSURE verdict, `photo`'s confidence line
+LOOSE_DOUBT = 0.05
+
+
+def loose_bonus_doubts(res: PhotoResult) -> list[tuple[list[int], list[str], float]]:
+    """The flowers/seasons the reading left out as loose tiles that made it less sure
+    (:attr:`vision.decode.Reading.loose_bonus`) by at least :data:`LOOSE_DOUBT`, costliest first: (their tile
+    numbers, the faces they are read as, the share of the confidence they cost). ``--fix N=-`` on each says
+    they are not the hand's and takes that doubt away; ``--add`` of their faces counts them (the note says how)."""
+    out = []
+    for tiles, p, q in res.reading.loose_bonus:
+        cost = p * q
+        shown = [i for i in tiles if i in res.order]
+        if cost < LOOSE_DOUBT or not shown:
+            continue
+        idx = [CLASS_INDEX[b] for b in BONUS_TILES]  # (each tile's likeliest flower/season, as the note says)
+        named = sorted((res.position(i), BONUS_TILES[int(np.argmax(res.readings.probs[i][idx]))]) for i in shown)
+        out.append(([n for n, _ in named], [f for _, f in named], cost))
+    return sorted(out, key=lambda d: -d[2])
+
+
 def weak_reading(res: PhotoResult) -> bool:
     """True when ``res`` is worth reading again turned (:func:`read_photo`): not legal, confidence
     below :data:`ROTATE_BELOW`, or at least half of the face-up tiles it uses were read upside-down
