@@ -189,8 +189,11 @@ def test_winning_tile_given_elsewhere_corrects_the_note_on_the_tile_set_apart(ru
     assert "note: winning tile: tile 9" not in out
     assert ("note: tile 9 lies apart like a winning tile (winning tile laid sideways/forward at the row), but the "
             "winning tile is the 7s given with --winning-tile: tile 9 is read as a concealed tile") in out
+    assert " 9:8p " in out  # (read as a concealed tile: no winning mark)
     rc, out, err = run_cli("photo", "--demo", "--winning-tile", "8p", "--no-history")  # the tile set apart itself
     assert rc == 0 and "note: winning tile: tile 9 (" in out and "lies apart like a winning tile" not in out
+    # and it is marked the winning tile, as without --winning-tile (a new user's `-w 8p` printed `9:8p`)
+    assert " 9:8p* " in out
 
 
 def test_a_correction_list_of_separators_only_is_refused(run_cli):

@@ -1131,6 +1131,9 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
     num = _numbers(lay)
     for gi, (g, o) in enumerate(zip(h.groups, h.choices)):
         if o.winning is not None and (roles[o.winning] == "winning" or tiles[o.winning] == hand.winning_tile):
+            # (the tile set apart is the one --winning-tile names: it is marked the winning tile, as without
+            # it; a new user's `-w 8p` on the demo printed `9:8p` without its `*`)
+            roles[o.winning] = "winning"
             notes.append(f"winning tile: tile {num[o.winning]} ({o.why})")
         elif o.winning is not None:  # (--winning-tile named another: the note had said tile 9 all the same)
             notes.append(f"tile {num[o.winning]} lies apart like a winning tile ({o.why}), but the winning tile is "
