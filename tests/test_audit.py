@@ -13,6 +13,7 @@ import pytest
 
 import batch_fakes as bf
 from scoring import history
+from vision.models import models_present
 
 # NTS, seat South, round East, won on a discarded 4m (23m waits on 1m/4m: no 002:15/16 points):
 #   002:11 exposed pung of terminals 999p = 4
@@ -701,3 +702,20 @@ def test_one_word_and_a_claimed_doubling_name_the_rule_they_mean(run_cli, tmp_pa
     assert "not earned: 'schoon' is not a rule of nts (did you mean clean (Schoon spel" in out
     assert "not earned: 'pung draken' (+1 dbl) is not a rule of nts; value-pung +1 dbl" in out
     assert "missing doubling: value-pung" not in out and "missing doubling: clean +4 dbl" in out
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_an_unsure_verdict_just_under_the_line_is_not_said_at_the_line():
+    # a reading at 0.799 was said "only 80% sure (below 80%)": the rounded figure equals the line, so it is
+    # given to a tenth of a percent, rounded down; one further off keeps the whole percent
+    from dataclasses import replace
+
+    from commands.audit import _unsure
+    from vision.pipeline import DEMO_PHOTO, read_photo
+
+    res = read_photo(DEMO_PHOTO, "nts")
+    said = _unsure(replace(res, reading=replace(res.reading, confidence=0.7996)))
+    assert said.startswith("the photo's reading is only 79.9% sure (below 80%)"), said
+    said = _unsure(replace(res, reading=replace(res.reading, confidence=0.7)))
+    assert said.startswith("the photo's reading is only 70% sure (below 80%)"), said
+    assert _unsure(res) is None  # (the demo is read > 99 % sure)
