@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import re
+from dataclasses import replace
 from typing import Any
 
 from commands.common import UserError, add_history_args, options_from_args, print_json
@@ -25,7 +26,7 @@ from scoring.hand import WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import (Settlement, copies_in_a_set, dealer_streak_of, liable_problem, over_the_set_text, refused_win_text,
-                            robbed_kong_problem, keyed_settle_options, settle, settle_option_given_for_scoring, table_options,
+                            players_for_seats, robbed_kong_problem, keyed_settle_options, settle, settle_option_given_for_scoring, table_options,
                             scores_void_hands, tiles_over_the_set, void_cash_collected, void_hand_scored_text,
                             with_cash, with_win_by)
 
@@ -166,7 +167,19 @@ def cmd_settle(args: argparse.Namespace) -> int:
         raise UserError(f"--east {args.east!r} is not one of the players {', '.join(scores)}")
     if winner is not None and winner not in scores:
         raise UserError(f"--winner {winner!r} is not one of the players {', '.join(scores)}")
-    s = _settle(args.ruleset, scores, winner, args.east, options_from_args(args, settle=True))
+    # a seat wind given where a player is expected (-o discarder=E) is read as the batch and `table` read it
+    # (scoring.settle.players_for_seats), but settle knows one seat alone: East's (--east); its scores are in no
+    # seating order, so another seat wind is refused with a hint, where a player's label wins as ever
+    options = options_from_args(args, settle=True)
+    try:
+        options, seated = players_for_seats(args.ruleset, options,
+                                            {p: "E" if p == args.east else None for p in scores},
+                                            f" (settle knows East's seat alone, --east {args.east}; --scores are in "
+                                            f"no seating order)")
+    except RulesetError as e:
+        raise RulesetError(str(e).replace("settle option", "--option", 1)) from None
+    s = _settle(args.ruleset, scores, winner, args.east, options)
+    s = replace(s, notes=(*seated, *s.notes))
     if args.json:
         print_json({**s.to_json(), "east": args.east, "winner": winner, "scores": scores})
     else:
@@ -315,6 +328,11 @@ def cmd_table(args: argparse.Namespace) -> int:
     try:
         opts, settle_opts = table_options(rs.id, opts, settle_opts)
         streak = dealer_streak_of(rs.id, settle_opts)
+        # a seat wind given where a player is expected (--settle-option discarder=W) is the player in that seat
+        # (from --east and the seating order), noted; a player's label wins (players named E S W N stay so).
+        # discarder=W at a table of Ann, Bob, Cas, Dee had been "not one of the players" where a batch's settle
+        # cell read it (scoring.settle.players_for_seats, the one reading of both)
+        settle_opts, seated = players_for_seats(rs.id, settle_opts, state.seats())
     except RulesetError as e:
         raise UserError(str(e).replace("for scoring", "with -o", 1).replace("for the settlement",
                                                                               "with --settle-option", 1)
@@ -426,6 +444,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     if liable is not None:
         raise UserError(liable.replace("settle option", "--settle-option", 1))
     s = _settle(rs.id, scores, winner, east, settle_opts, flag="--settle-option", scored=results)
+    s = replace(s, notes=(*seated, *s.notes))  # (before the scheme's, as a batch's settlement says them)
     nxt = {"east": None if after.over else after.east_player, "round_wind": after.round_wind,
            "over": after.over, "seats": {} if after.over else after.seats(), "text": describe(after)}
     _record_table(args, players, hands, results, state, winner, s, unsure)

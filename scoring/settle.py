@@ -397,22 +397,30 @@ def with_cash(ruleset_id: str, options: Mapping[str, Any], scored: Mapping[str, 
 _SEAT_WORDS = {"e": "E", "east": "E", "s": "S", "south": "S", "w": "W", "west": "W", "n": "N", "north": "N"}
 
 
-def players_for_seats(ruleset_id: str, options: Mapping[str, Any], seats: Mapping[str, str],
-                      ) -> tuple[dict[str, Any], list[str]]:
+def players_for_seats(ruleset_id: str, options: Mapping[str, Any], seats: Mapping[str, str | None],
+                      unseated: str = "") -> tuple[dict[str, Any], list[str]]:
     """``options`` of ``ruleset_id``'s settlement with a seat wind given where a player is expected (hk-tw-16's
     ``discarder=W``; the players of ``cash=W:3``; swedish's ``totals``: the options its module lists in
     ``SETTLE_PLAYERS``, one player, and ``SETTLE_PLAYER_AMOUNTS``, ``PLAYER:AMOUNT,…``) read as the player in that
-    seat, ``seats`` being player → seat wind (a batch's rows: their player and seat_wind cells). A value that is a
-    player's label stays that player (players are matched as typed). A seat is read so only when the four players
-    sit in four different seats; → (the options, the notes that say so: ``"discarder=W read as Cas, the player in
-    seat W"``). Raises :class:`RulesetError` for a seat wind that is no player's label when the seats do not say
-    who sits there (``… not one of the players Ann, Bob, Cas, Dee; W is the seat of Cas and Dee (the rows' seat
-    winds are not four different ones): give the player``). The one reading of a batch's table hands."""
+    seat, ``seats`` being player → seat wind (a batch's rows: their player and seat_wind cells; `table`'s and
+    ``/api/settle``'s seats from the seating order and East; `settle`'s East alone, the others None: its scores
+    are in no seating order). A value that is a player's label stays that player (players are matched as typed:
+    a table of players named E S W N reads ``discarder=W`` as the player W). A seat is read so only when the four
+    players sit in four different seats, or, where some seats are not known (None), when one player is known to
+    sit there; → (the options, the notes that say so: ``"discarder=W read as Cas, the player in seat W"``).
+    Raises :class:`RulesetError` for a seat wind that is no player's label when the seats do not say who sits
+    there (``… not one of the players Ann, Bob, Cas, Dee; W is the seat of Cas and Dee (the rows' seat winds are
+    not four different ones): give the player``; with seats not known, ``who sits in seat W is not known``
+    followed by ``unseated``, the caller's words for why). The one reading of a batch's table hands, `table`,
+    `settle` and ``/api/settle``."""
     rs = load_ruleset(ruleset_id)
     ones = getattr(rs.module, "SETTLE_PLAYERS", ())
     amounts = getattr(rs.module, "SETTLE_PLAYER_AMOUNTS", ())
     players = list(seats)
+    known = {p: w for p, w in seats.items() if w is not None}
     sure = len(set(seats.values())) == len(seats) == 4 and set(seats.values()) == {"E", "S", "W", "N"}
+    # some seats not known (settle: East alone): a seat that one player is known to hold, the known ones distinct
+    partly = len(known) < len(seats) and len(set(known.values())) == len(known)
     out = dict(options)
     notes: list[str] = []
 
@@ -421,12 +429,15 @@ def players_for_seats(ruleset_id: str, options: Mapping[str, Any], seats: Mappin
         wind = _SEAT_WORDS.get(v.lower())
         if v in players or wind is None:
             return given
-        there = [p for p, w in seats.items() if w == wind]
-        if sure:
+        there = [p for p, w in known.items() if w == wind]
+        if sure or (partly and len(there) == 1):
             notes.append(f"{shown} read as {there[0]}, the player in seat {wind}")
             return there[0]
-        where = (f"{wind} is the seat of {' and '.join(there)} (the rows' seat winds are not four different ones)"
-                 if there else f"no player sits in seat {wind}")
+        if len(known) < len(seats) and not there:
+            where = f"who sits in seat {wind} is not known{unseated}"
+        else:
+            where = (f"{wind} is the seat of {' and '.join(there)} (the rows' seat winds are not four different ones)"
+                     if there else f"no player sits in seat {wind}")
         raise RulesetError(f"settle option {key}={v}: not one of the players {', '.join(players)}; {where}: "
                            f"give the player")
 

@@ -619,3 +619,81 @@ def test_a_seat_wind_for_a_player_and_a_cash_that_replaces_the_hands_own_are_sai
                {"discarder": "Cas", "cash": "Cas:3"}, scored=hands)
     at = s.notes.index(cash_replaced_note("hk-tw-16", {"cash": "Cas:3"}, hands))
     assert s.notes[at + 1].startswith("cash: Cas collects $3"), s.notes
+
+
+#: one hk-tw-16 table hand, players named, in seating order Ann, Bob, Cas, Dee (tests/test_batch.py's hands):
+#: Bob's 11 (無字花 5 + 將眼 1 + 底 5, 004:8/1/41), Ann's concealed kong 9999p (暗槓 $5, 004:42)
+NAMED_TABLE = {"Ann": "123m456m789m123p (9999p) 2z", "Bob": "[123m] 456m 777p 234s 678s 55p win:6s",
+               "Cas": "123m456m789m123p888p3z", "Dee": "789m123p111s999s123s4z"}
+
+
+def _named_table(*more: str) -> list[str]:
+    argv = ["table", "-r", "hk-tw-16", "--winner", "Bob", "--no-history", "--json", *more]
+    for p, h in NAMED_TABLE.items():
+        argv += ["--hand", f"{p}={h}"]
+    return argv
+
+
+def test_table_reads_a_seat_wind_given_for_a_player_as_that_seats_player(capsys):
+    # a tester's `table --settle-option discarder=W` at a table of Ann, Bob, Cas, Dee was refused, "not one of the
+    # players", where a batch's settle cell read it (scoring.settle.players_for_seats, one reading for both). Seats
+    # from --east Ann and the seating order: Ann E, Bob S, Cas W, Dee N (001:126). Bob wins on Cas's discard: Cas pays
+    # Bob 11 (RULINGS 004-01; Ann, the dealer, neither won nor discarded: no 莊 point, dealer_point default 004-15 a).
+    # cash=W:3 is Cas's $3, replacing Ann's 暗槓 $5, collected from each other player (cash_from=each, 004-32):
+    # Cas +9, Ann, Bob, Dee −3
+    assert main(_named_table("--settle-option", "discarder=W", "--settle-option", "cash=west:3")) == 0
+    s = json.loads(capsys.readouterr().out)["settlement"]
+    assert s["net"] == {"Ann": 0, "Bob": 11, "Cas": -11, "Dee": 0}, s
+    assert s["cash"] == {"Ann": -3, "Bob": -3, "Cas": 9, "Dee": -3}, s
+    assert s["notes"][:2] == ["discarder=W read as Cas, the player in seat W",
+                              "cash west:3 read as Cas, the player in seat W"], s["notes"]
+    # by name: the same payments and notes, less the seat notes
+    assert main(_named_table("--settle-option", "discarder=Cas", "--settle-option", "cash=Cas:3")) == 0
+    named = json.loads(capsys.readouterr().out)["settlement"]
+    assert (named["net"], named["cash"], named["notes"]) == (s["net"], s["cash"], s["notes"][2:]), named
+    # the seats follow --east: East Cas makes Dee S, Ann W, Bob N; discarder=W is Ann, who pays Bob 11 (004-01; Cas,
+    # the dealer, is not in it, 004-15 a); no cash given: Ann's own 暗槓 $5 from each other player, Ann +15
+    assert main(_named_table("--east", "Cas", "--settle-option", "discarder=W")) == 0
+    s = json.loads(capsys.readouterr().out)["settlement"]
+    assert s["net"] == {"Ann": -11, "Bob": 11, "Cas": 0, "Dee": 0}, s
+    assert s["cash"] == {"Ann": 15, "Bob": -5, "Cas": -5, "Dee": -5}, s
+    assert s["notes"][0] == "discarder=W read as Ann, the player in seat W", s["notes"]
+    # text: the note is printed with the settlement's others
+    argv = [a for a in _named_table("--settle-option", "discarder=W") if a != "--json"]
+    assert main(argv) == 0
+    assert "note: discarder=W read as Cas, the player in seat W\n" in capsys.readouterr().out
+
+
+def test_a_player_named_as_a_seat_wind_is_that_player_at_a_table(capsys):
+    # players named E S W N (a session's first seats) with East now S: seats E→N, S→E, W→S, N→W. discarder=W is the
+    # player W (seat S), not the player in seat W (N): the label wins, no note. E wins 11 (Bob's hand of
+    # NAMED_TABLE, no honour: 無字花 5 + 將眼 1 + 底 5), W pays E 11 (004-01; S, the dealer, not in it, 004-15 a)
+    hands = {"S": NAMED_TABLE["Ann"], "W": NAMED_TABLE["Cas"], "N": NAMED_TABLE["Dee"], "E": NAMED_TABLE["Bob"]}
+    argv = ["table", "-r", "hk-tw-16", "--winner", "E", "--east", "S", "--no-history", "--json",
+            "--settle-option", "discarder=W"]
+    for p in ("E", "S", "W", "N"):
+        argv += ["--hand", f"{p}={hands[p]}"]
+    assert main(argv) == 0, capsys.readouterr().err
+    s = json.loads(capsys.readouterr().out)["settlement"]
+    assert s["net"] == {"E": 11, "S": 0, "W": -11, "N": 0}, s
+    assert not [n for n in s["notes"] if "read as" in n], s["notes"]
+
+
+def test_settle_reads_east_given_for_a_player_and_says_it_knows_no_other_seat(capsys):
+    # `settle` takes scores in no seating order: East (--east) is the one seat it knows. -o discarder=E is the East
+    # player, Cas, noted: Cas pays Bob 11 (004-01; a dealer's discard to a non-dealer adds no 莊, 004-15 a)
+    base = ["settle", "-r", "hk-tw-16", "--scores", "Ann=0,Bob=11,Cas=0,Dee=0", "--east", "Cas", "--winner", "Bob"]
+    assert main([*base, "-o", "discarder=E", "--json"]) == 0
+    j = json.loads(capsys.readouterr().out)
+    assert j["net"] == {"Ann": 0, "Bob": 11, "Cas": -11, "Dee": 0}, j
+    assert j["notes"][0] == "discarder=E read as Cas, the player in seat E", j["notes"]
+    # another seat wind: refused with the hint (exit 2), not "not one of the players" alone
+    assert main([*base, "-o", "discarder=W"]) == 2
+    err = capsys.readouterr().err
+    assert ("--option discarder=W: not one of the players Ann, Bob, Cas, Dee; who sits in seat W is not known "
+            "(settle knows East's seat alone, --east Cas; --scores are in no seating order): give the player") in err, err
+    # players named by seat winds keep their labels: -o discarder=W is the player W, East S or not (no note)
+    assert main(["settle", "-r", "hk-tw-16", "--scores", "E=0,S=0,W=0,N=11", "--east", "S", "--winner", "N",
+                 "-o", "discarder=W", "--json"]) == 0
+    j = json.loads(capsys.readouterr().out)
+    assert j["net"] == {"E": 0, "S": 0, "W": -11, "N": 11} and not [n for n in j["notes"] if "read as" in n], j

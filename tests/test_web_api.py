@@ -810,6 +810,39 @@ def test_a_cash_given_that_replaces_the_hands_own_is_said_in_the_web_settlements
     assert j["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5} and not [n for n in j["notes"] if "replaces" in n], j
 
 
+def test_a_seat_wind_given_for_a_player_in_settle_options_is_that_seats_player(photo, capsys):
+    # as `table` and a batch read it (scoring.settle.players_for_seats): a tester's settle_options {"discarder": "W"}
+    # for players Ann, Bob, Cas, Dee had been 422 "not one of the players". Seats from east Ann and the seating order:
+    # Ann E, Bob S, Cas W, Dee N (001:126). tests/test_settle.py NAMED_TABLE: Bob wins 11 (無字花 5 + 將眼 1 + 底 5,
+    # 004:8/1/41) on Cas's discard, Cas pays Bob 11 (RULINGS 004-01; Ann, the dealer, not in it, 004-15 a); cash W:3
+    # is Cas's $3 from each other player (004-32), replacing Ann's 暗槓 $5: Cas +9, Ann, Bob, Dee −3
+    import json
+
+    import cli
+    from test_settle import NAMED_TABLE, _named_table
+
+    players = [{"name": p, "hand": h} for p, h in NAMED_TABLE.items()]
+    body = {"ruleset": "hk-tw-16", "east": "Ann", "winner": "Bob", "players": players,
+            "settle_options": {"discarder": "W", "cash": "west:3"}}
+    r = photo[2].post("/api/settle", json=body)
+    assert r.status_code == 200, r.text[:600]
+    j = r.json()
+    assert j["net"] == {"Ann": 0, "Bob": 11, "Cas": -11, "Dee": 0}, j
+    assert j["cash"] == {"Ann": -3, "Bob": -3, "Cas": 9, "Dee": -3}, j
+    assert j["notes"][:2] == ["discarder=W read as Cas, the player in seat W",
+                              "cash west:3 read as Cas, the player in seat W"], j["notes"]
+    # as `table` says it, word for word
+    assert cli.main(_named_table("--settle-option", "discarder=W", "--settle-option", "cash=west:3")) == 0
+    assert json.loads(capsys.readouterr().out)["settlement"]["notes"] == j["notes"]
+    # players named E S W N, East S: "W" is the player W (seat S), who pays; no note (E wins Bob's hand's 11)
+    named = [{"name": p, "score": 11 if p == "E" else 0} for p in ("E", "S", "W", "N")]
+    r = photo[2].post("/api/settle", json={"ruleset": "hk-tw-16", "east": "S", "winner": "E", "players": named,
+                                           "settle_options": {"discarder": "W"}})
+    assert r.status_code == 200, r.text[:600]
+    assert r.json()["net"] == {"E": 11, "S": 0, "W": -11, "N": 0} and not [
+        n for n in r.json()["notes"] if "read as" in n], r.json()
+
+
 def test_a_dead_hand_in_a_web_settlement_is_said_in_the_requests_words(photo):
     # a reviewer's: the 12 tiles of a non-winner under rode-draak were told "--flag dead-hand --not-winner"
     players = [{"name": "Ann", "hand": "123m456m789m11z [777z]"}, {"name": "Bob", "hand": "147m258p36s1234z"},

@@ -68,7 +68,8 @@ from scoring import HandError, RulesetError, ScoredHand, available, explain, loa
 from scoring.engine import check_context_flags, keyed_options, same_text
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
 from scoring.session import SessionState
-from scoring.settle import (dealer_streak_of, liable_problem, over_the_set_text, refused_win_text, robbed_kong_problem,
+from scoring.settle import (dealer_streak_of, liable_problem, over_the_set_text, players_for_seats, refused_win_text,
+                            robbed_kong_problem,
                             keyed_settle_options, scores_void_hands, settle, settle_option_given_for_scoring, table_options,
                             tiles_over_the_set, void_cash_collected, void_hand_scored_text, with_cash,
                             with_win_by)
@@ -892,6 +893,12 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 "for the settlement", "in settle_options", 1).replace("settle option", "settle_options", 1)) from None
         state = SessionState(tuple(names), east=names.index(req.east), round_wind=req.round_wind)
         seats = state.seats()
+        # a seat wind where a player is expected (settle_options {"discarder": "W"}) is the player in that seat,
+        # noted; a player's name wins (as `table` and a batch read it: scoring.settle.players_for_seats)
+        try:
+            given, seated = players_for_seats(rs.id, given, seats)
+        except RulesetError as e:
+            raise ApiError(422, str(e).replace("settle option", "settle_options", 1)) from None
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
         hands: dict[str, Any] = {}
         parsed: dict[str, Any] = {}  # the hands given in notation (tiles over the set: below)
@@ -997,7 +1004,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             raise ApiError(422, str(e)) from None
         return {"ruleset": s.ruleset, "scheme": s.scheme, "east": req.east, "winner": winner, "seats": seats,
                 "scores": scores, "hands": hands, "net": dict(s.net),
-                "transfers": [t.to_json() for t in s.transfers], "notes": list(s.notes), "cash": dict(s.cash)}
+                "transfers": [t.to_json() for t in s.transfers], "notes": [*seated, *s.notes], "cash": dict(s.cash)}
 
     @app.post("/api/settle", response_model=S.SettleResponse, summary="Settle one hand of a table",
               dependencies=[Depends(one_key_once)])
