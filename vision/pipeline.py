@@ -26,7 +26,7 @@ import numpy as np
 from scoring import Context, HandError, ScoredHand, explain, load_ruleset, score_hand
 from scoring.engine import Ruleset
 from scoring.errors import echo
-from scoring.notation import fold_suit_case, meld_from_tiles
+from scoring.notation import fold_suit_case, meld_from_tiles, parse_winning_tile
 
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP
 from .annotate import IGNORED_NUMBERS
@@ -615,7 +615,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     and the best reading is kept (:func:`_better`: legal first, then the joint score of :func:`read_detections`;
     of readings not legal, the one nearer a hand's tile count, then the one with more tiles);
     ``PhotoResult.turned`` and a note say which turn won; the tries stop at the first turn that
-    reads better and is not weak. ``fixes`` and ``additions`` are numbered as the reading without them
+    reads better and is not weak. Two readings that are not legal and have no concealed tile reading
+    the ``winning_tile`` given are compared as read without it (:func:`_given_tile_missing`): a tile no
+    reading has keeps the frame, and the numbering, of the run without it. ``fixes`` and ``additions`` are numbered as the reading without them
     (the one the user saw): the turn is chosen without them, and without ``exposed`` (so that naming the
     melds never renumbers the tiles), and they are applied to that turn's detections, numbered as its
     reading without them (:func:`read_detections`); only when the reading without ``exposed``
@@ -773,6 +775,27 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             return r2, None
         return result, error
 
+    free_of: dict[int, tuple[PhotoResult, PhotoResult]] = {}
+
+    def unbound(r2: PhotoResult, res: PhotoResult) -> tuple[PhotoResult, PhotoResult]:
+        """(``r2``, ``res``) as the rotation tries compare them: when both miss the ``--winning-tile``
+        (:func:`_given_tile_missing`), their boxes read without it, the hand still said won (one pass of
+        :func:`read_detections` each, no model pass): a tile no reading has says nothing of the photo's
+        frame (a new user's ``-w 6z`` on the cookbook composite had it read turned 180°, 2 more bonus tiles
+        found, numbered backwards from the run without it)."""
+        if winning_tile is None or not (_given_tile_missing(r2, winning_tile)
+                                        and _given_tile_missing(res, winning_tile)):
+            return r2, res
+        out = []
+        for r in (r2, res):
+            if id(r) not in free_of:
+                free = read_detections(r.photo, r.detections, r.readings, rs, ctx, not_tiles=r.not_tiles,
+                                       **{**kw, "winning_tile": None, "said_won": True})
+                free_of[id(r)] = (r, replace(free, turned=r.turned, straightened=r.straightened,
+                                             mirrored=r.mirrored, second=r.second))
+            out.append(free_of[id(r)][1])
+        return out[0], out[1]
+
     def choose_turn():
         """(the reading of the turn chosen, the upright reading, the upright reading's error)."""
         if turn:  # the user's turn, and no other
@@ -821,7 +844,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                                  turned=deg)
                 except (NoTilesError, HandError):
                     continue
-                if result is None or _turn_replaces(r2, result):
+                if result is None or _turn_replaces(*unbound(r2, result)):
                     result = r2
                     if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
                         break
@@ -1223,6 +1246,24 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
         # 14 tiles, a kong's tile and the 5s no longer boxed, where the photo as loaded used 16)
         return sure and (r2.turned == 180 or len(used_tiles(r2.reading)) >= len(used_tiles(result.reading)))
     return True
+
+
+def _given_tile_missing(res: PhotoResult, winning_tile: str) -> bool:
+    """``res`` is not legal, and none of its concealed tiles reads ``winning_tile`` (the
+    ``--winning-tile`` given): what makes it not legal may be only that tile. Of two turns of a photo
+    both so, :func:`read_photo`'s rotation tries compare their readings without it (as the user's run
+    without ``-w`` chose its frame), so the error names the tiles in that frame and numbering: a new
+    user's ``-w 6z`` on the cookbook composite (``composite_bonus_002.jpg``, no 6z in the hand) read legal
+    upright without it, at 3 %; with it, neither turn was legal and the 180° one read 2 more bonus tiles
+    (+1234f3y for +124f), so it was kept, every tile renumbered (tile 1 read 5z), and its advice
+    ``--fix POS=6z`` named tiles by numbers the user's earlier run did not use. A photo upside down with a
+    ``-w`` its hand has is still read turned: its turned reading is legal, and never compared so."""
+    try:
+        wt = parse_winning_tile(winning_tile)
+    except HandError:
+        return False
+    r = res.reading
+    return not r.legal and wt not in {t for t, role in zip(r.tiles, r.roles) if role in ("concealed", "winning")}
 
 
 #: a box the classifier reads this surely as one tile is taken for a tile, not a false detection, by
