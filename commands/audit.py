@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -150,7 +149,7 @@ def _unsure(res) -> str | None:
         return None
     from vision.batch import REVIEW_BELOW
     from vision.classes import DROP
-    from vision.decode import format_confidence
+    from vision.decode import format_confidence_below
     from vision.pipeline import least_sure_tile, loose_bonus_doubts
 
     conf = float(res.reading.confidence)
@@ -172,10 +171,7 @@ def _unsure(res) -> str | None:
     # (the costliest doubt first: a tile read at 90 % costs the reading less than a loose season at 31 %)
     said = [d for _, d in sorted(doubts, key=lambda d: -d[0])]
     where = f", first {' and '.join(said)}" if said else ""
-    shown = format_confidence(conf)
-    if shown == f"{REVIEW_BELOW:.0%}":  # (0.799 is "80%": "only 80% sure (below 80%)" read as a contradiction)
-        shown = f"{math.floor(conf * 1000) / 10:.1f}%"
-    return (f"the photo's reading is only {shown} sure (below {REVIEW_BELOW:.0%}): the score "
+    return (f"the photo's reading is only {format_confidence_below(conf, REVIEW_BELOW)} sure (below {REVIEW_BELOW:.0%}): the score "
             f"computed is that reading's; check its notes and tiles{where}, and correct them with --fix/--add, "
             f"or audit the hand typed with --hand")
 

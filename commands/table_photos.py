@@ -164,7 +164,7 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
     ``args.hand_sources[player]``."""
 
     def score(ctx, winning_tile, rs, opts):
-        from vision.decode import confidence_value, format_confidence
+        from vision.decode import confidence_value, format_confidence_below
         from vision.errors import VisionError
 
         try:
@@ -217,7 +217,7 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
             "photo": path, "reading": r.notation, "confidence": confidence_value(conf),
             "fixes": {str(k): v for k, v in sorted(fixes.items())}, "added": adds or None,
             "changed": len(r.changed),
-            "text": f"photo {path}: read {r.notation} ({format_confidence(conf)} sure{fixed}){check}{dead}",
+            "text": f"photo {path}: read {r.notation} ({format_confidence_below(conf, REVIEW_BELOW)} sure{fixed}){check}{dead}",
             # (a new user's table settled 250 and 242 from a photo read at 41 %, exit 0: the settlement
             # is provisional until the reading is checked, commands.settle.cmd_table)
             "unsure": conf < REVIEW_BELOW or unmarked,

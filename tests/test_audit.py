@@ -719,3 +719,14 @@ def test_an_unsure_verdict_just_under_the_line_is_not_said_at_the_line():
     said = _unsure(replace(res, reading=replace(res.reading, confidence=0.7)))
     assert said.startswith("the photo's reading is only 70% sure (below 80%)"), said
     assert _unsure(res) is None  # (the demo is read > 99 % sure)
+
+
+def test_a_confidence_just_under_a_line_is_said_below_it_everywhere():
+    # the one rule of audit's verdict, a table's photo source and a batch's review reason
+    from vision.batch_outputs import _status
+    from vision.decode import format_confidence_below
+
+    assert format_confidence_below(0.7996, 0.8) == "79.9%" and format_confidence_below(0.7949, 0.8) == "79%"
+    assert format_confidence_below(0.8, 0.8) == "80%" and format_confidence_below(0.5, 0.8) == "50%"
+    row = {"error": None, "legal": True, "allowed": True, "confidence": 0.7996, "problem": None}
+    assert _status(row, 0.8) == ("needs-review", "confidence 79.9% below 80%")

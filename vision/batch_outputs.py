@@ -15,7 +15,7 @@ from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from scoring.errors import HandError, RulesetError
 
-from .decode import confidence_value, format_confidence
+from .decode import confidence_value, format_confidence_below
 from .errors import BatchError
 from .manifest import _WINDS, Job
 
@@ -105,7 +105,7 @@ def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]
     if not r["allowed"]:
         return "needs-review", r["problem"] or "mahjong not allowed"
     if r["confidence"] is not None and r["confidence"] < review_below:
-        return "needs-review", (f"confidence {format_confidence(r['confidence'])} below {100 * review_below:g}%"
+        return "needs-review", (f"confidence {format_confidence_below(r['confidence'], review_below)} below {100 * review_below:g}%"
                                 + (f"; {r['problem']}" if r["problem"] else ""))
     if r.get("no_winning_tile"):  # a winner's reading with no winning tile: its problem says so
         return "needs-review", r["problem"]

@@ -523,6 +523,16 @@ def format_confidence(p: float) -> str:
     return f"{math.floor(p * 100 + 0.5)}%"
 
 
+def format_confidence_below(p: float, line: float) -> str:
+    """A confidence ``p`` (0..1) said beside the ``line`` (0..1) it falls short of, as :func:`format_confidence`
+    unless that rounds to the line's own figure: then to a tenth of a percent, rounded down (0.799 against
+    0.8 is ``"79.9%"``; a referee read "only 80% sure (below 80%)" as a contradiction)."""
+    shown = format_confidence(p)
+    if p < line and shown == format_confidence(line):
+        shown = f"{math.floor(float(p) * 1000) / 10:.1f}%"
+    return shown
+
+
 def confidence_value(p: float) -> float:
     """A reading's confidence (0..1) as a number in the files a referee opens (the batch CSV, the
     history, a settlement's sources): four significant digits (a 3.2e-6 stays "<1%", not 0), at most
