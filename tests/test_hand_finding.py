@@ -1435,6 +1435,17 @@ def test_a_tile_of_a_bonus_column_read_as_another_may_be_its_misread_bonus_tile(
         assert res.reading.roles[pos] == "ignored" and len(res.reading.hand.bonus) == 7
 
 
+def _lone_flower_layout(meta):
+    """The lone-flower scene's boxes, (N, 4) xyxy pixels: the hand's (indices kept), two loose tiles and a
+    flower a tile height behind the row, and (x0, top, w, h) of the row and that line behind it."""
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    top = y0 - 1.3 * h - h
+    loose = [[x0 + 1 * w, top, x0 + 2 * w, top + h], [x0 + 8 * w, top, x0 + 9 * w, top + h]]
+    flower = [x0 + 4.5 * w, top, x0 + 5.5 * w, top + h]
+    return keep, loose, flower, (x0, top, w, h)
+
+
 def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
     # the lone-flower scene above (a flower behind the row among loose tiles, left out: prior 0.35 of
     # being the hand's). The reading without it was as sure as one without any flower near the hand,
@@ -1442,11 +1453,7 @@ def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
     # and left out so was read 100 % sure. The confidence is now × (1 − 0.35 × its flower share), with a
     # note naming it
     meta = load("render-s7-12")
-    keep = _hand_only(meta)
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    top = y0 - 1.3 * h - h
-    loose = [[x0 + 1 * w, top, x0 + 2 * w, top + h], [x0 + 8 * w, top, x0 + 9 * w, top + h]]
-    flower = [x0 + 4.5 * w, top, x0 + 5.5 * w, top + h]
+    keep, loose, flower, (x0, top, w, h) = _lone_flower_layout(meta)
     plain = _read(meta, *_scene(meta, keep, loose + [flower], ["1m", "9p", "5s"])).reading
     res = _read(meta, *_scene(meta, keep, loose + [flower], ["1m", "9p", "2f"])).reading
     assert res.legal and plain.legal and format_hand(res.hand) == format_hand(plain.hand) == _truth(meta)
@@ -1499,11 +1506,7 @@ def test_a_loose_flowers_doubt_is_named_by_the_audit_and_fix_n_dash_takes_it_awa
     from vision.pipeline import loose_bonus_doubts
 
     meta = load("render-s7-12")
-    keep = _hand_only(meta)
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    top = y0 - 1.3 * h - h
-    loose = [[x0 + 1 * w, top, x0 + 2 * w, top + h], [x0 + 8 * w, top, x0 + 9 * w, top + h]]
-    flower = [x0 + 4.5 * w, top, x0 + 5.5 * w, top + h]
+    keep, loose, flower, _ = _lone_flower_layout(meta)
     det, rd = _scene(meta, keep, loose + [flower], ["1m", "9p", "2f"])
     photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
     res = read_detections(photo, det, rd, NTS, Context())
