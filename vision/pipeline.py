@@ -1128,7 +1128,7 @@ def least_sure_tile(res: PhotoResult) -> tuple[int, float] | None:
 
 
 #: a group of loose flowers/seasons that cost the reading at least this share of its confidence is named
-#: as a doubt (:func:`loose_bonus_doubts`): `audit`'s UNSURE verdict, `photo`'s confidence line
+#: as a doubt (:func:`loose_bonus_doubts`): `audit`'s UNSURE verdict (`photo` says it in the loose tiles' note)
 LOOSE_DOUBT = 0.05
 
 
