@@ -27,7 +27,7 @@ from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import (Settlement, copies_in_a_set, dealer_streak_of, liable_problem, over_the_set_text, refused_win_text,
                             players_for_seats, robbed_kong_problem, keyed_settle_options, settle, settle_option_given_for_scoring, table_options,
-                            scores_void_hands, tiles_over_the_set, void_cash_collected, void_hand_scored_text,
+                            read_void_hand, scores_void_hands, tiles_over_the_set, void_hand_scored_text,
                             with_cash, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
@@ -344,9 +344,9 @@ def cmd_table(args: argparse.Namespace) -> int:
     # whether or not the hand is won (hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43, option cash_when_void): a
     # void table had collected none for a concealed kong shown (scores_void_hands, as the web's settlement)
     void_scored = winner is None and scores_void_hands(rs.id, settle_opts)
-    # (a placeholder hand, a few tiles typed, is read as notation only where that cash would not be collected:
-    # option cash_when_void=not-collected)
-    placeholders = void_scored and not void_cash_collected(rs.id, opts)
+    # (a hand that cannot be scored so, a placeholder of a few tiles or the false_win player's 假胡 hand, is read as
+    # notation only, as before, and noted where its cash would have counted: scoring.settle.read_void_hand)
+    void_notes: list[str] = []
     if winner is not None or void_scored:
         sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
         contexts = {p: Context(
@@ -364,18 +364,25 @@ def cmd_table(args: argparse.Namespace) -> int:
         for p, notation in hands:
             is_w = p == winner
             ctx = contexts[p]
-            with _hand_of(p, is_w, rs.id if void_scored and not placeholders else None):
+            if p not in readers and void_scored:
+                try:
+                    read = read_void_hand(rs.id, p, notation, ctx, opts, settle_opts,
+                                          "--settle-option cash={player}:DOLLARS")
+                except HandError as e:
+                    raise HandError(f"hand of {p}: {e}") from None
+                if read.scored is not None:
+                    results[p] = read.scored
+                else:
+                    void_hands[p] = read.hand
+                    void_notes += [read.note] if read.note else []
+                continue
+            with _hand_of(p, is_w, rs.id if void_scored else None):
                 if p in readers:
                     results[p] = readers[p](ctx, args.winning_tile if is_w else None, rs, opts)
                 else:
-                    try:
-                        hand = parse_hand(notation, winning_tile=args.winning_tile if is_w else None,
-                                          context=ctx, sizes=sizes)
-                        results[p] = score_hand(hand, rs, opts)
-                    except HandError:
-                        if not placeholders:
-                            raise
-                        void_hands[p] = parse_hand(notation, context=Context(winner=False), sizes=None)
+                    hand = parse_hand(notation, winning_tile=args.winning_tile if is_w else None,
+                                      context=ctx, sizes=sizes)
+                    results[p] = score_hand(hand, rs, opts)
         if winner is not None:
             res = results[winner]
             if not res.allowed:
@@ -444,7 +451,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     if liable is not None:
         raise UserError(liable.replace("settle option", "--settle-option", 1))
     s = _settle(rs.id, scores, winner, east, settle_opts, flag="--settle-option", scored=results)
-    s = replace(s, notes=(*seated, *s.notes))  # (before the scheme's, as a batch's settlement says them)
+    s = replace(s, notes=(*seated, *void_notes, *s.notes))  # (before the scheme's, as a batch's settlement says them)
     nxt = {"east": None if after.over else after.east_player, "round_wind": after.round_wind,
            "over": after.over, "seats": {} if after.over else after.seats(), "text": describe(after)}
     _record_table(args, players, hands, results, state, winner, s, unsure)

@@ -465,9 +465,9 @@ def scores_void_hands(ruleset_id: str, settle_options: Mapping[str, Any] | None 
     (:func:`with_cash`: hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43, "immediate cash payments, not points")
     and no ``cash`` among ``settle_options`` replaces it. The settlement then decides whether a hand nobody won
     collects it (hk-tw-16 option ``cash_when_void``, 004-33, its note naming the option). Else a void hand's
-    hands are read as notation only, any tile count (no points are counted, 001:134). The one reading of
-    `table` and ``/api/settle`` (a batch scores every row, its void hands' too). Raises RulesetError for an
-    unknown ruleset."""
+    hands are read as notation only, any tile count (no points are counted, 001:134), as is a typed hand that
+    cannot be scored so (:func:`read_void_hand`, which scores them). The one reading of `table` and
+    ``/api/settle`` (a batch scores every row, its void hands' too). Raises RulesetError for an unknown ruleset."""
     rs = load_ruleset(ruleset_id)
     if "cash" not in getattr(rs.module, "SETTLE_OPTIONS", ()):
         return False
@@ -485,10 +485,60 @@ def void_cash_collected(ruleset_id: str, options: Mapping[str, Any] | None) -> b
     return bool(fn is None or fn(rs.resolve_options(options)))
 
 
+@dataclass(frozen=True)
+class VoidHand:
+    """A typed hand of a hand nobody won as :func:`read_void_hand` reads it: ``hand`` (a :class:`scoring.Hand`,
+    its notation read), ``scored`` (a :class:`scoring.ScoredHand`, scored as a non-winner's for the cash it
+    shows) or None where it could not be, and then ``note``: why, where the cash it shows would have counted."""
+
+    hand: Any
+    scored: Any = None
+    note: str | None = None
+
+
+def read_void_hand(ruleset_id: str, player: str, notation: str, context: Any, options: Mapping[str, Any] | None,
+                   settle_options: Mapping[str, Any] | None, give_cash: str) -> VoidHand:
+    """``player``'s hand typed in ``notation`` in a hand nobody won under ``ruleset_id``, where
+    :func:`scores_void_hands` says the hands are scored for their cash: scored as a non-winner's (``context``,
+    the ruleset ``options``) where it can be; else read as notation only, any tile count, as a void hand's hands
+    are under a ruleset without cash. A hand that cannot be scored so is a placeholder of a few tiles, a hand of
+    another tile count, or the false mahjong of the settlement's ``false_win`` player (假胡, 004:50: 17 tiles, a
+    claimed win). It is not refused (a 假胡 table had been): where its cash would have been collected (no
+    ``cash`` among ``settle_options``, hk-tw-16 option ``cash_when_void=collected``, 004-33) a note says so, and
+    how to give it (``give_cash``, the caller's words for a ``cash`` option, ``{player}`` in it the player: `table`
+    ``--settle-option cash={player}:DOLLARS``). The one reading of `table` and ``/api/settle``. Raises HandError
+    (not said of the player) for a notation that is no hand at all, RulesetError as :func:`scoring.score_hand`."""
+    from .engine import score_hand
+    from .errors import HandError
+    from .hand import Context
+    from .notation import parse_hand
+
+    rs = load_ruleset(ruleset_id)
+    false_win = str((settle_options or {}).get("false_win") or "").strip()
+    refused: HandError | None = None
+    if false_win != player:
+        sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        try:
+            hand = parse_hand(notation, context=context, sizes=sizes)
+            return VoidHand(hand, score_hand(hand, rs, options))
+        except HandError as e:
+            refused = e
+    hand = parse_hand(notation, context=Context(winner=False), sizes=None)
+    given = any(option_key(k) == "cash" for k in (settle_options or {}))
+    if given or not void_cash_collected(ruleset_id, options):
+        return VoidHand(hand)
+    n = hand.tile_count
+    why = (f"false_win={player}: a false mahjong, 假胡" if refused is None
+           else f"{n} tile{'' if n == 1 else 's'}" if n != rs.hand_size else str(refused))
+    return VoidHand(hand, None, f"hand of {player} not scored ({why}): any cash it shows is not collected; give it "
+                                f"with {give_cash.format(player=player)}")
+
+
 def void_hand_scored_text(ruleset_id: str, give_cash: str) -> str:
     """Why a hand of a void hand is scored (:func:`scores_void_hands`), added to what its scoring refused (a
-    placeholder of a few tiles, typed where nobody won): ``give_cash`` says how the caller takes a ``cash``
-    option (`table`: ``--settle-option cash=S:5``)."""
+    photo that cannot be read as a non-winner's hand, where nobody won; a typed hand is read as notation only
+    instead, :func:`read_void_hand`): ``give_cash`` says how the caller takes a ``cash`` option (`table`:
+    ``--settle-option cash=S:5``)."""
     return (f"nobody won, yet under {ruleset_id} each hand is scored as a non-winner's for the cash it shows (暗槓 $5, "
             f"台花 $5, 台草 $3, collected whether or not the hand is won: option cash_when_void=collected, 004-33): "
             f"give the whole hand, or the cash with {give_cash}, or option cash_when_void=not-collected")

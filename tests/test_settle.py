@@ -540,25 +540,67 @@ def test_a_void_hk_table_collects_the_cash_its_hands_show(capsys):
             in s["notes"], s["notes"]
 
 
-def test_a_void_hk_tables_placeholder_hand_is_refused_where_its_cash_counts(capsys):
-    # a void hk-tw-16 table scores each hand for its cash (option cash_when_void=collected, 004-33): a hand of a few
-    # tiles typed as a placeholder cannot be scored (a non-winner holds 16, 004 rendering "Hand model"), and its
-    # concealed kong's $5 would have been lost without a word: refused, saying why and what to give instead
+def test_a_void_hk_tables_hand_that_cannot_be_scored_is_read_as_notation_and_noted_not_refused(capsys):
+    # a void hk-tw-16 table scores each hand for its cash (option cash_when_void=collected, 004-33); a hand that cannot
+    # be scored as a non-winner's (16 tiles, 004 rendering "Hand model"), a placeholder of a few tiles, is read as
+    # notation only, as a void hand's hands always were (players type placeholders), and a note says its cash is not
+    # collected and how to give it. It had been refused, exit 2: an ordinary drawn hand needed four whole hands
     short = ["table", "-r", "hk-tw-16", "--winner", "none", "--no-history", "--hand", "E=1z",
              "--hand", "S=(9999m) +1f2f3f4f", "--hand", "W=2z", "--hand", "N=3z"]
-    assert main(short) == 2
-    err = capsys.readouterr().err
-    assert "hand of E: a non-winning hand needs 16 tiles in the 16-tile game" in err, err
-    assert "nobody won, yet under hk-tw-16 each hand is scored as a non-winner's for the cash it shows" in err, err
-    assert "--settle-option cash=PLAYER:DOLLARS, or option cash_when_void=not-collected" in err, err
-    # the cash given instead: S's $10 (台花 $5 + 暗槓 $5, 004:42–43) from each other player, S +30, E/W/N −10;
-    # the hands are then read as notation only (the cash given replaces theirs, scoring.settle.with_cash)
+    assert main(short + ["--json"]) == 0, capsys.readouterr().err
+    s = json.loads(capsys.readouterr().out)["settlement"]
+    # no points (nobody won), no cash: no hand was scored, S's 暗槓 + 台花 (a kong counts 3: 3 tiles) not collected
+    assert s["net"] == s["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0}, s
+    said = [n for n in s["notes"] if " not scored " in n]
+    assert said == [f"hand of {p} not scored ({n}): any cash it shows is not collected; give it with --settle-option "
+                    f"cash={p}:DOLLARS" for p, n in (("E", "1 tile"), ("S", "3 tiles"), ("W", "1 tile"), ("N", "1 tile"))
+                    ], s["notes"]
+    # the cash given instead: S's $10 (台花 $5 + 暗槓 $5, 004:42–43) from each other player (cash_from=each, 004-32),
+    # S +30, E/W/N −10; nothing is left uncollected, so no note
     assert main(short + ["--settle-option", "cash=S:10", "--json"]) == 0, capsys.readouterr().err
     s = json.loads(capsys.readouterr().out)["settlement"]
     assert s["cash"] == {"E": -10, "S": 30, "W": -10, "N": -10}, s
-    # under not-collected the placeholders are read as notation only, as before (no cash: nothing is collected)
+    assert not any(" not scored " in n for n in s["notes"]), s["notes"]
+    # under not-collected no hand's cash counts: no cash, no note
     assert main(short + ["-o", "cash_when_void=not-collected", "--json"]) == 0, capsys.readouterr().err
-    assert json.loads(capsys.readouterr().out)["settlement"]["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0}
+    s = json.loads(capsys.readouterr().out)["settlement"]
+    assert s["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0} and not any(" not scored " in n for n in s["notes"]), s
+    # the hands that can be scored still have their cash collected: S's whole hand (VOID_HK_HANDS), S +30, E/W/N −10
+    whole = short[:8] + ["--hand", f"S={VOID_HK_HANDS['S']}"] + short[10:]
+    assert main(whole + ["--json"]) == 0, capsys.readouterr().err
+    s = json.loads(capsys.readouterr().out)["settlement"]
+    assert s["cash"] == {"E": -10, "S": 30, "W": -10, "N": -10}, s
+    assert [n for n in s["notes"] if " not scored " in n] == [said[0], said[2], said[3]], s["notes"]
+    # a hand that is no notation at all is still refused, as before (a typo is said, not recorded)
+    assert main(short[:6] + ["--hand", "E=zzz"] + short[8:]) == 2
+    assert "hand of E: suit letter 'z' in 'zzz' has no rank digit before it" in capsys.readouterr().err
+
+
+#: a void hk-tw-16 table where N declared a false mahjong (假胡, 004:50): N's 17 tiles, a claimed win (N's hand of
+#: VOID_HK_HANDS and 4z); E, S (no cash item), W 16 tiles each
+FALSE_WIN_HANDS = {"E": VOID_HK_HANDS["E"], "S": "123m456p789s22z33z44z5z", "W": VOID_HK_HANDS["W"],
+                   "N": VOID_HK_HANDS["N"] + " 4z"}
+
+
+def test_a_void_hk_table_with_a_false_mahjong_hand_typed_is_settled(capsys):
+    # `table --winner none --settle-option false_win=N` with N's false-mahjong hand typed (17 tiles) was refused,
+    # "a non-winning hand needs 16 tiles … found 17", since void hands were scored for their cash; it had settled.
+    # 004:50 "假胡 penalty $50 to each player and replays game": N pays $50 to each of E, S, W: N −150, E/S/W +50;
+    # no points (nobody won); no hand shows a cash item (N's hand is not scored: a note says its cash is not counted)
+    argv = ["table", "-r", "hk-tw-16", "--winner", "none", "--no-history", "--json",
+            "--settle-option", "false_win=N", *[a for p, h in FALSE_WIN_HANDS.items() for a in ("--hand", f"{p}={h}")]]
+    assert main(argv) == 0, capsys.readouterr().err
+    s = json.loads(capsys.readouterr().out)["settlement"]
+    assert s["net"] == {"E": 0, "S": 0, "W": 0, "N": 0} and s["cash"] == {"E": 50, "S": 50, "W": 50, "N": -150}, s
+    assert ("hand of N not scored (false_win=N: a false mahjong, 假胡): any cash it shows is not collected; give it "
+            "with --settle-option cash=N:DOLLARS") in s["notes"], s["notes"]
+    # with S's hand showing 暗槓 (9999m) $5 + 台花 1f2f3f4f $5 (004:42–43, VOID_HK_HANDS), S's $10 is collected from
+    # each other player as well (cash_when_void=collected, 004-33; cash_from=each, 004-32):
+    # E 50 − 10 = +40, S 50 + 30 = +80, W +40, N −150 − 10 = −160 (sum 0)
+    argv[argv.index(f"S={FALSE_WIN_HANDS['S']}")] = f"S={VOID_HK_HANDS['S']}"
+    assert main(argv) == 0, capsys.readouterr().err
+    s = json.loads(capsys.readouterr().out)["settlement"]
+    assert s["cash"] == {"E": 40, "S": 80, "W": 40, "N": -160}, s
 
 
 def test_the_hk_scheme_settles_cash_given_in_a_void_hand_by_option_cash_when_void():

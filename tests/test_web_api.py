@@ -773,10 +773,40 @@ def test_a_void_hk_settlement_collects_the_cash_its_hands_show_as_table_does(pho
         assert j["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0}, j
         assert "cash: none collected, nobody won (S $10 not collected; option cash_when_void=not-collected, 004-33)" \
             in j["notes"], j["notes"]
-    # a placeholder hand, where the cash counts, is refused saying why (its kong's $5 would be lost)
+    # a placeholder hand is read as notation only and noted, as `table` notes it (it had been refused, 422): S's cash
+    # is still collected, S +30, E/W/N −10
     short = [dict(p, hand="1z") if p["name"] == "E" else p for p in players]
-    err = _one_line_error(photo[2].post("/api/settle", json={**body, "players": short}), 422)
-    assert "hand of E: a non-winning hand needs 16 tiles" in err and 'settle_options {"cash": "PLAYER:DOLLARS"}' in err
+    r = photo[2].post("/api/settle", json={**body, "players": short})
+    assert r.status_code == 200, r.text[:600]
+    j = r.json()
+    assert j["cash"] == {"E": -10, "S": 30, "W": -10, "N": -10}, j
+    assert ("hand of E not scored (1 tile): any cash it shows is not collected; give it with cash=E:DOLLARS in "
+            "Settlement options (settle_options in a request)") in j["notes"], j["notes"]
+
+
+def test_a_void_hk_settlement_with_a_false_mahjong_hand_typed_is_settled_as_table_settles_it(photo, capsys):
+    # as tests/test_settle.py test_a_void_hk_table_with_a_false_mahjong_hand_typed_is_settled: N's 17-tile false
+    # mahjong typed, settle_options false_win N (it had been refused, 422). 004:50 "假胡 penalty $50 to each player":
+    # N −150, E/S/W +50; no points (winner null), no cash item shown
+    import json
+
+    import cli
+    from test_settle import FALSE_WIN_HANDS
+
+    body = {"ruleset": "hk-tw-16", "east": "E", "winner": None, "settle_options": {"false_win": "N"},
+            "players": [{"name": p, "hand": h} for p, h in FALSE_WIN_HANDS.items()]}
+    r = photo[2].post("/api/settle", json=body)
+    assert r.status_code == 200, r.text[:600]
+    j = r.json()
+    assert j["net"] == {"E": 0, "S": 0, "W": 0, "N": 0} and j["cash"] == {"E": 50, "S": 50, "W": 50, "N": -150}, j
+    assert "N" not in j["hands"] and set(j["hands"]) == {"E", "S", "W"}, j["hands"]
+    argv = ["table", "-r", "hk-tw-16", "--winner", "none", "--no-history", "--json", "--settle-option", "false_win=N",
+            *[a for p, h in FALSE_WIN_HANDS.items() for a in ("--hand", f"{p}={h}")]]
+    assert cli.main(argv) == 0
+    table = json.loads(capsys.readouterr().out)["settlement"]
+    # the same notes, but for how each asks for a cash (the command line's flag, the page's field)
+    assert [n.replace("--settle-option cash=N:DOLLARS", "cash=N:DOLLARS in Settlement options (settle_options in a "
+                      "request)") for n in table["notes"]] == j["notes"], (table["notes"], j["notes"])
 
 
 def test_a_cash_given_that_replaces_the_hands_own_is_said_in_the_web_settlements_notes(photo, capsys):

@@ -71,7 +71,7 @@ from scoring.session import SessionState
 from scoring.settle import (dealer_streak_of, liable_problem, over_the_set_text, players_for_seats, refused_win_text,
                             robbed_kong_problem,
                             keyed_settle_options, scores_void_hands, settle, settle_option_given_for_scoring, table_options,
-                            tiles_over_the_set, void_cash_collected, void_hand_scored_text, with_cash,
+                            read_void_hand, tiles_over_the_set, with_cash,
                             with_win_by)
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.decode import REVIEW_BELOW  # (vision.batch.REVIEW_BELOW: batch's needs-review)
@@ -506,6 +506,11 @@ class LimitsMiddleware:
 
 
 # ----------------------------------------------------------------------------- the app
+#: how ``/api/settle``'s notes and errors ask for a ``cash`` settlement option: the page's words (its Settlement options
+#: field, ``cash=S:10``) and the request's (``settle_options``); ``{player}`` is the player
+VOID_CASH_WORDS = "cash={player}:DOLLARS in Settlement options (settle_options in a request)"
+
+
 def create_app(settings: Settings | None = None, *, detector: Callable | None = None,
                classifier: Callable | None = None, load_models: bool = True) -> FastAPI:
     """The application. ``detector``/``classifier``: the pipeline's models (the ONNX models of
@@ -906,15 +911,28 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         scores: dict[str, int] = {}
         # a void hand's hands are scored too, as non-winners', where the settlement collects the cash they show
         # whether or not the hand is won (hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43, option cash_when_void,
-        # 004-33), as `table` scores them (scoring.settle.scores_void_hands); a placeholder of a few tiles is read
-        # as notation only where that cash would not be collected (cash_when_void=not-collected)
+        # 004-33), as `table` scores them (scoring.settle.scores_void_hands); one that cannot be, a placeholder of a
+        # few tiles or the false_win player's 假胡 hand, is read as notation only and noted (read_void_hand)
         void_scored = winner is None and scores_void_hands(rs.id, given)
-        placeholders = void_scored and not void_cash_collected(rs.id, scoring_opts)
+        void_notes: list[str] = []
         for name, p in zip(names, req.players):
             hand_text = (p.hand or "").strip()
             if hand_text and p.score is not None:
                 raise ApiError(422, f"player {name}: give a score or a hand, not both")
-            if hand_text and (winner is not None or void_scored):
+            if hand_text and void_scored:
+                ctx = Context(seat_wind=seats[name], round_wind=req.round_wind, winner=False,
+                              dealer_streak=streak if name == req.east else 0, flags=frozenset(p.flags))
+                try:
+                    read = read_void_hand(rs.id, name, hand_text, ctx, scoring_opts, given, VOID_CASH_WORDS)
+                except (HandError, RulesetError) as e:
+                    raise ApiError(422, f"hand of {name}: {e}") from None
+                parsed[name] = read.hand
+                if read.scored is not None:
+                    hands[name] = score_out(read.scored)
+                    scored_hands[name] = read.scored
+                void_notes += [read.note] if read.note else []
+                scores[name] = 0  # (a void hand counts no points, 001:134: its hands are scored for their cash alone)
+            elif hand_text and winner is not None:
                 is_w = name == winner
                 ctx = Context(
                     seat_wind=seats[name], round_wind=req.round_wind, winner=is_w,
@@ -928,29 +946,18 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                                    context=ctx, sizes=sizes)
                     scored = score_hand(h, rs, scoring_opts)
                 except (HandError, RulesetError) as e:
-                    if placeholders and isinstance(e, HandError):
-                        try:
-                            parsed[name] = parse_hand(hand_text, context=Context(winner=False), sizes=None)
-                        except HandError as e2:
-                            raise ApiError(422, f"hand of {name}: {e2}") from None
-                        scores[name] = 0
-                        continue
                     from scoring.rulesets.rode_draak import reword_dead_hand
 
                     # (the command line's words for a dead hand said in the request's: its flags)
                     said = reword_dead_hand(str(e), f'"dead-hand" in the flags of {name}',
                                             f'leave "dead-hand" out of the flags of {name}, or name the right winner')
-                    if void_scored and isinstance(e, HandError):
-                        how = 'settle_options {"cash": "PLAYER:DOLLARS"}'
-                        said += f" ({void_hand_scored_text(rs.id, how)})"
                     raise ApiError(422, f"hand of {name}: {said}") from None
                 if is_w and not scored.allowed:
                     raise ApiError(422, refused_win_text(name, scored.status, scored.ruleset, "winner null"))
                 hands[name] = score_out(scored)
                 scored_hands[name] = scored
                 parsed[name] = h
-                # (a void hand counts no points, 001:134: its hands are scored for their cash alone)
-                scores[name] = scored.total if winner is not None else 0
+                scores[name] = scored.total
             elif winner is None:
                 # a void hand: no points are counted (001:134), a score typed in no more than a hand given
                 # (`table` settles it so; the page showed typed scores beside a hand's 0). A hand given is
@@ -1004,7 +1011,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             raise ApiError(422, str(e)) from None
         return {"ruleset": s.ruleset, "scheme": s.scheme, "east": req.east, "winner": winner, "seats": seats,
                 "scores": scores, "hands": hands, "net": dict(s.net),
-                "transfers": [t.to_json() for t in s.transfers], "notes": [*seated, *s.notes], "cash": dict(s.cash)}
+                "transfers": [t.to_json() for t in s.transfers], "notes": [*seated, *void_notes, *s.notes], "cash": dict(s.cash)}
 
     @app.post("/api/settle", response_model=S.SettleResponse, summary="Settle one hand of a table",
               dependencies=[Depends(one_key_once)])
