@@ -343,7 +343,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     # a void hand's hands are scored too, as non-winners', where the settlement collects the cash they show
     # whether or not the hand is won (hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43, option cash_when_void): a
     # void table had collected none for a concealed kong shown (scores_void_hands, as the web's settlement)
-    void_scored = winner is None and scores_void_hands(rs.id, settle_opts)
+    void_scored = winner is None and scores_void_hands(rs.id)
     # (a hand that cannot be scored so, a placeholder of a few tiles or the false_win player's 假胡 hand, is read as
     # notation only, as before, and noted where its cash would have counted: scoring.settle.read_void_hand)
     void_notes: list[str] = []

@@ -459,19 +459,18 @@ def players_for_seats(ruleset_id: str, options: Mapping[str, Any], seats: Mappin
     return out, notes
 
 
-def scores_void_hands(ruleset_id: str, settle_options: Mapping[str, Any] | None = None) -> bool:
+def scores_void_hands(ruleset_id: str) -> bool:
     """Whether the hands of a hand nobody won (a void, drawn hand) are scored, as non-winners' hands of the
     ruleset's size, for the cash they show: when ``ruleset_id``'s settlement collects the cash the hands report
-    (:func:`with_cash`: hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43, "immediate cash payments, not points")
-    and no ``cash`` among ``settle_options`` replaces it. The settlement then decides whether a hand nobody won
-    collects it (hk-tw-16 option ``cash_when_void``, 004-33, its note naming the option). Else a void hand's
-    hands are read as notation only, any tile count (no points are counted, 001:134), as is a typed hand that
-    cannot be scored so (:func:`read_void_hand`, which scores them). The one reading of `table` and
-    ``/api/settle`` (a batch scores every row, its void hands' too). Raises RulesetError for an unknown ruleset."""
+    (:func:`with_cash`: hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43, "immediate cash payments, not points").
+    The settlement then decides whether a hand nobody won collects it (hk-tw-16 option ``cash_when_void``, 004-33,
+    its note naming the option). They are scored with a ``cash`` given too, which replaces theirs: the settlement
+    then says what it replaced (:func:`cash_replaced_note`), as a batch's, which scores every row, says it. Else a
+    void hand's hands are read as notation only, any tile count (no points are counted, 001:134), as is a typed
+    hand that cannot be scored so (:func:`read_void_hand`, which scores them). The one reading of `table` and
+    ``/api/settle``. Raises RulesetError for an unknown ruleset."""
     rs = load_ruleset(ruleset_id)
-    if "cash" not in getattr(rs.module, "SETTLE_OPTIONS", ()):
-        return False
-    return not any(option_key(k) == "cash" for k in (settle_options or {}))
+    return "cash" in getattr(rs.module, "SETTLE_OPTIONS", ())
 
 
 def void_cash_collected(ruleset_id: str, options: Mapping[str, Any] | None) -> bool:

@@ -713,18 +713,20 @@ def test_a_settlement_without_cash_has_its_payments_and_no_cash(tmp_path, capsys
 KONG_HANDS = {"E": "123m456m789m123p (9999p) 2z", "S": TYPED_WIN, "W": TYPED_OTHERS[1], "N": TYPED_OTHERS[2]}
 
 
-def _batch_settlement(tmp_path, capsys, hands, winner, *more, settle="", options="", out_name="out.jsonl"):
+def _batch_settlement(tmp_path, capsys, hands, winner, *more, settle="", options="", out_name="out.jsonl",
+                      settle_on=None):
     """The settlement record of one batch table hand typed in the notation cell (``hands``: player → notation in
-    seat order E S W N, the players named by their seat), ``settle`` the winner's settle cell, ``options`` every
-    row's options cell; ``more``: batch's own arguments. Returns (the record, None for a CSV output, the run's
-    --json summary)."""
+    seat order E S W N, the players named by their seat), ``settle`` the settle cell of the winner's row (of
+    ``settle_on``'s where given: a void hand's), ``options`` every row's options cell; ``more``: batch's own
+    arguments. Returns (the record, None for a CSV output, the run's --json summary)."""
+    settle_on = winner if settle_on is None else settle_on
     d = tmp_path / "photos"
     d.mkdir(exist_ok=True)
     man = tmp_path / "m.csv"
     rows = ["photo;table;hand;player;seat_wind;winner;options;settle;notation"]
     for p, notation in hands.items():
         rows.append(f"{p.lower()}.jpg;1;1;{p};{p};{'yes' if p == winner else 'no'};{options};"
-                    f"{settle if p == winner else ''};{notation}")
+                    f"{settle if p == settle_on else ''};{notation}")
     man.write_text("\n".join(rows) + "\n")
     out = tmp_path / out_name
     rc, o, err = run_cli(capsys, "batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0",
@@ -946,6 +948,27 @@ def test_a_void_table_hands_own_cash_is_settled_as_table_settles_it(tmp_path, ca
     assert "cash: none collected, nobody won (E $5 not collected; option cash_when_void=not-collected, 004-33)" \
         in rec["notes"], rec
     _same_settlement(rec, _table_settlement(capsys, VOID_KONG_HANDS, "none", "-o", "cash_when_void=not-collected"))
+
+
+#: a void hk-tw-16 table hand where E shows two concealed kongs, (9999m) and (6666s): 暗槓 $5 each (004:42), $10
+VOID_TWO_KONGS = {"E": "(9999m) (6666s) 123p 456p 345s 1z", "S": "123m456p789s22z33z44z5z",
+                  "W": "123s456p789p12567z99s", "N": "234p345m567m678m11s88s"}
+#: the note of cash=S:3 given for it, which replaces E's own $10
+TWO_KONGS_REPLACED = "cash given replaces the hands' own: E $10 concealed kong (暗槓) ×2"
+
+
+def test_a_void_hands_cash_given_is_said_to_replace_the_hands_own_in_table_as_in_batch(tmp_path, capsys):
+    # the same void hand with cash=S:3 given: a batch scores every row (a void hand's as non-winners') and said what
+    # the cash given replaced; `table` skipped scoring the hands when cash was given and said nothing. Now both score
+    # them. Points: none (no winner). Cash: S's $3 given (replacing E's 2 × 暗槓 $5, 004:42) from each other player
+    # (cash_from=each, 004-32; cash_when_void=collected, 004-33): S +9, E, W, N −3 each (sum 0)
+    rec, _ = _batch_settlement(tmp_path, capsys, VOID_TWO_KONGS, None, settle="cash=S:3", settle_on="S")
+    assert rec["winner"] is None and rec["net"] == {"E": 0, "S": 0, "W": 0, "N": 0}, rec
+    assert rec["cash"] == {"E": -3, "S": 9, "W": -3, "N": -3}, rec
+    assert TWO_KONGS_REPLACED in rec["notes"], rec["notes"]
+    table = _table_settlement(capsys, VOID_TWO_KONGS, "none", "--settle-option", "cash=S:3")
+    assert TWO_KONGS_REPLACED in table["notes"], table["notes"]
+    _same_settlement(rec, table)
 
 
 def test_a_first_version_batch_state_settles_its_hands_own_cash_on_resume(tmp_path, capsys):

@@ -809,6 +809,28 @@ def test_a_void_hk_settlement_with_a_false_mahjong_hand_typed_is_settled_as_tabl
                       "request)") for n in table["notes"]] == j["notes"], (table["notes"], j["notes"])
 
 
+def test_a_void_hands_cash_given_is_said_to_replace_the_hands_own_as_table_and_batch_say_it(photo, capsys):
+    # /api/settle skipped scoring a void hand's hands when settle_options gave cash, and did not say what the cash
+    # replaced (a batch did). tests/test_batch.py VOID_TWO_KONGS: E's 2 × 暗槓 $5 (004:42) replaced by S's $3 given,
+    # collected from each other player (cash_from=each, 004-32; cash_when_void=collected, 004-33): S +9, E/W/N −3
+    import json
+
+    import cli
+    from test_batch import TWO_KONGS_REPLACED, VOID_TWO_KONGS
+
+    body = {"ruleset": "hk-tw-16", "east": "E", "winner": None, "settle_options": {"cash": "S:3"},
+            "players": [{"name": p, "hand": h} for p, h in VOID_TWO_KONGS.items()]}
+    r = photo[2].post("/api/settle", json=body)
+    assert r.status_code == 200, r.text[:600]
+    j = r.json()
+    assert j["cash"] == {"E": -3, "S": 9, "W": -3, "N": -3} and set(j["net"].values()) == {0}, j
+    assert TWO_KONGS_REPLACED in j["notes"], j["notes"]
+    argv = ["table", "-r", "hk-tw-16", "--winner", "none", "--no-history", "--json", "--settle-option", "cash=S:3",
+            *[a for p, h in VOID_TWO_KONGS.items() for a in ("--hand", f"{p}={h}")]]
+    assert cli.main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["settlement"]["notes"] == j["notes"]
+
+
 def test_a_cash_given_that_replaces_the_hands_own_is_said_in_the_web_settlements_notes(photo, capsys):
     # a tournament director's finding (batch, `table` and /api/settle share scoring.settle.settle): a cash given
     # replaces the cash the hands show (scoring.settle.with_cash) and the notes now say what it replaced. The hands of

@@ -913,7 +913,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         # whether or not the hand is won (hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43, option cash_when_void,
         # 004-33), as `table` scores them (scoring.settle.scores_void_hands); one that cannot be, a placeholder of a
         # few tiles or the false_win player's 假胡 hand, is read as notation only and noted (read_void_hand)
-        void_scored = winner is None and scores_void_hands(rs.id, given)
+        void_scored = winner is None and scores_void_hands(rs.id)
         void_notes: list[str] = []
         for name, p in zip(names, req.players):
             hand_text = (p.hand or "").strip()
