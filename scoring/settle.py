@@ -365,7 +365,9 @@ def cash_replaced_note(ruleset_id: str, options: Mapping[str, Any] | None, score
         for ln in lines:
             what = ln.rule.removesuffix("-cash").replace("-", " ")
             name = ln.name.split(" — ")[0]  # (a scored hand's line is named "暗槓 — concealed kong: cash, each")
-            words.append(f"{_dollars(float(ln.cash))} {what} ({name})" + (f" ×{ln.count}" if ln.count > 1 else ""))
+            # (a line's dollars hold its count: two kongs are "$10 concealed kong (暗槓, 2 × $5)", not "×2")
+            each = f", {ln.count} × {_dollars(float(ln.cash) / ln.count)}" if ln.count > 1 else ""
+            words.append(f"{_dollars(float(ln.cash))} {what} ({name}{each})")
         said.append(f"{p} " + " and ".join(words))
     return "cash given replaces the hands' own: " + "; ".join(said)
 

@@ -954,7 +954,7 @@ def test_a_void_table_hands_own_cash_is_settled_as_table_settles_it(tmp_path, ca
 VOID_TWO_KONGS = {"E": "(9999m) (6666s) 123p 456p 345s 1z", "S": "123m456p789s22z33z44z5z",
                   "W": "123s456p789p12567z99s", "N": "234p345m567m678m11s88s"}
 #: the note of cash=S:3 given for it, which replaces E's own $10
-TWO_KONGS_REPLACED = "cash given replaces the hands' own: E $10 concealed kong (暗槓) ×2"
+TWO_KONGS_REPLACED = "cash given replaces the hands' own: E $10 concealed kong (暗槓, 2 × $5)"
 
 
 def test_a_void_hands_cash_given_is_said_to_replace_the_hands_own_in_table_as_in_batch(tmp_path, capsys):

@@ -646,12 +646,12 @@ def test_a_seat_wind_for_a_player_and_a_cash_that_replaces_the_hands_own_are_sai
     # a scheme that names no player takes its options as they are
     assert players_for_seats("rode-draak", {"x": "W"}, seats) == ({"x": "W"}, [])
     # cash_replaced_note: each hand's cash lines, named as the ruleset names them; two kongs are one line of count 2
-    # (暗槓 $5 each, 004:42), 暗槓不亮 a negative amount (−$10, 004:42)
+    # whose $10 holds the count (暗槓 $5 each, 004:42: 2 × $5, not "×2"), 暗槓不亮 a negative amount (−$10, 004:42)
     hands = {"Ann": HandCash(10, {}, (CashLine("concealed-kong-cash", "暗槓", 10, 2),)),
              "Bob": HandCash(-10, {}, (CashLine("concealed-kong-not-shown", "暗槓不亮", -10),)),
              "Cas": HandCash(0, {}), "Dee": HandCash(3)}
     assert cash_replaced_note("hk-tw-16", {"cash": "Cas:3"}, hands) == (
-        "cash given replaces the hands' own: Ann $10 concealed kong (暗槓) ×2; Bob -$10 concealed kong not shown "
+        "cash given replaces the hands' own: Ann $10 concealed kong (暗槓, 2 × $5); Bob -$10 concealed kong not shown "
         "(暗槓不亮); Dee $3")
     assert cash_replaced_note("hk-tw-16", {"cash": {"Ann": 10, "Bob": -10, "Dee": 3}}, hands) is None  # (theirs)
     assert cash_replaced_note("hk-tw-16", {"discarder": "Cas"}, hands) is None  # (none given)
