@@ -337,7 +337,8 @@ def _given_cash(raw: Any) -> dict[str, float] | None:
         return None
 
 
-def _dollars(x: float) -> str:
+def dollars(x: float) -> str:
+    """Dollars as the settlement notes say them: ``$10``, ``-$10`` (cash paid back), ``$2.5``."""
     return f"{'-' if x < 0 else ''}${abs(x):g}"
 
 
@@ -359,15 +360,15 @@ def cash_replaced_note(ruleset_id: str, options: Mapping[str, Any] | None, score
     for p, h in own.items():
         lines = _hand_cash_lines(h)
         if not lines:
-            said.append(f"{p} {_dollars(float(h.cash))}")
+            said.append(f"{p} {dollars(float(h.cash))}")
             continue
         words = []
         for ln in lines:
             what = ln.rule.removesuffix("-cash").replace("-", " ")
             name = ln.name.split(" — ")[0]  # (a scored hand's line is named "暗槓 — concealed kong: cash, each")
             # (a line's dollars hold its count: two kongs are "$10 concealed kong (暗槓, 2 × $5)", not "×2")
-            each = f", {ln.count} × {_dollars(float(ln.cash) / ln.count)}" if ln.count > 1 else ""
-            words.append(f"{_dollars(float(ln.cash))} {what} ({name}{each})")
+            each = f", {ln.count} × {dollars(float(ln.cash) / ln.count)}" if ln.count > 1 else ""
+            words.append(f"{dollars(float(ln.cash))} {what} ({name}{each})")
         said.append(f"{p} " + " and ".join(words))
     return "cash given replaces the hands' own: " + "; ".join(said)
 

@@ -938,7 +938,7 @@ def test_a_void_table_hands_own_cash_is_settled_as_table_settles_it(tmp_path, ca
     assert rec["winner"] is None and rec["net"] == {"E": 0, "S": 0, "W": 0, "N": 0}, rec
     assert rec["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}, rec
     assert ("cash: collected though nobody won (E $5): the $ items are immediate payments, made when the kong or the "
-            "set is (004_7d7ce2dadca33504.txt:42–43; option cash_when_void=collected, 004-33)") in rec["notes"], rec
+            "set is (004 rendering line 12, INFERRED; option cash_when_void=collected, 004-33)") in rec["notes"], rec
     _same_settlement(rec, _table_settlement(capsys, VOID_KONG_HANDS, "none"))
     # option cash_when_void=not-collected in every row's options cell (004-33, the other reading): none collected,
     # the note naming the option, as `table -o cash_when_void=not-collected`

@@ -528,7 +528,7 @@ def test_a_void_hk_table_collects_the_cash_its_hands_show(capsys):
     assert all(d["hands"][p]["winner"] is False and d["hands"][p]["total"] == 0 for p in "ESWN")
     notes = d["settlement"]["notes"]
     assert ("cash: collected though nobody won (S $10): the $ items are immediate payments, made when the kong or the "
-            "set is (004_7d7ce2dadca33504.txt:42–43; option cash_when_void=collected, 004-33)") in notes, notes
+            "set is (004 rendering line 12, INFERRED; option cash_when_void=collected, 004-33)") in notes, notes
     assert "cash net (apart from points): E -10, S +30, W -10, N -10" in notes
     # option cash_when_void=not-collected (004-33 the other reading: paid at settlement, and a void hand has none):
     # no cash moves, and the note names the option and what it left uncollected
@@ -574,6 +574,32 @@ def test_a_void_hk_tables_hand_that_cannot_be_scored_is_read_as_notation_and_not
     # a hand that is no notation at all is still refused, as before (a typo is said, not recorded)
     assert main(short[:6] + ["--hand", "E=zzz"] + short[8:]) == 2
     assert "hand of E: suit letter 'z' in 'zzz' has no rank digit before it" in capsys.readouterr().err
+
+
+def test_a_void_hk_tables_concealed_kong_not_shown_is_said_as_a_penalty_paid_back(capsys):
+    # 004:42 "暗槓 $5 (Note: not showing penalty is returning $10 back to each player)": E's concealed kong (9999p) not
+    # shown (--player-flag E=concealed-kong-not-shown) is E's −$10 in a void hand too (cash_when_void=collected,
+    # 004-33): E pays $10 to each other player, E −30, S/W/N +10 (sum 0). The note had said "collected though
+    # nobody won (E $-10)" and "E collects $-10 from each other player"
+    from test_batch import VOID_KONG_HANDS
+
+    argv = ["table", "-r", "hk-tw-16", "--winner", "none", "--no-history", "--json",
+            "--player-flag", "E=concealed-kong-not-shown",
+            *[a for p, h in VOID_KONG_HANDS.items() for a in ("--hand", f"{p}={h}")]]
+    assert main(argv) == 0, capsys.readouterr().err
+    s = json.loads(capsys.readouterr().out)["settlement"]
+    assert s["cash"] == {"E": -30, "S": 10, "W": 10, "N": 10}, s
+    assert ("cash: a penalty paid back though nobody won (E -$10: 暗槓不亮, a concealed kong not shown, "
+            "004_7d7ce2dadca33504.txt:42): the $ items are immediate payments, made when the kong or the set is (004 "
+            "rendering line 12, INFERRED; option cash_when_void=collected, 004-33)") in s["notes"], s["notes"]
+    assert "cash: E pays back $10 to each other player (004_7d7ce2dadca33504.txt:42)" in s["notes"], s["notes"]
+    assert not any("$-" in n for n in s["notes"]), s["notes"]
+    # not-collected: nothing moves, said as a penalty not paid back
+    assert main(argv + ["-o", "cash_when_void=not-collected"]) == 0
+    s = json.loads(capsys.readouterr().out)["settlement"]
+    assert s["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0}, s
+    assert ("cash: none paid back, nobody won (E -$10 not paid back; option cash_when_void=not-collected, 004-33)"
+            in s["notes"]), s["notes"]
 
 
 #: a void hk-tw-16 table where N declared a false mahjong (假胡, 004:50): N's 17 tiles, a claimed win (N's hand of

@@ -910,11 +910,12 @@ SETTLE_WHOLE_NUMBERS = ("dealer_streak",)
 
 def collects_void_cash(options: Mapping[str, Any]) -> bool:
     """Whether the cash a hand shows (暗槓 $5, 台花 $5, 台草 $3, 004:42–43) is collected in a hand nobody won, under
-    the resolved ruleset ``options``: option ``cash_when_void`` (004-33), default ``collected`` (the $ items are
-    "immediate cash payments, not points", 004 line 12). :func:`settle` decides by the option itself;
-    :func:`scoring.settle.void_cash_collected` reads this (a void hand's placeholder hand is refused only when
-    its cash would be collected)."""
-    return options.get("cash_when_void", "collected") == "collected"
+    the resolved ruleset ``options`` (``Ruleset.resolve_options``: its default, ``collected``, is the TOML file's,
+    read nowhere else): option ``cash_when_void`` (004-33; the $ items are "immediate cash payments, not points",
+    004 rendering line 12, INFERRED). The one reading of :func:`settle` and
+    :func:`scoring.settle.void_cash_collected` (a void hand's hand that cannot be scored is noted only when its
+    cash would be collected)."""
+    return options["cash_when_void"] == "collected"
 
 
 def _player(name: str, value: Any, players: Sequence[str]) -> str:
@@ -961,7 +962,8 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
       collects (暗槓 $5, 台花 $5, 台草 $3 as reported by ``hand``), ruleset option ``cash_from`` =
       ``each`` (default: from each other player, 004-32/33) or ``total`` (split over the others,
       whole dollars, the remainder from the first), and with no winner (a void hand) ruleset option
-      ``cash_when_void`` = ``collected`` (default: the $ items are immediate payments, 004 line 12, 004-33)
+      ``cash_when_void`` = ``collected`` (default: the $ items are immediate payments, 004 rendering line 12,
+      INFERRED; 004-33)
       or ``not-collected`` (a note names it either way when it decides cash); ``false_win`` = P with no winner: 假胡, P pays
       $50 to each player and the game is replayed (004:50);
       ``dealer_point`` = ruleset option (004-15): ``winner-is-dealer`` or ``any-dealer-payment``
@@ -1088,27 +1090,38 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
         notes.append(f"底 is in the winner's score once ({SEED}:41, 47)")
     else:
         notes.append("no winner: no points change hands")
+    from ..settle import dollars
+
     cash = {p: 0.0 for p in players}
     mode = rs_opts["cash_from"]
     items = _parse_cash(options.get("cash"), players)
     if winner is None and any(items.values()):
         # the cash of a hand nobody won (004-33: "at completion or at settlement?"): the $ items are "immediate
-        # cash payments, not points" (004 line 12), paid when the kong or the set is made (option cash_when_void)
-        said = ", ".join(f"{p} ${a:g}" for p, a in items.items() if a)
-        if rs_opts["cash_when_void"] == "not-collected":
-            notes.append(f"cash: none collected, nobody won ({said} not collected; option "
-                         f"cash_when_void=not-collected, 004-33)")
+        # cash payments, not points" (004 rendering line 12, INFERRED: the seed says "$5", 004:42–43), paid when
+        # the kong or the set is made (option cash_when_void). A negative amount is a penalty paid back
+        # (暗槓不亮, a concealed kong not shown: $10 back to each player, 004:42), said as one
+        got = ", ".join(f"{p} {dollars(a)}" for p, a in items.items() if a > 0)
+        back = ", ".join(f"{p} {dollars(a)}" for p, a in items.items() if a < 0)
+        source = "004 rendering line 12, INFERRED"
+        if not collects_void_cash(rs_opts):
+            what = " or ".join(w for w, x in (("collected", got), ("paid back", back)) if x)
+            notes.append(f"cash: none {what}, nobody won ({', '.join(x for x in (got, back) if x)} not {what}; "
+                         f"option cash_when_void=not-collected, 004-33)")
             items = {}
         else:
-            notes.append(f"cash: collected though nobody won ({said}): the $ items are immediate payments, made "
-                         f"when the kong or the set is ({SEED}:42–43; option cash_when_void=collected, 004-33)")
+            penalty = back and (f"a penalty paid back{'' if got else ' though nobody won'} ({back}: 暗槓不亮, a "
+                                f"concealed kong not shown, {SEED}:42)")
+            said = ", and ".join(x for x in (got and f"collected though nobody won ({got})", penalty) if x)
+            notes.append(f"cash: {said}: the $ items are immediate payments, made when the kong or the set is "
+                         f"({source}; option cash_when_void=collected, 004-33)")
     for p, amount in items.items():
         others = [q for q in players if q != p]
         if mode == "each":
             for q in others:
                 cash[q] -= amount
                 cash[p] += amount
-            notes.append(f"cash: {p} collects ${amount:g} from each other player ({SEED}:42–43)")
+            notes.append(f"cash: {p} pays back {dollars(-amount)} to each other player ({SEED}:42)" if amount < 0 else
+                         f"cash: {p} collects {dollars(amount)} from each other player ({SEED}:42–43)")
         else:
             whole = int(amount)
             share, rest = divmod(whole, len(others))
@@ -1116,7 +1129,9 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
                 pay = share + (1 if k < rest else 0)
                 cash[q] -= pay
                 cash[p] += pay
-            notes.append(f"cash: {p} collects ${whole} in total, split over the others ({SEED}:42–43)")
+            notes.append(f"cash: {p} pays back {dollars(-whole)} in total, split over the others ({SEED}:42)"
+                         if whole < 0 else f"cash: {p} collects {dollars(whole)} in total, split over the others "
+                                           f"({SEED}:42–43)")
     if options.get("false_win"):
         fw = _player("false_win", options["false_win"], players)
         for q in players:
