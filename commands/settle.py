@@ -256,7 +256,9 @@ def _hand_of(player: str, is_winner: bool, void_ruleset: str | None = None):
         said = reword_dead_hand(str(e), None if is_winner else f"--player-flag {player}=dead-hand",
                                 f"leave out --player-flag {player}=dead-hand, or name the right --winner")
         if void_ruleset:
-            said += f" ({void_hand_scored_text(void_ruleset, '--settle-option cash=PLAYER:DOLLARS')})"
+            why = void_hand_scored_text(void_ruleset, f"--settle-option cash={player}:DOLLARS",
+                                        "-o cash_when_void=not-collected")
+            said += f" ({why})"
         raise HandError(f"hand of {player}: {said}") from None
 
 

@@ -536,14 +536,15 @@ def read_void_hand(ruleset_id: str, player: str, notation: str, context: Any, op
                                 f"with {give_cash.format(player=player)}")
 
 
-def void_hand_scored_text(ruleset_id: str, give_cash: str) -> str:
+def void_hand_scored_text(ruleset_id: str, give_cash: str, not_collected: str) -> str:
     """Why a hand of a void hand is scored (:func:`scores_void_hands`), added to what its scoring refused (a
     photo that cannot be read as a non-winner's hand, where nobody won; a typed hand is read as notation only
-    instead, :func:`read_void_hand`): ``give_cash`` says how the caller takes a ``cash`` option (`table`:
-    ``--settle-option cash=S:5``)."""
+    instead, :func:`read_void_hand`), in the caller's words for what to give instead: ``give_cash`` a ``cash``
+    option (`table`: ``--settle-option cash=S:DOLLARS``), ``not_collected`` the option ``cash_when_void``
+    (`table`: ``-o cash_when_void=not-collected``)."""
     return (f"nobody won, yet under {ruleset_id} each hand is scored as a non-winner's for the cash it shows (暗槓 $5, "
             f"台花 $5, 台草 $3, collected whether or not the hand is won: option cash_when_void=collected, 004-33): "
-            f"give the whole hand, or the cash with {give_cash}, or option cash_when_void=not-collected")
+            f"give the whole hand, or the cash with {give_cash}, or {not_collected}")
 
 
 def liable_problem(ruleset_id: str, options: Mapping[str, Any], winner_scored: Any) -> str | None:

@@ -316,6 +316,32 @@ def test_table_view_settles_four_scores(page):
     assert _no_horizontal_scroll(page)
 
 
+def test_a_cash_of_two_players_typed_in_settlement_options_is_one_option(page):
+    # a page user's "cash=E:5,S:3" (the form hk-tw-16 documents, 004:42–43) was split at its comma, and "S:3" refused
+    # as not NAME=VALUE; a comma followed by NAME= still separates two options (discarder=W, the other here).
+    # hk-tw-16 scores E 12 (a score given) on W's discard: W pays E 12 (RULINGS 004-01: the discarder pays);
+    # E's $5 and S's $3 are each collected from each other player (cash_from=each, 004-32):
+    # E 15 − 3 = +12, S 9 − 5 = +4, W and N −5 − 3 = −8 each (sum 0)
+    page.click("#tab-table")
+    page.select_option("#t-ruleset", "hk-tw-16")
+    scores = {"E": 12, "S": 0, "W": 0, "N": 0}
+    rows = page.locator("#players .player")
+    for i, (n, sc) in enumerate(scores.items()):
+        rows.nth(i).locator(".p-name").fill(n)
+        rows.nth(i).locator(".p-score").fill(str(sc))
+        rows.nth(i).locator(".p-hand").fill("")
+    rows.nth(0).locator("input[name=t-east]").check(force=True)
+    rows.nth(0).locator("input[name=t-winner]").check(force=True)
+    page.fill("#t-settle-options", "cash=E:5,S:3, discarder=W")
+    page.click("#t-settle")
+    page.wait_for_selector("#t-result:not([hidden])", timeout=30_000)
+    assert page.is_hidden("#error"), page.text_content("#error")
+    notes = page.text_content("#t-notes")
+    assert "cash: E collects $5 from each other player" in notes and "cash: S collects $3 from each other player" \
+        in notes, notes
+    assert "cash net (apart from points): E +12, S +4, W -8, N -8" in notes, notes
+
+
 def test_a_non_image_after_a_photo_clears_the_previous_result(page, scene, tmp_path):
     # issue 15 item 15: the error of a new upload is not shown above the previous photo's reading
     _upload(page, scene, tmp_path)

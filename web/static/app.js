@@ -801,8 +801,10 @@
   }
 
   function parsePairs(text) {
+    // NAME=VALUE items split at a comma followed by NAME= only: a comma inside a value belongs to it (hk-tw-16's
+    // cash=E:5,S:3, 004:42-43), as a batch manifest's settle cell reads it (vision.manifest.settle_cell_items)
     const out = {};
-    for (const item of text.split(",")) {
+    for (const item of text.split(/,(?=\s*[\w-]+\s*=)/)) {
       const s = item.trim();
       if (!s) continue;
       const i = s.indexOf("=");
