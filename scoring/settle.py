@@ -314,17 +314,26 @@ class CashLine:
     kind: str = "cash"
 
 
-def _hand_cash_lines(hand: Any) -> list[Any]:
-    """A scored hand's cash lines (``kind`` cash), each rule's first only (a 兩吃 hand, 004:47, lists both
-    readings' lines; its cash is one reading's, 004:43, as ``ScoredHand.cash`` counts it)."""
-    seen: set[str] = set()
+def cash_lines_once(lines: Iterable[Any] | None) -> list[Any]:
+    """The cash lines (``kind`` cash) of a scored hand's ``lines``, each rule's first only: a
+    :class:`scoring.results.Line` or a batch row's stored breakdown line (a mapping with ``kind`` and ``rule``).
+    A rule has one line per reading; a 兩吃 hand (004:47, option double_win=two-hands) lists both readings'
+    lines, its cash that of one reading (台花 "Collect ONE time", 004:43), as ``ScoredHand.cash`` counts it.
+    The one reading of :func:`cash_replaced_note` and :func:`vision.batch_outputs.breakdown_cash_lines`."""
+    seen: set[Any] = set()
     out = []
-    for ln in getattr(hand, "lines", None) or ():
-        if getattr(ln, "kind", "") != "cash" or ln.rule in seen:
+    for ln in lines or ():
+        get = ln.get if isinstance(ln, Mapping) else lambda k, _ln=ln: getattr(_ln, k, None)
+        if get("kind") != "cash" or get("rule") in seen:
             continue
-        seen.add(ln.rule)
+        seen.add(get("rule"))
         out.append(ln)
     return out
+
+
+def _hand_cash_lines(hand: Any) -> list[Any]:
+    """A scored hand's cash lines, each rule's first only (:func:`cash_lines_once`)."""
+    return cash_lines_once(getattr(hand, "lines", None))
 
 
 def _given_cash(raw: Any) -> dict[str, float] | None:

@@ -156,31 +156,19 @@ def breakdown_cash(lines: Sequence[Mapping[str, Any]] | None) -> float:
     """A scored hand's cash (``ScoredHand.cash``: money apart from points, hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3,
     004:42–43, and 暗槓不亮 −$10) read back from its row's stored breakdown (:func:`vision.batch.breakdown`,
     whose format every version of the state database has written: ``kind`` ``cash``, ``amount`` the line's
-    dollars, its count in): the amounts of its cash lines, each rule's first line only. A rule has one line per
-    reading; a hand scored as two hands (兩吃, 004:47, option double_win=two-hands) lists both readings' lines,
-    its cash that of one reading (台花 "Collect ONE time", 004:43), as ``ScoredHand.cash`` and `table` count it."""
-    seen: set[str] = set()
-    cash = 0.0
-    for ln in lines or ():
-        if ln.get("kind") != "cash" or ln.get("rule") in seen:
-            continue
-        seen.add(ln.get("rule"))
-        cash += float(ln.get("amount") or 0)
-    return cash
+    dollars, its count in): the sum of :func:`breakdown_cash_lines` (each rule's first line only, as
+    ``ScoredHand.cash`` and `table` count a 兩吃 hand's, 004:47)."""
+    return sum((ln["amount"] for ln in breakdown_cash_lines(lines)), 0.0)
 
 
 def breakdown_cash_lines(lines: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
-    """The cash lines :func:`breakdown_cash` sums (each rule's first): ``rule``, ``amount`` and ``count``, for
-    the note of a ``cash`` given that replaces them (:func:`scoring.settle.cash_replaced_note`)."""
-    seen: set[str] = set()
-    out = []
-    for ln in lines or ():
-        if ln.get("kind") != "cash" or ln.get("rule") in seen:
-            continue
-        seen.add(ln.get("rule"))
-        out.append({"rule": str(ln.get("rule")), "amount": float(ln.get("amount") or 0),
-                    "count": int(ln.get("count") or 1)})
-    return out
+    """The cash lines :func:`breakdown_cash` sums, each rule's first (:func:`scoring.settle.cash_lines_once`):
+    ``rule``, ``amount`` and ``count``, for the note of a ``cash`` given that replaces them
+    (:func:`scoring.settle.cash_replaced_note`)."""
+    from scoring.settle import cash_lines_once
+
+    return [{"rule": str(ln.get("rule")), "amount": float(ln.get("amount") or 0), "count": int(ln.get("count") or 1)}
+            for ln in cash_lines_once(lines)]
 
 
 def hands_cash(ruleset_id: str, labels: Sequence[str],
