@@ -540,6 +540,16 @@ TWO_HK_HANDS = ("photo;table;hand;player;seat_wind;winner;notation;settle\n"
                 "h2n.jpg;1;2;N;N;no;789m123p111s999s123s4z;\n")
 
 
+def _typed_manifest(tmp_path, text: str):
+    """(an empty photo folder, the manifest holding ``text`` — hands typed in its notation cells —, the JSON
+    lines output path) under ``tmp_path``."""
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text(text)
+    return d, man, tmp_path / "out.jsonl"
+
+
 def test_a_per_hand_settle_option_is_refused_for_a_batch_of_several_hands(tmp_path, capsys):
     # review: `--settle-option discarder=E` was given to every table hand: in a batch of two hk-tw-16 hands E paid
     # both discard wins, status ok, though N discarded in hand 2. One hand's discarder is refused for several, in
@@ -568,11 +578,7 @@ def test_each_table_hand_is_settled_with_its_own_settle_cell(tmp_path, capsys):
     # E pays S's 11 (RULINGS 004-01: a discard win is paid by the discarder). Hand 2: N discarded, N pays W's 11;
     # cash (004:42-43, cash_from=each, the default, 004-32): S collects $3 and E $5 from each other player, so
     # E +15 -3 = +12, S +9 -5 = +4, W and N -3 -5 = -8 each
-    d = tmp_path / "photos"
-    d.mkdir()
-    man = tmp_path / "m.csv"
-    man.write_text(TWO_HK_HANDS)
-    out = tmp_path / "out.jsonl"
+    d, man, out = _typed_manifest(tmp_path, TWO_HK_HANDS)
     base = ["batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0", "--no-history",
             "--no-progress"]
     assert cli.main(base) == 0
@@ -621,11 +627,7 @@ def test_a_settlements_payments_and_cash_are_fields_of_the_batch_output(tmp_path
     # the scheme settles cash apart (004-01): each player's cash 0.
     # Hand 2: N discarded, N pays W 11 (004-01); cash=S:3,E:5 collected from each other player (004:42-43,
     # cash_from=each, the default, 004-32): E 3 × 5 − 3 = +12, S 3 × 3 − 5 = +4, W and N −3 − 5 = −8 each.
-    d = tmp_path / "photos"
-    d.mkdir()
-    man = tmp_path / "m.csv"
-    man.write_text(TWO_HK_HANDS)
-    out = tmp_path / "out.jsonl"
+    d, man, out = _typed_manifest(tmp_path, TWO_HK_HANDS)
     base = ["batch", str(d), "-m", str(man), "-r", "hk-tw-16", "-j", "0", "--no-history", "--no-progress", "--json"]
     rc, o, err = run_cli(capsys, *base, "-O", str(out))
     assert rc == 0, err

@@ -788,47 +788,52 @@ def test_a_void_hk_settlement_with_a_false_mahjong_hand_typed_is_settled_as_tabl
     # as tests/test_settle.py test_a_void_hk_table_with_a_false_mahjong_hand_typed_is_settled: N's 17-tile false
     # mahjong typed, settle_options false_win N (it had been refused, 422). 004:50 "假胡 penalty $50 to each player":
     # N −150, E/S/W +50; no points (winner null), no cash item shown
-    import json
-
-    import cli
     from test_settle import FALSE_WIN_HANDS
 
     body = {"ruleset": "hk-tw-16", "east": "E", "winner": None, "settle_options": {"false_win": "N"},
             "players": [{"name": p, "hand": h} for p, h in FALSE_WIN_HANDS.items()]}
-    r = photo[2].post("/api/settle", json=body)
-    assert r.status_code == 200, r.text[:600]
-    j = r.json()
+    j = _web_settled(photo[2], body)
     assert j["net"] == {"E": 0, "S": 0, "W": 0, "N": 0} and j["cash"] == {"E": 50, "S": 50, "W": 50, "N": -150}, j
     assert "N" not in j["hands"] and set(j["hands"]) == {"E", "S", "W"}, j["hands"]
-    argv = ["table", "-r", "hk-tw-16", "--winner", "none", "--no-history", "--json", "--settle-option", "false_win=N",
+    argv = ["table", "-r", "hk-tw-16", "--winner", "none", "--no-history", "--settle-option", "false_win=N",
             *[a for p, h in FALSE_WIN_HANDS.items() for a in ("--hand", f"{p}={h}")]]
-    assert cli.main(argv) == 0
-    table = json.loads(capsys.readouterr().out)["settlement"]
+    notes = _table_notes(capsys, argv)
     # the same notes, but for how each asks for a cash (the command line's flag, the page's field)
     assert [n.replace("--settle-option cash=N:DOLLARS", "cash=N:DOLLARS in Settlement options (settle_options in a "
-                      "request)") for n in table["notes"]] == j["notes"], (table["notes"], j["notes"])
+                      "request)") for n in notes] == j["notes"], (notes, j["notes"])
 
 
 def test_a_void_hands_cash_given_is_said_to_replace_the_hands_own_as_table_and_batch_say_it(photo, capsys):
     # /api/settle skipped scoring a void hand's hands when settle_options gave cash, and did not say what the cash
     # replaced (a batch did). tests/test_batch.py VOID_TWO_KONGS: E's 2 × 暗槓 $5 (004:42) replaced by S's $3 given,
     # collected from each other player (cash_from=each, 004-32; cash_when_void=collected, 004-33): S +9, E/W/N −3
-    import json
-
-    import cli
     from test_batch import TWO_KONGS_REPLACED, VOID_TWO_KONGS
 
     body = {"ruleset": "hk-tw-16", "east": "E", "winner": None, "settle_options": {"cash": "S:3"},
             "players": [{"name": p, "hand": h} for p, h in VOID_TWO_KONGS.items()]}
-    r = photo[2].post("/api/settle", json=body)
-    assert r.status_code == 200, r.text[:600]
-    j = r.json()
+    j = _web_settled(photo[2], body)
     assert j["cash"] == {"E": -3, "S": 9, "W": -3, "N": -3} and set(j["net"].values()) == {0}, j
     assert TWO_KONGS_REPLACED in j["notes"], j["notes"]
-    argv = ["table", "-r", "hk-tw-16", "--winner", "none", "--no-history", "--json", "--settle-option", "cash=S:3",
+    argv = ["table", "-r", "hk-tw-16", "--winner", "none", "--no-history", "--settle-option", "cash=S:3",
             *[a for p, h in VOID_TWO_KONGS.items() for a in ("--hand", f"{p}={h}")]]
-    assert cli.main(argv) == 0
-    assert json.loads(capsys.readouterr().out)["settlement"]["notes"] == j["notes"]
+    assert _table_notes(capsys, argv) == j["notes"]
+
+
+def _web_settled(client, body: dict) -> dict:
+    """/api/settle's answer to ``body``, asserted 200."""
+    r = client.post("/api/settle", json=body)
+    assert r.status_code == 200, r.text[:600]
+    return r.json()
+
+
+def _table_notes(capsys, argv: list[str]) -> list[str]:
+    """The settlement notes of ``mahjong-score table`` run with ``argv`` (``--json`` added if missing), asserted exit 0."""
+    import json
+
+    import cli
+
+    assert cli.main([*argv, *([] if "--json" in argv else ["--json"])]) == 0
+    return json.loads(capsys.readouterr().out)["settlement"]["notes"]
 
 
 def test_a_cash_given_that_replaces_the_hands_own_is_said_in_the_web_settlements_notes(photo, capsys):
@@ -837,26 +842,18 @@ def test_a_cash_given_that_replaces_the_hands_own_is_said_in_the_web_settlements
     # tests/test_batch.py KONG_HANDS: S wins on E's discard, 11 (無字花 5 + 將眼 1 + 底 5, 004:8/1/41), E pays S 11
     # (RULINGS 004-01); E's concealed kong (9999p), 暗槓 $5 (004:42), replaced by cash S:3: S collects $3 from each
     # other player (cash_from=each, 004-32): S +9, E, W, N −3
-    import json
-
-    import cli
     from test_batch import KONG_HANDS, KONG_REPLACED
 
     players = [{"name": p, "hand": h} for p, h in KONG_HANDS.items()]
     body = {"ruleset": "hk-tw-16", "east": "E", "winner": "S", "players": players,
             "settle_options": {"discarder": "E", "cash": "S:3"}}
-    r = photo[2].post("/api/settle", json=body)
-    assert r.status_code == 200, r.text[:600]
-    j = r.json()
+    j = _web_settled(photo[2], body)
     assert j["net"] == {"E": -11, "S": 11, "W": 0, "N": 0} and j["cash"] == {"E": -3, "S": 9, "W": -3, "N": -3}, j
     assert KONG_REPLACED in j["notes"], j["notes"]
     # as `table` says it
-    argv = ["table", "-r", "hk-tw-16", "--winner", "S", "--json", "--no-history", "--settle-option", "discarder=E",
-            "--settle-option", "cash=S:3"]
-    for p, h in KONG_HANDS.items():
-        argv += ["--hand", f"{p}={h}"]
-    assert cli.main(argv) == 0
-    assert json.loads(capsys.readouterr().out)["settlement"]["notes"] == j["notes"]
+    argv = ["table", "-r", "hk-tw-16", "--winner", "S", "--no-history", "--settle-option", "discarder=E",
+            "--settle-option", "cash=S:3", *[a for p, h in KONG_HANDS.items() for a in ("--hand", f"{p}={h}")]]
+    assert _table_notes(capsys, argv) == j["notes"]
     # no cash given: E's own collected, nothing replaced, no such note
     j = photo[2].post("/api/settle", json={**body, "settle_options": {"discarder": "E"}}).json()
     assert j["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5} and not [n for n in j["notes"] if "replaces" in n], j
@@ -868,24 +865,18 @@ def test_a_seat_wind_given_for_a_player_in_settle_options_is_that_seats_player(p
     # Ann E, Bob S, Cas W, Dee N (001:126). tests/test_settle.py NAMED_TABLE: Bob wins 11 (無字花 5 + 將眼 1 + 底 5,
     # 004:8/1/41) on Cas's discard, Cas pays Bob 11 (RULINGS 004-01; Ann, the dealer, not in it, 004-15 a); cash W:3
     # is Cas's $3 from each other player (004-32), replacing Ann's 暗槓 $5: Cas +9, Ann, Bob, Dee −3
-    import json
-
-    import cli
     from test_settle import NAMED_TABLE, _named_table
 
     players = [{"name": p, "hand": h} for p, h in NAMED_TABLE.items()]
     body = {"ruleset": "hk-tw-16", "east": "Ann", "winner": "Bob", "players": players,
             "settle_options": {"discarder": "W", "cash": "west:3"}}
-    r = photo[2].post("/api/settle", json=body)
-    assert r.status_code == 200, r.text[:600]
-    j = r.json()
+    j = _web_settled(photo[2], body)
     assert j["net"] == {"Ann": 0, "Bob": 11, "Cas": -11, "Dee": 0}, j
     assert j["cash"] == {"Ann": -3, "Bob": -3, "Cas": 9, "Dee": -3}, j
     assert j["notes"][:2] == ["discarder=W read as Cas, the player in seat W",
                               "cash west:3 read as Cas, the player in seat W"], j["notes"]
     # as `table` says it, word for word
-    assert cli.main(_named_table("--settle-option", "discarder=W", "--settle-option", "cash=west:3")) == 0
-    assert json.loads(capsys.readouterr().out)["settlement"]["notes"] == j["notes"]
+    assert _table_notes(capsys, _named_table("--settle-option", "discarder=W", "--settle-option", "cash=west:3")) == j["notes"]
     # players named E S W N, East S: "W" is the player W (seat S), who pays; no note (E wins Bob's hand's 11)
     named = [{"name": p, "score": 11 if p == "E" else 0} for p in ("E", "S", "W", "N")]
     r = photo[2].post("/api/settle", json={"ruleset": "hk-tw-16", "east": "S", "winner": "E", "players": named,
