@@ -27,7 +27,7 @@ from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import (Settlement, copies_in_a_set, dealer_streak_of, liable_problem, over_the_set_text, refused_win_text,
                             players_for_seats, robbed_kong_problem, keyed_settle_options, settle, settle_option_given_for_scoring, table_options,
-                            read_void_hand, scores_void_hands, tiles_over_the_set, void_hand_scored_text,
+                            read_void_hand, scores_void_hands, tiles_over_the_set, cash_would_count, not_scored_note,
                             with_cash, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
@@ -243,11 +243,10 @@ class TableSettleOptionAction(SettleOptionAction):
 
 # ------------------------------------------------------------------------- table
 @contextlib.contextmanager
-def _hand_of(player: str, is_winner: bool, void_ruleset: str | None = None):
+def _hand_of(player: str, is_winner: bool):
     """A HandError raised inside, said of ``player``'s hand (``hand of S: …``) in `table`'s words: the
     command line's words for a dead hand are `photo`/`hand`'s; here it is a player flag, and a winner's hand
-    cannot be dead (a new user was told to give --not-winner to `table`). ``void_ruleset``: the ruleset of a
-    void hand whose hands are scored for their cash (scoring.settle.scores_void_hands), said why."""
+    cannot be dead (a new user was told to give --not-winner to `table`)."""
     try:
         yield
     except HandError as e:
@@ -255,10 +254,6 @@ def _hand_of(player: str, is_winner: bool, void_ruleset: str | None = None):
 
         said = reword_dead_hand(str(e), None if is_winner else f"--player-flag {player}=dead-hand",
                                 f"leave out --player-flag {player}=dead-hand, or name the right --winner")
-        if void_ruleset:
-            why = void_hand_scored_text(void_ruleset, f"--settle-option cash={player}:DOLLARS",
-                                        "-o cash_when_void=not-collected")
-            said += f" ({why})"
         raise HandError(f"hand of {player}: {said}") from None
 
 
@@ -378,7 +373,19 @@ def cmd_table(args: argparse.Namespace) -> int:
                     void_hands[p] = read.hand
                     void_notes += [read.note] if read.note else []
                 continue
-            with _hand_of(p, is_w, rs.id if void_scored else None):
+            if p in readers and void_scored:
+                # a photo of a hand nobody won: not read where its cash would not count (a cash given, or
+                # cash_when_void=not-collected: as before the hands were scored for their cash); else read as a
+                # non-winner's, and one that cannot be is noted, not refused (a void table's photo of 13 tiles
+                # with a cash given had settled, then was refused: a reviewer's)
+                if not cash_would_count(rs.id, opts, settle_opts):
+                    continue
+                try:
+                    results[p] = readers[p](ctx, None, rs, opts)
+                except (HandError, UserError) as e:
+                    void_notes.append(not_scored_note(p, f"its photo: {e}", "--settle-option cash={player}:DOLLARS"))
+                continue
+            with _hand_of(p, is_w):
                 if p in readers:
                     results[p] = readers[p](ctx, args.winning_tile if is_w else None, rs, opts)
                 else:

@@ -535,25 +535,39 @@ def read_void_hand(ruleset_id: str, player: str, notation: str, context: Any, op
         except HandError as e:
             refused = e
     hand = parse_hand(notation, context=Context(winner=False), sizes=None)
-    given = any(option_key(k) == "cash" for k in (settle_options or {}))
-    if given or not void_cash_collected(ruleset_id, options):
+    if not (cash_would_count(ruleset_id, options, settle_options) and shows_cash_items(hand)):
+        # (a placeholder of a few tiles shows no concealed kong nor a set of four flowers: four drawn hands typed
+        # 1z 2z 3z 4z had got four notes that their cash was not collected)
         return VoidHand(hand)
     n = hand.tile_count
     why = (f"false_win={player}: a false mahjong, 假胡" if refused is None
-           else f"{n} tile{'' if n == 1 else 's'}" if n != rs.hand_size else str(refused))
-    return VoidHand(hand, None, f"hand of {player} not scored ({why}): any cash it shows is not collected; give it "
-                                f"with {give_cash.format(player=player)}")
+           else f"{n} tile{'' if n == 1 else 's'}, each kong counting 3" if n != rs.hand_size else str(refused))
+    return VoidHand(hand, None, not_scored_note(player, why, give_cash))
 
 
-def void_hand_scored_text(ruleset_id: str, give_cash: str, not_collected: str) -> str:
-    """Why a hand of a void hand is scored (:func:`scores_void_hands`), added to what its scoring refused (a
-    photo that cannot be read as a non-winner's hand, where nobody won; a typed hand is read as notation only
-    instead, :func:`read_void_hand`), in the caller's words for what to give instead: ``give_cash`` a ``cash``
-    option (`table`: ``--settle-option cash=S:DOLLARS``), ``not_collected`` the option ``cash_when_void``
-    (`table`: ``-o cash_when_void=not-collected``)."""
-    return (f"nobody won, yet under {ruleset_id} each hand is scored as a non-winner's for the cash it shows (暗槓 $5, "
-            f"台花 $5, 台草 $3, collected whether or not the hand is won: option cash_when_void=collected, 004-33): "
-            f"give the whole hand, or the cash with {give_cash}, or {not_collected}")
+def cash_would_count(ruleset_id: str, options: Mapping[str, Any] | None,
+                     settle_options: Mapping[str, Any] | None) -> bool:
+    """In a hand nobody won, whether the cash a hand shows would be collected (:func:`void_cash_collected`) and
+    is not replaced by a ``cash`` given among ``settle_options``: where a hand not scored loses its cash."""
+    given = any(option_key(k) == "cash" for k in (settle_options or {}))
+    return not given and void_cash_collected(ruleset_id, options)
+
+
+def shows_cash_items(hand: Any) -> bool:
+    """Whether ``hand`` (a :class:`scoring.Hand`) shows an item that may be paid in cash: a concealed kong (暗槓,
+    004:42) or four or more flowers and seasons (台花 / 台草, a set of four, 004:43)."""
+    kongs = any(m.kind == "kong" and m.concealed for m in hand.melds)
+    return kongs or len(hand.bonus) >= 4
+
+
+def not_scored_note(player: str, why: str, give_cash: str) -> str:
+    """The note on ``player``'s hand not scored in a hand nobody won (``why``: its tile count, 假胡, a photo's
+    refusal), in the caller's words for a ``cash`` option (``give_cash``, ``{player}`` in it). A cash given
+    replaces the cash of every hand (:func:`with_cash`), so it says to name the others' too (a reviewer followed
+    the advice with cash=E:5, and S's $10 shown was no longer collected)."""
+    return (f"hand of {player} not scored ({why}): any cash it shows is not collected; give it with "
+            f"{give_cash.format(player=player)} (a cash given replaces every hand's own: name the others' cash in "
+            f"it too)")
 
 
 def liable_problem(ruleset_id: str, options: Mapping[str, Any], winner_scored: Any) -> str | None:

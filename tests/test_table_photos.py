@@ -292,3 +292,27 @@ def test_a_void_hk_tables_photo_is_read_as_a_non_winners_and_its_cash_collected(
     assert d["hands"]["E"]["winner"] is False and d["hands"]["E"]["cash"] == 5
     assert d["settlement"]["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}, d["settlement"]
     assert set(d["settlement"]["net"].values()) == {0}
+
+
+def test_a_void_hk_tables_photo_that_is_no_non_winners_hand_is_noted_not_refused(run_cli, truth):
+    # a reviewer's: a void hk-tw-16 table with a photo and `--settle-option cash=E:5` had settled (a void table's
+    # photos were not read), then was refused, exit 2, "found 13 tiles … a non-winning hand under hk-tw-16 has 16",
+    # once void hands were scored for their cash. photos(truth)[0] is a 14-tile hand (a winner's under nts): read as a
+    # non-winner's under hk-tw-16 it is no hand of 16. With a cash given (it replaces every hand's own, so the photo
+    # is not read): E collects $5 from each other player (cash_from=each, 004-32; cash_when_void=collected,
+    # 004-33): E +15, S/W/N −5. With none: nothing is collected (no other hand shows a cash item) and a note says
+    # the photo's hand was not scored, its cash not collected
+    ph = photos(truth)
+    base = ["table", "-r", "hk-tw-16", "--winner", "none", "--reader", bf.ORACLE, "--json", "--no-history",
+            "--photo", f"S={ph[0]}", "--hand", "E=1z", "--hand", "W=2z", "--hand", "N=3z"]
+    rc, out, err = run_cli(*base, "--settle-option", "cash=E:5")
+    assert rc == 0, err
+    assert json.loads(out)["settlement"]["cash"] == {"E": 15, "S": -5, "W": -5, "N": -5}
+    rc, out, err = run_cli(*base)
+    assert rc == 0, err
+    s = json.loads(out)["settlement"]
+    assert s["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0}, s
+    said = [n for n in s["notes"] if n.startswith("hand of S not scored (its photo: ")]
+    assert len(said) == 1 and said[0].endswith("any cash it shows is not collected; give it with --settle-option "
+                                               "cash=S:DOLLARS (a cash given replaces every hand's own: name the "
+                                               "others' cash in it too)"), s["notes"]

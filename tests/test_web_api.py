@@ -774,14 +774,16 @@ def test_a_void_hk_settlement_collects_the_cash_its_hands_show_as_table_does(pho
         assert "cash: none collected, nobody won (S $10 not collected; option cash_when_void=not-collected, 004-33)" \
             in j["notes"], j["notes"]
     # a placeholder hand is read as notation only and noted, as `table` notes it (it had been refused, 422): S's cash
-    # is still collected, S +30, E/W/N −10
-    short = [dict(p, hand="1z") if p["name"] == "E" else p for p in players]
-    r = photo[2].post("/api/settle", json={**body, "players": short})
-    assert r.status_code == 200, r.text[:600]
-    j = r.json()
+    # is still collected, S +30, E/W/N −10; E's placeholder shows a concealed kong, whose $5 is not (a placeholder
+    # showing no cash item is not noted)
+    short = [dict(p, hand="(4444s) 2z") if p["name"] == "E" else p for p in players]
+    j = _web_settled(photo[2], {**body, "players": short})
     assert j["cash"] == {"E": -10, "S": 30, "W": -10, "N": -10}, j
-    assert ("hand of E not scored (1 tile): any cash it shows is not collected; give it with cash=E:DOLLARS in "
-            "Settlement options (settle_options in a request)") in j["notes"], j["notes"]
+    assert ("hand of E not scored (4 tiles, each kong counting 3): any cash it shows is not collected; give it with "
+            "cash=E:DOLLARS in Settlement options (settle_options in a request) (a cash given replaces every hand's "
+            "own: name the others' cash in it too)") in j["notes"], j["notes"]
+    j = _web_settled(photo[2], {**body, "players": [dict(p, hand="1z") if p["name"] == "E" else p for p in players]})
+    assert j["cash"] == {"E": -10, "S": 30, "W": -10, "N": -10} and not [n for n in j["notes"] if "not scored" in n]
 
 
 def test_a_void_hk_settlement_with_a_false_mahjong_hand_typed_is_settled_as_table_settles_it(photo, capsys):
