@@ -36,7 +36,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             raise UserError("--annotate, --fix, --add, --exposed, --turn, --no-straighten, --no-mirror and "
                             "--no-second-detector need a "
                             "photo, not --hand")
-        sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        sizes = rs.notation_sizes
         hand = parse_hand(args.hand, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
         scored = score_hand(hand, rs, opts)
     else:

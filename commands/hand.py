@@ -11,7 +11,7 @@ def cmd_hand(args: argparse.Namespace) -> int:
     ctx = context_from_args(args)
     rs = load_ruleset(args.ruleset)
     # a ruleset with its own check_hand decides the tile count (score_hand calls it)
-    sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+    sizes = rs.notation_sizes
     hand = parse_hand(args.notation, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
     result = score_hand(hand, rs, options_from_args(args))
     from scoring.history import record_hand  # the audit trail (--db, --no-history)

@@ -345,7 +345,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     # notation only, as before, and noted where its cash would have counted: scoring.settle.read_void_hand)
     void_notes: list[str] = []
     if winner is not None or void_scored:
-        sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        sizes = rs.notation_sizes
         contexts = {p: Context(
             seat_wind=state.seat_wind(p), round_wind=state.round_wind, winner=p == winner,
             win_by=args.win_by if p == winner else "discard", last_tile=args.last_tile and p == winner,

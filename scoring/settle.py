@@ -528,7 +528,7 @@ def read_void_hand(ruleset_id: str, player: str, notation: str, context: Any, op
     false_win = str((settle_options or {}).get("false_win") or "").strip()
     refused: HandError | None = None
     if false_win != player:
-        sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        sizes = rs.notation_sizes
         try:
             hand = parse_hand(notation, context=context, sizes=sizes)
             return VoidHand(hand, score_hand(hand, rs, options))

@@ -223,7 +223,7 @@ def score_typed(job: Job, row: dict[str, Any]) -> None:
     ctx = job.make_context()
     try:
         rs = load_ruleset(job.ruleset)
-        sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        sizes = rs.notation_sizes
         hand = parse_hand(notation, winning_tile=job.winning_tile, context=ctx, sizes=sizes)
         s = score_hand(hand, rs, dict(job.options))
     except (HandError, RulesetError) as e:

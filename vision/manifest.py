@@ -437,7 +437,7 @@ def _notation_cell(notation: str, cells: Mapping[str, str], ruleset: str, ctx: M
     try:
         rs = load_ruleset(ruleset)
         # (as `hand`: a ruleset with its own check_hand decides the tile count when it is scored)
-        sizes: tuple[int, ...] | None = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        sizes: tuple[int, ...] | None = rs.notation_sizes
     except RulesetError:
         sizes = None
     apart = cells.get("winning_tile")

@@ -669,7 +669,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
     def _score_notation(req: S.HandRequest) -> dict[str, Any]:
         rs = load_ruleset(req.ruleset)
         ctx = req.context.to_context()
-        sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        sizes = rs.notation_sizes
         hand = parse_hand(req.notation, winning_tile=req.winning_tile or None, context=ctx, sizes=sizes)
         return score_out(score_hand(hand, rs, req.options))
 
@@ -904,7 +904,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             given, seated = players_for_seats(rs.id, given, seats)
         except RulesetError as e:
             raise ApiError(422, str(e).replace("settle option", "settle_options", 1)) from None
-        sizes = None if getattr(rs.module, "check_hand", None) else (rs.hand_size,)
+        sizes = rs.notation_sizes
         hands: dict[str, Any] = {}
         parsed: dict[str, Any] = {}  # the hands given in notation (tiles over the set: below)
         scored_hands: dict[str, Any] = {}  # the hands scored (their cash: scoring.settle.with_cash)
