@@ -51,6 +51,15 @@ class JoinRepeats(argparse.Action):
         setattr(namespace, self.dest, f"{old},{values}" if old else values)
 
 
+class NotAHandReading(UserError):
+    """A table's photo read, whose reading is no legal hand of the table's (``reading``: its notation): in a
+    hand nobody won, noted rather than refused (commands.settle); else said as any bad input."""
+
+    def __init__(self, reading: str, message: str) -> None:
+        super().__init__(message)
+        self.reading = reading
+
+
 def add_context_args(p: argparse.ArgumentParser) -> None:
     """The options describing a hand's circumstances, shared by hand/photo/audit/batch."""
     g = p.add_argument_group("context")

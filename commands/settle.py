@@ -19,7 +19,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from commands.common import UserError, add_history_args, options_from_args, print_json
+from commands.common import NotAHandReading, UserError, add_history_args, options_from_args, print_json
 from scoring.engine import check_context_flags, explain, load_ruleset, score_hand
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
@@ -27,7 +27,7 @@ from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import (Settlement, copies_in_a_set, dealer_streak_of, liable_problem, over_the_set_text, refused_win_text,
                             players_for_seats, robbed_kong_problem, keyed_settle_options, settle, settle_option_given_for_scoring, table_options,
-                            read_void_hand, scores_void_hands, tiles_over_the_set, cash_would_count, not_scored_note,
+                            read_void_hand, scores_void_hands, tiles_over_the_set, cash_would_count, not_scored_note, shows_cash_items,
                             with_cash, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
@@ -378,12 +378,19 @@ def cmd_table(args: argparse.Namespace) -> int:
                 # cash_when_void=not-collected: as before the hands were scored for their cash); else read as a
                 # non-winner's, and one that cannot be is noted, not refused (a void table's photo of 13 tiles
                 # with a cash given had settled, then was refused: a reviewer's)
-                if not cash_would_count(rs.id, opts, settle_opts):
+                # (nor the false_win player's photo: a 假胡 hand is not scored, as when typed)
+                if not cash_would_count(rs.id, opts, settle_opts) or settle_opts.get("false_win") == p:
                     continue
                 try:
                     results[p] = readers[p](ctx, None, rs, opts)
-                except (HandError, UserError) as e:
-                    void_notes.append(not_scored_note(p, f"its photo: {e}", "--settle-option cash={player}:DOLLARS"))
+                except NotAHandReading as e:  # (a file or reader error is still refused, as in a won hand)
+                    try:
+                        shown = parse_hand(e.reading, context=Context(winner=False), sizes=None)
+                    except HandError:
+                        shown = None
+                    if shown is not None and shows_cash_items(shown, ctx.flags):
+                        void_notes.append(not_scored_note(p, f"its photo reads {e.reading}, no non-winner's hand",
+                                                          "--settle-option cash={player}:DOLLARS"))
                 continue
             with _hand_of(p, is_w):
                 if p in readers:

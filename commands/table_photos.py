@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from commands.common import UserError
+from commands.common import NotAHandReading, UserError
 
 
 class PhotoEntry(str):
@@ -189,7 +189,7 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
             problem = re.sub(r"; if the hand did not win, give --not-winner \([^)]*\)", "", problem)
             problem = re.sub(r"if the hand won, leave out --not-winner", f"if the hand won, give --winner {player}",
                              problem)
-            raise UserError(f"photo of {player} ({path}): {problem} "
+            raise NotAHandReading(r.notation, f"photo of {player} ({path}): {problem} "
                             f"(read {r.notation}); correct a tile with --photo-fix {player}=POS=TILE, add a missed one with "
                             f"--photo-add {player}=POS=TILE "
                             f"(numbers: `mahjong-score photo {path} --annotate out.jpg`) or give --hand {player}=NOTATION")

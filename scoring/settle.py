@@ -535,13 +535,15 @@ def read_void_hand(ruleset_id: str, player: str, notation: str, context: Any, op
         except HandError as e:
             refused = e
     hand = parse_hand(notation, context=Context(winner=False), sizes=None)
-    if not (cash_would_count(ruleset_id, options, settle_options) and shows_cash_items(hand)):
+    flags = getattr(context, "flags", frozenset())
+    if not (cash_would_count(ruleset_id, options, settle_options) and shows_cash_items(hand, flags)):
         # (a placeholder of a few tiles shows no concealed kong nor a set of four flowers: four drawn hands typed
         # 1z 2z 3z 4z had got four notes that their cash was not collected)
         return VoidHand(hand)
     n = hand.tile_count
+    kongs = ", each kong counting 3" if any(m.kind == "kong" for m in hand.melds) else ""
     why = (f"false_win={player}: a false mahjong, 假胡" if refused is None
-           else f"{n} tile{'' if n == 1 else 's'}, each kong counting 3" if n != rs.hand_size else str(refused))
+           else f"{n} tile{'' if n == 1 else 's'}{kongs}" if n != rs.hand_size else str(refused))
     return VoidHand(hand, None, not_scored_note(player, why, give_cash))
 
 
@@ -553,11 +555,18 @@ def cash_would_count(ruleset_id: str, options: Mapping[str, Any] | None,
     return not given and void_cash_collected(ruleset_id, options)
 
 
-def shows_cash_items(hand: Any) -> bool:
-    """Whether ``hand`` (a :class:`scoring.Hand`) shows an item that may be paid in cash: a concealed kong (暗槓,
-    004:42) or four or more flowers and seasons (台花 / 台草, a set of four, 004:43)."""
+#: the two sets of four bonus tiles paid in cash (台花 $5, 台草 $3, 004:43): the flowers, the seasons
+CASH_BONUS_SETS = (frozenset({"1f", "2f", "3f", "4f"}), frozenset({"1y", "2y", "3y", "4y"}))
+
+
+def shows_cash_items(hand: Any, flags: Any = ()) -> bool:
+    """Whether ``hand`` (a :class:`scoring.Hand`) shows an item paid in cash: a concealed kong (暗槓, 004:42), a
+    whole set of flowers or of seasons (台花 / 台草, :data:`CASH_BONUS_SETS`, 004:43), or a concealed kong not
+    shown (the player flag ``concealed-kong-not-shown`` among ``flags``, 暗槓不亮, 004:42: the kong is not in the
+    hand typed, the penalty is)."""
     kongs = any(m.kind == "kong" and m.concealed for m in hand.melds)
-    return kongs or len(hand.bonus) >= 4
+    sets = any(b <= set(hand.bonus) for b in CASH_BONUS_SETS)
+    return kongs or sets or "concealed-kong-not-shown" in set(flags)
 
 
 def not_scored_note(player: str, why: str, give_cash: str) -> str:

@@ -768,3 +768,36 @@ def test_settle_reads_east_given_for_a_player_and_says_it_knows_no_other_seat(ca
                  "-o", "discarder=W", "--json"]) == 0
     j = json.loads(capsys.readouterr().out)
     assert j["net"] == {"E": 0, "S": 0, "W": -11, "N": 11} and not [n for n in j["notes"] if "read as" in n], j
+
+
+def test_a_void_hk_placeholder_is_noted_only_for_a_cash_item_it_shows_or_is_flagged_with():
+    # a reviewer's: a placeholder flagged concealed-kong-not-shown (暗槓不亮, $10 back to each player, 004:42: the
+    # kong is not in the hand typed) lost its penalty without a word; four bonus tiles that are no whole set of
+    # flowers or seasons (台花 / 台草, 004:43) were noted as a cash item; "each kong counting 3" was said of a hand
+    # with no kong. Nobody won; no hand scored (placeholders), no cash moves (cash_when_void=collected, 004-33)
+    from scoring.settle import shows_cash_items
+
+    base = ["table", "-r", "hk-tw-16", "--winner", "none", "--no-history", "--json"]
+    hands = {"E": "1z", "S": "2z", "W": "3z", "N": "4z"}
+
+    def notes(*more, **typed):
+        argv = [*base, *more, *[a for p, h in {**hands, **typed}.items() for a in ("--hand", f"{p}={h}")]]
+        import io
+        from contextlib import redirect_stdout
+
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            assert main(argv) == 0
+        return [n for n in json.loads(buf.getvalue())["settlement"]["notes"] if " not scored " in n]
+
+    assert notes("--player-flag", "S=concealed-kong-not-shown") == [
+        "hand of S not scored (1 tile): any cash it shows is not collected; give it with --settle-option "
+        "cash=S:DOLLARS (a cash given replaces every hand's own: name the others' cash in it too)"]
+    assert notes(E="1z +1f1y2f2y") == []  # (no whole set: no 台花, no 台草)
+    assert notes(E="1z +1f2f3f4f") == [
+        "hand of E not scored (1 tile): any cash it shows is not collected; give it with --settle-option "
+        "cash=E:DOLLARS (a cash given replaces every hand's own: name the others' cash in it too)"]
+    from scoring.notation import parse_hand
+
+    assert shows_cash_items(parse_hand("(4444s) 2z", sizes=None))
+    assert not shows_cash_items(parse_hand("[4444s] 2z", sizes=None))  # (an exposed kong is paid in points only)

@@ -294,14 +294,15 @@ def test_a_void_hk_tables_photo_is_read_as_a_non_winners_and_its_cash_collected(
     assert set(d["settlement"]["net"].values()) == {0}
 
 
-def test_a_void_hk_tables_photo_that_is_no_non_winners_hand_is_noted_not_refused(run_cli, truth):
+def test_a_void_hk_tables_photo_that_is_no_non_winners_hand_is_not_refused(run_cli, truth):
     # a reviewer's: a void hk-tw-16 table with a photo and `--settle-option cash=E:5` had settled (a void table's
     # photos were not read), then was refused, exit 2, "found 13 tiles … a non-winning hand under hk-tw-16 has 16",
     # once void hands were scored for their cash. photos(truth)[0] is a 14-tile hand (a winner's under nts): read as a
     # non-winner's under hk-tw-16 it is no hand of 16. With a cash given (it replaces every hand's own, so the photo
     # is not read): E collects $5 from each other player (cash_from=each, 004-32; cash_when_void=collected,
-    # 004-33): E +15, S/W/N −5. With none: nothing is collected (no other hand shows a cash item) and a note says
-    # the photo's hand was not scored, its cash not collected
+    # 004-33): E +15, S/W/N −5. With none: nothing is collected; the photo's reading (19m19p19s1234567z +3f3y)
+    # shows no cash item (no concealed kong, no whole set of flowers or seasons), so no note. A photo that is no
+    # image is still refused, as in a won hand (a reviewer's: it had become a note, and a settlement)
     ph = photos(truth)
     base = ["table", "-r", "hk-tw-16", "--winner", "none", "--reader", bf.ORACLE, "--json", "--no-history",
             "--photo", f"S={ph[0]}", "--hand", "E=1z", "--hand", "W=2z", "--hand", "N=3z"]
@@ -311,8 +312,20 @@ def test_a_void_hk_tables_photo_that_is_no_non_winners_hand_is_noted_not_refused
     rc, out, err = run_cli(*base)
     assert rc == 0, err
     s = json.loads(out)["settlement"]
-    assert s["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0}, s
-    said = [n for n in s["notes"] if n.startswith("hand of S not scored (its photo: ")]
-    assert len(said) == 1 and said[0].endswith("any cash it shows is not collected; give it with --settle-option "
-                                               "cash=S:DOLLARS (a cash given replaces every hand's own: name the "
-                                               "others' cash in it too)"), s["notes"]
+    assert s["cash"] == {"E": 0, "S": 0, "W": 0, "N": 0} and not [n for n in s["notes"] if "not scored" in n], s
+    bad = [a if a != f"S={ph[0]}" else f"S={truth / 'truth.json'}" for a in base]
+    rc, out, err = run_cli(*bad)
+    assert rc == 2 and "error: photo of S (" in err and "not an image file" in err and err.count("\n") == 1, err
+
+
+def test_a_void_hk_tables_false_mahjong_photo_is_not_scored_as_when_typed(run_cli, truth):
+    # a reviewer's: the false_win player's photo was read and scored (its (4444s) 暗槓 $5 collected: S −135, the
+    # others +45) where the same hand typed is not scored (read_void_hand: a 假胡 hand). 004:50 "假胡 penalty $50 to
+    # each player": S −150, E/W/N +50; the photo is not read (nor is a typed 假胡 hand scored)
+    ph = photos(truth)
+    rc, out, err = run_cli("table", "-r", "hk-tw-16", "--winner", "none", "--reader", bf.ORACLE, "--json",
+                           "--no-history", "--settle-option", "false_win=S", "--photo", f"S={ph[1]}",
+                           "--hand", "E=1z", "--hand", "W=2z", "--hand", "N=3z")
+    assert rc == 0, err
+    s = json.loads(out)["settlement"]
+    assert s["cash"] == {"E": 50, "S": -150, "W": 50, "N": 50}, s
