@@ -48,7 +48,7 @@ from .view import (  # noqa: F401  (View and the feature bits live in scoring.vi
     FEATURES, View, _HAND_BITS, _WAITS, _hand_bits, _hand_lazy, _lazy, _tile_set, _waits_cached,
     hand_features, view_features)
 from .results import (  # noqa: F401  (Line, Totals and ScoredHand live in scoring.results; re-exported)
-    Line, ScoredHand, Totals, _maker, _new_line, _new_scored, _new_totals, _num, _object_new, _object_setattr)
+    Line, ScoredHand, Totals, _maker, dollars, _new_line, _new_scored, _new_totals, _num, _object_new, _object_setattr)
 
 RULESET_DIR = Path(__file__).resolve().parent / "rulesets"
 KINDS = ("points", "doublings", "fixed", "limit", "multiplier", "cash", "note")
@@ -1037,7 +1037,7 @@ def _summary(result: ScoredHand) -> str:
         if refusal is not None:
             summary += f" ({refusal})"
     if result.cash:
-        summary += f"   cash: ${_num(result.cash)} (paid apart)"
+        summary += f"   cash: {dollars(result.cash)} (paid apart)"
     return summary
 
 

@@ -46,7 +46,9 @@ class Line:
         elif self.kind == "multiplier":
             return f"×{_num(self.multiplier)}"
         elif self.kind == "cash":
-            a = f"${_num(self.cash)}"
+            a = dollars(self.cash)
+            # (a penalty paid back: "2×-$10 = -$20", as the settlement notes say money, not "2×-10 = $-20")
+            return f"{self.count}×{dollars(self.value)} = {a}" if self.count > 1 else a
         else:
             return "note"
         return f"{self.count}×{_num(self.value)} = {a}" if self.count > 1 else a
@@ -63,6 +65,12 @@ class Line:
 
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def dollars(x: float) -> str:
+    """Dollars as the explanations and the settlement notes say them: ``$10``, ``-$10`` (cash paid back),
+    ``$2.5``."""
+    return f"{'-' if x < 0 else ''}${abs(x):g}"
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from .engine import keyed_options, load_ruleset, option_key
 from .errors import RulesetError, echo
 from .hand import MAX_DEALER_STREAK
 from .notation import whole_number_value
+from .results import dollars
 
 
 @dataclass(frozen=True)
@@ -344,11 +345,6 @@ def _given_cash(raw: Any) -> dict[str, float] | None:
         return {str(p).strip(): float(a) for p, a in items}
     except (TypeError, ValueError):
         return None
-
-
-def dollars(x: float) -> str:
-    """Dollars as the settlement notes say them: ``$10``, ``-$10`` (cash paid back), ``$2.5``."""
-    return f"{'-' if x < 0 else ''}${abs(x):g}"
 
 
 def cash_replaced_note(ruleset_id: str, options: Mapping[str, Any] | None, scored: Mapping[str, Any] | None,

@@ -1329,3 +1329,15 @@ def test_004_15_the_dealer_payment_note_shows_only_when_the_dealer_pays():
     s = settle(RS, {"E": 30, "S": 0, "W": 0, "N": 0}, "E", "E", {**opts, "discarder": "W"})
     assert s.net == {"E": 30, "S": 0, "W": -30, "N": 0}
     assert not any(n.startswith("莊/連莊") for n in s.notes)
+
+
+def test_a_penalty_paid_back_is_said_in_dollars_as_the_settlement_says_it():
+    # a reviewer's: the hand line said "$-10" (and "2×-10 = $-20" for two kongs) where the settlement notes say
+    # "-$10". 暗槓不亮 (004:42): "returning $10 back to each player", -$10 a kong not shown
+    from scoring import Context, parse_hand, score_hand
+    from scoring.engine import explain
+
+    ctx = Context(winner=False, flags=frozenset({"concealed-kong-not-shown"}))
+    sc = score_hand(parse_hand("(9999m) 111p 222p 333z 567s 4z", context=ctx), "hk-tw-16")
+    text = explain(sc)
+    assert "-$10  暗槓不亮" in text and "cash: -$10 (paid apart)" in text and "$-" not in text, text
