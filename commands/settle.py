@@ -27,7 +27,7 @@ from scoring.notation import is_whole_number, parse_hand
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import (Settlement, copies_in_a_set, dealer_streak_of, liable_problem, over_the_set_text, refused_win_text,
                             players_for_seats, robbed_kong_problem, keyed_settle_options, settle, settle_option_given_for_scoring, table_options,
-                            read_void_hand, scores_void_hands, tiles_over_the_set, cash_would_count, not_scored_note, shows_cash_items,
+                            read_void_hand, scores_void_hands, tiles_over_the_set, cash_would_count, unscored_void_note,
                             with_cash, with_win_by)
 
 NONE_WORDS = ("none", "void", "-")
@@ -387,10 +387,11 @@ def cmd_table(args: argparse.Namespace) -> int:
                     try:
                         shown = parse_hand(e.reading, context=Context(winner=False), sizes=None)
                     except HandError:
-                        shown = None
-                    if shown is not None and shows_cash_items(shown, ctx.flags):
-                        void_notes.append(not_scored_note(p, f"its photo reads {e.reading}, no non-winner's hand",
-                                                          "--settle-option cash={player}:DOLLARS"))
+                        continue
+                    note = unscored_void_note(rs.id, p, shown, ctx.flags,
+                                              f"its photo reads {e.reading}, no non-winner's hand", opts, settle_opts,
+                                              "--settle-option cash={player}:DOLLARS")
+                    void_notes += [note] if note else []
                 continue
             with _hand_of(p, is_w):
                 if p in readers:

@@ -294,7 +294,7 @@ class HandCash:
     """What :func:`with_cash` reads of a scored hand, for a caller that holds no :class:`scoring.ScoredHand`:
     its ``cash`` (``ScoredHand.cash``: the hand's cash lines, 暗槓 $5, 台花 $5, 台草 $3, 004:42–43) and the
     ruleset ``options`` it was scored with (``cash_from``). A batch row's, read from its stored breakdown
-    (:func:`vision.batch_outputs.breakdown_cash`)."""
+    (:func:`vision.batch_outputs.breakdown_cash_lines`)."""
 
     cash: float = 0
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -531,16 +531,25 @@ def read_void_hand(ruleset_id: str, player: str, notation: str, context: Any, op
         except HandError as e:
             refused = e
     hand = parse_hand(notation, context=Context(winner=False), sizes=None)
-    flags = getattr(context, "flags", frozenset())
-    if not (cash_would_count(ruleset_id, options, settle_options) and shows_cash_items(hand, flags)):
-        # (a placeholder of a few tiles shows no concealed kong nor a set of four flowers: four drawn hands typed
-        # 1z 2z 3z 4z had got four notes that their cash was not collected)
-        return VoidHand(hand)
     n = hand.tile_count
     kongs = ", each kong counting 3" if any(m.kind == "kong" for m in hand.melds) else ""
     why = (f"false_win={player}: a false mahjong, 假胡" if refused is None
            else f"{n} tile{'' if n == 1 else 's'}{kongs}" if n != rs.hand_size else str(refused))
-    return VoidHand(hand, None, not_scored_note(player, why, give_cash))
+    return VoidHand(hand, None, unscored_void_note(ruleset_id, player, hand, getattr(context, "flags", ()), why,
+                                                   options, settle_options, give_cash))
+
+
+def unscored_void_note(ruleset_id: str, player: str, hand: Any, flags: Any, why: str,
+                       options: Mapping[str, Any] | None, settle_options: Mapping[str, Any] | None,
+                       give_cash: str) -> str | None:
+    """The note on ``player``'s ``hand`` (a :class:`scoring.Hand`, read as notation only) not scored in a hand
+    nobody won (``why``: its tile count, 假胡, a photo's reading; :func:`not_scored_note`), or None where it loses
+    no cash: a cash given or ``cash_when_void=not-collected`` (:func:`cash_would_count`), or no cash item shown
+    (:func:`shows_cash_items`: four drawn hands typed 1z 2z 3z 4z had got four notes that their cash was not
+    collected). The one rule of a typed hand (:func:`read_void_hand`) and `table`'s photo."""
+    if not (cash_would_count(ruleset_id, options, settle_options) and shows_cash_items(hand, flags)):
+        return None
+    return not_scored_note(player, why, give_cash)
 
 
 def cash_would_count(ruleset_id: str, options: Mapping[str, Any] | None,
