@@ -152,19 +152,13 @@ def _one_line(e: BaseException) -> str:
     return s[0] if s else type(e).__name__
 
 
-def breakdown_cash(lines: Sequence[Mapping[str, Any]] | None) -> float:
-    """A scored hand's cash (``ScoredHand.cash``: money apart from points, hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3,
-    004:42–43, and 暗槓不亮 −$10) read back from its row's stored breakdown (:func:`vision.batch.breakdown`,
-    whose format every version of the state database has written: ``kind`` ``cash``, ``amount`` the line's
-    dollars, its count in): the sum of :func:`breakdown_cash_lines` (each rule's first line only, as
-    ``ScoredHand.cash`` and `table` count a 兩吃 hand's, 004:47)."""
-    return sum((ln["amount"] for ln in breakdown_cash_lines(lines)), 0.0)
-
-
 def breakdown_cash_lines(lines: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
-    """The cash lines :func:`breakdown_cash` sums, each rule's first (:func:`scoring.settle.cash_lines_once`):
-    ``rule``, ``amount`` and ``count``, for the note of a ``cash`` given that replaces them
-    (:func:`scoring.settle.cash_replaced_note`)."""
+    """A scored hand's cash lines (money apart from points, hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43, and
+    暗槓不亮 −$10) read back from its row's stored breakdown (:func:`vision.batch.breakdown`, whose format every
+    version of the state database has written: ``kind`` ``cash``, ``amount`` the line's dollars, its count in),
+    each rule's first only (:func:`scoring.settle.cash_lines_once`, as ``ScoredHand.cash`` and `table` count a
+    兩吃 hand's, 004:47): ``rule``, ``amount`` and ``count``. Their amounts sum to the hand's cash; the lines
+    name what a ``cash`` given replaces (:func:`scoring.settle.cash_replaced_note`)."""
     from scoring.settle import cash_lines_once
 
     return [{"rule": str(ln.get("rule")), "amount": float(ln.get("amount") or 0), "count": int(ln.get("count") or 1)}
@@ -174,8 +168,8 @@ def breakdown_cash_lines(lines: Sequence[Mapping[str, Any]] | None) -> list[dict
 def hands_cash(ruleset_id: str, labels: Sequence[str],
                members: Sequence[tuple[Job, Mapping[str, Any]]]) -> dict[str, Any]:
     """Each player's hand as :func:`scoring.settle.with_cash` reads it (a :class:`scoring.settle.HandCash`): the
-    cash of the row's breakdown (its ``cash``, :func:`breakdown_cash`, and the lines that make it,
-    :func:`breakdown_cash_lines`, each named as the ruleset names its rule) and the options it was scored with."""
+    cash of the row's breakdown (the sum of its cash lines, :func:`breakdown_cash_lines`, each named as the
+    ruleset names its rule) and the options it was scored with."""
     from scoring.engine import load_ruleset
     from scoring.settle import CashLine, HandCash
 
@@ -189,7 +183,7 @@ def hands_cash(ruleset_id: str, labels: Sequence[str],
             opts = {}
         lines = tuple(CashLine(ln["rule"], names.get(ln["rule"], ln["rule"]), ln["amount"], ln["count"])
                       for ln in row.get("cash_lines") or ())
-        out[lab] = HandCash(float(row.get("cash") or 0), opts, lines)
+        out[lab] = HandCash(sum((ln.cash for ln in lines), 0.0), opts, lines)
     return out
 
 
@@ -320,7 +314,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     winner, east, net, each player's points paid and received, cash (player → $ net apart from points, where the
     scheme settles cash: hk-tw-16; else empty) and transfers (:func:`scoring.settle.settle`), with the options of
     :func:`group_settle_options` (``settle_options``: ``batch --settle-option``) and, won or void, the
-    cash the rows' own breakdowns report (a member's row ``cash``: :func:`breakdown_cash`) as `table` collects it
+    cash the rows' own breakdowns report (a member's row ``cash_lines``: :func:`breakdown_cash_lines`) as `table` collects it
     (:func:`scoring.settle.with_cash`: a ``cash`` option given replaces it)."""
     from scoring.settle import players_for_seats, refused_win_text, settle, with_cash
 
@@ -530,7 +524,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
                         # (a row scored before the refusal was kept: its problem begins with it)
                         "allowed": r["allowed"], "refusal": r["refusal"] or r["problem"],
                         # the hand's own cash (暗槓 $5 …), from its breakdown: a row an earlier version wrote too
-                        "cash": breakdown_cash(row["breakdown"]), "cash_lines": breakdown_cash_lines(row["breakdown"])}
+                        "cash_lines": breakdown_cash_lines(row["breakdown"])}
                 groups.setdefault((job.table, job.hand), []).append((job, slim))
             yield row
 
