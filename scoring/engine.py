@@ -190,7 +190,7 @@ class Ruleset:
         """The tile counts a typed hand must have (:func:`scoring.notation.parse_hand`'s ``sizes``): the
         ruleset's ``hand_size`` (13 or 16, kongs counting 3), or None where its module checks a hand's size
         itself (its ``check_hand`` hook: special hands of other counts)."""
-        return None if getattr(self.module, "check_hand", None) else (self.hand_size,)
+        return None if self.hook("check_hand") else (self.hand_size,)
 
     def same_value(self, key: str, a: Any, b: Any) -> bool:
         """Whether ``a`` and ``b``, two values given for the option ``key``, mean the same as

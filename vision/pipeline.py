@@ -36,7 +36,7 @@ from .decode import (FORCED_WIN_NOTE, Reading, decode, format_confidence, number
 from .detect import Detections, Detector, MirrorFusedDetector, add_second, load_detector, load_second_detector
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
-from .layout import (AWAY_NOTE, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs, bonus_probability,
+from .layout import (AWAY_NOTE, BONUS_INDEX, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs, bonus_probability,
                      by_prior, find_geometry, hand_candidates, lift_geometry)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -1143,8 +1143,8 @@ def loose_bonus_doubts(res: PhotoResult) -> list[tuple[list[int], list[str], flo
         shown = [i for i in tiles if i in res.order]
         if cost < LOOSE_DOUBT or not shown:
             continue
-        idx = [CLASS_INDEX[b] for b in BONUS_TILES]  # (each tile's likeliest flower/season, as the note says)
-        named = sorted((res.position(i), BONUS_TILES[int(np.argmax(res.readings.probs[i][idx]))]) for i in shown)
+        # (each tile's likeliest flower/season, as the note says)
+        named = sorted((res.position(i), BONUS_TILES[int(np.argmax(res.readings.probs[i][BONUS_INDEX]))]) for i in shown)
         out.append(([n for n, _ in named], [f for _, f in named], cost))
     return sorted(out, key=lambda d: -d[2])
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from ..decompose import Decomposition, decompositions, is_standard_complete, place_winning_tile, register_shape
 from ..errors import HandError, RulesetError
 from ..hand import Context, Hand, Meld
+from ..results import dollars
 from ..tiles import (BONUS, DRAGONS, FLOWERS, HONOURS, PLAYING_TILES, SEASONS, SUITS,
                      TERMINALS, TERMINALS_AND_HONOURS, WIND_NUMBER, WINDS, counts34, next_tile, rank,
                      sort_tiles)
@@ -1090,8 +1091,6 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
         notes.append(f"底 is in the winner's score once ({SEED}:41, 47)")
     else:
         notes.append("no winner: no points change hands")
-    from ..settle import dollars
-
     cash = {p: 0.0 for p in players}
     mode = rs_opts["cash_from"]
     items = _parse_cash(options.get("cash"), players)

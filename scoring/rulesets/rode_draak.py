@@ -497,7 +497,7 @@ def _doublings_entry_line(lines: Sequence["Line"], doublings: int, ruleset: "Rul
     from ..fired import Fired
 
     # (its own rule: the "Schoon spel" rule entry-clean had been shown on this hand, which is not clean)
-    rule = next(r for r in ruleset.rules if r.id == "entry-doublings")
+    rule = ruleset.rule("entry-doublings")
     names = {r.id: r.name for r in ruleset.rules}
     items = ", ".join(f"{names.get(ln.rule, ln.name)} {ln.amount().strip()}" for ln in lines
                       if ln.kind == "doublings" and ln.value)
@@ -526,7 +526,7 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
     if _entry_ok(result.lines, result.doublings, options, clean):
         if _is_limit(result.lines):  # say whether the entry rule was met or waived (option limit_entry)
             return replace(result, lines=result.lines + (_limit_entry_line(result, ruleset, options, clean),))
-        if not any(ln.rule in ("entry-clean", "entry-doublings") for ln in result.lines):
+        if not any(ln.rule == "entry-clean" for ln in result.lines):
             # (the status alone had not reached the explanation: a referee saw no entry-rule line at all)
             line = _doublings_entry_line(result.lines, result.doublings, ruleset, options)
             return replace(result, lines=result.lines + (line,),
