@@ -915,13 +915,25 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         # few tiles or the false_win player's 假胡 hand, is read as notation only and noted (read_void_hand)
         void_scored = winner is None and scores_void_hands(rs.id)
         void_notes: list[str] = []
+
+        def player_context(name: str, p: Any) -> Context:
+            """The circumstances of ``name``'s hand (in a void hand, no one won: each winner's part at its default)."""
+            is_w = name == winner
+            return Context(
+                seat_wind=seats[name], round_wind=req.round_wind, winner=is_w,
+                win_by=req.win_by if is_w else "discard", last_tile=req.last_tile and is_w,
+                first_turn=req.first_turn and is_w, announced_wait=req.announced_wait and is_w,
+                kong_on_kong=req.kong_on_kong and is_w,
+                dealer_streak=streak if name == req.east else 0,  # (the dealer is East)
+                flags=frozenset(set(p.flags) | (set(req.flags) if is_w else set())))
+
         for name, p in zip(names, req.players):
             hand_text = (p.hand or "").strip()
             if hand_text and p.score is not None:
                 raise ApiError(422, f"player {name}: give a score or a hand, not both")
+            is_w = name == winner
             if hand_text and void_scored:
-                ctx = Context(seat_wind=seats[name], round_wind=req.round_wind, winner=False,
-                              dealer_streak=streak if name == req.east else 0, flags=frozenset(p.flags))
+                ctx = player_context(name, p)
                 try:
                     read = read_void_hand(rs.id, name, hand_text, ctx, scoring_opts, given, VOID_CASH_WORDS)
                 except (HandError, RulesetError) as e:
@@ -933,14 +945,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 void_notes += [read.note] if read.note else []
                 scores[name] = 0  # (a void hand counts no points, 001:134: its hands are scored for their cash alone)
             elif hand_text and winner is not None:
-                is_w = name == winner
-                ctx = Context(
-                    seat_wind=seats[name], round_wind=req.round_wind, winner=is_w,
-                    win_by=req.win_by if is_w else "discard", last_tile=req.last_tile and is_w,
-                    first_turn=req.first_turn and is_w, announced_wait=req.announced_wait and is_w,
-                    kong_on_kong=req.kong_on_kong and is_w,
-                    dealer_streak=streak if name == req.east else 0,  # (the dealer is East)
-                    flags=frozenset(set(p.flags) | (set(req.flags) if is_w else set())))
+                ctx = player_context(name, p)
                 try:
                     h = parse_hand(hand_text, winning_tile=(req.winning_tile or None) if is_w else None,
                                    context=ctx, sizes=sizes)
