@@ -263,6 +263,17 @@ def load_second_detector(threads: int | None = None) -> SecondDetector:
     return SecondDetector(open_model(str(p), threads or thread_count()))
 
 
+def _pairwise(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Boxes ``a`` (N, 4) and ``b`` (M, 4) xyxy pixels → (their intersections (N, M), ``a``'s areas (N,),
+    ``b``'s areas (M,)), in pixels²: what :func:`add_second` and :func:`fuse_mirrored` measure their overlaps by."""
+    x0 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y0 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x1 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y1 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
+    return inter, (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1]), (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+
+
 def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_SKIP_IOU,
                inside: float = SECOND_INSIDE) -> Detections:
     """The first detector's boxes with the second's (:class:`SecondDetector`) that add a tile:
@@ -282,13 +293,7 @@ def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_S
         return second
     F = first.boxes.astype(np.float64)
     S = second.boxes.astype(np.float64)
-    x0 = np.maximum(S[:, None, 0], F[None, :, 0])
-    y0 = np.maximum(S[:, None, 1], F[None, :, 1])
-    x1 = np.minimum(S[:, None, 2], F[None, :, 2])
-    y1 = np.minimum(S[:, None, 3], F[None, :, 3])
-    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
-    a_s = (S[:, 2] - S[:, 0]) * (S[:, 3] - S[:, 1])
-    a_f = (F[:, 2] - F[:, 0]) * (F[:, 3] - F[:, 1])
+    inter, a_s, a_f = _pairwise(S, F)
     iou = inter / (a_s[:, None] + a_f[None, :] - inter + 1e-9)
     within = inter / (a_s[:, None] + 1e-9)
     replaced: set[int] = set()
@@ -346,13 +351,8 @@ def fuse_mirrored(plain: Detections, mirrored: Detections, iou: float = IOU_THRE
     xywh = np.c_[boxes[:, :2], boxes[:, 2:] - boxes[:, :2]]
     keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, iou), np.int64).reshape(-1)
     keep = keep[np.argsort(-scores[keep], kind="stable")]
-    x0 = np.maximum(boxes[keep, None, 0], boxes[None, :, 0])
-    y0 = np.maximum(boxes[keep, None, 1], boxes[None, :, 1])
-    x1 = np.minimum(boxes[keep, None, 2], boxes[None, :, 2])
-    y1 = np.minimum(boxes[keep, None, 3], boxes[None, :, 3])
-    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
-    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    ious = inter / (area[keep, None] + area[None, :] - inter + 1e-9)
+    inter, a_keep, area = _pairwise(boxes[keep], boxes)
+    ious = inter / (a_keep[:, None] + area[None, :] - inter + 1e-9)
     out_b, out_s, used = [], [], set()
     for row, k in enumerate(keep):
         cand = np.flatnonzero((src != src[k]) & (ious[row] >= match))
