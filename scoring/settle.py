@@ -337,28 +337,24 @@ def _hand_cash_lines(hand: Any) -> list[Any]:
     return cash_lines_once(getattr(hand, "lines", None))
 
 
-def _given_cash(raw: Any) -> dict[str, float] | None:
-    """A ``cash`` option as given (``"E:5,S:3"`` or a mapping) → player → dollars; None when it cannot be read
-    (the scheme refuses it, with its own words)."""
-    try:
-        items = raw.items() if isinstance(raw, Mapping) else (p.split(":", 1) for p in str(raw).split(","))
-        return {str(p).strip(): float(a) for p, a in items}
-    except (TypeError, ValueError):
-        return None
-
-
 def cash_replaced_note(ruleset_id: str, options: Mapping[str, Any] | None, scored: Mapping[str, Any] | None,
-                       ) -> str | None:
+                       players: Iterable[str] | None = None) -> str | None:
     """When the settlement ``options`` of ``ruleset_id`` give a ``cash`` that replaces the cash the hands
     ``scored`` show (player → :class:`scoring.ScoredHand` or :class:`HandCash`, as given to :func:`with_cash`),
     the note that says what was replaced: ``"cash given replaces the hands' own: Ann $5 concealed kong (暗槓)"``;
-    None when no cash is given, the hands show none, or the cash given is theirs (player by player)."""
+    None when no cash is given, the hands show none, or the cash given is theirs (player by player). The cash
+    given is read by the scheme's own ``parse_cash`` hook (hk-tw-16's) for the table's ``players`` (default: the
+    players of ``scored``); one it refuses gets no note (the settlement refuses it in its words)."""
     if not options or "cash" not in options or not scored:
         return None
     own = {p: h for p, h in scored.items() if getattr(h, "cash", 0)}
     if not own:
         return None
-    given = _given_cash(options["cash"])
+    parse = load_ruleset(ruleset_id).hook("parse_cash")
+    try:
+        given = parse(options["cash"], list(scored if players is None else players)) if parse else None
+    except RulesetError:
+        given = None
     if given is None or {p: a for p, a in given.items() if a} == {p: float(h.cash) for p, h in own.items()}:
         return None
     said = []
@@ -664,7 +660,7 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
         result = replace(result, ruleset=rs.id)
     # a cash given replaces the hands' own (with_cash): said, as the scheme's notes name only what is collected (a
     # director's settle cell cash=Cas:3 left Ann's 暗槓 $5 uncollected, the notes saying "cash: Cas collects $3 …")
-    replaced = cash_replaced_note(rs.id, options, scored)
+    replaced = cash_replaced_note(rs.id, options, scored, scores)
     if replaced:
         notes = list(result.notes)
         at = next((i for i, n in enumerate(notes) if n.startswith("cash")), len(notes))

@@ -926,8 +926,10 @@ def _player(name: str, value: Any, players: Sequence[str]) -> str:
     return v
 
 
-def _parse_cash(raw: Any, players: Sequence[str]) -> dict[str, float]:
-    """``"E:10,S:3"`` or a mapping → {player: cash each player collects}."""
+def parse_cash(raw: Any, players: Sequence[str]) -> dict[str, float]:
+    """``"E:10,S:3"`` or a mapping → {player: cash each player collects} (a hook of the settlement: also read by
+    :func:`scoring.settle.cash_replaced_note`). Raises RulesetError for a player not of ``players``, an amount
+    that is no finite number, a player named twice."""
     if not raw:
         return {}
     items = raw.items() if isinstance(raw, Mapping) else (p.split(":", 1) for p in str(raw).split(","))
@@ -1093,7 +1095,7 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
         notes.append("no winner: no points change hands")
     cash = {p: 0.0 for p in players}
     mode = rs_opts["cash_from"]
-    items = _parse_cash(options.get("cash"), players)
+    items = parse_cash(options.get("cash"), players)
     if winner is None and any(items.values()):
         # the cash of a hand nobody won (004-33: "at completion or at settlement?"): the $ items are "immediate
         # cash payments, not points" (004 rendering line 12, INFERRED: the seed says "$5", 004:42–43), paid when
