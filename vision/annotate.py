@@ -325,14 +325,15 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
             drawn.append((label, rect))
             note(kind, index, label, rect, recs)
 
-        def put_tile(label: _Text, tags: Sequence[_Text], i: int, kind: str) -> None:
-            """A tile's label right above or below its box (touching it, as in a simple row); where
-            neither spot is free (tiles stacked in columns, a crowd), a tag inside the box itself: the
-            first of ``tags`` (smaller forms of the label, the number always first) that fits the box,
+        def put_tile(tags: Sequence[_Text], i: int, kind: str) -> None:
+            """A tile's label (the first of ``tags``) right above or below its box (touching it, as in a
+            simple row); where neither spot is free (tiles stacked in columns, a crowd), a tag inside the
+            box itself: the first of ``tags`` (the label, then smaller forms of it, the number always first) that fits the box,
             at the spot in it that covers the fewest other tiles and labels — never a label pushed away
             with a leader line, so each number stays on its own box."""
             nonlocal bad
             anchor = boxes[i]
+            label = tags[0]
             w, h, _ = label.metrics()
             obstacles = [b for j, b in enumerate(boxes) if j != i]
             rect, level = _place((w, h), anchor, obstacles, taken, (H, W), gap, "above", levels=1)
@@ -357,12 +358,10 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
             if role == "ignored":
                 grey = COLOURS["ignored"]
                 if i in dropped and i in pos:  # left out of the hand by the user (``--fix POS=-``)
-                    put_tile(_Text([(f"#{pos[i]}", grey, num_px), ("left out", FIXED, num_px)]),
-                             [_Text([(f"#{pos[i]}", grey, num_px), ("left out", FIXED, num_px)]),
+                    put_tile([_Text([(f"#{pos[i]}", grey, num_px), ("left out", FIXED, num_px)]),
                               _Text([(f"#{pos[i]} left out", grey, num_px)])], i, "ignored")
                 elif n_ignored <= IGNORED_NUMBERS and i in pos:
-                    put_tile(_Text([(f"#{pos[i]}", grey, num_px)]), [_Text([(f"#{pos[i]}", grey, num_px)])],
-                             i, "ignored")
+                    put_tile([_Text([(f"#{pos[i]}", grey, num_px)])], i, "ignored")
                 continue
             col = COLOURS.get(role, COLOURS["ignored"])
             number, code = f"#{pos.get(i, '?')}", str(reading.tiles[i] or "?")
@@ -377,7 +376,7 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
             tags = [_Text(lines), _Text([(number, INK, num_px), (code, col, 1.2 * num_px)] + extra),
                     _Text([(number, INK, num_px), (code, col, 1.2 * num_px)]),
                     _Text([(f"{number} {code}", INK, num_px)])]
-            put_tile(_Text(lines), tags, i, "tile")
+            put_tile(tags, i, "tile")
         for m, r, col in outlines:  # meld notation below its group
             put(_Text([(m.notation(), col, 0.8 * text_px)]), r, set(m.positions), col, "below", "meld", None)
         return drawn, leaders, recs, bad
