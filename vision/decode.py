@@ -51,7 +51,7 @@ from scoring.tiles import BONUS, PLAYING_TILES, TERMINALS_AND_HONOURS, compact, 
 
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, CLASS_NAMES, DROP
 from .classify import TileReadings
-from .layout import GroupRoles, Layout, Option
+from .layout import BONUS_INDEX, GroupRoles, Layout, Option
 
 #: candidates per concealed tile (most probable playing tiles)
 TOP_K = 6
@@ -99,7 +99,6 @@ EPS = 1e-12
 
 _PLAY = 34
 _BACK = CLASS_INDEX[BACK]
-_BONUS_IDX = [CLASS_INDEX[c] for c in BONUS_TILES]
 _TH_SET = frozenset(PLAYING_TILES.index(t) for t in TERMINALS_AND_HONOURS)
 
 
@@ -612,7 +611,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         # classifier tells the faces apart least well (a real 2f read 3y), so a tile leaning to a face
         # another one shows is as likely a bonus tile misread as a loose tile (measured: counting only
         # the faces left free made one more reading of the held-out columns set confidently wrong)
-        mass = {p: float(np.logaddexp.reduce(logp[p, _BONUS_IDX])) for p in h.bonus_codes}
+        mass = {p: float(np.logaddexp.reduce(logp[p, BONUS_INDEX])) for p in h.bonus_codes}
         bonus_lp = sum(mass.values())
         bonus_raw = sum(max(float(logp[p].max()), lp) for p, lp in mass.items())
         units, raw_sum = _units(h, logp, backs, forced_win)
@@ -700,13 +699,13 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
     num = _numbers(lay)
     conf, notes = reading.confidence, list(reading.notes)
     for p, code in bonus_codes.items():
-        total = float(readings.probs[p, _BONUS_IDX].astype(np.float64).sum())
+        total = float(readings.probs[p, BONUS_INDEX].astype(np.float64).sum())
         share = float(readings.probs[p, CLASS_INDEX[code]]) / total if total > 0 else 1.0
         conf *= share
         if share < 0.6:
             # its likeliest faces; one another bonus tile was given says which (each is in a set once)
             holder = {c: q for q, c in bonus_codes.items() if q != p}
-            pb = readings.probs[p, _BONUS_IDX].astype(np.float64)
+            pb = readings.probs[p, BONUS_INDEX].astype(np.float64)
             # (on a tie, a face no other bonus tile was given first)
             alt = sorted(zip(pb / max(total, EPS), BONUS_TILES), key=lambda x: (x[0], x[1] not in holder),
                          reverse=True)[:3]
@@ -760,7 +759,7 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
     conf, notes = reading.confidence, list(reading.notes)
 
     def face(t: int) -> str:  # a tile's likeliest flower/season
-        return BONUS_TILES[int(np.argmax(readings.probs[t, _BONUS_IDX]))]
+        return BONUS_TILES[int(np.argmax(readings.probs[t, BONUS_INDEX]))]
 
     def note(groups, where, p_in):
         tiles = [t for g in groups for t in g]
@@ -775,7 +774,7 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
                 continue
             if {face(t) for t in tiles} <= held:
                 continue
-            q = float(readings.probs[list(tiles)][:, _BONUS_IDX].astype(np.float64).sum(1).mean())
+            q = float(readings.probs[list(tiles)][:, BONUS_INDEX].astype(np.float64).sum(1).mean())
             out.append((tiles, p_in, q))
         return out
 
@@ -957,7 +956,7 @@ def _unread_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> R
 
 def _assign_bonus(positions: Iterable[int], logp: np.ndarray) -> dict[int, str]:
     pos = list(positions)
-    pairs = sorted(((float(logp[p, c]), p, c) for p in pos for c in _BONUS_IDX), reverse=True)
+    pairs = sorted(((float(logp[p, c]), p, c) for p in pos for c in BONUS_INDEX), reverse=True)
     out: dict[int, str] = {}
     used: set[int] = set()
     for lp, p, c in pairs:
@@ -966,7 +965,7 @@ def _assign_bonus(positions: Iterable[int], logp: np.ndarray) -> dict[int, str]:
         out[p] = CLASS_NAMES[c]
         used.add(c)
     for p in pos:  # more than 8 bonus tiles: the rest keep their best class
-        out.setdefault(p, CLASS_NAMES[_BONUS_IDX[int(np.argmax(logp[p, _BONUS_IDX]))]])
+        out.setdefault(p, CLASS_NAMES[BONUS_INDEX[int(np.argmax(logp[p, BONUS_INDEX]))]])
     return out
 
 
