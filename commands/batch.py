@@ -88,7 +88,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
     c = summary.counts
     rate = summary.scored / summary.seconds if summary.seconds > 0 else 0.0
     print(f"{summary.photos} photos: {c.get('ok', 0)} ok, {c.get('needs-review', 0)} needs-review, "
-          f"{c.get('error', 0)} error; scored now {summary.scored} ({rate:.2f} photos/s, {summary.workers} workers), "
+          f"{c.get('error', 0)} error"
+          # (the false_win player's rows, 假胡: not scored as hands, and no error; their hands settled with the penalty)
+          + (f", {c['false win']} false win (not scored)" if c.get("false win") else "")
+          + f"; scored now {summary.scored} ({rate:.2f} photos/s, {summary.workers} workers), "
           f"already done {summary.resumed}; table hands settled {summary.settled}"
           + (f" ({summary.provisional} provisionally: a photo needs review, or the hands' tiles do not add up; "
              f"the settlements' status says which)" if summary.provisional else "")

@@ -973,6 +973,103 @@ def test_a_void_hands_cash_given_is_said_to_replace_the_hands_own_in_table_as_in
     _same_settlement(rec, table)
 
 
+def test_a_false_mahjong_typed_in_a_notation_cell_is_not_scored_and_its_hand_is_settled(tmp_path, capsys):
+    # a director's void hk-tw-16 hand where N declared a false mahjong (假胡): N's row typed his 17 tiles in the
+    # notation cell, settle cell false_win=N; the row was an error ("a non-winning hand needs 16 tiles … found 17")
+    # and the hand was not settled ("no score for n.jpg"), where `table --settle-option false_win=N` reads that hand as
+    # notation only and settles it. tests/test_settle.py FALSE_WIN_HANDS: E, S, W 16 tiles each, no cash item; N's 17.
+    # 004:50 "假胡 penalty $50 to each player and replays game": N pays $50 to each of E, S, W: N −150, E/S/W +50;
+    # no points (nobody won: no winner cell yes)
+    from test_settle import FALSE_WIN_HANDS, VOID_HK_HANDS
+
+    rec, summary = _batch_settlement(tmp_path, capsys, FALSE_WIN_HANDS, None, settle="false_win=N", settle_on="N")
+    assert rec["status"] == "ok" and rec["winner"] is None, rec
+    assert rec["net"] == {"E": 0, "S": 0, "W": 0, "N": 0} and rec["cash"] == {"E": 50, "S": 50, "W": 50, "N": -150}
+    assert "假胡: N pays $50 to each player and the game is replayed (004_7d7ce2dadca33504.txt:50)" in rec["notes"]
+    assert summary["counts"] == {"ok": 3, "false win": 1}, summary
+    n = next(r for r in read_jsonl(tmp_path / "out.jsonl") if r.get("photo") == "n.jpg")
+    assert (n["status"], n["total"], n["tiles"], n["frame"], n["breakdown"]) == (
+        "false win: not scored", None, 17, batch.TYPED_FRAME, []), n
+    assert n["problem"].startswith("false_win=N in the hand's settle options: a false mahjong (假胡), not scored"), n
+    assert parse_hand(n["reading"], sizes=None) == parse_hand(FALSE_WIN_HANDS["N"], sizes=None), n
+    table = _table_settlement(capsys, FALSE_WIN_HANDS, "none", "--settle-option", "false_win=N")
+    _same_settlement(rec, table)
+    # resumed, nothing is scored again and the hand is settled the same
+    again, summary = _batch_settlement(tmp_path, capsys, FALSE_WIN_HANDS, None, settle="false_win=N", settle_on="N")
+    assert (summary["resumed"], summary["scored"]) == (4, 0) and again == rec, summary
+    # S showing 暗槓 (9999m) $5 + 台花 1f2f3f4f $5 (004:42–43, VOID_HK_HANDS's S), collected from each other player
+    # (cash_when_void=collected, 004-33; cash_from=each, 004-32), beside the 假胡 $50s, given as --settle-option (one
+    # table hand in the batch): E 50 − 10 = +40, S 50 + 3 × 10 = +80, W +40, N −150 − 10 = −160 (sum 0)
+    hands = {**FALSE_WIN_HANDS, "S": VOID_HK_HANDS["S"]}
+    (tmp_path / "b").mkdir()
+    rec, _ = _batch_settlement(tmp_path / "b", capsys, hands, None, "--settle-option", "false_win=N")
+    assert rec["cash"] == {"E": 40, "S": 80, "W": 40, "N": -160}, rec
+    _same_settlement(rec, _table_settlement(capsys, hands, "none", "--settle-option", "false_win=N"))
+    # N's false mahjong showing 台花 1f2f3f4f (004:43): his hand is not scored, so its $5 is not collected (a note
+    # says so, as `table`'s, in the manifest's words): the 假胡 $50s alone, N −150, E/S/W +50
+    hands = {**FALSE_WIN_HANDS, "N": FALSE_WIN_HANDS["N"] + " +1f2f3f4f"}
+    (tmp_path / "c").mkdir()
+    rec, _ = _batch_settlement(tmp_path / "c", capsys, hands, None, settle="false_win=N", settle_on="N")
+    assert rec["cash"] == {"E": 50, "S": 50, "W": 50, "N": -150}, rec
+    note = ("hand of N not scored (false_win=N: a false mahjong, 假胡): any cash it shows is not collected; give it "
+            "with cash=N:DOLLARS in the hand's settle cell (a cash given replaces every hand's own: name the others' "
+            "cash in it too)")
+    assert note in rec["notes"], rec["notes"]
+    table = _table_settlement(capsys, hands, "none", "--settle-option", "false_win=N")
+    assert [n.replace("--settle-option cash=N:DOLLARS", "cash=N:DOLLARS in the hand's settle cell")
+            for n in table["notes"]] == rec["notes"], (table["notes"], rec["notes"])
+
+
+def test_a_false_mahjong_players_photo_is_not_read_as_table_reads_none(tmp_path, truth, capsys):
+    # the false_win player's row with a photo, not a notation cell: `table` reads no false_win player's photo (a
+    # 假胡 hand is not scored, typed or not); the batch read it as a non-winner's hand and scored it. Ann, Bob, Cas
+    # typed (tests/test_settle.py FALSE_WIN_HANDS's E, S, W: no cash item); Dee, in seat N, photographed: the render
+    # photos[1], which reads 123m345p78889s11z (4444s) (tests/test_table_photos.py), a concealed kong whose 暗槓 $5
+    # (004:42) would be collected were it read (Dee −135, the others +45). Ann's settle cell false_win=N names the
+    # player in seat N, Dee (scoring.settle.players_for_seats). 004:50: Dee pays $50 to each: Dee −150, the others +50
+    from test_settle import FALSE_WIN_HANDS
+
+    d = tmp_path / "photos"
+    d.mkdir()
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[1], d / "dee.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;seat_wind;winner;settle;notation\n"
+                   f"ann.jpg;1;1;Ann;E;no;false_win=N;{FALSE_WIN_HANDS['E']}\n"
+                   f"bob.jpg;1;1;Bob;S;no;;{FALSE_WIN_HANDS['S']}\n"
+                   f"cas.jpg;1;1;Cas;W;no;;{FALSE_WIN_HANDS['W']}\n"
+                   "dee.jpg;1;1;Dee;N;no;;\n")
+    out = tmp_path / "out.jsonl"
+    db = tmp_path / "hist.sqlite3"
+    argv = ["batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0", "--reader", bf.ORACLE,
+            "--no-progress", "--db", str(db)]
+    rc, o, err = run_cli(capsys, *argv)
+    assert rc == 0, err
+    assert "4 photos: 3 ok, 0 needs-review, 0 error, 1 false win (not scored);" in o and "settled 1\n" in o, o
+    recs = read_jsonl(out)
+    dee = next(r for r in recs if r.get("photo") == "dee.jpg")
+    assert (dee["status"], dee["reading"], dee["frame"], dee["total"], dee["tiles"]) == (
+        "false win: not scored", "", "", None, None), dee
+    assert dee["problem"].endswith("; its photo is not read"), dee
+    assert dee["sha256"] == history.sha256_bytes((d / "dee.jpg").read_bytes()), dee
+    (rec,) = [r for r in recs if r["type"] == "settlement"]
+    assert rec["status"] == "ok", rec
+    assert rec["cash"] == {"Ann": 50, "Bob": 50, "Cas": 50, "Dee": -150}, rec
+    assert rec["notes"][0] == "false_win=N read as Dee, the player in seat N", rec["notes"]
+    # no review card (it would read the photo), and no history entry for Dee's hand (`table` records none)
+    assert not (tmp_path / "out.review.html").exists()
+    con = history.connect(db)
+    notes = sorted(e["note"] for e in history.entries(con, limit=None))
+    con.close()
+    assert [n.split(":")[0] for n in notes] == ["batch photo ann.jpg", "batch photo bob.jpg", "batch photo cas.jpg"]
+    # as `table` refuses a false_win player's photo that is not there (--photo S=…: no such file), the row is an error
+    (d / "dee.jpg").unlink()
+    rc, o, err = run_cli(capsys, *argv)
+    assert rc == 0, err
+    recs = read_jsonl(out)
+    assert next(r for r in recs if r.get("photo") == "dee.jpg")["status"] == "error: no such file"
+    assert next(r for r in recs if r["type"] == "settlement")["status"].startswith("not settled: no score for dee.jpg")
+
+
 def test_a_first_version_batch_state_settles_its_hands_own_cash_on_resume(tmp_path, capsys):
     # a batch whose state database an earlier version wrote resumes scoring nothing: its rows' cash is read from
     # the breakdown every version stored (vision.batch.breakdown, kind "cash"), so the resumed batch settles it.

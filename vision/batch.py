@@ -52,8 +52,8 @@ from scoring.errors import HandError, RulesetError
 
 from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_COLUMNS, …)
     _one_line,
-    FRAME_NOT_RECORDED, OUTPUT_COLUMNS, SETTLEMENT_COLUMNS, _atomic_write, _cell, _status, export, flush_history,
-    check_settle_options, output_rows, settle_group)
+    FALSE_WIN_STATUS, FRAME_NOT_RECORDED, OUTPUT_COLUMNS, SETTLEMENT_COLUMNS, _atomic_write, _cell, _status, export,
+    flush_history, check_settle_options, output_rows, settle_group)
 from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEMA, …)
     STATE_SCHEMA, _RESULT_COLS, file_hash, open_state, write_result)
 from .decode import REVIEW_BELOW as _REVIEW_BELOW, confidence_value, format_confidence
@@ -124,17 +124,22 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
     an ``error`` in the row; FatalError (reader/models unavailable) propagates to stop the batch.
     """
     t0 = time.perf_counter()
-    # (a hand typed in the notation cell is not read: a batch of typed hands starts no models)
-    reader = _get_reader(reader_spec) if job.notation is None else None
+    # (a hand typed in the notation cell is not read, nor the false_win player's photo: a batch of typed hands
+    # starts no models)
+    reader = _get_reader(reader_spec) if job.notation is None and not job.false_win else None
     row: dict[str, Any] = {"key": job.key, "sha256": sha, "params": params, "frame": ""}
     if job.error:
         row["error"] = job.error
+    elif job.false_win and job.notation is not None:
+        false_win_row(job, row)
     elif job.notation is not None:
         score_typed(job, row)
     elif not sha:
         from .io import path_problem  # a FIFO, a device, a link loop, an unreadable file: named
 
         row["error"] = path_problem(job.path) or "the file could not be read"
+    elif job.false_win:  # (its file is there, as `table` checks it, and not read)
+        false_win_row(job, row)
     else:
         from .errors import ModelError, VisionError
         from .pipeline import ADDED_NOTE_END, WON_HINT_START, frame_words, least_sure_tile
@@ -204,6 +209,30 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
     row["seconds"] = round(time.perf_counter() - t0, 4)
     row["scored_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return row
+
+
+def false_win_row(job: Job, row: dict[str, Any]) -> None:
+    """The result ``row`` (:func:`score_job`) of the false_win player's row (:attr:`Job.false_win`: the player its
+    table hand's settlement options name as ``false_win``, hk-tw-16's 假胡, a false mahjong, 004:50): not scored as
+    a hand, as `table` scores none, its status :data:`FALSE_WIN_STATUS` and its ``problem`` saying why. A hand typed
+    in the notation cell is read as notation only (any tile count: the false mahjong's 17 tiles), its reading and
+    tiles written (the settlement checks its tiles against the others'); a photo is not read (`table` reads no
+    false_win player's photo). Nothing is recorded in the history (`table` records no such hand)."""
+    from scoring import Context
+    from scoring.notation import format_hand, parse_hand
+
+    who = job.player or job.seat_wind
+    row["problem"] = (f"false_win={who} in the hand's settle options: a false mahjong (假胡), not scored as a hand, as "
+                      f"`table` scores none; the hand's settlement makes its penalty"
+                      + ("" if job.notation is not None else "; its photo is not read"))
+    if job.notation is None:
+        return
+    try:  # (make_job read it so: a cell that is no hand is that row's error)
+        hand = parse_hand(job.notation, context=Context(winner=False), sizes=None)
+    except HandError as e:
+        row["error"] = f"manifest line {job.line}: notation cell: {_one_line(e)}"
+        return
+    row.update(reading=format_hand(hand), tiles=len(hand.all_tiles) + len(hand.bonus), frame=TYPED_FRAME)
 
 
 def score_typed(job: Job, row: dict[str, Any]) -> None:
@@ -449,7 +478,9 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
             from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)
 
             stage.append("review")
-            page = write_review(con, output_rows(con, jobs, review_below), out, len(jobs), reader, log)
+            # (not the false_win player's row: nothing to correct there, and its photo is not read)
+            page = write_review(con, ((j, r) for j, r in output_rows(con, jobs, review_below) if not j.false_win),
+                                out, len(jobs), reader, log)
             if page is not None:
                 summary.outputs.append(str(page))
             if history_db is not None:

@@ -28,6 +28,11 @@ OUTPUT_COLUMNS = ("photo", "table", "hand", "player", "seat_wind", "winner", "ru
 #: the ``frame`` of a photo scored by a version before the column existed (a resumed batch keeps its row)
 FRAME_NOT_RECORDED = "not recorded (scored by an earlier version)"
 
+#: the status of the false_win player's row (hk-tw-16's 假胡, a false mahjong, 004:50;
+#: :attr:`vision.manifest.Job.false_win`): not scored as a hand, as `table` scores none, and no error: its table hand
+#: is settled with the penalty
+FALSE_WIN_STATUS = "false win: not scored"
+
 #: the settlements CSV's columns, one row per player; ``paid``, ``received`` (points, the player's transfers summed)
 #: and ``cash`` (the player's cash net, apart from points: hk-tw-16's) came last, after those of earlier versions
 SETTLEMENT_COLUMNS = ("table", "hand", "ruleset", "scheme", "player", "seat_wind", "photo", "east", "winner", "score", "net",
@@ -129,7 +134,8 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
         rec = None if job.key in unscored else con.execute(
             f"SELECT {', '.join(cols)} FROM results WHERE key=?", (job.key,)).fetchone()
         r = dict(zip(cols, rec)) if rec else {c: None for c in cols} | {"error": "not scored (rerun to resume)"}
-        status, problem = _status(r, review_below)
+        status, problem = ((FALSE_WIN_STATUS, r["problem"]) if job.false_win and not r["error"]
+                           else _status(r, review_below))
         pts = r["points"]
         typed = dict(job.typed)
         yield job, r, {
@@ -316,7 +322,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     :func:`group_settle_options` (``settle_options``: ``batch --settle-option``) and, won or void, the
     cash the rows' own breakdowns report (a member's row ``cash_lines``: :func:`breakdown_cash_lines`) as `table` collects it
     (:func:`scoring.settle.with_cash`: a ``cash`` option given replaces it)."""
-    from scoring.settle import players_for_seats, refused_win_text, settle, with_cash
+    from scoring.settle import players_for_seats, read_void_hand, refused_win_text, settle, with_cash
 
     job0 = members[0][0]
     rec: dict[str, Any] = {"type": "settlement", "table": job0.table, "hand": job0.hand, "ruleset": job0.ruleset,
@@ -357,7 +363,10 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
         dealers = [lab for lab, (j, _) in zip(labels, members) if j.dealer is None and j.seat_wind == "E"]
     if len(dealers) != 1:
         return fail(f"{'no' if not dealers else len(dealers)} East players (mark one with seat_wind E or dealer yes)")
-    bad = [f"{j.key} ({row['status']})" for j, row in members if row["total"] is None]
+    # (the false_win player's row has none: his 假胡 hand is not scored, as `table` scores none, and counts 0; an
+    # error there, a photo that is not there, is still one)
+    bad = [f"{j.key} ({row['status']})" for j, row in members
+           if row["total"] is None and row["status"] != FALSE_WIN_STATUS]
     if bad:
         return fail("no score for " + ", ".join(bad))
     # the winner's mahjong refused by the ruleset (ScoredHand.allowed false: total 0, "mahjong not allowed: …")
@@ -365,11 +374,12 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     # What follows (the ruleset's FALSE_MAHJONG: rode-draak's mahjong declared wrongly, 001:118-120) is said in
     # the manifest's words for a void hand: no row a winner (table says --winner none). The declarer's row then
     # holds more than 13 tiles, which a non-winner's row takes only as a dead hand (the flags cell).
-    refused = [(lab, row) for lab, (j, row) in zip(labels, members) if j.winner and not row.get("allowed", True)]
+    refused = [(lab, row) for lab, (j, row) in zip(labels, members)
+               if j.winner and not j.false_win and not row.get("allowed", True)]
     if refused:
         lab, row = refused[0]
         return fail(refused_win_text(lab, row.get("refusal"), job0.ruleset, void_hand_words(job0.ruleset, lab)))
-    scores = {lab: int(row["total"]) for lab, (_, row) in zip(labels, members)}
+    scores = {lab: 0 if row["total"] is None else int(row["total"]) for lab, (_, row) in zip(labels, members)}
     rec.update(scores=scores, winner=winners[0] if winners else None, east=dealers[0])
     try:
         opts = group_settle_options(job0.ruleset, members, labels.index(rec["winner"]) if winners else None,
@@ -385,6 +395,12 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
         # players Ann, Bob, Cas, Dee"); said in a note
         opts, seated = players_for_seats(job0.ruleset, opts, {lab: j.seat_wind for lab, (j, _) in zip(labels, members)})
         hands = hands_cash(job0.ruleset, labels, members)
+        # the false_win player's hand typed (not scored): where the cash it shows would have been collected, a note
+        # says so, as `table` says it (scoring.settle.read_void_hand)
+        unscored = [read_void_hand(job0.ruleset, lab, row["reading"], j.make_context(), dict(j.options), opts,
+                                   "cash={player}:DOLLARS in the hand's settle cell").note
+                    for lab, (j, row) in zip(labels, members)
+                    if j.false_win and j.notation is not None and rec["winner"] is None]
         opts = with_cash(job0.ruleset, opts, hands)
         s = settle(job0.ruleset, scores, rec["winner"], rec["east"], opts, scored=hands)
     except (RulesetError, HandError, ValueError) as e:
@@ -394,8 +410,8 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     # 004:42-43) out of the notes alone ("cash net (apart from points): …"); a scheme with no cash gives {}
     said = s.to_json()
     rec.update(scheme=said["scheme"], net=said["net"], paid=s.paid(), received=s.received(), cash=said["cash"],
-               transfers=said["transfers"], notes=seated + said["notes"])
-    review = [j.key for j, row in members if row["status"] != "ok"]
+               transfers=said["transfers"], notes=seated + [n for n in unscored if n] + said["notes"])
+    review = [j.key for j, row in members if row["status"] not in ("ok", FALSE_WIN_STATUS)]
     # (several photos "need review": a tournament director read "t1/ann.jpg, t1/cas.jpg needs review")
     rec["status"] = ("ok" if not review else
                      "provisional: " + ", ".join(review) + (" needs review" if len(review) == 1 else " need review"))

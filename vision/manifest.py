@@ -97,6 +97,10 @@ class Job:
     #: named as the schemes spell them (:func:`scoring.engine.option_key`); read by
     #: :func:`vision.batch_outputs.group_settle_options`, not by the score (not in :meth:`params`)
     settle: tuple[tuple[str, str], ...] = ()
+    #: the row of the player its table hand's settlement options name as ``false_win`` (hk-tw-16's 假胡, 004:50:
+    #: a false mahjong, 17 tiles, :func:`false_win_keys`): its hand is not scored, its photo not read, its
+    #: notation cell read as notation only (any tile count), as `table` takes that player's hand
+    false_win: bool = False
 
     @property
     def seat_wind(self) -> str:
@@ -108,13 +112,17 @@ class Job:
 
     def params(self, reader_id: str) -> str:
         """Hash of everything that decides the score (not the labels table/hand/player). A typed hand's
-        (``notation``) leaves out the photo reader's identity: new models do not score it again."""
+        (``notation``), and a ``false_win`` row's (its photo not read), leave out the photo reader's identity: new
+        models do not score them again."""
+        # (a false_win row's, marked so: not the hash of the row scored as a hand, nor of the rows made before it)
+        fw = ["false_win"] if self.false_win else []
+        reader_id = "" if self.false_win else reader_id
         if self.notation is not None:
             blob = json.dumps(["typed", self.ruleset, list(self.context), list(self.options), self.winning_tile,
-                               self.notation, self.error], sort_keys=True, default=list)
+                               self.notation, self.error] + fw, sort_keys=True, default=list)
             return hashlib.sha256(blob.encode()).hexdigest()[:32]
         blob = json.dumps([self.ruleset, list(self.context), list(self.options), self.winning_tile, self.exposed,
-                           self.fix, self.error, reader_id] + ([self.add] if self.add else []),
+                           self.fix, self.error, reader_id] + ([self.add] if self.add else []) + fw,
                           sort_keys=True, default=list)  # (no add cell: the hash of the rows made before it)
         return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
@@ -462,9 +470,13 @@ def _notation_cell(notation: str, cells: Mapping[str, str], ruleset: str, ctx: M
     return cells.get("winning_tile"), None
 
 
-def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, str], d: Defaults) -> Job:
+def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, str], d: Defaults,
+             false_win: bool = False) -> Job:
     """The :class:`Job` of one photo: manifest cells over the defaults. A cell that cannot be
-    understood gives a job with ``error`` set (the photo becomes an error row)."""
+    understood gives a job with ``error`` set (the photo becomes an error row). ``false_win``: the row is the
+    player's whom its table hand's settlement options name as ``false_win`` (:func:`false_win_keys`): its
+    ``notation`` cell is read as notation only, any tile count (the 假胡 hand, 17 tiles, 004:50), and is wrong
+    only when it is no hand at all."""
     from scoring.engine import keyed_options, option_key
 
     path = Path(key) if Path(key).is_absolute() else directory / key
@@ -587,7 +599,18 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                             f"a photo's reading, and this row's hand is typed in the notation cell (its photo is not "
                             f"read; write its melds in the notation): clear {'them' if many else 'it'} or the notation "
                             f"cell")
-        winning_tile, wrong = _notation_cell(notation, cells, cells.get("ruleset", d.ruleset), ctx, d.winning_tile)
+        if false_win:  # (the false mahjong is not scored: read as `table` reads it, scoring.settle.read_void_hand)
+            from scoring import Context
+            from scoring.notation import parse_hand
+
+            wrong = None
+            try:
+                parse_hand(notation, context=Context(winner=False), sizes=None)
+            except HandError as e:
+                wrong = f"notation cell: {e}"
+        else:
+            winning_tile, wrong = _notation_cell(notation, cells, cells.get("ruleset", d.ruleset), ctx,
+                                                 d.winning_tile)
         if wrong:
             problems.append(wrong)
     for name, parse, flag in (("fix", parse_fixes, "--fix"), ("add", parse_additions, "--add")):
@@ -607,7 +630,7 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                winning_tile=winning_tile, exposed=cells.get("exposed", None if notation else d.exposed),
                fix=cells.get("fix", None if notation else d.fix), add=cells.get("add") or None, notation=notation, table=cells.get("table", ""), hand=cells.get("hand", ""),
                player=cells.get("player", ""), dealer=dealer, error=error, typed=typed,
-               error_count=len(problems), settle=tuple(sorted(settle.items())))
+               error_count=len(problems), settle=tuple(sorted(settle.items())), false_win=false_win)
 
 #: annotated images written by ``audit`` (``NAME.audit.jpg``, ``NAME.audit-2.jpg``): not photos to score
 _OUR_OUTPUT = re.compile(r"\.audit(-\d+)?\.jpg$", re.IGNORECASE)
@@ -668,10 +691,12 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
     directory = directory.resolve()
     jobs = []
     listed = set()
+    rows: list[tuple[str, Mapping[str, str]]] = []  # (photo, its cells)
     if manifest is not None:
         seen: dict[str, int] = {}
         for line, cells in read_manifest(manifest):
             key = cells["photo"]
+            rows.append((key, cells))
             where = os.path.realpath(os.path.join(directory, key))  # (an absolute key stays itself)
             if where in seen:  # the same file by another name ("a.jpg", "sub/../a.jpg", "/…/DIR/a.jpg")
                 raise BatchError(f"manifest {Path(manifest)} line {line}: photo {key!r} is the photo of line "
@@ -687,4 +712,49 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
         for key in find_photos(directory):
             if key not in listed:
                 jobs.append(make_job(directory, key, None, {}, defaults))
+    # the false_win player's row (假胡, 004:50), known from its table hand's rows: made again so (its 17 tiles had
+    # been an error row, "a non-winning hand needs 16 tiles", and its table hand not settled)
+    marked = false_win_keys(jobs, defaults.settle_options)
+    if marked:
+        cells_of = dict(rows)
+        jobs = [make_job(directory, j.key, j.line, cells_of[j.key], defaults, false_win=True) if j.key in marked
+                else j for j in jobs]
     return jobs
+
+
+def false_win_keys(jobs: Sequence[Job], settle_options: Mapping[str, Any] | None = None) -> set[str]:
+    """The keys of the ``jobs`` whose player is the one their table hand (the rows sharing ``table`` and ``hand``)
+    declared a false mahjong: the player its settlement options name as ``false_win`` (hk-tw-16's 假胡, 004:50: he
+    pays $50 to each player), from its rows' ``settle`` cells and ``settle_options`` (``batch --settle-option``),
+    a seat wind read as the player in that seat (:func:`scoring.settle.players_for_seats`, as the settlement
+    reads it). Such a row is not scored as a hand, as `table` scores no 假胡 hand (typed or photographed). A hand
+    whose rows do not say it surely (rulesets that differ, an unknown ruleset, players that are not distinct, two
+    values for ``false_win``, a seat no one player holds) marks none: its rows are read as any other's, and the
+    hand is not settled. A ruleset whose scheme has no ``false_win`` marks none."""
+    from scoring import load_ruleset
+    from scoring.engine import option_key
+    from scoring.settle import players_for_seats, same_settle_value
+
+    groups: dict[tuple[str, str], list[Job]] = {}
+    for job in jobs:
+        if job.table and job.hand:
+            groups.setdefault((job.table, job.hand), []).append(job)
+    given = [v for k, v in (settle_options or {}).items() if option_key(k) == "false_win"]
+    out: set[str] = set()
+    for members in groups.values():
+        labels = [j.player or j.seat_wind for j in members]
+        if len({j.ruleset for j in members}) != 1 or len(set(labels)) != len(labels):
+            continue
+        try:
+            rs = load_ruleset(members[0].ruleset)
+            if "false_win" not in getattr(rs.module, "SETTLE_KEYS", ()):
+                continue
+            values = given + [v for j in members for k, v in j.settle if k == "false_win"]
+            if not values or any(not same_settle_value(rs.id, "false_win", values[0], v) for v in values[1:]):
+                continue
+            seats = dict(zip(labels, (j.seat_wind for j in members)))
+            said, _ = players_for_seats(rs.id, {"false_win": values[0]}, seats)
+        except RulesetError:
+            continue
+        out.update(j.key for lab, j in zip(labels, members) if lab == str(said["false_win"]).strip())
+    return out
