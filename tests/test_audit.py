@@ -730,3 +730,237 @@ def test_a_confidence_just_under_a_line_is_said_below_it_everywhere():
     assert format_confidence_below(0.8, 0.8) == "80%" and format_confidence_below(0.5, 0.8) == "50%"
     row = {"error": None, "legal": True, "allowed": True, "confidence": 0.7996, "problem": None}
     assert _status(row, 0.8) == ("needs-review", "confidence 79.9% below 80%")
+
+
+# ------------------------------------------------------------------ what the claimed lines add up to
+def arithmetic(out: str) -> str:
+    """The verdict's ``arithmetic:`` line of a text audit (what the claimed lines add up to)."""
+    return next(ln.strip() for ln in out.splitlines() if ln.strip().startswith("arithmetic: "))
+
+
+def audit_json(run_cli, tmp_path, argv, claimed, lines):
+    """(exit code, the ``--json`` object) of ``audit argv --claimed claimed --claimed-lines lines``."""
+    rc, out, _ = run_cli("audit", *argv, "--claimed", str(claimed), "--claimed-lines", claim_file(tmp_path, lines),
+                         "--no-history", "--json")
+    return rc, json.loads(out)
+
+
+def test_claimed_points_that_do_not_make_the_claimed_total_are_said_so(run_cli, tmp_path):
+    # a club referee's dispute, NTS (002), East seat and round, won on a discard: 123m 456m 789m chows (0),
+    # concealed pung of terminals 111p 8 (002:11 "Hoekstenen (1 en 9)", concealed 8), the 22z (South) pair is
+    # no own or round wind (002:12: 0), mahjong 20 (002:13) → 8 + 20 = 28 points, no doubling: 28.
+    # The claim lists those two lines and says 100: its lines make 28, the hand's own 28
+    argv = ["--hand", "123m456m789m111p22z", "-r", "nts"]
+    lines = [{"rule": "pung-terminals-concealed", "points": 8}, {"name": "mahjong", "points": 20}]
+    rc, out, _ = run_cli("audit", *argv, "--claimed", "100", "--claimed-lines", claim_file(tmp_path, lines),
+                         "--no-history")
+    assert rc == 1 and "audit: claimed 100, computed 28 — MISMATCH (claim +72)" in out
+    assert arithmetic(out) == (
+        "arithmetic: the claimed lines add up to 28 under nts's arithmetic (28 = (8 + 20) points), not the claimed "
+        "100: they make the computed total, and every claimed line is the hand's: the slip is in the adding up, "
+        "not in the rules")
+    rc, res = audit_json(run_cli, tmp_path, argv, 100, lines)
+    got = res["claimed_lines_total"]
+    assert rc == 1 and res["differences"] == []
+    assert (got["total"], got["claimed"], got["adds_up"], got["formula"]) == (28, 100, False, "28 = (8 + 20) points")
+    assert got["message"] == arithmetic(out).removeprefix("arithmetic: ")
+    # no claimed lines: nothing to add up
+    rc, out, _ = run_cli("audit", *argv, "--claimed", "28", "--no-history", "--json")
+    assert rc == 0 and json.loads(out)["claimed_lines_total"] is None
+
+
+def test_claimed_lines_with_doublings_add_up_as_the_ruleset_doubles(run_cli, tmp_path):
+    # HAND under NTS (see the top of this file): (4 + 4 + 20) × 2^1 = 56. The planted claim of
+    # test_planted_wrong_claim_names_the_differing_rules, (8 + 4 + 20) × 2^1 = 64, makes its own total: its
+    # differences are rule disagreements, not a slip
+    lines = [{"rule": "pung-terminals-concealed", "points": 8},
+             {"name": "exposed pung of winds/dragons, scored as terminals", "points": 4},
+             {"rule": "mahjong", "points": 20}, {"name": "Vier pungs", "doublings": 1}]
+    rc, res = audit_json(run_cli, tmp_path, ARGS, 64, lines)
+    got = res["claimed_lines_total"]
+    assert rc == 1 and (got["total"], got["adds_up"], got["formula"]) == (64, True, "64 = (8 + 4 + 20) points × 2^1")
+    assert got["message"] == ("the claimed lines add up to the claimed 64 under nts's arithmetic "
+                              "(64 = (8 + 4 + 20) points × 2^1)")
+    # the hand's own lines, 4 + 4 + 20 points (002:11, 002:11 honours as terminals, 002:13) and the dragon pung's
+    # doubling (002:60), with the doubling left out of the sum: 28 claimed, the lines make 56
+    right = [{"rule": "pung-terminals-exposed", "points": 4}, {"rule": "pung-honours-exposed", "points": 4},
+             {"rule": "mahjong", "points": 20}, {"rule": "value-pung", "doublings": 1}]
+    rc, out, _ = run_cli("audit", *ARGS, "--claimed", "28", "--claimed-lines", claim_file(tmp_path, right),
+                         "--no-history")
+    assert rc == 1 and "MISMATCH (claim -28)" in out
+    assert arithmetic(out).startswith("arithmetic: the claimed lines add up to 56 under nts's arithmetic "
+                                      "(56 = (4 + 4 + 20) points × 2^1), not the claimed 28: they make the computed "
+                                      "total, and every claimed line is the hand's: the slip is in the adding up")
+
+
+def test_the_totals_agree_but_the_lines_make_another_total_the_verdict_is_the_lines(run_cli, tmp_path):
+    # HAND: 56 claimed, the right total, with the dragon pung's doubling (002:60) left out of the lines: they make
+    # (4 + 4 + 20) = 28. The verdict is decided by the lines as before (a missing doubling: MISMATCH, exit 1), and
+    # the arithmetic line says the breakdown does not make the total claimed
+    lines = [{"rule": "pung-terminals-exposed", "points": 4}, {"rule": "pung-honours-exposed", "points": 4},
+             {"rule": "mahjong", "points": 20}]
+    rc, out, _ = run_cli("audit", *ARGS, "--claimed", "56", "--claimed-lines", claim_file(tmp_path, lines),
+                         "--no-history")
+    assert rc == 1 and "MISMATCH (the totals agree, the claimed lines differ)" in out
+    assert arithmetic(out) == ("arithmetic: the claimed lines add up to 28 under nts's arithmetic "
+                               "(28 = (4 + 4 + 20) points), not the claimed 56")
+    assert "missing doubling: value-pung +1 dbl [555z]" in out
+    # a line claimed without an amount is "counted" (no difference, as before: MATCH, exit 0); it adds nothing,
+    # which the arithmetic line says: 4 + 4 + 20 = 28 × 2^1 would be 56, the lines given make 28 × 2^0 = 28
+    lines.append({"rule": "value-pung"})
+    rc, res = audit_json(run_cli, tmp_path, ARGS, 56, lines)
+    got = res["claimed_lines_total"]
+    assert rc == 0 and res["match"] is True
+    assert (got["total"], got["adds_up"], got["no_amount"]) == (28, False, ["value-pung"])
+    assert got["message"].endswith("not the claimed 56; no amount claimed, nothing added: value-pung")
+
+
+def test_a_special_hands_fixed_value_counts_alone_under_nts(run_cli, tmp_path):
+    # NTS (002): 19m19p19s + every honour, the East doubled, won on the 1z: Dertien wezen 2000 (002:23). NTS marks
+    # no rule with_fixed (002-17: a fixed-value hand is not doubled, nothing is added): the mahjong 20 (002:13)
+    # claimed beside it is not added, 2000 + 20 = 2020 claimed, the lines make 2000
+    argv = ["--hand", "19m19p19s12345671z", "-w", "1z", "-r", "nts"]
+    lines = [{"rule": "thirteen-orphans", "fixed": 2000}, {"rule": "mahjong", "points": 20}]
+    rc, res = audit_json(run_cli, tmp_path, argv, 2020, lines)
+    got = res["claimed_lines_total"]
+    assert rc == 1 and (got["total"], got["formula"], got["not_added"]) == (2000, "2000 fixed", ["mahjong +20 pts"])
+    assert got["message"] == (
+        "the claimed lines add up to 2000 under nts's arithmetic (2000 fixed), not the claimed 2020: they make the "
+        "computed total; not added: mahjong +20 pts (only the highest special hand's value counts, with the lines "
+        "nts adds to it)")
+
+
+def test_a_limit_hand_doubled_entirely_in_the_hand_adds_up_to_twice_the_limit(run_cli, tmp_path):
+    # De Rode Draak (001): De Dertien Wezen, the Limit 1000 (001:66-68, limit 1000), self-drawn with nothing
+    # exposed: "Geheel in de hand: 1x verdubbelen" (001:21, 001:68; RULINGS 001-11) → 1000 × 2^1 = 2000.
+    # Claimed 1000 with both lines: the lines make 2000
+    argv = ["--hand", "19m19p19s12345671z", "-w", "1z", "--win-by", "wall", "-r", "rode-draak"]
+    lines = [{"rule": "thirteen-orphans", "fixed": 1000}, {"rule": "limit-in-hand", "doublings": 1}]
+    rc, res = audit_json(run_cli, tmp_path, argv, 1000, lines)
+    got = res["claimed_lines_total"]
+    assert rc == 1 and res["computed"] == 2000
+    assert (got["total"], got["formula"], got["not_added"]) == (2000, "1000 fixed × 2^1 = 2000", [])
+    # the same two lines for a limit hand under a name of no rule: rode-draak's own count asks each limit hand's
+    # rule (is it Heaven, 001:58-60, which has no in-hand doubling?), so the engine's plain count adds them, and
+    # the formula says so: 1000 × 2^1 = 2000
+    lines[0] = {"name": "a limit hand", "fixed": 1000}
+    rc, res = audit_json(run_cli, tmp_path, argv, 2000, lines)
+    got = res["claimed_lines_total"]
+    assert rc == 1 and (got["total"], got["adds_up"]) == (2000, True)
+    assert got["formula"] == "1000 fixed × 2^1 = 2000" and "added by the engine's plain count" in got["message"]
+
+
+def test_a_multiplier_applies_before_the_flowers_as_the_dutch_sheet_counts(run_cli, tmp_path):
+    # Dutch sheet (000): Hoge Enkelingen 2000 (000:66-68), the plum 4 (000:159), announced waiting hand: 1.5 × the
+    # value "gerekend zonder seizoenen of bloemen" (000:183-188, RULINGS 000-26) → 2000 × 1.5 + 4 = 3004.
+    # The tester's (2000 + 4) × 1.5 = 3006 claimed with those three lines: they make 3004
+    argv = ["--hand", "19m19p19s11234567z +1f", "-w", "9s", "-r", "dutch-special-hands", "--announced-wait"]
+    lines = [{"rule": "hoge-enkelingen", "fixed": 2000}, {"rule": "bonus-tile", "points": 4},
+             {"rule": "announced-wait", "multiplier": 1.5}]
+    rc, out, _ = run_cli("audit", *argv, "--claimed", "3006", "--claimed-lines", claim_file(tmp_path, lines),
+                         "--no-history")
+    assert rc == 1 and "computed 3004 — MISMATCH (claim +2)" in out
+    assert arithmetic(out) == (
+        "arithmetic: the claimed lines add up to 3004 under dutch-special-hands's arithmetic "
+        "(2000 fixed × 1.5 + 4 points = 3004), not the claimed 3006: they make the computed total, and every "
+        "claimed line is the hand's: the slip is in the adding up, not in the rules")
+
+
+def test_swedish_mahjong_points_added_after_doubling_in_the_claimed_lines(run_cli, tmp_path):
+    # the Swedish worked example (003:58-60), West, won on 8m, option mahjong_points_doubled=no (003-01 b):
+    # spring + chrysanthemum 4 + 4 (003:9), red dragon pair 2 (003:4), exposed pung 444m 2 (003:5), exposed pung
+    # 999m 4 (003:6) = 16 points; own flower 1 doubling (003:33-34), one suit and honours 1 (003:51-52); mahjong
+    # 10 (003:11) added after doubling: 16 × 2^2 + 10 = 74. Claimed 104, the sum with the mahjong points doubled
+    # (26 × 4): under this option the lines make 74
+    argv = ["--hand", "234m 678m 77z [444m] [999m] +3f1y", "-w", "8m", "--seat-wind", "W", "-r", "swedish",
+            "-o", "mahjong_points_doubled=no"]
+    lines = [{"rule": "flowers-seasons", "points": 8}, {"rule": "pair", "points": 2},
+             {"rule": "pung-2-8-open", "points": 2}, {"rule": "pung-1-9-honours-open", "points": 4},
+             {"rule": "mahjong", "points": 10}, {"rule": "own-flower-or-season", "doublings": 1},
+             {"rule": "one-suit-honours", "doublings": 1}]
+    rc, res = audit_json(run_cli, tmp_path, argv, 104, lines)
+    got = res["claimed_lines_total"]
+    assert rc == 1 and res["computed"] == 74 and res["differences"] == []
+    assert (got["total"], got["formula"]) == (74, "74 = 16 points × 2^2 + 10 not doubled")
+    # under the default (003-01 a, the table "always" 10) the same lines make (16 + 10) × 2^2 = 104
+    rc, res = audit_json(run_cli, tmp_path, argv[:-2], 104, lines)
+    assert rc == 0 and res["claimed_lines_total"]["total"] == 104 and res["claimed_lines_total"]["adds_up"]
+
+
+def test_hk_tw_16_lines_add_up_with_a_chicken_and_cash_apart(run_cli, tmp_path):
+    # hk-tw-16 (004), seat South, won on a discard 6s: [123m] 456m 777p 234s 678s 11z +1f has only 爛花 1 (004:1)
+    # → 大雞胡 25 (004:10, option chicken_hand default) instead of it, + 底 5 (004:41) = 30. The claim lists the
+    # chicken and 底, as a score sheet does, and says 31: the lines make 25 + 5 = 30 (the ruleset's own count of a
+    # reading drops a chicken whose hand's other points are not exactly 1; a claim of it has none beside it)
+    argv = ["--hand", "[123m] 456m 777p 234s 678s 11z +1f", "-w", "6s", "--seat-wind", "S", "-r", "hk-tw-16"]
+    lines = [{"rule": "big-chicken", "points": 25}, {"rule": "base", "points": 5}]
+    rc, res = audit_json(run_cli, tmp_path, argv, 31, lines)
+    got = res["claimed_lines_total"]
+    assert rc == 1 and res["computed"] == 30 and res["differences"] == []
+    assert (got["total"], got["formula"]) == (30, "30 = (25 + 5) points")
+    # 爛花 claimed beside the chicken is replaced by it, as the hand's count replaces it: 30, 爛花 not added
+    rc, res = audit_json(run_cli, tmp_path, argv, 31, lines + [{"rule": "wrong-flower", "points": 1}])
+    got = res["claimed_lines_total"]
+    assert (got["total"], got["not_added"]) == (30, ["wrong-flower +1 pts"])
+    # a concealed kong (1111m) instead of the exposed chow: 爛花 3f 1 (004:1), 兩暗崁 5 (004:20),
+    # 門清 5 (004:11), 暗槓 2 (004:2), 底 5 (004:41) = 18 points; 暗槓 $5 cash (004:42) is paid apart: claimed 23
+    # with the cash added, the lines make 18
+    argv = ["--hand", "(1111m) 456m 777p 234s 678s 11z +3f", "-w", "6s", "--seat-wind", "S", "-r", "hk-tw-16"]
+    lines = [{"rule": "wrong-flower", "points": 1}, {"rule": "two-concealed-pungs", "points": 5},
+             {"rule": "concealed-hand", "points": 5}, {"name": "暗槓", "points": 2, "cash": 5},
+             {"rule": "base", "points": 5}]
+    rc, res = audit_json(run_cli, tmp_path, argv, 23, lines)
+    got = res["claimed_lines_total"]
+    assert rc == 1 and res["computed"] == 18 and res["differences"] == []
+    assert (got["total"], got["cash"], got["formula"]) == (18, 5, "18 = (1 + 5 + 5 + 2 + 5) points")
+    assert got["message"].endswith("; cash $5 paid apart, not in the total")
+
+
+def test_a_refused_mahjong_scores_0_whatever_its_lines_add_up_to(run_cli, tmp_path):
+    # De Rode Draak's entry rule (001:1, RULINGS 001-03): 123m456p789s222z55z is not clean and has no doubling
+    # (222z, South, is neither seat nor round wind for East: 002:60 does not apply) → mahjong not allowed, 0.
+    # Its lines, concealed pung 222z 8 (002:11, honours as terminals 002-02), pair of dragons 55z 2 (002:12), mahjong
+    # 20 (002:13), only possible tile 2 (002:15), pair completed 2 (002:16) = 34, claimed with the total 0: the claim
+    # is right (MATCH, exit 0), and the arithmetic line says why the lines make another figure
+    argv = ["--hand", "123m456p789s222z55z", "-w", "5z", "-r", "rode-draak"]
+    lines = [{"rule": "pung-honours-concealed", "points": 8}, {"rule": "value-pair", "points": 2},
+             {"rule": "mahjong", "points": 20}, {"rule": "only-possible-tile", "points": 2},
+             {"rule": "pair-completed", "points": 2}]
+    rc, res = audit_json(run_cli, tmp_path, argv, 0, lines)
+    got = res["claimed_lines_total"]
+    assert rc == 0 and res["match"] is True and got["total"] == 34
+    assert got["message"].endswith("rode-draak does not allow this mahjong, so it scores 0 whatever its lines add "
+                                   "up to")
+
+
+@pytest.mark.parametrize("ruleset, options", [("nts", {}), ("rode-draak", {}), ("dutch-special-hands", {}),
+                                              ("swedish", {"mahjong_points_doubled": "no"}), ("hk-tw-16", {})])
+def test_a_claim_of_the_scores_own_lines_adds_up_to_its_total(ruleset, options):
+    # the arithmetic is the ruleset's own: the lines of a score, claimed back (as `hand --json` prints them), add
+    # up to that score's total, for random winning hands self-drawn and won on a discard (fixed values, limit
+    # hands doubled in hand, the Dutch ×1.5, hk-tw-16's chickens and cash among them)
+    import random
+    from dataclasses import replace
+
+    from scoring import HandError, score_hand
+    from scoring.generate import random_winning_hand
+    from vision.audit import compare
+
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(60):
+        h = random_winning_hand(rng, size=16 if ruleset == "hk-tw-16" else 13)
+        wall = rng.random() < 0.5
+        h = replace(h, context=replace(h.context, win_by="wall" if wall else "discard", announced_wait=wall and
+                                       ruleset == "dutch-special-hands"))
+        try:
+            s = score_hand(h, ruleset, options)
+        except HandError:
+            continue
+        if not s.allowed:  # (a refused mahjong's lines make what it would have scored: the test above)
+            continue
+        res = compare(s, s.total, json.loads(json.dumps(s.to_json()))["lines"])
+        assert res.match and res.lines_total.total == s.total and not res.lines_total.not_added, (
+            ruleset, s.to_json()["hand"], res.lines_total.message)
+        checked += 1
+    assert checked > 30

@@ -17,8 +17,14 @@ either language half, case-insensitive), or a score JSON object with ``"lines"``
 --json`` output). A rule claimed on several lines adds up, by id or by a name that names no rule (whose sum is
 taken with a left-out line near the name that has that amount: one difference, still a mismatch).
 
+With claimed lines, the verdict also says what they add up to under the ruleset's own arithmetic
+(:func:`add_up_claims`: its combine step, points × 2^doublings, a special hand's fixed value, a multiplier,
+cash apart) beside the claimed total, so that a slip in the adding up is told from a rule disagreement; it
+does not change the verdict (see :class:`AuditResult`).
+
 Exit code: 0 the claim matches (same total and, with claimed lines, no line differs), 1 it does
-not, 2 bad input (unreadable photo, no legal reading, bad claim file). The annotated photo is written
+not, 2 bad input (unreadable photo, no legal reading, bad claim file, claimed amounts too large to add
+up). The annotated photo is written
 to ``--annotate FILE`` or, by default, next to the photo as ``NAME.audit.jpg`` (never over the input).
 """
 from __future__ import annotations
@@ -26,7 +32,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -69,14 +75,47 @@ class Difference:
 
 
 @dataclass(frozen=True)
+class LinesTotal:
+    """What the claimed lines add up to under the ruleset's own arithmetic (:func:`add_up_claims`), beside
+    the claimed total: ``total`` and ``claimed_total`` in the ruleset's points; ``formula`` how the total is
+    reached (``28 = 28 points``, ``64 = 16 points × 2^2``, ``1000 fixed × 2^1 = 2000``); ``not_added``: the
+    claimed lines the arithmetic leaves out (beside a special hand's value only the lines that go with it
+    count), ``no_amount``: the claimed lines that give no amount, each as ``name amount``; ``cash``: the
+    claimed cash, paid apart; ``message``: the verdict's line, without its ``arithmetic:`` head."""
+
+    total: int
+    claimed_total: int
+    formula: str
+    message: str
+    not_added: tuple[str, ...] = ()
+    no_amount: tuple[str, ...] = ()
+    cash: float = 0
+
+    @property
+    def adds_up(self) -> bool:
+        """Whether the claimed lines make the claimed total."""
+        return self.total == self.claimed_total
+
+    def to_json(self) -> dict[str, Any]:
+        return {"total": self.total, "claimed": self.claimed_total, "adds_up": self.adds_up,
+                "formula": self.formula, "not_added": list(self.not_added), "no_amount": list(self.no_amount),
+                "cash": self.cash, "message": self.message}
+
+
+@dataclass(frozen=True)
 class AuditResult:
     """The comparison: ``match``, the claimed and computed totals, the differences by rule and
-    hints about the total (doublings, limit) when no breakdown was claimed."""
+    hints about the total (doublings, limit) when no breakdown was claimed; ``lines_total``: what the
+    claimed lines add up to (None without claimed lines). It does not decide ``match``: claimed lines that do
+    not make the claimed total either differ from the hand's (a difference: no match already), or go with a
+    total that differs, or the total is right and the lines still are the hand's — a line claimed without an
+    amount ("counted"), a mahjong the ruleset refuses, 0 whatever its lines — where the claim is right."""
 
     claimed_total: int
     computed_total: int
     differences: tuple[Difference, ...] = ()
     hints: tuple[str, ...] = ()
+    lines_total: LinesTotal | None = None
 
     @property
     def match(self) -> bool:
@@ -85,6 +124,7 @@ class AuditResult:
     def to_json(self) -> dict[str, Any]:
         return {"match": self.match, "claimed": self.claimed_total, "computed": self.computed_total,
                 "difference": self.claimed_total - self.computed_total,
+                "claimed_lines_total": self.lines_total.to_json() if self.lines_total is not None else None,
                 "differences": [d.to_json() for d in self.differences], "hints": list(self.hints)}
 
 
@@ -387,6 +427,121 @@ def _amounts(ln: Line) -> dict[str, float]:
     return {}
 
 
+def _claimed_line(c: Claimed, rule, amount: str, value: float) -> Line:
+    """One amount of the claimed line ``c`` as a line of the score, for the ruleset's arithmetic: of the kind
+    of the amount (a claimed ``fixed`` of a limit hand: a ``limit`` line, its value as claimed), with the rule's
+    id, name, source and ``with_fixed`` where ``c`` names a rule of the ruleset (``rule``; else None: the
+    claimed text as its id and name)."""
+    kind = amount
+    if amount == "fixed":
+        kind = rule.kind if rule is not None and rule.kind in ("fixed", "limit") else "fixed"
+    v = int(value) if float(value).is_integer() else value  # (2^1, not 2^1.0, in the formula)
+    return Line(rule=c.rule or c.given, name=rule.label() if rule is not None else c.given, kind=kind, value=v,
+                count=1, source=rule.source if rule is not None else "",
+                applies_to=rule.applies_to if rule is not None else "winner",
+                with_fixed=rule.with_fixed if rule is not None else False, **{amount: v})
+
+
+def _line_key(ln: Line) -> tuple:
+    """What a line adds (its rule, kind and amounts), not how it is explained: a ruleset's count may give a
+    line back with another detail (rode-draak names the limit hand a doubling doubles)."""
+    return ln.rule, ln.kind, ln.points, ln.doublings, ln.fixed, ln.multiplier, ln.cash
+
+
+def add_up_claims(claims: Sequence[Claimed], scored: ScoredHand, claimed_total: int,
+                  lines_agree: bool = False) -> LinesTotal:
+    """What the claimed lines (``claims``, :func:`resolve_claims`) add up to under the arithmetic of the
+    ruleset ``scored`` was scored under: each claimed amount is made a line of the score
+    (:func:`_claimed_line`) and the lines are combined by the ruleset's own combine step — its module's
+    ``combine_claim`` hook where it has one (hk-tw-16: a claimed 雞胡 replaces the points claimed beside it),
+    else its ``combine`` hook (:attr:`scoring.engine.Ruleset.combine`: swedish mahjong points after doubling
+    under ``mahjong_points_doubled=no``, the Dutch sheet's ×1.5 before the flowers/seasons, rode-draak's limit
+    hand doubled entirely in the hand), else :func:`scoring.engine.default_combine` (points × 2^doublings ×
+    multipliers; a special hand's highest fixed value with only the lines marked ``with_fixed``; cash apart) —
+    with the hand's own reading, options and circumstances (whether it won, rode-draak's ``heaven_in_hand``).
+    The steps after combining that judge the hand, not the adding up (rode-draak's entry rule, hk-tw-16's
+    兩吃 and 搶暗槓), are not applied; a claimed ``count`` is not multiplied in (a claimed amount is the
+    line's whole amount, as :func:`compare` reads it). Where the ruleset's count asks what rule a claimed
+    line is and it names none (a claimed limit hand under a name of no rule, doubled), the lines are
+    combined by ``default_combine`` and the formula says so. Returns a :class:`LinesTotal`; ``claimed_total``
+    is the claim's total (``--claimed``); ``lines_agree``: :func:`compare` found no claimed line that differs
+    from the hand's, so lines that make the computed total and not the claimed one are a slip in the adding up,
+    which the message says. Raises :class:`HandError` (bad input) for amounts too large to add up."""
+    from scoring.engine import count_formula, default_combine
+    from scoring.results import _num
+    from scoring.view import View
+
+    rs = load_ruleset(scored.ruleset)
+    ids = ids_of(rs)
+    made: list[tuple[Line, Claimed, str, float]] = []
+    no_amount: list[str] = []
+    for c in claims:
+        rule = rs.rule(c.rule) if c.rule in ids else None
+        if not c.amounts and (rule is None or rule.kind != "note"):  # (a claimed note line adds nothing to say)
+            no_amount.append(c.given)
+        made.extend((_claimed_line(c, rule, k, v), c, k, v) for k, v in c.amounts.items())
+    lines = [ln for ln, *_ in made]
+    view = View(scored.hand, scored.decomposition, rs, rs.resolve_options(scored.options))
+    how = ""
+    try:
+        try:
+            t = rs.hook("combine_claim", rs.combine)(lines, rs, view)
+        except KeyError:  # (rode-draak's count names the rule of the limit hand it doubles)
+            t = default_combine(lines, rs, view)
+            how = (f"; added by the engine's plain count: {rs.id}'s own count asks each line's rule, and a "
+                   f"claimed line names none")
+        top = max((ln for ln in t.lines if ln.kind in ("fixed", "limit")), key=lambda ln: ln.fixed, default=None)
+        if top is None:  # (the score's own formula, its cash said apart below)
+            formula = count_formula(replace(scored, total=t.total, points=t.points, doublings=t.doublings,
+                                             lines=t.lines, cash=0, allowed=True, status="ok",
+                                             limit_applied=t.limit_applied))
+            formula = formula.replace(" (see the notes)", f" (as {rs.id} counts it: `mahjong-score rules {rs.id}`)")
+            terms = [ln.points for ln in t.lines if ln.kind == "points"]
+            if len(terms) > 1 and math.isclose(sum(terms), t.points):  # (28 = (8 + 20) points: the lines' sum)
+                formula = formula.replace(f"= {_num(t.points)} points",
+                                          f"= ({' + '.join(map(_num, terms))}) points".replace("+ -", "- "), 1)
+        else:
+            mult = math.prod(ln.multiplier for ln in t.lines if ln.kind == "multiplier")
+            formula = (f"{_num(top.fixed)} fixed" + (f" × 2^{_num(t.doublings)}" if t.doublings else "")
+                       + (f" × {_num(mult)}" if mult != 1 else "")
+                       + (f" + {_num(t.points)} points" if t.points else ""))
+            formula += f" = {t.total}" if formula != f"{_num(top.fixed)} fixed" else ""
+    except OverflowError:
+        raise HandError("--claimed-lines: the claimed lines add up to more than can be counted "
+                        "(points × 2^doublings overflows); check their amounts") from None
+    kept: dict[tuple, int] = {}
+    for ln in t.lines:
+        kept[_line_key(ln)] = kept.get(_line_key(ln), 0) + 1
+    not_added = []
+    for ln, c, k, v in made:
+        if kept.get(_line_key(ln), 0) > 0:
+            kept[_line_key(ln)] -= 1
+        else:
+            not_added.append(f"{c.given} {_fmt_amounts({k: v})}")
+    cash = sum(float(ln.cash) for ln in t.lines if ln.kind == "cash")
+    total = int(t.total)
+    msg = (f"the claimed lines add up to {'the claimed ' if total == claimed_total else ''}{total} under {rs.id}'s "
+           f"arithmetic ({formula}{how})")
+    if total != claimed_total:
+        msg += f", not the claimed {claimed_total}"
+        if total == scored.total:
+            msg += ": they make the computed total"
+            if lines_agree and not no_amount:
+                msg += ", and every claimed line is the hand's: the slip is in the adding up, not in the rules"
+    if not_added:
+        msg += (f"; not added: {', '.join(not_added)} (only the highest special hand's value counts, with the lines "
+                f"{rs.id} adds to it)" if top is not None
+                else f"; not added: {', '.join(not_added)} ({rs.id}'s count leaves them out beside the other lines "
+                     f"claimed)")
+    if no_amount:
+        msg += f"; no amount claimed, nothing added: {', '.join(no_amount)}"
+    if cash:
+        msg += f"; cash {_fmt_amounts({'cash': cash})} paid apart, not in the total"
+    if not scored.allowed:
+        msg += f"; {rs.id} does not allow this mahjong, so it scores {scored.total} whatever its lines add up to"
+    return LinesTotal(total, int(claimed_total), formula, msg, tuple(not_added), tuple(no_amount), cash)
+
+
 def _worth_nothing(ln: Line) -> bool:
     """A note line, a points/doublings/limit/cash line of 0, or a multiplier of ×1: a claim need not
     list it (a reviewer: a cash line must be claimed, though it adds no points)."""
@@ -491,6 +646,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
     rs = load_ruleset(scored.ruleset)
     diffs: list[Difference] = []
     hints: list[str] = []
+    lines_total = None
     if claimed_lines is not None:
         claims = resolve_claims(claimed_lines, rs, scored)
         computed = {ln.rule: ln for ln in scored.lines}
@@ -651,7 +807,9 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                 diffs.append(Difference(what, r, msg, c.amounts, got, r, ln.source))
     if claimed_total != scored.total:
         hints.extend(total_hints(scored, claimed_total, rs))
-    return AuditResult(int(claimed_total), int(scored.total), tuple(diffs), tuple(hints))
+    if claimed_lines is not None:
+        lines_total = add_up_claims(claims, scored, claimed_total, lines_agree=not diffs)
+    return AuditResult(int(claimed_total), int(scored.total), tuple(diffs), tuple(hints), lines_total)
 
 
 def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
@@ -759,6 +917,8 @@ def report(res: AuditResult, unsure: str | None = None) -> str:
     lines = [head + (" — UNSURE: check the reading" if unsure else "")]
     if unsure:
         lines.append(f"  {unsure}")
+    if res.lines_total is not None:  # (the adding up apart from the rules: a slip is no rule disagreement)
+        lines.append(f"  arithmetic: {res.lines_total.message}")
     for d in res.differences:
         lines.append(f"  {d.message}")
     for h in res.hints:

@@ -766,23 +766,38 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
     """Sum the points (cash apart) after applying 雞胡 (004:10): a chicken line stands only when the
     other points, leaving out its ``not_counted`` rules (莊, 連莊, 底: kept and added) and its
     ``ignored`` rules (自摸 under option chicken_hand=discard-or-self-drawn: dropped), total exactly
-    1; it then replaces them. Otherwise the chicken lines are dropped."""
+    1; it then replaces them (:func:`_as_chicken`). Otherwise the chicken lines are dropped."""
     from ..engine import default_combine
 
     chickens = [ln for ln in lines if ln.rule in _chicken_ids(ruleset)]
     if chickens:
         params = ruleset.rule(chickens[0].rule).params
-        keep_ids = set(params.get("not_counted", ()))
-        skip_ids = keep_ids | set(params.get("ignored", ()))
+        skip_ids = set(params.get("not_counted", ())) | set(params.get("ignored", ()))
         own = sum(ln.points for ln in lines
                   if ln.kind == "points" and ln not in chickens and ln.rule not in skip_ids)
-        if own == 1:
-            top = max(chickens, key=lambda ln: ln.points)
-            lines = [ln for ln in lines
-                     if ln is top or ln.rule in keep_ids or ln.kind in ("cash", "note")]
-        else:
-            lines = [ln for ln in lines if ln not in chickens]
+        lines = _as_chicken(lines, chickens, ruleset) if own == 1 else [ln for ln in lines if ln not in chickens]
     return default_combine(lines, ruleset, view)
+
+
+def combine_claim(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Totals":
+    """The total of a claim's lines (``audit --claimed-lines``, :func:`vision.audit.add_up_claims`): as
+    :func:`combine`, but a claimed 雞胡 line always replaces the other points claimed (:func:`_as_chicken`),
+    whatever they total. Whether the hand has "ONLY 1 point" (004:10) is a judgement of the hand, not of the
+    adding up: a claim of 大雞胡 lists the 25 and 底 without the point the chicken replaced, and :func:`combine`
+    would drop the chicken for want of that point (25 + 5 claimed would add up to 5)."""
+    from ..engine import default_combine
+
+    chickens = [ln for ln in lines if ln.rule in _chicken_ids(ruleset)]
+    return default_combine(_as_chicken(lines, chickens, ruleset) if chickens else lines, ruleset, view)
+
+
+def _as_chicken(lines: Sequence["Line"], chickens: Sequence["Line"], ruleset: "Ruleset") -> list["Line"]:
+    """``lines`` counted as a 雞胡 (004:10): the highest of ``chickens`` (lines of ``lines``, at least one)
+    instead of the other points, with the ``not_counted`` rules of its params (莊, 連莊, 底) and the cash and
+    note lines kept."""
+    top = max(chickens, key=lambda ln: ln.points)
+    keep_ids = set(ruleset.rule(chickens[0].rule).params.get("not_counted", ()))
+    return [ln for ln in lines if ln is top or ln.rule in keep_ids or ln.kind in ("cash", "note")]
 
 
 def _chicken_ids(ruleset: "Ruleset") -> set[str]:
