@@ -74,6 +74,48 @@ def rendered(tmp_root: Path, n: int = 6, seed: int = 11) -> Path:
     return _CACHE[key]
 
 
+#: the render of :func:`thirteen_tile_photo` (``datasets.scene.render_scene`` seed and index): the 13 tiles in the
+#: frame, none cut off, lying face up, the hand read by the committed models as a non-winner's 13 tiles
+THIRTEEN_RENDER = (2026, 47)
+
+
+def thirteen_tile_photo(dst: Path) -> Path:
+    """Render a photo of 13 tiles into ``dst`` (JPEG): the demo hand (``docs/make_demo.py``'s ``demo_hand``,
+    345m 678p 66z [777s] (2222m) +1f won on the 8p) without its winning tile — a non-winner's 345m67p66z [777s]
+    (2222m) +1f, no 14th tile — with the project's renderer, as ``docs/make_demo.py`` renders the demo photo
+    (:data:`THIRTEEN_RENDER`). Skips the test when no tile art is available."""
+    import importlib.util
+
+    import cv2
+    import pytest
+
+    from datasets import faces, scene
+
+    if not faces.available_sources():
+        pytest.skip("no tile art for rendering (install a CJK font, e.g. fonts-wqy-zenhei, or provide ../shared)")
+    spec = importlib.util.spec_from_file_location("_make_demo", REPO / "docs" / "make_demo.py")
+    make_demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_demo)
+
+    def thirteen(rng=None, allow_bonus=True, size=None):
+        hand = make_demo.demo_hand(rng, allow_bonus, size)
+        hand.concealed.remove(hand.winning)
+        hand.concealed_groups = [[t for t in g if t != hand.winning] for g in hand.concealed_groups]
+        hand.winning = None
+        return hand
+
+    was = scene.random_hand
+    scene.random_hand = thirteen  # (as docs/make_demo.py renders its own hand)
+    try:
+        sc = scene.render_scene(*THIRTEEN_RENDER)
+    finally:
+        scene.random_hand = was
+    assert sc.hand.notation() == "345m67p66z [777s] (2222m) +1f" and sc.hand.winning is None
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(sc.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 88])
+    dst.write_bytes(buf.tobytes())
+    return dst
+
+
 def oracle_parts(pixels: np.ndarray, truth: dict):
     """(Detections, TileReadings) of a rendered photo from its truth."""
     from vision.classes import CLASS_INDEX, NUM_CLASSES

@@ -1223,6 +1223,63 @@ def test_a_winners_photo_with_no_winning_tile_marked_needs_review(tmp_path, trut
         ["a.jpg", "b.jpg", "d.jpg"], "ok")
 
 
+def test_a_thirteen_tile_photo_with_no_winner_given_is_read_in_a_batch_as_photo_reads_it(tmp_path, capsys):
+    # a new user: a photo of 13 tiles (a non-winner's hand, no 14th tile) was scored by `photo` as a non-winner's
+    # hand (its confidence halved, a note), but a batch with no winner cell said "found 13 tiles …; a winning
+    # hand has 14", unscored: the command line's defaults hold winner=True, and every row was read as said won.
+    # With no winner given (no manifest, no winner column, an empty cell, no row) the batch reads it as `photo`
+    # does — the same reading and score — and the row needs review whatever --review-below (it may be a
+    # winner's photo with a tile missed); a winner cell yes still reads it as a winner's (the count problem),
+    # a winner cell no as `photo --not-winner` does
+    from vision.models import models_present
+
+    if not models_present():
+        pytest.skip("models/detector.onnx and models/classifier.onnx are absent (train them with python -m datasets.train)")
+    d = tmp_path / "photos"
+    d.mkdir()
+    bf.thirteen_tile_photo(d / "a.jpg")  # rendered by the project's renderer: 345m67p66z [777s] (2222m) +1f
+    for name in ("b.jpg", "c.jpg", "d.jpg"):
+        shutil.copyfile(d / "a.jpg", d / name)
+    rc, o, err = run_cli(capsys, "photo", str(d / "a.jpg"), "--json", "--no-history")
+    assert rc == 0, err
+    photo = json.loads(o)
+    rc, o, err = run_cli(capsys, "photo", str(d / "a.jpg"), "--json", "--no-history", "--not-winner")
+    assert rc == 0, err
+    said_not = json.loads(o)
+    # nts, a non-winner's hand (no Mahjong 20, 002:13; no flower points in 002): exposed pung of simples [777s]
+    # 2 + concealed kong of simples (2222m) 16 (002:10) + pair of dragons 66z 2 (002:12) = 20, no doubling
+    assert photo["legal"] and photo["reading"] == said_not["reading"] == "345m67p66z [777s] (2222m) +1f"
+    assert photo["score"]["total"] == said_not["score"]["total"] == 20
+    assert photo["confidence"] < 0.5 and any(n.startswith("the hand's row shows 13 tiles") for n in photo["notes"])
+    man = tmp_path / "m.csv"
+    man.write_text("photo,winner\na.jpg,\nb.jpg,yes\nc.jpg,no\n")  # d.jpg: no row
+    out = tmp_path / "r.csv"
+    rc, o, err = run_cli(capsys, "batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0",
+                         "--no-history", "--no-progress")
+    assert rc == 0, err
+    rows = {r["photo"]: r for r in read_csv(out)}
+    for name in ("a.jpg", "d.jpg"):  # no winner given: photo's reading, score and doubt
+        r = rows[name]
+        assert (r["status"], r["reading"], r["total"]) == ("needs-review", photo["reading"], "20"), r
+        assert r["confidence"] == str(batch.confidence_value(photo["confidence"])), r
+        assert "the hand's row shows 13 tiles: read and scored as a non-winner's hand" in r["problem"], r
+        assert "set the winner cell to no to say so" in r["problem"], r
+    assert rows["b.jpg"]["status"] == "needs-review" and not rows["b.jpg"]["total"], rows["b.jpg"]  # said won
+    assert rows["b.jpg"]["problem"].startswith("found 13 tiles in the hand"), rows["b.jpg"]
+    assert (rows["c.jpg"]["status"], rows["c.jpg"]["reading"], rows["c.jpg"]["total"]) == (
+        "ok", said_not["reading"], str(said_not["score"]["total"])), rows["c.jpg"]
+    # no manifest at all, the review bar under the reading's confidence: still never ok (photo says it unsure)
+    (tmp_path / "one").mkdir()
+    shutil.copyfile(d / "a.jpg", tmp_path / "one" / "a.jpg")
+    out2 = tmp_path / "r2.csv"
+    rc, o, err = run_cli(capsys, "batch", str(tmp_path / "one"), "--out", str(out2), "--workers", "0", "--no-history",
+                         "--no-progress", "--review-below", "0.1")
+    assert rc == 0, err
+    (r,) = read_csv(out2)
+    assert (r["status"], r["reading"], r["total"]) == ("needs-review", photo["reading"], "20"), r
+    assert r["problem"].startswith("the hand's row shows 13 tiles"), r
+
+
 def test_status_threshold():
     base = {"error": None, "legal": 1, "allowed": 1, "confidence": 0.7, "problem": None}
     assert batch._status(base, 0.8) == ("needs-review", "confidence 70% below 80%")

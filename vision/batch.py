@@ -22,7 +22,8 @@ The user documentation (manifest columns, outputs, resuming) is ``docs/batch.md`
   interrupted-and-resumed batch writes exactly the bytes of an uninterrupted one. A run stopped by
   Ctrl-C or SIGTERM writes them too, its photos not scored yet as ``error: not scored`` (partial). Status is derived
   at export: ``error: …`` (unreadable file, no tiles, bad manifest cell, …), ``needs-review`` (no
-  legal reading, mahjong not allowed, or confidence below ``--review-below``), else ``ok``.
+  legal reading, mahjong not allowed, a winner's with no winning tile marked, a 13-tile photo read as a
+  non-winner's hand with no winner cell, or confidence below ``--review-below``), else ``ok``.
 * **Settlement.** Rows sharing ``table`` and ``hand`` form a table hand; with four players, one
   East and at most one winner it is settled with :func:`scoring.settle.settle` (CSV:
   ``<out>.settlements.csv``; JSONL: ``"type": "settlement"`` records after the photos).
@@ -142,7 +143,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         false_win_row(job, row)
     else:
         from .errors import ModelError, VisionError
-        from .pipeline import ADDED_NOTE_END, WON_HINT_START, frame_words, least_sure_tile
+        from .pipeline import ADDED_NOTE_END, WON_HINT_START, frame_words, least_sure_tile, read_as_unsaid_non_winner
         from .record import photo_entry, scored_without_winning_tile
 
         try:
@@ -179,6 +180,9 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             unmarked = scored_without_winning_tile(r, job.winning_tile)
             if r.legal:
                 row["no_winning_tile"] = int(unmarked)
+                # a 13-tile photo read as a non-winner's hand with no winner cell (as `photo` reads it without
+                # --not-winner): scored, and never ok, whatever --review-below (its note is the problem)
+                row["unsaid_non_winner"] = int(read_as_unsaid_non_winner(r))
             if unmarked:
                 dropped.append(NO_WINNING_TILE)
             least = least_sure_tile(res) if r.legal and r.confidence < REVIEW_BELOW else None

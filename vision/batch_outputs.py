@@ -112,7 +112,9 @@ def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]
     if r["confidence"] is not None and r["confidence"] < review_below:
         return "needs-review", (f"confidence {format_confidence_below(r['confidence'], review_below)} below {100 * review_below:g}%"
                                 + (f"; {r['problem']}" if r["problem"] else ""))
-    if r.get("no_winning_tile"):  # a winner's reading with no winning tile: its problem says so
+    # a winner's reading with no winning tile, or a 13-tile photo read as a non-winner's hand with no winner
+    # cell (it may be a winner's with a tile missed, as `photo` says it): its problem says so
+    if r.get("no_winning_tile") or r.get("unsaid_non_winner"):
         return "needs-review", r["problem"]
     return "ok", r["problem"]
 
@@ -128,7 +130,8 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
           unscored: Collection[str] = ()) -> Iterator[tuple[Job, dict[str, Any], dict[str, Any]]]:
     """(job, its state database row, its output row) of :func:`output_rows`; a job whose key is in
     ``unscored`` is written as not scored, whatever its database row holds."""
-    cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "refusal", "no_winning_tile", "total",
+    cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "refusal", "no_winning_tile",
+            "unsaid_non_winner", "total",
             "points", "doublings", "tiles", "changed", "frame", "breakdown", "sha256")
     for job in jobs:
         rec = None if job.key in unscored else con.execute(

@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS results (
     frame TEXT,
     refusal TEXT,
     no_winning_tile INTEGER,
+    unsaid_non_winner INTEGER,
     breakdown TEXT,
     history TEXT,
     in_history INTEGER NOT NULL DEFAULT 0,
@@ -95,11 +96,12 @@ def _prepare_state(con: sqlite3.Connection, p: Path) -> sqlite3.Connection:
 
 
 #: result columns added since the first version of the state database (name, SQL type)
-_ADDED_COLS = (("frame", "TEXT"), ("refusal", "TEXT"), ("no_winning_tile", "INTEGER"))
+_ADDED_COLS = (("frame", "TEXT"), ("refusal", "TEXT"), ("no_winning_tile", "INTEGER"), ("unsaid_non_winner", "INTEGER"))
 
 
 _RESULT_COLS = ("key", "sha256", "params", "error", "legal", "confidence", "reading", "problem", "allowed", "total",
-                "points", "doublings", "tiles", "changed", "frame", "refusal", "no_winning_tile", "breakdown", "history", "seconds", "scored_at")
+                "points", "doublings", "tiles", "changed", "frame", "refusal", "no_winning_tile",
+                "unsaid_non_winner", "breakdown", "history", "seconds", "scored_at")
 
 
 def write_result(con: sqlite3.Connection, row: Mapping[str, Any]) -> None:

@@ -101,6 +101,10 @@ class Job:
     #: a false mahjong, 17 tiles, :func:`false_win_keys`): its hand is not scored, its photo not read, its
     #: notation cell read as notation only (any tile count), as `table` takes that player's hand
     false_win: bool = False
+    #: the row's ``winner`` cell says the hand won (``yes``): its photo is read as a winner's only. A winner by
+    #: default (no cell, an empty one, no manifest row, no ``--not-winner``) is not said, and a 13-tile photo
+    #: is read as ``photo`` without ``--not-winner`` reads it (:meth:`reader_kwargs`)
+    won_said: bool = False
 
     @property
     def seat_wind(self) -> str:
@@ -121,22 +125,29 @@ class Job:
             blob = json.dumps(["typed", self.ruleset, list(self.context), list(self.options), self.winning_tile,
                                self.notation, self.error] + fw, sort_keys=True, default=list)
             return hashlib.sha256(blob.encode()).hexdigest()[:32]
+        # (no add cell: the hash of the rows made before it; a winner nobody said is read otherwise than before
+        # won_said, when every winner was read as said: its row is read again on resume, a said one's is not)
         blob = json.dumps([self.ruleset, list(self.context), list(self.options), self.winning_tile, self.exposed,
-                           self.fix, self.error, reader_id] + ([self.add] if self.add else []) + fw,
+                           self.fix, self.error, reader_id] + ([self.add] if self.add else []) + fw
+                          + (["winner not said"] if self.winner and not self.won_said else []),
                           sort_keys=True, default=list)  # (no add cell: the hash of the rows made before it)
         return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
     def reader_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of the photo reader (:mod:`vision.batch`'s reader interface) that
         read this photo as the batch does: winning tile, exposed melds, fixes, options; ``said_won``
-        when the row says the hand won (its 13-tile photo is not read as a non-winner's); the added
+        when the row's winner cell says the hand won (:attr:`won_said`: its 13-tile photo is not read as a
+        non-winner's); a winner by default is not said, as ``photo`` without ``--not-winner`` says nothing
+        (a 13-tile photo is then read as a non-winner's hand, and the row needs review); the added
         tiles only when there are some (so any reader takes the rest). Raises HandError for a bad
         fix or add cell."""
         from .pipeline import parse_additions, parse_fixes
 
         kw: dict[str, Any] = {"winning_tile": self.winning_tile, "exposed": self.exposed,
                               "fixes": parse_fixes(self.fix), "options": dict(self.options)}
-        if dict(self.context).get("winner"):
+        # (every row had been said won — the command line's defaults hold winner=True — so a 13-tile photo
+        # that `photo` scores as a non-winner's hand was a count problem in a batch, unscored)
+        if self.won_said and self.winner:
             kw["said_won"] = True
         if self.add:
             kw["additions"] = parse_additions(self.add)
@@ -630,7 +641,8 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                winning_tile=winning_tile, exposed=cells.get("exposed", None if notation else d.exposed),
                fix=cells.get("fix", None if notation else d.fix), add=cells.get("add") or None, notation=notation, table=cells.get("table", ""), hand=cells.get("hand", ""),
                player=cells.get("player", ""), dealer=dealer, error=error, typed=typed,
-               error_count=len(problems), settle=tuple(sorted(settle.items())), false_win=false_win)
+               error_count=len(problems), settle=tuple(sorted(settle.items())), false_win=false_win,
+               won_said="winner" in cells and ctx.get("winner") is True)
 
 #: annotated images written by ``audit`` (``NAME.audit.jpg``, ``NAME.audit-2.jpg``): not photos to score
 _OUR_OUTPUT = re.compile(r"\.audit(-\d+)?\.jpg$", re.IGNORECASE)

@@ -1408,6 +1408,14 @@ UNSAID_NON_WINNER = 0.5
 UNSAID_NOTE = "the hand's row shows"
 
 
+def read_as_unsaid_non_winner(reading: Reading) -> bool:
+    """True when ``reading`` (:class:`vision.decode.Reading`) was read and scored as a non-winner's hand
+    (13 tiles; 16 in the 16-tile game) though nobody said the hand did not win (:data:`UNSAID_NOTE`): it may
+    as well be a winner's photo with a tile missed, so it is never taken as sure — `photo` halves its
+    confidence and says why, a batch row needs review whatever ``--review-below``. Raises nothing."""
+    return any(n.startswith(UNSAID_NOTE) for n in reading.notes)
+
+
 def region_candidates(det: Detections, readings: TileReadings, image_size: tuple[int, int], need: int
                       ) -> tuple[Candidate, ...]:
     """The candidate hand regions of :func:`vision.layout.hand_candidates` over all boxes and, when
@@ -2252,7 +2260,7 @@ def summary(res: PhotoResult) -> str:
         if r.changed:
             ch = ", ".join(f"tile {res.position(i)} {r.raw[i]}→{r.tiles[i]}" for i in r.changed)
             conf += f"; changed to make a legal hand: {ch}"
-        if any(n.startswith(UNSAID_NOTE) for n in r.notes):
+        if read_as_unsaid_non_winner(r):
             # (a new user read a right reading's "50%" as "the tiles are a coin-flip")
             conf += (f"; ×{UNSAID_NON_WINNER:g} of it is whether the hand won, which the photo cannot say "
                      f"(see the note on its row)")
