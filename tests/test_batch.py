@@ -1264,6 +1264,8 @@ def test_a_thirteen_tile_photo_with_no_winner_given_is_read_in_a_batch_as_photo_
         assert r["confidence"] == str(batch.confidence_value(photo["confidence"])), r
         assert "the hand's row shows 13 tiles: read and scored as a non-winner's hand" in r["problem"], r
         assert "set the winner cell to no to say so" in r["problem"], r
+        assert r["winner"] == "no", r  # (as it was scored: not the default "yes" beside a non-winner's score)
+    assert rows["b.jpg"]["winner"] == "yes" and rows["c.jpg"]["winner"] == "no"
     assert rows["b.jpg"]["status"] == "needs-review" and not rows["b.jpg"]["total"], rows["b.jpg"]  # said won
     assert rows["b.jpg"]["problem"].startswith("found 13 tiles in the hand"), rows["b.jpg"]
     assert (rows["c.jpg"]["status"], rows["c.jpg"]["reading"], rows["c.jpg"]["total"]) == (

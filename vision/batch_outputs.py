@@ -144,7 +144,10 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
         yield job, r, {
             "photo": job.key, "table": job.table, "hand": job.hand, "player": job.player,
             "seat_wind": typed.get("seat_wind", job.seat_wind),
-            "winner": typed.get("winner", "yes" if job.winner else "no"), "ruleset": job.ruleset,
+            # (a 13-tile photo read as a non-winner's, no winner cell said: "no", as it was scored; its status
+            # needs-review says why)
+            "winner": typed.get("winner", "yes" if job.winner and not r.get("unsaid_non_winner") else "no"),
+            "ruleset": job.ruleset,
             "status": status, "reading": r["reading"] or "", "confidence": None if r["confidence"] is None else confidence_value(r["confidence"]),  # an old
             # state database's 1.0 too
             "total": r["total"], "points": int(pts) if pts is not None and float(pts).is_integer() else pts,
