@@ -988,8 +988,9 @@ def test_a_false_mahjong_typed_in_a_notation_cell_is_not_scored_and_its_hand_is_
     assert "假胡: N pays $50 to each player and the game is replayed (004_7d7ce2dadca33504.txt:50)" in rec["notes"]
     assert summary["counts"] == {"ok": 3, "false win": 1}, summary
     n = next(r for r in read_jsonl(tmp_path / "out.jsonl") if r.get("photo") == "n.jpg")
-    assert (n["status"], n["total"], n["tiles"], n["frame"], n["breakdown"]) == (
-        "false win: not scored", None, 17, batch.TYPED_FRAME, []), n
+    # (its 17 tiles typed, no kong, no bonus tile: hand_tiles 17 too, bonus_tiles 0)
+    assert (n["status"], n["total"], n["tiles"], n["hand_tiles"], n["bonus_tiles"], n["frame"], n["breakdown"]) == (
+        "false win: not scored", None, 17, 17, 0, batch.TYPED_FRAME, []), n
     assert n["problem"].startswith("false_win=N in the hand's settle options: a false mahjong (假胡), not scored"), n
     assert parse_hand(n["reading"], sizes=None) == parse_hand(FALSE_WIN_HANDS["N"], sizes=None), n
     table = _table_settlement(capsys, FALSE_WIN_HANDS, "none", "--settle-option", "false_win=N")
@@ -1329,6 +1330,88 @@ def test_csv_and_jsonl_share_the_state(tmp_path, folder):
     js = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert [r["photo"] for r in csv_rows] == [r["photo"] for r in js]
     assert [r["status"] for r in csv_rows] == [r["status"] for r in js]
+
+
+#: the columns of the photo CSV before hand_tiles and bonus_tiles came (a sheet that reads them by position still does)
+COLUMNS_BEFORE_HAND_TILES = ["photo", "table", "hand", "player", "seat_wind", "winner", "ruleset", "status", "reading",
+                             "confidence", "total", "points", "doublings", "tiles", "changed", "frame", "problem",
+                             "breakdown", "sha256"]
+
+#: nts hands typed in the notation cell (13-tile game). win.jpg: the winner's 123m 456p 789s 11z (11 concealed tiles)
+#: and the exposed kong [5555s] (4 tiles on the table, counted 3) with 1f 2y: tiles 11 + 4 + 2 = 17, hand_tiles
+#: 11 + 3 = 14, bonus_tiles 2. kong.jpg: a non-winner's 123m 456p 789s 1z (10) and the concealed kong (5555s) with 3f:
+#: tiles 10 + 4 + 1 = 15, hand_tiles 10 + 3 = 13, bonus_tiles 1. short.jpg: a winner's 13 tiles, an error row (no hand)
+TYPED_SIZES = ("photo;winner;notation\n"
+               "win.jpg;yes;123m 456p 789s 11z [5555s] +1f2y win:1z\n"
+               "kong.jpg;no;123m 456p 789s 1z (5555s) +3f\n"
+               "short.jpg;yes;123m 456p 789s 1z [5555s] +1f\n")
+
+
+def test_hand_tiles_counts_a_kong_as_3_and_bonus_tiles_apart_in_the_csv_and_json_lines(tmp_path, capsys):
+    # a tournament director: the tiles column of a normal 14-tile winning hand with a kong and two flowers said 17,
+    # which looked like a misread hand. tiles stays (every tile read, one by one), and hand_tiles gives the hand's
+    # size as the rulesets count it (each kong 3, as scoring.notation.check_size counts a hand), bonus_tiles the
+    # flowers and seasons
+    d, man, out = _typed_manifest(tmp_path, TYPED_SIZES)
+    base = ("batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history", "--no-progress")
+    rc, o, err = run_cli(capsys, *base, "-O", str(tmp_path / "out.csv"))
+    assert rc == 0, err
+    rows = {r["photo"]: r for r in read_csv(tmp_path / "out.csv")}
+    assert rows["win.jpg"]["status"] == "ok" and rows["kong.jpg"]["status"] == "ok", rows
+    assert [(rows[k]["tiles"], rows[k]["hand_tiles"], rows[k]["bonus_tiles"]) for k in ("win.jpg", "kong.jpg")] == [
+        ("17", "14", "2"), ("15", "13", "1")]
+    assert rows["short.jpg"]["status"].startswith("error: manifest line 4: notation cell"), rows["short.jpg"]
+    assert (rows["short.jpg"]["hand_tiles"], rows["short.jpg"]["bonus_tiles"]) == ("", "")
+    # the JSON lines of the same state (nothing scored again): the same counts, as numbers; none for the error row
+    rc, o, err = run_cli(capsys, *base, "-O", str(out))
+    assert rc == 0, err
+    recs = {r["photo"]: r for r in read_jsonl(out) if r["type"] == "photo"}
+    assert [(recs[k]["tiles"], recs[k]["hand_tiles"], recs[k]["bonus_tiles"]) for k in recs] == [
+        (17, 14, 2), (15, 13, 1), (None, None, None)], recs
+
+
+def test_a_photos_hand_tiles_count_its_kong_as_3_and_its_flowers_apart(tmp_path, truth):
+    # the director's hand read from a photo (the oracle reader: the render's true tiles): the render of
+    # 345m99p555777z [6666z] +34y win:5z, 11 concealed tiles, an exposed kong and two seasons, among distractors.
+    # tiles 11 + 4 + 2 = 17 (as before); hand_tiles 11 + 3 = 14; bonus_tiles 2
+    from vision.io import load_photo
+
+    index = json.loads((truth / "truth.json").read_text())
+    src = next((p for p in sorted(truth.glob("*.jpg"))
+                if index[bf.pixel_key(load_photo(p).pixels)]["hand"] == "345m99p555777z [6666z] +34y"), None)
+    assert src is not None, "the renders (seed 11) no longer hold the hand with a kong and two seasons"
+    d = tmp_path / "photos"
+    d.mkdir()
+    shutil.copyfile(src, d / "kong.jpg")
+    batch.run_batch(d, tmp_path / "r.csv", workers=0, reader=bf.ORACLE, history_db=None)
+    (row,) = read_csv(tmp_path / "r.csv")
+    assert row["reading"] == "345m99p555777z [6666z] +34y win:5z" and row["status"] == "ok", row
+    assert (row["tiles"], row["hand_tiles"], row["bonus_tiles"]) == ("17", "14", "2"), row
+
+
+def test_an_output_an_earlier_version_wrote_is_written_again_with_hand_tiles_on_resume(tmp_path, capsys):
+    # a batch begun before hand_tiles existed: its CSV has the old header. Resumed, nothing is scored again (the
+    # state database is the same: the counts are read from each row's stored reading), the file is written again
+    # with the two columns after the earlier ones, which keep their places
+    d, man, out = _typed_manifest(tmp_path, TYPED_SIZES)
+    out = tmp_path / "out.csv"
+    argv = ("batch", str(d), "-m", str(man), "-O", str(out), "-r", "nts", "-j", "0", "--no-history", "--no-progress",
+            "--json")
+    rc, o, err = run_cli(capsys, *argv)
+    assert rc == 0, err
+    with open(out, newline="", encoding="utf-8") as f:
+        old = [r[:len(COLUMNS_BEFORE_HAND_TILES)] for r in csv.reader(f)]
+    with open(out, "w", newline="", encoding="utf-8") as f:  # (as the earlier version wrote it)
+        csv.writer(f).writerows(old)
+    rc, o, err = run_cli(capsys, *argv)
+    assert rc == 0, err
+    summary = json.loads(o)
+    assert (summary["resumed"], summary["scored"]) == (3, 0), summary
+    with open(out, newline="", encoding="utf-8") as f:
+        header = next(csv.reader(f))
+    assert header == COLUMNS_BEFORE_HAND_TILES + ["hand_tiles", "bonus_tiles"]
+    assert [(r["tiles"], r["hand_tiles"], r["bonus_tiles"]) for r in read_csv(out)] == [
+        ("17", "14", "2"), ("15", "13", "1"), ("", "", "")]
 
 
 def test_a_folder_made_for_the_outputs_is_said(tmp_path, folder, capsys):

@@ -23,7 +23,7 @@ from .manifest import _WINDS, Job
 #: output columns of the CSV (and keys of each JSONL photo record)
 OUTPUT_COLUMNS = ("photo", "table", "hand", "player", "seat_wind", "winner", "ruleset", "status", "reading",
                   "confidence", "total", "points", "doublings", "tiles", "changed", "frame", "problem", "breakdown",
-                  "sha256")
+                  "sha256", "hand_tiles", "bonus_tiles")
 
 #: the ``frame`` of a photo scored by a version before the column existed (a resumed batch keeps its row)
 FRAME_NOT_RECORDED = "not recorded (scored by an earlier version)"
@@ -155,7 +155,28 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
             "frame": r["frame"] if r["frame"] is not None else ("" if r["error"] else FRAME_NOT_RECORDED),
             "problem": manifest_words(problem, job.line is not None) or "",
             "breakdown": json.loads(r["breakdown"]) if r["breakdown"] else [], "sha256": r["sha256"] or "",
+            **hand_size(r["reading"] if r["legal"] or job.false_win else None),
         }
+
+
+def hand_size(reading: str | None) -> dict[str, int | None]:
+    """The ``hand_tiles`` and ``bonus_tiles`` of a row whose ``reading`` (notation, as
+    :func:`scoring.notation.format_hand` writes it) is a hand — a legal reading, a hand typed in the notation cell,
+    a false mahjong typed —: the hand's size as the rulesets count it (:attr:`scoring.hand.Hand.tile_count`: the
+    concealed tiles and 3 per meld on the table, a kong too: 14 or 17 for a winner, 13 or 16 for a non-winner, a
+    false mahjong's 17 …) and its flowers and seasons, counted apart. Read from the reading, which every version of
+    the state database has stored, so a resumed batch writes them for the rows an earlier version scored. Both None
+    for no reading (``None``: an error row, a reading that is not legal, whose problem gives the count found) or
+    one that is no hand (:class:`~scoring.errors.HandError`); the row's ``tiles`` counts every tile read one by
+    one, a kong's four and the bonus tiles with them."""
+    from scoring.notation import parse_hand
+
+    try:
+        hand = parse_hand(reading, sizes=None) if reading else None
+    except HandError:
+        hand = None
+    return {"hand_tiles": None if hand is None else hand.tile_count,
+            "bonus_tiles": None if hand is None else len(hand.bonus)}
 
 
 def _one_line(e: BaseException) -> str:
