@@ -41,7 +41,7 @@ from . import predicates as shared_predicates
 from .decompose import Decomposition, decompositions
 from .errors import ECHO_CHARS, HandError, RulesetError, echo
 from .fired import Fired  # noqa: F401  (re-exported: engine.Fired)
-from .hand import Context, Hand
+from .hand import WIN_BY, Context, Hand, WinFlag
 from .notation import check_size, whole_number_value
 from .tiles import BONUS, PLAYING_TILES, sort_tiles
 from .view import (  # noqa: F401  (View and the feature bits live in scoring.view; re-exported)
@@ -290,6 +290,10 @@ def load_ruleset(ruleset_id: str) -> Ruleset:
     except ModuleNotFoundError as e:
         if e.name != mod_name:
             raise
+    for name, f in (getattr(module, "WIN_FLAGS", None) or {}).items():  # (check_win_flags reads them)
+        if name not in (getattr(module, "FLAGS", None) or ()) or f.win_by not in (None, *WIN_BY):
+            raise RulesetError(f"ruleset {meta['id']}: WIN_FLAGS names {name} (win by {f.win_by}): not one of its "
+                               f"FLAGS, or no win by of {', '.join(WIN_BY)}")
     options: dict[str, Option] = {}
     rules: list[Rule] = []
     base = meta.get("base")
@@ -863,19 +867,53 @@ def check_flags(rs: Ruleset, context: Context) -> None:
                         f"(flags: {', '.join(sorted(known)) or 'none'})")
 
 
+def win_flags(rs: Ruleset) -> Mapping[str, WinFlag]:
+    """The context flags of ``rs`` that describe a win, each with the seed's name of that win, its seed line and
+    the ``win_by`` it needs: its module's ``WIN_FLAGS`` (flag name → :class:`scoring.hand.WinFlag`; none for a
+    ruleset without one)."""
+    return getattr(rs.module, "WIN_FLAGS", None) or {}
+
+
+def check_win_flags(rs: Ruleset, context: Context) -> None:
+    """HandError (one line, naming the flag, the seed line it comes from and the way out) when ``context`` has a
+    flag that describes a win (:func:`win_flags`: swedish ``burst-kong``/``burst-mahjong``, rode-draak
+    ``flower-replacement``, hk-tw-16 ``robbed-concealed-kong``, dutch-special-hands ``dealt-waiting``/
+    ``hand-unchanged``) and the hand is scored as a non-winner's (``flag burst-kong describes a win (Mahjong på
+    spräckt kong, 003:43-44), and the hand is scored as a non-winner: leave the flag out``; several such flags
+    named together), or a win of another kind than the flag's ``win_by`` (``flag burst-kong describes a win by
+    discard (…), not by wall: needs --win-by discard``)."""
+    declared = win_flags(rs)
+    given = sorted(f for f in context.flags if f in declared)
+    if given and not context.winner:
+        if len(given) == 1:
+            f = declared[given[0]]
+            raise HandError(f"flag {given[0]} describes a win ({f.name}, {f.source}), and the hand is scored as a "
+                            "non-winner: leave the flag out")
+        said = [f"{g} ({declared[g].name}, {declared[g].source})" for g in given]
+        said = f"{', '.join(said[:-1])} and {said[-1]}"
+        raise HandError(f"flags {said} describe a win, and the hand is scored as a non-winner: leave them out")
+    for g in given:
+        f = declared[g]
+        if f.win_by is not None and context.win_by != f.win_by:
+            raise HandError(f"flag {g} describes a win by {f.win_by} ({f.name}, {f.source}), not by "
+                            f"{context.win_by}: needs --win-by {f.win_by}")
+
+
 def check_context_flags(rs: Ruleset, context: Context) -> None:
     """The checks of ``context``'s flags that need no hand: HandError (one line) for a flag ``rs`` does
-    not know (:func:`check_flags`), or one that the rest of ``context`` contradicts as the ruleset's
-    hook ``check_context_flags(context, ruleset)`` says (a flag that describes a win, for a non-winner:
-    swedish ``burst-kong``, rode-draak ``flower-replacement``; a win of another kind than the flag's:
-    ``burst-kong`` not by discard, ``flower-replacement`` not by dead-wall; rode-draak ``dead-hand``
-    for a winner, ``dealt-waiting`` without ``announced_wait``). :func:`score_hand` calls it for every
-    hand; the web API's photo form and the commands that read photos call it before any photo is read,
+    not know (:func:`check_flags`), a flag that describes a win given for a non-winner or for a win of another
+    kind than the flag's (:func:`check_win_flags`, from the module's ``WIN_FLAGS``), or one that the rest of
+    ``context`` contradicts as the ruleset's own hook ``check_context_flags(context, ruleset)`` says (rode-draak
+    ``dead-hand`` for a winner, ``dealt-waiting`` without ``announced_wait``). :func:`score_hand` calls it for
+    every hand; the web API's photo form and the commands that read photos call it before any photo is read,
     as the notation is refused at once (a tester's non-winner with ``burst-kong`` had a photo read
     and answered with the refusal as the reading's problem)."""
     check_flags(rs, context)
+    if not context.flags:
+        return
+    check_win_flags(rs, context)
     hook = rs.hook("check_context_flags")
-    if hook is not None and context.flags:
+    if hook is not None:
         hook(context, rs)
 
 

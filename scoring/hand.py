@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from .errors import HandError
 from .tiles import BONUS, INDEX, PLAYING_TILES, SUITS, WIND_LETTERS, WIND_TILE, next_tile, sort_tiles
@@ -88,6 +88,21 @@ _MELD_TILES: dict[tuple[str, str], tuple[str, ...]] = {
 FIELD_FLAGS = frozenset({"last-tile", "first-turn", "announced-wait", "kong-on-kong"})
 #: the :class:`Context` fields that say how a hand was won (meaningless for a non-winner)
 WON_FIELDS = ("last_tile", "first_turn", "kong_on_kong")
+
+
+class WinFlag(NamedTuple):
+    """A ruleset's context flag (``Context.flags``) that describes a win: the value of one entry of a ruleset
+    module's ``WIN_FLAGS`` (flag name → WinFlag), beside its ``FLAGS``. :func:`scoring.engine.check_win_flags`
+    refuses the flag for a non-winner and, with ``win_by``, for a win of another kind.
+
+    * ``name``: the seed's own name of the win the flag describes (``"Mahjong på spräckt kong"``, ``"搶暗槓"``);
+    * ``source``: the seed line it comes from, as a refusal cites it (``"003:43-44"``; a RULINGS/AMBIGUITIES id
+      may follow: ``"001:9, 001-05"``);
+    * ``win_by``: the :data:`WIN_BY` the win needs (``discard``, ``dead-wall``, ``robbed-kong``), None for any."""
+
+    name: str
+    source: str
+    win_by: str | None = None
 
 
 #: the most consecutive dealer wins (004 連莊) and discards on the table (004 十張內) a hand is given with

@@ -1524,8 +1524,9 @@ def test_a_non_winners_row_with_a_win_flag_is_an_error_row_before_its_photo_is_r
     # is judged with the row's winner now, as `hand --not-winner --flag burst-kong` is refused
     out = _manifest_batch(tmp_path, truth, ["h0.jpg"], "photo,ruleset,winner,flags\nh0.jpg,swedish,no,burst-kong\n")
     (row,) = read_csv(out)
-    assert row["status"] == ("error: manifest line 2: flags cell: flag burst-kong describes a mahjong, but the "
-                             "hand is scored as a non-winner"), row["status"]
+    assert row["status"] == ("error: manifest line 2: flags cell: flag burst-kong describes a win (Mahjong på "
+                             "spräckt kong, 003:43-44), and the hand is scored as a non-winner: leave the flag out"), \
+        row["status"]
 
 
 def test_an_options_cell_compares_a_whole_number_option_as_a_number():
@@ -1583,7 +1584,8 @@ def test_a_rows_flag_is_judged_with_the_rows_win_by_and_announced_wait():
     assert error(flags="flower-replacement", win_by="dead-wall") is None
     assert error(flags="dealt-waiting, announced-wait") is None
     assert error(flags="flower-replacement") == ("manifest line 2: flags cell: flag flower-replacement describes a "
-                                                 "win on a dead-wall tile: needs --win-by dead-wall")
+                                                 "win by dead-wall (Kong met de Bloeiende Bloemen, 001:9, 001-05), "
+                                                 "not by discard: needs --win-by dead-wall")
     assert error(flags="dealt-waiting") == ("manifest line 2: flags cell: flag dealt-waiting (De Gelukkige Dertien, "
                                             "001:13) needs --announced-wait: the waiting hand must be announced")
 

@@ -240,8 +240,8 @@ def test_a_win_flag_with_not_winner_is_refused_before_a_photo_is_read(command, r
     rc, out, err = run_cli(command, *target, "-r", "swedish", "--not-winner", "--flag", "burst-kong",
                            "--no-history")
     assert rc == 2 and not read, (out, err)
-    assert one_error_line(err) == ("mahjong-score: error: flag burst-kong describes a mahjong, but the hand is "
-                                   "scored as a non-winner")
+    assert one_error_line(err) == ("mahjong-score: error: flag burst-kong describes a win (Mahjong på spräckt kong, "
+                                   "003:43-44), and the hand is scored as a non-winner: leave the flag out")
 
 
 def test_a_batch_default_flag_is_judged_by_the_manifest_rows_that_say_more(run_cli, tmp_path, monkeypatch):

@@ -328,6 +328,75 @@ def test_module_hooks(make_rs, monkeypatch):
         score_hand(hand(CHOWS, "6m"), rs)
 
 
+#: every shipped ruleset's context flags that describe a win: the seed line each comes from and the win_by it needs
+#: (None: any win), read from the seeds here, not from the modules' WIN_FLAGS (a declaration removed fails below):
+#: swedish 003:43-44 "Mahjong på spräckt kong … ropade kong på samma bricka som vinnaren ropade mah-jong på" (the
+#: winner's discard), 003:47 "Mahjong på spräckt Mahjong"; rode-draak 001:9 "Winnende steen van de dode Muur
+#: getrokken" (001-05: the tile drawn for a flower); hk-tw-16 004:40 搶暗槓 (a tile robbed from a concealed kong);
+#: dutch-special-hands 000:150 "mah-jong voortkomend uit wachtend spel met de eerste 13 stenen"
+WIN_FLAG_SEEDS = {
+    "swedish": {"burst-kong": ("003:43-44", "discard"), "burst-mahjong": ("003:47", None)},
+    "rode-draak": {"flower-replacement": ("001:9", "dead-wall")},
+    "hk-tw-16": {"robbed-concealed-kong": ("004:40", "robbed-kong")},
+    "dutch-special-hands": {"dealt-waiting": ("000:150", None), "hand-unchanged": ("000:150", None)},
+}
+#: a non-winner's hand of each ruleset's size (13 tiles; hk-tw-16 16): the flag is refused before its tiles count
+NON_WINNER = {"hk-tw-16": "123m456m789m123p456p7z", "*": "123m456p789s1z [777p]"}
+
+
+@pytest.mark.parametrize("rid, flag", [(r, f) for r, fs in WIN_FLAG_SEEDS.items() for f in fs])
+def test_every_rulesets_win_flags_are_refused_for_a_non_winner_in_one_wording(rid, flag):
+    # each ruleset had its own hook and wording ("describes a mahjong, but …", "says the winning tile was robbed …
+    # it needs a win by robbed-kong, not wall"); the flags that describe a win are now data (WIN_FLAGS), checked
+    # by the engine, the refusal naming the flag, its seed line and the way out
+    source, need = WIN_FLAG_SEEDS[rid][flag]
+    rs = load_ruleset(rid)
+    notation = NON_WINNER.get(rid, NON_WINNER["*"])
+    with pytest.raises(HandError) as e:
+        score_hand(parse_hand(notation, context=Context(winner=False, flags=frozenset({flag}))), rs)
+    said = str(e.value)
+    assert said.startswith(f"flag {flag} describes a win (") and f", {source}" in said, said
+    assert said.endswith("), and the hand is scored as a non-winner: leave the flag out") and "\n" not in said
+    # the win the flag describes passes the context's check; a win of another kind is refused, saying which
+    engine.check_context_flags(rs, Context(win_by=need or "discard", flags=frozenset({flag})))
+    if need is not None:
+        with pytest.raises(HandError) as e:
+            engine.check_context_flags(rs, Context(win_by="wall", flags=frozenset({flag})))
+        assert str(e.value).startswith(f"flag {flag} describes a win by {need} (") and f", {source}" in str(e.value)
+        assert str(e.value).endswith(f"), not by wall: needs --win-by {need}"), str(e.value)
+    # the shipped declarations are these, no more (a new win flag gets a line above)
+    declared = {r: {f: (w.source.split(",")[0], w.win_by) for f, w in engine.win_flags(load_ruleset(r)).items()}
+                for r in engine.available()}
+    assert {r: d for r, d in declared.items() if d} == WIN_FLAG_SEEDS
+
+
+def test_several_win_flags_of_a_non_winner_are_named_together():
+    # dutch-special-hands had named both in one message: still so, each with its seed line
+    with pytest.raises(HandError) as e:
+        engine.check_context_flags(load_ruleset("dutch-special-hands"),
+                                   Context(winner=False, flags=frozenset({"hand-unchanged", "dealt-waiting"})))
+    assert str(e.value) == ("flags dealt-waiting (Spel uit de Aarde, 000:150) and hand-unchanged (Spel uit de Aarde, "
+                            "000:150, 000-22 reading a) describe a win, and the hand is scored as a non-winner: "
+                            "leave them out")
+
+
+def test_a_win_flag_not_among_the_flags_is_a_ruleset_error(make_rs, monkeypatch):
+    # WIN_FLAGS names flags of FLAGS, each with a win_by of the context's (or none): a slip in it is said on loading
+    from scoring.hand import WinFlag
+
+    mod = types.ModuleType("scoring.rulesets.test_winflags")
+    mod.FLAGS = frozenset({"lucky"})
+    monkeypatch.setitem(sys.modules, "scoring.rulesets.test_winflags", mod)
+    mod.WIN_FLAGS = {"lucky": WinFlag("Lucky", "test.txt:1", "discard")}
+    rs = make_rs(MAHJONG, rid="winflags")
+    with pytest.raises(HandError, match=r"flag lucky describes a win \(Lucky, test.txt:1\), and the hand"):
+        engine.check_context_flags(rs, Context(winner=False, flags=frozenset({"lucky"})))
+    for bad in ({"luky": WinFlag("Lucky", "test.txt:1")}, {"lucky": WinFlag("Lucky", "test.txt:1", "self-drawn")}):
+        mod.WIN_FLAGS = bad
+        with pytest.raises(RulesetError, match="ruleset test-winflags: WIN_FLAGS names"):
+            make_rs(MAHJONG, rid="winflags")
+
+
 def _view(rs, text, win=None, opts=None, **ctx):
     """A view of the hand's first reading (for the helpers hooks call)."""
     from scoring.decompose import decompositions

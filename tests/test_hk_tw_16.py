@@ -1205,7 +1205,7 @@ def test_the_web_settlement_of_a_score_alone_keeps_its_settle_options(tmp_path):
 def test_line40_the_robbed_concealed_kong_flag_needs_a_robbed_kong_win():
     # a tester's flag with the default discard win scored 119 (假獨) on a hand holding the "robbed" 1m twice: the
     # held-once check runs on a robbed-kong win only, so the flag (004:40 搶暗槓) now needs one
-    with pytest.raises(HandError, match="flag robbed-concealed-kong says the winning tile was robbed"):
+    with pytest.raises(HandError, match=r"flag robbed-concealed-kong describes a win by robbed-kong \(搶暗槓, 004:40\), not by discard"):
         score("119m19p19s1234567z234m +1f", "1m", flags=("robbed-concealed-kong",))
     with pytest.raises(HandError, match="a robbed kong's tile is the fourth 1m"):
         score("119m19p19s1234567z234m +1f", "1m", win_by="robbed-kong", flags=("robbed-concealed-kong",))

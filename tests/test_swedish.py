@@ -352,7 +352,7 @@ def test_burst_kong_flag():
 
 
 def test_burst_kong_needs_a_discard():
-    with pytest.raises(HandError, match="burst-kong needs a win by discard"):
+    with pytest.raises(HandError, match="flag burst-kong describes a win by discard .*, not by wall: needs --win-by discard"):
         score(BASE, "4s", win_by="wall", flags={"burst-kong"})
 
 

@@ -262,10 +262,11 @@ def test_a_players_flags_are_checked_before_any_photo_is_read(run_cli):
             "-w", "1z", "--reader", broken]
     rc, _, err = run_cli(*base, "--player-flag", "S=burst-kong")
     assert rc == 2 and err.count("\n") == 1, err
-    assert "error: hand of S: flag burst-kong describes a mahjong, but the hand is scored as a non-winner" in err, err
+    assert ("error: hand of S: flag burst-kong describes a win (Mahjong på spräckt kong, 003:43-44), and the hand "
+            "is scored as a non-winner: leave the flag out") in err, err
     # a later player's flag too, and the winner's own (rode-draak dead-hand: a winner's hand cannot be dead)
     rc, _, err = run_cli(*base, "--player-flag", "N=burst-mahjong")
-    assert rc == 2 and "hand of N: flag burst-mahjong describes a mahjong" in err, err
+    assert rc == 2 and "hand of N: flag burst-mahjong describes a win" in err, err
     rd = ["table", "-r", "rode-draak", "--no-history", "--photo", f"E={DEMO_PHOTO}", "--hand", "S=123p456p789p2233z",
           "--hand", "W=123s456s789s4455z", "--hand", "N=234p567s88m66z777z", "--winner", "E", "--reader", broken]
     rc, _, err = run_cli(*rd, "--flag", "dead-hand")

@@ -657,12 +657,12 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
 
 
 #: the scoring's refusals and notes that name a command-line option (the errors of /api/hand and /api/settle, a
-#: score's notes), each with the piece of scoring/rulesets/ source it comes from and what the page says instead
+#: score's notes), each with the piece of scoring/rulesets/ (or scoring/engine.py) source it comes from and what
+#: the page says instead
 SCORING_MESSAGES = [
-    ("flag flower-replacement describes a win on a dead-wall tile: needs --win-by dead-wall",
-     '"needs --win-by dead-wall"', "needs “Winning tile came from” set to the dead wall in Settings"),
-    ("flag burst-kong needs a win by discard (another player called kong on that discard), not --win-by wall",
-     "not --win-by {ctx.win_by}", "not the wall (“Winning tile came from”)"),
+    ("flag flower-replacement describes a win by dead-wall (Kong met de Bloeiende Bloemen, 001:9, 001-05), not by "
+     "discard: needs --win-by dead-wall", ': needs --win-by {f.win_by}"',
+     "not by discard: needs “Winning tile came from” set to the dead wall in Settings"),
     ("flag dealt-waiting (De Gelukkige Dertien, 001:13) needs --announced-wait: the waiting hand must be announced",
      "needs --announced-wait: ", "needs “Announced a waiting hand” ticked in Settings"),
     ("a dead hand cannot make mahjong (001:108): score it with --not-winner", '"score it with --not-winner"',
@@ -678,8 +678,8 @@ SCORING_MESSAGES = [
 def test_the_scorings_messages_are_said_in_the_pages_words(page):
     # a phone user was told "needs --win-by dead-wall", "score it with --not-winner", "need --discards N": the page
     # had reworded the reader's messages only, not /api/hand's and /api/settle's refusals or a score's notes
-    root = Path(__file__).resolve().parents[1] / "scoring" / "rulesets"
-    source = "".join(f.read_text(encoding="utf-8") for f in sorted(root.glob("*.py")))
+    root = Path(__file__).resolve().parents[1] / "scoring"
+    source = "".join(f.read_text(encoding="utf-8") for f in [root / "engine.py", *sorted(root.glob("rulesets/*.py"))])
     for text, piece, _ in SCORING_MESSAGES:  # (a message reworded in the source: reword its sample here too)
         assert piece in source, piece
     said = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", [t for t, _, _ in SCORING_MESSAGES])

@@ -24,7 +24,7 @@ from itertools import permutations
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..errors import HandError
-from ..hand import Context, Hand
+from ..hand import Hand, WinFlag
 from ..notation import check_size
 from ..predicates import category as shared_category
 from ..tiles import (DRAGONS, HONOURS, PLAYING_TILES, SUITS, TERMINALS, TERMINALS_AND_HONOURS,
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 SEED = "000_f626c313f8929ba8.txt"
 FLAGS = frozenset({"dealt-waiting", "hand-unchanged"})
+#: both flags describe a win (Spel uit de Aarde, 000:150), refused for a non-winner (scoring.engine.check_win_flags)
+WIN_FLAGS = {"dealt-waiting": WinFlag("Spel uit de Aarde", "000:150"),
+             "hand-unchanged": WinFlag("Spel uit de Aarde", "000:150, 000-22 reading a")}
 
 #: "groene bamboes zijn 2,3,4,6 en 8" (000:4)
 GREEN_BAMBOO = frozenset({"2s", "3s", "4s", "6s", "8s"})
@@ -807,17 +810,9 @@ def announced_wait_refused(v: "View") -> Any:
 
 
 # ------------------------------------------------------------------------- hooks
-def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
-    """The flags checked without a hand (:func:`scoring.engine.check_context_flags`, before
-    :func:`check_hand`): :class:`HandError` for a flag given for a non-winner (both describe a win)."""
-    if ctx.flags and not ctx.winner:
-        raise HandError(f"flag {', '.join(sorted(ctx.flags))} describes a win, but the hand "
-                        "is scored as a non-winner")
-
-
 def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
-    """Tile count (13-tile game) and this ruleset's flags (a flag for a non-winner is
-    :func:`check_context_flags`'s, called first); HandError otherwise."""
+    """Tile count (13-tile game) and this ruleset's flags (a flag for a non-winner is :data:`WIN_FLAGS`',
+    checked first by :func:`scoring.engine.check_context_flags`); HandError otherwise."""
     check_size(hand, (ruleset.hand_size,))
     unknown = sorted(hand.context.flags - FLAGS)
     if unknown:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..decompose import Decomposition, decompositions, is_standard_complete, place_winning_tile, register_shape
 from ..errors import HandError, RulesetError
-from ..hand import Context, Hand, Meld
+from ..hand import Hand, Meld, WinFlag
 from ..results import dollars
 from ..tiles import (BONUS, DRAGONS, FLOWERS, HONOURS, PLAYING_TILES, SEASONS, SUITS,
                      TERMINALS, TERMINALS_AND_HONOURS, WIND_NUMBER, WINDS, counts34, next_tile, rank,
@@ -42,6 +42,9 @@ SEED = "004_7d7ce2dadca33504.txt"
 RULESET_ID = "hk-tw-16"
 #: the flags this ruleset reads from ``Context.flags`` (004:40 搶暗槓, 004:42 concealed kong not shown)
 FLAGS = frozenset({"robbed-concealed-kong", "concealed-kong-not-shown"})
+#: the flag that describes a mahjong, on a tile robbed from a concealed kong: refused for a non-winner and for a
+#: win not by robbed-kong (scoring.engine.check_win_flags; a tester's flag with a self-drawn win was scored)
+WIN_FLAGS = {"robbed-concealed-kong": WinFlag("搶暗槓", "004:40", "robbed-kong")}
 
 LIK_GU = "lik-gu"
 SIXTEEN = "sixteen-unconnected"
@@ -686,24 +689,12 @@ def only_honours16(v: "View") -> bool:
 
 
 # =============================================================================== hooks
-def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
-    """The flags checked without a hand (:func:`scoring.engine.check_context_flags`, before
-    :func:`check_hand`, and before a photo is read): :class:`HandError` for ``robbed-concealed-kong``
-    given for a non-winner, or with a win other than by robbed-kong (it describes a mahjong on a tile
-    robbed from a concealed kong, 004:40)."""
-    if "robbed-concealed-kong" in ctx.flags and not ctx.winner:
-        raise HandError("flag robbed-concealed-kong describes a mahjong, but the hand is scored as a non-winner")
-    if "robbed-concealed-kong" in ctx.flags and ctx.win_by != "robbed-kong":
-        # (a tester's flag with a self-drawn win scored; the robbed tile's check runs on a robbed-kong win)
-        raise HandError("flag robbed-concealed-kong says the winning tile was robbed from a concealed kong (004:40): "
-                        f"it needs a win by robbed-kong, not {ctx.win_by}")
-
-
 def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
     """Tile count of the 16-tile game: a winner holds 17 (each meld on the table counts 3, a kong
     too) — or 16 when all eight flowers make the instant 八隻花 win (004:44–46, "cannot pick up
-    another tile": self-drawn, and with no winning tile among the 16); a non-winner holds 16 (``robbed-concealed-kong`` for a non-winner or without a win
-    by robbed-kong is :func:`check_context_flags`'s, called first). Raises :class:`HandError`."""
+    another tile": self-drawn, and with no winning tile among the 16); a non-winner holds 16
+    (``robbed-concealed-kong`` for a non-winner or without a win by robbed-kong is :data:`WIN_FLAGS`', checked
+    first by :func:`scoring.engine.check_context_flags`). Raises :class:`HandError`."""
     n = hand.tile_count
     if not hand.context.winner:
         if n != 16:

@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..errors import HandError
-from ..hand import Context, Hand
+from ..hand import Context, Hand, WinFlag
 from ..notation import check_size
 from ..tiles import DRAGONS, SIMPLES, SUITS, WINDS
 from .nts import court_of_peking, dragon_snake, nine_gates  # noqa: F401  (predicates named in the TOML)
@@ -71,6 +71,10 @@ FALSE_MAHJONG = (f"that is a mahjong declared wrongly ('Ten onrechte mahjong afk
                  f"are counted and it is replayed with the same winds, {SEED}:134)")
 
 FLAGS = frozenset({"dead-hand", "dealt-waiting", "flower-replacement"})
+#: the flag that describes a win, on the dead-wall tile drawn for a flower (001-05): refused for a non-winner and
+#: for a win not by dead-wall (scoring.engine.check_win_flags; a tester's non-winner had been told to give
+#: --win-by dead-wall, which a non-winner cannot). dead-hand and dealt-waiting are :func:`check_context_flags`'.
+WIN_FLAGS = {"flower-replacement": WinFlag("Kong met de Bloeiende Bloemen", "001:9, 001-05", "dead-wall")}
 #: Onregelmatige Limietspelen (001:56-84) a player can wait for (Heaven is a circumstance)
 IRREGULAR_LIMIT = ("nine-gates", "thirteen-orphans", "seven-twins-superschoon", "seven-twins-schoon",
                    "wind-snake", "dragon-snake", "court-of-peking")
@@ -353,31 +357,24 @@ def dead_hand(v: "View", more: bool) -> Any:
 
 # ------------------------------------------------------------------------- hooks
 def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
-    """The flags checked without a hand (:func:`scoring.engine.check_context_flags`, before
-    :func:`check_hand`, and before a photo is read). Raises :class:`HandError` for
-    ``flower-replacement`` given for a non-winner or without a win by dead-wall (it describes a win on
-    a dead-wall tile, 001-05), ``dead-hand`` given for a winner (001:108: a dead hand cannot make
-    mahjong) and ``dealt-waiting`` without an announced wait (001:13)."""
-    if "flower-replacement" in ctx.flags and not ctx.winner:
-        # (a tester's non-winner was told to give --win-by dead-wall, which a non-winner cannot)
-        raise HandError("flag flower-replacement describes a win on a dead-wall tile, and the hand is scored as a "
-                        "non-winner: leave the flag out")
+    """The flags checked without a hand that are this ruleset's own (:func:`scoring.engine.check_context_flags`,
+    after :data:`WIN_FLAGS`' checks, before :func:`check_hand`, and before a photo is read). Raises
+    :class:`HandError` for ``dead-hand`` given for a winner (001:108: a dead hand cannot make mahjong) and
+    ``dealt-waiting`` without an announced wait (001:13)."""
     if "dead-hand" in ctx.flags and ctx.winner:
         # (no photo of a dead hand reads legal as a winner's: refused before it is read, as its notation is)
         raise HandError(f"a dead hand cannot make mahjong (001:108): {DEAD_WINNER_HINT}")
-    if "flower-replacement" in ctx.flags and ctx.win_by != "dead-wall":
-        raise HandError("flag flower-replacement describes a win on a dead-wall tile: "
-                        "needs --win-by dead-wall")
     if "dealt-waiting" in ctx.flags and not ctx.announced_wait:
         raise HandError("flag dealt-waiting (De Gelukkige Dertien, 001:13) needs --announced-wait: "
                         "the waiting hand must be announced")
 
 
 def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
-    """Tile count and flags (what the context alone contradicts is :func:`check_context_flags`'s, called
-    first: a dead hand scored as a winner's, ``flower-replacement`` without a win by dead-wall,
-    ``dealt-waiting`` without an announced wait). A hand flagged ``dead-hand`` may have any count but 13
-    (001:108); ``flower-replacement`` needs a flower or season in the hand. Raises :class:`HandError`."""
+    """Tile count and flags (what the context alone contradicts is checked first, by
+    :func:`scoring.engine.check_context_flags`: ``flower-replacement`` without a win by dead-wall
+    (:data:`WIN_FLAGS`), a dead hand scored as a winner's, ``dealt-waiting`` without an announced wait). A hand
+    flagged ``dead-hand`` may have any count but 13 (001:108); ``flower-replacement`` needs a flower or season in
+    the hand. Raises :class:`HandError`."""
     ctx = hand.context
     unknown = sorted(ctx.flags - FLAGS)
     if unknown:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..errors import HandError, RulesetError
 from ..fired import Fired
-from ..hand import Context, Hand
+from ..hand import Hand, WinFlag
 from ..notation import check_size
 from ..settle import Settlement, Transfer, from_transfers, register_scheme
 from ..tiles import DRAGONS, FLOWERS, HONOURS, SEASONS, TERMINALS_AND_HONOURS, WIND_NUMBER
@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 SEED = "003_09e9d9e21a59d1f0.txt"
 #: the flags this ruleset reads from ``Context.flags``
 FLAGS = frozenset({"burst-kong", "burst-mahjong"})
+#: the flags that describe a mahjong (both), refused for a non-winner, and the win burst-kong needs: the other
+#: player called kong on the winner's discard (scoring.engine.check_win_flags)
+WIN_FLAGS = {"burst-kong": WinFlag("Mahjong på spräckt kong", "003:43-44", "discard"),
+             "burst-mahjong": WinFlag("Mahjong på spräckt Mahjong", "003:47")}
 #: rows of the Mahjongpoäng table (003:10-21): added after doubling under mahjong_points_doubled=no
 MAHJONG_POINT_RULES = frozenset({"mahjong", "worthless-hand", "only-possible", "tile-from-the-wall"})
 
@@ -43,22 +47,10 @@ def _name(m) -> str:
 
 
 # ------------------------------------------------------------------------- hand check (flags)
-def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
-    """The flags checked without a hand (:func:`scoring.engine.check_context_flags`, before
-    :func:`check_hand`, and before a photo is read): :class:`HandError` for a flag given for a
-    non-winner (both describe a mahjong, 003:43-47), or ``burst-kong`` with a win other than by
-    discard (003:43-44)."""
-    for flag in sorted(ctx.flags):
-        if not ctx.winner:
-            raise HandError(f"flag {flag} describes a mahjong, but the hand is scored as a non-winner")
-    if "burst-kong" in ctx.flags and ctx.win_by != "discard":
-        raise HandError("flag burst-kong needs a win by discard (another player called kong on that "
-                        f"discard), not --win-by {ctx.win_by}")
-
-
 def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> None:
     """Tile count (13-tile game) and the flags this ruleset knows (a flag for a non-winner, and
-    ``burst-kong`` on a win other than by discard, are :func:`check_context_flags`'s, called first).
+    ``burst-kong`` on a win other than by discard, are :data:`WIN_FLAGS`', checked first by
+    :func:`scoring.engine.check_context_flags`).
 
     Raises :class:`HandError` for a wrong tile count, an unknown flag, or ``burst-kong`` with the
     winning tile held more than once (003:43-44).
