@@ -611,6 +611,30 @@ def robbed_kong_problem(hands: Mapping[str, Any], winner: str | None) -> tuple[s
             f"holds three {t} ({', '.join(f'{p} {n}' for p, n in held.items())})", list(held))
 
 
+def check_winner_scores(ruleset_id: str, scores: Mapping[str, int], winner: str | None,
+                        options: Mapping[str, Any]) -> None:
+    """RulesetError (one line, naming the player, the score and the ruleset's seed line) when a winner's score
+    is below what every win scores under ``ruleset_id``: its module's ``WINNER_SCORES_AT_LEAST``, (least, why)
+    — nts and rode-draak 20 for Mahjong (002:13), hk-tw-16 底 5 (004:41); under dutch-special-hands and
+    swedish a win may score 0. Judged for ``winner`` and every other winner a settlement option names (the
+    module's ``SETTLE_WINNERS``: hk-tw-16 ``also_won``, 一炮雙響), before the scheme settles: ``score of W, a
+    winner, is 0: every win under hk-tw-16 scores at least 底 5 (004_7d7ce2dadca33504.txt:41)``. A score that is
+    no whole number ≥ 0, and an option that names no player, are left to the scheme to refuse. ``scores``:
+    player → hand score; ``options``: the settlement's, keyed as :func:`settle` keys them."""
+    # (a tester's `settle --winner Ann --scores Ann=0,…` under nts was settled without a word; hk-tw-16's scheme
+    # had held both winners of a double win to 底 5 itself, in its own words)
+    module = load_ruleset(ruleset_id).module
+    least = getattr(module, "WINNER_SCORES_AT_LEAST", None)
+    if least is None or winner is None:
+        return
+    others = [str(options[k]) for k in getattr(module, "SETTLE_WINNERS", ()) if options.get(k)]
+    for w in dict.fromkeys([winner, *others]):
+        s = scores.get(w)
+        if isinstance(s, int) and not isinstance(s, bool) and 0 <= s < least[0]:
+            raise RulesetError(f"score of {w}, a winner, is {s}: every win under {ruleset_id} scores at least "
+                               f"{least[1]}")
+
+
 def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east: str,
            options: Mapping[str, Any] | None = None, scored: Mapping[str, Any] | None = None) -> Settlement:
     """Settle one hand of a table under ``ruleset_id``'s scheme.
@@ -620,12 +644,11 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
     ``-`` or ``_`` (:func:`scoring.engine.keyed_options`; one given twice with values that mean the same,
     :func:`same_settle_value`, taken once). Raises RulesetError for a ruleset without a scheme, an option
     the scheme does not take or one given twice with values that differ, or a winner's score below what
-    every win scores under the ruleset (its module's ``WINNER_SCORES_AT_LEAST``: nts and rode-draak, 20
-    for Mahjong, 002:13; hk-tw-16's 底 5 is its scheme's own check; under dutch-special-hands and swedish
-    a win may score 0), and ValueError for inconsistent players (not four, East or the winner not among
-    them). ``scored``: the hands scored, as given to :func:`with_cash` (player → :class:`scoring.ScoredHand` or
-    :class:`HandCash`): a ``cash`` option that replaces the cash they show is said in a note
-    (:func:`cash_replaced_note`), before the scheme's cash notes.
+    every win scores under the ruleset (:func:`check_winner_scores`, for every winner, before the scheme), and
+    ValueError for inconsistent players (not four, East or the winner not among them). ``scored``: the hands
+    scored, as given to :func:`with_cash` (player → :class:`scoring.ScoredHand` or :class:`HandCash`): a ``cash``
+    option that replaces the cash they show is said in a note (:func:`cash_replaced_note`), before the scheme's
+    cash notes.
     """
     if len(scores) != 4:
         raise ValueError(f"a settlement needs the 4 players of the table, got {len(scores)}")
@@ -649,13 +672,8 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
         if unknown:
             raise RulesetError(f"the settlement of {rs.id} takes no option {echo(unknown[0])} (settlement "
                                f"options: {', '.join(known)})")
+    check_winner_scores(rs.id, scores, winner, options)
     result = fn(scores, winner, east, dict(options or {}))
-    # (after the scheme's own refusals of its input) a winner's score the ruleset cannot give: a tester's
-    # `settle --winner Ann --scores Ann=0,…` was settled without a word (hk-tw-16's 底 5 is its scheme's check)
-    least = getattr(rs.module, "WINNER_SCORES_AT_LEAST", None)
-    if least is not None and winner is not None and scores[winner] < least[0]:
-        raise RulesetError(f"score of {winner}, a winner, is {scores[winner]}: every win under {rs.id} scores at "
-                           f"least {least[1]}")
     if not result.ruleset:
         result = replace(result, ruleset=rs.id)
     # a cash given replaces the hands' own (with_cash): said, as the scheme's notes name only what is collected (a

@@ -893,7 +893,7 @@ def test_settle_refuses_a_winner_as_liable_or_second_winner_and_bad_cash():
     with pytest.raises(RulesetError, match="also_won names the other winner of the same discard, not the winner S"):
         settle(RS, sc, "S", "E", {"discarder": "N", "also_won": "S"})
     # 底 5 is in every win (004:41): a winner's score under 5 is no winning score
-    with pytest.raises(RulesetError, match="score of W, a winner, is 0: every win scores at least 底 5"):
+    with pytest.raises(RulesetError, match="score of W, a winner, is 0: every win under hk-tw-16 scores at least 底 5"):
         settle(RS, sc, "S", "E", {"discarder": "N", "also_won": "W"})
     with pytest.raises(RulesetError, match="score of S, a winner, is 0"):
         settle(RS, {"E": 0, "S": 0, "W": 0, "N": 0}, "S", "E", {"discarder": "N"})

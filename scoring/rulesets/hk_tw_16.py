@@ -894,6 +894,10 @@ def notes_for(hand: Hand, opts: Mapping[str, Any]) -> list[str]:
 # =============================================================================== settlement (004-01)
 #: 底, in every win (004:41; the ruleset's rule ``base``)
 BASE_POINTS = 5
+#: the least a winner's hand scores, and why: 底 is in every win (004:41), so a winner's score of 0 is a score not
+#: given (scoring.settle.check_winner_scores refuses a score below it, before the scheme, for every winner: the
+#: second winner of a double win too, SETTLE_WINNERS)
+WINNER_SCORES_AT_LEAST = (BASE_POINTS, f"底 {BASE_POINTS} ({SEED}:41)")
 SETTLE_KEYS = ("win_by", "discarder", "liable", "also_won", "cash", "false_win", "dealer_streak")
 #: every option :func:`settle` takes: its own keys and the ruleset options it reads (scoring.settle.settle
 #: refuses others, naming these)
@@ -902,6 +906,9 @@ SETTLE_OPTIONS = SETTLE_KEYS + ("cash_from", "cash_when_void", "dealer_point", "
 #: table: a batch of several hands takes them from each hand's ``settle`` cell, never one ``--settle-option``
 #: for all (vision.batch_outputs.check_settle_options)
 SETTLE_PER_HAND = ("discarder", "liable", "also_won", "cash", "false_win")
+#: the settlement options of :func:`settle` that name another winner of the hand (一炮雙響, 004:52), whose score
+#: scoring.settle.check_winner_scores holds to WINNER_SCORES_AT_LEAST as the winner's
+SETTLE_WINNERS = ("also_won",)
 #: the settlement options of :func:`settle` that name one player, and those that give players amounts
 #: (``cash=E:5,S:3``): a batch reads a seat wind given in them as the player in that seat
 #: (scoring.settle.players_for_seats)
@@ -983,7 +990,8 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
 
     Returns a :class:`scoring.settle.Settlement` (points in ``net``/``transfers``; cash in ``cash``,
     described in ``notes``). Raises :class:`RulesetError` for an unknown option or player and
-    ValueError for a bad score.
+    ValueError for a bad score. A winner's score under 底 5 (each winner's, ``also_won``'s too) is refused before
+    this scheme runs, by :func:`scoring.settle.check_winner_scores` (:data:`WINNER_SCORES_AT_LEAST`).
     """
     from ..engine import load_ruleset
     from ..settle import Transfer, from_transfers, settle_whole_number
@@ -1034,10 +1042,6 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
         if liable in winners:  # (a tester's liable=S with winner S had S pay S: every net 0)
             raise RulesetError(f"settle option liable names the player who pays for all three (包自摸), not a "
                                f"winner ({liable})")
-        for w in winners:  # (底 5 is in every win, 004:41: a winner's score of 0 is a score not given)
-            if scores[w] < BASE_POINTS:
-                raise RulesetError(f"score of {w}, a winner, is {scores[w]}: every win scores at least 底 "
-                                   f"{BASE_POINTS} ({SEED}:41)")
 
         def all_three(w: str) -> int:
             """What the three others would pay ``w`` on a self-draw (the 包自摸 amount)."""

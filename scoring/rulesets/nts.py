@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..engine import View
 
 NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
-#: the least a winner's hand scores, and why (scoring.settle.settle refuses a winner's score below it): the
+#: the least a winner's hand scores, and why (scoring.settle.check_winner_scores refuses a score below it): the
 #: 20 for Mahjong is in every win (002:13, rule ``mahjong``), the fixed-value hands are worth 250 or more,
 #: and no rule takes points away
 WINNER_SCORES_AT_LEAST = (20, "the 20 for Mahjong (002_b9f4c4575200caaf.txt:13)")

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..engine import Line, Ruleset, ScoredHand, Totals, View
 
 SEED = "001_20e8f920a7ce7e86.txt"
-#: the least a winner's hand scores, and why (scoring.settle.settle refuses a winner's score below it): the
+#: the least a winner's hand scores, and why (scoring.settle.check_winner_scores refuses a score below it): the
 #: 20 for Mahjong of the NTS tables this ruleset plays on (002:13, 001-01) is in every win, a limit hand is
 #: worth 500 or more, and a hand that fails the entry rule is no win (001:1: "mahjong not allowed", total 0,
 #: which `table` refuses to settle as well)
