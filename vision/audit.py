@@ -12,8 +12,11 @@ claimed breakdown is given (``--claimed-lines FILE.json``, or the JSON inline) �
 * **limit** — a claimed limit or special hand that the hand is not, or the reverse.
 
 Claimed lines (JSON): a list of ``{"rule": id or "name": text, "points": n, "doublings": n,
-"fixed": n, "cash": n, "multiplier": x, "count": n}`` (any of the amounts; names match the rule's name,
-either language half, case-insensitive), or a score JSON object with ``"lines"`` (``mahjong-score hand
+"fixed": n, "cash": n, "multiplier": x, "count": n}`` (any of the amounts; a rule's id always names that rule;
+else names match the rule's name or English gloss, either half, case- and punctuation-insensitive, and then
+part of one — a prefix, or words within — when one rule alone has it, among the lines that counted first:
+"pair of dragons" is value-pair, "concealed kong" the concealed kong the hand has; the verdict says which rule
+such a line was taken as, :func:`resolve_claims`), or a score JSON object with ``"lines"`` (``mahjong-score hand
 --json`` output). A rule claimed on several lines adds up, by id or by a name that names no rule (whose sum is
 taken with a left-out line near the name that has that amount: one difference, still a mismatch).
 
@@ -45,12 +48,17 @@ _AMOUNTS = ("points", "doublings", "fixed", "cash", "multiplier")
 
 @dataclass(frozen=True)
 class Claimed:
-    """One claimed line: the rule id (resolved, or None when unknown), the text given, amounts."""
+    """One claimed line: the rule id (resolved, or None when unknown), the text given, amounts; ``partial``:
+    the rule was taken from part of its name (:func:`partial_name_rules`; the verdict says so);
+    ``candidates``: the ids of the rules part of whose names ``given`` is, when it names several (then
+    ``rule`` is None)."""
 
     rule: str | None
     given: str
     amounts: Mapping[str, float]
     count: int | None = None
+    partial: bool = False
+    candidates: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,20 @@ class Difference:
                 "claimed": dict(self.claimed) if self.claimed is not None else None,
                 "computed": dict(self.computed) if self.computed is not None else None,
                 "source": self.source, "message": self.message}
+
+
+@dataclass(frozen=True)
+class TakenAs:
+    """A claimed line's text (``given``) taken as the rule ``rule`` from part of its name
+    (:func:`partial_name_rules`), and the verdict's line that says so (``message``:
+    ``'pair of dragons' taken as value-pair (…; 002_…:12)``)."""
+
+    given: str
+    rule: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"given": self.given, "rule": self.rule, "message": self.message}
 
 
 @dataclass(frozen=True)
@@ -109,13 +131,15 @@ class AuditResult:
     claimed lines add up to (None without claimed lines). It does not decide ``match``: claimed lines that do
     not make the claimed total either differ from the hand's (a difference: no match already), or go with a
     total that differs, or the total is right and the lines still are the hand's — a line claimed without an
-    amount ("counted"), a mahjong the ruleset refuses, 0 whatever its lines — where the claim is right."""
+    amount ("counted"), a mahjong the ruleset refuses, 0 whatever its lines — where the claim is right.
+    ``taken_as``: the claimed lines taken as a rule from part of its name (:class:`TakenAs`)."""
 
     claimed_total: int
     computed_total: int
     differences: tuple[Difference, ...] = ()
     hints: tuple[str, ...] = ()
     lines_total: LinesTotal | None = None
+    taken_as: tuple[TakenAs, ...] = ()
 
     @property
     def match(self) -> bool:
@@ -125,6 +149,7 @@ class AuditResult:
         return {"match": self.match, "claimed": self.claimed_total, "computed": self.computed_total,
                 "difference": self.claimed_total - self.computed_total,
                 "claimed_lines_total": self.lines_total.to_json() if self.lines_total is not None else None,
+                "taken_as": [t.to_json() for t in self.taken_as],
                 "differences": [d.to_json() for d in self.differences], "hints": list(self.hints)}
 
 
@@ -302,7 +327,12 @@ def closest_rule(given: str, rs: Ruleset, amounts: Mapping[str, float] | None = 
     near, ranked = _near(given, rs, amounts)
     if not near:
         return None
-    return " or ".join(f"{r.id} ({r.label()})" for r, _ in (near[:1] if ranked else near))
+    return _rule_list([r for r, _ in (near[:1] if ranked else near)])
+
+
+def _rule_list(rules: Sequence) -> str:
+    """Rules as ``id (label)``, joined by "or": what "did you mean …?" offers."""
+    return " or ".join(f"{r.id} ({r.label()})" for r in rules)
 
 
 def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
@@ -372,9 +402,61 @@ def bare_name_rules(given: str, rs: Ruleset) -> list:
     return [r for r in rs.rules if key in _names(r.id, r.name, r.gloss, bare=True)]
 
 
+#: the shortest claimed text taken as part of a rule's name (:func:`partial_name_rules`): 3 characters, 2 in
+#: Chinese characters ("三元" of 小三元), whose names are words of one or two characters
+PARTIAL_MIN = 3
+PARTIAL_MIN_CJK = 2
+
+
+def _cjk(text: str) -> bool:
+    """``text`` has a CJK ideograph (hk-tw-16's names: written without spaces between words)."""
+    return any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in text)
+
+
+def _part_of(key: str, name: str) -> bool:
+    """The normalized claim ``key`` is part of the normalized ``name``: it starts a word of it and runs on
+    from there (``"concealed kong"`` of ``"four concealed kongs"``, not ``"ong"`` of ``"kong"``); in Chinese
+    characters, anywhere in it (``"三元"`` of ``"小三元"``)."""
+    if _cjk(key):
+        return key in name
+    return re.search(r"(?:^| )" + re.escape(key), name) is not None
+
+
+def partial_name_rules(given: str, rules: Sequence, amounts: Mapping[str, float] | None = None) -> list:
+    """The rules among ``rules`` (:class:`scoring.engine.Rule`) part of whose own name or English gloss, as the
+    ruleset data gives them, ``given`` is, case and punctuation aside (:func:`_norm`): from the start of a word
+    on, a prefix or the words within (:func:`_part_of`; ``"pair of dragons"`` of value-pair's *pair of dragons,
+    own wind or round wind*, ``"Pong/kong i drakar"`` of swedish value-pung's *Pong/kong i drakar /egen el
+    rondens vind*); [] for a text shorter than :data:`PARTIAL_MIN` characters (:data:`PARTIAL_MIN_CJK` in
+    Chinese characters). With claimed ``amounts`` other than zeros, only the rules of their kind
+    (:func:`_claim_kinds`: a claimed ``fixed`` of 1000 as "a limit hand" is no part of rode-draak's *a limit hand
+    entirely in the hand*, a doubling; hk-tw-16's note 不計字, glossed "四喜/三元/三風 …", no line "三元" +40
+    means). :func:`resolve_claims` takes the rule when one alone is found."""
+    key = _norm(given)
+    if len(key) < (PARTIAL_MIN_CJK if _cjk(key) else PARTIAL_MIN):
+        return []
+    kinds = _claim_kinds(amounts)
+    return [r for r in rules if (kinds is None or r.kind in kinds)
+            and any(_part_of(key, _norm(t)) for t in (r.name, r.gloss or "") if t)]
+
+
+def rule_by_id(given: str, rs: Ruleset, scored: ScoredHand) -> str | None:
+    """The rule id ``given`` is — of a rule of ``rs`` or of a line ``scored`` counted —, case and punctuation
+    aside (``"Value Pair"`` is ``value-pair``); None when it is none. An id always names its rule, whatever
+    names the rules have."""
+    key = _norm(given)
+    return next((r for r in [*(x.id for x in rs.rules), *(ln.rule for ln in scored.lines)] if _norm(r) == key),
+                None)
+
+
 def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: ScoredHand) -> list[Claimed]:
-    """Claimed lines with their rule ids: by id, else by name among the lines that counted, else
-    among all rules of the ruleset (None when no rule has that id or name)."""
+    """Claimed lines with their rule ids (:class:`Claimed`), first found of: the rule's id
+    (:func:`rule_by_id`: always that rule); its name or gloss, or a half of one, among the lines that counted,
+    then among all rules of the ruleset; that name without what it says in brackets, when one rule alone has
+    it; part of a name (:func:`partial_name_rules`: a prefix or the words within), when one line that counted
+    alone has it, else one rule of the ruleset alone (``partial``; the verdict says which rule it was taken
+    as). None when no rule is found, or several are (a name without its brackets that two rules share, or part
+    of several rules' names: those are the ``candidates``, the lines that counted when several of them are)."""
     out = []
     glosses = {r.id: r.gloss for r in rs.rules}
     for ln in lines:
@@ -390,27 +472,48 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
                        "fixed": {"fixed": float(ln["fixed"])}, "limit": {"fixed": float(ln["fixed"])},
                        "cash": {"cash": float(ln.get("cash", 0))},
                        "multiplier": {"multiplier": float(ln.get("multiplier", 1))}}.get(kind, {})
+        by_id = rule_by_id(given, rs, scored)
         named = [cl for cl in scored.lines if key in _names(cl.rule, cl.name, glosses.get(cl.rule, ""))]
         # one name for a rule's points and its cash (暗槓): each amount claimed goes to the line that has it,
-        # a claim of both on one line (as a score sheet shows them) split in two
+        # a claim of both on one line (as a score sheet shows them) split in two (by an id, "concealed-kong", also
+        # the cash rule's gloss: only when the id's line has one of the amounts)
         parts = [(cl.rule, {k: v for k, v in amounts.items() if k in _amounts(cl)}) for cl in named]
         parts = [(r, a) for r, a in parts if a]
-        if len(parts) > 1:  # (an amount no such line has, a ×1 or a doubling, goes with the first: compared there)
+        if len(parts) > 1 and by_id in (None, *(r for r, _ in parts)):
+            # (an amount no such line has, a ×1 or a doubling, goes with the first: compared there)
             rest = {k: v for k, v in amounts.items() if not any(k in a for _, a in parts)}
             out.extend(Claimed(r, given, {**a, **(rest if k == 0 else {})}, ln.get("count"))
                        for k, (r, a) in enumerate(parts))
             continue
-        rid = (parts[0][0] if parts else named[0].rule) if named else None
+        rid = by_id or ((parts[0][0] if parts else named[0].rule) if named else None)
         if rid is None:
             for r in rs.rules:
                 if key in _names(r.id, r.name, r.gloss) | {_norm(r.label())}:
                     rid = r.id
                     break
+        partial, candidates = False, ()
         if rid is None:  # the name without what a rule's name says in brackets, when one rule alone has it
             hits = bare_name_rules(given, rs)
-            rid = hits[0].id if len(hits) == 1 else None
-        out.append(Claimed(rid, given, amounts, ln.get("count")))
+            rid, partial = (hits[0].id, True) if len(hits) == 1 else (None, False)
+            if not hits:  # (a name two rules share without brackets stays theirs: compare names both)
+                rid, partial, candidates = _by_part(given, rs, scored, amounts)
+        out.append(Claimed(rid, given, amounts, ln.get("count"), partial, candidates))
     return out
+
+
+def _by_part(given: str, rs: Ruleset, scored: ScoredHand,
+             amounts: Mapping[str, float]) -> tuple[str | None, bool, tuple[str, ...]]:
+    """(rule id, True, ()) for the one rule part of whose name ``given`` is (:func:`partial_name_rules`, with the
+    claimed ``amounts``) among the rules whose lines counted, else among all rules of ``rs``; (None, False, the
+    ids of the rules it is part of: those that counted when several did, else all) when several are; (None,
+    False, ()) when none."""
+    counted = {ln.rule for ln in scored.lines}
+    hit = partial_name_rules(given, [r for r in rs.rules if r.id in counted], amounts)
+    if not hit:
+        hit = partial_name_rules(given, rs.rules, amounts)
+    if len(hit) == 1:
+        return hit[0].id, True, ()
+    return None, False, tuple(r.id for r in hit)
 
 
 def _amounts(ln: Line) -> dict[str, float]:
@@ -647,9 +750,11 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
     diffs: list[Difference] = []
     hints: list[str] = []
     lines_total = None
+    taken_as: list[TakenAs] = []
     if claimed_lines is not None:
         claims = resolve_claims(claimed_lines, rs, scored)
         computed = {ln.rule: ln for ln in scored.lines}
+        taken_as = taken_as_of(claims, rs, computed)
         claimed_by_rule: dict[str, Claimed] = {}
         lines_of: dict[str, int] = {}  # rules claimed on more than one line: how many
         unnamed: list[Claimed] = []  # claims that name no rule: said after the lines missing are known
@@ -743,8 +848,9 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                     f"not earned: {given!r} ({_fmt_amounts(claimed)}{_on_lines(group)}) is not a rule of {rs.id}; "
                     f"{m} {ln.amount()} ({ln.name}; {ln.source}) counts with that amount and is not in the claim: if "
                     f"it is the line meant, claim it by its id or its name", claimed, _amounts(ln), m, ln.source))
-            if rest:
-                closest = closest_rule(given, rs, _summed(rest))
+            if rest:  # (part of several rules' names: those rules; else the closest name)
+                closest = (_rule_list([rs.rule(r) for r in cs[0].candidates]) if cs[0].candidates
+                           else closest_rule(given, rs, _summed(rest)))
                 msg = (f"not earned: {given!r}{_on_lines(rest)} is not a rule of {rs.id} "
                        + (f"(did you mean {closest}? " if closest else "(")
                        + f"see `mahjong-score rules {rs.id}`)")
@@ -809,7 +915,22 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         hints.extend(total_hints(scored, claimed_total, rs))
     if claimed_lines is not None:
         lines_total = add_up_claims(claims, scored, claimed_total, lines_agree=not diffs)
-    return AuditResult(int(claimed_total), int(scored.total), tuple(diffs), tuple(hints), lines_total)
+    return AuditResult(int(claimed_total), int(scored.total), tuple(diffs), tuple(hints), lines_total,
+                       tuple(taken_as))
+
+
+def taken_as_of(claims: Sequence[Claimed], rs: Ruleset, computed: Mapping[str, Line]) -> list[TakenAs]:
+    """For each claimed text taken as a rule from part of its name (``Claimed.partial``), once: the verdict's
+    line naming the rule, its name and seed line (of the line that counted, ``computed``, else of the rule)."""
+    out: list[TakenAs] = []
+    for c in claims:
+        if not c.partial or c.rule is None or any((t.given, t.rule) == (c.given, c.rule) for t in out):
+            continue
+        ln = computed.get(c.rule)
+        rule = rs.rule(c.rule) if c.rule in ids_of(rs) else None
+        name, source = (ln.name, ln.source) if ln is not None else (rule.label(), rule.source)
+        out.append(TakenAs(c.given, c.rule, f"{c.given!r} taken as {c.rule} ({name}; {source})"))
+    return out
 
 
 def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
@@ -919,6 +1040,8 @@ def report(res: AuditResult, unsure: str | None = None) -> str:
         lines.append(f"  {unsure}")
     if res.lines_total is not None:  # (the adding up apart from the rules: a slip is no rule disagreement)
         lines.append(f"  arithmetic: {res.lines_total.message}")
+    for t in res.taken_as:  # (before the differences: which rule each loosely named line was compared with)
+        lines.append(f"  {t.message}")
     for d in res.differences:
         lines.append(f"  {d.message}")
     for h in res.hints:
