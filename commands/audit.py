@@ -9,6 +9,8 @@ from commands.common import (
     JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, check_ruleset_args,
     context_from_args, exposed_arg, options_from_args, print_json, whole_number)
 from scoring import explain, parse_hand, score_hand
+from scoring.engine import with_no_winning_tile_note
+from scoring.hand import winning_tile_missing
 from vision.audit import compare, default_annotation_path, read_claimed_lines, report
 from vision.io import same_file
 
@@ -38,7 +40,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
                             "photo, not --hand")
         sizes = rs.notation_sizes
         hand = parse_hand(args.hand, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
-        scored = score_hand(hand, rs, opts)
+        # (a winner's hand typed with no winning tile is scored with no wait: its note says what naming one changes)
+        scored = with_no_winning_tile_note(score_hand(hand, rs, opts))
     else:
         from vision.readers import DEFAULT_READER, FatalError, resolve_reader
         from vision.errors import VisionError
@@ -93,7 +96,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     # audits settled a claim)
     status = ("match" if result.match else "mismatch") + (" unsure" if unsure else "")
     note = f"claimed {args.claimed}" + (f" with {len(claimed_lines)} lines" if claimed_lines is not None else "") + (
-        f"; {unsure}" if unsure else "")
+        f"; {unsure}" if unsure else "") + ("; no winning tile given" if res is None and winning_tile_missing(scored.hand)
+                                            else "")
     if res is not None:  # the audit trail first (output may go to a closed pipe)
         from commands.common import record_photo
 

@@ -5,6 +5,7 @@ import argparse
 
 from commands.common import add_context_args, add_history_args, context_from_args, options_from_args, print_json
 from scoring import explain, load_ruleset, parse_hand, score_hand
+from scoring.engine import with_no_winning_tile_note
 
 
 def cmd_hand(args: argparse.Namespace) -> int:
@@ -13,10 +14,13 @@ def cmd_hand(args: argparse.Namespace) -> int:
     # a ruleset with its own check_hand decides the tile count (score_hand calls it)
     sizes = rs.notation_sizes
     hand = parse_hand(args.notation, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
-    result = score_hand(hand, rs, options_from_args(args))
-    from scoring.history import record_hand  # the audit trail (--db, --no-history)
+    # a winner's hand with no winning tile is scored with no wait: its note says so, what naming one would change,
+    # and the history lists it unsure, as a photo's (a new user's 26 had been said and recorded `ok`; win:1z: 30)
+    result = with_no_winning_tile_note(score_hand(hand, rs, options_from_args(args)))
+    from scoring.history import record_hand, typed_status  # the audit trail (--db, --no-history)
 
-    record_hand(args, "hand", args.notation, result, context=ctx, options=options_from_args(args))
+    record_hand(args, "hand", args.notation, result, context=ctx, options=options_from_args(args),
+                status=typed_status(result))
     if args.json:
         print_json(result.to_json())
     else:

@@ -1000,6 +1000,91 @@ def normal_count(result: ScoredHand) -> ScoredHand | None:
         return None
 
 
+#: what the engine scores a winner's hand with no winning tile as (:func:`scoring.decompose.place_winning_tile`:
+#: its reading's ``wait`` is None and no meld is the winning one): the words of :func:`no_winning_tile_note`
+NO_WINNING_TILE_SCORED = ("scored with no wait (no rule on the wait or the winning tile applies; every set in the hand "
+                          "counts concealed, none completed by a discard)")
+
+#: how to give a typed hand its winning tile, as :func:`no_winning_tile_note` says it by default
+WINNING_TILE_WAY_OUT = "end the notation with win:TILE or give --winning-tile TILE"
+
+
+@dataclass(frozen=True)
+class WinningTileEffect:
+    """What naming the winning tile of a winner's hand scored without one (:func:`winning_tile_effect`) does.
+
+    * ``totals``: each concealed tile that makes a legal hand as the winning tile → the hand's total with it
+      (the ruleset's own total, 0 for a mahjong it refuses), in tile order;
+    * ``rules``: the rule ids of the lines that are not the same with every such tile as without one (a line
+      gained, lost or of another amount), in the order the explanations list them.
+    """
+
+    totals: Mapping[str, int]
+    rules: tuple[str, ...]
+
+
+def winning_tile_effect(result: ScoredHand) -> WinningTileEffect | None:
+    """For ``result`` (a :class:`ScoredHand` of a winner's hand with no winning tile, one it should have:
+    :func:`scoring.hand.winning_tile_missing`), the hand scored again with each of its concealed tiles as the
+    winning tile (same ruleset, options and context; a tile that makes no legal hand so —
+    :class:`HandError`, e.g. a robbed kong's tile held twice — is left out): :class:`WinningTileEffect`. None
+    for any other result. Raises nothing but a :class:`RulesetError` of the ruleset (as ``score_hand``)."""
+    from .hand import make_hand, winning_tile_missing
+
+    hand = result.hand
+    if not winning_tile_missing(hand):
+        return None
+    rs = load_ruleset(result.ruleset)
+
+    def keyed(r: ScoredHand) -> list[tuple[str, str]]:
+        return [(ln.rule, ln.amount()) for ln in r.lines]
+
+    base = keyed(result)
+    totals: dict[str, int] = {}
+    seen: list[tuple[str, str]] = list(base)
+    differ: set[str] = set()
+    for tile in sort_tiles(set(hand.concealed)):
+        try:
+            scored = score_hand(make_hand(hand.concealed, hand.melds, hand.bonus, tile, hand.context),
+                                rs, result.options)
+        except HandError:
+            continue
+        totals[tile] = scored.total
+        lines = keyed(scored)
+        differ.update(r for r, _ in set(lines) ^ set(base))
+        seen.extend(k for k in lines if k not in seen)
+    order = list(dict.fromkeys(r for r, _ in seen))
+    return WinningTileEffect(totals, tuple(r for r in order if r in differ))
+
+
+def no_winning_tile_note(result: ScoredHand, way_out: str = WINNING_TILE_WAY_OUT) -> str | None:
+    """One line for ``result``, a winner's hand scored with no winning tile (:func:`winning_tile_effect`): that it
+    was scored with none (:data:`NO_WINNING_TILE_SCORED`), ``way_out`` (how to name it), and what a winning tile
+    would change — the totals with one (``26–30``) and the rules of the lines that depend on it — or that any
+    tile scores it the same. None for any other result (a winning tile given, a non-winner, East's dealt hand
+    won on the first draw, hk-tw-16's 16-tile instant win). Raises nothing but a :class:`RulesetError`."""
+    effect = winning_tile_effect(result)
+    if effect is None:
+        return None
+    note = f"no winning tile given: {NO_WINNING_TILE_SCORED}; {way_out}"
+    totals = sorted(set(effect.totals.values()))
+    if not totals:
+        return note
+    if totals == [result.total] and not effect.rules:
+        return f"{note} (any of its tiles as the winning tile scores it the same, {result.total})"
+    span = f"{totals[0]}" if len(totals) == 1 else f"{totals[0]}–{totals[-1]}"
+    never = "" if result.total in totals else f", never this {result.total}"
+    depends = f" (lines that depend on it: {', '.join(effect.rules)})" if effect.rules else ""
+    return f"{note}: with one it scores {span}{never}{depends}"
+
+
+def with_no_winning_tile_note(result: ScoredHand, way_out: str = WINNING_TILE_WAY_OUT) -> ScoredHand:
+    """``result`` with :func:`no_winning_tile_note` added to its notes (its total, lines and status as they
+    are: the note says what the score rests on); ``result`` itself when there is no note to add."""
+    note = no_winning_tile_note(result, way_out)
+    return result if note is None else replace(result, notes=(*result.notes, note))
+
+
 def count_formula(result: ScoredHand) -> str:
     """How the total of ``result`` is reached, as the explanation's total line says it without ``total:``
     (``1344 = 42 points × 2^5``, ``500 (special hand)``): :func:`_summary`."""

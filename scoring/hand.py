@@ -233,6 +233,21 @@ class Hand:
         return replace(self, context=replace(self.context, **changes))
 
 
+def winning_tile_missing(hand: Hand) -> bool:
+    """True when ``hand`` is a winner's with no winning tile, and one it should have: its score then rests
+    on no wait (:func:`scoring.decompose.place_winning_tile`), a guess whichever tile won. Not for a hand
+    with no winning tile to name: East's dealt hand won on the first draw (Hand of Heaven: first turn,
+    dealer, self-drawn) or a 16-tile instant win (hk-tw-16's eight flowers, 004:45: a tile count that is
+    no winner's 14 or 17). A photo's reading (:func:`vision.record.scored_without_winning_tile`), a hand
+    typed for ``hand``, ``audit --hand``, ``/api/hand`` or a batch manifest's notation cell. Raises nothing."""
+    ctx = hand.context
+    if not ctx.winner or hand.winning_tile is not None:
+        return False
+    if ctx.first_turn and ctx.is_dealer and ctx.self_drawn:
+        return False
+    return hand.tile_count % 3 == 2  # (14 or 17: a winner's; 16, the instant win, has none)
+
+
 def make_hand(
     concealed, melds=(), bonus=(), winning_tile=None, context: Context | None = None, *,
     check_circumstances: bool = True,

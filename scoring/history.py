@@ -274,6 +274,24 @@ def scored_status(scored: Any) -> str:
     return str(getattr(scored, "status", "") or "mahjong not allowed")
 
 
+#: the history status of a winner's hand typed with no winning tile (no ``win:`` in the notation, no
+#: ``--winning-tile``): its score rests on no wait (:func:`scoring.engine.no_winning_tile_note`), as a photo's
+#: ``unsure: no winning tile marked`` (:data:`vision.record.NO_WINNING_TILE_STATUS`)
+NO_WINNING_TILE_GIVEN_STATUS = "unsure: no winning tile given"
+
+
+def typed_status(scored: Any) -> str:
+    """The history status of a hand typed in notation and scored (a :class:`scoring.ScoredHand`, or None):
+    :func:`scored_status`, except :data:`NO_WINNING_TILE_GIVEN_STATUS` for an allowed winner's hand with no
+    winning tile that should have one (:func:`scoring.hand.winning_tile_missing`). Raises nothing."""
+    from .hand import winning_tile_missing
+
+    status = scored_status(scored)
+    if status == "ok" and scored is not None and winning_tile_missing(scored.hand):
+        return NO_WINNING_TILE_GIVEN_STATUS
+    return status
+
+
 def record_hand(args: argparse.Namespace, command: str, notation: str, scored: Any, *,
                 context: Any = None, options: Mapping[str, Any] | None = None,
                 status: str | None = None, note: str | None = None) -> list[int]:

@@ -38,6 +38,22 @@ def test_matching_claim_exits_0(run_cli):
     assert "MATCH" in out and "MISMATCH" not in out and f"total: {TRUE_TOTAL}" in out
 
 
+def test_a_hand_audited_with_no_winning_tile_says_what_the_score_rests_on(run_cli, tmp_path):
+    # `audit --hand` scored a winner's hand typed with no winning tile as `hand` did, with no word: the README's
+    # hand (seed 002, seat and round East, on a discard) is 26 without one — [777p] 2 (002:10) + 11z own and
+    # round wind 2 × 2 (002:12, 002-04) + mahjong 20 (002:13) — and 30 with win:1z (+ 002:15 2 + 002:16 2)
+    db = tmp_path / "h.sqlite3"
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s11z [777p]", "--claimed", "30", "--db", str(db))
+    assert rc == 1 and "computed 26" in out and "MISMATCH" in out  # (the verdict on the score as it was)
+    assert ("note: no winning tile given: scored with no wait (" in out and "or give --winning-tile TILE: with one "
+            "it scores 26–30 (lines that depend on it: only-possible-tile, pair-completed)" in out), out
+    rc, out, _ = run_cli("history", "--db", str(db), "--json")
+    (e,) = json.loads(out)
+    assert e["status"] == "mismatch" and e["note"] == "claimed 30; no winning tile given"
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s11z [777p] win:1z", "--claimed", "30", "--db", str(db))
+    assert rc == 0 and "MATCH" in out and "no winning tile" not in out
+
+
 def test_planted_wrong_claim_names_the_differing_rules(run_cli, tmp_path):
     # The claim: the 999p pung counted as concealed (002:11 closed = 8), the dragon pung's doubling
     # (002:60) forgotten, and Four Pungs (002:47, 1 doubling) claimed with only two pungs:

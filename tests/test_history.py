@@ -52,6 +52,34 @@ def test_hand_is_recorded_with_reading_context_options_and_score(run_cli, tmp_pa
     assert e["status"] == "ok" and e["time"].endswith("+00:00")
 
 
+def test_a_winners_hand_typed_with_no_winning_tile_is_noted_and_recorded_unsure(run_cli, tmp_path):
+    # a new user's `hand "123m456p789s11z [777p]"` (nts) printed 26 with no word and was recorded `ok`; the
+    # README's own example, with --winning-tile 1z, scores 30. Seed 002, seat and round East, won on a discard:
+    #   [777p] exposed pung of simples 2 (002:10) + 11z pair of own and round wind 2 × 2 (002:12, 002-04) +
+    #   mahjong 20 (002:13) = 26 without a winning tile (no wait counted);
+    #   win:1z: + only possible tile 2 (002:15) + winning tile completes the pair 2 (002:16) = 30
+    db = tmp_path / "h.sqlite3"
+    rc, out, _ = run_cli("hand", HAND, "--db", str(db))
+    assert rc == 0 and "total: 26 = 26 points" in out  # (the score itself unchanged)
+    (note,) = [ln for ln in out.splitlines() if "no winning tile given" in ln]
+    assert note.startswith("  note: no winning tile given: scored with no wait (") and "win:TILE" in note \
+        and "--winning-tile TILE" in note, note
+    assert note.endswith("with one it scores 26–30 (lines that depend on it: only-possible-tile, pair-completed)")
+    (e,) = listing(run_cli, db)
+    assert e["status"] == history.NO_WINNING_TILE_GIVEN_STATUS == "unsure: no winning tile given"
+    assert e["total"] == 26 and e["score"]["notes"] == [note.removeprefix("  note: ")]
+    # named, in the notation or with --winning-tile: 30, no note, `ok`
+    for argv in (("hand", HAND + " win:1z"), ("hand", HAND, "--winning-tile", "1z")):
+        rc, out, _ = run_cli(*argv, "--db", str(db))
+        assert rc == 0 and "total: 30 = 30 points" in out and "no winning tile" not in out
+        assert listing(run_cli, db)[0]["status"] == "ok"
+    # --json carries the note; a non-winner's hand has none to give
+    rc, out, _ = run_cli("hand", HAND, "--json", "--no-history")
+    assert json.loads(out)["notes"] == [note.removeprefix("  note: ")]
+    rc, out, _ = run_cli("hand", "123m456p789s1z [777p]", "--not-winner", "--db", str(db))
+    assert rc == 0 and "no winning tile" not in out and listing(run_cli, db)[0]["status"] == "ok"
+
+
 def test_no_history_records_nothing(run_cli, tmp_path):
     db = tmp_path / "h.sqlite3"
     assert run_cli("hand", HAND, "-w", "1z", "--db", str(db), "--no-history")[0] == 0

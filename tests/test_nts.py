@@ -736,3 +736,51 @@ def test_a_line_made_for_one_seat_is_not_reused_for_another():
     assert fired(r1)["value-pair"].points == fired(r2)["value-pair"].points == 2
     assert "seat_round_wind" not in fired(r1)["value-pair"].option
     assert "seat_round_wind=once" in fired(r2)["value-pair"].option
+
+
+# ============================================================ no winning tile given
+def test_a_winners_hand_with_no_winning_tile_is_noted_with_what_naming_it_changes():
+    # the README's hand, 123m456p789s11z [777p], seat and round East, won on a discard. Typed without win: a new
+    # user saw 26 with no word that the score rests on no wait; the README's own example, win:1z, scores 30.
+    #   no winning tile: exposed pung of simples 777p 2 (002:10) + pair of own wind and round wind 11z 2 × 2 = 4
+    #   (002:12, seat_round_wind=each, 002-04) + mahjong 20 (002:13); the chows 0 — 26, no wait counted.
+    #   win:1z: + the only possible tile 2 (002:15: 123m456p789s1z [777p] waits on 1z alone) + the winning tile
+    #   completes the pair 2 (002:16) — 30.
+    #   win:2m: 1m_3m waits on 2m alone: + 002:15 2 — 28. win:1m: 23m waits on 1m and 4m (two-sided): 26.
+    from scoring.engine import no_winning_tile_note, winning_tile_effect, with_no_winning_tile_note
+
+    r = nts("123m456p789s11z [777p]")
+    assert r.total == 26 and r.decomposition.wait is None
+    effect = winning_tile_effect(r)
+    assert (effect.totals["1z"], effect.totals["2m"], effect.totals["1m"]) == (30, 28, 26)
+    assert set(effect.totals) == {"1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z"}
+    assert effect.rules == ("only-possible-tile", "pair-completed")
+    note = no_winning_tile_note(r)
+    assert note.startswith("no winning tile given: scored with no wait (no rule on the wait or the winning tile "
+                           "applies; every set in the hand counts concealed, none completed by a discard); end "
+                           "the notation with win:TILE or give --winning-tile TILE"), note
+    assert note.endswith(": with one it scores 26–30 (lines that depend on it: only-possible-tile, "
+                         "pair-completed)"), note
+    noted = with_no_winning_tile_note(r)
+    assert noted.total == 26 and noted.lines == r.lines and noted.notes[-1] == note  # (the score as it was)
+    # named, it scores 30 and has nothing to say; nor has a non-winner's hand
+    won = nts("123m456p789s11z [777p]", win="1z")
+    assert won.total == 30 and no_winning_tile_note(won) is None and with_no_winning_tile_note(won) is won
+    assert no_winning_tile_note(nts("123m456p789s1z [777p]", winner=False)) is None
+
+
+def test_with_no_winning_tile_every_set_counts_concealed_and_a_discard_could_expose_one():
+    # 111m222p333s444s55z (seat and round East), no winning tile: four concealed pungs, none completed by a
+    # discard. 111m concealed terminals 8 (002:11) + 222p, 333s, 444s concealed simples 3 × 4 = 12 (002:10) +
+    # pair 55z (White, a dragon) 2 (002:12) + mahjong 20 (002:13) = 42 points; doublings: four pungs 1 (002:47)
+    # and four concealed pungs 2 (002:62) — 42 × 2^3 = 336.
+    # win:1m on a discard: 111m becomes exposed (RULINGS principle 6): 4 (002:11), and three concealed pungs 1
+    # doubling (002:61) in place of 2: (4 + 12 + 2 + 20) = 38 × 2^(1+1) = 152 — never the 336 scored without.
+    from scoring.engine import no_winning_tile_note, winning_tile_effect
+
+    r = nts("111m222p333s444s55z")
+    assert r.total == 336
+    effect = winning_tile_effect(r)
+    assert effect.totals["1m"] == 152
+    assert "four-concealed-pungs" in effect.rules and "pung-terminals-concealed" in effect.rules
+    assert ", never this 336 (lines that depend on it: " in no_winning_tile_note(r)

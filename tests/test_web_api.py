@@ -80,6 +80,26 @@ def test_rulesets_lists_every_ruleset_flags_and_the_43_faces(tmp_path, photo):
 
 
 # --------------------------------------------------------------------------- hand
+def test_a_winners_hand_with_no_winning_tile_is_said_so(tmp_path):
+    # /api/hand scored "123m456p789s11z [777p]" (nts) 26 with no word, as `hand` did: the README's example with the
+    # winning tile 1z is 30. Seed 002, seat and round East, on a discard: [777p] 2 (002:10) + 11z own and round
+    # wind 2 × 2 (002:12, 002-04) + mahjong 20 (002:13) = 26; win:1z + 002:15 2 + 002:16 2 = 30
+    client = _client(tmp_path)
+    r = client.post("/api/hand", json={"notation": "123m456p789s11z [777p]"})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j["total"] == 26 and j["no_winning_tile"] is True
+    (note,) = j["notes"]
+    assert note.startswith("no winning tile given: scored with no wait (") and note.endswith(
+        "end the notation with win:TILE or give --winning-tile TILE: with one it scores 26–30 (lines that depend on "
+        "it: only-possible-tile, pair-completed)"), note
+    assert f"note: {note}" in j["explanation"]
+    for body in ({"notation": "123m456p789s11z [777p]", "winning_tile": "1z"},
+                 {"notation": "123m456p789s11z [777p] win:1z"}):
+        j = client.post("/api/hand", json=body).json()
+        assert j["total"] == 30 and j["no_winning_tile"] is False and j["notes"] == []
+
+
 def test_a_non_winners_win_circumstances_are_refused(photo):
     # was: winner false with win_by wall and last_tile true was scored, the two ignored; the command line
     # refuses them with --not-winner, and so does the API now (win_by discard, the default, is no contradiction)

@@ -722,6 +722,21 @@ def test_a_refused_hand_and_a_scores_note_are_said_in_the_pages_words(page):
     assert "need “Discards on the table” in Settings:" in notes and "--" not in notes, notes
 
 
+def test_a_typed_hand_with_no_winning_tile_is_said_so_in_the_pages_words(page):
+    # /api/hand's note on a winner's hand with no winning tile (scoring.engine.no_winning_tile_note) names
+    # win:TILE and --winning-tile TILE: the page says its own "Winning tile" control for the latter
+    page.click("#settings > summary")
+    page.select_option("#ruleset", "nts")
+    page.fill("#notation", "123m456p789s11z [777p]")
+    page.click("#notation-form button[type=submit]")
+    page.wait_for_selector("#total", state="visible", timeout=30_000)
+    _idle(page)
+    assert page.text_content("#total") == "26"  # (seed 002: 2 + 2 × 2 + 20, no wait; win:1z 30)
+    notes = page.text_content("#score-notes")
+    assert ("end the notation with win:TILE or type it in “Winning tile” under Overrides in Settings: with one it "
+            "scores 26–30" in notes and "--" not in notes), notes
+
+
 def test_not_the_winner_greys_out_how_the_hand_was_won_and_does_not_send_it(page):
     # was: ticking "Not the winner" left "won on the last tile", the wall and the winning tile set and sent;
     # the API now refuses a non-winner's win circumstances (as --not-winner does), so the page keeps them

@@ -247,10 +247,9 @@ def score_typed(job: Job, row: dict[str, Any]) -> None:
     check refuses) is the row's ``error: manifest line N: notation cell: …``. Recorded in the history as
     ``hand`` records a typed hand (input the notation, its SHA-256 that of the text)."""
     from scoring import load_ruleset, score_hand
+    from scoring.hand import winning_tile_missing
     from scoring.history import context_to_json, scored_fields, scored_status, sha256_bytes
     from scoring.notation import format_hand, parse_hand
-
-    from .record import winning_tile_missing
 
     notation = job.notation or ""
     ctx = job.make_context()

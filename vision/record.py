@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from scoring.hand import winning_tile_missing
 from scoring.history import context_to_json, record, scored_fields, scored_status, sha256_bytes, sha256_file
 
 from .decode import REVIEW_BELOW, confidence_value
@@ -79,18 +80,6 @@ def scored_without_winning_tile(reading: Any, given: str | None = None) -> bool:
     if not getattr(reading, "legal", False) or hand is None or given:
         return False
     return winning_tile_missing(hand)
-
-
-def winning_tile_missing(hand: Any) -> bool:
-    """True when ``hand`` (:class:`scoring.Hand`) is a winner's with no winning tile, and one it should have
-    (:func:`scored_without_winning_tile`'s test on the hand alone: a photo's reading or a hand typed in a
-    batch manifest's notation cell). Raises nothing."""
-    ctx = hand.context
-    if not ctx.winner or hand.winning_tile is not None:
-        return False
-    if ctx.first_turn and ctx.is_dealer and ctx.self_drawn:
-        return False
-    return hand.tile_count % 3 == 2  # (14 or 17: a winner's; 16, the instant win, has none)
 
 
 def reading_status(res: Any) -> str:

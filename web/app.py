@@ -65,8 +65,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.formparsers import MultiPartParser
 
 from scoring import HandError, RulesetError, ScoredHand, available, explain, load_ruleset, parse_hand, score_hand
-from scoring.engine import check_context_flags, keyed_options, same_text
-from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context
+from scoring.engine import check_context_flags, keyed_options, same_text, with_no_winning_tile_note
+from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, Context, winning_tile_missing
 from scoring.session import SessionState
 from scoring.settle import (dealer_streak_of, liable_problem, over_the_set_text, players_for_seats, refused_win_text,
                             robbed_kong_problem,
@@ -191,6 +191,7 @@ def score_out(scored: ScoredHand) -> dict[str, Any]:
         "ruleset": rs.id, "ruleset_name": rs.name, "hand": j["hand"], "winner": j["winner"],
         "total": scored.total, "points": scored.points, "doublings": scored.doublings, "cash": scored.cash,
         "allowed": scored.allowed, "status": scored.status, "limit_applied": scored.limit_applied,
+        "no_winning_tile": winning_tile_missing(scored.hand),
         "summary": summary.strip(),
         "lines": [{**ln.to_json(), "amount": ln.amount()} for ln in scored.lines],
         "shape": j["shape"], "melds": j["melds"], "decomposition": j["decomposition"],
@@ -671,7 +672,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         ctx = req.context.to_context()
         sizes = rs.notation_sizes
         hand = parse_hand(req.notation, winning_tile=req.winning_tile or None, context=ctx, sizes=sizes)
-        return score_out(score_hand(hand, rs, req.options))
+        # (a winner's hand with no winning tile is scored with no wait: a note says so and what naming one changes,
+        # as `mahjong-score hand` says it; the page words its --winning-tile)
+        return score_out(with_no_winning_tile_note(score_hand(hand, rs, req.options)))
 
     async def one_key_once(request: Request) -> None:
         """A dependency: :func:`web.errors.refuse_repeated_keys` on the JSON body."""

@@ -139,6 +139,9 @@ class ScoreOut(BaseModel):
     allowed: bool = Field(..., description="False when the ruleset forbids this mahjong (status says why)")
     status: str
     limit_applied: bool
+    no_winning_tile: bool = Field(False, description="a winner's hand scored with no winning tile (none in the notation, "
+                                                     "none given): scored with no wait; `/api/hand` adds a note saying "
+                                                     "what a winning tile would change")
     summary: str = Field(..., description='"total: 64 = 16 points × 2^2" as the CLI prints it')
     lines: list[LineOut]
     shape: str

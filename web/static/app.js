@@ -334,6 +334,7 @@
     [/say which tile won with --winning-tile/g, "say which tile won in “Winning tile” (Overrides)"],
     [/given with --winning-tile/g, "given in “Winning tile” (Overrides)"],
     [/or give --winning-tile\)/g, "or type it in “Winning tile” under Overrides in Settings)"],
+    [/or give --winning-tile TILE/g, "or type it in “Winning tile” under Overrides in Settings"],
     [/your --winning-tile/g, "your “Winning tile”"],
     [/--(fix|add) '/g, (m, w) => (w === "fix" ? "Fix '" : "Add '")],
     [/with --fix POS=-/g, "with “Not in the hand” in the tile picker"],
