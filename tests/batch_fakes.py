@@ -26,6 +26,7 @@ HERE = Path(__file__).resolve()
 ORACLE = f"{HERE}:oracle_reader"
 UNSURE = f"{HERE}:unsure_reader"
 UNMARKED = f"{HERE}:unmarked_reader"
+LOOSE_FLOWERS = f"{HERE}:loose_flowers_reader"
 W, H = 320, 240
 _CACHE: dict[tuple[int, int], Path] = {}
 
@@ -206,6 +207,30 @@ def unsure_reader():
         return replace(res, reading=replace(res.reading, confidence=0.4))
 
     return unsure
+
+
+def loose_flowers_reader():
+    """The oracle reader, each reading 40 % sure with three groups of flowers/seasons left out as loose tiles beside
+    it, noted as the reader notes them (:func:`vision.decode.loose_bonus_note`, numbered after the photo's tiles):
+    a columns composite with loose flowers and seasons, as a new user's batch read one."""
+    from dataclasses import replace
+
+    from vision.decode import loose_bonus_note, number_after_hand
+
+    read = oracle_reader()
+
+    def loose(*a, **kw):
+        res = read(*a, **kw)
+        r = res.reading
+        n = len(r.tiles)
+        after = number_after_hand(res.order, r.roles)
+        notes = (loose_bonus_note(f"{n + 1} (4f), {n + 2} (3y)", "near the hand", 0.23, after, ["4f", "3y"],
+                                  [n + 1, n + 2]),
+                 loose_bonus_note(f"{n + 3} (2y)", "away from the hand", 0.2, after, ["2y"], [n + 3]),
+                 loose_bonus_note(f"{n + 4} (1f)", "away from the hand", 0.2, after, ["1f"], [n + 4]))
+        return replace(res, reading=replace(r, confidence=0.4, notes=tuple(r.notes) + notes))
+
+    return loose
 
 
 def broken_reader():

@@ -1224,6 +1224,63 @@ def test_a_winners_photo_with_no_winning_tile_marked_needs_review(tmp_path, trut
         ["a.jpg", "b.jpg", "d.jpg"], "ok")
 
 
+def test_a_problem_cell_says_each_piece_of_advice_once(tmp_path, truth, capsys):
+    # a new user's row of a columns composite with loose flowers: its problem cell, about 1,500 characters, had the
+    # same paragraph of add/fix advice three times, once per loose-tile note. Each note's own tiles, shares and
+    # cells stay; the advice said already ("any other tile number does as well …", "or set them apart …", "and the
+    # reading no longer doubts them", what the add cell's POS=TILE does) is said once, in order
+    d = _photo_copies(tmp_path, truth, ["a.jpg", "b.jpg"])
+    man = tmp_path / "m.csv"
+    man.write_text("photo,winner\na.jpg,yes\n")  # (b.jpg: no manifest row)
+    out = tmp_path / "r.csv"
+    rc, o, err = run_cli(capsys, "batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0",
+                         "--reader", bf.LOOSE_FLOWERS, "--no-history")
+    assert rc == 0, err
+    rows = {r["photo"]: r for r in read_csv(out)}
+    cell = rows["a.jpg"]["problem"]
+    assert rows["a.jpg"]["status"] == "needs-review"
+    clauses = cell.split("; ")
+    assert len(clauses) == len(set(clauses)), cell
+    for advice in ("any other tile number does as well (a flower or season counts wherever it goes)",
+                   "or set them apart in a row beside the hand and take the photo again",
+                   "and the reading no longer doubts them",
+                   "add them to the hand by writing POS=TILE in the row's add cell, which puts TILE in the hand as "
+                   "tile number POS"):
+        assert cell.count(advice) == 1, (advice, cell)
+    # every note's own words stay, in the order the reader gave them
+    n = int(re.search(r"unsure: tile\(s\) (\d+) \(4f\)", cell).group(1)) - 1
+    own = ["confidence 40% below 80%",
+           f"unsure: tile(s) {n + 1} (4f), {n + 2} (3y) near the hand", f"leave them out by writing {n + 1}=-,{n + 2}=-",
+           f"unsure: tile(s) {n + 3} (2y) away from the hand", f"leave them out by writing {n + 3}=-",
+           f"unsure: tile(s) {n + 4} (1f) away from the hand", f"leave them out by writing {n + 4}=-"]
+    at = [cell.find(piece) for piece in own]
+    assert -1 not in at and at == sorted(at), (own, cell)
+    assert re.search(r"=2y in the add cell adds a 2y as tile \d+", cell) and re.search(
+        r"=1f in the add cell adds a 1f as tile \d+", cell), cell
+    # the reader's three notes, as the state database keeps them, are some 1,600 characters; the cell some 1,100
+    con = sqlite3.connect(batch.state_path_for(out))
+    (raw,) = con.execute("SELECT problem FROM results WHERE key='a.jpg'").fetchone()
+    con.close()
+    assert raw.count("any other tile number does as well") == 3 and len(raw) > 1500, raw
+    assert len(cell) < 0.8 * len(raw), (len(raw), len(cell), cell)
+    # a photo with no manifest row: the same cell, and the cells it names belong to a row to add
+    assert rows["b.jpg"]["problem"] == cell + batch_outputs.NO_ROW_YET
+
+
+def test_said_once_keeps_every_clause_and_number_of_its_own():
+    # the problem cell's clauses (cut at "; ", never inside parentheses): one said twice is said once; a part of a
+    # clause that an earlier one said is left out only when it is general (no number, four words or more)
+    said_once = batch_outputs.said_once
+    assert said_once("a b c d; e; a b c d; e") == "a b c d; e"
+    assert said_once("x (p; q); x (p; q)") == "x (p; q)"
+    assert said_once("tile 3, check it in the fix cell; tile 4, check it in the fix cell") == \
+        "tile 3, check it in the fix cell; tile 4"
+    # (a number in a part said again keeps it: it is about these tiles; so does a short one)
+    assert said_once("if so, add 15=2f here, just after tile (14); if not, add 16=3f here, just after tile (14)") == \
+        "if so, add 15=2f here, just after tile (14); if not, add 16=3f here, just after tile (14)"
+    assert said_once("a, so it goes; b, so it goes") == "a, so it goes; b, so it goes"
+
+
 def test_a_thirteen_tile_photo_with_no_winner_given_is_read_in_a_batch_as_photo_reads_it(tmp_path, capsys):
     # a new user: a photo of 13 tiles (a non-winner's hand, no 14th tile) was scored by `photo` as a non-winner's
     # hand (its confidence halved, a note), but a batch with no winner cell said "found 13 tiles …; a winning

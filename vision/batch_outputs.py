@@ -90,15 +90,75 @@ NO_ROW_YET = " (this photo has no manifest row: add one for it, docs/batch.md)"
 
 
 def manifest_words(text: str | None, has_row: bool = True) -> str | None:
-    """``text`` (a reading's problem) with the flags it names said as the manifest's cells; for a photo
-    without a manifest row (``has_row`` False) followed by :data:`NO_ROW_YET` when a cell is named (a new
-    user's batch with ``--not-winner`` was told "set the winner cell to yes" of a photo no row listed)."""
+    """``text`` (a reading's problem) with the flags it names said as the manifest's cells, each piece of it said
+    once (:func:`said_once`); for a photo without a manifest row (``has_row`` False) followed by
+    :data:`NO_ROW_YET` when a cell is named (a new user's batch with ``--not-winner`` was told "set the winner
+    cell to yes" of a photo no row listed)."""
     if not text:
         return text
     said = text
     for pattern, to in MANIFEST_WORDS:
         said = pattern.sub(to, said)
-    return said + NO_ROW_YET if said != text and not has_row else said
+    named = said != text
+    said = said_once(said)
+    return said + NO_ROW_YET if named and not has_row else said
+
+
+def _split_top(text: str, seps: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``text`` cut at each of ``seps`` that lies outside parentheses and brackets: (the separator before,
+    the piece) pairs, the first one's separator empty; joined back they are ``text``."""
+    out: list[tuple[str, str]] = []
+    depth, start, sep, i = 0, 0, "", 0
+    while i < len(text):
+        c = text[i]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            hit = next((x for x in seps if text.startswith(x, i)), None)
+            if hit is not None:
+                out.append((sep, text[start:i]))
+                sep, start = hit, i + len(hit)
+                i = start
+                continue
+        i += 1
+    out.append((sep, text[start:]))
+    return out
+
+
+#: a part of a clause said again is left out when it names no number (no tile, count or share: advice in general,
+#: not about these tiles) and has at least this many words
+_GENERAL_WORDS = 4
+
+
+def said_once(text: str) -> str:
+    """``text``, a problem cell's clauses joined by ``; ``, with each clause said once, in order: a clause said
+    before is left out, and so is a part of a clause (cut at ``, `` and ``: ``, never its first) that an earlier
+    clause said and that names no number — general advice, at least :data:`_GENERAL_WORDS` words. Every clause
+    that says something of its own stays, with its tiles, numbers and cells: a new user's row of a columns
+    composite with three loose flowers' notes had the same paragraph of add/fix advice three times in 1,500
+    characters. Parentheses are not cut into. Raises nothing."""
+    clauses = _split_top(text, ("; ",))
+    seen_clauses: set[str] = set()
+    seen_parts: set[str] = set()
+    kept: list[str] = []
+    for _, clause in clauses:
+        key = " ".join(clause.split())
+        if not key or key in seen_clauses:
+            continue
+        seen_clauses.add(key)
+        parts = _split_top(clause, (", ", ": "))
+        said = parts[0][1]
+        for sep, part in parts[1:]:
+            pk = " ".join(part.split())
+            general = len(pk.split()) >= _GENERAL_WORDS and not any(ch.isdigit() for ch in pk)
+            if general and pk in seen_parts:
+                continue
+            said += sep + part
+        seen_parts.update(" ".join(p.split()) for _, p in parts[1:])
+        kept.append(said)
+    return "; ".join(kept)
 
 
 def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]:
