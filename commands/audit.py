@@ -148,13 +148,15 @@ def _unsure(res) -> str | None:
     It names the tiles that make it unsure and what to do with each: the least sure tile, when the
     classifier doubted it, and flowers/seasons left out as loose tiles that lowered the confidence
     (:func:`vision.pipeline.loose_bonus_doubts`: a club referee's audit said only "check its notes and tiles"
-    where a loose season, tile 25, was the doubt, and ``--fix 25=-`` made the reading > 99 % sure)."""
+    where a loose season, tile 25, was the doubt, and ``--fix 25=-`` made the reading > 99 % sure), and other hand
+    regions' readings that did (:func:`vision.pipeline.region_doubts`: a playing card, tile 15, read as the hand's
+    bonus tile by a region of its own, was a referee's whole doubt, every tile fixed, at 66 %)."""
     if res is None:
         return None
     from vision.batch import REVIEW_BELOW
     from vision.classes import DROP
     from vision.decode import format_confidence_below
-    from vision.pipeline import least_sure_tile, loose_bonus_doubts
+    from vision.pipeline import least_sure_tile, loose_bonus_doubts, region_doubts
 
     conf = float(res.reading.confidence)
     if conf >= REVIEW_BELOW:
@@ -172,6 +174,8 @@ def _unsure(res) -> str | None:
                              f"as {'a loose tile' if one else 'loose tiles'}: if {'it is' if one else 'they are'} not "
                              f"the hand's, say so with --fix {drops}; if {'it is' if one else 'they are'}, "
                              f"{'its' if one else 'their'} note says how to add {'it' if one else 'them'})"))
+    for nums, words, cost in region_doubts(res):
+        doubts.append((cost, f"tile{'' if len(nums) == 1 else 's'} {', '.join(map(str, nums))} ({words})"))
     # (the costliest doubt first: a tile read at 90 % costs the reading less than a loose season at 31 %)
     said = [d for _, d in sorted(doubts, key=lambda d: -d[0])]
     where = f", first {' and '.join(said)}" if said else ""

@@ -1536,6 +1536,105 @@ def test_a_loose_flowers_doubt_is_named_by_the_audit_and_fix_n_dash_takes_it_awa
     assert "left out as a loose" not in _unsure(replace(fixed, reading=replace(fixed.reading, confidence=0.69)))
 
 
+def _card_as_a_region_of_its_own(card=True):
+    """render-s7-12's 14-tile hand row, a row of 9 smaller loose tiles (0.8 of the hand's) 1.6 tile heights behind
+    it, and — when ``card`` — a playing card below-left of the row, 1.6 × 1.7 tiles large, boxed at 0.5 and read
+    1y at 0.9 (composite_bonus_033: a card read 2f). The card is too large to be a tile of the hand's set, so the
+    hand region leaves it out; a region whose main row is the card alone reads the same hand with the card as its
+    bonus tile. Returns (meta, det, readings); the card is the last box."""
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    s = 0.8
+    ty = y0 - 1.6 * h - s * h
+    loose = [[x0 + 2 * w + k * s * w, ty, x0 + 2 * w + (k + 1) * s * w, ty + s * h] for k in range(9)]
+    faces = ["5p", "3z", "3p", "6z", "1p", "6m", "2z", "7s", "4p"]
+    boxes = loose + ([[x0 - w, y1 + 0.3 * h, x0 + 0.6 * w, y1 + 2.0 * h]] if card else [])
+    det, rd = _scene(meta, keep, boxes, faces + (["1y"] if card else []))
+    if card:
+        det = Detections.make(det.boxes, np.r_[det.scores[:-1], 0.5], det.face_down)
+    return meta, det, rd
+
+
+def test_another_regions_reading_that_makes_the_reading_less_sure_is_named_with_its_way_out():
+    # a club referee's thirteen-orphans photo, every tile fixed, read right at 66 % with no note naming the doubt,
+    # and audit UNSURE said only "check its notes and tiles": the 34 % was another candidate hand region, a
+    # playing card beside the hand (read 2f at 34 %) alone as its main row, whose reading counted the card as the
+    # hand's bonus tile. The confidence is × the chosen reading's share of the regions' legal readings; the
+    # share taken by each other reading is now named in a note — the tiles it reads otherwise and the way out
+    # (--fix N=- on the card: not the hand's) — and audit's UNSURE verdict names it, costliest first
+    from dataclasses import replace
+
+    from commands.audit import _unsure
+    from vision.pipeline import region_doubts
+
+    meta, det, rd = _card_as_a_region_of_its_own()
+    res = _read(meta, det, rd)
+    r = res.reading
+    n = res.position(len(det) - 1)  # the card's tile number
+    assert r.legal and format_hand(r.hand) == _truth(meta) and r.roles[-1] == "ignored" and not r.hand.bonus
+    # the other region's reading: the same hand with the card as a bonus tile 1y
+    (rv,) = r.region_rivals
+    assert rv.notation == _truth(meta).replace(" win:", " +1y win:")
+    assert rv.counted == ((len(det) - 1, "1y", "bonus"),)
+    assert not rv.left and not rv.otherwise and 0.1 < rv.share < 0.2
+    # it is the whole doubt: the same scene without the card reads the hand as sure as the rest allows
+    _, det0, rd0 = _card_as_a_region_of_its_own(card=False)
+    plain = _read(meta, det0, rd0).reading
+    assert plain.legal and not plain.region_rivals
+    assert r.confidence == pytest.approx(plain.confidence * (1 - rv.share), abs=1e-6)
+    note = (f"unsure: another hand region ({rv.why}) reads the hand as {rv.notation} ({rv.share:.0%} of the legal "
+            f"readings found): it counts tile {n} (1y, a bonus tile), which this reading leaves out; if tile {n} is "
+            f"not the hand's, leave it out with --fix {n}=-, and the reading no longer doubts it")
+    assert note in r.notes, r.notes
+    # the audit's UNSURE verdict names the tile and the way out
+    ((nums, words, cost),) = region_doubts(res)
+    assert nums == [n] and cost == rv.share
+    said = _unsure(replace(res, reading=replace(r, confidence=0.69)))
+    assert (f"check its notes and tiles, first tile {n} (another hand region's reading, {rv.notation} at "
+            f"{rv.share:.0%}, counts tile {n} (1y, a bonus tile), which this reading leaves out: if tile {n} is not "
+            f"the hand's, leave it out with --fix {n}=-, and the reading no longer doubts it)") in said, said
+    # --fix N=- says the card is not the hand's: the doubt goes, and the reading is as sure as without the card
+    fixed = read_detections(Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8),
+                                  (meta["width"], meta["height"]), 1.0, "x"), det, rd, NTS, Context(), fixes={n: "-"})
+    assert fixed.reading.legal and format_hand(fixed.reading.hand) == _truth(meta)
+    assert fixed.reading.confidence == pytest.approx(plain.confidence, abs=1e-6)
+    assert not fixed.reading.region_rivals and not region_doubts(fixed)
+    assert not any("another hand region" in x for x in fixed.reading.notes)
+
+
+def test_a_rival_readings_words_name_each_tile_it_reads_otherwise_and_how_to_settle_it():
+    # the words of another region's reading (vision.pipeline.rival_words): each box it counts can be left out
+    # (--fix N=-), one it leaves out, left out, makes it the reading, one it reads as another tile is set with
+    # --fix N=TILE, another winning tile is named with --winning-tile, and a non-winner's hand with --not-winner
+    # (the referee's photo with only tile 6 fixed: a region counting a loose 1z as the winning tile, leaving out
+    # tile 5, took 43 % and was not named)
+    from scoring import parse_hand
+    from vision.decode import Reading, RegionRival
+    from vision.pipeline import named_rivals, rival_words
+
+    hand = parse_hand("19m19p119s1234567z")
+    mine = Reading(hand=hand, tiles=("1m", "1s", None, "9p"), raw=("1m", "1f", "1z", "9p"),
+                   roles=("concealed", "concealed", "ignored", "concealed"), melds=(), changed=(1,), probability=1.0,
+                   relative=1.0, confidence=0.5, legal=True, notation="19m19p119s1234567z")
+    number = {0: 1, 1: 5, 2: 16, 3: 4}
+    rv = RegionRival("19m19p19s11234567z win:1z", 0.43, "row of 1 tiles", counted=((2, "1z", "winning"),), left=(1,))
+    assert rival_words(rv, mine, number) == (
+        "counts tile 16 (1z, the winning tile), which this reading leaves out, and leaves out tile 5 (1s), which "
+        "this reading counts",
+        "if tile 16 is not the hand's, leave it out with --fix 16=-, and the reading no longer doubts it; if tile 5 "
+        "is not the hand's, that reading is right: leave it out with --fix 5=-")
+    # the likeliest are named until those left take under 5 % together (3 % + 1 %: a 2 % rival of a batch row
+    # read 98 % sure had filled its problem column)
+    small = [RegionRival(k, p, "row") for k, p in (("a", 0.03), ("b", 0.03), ("c", 0.01))]
+    assert [r.notation for r in named_rivals(small)] == ["a"] and named_rivals(small[1:]) == []
+    other = RegionRival("x", 0.2, "row", otherwise=((0, "2m", "concealed"), (3, "9p", "winning")), winner=False)
+    assert rival_words(other, mine, number) == (
+        "reads tile 1 as 2m, tile 4 as 9p (the winning tile), and reads a non-winner's hand",
+        "if it is misread, set its face with --fix 1=TILE; say which tile won with --winning-tile; if the hand did "
+        "not win, give --not-winner")
+
+
 def _demo_with_pale_backs():
     """The demo's ground truth (docs/demo.json, the render's boxes: a concealed kong of 2m shown as
     back, 2m, 2m, back) with the kong's two backs read as blank White dragons (5z at 0.9, upright,

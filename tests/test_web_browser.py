@@ -586,6 +586,14 @@ MESSAGES = [
      "they were read as concealed tiles or left out; --exposed replaces every meld the photo shows: name them too "
      "(e.g. --exposed \"[345m] [777s] (2222m)\")", "lie apart like melds, but the melds named with --exposed"),
     ("meld [345m] named with --exposed is not in the photo: added to the hand", "named with --exposed is not in"),
+    # (another hand region's reading that took a share of the confidence, vision.pipeline.region_rival_note)
+    ("unsure: another hand region (row of 1 tiles) reads the hand as 19m19p19s11234567z win:1z (43% of the legal "
+     "readings found): it counts tile 16 (1z, the winning tile), which this reading leaves out, and leaves out tile "
+     "5 (1s), which this reading counts, and reads tile 1 as 2m, and reads a non-winner's hand; if tile 16 is not "
+     "the hand's, leave it out with --fix 16=-, and the reading no longer doubts it; if tile 5 is not the hand's, "
+     "that reading is right: leave it out with --fix 5=-; if it is misread, set its face with --fix 1=TILE; say "
+     "which tile won with --winning-tile; name the melds with --exposed; if the hand did not win, give --not-winner",
+     "that reading is right: leave "),
     ("--winning-tile 9p: no concealed tile of the hand reads 9p (they read 345m678p66z), and the winning tile is one "
      "of them: if one is misread, correct a tile with --fix POS=9p, else give another",
      "if one is misread, correct a tile with --fix POS="),

@@ -160,6 +160,29 @@ class MeldReading:
 
 
 @dataclass(frozen=True)
+class RegionRival:
+    """Another candidate hand region's legal reading that took a share of a reading's confidence
+    (``vision.pipeline``'s region share), boxes by detection index.
+
+    * ``notation``: its hand; ``share`` (0..1): its share of the distinct legal readings of all regions
+      (the reading's confidence was × its own share, 1 − the rivals' together); ``why``: its region, as
+      the hand-region note says it;
+    * ``counted``: the boxes it counts that the reading leaves out, each (index, tile, role) as it reads them;
+    * ``left``: the boxes the reading counts that it leaves out;
+    * ``otherwise``: the boxes both count that it reads as another tile or in another role (index, tile, role);
+    * ``winner``: it reads a winner's hand.
+    """
+
+    notation: str
+    share: float
+    why: str
+    counted: tuple[tuple[int, str, str], ...] = ()
+    left: tuple[int, ...] = ()
+    otherwise: tuple[tuple[int, str, str], ...] = ()
+    winner: bool = True
+
+
+@dataclass(frozen=True)
 class Reading:
     """The decoded hand.
 
@@ -213,6 +236,9 @@ class Reading:
     #: (their detection indices, their prior p of being the hand's, q the classifier's that they are
     #: flowers/seasons; the confidence was × (1 − p·q)), one entry for all those away from the hand
     loose_bonus: tuple[tuple[tuple[int, ...], float, float], ...] = ()
+    #: the legal readings of other candidate hand regions that made it less sure (``vision.pipeline``'s region
+    #: share; the likeliest named in notes), the likeliest first
+    region_rivals: tuple[RegionRival, ...] = ()
 
 
 # ----------------------------------------------------------------------------- candidates

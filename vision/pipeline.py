@@ -31,8 +31,8 @@ from scoring.notation import fold_suit_case, meld_from_tiles, parse_winning_tile
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import (FORCED_WIN_NOTE, Reading, decode, format_confidence, number_after_hand, number_spans,
-                     with_left_out_melds)
+from .decode import (FORCED_WIN_NOTE, Reading, RegionRival, decode, format_confidence, number_after_hand,
+                     number_spans, with_left_out_melds)
 from .detect import Detections, Detector, MirrorFusedDetector, add_second, load_detector, load_second_detector
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
@@ -1127,8 +1127,9 @@ def least_sure_tile(res: PhotoResult) -> tuple[int, float] | None:
     return i, float(res.readings.probs[i].max())
 
 
-#: a group of loose flowers/seasons that cost the reading at least this share of its confidence is named
-#: as a doubt (:func:`loose_bonus_doubts`): `audit`'s UNSURE verdict (`photo` says it in the loose tiles' note)
+#: a group of loose flowers/seasons, or another hand region's reading, that cost the reading at least this share
+#: of its confidence is named as a doubt (:func:`loose_bonus_doubts`, :func:`region_doubts`): `audit`'s UNSURE
+#: verdict (`photo` says it in the loose tiles' note, :func:`region_rival_note`)
 LOOSE_DOUBT = 0.05
 
 
@@ -1749,18 +1750,132 @@ def _count_penalty(rd: Reading) -> float:
     return rd.count_off * math.log(MISSING_TILE)
 
 
-def _region_share(tried: list[_Tried]) -> float:
-    """The chosen reading's share of the joint probability of the distinct legal readings of all
-    candidate regions (1.0 when only one reading is legal)."""
+def _region_rivals(tried: list[_Tried]) -> tuple[float, tuple[RegionRival, ...]]:
+    """The chosen reading's (the first legal one's) share of the joint probability of the distinct legal
+    readings of all candidate regions (1.0 when only one reading is legal), and each other distinct legal
+    reading, at the region where it scores best, as a :class:`~vision.decode.RegionRival` (the boxes where it
+    differs from the chosen one), the likeliest first."""
     legal = [t for t in tried if t.reading.legal]
     if not legal:
-        return 1.0
-    best: dict[str, float] = {}
+        return 1.0, ()
+    best: dict[str, _Tried] = {}
     for t in legal:
-        best[t.reading.notation] = max(best.get(t.reading.notation, -math.inf), t.joint)
+        if t.reading.notation not in best or t.joint > best[t.reading.notation].joint:
+            best[t.reading.notation] = t
     top = legal[0].joint
-    total = sum(math.exp(j - top) for j in best.values())
-    return 1.0 / total
+    total = sum(math.exp(t.joint - top) for t in best.values())
+    mine = legal[0].reading
+    rivals = [_rival(mine, t, math.exp(t.joint - top) / total) for n, t in best.items() if n != mine.notation]
+    return 1.0 / total, tuple(sorted(rivals, key=lambda r: -r.share))
+
+
+def _rival(mine: Reading, t: _Tried, share: float) -> RegionRival:
+    """The reading of ``t`` as a rival of ``mine``: the boxes (detection indices) where the two differ."""
+    other = t.reading
+    n = min(len(mine.roles), len(other.roles))
+    a = [mine.roles[i] != "ignored" for i in range(n)]
+    b = [other.roles[i] != "ignored" for i in range(n)]
+    return RegionRival(
+        other.notation, share, t.candidate.why,
+        counted=tuple((i, other.tiles[i], other.roles[i]) for i in range(n) if b[i] and not a[i]),
+        left=tuple(i for i in range(n) if a[i] and not b[i]),
+        otherwise=tuple((i, other.tiles[i], other.roles[i]) for i in range(n) if a[i] and b[i]
+                        and (mine.tiles[i], mine.roles[i]) != (other.tiles[i], other.roles[i])),
+        winner=bool(other.hand is not None and other.hand.context.winner))
+
+
+#: a tile's role as a rival reading's words say it
+_ROLE_WORDS = {"winning": "the winning tile", "exposed": "in an exposed meld",
+               "concealed-kong": "in a concealed kong", "bonus": "a bonus tile", "concealed": "a concealed tile"}
+
+
+def _tiles_words(nums: Sequence[int]) -> tuple[str, str, str, str]:
+    """(``"tile"`` / ``"tiles"``, ``"is"`` / ``"are"``, ``"it"`` / ``"them"``, ``"15=-"`` / ``"15=-,16=-"``)."""
+    one = len(nums) == 1
+    return "tile" if one else "tiles", "is" if one else "are", "it" if one else "them", \
+        ",".join(f"{k}={DROP}" for k in nums)
+
+
+def rival_words(rv: RegionRival, mine: Reading, number: Mapping[int, int]) -> tuple[str, str]:
+    """What the rival reading ``rv`` reads otherwise than ``mine``, and the ways to settle it, in words
+    (tiles numbered by ``number``: detection index → tile number): (``"counts tile 15 (2f, a bonus tile), which
+    this reading leaves out"``, ``"if tile 15 is not the hand's, leave it out with --fix 15=-, and the reading no
+    longer doubts it"``). Each box it counts can be left out (``--fix N=-``: the rival can no longer count it); a
+    box it leaves out, left out, makes the rival the reading; a box it reads otherwise is settled by setting its
+    face (``--fix N=TILE``), or by naming the winning tile or the melds."""
+    differs, ways = [], []
+    if rv.counted:
+        nums = [number[i] for i, _, _ in rv.counted]
+        tile, be, it, drops = _tiles_words(nums)
+        what = ", ".join(f"{number[i]} ({c}, {_ROLE_WORDS.get(r, r)})" for i, c, r in rv.counted)
+        differs.append(f"counts {tile} {what}, which this reading leaves out")
+        ways.append(f"if {tile} {', '.join(map(str, nums))} {be} not the hand's, leave {it} out with --fix {drops}, "
+                    f"and the reading no longer doubts {it}")
+    if rv.left:
+        nums = [number[i] for i in rv.left]
+        tile, be, it, drops = _tiles_words(nums)
+        what = ", ".join(f"{number[i]} ({mine.tiles[i]})" for i in rv.left)
+        differs.append(f"leaves out {tile} {what}, which this reading counts")
+        ways.append(f"if {tile} {', '.join(map(str, nums))} {be} not the hand's, that reading is right: leave {it} "
+                    f"out with --fix {drops}")
+    if rv.otherwise:
+        differs.append("reads " + ", ".join(
+            f"tile {number[i]} as {c}" + (f" ({_ROLE_WORDS.get(r, r)})" if r != mine.roles[i] else "")
+            for i, c, r in rv.otherwise))
+        faces = [number[i] for i, c, _ in rv.otherwise if c != mine.tiles[i]]
+        if faces:
+            ways.append(f"if {'it is' if len(faces) == 1 else 'they are'} misread, set "
+                        + (f"its face with --fix {faces[0]}=TILE" if len(faces) == 1 else
+                           f"their faces with --fix {','.join(f'{k}=TILE' for k in faces)}"))
+        roles = {r for i, _, r in rv.otherwise} | {mine.roles[i] for i, _, _ in rv.otherwise}
+        if "winning" in roles:
+            ways.append("say which tile won with --winning-tile")
+        if roles & {"exposed", "concealed-kong"}:
+            ways.append("name the melds with --exposed")
+    won = bool(mine.hand is not None and mine.hand.context.winner)
+    if rv.winner != won:
+        differs.append("reads a winner's hand" if rv.winner else "reads a non-winner's hand")
+        ways.append("if the hand won, say which tile won with --winning-tile" if rv.winner else
+                    "if the hand did not win, give --not-winner")
+    return ", and ".join(differs) or "groups the same tiles otherwise", "; ".join(ways)
+
+
+def named_rivals(rivals: Sequence[RegionRival]) -> list[RegionRival]:
+    """The rival readings (:attr:`vision.decode.Reading.region_rivals`, likeliest first) that are named as doubts
+    (a note, :func:`region_rival_note`; `audit`'s UNSURE verdict, :func:`region_doubts`): the likeliest, until
+    those left unnamed take under :data:`LOOSE_DOUBT` of the confidence together."""
+    rest, out = sum(rv.share for rv in rivals), []
+    for rv in rivals:
+        if rest < LOOSE_DOUBT:
+            break
+        out.append(rv)
+        rest -= rv.share
+    return out
+
+
+def region_rival_note(rv: RegionRival, mine: Reading, number: Mapping[int, int]) -> str:
+    """The note on another hand region's reading that took ``rv.share`` of the confidence (:func:`named_rivals`):
+    its region, its hand, what it reads otherwise than ``mine`` and how to settle it (:func:`rival_words`). A
+    playing card beside a thirteen-orphans hand, read 2f at 34 %, made a region of its own whose reading counted
+    it as the hand's bonus tile: the reading, every tile fixed, was 66 % sure with no note saying why."""
+    differs, ways = rival_words(rv, mine, number)
+    return (f"unsure: another hand region ({rv.why}) reads the hand as {rv.notation} ({rv.share:.0%} of the legal "
+            f"readings found): it {differs}" + (f"; {ways}" if ways else ""))
+
+
+def region_doubts(res: PhotoResult) -> list[tuple[list[int], str, float]]:
+    """The other hand regions' readings that made the reading less sure, as its notes name them
+    (:func:`named_rivals`), likeliest first: (the tile numbers they read otherwise, what they read and how to
+    settle it in words, their share of the legal readings)."""
+    number = {i: res.position(i) for i in res.order}
+    out = []
+    for rv in named_rivals(res.reading.region_rivals):
+        boxes = [i for i, _, _ in rv.counted] + list(rv.left) + [i for i, _, _ in rv.otherwise]
+        differs, ways = rival_words(rv, res.reading, number)
+        out.append((sorted(number[i] for i in boxes), f"another hand region's reading, {rv.notation} at "
+                                                      f"{rv.share:.0%}, {differs}" + (f": {ways}" if ways else ""),
+                    rv.share))
+    return out
 
 
 def _concealed_on_main_row(t: _Tried) -> bool:
@@ -2061,8 +2176,12 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         if glyph_changed(reading, readings, i):
             notes.append(f"tile {order.index(i) + 1} read {readings.codes[i]} by what is written on it "
                          f"({readings.glyphs[i]}); the picture alone read {readings.was[i]}")
-    share = _region_share(tried) if reading.legal else 1.0
-    reading = replace(reading, notes=tuple(notes), confidence=reading.confidence * share)
+    share, rivals = _region_rivals(tried) if reading.legal else (1.0, ())
+    # (each other region's reading that takes a share of the confidence is named, with the tiles it reads
+    # otherwise: a referee's reading, every tile fixed, was 66 % sure with no note saying why)
+    number = {i: k + 1 for k, i in enumerate(order)}
+    notes.extend(region_rival_note(rv, reading, number) for rv in named_rivals(rivals))
+    reading = replace(reading, notes=tuple(notes), confidence=reading.confidence * share, region_rivals=rivals)
     if reading.legal:
         reading = _carry_left_out_melds(reading, chosen, tried, order, ruleset, context.winner)
     if numbering is not None and numbering != lay.geometry.order:
