@@ -12,6 +12,7 @@ import pytest
 from PIL import Image, ImageOps
 
 from datasets import composite, evalsets
+from vision.models import models_present
 
 
 def _upright(h=60, w=90):
@@ -266,3 +267,40 @@ def test_a_rotation_read_the_wrong_way_up_is_not_the_upright_reading(monkeypatch
     same = {row["variant"]: row["ours"]["same"] for row in r["rows"]}
     assert same == {"upright": True, "rot90": True, "rot180": False, "rot270": True}, same
     assert r["total"]["ours"]["same"] == 3
+
+
+def _tilted_composite(crops, tmp_path, seed: int, i: int):
+    """The ``tilted`` eval set's composite ``[seed, i]`` as :func:`datasets.evalsets.eval_composites` writes it."""
+    from PIL import Image
+
+    from datasets.evalsets import TILT_RANGE
+
+    c = composite.build_composite(np.random.default_rng([seed, i, 1414]), crops)
+    trng = np.random.default_rng([seed, i, 5151])
+    c = composite.tilt_composite(c, float(trng.choice([-1, 1]) * trng.uniform(*TILT_RANGE)))
+    path = tmp_path / f"tilted_{seed}_{i}.jpg"
+    Image.fromarray(c.image).save(path, "JPEG", quality=90)
+    return path
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_a_tilted_composite_is_read_in_the_frame_its_faces_stand_in(crops, tmp_path):
+    # two composites of real tiles, upright, turned 17-24° as a phone held askew takes them (the `tilted` set):
+    # (a) seed 1 #21 was read turned 270° at 89 %, all 14 tiles sideways, the hand the photo read upright (a
+    #     quarter turn that replaced another turn was never weighed against the upright photo): now the upright
+    #     frame, its tiles standing, the same hand (vision.pipeline, after the rotation tries);
+    # (b) seed 0 #21 was read turned 180° at 98 %, a 6p read 4p, its 1-3m, 6p and 7p upside-down (the 2p, 4p and
+    #     8p, the same either way up, read upright); its 8p, set apart, is boxed only in that turn. Now its boxes
+    #     are read again turned back, where those faces stand: right, in the photo's own frame
+    #     (vision.pipeline.read_photo's faces_frame)
+    from scoring import Context
+    from vision.pipeline import read_photo
+
+    a = read_photo(_tilted_composite(crops, tmp_path, 1, 21), "nts", Context())
+    assert a.turned == 0 and a.reading.notation == "12377m345999p123s", (a.turned, a.reading.notation)
+    assert all(a.readings.pose[i] == "upright" for i, r in enumerate(a.reading.roles) if r != "ignored")
+    b = read_photo(_tilted_composite(crops, tmp_path, 0, 21), "nts", Context())
+    # its 14 tiles: 1-3m, 2p 2p 2p 3p 4p 4p 5p 6p 6p 7p 8p
+    assert b.reading.notation.startswith("123m22234456678p") and b.turned == 0 and b.faces_frame, (
+        b.reading.notation, b.turned, b.reading.confidence)
+    assert any("boxed in another turn of the photo" in n for n in b.reading.notes)

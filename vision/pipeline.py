@@ -113,6 +113,12 @@ class PhotoResult:
     #: the notes :func:`read_photo` put first, saying how the photo was straightened and turned
     #: (:func:`with_frame`)
     frame_notes: tuple[str, ...] = ()
+    #: the reading's confidence has been weighed against the poses of the faces that tell up from down
+    #: (:func:`frame_doubt`, once, by :func:`with_frame`: the frame the reading is shown in is final then)
+    frame_doubted: bool = False
+    #: the boxes were found in another turn of the photo and read again in this one, where the faces that tell
+    #: up from down stand (:func:`read_photo`'s ``faces_frame``)
+    faces_frame: bool = False
 
     @property
     def order(self) -> tuple[int, ...]:
@@ -849,6 +855,15 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                     if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
                         break
             t["rotation tries"] = time.perf_counter() - t1
+            if (result is not None and upright is not None and result is not upright and upright.reading.legal
+                    and upright.reading.notation == result.reading.notation
+                    and _turned_tiles(upright) < _turned_tiles(result)):
+                # the turn kept reads the hand the photo upright reads, its tiles turned: the upright frame,
+                # as _better keeps of two readings of one hand (the turns are compared one after another, and a
+                # quarter turn that replaced another turn was never weighed against the upright photo: a tilted
+                # composite was read turned 270° at 89 %, all 14 tiles sideways, where upright read the same
+                # hand with all 14 standing)
+                result = upright
             if result is not None and result.turned and result.straightened is None:
                 # (rows running up the photo and askew: the tilted tiles were too few to measure the rows by
                 # upright, and the quarter turn that found them measures them)
@@ -868,7 +883,39 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 if result is None or _better(r2, result):
                     result = r2
             t["blind straightening"] = time.perf_counter() - t1
+        if rotate and turn is None and result is not None and _faces_turned(result) is not None:
+            t1 = time.perf_counter()
+            result = faces_frame(result)
+            t["faces' frame"] = time.perf_counter() - t1
         return result, upright, upright_error
+
+    def faces_frame(res: PhotoResult) -> PhotoResult:
+        """``res``'s boxes read again in the photo turned so that its telling faces stand (180° from its frame
+        when they read upside-down; a quarter turn either way when sideways, the higher joint kept): kept when
+        legal there and its faces stand (:func:`_faces_turned`), else ``res``. The boxes stay those found (a
+        turn can box a tile its upright photo missed: two composites, upright, were read turned 180°, their 8p
+        set apart boxed only there, every character and 7p upside-down — right, but in the wrong frame, and a
+        third so had a 6p read 4p at 98 %). One classifier pass per frame tried."""
+        how = _faces_turned(res)
+        best = None
+        for delta in ((180,) if how == "upside-down" else (90, 270) if how == "sideways" else (180, 90, 270)):
+            ph = turn_photo(delta, res.photo)
+            boxes = unturn_boxes(res.detections.boxes, (360 - delta) % 360, res.photo.size)
+            det = Detections.make(boxes, res.detections.scores, res.detections.face_down)
+            readings = cls_model(ph.pixels, det)
+            det, readings, clutter = drop_not_tiles(det, readings)
+            if not len(det):
+                continue
+            try:
+                r2 = read_detections(ph, det, readings, rs, ctx, not_tiles=res.not_tiles + clutter, **kw)
+            except HandError:
+                continue
+            r2 = replace(r2, turned=(res.turned + delta) % 360, straightened=res.straightened,
+                         mirrored=res.mirrored, second=res.second, faces_frame=True,
+                         second_boxes=res.second_boxes if not clutter else ())
+            if r2.reading.legal and _faces_turned(r2) is None and (best is None or r2.joint > best.joint):
+                best = r2
+        return best if best is not None else res
 
     result, upright, upright_error = choose_turn()
     if exposed and isinstance(upright_error, HandError) and (result is None or not result.reading.legal):
@@ -900,8 +947,13 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     if result.mirrored:
         frame.append("the tiles were boxed again with the photo also read mirrored, the two passes' boxes fused "
                      "(the first pass's reading was not legal or unsure)")
+    if result.faces_frame:
+        frame.append("the tiles were boxed in another turn of the photo, where the detector found more of them, and "
+                     "read again turned the way their faces stand (in that turn, most of the faces that tell up from "
+                     "down read upside down or sideways)")
     if result.turned:
         why = ("as asked with --turn" if turn else
+               "the faces that tell up from down stand so" if result.faces_frame else
                f"the photo read upright contradicts what was said: {upright_error}"
                if upright is None and isinstance(upright_error, HandError) else
                "no tile was found upright" if upright is None else
@@ -974,11 +1026,15 @@ def with_frame(res: PhotoResult, turned: int, straightened: Straightened | None,
     keeps no frame) with that frame, ``turned`` and ``straightened`` (and ``mirrored``: its boxes are the
     mirror pass's; ``second``: they include the second detector's, None keeps ``res``'s), and ``notes`` (how the photo was straightened and turned: :func:`read_photo`) first
     among its reading's notes and kept as ``frame_notes``, so that a reading made again from the same
-    detections (the web page's corrections) shows them too."""
+    detections (the web page's corrections) shows them too. The frame is final here: the reading's confidence
+    is weighed once against the poses of its telling faces (:func:`frame_doubt`), not while the turns are
+    compared (that choice is made by the joint scores and the poses of every tile)."""
     notes = tuple(notes)
+    reading = res.reading if res.frame_doubted else frame_doubt(res.reading, res.readings,
+                                                                 res.layout.geometry.order, res.user)
     return replace(res, turned=turned, straightened=straightened, frame_notes=notes, mirrored=mirrored,
-                   second=res.second if second is None else second,
-                   reading=replace(res.reading, notes=notes + res.reading.notes))
+                   second=res.second if second is None else second, frame_doubted=True,
+                   reading=replace(reading, notes=notes + reading.notes))
 
 
 def unturn_boxes(boxes: np.ndarray, turned: int, size: tuple[int, int]) -> np.ndarray:
@@ -1265,6 +1321,63 @@ def _given_tile_missing(res: PhotoResult, winning_tile: str) -> bool:
         return False
     r = res.reading
     return not r.legal and wt not in {t for t, role in zip(r.tiles, r.roles) if role in ("concealed", "winning")}
+
+
+#: faces that tell up from down: a character's numeral over 萬, the winds, 發, the flowers and seasons, the
+#: bird of 1s, 3s, 7s, 6p and 7p. The other circles and bamboos, White and Red look about the same either way
+#: up, and the classifier reads them upright whichever way they lie, so they say nothing of the frame
+POSE_TELLING = frozenset([f"{n}m" for n in range(1, 10)] + ["1z", "2z", "3z", "4z", "6z", "1s", "3s", "7s", "6p",
+                                                              "7p"] + list(BONUS_TILES))
+#: a reading is doubted for its frame from this many hand tiles of :data:`POSE_TELLING` faces
+FRAME_FACES = 3
+
+
+def _telling_turned(reading: Reading, readings: TileReadings,
+                    user: frozenset[int] = frozenset()) -> tuple[list[int], int]:
+    """(the detection indices read upside-down or sideways, of how many) of the hand's and melds' tiles whose
+    faces tell up from down (:data:`POSE_TELLING`, by the classifier's reading; bonus tiles, backs and the
+    tiles the user set, ``user``, left out)."""
+    telling = [i for i, role in enumerate(reading.roles) if role in ("concealed", "winning", "exposed")
+               and i not in user and readings.codes[i] in POSE_TELLING and readings.pose[i] != "face-down"]
+    return [i for i in telling if readings.pose[i] in ("upside-down", "sideways")], len(telling)
+
+
+def _faces_turned(res: PhotoResult) -> str | None:
+    """How the telling faces of ``res``'s legal reading lie when :func:`frame_doubt` doubts its frame —
+    ``"upside-down"`` (all of those turned so), ``"sideways"`` (all so) or ``"mixed"`` — else None."""
+    if not res.reading.legal:
+        return None
+    turned, n = _telling_turned(res.reading, res.readings, res.user)
+    if n < FRAME_FACES or 2 * len(turned) <= n:
+        return None
+    poses = {res.readings.pose[i] for i in turned}
+    return poses.pop() if len(poses) == 1 else "mixed"
+
+
+def frame_doubt(reading: Reading, readings: TileReadings, order: Sequence[int],
+                user: frozenset[int] = frozenset()) -> Reading:
+    """``reading`` with its confidence × (k + 1) / (n + 2) and an ``unsure:`` note, when more than half of the
+    n ≥ :data:`FRAME_FACES` tiles of its hand and melds (bonus tiles, which lie apart, and the tiles the user
+    set, ``user``, left out) whose faces tell up from down (:data:`POSE_TELLING`, by the classifier's own
+    reading) were read upside-down or sideways, k upright: the photo is likely read the wrong way up, and
+    such a reading can be sure and wrong (a tilted composite, upright, read turned 180° at 98 %: its 1-3m,
+    6p and 7p upside-down, a 6p read 4p, while its 2p, 4p and 8p, the same either way up, read upright; a
+    composite read a quarter turn off at 100 %, its two 1s read 7z and 1z). (k + 1) / (n + 2) is the
+    share of upright ones with one of each added (Laplace's rule); ``order``: the tile numbering."""
+    if not reading.legal:
+        return reading
+    turned, n = _telling_turned(reading, readings, user)
+    k = n - len(turned)
+    if n < FRAME_FACES or 2 * len(turned) <= n:
+        return reading
+    share = (k + 1) / (n + 2)
+    how = "upside down" if all(readings.pose[i] == "upside-down" for i in turned) else \
+        "sideways" if all(readings.pose[i] == "sideways" for i in turned) else "upside down or sideways"
+    names = number_spans(sorted(order.index(i) + 1 for i in turned))
+    return replace(reading, confidence=reading.confidence * share, notes=reading.notes + (
+        f"unsure: {len(turned)} of the {n} tiles of the hand whose faces tell up from down (tile(s) {names}) were "
+        f"read {how}, as if the photo were read the wrong way up ({share:.0%} that it is not); check those "
+        f"tiles, or read the photo another way up with --turn DEG",))
 
 
 #: a box the classifier reads this surely as one tile is taken for a tile, not a false detection, by
