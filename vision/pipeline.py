@@ -948,9 +948,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         frame.append("the tiles were boxed again with the photo also read mirrored, the two passes' boxes fused "
                      "(the first pass's reading was not legal or unsure)")
     if result.faces_frame:
-        frame.append("the tiles were boxed in another turn of the photo, where the detector found more of them, and "
-                     "read again turned the way their faces stand (in that turn, most of the faces that tell up from "
-                     "down read upside down or sideways)")
+        frame.append("the tiles were boxed in another turn of the photo (the turn that read them best), and read "
+                     "again turned the way their faces stand (in that turn, most of the faces that tell up from down "
+                     "read upside down or sideways)")
     if result.turned:
         why = ("as asked with --turn" if turn else
                "the faces that tell up from down stand so" if result.faces_frame else
@@ -1332,52 +1332,55 @@ POSE_TELLING = frozenset([f"{n}m" for n in range(1, 10)] + ["1z", "2z", "3z", "4
 FRAME_FACES = 3
 
 
-def _telling_turned(reading: Reading, readings: TileReadings,
-                    user: frozenset[int] = frozenset()) -> tuple[list[int], int]:
-    """(the detection indices read upside-down or sideways, of how many) of the hand's and melds' tiles whose
-    faces tell up from down (:data:`POSE_TELLING`, by the classifier's reading; bonus tiles, backs and the
-    tiles the user set, ``user``, left out)."""
+#: how the turned telling faces of a doubted frame lie (:func:`_doubted_faces`), in a note's words
+POSE_WORDS = {"upside-down": "upside down", "sideways": "sideways", "mixed": "upside down or sideways"}
+
+
+def _doubted_faces(reading: Reading, readings: TileReadings,
+                   user: frozenset[int] = frozenset()) -> tuple[list[int], int, str] | None:
+    """When more than half of the n ≥ :data:`FRAME_FACES` tiles of ``reading``'s hand and melds whose faces
+    tell up from down (:data:`POSE_TELLING`, by the classifier's reading; bonus tiles, which lie apart, backs
+    and the tiles the user set, ``user``, left out) were read upside-down or sideways: (their detection
+    indices, n, how they lie: ``"upside-down"`` or ``"sideways"`` when all so, else ``"mixed"``); None when
+    the frame is not doubted or the reading is not legal."""
+    if not reading.legal:
+        return None
     telling = [i for i, role in enumerate(reading.roles) if role in ("concealed", "winning", "exposed")
                and i not in user and readings.codes[i] in POSE_TELLING and readings.pose[i] != "face-down"]
-    return [i for i in telling if readings.pose[i] in ("upside-down", "sideways")], len(telling)
+    turned = [i for i in telling if readings.pose[i] in ("upside-down", "sideways")]
+    if len(telling) < FRAME_FACES or 2 * len(turned) <= len(telling):
+        return None
+    poses = {readings.pose[i] for i in turned}
+    return turned, len(telling), poses.pop() if len(poses) == 1 else "mixed"
 
 
 def _faces_turned(res: PhotoResult) -> str | None:
-    """How the telling faces of ``res``'s legal reading lie when :func:`frame_doubt` doubts its frame —
-    ``"upside-down"`` (all of those turned so), ``"sideways"`` (all so) or ``"mixed"`` — else None."""
-    if not res.reading.legal:
-        return None
-    turned, n = _telling_turned(res.reading, res.readings, res.user)
-    if n < FRAME_FACES or 2 * len(turned) <= n:
-        return None
-    poses = {res.readings.pose[i] for i in turned}
-    return poses.pop() if len(poses) == 1 else "mixed"
+    """How the telling faces of ``res``'s reading lie when its frame is doubted (:func:`_doubted_faces`):
+    ``"upside-down"``, ``"sideways"`` or ``"mixed"``; else None."""
+    d = _doubted_faces(res.reading, res.readings, res.user)
+    return d[2] if d else None
 
 
 def frame_doubt(reading: Reading, readings: TileReadings, order: Sequence[int],
                 user: frozenset[int] = frozenset()) -> Reading:
-    """``reading`` with its confidence × (k + 1) / (n + 2) and an ``unsure:`` note, when more than half of the
-    n ≥ :data:`FRAME_FACES` tiles of its hand and melds (bonus tiles, which lie apart, and the tiles the user
-    set, ``user``, left out) whose faces tell up from down (:data:`POSE_TELLING`, by the classifier's own
-    reading) were read upside-down or sideways, k upright: the photo is likely read the wrong way up, and
-    such a reading can be sure and wrong (a tilted composite, upright, read turned 180° at 98 %: its 1-3m,
-    6p and 7p upside-down, a 6p read 4p, while its 2p, 4p and 8p, the same either way up, read upright; a
-    composite read a quarter turn off at 100 %, its two 1s read 7z and 1z). (k + 1) / (n + 2) is the
-    share of upright ones with one of each added (Laplace's rule); ``order``: the tile numbering."""
-    if not reading.legal:
+    """``reading`` with its confidence × (k + 1) / (n + 2) and an ``unsure:`` note when its frame is doubted
+    (:func:`_doubted_faces`: more than half of the n ≥ :data:`FRAME_FACES` telling faces of its hand read
+    upside-down or sideways, k upright): the photo is likely read the wrong way up, and such a reading can
+    be sure and wrong (a tilted composite, upright, read turned 180° at 98 %: its 1-3m, 6p and 7p
+    upside-down, a 6p read 4p, while its 2p, 4p and 8p, the same either way up, read upright; a composite
+    read a quarter turn off at 100 %, its two 1s read 7z and 1z). (k + 1) / (n + 2) is the share of upright
+    ones with one of each added (Laplace's rule); ``order``: the tile numbering; ``user``: the tiles the
+    user set (``--fix``, ``--add``), which say nothing of the frame."""
+    d = _doubted_faces(reading, readings, user)
+    if d is None:
         return reading
-    turned, n = _telling_turned(reading, readings, user)
-    k = n - len(turned)
-    if n < FRAME_FACES or 2 * len(turned) <= n:
-        return reading
-    share = (k + 1) / (n + 2)
-    how = "upside down" if all(readings.pose[i] == "upside-down" for i in turned) else \
-        "sideways" if all(readings.pose[i] == "sideways" for i in turned) else "upside down or sideways"
+    turned, n, how = d
+    share = (n - len(turned) + 1) / (n + 2)
     names = number_spans(sorted(order.index(i) + 1 for i in turned))
     return replace(reading, confidence=reading.confidence * share, notes=reading.notes + (
         f"unsure: {len(turned)} of the {n} tiles of the hand whose faces tell up from down (tile(s) {names}) were "
-        f"read {how}, as if the photo were read the wrong way up ({share:.0%} that it is not); check those "
-        f"tiles, or read the photo another way up with --turn DEG",))
+        f"read {POSE_WORDS[how]}, as if the photo were read the wrong way up ({share:.0%} that it is not); check "
+        f"those tiles, or read the photo another way up with --turn DEG",))
 
 
 #: a box the classifier reads this surely as one tile is taken for a tile, not a false detection, by
