@@ -299,8 +299,13 @@ def test_a_tilted_composite_is_read_in_the_frame_its_faces_stand_in(crops, tmp_p
     a = read_photo(_tilted_composite(crops, tmp_path, 1, 21), "nts", Context())
     assert a.turned == 0 and a.reading.notation == "12377m345999p123s", (a.turned, a.reading.notation)
     assert all(a.readings.pose[i] == "upright" for i, r in enumerate(a.reading.roles) if r != "ignored")
-    b = read_photo(_tilted_composite(crops, tmp_path, 0, 21), "nts", Context())
+    path = _tilted_composite(crops, tmp_path, 0, 21)
+    b = read_photo(path, "nts", Context())
     # its 14 tiles: 1-3m, 2p 2p 2p 3p 4p 4p 5p 6p 6p 7p 8p
     assert b.reading.notation.startswith("123m22234456678p") and b.turned == 0 and b.faces_frame, (
         b.reading.notation, b.turned, b.reading.confidence)
     assert any("boxed in another turn of the photo" in n for n in b.reading.notes)
+    # a correction keeps the frame and says how it was found (--fix 1=1m restates tile 1)
+    c = read_photo(path, "nts", Context(), fixes={1: "1m"})
+    assert c.faces_frame and c.turned == 0 and c.reading.notation == b.reading.notation
+    assert any("boxed in another turn of the photo" in n for n in c.reading.notes)

@@ -309,6 +309,20 @@ def test_a_reading_whose_telling_faces_read_turned_is_doubted():
     assert frame_doubt(reading, rd, order, frozenset({0, 1, 2})) is reading
     # a reading that is not legal says what is wrong instead
     assert frame_doubt(replace(reading, legal=False), rd, order).confidence == reading.confidence
+    # tiles laid sideways on purpose (a winning or claimed tile: the layout's sideways boxes) say nothing of the
+    # frame: a 6p and a 3s claimed sideways in their chows, the 7s won laid sideways, the 1m standing
+    codes_s = ["1m", "6p", "3s", "7s", "2p", "2p", "2p", "4p", "4p", "5p", "8p", "5p", "5p", "9p"]
+    poses_s = ["upright", "sideways", "sideways", "sideways"] + ["upright"] * 10
+    r_s, rd_s = _frame_reading(codes_s, poses_s, ["concealed"] * 13 + ["winning"])
+    laid = [False, True, True, True] + [False] * 10
+    assert frame_doubt(r_s, rd_s, list(range(14))).confidence == pytest.approx(0.98 * 2 / 6)  # 3 of 4 turned
+    assert frame_doubt(r_s, rd_s, list(range(14)), laid_sideways=laid) is r_s  # 1 telling tile left: under 3
+    # a concealed kong's face-up tiles tell too (the demo's (2222m))
+    codes_k = ["2m", "2m", "0x", "0x", "1m", "3m"] + ["2p"] * 3 + ["4p"] * 3 + ["5p", "5p"]
+    poses_k = ["upside-down", "upside-down", "face-down", "face-down", "upright", "upside-down"] + ["upright"] * 8
+    r_k, rd_k = _frame_reading(codes_k, poses_k, ["concealed-kong"] * 4 + ["concealed"] * 9 + ["winning"])
+    # 3 of the 4 telling tiles (2m 2m of the kong, 3m) upside-down: × (1 + 1) / (4 + 2)
+    assert frame_doubt(r_k, rd_k, list(range(14))).confidence == pytest.approx(0.98 * 2 / 6)
 
 
 @needs_models

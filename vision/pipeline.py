@@ -910,10 +910,16 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 r2 = read_detections(ph, det, readings, rs, ctx, not_tiles=res.not_tiles + clutter, **kw)
             except HandError:
                 continue
+            # (the second detector's boxes among those kept: drop_not_tiles keeps the order, not the numbers)
+            added = boxes[list(res.second_boxes)].astype(np.float32)
+            kept = tuple(j for j, b in enumerate(r2.detections.boxes) if (np.abs(added - b).max(1) < 1e-3).any())
             r2 = replace(r2, turned=(res.turned + delta) % 360, straightened=res.straightened,
-                         mirrored=res.mirrored, second=res.second, faces_frame=True,
-                         second_boxes=res.second_boxes if not clutter else ())
-            if r2.reading.legal and _faces_turned(r2) is None and (best is None or r2.joint > best.joint):
+                         mirrored=res.mirrored, second=res.second, faces_frame=True, second_boxes=kept)
+            # kept when legal with its faces standing, not mostly turned (a quarter turn of a hand whose
+            # symmetric tiles then read sideways) and using as many tiles
+            if (r2.reading.legal and _faces_turned(r2) is None and not _mostly_turned(r2)
+                    and len(used_tiles(r2.reading)) >= len(used_tiles(res.reading))
+                    and (best is None or r2.joint > best.joint)):
                 best = r2
         return best if best is not None else res
 
@@ -932,7 +938,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                                 shown_roles=result.reading.roles, shown_legal=result.reading.legal,
                                 **{**kw, "exposed": exposed})
         result = replace(with_frame(fixed, result.turned, result.straightened, mirrored=result.mirrored,
-                                    second=result.second), second_boxes=result.second_boxes)
+                                    second=result.second), second_boxes=result.second_boxes,
+                         faces_frame=result.faces_frame)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if not ctx.winner:
         result = won_hint(result, rs, ctx, kw, exposed)
@@ -1030,8 +1037,9 @@ def with_frame(res: PhotoResult, turned: int, straightened: Straightened | None,
     is weighed once against the poses of its telling faces (:func:`frame_doubt`), not while the turns are
     compared (that choice is made by the joint scores and the poses of every tile)."""
     notes = tuple(notes)
-    reading = res.reading if res.frame_doubted else frame_doubt(res.reading, res.readings,
-                                                                 res.layout.geometry.order, res.user)
+    geo = res.layout.geometry
+    reading = res.reading if res.frame_doubted else frame_doubt(res.reading, res.readings, geo.order, res.user,
+                                                                 geo.sideways)
     return replace(res, turned=turned, straightened=straightened, frame_notes=notes, mirrored=mirrored,
                    second=res.second if second is None else second, frame_doubted=True,
                    reading=replace(reading, notes=notes + reading.notes))
@@ -1332,21 +1340,29 @@ POSE_TELLING = frozenset([f"{n}m" for n in range(1, 10)] + ["1z", "2z", "3z", "4
 FRAME_FACES = 3
 
 
-#: how the turned telling faces of a doubted frame lie (:func:`_doubted_faces`), in a note's words
+#: how the turned telling faces of a doubted frame lie (:func:`_doubted_faces`), in a note's words, and the
+#: frame that says the photo was read in
 POSE_WORDS = {"upside-down": "upside down", "sideways": "sideways", "mixed": "upside down or sideways"}
+FRAME_WORDS = {"upside-down": "upside down", "sideways": "on its side", "mixed": "the wrong way up"}
+#: the frame doubt's way out (batch and the web page say it in their own words)
+FRAME_DOUBT_ADVICE = "check those tiles, or read the photo another way up with --turn DEG"
 
 
-def _doubted_faces(reading: Reading, readings: TileReadings,
-                   user: frozenset[int] = frozenset()) -> tuple[list[int], int, str] | None:
+def _doubted_faces(reading: Reading, readings: TileReadings, user: frozenset[int] = frozenset(),
+                   laid_sideways: Sequence[bool] = ()) -> tuple[list[int], int, str] | None:
     """When more than half of the n ≥ :data:`FRAME_FACES` tiles of ``reading``'s hand and melds whose faces
-    tell up from down (:data:`POSE_TELLING`, by the classifier's reading; bonus tiles, which lie apart, backs
-    and the tiles the user set, ``user``, left out) were read upside-down or sideways: (their detection
+    tell up from down (:data:`POSE_TELLING`, by the classifier's reading; bonus tiles, which lie apart, backs,
+    the tiles the user set, ``user``, and those the layout found laid sideways among the others on purpose,
+    ``laid_sideways`` per detection — a winning or claimed tile, :attr:`vision.layout.Geometry.sideways` — left
+    out) were read upside-down or sideways: (their detection
     indices, n, how they lie: ``"upside-down"`` or ``"sideways"`` when all so, else ``"mixed"``); None when
     the frame is not doubted or the reading is not legal."""
     if not reading.legal:
         return None
-    telling = [i for i, role in enumerate(reading.roles) if role in ("concealed", "winning", "exposed")
-               and i not in user and readings.codes[i] in POSE_TELLING and readings.pose[i] != "face-down"]
+    telling = [i for i, role in enumerate(reading.roles)
+               if role in ("concealed", "winning", "exposed", "concealed-kong") and i not in user
+               and readings.codes[i] in POSE_TELLING and readings.pose[i] != "face-down"
+               and not (i < len(laid_sideways) and laid_sideways[i])]
     turned = [i for i in telling if readings.pose[i] in ("upside-down", "sideways")]
     if len(telling) < FRAME_FACES or 2 * len(turned) <= len(telling):
         return None
@@ -1357,12 +1373,12 @@ def _doubted_faces(reading: Reading, readings: TileReadings,
 def _faces_turned(res: PhotoResult) -> str | None:
     """How the telling faces of ``res``'s reading lie when its frame is doubted (:func:`_doubted_faces`):
     ``"upside-down"``, ``"sideways"`` or ``"mixed"``; else None."""
-    d = _doubted_faces(res.reading, res.readings, res.user)
+    d = _doubted_faces(res.reading, res.readings, res.user, res.layout.geometry.sideways)
     return d[2] if d else None
 
 
 def frame_doubt(reading: Reading, readings: TileReadings, order: Sequence[int],
-                user: frozenset[int] = frozenset()) -> Reading:
+                user: frozenset[int] = frozenset(), laid_sideways: Sequence[bool] = ()) -> Reading:
     """``reading`` with its confidence × (k + 1) / (n + 2) and an ``unsure:`` note when its frame is doubted
     (:func:`_doubted_faces`: more than half of the n ≥ :data:`FRAME_FACES` telling faces of its hand read
     upside-down or sideways, k upright): the photo is likely read the wrong way up, and such a reading can
@@ -1370,8 +1386,9 @@ def frame_doubt(reading: Reading, readings: TileReadings, order: Sequence[int],
     upside-down, a 6p read 4p, while its 2p, 4p and 8p, the same either way up, read upright; a composite
     read a quarter turn off at 100 %, its two 1s read 7z and 1z). (k + 1) / (n + 2) is the share of upright
     ones with one of each added (Laplace's rule); ``order``: the tile numbering; ``user``: the tiles the
-    user set (``--fix``, ``--add``), which say nothing of the frame."""
-    d = _doubted_faces(reading, readings, user)
+    user set (``--fix``, ``--add``), which say nothing of the frame; ``laid_sideways``: per detection, laid
+    sideways on purpose among the others (:attr:`vision.layout.Geometry.sideways`), which says nothing either."""
+    d = _doubted_faces(reading, readings, user, laid_sideways)
     if d is None:
         return reading
     turned, n, how = d
@@ -1379,8 +1396,8 @@ def frame_doubt(reading: Reading, readings: TileReadings, order: Sequence[int],
     names = number_spans(sorted(order.index(i) + 1 for i in turned))
     return replace(reading, confidence=reading.confidence * share, notes=reading.notes + (
         f"unsure: {len(turned)} of the {n} tiles of the hand whose faces tell up from down (tile(s) {names}) were "
-        f"read {POSE_WORDS[how]}, as if the photo were read the wrong way up ({share:.0%} that it is not); check "
-        f"those tiles, or read the photo another way up with --turn DEG",))
+        f"read {POSE_WORDS[how]}, as if the photo were read {FRAME_WORDS[how]} ({share:.0%} that it is not); "
+        f"{FRAME_DOUBT_ADVICE}",))
 
 
 #: a box the classifier reads this surely as one tile is taken for a tile, not a false detection, by
@@ -2437,6 +2454,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
                   "straightened": round(res.straightened.degrees, 2) if res.straightened is not None else 0.0,
                   "mirrored": res.mirrored,
                   "second_detector": res.second,
+                  "faces_frame": res.faces_frame,
                   "file_width": fw, "file_height": fh},
         "tileset": res.tileset,
         "reading": r.notation,
@@ -2502,6 +2520,8 @@ def summary(res: PhotoResult) -> str:
         if any(ADDED_WINNER_NOTE in n for n in r.notes):
             conf += (f"; ×{ADDED_WINNER:g} of it is which tile won, which the place of a tile you added cannot "
                      f"say (see the note)")
+        if any(FRAME_DOUBT_ADVICE in n for n in r.notes):
+            conf += "; much of the doubt is the way up its tiles were read (see the note)"
         if any(n.startswith(DAMAGED_NOTE) for n in r.notes):
             conf += f"; ×{DAMAGED_PICTURE:g} of it is the photo file's damaged picture data (see the note)"
         if any(FORCED_WIN_NOTE in n for n in r.notes):

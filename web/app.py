@@ -298,6 +298,7 @@ class CachedPhoto:
     frame_notes: tuple = ()  # read_photo's notes on the straightening and turn, shown with every reading
     mirrored: bool = False  # the boxes are the detector's passes over the photo and its mirror image fused
     second: bool = False  # the boxes include the second detector's (vision.pipeline.read_photo's second)
+    faces_frame: bool = False  # the boxes were found in another turn and read where the faces stand (read_photo)
     not_tiles: int = 0  # boxes left out as clutter before the reading (vision.pipeline.drop_not_tiles)
 
 
@@ -747,7 +748,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         model_t = {k: v for k, v in res.timings.items() if k in ("load", "detect", "classify")}
         item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None, turned=res.turned,
                            straightened=res.straightened, frame_notes=res.frame_notes,
-                           not_tiles=res.not_tiles, mirrored=res.mirrored, second=res.second)
+                           not_tiles=res.not_tiles, mirrored=res.mirrored, second=res.second,
+                           faces_frame=res.faces_frame)
         if fixes or additions:
             # (with exposed, the roles first read are those without it, as the command line's and a cached
             # photo's second reading take them: read_detections finds them when shown_roles is None)
@@ -756,6 +758,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 options=options, additions=additions, shown=res.layout.geometry, not_tiles=res.not_tiles,
                 shown_roles=None if exposed else res.reading.roles, shown_legal=res.reading.legal),
                 item.turned, item.straightened, item.frame_notes, item.mirrored, item.second)
+            res = replace(res, faces_frame=item.faces_frame)
         else:
             res = replace(res, photo=photo)
         n, learned, not_learned = _learn(tileset, learn, fixes, res, photo, item.learned)
@@ -774,12 +777,14 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         if (tileset or None) != item.tileset:
             item = reread(tilesets, item, tileset)
             cache.put(item, photo_id)
-        res = with_frame(read_detections(
+        res = read_detections(
             item.photo, item.detections, item.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed,
-            fixes=fixes, options=options, additions=additions, not_tiles=item.not_tiles),
-            item.turned, item.straightened, item.frame_notes, item.mirrored, item.second)
+            fixes=fixes, options=options, additions=additions, not_tiles=item.not_tiles)
         if not ctx.winner:  # ("Not the winner" ticked after the upload: the note read_photo gives, here too)
             res = won_hint(res, rs, ctx, {"winning_tile": winning_tile, "options": options}, exposed)
+        # (the frame last, as read_photo gives it: its doubt weighs the reading won_hint judged)
+        res = replace(with_frame(res, item.turned, item.straightened, item.frame_notes, item.mirrored, item.second),
+                      faces_frame=item.faces_frame)
         n, learned, not_learned = _learn(tileset, learn, fixes, res, item.photo, item.learned)
         if learned is not item.learned:
             cache.put(replace(item, learned=learned), photo_id)
