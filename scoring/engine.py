@@ -1070,7 +1070,7 @@ def no_winning_tile_note(result: ScoredHand, way_out: str = WINNING_TILE_WAY_OUT
     totals = sorted(set(effect.totals.values()))
     if not totals:
         return note
-    if totals == [result.total] and not effect.rules:
+    if totals == [result.total]:  # (lines that differ then move nothing: a rode-draak hand refused with any tile)
         return f"{note} (any of its tiles as the winning tile scores it the same, {result.total})"
     span = f"{totals[0]}" if len(totals) == 1 else f"{totals[0]}–{totals[-1]}"
     never = "" if result.total in totals else f", never this {result.total}"

@@ -555,3 +555,16 @@ def test_unscored_flowers_are_said_as_under_nts():
     assert not [n for n in score("111m 456m 789m 234m 99m +1f3y", {"bonus_tiles": "4-points"}, win="4m").notes
                 if n.startswith("flowers/seasons")]
     assert not [n for n in score("111m 456m 789m 234m 99m", win="4m").notes if n.startswith("flowers/seasons")]
+
+
+def test_a_refused_hand_with_no_winning_tile_is_not_said_to_depend_on_one():
+    # the demo's hand, typed with no winning tile: not clean and no doubling, so mahjong is refused (001:1,
+    # entry_doublings=total, 001-03) whatever tile won, and it scores 0 with any of them. The note said "with one it
+    # scores 0 (lines that depend on it: only-possible-tile, …)": lines that move nothing
+    from scoring.engine import no_winning_tile_note
+
+    scored = score_hand(parse_hand("345m678p66z [777s] (2222m) +1f"), "rode-draak")
+    assert scored.total == 0
+    note = no_winning_tile_note(scored)
+    assert note.endswith("(any of its tiles as the winning tile scores it the same, 0)"), note
+    assert "depend on it" not in note
