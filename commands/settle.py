@@ -20,7 +20,8 @@ from dataclasses import replace
 from typing import Any
 
 from commands.common import NotAHandReading, UserError, add_history_args, options_from_args, print_json
-from scoring.engine import check_context_flags, explain, load_ruleset, score_hand
+from scoring.engine import (NO_WINNING_TILE_START, check_context_flags, explain, load_ruleset, score_hand,
+                            with_no_winning_tile_note)
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
@@ -399,7 +400,8 @@ def cmd_table(args: argparse.Namespace) -> int:
                 else:
                     hand = parse_hand(notation, winning_tile=args.winning_tile if is_w else None,
                                       context=ctx, sizes=sizes)
-                    results[p] = score_hand(hand, rs, opts)
+                    # (the winner's hand typed with no winning tile: said, as `hand` says it)
+                    results[p] = with_no_winning_tile_note(score_hand(hand, rs, opts))
         if winner is not None:
             res = results[winner]
             if not res.allowed:
@@ -504,6 +506,9 @@ def cmd_table(args: argparse.Namespace) -> int:
                 print(f"  {ln.amount():>18}  {ln.name}  ({ln.source})")
             if r.status != "ok":
                 print(f"  {r.status}")
+            for note in r.notes:  # (the winner's hand typed with no winning tile: what its score rests on)
+                if note.startswith(NO_WINNING_TILE_START):
+                    print(f"  note: {note}")
     print()
     for line in checks:
         print(f"check: {line}")

@@ -1057,6 +1057,10 @@ def winning_tile_effect(result: ScoredHand) -> WinningTileEffect | None:
     return WinningTileEffect(totals, tuple(r for r in order if r in differ))
 
 
+#: how :func:`no_winning_tile_note` begins (``table`` prints that note of a hand by it)
+NO_WINNING_TILE_START = "no winning tile given:"
+
+
 def no_winning_tile_note(result: ScoredHand, way_out: str = WINNING_TILE_WAY_OUT) -> str | None:
     """One line for ``result``, a winner's hand scored with no winning tile (:func:`winning_tile_effect`): that it
     was scored with none (:data:`NO_WINNING_TILE_SCORED`), ``way_out`` (how to name it), and what a winning tile
@@ -1066,7 +1070,7 @@ def no_winning_tile_note(result: ScoredHand, way_out: str = WINNING_TILE_WAY_OUT
     effect = winning_tile_effect(result)
     if effect is None:
         return None
-    note = f"no winning tile given: {NO_WINNING_TILE_SCORED}; {way_out}"
+    note = f"{NO_WINNING_TILE_START} {NO_WINNING_TILE_SCORED}; {way_out}"
     totals = sorted(set(effect.totals.values()))
     if not totals:
         return note
