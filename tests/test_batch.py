@@ -1340,6 +1340,59 @@ def test_a_thirteen_tile_photo_with_no_winner_given_is_read_in_a_batch_as_photo_
     assert r["problem"].startswith("the hand's row shows 13 tiles"), r
 
 
+def test_a_thirteen_tile_photo_read_as_a_non_winners_hand_with_no_winner_cell_is_not_settled_as_the_winner(
+        tmp_path, capsys):
+    # a reviewer: Dee's row, its winner cell empty, has a photo of 13 tiles, read and scored as a non-winner's hand
+    # (its output row `dee.jpg no needs-review 20`), while the settlement counted Dee the winner (the job's default
+    # yes) and paid him: `winner Dee`, Dee +80 (provisional). As `table` refuses a --winner's 13-tile photo (read
+    # as a winner's, `found 13 tiles …`), the hand is not settled and says which cell to set; with Dee's winner
+    # cell no, every row a non-winner's, it is settled as the void hand that says
+    from vision.models import models_present
+
+    if not models_present():
+        pytest.skip("models/detector.onnx and models/classifier.onnx are absent (train them with python -m datasets.train)")
+    d = tmp_path / "photos"
+    d.mkdir()
+    bf.thirteen_tile_photo(d / "dee.jpg")  # 345m67p66z [777s] (2222m) +1f
+    # nts, non-winners' hands (no Mahjong 20, 002:13): Ann [777p] exposed pung of simples 2 (002:10) + 111p
+    # concealed pung of terminals 8 (002:11) = 10; Bob [666s] 2 (002:10), his single winds and dragons no pair
+    # (002:12) = 2; Cas no pung, kong or pair = 0; Dee (the photo) [777s] 2 + (2222m) concealed kong of simples 16
+    # (002:10) + 66z pair of dragons 2 (002:12) = 20. With the photo's, no tile more than a set's 4
+    others = {"Ann": ("E", "[777p] 111p 35s 89s 3p 5z 6z", 10), "Bob": ("S", "[666s] 14m 9m 46p 8p 2z 3z 4z 7z", 2),
+              "Cas": ("W", "135m 89p 24s 68s 1z 3z 5z 7z", 0)}
+    head = "photo;table;hand;player;seat_wind;winner;notation\n"
+    typed = "".join(f"{p.lower()}.jpg;1;1;{p};{s};no;{n}\n" for p, (s, n, _) in others.items())
+    man = tmp_path / "m.csv"
+    out = tmp_path / "r.csv"
+    base = ("batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0", "--no-history",
+            "--no-progress")
+    man.write_text(head + typed + "dee.jpg;1;1;Dee;N;;\n")
+    rc, o, err = run_cli(capsys, *base)
+    assert rc == 0, err
+    rows = {r["photo"]: r for r in read_csv(out)}
+    dee = rows["dee.jpg"]
+    assert (dee["winner"], dee["status"], dee["total"]) == ("no", "needs-review", "20"), dee
+    assert {p: int(rows[f"{p.lower()}.jpg"]["total"]) for p in others} == {p: t for p, (_, _, t) in others.items()}
+    s = read_csv(tmp_path / "r.settlements.csv")
+    why = ("not settled: Dee's photo (dee.jpg) reads 13 tiles, a non-winner's hand, and the winner cell says nothing: "
+           "set Dee's winner cell (yes, and put the tile the photo missed in the add cell, or no: every row no, a "
+           "void hand)")
+    assert {r["status"] for r in s} == {why}, s
+    assert {r["player"]: (r["winner"], r["net"]) for r in s} == {
+        "Ann": ("no", ""), "Bob": ("no", ""), "Cas": ("no", ""), "Dee": ("no", "")}, s  # (Dee's as his row says)
+    assert "not settled: table 1 hand 1: Dee's photo (dee.jpg) reads 13 tiles" in o
+    # the winner cell no, as the message says: the photo read as `photo --not-winner` reads it, the hand settled
+    # as the void hand every row's no gives (nobody paid as the winner)
+    man.write_text(head + typed + "dee.jpg;1;1;Dee;N;no;\n")
+    rc, o, err = run_cli(capsys, *base)
+    assert rc == 0, err
+    dee = {r["photo"]: r for r in read_csv(out)}["dee.jpg"]
+    assert (dee["winner"], dee["total"]) == ("no", "20"), dee
+    s = read_csv(tmp_path / "r.settlements.csv")
+    assert not any(r["status"].startswith("not settled") for r in s), s
+    assert {r["winner"] for r in s} == {"no"} and sum(int(r["net"]) for r in s) == 0, s
+
+
 def test_status_threshold():
     base = {"error": None, "legal": 1, "allowed": 1, "confidence": 0.7, "problem": None}
     assert batch._status(base, 0.8) == ("needs-review", "confidence 70% below 80%")

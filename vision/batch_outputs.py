@@ -402,10 +402,24 @@ def void_hand_words(ruleset_id: str, declarer: str) -> str:
             f"or win: in its notation{' and dead-hand in its flags cell' if dead else ''})")
 
 
+def unsaid_non_winner_words(player: str, photo: str, tiles: int | None, void: bool) -> str:
+    """Why a table hand is not settled whose ``player``'s row (``photo``, its key) leaves the winner cell unsaid
+    and had its photo read and scored as a non-winner's hand of ``tiles`` tiles (13; 16 under hk-tw-16; None: the
+    count is not said): which cell to set, in the manifest's words; ``void`` when every other row of the hand is a
+    non-winner's (the winner cell no then makes it a void hand). Raises nothing."""
+    count = f" {tiles} tiles," if tiles else ""
+    return (f"{player}'s photo ({photo}) reads{count} a non-winner's hand, and the winner cell says nothing: set "
+            f"{player}'s winner cell (yes, and put the tile the photo missed in the add cell, or no"
+            f"{': every row no, a void hand' if void else ''})")
+
+
 def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
                  settle_options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Settle one table hand (the photos sharing table and hand): a JSON-ready record with
-    ``status`` ok / provisional (a photo needs review) / ``not settled: <why>``, players, scores,
+    ``status`` ok / provisional (a photo needs review) / ``not settled: <why>`` (each member a job and the cells of
+    its row that settling reads, as :func:`export` keeps them; a row whose ``unsaid_non_winner`` is set, a winner
+    by default whose 13-tile photo was read as a non-winner's hand, leaves the hand ``not settled``:
+    :func:`unsaid_non_winner_words`), players, scores,
     winner, east, net, each player's points paid and received, cash (player → $ net apart from points, where the
     scheme settles cash: hk-tw-16; else empty) and transfers (:func:`scoring.settle.settle`), with the options of
     :func:`group_settle_options` (``settle_options``: ``batch --settle-option``) and, won or void, the
@@ -422,11 +436,14 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     # whose cells cannot be used has none (null), its seat_wind and winner cells as typed under "typed"
     # (a winner cell `maybe` had been listed as a winner, a seat_wind `X` as East)
     marked = any(j.dealer for j, _ in members)  # a dealer cell says who is East; else seat E
-    rec["players"] = [{"player": lab, "seat_wind": j.seat_wind, "photo": j.key, "winner": j.winner,
+    # (a row whose 13-tile photo was read as a non-winner's hand, its winner cell unsaid: no, as its output row says
+    # and as it was scored)
+    rec["players"] = [{"player": lab, "seat_wind": j.seat_wind, "photo": j.key,
+                       "winner": j.winner and not row.get("unsaid_non_winner"),
                        "east": bool(j.dealer) if marked else (j.dealer is None and j.seat_wind == "E")}
                       if not j.error else
                       _unusable_player(lab, j, marked)
-                      for lab, (j, _) in zip(labels, members)]
+                      for lab, (j, row) in zip(labels, members)]
 
     def fail(why: str) -> dict[str, Any]:
         rec["status"] = f"not settled: {why}"
@@ -444,6 +461,15 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     rulesets = {j.ruleset for j, _ in members}
     if len(rulesets) > 1:
         return fail(f"mixed rulesets {', '.join(sorted(rulesets))}")
+    # a winner by default (no winner cell) whose photo of 13 tiles was read and scored as a non-winner's hand (its
+    # output row says winner no) is neither paid as the winner nor taken for a non-winner: `table` reads its
+    # --winner's 13-tile photo as a winner's, `found 13 tiles …`, and settles nothing (a reviewer's batch had paid
+    # Dee +80 as the winner for the hand his row scored 20 as a non-winner's)
+    unsaid = [(lab, j, row) for lab, (j, row) in zip(labels, members) if j.winner and row.get("unsaid_non_winner")]
+    if unsaid:
+        lab, j, row = unsaid[0]
+        void = all(not jj.winner for jj, _ in members if jj is not j)
+        return fail(unsaid_non_winner_words(lab, j.key, hand_size(row.get("reading"))["hand_tiles"], void))
     winners = [lab for lab, (j, _) in zip(labels, members) if j.winner]
     if len(winners) > 1:
         return fail(f"{len(winners)} winners ({', '.join(winners)})")
@@ -628,6 +654,8 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
                 slim = {"status": row["status"], "total": row["total"], "reading": row["reading"], "sha256": row["sha256"],
                         # (a row scored before the refusal was kept: its problem begins with it)
                         "allowed": r["allowed"], "refusal": r["refusal"] or r["problem"],
+                        # (a 13-tile photo read as a non-winner's, its winner cell unsaid: not paid as the winner)
+                        "unsaid_non_winner": r["unsaid_non_winner"],
                         # the hand's own cash (暗槓 $5 …), from its breakdown: a row an earlier version wrote too
                         "cash_lines": breakdown_cash_lines(row["breakdown"])}
                 groups.setdefault((job.table, job.hand), []).append((job, slim))
