@@ -218,7 +218,8 @@ def register(subparsers) -> None:
     p.add_argument("--claimed-lines", metavar="JSON",
                    help="the claimed breakdown: a JSON file, or the JSON itself, holding a list of "
                         "{\"rule\" or \"name\", \"points\"/\"doublings\"/\"fixed\"}; a rule's id, its name "
-                        "(native or English) or part of it that one rule alone has")
+                        "(native or English) or part of it that one rule alone has (with a whole word of 4+ "
+                        "letters not common: 'won', 'pung' name none); over 64 doublings or 10^9 points is refused")
     add_context_args(p)
     p.add_argument("--exposed", type=exposed_arg, help="the melds on the table, e.g. \"[777p] (1111s)\", or \"none\" (photo only)")
     p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p\"; 9=- leaves a box out of the hand (photo only)")

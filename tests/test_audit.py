@@ -595,10 +595,12 @@ def test_a_loose_name_claimed_on_several_lines_adds_up_as_its_rule_id_does(run_c
         1, [("not earned", None), ("missing points", "pung-honours-exposed")]), diffs
     assert full[0]["message"] == "not earned: 'triplets' on 2 lines is not a rule of nts (see `mahjong-score rules nts`)"
     assert full[0]["claimed"] == {"points": 8.0}
-    # "pung" +4 twice: of the lines that counted, "Pung" starts the names of pung-honours-exposed (Pung winden/draken
-    # (open), points) and value-pung (Pung of kong draken, doublings); of the kind claimed, points, the first alone:
-    # taken as that rule, its lines adding up as by its id, 8 = the 8 scored (they had been "not a rule")
-    assert audit(loose + [{"name": "pung", "points": 4}] * 2)[:2] == (0, [])
+    # "pung" +4 twice: a word every set's name has (vision.audit.PARTIAL_COMMON), which names no rule alone (a
+    # reviewer: a lone common word had been taken as the one rule of that kind among the lines that counted): not a
+    # rule, as "triplets" is
+    rc, diffs, full = audit(loose + [{"name": "pung", "points": 4}] * 2)
+    assert (rc, diffs) == (1, [("not earned", None), ("missing points", "pung-honours-exposed")]), diffs
+    assert full[0]["message"].startswith("not earned: 'pung' on 2 lines is not a rule of nts"), full[0]["message"]
 
 
 def test_a_loose_name_on_several_lines_meaning_several_rules_takes_one_each(run_cli, tmp_path):
@@ -1124,3 +1126,41 @@ def test_a_chinese_name_in_part_is_the_rule_that_counted():
     assert [(c.rule, c.partial) for c in got] == [("little-three-dragons", True), (None, False), (None, False)]
     assert got[1].candidates == ("little-three-dragons", "no-honour-points")
     assert {"big-four-joys", "little-four-joys"} <= set(got[2].candidates)
+
+
+def test_a_lone_common_word_or_a_bracket_names_no_rule_in_part():
+    # a reviewer: part-of-a-name matching was too loose. NTS (002), seat and round East, 123m 456p 789s 111z won on
+    # the 5z pair: concealed East pung 8 (002:11), pair of dragons 2 (002:12), mahjong 20 (002:13), only possible
+    # tile 2 (002:15), pair completed 2 (002:16) = 34 points, × 2^2 for the East pung as seat and round wind
+    # (002:60, 002-04) = 136. "won" +2 had been taken as only-possible-tile ("… won on the only possible tile");
+    # "(dicht)" +8 as the concealed pung (002:11, "Pung winden/draken (dicht)"); "pung" +8, "tiles" +2 and
+    # "pair of drag" +2 (no whole word of a name) each as one rule of the kind claimed. Now: not a rule; "won"
+    # with the line of its amount the claim leaves out named (as before the part matching)
+    from scoring import Context, load_ruleset, parse_hand, score_hand
+    from vision.audit import compare, resolve_claims
+
+    nts = load_ruleset("nts")
+    scored = score_hand(parse_hand("123m456p789s111z55z", winning_tile="5z", context=Context(seat_wind="E",
+                                                                                            round_wind="E")), nts)
+    assert scored.total == 136
+    loose = [{"name": "won", "points": 2}, {"name": "(dicht)", "points": 8}, {"name": "pung", "points": 8},
+             {"name": "tiles", "points": 2}, {"name": "pair of drag", "points": 2}]
+    assert [(c.rule, c.partial) for c in resolve_claims(loose, nts, scored)] == [(None, False)] * 5
+    lines = [{"rule": "pung-honours-concealed", "points": 8}, {"rule": "mahjong", "points": 20},
+             {"name": "won", "points": 2}, {"rule": "pair-completed", "points": 2}, {"rule": "value-pair", "points": 2},
+             {"rule": "value-pung", "doublings": 2}]
+    res = compare(scored, 136, lines)
+    assert not res.taken_as
+    (diff,) = res.differences
+    assert diff.message.startswith("not earned: 'won' (+2 pts) is not a rule of nts; only-possible-tile +2 pts"), diff
+    # what a name says in brackets is no part of it, and a whole word of 4 letters or more still names: "concealed
+    # pung of winds" of the same pung's gloss "concealed pung of winds/dragons, scored as terminals"
+    (c,) = resolve_claims([{"name": "concealed pung of winds", "points": 8}], nts, scored)
+    assert (c.rule, c.partial) == ("pung-honours-concealed", True)
+    # hk-tw-16 (004), 123m 456m 789p 234s 77z with exposed 555z (白), won on 7z: no 三元 counts. "三元" +40 is part
+    # of the names of 大三元 and 小三元 (004:26), the points rules offered; not of 嚦咕 (lik-gu), whose gloss says
+    # "(no 四喜/三元/三風, no 門清)" in brackets, which had been offered with them
+    hk = load_ruleset("hk-tw-16")
+    scored = score_hand(parse_hand("123m456m789p234s77z [555z]", winning_tile="7z", sizes=hk.notation_sizes), hk)
+    (c,) = resolve_claims([{"name": "三元", "points": 40}], hk, scored)
+    assert (c.rule, c.candidates) == (None, ("big-three-dragons", "little-three-dragons")), c

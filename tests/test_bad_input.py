@@ -332,6 +332,27 @@ def test_claimed_lines_bad_values(run_cli, claim, needle):
     assert needle in fails(run_cli, *AUDIT, "--claimed-lines", claim)
 
 
+def test_claimed_amounts_beyond_any_hand_are_refused_at_once(run_cli):
+    # a reviewer: doublings 1e20 never finished (points × 2^doublings counted as an exact int, 2^(10^20)) and
+    # 1e308 used 13 GB; amounts past vision.audit.CLAIM_MAX_DOUBLINGS (64) / CLAIM_MAX_AMOUNT (10^9) are bad
+    # input, refused as the file is read, naming the item, its rule and the amount. (The reading is asked first:
+    # it returns at once on the code before, so this test fails there without running the count that hangs)
+    from vision.audit import read_claimed_lines
+
+    for claim in ('[{"rule": "mahjong", "doublings": 1e20, "points": 0}]', '[{"rule": "mahjong", "doublings": 1e308}]',
+                  '[{"rule": "mahjong", "doublings": -65}]', '[{"name": "mahjong", "points": 1e10}]',
+                  '[{"rule": "mahjong", "kind": "limit", "limit": 2e9}]', '[{"rule": "mahjong", "multiplier": 1e12}]'):
+        with pytest.raises(HandError, match=r"item 1 \('mahjong'\): \w+ -?[\d.e+]+ is more than any hand scores"):
+            read_claimed_lines(claim)
+    # the bounds themselves are claims: 64 doublings and 10^9 points are read (and compared, a mismatch)
+    assert read_claimed_lines('[{"rule": "mahjong", "doublings": 64, "points": 1000000000}]')
+    msg = fails(run_cli, *AUDIT, "--claimed-lines", '[{"rule": "mahjong", "doublings": 1e20, "points": 0}]')
+    assert msg == ("mahjong-score: error: --claimed-lines <inline JSON>: item 1 ('mahjong'): doublings 1e+20 is more "
+                   "than any hand scores (a claim gives at most 64); check the amount"), msg
+    assert "points 2000000000 is more than any hand scores (a claim gives at most 1,000,000,000)" in fails(
+        run_cli, *AUDIT, "--claimed-lines", '[{"rule": "mahjong", "points": 2000000000}, {"rule": "pair"}]')
+
+
 # ------------------------------------------------------------------------------ settle
 @pytest.mark.parametrize("scores", ["E=200,S=100,W=200", "E=1,S=1,W=2,N=3,X=5"])
 def test_settle_needs_four_players(run_cli, scores):

@@ -172,13 +172,18 @@ def _names(rule_id: str, name: str, gloss: str = "", bare: bool = False) -> set[
     for text in (name, gloss):
         if not text:
             continue
-        t = re.sub(r"\([^)]*\)", " ", text) if bare else text
+        t = _unbracketed(text) if bare else text
         out.add(_norm(t))
         for part in re.split(r"\s+[—–-]\s+|[:;]", t):
             if _norm(part):
                 out.add(_norm(part))
     out.discard("")
     return out
+
+
+def _unbracketed(text: str) -> str:
+    """``text`` without what it says in round brackets (``"Pung hoekstenen (dicht)"`` → ``"Pung hoekstenen "``)."""
+    return re.sub(r"\([^)]*\)", " ", text)
 
 
 #: words a claimed name shares with many rules' names, which name none of them (closest_rule's fallback)
@@ -335,12 +340,21 @@ def _rule_list(rules: Sequence) -> str:
     return " or ".join(f"{r.id} ({r.label()})" for r in rules)
 
 
+#: the largest claimed amounts read as a claim (:func:`read_claimed_lines`; beyond them a line is bad input, exit
+#: 2): no ruleset here comes near them — its largest line is a special hand's 2000 (nts), a hand's doublings are
+#: counted in ones and tens — and :func:`add_up_claims` counts points × 2^doublings exactly, so a claimed 1e20
+#: doublings (2^(10^20)) would never finish and 1e308 filled 13 GB; 2^64 already is past any score. Amounts:
+#: points, fixed (limit), cash, multiplier, each in absolute value; a ``count`` is not added up, so not bounded
+CLAIM_MAX_DOUBLINGS = 64
+CLAIM_MAX_AMOUNT = 10**9
+
+
 def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
     """The claimed lines from a JSON file — or the JSON itself, when the text starts with ``[`` or
     ``{`` — (a list of line objects, or an object with ``lines``).
 
     Raises HandError (exit 2) for a missing file, bad JSON, a line without rule/name, or an amount
-    that is not a finite number.
+    that is not a finite number or is beyond :data:`CLAIM_MAX_DOUBLINGS` / :data:`CLAIM_MAX_AMOUNT`.
     """
     text = str(path).strip()
     inline = text.startswith(("[", "{"))
@@ -375,6 +389,12 @@ def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
                 raise HandError(f"--claimed-lines {p}: item {k}: {a} must be a number, not {_short(ln[a])}")
         if isinstance(ln.get("limit"), (int, float)) and not _finite_number(ln["limit"]):  # (read when a number)
             raise HandError(f"--claimed-lines {p}: item {k}: limit must be a number, not {_short(ln['limit'])}")
+        for a in (*_AMOUNTS, "limit"):
+            bound = CLAIM_MAX_DOUBLINGS if a == "doublings" else CLAIM_MAX_AMOUNT
+            if isinstance(ln.get(a), (int, float)) and abs(ln[a]) > bound:
+                raise HandError(f"--claimed-lines {p}: item {k} ({_short(ln.get('rule') or ln.get('name'))}): "
+                                f"{a} {_short(ln[a])} is more than any hand scores (a claim gives at most {bound:,}); "
+                                f"check the amount")
     return data
 
 
@@ -402,10 +422,23 @@ def bare_name_rules(given: str, rs: Ruleset) -> list:
     return [r for r in rs.rules if key in _names(r.id, r.name, r.gloss, bare=True)]
 
 
-#: the shortest claimed text taken as part of a rule's name (:func:`partial_name_rules`): 3 characters, 2 in
-#: Chinese characters ("三元" of 小三元), whose names are words of one or two characters
-PARTIAL_MIN = 3
+#: the shortest word that lets a claimed text be taken as part of a rule's name (:func:`partial_name_rules`): a
+#: claim must have a word of 4 letters or more, not in :data:`PARTIAL_COMMON`, that is a whole word of the name
+#: ("won" +2 had been taken as only-possible-tile); in Chinese characters 2 ("三元" of 小三元), whose names are
+#: words of one or two characters written without spaces
+PARTIAL_MIN = 4
 PARTIAL_MIN_CJK = 2
+
+#: words that name no rule by themselves when a claim is matched by part of a name (:func:`partial_name_rules`),
+#: beside :data:`_COMMON`; singular (a plural ``s`` is dropped before they are looked up, :func:`_words): the
+#: sets, tiles and points every name speaks of (English, Dutch, Swedish: pair/paar, pung/pong, kong, chow, tile,
+#: steen, hand, point/punt/poäng), winning (won, win, winning), and the state a name says in brackets (dicht,
+#: open: "(dicht)" had been taken as pung-terminals-concealed). "concealed" and "exposed" are kept as words that
+#: name: with a set they tell a rule family ("concealed kong"), and alone they match several rules, offered as
+#: candidates. A claim of such words only is "not a rule", with its candidates (did you mean …)
+PARTIAL_COMMON = _COMMON | frozenset(
+    "won win winning pair paar pung pong kong chow tile steen stenen hand point punt punten poäng dicht open"
+    .split())
 
 
 def _cjk(text: str) -> bool:
@@ -427,17 +460,31 @@ def partial_name_rules(given: str, rules: Sequence, amounts: Mapping[str, float]
     ruleset data gives them, ``given`` is, case and punctuation aside (:func:`_norm`): from the start of a word
     on, a prefix or the words within (:func:`_part_of`; ``"pair of dragons"`` of value-pair's *pair of dragons,
     own wind or round wind*, ``"Pong/kong i drakar"`` of swedish value-pung's *Pong/kong i drakar /egen el
-    rondens vind*); [] for a text shorter than :data:`PARTIAL_MIN` characters (:data:`PARTIAL_MIN_CJK` in
-    Chinese characters). With claimed ``amounts`` other than zeros, only the rules of their kind
+    rondens vind*), what the name, gloss or claim says in round brackets left out (``"(dicht)"`` names none, and
+    hk-tw-16's 嚦咕 glossed "… (no 四喜/三元/三風, no 門清)" is no part of "三元"). [] for a claim with no word of
+    :data:`PARTIAL_MIN` letters or more outside :data:`PARTIAL_COMMON` (``"won"``, ``"pung"``, ``"tiles"``),
+    and a rule is found only where such a word of the claim is a whole word of its name (a plural ``s`` aside:
+    ``"Four Pung"`` of *Four Pungs*, not ``"drag"`` of *dragons*); in Chinese characters, [] for fewer than
+    :data:`PARTIAL_MIN_CJK`. With claimed ``amounts`` other than zeros, only the rules of their kind
     (:func:`_claim_kinds`: a claimed ``fixed`` of 1000 as "a limit hand" is no part of rode-draak's *a limit hand
     entirely in the hand*, a doubling; hk-tw-16's note 不計字, glossed "四喜/三元/三風 …", no line "三元" +40
     means). :func:`resolve_claims` takes the rule when one alone is found."""
-    key = _norm(given)
-    if len(key) < (PARTIAL_MIN_CJK if _cjk(key) else PARTIAL_MIN):
-        return []
+    key = _norm(_unbracketed(given))
+    if _cjk(key):
+        if len(key) < PARTIAL_MIN_CJK:
+            return []
+        telling = None
+    else:
+        telling = {w for w in _words(key) if len(w) >= PARTIAL_MIN and w not in PARTIAL_COMMON}
+        if not telling:
+            return []
     kinds = _claim_kinds(amounts)
-    return [r for r in rules if (kinds is None or r.kind in kinds)
-            and any(_part_of(key, _norm(t)) for t in (r.name, r.gloss or "") if t)]
+
+    def part(text: str) -> bool:
+        name = _norm(_unbracketed(text))
+        return _part_of(key, name) and (telling is None or bool(telling & _words(name)))
+
+    return [r for r in rules if (kinds is None or r.kind in kinds) and any(part(t) for t in (r.name, r.gloss) if t)]
 
 
 def rule_by_id(given: str, rs: Ruleset, scored: ScoredHand) -> str | None:
