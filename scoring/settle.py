@@ -617,9 +617,11 @@ def check_winner_scores(ruleset_id: str, scores: Mapping[str, int], winner: str 
     is below what every win scores under ``ruleset_id``: its module's ``WINNER_SCORES_AT_LEAST``, (least, why)
     — nts and rode-draak 20 for Mahjong (002:13), hk-tw-16 底 5 (004:41); under dutch-special-hands and
     swedish a win may score 0. Judged for ``winner`` and every other winner a settlement option names (the
-    module's ``SETTLE_WINNERS``: hk-tw-16 ``also_won``, 一炮雙響), before the scheme settles: ``score of W, a
+    module's ``SETTLE_WINNERS``: hk-tw-16 ``also_won``, 一炮雙響), once the scheme has settled: ``score of W, a
     winner, is 0: every win under hk-tw-16 scores at least 底 5 (004_7d7ce2dadca33504.txt:41)``. A score that is
-    no whole number ≥ 0, and an option that names no player, are left to the scheme to refuse. ``scores``:
+    no whole number ≥ 0, an option that names no player, and an option or winner the scheme refuses (hk-tw-16's
+    ``false_win`` with a winner, ``liable`` naming a winner; a scheme that takes no options) are the scheme's to
+    refuse, said first. ``scores``:
     player → hand score; ``options``: the settlement's, keyed as :func:`settle` keys them."""
     # (a tester's `settle --winner Ann --scores Ann=0,…` under nts was settled without a word; hk-tw-16's scheme
     # had held both winners of a double win to 底 5 itself, in its own words)
@@ -644,7 +646,8 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
     ``-`` or ``_`` (:func:`scoring.engine.keyed_options`; one given twice with values that mean the same,
     :func:`same_settle_value`, taken once). Raises RulesetError for a ruleset without a scheme, an option
     the scheme does not take or one given twice with values that differ, or a winner's score below what
-    every win scores under the ruleset (:func:`check_winner_scores`, for every winner, before the scheme), and
+    every win scores under the ruleset (:func:`check_winner_scores`, for every winner, after the scheme's own
+    refusals), and
     ValueError for inconsistent players (not four, East or the winner not among them). ``scored``: the hands
     scored, as given to :func:`with_cash` (player → :class:`scoring.ScoredHand` or :class:`HandCash`): a ``cash``
     option that replaces the cash they show is said in a note (:func:`cash_replaced_note`), before the scheme's
@@ -672,8 +675,10 @@ def settle(ruleset_id: str, scores: Mapping[str, int], winner: str | None, east:
         if unknown:
             raise RulesetError(f"the settlement of {rs.id} takes no option {echo(unknown[0])} (settlement "
                                f"options: {', '.join(known)})")
-    check_winner_scores(rs.id, scores, winner, options)
     result = fn(scores, winner, east, dict(options or {}))
+    # (after the scheme's own refusals of its options and winner: a reviewer's `settle -r hk-tw-16 --winner N
+    # -o false_win=N` with N's 0 was told of 底 5, not that 假胡 is settled with no winner)
+    check_winner_scores(rs.id, scores, winner, options)
     if not result.ruleset:
         result = replace(result, ruleset=rs.id)
     # a cash given replaces the hands' own (with_cash): said, as the scheme's notes name only what is collected (a

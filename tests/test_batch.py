@@ -1021,6 +1021,29 @@ def test_a_false_mahjong_typed_in_a_notation_cell_is_not_scored_and_its_hand_is_
             for n in table["notes"]] == rec["notes"], (table["notes"], rec["notes"])
 
 
+@pytest.mark.parametrize("cell", ["yes", ""])
+def test_a_false_mahjong_row_said_to_win_is_refused_as_a_false_win_not_for_its_score(cell, tmp_path, capsys):
+    # a reviewer's: N's row typed his 17 tiles (tests/test_settle.py FALSE_WIN_HANDS), settle cell false_win=N, and
+    # the winner cell yes (or left blank: a row with 17 tiles reads as a winner's). The hand was "not settled: score of
+    # N, a winner, is 0: every win under hk-tw-16 scores at least 底 5" (the floor judged before the scheme), where
+    # docs/batch.md promises the scheme's refusal: 假胡 (004:50) replays the game, settled with no winner
+    from test_settle import FALSE_WIN_HANDS
+
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;seat_wind;winner;settle;notation\n" + "".join(
+        f"{p.lower()}.jpg;1;1;{p};{p};{cell if p == 'N' else 'no'};{'false_win=N' if p == 'N' else ''};{h}\n"
+        for p, h in FALSE_WIN_HANDS.items()))
+    out = tmp_path / "out.jsonl"
+    rc, _, err = run_cli(capsys, "batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0",
+                         "--no-history", "--no-progress")
+    assert rc == 0, err
+    (rec,) = [r for r in read_jsonl(out) if r["type"] == "settlement"]
+    assert rec["status"] == ("not settled: 假胡 (false_win) replays the game: settle it with every row's winner cell "
+                             "no"), rec
+
+
 def test_a_false_mahjong_players_photo_is_not_read_as_table_reads_none(tmp_path, truth, capsys):
     # the false_win player's row with a photo, not a notation cell: `table` reads no false_win player's photo (a
     # 假胡 hand is not scored, typed or not); the batch read it as a non-winner's hand and scored it. Ann, Bob, Cas

@@ -501,10 +501,10 @@ def test_a_winners_score_the_ruleset_cannot_give_is_refused(capsys):
     assert "is no win to settle" in err
 
 
-def test_cli_settle_holds_both_winners_of_a_double_win_to_di_5_before_the_scheme(run_cli):
+def test_cli_settle_holds_both_winners_of_a_double_win_to_di_5(run_cli):
     # hk-tw-16: 底 5 is in every win (004:41), the second winner's of 一炮雙響 (also_won, 004:52) too. The scheme
-    # checked it itself, in its own words ("every win scores at least 底 5"), after its other refusals; it is now
-    # scoring.settle.check_winner_scores', before the scheme, the message naming the ruleset as nts's does
+    # checked it itself, in its own words ("every win scores at least 底 5"); it is scoring.settle.check_winner_scores',
+    # the message naming the ruleset as nts's does, said after the scheme's own refusals of its options
     hk = ["settle", "-r", "hk-tw-16", "--east", "E", "--winner", "S", "-o", "also_won=W"]
     floor = "every win under hk-tw-16 scores at least 底 5 (004_7d7ce2dadca33504.txt:41)"
     for low in (0, 4):
@@ -512,33 +512,47 @@ def test_cli_settle_holds_both_winners_of_a_double_win_to_di_5_before_the_scheme
         assert (rc, err) == (2, f"mahjong-score: error: score of W, a winner, is {low}: {floor}\n"), err
     rc, _, err = run_cli(*hk, "-o", "discarder=N", "--scores", "E=0,S=4,W=5,N=0")  # (the first winner's too)
     assert (rc, err) == (2, f"mahjong-score: error: score of S, a winner, is 4: {floor}\n"), err
-    # before the scheme's own refusals: a self-drawn double win with W's 0 (was "一炮雙響 (also_won) needs a
-    # discard win"); with a score a win has, that refusal is still the scheme's
-    rc, _, err = run_cli(*hk, "-o", "win_by=self-drawn", "--scores", "E=0,S=30,W=0,N=0")
-    assert (rc, err) == (2, f"mahjong-score: error: score of W, a winner, is 0: {floor}\n"), err
-    rc, _, err = run_cli(*hk, "-o", "win_by=self-drawn", "--scores", "E=0,S=30,W=5,N=0")
-    assert (rc, err) == (2, "mahjong-score: error: 一炮雙響 (also_won) needs a discard win\n"), err
+    # a self-drawn double win is the scheme's to refuse, whatever W's score
+    for w in (0, 5):
+        rc, _, err = run_cli(*hk, "-o", "win_by=self-drawn", "--scores", f"E=0,S=30,W={w},N=0")
+        assert (rc, err) == (2, "mahjong-score: error: 一炮雙響 (also_won) needs a discard win\n"), err
     # W's 5 is settled: on a discard the discarder pays each winner his own score (RULINGS 004-01, 004-37 a; the
     # dealer E pays nothing, so no 莊): N pays S 30 and W 5 → E 0, S +30, W +5, N −35
     rc, out, err = run_cli(*hk, "-o", "discarder=N", "--scores", "E=0,S=30,W=5,N=0", "--json")
     assert rc == 0 and json.loads(out)["net"] == {"E": 0, "S": 30, "W": 5, "N": -35}, (out, err)
 
 
+@pytest.mark.parametrize("option, refusal", [
+    ("false_win=N", "假胡 (false_win) replays the game: settle it with no winner"),
+    ("liable=N", "settle option liable names the player who pays for all three (包自摸), not a winner (N)")])
+def test_cli_settle_says_the_schemes_refusal_of_its_options_before_the_winners_floor(option, refusal, run_cli):
+    # a reviewer's: with the floor judged before the scheme, `settle -r hk-tw-16 … --winner N -o false_win=N` with
+    # every score 0 was told "score of N, a winner, is 0: every win … at least 底 5", hiding that 假胡 (004:50) is
+    # settled with no winner (and liable=N, 包自摸 004:28/51, that the liable player is no winner). The options'
+    # refusal is said first; the floor still holds a winner whose options are sound
+    argv = ["settle", "-r", "hk-tw-16", "--scores", "E=0,S=0,W=0,N=0", "--east", "E", "--winner", "N"]
+    rc, _, err = run_cli(*argv, "--option", option)
+    assert (rc, err) == (2, f"mahjong-score: error: {refusal}\n"), err
+    rc, _, err = run_cli(*argv, "--option", "discarder=E")
+    assert (rc, err) == (2, "mahjong-score: error: score of N, a winner, is 0: every win under hk-tw-16 scores at "
+                            "least 底 5 (004_7d7ce2dadca33504.txt:41)\n"), err
+
+
 @pytest.mark.parametrize("rid, floor", [
     ("nts", "the 20 for Mahjong (002_b9f4c4575200caaf.txt:13)"),
     ("rode-draak", "the 20 for Mahjong of the NTS tables it plays on (002_b9f4c4575200caaf.txt:13, 001-01); a hand "
                    "that fails the entry rule (001_20e8f920a7ce7e86.txt:1) is no win to settle")])
-def test_cli_settle_holds_the_single_winner_to_20_before_the_scheme(rid, floor, run_cli):
-    # nts and rode-draak (scheme 001:25-40): every win holds the 20 for Mahjong (002:13). The check ran after the
-    # scheme, so a settle with an option this scheme takes none of was answered "takes no options" and the
-    # winner's 0 was said only once that was mended; the winner's score is now judged first, as hk-tw-16's 底 5 is
+def test_cli_settle_holds_the_single_winner_to_20(rid, floor, run_cli):
+    # nts and rode-draak (scheme 001:25-40): every win holds the 20 for Mahjong (002:13); an option this scheme
+    # takes none of is the scheme's refusal, said first whatever the winner's score
     base = ["settle", "-r", rid, "--east", "E", "--winner", "W"]
     for low in (0, 19):
-        rc, _, err = run_cli(*base, "--scores", f"E=0,S=0,W={low},N=0", "-o", "x=1")
+        rc, _, err = run_cli(*base, "--scores", f"E=0,S=0,W={low},N=0")
         assert (rc, err) == (2, f"mahjong-score: error: score of W, a winner, is {low}: every win under {rid} "
                                 f"scores at least {floor}\n"), err
-    rc, _, err = run_cli(*base, "--scores", "E=0,S=0,W=20,N=0", "-o", "x=1")  # (a win's score: the scheme's word)
-    assert (rc, err) == (2, "mahjong-score: error: settlement scheme rode-draak takes no options (got x)\n"), err
+    for w in (0, 20):
+        rc, _, err = run_cli(*base, "--scores", f"E=0,S=0,W={w},N=0", "-o", "x=1")
+        assert (rc, err) == (2, "mahjong-score: error: settlement scheme rode-draak takes no options (got x)\n"), err
     # W's 20 is settled: 001:35 W receives 20 double from East E = 40 and 20 from S and from N; the non-winners,
     # all 0, settle no difference (001:37) → E −40, S −20, W +80, N −20
     rc, out, err = run_cli(*base, "--scores", "E=0,S=0,W=20,N=0", "--json")

@@ -895,8 +895,8 @@ def notes_for(hand: Hand, opts: Mapping[str, Any]) -> list[str]:
 #: 底, in every win (004:41; the ruleset's rule ``base``)
 BASE_POINTS = 5
 #: the least a winner's hand scores, and why: 底 is in every win (004:41), so a winner's score of 0 is a score not
-#: given (scoring.settle.check_winner_scores refuses a score below it, before the scheme, for every winner: the
-#: second winner of a double win too, SETTLE_WINNERS)
+#: given (scoring.settle.check_winner_scores refuses a score below it, after this scheme's own refusals, for every
+#: winner: the second winner of a double win too, SETTLE_WINNERS)
 WINNER_SCORES_AT_LEAST = (BASE_POINTS, f"底 {BASE_POINTS} ({SEED}:41)")
 SETTLE_KEYS = ("win_by", "discarder", "liable", "also_won", "cash", "false_win", "dealer_streak")
 #: every option :func:`settle` takes: its own keys and the ruleset options it reads (scoring.settle.settle
@@ -990,8 +990,8 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
 
     Returns a :class:`scoring.settle.Settlement` (points in ``net``/``transfers``; cash in ``cash``,
     described in ``notes``). Raises :class:`RulesetError` for an unknown option or player and
-    ValueError for a bad score. A winner's score under 底 5 (each winner's, ``also_won``'s too) is refused before
-    this scheme runs, by :func:`scoring.settle.check_winner_scores` (:data:`WINNER_SCORES_AT_LEAST`).
+    ValueError for a bad score. A winner's score under 底 5 (each winner's, ``also_won``'s too) is refused after
+    this scheme's own refusals, by :func:`scoring.settle.check_winner_scores` (:data:`WINNER_SCORES_AT_LEAST`).
     """
     from ..engine import load_ruleset
     from ..settle import Transfer, from_transfers, settle_whole_number
