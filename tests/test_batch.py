@@ -1044,6 +1044,44 @@ def test_a_false_mahjong_row_said_to_win_is_refused_as_a_false_win_not_for_its_s
                              "no"), rec
 
 
+@pytest.mark.parametrize("ann, bob, why", [
+    ("false_win=N", "false_win=S", "the rows' settle cells give false_win as 'N' (Ann's row) and 'S' (Bob's row): one "
+                                   "table hand has one value; give it once"),
+    ("false_win=N", "false_win=Dee", "the rows' settle cells give false_win as 'N' (Ann's row) and 'Dee' (Bob's row): "
+                                     "one table hand has one value; give it once"),
+    ("false_win=Zed", "", "false_win=Zed names no player of the hand: not one of the players Ann, Bob, Cas, Dee nor "
+                          "the seat wind of one"),
+    ("false_win=dee", "", "false_win=dee names no player of the hand: not one of the players Ann, Bob, Cas, Dee nor "
+                          "the seat wind of one")])
+def test_a_false_win_the_rows_do_not_say_surely_is_named_as_the_hands_and_the_rows_problem(ann, bob, why, tmp_path,
+                                                                                         capsys):
+    # a reviewer's: Dee (seat N) typed a false mahjong's 17 tiles (tests/test_settle.py FALSE_WIN_HANDS's N), and the
+    # settle cells gave false_win two values (N and S; N and Dee, the same player spelt two ways, as `table` refuses
+    # "--settle-option 'false_win' is given twice") or a name no player has (Zed; dee, not Dee: players keep their
+    # case). No row was marked, and the hand said only "not settled: no score for dee.jpg", Dee's row "a non-winning
+    # hand needs 16 tiles … found 17". Both now say the cause
+    from test_settle import FALSE_WIN_HANDS
+
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    names, cells = dict(zip("ESWN", ("Ann", "Bob", "Cas", "Dee"))), {"E": ann, "S": bob}
+    man.write_text("photo;table;hand;player;seat_wind;winner;settle;notation\n" + "".join(
+        f"{names[p].lower()}.jpg;1;1;{names[p]};{p};no;{cells.get(p, '')};{h}\n" for p, h in FALSE_WIN_HANDS.items()))
+    out = tmp_path / "out.jsonl"
+    rc, _, err = run_cli(capsys, "batch", str(d), "-m", str(man), "-O", str(out), "-r", "hk-tw-16", "-j", "0",
+                         "--no-history", "--no-progress")
+    assert rc == 0, err
+    recs = read_jsonl(out)
+    (rec,) = [r for r in recs if r["type"] == "settlement"]
+    assert rec["status"] == f"not settled: {why}", rec
+    dee = next(r for r in recs if r.get("photo") == "dee.jpg")
+    assert dee["status"] == (
+        "error: manifest line 5: notation cell: a non-winning hand needs 16 tiles in the 16-tile game (each meld on the "
+        "table counts 3, a kong too), found 17; not read as the false_win player's hand (a false mahjong, any tile "
+        f"count): the hand's settlement options do not name one player surely: {why}"), dee
+
+
 def test_a_false_mahjong_players_photo_is_not_read_as_table_reads_none(tmp_path, truth, capsys):
     # the false_win player's row with a photo, not a notation cell: `table` reads no false_win player's photo (a
     # 假胡 hand is not scored, typed or not); the batch read it as a non-winner's hand and scored it. Ann, Bob, Cas
@@ -1074,6 +1112,8 @@ def test_a_false_mahjong_players_photo_is_not_read_as_table_reads_none(tmp_path,
     assert (dee["status"], dee["reading"], dee["frame"], dee["total"], dee["tiles"]) == (
         "false win: not scored", "", "", None, None), dee
     assert dee["problem"].endswith("; its photo is not read"), dee
+    # the settle cell's false_win as typed, the player beside it (it had said false_win=Dee, not what Ann's cell says)
+    assert dee["problem"].startswith("false_win=N (Dee) in the hand's settle options: a false mahjong (假胡)"), dee
     assert dee["sha256"] == history.sha256_bytes((d / "dee.jpg").read_bytes()), dee
     (rec,) = [r for r in recs if r["type"] == "settlement"]
     assert rec["status"] == "ok", rec

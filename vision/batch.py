@@ -225,8 +225,10 @@ def false_win_row(job: Job, row: dict[str, Any]) -> None:
     from scoring import Context
     from scoring.notation import format_hand, parse_hand
 
+    # (as typed: a settle cell's false_win=N had been said false_win=Dee, the player in seat N)
     who = job.player or job.seat_wind
-    row["problem"] = (f"false_win={who} in the hand's settle options: a false mahjong (假胡), not scored as a hand, as "
+    said = job.false_win if job.false_win == who else f"{job.false_win} ({who})"
+    row["problem"] = (f"false_win={said} in the hand's settle options: a false mahjong (假胡), not scored as a hand, as "
                       f"`table` scores none; the hand's settlement makes its penalty"
                       + ("" if job.notation is not None else "; its photo is not read"))
     if job.notation is None:
@@ -237,6 +239,23 @@ def false_win_row(job: Job, row: dict[str, Any]) -> None:
         row["error"] = f"manifest line {job.line}: notation cell: {_one_line(e)}"
         return
     row.update(reading=format_hand(hand), tiles=len(hand.all_tiles) + len(hand.bonus), frame=TYPED_FRAME)
+
+
+def _false_win_doubt(job: Job) -> str:
+    """What a typed row's refused hand adds when its table hand's ``false_win`` names no one row surely
+    (:attr:`Job.false_win_doubt`) and the notation would be read as that false mahjong (as notation only, any tile
+    count, as :func:`false_win_row` reads it): "; not read as the false_win player's hand …: WHY"; else ""."""
+    from scoring import Context
+    from scoring.notation import parse_hand
+
+    if not job.false_win_doubt:
+        return ""
+    try:
+        parse_hand(job.notation or "", context=Context(winner=False), sizes=None)
+    except HandError:
+        return ""
+    return (f"; not read as the false_win player's hand (a false mahjong, any tile count): the hand's settlement "
+            f"options do not name one player surely: {job.false_win_doubt}")
 
 
 def score_typed(job: Job, row: dict[str, Any]) -> None:
@@ -259,7 +278,7 @@ def score_typed(job: Job, row: dict[str, Any]) -> None:
         hand = parse_hand(notation, winning_tile=job.winning_tile, context=ctx, sizes=sizes)
         s = score_hand(hand, rs, dict(job.options))
     except (HandError, RulesetError) as e:
-        row["error"] = f"manifest line {job.line}: notation cell: {_one_line(e)}"
+        row["error"] = f"manifest line {job.line}: notation cell: {_one_line(e)}" + _false_win_doubt(job)
         return
     except Exception as e:  # a bug must not stop a tournament's batch: report it on the row
         row["error"] = f"internal error: {type(e).__name__}: {_one_line(e)}"

@@ -17,7 +17,7 @@ from scoring.errors import HandError, RulesetError
 
 from .decode import confidence_value, format_confidence_below
 from .errors import BatchError
-from .manifest import _WINDS, Job
+from .manifest import _WINDS, Job, false_win_players, settle_values_differ
 
 
 #: output columns of the CSV (and keys of each JSONL photo record)
@@ -306,14 +306,11 @@ def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[s
     for job, _ in members:
         for key, value in job.settle:
             if key in cell and not same_settle_value(rs.id, key, cell[key][0], value):
-                first = cell[key][1]
-                raise RulesetError(f"the rows' settle cells give {key} as {cell[key][0]!r} ({_who(first)}'s row) and "
-                                   f"{value!r} ({_who(job)}'s row): one table hand has one value; give it once")
+                raise RulesetError(settle_values_differ(key, (cell[key][0], _who(cell[key][1])), (value, _who(job))))
             cell.setdefault(key, (value, job))
     for key, (value, job) in cell.items():
         if key in out and not same_settle_value(rs.id, key, out[key], value):
-            raise RulesetError(f"--settle-option {key}={out[key]} and {_who(job)}'s settle cell {key}={value} "
-                               f"differ: give it once")
+            raise RulesetError(settle_values_differ(key, (out[key], None), (value, _who(job))))
         out.setdefault(key, value)
     # (batch checks --settle-option against --ruleset only: under a row's own ruleset cell a ruleset option given
     # so would reach the payments and not the hands, hk-tw-16's dealer_streak_points scoring 連莊 flat and paying
@@ -449,6 +446,11 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
         rec["status"] = f"not settled: {why}"
         return rec
 
+    # a false_win (假胡) the rows do not say surely (two values, a name no player has): no row was read as the false
+    # mahjong, and its 17 tiles made an error row; the settlement says why, not "no score for …" (a reviewer's)
+    doubt = false_win_players([j for j, _ in members], settle_options)[1]
+    if doubt:
+        return fail(settle_words(next(iter(doubt.values()))))
     # a row whose manifest cells cannot be used says nothing sure about its player (a winner cell
     # `maybe` had been counted as a second winner, a seat_wind `X` as East): the hand waits for it
     unusable = [j.key for j, _ in members if j.error]

@@ -97,10 +97,16 @@ class Job:
     #: named as the schemes spell them (:func:`scoring.engine.option_key`); read by
     #: :func:`vision.batch_outputs.group_settle_options`, not by the score (not in :meth:`params`)
     settle: tuple[tuple[str, str], ...] = ()
-    #: the row of the player its table hand's settlement options name as ``false_win`` (hk-tw-16's 假胡, 004:50:
-    #: a false mahjong, 17 tiles, :func:`false_win_keys`): its hand is not scored, its photo not read, its
-    #: notation cell read as notation only (any tile count), as `table` takes that player's hand
-    false_win: bool = False
+    #: on the row of the player its table hand's settlement options name as ``false_win`` (hk-tw-16's 假胡, 004:50:
+    #: a false mahjong, 17 tiles, :func:`false_win_players`): that value as typed (``N``, the seat, or ``Dee``), else
+    #: "": its hand is not scored, its photo not read, its notation cell read as notation only (any tile count), as
+    #: `table` takes that player's hand
+    false_win: str = ""
+    #: on a row typed in the notation cell of a table hand whose ``false_win`` names no one row surely (two values,
+    #: a name no player has): why (:func:`false_win_players`), said beside a tile count its scoring refuses that
+    #: the false mahjong's reading would take (a reviewer's 17-tile row said only "a non-winning hand needs 16 tiles
+    #: … found 17"), else ""
+    false_win_doubt: str = ""
     #: the row's ``winner`` cell says the hand won (``yes``): its photo is read as a winner's only. A winner by
     #: default (no cell, an empty one, no manifest row, no ``--not-winner``) is not said, and a 13-tile photo
     #: is read as ``photo`` without ``--not-winner`` reads it (:meth:`reader_kwargs`)
@@ -119,7 +125,8 @@ class Job:
         (``notation``), and a ``false_win`` row's (its photo not read), leave out the photo reader's identity: new
         models do not score them again."""
         # (a false_win row's, marked so: not the hash of the row scored as a hand, nor of the rows made before it)
-        fw = ["false_win"] if self.false_win else []
+        fw = (["false_win", self.false_win] if self.false_win else []) + (
+            ["false_win_doubt", self.false_win_doubt] if self.false_win_doubt else [])
         reader_id = "" if self.false_win else reader_id
         if self.notation is not None:
             blob = json.dumps(["typed", self.ruleset, list(self.context), list(self.options), self.winning_tile,
@@ -482,10 +489,11 @@ def _notation_cell(notation: str, cells: Mapping[str, str], ruleset: str, ctx: M
 
 
 def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, str], d: Defaults,
-             false_win: bool = False) -> Job:
+             false_win: str = "") -> Job:
     """The :class:`Job` of one photo: manifest cells over the defaults. A cell that cannot be
     understood gives a job with ``error`` set (the photo becomes an error row). ``false_win``: the row is the
-    player's whom its table hand's settlement options name as ``false_win`` (:func:`false_win_keys`): its
+    player's whom its table hand's settlement options name as ``false_win`` (the value as typed,
+    :func:`false_win_players`): its
     ``notation`` cell is read as notation only, any tile count (the 假胡 hand, 17 tiles, 004:50), and is wrong
     only when it is no hand at all."""
     from scoring.engine import keyed_options, option_key
@@ -726,23 +734,43 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
                 jobs.append(make_job(directory, key, None, {}, defaults))
     # the false_win player's row (假胡, 004:50), known from its table hand's rows: made again so (its 17 tiles had
     # been an error row, "a non-winning hand needs 16 tiles", and its table hand not settled)
-    marked = false_win_keys(jobs, defaults.settle_options)
-    if marked:
-        cells_of = dict(rows)
-        jobs = [make_job(directory, j.key, j.line, cells_of[j.key], defaults, false_win=True) if j.key in marked
-                else j for j in jobs]
-    return jobs
+    marked, doubts = false_win_players(jobs, defaults.settle_options)
+    cells_of = dict(rows)
+    out = []
+    for j in jobs:
+        if j.key in marked:
+            j = make_job(directory, j.key, j.line, cells_of[j.key], defaults, false_win=marked[j.key])
+        elif j.notation is not None and doubts.get((j.table, j.hand)):
+            j = dataclasses.replace(j, false_win_doubt=doubts[(j.table, j.hand)])
+        out.append(j)
+    return out
 
 
-def false_win_keys(jobs: Sequence[Job], settle_options: Mapping[str, Any] | None = None) -> set[str]:
-    """The keys of the ``jobs`` whose player is the one their table hand (the rows sharing ``table`` and ``hand``)
+def settle_values_differ(key: str, first: tuple[Any, str | None], second: tuple[Any, str | None]) -> str:
+    """The words, a batch's, for one settlement option of a table hand given two values that differ: ``first`` and
+    ``second`` are (value, the player or photo of the row whose settle cell gives it; None for ``batch
+    --settle-option``). Read by :func:`false_win_players` and vision.batch_outputs.group_settle_options (the
+    hand then is not settled)."""
+    (a, who_a), (b, who_b) = first, second
+    if who_a is None:
+        return f"--settle-option {key}={a} and {who_b}'s settle cell {key}={b} differ: give it once"
+    return (f"the rows' settle cells give {key} as {str(a)!r} ({who_a}'s row) and {str(b)!r} ({who_b}'s row): one "
+            f"table hand has one value; give it once")
+
+
+def false_win_players(jobs: Sequence[Job], settle_options: Mapping[str, Any] | None = None
+                      ) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
+    """The rows of the ``jobs`` whose player is the one their table hand (the rows sharing ``table`` and ``hand``)
     declared a false mahjong: the player its settlement options name as ``false_win`` (hk-tw-16's 假胡, 004:50: he
     pays $50 to each player), from its rows' ``settle`` cells and ``settle_options`` (``batch --settle-option``),
     a seat wind read as the player in that seat (:func:`scoring.settle.players_for_seats`, as the settlement
-    reads it). Such a row is not scored as a hand, as `table` scores no 假胡 hand (typed or photographed). A hand
-    whose rows do not say it surely (rulesets that differ, an unknown ruleset, players that are not distinct, two
-    values for ``false_win``, a seat no one player holds) marks none: its rows are read as any other's, and the
-    hand is not settled. A ruleset whose scheme has no ``false_win`` marks none."""
+    reads it). Such a row is not scored as a hand, as `table` scores no 假胡 hand (typed or photographed).
+    → (row key → the ``false_win`` value as typed; (table, hand) → why a hand that gives ``false_win`` marks no
+    row, in the manifest's words: two values that differ, :func:`settle_values_differ`, or one that names no
+    player of the hand). A hand whose rows do not say it surely marks none: its rows are read as any other's and
+    it is not settled (vision.batch_outputs.settle_group says why). Rulesets that differ, an unknown ruleset and
+    players that are not distinct mark none and are the settlement's to say; a ruleset whose scheme has no
+    ``false_win`` marks none."""
     from scoring import load_ruleset
     from scoring.engine import option_key
     from scoring.settle import players_for_seats, same_settle_value
@@ -751,22 +779,36 @@ def false_win_keys(jobs: Sequence[Job], settle_options: Mapping[str, Any] | None
     for job in jobs:
         if job.table and job.hand:
             groups.setdefault((job.table, job.hand), []).append(job)
-    given = [v for k, v in (settle_options or {}).items() if option_key(k) == "false_win"]
-    out: set[str] = set()
-    for members in groups.values():
+    given = [(v, None) for k, v in (settle_options or {}).items() if option_key(k) == "false_win"]
+    out: dict[str, str] = {}
+    doubts: dict[tuple[str, str], str] = {}
+    for hand, members in groups.items():
         labels = [j.player or j.seat_wind for j in members]
         if len({j.ruleset for j in members}) != 1 or len(set(labels)) != len(labels):
             continue
         try:
             rs = load_ruleset(members[0].ruleset)
-            if "false_win" not in getattr(rs.module, "SETTLE_KEYS", ()):
-                continue
-            values = given + [v for j in members for k, v in j.settle if k == "false_win"]
-            if not values or any(not same_settle_value(rs.id, "false_win", values[0], v) for v in values[1:]):
-                continue
-            seats = dict(zip(labels, (j.seat_wind for j in members)))
-            said, _ = players_for_seats(rs.id, {"false_win": values[0]}, seats)
         except RulesetError:
             continue
-        out.update(j.key for lab, j in zip(labels, members) if lab == str(said["false_win"]).strip())
-    return out
+        if "false_win" not in getattr(rs.module, "SETTLE_KEYS", ()):
+            continue
+        values = given + [(v, j.player or j.key) for j in members for k, v in j.settle if k == "false_win"]
+        if not values:
+            continue
+        other = next((v for v in values[1:] if not same_settle_value(rs.id, "false_win", values[0][0], v[0])), None)
+        if other is not None:
+            doubts[hand] = settle_values_differ("false_win", values[0], other)
+            continue
+        seats = dict(zip(labels, (j.seat_wind for j in members)))
+        try:
+            said, _ = players_for_seats(rs.id, {"false_win": values[0][0]}, seats)
+        except RulesetError as e:
+            doubts[hand] = str(e)
+            continue
+        who = str(said["false_win"]).strip()
+        if who not in labels:
+            doubts[hand] = (f"false_win={values[0][0]} names no player of the hand: not one of the players "
+                            f"{', '.join(labels)} nor the seat wind of one")
+            continue
+        out.update((j.key, str(values[0][0]).strip()) for lab, j in zip(labels, members) if lab == who)
+    return out, doubts
