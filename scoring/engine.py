@@ -48,7 +48,8 @@ from .view import (  # noqa: F401  (View and the feature bits live in scoring.vi
     FEATURES, View, _HAND_BITS, _WAITS, _hand_bits, _hand_lazy, _lazy, _tile_set, _waits_cached,
     hand_features, view_features)
 from .results import (  # noqa: F401  (Line, Totals and ScoredHand live in scoring.results; re-exported)
-    Line, ScoredHand, Totals, _maker, dollars, _new_line, _new_scored, _new_totals, _num, _object_new, _object_setattr)
+    Line, ScoredHand, Totals, _maker, dollars, _new_line, _new_scored, _new_totals, _object_new, _object_setattr,
+    plain_number)
 
 RULESET_DIR = Path(__file__).resolve().parent / "rulesets"
 KINDS = ("points", "doublings", "fixed", "limit", "multiplier", "cash", "note")
@@ -1145,22 +1146,22 @@ def _summary(result: ScoredHand) -> str:
         if any(ln.kind in ("fixed", "limit") for ln in result.lines):
             summary += " (special hand)"
         else:
-            summary += f" = {_num(result.points)} points"
+            summary += f" = {plain_number(result.points)} points"
             if result.doublings:
                 summary += f" × 2^{result.doublings}"
             mult = math.prod(ln.multiplier for ln in result.lines if ln.kind == "multiplier")
             if mult != 1:
-                summary += f" × {_num(mult)}"
+                summary += f" × {plain_number(mult)}"
             formula = result.points * 2 ** result.doublings * mult
             diff = result.total - formula
             if result.limit_applied and diff < 0:
-                summary += f" = {_num(formula)}, limited to {result.total}"
+                summary += f" = {plain_number(formula)}, limited to {result.total}"
             elif diff > 0.5 + 1e-9:  # points added after doubling (e.g. swedish 003-01 option)
-                summary += f" + {_num(diff)} not doubled"
+                summary += f" + {plain_number(diff)} not doubled"
             elif diff < -0.5 - 1e-9 and refusal is None:  # a ruleset's own count, e.g. 000-26 (its note says how)
-                summary += f" = {_num(formula)}; counted as {result.total} (see the notes)"
+                summary += f" = {plain_number(formula)}; counted as {result.total} (see the notes)"
             elif abs(diff) > 1e-9:  # rounded to a whole point
-                summary += f" = {_num(formula)}, rounded"
+                summary += f" = {plain_number(formula)}, rounded"
         if refusal is not None:
             summary += f" ({refusal})"
     if result.cash:

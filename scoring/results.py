@@ -38,20 +38,20 @@ class Line:
     def amount(self) -> str:
         """``+4 points``, ``+2 doublings``, ``2000 fixed``, ``×1.5``, ``$5``; ``2 × 2 = +4 points``."""
         if self.kind == "points":
-            a = f"+{_num(self.points)} pts"
+            a = f"+{plain_number(self.points)} pts"
         elif self.kind == "doublings":
             a = f"+{self.doublings} dbl"
         elif self.kind in ("fixed", "limit"):
-            return f"{_num(self.fixed)} fixed"
+            return f"{plain_number(self.fixed)} fixed"
         elif self.kind == "multiplier":
-            return f"×{_num(self.multiplier)}"
+            return f"×{plain_number(self.multiplier)}"
         elif self.kind == "cash":
             a = dollars(self.cash)
             # (a penalty paid back: "2×-$10 = -$20", as the settlement notes say money, not "2×-10 = $-20")
             return f"{self.count}×{dollars(self.value)} = {a}" if self.count > 1 else a
         else:
             return "note"
-        return f"{self.count}×{_num(self.value)} = {a}" if self.count > 1 else a
+        return f"{self.count}×{plain_number(self.value)} = {a}" if self.count > 1 else a
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,7 +63,8 @@ class Line:
         }
 
 
-def _num(x: float) -> str:
+def plain_number(x: float) -> str:
+    """A number as the explanations write it: ``8`` for 8.0, ``1.5``, ``0.25``."""
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 

@@ -618,7 +618,7 @@ def add_up_claims(claims: Sequence[Claimed], scored: ScoredHand, claimed_total: 
     from the hand's, so lines that make the computed total and not the claimed one are a slip in the adding up,
     which the message says. Raises :class:`HandError` (bad input) for amounts too large to add up."""
     from scoring.engine import count_formula, default_combine
-    from scoring.results import _num
+    from scoring.results import plain_number
     from scoring.view import View
 
     rs = load_ruleset(scored.ruleset)
@@ -648,14 +648,14 @@ def add_up_claims(claims: Sequence[Claimed], scored: ScoredHand, claimed_total: 
             formula = formula.replace(" (see the notes)", f" (as {rs.id} counts it: `mahjong-score rules {rs.id}`)")
             terms = [ln.points for ln in t.lines if ln.kind == "points"]
             if len(terms) > 1 and math.isclose(sum(terms), t.points):  # (28 = (8 + 20) points: the lines' sum)
-                formula = formula.replace(f"= {_num(t.points)} points",
-                                          f"= ({' + '.join(map(_num, terms))}) points".replace("+ -", "- "), 1)
+                formula = formula.replace(f"= {plain_number(t.points)} points",
+                                          f"= ({' + '.join(map(plain_number, terms))}) points".replace("+ -", "- "), 1)
         else:
             mult = math.prod(ln.multiplier for ln in t.lines if ln.kind == "multiplier")
-            formula = (f"{_num(top.fixed)} fixed" + (f" × 2^{_num(t.doublings)}" if t.doublings else "")
-                       + (f" × {_num(mult)}" if mult != 1 else "")
-                       + (f" + {_num(t.points)} points" if t.points else ""))
-            formula += f" = {t.total}" if formula != f"{_num(top.fixed)} fixed" else ""
+            formula = (f"{plain_number(top.fixed)} fixed" + (f" × 2^{plain_number(t.doublings)}" if t.doublings else "")
+                       + (f" × {plain_number(mult)}" if mult != 1 else "")
+                       + (f" + {plain_number(t.points)} points" if t.points else ""))
+            formula += f" = {t.total}" if formula != f"{plain_number(top.fixed)} fixed" else ""
     except OverflowError:
         raise HandError("--claimed-lines: the claimed lines add up to more than can be counted "
                         "(points × 2^doublings overflows); check their amounts") from None
