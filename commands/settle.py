@@ -25,6 +25,7 @@ from scoring.engine import (NO_WINNING_TILE_START, check_context_flags, explain,
 from scoring.errors import HandError, RulesetError
 from scoring.hand import WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
+from scoring.history import NO_WINNING_TILE_GIVEN_STATUS, typed_status
 from scoring.session import SessionState, describe, next_state, outcome_of
 from scoring.settle import (Settlement, copies_in_a_set, dealer_streak_of, liable_problem, over_the_set_text, refused_win_text,
                             players_for_seats, robbed_kong_problem, keyed_settle_options, settle, settle_option_given_for_scoring, table_options,
@@ -473,6 +474,11 @@ def cmd_table(args: argparse.Namespace) -> int:
     s = replace(s, notes=(*seated, *void_notes, *s.notes))  # (before the scheme's, as a batch's settlement says them)
     nxt = {"east": None if after.over else after.east_player, "round_wind": after.round_wind,
            "over": after.over, "seats": {} if after.over else after.seats(), "text": describe(after)}
+    # the winner's hand typed with no winning tile: scored with no wait, so the payments rest on a guess: said
+    # beside the settlement and recorded unsure, as `hand` records it (a tester's table paid +2496 from it,
+    # recorded ok); the exit code stays 0, as for a typed hand: the typing is the user's own
+    no_wait = [winner] if (winner is not None and winner not in sources and winner in results
+                           and typed_status(results[winner]) == NO_WINNING_TILE_GIVEN_STATUS) else []
     _record_table(args, players, hands, results, state, winner, s, unsure)
     if args.json:
         print_json({
@@ -481,6 +487,7 @@ def cmd_table(args: argparse.Namespace) -> int:
             "hands": {p: r.to_json() for p, r in results.items()},
             **({"sources": {p: sources[p] for p in players if p in sources}} if sources else {}),
             "scores": scores, "settlement": s.to_json(), "provisional": unsure, "next": nxt,
+            "no_winning_tile": bool(no_wait),
         })
         return 1 if unsure else 0
     print(f"{rs.name} ({rs.id}) — round wind {state.round_wind}, East {east}, "
@@ -521,6 +528,9 @@ def cmd_table(args: argparse.Namespace) -> int:
               f"read from {'photos' if many else 'a photo'} {why} (“check it” above); check the "
               f"reading{'s' if many else ''} (correct {'them' if many else 'it'} with --photo-fix/--photo-add "
               f"or type the hand with --hand) before paying")
+    if no_wait:
+        print(f"check: the hand of {winner}, the winner, was typed with no winning tile and scored with no wait "
+              f"(the note above): name it with --winning-tile TILE (or win:TILE in the hand) before paying")
     print(format_settlement(s, east, winner))
     print(f"next game: {describe(after)}")
     return 1 if unsure else 0
@@ -544,8 +554,9 @@ def _record_table(args: argparse.Namespace, players, hands, results, state, winn
             # (a new user's provisional table hands were listed `ok` by `history`; the note alone said otherwise)
             recorders[p](note, PROVISIONAL_STATUS if p in unsure else None)
         elif not getattr(args, "no_history", False):
+            # (a winner's typed with no winning tile: unsure, as `hand` records it)
             record_hand(args, "table", notation[p], results[p], context=results[p].hand.context,
-                        options=results[p].options, note=note)
+                        options=results[p].options, note=note, status=typed_status(results[p]))
 
 
 def add_table(sub: Any) -> None:

@@ -862,17 +862,27 @@ def test_a_void_hk_placeholder_is_noted_only_for_a_cash_item_it_shows_or_is_flag
     assert not shows_cash_items(parse_hand("[4444s] 2z", sizes=None))  # (an exposed kong is paid in points only)
 
 
-def test_table_says_a_winners_hand_typed_with_no_winning_tile(capsys):
+def test_table_says_a_winners_hand_typed_with_no_winning_tile(capsys, tmp_path):
     # README's hand as E's, the winner, under nts: [777p] exposed pung of simples 2 (002:10), the pair 11z of
     # the seat and round wind 2 × 2 (002:12, seat_round_wind=each, 002-04), mahjong 20 (002:13): 26 with no
     # winning tile; with win:1z also only possible tile 2 (002:15) and pair completed 2 (002:16, pair_wait=stack,
     # 002-05): 30. `hand` says so of the first (scoring.engine.no_winning_tile_note); `table` said nothing
     hands = ["--hand", "E=123m456p789s11z [777p]", "--hand", "S=123p456p789p2233z",
              "--hand", "W=123s456s789s4455z", "--hand", "N=234p567s88m66z777z"]
-    assert main(["table", "-r", "nts", *hands, "--winner", "E", "--no-history"]) == 0
+    # its payments rest on a guessed wait: a check line says so beside the settlement (the typing is the user's:
+    # exit 0), the history records it unsure, as `hand` does
+    db = tmp_path / "h.db"
+    assert main(["table", "-r", "nts", *hands, "--winner", "E", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert "== E (seat E, winner): 26" in out
     assert "note: no winning tile given: scored with no wait" in out and "with one it scores 26–30" in out
+    assert "check: the hand of E, the winner, was typed with no winning tile" in out
+    from scoring import history
+
+    con = history.connect(db)
+    statuses = {e["note"].split(": ")[1].split(",")[0]: e["status"] for e in history.entries(con)}
+    con.close()
+    assert statuses["E"] == "unsure: no winning tile given" and statuses["S"] == "ok", statuses
     assert main(["table", "-r", "nts", *hands, "--winner", "E", "-w", "1z", "--no-history"]) == 0
     out = capsys.readouterr().out
     assert "== E (seat E, winner): 30" in out and "no winning tile given" not in out
