@@ -1164,3 +1164,16 @@ def test_a_lone_common_word_or_a_bracket_names_no_rule_in_part():
     scored = score_hand(parse_hand("123m456m789p234s77z [555z]", winning_tile="7z", sizes=hk.notation_sizes), hk)
     (c,) = resolve_claims([{"name": "三元", "points": 40}], hk, scored)
     assert (c.rule, c.candidates) == (None, ("big-three-dragons", "little-three-dragons")), c
+
+
+def test_a_doubling_claimed_under_hk_tw_16_is_not_added_as_a_doubling(run_cli, tmp_path):
+    # hk-tw-16 sums points (004: no doublings, `mahjong-score rules hk-tw-16`); a tester's claimed no-flowers
+    # +1 dbl beside base 5 was added as 5 × 2^1 = 10. Only the base 5 (底, 004:41) adds up; the doubling is
+    # named as not added, hk-tw-16 counting none
+    argv = ["--hand", "123m456m789m123p11z [777s]", "-w", "1z", "-r", "hk-tw-16"]
+    lines = [{"rule": "no-flowers", "doublings": 1}, {"rule": "base", "points": 5}]
+    rc, out, _ = run_cli("audit", *argv, "--claimed", "34", "--claimed-lines", claim_file(tmp_path, lines),
+                         "--no-history")
+    assert arithmetic(out).startswith("arithmetic: the claimed lines add up to 5 under hk-tw-16's arithmetic "
+                                      "(5 = 5 points), not the claimed 34"), arithmetic(out)
+    assert arithmetic(out).endswith("not added: no-flowers +1 dbl (hk-tw-16 counts no doublings)"), arithmetic(out)

@@ -351,6 +351,9 @@ def test_claimed_amounts_beyond_any_hand_are_refused_at_once(run_cli):
                    "than any hand scores (a claim gives at most 64); check the amount"), msg
     assert "points 2000000000 is more than any hand scores (a claim gives at most 1,000,000,000)" in fails(
         run_cli, *AUDIT, "--claimed-lines", '[{"rule": "mahjong", "points": 2000000000}, {"rule": "pair"}]')
+    # two lines of 64 doublings each made 2^128 (a tester's): the doublings of a claim add up to at most 64
+    with pytest.raises(HandError, match=r"the claimed doublings add up to 128, more than any hand scores"):
+        read_claimed_lines('[{"rule": "a", "doublings": 64}, {"rule": "b", "doublings": 64}]')
 
 
 # ------------------------------------------------------------------------------ settle

@@ -395,6 +395,11 @@ def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
                 raise HandError(f"--claimed-lines {p}: item {k} ({_short(ln.get('rule') or ln.get('name'))}): "
                                 f"{a} {_short(ln[a])} is more than any hand scores (a claim gives at most {bound:,}); "
                                 f"check the amount")
+    # (each line's doublings within bound, a claim's together could still make 2^128: all of them add up)
+    together = sum(abs(ln["doublings"]) for ln in data if isinstance(ln.get("doublings"), (int, float)))
+    if together > CLAIM_MAX_DOUBLINGS:
+        raise HandError(f"--claimed-lines {p}: the claimed doublings add up to {together:g}, more than any hand "
+                        f"scores (a claim gives at most {CLAIM_MAX_DOUBLINGS} in all); check the amounts")
     return data
 
 
@@ -625,11 +630,21 @@ def add_up_claims(claims: Sequence[Claimed], scored: ScoredHand, claimed_total: 
     ids = ids_of(rs)
     made: list[tuple[Line, Claimed, str, float]] = []
     no_amount: list[str] = []
+    # amounts of a kind the ruleset never counts (hk-tw-16 sums points: no doublings, no multipliers) are not
+    # added as if it did (a tester's claimed doubling under hk-tw-16 was added as × 2)
+    kinds = {r.kind for r in rs.rules}
+    foreign: list[str] = []
+    foreign_kinds: set[str] = set()
     for c in claims:
         rule = rs.rule(c.rule) if c.rule in ids else None
         if not c.amounts and (rule is None or rule.kind != "note"):  # (a claimed note line adds nothing to say)
             no_amount.append(c.given)
-        made.extend((_claimed_line(c, rule, k, v), c, k, v) for k, v in c.amounts.items())
+        for k, v in c.amounts.items():
+            if k in ("doublings", "multiplier") and k not in kinds:
+                foreign.append(f"{c.given} {_fmt_amounts({k: v})}")
+                foreign_kinds.add({"doublings": "doublings", "multiplier": "multipliers"}[k])
+            else:
+                made.append((_claimed_line(c, rule, k, v), c, k, v))
     lines = [ln for ln, *_ in made]
     view = View(scored.hand, scored.decomposition, rs, rs.resolve_options(scored.options))
     how = ""
@@ -683,6 +698,8 @@ def add_up_claims(claims: Sequence[Claimed], scored: ScoredHand, claimed_total: 
                 f"{rs.id} adds to it)" if top is not None
                 else f"; not added: {', '.join(not_added)} ({rs.id}'s count leaves them out beside the other lines "
                      f"claimed)")
+    if foreign:
+        msg += f"; not added: {', '.join(foreign)} ({rs.id} counts no {' or '.join(sorted(foreign_kinds))})"
     if no_amount:
         msg += f"; no amount claimed, nothing added: {', '.join(no_amount)}"
     if cash:
