@@ -1003,8 +1003,8 @@ def normal_count(result: ScoredHand) -> ScoredHand | None:
 
 #: what the engine scores a winner's hand with no winning tile as (:func:`scoring.decompose.place_winning_tile`:
 #: its reading's ``wait`` is None and no meld is the winning one): the words of :func:`no_winning_tile_note`
-NO_WINNING_TILE_SCORED = ("scored with no wait (no rule on the wait or the winning tile applies; every set in the hand "
-                          "counts concealed, none completed by a discard)")
+NO_WINNING_TILE_SCORED = ("scored with no wait (no rule on the wait or the winning tile applies; no concealed set "
+                          "counts as completed by a discard)")
 
 #: how to give a typed hand its winning tile, as :func:`no_winning_tile_note` says it by default
 WINNING_TILE_WAY_OUT = "end the notation with win:TILE or give --winning-tile TILE"

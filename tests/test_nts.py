@@ -757,7 +757,7 @@ def test_a_winners_hand_with_no_winning_tile_is_noted_with_what_naming_it_change
     assert effect.rules == ("only-possible-tile", "pair-completed")
     note = no_winning_tile_note(r)
     assert note.startswith("no winning tile given: scored with no wait (no rule on the wait or the winning tile "
-                           "applies; every set in the hand counts concealed, none completed by a discard); end "
+                           "applies; no concealed set counts as completed by a discard); end "
                            "the notation with win:TILE or give --winning-tile TILE"), note
     assert note.endswith(": with one it scores 26–30 (lines that depend on it: only-possible-tile, "
                          "pair-completed)"), note

@@ -288,8 +288,9 @@ def test_a_reading_whose_telling_faces_read_turned_is_doubted():
     out = frame_doubt(reading, rd, order)
     # k = 0 of n = 5 telling tiles upright: × (0 + 1) / (5 + 2) = 1/7
     assert out.confidence == pytest.approx(0.98 / 7)
-    assert any(n.startswith("unsure: 5 of the 5 tiles of the hand whose faces tell up from down (tile(s) 1-5) "
-                            "were read upside down") for n in out.notes), out.notes
+    assert any(n.startswith("unsure: of the 5 tiles of the hand whose faces tell up from down (characters, winds, "
+                            "發, 1s, 3s, 7s, 6p, 7p), 5 were read upside down (tile(s) 1-5), as if the photo were read "
+                            "upside down (14% that it is read the right way up)") for n in out.notes), out.notes
     # the same tiles, the telling ones upright: not doubted (the symmetric ones never count)
     upright = ["upright"] * 14 + ["sideways"]
     assert frame_doubt(reading, _frame_reading(codes, upright, roles)[1], order) is reading

@@ -60,7 +60,8 @@ MANIFEST_WORDS = (
     # (… and its other way out: "if they are not the hand's, leave them out with --fix 25=-,26=-", the list whole)
     (re.compile(r"leave (it|them) out with --fix (\d+=-(?:,\d+=-)*)"), r"leave \1 out by writing \2 in the row's fix cell"),
     # (the frame doubt's way out, vision.pipeline.FRAME_DOUBT_ADVICE: a batch has no --turn)
-    (re.compile(r"or read the photo another way up with --turn DEG"), "or turn the photo file the right way up"),
+    (re.compile(r"or read the photo another way up \(--turn DEG; --turn 0: as it is stored\)"),
+     "or turn the photo file the right way up"),
     (re.compile(r"--(fix|add|exposed) ((?:POS|\d+)=[^\s,;:)]+)"), r"the \1 cell (\2)"),
     (re.compile(r"--(fix|add|exposed)\b"), r"the \1 cell"),
 )

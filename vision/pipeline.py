@@ -117,8 +117,10 @@ class PhotoResult:
     #: (:func:`frame_doubt`, once, by :func:`with_frame`: the frame the reading is shown in is final then)
     frame_doubted: bool = False
     #: the boxes were found in another turn of the photo and read again in this one, where the faces that tell
-    #: up from down stand (:func:`read_photo`'s ``faces_frame``)
+    #: up from down stand (:func:`read_photo`'s ``faces_frame``); ``faces_from``: that other turn (degrees
+    #: clockwise, as ``turned``)
     faces_frame: bool = False
+    faces_from: int = 0
 
     @property
     def order(self) -> tuple[int, ...]:
@@ -914,7 +916,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             added = boxes[list(res.second_boxes)].astype(np.float32)
             kept = tuple(j for j, b in enumerate(r2.detections.boxes) if (np.abs(added - b).max(1) < 1e-3).any())
             r2 = replace(r2, turned=(res.turned + delta) % 360, straightened=res.straightened,
-                         mirrored=res.mirrored, second=res.second, faces_frame=True, second_boxes=kept)
+                         mirrored=res.mirrored, second=res.second, faces_frame=True, faces_from=res.turned,
+                         second_boxes=kept)
             # kept when legal with its faces standing, not mostly turned (a quarter turn of a hand whose
             # symmetric tiles then read sideways) and using as many tiles
             if (r2.reading.legal and _faces_turned(r2) is None and not _mostly_turned(r2)
@@ -939,7 +942,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                                 **{**kw, "exposed": exposed})
         result = replace(with_frame(fixed, result.turned, result.straightened, mirrored=result.mirrored,
                                     second=result.second), second_boxes=result.second_boxes,
-                         faces_frame=result.faces_frame)
+                         faces_frame=result.faces_frame, faces_from=result.faces_from)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if not ctx.winner:
         result = won_hint(result, rs, ctx, kw, exposed)
@@ -955,9 +958,10 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         frame.append("the tiles were boxed again with the photo also read mirrored, the two passes' boxes fused "
                      "(the first pass's reading was not legal or unsure)")
     if result.faces_frame:
-        frame.append("the tiles were boxed in another turn of the photo (the turn that read them best), and read "
-                     "again turned the way their faces stand (in that turn, most of the faces that tell up from down "
-                     "read upside down or sideways)")
+        now = f"turned {result.turned}°" if result.turned else "as it stands"
+        frame.append(f"the tiles were boxed in the photo turned {result.faces_from}° (the turn whose reading came out "
+                     f"best), then read again {now}: there, most of the tiles whose faces tell up from down had read "
+                     f"upside down or sideways; here they stand")
     if result.turned:
         why = ("as asked with --turn" if turn else
                "the faces that tell up from down stand so" if result.faces_frame else
@@ -1345,7 +1349,7 @@ FRAME_FACES = 3
 POSE_WORDS = {"upside-down": "upside down", "sideways": "sideways", "mixed": "upside down or sideways"}
 FRAME_WORDS = {"upside-down": "upside down", "sideways": "on its side", "mixed": "the wrong way up"}
 #: the frame doubt's way out (batch and the web page say it in their own words)
-FRAME_DOUBT_ADVICE = "check those tiles, or read the photo another way up with --turn DEG"
+FRAME_DOUBT_ADVICE = "check those tiles, or read the photo another way up (--turn DEG; --turn 0: as it is stored)"
 
 
 def _doubted_faces(reading: Reading, readings: TileReadings, user: frozenset[int] = frozenset(),
@@ -1395,9 +1399,9 @@ def frame_doubt(reading: Reading, readings: TileReadings, order: Sequence[int],
     share = (n - len(turned) + 1) / (n + 2)
     names = number_spans(sorted(order.index(i) + 1 for i in turned))
     return replace(reading, confidence=reading.confidence * share, notes=reading.notes + (
-        f"unsure: {len(turned)} of the {n} tiles of the hand whose faces tell up from down (tile(s) {names}) were "
-        f"read {POSE_WORDS[how]}, as if the photo were read {FRAME_WORDS[how]} ({share:.0%} that it is not); "
-        f"{FRAME_DOUBT_ADVICE}",))
+        f"unsure: of the {n} tiles of the hand whose faces tell up from down (characters, winds, 發, 1s, 3s, 7s, "
+        f"6p, 7p), {len(turned)} were read {POSE_WORDS[how]} (tile(s) {names}), as if the photo were read "
+        f"{FRAME_WORDS[how]} ({share:.0%} that it is read the right way up); {FRAME_DOUBT_ADVICE}",))
 
 
 #: a box the classifier reads this surely as one tile is taken for a tile, not a false detection, by
@@ -2455,6 +2459,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
                   "mirrored": res.mirrored,
                   "second_detector": res.second,
                   "faces_frame": res.faces_frame,
+                  "faces_from": res.faces_from if res.faces_frame else None,
                   "file_width": fw, "file_height": fh},
         "tileset": res.tileset,
         "reading": r.notation,

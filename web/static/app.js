@@ -382,7 +382,7 @@
     [/--last-tile/g, "“Won on the last tile”"],
     [/--first-turn/g, "“Won on the first turn”"],
     [/--kong-on-kong/g, "“Kong on kong”"],
-    [/or read the photo another way up with --turn DEG/g, "or turn the photo the right way up and read it again"],
+    [/or read the photo another way up \(--turn DEG; --turn 0: as it is stored\)/g, "or turn the photo the right way up and read it again"],
   ];
   // a win_by value as the page's "Winning tile came from" menu says it ("dead-wall" → "the dead wall")
   function winFrom(value) {
