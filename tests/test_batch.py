@@ -2479,3 +2479,12 @@ def test_an_unsure_row_whose_tiles_are_read_surely_names_no_least_sure_tile(tmp_
     row = read_csv(out)[0]
     assert row["status"] == "needs-review" and row["problem"].startswith("confidence 40% below 80%"), row["problem"]
     assert "least sure" not in row["problem"], row["problem"]
+
+
+def test_the_frame_doubts_way_out_is_said_in_a_batchs_words():
+    # the frame doubt (vision.pipeline.frame_doubt) ends with `--turn DEG`, which a batch has no cell for: its
+    # problem column says to turn the photo file instead
+    from vision.pipeline import FRAME_DOUBT_ADVICE
+
+    said = batch_outputs.manifest_words(f"unsure: of the 5 tiles …, 5 were read upside down; {FRAME_DOUBT_ADVICE}")
+    assert said.endswith("check those tiles, or turn the photo file the right way up") and "--turn" not in said
