@@ -54,6 +54,40 @@ def test_a_hand_audited_with_no_winning_tile_says_what_the_score_rests_on(run_cl
     assert rc == 0 and "MATCH" in out and "no winning tile" not in out
 
 
+def test_a_claimed_winning_tile_line_on_a_hand_given_none_names_the_missing_tile(run_cli, tmp_path):
+    # a referee's right claim for the README's hand won on 1z, typed without -w 1z, had been told that
+    # only-possible-tile and pair-completed "do not apply to this hand". Seed 002, seat and round East, on a discard:
+    #   with no winning tile: [777p] 2 (002:10) + 11z own and round wind 2 × 2 (002:12, 002-04) + mahjong 20 (002:13)
+    #     = 26
+    #   with win:1z: 26 + only possible tile 2 (002:15) + pair completed 2 (002:16, option pair_wait=stack) = 30
+    #   (with 2m, 3m, 5p, 7s or 8s — the closed or edge wait of a chow — 26 + 002:15 2 = 28; with 1m, 4p, 6p or
+    #   9s, an open wait, 26)
+    lines = [{"rule": "value-pair", "points": 4}, {"rule": "pung-simples-exposed", "points": 2},
+             {"rule": "mahjong", "points": 20}, {"rule": "only-possible-tile", "points": 2},
+             {"rule": "pair-completed", "points": 2}]
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s11z [777p]", "--claimed", "30",
+                         "--claimed-lines", json.dumps(lines), "--no-history")
+    assert rc == 1 and "computed 26 — MISMATCH (claim +4)" in out  # (the audit scores what it is told)
+    assert "does not apply" not in out, out
+    for rule in ("only-possible-tile (+2 pts)", "pair-completed (+2 pts)"):
+        assert (f"not earned without a winning tile: claimed {rule} depends on the winning tile, and none was "
+                f"given (") in out, out
+    assert out.count("give --winning-tile TILE (with 1z the hand scores 30)") == 2, out
+    assert "hint: with --winning-tile 1z the hand scores the claimed 30 (" in out, out
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s11z [777p]", "--claimed", "28",
+                         "--claimed-lines", json.dumps(lines[:4]), "--no-history", "--json")
+    d = json.loads(out)
+    assert rc == 1 and not d["match"] and d["computed"] == 26
+    (diff,) = d["differences"]
+    assert diff["what"] == "not earned" and diff["rule"] == "only-possible-tile"
+    assert diff["message"].endswith("(with 2m, 3m, 5p, 7s or 8s the hand scores 28)"), diff
+    assert "with --winning-tile 2m, 3m, 5p, 7s or 8s the hand scores the claimed 28 (" in d["hints"][0], d["hints"]
+    # given the tile, the claim matches
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", "30",
+                         "--claimed-lines", json.dumps(lines), "--no-history")
+    assert rc == 0 and "MATCH" in out and "without a winning tile" not in out
+
+
 def test_planted_wrong_claim_names_the_differing_rules(run_cli, tmp_path):
     # The claim: the 999p pung counted as concealed (002:11 closed = 8), the dragon pung's doubling
     # (002:60) forgotten, and Four Pungs (002:47, 1 doubling) claimed with only two pungs:

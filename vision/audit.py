@@ -4,7 +4,9 @@ The hand is scored as ``photo``/``hand`` would, the total is compared with the c
 claimed breakdown is given (``--claimed-lines FILE.json``, or the JSON inline) — rule by rule:
 
 * **missing** — a rule that counts but is not in the claim (e.g. a missing doubling);
-* **not earned** — a claimed rule that does not apply to this hand (or is not a rule of the ruleset);
+* **not earned** — a claimed rule that does not apply to this hand (or is not a rule of the ruleset); on a
+  winner's hand given no winning tile, a rule of the winning tile is ``not earned without a winning tile``, with
+  the tile(s) that score the claimed total, if any (:func:`scoring.engine.winning_tile_effect`);
 * **meld status** — the claim has the concealed version of a set where the hand has the exposed one,
   or the reverse (rules whose ids differ only by exposed/concealed/open/closed);
 * **wrong value** — the rule counts, with other points / doublings / fixed value / cash / multiplier
@@ -40,7 +42,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from scoring import HandError, RulesetError, ScoredHand, load_ruleset, score_hand
-from scoring.engine import Line, Ruleset
+from scoring.engine import Line, Ruleset, WinningTileEffect, winning_tile_effect
 
 _STATUS_WORDS = {"exposed", "concealed", "open", "closed"}
 _AMOUNTS = ("points", "doublings", "fixed", "cash", "multiplier")
@@ -950,6 +952,12 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand makes it, but it is outranked "
                        f"by {top.rule} {top.amount()} ({top.name}; {top.source}): only the highest special hand "
                        f"counts")
+            elif r in _winning_tile_effect(scored).rules:
+                # a line of the winning tile, on a winner's hand given none (scored with no wait): that, not "does
+                # not apply" (a referee's right claim for a hand won on 1z, typed without -w 1z, had been told so)
+                msg = (f"{what} without a winning tile: claimed {r} ({_fmt_amounts(c.amounts)}) depends on the "
+                       f"winning tile, and none was given ({rule.label()}; {rule.source}): give --winning-tile TILE"
+                       f" ({_with_tiles(_winning_tile_effect(scored), claimed_total)})")
             else:
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but it does not apply to this hand "
                        f"({rule.label()}; {rule.source})")
@@ -981,6 +989,31 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         lines_total = add_up_claims(claims, scored, claimed_total, lines_agree=not diffs)
     return AuditResult(int(claimed_total), int(scored.total), tuple(diffs), tuple(hints), lines_total,
                        tuple(taken_as))
+
+
+def _winning_tile_effect(scored: ScoredHand) -> WinningTileEffect:
+    """:func:`scoring.engine.winning_tile_effect` of ``scored``, an empty one (no totals, no rules) for a hand
+    that has its winning tile or needs none. Raises nothing but a :class:`RulesetError` of the ruleset."""
+    return winning_tile_effect(scored) or WinningTileEffect({}, ())
+
+
+def _tiles_scoring(effect: WinningTileEffect, total: int) -> str:
+    """The tiles with which, as the winning tile, the hand of ``effect`` scores ``total`` (its ``totals``), in
+    tile order and words: ``1z``, ``2m, 3m or 5p``; ``""`` when none does."""
+    tiles = [t for t, v in effect.totals.items() if v == total]
+    return ", ".join(tiles[:-1]) + (" or " if len(tiles) > 1 else "") + tiles[-1] if tiles else ""
+
+
+def _with_tiles(effect: WinningTileEffect, claimed: int) -> str:
+    """What naming a winning tile scores, for a difference line (:func:`compare`): the tiles with which the hand
+    scores the ``claimed`` total (``with 1z the hand scores 30``), else its totals with one (``with one it
+    scores 26–30``)."""
+    tiles = _tiles_scoring(effect, claimed)
+    if tiles:
+        return f"with {tiles} the hand scores {claimed}"
+    totals = sorted(set(effect.totals.values()))
+    span = f"{totals[0]}" if len(totals) == 1 else f"{totals[0]}–{totals[-1]}"
+    return f"with one it scores {span}" if totals else "no tile of the hand makes it a legal one"
 
 
 def taken_as_of(claims: Sequence[Claimed], rs: Ruleset, computed: Mapping[str, Line]) -> list[TakenAs]:
@@ -1032,6 +1065,10 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
             out.append(f"the claim is ({base:g} + {added:g}) × {m:g} = {claimed}: the {mult[0].amount()} of "
                        f"{mult[0].name} ({mult[0].source}) applies before the {added:g} points are added: "
                        f"{base:g} × {m:g} + {added:g} = {total}")
+    tiles = _tiles_scoring(_winning_tile_effect(scored), claimed)
+    if tiles:  # a winner's hand given no winning tile, scored with no wait (scoring.engine.no_winning_tile_note)
+        out.append(f"with --winning-tile {tiles} the hand scores the claimed {claimed} (scored here with no winning "
+                   f"tile, so with no wait)")
     by_option = option_hints(scored, claimed, rs)
     out.extend(by_option)
     if fixed and not by_option:
