@@ -1023,6 +1023,15 @@ class WinningTileEffect:
     totals: Mapping[str, int]
     rules: tuple[str, ...]
 
+    @property
+    def span(self) -> str:
+        """The totals a winning tile gives, as the notes say them: ``26–30``, ``28`` when one, ``""`` when no tile
+        makes a legal hand."""
+        totals = sorted(set(self.totals.values()))
+        if not totals:
+            return ""
+        return f"{totals[0]}" if len(totals) == 1 else f"{totals[0]}–{totals[-1]}"
+
 
 def winning_tile_effect(result: ScoredHand) -> WinningTileEffect | None:
     """For ``result`` (a :class:`ScoredHand` of a winner's hand with no winning tile, one it should have:
@@ -1077,10 +1086,9 @@ def no_winning_tile_note(result: ScoredHand, way_out: str = WINNING_TILE_WAY_OUT
         return note
     if totals == [result.total]:  # (lines that differ then move nothing: a rode-draak hand refused with any tile)
         return f"{note} (any of its tiles as the winning tile scores it the same, {result.total})"
-    span = f"{totals[0]}" if len(totals) == 1 else f"{totals[0]}–{totals[-1]}"
     never = "" if result.total in totals else f", never this {result.total}"
     depends = f" (lines that depend on it: {', '.join(effect.rules)})" if effect.rules else ""
-    return f"{note}: with one it scores {span}{never}{depends}"
+    return f"{note}: with one it scores {effect.span}{never}{depends}"
 
 
 def with_no_winning_tile_note(result: ScoredHand, way_out: str = WINNING_TILE_WAY_OUT) -> ScoredHand:

@@ -1011,9 +1011,7 @@ def _with_tiles(effect: WinningTileEffect, claimed: int) -> str:
     tiles = _tiles_scoring(effect, claimed)
     if tiles:
         return f"with {tiles} the hand scores {claimed}"
-    totals = sorted(set(effect.totals.values()))
-    span = f"{totals[0]}" if len(totals) == 1 else f"{totals[0]}–{totals[-1]}"
-    return f"with one it scores {span}" if totals else "no tile of the hand makes it a legal one"
+    return f"with one it scores {effect.span}" if effect.span else "no tile of the hand makes it a legal one"
 
 
 def taken_as_of(claims: Sequence[Claimed], rs: Ruleset, computed: Mapping[str, Line]) -> list[TakenAs]:
