@@ -960,6 +960,11 @@ def number_spans(nums: Sequence[int]) -> str:
     return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
 
 
+def _tiles_span(nums: Sequence[int]) -> str:
+    """Sorted tile numbers said in a note: ``[15]`` → ``"tile 15"``, ``[15, 16, 18]`` → ``"tiles 15-16, 18"``."""
+    return f"tiles {number_spans(nums)}" if len(nums) > 1 else f"tile {nums[0]}"
+
+
 def _unread_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
     """``reading`` with its confidence × the chance that each tile it reads as a tile of the hand, though
     the classifier gave it under :data:`UNREAD_PLAYING` of being a playing tile at all, is one (its
@@ -1164,6 +1169,9 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
     changed = tuple(p for p in range(n) if tiles[p] is not None and tiles[p] != raw[p])
     notes = list(lay.notes)
     num = _numbers(lay)
+    # the groups left out for the same reason share one note, at the place of the first (a new user's busy
+    # photo printed "ignored: outside the main row (tile 16)", "(tile 17)", … five lines of it)
+    ignored: dict[str, tuple[int, list[int]]] = {}
     for gi, (g, o) in enumerate(zip(h.groups, h.choices)):
         if o.winning is not None and (roles[o.winning] == "winning" or tiles[o.winning] == hand.winning_tile):
             # (the tile set apart is the one --winning-tile names: it is marked the winning tile, as without
@@ -1174,13 +1182,19 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
             notes.append(f"tile {num[o.winning]} lies apart like a winning tile ({o.why}), but the winning tile is "
                          f"the {hand.winning_tile} given with --winning-tile: tile {num[o.winning]} is read as a "
                          f"concealed tile")
+        elif o.why and o.role == "ignored":
+            at, nums = ignored.setdefault(o.why, (len(notes), []))
+            if at == len(notes):
+                notes.append("")  # (said below, once every group of this reason is known)
+            nums.extend(num[p] for p in g.tiles)
         elif o.why and o.role != "concealed":
-            nums = sorted(num[p] for p in g.tiles)  # (a tile added at the group's far end is numbered as given)
-            span = f"tiles {number_spans(nums)}" if len(nums) > 1 else f"tile {nums[0]}"
+            span = _tiles_span(sorted(num[p] for p in g.tiles))  # (a tile added at the group's far end is numbered as given)
             # (a concealed kong named in () is matched with the role "exposed" like any named meld: the
             # demo's kong, named (2222m), was noted "exposed: named with --exposed (tiles 13-16)")
             role = "concealed-kong" if gi in h.given and h.given[gi].concealed else o.role
             notes.append(f"{role}: {o.why} ({span})")
+    for why, (at, nums) in ignored.items():
+        notes[at] = f"ignored: {why} ({_tiles_span(sorted(nums))})"
     if hand.winning_tile is None and hand.context.winner:
         notes.append("no winning tile marked: scored without one (set it apart or sideways, or give --winning-tile)")
     for m, gm in zip(melds[len(melds) - len(h.embedded):], h.embedded):
