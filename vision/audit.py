@@ -937,6 +937,8 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         outranked = {ln.rule: ln for ln in scored.outranked}
         ids = {x.id for x in rs.rules}
         top = next((ln for ln in scored.lines if ln.kind in ("fixed", "limit")), None)
+        # (the hand scored again with each winning tile it could have: once for every line claimed beyond it)
+        effect = _winning_tile_effect(scored) if extra else None
         for r in extra:
             c = claimed_by_rule[r]
             rule = rs.rule(r)
@@ -952,12 +954,12 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand makes it, but it is outranked "
                        f"by {top.rule} {top.amount()} ({top.name}; {top.source}): only the highest special hand "
                        f"counts")
-            elif r in _winning_tile_effect(scored).rules:
+            elif r in effect.rules:
                 # a line of the winning tile, on a winner's hand given none (scored with no wait): that, not "does
                 # not apply" (a referee's right claim for a hand won on 1z, typed without -w 1z, had been told so)
                 msg = (f"{what} without a winning tile: claimed {r} ({_fmt_amounts(c.amounts)}) depends on the "
                        f"winning tile, and none was given ({rule.label()}; {rule.source}): give --winning-tile TILE"
-                       f" ({_with_tiles(_winning_tile_effect(scored), claimed_total)})")
+                       f" ({_with_tiles(effect, claimed_total)})")
             else:
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but it does not apply to this hand "
                        f"({rule.label()}; {rule.source})")
