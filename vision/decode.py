@@ -51,7 +51,7 @@ from scoring.tiles import BONUS, PLAYING_TILES, TERMINALS_AND_HONOURS, compact, 
 
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, CLASS_NAMES, DROP
 from .classify import TileReadings
-from .layout import BONUS_INDEX, GroupRoles, Layout, Option
+from .layout import BONUS_INDEX, GroupRoles, Layout, Option, bonus_face
 
 #: candidates per concealed tile (most probable playing tiles)
 TOP_K = 6
@@ -785,7 +785,7 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
     conf, notes = reading.confidence, list(reading.notes)
 
     def face(t: int) -> str:  # a tile's likeliest flower/season
-        return BONUS_TILES[int(np.argmax(readings.probs[t, BONUS_INDEX]))]
+        return bonus_face(readings, t)
 
     def note(groups, where, p_in):
         tiles = [t for g in groups for t in g]

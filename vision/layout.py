@@ -746,6 +746,11 @@ def bonus_probability(readings: TileReadings) -> np.ndarray:
     return readings.probs[:, BONUS_INDEX].sum(1)
 
 
+def bonus_face(readings: TileReadings, i: int) -> str:
+    """The flower or season detection ``i`` reads most likely as (``"2f"``), whatever its top class."""
+    return BONUS_TILES[int(np.argmax(readings.probs[i, BONUS_INDEX]))]
+
+
 #: a tile whose probabilities of showing a blank face (the White dragon, 5z, or a back) add up to at
 #: least this may be a concealed kong's back (:func:`blank_backs`)
 BLANK_BACK = 0.5

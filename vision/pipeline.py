@@ -36,8 +36,8 @@ from .decode import (FORCED_WIN_NOTE, Reading, RegionRival, decode, format_confi
 from .detect import Detections, Detector, MirrorFusedDetector, add_second, load_detector, load_second_detector
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
-from .layout import (AWAY_NOTE, BONUS_INDEX, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs, bonus_probability,
-                     by_prior, find_geometry, hand_candidates, lift_geometry)
+from .layout import (AWAY_NOTE, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs, bonus_face,
+                     bonus_probability, by_prior, find_geometry, hand_candidates, lift_geometry)
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_PHOTO = REPO / "docs" / "demo.jpg"
@@ -1213,7 +1213,7 @@ def loose_bonus_doubts(res: PhotoResult) -> list[tuple[list[int], list[str], flo
         if cost < LOOSE_DOUBT or not shown:
             continue
         # (each tile's likeliest flower/season, as the note says)
-        named = sorted((res.position(i), BONUS_TILES[int(np.argmax(res.readings.probs[i][BONUS_INDEX]))]) for i in shown)
+        named = sorted((res.position(i), bonus_face(res.readings, i)) for i in shown)
         out.append(([n for n, _ in named], [f for _, f in named], cost))
     return sorted(out, key=lambda d: -d[2])
 
