@@ -472,7 +472,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     if unsaid:
         lab, j, row = unsaid[0]
         void = all(not jj.winner for jj, _ in members if jj is not j)
-        return fail(unsaid_non_winner_words(lab, j.key, hand_size(row.get("reading"))["hand_tiles"], void))
+        return fail(unsaid_non_winner_words(lab, j.key, row.get("hand_tiles"), void))
     winners = [lab for lab, (j, _) in zip(labels, members) if j.winner]
     if len(winners) > 1:
         return fail(f"{len(winners)} winners ({', '.join(winners)})")
@@ -658,7 +658,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
                         # (a row scored before the refusal was kept: its problem begins with it)
                         "allowed": r["allowed"], "refusal": r["refusal"] or r["problem"],
                         # (a 13-tile photo read as a non-winner's, its winner cell unsaid: not paid as the winner)
-                        "unsaid_non_winner": r["unsaid_non_winner"],
+                        "unsaid_non_winner": r["unsaid_non_winner"], "hand_tiles": row["hand_tiles"],
                         # the hand's own cash (暗槓 $5 …), from its breakdown: a row an earlier version wrote too
                         "cash_lines": breakdown_cash_lines(row["breakdown"])}
                 groups.setdefault((job.table, job.hand), []).append((job, slim))
