@@ -374,7 +374,6 @@ def cash_replaced_note(ruleset_id: str, options: Mapping[str, Any] | None, score
     return "cash given replaces the hands' own: " + "; ".join(said)
 
 
-
 def with_cash(ruleset_id: str, options: Mapping[str, Any], scored: Mapping[str, Any]) -> dict[str, Any]:
     """``options`` of ``ruleset_id``'s settlement with its ``cash`` option (a scheme that settles cash
     apart from points: hk-tw-16's 暗槓 $5, 台花 $5, 台草 $3, 004:42–43) filled in from the hands scored
