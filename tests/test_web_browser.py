@@ -118,6 +118,17 @@ def _idle(pg) -> None:
     pg.wait_for_selector("body:not([data-busy])", state="attached", timeout=30_000)
 
 
+def _score_typed(pg, notation: str, ruleset: str | None = None, shown: str = "#total") -> None:
+    """Type ``notation`` in the page's hand form (under ``ruleset`` when given), send it and wait for ``shown``
+    (the total, or ``#error``) and the page to settle."""
+    if ruleset is not None:
+        pg.select_option("#ruleset", ruleset)
+    pg.fill("#notation", notation)
+    pg.click("#notation-form button[type=submit]")
+    pg.wait_for_selector(shown, state="visible", timeout=30_000)
+    _idle(pg)
+
+
 def _upload(pg, scene, tmp_path) -> None:
     """Choose the scene's photo on the page and wait until its reading is shown."""
     photo = tmp_path / "hand.jpg"
@@ -710,21 +721,14 @@ def test_a_refused_hand_and_a_scores_note_are_said_in_the_pages_words(page):
     page.click("#settings > summary")
     page.select_option("#ruleset", "rode-draak")
     page.check("#flags input[data-flag='dead-hand']")
-    page.fill("#notation", "123m456p789s11z [777p]")
-    page.click("#notation-form button[type=submit]")
-    page.wait_for_selector("#error", state="visible", timeout=30_000)
-    _idle(page)
+    _score_typed(page, "123m456p789s11z [777p]", shown="#error")
     said = page.text_content("#error")
     assert said == "a dead hand cannot make mahjong (001:108): tick “Not the winner” in Settings", said
     if os.environ.get("WEB_ERROR_SCREENSHOT"):  # (a look at the reworded error on a phone's screen)
         page.locator("#error").scroll_into_view_if_needed()
         page.screenshot(path=os.environ["WEB_ERROR_SCREENSHOT"])
     page.uncheck("#flags input[data-flag='dead-hand']")
-    page.select_option("#ruleset", "hk-tw-16")
-    page.fill("#notation", "123m456p789s11z [777p] [555s]")
-    page.click("#notation-form button[type=submit]")
-    page.wait_for_selector("#total", state="visible", timeout=30_000)
-    _idle(page)
+    _score_typed(page, "123m456p789s11z [777p] [555s]", "hk-tw-16")
     assert not page.is_visible("#error"), page.text_content("#error")
     notes = page.text_content("#score-notes")
     assert "need “Discards on the table” in Settings:" in notes and "--" not in notes, notes
@@ -734,11 +738,7 @@ def test_a_typed_hand_with_no_winning_tile_is_said_so_in_the_pages_words(page):
     # /api/hand's note on a winner's hand with no winning tile (scoring.engine.no_winning_tile_note) names
     # win:TILE and --winning-tile TILE: the page says its own "Winning tile" control for the latter
     page.click("#settings > summary")
-    page.select_option("#ruleset", "nts")
-    page.fill("#notation", "123m456p789s11z [777p]")
-    page.click("#notation-form button[type=submit]")
-    page.wait_for_selector("#total", state="visible", timeout=30_000)
-    _idle(page)
+    _score_typed(page, "123m456p789s11z [777p]", "nts")
     assert page.text_content("#total") == "26"  # (seed 002: 2 + 2 × 2 + 20, no wait; win:1z 30)
     notes = page.text_content("#score-notes")
     assert ("end the notation with win:TILE or type it in “Winning tile” under Overrides in Settings: with one it "
@@ -760,10 +760,7 @@ def test_not_the_winner_greys_out_how_the_hand_was_won_and_does_not_send_it(page
         assert page.is_disabled(sel), sel
     assert page.is_enabled("#announced_wait")  # a waiting hand may be announced by a non-winner
     page.click("#settings > summary")
-    page.fill("#notation", "123m456p789s1z [777p]")
-    page.click("#notation-form button[type=submit]")
-    page.wait_for_selector("#total", state="visible", timeout=30_000)
-    _idle(page)
+    _score_typed(page, "123m456p789s1z [777p]")
     assert not page.is_visible("#error"), page.text_content("#error")
     from scoring import Context, load_ruleset, parse_hand, score_hand
 
