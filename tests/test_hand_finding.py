@@ -1166,11 +1166,12 @@ def test_a_meld_tile_read_as_a_flower_keeps_its_meld():
     assert res.reading.roles[pos] == "exposed" and res.reading.tiles[pos] == "7z"
 
 
-def _season_read_5m(rd, pos, season_p):
-    """``rd`` with tile ``pos`` read 5m at 0.6 and 4y at ``season_p`` (an unseen set's season)."""
+def _season_read_5m(rd, pos, season_p, read_p=0.6):
+    """``rd`` with tile ``pos`` read 5m at ``read_p`` and 4y at ``season_p`` (an unseen set's season),
+    the rest spread evenly over the other classes."""
     probs = np.array(rd.probs)
-    probs[pos] = (1 - 0.6 - season_p) / (NUM_CLASSES - 2)
-    probs[pos, CLASS_INDEX["5m"]] = 0.6
+    probs[pos] = (1 - read_p - season_p) / (NUM_CLASSES - 2)
+    probs[pos, CLASS_INDEX["5m"]] = read_p
     probs[pos, CLASS_INDEX["4y"]] = season_p
     return TileReadings.make(probs, rd.pose)
 
@@ -1186,16 +1187,18 @@ def _bonus_group_in_front(faces):
     return meta, keep, det, rd
 
 
-@pytest.mark.parametrize("season_p", [0.3, 0.002])
-def test_a_bonus_group_with_a_tile_read_as_another_is_still_the_hands(season_p):
+@pytest.mark.parametrize("season_p,read_p", [(0.3, 0.6), (0.15, 0.6), (0.002, 0.9)])
+def test_a_bonus_group_with_a_tile_read_as_another_is_still_the_hands(season_p, read_p):
     # render-s7-12's row, and four bonus tiles set apart in front of it, one of them (a season)
     # misread as 5m at 0.6 (an unseen set's season read upside-down): the three read as flowers used to
     # be thrown out with it as flowers "among other tiles" (a confident reading without its bonus
     # tiles). They are the hand's now; the misread one is its season when it is not unlikely as one
-    # (30 %), else it is left out as a loose tile
+    # (4y 30 %, or 15 %: flowers/seasons 19 % in all, a third of its 5m's 60 %, which MIXED_BONUS 0.7
+    # left out, as it left out an unseen set's flower read 1z beside three others), else (read 5m at
+    # 90 %, flowers/seasons 2 % in all) it is left out as a loose tile
     meta, keep, det, rd = _bonus_group_in_front(["1f", "2f", "5m", "3f"])
     pos = len(keep) + 2
-    res = _read(meta, det, _season_read_5m(rd, pos, season_p))
+    res = _read(meta, det, _season_read_5m(rd, pos, season_p, read_p))
     assert res.reading.legal, res.reading.problem
     hand = res.reading.hand
     assert {"1f", "2f", "3f"} <= set(hand.bonus)
@@ -1413,11 +1416,12 @@ def test_bonus_tiles_laid_sideways_in_two_columns_are_one_bonus_group(side):
     assert all(res.reading.roles[len(keep) + k] == "ignored" for k in range(2))
 
 
-@pytest.mark.parametrize("season_p", [0.3, 0.002])
-def test_a_tile_of_a_bonus_column_read_as_another_may_be_its_misread_bonus_tile(season_p):
+@pytest.mark.parametrize("season_p,read_p", [(0.3, 0.6), (0.15, 0.6), (0.002, 0.9)])
+def test_a_tile_of_a_bonus_column_read_as_another_may_be_its_misread_bonus_tile(season_p, read_p):
     # the right-hand columns of the test above, the last season read 5m at 0.6 (an unseen set's
     # season): it touches the column's flowers and has no other neighbour, so it is offered as a
-    # misread bonus tile (MIXED_BONUS) — taken when not unlikely as the season (30 %), else left out
+    # misread bonus tile (MIXED_BONUS) — taken when not unlikely as the season (30 % or 15 %), else
+    # (5m at 90 %, the season 0.2 %) left out
     meta = load("render-s7-12")
     keep = _hand_only(meta)
     x0, y0, x1, y1, w, h = _row_box(meta)
@@ -1426,13 +1430,39 @@ def test_a_tile_of_a_bonus_column_read_as_another_may_be_its_misread_bonus_tile(
     faces = ["1f", "2f", "3f", "4f", "1y", "2y", "3y", "5m"]
     det, rd = _scene(meta, keep, cols, faces)
     pos = len(keep) + 7
-    res = _read(meta, det, _season_read_5m(rd, pos, season_p))
+    res = _read(meta, det, _season_read_5m(rd, pos, season_p, read_p))
     assert res.reading.legal, res.reading.problem
     assert set(faces[:7]) <= set(res.reading.hand.bonus)
     if season_p > 0.1:
         assert "4y" in res.reading.hand.bonus and res.reading.roles[pos] == "bonus"
     else:
         assert res.reading.roles[pos] == "ignored" and len(res.reading.hand.bonus) == 7
+
+
+@pytest.mark.parametrize("gap,theirs", [(0.3, True), (4.0, False)])
+def test_a_block_of_doubtful_flowers_just_behind_the_row_is_the_hands(gap, theirs):
+    # render-s7-12's row and six flowers/seasons lying sideways in two columns of three behind its left
+    # end, their bottom ``gap`` tile heights above the row, boxed with detector score 0.3 (doubtful, as
+    # an unseen set's flowers are): the region found among the sure boxes left them out, and they
+    # counted only as far bonus tiles (20 %), so the hand was read without them (a held-out columns
+    # composite: seven flowers boxed and read, all left out). A block of three or more beside the row
+    # (box gap within OFF_ROW_NEAR = 1.5 tile heights) is the hand's, set apart on purpose; four tile
+    # heights away (another player's, across the table) it stays out
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    block = [[x0 + w + c * (h + 2), y0 - gap * h - r * (w + 2) - w, x0 + w + c * (h + 2) + h, y0 - gap * h - r * (w + 2)]
+             for c in range(2) for r in range(3)]
+    faces = ["1f", "2f", "3f", "1y", "2y", "3y"]
+    det, rd = _scene(meta, keep, block, faces, extra_scores=0.3)
+    res = _read(meta, det, rd)
+    assert res.reading.legal, res.reading.problem
+    roles = [res.reading.roles[len(keep) + k] for k in range(len(faces))]
+    if theirs:
+        assert roles == ["bonus"] * 6 and sorted(res.reading.hand.bonus) == sorted(faces)
+    else:
+        assert roles == ["ignored"] * 6 and not res.reading.hand.bonus
+    assert format_hand(replace_bonus(res.reading.hand)) == _truth(meta)
 
 
 def _lone_flower_layout(meta):
@@ -2000,3 +2030,25 @@ def test_a_covered_tile_read_face_down_is_named_with_its_fix(demo_models):
     assert "least sure" not in res.reading.problem
     fixed = read_photo(buf.getvalue(), "nts", detector=det, classifier=cls, fixes={4: "5m"})
     assert fixed.reading.legal and fixed.reading.notation.startswith("345m678p66z")
+
+
+def test_flowers_are_sized_against_the_hands_tiles_when_the_main_row_is_one_short_box():
+    # a hard-scene render: the region chosen had for its main row one tile set apart, boxed short (31 px
+    # against the hand's 40 × 55), so eight flowers in a row beside the hand (46 × 52) measured 1.6× a
+    # tile, over LYING_LARGER (1.3: a playing card, a coaster), and were left out without a word, the
+    # reading at 93 %. One box is no scale: with fewer than SIZE_NEAREST tiles in the main row the
+    # hand region's other tiles are measured
+    from vision.layout import Geometry, Group, _size_ratio
+
+    boxes = np.array([[600, 600, 631, 632]]  # the main row: one short box
+                     + [[400 + 42 * k, 560, 440 + 42 * k, 615] for k in range(4)]  # the hand's row near it
+                     + [[100 + 48 * k, 560, 146 + 48 * k, 612] for k in range(3)], float)  # flowers
+    det = Detections.make(boxes, np.full(len(boxes), 0.9), [False] * len(boxes))
+    geo = Geometry(0.0, (Group((0,), 0), Group((1, 2, 3, 4), 1), Group((5, 6, 7), 2)), ((0,), (1,), (2,)), 0,
+                   (0, 1), tuple(range(8)), (False,) * 8, (False,) * 8, 31.0, 32.0)
+    # √(46·52) = 48.9 against the three hand tiles nearest, √(40·55) = 46.9: 1.04 (not 48.9 / 31.5 = 1.55)
+    assert _size_ratio(geo, det, (5, 6, 7)) == pytest.approx(48.9 / 46.9, abs=0.01)
+    # a main row of three or more is still the measure
+    geo3 = Geometry(0.0, (Group((1, 2, 3), 0), Group((0, 4), 1), Group((5, 6, 7), 2)), ((0,), (1,), (2,)), 0,
+                    (0, 1), tuple(range(8)), (False,) * 8, (False,) * 8, 40.0, 55.0)
+    assert _size_ratio(geo3, det, (5, 6, 7)) == pytest.approx(48.9 / 46.9, abs=0.01)

@@ -28,7 +28,9 @@ best joint reading, so no row is thrown away before its tiles are read.
    more at an end of a group off it (laid on in line after the melds) is a bonus group of its own
    when under half of the group or when the rest is a meld's worth of tiles none read so, :func:`_end_run`;
    flowers/seasons whose boxes touch,
-   :func:`_touching` — a column of them laid sideways — are one group, reaching past the region); a
+   :func:`_touching` — a column of them laid sideways — are one group, reaching past the region, and a
+   block of three or more of them outside the region but beside the main row is the hand's too,
+   :func:`_near_bonus_block`); a
    group of four with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld
    (preferred) or ``concealed``; a single tile → ``winning`` (preferred when it is set apart at a row end or lies sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
    tile; groups outside the main row may also be ``ignored``. Each group carries its options with prior
@@ -90,8 +92,10 @@ LOOSE_BONUS = 0.5
 #: flowers/seasons, one of them at an end, is a bonus group as those tiles' own group would be (a pair
 #: or a lone flower among other tiles stays a pile's: discards); each of its other tiles is offered as a
 #: misread bonus tile (an unseen set's season read upside-down as 5m) with this prior, else ignored
-#: (the decoder weighs that against its reading)
-MIXED_BONUS = 0.7
+#: (the decoder weighs that against its reading: taken when its probability of being any flower or
+#: season is over (1 − prior) / prior of its best reading's, 11 %; at 0.7 that was 43 %, and an unseen
+#: set's flower read 1z at 78 % (flowers/seasons 14 %) beside three others was left out)
+MIXED_BONUS = 0.9
 #: flowers/seasons whose boxes lie less than this share of a tile's size apart touch (:func:`_touching`):
 #: a column of them laid sideways is one group, as a row of them is
 TOUCH = 0.25
@@ -886,6 +890,13 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             (k in stray and len(group_of[k].tiles) <= 2)  # beside one other tile in the region
             or (k not in hand_set and all(is_b[j] and j not in exclude for j in group_of[k].tiles)))}
         merged = tuple(sorted(have | new, key=pos.__getitem__))
+        if not parts and _near_bonus_block(geo, det, c, is_b, group_of, hand_set | set(exclude)):
+            # a block of flowers/seasons outside the region but beside the hand's row (its rows put in
+            # with clutter, or its boxes doubtful): set apart on purpose, as a group in the region is
+            off_bonus[merged] = group_of[c[0]].row
+            hand_set |= set(c)
+            joined.add(merged)
+            continue
         if not parts or (len(parts) == 1 and not new) or len(merged) > len(BONUS_TILES):
             continue
         row = off_bonus[parts[0]]
@@ -1029,6 +1040,26 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus, tuple(apart_single))
 
 
+def _near_bonus_block(geo: Geometry, det: Detections, block, is_b: np.ndarray, group_of,
+                      region: set[int]) -> bool:
+    """True when ``block`` (touching detections, :func:`_touching`) is :data:`END_BONUS_RUN` to a
+    hand's eight flowers/seasons outside the hand region (``region``: its detection indices), each in
+    a group of flowers/seasons only, of a tile's size beside the main row (:func:`_size_ratio`), and
+    its nearest box lies within :data:`OFF_ROW_NEAR` tile heights of a main-row box (box gap, pixels
+    over :attr:`Geometry.tile_h`): bonus tiles laid out beside the hand, not another player's (those
+    lie a hand's depth away, across the table)."""
+    main = list(geo.row_tiles(0)) if geo.rows else []
+    if (not main or not END_BONUS_RUN <= len(block) <= len(BONUS_TILES) or set(block) & region
+            or not all(is_b[j] for k in block for j in group_of[k].tiles)
+            or not 1 / SIZE_RATIO <= _size_ratio(geo, det, tuple(block)) <= LYING_LARGER):
+        return False
+    b = np.asarray(det.boxes, np.float64)
+    a, m = b[list(block)][:, None, :], b[main][None, :, :]
+    dx = np.maximum(0.0, np.maximum(a[..., 0] - m[..., 2], m[..., 0] - a[..., 2]))
+    dy = np.maximum(0.0, np.maximum(a[..., 1] - m[..., 3], m[..., 1] - a[..., 3]))
+    return float(np.hypot(dx, dy).min()) <= OFF_ROW_NEAR * max(geo.tile_h, 1e-6)
+
+
 def _touching(det: Detections, idx: list[int]) -> list[list[int]]:
     """The tiles ``idx`` in groups of boxes that touch (:func:`_touch`), in any direction, so a column
     of tiles laid sideways is one group. Each group in ``idx`` order; singles included."""
@@ -1088,10 +1119,14 @@ def _size_ratio(geo: Geometry, det: Detections, tiles: tuple[int, ...]) -> float
     """The median tile size (√(w·h)) of ``tiles`` over that of the :data:`SIZE_NEAREST` main-row tiles
     nearest to them (box centres; 1.0 without a main row): in a photo taken at a slant the row's tiles
     shrink along it, and a tile lying in front of its near end looks as large as the tiles there,
-    not as the row's median."""
+    not as the row's median. A main row of fewer than :data:`SIZE_NEAREST` tiles (a single tile set
+    apart, often boxed short) is measured with the hand region's other tiles: one box is no scale."""
     main = list(geo.row_tiles(0)) if geo.rows else []
     if not main or not len(det):
         return 1.0
+    if len(main) < SIZE_NEAREST:
+        region = [t for t in geo.hand_tiles if t not in set(tiles)]
+        main = region if len(region) > len(main) else main
     size = np.sqrt(np.prod(det.sizes, axis=1))
     return float(np.median(size[list(tiles)])) / max(_nearest_size(det.centres, size, main, tiles), 1e-6)
 
