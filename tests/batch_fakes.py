@@ -224,10 +224,9 @@ def loose_flowers_reader():
         r = res.reading
         n = len(r.tiles)
         after = number_after_hand(res.order, r.roles)
-        notes = (loose_bonus_note(f"{n + 1} (4f), {n + 2} (3y)", "near the hand", 0.23, after, ["4f", "3y"],
-                                  [n + 1, n + 2]),
-                 loose_bonus_note(f"{n + 3} (2y)", "away from the hand", 0.2, after, ["2y"], [n + 3]),
-                 loose_bonus_note(f"{n + 4} (1f)", "away from the hand", 0.2, after, ["1f"], [n + 4]))
+        notes = (loose_bonus_note([(n + 1, "4f"), (n + 2, "3y")], "near the hand", 0.23, after),
+                 loose_bonus_note([(n + 3, "2y")], "away from the hand", 0.2, after),
+                 loose_bonus_note([(n + 4, "1f")], "away from the hand", 0.2, after))
         return replace(res, reading=replace(r, confidence=0.4, notes=tuple(r.notes) + notes))
 
     return loose

@@ -1290,8 +1290,8 @@ def test_a_winners_photo_with_no_winning_tile_marked_needs_review(tmp_path, trut
 def test_a_problem_cell_says_each_piece_of_advice_once(tmp_path, truth, capsys):
     # a new user's row of a columns composite with loose flowers: its problem cell, about 1,500 characters, had the
     # same paragraph of add/fix advice three times, once per loose-tile note. Each note's own tiles, shares and
-    # cells stay; the advice said already ("any other tile number does as well …", "or set them apart …", "and the
-    # reading no longer doubts them", what the add cell's POS=TILE does) is said once, in order
+    # cells stay, each clause said once; the notes now say no general advice (what --add POS=TILE does is in
+    # docs/photo.md), each a line of its own commands
     d = _photo_copies(tmp_path, truth, ["a.jpg", "b.jpg"])
     man = tmp_path / "m.csv"
     man.write_text("photo,winner\na.jpg,yes\n")  # (b.jpg: no manifest row)
@@ -1304,28 +1304,22 @@ def test_a_problem_cell_says_each_piece_of_advice_once(tmp_path, truth, capsys):
     assert rows["a.jpg"]["status"] == "needs-review"
     clauses = cell.split("; ")
     assert len(clauses) == len(set(clauses)), cell
-    for advice in ("any other tile number does as well (a flower or season counts wherever it goes)",
-                   "or set them apart in a row beside the hand and take the photo again",
-                   "and the reading no longer doubts them",
-                   "add them to the hand by writing POS=TILE in the row's add cell, which puts TILE in the hand as "
-                   "tile number POS"):
-        assert cell.count(advice) == 1, (advice, cell)
-    # every note's own words stay, in the order the reader gave them
-    n = int(re.search(r"unsure: tile\(s\) (\d+) \(4f\)", cell).group(1)) - 1
+    # every note's own words stay, in the order the reader gave them, the commands said as the row's cells
+    n = int(re.search(r"unsure: tiles (\d+)-\d+ \(4f 3y\)", cell).group(1)) - 1
     own = ["confidence 40% below 80%",
-           f"unsure: tile(s) {n + 1} (4f), {n + 2} (3y) near the hand", f"leave them out by writing {n + 1}=-,{n + 2}=-",
-           f"unsure: tile(s) {n + 3} (2y) away from the hand", f"leave them out by writing {n + 3}=-",
-           f"unsure: tile(s) {n + 4} (1f) away from the hand", f"leave them out by writing {n + 4}=-"]
+           f"unsure: tiles {n + 1}-{n + 2} (4f 3y) near the hand", "=4f,", f"leave them out by writing {n + 1}=-,{n + 2}=-",
+           f"unsure: tile {n + 3} (2y) away from the hand", "=2y in the row's add cell", f"leave it out by writing {n + 3}=-",
+           f"unsure: tile {n + 4} (1f) away from the hand", "=1f in the row's add cell", f"leave it out by writing {n + 4}=-"]
     at = [cell.find(piece) for piece in own]
     assert -1 not in at and at == sorted(at), (own, cell)
-    assert re.search(r"=2y in the add cell adds a 2y as tile \d+", cell) and re.search(
-        r"=1f in the add cell adds a 1f as tile \d+", cell), cell
-    # the reader's three notes, as the state database keeps them, are some 1,600 characters; the cell some 1,100
+    assert re.search(r"count them by writing \d+=4f,\d+=3y in the row's add cell", cell) and "--" not in cell, cell
+    # the reader's three notes, as the state database keeps them, were some 1,600 characters; now under 700, and
+    # the cell says them whole
     con = sqlite3.connect(batch.state_path_for(out))
     (raw,) = con.execute("SELECT problem FROM results WHERE key='a.jpg'").fetchone()
     con.close()
-    assert raw.count("any other tile number does as well") == 3 and len(raw) > 1500, raw
-    assert len(cell) < 0.8 * len(raw), (len(raw), len(cell), cell)
+    assert raw.count("unsure: tile") == 3 and len(raw) < 700, (len(raw), raw)
+    assert cell.count("unsure: tile") == 3, cell
     # a photo with no manifest row: the same cell, and the cells it names belong to a row to add
     assert rows["b.jpg"]["problem"] == cell + batch_outputs.NO_ROW_YET
 
@@ -1962,23 +1956,20 @@ def test_the_problem_column_names_manifest_cells_not_flags():
                           "add a tile the detector missed with --add POS=TILE")
     assert said.endswith("set the winner cell to no (a non-winner's hand has 13); add a tile the detector missed "
                          "with the add cell (POS=TILE)")
-    # a loose flower's note (vision.decode.loose_bonus_note) says what --add POS=TILE does: the batch says
-    # the add cell, its example list kept whole (a player did not know what the example's number meant)
+    # a loose flower's note (vision.decode.loose_bonus_note) gives its --add and --fix commands: the batch says
+    # the add and fix cells, each list kept whole
     from vision.decode import loose_bonus_note
 
-    note = loose_bonus_note("15 (1f), 16 (2f)", "near the hand", 0.35, 15, ["1f", "2f"])
+    note = loose_bonus_note([(15, "1f"), (16, "2f")], "near the hand", 0.35, 15)
     assert manifest_words(note) == (
-        "unsure: tile(s) 15 (1f), 16 (2f) near the hand, read as flowers/seasons, were taken as loose tiles (35% that "
-        "they are the hand's bonus tiles); if they are, add them to the hand by writing POS=TILE in the row's add "
-        "cell, which puts TILE in the hand as tile number POS: 15=1f,16=2f in the add cell adds a 1f as tile 15 and "
-        "a 2f as tile 16, just after the hand's last tile (14); any other tile number does as well (a flower or "
-        "season counts wherever it goes); or set them apart in a row beside the hand and take the photo again")
-    assert "15=1f in the add cell adds a 1f as tile 15, just after" in manifest_words(
-        loose_bonus_note("15 (1f)", "near the hand", 0.35, 15, ["1f"]))
-    # … and the other way out, not the hand's: the fix cell, its list kept whole (the note said --fix 25=-,26=-)
-    said = manifest_words(loose_bonus_note("25 (3y), 26 (4y)", "near the hand", 0.31, 18, ["3y", "4y"], [25, 26]))
-    assert said.endswith("; if they are not the hand's, leave them out by writing 25=-,26=- in the row's fix cell, and "
-                         "the reading no longer doubts them") and "--" not in said, said
+        "unsure: tiles 15-16 (1f 2f) near the hand, left out as loose flowers/seasons (35% that they are the hand's): "
+        "count them by writing 15=1f,16=2f in the row's add cell, or leave them out by writing 15=-,16=- in the row's "
+        "fix cell")
+    assert "count it by writing 15=1f in the row's add cell, or" in manifest_words(
+        loose_bonus_note([(15, "1f")], "near the hand", 0.35, 15))
+    # … the fix cell's list kept whole (the note said --fix 25=-,26=-)
+    said = manifest_words(loose_bonus_note([(25, "3y"), (26, "4y")], "near the hand", 0.31, 18))
+    assert said.endswith(", or leave them out by writing 25=-,26=- in the row's fix cell") and "--" not in said, said
     assert manifest_words("leave out boxes … with --fix POS=-") == "leave out boxes … with the fix cell (POS=-)"
     # a 14-tile hand in a row marked `winner no`: the row may be what is wrong (a director's trial)
     assert manifest_words("a non-winning hand under nts has 13: …; if the hand won, leave out --not-winner (a winner's "

@@ -253,14 +253,14 @@ def test_a_flower_boxed_away_from_the_hand_makes_the_reading_less_sure():
     assert res.roles[-1] == "ignored" and not res.hand.bonus
     q = 0.9 + 7 * 0.1 / 42  # its share of the bonus classes (_scene spreads 10 % over the other 42)
     assert res.confidence == pytest.approx(plain.confidence * (1 - 0.2 * q), abs=0.01)
-    assert any("(2f) away from the hand, read as flowers/seasons" in n for n in res.notes), res.notes
+    assert any("(2f) away from the hand, left out as loose flowers/seasons" in n for n in res.notes), res.notes
     # followed (`--add 15=2f`): the hand holds a 2f, and the far box read 2f no longer doubts it (a set
     # holds each face once); a second note would have asked for a second 2f
     photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
     det, rd = _scene(meta, keep, [far], ["2f"])
     first = _read(meta, det, rd)
     added = read_detections(photo, det, rd, NTS, Context(), additions=[(15, "2f")], shown=first.layout.geometry).reading
-    assert added.hand.bonus == ("2f",) and not any("away from the hand, read as" in n for n in added.notes)
+    assert added.hand.bonus == ("2f",) and not any("away from the hand, left out as" in n for n in added.notes)
     assert added.confidence == pytest.approx(plain.confidence, abs=0.01)
     # three lone far flowers (other players' in a whole-table photo) count once, not three times
     three = [[x0 + k * 4 * w, y0 - 7.0 * h, x0 + k * 4 * w + w, y0 - 6.0 * h] for k in range(3)]
@@ -1485,18 +1485,17 @@ def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
     meta = load("render-s7-12")
     keep, loose, flower, (x0, top, w, h) = _lone_flower_layout(meta)
     plain = _read(meta, *_scene(meta, keep, loose + [flower], ["1m", "9p", "5s"])).reading
-    res = _read(meta, *_scene(meta, keep, loose + [flower], ["1m", "9p", "2f"])).reading
+    read = _read(meta, *_scene(meta, keep, loose + [flower], ["1m", "9p", "2f"]))
+    res = read.reading
     assert res.legal and plain.legal and format_hand(res.hand) == format_hand(plain.hand) == _truth(meta)
     assert res.roles[-1] == "ignored" and not res.hand.bonus
     # × (1 − p · q): p = 0.7 × (size ratio)³ × 0.5 ≈ 0.35, q = 0.9 + 7 × 0.1 / 42 its share of the bonus classes
     assert res.confidence == pytest.approx(plain.confidence * (1 - 0.35 * 0.917), abs=0.01)
-    # the note says what --add does and what its example's number is (a player at the table did not know
-    # where "--add 15=2f" put the tile, nor how to choose another place)
-    assert any(n.startswith("unsure: tile(s)") and "(2f) near the hand, read as flowers/seasons" in n
-               and "add them to the hand with --add POS=TILE, which puts TILE in the hand as tile number POS: "
-                   "--add 15=2f adds a 2f as tile 15, just after the hand's last tile (14); any other tile number "
-                   "does as well (a flower or season counts wherever it goes); or set them apart" in n
-               for n in res.notes), res.notes
+    # the note names the tile and both ways out, as commands to paste: --add 15=2f after the hand's 14 tiles
+    # (what --add POS=TILE does is in docs/photo.md, not in every note), --fix N=- with the flower's number
+    n = read.position(len(res.roles) - 1)  # the flower's tile number
+    assert (f"unsure: tile {n} (2f) near the hand, left out as loose flowers/seasons (35% that it is the hand's): "
+            f"count it with --add 15=2f, or leave it out with --fix {n}=-") in res.notes, res.notes
     # a flower-read box much larger than a tile (a playing card) was judged by its size not to be a
     # tile of this set: it does not make the reading less sure
     card = [x0 + 4.5 * w, top - 0.8 * h, x0 + 4.5 * w + 1.8 * w, top + h]
@@ -1504,25 +1503,89 @@ def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
     assert big.legal and big.roles[-1] == "ignored" and big.confidence == pytest.approx(plain.confidence)
 
 
-def test_the_loose_flower_note_says_what_its_add_example_does():
-    # a player at the table: "--add 15=2f" in the note did not say that 15 is the place after the hand's
-    # last tile, nor what the number is. The note says --add POS=TILE puts TILE in the hand as tile POS,
-    # where the example's tiles go, and that any other number does for a flower or season
-    from vision.decode import loose_bonus_note
+def test_a_loose_flowers_note_pasted_counts_them_and_each_added_tile_names_the_box_it_replaces():
+    # a club referee's photo: the loose flowers' note offered --add 16=2f; pasted, the hand held the 2f, and its note
+    # said "tile 16 (2f) added by you (--add): the detector missed it", though the detector had boxed the 2f (tile
+    # 21) and the layout had left it out. Three lone flowers far from the hand (2f 3y 4f, other players' or this
+    # hand's): the note's commands, pasted, count all three, or leave them out; each added flower names the box
+    # read as its face that was left out, and a flower no box reads names the flower/season boxes left out
+    from vision.decode import number_spans
+    from vision.pipeline import parse_additions, parse_fixes
 
-    two = loose_bonus_note("15 (2f), 16 (3f)", "away from the hand", 0.2, 15, ["2f", "3f"])
-    assert two == ("unsure: tile(s) 15 (2f), 16 (3f) away from the hand, read as flowers/seasons, were taken as "
-                   "loose tiles (20% that they are the hand's bonus tiles); if they are, add them to the hand with "
-                   "--add POS=TILE, which puts TILE in the hand as tile number POS: --add 15=2f,16=3f adds a 2f as "
-                   "tile 15 and a 3f as tile 16, just after the hand's last tile (14); any other tile number does as "
-                   "well (a flower or season counts wherever it goes); or set them apart in a row beside the hand "
-                   "and take the photo again")
-    assert "--add 1=4y adds a 4y as tile 1, before every other tile;" in loose_bonus_note("1 (4y)", "near the hand",
-                                                                                         0.35, 1, ["4y"])
-    # and the other way out, with each tile's number: not the hand's (a club referee's audit stayed UNSURE with a
-    # loose season whose note told only how to add it; `--fix 25=-` made the reading sure)
-    assert loose_bonus_note("15 (2f), 16 (3f)", "away from the hand", 0.2, 15, ["2f", "3f"], [15, 16]) == two + (
-        "; if they are not the hand's, leave them out with --fix 15=-,16=-, and the reading no longer doubts them")
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    three = [[x0 + k * 4 * w, y0 - 7.0 * h, x0 + k * 4 * w + w, y0 - 6.0 * h] for k in range(3)]
+    det, rd = _scene(meta, keep, three, ["2f", "3y", "4f"])
+    first = _read(meta, det, rd)
+    nums = sorted(first.position(len(keep) + k) for k in range(3))
+    (note,) = [n for n in first.reading.notes if "away from the hand, left out as loose flowers/seasons" in n]
+    adds = parse_additions(re.search(r"--add (\S+)", note).group(1))
+    assert sorted(f for _, f in adds) == ["2f", "3y", "4f"], note  # (every tile's face: none held, none twice)
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    added = read_detections(photo, det, rd, NTS, Context(), additions=adds, shown=first.layout.geometry)
+    r = added.reading
+    assert r.legal and sorted(r.hand.bonus) == ["2f", "3y", "4f"]
+    assert not any("left out as loose flowers/seasons" in n for n in r.notes), r.notes
+    # the scoring is not changed by the note: the hand is the render's with the three bonus tiles
+    assert format_hand(r.hand).split(" +")[0] == _truth(meta).split(" win:")[0]
+    # each added flower names its box, numbered as the tiles are now (the boxes come after the added tiles)
+    for k, f in enumerate(["2f", "3y", "4f"]):
+        box = added.position(len(keep) + k)  # (the box read as f, detection len(keep) + k)
+        pos = next(p for p, c in adds if c == f)
+        assert f"tile {pos} ({f}) added by you (--add), in place of the box left out as tile {box} (read {f})" in \
+            r.notes, r.notes
+    assert not any("the detector missed it" in n for n in r.notes), r.notes
+    # … or left out, as the note says: the doubt goes
+    fixed = read_detections(photo, det, rd, NTS, Context(), fixes=parse_fixes(re.search(r"--fix (\S+)", note).group(1)))
+    assert sorted(fixed.dropped) == list(range(len(keep), len(keep) + 3)) and not fixed.reading.loose_bonus
+    assert fixed.reading.confidence > first.reading.confidence
+    # a flower no box reads: the detector missed it, or read it as another face among the boxes left out
+    one = read_detections(photo, det, rd, NTS, Context(), additions=[(nums[0], "1y")], shown=first.layout.geometry)
+    boxes = number_spans(sorted(one.position(len(keep) + k) for k in range(3)))
+    assert (f"tile {nums[0]} (1y) added by you (--add): the detector missed it, or read it as another face among the "
+            f"flower/season boxes left out (tiles {boxes})") in one.reading.notes, one.reading.notes
+    # a suit tile added is one the detector missed, as before
+    suit = read_detections(photo, det, rd, NTS, Context(), additions=[(nums[0], "1m")], shown=first.layout.geometry)
+    assert f"tile {nums[0]} (1m) added by you (--add): the detector missed it" in suit.reading.notes
+
+
+def test_the_loose_flower_note_is_short_and_its_add_example_counts_every_face_it_can():
+    # a club referee: under one photo the note was some 600 characters, once per group, and its --add example named
+    # 3 of 5 tiles without saying why. It says the same in one short line: the tiles, where, their prior, and both
+    # ways out as commands — --add of every face that can be added (each face once: a set holds one; not a face
+    # the hand holds), naming the faces it skips and why, and --fix N=- of every tile
+    from vision.decode import loose_bonus_note
+    from vision.pipeline import parse_additions, parse_fixes
+
+    # the referee's photo with --add 16=2f: tiles 21-25 read 2f 3f 4f 3y 2f, the hand's last tile 16
+    tiles = [(21, "2f"), (22, "3f"), (23, "4f"), (24, "3y"), (25, "2f")]
+    note = loose_bonus_note(tiles, "away from the hand", 0.2, 17, held={"2f"})
+    assert note == ("unsure: tiles 21-25 (2f 3f 4f 3y 2f) away from the hand, left out as loose flowers/seasons "
+                    "(20% that they are the hand's): count them with --add 17=3f,18=4f,19=3y (2f: the hand has "
+                    "it), or leave them out with --fix 21=-,22=-,23=-,24=-,25=-")
+    assert len(note) < 250, len(note)  # (it was 600)
+    # every tile's face is counted by the example but the one the hand holds, which it names
+    adds = re.search(r"--add (\S+)", note).group(1)
+    assert {f for _, f in parse_additions(adds)} == {f for _, f in tiles} - {"2f"}
+    assert parse_fixes(re.search(r"--fix (\S+)", note).group(1)) == {n: "-" for n, _ in tiles}
+    # the hand holds none: the 2f is counted once, and the second one is said to be skipped (a set holds one);
+    # the tiles in number order, whatever the order of their groups
+    note = loose_bonus_note([(25, "2f"), (21, "2f"), (22, "3f")], "near the hand", 0.35, 15)
+    assert note == ("unsure: tiles 21-22, 25 (2f 3f 2f) near the hand, left out as loose flowers/seasons (35% that "
+                    "they are the hand's): count them with --add 15=2f,16=3f (2f once: a set has one of each), or "
+                    "leave them out with --fix 21=-,22=-,25=-")
+    # both at once, and a tile alone
+    assert "--add 15=1f (2f: the hand has it; 1f once: a set has one of each)" in loose_bonus_note(
+        [(21, "1f"), (22, "2f"), (23, "1f")], "near the hand", 0.35, 15, held={"2f"})
+    assert loose_bonus_note([(1, "4y")], "near the hand", 0.35, 1) == (
+        "unsure: tile 1 (4y) near the hand, left out as loose flowers/seasons (35% that it is the hand's): count it "
+        "with --add 1=4y, or leave it out with --fix 1=-")
+    # eight far flowers, one of each face, the longest such note: every face counted, each tile left out
+    eight = list(zip(range(15, 23), BONUS_TILES))
+    note = loose_bonus_note(eight, "away from the hand", 0.2, 15)
+    assert parse_additions(re.search(r"--add (\S+)", note).group(1)) == list(zip(range(15, 23), BONUS_TILES))
+    assert len(note) < 300, len(note)
 
 
 def test_a_loose_flowers_doubt_is_named_by_the_audit_and_fix_n_dash_takes_it_away():
@@ -1544,9 +1607,8 @@ def test_a_loose_flowers_doubt_is_named_by_the_audit_and_fix_n_dash_takes_it_awa
     n = res.position(len(det) - 1)  # the flower's tile number
     assert res.reading.roles[-1] == "ignored"
     # the note: add it if it is the hand's, or leave it out with --fix N=- if it is not
-    (note,) = [x for x in res.reading.notes if x.startswith("unsure: tile(s)") and "read as flowers/seasons" in x]
-    assert note.endswith(f"; if they are not the hand's, leave them out with --fix {n}=-, and the reading no longer "
-                         f"doubts them"), note
+    (note,) = [x for x in res.reading.notes if x.startswith("unsure: tile") and "as loose flowers/seasons" in x]
+    assert note.endswith(f": count it with --add 15=2f, or leave it out with --fix {n}=-"), note
     # the doubt, with its tile number and what it cost
     ((nums, faces, cost),) = loose_bonus_doubts(res)
     assert nums == [n] and faces == ["2f"] and cost == pytest.approx(0.35 * 0.917, abs=0.01)
@@ -1562,7 +1624,7 @@ def test_a_loose_flowers_doubt_is_named_by_the_audit_and_fix_n_dash_takes_it_awa
     assert fixed.reading.legal and format_hand(fixed.reading.hand) == _truth(meta)
     assert fixed.reading.confidence > res.reading.confidence
     assert fixed.reading.confidence == pytest.approx(plain.confidence, abs=0.01)
-    assert not loose_bonus_doubts(fixed) and not any("read as flowers/seasons" in x for x in fixed.reading.notes)
+    assert not loose_bonus_doubts(fixed) and not any("loose flowers/seasons" in x for x in fixed.reading.notes)
     assert "left out as a loose" not in _unsure(replace(fixed, reading=replace(fixed.reading, confidence=0.69)))
 
 

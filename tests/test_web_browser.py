@@ -538,15 +538,11 @@ def test_a_box_left_out_can_be_tapped_on_the_photo(page, scene, tmp_path):
 MESSAGES = [
     ("unsure which bonus tile tile 2 is: 3y 51%, 3f 25% (tile 7 is read 3f) (correct it with --fix)",
      "(correct it with --fix)"),
-    ("unsure: tile(s) 15 (1f) near the hand, read as flowers/seasons, were taken as loose tiles (35% that they "
-     "are the hand's bonus tiles); if they are, add them to the hand with --add POS=TILE, which puts TILE in the "
-     "hand as tile number POS: --add 15=1f adds a 1f as tile 15, just after the hand's last tile (14); any other "
-     "tile number does as well (a flower or season counts wherever it goes); or set them apart in a row beside the "
-     "hand and take the photo again; if they are not the hand's, leave them out with --fix 15=-, and the reading no "
-     "longer doubts them", "puts TILE in the hand as tile number POS: --add "),
-    ("unsure: tile(s) 25 (3y), 26 (4y) away from the hand, read as flowers/seasons, were taken as loose tiles (20% "
-     "that they are the hand's bonus tiles); if they are, …; if they are not the hand's, leave them out with --fix "
-     "25=-,26=-, and the reading no longer doubts them", "if they are not the hand's, leave them out with --fix "),
+    ("unsure: tile 15 (1f) near the hand, left out as loose flowers/seasons (35% that it is the hand's): count it "
+     "with --add 15=1f, or leave it out with --fix 15=-", "count {them} with --add "),
+    ("unsure: tiles 25-27 (3y 4y 2f) away from the hand, left out as loose flowers/seasons (20% that they are the "
+     "hand's): count them with --add 18=3y,19=4y (2f: the hand has it), or leave them out with --fix 25=-,26=-,27=-",
+     "leave {them} out with --fix "),
     ("found 13 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; if "
      "the hand did not win, give --not-winner (a non-winner's hand has 13); add a tile the detector missed with "
      "--add POS=TILE", "add a tile the detector missed with --add POS=TILE"),
@@ -582,6 +578,11 @@ MESSAGES = [
     ("the tiles you set (tile 3 = 5p) make no legal hand with the others: the nearest legal reading needs tile 3 "
      "to be 6p; check your --fix/--add", "check your --fix/--add"),
     ("tile 17 (2f) added by you (--add): the detector missed it", "added by you (--add)"),
+    # (an added flower where a box read as it was left out, vision.pipeline.added_note)
+    ("tile 16 (2f) added by you (--add), in place of the box left out as tile 21 (read 2f)",
+     "in place of the box left out as tile "),
+    ("tile 16 (2y) added by you (--add): the detector missed it, or read it as another face among the flower/season "
+     "boxes left out (tiles 18, 20-21)", "or read it as another face among the flower/season "),
     ("tile(s) 12 left out of the hand by you (--fix POS=-: not the hand's tiles)", "not the hand's tiles)"),
     ("tile 16 (set to 5p by you) is not counted: its box was left out of the hand (a loose tile, clutter or "
      "another player's); to count it, add it with --add 15=5p", "to count it, add it with --add "),
@@ -773,22 +774,19 @@ def test_not_the_winner_greys_out_how_the_hand_was_won_and_does_not_send_it(page
 
 
 def test_a_loose_flowers_note_names_the_pages_button_and_the_faces_to_pick(page):
-    # a loose flower's note (vision.decode.loose_bonus_note) says what --add POS=TILE does and what its
-    # example's number is; the page's "+ Add a missed tile" chooses the place itself, so the page names the
-    # button and the faces to pick, with no flag, POS or tile number of the command line's example
+    # a loose flower's note (vision.decode.loose_bonus_note) gives --add and --fix commands with tile numbers; the
+    # page's "+ Add a missed tile" chooses the place itself, so the page names the button and the faces to pick
+    # (and why one is not), with no flag, POS or tile number of the command line's example
     from vision.decode import loose_bonus_note
 
-    notes = [loose_bonus_note("15 (1f)", "near the hand", 0.35, 15, ["1f"], [15]),
-             loose_bonus_note("15 (1f), 16 (2f)", "away from the hand", 0.2, 15, ["1f", "2f"], [15, 16])]
+    notes = [loose_bonus_note([(15, "1f")], "near the hand", 0.35, 15),
+             loose_bonus_note([(15, "1f"), (16, "2f"), (17, "3y")], "away from the hand", 0.2, 15, held={"3y"})]
     one, two = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", notes)
     # (and the other way out, not the hand's — the note's --fix 15=- — is the tile picker's “Not in the hand”)
-    assert one == ("unsure: tile(s) 15 (1f) near the hand, read as flowers/seasons, were taken as loose tiles (35% "
-                   "that they are the hand's bonus tiles); if they are, add them to the hand with “+ Add a missed "
-                   "tile”, choosing 1f (a flower or season counts wherever it goes); or set them apart in a row "
-                   "beside the hand and take the photo again; if they are not the hand's, mark them “Not in the "
-                   "hand” in the tile picker, and the reading no longer doubts them")
-    assert two.endswith("; if they are not the hand's, mark them “Not in the hand” in the tile picker, and the reading "
-                        "no longer doubts them"), two
-    assert "with “+ Add a missed tile”, choosing 1f, then 2f (a flower or season counts wherever it goes);" in two
+    assert one == ("unsure: tile 15 (1f) near the hand, left out as loose flowers/seasons (35% that it is the hand's): "
+                   "count it with “+ Add a missed tile”, choosing 1f, or mark it “Not in the hand” in the tile picker")
+    assert two == ("unsure: tiles 15-17 (1f 2f 3y) away from the hand, left out as loose flowers/seasons (20% that they "
+                   "are the hand's): count them with “+ Add a missed tile”, choosing 1f, then 2f (3y: the hand has it), "
+                   "or mark them “Not in the hand” in the tile picker"), two
     for said in (one, two):
         assert "--" not in said and "POS" not in said and "tile number" not in said, said

@@ -143,7 +143,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         false_win_row(job, row)
     else:
         from .errors import ModelError, VisionError
-        from .pipeline import ADDED_NOTE_END, WON_HINT_START, frame_words, least_sure_tile, read_as_unsaid_non_winner
+        from .pipeline import ADDED_NOTE, WON_HINT_START, frame_words, least_sure_tile, read_as_unsaid_non_winner
         from .record import photo_entry, scored_without_winning_tile
 
         try:
@@ -172,7 +172,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             # (a tile the add cell put in is the row's own doing, said by that cell: only what it changed
             # is named — a tester saw "problem" filled on ok rows with "tile 17 (3m) added by you")
             dropped = [n for n in r.notes if "left out as a false detection" in n or "non-winner's hand" in n
-                       or n.startswith("unsure:") or ("added by you" in n and not n.endswith(ADDED_NOTE_END))
+                       or n.startswith("unsure:") or ("added by you" in n and ADDED_NOTE not in n)
                        or n.startswith(WON_HINT_START)]
             # a winner's hand read with no winning tile (the reading's hand has none, and the winning_tile cell
             # or --winning-tile gave none) is scored without one: a guess, however sure the tiles (a director's

@@ -53,10 +53,9 @@ MANIFEST_WORDS = (
     (re.compile(r"--winning-tile"), "the winning_tile cell"),
     (re.compile(r"--add the tile the photo missed"), "put the tile the photo missed in the add cell"),
     (re.compile(r"\(e\.g\. --(fix|add) ((?:POS|\d+)=[^\s,;:)]+)\)"), r"(e.g. \2 in the \1 cell)"),
-    # (a loose flower's note, vision.decode.loose_bonus_note: "with --add POS=TILE, which puts TILE in the hand
-    # as tile number POS: --add 15=2f,16=3f adds a 2f as tile 15 and …", the list kept whole)
-    (re.compile(r"with --add POS=TILE, which puts"), "by writing POS=TILE in the row's add cell, which puts"),
-    (re.compile(r"--add (\d+=\w+(?:,\d+=\w+)*) adds "), r"\1 in the add cell adds "),
+    # (a loose flower's note, vision.decode.loose_bonus_note: "count them with --add 15=2f,16=3f", the list kept
+    # whole)
+    (re.compile(r"count (it|them) with --add (\d+=\w+(?:,\d+=\w+)*)"), r"count \1 by writing \2 in the row's add cell"),
     # (… and its other way out: "if they are not the hand's, leave them out with --fix 25=-,26=-", the list whole)
     (re.compile(r"leave (it|them) out with --fix (\d+=-(?:,\d+=-)*)"), r"leave \1 out by writing \2 in the row's fix cell"),
     # (the frame doubt's way out, vision.pipeline.FRAME_DOUBT_ADVICE: a batch has no --turn)

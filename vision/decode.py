@@ -741,29 +741,40 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
     return replace(reading, confidence=conf, notes=tuple(notes))
 
 
-def loose_bonus_note(names: str, where: str, p_in: float, after: int, faces: Sequence[str],
-                     numbers: Sequence[int] = ()) -> str:
-    """The note of :func:`_left_out_sureness` on flowers/seasons left out as loose tiles: ``names`` the
-    tiles as ``15 (2f), 16 (3f)``, ``where`` ``near the hand`` or ``away from the hand``, ``p_in`` their
-    prior of being the hand's, ``after`` :func:`number_after_hand`, ``faces`` the faces its ``--add``
-    example adds there one after the other, ``numbers`` their tile numbers. It says what ``--add POS=TILE``
-    does and what the example's number is (a player at the table did not know where ``--add 15=2f`` put the
-    tile, or how to choose another place), and the other way out: ``--fix N=-`` for each of ``numbers`` says
-    they are not the hand's, and the reading no longer doubts them (a club referee's audit stayed UNSURE at
-    69 % with a loose season the note told only how to add; ``--fix 25=-`` made it > 99 %). The web page
+def loose_bonus_note(tiles: Sequence[tuple[int, str]], where: str, p_in: float, after: int,
+                     held: Iterable[str] = ()) -> str:
+    """The note of :func:`_left_out_sureness` on flowers/seasons left out as loose tiles, one line for a
+    group (some 230 characters for five tiles): ``tiles`` their (tile number, likeliest flower/season)
+    pairs, ``where`` ``near the hand`` or ``away from the hand``, ``p_in`` their prior (0..1) of being the
+    hand's, ``after`` :func:`number_after_hand`, ``held`` the faces the hand's bonus tiles show already.
+
+    It gives both ways out as commands to paste: ``--add`` of every face it can, one after the other from
+    ``after`` on (a face the hand holds, or a second tile of a face, cannot be added: a set holds each face
+    once, and ``--add`` refuses it; the note says which it skips and why), and ``--fix N=-`` of each tile,
+    which says they are not the hand's and takes the doubt away (a club referee's audit stayed UNSURE at
+    69 % with a loose season the note told only how to add; ``--fix 25=-`` made it > 99 %). What
+    ``--add POS=TILE`` does and where the example puts the tiles is in docs/photo.md, not in each note
+    (three notes of some 600 characters each had said it over again under one photo). The web page
     (app.js ``PAGE_WORDS``) and the batch (:data:`vision.batch_outputs.MANIFEST_WORDS`) say it in their own
-    words by matching this text."""
-    adds = ",".join(f"{after + k}={f}" for k, f in enumerate(faces))
-    what = " and ".join(f"a {f} as tile {after + k}" for k, f in enumerate(faces))
-    place = f"just after the hand's last tile ({after - 1})" if after > 1 else "before every other tile"
-    drops = ",".join(f"{n}={DROP}" for n in numbers)
-    out = (f"; if they are not the hand's, leave them out with --fix {drops}, and the reading no longer doubts them"
-           if drops else "")
-    return (f"unsure: tile(s) {names} {where}, read as flowers/seasons, were taken as loose tiles ({p_in:.0%} "
-            f"that they are the hand's bonus tiles); if they are, add them to the hand with --add POS=TILE, which "
-            f"puts TILE in the hand as tile number POS: --add {adds} adds {what}, {place}; any other tile number "
-            f"does as well (a flower or season counts wherever it goes); or set them apart in a row beside the "
-            f"hand and take the photo again{out}")
+    words by matching this text. Raises nothing."""
+    tiles = sorted(tiles)
+    held = set(held)
+    one = len(tiles) == 1
+    them = "it" if one else "them"
+    faces = [f for _, f in tiles]
+    adds = [f for f in dict.fromkeys(faces) if f not in held]
+    has = [f for f in dict.fromkeys(faces) if f in held]  # (skipped: the hand holds them)
+    twice = [f for f in adds if faces.count(f) > 1]  # (added once)
+    skipped = ([f"{' '.join(has)}: the hand has {'it' if len(has) == 1 else 'them'}"] if has else []) + (
+        [f"{' '.join(twice)} once: a set has one of each"] if twice else [])
+    count = ""
+    if adds:
+        why = f" ({'; '.join(skipped)})" if skipped else ""
+        count = f"count {them} with --add {','.join(f'{after + k}={f}' for k, f in enumerate(adds))}{why}, or "
+    drops = ",".join(f"{n}={DROP}" for n, _ in tiles)
+    return (f"unsure: {_tiles_span([n for n, _ in tiles])} ({' '.join(faces)}) {where}, left out as loose "
+            f"flowers/seasons ({p_in:.0%} that {'it is' if one else 'they are'} the hand's): {count}"
+            f"leave {them} out with --fix {drops}")
 
 
 def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
@@ -776,8 +787,8 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
     faces the reading's bonus tiles all show already is skipped (a set holds each face once: a tile
     the user added after this note, or one of the hand's). The bonus tiles change the score, and that
     choice is not weighed by the decoder: a hand read without the two flowers boxed beside it was
-    called 100 % sure. The note's ``--add`` example adds each face not held yet, from the position
-    after the hand's last tile on, and says so."""
+    called 100 % sure. The note's ``--add`` example adds each face not held yet, once, from the position
+    after the hand's last tile on (:func:`loose_bonus_note`)."""
     order = lay.geometry.order
     num = {p: k + 1 for k, p in enumerate(order)}
     after = number_after_hand(order, reading.roles)
@@ -788,10 +799,8 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
         return bonus_face(readings, t)
 
     def note(groups, where, p_in):
-        tiles = [t for g in groups for t in g]
-        names = ", ".join(f"{num.get(t, '?')} ({face(t)})" for t in tiles)
-        faces = list(dict.fromkeys(f for f in map(face, tiles) if f not in held)) or [face(tiles[0])]
-        notes.append(loose_bonus_note(names, where, p_in, after, faces, [num[t] for t in tiles if t in num]))
+        tiles = [(num[t], face(t)) for g in groups for t in g if t in num]
+        notes.append(loose_bonus_note(tiles, where, p_in, after, held))
 
     def live(groups):
         out = []

@@ -541,10 +541,43 @@ ADDED_WINNER_NOTE = ", added by you) is read as the winning tile"
 DAMAGED_PICTURE = 0.5
 #: the words of that note (the confidence line points at it)
 DAMAGED_NOTE = "unsure: the photo file's picture data is damaged"
-#: the end of the note on each tile the user added (a batch row's problem column leaves it out)
-ADDED_NOTE_END = "added by you (--add): the detector missed it"
+#: the words of the note on each tile the user added (:func:`added_note`; a batch row's problem column leaves
+#: that note out: the add cell's own doing)
+ADDED_NOTE = "added by you (--add)"
 #: a photo whose pixels' standard deviation is under this (0-255) is one colour: said when no tile is found
 BLANK_STD = 2.0
+
+
+def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, numbering: Sequence[int],
+               skip: frozenset[int] = frozenset()) -> str:
+    """The note on detection ``i``, a tile the user added with ``--add`` (``numbering``: detection indices in
+    tile-number order). A flower or season added where a flower/season box was left out of the hand (a
+    loose tile's note, :func:`vision.decode.loose_bonus_note`, offers that ``--add``) names that box: the
+    one(s) read as its face (its top class, or its likeliest flower/season for a box the layout weighed as
+    a loose bonus tile), ``in place of the box left out as tile 25 (read 2f)``; with none of its face,
+    the left-out flower/season boxes it may be, read as another face. Otherwise the detector missed it.
+    ``skip``: boxes never named (the other added tiles, those the user left out with ``--fix N=-``). A
+    tester's ``--add 16=2f``, made on the loose flowers' note, was told "the detector missed it" though
+    the detector had boxed the 2f as tile 21. Raises nothing."""
+    code = readings.codes[i]
+    head = f"tile {numbering.index(i) + 1} ({code}) {ADDED_NOTE}"
+    if code not in BONUS_TILES:
+        return f"{head}: the detector missed it"
+    weighed = {t for g, _ in lay.left_out + lay.far_bonus for t in g}
+    # each flower/season box left out: its face, as the loose tiles' note names it
+    out = {j: readings.codes[j] if readings.codes[j] in BONUS_TILES else bonus_face(readings, j)
+           for j in numbering if j not in skip and reading.roles[j] == "ignored"
+           and (readings.codes[j] in BONUS_TILES or j in weighed)}
+    same = sorted(numbering.index(j) + 1 for j, f in out.items() if f == code)
+    if len(same) == 1:
+        return f"{head}, in place of the box left out as tile {same[0]} (read {code})"
+    if same:
+        return f"{head}, in place of one of the boxes left out as tiles {number_spans(same)} (read {code})"
+    other = sorted(numbering.index(j) + 1 for j in out)
+    if other:
+        return (f"{head}: the detector missed it, or read it as another face among the flower/season boxes "
+                f"left out (tile{'s' if len(other) > 1 else ''} {number_spans(other)})")
+    return f"{head}: the detector missed it"
 
 
 def _colour_words(pixels: np.ndarray) -> str:
@@ -2325,8 +2358,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         lay = replace(lay, geometry=replace(lay.geometry, order=tuple(numbering)))
     if added:
         reading = replace(reading, notes=reading.notes + tuple(
-            f"tile {numbering.index(i) + 1} ({readings.codes[i]}) {ADDED_NOTE_END}"
-            for i in added))
+            added_note(i, reading, readings, lay, numbering, frozenset(added) | dropped) for i in added))
     if added and winning_tile is None and shown_roles is not None and reading.legal:
         # the added tile set apart past a row's end became the winning tile (a tester's `--add 17=3m`,
         # the demo's missed 3m added after the last tile, read win:3m at 98 %, where the photo's 8p lay

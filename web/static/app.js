@@ -345,8 +345,8 @@
     [/--add the tile the photo missed/g, "add the tile the photo missed with “+ Add a missed tile”"],
     [/ \(e\.g\. --add \d+=\w+\)/g, ""],
     // (a loose flower's note: the page's button chooses the place, so only the faces to pick are said)
-    [/with --add POS=TILE, which puts TILE in the hand as tile number POS: --add (\d+=\w+(?:,\d+=\w+)*) adds [^;]*; any other tile number does as well/g,
-     (m, adds) => "with “+ Add a missed tile”, choosing " + adds.split(",").map((a) => a.split("=")[1]).join(", then ")],
+    [/count (it|them) with --add (\d+=\w+(?:,\d+=\w+)*)/g,
+     (m, it, adds) => `count ${it} with “+ Add a missed tile”, choosing ` + adds.split(",").map((a) => a.split("=")[1]).join(", then ")],
     [/add (?:it|them) with --add(?: \d+=\w+)?/g, "add it with “+ Add a missed tile”"],
     [/with --add(?: POS=TILE| \d+=\w+)?/g, "with “+ Add a missed tile”"],
     [/\(--add\)/g, "(“+ Add a missed tile”)"],
