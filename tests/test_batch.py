@@ -1967,6 +1967,10 @@ def test_the_problem_column_names_manifest_cells_not_flags():
         "fix cell")
     assert "count it by writing 15=1f in the row's add cell, or" in manifest_words(
         loose_bonus_note([(15, "1f")], "near the hand", 0.35, 15))
+    # … a later note whose face the first one's --add adds points at the add cell written for it
+    said = manifest_words(loose_bonus_note([(30, "1f")], "near the hand", 0.13, 16, offered={"1f"}))
+    assert "count it with the tiles written in the add cell above (1f), or leave it out by writing 30=- in the row's " \
+           "fix cell" in said and "--" not in said, said
     # … the fix cell's list kept whole (the note said --fix 25=-,26=-)
     said = manifest_words(loose_bonus_note([(25, "3y"), (26, "4y")], "near the hand", 0.31, 18))
     assert said.endswith(", or leave them out by writing 25=-,26=- in the row's fix cell") and "--" not in said, said

@@ -538,8 +538,11 @@ def test_a_box_left_out_can_be_tapped_on_the_photo(page, scene, tmp_path):
 MESSAGES = [
     ("unsure which bonus tile tile 2 is: 3y 51%, 3f 25% (tile 7 is read 3f) (correct it with --fix)",
      "(correct it with --fix)"),
-    ("unsure: tile 15 (1f) near the hand, left out as loose flowers/seasons (35% that it is the hand's): count it "
+    ("unsure: tile 15 (1f) near the hand, left out as a loose flower/season (35% that it is the hand's): count it "
      "with --add 15=1f, or leave it out with --fix 15=-", "count {them} with --add "),
+    # (a second loose flowers' note whose face the first one's --add adds, vision.decode.loose_bonus_note)
+    ("unsure: tile 16 (1f) near the hand, left out as a loose flower/season (13% that it is the hand's): count it "
+     "with the --add above (1f), or leave it out with --fix 16=-", "count {them} with the --add above ("),
     ("unsure: tiles 25-27 (3y 4y 2f) away from the hand, left out as loose flowers/seasons (20% that they are the "
      "hand's): count them with --add 18=3y,19=4y (2f: the hand has it), or leave them out with --fix 25=-,26=-,27=-",
      "leave {them} out with --fix "),
@@ -783,7 +786,7 @@ def test_a_loose_flowers_note_names_the_pages_button_and_the_faces_to_pick(page)
              loose_bonus_note([(15, "1f"), (16, "2f"), (17, "3y")], "away from the hand", 0.2, 15, held={"3y"})]
     one, two = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", notes)
     # (and the other way out, not the hand's — the note's --fix 15=- — is the tile picker's “Not in the hand”)
-    assert one == ("unsure: tile 15 (1f) near the hand, left out as loose flowers/seasons (35% that it is the hand's): "
+    assert one == ("unsure: tile 15 (1f) near the hand, left out as a loose flower/season (35% that it is the hand's): "
                    "count it with “+ Add a missed tile”, choosing 1f, or mark it “Not in the hand” in the tile picker")
     assert two == ("unsure: tiles 15-17 (1f 2f 3y) away from the hand, left out as loose flowers/seasons (20% that they "
                    "are the hand's): count them with “+ Add a missed tile”, choosing 1f, then 2f (3y: the hand has it), "

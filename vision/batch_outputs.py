@@ -56,7 +56,9 @@ MANIFEST_WORDS = (
     # (a loose flower's note, vision.decode.loose_bonus_note: "count them with --add 15=2f,16=3f", the list kept
     # whole)
     (re.compile(r"count (it|them) with --add (\d+=\w+(?:,\d+=\w+)*)"), r"count \1 by writing \2 in the row's add cell"),
-    # (… and its other way out: "if they are not the hand's, leave them out with --fix 25=-,26=-", the list whole)
+    # (… a later note's, whose faces an earlier note's --add adds: "count it with the --add above (1f)")
+    (re.compile(r"count (it|them) with the --add above \(([^)]*)\)"), r"count \1 with the tiles written in the add cell above (\2)"),
+    # (… and its other way out: "or leave them out with --fix 25=-,26=-", the list whole)
     (re.compile(r"leave (it|them) out with --fix (\d+=-(?:,\d+=-)*)"), r"leave \1 out by writing \2 in the row's fix cell"),
     # (the frame doubt's way out, vision.pipeline.FRAME_DOUBT_ADVICE: a batch has no --turn)
     (re.compile(r"or read the photo another way up \(--turn DEG; --turn 0: as it is stored\)"),

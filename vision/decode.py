@@ -742,11 +742,13 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
 
 
 def loose_bonus_note(tiles: Sequence[tuple[int, str]], where: str, p_in: float, after: int,
-                     held: Iterable[str] = ()) -> str:
+                     held: Iterable[str] = (), offered: Iterable[str] = ()) -> str:
     """The note of :func:`_left_out_sureness` on flowers/seasons left out as loose tiles, one line for a
     group (some 230 characters for five tiles): ``tiles`` their (tile number, likeliest flower/season)
     pairs, ``where`` ``near the hand`` or ``away from the hand``, ``p_in`` their prior (0..1) of being the
-    hand's, ``after`` :func:`number_after_hand`, ``held`` the faces the hand's bonus tiles show already.
+    hand's, ``after`` the first tile number its ``--add`` uses (:func:`number_after_hand`, or past what an
+    earlier note's ``--add`` uses), ``held`` the faces the hand's bonus tiles show already, ``offered``
+    those an earlier note's ``--add`` adds (skipped, so that the notes' commands pasted together work).
 
     It gives both ways out as commands to paste: ``--add`` of every face it can, one after the other from
     ``after`` on (a face the hand holds, or a second tile of a face, cannot be added: a set holds each face
@@ -758,23 +760,34 @@ def loose_bonus_note(tiles: Sequence[tuple[int, str]], where: str, p_in: float, 
     (app.js ``PAGE_WORDS``) and the batch (:data:`vision.batch_outputs.MANIFEST_WORDS`) say it in their own
     words by matching this text. Raises nothing."""
     tiles = sorted(tiles)
-    held = set(held)
+    held, offered = set(held), set(offered) - set(held)
     one = len(tiles) == 1
     them = "it" if one else "them"
     faces = [f for _, f in tiles]
-    adds = [f for f in dict.fromkeys(faces) if f not in held]
+    adds = loose_bonus_adds(faces, held | offered)
     has = [f for f in dict.fromkeys(faces) if f in held]  # (skipped: the hand holds them)
+    above = [f for f in dict.fromkeys(faces) if f in offered]  # (skipped: an earlier note adds them)
     twice = [f for f in adds if faces.count(f) > 1]  # (added once)
     skipped = ([f"{' '.join(has)}: the hand has {'it' if len(has) == 1 else 'them'}"] if has else []) + (
+        [f"{' '.join(above)}: added above"] if above else []) + (
         [f"{' '.join(twice)} once: a set has one of each"] if twice else [])
     count = ""
     if adds:
         why = f" ({'; '.join(skipped)})" if skipped else ""
         count = f"count {them} with --add {','.join(f'{after + k}={f}' for k, f in enumerate(adds))}{why}, or "
+    elif above:  # every face is added by an earlier note's --add
+        count = f"count {them} with the --add above ({' '.join(above)}), or "
     drops = ",".join(f"{n}={DROP}" for n, _ in tiles)
-    return (f"unsure: {_tiles_span([n for n, _ in tiles])} ({' '.join(faces)}) {where}, left out as loose "
-            f"flowers/seasons ({p_in:.0%} that {'it is' if one else 'they are'} the hand's): {count}"
-            f"leave {them} out with --fix {drops}")
+    return (f"unsure: {_tiles_span([n for n, _ in tiles])} ({' '.join(faces)}) {where}, left out as "
+            f"{'a loose flower/season' if one else 'loose flowers/seasons'} ({p_in:.0%} that "
+            f"{'it is' if one else 'they are'} the hand's): {count}leave {them} out with --fix {drops}")
+
+
+def loose_bonus_adds(faces: Sequence[str], skip: Iterable[str]) -> list[str]:
+    """The faces :func:`loose_bonus_note`'s ``--add`` adds: each of ``faces`` once, in order, but those in
+    ``skip`` (held by the hand, or added by an earlier note)."""
+    skip = set(skip)
+    return [f for f in dict.fromkeys(faces) if f not in skip]
 
 
 def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
@@ -788,11 +801,13 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
     the user added after this note, or one of the hand's). The bonus tiles change the score, and that
     choice is not weighed by the decoder: a hand read without the two flowers boxed beside it was
     called 100 % sure. The note's ``--add`` example adds each face not held yet, once, from the position
-    after the hand's last tile on (:func:`loose_bonus_note`)."""
+    after the hand's last tile on, a later note's going on from there without the faces an earlier one
+    adds, so that every note's commands pasted together work (:func:`loose_bonus_note`)."""
     order = lay.geometry.order
     num = {p: k + 1 for k, p in enumerate(order)}
-    after = number_after_hand(order, reading.roles)
+    after = [number_after_hand(order, reading.roles)]  # (the next note's --add goes on from the last's)
     held = {t for t, r in zip(reading.tiles, reading.roles) if r == "bonus"}
+    offered: set[str] = set()
     conf, notes = reading.confidence, list(reading.notes)
 
     def face(t: int) -> str:  # a tile's likeliest flower/season
@@ -800,7 +815,10 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
 
     def note(groups, where, p_in):
         tiles = [(num[t], face(t)) for g in groups for t in g if t in num]
-        notes.append(loose_bonus_note(tiles, where, p_in, after, held))
+        notes.append(loose_bonus_note(tiles, where, p_in, after[0], held, offered))
+        adds = loose_bonus_adds([f for _, f in sorted(tiles)], held | offered)
+        after[0] += len(adds)
+        offered.update(adds)
 
     def live(groups):
         out = []

@@ -417,7 +417,8 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
     melds only counting 0.8, relative to the best row) × :data:`MISSING_TILE` per tile the region
     lacks of ``need`` (a hand's tile count, e.g. 14; each meld or bonus tile counts as it lies). The
     longest row is always a candidate, so a long row of tiles is never dropped for a short group
-    before its tiles are read. :mod:`vision.pipeline` decodes each candidate and keeps the one whose
+    before its tiles are read; a row of one or two tiles is not the main row of a region that holds a
+    row of three or more (:func:`_fragment_main_row`: that row's own region reads its hand). :mod:`vision.pipeline` decodes each candidate and keeps the one whose
     reading is most probable overall (prior × tile readings × legality). Regions holding the same
     tiles are offered once. Returns at most ``limit`` candidates; none for empty ``det``.
     """
@@ -445,7 +446,7 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
     for s, fr, r, how in pool:
         geo = _assemble(fr, r)
         tiles = frozenset(geo.hand_tiles)
-        if tiles in seen:
+        if tiles in seen or _fragment_main_row(geo):
             continue
         seen.add(tiles)
         short = max(0, need - len(tiles))
@@ -462,6 +463,17 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
         if lc is not None:
             keep[-1] = lc
     return tuple(keep)
+
+
+def _fragment_main_row(geo: Geometry) -> bool:
+    """True when the region's main row holds fewer than :data:`SIZE_NEAREST` tiles while another of
+    its rows holds :data:`SIZE_NEAREST` or more: a tile set apart (a lone flower, a winning tile boxed
+    short) taken for the player's row, with the real row near it. Such a region reads the hand of the
+    region led by that longer row, but measures everything against the lone tile: the row's own
+    flowers then lie "off the main row" and its neighbours' roles cost nothing, so it was chosen over
+    the longer row's region with the hand's bonus tiles left out (held-out column composites)."""
+    n_main = len(geo.row_tiles(0)) if geo.rows else 0
+    return 0 < n_main < SIZE_NEAREST and any(len(geo.row_tiles(r)) >= SIZE_NEAREST for r in geo.hand_rows[1:])
 
 
 def by_prior(cands: list[Candidate]) -> list[Candidate]:
@@ -890,11 +902,13 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             (k in stray and len(group_of[k].tiles) <= 2)  # beside one other tile in the region
             or (k not in hand_set and all(is_b[j] and j not in exclude for j in group_of[k].tiles)))}
         merged = tuple(sorted(have | new, key=pos.__getitem__))
-        if not parts and _near_bonus_block(geo, det, c, is_b, group_of, hand_set | set(exclude)):
+        if (not parts and set(merged) == set(c)
+                and _near_bonus_block(geo, det, c, is_b, group_of, hand_set | set(exclude))):
             # a block of flowers/seasons outside the region but beside the hand's row (its rows put in
             # with clutter, or its boxes doubtful): set apart on purpose, as a group in the region is
+            # (all of it joins or none: a tile whose own group holds one left out keeps it out)
             off_bonus[merged] = group_of[c[0]].row
-            hand_set |= set(c)
+            hand_set |= set(merged)
             joined.add(merged)
             continue
         if not parts or (len(parts) == 1 and not new) or len(merged) > len(BONUS_TILES):
@@ -1042,12 +1056,14 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
 
 def _near_bonus_block(geo: Geometry, det: Detections, block, is_b: np.ndarray, group_of,
                       region: set[int]) -> bool:
-    """True when ``block`` (touching detections, :func:`_touching`) is :data:`END_BONUS_RUN` to a
-    hand's eight flowers/seasons outside the hand region (``region``: its detection indices), each in
-    a group of flowers/seasons only, of a tile's size beside the main row (:func:`_size_ratio`), and
-    its nearest box lies within :data:`OFF_ROW_NEAR` tile heights of a main-row box (box gap, pixels
-    over :attr:`Geometry.tile_h`): bonus tiles laid out beside the hand, not another player's (those
-    lie a hand's depth away, across the table)."""
+    """True when ``block`` (touching detections, :func:`_touching`) holds :data:`END_BONUS_RUN` to eight
+    (a hand's most) flowers/seasons, none in the hand region (``region``: its detection indices and
+    those left out), each in a group of flowers/seasons only, their median size a tile's beside the
+    main row (:func:`_size_ratio`), and its nearest box lies within :data:`OFF_ROW_NEAR` tile heights of
+    a main-row box: bonus tiles laid out beside the hand, not another player's (those lie a hand's
+    depth away, across the table). The gap is measured between the boxes (pixels over
+    :attr:`Geometry.tile_h`), not by :meth:`Geometry.distance`, which is infinite for the doubtful boxes
+    a region found among the sure ones leaves out (:func:`lift_geometry`)."""
     main = list(geo.row_tiles(0)) if geo.rows else []
     if (not main or not END_BONUS_RUN <= len(block) <= len(BONUS_TILES) or set(block) & region
             or not all(is_b[j] for k in block for j in group_of[k].tiles)

@@ -554,8 +554,10 @@ def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, nu
     tile-number order). A flower or season added where a flower/season box was left out of the hand (a
     loose tile's note, :func:`vision.decode.loose_bonus_note`, offers that ``--add``) names that box: the
     one(s) read as its face (its top class, or its likeliest flower/season for a box the layout weighed as
-    a loose bonus tile), ``in place of the box left out as tile 25 (read 2f)``; with none of its face,
-    the left-out flower/season boxes it may be, read as another face. Otherwise the detector missed it.
+    a loose bonus tile), ``in place of the box left out as tile 25 (read 2f)`` when the layout weighed that
+    box as a loose bonus tile (the note's), else only that such a box was left out (another player's
+    flower, a discard); with none of its face, the left-out flower/season boxes it may be, read as
+    another face. Otherwise the detector missed it.
     ``skip``: boxes never named (the other added tiles, those the user left out with ``--fix N=-``). A
     tester's ``--add 16=2f``, made on the loose flowers' note, was told "the detector missed it" though
     the detector had boxed the 2f as tile 21. Raises nothing."""
@@ -568,11 +570,17 @@ def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, nu
     out = {j: readings.codes[j] if readings.codes[j] in BONUS_TILES else bonus_face(readings, j)
            for j in numbering if j not in skip and reading.roles[j] == "ignored"
            and (readings.codes[j] in BONUS_TILES or j in weighed)}
-    same = sorted(numbering.index(j) + 1 for j, f in out.items() if f == code)
+    same = sorted(numbering.index(j) + 1 for j, f in out.items() if f == code and j in weighed)
     if len(same) == 1:
         return f"{head}, in place of the box left out as tile {same[0]} (read {code})"
     if same:
         return f"{head}, in place of one of the boxes left out as tiles {number_spans(same)} (read {code})"
+    # a box read so that the layout did not weigh as the hand's (another player's flower, a discard): said,
+    # not taken for the added tile
+    seen = sorted(numbering.index(j) + 1 for j, f in out.items() if f == code)
+    if seen:
+        return (f"{head}; a box read {code} was left out as tile{'s' if len(seen) > 1 else ''} "
+                f"{number_spans(seen)}, away from the hand")
     other = sorted(numbering.index(j) + 1 for j in out)
     if other:
         return (f"{head}: the detector missed it, or read it as another face among the flower/season boxes "

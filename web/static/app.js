@@ -344,6 +344,8 @@
     [/one you added with --add/g, "one you added"],
     [/--add the tile the photo missed/g, "add the tile the photo missed with “+ Add a missed tile”"],
     [/ \(e\.g\. --add \d+=\w+\)/g, ""],
+    // (a second loose flowers' note whose faces the first one's --add already adds)
+    [/count (it|them) with the --add above \(([^)]*)\)/g, "count $1 with “+ Add a missed tile”, as above ($2)"],
     // (a loose flower's note: the page's button chooses the place, so only the faces to pick are said)
     [/count (it|them) with --add (\d+=\w+(?:,\d+=\w+)*)/g,
      (m, it, adds) => `count ${it} with “+ Add a missed tile”, choosing ` + adds.split(",").map((a) => a.split("=")[1]).join(", then ")],
