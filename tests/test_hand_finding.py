@@ -1465,6 +1465,44 @@ def test_a_block_of_doubtful_flowers_just_behind_the_row_is_the_hands(gap, their
     assert format_hand(replace_bonus(res.reading.hand)) == _truth(meta)
 
 
+
+def test_a_near_bonus_block_joins_only_its_tiles_whose_groups_hold_no_tile_left_out():
+    # the doubtful block above (0.3 tile heights behind the row), its two columns' tiles put in two row-groups
+    # of three as a row finder may, and one tile left out (--fix N=-, a dropped doubtful box): the tiles of
+    # the group holding it stay out, the other group joins the hand as bonus tiles, and every tile of the
+    # block has a role (the block had joined whole: a group-mate of the tile left out had no role, and a
+    # group with two left out stored an empty bonus group, IndexError)
+    from dataclasses import replace
+
+    import vision.layout as L
+
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    block = [[x0 + w + c * (h + 2), y0 - 0.3 * h - r * (w + 2) - w, x0 + w + c * (h + 2) + h, y0 - 0.3 * h - r * (w + 2)]
+             for c in range(2) for r in range(3)]
+    det, rd = _scene(meta, keep, block, ["1f", "2f", "3f", "1y", "2y", "3y"], extra_scores=0.3)
+    nk = len(keep)
+    geo = L.lift_geometry(L.find_geometry(Detections.make(det.boxes[:nk], det.scores[:nk], det.face_down[:nk]),
+                                          (meta["width"], meta["height"])), range(nk), len(det))
+    # the block's tiles (outside the region, single-tile groups after lifting) in two groups of three
+    gs, rows = list(geo.groups), [list(r) for r in geo.rows]
+    singles = {g.tiles[0]: i for i, g in enumerate(gs) if len(g.tiles) == 1 and g.tiles[0] >= nk}
+    assert sorted(singles) == list(range(nk, nk + 6))
+    gs[singles[nk]] = replace(gs[singles[nk]], tiles=(nk, nk + 1, nk + 2))
+    gs[singles[nk + 3]] = replace(gs[singles[nk + 3]], tiles=(nk + 3, nk + 4, nk + 5))
+    drop = {singles[k] for k in (nk + 1, nk + 2, nk + 4, nk + 5)}
+    remap = {i: j for j, i in enumerate(i for i in range(len(gs)) if i not in drop)}
+    geo2 = replace(geo, groups=tuple(g for i, g in enumerate(gs) if i not in drop),
+                   rows=tuple(tuple(remap[i] for i in r if i in remap) for r in rows))
+    whole = L.assign_roles(geo2, det, rd)
+    assert sorted(t for t in whole.bonus if t >= nk) == list(range(nk, nk + 6))
+    for ex in ({nk + 1}, {nk + 1, nk + 2}):
+        lay = L.assign_roles(geo2, det, rd, exclude=frozenset(ex))
+        assert sorted(t for t in lay.bonus if t >= nk) == [nk + 3, nk + 4, nk + 5]
+        assert {nk, nk + 1, nk + 2} <= set(lay.ignored)
+
+
 def _lone_flower_layout(meta):
     """The lone-flower scene's boxes, (N, 4) xyxy pixels: the hand's (indices kept), two loose tiles and a
     flower a tile height behind the row, and (x0, top, w, h) of the row and that line behind it."""

@@ -902,12 +902,11 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             (k in stray and len(group_of[k].tiles) <= 2)  # beside one other tile in the region
             or (k not in hand_set and all(is_b[j] and j not in exclude for j in group_of[k].tiles)))}
         merged = tuple(sorted(have | new, key=pos.__getitem__))
-        if (not parts and set(merged) == set(c)
-                and _near_bonus_block(geo, det, c, is_b, group_of, hand_set | set(exclude))):
+        if not parts and _near_bonus_block(geo, det, merged, is_b, group_of, hand_set | set(exclude)):
             # a block of flowers/seasons outside the region but beside the hand's row (its rows put in
             # with clutter, or its boxes doubtful): set apart on purpose, as a group in the region is
-            # (all of it joins or none: a tile whose own group holds one left out keeps it out)
-            off_bonus[merged] = group_of[c[0]].row
+            # (its tiles whose own group holds a tile left out with --fix N=- stay out)
+            off_bonus[merged] = group_of[merged[0]].row
             hand_set |= set(merged)
             joined.add(merged)
             continue
