@@ -91,7 +91,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
                             f"{fix_hint}{'or ' if fix_hint else ''}use --hand NOTATION)")
         scored = res.scored
     result = compare(scored, args.claimed, claimed_lines)
-    unsure = _unsure(res)
+    unsure = _unsure(res, rs, opts)
     # (an unsure MATCH exits 1 and is recorded as such, not as a match: the history's status says which
     # audits settled a claim)
     status = ("match" if result.match else "mismatch") + (" unsure" if unsure else "")
@@ -142,7 +142,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 DOUBTED_TILE = 0.9
 
 
-def _unsure(res) -> str | None:
+def _unsure(res, ruleset=None, options=None) -> str | None:
     """Why the audit of the photo reading ``res`` is not to be relied on: its confidence is below
     :data:`vision.batch.REVIEW_BELOW` (the batch's needs-review); None for a sure reading or a typed hand.
     It names the tiles that make it unsure and what to do with each: the least sure tile, when the
@@ -150,15 +150,19 @@ def _unsure(res) -> str | None:
     (:func:`vision.pipeline.loose_bonus_doubts`: a club referee's audit said only "check its notes and tiles"
     where a loose season, tile 25, was the doubt, and ``--fix 25=-`` made the reading > 99 % sure), and other hand
     regions' readings that did (:func:`vision.pipeline.region_doubts`: a playing card, tile 15, read as the hand's
-    bonus tile by a region of its own, was a referee's whole doubt, every tile fixed, at 66 %)."""
+    bonus tile by a region of its own, was a referee's whole doubt, every tile fixed, at 66 %). Given ``ruleset``
+    (and ``options``), loose flowers/seasons that cannot change the score under it are no doubt of the audit
+    (:func:`vision.pipeline.unscored_bonus_doubts`: two loose flowers worth 0 points under nts made a referee's
+    audit UNSURE at 77 %)."""
     if res is None:
         return None
     from vision.batch import REVIEW_BELOW
     from vision.classes import DROP
     from vision.decode import format_confidence_below
-    from vision.pipeline import least_sure_tile, loose_bonus_doubts, region_doubts
+    from vision.pipeline import least_sure_tile, loose_bonus_doubts, region_doubts, unscored_bonus_doubts
 
-    conf = float(res.reading.confidence)
+    factor, unscored = unscored_bonus_doubts(res, ruleset, options) if ruleset is not None else (1.0, [])
+    conf = min(1.0, float(res.reading.confidence) * factor)
     if conf >= REVIEW_BELOW:
         return None
     doubts = []
@@ -168,6 +172,8 @@ def _unsure(res) -> str | None:
         doubts.append((1.0 - least[1], f"tile {pos} ({res.readings.codes[least[0]]} read at {least[1]:.0%}: if it "
                                        f"is another tile, correct it with --fix {pos}=TILE)"))
     for nums, faces, cost in loose_bonus_doubts(res):  # (the notes say what else was assumed)
+        if sorted(nums) in unscored:  # (worth nothing under the ruleset: no doubt of the score)
+            continue
         one = len(nums) == 1
         drops = ",".join(f"{n}={DROP}" for n in nums)
         doubts.append((cost, f"tile{'' if one else 's'} {', '.join(map(str, nums))} ({', '.join(faces)}, left out "

@@ -1503,6 +1503,33 @@ def test_a_near_bonus_block_joins_only_its_tiles_whose_groups_hold_no_tile_left_
         assert {nk, nk + 1, nk + 2} <= set(lay.ignored)
 
 
+@pytest.mark.parametrize("score", [0.9, 0.3])
+def test_a_flower_beside_a_tile_not_unlikely_as_a_bonus_tile_is_a_bonus_pair(score):
+    # render-s7-12's row and two tiles set out in front of its left end: a flower (1f, 90 %) and an unseen
+    # set's season read 5m at 60 % (4y 15 %: flowers/seasons 19 %), boxed at ``score``. A pair holding one
+    # flower was a pile's (discards), both left out, the hand read 100 % sure without its bonus tiles (a
+    # held-out bonus composite: 2y read 2f and 3y read 1s, in front of the row). The pair is now a bonus
+    # group whose other tile is offered as a misread bonus tile (MIXED_BONUS). Boxed at 0.3 (doubtful) the
+    # 5m box is left out by the region found among the sure boxes, and the reading says what it would be
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    pair = [[x0 + k * 1.02 * w, y1 + 0.5 * h, x0 + k * 1.02 * w + w, y1 + 1.5 * h] for k in range(2)]
+    det, rd = _scene(meta, keep, pair, ["1f", "5m"], extra_scores=[0.9, score])
+    pos = len(keep) + 1
+    res = _read(meta, det, _season_read_5m(rd, pos, 0.15, 0.6))
+    r = res.reading
+    assert r.legal, r.problem
+    assert format_hand(replace_bonus(r.hand)) == _truth(meta)
+    if score > 0.5:
+        assert [r.roles[len(keep) + k] for k in range(2)] == ["bonus", "bonus"] and sorted(r.hand.bonus) == ["1f", "4y"]
+    else:
+        assert [r.roles[len(keep) + k] for k in range(2)] == ["bonus", "ignored"] and r.hand.bonus == ("1f",)
+        n = res.position(pos)
+        assert any(x.startswith("unsure: another hand region") and f"counts tile {n} (4y, a bonus tile)" in x
+                   for x in r.notes), r.notes
+
+
 def _lone_flower_layout(meta):
     """The lone-flower scene's boxes, (N, 4) xyxy pixels: the hand's (indices kept), two loose tiles and a
     flower a tile height behind the row, and (x0, top, w, h) of the row and that line behind it."""
@@ -1665,13 +1692,19 @@ def test_a_loose_flowers_doubt_is_named_by_the_audit_and_fix_n_dash_takes_it_awa
     said = _unsure(unsure)
     assert (f"check its notes and tiles, first tile {n} (2f, left out as a loose tile: if it is not the hand's, "
             f"say so with --fix {n}=-; if it is, its note says how to add it)") in said, said
+    # … but not when the flower cannot change the score: nts scores no bonus tile by default (002-03,
+    # bonus_tiles=off), so the 69 % ÷ (1 − 0.32) is what the score's doubt rests on, over the bar (two loose
+    # flowers worth 0 points made a referee's audit under nts UNSURE at 77 %, exit 1); scored at 4 points
+    # each (bonus_tiles=4-points) the flower is the doubt again
+    assert _unsure(unsure, NTS) is None
+    assert f"first tile {n} (2f, left out as a loose tile" in _unsure(unsure, NTS, {"bonus_tiles": "4-points"})
     # --fix N=- says it is not the hand's: the reading no longer doubts it, as sure as without the flower
     plain = _read(meta, *_scene(meta, keep, loose + [flower], ["1m", "9p", "5s"])).reading
     fixed = read_detections(photo, det, rd, NTS, Context(), fixes={n: "-"})
     assert fixed.reading.legal and format_hand(fixed.reading.hand) == _truth(meta)
     assert fixed.reading.confidence > res.reading.confidence
     assert fixed.reading.confidence == pytest.approx(plain.confidence, abs=0.01)
-    assert not loose_bonus_doubts(fixed) and not any("loose flowers/seasons" in x for x in fixed.reading.notes)
+    assert not loose_bonus_doubts(fixed) and not any("loose flower" in x for x in fixed.reading.notes)
     assert "left out as a loose" not in _unsure(replace(fixed, reading=replace(fixed.reading, confidence=0.69)))
 
 

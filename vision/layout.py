@@ -854,9 +854,13 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 runs = [r for r in (_end_run(t, flags), _end_run(t[::-1], flags[::-1])) if len(r) >= END_BONUS_RUN]
                 rest = [f for k, f in zip(t, flags) if not any(k in r for r in runs)]
                 split = bool(runs) and (2 * sum(flags) < len(t) or (len(rest) >= 3 and not any(rest)))
-                if not split and len(t) >= 3 and sum(flags) >= 2 and 2 * sum(flags) >= len(t) and (flags[0] or flags[-1]):
+                pair = len(t) == 2 and sum(flags) == 1 and float(pb[t[flags.index(False)]]) >= MAYBE_BONUS
+                if not split and (pair or (len(t) >= 3 and sum(flags) >= 2 and 2 * sum(flags) >= len(t)
+                                           and (flags[0] or flags[-1]))):
                     # at least half of a group read as flowers/seasons, one at an end: a bonus group
-                    # whose other tiles may be misread bonus tiles (a season read upside-down as 5m)
+                    # whose other tiles may be misread bonus tiles (a season read upside-down as 5m);
+                    # so too a flower beside one tile that is not unlikely as a flower or season (two
+                    # bonus tiles set out in front of the row, an unseen set's 3y read 1s at 80 %)
                     fl = tuple(k for k, f in zip(t, flags) if f)
                     off_bonus[fl] = g.row
                     misread.update((k, (g.row, fl)) for k, f in zip(t, flags) if not f)

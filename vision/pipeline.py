@@ -1259,6 +1259,35 @@ def loose_bonus_doubts(res: PhotoResult) -> list[tuple[list[int], list[str], flo
     return sorted(out, key=lambda d: -d[2])
 
 
+def unscored_bonus_doubts(res: PhotoResult, ruleset, options=None) -> tuple[float, list[list[int]]]:
+    """The flowers/seasons the reading left out as loose tiles (:attr:`vision.decode.Reading.loose_bonus`)
+    that cannot change the score: the hand scored under ``ruleset`` (an id or a loaded ruleset) with
+    ``options``, their likeliest faces added (those it does not hold), totals as without them — a
+    ruleset that does not score bonus tiles (nts, rode-draak by default). Returns (the factor by which
+    they lowered the reading's confidence, ≥ 1: the confidence ÷ it is what the score's doubt rests on;
+    their tile numbers, per group). A club referee's audit of a hand under nts was UNSURE (exit 1) at
+    77 % for two loose flowers worth 0 points. A hand that cannot be scored with them keeps the doubt.
+    Raises nothing."""
+    from dataclasses import replace as _replace
+
+    from scoring import HandError, RulesetError
+
+    r, factor, groups = res.reading, 1.0, []
+    if not r.legal or res.scored is None:
+        return factor, groups
+    for tiles, p, q in r.loose_bonus:
+        faces = sorted({bonus_face(res.readings, i) for i in tiles} - set(r.hand.bonus))
+        try:
+            total = score_hand(_replace(r.hand, bonus=tuple(sorted(r.hand.bonus + tuple(faces)))), ruleset,
+                               options).total
+        except (HandError, RulesetError):
+            continue
+        if total == res.scored.total and p * q < 1.0:
+            factor /= 1.0 - p * q
+            groups.append(sorted(res.position(i) for i in tiles if i in res.order))
+    return factor, groups
+
+
 def weak_reading(res: PhotoResult) -> bool:
     """True when ``res`` is worth reading again turned (:func:`read_photo`): not legal, confidence
     below :data:`ROTATE_BELOW`, or at least half of the face-up tiles it uses were read upside-down
