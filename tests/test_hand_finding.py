@@ -1615,6 +1615,26 @@ def test_a_loose_flowers_note_pasted_counts_them_and_each_added_tile_names_the_b
     assert f"tile {nums[0]} (1m) added by you (--add): the detector missed it" in suit.reading.notes
 
 
+def test_an_added_flower_does_not_claim_a_box_the_layout_did_not_weigh_as_the_hands():
+    # a reviewer: the added flower's note named any box read as its face that was left out as the box it
+    # replaced, another player's flower or a discard too. A 2f boxed in the middle of a pile of three loose
+    # tiles far behind the row (a pile's tile, not weighed as a loose bonus tile of this hand), and the user
+    # adds a 2f: the note says that such a box is left out, not that the added tile is it
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    pile = [[x0 + 3 * w + k * (w + 1), y0 - 5.0 * h, x0 + 3 * w + k * (w + 1) + w, y0 - 4.0 * h] for k in range(3)]
+    det, rd = _scene(meta, keep, pile, ["7m", "2f", "8p"])
+    first = _read(meta, det, rd)
+    assert first.reading.roles[-3:] == ("ignored",) * 3 and not first.reading.loose_bonus
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    added = read_detections(photo, det, rd, NTS, Context(), additions=[(15, "2f")], shown=first.layout.geometry)
+    box = added.position(len(keep) + 1)
+    assert f"tile 15 (2f) added by you (--add); a box read 2f, tile {box}, is left out of the hand" in \
+        added.reading.notes, added.reading.notes
+    assert not any("in place of" in n for n in added.reading.notes)
+
+
 def test_the_loose_flower_note_is_short_and_its_add_example_counts_every_face_it_can():
     # a club referee: under one photo the note was some 600 characters, once per group, and its --add example named
     # 3 of 5 tiles without saying why. It says the same in one short line: the tiles, where, their prior, and both

@@ -89,8 +89,9 @@ END_BONUS_RUN = 3
 #: tiles, discards) and no meld lies in their row
 LOOSE_BONUS = 0.5
 #: a group of 3 or more off the main row with at least half of its tiles (two or more) read as
-#: flowers/seasons, one of them at an end, is a bonus group as those tiles' own group would be (a pair
-#: or a lone flower among other tiles stays a pile's: discards); each of its other tiles is offered as a
+#: flowers/seasons, one of them at an end, is a bonus group as those tiles' own group would be (a lone
+#: flower among other tiles stays a pile's: discards; a flower beside one tile that is at least
+#: MAYBE_BONUS a flower or season is a pair of them); each of its other tiles is offered as a
 #: misread bonus tile (an unseen set's season read upside-down as 5m) with this prior, else ignored
 #: (the decoder weighs that against its reading: taken when its probability of being any flower or
 #: season is over (1 − prior) / prior of its best reading's, 11 %; at 0.7 that was 43 %, and an unseen
@@ -418,9 +419,9 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
     lacks of ``need`` (a hand's tile count, e.g. 14; each meld or bonus tile counts as it lies). The
     longest row is always a candidate, so a long row of tiles is never dropped for a short group
     before its tiles are read; a row of one or two tiles is not the main row of a region that holds a
-    row of three or more (:func:`_fragment_main_row`: that row's own region reads its hand). :mod:`vision.pipeline` decodes each candidate and keeps the one whose
-    reading is most probable overall (prior × tile readings × legality). Regions holding the same
-    tiles are offered once. Returns at most ``limit`` candidates; none for empty ``det``.
+    row of three or more (:func:`_fragment_main_row`: that row's own region reads its hand).
+    :mod:`vision.pipeline` decodes each candidate and keeps the one whose reading is most probable
+    overall (prior × tile readings × legality). Regions holding the same tiles are offered once. Returns at most ``limit`` candidates; none for empty ``det``.
     """
     boxes = np.asarray(det.boxes, np.float64)
     if len(boxes) == 0:
@@ -1144,7 +1145,8 @@ def _size_ratio(geo: Geometry, det: Detections, tiles: tuple[int, ...]) -> float
     if not main or not len(det):
         return 1.0
     if len(main) < SIZE_NEAREST:
-        region = [t for t in geo.hand_tiles if t not in set(tiles)]
+        own = set(tiles)
+        region = [t for t in geo.hand_tiles if t not in own]
         main = region if len(region) > len(main) else main
     size = np.sqrt(np.prod(det.sizes, axis=1))
     return float(np.median(size[list(tiles)])) / max(_nearest_size(det.centres, size, main, tiles), 1e-6)

@@ -555,8 +555,8 @@ def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, nu
     loose tile's note, :func:`vision.decode.loose_bonus_note`, offers that ``--add``) names that box: the
     one(s) read as its face (its top class, or its likeliest flower/season for a box the layout weighed as
     a loose bonus tile), ``in place of the box left out as tile 25 (read 2f)`` when the layout weighed that
-    box as a loose bonus tile (the note's), else only that such a box was left out (another player's
-    flower, a discard); with none of its face, the left-out flower/season boxes it may be, read as
+    box as a loose bonus tile (the note's), else only that such a box is left out (``; a box read 2f, tile
+    25, is left out of the hand``: another player's flower, a discard); with none of its face, the left-out flower/season boxes it may be, read as
     another face. Otherwise the detector missed it.
     ``skip``: boxes never named (the other added tiles, those the user left out with ``--fix N=-``). A
     tester's ``--add 16=2f``, made on the loose flowers' note, was told "the detector missed it" though
@@ -575,12 +575,12 @@ def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, nu
         return f"{head}, in place of the box left out as tile {same[0]} (read {code})"
     if same:
         return f"{head}, in place of one of the boxes left out as tiles {number_spans(same)} (read {code})"
-    # a box read so that the layout did not weigh as the hand's (another player's flower, a discard): said,
-    # not taken for the added tile
+    # a box read as that face that the layout did not weigh as the hand's (another player's flower, a
+    # discard): said, not taken for the added tile
     seen = sorted(numbering.index(j) + 1 for j, f in out.items() if f == code)
     if seen:
-        return (f"{head}; a box read {code} was left out as tile{'s' if len(seen) > 1 else ''} "
-                f"{number_spans(seen)}, away from the hand")
+        return (f"{head}; a box read {code}, tile{'s' if len(seen) > 1 else ''} {number_spans(seen)}, "
+                f"is left out of the hand")
     other = sorted(numbering.index(j) + 1 for j in out)
     if other:
         return (f"{head}: the detector missed it, or read it as another face among the flower/season boxes "
