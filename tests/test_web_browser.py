@@ -576,8 +576,9 @@ MESSAGES = [
     ("--fix: every tile is left out of the hand (POS=-): nothing is left to read", "every tile is left out"),
     ("--fix 17=-: tile 17 is one you added with --add; to leave it out, do not add it", "is one you added with --add"),
     ("the hand's row shows 13 tiles: read and scored as a non-winner's hand (a winning hand has 14); give "
-     "--not-winner to say so, or --add the tile the photo missed (the winning tile, or one of the row)",
-     "--add the tile the "),
+     "--not-winner to say so (the photo is then read again: take the tile numbers for --fix/--add from that "
+     "reading), or --add the tile the photo missed (the winning tile, or one of the row)",
+     "from that reading), or --add the tile "),
     ("the tiles you set (tile 3 = 5p) make no legal hand with the others: the nearest legal reading needs tile 3 "
      "to be 6p; check your --fix/--add", "check your --fix/--add"),
     ("tile 17 (2f) added by you (--add): the detector missed it", "added by you (--add)"),

@@ -2328,8 +2328,9 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                     tried[0].reading, confidence=tried[0].reading.confidence * UNSAID_NON_WINNER))
                 n = ruleset.hand_size
                 extra.append(f"{UNSAID_NOTE} {n} tiles: read and scored as a non-winner's hand "
-                             f"(a winning hand has {n + 1}); give --not-winner to say so, or --add the tile the "
-                             f"photo missed (the winning tile, or one of the row)")
+                             f"(a winning hand has {n + 1}); give --not-winner to say so (the photo is then read "
+                             f"again: take the tile numbers for --fix/--add from that reading), or --add the tile "
+                             f"the photo missed (the winning tile, or one of the row)")
     if tried and not any(t.reading.legal for t in tried):
         # no region reads legal: a concealed kong's pale backs may have been read as White dragons
         # (vision.layout.blank_backs); read again with them taken as backs where that makes a legal hand
