@@ -97,6 +97,9 @@ LOOSE_BONUS = 0.5
 #: season is over (1 − prior) / prior of its best reading's, 11 %; at 0.7 that was 43 %, and an unseen
 #: set's flower read 1z at 78 % (flowers/seasons 14 %) beside three others was left out)
 MIXED_BONUS = 0.9
+#: the other tile of a flower's pair off the main row (offered as a misread bonus tile) is a tile of the
+#: hand — the winning tile set out beside the flowers, when the tile count needs it — with this prior
+PAIR_OWN = 0.3
 #: flowers/seasons whose boxes lie less than this share of a tile's size apart touch (:func:`_touching`):
 #: a column of them laid sideways is one group, as a row of them is
 TOUCH = 0.25
@@ -419,9 +422,10 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
     lacks of ``need`` (a hand's tile count, e.g. 14; each meld or bonus tile counts as it lies). The
     longest row is always a candidate, so a long row of tiles is never dropped for a short group
     before its tiles are read; a row of one or two tiles is not the main row of a region that holds a
-    row of three or more (:func:`_fragment_main_row`: that row's own region reads its hand).
-    :mod:`vision.pipeline` decodes each candidate and keeps the one whose reading is most probable
-    overall (prior × tile readings × legality). Regions holding the same tiles are offered once. Returns at most ``limit`` candidates; none for empty ``det``.
+    row of three or more when a region led by a longer row holds all its tiles
+    (:func:`_fragment_main_row`). :mod:`vision.pipeline` decodes each candidate and keeps the one whose
+    reading is most probable overall (prior × tile readings × legality). Regions holding the same tiles
+    are offered once. Returns at most ``limit`` candidates; none for empty ``det``.
     """
     boxes = np.asarray(det.boxes, np.float64)
     if len(boxes) == 0:
@@ -447,7 +451,7 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
     for s, fr, r, how in pool:
         geo = _assemble(fr, r)
         tiles = frozenset(geo.hand_tiles)
-        if tiles in seen or _fragment_main_row(geo):
+        if tiles in seen:
             continue
         seen.add(tiles)
         short = max(0, need - len(tiles))
@@ -457,6 +461,11 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
                + (", the longest row" if (fr, r) == (longest[1], longest[2]) else "")
                + (", the nearest/largest" if s == top else "") + (f", read {how}" if how else ""))
         out.append(Candidate(geo, prior, why))
+    # a region led by a row of one or two tiles whose tiles a region led by a longer row holds too is
+    # that region's hand measured against one box: not offered (:func:`_fragment_main_row`)
+    whole = [frozenset(c.geometry.hand_tiles) for c in out if not _fragment_main_row(c.geometry)]
+    out = [c for c in out if not (_fragment_main_row(c.geometry)
+                                  and any(frozenset(c.geometry.hand_tiles) <= w for w in whole))]
     out = by_prior(out)
     keep = out[:limit]
     if not any(longest_tiles <= set(c.geometry.hand_tiles) for c in keep):
@@ -469,10 +478,12 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
 def _fragment_main_row(geo: Geometry) -> bool:
     """True when the region's main row holds fewer than :data:`SIZE_NEAREST` tiles while another of
     its rows holds :data:`SIZE_NEAREST` or more: a tile set apart (a lone flower, a winning tile boxed
-    short) taken for the player's row, with the real row near it. Such a region reads the hand of the
-    region led by that longer row, but measures everything against the lone tile: the row's own
-    flowers then lie "off the main row" and its neighbours' roles cost nothing, so it was chosen over
-    the longer row's region with the hand's bonus tiles left out (held-out column composites)."""
+    short) taken for the player's row, with the real row near it. When the region led by a longer row
+    holds its tiles too (:func:`hand_candidates` then drops it), such a region reads that region's hand
+    but measures everything against the lone tile: the row's own flowers lie "off the main row" and its
+    neighbours' roles cost nothing, so it was chosen over the longer row's region with the hand's bonus
+    tiles left out (held-out column composites). A region no longer row's region holds (a concealed
+    pair between two rows of exposed melds, each row's region reaching only the pair) is kept."""
     n_main = len(geo.row_tiles(0)) if geo.rows else 0
     return 0 < n_main < SIZE_NEAREST and any(len(geo.row_tiles(r)) >= SIZE_NEAREST for r in geo.hand_rows[1:])
 
@@ -834,6 +845,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     misread: dict[int, tuple[int, tuple[int, ...]]] = {}  # a tile read otherwise in a group mostly of
     # flowers/seasons off the main row → (its row, those flowers/seasons)
     maybe_end: list[int] = []  # unsure flowers/seasons at the ends of the main row's groups
+    partner: set[int] = set()  # the other tile of a flower's pair (misread): its own roles kept too
     for g in geo.groups:
         if g.row not in geo.hand_rows:
             continue
@@ -865,6 +877,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                     fl = tuple(k for k, f in zip(t, flags) if f)
                     off_bonus[fl] = g.row
                     misread.update((k, (g.row, fl)) for k, f in zip(t, flags) if not f)
+                    if pair:  # (the other tile may as well be the hand's: a winning tile set beside a flower)
+                        partner.update(k for k, f in zip(t, flags) if not f)
                     continue
                 runs = runs if split else []
                 for r in runs:
@@ -907,13 +921,14 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             (k in stray and len(group_of[k].tiles) <= 2)  # beside one other tile in the region
             or (k not in hand_set and all(is_b[j] and j not in exclude for j in group_of[k].tiles)))}
         merged = tuple(sorted(have | new, key=pos.__getitem__))
-        if not parts and _near_bonus_block(geo, det, merged, is_b, group_of, hand_set | set(exclude)):
-            # a block of flowers/seasons outside the region but beside the hand's row (its rows put in
-            # with clutter, or its boxes doubtful): set apart on purpose, as a group in the region is
-            # (its tiles whose own group holds a tile left out with --fix N=- stay out)
-            off_bonus[merged] = group_of[merged[0]].row
-            hand_set |= set(merged)
-            joined.add(merged)
+        # a block of flowers/seasons outside the region but beside the hand's row (its rows put in with
+        # clutter, or its boxes doubtful): set apart on purpose, as a group in the region is (a tile left
+        # out with --fix N=- takes no part, nor keeps its group-mates out)
+        block = tuple(k for k in c if all(is_b[j] for j in group_of[k].tiles if j not in exclude))
+        if not parts and _near_bonus_block(geo, det, block, is_b, group_of, hand_set | set(exclude), exclude):
+            off_bonus[block] = group_of[block[0]].row
+            hand_set |= set(block)
+            joined.add(block)
             continue
         if not parts or (len(parts) == 1 and not new) or len(merged) > len(BONUS_TILES):
             continue
@@ -957,7 +972,11 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         if p_in < 0.5 and _size_ratio(geo, det, t) <= LYING_LARGER:  # not when too large for a tile (a card)
             left_out.append((t, p_in))
     bonus = tuple(k for k in geo.order if k in set(bonus_l) | set(given_bonus))
-    # a tile read otherwise among flowers/seasons that are not the hand's is not the hand's either
+    # a tile read otherwise among flowers/seasons that are not the hand's is not the hand's either (but the
+    # other tile of a flower's pair keeps the roles of a tile where it lies)
+    for k in partner:
+        if misread[k][1][0] not in bonus:
+            del misread[k]
     stray.extend(k for k, (row, fl) in misread.items() if fl[0] not in bonus)
     ignored = tuple(k for k in geo.order if k not in hand_set or k in set(stray))
     notes: list[str] = []
@@ -966,9 +985,14 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     main_groups = set(geo.rows[0]) if geo.rows else set()
     for k, (row, fl) in misread.items():
         if fl[0] in bonus:  # the flowers/seasons beside it are the hand's: it may be one, misread
-            o = (Option("bonus", MIXED_BONUS, why="in a group of flowers/seasons, read as another tile"),
-                 Option("ignored", 1 - MIXED_BONUS, why="a loose tile beside the flowers/seasons"))
-            out.append(GroupRoles((k,), row, o))
+            o = [Option("bonus", MIXED_BONUS, why="in a group of flowers/seasons, read as another tile"),
+                 Option("ignored", 1 - MIXED_BONUS, why="a loose tile beside the flowers/seasons")]
+            if k in partner:  # … or a tile of the hand set out beside a flower (the winning tile)
+                o = [Option(x.role, x.prior * (1 - PAIR_OWN), x.winning, x.why) for x in o] + (
+                    [Option("winning", PAIR_OWN * 0.85, winning=k, why="a single tile set apart beside a flower"),
+                     Option("concealed", PAIR_OWN * 0.15, why="a tile of the hand beside a flower")] if winner
+                    else [Option("concealed", PAIR_OWN, why="a tile of the hand beside a flower")])
+            out.append(GroupRoles((k,), row, tuple(sorted(o, key=lambda x: -x.prior))))
     for gi, g in enumerate(geo.groups):
         if g.row not in geo.hand_rows:
             continue
@@ -1059,10 +1083,11 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
 
 
 def _near_bonus_block(geo: Geometry, det: Detections, block, is_b: np.ndarray, group_of,
-                      region: set[int]) -> bool:
+                      region: set[int], exclude: frozenset[int] = frozenset()) -> bool:
     """True when ``block`` (touching detections, :func:`_touching`) holds :data:`END_BONUS_RUN` to eight
     (a hand's most) flowers/seasons, none in the hand region (``region``: its detection indices and
-    those left out), each in a group of flowers/seasons only, their median size a tile's beside the
+    those left out), each in a group of flowers/seasons only (but the tiles in ``exclude``, left out with
+    ``--fix N=-``), their median size a tile's beside the
     main row (:func:`_size_ratio`), and its nearest box lies within :data:`OFF_ROW_NEAR` tile heights of
     a main-row box: bonus tiles laid out beside the hand, not another player's (those lie a hand's
     depth away, across the table). The gap is measured between the boxes (pixels over
@@ -1070,7 +1095,7 @@ def _near_bonus_block(geo: Geometry, det: Detections, block, is_b: np.ndarray, g
     a region found among the sure ones leaves out (:func:`lift_geometry`)."""
     main = list(geo.row_tiles(0)) if geo.rows else []
     if (not main or not END_BONUS_RUN <= len(block) <= len(BONUS_TILES) or set(block) & region
-            or not all(is_b[j] for k in block for j in group_of[k].tiles)
+            or not all(is_b[j] for k in block for j in group_of[k].tiles if j not in exclude)
             or not 1 / SIZE_RATIO <= _size_ratio(geo, det, tuple(block)) <= LYING_LARGER):
         return False
     b = np.asarray(det.boxes, np.float64)

@@ -556,8 +556,8 @@ def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, nu
     one(s) read as its face (its top class, or its likeliest flower/season for a box the layout weighed as
     a loose bonus tile), ``in place of the box left out as tile 25 (read 2f)`` when the layout weighed that
     box as a loose bonus tile (the note's), else only that such a box is left out (``; a box read 2f, tile
-    25, is left out of the hand``: another player's flower, a discard); with none of its face, the left-out flower/season boxes it may be, read as
-    another face. Otherwise the detector missed it.
+    25, is left out of the hand``: another player's flower, a discard); with none of its face, the
+    left-out flower/season boxes it may be, read as another face. Otherwise the detector missed it.
     ``skip``: boxes never named (the other added tiles, those the user left out with ``--fix N=-``). A
     tester's ``--add 16=2f``, made on the loose flowers' note, was told "the detector missed it" though
     the detector had boxed the 2f as tile 21. Raises nothing."""
@@ -579,8 +579,8 @@ def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, nu
     # discard): said, not taken for the added tile
     seen = sorted(numbering.index(j) + 1 for j, f in out.items() if f == code)
     if seen:
-        return (f"{head}; a box read {code}, tile{'s' if len(seen) > 1 else ''} {number_spans(seen)}, "
-                f"is left out of the hand")
+        return (f"{head}; {'boxes' if len(seen) > 1 else 'a box'} read {code}, tile{'s' if len(seen) > 1 else ''} "
+                f"{number_spans(seen)}, {'are' if len(seen) > 1 else 'is'} left out of the hand")
     other = sorted(numbering.index(j) + 1 for j in out)
     if other:
         return (f"{head}: the detector missed it, or read it as another face among the flower/season boxes "
@@ -1262,27 +1262,39 @@ def loose_bonus_doubts(res: PhotoResult) -> list[tuple[list[int], list[str], flo
 def unscored_bonus_doubts(res: PhotoResult, ruleset, options=None) -> tuple[float, list[list[int]]]:
     """The flowers/seasons the reading left out as loose tiles (:attr:`vision.decode.Reading.loose_bonus`)
     that cannot change the score: the hand scored under ``ruleset`` (an id or a loaded ruleset) with
-    ``options``, their likeliest faces added (those it does not hold), totals as without them — a
-    ruleset that does not score bonus tiles (nts, rode-draak by default). Returns (the factor by which
-    they lowered the reading's confidence, ≥ 1: the confidence ÷ it is what the score's doubt rests on;
-    their tile numbers, per group). A club referee's audit of a hand under nts was UNSURE (exit 1) at
-    77 % for two loose flowers worth 0 points. A hand that cannot be scored with them keeps the doubt.
-    Raises nothing."""
+    ``options`` comes out the same — total, points, doublings, cash, status and every line's amounts —
+    with any one face the hand does not hold added, and with every group's likeliest faces added at once
+    (a ruleset that scores no bonus tile: nts and rode-draak by default; not hk-tw-16, where a seat's own
+    flower scores and a set of four is cash). Returns (the factor by which they lowered the reading's
+    confidence, ≥ 1: the confidence ÷ it is what the score's doubt rests on; their tile numbers, per
+    group); none when any such hand scores otherwise or cannot be scored. A club referee's audit of a hand
+    under nts was UNSURE (exit 1) at 77 % for two loose flowers worth 0 points. Raises nothing."""
     from dataclasses import replace as _replace
 
     from scoring import HandError, RulesetError
 
-    r, factor, groups = res.reading, 1.0, []
-    if not r.legal or res.scored is None:
-        return factor, groups
-    for tiles, p, q in r.loose_bonus:
-        faces = sorted({bonus_face(res.readings, i) for i in tiles} - set(r.hand.bonus))
+    r = res.reading
+    if not r.legal or res.scored is None or not r.loose_bonus:
+        return 1.0, []
+
+    def key(sc: ScoredHand) -> tuple:
+        return (sc.total, sc.points, sc.doublings, sc.cash, sc.allowed, sc.status,
+                tuple((ln.rule, ln.points, ln.doublings, ln.fixed, ln.multiplier, ln.cash) for ln in sc.lines))
+
+    held = set(r.hand.bonus)
+    likeliest = sorted({bonus_face(res.readings, i) for tiles, _, _ in r.loose_bonus for i in tiles} - held)
+    tries = [[f] for f in BONUS_TILES if f not in held] + [likeliest]
+    base = key(res.scored)
+    for faces in tries:
         try:
-            total = score_hand(_replace(r.hand, bonus=tuple(sorted(r.hand.bonus + tuple(faces)))), ruleset,
-                               options).total
+            if key(score_hand(_replace(r.hand, bonus=tuple(sorted(r.hand.bonus + tuple(faces)))), ruleset,
+                              options)) != base:
+                return 1.0, []
         except (HandError, RulesetError):
-            continue
-        if total == res.scored.total and p * q < 1.0:
+            return 1.0, []
+    factor, groups = 1.0, []
+    for tiles, p, q in r.loose_bonus:
+        if p * q < 1.0:
             factor /= 1.0 - p * q
             groups.append(sorted(res.position(i) for i in tiles if i in res.order))
     return factor, groups
