@@ -1745,6 +1745,12 @@ def test_a_loose_flowers_doubt_is_named_by_the_audit_and_fix_n_dash_takes_it_awa
     # each (bonus_tiles=4-points) the flower is the doubt again
     assert _unsure(unsure, NTS) is None
     assert f"first tile {n} (2f, left out as a loose tile" in _unsure(unsure, NTS, {"bonus_tiles": "4-points"})
+    # `photo`'s confidence line says how much of its doubt is such flowers, and how sure the score is
+    from vision.pipeline import summary
+
+    conf_line = next(x for x in summary(res).splitlines() if x.startswith("confidence:"))
+    assert f"; ×{1 - cost:.2g} of it is flowers/seasons left out that score nothing under nts: the score is " in \
+        conf_line, conf_line
     # --fix N=- says it is not the hand's: the reading no longer doubts it, as sure as without the flower
     plain = _read(meta, *_scene(meta, keep, loose + [flower], ["1m", "9p", "5s"])).reading
     fixed = read_detections(photo, det, rd, NTS, Context(), fixes={n: "-"})

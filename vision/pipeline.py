@@ -2613,6 +2613,12 @@ def summary(res: PhotoResult) -> str:
             conf += f"; ×{DAMAGED_PICTURE:g} of it is the photo file's damaged picture data (see the note)"
         if any(FORCED_WIN_NOTE in n for n in r.notes):
             conf += "; most of the doubt is the meld set apart that your --winning-tile makes concealed (see the note)"
+        unscored = (unscored_bonus_doubts(res, res.scored.ruleset, res.scored.options)[0]
+                    if res.scored is not None else 1.0)
+        if unscored > 1.0:  # (a referee's photo under nts: 77 % for two loose flowers worth nothing)
+            conf += (f"; ×{1 / unscored:.2g} of it is flowers/seasons left out that score nothing under "
+                     f"{res.scored.ruleset}: the score is {format_confidence(min(1.0, r.confidence * unscored))} "
+                     f"sure (see their notes)")
         out.append(conf)
     tiles = []
     for k, i in enumerate(res.order):
