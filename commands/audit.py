@@ -161,7 +161,7 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
     from vision.decode import format_confidence_below
     from vision.pipeline import least_sure_tile, loose_bonus_doubts, region_doubts, unscored_bonus_doubts
 
-    factor, unscored = unscored_bonus_doubts(res, ruleset, options) if ruleset is not None else (1.0, [])
+    factor = unscored_bonus_doubts(res, ruleset, options) if ruleset is not None else 1.0
     conf = min(1.0, float(res.reading.confidence) * factor)
     if conf >= REVIEW_BELOW:
         return None
@@ -171,9 +171,8 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
         pos = res.position(least[0])
         doubts.append((1.0 - least[1], f"tile {pos} ({res.readings.codes[least[0]]} read at {least[1]:.0%}: if it "
                                        f"is another tile, correct it with --fix {pos}=TILE)"))
-    for nums, faces, cost in loose_bonus_doubts(res):  # (the notes say what else was assumed)
-        if sorted(nums) in unscored:  # (worth nothing under the ruleset: no doubt of the score)
-            continue
+    # (the notes say what else was assumed; loose flowers worth nothing under the ruleset are no doubt of the score)
+    for nums, faces, cost in loose_bonus_doubts(res) if factor == 1.0 else ():
         one = len(nums) == 1
         drops = ",".join(f"{n}={DROP}" for n in nums)
         doubts.append((cost, f"tile{'' if one else 's'} {', '.join(map(str, nums))} ({', '.join(faces)}, left out "

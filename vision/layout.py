@@ -463,9 +463,9 @@ def hand_candidates(det: Detections, image_size: tuple[int, int], need: int = 14
         out.append(Candidate(geo, prior, why))
     # a region led by a row of one or two tiles whose tiles a region led by a longer row holds too is
     # that region's hand measured against one box: not offered (:func:`_fragment_main_row`)
-    whole = [frozenset(c.geometry.hand_tiles) for c in out if not _fragment_main_row(c.geometry)]
-    out = [c for c in out if not (_fragment_main_row(c.geometry)
-                                  and any(frozenset(c.geometry.hand_tiles) <= w for w in whole))]
+    fragment = [_fragment_main_row(c.geometry) for c in out]
+    whole = [frozenset(c.geometry.hand_tiles) for c, f in zip(out, fragment) if not f]
+    out = [c for c, f in zip(out, fragment) if not (f and any(frozenset(c.geometry.hand_tiles) <= w for w in whole))]
     out = by_prior(out)
     keep = out[:limit]
     if not any(longest_tiles <= set(c.geometry.hand_tiles) for c in keep):
@@ -925,7 +925,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         # clutter, or its boxes doubtful): set apart on purpose, as a group in the region is (a tile left
         # out with --fix N=- takes no part, nor keeps its group-mates out)
         block = tuple(k for k in c if all(is_b[j] for j in group_of[k].tiles if j not in exclude))
-        if not parts and _near_bonus_block(geo, det, block, is_b, group_of, hand_set | set(exclude), exclude):
+        if not parts and _near_bonus_block(geo, det, block, hand_set | set(exclude)):
             off_bonus[block] = group_of[block[0]].row
             hand_set |= set(block)
             joined.add(block)
@@ -1082,20 +1082,18 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus, tuple(apart_single))
 
 
-def _near_bonus_block(geo: Geometry, det: Detections, block, is_b: np.ndarray, group_of,
-                      region: set[int], exclude: frozenset[int] = frozenset()) -> bool:
-    """True when ``block`` (touching detections, :func:`_touching`) holds :data:`END_BONUS_RUN` to eight
-    (a hand's most) flowers/seasons, none in the hand region (``region``: its detection indices and
-    those left out), each in a group of flowers/seasons only (but the tiles in ``exclude``, left out with
-    ``--fix N=-``), their median size a tile's beside the
-    main row (:func:`_size_ratio`), and its nearest box lies within :data:`OFF_ROW_NEAR` tile heights of
-    a main-row box: bonus tiles laid out beside the hand, not another player's (those lie a hand's
-    depth away, across the table). The gap is measured between the boxes (pixels over
-    :attr:`Geometry.tile_h`), not by :meth:`Geometry.distance`, which is infinite for the doubtful boxes
-    a region found among the sure ones leaves out (:func:`lift_geometry`)."""
+def _near_bonus_block(geo: Geometry, det: Detections, block, region: set[int]) -> bool:
+    """True when ``block`` (touching flowers/seasons, :func:`_touching`, each in a group of flowers/seasons
+    only but the tiles left out with ``--fix N=-``: :func:`assign_roles` picks them) holds
+    :data:`END_BONUS_RUN` to eight (a hand's most), none in the hand region (``region``: its detection indices
+    and those left out), their median size a tile's beside the main row (:func:`_size_ratio`), and its
+    nearest box lies within :data:`OFF_ROW_NEAR` tile heights of a main-row box: bonus tiles laid out
+    beside the hand, not another player's (those lie a hand's depth away, across the table). The gap is
+    measured between the boxes (pixels over :attr:`Geometry.tile_h`), not by :meth:`Geometry.distance`,
+    which is infinite for the doubtful boxes a region found among the sure ones leaves out
+    (:func:`lift_geometry`)."""
     main = list(geo.row_tiles(0)) if geo.rows else []
     if (not main or not END_BONUS_RUN <= len(block) <= len(BONUS_TILES) or set(block) & region
-            or not all(is_b[j] for k in block for j in group_of[k].tiles if j not in exclude)
             or not 1 / SIZE_RATIO <= _size_ratio(geo, det, tuple(block)) <= LYING_LARGER):
         return False
     b = np.asarray(det.boxes, np.float64)

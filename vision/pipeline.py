@@ -579,12 +579,13 @@ def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, nu
     # discard): said, not taken for the added tile
     seen = sorted(numbering.index(j) + 1 for j, f in out.items() if f == code)
     if seen:
-        return (f"{head}; {'boxes' if len(seen) > 1 else 'a box'} read {code}, tile{'s' if len(seen) > 1 else ''} "
-                f"{number_spans(seen)}, {'are' if len(seen) > 1 else 'is'} left out of the hand")
+        tile, be, _, _ = _tiles_words(seen)
+        return (f"{head}; {'a box' if len(seen) == 1 else 'boxes'} read {code}, {tile} {number_spans(seen)}, {be} "
+                f"left out of the hand")
     other = sorted(numbering.index(j) + 1 for j in out)
     if other:
         return (f"{head}: the detector missed it, or read it as another face among the flower/season boxes "
-                f"left out (tile{'s' if len(other) > 1 else ''} {number_spans(other)})")
+                f"left out ({_tiles_words(other)[0]} {number_spans(other)})")
     return f"{head}: the detector missed it"
 
 
@@ -1259,15 +1260,15 @@ def loose_bonus_doubts(res: PhotoResult) -> list[tuple[list[int], list[str], flo
     return sorted(out, key=lambda d: -d[2])
 
 
-def unscored_bonus_doubts(res: PhotoResult, ruleset, options=None) -> tuple[float, list[list[int]]]:
+def unscored_bonus_doubts(res: PhotoResult, ruleset, options=None) -> float:
     """The flowers/seasons the reading left out as loose tiles (:attr:`vision.decode.Reading.loose_bonus`)
     that cannot change the score: the hand scored under ``ruleset`` (an id or a loaded ruleset) with
     ``options`` comes out the same — total, points, doublings, cash, status and every line's amounts —
     with any one face the hand does not hold added, and with every group's likeliest faces added at once
     (a ruleset that scores no bonus tile: nts and rode-draak by default; not hk-tw-16, where a seat's own
-    flower scores and a set of four is cash). Returns (the factor by which they lowered the reading's
-    confidence, ≥ 1: the confidence ÷ it is what the score's doubt rests on; their tile numbers, per
-    group); none when any such hand scores otherwise or cannot be scored. A club referee's audit of a hand
+    flower scores and a set of four is cash). Returns the factor by which they lowered the reading's
+    confidence, ≥ 1 (the confidence × it is what the score's doubt rests on): all of them or none, 1.0
+    when any such hand scores otherwise or cannot be scored. A club referee's audit of a hand
     under nts was UNSURE (exit 1) at 77 % for two loose flowers worth 0 points. Raises nothing."""
     from dataclasses import replace as _replace
 
@@ -1275,7 +1276,7 @@ def unscored_bonus_doubts(res: PhotoResult, ruleset, options=None) -> tuple[floa
 
     r = res.reading
     if not r.legal or res.scored is None or not r.loose_bonus:
-        return 1.0, []
+        return 1.0
 
     def key(sc: ScoredHand) -> tuple:
         return (sc.total, sc.points, sc.doublings, sc.cash, sc.allowed, sc.status,
@@ -1289,15 +1290,10 @@ def unscored_bonus_doubts(res: PhotoResult, ruleset, options=None) -> tuple[floa
         try:
             if key(score_hand(_replace(r.hand, bonus=tuple(sorted(r.hand.bonus + tuple(faces)))), ruleset,
                               options)) != base:
-                return 1.0, []
+                return 1.0
         except (HandError, RulesetError):
-            return 1.0, []
-    factor, groups = 1.0, []
-    for tiles, p, q in r.loose_bonus:
-        if p * q < 1.0:
-            factor /= 1.0 - p * q
-            groups.append(sorted(res.position(i) for i in tiles if i in res.order))
-    return factor, groups
+            return 1.0
+    return math.prod(1.0 / (1.0 - p * q) for _, p, q in r.loose_bonus if p * q < 1.0)
 
 
 def weak_reading(res: PhotoResult) -> bool:
@@ -2613,8 +2609,7 @@ def summary(res: PhotoResult) -> str:
             conf += f"; ×{DAMAGED_PICTURE:g} of it is the photo file's damaged picture data (see the note)"
         if any(FORCED_WIN_NOTE in n for n in r.notes):
             conf += "; most of the doubt is the meld set apart that your --winning-tile makes concealed (see the note)"
-        unscored = (unscored_bonus_doubts(res, res.scored.ruleset, res.scored.options)[0]
-                    if res.scored is not None else 1.0)
+        unscored = unscored_bonus_doubts(res, res.scored.ruleset, res.scored.options) if res.scored is not None else 1.0
         if unscored > 1.0:  # (a referee's photo under nts: 77 % for two loose flowers worth nothing)
             conf += (f"; ×{1 / unscored:.2g} of it is flowers/seasons left out that score nothing under "
                      f"{res.scored.ruleset}: the score is {format_confidence(min(1.0, r.confidence * unscored))} "
