@@ -197,10 +197,16 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
 
         from vision.record import scored_without_winning_tile
 
+        from vision.pipeline import score_confidence
+
         conf = float(r.confidence)
+        # (loose flowers/seasons that score nothing under the ruleset are no doubt of the score: as batch weighs it)
+        sure = score_confidence(res)
         # (a winner's photo scored with no winning tile marked is a guess at the wait: as batch flags it)
         unmarked = scored_without_winning_tile(r, winning_tile)
-        check = (f" — below {REVIEW_BELOW:.0%}: check it" if conf < REVIEW_BELOW else
+        check = (f" — below {REVIEW_BELOW:.0%}: check it" if sure < REVIEW_BELOW else
+                 f" — the doubt is flowers/seasons left out that score nothing under {res.scored.ruleset} (the score "
+                 f"{format_confidence_below(sure, REVIEW_BELOW)} sure)" if conf < REVIEW_BELOW else
                  " — no winning tile marked: check it (give --winning-tile)" if unmarked else "")
         fixed = (f", fixed {','.join(f'{k}={v}' for k, v in sorted(fixes.items()))}" if fixes else "") + (
             f", added {adds}" if adds else "")
@@ -220,7 +226,7 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
             "text": f"photo {path}: read {r.notation} ({format_confidence_below(conf, REVIEW_BELOW)} sure{fixed}){check}{dead}",
             # (a new user's table settled 250 and 242 from a photo read at 41 %, exit 0: the settlement
             # is provisional until the reading is checked, commands.settle.cmd_table)
-            "unsure": conf < REVIEW_BELOW or unmarked,
+            "unsure": sure < REVIEW_BELOW or unmarked,
         }
         return res.scored
 

@@ -27,6 +27,7 @@ ORACLE = f"{HERE}:oracle_reader"
 UNSURE = f"{HERE}:unsure_reader"
 UNMARKED = f"{HERE}:unmarked_reader"
 LOOSE_FLOWERS = f"{HERE}:loose_flowers_reader"
+UNSCORED_FLOWERS = f"{HERE}:unscored_flowers_reader"
 W, H = 320, 240
 _CACHE: dict[tuple[int, int], Path] = {}
 
@@ -228,6 +229,22 @@ def loose_flowers_reader():
                  loose_bonus_note([(n + 3, "2y")], "away from the hand", 0.2, after),
                  loose_bonus_note([(n + 4, "1f")], "away from the hand", 0.2, after))
         return replace(res, reading=replace(r, confidence=0.4, notes=tuple(r.notes) + notes))
+
+    return loose
+
+
+def unscored_flowers_reader():
+    """The oracle reader, each reading 70 % sure for one tile (its first box) weighed as a loose flower/season left
+    out (:attr:`vision.decode.Reading.loose_bonus`: prior 0.35 of being the hand's × 0.9 its share of the bonus
+    classes, which took the reading × (1 − 0.315) = × 0.685 from 1.02): a loose flower that scores nothing under
+    nts (bonus_tiles=off, 002-03), as a director's needs-review row at 62 % was."""
+    from dataclasses import replace
+
+    read = oracle_reader()
+
+    def loose(*a, **kw):
+        res = read(*a, **kw)
+        return replace(res, reading=replace(res.reading, confidence=0.7, loose_bonus=(((0,), 0.35, 0.9),)))
 
     return loose
 

@@ -2476,6 +2476,43 @@ def test_an_unsure_row_whose_tiles_are_read_surely_names_no_least_sure_tile(tmp_
     assert "least sure" not in row["problem"], row["problem"]
 
 
+def test_a_row_whose_only_doubt_is_a_loose_flower_worth_nothing_is_ok(tmp_path, truth):
+    # a tournament director's nts row was needs-review at 62 % where the doubt was a loose season that scores
+    # nothing under nts (bonus_tiles=off, 002-03): `photo` and `audit` already said the score was sure. The reader
+    # here: each reading 70 % sure, all of it a loose flower (0.35 × 0.9 = 0.315 of being the hand's), so the score
+    # is min(1, 0.7 / (1 − 0.315)) = min(1, 1.02) = 100 % sure: ok, the problem saying why; the history too. Scored
+    # at 4 points a flower (bonus_tiles=4-points) the flower moves the score, and the row needs review again
+    import json as _json
+
+    d = tmp_path / "photos"
+    d.mkdir()
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[2], d / "a.jpg")  # (77m [555p] [234m] [222p] [789m] +3f3y: [0] is a limit)
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, workers=0, reader=bf.UNSCORED_FLOWERS, history_db=None)
+    row = read_csv(out)[0]
+    assert row["status"] == "ok" and row["reading"].startswith("77m [555p]"), row
+    assert row["confidence"] == "0.7"  # (the reading's own, as before)
+    assert ("confidence 70%: the doubt is flowers/seasons left out that score nothing under nts (the score >99% "
+            "sure)") in row["problem"], row["problem"]
+    assert "least sure" not in row["problem"]
+    con = sqlite3.connect(batch.state_path_for(out))
+    (sure, history) = con.execute("SELECT score_confidence, history FROM results").fetchone()
+    con.close()
+    from vision.decode import confidence_value
+
+    assert sure == confidence_value(1.0) and _json.loads(history)["status"] == "ok"  # (stored as a confidence is)
+    out2 = tmp_path / "r2.csv"
+    batch.run_batch(d, out2, workers=0, reader=bf.UNSCORED_FLOWERS, history_db=None,
+                    defaults=batch.Defaults(options={"bonus_tiles": "4-points"}))
+    row = read_csv(out2)[0]
+    assert row["status"] == "needs-review" and row["problem"].startswith("confidence 70% below 80%"), row
+    # a state database of an earlier version has no score_confidence: its row keeps the reading's confidence
+    assert batch_outputs._status({"error": None, "legal": 1, "allowed": 1, "confidence": 0.7, "problem": None},
+                                 0.8)[0] == "needs-review"
+    assert batch_outputs._status({"error": None, "legal": 1, "allowed": 1, "confidence": 0.7, "problem": None,
+                                  "score_confidence": 0.95}, 0.8) == ("ok", None)
+
+
 def test_the_frame_doubts_way_out_is_said_in_a_batchs_words():
     # the frame doubt (vision.pipeline.frame_doubt) ends with `--turn DEG`, which a batch has no cell for: its
     # problem column says to turn the photo file instead

@@ -1751,6 +1751,16 @@ def test_a_loose_flowers_doubt_is_named_by_the_audit_and_fix_n_dash_takes_it_awa
     conf_line = next(x for x in summary(res).splitlines() if x.startswith("confidence:"))
     assert f"; ×{1 - cost:.2g} of it is flowers/seasons left out that score nothing under nts: the score is " in \
         conf_line, conf_line
+    # and the history's status, the JSON (the page's check-it flag) weigh the score's confidence as the audit does:
+    # 0.69 / (1 − 0.32) ≈ 1.02, at most 1: ok; scored at 4 points a flower, the flower is the doubt again
+    from vision.pipeline import score_confidence, to_json
+    from vision.record import UNSURE_STATUS, reading_status
+
+    assert score_confidence(unsure) == pytest.approx(min(1.0, 0.69 / (1 - cost)))
+    assert reading_status(unsure) == "ok" and to_json(unsure)["score_confidence"] == score_confidence(unsure)
+    four = read_detections(photo, det, rd, NTS, Context(), options={"bonus_tiles": "4-points"})
+    four = replace(four, reading=replace(four.reading, confidence=0.69))
+    assert score_confidence(four) == 0.69 and reading_status(four) == UNSURE_STATUS
     # --fix N=- says it is not the hand's: the reading no longer doubts it, as sure as without the flower
     plain = _read(meta, *_scene(meta, keep, loose + [flower], ["1m", "9p", "5s"])).reading
     fixed = read_detections(photo, det, rd, NTS, Context(), fixes={n: "-"})

@@ -133,6 +133,12 @@ def test_a_settlement_from_a_photo_read_unsure_is_provisional_exit_1(run_cli, tr
     assert rc == 0 and json.loads(out)["provisional"] == []
     rc, out, err = run_cli(*argv, "--reader", bf.ORACLE)
     assert rc == 0 and "provisional" not in out
+    # a reading whose only doubt is a loose flower that scores nothing under nts (bonus_tiles=off, 002-03: 70 %,
+    # the score min(1, 0.7 / (1 − 0.35 × 0.9)) > 99 % sure, as batch and audit weigh it) settles, saying why
+    rc, out, err = run_cli(*argv, "--reader", bf.UNSCORED_FLOWERS)
+    assert rc == 0 and "provisional" not in out, out
+    assert ("(70% sure) — the doubt is flowers/seasons left out that score nothing under nts (the score >99% "
+            "sure)") in out, out
 
 
 def test_a_winners_photo_with_no_winning_tile_marked_settles_provisionally(run_cli, truth):

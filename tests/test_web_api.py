@@ -321,6 +321,23 @@ def test_an_unsure_reading_says_so_with_its_least_sure_tile(tmp_path):
     assert j["least_sure"]["pos"] != 4
 
 
+def test_a_reading_whose_score_is_sure_is_not_unsure(tmp_path, monkeypatch):
+    # the page's check-it flag weighs the score's confidence (vision.pipeline.score_confidence: loose flowers/
+    # seasons that score nothing under the ruleset are no doubt of it), as batch's needs-review and audit do; here
+    # the reading of the test above, its score said 95 % sure
+    import vision.pipeline
+
+    png, models = row_photo(HAND)
+    models.misread[3] = ("7p", 0.4)
+    client = _client(tmp_path, models)
+    j = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}, data={"ruleset": "nts"}).json()
+    assert j["unsure"] is True and j["score_confidence"] == j["confidence"] < j["review_below"]
+    monkeypatch.setattr(vision.pipeline, "score_confidence", lambda res: 0.95)
+    j = client.post("/api/score", data={"photo_id": j["photo_id"]}).json()
+    assert j["legal"] and j["confidence"] < j["review_below"] and j["score_confidence"] == 0.95
+    assert j["unsure"] is False
+
+
 def test_a_sure_reading_is_not_unsure(photo):
     png, models, client = photo
     j = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}, data={"ruleset": "nts"}).json()

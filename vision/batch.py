@@ -143,7 +143,8 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         false_win_row(job, row)
     else:
         from .errors import ModelError, VisionError
-        from .pipeline import ADDED_NOTE, WON_HINT_START, frame_words, least_sure_tile, read_as_unsaid_non_winner
+        from .pipeline import (ADDED_NOTE, WON_HINT_START, frame_words, least_sure_tile, read_as_unsaid_non_winner,
+                               score_confidence)
         from .record import photo_entry, scored_without_winning_tile
 
         try:
@@ -185,7 +186,14 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                 row["unsaid_non_winner"] = int(read_as_unsaid_non_winner(r))
             if unmarked:
                 dropped.append(NO_WINNING_TILE)
-            least = least_sure_tile(res) if r.legal and r.confidence < REVIEW_BELOW else None
+            # the score's confidence: loose flowers/seasons that score nothing under the ruleset are no doubt of it
+            # (a director's nts row was needs-review at 62 % for one such season; `photo` and `audit` said so)
+            sure = score_confidence(res)
+            row["score_confidence"] = confidence_value(sure) if r.legal else None
+            if r.legal and r.confidence < REVIEW_BELOW <= sure:
+                dropped.append(f"confidence {format_confidence(float(r.confidence))}: the doubt is flowers/seasons left "
+                               f"out that score nothing under {job.ruleset} (the score {format_confidence(sure)} sure)")
+            least = least_sure_tile(res) if r.legal and sure < REVIEW_BELOW else None
             if least is not None and least[1] < REVIEW_BELOW:  # what to check first (not a tile read surely,
                 # as `photo` and the page: a tester's row said "tile 4 (2m read at 100%)", the doubt in the roles)
                 dropped.append(f"least sure: tile {res.position(least[0])} ({res.readings.codes[least[0]]} "
@@ -203,7 +211,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                     row["refusal"] = s.status  # the words `table` refuses to settle a winner's hand in
             # a reading the batch flags for review is not 'ok' in the audit trail either (the default bar)
             review = (f"needs-review: confidence {format_confidence(float(r.confidence))}"
-                      if r.legal and s is not None and s.allowed and r.confidence < REVIEW_BELOW else
+                      if r.legal and s is not None and s.allowed and sure < REVIEW_BELOW else
                       "needs-review: no winning tile marked" if unmarked and s is not None and s.allowed else None)
             entry = photo_entry("batch", job.key, res, context=ctx, options=dict(job.options), ruleset=job.ruleset,
                                 fixes=fixes, exposed=job.exposed, winning_tile=job.winning_tile, input_sha256=sha,

@@ -173,7 +173,10 @@ def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]
         return "needs-review", r["problem"] or "no legal reading"
     if not r["allowed"]:
         return "needs-review", r["problem"] or "mahjong not allowed"
-    if r["confidence"] is not None and r["confidence"] < review_below:
+    # the score's confidence where stored (loose flowers/seasons that score nothing are no doubt of it: the
+    # problem says so); a row of an earlier state database has only the reading's
+    sure = r["score_confidence"] if r.get("score_confidence") is not None else r["confidence"]
+    if sure is not None and sure < review_below:
         return "needs-review", (f"confidence {format_confidence_below(r['confidence'], review_below)} below {100 * review_below:g}%"
                                 + (f"; {r['problem']}" if r["problem"] else ""))
     # a winner's reading with no winning tile, or a 13-tile photo read as a non-winner's hand with no winner
@@ -195,7 +198,7 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
     """(job, its state database row, its output row) of :func:`output_rows`; a job whose key is in
     ``unscored`` is written as not scored, whatever its database row holds."""
     cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "refusal", "no_winning_tile",
-            "unsaid_non_winner", "total",
+            "unsaid_non_winner", "score_confidence", "total",
             "points", "doublings", "tiles", "changed", "frame", "breakdown", "sha256")
     for job in jobs:
         rec = None if job.key in unscored else con.execute(

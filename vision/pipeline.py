@@ -1296,6 +1296,22 @@ def unscored_bonus_doubts(res: PhotoResult, ruleset, options=None) -> float:
     return math.prod(1.0 / (1.0 - p * q) for _, p, q in r.loose_bonus if p * q < 1.0)
 
 
+def score_confidence(res: PhotoResult) -> float:
+    """How sure the score of ``res`` is, a probability 0..1: the reading's confidence without the doubt of
+    flowers/seasons left out as loose tiles that cannot change the score under the ruleset and options it was
+    scored with (:func:`unscored_bonus_doubts`), at most 1; the reading's own confidence when that doubt
+    changes the score, the reading has none, or it is not scored (``res.scored`` None). What batch's
+    needs-review, the history's unsure status, the page's check-it flag and `table`'s provisional settlement
+    weigh against :data:`vision.decode.REVIEW_BELOW`, as `audit` does (a tournament director's row under
+    nts was needs-review at 62 % for a loose season worth 0 points, and an nts referee's audit UNSURE at
+    77 % for two loose flowers). Raises nothing."""
+    r = res.reading
+    conf = float(r.confidence)
+    if res.scored is None or not r.legal or not r.loose_bonus:
+        return conf
+    return min(1.0, conf * unscored_bonus_doubts(res, res.scored.ruleset, res.scored.options))
+
+
 def weak_reading(res: PhotoResult) -> bool:
     """True when ``res`` is worth reading again turned (:func:`read_photo`): not legal, confidence
     below :data:`ROTATE_BELOW`, or at least half of the face-up tiles it uses were read upside-down
@@ -2545,6 +2561,8 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
         "problem": r.problem,
         "confidence": float(r.confidence),  # unrounded: the page shows it as format_confidence does
         "confidence_shown": format_confidence(r.confidence),
+        # (the score's: the reading's without loose flowers/seasons that score nothing, score_confidence)
+        "score_confidence": score_confidence(res),
         "probability": r.probability,
         "relative": r.relative,
         "changed": [{"pos": res.position(i), "from": r.raw[i], "to": r.tiles[i]} for i in r.changed],

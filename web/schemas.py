@@ -233,8 +233,12 @@ class PhotoScoreResponse(BaseModel):
     confidence: float
     confidence_shown: str = Field(..., description="the confidence as the page and the command line print it "
                                                    "(\">99%\", \"<1%\", halves rounded up)")
-    unsure: bool = Field(False, description="a legal reading less sure than `review_below`: check it before using "
-                                            "its score (`batch` marks it needs-review, `audit` UNSURE)")
+    score_confidence: float = Field(..., description="how sure the score is, 0..1: the confidence without the doubt "
+                                                     "of flowers/seasons left out as loose tiles that score nothing "
+                                                     "under the ruleset (vision.pipeline.score_confidence)")
+    unsure: bool = Field(False, description="a legal reading whose score is less sure than `review_below` "
+                                            "(`score_confidence`): check it before using its score (`batch` marks "
+                                            "it needs-review, `audit` UNSURE)")
     review_below: float = Field(..., description="the confidence below which a legal reading is unsure "
                                                  "(vision.decode.REVIEW_BELOW: batch's needs-review, 0..1)")
     no_winning_tile: bool = Field(False, description="a winner's hand scored with no winning tile marked (none in the "
