@@ -153,16 +153,17 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
     bonus tile by a region of its own, was a referee's whole doubt, every tile fixed, at 66 %). Given ``ruleset``
     (and ``options``), loose flowers/seasons that cannot change the score under it are no doubt of the audit
     (:func:`vision.pipeline.unscored_bonus_doubts`: two loose flowers worth 0 points under nts made a referee's
-    audit UNSURE at 77 %)."""
+    audit UNSURE at 77 %), nor is which flower or season a bonus tile is when no face changes the score
+    (:func:`vision.pipeline.score_doubts`)."""
     if res is None:
         return None
     from vision.batch import REVIEW_BELOW
     from vision.classes import DROP
     from vision.decode import format_confidence_below
-    from vision.pipeline import least_sure_tile, loose_bonus_doubts, region_doubts, unscored_bonus_doubts
+    from vision.pipeline import least_sure_tile, loose_bonus_doubts, region_doubts, score_doubts, unscored_bonus_doubts
 
-    factor = unscored_bonus_doubts(res, ruleset, options) if ruleset is not None else 1.0
-    conf = min(1.0, float(res.reading.confidence) * factor)
+    loose = unscored_bonus_doubts(res, ruleset, options) if ruleset is not None else 1.0
+    conf = min(1.0, float(res.reading.confidence) * (score_doubts(res, ruleset, options) if ruleset is not None else 1.0))
     if conf >= REVIEW_BELOW:
         return None
     doubts = []
@@ -172,7 +173,7 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
         doubts.append((1.0 - least[1], f"tile {pos} ({res.readings.codes[least[0]]} read at {least[1]:.0%}: if it "
                                        f"is another tile, correct it with --fix {pos}=TILE)"))
     # (the notes say what else was assumed; loose flowers worth nothing under the ruleset are no doubt of the score)
-    for nums, faces, cost in loose_bonus_doubts(res) if factor == 1.0 else ():
+    for nums, faces, cost in loose_bonus_doubts(res) if loose == 1.0 else ():
         one = len(nums) == 1
         drops = ",".join(f"{n}={DROP}" for n in nums)
         doubts.append((cost, f"tile{'' if one else 's'} {', '.join(map(str, nums))} ({', '.join(faces)}, left out "

@@ -205,7 +205,7 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
         # (a winner's photo scored with no winning tile marked is a guess at the wait: as batch flags it)
         unmarked = scored_without_winning_tile(r, winning_tile)
         check = (f" — below {REVIEW_BELOW:.0%}: check it" if sure < REVIEW_BELOW else
-                 f" — the doubt is flowers/seasons left out that score nothing under {res.scored.ruleset} (the score "
+                 f" — the doubt is in flowers/seasons that cannot change the score under {res.scored.ruleset} (the score "
                  f"{format_confidence_below(sure, REVIEW_BELOW)} sure)" if conf < REVIEW_BELOW else
                  " — no winning tile marked: check it (give --winning-tile)" if unmarked else "")
         fixed = (f", fixed {','.join(f'{k}={v}' for k, v in sorted(fixes.items()))}" if fixes else "") + (

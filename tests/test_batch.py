@@ -2492,7 +2492,7 @@ def test_a_row_whose_only_doubt_is_a_loose_flower_worth_nothing_is_ok(tmp_path, 
     row = read_csv(out)[0]
     assert row["status"] == "ok" and row["reading"].startswith("77m [555p]"), row
     assert row["confidence"] == "0.7"  # (the reading's own, as before)
-    assert ("confidence 70%: the doubt is flowers/seasons left out that score nothing under nts (the score >99% "
+    assert ("confidence 70%: the doubt is in flowers/seasons that cannot change the score under nts (the score >99% "
             "sure)") in row["problem"], row["problem"]
     assert "least sure" not in row["problem"]
     con = sqlite3.connect(batch.state_path_for(out))

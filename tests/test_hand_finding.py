@@ -834,6 +834,30 @@ def test_an_unsure_bonus_tile_lowers_the_confidence():
     # all eight once this tile's 40 % face is free, so the ratio to the full reading is not exact)
     assert res.reading.confidence <= full.reading.confidence * 0.45 / 0.85 * 1.01
     assert any(n.startswith("unsure which bonus tile") for n in res.reading.notes)
+    # which flower or season it is cannot change the score under nts (no bonus tile scores by default, 002-03):
+    # the score is as sure as the reading without that doubt (vision.pipeline.score_confidence, as batch, the
+    # history, the page and audit weigh it; a director's nts photo read right at 69 % for two such faces), and
+    # `photo` says so. Under swedish a seat's own flower doubles (003: 1f as East: 80 against 40 for 2f), so
+    # the face can change the score there, and the doubt stays
+    from dataclasses import replace
+
+    from vision.pipeline import score_confidence, summary, unscored_face_doubts
+    from vision.record import UNSURE_STATUS, reading_status
+
+    assert res.scored.ruleset == "nts"
+    # (the scene's other bonus tiles' faces are such doubts too: the full reading's score is surer than it)
+    assert score_confidence(res) == pytest.approx(score_confidence(full), rel=0.02)
+    assert score_confidence(full) > full.reading.confidence
+    assert unscored_face_doubts(res, "nts") >= 0.85 / 0.45
+    sure = replace(res, reading=replace(res.reading, confidence=0.5))  # (× 0.85 / 0.45 ≥ 0.94: over the bar)
+    assert reading_status(sure) == "ok"
+    line = next(x for x in summary(res).splitlines() if x.startswith("confidence:"))
+    assert "of it is which flowers/seasons its bonus tiles are, which cannot change the score under nts" in line, line
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    sw = read_detections(photo, det, TileReadings.make(probs, rd.pose), load_ruleset("swedish"), Context())
+    assert sw.reading.legal and sw.reading.confidence == pytest.approx(res.reading.confidence)
+    assert unscored_face_doubts(sw, "swedish") < 0.85 / 0.45 and score_confidence(sw) < score_confidence(res)
+    assert reading_status(replace(sw, reading=replace(sw.reading, confidence=0.5))) == UNSURE_STATUS
 
 
 @pytest.mark.parametrize("scale,is_bonus", [(0.7, False), (1.0, True)])
@@ -1749,8 +1773,8 @@ def test_a_loose_flowers_doubt_is_named_by_the_audit_and_fix_n_dash_takes_it_awa
     from vision.pipeline import summary
 
     conf_line = next(x for x in summary(res).splitlines() if x.startswith("confidence:"))
-    assert f"; ×{1 - cost:.2g} of it is flowers/seasons left out that score nothing under nts: the score is " in \
-        conf_line, conf_line
+    assert (f"; ×{1 - cost:.2g} of it is flowers/seasons left out, which cannot change the score under nts: the "
+            f"score is ") in conf_line, conf_line
     # and the history's status, the JSON (the page's check-it flag) weigh the score's confidence as the audit does:
     # 0.69 / (1 − 0.32) ≈ 1.02, at most 1: ok; scored at 4 points a flower, the flower is the doubt again
     from vision.pipeline import score_confidence, to_json

@@ -137,7 +137,7 @@ def test_a_settlement_from_a_photo_read_unsure_is_provisional_exit_1(run_cli, tr
     # the score min(1, 0.7 / (1 − 0.35 × 0.9)) > 99 % sure, as batch and audit weigh it) settles, saying why
     rc, out, err = run_cli(*argv, "--reader", bf.UNSCORED_FLOWERS)
     assert rc == 0 and "provisional" not in out, out
-    assert ("(70% sure) — the doubt is flowers/seasons left out that score nothing under nts (the score >99% "
+    assert ("(70% sure) — the doubt is in flowers/seasons that cannot change the score under nts (the score >99% "
             "sure)") in out, out
 
 

@@ -236,6 +236,9 @@ class Reading:
     #: (their detection indices, their prior p of being the hand's, q the classifier's that they are
     #: flowers/seasons; the confidence was × (1 − p·q)), one entry for all those away from the hand
     loose_bonus: tuple[tuple[tuple[int, ...], float, float], ...] = ()
+    #: the hand's bonus tiles whose face made it less sure (:func:`_bonus_sureness`): (detection index, the
+    #: share of its flower/season probability on the face given; the confidence was × it)
+    bonus_faces: tuple[tuple[int, float], ...] = ()
     #: the legal readings of other candidate hand regions that made it less sure (``vision.pipeline``'s region
     #: share; the likeliest named in notes), the likeliest first
     region_rivals: tuple[RegionRival, ...] = ()
@@ -718,16 +721,20 @@ def _forced_win_sureness(reading: Reading, lay: Layout, winning_tile: str) -> Re
 def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: TileReadings, lay: Layout) -> Reading:
     """``reading`` with its confidence × the chance that each bonus tile is the flower or season it
     was given (its probability over the eight bonus classes' total: the classifier tells the bonus
-    faces apart least well, and they change the hand's points), and a note naming a bonus tile under
-    60 % with its likeliest faces (a face another bonus tile was given named with that tile)."""
+    faces apart least well, and they change the hand's points), each such factor kept in
+    :attr:`Reading.bonus_faces`, and a note naming a bonus tile under 60 % with its likeliest faces (a face
+    another bonus tile was given named with that tile)."""
     if not bonus_codes:
         return reading
     num = _numbers(lay)
     conf, notes = reading.confidence, list(reading.notes)
+    faces = []
     for p, code in bonus_codes.items():
         total = float(readings.probs[p, BONUS_INDEX].astype(np.float64).sum())
         share = float(readings.probs[p, CLASS_INDEX[code]]) / total if total > 0 else 1.0
         conf *= share
+        if share < 1.0:
+            faces.append((p, share))
         if share < 0.6:
             # its likeliest faces; one another bonus tile was given says which (each is in a set once)
             holder = {c: q for q, c in bonus_codes.items() if q != p}
@@ -738,7 +745,7 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
             notes.append(f"unsure which bonus tile tile {num.get(p, '?')} is: "
                          + ", ".join(f"{c} {q:.0%}" + (f" (tile {num.get(holder[c], '?')} is read {c})" if c in holder else "")
                                      for q, c in alt) + " (correct it with --fix)")
-    return replace(reading, confidence=conf, notes=tuple(notes))
+    return replace(reading, confidence=conf, notes=tuple(notes), bonus_faces=reading.bonus_faces + tuple(faces))
 
 
 def loose_bonus_note(tiles: Sequence[tuple[int, str]], where: str, p_in: float, after: int,

@@ -1270,46 +1270,82 @@ def unscored_bonus_doubts(res: PhotoResult, ruleset, options=None) -> float:
     confidence, ≥ 1 (the confidence × it is what the score's doubt rests on): all of them or none, 1.0
     when any such hand scores otherwise or cannot be scored. A club referee's audit of a hand
     under nts was UNSURE (exit 1) at 77 % for two loose flowers worth 0 points. Raises nothing."""
-    from dataclasses import replace as _replace
-
-    from scoring import HandError, RulesetError
-
     r = res.reading
     if not r.legal or res.scored is None or not r.loose_bonus:
         return 1.0
+    held = set(r.hand.bonus)
+    likeliest = sorted({bonus_face(res.readings, i) for tiles, _, _ in r.loose_bonus for i in tiles} - held)
+    tries = [tuple(sorted(r.hand.bonus + (f,))) for f in BONUS_TILES if f not in held]
+    tries.append(tuple(sorted(r.hand.bonus + tuple(likeliest))))
+    if any(_scores_otherwise(res, bonus, ruleset, options) for bonus in tries):
+        return 1.0
+    return math.prod(1.0 / (1.0 - p * q) for _, p, q in r.loose_bonus if p * q < 1.0)
+
+
+def unscored_face_doubts(res: PhotoResult, ruleset, options=None) -> float:
+    """The hand's bonus tiles whose face made the reading less sure (:attr:`vision.decode.Reading.bonus_faces`)
+    where no other face could change the score: the hand scored under ``ruleset`` (an id or a loaded ruleset)
+    with ``options`` comes out the same (as :func:`unscored_bonus_doubts` compares it) with the tile's face
+    replaced by any face the hand does not hold (nts and rode-draak score no bonus tile by default; not
+    hk-tw-16, where a seat's own flower scores). Returns the factor by which those tiles' faces lowered the
+    reading's confidence, ≥ 1, one tile at a time (a tile whose face can change the score keeps its doubt).
+    A tournament director's nts photo read right at 69 % for which flower or season two bonus tiles were
+    (4y or 3f, 1y or 1f), the whole doubt, worth 0 points. Raises nothing."""
+    r = res.reading
+    if not r.legal or res.scored is None or not r.bonus_faces:
+        return 1.0
+    held = list(r.hand.bonus)
+    factor = 1.0
+    for p, share in r.bonus_faces:
+        face = r.tiles[p]
+        if face not in held or share <= 0.0:
+            continue
+        rest = list(held)
+        rest.remove(face)
+        tries = [tuple(sorted(rest + [g])) for g in BONUS_TILES if g not in held]
+        if not any(_scores_otherwise(res, bonus, ruleset, options) for bonus in tries):
+            factor /= share
+    return factor
+
+
+def _scores_otherwise(res: PhotoResult, bonus: tuple[str, ...], ruleset, options) -> bool:
+    """The hand of ``res`` with the bonus tiles ``bonus`` scores otherwise than ``res.scored`` under ``ruleset``
+    and ``options`` (total, points, doublings, cash, status or any line's amounts), or cannot be scored."""
+    from dataclasses import replace as _replace
+
+    from scoring import HandError, RulesetError
 
     def key(sc: ScoredHand) -> tuple:
         return (sc.total, sc.points, sc.doublings, sc.cash, sc.allowed, sc.status,
                 tuple((ln.rule, ln.points, ln.doublings, ln.fixed, ln.multiplier, ln.cash) for ln in sc.lines))
 
-    held = set(r.hand.bonus)
-    likeliest = sorted({bonus_face(res.readings, i) for tiles, _, _ in r.loose_bonus for i in tiles} - held)
-    tries = [[f] for f in BONUS_TILES if f not in held] + [likeliest]
-    base = key(res.scored)
-    for faces in tries:
-        try:
-            if key(score_hand(_replace(r.hand, bonus=tuple(sorted(r.hand.bonus + tuple(faces)))), ruleset,
-                              options)) != base:
-                return 1.0
-        except (HandError, RulesetError):
-            return 1.0
-    return math.prod(1.0 / (1.0 - p * q) for _, p, q in r.loose_bonus if p * q < 1.0)
+    try:
+        return key(score_hand(_replace(res.reading.hand, bonus=bonus), ruleset, options)) != key(res.scored)
+    except (HandError, RulesetError):
+        return True
+
+
+def score_doubts(res: PhotoResult, ruleset, options=None) -> float:
+    """The factor, ≥ 1, by which doubts that cannot change the score under ``ruleset`` and ``options`` lowered
+    the reading's confidence: flowers/seasons left out as loose tiles (:func:`unscored_bonus_doubts`) × the
+    faces of its bonus tiles (:func:`unscored_face_doubts`). Raises nothing."""
+    return unscored_bonus_doubts(res, ruleset, options) * unscored_face_doubts(res, ruleset, options)
 
 
 def score_confidence(res: PhotoResult) -> float:
-    """How sure the score of ``res`` is, a probability 0..1: the reading's confidence without the doubt of
-    flowers/seasons left out as loose tiles that cannot change the score under the ruleset and options it was
-    scored with (:func:`unscored_bonus_doubts`), at most 1; the reading's own confidence when that doubt
-    changes the score, the reading has none, or it is not scored (``res.scored`` None). What batch's
+    """How sure the score of ``res`` is, a probability 0..1: the reading's confidence without the doubts that
+    cannot change the score under the ruleset and options it was scored with (:func:`score_doubts`: flowers/
+    seasons left out as loose tiles, which flower or season its bonus tiles are), at most 1; the reading's own
+    confidence when those doubts change the score, it has none, or it is not scored (``res.scored`` None). What batch's
     needs-review, the history's unsure status, the page's check-it flag and `table`'s provisional settlement
     weigh against :data:`vision.decode.REVIEW_BELOW`, as `audit` does (a tournament director's row under
     nts was needs-review at 62 % for a loose season worth 0 points, and an nts referee's audit UNSURE at
     77 % for two loose flowers). Raises nothing."""
     r = res.reading
     conf = float(r.confidence)
-    if res.scored is None or not r.legal or not r.loose_bonus:
+    if res.scored is None or not r.legal or not (r.loose_bonus or r.bonus_faces):
         return conf
-    return min(1.0, conf * unscored_bonus_doubts(res, res.scored.ruleset, res.scored.options))
+    return min(1.0, conf * score_doubts(res, res.scored.ruleset, res.scored.options))
 
 
 def weak_reading(res: PhotoResult) -> bool:
@@ -2627,11 +2663,15 @@ def summary(res: PhotoResult) -> str:
             conf += f"; ×{DAMAGED_PICTURE:g} of it is the photo file's damaged picture data (see the note)"
         if any(FORCED_WIN_NOTE in n for n in r.notes):
             conf += "; most of the doubt is the meld set apart that your --winning-tile makes concealed (see the note)"
-        unscored = unscored_bonus_doubts(res, res.scored.ruleset, res.scored.options) if res.scored is not None else 1.0
-        if unscored > 1.0:  # (a referee's photo under nts: 77 % for two loose flowers worth nothing)
-            conf += (f"; ×{1 / unscored:.2g} of it is flowers/seasons left out that score nothing under "
-                     f"{res.scored.ruleset}: the score is {format_confidence(min(1.0, r.confidence * unscored))} "
-                     f"sure (see their notes)")
+        sc = res.scored
+        loose = unscored_bonus_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
+        faces = unscored_face_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
+        if loose * faces > 1.0:  # (a referee's photo under nts: 77 % for two loose flowers worth nothing)
+            what = " and ".join(w for f, w in ((loose, "flowers/seasons left out"),
+                                                 (faces, "which flowers/seasons its bonus tiles are")) if f > 1.0)
+            conf += (f"; ×{1 / (loose * faces):.2g} of it is {what}, which cannot change the score under "
+                     f"{sc.ruleset}: the score is "
+                     f"{format_confidence(min(1.0, r.confidence * loose * faces))} sure (see the notes)")
         out.append(conf)
     tiles = []
     for k, i in enumerate(res.order):
