@@ -176,11 +176,12 @@ class _time_limit:
 def product_read(source, ruleset: str, threads: int = 1) -> dict:
     """The product on one photo (path or bytes): ``tiles``/``boxes`` of the reported hand (boxes in the
     decoded photo's pixels ÷ its scale = the stored upright frame), ``all_boxes`` of every detection,
-    ``notation``, ``legal``, ``confidence``, ``seconds``; an unreadable photo or no tile found gives an
+    ``notation``, ``legal``, ``confidence``, ``score_confidence`` (:func:`vision.pipeline.score_confidence`),
+    ``seconds``; an unreadable photo or no tile found gives an
     empty hand with ``error``."""
     from scoring import Context
     from vision.errors import VisionError
-    from vision.pipeline import loaded_frame_boxes, read_photo
+    from vision.pipeline import loaded_frame_boxes, read_photo, score_confidence
 
     from .evalbase import _vision_models
 
@@ -207,6 +208,7 @@ def product_read(source, ruleset: str, threads: int = 1) -> dict:
     boxes = loaded_frame_boxes(res) * inv
     return {"tiles": [r.tiles[i] if r.tiles[i] is not None else r.raw[i] for i in idx], "boxes": boxes[idx],
             "all_boxes": boxes, "notation": r.notation, "legal": bool(r.legal), "confidence": float(r.confidence),
+            "score_confidence": score_confidence(res),
             "turned": int(res.turned or 0), "error": None, "seconds": time.perf_counter() - t0}
 
 
@@ -233,7 +235,8 @@ def _sureness(r: dict) -> dict:
     readings can be counted against refusals (:func:`_sum`); empty for the baseline, which has none."""
     if "confidence" not in r:
         return {}
-    return {"legal": bool(r.get("legal")), "confidence": float(r.get("confidence") or 0.0)}
+    return {"legal": bool(r.get("legal")), "confidence": float(r.get("confidence") or 0.0),
+            "score_confidence": float(r.get("score_confidence", r.get("confidence")) or 0.0)}
 
 
 def _sum(rows: list[dict], who: str) -> dict:
@@ -260,6 +263,12 @@ def _sum(rows: list[dict], who: str) -> dict:
         out["sure_wrong"] = sum(not f and not r["exact"] for f, r in zip(flagged, rs))
         out["flagged"] = sum(flagged)
         out["flagged_wrong"] = sum(f and not r["exact"] for f, r in zip(flagged, rs))
+        # the same by the score's confidence (vision.pipeline.score_confidence, what batch's needs-review weighs):
+        # a reading not exact counts as wrong here, though its score may be right (bonus faces under nts)
+        if all("score_confidence" in r for r in rs):
+            by_score = [(not r["legal"]) or r["score_confidence"] < REVIEW_BELOW for r in rs]
+            out["score_sure_wrong"] = sum(not f and not r["exact"] for f, r in zip(by_score, rs))
+            out["score_flagged"] = sum(by_score)
     return out
 
 

@@ -572,6 +572,12 @@ def format_sets(R: dict) -> str:
                           f"wrong ones flagged ({t['flagged']} flagged in all)" for k, t in sure)
         L.append(f"| wrong readings: confident (legal, confidence ≥ 80 %) against refused or flagged for review "
                  f"| {cells} | — | confident wrong < flagged |")
+        # (by the score's confidence, as batch's needs-review weighs it: doubts that cannot change the score left out)
+        cells = "; ".join(f"{k}: {t['score_sure_wrong']} confident not exact, {t['score_flagged']} flagged"
+                          for k, t in sure if "score_sure_wrong" in t)
+        if cells:
+            L.append(f"| the same by the score's confidence (flowers/seasons that cannot change the score left out; a "
+                     f"reading not exact may score right) | {cells} | — | |")
     if R.get("crops_ece") is not None:
         L.append(f"| classifier calibration on the {R['crops_n']} real crops: ECE (15 bins); mean top-1 probability "
                  f"vs top-1 | ECE {R['crops_ece']:.3f}; {R['crops_mean_conf']:.3f} vs {R['crops_top1']:.3f} | — | "
