@@ -163,7 +163,8 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
     from vision.pipeline import least_sure_tile, loose_bonus_doubts, region_doubts, score_doubts, unscored_bonus_doubts
 
     loose = unscored_bonus_doubts(res, ruleset, options) if ruleset is not None else 1.0
-    conf = min(1.0, float(res.reading.confidence) * (score_doubts(res, ruleset, options) if ruleset is not None else 1.0))
+    read = float(res.reading.confidence)
+    conf = min(1.0, read * (score_doubts(res, ruleset, options) if ruleset is not None else 1.0))
     if conf >= REVIEW_BELOW:
         return None
     doubts = []
@@ -185,7 +186,12 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
     # (the costliest doubt first: a tile read at 90 % costs the reading less than a loose season at 31 %)
     said = [d for _, d in sorted(doubts, key=lambda d: -d[0])]
     where = f", first {' and '.join(said)}" if said else ""
-    return (f"the photo's reading is only {format_confidence_below(conf, REVIEW_BELOW)} sure (below {REVIEW_BELOW:.0%}): the score "
+    # (the score's confidence where doubts that cannot change it were left out: said as the score's, not the reading's)
+    what = (f"the photo's reading is only {format_confidence_below(conf, REVIEW_BELOW)} sure"
+            if format_confidence_below(conf, REVIEW_BELOW) == format_confidence_below(read, REVIEW_BELOW) else
+            f"the score read from the photo is only {format_confidence_below(conf, REVIEW_BELOW)} sure (the reading "
+            f"{format_confidence_below(read, REVIEW_BELOW)})")
+    return (f"{what} (below {REVIEW_BELOW:.0%}): the score "
             f"computed is that reading's; check its notes and tiles{where}, and correct them with --fix/--add, "
             f"or audit the hand typed with --hand")
 

@@ -144,7 +144,8 @@ def register(subparsers) -> None:
     p.add_argument("--workers", "-j", type=whole_number, default=default_workers(),
                    help=f"worker processes (0: in this process); default {default_workers()} (CPU cores)")
     p.add_argument("--review-below", type=float, default=REVIEW_BELOW, metavar="CONF",
-                   help=f"flag readings with confidence below this as needs-review; default {REVIEW_BELOW}")
+                   help=f"flag readings whose score is less sure than this as needs-review (score_confidence: doubts "
+                        f"that cannot change the score left out); default {REVIEW_BELOW}")
     p.add_argument("--only-manifest", action="store_true", help="score only the photos listed in the manifest")
     p.add_argument("--progress", dest="progress", action="store_true", default=None, help="show the progress bar (default: on a terminal)")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")

@@ -195,19 +195,21 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
                             f"(numbers: `mahjong-score photo {path} --annotate out.jpg`) or give --hand {player}=NOTATION")
         from vision.batch import REVIEW_BELOW  # (readings less sure get "check it", as batch's needs-review)
 
+        from vision.pipeline import score_confidence
         from vision.record import scored_without_winning_tile
 
-        from vision.pipeline import score_confidence
-
         conf = float(r.confidence)
-        # (loose flowers/seasons that score nothing under the ruleset are no doubt of the score: as batch weighs it)
+        # (doubts that cannot change the score under the ruleset are none of the score's: as batch weighs it)
         sure = score_confidence(res)
         # (a winner's photo scored with no winning tile marked is a guess at the wait: as batch flags it)
         unmarked = scored_without_winning_tile(r, winning_tile)
         check = (f" — below {REVIEW_BELOW:.0%}: check it" if sure < REVIEW_BELOW else
-                 f" — the doubt is in flowers/seasons that cannot change the score under {res.scored.ruleset} (the score "
-                 f"{format_confidence_below(sure, REVIEW_BELOW)} sure)" if conf < REVIEW_BELOW else
                  " — no winning tile marked: check it (give --winning-tile)" if unmarked else "")
+        # (the score's said where it reads otherwise: a bonus tile read 99.7 % its face is no news)
+        differs = format_confidence_below(sure, REVIEW_BELOW) != format_confidence_below(conf, REVIEW_BELOW)
+        said = (f"; the score {format_confidence_below(sure, REVIEW_BELOW)} sure" if differs else "") + (
+            f": the rest of the doubt is in flowers/seasons that cannot change it under {res.scored.ruleset}"
+            if conf < REVIEW_BELOW <= sure else "")
         fixed = (f", fixed {','.join(f'{k}={v}' for k, v in sorted(fixes.items()))}" if fixes else "") + (
             f", added {adds}" if adds else "")
         # the history entry, written once the table is settled (commands.settle.cmd_table: its note names
@@ -223,7 +225,8 @@ def _photo_scorer(args: argparse.Namespace, player: str, path: str, fixes: dict[
             "photo": path, "reading": r.notation, "confidence": confidence_value(conf),
             "fixes": {str(k): v for k, v in sorted(fixes.items())}, "added": adds or None,
             "changed": len(r.changed),
-            "text": f"photo {path}: read {r.notation} ({format_confidence_below(conf, REVIEW_BELOW)} sure{fixed}){check}{dead}",
+            "text": f"photo {path}: read {r.notation} ({format_confidence_below(conf, REVIEW_BELOW)} sure{said}{fixed})"
+                    f"{check}{dead}",
             # (a new user's table settled 250 and 242 from a photo read at 41 %, exit 0: the settlement
             # is provisional until the reading is checked, commands.settle.cmd_table)
             "unsure": sure < REVIEW_BELOW or unmarked,

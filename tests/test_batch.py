@@ -1576,7 +1576,7 @@ def test_an_output_an_earlier_version_wrote_is_written_again_with_hand_tiles_on_
     assert (summary["resumed"], summary["scored"]) == (3, 0), summary
     with open(out, newline="", encoding="utf-8") as f:
         header = next(csv.reader(f))
-    assert header == COLUMNS_BEFORE_HAND_TILES + ["hand_tiles", "bonus_tiles"]
+    assert header == COLUMNS_BEFORE_HAND_TILES + ["hand_tiles", "bonus_tiles", "score_confidence"]
     assert [(r["tiles"], r["hand_tiles"], r["bonus_tiles"]) for r in read_csv(out)] == [
         ("17", "14", "2"), ("15", "13", "1"), ("", "", "")]
 
@@ -2491,9 +2491,9 @@ def test_a_row_whose_only_doubt_is_a_loose_flower_worth_nothing_is_ok(tmp_path, 
     batch.run_batch(d, out, workers=0, reader=bf.UNSCORED_FLOWERS, history_db=None)
     row = read_csv(out)[0]
     assert row["status"] == "ok" and row["reading"].startswith("77m [555p]"), row
-    assert row["confidence"] == "0.7"  # (the reading's own, as before)
-    assert ("confidence 70%: the doubt is in flowers/seasons that cannot change the score under nts (the score >99% "
-            "sure)") in row["problem"], row["problem"]
+    assert row["confidence"] == "0.7" and row["score_confidence"] == "0.9999"  # (the reading's own, and the score's)
+    assert ("confidence 70%, but the score >99% sure: the rest of the doubt is in flowers/seasons that cannot change "
+            "it under nts") in row["problem"], row["problem"]
     assert "least sure" not in row["problem"]
     con = sqlite3.connect(batch.state_path_for(out))
     (sure, history) = con.execute("SELECT score_confidence, history FROM results").fetchone()
@@ -2506,11 +2506,22 @@ def test_a_row_whose_only_doubt_is_a_loose_flower_worth_nothing_is_ok(tmp_path, 
                     defaults=batch.Defaults(options={"bonus_tiles": "4-points"}))
     row = read_csv(out2)[0]
     assert row["status"] == "needs-review" and row["problem"].startswith("confidence 70% below 80%"), row
+    assert row["score_confidence"] == "0.7"
+    # with --review-below 0.6 the first batch's row is ok, and says nothing of the flowers (70 % is over the bar)
+    out3 = tmp_path / "r3.csv"
+    batch.run_batch(d, out3, workers=0, reader=bf.UNSCORED_FLOWERS, history_db=None, review_below=0.6)
+    row = read_csv(out3)[0]
+    assert row["status"] == "ok" and "flowers/seasons that cannot change" not in row["problem"], row
     # a state database of an earlier version has no score_confidence: its row keeps the reading's confidence
     assert batch_outputs._status({"error": None, "legal": 1, "allowed": 1, "confidence": 0.7, "problem": None},
                                  0.8)[0] == "needs-review"
     assert batch_outputs._status({"error": None, "legal": 1, "allowed": 1, "confidence": 0.7, "problem": None,
-                                  "score_confidence": 0.95}, 0.8) == ("ok", None)
+                                  "score_confidence": 0.95}, 0.8, "nts") == (
+        "ok", "confidence 70%, but the score 95% sure: the rest of the doubt is in flowers/seasons that cannot change "
+              "it under nts")
+    assert batch_outputs._status({"error": None, "legal": 1, "allowed": 1, "confidence": 0.5, "problem": None,
+                                  "score_confidence": 0.7}, 0.8) == (
+        "needs-review", "confidence 50% below 80% (the score 70% sure)")
 
 
 def test_the_frame_doubts_way_out_is_said_in_a_batchs_words():

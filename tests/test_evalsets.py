@@ -227,6 +227,15 @@ def test_sum_counts_confident_wrong_readings_against_flagged_ones():
     assert (s["sure_wrong"], s["flagged"], s["flagged_wrong"]) == (1, 3, 2)
     # the baseline has no confidence: no such counts
     assert "sure_wrong" not in evalsets._sum([{"b": {"tp": 1, "fp": 0, "fn": 0, "exact": True}}], "b")
+    assert "score_sure_wrong" not in s  # (rows without the score's confidence)
+    # by the score's confidence (vision.pipeline.score_confidence, what batch's needs-review weighs): the wrong
+    # reading at 0.40 whose score is 0.85 sure is confident (not exact: its score may still be right), the
+    # right one at 0.60 whose score is 0.90 sure is no longer flagged
+    for r, sc in zip(rows, (0.95, 0.90, 0.85, 0.0, 0.90)):
+        r["ours"]["score_confidence"] = sc
+    s = evalsets._sum(rows, "ours")
+    assert (s["score_sure_wrong"], s["score_flagged"]) == (2, 1)
+    assert (s["sure_wrong"], s["flagged"]) == (1, 3)  # (the reading's own counts unchanged)
 
 
 def test_columns_composite_lays_the_bonus_tiles_sideways_in_touching_columns(crops):

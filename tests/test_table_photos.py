@@ -137,8 +137,8 @@ def test_a_settlement_from_a_photo_read_unsure_is_provisional_exit_1(run_cli, tr
     # the score min(1, 0.7 / (1 − 0.35 × 0.9)) > 99 % sure, as batch and audit weigh it) settles, saying why
     rc, out, err = run_cli(*argv, "--reader", bf.UNSCORED_FLOWERS)
     assert rc == 0 and "provisional" not in out, out
-    assert ("(70% sure) — the doubt is in flowers/seasons that cannot change the score under nts (the score >99% "
-            "sure)") in out, out
+    assert ("(70% sure; the score >99% sure: the rest of the doubt is in flowers/seasons that cannot change it under "
+            "nts)") in out, out
 
 
 def test_a_winners_photo_with_no_winning_tile_marked_settles_provisionally(run_cli, truth):

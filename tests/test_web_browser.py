@@ -285,6 +285,15 @@ def test_an_unsure_reading_is_said_beside_its_score(page, scene, tmp_path):
               least_sure={"pos": pos, "tile": tile, "probability": 0.9})
         assert page.locator("#unsure").is_hidden() and page.locator("#score-unsure").is_hidden()
         assert page.locator("#strip button.tile.least-sure").count() == 0
+    # a reading under the bar whose score is over it (doubts that cannot change the score, vision.pipeline.
+    # score_confidence: which flowers/seasons under nts): no warning, and the grey line beside the reading says both
+    shown(confidence=0.62, confidence_shown="62%", score_confidence=0.97, unsure=False,
+          least_sure={"pos": pos, "tile": tile, "probability": 0.9})
+    assert page.locator("#unsure").is_hidden() and page.locator("#score-unsure").is_hidden()
+    assert page.text_content("#confidence") == ("(62% sure; the score 97% sure: the rest of the doubt is in "
+                                                "flowers/seasons that cannot change it)")
+    shown(confidence=0.97, confidence_shown="97%", score_confidence=0.97, unsure=False)
+    assert page.text_content("#confidence") == "(97% sure)"
     # a sure reading of a winner's hand with no winning tile marked: the score guesses the wait (a tester's 89 %
     # reading showed its Score as sure, where batch marks it needs-review): said, with where to give the tile
     shown(confidence=0.89, confidence_shown="89%", unsure=False, no_winning_tile=True,

@@ -188,11 +188,9 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                 dropped.append(NO_WINNING_TILE)
             # the score's confidence: loose flowers/seasons that score nothing under the ruleset are no doubt of it
             # (a director's nts row was needs-review at 62 % for one such season; `photo` and `audit` said so)
+            # (the status, and what it says of the two, are the output's: batch_outputs._status, by --review-below)
             sure = score_confidence(res)
             row["score_confidence"] = confidence_value(sure) if r.legal else None
-            if r.legal and r.confidence < REVIEW_BELOW <= sure:
-                dropped.append(f"confidence {format_confidence(float(r.confidence))}: the doubt is in flowers/seasons that "
-                               f"cannot change the score under {job.ruleset} (the score {format_confidence(sure)} sure)")
             least = least_sure_tile(res) if r.legal and sure < REVIEW_BELOW else None
             if least is not None and least[1] < REVIEW_BELOW:  # what to check first (not a tile read surely,
                 # as `photo` and the page: a tester's row said "tile 4 (2m read at 100%)", the doubt in the roles)

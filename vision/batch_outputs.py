@@ -15,7 +15,7 @@ from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from scoring.errors import HandError, RulesetError
 
-from .decode import confidence_value, format_confidence_below
+from .decode import confidence_value, format_confidence, format_confidence_below
 from .errors import BatchError
 from .manifest import _WINDS, Job, false_win_players, settle_values_differ
 
@@ -23,7 +23,7 @@ from .manifest import _WINDS, Job, false_win_players, settle_values_differ
 #: output columns of the CSV (and keys of each JSONL photo record)
 OUTPUT_COLUMNS = ("photo", "table", "hand", "player", "seat_wind", "winner", "ruleset", "status", "reading",
                   "confidence", "total", "points", "doublings", "tiles", "changed", "frame", "problem", "breakdown",
-                  "sha256", "hand_tiles", "bonus_tiles")
+                  "sha256", "hand_tiles", "bonus_tiles", "score_confidence")
 
 #: the ``frame`` of a photo scored by a version before the column existed (a resumed batch keeps its row)
 FRAME_NOT_RECORDED = "not recorded (scored by an earlier version)"
@@ -165,7 +165,11 @@ def said_once(text: str) -> str:
     return "; ".join(kept)
 
 
-def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]:
+def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tuple[str, str | None]:
+    """(status, problem) of a state database row ``r`` as the output says them, by ``review_below`` (0..1) and
+    the score's confidence where stored (``score_confidence``: :func:`vision.pipeline.score_confidence`, a row of
+    an earlier state database has only the reading's); ``ruleset`` the row's, named when the score is surer than
+    the reading."""
     if r["error"]:  # (a fix or add cell past the photo's tiles is known only when it is read: "--add:
         # position 99 …" said as the cell, as the problem column says the flags)
         return f"error: {manifest_words(r['error'])}", None
@@ -173,12 +177,21 @@ def _status(r: Mapping[str, Any], review_below: float) -> tuple[str, str | None]
         return "needs-review", r["problem"] or "no legal reading"
     if not r["allowed"]:
         return "needs-review", r["problem"] or "mahjong not allowed"
-    # the score's confidence where stored (loose flowers/seasons that score nothing are no doubt of it: the
-    # problem says so); a row of an earlier state database has only the reading's
-    sure = r["score_confidence"] if r.get("score_confidence") is not None else r["confidence"]
+    # the score's confidence where stored (flowers/seasons that cannot change the score are no doubt of it)
+    conf = r["confidence"]
+    sure = r["score_confidence"] if r.get("score_confidence") is not None else conf
     if sure is not None and sure < review_below:
-        return "needs-review", (f"confidence {format_confidence_below(r['confidence'], review_below)} below {100 * review_below:g}%"
+        return "needs-review", (f"confidence {format_confidence_below(conf, review_below)} below {100 * review_below:g}%"
+                                + (f" (the score {format_confidence_below(sure, review_below)} sure)"
+                                   if format_confidence_below(sure, review_below) != format_confidence_below(conf, review_below)
+                                   else "")
                                 + (f"; {r['problem']}" if r["problem"] else ""))
+    if conf is not None and sure is not None and conf < review_below <= sure:
+        # (an ok row whose confidence is under the bar says why: a director filtering on it saw ok rows at 62 %)
+        surer = (f"confidence {format_confidence_below(conf, review_below)}, but the score {format_confidence(sure)} "
+                 f"sure: the rest of the doubt is in flowers/seasons that cannot change it"
+                 + (f" under {ruleset}" if ruleset else ""))
+        r = {**r, "problem": "; ".join(x for x in (r["problem"], surer) if x)}
     # a winner's reading with no winning tile, or a 13-tile photo read as a non-winner's hand with no winner
     # cell (it may be a winner's with a tile missed, as `photo` says it): its problem says so
     if r.get("no_winning_tile") or r.get("unsaid_non_winner"):
@@ -205,7 +218,7 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
             f"SELECT {', '.join(cols)} FROM results WHERE key=?", (job.key,)).fetchone()
         r = dict(zip(cols, rec)) if rec else {c: None for c in cols} | {"error": "not scored (rerun to resume)"}
         status, problem = ((FALSE_WIN_STATUS, r["problem"]) if job.false_win and not r["error"]
-                           else _status(r, review_below))
+                           else _status(r, review_below, job.ruleset))
         pts = r["points"]
         typed = dict(job.typed)
         yield job, r, {
@@ -223,6 +236,8 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
             "problem": manifest_words(problem, job.line is not None) or "",
             "breakdown": json.loads(r["breakdown"]) if r["breakdown"] else [], "sha256": r["sha256"] or "",
             **hand_size(r["reading"] if r["legal"] or job.false_win else None),
+            # (the score's, which the status weighs; none for a row an earlier version scored, nor for no legal reading)
+            "score_confidence": None if r["score_confidence"] is None else confidence_value(r["score_confidence"]),
         }
 
 

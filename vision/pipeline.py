@@ -1283,29 +1283,28 @@ def unscored_bonus_doubts(res: PhotoResult, ruleset, options=None) -> float:
 
 
 def unscored_face_doubts(res: PhotoResult, ruleset, options=None) -> float:
-    """The hand's bonus tiles whose face made the reading less sure (:attr:`vision.decode.Reading.bonus_faces`)
-    where no other face could change the score: the hand scored under ``ruleset`` (an id or a loaded ruleset)
-    with ``options`` comes out the same (as :func:`unscored_bonus_doubts` compares it) with the tile's face
-    replaced by any face the hand does not hold (nts and rode-draak score no bonus tile by default; not
-    hk-tw-16, where a seat's own flower scores). Returns the factor by which those tiles' faces lowered the
-    reading's confidence, ≥ 1, one tile at a time (a tile whose face can change the score keeps its doubt).
-    A tournament director's nts photo read right at 69 % for which flower or season two bonus tiles were
-    (4y or 3f, 1y or 1f), the whole doubt, worth 0 points. Raises nothing."""
+    """The hand's bonus tiles whose face made the reading less sure (:attr:`vision.decode.Reading.bonus_faces`),
+    when no bonus tile can change the score: the hand scored under ``ruleset`` (an id or a loaded ruleset) with
+    ``options`` comes out the same (as :func:`unscored_bonus_doubts` compares it) with no bonus tile, with each
+    face alone, with all eight, and with any one of its bonus tiles' faces replaced by a face it does not hold
+    (nts and rode-draak score no bonus tile by default, and a limit hand scores its limit with any; not swedish
+    or hk-tw-16, where a seat's own flower scores, nor a set of four faces, which no single change shows).
+    Returns the factor by which those tiles' faces lowered the reading's confidence, ≥ 1: all of them or none.
+    A tournament director's nts photo read right at 69 % for which flower or season two bonus tiles were (4y or
+    3f, 1y or 1f), the whole doubt, worth 0 points. Raises nothing."""
     r = res.reading
     if not r.legal or res.scored is None or not r.bonus_faces:
         return 1.0
     held = list(r.hand.bonus)
-    factor = 1.0
-    for p, share in r.bonus_faces:
-        face = r.tiles[p]
-        if face not in held or share <= 0.0:
-            continue
-        rest = list(held)
-        rest.remove(face)
-        tries = [tuple(sorted(rest + [g])) for g in BONUS_TILES if g not in held]
-        if not any(_scores_otherwise(res, bonus, ruleset, options) for bonus in tries):
-            factor /= share
-    return factor
+    tries = [(), tuple(BONUS_TILES)] + [(f,) for f in BONUS_TILES]
+    for p, _ in r.bonus_faces:
+        if r.tiles[p] in held:
+            rest = list(held)
+            rest.remove(r.tiles[p])
+            tries += [tuple(sorted(rest + [g])) for g in BONUS_TILES if g not in held]
+    if any(_scores_otherwise(res, bonus, ruleset, options) for bonus in tries):
+        return 1.0
+    return math.prod(1.0 / share for _, share in r.bonus_faces if share > 0.0)
 
 
 def _scores_otherwise(res: PhotoResult, bonus: tuple[str, ...], ruleset, options) -> bool:
@@ -2666,12 +2665,16 @@ def summary(res: PhotoResult) -> str:
         sc = res.scored
         loose = unscored_bonus_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
         faces = unscored_face_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
-        if loose * faces > 1.0:  # (a referee's photo under nts: 77 % for two loose flowers worth nothing)
+        sure = score_confidence(res)
+        # (a referee's photo under nts: 77 % for two loose flowers worth nothing; said where it reads otherwise)
+        if loose * faces > 1.0 and format_confidence(sure) != format_confidence(r.confidence):
             what = " and ".join(w for f, w in ((loose, "flowers/seasons left out"),
                                                  (faces, "which flowers/seasons its bonus tiles are")) if f > 1.0)
+            # (the notes name the loose tiles, and a bonus tile under 60 % with its likeliest faces)
+            noted = loose > 1.0 or any(n.startswith("unsure which bonus tile") for n in r.notes)
             conf += (f"; ×{1 / (loose * faces):.2g} of it is {what}, which cannot change the score under "
                      f"{sc.ruleset}: the score is "
-                     f"{format_confidence(min(1.0, r.confidence * loose * faces))} sure (see the notes)")
+                     f"{format_confidence(sure)} sure" + (" (see the notes)" if noted else ""))
         out.append(conf)
     tiles = []
     for k, i in enumerate(res.order):

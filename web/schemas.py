@@ -233,9 +233,10 @@ class PhotoScoreResponse(BaseModel):
     confidence: float
     confidence_shown: str = Field(..., description="the confidence as the page and the command line print it "
                                                    "(\">99%\", \"<1%\", halves rounded up)")
-    score_confidence: float = Field(..., description="how sure the score is, 0..1: the confidence without the doubt "
-                                                     "of flowers/seasons left out as loose tiles that score nothing "
-                                                     "under the ruleset (vision.pipeline.score_confidence)")
+    score_confidence: float = Field(..., description="how sure the score is, 0..1: the confidence without the doubts "
+                                                     "that cannot change the score under the ruleset: flowers/seasons "
+                                                     "left out as loose tiles, which flower or season a bonus tile is "
+                                                     "(vision.pipeline.score_confidence)")
     unsure: bool = Field(False, description="a legal reading whose score is less sure than `review_below` "
                                             "(`score_confidence`): check it before using its score (`batch` marks "
                                             "it needs-review, `audit` UNSURE)")

@@ -451,7 +451,12 @@
       ov.append(b);
     }
     $("reading").textContent = res.reading;
-    $("confidence").textContent = res.legal ? `(${res.confidence_shown || percentSure(res.confidence)} sure)` : "";
+    // the score's confidence, where doubts that cannot change the score (which flowers/seasons, loose ones) made
+    // the reading less sure than the score: said beside it (a director saw a reading "(3% sure)" scored as sure)
+    const shown = res.confidence_shown || percentSure(res.confidence);
+    const score = typeof res.score_confidence === "number" ? percentSure(res.score_confidence) : shown;
+    $("confidence").textContent = !res.legal ? "" : score === shown ? `(${shown} sure)` :
+      `(${shown} sure; the score ${score} sure: the rest of the doubt is in flowers/seasons that cannot change it)`;
     const prob = $("problem");
     prob.hidden = res.legal;
     const p = pageWords(res.problem || "unknown problem");
