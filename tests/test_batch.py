@@ -2486,7 +2486,8 @@ def test_a_row_whose_only_doubt_is_a_loose_flower_worth_nothing_is_ok(tmp_path, 
 
     d = tmp_path / "photos"
     d.mkdir()
-    shutil.copyfile(sorted(truth.glob("*.jpg"))[2], d / "a.jpg")  # (77m [555p] [234m] [222p] [789m] +3f3y: [0] is a limit)
+    # (photo [2]: 77m [555p] [234m] [222p] [789m] +3f3y; [0] is a thirteen orphans, a limit whatever its flowers)
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[2], d / "a.jpg")
     out = tmp_path / "r.csv"
     batch.run_batch(d, out, workers=0, reader=bf.UNSCORED_FLOWERS, history_db=None)
     row = read_csv(out)[0]

@@ -181,10 +181,9 @@ def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tup
     conf = r["confidence"]
     sure = r["score_confidence"] if r.get("score_confidence") is not None else conf
     if sure is not None and sure < review_below:
-        return "needs-review", (f"confidence {format_confidence_below(conf, review_below)} below {100 * review_below:g}%"
-                                + (f" (the score {format_confidence_below(sure, review_below)} sure)"
-                                   if format_confidence_below(sure, review_below) != format_confidence_below(conf, review_below)
-                                   else "")
+        shown, score = format_confidence_below(conf, review_below), format_confidence_below(sure, review_below)
+        return "needs-review", (f"confidence {shown} below {100 * review_below:g}%"
+                                + (f" (the score {score} sure)" if score != shown else "")
                                 + (f"; {r['problem']}" if r["problem"] else ""))
     if conf is not None and sure is not None and conf < review_below <= sure:
         # (an ok row whose confidence is under the bar says why: a director filtering on it saw ok rows at 62 %)

@@ -1335,9 +1335,9 @@ def score_confidence(res: PhotoResult) -> float:
     """How sure the score of ``res`` is, a probability 0..1: the reading's confidence without the doubts that
     cannot change the score under the ruleset and options it was scored with (:func:`score_doubts`: flowers/
     seasons left out as loose tiles, which flower or season its bonus tiles are), at most 1; the reading's own
-    confidence when those doubts change the score, it has none, or it is not scored (``res.scored`` None). What batch's
-    needs-review, the history's unsure status, the page's check-it flag and `table`'s provisional settlement
-    weigh against :data:`vision.decode.REVIEW_BELOW`, as `audit` does (a tournament director's row under
+    confidence when those doubts change the score, it has none, or it is not scored (``res.scored`` None). What
+    batch's needs-review, the history's unsure status, the page's check-it flag and `table`'s provisional
+    settlement weigh against :data:`vision.decode.REVIEW_BELOW`, as `audit` does (a tournament director's row under
     nts was needs-review at 62 % for a loose season worth 0 points, and an nts referee's audit UNSURE at
     77 % for two loose flowers). Raises nothing."""
     r = res.reading
@@ -2596,7 +2596,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
         "problem": r.problem,
         "confidence": float(r.confidence),  # unrounded: the page shows it as format_confidence does
         "confidence_shown": format_confidence(r.confidence),
-        # (the score's: the reading's without loose flowers/seasons that score nothing, score_confidence)
+        # (the score's: the reading's without the doubts that cannot change the score, score_confidence)
         "score_confidence": score_confidence(res),
         "probability": r.probability,
         "relative": r.relative,
