@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 
 import pytest
@@ -283,6 +284,34 @@ def test_a_photo_audit_on_a_reading_below_80_percent_is_unsure_exit_1(run_cli, t
     (e,) = list(history.entries(con))
     con.close()
     assert e["status"] == "match unsure" and "40% sure" in e["note"], e
+
+
+def test_a_photo_audit_with_no_winning_tile_marked_is_unsure_when_the_wait_changes_the_score(run_cli, truth):
+    # a director's batch marked a photo needs-review for "no winning tile marked", while its audit said MATCH with
+    # exit 0: the hand scored 40-44 by which tile won, and the claim matched the guess. The verdict now says
+    # UNSURE and how to settle it (--winning-tile), exit 1; given the tile, the audit is sure again. The photos are
+    # the renders read by the oracle with the winning tile laid in line (bf.UNMARKED)
+    found = None
+    for f in sorted(truth.glob("*.jpg")):
+        rc, out, _ = run_cli("audit", str(f), "--claimed", "0", "--reader", bf.UNMARKED, "--no-annotate", "--json",
+                             "--no-history")
+        j = json.loads(out) if rc in (0, 1) else {}
+        if j.get("unsure") and "no winning tile marked" in j["unsure"]:
+            found = f, j["computed"], j["photo"]["reading"]
+            break
+    assert found is not None, "no render whose wait changes its score"
+    img, total, reading = found
+    argv = ["audit", str(img), "--claimed", str(total), "--no-annotate", "--no-history"]
+    rc, out, _ = run_cli(*argv, "--reader", bf.UNMARKED)
+    assert rc == 1 and f"computed {total} — MATCH — UNSURE: check the reading" in out, out
+    assert re.search(r"no winning tile marked: the score computed guesses which tile completed the hand \(with one "
+                     r"marked it scores \d+–\d+\); give it with --winning-tile", out), out
+    # the winning tile given: no such doubt (any of its concealed tiles that makes the hand)
+    from scoring import parse_hand
+
+    tile = parse_hand(reading).concealed[-1]
+    rc, out, _ = run_cli(*argv, "--reader", bf.UNMARKED, "--winning-tile", tile)
+    assert "no winning tile marked" not in out and "guesses which tile" not in out, out
 
 
 def test_photo_audit_of_a_corrupt_file_is_exit_2(run_cli, tmp_path, truth):
