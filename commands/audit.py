@@ -162,7 +162,8 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
     from vision.batch import REVIEW_BELOW
     from vision.classes import DROP
     from vision.decode import format_confidence_below
-    from vision.pipeline import least_sure_tile, loose_bonus_doubts, region_doubts, score_doubts, unscored_bonus_doubts
+    from vision.pipeline import (least_sure_tile, least_words, loose_bonus_doubts, region_doubts, score_doubts,
+                                 unscored_bonus_doubts)
 
     loose = unscored_bonus_doubts(res, ruleset, options) if ruleset is not None else 1.0
     read = float(res.reading.confidence)
@@ -173,8 +174,8 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
     least = least_sure_tile(res)
     if least is not None and least[1] < DOUBTED_TILE:  # (the least sure tile, when the classifier doubted one)
         pos = res.position(least[0])
-        doubts.append((1.0 - least[1], f"tile {pos} ({res.readings.codes[least[0]]} read at {least[1]:.0%}: if it "
-                                       f"is another tile, correct it with --fix {pos}=TILE)"))
+        doubts.append((1.0 - least[1], f"tile {pos} ({least_words(res, least)}: if it is another tile, correct it "
+                                       f"with --fix {pos}=TILE)"))
     # (the notes say what else was assumed; loose flowers worth nothing under the ruleset are no doubt of the score)
     for nums, faces, cost in loose_bonus_doubts(res) if loose == 1.0 else ():
         one = len(nums) == 1

@@ -2523,6 +2523,11 @@ def test_a_row_whose_only_doubt_is_a_loose_flower_worth_nothing_is_ok(tmp_path, 
     assert batch_outputs._status({"error": None, "legal": 1, "allowed": 1, "confidence": 0.5, "problem": None,
                                   "score_confidence": 0.7}, 0.8) == (
         "needs-review", "confidence 50% below 80% (the score 70% sure)")
+    # first in an ok row's problem; none where the score is a guess at the wait anyway (needs-review for it)
+    assert batch_outputs._status({"error": None, "legal": 1, "allowed": 1, "confidence": 0.7, "problem": "unsure: x",
+                                  "score_confidence": 0.95}, 0.8)[1].startswith("confidence 70%, but the score 95%")
+    assert batch_outputs._status({"error": None, "legal": 1, "allowed": 1, "confidence": 0.7, "problem": "no winning",
+                                  "score_confidence": 0.95, "no_winning_tile": 1}, 0.8) == ("needs-review", "no winning")
 
 
 def test_the_frame_doubts_way_out_is_said_in_a_batchs_words():

@@ -858,6 +858,13 @@ def test_an_unsure_bonus_tile_lowers_the_confidence():
     assert sw.reading.legal and sw.reading.confidence == pytest.approx(res.reading.confidence)
     assert unscored_face_doubts(sw, "swedish") < 0.85 / 0.45 and score_confidence(sw) < score_confidence(res)
     assert reading_status(replace(sw, reading=replace(sw.reading, confidence=0.5))) == UNSURE_STATUS
+    # the tile to check first: under nts the bonus tile counts with its 0.85 + 6 × 0.15 / 41 of being any flower or
+    # season (which one cannot change the score: a director's nts row named a 4f read at 58 % as the tile to
+    # check), under swedish with its 0.45 on the face given
+    from vision.pipeline import least_sure_tile
+
+    assert least_sure_tile(res) == (b, pytest.approx(0.85 + 6 * 0.15 / 41, abs=1e-4))
+    assert least_sure_tile(sw) == (b, pytest.approx(0.45, abs=1e-4))
 
 
 @pytest.mark.parametrize("scale,is_bonus", [(0.7, False), (1.0, True)])

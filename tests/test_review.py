@@ -184,6 +184,20 @@ def test_a_wrong_tile_count_is_advised_the_add_cell(tmp_path):
     assert cmds and "--fix POS=-" in cmds[0]
 
 
+def test_a_row_with_no_winning_tile_marked_is_advised_the_winning_tile_cell(tmp_path):
+    # a director's card for a row needs-review only for "no winning tile marked" said to correct misread tiles in
+    # the fix cell: it now says to put the winning tile in the winning_tile cell, with the command to try it
+    from vision.batch_outputs import manifest_words
+    from vision.manifest import Defaults, make_job
+    from vision.batch import NO_WINNING_TILE
+
+    job = make_job(tmp_path, "a.jpg", 4, {"photo": "a.jpg"}, Defaults())
+    text, cmds = review.advice(job, {"status": "needs-review", "reading": "345m11233445p567s",
+                                     "problem": manifest_words(NO_WINNING_TILE, True)})
+    assert "winning_tile cell of manifest line 4" in text and "fix cell" not in text, text
+    assert cmds and cmds[0].endswith(" --winning-tile TILE") and "--fix" not in cmds[0], cmds
+
+
 def test_the_review_picture_is_read_as_the_batch_read_the_row(tmp_path, truth):
     # the review page's annotated reading was made without the row's add cell and without said_won,
     # so a row read with its added tile (or as a winner's 13 tiles) was pictured otherwise; both now

@@ -338,3 +338,15 @@ def test_the_demo_read_upside_down_as_asked_is_doubted_for_its_frame(tmp_path):
     assert any(n.startswith("unsure: ") and "whose faces tell up from down" in n for n in res.reading.notes)
     plain = read_photo(DEMO_PHOTO, "nts", Context())
     assert plain.reading.confidence > 0.99 and not any("tell up from down" in n for n in plain.reading.notes)
+
+
+def test_the_least_sure_tile_is_said_with_what_the_reading_made_it():
+    # a director's batch row said "least sure: tile 11 (3f read at 52%)" where the reading showed tile 11 as 2z (changed
+    # to make a legal hand): the words say both
+    from types import SimpleNamespace
+
+    from vision.pipeline import least_words
+
+    res = SimpleNamespace(readings=SimpleNamespace(codes=("3f", "5m")), reading=SimpleNamespace(tiles=("2z", "5m")))
+    assert least_words(res, (0, 0.52)) == "3f read at 52%, taken as 2z"
+    assert least_words(res, (1, 0.999)) == "5m read at >99%"

@@ -143,8 +143,8 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
         false_win_row(job, row)
     else:
         from .errors import ModelError, VisionError
-        from .pipeline import (ADDED_NOTE, WON_HINT_START, frame_words, least_sure_tile, read_as_unsaid_non_winner,
-                               score_confidence)
+        from .pipeline import (ADDED_NOTE, WON_HINT_START, frame_words, least_sure_tile, least_words,
+                               read_as_unsaid_non_winner, score_confidence)
         from .record import photo_entry, scored_without_winning_tile
 
         try:
@@ -194,8 +194,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             least = least_sure_tile(res) if r.legal and sure < REVIEW_BELOW else None
             if least is not None and least[1] < REVIEW_BELOW:  # what to check first (not a tile read surely,
                 # as `photo` and the page: a tester's row said "tile 4 (2m read at 100%)", the doubt in the roles)
-                dropped.append(f"least sure: tile {res.position(least[0])} ({res.readings.codes[least[0]]} "
-                               f"read at {format_confidence(least[1])})")
+                dropped.append(f"least sure: tile {res.position(least[0])} ({least_words(res, least)})")
             if r.legal and dropped:  # never silently: the row says which box was left out, what was assumed
                 row["problem"] = "; ".join(dropped)
             won = [n for n in r.notes if n.startswith(WON_HINT_START)]

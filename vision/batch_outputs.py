@@ -185,12 +185,14 @@ def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tup
         return "needs-review", (f"confidence {shown} below {100 * review_below:g}%"
                                 + (f" (the score {score} sure)" if score != shown else "")
                                 + (f"; {r['problem']}" if r["problem"] else ""))
-    if conf is not None and sure is not None and conf < review_below <= sure:
-        # (an ok row whose confidence is under the bar says why: a director filtering on it saw ok rows at 62 %)
+    guessed = r.get("no_winning_tile") or r.get("unsaid_non_winner")  # (its score is a guess whatever its tiles)
+    if conf is not None and sure is not None and conf < review_below <= sure and not guessed:
+        # (an ok row whose confidence is under the bar says why, first: a director filtering on it saw ok rows at
+        # 62 %, the notes of loose flowers that cannot change the score before it)
         surer = (f"confidence {format_confidence_below(conf, review_below)}, but the score {format_confidence(sure)} "
                  f"sure: the rest of the doubt is in flowers/seasons that cannot change it"
                  + (f" under {ruleset}" if ruleset else ""))
-        r = {**r, "problem": "; ".join(x for x in (r["problem"], surer) if x)}
+        r = {**r, "problem": "; ".join(x for x in (surer, r["problem"]) if x)}
     # a winner's reading with no winning tile, or a 13-tile photo read as a non-winner's hand with no winner
     # cell (it may be a winner's with a tile missed, as `photo` says it): its problem says so
     if r.get("no_winning_tile") or r.get("unsaid_non_winner"):

@@ -36,8 +36,8 @@ from .decode import (FORCED_WIN_NOTE, Reading, RegionRival, decode, format_confi
 from .detect import Detections, Detector, MirrorFusedDetector, add_second, load_detector, load_second_detector
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
-from .layout import (AWAY_NOTE, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs, bonus_face,
-                     bonus_probability, by_prior, find_geometry, hand_candidates, lift_geometry)
+from .layout import (AWAY_NOTE, BONUS_INDEX, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs,
+                     bonus_face, bonus_probability, by_prior, find_geometry, hand_candidates, lift_geometry)
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_PHOTO = REPO / "docs" / "demo.jpg"
@@ -1229,12 +1229,32 @@ def used_tiles(reading: Reading) -> list[int]:
 
 def least_sure_tile(res: PhotoResult) -> tuple[int, float] | None:
     """The tile of the reading the classifier was least sure of: (detection index, its top
-    probability), or None when the reading uses no tile."""
+    probability), or None when the reading uses no tile. A bonus tile counts with its probability of being
+    any flower or season where no bonus tile can change the score (:func:`unscored_face_doubts`: which one
+    it is matters not; a director's nts row named a 4f read at 58 %, 99 % a flower or season, as the tile
+    to check)."""
     used = used_tiles(res.reading)
     if not used:
         return None
-    i = min(used, key=lambda k: float(res.readings.probs[k].max()))
-    return i, float(res.readings.probs[i].max())
+    probs = res.readings.probs
+    sc = res.scored
+    faces = sc is not None and unscored_face_doubts(res, sc.ruleset, sc.options) > 1.0
+
+    def sure(k: int) -> float:
+        if faces and res.reading.roles[k] == "bonus":
+            return float(probs[k, BONUS_INDEX].sum())
+        return float(probs[k].max())
+
+    i = min(used, key=sure)
+    return i, sure(i)
+
+
+def least_words(res: PhotoResult, least: tuple[int, float]) -> str:
+    """What :func:`least_sure_tile` found, said: ``3f read at 52%``, with ``, taken as 2z`` where the reading
+    changed the tile to make a legal hand (a director's row named a 3f the reading showed as 2z)."""
+    i, p = least
+    code, tile = res.readings.codes[i], res.reading.tiles[i]
+    return f"{code} read at {format_confidence(p)}" + (f", taken as {tile}" if tile is not None and tile != code else "")
 
 
 #: a group of loose flowers/seasons, or another hand region's reading, that cost the reading at least this share
@@ -2645,7 +2665,7 @@ def summary(res: PhotoResult) -> str:
         conf = f"confidence: {format_confidence(r.confidence)} that this reading is right (see docs/photo.md)"
         least = least_sure_tile(res)
         if least is not None and least[1] < 0.8:
-            conf += f"; least sure tile: {res.position(least[0])} ({res.readings.codes[least[0]]} read at {least[1]:.0%})"
+            conf += f"; least sure tile: {res.position(least[0])} ({least_words(res, least)})"
         if r.changed:
             ch = ", ".join(f"tile {res.position(i)} {r.raw[i]}→{r.tiles[i]}" for i in r.changed)
             conf += f"; changed to make a legal hand: {ch}"

@@ -251,6 +251,11 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"leave a box that is not the hand's out with the fix cell of {where} (e.g. 9=-: tile 9 is "
                 f"left out), correct a misread one there (e.g. 3=5p), or set the winner cell if the hand won; "
                 f"{rerun}. To try it first:", [photo_command(job, fix="POS=-")])
+    if "no winning tile marked" in problem and not problem.startswith("confidence ") and row.get("reading"):
+        # (a photo read with no winning tile marked: a director's card said only to correct misread tiles)
+        return (f"No winning tile is marked in the photo (set apart or sideways), so the score guesses which tile "
+                f"completed the hand: put it in the winning_tile cell of {where} (e.g. 5p), {rerun}. To try it "
+                f"first:", [photo_command(job, fix="") + " --winning-tile TILE"])
     if problem.startswith("found ") or "row shows" in problem:  # a tile count: a tile missed, or one
         # too many (a winner's row of 13 read as a non-winner's hand says "the hand's row shows 13 tiles")
         return (f"The hand's tile count is wrong. Check the numbered tiles in the annotated reading: put a tile "
