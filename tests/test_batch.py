@@ -1639,11 +1639,11 @@ def test_the_winning_tile_default_leaves_a_non_winners_row_without_one(tmp_path,
         "default, says no)")
 
 
-def _photo_copies(tmp_path: Path, truth: Path, names) -> Path:
-    """A folder ``photos`` holding copies of one rendered photo under each of ``names``."""
+def _photo_copies(tmp_path: Path, truth: Path, names, which: int = 0) -> Path:
+    """A folder ``photos`` holding copies of one rendered photo (the ``which``-th) under each of ``names``."""
     d = tmp_path / "photos"
-    d.mkdir()
-    src = sorted(truth.glob("*.jpg"))[0]
+    d.mkdir(exist_ok=True)
+    src = sorted(truth.glob("*.jpg"))[which]
     for name in names:
         shutil.copyfile(src, d / name)
     return d
@@ -2466,9 +2466,7 @@ def test_an_unsure_row_whose_tiles_are_read_surely_names_no_least_sure_tile(tmp_
     # a tester's row said "least sure: tile 4 (2m read at 100%)": a tile read surely named as the one to check,
     # where the doubt was in the roles, and a "100%" the tool never prints. As `photo` and the page: a tile is
     # named only when read under the review line. The unsure reader: every tile read at 98 %, the reading 40 %
-    d = tmp_path / "photos"
-    d.mkdir()
-    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "a.jpg")
+    d = _photo_copies(tmp_path, truth, ["a.jpg"])
     out = tmp_path / "r.csv"
     batch.run_batch(d, out, workers=0, reader=bf.UNSURE, history_db=None)
     row = read_csv(out)[0]
@@ -2484,10 +2482,8 @@ def test_a_row_whose_only_doubt_is_a_loose_flower_worth_nothing_is_ok(tmp_path, 
     # at 4 points a flower (bonus_tiles=4-points) the flower moves the score, and the row needs review again
     import json as _json
 
-    d = tmp_path / "photos"
-    d.mkdir()
     # (photo [2]: 77m [555p] [234m] [222p] [789m] +3f3y; [0] is a thirteen orphans, a limit whatever its flowers)
-    shutil.copyfile(sorted(truth.glob("*.jpg"))[2], d / "a.jpg")
+    d = _photo_copies(tmp_path, truth, ["a.jpg"], which=2)
     out = tmp_path / "r.csv"
     batch.run_batch(d, out, workers=0, reader=bf.UNSCORED_FLOWERS, history_db=None)
     row = read_csv(out)[0]
