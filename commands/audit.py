@@ -213,8 +213,9 @@ def _wait_unsure(res, scored, given: str | None) -> str | None:
     effect = winning_tile_effect(scored)
     if effect is None or set(effect.totals.values()) <= {scored.total}:
         return None
-    return (f"no winning tile marked: the score computed guesses which tile completed the hand (with one marked it "
-            f"scores {effect.span}); give it with --winning-tile")
+    never = "" if scored.total in effect.totals.values() else f", never this {scored.total}"
+    return (f"no winning tile marked: the score is computed without one (with one marked it scores "
+            f"{effect.span}{never}); give it with --winning-tile")
 
 
 def _annotate(args: argparse.Namespace, res, title: str) -> Path | None:

@@ -304,8 +304,10 @@ def test_a_photo_audit_with_no_winning_tile_marked_is_unsure_when_the_wait_chang
     argv = ["audit", str(img), "--claimed", str(total), "--no-annotate", "--no-history"]
     rc, out, _ = run_cli(*argv, "--reader", bf.UNMARKED)
     assert rc == 1 and f"computed {total} — MATCH — UNSURE: check the reading" in out, out
-    assert re.search(r"no winning tile marked: the score computed guesses which tile completed the hand \(with one "
-                     r"marked it scores \d+–\d+\); give it with --winning-tile", out), out
+    assert re.search(r"no winning tile marked: the score is computed without one \(with one marked it scores "
+                     r"\d+–\d+(, never this \d+)?\); give it with --winning-tile", out), out
+    rc, out, _ = run_cli(*argv, "--reader", bf.UNMARKED, "--json")
+    assert rc == 1 and json.loads(out)["match"] is True and "no winning tile marked" in json.loads(out)["unsure"]
     # the winning tile given: no such doubt (any of its concealed tiles that makes the hand)
     from scoring import parse_hand
 

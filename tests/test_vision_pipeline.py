@@ -347,6 +347,10 @@ def test_the_least_sure_tile_is_said_with_what_the_reading_made_it():
 
     from vision.pipeline import least_words
 
-    res = SimpleNamespace(readings=SimpleNamespace(codes=("3f", "5m")), reading=SimpleNamespace(tiles=("2z", "5m")))
+    probs = np.zeros((3, 43))
+    probs[0, 0], probs[1, 4], probs[2, 37] = 0.52, 0.999, 0.58  # (tile 3: a 4f, class 37, weighed as any flower)
+    res = SimpleNamespace(readings=SimpleNamespace(codes=("3f", "5m", "4f"), probs=probs),
+                          reading=SimpleNamespace(tiles=("2z", "5m", "4f"), roles=("concealed", "concealed", "bonus")))
     assert least_words(res, (0, 0.52)) == "3f read at 52%, taken as 2z"
     assert least_words(res, (1, 0.999)) == "5m read at >99%"
+    assert least_words(res, (2, 0.74)) == "a flower or season at 74%, 4f at 58%"

@@ -294,6 +294,8 @@ def test_an_unsure_reading_is_said_beside_its_score(page, scene, tmp_path):
                                                 "flowers/seasons that cannot change it)")
     shown(confidence=0.97, confidence_shown="97%", score_confidence=0.97, unsure=False)
     assert page.text_content("#confidence") == "(97% sure)"
+    shown(confidence=0.3, confidence_shown="30%", score_confidence=0.6, unsure=True)  # (both under the bar)
+    assert page.text_content("#confidence") == "(30% sure; the score 60% sure)"
     # a sure reading of a winner's hand with no winning tile marked: the score guesses the wait (a tester's 89 %
     # reading showed its Score as sure, where batch marks it needs-review): said, with where to give the tile
     shown(confidence=0.89, confidence_shown="89%", unsure=False, no_winning_tile=True,

@@ -1251,9 +1251,13 @@ def least_sure_tile(res: PhotoResult) -> tuple[int, float] | None:
 
 def least_words(res: PhotoResult, least: tuple[int, float]) -> str:
     """What :func:`least_sure_tile` found, said: ``3f read at 52%``, with ``, taken as 2z`` where the reading
-    changed the tile to make a legal hand (a director's row named a 3f the reading showed as 2z)."""
+    changed the tile to make a legal hand (a director's row named a 3f the reading showed as 2z); a bonus tile
+    weighed as any flower or season: ``a flower or season at 74%, 4f at 58%``."""
     i, p = least
     code, tile = res.readings.codes[i], res.reading.tiles[i]
+    top = float(res.readings.probs[i].max())
+    if res.reading.roles[i] == "bonus" and p > top:  # (weighed as any flower/season: least_sure_tile)
+        return f"a flower or season at {format_confidence(p)}, {code} at {format_confidence(top)}"
     return f"{code} read at {format_confidence(p)}" + (f", taken as {tile}" if tile is not None and tile != code else "")
 
 

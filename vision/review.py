@@ -251,7 +251,8 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"leave a box that is not the hand's out with the fix cell of {where} (e.g. 9=-: tile 9 is "
                 f"left out), correct a misread one there (e.g. 3=5p), or set the winner cell if the hand won; "
                 f"{rerun}. To try it first:", [photo_command(job, fix="POS=-")])
-    if "no winning tile marked" in problem and not problem.startswith("confidence ") and row.get("reading"):
+    if ("no winning tile marked" in problem and not problem.startswith("confidence ") and row.get("reading")
+            and "left out as a false detection" not in problem):  # (that box may be the winning tile set apart)
         # (a photo read with no winning tile marked: a director's card said only to correct misread tiles)
         return (f"No winning tile is marked in the photo (set apart or sideways), so the score guesses which tile "
                 f"completed the hand: put it in the winning_tile cell of {where} (e.g. 5p), {rerun}. To try it "

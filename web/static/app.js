@@ -455,8 +455,11 @@
     // the reading less sure than the score: said beside it (a director saw a reading "(3% sure)" scored as sure)
     const shown = res.confidence_shown || percentSure(res.confidence);
     const score = typeof res.score_confidence === "number" ? percentSure(res.score_confidence) : shown;
+    const over = typeof res.review_below === "number" && res.confidence < res.review_below &&
+      res.score_confidence >= res.review_below;  // (the score over the bar the reading is under: say why, as table)
     $("confidence").textContent = !res.legal ? "" : score === shown ? `(${shown} sure)` :
-      `(${shown} sure; the score ${score} sure: the rest of the doubt is in flowers/seasons that cannot change it)`;
+      `(${shown} sure; the score ${score} sure` +
+      (over ? ": the rest of the doubt is in flowers/seasons that cannot change it)" : ")");
     const prob = $("problem");
     prob.hidden = res.legal;
     const p = pageWords(res.problem || "unknown problem");
