@@ -186,8 +186,9 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                 row["unsaid_non_winner"] = int(read_as_unsaid_non_winner(r))
             if unmarked:
                 dropped.append(NO_WINNING_TILE)
-            # the score's confidence: loose flowers/seasons that score nothing under the ruleset are no doubt of it
-            # (a director's nts row was needs-review at 62 % for one such season; `photo` and `audit` said so)
+            # the score's confidence: doubts that cannot change the score under the ruleset (loose flowers/seasons,
+            # which flower a bonus tile is) are none of it (a director's nts row was needs-review at 62 % for a loose
+            # season worth nothing; `photo` and `audit` said so)
             # (the status, and what it says of the two, are the output's: batch_outputs._status, by --review-below)
             sure = score_confidence(res)
             row["score_confidence"] = confidence_value(sure) if r.legal else None
