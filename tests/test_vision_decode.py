@@ -269,3 +269,36 @@ def test_groups_left_out_for_one_reason_share_one_note():
     one = replace(lay, groups=tuple(g for g in lay.groups if min(num[p] for p in g.tiles) != 24))
     assert [n for n in decode(one, rd, "nts").notes if n.startswith("ignored: ")] == [
         "ignored: face-down tiles that are not a kong (tiles 15-17)", "ignored: outside the main row (tiles 18-23)"]
+
+
+def test_a_tile_read_as_a_flower_may_be_the_1s_as_much_as_its_likeliest_playing_tile():
+    # a concealed tile the classifier reads as a flower/season (under 50 % a playing tile) may be any playing
+    # tile; the one drawn as a picture, the 1s's bird, is read as a flower with next to nothing on the 1s (the
+    # real-crop composites of seeds 0 and 1 read at their true boxes: 20 of the 26 such tiles were 1s, 2 of them
+    # with the 1s likeliest among the playing tiles). So the 1s is a candidate with BIRD_SHARE (1) × the likeliest
+    # playing tile's probability added: a 1s read 1f at 0.60, 7z 0.10 and 1s 0.01 has 1s at 0.01 + 1 × 0.10 =
+    # 0.11, then 7z at 0.10, for the hand's structure to choose; a calligraphic South read 3f with 2z at 0.16 has
+    # its 2z next to the 1s (0.16 + the 1s's own share of the rest). A tile read as a back, or as a playing tile,
+    # keeps its own reading
+    from vision.classes import NUM_CLASSES
+    from vision.decode import BIRD_SHARE, _tile_unit
+
+    def unit(**probs):
+        p = np.zeros(NUM_CLASSES, np.float64)
+        for k, v in probs.items():
+            p[CLASS_INDEX[k.lstrip("_")]] = v
+        rest = [c for c in range(34) if p[c] == 0]
+        p[rest] = (1 - p.sum()) / len(rest)
+        return _tile_unit(np.log(p)[None], 0)
+
+    assert BIRD_SHARE == 1.0
+    u = unit(_1f=0.60, _3y=0.05, _7z=0.10, _1s=0.01)
+    assert [c[1] for c in u.cands[:2]] == [CLASS_INDEX["1s"], CLASS_INDEX["7z"]]
+    assert math.exp(u.cands[0][0]) == pytest.approx(0.01 + 0.10) and math.exp(u.cands[1][0]) == pytest.approx(0.10)
+    assert len(u.cands) == 34 and all(c[1] < 34 for c in u.cands)
+    u = unit(_3f=0.60, _2z=0.16)
+    assert [c[1] for c in u.cands[:2]] == [CLASS_INDEX["1s"], CLASS_INDEX["2z"]]
+    assert math.exp(u.cands[0][0]) / math.exp(u.cands[1][0]) < 1.05  # (about as likely)
+    u = unit(_0x=0.60, _7z=0.10, _1s=0.01)  # (a back: no bird)
+    assert [c[1] for c in u.cands[:2]] == [CLASS_INDEX["7z"], CLASS_INDEX["1s"]] and u.cands[1][0] < math.log(0.02)
+    assert unit(_4s=0.70).cands[0][1] == CLASS_INDEX["4s"]

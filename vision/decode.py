@@ -64,6 +64,12 @@ CAND_RATIO = 3e-3
 #: face-down in a long group) has no telling reading among the playing tiles, so every playing tile is a
 #: candidate for it
 UNREAD_PLAYING = 0.5
+#: such a tile read as a flower/season is a 1s with this share of its likeliest playing tile's probability
+#: added: the bird is the playing tile drawn as a picture, and unseen sets' birds are read as flowers with next
+#: to nothing on the 1s (real-crop composites read at their true boxes: 20 of the 26 such tiles were 1s, 2 of
+#: them with the 1s likeliest among the playing tiles; the other 6, honours and a 5m, all had their own face
+#: likeliest). At 1 the 1s and that tile are about as likely, and the hand's structure chooses between them
+BIRD_SHARE = 1.0
 #: the least relative probability (reading / raw reading) still called plausible
 MIN_RELATIVE = 1e-4
 #: a legal reading that changes more tiles than this is not offered (the user is asked to --fix)
@@ -99,6 +105,7 @@ EPS = 1e-12
 
 _PLAY = 34
 _BACK = CLASS_INDEX[BACK]
+_ONE_S = CLASS_INDEX["1s"]
 _TH_SET = frozenset(PLAYING_TILES.index(t) for t in TERMINALS_AND_HONOURS)
 
 
@@ -263,7 +270,12 @@ def _tile_unit(logp: np.ndarray, pos: int, forced: int | None = None) -> _Unit:
     if float(np.exp(lp).sum()) >= UNREAD_PLAYING:  # read as a playing tile: its likeliest few
         best = lp[order[0]]
         order = [t for t in order[:TOP_K] if lp[t] >= best + math.log(CAND_RATIO)]
-    # (else not read as a playing tile at all: any of them may be it)
+    # (else not read as a playing tile at all: any of them may be it; read as a flower/season rather than a
+    # back, the 1s, a bird, about as likely as the likeliest)
+    elif np.logaddexp.reduce(logp[pos, BONUS_INDEX]) > logp[pos, _BACK]:
+        lp = lp.copy()
+        lp[_ONE_S] = np.logaddexp(lp[_ONE_S], math.log(BIRD_SHARE) + float(np.delete(lp, _ONE_S).max()))
+        order = np.argsort(-lp, kind="stable")
     cands = [(float(lp[t]), int(t), (int(t),)) for t in order]
     return _Unit("tile", (pos,), cands)
 
@@ -1014,8 +1026,9 @@ def _unread_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> R
         play = float(readings.probs[p, :_PLAY].sum())
         if play < UNREAD_PLAYING:
             conf *= play
+            why = " (a 1s's bird is often read as a flower)" if reading.tiles[p] == "1s" else ""
             notes.append(f"tile {num.get(p, '?')} was read as {reading.raw[p]} ({1 - play:.0%} not a playing tile): "
-                         f"taken as {reading.tiles[p]}, the tile the hand needs there; check it")
+                         f"taken as {reading.tiles[p]}, the tile the hand needs there{why}; check it")
     return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
 
 
