@@ -1333,6 +1333,24 @@ def test_a_tile_not_read_as_a_playing_tile_makes_the_reading_unsure():
                for n in res.reading.notes), res.reading.notes
 
 
+def test_a_1s_read_as_a_flower_is_named_as_a_bird():
+    # render-s8-46's thirteen orphans with its 1s read 1f at 70 % and 1s at 0.1 % (an unseen set's bird): the hand
+    # needs a 1s there, the decoder reads it so (vision.decode.BIRD_SHARE: a 1s about as likely as the likeliest
+    # playing tile), and the note says why a flower reading may be a 1s
+    meta = load("render-s8-46")
+    keep = _hand_only(meta)
+    det, rd = _scene(meta, keep)
+    pos = keep.index(next(i for i in keep if meta["tiles"][i]["tile"] == "1s"))
+    probs = np.array(rd.probs)
+    probs[pos] = 0.299 / (NUM_CLASSES - 2)
+    probs[pos, CLASS_INDEX["1f"]], probs[pos, CLASS_INDEX["1s"]] = 0.7, 0.001
+    res = _read(meta, det, TileReadings.make(probs, rd.pose))
+    assert res.reading.legal and format_hand(res.reading.hand) == _truth(meta)
+    assert any(n.startswith(f"tile {res.position(pos)} was read as 1f") and "taken as 1s, the tile the hand needs "
+               "there (a 1s's bird is often read as a flower); check it" in n for n in res.reading.notes), \
+        res.reading.notes
+
+
 def _winning_tile_moved(along: float, across: float = 0.0):
     """render-s7-12 with its winning tile (sideways, at the row's end) moved ``along`` tile pitches
     further along the row's line and ``across`` tile heights off it (toward the camera); the reading."""
