@@ -705,8 +705,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             "confidence_shown": j["confidence_shown"],
             # a legal reading below batch's needs-review bar: the page says to check it (a tournament director's
             # page showed "Score 25" from a reading 18 % sure, with only a grey "(18% sure)")
-            # (the score's confidence: loose flowers/seasons that score nothing under the ruleset are no doubt of it,
-            # vision.pipeline.score_confidence, as batch and audit weigh it)
+            # (the score's confidence: doubts that cannot change the score under the ruleset are none of it — loose
+            # flowers/seasons, which flower a bonus tile is —, vision.pipeline.score_confidence, as batch and audit)
             "score_confidence": j["score_confidence"],
             "unsure": bool(j["legal"] and j["score_confidence"] < REVIEW_BELOW), "review_below": REVIEW_BELOW,
             # a winner's hand scored with no winning tile marked: the score guesses the wait (batch's needs-review,
