@@ -156,18 +156,19 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
     (and ``options``), loose flowers/seasons that cannot change the score under it are no doubt of the audit
     (:func:`vision.pipeline.unscored_bonus_doubts`: two loose flowers worth 0 points under nts made a referee's
     audit UNSURE at 77 %), nor is which flower or season a bonus tile is when no face changes the score
-    (:func:`vision.pipeline.score_doubts`)."""
+    (:func:`vision.pipeline.unscored_face_doubts`)."""
     if res is None:
         return None
     from vision.batch import REVIEW_BELOW
     from vision.classes import DROP
     from vision.decode import format_confidence_below
-    from vision.pipeline import (least_sure_tile, least_words, loose_bonus_doubts, region_doubts, score_doubts,
-                                 unscored_bonus_doubts)
+    from vision.pipeline import (least_sure_tile, least_words, loose_bonus_doubts, region_doubts,
+                                 unscored_bonus_doubts, unscored_face_doubts)
 
     loose = unscored_bonus_doubts(res, ruleset, options) if ruleset is not None else 1.0
+    faces = unscored_face_doubts(res, ruleset, options) if ruleset is not None else 1.0
     read = float(res.reading.confidence)
-    conf = min(1.0, read * (score_doubts(res, ruleset, options) if ruleset is not None else 1.0))
+    conf = min(1.0, read * loose * faces)  # (vision.pipeline.score_doubts, its two factors)
     if conf >= REVIEW_BELOW:
         return None
     doubts = []

@@ -1301,7 +1301,7 @@ def unscored_bonus_doubts(res: PhotoResult, ruleset, options=None) -> float:
     likeliest = sorted({bonus_face(res.readings, i) for tiles, _, _ in r.loose_bonus for i in tiles} - held)
     tries = [tuple(sorted(r.hand.bonus + (f,))) for f in BONUS_TILES if f not in held]
     tries.append(tuple(sorted(r.hand.bonus + tuple(likeliest))))
-    if any(_scores_otherwise(res, bonus, ruleset, options) for bonus in tries):
+    if _scores_otherwise(res, tries, ruleset, options):
         return 1.0
     return math.prod(1.0 / (1.0 - p * q) for _, p, q in r.loose_bonus if p * q < 1.0)
 
@@ -1326,14 +1326,15 @@ def unscored_face_doubts(res: PhotoResult, ruleset, options=None) -> float:
             rest = list(held)
             rest.remove(r.tiles[p])
             tries += [tuple(sorted(rest + [g])) for g in BONUS_TILES if g not in held]
-    if any(_scores_otherwise(res, bonus, ruleset, options) for bonus in tries):
+    if _scores_otherwise(res, tries, ruleset, options):
         return 1.0
     return math.prod(1.0 / share for _, share in r.bonus_faces if share > 0.0)
 
 
-def _scores_otherwise(res: PhotoResult, bonus: tuple[str, ...], ruleset, options) -> bool:
-    """The hand of ``res`` with the bonus tiles ``bonus`` scores otherwise than ``res.scored`` under ``ruleset``
-    and ``options`` (total, points, doublings, cash, status or any line's amounts), or cannot be scored."""
+def _scores_otherwise(res: PhotoResult, tries: Sequence[tuple[str, ...]], ruleset, options) -> bool:
+    """The hand of ``res`` with any of the bonus-tile sets ``tries`` scores otherwise than ``res.scored`` under
+    ``ruleset`` and ``options`` (total, points, doublings, cash, status or any line's amounts), or cannot be
+    scored; the sets are scored in order, up to the first that does."""
     from dataclasses import replace as _replace
 
     from scoring import HandError, RulesetError
@@ -1342,10 +1343,14 @@ def _scores_otherwise(res: PhotoResult, bonus: tuple[str, ...], ruleset, options
         return (sc.total, sc.points, sc.doublings, sc.cash, sc.allowed, sc.status,
                 tuple((ln.rule, ln.points, ln.doublings, ln.fixed, ln.multiplier, ln.cash) for ln in sc.lines))
 
-    try:
-        return key(score_hand(_replace(res.reading.hand, bonus=bonus), ruleset, options)) != key(res.scored)
-    except (HandError, RulesetError):
-        return True
+    base = key(res.scored)
+    for bonus in tries:
+        try:
+            if key(score_hand(_replace(res.reading.hand, bonus=bonus), ruleset, options)) != base:
+                return True
+        except (HandError, RulesetError):
+            return True
+    return False
 
 
 def score_doubts(res: PhotoResult, ruleset, options=None) -> float:
@@ -2689,7 +2694,7 @@ def summary(res: PhotoResult) -> str:
         sc = res.scored
         loose = unscored_bonus_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
         faces = unscored_face_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
-        sure = score_confidence(res)
+        sure = min(1.0, r.confidence * loose * faces)  # (score_confidence, from the two factors found here)
         # (a referee's photo under nts: 77 % for two loose flowers worth nothing; said where it reads otherwise)
         if loose * faces > 1.0 and format_confidence(sure) != format_confidence(r.confidence):
             what = " and ".join(w for f, w in ((loose, "flowers/seasons left out"),

@@ -87,14 +87,14 @@ def reading_status(res: Any) -> str:
     ``reading.confidence`` a probability 0..1): ``not legal: <problem>`` for a reading that is no legal
     hand, the ruleset's refusal (:func:`scoring.history.scored_status`) for a hand it does not allow,
     :data:`UNSURE_STATUS` for one whose score is less sure than :data:`vision.batch.REVIEW_BELOW`
-    (:func:`vision.pipeline.score_confidence`: loose flowers/seasons that score nothing are no doubt of it),
+    (:func:`vision.pipeline.score_confidence`: doubts that cannot change the score are none of it),
     :data:`NO_WINNING_TILE_STATUS` for a winner's hand scored with no winning tile
     (:func:`scored_without_winning_tile`), else ``ok``. Raises nothing."""
     r = res.reading
     if not r.legal:
         return f"not legal: {r.problem or 'no legal reading'}"
     status = scored_status(res.scored)
-    from .pipeline import score_confidence  # (the score's doubt: loose flowers that score nothing are none of it)
+    from .pipeline import score_confidence  # (the score's doubt: what cannot change the score is none of it)
 
     if status == "ok" and score_confidence(res) < REVIEW_BELOW:
         return UNSURE_STATUS
