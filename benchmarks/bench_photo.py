@@ -1,6 +1,6 @@
 """Benchmark: photo → score on a 12 MP JPEG, side by side with PyPI ``mahjong-detector``.
 
-    python benchmarks/bench_photo.py [--photo IMG] [--runs 7] [--threads] [--rotation] [--mirror] [--tilt DEG]
+    python benchmarks/bench_photo.py [--photo IMG] [--runs 7] [--threads] [--rotation] [--mirror] [--quarter] [--tilt DEG]
 
 The 12 MP photo (4000 × 3000 JPEG, quality 92) is the bundled demo render ``docs/demo.jpg`` enlarged,
 unless ``--photo`` names another. Both sides read the same file from disk on every run:
@@ -26,6 +26,9 @@ times the photo (and ``--glyphs-photos``) with the glyph reader of :mod:`vision.
 read with ``exposed`` (its own melds named) and with ``exposed`` and ``fixes`` (a tile set to itself and
 the last box left out) against the plain reading (one thread): the turn and the numbering are chosen
 without them, so they cost one more model-free layout-and-decode pass.
+``--quarter`` times the photo with and without the detector's quarter-turned pass (``quarter=False``:
+:class:`vision.detect.QuarterAddedDetector`, one more detector pass per reading, for tiles lying sideways) and
+prints the ratio, for the photo and its detect stage (one thread).
 ``mahjong-detector`` is a dependency: its model is the product's second detector (above); its own code,
 timed here as the baseline, is never run by the product.
 """
@@ -71,6 +74,8 @@ def main() -> int:
     ap.add_argument("--rotation", action="store_true", help="also time the photo turned 90° (rotation tries)")
     ap.add_argument("--mirror", action="store_true",
                     help="also time a weak reading with and without the mirror pass (the photo under hk-tw-16)")
+    ap.add_argument("--quarter", action="store_true",
+                    help="also time the photo with and without the detector's quarter-turned pass, 1 thread")
     ap.add_argument("--second", action="store_true",
                     help="also time a weak reading with and without the second detector")
     ap.add_argument("--tilt", type=float, default=0.0, metavar="DEG",
@@ -118,6 +123,16 @@ def main() -> int:
             rows.append(("photo turned 90°, rotate=False", t_off, r_off.reading.notation))
             print(f"rotation tries: turned photo {t_rot / t_up:.2f}× the upright photo's time "
                   f"(without the tries {t_off / t_up:.2f}×; 1 thread)")
+        if a.quarter:
+            det, cls = load_detector(threads=1), load_classifier(threads=1)
+            t_q, r_q = timed(lambda: read_photo(photo, "nts", detector=det, classifier=cls), a.runs)
+            t_nq, r_nq = timed(lambda: read_photo(photo, "nts", detector=det, classifier=cls, quarter=False), a.runs)
+            rows.append(("photo, quarter-turned pass", t_q, f"{r_q.reading.notation} (detect "
+                         f"{r_q.timings.get('detect', 0) * 1000:.0f} ms)"))
+            rows.append(("photo, quarter=False", t_nq, f"{r_nq.reading.notation} (detect "
+                         f"{r_nq.timings.get('detect', 0) * 1000:.0f} ms)"))
+            print(f"quarter-turned pass: the photo {t_q / t_nq:.2f}× its time without it, its detect stage "
+                  f"{r_q.timings.get('detect', 0) / max(r_nq.timings.get('detect', 0), 1e-9):.2f}× (1 thread)")
         if a.tilt:
             from datasets.composite import tilt_image
 

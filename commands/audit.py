@@ -34,10 +34,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     annotated: Path | None = None
     if args.hand:
         if (args.annotate or args.fix or args.exposed or getattr(args, "add", None) or args.turn is not None
-                or args.no_straighten or args.no_mirror or args.no_second_detector):
-            raise UserError("--annotate, --fix, --add, --exposed, --turn, --no-straighten, --no-mirror and "
-                            "--no-second-detector need a "
-                            "photo, not --hand")
+                or args.no_straighten or args.no_mirror or args.no_second_detector or args.no_sideways_pass):
+            raise UserError("--annotate, --fix, --add, --exposed, --turn, --no-straighten, --no-mirror, "
+                            "--no-second-detector and --no-sideways-pass need a photo, not --hand")
         sizes = rs.notation_sizes
         hand = parse_hand(args.hand, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
         # (a winner's hand typed with no winning tile is scored with no wait: its note says what naming one changes)
@@ -63,6 +62,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
                 extra["mirror"] = False
             if args.no_second_detector:
                 extra["second"] = False
+            if args.no_sideways_pass:
+                extra["quarter"] = False
             # an audit checks a claimed winning score: the photo is a winner's unless --not-winner
             res = reader(image, rs, ctx, winning_tile=args.winning_tile, exposed=args.exposed, fixes=fixes, options=opts,
                          said_won=True,
@@ -270,6 +271,9 @@ def register(subparsers) -> None:
     p.add_argument("--no-second-detector", action="store_true",
                    help="box the tiles with the product's detector only, without the second detector's boxes for "
                         "an unsure reading (photo only)")
+    p.add_argument("--no-sideways-pass", action="store_true",
+                   help="box the tiles in the photo as it stands only, without the detector's pass over it turned a "
+                        "quarter for tiles lying sideways (photo only)")
     p.add_argument("--annotate", metavar="FILE", help="annotated photo path (default: NAME.audit.jpg beside the photo)")
     p.add_argument("--no-annotate", action="store_true", help="do not write the annotated photo")
     p.add_argument("--reader", default=None, help=argparse.SUPPRESS)

@@ -41,7 +41,8 @@ def cmd_photo(args: argparse.Namespace) -> int:
                                   additions=parse_additions(getattr(args, "add", None)), turn=args.turn,
                                   straight=not getattr(args, "no_straighten", False),
                                   mirror=not getattr(args, "no_mirror", False),
-                                  second=not getattr(args, "no_second_detector", False))
+                                  second=not getattr(args, "no_second_detector", False),
+                                  quarter=not getattr(args, "no_sideways_pass", False))
         if args.learn and res.reading.legal:  # the corrected tiles teach the profile, once they make a legal hand
             learn_from_result(args.tileset, res, parse_fixes(args.fix))
         elif args.learn:
@@ -109,6 +110,10 @@ def register(subparsers) -> None:
     p.add_argument("--no-second-detector", action="store_true",
                    help="box the tiles with the product's detector only (by default a reading under 95%% sure is "
                         "tried again with a second detector's boxes added: mahjong-detector's, trained on real photos)")
+    p.add_argument("--no-sideways-pass", action="store_true",
+                   help="box the tiles in the photo as it stands only (by default the detector also reads the photo "
+                        "turned a quarter, and adds the tiles lying sideways that it boxes there: bonus tiles laid in "
+                        "columns, which the upright pass misses or boxes two as one)")
     p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\" "
                    "(or --fix 3=5p --fix 7=1z); POS=- leaves a box out of the hand (clutter, a loose or another "
                    "player's tile); the numbers are those printed by the reading without --fix and --exposed, "

@@ -120,4 +120,4 @@ def test_no_mirror_reads_the_photo_as_it_is(tmp_path, capsys):
     assert "no reading close to what the photo shows" in capsys.readouterr().err
     assert cli.main(["audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", "30", "--no-mirror",
                      "--no-history"]) == 2
-    assert "--no-mirror and --no-second-detector need a photo, not --hand" in capsys.readouterr().err
+    assert "--no-mirror, --no-second-detector and --no-sideways-pass need a photo, not --hand" in capsys.readouterr().err

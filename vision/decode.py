@@ -690,7 +690,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                                               [gm for gm in given if gm not in best[1].off_photo],
                                               1.0 if unmatched else ALL_NAMED_SHARE)
         reading = replace(reading, neighbours=neighbours[0])
-        if len(reading.changed) <= MAX_CHANGED:
+        if _counted_changes(reading) <= MAX_CHANGED:
             try:  # --first-turn / --kong-on-kong against the melds the photo shows: the user's error
                 check_context(reading.hand)
             except HandError as e:
@@ -700,6 +700,17 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                             nearest_legal=reading, preferred=preferred, winning_tile=winning_tile, named=given)
     return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override,
                         preferred=preferred, winning_tile=winning_tile, named=given)
+
+
+def _counted_changes(reading: Reading) -> int:
+    """How many of ``reading``'s changed tiles count against :data:`MAX_CHANGED`: all but a flower or season
+    read as another flower or season. A set holds each of the eight faces once, so a column of eight bonus
+    tiles read with two 2f has one of them changed by the set itself, not by a guess; those doubts make the
+    reading less sure instead (:func:`_bonus_sureness`). (A real-crop composite's eight bonus tiles, all boxed
+    by the quarter-turned pass, read 2f 4f 3y 1f 3y 2f 4f 3f: three faces changed and a 1s read as a flower
+    made four, and the thirteen orphans were refused.)"""
+    return sum(1 for p in reading.changed
+               if not (reading.raw[p] in BONUS_TILES and reading.tiles[p] in BONUS_TILES))
 
 
 #: the words of :func:`_forced_win_sureness`'s note (the confidence line points at it)

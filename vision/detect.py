@@ -207,6 +207,9 @@ SECOND_IOU = 0.5
 #: :data:`SECOND_SKIP_IOU` and lies less than :data:`SECOND_INSIDE` of its area inside any
 SECOND_SKIP_IOU = 0.4
 SECOND_INSIDE = 0.6
+#: a first box holding two or more second boxes, each lying :data:`SECOND_INSIDE` of its area in it at IoU under
+#: this, is two tiles boxed as one (each of two tiles under one box exactly is at IoU 0.5 with it)
+SECOND_SPLIT_IOU = 0.6
 
 
 @dataclass(frozen=True)
@@ -275,18 +278,19 @@ def _pairwise(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_SKIP_IOU,
-               inside: float = SECOND_INSIDE) -> Detections:
+               inside: float = SECOND_INSIDE, split_iou: float = SECOND_SPLIT_IOU,
+               added_inside: float | None = None) -> Detections:
     """The first detector's boxes with the second's (:class:`SecondDetector`) that add a tile:
 
     * a first box that holds two or more second boxes (each at least ``inside`` of its area in it, at IoU
-      under ``skip_iou`` with it) covering together at least ``inside`` of its area is two tiles boxed as one
+      under ``split_iou`` with it) covering together at least ``inside`` of its area is two tiles boxed as one
       (touching tiles lying sideways, bonus tiles in a column): those boxes replace it;
     * a second box overlapping no first box (a replaced one included) at IoU ≥ ``skip_iou`` and lying less
-      than ``inside`` of its area in each is a tile the first missed: it is added;
+      than ``added_inside`` (default ``inside``) of its area in each is a tile the first missed: it is added;
     * the rest are the first detector's tiles again: dropped.
 
     Boxes (N, 4) float32 xyxy pixels; the first's come first, in their order (less those replaced), then the
-    second's added, with their own scores, face-up."""
+    second's added, with their own scores and face-down flags (:class:`SecondDetector`'s are all face-up)."""
     if not len(second):
         return first
     if not len(first):
@@ -299,7 +303,7 @@ def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_S
     replaced: set[int] = set()
     added: set[int] = set()
     for j in range(len(F)):
-        held = np.flatnonzero((within[:, j] >= inside) & (iou[:, j] < skip_iou))
+        held = np.flatnonzero((within[:, j] >= inside) & (iou[:, j] < split_iou))
         if len(held) >= 2 and a_s[held].sum() >= inside * a_f[j]:
             replaced.add(j)
             added.update(int(i) for i in held)
@@ -307,11 +311,11 @@ def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_S
     for i in range(len(S)):
         # (against every first box, the replaced too: the second's own box over the same two tiles, kept by
         # its NMS beside its two halves, is that first box again, not a third tile)
-        if i not in added and iou[i].max() < skip_iou and within[i].max() < inside:
+        if i not in added and iou[i].max() < skip_iou and within[i].max() < (inside if added_inside is None else added_inside):
             added.add(i)
     new = np.array(sorted(added), np.int64)
     return Detections.make(np.vstack([F[kept], S[new]]), np.r_[first.scores[kept], second.scores[new]],
-                           np.r_[first.face_down[kept], np.zeros(len(new), bool)])
+                           np.r_[first.face_down[kept], second.face_down[new]])
 
 
 def load_detector(path: str | None = None, threads: int | None = None) -> Detector:
@@ -392,3 +396,123 @@ class MirrorFusedDetector:
         back = m.boxes.copy()
         back[:, [0, 2]] = W - m.boxes[:, [2, 0]]
         return fuse_mirrored(plain, Detections.make(back, m.scores, m.face_down), iou)
+
+
+#: a box of the quarter-turned pass (:class:`QuarterAddedDetector`) is used only when, in the photo, it is at
+#: least this many times as wide as tall: a tile lying sideways, which the upright pass boxes worst
+QUARTER_WIDE = 1.1
+#: ... and only when its area is at least this share of the upright pass's median box (not the edge of a tile)
+QUARTER_SMALL = 0.2
+#: of two of its boxes sharing this much of the smaller one's area, the less sure is dropped (one box a tile);
+#: a box of it lying this much of its area inside an upright box is that box's tile
+QUARTER_INSIDE = 0.45
+#: an upright box at least this wide for its height (not a standing tile) may be replaced by a surer turned box
+QUARTER_NOT_STANDING = 0.9
+
+
+def unturn_quarter(boxes: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Boxes (N, 4) xyxy pixels of an image turned a quarter counter-clockwise (``np.rot90(image, 1)``)
+    → the same boxes in the image (``size`` = its (W, H)), float32."""
+    W = size[0]
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    return np.c_[W - b[:, 3], b[:, 0], W - b[:, 1], b[:, 2]].astype(np.float32)
+
+
+def add_turned(first: Detections, turned: Detections, skip_iou: float = SECOND_SKIP_IOU,
+               inside: float = QUARTER_INSIDE, not_standing: float = QUARTER_NOT_STANDING) -> Detections:
+    """The upright pass's boxes (``first``) with the quarter-turned pass's (``turned``: already in the
+    image's pixels, the sideways ones only) that add or re-box a tile:
+
+    * a first box holding two or more turned boxes surer than it (each at least :data:`SECOND_INSIDE` of its
+      area in it, at IoU under :data:`SECOND_SPLIT_IOU`) that cover together at least that share of it is
+      two tiles boxed as one: they replace it (as :func:`add_second`, but only by surer boxes: turned, a
+      standing tile looks like two tiles lying sideways, and is boxed so, less surely);
+    * then, surest first, a turned box that overlaps no first box (IoU under ``skip_iou``, less than ``inside``
+      of its area in it nor of the first box's in it) is a tile the first pass missed: it is added;
+    * one that overlaps only first boxes less sure than it and not standing (at least ``not_standing`` as
+      wide as tall: one tile lying sideways boxed twice, each box offset) replaces them;
+    * the rest are the first pass's tiles again: dropped.
+
+    Boxes (N, 4) float32 xyxy pixels; the first's kept come first, in their order, then the turned ones, with
+    their own scores and face-down flags."""
+    if not len(turned) or not len(first):
+        return first if len(first) else turned
+    F = first.boxes.astype(np.float64)
+    T = turned.boxes.astype(np.float64)
+    fs, ts = first.scores, turned.scores
+    inter, a_t, a_f = _pairwise(T, F)
+    iou = inter / (a_t[:, None] + a_f[None, :] - inter + 1e-9)
+    within = inter / (a_t[:, None] + 1e-9)
+    holds = inter / (a_f[None, :] + 1e-9)  # (a first box's share inside a turned one: a box over several tiles)
+    lying = (F[:, 2] - F[:, 0]) >= not_standing * (F[:, 3] - F[:, 1])
+    removed: set[int] = set()
+    added: set[int] = set()
+    for j in range(len(F)):
+        held = np.flatnonzero((within[:, j] >= SECOND_INSIDE) & (iou[:, j] < SECOND_SPLIT_IOU) & (ts > fs[j]))
+        if len(held) >= 2 and a_t[held].sum() >= SECOND_INSIDE * a_f[j]:
+            removed.add(j)
+            added.update(int(i) for i in held)
+    for i in np.argsort(-ts, kind="stable"):
+        if i in added:
+            continue
+        over = [j for j in range(len(F)) if j not in removed
+                and (iou[i, j] >= skip_iou or within[i, j] >= inside or holds[i, j] >= inside)]
+        if not over:
+            added.add(int(i))
+        elif all(lying[j] and fs[j] < ts[i] for j in over):
+            removed.update(over)
+            added.add(int(i))
+    if not added:
+        return first
+    kept = np.array([j for j in range(len(F)) if j not in removed], np.int64)
+    new = np.array(sorted(added), np.int64)
+    return Detections.make(np.vstack([F[kept], T[new]]), np.r_[fs[kept], ts[new]],
+                           np.r_[first.face_down[kept], turned.face_down[new]])
+
+
+@dataclass(frozen=True)
+class QuarterAddedDetector:
+    """A detector (``detector``) with a second pass of ``turned_by`` over the image turned a quarter
+    (test-time augmentation, one more detector pass): of that pass's boxes, those at least
+    :data:`QUARTER_WIDE` times as wide as tall in the image (tiles lying sideways: bonus tiles laid in
+    columns, a kong's or a claimed tile turned) and not slivers (:data:`QUARTER_SMALL`) are added where the
+    first pass missed them, or replace first boxes over them (:func:`add_turned`), unless they are as many as the
+    first pass's standing boxes (taller than wide) or more: then the photo itself is turned (the pipeline's
+    quarter-turn tries read it). The detector was trained
+    mostly on standing tiles and boxes a column of sideways tiles poorly (3 or 4 of 8 on the columns
+    composites); turned, they stand (model card, twenty-seventh session)."""
+
+    detector: object
+    turned_by: object
+    mirror_safe: ClassVar[bool] = False  # (a wrapper: the pipeline asks its inner detector)
+
+    @property
+    def imgsz(self) -> int:
+        return self.turned_by.imgsz
+
+    def __call__(self, image: np.ndarray, conf: float = CONF_THRESHOLD, iou: float = IOU_THRESHOLD) -> Detections:
+        """Detect tiles in ``image`` (H, W, 3) uint8 RGB, then add the quarter-turned pass's sideways tiles."""
+        first = self.detector(image, conf, iou)
+        t = self.turned_by(np.ascontiguousarray(np.rot90(image, 1)), conf, iou)
+        if not len(t):
+            return first
+        boxes = unturn_quarter(t.boxes, (image.shape[1], image.shape[0]))
+        wh = boxes[:, 2:] - boxes[:, :2]
+        area = wh[:, 0] * wh[:, 1]
+        keep = wh[:, 0] >= QUARTER_WIDE * wh[:, 1]
+        if len(first):  # (not a sliver of a tile: the edge of a tile lying flat, boxed as a back)
+            fwh = first.sizes
+            keep &= area >= QUARTER_SMALL * float(np.median(fwh[:, 0] * fwh[:, 1]))
+        # one box per tile: the turned pass's NMS (IoU 0.4) keeps two boxes over one tile when one is offset
+        # (IoU 0.31, half of the smaller inside the larger), which makes a set's eight bonus tiles nine
+        inter, _, _ = _pairwise(boxes, boxes)
+        for i in np.argsort(-t.scores, kind="stable"):
+            if keep[i]:
+                worse = keep & (t.scores <= t.scores[i]) & (np.arange(len(boxes)) != i)
+                keep &= ~(worse & (inter[i] >= QUARTER_INSIDE * np.minimum(area, area[i])))
+        # (more tiles lying sideways than standing: the photo itself is turned, and the pipeline's quarter turns,
+        # which read it where its tiles stand, are the remedy; the demo turned 90° read its 16 tiles sideways)
+        standing = int(np.sum(first.sizes[:, 1] > first.sizes[:, 0])) if len(first) else 0
+        if not keep.any() or int(keep.sum()) >= standing:
+            return first
+        return add_turned(first, Detections.make(boxes[keep], t.scores[keep], t.face_down[keep]))

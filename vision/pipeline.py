@@ -33,7 +33,8 @@ from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import (FORCED_WIN_NOTE, Reading, RegionRival, decode, format_confidence, number_after_hand,
                      number_spans, with_left_out_melds)
-from .detect import Detections, Detector, MirrorFusedDetector, add_second, load_detector, load_second_detector
+from .detect import (Detections, Detector, MirrorFusedDetector, QuarterAddedDetector, add_second, load_detector,
+                     load_second_detector)
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
 from .layout import (AWAY_NOTE, BONUS_INDEX, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs,
@@ -612,7 +613,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                work_side: int | None = WORK_SIDE, zoom: bool = True, rotate: bool = True,
                additions: Sequence[tuple[int, str]] | None = None, said_won: bool = False,
                turn: int | None = None, straight: bool = True, mirror: bool = True, second: bool = True,
-               second_detector: Detector | None = None) -> PhotoResult:
+               second_detector: Detector | None = None, quarter: bool = True) -> PhotoResult:
     """Photo → :class:`PhotoResult` (reading, layout, decoded hand and its score).
 
     ``turn``: read the photo turned this many degrees clockwise (0, 90, 180 or 270; ``--turn``) and try
@@ -653,6 +654,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     about 90 ms a pass on one core. On composites of real tile photos (bonus tiles in sideways columns) it
     made fewer confident wrong readings; see the model card.
 
+    ``quarter``: the detector also reads every photo it reads turned a quarter, and the tiles lying sideways
+    it boxes there are added, or replace the upright pass's boxes over them
+    (:class:`~vision.detect.QuarterAddedDetector`: bonus tiles laid in sideways columns, which the upright
+    pass boxes three or four of eight, some boxes over two); only with a detector that reads pixels
+    (``mirror_safe``). One more detector pass per reading (``benchmarks/bench_photo.py --quarter``).
+
     ``said_won``: the user said the hand won (``table --winner``, an audit of a winning score, a
     manifest's winner cell): a 13-tile photo is then never read as a non-winner's hand
     (:func:`read_detections`).
@@ -688,6 +695,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     det_model = detector or load_detector()
     cls_model = classifier or load_classifier()
     # (loaded by second_look when a reading first needs it: a sure reading never loads it, nor needs the package)
+    want_quarter = quarter and getattr(det_model, "mirror_safe", False)
     want_second = second and (second_detector is not None or getattr(det_model, "mirror_safe", False))
     second_model: Detector | None = None
     use_second = False  # (set once the first reading is unsure: every pass after it adds the second's boxes)
@@ -711,6 +719,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     def read(ph: Photo, timing: dict | None, mirrored: bool = False):
         t1 = time.perf_counter()
         dm = MirrorFusedDetector(det_model) if mirrored else det_model
+        if want_quarter:
+            dm = QuarterAddedDetector(dm, det_model)
         key = (id(ph), mirrored)
         if key in first_boxes:
             det = first_boxes[key][1]

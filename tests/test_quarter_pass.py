@@ -1,0 +1,154 @@
+"""The detector's quarter-turned pass (vision.detect.QuarterAddedDetector, unturn_quarter): tiles lying
+sideways, which the upright pass misses or boxes two as one, boxed in the photo turned a quarter."""
+from __future__ import annotations
+
+import numpy as np
+
+from vision.detect import Detections, QuarterAddedDetector, unturn_quarter
+
+
+def test_a_box_of_the_turned_image_maps_back_onto_the_same_pixels():
+    img = np.zeros((100, 200), np.uint8)
+    img[20:60, 40:100] = 255  # rows 20–59, columns 40–99: the box (40, 20, 100, 60), x1 and y1 exclusive
+    turned = np.rot90(img, 1)
+    ys, xs = np.nonzero(turned)
+    box = [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]
+    assert box == [20, 100, 60, 160]  # (y0, W − x1, y1, W − x0)
+    assert np.allclose(unturn_quarter([box], (200, 100)), [[40, 20, 100, 60]])
+
+
+class _ByShape:
+    """A stand-in detector: ``upright`` for an image of the photo's shape, ``turned`` for one turned a
+    quarter (its width and height swapped)."""
+
+    imgsz = 64
+
+    def __init__(self, shape, upright: Detections, turned: Detections):
+        self.shape, self.upright, self.turned = shape, upright, turned
+        self.calls: list[tuple[int, int]] = []
+
+    def __call__(self, image, conf=0.25, iou=0.4):
+        self.calls.append(image.shape[:2])
+        return self.upright if image.shape[:2] == self.shape else self.turned
+
+
+def _turned(boxes, W=200):
+    """Photo boxes (W = 200 px wide) → the same boxes in the photo turned a quarter counter-clockwise."""
+    b = np.asarray(boxes, float)
+    return np.c_[b[:, 1], W - b[:, 2], b[:, 3], W - b[:, 0]]
+
+
+def test_two_sideways_tiles_boxed_as_one_are_split_and_a_missed_one_added():
+    photo = np.zeros((100, 200, 3), np.uint8)
+    # upright pass: four standing tiles and one box over two touching sideways tiles (40–160, 60 × 40 each)
+    standing = [[10, 20, 30, 60], [170, 10, 185, 40], [185, 10, 200, 40], [170, 60, 185, 90]]
+    upright = Detections.make(standing + [[40, 20, 160, 60]], [0.9, 0.9, 0.9, 0.9, 0.5])
+    # turned pass: the two sideways tiles, a third one lying under them the upright pass missed (face down), and
+    # the standing tile, which is tall in the photo (20 × 40) and so never taken from this pass
+    sideways = [[40, 20, 100, 60], [100, 20, 160, 60], [40, 60, 100, 100], [10, 20, 30, 60]]
+    turned = Detections.make(_turned(sideways), [0.8, 0.7, 0.6, 0.9], [False, False, True, False])
+    inner = _ByShape((100, 200), upright, turned)
+    d = QuarterAddedDetector(inner, inner)(photo)
+    assert inner.calls == [(100, 200), (200, 100)] and QuarterAddedDetector(inner, inner).imgsz == 64
+    got = {tuple(np.round(b).astype(int).tolist()): (round(float(s), 2), bool(f))
+           for b, s, f in zip(d.boxes, d.scores, d.face_down)}
+    assert got == {**{tuple(b): (0.9, False) for b in standing}, (40, 20, 100, 60): (0.8, False),
+                   (100, 20, 160, 60): (0.7, False), (40, 60, 100, 100): (0.6, True)}
+    # with only the first standing tile, the three sideways tiles are the most: the photo itself is turned
+    # (the pipeline's quarter turns read it), and the upright pass's boxes stand
+    few = Detections.make([[10, 20, 30, 60], [40, 20, 160, 60]], [0.9, 0.5])
+    alone = _ByShape((100, 200), few, turned)
+    d = QuarterAddedDetector(alone, alone)(photo)
+    assert np.array_equal(d.boxes, few.boxes)
+
+
+def test_a_turned_box_less_sure_than_the_box_it_would_split_leaves_it():
+    # turned, a standing tile looks like two tiles lying sideways, and is boxed so, less surely than upright:
+    # a sure standing box is never split by them (a real-crop composite's 4f had been)
+    photo = np.zeros((100, 200, 3), np.uint8)
+    standing = [[10, 20, 40, 60], [60, 20, 90, 60], [100, 20, 130, 60]]
+    upright = Detections.make(standing, [0.83, 0.9, 0.9])
+    halves = Detections.make(_turned([[10, 20, 40, 40], [10, 40, 40, 60]]), [0.46, 0.45])  # 30 × 20: wide
+    inner = _ByShape((100, 200), upright, halves)
+    d = QuarterAddedDetector(inner, inner)(photo)
+    assert np.array_equal(d.boxes, upright.boxes)
+    # surer than it, the same two boxes are two tiles boxed as one
+    sure = _ByShape((100, 200), upright, Detections.make(halves.boxes, [0.9, 0.88]))
+    assert len(QuarterAddedDetector(sure, sure)(photo)) == 4
+
+
+def test_one_sideways_tile_boxed_twice_upright_is_boxed_once_by_a_surer_turned_box():
+    # a column's 4f boxed twice by the upright pass, each box offset (IoU 0.33: both kept by its NMS), and once,
+    # surely, turned: the turned box replaces the two (nine boxes for a set's eight bonus tiles had made the
+    # column no group of bonus tiles at all)
+    photo = np.zeros((600, 600, 3), np.uint8)
+    standing = [[x, 480, x + 80, 600] for x in range(0, 480, 90)]
+    upright = Detections.make(standing + [[301, 375, 382, 455], [260, 370, 344, 452]], [0.8] * 6 + [0.57, 0.29])
+    turned = Detections.make(_turned([[264, 365, 384, 457]], W=600), [0.81])
+    # (a square photo: the two passes are two stand-ins)
+    d = QuarterAddedDetector(lambda image, *a: upright, lambda image, *a: turned)(photo)
+    assert sorted(map(tuple, np.round(d.boxes).astype(int).tolist())) == sorted(
+        [tuple(b) for b in standing] + [(264, 365, 384, 457)])
+
+
+def test_a_turned_pass_that_adds_nothing_leaves_the_upright_boxes_as_they_are():
+    photo = np.zeros((100, 200, 3), np.uint8)
+    upright = Detections.make([[10, 20, 30, 60], [40, 20, 100, 60]], [0.9, 0.8])
+    # the same two tiles again (the standing one tall, the sideways one over the upright pass's box)
+    turned = Detections.make(_turned([[10, 20, 30, 60], [42, 20, 100, 60]]), [0.9, 0.8])
+    inner = _ByShape((100, 200), upright, turned)
+    d = QuarterAddedDetector(inner, inner)(photo)
+    assert np.array_equal(d.boxes, upright.boxes) and np.array_equal(d.scores, upright.scores)
+    empty = _ByShape((100, 200), upright, Detections.make(np.zeros((0, 4))))
+    assert QuarterAddedDetector(empty, empty)(photo) is upright
+
+
+def test_bonus_tiles_in_sideways_columns_are_boxed_by_the_turned_pass():
+    # a render (seed 7, scene 2, 1280 × 960) of 345m33789s222z [555s] with all eight bonus tiles lying sideways
+    # in two touching columns behind the row: the upright pass boxes four of them (+24f13y read without
+    # the turned pass, the rotation tries, the mirror pass and the second detector); turned a quarter they
+    # stand, and all eight are boxed, read and set apart as the hand's bonus tiles
+    import io
+
+    from PIL import Image
+
+    from datasets.scene import render_scene
+    from vision.pipeline import read_photo
+
+    sc = render_scene(7, 2, 1280, 960, bonus_columns=1.0)
+    assert sc.hand.notation() == "345m33789s222z [555s] +1234f1234y"
+    buf = io.BytesIO()
+    Image.fromarray(sc.image).save(buf, "JPEG", quality=90)
+    kw = dict(rotate=False, mirror=False, second=False)
+    def bonus(res):
+        return sorted(t for t, role in zip(res.reading.tiles, res.reading.roles) if role == "bonus")
+
+    plain = read_photo(buf.getvalue(), quarter=False, **kw)
+    assert bonus(plain) == ["1y", "2f", "3y", "4f"]
+    r = read_photo(buf.getvalue(), **kw)
+    assert bonus(r) == sorted(sc.hand.bonus)
+    assert r.reading.notation.startswith("345m33789s222z [555s] +1234f1234y")
+
+
+def test_no_sideways_pass_on_the_command_line(monkeypatch, capsys):
+    # `photo --no-sideways-pass` and `audit --no-sideways-pass` box the tiles in the photo as it stands only
+    import cli
+    import vision.pipeline as pipeline
+    from vision.pipeline import DEMO_PHOTO
+
+    made = []
+
+    class Counting(QuarterAddedDetector):
+        def __call__(self, image, *a, **k):
+            made.append(image.shape)
+            return super().__call__(image, *a, **k)
+
+    monkeypatch.setattr(pipeline, "QuarterAddedDetector", Counting)
+    assert cli.main(["photo", str(DEMO_PHOTO), "--no-history", "--no-sideways-pass"]) == 0
+    assert made == []
+    assert cli.main(["audit", str(DEMO_PHOTO), "--claimed", "1", "--no-history", "--no-annotate",
+                     "--no-sideways-pass"]) == 1  # (MISMATCH: the demo scores 40)
+    assert made == []
+    assert cli.main(["photo", str(DEMO_PHOTO), "--no-history"]) == 0
+    assert made  # (the pass runs by default)
+    capsys.readouterr()
