@@ -152,3 +152,23 @@ def test_no_sideways_pass_on_the_command_line(monkeypatch, capsys):
     assert cli.main(["photo", str(DEMO_PHOTO), "--no-history"]) == 0
     assert made  # (the pass runs by default)
     capsys.readouterr()
+
+
+def test_a_surer_turned_box_over_two_upright_tiles_never_merges_them():
+    # a reviewer's case: two touching sideways tiles boxed one by one upright (less surely), and once over both
+    # turned: the two boxes do not overlap, so they are two tiles, not one boxed twice; they stay
+    photo = np.zeros((100, 200, 3), np.uint8)
+    standing = [[x, 70, x + 10, 95] for x in range(0, 200, 20)]
+    upright = Detections.make(standing + [[40, 20, 100, 60], [100, 20, 160, 60]], [0.9] * 10 + [0.5, 0.55])
+    turned = Detections.make(_turned([[40, 20, 160, 60]]), [0.6])
+    inner = _ByShape((100, 200), upright, turned)
+    d = QuarterAddedDetector(inner, inner)(photo)
+    assert np.array_equal(d.boxes, upright.boxes)
+
+
+def test_a_turned_box_that_is_not_a_box_is_never_added():
+    photo = np.zeros((100, 200, 3), np.uint8)
+    upright = Detections.make([[x, 70, x + 10, 95] for x in range(0, 200, 20)], [0.9] * 10)
+    bad = Detections.make(_turned([[40, 20, 100, 20], [40, 20, 100, 60]]), [0.8, float("nan")])
+    inner = _ByShape((100, 200), upright, bad)
+    assert np.array_equal(QuarterAddedDetector(inner, inner)(photo).boxes, upright.boxes)

@@ -89,9 +89,7 @@ def test_a_nan_detection_never_reaches_the_confidence():
     cx, cy, w, h = rows[0][:4]
     rows += [[cx, cy, w, h, float("nan"), 0.0], [cx, cy, float("inf"), h, 0.97, 0.0],
              [float("nan"), cy, w, h, 0.99, 0.0]]
-    # (quarter=False: the stand-in detector boxes the same pixels in any image, the photo turned a quarter too)
-    res = read_photo(DEMO_PHOTO, "nts", detector=_fake_detector(rows), classifier=cls, zoom=False, rotate=False,
-                     quarter=False)
+    res = read_photo(DEMO_PHOTO, "nts", detector=_fake_detector(rows), classifier=cls, zoom=False, rotate=False)
     j = to_json(res)
     assert math.isfinite(j["confidence"]) and len(j["tiles"]) == len(META["tiles"])
     assert all(math.isfinite(v) for t in j["tiles"] for v in t["box"] + [t["detector_score"]])

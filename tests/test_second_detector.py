@@ -188,3 +188,13 @@ def test_a_batch_reads_again_when_the_second_detectors_model_changes(tmp_path, m
     assert reader_identity(DEFAULT_READER) != first
     monkeypatch.setattr(detect, "second_model_path", lambda: None)
     assert reader_identity(DEFAULT_READER) not in (first,)
+
+
+def test_one_box_over_exactly_two_tiles_is_split_by_the_second_detectors_two():
+    # each of two tiles under one box exactly is at IoU 0.5 with it (60 × 40 of 120 × 40): under the split IoU
+    # (0.6), they replace it; a box of the second detector over most of the first (IoU 0.9) is no half of it
+    first = Detections.make([[0, 0, 120, 40]], [0.5])
+    d = add_second(first, Detections.make([[0, 0, 60, 40], [60, 0, 120, 40]], [0.6, 0.6]))
+    assert sorted(map(tuple, np.round(d.boxes).astype(int).tolist())) == [(0, 0, 60, 40), (60, 0, 120, 40)]
+    same = add_second(first, Detections.make([[0, 0, 108, 40], [60, 0, 120, 40]], [0.6, 0.6]))
+    assert np.array_equal(same.boxes, first.boxes)

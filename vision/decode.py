@@ -22,7 +22,7 @@ Search (:func:`decode`):
 3. Its *probability* is the product of the chosen tile probabilities; *relative* divides it by the
    raw (arg-max) reading's; *confidence* is its share of the probability of all legal readings met
    in the search. If no legal reading is plausible (relative ≥ :data:`MIN_RELATIVE`, at most
-   :data:`MAX_CHANGED` tiles changed), the raw reading is returned with ``problem`` saying what is
+   :data:`MAX_CHANGED` tiles changed, a flower or season read as another not counted), the raw reading is returned with ``problem`` saying what is
    wrong (and the nearest legal reading, when one was found).
 
 Overrides: ``winning_tile`` (CLI ``--winning-tile``) names the winning tile (it must be among the
@@ -72,7 +72,8 @@ UNREAD_PLAYING = 0.5
 BIRD_SHARE = 1.0
 #: the least relative probability (reading / raw reading) still called plausible
 MIN_RELATIVE = 1e-4
-#: a legal reading that changes more tiles than this is not offered (the user is asked to --fix)
+#: a legal reading that changes more tiles than this is not offered (the user is asked to --fix); a flower or
+#: season read as another flower or season is not counted (:func:`_counted_changes`)
 MAX_CHANGED = 3
 #: the chance, relative to finding it, that a tile of the hand was not detected (hidden, cut off,
 #: missed): the weight of a role hypothesis with too few tiles against the legal readings
@@ -1491,8 +1492,11 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         num = _numbers(lay)
         which = ", ".join(f"tile {num[p]} {raw[p]}→{nearest_legal.tiles[p]}"
                           for p in sorted(nearest_legal.changed, key=num.get))
+        counted = _counted_changes(nearest_legal)
+        faces = (f", {len(nearest_legal.changed) - counted} of them flowers/seasons read as another, not counted"
+                 if counted < len(nearest_legal.changed) else "")
         problem = (f"the nearest legal reading, {nearest_legal.notation}, changes {len(nearest_legal.changed)} tiles"
-                   f" ({which}; at most {MAX_CHANGED} are changed without asking: if those are right, set them "
+                   f" ({which}{faces}; at most {MAX_CHANGED} are changed without asking: if those are right, set them "
                    f"with --fix); {problem}")
     conf = float(np.prod([readings.probs[p].max() for p in range(n) if tiles[p] is not None])) if n else 0.0
     return Reading(hand=None, tiles=tuple(tiles), raw=tuple(raw), roles=tuple(roles), melds=tuple(melds),

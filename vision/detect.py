@@ -278,15 +278,14 @@ def _pairwise(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_SKIP_IOU,
-               inside: float = SECOND_INSIDE, split_iou: float = SECOND_SPLIT_IOU,
-               added_inside: float | None = None) -> Detections:
+               inside: float = SECOND_INSIDE, split_iou: float = SECOND_SPLIT_IOU) -> Detections:
     """The first detector's boxes with the second's (:class:`SecondDetector`) that add a tile:
 
     * a first box that holds two or more second boxes (each at least ``inside`` of its area in it, at IoU
       under ``split_iou`` with it) covering together at least ``inside`` of its area is two tiles boxed as one
       (touching tiles lying sideways, bonus tiles in a column): those boxes replace it;
     * a second box overlapping no first box (a replaced one included) at IoU ≥ ``skip_iou`` and lying less
-      than ``added_inside`` (default ``inside``) of its area in each is a tile the first missed: it is added;
+      than ``inside`` of its area in each is a tile the first missed: it is added;
     * the rest are the first detector's tiles again: dropped.
 
     Boxes (N, 4) float32 xyxy pixels; the first's come first, in their order (less those replaced), then the
@@ -311,7 +310,7 @@ def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_S
     for i in range(len(S)):
         # (against every first box, the replaced too: the second's own box over the same two tiles, kept by
         # its NMS beside its two halves, is that first box again, not a third tile)
-        if i not in added and iou[i].max() < skip_iou and within[i].max() < (inside if added_inside is None else added_inside):
+        if i not in added and iou[i].max() < skip_iou and within[i].max() < inside:
             added.add(i)
     new = np.array(sorted(added), np.int64)
     return Detections.make(np.vstack([F[kept], S[new]]), np.r_[first.scores[kept], second.scores[new]],
@@ -418,6 +417,21 @@ def unturn_quarter(boxes: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return np.c_[W - b[:, 3], b[:, 0], W - b[:, 1], b[:, 2]].astype(np.float32)
 
 
+#: two upright boxes that a surer turned box replaces must overlap at least this much (IoU): one tile boxed
+#: twice, each box offset (0.33 on a real-crop composite), never two touching tiles (0)
+QUARTER_TWICE_IOU = 0.1
+
+
+def _one_tile(boxes: np.ndarray) -> bool:
+    """True when ``boxes`` (K, 4) xyxy pixels may all be one tile: every two of them overlap at IoU ≥
+    :data:`QUARTER_TWICE_IOU` (a single box always)."""
+    if len(boxes) < 2:
+        return True
+    inter, a, _ = _pairwise(boxes, boxes)
+    iou = inter / (a[:, None] + a[None, :] - inter + 1e-9)
+    return bool((iou >= QUARTER_TWICE_IOU).all())
+
+
 def add_turned(first: Detections, turned: Detections, skip_iou: float = SECOND_SKIP_IOU,
                inside: float = QUARTER_INSIDE, not_standing: float = QUARTER_NOT_STANDING) -> Detections:
     """The upright pass's boxes (``first``) with the quarter-turned pass's (``turned``: already in the
@@ -429,9 +443,13 @@ def add_turned(first: Detections, turned: Detections, skip_iou: float = SECOND_S
       standing tile looks like two tiles lying sideways, and is boxed so, less surely);
     * then, surest first, a turned box that overlaps no first box (IoU under ``skip_iou``, less than ``inside``
       of its area in it nor of the first box's in it) is a tile the first pass missed: it is added;
-    * one that overlaps only first boxes less sure than it and not standing (at least ``not_standing`` as
-      wide as tall: one tile lying sideways boxed twice, each box offset) replaces them;
+    * one that overlaps only first boxes less sure than it, not standing (at least ``not_standing`` as wide
+      as tall) and, when more than one, overlapping each other (:func:`_one_tile`: one tile lying sideways
+      boxed twice, each box offset) replaces them;
     * the rest are the first pass's tiles again: dropped.
+
+    The turned boxes are taken one box a tile (:class:`QuarterAddedDetector` drops the less sure of two sharing
+    most of one): a box a split added is not weighed against the others again.
 
     Boxes (N, 4) float32 xyxy pixels; the first's kept come first, in their order, then the turned ones, with
     their own scores and face-down flags."""
@@ -459,7 +477,7 @@ def add_turned(first: Detections, turned: Detections, skip_iou: float = SECOND_S
                 and (iou[i, j] >= skip_iou or within[i, j] >= inside or holds[i, j] >= inside)]
         if not over:
             added.add(int(i))
-        elif all(lying[j] and fs[j] < ts[i] for j in over):
+        elif all(lying[j] and fs[j] < ts[i] for j in over) and _one_tile(F[over]):
             removed.update(over)
             added.add(int(i))
     if not added:
@@ -499,7 +517,8 @@ class QuarterAddedDetector:
         boxes = unturn_quarter(t.boxes, (image.shape[1], image.shape[0]))
         wh = boxes[:, 2:] - boxes[:, :2]
         area = wh[:, 0] * wh[:, 1]
-        keep = wh[:, 0] >= QUARTER_WIDE * wh[:, 1]
+        keep = np.isfinite(boxes).all(1) & (wh > 0).all(1) & np.isfinite(t.scores)
+        keep &= wh[:, 0] >= QUARTER_WIDE * wh[:, 1]
         if len(first):  # (not a sliver of a tile: the edge of a tile lying flat, boxed as a back)
             fwh = first.sizes
             keep &= area >= QUARTER_SMALL * float(np.median(fwh[:, 0] * fwh[:, 1]))

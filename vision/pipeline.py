@@ -658,7 +658,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     it boxes there are added, or replace the upright pass's boxes over them
     (:class:`~vision.detect.QuarterAddedDetector`: bonus tiles laid in sideways columns, which the upright
     pass boxes three or four of eight, some boxes over two); only with a detector that reads pixels
-    (``mirror_safe``). One more detector pass per reading (``benchmarks/bench_photo.py --quarter``).
+    (``mirror_safe``). One more detector pass per detector pass (``benchmarks/bench_photo.py --quarter``).
 
     ``said_won``: the user said the hand won (``table --winner``, an audit of a winning score, a
     manifest's winner cell): a 13-tile photo is then never read as a non-winner's hand
