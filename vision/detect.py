@@ -402,6 +402,11 @@ class MirrorFusedDetector:
 QUARTER_WIDE = 1.1
 #: ... and only when its area is at least this share of the upright pass's median box (not the edge of a tile)
 QUARTER_SMALL = 0.2
+#: ... and only when its score is at least this: on seed 0's columns composites, of its sideways boxes that
+#: added a tile of the hand 90 of 96 score 0.4 or more, of those that were no tile 6 of 30 (on the plain
+#: composites, 4 of 23, and no tile of the hand added): the upright pass's 0.25 let clutter in (a tilted
+#: composite was read turned 180° with a loose flower for it)
+QUARTER_CONF = 0.4
 #: of two of its boxes sharing this much of the smaller one's area, the less sure is dropped (one box a tile);
 #: a box of it lying this much of its area inside an upright box is that box's tile
 QUARTER_INSIDE = 0.45
@@ -493,7 +498,8 @@ class QuarterAddedDetector:
     """A detector (``detector``) with a second pass of ``turned_by`` over the image turned a quarter
     (test-time augmentation, one more detector pass): of that pass's boxes, those at least
     :data:`QUARTER_WIDE` times as wide as tall in the image (tiles lying sideways: bonus tiles laid in
-    columns, a kong's or a claimed tile turned) and not slivers (:data:`QUARTER_SMALL`) are added where the
+    columns, a kong's or a claimed tile turned), not slivers (:data:`QUARTER_SMALL`) and scored at least
+    :data:`QUARTER_CONF` are added where the
     first pass missed them, or replace first boxes over them (:func:`add_turned`), unless they are as many as the
     first pass's standing boxes (taller than wide) or more: then the photo itself is turned (the pipeline's
     quarter-turn tries read it). The detector was trained
@@ -517,7 +523,7 @@ class QuarterAddedDetector:
         boxes = unturn_quarter(t.boxes, (image.shape[1], image.shape[0]))
         wh = boxes[:, 2:] - boxes[:, :2]
         area = wh[:, 0] * wh[:, 1]
-        keep = np.isfinite(boxes).all(1) & (wh > 0).all(1) & np.isfinite(t.scores)
+        keep = np.isfinite(boxes).all(1) & (wh > 0).all(1) & (t.scores >= QUARTER_CONF)
         keep &= wh[:, 0] >= QUARTER_WIDE * wh[:, 1]
         if len(first):  # (not a sliver of a tile: the edge of a tile lying flat, boxed as a back)
             fwh = first.sizes
