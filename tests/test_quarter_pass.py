@@ -172,3 +172,20 @@ def test_a_turned_box_that_is_not_a_box_is_never_added():
     bad = Detections.make(_turned([[40, 20, 100, 20], [40, 20, 100, 60]]), [0.8, float("nan")])
     inner = _ByShape((100, 200), upright, bad)
     assert np.array_equal(QuarterAddedDetector(inner, inner)(photo).boxes, upright.boxes)
+
+
+def test_a_bonus_face_changed_by_the_set_does_not_count_against_max_changed():
+    # a column of eight bonus tiles read with 2f twice: the set changes the second to a face left (2y); three
+    # such changes and a 1s read as a flower count as one change, not four (MAX_CHANGED is 3)
+    from vision.decode import MAX_CHANGED, Reading, _counted_changes
+
+    raw = ("1f", "2f", "3y", "4f", "1m")
+    tiles = ("1s", "2y", "1y", "4y", "1m")
+    r = Reading(hand=None, tiles=tiles, raw=raw, roles=("concealed",) + ("bonus",) * 3 + ("concealed",),
+                melds=(), changed=(0, 1, 2, 3), probability=1.0, relative=1.0, confidence=1.0, legal=True,
+                notation="")
+    assert _counted_changes(r) == 1 <= MAX_CHANGED
+    # a playing tile read as a flower and changed to another playing tile counts, as does a flower made a suit tile
+    assert _counted_changes(Reading(hand=None, tiles=("5p", "2m"), raw=("5m", "2f"), roles=("concealed",) * 2,
+                                    melds=(), changed=(0, 1), probability=1.0, relative=1.0, confidence=1.0,
+                                    legal=True, notation="")) == 2
