@@ -535,7 +535,7 @@ class QuarterAddedDetector:
             if keep[i]:
                 worse = keep & (t.scores <= t.scores[i]) & (np.arange(len(boxes)) != i)
                 keep &= ~(worse & (inter[i] >= QUARTER_INSIDE * np.minimum(area, area[i])))
-        # (more tiles lying sideways than standing: the photo itself is turned, and the pipeline's quarter turns,
+        # (as many tiles lying sideways as standing, or more: the photo itself is turned, and the pipeline's quarter turns,
         # which read it where its tiles stand, are the remedy; the demo turned 90° read its 16 tiles sideways)
         standing = int(np.sum(first.sizes[:, 1] > first.sizes[:, 0])) if len(first) else 0
         if not keep.any() or int(keep.sum()) >= standing:
