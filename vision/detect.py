@@ -277,6 +277,26 @@ def _pairwise(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     return inter, (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1]), (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
 
 
+def _splits(iou: np.ndarray, within: np.ndarray, a_s: np.ndarray, a_f: np.ndarray, inside: float, split_iou: float,
+            surer: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[set[int], set[int]]:
+    """The first boxes that are two tiles boxed as one, and the second boxes that replace them: a first box j
+    holding two or more second boxes i (``within[i, j]`` ≥ ``inside`` of i's area in it, ``iou[i, j]`` under
+    ``split_iou``; with ``surer`` = (second scores, first scores), each scored above j) whose areas ``a_s`` add up
+    to ``inside`` of its area ``a_f[j]`` or more (:func:`add_second`, :func:`add_turned`). Returns (first indices
+    replaced, second indices replacing them)."""
+    replaced: set[int] = set()
+    added: set[int] = set()
+    for j in range(iou.shape[1]):
+        ok = (within[:, j] >= inside) & (iou[:, j] < split_iou)
+        if surer is not None:
+            ok &= surer[0] > surer[1][j]
+        held = np.flatnonzero(ok)
+        if len(held) >= 2 and a_s[held].sum() >= inside * a_f[j]:
+            replaced.add(j)
+            added.update(int(i) for i in held)
+    return replaced, added
+
+
 def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_SKIP_IOU,
                inside: float = SECOND_INSIDE, split_iou: float = SECOND_SPLIT_IOU) -> Detections:
     """The first detector's boxes with the second's (:class:`SecondDetector`) that add a tile:
@@ -299,13 +319,7 @@ def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_S
     inter, a_s, a_f = _pairwise(S, F)
     iou = inter / (a_s[:, None] + a_f[None, :] - inter + 1e-9)
     within = inter / (a_s[:, None] + 1e-9)
-    replaced: set[int] = set()
-    added: set[int] = set()
-    for j in range(len(F)):
-        held = np.flatnonzero((within[:, j] >= inside) & (iou[:, j] < split_iou))
-        if len(held) >= 2 and a_s[held].sum() >= inside * a_f[j]:
-            replaced.add(j)
-            added.update(int(i) for i in held)
+    replaced, added = _splits(iou, within, a_s, a_f, inside, split_iou)
     kept = np.array([j for j in range(len(F)) if j not in replaced], np.int64)
     for i in range(len(S)):
         # (against every first box, the replaced too: the second's own box over the same two tiles, kept by
@@ -468,13 +482,7 @@ def add_turned(first: Detections, turned: Detections, skip_iou: float = SECOND_S
     within = inter / (a_t[:, None] + 1e-9)
     holds = inter / (a_f[None, :] + 1e-9)  # (a first box's share inside a turned one: a box over several tiles)
     lying = (F[:, 2] - F[:, 0]) >= not_standing * (F[:, 3] - F[:, 1])
-    removed: set[int] = set()
-    added: set[int] = set()
-    for j in range(len(F)):
-        held = np.flatnonzero((within[:, j] >= SECOND_INSIDE) & (iou[:, j] < SECOND_SPLIT_IOU) & (ts > fs[j]))
-        if len(held) >= 2 and a_t[held].sum() >= SECOND_INSIDE * a_f[j]:
-            removed.add(j)
-            added.update(int(i) for i in held)
+    removed, added = _splits(iou, within, a_t, a_f, SECOND_INSIDE, SECOND_SPLIT_IOU, surer=(ts, fs))
     for i in np.argsort(-ts, kind="stable"):
         if i in added:
             continue
