@@ -1,6 +1,6 @@
 """Benchmark: photo → score on a 12 MP JPEG, side by side with PyPI ``mahjong-detector``.
 
-    python benchmarks/bench_photo.py [--photo IMG] [--runs 7] [--threads] [--rotation] [--mirror] [--quarter] [--tilt DEG]
+    python benchmarks/bench_photo.py [--photo IMG] [--runs 7] [--threads] [--rotation] [--mirror] [--quarter] [--memo] [--tilt DEG]
 
 The 12 MP photo (4000 × 3000 JPEG, quality 92) is the bundled demo render ``docs/demo.jpg`` enlarged,
 unless ``--photo`` names another. Both sides read the same file from disk on every run:
@@ -29,6 +29,9 @@ without them, so they cost one more model-free layout-and-decode pass.
 ``--quarter`` times the photo with and without the detector's quarter-turned pass (``quarter=False``:
 :class:`vision.detect.QuarterAddedDetector`, one more detector pass per reading, for tiles lying sideways) and
 prints the ratio, for the photo and its detect stage (one thread).
+``--memo`` times the photo, a weak reading of it (under hk-tw-16: mirror pass, second detector and turn tries)
+and ``--memo-photos`` with and without the models' memo (``memo=False``: each pass runs the models on every
+image, crop and text line again; :class:`vision.detect.MemoisedDetector`) and prints the ratios (one thread).
 ``mahjong-detector`` is a dependency: its model is the product's second detector (above); its own code,
 timed here as the baseline, is never run by the product.
 """
@@ -76,6 +79,10 @@ def main() -> int:
                     help="also time a weak reading with and without the mirror pass (the photo under hk-tw-16)")
     ap.add_argument("--quarter", action="store_true",
                     help="also time the photo with and without the detector's quarter-turned pass, 1 thread")
+    ap.add_argument("--memo", action="store_true",
+                    help="also time the photo, a weak reading of it and --memo-photos with and without the models' memo")
+    ap.add_argument("--memo-photos", nargs="*", default=[],
+                    help="more photos for --memo (e.g. a composite with bonus tiles in columns), read under nts")
     ap.add_argument("--second", action="store_true",
                     help="also time a weak reading with and without the second detector")
     ap.add_argument("--tilt", type=float, default=0.0, metavar="DEG",
@@ -133,6 +140,17 @@ def main() -> int:
                          f"{r_nq.timings.get('detect', 0) * 1000:.0f} ms)"))
             print(f"quarter-turned pass: the photo {t_q / t_nq:.2f}× its time without it, its detect stage "
                   f"{r_q.timings.get('detect', 0) / max(r_nq.timings.get('detect', 0), 1e-9):.2f}× (1 thread)")
+        if a.memo:
+            det, cls = load_detector(threads=1), load_classifier(threads=1)
+            for label, src, rules in ([("photo", photo, "nts"), ("weak reading (hk-tw-16)", photo, "hk-tw-16")]
+                                      + [(Path(p).name, Path(p), "nts") for p in a.memo_photos]):
+                t_m, r_m = timed(lambda: read_photo(src, rules, detector=det, classifier=cls), a.runs)
+                t_n, r_n = timed(lambda: read_photo(src, rules, detector=det, classifier=cls, memo=False), a.runs)
+                same = "same reading" if (r_m.reading.notation, round(r_m.reading.confidence, 4)) == (
+                    r_n.reading.notation, round(r_n.reading.confidence, 4)) else "READINGS DIFFER"
+                rows.append((f"{label}, memo", t_m, f"{r_m.reading.notation} ({same})"))
+                rows.append((f"{label}, memo=False", t_n, r_n.reading.notation))
+                print(f"memo: {label} {t_m / t_n:.2f}× its time without it ({same}; 1 thread)")
         if a.tilt:
             from datasets.composite import tilt_image
 

@@ -30,7 +30,7 @@ A tile the detector calls face-down, or that the classifier reads as ``0x`` with
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,7 @@ from .classes import BACK, CLASS_INDEX, CLASS_NAMES, NUM_CLASSES
 from .crops import RESIZE_MODES, crop_tile
 from .detect import Detections, readonly_array
 from .errors import ModelError
-from .models import CLASSIFIER_FILE, Model, imgsz_of, model_path, names_list, open_model, thread_count
+from .models import CLASSIFIER_FILE, Model, content_key, imgsz_of, model_path, names_list, open_model, thread_count
 
 POSES = ("upright", "sideways", "upside-down", "face-down")
 #: a tile read upright with at least this probability is not tried in other turns
@@ -160,8 +160,39 @@ class Classifier:
     #: the tiles told apart by a written glyph (honours, flowers and seasons); None: the model alone.
     #: :func:`load_classifier` sets it unless asked not to.
     glyphs: Any = None
+    #: the graph's outputs per crop content (:func:`vision.models.content_key`) and output names, for one
+    #: photo's reading (:meth:`memoised`); None: every crop is run
+    memo: dict | None = field(default=None, repr=False, compare=False)
+
+    def memoised(self) -> "Classifier":
+        """This classifier (and its glyph reader, :meth:`vision.glyphs.GlyphReader.memoised`) with an empty
+        memo: a crop read before, in another pass over the same photo (the mirror pass, the second detector's,
+        a turn try: most of their boxes are the first pass's), is not run through the graph again. The
+        readings are those without the memo (the same crop, the same graph; a crop's outputs do not depend on
+        the others of its batch, to float rounding). :func:`vision.pipeline.read_photo` makes one per photo.
+        Raises nothing."""
+        g = self.glyphs.memoised() if hasattr(self.glyphs, "memoised") else self.glyphs
+        return replace(self, glyphs=g, memo={})
 
     def _forward(self, crops: np.ndarray, outputs: list[str] | None) -> list[np.ndarray]:
+        """(B, S, S, 3) uint8 crops → the graph's ``outputs`` (None: all), each (B, ...); through the memo
+        when there is one (:meth:`memoised`)."""
+        if self.memo is None or not len(crops):
+            return self._forward_all(crops, outputs)
+        names = tuple(outputs) if outputs is not None else None
+        keys = [(content_key(c), names) for c in crops]
+        todo: dict = {}
+        for i, k in enumerate(keys):
+            if k not in self.memo and k not in todo:
+                todo[k] = i
+        if todo:
+            rows = list(todo.values())
+            got = self._forward_all(np.ascontiguousarray(crops[rows]), outputs)
+            for j, k in enumerate(todo):
+                self.memo[k] = tuple(np.array(o[j]) for o in got)
+        return [np.stack([self.memo[k][m] for k in keys]) for m in range(len(self.memo[keys[0]]))]
+
+    def _forward_all(self, crops: np.ndarray, outputs: list[str] | None) -> list[np.ndarray]:
         x = crops.transpose(0, 3, 1, 2).astype(np.float32) * (1.0 / 255.0)
         sess, name = self.model.session, self.model.input_name
         if self.batch is None:

@@ -13,7 +13,7 @@ threads are written beside it). ``benchmarks/bench_photo.py --threads`` repeats 
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar
@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from .errors import ModelError
-from .models import DETECTOR_FILE, Model, imgsz_of, model_path, names_list, open_model, thread_count
+from .models import DETECTOR_FILE, Model, content_key, imgsz_of, model_path, names_list, open_model, thread_count
 
 #: class names (from metadata) that mean "a face-down tile"
 BACK_NAMES = frozenset({"back", "0x", "face-down", "face_down", "facedown"})
@@ -190,6 +190,34 @@ class Detector:
         blob, lb = letterbox(image, self.imgsz)
         out = self.model.session.run(None, {self.model.input_name: blob})[0]
         return decode(out, lb, (image.shape[1], image.shape[0]), list(self.names), conf, iou)
+
+
+@dataclass(frozen=True)
+class MemoisedDetector:
+    """``detector`` with its boxes kept per image content (:func:`vision.models.content_key`), for one photo's
+    reading (:func:`vision.pipeline.read_photo` makes one per photo): the mirror pass reads the photo as loaded
+    and turned a quarter again (:class:`MirrorFusedDetector` inside :class:`QuarterAddedDetector`), and the
+    quarter-turn tries read the photo in the turns that the quarter-turned pass already read. Each image is
+    read once; the boxes are the same as without the memo (the same pixels, the same model). Raises what
+    ``detector`` raises."""
+
+    detector: object
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def imgsz(self) -> int:
+        return self.detector.imgsz
+
+    @property
+    def mirror_safe(self) -> bool:
+        return bool(getattr(self.detector, "mirror_safe", False))
+
+    def __call__(self, image: np.ndarray, conf: float = CONF_THRESHOLD, iou: float = IOU_THRESHOLD) -> Detections:
+        """``detector(image, conf, iou)`` for ``image`` (H, W, 3) uint8 RGB, read once per content."""
+        key = (content_key(image), float(conf), float(iou))
+        if key not in self.memo:
+            self.memo[key] = self.detector(image, conf, iou)
+        return self.memo[key]
 
 
 #: the second detector: PyPI ``mahjong-detector`` 0.0.6's YOLO11n (MIT; trained on real photos of tiles), read

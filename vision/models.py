@@ -10,12 +10,15 @@ the measurements behind the choice are in its comment.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
+
+import numpy as np
 
 from .errors import ModelError
 
@@ -41,6 +44,15 @@ CLASSIFIER_FILE = "classifier.onnx"
 #: server scoring several photos, training beside it) it is 2–3× slower. One thread is the default;
 #: ``$MAHJONG_THREADS=2`` for a dedicated machine.
 THREADS = 1
+
+
+def content_key(a: np.ndarray) -> tuple:
+    """The key of an array's content for a model's memo (:class:`vision.detect.MemoisedDetector`,
+    :meth:`vision.classify.Classifier.memoised`, :meth:`vision.glyphs.GlyphReader.memoised`): its shape, its
+    dtype and the SHA-1 of its bytes (C order; about 4 ms for a 1600 × 1200 RGB photo here, against some
+    100 ms for a detector pass). Two arrays share a key only when their pixels are the same. Raises nothing."""
+    a = np.ascontiguousarray(a)
+    return a.shape, a.dtype.str, hashlib.sha1(a.data, usedforsecurity=False).digest()
 
 
 def models_dir() -> Path:

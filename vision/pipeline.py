@@ -33,7 +33,7 @@ from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import (FORCED_WIN_NOTE, Reading, RegionRival, decode, format_confidence, number_after_hand,
                      number_spans, with_left_out_melds)
-from .detect import (Detections, Detector, MirrorFusedDetector, QuarterAddedDetector, add_second, load_detector,
+from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector, QuarterAddedDetector, add_second, load_detector,
                      load_second_detector)
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
@@ -613,7 +613,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                work_side: int | None = WORK_SIDE, zoom: bool = True, rotate: bool = True,
                additions: Sequence[tuple[int, str]] | None = None, said_won: bool = False,
                turn: int | None = None, straight: bool = True, mirror: bool = True, second: bool = True,
-               second_detector: Detector | None = None, quarter: bool = True) -> PhotoResult:
+               second_detector: Detector | None = None, quarter: bool = True, memo: bool = True) -> PhotoResult:
     """Photo → :class:`PhotoResult` (reading, layout, decoded hand and its score).
 
     ``turn``: read the photo turned this many degrees clockwise (0, 90, 180 or 270; ``--turn``) and try
@@ -660,6 +660,13 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     pass boxes three or four of eight, some boxes over two); only with a detector that reads pixels
     (``mirror_safe``). One more detector pass per detector pass (``benchmarks/bench_photo.py --quarter``).
 
+    ``memo``: the models read each image, tile crop and text line once in this photo's passes
+    (:class:`~vision.detect.MemoisedDetector` for a detector that reads pixels, :meth:`Classifier.memoised
+    <vision.classify.Classifier.memoised>`): the mirror pass reads the photo as loaded and turned a quarter
+    again, and most boxes of the mirror pass, the second detector's pass and the turn tries are the first
+    pass's. The readings are those without it (``memo=False``: every pass runs the models, for
+    ``benchmarks/bench_photo.py --memo``).
+
     ``said_won``: the user said the hand won (``table --winner``, an audit of a winning score, a
     manifest's winner cell): a 13-tile photo is then never read as a non-winner's hand
     (:func:`read_detections`).
@@ -694,6 +701,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     t["load"] = time.perf_counter() - t0
     det_model = detector or load_detector()
     cls_model = classifier or load_classifier()
+    # each image, crop and text line read once in this photo's passes (the mirror pass, the second detector's,
+    # the turn tries read much of it again): the same readings, in less time (benchmarks/bench_photo.py --memo)
+    if memo and getattr(det_model, "mirror_safe", False):
+        det_model = MemoisedDetector(det_model)
+    if memo and hasattr(cls_model, "memoised"):
+        cls_model = cls_model.memoised()
     # (loaded by second_look when a reading first needs it: a sure reading never loads it, nor needs the package)
     want_quarter = quarter and getattr(det_model, "mirror_safe", False)
     want_second = second and (second_detector is not None or getattr(det_model, "mirror_safe", False))
