@@ -2350,3 +2350,37 @@ def test_a_lone_tile_before_the_row_is_not_offered_as_the_players_row():
     # a lone tile with no longer row in its region is still offered (a hand of scattered tiles)
     det1 = Detections.make(np.array(lone, float), np.full(1, 0.9), [False])
     assert [len(c.geometry.row_tiles(0)) for c in hand_candidates(det1, (1400, 900))] == [1]
+
+
+def _row_with_backs(codes):
+    """One row of touching 70×95 px tiles read right at 0.9; ``0x`` is a tile lying face down (the
+    detector calls it so, and the classifier reads its back)."""
+    boxes = [[100 + 72 * k, 600, 170 + 72 * k, 695] for k in range(len(codes))]
+    probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes):
+        probs[k, CLASS_INDEX[c]] = 0.9
+    photo = Photo(np.zeros((1000, 1600, 3), np.uint8), (1600, 1000), 1.0, "x")
+    det = Detections.make(boxes, np.full(len(boxes), 0.9), [c == "0x" for c in codes])
+    return read_detections(photo, det, TileReadings.make(probs), NTS, Context())
+
+
+@pytest.mark.parametrize("kong", [["1z", "0x", "0x", "1z"], ["0x", "1z", "1z", "0x"]])
+def test_a_concealed_kong_laid_close_in_the_row_is_a_kong_of_its_own(kong):
+    # a held-out bed-cover render: the concealed kong 東 back back 東 lay as close to the 2m before it and
+    # the 666s after it as the row's tiles to one another, and the row finder made them one group; a group
+    # of five or more with two backs was read as no tiles of the hand at all (or, of eight or more, the
+    # backs as faces). Four tiles laid as a concealed kong is shown, the two faces alike, are now a group
+    # of their own (vision.layout._kongs_apart): 22m (1111z) 666s 789s 345p, as the tiles were set out
+    res = _row_with_backs(["2m", "2m"] + kong + "6s 6s 6s 7s 8s 9s 3p 4p 5p".split())
+    r = res.reading
+    assert r.legal, (r.problem, r.notes)
+    assert r.notation == "22m345p666789s (1111z)"
+    assert any(m.concealed and m.kind == "kong" and m.tiles[0] == "1z" for m in r.hand.melds)
+    assert [len(g.tiles) for g in res.layout.geometry.groups] == [2, 4, 9]
+
+
+def test_two_backs_between_unlike_faces_are_not_taken_for_a_kong():
+    # 東 back back 南 is no concealed kong as shown (its two faces would be alike): the group is not split
+    res = _row_with_backs("2m 2m 1z 0x 0x 2z 6s 6s 6s 7s 8s 9s 3p 4p 5p".split())
+    assert not any(m.kind == "kong" for m in (res.reading.hand.melds if res.reading.legal else ()))
+    assert all(len(g.tiles) != 4 for g in res.layout.geometry.groups)

@@ -31,7 +31,8 @@ best joint reading, so no row is thrown away before its tiles are read.
    :func:`_touching` — a column of them laid sideways — are one group, reaching past the region, and a
    block of three or more of them outside the region but beside the main row is the hand's too,
    :func:`_near_bonus_block`); a
-   group of four with face-down tiles → ``concealed-kong``; a group of 3 or 4 → ``exposed`` meld
+   group of four with face-down tiles → ``concealed-kong`` (four laid as one is shown inside a longer group of
+   a hand row are made a group of their own first, :func:`_kongs_apart`); a group of 3 or 4 → ``exposed`` meld
    (preferred) or ``concealed``; a single tile → ``winning`` (preferred when it is set apart at a row end or lies sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
    tile; groups outside the main row may also be ``ignored``. Each group carries its options with prior
    probabilities; :mod:`vision.decode` picks the combination whose reading is a legal hand.
@@ -834,6 +835,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     n = len(det)
     pb = bonus_probability(readings) if n else np.zeros(0)
     back = np.asarray(det.face_down, bool) | np.array([p == "face-down" for p in readings.pose], bool)
+    if n:
+        geo = _kongs_apart(geo, back, np.asarray(readings.probs).argmax(1), exclude)
     side = np.array(geo.sideways, bool) | np.array([p == "sideways" for p in readings.pose], bool)
     hand_set = (set(geo.hand_tiles) - set(exclude)) | set(given_bonus)
     exclude = frozenset(exclude) | frozenset(given_bonus)  # (given bonus tiles take no part in the groups)
@@ -1080,6 +1083,60 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     far_bonus = tuple((tuple(sorted(c, key=pos.__getitem__)), FAR_BONUS) for c in _touching(det, far)
                       if len(c) <= len(BONUS_TILES))  # (more than a set's eight: a pattern, not tiles)
     return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus, tuple(apart_single))
+
+
+def _kongs_apart(geo: Geometry, back: np.ndarray, top: np.ndarray, exclude=frozenset()) -> Geometry:
+    """``geo`` with each concealed kong that lies inside a longer group of a hand row made a group of its
+    own (:func:`_kong_window`): laid close to the tiles beside it, the row finder joins it to them, and a
+    group of five or more with two backs among them was read as no tiles of the hand at all (a held-out
+    bed-cover render's 東 back back 東 between a 2m and its 666s). ``back`` (N,) bool face-down tiles;
+    ``top`` (N,) the classifier's likeliest class per tile; ``exclude`` tiles taken as false detections."""
+    groups: list[Group] = []
+    rows: list[tuple[int, ...]] = []
+    split = False
+    for r, ids in enumerate(geo.rows):
+        new: list[int] = []
+        for gi in ids:
+            g = geo.groups[gi]
+            parts = [g.tiles]
+            if r in geo.hand_rows:
+                w = _kong_window([k for k in g.tiles if k not in exclude], back, top)
+                if w:
+                    at = g.tiles.index(w[0])
+                    parts = [p for p in (g.tiles[:at], w, g.tiles[at + 4:]) if p]
+                    split = True
+            for p in parts:
+                new.append(len(groups))
+                groups.append(Group(tuple(p), g.row))
+        rows.append(tuple(new))
+    if not split:
+        return geo
+    return replace(geo, groups=tuple(groups), rows=tuple(rows))
+
+
+def _kong_window(tiles: list[int], back: np.ndarray, top: np.ndarray) -> tuple[int, ...]:
+    """The four consecutive ``tiles`` (a group of five or more, in order along its row) that are a
+    concealed kong laid as one is shown — face-up, face-down, face-down, face-up with the two faces read
+    alike, face-down, face-up, face-up, face-down with the two alike, or four face-down — when all of the
+    group's face-down tiles are among them and exactly one such four is there; () otherwise."""
+    if len(tiles) < 5:
+        return ()
+    b = [bool(back[k]) for k in tiles]
+    nb = sum(b)
+    if nb not in (2, 4):
+        return ()
+    found = []
+    for i in range(len(tiles) - 3):
+        w, f = tiles[i:i + 4], b[i:i + 4]
+        if sum(f) != nb:
+            continue
+        if f == [False, True, True, False] and top[w[0]] == top[w[3]]:
+            found.append(tuple(w))
+        elif f == [True, False, False, True] and top[w[1]] == top[w[2]]:
+            found.append(tuple(w))
+        elif f == [True, True, True, True]:
+            found.append(tuple(w))
+    return found[0] if len(found) == 1 else ()
 
 
 def _near_bonus_block(geo: Geometry, det: Detections, block, region: set[int]) -> bool:
