@@ -2352,16 +2352,19 @@ def test_a_lone_tile_before_the_row_is_not_offered_as_the_players_row():
     assert [len(c.geometry.row_tiles(0)) for c in hand_candidates(det1, (1400, 900))] == [1]
 
 
-def _row_with_backs(codes):
+def _row_with_backs(codes, fixes=None, back_face=None, ruleset=NTS, ctx=None):
     """One row of touching 70×95 px tiles read right at 0.9; ``0x`` is a tile lying face down (the
-    detector calls it so, and the classifier reads its back)."""
+    detector calls it so, and the classifier reads its back; ``back_face``: the face it gives such a tile
+    next, at 0.08). ``fixes``: --fix as read_detections takes them."""
     boxes = [[100 + 72 * k, 600, 170 + 72 * k, 695] for k in range(len(codes))]
     probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
     for k, c in enumerate(codes):
         probs[k, CLASS_INDEX[c]] = 0.9
+        if c == "0x" and back_face:
+            probs[k, CLASS_INDEX[back_face]] = 0.08
     photo = Photo(np.zeros((1000, 1600, 3), np.uint8), (1600, 1000), 1.0, "x")
     det = Detections.make(boxes, np.full(len(boxes), 0.9), [c == "0x" for c in codes])
-    return read_detections(photo, det, TileReadings.make(probs), NTS, Context())
+    return read_detections(photo, det, TileReadings.make(probs), ruleset, ctx or Context(), fixes=fixes)
 
 
 @pytest.mark.parametrize("kong", [["1z", "0x", "0x", "1z"], ["0x", "1z", "1z", "0x"]])
@@ -2384,3 +2387,36 @@ def test_two_backs_between_unlike_faces_are_not_taken_for_a_kong():
     res = _row_with_backs("2m 2m 1z 0x 0x 2z 6s 6s 6s 7s 8s 9s 3p 4p 5p".split())
     assert not any(m.kind == "kong" for m in (res.reading.hand.melds if res.reading.legal else ()))
     assert all(len(g.tiles) != 4 for g in res.layout.geometry.groups)
+
+
+def test_the_tiles_beside_a_kong_in_the_row_stay_concealed_tiles_of_the_row():
+    # a reviewer's rows: split from the kong, three tiles before it had been read as an exposed meld set apart,
+    # and one tile before it as a tile set apart at the row's end (the winning tile); they are the row's
+    # concealed tiles, as the whole group was
+    r = _row_with_backs("1m 2m 3m 1z 0x 0x 1z 2m 2m 6s 6s 6s 7s 8s 9s".split()).reading
+    assert r.legal and r.notation == "12223m666789s (1111z)", r.notation
+    assert not any(m.kind != "kong" for m in r.hand.melds)
+    one = _row_with_backs("3p 1z 0x 0x 1z 2m 2m 6s 6s 6s 7s 8s 9s 4p 5p".split()).reading
+    assert one.legal and one.hand.winning_tile is None and "(1111z)" in one.notation, (one.notation, one.notes)
+    assert not any("set apart" in n for n in one.notes), one.notes
+    # two kongs in one group are both split out
+    two = _row_with_backs("2m 2m 1z 0x 0x 1z 2z 0x 0x 2z 6s 6s 6s 3p 4p 5p".split()).reading
+    assert two.legal and "(1111z)" in two.notation and "(2222z)" in two.notation, two.notation
+
+
+def test_a_box_left_out_inside_a_kong_in_the_row_leaves_the_kong_whole():
+    # --fix 4=- on a spurious box between the kong's first face and its backs: the split had cut the group
+    # at the window found without that box, putting the kong's last face in two groups
+    row = "2m 2m 1z 1z 0x 0x 1z 6s 6s 6s 7s 8s 9s 3p 4p 5p".split()
+    r = _row_with_backs(row, fixes={4: "-"})
+    assert r.reading.legal and r.reading.notation == "22m345p666789s (1111z)", (r.reading.notation, r.reading.problem)
+    tiles = [k for g in r.layout.geometry.groups for k in g.tiles]
+    assert sorted(tiles) == list(range(len(row)))  # each box in one group
+
+
+def test_a_white_pair_called_face_down_between_two_alike_tiles_is_still_read_as_whites():
+    # the four laid as a kong is shown are a kong only when that reads a legal hand: here the two "backs" are
+    # a White pair the detector called face-down (the classifier gives them 5z next), and with a kong of 4p
+    # the row holds 13 tiles; read as faces they make the hand, as before the split
+    r = _row_with_backs("1m 2m 3m 4p 0x 0x 4p 4p 5p 6p 7p 7s 8s 9s".split(), back_face="5z").reading
+    assert r.legal and r.notation == "123m444567p789s55z", (r.notation, r.problem)

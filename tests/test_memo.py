@@ -143,3 +143,38 @@ def test_a_weak_reading_reads_no_image_twice():
     # each image read once: the photo, turned a quarter, mirrored, and parts of them zoomed in on
     shapes = [k[0][0] for k in rec.keys]
     assert len(rec.keys) == len(set(rec.keys)) and shapes.count((960, 1280, 3)) == 2, shapes
+    # and read as without the memo: the same boxes, readings and confidence
+    plain = read_photo(data, rotate=False, second=False, detector=load_detector(), memo=False)
+    assert (plain.reading.notation, plain.mirrored) == (r.reading.notation, r.mirrored)
+    assert abs(plain.reading.confidence - r.reading.confidence) < 1e-6
+    np.testing.assert_allclose(plain.detections.boxes, r.detections.boxes, atol=1e-4)
+    np.testing.assert_allclose(plain.readings.probs, r.readings.probs, atol=1e-5)
+
+
+def test_the_web_pages_abandoned_request_check_stays_around_the_memoised_classifier():
+    # web.app._Checked passes the model's attributes through; read_photo's memoised copy of the classifier had
+    # been the bare model, so an abandoned request's classifier and glyph passes ran on to the end
+    import threading
+
+    pytest.importorskip("fastapi")
+    from web.app import Abandoned, _Checked
+
+    class Model:
+        def __init__(self, tag):
+            self.tag = tag
+
+        def __call__(self, *a):
+            return self.tag
+
+        def memoised(self):
+            return Model("memoised")
+
+    ev = threading.Event()
+    checked = _Checked(Model("plain"), ev)
+    m = checked.memoised()
+    assert isinstance(m, _Checked) and m() == "memoised"
+    ev.set()
+    with pytest.raises(Abandoned):
+        m()
+    # a model without a memo has none behind the check either (read_photo then uses the model as it is)
+    assert not hasattr(_Checked(object(), ev), "memoised")

@@ -32,7 +32,8 @@ best joint reading, so no row is thrown away before its tiles are read.
    block of three or more of them outside the region but beside the main row is the hand's too,
    :func:`_near_bonus_block`); a
    group of four with face-down tiles → ``concealed-kong`` (four laid as one is shown inside a longer group of
-   a hand row are made a group of their own first, :func:`_kongs_apart`); a group of 3 or 4 → ``exposed`` meld
+   a hand row are made a group of their own first, :data:`KONG_IN_ROW`, the rest of that group staying concealed
+   tiles: :func:`_kongs_apart`); a group of 3 or 4 → ``exposed`` meld
    (preferred) or ``concealed``; a single tile → ``winning`` (preferred when it is set apart at a row end or lies sideways) or ``concealed`` (or ``bonus`` when a flower/season is not unlikely); a sideways/displaced tile at the end of a concealed group → the winning
    tile; groups outside the main row may also be ``ignored``. Each group carries its options with prior
    probabilities; :mod:`vision.decode` picks the combination whose reading is a legal hand.
@@ -835,8 +836,9 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     n = len(det)
     pb = bonus_probability(readings) if n else np.zeros(0)
     back = np.asarray(det.face_down, bool) | np.array([p == "face-down" for p in readings.pose], bool)
+    kongs, pieces = frozenset(), frozenset()  # (group indices: kongs split out of a longer group; its other tiles)
     if n:
-        geo = _kongs_apart(geo, back, np.asarray(readings.probs).argmax(1), exclude)
+        geo, kongs, pieces = _kongs_apart(geo, back, np.asarray(readings.probs).argmax(1), exclude)
     side = np.array(geo.sideways, bool) | np.array([p == "sideways" for p in readings.pose], bool)
     hand_set = (set(geo.hand_tiles) - set(exclude)) | set(given_bonus)
     exclude = frozenset(exclude) | frozenset(given_bonus)  # (given bonus tiles take no part in the groups)
@@ -1016,7 +1018,12 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         nb = int(back[list(tiles)].sum())
         opts: list[Option] = []
         size = len(tiles)
-        if nb:
+        if gi in kongs:
+            opts.append(Option("concealed-kong", KONG_IN_ROW if nb < 4 else 0.6,
+                               why="four tiles laid as a concealed kong, inside the row"))
+            opts.append(Option("concealed", 1 - KONG_IN_ROW,
+                               why="tiles of the concealed hand (a tile called face-down read as its face)"))
+        elif nb:
             if size == 4 and nb < 4:
                 opts.append(Option("concealed-kong", 0.95, why="four tiles with face-down ones"))
             elif size == 4:
@@ -1035,14 +1042,14 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 opts.append(Option("ignored", 0.9, why="face-down tiles that are not a kong"))
             if not in_main:
                 opts.append(Option("ignored", 0.1, why="outside the hand row"))
-        elif size in (3, 4):
+        elif size in (3, 4) and gi not in pieces:
             p_exp = 0.9
             opts.append(Option("exposed", p_exp, why="a group of %d set apart" % size))
             opts.append(Option("concealed", 1 - p_exp, why="tiles of the concealed hand"))
             if winner:
                 for w in _winning_candidates(geo, tiles, side):
                     opts.append(Option("concealed", (1 - p_exp) * 0.8, winning=w, why="winning tile laid sideways/forward"))
-        elif size == 1:
+        elif size == 1 and gi not in pieces:
             t = tiles[0]
             apart = _apart_at_end(geo, gi) or (not in_main and _in_line(geo, t))
             if apart:
@@ -1085,58 +1092,73 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus, tuple(apart_single))
 
 
-def _kongs_apart(geo: Geometry, back: np.ndarray, top: np.ndarray, exclude=frozenset()) -> Geometry:
-    """``geo`` with each concealed kong that lies inside a longer group of a hand row made a group of its
-    own (:func:`_kong_window`): laid close to the tiles beside it, the row finder joins it to them, and a
-    group of five or more with two backs among them was read as no tiles of the hand at all (a held-out
-    bed-cover render's 東 back back 東 between a 2m and its 666s). ``back`` (N,) bool face-down tiles;
-    ``top`` (N,) the classifier's likeliest class per tile; ``exclude`` tiles taken as false detections."""
+def _kongs_apart(geo: Geometry, back: np.ndarray, top: np.ndarray, exclude=frozenset()
+                 ) -> tuple[Geometry, frozenset[int], frozenset[int]]:
+    """``geo`` with the concealed kongs that lie inside a longer group of a hand row (:func:`_kong_window`)
+    made groups of their own: laid as close to the tiles beside them as those to one another, the row finder
+    joins them, and a group of five to seven with two backs was read as no tiles of the hand at all (a
+    held-out bed-cover render's 東 back back 東 between a 2m and its 666s; of eight or more, its backs were
+    read as faces). ``back`` (N,) bool face-down tiles; ``top`` (N,) the classifier's likeliest class per
+    tile; ``exclude`` tiles taken as false detections (never part of a kong). Returns the geometry, the
+    indices of the kong groups and those of the pieces of the groups they were split from (concealed tiles,
+    as the whole group was: not a meld set apart nor a tile set apart at the row's end)."""
     groups: list[Group] = []
     rows: list[tuple[int, ...]] = []
-    split = False
+    kongs: set[int] = set()
+    pieces: set[int] = set()
     for r, ids in enumerate(geo.rows):
         new: list[int] = []
         for gi in ids:
             g = geo.groups[gi]
-            parts = [g.tiles]
-            if r in geo.hand_rows:
-                w = _kong_window([k for k in g.tiles if k not in exclude], back, top)
-                if w:
-                    at = g.tiles.index(w[0])
-                    parts = [p for p in (g.tiles[:at], w, g.tiles[at + 4:]) if p]
-                    split = True
-            for p in parts:
+            wins = _kong_window([k for k in g.tiles if k not in exclude], back, top) if r in geo.hand_rows else []
+            parts: list[tuple[tuple[int, ...], bool]] = []
+            at = 0
+            for w in wins:  # (cut at the windows' first and last tiles: an excluded tile may lie inside one)
+                a, b = g.tiles.index(w[0]), g.tiles.index(w[-1]) + 1
+                parts += [(g.tiles[at:a], False), (g.tiles[a:b], True)]
+                at = b
+            parts.append((g.tiles[at:], False))
+            for p, is_kong in parts:
+                if not p:
+                    continue
+                if wins:
+                    (kongs if is_kong else pieces).add(len(groups))
                 new.append(len(groups))
                 groups.append(Group(tuple(p), g.row))
         rows.append(tuple(new))
-    if not split:
-        return geo
-    return replace(geo, groups=tuple(groups), rows=tuple(rows))
+    if not kongs:
+        return geo, frozenset(), frozenset()
+    return replace(geo, groups=tuple(groups), rows=tuple(rows)), frozenset(kongs), frozenset(pieces)
 
 
-def _kong_window(tiles: list[int], back: np.ndarray, top: np.ndarray) -> tuple[int, ...]:
-    """The four consecutive ``tiles`` (a group of five or more, in order along its row) that are a
-    concealed kong laid as one is shown — face-up, face-down, face-down, face-up with the two faces read
-    alike, face-down, face-up, face-up, face-down with the two alike, or four face-down — when all of the
-    group's face-down tiles are among them and exactly one such four is there; () otherwise."""
+def _kong_window(tiles: list[int], back: np.ndarray, top: np.ndarray) -> list[tuple[int, ...]]:
+    """The runs of four consecutive ``tiles`` (a group of five or more, in order along its row) laid as a
+    concealed kong is shown — face-up, face-down, face-down, face-up with the two faces read alike,
+    face-down, face-up, face-up, face-down with the two alike, or four face-down — when every face-down tile
+    of the group lies in one of them (a face-down tile elsewhere: the group is read as before); [] otherwise."""
     if len(tiles) < 5:
-        return ()
+        return []
     b = [bool(back[k]) for k in tiles]
-    nb = sum(b)
-    if nb not in (2, 4):
-        return ()
-    found = []
-    for i in range(len(tiles) - 3):
+    if not any(b):
+        return []
+    found: list[tuple[int, ...]] = []
+    i = 0
+    while i + 4 <= len(tiles):
         w, f = tiles[i:i + 4], b[i:i + 4]
-        if sum(f) != nb:
-            continue
-        if f == [False, True, True, False] and top[w[0]] == top[w[3]]:
+        if ((f == [False, True, True, False] and top[w[0]] == top[w[3]])
+                or (f == [True, False, False, True] and top[w[1]] == top[w[2]]) or f == [True] * 4):
             found.append(tuple(w))
-        elif f == [True, False, False, True] and top[w[1]] == top[w[2]]:
-            found.append(tuple(w))
-        elif f == [True, True, True, True]:
-            found.append(tuple(w))
-    return found[0] if len(found) == 1 else ()
+            i += 4
+        else:
+            i += 1
+    covered = {k for w in found for k in w}
+    return found if all(k in covered for k, f in zip(tiles, b) if f) else []
+
+
+#: the prior of four tiles laid as a concealed kong inside a longer group of the row (:func:`_kongs_apart`)
+#: being the kong; else they are concealed tiles, the face-down ones read as their faces (a White pair the
+#: detector called face-down between two alike tiles)
+KONG_IN_ROW = 0.9
 
 
 def _near_bonus_block(geo: Geometry, det: Detections, block, region: set[int]) -> bool:

@@ -373,7 +373,10 @@ class _Checked:
         return self._model(*a, **kw)
 
     def __getattr__(self, name: str):
-        return getattr(self._model, name)
+        attr = getattr(self._model, name)
+        if name == "memoised":  # (a photo's memoised classifier keeps the check: vision.pipeline.read_photo)
+            return lambda: _Checked(attr(), self._abandoned)
+        return attr
 
 
 #: nice value of the photo worker threads: the CPU goes to notation and the event loop first
