@@ -2402,6 +2402,9 @@ def test_the_tiles_beside_a_kong_in_the_row_stay_concealed_tiles_of_the_row():
     # two kongs in one group are both split out
     two = _row_with_backs("2m 2m 1z 0x 0x 1z 2z 0x 0x 2z 6s 6s 6s 3p 4p 5p".split()).reading
     assert two.legal and "(1111z)" in two.notation and "(2222z)" in two.notation, two.notation
+    # eight backs together in a group are a wall's, not two kongs of unknown tiles: not split
+    wall = _row_with_backs("2m 2m 2m".split() + ["0x"] * 8 + "6s 6s".split())
+    assert all(len(g.tiles) != 4 for g in wall.layout.geometry.groups)
 
 
 def test_a_box_left_out_inside_a_kong_in_the_row_leaves_the_kong_whole():

@@ -1134,19 +1134,22 @@ def _kongs_apart(geo: Geometry, back: np.ndarray, top: np.ndarray, exclude=froze
 def _kong_window(tiles: list[int], back: np.ndarray, top: np.ndarray) -> list[tuple[int, ...]]:
     """The runs of four consecutive ``tiles`` (a group of five or more, in order along its row) laid as a
     concealed kong is shown — face-up, face-down, face-down, face-up with the two faces read alike,
-    face-down, face-up, face-up, face-down with the two alike, or four face-down — when every face-down tile
-    of the group lies in one of them (a face-down tile elsewhere: the group is read as before); [] otherwise."""
+    face-down, face-up, face-up, face-down with the two alike, or four face-down when the group has no other
+    face-down tile (eight or more together are a wall) — when every face-down tile of the group lies in one of
+    them (a face-down tile elsewhere: the group is read as before); [] otherwise."""
     if len(tiles) < 5:
         return []
     b = [bool(back[k]) for k in tiles]
-    if not any(b):
+    nb = sum(b)
+    if not nb:
         return []
     found: list[tuple[int, ...]] = []
     i = 0
     while i + 4 <= len(tiles):
         w, f = tiles[i:i + 4], b[i:i + 4]
         if ((f == [False, True, True, False] and top[w[0]] == top[w[3]])
-                or (f == [True, False, False, True] and top[w[1]] == top[w[2]]) or f == [True] * 4):
+                or (f == [True, False, False, True] and top[w[1]] == top[w[2]])
+                or (f == [True] * 4 and nb == 4)):  # (eight or twelve backs together: a wall, not kongs)
             found.append(tuple(w))
             i += 4
         else:
