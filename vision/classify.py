@@ -166,8 +166,8 @@ class Classifier:
 
     def memoised(self) -> "Classifier":
         """This classifier (and its glyph reader, :meth:`vision.glyphs.GlyphReader.memoised`) with an empty
-        memo: a crop read before, in another pass over the same photo (the mirror pass, the second detector's,
-        a turn try: most of their boxes are the first pass's), is not run through the graph again. The
+        memo: a crop read before, in another pass over the same photo (the mirror pass, the second detector's:
+        most of their boxes are the first pass's), is not run through the graph again. The
         readings are those without the memo (the same crop, the same graph; a crop's outputs do not depend on
         the others of its batch, to float rounding). :func:`vision.pipeline.read_photo` makes one per photo.
         Raises nothing."""

@@ -213,7 +213,8 @@ class MemoisedDetector:
         return bool(getattr(self.detector, "mirror_safe", False))
 
     def __call__(self, image: np.ndarray, conf: float = CONF_THRESHOLD, iou: float = IOU_THRESHOLD) -> Detections:
-        """``detector(image, conf, iou)`` for ``image`` (H, W, 3) uint8 RGB, read once per content."""
+        """``detector(image, conf, iou)`` for ``image`` (H, W, 3) uint8 RGB → :class:`Detections` in its pixels,
+        the image read once per content and thresholds (the same object returned again: its arrays are read-only)."""
         key = (content_key(image), float(conf), float(iou))
         if key not in self.memo:
             self.memo[key] = self.detector(image, conf, iou)

@@ -33,8 +33,8 @@ from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import (FORCED_WIN_NOTE, Reading, RegionRival, decode, format_confidence, number_after_hand,
                      number_spans, with_left_out_melds)
-from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector, QuarterAddedDetector, add_second, load_detector,
-                     load_second_detector)
+from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector, QuarterAddedDetector, add_second,
+                     load_detector, load_second_detector)
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
 from .layout import (AWAY_NOTE, BONUS_INDEX, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs,
@@ -663,9 +663,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     ``memo``: the models read each image, tile crop and text line once in this photo's passes
     (:class:`~vision.detect.MemoisedDetector` for a detector that reads pixels, :meth:`Classifier.memoised
     <vision.classify.Classifier.memoised>`): the mirror pass reads the photo as loaded and turned a quarter
-    again, and most boxes of the mirror pass, the second detector's pass and the turn tries are the first
-    pass's. The readings are those without it (``memo=False``: every pass runs the models, for
-    ``benchmarks/bench_photo.py --memo``).
+    again, a quarter-turn try reads the photo in a turn the quarter-turned pass read, and most boxes of the
+    mirror pass and the second detector's pass are the first pass's. The readings are those without it
+    (``memo=False``: every pass runs the models, for ``benchmarks/bench_photo.py --memo``).
 
     ``said_won``: the user said the hand won (``table --winner``, an audit of a winning score, a
     manifest's winner cell): a 13-tile photo is then never read as a non-winner's hand
@@ -701,8 +701,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     t["load"] = time.perf_counter() - t0
     det_model = detector or load_detector()
     cls_model = classifier or load_classifier()
-    # each image, crop and text line read once in this photo's passes (the mirror pass, the second detector's,
-    # the turn tries read much of it again): the same readings, in less time (benchmarks/bench_photo.py --memo)
+    # each image, crop and text line read once in this photo's passes (the mirror pass, the second detector's
+    # and the turn tries read some of them again): the same readings, in less time (bench_photo.py --memo)
     if memo and getattr(det_model, "mirror_safe", False):
         det_model = MemoisedDetector(det_model)
     if memo and hasattr(cls_model, "memoised"):
