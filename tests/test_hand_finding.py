@@ -2423,3 +2423,12 @@ def test_a_white_pair_called_face_down_between_two_alike_tiles_is_still_read_as_
     # the row holds 13 tiles; read as faces they make the hand, as before the split
     r = _row_with_backs("1m 2m 3m 4p 0x 0x 4p 4p 5p 6p 7p 7s 8s 9s".split(), back_face="5z").reading
     assert r.legal and r.notation == "123m444567p789s55z", (r.notation, r.problem)
+
+
+def test_a_flower_in_the_row_beside_a_kong_cut_out_of_it_stays_inside_the_hand():
+    # a reviewer's row: the kong was cut out of its group before the flowers were placed, so a 1f between the
+    # 3s and the kong was at a piece's end and taken as a bonus tile; inside the hand's row it is a tile of the
+    # hand misread (nobody sets a bonus tile in the middle of the hand), read as the tile the hand needs there
+    res = _row_with_backs("2m 2m 2s 3s 1f 1z 0x 0x 1z 6s 6s 6s 7p 8p 9p".split())
+    r = res.reading
+    assert r.legal and "(1111z)" in r.notation and not r.hand.bonus and not res.layout.bonus, r.notation

@@ -18,7 +18,8 @@ space — CTC (Graves et al., ICML 2006).
 *Restricted-vocabulary reading.* No text is decoded: the score of a glyph in a region is the
 highest probability any step gives it (a calligraphic 夏 that the free reading calls 双 still
 gives 夏 more than 梅 or 春 do). For each tile the classifier reads as possibly a bonus tile (the
-eight classes' share ≥ :data:`GATE`), the two top corners are read (:data:`CORNERS`); for each tile
+eight classes' share ≥ :data:`GATE`), the two top corners are read, each also in its upper part
+(:data:`CORNERS`, a glyph taking its best score over the regions); for each tile
 possibly a glyph honour (東 南 西 北 中 發 share ≥ :data:`GATE`), the whole face; for each tile read as a
 character tile but not surely which (:func:`wanted_number`), the numeral 一…九 above its 萬
 (:data:`TOP`). Each class then gets a likelihood (:func:`likelihood`)

@@ -836,9 +836,6 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     n = len(det)
     pb = bonus_probability(readings) if n else np.zeros(0)
     back = np.asarray(det.face_down, bool) | np.array([p == "face-down" for p in readings.pose], bool)
-    kongs, pieces = frozenset(), frozenset()  # (group indices: kongs split out of a longer group; its other tiles)
-    if n:
-        geo, kongs, pieces = _kongs_apart(geo, back, np.asarray(readings.probs).argmax(1), exclude)
     side = np.array(geo.sideways, bool) | np.array([p == "sideways" for p in readings.pose], bool)
     hand_set = (set(geo.hand_tiles) - set(exclude)) | set(given_bonus)
     exclude = frozenset(exclude) | frozenset(given_bonus)  # (given bonus tiles take no part in the groups)
@@ -987,6 +984,12 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     notes: list[str] = []
     out: list[GroupRoles] = []
     apart_single: list[int] = []  # (Layout.apart)
+    # concealed kongs laid close in a row are cut out of their groups only now: where the flowers/seasons lie
+    # (at a group's end, or inside it) was judged on the groups as found (a flower in the row beside such a
+    # kong is inside the hand's tiles, not at an end); kongs, pieces: group indices of the cut groups
+    kongs, pieces = frozenset(), frozenset()
+    if n:
+        geo, kongs, pieces = _kongs_apart(geo, back, np.asarray(readings.probs).argmax(1), exclude)
     main_groups = set(geo.rows[0]) if geo.rows else set()
     for k, (row, fl) in misread.items():
         if fl[0] in bonus:  # the flowers/seasons beside it are the hand's: it may be one, misread
@@ -1018,11 +1021,12 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         nb = int(back[list(tiles)].sum())
         opts: list[Option] = []
         size = len(tiles)
-        if gi in kongs:
+        if gi in kongs and size == 4:  # (a tile of it taken as a flower or a false box: read as any group is)
             opts.append(Option("concealed-kong", KONG_IN_ROW if nb < 4 else 0.6,
                                why="four tiles laid as a concealed kong, inside the row"))
-            opts.append(Option("concealed", 1 - KONG_IN_ROW,
-                               why="tiles of the concealed hand (a tile called face-down read as its face)"))
+            if nb < 4:
+                opts.append(Option("concealed", 1 - KONG_IN_ROW,
+                                   why="tiles of the concealed hand (a tile called face-down read as its face)"))
         elif nb:
             if size == 4 and nb < 4:
                 opts.append(Option("concealed-kong", 0.95, why="four tiles with face-down ones"))
@@ -1100,8 +1104,9 @@ def _kongs_apart(geo: Geometry, back: np.ndarray, top: np.ndarray, exclude=froze
     held-out bed-cover render's 東 back back 東 between a 2m and its 666s; of eight or more, its backs were
     read as faces). ``back`` (N,) bool face-down tiles; ``top`` (N,) the classifier's likeliest class per
     tile; ``exclude`` tiles taken as false detections (never part of a kong). Returns the geometry, the
-    indices of the kong groups and those of the pieces of the groups they were split from (concealed tiles,
-    as the whole group was: not a meld set apart nor a tile set apart at the row's end)."""
+    indices of the kong groups and those of the pieces of the main row's groups they were cut from (concealed
+    tiles, as the whole group was: not a meld set apart nor a tile set apart at the row's end; in another hand
+    row, a row of melds, a piece is read as any group there)."""
     groups: list[Group] = []
     rows: list[tuple[int, ...]] = []
     kongs: set[int] = set()
@@ -1121,8 +1126,10 @@ def _kongs_apart(geo: Geometry, back: np.ndarray, top: np.ndarray, exclude=froze
             for p, is_kong in parts:
                 if not p:
                     continue
-                if wins:
-                    (kongs if is_kong else pieces).add(len(groups))
+                if is_kong:
+                    kongs.add(len(groups))
+                elif wins and r == geo.main_row:
+                    pieces.add(len(groups))
                 new.append(len(groups))
                 groups.append(Group(tuple(p), g.row))
         rows.append(tuple(new))
