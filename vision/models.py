@@ -55,6 +55,20 @@ def content_key(a: np.ndarray) -> tuple:
     return a.shape, a.dtype.str, hashlib.sha1(a.data, usedforsecurity=False).digest()
 
 
+def through_memo(memo: dict, keys: list, run) -> list:
+    """The values of ``keys`` in ``memo``; the keys missing are computed once each by ``run(indices)`` (the
+    index of each missing key's first place in ``keys``; one value per index, in order) and stored. The memo
+    of :meth:`vision.classify.Classifier.memoised` and :meth:`vision.glyphs.GlyphReader.memoised`."""
+    todo: dict = {}
+    for i, k in enumerate(keys):
+        if k not in memo and k not in todo:
+            todo[k] = i
+    if todo:
+        for k, v in zip(todo, run(list(todo.values()))):
+            memo[k] = v
+    return [memo[k] for k in keys]
+
+
 def models_dir() -> Path:
     """``$MAHJONG_MODELS`` if set, else ``models/`` in the repository."""
     env = os.environ.get("MAHJONG_MODELS")
