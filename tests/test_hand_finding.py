@@ -2431,6 +2431,23 @@ def test_pale_backs_of_a_kong_laid_close_in_the_row_are_its_backs(row, backs):
     assert not _row_with_backs(other).reading.legal
 
 
+def test_pale_backs_inside_a_longer_group_are_guessed_only_where_the_tiles_say_which_four():
+    # a reviewer's rows (vision.layout.blank_backs, longer=): for a non-winner any 13 tiles are legal, so a
+    # winning hand laid set by set and given --not-winner by mistake, 123m 55z 345m 789s 222p, was read as the
+    # kong (3333m) of its 3m 5z 5z 3m; four of a longer group are looked at only in a winner's hand
+    nw = _row_with_backs("1m 2m 3m 5z 5z 3m 4m 5m 7s 8s 9s 2p 2p 2p".split(), ctx=Context(winner=False)).reading
+    assert not nw.legal and not any("backs of a concealed kong" in n for n in nw.notes), nw.notation
+    # 5z 2m 2m 5z 3p 3p 5z: two fours share the middle White, and the first had been taken (2222m) where the
+    # tiles were 555z 22m (3333p): neither is guessed
+    both = _row_with_backs("5z 5z 5z 2m 2m 5z 3p 3p 5z 7s 8s 9s 1p 2p 3p".split()).reading
+    assert not both.legal and not any("backs of a concealed kong" in n for n in both.notes), both.notation
+    # two kongs with pale backs in one group: the note names each kong's face (it had named the first's twice)
+    two = _row_with_backs("2m 2m 1z 5z 5z 1z 2z 5z 5z 2z 3p 4p 5p 7s 8s 9s".split()).reading
+    assert two.legal and two.notation == "22m345p789s (1111z) (2222z)", two.notation
+    note = [n for n in two.notes if "backs of 2 concealed kongs" in n]
+    assert note and note[0].startswith("tiles 4, 5 (with two 1z) and 8, 9 (with two 2z), blank"), two.notes
+
+
 def test_a_box_left_out_inside_a_kong_in_the_row_leaves_the_kong_whole():
     # --fix 4=- on a spurious box between the kong's first face and its backs: the split had cut the group
     # at the window found without that box, putting the kong's last face in two groups

@@ -789,21 +789,23 @@ _BACK = CLASS_INDEX["0x"]
 
 
 def blank_backs(geo: Geometry, readings: TileReadings, back: np.ndarray,
-                never: np.ndarray | None = None) -> tuple[tuple[int, tuple[int, int]], ...]:
+                never: np.ndarray | None = None, longer: bool = True) -> tuple[tuple[int, tuple[int, int]], ...]:
     """Tiles of the hand region that show a blank face where a concealed kong shows its backs.
 
-    Four tiles side by side in a group (the whole group, or four of a longer one: a kong laid as close to
-    the tiles beside it as those to one another, :func:`_kongs_apart`), two in the middle, or the two at the
-    ends, read as a White dragon (5z) or a back with :data:`BLANK_BACK` between them, none face-down already,
-    and the other two read as the same tile, not a White nor a flower/season: a concealed kong laid out as
-    the tables show one, two of its tiles turned face down. A set whose backs are as pale as its faces shows
-    its backs as blank tiles, which the classifier cannot tell from a blank White dragon. The four may as
-    well be a White pair beside two tiles of a set, so :mod:`vision.pipeline` takes them as backs only
-    when the reading with Whites is not a legal hand. ``back`` (N,) bool the tiles already taken as
-    face-down; ``never`` (N,) bool tiles that are not blanks whatever their reading (the user set them:
-    ``--fix``, ``--add``), though they may be the kong's faces. Returns (detection index, (the two
-    faces' indices)) per blank tile, in the groups' order (along a group, the first four that fit, then
-    the first after them).
+    Four tiles side by side in a group (the whole group, or, when ``longer``, four of a longer one: a kong
+    laid as close to the tiles beside it as those to one another, :func:`_kongs_apart`), two in the middle,
+    or the two at the ends, read as a White dragon (5z) or a back with :data:`BLANK_BACK` between them, none
+    face-down already, and the other two read as the same tile, not a White nor a flower/season: a concealed
+    kong laid out as the tables show one, two of its tiles turned face down. A set whose backs are as pale as
+    its faces shows its backs as blank tiles, which the classifier cannot tell from a blank White dragon. The
+    four may as well be a White pair beside two tiles of a set, so :mod:`vision.pipeline` takes them as backs
+    only when the reading with Whites is not a legal hand (and asks for ``longer`` only for a winner's hand:
+    for a non-winner's any 13 tiles are legal, and a 14-tile row with ``1m 5z 5z 1m`` in it would be read
+    as a kong whatever it holds). Two such fours of a longer group that share a tile (``5z 2m 2m 5z 3p 3p
+    5z``) are both passed over: which is the kong the tiles cannot say. ``back`` (N,) bool the tiles already
+    taken as face-down; ``never`` (N,) bool tiles that are not blanks whatever their reading (the user set
+    them: ``--fix``, ``--add``), though they may be the kong's faces. Returns (detection index, (the two
+    faces' indices)) per blank tile, in the groups' order.
     """
     P = readings.probs
     if len(P) == 0:
@@ -811,22 +813,23 @@ def blank_backs(geo: Geometry, readings: TileReadings, back: np.ndarray,
     top = P.argmax(1)
     out: list[tuple[int, tuple[int, int]]] = []
     for g in geo.groups:
-        if g.row not in geo.hand_rows or len(g.tiles) < 4:
+        size = len(g.tiles)
+        if g.row not in geo.hand_rows or size < 4 or (size > 4 and not longer):
             continue
         blank = {k: float(P[k, _WHITE] + P[k, _BACK]) >= BLANK_BACK and not back[k]
                  and not (never is not None and never[k]) for k in g.tiles}
-        i = 0
-        while i + 4 <= len(g.tiles):
+        found: list[tuple[int, list[tuple[int, tuple[int, int]]]]] = []  # (first tile's place, its blanks)
+        for i in range(size - 3):
             t = g.tiles[i:i + 4]
             for mids, ends in (((1, 2), (0, 3)), ((0, 3), (1, 2))):
                 a, b = (t[e] for e in ends)
                 if (all(blank[t[m]] for m in mids) and not blank[a] and not blank[b]
                         and not back[a] and not back[b] and top[a] == top[b] and top[a] not in (_WHITE, _BACK)
                         and CLASS_NAMES[top[a]] not in BONUS_TILES):
-                    out.extend((t[m], (a, b)) for m in mids)
-                    i += 3
-                    break
-            i += 1
+                    found.append((i, [(t[m], (a, b)) for m in mids]))
+        for j, (i, blanks) in enumerate(found):
+            if all(abs(i - i2) >= 4 for k, (i2, _) in enumerate(found) if k != j):  # (sharing no tile)
+                out.extend(blanks)
     return tuple(out)
 
 

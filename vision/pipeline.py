@@ -1861,13 +1861,14 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
                                   retries, given_bonus, set_by_user, dropped)
     if reading.legal or not blank_kongs:
         return lay, reading
-    # no legal reading: blank tiles (read as White dragons) in a group of four may be a concealed kong's
-    # pale backs (vision.layout.blank_backs; never a tile the user set). Only then (read_detections asks
-    # for it when no region reads legal): four such tiles may as well be a White pair beside two tiles
-    # of a set, and the Whites' reading is what the classifier says
+    # no legal reading: blank tiles (read as White dragons) among four side by side in a group may be a
+    # concealed kong's pale backs (vision.layout.blank_backs; never a tile the user set; four of a longer group
+    # only in a winner's hand). Only then (read_detections asks for it when no region reads legal): four
+    # such tiles may as well be a White pair beside two tiles of a set, and the Whites' reading is what the
+    # classifier says
     user = np.zeros(len(det), bool)
     user[list(set_by_user)] = True
-    blank = blank_backs(geo, readings, back, never=user)
+    blank = blank_backs(geo, readings, back, never=user, longer=context.winner)
     if not blank:
         return lay, reading
     idx = [i for i, _ in blank]
@@ -1881,11 +1882,18 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
     named = [(i, faces) for i, faces in blank if rd2.roles[i] == "concealed-kong"]
     if not rd2.legal or not named:
         return lay, reading
-    pos = ", ".join(str(geo.order.index(i) + 1) for i, _ in named)
+    kongs: dict[tuple[int, int], list[int]] = {}  # (a kong's two faces: its blank tiles)
+    for i, faces in named:
+        kongs.setdefault(faces, []).append(i)
+    said = [(", ".join(str(geo.order.index(i) + 1) for i in idx), rd2.tiles[faces[0]]) for faces, idx in kongs.items()]
+    if len(said) == 1:
+        what = f"tile(s) {said[0][0]}, blank (read as White dragons), taken as the backs of a concealed kong with two {said[0][1]}"
+    else:
+        what = ("tiles " + " and ".join(f"{pos} (with two {face})" for pos, face in said)
+                + f", blank (read as White dragons), taken as the backs of {len(said)} concealed kongs")
     return lay2, replace(rd2, notes=rd2.notes + (
-        f"tile(s) {pos}, blank (read as White dragons), taken as the backs of a concealed kong with two "
-        f"{rd2.tiles[named[0][1][0]]}: this set's backs look like its faces, and as Whites the hand is not "
-        f"legal; if they are Whites, correct them with --fix POS=5z",))
+        f"{what}: this set's backs look like its faces, and as Whites the hand is not legal; if they are Whites, "
+        f"correct them with --fix POS=5z",))
 
 
 def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back: np.ndarray, ruleset: Ruleset,
