@@ -2352,16 +2352,21 @@ def test_a_lone_tile_before_the_row_is_not_offered_as_the_players_row():
     assert [len(c.geometry.row_tiles(0)) for c in hand_candidates(det1, (1400, 900))] == [1]
 
 
-def _row_with_backs(codes, fixes=None, back_face=None, ruleset=NTS, ctx=None):
+def _row_with_backs(codes, fixes=None, back_face=None, ruleset=NTS, ctx=None, unsure=None):
     """One row of touching 70×95 px tiles read right at 0.9; ``0x`` is a tile lying face down (the
     detector calls it so, and the classifier reads its back; ``back_face``: the face it gives such a tile
-    next, at 0.08). ``fixes``: --fix as read_detections takes them."""
+    next, at 0.08). ``fixes``: --fix as read_detections takes them. ``unsure``: {place: {code: p}} tiles
+    read otherwise (the rest of each spread evenly)."""
     boxes = [[100 + 72 * k, 600, 170 + 72 * k, 695] for k in range(len(codes))]
     probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
     for k, c in enumerate(codes):
         probs[k, CLASS_INDEX[c]] = 0.9
         if c == "0x" and back_face:
             probs[k, CLASS_INDEX[back_face]] = 0.08
+    for k, read in (unsure or {}).items():
+        probs[k] = (1 - sum(read.values())) / (NUM_CLASSES - len(read))
+        for c, v in read.items():
+            probs[k, CLASS_INDEX[c]] = v
     photo = Photo(np.zeros((1000, 1600, 3), np.uint8), (1600, 1000), 1.0, "x")
     det = Detections.make(boxes, np.full(len(boxes), 0.9), [c == "0x" for c in codes])
     return read_detections(photo, det, TileReadings.make(probs), ruleset, ctx or Context(), fixes=fixes)
@@ -2446,6 +2451,21 @@ def test_pale_backs_inside_a_longer_group_are_guessed_only_where_the_tiles_say_w
     assert two.legal and two.notation == "22m345p789s (1111z) (2222z)", two.notation
     note = [n for n in two.notes if "backs of 2 concealed kongs" in n]
     assert note and note[0].startswith("tiles 4, 5 (with two 1z) and 8, 9 (with two 2z), blank"), two.notes
+
+
+def test_unsure_flowers_beside_a_kong_in_the_row_are_weighed_as_bonus_tiles():
+    # a held-out bed-cover render (hard 21): its cloth pattern was boxed in the gaps on both sides of the
+    # concealed kong 東 back back 東, and the boxes read 1f at 13 and 23 % (flowers and seasons together over
+    # half); inside the row's one group they were taken as hand tiles, the row read two tiles too long, and the
+    # hand was read from a region without the kong ("234m666789s11z [123m]"). Beside a kong cut out of its
+    # group, a flower not surely one is weighed as one at a group's end (bonus or hand tile): 2m 2m, the kong,
+    # 666s 789s 345p = 2 + 3 + 9 = 14 with the two as bonus tiles, 16 as hand tiles (no hand)
+    pattern = {"1f": 0.25, "2f": 0.12, "1y": 0.12, "2y": 0.12}  # (bonus share 0.61, none of them sure)
+    row = "2m 2m 1f 1z 0x 0x 1z 1f 6s 6s 6s 7s 8s 9s 3p 4p 5p".split()
+    res = _row_with_backs(row, unsure={2: pattern, 7: pattern})
+    r = res.reading
+    assert r.legal and r.notation.startswith("22m345p666789s (1111z) +"), (r.notation, r.problem)
+    assert len(r.hand.bonus) == 2 and r.roles[2] == r.roles[7] == "bonus", r.roles  # (detection k is place k)
 
 
 def test_a_box_left_out_inside_a_kong_in_the_row_leaves_the_kong_whole():

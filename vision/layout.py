@@ -850,6 +850,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     exclude = frozenset(exclude) | frozenset(given_bonus)  # (given bonus tiles take no part in the groups)
     ignored = tuple(t for t in geo.order if t not in hand_set)
     is_b = (pb > 0.5) & ~back if n else np.zeros(0, bool)
+    top = np.asarray(readings.probs).argmax(1) if n else np.zeros(0, int)
     bonus_l: list[int] = []
     stray: list[int] = []  # flowers/seasons among other tiles away from the hand: not this hand's
     off_bonus: dict[tuple[int, ...], int] = {}  # flower/season groups off the main row → their row
@@ -910,11 +911,20 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             hi -= 1
         ends = set(t[:lo]) | set(t[hi:])
         whole = all(flags)
+        # beside a concealed kong laid close in the row (cut out of the group below, _kongs_apart): a flower
+        # read surely is inside the hand's tiles (a reviewer's 1f between a 3s and the kong: a tile of the
+        # hand misread), one not surely a flower is weighed as at a group's end (a held-out bed-cover render's
+        # pattern boxed in the gaps on both sides of its kong, read 1f at 13 and 23 %: taken as hand tiles,
+        # the row was two tiles too long and the hand was read without the kong)
+        cut = set()  # (the tiles just before and just after each such kong)
+        for w in _kong_window(t, back, top):
+            a, b = t.index(w[0]), t.index(w[-1])
+            cut.update(t[j] for j in (a - 1, b + 1) if 0 <= j < len(t))
         for k, f in zip(t, flags):
             if f and (k in ends) and (whole or pb[k] >= SURE_BONUS):
                 bonus_l.append(k)
-            elif f and k in ends:  # a flower at the end of the hand's tiles, not surely one: the decoder
-                maybe_end.append(k)  # weighs a bonus tile against a misread tile of the hand
+            elif f and (k in ends or (k in cut and pb[k] < SURE_BONUS)):  # a flower at the end of the hand's
+                maybe_end.append(k)  # tiles, not surely one: the decoder weighs a bonus tile against a misread tile
             # a flower or season read inside the main row (between tiles of the hand) stays in its group:
             # a tile of the hand misread (a 1s's bird, a calligraphic wind), read as its likeliest
             # playing tile by the decoder; nobody sets a bonus tile in the middle of the hand
@@ -998,7 +1008,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     # kong is inside the hand's tiles, not at an end); kongs, pieces: group indices of the cut groups
     kongs, pieces = frozenset(), frozenset()
     if n:
-        geo, kongs, pieces = _kongs_apart(geo, back, np.asarray(readings.probs).argmax(1), exclude)
+        geo, kongs, pieces = _kongs_apart(geo, back, top, exclude)
     main_groups = set(geo.rows[0]) if geo.rows else set()
     for k, (row, fl) in misread.items():
         if fl[0] in bonus:  # the flowers/seasons beside it are the hand's: it may be one, misread
