@@ -26,9 +26,66 @@ from scoring.notation import is_whole_number
 UserError = InputError
 
 
+#: the namespace attribute where the options given so far are kept while parsing (removed after)
+_GIVEN = "_options_given"
+
+
+def _once(action: argparse.Action, parser, namespace, value, option_string) -> None:
+    """Refuse an option given a second time with another value (``-w 8p -w 6z``, ``--dealer
+    --not-dealer``, ``-r nts -r swedish``): the last one had silently won, and the score changed with the
+    order (a tester's find). The same value twice is taken once, as ``--option`` is (README)."""
+    given = namespace.__dict__.setdefault(_GIVEN, {})
+    if action.dest in given and given[action.dest][1] != value:
+        first, old = given[action.dest]
+        said = (lambda o, v: o if isinstance(v, bool) or v is None or action.nargs == 0 else f"{o} {v}")
+        parser.error(f"{said(first, old)} and {said(option_string, value)} both given: they contradict each "
+                     f"other; give one")
+    given.setdefault(action.dest, (option_string, value))
+
+
+class _OnceStore(argparse._StoreAction):
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string is not None:
+            _once(self, parser, namespace, values, option_string)
+        super().__call__(parser, namespace, values, option_string)
+
+
+class _OnceConst(argparse._StoreConstAction):
+    def __call__(self, parser, namespace, values, option_string=None):
+        _once(self, parser, namespace, self.const, option_string)
+        super().__call__(parser, namespace, values, option_string)
+
+
+class _OnceTrue(argparse._StoreTrueAction):
+    def __call__(self, parser, namespace, values, option_string=None):
+        _once(self, parser, namespace, self.const, option_string)
+        super().__call__(parser, namespace, values, option_string)
+
+
+class _OnceFalse(argparse._StoreFalseAction):
+    def __call__(self, parser, namespace, values, option_string=None):
+        _once(self, parser, namespace, self.const, option_string)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one line on stderr (``mahjong-score: error: …``,
-    naming the problem and pointing at ``--help``) and exit code 2, like every other bad input."""
+    naming the problem and pointing at ``--help``) and exit code 2, like every other bad input; an
+    option of one value given twice with different values is such an error (:func:`_once`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # (argparse's registry of action names, shared with this parser's argument groups)
+        self.register("action", None, _OnceStore)
+        self.register("action", "store", _OnceStore)
+        self.register("action", "store_const", _OnceConst)
+        self.register("action", "store_true", _OnceTrue)
+        self.register("action", "store_false", _OnceFalse)
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        ns, extras = super().parse_known_args(args, namespace)
+        ns.__dict__.pop(_GIVEN, None)
+        return ns, extras
 
     def error(self, message: str):  # type: ignore[override]
         # the values argparse repeats, cut as other errors cut them (a tester's 10 KB --exposed value was
@@ -47,6 +104,8 @@ class JoinRepeats(argparse.Action):
     last one given silently replaced the others."""
 
     def __call__(self, parser, namespace, values, option_string=None):
+        if not str(values).strip():  # (`--fix ""`, `--add=`: a correction lost in the typing)
+            parser.error(f"{option_string} is empty: give POS=TILE (e.g. {option_string} 3=5p), or leave it out")
         old = getattr(namespace, self.dest, None)
         setattr(namespace, self.dest, f"{old},{values}" if old else values)
 

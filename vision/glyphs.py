@@ -394,8 +394,8 @@ class GlyphReader:
         for mask, regions, groups in kinds:
             self._read_regions(image, boxes, turns, mask, regions, groups)
         if all(cols for _, cols in corner_groups):
-            # the upper corners, of the tiles whose corners read no glyph surely (UPPER_SKIP)
-            seen = np.fmax(np.nan_to_num(out.corner, nan=0.0).max(1, initial=0.0),
+            # the upper corners, of the tiles whose corners did not read both glyphs surely (UPPER_SKIP)
+            seen = np.fmin(np.nan_to_num(out.corner, nan=0.0).max(1, initial=0.0),
                            np.nan_to_num(out.numeral, nan=0.0).max(1, initial=0.0))
             self._read_regions(image, boxes, turns, np.asarray(corners, bool) & (seen < UPPER_SKIP), UPPER,
                                corner_groups)
