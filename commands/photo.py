@@ -93,7 +93,7 @@ def register(subparsers) -> None:
                     "probable legal hand, and score it. Tiles are numbered left to right, the hand's row "
                     "first; correct a misread tile with --fix POS=TILE. See docs/photo.md for how to lay "
                     "out the hand.")
-    p.add_argument("image", nargs="?", help="the photo (JPEG, PNG, WebP, HEIC)")
+    p.add_argument("image", nargs="?", help="the photo (JPEG, PNG, WebP, HEIC, AVIF, GIF, BMP or TIFF)")
     p.add_argument("--demo", action="store_true", help="read the bundled demo photo (docs/demo.jpg)")
     add_context_args(p)
     p.add_argument("--exposed", type=exposed_arg, help="the melds on the table, e.g. \"[777p] [1111s] (2222m)\", or \"none\" (overrides the layout)")
