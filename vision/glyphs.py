@@ -18,8 +18,8 @@ space — CTC (Graves et al., ICML 2006).
 *Restricted-vocabulary reading.* No text is decoded: the score of a glyph in a region is the
 highest probability any step gives it (a calligraphic 夏 that the free reading calls 双 still
 gives 夏 more than 梅 or 春 do). For each tile the classifier reads as possibly a bonus tile (the
-eight classes' share ≥ :data:`GATE`), the two top corners are read (:data:`CORNERS`), and in their upper
-part (:data:`UPPER`) where they read no glyph surely, a glyph taking its best score over the regions; for each tile
+eight classes' share ≥ :data:`GATE`), the two top corners are read, each also in its upper part
+(:data:`CORNERS`, a glyph taking its best score over the regions); for each tile
 possibly a glyph honour (東 南 西 北 中 發 share ≥ :data:`GATE`), the whole face; for each tile read as a
 character tile but not surely which (:func:`wanted_number`), the numeral 一…九 above its 萬
 (:data:`TOP`). Each class then gets a likelihood (:func:`likelihood`)
@@ -102,19 +102,13 @@ MIN_TILE_W = 56
 #: character numerals have their own cap, :data:`MAX_NUMBER_LINES`)
 MAX_LINES = 80
 #: the regions read, as fractions (x0, y0, x1, y1) of the tile's box turned upright: the two top
-#: corners (numeral and character of a bonus tile; they overlap by a tenth), and the whole face
-CORNERS = ((0.0, 0.0, 0.55, 0.45), (0.45, 0.0, 1.0, 0.45))
-#: the two top corners' upper 30 %, read for a tile whose :data:`CORNERS` read neither a bonus character
-#: nor a numeral at :data:`UPPER_SKIP` or more (a glyph scores its best over the regions read). They are
-#: for a tile lying flat and seen from the front, whose box holds its side under its face: there the glyphs
-#: fill a fifth of the 45 % line, too little for the recogniser (a held-out hard render's 梅 1 and 菊 3 were
-#: read at 0.02 and 0.00; in the upper 30 %, 1 at 0.90, 菊 at 0.99 and 3 at 0.82). Real crops 0.924 → 0.930
-#: (flowers and seasons 33 → 35 of 44; model card, twenty-eighth session)
-UPPER = ((0.0, 0.0, 0.55, 0.3), (0.45, 0.0, 1.0, 0.3))
-#: a bonus character or numeral read at least this in :data:`CORNERS` leaves the tile's :data:`UPPER`
-#: unread: read for every tile, they cost 1.29–1.51× the time of reading a composite with a bonus group
-#: (model card, twenty-ninth session)
-UPPER_SKIP = 0.5
+#: corners (numeral and character of a bonus tile; they overlap by a tenth), each also in its upper 30 %
+#: (a glyph scores its best over the regions), and the whole face. The tighter corners are for a tile lying
+#: flat and seen from the front, whose box holds its side under its face: there the glyphs fill a fifth of
+#: the 45 % line, too little for the recogniser (a held-out hard render's 梅 1 and 菊 3 were read at 0.02
+#: and 0.00; in the upper 30 %, 1 at 0.90, 菊 at 0.99 and 3 at 0.82). Real crops 0.924 → 0.930 (flowers
+#: and seasons 33 → 35 of 44; model card, twenty-eighth session)
+CORNERS = ((0.0, 0.0, 0.55, 0.45), (0.45, 0.0, 1.0, 0.45), (0.0, 0.0, 0.55, 0.3), (0.45, 0.0, 1.0, 0.3))
 FACE = ((0.0, 0.0, 1.0, 1.0),)
 #: the numeral of a character tile: the upper 45 % of the face, inset from the tile's sides and top
 #: (with the top edge in the line a 二 may read 三; lower, the top of the 萬 joins the line). Chosen on 60
@@ -274,13 +268,13 @@ def wanted_number(probs: np.ndarray, face_down: np.ndarray | None = None,
 def within_budget(probs: np.ndarray, corners: np.ndarray, half: np.ndarray, face: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray]:
     """``corners`` and ``face`` ((N,) bool) cut to at most :data:`MAX_LINES` recogniser lines per photo:
-    a tile's corners cost one line per region of :data:`CORNERS` and :data:`UPPER` at each turn read
-    (``half``: also turned half round; the upper regions are counted though they may stay unread), its face 1;
+    a tile's corners cost one line per region of :data:`CORNERS` at each turn read (``half``: also turned
+    half round), its face 1;
     the tiles most likely to carry the glyphs (bonus share for the corners, honour share for the
     face, from ``probs`` (N, 43)) are read first. A photo of 56 flowers took 2.8 s to classify with
     every tile read, and each 90° turn of a photo read turned makes most of its tiles unsure."""
     p = np.asarray(probs)
-    per = len(CORNERS) + len(UPPER)  # (the most lines a tile's corners cost at one turn)
+    per = len(CORNERS)  # (lines a tile's corners cost at one turn)
     jobs = [(float(p[i, _BONUS].sum()), "c", i, 2 * per if half[i] else per) for i in np.nonzero(corners)[0]]
     jobs += [(float(p[i, _HONOUR].sum()), "f", i, 1) for i in np.nonzero(face)[0]]
     c, f = np.zeros_like(corners), np.zeros_like(face)
@@ -388,41 +382,29 @@ class GlyphReader:
             raise ValueError(f"{n} boxes but {len(turns)} turns, {len(corners)} corner, {len(face)} face and "
                              f"{len(top)} numeral flags")
         out = GlyphScores.empty(n)
-        corner_groups = ((out.corner, self.corner_cols), (out.numeral, self.numeral_cols))
-        kinds = ((corners, CORNERS, corner_groups), (face, FACE, ((out.face, self.face_cols),)),
+        kinds = ((corners, CORNERS, ((out.corner, self.corner_cols), (out.numeral, self.numeral_cols))),
+                 (face, FACE, ((out.face, self.face_cols),)),
                  (top, TOP, ((out.top, self.top_cols),)))
         for mask, regions, groups in kinds:
-            self._read_regions(image, boxes, turns, mask, regions, groups)
-        if all(cols for _, cols in corner_groups):
-            # the upper corners, of the tiles whose corners did not read both glyphs surely (UPPER_SKIP)
-            seen = np.fmin(np.nan_to_num(out.corner, nan=0.0).max(1, initial=0.0),
-                           np.nan_to_num(out.numeral, nan=0.0).max(1, initial=0.0))
-            self._read_regions(image, boxes, turns, np.asarray(corners, bool) & (seen < UPPER_SKIP), UPPER,
-                               corner_groups)
+            if not all(cols for _, cols in groups):  # (a reader without that kind's glyphs)
+                continue
+            jobs: list[int] = []
+            patches: list[np.ndarray] = []
+            for i in np.nonzero(np.asarray(mask, bool))[0]:
+                tile = _upright(image, boxes[i], int(turns[i]))
+                for frac in regions if tile is not None else ():
+                    p = _region(tile, frac)
+                    if p is not None:
+                        jobs.append(int(i))
+                        patches.append(p)
+            if not patches:
+                continue
+            step = self._best_steps(patches)  # (B, C)
+            for i, st in zip(jobs, step):
+                for arr, cols in groups:
+                    v = np.array([st[list(c)].max() for c in cols], np.float32)
+                    arr[i] = np.fmax(arr[i], v)  # NaN (unread) gives way to the first reading
         return out
-
-    def _read_regions(self, image: np.ndarray, boxes: np.ndarray, turns: np.ndarray, mask: np.ndarray,
-                      regions, groups) -> None:
-        """:meth:`read`'s one kind of region: each tile of ``mask`` read in ``regions`` at its turn, each
-        (array (N, K), columns) of ``groups`` taking per tile its best score so far (NaN: unread)."""
-        if not all(cols for _, cols in groups):  # (a reader without that kind's glyphs)
-            return
-        jobs: list[int] = []
-        patches: list[np.ndarray] = []
-        for i in np.nonzero(np.asarray(mask, bool))[0]:
-            tile = _upright(image, boxes[i], int(turns[i]))
-            for frac in regions if tile is not None else ():
-                p = _region(tile, frac)
-                if p is not None:
-                    jobs.append(int(i))
-                    patches.append(p)
-        if not patches:
-            return
-        step = self._best_steps(patches)  # (B, C)
-        for i, st in zip(jobs, step):
-            for arr, cols in groups:
-                v = np.array([st[list(c)].max() for c in cols], np.float32)
-                arr[i] = np.fmax(arr[i], v)  # NaN (unread) gives way to the first reading
 
 
 def ocr_root() -> Path | None:
