@@ -33,11 +33,17 @@ _GIVEN = "_options_given"
 def _once(action: argparse.Action, parser, namespace, value, option_string) -> None:
     """Refuse an option given a second time with another value (``-w 8p -w 6z``, ``--dealer
     --not-dealer``, ``-r nts -r swedish``): the last one had silently won, and the score changed with the
-    order (a tester's find). The same value twice is taken once, as ``--option`` is (README)."""
+    order (a tester's find). The same value twice is taken once (in any case: ``-w 1m -w 1M``), as ``--option``
+    is (README)."""
     given = namespace.__dict__.setdefault(_GIVEN, {})
-    if action.dest in given and given[action.dest][1] != value:
+    same = (lambda a, b: a.casefold() == b.casefold() if isinstance(a, str) and isinstance(b, str) else a == b)
+    if action.dest in given and not same(given[action.dest][1], value):
         first, old = given[action.dest]
-        said = (lambda o, v: o if isinstance(v, bool) or v is None or action.nargs == 0 else f"{o} {v}")
+
+        def said(o, v):  # (the argument as typed: `--sets a b`, not the parsed ('a', 'b'))
+            if isinstance(v, bool) or v is None or action.nargs == 0:
+                return o
+            return f"{o} {' '.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
         parser.error(f"{said(first, old)} and {said(option_string, value)} both given: they contradict each "
                      f"other; give one")
     given.setdefault(action.dest, (option_string, value))

@@ -1686,15 +1686,6 @@ def test_bad_cells_make_error_rows_not_a_failed_batch(tmp_path, truth):
     assert "unknown ruleset 'nope'" in st["h4.jpg"]
 
 
-def test_a_fix_cell_past_the_photos_tiles_names_its_manifest_line(tmp_path, truth):
-    # a tester: `fix=3=xx` said "error: manifest line 2: fix cell '3=xx': …", but `fix=99=1m` (a tile the photo
-    # does not have, found only once it is read) said "error: the fix cell: there is no tile 99 …", no line
-    out = _manifest_batch(tmp_path, truth, ["h0.jpg", "h1.jpg"], "photo,fix\nh0.jpg,\nh1.jpg,99=1m\n")
-    st = {r["photo"]: r["status"] for r in read_csv(out)}
-    assert st["h1.jpg"].startswith("error: manifest line 3: the fix cell: there is no tile 99"), st
-    assert not st["h0.jpg"].startswith("error"), st
-
-
 def test_a_non_winners_row_with_a_win_flag_is_an_error_row_before_its_photo_is_read(tmp_path, truth):
     # a row `winner no` with swedish's burst-kong had its photo read and failed on the reading; the flags cell
     # is judged with the row's winner now, as `hand --not-winner --flag burst-kong` is refused

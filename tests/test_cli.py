@@ -65,6 +65,8 @@ def test_an_option_given_twice_with_different_values_is_refused(run_cli):
     rc, out, _ = run_cli("hand", HAND, "-w", "1z", "--winning-tile", "1z", "--seat-wind", "e", "--seat-wind", "E",
                          "--json", "--json")
     assert rc == 0 and json.loads(out)["total"] == 30  # (the same values twice: as given once, test_hand_text)
+    rc, out, _ = run_cli("hand", HAND, "-w", "1z", "-w", "1Z", "--json")  # (the same tile in another case)
+    assert rc == 0 and json.loads(out)["total"] == 30
     rc, out, err = run_cli("hand", HAND, "-w", "1z", "-w", "2z", "--json")
     assert rc == 2 and "both given" in json.loads(out)["error"]
     # an empty --fix/--add is a correction lost in the typing (docs/photo.md), refused as `--fix ,,,` is

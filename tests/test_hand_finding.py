@@ -2446,6 +2446,9 @@ def test_pale_backs_inside_a_longer_group_are_guessed_only_where_the_tiles_say_w
     # tiles were 555z 22m (3333p): neither is guessed
     both = _row_with_backs("5z 5z 5z 2m 2m 5z 3p 3p 5z 7s 8s 9s 1p 2p 3p".split()).reading
     assert not both.legal and not any("backs of a concealed kong" in n for n in both.notes), both.notation
+    # a box the user left out inside the four (--fix 4=-) is out of it, as with backs the detector called so
+    fixed = _row_with_backs("2m 2m 1z 3s 5z 5z 1z 6s 6s 6s 7s 8s 9s 3p 4p 5p".split(), fixes={4: "-"}).reading
+    assert fixed.legal and fixed.notation == "22m345p666789s (1111z)", (fixed.notation, fixed.problem)
     # two kongs with pale backs in one group: the note names each kong's face (it had named the first's twice)
     two = _row_with_backs("2m 2m 1z 5z 5z 1z 2z 5z 5z 2z 3p 4p 5p 7s 8s 9s".split()).reading
     assert two.legal and two.notation == "22m345p789s (1111z) (2222z)", two.notation
@@ -2466,6 +2469,12 @@ def test_unsure_flowers_beside_a_kong_in_the_row_are_weighed_as_bonus_tiles():
     r = res.reading
     assert r.legal and r.notation.startswith("22m345p666789s (1111z) +"), (r.notation, r.problem)
     assert len(r.hand.bonus) == 2 and r.roles[2] == r.roles[7] == "bonus", r.roles  # (detection k is place k)
+    assert any("beside a concealed kong in the row (tile 3" in n for n in r.notes), r.notes
+    # a reviewer's row: a 1s's bird read 1f at 0.6-0.85 between the 3s and the kong is a tile of the hand (read as
+    # anything at WEAK_READ or more); weighed as a bonus tile, the 13 others had read as a non-winner's hand
+    for read in ({"1f": 0.7, "1s": 0.2}, {"1f": 0.85}, {"1f": 0.6}):
+        bird = _row_with_backs("2m 2m 2s 3s 1f 1z 0x 0x 1z 6s 6s 6s 7p 8p 9p".split(), unsure={4: read}).reading
+        assert bird.legal and bird.notation == "22m789p123666s (1111z)", (read, bird.notation)
 
 
 def test_a_box_left_out_inside_a_kong_in_the_row_leaves_the_kong_whole():

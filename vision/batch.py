@@ -142,7 +142,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
     elif job.false_win:  # (its file is there, as `table` checks it, and not read)
         false_win_row(job, row)
     else:
-        from .errors import ModelError, TileNumberError, VisionError
+        from .errors import ModelError, VisionError
         from .pipeline import (ADDED_NOTE, WON_HINT_START, frame_words, least_sure_tile, least_words,
                                read_as_unsaid_non_winner, score_confidence)
         from .record import photo_entry, scored_without_winning_tile
@@ -161,9 +161,6 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             # character had it raw in the status cell, and a newline broke it)
             shown = display_name(job.key)
             row["error"] = _one_line(e).replace(display_name(job.path), shown).replace(job.path, shown)
-            if isinstance(e, TileNumberError) and job.line:  # (a position of the row's fix or add cell, named
-                # by its line as the cells' other errors are: a tester's `fix=99=1m` row had no line number)
-                row["error"] = f"manifest line {job.line}: {row['error']}"
         except Exception as e:  # a bug must not stop a tournament's batch: report it on the row
             from .io import display_name
 

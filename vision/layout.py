@@ -789,7 +789,8 @@ _BACK = CLASS_INDEX["0x"]
 
 
 def blank_backs(geo: Geometry, readings: TileReadings, back: np.ndarray,
-                never: np.ndarray | None = None, longer: bool = True) -> tuple[tuple[int, tuple[int, int]], ...]:
+                never: np.ndarray | None = None, longer: bool = True,
+                leave: frozenset[int] = frozenset()) -> tuple[tuple[int, tuple[int, int]], ...]:
     """Tiles of the hand region that show a blank face where a concealed kong shows its backs.
 
     Four tiles side by side in a group (the whole group, or, when ``longer``, four of a longer one: a kong
@@ -804,8 +805,9 @@ def blank_backs(geo: Geometry, readings: TileReadings, back: np.ndarray,
     as a kong whatever it holds). Two such fours of a longer group that share a tile (``5z 2m 2m 5z 3p 3p
     5z``) are both passed over: which is the kong the tiles cannot say. ``back`` (N,) bool the tiles already
     taken as face-down; ``never`` (N,) bool tiles that are not blanks whatever their reading (the user set
-    them: ``--fix``, ``--add``), though they may be the kong's faces. Returns (detection index, (the two
-    faces' indices)) per blank tile, in the groups' order.
+    them: ``--fix``, ``--add``), though they may be the kong's faces; ``leave`` tiles out of every group
+    (the user left them out, ``--fix N=-``, or they are taken as false boxes), as :func:`_kongs_apart` leaves
+    them. Returns (detection index, (the two faces' indices)) per blank tile, in the groups' order.
     """
     P = readings.probs
     if len(P) == 0:
@@ -813,14 +815,15 @@ def blank_backs(geo: Geometry, readings: TileReadings, back: np.ndarray,
     top = P.argmax(1)
     out: list[tuple[int, tuple[int, int]]] = []
     for g in geo.groups:
-        size = len(g.tiles)
+        tiles = [k for k in g.tiles if k not in leave]
+        size = len(tiles)
         if g.row not in geo.hand_rows or size < 4 or (size > 4 and not longer):
             continue
         blank = {k: float(P[k, _WHITE] + P[k, _BACK]) >= BLANK_BACK and not back[k]
-                 and not (never is not None and never[k]) for k in g.tiles}
+                 and not (never is not None and never[k]) for k in tiles}
         found: list[tuple[int, list[tuple[int, tuple[int, int]]]]] = []  # (first tile's place, its blanks)
         for i in range(size - 3):
-            t = g.tiles[i:i + 4]
+            t = tiles[i:i + 4]
             for mids, ends in (((1, 2), (0, 3)), ((0, 3), (1, 2))):
                 a, b = (t[e] for e in ends)
                 if (all(blank[t[m]] for m in mids) and not blank[a] and not blank[b]
@@ -857,6 +860,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     misread: dict[int, tuple[int, tuple[int, ...]]] = {}  # a tile read otherwise in a group mostly of
     # flowers/seasons off the main row → (its row, those flowers/seasons)
     maybe_end: list[int] = []  # unsure flowers/seasons at the ends of the main row's groups
+    beside_kong: set[int] = set()  # … of those, the ones inside a group, beside a concealed kong in it
+    P = np.asarray(readings.probs)
     partner: set[int] = set()  # the other tile of a flower's pair (misread): its own roles kept too
     for g in geo.groups:
         if g.row not in geo.hand_rows:
@@ -912,19 +917,19 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         ends = set(t[:lo]) | set(t[hi:])
         whole = all(flags)
         # beside a concealed kong laid close in the row (cut out of the group below, _kongs_apart): a flower
-        # read surely is inside the hand's tiles (a reviewer's 1f between a 3s and the kong: a tile of the
-        # hand misread), one not surely a flower is weighed as at a group's end (a held-out bed-cover render's
-        # pattern boxed in the gaps on both sides of its kong, read 1f at 13 and 23 %: taken as hand tiles,
-        # the row was two tiles too long and the hand was read without the kong)
-        cut = set()  # (the tiles just before and just after each such kong)
+        # read as anything at :data:`WEAK_READ` or more is inside the hand's tiles (a reviewer's 1f between a 3s
+        # and the kong: a tile of the hand misread; at 0.6-0.85 as a bonus tile, the row's 13 other tiles read
+        # as a non-winner's hand), one read more weakly is weighed as at a group's end (a held-out bed-cover
+        # render's pattern boxed in the gaps on both sides of its kong, read 1f at 13 and 23 %: taken as hand
+        # tiles, the row was two tiles too long and the hand was read without the kong)
         for w in _kong_window(t, back, top):
             a, b = t.index(w[0]), t.index(w[-1])
-            cut.update(t[j] for j in (a - 1, b + 1) if 0 <= j < len(t))
+            beside_kong.update(t[j] for j in (a - 1, b + 1) if 0 <= j < len(t) and float(P[t[j]].max()) < WEAK_READ)
         for k, f in zip(t, flags):
             if f and (k in ends) and (whole or pb[k] >= SURE_BONUS):
                 bonus_l.append(k)
-            elif f and (k in ends or (k in cut and pb[k] < SURE_BONUS)):  # a flower at the end of the hand's
-                maybe_end.append(k)  # tiles, not surely one: the decoder weighs a bonus tile against a misread tile
+            elif f and (k in ends or k in beside_kong):  # a flower at the end of the hand's tiles, not surely
+                maybe_end.append(k)  # one: the decoder weighs a bonus tile against a misread tile of the hand
             # a flower or season read inside the main row (between tiles of the hand) stays in its group:
             # a tile of the hand misread (a 1s's bird, a calligraphic wind), read as its likeliest
             # playing tile by the decoder; nobody sets a bonus tile in the middle of the hand
@@ -1025,7 +1030,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             continue
         for k in [t for t in g.tiles if t in maybe_end]:
             p = float(min(max(pb[k], 0.05), 0.95))
-            o = [Option("bonus", p, why="a flower or season at the end of the hand's tiles")]
+            o = [Option("bonus", p, why="a flower or season beside a concealed kong in the row" if k in beside_kong
+                        else "a flower or season at the end of the hand's tiles")]
             if winner and side[k]:
                 o += [Option("concealed", (1 - p) * 0.8, winning=k, why="winning tile laid sideways/forward at the row"),
                       Option("concealed", (1 - p) * 0.2, why="a tile of the hand read as a flower or season")]
@@ -1184,6 +1190,10 @@ def _kong_window(tiles: list[int], back: np.ndarray, top: np.ndarray) -> list[tu
     return found if all(k in covered for k, f in zip(tiles, b) if f) else []
 
 
+#: a flower/season read at under this (its top class) just beside a concealed kong inside a group of the main row
+#: is weighed as a bonus tile against a tile of the hand (as at the group's end), not taken as the hand's
+#: outright: a cloth pattern boxed in the gaps beside the kong (a held-out bed-cover render's, 13 and 23 %)
+WEAK_READ = 0.5
 #: the prior of four tiles laid as a concealed kong inside a longer group of the row (:func:`_kongs_apart`)
 #: being the kong; else they are concealed tiles, the face-down ones read as their faces (a White pair the
 #: detector called face-down between two alike tiles)

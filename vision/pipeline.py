@@ -1868,7 +1868,7 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
     # classifier says
     user = np.zeros(len(det), bool)
     user[list(set_by_user)] = True
-    blank = blank_backs(geo, readings, back, never=user, longer=context.winner)
+    blank = blank_backs(geo, readings, back, never=user, longer=context.winner, leave=dropped)
     if not blank:
         return lay, reading
     idx = [i for i, _ in blank]
