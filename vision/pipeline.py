@@ -1885,9 +1885,11 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
     kongs: dict[tuple[int, int], list[int]] = {}  # (a kong's two faces: its blank tiles)
     for i, faces in named:
         kongs.setdefault(faces, []).append(i)
-    said = [(", ".join(str(geo.order.index(i) + 1) for i in idx), rd2.tiles[faces[0]]) for faces, idx in kongs.items()]
+    said = [(", ".join(str(geo.order.index(i) + 1) for i in blanks), rd2.tiles[faces[0]])
+            for faces, blanks in kongs.items()]
     if len(said) == 1:
-        what = f"tile(s) {said[0][0]}, blank (read as White dragons), taken as the backs of a concealed kong with two {said[0][1]}"
+        what = (f"tile(s) {said[0][0]}, blank (read as White dragons), taken as the backs of a concealed kong with "
+                f"two {said[0][1]}")
     else:
         what = ("tiles " + " and ".join(f"{pos} (with two {face})" for pos, face in said)
                 + f", blank (read as White dragons), taken as the backs of {len(said)} concealed kongs")
