@@ -49,29 +49,29 @@ def _once(action: argparse.Action, parser, namespace, value, option_string) -> N
     given.setdefault(action.dest, (option_string, value))
 
 
-class _OnceStore(argparse._StoreAction):
+class _Once:
+    """The store actions with :func:`_once`: a flag (``nargs`` 0: store_const/true/false) stores its const."""
+
     def __call__(self, parser, namespace, values, option_string=None):
         if option_string is not None:
-            _once(self, parser, namespace, values, option_string)
+            _once(self, parser, namespace, self.const if self.nargs == 0 else values, option_string)
         super().__call__(parser, namespace, values, option_string)
 
 
-class _OnceConst(argparse._StoreConstAction):
-    def __call__(self, parser, namespace, values, option_string=None):
-        _once(self, parser, namespace, self.const, option_string)
-        super().__call__(parser, namespace, values, option_string)
+class _OnceStore(_Once, argparse._StoreAction):
+    pass
 
 
-class _OnceTrue(argparse._StoreTrueAction):
-    def __call__(self, parser, namespace, values, option_string=None):
-        _once(self, parser, namespace, self.const, option_string)
-        super().__call__(parser, namespace, values, option_string)
+class _OnceConst(_Once, argparse._StoreConstAction):
+    pass
 
 
-class _OnceFalse(argparse._StoreFalseAction):
-    def __call__(self, parser, namespace, values, option_string=None):
-        _once(self, parser, namespace, self.const, option_string)
-        super().__call__(parser, namespace, values, option_string)
+class _OnceTrue(_Once, argparse._StoreTrueAction):
+    pass
+
+
+class _OnceFalse(_Once, argparse._StoreFalseAction):
+    pass
 
 
 class OneLineParser(argparse.ArgumentParser):
