@@ -853,7 +853,12 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     exclude = frozenset(exclude) | frozenset(given_bonus)  # (given bonus tiles take no part in the groups)
     ignored = tuple(t for t in geo.order if t not in hand_set)
     is_b = (pb > 0.5) & ~back if n else np.zeros(0, bool)
-    top = np.asarray(readings.probs).argmax(1) if n else np.zeros(0, int)
+    P = np.asarray(readings.probs)
+    top = P.argmax(1) if n else np.zeros(0, int)
+    # the concealed kongs laid close inside each group of a hand row (_kong_window), found once: a flower beside
+    # one is judged below, and the groups are cut at them after the flowers are placed (_kongs_apart)
+    windows = {gi: _kong_window([k for k in g.tiles if k not in exclude], back, top)
+               for gi, g in enumerate(geo.groups) if g.row in geo.hand_rows}
     bonus_l: list[int] = []
     stray: list[int] = []  # flowers/seasons among other tiles away from the hand: not this hand's
     off_bonus: dict[tuple[int, ...], int] = {}  # flower/season groups off the main row → their row
@@ -861,9 +866,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     # flowers/seasons off the main row → (its row, those flowers/seasons)
     maybe_end: list[int] = []  # unsure flowers/seasons at the ends of the main row's groups
     beside_kong: set[int] = set()  # … of those, the ones inside a group, beside a concealed kong in it
-    P = np.asarray(readings.probs)
     partner: set[int] = set()  # the other tile of a flower's pair (misread): its own roles kept too
-    for g in geo.groups:
+    for gi, g in enumerate(geo.groups):
         if g.row not in geo.hand_rows:
             continue
         t = [k for k in g.tiles if k not in exclude]
@@ -922,7 +926,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         # as a non-winner's hand), one read more weakly is weighed as at a group's end (a held-out bed-cover
         # render's pattern boxed in the gaps on both sides of its kong, read 1f at 13 and 23 %: taken as hand
         # tiles, the row was two tiles too long and the hand was read without the kong)
-        for w in _kong_window(t, back, top):
+        for w in windows[gi]:
             a, b = t.index(w[0]), t.index(w[-1])
             beside_kong.update(t[j] for j in (a - 1, b + 1) if 0 <= j < len(t) and float(P[t[j]].max()) < WEAK_READ)
         for k, f in zip(t, flags):
@@ -1013,7 +1017,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     # kong is inside the hand's tiles, not at an end); kongs, pieces: group indices of the cut groups
     kongs, pieces = frozenset(), frozenset()
     if n:
-        geo, kongs, pieces = _kongs_apart(geo, back, top, exclude)
+        geo, kongs, pieces = _kongs_apart(geo, windows)
     main_groups = set(geo.rows[0]) if geo.rows else set()
     for k, (row, fl) in misread.items():
         if fl[0] in bonus:  # the flowers/seasons beside it are the hand's: it may be one, misread
@@ -1121,14 +1125,14 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus, tuple(apart_single))
 
 
-def _kongs_apart(geo: Geometry, back: np.ndarray, top: np.ndarray, exclude=frozenset()
+def _kongs_apart(geo: Geometry, windows: dict[int, list[tuple[int, ...]]]
                  ) -> tuple[Geometry, frozenset[int], frozenset[int]]:
     """``geo`` with the concealed kongs that lie inside a longer group of a hand row (:func:`_kong_window`)
     made groups of their own: laid as close to the tiles beside them as those to one another, the row finder
     joins them, and a group of five to seven with two backs was read as no tiles of the hand at all (a
     held-out bed-cover render's 東 back back 東 between a 2m and its 666s; of eight or more, its backs were
-    read as faces). ``back`` (N,) bool face-down tiles; ``top`` (N,) the classifier's likeliest class per
-    tile; ``exclude`` tiles taken as false detections (never part of a kong). Returns the geometry, the
+    read as faces). ``windows``: per group index of a hand row, its kongs (:func:`_kong_window` of its tiles
+    less those taken as false detections, which are never part of a kong). Returns the geometry, the
     indices of the kong groups and those of the pieces of the main row's groups they were cut from (concealed
     tiles, as the whole group was: not a meld set apart nor a tile set apart at the row's end; in another hand
     row, a row of melds, a piece is read as any group there)."""
@@ -1140,7 +1144,7 @@ def _kongs_apart(geo: Geometry, back: np.ndarray, top: np.ndarray, exclude=froze
         new: list[int] = []
         for gi in ids:
             g = geo.groups[gi]
-            wins = _kong_window([k for k in g.tiles if k not in exclude], back, top) if r in geo.hand_rows else []
+            wins = windows.get(gi, [])
             parts: list[tuple[tuple[int, ...], bool]] = []
             at = 0
             for w in wins:  # (cut at the windows' first and last tiles: an excluded tile may lie inside one)
