@@ -1674,8 +1674,8 @@ def test_a_loose_flowers_note_pasted_counts_them_and_each_added_tile_names_the_b
     for k, f in enumerate(["2f", "3y", "4f"]):
         box = added.position(len(keep) + k)  # (the box read as f, detection len(keep) + k)
         pos = next(p for p, c in adds if c == f)
-        assert f"tile {pos} ({f}) added by you (--add), in place of the box left out as tile {box} (read {f})" in \
-            r.notes, r.notes
+        assert (f"tile {pos} ({f}) added by you (--add), in place of the box left out as tile {box} (read {f}): drawn "
+                f"on it, and no reading counts that box as another tile") in r.notes, r.notes
     assert not any("the detector missed it" in n for n in r.notes), r.notes
     # … or left out, as the note says: the doubt goes
     fixed = read_detections(photo, det, rd, NTS, Context(), fixes=parse_fixes(re.search(r"--fix (\S+)", note).group(1)))
@@ -1689,6 +1689,69 @@ def test_a_loose_flowers_note_pasted_counts_them_and_each_added_tile_names_the_b
     # a suit tile added is one the detector missed, as before
     suit = read_detections(photo, det, rd, NTS, Context(), additions=[(nums[0], "1m")], shown=first.layout.geometry)
     assert f"tile {nums[0]} (1m) added by you (--add): the detector missed it" in suit.reading.notes
+
+
+def test_an_added_flower_is_drawn_on_the_box_it_replaces_and_no_region_counts_that_box():
+    # a tester pasted a loose flower note's --add on a columns composite: the added 4f was drawn as a sliver past the
+    # row's end, clipped at the photo's edge, and another region's reading still counted the box the 4f stood for,
+    # as a 3y, taking a share of the confidence. Three lone flowers far from the hand (2f 3y 4f, render-s7-12):
+    # each added flower's box is the box it replaces, which no reading counts
+    from vision.pipeline import parse_additions
+
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    three = [[x0 + k * 4 * w, y0 - 7.0 * h, x0 + k * 4 * w + w, y0 - 6.0 * h] for k in range(3)]
+    det, rd = _scene(meta, keep, three, ["2f", "3y", "4f"])
+    first = _read(meta, det, rd)
+    (note,) = [n for n in first.reading.notes if "away from the hand, left out as " in n]
+    adds = parse_additions(re.search(r"--add (\S+)", note).group(1))
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    res = read_detections(photo, det, rd, NTS, Context(), additions=adds, shown=first.layout.geometry)
+    assert res.reading.legal and sorted(res.reading.hand.bonus) == ["2f", "3y", "4f"]
+    for k, f in enumerate(["2f", "3y", "4f"]):
+        box = len(keep) + k  # the detection read as f
+        (i,) = [i for i in res.added if res.readings.codes[i] == f]
+        assert res.detections.boxes[i].tolist() == res.detections.boxes[box].tolist()
+        assert res.reading.roles[box] == "ignored" and res.reading.roles[i] == "bonus"
+        for rv in res.reading.region_rivals:  # (no other region's reading counts it, as any tile)
+            assert box not in {t for t, _, _ in rv.counted + rv.otherwise}, rv
+    # the same flowers with a second box read 2f: a set has one 2f, so the photo cannot say which box the added
+    # 2f stands for; it takes neither, and its box stays where --add put it (the note names both boxes)
+    four = three + [[x0 + 12 * w, y0 - 7.0 * h, x0 + 13 * w, y0 - 6.0 * h]]
+    det4, rd4 = _scene(meta, keep, four, ["2f", "3y", "4f", "2f"])
+    first4 = _read(meta, det4, rd4)
+    pos = first4.position(len(keep))  # (any free number: the added tile is a bonus tile wherever it goes)
+    two = read_detections(photo, det4, rd4, NTS, Context(), additions=[(pos, "2f")], shown=first4.layout.geometry)
+    (i,) = two.added
+    assert all(two.detections.boxes[i].tolist() != two.detections.boxes[b].tolist() for b in range(len(det4)))
+    assert any("in place of one of the boxes left out as tiles" in n for n in two.reading.notes), two.reading.notes
+
+
+def test_a_flower_added_past_a_row_at_the_photos_edge_is_drawn_whole_on_free_ground():
+    # the same tester: a flower added after the hand's last tile, the row ending at the photo's right edge, was
+    # drawn as a sliver clipped at the edge. Its box is moved inside the photo, clear of the other boxes (moved in
+    # only, it lay on the row's last tile and looked like its label); the reading is the same
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    det, rd = _scene(meta, keep)
+    W, H = int(math.ceil(x1)) + 2, meta["height"]  # (the photo cut just past the row)
+    photo = Photo(np.zeros((H, W, 3), np.uint8), (W, H), 1.0, "x")
+    first = read_detections(photo, det, rd, NTS, Context())
+    after = max(first.position(i) for i in range(len(det)) if first.reading.roles[i] != "ignored") + 1
+    res = read_detections(photo, det, rd, NTS, Context(), additions=[(after, "1y")], shown=first.layout.geometry)
+    (i,) = res.added
+    b = res.detections.boxes[i]
+    assert b[0] >= 0 and b[1] >= 0 and b[2] <= W and b[3] <= H, b
+    bw, bh = b[2:] - b[:2]
+    assert bw == pytest.approx(w, rel=0.3) and bh == pytest.approx(h, rel=0.3)  # (a whole tile's box, no sliver)
+    for o in res.detections.boxes[:len(det)]:
+        iw = max(0.0, min(o[2], b[2]) - max(o[0], b[0]))
+        ih = max(0.0, min(o[3], b[3]) - max(o[1], b[1]))
+        assert iw * ih < 0.1 * bw * bh, (o, b)
+    assert res.reading.legal and list(res.reading.hand.bonus) == ["1y"]
+    assert re.sub(r" \+\S+", "", format_hand(res.reading.hand)) == format_hand(first.reading.hand)
 
 
 def test_an_added_flower_does_not_claim_a_box_the_layout_did_not_weigh_as_the_hands():

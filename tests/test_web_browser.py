@@ -594,8 +594,8 @@ MESSAGES = [
      "to be 6p; check your --fix/--add", "check your --fix/--add"),
     ("tile 17 (2f) added by you (--add): the detector missed it", "added by you (--add)"),
     # (an added flower where a box read as it was left out, vision.pipeline.added_note)
-    ("tile 16 (2f) added by you (--add), in place of the box left out as tile 21 (read 2f)",
-     "in place of the box left out as tile "),
+    ("tile 16 (2f) added by you (--add), in place of the box left out as tile 21 (read 2f): drawn on it, and no "
+     "reading counts that box as another tile", "in place of the box left out as tile "),
     ("tile 16 (2y) added by you (--add): the detector missed it, or read it as another face among the flower/season "
      "boxes left out (tiles 18, 20-21)", "or read it as another face among the flower/season "),
     ("tile(s) 12 left out of the hand by you (--fix POS=-: not the hand's tiles)", "not the hand's tiles)"),

@@ -549,8 +549,91 @@ ADDED_NOTE = "added by you (--add)"
 BLANK_STD = 2.0
 
 
+def loose_bonus_boxes(lay: Layout) -> frozenset[int]:
+    """Detection indices of the boxes ``lay`` weighed as loose bonus tiles: its flower/season groups left
+    out of the hand near it (``left_out``) and far from it (``far_bonus``), those the loose tiles' note
+    (:func:`vision.decode.loose_bonus_note`) offers to count with ``--add``."""
+    return frozenset(t for g, _ in lay.left_out + lay.far_bonus for t in g)
+
+
+def replaced_boxes(added: Sequence[int], readings: TileReadings, numbering: Sequence[int],
+                   shown_roles: Sequence[str], loose: frozenset[int], skip: frozenset[int]) -> dict[int, int]:
+    """For each flower/season the user added (``added``: detection indices, their readings the faces
+    given), the one box of the reading shown that it stands in for: left out of that hand (role
+    ``ignored`` in ``shown_roles``), weighed there as a loose bonus tile (``loose``:
+    :func:`loose_bonus_boxes`) and read as that face (its top class, or its likeliest flower/season when
+    its top class is no bonus tile: :func:`vision.layout.bonus_face`), as the loose tiles' note names it.
+    Where two or more such boxes show the face, or none, the added tile has no box (a set has one of
+    each flower and season: one of them is misread, and the photo cannot say which). ``skip``: boxes
+    never taken (those the user fixed or left out, ``--fix``). Returns {added index: box index}; a box
+    is taken once. Raises nothing."""
+    out: dict[int, int] = {}
+    for i in added:
+        code = readings.codes[i]
+        if code not in BONUS_TILES:
+            continue
+        same = [j for j in numbering if j not in skip and j not in added and j not in out.values()
+                and j < len(shown_roles) and shown_roles[j] == "ignored" and j in loose
+                and (readings.codes[j] if readings.codes[j] in BONUS_TILES else bonus_face(readings, j)) == code]
+        if len(same) == 1:
+            out[i] = same[0]
+    return out
+
+
+def _fixed_boxes(fixes: Mapping[int, str], numbering: Sequence[int]) -> frozenset[int]:
+    """Detection indices of the tiles ``--fix`` numbers (``numbering`` counting the added tiles)."""
+    return frozenset(numbering[p - 1] for p in fixes if 1 <= p <= len(numbering))
+
+
+#: an added flower/season's box moved inside the photo is tried this many box heights down and up, and
+#: widths aside (:func:`_placed_on`)
+PLACE_STEPS = 3
+#: … for a place where it covers under this share of its area of any other box
+PLACE_COVER = 0.1
+
+
+def _placed_on(det: Detections, bonus: Sequence[int], replaced: Mapping[int, int], size: tuple[int, int]
+               ) -> Detections:
+    """``det`` with each added flower/season's box (``bonus``: their detection indices) put on the box it
+    stands in for (``replaced``: {added index: box index}); with none, where its box lies partly outside
+    the photo (``size``: (W, H) pixels; one tile step past a row that ends at the photo's edge had been
+    drawn as a sliver), at the nearest free place inside it: moved in, then whole box heights down or
+    up, or widths aside (up to :data:`PLACE_STEPS`), to where it covers under :data:`PLACE_COVER` of
+    its area of any other box (a box moved in over the row's last tile looked like that tile's label),
+    else moved in. An added flower/season takes no part in the rows (the hand's bonus tile wherever its
+    box lies), so its place only shows the user which tile it is; other added tiles keep the place
+    :func:`add_tiles` gave them."""
+    boxes = np.array(det.boxes, np.float64)
+    W, H = size
+    for i in bonus:
+        if i in replaced:
+            boxes[i] = boxes[replaced[i]]
+            continue
+        w, h = boxes[i, 2:] - boxes[i, :2]
+        if boxes[i, 0] >= 0 and boxes[i, 1] >= 0 and boxes[i, 2] <= W and boxes[i, 3] <= H:
+            continue
+        others = np.delete(boxes, i, axis=0)
+
+        def inside(dx: float, dy: float) -> np.ndarray:
+            x0 = min(max(boxes[i, 0] + dx, 0.0), max(W - w, 0.0))
+            y0 = min(max(boxes[i, 1] + dy, 0.0), max(H - h, 0.0))
+            return np.array([x0, y0, x0 + w, y0 + h])
+
+        def cover(b: np.ndarray) -> float:
+            if not len(others):
+                return 0.0
+            iw = np.clip(np.minimum(others[:, 2], b[2]) - np.maximum(others[:, 0], b[0]), 0, None)
+            ih = np.clip(np.minimum(others[:, 3], b[3]) - np.maximum(others[:, 1], b[1]), 0, None)
+            return float((iw * ih).max() / max(w * h, 1e-9))
+
+        tries = [(0.0, 0.0)] + [d for k in range(1, PLACE_STEPS + 1)
+                                for d in ((0.0, k * h), (0.0, -k * h), (-k * w, 0.0), (k * w, 0.0))]
+        boxes[i] = next((b for b in map(lambda d: inside(*d), tries) if cover(b) < PLACE_COVER), inside(0.0, 0.0))
+    return Detections.make(boxes, det.scores, det.face_down)
+
+
 def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, numbering: Sequence[int],
-               skip: frozenset[int] = frozenset()) -> str:
+               skip: frozenset[int] = frozenset(), box: int | None = None) -> str:
     """The note on detection ``i``, a tile the user added with ``--add`` (``numbering``: detection indices in
     tile-number order). A flower or season added where a flower/season box was left out of the hand (a
     loose tile's note, :func:`vision.decode.loose_bonus_note`, offers that ``--add``) names that box: the
@@ -561,11 +644,16 @@ def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, nu
     left-out flower/season boxes it may be, read as another face. Otherwise the detector missed it.
     ``skip``: boxes never named (the other added tiles, those the user left out with ``--fix N=-``). A
     tester's ``--add 16=2f``, made on the loose flowers' note, was told "the detector missed it" though
-    the detector had boxed the 2f as tile 21. Raises nothing."""
+    the detector had boxed the 2f as tile 21. ``box``: the box it stands in for (:func:`replaced_boxes`),
+    named first: the added tile is drawn on it, and no region's reading counts it. Raises nothing."""
     code = readings.codes[i]
     head = f"tile {numbering.index(i) + 1} ({code}) {ADDED_NOTE}"
     if code not in BONUS_TILES:
         return f"{head}: the detector missed it"
+    if box is not None:
+        was = code if readings.codes[box] == code else f"{readings.codes[box]}; of the flowers/seasons, most like {code}"
+        return (f"{head}, in place of the box left out as tile {numbering.index(box) + 1} (read {was}): drawn on "
+                f"it, and no reading counts that box as another tile")
     weighed = {t for g, _ in lay.left_out + lay.far_bonus for t in g}
     # each flower/season box left out: its face, as the loose tiles' note names it
     out = {j: readings.codes[j] if readings.codes[j] in BONUS_TILES else bonus_face(readings, j)
@@ -1004,6 +1092,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         fixed = read_detections(result.photo, result.detections, result.readings, rs, ctx, fixes=fixes,
                                 additions=additions, shown=result.layout.geometry, not_tiles=result.not_tiles,
                                 shown_roles=result.reading.roles, shown_legal=result.reading.legal,
+                                shown_loose=loose_bonus_boxes(result.layout),
                                 **{**kw, "exposed": exposed})
         result = replace(with_frame(fixed, result.turned, result.straightened, mirrored=result.mirrored,
                                     second=result.second), second_boxes=result.second_boxes,
@@ -2318,7 +2407,8 @@ def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
                     *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None,
                     said_won: bool = False, shown: Geometry | None = None, not_tiles: int = 0,
-                    shown_roles: Sequence[str] | None = None, shown_legal: bool | None = None) -> PhotoResult:
+                    shown_roles: Sequence[str] | None = None, shown_legal: bool | None = None,
+                    shown_loose: frozenset[int] | None = None) -> PhotoResult:
     """The model-free half of :func:`read_photo`: fixes → hand regions → layout → decode → score.
 
     Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`region_candidates` proposes up to
@@ -2353,7 +2443,11 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     (:func:`add_tiles`, given the roles ``shown_roles`` of that reading when ``shown_legal``) are
     inserted into that numbering first, and ``fixes`` count them. ``shown``:
     the geometry of that reading when the caller has it (:func:`read_photo`, the web page's first
-    reading), so it is not searched for again.
+    reading), so it is not searched for again; ``shown_loose`` the boxes that reading's layout weighed
+    as loose bonus tiles (:func:`loose_bonus_boxes`; found with ``shown_roles`` when that is None).
+    A flower or season added where that reading left out one such box of its face (the loose tiles'
+    note offers that ``--add``: :func:`replaced_boxes`) is drawn on that box, and the box is left out
+    of every region, so no other reading counts the tile twice.
     """
     t1 = time.perf_counter()
     need = ruleset.hand_size + (1 if context.winner else 0)
@@ -2361,6 +2455,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     numbering = None
     added: tuple[int, ...] = ()
     dropped: frozenset[int] = frozenset()
+    replaced: dict[int, int] = {}  # added flower/season → the box left out as a loose one of its face
     given_bonus: frozenset[int] = frozenset()
     user: frozenset[int] = frozenset()
     if fixes or additions or exposed:
@@ -2375,6 +2470,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                                         options=options, said_won=said_won, not_tiles=not_tiles)
                 geo0 = geo0 if geo0 is not None else plain.layout.geometry
                 shown_roles, shown_legal = plain.reading.roles, plain.reading.legal
+                shown_loose = loose_bonus_boxes(plain.layout)
             except HandError:  # what the user said contradicts the reading without the corrections
                 pass
         if geo0 is None:
@@ -2393,6 +2489,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             det, readings, numbering = add_tiles(det, readings, geo0, additions, shown_roles if shown_legal else None,
                                                  left)
             added = tuple(range(m, len(det)))
+            if shown_roles is not None:
+                replaced = replaced_boxes(added, readings, numbering, shown_roles, shown_loose or frozenset(),
+                                          left | _fixed_boxes(fixes or {}, numbering))
+            det = _placed_on(det, [i for i in added if readings.codes[i] in BONUS_TILES], replaced, photo.size)
         as_added = {i: readings.codes[i] for i in added}
         if fixes and added:  # a fix restating an added tile's face says nothing more (`--add 17=2f --fix 17=2f`)
             fixes = {p: c for p, c in fixes.items()
@@ -2427,8 +2527,9 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                           for c in region_candidates(det.take(keep), readings.take(keep), photo.size, need))
         # every region numbers the tiles as the user saw them (with the added ones), notes included
         cands = tuple(replace(c, geometry=replace(c.geometry, order=tuple(numbering))) for c in cands)
+    apart = dropped | frozenset(replaced.values())  # (the boxes no region gives a role)
     tried = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
-                            given_bonus=given_bonus, set_by_user=user, dropped=dropped)
+                            given_bonus=given_bonus, set_by_user=user, dropped=apart)
     said_won = said_won or winning_tile is not None or any(
         (getattr(context, k) for k in ("last_tile", "first_turn", "kong_on_kong"))) or context.win_by != "discard"
     extra: list[str] = []
@@ -2439,7 +2540,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         top = [t.candidate for t in tried[:NON_WINNER_REGIONS]]
         nw = [replace(t, joint=t.joint + math.log(NON_WINNER_PRIOR))
               for t in _search_regions(top, det, readings, ruleset, _as_non_winner(context), None, exposed, options,
-                                       retries=False, given_bonus=given_bonus, set_by_user=user, dropped=dropped)
+                                       retries=False, given_bonus=given_bonus, set_by_user=user, dropped=apart)
               if t.reading.legal and _concealed_on_main_row(t)]
         if nw:
             tried = sorted(tried + nw, key=lambda t: (not t.reading.legal, -t.joint))
@@ -2457,7 +2558,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         # (vision.layout.blank_backs); read again with them taken as backs where that makes a legal hand
         try:
             again = _search_regions(cands, det, readings, ruleset, context, winning_tile, exposed, options,
-                                    given_bonus=given_bonus, set_by_user=user, blank_kongs=True, dropped=dropped)
+                                    given_bonus=given_bonus, set_by_user=user, blank_kongs=True, dropped=apart)
         except HandError:
             again = []
         if any(t.reading.legal for t in again):
@@ -2517,7 +2618,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         lay = replace(lay, geometry=replace(lay.geometry, order=tuple(numbering)))
     if added:
         reading = replace(reading, notes=reading.notes + tuple(
-            added_note(i, reading, readings, lay, numbering, frozenset(added) | dropped) for i in added))
+            added_note(i, reading, readings, lay, numbering, frozenset(added) | dropped, replaced.get(i))
+            for i in added))
     if added and winning_tile is None and shown_roles is not None and reading.legal:
         # the added tile set apart past a row's end became the winning tile (a tester's `--add 17=3m`,
         # the demo's missed 3m added after the last tile, read win:3m at 98 %, where the photo's 8p lay

@@ -78,8 +78,8 @@ from vision.decode import REVIEW_BELOW  # (vision.batch.REVIEW_BELOW: batch's ne
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
 from vision.io import MAX_PIXELS, damage_words, limit_heap_growth, release_memory, sniff
 from vision.record import scored_without_winning_tile
-from vision.pipeline import (WORK_SIDE, least_sure_tile, parse_additions, parse_fixes, read_detections,
-                             read_photo, to_json, with_frame, won_hint)
+from vision.pipeline import (WORK_SIDE, least_sure_tile, loose_bonus_boxes, parse_additions, parse_fixes,
+                             read_detections, read_photo, to_json, with_frame, won_hint)
 from vision.tileset import NOT_LEARNED
 
 from . import schemas as S
@@ -762,7 +762,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             res = with_frame(read_detections(
                 photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed, fixes=fixes,
                 options=options, additions=additions, shown=res.layout.geometry, not_tiles=res.not_tiles,
-                shown_roles=None if exposed else res.reading.roles, shown_legal=res.reading.legal),
+                shown_roles=None if exposed else res.reading.roles, shown_legal=res.reading.legal,
+                shown_loose=None if exposed else loose_bonus_boxes(res.layout)),
                 item.turned, item.straightened, item.frame_notes, item.mirrored, item.second)
             res = replace(res, faces_frame=item.faces_frame)
         else:
