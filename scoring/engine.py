@@ -41,7 +41,7 @@ from . import predicates as shared_predicates
 from .decompose import Decomposition, decompositions
 from .errors import ECHO_CHARS, HandError, RulesetError, echo
 from .fired import Fired  # noqa: F401  (re-exported: engine.Fired)
-from .hand import WIN_BY, Context, Hand, WinFlag
+from .hand import WIN_BY, Context, Hand, WinFlag, make_hand
 from .notation import check_size, whole_number_value
 from .tiles import BONUS, PLAYING_TILES, sort_tiles
 from .view import (  # noqa: F401  (View and the feature bits live in scoring.view; re-exported)
@@ -918,15 +918,78 @@ def check_context_flags(rs: Ruleset, context: Context) -> None:
         hook(context, rs)
 
 
-def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | None = None) -> ScoredHand:
+def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | None = None, *,
+               win_notes: bool = True) -> ScoredHand:
     """Score ``hand`` under ``ruleset`` (an id or a loaded :class:`Ruleset`).
 
-    Returns the best :class:`ScoredHand` over all decompositions. Raises :class:`HandError` when
+    Returns the best :class:`ScoredHand` over all decompositions, with a note for each circumstance of
+    the win said (``last_tile``, ``first_turn``, ``kong_on_kong``) that no rule of the ruleset scores for
+    this hand (:func:`unused_win_notes`; ``win_notes`` False leaves them out, as a check of a reading's legality
+    needs no notes and each costs more scorings). Raises :class:`HandError` when
     the hand's size does not fit the ruleset's game, a context flag is unknown to the ruleset or
     contradicted by the context (:func:`check_context_flags`) or a winning hand has no valid reading, and
     :class:`RulesetError` for unknown rulesets/options.
     """
     rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    result = _score_hand(hand, rs, options)
+    notes = unused_win_notes(result, rs, options) if win_notes else ()
+    return replace(result, notes=(*result.notes, *notes)) if notes else result
+
+
+#: each circumstance of a win a hand's context may say (scoring.hand.WON_FIELDS): its flag, and its words
+WON_WORDS = {"last_tile": ("--last-tile", "a win on the last tile"),
+             "first_turn": ("--first-turn", "a win in the first turn"),
+             "kong_on_kong": ("--kong-on-kong", "a win on kong on kong")}
+
+
+def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any] | None = None) -> tuple[str, ...]:
+    """One note for each circumstance of the win that ``result``'s hand says (:data:`WON_WORDS`) and that
+    changes nothing in its score: scored again without it, the lines and total are the same. It says that
+    no rule of ``rs`` scores it for this hand, and where the same hand won another way (``win_by``,
+    :data:`scoring.hand.WIN_BY`) would score it, the rules that then count, with their seed lines: nts
+    scores the last tile only drawn from the wall (002:51), and a referee's ``--last-tile`` on a win by
+    discard had been dropped without a word. () for a non-winner or when each counts. Raises only what
+    :func:`score_hand` raises for ``result``'s hand (its other scorings' HandErrors are caught)."""
+    c = result.hand.context
+    if not c.winner:
+        return ()
+
+    def keyed(r: ScoredHand) -> tuple[int | float, list[tuple[str, str]]]:
+        return r.total, sorted((ln.rule, ln.amount()) for ln in r.lines)
+
+    def scored(**kw: Any) -> ScoredHand | None:
+        try:
+            h = result.hand  # (built again, so that the circumstances are checked: no win by dead-wall without a kong)
+            return _score_hand(make_hand(h.concealed, h.melds, h.bonus, h.winning_tile, replace(c, **kw)), rs, options)
+        except HandError:
+            return None
+
+    out = []
+    for f, (flag, words) in WON_WORDS.items():
+        if not getattr(c, f):
+            continue
+        without = scored(**{f: False})
+        if without is None or keyed(without) != keyed(result):
+            continue
+        counts = []
+        for w in WIN_BY:
+            if w == c.win_by:
+                continue
+            on, off = scored(win_by=w), scored(win_by=w, **{f: False})
+            if on is None or off is None:
+                continue
+            gone = {(o.rule, o.amount()) for o in off.lines}
+            lines = [ln for ln in on.lines if (ln.rule, ln.amount()) not in gone]
+            if lines:
+                counts.append(f"won by {w} (--win-by {w}) it scores "
+                              + ", ".join(f"{ln.name} ({ln.amount().strip()}, {ln.source})" for ln in lines))
+        out.append(f"{flag} scores nothing here: no rule of {rs.id} scores {words} for this hand won by {c.win_by}"
+                   + (f"; {'; '.join(counts)}" if counts else ""))
+    return tuple(out)
+
+
+def _score_hand(hand: Hand, rs: Ruleset, options: Mapping[str, Any] | None = None) -> ScoredHand:
+    """:func:`score_hand` without its notes on circumstances that score nothing."""
     opts = rs.resolve_options(options)
     hook = rs.module.__dict__.get if rs.module is not None else {}.get  # (Ruleset.hook)
     if hand.context.flags:
@@ -996,7 +1059,7 @@ def normal_count(result: ScoredHand) -> ScoredHand | None:
     rs = load_ruleset(result.ruleset)
     plain = replace(rs, rules=tuple(r for r in rs.rules if r.kind not in ("fixed", "limit")))
     try:
-        return score_hand(result.hand, plain, result.options)
+        return score_hand(result.hand, plain, result.options, win_notes=False)
     except HandError:
         return None
 
@@ -1039,7 +1102,7 @@ def winning_tile_effect(result: ScoredHand) -> WinningTileEffect | None:
     winning tile (same ruleset, options and context; a tile that makes no legal hand so —
     :class:`HandError`, e.g. a robbed kong's tile held twice — is left out): :class:`WinningTileEffect`. None
     for any other result. Raises nothing but a :class:`RulesetError` of the ruleset (as ``score_hand``)."""
-    from .hand import make_hand, winning_tile_missing
+    from .hand import winning_tile_missing
 
     hand = result.hand
     if not winning_tile_missing(hand):
@@ -1056,7 +1119,7 @@ def winning_tile_effect(result: ScoredHand) -> WinningTileEffect | None:
     for tile in sort_tiles(set(hand.concealed)):
         try:
             scored = score_hand(make_hand(hand.concealed, hand.melds, hand.bonus, tile, hand.context),
-                                rs, result.options)
+                                rs, result.options, win_notes=False)
         except HandError:
             continue
         totals[tile] = scored.total

@@ -411,6 +411,18 @@ def test_bottom_of_the_sea_not_on_a_discard():
     r = nts("234m678m345s99p [456p]", "6m", last_tile=True)
     assert "bottom-of-the-sea" not in fired(r)
     assert r.total == 40
+    # a referee's --last-tile on a discard win had been dropped without a word: a note says that it scores nothing
+    # here, and that won from the wall the hand scores 002:51's line (+1 doubling: 88, as test_bottom_of_the_sea)
+    (note,) = [n for n in r.notes if n.startswith("--last-tile")]
+    assert note == ("--last-tile scores nothing here: no rule of nts scores a win on the last tile for this hand won "
+                    "by discard; won by wall (--win-by wall) it scores Winnen van de bodem van de zee — won with the "
+                    "last tile of the wall, self-drawn (+1 dbl, 002_b9f4c4575200caaf.txt:51)")
+    # … and no note where it counts, nor under a ruleset whose rule scores it
+    assert not any(n.startswith("--last-tile") for n in nts("234m678m345s99p [456p]", "6m", win_by="wall",
+                                                              last_tile=True).notes)
+    # a legality check (vision.decode) asks for no such note: it costs six more scorings
+    hand = parse_hand("234m678m345s99p [456p]", winning_tile="6m", context=Context(last_tile=True))
+    assert not any(n.startswith("--last-tile") for n in score_hand(hand, "nts", win_notes=False).notes)
 
 
 @pytest.mark.parametrize("choice, total", [

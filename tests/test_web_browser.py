@@ -705,6 +705,11 @@ SCORING_MESSAGES = [
     ("a winning hand needs 14 tiles (each meld on the table counts 3, a kong too), found 13; a player with more or "
      "fewer than 13 tiles has a dead hand: --flag dead-hand --not-winner (001:108)", '"--flag dead-hand --not-winner"',
      "has a dead hand: tick “dead-hand” in Ruleset flags and “Not the winner” (001:108)"),
+    # (a circumstance of the win said that scores nothing for the hand, scoring.engine.unused_win_notes)
+    ("--last-tile scores nothing here: no rule of nts scores a win on the last tile for this hand won by discard; won "
+     "by wall (--win-by wall) it scores Winnen van de bodem van de zee — won with the last tile of the wall, "
+     "self-drawn (+1 dbl, 002_b9f4c4575200caaf.txt:51)", '(--win-by {w}) it scores ',
+     "“Won on the last tile” scores nothing here"),
     ("十張內/七張內/四張內 need --discards N: the discarded tiles lying in the middle of the table when the hand is won, "
      "the winning tile not counted (004:22–23)", "need --discards N: ", "need “Discards on the table” in Settings:"),
 ]

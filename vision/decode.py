@@ -1160,7 +1160,7 @@ def _search(h: _Hyp, units: list[_Unit], raw_sum: float, bonus_lp: float, lprior
         if hand is None:
             continue
         try:
-            score_hand(hand, rs, options)
+            score_hand(hand, rs, options, win_notes=False)
         except HandError:
             continue
         if first is not None:
@@ -1520,7 +1520,7 @@ def _ruleset_refusal(conc: list[str], melds: list[MeldReading], bonus_codes: Map
             return None
     try:
         hand = make_hand(conc, built, sort_tiles(bonus_codes.values()), win, ctx, check_circumstances=False)
-        score_hand(hand, rs)
+        score_hand(hand, rs, win_notes=False)
     except HandError as e:
         return str(e)
     return None
