@@ -332,6 +332,34 @@ def test_claimed_lines_bad_values(run_cli, claim, needle):
     assert needle in fails(run_cli, *AUDIT, "--claimed-lines", claim)
 
 
+def test_a_claimed_lines_unknown_key_is_refused_not_passed_over(run_cli):
+    # a break-it tester: "doubling": 3 (for doublings) was passed over, and the audit said MATCH, exit 0, with the
+    # claimed 3 doublings never compared; "pts" for "points" alike. An unknown key is refused, naming the nearest
+    msg = fails(run_cli, *AUDIT, "--claimed-lines", '[{"rule": "mahjong", "doubling": 3}]')
+    assert msg.startswith("mahjong-score: error: --claimed-lines <inline JSON>: item 1: unknown key 'doubling' (did "
+                          "you mean doublings?); a line's keys are "), msg
+    assert "item 2: unknown key 'pts' (did you mean points?)" in fails(
+        run_cli, *AUDIT, "--claimed-lines", '[{"rule": "mahjong", "points": 20}, {"rule": "pair", "pts": 4}]')
+
+
+def test_claimed_lines_files_saved_by_windows_notepad_are_read(run_cli, tmp_path):
+    # the same tester: a claim saved by Notepad with a byte-order mark was "not JSON (Unexpected UTF-8 BOM …)",
+    # and one saved as "Unicode" (UTF-16) "cannot read it ('utf-8' codec can't decode byte 0xff …)"; a batch
+    # manifest is read in both. 002:10 exposed pung of simples 2, 002:12 pair of own+round wind 2×2 = 4, 002:13
+    # mahjong 20 = 26, the claim
+    claim = ('[{"rule": "pung-simples-exposed", "points": 2}, {"rule": "value-pair", "points": 4},'
+             ' {"rule": "mahjong", "points": 20}]')
+    for name, data in (("bom.json", b"\xef\xbb\xbf" + claim.encode()), ("utf16.json", claim.encode("utf-16"))):
+        (tmp_path / name).write_bytes(data)
+        rc, out, err = run_cli(*AUDIT, "--claimed-lines", str(tmp_path / name))
+        assert rc == 0, (name, err)
+    # a hand scored with --json is a claim too: its lines' keys are all known
+    rc, out, err = run_cli("hand", HAND, "--json", "--no-history")
+    (tmp_path / "scored.json").write_text(out, encoding="utf-8")
+    rc, out, err = run_cli(*AUDIT, "--claimed-lines", str(tmp_path / "scored.json"))
+    assert rc == 0, err
+
+
 def test_claimed_amounts_beyond_any_hand_are_refused_at_once(run_cli):
     # a reviewer: doublings 1e20 never finished (points × 2^doublings counted as an exact int, 2^(10^20)) and
     # 1e308 used 13 GB; amounts past vision.audit.CLAIM_MAX_DOUBLINGS (64) / CLAIM_MAX_AMOUNT (10^9) are bad

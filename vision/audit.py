@@ -34,6 +34,7 @@ to ``--annotate FILE`` or, by default, next to the photo as ``NAME.audit.jpg`` (
 """
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -46,6 +47,11 @@ from scoring.engine import Line, Ruleset, WinningTileEffect, winning_tile_effect
 
 _STATUS_WORDS = {"exposed", "concealed", "open", "closed"}
 _AMOUNTS = ("points", "doublings", "fixed", "cash", "multiplier")
+#: the keys a claimed line may have: those of a scored line in ``hand --json`` (a claim may be one, or a hand
+#: scored under other options) and ``limit``; any other is refused, as a misspelt amount ("doubling") would
+#: otherwise go uncompared
+CLAIM_KEYS = frozenset({"rule", "name", "kind", "value", "count", "source", "detail", "option", "applies_to",
+                        "limit", *_AMOUNTS})
 
 
 @dataclass(frozen=True)
@@ -369,7 +375,7 @@ def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
         return dict(pairs)
 
     try:
-        data = json.loads(text if inline else p.read_text(encoding="utf-8"), object_pairs_hook=once)
+        data = json.loads(text if inline else _json_text(p.read_bytes()), object_pairs_hook=once)
     except FileNotFoundError:
         raise HandError(f"--claimed-lines {p}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
@@ -383,6 +389,13 @@ def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
     for k, ln in enumerate(data, 1):
         if not isinstance(ln, dict) or not (ln.get("rule") or ln.get("name")):
             raise HandError(f"--claimed-lines {p}: item {k} must be an object with \"rule\" or \"name\"")
+        unknown = sorted(a for a in ln if a not in CLAIM_KEYS)
+        if unknown:
+            # (a referee's "doubling": 3 had been passed over, and the claim compared as a MATCH without it)
+            near = difflib.get_close_matches(unknown[0], sorted(CLAIM_KEYS), n=1)
+            raise HandError(f"--claimed-lines {p}: item {k}: unknown key {_short(unknown[0])}"
+                            + (f" (did you mean {near[0]}?)" if near else "")
+                            + f"; a line's keys are {', '.join(sorted(CLAIM_KEYS))}")
         if not isinstance(ln.get("rule") or ln.get("name"), str):
             raise HandError(f"--claimed-lines {p}: item {k}: the rule or name must be text, "
                             f"not {ln.get('rule') or ln.get('name')!r}")
@@ -403,6 +416,14 @@ def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
         raise HandError(f"--claimed-lines {p}: the claimed doublings add up to {together:g}, more than any hand "
                         f"scores (a claim gives at most {CLAIM_MAX_DOUBLINGS} in all); check the amounts")
     return data
+
+
+def _json_text(data: bytes) -> str:
+    """A claim file's text: UTF-8 (a byte-order mark allowed, as Windows Notepad writes it) or UTF-16 with its
+    byte-order mark (Notepad's "Unicode"), as a batch manifest is read. Raises UnicodeDecodeError."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16")
+    return data.decode("utf-8-sig")
 
 
 def _finite_number(v: Any) -> bool:
