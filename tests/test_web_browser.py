@@ -338,6 +338,35 @@ def test_table_view_settles_four_scores(page):
     assert _no_horizontal_scroll(page)
 
 
+def test_a_score_that_is_not_a_whole_number_is_refused_not_cut(page):
+    # a break-it tester: "1.000" (how a Dutch player writes 1000, rode-draak's limit) was read by parseInt as 1 and
+    # the table settled with it (Player 2 -1097); so were "1.5" and "1e3". The page says what is wrong instead and
+    # sends nothing; a whole number still settles
+    page.click("#tab-table")
+    page.select_option("#t-ruleset", "rode-draak")
+    rows = page.locator("#players .player")
+    for i, n in enumerate(["E", "S", "W", "N"]):
+        rows.nth(i).locator(".p-name").fill(n)
+        rows.nth(i).locator(".p-score").fill("200")
+        rows.nth(i).locator(".p-hand").fill("")
+    rows.nth(0).locator("input[name=t-winner]").check(force=True)
+    for typed in ("1.000", "1.5", "1e3"):
+        rows.nth(1).locator(".p-score").fill(typed)
+        page.click("#t-settle")
+        page.wait_for_selector("#error:not([hidden])", timeout=30_000)
+        assert page.text_content("#error") == (f"S's score “{typed}” must be a whole number of points, with no dots "
+                                               f"or commas (1000, not 1.000 or 1,000)"), typed
+        assert page.is_hidden("#t-result")
+    rows.nth(1).locator(".p-score").fill("1000")
+    page.click("#t-settle")
+    page.wait_for_selector("#t-result:not([hidden])", timeout=30_000)
+    assert page.is_hidden("#error")
+    # the API's own check of a field is said with the player counted from 1 (players.1.score is the second's)
+    said = page.evaluate("(t) => window.mahjongPageWords(t)",
+                         "players.1.score: Input should be less than or equal to 10000000")
+    assert said == "Player 2's score should be less than or equal to 10000000", said
+
+
 def test_a_cash_of_two_players_typed_in_settlement_options_is_one_option(page):
     # a page user's "cash=E:5,S:3" (the form hk-tw-16 documents, 004:42–43) was split at its comma, and "S:3" refused
     # as not NAME=VALUE; a comma followed by NAME= still separates two options (discarder=W, the other here).

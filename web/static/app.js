@@ -370,6 +370,8 @@
     [/--flag ([a-z][a-z0-9-]*) --not-winner/g, "tick “$1” in Ruleset flags and “Not the winner”"],
     [/score it with --not-winner/g, "tick “Not the winner” in Settings"],
     [/--not-winner/g, "“Not the winner”"],
+    // the API's checks of a settlement's fields, counted from 0 (players.1.score is the second player's)
+    [/players\.(\d+)\.(score|hand|name): Input should be/g, (m, i, f) => `Player ${+i + 1}'s ${f} should be`],
     [/needs --win-by ([a-z-]+)/g, (m, w) => `needs “Winning tile came from” set to ${winFrom(w)} in Settings`],
     [/not --win-by ([a-z-]+)/g, (m, w) => `not ${winFrom(w)} (“Winning tile came from”)`],
     [/--win-by ([a-z-]+)/g, (m, w) => `“Winning tile came from: ${winFrom(w)}”`],
@@ -832,11 +834,23 @@
     const names = tableNames();
     let settleOptions;
     try { settleOptions = parsePairs(t.settle_options || ""); } catch (e) { showError(e.message); return; }
+    // a score is a whole number: parseInt had read "1.000" (a Dutch 1000), "1.5" and "1e3" as 1 and settled
+    // the table with it; a number box's text it cannot read at all ("1,000") is refused alike
+    const inputs = [...document.querySelectorAll("#players .p-score")];
+    const bad = names.findIndex((name, i) => !(t.hands[i] || "").trim() && (
+      (inputs[i] && inputs[i].validity && inputs[i].validity.badInput) ||
+      (String(t.scores[i]).trim() !== "" && !/^\d+$/.test(String(t.scores[i]).trim()))));
+    if (bad >= 0) {
+      const typed = String(t.scores[bad]).trim();
+      showError(`${names[bad]}'s score ${typed ? `“${typed}” ` : ""}must be a whole number of points, with no ` +
+                `dots or commas (1000, not 1.000 or 1,000)`);
+      return;
+    }
     const players = names.map((name, i) => {
       const p = { name };
       const hand = (t.hands[i] || "").trim();
       if (hand) p.hand = hand;
-      else if (t.scores[i] !== "") p.score = parseInt(t.scores[i], 10);
+      else if (String(t.scores[i]).trim() !== "") p.score = parseInt(String(t.scores[i]).trim(), 10);
       return p;
     });
     const body = { ruleset: t.ruleset, players, east: names[t.east] || names[0],
