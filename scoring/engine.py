@@ -948,11 +948,12 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
     no rule of ``rs`` scores it for this hand, and where the same hand won another way (``win_by``,
     :data:`scoring.hand.WIN_BY`) would score it, the rules that then count, with their seed lines: nts
     scores the last tile only drawn from the wall (002:51), and a referee's ``--last-tile`` on a win by
-    discard had been dropped without a word. () for a non-winner or when each counts. Raises only what
+    discard had been dropped without a word. () for a non-winner, a special or limit hand (its value
+    replaces the count, 002-17) or when each counts; a win by robbed-kong is never offered. Raises only what
     :func:`score_hand` raises for ``result``'s hand (its other scorings' HandErrors are caught)."""
     c = result.hand.context
-    if not c.winner:
-        return ()
+    if not c.winner or any(ln.kind in ("fixed", "limit") for ln in result.lines):
+        return ()  # (a special or limit hand's value replaces the count that would score it: 002-17)
 
     def keyed(r: ScoredHand) -> tuple[int | float, list[tuple[str, str]]]:
         return r.total, sorted((ln.rule, ln.amount()) for ln in r.lines)
@@ -973,18 +974,18 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
             continue
         counts = []
         for w in WIN_BY:
-            if w == c.win_by:
+            if w in (c.win_by, "robbed-kong"):  # (a robbed kong's tile is no discard nor a draw: never offered)
                 continue
             on, off = scored(win_by=w), scored(win_by=w, **{f: False})
             if on is None or off is None:
                 continue
             gone = {(o.rule, o.amount()) for o in off.lines}
-            lines = [ln for ln in on.lines if (ln.rule, ln.amount()) not in gone]
+            lines = [ln for ln in on.lines if (ln.rule, ln.amount()) not in gone and ln.kind != "note"]
             if lines:
                 counts.append(f"won by {w} (--win-by {w}) it scores "
                               + ", ".join(f"{ln.name} ({ln.amount().strip()}, {ln.source})" for ln in lines))
         out.append(f"{flag} scores nothing here: no rule of {rs.id} scores {words} for this hand won by {c.win_by}"
-                   + (f"; {'; '.join(counts)}" if counts else ""))
+                   + (f"; {'; '.join(counts)}" if counts else ", nor won another way"))
     return tuple(out)
 
 

@@ -673,3 +673,20 @@ def test_a_robbed_kong_win_needs_a_tile_held_once():
     with pytest.raises(HandError, match="holds each of its concealed tiles more than once"):
         parse_hand("111m222p333s44z [777p]", context=Context(win_by="robbed-kong"))
     parse_hand("123m222p333s44z [777p]", context=Context(win_by="robbed-kong"))  # 1m, 2m, 3m held once
+
+
+def test_a_win_circumstance_no_rule_scores_is_noted_in_the_rulesets_own_terms():
+    # swedish (003) has no rule on a first-turn win at all (its circumstances are the last tile from the wall and
+    # the last discard, 003:48-49): the note says that no other way of winning scores it either, and it changes
+    # no line (the total is the hand's without the flag)
+    hand = parse_hand("234m678m345s99p456p", winning_tile="6m", context=Context(first_turn=True))
+    r = score_hand(hand, "swedish")
+    assert r.total == score_hand(parse_hand("234m678m345s99p456p", winning_tile="6m"), "swedish").total
+    assert ("--first-turn scores nothing here: no rule of swedish scores a win in the first turn for this hand won by "
+            "discard, nor won another way") in r.notes, r.notes
+    # rode-draak: won by discard the hand may not go mahjong (001:1, one doubling); the way that scores the last
+    # tile names 002:51's line only, not the entry rule's note line that it also prints
+    rd = score_hand(parse_hand("234m678m345s99p [456p]", winning_tile="6m", context=Context(last_tile=True)), "rode-draak")
+    (note,) = [n for n in rd.notes if n.startswith("--last-tile")]
+    assert note.endswith("won by wall (--win-by wall) it scores Winnen van de bodem van de zee — won with the last "
+                         "tile of the wall, self-drawn (+1 dbl, 002_b9f4c4575200caaf.txt:51)"), note

@@ -420,6 +420,17 @@ def test_bottom_of_the_sea_not_on_a_discard():
     # … and no note where it counts, nor under a ruleset whose rule scores it
     assert not any(n.startswith("--last-tile") for n in nts("234m678m345s99p [456p]", "6m", win_by="wall",
                                                               last_tile=True).notes)
+    # a special hand's value replaces the count (002-17): no note that the last tile "scores nothing", though
+    # 002:51 would count it in a counted hand (a reviewer's 111m999m111p999p11s, Kop en staart 2000, had one)
+    special = nts("111m999m111p999p11s", "1s", win_by="wall", last_tile=True)
+    assert special.total == 2000 and not any(n.startswith("--last-tile") for n in special.notes)
+    # a first-turn win drawn by a non-dealer: nts scores only East's first discard to another (002:42 Spel van
+    # de aarde, 1000); the note names that way, never a robbed kong's tile
+    (note,) = [n for n in nts("234m678m345s99p456p", "6m", seat_wind="S", win_by="wall", first_turn=True).notes
+               if n.startswith("--first-turn")]
+    assert note == ("--first-turn scores nothing here: no rule of nts scores a win in the first turn for this hand "
+                    "won by wall; won by discard (--win-by discard) it scores Spel van de aarde — Hand of Earth: won "
+                    "on East's first discard (1000 fixed, 002_b9f4c4575200caaf.txt:42)"), note
     # a legality check (vision.decode) asks for no such note: it costs six more scorings
     hand = parse_hand("234m678m345s99p [456p]", winning_tile="6m", context=Context(last_tile=True))
     assert not any(n.startswith("--last-tile") for n in score_hand(hand, "nts", win_notes=False).notes)

@@ -795,7 +795,7 @@ def _option_hint(rule, rs: Ruleset, scored: ScoredHand) -> str:
     if not off:
         return ""
     try:
-        again = score_hand(scored.hand, rs, options={**scored.options, **off})
+        again = score_hand(scored.hand, rs, options={**scored.options, **off}, win_notes=False)
     except (HandError, RulesetError, ValueError):
         return ""
     if not any(ln.rule == rule.id for ln in again.lines):
@@ -1116,7 +1116,7 @@ def option_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
             if value == scored.options.get(name, opt.default):
                 continue
             try:
-                other = score_hand(scored.hand, rs, {**scored.options, name: value})
+                other = score_hand(scored.hand, rs, {**scored.options, name: value}, win_notes=False)
             except (HandError, RulesetError):
                 continue
             if other.allowed and other.total == claimed:

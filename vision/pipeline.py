@@ -1458,7 +1458,7 @@ def _scores_otherwise(res: PhotoResult, tries: Sequence[tuple[str, ...]], rulese
     base = key(res.scored)
     for bonus in tries:
         try:
-            if key(score_hand(_replace(res.reading.hand, bonus=bonus), ruleset, options)) != base:
+            if key(score_hand(_replace(res.reading.hand, bonus=bonus), ruleset, options, win_notes=False)) != base:
                 return True
         except (HandError, RulesetError):
             return True
