@@ -231,7 +231,8 @@ def _annotate(args: argparse.Namespace, res, title: str) -> Path | None:
         raise UserError(f"--annotate {path} is the input photo; choose another file")
     try:
         save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                      fixed=set(res.user), added=res.added, dropped=res.dropped), path)
+                      fixed=set(res.user), added=res.added, dropped=res.dropped,
+                      stands_for=dict(res.replaced)), path)
     except ImageError as e:
         if explicit:
             raise UserError(str(e)) from None

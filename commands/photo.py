@@ -56,7 +56,8 @@ def cmd_photo(args: argparse.Namespace) -> int:
         title = reading_title(res.reading)
         try:
             img = annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                           fixed=set(res.user), added=res.added, dropped=res.dropped)
+                           fixed=set(res.user), added=res.added, dropped=res.dropped,
+                           stands_for=dict(res.replaced))
             save(img, args.annotate)
         except ImageError as e:
             raise UserError(str(e)) from None

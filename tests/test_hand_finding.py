@@ -1716,6 +1716,22 @@ def test_an_added_flower_is_drawn_on_the_box_it_replaces_and_no_region_counts_th
         assert res.reading.roles[box] == "ignored" and res.reading.roles[i] == "bonus"
         for rv in res.reading.region_rivals:  # (no other region's reading counts it, as any tile)
             assert box not in {t for t, _, _ in rv.counted + rv.otherwise}, rv
+    # drawn: the box it stands for gets no frame nor number of its own, the added tile's label names it (the
+    # reviewer's composite 026: the box's own number took the place above it, and the added tile's label went
+    # down onto the hand's row); the JSON names it too
+    from vision.annotate import annotate
+    from vision.pipeline import to_json
+
+    placed: list[dict] = []
+    annotate(photo.pixels, res.detections, res.reading, res.order, "t", fixed=set(res.user), added=res.added,
+             placed=placed, stands_for=dict(res.replaced))
+    for i, box in res.replaced:
+        assert not [p for p in placed if p["index"] == box], box
+        (label,) = [p for p in placed if p["index"] == i]
+        assert label["lines"][-1] == f"added for #{res.position(box)}", label
+    tiles = {t["pos"]: t for t in to_json(res)["tiles"]}
+    assert {res.position(i): tiles[res.position(i)]["in_place_of"] for i, _ in res.replaced} == {
+        res.position(i): res.position(box) for i, box in res.replaced}
     # the same flowers with a second box read 2f: a set has one 2f, so the photo cannot say which box the added
     # 2f stands for; it takes neither, and its box stays where --add put it (the note names both boxes)
     four = three + [[x0 + 12 * w, y0 - 7.0 * h, x0 + 13 * w, y0 - 6.0 * h]]
@@ -1726,6 +1742,40 @@ def test_an_added_flower_is_drawn_on_the_box_it_replaces_and_no_region_counts_th
     (i,) = two.added
     assert all(two.detections.boxes[i].tolist() != two.detections.boxes[b].tolist() for b in range(len(det4)))
     assert any("in place of one of the boxes left out as tiles" in n for n in two.reading.notes), two.reading.notes
+
+
+def test_a_misread_loose_flower_set_to_its_face_and_added_stands_for_its_box():
+    # a reviewer: a loose flower misread (4f for the 4y it is) was set with --fix 17=4y, and told "tile 17 (set to
+    # 4y by you) is not counted: … add it with --add 14=4y"; doing so was refused, "4y is also given with --fix",
+    # and --add alone took no box (it reads 4f), so another region still counted it as 4f. The added tile now
+    # stands for the box the user set to its face: drawn on it, counted once, and the fix's note is not given
+    from scoring import HandError
+
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    three = [[x0 + k * 4 * w, y0 - 7.0 * h, x0 + k * 4 * w + w, y0 - 6.0 * h] for k in range(3)]
+    det, rd = _scene(meta, keep, three, ["2f", "3y", "4f"])
+    first = _read(meta, det, rd)
+    box = len(keep) + 2  # the box read 4f
+    assert first.reading.roles[box] == "ignored"
+    after = len(keep) + 1  # (the added tile's number: past the hand's tiles, before the boxes left out)
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    num = first.position(box) + 1  # the box's number counting the added tile (numbered before it)
+    res = read_detections(photo, det, rd, NTS, Context(), additions=[(after, "4y")], fixes={num: "4y"},
+                          shown=first.layout.geometry)
+    (i,) = res.added
+    assert res.replaced == ((i, box),)
+    assert res.reading.legal and list(res.reading.hand.bonus) == ["4y"] and res.reading.roles[box] == "ignored"
+    assert res.detections.boxes[i].tolist() == res.detections.boxes[box].tolist()
+    assert (f"tile {after} (4y) added by you (--add), in place of the box left out as tile {num} (set to it by "
+            f"you): drawn on it, and no reading counts that box as another tile") in res.reading.notes, res.reading.notes
+    assert not any("is not counted" in n for n in res.reading.notes), res.reading.notes
+    # a 4y set on a tile of the hand as first read is still another 4y: refused
+    hand_tile = first.position(keep[0]) + (1 if first.position(keep[0]) >= after else 0)
+    with pytest.raises(HandError, match="4y is also given with --fix"):
+        read_detections(photo, det, rd, NTS, Context(), additions=[(after, "4y")], fixes={hand_tile: "4y"},
+                        shown=first.layout.geometry)
 
 
 def test_a_flower_added_past_a_row_at_the_photos_edge_is_drawn_whole_on_free_ground():

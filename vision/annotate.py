@@ -209,7 +209,7 @@ def reading_title(reading: Reading) -> str:
 def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[int, ...],
              title: str | None = None, fixed: Collection[int] = (),
              placed: list[dict] | None = None, added: Collection[int] = (),
-             dropped: Collection[int] = ()) -> np.ndarray:
+             dropped: Collection[int] = (), stands_for: Mapping[int, int] | None = None) -> np.ndarray:
     """A copy of ``image`` (H, W, 3) uint8 RGB with the reading drawn on it (same shape).
 
     ``order``: detection indices in display order (tile k is ``order[k-1]``, the numbers ``--fix``
@@ -218,7 +218,10 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
     (:func:`fixed_detections` of the ``--fix`` numbers, and the tiles added with ``--add``): a cyan
     frame labelled ``fixed`` (``added`` for those in ``added``), and the legend says so. ``dropped``:
     detection indices the user left out of the hand (``--fix POS=-``; to be in ``fixed`` too): their grey
-    number is labelled ``left out``.
+    number is labelled ``left out``. ``stands_for``: {added tile: the box left out that it stands for}
+    (``vision.pipeline.replaced_boxes``): that box gets no frame nor number of its own (its added tile
+    lies on it), and the added tile's label says ``added for #19``, so that neither label pushes the other
+    onto the hand's row.
     ``placed``: when a list is given, one dict per label drawn is appended to it: ``kind`` (tile,
     ignored — the number of a box not in the hand, when there are at most :data:`IGNORED_NUMBERS` —,
     meld, title, legend), ``index`` (detection index of a tile label, else None), ``rect`` (x0, y0,
@@ -253,7 +256,10 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
         col = COLOURS["concealed-kong" if m.concealed else "exposed"]
         cv2.rectangle(img, (int(r[0]), int(r[1])), (int(r[2]), int(r[3])), col, line, cv2.LINE_AA)
         outlines.append((m, r, col))
+    under = {j: i for i, j in (stands_for or {}).items()}  # box → the added tile on it
     for i, b in enumerate(boxes):
+        if i in under:
+            continue
         role = reading.roles[i] if i < len(reading.roles) else "ignored"
         col = COLOURS.get(role, COLOURS["ignored"])
         x0, y0, x1, y1 = (int(round(v)) for v in b)
@@ -356,6 +362,8 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
         for i in sorted(range(len(boxes)), key=lambda j: (boxes[j][1], boxes[j][0])):  # top row first
             role = reading.roles[i] if i < len(reading.roles) else "ignored"
             if role == "ignored":
+                if i in under:
+                    continue
                 grey = COLOURS["ignored"]
                 if i in dropped and i in pos:  # left out of the hand by the user (``--fix POS=-``)
                     put_tile([_Text([(f"#{pos[i]}", grey, num_px), ("left out", FIXED, num_px)]),
@@ -369,7 +377,9 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
             if i in reading.changed:
                 extra.append((f"was {reading.raw[i]}", CHANGED, num_px))
             if i in fixed:
-                extra.append(("added" if i in added else "fixed", FIXED, num_px))
+                j = (stands_for or {}).get(i)
+                extra.append(((f"added for #{pos[j]}" if j in pos else "added") if i in added else "fixed", FIXED,
+                              num_px))
             lines = [(number, INK, num_px), (code, col, text_px)] + extra
             # inside the box: the label, then with the code at about the number's size, then without
             # what the frame's colour already says (changed, fixed), then on one line

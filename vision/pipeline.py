@@ -95,6 +95,9 @@ class PhotoResult:
     user: frozenset[int] = frozenset()
     #: detection indices of the boxes the user left out of the hand (``--fix POS=-``, :data:`DROP`)
     dropped: frozenset[int] = frozenset()
+    #: {added tile: the box it stands for}: each flower/season the user added where the reading shown left out a
+    #: box of its face as a loose bonus tile (:func:`replaced_boxes`), as pairs of detection indices
+    replaced: tuple[tuple[int, int], ...] = ()
     #: the calibrated tile set (profile name) the classifier read with, None for the model alone
     tileset: str | None = None
     #: boxes left out before the hand was looked for: the classifier judged them not to be tiles
@@ -557,7 +560,8 @@ def loose_bonus_boxes(lay: Layout) -> frozenset[int]:
 
 
 def replaced_boxes(added: Sequence[int], readings: TileReadings, numbering: Sequence[int],
-                   shown_roles: Sequence[str], loose: frozenset[int], skip: frozenset[int]) -> dict[int, int]:
+                   shown_roles: Sequence[str], loose: frozenset[int], skip: frozenset[int],
+                   set_to: Mapping[int, str] | None = None) -> dict[int, int]:
     """For each flower/season the user added (``added``: detection indices, their readings the faces
     given), the one box of the reading shown that it stands in for: left out of that hand (role
     ``ignored`` in ``shown_roles``), weighed there as a loose bonus tile (``loose``:
@@ -565,12 +569,20 @@ def replaced_boxes(added: Sequence[int], readings: TileReadings, numbering: Sequ
     its top class is no bonus tile: :func:`vision.layout.bonus_face`), as the loose tiles' note names it.
     Where two or more such boxes show the face, or none, the added tile has no box (a set has one of
     each flower and season: one of them is misread, and the photo cannot say which). ``skip``: boxes
-    never taken (those the user fixed or left out, ``--fix``). Returns {added index: box index}; a box
-    is taken once. Raises nothing."""
+    never taken (those the user fixed or left out, ``--fix``). ``set_to``: boxes the user set to a face
+    (``--fix``, {box index: face}): one left out of that hand and set to the added face is the box, whatever
+    it was read as, before any other (the note on a fixed box left out advises that ``--add``: a tester's
+    misread 4f set to 4y, then added as 4y, had been refused as a second 4y). Returns {added index: box
+    index}; a box is taken once. Raises nothing."""
     out: dict[int, int] = {}
     for i in added:
         code = readings.codes[i]
         if code not in BONUS_TILES:
+            continue
+        mine = [j for j, c in (set_to or {}).items() if c == code and j not in added and j not in out.values()
+                and j < len(shown_roles) and shown_roles[j] == "ignored"]
+        if len(mine) == 1:
+            out[i] = mine[0]
             continue
         same = [j for j in numbering if j not in skip and j not in added and j not in out.values()
                 and j < len(shown_roles) and shown_roles[j] == "ignored" and j in loose
@@ -633,7 +645,7 @@ def _placed_on(det: Detections, bonus: Sequence[int], replaced: Mapping[int, int
 
 
 def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, numbering: Sequence[int],
-               skip: frozenset[int] = frozenset(), box: int | None = None) -> str:
+               skip: frozenset[int] = frozenset(), box: int | None = None, box_set: bool = False) -> str:
     """The note on detection ``i``, a tile the user added with ``--add`` (``numbering``: detection indices in
     tile-number order). A flower or season added where a flower/season box was left out of the hand (a
     loose tile's note, :func:`vision.decode.loose_bonus_note`, offers that ``--add``) names that box: the
@@ -645,14 +657,16 @@ def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, nu
     ``skip``: boxes never named (the other added tiles, those the user left out with ``--fix N=-``). A
     tester's ``--add 16=2f``, made on the loose flowers' note, was told "the detector missed it" though
     the detector had boxed the 2f as tile 21. ``box``: the box it stands in for (:func:`replaced_boxes`),
-    named first: the added tile is drawn on it, and no region's reading counts it. Raises nothing."""
+    named first: the added tile is drawn on it, and no region's reading counts it (``box_set``: the user set
+    that box's face with ``--fix``). Raises nothing."""
     code = readings.codes[i]
     head = f"tile {numbering.index(i) + 1} ({code}) {ADDED_NOTE}"
     if code not in BONUS_TILES:
         return f"{head}: the detector missed it"
     if box is not None:
-        was = code if readings.codes[box] == code else f"{readings.codes[box]}; of the flowers/seasons, most like {code}"
-        return (f"{head}, in place of the box left out as tile {numbering.index(box) + 1} (read {was}): drawn on "
+        was = ("set to it by you" if box_set else f"read {code}" if readings.codes[box] == code
+               else f"read {readings.codes[box]}; of the flowers/seasons, most like {code}")
+        return (f"{head}, in place of the box left out as tile {numbering.index(box) + 1} ({was}): drawn on "
                 f"it, and no reading counts that box as another tile")
     weighed = {t for g, _ in lay.left_out + lay.far_bonus for t in g}
     # each flower/season box left out: its face, as the loose tiles' note names it
@@ -2364,8 +2378,12 @@ def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence
         # (a new user's `--fix 1=2f --add 2=2f` was told "the nearest legal reading needs tile 1 to be 4y")
         # (a fix numbering an added tile is not another of it: `--add 17=2f --fix 17=2f` had been told
         # "2f is also given with --fix 17=2f")
+        # (a box left out of the hand as first read, set to that face: the added tile stands for it, as the note
+        # "tile 17 (set to 4y by you) is not counted: … add it with --add 14=4y" advises, replaced_boxes)
         also = next((q for q, c in sorted(fixes.items())
-                     if c == code and not (1 <= q <= len(with_added) and with_added[q - 1] is None)), None)
+                     if c == code and not (1 <= q <= len(with_added) and with_added[q - 1] is None)
+                     and not (shown_roles is not None and 1 <= q <= len(with_added)
+                              and shown_roles[with_added[q - 1]] == "ignored")), None)
         if also is not None:
             raise HandError(f"--add {pos}={code}: {code} is also given with --fix {also}={code}; a set has one of "
                             f"each flower and season")
@@ -2490,8 +2508,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                                                  left)
             added = tuple(range(m, len(det)))
             if shown_roles is not None:
+                set_to = {numbering[p - 1]: c for p, c in (fixes or {}).items()
+                          if c != DROP and 1 <= p <= len(numbering) and numbering[p - 1] not in added}
                 replaced = replaced_boxes(added, readings, numbering, shown_roles, shown_loose or frozenset(),
-                                          left | _fixed_boxes(fixes or {}, numbering))
+                                          left | _fixed_boxes(fixes or {}, numbering), set_to)
             det = _placed_on(det, [i for i in added if readings.codes[i] in BONUS_TILES], replaced, photo.size)
         as_added = {i: readings.codes[i] for i in added}
         if fixes and added:  # a fix restating an added tile's face says nothing more (`--add 17=2f --fix 17=2f`)
@@ -2618,7 +2638,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         lay = replace(lay, geometry=replace(lay.geometry, order=tuple(numbering)))
     if added:
         reading = replace(reading, notes=reading.notes + tuple(
-            added_note(i, reading, readings, lay, numbering, frozenset(added) | dropped, replaced.get(i))
+            added_note(i, reading, readings, lay, numbering, frozenset(added) | dropped, replaced.get(i),
+                       replaced.get(i) in _fixed_boxes(fixes or {}, numbering))
             for i in added))
     if added and winning_tile is None and shown_roles is not None and reading.legal:
         # the added tile set apart past a row's end became the winning tile (a tester's `--add 17=3m`,
@@ -2646,7 +2667,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         # suggested go on from one note to the next)
         after = number_after_hand(numbering, reading.roles)
         out_fixed = [(pos, code) for pos, code in sorted((fixes or {}).items())
-                     if code != DROP and reading.roles[numbering[pos - 1]] == "ignored"]
+                     if code != DROP and reading.roles[numbering[pos - 1]] == "ignored"
+                     and numbering[pos - 1] not in replaced.values()]
         out_added = [(numbering.index(i) + 1, readings.codes[i]) for i in added
                      if reading.roles[i] == "ignored" and numbering.index(i) + 1 not in (fixes or {})]
         reading = replace(reading, notes=reading.notes + tuple(
@@ -2689,7 +2711,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
-                       not_tiles=not_tiles, user=user, dropped=dropped)
+                       not_tiles=not_tiles, user=user, dropped=dropped, replaced=tuple(sorted(replaced.items())))
 
 
 def glyph_changed(reading: Reading, readings: TileReadings, i: int) -> bool:
@@ -2732,6 +2754,8 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
             "fixed": i in res.user,
             "added": i in res.added,
             "dropped": i in res.dropped,
+            # (an added flower/season: the number of the box left out that it stands for, drawn on it)
+            "in_place_of": next((res.order.index(j) + 1 for a, j in res.replaced if a == i), None),
             "glyphs": (res.readings.glyphs[i] or None) if r.tiles[i] == res.readings.codes[i] else None,
             "picture_alone": res.readings.was[i] if glyph_changed(r, res.readings, i) else None,
             "top": [[c, round(p, 4)] for c, p in tops[i]],

@@ -113,7 +113,7 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
     added = getattr(res, "added", ())
     img = annotate(res.photo.pixels, res.detections, r, res.order, title,
                    fixed=set(fixed_detections(res.order, fixes)) | set(added), added=added,
-                   dropped=getattr(res, "dropped", ()))
+                   dropped=getattr(res, "dropped", ()), stands_for=dict(getattr(res, "replaced", ())))
     return thumb, _jpeg(img, ANNOTATED_SIDE), note
 
 

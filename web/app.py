@@ -273,7 +273,8 @@ def annotated_data_url(res, side: int, fixes=None) -> str:
     title = reading_title(r)
     img = annotate(res.photo.pixels, res.detections, r, res.order, title,
                    fixed=set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())),
-                   added=getattr(res, "added", ()), dropped=getattr(res, "dropped", ()))
+                   added=getattr(res, "added", ()), dropped=getattr(res, "dropped", ()),
+                   stands_for=dict(getattr(res, "replaced", ())))
     h, w = img.shape[:2]
     k = side / max(h, w)
     if k < 1:
