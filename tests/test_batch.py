@@ -160,6 +160,33 @@ def test_sigterm_or_ctrl_c_mid_run_says_what_is_kept_exit_2(folder, tmp_path, tr
     assert not any(r["status"].startswith("error: not scored") for r in read_csv(out))
 
 
+def test_a_stopped_batch_does_not_wait_for_the_photos_being_read(folder, tmp_path, truth):
+    # a tester's SIGTERM waited 31 s, silent, for the photos in flight, then kept none of them; a supervisor that
+    # follows with SIGKILL after a grace period (docker stop's 10 s) got no output at all. The workers are stopped
+    # at once, the photos they were reading dropped (a rerun reads them), and the results of what is done written:
+    # here each photo takes 60 s to read, and the run stops within 20 s of the signal
+    out = tmp_path / "run" / "results.csv"
+    cmd = [sys.executable, "-m", "cli", "batch", str(folder), "--out", str(out), "--workers", "1",
+           "--reader", bf.ORACLE, "--no-history", "--no-progress"]
+    env = dict(os.environ, MAHJONG_TEST_TRUTH=str(truth / "truth.json"), MAHJONG_TEST_DELAY="60")
+    p = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True, preexec_fn=_default_ctrl_c)
+    try:
+        state = batch.state_path_for(out)
+        deadline = time.time() + 120
+        while time.time() < deadline and p.poll() is None and not state.exists():
+            time.sleep(0.05)
+        time.sleep(3.0)  # (the worker started, reading its first photo)
+        assert p.poll() is None, f"the batch ended before the signal: {p.communicate()}"
+        os.kill(p.pid, signal.SIGTERM)
+        _, err = p.communicate(timeout=20)
+    finally:
+        if _group_alive(p.pid):
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 2 and "error: terminated (SIGTERM): 0 photos scored and kept; partial: 0 of " in err, err
+    assert all(r["status"] == "error: not scored (rerun to resume)" for r in read_csv(out))
+
+
 def test_a_stopped_batch_writes_what_is_done_and_no_stale_result(tmp_path, truth, capsys, monkeypatch):
     # a killed batch left only its state database: nothing to open until a rerun finished. Stopped, it writes
     # the results of what is done; a photo not scored again yet (a replaced file) is not shown with its old

@@ -588,9 +588,9 @@ def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[
 class _OnTerm:
     """The SIGTERM handler of one run: raises :class:`_Terminated` at the first signal while photos are
     scored, and ignores the next ones, and any once every photo is scored (the outputs are then written
-    whole). Once a SIGTERM came it stays installed, so that the process says what it kept before it
-    ends (a second SIGTERM, as a supervisor may send, had killed the batch in its shutdown, its message
-    lost); SIGKILL still stops it."""
+    whole). Once a SIGTERM came, :func:`_score_all` leaves SIGTERM ignored, so that the process says what
+    it kept before it ends (a second SIGTERM, as a supervisor may send, had killed the batch in its
+    shutdown, its message lost); SIGKILL still stops it."""
 
     def __init__(self) -> None:
         self.raised = False  # True once it raised, or once scoring is done (a SIGTERM then ends nothing)
@@ -601,6 +601,16 @@ class _OnTerm:
         if not self.raised:
             self.raised = True
             raise _Terminated()
+
+
+def _stop_workers(ex) -> None:
+    """Stop the worker processes of ``ex`` (a ProcessPoolExecutor) at once, leaving the photos they read: the
+    executor has no public way to (Python 3.14's ``terminate_workers``), so its process table is read."""
+    for proc in list((getattr(ex, "_processes", None) or {}).values()):
+        try:
+            proc.terminate()
+        except (OSError, AttributeError):  # pragma: no cover - already gone
+            pass
 
 
 def _score_all(con, todo, reader, workers, progress, summary) -> None:
@@ -631,6 +641,7 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
     main = threading.current_thread() is threading.main_thread()
     term = _OnTerm() if main else None
     old_term = signal.signal(signal.SIGTERM, term) if term is not None else None
+    stopping = False
     try:
         for job, params, sha in todo:
             drain(max_inflight - 1)
@@ -639,6 +650,7 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
         if term is not None:  # every photo scored: a SIGTERM now ends nothing (the outputs are written next)
             term.raised = True
     except _Terminated:
+        stopping = True
         raise _Stopped("terminated (SIGTERM)") from None
     except FatalError as e:
         raise BatchError(f"{e} ({summary.scored} photos scored and kept; fix this and rerun to resume)") from None
@@ -647,6 +659,7 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
         raise BatchError(f"a worker process died (out of memory?) while reading: {lost}; "
                         f"{summary.scored} photos scored and kept — rerun to resume") from None
     except KeyboardInterrupt:
+        stopping = True
         raise _Stopped("interrupted") from None
     finally:
         if term is not None:  # a SIGTERM during the shutdown below is ignored, not the default's death
@@ -656,11 +669,23 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
         old_int = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
         try:
             bar.close()
+            if stopping:
+                # stopped (Ctrl-C, SIGTERM): the photos read to the end are kept, those still being read are
+                # dropped at once, their workers stopped (a tester's SIGTERM waited 31 s, silent, for the photos
+                # in flight, then kept none of them; a supervisor's SIGKILL after its grace period got no output)
+                for f in [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]:
+                    write_result(con, f.result())
+                    summary.scored += 1
+                    pending.pop(f)
+                _stop_workers(ex)
             ex.shutdown(wait=True, cancel_futures=True)
         finally:
             if main:
                 signal.signal(signal.SIGINT, old_int if old_int is not None else signal.default_int_handler)
-            # the handler stays (ignoring) once a SIGTERM came: the process is ending, and the message of
-            # what was kept must still be printed (a second SIGTERM had killed it unsaid)
-            if term is not None and not term.got:
-                signal.signal(signal.SIGTERM, old_term if old_term is not None else signal.SIG_DFL)
+            # once a SIGTERM came, the next ones are ignored: the process is ending, and the message of what
+            # was kept must still be printed (a second SIGTERM had killed it unsaid). SIG_IGN, not the ignoring
+            # handler: Python puts its own handlers back to the default as it exits, and with the workers
+            # stopped at once a supervisor's second SIGTERM lands there (exit -15 after the message)
+            if term is not None:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN if term.got else
+                              old_term if old_term is not None else signal.SIG_DFL)
