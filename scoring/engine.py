@@ -77,12 +77,17 @@ class Option:
         return bool(self.choices) and all(isinstance(c, int) and not isinstance(c, bool) for c in self.choices)
 
     def parse(self, raw: Any) -> Any:
-        """Convert a CLI string (or a value) to one of ``choices``, a choice's text in any case, a whole
-        number's as a number (``010`` is 10: :func:`scoring.notation.whole_number_value`, digits 0-9); RulesetError
-        otherwise."""
+        """Convert a CLI string (or a value) to one of ``choices``, a choice's text in any case and with ``_``
+        and ``-`` alike, as option names are (RULINGS.md spells 002-03's choice ``4_points``, the ruleset
+        ``4-points``), a whole number's as a number (``010`` is 10: :func:`scoring.notation.whole_number_value`,
+        digits 0-9); RulesetError otherwise."""
         number = whole_number_value(raw) if self.whole_number else None
+
+        def fold(v: Any) -> str:
+            return str(v).lower().replace("_", "-")
+
         for c in self.choices:
-            if raw == c or str(raw).lower() == str(c).lower() or (number is not None and number == c):
+            if raw == c or fold(raw) == fold(c) or (number is not None and number == c):
                 return c
         raise RulesetError(
             f"option {self.name} must be one of {', '.join(map(option_text, self.choices))}, not {echo(str(raw))}")

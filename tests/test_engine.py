@@ -491,6 +491,13 @@ def test_option_errors():
         rs.resolve_options({"bird": "sometimes"})
     # dashes are accepted for underscores, values case-insensitively
     assert rs.resolve_options({"seat-round-wind": "ONCE"})["seat_round_wind"] == "once"
+    # … and in values too: RULINGS.md spells 002-03's choice 4_points, the ruleset 4-points (a tester's
+    # -o bonus_tiles=4_points was refused); dutch-special-hands' loser_excludes is spelt with underscores
+    assert rs.resolve_options({"bonus_tiles": "4_points"})["bonus_tiles"] == "4-points"
+    assert rs.resolve_options({"honour_pungs": "AS_TERMINALS"})["honour_pungs"] == "as-terminals"
+    dsh = load_ruleset("dutch-special-hands")
+    (under,) = [c for c in dsh.options["loser_excludes"].choices if "_" in str(c)][:1]
+    assert dsh.resolve_options({"loser_excludes": under.replace("_", "-")})["loser_excludes"] == under
     # and names in any case, as values (a tester's -o SEAT_ROUND_WIND=once: "ruleset nts has no option")
     for name in ("SEAT_ROUND_WIND", "Seat-Round-Wind", " seat_round_wind "):
         assert rs.resolve_options({name: "once"})["seat_round_wind"] == "once"
