@@ -23,7 +23,7 @@ from commands.common import NotAHandReading, UserError, add_history_args, option
 from scoring.engine import (NO_WINNING_TILE_START, check_context_flags, explain, load_ruleset, score_hand,
                             with_no_winning_tile_note)
 from scoring.errors import HandError, RulesetError
-from scoring.hand import WIN_BY, Context
+from scoring.hand import MAX_SCORE, WIN_BY, Context
 from scoring.notation import is_whole_number, parse_hand
 from scoring.history import NO_WINNING_TILE_GIVEN_STATUS, typed_status
 from scoring.session import SessionState, describe, next_state, outcome_of
@@ -59,6 +59,8 @@ def parse_scores(text: str) -> dict[str, int]:
         points = int(val)
         if points < 0:
             raise UserError(f"score of {name} must be ≥ 0, not {points}")
+        if points > MAX_SCORE:  # (as the web API: a score typed with zeros too many had been paid)
+            raise UserError(f"score of {name} is {points}, more than any hand scores (at most {MAX_SCORE:,}): check it")
         out[name] = points
     if len(out) != 4:
         raise UserError(f"--scores needs the 4 players of the table, got {len(out)}, e.g. E=200,S=100,W=200,N=500")

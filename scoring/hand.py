@@ -105,6 +105,10 @@ class WinFlag(NamedTuple):
     win_by: str | None = None
 
 
+#: the most a hand's score given to settle a table may be (the command line's --scores, the web API's players):
+#: more than any hand scores, so that a score typed with zeros too many is refused, not paid
+MAX_SCORE = 10_000_000
+
 #: the most consecutive dealer wins (004 連莊) and discards on the table (004 十張內) a hand is given with
 #: (a set has 144 tiles)
 MAX_DEALER_STREAK = 99

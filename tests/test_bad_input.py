@@ -385,6 +385,20 @@ def test_claimed_amounts_beyond_any_hand_are_refused_at_once(run_cli):
 
 
 # ------------------------------------------------------------------------------ settle
+def test_settle_refuses_a_score_beyond_any_hand_as_the_web_api_does(run_cli):
+    # a break-it tester: N=99999999999999999999999999999999999999 was settled with 38-digit payments, exit 0, where
+    # the web API refuses a score over 10,000,000; a score typed with zeros too many is refused, the bound is paid
+    from scoring.hand import MAX_SCORE
+
+    msg = fails(run_cli, "settle", "-r", "rode-draak", "--scores", "E=200,S=100,W=200,N=" + "9" * 38, "--winner", "E",
+                "--east", "E")
+    assert msg == (f"mahjong-score: error: score of N is {'9' * 38}, more than any hand scores (at most 10,000,000): "
+                   f"check it"), msg
+    rc, out, err = run_cli("settle", "-r", "rode-draak", "--scores", f"E=200,S=100,W=200,N={MAX_SCORE}", "--winner",
+                           "E", "--east", "E")
+    assert rc == 0, err
+
+
 @pytest.mark.parametrize("scores", ["E=200,S=100,W=200", "E=1,S=1,W=2,N=3,X=5"])
 def test_settle_needs_four_players(run_cli, scores):
     # was: 3 and 5 players settled (hk-tw-16: "each of the three pays" with a fifth paying too)

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from scoring.errors import HandError
-from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, WIN_BY, WON_FIELDS, Context
+from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, MAX_SCORE, WIN_BY, WON_FIELDS, Context
 from scoring.notation import is_whole_number
 
 Wind = Literal["E", "S", "W", "N"]
@@ -340,7 +340,7 @@ class PlayerIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(..., min_length=1, max_length=24)
-    score: Optional[int] = Field(None, ge=0, le=10_000_000)
+    score: Optional[int] = Field(None, ge=0, le=MAX_SCORE)
     hand: Optional[str] = Field(None, max_length=200, description="the player's hand in notation (scored when given)")
     flags: list[str] = Field(default_factory=list, max_length=20)
 
