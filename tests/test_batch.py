@@ -1713,6 +1713,20 @@ def test_bad_cells_make_error_rows_not_a_failed_batch(tmp_path, truth):
     assert "unknown ruleset 'nope'" in st["h4.jpg"]
 
 
+def test_a_wrong_winner_cell_is_named_alone_not_with_a_tile_count_it_caused():
+    # a tester: winner "maybe" on a correct 13-tile non-winner's notation was also told "notation cell: a winning hand
+    # needs 14 tiles", the row read as a winner's by the default; only the winner cell is named (a notation that is
+    # no hand at all still is)
+    from vision.manifest import Defaults, make_job
+
+    d = Defaults(context={"winner": True})  # (as the command line's defaults give it: commands.batch)
+    ok = make_job(Path("."), "x.jpg", 2, {"notation": "123m456p789s11z22z", "winner": "maybe"}, d)
+    assert ok.error == "manifest line 2: winner 'maybe' must be yes or no", ok.error
+    bad = make_job(Path("."), "y.jpg", 3, {"notation": "123m456p789s11z2q", "winner": "maybe"}, d)
+    assert bad.error.startswith("manifest line 3: winner 'maybe' must be yes or no; notation cell: unexpected "
+                                "character 'q'"), bad.error
+
+
 def test_a_non_winners_row_with_a_win_flag_is_an_error_row_before_its_photo_is_read(tmp_path, truth):
     # a row `winner no` with swedish's burst-kong had its photo read and failed on the reading; the flags cell
     # is judged with the row's winner now, as `hand --not-winner --flag burst-kong` is refused

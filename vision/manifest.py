@@ -531,8 +531,12 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     for name in ("seat_wind", "round_wind"):
         if name in cells and (v := cell(_wind, cells[name], name)) is not None:
             ctx[name] = v
-    if "winner" in cells and (v := cell(_yes_no, cells["winner"], "winner")) is not None:
-        ctx["winner"] = v
+    bad_winner = False  # (the winner cell is given and wrong: said once, the notation not read as a winner's)
+    if "winner" in cells:
+        if (v := cell(_yes_no, cells["winner"], "winner")) is not None:
+            ctx["winner"] = v
+        else:
+            bad_winner = True
     if "dealer" in cells:
         dealer = cell(_yes_no, cells["dealer"], "dealer")
         if dealer is not None:
@@ -618,7 +622,18 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                             f"a photo's reading, and this row's hand is typed in the notation cell (its photo is not "
                             f"read; write its melds in the notation): clear {'them' if many else 'it'} or the notation "
                             f"cell")
-        if false_win:  # (the false mahjong is not scored: read as `table` reads it, scoring.settle.read_void_hand)
+        if bad_winner:
+            # the winner cell is wrong (said above): the notation is checked as notation only, its tile count
+            # being a winner's or not (a tester's winner "maybe" on a non-winner's 13 tiles was also told that
+            # a winning hand needs 14, the row read as a winner's)
+            from scoring.notation import parse_hand
+
+            wrong = None
+            try:
+                parse_hand(notation, sizes=None)
+            except HandError as e:
+                wrong = f"notation cell: {e}"
+        elif false_win:  # (the false mahjong is not scored: read as `table` reads it, scoring.settle.read_void_hand)
             from scoring import Context
             from scoring.notation import parse_hand
 
