@@ -17,7 +17,7 @@ from scoring import Context, load_ruleset
 from scoring.engine import keyed_options
 from scoring.errors import ECHO_CHARS, InputError
 from scoring.history import ENV_DB
-from scoring.hand import WIN_BY, WON_FIELDS
+from scoring.hand import WIN_BY, WIN_BY_ALIASES, WON_FIELDS
 from scoring.notation import is_whole_number
 
 #: bad input from the user: printed as one line, exit code 2. It is :class:`scoring.errors.InputError`,
@@ -125,6 +125,14 @@ class NotAHandReading(UserError):
         self.reading = reading
 
 
+def win_by_word(text: str) -> str:
+    """``--win-by``'s value: one of :data:`scoring.hand.WIN_BY`, or a player's word for one
+    (:data:`scoring.hand.WIN_BY_ALIASES`: ``self-drawn`` is ``wall``, as a batch manifest's win_by cell reads
+    it), in any case; anything else as typed, for argparse to refuse among the choices."""
+    w = text.strip().lower()
+    return WIN_BY_ALIASES.get(w, w)
+
+
 def add_context_args(p: argparse.ArgumentParser) -> None:
     """The options describing a hand's circumstances, shared by hand/photo/audit/batch."""
     g = p.add_argument_group("context")
@@ -132,8 +140,9 @@ def add_context_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seat-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="own (seat) wind; default E")
     g.add_argument("--round-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="round (prevailing) wind; default E")
     g.add_argument("--winning-tile", "-w", help="the tile that completed the hand, e.g. 5p")
-    g.add_argument("--win-by", default=None, choices=WIN_BY,
-                   help="where the winning tile came from; wall/dead-wall = self-drawn; default discard")
+    g.add_argument("--win-by", default=None, choices=WIN_BY, type=win_by_word,
+                   help="where the winning tile came from; wall/dead-wall = self-drawn (self-drawn, tsumo: wall; "
+                        "ron: discard); default discard")
     g.add_argument("--not-winner", action="store_true", help="score a hand that did not go mahjong")
     g.add_argument("--last-tile", action="store_true", help="won on the last tile of the wall / last discard")
     g.add_argument("--first-turn", action="store_true", help="won with the dealt tiles or on the first discard/draw")

@@ -10,6 +10,9 @@ from .tiles import BONUS, INDEX, PLAYING_TILES, SUITS, WIND_LETTERS, WIND_TILE, 
 MeldKind = Literal["chow", "pung", "kong", "pair"]
 WinBy = Literal["discard", "wall", "dead-wall", "robbed-kong"]
 WIN_BY: tuple[str, ...] = ("discard", "wall", "dead-wall", "robbed-kong")
+#: other words for a win's source, as players say them (a batch manifest's win_by cell, the command line's --win-by;
+#: hk-tw-16's settlement option says win_by=self-drawn)
+WIN_BY_ALIASES = {"self-drawn": "wall", "self": "wall", "tsumo": "wall", "ron": "discard", "replacement": "dead-wall"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from scoring.errors import HandError, RulesetError
 from scoring.hand import FIELD_FLAGS, WON_FIELDS
-from scoring.hand import WIN_BY
+from scoring.hand import WIN_BY, WIN_BY_ALIASES
 from scoring.notation import is_whole_number
 
 from .errors import BatchError
@@ -46,7 +46,7 @@ _NO = {"no", "n", "false", "0", "-", "lose", "loser"}
 
 _WINDS = {"e": "E", "s": "S", "w": "W", "n": "N", "east": "E", "south": "S", "west": "W", "north": "N"}
 
-_WIN_BY_ALIASES = {"self-drawn": "wall", "self": "wall", "tsumo": "wall", "ron": "discard", "replacement": "dead-wall"}
+_WIN_BY_ALIASES = WIN_BY_ALIASES  # (scoring.hand's: the command line's --win-by reads them too)
 
 
 @dataclass(frozen=True)
