@@ -349,6 +349,12 @@ def test_a_score_that_is_not_a_whole_number_is_refused_not_cut(page):
         rows.nth(i).locator(".p-name").fill(n)
         rows.nth(i).locator(".p-score").fill("200")
         rows.nth(i).locator(".p-hand").fill("")
+    # a fresh page chooses no winner (Player 1 had been checked, and a missed tap paid them as the winner): the
+    # page asks who won first
+    assert page.locator("input[name=t-winner]:checked").count() == 0
+    page.click("#t-settle")
+    page.wait_for_selector("#error:not([hidden])", timeout=30_000)
+    assert page.text_content("#error") == "say who won: tick “Won” on the winner's row, or “Nobody won (void hand)”"
     rows.nth(0).locator("input[name=t-winner]").check(force=True)
     for typed in ("1.000", "1.5", "1e3"):
         rows.nth(1).locator(".p-score").fill(typed)

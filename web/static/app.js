@@ -782,7 +782,9 @@
                        spellcheck: "false", "aria-label": `Player ${i + 1} hand`, value: (t.hands || [])[i] || "" }))));
     });
     setRadio("t-east", String(t.east || 0));
-    setRadio("t-winner", t.winner === undefined || t.winner === null ? "0" : String(t.winner));
+    // (no winner chosen until the user picks one: a fresh page had Player 1 checked, and a missed tap settled the
+    // table with Player 1 paid as the winner)
+    if (t.winner !== undefined && t.winner !== null) setRadio("t-winner", String(t.winner));
     setRadio("t-round", t.round_wind || "E");
     $("t-winning").value = t.winning_tile || "";
     $("t-win-by").value = t.win_by || "discard";
@@ -804,7 +806,7 @@
       score_rulesets: rows.map((r) => r.querySelector(".p-score").dataset.ruleset || ""),
       hands: rows.map((r) => r.querySelector(".p-hand").value),
       east: parseInt(radioValue("t-east") || "0", 10),
-      winner: w === "" ? "" : parseInt(w || "0", 10),
+      winner: w === null ? null : w === "" ? "" : parseInt(w, 10),
       round_wind: radioValue("t-round") || "E",
       ruleset: $("t-ruleset").value,
       winning_tile: $("t-winning").value,
@@ -834,6 +836,10 @@
     const names = tableNames();
     let settleOptions;
     try { settleOptions = parsePairs(t.settle_options || ""); } catch (e) { showError(e.message); return; }
+    if (t.winner === null || t.winner === undefined) {
+      showError("say who won: tick “Won” on the winner's row, or “Nobody won (void hand)”");
+      return;
+    }
     // a score is a whole number: parseInt had read "1.000" (a Dutch 1000), "1.5" and "1e3" as 1 and settled
     // the table with it; a number box's text it cannot read at all ("1,000") is refused alike
     const inputs = [...document.querySelectorAll("#players .p-score")];
