@@ -1408,6 +1408,31 @@ def test_a_row_longer_than_a_hand_is_not_the_first_choice():
     assert walls and all("more than a hand's row holds" in c.why for c in walls)
 
 
+def test_the_hands_tiles_are_numbered_first_when_its_region_is_a_walls():
+    # photo --help says tiles are numbered "left to right, the hand's row first"; a whole-table render's hand was
+    # numbered 29, 30, 35-47, after the backs of a wall. A wall of 17 backs lying just behind the 14-tile hand row:
+    # the only hand region is the wall's row with the hand's row near it, read right, and its tiles had been
+    # numbered 18-31, the wall's 1-17. The hand's rows come first; --fix numbers follow that numbering
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    wall = [[x0 - 1.5 * w + k * w, y0 - 1.3 * h, x0 - 0.5 * w + k * w, y0 - 0.3 * h] for k in range(17)]
+    det, rd = _scene(meta, keep, wall, ["0x"] * 17)
+    det = Detections.make(det.boxes, det.scores, [False] * len(keep) + [True] * 17)
+    res = _read(meta, det, rd)
+    assert format_hand(res.reading.hand) == _truth(meta)
+    assert sorted(res.position(i) for i in keep) == list(range(1, len(keep) + 1))
+    assert sorted(res.position(len(keep) + k) for k in range(17)) == list(range(len(keep) + 1, len(keep) + 18))
+    # the notes number the wall's backs as the tiles line does
+    assert any(n.endswith(f"(tiles {len(keep) + 1}-{len(keep) + 17})") for n in res.reading.notes), res.reading.notes
+    # a fix numbered so reads that tile: the first tile of the hand's row set to what it is changes nothing
+    first = next(i for i in keep if res.position(i) == 1)
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    fixed = read_detections(photo, det, rd, NTS, Context(), fixes={1: res.reading.tiles[first]},
+                            shown=res.layout.geometry, shown_roles=res.reading.roles, shown_legal=True)
+    assert format_hand(fixed.reading.hand) == _truth(meta) and fixed.position(first) == 1
+
+
 def test_a_doubtful_box_in_the_gap_of_a_hand_row_is_put_back_in_it():
     # the region found among the sure boxes alone leaves out the doubtful ones (cloth, keys): a
     # doubtful box lying in the gap between two consecutive tiles of the hand's row (a flower of an

@@ -592,6 +592,17 @@ def replaced_boxes(added: Sequence[int], readings: TileReadings, numbering: Sequ
     return out
 
 
+def _hand_first(geo: Geometry, roles: Sequence[str]) -> tuple[int, ...]:
+    """``geo``'s tile order (detection indices, its rows in turn) with the rows that hold a tile of the hand
+    (a role other than ``ignored`` in ``roles``) first, each set of rows in its order: the tile numbers of a
+    reading whose region's main row is a wall of backs (a whole table seen from above) began with the wall."""
+    rows = [[t for g in ids for t in geo.groups[g].tiles] for ids in geo.rows]
+    mine = [r for r in rows if any(roles[t] != "ignored" for t in r)]
+    rest = [r for r in rows if not any(roles[t] != "ignored" for t in r)]
+    out = tuple(t for r in mine + rest for t in r)
+    return out if sorted(out) == sorted(geo.order) else tuple(geo.order)
+
+
 def _fixed_boxes(fixes: Mapping[int, str], numbering: Sequence[int]) -> frozenset[int]:
     """Detection indices of the tiles ``--fix`` numbers (``numbering`` counting the added tiles)."""
     return frozenset(numbering[p - 1] for p in fixes if 1 <= p <= len(numbering))
@@ -2426,7 +2437,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                     *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None,
                     said_won: bool = False, shown: Geometry | None = None, not_tiles: int = 0,
                     shown_roles: Sequence[str] | None = None, shown_legal: bool | None = None,
-                    shown_loose: frozenset[int] | None = None) -> PhotoResult:
+                    shown_loose: frozenset[int] | None = None, order: tuple[int, ...] | None = None) -> PhotoResult:
     """The model-free half of :func:`read_photo`: fixes → hand regions → layout → decode → score.
 
     Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`region_candidates` proposes up to
@@ -2470,6 +2481,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     t1 = time.perf_counter()
     need = ruleset.hand_size + (1 if context.winner else 0)
     cands = region_candidates(det, readings, photo.size, need)
+    if order is not None:  # (every region numbers the tiles alike: the hand's rows first, _hand_first)
+        cands = tuple(replace(c, geometry=replace(c.geometry, order=order)) for c in cands)
     numbering = None
     added: tuple[int, ...] = ()
     dropped: frozenset[int] = frozenset()
@@ -2586,6 +2599,14 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     chosen = tried[0] if tried else None
     if chosen is None:  # pragma: no cover - det is never empty here (read_photo refuses that)
         raise NoTilesError(f"{photo.name}: no tiles found in the photo")
+    first = _hand_first(chosen.layout.geometry, chosen.reading.roles)
+    if numbering is None and order is None and first != chosen.layout.geometry.order:
+        # the region's main row holds none of the hand (a wall of backs beside a whole table's hand): read
+        # again numbered with the hand's rows first, as photo --help says; kept when it reads the same hand
+        again = read_detections(photo, det, readings, ruleset, context, winning_tile=winning_tile, exposed=exposed,
+                                options=options, said_won=said_won, not_tiles=not_tiles, order=first)
+        if again.reading.notation == chosen.reading.notation and again.reading.legal == chosen.reading.legal:
+            return again
     lay, reading = chosen.layout, chosen.reading
     if reading.legal and user and numbering is not None:
         # a tile the user set is that tile: a reading that needs it otherwise (two added 2f, one read
