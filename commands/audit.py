@@ -26,7 +26,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UserError("--annotate needs a file name (e.g. out.jpg or out.png)")
     if args.claimed_lines is not None and not args.claimed_lines.strip():  # (it had been taken as no breakdown)
         raise UserError("--claimed-lines needs a JSON file, or the JSON list itself")
-    claimed_lines = read_claimed_lines(args.claimed_lines) if args.claimed_lines else None
+    claimed_lines = read_claimed_lines(args.claimed_lines, args.ruleset) if args.claimed_lines else None
     ctx = context_from_args(args)
     opts = options_from_args(args)
     rs = check_ruleset_args(args)  # a misspelt flag or option, or one the context contradicts: before the photo is read

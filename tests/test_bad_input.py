@@ -358,6 +358,13 @@ def test_claimed_lines_files_saved_by_windows_notepad_are_read(run_cli, tmp_path
     (tmp_path / "scored.json").write_text(out, encoding="utf-8")
     rc, out, err = run_cli(*AUDIT, "--claimed-lines", str(tmp_path / "scored.json"))
     assert rc == 0, err
+    # … but one scored under another ruleset is refused, naming both (the tester's rode-draak claim audited under
+    # nts had been compared line by line, and only the totals' mismatch hinted at it)
+    rc, out, err = run_cli("hand", HAND, "-r", "rode-draak", "--json", "--no-history")
+    (tmp_path / "rode.json").write_text(out, encoding="utf-8")
+    msg = fails(run_cli, *AUDIT, "--claimed-lines", str(tmp_path / "rode.json"))
+    assert msg.endswith("the claim was scored under 'rode-draak', the audit is under nts: give -r rode-draak, or a "
+                        "claim scored under nts"), msg
 
 
 def test_claimed_amounts_beyond_any_hand_are_refused_at_once(run_cli):

@@ -357,12 +357,14 @@ CLAIM_MAX_DOUBLINGS = 64
 CLAIM_MAX_AMOUNT = 10**9
 
 
-def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
+def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dict[str, Any]]:
     """The claimed lines from a JSON file — or the JSON itself, when the text starts with ``[`` or
     ``{`` — (a list of line objects, or an object with ``lines``).
 
-    Raises HandError (exit 2) for a missing file, bad JSON, a line without rule/name, or an amount
-    that is not a finite number or is beyond :data:`CLAIM_MAX_DOUBLINGS` / :data:`CLAIM_MAX_AMOUNT`.
+    Raises HandError (exit 2) for a missing file, bad JSON, a line without rule/name, an unknown key
+    (:data:`CLAIM_KEYS`), or an amount that is not a finite number or is beyond :data:`CLAIM_MAX_DOUBLINGS` /
+    :data:`CLAIM_MAX_AMOUNT`, and for an object that names another ruleset than ``ruleset`` (``hand --json``
+    of a hand scored under another: its lines are another ruleset's, and only the totals' mismatch had said so).
     """
     text = str(path).strip()
     inline = text.startswith(("[", "{"))
@@ -383,6 +385,10 @@ def read_claimed_lines(path: str | Path) -> list[dict[str, Any]]:
     except json.JSONDecodeError as e:
         raise HandError(f"--claimed-lines {p}: not JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
     if isinstance(data, dict) and isinstance(data.get("lines"), list):
+        said = data.get("ruleset")
+        if ruleset is not None and isinstance(said, str) and said.strip().lower() != ruleset.lower():
+            raise HandError(f"--claimed-lines {p}: the claim was scored under {_short(said)}, the audit is under "
+                            f"{ruleset}: give -r {said.strip()}, or a claim scored under {ruleset}")
         data = data["lines"]
     if not isinstance(data, list):
         raise HandError(f"--claimed-lines {p}: expected a JSON list of {{\"rule\": …, \"points\"/\"doublings\": …}}")
