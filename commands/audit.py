@@ -24,6 +24,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UserError(f"--claimed {args.claimed} must be ≥ 0")
     if args.annotate is not None and not args.annotate.strip():
         raise UserError("--annotate needs a file name (e.g. out.jpg or out.png)")
+    if args.annotate is not None and args.no_annotate:  # (a tester's pair wrote no file and said nothing)
+        raise UserError(f"--annotate {args.annotate} and --no-annotate contradict each other: give one")
     if args.claimed_lines is not None and not args.claimed_lines.strip():  # (it had been taken as no breakdown)
         raise UserError("--claimed-lines needs a JSON file, or the JSON list itself")
     claimed_lines = read_claimed_lines(args.claimed_lines, args.ruleset) if args.claimed_lines else None

@@ -367,6 +367,12 @@ def test_claimed_lines_files_saved_by_windows_notepad_are_read(run_cli, tmp_path
                         "claim scored under nts"), msg
 
 
+def test_audit_refuses_annotate_with_no_annotate(run_cli):
+    # a break-it tester's `--no-annotate --annotate a.jpg` wrote no file and said nothing
+    assert fails(run_cli, *AUDIT, "--no-annotate", "--annotate", "a.jpg") == (
+        "mahjong-score: error: --annotate a.jpg and --no-annotate contradict each other: give one")
+
+
 def test_claimed_amounts_beyond_any_hand_are_refused_at_once(run_cli):
     # a reviewer: doublings 1e20 never finished (points × 2^doublings counted as an exact int, 2^(10^20)) and
     # 1e308 used 13 GB; amounts past vision.audit.CLAIM_MAX_DOUBLINGS (64) / CLAIM_MAX_AMOUNT (10^9) are bad
