@@ -8,7 +8,7 @@ from scoring.errors import RulesetError
 from commands.common import (
     JoinRepeats, UserError, add_context_args, add_history_args, check_ruleset_args, context_from_args, exposed_arg,
     options_from_args, print_json, whole_number)
-from vision.batch import DEFAULT_READER, Defaults, REVIEW_BELOW, _context_kwargs, default_workers, run_batch
+from vision.batch import DEFAULT_READER, MAX_WORKERS, Defaults, REVIEW_BELOW, _context_kwargs, default_workers, run_batch
 
 
 def defaults_from_args(args: argparse.Namespace) -> Defaults:
@@ -61,6 +61,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     if args.workers < 0:
         raise UserError(f"--workers {args.workers} must be ≥ 0")
+    if args.workers > MAX_WORKERS:
+        raise UserError(f"--workers {args.workers} is more than {MAX_WORKERS}: each worker loads the models and reads "
+                        f"up to two photos at a time (the default, {default_workers()}, is one per CPU core)")
     # a misspelt --ruleset, --flag or --option would make every photo without its own an error row (a
     # default flag that the default context contradicts, only without a manifest: its rows may say more)
     check_ruleset_args(args, rows_say_more=args.manifest is not None)

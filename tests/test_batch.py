@@ -1841,6 +1841,8 @@ def test_the_cells_the_ruleset_judges_are_named_with_the_others(tmp_path, truth)
 @pytest.mark.parametrize("argv, message", [
     (["--out", "r.txt"], "must end in .csv or .jsonl"),
     (["--workers", "-1"], "must be ≥ 0"),
+    # (a tester's --workers 1000 was taken: each worker loads the models; vision.batch.MAX_WORKERS)
+    (["--workers", "1000"], "--workers 1000 is more than 64: each worker loads the models"),
     (["--review-below", "2"], "must be between 0 and 1"),
     # (every photo a non-winner's, no manifest to say otherwise: the --winning-tile default fits none)
     (["--not-winner", "--winning-tile", "5p"], "--not-winner contradicts --winning-tile: a non-winning hand has no"),

@@ -373,6 +373,11 @@ class _InProcess:
         pass
 
 
+#: the most worker processes a batch takes (``--workers``): each loads the models and holds up to two photos in
+#: flight, so a typo (``-j 1000``) had been taken and could run the machine out of memory
+MAX_WORKERS = 64
+
+
 def default_workers() -> int:
     """One worker per available CPU core, at most 8."""
     try:
