@@ -118,19 +118,26 @@ def test_every_good_photo_scored_once_and_every_bad_one_reported(folder, tmp_pat
     con.close()
 
 
+def _batch_to_stop(folder, out, truth, delay: str):
+    """A batch of ``folder`` started in a process of its own session, each photo taking ``delay`` seconds to read
+    (one worker, the oracle reader): (its command, its environment, the process)."""
+    cmd = [sys.executable, "-m", "cli", "batch", str(folder), "--out", str(out), "--workers", "1",
+           "--reader", bf.ORACLE, "--no-history", "--no-progress"]
+    env = dict(os.environ, MAHJONG_TEST_TRUTH=str(truth / "truth.json"), MAHJONG_TEST_DELAY=delay)
+    # (Ctrl-C's default restored in the child: a suite started in the background by a non-interactive shell
+    # runs with SIGINT ignored, which the batch, as any program, inherits and keeps; it then ran to the end)
+    p = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True, preexec_fn=_default_ctrl_c)
+    return cmd, env, p
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_sigterm_or_ctrl_c_mid_run_says_what_is_kept_exit_2(folder, tmp_path, truth, sig):
     # a tester's batch sent SIGTERM exited 143 without a word (Ctrl-C said "interrupted: N photos scored and
     # kept — rerun the same command to resume"); both now say so, with exit code 2, and the rerun resumes
     out = tmp_path / "run" / "results.csv"
     state = batch.state_path_for(out)
-    cmd = [sys.executable, "-m", "cli", "batch", str(folder), "--out", str(out), "--workers", "1",
-           "--reader", bf.ORACLE, "--no-history", "--no-progress"]
-    env = dict(os.environ, MAHJONG_TEST_TRUTH=str(truth / "truth.json"), MAHJONG_TEST_DELAY="0.25")
-    # (Ctrl-C's default restored in the child: a suite started in the background by a non-interactive shell
-    # runs with SIGINT ignored, which the batch, as any program, inherits and keeps; it then ran to the end)
-    p = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, preexec_fn=_default_ctrl_c)
+    cmd, env, p = _batch_to_stop(folder, out, truth, "0.25")
     try:
         deadline = time.time() + 120
         while time.time() < deadline and p.poll() is None and (not state.exists() or state_rows(state) < 3):
@@ -166,11 +173,7 @@ def test_a_stopped_batch_does_not_wait_for_the_photos_being_read(folder, tmp_pat
     # at once, the photos they were reading dropped (a rerun reads them), and the results of what is done written:
     # here each photo takes 60 s to read, and the run stops within 20 s of the signal
     out = tmp_path / "run" / "results.csv"
-    cmd = [sys.executable, "-m", "cli", "batch", str(folder), "--out", str(out), "--workers", "1",
-           "--reader", bf.ORACLE, "--no-history", "--no-progress"]
-    env = dict(os.environ, MAHJONG_TEST_TRUTH=str(truth / "truth.json"), MAHJONG_TEST_DELAY="60")
-    p = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, preexec_fn=_default_ctrl_c)
+    _, _, p = _batch_to_stop(folder, out, truth, "60")
     try:
         state = batch.state_path_for(out)
         deadline = time.time() + 120

@@ -1669,6 +1669,19 @@ def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
     assert big.legal and big.roles[-1] == "ignored" and big.confidence == pytest.approx(plain.confidence)
 
 
+def _three_loose_flowers():
+    """render-s7-12's hand with three lone flowers far from it (2f 3y 4f: other players', or this hand's), as the
+    loose flowers' note and the --add it offers see them: (meta, keep, det, readings, the first reading, a blank
+    photo of the render's size, the flowers' boxes' first row (x0, y0, w, h))."""
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    three = [[x0 + k * 4 * w, y0 - 7.0 * h, x0 + k * 4 * w + w, y0 - 6.0 * h] for k in range(3)]
+    det, rd = _scene(meta, keep, three, ["2f", "3y", "4f"])
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    return meta, keep, det, rd, _read(meta, det, rd), photo, (x0, y0, w, h)
+
+
 def test_a_loose_flowers_note_pasted_counts_them_and_each_added_tile_names_the_box_it_replaces():
     # a club referee's photo: the loose flowers' note offered --add 16=2f; pasted, the hand held the 2f, and its note
     # said "tile 16 (2f) added by you (--add): the detector missed it", though the detector had boxed the 2f (tile
@@ -1678,17 +1691,11 @@ def test_a_loose_flowers_note_pasted_counts_them_and_each_added_tile_names_the_b
     from vision.decode import number_spans
     from vision.pipeline import parse_additions, parse_fixes
 
-    meta = load("render-s7-12")
-    keep = _hand_only(meta)
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    three = [[x0 + k * 4 * w, y0 - 7.0 * h, x0 + k * 4 * w + w, y0 - 6.0 * h] for k in range(3)]
-    det, rd = _scene(meta, keep, three, ["2f", "3y", "4f"])
-    first = _read(meta, det, rd)
+    meta, keep, det, rd, first, photo, _ = _three_loose_flowers()
     nums = sorted(first.position(len(keep) + k) for k in range(3))
     (note,) = [n for n in first.reading.notes if "away from the hand, left out as " in n]
     adds = parse_additions(re.search(r"--add (\S+)", note).group(1))
     assert sorted(f for _, f in adds) == ["2f", "3y", "4f"], note  # (every tile's face: none held, none twice)
-    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
     added = read_detections(photo, det, rd, NTS, Context(), additions=adds, shown=first.layout.geometry)
     r = added.reading
     assert r.legal and sorted(r.hand.bonus) == ["2f", "3y", "4f"]
@@ -1723,15 +1730,9 @@ def test_an_added_flower_is_drawn_on_the_box_it_replaces_and_no_region_counts_th
     # each added flower's box is the box it replaces, which no reading counts
     from vision.pipeline import parse_additions
 
-    meta = load("render-s7-12")
-    keep = _hand_only(meta)
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    three = [[x0 + k * 4 * w, y0 - 7.0 * h, x0 + k * 4 * w + w, y0 - 6.0 * h] for k in range(3)]
-    det, rd = _scene(meta, keep, three, ["2f", "3y", "4f"])
-    first = _read(meta, det, rd)
+    meta, keep, det, rd, first, photo, (x0, y0, w, h) = _three_loose_flowers()
     (note,) = [n for n in first.reading.notes if "away from the hand, left out as " in n]
     adds = parse_additions(re.search(r"--add (\S+)", note).group(1))
-    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
     res = read_detections(photo, det, rd, NTS, Context(), additions=adds, shown=first.layout.geometry)
     assert res.reading.legal and sorted(res.reading.hand.bonus) == ["2f", "3y", "4f"]
     for k, f in enumerate(["2f", "3y", "4f"]):
@@ -1759,7 +1760,7 @@ def test_an_added_flower_is_drawn_on_the_box_it_replaces_and_no_region_counts_th
         res.position(i): res.position(box) for i, box in res.replaced}
     # the same flowers with a second box read 2f: a set has one 2f, so the photo cannot say which box the added
     # 2f stands for; it takes neither, and its box stays where --add put it (the note names both boxes)
-    four = three + [[x0 + 12 * w, y0 - 7.0 * h, x0 + 13 * w, y0 - 6.0 * h]]
+    four = [[x0 + k * 4 * w, y0 - 7.0 * h, x0 + k * 4 * w + w, y0 - 6.0 * h] for k in range(4)]
     det4, rd4 = _scene(meta, keep, four, ["2f", "3y", "4f", "2f"])
     first4 = _read(meta, det4, rd4)
     pos = first4.position(len(keep))  # (any free number: the added tile is a bonus tile wherever it goes)
@@ -1776,16 +1777,10 @@ def test_a_misread_loose_flower_set_to_its_face_and_added_stands_for_its_box():
     # stands for the box the user set to its face: drawn on it, counted once, and the fix's note is not given
     from scoring import HandError
 
-    meta = load("render-s7-12")
-    keep = _hand_only(meta)
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    three = [[x0 + k * 4 * w, y0 - 7.0 * h, x0 + k * 4 * w + w, y0 - 6.0 * h] for k in range(3)]
-    det, rd = _scene(meta, keep, three, ["2f", "3y", "4f"])
-    first = _read(meta, det, rd)
+    meta, keep, det, rd, first, photo, _ = _three_loose_flowers()
     box = len(keep) + 2  # the box read 4f
     assert first.reading.roles[box] == "ignored"
     after = len(keep) + 1  # (the added tile's number: past the hand's tiles, before the boxes left out)
-    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
     num = first.position(box) + 1  # the box's number counting the added tile (numbered before it)
     res = read_detections(photo, det, rd, NTS, Context(), additions=[(after, "4y")], fixes={num: "4y"},
                           shown=first.layout.geometry)
