@@ -679,7 +679,7 @@ def added_note(i: int, reading: Reading, readings: TileReadings, lay: Layout, nu
                else f"read {readings.codes[box]}; of the flowers/seasons, most like {code}")
         return (f"{head}, in place of the box left out as tile {numbering.index(box) + 1} ({was}): drawn on "
                 f"it, and no reading counts that box as another tile")
-    weighed = {t for g, _ in lay.left_out + lay.far_bonus for t in g}
+    weighed = loose_bonus_boxes(lay)
     # each flower/season box left out: its face, as the loose tiles' note names it
     out = {j: readings.codes[j] if readings.codes[j] in BONUS_TILES else bonus_face(readings, j)
            for j in numbering if j not in skip and reading.roles[j] == "ignored"
@@ -2477,6 +2477,11 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     A flower or season added where that reading left out one such box of its face (the loose tiles'
     note offers that ``--add``: :func:`replaced_boxes`) is drawn on that box, and the box is left out
     of every region, so no other reading counts the tile twice.
+
+    Without corrections, the tiles are numbered with the rows that hold the hand first
+    (:func:`_hand_first`): where the chosen region's order does not, the detections are read again with
+    ``order`` (every region's tile order, detection indices) set so, and that reading is returned when it
+    reads the same hand.
     """
     t1 = time.perf_counter()
     need = ruleset.hand_size + (1 if context.winner else 0)
@@ -2606,7 +2611,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         again = read_detections(photo, det, readings, ruleset, context, winning_tile=winning_tile, exposed=exposed,
                                 options=options, said_won=said_won, not_tiles=not_tiles, order=first)
         if again.reading.notation == chosen.reading.notation and again.reading.legal == chosen.reading.legal:
-            return again
+            return replace(again, timings={**again.timings, "layout+decode+score": time.perf_counter() - t1})
     lay, reading = chosen.layout, chosen.reading
     if reading.legal and user and numbering is not None:
         # a tile the user set is that tile: a reading that needs it otherwise (two added 2f, one read
