@@ -371,6 +371,8 @@ def test_a_score_that_is_not_a_whole_number_is_refused_not_cut(page):
     said = page.evaluate("(t) => window.mahjongPageWords(t)",
                          "players.1.score: Input should be less than or equal to 10000000")
     assert said == "Player 2's score should be less than or equal to 10000000", said
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", "notation: String should have at least 1 character")
+    assert said == "type a hand first, e.g. 123m456p789s11z [777p]", said
 
 
 def test_a_cash_of_two_players_typed_in_settlement_options_is_one_option(page):
