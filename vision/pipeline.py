@@ -592,6 +592,12 @@ def replaced_boxes(added: Sequence[int], readings: TileReadings, numbering: Sequ
     return out
 
 
+def _same_reading(a: PhotoResult, b: PhotoResult) -> bool:
+    """``a`` reads the hand that ``b`` reads, from the same boxes in the same roles (a reading numbered anew
+    is kept only so: another region's boxes spelling the same hand would be numbered for the first's)."""
+    return a.reading.notation == b.reading.notation and tuple(a.reading.roles) == tuple(b.reading.roles)
+
+
 def _hand_first(geo: Geometry, roles: Sequence[str]) -> tuple[int, ...]:
     """``geo``'s tile order (detection indices, its rows in turn) with the rows that hold a tile of the hand
     (a role other than ``ignored`` in ``roles``) first, each set of rows in its order: the tile numbers of a
@@ -879,7 +885,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         if len(det) == 0:
             raise NoTilesError(f"{photo.name}: no tiles found in the photo ({clutter} box(es) the classifier "
                                f"judged not to be tiles)")
-        res = read_detections(ph, det, readings, rs, ctx, not_tiles=clutter, **kw)
+        res = read_detections(ph, det, readings, rs, ctx, not_tiles=clutter, renumber=False, **kw)
         if added:  # (only when the second's boxes changed the first's: the note says they were added and where)
             b = res.detections.boxes
             new = ~(b[:, None, :] == first_det.boxes[None, :, :]).all(2).any(1) if len(first_det) else np.ones(len(b), bool)
@@ -976,7 +982,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         for r in (r2, res):
             if id(r) not in free_of:
                 free = read_detections(r.photo, r.detections, r.readings, rs, ctx, not_tiles=r.not_tiles,
-                                       **{**kw, "winning_tile": None, "said_won": True})
+                                       renumber=False, **{**kw, "winning_tile": None, "said_won": True})
                 free_of[id(r)] = (r, replace(free, turned=r.turned, straightened=r.straightened,
                                              mirrored=r.mirrored, second=r.second))
             out.append(free_of[id(r)][1])
@@ -1087,7 +1093,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             if not len(det):
                 continue
             try:
-                r2 = read_detections(ph, det, readings, rs, ctx, not_tiles=res.not_tiles + clutter, **kw)
+                r2 = read_detections(ph, det, readings, rs, ctx, not_tiles=res.not_tiles + clutter, renumber=False,
+                                     **kw)
             except HandError:
                 continue
             # (the second detector's boxes among those kept: drop_not_tiles keeps the order, not the numbers)
@@ -1112,6 +1119,18 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         result, upright, upright_error = choose_turn()
     if result is None or (isinstance(upright_error, HandError) and not result.reading.legal):
         raise upright_error  # type: ignore[misc]  # (what the user said contradicts the upright reading)
+    first = _hand_first(result.layout.geometry, result.reading.roles)
+    if first != tuple(result.layout.geometry.order):
+        # the readings above are numbered by their regions (each turn's, each detector's: read once each); the
+        # one chosen is read again numbered with the hand's rows first, as photo --help says (_hand_first)
+        t1 = time.perf_counter()
+        again = read_detections(result.photo, result.detections, result.readings, rs, ctx,
+                                not_tiles=result.not_tiles, order=first, **kw)
+        if _same_reading(again, result):
+            result = replace(with_frame(again, result.turned, result.straightened, mirrored=result.mirrored,
+                                        second=result.second), second_boxes=result.second_boxes,
+                             faces_frame=result.faces_frame, faces_from=result.faces_from)
+        t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if fixes or additions or (exposed and "exposed" not in kw):
         t1 = time.perf_counter()
         fixed = read_detections(result.photo, result.detections, result.readings, rs, ctx, fixes=fixes,
@@ -1182,7 +1201,7 @@ def won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) 
         return res
     try:
         won = read_detections(res.photo, res.detections, res.readings, rs, replace(ctx, winner=True),
-                              not_tiles=res.not_tiles, **{**kw, "exposed": exposed, "said_won": True})
+                              not_tiles=res.not_tiles, renumber=False, **{**kw, "exposed": exposed, "said_won": True})
     except HandError:
         return res
     hand = won.reading.hand
@@ -2437,7 +2456,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                     *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None,
                     said_won: bool = False, shown: Geometry | None = None, not_tiles: int = 0,
                     shown_roles: Sequence[str] | None = None, shown_legal: bool | None = None,
-                    shown_loose: frozenset[int] | None = None, order: tuple[int, ...] | None = None) -> PhotoResult:
+                    shown_loose: frozenset[int] | None = None, order: tuple[int, ...] | None = None,
+                    renumber: bool = True) -> PhotoResult:
     """The model-free half of :func:`read_photo`: fixes → hand regions → layout → decode → score.
 
     Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`region_candidates` proposes up to
@@ -2481,7 +2501,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     Without corrections, the tiles are numbered with the rows that hold the hand first
     (:func:`_hand_first`): where the chosen region's order does not, the detections are read again with
     ``order`` (every region's tile order, detection indices) set so, and that reading is returned when it
-    reads the same hand.
+    reads the same hand (``renumber`` False leaves that to the caller: :func:`read_photo` reads a photo many
+    ways, and numbers only the reading it keeps).
     """
     t1 = time.perf_counter()
     need = ruleset.hand_size + (1 if context.winner else 0)
@@ -2605,12 +2626,12 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     if chosen is None:  # pragma: no cover - det is never empty here (read_photo refuses that)
         raise NoTilesError(f"{photo.name}: no tiles found in the photo")
     first = _hand_first(chosen.layout.geometry, chosen.reading.roles)
-    if numbering is None and order is None and first != chosen.layout.geometry.order:
-        # the region's main row holds none of the hand (a wall of backs beside a whole table's hand): read
+    if renumber and numbering is None and order is None and first != chosen.layout.geometry.order:
+        # the region's first rows hold none of the hand (a wall of backs beside a whole table's hand): read
         # again numbered with the hand's rows first, as photo --help says; kept when it reads the same hand
         again = read_detections(photo, det, readings, ruleset, context, winning_tile=winning_tile, exposed=exposed,
                                 options=options, said_won=said_won, not_tiles=not_tiles, order=first)
-        if again.reading.notation == chosen.reading.notation and again.reading.legal == chosen.reading.legal:
+        if again.reading.notation == chosen.reading.notation and again.reading.roles == chosen.reading.roles:
             return replace(again, timings={**again.timings, "layout+decode+score": time.perf_counter() - t1})
     lay, reading = chosen.layout, chosen.reading
     if reading.legal and user and numbering is not None:
