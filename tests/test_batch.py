@@ -118,10 +118,10 @@ def test_every_good_photo_scored_once_and_every_bad_one_reported(folder, tmp_pat
     con.close()
 
 
-def _batch_to_stop(folder, out, truth, delay: str):
+def _batch_to_stop(folder, out, truth, delay: str, workers: str = "1"):
     """A batch of ``folder`` started in a process of its own session, each photo taking ``delay`` seconds to read
-    (one worker, the oracle reader): (its command, its environment, the process)."""
-    cmd = [sys.executable, "-m", "cli", "batch", str(folder), "--out", str(out), "--workers", "1",
+    (``workers`` workers, the oracle reader): (its command, its environment, the process)."""
+    cmd = [sys.executable, "-m", "cli", "batch", str(folder), "--out", str(out), "--workers", workers,
            "--reader", bf.ORACLE, "--no-history", "--no-progress"]
     env = dict(os.environ, MAHJONG_TEST_TRUTH=str(truth / "truth.json"), MAHJONG_TEST_DELAY=delay)
     # (Ctrl-C's default restored in the child: a suite started in the background by a non-interactive shell
@@ -167,13 +167,16 @@ def test_sigterm_or_ctrl_c_mid_run_says_what_is_kept_exit_2(folder, tmp_path, tr
     assert not any(r["status"].startswith("error: not scored") for r in read_csv(out))
 
 
-def test_a_stopped_batch_does_not_wait_for_the_photos_being_read(folder, tmp_path, truth):
+@pytest.mark.parametrize("workers", ["1", "0"])
+def test_a_stopped_batch_does_not_wait_for_the_photos_being_read(folder, tmp_path, truth, workers):
     # a tester's SIGTERM waited 31 s, silent, for the photos in flight, then kept none of them; a supervisor that
     # follows with SIGKILL after a grace period (docker stop's 10 s) got no output at all. The workers are stopped
     # at once, the photos they were reading dropped (a rerun reads them), and the results of what is done written:
-    # here each photo takes 60 s to read, and the run stops within 20 s of the signal
+    # here each photo takes 60 s to read, and the run stops within 20 s of the signal. With --workers 0 the photo
+    # is read in the batch's own process: the reader's catch-all had taken the SIGTERM for the photo's error, read
+    # every photo left and exited 0 (a reviewer's)
     out = tmp_path / "run" / "results.csv"
-    _, _, p = _batch_to_stop(folder, out, truth, "60")
+    _, _, p = _batch_to_stop(folder, out, truth, "60", workers)
     try:
         state = batch.state_path_for(out)
         deadline = time.time() + 120

@@ -365,6 +365,8 @@ class _InProcess:
         f: Future = Future()
         try:
             f.set_result(fn(*a))
+        except (KeyboardInterrupt, _Terminated):  # (a stop: at once, not after the next photo is read)
+            raise
         except BaseException as e:  # noqa: BLE001 - delivered through the future like a pool does
             f.set_exception(e)
         return f
@@ -552,8 +554,11 @@ def _stop_after_scoring(summary: Summary) -> Iterator[list[str]]:
             signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
 
 
-class _Terminated(Exception):
-    """SIGTERM arrived while photos were being scored (:func:`_score_all`)."""
+class _Terminated(BaseException):
+    """SIGTERM arrived while photos were being scored (:func:`_score_all`). A BaseException, as
+    KeyboardInterrupt is: with ``--workers 0`` the photo is read in this process, and the reader's catch-all
+    ``except Exception`` (:func:`score_job`) had taken it for the photo's error, read every photo left and
+    exited 0 (a reviewer's)."""
 
 
 class _Stopped(Exception):
