@@ -375,6 +375,24 @@ def test_a_score_that_is_not_a_whole_number_is_refused_not_cut(page):
     assert said == "type a hand first, e.g. 123m456p789s11z [777p]", said
 
 
+def test_a_table_saved_by_an_older_page_comes_back_with_no_winner_ticked(page):
+    # a reviewer: the older page saved winner 0 whatever was ticked (Player 1 was checked by default), so a
+    # returning user still had Player 1 ticked, and a missed tap paid them. Only a winner the user picked comes back
+    key = "mahjong-score:v1"  # (web/static/app.js STORE)
+    page.evaluate("([k]) => localStorage.setItem(k, JSON.stringify({table: {names: ['A', 'B', 'C', 'D'], "
+                  "scores: ['1', '2', '3', '4'], hands: ['', '', '', ''], east: 0, winner: 0}}))", [key])
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    page.click("#tab-table")
+    assert page.locator("#players .player").nth(0).locator(".p-name").input_value() == "A"  # (the state was read)
+    assert page.locator("input[name=t-winner]:checked").count() == 0
+    page.locator("#players .player").nth(2).locator("input[name=t-winner]").check(force=True)
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    page.click("#tab-table")
+    assert page.locator("#players .player").nth(2).locator("input[name=t-winner]").is_checked()
+
+
 def test_a_cash_of_two_players_typed_in_settlement_options_is_one_option(page):
     # a page user's "cash=E:5,S:3" (the form hk-tw-16 documents, 004:42–43) was split at its comma, and "S:3" refused
     # as not NAME=VALUE; a comma followed by NAME= still separates two options (discarder=W, the other here).

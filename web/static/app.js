@@ -785,7 +785,9 @@
     setRadio("t-east", String(t.east || 0));
     // (no winner chosen until the user picks one: a fresh page had Player 1 checked, and a missed tap settled the
     // table with Player 1 paid as the winner)
-    if (t.winner !== undefined && t.winner !== null) setRadio("t-winner", String(t.winner));
+    // (a table saved by an older page holds winner 0 whatever was ticked, Player 1 being checked by default: only a
+    // winner the user picked is put back)
+    if (t.winner_picked && t.winner !== undefined && t.winner !== null) setRadio("t-winner", String(t.winner));
     setRadio("t-round", t.round_wind || "E");
     $("t-winning").value = t.winning_tile || "";
     $("t-win-by").value = t.win_by || "discard";
@@ -808,6 +810,7 @@
       hands: rows.map((r) => r.querySelector(".p-hand").value),
       east: parseInt(radioValue("t-east") || "0", 10),
       winner: w === null ? null : w === "" ? "" : parseInt(w, 10),
+      winner_picked: w !== null,
       round_wind: radioValue("t-round") || "E",
       ruleset: $("t-ruleset").value,
       winning_tile: $("t-winning").value,
