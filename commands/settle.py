@@ -56,6 +56,11 @@ def parse_scores(text: str) -> dict[str, int]:
             raise UserError(f"player {name!r} is given twice in --scores")
         if not is_whole_number(val):  # (int() takes 2_00 and other scripts' digits)
             raise UserError(f"score of {name} must be a whole number, not {val!r}")
+        digits = val.strip().lstrip("-").lstrip("0")
+        if not val.strip().startswith("-") and len(digits) > len(str(MAX_SCORE)):
+            # (before int(): a reviewer's 5000 digits passed Python's int limit, a traceback)
+            shown = val.strip() if len(val.strip()) <= 40 else f"{digits[:12]}… ({len(digits)} digits)"
+            raise UserError(f"score of {name} is {shown}, more than any hand scores (at most {MAX_SCORE:,}): check it")
         points = int(val)
         if points < 0:
             raise UserError(f"score of {name} must be ≥ 0, not {points}")

@@ -63,7 +63,12 @@ def whole_number_value(raw: object) -> int | None:
         return None
     if isinstance(raw, int):
         return raw
-    return int(str(raw)) if is_whole_number(str(raw)) else None
+    if not is_whole_number(str(raw)):
+        return None
+    try:
+        return int(str(raw))
+    except ValueError:  # (more than Python's 4300 digits: a reviewer's 5000-digit option value was a traceback)
+        return None
 
 
 WIN_PREFIX = "win:"
