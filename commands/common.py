@@ -128,8 +128,9 @@ class NotAHandReading(UserError):
 def win_by_word(text: str) -> str:
     """``--win-by``'s value: one of :data:`scoring.hand.WIN_BY`, or a player's word for one
     (:data:`scoring.hand.WIN_BY_ALIASES`: ``self-drawn`` is ``wall``, as a batch manifest's win_by cell reads
-    it), in any case; anything else as typed, for argparse to refuse among the choices."""
-    w = text.strip().lower()
+    it), in any case and with ``_`` for ``-`` (``dead_wall``); anything else as typed, for argparse to refuse
+    among the choices."""
+    w = text.strip().lower().replace("_", "-")
     return WIN_BY_ALIASES.get(w, w)
 
 

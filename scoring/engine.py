@@ -87,7 +87,9 @@ class Option:
             return str(v).lower().replace("_", "-")
 
         for c in self.choices:
-            if raw == c or fold(raw) == fold(c) or (number is not None and number == c):
+            # (a bool is no number's choice, nor a number a yes/no's: JSON false had been read as 0, 1 as true)
+            if (raw == c and isinstance(raw, bool) == isinstance(c, bool)) or fold(raw) == fold(c) or (
+                    number is not None and number == c):
                 return c
         raise RulesetError(
             f"option {self.name} must be one of {', '.join(map(option_text, self.choices))}, not {echo(str(raw))}")

@@ -338,6 +338,8 @@ def test_a_claimed_lines_unknown_key_is_refused_not_passed_over(run_cli):
     msg = fails(run_cli, *AUDIT, "--claimed-lines", '[{"rule": "mahjong", "doubling": 3}]')
     assert msg.startswith("mahjong-score: error: --claimed-lines <inline JSON>: item 1: unknown key 'doubling' (did "
                           "you mean doublings?); a line's keys are "), msg
+    assert "item 1: unknown key 'Rule' (did you mean rule?)" in fails(  # (it had been "must be an object with rule")
+        run_cli, *AUDIT, "--claimed-lines", '[{"Rule": "mahjong", "points": 20}]')
     assert "item 2: unknown key 'pts' (did you mean points?)" in fails(
         run_cli, *AUDIT, "--claimed-lines", '[{"rule": "mahjong", "points": 20}, {"rule": "pair", "pts": 4}]')
 
@@ -410,6 +412,13 @@ def test_settle_refuses_a_score_beyond_any_hand_as_the_web_api_does(run_cli):
     rc, out, err = run_cli("settle", "-r", "rode-draak", "--scores", f"E=200,S=100,W=200,N={MAX_SCORE}", "--winner",
                            "E", "--east", "E")
     assert rc == 0, err
+    # 5000 digits, past Python's int() limit, had been a traceback (a reviewer's); an option's value alike
+    msg = fails(run_cli, "settle", "-r", "rode-draak", "--scores", "E=200,S=100,W=200,N=" + "9" * 5000, "--winner", "E",
+                "--east", "E")
+    assert msg.endswith("score of N is 999999999999… (5000 digits), more than any hand scores (at most 10,000,000): "
+                        "check it"), msg
+    assert "option mahjong_points must be one of 10, 0, not " in fails(
+        run_cli, "hand", HAND, "-r", "swedish", "-o", "mahjong_points=" + "9" * 5000)
 
 
 @pytest.mark.parametrize("scores", ["E=200,S=100,W=200", "E=1,S=1,W=2,N=3,X=5"])

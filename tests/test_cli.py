@@ -52,7 +52,7 @@ def test_hand_context_options(run_cli):
     assert rc == 0 and json.loads(out)["total"] == 28
     # a player's word for the win's source is read as a batch manifest's win_by cell reads it (a tester's
     # --win-by self-drawn had been refused, though the manifest takes it): the same 28
-    for word in ("self-drawn", "Tsumo"):
+    for word in ("self-drawn", "Tsumo", "self_drawn"):  # (with _ for -, as option values: a reviewer's dead_wall)
         rc, out, _ = run_cli("hand", HAND, "-w", "1z", "--win-by", word, "--seat-wind", "s", "--round-wind", "S",
                              "--json")
         assert rc == 0 and json.loads(out)["total"] == 28, word

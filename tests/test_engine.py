@@ -495,6 +495,9 @@ def test_option_errors():
     # -o bonus_tiles=4_points was refused); dutch-special-hands' loser_excludes is spelt with underscores
     assert rs.resolve_options({"bonus_tiles": "4_points"})["bonus_tiles"] == "4-points"
     assert rs.resolve_options({"honour_pungs": "AS_TERMINALS"})["honour_pungs"] == "as-terminals"
+    # a bool is no number's choice (JSON false had been swedish mahjong_points 0), a number no yes/no's
+    with pytest.raises(RulesetError, match="option mahjong_points must be one of 10, 0"):
+        load_ruleset("swedish").resolve_options({"mahjong_points": False})
     dsh = load_ruleset("dutch-special-hands")
     (under,) = [c for c in dsh.options["loser_excludes"].choices if "_" in str(c)][:1]
     assert dsh.resolve_options({"loser_excludes": under.replace("_", "-")})["loser_excludes"] == under

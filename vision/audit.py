@@ -393,15 +393,15 @@ def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dic
     if not isinstance(data, list):
         raise HandError(f"--claimed-lines {p}: expected a JSON list of {{\"rule\": …, \"points\"/\"doublings\": …}}")
     for k, ln in enumerate(data, 1):
-        if not isinstance(ln, dict) or not (ln.get("rule") or ln.get("name")):
-            raise HandError(f"--claimed-lines {p}: item {k} must be an object with \"rule\" or \"name\"")
-        unknown = sorted(a for a in ln if a not in CLAIM_KEYS)
+        unknown = sorted(a for a in ln if a not in CLAIM_KEYS) if isinstance(ln, dict) else []
         if unknown:
             # (a referee's "doubling": 3 had been passed over, and the claim compared as a MATCH without it)
             near = difflib.get_close_matches(unknown[0], sorted(CLAIM_KEYS), n=1)
             raise HandError(f"--claimed-lines {p}: item {k}: unknown key {_short(unknown[0])}"
                             + (f" (did you mean {near[0]}?)" if near else "")
                             + f"; a line's keys are {', '.join(sorted(CLAIM_KEYS))}")
+        if not isinstance(ln, dict) or not (ln.get("rule") or ln.get("name")):
+            raise HandError(f"--claimed-lines {p}: item {k} must be an object with \"rule\" or \"name\"")
         if not isinstance(ln.get("rule") or ln.get("name"), str):
             raise HandError(f"--claimed-lines {p}: item {k}: the rule or name must be text, "
                             f"not {ln.get('rule') or ln.get('name')!r}")

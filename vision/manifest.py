@@ -542,7 +542,7 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
         if dealer is not None:
             ctx["dealer"] = dealer
     if "win_by" in cells:
-        wb = cells["win_by"].strip().lower()
+        wb = cells["win_by"].strip().lower().replace("_", "-")  # (dead_wall as dead-wall, as option values)
         wb = _WIN_BY_ALIASES.get(wb, wb)
         if wb in WIN_BY:
             ctx["win_by"] = wb
