@@ -61,7 +61,11 @@ def parse_scores(text: str) -> dict[str, int]:
             # (before int(): a reviewer's 5000 digits passed Python's int limit, a traceback)
             shown = val.strip() if len(val.strip()) <= 40 else f"{digits[:12]}… ({len(digits)} digits)"
             raise UserError(f"score of {name} is {shown}, more than any hand scores (at most {MAX_SCORE:,}): check it")
-        points = int(val)
+        try:
+            points = int(val)
+        except ValueError:  # (past Python's 4300 characters all the same: a minus sign, or leading zeros)
+            raise UserError(f"score of {name} must be a whole number from 0 to {MAX_SCORE:,}, not one of "
+                            f"{len(val.strip()):,} characters") from None
         if points < 0:
             raise UserError(f"score of {name} must be ≥ 0, not {points}")
         if points > MAX_SCORE:  # (as the web API: a score typed with zeros too many had been paid)

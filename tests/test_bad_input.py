@@ -417,6 +417,10 @@ def test_settle_refuses_a_score_beyond_any_hand_as_the_web_api_does(run_cli):
                 "--east", "E")
     assert msg.endswith("score of N is 999999999999… (5000 digits), more than any hand scores (at most 10,000,000): "
                         "check it"), msg
+    for huge in ("-" + "1" * 5000, "0" * 5000 + "5"):  # (past the limit all the same: a reviewer's)
+        assert fails(run_cli, "settle", "-r", "rode-draak", "--scores", f"E=200,S=100,W=200,N={huge}", "--winner",
+                     "E", "--east", "E").endswith("score of N must be a whole number from 0 to 10,000,000, not one of "
+                                                  "5,001 characters")
     assert "option mahjong_points must be one of 10, 0, not " in fails(
         run_cli, "hand", HAND, "-r", "swedish", "-o", "mahjong_points=" + "9" * 5000)
 

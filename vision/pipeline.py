@@ -1124,11 +1124,16 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         # the readings above are numbered by their regions (each turn's, each detector's: read once each); the
         # one chosen is read again numbered with the hand's rows first, as photo --help says (_hand_first)
         t1 = time.perf_counter()
-        again = read_detections(result.photo, result.detections, result.readings, rs, ctx,
-                                not_tiles=result.not_tiles, order=first, **kw)
-        if _same_reading(again, result):
-            result = replace(with_frame(again, result.turned, result.straightened, mirrored=result.mirrored,
-                                        second=result.second), second_boxes=result.second_boxes,
+        try:
+            again = read_detections(result.photo, result.detections, result.readings, rs, ctx,
+                                    not_tiles=result.not_tiles, order=first, **kw)
+        except HandError:  # (the same boxes read the same way: kept numbered as they were)
+            again = None
+        if again is not None and _same_reading(again, result):
+            # (its frame as the reading's, not weighed yet: frame_doubt is weighed once, at the end, after won_hint,
+            # as for every reading; with_frame here had weighed it before won_hint, for renumbered photos only)
+            result = replace(again, turned=result.turned, straightened=result.straightened, mirrored=result.mirrored,
+                             second=result.second, second_boxes=result.second_boxes,
                              faces_frame=result.faces_frame, faces_from=result.faces_from)
         t["layout+decode+score"] = t.get("layout+decode+score", 0.0) + time.perf_counter() - t1
     if fixes or additions or (exposed and "exposed" not in kw):
