@@ -17,7 +17,7 @@ from scoring import Context, load_ruleset
 from scoring.engine import keyed_options
 from scoring.errors import ECHO_CHARS, InputError
 from scoring.history import ENV_DB
-from scoring.hand import WIN_BY, WIN_BY_ALIASES, WON_FIELDS
+from scoring.hand import WIN_BY, WON_FIELDS, win_by_word
 from scoring.notation import is_whole_number
 
 #: bad input from the user: printed as one line, exit code 2. It is :class:`scoring.errors.InputError`,
@@ -123,15 +123,6 @@ class NotAHandReading(UserError):
     def __init__(self, reading: str, message: str) -> None:
         super().__init__(message)
         self.reading = reading
-
-
-def win_by_word(text: str) -> str:
-    """``--win-by``'s value: one of :data:`scoring.hand.WIN_BY`, or a player's word for one
-    (:data:`scoring.hand.WIN_BY_ALIASES`: ``self-drawn`` is ``wall``, as a batch manifest's win_by cell reads
-    it), in any case and with ``_`` for ``-`` (``dead_wall``); anything else as typed, for argparse to refuse
-    among the choices."""
-    w = text.strip().lower().replace("_", "-")
-    return WIN_BY_ALIASES.get(w, w)
 
 
 def add_context_args(p: argparse.ArgumentParser) -> None:

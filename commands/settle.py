@@ -19,11 +19,11 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from commands.common import NotAHandReading, UserError, add_history_args, options_from_args, print_json, win_by_word
+from commands.common import NotAHandReading, UserError, add_history_args, options_from_args, print_json
 from scoring.engine import (NO_WINNING_TILE_START, check_context_flags, explain, load_ruleset, score_hand,
                             with_no_winning_tile_note)
 from scoring.errors import HandError, RulesetError
-from scoring.hand import MAX_SCORE, WIN_BY, Context
+from scoring.hand import MAX_SCORE, WIN_BY, Context, win_by_word
 from scoring.notation import is_whole_number, parse_hand
 from scoring.history import NO_WINNING_TILE_GIVEN_STATUS, typed_status
 from scoring.session import SessionState, describe, next_state, outcome_of

@@ -15,6 +15,14 @@ WIN_BY: tuple[str, ...] = ("discard", "wall", "dead-wall", "robbed-kong")
 WIN_BY_ALIASES = {"self-drawn": "wall", "self": "wall", "tsumo": "wall", "ron": "discard", "replacement": "dead-wall"}
 
 
+def win_by_word(text: str) -> str:
+    """A win's source as typed (``--win-by``, a batch manifest's win_by cell): one of :data:`WIN_BY`, or a
+    player's word for one (:data:`WIN_BY_ALIASES`: ``self-drawn`` is ``wall``), in any case and with ``_`` for
+    ``-`` (``dead_wall``); anything else as typed (folded so), for the caller to refuse."""
+    w = text.strip().lower().replace("_", "-")
+    return WIN_BY_ALIASES.get(w, w)
+
+
 @dataclass(frozen=True, slots=True)
 class Meld:
     """A set of tiles: chow (run of three), pung (three alike), kong (four alike) or pair.

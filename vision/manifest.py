@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from scoring.errors import HandError, RulesetError
 from scoring.hand import FIELD_FLAGS, WON_FIELDS
-from scoring.hand import WIN_BY, WIN_BY_ALIASES
+from scoring.hand import WIN_BY, WIN_BY_ALIASES, win_by_word
 from scoring.notation import is_whole_number
 
 from .errors import BatchError
@@ -542,8 +542,7 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
         if dealer is not None:
             ctx["dealer"] = dealer
     if "win_by" in cells:
-        wb = cells["win_by"].strip().lower().replace("_", "-")  # (dead_wall as dead-wall, as option values)
-        wb = _WIN_BY_ALIASES.get(wb, wb)
+        wb = win_by_word(cells["win_by"])  # (dead_wall as dead-wall, self-drawn as wall: as --win-by reads it)
         if wb in WIN_BY:
             ctx["win_by"] = wb
         else:

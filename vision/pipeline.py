@@ -592,10 +592,10 @@ def replaced_boxes(added: Sequence[int], readings: TileReadings, numbering: Sequ
     return out
 
 
-def _same_reading(a: PhotoResult, b: PhotoResult) -> bool:
+def _same_reading(a: Reading, b: Reading) -> bool:
     """``a`` reads the hand that ``b`` reads, from the same boxes in the same roles (a reading numbered anew
     is kept only so: another region's boxes spelling the same hand would be numbered for the first's)."""
-    return a.reading.notation == b.reading.notation and tuple(a.reading.roles) == tuple(b.reading.roles)
+    return a.notation == b.notation and tuple(a.roles) == tuple(b.roles)
 
 
 def _hand_first(geo: Geometry, roles: Sequence[str]) -> tuple[int, ...]:
@@ -1129,7 +1129,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                                     not_tiles=result.not_tiles, order=first, **kw)
         except HandError:  # (the same boxes read the same way: kept numbered as they were)
             again = None
-        if again is not None and _same_reading(again, result):
+        if again is not None and _same_reading(again.reading, result.reading):
             # (its frame as the reading's, not weighed yet: frame_doubt is weighed once, at the end, after won_hint,
             # as for every reading; with_frame here had weighed it before won_hint, for renumbered photos only)
             result = replace(again, turned=result.turned, straightened=result.straightened, mirrored=result.mirrored,
@@ -2636,7 +2636,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         # again numbered with the hand's rows first, as photo --help says; kept when it reads the same hand
         again = read_detections(photo, det, readings, ruleset, context, winning_tile=winning_tile, exposed=exposed,
                                 options=options, said_won=said_won, not_tiles=not_tiles, order=first)
-        if again.reading.notation == chosen.reading.notation and again.reading.roles == chosen.reading.roles:
+        if _same_reading(again.reading, chosen.reading):
             return replace(again, timings={**again.timings, "layout+decode+score": time.perf_counter() - t1})
     lay, reading = chosen.layout, chosen.reading
     if reading.legal and user and numbering is not None:
