@@ -1570,6 +1570,34 @@ def test_hand_tiles_counts_a_kong_as_3_and_bonus_tiles_apart_in_the_csv_and_json
         (17, 14, 2), (15, 13, 1), (None, None, None)], recs
 
 
+def test_a_circumstance_that_scores_nothing_is_said_in_the_rows_score_notes(tmp_path, capsys):
+    # a director's flags cell gave last-tile for a win by discard under nts: nts scores the last tile only when it
+    # is drawn from the wall (002:51, Winnen van de bodem van de zee, +1 doubling, self-drawn), so the score is
+    # the same with it or without; `photo` and `hand` say so in a note, and the batch row said nothing (the
+    # director saw the flag taken). The row's score_notes says it, and what would score it; the row without the
+    # flag, or with it on a win from the wall (where it scores), has none
+    text = ("photo;winner;win_by;flags;notation\n"
+            "discard.jpg;yes;discard;last-tile;123m 456p 789s 234s 11z win:1z\n"
+            "plain.jpg;yes;discard;-;123m 456p 789s 234s 11z win:1z\n"
+            "wall.jpg;yes;wall;last-tile;123m 456p 789s 234s 11z win:1z\n")
+    d, man, out = _typed_manifest(tmp_path, text)
+    base = ("batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history", "--no-progress")
+    rc, o, err = run_cli(capsys, *base, "-O", str(tmp_path / "out.csv"))
+    assert rc == 0, err
+    rows = {r["photo"]: r for r in read_csv(tmp_path / "out.csv")}
+    notes = json.loads(rows["discard.jpg"]["score_notes"])
+    assert len(notes) == 1 and notes[0].startswith("--last-tile scores nothing here"), notes
+    assert "002_b9f4c4575200caaf.txt:51" in notes[0] and "--win-by wall" in notes[0]
+    assert rows["discard.jpg"]["total"] == rows["plain.jpg"]["total"]  # (the flag changed nothing)
+    assert json.loads(rows["plain.jpg"]["score_notes"]) == [] and json.loads(rows["wall.jpg"]["score_notes"]) == []
+    assert int(rows["wall.jpg"]["total"]) > int(rows["discard.jpg"]["total"])  # (from the wall, it scores)
+    # the JSON lines of the same state, as a list
+    rc, o, err = run_cli(capsys, *base, "-O", str(out))
+    assert rc == 0, err
+    recs = {r["photo"]: r for r in read_jsonl(out) if r["type"] == "photo"}
+    assert recs["discard.jpg"]["score_notes"] == notes and recs["plain.jpg"]["score_notes"] == []
+
+
 def test_a_photos_hand_tiles_count_its_kong_as_3_and_its_flowers_apart(tmp_path, truth):
     # the director's hand read from a photo (the oracle reader: the render's true tiles): the render of
     # 345m99p555777z [6666z] +34y win:5z, 11 concealed tiles, an exposed kong and two seasons, among distractors.
@@ -1609,7 +1637,7 @@ def test_an_output_an_earlier_version_wrote_is_written_again_with_hand_tiles_on_
     assert (summary["resumed"], summary["scored"]) == (3, 0), summary
     with open(out, newline="", encoding="utf-8") as f:
         header = next(csv.reader(f))
-    assert header == COLUMNS_BEFORE_HAND_TILES + ["hand_tiles", "bonus_tiles", "score_confidence"]
+    assert header == COLUMNS_BEFORE_HAND_TILES + ["hand_tiles", "bonus_tiles", "score_confidence", "score_notes"]
     assert [(r["tiles"], r["hand_tiles"], r["bonus_tiles"]) for r in read_csv(out)] == [
         ("17", "14", "2"), ("15", "13", "1"), ("", "", "")]
 

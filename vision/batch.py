@@ -203,7 +203,8 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
                 row["problem"] = "; ".join([r.problem or "not a legal hand"] + won)
             if s is not None:
                 row.update(total=int(s.total), points=float(s.points), doublings=int(s.doublings),
-                           allowed=int(bool(s.allowed)), breakdown=json.dumps(breakdown(s), separators=(",", ":")))
+                           allowed=int(bool(s.allowed)), breakdown=json.dumps(breakdown(s), separators=(",", ":")),
+                           score_notes=json.dumps(list(s.notes), ensure_ascii=False))
                 if not s.allowed:
                     row["problem"] = "; ".join([s.status] + dropped) if r.legal else s.status
                     row["refusal"] = s.status  # the words `table` refuses to settle a winner's hand in
@@ -299,7 +300,8 @@ def score_typed(job: Job, row: dict[str, Any]) -> None:
     row.update(legal=1, confidence=None, reading=format_hand(hand), tiles=len(hand.all_tiles) + len(hand.bonus),
                changed=0, frame=TYPED_FRAME, no_winning_tile=int(unmarked), problem="; ".join(problems) or None,
                total=int(s.total), points=float(s.points), doublings=int(s.doublings), allowed=int(bool(s.allowed)),
-               breakdown=json.dumps(breakdown(s), separators=(",", ":")))
+               breakdown=json.dumps(breakdown(s), separators=(",", ":")),
+               score_notes=json.dumps(list(s.notes), ensure_ascii=False))
     status = ("needs-review: no winning tile given" if unmarked and s.allowed else scored_status(s))
     entry: dict[str, Any] = {"command": "batch", "input": notation, "input_sha256": sha256_bytes(notation.encode()),
                              "status": status, "corrections": None, "context": context_to_json(ctx),

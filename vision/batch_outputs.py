@@ -23,7 +23,7 @@ from .manifest import _WINDS, Job, false_win_players, settle_values_differ
 #: output columns of the CSV (and keys of each JSONL photo record)
 OUTPUT_COLUMNS = ("photo", "table", "hand", "player", "seat_wind", "winner", "ruleset", "status", "reading",
                   "confidence", "total", "points", "doublings", "tiles", "changed", "frame", "problem", "breakdown",
-                  "sha256", "hand_tiles", "bonus_tiles", "score_confidence")
+                  "sha256", "hand_tiles", "bonus_tiles", "score_confidence", "score_notes")
 
 #: the ``frame`` of a photo scored by a version before the column existed (a resumed batch keeps its row)
 FRAME_NOT_RECORDED = "not recorded (scored by an earlier version)"
@@ -212,7 +212,7 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
     """(job, its state database row, its output row) of :func:`output_rows`; a job whose key is in
     ``unscored`` is written as not scored, whatever its database row holds."""
     cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "refusal", "no_winning_tile",
-            "unsaid_non_winner", "score_confidence", "total",
+            "unsaid_non_winner", "score_confidence", "score_notes", "total",
             "points", "doublings", "tiles", "changed", "frame", "breakdown", "sha256")
     for job in jobs:
         rec = None if job.key in unscored else con.execute(
@@ -239,6 +239,9 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
             **hand_size(r["reading"] if r["legal"] or job.false_win else None),
             # (the score's, which the status weighs; none for a row an earlier version scored, nor for no legal reading)
             "score_confidence": None if r["score_confidence"] is None else confidence_value(r["score_confidence"]),
+            # (the scoring's notes: a circumstance of the win given that scores nothing for this hand, and what
+            # would; a director's --last-tile on a discard win under nts had been dropped without a word)
+            "score_notes": json.loads(r["score_notes"]) if r["score_notes"] else [],
         }
 
 

@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS results (
     no_winning_tile INTEGER,
     unsaid_non_winner INTEGER,
     score_confidence REAL,
+    score_notes TEXT,
     breakdown TEXT,
     history TEXT,
     in_history INTEGER NOT NULL DEFAULT 0,
@@ -98,12 +99,12 @@ def _prepare_state(con: sqlite3.Connection, p: Path) -> sqlite3.Connection:
 
 #: result columns added since the first version of the state database (name, SQL type)
 _ADDED_COLS = (("frame", "TEXT"), ("refusal", "TEXT"), ("no_winning_tile", "INTEGER"), ("unsaid_non_winner", "INTEGER"),
-               ("score_confidence", "REAL"))
+               ("score_confidence", "REAL"), ("score_notes", "TEXT"))
 
 
 _RESULT_COLS = ("key", "sha256", "params", "error", "legal", "confidence", "reading", "problem", "allowed", "total",
                 "points", "doublings", "tiles", "changed", "frame", "refusal", "no_winning_tile",
-                "unsaid_non_winner", "score_confidence", "breakdown", "history", "seconds", "scored_at")
+                "unsaid_non_winner", "score_confidence", "score_notes", "breakdown", "history", "seconds", "scored_at")
 
 
 def write_result(con: sqlite3.Connection, row: Mapping[str, Any]) -> None:
