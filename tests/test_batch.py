@@ -1574,28 +1574,72 @@ def test_a_circumstance_that_scores_nothing_is_said_in_the_rows_score_notes(tmp_
     # a director's flags cell gave last-tile for a win by discard under nts: nts scores the last tile only when it
     # is drawn from the wall (002:51, Winnen van de bodem van de zee, +1 doubling, self-drawn), so the score is
     # the same with it or without; `photo` and `hand` say so in a note, and the batch row said nothing (the
-    # director saw the flag taken). The row's score_notes says it, and what would score it; the row without the
-    # flag, or with it on a win from the wall (where it scores), has none
+    # director saw the flag taken). The row's score_notes says it, in the manifest's cells, and what would score
+    # it; the row without the flag has none, nor the win from the wall, where the flag scores its doubling
     text = ("photo;winner;win_by;flags;notation\n"
             "discard.jpg;yes;discard;last-tile;123m 456p 789s 234s 11z win:1z\n"
             "plain.jpg;yes;discard;-;123m 456p 789s 234s 11z win:1z\n"
-            "wall.jpg;yes;wall;last-tile;123m 456p 789s 234s 11z win:1z\n")
+            "wall.jpg;yes;wall;last-tile;123m 456p 789s 234s 11z win:1z\n"
+            "wall-plain.jpg;yes;wall;-;123m 456p 789s 234s 11z win:1z\n")
     d, man, out = _typed_manifest(tmp_path, text)
     base = ("batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history", "--no-progress")
     rc, o, err = run_cli(capsys, *base, "-O", str(tmp_path / "out.csv"))
     assert rc == 0, err
     rows = {r["photo"]: r for r in read_csv(tmp_path / "out.csv")}
     notes = json.loads(rows["discard.jpg"]["score_notes"])
-    assert len(notes) == 1 and notes[0].startswith("--last-tile scores nothing here"), notes
-    assert "002_b9f4c4575200caaf.txt:51" in notes[0] and "--win-by wall" in notes[0]
+    assert len(notes) == 1 and notes[0].startswith("last-tile (the flags cell) scores nothing here: no rule of nts"), notes
+    assert "(the win_by cell wall) it scores" in notes[0] and "002_b9f4c4575200caaf.txt:51" in notes[0], notes
+    assert "--" not in notes[0]  # (no command-line flag named to a manifest's row)
     assert rows["discard.jpg"]["total"] == rows["plain.jpg"]["total"]  # (the flag changed nothing)
     assert json.loads(rows["plain.jpg"]["score_notes"]) == [] and json.loads(rows["wall.jpg"]["score_notes"]) == []
-    assert int(rows["wall.jpg"]["total"]) > int(rows["discard.jpg"]["total"])  # (from the wall, it scores)
+    # from the wall the flag scores: its doubling (002:51), the total twice the same win's without it
+    assert int(rows["wall.jpg"]["total"]) == 2 * int(rows["wall-plain.jpg"]["total"]), rows
     # the JSON lines of the same state, as a list
     rc, o, err = run_cli(capsys, *base, "-O", str(out))
     assert rc == 0, err
     recs = {r["photo"]: r for r in read_jsonl(out) if r["type"] == "photo"}
     assert recs["discard.jpg"]["score_notes"] == notes and recs["plain.jpg"]["score_notes"] == []
+    # a state an earlier version wrote, without the column: resumed, nothing scored again, and its rows' notes are
+    # not recorded (null, an empty CSV cell), not "none" ([]), since they may have had some
+    con = sqlite3.connect(tmp_path / "out.batch.sqlite3")
+    with con:
+        con.execute("ALTER TABLE results DROP COLUMN score_notes")
+    con.close()
+    rc, o, err = run_cli(capsys, *base, "-O", str(out), "--json")
+    assert rc == 0, err
+    assert json.loads(o)["scored"] == 0
+    recs = {r["photo"]: r for r in read_jsonl(out) if r["type"] == "photo"}
+    assert recs["discard.jpg"]["score_notes"] is None and recs["plain.jpg"]["score_notes"] is None
+
+
+def test_a_photos_row_carries_its_score_notes_said_as_the_command_line_gave_them(tmp_path, truth):
+    # the oracle reader (the renders' true tiles, six winners' hands), scored under nts with last-tile (batch
+    # --last-tile: no manifest row) on a win by discard, the default: each row's notes are the scoring's notes of
+    # the hand read, in the flags the command line took, as `photo` prints them; those whose hand is neither a
+    # limit nor a special hand (whose value replaces the count: no note, 002-17) say that nts scores the last tile
+    # only drawn from the wall (002:51)
+    from scoring import Context, load_ruleset, parse_hand, score_hand
+
+    d = tmp_path / "photos"
+    d.mkdir()
+    for src in sorted(truth.glob("*.jpg")):
+        shutil.copyfile(src, d / src.name)
+    batch.run_batch(d, tmp_path / "r.csv", workers=0, reader=bf.ORACLE, history_db=None,
+                    defaults=batch.Defaults(ruleset="nts", context={"last_tile": True}))
+    rows = read_csv(tmp_path / "r.csv")
+    nts, said = load_ruleset("nts"), 0
+    for row in rows:
+        notes = json.loads(row["score_notes"])
+        scored = score_hand(parse_hand(row["reading"], context=Context(last_tile=True)), nts)
+        assert notes == list(scored.notes), row
+        last = [n for n in notes if "last-tile" in n]
+        if any(ln.kind in ("fixed", "limit") for ln in scored.lines):
+            assert not last, row
+        else:
+            assert len(last) == 1 and last[0].startswith("--last-tile scores nothing here: no rule of nts"), notes
+            assert "(--win-by wall) it scores" in last[0] and "002_b9f4c4575200caaf.txt:51" in last[0], notes
+            said += 1
+    assert len(rows) == 6 and said >= 3, rows
 
 
 def test_a_photos_hand_tiles_count_its_kong_as_3_and_its_flowers_apart(tmp_path, truth):

@@ -89,6 +89,27 @@ def settle_words(text: str) -> str:
     return text
 
 
+#: the scoring's notes (``score_notes``) name command-line flags and settle options; a row with a manifest row gives
+#: them in its cells (a reviewer: a director who wrote last-tile in the flags cell read "--last-tile scores nothing
+#: here … (--win-by wall)", and hk-tw-16's streak note named a settle option batch refuses)
+SCORE_NOTE_WORDS = (
+    (re.compile(r"^--(last-tile|first-turn|kong-on-kong) scores nothing here"), r"\1 (the flags cell) scores nothing here"),
+    (re.compile(r"\(--win-by ([\w-]+)\)"), r"(the win_by cell \1)"),
+    (re.compile(r"need --discards N"), "need the discards cell (N)"),
+    (re.compile(r"with settlement option dealer_streak=(\d+)"), r"with \1 in the dealer's row's dealer_streak cell"),
+)
+
+
+def score_note_words(text: str, has_row: bool = True) -> str:
+    """A note of the scoring (:attr:`scoring.results.ScoredHand.notes`) with the flags and settle options it names
+    said as the manifest's cells (:data:`SCORE_NOTE_WORDS`); as it is for a photo without a manifest row
+    (``has_row`` False), whose circumstances the command line gave."""
+    if has_row:
+        for pattern, to in SCORE_NOTE_WORDS:
+            text = pattern.sub(to, text)
+    return text
+
+
 #: said after the cells named, for a photo that has no manifest row (its cells are those of a new row)
 NO_ROW_YET = " (this photo has no manifest row: add one for it, docs/batch.md)"
 
@@ -241,7 +262,9 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
             "score_confidence": None if r["score_confidence"] is None else confidence_value(r["score_confidence"]),
             # (the scoring's notes: a circumstance of the win given that scores nothing for this hand, and what
             # would; a director's --last-tile on a discard win under nts had been dropped without a word)
-            "score_notes": json.loads(r["score_notes"]) if r["score_notes"] else [],
+            # (none recorded — null, an empty cell — for a row an earlier version scored, which may have had some)
+            "score_notes": ([score_note_words(n, job.line is not None) for n in json.loads(r["score_notes"])]
+                            if r["score_notes"] else None if r["total"] is not None else []),
         }
 
 
