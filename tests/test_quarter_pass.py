@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.detect import Detections, QuarterAddedDetector, unturn_quarter
+from vision.detect import QUARTER_TURNS, Detections, QuarterAddedDetector, unturn_quarter
+
+#: the stand-in detectors below answer every turned image alike: one turn (counter-clockwise) is read
+ONE_TURN = (1,)
 
 
 def test_a_box_of_the_turned_image_maps_back_onto_the_same_pixels():
@@ -15,6 +18,60 @@ def test_a_box_of_the_turned_image_maps_back_onto_the_same_pixels():
     box = [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]
     assert box == [20, 100, 60, 160]  # (y0, W − x1, y1, W − x0)
     assert np.allclose(unturn_quarter([box], (200, 100)), [[40, 20, 100, 60]])
+
+
+def test_a_box_of_the_image_turned_clockwise_maps_back_onto_the_same_pixels():
+    img = np.zeros((100, 200), np.uint8)
+    img[20:60, 40:100] = 255
+    turned = np.rot90(img, 3)  # (clockwise: 200 rows, 100 columns)
+    ys, xs = np.nonzero(turned)
+    box = [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]
+    assert box == [40, 40, 80, 100]  # (H − y1, x0, H − y0, x1)
+    assert np.allclose(unturn_quarter([box], (200, 100), 3), [[40, 20, 100, 60]])
+
+
+def test_both_quarter_turns_are_read_and_a_tile_only_the_clockwise_one_boxes_is_added():
+    # a detector trained on standing tiles boxes a tile lying sideways in one turn of the photo and not in the
+    # other (a columns composite's four bonus tiles on a checked cloth: none boxed turned counter-clockwise,
+    # three at 0.39–0.62 turned clockwise): both turns are read, and a box is mapped back by its own turn
+    assert QUARTER_TURNS == (1, 3)
+    photo = np.zeros((100, 200, 3), np.uint8)
+    photo[0, 0] = 1  # (a mark: rot90 k=1 puts it in the last row, k=3 in the last column)
+    standing = [[x, 70, x + 10, 95] for x in range(0, 200, 20)]
+    upright = Detections.make(standing, [0.9] * 10)
+    lying = [40, 20, 100, 60]  # (60 × 40 in the photo) → (40, 40, 80, 100) in the photo turned clockwise
+    calls = []
+
+    def det(image, *a):
+        if image.shape[:2] == (100, 200):
+            calls.append("upright")
+            return upright
+        k = 1 if image[-1, 0, 0] else 3
+        calls.append(k)
+        return Detections.make([[40, 40, 80, 100]], [0.7]) if k == 3 else Detections.make(np.zeros((0, 4)))
+
+    d = QuarterAddedDetector(det, det)(photo)
+    assert calls == ["upright", 1, 3]
+    assert len(d) == 11 and np.allclose(d.boxes[-1], lying) and np.isclose(d.scores[-1], 0.7)
+    # read counter-clockwise only, the tile is not boxed
+    calls.clear()
+    assert np.array_equal(QuarterAddedDetector(det, det, ONE_TURN)(photo).boxes, upright.boxes)
+    assert calls == ["upright", 1]
+    # boxed in both turns, offset: the boxes of one turn only are taken, the turn that boxes the sideways tiles
+    # with the most score in all (mixed, both turns' offset boxes of one column had made more boxes than tiles)
+    other = [100, 20, 160, 60]  # (a second tile lying sideways, boxed counter-clockwise only)
+
+    def both(image, *a, ccw=(0.6, 0.5), cw=0.8):
+        if image.shape[:2] == (100, 200):
+            return upright
+        if image[-1, 0, 0]:
+            return Detections.make(_turned([lying, other]), list(ccw))
+        return Detections.make([[41, 40, 80, 101]], [cw])
+
+    d = QuarterAddedDetector(both, both)(photo)  # (counter-clockwise: 0.6 + 0.5 in all, over 0.8)
+    assert len(d) == 12 and np.allclose(d.boxes[10:], [lying, other]) and np.allclose(d.scores[10:], [0.6, 0.5])
+    d = QuarterAddedDetector(lambda im, *a: both(im, ccw=(0.45, 0.3)), lambda im, *a: both(im, ccw=(0.45, 0.3)))(photo)
+    assert len(d) == 11 and np.allclose(d.boxes[-1], [40, 20, 101, 59]) and np.isclose(d.scores[-1], 0.8)
 
 
 class _ByShape:
@@ -48,8 +105,8 @@ def test_two_sideways_tiles_boxed_as_one_are_split_and_a_missed_one_added():
     sideways = [[40, 20, 100, 60], [100, 20, 160, 60], [40, 60, 100, 100], [10, 20, 30, 60]]
     turned = Detections.make(_turned(sideways), [0.8, 0.7, 0.6, 0.9], [False, False, True, False])
     inner = _ByShape((100, 200), upright, turned)
-    d = QuarterAddedDetector(inner, inner)(photo)
-    assert inner.calls == [(100, 200), (200, 100)] and QuarterAddedDetector(inner, inner).imgsz == 64
+    d = QuarterAddedDetector(inner, inner, ONE_TURN)(photo)
+    assert inner.calls == [(100, 200), (200, 100)] and QuarterAddedDetector(inner, inner, ONE_TURN).imgsz == 64
     got = {tuple(np.round(b).astype(int).tolist()): (round(float(s), 2), bool(f))
            for b, s, f in zip(d.boxes, d.scores, d.face_down)}
     assert got == {**{tuple(b): (0.9, False) for b in standing}, (40, 20, 100, 60): (0.8, False),
@@ -58,7 +115,7 @@ def test_two_sideways_tiles_boxed_as_one_are_split_and_a_missed_one_added():
     # (the pipeline's quarter turns read it), and the upright pass's boxes stand
     few = Detections.make([[10, 20, 30, 60], [40, 20, 160, 60]], [0.9, 0.5])
     alone = _ByShape((100, 200), few, turned)
-    d = QuarterAddedDetector(alone, alone)(photo)
+    d = QuarterAddedDetector(alone, alone, ONE_TURN)(photo)
     assert np.array_equal(d.boxes, few.boxes)
 
 
@@ -70,11 +127,11 @@ def test_a_turned_box_less_sure_than_the_box_it_would_split_leaves_it():
     upright = Detections.make(standing, [0.83, 0.9, 0.9])
     halves = Detections.make(_turned([[10, 20, 40, 40], [10, 40, 40, 60]]), [0.46, 0.45])  # 30 × 20: wide
     inner = _ByShape((100, 200), upright, halves)
-    d = QuarterAddedDetector(inner, inner)(photo)
+    d = QuarterAddedDetector(inner, inner, ONE_TURN)(photo)
     assert np.array_equal(d.boxes, upright.boxes)
     # surer than it, the same two boxes are two tiles boxed as one
     sure = _ByShape((100, 200), upright, Detections.make(halves.boxes, [0.9, 0.88]))
-    assert len(QuarterAddedDetector(sure, sure)(photo)) == 4
+    assert len(QuarterAddedDetector(sure, sure, ONE_TURN)(photo)) == 4
 
 
 def test_one_sideways_tile_boxed_twice_upright_is_boxed_once_by_a_surer_turned_box():
@@ -86,7 +143,7 @@ def test_one_sideways_tile_boxed_twice_upright_is_boxed_once_by_a_surer_turned_b
     upright = Detections.make(standing + [[301, 375, 382, 455], [260, 370, 344, 452]], [0.8] * 6 + [0.57, 0.29])
     turned = Detections.make(_turned([[264, 365, 384, 457]], W=600), [0.81])
     # (a square photo: the two passes are two stand-ins)
-    d = QuarterAddedDetector(lambda image, *a: upright, lambda image, *a: turned)(photo)
+    d = QuarterAddedDetector(lambda image, *a: upright, lambda image, *a: turned, ONE_TURN)(photo)
     assert sorted(map(tuple, np.round(d.boxes).astype(int).tolist())) == sorted(
         [tuple(b) for b in standing] + [(264, 365, 384, 457)])
 
@@ -97,10 +154,10 @@ def test_a_turned_pass_that_adds_nothing_leaves_the_upright_boxes_as_they_are():
     # the same two tiles again (the standing one tall, the sideways one over the upright pass's box)
     turned = Detections.make(_turned([[10, 20, 30, 60], [42, 20, 100, 60]]), [0.9, 0.8])
     inner = _ByShape((100, 200), upright, turned)
-    d = QuarterAddedDetector(inner, inner)(photo)
+    d = QuarterAddedDetector(inner, inner, ONE_TURN)(photo)
     assert np.array_equal(d.boxes, upright.boxes) and np.array_equal(d.scores, upright.scores)
     empty = _ByShape((100, 200), upright, Detections.make(np.zeros((0, 4))))
-    assert QuarterAddedDetector(empty, empty)(photo) is upright
+    assert QuarterAddedDetector(empty, empty, ONE_TURN)(photo) is upright
 
 
 def test_bonus_tiles_in_sideways_columns_are_boxed_by_the_turned_pass():
@@ -162,7 +219,7 @@ def test_a_surer_turned_box_over_two_upright_tiles_never_merges_them():
     upright = Detections.make(standing + [[40, 20, 100, 60], [100, 20, 160, 60]], [0.9] * 10 + [0.5, 0.55])
     turned = Detections.make(_turned([[40, 20, 160, 60]]), [0.6])
     inner = _ByShape((100, 200), upright, turned)
-    d = QuarterAddedDetector(inner, inner)(photo)
+    d = QuarterAddedDetector(inner, inner, ONE_TURN)(photo)
     assert np.array_equal(d.boxes, upright.boxes)
 
 
@@ -171,7 +228,7 @@ def test_a_turned_box_that_is_not_a_box_is_never_added():
     upright = Detections.make([[x, 70, x + 10, 95] for x in range(0, 200, 20)], [0.9] * 10)
     bad = Detections.make(_turned([[40, 20, 100, 20], [40, 20, 100, 60]]), [0.8, float("nan")])
     inner = _ByShape((100, 200), upright, bad)
-    assert np.array_equal(QuarterAddedDetector(inner, inner)(photo).boxes, upright.boxes)
+    assert np.array_equal(QuarterAddedDetector(inner, inner, ONE_TURN)(photo).boxes, upright.boxes)
 
 
 def test_a_bonus_face_changed_by_the_set_does_not_count_against_max_changed():

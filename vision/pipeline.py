@@ -773,11 +773,11 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     about 90 ms a pass on one core. On composites of real tile photos (bonus tiles in sideways columns) it
     made fewer confident wrong readings; see the model card.
 
-    ``quarter``: the detector also reads every photo it reads turned a quarter, and the tiles lying sideways
-    it boxes there are added, or replace the upright pass's boxes over them
+    ``quarter``: the detector also reads every photo it reads turned a quarter, both ways, and the tiles lying
+    sideways it boxes there are added, or replace the upright pass's boxes over them
     (:class:`~vision.detect.QuarterAddedDetector`: bonus tiles laid in sideways columns, which the upright
     pass boxes three or four of eight, some boxes over two); only with a detector that reads pixels
-    (``mirror_safe``). One more detector pass per detector pass (``benchmarks/bench_photo.py --quarter``).
+    (``mirror_safe``). Two more detector passes per detector pass (``benchmarks/bench_photo.py --quarter``).
 
     ``memo``: the models read each image, tile crop and text line once in this photo's passes
     (:class:`~vision.detect.MemoisedDetector` for a detector that reads pixels, :meth:`Classifier.memoised
