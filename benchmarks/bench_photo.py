@@ -27,7 +27,8 @@ read with ``exposed`` (its own melds named) and with ``exposed`` and ``fixes`` (
 the last box left out) against the plain reading (one thread): the turn and the numbering are chosen
 without them, so they cost one more model-free layout-and-decode pass.
 ``--quarter`` times the photo with and without the detector's quarter-turned pass (``quarter=False``:
-:class:`vision.detect.QuarterAddedDetector`, one more detector pass per reading, for tiles lying sideways) and
+:class:`vision.detect.QuarterAddedDetector`, two more detector passes per reading — the photo turned a quarter each
+way —, for tiles lying sideways) and
 prints the ratio, for the photo and its detect stage (one thread).
 ``--memo`` times the photo, a weak reading of it (under hk-tw-16: mirror pass, second detector and turn tries)
 and ``--memo-photos`` with and without the models' memo (``memo=False``: each pass runs the models on every

@@ -275,8 +275,8 @@ def register(subparsers) -> None:
                    help="box the tiles with the product's detector only, without the second detector's boxes for "
                         "an unsure reading (photo only)")
     p.add_argument("--no-sideways-pass", action="store_true",
-                   help="box the tiles in the photo as it stands only, without the detector's pass over it turned a "
-                        "quarter for tiles lying sideways (photo only)")
+                   help="box the tiles in the photo as it stands only, without the detector's passes over it turned a "
+                        "quarter both ways for tiles lying sideways (photo only)")
     p.add_argument("--annotate", metavar="FILE", help="annotated photo path (default: NAME.audit.jpg beside the photo)")
     p.add_argument("--no-annotate", action="store_true", help="do not write the annotated photo")
     p.add_argument("--reader", default=None, help=argparse.SUPPRESS)

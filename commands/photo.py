@@ -113,7 +113,7 @@ def register(subparsers) -> None:
                         "tried again with a second detector's boxes added: mahjong-detector's, trained on real photos)")
     p.add_argument("--no-sideways-pass", action="store_true",
                    help="box the tiles in the photo as it stands only (by default the detector also reads the photo "
-                        "turned a quarter, and adds the tiles lying sideways that it boxes there: bonus tiles laid in "
+                        "turned a quarter both ways, and adds the tiles lying sideways that it boxes there: bonus tiles laid in "
                         "columns, which the upright pass misses or boxes two as one)")
     p.add_argument("--fix", action=JoinRepeats, help="correct tiles by number before scoring, e.g. \"3=5p,7=1z\" "
                    "(or --fix 3=5p --fix 7=1z); POS=- leaves a box out of the hand (clutter, a loose or another "

@@ -460,7 +460,9 @@ QUARTER_NOT_STANDING = 0.9
 def unturn_quarter(boxes: np.ndarray, size: tuple[int, int], k: int = 1) -> np.ndarray:
     """Boxes (N, 4) xyxy pixels of an image turned a quarter counter-clockwise (``np.rot90(image, 1)``,
     ``k`` 1) or clockwise (``np.rot90(image, 3)``, ``k`` 3) → the same boxes in the image (``size`` = its
-    (W, H)), float32."""
+    (W, H)), float32. Raises ValueError for another ``k``."""
+    if k not in (1, 3):
+        raise ValueError(f"unturn_quarter: k must be 1 or 3 (np.rot90's quarter turns), got {k!r}")
     W, H = size
     b = np.asarray(boxes, np.float64).reshape(-1, 4)
     if k == 3:
