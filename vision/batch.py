@@ -62,7 +62,7 @@ from .errors import BatchError
 from .io import same_file
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
     CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT, _WINDS,
-    _WIN_BY_ALIASES, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
+    _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
     find_photos, make_job, raw_files, raw_words, read_manifest)
 from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …)
     DEFAULT_READER, FatalError, Reader, TILESET_TAG, _sha256_file, model_reader, reader_identity,

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from scoring.errors import HandError, RulesetError
 from scoring.hand import FIELD_FLAGS, WON_FIELDS
-from scoring.hand import WIN_BY, WIN_BY_ALIASES, win_by_word
+from scoring.hand import WIN_BY, win_by_word
 from scoring.notation import is_whole_number
 
 from .errors import BatchError
@@ -45,8 +45,6 @@ _YES = {"yes", "y", "true", "1", "win", "winner", "x"}
 _NO = {"no", "n", "false", "0", "-", "lose", "loser"}
 
 _WINDS = {"e": "E", "s": "S", "w": "W", "n": "N", "east": "E", "south": "S", "west": "W", "north": "N"}
-
-_WIN_BY_ALIASES = WIN_BY_ALIASES  # (scoring.hand's: the command line's --win-by reads them too)
 
 
 @dataclass(frozen=True)
