@@ -202,9 +202,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             if not r.legal and won:  # (a winner's photo said not won: the row says to set the winner cell to yes)
                 row["problem"] = "; ".join([r.problem or "not a legal hand"] + won)
             if s is not None:
-                row.update(total=int(s.total), points=float(s.points), doublings=int(s.doublings),
-                           allowed=int(bool(s.allowed)), breakdown=json.dumps(breakdown(s), separators=(",", ":")),
-                           score_notes=json.dumps(list(s.notes), ensure_ascii=False))
+                row.update(score_cells(s))
                 if not s.allowed:
                     row["problem"] = "; ".join([s.status] + dropped) if r.legal else s.status
                     row["refusal"] = s.status  # the words `table` refuses to settle a winner's hand in
@@ -299,9 +297,7 @@ def score_typed(job: Job, row: dict[str, Any]) -> None:
         row["refusal"] = s.status  # the words `table` refuses to settle a winner's hand in
     row.update(legal=1, confidence=None, reading=format_hand(hand), tiles=len(hand.all_tiles) + len(hand.bonus),
                changed=0, frame=TYPED_FRAME, no_winning_tile=int(unmarked), problem="; ".join(problems) or None,
-               total=int(s.total), points=float(s.points), doublings=int(s.doublings), allowed=int(bool(s.allowed)),
-               breakdown=json.dumps(breakdown(s), separators=(",", ":")),
-               score_notes=json.dumps(list(s.notes), ensure_ascii=False))
+               **score_cells(s))
     status = ("needs-review: no winning tile given" if unmarked and s.allowed else scored_status(s))
     entry: dict[str, Any] = {"command": "batch", "input": notation, "input_sha256": sha256_bytes(notation.encode()),
                              "status": status, "corrections": None, "context": context_to_json(ctx),
@@ -309,6 +305,14 @@ def score_typed(job: Job, row: dict[str, Any]) -> None:
                              "note": f"batch photo {job.key}: hand typed in the notation cell (manifest line {job.line})"}
     entry.update(scored_fields(s))
     row["history"] = json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def score_cells(scored) -> dict[str, Any]:
+    """A ScoredHand's cells of a photo's row in the state database (a photo read or a hand typed alike): total,
+    points, doublings, allowed, the :func:`breakdown` and the scoring's notes, both as JSON text."""
+    return dict(total=int(scored.total), points=float(scored.points), doublings=int(scored.doublings),
+                allowed=int(bool(scored.allowed)), breakdown=json.dumps(breakdown(scored), separators=(",", ":")),
+                score_notes=json.dumps(list(scored.notes), ensure_ascii=False))
 
 
 def breakdown(scored) -> list[dict[str, Any]]:

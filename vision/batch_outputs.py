@@ -81,12 +81,17 @@ SETTLE_WORDS = (
 )
 
 
+def _reworded(text: str, words: Sequence[tuple[re.Pattern, str]]) -> str:
+    """``text`` with each of ``words``' patterns replaced in turn (a (pattern, replacement) table)."""
+    for pattern, to in words:
+        text = pattern.sub(to, text)
+    return text
+
+
 def settle_words(text: str) -> str:
     """A settlement scheme's refusal (:func:`scoring.settle.settle`) with the options it names said as the
     manifest's cells (:data:`SETTLE_WORDS`)."""
-    for pattern, to in SETTLE_WORDS:
-        text = pattern.sub(to, text)
-    return text
+    return _reworded(text, SETTLE_WORDS)
 
 
 #: the scoring's notes (``score_notes``) name command-line flags and settle options; a row with a manifest row gives
@@ -104,10 +109,7 @@ def score_note_words(text: str, has_row: bool = True) -> str:
     """A note of the scoring (:attr:`scoring.results.ScoredHand.notes`) with the flags and settle options it names
     said as the manifest's cells (:data:`SCORE_NOTE_WORDS`); as it is for a photo without a manifest row
     (``has_row`` False), whose circumstances the command line gave."""
-    if has_row:
-        for pattern, to in SCORE_NOTE_WORDS:
-            text = pattern.sub(to, text)
-    return text
+    return _reworded(text, SCORE_NOTE_WORDS) if has_row else text
 
 
 #: said after the cells named, for a photo that has no manifest row (its cells are those of a new row)
@@ -121,9 +123,7 @@ def manifest_words(text: str | None, has_row: bool = True) -> str | None:
     cell to yes" of a photo no row listed)."""
     if not text:
         return text
-    said = text
-    for pattern, to in MANIFEST_WORDS:
-        said = pattern.sub(to, said)
+    said = _reworded(text, MANIFEST_WORDS)
     named = said != text
     said = said_once(said)
     return said + NO_ROW_YET if named and not has_row else said
