@@ -278,3 +278,23 @@ def test_a_typed_rows_card_shows_its_photo_unread_and_names_the_notation_cell(tm
     assert "<img" not in gone and "(nor shown: gone.jpg: no such file" in gone, gone
     assert "ruleset refuses this mahjong" in gone and "notation cell of manifest line 3" in gone
     assert "fix cell" not in gone and "mahjong-score photo" not in gone
+
+
+def test_a_flagged_rows_card_shows_its_scoring_notes(tmp_path):
+    # the batch's score_notes column (a flag that scores nothing, bonus tiles not scored) was in the CSV and the
+    # JSON lines only: a director checking a flagged row's score on the review page did not see why a flag or
+    # a bonus tile counted nothing. The card lists them, escaped, under "Scoring notes"; a row without any
+    # (none, or scored by an earlier version: null) has no such list
+    from vision.manifest import Defaults, make_job
+
+    job = make_job(tmp_path, "a.jpg", 4, {"photo": "a.jpg"}, Defaults())
+    row = {"status": "needs-review", "problem": "confidence 62% below 80%", "seat_wind": "E", "winner": "yes",
+           "reading": "123m456p789s11z [777p] win:1z", "confidence": 0.62, "total": 12,
+           "score_notes": ["last-tile (the flags cell) scores nothing here: won by discard <not by wall>"]}
+    page = review.render_page([(job, row, (None, None, None))], 1, "r.csv")
+    card = _cards(page)["a.jpg"]
+    assert ("Scoring notes:</p><ul class=\"score-notes\"><li>last-tile (the flags cell) scores nothing here: won by "
+            "discard &lt;not by wall&gt;</li></ul>") in card
+    for none in ([], None):
+        page = review.render_page([(job, {**row, "score_notes": none}, (None, None, None))], 1, "r.csv")
+        assert "Scoring notes" not in page and "score-notes" not in page

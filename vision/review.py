@@ -321,13 +321,18 @@ def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None
         if getattr(job, "notation", None) is not None:
             facts.append(("notation cell", job.notation))
         problem = row.get("problem") or (row["status"][len("error: "):] if kind == "error" else "")
+        # the scoring's notes (the row's score_notes: a flag that scores nothing, bonus tiles not scored), which
+        # a director checking the score reads beside the reading (the CSV has them; the page had not)
+        notes = row.get("score_notes") or []
         cards.append(
             f'<section class="card {kind}" id="{e(job.key)}">'
             f'<h2>{e(job.key)} <span class="st">{e(row["status"].split(":")[0])}</span></h2>'
             f'<div class="thumb">{_img(thumb, "the photo " + job.key)}</div>'
             f'<div><p class="problem">{e(problem)}</p>'
             f'<table class="meta">{"".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in facts)}</table>'
-            f'<p>{e(what)}</p>{"".join(f"<code>{e(c)}</code>" + _template_note(c) for c in commands)}</div>'
+            + (f'<p>Scoring notes:</p><ul class="score-notes">{"".join(f"<li>{e(x)}</li>" for x in notes)}</ul>'
+               if notes else "")
+            + f'<p>{e(what)}</p>{"".join(f"<code>{e(c)}</code>" + _template_note(c) for c in commands)}</div>'
             + (f'<div class="annot">{_img(annotated, "the reading of " + job.key)}</div>' if annotated else "")
             + (f'<p class="note">{e(note)}</p>' if note else "")
             + "</section>")
