@@ -1540,6 +1540,61 @@ def test_a_block_of_doubtful_flowers_just_behind_the_row_is_the_hands(gap, their
 
 
 
+@pytest.mark.parametrize("across,theirs", [(0.0, True), (2.0, False)])
+def test_a_block_of_flowers_on_the_rows_line_beside_it_is_the_hands(across, theirs):
+    # a hard-scene render (tiles-behind, held-out index 8): eight bonus tiles laid in a line left of the
+    # hand's row, on its line, 3.3 tile widths from its first tile (2.6 tile heights: past OFF_ROW_NEAR,
+    # and past ROW_GAP, so outside the hand region); they were left out as loose flowers (20 %) and the
+    # hand was not found. render-s7-12's row and three flowers laid 4.5 tile widths left of it: on the
+    # row's line (within IN_LINE) and within LONE_IN_LINE_GAP = 6 tile widths they are the hand's, as a
+    # lone tile set apart there is; ``across`` 2 tile heights behind the line (another row: discards,
+    # another player's) they stay out
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    b = boxes_of(meta)[keep]
+    slope, at = np.polyfit((b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2, 1)  # the row's line (it slants)
+    lefts = [x0 - 4.5 * w - (k + 1) * (w + 2) for k in range(3)]
+    block = [[x, at + slope * (x + w / 2) - across * h - h / 2, x + w, at + slope * (x + w / 2) - across * h + h / 2]
+             for x in lefts]
+    faces = ["1f", "2f", "3y"]
+    det, rd = _scene(meta, keep, block, faces)
+    res = _read(meta, det, rd)
+    assert res.reading.legal, res.reading.problem
+    roles = [res.reading.roles[len(keep) + k] for k in range(len(faces))]
+    if theirs:
+        assert roles == ["bonus"] * 3 and sorted(res.reading.hand.bonus) == sorted(faces)
+    else:
+        assert roles == ["ignored"] * 3 and not res.reading.hand.bonus
+    assert format_hand(replace_bonus(res.reading.hand)) == _truth(meta)
+
+
+@pytest.mark.parametrize("loose_at,theirs", [(0.3, False), (1.7, True)])
+def test_a_lone_flower_just_behind_the_row_with_discards_beyond_it_is_the_hands(loose_at, theirs):
+    # a hard-scene render (desk-keyboard, held-out index 20): a flower lying just behind the row (its
+    # centre 1.26 tile heights behind the row's line) and a pile of loose tiles (discards) farther back
+    # (2.73); the rule for a flower among loose tiles behind the row (LOOSE_BONUS) halved its prior and it
+    # was left out, the hand not found. The loose tiles count only when one lies no more than LOOSE_AMONG
+    # = 1 tile height farther from the row than the flower. render-s7-12's row, a flower 0.3 tile heights
+    # behind it and two loose tiles ``loose_at`` tile heights behind it (box gaps): at the flower's depth
+    # they are among one another, and the flower is as likely a loose one (0.7 × 0.5 < 0.5: ignored);
+    # with the loose tiles 1.4 tile heights beyond it (still in the hand region, HAND_REACH 2.5) the
+    # flower is the hand's bonus tile
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    top = y0 - loose_at * h - h
+    loose = [[x0 + 1 * w, top, x0 + 2 * w, top + h], [x0 + 8 * w, top, x0 + 9 * w, top + h]]
+    fy = y0 - 0.3 * h - h
+    flower = [x0 + 4.5 * w, fy, x0 + 5.5 * w, fy + h]
+    det, rd = _scene(meta, keep, loose + [flower], ["1m", "9p", "2f"])
+    res = _read(meta, det, rd)
+    want = meta["hand"] + (" +2f" if theirs else "") + f" win:{meta['winning']}"
+    assert res.reading.legal and format_hand(res.reading.hand) == format_hand(parse_hand(want))
+    assert (res.reading.roles[-1] == "bonus") == theirs, res.reading.roles[-1]
+    assert res.reading.roles[-2] == res.reading.roles[-3] == "ignored"
+
+
 def test_a_near_bonus_block_leaves_out_only_the_tiles_left_out():
     # the doubtful block above (0.3 tile heights behind the row), its two columns' tiles put in two row-groups
     # of three as a row finder may, and one or two tiles left out (--fix N=-, a dropped doubtful box): the

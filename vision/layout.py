@@ -90,6 +90,11 @@ END_BONUS_RUN = 3
 #: tiles (one or two together, face up, not flowers or seasons) also lie behind it (a scatter of loose
 #: tiles, discards) and no meld lies in their row
 LOOSE_BONUS = 0.5
+#: … loose tiles that lie among them: no more than this many tile heights farther from the row than the
+#: flower (or nearer it); a flower laid out just behind the row, with the loose tiles (discards) well
+#: beyond it, is where a player sets out bonus tiles, not among the discards (a hard-scene render: a
+#: flower 1.3 tile heights behind the row, discards at 2.7, the flower left out)
+LOOSE_AMONG = 1.0
 #: a group of 3 or more off the main row with at least half of its tiles (two or more) read as
 #: flowers/seasons, one of them at an end, is a bonus group as those tiles' own group would be (a lone
 #: flower among other tiles stays a pile's: discards; a flower beside one tile that is at least
@@ -996,7 +1001,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
         # in a photo read turned 90° (rows running up it) which side is the camera's is not known
         behind = not geo.turned and geo.offset(t[0]) < 0
         lone = (behind and len(t) < 3 and row not in meld_rows
-                and any(geo.offset(g.tiles[0]) < 0 for g in loose))
+                and any(geo.offset(t[0]) - LOOSE_AMONG <= geo.offset(g.tiles[0]) < 0 for g in loose))
         p_in = _off_row_prior(geo, det, t, by_size=True) * (LOOSE_BONUS if lone else 1.0)
         (bonus_l if p_in >= 0.5 else stray).extend(t)
         if p_in < 0.5 and _size_ratio(geo, det, t) <= LYING_LARGER:  # not when too large for a tile (a card)
@@ -1209,7 +1214,9 @@ def _near_bonus_block(geo: Geometry, det: Detections, block, region: set[int]) -
     only but the tiles left out with ``--fix N=-``: :func:`assign_roles` picks them) holds
     :data:`END_BONUS_RUN` to eight (a hand's most), none in the hand region (``region``: its detection indices
     and those left out), their median size a tile's beside the main row (:func:`_size_ratio`), and its
-    nearest box lies within :data:`OFF_ROW_NEAR` tile heights of a main-row box: bonus tiles laid out
+    nearest box lies within :data:`OFF_ROW_NEAR` tile heights of a main-row box — or, the block on the main
+    row's line (its median :meth:`Geometry.offset` within :data:`IN_LINE`), within :data:`LONE_IN_LINE_GAP`
+    tile widths (:attr:`Geometry.tile_w`) of it: bonus tiles laid out
     beside the hand, not another player's (those lie a hand's depth away, across the table). The gap is
     measured between the boxes (pixels over :attr:`Geometry.tile_h`), not by :meth:`Geometry.distance`,
     which is infinite for the doubtful boxes a region found among the sure ones leaves out
@@ -1222,7 +1229,13 @@ def _near_bonus_block(geo: Geometry, det: Detections, block, region: set[int]) -
     a, m = b[list(block)][:, None, :], b[main][None, :, :]
     dx = np.maximum(0.0, np.maximum(a[..., 0] - m[..., 2], m[..., 0] - a[..., 2]))
     dy = np.maximum(0.0, np.maximum(a[..., 1] - m[..., 3], m[..., 1] - a[..., 3]))
-    return float(np.hypot(dx, dy).min()) <= OFF_ROW_NEAR * max(geo.tile_h, 1e-6)
+    gap = float(np.hypot(dx, dy).min())
+    if gap <= OFF_ROW_NEAR * max(geo.tile_h, 1e-6):
+        return True
+    # laid out on the row's own line, beside its end, as far as a lone tile set apart there may be (a
+    # hard-scene render: eight bonus tiles 3.3 tile widths left of the row, left out as loose ones)
+    line = float(np.median([geo.offset(k) for k in block]))
+    return abs(line) <= IN_LINE and gap <= LONE_IN_LINE_GAP * max(geo.tile_w, 1e-6)
 
 
 def _touching(det: Detections, idx: list[int]) -> list[list[int]]:
