@@ -630,3 +630,14 @@ def test_the_round_wind_pung_cites_seat_round_wind_only_when_it_is_the_seat_wind
 
     assert line("S").doublings == 1 and "seat_round_wind" not in line("S").option
     assert "seat_round_wind=each" in line("E").option
+
+
+def test_hand_from_heaven_needs_a_win_from_the_wall():
+    # 000:145-146 "Oost maakt mah-jong met de eerste 14 stenen": East's first 14 tiles, the last drawn from
+    # the wall; a first-turn win by discard is not Spel uit de Hemel (it had scored 2000). Scored as any
+    # hand: pair of dragons 55z 2 points (000:155-156); four chows in three suits are not clean, so no
+    # mah-jong points (000:163, option not_clean_forfeits=mahjong-points) → 2
+    r = score("123m456p789s234m55z", win="5z", first_turn=True, win_by="discard")
+    assert "spel-uit-de-hemel" not in ids(r)
+    assert r.total == 2
+    assert any("won by wall" in n and "Spel uit de Hemel" in n for n in r.notes), r.notes

@@ -312,6 +312,18 @@ def test_heaven_needs_the_dealer():
     assert r.total == 208
 
 
+def test_heaven_needs_a_win_from_the_wall():
+    # 002:39 "Oost wint direct met de 14 gedeelde stenen": East wins with the 14 tiles dealt, the last of
+    # them drawn from the wall; a win by discard on the first turn is not Heaven (a new user's East
+    # "--first-turn" row, win by discard the default, had scored 2000), nor Earth (002:42, a non-dealer's).
+    # Scored as any hand: 20 (002:13) + 2 only possible tile (002:15, 9p alone completes it) + 2 the
+    # winning tile completes the pair (002:16) = 24 points; Four Chows 1 doubling (002:46) → 24 × 2 = 48;
+    # the note says the first turn scores nothing here and what a win from the wall would score
+    r = nts("234m678m345s456p99p", "9p", first_turn=True, win_by="discard")
+    assert not {"heaven", "earth"} & set(fired(r))
+    assert r.total == 48
+    assert any("won by wall" in n and "Spel van de hemel" in n for n in r.notes), r.notes
+
 def test_heaven_with_seven_pairs():
     # 002:39 Heaven (2000) on a seven-pairs hand: Seven Twins (002:31, 250) makes the shape a
     # mahjong, Heaven is the higher special hand of the group → 2000 (was "not a winning hand")

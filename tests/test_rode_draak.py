@@ -228,6 +228,17 @@ def test_every_limit_hand_has_a_case():
     assert lim == {c[0] for c in LIMITS}
 
 
+def test_heaven_needs_a_win_from_the_wall():
+    # 001:58-60 "Winnen door Oost in de eerste hand": East wins with the hand dealt, its last tile drawn
+    # from the wall; a first-turn win by discard (the default way of winning) is not Heaven (it had
+    # scored the Limit). Scored as any hand: pair 55z 2 (002:12) + 20 + 2 only tile + 2 pair wait, Four
+    # Chows 1 doubling: 1 doubling and not clean, under the 2 doublings the club needs (001:1, option
+    # entry_doublings=total) → 0, mahjong not allowed
+    r = score("123m456p789s234m55z", win="5z", first_turn=True, win_by="discard")
+    assert "heaven" not in ids(r) and not limit_rule(r)
+    assert r.total == 0
+    assert any("won by wall" in n and "Het Spel van de Hemel" in n for n in r.notes), r.notes
+
 def test_heaven_without_in_hand_doubling():
     # option heaven_in_hand=no: 001:60 states no 'geheel in de hand' -> 1000
     r = score("123m456p789s234m55z", {"heaven_in_hand": "no"}, first_turn=True, win_by="wall")
