@@ -1569,7 +1569,7 @@ def test_a_block_of_flowers_on_the_rows_line_beside_it_is_the_hands(across, thei
     assert format_hand(replace_bonus(res.reading.hand)) == _truth(meta)
 
 
-@pytest.mark.parametrize("loose_at,theirs", [(0.3, False), (1.7, True)])
+@pytest.mark.parametrize("loose_at,theirs", [(0.3, False), (1.1, False), (1.7, True)])
 def test_a_lone_flower_just_behind_the_row_with_discards_beyond_it_is_the_hands(loose_at, theirs):
     # a hard-scene render (desk-keyboard, held-out index 20): a flower lying just behind the row (its
     # centre 1.26 tile heights behind the row's line) and a pile of loose tiles (discards) farther back
@@ -1577,7 +1577,8 @@ def test_a_lone_flower_just_behind_the_row_with_discards_beyond_it_is_the_hands(
     # was left out, the hand not found. The loose tiles count only when one lies no more than LOOSE_AMONG
     # = 1 tile height farther from the row than the flower. render-s7-12's row, a flower 0.3 tile heights
     # behind it and two loose tiles ``loose_at`` tile heights behind it (box gaps): at the flower's depth
-    # they are among one another, and the flower is as likely a loose one (0.7 × 0.5 < 0.5: ignored);
+    # they are among one another, and the flower is as likely a loose one (0.7 × 0.5 < 0.5: ignored), as
+    # at 1.1 (0.8 tile heights beyond it: within LOOSE_AMONG);
     # with the loose tiles 1.4 tile heights beyond it (still in the hand region, HAND_REACH 2.5) the
     # flower is the hand's bonus tile
     meta = load("render-s7-12")
@@ -1594,6 +1595,29 @@ def test_a_lone_flower_just_behind_the_row_with_discards_beyond_it_is_the_hands(
     assert (res.reading.roles[-1] == "bonus") == theirs, res.reading.roles[-1]
     assert res.reading.roles[-2] == res.reading.roles[-3] == "ignored"
 
+
+@pytest.mark.parametrize("gap,near", [(0.3, True), (2.0, False), (3.0, False)])
+def test_a_doubtful_block_behind_the_row_is_not_on_the_rows_line(gap, near):
+    # a reviewer's: the block of doubtful flowers above, 2 or 3 tile heights behind the row, in the geometry
+    # of the region found among the sure boxes (lift_geometry: the doubtful boxes' offsets are a placeholder
+    # 0). The rule for a block on the row's line (within LONE_IN_LINE_GAP tile widths) read that 0 as "on
+    # the line" and took them as the hand's; the offsets are now measured from the boxes (−4.9 and −5.8
+    # tile heights at 3), and only the block just behind the row (box gap 0.3 ≤ OFF_ROW_NEAR) is near
+    import vision.layout as L
+
+    meta = load("render-s7-12")
+    keep = _hand_only(meta)
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    block = [[x0 + w + c * (h + 2), y0 - gap * h - r * (w + 2) - w, x0 + w + c * (h + 2) + h, y0 - gap * h - r * (w + 2)]
+             for c in range(2) for r in range(3)]
+    det, rd = _scene(meta, keep, block, ["1f", "2f", "3f", "1y", "2y", "3y"], extra_scores=0.3)
+    nk = len(keep)
+    geo = L.lift_geometry(L.find_geometry(Detections.make(det.boxes[:nk], det.scores[:nk], det.face_down[:nk]),
+                                          (meta["width"], meta["height"])), range(nk), len(det))
+    blk = tuple(range(nk, nk + 6))
+    assert all(geo.offset(k) == 0.0 for k in blk)  # (the placeholder the rule must not read)
+    assert L._near_bonus_block(geo, det, blk, set(range(nk))) == near
+    assert abs(float(np.median(L._line_offsets(geo, det, blk)))) > 1.5 * gap
 
 def test_a_near_bonus_block_leaves_out_only_the_tiles_left_out():
     # the doubtful block above (0.3 tile heights behind the row), its two columns' tiles put in two row-groups

@@ -1234,8 +1234,25 @@ def _near_bonus_block(geo: Geometry, det: Detections, block, region: set[int]) -
         return True
     # laid out on the row's own line, beside its end, as far as a lone tile set apart there may be (a
     # hard-scene render: eight bonus tiles 3.3 tile widths left of the row, left out as loose ones)
-    line = float(np.median([geo.offset(k) for k in block]))
+    line = float(np.median(_line_offsets(geo, det, block)))
     return abs(line) <= IN_LINE and gap <= LONE_IN_LINE_GAP * max(geo.tile_w, 1e-6)
+
+
+def _line_offsets(geo: Geometry, det: Detections, idx) -> np.ndarray:
+    """(len(idx),) float: each detection's centre offset across the main row's line (the line through the
+    main row's box centres, :func:`_line_v`, along :attr:`Geometry.angle`), in tile heights, from the boxes
+    themselves: :meth:`Geometry.offset` is 0 for the boxes a region found among the sure ones leaves out
+    (:func:`lift_geometry`), which would put any of them "on the line" (a reviewer's doubtful flowers 3 tile
+    heights behind the row, taken as the hand's). In a photo read turned (``geo.turned``) the centres are
+    turned 90° clockwise as the row finder turned them (a shift, which cancels, aside)."""
+    main = list(geo.row_tiles(0)) if geo.rows else []
+    b = np.asarray(det.boxes, np.float64).reshape(-1, 4)
+    c = (b[:, :2] + b[:, 2:]) / 2
+    if geo.turned:
+        c = np.stack([-c[:, 1], c[:, 0]], 1)
+    u, v = _rotate(c, geo.angle)
+    line = _line_v(main, u, v, angle_free=len(main) >= 3)
+    return np.array([(v[k] - line(u[k])) / max(geo.tile_h, 1e-6) for k in idx], np.float64)
 
 
 def _touching(det: Detections, idx: list[int]) -> list[list[int]]:
