@@ -10,12 +10,12 @@ Public API::
 from .decompose import Decomposition, decompositions, standard_splits, waits
 from .engine import (Line, Ruleset, ScoredHand, available, explain, load_ruleset,
                      score_hand)
-from .errors import HandError, RulesetError
+from .errors import CircumstanceError, HandError, RulesetError
 from .hand import Context, Hand, Meld, make_hand
 from .notation import format_hand, parse_hand, parse_tiles
 
 __all__ = [
-    "Context", "Decomposition", "Hand", "HandError", "Line", "Meld", "Ruleset", "RulesetError",
+    "CircumstanceError", "Context", "Decomposition", "Hand", "HandError", "Line", "Meld", "Ruleset", "RulesetError",
     "ScoredHand", "available", "decompositions", "explain", "format_hand", "load_ruleset",
     "make_hand", "parse_hand", "parse_tiles", "score_hand", "standard_splits", "waits",
 ]

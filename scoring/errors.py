@@ -24,6 +24,13 @@ class HandError(ValueError):
         super().__init__(f"{message} (at column {column})" if column is not None else message)
 
 
+class CircumstanceError(HandError):
+    """The circumstances of the win given with a hand (first turn, last tile, how it was won, kong on kong)
+    contradict its tiles or one another: what was said about the win, not the tiles, is to be corrected
+    (``scoring.hand.check_context``). A batch names the row's flags and win_by cells for it, not the photo
+    or the notation cell (``vision.batch``)."""
+
+
 class RulesetError(ValueError):
     """A ruleset file or option that is malformed or unknown."""
 

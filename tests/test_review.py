@@ -298,3 +298,39 @@ def test_a_flagged_rows_card_shows_its_scoring_notes(tmp_path):
     for none in ([], None):
         page = review.render_page([(job, {**row, "score_notes": none}, (None, None, None))], 1, "r.csv")
         assert "Scoring notes" not in page and "score-notes" not in page
+
+
+def test_circumstances_that_contradict_the_hand_name_the_flags_cells(tmp_path, truth):
+    # a new user's rows: a flags cell's first-turn on a photo whose hand has an exposed meld was "error: a hand won
+    # on the first turn cannot have an exposed meld …" and its card said to retake the photo; the same hand typed
+    # in the notation cell was "manifest line N: notation cell: …", told to correct the notation. What the row
+    # says of the win is what is wrong: the status names the flags and win_by cells, and the card says to
+    # correct them (scoring.CircumstanceError)
+    from vision.manifest import CIRCUMSTANCE_CELLS
+
+    d = tmp_path / "photos"
+    d.mkdir()
+    srcs = sorted(truth.glob("*.jpg"))
+    for k, src in enumerate(srcs[:4]):
+        shutil.copyfile(src, d / f"h{k}.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,winner,flags,notation\n"
+                   + "".join(f"h{k}.jpg,yes,first-turn,\n" for k in range(4))
+                   + "typed.jpg,yes,first-turn,123m456p789s11z [777p] win:1z\n"
+                   + "both.jpg,yes,first-turn last-tile,123m456p789s11z777p win:1z\n")
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    rows = {r["photo"]: r for r in __import__("csv").DictReader(open(out, encoding="utf-8"))}
+    for key, line in (("typed.jpg", 6), ("both.jpg", 7)):
+        assert rows[key]["status"].startswith(f"error: manifest line {line}: {CIRCUMSTANCE_CELLS}: a hand won on "
+                                              "the first turn"), rows[key]["status"]
+        assert "notation cell" not in rows[key]["status"]
+    photo_errors = [k for k in ("h0.jpg", "h1.jpg", "h2.jpg", "h3.jpg") if rows[k]["status"].startswith("error")]
+    assert photo_errors, "no rendered hand with an exposed meld: the photo path is not tested"
+    for k in photo_errors:
+        assert f"{CIRCUMSTANCE_CELLS}: a hand won on the first turn cannot have an exposed meld" in rows[k]["status"]
+    cards = _cards(review.review_path_for(out).read_text(encoding="utf-8"))
+    for k in photo_errors + ["typed.jpg", "both.jpg"]:
+        card = html.unescape(cards[k])
+        assert "correct the flags or win_by cell of manifest line" in card, card
+        assert "Retake it" not in card and "Correct the cell named" not in card

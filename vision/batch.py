@@ -49,7 +49,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from scoring.errors import HandError, RulesetError
+from scoring.errors import CircumstanceError, HandError, RulesetError
 
 from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_COLUMNS, …)
     _one_line,
@@ -61,7 +61,7 @@ from .decode import REVIEW_BELOW as _REVIEW_BELOW, confidence_value, format_conf
 from .errors import BatchError
 from .io import same_file
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
-    CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT, _WINDS,
+    CIRCUMSTANCE_CELLS, CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT, _WINDS,
     _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
     find_photos, make_job, raw_files, raw_words, read_manifest)
 from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …)
@@ -70,6 +70,16 @@ from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …
 
 #: default confidence below which a legal reading is flagged ``needs-review`` (:data:`vision.decode.REVIEW_BELOW`)
 REVIEW_BELOW = _REVIEW_BELOW
+
+
+def circumstance_error(job: Job, e: CircumstanceError) -> str:
+    """The ``error`` cell of ``job``'s row whose circumstances (``first-turn``, ``last-tile``, ``kong-on-kong``,
+    ``win_by``) contradict its hand: "manifest line N: the flags and win_by cells (…): WHY", or, with no
+    manifest row, the batch command's flags. Raises nothing."""
+    if job.line:
+        return f"manifest line {job.line}: {CIRCUMSTANCE_CELLS}: {_one_line(e)}"
+    return ("the batch command's --first-turn / --last-tile / --kong-on-kong / --win-by (this photo has no manifest "
+            f"row): {_one_line(e)}")
 
 #: the problem of a winner's row read with no winning tile (none given either): said with the flag, which
 #: the output says as the manifest's cell (:data:`vision.batch_outputs.MANIFEST_WORDS`)
@@ -154,6 +164,8 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             res = reader(job.path, job.ruleset, ctx, **kw)
         except ModelError as e:
             raise FatalError(_one_line(e)) from None
+        except CircumstanceError as e:  # (what was said of the win, not the photo)
+            row["error"] = circumstance_error(job, e)
         except (VisionError, HandError, RulesetError) as e:
             from .io import display_name  # (the message names the file with control characters escaped)
 
@@ -282,6 +294,9 @@ def score_typed(job: Job, row: dict[str, Any]) -> None:
         sizes = rs.notation_sizes
         hand = parse_hand(notation, winning_tile=job.winning_tile, context=ctx, sizes=sizes)
         s = score_hand(hand, rs, dict(job.options))
+    except CircumstanceError as e:  # (what was said of the win, not the hand typed)
+        row["error"] = circumstance_error(job, e)
+        return
     except (HandError, RulesetError) as e:
         row["error"] = f"manifest line {job.line}: notation cell: {_one_line(e)}" + _false_win_doubt(job)
         return

@@ -694,8 +694,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         if _counted_changes(reading) <= MAX_CHANGED:
             try:  # --first-turn / --kong-on-kong against the melds the photo shows: the user's error
                 check_context(reading.hand)
-            except HandError as e:
-                raise HandError(f"{e} (the photo reads {reading.notation})") from None
+            except HandError as e:  # (a CircumstanceError stays one: a batch names the row's flags cells for it)
+                raise type(e)(f"{e} (the photo reads {reading.notation})") from None
             return reading
         return _raw_reading(lay, readings, hyps, need, raw, n, bonus_codes, rs, ctx, nearest, backs, override,
                             nearest_legal=reading, preferred=preferred, winning_tile=winning_tile, named=given)

@@ -38,6 +38,12 @@ MANIFEST_COLUMNS = ("photo", "ruleset", "table", "hand", "player", "seat_wind", 
 PHOTO_CELLS = ("exposed", "fix", "add")
 
 #: context flags that are :class:`scoring.Context` fields rather than ruleset flags (flag → field)
+#: what a row's status names when the win's circumstances contradict its hand (:class:`scoring.CircumstanceError`,
+#: :func:`vision.batch.circumstance_error`): the cells that say them, not the photo nor the notation cell (a new
+#: user's ``first-turn`` flags cell on a hand with an exposed meld was told to retake the photo, then, the hand
+#: typed, to correct the notation cell); :func:`vision.review.advice` knows the row by it
+CIRCUMSTANCE_CELLS = "the flags and win_by cells (or the batch command's flags they default to)"
+
 CONTEXT_FLAGS = {f: f.replace("-", "_") for f in sorted(FIELD_FLAGS)}
 
 _YES = {"yes", "y", "true", "1", "win", "winner", "x"}

@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from .decode import format_confidence
+from .manifest import CIRCUMSTANCE_CELLS
 
 #: long side of the thumbnail and of the annotated reading in the page (pixels)
 THUMB_SIDE, ANNOTATED_SIDE = 240, 960
@@ -208,6 +209,12 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     where = f"manifest line {job.line}" if job.line else "a new manifest row for this photo"
     status = row["status"]
     rerun = "then rerun the same batch command: only the changed rows are scored again"
+    if status.startswith("error:") and (CIRCUMSTANCE_CELLS in status or "the batch command's --first-turn" in status):
+        # (what the row says of the win contradicts its hand: a flags cell's first-turn on a hand with an exposed
+        # meld had been told to retake the photo, or to correct the notation cell it was typed in)
+        return (f"What the row says of the win contradicts its hand (the problem says how): correct the flags or "
+                f"win_by cell of {where} (or, those cells empty, the batch command's --first-turn, --last-tile, "
+                f"--kong-on-kong or --win-by), {rerun}.", [])
     if status.startswith("error: manifest line") or (job.error and status.startswith("error:")):
         many = getattr(job, "error_count", 0) > 1  # make_job names every cell it could not understand
         return (f"Correct the {'cells' if many else 'cell'} named in the problem on {where}, {rerun}.", [])
