@@ -8,6 +8,7 @@ import html
 import json
 import re
 import shutil
+from pathlib import Path
 
 import batch_fakes as bf
 from vision import batch, review
@@ -64,6 +65,8 @@ def test_review_page_lists_the_flagged_rows_with_pictures_and_commands(tmp_path,
     assert "<img" not in b and "the photo cannot be shown" in b and "copy it again" in b and "Retake it" not in b
     # (the photo lost: its hand typed in the row's notation cell, so its table is still settled in the batch)
     assert "type the hand in the notation cell of manifest line 6" in b
+    # (its row is a non-winner's: the example is a non-winner's hand; a new user pasted the winner's one there)
+    assert "e.g. 123m456p789s1z [777p]: a non-winner&#x27;s 13 tiles, no win:" in b
 
 
 def test_rerun_uses_the_cached_images_and_an_all_ok_batch_removes_the_page(tmp_path, truth, monkeypatch):
@@ -334,3 +337,22 @@ def test_circumstances_that_contradict_the_hand_name_the_flags_cells(tmp_path, t
         card = html.unescape(cards[k])
         assert "correct the flags or win_by cell of manifest line" in card, card
         assert "Retake it" not in card and "Correct the cell named" not in card
+
+
+def test_the_notation_example_fits_the_rows_kind():
+    # the example a card gives for the notation cell is a hand of the row's kind that its ruleset takes as typed:
+    # a winner's (14 tiles, 17 under hk-tw-16) with win:, a non-winner's (13, 16) without
+    from dataclasses import replace
+
+    from scoring import Context, load_ruleset
+    from scoring.notation import parse_hand
+    from vision.manifest import Defaults, make_job
+
+    for ruleset in ("nts", "hk-tw-16"):
+        for winner in (True, False):
+            job = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "ruleset": ruleset,
+                                                     "winner": "yes" if winner else "no"}, Defaults())
+            ex = review.typed_example(job)
+            hand = parse_hand(ex.split(":")[0] if not winner else ex, context=Context(winner=winner),
+                              sizes=load_ruleset(ruleset).notation_sizes)
+            assert (hand.winning_tile is not None) == winner and ("win:1z" in ex) == winner, ex

@@ -204,6 +204,17 @@ def _file_problem(job, status: str) -> bool:
     return not what.startswith("internal error") and any(w in what for w in FILE_PROBLEMS)
 
 
+def typed_example(job) -> str:
+    """A hand to show as the notation cell's example on ``job``'s card, of the row's kind: a winner's with its
+    winning tile, a non-winner's 13 tiles (16 under hk-tw-16) with none. A new user pasted the winner's example
+    into a non-winner's row and was told a non-winning hand needs 13 tiles, found 14."""
+    sixteen = getattr(job, "ruleset", "") == "hk-tw-16"
+    if getattr(job, "winner", True):
+        return "123m456m789p123s11z [777p] win:1z" if sixteen else "123m456p789s11z [777p] win:1z"
+    return ("123m456m789p123s1z [777p]: a non-winner's 16 tiles, no win:" if sixteen
+            else "123m456p789s1z [777p]: a non-winner's 13 tiles, no win:")
+
+
 def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     """(what to do, commands) for a flagged row."""
     where = f"manifest line {job.line}" if job.line else "a new manifest row for this photo"
@@ -241,11 +252,11 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
         # the file, not the photo, is what is wrong: a copy cut short had been told to retake the photo
         return ("The file could not be read as a photo (the problem says why): copy it again from the camera "
                 "or phone, or save it as a JPEG; " + rerun + f". If the photo itself is lost, type the hand in the "
-                f"notation cell of {where} (e.g. 123m456p789s11z [777p] win:1z; docs/batch.md).", [])
+                f"notation cell of {where} (e.g. {typed_example(job)}; docs/batch.md).", [])
     if status.startswith("error:"):
         return ("The photo could not be scored. Retake it (the whole hand in the frame, tiles face up; see "
-                f"docs/photo.md), or type the hand in the notation cell of {where} (e.g. 123m456p789s11z [777p] "
-                "win:1z; docs/batch.md); " + rerun + ".", [])
+                f"docs/photo.md), or type the hand in the notation cell of {where} (e.g. {typed_example(job)}; "
+                "docs/batch.md); " + rerun + ".", [])
     problem = (row.get("problem") or "").lower()
     if "not allowed" in problem or "not a winning hand under" in problem:
         return (f"The tiles are read, but the ruleset refuses this mahjong. Check the reading in the picture "
