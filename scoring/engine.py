@@ -955,12 +955,15 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
     no rule of ``rs`` scores it for this hand, and where the same hand won another way (``win_by``,
     :data:`scoring.hand.WIN_BY`) would score it, the rules that then count, with their seed lines: nts
     scores the last tile only drawn from the wall (002:51), and a referee's ``--last-tile`` on a win by
-    discard had been dropped without a word. () for a non-winner, a special or limit hand (its value
-    replaces the count, 002-17) or when each counts; a win by robbed-kong is never offered. Raises only what
+    discard had been dropped without a word. A special or limit hand's note names the hand it is scored as
+    (its value replaces the count that would score the circumstance, 002-17) and offers no other way of
+    winning (a new user's Clean Twins with a last-tile flag had no note at all). () for a non-winner or when
+    each counts; a win by robbed-kong is never offered. Raises only what
     :func:`score_hand` raises for ``result``'s hand (its other scorings' HandErrors are caught)."""
     c = result.hand.context
-    if not c.winner or any(ln.kind in ("fixed", "limit") for ln in result.lines):
-        return ()  # (a special or limit hand's value replaces the count that would score it: 002-17)
+    if not c.winner:
+        return ()
+    special = [ln for ln in result.lines if ln.kind in ("fixed", "limit")]
 
     def keyed(r: ScoredHand) -> tuple[int | float, list[tuple[str, str]]]:
         return r.total, sorted((ln.rule, ln.amount()) for ln in r.lines)
@@ -978,6 +981,11 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
             continue
         without = scored(**{f: False})
         if without is None or keyed(without) != keyed(result):
+            continue
+        if special:  # (its value replaces the count that would score the circumstance: 002-17)
+            sp = special[0]
+            out.append(f"{flag} scores nothing here: the hand is scored as {sp.name} ({sp.amount().strip()}, "
+                       f"{sp.source}), and no rule of {rs.id} scores {words} beside it")
             continue
         counts = []
         for w in WIN_BY:

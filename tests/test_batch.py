@@ -1616,8 +1616,8 @@ def test_a_photos_row_carries_its_score_notes_said_as_the_command_line_gave_them
     # the oracle reader (the renders' true tiles, six winners' hands), scored under nts with last-tile (batch
     # --last-tile: no manifest row) on a win by discard, the default: each row's notes are the scoring's notes of
     # the hand read, in the flags the command line took, as `photo` prints them; those whose hand is neither a
-    # limit nor a special hand (whose value replaces the count: no note, 002-17) say that nts scores the last tile
-    # only drawn from the wall (002:51)
+    # limit nor a special hand say that nts scores the last tile only drawn from the wall (002:51); a special
+    # hand's (whose value replaces the count, 002-17) names the special hand it is scored as
     from scoring import Context, load_ruleset, parse_hand, score_hand
 
     d = tmp_path / "photos"
@@ -1633,8 +1633,11 @@ def test_a_photos_row_carries_its_score_notes_said_as_the_command_line_gave_them
         scored = score_hand(parse_hand(row["reading"], context=Context(last_tile=True)), nts)
         assert notes == list(scored.notes), row
         last = [n for n in notes if "last-tile" in n]
-        if any(ln.kind in ("fixed", "limit") for ln in scored.lines):
-            assert not last, row
+        special = [ln for ln in scored.lines if ln.kind in ("fixed", "limit")]
+        if special:
+            assert last == [f"--last-tile scores nothing here: the hand is scored as {special[0].name} "
+                            f"({special[0].amount().strip()}, {special[0].source}), and no rule of nts scores a win "
+                            "on the last tile beside it"], row
         else:
             assert len(last) == 1 and last[0].startswith("--last-tile scores nothing here: no rule of nts"), notes
             assert "(--win-by wall) it scores" in last[0] and "002_b9f4c4575200caaf.txt:51" in last[0], notes

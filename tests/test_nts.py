@@ -432,10 +432,16 @@ def test_bottom_of_the_sea_not_on_a_discard():
     # … and no note where it counts, nor under a ruleset whose rule scores it
     assert not any(n.startswith("--last-tile") for n in nts("234m678m345s99p [456p]", "6m", win_by="wall",
                                                               last_tile=True).notes)
-    # a special hand's value replaces the count (002-17): no note that the last tile "scores nothing", though
-    # 002:51 would count it in a counted hand (a reviewer's 111m999m111p999p11s, Kop en staart 2000, had one)
+    # a special hand's value replaces the count (002-17): the note does not say that no rule scores the last
+    # tile for this hand, nor offer another way of winning (002:51 would count it in a counted hand: a reviewer's
+    # 111m999m111p999p11s, Kop en staart 2000, had been told so); it names the special hand it is scored as,
+    # which a new user's Clean Twins with a last-tile flag had not been told at all
     special = nts("111m999m111p999p11s", "1s", win_by="wall", last_tile=True)
-    assert special.total == 2000 and not any(n.startswith("--last-tile") for n in special.notes)
+    assert special.total == 2000
+    (note,) = [n for n in special.notes if n.startswith("--last-tile")]
+    assert note == ("--last-tile scores nothing here: the hand is scored as Kop en staart — Head and Tail: pungs/kongs "
+                    "of terminals and a pair of terminals (2000 fixed, 002_b9f4c4575200caaf.txt:41), and no rule of "
+                    "nts scores a win on the last tile beside it"), note
     # a first-turn win drawn by a non-dealer: nts scores only East's first discard to another (002:42 Spel van
     # de aarde, 1000); the note names that way, never a robbed kong's tile
     (note,) = [n for n in nts("234m678m345s99p456p", "6m", seat_wind="S", win_by="wall", first_turn=True).notes
