@@ -356,3 +356,19 @@ def test_the_notation_example_fits_the_rows_kind():
             hand = parse_hand(ex.split(":")[0] if not winner else ex, context=Context(winner=winner),
                               sizes=load_ruleset(ruleset).notation_sizes)
             assert (hand.winning_tile is not None) == winner and ("win:1z" in ex) == winner, ex
+
+
+def test_a_row_read_as_a_non_winners_with_its_winner_cell_empty_says_so():
+    # a new user's card showed "winner no" beside the problem "… set the winner cell to no to say so", for a
+    # 13-tile photo whose winner cell was empty (read as a non-winner's hand, as it was scored): the card says
+    # the cell is empty; a row whose cell says no shows "no"
+    from vision.manifest import Defaults, make_job
+
+    row = {"status": "needs-review", "problem": "the hand's row shows 13 tiles: read and scored as a non-winner's "
+           "hand; set the winner cell to no to say so", "seat_wind": "S", "winner": "no", "reading": "123m456p789s1z [777p]",
+           "confidence": 0.9, "total": 2, "score_notes": []}
+    for cells, shown in (({"photo": "a.jpg"}, "no (the winner cell is empty: read as a non-winner's hand)"),
+                         ({"photo": "a.jpg", "winner": "no"}, "no")):
+        job = make_job(Path("."), "a.jpg", 2, cells, Defaults())
+        card = html.unescape(_cards(review.render_page([(job, row, (None, None, None))], 1, "r.csv"))["a.jpg"])
+        assert f"<td>winner</td><td>{shown}</td>" in card, card

@@ -327,7 +327,12 @@ def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None
         what, commands = advice(job, row)
         e = html.escape
         facts = [("table / hand / player", " / ".join(x or "–" for x in (job.table, job.hand, job.player))),
-                 ("seat wind", row["seat_wind"]), ("winner", row["winner"]), ("ruleset", job.ruleset),
+                 ("seat wind", row["seat_wind"]),
+                 # (a row scored as a non-winner's though its winner cell did not say so — a 13-tile photo with the
+                 # cell empty —: a new user read "winner no" beside "set the winner cell to no" as a contradiction)
+                 ("winner", "no (the winner cell is empty: read as a non-winner's hand)"
+                  if row["winner"] == "no" and getattr(job, "winner", False) else row["winner"]),
+                 ("ruleset", job.ruleset),
                  ("manifest line", str(job.line) if job.line else "none (command-line defaults)")]
         if row.get("reading"):
             conf = row.get("confidence")
