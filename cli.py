@@ -108,6 +108,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail_json(line)
         print(f"mahjong-score: error: {line}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # (Ctrl-C in a photo's read or a long audit: one line, not a traceback; a batch says
+        # what it kept itself)
+        fail_json("interrupted", 130)
+        print(f"mahjong-score: {args.command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError as e:
         if stdout_closed():  # `mahjong-score history | head`: the reader left; nothing to report
             _quiet_stdout()

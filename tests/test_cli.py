@@ -330,3 +330,20 @@ def test_a_flag_the_context_contradicts_is_refused_before_a_photo_is_read(rulese
     rc, out, err = run_cli("photo", demo, *args)
     assert rc == 2 and not read, (out, err)
     assert one_error_line(err) == said
+
+
+def test_ctrl_c_in_a_command_is_one_line_and_exit_130(run_cli, monkeypatch):
+    # a tester's Ctrl-C while a command ran printed a Python traceback; it is one line on stderr, exit 130 (the
+    # shell's code for SIGINT), and with --json the one JSON error object on stdout
+    import json
+
+    import commands.hand
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(commands.hand, "cmd_hand", interrupted)
+    rc, out, err = run_cli("hand", "123m456p789s11z [777p] win:1z")
+    assert rc == 130 and err.strip() == "mahjong-score: hand: interrupted" and "Traceback" not in err, err
+    rc, out, err = run_cli("hand", "123m456p789s11z [777p] win:1z", "--json")
+    assert rc == 130 and json.loads(out) == {"error": "interrupted", "exit_code": 130}
