@@ -63,6 +63,8 @@ def test_review_page_lists_the_flagged_rows_with_pictures_and_commands(tmp_path,
     b = cards["broken.jpg"]
     # (the file, not the photo, is what is wrong: copy it again; a copy cut short had been told to retake it)
     assert "<img" not in b and "the photo cannot be shown" in b and "copy it again" in b and "Retake it" not in b
+    # (its reason is the problem's: said once, a new user's card had it twice)
+    assert "the photo cannot be shown (the problem above says why)" in b, b
     # (the photo lost: its hand typed in the row's notation cell, so its table is still settled in the batch)
     assert "type the hand in the notation cell of manifest line 6" in b
     # (its row is a non-winner's: the example is a non-winner's hand; a new user pasted the winner's one there)

@@ -347,6 +347,10 @@ def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None
         # the scoring's notes (the row's score_notes: a flag that scores nothing, bonus tiles not scored), which
         # a director checking the score reads beside the reading (the CSV has them; the page had not)
         notes = row.get("score_notes") or []
+        if note and problem:  # (an error card said its problem twice: "the photo cannot be shown: <the problem>")
+            head, _, why = note.partition(": ")
+            if why and (why in problem or problem in why):
+                note = f"{head} (the problem above says why)"
         cards.append(
             f'<section class="card {kind}" id="{e(job.key)}">'
             f'<h2>{e(job.key)} <span class="st">{e(row["status"].split(":")[0])}</span></h2>'
