@@ -367,8 +367,9 @@ def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None
             "<meta name=viewport content='width=device-width,initial-scale=1'>"
             f"<title>Review: {html.escape(out_name)}</title><style>{CSS}</style></head><body>"
             f"<header><h1>Batch review — {html.escape(out_name)}</h1>"
-            f"<p>{n} of {total} photos need a look: the problem, the reading with its tile numbers, and how to "
-            f"correct it.</p></header><main>{''.join(cards)}</main></body></html>\n")
+            f"<p>{n} of {total} photo{'' if total == 1 else 's'} need{'s' if n == 1 else ''} a look: the problem, the "
+            f"reading with its tile numbers where the photo was read, the scoring notes, and how to correct it."
+            f"</p></header><main>{''.join(cards)}</main></body></html>\n")
 
 
 def write_review(con: sqlite3.Connection, rows: Sequence[tuple[Any, Mapping[str, Any]]], out: Path, total: int,
