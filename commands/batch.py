@@ -90,11 +90,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
         return 0
     c = summary.counts
     rate = summary.scored / summary.seconds if summary.seconds > 0 else 0.0
-    print(f"{summary.photos} photos: {c.get('ok', 0)} ok, {c.get('needs-review', 0)} needs-review, "
+    def n(k: int, word: str) -> str:  # (a tester's "1 workers", "1 photos")
+        return f"{k} {word}" if k == 1 else f"{k} {word}s"
+
+    print(f"{n(summary.photos, 'photo')}: {c.get('ok', 0)} ok, {c.get('needs-review', 0)} needs-review, "
           f"{c.get('error', 0)} error"
           # (the false_win player's rows, 假胡: not scored as hands, and no error; their hands settled with the penalty)
           + (f", {c['false win']} false win (not scored)" if c.get("false win") else "")
-          + f"; scored now {summary.scored} ({rate:.2f} photos/s, {summary.workers} workers), "
+          + f"; scored now {summary.scored} ({rate:.2f} photos/s, {n(summary.workers, 'worker')}), "
           f"already done {summary.resumed}; table hands settled {summary.settled}"
           + (f" ({summary.provisional} provisionally: a photo needs review, or the hands' tiles do not add up; "
              f"the settlements' status says which)" if summary.provisional else "")

@@ -152,7 +152,7 @@ def test_sigterm_or_ctrl_c_mid_run_says_what_is_kept_exit_2(folder, tmp_path, tr
         if _group_alive(p.pid):
             os.killpg(p.pid, signal.SIGKILL)
     word = "terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted"
-    said = re.search(rf"error: {re.escape(word)}: \d+ photos scored and kept; partial: (\d+) of {N_GOOD + N_BAD} "
+    said = re.search(rf"error: {re.escape(word)}: \d+ photos? scored and kept; partial: (\d+) of {N_GOOD + N_BAD} "
                      rf"photos, written to {re.escape(str(out))}(, \S+)? \(the others say not scored\) — rerun the "
                      rf"same command to finish\n$", err)
     assert p.returncode == 2 and said and err.count("\n") == 1, (p.returncode, err)
@@ -220,7 +220,7 @@ def test_a_stopped_batch_writes_what_is_done_and_no_stale_result(tmp_path, truth
     monkeypatch.setenv("MAHJONG_TEST_STOP", "stop.jpg")
     rc, o, err = run_cli(capsys, *argv, "--reader", bf.ORACLE)
     monkeypatch.delenv("MAHJONG_TEST_STOP")
-    said = re.fullmatch(rf"mahjong-score: error: interrupted: ([01]) photos scored and kept; partial: (\d) of 6 photos, "
+    said = re.fullmatch(rf"mahjong-score: error: interrupted: ([01]) photos? scored and kept; partial: (\d) of 6 photos, "
                         rf"written to {re.escape(str(out))}, {re.escape(str(tmp_path / 'r.settlements.csv'))} \(the "
                         rf"others say not scored\) — rerun the same command to finish\n", err)
     assert rc == 2 and said and int(said.group(2)) == 3 + int(said.group(1)), err
@@ -2362,7 +2362,7 @@ def test_a_batch_says_how_many_camera_raw_files_it_left_out(tmp_path, truth, run
     (d / "IMG_1.DNG").write_bytes(b"II*\x00" + bytes(200))
     rc, out, err = run_cli("batch", str(d), "--out", str(tmp_path / "r.csv"), "--workers", "0", "--reader",
                            bf.ORACLE, "--no-history", "--no-progress")
-    assert rc == 0 and out.startswith("1 photos: ") and ("left out: 1 camera RAW file (IMG_1.DNG): score the JPEGs "
+    assert rc == 0 and out.startswith("1 photo: ") and ("left out: 1 camera RAW file (IMG_1.DNG): score the JPEGs "
                                                         "the camera wrote beside them, or convert them\n") in out, out
     rc, out, err = run_cli("batch", str(d), "--out", str(tmp_path / "r.csv"), "--workers", "0", "--reader",
                            bf.ORACLE, "--no-history", "--no-progress", "--json")

@@ -597,7 +597,7 @@ def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[
     not its result now). The review page and the history are left to the run that finishes (the page reads
     the flagged photos again: no time for that once told to stop). A second Ctrl-C or a SIGTERM meanwhile is
     ignored: the files are written whole or not at all."""
-    kept = f"{word}: {summary.scored} photos scored and kept"
+    kept = f"{word}: {summary.scored} photo{'' if summary.scored == 1 else 's'} scored and kept"
     main = threading.current_thread() is threading.main_thread()
     # (both signals from here on: after a Ctrl-C the SIGTERM handler is the default again, and a supervisor's
     # SIGTERM while the files were written had ended the run without a word — a reviewer's)
@@ -684,11 +684,13 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
         stopping = True
         raise _Stopped("terminated (SIGTERM)") from None
     except FatalError as e:
-        raise BatchError(f"{e} ({summary.scored} photos scored and kept; fix this and rerun to resume)") from None
+        raise BatchError(f"{e} ({summary.scored} photo{'' if summary.scored == 1 else 's'} scored and kept; fix this and "
+                         "rerun to resume)") from None
     except BrokenProcessPool:
         lost = ", ".join(sorted(j.key for j in pending.values())[:8])
         raise BatchError(f"a worker process died (out of memory?) while reading: {lost}; "
-                        f"{summary.scored} photos scored and kept — rerun to resume") from None
+                        f"{summary.scored} photo{'' if summary.scored == 1 else 's'} scored and kept — rerun to "
+                        "resume") from None
     except KeyboardInterrupt:
         stopping = True
         raise _Stopped("interrupted") from None
