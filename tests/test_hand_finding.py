@@ -1083,19 +1083,28 @@ def test_a_lone_flower_among_loose_tiles_behind_the_row_is_not_the_hands(side, i
     # row among them it is as likely a loose one (prior 0.7 × 0.5 < 0.5: ignored); in front of the
     # row (where a player sets out bonus tiles) it is the hand's bonus tile
     meta = load("render-s7-12")
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    res = _read_loose_and_flower(meta, 1.3, 1.3 if side == "behind" else -(y1 - y0) / h - 1.8, is_bonus)
+    assert ("2f" in res.reading.hand.bonus) == is_bonus
+
+
+def _read_loose_and_flower(meta, loose_at: float, flower_at: float, is_bonus: bool):
+    """render-s7-12's hand, two loose tiles (1m, 9p) and a flower (2f) whose boxes' bottoms lie ``loose_at`` and
+    ``flower_at`` tile heights above the row's top (negative: below it, in front), read; asserted to be the
+    render's hand with the flower as its bonus tile (``is_bonus``) or left out, the loose tiles left out."""
     keep = _hand_only(meta)
     x0, y0, x1, y1, w, h = _row_box(meta)
-    top = y0 - 1.3 * h - h
+    top = y0 - loose_at * h - h
     loose = [[x0 + 1 * w, top, x0 + 2 * w, top + h], [x0 + 8 * w, top, x0 + 9 * w, top + h]]
-    fy = top if side == "behind" else y1 + 0.8 * h
+    fy = y0 - flower_at * h - h
     flower = [x0 + 4.5 * w, fy, x0 + 5.5 * w, fy + h]
     det, rd = _scene(meta, keep, loose + [flower], ["1m", "9p", "2f"])
     res = _read(meta, det, rd)
     want = meta["hand"] + (" +2f" if is_bonus else "") + f" win:{meta['winning']}"
     assert res.reading.legal and format_hand(res.reading.hand) == format_hand(parse_hand(want))
     assert (res.reading.roles[-1] == "bonus") == is_bonus, res.reading.roles[-1]
-    assert ("2f" in res.reading.hand.bonus) == is_bonus
     assert res.reading.roles[-2] == res.reading.roles[-3] == "ignored"
+    return res
 
 
 def test_loose_tiles_near_the_row_do_not_make_its_reading_less_likely():
@@ -1513,6 +1522,13 @@ def test_a_tile_of_a_bonus_column_read_as_another_may_be_its_misread_bonus_tile(
         assert res.reading.roles[pos] == "ignored" and len(res.reading.hand.bonus) == 7
 
 
+def _flower_columns_behind(meta, gap: float) -> list[list[float]]:
+    """Six boxes (xyxy) of tiles lying sideways in two columns of three behind render-s7-12's row, from its left
+    end, their bottom ``gap`` tile heights above the row's top."""
+    x0, y0, x1, y1, w, h = _row_box(meta)
+    return [[x0 + w + c * (h + 2), y0 - gap * h - r * (w + 2) - w, x0 + w + c * (h + 2) + h, y0 - gap * h - r * (w + 2)]
+            for c in range(2) for r in range(3)]
+
 @pytest.mark.parametrize("gap,theirs", [(0.3, True), (4.0, False)])
 def test_a_block_of_doubtful_flowers_just_behind_the_row_is_the_hands(gap, theirs):
     # render-s7-12's row and six flowers/seasons lying sideways in two columns of three behind its left
@@ -1524,18 +1540,21 @@ def test_a_block_of_doubtful_flowers_just_behind_the_row_is_the_hands(gap, their
     # heights away (another player's, across the table) it stays out
     meta = load("render-s7-12")
     keep = _hand_only(meta)
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    block = [[x0 + w + c * (h + 2), y0 - gap * h - r * (w + 2) - w, x0 + w + c * (h + 2) + h, y0 - gap * h - r * (w + 2)]
-             for c in range(2) for r in range(3)]
-    faces = ["1f", "2f", "3f", "1y", "2y", "3y"]
-    det, rd = _scene(meta, keep, block, faces, extra_scores=0.3)
+    block = _flower_columns_behind(meta, gap)
+    _assert_bonus_block(meta, keep, block, ["1f", "2f", "3f", "1y", "2y", "3y"], theirs, extra_scores=0.3)
+
+
+def _assert_bonus_block(meta, keep, block, faces, theirs: bool, **scene) -> None:
+    """``meta``'s tiles ``keep`` and the boxes ``block`` read as ``faces`` (:func:`_scene` with ``scene``) read as
+    the hand with ``block`` as its bonus tiles (``theirs``) or left out, the playing tiles the render's."""
+    det, rd = _scene(meta, keep, block, faces, **scene)
     res = _read(meta, det, rd)
     assert res.reading.legal, res.reading.problem
     roles = [res.reading.roles[len(keep) + k] for k in range(len(faces))]
     if theirs:
-        assert roles == ["bonus"] * 6 and sorted(res.reading.hand.bonus) == sorted(faces)
+        assert roles == ["bonus"] * len(faces) and sorted(res.reading.hand.bonus) == sorted(faces)
     else:
-        assert roles == ["ignored"] * 6 and not res.reading.hand.bonus
+        assert roles == ["ignored"] * len(faces) and not res.reading.hand.bonus
     assert format_hand(replace_bonus(res.reading.hand)) == _truth(meta)
 
 
@@ -1557,16 +1576,7 @@ def test_a_block_of_flowers_on_the_rows_line_beside_it_is_the_hands(across, thei
     lefts = [x0 - 4.5 * w - (k + 1) * (w + 2) for k in range(3)]
     block = [[x, at + slope * (x + w / 2) - across * h - h / 2, x + w, at + slope * (x + w / 2) - across * h + h / 2]
              for x in lefts]
-    faces = ["1f", "2f", "3y"]
-    det, rd = _scene(meta, keep, block, faces)
-    res = _read(meta, det, rd)
-    assert res.reading.legal, res.reading.problem
-    roles = [res.reading.roles[len(keep) + k] for k in range(len(faces))]
-    if theirs:
-        assert roles == ["bonus"] * 3 and sorted(res.reading.hand.bonus) == sorted(faces)
-    else:
-        assert roles == ["ignored"] * 3 and not res.reading.hand.bonus
-    assert format_hand(replace_bonus(res.reading.hand)) == _truth(meta)
+    _assert_bonus_block(meta, keep, block, ["1f", "2f", "3y"], theirs)
 
 
 @pytest.mark.parametrize("loose_at,theirs", [(0.3, False), (1.1, False), (1.7, True)])
@@ -1581,19 +1591,7 @@ def test_a_lone_flower_just_behind_the_row_with_discards_beyond_it_is_the_hands(
     # at 1.1 (0.8 tile heights beyond it: within LOOSE_AMONG);
     # with the loose tiles 1.4 tile heights beyond it (still in the hand region, HAND_REACH 2.5) the
     # flower is the hand's bonus tile
-    meta = load("render-s7-12")
-    keep = _hand_only(meta)
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    top = y0 - loose_at * h - h
-    loose = [[x0 + 1 * w, top, x0 + 2 * w, top + h], [x0 + 8 * w, top, x0 + 9 * w, top + h]]
-    fy = y0 - 0.3 * h - h
-    flower = [x0 + 4.5 * w, fy, x0 + 5.5 * w, fy + h]
-    det, rd = _scene(meta, keep, loose + [flower], ["1m", "9p", "2f"])
-    res = _read(meta, det, rd)
-    want = meta["hand"] + (" +2f" if theirs else "") + f" win:{meta['winning']}"
-    assert res.reading.legal and format_hand(res.reading.hand) == format_hand(parse_hand(want))
-    assert (res.reading.roles[-1] == "bonus") == theirs, res.reading.roles[-1]
-    assert res.reading.roles[-2] == res.reading.roles[-3] == "ignored"
+    _read_loose_and_flower(load("render-s7-12"), loose_at, 0.3, theirs)
 
 
 @pytest.mark.parametrize("gap,near", [(0.3, True), (2.0, False), (3.0, False)])
@@ -1607,9 +1605,7 @@ def test_a_doubtful_block_behind_the_row_is_not_on_the_rows_line(gap, near):
 
     meta = load("render-s7-12")
     keep = _hand_only(meta)
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    block = [[x0 + w + c * (h + 2), y0 - gap * h - r * (w + 2) - w, x0 + w + c * (h + 2) + h, y0 - gap * h - r * (w + 2)]
-             for c in range(2) for r in range(3)]
+    block = _flower_columns_behind(meta, gap)
     det, rd = _scene(meta, keep, block, ["1f", "2f", "3f", "1y", "2y", "3y"], extra_scores=0.3)
     nk = len(keep)
     geo = L.lift_geometry(L.find_geometry(Detections.make(det.boxes[:nk], det.scores[:nk], det.face_down[:nk]),
@@ -1632,9 +1628,7 @@ def test_a_near_bonus_block_leaves_out_only_the_tiles_left_out():
 
     meta = load("render-s7-12")
     keep = _hand_only(meta)
-    x0, y0, x1, y1, w, h = _row_box(meta)
-    block = [[x0 + w + c * (h + 2), y0 - 0.3 * h - r * (w + 2) - w, x0 + w + c * (h + 2) + h, y0 - 0.3 * h - r * (w + 2)]
-             for c in range(2) for r in range(3)]
+    block = _flower_columns_behind(meta, 0.3)
     det, rd = _scene(meta, keep, block, ["1f", "2f", "3f", "1y", "2y", "3y"], extra_scores=0.3)
     nk = len(keep)
     geo = L.lift_geometry(L.find_geometry(Detections.make(det.boxes[:nk], det.scores[:nk], det.face_down[:nk]),

@@ -313,12 +313,7 @@ def test_circumstances_that_contradict_the_hand_name_the_flags_cells(tmp_path, t
     # correct them (scoring.CircumstanceError)
     from vision.manifest import CIRCUMSTANCE_CELLS
 
-    d = tmp_path / "photos"
-    d.mkdir()
-    srcs = sorted(truth.glob("*.jpg"))
-    for k, src in enumerate(srcs[:4]):
-        shutil.copyfile(src, d / f"h{k}.jpg")
-    man = tmp_path / "m.csv"
+    d, man = _folder(tmp_path, truth)  # (its photos h0-h3 and a broken file; its manifest replaced)
     man.write_text("photo,winner,flags,notation\n"
                    + "".join(f"h{k}.jpg,yes,first-turn,\n" for k in range(4))
                    + "typed.jpg,yes,first-turn,123m456p789s11z [777p] win:1z\n"
