@@ -795,6 +795,22 @@ def test_one_word_and_a_claimed_doubling_name_the_rule_they_mean(run_cli, tmp_pa
     assert "missing doubling" not in out
 
 
+
+def test_a_loose_name_is_matched_to_the_left_out_line_with_its_amount_and_a_word_of_it(run_cli, tmp_path):
+    # a new user's "green dragons" +2 on a hand whose Green pair 66z counts as value-pair +2 (002:12) had been
+    # "not a rule of nts (did you mean jade …)", Jade being a 2000 hand whose gloss says "green dragon": the one
+    # line the claim left out with the amount claimed and a word of the claim ("dragons") in its name is named;
+    # "pung" +2 (a word every pung rule has) still names none. NTS (002), seat and round East: 123m 456m 789p
+    # 66z won on 6z by discard, [777s] exposed. The audit compares lines only: no total is derived here
+    hand = ["--hand", "123m456m789p66z [777s]", "-w", "6z", "-r", "nts", "--no-history"]
+    rc, out, _ = run_cli("audit", *hand, "--claimed", "40", "--claimed-lines",
+                         claim_file(tmp_path, [{"name": "green dragons", "points": 2}]))
+    assert "not earned: 'green dragons' (+2 pts) is not a rule of nts; value-pair +2 pts" in out, out
+    assert "jade" not in out
+    rc, out, _ = run_cli("audit", *hand, "--claimed", "40", "--claimed-lines",
+                         claim_file(tmp_path, [{"name": "pung", "points": 2}]))
+    assert "not earned: 'pung' is not a rule of nts (see `mahjong-score rules nts`)" in out, out
+
 @pytest.mark.skipif(not models_present(), reason="models missing")
 def test_an_unsure_verdict_just_under_the_line_is_not_said_at_the_line():
     # a reading at 0.799 was said "only 80% sure (below 80%)": the rounded figure equals the line, so it is

@@ -919,6 +919,14 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             # with a line of its own (hk-tw-16's 發 and 白, +2 each, claimed as "pung of dragons" +2 twice)
             took: list[tuple[list[Claimed], str]] = []
             whole = next((m for m in near if fits(m, _summed(cs))), None)
+            if whole is None:
+                # … or the one line the claim left out that has the amount claimed and a word of the claim in its
+                # name (a new user's "green dragons" +2, the pair 66z counted as value-pair +2, had been offered
+                # jade, a 2000 hand, the closest name; the common words of names, pung or pair, do not count)
+                said = _words(given) - PARTIAL_COMMON
+                by_word = [m for m in missing if said and fits(m, summed)
+                           and said & _words(f"{m.replace('-', ' ')} {computed[m].name}")]
+                whole = by_word[0] if len(by_word) == 1 else None
             if whole is not None:
                 took, rest = [(cs, whole)], []
             else:
