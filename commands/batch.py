@@ -113,6 +113,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
         more = f" and {len(group) - 8} more (--json lists them)" if len(group) > 8 else ""
         print(f"same picture: {', '.join(group[:8])}{more} are one file's copies; "
               f"check that each was filed for the right player and hand")
+    if summary.flag_unscored:  # (ok rows: on no review card, their notes in the outputs alone)
+        k = len(summary.flag_unscored)
+        more = f" and {k - 8} more (--json lists them)" if k > 8 else ""
+        print(f"a flag that scores nothing: {', '.join(summary.flag_unscored[:8])}{more} "
+              f"({'its' if k == 1 else 'their'} score_notes say which, and how the hand would have won to score it)")
     if summary.raw_left_out:
         from vision.manifest import raw_words
 

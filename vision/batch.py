@@ -374,6 +374,10 @@ class Summary:
     same_picture: list[list[str]] = field(default_factory=list)
     #: folders made for the outputs (they did not exist): said, a mistyped --out being one
     made_folders: list[str] = field(default_factory=list)
+    #: ``ok`` rows whose ``score_notes`` say a circumstance of the win they give (a flags cell's last-tile …) scores
+    #: nothing for their hand: said at the end of the run (a new user's last-tile on a discard win was in the CSV's
+    #: notes alone, the row ok and on no review card)
+    flag_unscored: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -528,7 +532,8 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         with _stop_after_scoring(summary) as stage:
             stage.append("results")
             summary.outputs, settled, summary.counts = export(con, jobs, out, review_below,
-                                                              settle_options=defaults.settle_options)
+                                                              settle_options=defaults.settle_options,
+                                                              flag_unscored=summary.flag_unscored)
             summary.settled, summary.provisional, summary.not_settled = settled
             summary.same_picture = _same_pictures(con, jobs)
             from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)

@@ -683,14 +683,22 @@ def _cell(v: Any) -> Any:
     return v
 
 
+#: a score note (:func:`scoring.engine.unused_win_notes`, reworded to the manifest's cells or the command line's
+#: flags) that says a circumstance of the win the row gives scores nothing for its hand
+FLAG_UNSCORED = re.compile(r"\bscores nothing here\b")
+
+
 def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below: float,
            unscored: Collection[str] = (), settle_options: Mapping[str, Any] | None = None,
+           flag_unscored: list[str] | None = None,
            ) -> tuple[list[str], tuple[int, int, list[dict[str, str]]], dict[str, int]]:
     """Write the output file(s) from the state database (atomically: a temporary file renamed);
     the photos whose keys are in ``unscored`` (a stopped run's, not scored yet) as ``error: not scored``;
     each table hand settled with ``settle_options`` (``batch --settle-option``: :func:`settle_group`).
     Returns (files written, (table hands settled, of which provisionally, the table hands not settled: each its
-    ``table``, ``hand`` and ``why``, its status after ``not settled: ``), count per status kind)."""
+    ``table``, ``hand`` and ``why``, its status after ``not settled: ``), count per status kind). ``flag_unscored``:
+    a list the keys of the ``ok`` rows are appended to whose score notes say that a circumstance of the win they
+    give scores nothing (:data:`FLAG_UNSCORED`: a director's last-tile on a discard win, said in the summary)."""
     groups: dict[tuple[str, str], list[tuple[Job, dict[str, Any]]]] = {}
     counts: dict[str, int] = {}
     written = [str(out)]
@@ -699,6 +707,8 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
         for job, r, row in _rows(con, jobs, review_below, unscored):
             kind = row["status"].split(":")[0]
             counts[kind] = counts.get(kind, 0) + 1
+            if flag_unscored is not None and kind == "ok" and any(FLAG_UNSCORED.search(n) for n in row["score_notes"] or ()):
+                flag_unscored.append(job.key)
             if job.table and job.hand:  # keep only what settling needs
                 slim = {"status": row["status"], "total": row["total"], "reading": row["reading"], "sha256": row["sha256"],
                         # (a row scored before the refusal was kept: its problem begins with it)
