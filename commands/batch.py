@@ -117,7 +117,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         k = len(summary.flag_unscored)
         more = f" and {k - 8} more (--json lists them)" if k > 8 else ""
         print(f"a flag that scores nothing: {', '.join(summary.flag_unscored[:8])}{more} "
-              f"({'its' if k == 1 else 'their'} score_notes say which, and how the hand would have won to score it)")
+              f"({'its' if k == 1 else 'their'} score_notes say which and why)")
     if summary.raw_left_out:
         from vision.manifest import raw_words
 
