@@ -955,10 +955,11 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
     no rule of ``rs`` scores it for this hand, and where the same hand won another way (``win_by``,
     :data:`scoring.hand.WIN_BY`) would score it, the rules that then count, with their seed lines: nts
     scores the last tile only drawn from the wall (002:51), and a referee's ``--last-tile`` on a win by
-    discard had been dropped without a word. A special or limit hand's note names the hand it is scored as
-    (its value replaces the count that would score the circumstance, 002-17) and offers no other way of
-    winning (a new user's Clean Twins with a last-tile flag had no note at all). () for a non-winner or when
-    each counts; a win by robbed-kong is never offered. Raises only what
+    discard had been dropped without a word. A special or limit hand's note, where no other way of winning
+    scores the circumstance, names the hand it is scored as and its total (its value replaces the count that
+    would score it, 002-17; a new user's Clean Twins with a last-tile flag had no note at all); where one does
+    (Pure Twins with a first turn won by discard: Heaven won from the wall), it is offered as for any hand.
+    () for a non-winner or when each counts; a win by robbed-kong is never offered. Raises only what
     :func:`score_hand` raises for ``result``'s hand (its other scorings' HandErrors are caught)."""
     c = result.hand.context
     if not c.winner:
@@ -982,11 +983,6 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
         without = scored(**{f: False})
         if without is None or keyed(without) != keyed(result):
             continue
-        if special:  # (its value replaces the count that would score the circumstance: 002-17)
-            sp = special[0]
-            out.append(f"{flag} scores nothing here: the hand is scored as {sp.name} ({sp.amount().strip()}, "
-                       f"{sp.source}), and no rule of {rs.id} scores {words} beside it")
-            continue
         counts = []
         for w in WIN_BY:
             if w in (c.win_by, "robbed-kong"):  # (a robbed kong's tile is no discard nor a draw: never offered)
@@ -999,6 +995,11 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
             if lines:
                 counts.append(f"won by {w} (--win-by {w}) it scores "
                               + ", ".join(f"{ln.name} ({ln.amount().strip()}, {ln.source})" for ln in lines))
+        if special and not counts:  # (its value replaces the count that would score the circumstance: 002-17)
+            # (and a special hand it would score, outranked, is a rule that fires: "no rule scores it" had been false)
+            out.append(f"{flag} scores nothing here: the hand is scored as {special[0].name} ({special[0].source}; "
+                       f"total {result.total}), and {words} adds nothing to it")
+            continue
         out.append(f"{flag} scores nothing here: no rule of {rs.id} scores {words} for this hand won by {c.win_by}"
                    + (f"; {'; '.join(counts)}" if counts else ", nor won another way"))
     return tuple(out)

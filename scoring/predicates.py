@@ -279,13 +279,23 @@ def nothing_exposed(v: "View") -> bool:
     return not v.hand.melds
 
 
-def first_turn(v: "View", dealer: bool | None = None, self_drawn_win: bool | None = None) -> bool:
-    """Won on the first turn (heaven/earth); filters on dealer and on self-draw."""
-    if not v.ctx.first_turn:
+def first_turn(v: "View", dealer: bool | None = None, self_drawn_win: bool | None = None,
+               win_by: str | None = None, dealt: bool = False) -> bool:
+    """Won on the first turn (heaven/earth); filters on dealer, on self-draw and on ``win_by`` (the way of
+    winning exactly: Heaven is won with the 14 tiles dealt, the last drawn from the wall, not a kong's loose
+    tile, 002:39; Earth on East's first *discard*, not a robbed kong's tile, 002:42). ``dealt``: the dealer's
+    win self-drawn (his first draw, a kong's loose tile too) or another's on a discard (hk-tw-16's 天地胡,
+    004-27 (a)): a dealer's win by discard or another's by a robbed kong in the first turn is neither."""
+    c = v.ctx
+    if not c.first_turn:
         return False
-    if dealer is not None and v.ctx.is_dealer != dealer:
+    if dealer is not None and c.is_dealer != dealer:
         return False
-    return self_drawn_win is None or v.ctx.self_drawn == self_drawn_win
+    if win_by is not None and c.win_by != win_by:
+        return False
+    if dealt and (c.self_drawn if c.is_dealer else c.win_by == "discard") is False:
+        return False
+    return self_drawn_win is None or c.self_drawn == self_drawn_win
 
 
 def context_flag(v: "View", flag: str) -> bool:
@@ -487,7 +497,8 @@ wait_is.requires = _req_wait_is  # type: ignore[attr-defined]
 only_possible_tile.requires = lambda: ("winning-tile",)  # type: ignore[attr-defined]
 fully_concealed.requires = _req_fully_concealed  # type: ignore[attr-defined]
 nothing_exposed.requires = lambda: ("no-declared",)  # type: ignore[attr-defined]
-first_turn.requires = lambda dealer=None, self_drawn_win=None: ("first-turn",)  # type: ignore[attr-defined]
+first_turn.requires = lambda dealer=None, self_drawn_win=None, win_by=None, dealt=False: (  # type: ignore[attr-defined]
+    "first-turn",)
 bonus_tiles.requires = lambda: ("bonus",)  # type: ignore[attr-defined]
 own_bonus.requires = lambda: ("bonus",)  # type: ignore[attr-defined]
 bonus_sets.requires = lambda which="any": ("bonus",)  # type: ignore[attr-defined]

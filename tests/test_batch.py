@@ -1638,8 +1638,8 @@ def test_a_photos_row_carries_its_score_notes_said_as_the_command_line_gave_them
         special = [ln for ln in scored.lines if ln.kind in ("fixed", "limit")]
         if special:
             assert last == [f"--last-tile scores nothing here: the hand is scored as {special[0].name} "
-                            f"({special[0].amount().strip()}, {special[0].source}), and no rule of nts scores a win "
-                            "on the last tile beside it"], row
+                            f"({special[0].source}; total {scored.total}), and a win on the last tile adds nothing "
+                            "to it"], row
         else:
             assert len(last) == 1 and last[0].startswith("--last-tile scores nothing here: no rule of nts"), notes
             assert "(--win-by wall) it scores" in last[0] and "002_b9f4c4575200caaf.txt:51" in last[0], notes

@@ -836,7 +836,10 @@ def test_line49_no_concealed_hand_items_for_special_forms():
     cases = [("1122m3344p5566s77z888s", "7z", {}, ("discard", "wall")),
              ("159m147p269s12345677z", "7z", {}, ("discard", "wall")),
              ("19m19p19s12345677z111m", "7z", {}, ("discard", "wall")),
-             ("123m 456m 777p 234s 678s 55p", "6s", {"first_turn": True}, ("discard", "wall")),
+             # 天地胡: the dealer's first draw (天胡), another's win on the first discard (地胡), 004-27 (a): a dealer's
+             # first-turn win by discard is neither, and is scored with its concealed-hand items
+             ("123m 456m 777p 234s 678s 55p", "6s", {"first_turn": True, "seat_wind": "E"}, ("wall",)),
+             ("123m 456m 777p 234s 678s 55p", "6s", {"first_turn": True, "seat_wind": "S"}, ("discard",)),
              ("111m 222p 333s 444m 555p 99s", "9s", {}, ("wall",))]  # 崁崁 is self-drawn only
     for hand, win, extra, hows in cases:
         for how in hows:
@@ -1341,3 +1344,20 @@ def test_a_penalty_paid_back_is_said_in_dollars_as_the_settlement_says_it():
     sc = score_hand(parse_hand("(9999m) 111p 222p 333z 567s 4z", context=ctx), "hk-tw-16")
     text = explain(sc)
     assert "-$10  暗槓不亮" in text and "cash: -$10 (paid apart)" in text and "$-" not in text, text
+
+
+def test_heaven_earth_is_the_dealers_first_draw_or_anothers_first_discard():
+    # 004:33 天地胡 100, AMBIGUITIES 004-27 (a): 天胡 on the dealer's first draw (a kong's loose tile too), 地胡 on the
+    # first discard. A dealer's first-turn win by discard (he has no first discard to win on) and another's by a
+    # robbed kong's tile (no discard) had scored 100 (a referee's); neither is 天地胡 now, nor another's win on his
+    # own first draw (neither the dealer's draw nor a discard), and the note names the way of winning that would
+    # score it
+    hand = "123m 456m 789p 234s 567s 11z"
+    for ctx, fires in (({"win_by": "wall", "seat_wind": "E"}, True), ({"win_by": "discard", "seat_wind": "E"}, False),
+                       ({"win_by": "discard", "seat_wind": "S"}, True), ({"win_by": "wall", "seat_wind": "S"}, False),
+                       ({"win_by": "robbed-kong", "seat_wind": "S"}, False)):
+        win = "7p" if ctx["win_by"] == "robbed-kong" else "1z"
+        r = score(hand, win, first_turn=True, discards=0, **ctx)
+        assert ("heaven-earth" in pts(r)) == fires, (ctx, pts(r))
+        if not fires:
+            assert any(n.startswith("--first-turn scores nothing here") and "天地胡" in n for n in r.notes), r.notes

@@ -323,6 +323,29 @@ def test_heaven_needs_a_win_from_the_wall():
     assert not {"heaven", "earth"} & set(fired(r))
     assert r.total == 48
     assert any("won by wall" in n and "Spel van de hemel" in n for n in r.notes), r.notes
+    # … nor with a kong's loose tile (a dead-wall win: not one of the 14 dealt tiles, a referee's), scored as any
+    # hand: concealed kong of terminals 32 (002:11) + East pair, seat and round wind, 2 × 2 (002:12, option
+    # seat_round_wind=each) + mahjong 20 (002:13) + self-drawn 2 (002:14) = 58; the loose tile after a kong 1
+    # doubling (002:54) + Hidden Treasure 2 (002:57) = 3 → 58 × 8 = 464
+    r = nts("(1111m) 456p789s234s11z", "4s", first_turn=True, win_by="dead-wall")
+    assert "heaven" not in fired(r) and r.total == 464, (r.total, list(fired(r)))
+    assert any("won by wall" in n and "Spel van de hemel" in n for n in r.notes), r.notes
+    # a special hand won by discard on the first turn: the note offers Heaven, won from the wall (2000), though
+    # the hand is scored as Zuivere tweelingen (1000): the way of winning that would change the total
+    r = nts("11223344556677m", "7m", first_turn=True)
+    assert r.total == 1000
+    assert any(n.startswith("--first-turn scores nothing here") and "won by wall (--win-by wall) it scores Spel van "
+               "de hemel" in n for n in r.notes), r.notes
+
+
+def test_earth_needs_a_discard():
+    # 002:42 "Mahjong met de eerste door Oost weggelegde steen": East's first discarded tile; a robbed kong's tile
+    # is no discard (a referee's seat-S first-turn robbed-kong win had scored 1000). Scored as any hand: East pair
+    # (round wind) 2 (002:12) + mahjong 20 (002:13) = 22 points (23s waits on 1s or 4s: no only-tile points); Four Chows 1
+    # doubling (002:46) + Robbing the Kong 1 (002:53) → 22 × 4 = 88; the note names the discard that would score it
+    r = nts("123m456p789s234s11z", "4s", seat_wind="S", first_turn=True, win_by="robbed-kong")
+    assert "earth" not in fired(r) and r.total == 88
+    assert any("won by discard (--win-by discard) it scores Spel van de aarde" in n for n in r.notes), r.notes
 
 def test_heaven_with_seven_pairs():
     # 002:39 Heaven (2000) on a seven-pairs hand: Seven Twins (002:31, 250) makes the shape a
@@ -440,8 +463,8 @@ def test_bottom_of_the_sea_not_on_a_discard():
     assert special.total == 2000
     (note,) = [n for n in special.notes if n.startswith("--last-tile")]
     assert note == ("--last-tile scores nothing here: the hand is scored as Kop en staart — Head and Tail: pungs/kongs "
-                    "of terminals and a pair of terminals (2000 fixed, 002_b9f4c4575200caaf.txt:41), and no rule of "
-                    "nts scores a win on the last tile beside it"), note
+                    "of terminals and a pair of terminals (002_b9f4c4575200caaf.txt:41; total 2000), and a win on the "
+                    "last tile adds nothing to it"), note
     # a first-turn win drawn by a non-dealer: nts scores only East's first discard to another (002:42 Spel van
     # de aarde, 1000); the note names that way, never a robbed kong's tile
     (note,) = [n for n in nts("234m678m345s99p456p", "6m", seat_wind="S", win_by="wall", first_turn=True).notes
