@@ -281,6 +281,27 @@ def available() -> list[str]:
 _CACHE: dict[str, Ruleset] = {}
 
 
+_FINGERPRINT: list[str] = []
+
+
+def scoring_fingerprint() -> str:
+    """16 hex digits of the SHA-256 of the scoring package as installed: every ``.py`` and ``.toml`` file below
+    ``scoring/`` (the rulesets' data and predicates, the engine), by relative path and contents, in path order.
+    Any change to how a hand is scored changes it: a batch scores its rows again on resume
+    (:meth:`vision.manifest.Job.params`), where rows scored before a fix had kept their old totals beside new
+    rows' (a referee's Heaven on a discard, 2000, next to the same hand's 48). Computed once. Raises OSError
+    only when the package's own files cannot be read."""
+    import hashlib
+
+    if not _FINGERPRINT:
+        root = Path(__file__).resolve().parent
+        h = hashlib.sha256()
+        for f in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".toml") and "__pycache__" not in p.parts):
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+        _FINGERPRINT.append(h.hexdigest()[:16])
+    return _FINGERPRINT[0]
+
+
 def load_ruleset(ruleset_id: str) -> Ruleset:
     """Load (and cache) a ruleset by id, applying ``base`` inheritance.
 

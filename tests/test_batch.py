@@ -2661,3 +2661,23 @@ def test_the_frame_doubts_way_out_is_said_in_a_batchs_words():
 
     said = batch_outputs.manifest_words(f"unsure: of the 5 tiles …, 5 were read upside down; {FRAME_DOUBT_ADVICE}")
     assert said.endswith("check those tiles, or turn the photo file the right way up") and "--turn" not in said
+
+
+def test_a_new_version_of_the_scoring_scores_the_rows_again_on_resume(tmp_path, capsys, monkeypatch):
+    # a reviewer's: a batch scored before the Heaven fix, resumed after it, kept the row's 2000 (Heaven on a discard)
+    # beside a new row's 48 for the same hand, both ok: the rows' parameter hash had no part of the scoring's
+    # version. The scoring package's fingerprint (scoring.engine.scoring_fingerprint) is in it now: the same
+    # scoring resumes without scoring again, another scores every row again
+    import scoring.engine as engine
+
+    text = "photo;winner;flags;notation\ne.jpg;yes;first-turn;123m456p789s11z234p win:4p\nf.jpg;yes;-;123m456p789s11z234p win:4p\n"
+    d, man, out = _typed_manifest(tmp_path, text)
+    base = ("batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history", "--no-progress", "-O", str(out),
+            "--json")
+    rc, o, err = run_cli(capsys, *base)
+    assert rc == 0 and json.loads(o)["scored"] == 2, err
+    rc, o, err = run_cli(capsys, *base)
+    assert rc == 0 and json.loads(o)["scored"] == 0 and json.loads(o)["resumed"] == 2, err
+    monkeypatch.setattr(engine, "_FINGERPRINT", ["0" * 16])  # (another version of the scoring)
+    rc, o, err = run_cli(capsys, *base)
+    assert rc == 0 and json.loads(o)["scored"] == 2 and json.loads(o)["resumed"] == 0, err

@@ -125,13 +125,19 @@ class Job:
         return bool(dict(self.context).get("winner", True))
 
     def params(self, reader_id: str) -> str:
-        """Hash of everything that decides the score (not the labels table/hand/player). A typed hand's
+        """Hash of everything that decides the score (not the labels table/hand/player), the scoring package's
+        version among it (:func:`scoring.engine.scoring_fingerprint`). A typed hand's
         (``notation``), and a ``false_win`` row's (its photo not read), leave out the photo reader's identity: new
         models do not score them again."""
         # (a false_win row's, marked so: not the hash of the row scored as a hand, nor of the rows made before it)
         fw = (["false_win", self.false_win] if self.false_win else []) + (
             ["false_win_doubt", self.false_win_doubt] if self.false_win_doubt else [])
         reader_id = "" if self.false_win else reader_id
+        # (the scoring's own version too: a fix to a rule scores the rows again, where a resumed batch had kept the
+        # old totals beside the new, all ok)
+        from scoring.engine import scoring_fingerprint
+
+        fw = fw + ["scoring", scoring_fingerprint()]
         if self.notation is not None:
             blob = json.dumps(["typed", self.ruleset, list(self.context), list(self.options), self.winning_tile,
                                self.notation, self.error] + fw, sort_keys=True, default=list)
