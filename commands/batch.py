@@ -107,7 +107,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     for hand in summary.not_settled[:NOT_SETTLED_SHOWN]:
         print(f"not settled: table {hand['table']} hand {hand['hand']}: {_short(hand['why'])}")
     if len(summary.not_settled) > NOT_SETTLED_SHOWN:
-        print(f"not settled: {len(summary.not_settled) - NOT_SETTLED_SHOWN} more table hands (the settlements' "
+        more = len(summary.not_settled) - NOT_SETTLED_SHOWN
+        print(f"not settled: {more} more table hand{'' if more == 1 else 's'} (the settlements' "
               f"status says why; --json lists them)")
     for group in summary.same_picture:  # (a picture filed twice: for two players, or two hands)
         more = f" and {len(group) - 8} more (--json lists them)" if len(group) > 8 else ""

@@ -68,7 +68,7 @@ def test_review_page_lists_the_flagged_rows_with_pictures_and_commands(tmp_path,
     # (the photo lost: its hand typed in the row's notation cell, so its table is still settled in the batch)
     assert "type the hand in the notation cell of manifest line 6" in b
     # (its row is a non-winner's: the example is a non-winner's hand; a new user pasted the winner's one there)
-    assert "e.g. 123m456p789s1z [777p]: a non-winner&#x27;s 13 tiles, no win:" in b
+    assert "e.g. 123m456p789s1z [777p], a non-winner&#x27;s 13 tiles without a winning tile" in b
 
 
 def test_rerun_uses_the_cached_images_and_an_all_ok_batch_removes_the_page(tmp_path, truth, monkeypatch):
@@ -350,7 +350,7 @@ def test_the_notation_example_fits_the_rows_kind():
             job = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "ruleset": ruleset,
                                                      "winner": "yes" if winner else "no"}, Defaults())
             ex = review.typed_example(job)
-            hand = parse_hand(ex.split(":")[0] if not winner else ex, context=Context(winner=winner),
+            hand = parse_hand(ex.split(",")[0] if not winner else ex, context=Context(winner=winner),
                               sizes=load_ruleset(ruleset).notation_sizes)
             assert (hand.winning_tile is not None) == winner and ("win:1z" in ex) == winner, ex
 
@@ -369,3 +369,21 @@ def test_a_row_read_as_a_non_winners_with_its_winner_cell_empty_says_so():
         job = make_job(Path("."), "a.jpg", 2, cells, Defaults())
         card = html.unescape(_cards(review.render_page([(job, row, (None, None, None))], 1, "r.csv"))["a.jpg"])
         assert f"<td>winner</td><td>{shown}</td>" in card, card
+
+
+def test_circumstances_from_the_batch_command_are_advised_a_manifest_row():
+    # a reviewer's: a photo with no manifest row whose batch --first-turn contradicts its hand was told to correct
+    # "the flags or win_by cell of a new manifest row for this photo"; it is told the command's flags said it, and
+    # to give the photo a row of its own
+    import types
+
+    from vision.batch import circumstance_error
+    from scoring import CircumstanceError
+
+    job = types.SimpleNamespace(line=None, error=None, notation=None, key="a.jpg", winner=True, ruleset="nts")
+    status = "error: " + circumstance_error(job, CircumstanceError("a hand won on the first turn cannot have an "
+                                                                   "exposed meld on the table"))
+    assert status.startswith("error: the batch command's --first-turn"), status
+    text, cmds = review.advice(job, {"status": status})
+    assert "give the photo a manifest row with its own flags and win_by cells" in text and not cmds, text
+    assert "new manifest row" not in text

@@ -617,7 +617,7 @@ def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
-    return (f"{kept}; partial: {len(jobs) - len(unscored)} of {len(jobs)} photos, written to {', '.join(written)} "
+    return (f"{kept}; partial: {len(jobs) - len(unscored)} of {len(jobs)} photo{'' if len(jobs) == 1 else 's'}, written to {', '.join(written)} "
             f"(the others say not scored) — rerun the same command to finish")
 
 

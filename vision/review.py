@@ -211,8 +211,8 @@ def typed_example(job) -> str:
     sixteen = getattr(job, "ruleset", "") == "hk-tw-16"
     if getattr(job, "winner", True):
         return "123m456m789p123s11z [777p] win:1z" if sixteen else "123m456p789s11z [777p] win:1z"
-    return ("123m456m789p123s1z [777p]: a non-winner's 16 tiles, no win:" if sixteen
-            else "123m456p789s1z [777p]: a non-winner's 13 tiles, no win:")
+    return ("123m456m789p123s1z [777p], a non-winner's 16 tiles without a winning tile" if sixteen
+            else "123m456p789s1z [777p], a non-winner's 13 tiles without a winning tile")
 
 
 def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
@@ -223,9 +223,15 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     if status.startswith("error:") and (CIRCUMSTANCE_CELLS in status or "the batch command's --first-turn" in status):
         # (what the row says of the win contradicts its hand: a flags cell's first-turn on a hand with an exposed
         # meld had been told to retake the photo, or to correct the notation cell it was typed in)
+        if not job.line:  # (no manifest row: the command's flags said it; "a new manifest row" to correct made no sense)
+            return (f"What the batch command says of the win (--first-turn, --last-tile, --kong-on-kong, --win-by) "
+                    f"contradicts this photo's hand (the problem says how): give the photo a manifest row with its own "
+                    f"flags and win_by cells, {rerun}.", [])
         return (f"What the row says of the win contradicts its hand (the problem says how): correct the flags or "
                 f"win_by cell of {where} (or, those cells empty, the batch command's --first-turn, --last-tile, "
-                f"--kong-on-kong or --win-by), {rerun}.", [])
+                f"--kong-on-kong or --win-by); where the problem names the hand's tiles or melds (a kong or flower the "
+                f"photo missed, a meld read as exposed, the winning tile), its add, exposed, fix or winning_tile cell "
+                f"instead, {rerun}.", [])
     if status.startswith("error: manifest line") or (job.error and status.startswith("error:")):
         many = getattr(job, "error_count", 0) > 1  # make_job names every cell it could not understand
         return (f"Correct the {'cells' if many else 'cell'} named in the problem on {where}, {rerun}.", [])
