@@ -282,12 +282,15 @@ _CACHE: dict[str, Ruleset] = {}
 
 
 _FINGERPRINT: list[str] = []
+#: the modules of ``scoring/`` that decide a hand's score (:func:`scoring_fingerprint`)
+SCORING_MODULES = ("decompose", "engine", "fired", "hand", "notation", "predicates", "results", "tiles", "view")
 
 
 def scoring_fingerprint() -> str:
-    """16 hex digits of the SHA-256 of the scoring package as installed: every ``.py`` and ``.toml`` file below
-    ``scoring/`` (the rulesets' data and predicates, the engine), by relative path and contents, in path order.
-    Any change to how a hand is scored changes it: a batch scores its rows again on resume
+    """16 hex digits of the SHA-256 of what scores a hand, as installed: the rulesets' data and modules
+    (``scoring/rulesets/*.toml``, ``*.py``) and the modules of :data:`SCORING_MODULES`, by relative path and
+    contents, in path order (not the history, sessions, settlements or the hand generator: a change there scores
+    no row again). Any change to how a hand is scored changes it: a batch scores its rows again on resume
     (:meth:`vision.manifest.Job.params`), where rows scored before a fix had kept their old totals beside new
     rows' (a referee's Heaven on a discard, 2000, next to the same hand's 48). Computed once. Raises OSError
     only when the package's own files cannot be read."""
@@ -296,7 +299,9 @@ def scoring_fingerprint() -> str:
     if not _FINGERPRINT:
         root = Path(__file__).resolve().parent
         h = hashlib.sha256()
-        for f in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".toml") and "__pycache__" not in p.parts):
+        files = [root / f"{m}.py" for m in SCORING_MODULES] + [
+            p for p in (root / "rulesets").iterdir() if p.suffix in (".py", ".toml")]
+        for f in sorted(files):
             h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
         _FINGERPRINT.append(h.hexdigest()[:16])
     return _FINGERPRINT[0]
@@ -1013,7 +1018,9 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
                 continue
             gone = {(o.rule, o.amount()) for o in off.lines}
             lines = [ln for ln in on.lines if (ln.rule, ln.amount()) not in gone and ln.kind != "note"]
-            if lines:
+            # (a special hand's total may stay the same another way, one special hand for another: Head and Tail
+            # 2000 by discard and Heaven 2000 from the wall; offered only where the total changes)
+            if lines and (not special or on.total != off.total):
                 counts.append(f"won by {w} (--win-by {w}) it scores "
                               + ", ".join(f"{ln.name} ({ln.amount().strip()}, {ln.source})" for ln in lines))
         if special and not counts:  # (its value replaces the count that would score the circumstance: 002-17)

@@ -280,12 +280,15 @@ def nothing_exposed(v: "View") -> bool:
 
 
 def first_turn(v: "View", dealer: bool | None = None, self_drawn_win: bool | None = None,
-               win_by: str | None = None, dealt: bool = False) -> bool:
+               win_by: str | None = None, dealt: bool = False, no_kong: bool = False) -> bool:
     """Won on the first turn (heaven/earth); filters on dealer, on self-draw and on ``win_by`` (the way of
-    winning exactly: Heaven is won with the 14 tiles dealt, the last drawn from the wall, not a kong's loose
-    tile, 002:39; Earth on East's first *discard*, not a robbed kong's tile, 002:42). ``dealt``: the dealer's
-    win self-drawn (his first draw, a kong's loose tile too) or another's on a discard (hk-tw-16's 天地胡,
-    004-27 (a)): a dealer's win by discard or another's by a robbed kong in the first turn is neither."""
+    winning exactly: Earth on East's first *discard*, not a robbed kong's tile, 002:42). ``no_kong``: the hand
+    holds no kong — Heaven is won with the 14 tiles dealt (002:39, 000:145-146, 001:58-60), among which no
+    kong can be (a kong is a fifteenth tile and its loose one); a flower's loose tile (win by dead-wall) is
+    dealt as the flower is replaced. ``dealt`` (hk-tw-16's 天地胡, 004-27 (a), the rendering's 地胡 "on the
+    dealer's first discard, or on their own first draw"): the dealer's win self-drawn (a kong's loose tile
+    too), another's on a discard or his own first draw; a dealer's win by discard and a robbed kong's tile
+    are neither."""
     c = v.ctx
     if not c.first_turn:
         return False
@@ -293,7 +296,9 @@ def first_turn(v: "View", dealer: bool | None = None, self_drawn_win: bool | Non
         return False
     if win_by is not None and c.win_by != win_by:
         return False
-    if dealt and (c.self_drawn if c.is_dealer else c.win_by == "discard") is False:
+    if dealt and (c.win_by == "robbed-kong" or (c.is_dealer and not c.self_drawn)):
+        return False
+    if no_kong and any(m.kind == "kong" for m in v.hand.melds):
         return False
     return self_drawn_win is None or c.self_drawn == self_drawn_win
 
@@ -497,7 +502,7 @@ wait_is.requires = _req_wait_is  # type: ignore[attr-defined]
 only_possible_tile.requires = lambda: ("winning-tile",)  # type: ignore[attr-defined]
 fully_concealed.requires = _req_fully_concealed  # type: ignore[attr-defined]
 nothing_exposed.requires = lambda: ("no-declared",)  # type: ignore[attr-defined]
-first_turn.requires = lambda dealer=None, self_drawn_win=None, win_by=None, dealt=False: (  # type: ignore[attr-defined]
+first_turn.requires = lambda dealer=None, self_drawn_win=None, win_by=None, dealt=False, no_kong=False: (  # type: ignore[attr-defined]
     "first-turn",)
 bonus_tiles.requires = lambda: ("bonus",)  # type: ignore[attr-defined]
 own_bonus.requires = lambda: ("bonus",)  # type: ignore[attr-defined]

@@ -1349,12 +1349,12 @@ def test_a_penalty_paid_back_is_said_in_dollars_as_the_settlement_says_it():
 def test_heaven_earth_is_the_dealers_first_draw_or_anothers_first_discard():
     # 004:33 天地胡 100, AMBIGUITIES 004-27 (a): 天胡 on the dealer's first draw (a kong's loose tile too), 地胡 on the
     # first discard. A dealer's first-turn win by discard (he has no first discard to win on) and another's by a
-    # robbed kong's tile (no discard) had scored 100 (a referee's); neither is 天地胡 now, nor another's win on his
-    # own first draw (neither the dealer's draw nor a discard), and the note names the way of winning that would
-    # score it
+    # robbed kong's tile (no discard) had scored 100 (a referee's); neither is 天地胡 now, and the note names the way
+    # of winning that would score it. Another's win on his own first draw is 地胡 (the rendering: "on the dealer's
+    # first discard, or on their own first draw", a reviewer's)
     hand = "123m 456m 789p 234s 567s 11z"
     for ctx, fires in (({"win_by": "wall", "seat_wind": "E"}, True), ({"win_by": "discard", "seat_wind": "E"}, False),
-                       ({"win_by": "discard", "seat_wind": "S"}, True), ({"win_by": "wall", "seat_wind": "S"}, False),
+                       ({"win_by": "discard", "seat_wind": "S"}, True), ({"win_by": "wall", "seat_wind": "S"}, True),
                        ({"win_by": "robbed-kong", "seat_wind": "S"}, False)):
         win = "7p" if ctx["win_by"] == "robbed-kong" else "1z"
         r = score(hand, win, first_turn=True, discards=0, **ctx)

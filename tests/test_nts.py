@@ -323,13 +323,18 @@ def test_heaven_needs_a_win_from_the_wall():
     assert not {"heaven", "earth"} & set(fired(r))
     assert r.total == 48
     assert any("won by wall" in n and "Spel van de hemel" in n for n in r.notes), r.notes
-    # … nor with a kong's loose tile (a dead-wall win: not one of the 14 dealt tiles, a referee's), scored as any
-    # hand: concealed kong of terminals 32 (002:11) + East pair, seat and round wind, 2 × 2 (002:12, option
-    # seat_round_wind=each) + mahjong 20 (002:13) + self-drawn 2 (002:14) = 58; the loose tile after a kong 1
-    # doubling (002:54) + Hidden Treasure 2 (002:57) = 3 → 58 × 8 = 464
+    # … nor with a kong in the hand (a referee's): the 14 dealt tiles hold none (a kong is a fifteenth tile and its
+    # loose one), whether won with the kong's loose tile or from the wall. Scored as any hand: concealed kong of
+    # terminals 32 (002:11) + East pair, seat and round wind, 2 × 2 (002:12, option seat_round_wind=each) +
+    # mahjong 20 (002:13) + self-drawn 2 (002:14) = 58; the loose tile after a kong 1 doubling (002:54) + Hidden
+    # Treasure 2 (002:57) = 3 → 58 × 8 = 464; and no way of winning is offered for the flag
     r = nts("(1111m) 456p789s234s11z", "4s", first_turn=True, win_by="dead-wall")
     assert "heaven" not in fired(r) and r.total == 464, (r.total, list(fired(r)))
-    assert any("won by wall" in n and "Spel van de hemel" in n for n in r.notes), r.notes
+    assert any(n.startswith("--first-turn scores nothing here") and n.endswith("nor won another way") for n in r.notes)
+    assert "heaven" not in fired(nts("(1111m) 456p789s234s11z", "4s", first_turn=True, win_by="wall"))
+    # a flower's loose tile is dealt as the flower is replaced: Heaven from the dead wall with a flower, 2000
+    # (flowers scored by no line under the default bonus_tiles=off, 002-03)
+    assert nts("234m678m345s456p99p +1f", "9p", first_turn=True, win_by="dead-wall").total == 2000
     # a special hand won by discard on the first turn: the note offers Heaven, won from the wall (2000), though
     # the hand is scored as Zuivere tweelingen (1000): the way of winning that would change the total
     r = nts("11223344556677m", "7m", first_turn=True)

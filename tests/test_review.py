@@ -334,6 +334,9 @@ def test_circumstances_that_contradict_the_hand_name_the_flags_cells(tmp_path, t
         card = html.unescape(cards[k])
         assert "correct the flags or win_by cell of manifest line" in card, card
         assert "Retake it" not in card and "Correct the cell named" not in card
+        # (a typed row takes no add, exposed or fix cell: its notation cell is named instead, a reviewer's)
+        typed = k in ("typed.jpg", "both.jpg")
+        assert ("its notation cell instead" in card) == typed and ("its add, exposed, fix" in card) != typed, card
 
 
 def test_the_notation_example_fits_the_rows_kind():

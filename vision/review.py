@@ -227,11 +227,13 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
             return (f"What the batch command says of the win (--first-turn, --last-tile, --kong-on-kong, --win-by) "
                     f"contradicts this photo's hand (the problem says how): give the photo a manifest row with its own "
                     f"flags and win_by cells, {rerun}.", [])
+        tiles = ("its notation cell" if getattr(job, "notation", None) is not None  # (a typed row takes no add/fix)
+                 else "its add, exposed, fix or winning_tile cell (a kong or flower the photo missed, a meld read as "
+                      "exposed, the winning tile)")
         return (f"What the row says of the win contradicts its hand (the problem says how): correct the flags or "
                 f"win_by cell of {where} (or, those cells empty, the batch command's --first-turn, --last-tile, "
-                f"--kong-on-kong or --win-by); where the problem names the hand's tiles or melds (a kong or flower the "
-                f"photo missed, a meld read as exposed, the winning tile), its add, exposed, fix or winning_tile cell "
-                f"instead, {rerun}.", [])
+                f"--kong-on-kong or --win-by); where the problem names the hand's tiles or melds, {tiles} instead, "
+                f"{rerun}.", [])
     if status.startswith("error: manifest line") or (job.error and status.startswith("error:")):
         many = getattr(job, "error_count", 0) > 1  # make_job names every cell it could not understand
         return (f"Correct the {'cells' if many else 'cell'} named in the problem on {where}, {rerun}.", [])
