@@ -143,7 +143,7 @@ def add_context_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--dealer", dest="dealer", action="store_true", default=None, help="the player is the dealer (default: seat wind E)")
     g.add_argument("--not-dealer", dest="dealer", action="store_false", help="the player is not the dealer")
     g.add_argument("--dealer-streak", type=whole_number, default=0, help="consecutive dealer wins before this hand (004 連莊)")
-    g.add_argument("--discards", type=whole_number, help="discarded tiles lying in the middle of the table at the win, the winning tile not counted (004 十張內)")
+    g.add_argument("--discards", type=whole_number, help="how many discarded tiles lie in the middle of the table at the win (a number), the winning tile not counted (004 十張內)")
     g.add_argument("--flag", action="append", default=[], metavar="NAME", help="a ruleset-specific circumstance (repeatable)")
     g.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
                    help="a ruleset option (see `mahjong-score rules RULESET`; its name and value in any "
