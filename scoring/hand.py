@@ -294,7 +294,8 @@ def make_hand(
 
 
 def check_context(hand: Hand) -> None:
-    """Raise :class:`CircumstanceError` (a :class:`HandError`) when the circumstances contradict the tiles on the table:
+    """Raise :class:`CircumstanceError` (a :class:`HandError`) when the circumstances contradict the tiles on the
+    table:
     ``kong_on_kong`` (the replacement tile after two kongs in one turn, 002:56) with fewer than two
     kongs on the table, or won otherwise than with that replacement tile (win by ``dead-wall``);
     ``first_turn`` (won with the dealt tiles or on the first discard/draw) with an exposed meld —
@@ -311,32 +312,34 @@ def check_context(hand: Hand) -> None:
         if kongs < 2:
             raise CircumstanceError(f"kong on kong needs two kongs on the table; the hand has {kongs}")
         if c.win_by != "dead-wall":
-            raise CircumstanceError(f"kong on kong is won with the replacement tile (win by dead-wall), not by {c.win_by}")
+            raise CircumstanceError(f"kong on kong is won with the replacement tile (win by dead-wall), not by "
+                                    f"{c.win_by}")
     # (a tester's 123m456p789s11z [777p] won by dead-wall was scored 64 under nts, with "Kong met bloeiende
     # bloemen"; won by robbed-kong on 1z, with the other 1z in the hand, 60 with "Kongroof")
     if c.win_by == "dead-wall" and c.winner and not kongs and not hand.bonus:
-        raise CircumstanceError("a win from the dead wall (win by dead-wall) is on the loose tile drawn for a kong or a "
-                        "flower, and the hand shows no kong and no flower or season: name them in the hand, or say "
-                        "where the winning tile came from")
+        raise CircumstanceError("a win from the dead wall (win by dead-wall) is on the loose tile drawn for a kong or "
+                                "a flower, and the hand shows no kong and no flower or season: name them in the hand, "
+                                "or say where the winning tile came from")
     if c.win_by == "robbed-kong" and c.winner and hand.winning_tile is None and hand.concealed \
             and all(hand.all_tiles.count(t) > 1 for t in hand.concealed):
         # (no winning tile named: none of the concealed tiles is held once, so none is a robbed fourth; a tester's
         # 111m222p333s44z [777p] had been scored with Kongroof)
-        raise CircumstanceError("a robbed kong's tile is the fourth of its kind, the other three lie in the kong robbed, "
-                        "yet the hand holds each of its concealed tiles more than once: where the winning tile "
-                        "came from (robbed-kong) is wrong")
+        raise CircumstanceError("a robbed kong's tile is the fourth of its kind, the other three lie in the kong "
+                                "robbed, yet the hand holds each of its concealed tiles more than once: where the "
+                                "winning tile came from (robbed-kong) is wrong")
     if c.win_by == "robbed-kong" and c.winner and hand.winning_tile is not None:
         held = hand.all_tiles.count(hand.winning_tile)
         if held > 1:
-            raise CircumstanceError(f"a robbed kong's tile is the fourth {hand.winning_tile}, the other three lie in the kong "
-                            f"robbed, yet the hand holds {held} × {hand.winning_tile}: the winning tile, or where it "
-                            f"came from (robbed-kong), is wrong")
+            raise CircumstanceError(f"a robbed kong's tile is the fourth {hand.winning_tile}, the other three lie in "
+                                    f"the kong robbed, yet the hand holds {held} × {hand.winning_tile}: the winning "
+                                    f"tile, or where it came from (robbed-kong), is wrong")
     if c.first_turn and any(not m.concealed for m in hand.melds):
         raise CircumstanceError("a hand won on the first turn cannot have an exposed meld on the table")
     if c.first_turn and c.last_tile and c.winner:
         # (a tester's hk-tw-16 hand scored 天地胡 100 and 海底 5 together: the first turn is the start of the
         # wall, the last tile its end)
-        raise CircumstanceError("a hand won on the first turn is not won on the last tile: say one of first turn, last tile")
+        raise CircumstanceError("a hand won on the first turn is not won on the last tile: say one of first turn, "
+                                "last tile")
 
 
 def check_copies(hand: Hand) -> None:

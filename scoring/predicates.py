@@ -502,8 +502,8 @@ wait_is.requires = _req_wait_is  # type: ignore[attr-defined]
 only_possible_tile.requires = lambda: ("winning-tile",)  # type: ignore[attr-defined]
 fully_concealed.requires = _req_fully_concealed  # type: ignore[attr-defined]
 nothing_exposed.requires = lambda: ("no-declared",)  # type: ignore[attr-defined]
-first_turn.requires = lambda dealer=None, self_drawn_win=None, win_by=None, dealt=False, no_kong=False: (  # type: ignore[attr-defined]
-    "first-turn",)
+first_turn.requires = (  # type: ignore[attr-defined]
+    lambda dealer=None, self_drawn_win=None, win_by=None, dealt=False, no_kong=False: ("first-turn",))
 bonus_tiles.requires = lambda: ("bonus",)  # type: ignore[attr-defined]
 own_bonus.requires = lambda: ("bonus",)  # type: ignore[attr-defined]
 bonus_sets.requires = lambda which="any": ("bonus",)  # type: ignore[attr-defined]

@@ -61,8 +61,8 @@ from .decode import REVIEW_BELOW as _REVIEW_BELOW, confidence_value, format_conf
 from .errors import BatchError
 from .io import same_file
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
-    CIRCUMSTANCE_CELLS, CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT, _WINDS,
-    _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
+    CIRCUMSTANCE_CELLS, CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT,
+    _WINDS, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
     find_photos, make_job, raw_files, raw_words, read_manifest)
 from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …)
     DEFAULT_READER, FatalError, Reader, TILESET_TAG, _sha256_file, model_reader, reader_identity,
@@ -80,6 +80,7 @@ def circumstance_error(job: Job, e: CircumstanceError) -> str:
         return f"manifest line {job.line}: {CIRCUMSTANCE_CELLS}: {_one_line(e)}"
     return ("the batch command's --first-turn / --last-tile / --kong-on-kong / --win-by (this photo has no manifest "
             f"row): {_one_line(e)}")
+
 
 #: the problem of a winner's row read with no winning tile (none given either): said with the flag, which
 #: the output says as the manifest's cell (:data:`vision.batch_outputs.MANIFEST_WORDS`)
@@ -617,8 +618,8 @@ def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
-    return (f"{kept}; partial: {len(jobs) - len(unscored)} of {len(jobs)} photo{'' if len(jobs) == 1 else 's'}, written to {', '.join(written)} "
-            f"(the others say not scored) — rerun the same command to finish")
+    return (f"{kept}; partial: {len(jobs) - len(unscored)} of {len(jobs)} photo{'' if len(jobs) == 1 else 's'}, "
+            f"written to {', '.join(written)} (the others say not scored) — rerun the same command to finish")
 
 
 class _OnTerm:

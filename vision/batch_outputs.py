@@ -707,7 +707,8 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
         for job, r, row in _rows(con, jobs, review_below, unscored):
             kind = row["status"].split(":")[0]
             counts[kind] = counts.get(kind, 0) + 1
-            if flag_unscored is not None and kind == "ok" and any(FLAG_UNSCORED.search(n) for n in row["score_notes"] or ()):
+            notes = row["score_notes"] or ()
+            if flag_unscored is not None and kind == "ok" and any(FLAG_UNSCORED.search(n) for n in notes):
                 flag_unscored.append(job.key)
             if job.table and job.hand:  # keep only what settling needs
                 slim = {"status": row["status"], "total": row["total"], "reading": row["reading"], "sha256": row["sha256"],

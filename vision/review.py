@@ -223,7 +223,7 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     if status.startswith("error:") and (CIRCUMSTANCE_CELLS in status or "the batch command's --first-turn" in status):
         # (what the row says of the win contradicts its hand: a flags cell's first-turn on a hand with an exposed
         # meld had been told to retake the photo, or to correct the notation cell it was typed in)
-        if not job.line:  # (no manifest row: the command's flags said it; "a new manifest row" to correct made no sense)
+        if not job.line:  # (no manifest row: the command's flags said it; "a new manifest row" made no sense)
             return (f"What the batch command says of the win (--first-turn, --last-tile, --kong-on-kong, --win-by) "
                     f"contradicts this photo's hand (the problem says how): give the photo a manifest row with its own "
                     f"flags and win_by cells, {rerun}.", [])
