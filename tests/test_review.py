@@ -298,7 +298,8 @@ def test_a_flagged_rows_card_shows_its_scoring_notes(tmp_path):
            "score_notes": ["last-tile (the flags cell) scores nothing here: won by discard <not by wall>"]}
     page = review.render_page([(job, row, (None, None, None))], 1, "r.csv")
     card = _cards(page)["a.jpg"]
-    assert ("Scoring notes:</p><ul class=\"score-notes\"><li>last-tile (the flags cell) scores nothing here: won by "
+    assert ("Scoring notes (how the score was counted, not why the row is flagged):</p><ul class=\"score-notes\">"
+            "<li>last-tile (the flags cell) scores nothing here: won by "
             "discard &lt;not by wall&gt;</li></ul>") in card
     for none in ([], None):
         page = review.render_page([(job, {**row, "score_notes": none}, (None, None, None))], 1, "r.csv")

@@ -365,8 +365,8 @@ def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None
             f'<div class="thumb">{_img(thumb, "the photo " + job.key)}</div>'
             f'<div><p class="problem">{e(problem)}</p>'
             f'<table class="meta">{"".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in facts)}</table>'
-            + (f'<p>Scoring notes:</p><ul class="score-notes">{"".join(f"<li>{e(x)}</li>" for x in notes)}</ul>'
-               if notes else "")
+            + (f'<p>Scoring notes (how the score was counted, not why the row is flagged):</p>'
+               f'<ul class="score-notes">{"".join(f"<li>{e(x)}</li>" for x in notes)}</ul>' if notes else "")
             + f'<p>{e(what)}</p>{"".join(f"<code>{e(c)}</code>" + _template_note(c) for c in commands)}</div>'
             + (f'<div class="annot">{_img(annotated, "the reading of " + job.key)}</div>' if annotated else "")
             + (f'<p class="note">{e(note)}</p>' if note else "")
