@@ -1361,3 +1361,16 @@ def test_heaven_earth_is_the_dealers_first_draw_or_anothers_first_discard():
         assert ("heaven-earth" in pts(r)) == fires, (ctx, pts(r))
         if not fires:
             assert any(n.startswith("--first-turn scores nothing here") and "天地胡" in n for n in r.notes), r.notes
+
+
+def test_a_first_turn_win_has_at_most_the_discards_before_it():
+    # a referee's 天胡 with --discards 9 had been scored (十張內 10 in place of 四張內 40): the dealer's first draw
+    # comes before any discard, another's first turn sees at most the three before his own draw (004-27 (a))
+    from scoring import CircumstanceError
+
+    hand = "123m 456m 789p 234s 567s 11z"
+    with pytest.raises(CircumstanceError, match="at most 0 discards on the table"):
+        score(hand, "1z", first_turn=True, win_by="wall", seat_wind="E", discards=9)
+    with pytest.raises(CircumstanceError, match="at most 3 discards"):
+        score(hand, "1z", first_turn=True, win_by="wall", seat_wind="N", discards=4)
+    assert "heaven-earth" in pts(score(hand, "1z", first_turn=True, win_by="wall", seat_wind="N", discards=3))

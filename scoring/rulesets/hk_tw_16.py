@@ -696,6 +696,17 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
     (``robbed-concealed-kong`` for a non-winner or without a win by robbed-kong is :data:`WIN_FLAGS`', checked
     first by :func:`scoring.engine.check_context_flags`). Raises :class:`HandError`."""
     n = hand.tile_count
+    c = hand.context
+    if c.winner and c.first_turn and c.discards is not None and c.discards > (0 if c.is_dealer else 3):
+        # (a referee's 天胡 with --discards 9 was scored with 十張內: the dealer's first draw comes before any
+        # discard; another's first turn sees at most the three discards before his own draw)
+        from ..errors import CircumstanceError
+
+        most = 0 if c.is_dealer else 3
+        raise CircumstanceError(
+            f"a hand won on the first turn has at most {most} discard{'' if most == 1 else 's'} on the table "
+            f"({'the dealer draws first' if c.is_dealer else 'those before its own first draw'}), not "
+            f"{c.discards}: say one of first turn, discards")
     if not hand.context.winner:
         if n != 16:
             raise HandError(f"a non-winning hand needs 16 tiles in the 16-tile game (each meld on the table counts 3, a kong too), found {n}")
