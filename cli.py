@@ -95,8 +95,13 @@ def _join_negative_positions(argv: list[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = _join_negative_positions(list(sys.argv[1:] if argv is None else argv))
     common._JSON_WANTED, common._JSON_PRINTED = "--json" in argv, False
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:  # (the commands' modules, numpy and OpenCV among them, are imported here: a Ctrl-C then had a traceback)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        fail_json("interrupted", 130)
+        print("mahjong-score: interrupted", file=sys.stderr)
+        return 130
     try:
         return int(args.func(args) or 0)
     except (HandError, RulesetError, UserError) as e:  # UserError: scoring.errors.InputError and its kinds

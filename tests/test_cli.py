@@ -347,3 +347,16 @@ def test_ctrl_c_in_a_command_is_one_line_and_exit_130(run_cli, monkeypatch):
     assert rc == 130 and err.strip() == "mahjong-score: hand: interrupted" and "Traceback" not in err, err
     rc, out, err = run_cli("hand", "123m456p789s11z [777p] win:1z", "--json")
     assert rc == 130 and json.loads(out) == {"error": "interrupted", "exit_code": 130}
+
+
+def test_ctrl_c_while_the_commands_load_is_one_line_and_exit_130(run_cli, monkeypatch):
+    # a tester's Ctrl-C in the first fraction of a second (the commands' modules, OpenCV among them, being
+    # imported as the parser is built) printed a traceback from `import cv2`
+    import cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    rc, out, err = run_cli("hand", "123m456p789s11z [777p] win:1z")
+    assert rc == 130 and err.strip() == "mahjong-score: interrupted" and "Traceback" not in err, err
