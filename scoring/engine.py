@@ -1028,8 +1028,14 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
             out.append(f"{flag} scores nothing here: the hand is scored as {special[0].name} ({special[0].source}; "
                        f"total {result.total}), and {words} adds nothing to it")
             continue
+        # (a kong in the hand bars the first-turn hands that say so: a tester read "nor won another way" on a
+        # Heaven hand with a concealed kong as Heaven missed)
+        barred = (f == "first_turn" and not counts and any(m.kind == "kong" for m in result.hand.melds)
+                  and any(r.params.get("no_kong") for r in rs.rules))
         out.append(f"{flag} scores nothing here: no rule of {rs.id} scores {words} for this hand won by {c.win_by}"
-                   + (f"; {'; '.join(counts)}" if counts else ", nor won another way"))
+                   + (f"; {'; '.join(counts)}" if counts else ", nor won another way")
+                   + (" (its kong: the tiles dealt, and a hand before East's first discard, hold none)" if barred
+                      else ""))
     return tuple(out)
 
 

@@ -285,7 +285,8 @@ def first_turn(v: "View", dealer: bool | None = None, self_drawn_win: bool | Non
     winning exactly: Earth on East's first *discard*, not a robbed kong's tile, 002:42). ``no_kong``: the hand
     holds no kong — Heaven is won with the 14 tiles dealt (002:39, 000:145-146, 001:58-60), among which no
     kong can be (a kong is a fifteenth tile and its loose one); a flower's loose tile (win by dead-wall) is
-    dealt as the flower is replaced. ``dealt`` (hk-tw-16's 天地胡, 004-27 (a), the rendering's 地胡 "on the
+    dealt as the flower is replaced; Earth on East's first discard, before which no other player has had a
+    turn to declare one. ``dealt`` (hk-tw-16's 天地胡, 004-27 (a), the rendering's 地胡 "on the
     dealer's first discard, or on their own first draw"): the dealer's win self-drawn (a kong's loose tile
     too), another's on a discard or his own first draw; a dealer's win by discard and a robbed kong's tile
     are neither."""

@@ -2681,3 +2681,24 @@ def test_a_new_version_of_the_scoring_scores_the_rows_again_on_resume(tmp_path, 
     monkeypatch.setattr(engine, "_FINGERPRINT", ["0" * 16])  # (another version of the scoring)
     rc, o, err = run_cli(capsys, *base)
     assert rc == 0 and json.loads(o)["scored"] == 2 and json.loads(o)["resumed"] == 0, err
+
+
+def test_a_resumed_rows_error_names_its_manifest_line_as_it_is_now(tmp_path, capsys):
+    # a tester reordered the manifest and resumed: the rows, parameters unchanged, were not scored again, and
+    # their errors named the lines they had had (the problem said line 5, the card's advice line 6)
+    text = ("photo;winner;flags;notation\n"
+            "a.jpg;yes;-;123m456p789s11z234p win:4p\n"
+            "b.jpg;yes;first-turn;123m456p789s11z [777p] win:1z\n")
+    d, man, out = _typed_manifest(tmp_path, text)
+    base = ("batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history", "--no-progress",
+            "-O", str(tmp_path / "o.csv"))
+    rc, o, err = run_cli(capsys, *base)
+    assert rc == 0, err
+    assert read_csv(tmp_path / "o.csv")[1]["status"].startswith("error: manifest line 3: the flags, win_by and "
+                                                                "discards cells")
+    lines = text.splitlines()
+    man.write_text("\n".join([lines[0], lines[2], lines[1]]) + "\n")  # b.jpg now on line 2
+    rc, o, err = run_cli(capsys, *base, "--json")
+    assert rc == 0 and json.loads(o)["scored"] == 0, err
+    rows = {r["photo"]: r for r in read_csv(tmp_path / "o.csv")}
+    assert rows["b.jpg"]["status"].startswith("error: manifest line 2: the flags, win_by"), rows["b.jpg"]["status"]

@@ -601,10 +601,11 @@ def test_line32_terminal_in_every_set():
 # =================================================================================== lines 33–35
 def test_line33_heaven_earth_no_concealed_hand():
     # dealer wins on the first draw: 天地胡 100, no 門清摸 (004:49) so 自摸 1 stands; 無字花 5;
-    # 將眼 1; 莊 1; 底 5 → 113
+    # 將眼 1; 莊 1; 底 5; and no discard can lie on the table before the dealer's first draw: 四張內 40
+    # (004:22-23, counted without --discards for a first-turn win) → 153
     check(score("123m 456m 777p 234s 678s 55p", "6s", win_by="wall", first_turn=True, seat_wind="E"),
           {"heaven-earth": 100, "self-drawn": 1, "no-honours-no-flowers": 5, "generals-eyes": 1,
-           "dealer": 1, "base": 5}, 113)
+           "dealer": 1, "base": 5, "within-four": 40}, 153)
 
 
 def test_line34_no_honours_items_dropped_by_five_items():
@@ -1374,3 +1375,15 @@ def test_a_first_turn_win_has_at_most_the_discards_before_it():
     with pytest.raises(CircumstanceError, match="at most 3 discards"):
         score(hand, "1z", first_turn=True, win_by="wall", seat_wind="N", discards=4)
     assert "heaven-earth" in pts(score(hand, "1z", first_turn=True, win_by="wall", seat_wind="N", discards=3))
+
+
+def test_a_first_turn_win_counts_four_discards_without_a_count():
+    # a tester's first-turn row with an empty discards cell was scored without 四張內 (a note asked for the count),
+    # though a first-turn win has at most 3 discards on the table: 四張內 40 (004:22-23) counts without it
+    hand = "123m 456m 789p 234s 567s 11z"
+    r = score(hand, "1z", first_turn=True, win_by="wall", seat_wind="N")
+    assert pts(r).get("within-four") == 40, pts(r)
+    assert not any("need --discards" in n for n in r.notes), r.notes
+    # … and the discards check comes after the tile count (a tester's 18 tiles had been told of the discards alone)
+    with pytest.raises(HandError, match="needs 17 tiles"):
+        score(hand + " 5p", "1z", first_turn=True, win_by="wall", seat_wind="E", discards=9)

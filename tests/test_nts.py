@@ -330,7 +330,8 @@ def test_heaven_needs_a_win_from_the_wall():
     # Treasure 2 (002:57) = 3 → 58 × 8 = 464; and no way of winning is offered for the flag
     r = nts("(1111m) 456p789s234s11z", "4s", first_turn=True, win_by="dead-wall")
     assert "heaven" not in fired(r) and r.total == 464, (r.total, list(fired(r)))
-    assert any(n.startswith("--first-turn scores nothing here") and n.endswith("nor won another way") for n in r.notes)
+    assert any(n.startswith("--first-turn scores nothing here") and "nor won another way (its kong: the tiles dealt"
+               in n for n in r.notes), r.notes
     assert "heaven" not in fired(nts("(1111m) 456p789s234s11z", "4s", first_turn=True, win_by="wall"))
     # a flower's loose tile is dealt as the flower is replaced: Heaven from the dead wall with a flower, 2000
     # (flowers scored by no line under the default bonus_tiles=off, 002-03)
@@ -351,6 +352,10 @@ def test_earth_needs_a_discard():
     r = nts("123m456p789s234s11z", "4s", seat_wind="S", first_turn=True, win_by="robbed-kong")
     assert "earth" not in fired(r) and r.total == 88
     assert any("won by discard (--win-by discard) it scores Spel van de aarde" in n for n in r.notes), r.notes
+    # … nor with a kong in the hand (a tester's): nobody has had a turn to declare one before East's first discard
+    r = nts("(1111m) 456m789m345s55p", "3s", seat_wind="S", first_turn=True)
+    assert "earth" not in fired(r), list(fired(r))
+    assert any("nor won another way (its kong" in n for n in r.notes), r.notes
 
 def test_heaven_with_seven_pairs():
     # 002:39 Heaven (2000) on a seven-pairs hand: Seven Twins (002:31, 250) makes the shape a

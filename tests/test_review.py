@@ -333,11 +333,13 @@ def test_circumstances_that_contradict_the_hand_name_the_flags_cells(tmp_path, t
     cards = _cards(review.review_path_for(out).read_text(encoding="utf-8"))
     for k in photo_errors + ["typed.jpg", "both.jpg"]:
         card = html.unescape(cards[k])
-        assert "correct the flags or win_by cell of manifest line" in card, card
+        assert "correct the flags, win_by or discards cell of manifest line" in card, card
         assert "Retake it" not in card and "Correct the cell named" not in card
         # (a typed row takes no add, exposed or fix cell: its notation cell is named instead, a reviewer's)
         typed = k in ("typed.jpg", "both.jpg")
         assert ("its notation cell instead" in card) == typed and ("its add, exposed, fix" in card) != typed, card
+        if not typed:  # (the photo read without those cells: its tile numbers, for the cells the advice names)
+            assert 'class="annot"' in card and "read without the row's flags, win_by and discards cells" in card
 
 
 def test_the_notation_example_fits_the_rows_kind():
@@ -388,6 +390,12 @@ def test_circumstances_from_the_batch_command_are_advised_a_manifest_row():
     status = "error: " + circumstance_error(job, CircumstanceError("a hand won on the first turn cannot have an "
                                                                    "exposed meld on the table"))
     assert status.startswith("error: the batch command's --first-turn"), status
+    # (given a manifest row of empty cells on resume, the same parameters, the stored error names that row)
+    from vision.batch_outputs import current_line
+
+    moved = current_line(status.removeprefix("error: "), types.SimpleNamespace(line=4))
+    assert moved.startswith("manifest line 4: the flags, win_by and discards cells"), moved
     text, cmds = review.advice(job, {"status": status})
-    assert "give the photo a manifest row with its own flags and win_by cells" in text and not cmds, text
+    assert "give the photo a row in a manifest (--manifest FILE" in text and "rerun the batch command with --manifest" in text
+    assert not cmds, text
     assert "new manifest row" not in text

@@ -74,12 +74,12 @@ REVIEW_BELOW = _REVIEW_BELOW
 
 def circumstance_error(job: Job, e: CircumstanceError) -> str:
     """The ``error`` cell of ``job``'s row whose circumstances (``first-turn``, ``last-tile``, ``kong-on-kong``,
-    ``win_by``) contradict its hand: "manifest line N: the flags and win_by cells (…): WHY", or, with no
-    manifest row, the batch command's flags. Raises nothing."""
+    ``win_by``, ``discards``) contradict its hand: "manifest line N: the flags, win_by and discards cells (…): WHY",
+    or, with no manifest row, the batch command's flags. Raises nothing."""
     if job.line:
         return f"manifest line {job.line}: {CIRCUMSTANCE_CELLS}: {_one_line(e)}"
-    return ("the batch command's --first-turn / --last-tile / --kong-on-kong / --win-by (this photo has no manifest "
-            f"row): {_one_line(e)}")
+    return ("the batch command's --first-turn / --last-tile / --kong-on-kong / --win-by / --discards (this photo has no "
+            f"manifest row): {_one_line(e)}")
 
 
 #: the problem of a winner's row read with no winning tile (none given either): said with the flag, which

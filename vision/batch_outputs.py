@@ -17,7 +17,7 @@ from scoring.errors import HandError, RulesetError
 
 from .decode import confidence_value, format_confidence, format_confidence_below
 from .errors import BatchError
-from .manifest import _WINDS, Job, false_win_players, settle_values_differ
+from .manifest import _WINDS, CIRCUMSTANCE_CELLS, Job, false_win_players, settle_values_differ
 
 
 #: output columns of the CSV (and keys of each JSONL photo record)
@@ -186,6 +186,24 @@ def said_once(text: str) -> str:
     return "; ".join(kept)
 
 
+#: the start of a row's error that names its manifest line, or the batch command's flags for a photo with no
+#: manifest row (:func:`vision.batch.circumstance_error`)
+_LINE_ERROR = re.compile(r"^manifest line \d+: ")
+_NO_ROW_FLAGS = re.compile(r"^the batch command's --first-turn / --last-tile / --kong-on-kong / --win-by / --discards "
+                           r"\(this photo has no manifest row\): ")
+
+
+def current_line(error: str, job: Job) -> str:
+    """``error`` (a row's stored error) naming ``job``'s manifest line as the manifest holds it now: a resumed
+    batch keeps a row whose parameters are unchanged, and its error had named the line it had when scored (a
+    tester's reordered manifest: the problem said line 5, the card's advice line 6); a photo given a manifest row
+    of empty cells (the same parameters) is told of that row, not that it has none. Raises nothing."""
+    if job.line:
+        error = _LINE_ERROR.sub(f"manifest line {job.line}: ", error, count=1)
+        return _NO_ROW_FLAGS.sub(f"manifest line {job.line}: {CIRCUMSTANCE_CELLS}: ", error, count=1)
+    return error
+
+
 def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tuple[str, str | None]:
     """(status, problem) of a state database row ``r`` as the output says them, by ``review_below`` (0..1) and
     the score's confidence where stored (``score_confidence``: :func:`vision.pipeline.score_confidence`, a row of
@@ -239,6 +257,8 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
         rec = None if job.key in unscored else con.execute(
             f"SELECT {', '.join(cols)} FROM results WHERE key=?", (job.key,)).fetchone()
         r = dict(zip(cols, rec)) if rec else {c: None for c in cols} | {"error": "not scored (rerun to resume)"}
+        if r["error"]:
+            r["error"] = current_line(r["error"], job)
         status, problem = ((FALSE_WIN_STATUS, r["problem"]) if job.false_win and not r["error"]
                            else _status(r, review_below, job.ruleset))
         pts = r["points"]

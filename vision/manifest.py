@@ -42,7 +42,7 @@ PHOTO_CELLS = ("exposed", "fix", "add")
 #: :func:`vision.batch.circumstance_error`): the cells that say them, not the photo nor the notation cell (a new
 #: user's ``first-turn`` flags cell on a hand with an exposed meld was told to retake the photo, then, the hand
 #: typed, to correct the notation cell); :func:`vision.review.advice` knows the row by it
-CIRCUMSTANCE_CELLS = "the flags and win_by cells (or the batch command's flags they default to)"
+CIRCUMSTANCE_CELLS = "the flags, win_by and discards cells (or the batch command's flags they default to)"
 
 CONTEXT_FLAGS = {f: f.replace("-", "_") for f in sorted(FIELD_FLAGS)}
 

@@ -21,11 +21,14 @@ import re
 import shlex
 import sqlite3
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import cv2
 import numpy as np
+
+from scoring.errors import CircumstanceError
 
 from .decode import format_confidence
 from .manifest import CIRCUMSTANCE_CELLS
@@ -94,18 +97,29 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
         why = f"no annotated reading: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
         # a position past the photo's tiles in the fix or add cell (vision.pipeline.apply_fixes, add_tiles):
         # the reading without that cell (then without both), so the card shows the numbers to correct the
-        # cells by (a tournament director's error row had none); any other error is shown as it is
-        if not isinstance(e, TileNumberError):
+        # cells by (a tournament director's error row had none); circumstances of the win that contradict the
+        # hand (scoring.CircumstanceError): the reading without them, whose numbers the add, exposed and fix cells
+        # take (a tester's card advised those cells with no reading to number the tiles); any other error is shown
+        # as it is
+        ctx = job.make_context()
+        if isinstance(e, CircumstanceError):
+            plain = replace(ctx, first_turn=False, last_tile=False, kong_on_kong=False, win_by="discard",
+                            discards=None)
+            tries = [(kw, plain, "flags, win_by and discards cells, which contradict it")]
+        elif isinstance(e, TileNumberError):
+            tries = ([({**kw, "fixes": {}}, ctx, "fix cell, which does not fit it")]
+                     if kw.get("fixes") and kw.get("additions") else []) + [
+                ({k: v for k, v in {**kw, "fixes": {}}.items() if k != "additions"}, ctx,
+                 "fix and add cells, which do not fit it")]
+        else:
             return thumb, None, why
-        tries = ([({**kw, "fixes": {}}, "fix cell")] if kw.get("fixes") and kw.get("additions") else []) + [
-            ({k: v for k, v in {**kw, "fixes": {}}.items() if k != "additions"}, "fix and add cells")]
-        for kw2, cells in tries:
+        for kw2, ctx2, cells in tries:
             try:
-                res = reader(job.path, job.ruleset, job.make_context(), **kw2)
+                res = reader(job.path, job.ruleset, ctx2, **kw2)
             except Exception:
                 continue
-            fixes = {}
-            note = f"read without the row's {cells}, which do not fit it: its tile numbers are those to use"
+            fixes = kw2.get("fixes") or {}
+            note = f"read without the row's {cells}: its tile numbers are those to use"
             break
         else:
             return thumb, None, why
@@ -224,16 +238,18 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
         # (what the row says of the win contradicts its hand: a flags cell's first-turn on a hand with an exposed
         # meld had been told to retake the photo, or to correct the notation cell it was typed in)
         if not job.line:  # (no manifest row: the command's flags said it; "a new manifest row" made no sense)
-            return (f"What the batch command says of the win (--first-turn, --last-tile, --kong-on-kong, --win-by) "
-                    f"contradicts this photo's hand (the problem says how): give the photo a manifest row with its own "
-                    f"flags and win_by cells, {rerun}.", [])
+            return ("What the batch command says of the win (--first-turn, --last-tile, --kong-on-kong, --win-by, "
+                    "--discards) contradicts this photo's hand (the problem says how): give the photo a row in a "
+                    "manifest (--manifest FILE; docs/batch.md) whose flags, win_by and discards cells say its own "
+                    "circumstances (a flags cell `-` for none: an empty cell takes the command's), then rerun the batch "
+                    "command with --manifest: only the changed rows are scored again.", [])
         tiles = ("its notation cell" if getattr(job, "notation", None) is not None  # (a typed row takes no add/fix)
                  else "its add, exposed, fix or winning_tile cell (a kong or flower the photo missed, a meld read as "
                       "exposed, the winning tile)")
-        return (f"What the row says of the win contradicts its hand (the problem says how): correct the flags or "
-                f"win_by cell of {where} (or, those cells empty, the batch command's --first-turn, --last-tile, "
-                f"--kong-on-kong or --win-by); where the problem names the hand's tiles or melds, {tiles} instead, "
-                f"{rerun}.", [])
+        return (f"What the row says of the win contradicts its hand (the problem says how): correct the flags, "
+                f"win_by or discards cell of {where} (or, those cells empty, the batch command's --first-turn, "
+                f"--last-tile, --kong-on-kong, --win-by or --discards: a flags cell `-` for none); where the problem "
+                f"names the hand's tiles or melds, {tiles} instead, {rerun}.", [])
     if status.startswith("error: manifest line") or (job.error and status.startswith("error:")):
         many = getattr(job, "error_count", 0) > 1  # make_job names every cell it could not understand
         return (f"Correct the {'cells' if many else 'cell'} named in the problem on {where}, {rerun}.", [])

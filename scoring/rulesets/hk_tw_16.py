@@ -618,8 +618,12 @@ def begging(v: "View", self_drawn: bool) -> bool:
 def within_discards(v: "View", n: int) -> bool:
     """十張內 / 七張內 / 四張內 (004:22–23): at most ``n`` discarded tiles lying in the middle of the
     table (``Context.discards``; the winning tile not counted). Option ``within`` (004-22):
-    ``highest`` only the tightest threshold met counts, ``each`` every threshold met."""
+    ``highest`` only the tightest threshold met counts, ``each`` every threshold met. A first-turn win with no
+    count given has at most 3 (0 for the dealer's first draw, :func:`check_hand`): 四張內 whatever the count (a
+    tester's first-turn row with an empty discards cell had lost its 40 points without a word)."""
     d = v.ctx.discards
+    if d is None and v.ctx.first_turn:
+        d = 0 if v.ctx.is_dealer else 3
     if d is None or d > n:
         return False
     if v.opts["within"] == "highest":
@@ -696,17 +700,6 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
     (``robbed-concealed-kong`` for a non-winner or without a win by robbed-kong is :data:`WIN_FLAGS`', checked
     first by :func:`scoring.engine.check_context_flags`). Raises :class:`HandError`."""
     n = hand.tile_count
-    c = hand.context
-    if c.winner and c.first_turn and c.discards is not None and c.discards > (0 if c.is_dealer else 3):
-        # (a referee's 天胡 with --discards 9 was scored with 十張內: the dealer's first draw comes before any
-        # discard; another's first turn sees at most the three discards before his own draw)
-        from ..errors import CircumstanceError
-
-        most = 0 if c.is_dealer else 3
-        raise CircumstanceError(
-            f"a hand won on the first turn has at most {most} discard{'' if most == 1 else 's'} on the table "
-            f"({'the dealer draws first' if c.is_dealer else 'those before its own first draw'}), not "
-            f"{c.discards}: say one of first turn, discards")
     if not hand.context.winner:
         if n != 16:
             raise HandError(f"a non-winning hand needs 16 tiles in the 16-tile game (each meld on the table counts 3, a kong too), found {n}")
@@ -725,11 +718,21 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
             "the 16-tile 八隻花 hand is won on drawing the eighth flower (004:45–46, 'cannot pick up another "
             f"tile'): none of its 16 tiles is the winning tile, yet {hand.winning_tile} is given as one; "
             "leave the winning tile out")
-    if n == 17 or (n == 16 and BONUS <= set(hand.bonus)):
-        return
-    raise HandError(
-        f"a winning hand needs 17 tiles in the 16-tile game (each meld on the table counts 3, a kong too; "
-        f"16 only for the instant win with all eight flowers), found {n}")
+    if not (n == 17 or (n == 16 and BONUS <= set(hand.bonus))):
+        raise HandError(
+            f"a winning hand needs 17 tiles in the 16-tile game (each meld on the table counts 3, a kong too; "
+            f"16 only for the instant win with all eight flowers), found {n}")
+    c = hand.context  # (after the tile count: a tester's 18 tiles had been told of the discards alone)
+    if c.winner and c.first_turn and c.discards is not None and c.discards > (0 if c.is_dealer else 3):
+        # (a referee's 天胡 with --discards 9 was scored with 十張內: the dealer's first draw comes before any
+        # discard; another's first turn sees at most the three discards before his own draw)
+        from ..errors import CircumstanceError
+
+        most = 0 if c.is_dealer else 3
+        raise CircumstanceError(
+            f"a hand won on the first turn has at most {most} discard{'' if most == 1 else 's'} on the table "
+            f"({'the dealer draws first' if c.is_dealer else 'those before its own first draw'}), not "
+            f"{c.discards}: say one of first turn, discards")
 
 
 def apply_exclusions(fired, opts):
@@ -889,7 +892,7 @@ def notes_for(hand: Hand, opts: Mapping[str, Any]) -> list[str]:
     ``dealer_streak``; :func:`settle`)."""
     out = []
     ctx = hand.context
-    if ctx.winner and ctx.discards is None:
+    if ctx.winner and ctx.discards is None and not ctx.first_turn:  # (a first turn: at most 3, 四張內)
         out.append("十張內/七張內/四張內 need --discards N: the discarded tiles lying in the middle "
                    f"of the table when the hand is won, the winning tile not counted ({SEED}:22–23)")
     if ctx.dealer_streak >= 1 and not ctx.is_dealer:
