@@ -1387,3 +1387,13 @@ def test_a_first_turn_win_counts_four_discards_without_a_count():
     # … and the discards check comes after the tile count (a tester's 18 tiles had been told of the discards alone)
     with pytest.raises(HandError, match="needs 17 tiles"):
         score(hand + " 5p", "1z", first_turn=True, win_by="wall", seat_wind="E", discards=9)
+
+
+def test_a_dealers_first_turn_win_by_discard_bounds_no_discards_and_keeps_its_note():
+    # a reviewer's: a dealer's first-turn win by discard is no 天地胡 (004-27 (a)); guessing its discards had given it
+    # 四張內 40 and hidden the note that the flag scores nothing, and an honest --discards 2 had been refused
+    hand = "123m 456m 789p 234s 567s 11z"
+    r = score(hand, "1z", first_turn=True, win_by="discard", seat_wind="E")
+    assert "within-four" not in pts(r) and "heaven-earth" not in pts(r), pts(r)
+    assert any(n.startswith("--first-turn scores nothing here") for n in r.notes), r.notes
+    assert "heaven-earth" not in pts(score(hand, "1z", first_turn=True, win_by="discard", seat_wind="E", discards=2))

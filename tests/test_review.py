@@ -395,6 +395,9 @@ def test_circumstances_from_the_batch_command_are_advised_a_manifest_row():
 
     moved = current_line(status.removeprefix("error: "), types.SimpleNamespace(line=4))
     assert moved.startswith("manifest line 4: the flags, win_by and discards cells"), moved
+    # (and that row taken out again: no manifest row, the command's flags)
+    back = current_line(moved, types.SimpleNamespace(line=None))
+    assert back == status.removeprefix("error: "), back
     text, cmds = review.advice(job, {"status": status})
     assert "give the photo a row in a manifest (--manifest FILE" in text and "rerun the batch command with --manifest" in text
     assert not cmds, text

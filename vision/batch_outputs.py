@@ -197,11 +197,15 @@ def current_line(error: str, job: Job) -> str:
     """``error`` (a row's stored error) naming ``job``'s manifest line as the manifest holds it now: a resumed
     batch keeps a row whose parameters are unchanged, and its error had named the line it had when scored (a
     tester's reordered manifest: the problem said line 5, the card's advice line 6); a photo given a manifest row
-    of empty cells (the same parameters) is told of that row, not that it has none. Raises nothing."""
+    of empty cells (the same parameters) is told of that row, not that it has none, and one whose row is taken out
+    that it has none. Raises nothing."""
     if job.line:
         error = _LINE_ERROR.sub(f"manifest line {job.line}: ", error, count=1)
         return _NO_ROW_FLAGS.sub(f"manifest line {job.line}: {CIRCUMSTANCE_CELLS}: ", error, count=1)
-    return error
+    # (and the reverse: a row of empty cells taken out of the manifest, the same parameters)
+    row_cells = re.compile(rf"^manifest line \d+: {re.escape(CIRCUMSTANCE_CELLS)}: ")
+    return row_cells.sub("the batch command's --first-turn / --last-tile / --kong-on-kong / --win-by / --discards (this "
+                         "photo has no manifest row): ", error, count=1)
 
 
 def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tuple[str, str | None]:

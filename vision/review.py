@@ -104,7 +104,7 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
         ctx = job.make_context()
         if isinstance(e, CircumstanceError):
             plain = replace(ctx, first_turn=False, last_tile=False, kong_on_kong=False, win_by="discard",
-                            discards=None)
+                            discards=None, flags=frozenset())  # (a ruleset's flags may describe a win too)
             tries = [(kw, plain, "flags, win_by and discards cells, which contradict it")]
         elif isinstance(e, TileNumberError):
             tries = ([({**kw, "fixes": {}}, ctx, "fix cell, which does not fit it")]
