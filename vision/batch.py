@@ -61,7 +61,7 @@ from .decode import REVIEW_BELOW as _REVIEW_BELOW, confidence_value, format_conf
 from .errors import BatchError
 from .io import same_file
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
-    CIRCUMSTANCE_CELLS, CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT,
+    CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT,
     _WINDS, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
     find_photos, make_job, raw_files, raw_words, read_manifest)
 from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …)
@@ -78,8 +78,7 @@ def circumstance_error(job: Job, e: CircumstanceError) -> str:
     or, with no manifest row, the batch command's flags. Raises nothing."""
     if job.line:
         return f"manifest line {job.line}: {CIRCUMSTANCE_CELLS}: {_one_line(e)}"
-    return ("the batch command's --first-turn / --last-tile / --kong-on-kong / --win-by / --discards (this photo has no "
-            f"manifest row): {_one_line(e)}")
+    return f"{CIRCUMSTANCE_FLAGS}: {_one_line(e)}"
 
 
 #: the problem of a winner's row read with no winning tile (none given either): said with the flag, which

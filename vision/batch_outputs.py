@@ -17,7 +17,7 @@ from scoring.errors import HandError, RulesetError
 
 from .decode import confidence_value, format_confidence, format_confidence_below
 from .errors import BatchError
-from .manifest import _WINDS, CIRCUMSTANCE_CELLS, Job, false_win_players, settle_values_differ
+from .manifest import _WINDS, CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, Job, false_win_players, settle_values_differ
 
 
 #: output columns of the CSV (and keys of each JSONL photo record)
@@ -189,8 +189,7 @@ def said_once(text: str) -> str:
 #: the start of a row's error that names its manifest line, or the batch command's flags for a photo with no
 #: manifest row (:func:`vision.batch.circumstance_error`)
 _LINE_ERROR = re.compile(r"^manifest line \d+: ")
-_NO_ROW_FLAGS = re.compile(r"^the batch command's --first-turn / --last-tile / --kong-on-kong / --win-by / --discards "
-                           r"\(this photo has no manifest row\): ")
+_NO_ROW_FLAGS = re.compile(rf"^{re.escape(CIRCUMSTANCE_FLAGS)}: ")
 
 
 def current_line(error: str, job: Job) -> str:
@@ -204,8 +203,7 @@ def current_line(error: str, job: Job) -> str:
         return _NO_ROW_FLAGS.sub(f"manifest line {job.line}: {CIRCUMSTANCE_CELLS}: ", error, count=1)
     # (and the reverse: a row of empty cells taken out of the manifest, the same parameters)
     row_cells = re.compile(rf"^manifest line \d+: {re.escape(CIRCUMSTANCE_CELLS)}: ")
-    return row_cells.sub("the batch command's --first-turn / --last-tile / --kong-on-kong / --win-by / --discards (this "
-                         "photo has no manifest row): ", error, count=1)
+    return row_cells.sub(f"{CIRCUMSTANCE_FLAGS}: ", error, count=1)
 
 
 def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tuple[str, str | None]:

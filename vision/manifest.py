@@ -43,6 +43,9 @@ PHOTO_CELLS = ("exposed", "fix", "add")
 #: user's ``first-turn`` flags cell on a hand with an exposed meld was told to retake the photo, then, the hand
 #: typed, to correct the notation cell); :func:`vision.review.advice` knows the row by it
 CIRCUMSTANCE_CELLS = "the flags, win_by and discards cells (or the batch command's flags they default to)"
+#: … and for a photo with no manifest row, the batch command's flags that said them
+CIRCUMSTANCE_FLAGS = ("the batch command's --first-turn / --last-tile / --kong-on-kong / --win-by / --discards (this "
+                      "photo has no manifest row)")
 
 CONTEXT_FLAGS = {f: f.replace("-", "_") for f in sorted(FIELD_FLAGS)}
 

@@ -31,7 +31,7 @@ import numpy as np
 from scoring.errors import CircumstanceError
 
 from .decode import format_confidence
-from .manifest import CIRCUMSTANCE_CELLS
+from .manifest import CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS
 
 #: long side of the thumbnail and of the annotated reading in the page (pixels)
 THUMB_SIDE, ANNOTATED_SIDE = 240, 960
@@ -234,7 +234,7 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     where = f"manifest line {job.line}" if job.line else "a new manifest row for this photo"
     status = row["status"]
     rerun = "then rerun the same batch command: only the changed rows are scored again"
-    if status.startswith("error:") and (CIRCUMSTANCE_CELLS in status or "the batch command's --first-turn" in status):
+    if status.startswith("error:") and (CIRCUMSTANCE_CELLS in status or CIRCUMSTANCE_FLAGS in status):
         # (what the row says of the win contradicts its hand: a flags cell's first-turn on a hand with an exposed
         # meld had been told to retake the photo, or to correct the notation cell it was typed in)
         if not job.line:  # (no manifest row: the command's flags said it; "a new manifest row" made no sense)

@@ -626,9 +626,10 @@ def _first_turn_form(c: Context) -> bool:
 def within_discards(v: "View", n: int) -> bool:
     """十張內 / 七張內 / 四張內 (004:22–23): at most ``n`` discarded tiles lying in the middle of the
     table (``Context.discards``; the winning tile not counted). Option ``within`` (004-22):
-    ``highest`` only the tightest threshold met counts, ``each`` every threshold met. A first-turn win with no
-    count given has at most 3 (0 for the dealer's first draw, :func:`check_hand`): 四張內 whatever the count (a
-    tester's first-turn row with an empty discards cell had lost its 40 points without a word)."""
+    ``highest`` only the tightest threshold met counts, ``each`` every threshold met. A first-turn win of
+    天地胡's kinds (:func:`_first_turn_form`) with no count given has at most 3 (0 for the dealer's first draw,
+    :func:`check_hand`): 四張內 whatever the count (a tester's first-turn row with an empty discards cell had lost
+    its 40 points without a word)."""
     d = v.ctx.discards
     if d is None and _first_turn_form(v.ctx):
         d = 0 if v.ctx.is_dealer else 3
