@@ -197,6 +197,13 @@ class Context:
         return self.seat_wind == "E" if self.dealer is None else self.dealer
 
     @property
+    def dealt_first_turn(self) -> bool:
+        """A first-turn win with the tiles dealt or on the first discard (hk-tw-16's 天地胡, 004-27 (a)): the
+        dealer's self-drawn (a kong's loose tile too), another's on a discard or his own first draw; a dealer's
+        first-turn win by discard and a robbed kong's tile are neither."""
+        return self.first_turn and self.win_by != "robbed-kong" and (self.self_drawn or not self.is_dealer)
+
+    @property
     def seat_wind_tile(self) -> str:
         return WIND_TILE[self.seat_wind]
 

@@ -287,9 +287,7 @@ def first_turn(v: "View", dealer: bool | None = None, self_drawn_win: bool | Non
     kong can be (a kong is a fifteenth tile and its loose one); a flower's loose tile (win by dead-wall) is
     dealt as the flower is replaced; Earth on East's first discard, before which no other player has had a
     turn to declare one. ``dealt`` (hk-tw-16's 天地胡, 004-27 (a), the rendering's 地胡 "on the
-    dealer's first discard, or on their own first draw"): the dealer's win self-drawn (a kong's loose tile
-    too), another's on a discard or his own first draw; a dealer's win by discard and a robbed kong's tile
-    are neither."""
+    dealer's first discard, or on their own first draw"): :attr:`scoring.hand.Context.dealt_first_turn`."""
     c = v.ctx
     if not c.first_turn:
         return False
@@ -297,7 +295,7 @@ def first_turn(v: "View", dealer: bool | None = None, self_drawn_win: bool | Non
         return False
     if win_by is not None and c.win_by != win_by:
         return False
-    if dealt and (c.win_by == "robbed-kong" or (c.is_dealer and not c.self_drawn)):
+    if dealt and not c.dealt_first_turn:
         return False
     if no_kong and any(m.kind == "kong" for m in v.hand.melds):
         return False

@@ -28,8 +28,8 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..decompose import Decomposition, decompositions, is_standard_complete, place_winning_tile, register_shape
-from ..errors import HandError, RulesetError
-from ..hand import Context, Hand, Meld, WinFlag
+from ..errors import CircumstanceError, HandError, RulesetError
+from ..hand import Hand, Meld, WinFlag
 from ..results import dollars
 from ..tiles import (BONUS, DRAGONS, FLOWERS, HONOURS, PLAYING_TILES, SEASONS, SUITS,
                      TERMINALS, TERMINALS_AND_HONOURS, WIND_NUMBER, WINDS, counts34, next_tile, rank,
@@ -615,23 +615,15 @@ def begging(v: "View", self_drawn: bool) -> bool:
     return v.ctx.self_drawn == self_drawn
 
 
-def _first_turn_form(c: Context) -> bool:
-    """A first-turn win of 天地胡's kinds (004-27 (a)): the dealer's self-drawn, another's on a discard or his own
-    draw, not a robbed kong's tile — the wins whose discards on the table are bounded (0 for the dealer, 3 for
-    another); a dealer's first-turn win by discard is none (a note says so), and bounds nothing."""
-    return (c.winner and c.first_turn and c.win_by != "robbed-kong"
-            and (c.self_drawn if c.is_dealer else True))
-
-
 def within_discards(v: "View", n: int) -> bool:
     """十張內 / 七張內 / 四張內 (004:22–23): at most ``n`` discarded tiles lying in the middle of the
     table (``Context.discards``; the winning tile not counted). Option ``within`` (004-22):
     ``highest`` only the tightest threshold met counts, ``each`` every threshold met. A first-turn win of
-    天地胡's kinds (:func:`_first_turn_form`) with no count given has at most 3 (0 for the dealer's first draw,
-    :func:`check_hand`): 四張內 whatever the count (a tester's first-turn row with an empty discards cell had lost
-    its 40 points without a word)."""
+    天地胡's kinds (:attr:`scoring.hand.Context.dealt_first_turn`; the rule is a winner's) with no count given has
+    at most 3 (0 for the dealer's first draw, :func:`check_hand`): 四張內 whatever the count (a tester's
+    first-turn row with an empty discards cell had lost its 40 points without a word)."""
     d = v.ctx.discards
-    if d is None and _first_turn_form(v.ctx):
+    if d is None and v.ctx.dealt_first_turn:
         d = 0 if v.ctx.is_dealer else 3
     if d is None or d > n:
         return False
@@ -732,11 +724,9 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
             f"a winning hand needs 17 tiles in the 16-tile game (each meld on the table counts 3, a kong too; "
             f"16 only for the instant win with all eight flowers), found {n}")
     c = hand.context  # (after the tile count: a tester's 18 tiles had been told of the discards alone)
-    if _first_turn_form(c) and c.discards is not None and c.discards > (0 if c.is_dealer else 3):
+    if c.winner and c.dealt_first_turn and c.discards is not None and c.discards > (0 if c.is_dealer else 3):
         # (a referee's 天胡 with --discards 9 was scored with 十張內: the dealer's first draw comes before any
         # discard; another's first turn sees at most the three discards before his own draw)
-        from ..errors import CircumstanceError
-
         most = 0 if c.is_dealer else 3
         raise CircumstanceError(
             f"a hand won on the first turn has at most {most} discard{'' if most == 1 else 's'} on the table "
@@ -901,7 +891,7 @@ def notes_for(hand: Hand, opts: Mapping[str, Any]) -> list[str]:
     ``dealer_streak``; :func:`settle`)."""
     out = []
     ctx = hand.context
-    if ctx.winner and ctx.discards is None and not _first_turn_form(ctx):  # (a first turn: at most 3, 四張內)
+    if ctx.winner and ctx.discards is None and not ctx.dealt_first_turn:  # (a first turn: at most 3, 四張內)
         out.append("十張內/七張內/四張內 need --discards N: the discarded tiles lying in the middle "
                    f"of the table when the hand is won, the winning tile not counted ({SEED}:22–23)")
     if ctx.dealer_streak >= 1 and not ctx.is_dealer:
