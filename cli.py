@@ -92,6 +92,14 @@ def _join_negative_positions(argv: list[str]) -> list[str]:
     return out
 
 
+def _interrupted(who: str) -> int:
+    """A Ctrl-C said in one line (``WHO: interrupted`` on stderr; with ``--json``, the one error object):
+    exit code 130, the shell's for SIGINT."""
+    fail_json("interrupted", 130)
+    print(f"{who}: interrupted", file=sys.stderr)
+    return 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = _join_negative_positions(list(sys.argv[1:] if argv is None else argv))
     common._JSON_WANTED, common._JSON_PRINTED = "--json" in argv, False
@@ -99,9 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
     except KeyboardInterrupt:
-        fail_json("interrupted", 130)
-        print("mahjong-score: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted("mahjong-score")
     try:
         return int(args.func(args) or 0)
     except (HandError, RulesetError, UserError) as e:  # UserError: scoring.errors.InputError and its kinds
@@ -115,9 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:  # (Ctrl-C in a photo's read or a long audit: one line, not a traceback; a batch says
         # what it kept itself)
-        fail_json("interrupted", 130)
-        print(f"mahjong-score: {args.command}: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(f"mahjong-score: {args.command}")
     except BrokenPipeError as e:
         if stdout_closed():  # `mahjong-score history | head`: the reader left; nothing to report
             _quiet_stdout()

@@ -8,7 +8,8 @@ from scoring.errors import RulesetError
 from commands.common import (
     JoinRepeats, UserError, add_context_args, add_history_args, check_ruleset_args, context_from_args, exposed_arg,
     options_from_args, print_json, whole_number)
-from vision.batch import DEFAULT_READER, MAX_WORKERS, Defaults, REVIEW_BELOW, _context_kwargs, default_workers, run_batch
+from vision.batch import (DEFAULT_READER, MAX_WORKERS, Defaults, REVIEW_BELOW, _context_kwargs, default_workers,
+                          plural, run_batch)
 
 
 def defaults_from_args(args: argparse.Namespace) -> Defaults:
@@ -90,14 +91,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
         return 0
     c = summary.counts
     rate = summary.scored / summary.seconds if summary.seconds > 0 else 0.0
-    def n(k: int, word: str) -> str:  # (a tester's "1 workers", "1 photos")
-        return f"{k} {word}" if k == 1 else f"{k} {word}s"
-
-    print(f"{n(summary.photos, 'photo')}: {c.get('ok', 0)} ok, {c.get('needs-review', 0)} needs-review, "
+    print(f"{plural(summary.photos, 'photo')}: {c.get('ok', 0)} ok, {c.get('needs-review', 0)} needs-review, "
           f"{c.get('error', 0)} error"
           # (the false_win player's rows, 假胡: not scored as hands, and no error; their hands settled with the penalty)
           + (f", {c['false win']} false win (not scored)" if c.get("false win") else "")
-          + f"; scored now {summary.scored} ({rate:.2f} photos/s, {n(summary.workers, 'worker')}), "
+          + f"; scored now {summary.scored} ({rate:.2f} photos/s, {plural(summary.workers, 'worker')}), "
           f"already done {summary.resumed}; table hands settled {summary.settled}"
           + (f" ({summary.provisional} provisionally: a photo needs review, or the hands' tiles do not add up; "
              f"the settlements' status says which)" if summary.provisional else "")
@@ -107,9 +105,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     for hand in summary.not_settled[:NOT_SETTLED_SHOWN]:
         print(f"not settled: table {hand['table']} hand {hand['hand']}: {_short(hand['why'])}")
     if len(summary.not_settled) > NOT_SETTLED_SHOWN:
-        more = len(summary.not_settled) - NOT_SETTLED_SHOWN
-        print(f"not settled: {more} more table hand{'' if more == 1 else 's'} (the settlements' "
-              f"status says why; --json lists them)")
+        more = plural(len(summary.not_settled) - NOT_SETTLED_SHOWN, "more table hand")
+        print(f"not settled: {more} (the settlements' status says why; --json lists them)")
     for group in summary.same_picture:  # (a picture filed twice: for two players, or two hands)
         more = f" and {len(group) - 8} more (--json lists them)" if len(group) > 8 else ""
         print(f"same picture: {', '.join(group[:8])}{more} are one file's copies; "

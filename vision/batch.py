@@ -52,7 +52,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from scoring.errors import CircumstanceError, HandError, RulesetError
 
 from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_COLUMNS, …)
-    _one_line,
+    _one_line, plural,
     FALSE_WIN_STATUS, FRAME_NOT_RECORDED, OUTPUT_COLUMNS, SETTLEMENT_COLUMNS, _atomic_write, _cell, _status, export,
     flush_history, check_settle_options, output_rows, settle_group)
 from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEMA, …)
@@ -61,8 +61,8 @@ from .decode import REVIEW_BELOW as _REVIEW_BELOW, confidence_value, format_conf
 from .errors import BatchError
 from .io import same_file
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
-    CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR, _NO, _OUR_OUTPUT,
-    _WINDS, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
+    CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR,
+    _NO, _OUR_OUTPUT, _WINDS, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
     find_photos, make_job, raw_files, raw_words, read_manifest)
 from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …)
     DEFAULT_READER, FatalError, Reader, TILESET_TAG, _sha256_file, model_reader, reader_identity,
@@ -602,7 +602,7 @@ def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[
     not its result now). The review page and the history are left to the run that finishes (the page reads
     the flagged photos again: no time for that once told to stop). A second Ctrl-C or a SIGTERM meanwhile is
     ignored: the files are written whole or not at all."""
-    kept = f"{word}: {summary.scored} photo{'' if summary.scored == 1 else 's'} scored and kept"
+    kept = f"{word}: {plural(summary.scored, 'photo')} scored and kept"
     main = threading.current_thread() is threading.main_thread()
     # (both signals from here on: after a Ctrl-C the SIGTERM handler is the default again, and a supervisor's
     # SIGTERM while the files were written had ended the run without a word — a reviewer's)
@@ -617,7 +617,7 @@ def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
-    return (f"{kept}; partial: {len(jobs) - len(unscored)} of {len(jobs)} photo{'' if len(jobs) == 1 else 's'}, "
+    return (f"{kept}; partial: {len(jobs) - len(unscored)} of {plural(len(jobs), 'photo')}, "
             f"written to {', '.join(written)} (the others say not scored) — rerun the same command to finish")
 
 
@@ -689,13 +689,12 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
         stopping = True
         raise _Stopped("terminated (SIGTERM)") from None
     except FatalError as e:
-        raise BatchError(f"{e} ({summary.scored} photo{'' if summary.scored == 1 else 's'} scored and kept; fix this and "
-                         "rerun to resume)") from None
+        raise BatchError(f"{e} ({plural(summary.scored, 'photo')} scored and kept; fix this and rerun to "
+                         "resume)") from None
     except BrokenProcessPool:
         lost = ", ".join(sorted(j.key for j in pending.values())[:8])
         raise BatchError(f"a worker process died (out of memory?) while reading: {lost}; "
-                        f"{summary.scored} photo{'' if summary.scored == 1 else 's'} scored and kept — rerun to "
-                        "resume") from None
+                        f"{plural(summary.scored, 'photo')} scored and kept — rerun to resume") from None
     except KeyboardInterrupt:
         stopping = True
         raise _Stopped("interrupted") from None

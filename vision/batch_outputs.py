@@ -81,6 +81,11 @@ SETTLE_WORDS = (
 )
 
 
+def plural(k: int, word: str) -> str:
+    """``k`` and ``word``, with an ``s`` unless ``k`` is 1 ("1 photo", "2 photos"; a tester's "1 workers")."""
+    return f"{k} {word}" if k == 1 else f"{k} {word}s"
+
+
 def _reworded(text: str, words: Sequence[tuple[re.Pattern, str]]) -> str:
     """``text`` with each of ``words``' patterns replaced in turn (a (pattern, replacement) table)."""
     for pattern, to in words:
@@ -190,6 +195,7 @@ def said_once(text: str) -> str:
 #: manifest row (:func:`vision.batch.circumstance_error`)
 _LINE_ERROR = re.compile(r"^manifest line \d+: ")
 _NO_ROW_FLAGS = re.compile(rf"^{re.escape(CIRCUMSTANCE_FLAGS)}: ")
+_ROW_CELLS = re.compile(rf"^manifest line \d+: {re.escape(CIRCUMSTANCE_CELLS)}: ")
 
 
 def current_line(error: str, job: Job) -> str:
@@ -202,8 +208,7 @@ def current_line(error: str, job: Job) -> str:
         error = _LINE_ERROR.sub(f"manifest line {job.line}: ", error, count=1)
         return _NO_ROW_FLAGS.sub(f"manifest line {job.line}: {CIRCUMSTANCE_CELLS}: ", error, count=1)
     # (and the reverse: a row of empty cells taken out of the manifest, the same parameters)
-    row_cells = re.compile(rf"^manifest line \d+: {re.escape(CIRCUMSTANCE_CELLS)}: ")
-    return row_cells.sub(f"{CIRCUMSTANCE_FLAGS}: ", error, count=1)
+    return _ROW_CELLS.sub(f"{CIRCUMSTANCE_FLAGS}: ", error, count=1)
 
 
 def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tuple[str, str | None]:
@@ -526,7 +531,7 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     if unusable:
         return fail(f"the manifest row of {', '.join(unusable)} cannot be used (its status names the cells to correct)")
     if len(members) != 4:
-        return fail(f"{len(members)} photo{'' if len(members) == 1 else 's'} (a table hand needs 4)")
+        return fail(f"{plural(len(members), 'photo')} (a table hand needs 4)")
     if len(set(labels)) != 4:
         return fail(f"players are not distinct ({', '.join(labels)}); give each a player or seat_wind")
     rulesets = {j.ruleset for j, _ in members}

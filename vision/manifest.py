@@ -37,7 +37,6 @@ MANIFEST_COLUMNS = ("photo", "ruleset", "table", "hand", "player", "seat_wind", 
 #: the cells that correct a photo's reading: refused beside a ``notation`` cell (the hand typed is not read)
 PHOTO_CELLS = ("exposed", "fix", "add")
 
-#: context flags that are :class:`scoring.Context` fields rather than ruleset flags (flag → field)
 #: what a row's status names when the win's circumstances contradict its hand (:class:`scoring.CircumstanceError`,
 #: :func:`vision.batch.circumstance_error`): the cells that say them, not the photo nor the notation cell (a new
 #: user's ``first-turn`` flags cell on a hand with an exposed meld was told to retake the photo, then, the hand
@@ -47,6 +46,7 @@ CIRCUMSTANCE_CELLS = "the flags, win_by and discards cells (or the batch command
 CIRCUMSTANCE_FLAGS = ("the batch command's --first-turn / --last-tile / --kong-on-kong / --win-by / --discards (this "
                       "photo has no manifest row)")
 
+#: context flags that are :class:`scoring.Context` fields rather than ruleset flags (flag → field)
 CONTEXT_FLAGS = {f: f.replace("-", "_") for f in sorted(FIELD_FLAGS)}
 
 _YES = {"yes", "y", "true", "1", "win", "winner", "x"}
@@ -140,15 +140,15 @@ class Job:
         # old totals beside the new, all ok)
         from scoring.engine import scoring_fingerprint
 
-        fw = fw + ["scoring", scoring_fingerprint()]
+        tail = fw + ["scoring", scoring_fingerprint()]
         if self.notation is not None:
             blob = json.dumps(["typed", self.ruleset, list(self.context), list(self.options), self.winning_tile,
-                               self.notation, self.error] + fw, sort_keys=True, default=list)
+                               self.notation, self.error] + tail, sort_keys=True, default=list)
             return hashlib.sha256(blob.encode()).hexdigest()[:32]
         # (no add cell: the hash of the rows made before it; a winner nobody said is read otherwise than before
         # won_said, when every winner was read as said: its row is read again on resume, a said one's is not)
         blob = json.dumps([self.ruleset, list(self.context), list(self.options), self.winning_tile, self.exposed,
-                           self.fix, self.error, reader_id] + ([self.add] if self.add else []) + fw
+                           self.fix, self.error, reader_id] + ([self.add] if self.add else []) + tail
                           + (["winner not said"] if self.winner and not self.won_said else []),
                           sort_keys=True, default=list)  # (no add cell: the hash of the rows made before it)
         return hashlib.sha256(blob.encode()).hexdigest()[:32]

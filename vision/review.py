@@ -30,6 +30,7 @@ import numpy as np
 
 from scoring.errors import CircumstanceError
 
+from .batch_outputs import plural
 from .decode import format_confidence
 from .manifest import CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS
 
@@ -391,7 +392,7 @@ def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None
             "<meta name=viewport content='width=device-width,initial-scale=1'>"
             f"<title>Review: {html.escape(out_name)}</title><style>{CSS}</style></head><body>"
             f"<header><h1>Batch review — {html.escape(out_name)}</h1>"
-            f"<p>{n} of {total} photo{'' if total == 1 else 's'} need{'s' if n == 1 else ''} a look: the problem, the "
+            f"<p>{n} of {plural(total, 'photo')} need{'s' if n == 1 else ''} a look: the problem, the "
             f"reading with its tile numbers where the photo was read, the scoring notes, and how to correct it."
             f"</p></header><main>{''.join(cards)}</main></body></html>\n")
 
