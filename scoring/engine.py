@@ -325,7 +325,7 @@ def load_ruleset(ruleset_id: str) -> Ruleset:
         if e.name != mod_name:
             raise
     for name, f in (getattr(module, "WIN_FLAGS", None) or {}).items():  # (check_win_flags reads them)
-        if name not in (getattr(module, "FLAGS", None) or ()) or f.win_by not in (None, *WIN_BY):
+        if name not in (getattr(module, "FLAGS", None) or ()) or not f.ways or not set(f.ways) <= set(WIN_BY):
             raise RulesetError(f"ruleset {meta['id']}: WIN_FLAGS names {name} (win by {f.win_by}): not one of its "
                                f"FLAGS, or no win by of {', '.join(WIN_BY)}")
     options: dict[str, Option] = {}
@@ -928,9 +928,10 @@ def check_win_flags(rs: Ruleset, context: Context) -> None:
         raise HandError(f"flags {said} describe a win, and the hand is scored as a non-winner: leave them out")
     for g in given:
         f = declared[g]
-        if f.win_by is not None and context.win_by != f.win_by:
-            raise HandError(f"flag {g} describes a win by {f.win_by} ({f.name}, {f.source}), not by "
-                            f"{context.win_by}: needs --win-by {f.win_by}")
+        if context.win_by not in f.ways:
+            ways = " or ".join(f.ways)
+            raise HandError(f"flag {g} describes a win by {ways} ({f.name}, {f.source}), not by "
+                            f"{context.win_by}: needs --win-by {ways}")
 
 
 def check_context_flags(rs: Ruleset, context: Context) -> None:

@@ -109,11 +109,17 @@ class WinFlag(NamedTuple):
     * ``name``: the seed's own name of the win the flag describes (``"Mahjong på spräckt kong"``, ``"搶暗槓"``);
     * ``source``: the seed line it comes from, as a refusal cites it (``"003:43-44"``; a RULINGS/AMBIGUITIES id
       may follow: ``"001:9, 001-05"``);
-    * ``win_by``: the :data:`WIN_BY` the win needs (``discard``, ``dead-wall``, ``robbed-kong``), None for any."""
+    * ``win_by``: the :data:`WIN_BY` the win needs (``discard``, ``dead-wall``, ``robbed-kong``), or a tuple of
+      those it may be (a tile claimed: ``("discard", "robbed-kong")``), None for any."""
 
     name: str
     source: str
-    win_by: str | None = None
+    win_by: str | tuple[str, ...] | None = None
+
+    @property
+    def ways(self) -> tuple[str, ...]:
+        """The :data:`WIN_BY` values the win may be (every one when ``win_by`` is None)."""
+        return WIN_BY if self.win_by is None else (self.win_by,) if isinstance(self.win_by, str) else self.win_by
 
 
 #: the most a hand's score given to settle a table may be (the command line's --scores, the web API's players):

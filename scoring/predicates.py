@@ -243,12 +243,14 @@ def self_drawn(v: "View") -> bool:
 
 
 def last_tile(v: "View", self_drawn_only: bool | None = None) -> bool:
-    """Won on the last tile: ``self_drawn_only`` True = last wall tile drawn; False = last discard."""
+    """Won on the last tile: ``self_drawn_only`` True = last wall tile drawn (a loose tile too); False = last
+    discard (won by discard: a kong's robbed tile was never discarded, 003:49 "sista kastade brickan"); None =
+    either."""
     if not v.ctx.last_tile:
         return False
     if self_drawn_only is None:
         return True
-    return v.ctx.self_drawn == self_drawn_only
+    return v.ctx.self_drawn if self_drawn_only else v.ctx.win_by == "discard"
 
 
 def winning_tile_is(v: "View", tiles: Any) -> bool:

@@ -163,10 +163,11 @@ def test_pair_completed_by_discard_option():
     # won on 5z, the only tile (single wait): 003:4 pair 2 (003-03 default: pairs count as
     # concealed); 003:18-19 only possible 2; mahjong 10 → 14
     assert score("123m 456p 789s 234s 55z", "5z").total == 14
-    # pair_by_discard=zero: the pair completed by a discard is open, '–' = 0; it is then a worthless
-    # pair and the hand only chows: 003:13-16,20 worthless hand 10; only possible 2; mahjong 10 → 22
+    # pair_by_discard=zero: the pair completed by a discard is open, '–' = 0; it is still a pair of a value
+    # kind (003:4, dragons), not "a worthless pair" (003:16,20), so no worthless hand: only possible 2;
+    # mahjong 10 → 12 (a tester's: reading a pair that scores 0 as worthless gave 22, more than the default)
     r = score("123m 456p 789s 234s 55z", "5z", {"pair_by_discard": "zero"})
-    assert line(r, "pair-discard-zero") is None and r.total == 22
+    assert line(r, "pair-discard-zero") is None and r.total == 12
     # self-drawn, the pair stays concealed: 2 + only possible 2 + wall 2 + 10 = 16; nothing
     # exposed and from the wall: 003:45-46 concealed mahjong 1 dbl → 32
     assert score("123m 456p 789s 234s 55z", "5z", {"pair_by_discard": "zero"}, win_by="wall").total == 32
@@ -594,3 +595,48 @@ def test_burst_kong_on_a_tile_the_winner_holds_twice_is_refused():
                               context=Context(flags=frozenset({"burst-kong"}))), "swedish")
     assert score_hand(parse_hand("123m456p789s11z [777p]", winning_tile="3m",
                                  context=Context(flags=frozenset({"burst-kong"}))), "swedish").total > 0
+
+
+def test_a_robbed_kongs_tile_is_no_last_discard():
+    # 003:49 "Mahjong på sista kastade brickan": the last *discarded* tile; a kong's robbed tile was never
+    # discarded. 123m456m789m 4_6p 88p won on the 5p, South, robbed kong, --last-tile:
+    # 003:11 mahjong 10 + 003:13-16 worthless hand (only chows, 88p no value pair) 10 + 003:18-19 only
+    # possible tile (the closed 5p wait) 2 = 22, no doubling (it had been doubled: 44)
+    r = score("123m456m789m456p88p", "5p", win_by="robbed-kong", last_tile=True)
+    assert r.total == 22 and line(r, "last-discard") is None
+    # the same hand won by discard on the last tile: + 003:49 1 doubling = 44
+    assert line(score("123m456m789m456p88p", "5p", last_tile=True), "last-discard").doublings == 1
+
+
+def test_a_value_pair_scored_nothing_by_the_option_is_not_worthless():
+    # 003:16,20 a worthless hand: only chows and a worthless pair; 003:4 a pair of dragons, own or round wind has
+    # value. 123m456m789m234p 77z won on the Red (pair wait: 003:18-19 only possible 2), South in East round:
+    # default (003-03 a): 10 + pair 2 + only possible 2 = 14
+    assert score("123m456m789m234p77z", "7z").total == 14
+    # pair_by_discard=zero (003-03 b): the pair completed by the discard is open, "–", 0; it is still a dragon
+    # pair, so no worthless hand: 10 + 2 = 12 (it had been 10 + 10 + 2 = 22, more than the default)
+    r = score("123m456m789m234p77z", "7z", {"pair_by_discard": "zero"})
+    assert r.total == 12 and line(r, "worthless-hand") is None
+    assert line(r, "pair-discard-open").detail == "77z"  # the missing 2 explained
+
+
+def test_burst_mahjong_needs_a_claimed_tile():
+    # 003:47 undefined; 003-11's guess: two players claim mahjong on the same tile, so a discard or a robbed
+    # kong's tile, never a self-drawn win (it had been given 3 doublings on a wall win)
+    with pytest.raises(HandError, match="burst-mahjong describes a win by discard or robbed-kong"):
+        score("123m456m789m234p55p", "9m", win_by="wall", flags={"burst-mahjong"})
+    assert line(score("123m456m789m234p55p", "9m", win_by="robbed-kong", flags={"burst-mahjong"}),
+                "burst-mahjong").doublings == 3
+
+
+def test_the_lines_say_what_the_options_made_them():
+    # 003:39-41 sitting wind under sitting_wind=seat-is-round: South in a South round, not the dealer
+    r = score("[222z] 123m456m789p55s", "5s", {"sitting_wind": "seat-is-round"}, round_wind="S")
+    assert line(r, "sitting-wind").detail == "seat wind South, the round wind"
+    assert line(score("[222z] 123m456m789p55s", "5s", seat_wind="E"), "sitting-wind").detail == "East, the dealer"
+    # 003:45-46 Dold Mahjong under dold_mahjong=concealed, won by discard: no "from the wall"
+    assert line(score("123m456m789m234p55p", "9m", {"dold_mahjong": "concealed"}), "concealed-mahjong").detail == ""
+    assert line(score("123m456m789m234p55p", "9m", win_by="wall"), "concealed-mahjong").detail == "won from the wall"
+    # 003:43-44 burst kong by a robbed kong under burst_kong=flag-or-robbed, no flag
+    r = score("123m456m789m234p55p", "9m", {"burst_kong": "flag-or-robbed"}, win_by="robbed-kong")
+    assert "robbed kong" in line(r, "burst-kong").detail

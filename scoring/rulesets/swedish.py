@@ -26,7 +26,7 @@ from ..fired import Fired
 from ..hand import Hand, WinFlag
 from ..notation import check_size
 from ..settle import Settlement, Transfer, from_transfers, register_scheme
-from ..tiles import DRAGONS, FLOWERS, HONOURS, SEASONS, TERMINALS_AND_HONOURS, WIND_NUMBER
+from ..tiles import DRAGONS, FLOWERS, HONOURS, SEASONS, TERMINALS_AND_HONOURS, TILE_NAMES, WIND_NUMBER
 
 if TYPE_CHECKING:
     from ..engine import Line, Ruleset, ScoredHand, Totals, View
@@ -37,7 +37,9 @@ FLAGS = frozenset({"burst-kong", "burst-mahjong"})
 #: the flags that describe a mahjong (both), refused for a non-winner, and the win burst-kong needs: the other
 #: player called kong on the winner's discard (scoring.engine.check_win_flags)
 WIN_FLAGS = {"burst-kong": WinFlag("Mahjong på spräckt kong", "003:43-44", "discard"),
-             "burst-mahjong": WinFlag("Mahjong på spräckt Mahjong", "003:47")}
+             # (003-11's guess, two players claiming mahjong on one tile: a tile claimed, a discard or a kong's
+             # robbed tile; a tester's self-drawn win was scored with its 3 doublings)
+             "burst-mahjong": WinFlag("Mahjong på spräckt Mahjong", "003:47, 003-11", ("discard", "robbed-kong"))}
 #: rows of the Mahjongpoäng table (003:10-21): added after doubling under mahjong_points_doubled=no
 MAHJONG_POINT_RULES = frozenset({"mahjong", "worthless-hand", "only-possible", "tile-from-the-wall"})
 
@@ -102,12 +104,25 @@ def scoring_pairs(v: "View") -> Any:
     return Fired(n, tuple(details), quiet=() if double else ("seat_round_wind_pair",)) if n else None
 
 
+def open_value_pairs(v: "View") -> Any:
+    """The pairs of dragons, own or round wind that :func:`scoring_pairs` does not count under
+    ``pair_by_discard=zero`` (003-03 b): completed by a discard, open, "–" (003:4). A note, so that the
+    missing 2 is explained, not silent."""
+    from ..engine import Fired
+
+    pairs = [_name(m) for m in v.pairs if _wind_roles(v, m.tile) and not m.concealed]
+    return Fired(len(pairs), tuple(pairs)) if pairs else None
+
+
 # ------------------------------------------------------------------------- Mahjongpoäng (003:10-21)
 def worthless_hand(v: "View") -> bool:
-    """Värdelös hand (003:13-16,20): only chows and a worthless pair (one that scores no points)."""
+    """Värdelös hand (003:13-16,20): only chows and a worthless pair — a pair of no value kind (not a dragon,
+    own or round wind, the pair row 003:4). A value pair that scores nothing because it was completed by a
+    discard (``pair_by_discard=zero``, 003-03 b) is still of value: the stricter option had made a dragon
+    pair's hand "worthless", 10 points for the pair's 2 withheld (a tester's)."""
     if v.d.shape != "standard" or any(m.kind != "chow" for m in v.sets):
         return False
-    return scoring_pairs(v) is None
+    return not any(_wind_roles(v, m.tile) for m in v.pairs)
 
 
 def only_possible(v: "View") -> bool:
@@ -121,12 +136,17 @@ def only_possible(v: "View") -> bool:
 
 
 # ------------------------------------------------------------------------- doublings for everyone
-def is_sitting_wind(v: "View") -> bool:
+def is_sitting_wind(v: "View") -> Any:
     """The player is the sitting wind (sittande vind): the dealer (RULINGS 003-02), or under
-    ``sitting_wind=seat-is-round`` the player whose seat wind is the round wind."""
+    ``sitting_wind=seat-is-round`` the player whose seat wind is the round wind; the line says which
+    (a tester's South player under seat-is-round was told "East, the dealer")."""
     if v.opts["sitting_wind"] == "dealer":
-        return v.ctx.is_dealer
-    return v.ctx.seat_wind == v.ctx.round_wind
+        if not v.ctx.is_dealer:
+            return None
+        return Fired(details=("the dealer" if v.ctx.dealer is not None else "East, the dealer",))
+    if v.ctx.seat_wind != v.ctx.round_wind:
+        return None
+    return Fired(details=(f"seat wind {TILE_NAMES[v.ctx.seat_wind_tile]}, the round wind",))
 
 
 def value_pungs(v: "View") -> Any:
@@ -190,12 +210,14 @@ def single_bouquet(v: "View") -> Any:
 
 
 # ------------------------------------------------------------------------- doublings for the winner
-def burst_kong(v: "View") -> bool:
+def burst_kong(v: "View") -> Any:
     """Mahjong på spräckt kong (003:43-44): flag ``burst-kong``; with ``burst_kong=flag-or-robbed``
-    also a win by robbing a kong (003-09)."""
+    also a win by robbing a kong (003-09). The line says which."""
     if "burst-kong" in v.ctx.flags:
-        return True
-    return v.opts["burst_kong"] == "flag-or-robbed" and v.ctx.win_by == "robbed-kong"
+        return Fired(details=("--flag burst-kong",))
+    if v.opts["burst_kong"] == "flag-or-robbed" and v.ctx.win_by == "robbed-kong":
+        return Fired(details=("a robbed kong (option burst_kong=flag-or-robbed)",))
+    return None
 
 
 def dold_mahjong(v: "View") -> bool:
@@ -210,10 +232,13 @@ def dold_mahjong(v: "View") -> bool:
         return False
     if not (v.opts["dold_mahjong"] == "concealed" or v.ctx.self_drawn):
         return False
+    # (the line says the tile from the wall only where the option asks for it: a tester's win by discard under
+    # dold_mahjong=concealed was glossed "+ the tile from the wall")
+    details = ("won from the wall",) if v.opts["dold_mahjong"] != "concealed" else ()
     if v.hand.melds:  # concealed kongs on the table, counted as dold by the option
-        return Fired(details=(f"concealed kong {' '.join(m.notation() for m in v.hand.melds)} counted as "
-                              f"dold (option dold_concealed_kong=dold)",))
-    return True
+        details += (f"concealed kong {' '.join(m.notation() for m in v.hand.melds)} counted as "
+                    f"dold (option dold_concealed_kong=dold)",)
+    return Fired(details=details)
 
 
 def _dold_kong_note(result: "ScoredHand", options: Mapping[str, Any]) -> str | None:
