@@ -220,15 +220,16 @@ def test_line6_three_identical_chows():
 
 def test_line6_four_identical_chows_plus_three_four_returns():
     # 234m ×4 all concealed, self-drawn: 四般高 50 + "3個四歸四": 2m, 3m, 4m each in four concealed
-    # chows = 暗四歸四 3 × 40 = 120 (004:5 ×2); 斷腰 10; 大清平 15; 獨獨 2; 將眼 1; 門清摸 10
-    # (includes 自摸); 底 5 → 213
+    # chows = 暗四歸四 3 × 40 = 120 (004:5 ×2); 斷腰 10, which cannot count 無字花 (004:16, 34), so not 大清平
+    # (= 無字花 + 平胡, 004:9) either: 平胡 5 and 無花 1 (004:1); 獨獨 2; 將眼 1; 門清摸 10 (includes 自摸);
+    # 底 5 → 204
     r = score("234m234m234m234m567p55s", "5s", win_by="wall")
     check(r, {"four-identical-chows": 50, "four-returns-four-concealed": 120, "all-simples": 10,
-              "big-clean-plain": 15, "single-wait": 2, "generals-eyes": 1, "concealed-self-drawn": 10,
-              "base": 5}, 213)
-    # option four_identical_returns=plain (004-08): 3 × 20 = 60 → 153
+              "plain-win": 5, "no-flowers": 1, "single-wait": 2, "generals-eyes": 1, "concealed-self-drawn": 10,
+              "base": 5}, 204)
+    # option four_identical_returns=plain (004-08): 3 × 20 = 60 → 144
     r = score("234m234m234m234m567p55s", "5s", {"four_identical_returns": "plain"}, win_by="wall")
-    assert pts(r)["four-returns-four"] == 60 and r.total == 153
+    assert pts(r)["four-returns-four"] == 60 and r.total == 144
 
 
 # =================================================================================== line 7
@@ -371,14 +372,15 @@ def test_line17_exposed_and_concealed_dragon():
 
 def test_line17_two_dragons_share_a_chow():
     # 123 123 456 789 789m + 55p all concealed: two 暗龍 sharing 456m = 40 ("can combine 2龍",
-    # 004-09); 一般高 2 × 5; 老少 2 × 5; 大清平 15; 缺一門 10; 門清 5; 將眼 1; 獨獨 2; 底 5 → 98
+    # 004-09); 一般高 2 × 5; 老少 2 × 5; 缺一門 10, which cannot count 無字花 (004:15), so not 大清平 (004:9):
+    # 平胡 5 + 無花 1; 門清 5; 將眼 1; 獨獨 2; 底 5 → 89
     hand = "123m 123m 456m 789m 789m 55p"
     check(score(hand, "5p"),
-          {"concealed-dragon": 40, "two-identical-chows": 10, "old-young": 10, "big-clean-plain": 15,
+          {"concealed-dragon": 40, "two-identical-chows": 10, "old-young": 10, "plain-win": 5, "no-flowers": 1,
            "missing-one-suit": 10, "concealed-hand": 5, "generals-eyes": 1, "single-wait": 2,
-           "base": 5}, 98)
-    # option straights_share_chow=no: one 暗龍 → 78
-    assert score(hand, "5p", {"straights_share_chow": "no"}).total == 78
+           "base": 5}, 89)
+    # option straights_share_chow=no: one 暗龍 → 69
+    assert score(hand, "5p", {"straights_share_chow": "no"}).total == 69
 
 
 def test_line18_worms():
@@ -553,10 +555,10 @@ def test_line29_all_honours_with_pairs_hand():
 
 
 def test_line30_pure_and_mixed_one_suit():
-    # 清一色 70 (no 無字/無字花, 004:34); five chows: 大清平 15; [123m] exposed: 明龍 10; 老少 5;
-    # 底 5 → 105
+    # 清一色 70 (no 無字/無字花, 004:34, and so no 大清平 = 無字花 + 平胡, 004:9: a seed auditor's); five chows:
+    # 平胡 5; 無花 1 (004:1); [123m] exposed: 明龍 10; 老少 5; 底 5 → 96
     check(score("[123m] 456m 789m 234m 678m 99m", "6m"),
-          {"pure-one-suit": 70, "big-clean-plain": 15, "exposed-dragon": 10, "old-young": 5, "base": 5}, 105)
+          {"pure-one-suit": 70, "plain-win": 5, "no-flowers": 1, "exposed-dragon": 10, "old-young": 5, "base": 5}, 96)
     # 混一色 30 with a concealed East pung: 碰字 1 + 正圈 1; 123m exposed: 明龍 10; 老少 5; 無花 1;
     # 3m, 6m or 9m would win: 假獨 1; 底 5 → 54
     check(score("[123m] 456m 789m 345m 111z 99m", "9m"),
@@ -1397,3 +1399,26 @@ def test_a_dealers_first_turn_win_by_discard_bounds_no_discards_and_keeps_its_no
     assert "within-four" not in pts(r) and "heaven-earth" not in pts(r), pts(r)
     assert any(n.startswith("--first-turn scores nothing here") for n in r.notes), r.notes
     assert "heaven-earth" not in pts(score(hand, "1z", first_turn=True, win_by="discard", seat_wind="E", discards=2))
+
+
+def test_eight_flowers_on_the_last_tile_count_self_drawn_once():
+    # 004:45 八隻花 counts as 40, "自摸+莊", "can also count … 海底撈"; 004:12 海底撈/出 5 "incl. 自摸" (option
+    # last_tile_self_draw=includes, 004-14): the 自摸 1 of the instant win is inside 海底撈's 5, not beside it.
+    # South, self-drawn on the last tile: 八隻花 40 + 海底撈 5 + 底 5 = 50 (it had been 51), 台花 2 × $5 apart
+    r = score("139m258p147s1234567z +1f2f3f4f1y2y3y4y", win_by="wall", last_tile=True)
+    check(r, {"eight-flowers": 40, "flower-set": 10, "last-tile": 5, "base": 5}, 50)
+
+
+def test_an_option_is_cited_only_where_it_decides_the_line():
+    # RULINGS principle 3. 全混腰 60 outside 十三腰: thirteen_mixed (004-30) decides only inside 十三腰
+    r = score("111m 999p [111z] 555z 777z 99s", "9s", win_by="wall")
+    assert pts(r)["all-terminals-honours"] == 60 and not next(
+        ln for ln in r.lines if ln.rule == "all-terminals-honours").option
+    r = score("19m19p19s12345677z111m", "7z")
+    assert "thirteen_mixed=table-60" in next(ln for ln in r.lines if ln.rule == "all-terminals-honours").option
+    # 四歸 of 1z in a self-drawn 嚦咕, its groups all concealed: discard_set (004-09) is not cited ...
+    r = score("1111z22z33z44z55z66z777z", "6z")
+    assert not next(ln for ln in r.lines if ln.rule == "four-returns-concealed").option
+    # ... but it is where a pung holding the tile was completed by the winning discard: 004:5 四歸 5 as exposed
+    r = score("111m123m456p789p234s99s", "1m")
+    assert "discard_set=exposed" in next(ln for ln in r.lines if ln.rule == "four-returns").option
