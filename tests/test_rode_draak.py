@@ -12,7 +12,7 @@ import re
 import pytest
 
 from cli import main
-from scoring import Context, HandError, load_ruleset, parse_hand, score_hand
+from scoring import CircumstanceError, Context, HandError, load_ruleset, parse_hand, score_hand
 
 RS = "rode-draak"
 SEED = "001_20e8f920a7ce7e86.txt"
@@ -579,3 +579,21 @@ def test_a_refused_hand_with_no_winning_tile_is_not_said_to_depend_on_one():
     note = no_winning_tile_note(scored)
     assert note.endswith("(any of its tiles as the winning tile scores it the same, 0)"), note
     assert "depend on it" not in note
+
+
+def test_a_flowers_loose_tile_is_no_kongs():
+    # [2222z] 123p 345p 789p 55p +2f, won on the 5p drawn from the dead wall for the 2f (--flag flower-replacement):
+    # 002:11 exposed kong of winds 16; 002:13 mahjong 20; 002:14 self-drawn 2; 002:16 the pair completed 2 → 40;
+    # 002:65 clean 4 dbl; 001:9 Kong met de Bloeiende Bloemen (blooming_flowers=any-dead-wall) 1 dbl → 40 × 2^5 =
+    # 1280. Not 002:55 De pruimenbloesem (the loose tile *after a kong*, and it is 5p): the 5p replaced the
+    # flower, not the kong (it had scored +3 dbl, 5120)
+    r = score("[2222z] 123p345p789p55p +2f", win="5p", win_by="dead-wall", flags={"flower-replacement"})
+    assert r.total == 1280 and not {"plum-blossom-from-the-roof", "plum-blossom-from-the-roof-added"} & ids(r)
+    # blooming_flowers=kong-only: no 001:9 either → 40 × 2^4 = 640
+    r = score("[2222z] 123p345p789p55p +2f", {"blooming_flowers": "kong-only"}, win="5p", win_by="dead-wall",
+              flags={"flower-replacement"})
+    assert r.total == 640
+    # one loose tile replaced either a flower or the second kong (002:56), not both
+    with pytest.raises(CircumstanceError, match="say one of them"):
+        score("[2222z] [3333p] 789p55p123s +2f", win="5p", win_by="dead-wall", flags={"flower-replacement"},
+              kong_on_kong=True)

@@ -172,6 +172,10 @@ def loose_tile(v: "View", tile: str | None = None, kong_on_kong: bool = False) -
     """
     if not win_by(v, "dead-wall", after_kong=True):  # (a dead-wall tile drawn for a flower is no kong's)
         return False
+    if "flower-replacement" in v.ctx.flags:
+        # (rode-draak, which takes these rows from NTS, says so of a hand with a kong too, 001:9: a seed auditor's
+        # 5p drawn for a flower was scored De pruimenbloesem van het dak plukken, +3 dbl)
+        return False
     if kong_on_kong and not v.ctx.kong_on_kong:
         return False
     return tile is None or v.hand.winning_tile == tile

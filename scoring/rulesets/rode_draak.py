@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from ..errors import HandError
+from ..errors import CircumstanceError, HandError
 from ..hand import Context, Hand, WinFlag
 from ..notation import check_size
 from ..tiles import DRAGONS, SIMPLES, SUITS, WINDS
@@ -359,8 +359,13 @@ def dead_hand(v: "View", more: bool) -> Any:
 def check_context_flags(ctx: Context, ruleset: "Ruleset") -> None:
     """The flags checked without a hand that are this ruleset's own (:func:`scoring.engine.check_context_flags`,
     after :data:`WIN_FLAGS`' checks, before :func:`check_hand`, and before a photo is read). Raises
-    :class:`HandError` for ``dead-hand`` given for a winner (001:108: a dead hand cannot make mahjong) and
-    ``dealt-waiting`` without an announced wait (001:13)."""
+    :class:`HandError` for ``dead-hand`` given for a winner (001:108: a dead hand cannot make mahjong),
+    ``dealt-waiting`` without an announced wait (001:13), and ``flower-replacement`` with ``kong_on_kong``
+    (the loose tile is one: a flower's, or the second kong's, 002:56)."""
+    if "flower-replacement" in ctx.flags and ctx.kong_on_kong:
+        # (a seed auditor's hand flagged both was scored Kong op kong and Kong met de Bloeiende Bloemen)
+        raise CircumstanceError("flag flower-replacement says the winning tile replaced a flower, and kong on kong "
+                                "says it replaced a second kong: say one of them")
     if "dead-hand" in ctx.flags and ctx.winner:
         # (no photo of a dead hand reads legal as a winner's: refused before it is read, as its notation is)
         raise HandError(f"a dead hand cannot make mahjong (001:108): {DEAD_WINNER_HINT}")
