@@ -1241,8 +1241,16 @@ def explain(result: ScoredHand) -> str:
     out.append(_summary(result))
     for a in result.alternatives:
         out.append(f"  tie: {a.describe(h.context.win_by)}")
+    counted = max((x.fixed for x in result.lines if x.kind in ("fixed", "limit")), default=None)
     for ln in result.outranked:  # a special hand that fired but does not count
-        out.append(f"  outranked: {ln.name} {ln.amount()} ({ln.source}) — only one special hand counts, the highest")
+        if counted is not None and math.isclose(ln.fixed, counted):
+            # (a tie is no outranking: a seed auditor's Kerstavond 2000 beside the Vrolijke Kerst 2000 counted had
+            # been called outranked by "the highest")
+            out.append(f"  also made: {ln.name} {ln.amount()} ({ln.source}) — only one special hand counts, and "
+                       f"this one is worth the same as the one counted")
+        else:
+            out.append(f"  outranked: {ln.name} {ln.amount()} ({ln.source}) — only one special hand counts, the "
+                       f"highest")
     for n in result.notes:
         out.append(f"  note: {n}")
     changed = [f"{k}={option_text(v)}" for k, v in result.options.items() if v != rs.options[k].default]

@@ -1258,3 +1258,21 @@ def test_a_doubling_claimed_under_hk_tw_16_is_not_added_as_a_doubling(run_cli, t
     assert arithmetic(out).startswith("arithmetic: the claimed lines add up to 5 under hk-tw-16's arithmetic "
                                       "(5 = 5 points), not the claimed 34"), arithmetic(out)
     assert arithmetic(out).endswith("not added: no-flowers +1 dbl (hk-tw-16 counts no doublings)"), arithmetic(out)
+
+
+def test_a_special_hand_as_high_as_the_one_counted_is_a_tie_not_outranked(run_cli, tmp_path):
+    """[222s] 555s 666z 777z 55z won on the White: 000:51-54 Vrolijke Kerst (pungs of 2s and 5s of one suit, red
+    and green dragons, a pair of white dragons) 2000, and 000:55-58 Kerstavond (a red bamboo, a green bamboo — 5s,
+    2s — red and green dragons, white pair) 2000: only one special hand counts (RULINGS principle 5), and they tie.
+    A seed auditor's: the explanation called Kerstavond "outranked … the highest", and an audit claiming it was a
+    MISMATCH."""
+    hand = ["--hand", "[222s] 555s666z777z55z", "-w", "5z", "-r", "dutch-special-hands"]
+    rc, out, _ = run_cli("hand", "[222s] 555s666z777z55z", "-w", "5z", "-r", "dutch-special-hands")
+    assert rc == 0 and "total: 2000" in out and "outranked:" not in out
+    assert "also made: Kerstavond" in out and "worth the same as the one counted" in out
+    rc, out, _ = run_cli("audit", *hand, "--claimed", "2000",
+                         "--claimed-lines", claim_file(tmp_path, [{"rule": "kerstavond", "fixed": 2000}]))
+    assert rc == 0 and "MATCH" in out and "is taken as vrolijke-kerst" in out, out
+    # a lower special hand is still outranked (Seven Twins 250 under Clean Twins 500, nts 002:30-31)
+    rc, out, _ = run_cli("hand", "446688s22336677z", "-w", "4s", "-r", "nts")
+    assert "outranked: Zeven tweelingen" in out and "also made" not in out

@@ -884,6 +884,22 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             hints.append(f"claimed {r} ({rs.rule(r).label()}; {rs.rule(r).source}) is taken as {twin} "
                          f"({ln.name}; {ln.source}{'; ' + ln.option if ln.option else ''}): {rs.id}'s rule for the "
                          f"same feature, which replaces it")
+        # a special hand claimed that this hand also makes, worth the same as the one counted (only one counts,
+        # RULINGS principle 5, and either may be named: a tie): taken as the one counted, said in a hint (a seed
+        # auditor's right claim of Kerstavond 2000, where Vrolijke Kerst 2000 was counted, was a MISMATCH)
+        top = next((ln for ln in scored.lines if ln.kind in ("fixed", "limit")), None)
+        for ln in scored.outranked:
+            if (top is None or top.rule not in missing or ln.rule not in claimed_by_rule
+                    or not math.isclose(ln.fixed, top.fixed)):
+                continue
+            missing.remove(top.rule)
+            c = claimed_by_rule.pop(ln.rule)
+            claimed_by_rule[top.rule] = Claimed(top.rule, c.given, c.amounts, c.count)
+            if ln.rule in lines_of:
+                lines_of[top.rule] = lines_of.pop(ln.rule)
+            hints.append(f"claimed {ln.rule} ({ln.name}; {ln.source}) is taken as {top.rule} ({top.name}; "
+                         f"{top.source}): this hand makes both, each worth {top.amount()}, and only one special "
+                         f"hand counts")
         extra = extra_of(claimed_by_rule, computed)
         named_diffs = []
         # a name that names no rule, claimed on several lines (a line per pung, "pung of dragons" +1 dbl twice),
@@ -985,6 +1001,11 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             if excluder is not None and _fires(rule, scored, rs):  # (中 on a 小三元 hand without a red pung: no)
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but {excluder.rule} ({excluder.name}; "
                        f"{excluder.source}), which counts, excludes it ({rule.label()}; {rule.source})")
+            elif r in outranked and top is not None and math.isclose(outranked[r].fixed, top.fixed):
+                # (as high as the one counted: no outranking)
+                msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand makes it, but {top.rule} "
+                       f"{top.amount()} ({top.name}; {top.source}), worth the same, is the one counted: only one "
+                       f"special hand counts")
             elif r in outranked and top is not None:  # it applies, but a higher special hand counts instead
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand makes it, but it is outranked "
                        f"by {top.rule} {top.amount()} ({top.name}; {top.source}): only the highest special hand "
