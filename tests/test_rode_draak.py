@@ -562,8 +562,14 @@ def test_unscored_flowers_are_said_as_under_nts():
     assert r.total == 1000
     assert ("flowers/seasons 1f 3y are not scored in rode-draak (001 scores none; it plays on NTS's tables) "
             "(option bonus_tiles=off, 002-03)") in r.notes
-    # with bonus_tiles=4-points they are scored (4 each, 002-03), and no such note; a hand without them has none
-    assert not [n for n in score("111m 456m 789m 234m 99m +1f3y", {"bonus_tiles": "4-points"}, win="4m").notes
+    # with bonus_tiles=4-points (4 each, 002-03) a limit hand still scores its Limit alone (001:46, 001-18): the
+    # note says that instead (it had said nothing); on an ordinary hand they are scored, and no note; a hand
+    # without them has none
+    r = score("111m 456m 789m 234m 99m +1f3y", {"bonus_tiles": "4-points"}, win="4m")
+    assert r.total == 1000 and [n for n in r.notes if n.startswith("flowers/seasons")] == [
+        "flowers/seasons 1f 3y are not scored on a limit hand: it scores its Limit and nothing else "
+        "(001_20e8f920a7ce7e86.txt:46; AMBIGUITIES 001-18)"]
+    assert not [n for n in score("123m 456m 789m 234p 99s +1f3y", {"bonus_tiles": "4-points"}, win="4p").notes
                 if n.startswith("flowers/seasons")]
     assert not [n for n in score("111m 456m 789m 234m 99m", win="4m").notes if n.startswith("flowers/seasons")]
 
@@ -597,3 +603,12 @@ def test_a_flowers_loose_tile_is_no_kongs():
     with pytest.raises(CircumstanceError, match="say one of them"):
         score("[2222z] [3333p] 789p55p123s +2f", win="5p", win_by="dead-wall", flags={"flower-replacement"},
               kong_on_kong=True)
+
+
+def test_flowers_left_out_of_a_limit_hand_are_said_to_be():
+    # 111z 222z 333z (4444z) 55z +1f2f3f4f self-drawn: 001:96-98 Het Vierwindenspel 1000, entirely in the hand
+    # 001:21 1 doubling → 2000; under bonus_tiles=4-points (002-03) the four flowers would be 16 points, but a limit
+    # hand's tiles "leveren geen punten of verdubbelingen meer op" (001:46, 001-18): still 2000, and a note says so
+    r = score("111z222z333z (4444z) 55z +1f2f3f4f", {"bonus_tiles": "4-points"}, win="5z", win_by="wall")
+    assert r.total == 2000
+    assert any("1f 2f 3f 4f are not scored on a limit hand" in n and "001-18" in n for n in r.notes), r.notes

@@ -527,7 +527,13 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
     clean = _hand_clean(result.hand)
     if _entry_ok(result.lines, result.doublings, options, clean):
         if _is_limit(result.lines):  # say whether the entry rule was met or waived (option limit_entry)
-            return replace(result, lines=result.lines + (_limit_entry_line(result, ruleset, options, clean),))
+            notes = result.notes
+            if result.hand.bonus and options["bonus_tiles"] != "off":
+                # (scored under bonus_tiles, they vanished from a limit hand without a word: a seed auditor's)
+                notes += (f"flowers/seasons {' '.join(result.hand.bonus)} are not scored on a limit hand: it scores "
+                          f"its Limit and nothing else ({SEED}:46; AMBIGUITIES 001-18)",)
+            return replace(result, lines=result.lines + (_limit_entry_line(result, ruleset, options, clean),),
+                           notes=notes)
         if not any(ln.rule == "entry-clean" for ln in result.lines):
             # (the status alone had not reached the explanation: a referee saw no entry-rule line at all)
             line = _doublings_entry_line(result.lines, result.doublings, ruleset, options)
