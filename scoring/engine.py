@@ -653,7 +653,9 @@ def best_completion(view: View, rules: Sequence[Rule]) -> tuple[float, str, str]
     on some reading of ``view``'s hand completed by one more tile, self-drawn from the wall (the
     context made a winner's, ``win_by="wall"``; the view's options kept): what a hand one tile
     short is waiting for. Tiles are tried in canonical order, skipping a tile held four times
-    (in the hand or on the table); on equal values the first found is kept. ``value`` is the rule's
+    (in the hand or on the table); on equal values the first rule found is kept, and ``tile`` names every
+    tile that completes it, in that order (``"2m or 5m"``; a thirteen-orphans wait on any of its 13 had
+    been said to be "on 1m"). ``value`` is the rule's
     own ``value`` in the unit of its ``kind`` (a fixed score, a limit fraction, points or doublings;
     compare rules of one kind). None when no tile completes any of ``rules``. The caller checks that
     the hand is one tile short. Used for the waiting-hand rules (002:19 "wachtend spel = helft van
@@ -661,7 +663,8 @@ def best_completion(view: View, rules: Sequence[Rule]) -> tuple[float, str, str]
     hand, rs = view.hand, view.ruleset
     held = Counter(hand.all_tiles)
     ctx = replace(hand.context, winner=True, win_by="wall")
-    best: tuple[float, str, str] | None = None
+    best: tuple[float, Rule] | None = None
+    tiles: dict[str, list[str]] = {}  # rule id → the tiles that complete it
     for t in PLAYING_TILES:
         if held[t] >= 4:
             continue
@@ -669,9 +672,15 @@ def best_completion(view: View, rules: Sequence[Rule]) -> tuple[float, str, str]
         for d in decompositions(trial, rs.shapes):
             tv = View(trial, d, rs, view.opts)
             for r in rules:
-                if (best is None or r.value > best[0]) and rule_fires(r, tv):
-                    best = (r.value, r.name, t)
-    return best
+                if t in tiles.get(r.id, ()) or (best is not None and r.value < best[0]) or not rule_fires(r, tv):
+                    continue
+                tiles.setdefault(r.id, []).append(t)
+                if best is None or r.value > best[0]:
+                    best = (r.value, r)
+    if best is None:
+        return None
+    ts = tiles[best[1].id]
+    return best[0], best[1].name, ts[0] if len(ts) == 1 else f"{', '.join(ts[:-1])} or {ts[-1]}"
 
 
 def rule_value(rule: Rule, f: Fired, opts: Mapping[str, Any]) -> float:

@@ -424,9 +424,9 @@ def test_best_completion_tries_every_tile_and_skips_one_held_four_times(make_rs)
                  + rule("big", value=9, predicate="always", extra='shapes = ["seven-pairs"]'),
                  head_extra='shapes = ["standard", "seven-pairs"]\n')
     r = {x.id: x for x in rs.rules}
-    # 34m 678m 345s 456p 99p (13 tiles) waits on 2m and 5m; both make four chows: the first in tile order
+    # 34m 678m 345s 456p 99p (13 tiles) waits on 2m and 5m; both make four chows: both named, in tile order
     v = _view(rs, "34m678m345s456p99p", winner=False)
-    assert engine.best_completion(v, [r["ch"]]) == (5, "ch", "2m")
+    assert engine.best_completion(v, [r["ch"]]) == (5, "ch", "2m or 5m")
     # 112233m 445566p 7s: 7s makes both four chows (5) and seven pairs (9): the higher value
     v = _view(rs, "112233m445566p7s", winner=False)
     assert engine.best_completion(v, [r["ch"], r["big"]]) == (9, "big", "7s")

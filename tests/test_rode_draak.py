@@ -612,3 +612,11 @@ def test_flowers_left_out_of_a_limit_hand_are_said_to_be():
     r = score("111z222z333z (4444z) 55z +1f2f3f4f", {"bonus_tiles": "4-points"}, win="5z", win_by="wall")
     assert r.total == 2000
     assert any("1f 2f 3f 4f are not scored on a limit hand" in n and "001-18" in n for n in r.notes), r.notes
+
+
+def test_a_thirteen_sided_wait_names_every_tile():
+    # 19m 19p 19s 1234567z, a non-winner: one tile short of De Dertien Wezen (001:54 waiting for an irregular limit
+    # hand: half, 500), and any of the 13 completes it; the line had said "on 1m"
+    r = score("19m19p19s1234567z", winner=False)
+    (ln,) = [ln for ln in r.lines if ln.fixed]
+    assert r.total == 500 and ln.detail.endswith("on 1m, 9m, 1p, 9p, 1s, 9s, 1z, 2z, 3z, 4z, 5z, 6z or 7z"), ln.detail
