@@ -402,3 +402,35 @@ def test_circumstances_from_the_batch_command_are_advised_a_manifest_row():
     assert "give the photo a row in a manifest (--manifest FILE" in text and "rerun the batch command with --manifest" in text
     assert not cmds, text
     assert "new manifest row" not in text
+
+
+def test_table_hands_not_settled_or_provisional_are_on_the_page(tmp_path, truth):
+    # a new user's: a table hand with two winners (Ann and Dee, each photo ok) was "not settled" in the summary,
+    # and the review page showed only the one flagged photo's card: a director working from the page never learnt
+    # it. The page lists each table hand not settled or settled provisionally, its photos linked to their cards
+    d = tmp_path / "photos"
+    d.mkdir()
+    srcs = sorted(truth.glob("*.jpg"))
+    for k in range(4):
+        shutil.copyfile(srcs[k], d / f"h{k}.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,table,hand,player,seat_wind,winner,fix\n"
+                   "h0.jpg,1,1,Ann,E,yes,\n"
+                   "h1.jpg,1,1,Bob,S,no,\"1=7z,2=7z,3=7z,4=7z,5=7z\"\n"   # five 7z: not legal, its card
+                   "h2.jpg,1,1,Cas,W,no,\n"
+                   "h3.jpg,1,1,Dee,N,yes,\n")
+    out = tmp_path / "r.csv"
+    s = batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    assert s.not_settled, s
+    page = html.unescape(review.review_path_for(out).read_text(encoding="utf-8"))
+    (section,) = re.findall(r'<section class="tables">.*?</section>', page, re.S)
+    assert "1 table hand not settled or settled provisionally" in section
+    assert "table 1 hand 1</b>: not settled: " in section, section
+    # each player named with the photo, linked where the photo has a card (Bob's), plain where it has none
+    assert 'Bob (<a href="#h1.jpg">h1.jpg</a>)' in section and "Ann (h0.jpg)" in section, section
+    # a batch whose photos are all ok but whose table hand is not settled still has its page
+    man.write_text("photo,table,hand,player,seat_wind,winner\nh0.jpg,1,1,Ann,E,yes\nh1.jpg,1,1,Bob,S,yes\n"
+                   "h2.jpg,1,1,Cas,W,no\nh3.jpg,1,1,Dee,N,no\n")
+    s = batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, review_below=0.0)
+    page = html.unescape(review.review_path_for(out).read_text(encoding="utf-8"))
+    assert "table 1 hand 1</b>: not settled: 2 winners" in page and 'class="card' not in page.split("<main>")[1][:30]

@@ -534,14 +534,14 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
             summary.outputs, settled, summary.counts = export(con, jobs, out, review_below,
                                                               settle_options=defaults.settle_options,
                                                               flag_unscored=summary.flag_unscored)
-            summary.settled, summary.provisional, summary.not_settled = settled
+            summary.settled, summary.provisional, summary.not_settled, flagged_tables = settled
             summary.same_picture = _same_pictures(con, jobs)
             from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)
 
             stage.append("review")
             # (not the false_win player's row: nothing to correct there, and its photo is not read)
             page = write_review(con, ((j, r) for j, r in output_rows(con, jobs, review_below) if not j.false_win),
-                                out, len(jobs), reader, log)
+                                out, len(jobs), reader, log, tables=flagged_tables)
             if page is not None:
                 summary.outputs.append(str(page))
             if history_db is not None:

@@ -718,12 +718,14 @@ FLAG_UNSCORED = re.compile(r"\bscores nothing here\b")
 def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below: float,
            unscored: Collection[str] = (), settle_options: Mapping[str, Any] | None = None,
            flag_unscored: list[str] | None = None,
-           ) -> tuple[list[str], tuple[int, int, list[dict[str, str]]], dict[str, int]]:
+           ) -> tuple[list[str], tuple[int, int, list[dict[str, str]], list[dict[str, Any]]], dict[str, int]]:
     """Write the output file(s) from the state database (atomically: a temporary file renamed);
     the photos whose keys are in ``unscored`` (a stopped run's, not scored yet) as ``error: not scored``;
     each table hand settled with ``settle_options`` (``batch --settle-option``: :func:`settle_group`).
     Returns (files written, (table hands settled, of which provisionally, the table hands not settled: each its
-    ``table``, ``hand`` and ``why``, its status after ``not settled: ``), count per status kind). ``flag_unscored``:
+    ``table``, ``hand`` and ``why``, its status after ``not settled: ``, and every table hand not settled or settled
+    provisionally: each its ``table``, ``hand``, ``status`` and ``players``, (label, photo key) in seat order, for
+    the review page), count per status kind). ``flag_unscored``:
     a list the keys of the ``ok`` rows are appended to whose score notes say that a circumstance of the win they
     give scores nothing (:data:`FLAG_UNSCORED`: a director's last-tile on a discard win, said in the summary)."""
     groups: dict[tuple[str, str], list[tuple[Job, dict[str, Any]]]] = {}
@@ -792,7 +794,11 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
     kinds = [rec["status"].split(":")[0] for rec in settlements]
     unsettled = [{"table": rec["table"], "hand": rec["hand"], "why": rec["status"].removeprefix("not settled: ")}
                  for rec in settlements if rec["status"].startswith("not settled")]
-    return written, (sum(k in ("ok", "provisional") for k in kinds), kinds.count("provisional"), unsettled), counts
+    flagged = [{"table": rec["table"], "hand": rec["hand"], "status": rec["status"],
+                "players": [(p["player"], p["photo"]) for p in rec["players"]]}
+               for rec in settlements if rec["status"] != "ok"]
+    return written, (sum(k in ("ok", "provisional") for k in kinds), kinds.count("provisional"), unsettled,
+                     flagged), counts
 
 
 def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk: int = 200) -> int:

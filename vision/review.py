@@ -330,7 +330,9 @@ display:grid;grid-template-columns:240px 1fr;gap:8px 16px}
 .needs-review .st{background:#ffe7a8}.error .st{background:#ffc9c4}
 .thumb img{max-width:240px;border-radius:4px}.annot img{max-width:100%;border-radius:4px}
 .annot{grid-column:1/3}.meta{color:#555}.problem{font-weight:600}
-code{display:block;background:#f0f0ec;padding:6px 8px;border-radius:4px;white-space:pre-wrap;word-break:break-all}
+code{display:block;background:#f0f0ec;padding:6px 8px;border-radius:4px;white-space:pre-wrap;overflow-wrap:anywhere}
+.tables{background:#fff;border-radius:8px;box-shadow:0 1px 3px #0002;margin:0 0 16px;padding:12px 16px;
+border-left:6px solid #e0a800}.tables h2{margin:0 0 4px;font-size:16px}.tables .who{color:#555}
 .note{color:#777;font-style:italic}table.meta td{padding:0 12px 0 0}
 """
 
@@ -341,13 +343,36 @@ def _img(data: bytes | None, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/jpeg;base64,{base64.b64encode(data).decode()}">'
 
 
+def _tables_section(tables: Sequence[Mapping[str, Any]], carded: set[str]) -> str:
+    """The page's list of the table hands not settled or settled provisionally (``tables``: :func:`vision.
+    batch_outputs.export`'s, each its ``table``, ``hand``, ``status`` and ``players``), each player's photo
+    linked to its card where it has one (``carded``: the keys with a card). A director working from the page
+    had not learnt that a hand with two winners, its photos both ``ok``, was not settled."""
+    if not tables:
+        return ""
+    e = html.escape
+    items = []
+    for t in tables:
+        who = ", ".join(f'{e(lab)} (<a href="#{e(key)}">{e(key)}</a>)' if key in carded else f"{e(lab)} ({e(key)})"
+                        for lab, key in t["players"])
+        items.append(f'<li><b>table {e(str(t["table"]))} hand {e(str(t["hand"]))}</b>: {e(t["status"])}'
+                     f'<br><span class="who">{who}</span></li>')
+    return (f'<section class="tables"><h2>{plural(len(tables), "table hand")} not settled or settled '
+            f'provisionally</h2><p>Correct the rows named (their manifest cells: winner, east, notation, fix), '
+            f'then rerun the same batch command; the settlements file has each hand\'s payments.</p>'
+            f'<ul>{"".join(items)}</ul></section>')
+
+
 def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None, bytes | None, str | None]]],
-                total: int, out_name: str) -> str:
-    """The HTML page of the flagged rows: ``items`` are (job, output row, images)."""
+                total: int, out_name: str, tables: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The HTML page of the flagged rows: ``items`` are (job, output row, images); ``tables``: the table hands
+    not settled or settled provisionally (:func:`_tables_section`), listed first."""
     cards = []
+    keys: set[str] = set()
     n = 0
     for job, row, (thumb, annotated, note) in items:
         n += 1
+        keys.add(job.key)
         kind = "error" if row["status"].startswith("error") else "needs-review"
         what, commands = advice(job, row)
         e = html.escape
@@ -394,19 +419,21 @@ def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None
             f"<header><h1>Batch review — {html.escape(out_name)}</h1>"
             f"<p>{n} of {plural(total, 'photo')} need{'s' if n == 1 else ''} a look: the problem, the "
             f"reading with its tile numbers where the photo was read, the scoring notes, and how to correct it."
-            f"</p></header><main>{''.join(cards)}</main></body></html>\n")
+            f"</p></header><main>{_tables_section(tables, keys)}{''.join(cards)}</main></body></html>\n")
 
 
 def write_review(con: sqlite3.Connection, rows: Sequence[tuple[Any, Mapping[str, Any]]], out: Path, total: int,
-                 reader_spec: str, log: Callable[[str], None] | None = None) -> Path | None:
+                 reader_spec: str, log: Callable[[str], None] | None = None,
+                 tables: Sequence[Mapping[str, Any]] = ()) -> Path | None:
     """Write ``<out>.review.html`` for the flagged rows among ``rows`` ((job, output row) in output
-    order; a row is flagged when its status is not ``ok``), or remove a stale one when none is.
+    order; a row is flagged when its status is not ``ok``) and the table hands ``tables`` not settled or
+    settled provisionally (:func:`vision.batch_outputs.export`'s), or remove a stale one when there are none.
     Returns the page's path, or None when no page was written. A page that cannot be written is a
     warning (``log``), never a lost batch."""
     log = log or (lambda m: print(f"mahjong-score: warning: {m}", file=sys.stderr))
     path = review_path_for(out)
     flagged = [(j, r) for j, r in rows if r["status"] != "ok"]
-    if not flagged:
+    if not flagged and not tables:
         try:
             path.unlink()
         except FileNotFoundError:
@@ -415,7 +442,7 @@ def write_review(con: sqlite3.Connection, rows: Sequence[tuple[Any, Mapping[str,
             log(f"could not remove the old review report {path}: {e}")
         return None
     images = _cached_images(con, flagged, reader_spec, log)
-    page = render_page(((j, r, images[j.key]) for j, r in flagged), total, out.name)
+    page = render_page(((j, r, images[j.key]) for j, r in flagged), total, out.name, tables)
     tmp = path.with_name(path.name + ".tmp")
     try:
         tmp.write_text(page, encoding="utf-8")
