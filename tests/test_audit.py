@@ -1276,3 +1276,14 @@ def test_a_special_hand_as_high_as_the_one_counted_is_a_tie_not_outranked(run_cl
     # a lower special hand is still outranked (Seven Twins 250 under Clean Twins 500, nts 002:30-31)
     rc, out, _ = run_cli("hand", "446688s22336677z", "-w", "4s", "-r", "nts")
     assert "outranked: Zeven tweelingen" in out and "also made" not in out
+
+
+def test_a_claim_too_large_for_a_float_is_compared_not_a_traceback(run_cli):
+    # a tester's claim of 340 digits: claimed / total overflowed a float in the doubling hint (OverflowError)
+    rc, out, err = run_cli("audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", str(30 * 2 ** 1100))
+    assert rc == 1 and "MISMATCH" in out and "Traceback" not in err
+    # a claim of 2^k × the score is still told as k doublings more: 123m456p789s11z [777p] won on the East (seat
+    # and round wind) under nts is 30 (mahjong 20 + exposed pung of simples 2 + 11z pair 2×2 + only possible tile 2
+    # + the pair completed 2, 002:10-16), and 120 = 30 × 2^2
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", "120")
+    assert rc == 1 and "the claim is 4× the score: 2 doublings more than this hand earns" in out, out

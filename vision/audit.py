@@ -1104,9 +1104,10 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
                    f"only the highest special hand counts: {fixed[0].name} {total} ({fixed[0].source})")
     elif total > 0 and claimed > 0 and not (fixed and scored.doublings == 0):
         # (doublings say nothing of a special hand's fixed value that nothing doubled)
-        ratio = claimed / total
-        k = round(math.log2(ratio)) if ratio > 0 else 0
-        if k != 0 and math.isclose(ratio, 2.0 ** k):
+        # (by logarithms: a claim of 300+ digits overflowed claimed / total, a traceback, a tester's)
+        k = round(math.log2(claimed) - math.log2(total))
+        ratio = 2.0 ** k if abs(k) < 64 else math.inf
+        if k != 0 and ratio != math.inf and math.isclose(claimed / total, ratio):
             n = abs(k)
             out.append(f"the claim is {ratio:g}× the score: {n} doubling{'s' if n > 1 else ''} "
                        f"{'more' if k > 0 else 'fewer'} than this hand earns ({scored.doublings} counted)")
