@@ -887,6 +887,13 @@ def test_a_manifest_row_not_won_with_a_win_flag_is_an_error_row():
     assert j.error == ("manifest line 2: the winner cell no contradicts the flags cell's last-tile: it describes "
                        "how the hand was won"), j.error
     assert make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "flags": "last-tile"}, Defaults()).error is None
+    # a tester's: the row's own win_by cell other than discard on a non-winner's row had been dropped unsaid (an
+    # hk-tw-16 table settled that player's "wall" as a discard win); a discard cell is the default, no contradiction
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "winner": "no", "win_by": "wall", "flags": "last-tile"},
+                 Defaults())
+    assert j.error == ("manifest line 2: the winner cell no contradicts the win_by cell's wall and the flags cell's "
+                       "last-tile: they describe how the hand was won"), j.error
+    assert make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "winner": "no", "win_by": "discard"}, Defaults()).error is None
 
 
 @pytest.mark.skipif(not models_present(), reason="models missing")

@@ -600,11 +600,16 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                             "settle cell gives a table hand's settlement options")
     if ctx.get("winner") is False:  # (as the command line refuses --not-winner with them)
         won = [k.replace("_", "-") for k in WON_FIELDS if ctx.get(k)]
-        if won:
+        said = [f"{'the flags cell' if 'flags' in cells else 'the default'}'s {', '.join(won)}"] if won else []
+        if "win_by" in cells and ctx.get("win_by", "discard") != "discard":
+            # (the row's own win_by cell: a tester's hk-tw-16 table settled a non-winner's "wall" row as a discard
+            # win, unsaid; a batch --win-by default said of every row is no contradiction, as on the command line)
+            said.insert(0, f"the win_by cell's {ctx['win_by']}")
+        if said:
             who = "the winner cell no" if "winner" in cells else "winner no (the --not-winner default)"
-            given = "the flags cell's" if "flags" in cells else "the default"
-            problems.append(f"{who} contradicts {given} {', '.join(won)}: "
-                            f"{'they describe' if len(won) > 1 else 'it describes'} how the hand was won")
+            many = len(won) + (len(said) > bool(won)) > 1  # (the win_by cell is one more)
+            problems.append(f"{who} contradicts {' and '.join(said)}: "
+                            f"{'they describe' if many else 'it describes'} how the hand was won")
     if not problems:  # the cells' combination (a context of understood cells only)
         from scoring import Context
 
