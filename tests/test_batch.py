@@ -2296,7 +2296,7 @@ def test_a_history_file_that_is_a_batch_state_is_refused_untouched(tmp_path, fol
     batch.run_batch(folder, tmp_path / "r.csv", state=state, workers=0, reader=bf.ORACLE)
     before = state.read_bytes()
     with pytest.raises(sqlite3.DatabaseError, match=r"a database of something else \(it holds the table\(s\) "
-                                                    r"files, results, review_images\); give a history file of its "
+                                                    r"batch_meta, files, results, review_images\); give a history file of its "
                                                     r"own"):
         history.connect(state)
     assert history.record(None, [{"command": "hand", "input": "x"}], db=state) == []
@@ -2702,3 +2702,34 @@ def test_a_resumed_rows_error_names_its_manifest_line_as_it_is_now(tmp_path, cap
     assert rc == 0 and json.loads(o)["scored"] == 0, err
     rows = {r["photo"]: r for r in read_csv(tmp_path / "o.csv")}
     assert rows["b.jpg"]["status"].startswith("error: manifest line 2: the flags, win_by"), rows["b.jpg"]["status"]
+
+
+def test_an_output_of_another_folder_or_no_batchs_is_not_written_over(tmp_path, truth):
+    # a tester's: the same --out given to a batch of another folder replaced the first folder's results (and the
+    # rows of photos of the same relative name in the state database), and an --out that was another manifest was
+    # written over, both without a word
+    a, b = tmp_path / "A", tmp_path / "B"
+    for f in (a, b):
+        f.mkdir()
+        shutil.copyfile(sorted(truth.glob("*.jpg"))[0], f / "h.jpg")
+    out = tmp_path / "r.csv"
+    batch.run_batch(a, out, workers=0, reader=bf.ORACLE)
+    first = out.read_bytes()
+    with pytest.raises(batch.BatchError, match=r"holds the batch of the folder .*A, not .*B: give this folder its "
+                                               r"own --out"):
+        batch.run_batch(b, out, workers=0, reader=bf.ORACLE)
+    assert out.read_bytes() == first
+    # the same folder again resumes; the folder moved (its first path gone) resumes from its new path
+    assert batch.run_batch(a, out, workers=0, reader=bf.ORACLE).resumed == 1
+    a.rename(tmp_path / "A2")
+    assert batch.run_batch(tmp_path / "A2", out, workers=0, reader=bf.ORACLE).resumed == 1
+    # a file that is no batch output (another manifest) is not written over; an empty one is taken
+    other = tmp_path / "keep.csv"
+    other.write_text("photo,seat_wind\nh.jpg,S\n")
+    with pytest.raises(batch.BatchError, match=r"--out .*keep\.csv exists and is no output of a batch"):
+        batch.run_batch(b, other, workers=0, reader=bf.ORACLE)
+    assert other.read_text() == "photo,seat_wind\nh.jpg,S\n"
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    batch.run_batch(b, empty, workers=0, reader=bf.ORACLE)
+    assert json.loads(empty.read_text().splitlines()[0])["type"] == "photo"

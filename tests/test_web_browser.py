@@ -754,8 +754,12 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
 #: the page says instead
 SCORING_MESSAGES = [
     ("flag flower-replacement describes a win by dead-wall (Kong met de Bloeiende Bloemen, 001:9, 001-05), not by "
-     "discard: needs --win-by dead-wall", ': needs --win-by {f.win_by}"',
+     "discard: needs --win-by dead-wall", ': needs --win-by {ways}"',
      "not by discard: needs “Winning tile came from” set to the dead wall in Settings"),
+    # (a flag that a tile claimed may win, swedish burst-mahjong: two ways, each in the page's words)
+    ("flag burst-mahjong describes a win by discard or robbed-kong (Mahjong på spräckt Mahjong, 003:47, 003-11), not "
+     "by wall: needs --win-by discard or robbed-kong", ': needs --win-by {ways}"',
+     "needs “Winning tile came from” set to a discard or robbing a kong in Settings"),
     ("flag dealt-waiting (De Gelukkige Dertien, 001:13) needs --announced-wait: the waiting hand must be announced",
      "needs --announced-wait: ", "needs “Announced a waiting hand” ticked in Settings"),
     ("a dead hand cannot make mahjong (001:108): score it with --not-winner", '"score it with --not-winner"',

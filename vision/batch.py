@@ -443,6 +443,49 @@ def _same_pictures(con: sqlite3.Connection, jobs: Sequence[Job]) -> list[list[st
     return sorted(sorted(g) for g in same_digest((key, sha) for key, sha in rows if key in keys))
 
 
+def _check_not_foreign(what: str, path: Path, head: Sequence[str]) -> None:
+    """BatchError when ``path`` exists and is no batch output (a CSV whose first line does not begin with the
+    columns ``head``, a JSON Lines file whose first line is no batch record): it would be written over (a
+    tester's ``--out keep3.csv``, another manifest, was replaced without a word). An empty file is taken."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(4096).decode("utf-8-sig", "replace").strip()
+    except FileNotFoundError:
+        return
+    except OSError:  # (not readable: check_outputs says so, or the write does)
+        return
+    if not first:
+        return
+    if path.suffix.lower() == ".jsonl":
+        try:
+            ours = isinstance(json.loads(first), dict) and "type" in json.loads(first)
+        except ValueError:
+            ours = False
+    else:
+        ours = [c.strip().lower() for c in first.split(",")[:len(head)]] == list(head)
+    if not ours:
+        raise BatchError(f"{what} {path} exists and is no output of a batch (its first line is not a batch's): it "
+                         f"would be written over; choose another file, or remove it")
+
+
+def _check_folder(con: sqlite3.Connection, d: Path, state_p: Path, out: Path) -> None:
+    """The state database ``con`` (``state_p``) is this folder's: the folder it was first made for (kept in
+    ``batch_meta``), where that still exists, is ``d``. Else BatchError: a batch of another folder given the
+    same ``--out`` had replaced the first folder's results without a word (a tester's; photos of the same
+    relative name had their rows overwritten too). A folder that was moved (its first path gone) is taken, and
+    the new path kept."""
+    from .batch_guard import _META
+
+    here = os.path.realpath(d)
+    with con:
+        con.execute(_META)
+        row = con.execute("SELECT value FROM batch_meta WHERE name='folder'").fetchone()
+        if row is not None and row[0] != here and os.path.isdir(row[0]):
+            raise BatchError(f"{state_p} holds the batch of the folder {row[0]}, not {here}: give this folder "
+                             f"its own --out (not {out}), or remove {state_p} to start that output over")
+        con.execute("INSERT OR REPLACE INTO batch_meta (name, value) VALUES ('folder', ?)", (here,))
+
+
 def state_path_for(out: Path) -> Path:
     """The default state database of an output file: ``results.csv`` → ``results.batch.sqlite3``."""
     return out.with_name(out.stem + ".batch.sqlite3")
@@ -491,6 +534,9 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
             raise BatchError(f"--state {state_p} is {what}; choose another file")
     if history_db is not None:
         _check_history_db(Path(history_db), state_p, out, manifest)
+    for what, path, head in (("--out", out, OUTPUT_COLUMNS[:3]),
+                             ("the settlements file", out.with_name(out.stem + ".settlements.csv"), SETTLEMENT_COLUMNS[:3])):
+        _check_not_foreign(what, path, head)
     try:
         rid = reader_identity(reader)
     except FatalError as e:
@@ -510,6 +556,12 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     except (sqlite3.Error, OSError) as e:
         lock.release()
         raise BatchError(f"cannot open the batch state database {state_p}: {e}") from None
+    try:
+        _check_folder(con, d, state_p, out)
+    except BaseException:
+        con.close()
+        lock.release()
+        raise
     try:
         todo: list[tuple[Job, str, str]] = []
         with con:  # one transaction for the hash cache

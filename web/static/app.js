@@ -373,7 +373,8 @@
     // the API's checks of a settlement's fields, counted from 0 (players.1.score is the second player's)
     [/players\.(\d+)\.(score|hand|name): Input should be/g, (m, i, f) => `Player ${+i + 1}'s ${f} should be`],
     [/^notation: String should have at least 1 character$/, "type a hand first, e.g. 123m456p789s11z [777p]"],
-    [/needs --win-by ([a-z-]+)/g, (m, w) => `needs “Winning tile came from” set to ${winFrom(w)} in Settings`],
+    [/needs --win-by ([a-z-]+(?: or [a-z-]+)*)/g,
+     (m, w) => `needs “Winning tile came from” set to ${w.split(" or ").map(winFrom).join(" or ")} in Settings`],
     [/not --win-by ([a-z-]+)/g, (m, w) => `not ${winFrom(w)} (“Winning tile came from”)`],
     [/--win-by ([a-z-]+)/g, (m, w) => `“Winning tile came from: ${winFrom(w)}”`],
     [/needs --announced-wait/g, "needs “Announced a waiting hand” ticked in Settings"],
