@@ -8,6 +8,7 @@ machinery is tested whatever state the models are in. One test runs the real mod
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -398,6 +399,11 @@ def test_settle_group_rules():
     assert batch.settle_group(four[:3])["status"] == "not settled: 3 photos (a table hand needs 4)"
     two_winners = four[:3] + [(job("D", "N", True), row(0))]
     assert batch.settle_group(two_winners)["status"].startswith("not settled: 2 winners")
+    # one hand, one round (a tester's: three rows of round E and one of S were settled ok, unsaid)
+    south = dataclasses.replace(four[3][0], context=four[3][0].context + (("round_wind", "S"),))
+    assert batch.settle_group(four[:3] + [(south, row(0))])["status"] == (
+        "not settled: round winds differ (A E, B E, C E, D S): one hand is played in one round; correct the "
+        "round_wind cells")
     no_east = [(job(p, "S"), row(1)) for p in "ABCD"]
     assert "East" in batch.settle_group(no_east)["status"]
     dealer = [(job("A", "S", True, dealer=True), row(100))] + four[1:3] + [(job("D", "N"), row(0))]
@@ -2733,3 +2739,17 @@ def test_an_output_of_another_folder_or_no_batchs_is_not_written_over(tmp_path, 
     empty.write_text("")
     batch.run_batch(b, empty, workers=0, reader=bf.ORACLE)
     assert json.loads(empty.read_text().splitlines()[0])["type"] == "photo"
+
+
+def test_a_manifest_written_on_windows_names_photos_in_subfolders(tmp_path, truth):
+    # a tester's row t1\h.jpg was "error: no such file", and t1/h.jpg then scored again as a folder photo with the
+    # defaults (winner yes, seat E, no table): the backslash is read as the folder separator it was
+    d = tmp_path / "photos"
+    (d / "t1").mkdir(parents=True)
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "t1" / "h.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,seat_wind,winner\nt1\\h.jpg,S,no\n")
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    rows = read_csv(out)
+    assert [(r["photo"], r["seat_wind"], r["winner"]) for r in rows] == [("t1/h.jpg", "S", "no")], rows

@@ -537,6 +537,12 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     rulesets = {j.ruleset for j, _ in members}
     if len(rulesets) > 1:
         return fail(f"mixed rulesets {', '.join(sorted(rulesets))}")
+    # one hand is played in one round (a tester's table hand with three rows of round E and one of S, each hand
+    # scored with its own, was settled ok without a word)
+    rounds = {lab: dict(j.context).get("round_wind", "E") for lab, (j, _) in zip(labels, members)}
+    if len(set(rounds.values())) > 1:
+        return fail("round winds differ (" + ", ".join(f"{lab} {w}" for lab, w in rounds.items())
+                    + "): one hand is played in one round; correct the round_wind cells")
     # a winner by default (no winner cell) whose photo of 13 tiles was read and scored as a non-winner's hand (its
     # output row says winner no) is neither paid as the winner nor taken for a non-winner: `table` reads its
     # --winner's 13-tile photo as a winner's, `found 13 tiles …`, and settles nothing (a reviewer's batch had paid

@@ -748,6 +748,12 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
         seen: dict[str, int] = {}
         for line, cells in read_manifest(manifest):
             key = cells["photo"]
+            if "\\" in key and os.sep != "\\" and not os.path.exists(os.path.join(directory, key)) \
+                    and os.path.exists(os.path.join(directory, key.replace("\\", "/"))):
+                # (a manifest written on Windows, t1\h1.jpg: a tester's row was "no such file", and the photo then
+                # scored a second time as a folder photo with the defaults, its table hand not settled)
+                key = key.replace("\\", "/")
+                cells = {**cells, "photo": key}
             rows.append((key, cells))
             where = os.path.realpath(os.path.join(directory, key))  # (an absolute key stays itself)
             if where in seen:  # the same file by another name ("a.jpg", "sub/../a.jpg", "/…/DIR/a.jpg")
