@@ -510,12 +510,25 @@ def test_manifest_line_numbers_after_a_cell_spanning_two_lines(tmp_path):
     # rows after comments, blank lines and a row of empty cells keep their file line numbers
     assert [n for n, _ in read_manifest(m)] == [4, 6, 7]
     # a cell spanning two lines (was: read, and d.jpg reported on line 4 where it is on line 5) is refused,
-    # naming the line where it starts: no manifest cell takes two lines, so it is a double quote not closed
+    # naming the line where it starts: no manifest cell takes two lines. Its quote closed, one line break and no
+    # separator inside, it is a line break typed in the cell (a spreadsheet's Alt+Enter: a tester's had been said
+    # to be a double quote not closed); a quote not closed runs on over rows (their separators in the cell)
     m.write_text('photo,player\na.jpg,Ann\nc.jpg,"Bob\nvan Dam"\nd.jpg,Cas\n')
     from vision.errors import BatchError
 
+    with pytest.raises(BatchError, match=r"line 3: the 'player' cell holds a line break \(Alt\+Enter in a "
+                                         r"spreadsheet\): a cell is one line"):
+        read_manifest(m)
+    m.write_text('photo,player\na.jpg,Ann\nc.jpg,"Bob\nd.jpg,Cas\ne.jpg,Dee\n')
     with pytest.raises(BatchError, match=r"line 3: the 'player' cell runs on over the next line"):
         read_manifest(m)
+    # a column with no name in the header whose cells hold something is refused, not dropped unsaid (a tester's);
+    # the empty columns a spreadsheet leaves are taken
+    m.write_text('photo,,player\na.jpg,x,Ann\n')
+    with pytest.raises(BatchError, match=r"line 2: column 2 has no name in the header, yet this row gives it 'x'"):
+        read_manifest(m)
+    m.write_text('photo,player,,\na.jpg,Ann,,\n')
+    assert read_manifest(m) == [(2, {"photo": "a.jpg", "player": "Ann"})]
 
 
 def test_a_manifest_as_a_spreadsheet_saves_it_is_read(tmp_path):

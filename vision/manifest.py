@@ -281,6 +281,12 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
     seen: dict[str, int] = {}
     for lineno, row in numbered[1:]:
         cells = {c: v.strip() for c, v in zip(cols, row) if c and v.strip()}
+        nameless = [k for k, (c, v) in enumerate(zip(cols, row)) if not c and v.strip()]
+        if nameless:  # (a tester's column with an empty header had its cells dropped, unsaid)
+            k = nameless[0]
+            raise BatchError(f"manifest {p} line {lineno}: column {k + 1} has no name in the header, yet this row "
+                             f"gives it {row[k].strip()[:40]!r}: name the column (columns: "
+                             f"{', '.join(MANIFEST_COLUMNS)}) or empty it")
         if len(row) > len(cols) and any(c.strip() for c in row[len(cols):]):
             # most likely an unquoted separator inside a cell: this photo is an error row
             cells[ROW_ERROR] = (f"{len(row)} cells for {len(cols)} columns (a cell containing "
@@ -292,8 +298,13 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
             raise BatchError(f"manifest {p} line {lineno}: the 'photo' cell is empty")
         spans = [c for c, v in zip(cols, row) if c and ("\n" in v or "\r" in v)]
         if spans:  # a double quote not closed: the cell ran on over the lines after (no cell takes two lines)
-            raise BatchError(f"manifest {p} line {lineno}: the {spans[0]!r} cell runs on over the next line(s): "
-                             f"a double quote is not closed")
+            # (or a line break inside a quoted cell, a spreadsheet's Alt+Enter: a tester's closed quote had been
+            # said to be not closed)
+            v = dict(zip(cols, row))[spans[0]]
+            broken = delim not in v and v.count("\n") + v.count("\r") <= 2
+            raise BatchError(f"manifest {p} line {lineno}: the {spans[0]!r} cell "
+                             + ("holds a line break (Alt+Enter in a spreadsheet): a cell is one line"
+                                if broken else "runs on over the next line(s): a double quote is not closed"))
         key = Path(photo).as_posix()
         if key in seen:
             raise BatchError(f"manifest {p} line {lineno}: photo {photo!r} is already listed on line {seen[key]}")
