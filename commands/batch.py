@@ -120,6 +120,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
         from vision.manifest import raw_words
 
         print(f"left out: {raw_words(summary.raw_left_out)}")
+    if summary.links_left_out:
+        k = len(summary.links_left_out)
+        print(f"left out: {plural(k, 'linked folder')} ({', '.join(summary.links_left_out[:3])}"
+              f"{' …' if k > 3 else ''}): links are not followed; copy {'its' if k == 1 else 'their'} photos into "
+              f"the folder, or give the folder linked to as a batch of its own")
     for folder in summary.made_folders:  # (a mistyped --out made its folder without a word)
         print(f"made the folder {folder} for the outputs (it did not exist)")
     print("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")

@@ -2753,3 +2753,18 @@ def test_a_manifest_written_on_windows_names_photos_in_subfolders(tmp_path, trut
     batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
     rows = read_csv(out)
     assert [(r["photo"], r["seat_wind"], r["winner"]) for r in rows] == [("t1/h.jpg", "S", "no")], rows
+
+
+def test_a_linked_folder_is_said_to_be_left_out(tmp_path, truth, capsys):
+    # a tester's folder linked into the batch folder was left out without a word (the summary said "1 photo")
+    d, elsewhere = tmp_path / "photos", tmp_path / "elsewhere"
+    d.mkdir()
+    elsewhere.mkdir()
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "h.jpg")
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[1], elsewhere / "g.jpg")
+    (d / "other").symlink_to(elsewhere, target_is_directory=True)
+    rc, out, err = run_cli(capsys, "batch", str(d), "--out", str(tmp_path / "r.csv"), "--workers", "0", "--reader",
+                           bf.ORACLE, "--no-history", "--no-progress")
+    assert rc == 0, err
+    assert "left out: 1 linked folder (other): links are not followed" in out, out
+    assert [r["photo"] for r in read_csv(tmp_path / "r.csv")] == ["h.jpg"]

@@ -63,7 +63,7 @@ from .io import same_file
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
     CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR,
     _NO, _OUR_OUTPUT, _WINDS, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
-    find_photos, make_job, raw_files, raw_words, read_manifest)
+    find_photos, linked_folders, make_job, raw_files, raw_words, read_manifest)
 from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …)
     DEFAULT_READER, FatalError, Reader, TILESET_TAG, _sha256_file, model_reader, reader_identity,
     resolve_reader)
@@ -369,6 +369,8 @@ class Summary:
     state: str = ""
     #: camera RAW files of the folder left out (:data:`vision.manifest.RAW_EXTS`), relative paths
     raw_left_out: list[str] = field(default_factory=list)
+    #: the folders in the batch folder that are links to folders, not followed (:func:`vision.manifest.linked_folders`)
+    links_left_out: list[str] = field(default_factory=list)
     #: photos of the batch whose files are byte for byte the same (by SHA-256), each group sorted: a
     #: picture filed twice (for two players, two hands) is a director's mistake to check
     same_picture: list[list[str]] = field(default_factory=list)
@@ -546,7 +548,8 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     # before any photo is scored: the outputs can be written, and no other run uses this state
     made = check_outputs([("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))])
     t0 = time.perf_counter()
-    summary = Summary(photos=len(jobs), workers=workers, state=str(state_p), raw_left_out=raw, made_folders=made)
+    summary = Summary(photos=len(jobs), workers=workers, state=str(state_p), raw_left_out=raw, made_folders=made,
+                      links_left_out=[] if only_manifest else linked_folders(d.resolve()))
     lock = lock_state(state_p)
     try:
         con = open_state(state_p)

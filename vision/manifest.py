@@ -730,6 +730,18 @@ def raw_files(directory: Path) -> list[str]:
     return sorted(out)
 
 
+def linked_folders(directory: Path) -> list[str]:
+    """The folders under ``directory`` that are links to folders (hidden ones skipped, as :func:`find_photos`
+    skips them), as sorted POSIX paths relative to it: not followed (their photos lie elsewhere, as a photo cell
+    outside the folder is refused, and a link may loop), and said by the batch (a tester's linked folder had
+    been left out without a word)."""
+    out = []
+    for root, dirs, _ in os.walk(directory):
+        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
+        out.extend((Path(root) / x).relative_to(directory).as_posix() for x in dirs if (Path(root) / x).is_symlink())
+    return sorted(out)
+
+
 def raw_words(raw: Sequence[str], after_count: str = "") -> str:
     """``"2 camera RAW files (IMG_1.DNG, IMG_2.DNG): score the JPEGs …"``: the RAW files ``raw`` of
     :func:`raw_files` as the batch says it left them out (``after_count`` follows the count)."""
