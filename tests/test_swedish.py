@@ -527,6 +527,17 @@ def test_fines_lowest_running_total():
     assert paid(s, "E") == {"S": 33, "W": 34, "N": 33}
     with pytest.raises(RulesetError, match="totals"):
         settle(RS, {"E": 100, "S": 4, "W": 8, "N": 0}, "E", "E", {"fine_remainder": "lowest-total"})
+    # a total that is no number, a player not at the table, one named twice: refused (a tester's S:nan had
+    # changed who paid the odd point; Q:9 and S given twice were taken); the winner's own total may be given
+    for bad, said in (("S:nan,W:-20,N:70", "totals for S must be a number"),
+                      ("S:1e400,W:-20,N:70", "totals for S must be a number"),
+                      ("S:50,W:-20,N:70,Q:9", "option totals names 'Q': not one of the players"),
+                      ("S:50,S:40,W:-20,N:70", "option totals names S twice")):
+        with pytest.raises(RulesetError, match=re.escape(said)):
+            settle(RS, {"E": 100, "S": 4, "W": 8, "N": 0}, "E", "E", {"fine_remainder": "lowest-total", "totals": bad})
+    s = settle(RS, {"E": 100, "S": 4, "W": 8, "N": 0}, "E", "E",
+               {"fine_remainder": "lowest-total", "totals": "E:500,S:50,W:-20,N:70"})
+    assert paid(s, "E") == {"S": 33, "W": 34, "N": 33}
 
 
 def test_fines_non_winner_exchange_option():

@@ -18,6 +18,7 @@ The fine settlement ("bötessystem", 003:61-64) is the scheme ``swedish-fines`` 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -330,19 +331,31 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
 
 
 # ------------------------------------------------------------------------- fines (bötessystem)
-def _parse_totals(raw: Any, players: Sequence[str]) -> dict[str, float]:
-    """``totals`` for ``fine_remainder=lowest-total``: a mapping or ``"S:120,W:80,N:95"``."""
+def _parse_totals(raw: Any, players: Sequence[str], table: Sequence[str] = ()) -> dict[str, float]:
+    """``totals`` for ``fine_remainder=lowest-total``: a mapping or ``"S:120,W:80,N:95"`` → the running total of
+    each of ``players`` (the non-winners). Raises RulesetError for an entry that is not PLAYER:POINTS, a player
+    not at the ``table`` (all four; ``players`` when empty), one named twice, one of ``players`` missing, and a
+    total that is no finite number (a tester's S:nan had changed the payments, and an unknown Q:9 or S given
+    twice had been taken without a word)."""
+    table = list(table) or list(players)
+    pairs: list[tuple[str, Any]] = []
     if isinstance(raw, Mapping):
-        items = dict(raw)
+        pairs = [(str(k).strip(), v) for k, v in raw.items()]
     else:
-        items = {}
         for part in str(raw).split(","):
             if not part.strip():
                 continue
             if ":" not in part:
                 raise RulesetError(f"totals entry {part.strip()!r} must be PLAYER:POINTS")
             k, val = part.split(":", 1)
-            items[k.strip()] = val.strip()
+            pairs.append((k.strip(), val.strip()))
+    items: dict[str, Any] = {}
+    for k, val in pairs:
+        if k not in table:
+            raise RulesetError(f"option totals names {k!r}: not one of the players {', '.join(table)}")
+        if k in items:
+            raise RulesetError(f"option totals names {k} twice: give each player's running total once")
+        items[k] = val
     out = {}
     for p in players:
         if p not in items:
@@ -352,6 +365,8 @@ def _parse_totals(raw: Any, players: Sequence[str]) -> dict[str, float]:
             out[p] = float(items[p])
         except (TypeError, ValueError):
             raise RulesetError(f"totals for {p} must be a number, not {items[p]!r}") from None
+        if not math.isfinite(out[p]):
+            raise RulesetError(f"totals for {p} must be a number, not {items[p]!r}")
     return out
 
 
@@ -414,7 +429,7 @@ def fines(scores: Mapping[str, int], winner: str | None, east: str,
         if totals_raw is None:
             raise RulesetError("fine_remainder=lowest-total needs option totals=PLAYER:POINTS,... "
                                "(each non-winner's running total)")
-        rank_key = _parse_totals(totals_raw, others)
+        rank_key = _parse_totals(totals_raw, others, players)
         basis = "lowest running total"
     else:
         rank_key = {p: scores[p] for p in others}
