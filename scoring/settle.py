@@ -95,7 +95,10 @@ def from_transfers(ruleset: str, scheme: str, players, transfers, notes=(), cash
         net[t.payer] -= t.amount
         net[t.payee] += t.amount
         kept.append(t)
-    return Settlement(ruleset, scheme, net, tuple(kept), tuple(notes), dict(cash or {}))
+    # (cash to the cent: a tester's cash=E:0.1,S:0.2 was written 0.10000000000000003 and -0.30000000000000004 in the
+    # settlements file's cash column, the one summed in a spreadsheet)
+    return Settlement(ruleset, scheme, net, tuple(kept), tuple(notes),
+                      {p: round(float(v), 2) + 0.0 for p, v in (cash or {}).items()})
 
 
 def with_win_by(ruleset_id: str, options: Mapping[str, Any] | None, win_by: str,

@@ -886,3 +886,15 @@ def test_table_says_a_winners_hand_typed_with_no_winning_tile(capsys, tmp_path):
     assert main(["table", "-r", "nts", *hands, "--winner", "E", "-w", "1z", "--no-history"]) == 0
     out = capsys.readouterr().out
     assert "== E (seat E, winner): 30" in out and "no winning tile given" not in out
+
+
+def test_cash_is_said_and_kept_to_the_cent():
+    # a tester's hk-tw-16 cash=E:1234567 was printed $1.23457e+06, and cash=E:0.1,S:0.2 kept as 0.10000000000000003
+    # and -0.30000000000000004 (the settlements file's cash column, summed in a spreadsheet)
+    from scoring.results import dollars
+
+    assert [dollars(x) for x in (1234567, 2.5, -10, 0.1 + 0.2, -(0.1 + 0.2), 0.05)] == [
+        "$1234567", "$2.5", "-$10", "$0.3", "-$0.3", "$0.05"]
+    s = settle("hk-tw-16", {"E": 20, "S": 0, "W": 0, "N": 0}, "E", "E",
+               {"win_by": "self-drawn", "cash": "E:0.1,S:0.2"})
+    assert all(round(v, 2) == v for v in s.cash.values()) and sum(s.cash.values()) == 0, s.cash
