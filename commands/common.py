@@ -125,12 +125,25 @@ class NotAHandReading(UserError):
         self.reading = reading
 
 
+#: a wind as the command line takes it: its letter or its name, in any case (as a manifest's seat_wind cell takes it:
+#: a tester's --seat-wind east was refused where the manifest took East)
+WIND_WORDS = {"east": "E", "south": "S", "west": "W", "north": "N"}
+
+
+def wind_word(value: str) -> str:
+    """``--seat-wind``/``--round-wind``'s value: ``E``, ``e``, ``East`` → ``E`` (argparse's choices then check it)."""
+    v = value.strip()
+    return WIND_WORDS.get(v.lower(), v.upper())
+
+
 def add_context_args(p: argparse.ArgumentParser) -> None:
     """The options describing a hand's circumstances, shared by hand/photo/audit/batch."""
     g = p.add_argument_group("context")
     g.add_argument("--ruleset", "-r", default="nts", help="ruleset id (see `mahjong-score rules`); default nts")
-    g.add_argument("--seat-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="own (seat) wind; default E")
-    g.add_argument("--round-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="round (prevailing) wind; default E")
+    g.add_argument("--seat-wind", default="E", type=wind_word, choices=["E", "S", "W", "N"],
+                   help="own (seat) wind: E, S, W or N (or East …); default E")
+    g.add_argument("--round-wind", default="E", type=wind_word, choices=["E", "S", "W", "N"],
+                   help="round (prevailing) wind: E, S, W or N (or East …); default E")
     g.add_argument("--winning-tile", "-w", help="the tile that completed the hand, e.g. 5p")
     g.add_argument("--win-by", default=None, choices=WIN_BY, type=win_by_word,
                    help="where the winning tile came from; wall/dead-wall = self-drawn (self-drawn, tsumo: wall; "

@@ -35,6 +35,9 @@ _TOKEN_RE = re.compile(r"\S+")
 
 #: the upper-case suit letters, read as the lower-case ones (:func:`fold_suit_case`)
 _SUIT_CASE = str.maketrans("MPSZFY", "mpszfy")
+#: the full-width forms a CJK keyboard types (digits, letters, brackets, colon, plus, space) → ASCII, one character
+#: for one so that columns still point into what was typed (a tester's １２３m had been refused)
+FULL_WIDTH = str.maketrans({**{chr(0xFF01 + i): chr(0x21 + i) for i in range(94)}, "\u3000": " "})
 
 
 def fold_suit_case(text: str) -> str:
@@ -43,7 +46,7 @@ def fold_suit_case(text: str) -> str:
     place where a typed tile's case is folded: the hand notation, ``--winning-tile`` and ``--exposed``
     (:func:`parse_tiles_at`) and the photo corrections ``--fix``/``--add``
     (:func:`vision.pipeline.parse_fixes`, which also folds the face-down ``0X``)."""
-    return text.translate(_SUIT_CASE)
+    return text.translate(FULL_WIDTH).translate(_SUIT_CASE)
 
 
 def is_whole_number(text: str) -> bool:
@@ -147,8 +150,10 @@ def parse_tiles_at(text: str, column: int = 1) -> list[tuple[str, int]]:
         for k, d in enumerate(digits):
             r = int(d)
             if not 1 <= r <= _MAX_RANK[s]:
+                # (a tester's -w 10p: a digit is a tile, so "10" is a 1 and a 0)
+                ten = f"; one digit a tile: {digits[k - 1]}{d}{s} is {digits[k - 1]}{s} and {d}{s}" if k and d == "0" else ""
                 raise HandError(
-                    f"there is no tile {d}{s} (ranks for {s!r} are 1–{_MAX_RANK[s]})", column + g.start() + k)
+                    f"there is no tile {d}{s} (ranks for {s!r} are 1–{_MAX_RANK[s]}{ten})", column + g.start() + k)
             tiles.append((f"{d}{s}", column + g.start() + k))
     return tiles
 
@@ -195,6 +200,7 @@ def parse_hand(
     """
     if not isinstance(text, str):
         raise HandError("hand notation must be a string")
+    text = text.translate(FULL_WIDTH)
     context = context or Context()
     concealed: list[str] = []
     melds: list[Meld] = []

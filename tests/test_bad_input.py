@@ -1021,3 +1021,13 @@ def test_an_animated_or_multi_page_file_says_its_first_frame_is_read(tmp_path, c
     # a camera JPEG with an embedded preview or gain map opens as an "animated" MPO: one photo, no note
     demo.save(tmp_path / "camera.jpg", "MPO", save_all=True, append_images=[demo.resize((160, 120))])
     assert not load_photo(tmp_path / "camera.jpg").more_frames
+
+
+def test_a_wind_is_taken_by_its_name_as_a_manifest_takes_it(capsys):
+    # a tester's --seat-wind east was refused, where a manifest's seat_wind cell takes East
+    from cli import main
+
+    assert main(["hand", "123m456p789s11z [777p]", "-w", "1z", "--seat-wind", "east", "--round-wind", "South",
+                 "--no-history"]) == 0
+    assert "[winner, seat E, round S, win by discard]" in capsys.readouterr().out
+    assert main(["hand", "123m456p789s11z [777p]", "-w", "1z", "--seat-wind", "x", "--no-history"]) == 2

@@ -203,3 +203,21 @@ def test_tokens_written_together_say_a_space_is_needed(text, first, second, colu
     assert f"tokens need a space between them: {first!r} and {second!r} are written together" in str(e.value)
     assert f"(write {first + ' ' + second!r})" in str(e.value)
     assert e.value.column == column
+
+
+def test_full_width_notation_as_a_cjk_keyboard_types_it():
+    # a tester's １２３m was refused: full-width digits, letters, brackets, colon and space are their ASCII forms
+    h = parse_hand("１２３ｍ４５６ｐ７８９ｓ１１ｚ　［７７７Ｐ］ win：１ｚ")
+    assert format_hand(h) == format_hand(parse_hand("123m456p789s11z [777p] win:1z"))
+    assert parse_winning_tile("５ｐ") == "5p"
+    # a wrong tile is still pointed at by its column in what was typed
+    with pytest.raises(HandError) as e:
+        parse_hand("１２３ｍ４５６ｐ７８９ｓ１１ｘ")
+    assert e.value.column == 15
+
+
+def test_a_ten_is_said_to_be_two_tiles():
+    # a tester's -w 10p was told "there is no tile 0p" alone
+    with pytest.raises(HandError, match=r"there is no tile 0p \(ranks for 'p' are 1–9; one digit a tile: 10p is 1p "
+                                        r"and 0p\)"):
+        parse_winning_tile("10p")
