@@ -1030,4 +1030,6 @@ def test_a_wind_is_taken_by_its_name_as_a_manifest_takes_it(capsys):
     assert main(["hand", "123m456p789s11z [777p]", "-w", "1z", "--seat-wind", "east", "--round-wind", "South",
                  "--no-history"]) == 0
     assert "[winner, seat E, round S, win by discard]" in capsys.readouterr().out
-    assert main(["hand", "123m456p789s11z [777p]", "-w", "1z", "--seat-wind", "x", "--no-history"]) == 2
+    with pytest.raises(SystemExit) as e:
+        main(["hand", "123m456p789s11z [777p]", "-w", "1z", "--seat-wind", "x", "--no-history"])
+    assert e.value.code == 2 and "invalid choice: 'X'" in capsys.readouterr().err
