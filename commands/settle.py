@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import re
+import unicodedata
 from dataclasses import replace
 from typing import Any
 
@@ -48,7 +49,7 @@ def parse_scores(text: str) -> dict[str, int]:
             continue
         if "=" not in part:
             raise UserError(f"--scores entry {part!r} must be PLAYER=POINTS, e.g. E=200")
-        name, val = (x.strip() for x in part.split("=", 1))
+        name, val = player_label(part.split("=", 1)[0]), part.split("=", 1)[1].strip()
         if not name:
             raise UserError(f"--scores entry {part!r} has no player label")
         _not_a_void_word(name)
@@ -81,7 +82,7 @@ def _winner(text: str | None) -> str | None:
     forgotten --winner had settled the table as a void hand, every score 0, exit 0)."""
     if text is None:
         raise UserError("give --winner PLAYER, the player who went mahjong, or --winner none for a void hand")
-    return None if text.lower() in NONE_WORDS else text
+    return None if text.strip().lower() in NONE_WORDS else player_label(text)
 
 
 def _flag(players: list[str], said: str, unsure: list[str], sources: dict[str, Any]) -> None:
@@ -108,9 +109,18 @@ def _same_photos(photos: dict[str, str]) -> list[list[str]]:
     return same_digest((p, digest(path)) for p, path in photos.items())
 
 
+def player_label(text: str) -> str:
+    """A player's label as typed, stripped and in Unicode's composed form (NFC): ``Zoë`` typed as one character
+    or as ``e`` and a combining accent is one player (a tester's two were two players, printed alike)."""
+    return unicodedata.normalize("NFC", text.strip())
+
+
 def _not_a_void_word(player: str) -> None:
     """UserError for a player labelled as ``--winner`` says a void hand (``none``): the label would make
     ``--winner none`` mean either."""
+    if any(unicodedata.category(c) == "Cc" for c in player):
+        # (a tester's label with an escape sequence was printed raw to the terminal)
+        raise UserError(f"player label {player!r} holds a control character; give the player a plain label")
     if player.lower() in NONE_WORDS:
         raise UserError(f"a player cannot be called {player!r}: --winner {player} says a void hand; give the "
                         f"player another label")
@@ -127,7 +137,7 @@ def _pairs(items: list[str], what: str, name: str = "player label") -> list[tupl
         k, v = item.split("=", 1)
         if not k.strip():
             raise UserError(f"{what} {item!r} has no {name}")
-        out.append((k.strip(), v.strip()))
+        out.append((player_label(k), v.strip()))
     return out
 
 
@@ -176,6 +186,7 @@ def format_settlement(s: Settlement, east: str, winner: str | None) -> str:
 def cmd_settle(args: argparse.Namespace) -> int:
     scores = parse_scores(args.scores)
     winner = _winner(args.winner)
+    args.east = player_label(args.east)
     if args.east not in scores:
         raise UserError(f"--east {args.east!r} is not one of the players {', '.join(scores)}")
     if winner is not None and winner not in scores:
@@ -274,7 +285,9 @@ def _table_state(players: list[str], east: str, leader: str | None, round_wind: 
     if len(players) != 4:
         raise UserError(f"table needs four players (--hand PLAYER=NOTATION or --photo PLAYER=IMG), got {len(players)}")
     if len(set(players)) != 4:
-        raise UserError("each player may be given only once (with --hand or --photo)")
+        twice = next(p for p in players if players.count(p) > 1)
+        raise UserError(f"each player may be given only once (with --hand or --photo): {twice!r} is given "
+                        f"{players.count(twice)} times (labels are compared without the spaces around them)")
     if east not in players:
         raise UserError(f"--east {east!r} is not one of the players {', '.join(players)}")
     leader = leader or players[0]
@@ -297,7 +310,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     sources = getattr(args, "hand_sources", None)  # (filled while the readers run: the same dict)
     sources = {} if sources is None else sources
     players = [p for p, _ in hands]
-    east = (args.east or players[0]) if players else ""
+    east = (player_label(args.east) if args.east else players[0]) if players else ""
     state = _table_state(players, east, args.leader, args.round_wind)
     winner = _winner(args.winner)
     if winner is not None and winner not in players:

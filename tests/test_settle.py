@@ -898,3 +898,19 @@ def test_cash_is_said_and_kept_to_the_cent():
     s = settle("hk-tw-16", {"E": 20, "S": 0, "W": 0, "N": 0}, "E", "E",
                {"win_by": "self-drawn", "cash": "E:0.1,S:0.2"})
     assert all(round(v, 2) == v for v in s.cash.values()) and sum(s.cash.values()) == 0, s.cash
+
+
+def test_player_labels_are_one_player_however_typed(capsys):
+    # a tester's Zoë typed composed and decomposed was two players, printed alike; a label with an escape sequence
+    # was printed raw; two labels alike but for spaces were refused without naming which
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "Zoë")
+    assert main(["settle", "--east", "Zoë", "--winner", nfd, "--scores", f"{nfd}=100,B=10,C=0,D=0"]) == 0
+    assert "East Zoë, winner Zoë" in capsys.readouterr().out
+    assert main(["settle", "--east", "B", "--winner", "B", "--scores", "E\x1b[31m=100,B=10,C=0,D=0"]) == 2
+    assert "holds a control character" in capsys.readouterr().err
+    hand = "123m456p789s1z [777p]"
+    assert main(["table", "-r", "nts", "--winner", "none", "--hand", f"Ann={hand}", "--hand", f"Ann ={hand}",
+                 "--hand", f"C={hand}", "--hand", f"D={hand}", "--no-history"]) == 2
+    assert "'Ann' is given 2 times" in capsys.readouterr().err
