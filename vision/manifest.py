@@ -10,6 +10,7 @@ import io
 import json
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -213,11 +214,26 @@ def _decode(data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        if data.startswith(b"\xef\xbb\xbf") or re.search(rb"[\xc2-\xf4][\x80-\xbf]", data):
+        text = data.decode("utf-8", "replace")
+        good = sum(1 for c in text if ord(c) > 127 and c != "\ufffd")
+        bad = text.count("\ufffd")
+        if data.startswith(b"\xef\xbb\xbf") or good >= bad:
             # UTF-8 with a bad byte: read as Windows-1252 its names would be garbled without a word
             line = data[:e.start].count(b"\n") + 1
             raise ValueError(f"line {line} is not UTF-8 (byte 0x{data[e.start]:02x}), though the rest of the file "
                              f"is") from None
+        western = data.decode("cp1252", "replace")
+        others = [c for c in western if ord(c) > 127]
+        letters = sum(1 for c in others if unicodedata.category(c).startswith("L"))
+        high = [i for i, b in enumerate(data) if b > 127]
+        paired = sum(1 for i in high if (i + 1 < len(data) and data[i + 1] > 127) or (i and data[i - 1] > 127))
+        if len(others) >= 4 and (letters < 0.7 * len(others)
+                                 or (paired >= 0.9 * len(high) and letters < 0.9 * len(others))):
+            # (read as Windows-1252, a Western spreadsheet's names are letters, é ü ß; a double-byte encoding's,
+            # Big5, GBK, Shift-JIS, are mostly signs: a tester's zh-TW spreadsheet's CSV in Big5 had been read so,
+            # 陳大文 as ³¯¤j¤å, without a word, and one in GB18030 said to be UTF-8 with one bad byte)
+            raise ValueError("it is not UTF-8, and its bytes look like a Chinese or Japanese encoding (Big5, GBK, "
+                             "Shift-JIS), which cannot be told apart")
         return data.decode("cp1252")
 
 
