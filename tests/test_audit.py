@@ -1287,3 +1287,21 @@ def test_a_claim_too_large_for_a_float_is_compared_not_a_traceback(run_cli):
     # + the pair completed 2, 002:10-16), and 120 = 30 × 2^2
     rc, out, _ = run_cli("audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", "120")
     assert rc == 1 and "the claim is 4× the score: 2 doublings more than this hand earns" in out, out
+
+
+def test_claimed_lines_that_cannot_be_meant_are_refused(run_cli):
+    # a tester's: inline null / 42 / "mahjong" were told "no such file"; a line giving the rule mahjong and the name
+    # Four Pungs was taken as mahjong alone (a MATCH); count -5 and kind "bogus" were taken
+    hand = ["--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", "30"]
+    for claim, said in (("42", "'42' is no file, and as JSON no list of"),
+                        ('[{"rule": "mahjong", "name": "Four Pungs", "points": 20}]',
+                         "item 1 gives the rule mahjong (Mahjong — going mahjong) and the name 'Four Pungs', which is "
+                         "not its name"),
+                        ('[{"rule": "mahjong", "count": -5, "points": 20}]', "count must be a whole number ≥ 1"),
+                        ('[{"rule": "mahjong", "kind": "bogus", "points": 20}]', "kind must be one of points")):
+        rc, out, err = run_cli("audit", *hand, "--claimed-lines", claim)
+        assert rc == 2 and said in err, (claim, err)
+    # a line of `hand --json` gives the rule and its own name: taken
+    rc, out, err = run_cli("audit", *hand, "--claimed-lines", '[{"rule": "mahjong", "name": "Mahjong", "points": 20, '
+                           '"count": 1, "kind": "points"}]')
+    assert rc == 1 and "MISMATCH" in out and "Traceback" not in err

@@ -379,7 +379,12 @@ def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dic
     try:
         data = json.loads(text if inline else _json_text(p.read_bytes()), object_pairs_hook=once)
     except FileNotFoundError:
-        raise HandError(f"--claimed-lines {p}: no such file") from None
+        try:  # (a tester's inline null, 42 or "mahjong" had been told "no such file")
+            json.loads(text)
+        except ValueError:
+            raise HandError(f"--claimed-lines {p}: no such file") from None
+        raise HandError(f"--claimed-lines: {_short(text)} is no file, and as JSON no list of "
+                        f"{{\"rule\": …, \"points\"/\"doublings\": …}}") from None
     except (OSError, UnicodeDecodeError) as e:
         raise HandError(f"--claimed-lines {p}: cannot read it ({e})") from None
     except json.JSONDecodeError as e:
@@ -408,6 +413,15 @@ def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dic
         for a in _AMOUNTS + ("count",):
             if a in ln and not _finite_number(ln[a]):
                 raise HandError(f"--claimed-lines {p}: item {k}: {a} must be a number, not {_short(ln[a])}")
+        # (a tester's count -5 and kind "bogus" had been taken)
+        if "count" in ln and (ln["count"] < 1 or ln["count"] != int(ln["count"])):
+            raise HandError(f"--claimed-lines {p}: item {k}: count must be a whole number ≥ 1 (how many times the "
+                            f"line counts), not {_short(ln['count'])}")
+        if "kind" in ln and ln["kind"] not in CLAIM_KINDS:
+            raise HandError(f"--claimed-lines {p}: item {k}: kind must be one of {', '.join(CLAIM_KINDS)}, not "
+                            f"{_short(ln['kind'])}")
+        if ruleset is not None and isinstance(ln.get("rule"), str) and isinstance(ln.get("name"), str):
+            _same_rule(p, k, ln["rule"], ln["name"], ruleset)
         if isinstance(ln.get("limit"), (int, float)) and not _finite_number(ln["limit"]):  # (read when a number)
             raise HandError(f"--claimed-lines {p}: item {k}: limit must be a number, not {_short(ln['limit'])}")
         for a in (*_AMOUNTS, "limit"):
@@ -422,6 +436,27 @@ def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dic
         raise HandError(f"--claimed-lines {p}: the claimed doublings add up to {together:g}, more than any hand "
                         f"scores (a claim gives at most {CLAIM_MAX_DOUBLINGS} in all); check the amounts")
     return data
+
+
+#: the kinds a claimed line may say (a scored line's ``kind``)
+CLAIM_KINDS = ("points", "doublings", "fixed", "limit", "multiplier", "cash", "note")
+
+
+def _same_rule(p: Path, k: int, rule: str, name: str, ruleset: str) -> None:
+    """HandError when a claimed line's ``rule`` is a rule id of ``ruleset`` and its ``name`` is none of that
+    rule's names (a tester's {"rule": "mahjong", "name": "Four Pungs"} had been taken as mahjong alone, a MATCH);
+    a line of ``hand --json`` gives both, alike."""
+    try:
+        rs = load_ruleset(ruleset)
+    except RulesetError:
+        return
+    r = next((x for x in rs.rules if x.id == rule.strip()), None)
+    if r is None:
+        return
+    said = _norm(name)
+    if said and said not in _names(r.id, r.name, r.gloss) | {_norm(r.label()), _norm(r.name)}:
+        raise HandError(f"--claimed-lines {p}: item {k} gives the rule {r.id} ({r.label()}) and the name "
+                        f"{_short(name)}, which is not its name: give one of them")
 
 
 def _json_text(data: bytes) -> str:
