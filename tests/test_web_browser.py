@@ -849,6 +849,8 @@ def test_not_the_winner_greys_out_how_the_hand_was_won_and_does_not_send_it(page
 
     expected = score_hand(parse_hand("123m456p789s1z [777p]", context=Context(winner=False)), load_ruleset("nts")).total
     assert int(page.text_content("#total")) == expected
+    # (the card says whose hand it scored: a new user's 13-tile photo showed "= 0 points" alone)
+    assert page.text_content("#summary").endswith(" — scored as a non-winner's hand"), page.text_content("#summary")
     # untick it: the win's settings come back as they were
     page.click("#settings > summary")
     page.uncheck("#not_winner")

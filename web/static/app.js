@@ -576,7 +576,10 @@
     }
     box.hidden = false;
     $("total").textContent = String(score.total);
-    $("summary").textContent = score.summary.replace(/^total:\s*\d+\s*/, "") + " — " + score.ruleset_name;
+    // (a 13-tile photo is scored as a non-winner's hand though "Not the winner" is not ticked: the card says so,
+    // as the command line's [non-winner, …] does; a new user's card had said only "= 0 points")
+    $("summary").textContent = score.summary.replace(/^total:\s*\d+\s*/, "") + " — " + score.ruleset_name +
+      (score.winner === false ? " — scored as a non-winner's hand" : "");
     const su = $("score-unsure");  // (the total, far below the warning on a phone, says it too)
     su.hidden = !isUnsure(photoRes);
     su.textContent = su.hidden ? "" : (photoRes.unsure || !photoRes.no_winning_tile
