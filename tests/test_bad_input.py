@@ -173,12 +173,18 @@ def test_a_fix_of_a_tile_the_user_adds_is_refused(run_cli):
     assert rc == 2 and out == ""
     assert err.strip().endswith("--fix 17=6p: tile 17 is the 5p you add with --add; give its face there "
                                 "(--add 17=6p), not in --fix")
+    # (a new user's fixes that broke the demo's hand were pointed at its kong's 2m at 98 %: with every other tile
+    # read 95 % sure or more, the error says to check the corrections first)
+    rc, out, err = run_cli("photo", "--demo", "--fix", "3=5p,7=1z", "--no-history")
+    assert rc == 2 and err.strip().endswith("(your corrections: 3=5p, 7=1z — check them first: every other tile of the "
+                                            "hand is read 95% sure or more)"), err
     rc, out, err = run_cli("photo", "--demo", "--add", "17=5p", "--fix", "16=2m", "--no-history")
-    assert "you add with --add" not in err and "(your corrections: 16=2m, 17=5p)" in err  # another tile: read
+    assert "you add with --add" not in err and "(your corrections: 16=2m, 17=5p" in err  # another tile: read
     # a fix that contradicts a meld named with --exposed: the error names the melds beside the fixes (it named
     # only the least sure tiles, elsewhere); and so it does for named melds the photo contradicts, no fix given
     rc, out, err = run_cli("photo", "--demo", "--exposed", "[777s] (2222m)", "--fix", "10=5p", "--no-history")
-    assert rc == 2 and err.strip().endswith("(your corrections: 10=5p; your melds: --exposed '[777s] (2222m)')"), err
+    assert rc == 2 and err.strip().endswith("(your corrections: 10=5p — check them first: every other tile of the hand "
+                                            "is read 95% sure or more; your melds: --exposed '[777s] (2222m)')"), err
     rc, out, err = run_cli("photo", "--demo", "--exposed", "[777s] (3333m)", "--no-history")
     assert rc == 2 and err.strip().endswith("(your melds: --exposed '[777s] (3333m)')"), err
     # a fix restating the added face says nothing more: a reviewer's `--add 17=2f --fix 17=2f` (the demo's

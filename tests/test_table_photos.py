@@ -110,7 +110,7 @@ def test_photo_add_reaches_the_reader_and_is_reported(run_cli, truth):
     assert rc == 2 and "position 99" in err and err.count("\n") == 1
     rc, out, err = run_cli(*base, "--photo-add", "E=1=5p", "--json")
     err = json.loads(out)["error"]  # a whole hand with a 5p more: 15 tiles, the added one named
-    assert rc == 2 and "found 15 tiles" in err and "(your corrections: 1=5p)" in err
+    assert rc == 2 and "found 15 tiles" in err and "(your corrections: 1=5p" in err
     assert "add a missed one with --photo-add E=POS=TILE" in err
 
 

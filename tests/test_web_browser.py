@@ -747,6 +747,12 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     note = dict(zip([t for t, _ in MESSAGES], said))[
         "no winning tile marked: scored without one (set it apart or sideways, or give --winning-tile)"]
     assert note.endswith("(set it apart or sideways, or type it in “Winning tile” under Overrides in Settings)"), note
+    # the corrections an unread hand names, said as the taps were (a new user's page said "(your corrections: 13=-)")
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", "the tiles read make no hand (your corrections: 3=5p, "
+                         "13=- — check them first: every other tile of the hand is read 95% sure or more)")
+    assert said == ("the tiles read make no hand (your corrections: tile 3 set to 5p, tile 13 not in the hand — check "
+                    "them first: every other tile of the hand is read 95% sure or more)"), said
+    assert "your corrections: {said}" in source  # (the source's wording, vision.pipeline)
 
 
 #: the scoring's refusals and notes that name a command-line option (the errors of /api/hand and /api/settle, a

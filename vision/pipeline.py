@@ -1558,6 +1558,10 @@ def _mostly_turned(res: PhotoResult) -> bool:
     return bool(face_up) and _turned_tiles(res) >= len(face_up) / 2
 
 
+#: an unread hand's error points at the user's corrections first when each other tile of it is read this sure
+SURE_OTHERWISE = 0.95
+
+
 def _non_winner_read(res: PhotoResult, ctx: Context) -> bool:
     """``res`` is legal as a non-winner's hand (13 or 16 tiles) while nobody said the hand did not win
     (``ctx.winner``): the mirror pass's reading is not kept so (a held-out tiles-behind render read exactly
@@ -2657,8 +2661,13 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         # tiles; `--exposed "[777s] (2222m)" --fix 10=5p`, tile 10 one of the 777s, too)
         said = ", ".join(f"{numbering.index(i) + 1}={DROP if i in dropped else readings.codes[i]}"
                          for i in sorted(user, key=numbering.index)) if user and numbering is not None else ""
-        parts = ([f"your corrections: {said}"] if said else []) + (
-            [f"your melds: --exposed {echo(exposed.strip())}"] if named else [])
+        # (the other tiles all read surely: the corrections are what to check first, not the "least sure" tiles
+        # named before them, a kong's 2m at 98 %, a new user's `--fix 3=5p,7=1z` on the demo had been pointed at)
+        sure = said and all(float(readings.probs[i].max()) >= SURE_OTHERWISE for i, role in enumerate(reading.roles)
+                            if role != "ignored" and i not in user)
+        parts = ([f"your corrections: {said}" + (f" — check them first: every other tile of the hand is read "
+                                                   f"{SURE_OTHERWISE:.0%} sure or more" if sure else "")]
+                 if said else []) + ([f"your melds: --exposed {echo(exposed.strip())}"] if named else [])
         reading = replace(reading, problem=f"{reading.problem} ({'; '.join(parts)})")
     notes = list(reading.notes)
     if len(cands) > 1:

@@ -355,6 +355,12 @@
     [/--add (\d+)=(\w+):/g, "Adding $2 as tile $1:"],
     [/--add \d+=\w+/g, "“+ Add a missed tile”"],
     [/your corrections \(--fix\/--add(?:\/--exposed)?\)/g, "your corrections"],
+    // (a reading refused with the user's taps said as "(your corrections: 13=-)", the command line's --fix: a new
+    // user's; said as the taps were)
+    [/your corrections: ((?:\d+=[\w-]+(?:, )?)+)/g, (m, list) => "your corrections: " + list.split(", ").map((c) => {
+      const [pos, tile] = c.split("=");
+      return tile === "-" ? `tile ${pos} not in the hand` : `tile ${pos} set to ${tile}`;
+    }).join(", ")],
     [/--fix\/--add(?:\/--exposed)?/g, "corrections"],
     [/give --not-winner/g, "tick “Not the winner” in Settings"],
     [/leave out --not-winner/g, "untick “Not the winner” in Settings"],
