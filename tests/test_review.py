@@ -434,3 +434,18 @@ def test_table_hands_not_settled_or_provisional_are_on_the_page(tmp_path, truth)
     s = batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, review_below=0.0)
     page = html.unescape(review.review_path_for(out).read_text(encoding="utf-8"))
     assert "table 1 hand 1</b>: not settled: 2 winners" in page and 'class="card' not in page.split("<main>")[1][:30]
+
+
+def test_a_row_read_as_a_winners_with_its_winner_cell_no_is_advised_the_winner_cell():
+    # a new user's card: the problem said tile 14, left out, is likely the winning tile and to set the winner cell to
+    # yes, and the advice under it was the generic one of misread tiles
+    from vision.manifest import Defaults, make_job
+
+    row = {"status": "needs-review", "problem": "tile 14 left out as a false detection; read with it, the hand is a "
+           "legal winning hand (91% sure): if the hand won, set the winner cell to yes", "seat_wind": "W",
+           "winner": "no", "reading": "123m456p789s1z [777p]", "confidence": 0.9, "total": 250, "score_notes": []}
+    job = make_job(Path("."), "cas.jpg", 4, {"photo": "cas.jpg", "winner": "no"}, Defaults())
+    what, commands = review.advice(job, row)
+    assert what.startswith("The photo reads as a winning hand, and the winner cell says it did not win. If the hand "
+                           "won, set the winner cell of manifest line 4 to yes"), what
+    assert commands and "--fix POS=-" in commands[0]

@@ -288,6 +288,13 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"and the circumstances on {where} (winner, win_by, flags, options); if a tile is misread, "
                 f"put its correction in the fix cell of {where} (e.g. 3=5p); {rerun}. To try a correction "
                 f"first:", [photo_command(job)])
+    if "set the winner cell to yes" in problem or "leave out --not-winner" in problem:
+        # (a photo that reads as a winner's, its winner cell no: the card's advice had been the generic one of
+        # misread tiles, under a problem that said to set the winner cell: a new user's)
+        return (f"The photo reads as a winning hand, and the winner cell says it did not win. If the hand won, set "
+                f"the winner cell of {where} to yes; if it did not, leave the tile that is not the hand's out with "
+                f"its fix cell (e.g. 14=-), or correct a misread one there (e.g. 3=5p); {rerun}. To try it first:",
+                [photo_command(job, fix="POS=-")])
     count = re.match(r"found (\d+) tiles in the hand.*? has (\d+)", problem)
     if count and int(count.group(1)) > int(count.group(2)):  # more tiles than a hand: boxes to leave out
         return (f"The hand holds more tiles than it should. Check the numbered tiles in the annotated reading: "
