@@ -700,6 +700,9 @@ def test_the_tiles_line_and_json_mark_the_tiles_the_user_set(run_cli):
     assert " 3:4m " in line  # the others unmarked
     rc, out, err = run_cli("photo", "--demo")
     assert "set by you" not in next(x for x in out.splitlines() if x.startswith("tiles: "))
+    # a tile the user left out is not on the line: no "! set by you" for it (a new user's --fix 1=-)
+    rc, out, err = run_cli("photo", "--demo", "--fix", "1=-")
+    assert "set by you" not in next(x for x in out.splitlines() if x.startswith("tiles: "))
     rc, out, err = run_cli("photo", "--demo", "--fix", "2=3m", "--add", "13=2f", "--json")
     tiles = json.loads(out)["tiles"]
     assert [t["pos"] for t in tiles if t["fixed"]] == [2, 13]
