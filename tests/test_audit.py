@@ -1305,3 +1305,14 @@ def test_claimed_lines_that_cannot_be_meant_are_refused(run_cli):
     rc, out, err = run_cli("audit", *hand, "--claimed-lines", '[{"rule": "mahjong", "name": "Mahjong", "points": 20, '
                            '"count": 1, "kind": "points"}]')
     assert rc == 1 and "MISMATCH" in out and "Traceback" not in err
+
+
+def test_a_loose_name_in_another_word_order_is_not_taken_as_a_rule_that_did_not_count(run_cli, tmp_path):
+    """[555z] 123m 456p 789s 11z won on the East under nts: 002:60 pung of dragons +1 dbl counts. A referee's "dragon
+    pung" +1 dbl had been taken, by its words in that order, as Little Three Dragons ("2 dragon pungs/kongs",
+    002:50), which did not count; value-pung has its words in another order and counts +1 dbl: the name is a loose
+    one, and the audit names value-pung as the line that counts with that amount (as for any loose name)."""
+    rc, out, _ = run_cli("audit", "--hand", "[555z] 123m456p789s11z", "-w", "1z", "-r", "nts", "--claimed", "64",
+                         "--claimed-lines", claim_file(tmp_path, [{"name": "dragon pung", "doublings": 1}]))
+    assert "taken as little-three-dragons" not in out, out
+    assert "not earned: 'dragon pung' (+1 dbl) is not a rule of nts; value-pung +1 dbl" in out, out

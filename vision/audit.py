@@ -627,6 +627,15 @@ def _by_part(given: str, rs: Ruleset, scored: ScoredHand,
     hit = partial_name_rules(given, [r for r in rs.rules if r.id in counted], amounts)
     if not hit:
         hit = partial_name_rules(given, rs.rules, amounts)
+        # a rule that did not count, found by the claim's words in its order, while a line that counted has all of
+        # them in another order and the amount's kind: the name is a loose one, compared as such (a referee's
+        # "dragon pung" +1 dbl had been taken as Little Three Dragons' "2 dragon pungs", where value-pung,
+        # "pung/kong of dragons", counted +1 dbl)
+        telling = _words(_norm(_unbracketed(given))) - PARTIAL_COMMON
+        kinds = _claim_kinds(amounts)
+        if hit and telling and any(telling <= _words(f"{r.name} {r.gloss or ''}") and (kinds is None or r.kind in kinds)
+                                   for r in rs.rules if r.id in counted):
+            return None, False, ()
     if len(hit) == 1:
         return hit[0].id, True, ()
     return None, False, tuple(r.id for r in hit)
