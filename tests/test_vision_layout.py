@@ -198,3 +198,40 @@ def test_a_winning_tile_laid_beside_a_bonus_column_keeps_its_roles():
     assert set(lay.bonus) == {14, 15, 16, 17}
     (g,) = [g for g in lay.groups if 13 in g.tiles]
     assert g.options[0].role == "winning" and g.options[0].winning == 13
+
+
+def _split_row_geo(boxes, codes, groups, rows, dist, off):
+    """A hand-made geometry whose rows hold the groups ``rows`` (group indices per row; the first is the
+    main row) and one-hot readings of ``codes``, for assign_roles."""
+    from vision.layout import Geometry, Group
+
+    geo, det, rd = _columns_geo(boxes, codes, groups, (0,), dist, off)
+    row_of = {g: r for r, gs in enumerate(rows) for g in gs}
+    gs = tuple(Group(tuple(g), row_of[i]) for i, g in enumerate(groups))
+    geo = Geometry(0.0, gs, tuple(tuple(r) for r in rows), 0, tuple(range(len(rows))), geo.order, geo.sideways,
+                   geo.displaced, 30.0, 40.0, False, tuple(dist), tuple(off))
+    return geo, det, rd
+
+
+def test_a_flower_ending_a_run_of_other_things_is_not_the_hands():
+    # a held-out composite (columns seed 0, #15): a row of six keycaps in front of the hand, the last
+    # one "4 P" read 4f, split from the other five by a gap 1.23× their spacing (GROUP_SPLIT 1.22): it was
+    # a group of its own, all flowers, and counted as the hand's bonus tile. Touching a run of five
+    # things, two read as seasons and three as other tiles, it is among them, as it would be inside
+    # their group
+    from vision.layout import assign_roles
+
+    boxes = [[100 + i * 30, 300, 130 + i * 30, 340] for i in range(14)]
+    boxes += [[200 + i * 30, 380, 230 + i * 30, 420] for i in range(5)] + [[352, 380, 382, 420]]
+    codes = ["1m"] * 14 + ["4y", "2p", "2y", "4z", "2p", "4f"]
+    groups = [range(14), range(14, 19), (19,)]
+    dist, off = [0.0] * 14 + [0.5] * 6, [0.0] * 14 + [1.5] * 6
+    lay = assign_roles(*_split_row_geo(boxes, codes, groups, [(0,), (1, 2)], dist, off))
+    assert 19 in lay.ignored and 19 not in lay.bonus
+    # the same flower after a pung laid in front of the row (a meld of 3, no run of other things) keeps
+    # its own group and is the hand's
+    codes = ["1m"] * 14 + ["2p", "2p", "2p", "4f"]
+    boxes = boxes[:14] + boxes[14:17] + [[292, 380, 322, 420]]
+    groups = [range(14), range(14, 17), (17,)]
+    lay = assign_roles(*_split_row_geo(boxes, codes, groups, [(0,), (1, 2)], dist[:18], off[:18]))
+    assert lay.bonus == (17,)

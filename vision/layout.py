@@ -914,6 +914,11 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 # is a misread tile of that meld (a 1s's bird in a pung), as inside the main row
                 inner = set(t[1:-1]) if len(t) in (3, 4) and not flags[0] and not flags[-1] else set()
                 stray.extend(k for k, f in zip(t, flags) if f and k not in inner)
+            elif len(t) < END_BONUS_RUN and _ends_other_run(geo, det, gi, t, is_b | back, exclude):
+                # one or two read as flowers/seasons at the end of a run of other things in their row, split
+                # from it only by a wider gap (a composite's row of keycaps, its "4 P" key read 4f at 87 %
+                # and counted as the hand's flower): among other tiles, as inside their group
+                stray.extend(t)
             else:
                 off_bonus[tuple(t)] = g.row
             continue
@@ -1253,6 +1258,23 @@ def _line_offsets(geo: Geometry, det: Detections, idx) -> np.ndarray:
     u, v = _rotate(c, geo.angle)
     line = _line_v(main, u, v, angle_free=len(main) >= 3)
     return np.array([(v[k] - line(u[k])) / max(geo.tile_h, 1e-6) for k in idx], np.float64)
+
+
+def _ends_other_run(geo: Geometry, det: Detections, gi: int, tiles, flagged: np.ndarray,
+                    exclude: frozenset[int]) -> bool:
+    """The tiles ``tiles`` of group ``gi`` (off the main row, all read as flowers/seasons) touch
+    (:func:`_touch`) a tile of another group of their row that is no meld: a group of other than 3 or
+    4 tiles, with a tile not ``flagged`` (read as a flower/season, or face down) and not in ``exclude``
+    — so they end a run of other things (keys, loose tiles) that the row finder split at a wider gap. A
+    flower laid after an exposed meld keeps its own group."""
+    row = geo.groups[gi].row
+    for gj, g in enumerate(geo.groups):
+        if gj == gi or g.row != row or len(g.tiles) in (3, 4):
+            continue
+        others = [k for k in g.tiles if not flagged[k] and k not in exclude]
+        if others and any(_touch(det.boxes[a], det.boxes[b]) for a in tiles for b in g.tiles if b not in exclude):
+            return True
+    return False
 
 
 def _touching(det: Detections, idx: list[int]) -> list[list[int]]:
