@@ -975,8 +975,53 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     """
     rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     result = _score_hand(hand, rs, options)
-    notes = unused_win_notes(result, rs, options) if win_notes else ()
+    if not win_notes:
+        return result
+    result = _cite_deciding_options(result, rs, options)
+    notes = unused_win_notes(result, rs, options)
     return replace(result, notes=(*result.notes, *notes)) if notes else result
+
+
+def _cite_deciding_options(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any] | None) -> ScoredHand:
+    """``result`` with each line citing only the options that decide it (RULINGS principle 3: "a score line
+    produced under an ambiguous reading names the option"): an option of the line's rule is left out of its label
+    when the hand scored under each other choice of it has the same line (name, amount, detail) all the same (a
+    seed auditor's winner's lines had cited set_doublings_for=everyone, which decides only a non-winner's, and a
+    hand without a kong kong_counts_as_concealed_pung). An option whose choices are not listed, or under whose
+    other choice the hand cannot be scored, is kept."""
+    ids = {r.id for r in rs.rules}
+    cited = [ln for ln in result.lines if ln.option and ln.rule in ids]
+    if not cited:
+        return result
+    opts = rs.resolve_options(options)
+    others: dict[tuple[str, Any], ScoredHand | None] = {}
+
+    def under(name: str, choice: Any) -> ScoredHand | None:
+        if (name, choice) not in others:
+            try:
+                others[name, choice] = _score_hand(result.hand, rs, {**opts, name: choice})
+            except (HandError, RulesetError):
+                others[name, choice] = None
+        return others[name, choice]
+
+    def same(ln: Line, alt: ScoredHand | None) -> bool:
+        return alt is not None and any(x.name == ln.name and x.amount() == ln.amount() and x.detail == ln.detail
+                                       for x in alt.lines)
+
+    lines = []
+    for ln in result.lines:
+        if ln not in cited:
+            lines.append(ln)
+            continue
+        rule = rs.rule(ln.rule)
+        named = [n for n in dict.fromkeys((rule.option, rule.value_option, rule.applies_option, *rule.when)) if n]
+        shown = [n for n in named if f"{n}=" in ln.option]  # (the predicate's own quiet ones already left out)
+        quiet = [n for n in shown if n in rs.options and rs.options[n].choices
+                 and all(same(ln, under(n, c)) for c in rs.options[n].choices if c != opts[n])]
+        label = option_label(rule, rs, opts, tuple(n for n in named if n in quiet or n not in shown)) if quiet \
+            else ln.option
+        lines.append(replace(ln, option=label) if label != ln.option else ln)
+    return replace(result, lines=tuple(lines))
 
 
 #: each circumstance of a win a hand's context may say (scoring.hand.WON_FIELDS): its flag, and its words

@@ -795,9 +795,18 @@ def test_a_line_cites_the_option_only_when_it_decides_it():
     # a pung of Red dragons: 002:60 one doubling, the option not cited; a pung of East for E/E: cited
     r = nts("234m678m345s11z [777z]", "6m")
     ln = fired(r)["value-pung"]
-    assert ln.doublings == 1 and "seat_round_wind" not in ln.option and "set_doublings_for" in ln.option
+    # (nor set_doublings_for, 002-16, which decides only a non-winner's table-5 lines: a seed auditor's; every
+    # winner's line had cited it)
+    assert ln.doublings == 1 and "seat_round_wind" not in ln.option and "set_doublings_for" not in ln.option
     r = nts("234m678m345s77z [111z]", "6m")
     assert fired(r)["value-pung"].doublings == 2 and "seat_round_wind=each" in fired(r)["value-pung"].option
+    # a non-winner's pung of Red dragons: 002:60 one doubling under set_doublings_for=everyone (002-16), none under
+    # winner: the option decides it, and the line says so
+    r = nts("234m678m345s1z [777z]", winner=False)
+    assert fired(r)["value-pung"].doublings == 1 and "set_doublings_for=everyone" in fired(r)["value-pung"].option
+    # a hand with no kong does not cite kong_counts_as_concealed_pung (002-14): 002:57 Drie dichte pungs
+    r = nts("222m555m888m345m77z", "3m", win_by="wall")
+    assert not [ln.option for ln in r.lines if "kong_counts_as_concealed_pung" in ln.option]
 
 
 
