@@ -1043,8 +1043,9 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
     () for a non-winner or when each counts; a win by robbed-kong is never offered. Raises only what
     :func:`score_hand` raises for ``result``'s hand (its other scorings' HandErrors are caught)."""
     c = result.hand.context
+    said = _unread_context_notes(result, rs, options)
     if not c.winner:
-        return ()
+        return said
     special = [ln for ln in result.lines if ln.kind in ("fixed", "limit")]
 
     def keyed(r: ScoredHand) -> tuple[int | float, list[tuple[str, str]]]:
@@ -1091,6 +1092,35 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
                    + (f"; {'; '.join(counts)}" if counts else ", nor won another way")
                    + (" (its kong: the tiles dealt, and a hand before East's first discard, hold none)" if barred
                       else ""))
+    return (*said, *out)
+
+
+#: the circumstances of a hand that are not of its win (scoring.hand.Context): (field, its value when not said),
+#: its flag and its words
+CONTEXT_WORDS = {"announced_wait": (False, "--announced-wait", "an announced wait"),
+                 "dealer_streak": (0, "--dealer-streak", "a dealer streak"),
+                 "discards": (None, "--discards", "the discards on the table")}
+
+
+def _unread_context_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """One note for each circumstance of :data:`CONTEXT_WORDS` that ``result``'s hand says and that changes
+    nothing in its score (scored again without it, the lines and total are the same), unless a note of the result
+    already speaks of it (hk-tw-16's 連莊 of a player who is not the dealer): a seed auditor's --announced-wait under
+    nts, which no rule reads (the Dutch sheet's ×1.5 is not NTS's), had been dropped without a word."""
+    c = result.hand.context
+    out = []
+    for f, (unsaid, flag, words) in CONTEXT_WORDS.items():
+        if getattr(c, f) == unsaid or any(flag in n or words.split()[-1] in n for n in result.notes):
+            continue
+        try:
+            h = result.hand
+            without = _score_hand(make_hand(h.concealed, h.melds, h.bonus, h.winning_tile, replace(c, **{f: unsaid})),
+                                  rs, options)
+        except HandError:
+            continue
+        if without.total == result.total and sorted((ln.rule, ln.amount()) for ln in without.lines) == sorted(
+                (ln.rule, ln.amount()) for ln in result.lines):
+            out.append(f"{flag} scores nothing here: no rule of {rs.id} scores {words} for this hand")
     return tuple(out)
 
 

@@ -867,3 +867,13 @@ def test_with_no_winning_tile_every_set_counts_concealed_and_a_discard_could_exp
     assert effect.totals["1m"] == 152
     assert "four-concealed-pungs" in effect.rules and "pung-terminals-concealed" in effect.rules
     assert ", never this 336 (lines that depend on it: " in no_winning_tile_note(r)
+
+
+def test_a_circumstance_no_rule_reads_is_said_to_score_nothing():
+    # a seed auditor's: --announced-wait under nts (no rule reads it: the Dutch sheet's ×1.5 is not NTS's) was
+    # dropped without a word, where --last-tile and --first-turn get a note. 123m456p789s234m 11z won on the East:
+    # the same 56 with or without it, and a note says so
+    r = nts("123m456p789s234m11z", "1z", announced_wait=True)
+    assert r.total == nts("123m456p789s234m11z", "1z").total
+    assert "--announced-wait scores nothing here: no rule of nts scores an announced wait for this hand" in r.notes
+    assert not [n for n in nts("123m456p789s234m11z", "1z").notes if "announced" in n]
