@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import re
-import unicodedata
 from dataclasses import replace
 from typing import Any
 
@@ -110,17 +109,19 @@ def _same_photos(photos: dict[str, str]) -> list[list[str]]:
 
 
 def player_label(text: str) -> str:
-    """A player's label as typed, stripped and in Unicode's composed form (NFC): ``Zoë`` typed as one character
-    or as ``e`` and a combining accent is one player (a tester's two were two players, printed alike)."""
-    return unicodedata.normalize("NFC", text.strip())
+    """:func:`scoring.settle.player_label` (NFC, stripped), its ValueError a UserError."""
+    from scoring.settle import player_label as label
+
+    try:
+        return label(text)
+    except ValueError as e:
+        raise UserError(str(e)) from None
 
 
 def _not_a_void_word(player: str) -> None:
     """UserError for a player labelled as ``--winner`` says a void hand (``none``): the label would make
     ``--winner none`` mean either."""
-    if any(unicodedata.category(c) == "Cc" for c in player):
-        # (a tester's label with an escape sequence was printed raw to the terminal)
-        raise UserError(f"player label {player!r} holds a control character; give the player a plain label")
+    player_label(player)  # (a control or invisible character: refused)
     if player.lower() in NONE_WORDS:
         raise UserError(f"a player cannot be called {player!r}: --winner {player} says a void hand; give the "
                         f"player another label")

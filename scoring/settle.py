@@ -13,6 +13,8 @@ East for this hand is a separate argument, so the labels need not be the current
 """
 from __future__ import annotations
 
+import unicodedata
+
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any, Callable, Iterable, Mapping
@@ -81,6 +83,21 @@ class Settlement:
         for t in self.transfers:
             out[t.payee] += t.amount
         return out
+
+
+def player_label(text: str) -> str:
+    """A player's label as typed, stripped and in Unicode's composed form (NFC): ``Zoë`` typed as one character or
+    as ``e`` and a combining accent is one player. Raises ValueError for a label holding a control character (an
+    escape sequence printed raw to a terminal) or an invisible format character (a right-to-left override that
+    shows "Ann pays Bob 200" as "Ann pays 002 boB", a zero-width space that makes "Ann" two players): the command
+    line's ``settle``/``table`` and ``/api/settle`` read labels with it (a tester's)."""
+    label = unicodedata.normalize("NFC", text.strip())
+    bad = next((c for c in label if unicodedata.category(c) in ("Cc", "Cf")), None)
+    if bad is not None:
+        kind = "control" if unicodedata.category(bad) == "Cc" else "invisible"
+        raise ValueError(f"player label {label!r} holds the {kind} character U+{ord(bad):04X}; give the player a "
+                         f"plain label")
+    return label
 
 
 def from_transfers(ruleset: str, scheme: str, players, transfers, notes=(), cash=None) -> Settlement:

@@ -909,7 +909,9 @@ def test_player_labels_are_one_player_however_typed(capsys):
     assert main(["settle", "--east", "Zoë", "--winner", nfd, "--scores", f"{nfd}=100,B=10,C=0,D=0"]) == 0
     assert "East Zoë, winner Zoë" in capsys.readouterr().out
     assert main(["settle", "--east", "B", "--winner", "B", "--scores", "E\x1b[31m=100,B=10,C=0,D=0"]) == 2
-    assert "holds a control character" in capsys.readouterr().err
+    assert "holds the control character U+001B" in capsys.readouterr().err
+    assert main(["settle", "--east", "B", "--winner", "B", "--scores", "A\u202eB=100,B=10,C=0,D=0"]) == 2
+    assert "holds the invisible character U+202E" in capsys.readouterr().err
     hand = "123m456p789s1z [777p]"
     assert main(["table", "-r", "nts", "--winner", "none", "--hand", f"Ann={hand}", "--hand", f"Ann ={hand}",
                  "--hand", f"C={hand}", "--hand", f"D={hand}", "--no-history"]) == 2

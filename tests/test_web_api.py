@@ -1080,3 +1080,24 @@ def test_a_winners_photo_with_no_winning_tile_marked_is_said_so(tmp_path):
     png, models = row_photo(HAND)
     apart = _client(tmp_path / "b", models).post("/api/score", files={"image": ("row.png", png, "image/png")}).json()
     assert apart["legal"] and apart["no_winning_tile"] is False
+
+
+def test_settle_players_labels_and_scores_are_read_strictly(tmp_path):
+    # a tester's: "score": true was taken as 1 and "200" as 200; a right-to-left override in a name reversed the
+    # amounts shown; "Zoë" typed two ways was two players
+    import unicodedata
+
+    client = _client(tmp_path)
+
+    def body(players, east="A", winner="A"):
+        return {"ruleset": "rode-draak", "east": east, "winner": winner, "players": players}
+
+    base = [{"name": n, "score": 10} for n in "ABCD"]
+    for bad in (True, "200"):
+        r = client.post("/api/settle", json=body([{"name": "A", "score": bad}] + base[1:]))
+        assert r.status_code == 422, (bad, r.text)
+    r = client.post("/api/settle", json=body(base[:1] + [{"name": "B\u202e", "score": 10}] + base[2:]))
+    assert r.status_code == 422 and "invisible character U+202E" in r.text, r.text
+    nfd = unicodedata.normalize("NFD", "Zoë")
+    r = client.post("/api/settle", json=body([{"name": "Zoë", "score": 100}] + base[1:], east=nfd, winner=nfd))
+    assert r.status_code == 200 and r.json()["net"]["Zoë"] > 0, r.text

@@ -370,6 +370,14 @@ def test_a_score_that_is_not_a_whole_number_is_refused_not_cut(page):
     page.click("#t-settle")
     page.wait_for_selector("#t-result:not([hidden])", timeout=30_000)
     assert page.is_hidden("#error")
+    # a settlement shown, then the next hand refused: its payments are not left under the new inputs (a tester's)
+    rows.nth(1).locator(".p-score").fill("1.000")
+    page.click("#t-settle")
+    page.wait_for_selector("#error:not([hidden])", timeout=30_000)
+    assert page.is_hidden("#t-result")
+    rows.nth(1).locator(".p-score").fill("1000")
+    page.click("#t-settle")
+    page.wait_for_selector("#t-result:not([hidden])", timeout=30_000)
     # the API's own check of a field is said with the player counted from 1 (players.1.score is the second's)
     said = page.evaluate("(t) => window.mahjongPageWords(t)",
                          "players.1.score: Input should be less than or equal to 10000000")
@@ -880,3 +888,20 @@ def test_a_loose_flowers_note_names_the_pages_button_and_the_faces_to_pick(page)
                    "or mark them “Not in the hand” in the tile picker"), two
     for said in (one, two):
         assert "--" not in said and "POS" not in said and "tile number" not in said, said
+
+
+def test_a_count_that_is_no_whole_number_is_refused_not_rounded(page):
+    # a tester's discards "1e1" under hk-tw-16 were read by parseInt as 1 and scored (十張內: 64 where 10 discards
+    # score 34); and "2.7" as 2. The page sends the count as typed, and the API refuses it by name
+    page.click("#settings > summary")
+    page.select_option("#ruleset", "hk-tw-16")
+    page.fill("#discards", "1e1")
+    page.click("#settings > summary")
+    _score_typed(page, "123m456p789s123m11z [777p] win:1z", shown="#error")
+    assert "discards" in page.text_content("#error") and not page.is_visible("#score"), page.text_content("#error")
+    # digits are taken: 10 discards, 十張內 10 (004:22)
+    page.click("#settings > summary")
+    page.fill("#discards", "10")
+    page.click("#settings > summary")
+    _score_typed(page, "123m456p789s123m11z [777p] win:1z")
+    assert "十張內" in page.text_content("#lines")

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictInt
 
 from scoring.errors import HandError
 from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS, MAX_SCORE, WIN_BY, WON_FIELDS, Context
 from scoring.notation import is_whole_number
+from scoring.settle import player_label
 
 Wind = Literal["E", "S", "W", "N"]
 WinBy = Literal[WIN_BY]  # type: ignore[valid-type]
@@ -39,6 +40,9 @@ def blank_is_none(v: Any) -> Any:
 
 #: an optional tile: blank is not given
 OptionalTile = Annotated[Optional[str], BeforeValidator(blank_is_none)]
+#: a player's label: NFC, stripped, no control or invisible character (:func:`scoring.settle.player_label`: a
+#: tester's right-to-left override showed "Ann pays 002 boB", and Zoë typed two ways was two players)
+Label = Annotated[str, AfterValidator(player_label)]
 
 
 class ContextIn(BaseModel):
@@ -339,8 +343,9 @@ class PlayerIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(..., min_length=1, max_length=24)
-    score: Optional[int] = Field(None, ge=0, le=MAX_SCORE)
+    name: Label = Field(..., min_length=1, max_length=24)
+    # (strict: a tester's "score": true had been taken as 1, and "200" as 200)
+    score: Optional[StrictInt] = Field(None, ge=0, le=MAX_SCORE)
     hand: Optional[str] = Field(None, max_length=200, description="the player's hand in notation (scored when given)")
     flags: list[str] = Field(default_factory=list, max_length=20)
 
@@ -355,9 +360,9 @@ class SettleRequest(BaseModel):
 
     ruleset: str = Field("nts", max_length=40)
     players: list[PlayerIn] = Field(..., min_length=4, max_length=4)
-    east: str = Field(..., description="the player who is East (the dealer) this hand")
+    east: Label = Field(..., description="the player who is East (the dealer) this hand")
     # (required, null for a void hand: a forgotten winner had settled the table as void, every score 0)
-    winner: Optional[str] = Field(..., description="who went mahjong; null for a void hand (the key is required)")
+    winner: Optional[Label] = Field(..., description="who went mahjong; null for a void hand (the key is required)")
     round_wind: Wind = "E"
     winning_tile: OptionalTile = Field(None, max_length=4, description="the winner's winning tile (blank: not given)")
     win_by: WinBy = "discard"

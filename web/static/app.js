@@ -237,9 +237,15 @@
       seat_wind: s.seat_wind, round_wind: s.round_wind, winner: won, win_by: won ? s.win_by : "discard",
       last_tile: won && s.last_tile, first_turn: won && s.first_turn, announced_wait: s.announced_wait,
       kong_on_kong: won && s.kong_on_kong, dealer: s.dealer === "" ? null : s.dealer === "true",
-      dealer_streak: parseInt(s.dealer_streak, 10) || 0,
-      discards: s.discards === "" ? null : parseInt(s.discards, 10), flags: s.flags,
+      dealer_streak: count(s.dealer_streak, 0), discards: count(s.discards, null), flags: s.flags,
     };
+  }
+
+  // a count box's value: its digits as a number, blank as `blank`; anything else as typed, for the server to
+  // refuse by name (parseInt had read a tester's discards "1e1" as 1 and "2.7" as 2, and scored them)
+  function count(value, blank) {
+    const v = String(value ?? "").trim();
+    return v === "" ? blank : /^\d+$/.test(v) ? parseInt(v, 10) : v;
   }
 
   async function scorePhoto() {
@@ -253,7 +259,7 @@
     for (const k of ["seat_wind", "round_wind", "win_by", "winner", "last_tile", "first_turn",
                      "announced_wait", "kong_on_kong", "dealer_streak"]) fd.append(k, String(c[k]));
     if (c.dealer !== null) fd.append("dealer", String(c.dealer));
-    if (c.discards !== null && !Number.isNaN(c.discards)) fd.append("discards", String(c.discards));
+    if (c.discards !== null) fd.append("discards", String(c.discards));
     fd.append("flags", s.flags.join(","));
     fd.append("options", JSON.stringify(s.options));
     fd.append("fixes", Object.entries(state.fixes).map(([k, v]) => k + "=" + v).join(","));
@@ -846,6 +852,9 @@
 
   async function settleTable() {
     saveTable();
+    // (the last settlement is hidden before this one is checked: a tester's refused hand had left the previous
+    // hand's payments shown under the new inputs)
+    $("t-result").hidden = true;
     const t = saved.table;
     const names = tableNames();
     let settleOptions;
