@@ -373,6 +373,15 @@ def test_photo_id_rescoring_with_fixes_and_context(photo):
     png, models, client = photo
     first = client.post("/api/score", files={"image": ("hand.png", png, "image/png")}).json()
     pid = first["photo_id"]
+    # the photo pool full (photos being read): a fix of a stored photo runs no model, and is not refused as busy (a
+    # tester's fixes got 503 "busy reading 6 photos" while uploads were read); a new upload is
+    gate = client.app.state.gate
+    gate.inflight = gate.capacity
+    try:
+        assert client.post("/api/score", data={"photo_id": pid, "fixes": "10=2z,11=2z"}).status_code == 200
+        assert client.post("/api/score", files={"image": ("hand.png", png, "image/png")}).status_code == 503
+    finally:
+        gate.inflight = 0
     # the pair 11z corrected to 22z (South): no wind pair points → 4 + 20 = 24 × 2^1 = 48
     r = client.post("/api/score", data={"photo_id": pid, "fixes": "10=2z,11=2z"})
     j = r.json()

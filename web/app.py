@@ -877,8 +877,14 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             if item is None:
                 raise ApiError(404, f"photo {photo_id} is no longer held by the server (it keeps the last "
                                     f"{cache.size}); upload it again")
-            return await run_photo(_again, item, photo_id, rs, ctx, fix, opts, S.blank_is_none(winning_tile),
-                                   exposed or None, tileset or None, learn, add)
+            args = (item, photo_id, rs, ctx, fix, opts, S.blank_is_none(winning_tile), exposed or None,
+                    tileset or None, learn, add)
+            if (tileset or None) == item.tileset and not learn:
+                # (no model runs: a fix or a context change is layout, decoding and scoring, milliseconds, in the
+                # quick pool, never behind the photos being read: a tester's fixes were refused 503 "busy reading 6
+                # photos" while uploads were read)
+                return await run(_again, threading.Event(), *args)
+            return await run_photo(_again, *args)
         raise ApiError(400, "send a photo (multipart field 'image') or the photo_id of an earlier upload")
 
     #: the form fields of ``POST /api/score``, from its parameters (any other field is refused)
