@@ -1110,3 +1110,16 @@ def test_settle_players_labels_and_scores_are_read_strictly(tmp_path):
     nfd = unicodedata.normalize("NFD", "Zoë")
     r = client.post("/api/settle", json=body([{"name": "Zoë", "score": 100}] + base[1:], east=nfd, winner=nfd))
     assert r.status_code == 200 and r.json()["net"]["Zoë"] > 0, r.text
+
+
+def test_settle_checks_the_flags_of_a_score_alone(tmp_path):
+    # a tester's: a winner's score under rode-draak with "flags": ["dead-hand"] (001:108: a dead hand cannot make
+    # mahjong), and a flag "bogus", were settled without a word; with a hand they are refused
+    client = _client(tmp_path)
+    players = [{"name": n, "score": s} for n, s in zip("ABCD", (100, 10, 0, 0))]
+    for flags, said in ((["dead-hand"], "a dead hand cannot make mahjong"), (["bogus"], "unknown flag bogus")):
+        r = client.post("/api/settle", json={"ruleset": "rode-draak", "east": "A", "winner": "A", "flags": flags,
+                                             "players": players})
+        assert r.status_code == 422 and "flags of A: " in r.text and said in r.text, r.text
+    r = client.post("/api/settle", json={"ruleset": "rode-draak", "east": "A", "winner": "A", "players": players})
+    assert r.status_code == 200, r.text

@@ -996,6 +996,12 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                         raise ApiError(422, f"hand of {name}: {e}") from None
                 scores[name] = 0
             elif p.score is not None:
+                # (a score alone: its flags are still checked, as with a hand — a tester's winner flagged dead-hand
+                # under rode-draak, and a flag "bogus", had been settled without a word)
+                try:
+                    check_context_flags(rs, player_context(name, p))
+                except HandError as e:
+                    raise ApiError(422, f"flags of {name}: {e}") from None
                 scores[name] = p.score
             else:
                 raise ApiError(422, f"player {name}: give a score or a hand")
