@@ -235,3 +235,11 @@ def test_a_flower_ending_a_run_of_other_things_is_not_the_hands():
     groups = [range(14), range(14, 17), (17,)]
     lay = assign_roles(*_split_row_geo(boxes, codes, groups, [(0,), (1, 2)], dist[:18], off[:18]))
     assert lay.bonus == (17,)
+    # ... and after two exposed pungs touching each other, a group of 6 that makes melds (a reviewer's: it had been
+    # taken as a run of other things, the flower lost)
+    codes = ["1m"] * 14 + ["2p"] * 3 + ["5s"] * 3 + ["4f"]
+    boxes = boxes[:14] + [[200 + i * 30, 380, 230 + i * 30, 420] for i in range(6)] + [[382, 380, 412, 420]]
+    groups = [range(14), range(14, 20), (20,)]
+    lay = assign_roles(*_split_row_geo(boxes, codes, groups, [(0,), (1, 2)], [0.0] * 14 + [0.5] * 7,
+                                       [0.0] * 14 + [1.5] * 7))
+    assert lay.bonus == (20,)

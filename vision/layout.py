@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Sequence
 
 import numpy as np
 
@@ -914,7 +915,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 # is a misread tile of that meld (a 1s's bird in a pung), as inside the main row
                 inner = set(t[1:-1]) if len(t) in (3, 4) and not flags[0] and not flags[-1] else set()
                 stray.extend(k for k, f in zip(t, flags) if f and k not in inner)
-            elif len(t) < END_BONUS_RUN and _ends_other_run(geo, det, gi, t, is_b | back, exclude):
+            elif len(t) < END_BONUS_RUN and _ends_other_run(geo, det, gi, t, is_b | back, exclude, readings.codes):
                 # one or two read as flowers/seasons at the end of a run of other things in their row, split
                 # from it only by a wider gap (a composite's row of keycaps, its "4 P" key read 4f at 87 %
                 # and counted as the hand's flower): among other tiles, as inside their group
@@ -1261,18 +1262,40 @@ def _line_offsets(geo: Geometry, det: Detections, idx) -> np.ndarray:
 
 
 def _ends_other_run(geo: Geometry, det: Detections, gi: int, tiles, flagged: np.ndarray,
-                    exclude: frozenset[int]) -> bool:
+                    exclude: frozenset[int], codes: Sequence[str] = ()) -> bool:
     """The tiles ``tiles`` of group ``gi`` (off the main row, all read as flowers/seasons) touch
-    (:func:`_touch`) a tile of another group of their row that is no meld: a group of other than 3 or
-    4 tiles, with a tile not ``flagged`` (read as a flower/season, or face down) and not in ``exclude``
-    — so they end a run of other things (keys, loose tiles) that the row finder split at a wider gap. A
-    flower laid after an exposed meld keeps its own group."""
+    (:func:`_touch`) a tile of another group of their row that is no meld nor melds: a group of other than 3
+    or 4 tiles, with a tile not ``flagged`` (read as a flower/season, or face down) and not in ``exclude``, whose
+    tiles not flagged, read as ``codes`` (per detection), do not make melds (:func:`_make_melds`) — so they end a
+    run of other things (keys, loose tiles) that the row finder split at a wider gap. A flower laid after exposed
+    melds keeps its own group (two touching pungs are a group of 6: a reviewer's)."""
     row = geo.groups[gi].row
     for gj, g in enumerate(geo.groups):
         if gj == gi or g.row != row or len(g.tiles) in (3, 4):
             continue
         others = [k for k in g.tiles if not flagged[k] and k not in exclude]
-        if others and any(_touch(det.boxes[a], det.boxes[b]) for a in tiles for b in g.tiles if b not in exclude):
+        if not others or (codes and _make_melds([codes[k] for k in others])):
+            continue
+        if any(_touch(det.boxes[a], det.boxes[b]) for a in tiles for b in g.tiles if b not in exclude):
+            return True
+    return False
+
+
+def _make_melds(codes: Sequence[str]) -> bool:
+    """The tile ``codes`` (``"5p"``, …) split wholly into pungs, kongs and chows."""
+    left = sorted(codes)
+    if not left:
+        return True
+    t = left[0]
+    for take in ([t] * 4, [t] * 3) + (((t, f"{int(t[0]) + 1}{t[1]}", f"{int(t[0]) + 2}{t[1]}"),)
+                                      if t[1] in "mps" and t[0].isdigit() and int(t[0]) <= 7 else ()):
+        rest = list(left)
+        try:
+            for x in take:
+                rest.remove(x)
+        except ValueError:
+            continue
+        if _make_melds(rest):
             return True
     return False
 
