@@ -114,8 +114,13 @@ def from_transfers(ruleset: str, scheme: str, players, transfers, notes=(), cash
         kept.append(t)
     # (cash to the cent: a tester's cash=E:0.1,S:0.2 was written 0.10000000000000003 and -0.30000000000000004 in the
     # settlements file's cash column, the one summed in a spreadsheet)
-    return Settlement(ruleset, scheme, net, tuple(kept), tuple(notes),
-                      {p: round(float(v), 2) + 0.0 for p, v in (cash or {}).items()})
+    return Settlement(ruleset, scheme, net, tuple(kept), tuple(notes), {p: _cents(v) for p, v in (cash or {}).items()})
+
+
+def _cents(value: float) -> float:
+    """``value`` dollars to the cent (a whole number of dollars as an int, as the cash was given: ``15``)."""
+    v = round(float(value), 2) + 0.0
+    return int(v) if v.is_integer() else v
 
 
 def with_win_by(ruleset_id: str, options: Mapping[str, Any] | None, win_by: str,

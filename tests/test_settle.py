@@ -898,6 +898,10 @@ def test_cash_is_said_and_kept_to_the_cent():
     s = settle("hk-tw-16", {"E": 20, "S": 0, "W": 0, "N": 0}, "E", "E",
                {"win_by": "self-drawn", "cash": "E:0.1,S:0.2"})
     assert all(round(v, 2) == v for v in s.cash.values()) and sum(s.cash.values()) == 0, s.cash
+    # the note of the net cash too, to the cent (a reviewer's: "E +3.7037e+06")
+    s = settle("hk-tw-16", {"E": 20, "S": 0, "W": 0, "N": 0}, "E", "E",
+               {"win_by": "self-drawn", "cash": "E:1234567,S:0.1,W:0.2,N:0"})
+    assert "cash net (apart from points): E +3703700.7, S -1234566.9, W -1234566.5, N -1234567.3" in s.notes, s.notes
 
 
 def test_player_labels_are_one_player_however_typed(capsys):

@@ -1178,5 +1178,7 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
         raise ValueError(f"cash does not sum to zero: {cash}")
     cash = {p: (int(c) if float(c).is_integer() else c) for p, c in cash.items()}
     if any(cash.values()):
-        notes.append("cash net (apart from points): " + ", ".join(f"{p} {c:+g}" for p, c in cash.items()))
+        # (to the cent, no exponent: a tester's cash=E:1234567 had been said "E +3.7037e+06")
+        notes.append("cash net (apart from points): " + ", ".join(
+            f"{p} {'-' if round(c, 2) < 0 else '+'}{dollars(abs(c))[1:]}" for p, c in cash.items()))
     return from_transfers(RULESET_ID, "hk-tw-16", players, transfers, notes, cash)
