@@ -224,16 +224,18 @@ def _decode(data: bytes) -> str:
                              f"is") from None
         western = data.decode("cp1252", "replace")
         others = [c for c in western if ord(c) > 127]
-        letters = sum(1 for c in others if unicodedata.category(c).startswith("L"))
+        # (a Western spreadsheet's are letters, é ü ß, or the punctuation of Windows-1252's 0x80-0x9F, ’ “ – €, which
+        # decodes past U+00FF: a reviewer's O’Brien had been refused as Chinese)
+        letters = sum(1 for c in others if unicodedata.category(c).startswith("L") or 0xFF < ord(c) < 0xFFFD)
         high = [i for i, b in enumerate(data) if b > 127]
         paired = sum(1 for i in high if (i + 1 < len(data) and data[i + 1] > 127) or (i and data[i - 1] > 127))
         if len(others) >= 4 and (letters < 0.7 * len(others)
                                  or (paired >= 0.9 * len(high) and letters < 0.9 * len(others))):
             # (read as Windows-1252, a Western spreadsheet's names are letters, é ü ß; a double-byte encoding's,
-            # Big5, GBK, Shift-JIS, are mostly signs: a tester's zh-TW spreadsheet's CSV in Big5 had been read so,
+            # Big5, GBK, are mostly signs: a tester's zh-TW spreadsheet's CSV in Big5 had been read so,
             # 陳大文 as ³¯¤j¤å, without a word, and one in GB18030 said to be UTF-8 with one bad byte)
-            raise ValueError("it is not UTF-8, and its bytes look like a Chinese or Japanese encoding (Big5, GBK, "
-                             "Shift-JIS), which cannot be told apart")
+            raise ValueError("it is not UTF-8, and its bytes look like a Chinese encoding (Big5, GBK), which cannot "
+                             "be told apart")
         return data.decode("cp1252")
 
 
