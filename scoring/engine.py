@@ -1095,22 +1095,26 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
     return (*said, *out)
 
 
-#: the circumstances of a hand that are not of its win (scoring.hand.Context): (field, its value when not said),
-#: its flag and its words
-CONTEXT_WORDS = {"announced_wait": (False, "--announced-wait", "an announced wait"),
-                 "dealer_streak": (0, "--dealer-streak", "a dealer streak"),
-                 "discards": (None, "--discards", "the discards on the table")}
+#: the circumstances of a hand that are not of its win (scoring.hand.Context): field → (its value when not said,
+#: its flag, its words, the words of a note that already speaks of it)
+CONTEXT_WORDS = {"announced_wait": (False, "--announced-wait", "an announced wait", ("--announced-wait",)),
+                 "dealer_streak": (0, "--dealer-streak", "a dealer streak", ("--dealer-streak", "dealer streak")),
+                 "discards": (None, "--discards", "the discards on the table", ("--discards",))}
 
 
 def _unread_context_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any] | None) -> tuple[str, ...]:
     """One note for each circumstance of :data:`CONTEXT_WORDS` that ``result``'s hand says and that changes
     nothing in its score (scored again without it, the lines and total are the same), unless a note of the result
-    already speaks of it (hk-tw-16's 連莊 of a player who is not the dealer): a seed auditor's --announced-wait under
-    nts, which no rule reads (the Dutch sheet's ×1.5 is not NTS's), had been dropped without a word."""
+    already speaks of it (hk-tw-16's 連莊 of a player who is not the dealer), and but a dealer streak under a
+    ruleset whose settlement reads it (hk-tw-16's dealer pays 莊/連莊 under dealer_point=any-dealer-payment: a
+    reviewer's): a seed auditor's --announced-wait under nts, which no rule reads (the Dutch sheet's ×1.5 is not
+    NTS's), had been dropped without a word."""
     c = result.hand.context
     out = []
-    for f, (unsaid, flag, words) in CONTEXT_WORDS.items():
-        if getattr(c, f) == unsaid or any(flag in n or words.split()[-1] in n for n in result.notes):
+    for f, (unsaid, flag, words, spoken) in CONTEXT_WORDS.items():
+        if getattr(c, f) == unsaid or any(w in n for w in spoken for n in result.notes):
+            continue
+        if f == "dealer_streak" and f in (getattr(rs.module, "SETTLE_WHOLE_NUMBERS", None) or ()):
             continue
         try:
             h = result.hand

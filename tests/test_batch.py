@@ -2768,3 +2768,13 @@ def test_a_linked_folder_is_said_to_be_left_out(tmp_path, truth, capsys):
     assert rc == 0, err
     assert "left out: 1 linked folder (other): links are not followed" in out, out
     assert [r["photo"] for r in read_csv(tmp_path / "r.csv")] == ["h.jpg"]
+
+
+def test_a_circumstance_that_scores_nothing_is_said_as_its_manifest_cell():
+    # a reviewer's: the new notes of --announced-wait, --discards, --dealer-streak were left in the command line's words
+    from vision.batch_outputs import score_note_words
+
+    assert score_note_words("--announced-wait scores nothing here: no rule of nts scores an announced wait for this "
+                            "hand").startswith("announced-wait (the flags cell) scores nothing here")
+    assert score_note_words("--discards scores nothing here: …").startswith("the discards cell scores nothing here")
+    assert score_note_words("--dealer-streak scores nothing here: …").startswith("the dealer_streak cell scores")

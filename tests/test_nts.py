@@ -877,3 +877,13 @@ def test_a_circumstance_no_rule_reads_is_said_to_score_nothing():
     assert r.total == nts("123m456p789s234m11z", "1z").total
     assert "--announced-wait scores nothing here: no rule of nts scores an announced wait for this hand" in r.notes
     assert not [n for n in nts("123m456p789s234m11z", "1z").notes if "announced" in n]
+    # --discards is said so too, whatever another note says of tables (a reviewer's: a note's word "tables" had
+    # hidden it)
+    r = nts("123m456p789s234m11z +1f", "1z", discards=4)
+    assert "--discards scores nothing here: no rule of nts scores the discards on the table for this hand" in r.notes
+    # hk-tw-16's dealer streak is read by its settlement (the dealer pays 莊/連莊 under dealer_point=any-dealer-
+    # payment): a dealer who did not win is not told it scores nothing
+    from scoring import Context, parse_hand, score_hand
+
+    hk = score_hand(parse_hand("123m456m789m123p456p7z", context=Context(winner=False, dealer_streak=2)), "hk-tw-16")
+    assert not [n for n in hk.notes if "--dealer-streak" in n], hk.notes

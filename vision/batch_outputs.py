@@ -103,7 +103,10 @@ def settle_words(text: str) -> str:
 #: them in its cells (a reviewer: a director who wrote last-tile in the flags cell read "--last-tile scores nothing
 #: here … (--win-by wall)", and hk-tw-16's streak note named a settle option batch refuses)
 SCORE_NOTE_WORDS = (
-    (re.compile(r"^--(last-tile|first-turn|kong-on-kong) scores nothing here"), r"\1 (the flags cell) scores nothing here"),
+    (re.compile(r"^--(last-tile|first-turn|kong-on-kong|announced-wait) scores nothing here"),
+     r"\1 (the flags cell) scores nothing here"),
+    (re.compile(r"^--(discards|dealer-streak) scores nothing here"),
+     lambda m: f"the {m.group(1).replace('-', '_')} cell scores nothing here"),
     (re.compile(r"\(--win-by ([\w-]+)\)"), r"(the win_by cell \1)"),
     (re.compile(r"need --discards N"), "need the discards cell (N)"),
     (re.compile(r"with settlement option dealer_streak=(\d+)"), r"with \1 in the dealer's row's dealer_streak cell"),
