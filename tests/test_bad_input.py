@@ -924,6 +924,10 @@ def test_a_manifest_row_not_won_with_a_win_flag_is_an_error_row():
     assert j.error == ("manifest line 2: the winner cell no contradicts the win_by cell's wall and the flags cell's "
                        "last-tile: they describe how the hand was won"), j.error
     assert make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "winner": "no", "win_by": "discard"}, Defaults()).error is None
+    # in a table hand the cell is kept apart, for the settlement to check against the winner's (a column filled down)
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "winner": "no", "win_by": "wall", "table": "1", "hand": "1"},
+                 Defaults())
+    assert j.error is None and j.win_by_cell == "wall" and "win_by" not in dict(j.context)
 
 
 @pytest.mark.skipif(not models_present(), reason="models missing")

@@ -399,6 +399,15 @@ def test_settle_group_rules():
     assert batch.settle_group(four[:3])["status"] == "not settled: 3 photos (a table hand needs 4)"
     two_winners = four[:3] + [(job("D", "N", True), row(0))]
     assert batch.settle_group(two_winners)["status"].startswith("not settled: 2 winners")
+    # a non-winner's win_by cell (a column filled down, kept apart: Job.win_by_cell) is the winner's, or the hand is
+    # not settled (a reviewer's filled-down hand had been refused row by row; a tester's odd one dropped unsaid)
+    won_wall = [(dataclasses.replace(four[0][0], context=four[0][0].context + (("win_by", "wall"),)), row(100))]
+    filled = won_wall + [(dataclasses.replace(j, win_by_cell="wall"), r) for j, r in four[1:]]
+    assert batch.settle_group(filled)["status"] == "ok"
+    odd = won_wall + [(dataclasses.replace(four[1][0], win_by_cell="dead-wall"), four[1][1])] + four[2:]
+    assert batch.settle_group(odd)["status"] == (
+        "not settled: the win_by cells of non-winners say B dead-wall, but the winner A won by wall: the win_by is "
+        "the winner's; correct or clear those cells")
     # one hand, one round (a tester's: three rows of round E and one of S were settled ok, unsaid)
     south = dataclasses.replace(four[3][0], context=four[3][0].context + (("round_wind", "S"),))
     assert batch.settle_group(four[:3] + [(south, row(0))])["status"] == (

@@ -558,6 +558,15 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     winners = [lab for lab, (j, _) in zip(labels, members) if j.winner]
     if len(winners) > 1:
         return fail(f"{len(winners)} winners ({', '.join(winners)})")
+    # a non-winner's win_by cell (kept apart, Job.win_by_cell: a column filled down) is the winner's, or the hand is
+    # not settled (a tester's hk-tw-16 hand had been settled as a discard win, a non-winner's "wall" dropped unsaid)
+    won_by = (dict(members[labels.index(winners[0])][0].context).get("win_by", "discard") if winners else None)
+    odd = [(lab, j.win_by_cell) for lab, (j, _) in zip(labels, members) if j.win_by_cell and j.win_by_cell != won_by]
+    if odd:
+        said = ", ".join(f"{lab} {w}" for lab, w in odd)
+        return fail(f"the win_by cells of non-winners say {said}, " + (
+            f"but the winner {winners[0]} won by {won_by}: the win_by is the winner's; correct or clear those cells"
+            if winners else "but nobody won: clear those cells"))
     dealers = [lab for lab, (j, _) in zip(labels, members) if j.dealer]
     if not dealers:
         dealers = [lab for lab, (j, _) in zip(labels, members) if j.dealer is None and j.seat_wind == "E"]

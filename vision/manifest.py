@@ -119,6 +119,10 @@ class Job:
     #: default (no cell, an empty one, no manifest row, no ``--not-winner``) is not said, and a 13-tile photo
     #: is read as ``photo`` without ``--not-winner`` reads it (:meth:`reader_kwargs`)
     won_said: bool = False
+    #: a non-winner's row of a table hand whose win_by cell says other than discard (a column filled down in a
+    #: spreadsheet): that value, kept apart — the row is scored as a non-winner's, and its table hand is settled only
+    #: when it is the winner's win_by (:func:`vision.batch_outputs.settle_group`); "" otherwise
+    win_by_cell: str = ""
 
     @property
     def seat_wind(self) -> str:
@@ -549,6 +553,7 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     # seat_wind and a bad winner had been sent back twice, one cell each time)
     problems: list[str] = []
     dealer = None
+    win_by_cell = ""
     # (folders' links resolved on both sides, a folder given by a link; a photo that is itself a link to
     # a file elsewhere is the folder's)
     base = os.path.realpath(directory)
@@ -630,7 +635,11 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     if ctx.get("winner") is False:  # (as the command line refuses --not-winner with them)
         won = [k.replace("_", "-") for k in WON_FIELDS if ctx.get(k)]
         said = [f"{'the flags cell' if 'flags' in cells else 'the default'}'s {', '.join(won)}"] if won else []
-        if "win_by" in cells and ctx.get("win_by", "discard") != "discard":
+        if "win_by" in cells and ctx.get("win_by", "discard") != "discard" and cells.get("table") and cells.get("hand"):
+            # (a table hand's column filled down, the winner's win_by on every row: a reviewer's hand had not been
+            # settled for the three non-winners' rows; kept apart and checked against the winner's by the settlement)
+            win_by_cell = ctx.pop("win_by")
+        elif "win_by" in cells and ctx.get("win_by", "discard") != "discard":
             # (the row's own win_by cell: a tester's hk-tw-16 table settled a non-winner's "wall" row as a discard
             # win, unsaid; a batch --win-by default said of every row is no contradiction, as on the command line)
             said.insert(0, f"the win_by cell's {ctx['win_by']}")
@@ -711,7 +720,7 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                fix=cells.get("fix", None if notation else d.fix), add=cells.get("add") or None, notation=notation, table=cells.get("table", ""), hand=cells.get("hand", ""),
                player=cells.get("player", ""), dealer=dealer, error=error, typed=typed,
                error_count=len(problems), settle=tuple(sorted(settle.items())), false_win=false_win,
-               won_said="winner" in cells and ctx.get("winner") is True)
+               won_said="winner" in cells and ctx.get("winner") is True, win_by_cell=win_by_cell)
 
 #: annotated images written by ``audit`` (``NAME.audit.jpg``, ``NAME.audit-2.jpg``): not photos to score
 _OUR_OUTPUT = re.compile(r"\.audit(-\d+)?\.jpg$", re.IGNORECASE)
