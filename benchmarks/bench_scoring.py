@@ -33,7 +33,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring import load_ruleset, score_hand  # noqa: E402
+from scoring import load_ruleset  # noqa: E402
+from scoring import score_hand as _score_hand  # noqa: E402
+
+#: score as the riichi calculator does, the total and its lines (``win_notes=False``: no explanation extras); with
+#: ``--explained``, as ``hand``/``photo``/the web page explain a score: the notes on circumstances that score nothing
+#: and each line's options checked against their other choices (the hand scored again per option choice cited)
+EXPLAINED = False
+
+
+def score_hand(h, rs):
+    return _score_hand(h, rs, win_notes=EXPLAINED)
 from scoring.engine import clear_caches, clear_hand_caches  # noqa: E402
 from scoring.generate import sample_hands  # noqa: E402
 from scoring.hand import Hand  # noqa: E402
@@ -205,11 +215,15 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=1000, help="number of generated hands (default 1000)")
     ap.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     ap.add_argument("--repeat", type=int, default=5, help="timed passes per side; best is reported")
+    ap.add_argument("--explained", action="store_true",
+                    help="score as the command line explains a score (notes, options checked): slower")
     ap.add_argument("--profile", action="store_true", help="cProfile our side and print the top functions")
     ap.add_argument("--top", type=int, default=25, help="functions shown by --profile")
     ap.add_argument("--where", type=int, metavar="PASSES", default=0,
                     help="share of each engine step (stack samples over PASSES cold and PASSES steady passes)")
     args = ap.parse_args(argv)
+    global EXPLAINED
+    EXPLAINED = args.explained
 
     rs = load_ruleset("nts")
     hands = sample_hands(args.n, seed=args.seed)
