@@ -125,15 +125,13 @@ class NotAHandReading(UserError):
         self.reading = reading
 
 
-#: a wind as the command line takes it: its letter or its name, in any case (as a manifest's seat_wind cell takes it:
-#: a tester's --seat-wind east was refused where the manifest took East)
-WIND_WORDS = {"east": "E", "south": "S", "west": "W", "north": "N"}
-
-
 def wind_word(value: str) -> str:
-    """``--seat-wind``/``--round-wind``'s value: ``E``, ``e``, ``East`` → ``E`` (argparse's choices then check it)."""
-    v = value.strip()
-    return WIND_WORDS.get(v.lower(), v.upper())
+    """``--seat-wind``/``--round-wind``'s value: ``E``, ``e``, ``East`` → ``E`` (:func:`scoring.tiles.wind_letter`, as
+    a manifest's seat_wind cell takes it: a tester's --seat-wind east was refused); anything else upper-cased, for
+    argparse's choices to refuse."""
+    from scoring.tiles import wind_letter
+
+    return wind_letter(value) or value.strip().upper()
 
 
 def add_context_args(p: argparse.ArgumentParser) -> None:

@@ -19,7 +19,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from commands.common import NotAHandReading, UserError, add_history_args, options_from_args, print_json
+from commands.common import (NotAHandReading, UserError, add_history_args, options_from_args, print_json,
+                             wind_word)
 from scoring.engine import (NO_WINNING_TILE_START, check_context_flags, explain, load_ruleset, score_hand,
                             with_no_winning_tile_note)
 from scoring.errors import HandError, RulesetError
@@ -602,7 +603,8 @@ def add_table(sub: Any) -> None:
     p.add_argument("--winner", metavar="PLAYER", help="who went mahjong; 'none' for a void hand (001:134)")
     p.add_argument("--east", metavar="PLAYER", help="who is East this hand; default the first --hand")
     p.add_argument("--leader", metavar="PLAYER", help="the session leader (drew East, 001:126); default the first --hand")
-    p.add_argument("--round-wind", default="E", type=str.upper, choices=["E", "S", "W", "N"], help="round wind; default E")
+    p.add_argument("--round-wind", default="E", type=wind_word, choices=["E", "S", "W", "N"],
+                   help="round wind: E, S, W or N (or East …); default E")
     p.add_argument("--winning-tile", "-w", help="the winner's winning tile, e.g. 5p")
     p.add_argument("--win-by", default="discard", choices=WIN_BY, type=win_by_word,
                    help="where the winning tile came from (self-drawn, tsumo: wall; ron: discard); default discard")

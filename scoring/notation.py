@@ -151,7 +151,8 @@ def parse_tiles_at(text: str, column: int = 1) -> list[tuple[str, int]]:
             r = int(d)
             if not 1 <= r <= _MAX_RANK[s]:
                 # (a tester's -w 10p: a digit is a tile, so "10" is a 1 and a 0)
-                ten = f"; one digit a tile: {digits[k - 1]}{d}{s} is {digits[k - 1]}{s} and {d}{s}" if k and d == "0" else ""
+                ten = (f"; each digit is one tile's rank, so {digits[k - 1]}{d}{s} is read as {digits[k - 1]}{s} "
+                       f"then {d}{s}") if k and d == "0" else ""
                 raise HandError(
                     f"there is no tile {d}{s} (ranks for {s!r} are 1–{_MAX_RANK[s]}{ten})", column + g.start() + k)
             tiles.append((f"{d}{s}", column + g.start() + k))

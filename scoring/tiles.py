@@ -47,6 +47,16 @@ GREEN: frozenset[str] = frozenset({"2s", "3s", "4s", "6s", "8s", "6z"})
 WIND_LETTERS = ("E", "S", "W", "N")
 #: seat/round wind letter → its wind tile
 WIND_TILE: dict[str, str] = {"E": "1z", "S": "2z", "W": "3z", "N": "4z"}
+#: a wind as a user types it, its letter or its name in any case → its letter (the command line's --seat-wind and
+#: --round-wind, a batch manifest's seat_wind and round_wind cells: :func:`wind_letter`)
+_WIND_WORDS = {"e": "E", "s": "S", "w": "W", "n": "N", "east": "E", "south": "S", "west": "W", "north": "N"}
+
+
+def wind_letter(text: str) -> str | None:
+    """``"E"`` for ``E``, ``e``, ``East``, `` east `` (and S, W, N alike); None for anything else."""
+    return _WIND_WORDS.get(str(text).strip().lower())
+
+
 #: seat wind letter → the number of its own flower and season (RULINGS: East = 1 … North = 4)
 WIND_NUMBER: dict[str, int] = {"E": 1, "S": 2, "W": 3, "N": 4}
 

@@ -1051,6 +1051,11 @@ def test_a_wind_is_taken_by_its_name_as_a_manifest_takes_it(capsys):
     assert main(["hand", "123m456p789s11z [777p]", "-w", "1z", "--seat-wind", "east", "--round-wind", "South",
                  "--no-history"]) == 0
     assert "[winner, seat E, round S, win by discard]" in capsys.readouterr().out
+    # (table's --round-wind too: a reviewer's)
+    hands = [f"--hand={p}=123m456p789s{w}z [{w * 3}s]" for p, w in zip("BCD", "234")]
+    assert main(["table", "-r", "nts", "--winner", "A", "--round-wind", "east", "--hand=A=123m456p789s11z [777p] win:1z",
+                 *hands, "--no-history"]) == 0, capsys.readouterr().err
+    capsys.readouterr()
     with pytest.raises(SystemExit) as e:
         main(["hand", "123m456p789s11z [777p]", "-w", "1z", "--seat-wind", "x", "--no-history"])
     assert e.value.code == 2 and "invalid choice: 'X'" in capsys.readouterr().err

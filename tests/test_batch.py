@@ -2744,6 +2744,10 @@ def test_an_output_of_another_folder_or_no_batchs_is_not_written_over(tmp_path, 
     with pytest.raises(batch.BatchError, match=r"--out .*keep\.csv exists and is no output of a batch"):
         batch.run_batch(b, other, workers=0, reader=bf.ORACLE)
     assert other.read_text() == "photo,seat_wind\nh.jpg,S\n"
+    # a batch's CSV saved again by a spreadsheet with ; between cells is still a batch's (a reviewer's)
+    resaved = tmp_path / "resaved.csv"
+    resaved.write_text(";".join(batch.OUTPUT_COLUMNS) + "\nh.jpg;;;\n")
+    batch.run_batch(b, resaved, workers=0, reader=bf.ORACLE)
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     batch.run_batch(b, empty, workers=0, reader=bf.ORACLE)

@@ -218,6 +218,6 @@ def test_full_width_notation_as_a_cjk_keyboard_types_it():
 
 def test_a_ten_is_said_to_be_two_tiles():
     # a tester's -w 10p was told "there is no tile 0p" alone
-    with pytest.raises(HandError, match=r"there is no tile 0p \(ranks for 'p' are 1–9; one digit a tile: 10p is 1p "
-                                        r"and 0p\)"):
+    with pytest.raises(HandError, match=r"there is no tile 0p \(ranks for 'p' are 1–9; each digit is one tile's rank, "
+                                        r"so 10p is read as 1p then 0p\)"):
         parse_winning_tile("10p")

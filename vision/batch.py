@@ -62,7 +62,7 @@ from .errors import BatchError
 from .io import same_file
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
     CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR,
-    _NO, _OUR_OUTPUT, _WINDS, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
+    _NO, _OUR_OUTPUT, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
     find_photos, linked_folders, make_job, raw_files, raw_words, read_manifest)
 from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …)
     DEFAULT_READER, FatalError, Reader, TILESET_TAG, _sha256_file, model_reader, reader_identity,
@@ -464,7 +464,9 @@ def _check_not_foreign(what: str, path: Path, head: Sequence[str]) -> None:
         except ValueError:
             ours = False
     else:
-        ours = [c.strip().lower() for c in first.split(",")[:len(head)]] == list(head)
+        # (a batch's CSV saved again by a spreadsheet may be ;- or tab-separated: a reviewer's)
+        ours = any([c.strip().strip('"').lower() for c in first.split(sep)[:len(head)]] == list(head)
+                   for sep in (",", ";", "\t"))
     if not ours:
         raise BatchError(f"{what} {path} exists and is no output of a batch (its first line is not a batch's): it "
                          f"would be written over; choose another file, or remove it")

@@ -17,7 +17,7 @@ from scoring.errors import HandError, RulesetError
 
 from .decode import confidence_value, format_confidence, format_confidence_below
 from .errors import BatchError
-from .manifest import _WINDS, CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, Job, false_win_players, settle_values_differ
+from .manifest import CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, Job, false_win_players, settle_values_differ
 
 
 #: output columns of the CSV (and keys of each JSONL photo record)
@@ -697,8 +697,10 @@ def _unusable_player(label: str, job: Job, marked: bool) -> dict[str, Any]:
 
 
 def _typed_east(seat: str) -> bool | None:
-    """Whether a seat_wind cell as typed says East (None: it is not a wind, :data:`vision.manifest._WINDS`)."""
-    w = _WINDS.get(seat.strip().lower())
+    """Whether a seat_wind cell as typed says East (None: it is not a wind, :func:`scoring.tiles.wind_letter`)."""
+    from scoring.tiles import wind_letter
+
+    w = wind_letter(seat)
     return None if w is None else w == "E"
 
 

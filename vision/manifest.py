@@ -19,6 +19,7 @@ from scoring.errors import HandError, RulesetError
 from scoring.hand import FIELD_FLAGS, WON_FIELDS
 from scoring.hand import WIN_BY, win_by_word
 from scoring.notation import is_whole_number
+from scoring.tiles import wind_letter
 
 from .errors import BatchError
 
@@ -54,7 +55,6 @@ _YES = {"yes", "y", "true", "1", "win", "winner", "x"}
 
 _NO = {"no", "n", "false", "0", "-", "lose", "loser"}
 
-_WINDS = {"e": "E", "s": "S", "w": "W", "n": "N", "east": "E", "south": "S", "west": "W", "north": "N"}
 
 
 @dataclass(frozen=True)
@@ -410,7 +410,7 @@ def _yes_no(v: str, what: str) -> bool:
 
 
 def _wind(v: str, what: str) -> str:
-    w = _WINDS.get(v.strip().lower())
+    w = wind_letter(v)
     if w is None:
         raise ValueError(f"{what} {v!r} must be E, S, W or N")
     return w
