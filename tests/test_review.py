@@ -14,12 +14,18 @@ import batch_fakes as bf
 from vision import batch, review
 
 
-def _folder(tmp_path, truth):
+def _photos(tmp_path, truth):
+    """A folder ``photos`` of the first four renders, as ``h0.jpg`` … ``h3.jpg``."""
     d = tmp_path / "photos"
     d.mkdir()
     srcs = sorted(truth.glob("*.jpg"))
     for k in range(4):
         shutil.copyfile(srcs[k], d / f"h{k}.jpg")
+    return d
+
+
+def _folder(tmp_path, truth):
+    d = _photos(tmp_path, truth)
     (d / "broken.jpg").write_text("not a photo\n")
     man = tmp_path / "m.csv"
     man.write_text("photo,seat_wind,winner,fix\n"
@@ -408,11 +414,7 @@ def test_table_hands_not_settled_or_provisional_are_on_the_page(tmp_path, truth)
     # a new user's: a table hand with two winners (Ann and Dee, each photo ok) was "not settled" in the summary,
     # and the review page showed only the one flagged photo's card: a director working from the page never learnt
     # it. The page lists each table hand not settled or settled provisionally, its photos linked to their cards
-    d = tmp_path / "photos"
-    d.mkdir()
-    srcs = sorted(truth.glob("*.jpg"))
-    for k in range(4):
-        shutil.copyfile(srcs[k], d / f"h{k}.jpg")
+    d = _photos(tmp_path, truth)
     man = tmp_path / "m.csv"
     man.write_text("photo,table,hand,player,seat_wind,winner,fix\n"
                    "h0.jpg,1,1,Ann,E,yes,\n"
