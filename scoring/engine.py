@@ -965,10 +965,11 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
                win_notes: bool = True) -> ScoredHand:
     """Score ``hand`` under ``ruleset`` (an id or a loaded :class:`Ruleset`).
 
-    Returns the best :class:`ScoredHand` over all decompositions, with a note for each circumstance of
-    the win said (``last_tile``, ``first_turn``, ``kong_on_kong``) that no rule of the ruleset scores for
-    this hand (:func:`unused_win_notes`; ``win_notes`` False leaves them out, as a check of a reading's legality
-    needs no notes and each costs more scorings). Raises :class:`HandError` when
+    Returns the best :class:`ScoredHand` over all decompositions, with a note for each circumstance said
+    (``last_tile``, ``first_turn``, ``kong_on_kong``; ``announced_wait``, ``dealer_streak``, ``discards``) that no
+    rule of the ruleset scores for this hand (:func:`unused_win_notes`), each line citing only the options that
+    decide it (:func:`_cite_deciding_options`); ``win_notes`` False leaves both out, as a check of a reading's
+    legality needs neither and each costs more scorings. Raises :class:`HandError` when
     the hand's size does not fit the ruleset's game, a context flag is unknown to the ruleset or
     contradicted by the context (:func:`check_context_flags`) or a winning hand has no valid reading, and
     :class:`RulesetError` for unknown rulesets/options.
@@ -1040,8 +1041,9 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
     scores the circumstance, names the hand it is scored as and its total (its value replaces the count that
     would score it, 002-17; a new user's Clean Twins with a last-tile flag had no note at all); where one does
     (Pure Twins with a first turn won by discard: Heaven won from the wall), it is offered as for any hand.
-    () for a non-winner or when each counts; a win by robbed-kong is never offered. Raises only what
-    :func:`score_hand` raises for ``result``'s hand (its other scorings' HandErrors are caught)."""
+    A win by robbed-kong is never offered. The notes of :func:`_unread_context_notes` come first (a non-winner's
+    only). Raises only what :func:`score_hand` raises for ``result``'s hand (its other scorings' HandErrors are
+    caught)."""
     c = result.hand.context
     said = _unread_context_notes(result, rs, options)
     if not c.winner:
@@ -1104,11 +1106,11 @@ CONTEXT_WORDS = {"announced_wait": (False, "--announced-wait", "an announced wai
 
 def _unread_context_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any] | None) -> tuple[str, ...]:
     """One note for each circumstance of :data:`CONTEXT_WORDS` that ``result``'s hand says and that changes
-    nothing in its score (scored again without it, the lines and total are the same), unless a note of the result
-    already speaks of it (hk-tw-16's 連莊 of a player who is not the dealer), and but a dealer streak under a
-    ruleset whose settlement reads it (hk-tw-16's dealer pays 莊/連莊 under dealer_point=any-dealer-payment: a
-    reviewer's): a seed auditor's --announced-wait under nts, which no rule reads (the Dutch sheet's ×1.5 is not
-    NTS's), had been dropped without a word."""
+    nothing in its score (scored again without it, the lines and total are the same): a seed auditor's
+    --announced-wait under nts, which no rule reads (the Dutch sheet's ×1.5 is not NTS's), had been dropped without
+    a word. None where a note of the result already speaks of it (hk-tw-16's 連莊 of a player who is not the
+    dealer), nor for a dealer streak under a ruleset whose settlement reads it (hk-tw-16's dealer pays 莊/連莊
+    under dealer_point=any-dealer-payment: a reviewer's)."""
     c = result.hand.context
     out = []
     for f, (unsaid, flag, words, spoken) in CONTEXT_WORDS.items():
