@@ -114,7 +114,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if summary.flag_unscored:  # (ok rows: on no review card, their notes in the outputs alone)
         k = len(summary.flag_unscored)
         more = f" and {k - 8} more (--json lists them)" if k > 8 else ""
-        print(f"a flag that scores nothing: {', '.join(summary.flag_unscored[:8])}{more} "
+        print(f"a circumstance that scores nothing: {', '.join(summary.flag_unscored[:8])}{more} "
               f"({'its' if k == 1 else 'their'} score_notes say which and why)")
     if summary.raw_left_out:
         from vision.manifest import raw_words

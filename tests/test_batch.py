@@ -1601,7 +1601,7 @@ def test_a_circumstance_that_scores_nothing_is_said_in_the_rows_score_notes(tmp_
     rc, o, err = run_cli(capsys, *base, "-O", str(tmp_path / "out.csv"))
     assert rc == 0, err
     # (the row is ok, on no review card: the summary names it, a new user's had been in the CSV's notes alone)
-    assert "a flag that scores nothing: discard.jpg (its score_notes say which and why)" in o, o
+    assert "a circumstance that scores nothing: discard.jpg (its score_notes say which and why)" in o, o
     rows = {r["photo"]: r for r in read_csv(tmp_path / "out.csv")}
     notes = json.loads(rows["discard.jpg"]["score_notes"])
     assert len(notes) == 1 and notes[0].startswith("last-tile (the flags cell) scores nothing here: no rule of nts"), notes
