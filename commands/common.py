@@ -131,13 +131,14 @@ def wind_word(value: str) -> str:
     argparse's choices to refuse."""
     from scoring.tiles import wind_letter
 
-    return wind_letter(value) or value.strip().upper()
+    return wind_letter(half_width(value)) or half_width(value).strip().upper()
 
 
 def add_context_args(p: argparse.ArgumentParser) -> None:
     """The options describing a hand's circumstances, shared by hand/photo/audit/batch."""
     g = p.add_argument_group("context")
-    g.add_argument("--ruleset", "-r", default="nts", help="ruleset id (see `mahjong-score rules`); default nts")
+    g.add_argument("--ruleset", "-r", default="nts", type=half_width,
+                   help="ruleset id (see `mahjong-score rules`); default nts")
     g.add_argument("--seat-wind", default="E", type=wind_word, choices=["E", "S", "W", "N"],
                    help="own (seat) wind: E, S, W or N (or East …); default E")
     g.add_argument("--round-wind", default="E", type=wind_word, choices=["E", "S", "W", "N"],
@@ -155,8 +156,9 @@ def add_context_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--not-dealer", dest="dealer", action="store_false", help="the player is not the dealer")
     g.add_argument("--dealer-streak", type=whole_number, default=0, help="consecutive dealer wins before this hand (004 連莊)")
     g.add_argument("--discards", type=whole_number, help="how many discarded tiles lie in the middle of the table at the win (a number), the winning tile not counted (004 十張內)")
-    g.add_argument("--flag", action="append", default=[], metavar="NAME", help="a ruleset-specific circumstance (repeatable)")
-    g.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
+    g.add_argument("--flag", action="append", default=[], metavar="NAME", type=half_width,
+                   help="a ruleset-specific circumstance (repeatable)")
+    g.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", type=half_width,
                    help="a ruleset option (see `mahjong-score rules RULESET`; its name and value in any "
                         "case, - or _ alike); repeatable")
 
@@ -171,9 +173,19 @@ def whole_number(text: str) -> int:
     ASCII digits, a minus sign allowed (the command says what it must be at least). ``int()`` alone takes
     ``30_0`` as 300 and other scripts' digits (a tester's ``audit --claimed 30_0`` was compared as a claim
     of 300, and ``--claimed ٣٠`` as 30), where ``--fix`` refuses them."""
+    text = half_width(text)
     if not is_whole_number(text):
         raise argparse.ArgumentTypeError(f"{printable(text)[:40]!r} is not a whole number (digits 0-9)")
     return int(text)
+
+
+def half_width(text: str) -> str:
+    """``text`` with the full-width forms a CJK keyboard types made ASCII (:data:`scoring.notation.FULL_WIDTH`, as
+    the hand notation reads them: a reviewer's ``-r ｎｔｓ``, ``--seat-wind Ｅ``, ``--discards ４`` had been
+    refused where ``１２３ｍ`` was read); argparse's ``type`` of the ruleset, flags, options and counts."""
+    from scoring.notation import FULL_WIDTH
+
+    return text.translate(FULL_WIDTH)
 
 
 def exposed_arg(text: str) -> str:

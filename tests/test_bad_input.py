@@ -1051,6 +1051,11 @@ def test_a_wind_is_taken_by_its_name_as_a_manifest_takes_it(capsys):
     assert main(["hand", "123m456p789s11z [777p]", "-w", "1z", "--seat-wind", "east", "--round-wind", "South",
                  "--no-history"]) == 0
     assert "[winner, seat E, round S, win by discard]" in capsys.readouterr().out
+    # (full-width, as a CJK keyboard types them: a reviewer's -r ｎｔｓ, --seat-wind Ｅ, -o …＝…, --discards ４)
+    assert main(["hand", "123m456p789s11z [777p]", "-w", "1z", "-r", "ｎｔｓ", "--seat-wind", "Ｓ", "-o",
+                 "set_doublings_for＝winner", "--discards", "４", "--no-history"]) == 0
+    said = capsys.readouterr().out
+    assert "seat S" in said and "set_doublings_for=winner" in said and "--discards scores nothing here" in said
     # (table's --round-wind too: a reviewer's)
     hands = [f"--hand={p}=123m456p789s{w}z [{w * 3}s]" for p, w in zip("BCD", "234")]
     assert main(["table", "-r", "nts", "--winner", "A", "--round-wind", "east", "--hand=A=123m456p789s11z [777p] win:1z",
