@@ -562,10 +562,14 @@ def test_a_manifest_as_a_spreadsheet_saves_it_is_read(tmp_path):
     # a double-byte encoding (a zh-TW spreadsheet's Big5, or GBK) is refused, not read as Windows-1252 (a tester's
     # 陳大文 had become ³¯¤j¤å); Western names with letters side by side (Jää) and Windows-1252's punctuation
     # (O’Brien, “Bob”, –, €: a reviewer's had been refused as Chinese) are still Windows-1252
-    for enc, names in (("big5", "陳大文,李小龍"), ("gb18030", "陈大文,李小龙")):
-        m.write_bytes(f"photo,player\na.jpg,{names.split(',')[0]}\nb.jpg,{names.split(',')[1]}\n".encode(enc))
-        with pytest.raises(BatchError, match=r"its bytes look like a Chinese encoding"):
+    for enc, names in (("big5", "陳大文,李小龍"), ("gb18030", "陈大文,李小龙"), ("gb18030", "张,王,李,刘"),
+                       ("big5", "謝,鍾,韓,顏"), ("shift_jis", "山田太郎,鈴木一郎")):
+        m.write_bytes(("photo,player\n" + "".join(f"{k}.jpg,{n}\n" for k, n in enumerate(names.split(",")))).encode(enc))
+        with pytest.raises(BatchError, match=r"its bytes look like a Chinese or Japanese encoding"):
             read_manifest(m)
+    # (a reviewer's French club file, table n°1, and names in « »: Western, read)
+    m.write_bytes("photo,table,player\na.jpg,n°1,Zoé\nb.jpg,n°1,Anaïs\nc.jpg,n°1,«René»\nd.jpg,n°1,Léa\n".encode("cp1252"))
+    assert [c["table"] for _, c in read_manifest(m)] == ["n°1"] * 4
     m.write_bytes("photo;player\na.jpg;Jää\nb.jpg;Pää\nc.jpg;Müßig\n".encode("cp1252"))
     assert [c["player"] for _, c in read_manifest(m)] == ["Jää", "Pää", "Müßig"]
     m.write_bytes("photo,player\na.jpg,Seán O’Brien\nb.jpg,Zoë “Bob” Renée\nc.jpg,José €5 – “x”\n".encode("cp1252"))

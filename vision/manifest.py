@@ -10,7 +10,6 @@ import io
 import json
 import os
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -226,21 +225,36 @@ def _decode(data: bytes) -> str:
             line = data[:e.start].count(b"\n") + 1
             raise ValueError(f"line {line} is not UTF-8 (byte 0x{data[e.start]:02x}), though the rest of the file "
                              f"is") from None
-        western = data.decode("cp1252", "replace")
-        others = [c for c in western if ord(c) > 127]
-        # (a Western spreadsheet's are letters, é ü ß, or the punctuation of Windows-1252's 0x80-0x9F, ’ “ – €, which
-        # decodes past U+00FF: a reviewer's O’Brien had been refused as Chinese)
-        letters = sum(1 for c in others if unicodedata.category(c).startswith("L") or 0xFF < ord(c) < 0xFFFD)
-        high = [i for i, b in enumerate(data) if b > 127]
-        paired = sum(1 for i in high if (i + 1 < len(data) and data[i + 1] > 127) or (i and data[i - 1] > 127))
-        if len(others) >= 4 and (letters < 0.7 * len(others)
-                                 or (paired >= 0.9 * len(high) and letters < 0.9 * len(others))):
-            # (read as Windows-1252, a Western spreadsheet's names are letters, é ü ß; a double-byte encoding's,
-            # Big5, GBK, are mostly signs: a tester's zh-TW spreadsheet's CSV in Big5 had been read so,
-            # 陳大文 as ³¯¤j¤å, without a word, and one in GB18030 said to be UTF-8 with one bad byte)
-            raise ValueError("it is not UTF-8, and its bytes look like a Chinese encoding (Big5, GBK), which cannot "
-                             "be told apart")
+        if _double_byte(data):
+            # (a tester's zh-TW spreadsheet's CSV in Big5 had been read as Windows-1252, 陳大文 as ³¯¤j¤å, without a
+            # word, and one in GB18030 said to be UTF-8 with one bad byte)
+            raise ValueError("it is not UTF-8, and its bytes look like a Chinese or Japanese encoding (Big5, GBK, "
+                             "Shift-JIS), which cannot be told apart")
         return data.decode("cp1252")
+
+
+def _double_byte(data: bytes) -> bool:
+    """The cells of ``data`` (not UTF-8) that hold bytes over 127 are mostly written in a double-byte encoding
+    (Big5, GBK, Shift-JIS): at least 60 % of them are made of byte pairs (a byte over 127 and the next, as their
+    characters are), no byte over 127 alone, and at most one ASCII letter or digit per two pairs. A Western
+    Windows-1252 cell has its accented letters among ASCII ones (Loïs, Müßig, n°1, O’Brien, Jää): a reviewer's
+    counts of letters had refused « » ° as Chinese and let four one-character Chinese names through."""
+    def paired(cell: bytes) -> bool:
+        cell = cell.strip().strip(b'"')
+        pairs = lone = ascii_alnum = 0
+        k = 0
+        while k < len(cell):
+            b = cell[k]
+            if b > 127 and k + 1 < len(cell) and (cell[k + 1] > 127 or 0x40 <= cell[k + 1] <= 0x7E):
+                pairs, k = pairs + 1, k + 2
+                continue
+            lone += b > 127
+            ascii_alnum += b < 128 and chr(b).isalnum()
+            k += 1
+        return pairs >= 1 and not lone and ascii_alnum <= pairs // 2
+
+    cells = [c for line in data.split(b"\n") for c in re.split(rb"[,;\t]", line) if any(b > 127 for b in c)]
+    return bool(cells) and sum(map(paired, cells)) >= 0.6 * len(cells)
 
 
 def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
