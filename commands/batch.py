@@ -125,6 +125,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
         print(f"left out: {plural(k, 'linked folder')} ({', '.join(summary.links_left_out[:3])}"
               f"{' …' if k > 3 else ''}): links are not followed; copy {'its' if k == 1 else 'their'} photos into "
               f"the folder, or give the folder linked to as a batch of its own")
+    if summary.moved_from:  # (a folder moved resumes; one replaced by another of the same output is said: a tester's)
+        print(f"resumed from the folder {summary.moved_from}, no longer there: taken as this folder, moved")
     for folder in summary.made_folders:  # (a mistyped --out made its folder without a word)
         print(f"made the folder {folder} for the outputs (it did not exist)")
     print("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")

@@ -2737,17 +2737,29 @@ def test_an_output_of_another_folder_or_no_batchs_is_not_written_over(tmp_path, 
     # the same folder again resumes; the folder moved (its first path gone) resumes from its new path
     assert batch.run_batch(a, out, workers=0, reader=bf.ORACLE).resumed == 1
     a.rename(tmp_path / "A2")
-    assert batch.run_batch(tmp_path / "A2", out, workers=0, reader=bf.ORACLE).resumed == 1
+    moved = batch.run_batch(tmp_path / "A2", out, workers=0, reader=bf.ORACLE)
+    assert moved.resumed == 1 and moved.moved_from.endswith("A")  # (the summary says it: a tester's)
     # a file that is no batch output (another manifest) is not written over; an empty one is taken
     other = tmp_path / "keep.csv"
     other.write_text("photo,seat_wind\nh.jpg,S\n")
     with pytest.raises(batch.BatchError, match=r"--out .*keep\.csv exists and is no output of a batch"):
         batch.run_batch(b, other, workers=0, reader=bf.ORACLE)
     assert other.read_text() == "photo,seat_wind\nh.jpg,S\n"
-    # a batch's CSV saved again by a spreadsheet with ; between cells is still a batch's (a reviewer's)
+    # a batch's CSV saved again by a spreadsheet with ; between cells is still a batch's (a reviewer's) ...
     resaved = tmp_path / "resaved.csv"
-    resaved.write_text(";".join(batch.OUTPUT_COLUMNS) + "\nh.jpg;;;\n")
+    resaved.write_text(";".join(batch.OUTPUT_COLUMNS) + "\n")
     batch.run_batch(b, resaved, workers=0, reader=bf.ORACLE)
+    # ... but a manifest whose first columns are an output's (photo, table, hand) is not (a tester's day-2 manifest
+    # had been replaced), nor one after a blank line
+    for text in ("photo;table;hand;player;seat_wind;winner\nt1/a.jpg;1;1;Ann;E;yes\n", "\nphoto,seat_wind\nh.jpg,S\n"):
+        other.write_text(text)
+        with pytest.raises(batch.BatchError, match=r"exists and is no output of a batch"):
+            batch.run_batch(b, other, workers=0, reader=bf.ORACLE)
+        assert other.read_text() == text
+    # an output that holds results, beside a new state database (given by --state, or the old one removed), is
+    # another state's: refused (a tester's --state had replaced another folder's results)
+    with pytest.raises(batch.BatchError, match=r"holds the results of a batch whose state database is not .*new\.db"):
+        batch.run_batch(b, out, workers=0, reader=bf.ORACLE, state=tmp_path / "new.db")
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     batch.run_batch(b, empty, workers=0, reader=bf.ORACLE)

@@ -371,6 +371,8 @@ class Summary:
     raw_left_out: list[str] = field(default_factory=list)
     #: the folders in the batch folder that are links to folders, not followed (:func:`vision.manifest.linked_folders`)
     links_left_out: list[str] = field(default_factory=list)
+    #: the folder the state database had been made for, no longer there, when this folder was taken as it moved
+    moved_from: str = ""
     #: photos of the batch whose files are byte for byte the same (by SHA-256), each group sorted: a
     #: picture filed twice (for two players, two hands) is a director's mistake to check
     same_picture: list[list[str]] = field(default_factory=list)
@@ -446,38 +448,45 @@ def _same_pictures(con: sqlite3.Connection, jobs: Sequence[Job]) -> list[list[st
 
 
 def _check_not_foreign(what: str, path: Path, head: Sequence[str]) -> None:
-    """BatchError when ``path`` exists and is no batch output (a CSV whose first line does not begin with the
-    columns ``head``, a JSON Lines file whose first line is no batch record): it would be written over (a
-    tester's ``--out keep3.csv``, another manifest, was replaced without a word). An empty file is taken."""
+    """BatchError when ``path`` exists and is no batch output: a CSV whose header (its first line that is not
+    blank, cells split at ``,``, ``;`` or a tab, quotes aside) is not the columns ``head`` or the first of them (an
+    earlier version's output had fewer), a JSON Lines file whose first record is no photo's or settlement's — it
+    would be written over (a tester's ``--out keep3.csv``, another manifest, was replaced without a word; a
+    manifest whose first columns are photo, table, hand had passed a check of three). A file of blank lines is
+    taken."""
     try:
         with open(path, "rb") as f:
-            first = f.readline(4096).decode("utf-8-sig", "replace").strip()
+            first = next((ln for ln in (f.readline(65536) for _ in range(100)) if not ln or ln.strip()), b"")
     except FileNotFoundError:
         return
     except OSError:  # (not readable: check_outputs says so, or the write does)
         return
+    first = first.decode("utf-8-sig", "replace").strip()
     if not first:
         return
     if path.suffix.lower() == ".jsonl":
         try:
-            ours = isinstance(json.loads(first), dict) and "type" in json.loads(first)
+            rec = json.loads(first)
         except ValueError:
-            ours = False
+            rec = None
+        ours = isinstance(rec, dict) and rec.get("type") in ("photo", "settlement") and "status" in rec
     else:
-        # (a batch's CSV saved again by a spreadsheet may be ;- or tab-separated: a reviewer's)
-        ours = any([c.strip().strip('"').lower() for c in first.split(sep)[:len(head)]] == list(head)
+        ours = any(1 < len(cells := [c.strip().strip('"').lower() for c in first.split(sep)]) <= len(head)
+                   and cells == list(head[:len(cells)]) and len(cells) >= min(len(head), 8)
                    for sep in (",", ";", "\t"))
     if not ours:
         raise BatchError(f"{what} {path} exists and is no output of a batch (its first line is not a batch's): it "
                          f"would be written over; choose another file, or remove it")
 
 
-def _check_folder(con: sqlite3.Connection, d: Path, state_p: Path, out: Path) -> None:
+def _check_folder(con: sqlite3.Connection, d: Path, state_p: Path, out: Path) -> str:
     """The state database ``con`` (``state_p``) is this folder's: the folder it was first made for (kept in
     ``batch_meta``), where that still exists, is ``d``. Else BatchError: a batch of another folder given the
     same ``--out`` had replaced the first folder's results without a word (a tester's; photos of the same
-    relative name had their rows overwritten too). A folder that was moved (its first path gone) is taken, and
-    the new path kept."""
+    relative name had their rows overwritten too). A new state database (no folder, no result) beside an ``out``
+    that holds results is refused too: that output is another state's (a tester's explicit ``--state`` had replaced
+    another folder's results). A folder that was moved (its first path gone) is taken, the new path kept, and its
+    first path returned (the summary says it); else ""."""
     from .batch_guard import _META
 
     here = os.path.realpath(d)
@@ -485,9 +494,24 @@ def _check_folder(con: sqlite3.Connection, d: Path, state_p: Path, out: Path) ->
         con.execute(_META)
         row = con.execute("SELECT value FROM batch_meta WHERE name='folder'").fetchone()
         if row is not None and row[0] != here and os.path.isdir(row[0]):
-            raise BatchError(f"{state_p} holds the batch of the folder {row[0]}, not {here}: give this folder "
-                             f"its own --out (not {out}), or remove {state_p} to start that output over")
+            raise BatchError(f"the state database {state_p} holds the batch of the folder {row[0]}, not {here}: give "
+                             f"this folder its own --out and state, or remove {state_p} to start that output over")
+        new = row is None and con.execute("SELECT 1 FROM results LIMIT 1").fetchone() is None
+        if new and _holds_results(out):
+            raise BatchError(f"--out {out} holds the results of a batch whose state database is not {state_p} (a new "
+                             f"one): give another --out, or remove {out} to start it over")
         con.execute("INSERT OR REPLACE INTO batch_meta (name, value) VALUES ('folder', ?)", (here,))
+    return row[0] if row is not None and row[0] != here else ""
+
+
+def _holds_results(out: Path) -> bool:
+    """``out`` exists with a line after its header (a CSV) or a record (JSON Lines)."""
+    try:
+        with open(out, "rb") as f:
+            lines = [ln for ln in (f.readline(65536) for _ in range(200)) if ln.strip()][:2]
+    except OSError:
+        return False
+    return len(lines) >= (1 if out.suffix.lower() == ".jsonl" else 2)
 
 
 def state_path_for(out: Path) -> Path:
@@ -538,8 +562,8 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
             raise BatchError(f"--state {state_p} is {what}; choose another file")
     if history_db is not None:
         _check_history_db(Path(history_db), state_p, out, manifest)
-    for what, path, head in (("--out", out, OUTPUT_COLUMNS[:3]),
-                             ("the settlements file", out.with_name(out.stem + ".settlements.csv"), SETTLEMENT_COLUMNS[:3])):
+    for what, path, head in (("--out", out, OUTPUT_COLUMNS),
+                             ("the settlements file", out.with_name(out.stem + ".settlements.csv"), SETTLEMENT_COLUMNS)):
         _check_not_foreign(what, path, head)
     try:
         rid = reader_identity(reader)
@@ -562,7 +586,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         lock.release()
         raise BatchError(f"cannot open the batch state database {state_p}: {e}") from None
     try:
-        _check_folder(con, d, state_p, out)
+        summary.moved_from = _check_folder(con, d, state_p, out)
     except BaseException:
         con.close()
         lock.release()
