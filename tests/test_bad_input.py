@@ -928,6 +928,15 @@ def test_a_manifest_row_not_won_with_a_win_flag_is_an_error_row():
     assert j.error == ("manifest line 2: the winner cell no contradicts the win_by cell's wall and the flags cell's "
                        "last-tile: they describe how the hand was won"), j.error
     assert make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "winner": "no", "win_by": "discard"}, Defaults()).error is None
+    # a player cell is read as settle and table read labels (a tester's Zoë typed two ways settled as two players,
+    # Bob and Bob with a zero-width space too)
+    import unicodedata
+
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "player": unicodedata.normalize("NFD", "Zoë")}, Defaults())
+    assert j.player == "Zoë" and j.error is None
+    j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "player": "Bob\u200b"}, Defaults())
+    assert j.error == ("manifest line 2: player label 'Bob\\u200b' holds the invisible character U+200B; give the "
+                       "player a plain label"), j.error
     # in a table hand the cell is kept apart, for the settlement to check against the winner's (a column filled down)
     j = make_job(Path("."), "a.jpg", 2, {"photo": "a.jpg", "winner": "no", "win_by": "wall", "table": "1", "hand": "1"},
                  Defaults())

@@ -598,6 +598,11 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
             ctx["winner"] = v
         else:
             bad_winner = True
+    player = ""
+    if "player" in cells:  # (NFC, no control or invisible character: as settle, table and /api/settle read labels)
+        from scoring.settle import player_label
+
+        player = cell(player_label, cells["player"]) or ""
     if "dealer" in cells:
         dealer = cell(_yes_no, cells["dealer"], "dealer")
         if dealer is not None:
@@ -732,7 +737,7 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                # (a typed hand takes no --exposed/--fix default: they correct photos)
                winning_tile=winning_tile, exposed=cells.get("exposed", None if notation else d.exposed),
                fix=cells.get("fix", None if notation else d.fix), add=cells.get("add") or None, notation=notation, table=cells.get("table", ""), hand=cells.get("hand", ""),
-               player=cells.get("player", ""), dealer=dealer, error=error, typed=typed,
+               player=player, dealer=dealer, error=error, typed=typed,
                error_count=len(problems), settle=tuple(sorted(settle.items())), false_win=false_win,
                won_said="winner" in cells and ctx.get("winner") is True, win_by_cell=win_by_cell)
 
