@@ -453,9 +453,13 @@ def players_for_seats(ruleset_id: str, options: Mapping[str, Any], seats: Mappin
     notes: list[str] = []
 
     def player(key: str, given: str, shown: str) -> str:
-        v = given.strip()
+        # (in the labels' form, NFC: a tester's discarder=Zoë typed with a combining accent was "not one of the
+        # players Ann, Zoë, …")
+        v = unicodedata.normalize("NFC", given.strip())
         wind = _SEAT_WORDS.get(v.lower())
-        if v in players or wind is None:
+        if v in players:
+            return v
+        if wind is None:
             return given
         there = [p for p, w in known.items() if w == wind]
         if sure or (partly and len(there) == 1):

@@ -920,3 +920,16 @@ def test_player_labels_are_one_player_however_typed(capsys):
     assert main(["table", "-r", "nts", "--winner", "none", "--hand", f"Ann={hand}", "--hand", f"Ann ={hand}",
                  "--hand", f"C={hand}", "--hand", f"D={hand}", "--no-history"]) == 2
     assert "'Ann' is given 2 times" in capsys.readouterr().err
+
+
+def test_a_settle_options_player_is_matched_in_the_labels_form():
+    # a tester's discarder=Zoë typed with a combining accent was "not one of the players Ann, Zoë, …", and an unknown
+    # player of cash was told the cash "must look like E:10,S:3"
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "Zoë")
+    scores = {"Ann": 20, "Zoë": 0, "Cas": 0, "Dee": 0}
+    assert dict(settle("hk-tw-16", scores, "Ann", "Ann", {"discarder": nfd}).net)["Zoë"] == -20
+    assert settle("hk-tw-16", scores, "Ann", "Ann", {"discarder": "Zoë", "cash": f"{nfd}:5"}).cash["Zoë"] == 15
+    with pytest.raises(RulesetError, match=r"settle option cash=Q: not one of the players Ann, Zoë, Cas, Dee"):
+        settle("hk-tw-16", scores, "Ann", "Ann", {"discarder": "Zoë", "cash": "Q:5"})

@@ -663,7 +663,8 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
             # win, unsaid; a batch --win-by default said of every row is no contradiction, as on the command line)
             said.insert(0, f"the win_by cell's {ctx['win_by']}")
         if said:
-            who = "the winner cell no" if "winner" in cells else "winner no (the --not-winner default)"
+            # (not "--not-winner": the batch's manifest words rewrite that as a cell, a tester's "the the winner cell")
+            who = "the winner cell no" if "winner" in cells else "winner no (the batch command's default)"
             many = len(won) + (len(said) > bool(won)) > 1  # (the win_by cell is one more)
             problems.append(f"{who} contradicts {' and '.join(said)}: "
                             f"{'they describe' if many else 'it describes'} how the hand was won")

@@ -22,6 +22,7 @@ engine counts as firings (bool, count, list of details or ``engine.Fired``).
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections import Counter
 from dataclasses import replace
 from itertools import combinations
@@ -957,7 +958,7 @@ def collects_void_cash(options: Mapping[str, Any]) -> bool:
 
 
 def _player(name: str, value: Any, players: Sequence[str]) -> str:
-    v = str(value)
+    v = unicodedata.normalize("NFC", str(value))  # (as the players' labels are: scoring.settle.player_label)
     if v not in players:
         raise RulesetError(f"settle option {name}={v}: not one of the players {', '.join(players)}")
     return v
@@ -974,9 +975,11 @@ def parse_cash(raw: Any, players: Sequence[str]) -> dict[str, float]:
     for item in items:
         try:
             p, amount = item
-            who, value = _player("cash", str(p).strip(), players), float(amount)
+            value = float(amount)
         except ValueError:
             raise RulesetError(f"settle option cash must look like E:10,S:3, not {raw!r}") from None
+        # (its own error: an unknown player had been told the cash "must look like E:10,S:3", a tester's)
+        who = _player("cash", str(p).strip(), players)
         # (a tester's E:nan and E:inf were printed as $nan, and E:5,E:5 counted once; a negative amount is one
         # paid back, 暗槓不亮's $10 to each player, 004:42)
         if not math.isfinite(value):
