@@ -2803,3 +2803,9 @@ def test_a_circumstance_that_scores_nothing_is_said_as_its_manifest_cell():
                             "hand").startswith("announced-wait (the flags cell) scores nothing here")
     assert score_note_words("--discards scores nothing here: …").startswith("the discards cell scores nothing here")
     assert score_note_words("--dealer-streak scores nothing here: …").startswith("the dealer_streak cell scores")
+    # a row that gives no such cell had it from the batch command: said so (a tester's manifest of photo and notation
+    # alone had been told of "the dealer_streak cell")
+    assert score_note_words("--dealer-streak scores nothing here: …", True, ("photo", "notation")).startswith(
+        "--dealer-streak scores nothing here")
+    assert score_note_words("--last-tile scores nothing here: …", True, ("photo", "flags")).startswith(
+        "last-tile (the flags cell) scores nothing here")

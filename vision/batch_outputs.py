@@ -105,19 +105,30 @@ def settle_words(text: str) -> str:
 SCORE_NOTE_WORDS = (
     (re.compile(r"^--(last-tile|first-turn|kong-on-kong|announced-wait) scores nothing here"),
      r"\1 (the flags cell) scores nothing here"),
-    (re.compile(r"^--(discards|dealer-streak) scores nothing here"),
-     lambda m: f"the {m.group(1).replace('-', '_')} cell scores nothing here"),
+    (re.compile(r"^--(discards) scores nothing here"), r"the \1 cell scores nothing here"),
+    (re.compile(r"^--(dealer)-(streak) scores nothing here"), r"the \1_\2 cell scores nothing here"),
     (re.compile(r"\(--win-by ([\w-]+)\)"), r"(the win_by cell \1)"),
     (re.compile(r"need --discards N"), "need the discards cell (N)"),
     (re.compile(r"with settlement option dealer_streak=(\d+)"), r"with \1 in the dealer's row's dealer_streak cell"),
 )
 
 
-def score_note_words(text: str, has_row: bool = True) -> str:
+#: the cell each "scores nothing here" of :data:`SCORE_NOTE_WORDS` names (the first three patterns)
+_SAID_BY_CELL = ("flags", "discards", "dealer_streak")
+
+
+def score_note_words(text: str, has_row: bool = True, cells: Sequence[str] | None = None) -> str:
     """A note of the scoring (:attr:`scoring.results.ScoredHand.notes`) with the flags and settle options it names
     said as the manifest's cells (:data:`SCORE_NOTE_WORDS`); as it is for a photo without a manifest row
-    (``has_row`` False), whose circumstances the command line gave."""
-    return _reworded(text, SCORE_NOTE_WORDS) if has_row else text
+    (``has_row`` False), whose circumstances the command line gave. ``cells``: the cells the row gives
+    (:attr:`vision.manifest.Job.cells`); a circumstance said to score nothing is its cell's only when the row
+    gives that cell, else the batch command's flag it came from (a tester's manifest of photo and notation
+    alone had been told of "the dealer_streak cell" for --dealer-streak)."""
+    if not has_row:
+        return text
+    words = [w for k, w in enumerate(SCORE_NOTE_WORDS)
+             if cells is None or k >= len(_SAID_BY_CELL) or _SAID_BY_CELL[k] in cells]
+    return _reworded(text, words)
 
 
 #: said after the cells named, for a photo that has no manifest row (its cells are those of a new row)
@@ -293,7 +304,7 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
             # (the scoring's notes: a circumstance of the win given that scores nothing for this hand, and what
             # would; a director's --last-tile on a discard win under nts had been dropped without a word)
             # (none recorded — null, an empty cell — for a row an earlier version scored, which may have had some)
-            "score_notes": ([score_note_words(n, job.line is not None) for n in json.loads(r["score_notes"])]
+            "score_notes": ([score_note_words(n, job.line is not None, job.cells) for n in json.loads(r["score_notes"])]
                             if r["score_notes"] else None if r["total"] is not None else []),
         }
 

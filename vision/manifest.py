@@ -122,6 +122,8 @@ class Job:
     #: spreadsheet): that value, kept apart — the row is scored as a non-winner's, and its table hand is settled only
     #: when it is the winner's win_by (:func:`vision.batch_outputs.settle_group`); "" otherwise
     win_by_cell: str = ""
+    #: the cells the manifest row gives (not empty), by column name: what its notes may call a cell
+    cells: tuple[str, ...] = ()
 
     @property
     def seat_wind(self) -> str:
@@ -740,7 +742,8 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                fix=cells.get("fix", None if notation else d.fix), add=cells.get("add") or None, notation=notation, table=cells.get("table", ""), hand=cells.get("hand", ""),
                player=player, dealer=dealer, error=error, typed=typed,
                error_count=len(problems), settle=tuple(sorted(settle.items())), false_win=false_win,
-               won_said="winner" in cells and ctx.get("winner") is True, win_by_cell=win_by_cell)
+               won_said="winner" in cells and ctx.get("winner") is True, win_by_cell=win_by_cell,
+               cells=tuple(sorted(k for k in cells if k != ROW_ERROR)))
 
 #: annotated images written by ``audit`` (``NAME.audit.jpg``, ``NAME.audit-2.jpg``): not photos to score
 _OUR_OUTPUT = re.compile(r"\.audit(-\d+)?\.jpg$", re.IGNORECASE)
