@@ -2793,6 +2793,17 @@ def test_a_linked_folder_is_said_to_be_left_out(tmp_path, truth, capsys):
     assert rc == 0, err
     assert "left out: 1 linked folder (other): links are not followed" in out, out
     assert [r["photo"] for r in read_csv(tmp_path / "r.csv")] == ["h.jpg"]
+    # a link the manifest's rows reach through (to a folder inside the batch folder) is not said to be left out
+    (d / "sub").mkdir()
+    (d / "sublink").symlink_to(d / "sub", target_is_directory=True)
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[1], d / "sub" / "g.jpg")
+    (tmp_path / "m.csv").write_text("photo\nsublink/g.jpg\n")
+    rc, out, err = run_cli(capsys, "batch", str(d), "--manifest", str(tmp_path / "m.csv"), "--out",
+                           str(tmp_path / "r2.csv"), "--workers", "0", "--reader", bf.ORACLE, "--no-history",
+                           "--no-progress")
+    assert rc == 0, err
+    left = [ln for ln in out.splitlines() if ln.startswith("left out: ") and "linked folder" in ln]
+    assert left and "sublink" not in left[0] and "other" in left[0], out  # (other: still left out)
 
 
 def test_a_circumstance_that_scores_nothing_is_said_as_its_manifest_cell():

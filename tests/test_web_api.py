@@ -1123,3 +1123,11 @@ def test_settle_checks_the_flags_of_a_score_alone(tmp_path):
         assert r.status_code == 422 and "flags of A: " in r.text and said in r.text, r.text
     r = client.post("/api/settle", json={"ruleset": "rode-draak", "east": "A", "winner": "A", "players": players})
     assert r.status_code == 200, r.text
+
+
+def test_settle_a_name_of_spaces_is_said_to_be_empty(tmp_path):
+    # a tester's "  " had been told "players must have distinct names, got Ann, , Cas, Dee"
+    client = _client(tmp_path)
+    players = [{"name": n, "score": 10} for n in ("Ann", "  ", "Cas", "Dee")]
+    r = client.post("/api/settle", json={"ruleset": "rode-draak", "east": "Ann", "winner": "Ann", "players": players})
+    assert r.status_code == 422 and "the name is empty" in r.text, r.text

@@ -42,7 +42,16 @@ def blank_is_none(v: Any) -> Any:
 OptionalTile = Annotated[Optional[str], BeforeValidator(blank_is_none)]
 #: a player's label: NFC, stripped, no control or invisible character (:func:`scoring.settle.player_label`: a
 #: tester's right-to-left override showed "Ann pays 002 boB", and Zoë typed two ways was two players)
-Label = Annotated[str, AfterValidator(player_label)]
+Label = Annotated[str, AfterValidator(lambda v: _label(v))]
+
+
+def _label(text: str) -> str:
+    """:func:`scoring.settle.player_label`, and a name of spaces alone refused as empty (a tester's "  " had been
+    told "players must have distinct names, got Ann, , Cas, Dee")."""
+    label = player_label(text)
+    if not label:
+        raise ValueError("the name is empty: give each player a name")
+    return label
 
 
 class ContextIn(BaseModel):
