@@ -371,7 +371,9 @@ class SettleRequest(BaseModel):
     players: list[PlayerIn] = Field(..., min_length=4, max_length=4)
     east: Label = Field(..., description="the player who is East (the dealer) this hand")
     # (required, null for a void hand: a forgotten winner had settled the table as void, every score 0)
-    winner: Optional[Label] = Field(..., description="who went mahjong; null for a void hand (the key is required)")
+    # (blank is left to the settlement's own words: "winner is blank: give the player who went mahjong, or null")
+    winner: Optional[Annotated[str, AfterValidator(player_label)]] = Field(
+        ..., description="who went mahjong; null for a void hand (the key is required)")
     round_wind: Wind = "E"
     winning_tile: OptionalTile = Field(None, max_length=4, description="the winner's winning tile (blank: not given)")
     win_by: WinBy = "discard"
