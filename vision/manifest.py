@@ -55,7 +55,6 @@ _YES = {"yes", "y", "true", "1", "win", "winner", "x"}
 _NO = {"no", "n", "false", "0", "-", "lose", "loser"}
 
 
-
 @dataclass(frozen=True)
 class Defaults:
     """Values for photos without a manifest row and for empty cells (from the command line)."""
