@@ -528,6 +528,12 @@ def test_manifest_line_numbers_after_a_cell_spanning_two_lines(tmp_path):
     m.write_text('photo,player\na.jpg,Ann\nc.jpg,"Bob\nd.jpg,Cas\ne.jpg,Dee\n')
     with pytest.raises(BatchError, match=r"line 3: the 'player' cell runs on over the next line"):
         read_manifest(m)
+    # (a tester's: a cell's second line beginning with # is no comment inside the quotes, and a flags cell's comma
+    # before its line break is the cell's: both a line break, not a quote not closed)
+    for text in ('photo,player\na.jpg,"Ann\n#2"\n', 'photo,flags\na.jpg,"last-tile,\nfirst-turn"\n'):
+        m.write_text(text)
+        with pytest.raises(BatchError, match=r"line 2: the '\w+' cell holds a line break"):
+            read_manifest(m)
     # a column with no name in the header whose cells hold something is refused, not dropped unsaid (a tester's);
     # the empty columns a spreadsheet leaves are taken
     m.write_text('photo,,player\na.jpg,x,Ann\n')

@@ -280,7 +280,14 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
                          f"(save it as 'CSV UTF-8')") from None
     except ValueError as e:
         raise BatchError(f"manifest {p}: {e} (save it as 'CSV UTF-8')") from None
-    lines = [(i, ln) for i, ln in enumerate(text.splitlines(), 1) if ln.strip() and not ln.lstrip().startswith("#")]
+    # blank lines and comment lines (#) skipped, but not inside a quoted cell that runs on (its second line may begin
+    # with a # or be blank: a tester's "Ann\n#2" had been cut there, and said to be a quote not closed)
+    lines: list[tuple[int, str]] = []
+    quoted = False
+    for i, ln in enumerate(text.splitlines(), 1):
+        if quoted or (ln.strip() and not ln.lstrip().startswith("#")):
+            lines.append((i, ln))
+            quoted ^= ln.count('"') % 2 == 1
     if not lines:
         raise BatchError(f"manifest {p}: it is empty (a header row with at least the column 'photo' is needed)")
     header = lines[0][1]
@@ -338,7 +345,8 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
             # (or a line break inside a quoted cell, a spreadsheet's Alt+Enter: a tester's closed quote had been
             # said to be not closed)
             v = dict(zip(cols, row))[spans[0]]
-            broken = delim not in v and v.count("\n") + v.count("\r") <= 2
+            rest = v.replace("\r\n", "\n").replace("\r", "\n").split("\n")[1:]
+            broken = len(rest) <= 2 and not any(delim in ln for ln in rest)  # (no row swallowed after it)
             raise BatchError(f"manifest {p} line {lineno}: the {spans[0]!r} cell "
                              + ("holds a line break (Alt+Enter in a spreadsheet): a cell is one line"
                                 if broken else "runs on over the next line(s): a double quote is not closed"))
