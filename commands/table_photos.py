@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from commands.common import NotAHandReading, UserError
+from commands.settle import player_label
 
 
 class PhotoEntry(str):
@@ -60,7 +61,8 @@ def add_table(sub: Any) -> None:
 def _split(item: str, what: str) -> tuple[str, str]:
     if "=" not in item:
         raise UserError(f"{what} {item!r} must be PLAYER=VALUE")
-    player, value = (x.strip() for x in item.split("=", 1))
+    player, value = item.split("=", 1)
+    player, value = player_label(player), value.strip()  # (the players' labels as --hand's are read: NFC)
     if not player or not value:
         raise UserError(f"{what} {item!r} must be PLAYER=VALUE, both given")
     return player, value

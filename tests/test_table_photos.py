@@ -336,3 +336,16 @@ def test_a_void_hk_tables_false_mahjong_photo_is_not_scored_as_when_typed(run_cl
     assert rc == 0, err
     s = json.loads(out)["settlement"]
     assert s["cash"] == {"E": 50, "S": -150, "W": 50, "N": 50}, s
+
+
+def test_a_photos_player_is_read_as_a_typed_hands_player(run_cli, truth):
+    # a reread found --photo's label taken as typed while --hand's (and --winner's, --east's) are NFC: a player with
+    # an accent typed decomposed in --photo had no reader under the composed label the table looks up
+    import unicodedata
+
+    ph = photos(truth)
+    nfd = unicodedata.normalize("NFD", "Zoë")
+    rc, out, err = run_cli("table", "-r", "nts", "--winner", "Zoë", "--east", "Dee", "--reader", bf.ORACLE,
+                           "--hand", "Ann=147m258p369s1234z", "--photo", f"{nfd}={ph[0]}",
+                           "--hand", "Cas=258m369p257s5667z", "--photo", f"Dee={ph[1]}")
+    assert rc in (0, 1) and "== Zoë (seat W, winner):" in out and f"photo {ph[0]}: read " in out, err
