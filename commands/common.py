@@ -131,7 +131,8 @@ def wind_word(value: str) -> str:
     argparse's choices to refuse."""
     from scoring.tiles import wind_letter
 
-    return wind_letter(half_width(value)) or half_width(value).strip().upper()
+    value = half_width(value)
+    return wind_letter(value) or value.strip().upper()
 
 
 def add_context_args(p: argparse.ArgumentParser) -> None:

@@ -122,7 +122,6 @@ def player_label(text: str) -> str:
 def _not_a_void_word(player: str) -> None:
     """UserError for a player labelled as ``--winner`` says a void hand (``none``): the label would make
     ``--winner none`` mean either."""
-    player_label(player)  # (a control or invisible character: refused)
     if player.lower() in NONE_WORDS:
         raise UserError(f"a player cannot be called {player!r}: --winner {player} says a void hand; give the "
                         f"player another label")

@@ -1050,28 +1050,18 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
         return said
     special = [ln for ln in result.lines if ln.kind in ("fixed", "limit")]
 
-    def keyed(r: ScoredHand) -> tuple[int | float, list[tuple[str, str]]]:
-        return r.total, sorted((ln.rule, ln.amount()) for ln in r.lines)
-
-    def scored(**kw: Any) -> ScoredHand | None:
-        try:
-            h = result.hand  # (built again, so that the circumstances are checked: no win by dead-wall without a kong)
-            return _score_hand(make_hand(h.concealed, h.melds, h.bonus, h.winning_tile, replace(c, **kw)), rs, options)
-        except HandError:
-            return None
-
     out = []
     for f, (flag, words) in WON_WORDS.items():
         if not getattr(c, f):
             continue
-        without = scored(**{f: False})
-        if without is None or keyed(without) != keyed(result):
+        without = _rescored(result, rs, options, **{f: False})
+        if without is None or _keyed(without) != _keyed(result):
             continue
         counts = []
         for w in WIN_BY:
             if w in (c.win_by, "robbed-kong"):  # (a robbed kong's tile is no discard nor a draw: never offered)
                 continue
-            on, off = scored(win_by=w), scored(win_by=w, **{f: False})
+            on, off = _rescored(result, rs, options, win_by=w), _rescored(result, rs, options, win_by=w, **{f: False})
             if on is None or off is None:
                 continue
             gone = {(o.rule, o.amount()) for o in off.lines}
@@ -1118,16 +1108,26 @@ def _unread_context_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str,
             continue
         if f == "dealer_streak" and f in (getattr(rs.module, "SETTLE_WHOLE_NUMBERS", None) or ()):
             continue
-        try:
-            h = result.hand
-            without = _score_hand(make_hand(h.concealed, h.melds, h.bonus, h.winning_tile, replace(c, **{f: unsaid})),
-                                  rs, options)
-        except HandError:
-            continue
-        if without.total == result.total and sorted((ln.rule, ln.amount()) for ln in without.lines) == sorted(
-                (ln.rule, ln.amount()) for ln in result.lines):
+        without = _rescored(result, rs, options, **{f: unsaid})
+        if without is not None and _keyed(without) == _keyed(result):
             out.append(f"{flag} scores nothing here: no rule of {rs.id} scores {words} for this hand")
     return tuple(out)
+
+
+def _keyed(r: ScoredHand) -> tuple[int | float, list[tuple[str, str]]]:
+    """What a circumstance's note compares of two scorings of one hand: the total and each line's amount."""
+    return r.total, sorted((ln.rule, ln.amount()) for ln in r.lines)
+
+
+def _rescored(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any] | None, **context: Any) -> ScoredHand | None:
+    """``result``'s hand scored again with its context changed by ``context`` (the hand built again, so that the
+    circumstances are checked: no win by dead-wall without a kong); None when it cannot be (a HandError)."""
+    h = result.hand
+    try:
+        return _score_hand(make_hand(h.concealed, h.melds, h.bonus, h.winning_tile, replace(h.context, **context)),
+                           rs, options)
+    except HandError:
+        return None
 
 
 def _score_hand(hand: Hand, rs: Ruleset, options: Mapping[str, Any] | None = None) -> ScoredHand:

@@ -72,7 +72,8 @@ def dollars(x: float) -> str:
     """Dollars as the explanations and the settlement notes say them: ``$10``, ``-$10`` (cash paid back),
     ``$2.5``, ``$1234567`` (to the cent, never an exponent: a tester's $1.23457e+06)."""
     cents = round(abs(x) * 100)
-    return f"{'-' if cents and x < 0 else ''}${cents // 100}" + (f".{cents % 100:02d}".rstrip("0") if cents % 100 else "")
+    whole, part = divmod(cents, 100)
+    return f"{'-' if cents and x < 0 else ''}${whole}" + (f".{part:02d}".rstrip("0") if part else "")
 
 
 @dataclass(frozen=True)

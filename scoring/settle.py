@@ -14,7 +14,6 @@ East for this hand is a separate argument, so the labels need not be the current
 from __future__ import annotations
 
 import unicodedata
-
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any, Callable, Iterable, Mapping
@@ -24,6 +23,7 @@ from .errors import RulesetError, echo
 from .hand import MAX_DEALER_STREAK
 from .notation import whole_number_value
 from .results import dollars
+from .tiles import wind_letter
 
 
 @dataclass(frozen=True)
@@ -421,10 +421,6 @@ def with_cash(ruleset_id: str, options: Mapping[str, Any], scored: Mapping[str, 
     return out
 
 
-#: a seat wind as a settlement option may give it where a player is expected (``discarder=W``)
-_SEAT_WORDS = {"e": "E", "east": "E", "s": "S", "south": "S", "w": "W", "west": "W", "n": "N", "north": "N"}
-
-
 def players_for_seats(ruleset_id: str, options: Mapping[str, Any], seats: Mapping[str, str | None],
                       unseated: str = "") -> tuple[dict[str, Any], list[str]]:
     """``options`` of ``ruleset_id``'s settlement with a seat wind given where a player is expected (hk-tw-16's
@@ -456,7 +452,7 @@ def players_for_seats(ruleset_id: str, options: Mapping[str, Any], seats: Mappin
         # (in the labels' form, NFC: a tester's discarder=Zoë typed with a combining accent was "not one of the
         # players Ann, Zoë, …")
         v = unicodedata.normalize("NFC", given.strip())
-        wind = _SEAT_WORDS.get(v.lower())
+        wind = wind_letter(v)  # (a seat wind where a player is expected: discarder=W)
         if v in players:
             return v
         if wind is None:

@@ -915,19 +915,23 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         # rode-draak's Winst met Gelijke 2 t/m 8 = NTS "Pure eenvoud", option equals_2_8, 001-04) is taken as
         # that line, its amounts compared there (a referee's claim had been "not earned: pure-simplicity" and
         # "missing doubling: equals-2-8", two differences for one line named the NTS way)
-        for r in list(extra_of(claimed_by_rule, computed)):
-            twin = next((m for m in missing if m in ids_of(rs) and r in rs.rule(m).same_as), None)
-            if twin is None:
-                continue
+        def take_as(r: str, twin: str, hint: str) -> None:
+            """The claim of rule ``r`` compared as one of the counted rule ``twin`` (no longer missing), said."""
             missing.remove(twin)
             c = claimed_by_rule.pop(r)
             claimed_by_rule[twin] = Claimed(twin, c.given, c.amounts, c.count)
             if r in lines_of:
                 lines_of[twin] = lines_of.pop(r)
+            hints.append(hint)
+
+        for r in list(extra_of(claimed_by_rule, computed)):
+            twin = next((m for m in missing if m in ids_of(rs) and r in rs.rule(m).same_as), None)
+            if twin is None:
+                continue
             ln = computed[twin]
-            hints.append(f"claimed {r} ({rs.rule(r).label()}; {rs.rule(r).source}) is taken as {twin} "
-                         f"({ln.name}; {ln.source}{'; ' + ln.option if ln.option else ''}): {rs.id}'s rule for the "
-                         f"same feature, which replaces it")
+            take_as(r, twin, f"claimed {r} ({rs.rule(r).label()}; {rs.rule(r).source}) is taken as {twin} "
+                             f"({ln.name}; {ln.source}{'; ' + ln.option if ln.option else ''}): {rs.id}'s rule for "
+                             f"the same feature, which replaces it")
         # a special hand claimed that this hand also makes, worth the same as the one counted (only one counts,
         # RULINGS principle 5, and either may be named: a tie): taken as the one counted, said in a hint (a seed
         # auditor's right claim of Kerstavond 2000, where Vrolijke Kerst 2000 was counted, was a MISMATCH)
@@ -936,14 +940,9 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             if (top is None or top.rule not in missing or ln.rule not in claimed_by_rule
                     or not math.isclose(ln.fixed, top.fixed)):
                 continue
-            missing.remove(top.rule)
-            c = claimed_by_rule.pop(ln.rule)
-            claimed_by_rule[top.rule] = Claimed(top.rule, c.given, c.amounts, c.count)
-            if ln.rule in lines_of:
-                lines_of[top.rule] = lines_of.pop(ln.rule)
-            hints.append(f"claimed {ln.rule} ({ln.name}; {ln.source}) is taken as {top.rule} ({top.name}; "
-                         f"{top.source}): this hand makes both, each worth {top.amount()}, and only one special "
-                         f"hand counts")
+            take_as(ln.rule, top.rule, f"claimed {ln.rule} ({ln.name}; {ln.source}) is taken as {top.rule} "
+                                       f"({top.name}; {top.source}): this hand makes both, each worth {top.amount()}, "
+                                       f"and only one special hand counts")
         extra = extra_of(claimed_by_rule, computed)
         named_diffs = []
         # a name that names no rule, claimed on several lines (a line per pung, "pung of dragons" +1 dbl twice),
@@ -1031,7 +1030,6 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             diffs.append(Difference("meld status", r, msg, c.amounts, _amounts(ln), twin, ln.source))
         outranked = {ln.rule: ln for ln in scored.outranked}
         ids = {x.id for x in rs.rules}
-        top = next((ln for ln in scored.lines if ln.kind in ("fixed", "limit")), None)
         # (the hand scored again with each winning tile it could have: once for every line claimed beyond it)
         effect = _winning_tile_effect(scored) if extra else None
         for r in extra:

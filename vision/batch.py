@@ -454,16 +454,10 @@ def _check_not_foreign(what: str, path: Path, head: Sequence[str]) -> None:
     would be written over (a tester's ``--out keep3.csv``, another manifest, was replaced without a word; a
     manifest whose first columns are photo, table, hand had passed a check of three). A file of blank lines is
     taken."""
-    try:
-        with open(path, "rb") as f:
-            first = next((ln for ln in (f.readline(65536) for _ in range(100)) if not ln or ln.strip()), b"")
-    except FileNotFoundError:
+    lines = _nonblank_lines(path, 1)  # (not there, or not readable: check_outputs says so, or the write does)
+    if not lines:
         return
-    except OSError:  # (not readable: check_outputs says so, or the write does)
-        return
-    first = first.decode("utf-8-sig", "replace").strip()
-    if not first:
-        return
+    first = lines[0].decode("utf-8-sig", "replace").strip()
     if path.suffix.lower() == ".jsonl":
         try:
             rec = json.loads(first)
@@ -506,12 +500,17 @@ def _check_folder(con: sqlite3.Connection, d: Path, state_p: Path, out: Path) ->
 
 def _holds_results(out: Path) -> bool:
     """``out`` exists with a line after its header (a CSV) or a record (JSON Lines)."""
+    return len(_nonblank_lines(out, 2)) >= (1 if out.suffix.lower() == ".jsonl" else 2)
+
+
+def _nonblank_lines(path: Path, k: int) -> list[bytes]:
+    """The first ``k`` lines of ``path`` that are not blank (of its first 200 lines, 64 KiB each at most); [] when it
+    cannot be read."""
     try:
-        with open(out, "rb") as f:
-            lines = [ln for ln in (f.readline(65536) for _ in range(200)) if ln.strip()][:2]
+        with open(path, "rb") as f:
+            return [ln for ln in (f.readline(65536) for _ in range(200)) if ln.strip()][:k]
     except OSError:
-        return False
-    return len(lines) >= (1 if out.suffix.lower() == ".jsonl" else 2)
+        return []
 
 
 def state_path_for(out: Path) -> Path:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from scoring.errors import HandError, RulesetError
+from scoring.tiles import wind_letter
 
 from .decode import confidence_value, format_confidence, format_confidence_below
 from .errors import BatchError
@@ -709,8 +710,6 @@ def _unusable_player(label: str, job: Job, marked: bool) -> dict[str, Any]:
 
 def _typed_east(seat: str) -> bool | None:
     """Whether a seat_wind cell as typed says East (None: it is not a wind, :func:`scoring.tiles.wind_letter`)."""
-    from scoring.tiles import wind_letter
-
     w = wind_letter(seat)
     return None if w is None else w == "E"
 
@@ -823,11 +822,11 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
     except OSError as e:
         raise BatchError(f"cannot write {out}: {e}") from None
     kinds = [rec["status"].split(":")[0] for rec in settlements]
-    unsettled = [{"table": rec["table"], "hand": rec["hand"], "why": rec["status"].removeprefix("not settled: ")}
-                 for rec in settlements if rec["status"].startswith("not settled")]
     flagged = [{"table": rec["table"], "hand": rec["hand"], "status": rec["status"],
                 "players": [(p["player"], p["photo"]) for p in rec["players"]]}
                for rec in settlements if rec["status"] != "ok"]
+    unsettled = [{"table": f["table"], "hand": f["hand"], "why": f["status"].removeprefix("not settled: ")}
+                 for f in flagged if f["status"].startswith("not settled")]
     return written, (sum(k in ("ok", "provisional") for k in kinds), kinds.count("provisional"), unsettled,
                      flagged), counts
 

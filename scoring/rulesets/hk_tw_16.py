@@ -411,23 +411,18 @@ def brothers(v: "View", tier: str) -> list[str]:
     return out
 
 
-def four_returns(v: "View", groups: int, concealed: bool) -> Any:
+def four_returns(v: "View", groups: int, concealed: bool) -> list[str]:
     """四歸 family (004:5, 36, 39; 004-12 reading a): all four copies of a tile in the hand, not as
     a kong, spread over ``groups`` groups (2 四歸, 3 四歸三, 4 四歸四; a loose tile of 十三腰 is a
     group). ``concealed``: every group holding it is concealed (暗四歸, ×2 value: separate rules).
 
     Option ``four_identical_returns`` (004-08): ``concealed-doubles`` (literal "暗四歸 x 2") or
-    ``plain``: the three 四歸四 of a 四般高 always count 20. Option ``discard_set`` (004-09) decides a line
-    only where a set holding the tile was completed by the winning discard; elsewhere the line does not
-    cite it (RULINGS principle 3; a seed auditor's self-drawn 嚦咕 cited it).
+    ``plain``: the three 四歸四 of a 四般高 always count 20.
     """
-    from ..engine import Fired
-
     if v.d.shape == EIGHT_FLOWERS:
         return []
     kongs = {m.tile for m in v.kongs}
     out = []
-    by_discard = False  # a set holding a counted tile was completed by the winning discard
     for t, n in Counter(v.tiles).items():
         if n != 4 or t in kongs:
             continue
@@ -440,11 +435,7 @@ def four_returns(v: "View", groups: int, concealed: bool) -> Any:
             dark = False
         if dark == concealed:
             out.append(t)
-            by_discard = by_discard or any(m is not None and m.kind != "pair" and not m.concealed and m.winning
-                                           and not m.declared for _, m in holders)
-    if not out:
-        return None
-    return Fired(len(out), tuple(out), quiet=() if by_discard else ("discard_set",))
+    return out
 
 
 def _straight_candidates(v: "View") -> list[tuple[str, tuple[int, ...], bool, str]]:
@@ -558,9 +549,7 @@ def all_terminals_honours(v: "View") -> Any:
     t = v.tile_set
     if not (t <= TERMINALS_AND_HONOURS and t & TERMINALS and t & HONOURS):
         return False
-    if v.d.shape != THIRTEEN:  # (the option decides 全混腰 inside 十三腰 only: a seed auditor's)
-        return Fired(quiet=("thirteen_mixed",))
-    if v.opts["thirteen_mixed"] == "seed-50":
+    if v.d.shape == THIRTEEN and v.opts["thirteen_mixed"] == "seed-50":
         return Fired(1, ("inside 十三腰: 50",), 50)
     return True
 
