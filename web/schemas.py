@@ -40,11 +40,6 @@ def blank_is_none(v: Any) -> Any:
 
 #: an optional tile: blank is not given
 OptionalTile = Annotated[Optional[str], BeforeValidator(blank_is_none)]
-#: a player's label: NFC, stripped, no control or invisible character (:func:`scoring.settle.player_label`: a
-#: tester's right-to-left override showed "Ann pays 002 boB", and Zoë typed two ways was two players)
-Label = Annotated[str, AfterValidator(lambda v: _label(v))]
-
-
 def _label(text: str) -> str:
     """:func:`scoring.settle.player_label`, and a name of spaces alone refused as empty (a tester's "  " had been
     told "players must have distinct names, got Ann, , Cas, Dee")."""
@@ -52,6 +47,11 @@ def _label(text: str) -> str:
     if not label:
         raise ValueError("the name is empty: give each player a name")
     return label
+
+
+#: a player's label: NFC, stripped, no control or invisible character (:func:`scoring.settle.player_label`: a
+#: tester's right-to-left override showed "Ann pays 002 boB", and Zoë typed two ways was two players)
+Label = Annotated[str, AfterValidator(_label)]
 
 
 class ContextIn(BaseModel):
