@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 from typing import Any, Callable, Sequence
@@ -100,7 +101,24 @@ def _interrupted(who: str) -> int:
     return 130
 
 
+#: the exit code of an error no command foresaw (a bug): not 1, which `audit` gives a claim that does not
+#: match, nor 2, bad input
+INTERNAL_ERROR = 3
+
+
+def _never_unencodable() -> None:
+    """Standard output and error write a character their encoding lacks as an escape, never raise: a tester's
+    ``PYTHONIOENCODING=cp1252`` (as Windows redirects output) had ``audit`` of an hk-tw-16 hand end in a
+    UnicodeEncodeError, its verdict lost."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # (replaced in-process, or closed)
+            pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _never_unencodable()
     argv = _join_negative_positions(list(sys.argv[1:] if argv is None else argv))
     common._JSON_WANTED, common._JSON_PRINTED = "--json" in argv, False
     try:  # (the commands' modules, numpy and OpenCV among them, are imported here: a Ctrl-C then had a traceback)
@@ -132,6 +150,15 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"({e.strerror or 'broken pipe'}); the work was not finished — rerun the command "
               f"(batch resumes where it stopped)", file=sys.stderr)
         return 2
+    except Exception as e:  # noqa: BLE001 — a bug: one line and its own exit code, not a traceback and 1 (MISMATCH)
+        if os.environ.get("MAHJONG_SCORE_DEBUG"):
+            raise
+        what = str(e).splitlines()[0] if str(e) else ""
+        line = printable(f"internal error in {args.command}: {type(e).__name__}" + (f": {what}" if what else "")
+                         + " (a bug; MAHJONG_SCORE_DEBUG=1 shows where)")
+        fail_json(line, INTERNAL_ERROR)
+        print(f"mahjong-score: error: {line}", file=sys.stderr)
+        return INTERNAL_ERROR
 
 
 def stdout_closed() -> bool:

@@ -119,6 +119,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         out["unsure"] = unsure
         out["score"] = scored.to_json()
         out["annotated"] = str(annotated) if annotated else None
+        if getattr(args, "annotate_failed", None):
+            out["annotate_error"] = args.annotate_failed
         if res is not None:
             from vision.pipeline import to_json
 
@@ -138,6 +140,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
             print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo,
                            straightened=res.straightened is not None, turned=bool(res.turned)))
+    if getattr(args, "annotate_failed", None):  # (a tester's full disk: the verdict had been lost, recorded as a match)
+        raise UserError(f"{args.annotate_failed} (the verdict above stands)")
     # a verdict on a reading the reader doubts checks nothing: exit 1, as a check that failed (a new
     # user's audit said "MATCH", exit 0, on a photo read 41 % sure)
     return 0 if result.match and not unsure else 1
@@ -236,8 +240,9 @@ def _annotate(args: argparse.Namespace, res, title: str) -> Path | None:
                       fixed=set(res.user), added=res.added, dropped=res.dropped,
                       stands_for=dict(res.replaced)), path)
     except ImageError as e:
-        if explicit:
-            raise UserError(str(e)) from None
+        if explicit:  # (the verdict is printed first, and recorded: the error is raised after it, exit 2)
+            args.annotate_failed = str(e)
+            return None
         print(f"mahjong-score: warning: annotated image not written: {e}", file=sys.stderr)
         return None
     return path

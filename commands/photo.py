@@ -50,6 +50,7 @@ def cmd_photo(args: argparse.Namespace) -> int:
     except VisionError as e:
         raise UserError(str(e)) from None
     annotated = None
+    failed = None  # (the annotated image not written: the reading is printed all the same, then the error, exit 2)
     if args.annotate:
         from vision.annotate import annotate, image_info, reading_title, save
 
@@ -59,20 +60,23 @@ def cmd_photo(args: argparse.Namespace) -> int:
                            fixed=set(res.user), added=res.added, dropped=res.dropped,
                            stands_for=dict(res.replaced))
             save(img, args.annotate)
-        except ImageError as e:
-            raise UserError(str(e)) from None
-        annotated = image_info(img, args.annotate, res.photo)  # its size and scale (a big photo: 1/2...)
-    from commands.common import record_photo  # the audit trail (--db, --no-history): a run that failed above
-    # (the annotated image not written) is not recorded as scored
+            annotated = image_info(img, args.annotate, res.photo)  # its size and scale (a big photo: 1/2...)
+        except ImageError as e:  # (a tester's full disk: the reading had been thrown away)
+            failed = str(e)
+    from commands.common import record_photo  # the audit trail (--db, --no-history)
 
     record_photo(args, "photo", source, res, fixes=parse_fixes(args.fix))
     if args.json:
         out = to_json(res)
         if annotated is not None:
             out["annotated"] = annotated
+        if failed:
+            out["annotate_error"] = failed
         print_json(out)
         if not res.reading.legal:
             raise UserError(res.reading.problem or "the reading is not a legal hand")
+        if failed:
+            raise UserError(f"{failed} (the reading above stands)")
         return 0
     print(summary(res))
     if annotated is not None:
@@ -83,6 +87,8 @@ def cmd_photo(args: argparse.Namespace) -> int:
         raise UserError(res.reading.problem or "the reading is not a legal hand")
     print()
     print(explain(res.scored))
+    if failed:
+        raise UserError(f"{failed} (the reading above stands)")
     return 0
 
 

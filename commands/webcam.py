@@ -17,8 +17,10 @@ input hash); ``--save DIR`` also keeps the captured frames as files.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import sys
 import time
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +32,26 @@ from commands.common import (
 from vision.webcam import WINDOW, _is_still_image, _quiet_cv2, frame_to_png
 
 
+@contextlib.contextmanager
+def _c_stderr_quiet():
+    """File descriptor 2 pointed at the null device for the block: what C libraries (OpenCV's FFmpeg backend)
+    write there themselves, past Python's sys.stderr and OpenCV's log level. Nothing when fd 2 cannot be
+    duplicated (no such descriptor: the block runs as it is)."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            sys.stderr.flush()
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def open_camera(device: str):
     """An opened ``cv2.VideoCapture`` for ``device`` (an index like ``0`` or a path/URL).
 
@@ -39,7 +61,8 @@ def open_camera(device: str):
     """
 
     cv2 = _quiet_cv2()
-    dev: Any = int(device) if device.isdigit() else device
+    # (ASCII digits only: a tester's "²" is a digit to str.isdigit, and int() refused it with a traceback)
+    dev: Any = int(device) if device.isascii() and device.isdigit() else device
     if isinstance(dev, str) and "://" not in dev:
         path = Path(dev)
         if path.is_file() and _is_still_image(path, cv2):
@@ -49,11 +72,16 @@ def open_camera(device: str):
             raise UserError(f"--device {device}: no such file (give a camera number such as 0, "
                             f"a video file or a stream URL)")
     try:
-        cap = cv2.VideoCapture(dev)
+        with _c_stderr_quiet():  # (FFmpeg's own log, "moov atom not found", made the one-line error two)
+            cap = cv2.VideoCapture(dev)
     except cv2.error as e:  # pragma: no cover - backend errors
         raise UserError(f"no camera at device {device}: {str(e).splitlines()[0]}") from None
     if not cap.isOpened():
         cap.release()
+        if isinstance(dev, str) and Path(dev).exists():  # (a tester's text file named .mp4 had been told "no camera")
+            what = "a folder" if Path(dev).is_dir() else "no video OpenCV can read"
+            raise UserError(f"--device {device} is {what}; give a camera number such as 0, a video file or a "
+                            f"stream URL")
         raise UserError(f"no camera at device {device} (OpenCV could not open it); connect a camera or "
                         f"choose another with --device N")
     return cap
@@ -68,11 +96,19 @@ def score_frame(frame, k: int, args: argparse.Namespace, reader: Callable, *, sa
     png = frame_to_png(frame)
     saved = None
     if save_dir is not None:
-        saved = save_dir / f"webcam-{datetime.now().strftime('%Y%m%d-%H%M%S')}-{k:04d}.png"
-        try:
-            saved.write_bytes(png)
-        except OSError as e:
-            raise UserError(f"--save {save_dir}: cannot write {saved.name} ({e.strerror or e})") from None
+        stem = f"webcam-{datetime.now().strftime('%Y%m%d-%H%M%S')}-{k:04d}"
+        for n in range(1000):  # made new, never over a file there (two runs started in the same second)
+            saved = save_dir / (f"{stem}.png" if n == 0 else f"{stem}-{n}.png")
+            try:
+                with open(saved, "xb") as f:
+                    f.write(png)
+                break
+            except FileExistsError:
+                continue
+            except OSError as e:
+                raise UserError(f"--save {save_dir}: cannot write {saved.name} ({e.strerror or e})") from None
+        else:
+            raise UserError(f"--save {save_dir}: cannot write {stem}.png: a thousand files of that name are there")
     try:
         res = reader(png, args.ruleset, context_from_args(args), winning_tile=args.winning_tile,
                      exposed=args.exposed, fixes=None, options=options_from_args(args))
@@ -140,6 +176,8 @@ def cmd_webcam(args: argparse.Namespace) -> int:
             save_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise UserError(f"--save {save_dir}: cannot create the folder ({e.strerror or e})") from None
+        if not os.access(save_dir, os.W_OK):  # (said before the camera opens, not at frame 1)
+            raise UserError(f"--save {save_dir}: no permission to write in the folder")
     cap = open_camera(args.device)
     try:
         try:

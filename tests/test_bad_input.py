@@ -1083,3 +1083,166 @@ def test_a_wind_is_taken_by_its_name_as_a_manifest_takes_it(capsys):
     with pytest.raises(SystemExit) as e:
         main(["hand", "123m456p789s11z [777p]", "-w", "1z", "--seat-wind", "x", "--no-history"])
     assert e.value.code == 2 and "invalid choice: 'X'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ a hostile tester's third round
+@pytest.mark.parametrize("claim, words", [
+    ("[" * 3000 + "]" * 3000, "nests too deep"),  # was a RecursionError traceback, exit 1 (audit's MISMATCH)
+    ('[{"rule": "mahjong", "points": ' + "9" * 5001 + "}]", "not a claim"),  # was Python's digit-limit ValueError
+    (json.dumps([{"rule": "mahjong", "points": 20}] * 600), "600 lines, more than a claim's 500"),
+])
+def test_claimed_lines_that_no_hand_needs_are_bad_input(run_cli, tmp_path, claim, words):
+    f = tmp_path / "claim.json"
+    f.write_text(claim)
+    for given in (claim, str(f)):  # inline and as a file
+        msg = fails(run_cli, "audit", "--hand", HAND + " win:1z", "--claimed", "30", "--claimed-lines", given,
+                    "--no-history")
+        assert words in msg, msg
+
+
+def test_a_claim_file_past_the_size_a_claim_has_is_refused_before_it_is_read(run_cli, tmp_path):
+    # a tester's 10.5 MB claim of 300 000 lines took 73 s and 410 MB of memory, then printed 1.5 MB
+    from vision.audit import CLAIM_MAX_BYTES
+
+    f = tmp_path / "huge.json"
+    f.write_text("[" + " " * CLAIM_MAX_BYTES + "]")
+    msg = fails(run_cli, "audit", "--hand", HAND + " win:1z", "--claimed", "30", "--claimed-lines", str(f),
+                "--no-history")
+    assert f"more than a claim's {CLAIM_MAX_BYTES:,}" in msg
+
+
+def test_an_unforeseen_error_is_one_line_with_its_own_exit_code(run_cli, monkeypatch):
+    # a tester's crashes (a symbolic link loop, "²" as a camera number) printed a traceback and exited 1,
+    # which `audit` gives a claim that does not match: a script could not tell a crash from a MISMATCH
+    import cli
+    import commands.hand as hand_cmd
+
+    def boom(*a, **k):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(hand_cmd, "score_hand", boom)
+    rc, out, err = run_cli("hand", HAND + " win:1z", "--no-history")
+    assert rc == cli.INTERNAL_ERROR == 3 and out == ""
+    assert err == ("mahjong-score: error: internal error in hand: ZeroDivisionError: a bug (a bug; "
+                   "MAHJONG_SCORE_DEBUG=1 shows where)\n")
+    rc, out, err = run_cli("hand", HAND + " win:1z", "--no-history", "--json")
+    assert rc == 3 and json.loads(out) == {"error": err.strip().removeprefix("mahjong-score: error: "), "exit_code": 3}
+    monkeypatch.setenv("MAHJONG_SCORE_DEBUG", "1")
+    with pytest.raises(ZeroDivisionError):
+        cli.main(["hand", HAND + " win:1z", "--no-history"])
+
+
+def test_output_in_an_encoding_without_the_rules_characters_never_crashes(tmp_path):
+    # `PYTHONIOENCODING=cp1252 mahjong-score audit … -r hk-tw-16` (Windows redirecting output) ended in a
+    # UnicodeEncodeError traceback, exit 1, its verdict lost: characters cp1252 lacks are now escaped
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252", "MAHJONG_SCORE_DB": str(tmp_path / "h.db")}
+    p = subprocess.run([sys.executable, "-m", "cli", "audit", "--hand", "123m456m789m123p456p11z win:1z",
+                        "-r", "hk-tw-16", "--claimed", "54"], capture_output=True, env=env,
+                       cwd=Path(__file__).resolve().parents[1])
+    assert p.returncode == 0 and b"MATCH" in p.stdout and b"Traceback" not in p.stderr, p.stderr
+    assert b"\\u" in p.stdout  # (the rule names' Chinese characters, escaped)
+
+
+def test_webcam_device_digits_that_are_not_ascii_and_files_that_are_no_video(run_cli, tmp_path):
+    # "²" is a digit to str.isdigit: int() refused it with a traceback; a text file named .mp4 and a folder were
+    # told "no camera at device …", with FFmpeg's own "moov atom not found" line before it
+    msg = fails(run_cli, "webcam", "--frames", "1", "--device", "²", "--no-history")
+    assert "no camera at device ²" in msg
+    bad = tmp_path / "clip.mp4"
+    bad.write_text("not a video")
+    assert "is no video OpenCV can read" in fails(run_cli, "webcam", "--frames", "1", "--device", str(bad),
+                                                  "--no-history")
+    assert "is a folder" in fails(run_cli, "webcam", "--frames", "1", "--device", str(tmp_path), "--no-history")
+
+
+def test_webcam_saved_frames_never_overwrite_a_file(tmp_path, monkeypatch):
+    # two runs started in the same second named their frames alike: one frame lost, and the history's input label
+    # pointed at a file that held the other run's frame
+    import argparse
+
+    import numpy as np
+
+    import commands.webcam as wc
+
+    class Stamp:
+        @staticmethod
+        def now():
+            import datetime
+
+            return datetime.datetime(2026, 12, 6, 4, 8, 36)
+
+    monkeypatch.setattr(wc, "datetime", Stamp)
+    frame = np.zeros((8, 8, 3), np.uint8)
+
+    def reader(*a, **k):
+        from vision.errors import NoTilesError
+
+        raise NoTilesError("<bytes>: no tiles found in the photo")
+
+    args = argparse.Namespace(ruleset="nts", winning_tile=None, exposed=None, seat_wind=None)
+    monkeypatch.setattr(wc, "context_from_args", lambda a: Context())
+    monkeypatch.setattr(wc, "options_from_args", lambda a: {})
+    first = wc.score_frame(frame, 1, args, reader, save_dir=tmp_path)[2]
+    second = wc.score_frame(frame, 1, args, reader, save_dir=tmp_path)[2]
+    assert first.name == "webcam-20261206-040836-0001.png" and second.name == "webcam-20261206-040836-0001-1.png"
+    assert first.read_bytes() == second.read_bytes() and len(list(tmp_path.iterdir())) == 2
+
+
+def test_annotate_to_a_link_loop_or_a_pipe_is_refused_before_the_photo_is_read(run_cli, tmp_path):
+    # a tester's symbolic link loop crashed in vision.io.same_file (RuntimeError, exit 1); a FIFO made the write
+    # wait forever
+    import os
+
+    loop = tmp_path / "loop.jpg"
+    loop.symlink_to(loop)
+    fifo = tmp_path / "fifo.jpg"
+    os.mkfifo(fifo)
+    for argv in (("photo", "--demo"), ("audit", "docs/demo.jpg", "--claimed", "40")):
+        assert fails(run_cli, *argv, "--annotate", str(loop), "--no-history").endswith(
+            "cannot write the annotated image: it is a symbolic link that loops")
+        assert fails(run_cli, *argv, "--annotate", str(fifo), "--no-history").endswith(
+            "cannot write the annotated image: it is not a regular file (a pipe, socket or device)")
+
+
+def test_the_annotated_image_replaces_a_link_there_never_the_file_it_points_to(tmp_path):
+    # `--annotate plink.jpg`, plink.jpg → precious.txt, wrote the image over precious.txt; a write that failed had
+    # also removed the file already there (OpenCV's own write): the image is now written beside it and put in place
+    import numpy as np
+
+    from vision.annotate import save
+
+    precious = tmp_path / "precious.txt"
+    precious.write_text("the user's notes")
+    link = tmp_path / "plink.jpg"
+    link.symlink_to(precious)
+    save(np.zeros((10, 12, 3), np.uint8), link)
+    assert precious.read_text() == "the user's notes" and not link.is_symlink() and link.read_bytes()[:2] == b"\xff\xd8"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plink.jpg", "precious.txt"]  # (no part file left)
+    assert link.stat().st_mode & 0o777 != 0o600  # (as a file the user writes, not a temporary file's 0600)
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_an_annotated_image_that_fails_late_keeps_the_reading_and_the_verdict(run_cli, tmp_path, monkeypatch):
+    # a tester's full disk: `photo` threw the finished reading away, and `audit` recorded "match" in the history,
+    # then printed only the error: both now print their result, then the error, exit 2
+    import vision.annotate as va
+    from vision.errors import ImageError
+
+    def full(image, path, quality=88):
+        raise ImageError(f"{path}: cannot write the annotated image: No space left on device")
+
+    monkeypatch.setattr(va, "save", full)
+    out_img = str(tmp_path / "a.jpg")
+    rc, out, err = run_cli("photo", "--demo", "--annotate", out_img, "--no-history")
+    assert rc == 2 and "reading: 345m678p66z" in out and "total: 40" in out
+    assert one_error_line(err).endswith("No space left on device (the reading above stands)")
+    rc, out, err = run_cli("audit", "docs/demo.jpg", "--claimed", "40", "--annotate", out_img, "--no-history")
+    assert rc == 2 and "claimed 40, computed 40 — MATCH" in out
+    assert one_error_line(err).endswith("No space left on device (the verdict above stands)")
+    rc, out, err = run_cli("audit", "docs/demo.jpg", "--claimed", "40", "--annotate", out_img, "--no-history", "--json")
+    j = json.loads(out)
+    assert rc == 2 and j["match"] is True and j["annotated"] is None and "No space left" in j["annotate_error"]

@@ -24,7 +24,9 @@ notation is still stacked away from its group, with a leader line, when no spot 
 """
 from __future__ import annotations
 
+import errno
 import os
+import tempfile
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -426,7 +428,10 @@ def describe(info: dict, photo, straightened: bool = False, turned: bool = False
     ``, 1/2 of the photo's 4032×3024: the scale it was read at`` when it is smaller than the photo
     (``straightened``/``turned``: the photo was read so, and its size is that of the photo as read,
     ``vision.pipeline.read_photo``: "the straightened photo's", "the turned photo's")."""
-    line = f"annotated image: {info['path']} ({info['width']}×{info['height']} px"
+    path = str(info["path"])
+    if not path.isprintable():  # (a tester's file name with ESC[2J cleared the screen: as error lines escape it)
+        path = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in path)
+    line = f"annotated image: {path} ({info['width']}×{info['height']} px"
     if info["scale"] < 1:
         k = 1 / info["scale"]
         part = f"1/{round(k)}" if abs(k - round(k)) < 1e-3 else f"{info['scale']:.3g}"
@@ -445,14 +450,50 @@ def save(image: np.ndarray, path: str | Path, quality: int = 88) -> Path:
     p = Path(path)
     ext = _annotated_ext(p)
     params = [cv2.IMWRITE_JPEG_QUALITY, quality] if ext in (".jpg", ".jpeg") else []
-    ok = False
+    ok, buf = False, None
     try:
-        ok = cv2.imwrite(str(p), cv2.cvtColor(image, cv2.COLOR_RGB2BGR), params)
+        ok, buf = cv2.imencode(ext, cv2.cvtColor(image, cv2.COLOR_RGB2BGR), params)
     except cv2.error:
         ok = False
-    if not ok:  # (a new user's `--annotate /nonexist/x.jpg` was told only "cannot write")
-        raise ImageError(f"{p}: cannot write the annotated image" + _why_unwritable(p))
+    why = _why_unwritable(p)
+    if not ok or why:  # (a new user's `--annotate /nonexist/x.jpg` was told only "cannot write")
+        raise ImageError(f"{p}: cannot write the annotated image" + (why or ": it could not be encoded"))
+    # written beside it, then put in its place: a write that fails (a full disk) leaves a file there as it was
+    # (OpenCV's own write had removed it), and a symbolic link at ``p`` is replaced, not the file it points to
+    tmp = None
+    try:
+        with tempfile.NamedTemporaryFile(dir=p.parent if str(p.parent) else ".", prefix=f".{p.name}.",
+                                         suffix=".part", delete=False) as f:
+            tmp = Path(f.name)
+            f.write(buf.tobytes())
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, _new_file_mode(p))  # (a temporary file is made 0600: the image as any file the user writes)
+        os.replace(tmp, p)
+    except OSError as e:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+        raise ImageError(f"{p}: cannot write the annotated image: {e.strerror or e}") from None
     return p
+
+
+def _new_file_mode(p: Path) -> int:
+    """The permission bits an annotated image written at ``p`` gets: those of the regular file it replaces, else
+    0o666 less the process's umask (read from /proc where there is one, not set and reset: a web server's threads
+    share it; 0o022 elsewhere), as a file opened for writing would get."""
+    try:
+        if p.is_file() and not p.is_symlink():
+            return p.stat().st_mode & 0o777
+    except OSError:
+        pass
+    mask = 0o022
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                mask = int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o666 & ~mask
 
 
 def _annotated_ext(p: Path) -> str:
@@ -479,8 +520,18 @@ def _why_unwritable(p: Path) -> str:
     """Why ``p`` cannot be written, as ``": the folder … does not exist"`` (a missing or non-folder
     parent, a folder at ``p``, a folder or file without write permission), or "" when none of those."""
     parent = p.parent if str(p.parent) else Path(".")
+    if p.is_symlink() and not p.exists():  # (a loop, or a link to nothing: resolving it raised, a traceback)
+        try:
+            p.resolve(strict=True)
+        except RuntimeError:  # (Python 3.11–3.12 say a loop so)
+            return ": it is a symbolic link that loops"
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                return ": it is a symbolic link that loops"
     if p.is_dir():
         return ": it is a folder"
+    if p.exists() and not p.is_file():  # (a tester's FIFO had the write wait forever)
+        return ": it is not a regular file (a pipe, socket or device)"
     if not parent.exists():
         return f": the folder {parent} does not exist"
     if not parent.is_dir():

@@ -355,13 +355,18 @@ def _rule_list(rules: Sequence) -> str:
 #: points, fixed (limit), cash, multiplier, each in absolute value; a ``count`` is not added up, so not bounded
 CLAIM_MAX_DOUBLINGS = 64
 CLAIM_MAX_AMOUNT = 10**9
+#: the largest claim read (bytes of its JSON) and the most lines in it: a hand scores a few dozen lines at most
+#: (a tester's 10 MB claim of 300 000 lines took 73 s and 410 MB to refuse line by line)
+CLAIM_MAX_BYTES = 1_000_000
+CLAIM_MAX_LINES = 500
 
 
 def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dict[str, Any]]:
     """The claimed lines from a JSON file — or the JSON itself, when the text starts with ``[`` or
     ``{`` — (a list of line objects, or an object with ``lines``).
 
-    Raises HandError (exit 2) for a missing file, bad JSON, a line without rule/name, an unknown key
+    Raises HandError (exit 2) for a missing file, bad JSON (nested too deep, a number too long to read), a claim
+    over :data:`CLAIM_MAX_BYTES` or of more than :data:`CLAIM_MAX_LINES` lines, a line without rule/name, an unknown key
     (:data:`CLAIM_KEYS`), or an amount that is not a finite number or is beyond :data:`CLAIM_MAX_DOUBLINGS` /
     :data:`CLAIM_MAX_AMOUNT`, and for an object that names another ruleset than ``ruleset`` (``hand --json``
     of a hand scored under another: its lines are another ruleset's, and only the totals' mismatch had said so).
@@ -369,6 +374,10 @@ def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dic
     text = str(path).strip()
     inline = text.startswith(("[", "{"))
     p = Path("<inline JSON>") if inline else Path(path)
+    size = len(text.encode("utf-8", "surrogatepass")) if inline else (p.stat().st_size if p.is_file() else 0)
+    if size > CLAIM_MAX_BYTES:  # (a tester's 10 MB claim of 300 000 lines took 73 s and 410 MB)
+        raise HandError(f"--claimed-lines {p}: {size:,} bytes, more than a claim's {CLAIM_MAX_BYTES:,}: a hand's "
+                        f"claimed breakdown is a few lines")
     def once(pairs):  # (the parser keeps the last of a key given twice: a claimed amount lost unsaid)
         keys = [k for k, _ in pairs]
         twice = next((k for k in keys if keys.count(k) > 1), None)
@@ -389,6 +398,12 @@ def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dic
         raise HandError(f"--claimed-lines {p}: cannot read it ({e})") from None
     except json.JSONDecodeError as e:
         raise HandError(f"--claimed-lines {p}: not JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+    except HandError:  # (a key given twice: `once` says so; HandError is a ValueError)
+        raise
+    except ValueError as e:  # (a number of 5 001 digits: Python's limit on reading integers, a traceback)
+        raise HandError(f"--claimed-lines {p}: not a claim ({_short(str(e))})") from None
+    except RecursionError:  # (a tester's 3 000 nested lists)
+        raise HandError(f"--claimed-lines {p}: its JSON nests too deep to be a claim (a list of line objects)") from None
     if isinstance(data, dict) and isinstance(data.get("lines"), list):
         said = data.get("ruleset")
         if ruleset is not None and isinstance(said, str) and said.strip().lower() != ruleset.lower():
@@ -397,6 +412,9 @@ def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dic
         data = data["lines"]
     if not isinstance(data, list):
         raise HandError(f"--claimed-lines {p}: expected a JSON list of {{\"rule\": …, \"points\"/\"doublings\": …}}")
+    if len(data) > CLAIM_MAX_LINES:
+        raise HandError(f"--claimed-lines {p}: {len(data):,} lines, more than a claim's {CLAIM_MAX_LINES}: a hand's "
+                        f"claimed breakdown is a few lines")
     for k, ln in enumerate(data, 1):
         unknown = sorted(a for a in ln if a not in CLAIM_KEYS) if isinstance(ln, dict) else []
         if unknown:

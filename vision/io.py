@@ -855,5 +855,5 @@ def same_file(a: Path, b: Path) -> bool:
     manifest)."""
     try:
         return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
-    except OSError:
+    except (OSError, RuntimeError):  # (RuntimeError: a symbolic link that loops, Python 3.11–3.12)
         return False
