@@ -43,6 +43,13 @@ _STORE = {1: None, 2: "FLIP_LEFT_RIGHT", 3: "ROTATE_180", 4: "FLIP_TOP_BOTTOM", 
 
 #: the rotation set's tilts: the photo turned this many degrees anticlockwise (a phone held askew)
 TILTS = (12, -20, 30)
+#: the rotation set's far variants: the photo scaled to this share of the width of a 12 MP canvas
+#: (:data:`FAR_CANVAS`, plain felt green) and set in its middle — a hand taken from across the table, or a
+#: whole-table photo whose hand is a fifth of it (the demo so had been read as one tile: its tiles, 19 px
+#: high at the half scale a 12 MP photo is read at, were 4 px in the detector's input, and boxed as one blob)
+FAR_SHARES = (25, 20)
+FAR_CANVAS = (4032, 3024)
+FAR_FELT = (38, 92, 64)
 
 
 def variants(upright: np.ndarray) -> list[tuple[str, bytes]]:
@@ -50,7 +57,8 @@ def variants(upright: np.ndarray) -> list[tuple[str, bytes]]:
     ``rot180``, ``rot270`` (turned counter-clockwise, no EXIF); ``exif1``–``exif8`` (stored so that
     applying the tag gives ``upright``); ``800px`` (long side 800); ``tilt12``, ``tilt-20``, ``tilt30``
     (turned that many degrees anticlockwise on a grown canvas, :data:`TILTS`,
-    :func:`datasets.composite.tilt_image`)."""
+    :func:`datasets.composite.tilt_image`); ``far25``, ``far20`` (scaled to 25 % and 20 % of a 12 MP canvas's
+    width, set in its middle: :data:`FAR_SHARES`)."""
     from PIL import Image
 
     im = Image.fromarray(upright)
@@ -77,6 +85,13 @@ def variants(upright: np.ndarray) -> list[tuple[str, bytes]]:
 
     for deg in TILTS:
         out.append((f"tilt{deg}", enc(Image.fromarray(tilt_image(upright, deg)[0]))))
+    for share in FAR_SHARES:
+        cw, ch = FAR_CANVAS
+        w = round(cw * share / 100)
+        h = max(1, round(im.size[1] * w / im.size[0]))
+        canvas = Image.new("RGB", (cw, max(ch, h)), FAR_FELT)
+        canvas.paste(im.resize((w, h), Image.Resampling.LANCZOS), ((cw - w) // 2, (canvas.size[1] - h) // 2))
+        out.append((f"far{share}", enc(canvas)))
     return out
 
 

@@ -316,6 +316,43 @@ def test_a_photo_audit_with_no_winning_tile_marked_is_unsure_when_the_wait_chang
     assert "no winning tile marked" not in out and "guesses which tile" not in out, out
 
 
+def test_photo_summary_says_the_score_rests_on_an_unmarked_winning_tile(truth):
+    # a new user's `photo` printed "confidence: >99%" and a total of 40 for a photo whose winning tile was not
+    # marked, the hand scoring 40-44 by which tile won (audit said UNSURE): the confidence line now says the
+    # score rests on the winning tile, with the totals a marked one gives, and stays silent once it is given,
+    # and for a photo whose winning tile is marked
+    from scoring import parse_hand
+    from scoring.engine import winning_tile_effect
+    from scoring.hand import Context
+    from vision.pipeline import summary, unmarked_wait_span
+
+    read = bf.unmarked_reader()
+    said = marked = 0
+    for f in sorted(truth.glob("*.jpg")):
+        res = read(str(f), "nts", Context())
+        if not res.reading.legal:
+            continue
+        if "winning" in res.reading.roles:  # (laid in line, still read as the winning tile: beside a meld)
+            assert unmarked_wait_span(res) is None and "rests on the winning tile" not in summary(res)
+            marked += 1
+            continue
+        effect = winning_tile_effect(res.scored)
+        if effect is None or set(effect.totals.values()) == {res.scored.total}:
+            assert unmarked_wait_span(res) is None
+            continue
+        lo, hi = min(effect.totals.values()), max(effect.totals.values())
+        assert unmarked_wait_span(res).startswith(f"{lo}–{hi}")
+        line = summary(res).splitlines()[2]
+        assert line.startswith("confidence: ") and (
+            f"but the score rests on the winning tile, which the photo does not mark: with one it scores {lo}–{hi}"
+            in line), line
+        tile = parse_hand(res.reading.notation).concealed[-1]
+        given = read(str(f), "nts", Context(), winning_tile=tile)
+        assert unmarked_wait_span(given) is None and "rests on the winning tile" not in summary(given)
+        said += 1
+    assert said and marked, (said, marked)
+
+
 def test_photo_audit_of_a_corrupt_file_is_exit_2(run_cli, tmp_path, truth):
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(next(truth.glob("*.jpg")).read_bytes()[:2000])

@@ -1246,3 +1246,20 @@ def test_an_annotated_image_that_fails_late_keeps_the_reading_and_the_verdict(ru
     rc, out, err = run_cli("audit", "docs/demo.jpg", "--claimed", "40", "--annotate", out_img, "--no-history", "--json")
     j = json.loads(out)
     assert rc == 2 and j["match"] is True and j["annotated"] is None and "No space left" in j["annotate_error"]
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_corrections_are_not_blamed_for_tiles_the_photo_lacks(run_cli, tmp_path):
+    # a new user's photo of 8 of the demo's 14 tiles with `--fix 5=7p` ended "(your corrections: 5=7p — check them
+    # first: every other tile of the hand is read 95 % sure or more)": the six missing tiles were the problem
+    from PIL import Image
+
+    from vision.pipeline import DEMO_PHOTO
+
+    im = Image.open(DEMO_PHOTO).convert("RGB")
+    crop = im.crop((0, 0, im.size[0] // 2, im.size[1]))  # the left half: part of the hand's row
+    photo = tmp_path / "half.jpg"
+    crop.save(photo, quality=92)
+    rc, out, err = run_cli("photo", str(photo), "--fix", "3=5m", "--no-history")
+    line = one_error_line(err)
+    assert rc == 2 and "your corrections: 3=5m" in line and "check them first" not in line, line

@@ -27,7 +27,7 @@ def test_variants_apply_to_the_upright_photo():
     up = _upright()
     vs = dict(evalsets.variants(up))
     assert list(vs) == (["upright", "rot90", "rot180", "rot270"] + [f"exif{k}" for k in range(1, 9)] + ["800px"]
-                        + ["tilt12", "tilt-20", "tilt30"])
+                        + ["tilt12", "tilt-20", "tilt30", "far25", "far20"])
     for name, data in vs.items():
         with Image.open(io.BytesIO(data)) as im:
             orient = im.getexif().get(0x0112)
@@ -41,6 +41,14 @@ def test_variants_apply_to_the_upright_photo():
             assert np.abs(shown - np.rot90(up, k)).mean() < 6
         elif name == "800px":
             assert max(shown.shape[:2]) == 800
+        elif name.startswith("far"):  # the photo small in the middle of a 12 MP canvas of felt
+            assert orient is None and shown.shape[:2] == (3024, 4032)
+            w = round(4032 * int(name[3:]) / 100)
+            h = round(up.shape[0] * w / up.shape[1])
+            x0, y0 = (4032 - w) // 2, (3024 - h) // 2
+            small = np.asarray(Image.fromarray(up.astype(np.uint8)).resize((w, h), Image.Resampling.LANCZOS)).astype(int)
+            assert np.abs(shown[y0:y0 + h, x0:x0 + w] - small).mean() < 8, name
+            assert np.abs(shown[:y0 - 2] - evalsets.FAR_FELT).mean() < 4  # felt above it
         elif name.startswith("tilt"):  # turned anticlockwise on a grown canvas: the top-left mark moves down
             assert orient is None
             a = math.radians(int(name[4:]))

@@ -250,6 +250,72 @@ def test_zoomed_detection_pass():
     assert len(det2.calls) == 1  # tiles already large in the detector's input: one pass
 
 
+class _SmallBlindDetector(_ToyDetector):
+    """The toy detector, blind to a rectangle under ``min_px`` pixels high in its input (the image scaled
+    so that its long side is 416), as the real detector is to tiles a few pixels high."""
+
+    def __init__(self, min_px):
+        super().__init__()
+        self.min_px = min_px
+
+    def __call__(self, image):
+        from vision.detect import Detections
+
+        det = super().__call__(image)
+        scale = self.imgsz / max(image.shape[:2])
+        keep = det.sizes[:, 1] * scale >= self.min_px
+        return Detections.make(det.boxes[keep], det.scores[keep], det.face_down[keep])
+
+
+def _small_row(img, x_start, w=40, h=56, n=14, y=2000):
+    truth = []
+    for k in range(n):
+        x0 = x_start + k * (w + 2)
+        img[y:y + h, x0:x0 + w] = (240, 240, 230)
+        truth.append([x0, y, x0 + w, y + h])
+    return truth
+
+
+def test_zoomed_pass_grows_over_a_hand_its_first_region_cut():
+    # the first pass boxes only the row's three large tiles (the small ones are 5.8 px high at 416); the
+    # zoomed region around them (two tile heights each side) holds part of the row; the pass over it
+    # finds tiles up to its edge, and the next pass, over the region they span, the rest
+    from vision.pipeline import detect_zoomed
+
+    img = np.full((3000, 4000, 3), 90, np.uint8)
+    truth = []
+    for k in range(3):  # 120 × 160 px: 16.6 px high at 416
+        img[1896:2056, 1000 + 122 * k:1120 + 122 * k] = (240, 240, 230)
+        truth.append([1000 + 122 * k, 1896, 1120 + 122 * k, 2056])
+    truth += _small_row(img, 1366)
+    det = _SmallBlindDetector(min_px=10)
+    out = detect_zoomed(img, det)
+    assert sorted(out.boxes.tolist()) == sorted(np.array(truth, float).tolist())
+    assert len(det.calls) == 3  # the photo, the first region, the grown one
+    # before: one zoomed pass, its region cut at 1364 + 2 × 160 = 1684 px, the row's last 6 tiles unboxed
+    assert det.calls[1][1] < det.calls[2][1]
+
+
+def test_sliced_pass_finds_a_hand_the_whole_photo_pass_missed():
+    # tiles 28 px high in a 4000-px photo: 2.9 px at 416, none boxed; in a third of the photo (with the
+    # overlap, 1600 px) 7.3 px, boxed; the zoomed pass then reads them at full size
+    from vision.pipeline import SLICES, detect_zoomed
+
+    img = np.full((3000, 4000, 3), 90, np.uint8)
+    truth = _small_row(img, 2500, w=20, h=28, y=400)
+    det = _SmallBlindDetector(min_px=6)
+    out = detect_zoomed(img, det)
+    assert sorted(out.boxes.tolist()) == sorted(np.array(truth, float).tolist())
+    assert len(det.calls) == 1 + SLICES * SLICES + 1
+    blank = np.full((3000, 4000, 3), 90, np.uint8)
+    det2 = _SmallBlindDetector(min_px=6)
+    assert len(detect_zoomed(blank, det2)) == 0  # nothing anywhere: nothing made up
+    small = np.full((600, 800, 3), 90, np.uint8)
+    det3 = _SmallBlindDetector(min_px=6)
+    detect_zoomed(small, det3)
+    assert len(det3.calls) == 1  # a photo under twice the input size is not sliced
+
+
 def test_left_out_retry_that_contradicts_the_circumstances_names_them():
     # the extra-box case, with --kong-on-kong --win-by dead-wall: the only legal reading (box left
     # out, 34555s333555777z) has no kong at all — the user's flag is named, not "no legal reading"

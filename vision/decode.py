@@ -1272,14 +1272,22 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
                    score=float(score))
 
 
-def _short_kong_hint(lay: Layout, backs: np.ndarray) -> str:
+def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] = ()) -> str:
     """"; tiles 13-15 hold a face-down tile: a concealed kong short of one? add it with --add 16=0x" for
     each group of 1-3 tiles with a face-down one (a concealed kong whose fourth tile was not detected
-    reads as no meld, and the count falls 3 short), else "". ``backs``: (N,) bool, face-down detections."""
+    reads as no meld, and the count falls 3 short), else "". ``backs``: (N,) bool, face-down detections;
+    ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
+    face-down, read 9p at 99 %). A group outside the hand region (:attr:`vision.layout.Geometry.hand_tiles`:
+    boxes left out as doubtful) is passed over: the --add offered after it landed among the boxes left out,
+    and was refused, naming another --add (a loop)."""
     num = _numbers(lay)
+    region = set(lay.geometry.hand_tiles) if lay.geometry.hand_tiles else set(range(len(backs)))
     out = []
     for g in lay.geometry.groups:
-        if 1 <= len(g.tiles) <= 3 and any(bool(backs[t]) for t in g.tiles if t < len(backs)):
+        if not set(g.tiles) & region:
+            continue
+        if 1 <= len(g.tiles) <= 3 and any(bool(backs[t]) and (not raw or t >= len(raw) or raw[t] == BACK)
+                                          for t in g.tiles if t < len(backs)):
             nums = sorted(num[t] for t in g.tiles if t in num)
             if nums:
                 span = f"tiles {nums[0]}-{nums[-1]} hold a face-down tile" if len(nums) > 1 else \
@@ -1405,7 +1413,7 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                    # (the other game's hand size is named only when the tiles shown are that many: a
                    # whole-table render's wall read "at best 16" of 33 was taken for a 16-tile game's hand)
                    + ((_other_size_hint(found, rs) if found == count else "")
-                      or (_short_kong_hint(lay, backs) + "; add a tile the detector missed with --add POS=TILE"
+                      or (_short_kong_hint(lay, backs, raw) + "; add a tile the detector missed with --add POS=TILE"
                           if found < need else
                           f"; leave out boxes that are not the hand's (clutter, loose tiles, another player's) "
                           f"with --fix POS=-")))

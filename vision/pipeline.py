@@ -545,6 +545,14 @@ ADDED_WINNER_NOTE = ", added by you) is read as the winning tile"
 DAMAGED_PICTURE = 0.5
 #: the words of that note (the confidence line points at it)
 DAMAGED_NOTE = "unsure: the photo file's picture data is damaged"
+#: tiles whose boxes are darker than this (median of the boxes' mean luma, 0–255) in a photo whose mean luma
+#: is under :data:`DARK_PHOTO` were taken with too little light: a note (and the error of a reading that
+#: fails) says so. A tile's face is near white (about 200) in a lit photo; a new user's demo darkened to a
+#: tenth (tiles 12, photo 6) was misread, and the error offered --add loops, never the light. Both, as a
+#: held-out render's black-faced tiles (55) lie on a bright bed cover
+DARK_TILES = 60
+DARK_PHOTO = 50
+DARK_NOTE = "the tiles are very dark in the photo"
 #: the words of the note on each tile the user added (:func:`added_note`; a batch row's problem column leaves
 #: that note out: the add cell's own doing)
 ADDED_NOTE = "added by you (--add)"
@@ -561,12 +569,15 @@ def loose_bonus_boxes(lay: Layout) -> frozenset[int]:
 
 def replaced_boxes(added: Sequence[int], readings: TileReadings, numbering: Sequence[int],
                    shown_roles: Sequence[str], loose: frozenset[int], skip: frozenset[int],
-                   set_to: Mapping[int, str] | None = None) -> dict[int, int]:
+                   set_to: Mapping[int, str] | None = None, counted: Mapping[int, str] | None = None
+                   ) -> dict[int, int]:
     """For each flower/season the user added (``added``: detection indices, their readings the faces
     given), the one box of the reading shown that it stands in for: left out of that hand (role
-    ``ignored`` in ``shown_roles``), weighed there as a loose bonus tile (``loose``:
-    :func:`loose_bonus_boxes`) and read as that face (its top class, or its likeliest flower/season when
-    its top class is no bonus tile: :func:`vision.layout.bonus_face`), as the loose tiles' note names it.
+    ``ignored`` in ``shown_roles``) and read as that face — its top class, the face another hand region's
+    reading counts it as (``counted``, {box index: face}, whose note advises that ``--add``:
+    :func:`rival_words`), or, for one weighed as a loose bonus tile (``loose``:
+    :func:`loose_bonus_boxes`), its likeliest flower/season when its top class is no bonus tile
+    (:func:`vision.layout.bonus_face`), as the loose tiles' note names it.
     Where two or more such boxes show the face, or none, the added tile has no box (a set has one of
     each flower and season: one of them is misread, and the photo cannot say which). ``skip``: boxes
     never taken (those the user fixed or left out, ``--fix``). ``set_to``: boxes the user set to a face
@@ -585,8 +596,9 @@ def replaced_boxes(added: Sequence[int], readings: TileReadings, numbering: Sequ
             out[i] = mine[0]
             continue
         same = [j for j in numbering if j not in skip and j not in added and j not in out.values()
-                and j < len(shown_roles) and shown_roles[j] == "ignored" and j in loose
-                and (readings.codes[j] if readings.codes[j] in BONUS_TILES else bonus_face(readings, j)) == code]
+                and j < len(shown_roles) and shown_roles[j] == "ignored"
+                and (readings.codes[j] == code or (counted or {}).get(j) == code
+                     or j in loose and bonus_face(readings, j) == code)]
         if len(same) == 1:
             out[i] = same[0]
     return out
@@ -857,7 +869,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         if key in first_boxes:
             det = first_boxes[key][1]
         else:
-            det = detect_zoomed(ph.pixels, dm) if zoom else dm(ph.pixels)
+            det = detect_zoomed(ph.pixels, dm, sliced=id(ph) not in quarter_turned) if zoom else dm(ph.pixels)
             first_boxes[key] = (ph, det)
         added = False
         first_det = det
@@ -894,11 +906,16 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             timing["layout+decode+score"] = res.timings["layout+decode+score"]
         return res
 
+    quarter_turned: set[int] = set()
+
     def turn_photo(deg: int, base: Photo = photo) -> Photo:
         """The photo (``base``: it straightened) turned ``deg``° clockwise (no EXIF: the pixels and the
         size turned)."""
         pix = np.ascontiguousarray(np.rot90(base.pixels, dict(TURNS)[deg]))
-        return replace(base, pixels=pix, original_size=base.original_size if deg == 180 else base.original_size[::-1])
+        out = replace(base, pixels=pix, original_size=base.original_size if deg == 180 else base.original_size[::-1])
+        if not turn:  # (a turn of the rotation tries: its detector pass is not read in parts, detect_zoomed)
+            quarter_turned.add(id(out))
+        return out
 
     def straighten(result: PhotoResult) -> tuple[PhotoResult, Photo]:
         """``result`` (a reading of the photo as loaded, or of one quarter turn of it: ``result.turned``)
@@ -1142,7 +1159,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                                 additions=additions, shown=result.layout.geometry, not_tiles=result.not_tiles,
                                 shown_roles=result.reading.roles, shown_legal=result.reading.legal,
                                 shown_loose=loose_bonus_boxes(result.layout),
-                                **{**kw, "exposed": exposed})
+                                shown_rivals=result.reading.region_rivals, **{**kw, "exposed": exposed})
         result = replace(with_frame(fixed, result.turned, result.straightened, mirrored=result.mirrored,
                                     second=result.second), second_boxes=result.second_boxes,
                          faces_frame=result.faces_frame, faces_from=result.faces_from)
@@ -1794,38 +1811,204 @@ def _evidence_of(res: PhotoResult) -> float:
 ZOOM_BELOW = 28
 #: the zoomed region must be at most this fraction of the photo's area to be worth it
 ZOOM_AREA = 0.45
+#: at most this many zoomed passes: a pass whose hand reaches past its region's edge (the first pass had
+#: boxed a few of the hand's tiles as one blob) runs again over the region its boxes now span
+ZOOM_PASSES = 3
+#: when the whole photo's pass boxes fewer tiles than this, the detector also reads it in
+#: :data:`SLICES` × :data:`SLICES` overlapping parts (a hand so small in a large photo that the whole
+#: photo's pass, at the detector's input size, finds none of it: about 1 % of the photo's width a tile)
+SLICE_BELOW = 3
+SLICES = 3
+#: the parts overlap by this share of their size (a tile cut by a part's edge lies whole in the next)
+SLICE_OVERLAP = 0.25
 
 
-def detect_zoomed(image: np.ndarray, detector: Detector) -> Detections:
-    """Detections of ``image``; when the hand's tiles (:func:`vision.layout.find_geometry`) are small
-    in the detector's input and lie in a small part of the photo, the detector runs again on that part
-    (grown by two tile heights) at its full input size, and those boxes replace the first pass's
-    boxes inside it.
+#: a box within this many pixels of a part's edge inside the photo touches it (:func:`_clear_of_edges`)
+EDGE_PX = 2.0
+
+
+def _clear_of_edges(boxes: np.ndarray, region: tuple[int, int, int, int], size: tuple[int, int]) -> np.ndarray:
+    """(N,) bool: the boxes ((N, 4) xyxy pixels of the photo) found in ``region`` (x0, y0, x1, y1) that
+    keep :data:`EDGE_PX` clear of each of its edges lying inside the photo (``size`` (W, H)): a box
+    touching one may be a tile cut by it."""
+    x0, y0, x1, y1 = region
+    W, H = size
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    return (((b[:, 0] > x0 + EDGE_PX) | (x0 <= 0)) & ((b[:, 1] > y0 + EDGE_PX) | (y0 <= 0))
+            & ((b[:, 2] < x1 - EDGE_PX) | (x1 >= W)) & ((b[:, 3] < y1 - EDGE_PX) | (y1 >= H)))
+
+
+def detect_sliced(image: np.ndarray, detector: Detector) -> Detections:
+    """Detections of ``image`` ((H, W, 3) uint8 RGB) read in :data:`SLICES` × :data:`SLICES` parts
+    overlapping by :data:`SLICE_OVERLAP` (sliced inference, as SAHI: Akyon et al., ICIP 2022): boxes
+    touching a part's edge inside the photo are dropped (their tile lies whole in the next part), the
+    rest joined by class-agnostic NMS (:func:`cv2.dnn.NMSBoxes` at :data:`vision.detect.IOU_THRESHOLD`).
+    Boxes (N, 4) float32 xyxy pixels of ``image``; raises what the detector raises."""
+    from .detect import IOU_THRESHOLD, MAX_DETECTIONS
+
+    H, W = image.shape[:2]
+    pw, ph = W / (SLICES - (SLICES - 1) * SLICE_OVERLAP), H / (SLICES - (SLICES - 1) * SLICE_OVERLAP)
+    boxes, scores, down = [], [], []
+    for i in range(SLICES):
+        for j in range(SLICES):
+            x0, y0 = int(round(j * pw * (1 - SLICE_OVERLAP))), int(round(i * ph * (1 - SLICE_OVERLAP)))
+            x1, y1 = min(W, int(round(x0 + pw))), min(H, int(round(y0 + ph)))
+            sub = detector(np.ascontiguousarray(image[y0:y1, x0:x1]))
+            if not len(sub):
+                continue
+            b = sub.boxes.astype(np.float64) + np.array([x0, y0, x0, y0], np.float64)
+            keep = _clear_of_edges(b, (x0, y0, x1, y1), (W, H))
+            boxes.append(b[keep])
+            scores.append(np.asarray(sub.scores, np.float64)[keep])
+            down.append(np.asarray(sub.face_down)[keep])
+    if not boxes or not sum(len(b) for b in boxes):
+        return Detections.make(np.zeros((0, 4), np.float32))
+    b, sc, fd = np.vstack(boxes), np.concatenate(scores), np.concatenate(down)
+    xywh = np.c_[b[:, :2], b[:, 2:] - b[:, :2]]
+    keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), sc.tolist(), 0.0, IOU_THRESHOLD), np.int64).reshape(-1)
+    keep = keep[np.argsort(-sc[keep], kind="stable")][:MAX_DETECTIONS]
+    return Detections.make(b[keep].astype(np.float32), sc[keep].astype(np.float32), fd[keep])
+
+
+def _zoom_region(det: Detections, size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The region (x0, y0, x1, y1) pixels holding the hand's tiles of ``det``
+    (:func:`vision.layout.find_geometry`; all boxes when it finds none), grown by two median tile heights
+    and clipped to the photo (``size`` (W, H))."""
+    W, H = size
+    hand = list(find_geometry(det, (W, H)).hand_tiles) or list(range(len(det)))
+    b = det.boxes[hand]
+    pad = 2 * float(np.median(det.sizes[hand, 1]))
+    return (max(0, int(b[:, 0].min() - pad)), max(0, int(b[:, 1].min() - pad)),
+            min(W, int(b[:, 2].max() + pad)), min(H, int(b[:, 3].max() + pad)))
+
+
+#: a zoomed region whose hand reaches within a tile of one of its edges grows past that edge by this many
+#: tiles (:func:`_grown_region`)
+ZOOM_GROW_TILES = 6
+
+
+def _grown_region(det: Detections, region: tuple[int, int, int, int], size: tuple[int, int],
+                  cut: np.ndarray | None = None) -> tuple[int, int, int, int]:
+    """``region`` (x0, y0, x1, y1) pixels grown past each of its edges inside the photo (``size`` (W, H))
+    that the hand's boxes in ``det`` reach within a tile height, or that cuts one of the boxes ``cut``
+    ((K, 4) xyxy pixels: the region's pass boxed a tile across that edge), by :data:`ZOOM_GROW_TILES` tiles
+    (the larger of the median width and height: the row goes on beyond it), and then over the hand's own
+    region (:func:`_zoom_region`); ``region`` itself when the hand reaches none of its edges."""
+    W, H = size
+    hand = list(find_geometry(det, (W, H)).hand_tiles) or list(range(len(det)))
+    b = det.boxes[hand].astype(np.float64)
+    th = float(np.median(det.sizes[hand, 1]))
+    step = ZOOM_GROW_TILES * float(max(np.median(det.sizes[hand, 0]), th))
+    x0, y0, x1, y1 = region
+    ex0, ey0, ex1, ey1 = b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()
+    c = np.asarray(cut if cut is not None else np.zeros((0, 4)), np.float64).reshape(-1, 4)
+    if len(c):  # (a tile cut by the edge reaches it)
+        ex0, ey0 = min(ex0, c[:, 0].min()), min(ey0, c[:, 1].min())
+        ex1, ey1 = max(ex1, c[:, 2].max()), max(ey1, c[:, 3].max())
+    nx0 = x0 - step if (x0 > 0 and ex0 - x0 < th) else x0
+    ny0 = y0 - step if (y0 > 0 and ey0 - y0 < th) else y0
+    nx1 = x1 + step if (x1 < W and x1 - ex1 < th) else x1
+    ny1 = y1 + step if (y1 < H and y1 - ey1 < th) else y1
+    if (nx0, ny0, nx1, ny1) == (x0, y0, x1, y1):
+        return region
+    z = _zoom_region(det, (W, H))
+    return (max(0, int(min(nx0, z[0]))), max(0, int(min(ny0, z[1]))),
+            min(W, int(max(nx1, z[2]))), min(H, int(max(ny1, z[3]))))
+
+
+def detect_zoomed(image: np.ndarray, detector: Detector, sliced: bool = True) -> Detections:
+    """Detections of ``image`` ((H, W, 3) uint8 RGB) by ``detector``; when the hand's tiles
+    (:func:`vision.layout.find_geometry`) are small in the detector's input (median box height under
+    :data:`ZOOM_BELOW` pixels there) and lie in a small part of the photo (:data:`ZOOM_AREA`), the
+    detector runs again on that part (grown by two tile heights, :func:`_zoom_region`) at its full input
+    size, and those boxes replace the first pass's boxes inside it. When the hand found in that pass
+    reaches to its region's edge (a small hand far off in a large photo, first boxed as a blob or two), the
+    pass runs again over the region grown past that edge (:func:`_grown_region`), up to :data:`ZOOM_PASSES`
+    passes. ``sliced``: a photo of at least twice the detector's input size whose whole-photo pass boxes
+    under :data:`SLICE_BELOW` tiles is first read in parts (:func:`detect_sliced`; not for the quarter turns
+    of a weak reading, whose sideways tiles the parts box as junk: a composite whose upright pass had missed
+    one tile was read as a 13-tile hand). Returns the
+    :class:`vision.detect.Detections` (boxes (N, 4) float32 xyxy pixels of ``image``); raises what the
+    detector raises.
     """
     det = detector(image)
     imgsz = getattr(detector, "imgsz", None)  # any callable image → Detections may stand in
+    H, W = image.shape[:2]
+    if sliced and imgsz and len(det) < SLICE_BELOW and max(H, W) >= 2 * imgsz:
+        sliced = detect_sliced(image, detector)
+        det = sliced if len(sliced) > len(det) else det
     if len(det) == 0 or not imgsz:
         return det
-    H, W = image.shape[:2]
     scale = imgsz / max(H, W)
     hand = list(find_geometry(det, (W, H)).hand_tiles) or list(range(len(det)))
-    med_h = float(np.median(det.sizes[hand, 1]))
-    if med_h * scale >= ZOOM_BELOW:
+    if float(np.median(det.sizes[hand, 1])) * scale >= ZOOM_BELOW:
         return det
-    b = det.boxes[hand]
-    pad = 2 * med_h
-    x0, y0 = max(0, int(b[:, 0].min() - pad)), max(0, int(b[:, 1].min() - pad))
-    x1, y1 = min(W, int(b[:, 2].max() + pad)), min(H, int(b[:, 3].max() + pad))
-    if (x1 - x0) * (y1 - y0) > ZOOM_AREA * W * H:
-        return det
-    sub = detector(np.ascontiguousarray(image[y0:y1, x0:x1]))
-    if len(sub) == 0:
-        return det
-    boxes = sub.boxes + np.array([x0, y0, x0, y0], np.float32)
-    c = det.centres
-    outside = ~((c[:, 0] >= x0) & (c[:, 0] < x1) & (c[:, 1] >= y0) & (c[:, 1] < y1))
-    return Detections.make(np.vstack([boxes, det.boxes[outside]]), np.r_[sub.scores, det.scores[outside]],
-                           np.r_[sub.face_down, det.face_down[outside]])
+    first = det
+    region = _zoom_region(det, (W, H))
+    whole: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # each pass's boxes clear of its region's edges
+    cut: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # … and those its edges cut
+    regions: list[tuple[int, int, int, int]] = []
+    for _ in range(ZOOM_PASSES):
+        x0, y0, x1, y1 = region
+        if (x1 - x0) * (y1 - y0) > ZOOM_AREA * W * H:
+            break
+        sub = detector(np.ascontiguousarray(image[y0:y1, x0:x1]))
+        if len(sub) == 0:
+            break
+        boxes = sub.boxes.astype(np.float64) + np.array([x0, y0, x0, y0], np.float64)
+        keep = _clear_of_edges(boxes, region, (W, H))
+        fd = np.asarray(sub.face_down, bool)
+        sc = np.asarray(sub.scores, np.float64)
+        whole.append((boxes[keep], sc[keep], fd[keep]))
+        cut.append((boxes[~keep], sc[~keep], fd[~keep]))
+        regions.append(region)
+        det = _zoomed_boxes(first, whole, cut, regions)
+        grown = _grown_region(det, region, (W, H), boxes[~keep])
+        if grown == region:
+            break
+        region = grown
+    return det
+
+
+def _zoomed_boxes(first: Detections, whole, cut, regions) -> Detections:
+    """The detections of :func:`detect_zoomed`: the zoomed passes' boxes clear of their regions' edges
+    (``whole``: per pass (boxes (K, 4) xyxy pixels, scores, face-down flags)) joined by class-agnostic NMS
+    (a larger region, the tiles smaller in the detector's input, may box fewer of them: each pass keeps
+    what it found), then the boxes a region's edge cut (``cut``) over a tile no whole box covers (a tile
+    at the edge of the last region: read cut, as it was before), then the first pass's boxes lying
+    wholly outside every region (``regions``)."""
+    from .detect import IOU_THRESHOLD, MAX_DETECTIONS
+
+    def nms(parts):
+        b = np.vstack([p[0] for p in parts]) if parts else np.zeros((0, 4))
+        sc = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+        fd = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, bool)
+        if not len(b):
+            return b, sc, fd
+        xywh = np.c_[b[:, :2], b[:, 2:] - b[:, :2]]
+        k = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), sc.tolist(), 0.0, IOU_THRESHOLD), np.int64).reshape(-1)
+        k = k[np.argsort(-sc[k], kind="stable")]
+        return b[k], sc[k], fd[k]
+
+    b, sc, fd = nms(whole)
+    cb, csc, cfd = nms(cut)
+    if len(cb) and len(b):
+        x0 = np.maximum(cb[:, None, 0], b[None, :, 0])
+        y0 = np.maximum(cb[:, None, 1], b[None, :, 1])
+        x1 = np.minimum(cb[:, None, 2], b[None, :, 2])
+        y1 = np.minimum(cb[:, None, 3], b[None, :, 3])
+        inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
+        area = (cb[:, 2] - cb[:, 0]) * (cb[:, 3] - cb[:, 1])
+        free = (inter / np.maximum(area, 1e-9)[:, None]).max(1) < 0.2  # (under a fifth of it under a whole box)
+        cb, csc, cfd = cb[free], csc[free], cfd[free]
+    fb = first.boxes.astype(np.float64)
+    outside = np.ones(len(fb), bool)
+    for x0, y0, x1, y1 in regions:
+        outside &= ~((fb[:, 0] >= x0) & (fb[:, 1] >= y0) & (fb[:, 2] <= x1) & (fb[:, 3] <= y1))
+    out_b = np.vstack([b, cb, fb[outside]])[:MAX_DETECTIONS]
+    out_s = np.r_[sc, csc, np.asarray(first.scores, np.float64)[outside]][:MAX_DETECTIONS]
+    out_f = np.r_[fd, cfd, np.asarray(first.face_down, bool)[outside]][:MAX_DETECTIONS]
+    return Detections.make(out_b.astype(np.float32), out_s.astype(np.float32), out_f)
 
 
 #: detections with a score below this (or doubtful: tileness under the sure level) may be dropped as false
@@ -2281,6 +2464,16 @@ def rival_words(rv: RegionRival, mine: Reading, number: Mapping[int, int]) -> tu
         differs.append(f"counts {tile} {what}, which this reading leaves out")
         ways.append(f"if {tile} {', '.join(map(str, nums))} {be} not the hand's, leave {it} out with --fix {drops}, "
                     f"and the reading no longer doubts {it}")
+        # a flower/season it counts that this reading leaves out: added by its face, it stands in for that box
+        # (:func:`replaced_boxes`; a new user added one beside the box, which was then read as another face)
+        shown = {c for c, r in zip(mine.tiles, mine.roles) if r == "bonus"}
+        faces = [(number[i], c) for i, c, r in rv.counted if r == "bonus" and c in BONUS_TILES and c not in shown]
+        if faces and len({c for _, c in faces}) == len(faces):
+            after = max(number.values(), default=0)
+            adds = ",".join(f"{after + k + 1}={c}" for k, (_, c) in enumerate(faces))
+            which = ", ".join(str(n) for n, _ in faces)
+            ways.append(f"if {'tile ' + which + ' is' if len(faces) == 1 else 'tiles ' + which + ' are'} the "
+                        f"hand's, count {'it' if len(faces) == 1 else 'them'} with --add {adds}")
     if rv.left:
         nums = [number[i] for i in rv.left]
         tile, be, it, drops = _tiles_words(nums)
@@ -2466,7 +2659,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                     said_won: bool = False, shown: Geometry | None = None, not_tiles: int = 0,
                     shown_roles: Sequence[str] | None = None, shown_legal: bool | None = None,
                     shown_loose: frozenset[int] | None = None, order: tuple[int, ...] | None = None,
-                    renumber: bool = True) -> PhotoResult:
+                    renumber: bool = True, shown_rivals: Sequence[RegionRival] = ()) -> PhotoResult:
     """The model-free half of :func:`read_photo`: fixes → hand regions → layout → decode → score.
 
     Hand finding is part of decoding (``ARCHITECTURE.md``): :func:`region_candidates` proposes up to
@@ -2502,10 +2695,11 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     inserted into that numbering first, and ``fixes`` count them. ``shown``:
     the geometry of that reading when the caller has it (:func:`read_photo`, the web page's first
     reading), so it is not searched for again; ``shown_loose`` the boxes that reading's layout weighed
-    as loose bonus tiles (:func:`loose_bonus_boxes`; found with ``shown_roles`` when that is None).
-    A flower or season added where that reading left out one such box of its face (the loose tiles'
-    note offers that ``--add``: :func:`replaced_boxes`) is drawn on that box, and the box is left out
-    of every region, so no other reading counts the tile twice.
+    as loose bonus tiles (:func:`loose_bonus_boxes`; found with ``shown_roles`` when that is None), and
+    ``shown_rivals`` its other hand regions' readings (:attr:`vision.decode.Reading.region_rivals`; found so
+    too). A flower or season added where that reading left out one such box of its face, or one box another
+    region's named reading counts as that face (the notes offer that ``--add``: :func:`replaced_boxes`), is
+    drawn on that box, and the box is left out of every region, so no other reading counts the tile twice.
 
     Without corrections, the tiles are numbered with the rows that hold the hand first
     (:func:`_hand_first`): where the chosen region's order does not, the detections are read again with
@@ -2537,6 +2731,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 geo0 = geo0 if geo0 is not None else plain.layout.geometry
                 shown_roles, shown_legal = plain.reading.roles, plain.reading.legal
                 shown_loose = loose_bonus_boxes(plain.layout)
+                shown_rivals = plain.reading.region_rivals
             except HandError:  # what the user said contradicts the reading without the corrections
                 pass
         if geo0 is None:
@@ -2559,7 +2754,9 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 set_to = {numbering[p - 1]: c for p, c in (fixes or {}).items()
                           if c != DROP and 1 <= p <= len(numbering) and numbering[p - 1] not in added}
                 replaced = replaced_boxes(added, readings, numbering, shown_roles, shown_loose or frozenset(),
-                                          left | _fixed_boxes(fixes or {}, numbering), set_to)
+                                          left | _fixed_boxes(fixes or {}, numbering), set_to,
+                                          {i: c for rv in named_rivals(shown_rivals) for i, c, r in rv.counted
+                                           if r == "bonus"})
             det = _placed_on(det, [i for i in added if readings.codes[i] in BONUS_TILES], replaced, photo.size)
         as_added = {i: readings.codes[i] for i in added}
         if fixes and added:  # a fix restating an added tile's face says nothing more (`--add 17=2f --fix 17=2f`)
@@ -2663,8 +2860,11 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                          for i in sorted(user, key=numbering.index)) if user and numbering is not None else ""
         # (the other tiles all read surely: the corrections are what to check first, not the "least sure" tiles
         # named before them, a kong's 2m at 98 %, a new user's `--fix 3=5p,7=1z` on the demo had been pointed at)
-        sure = said and all(float(readings.probs[i].max()) >= SURE_OTHERWISE for i, role in enumerate(reading.roles)
-                            if role != "ignored" and i not in user)
+        # … and the hand's count is right, or the corrections changed it (a box left out, a tile added): with
+        # tiles missing from the photo (a new user's 8 of 14 tiles, `--fix 5=7p`), the count is what to check
+        sure = said and (not reading.count_off or bool(dropped) or bool(added)) and all(
+            float(readings.probs[i].max()) >= SURE_OTHERWISE for i, role in enumerate(reading.roles)
+            if role != "ignored" and i not in user)
         parts = ([f"your corrections: {said}" + (f" — check them first: every other tile of the hand is read "
                                                    f"{SURE_OTHERWISE:.0%} sure or more" if sure else "")]
                  if said else []) + ([f"your melds: --exposed {echo(exposed.strip())}"] if named else [])
@@ -2769,10 +2969,33 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         if not reading.legal and reading.problem:  # (the error line is what is read: say it there too)
             reading = replace(reading, problem=f"{reading.problem}; the photo file's picture data is damaged (the "
                                                f"JPEG decoder: {photo.damage}): copy the photo again")
+    dark = tile_brightness(photo.pixels, det.boxes)
+    if dark is not None and dark < DARK_TILES and float(photo.pixels.mean()) < DARK_PHOTO:
+        words = (f"{DARK_NOTE} (brightness {dark:.0f} of 255, a lit tile's face about 200): tiles may be misread "
+                 f"or missed; take the photo with more light")
+        reading = replace(reading, notes=reading.notes + (words,))
+        if not reading.legal and reading.problem:  # (the error line is what is read: say it there too)
+            reading = replace(reading, problem=f"{reading.problem}; {words}")
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
                        not_tiles=not_tiles, user=user, dropped=dropped, replaced=tuple(sorted(replaced.items())))
+
+
+def tile_brightness(pixels: np.ndarray, boxes: np.ndarray) -> float | None:
+    """The median over ``boxes`` ((N, 4) xyxy pixels) of each box's mean luma (ITU-R BT.601, 0–255) in
+    ``pixels`` ((H, W, 3) uint8 RGB); None when no box holds a pixel. Raises nothing."""
+    h, w = pixels.shape[:2]
+    means = []
+    for x0, y0, x1, y1 in np.asarray(boxes, np.float64).reshape(-1, 4):
+        if not np.all(np.isfinite([x0, y0, x1, y1])):
+            continue
+        a, b = int(max(0, np.floor(x0))), int(min(w, np.ceil(x1)))
+        c, d = int(max(0, np.floor(y0))), int(min(h, np.ceil(y1)))
+        if b > a and d > c:
+            px = pixels[c:d, a:b].reshape(-1, 3).astype(np.float64)
+            means.append(float((px @ np.array([0.299, 0.587, 0.114])).mean()))
+    return float(np.median(means)) if means else None
 
 
 def glyph_changed(reading: Reading, readings: TileReadings, i: int) -> bool:
@@ -2880,6 +3103,25 @@ def frame_words(res: PhotoResult) -> str:
                      + ([f"read turned {res.turned}° clockwise"] if res.turned else []))
 
 
+def unmarked_wait_span(res: PhotoResult) -> str | None:
+    """The totals (``40–44``, :attr:`scoring.engine.WinningTileEffect.span`) that ``res``'s hand scores with
+    each of its tiles as the winning tile, when it is a winner's legal reading scored with none marked
+    (:func:`vision.record.scored_without_winning_tile`) and a winning tile would change its total; None
+    otherwise (the same total with any, a non-winner, a winning tile marked or given, not scored). What
+    ``audit`` calls UNSURE and ``batch`` needs-review. Raises nothing but a ruleset's own errors."""
+    from scoring.engine import winning_tile_effect
+
+    from .record import scored_without_winning_tile
+
+    sc = res.scored
+    if sc is None or not scored_without_winning_tile(res.reading):
+        return None
+    effect = winning_tile_effect(sc)
+    if effect is None or not effect.totals or set(effect.totals.values()) == {sc.total}:
+        return None
+    return effect.span + ("" if sc.total in effect.totals.values() else f", never this {sc.total}")
+
+
 def summary(res: PhotoResult) -> str:
     """Text lines before the score: the reading, its confidence, changed tiles, tile list, notes."""
     r = res.reading
@@ -2907,6 +3149,11 @@ def summary(res: PhotoResult) -> str:
                      f"say (see the note)")
         if any(FRAME_DOUBT_ADVICE in n for n in r.notes):
             conf += "; much of the doubt is the way up its tiles were read (see the note)"
+            # (a new user's `--turn 90` of a photo stored turned 270°: read upside down at 21 %, and told only
+            # "--turn DEG"): the turn that sets upside-down tiles upright is named
+            d = _doubted_faces(r, res.readings, frozenset(res.user))
+            if d is not None and d[2] == "upside-down":
+                conf += f": its tiles read upside down, try --turn {(int(res.turned or 0) + 180) % 360}"
         if any(n.startswith(DAMAGED_NOTE) for n in r.notes):
             conf += f"; ×{DAMAGED_PICTURE:g} of it is the photo file's damaged picture data (see the note)"
         if any(FORCED_WIN_NOTE in n for n in r.notes):
@@ -2924,6 +3171,10 @@ def summary(res: PhotoResult) -> str:
             conf += (f"; ×{1 / (loose * faces):.2g} of it is {what}, which cannot change the score under "
                      f"{sc.ruleset}: the score is "
                      f"{format_confidence(sure)} sure" + (" (see the notes)" if noted else ""))
+        wait = unmarked_wait_span(res)
+        if wait:  # (a new user read ">99%" as the score's, which rested on a winning tile the photo did not mark)
+            conf += (f"; but the score rests on the winning tile, which the photo does not mark: with one it "
+                     f"scores {wait} (give it with --winning-tile)")
         out.append(conf)
     tiles = []
     for k, i in enumerate(res.order):

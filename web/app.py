@@ -764,7 +764,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 photo, res.detections, res.readings, rs, ctx, winning_tile=winning_tile, exposed=exposed, fixes=fixes,
                 options=options, additions=additions, shown=res.layout.geometry, not_tiles=res.not_tiles,
                 shown_roles=None if exposed else res.reading.roles, shown_legal=res.reading.legal,
-                shown_loose=None if exposed else loose_bonus_boxes(res.layout)),
+                shown_loose=None if exposed else loose_bonus_boxes(res.layout),
+                shown_rivals=() if exposed else res.reading.region_rivals),
                 item.turned, item.straightened, item.frame_notes, item.mirrored, item.second)
             res = replace(res, faces_frame=item.faces_frame)
         else:
