@@ -40,8 +40,12 @@ def cmd_rules(args: argparse.Namespace) -> int:
         print(f"note: {n}")
     print("\nrules:")
     for r in rs.rules:
-        val = f"{r.value:g}" if not r.value_option else f"option {r.value_option}"
-        who = r.applies_option and f"option {r.applies_option}" or r.applies_to
+        # (an option's default, with the option named: a new user read "option set_doublings_for" in the
+        # who-gets-it column as garbled)
+        val = f"{r.value:g}" if not r.value_option else \
+            f"{option_text(rs.options[r.value_option].default)} (option {r.value_option})"
+        who = r.applies_to if not r.applies_option else \
+            f"{option_text(rs.options[r.applies_option].default)} (option {r.applies_option})"
         extra = []
         if r.group:
             extra.append(f"group {r.group}")
