@@ -310,10 +310,10 @@ def test_sliced_pass_finds_a_hand_the_whole_photo_pass_missed():
     blank = np.full((3000, 4000, 3), 90, np.uint8)
     det2 = _SmallBlindDetector(min_px=6)
     assert len(detect_zoomed(blank, det2)) == 0  # nothing anywhere: nothing made up
-    small = np.full((600, 800, 3), 90, np.uint8)
+    small = np.full((1200, 1600, 3), 90, np.uint8)
     det3 = _SmallBlindDetector(min_px=6)
     detect_zoomed(small, det3)
-    assert len(det3.calls) == 1  # a photo under twice the input size is not sliced
+    assert len(det3.calls) == 1  # a photo under four times the input size is not sliced
 
 
 def test_left_out_retry_that_contradicts_the_circumstances_names_them():
