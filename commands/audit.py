@@ -18,6 +18,16 @@ from vision.io import same_file
 def cmd_audit(args: argparse.Namespace) -> int:
     from scoring.history import record_hand
 
+    if getattr(args, "demo", False):  # (docs/photo.md's corrections use the demo: a new user's `audit --demo`)
+        from vision.pipeline import DEMO_PHOTO
+
+        if args.image or args.hand:
+            raise UserError("give one of the photo, --demo or --hand \"NOTATION\"")
+        if not DEMO_PHOTO.is_file():
+            raise UserError(f"the demo photo {DEMO_PHOTO} is missing from this installation")
+        args.image = str(DEMO_PHOTO)
+        if args.annotate is None:  # (no evidence image written inside the installation: --annotate FILE for one)
+            args.no_annotate = True
     if bool(args.image) == bool(args.hand):
         raise UserError("give either the photo (mahjong-score audit IMG …) or --hand \"NOTATION\"")
     if args.claimed < 0:
@@ -257,6 +267,8 @@ def register(subparsers) -> None:
                     "status (exposed/concealed), wrong values, limit hands. Exit 0 match, 1 mismatch or a photo "
                     "read below 80 % sure (the verdict says UNSURE), 2 bad input.")
     p.add_argument("image", nargs="?", help="the photo of the hand")
+    p.add_argument("--demo", action="store_true",
+                   help="audit the bundled demo photo (docs/demo.jpg; its evidence image only with --annotate FILE)")
     p.add_argument("--hand", metavar="NOTATION", help="audit a hand written in notation instead of a photo")
     p.add_argument("--claimed", type=whole_number, required=True, metavar="TOTAL", help="the claimed total score")
     p.add_argument("--claimed-lines", metavar="JSON",

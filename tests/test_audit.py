@@ -1353,3 +1353,21 @@ def test_a_loose_name_in_another_word_order_is_not_taken_as_a_rule_that_did_not_
                          "--claimed-lines", claim_file(tmp_path, [{"name": "dragon pung", "doublings": 1}]))
     assert "taken as little-three-dragons" not in out, out
     assert "not earned: 'dragon pung' (+1 dbl) is not a rule of nts; value-pung +1 dbl" in out, out
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_audit_demo_reads_the_bundled_photo_and_writes_no_evidence_inside_the_installation(run_cli, tmp_path):
+    # a new user following docs/photo.md's corrections tried `audit --demo`: "unrecognized arguments: --demo".
+    # The demo's hand scores 40 under nts (docs/demo.json; the photo command's demo output)
+    from vision.pipeline import DEMO_PHOTO
+
+    evidence = DEMO_PHOTO.with_name("demo.audit.jpg")
+    assert not evidence.exists()
+    rc, out, err = run_cli("audit", "--demo", "--claimed", "40", "--no-history")
+    assert rc == 0 and "claimed 40, computed 40 — MATCH" in out, (out, err)
+    assert not evidence.exists()
+    img = tmp_path / "ev.jpg"
+    rc, out, err = run_cli("audit", "--demo", "--claimed", "44", "--annotate", str(img), "--no-history")
+    assert rc == 1 and "MISMATCH" in out and img.is_file()
+    rc, out, err = run_cli("audit", "--demo", str(DEMO_PHOTO), "--claimed", "40", "--no-history")
+    assert rc == 2 and "give one of the photo, --demo or --hand" in err
