@@ -1263,3 +1263,12 @@ def test_corrections_are_not_blamed_for_tiles_the_photo_lacks(run_cli, tmp_path)
     rc, out, err = run_cli("photo", str(photo), "--fix", "3=5m", "--no-history")
     line = one_error_line(err)
     assert rc == 2 and "your corrections: 3=5m" in line and "check them first" not in line, line
+
+
+def test_fix_and_add_read_full_width_forms_as_a_cjk_keyboard_types_them():
+    # a tester's `--claimed ４０` was taken, `--fix ３=5p` and `--add １７=5p` refused: all three read alike now
+    from vision.pipeline import parse_additions, parse_fixes
+
+    assert parse_fixes("３＝５ｐ，７=１Ｚ") == {3: "5p", 7: "1z"}
+    assert parse_additions("１７＝２ｆ") == [(17, "2f")]
+    assert parse_fixes("９＝－") == {9: "-"}

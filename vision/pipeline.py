@@ -143,11 +143,17 @@ def split_items(text: str | None) -> list[str]:
 
 def _pos_tiles(text: str | None, option: str, example: str, drop: bool = False) -> list[tuple[int, str]]:
     """``"3=5p,7=1z"`` → ``[(3, '5p'), (7, '1z')]`` in the order given, a suit letter typed in upper case
-    read as lower case (``3=5P`` is ``3=5p``; :func:`scoring.notation.fold_suit_case`); HandError naming ``option``
+    read as lower case (``3=5P`` is ``3=5p``; :func:`scoring.notation.fold_suit_case`) and full-width forms as
+    ASCII (``３＝５ｐ``: :data:`scoring.notation.FULL_WIDTH`); HandError naming ``option``
     for an item that is not POS=TILE, a position that is not a number or an unknown tile code
     (``drop``: :data:`DROP` is a code too), and for a list of separators only (``",,,"``: a correction
     meant and lost; white space alone is no correction, as an empty manifest cell)."""
+    from scoring.notation import FULL_WIDTH
+
     out: list[tuple[int, str]] = []
+    # (full-width forms a CJK keyboard types, ３＝５ｐ, read as ASCII: `--claimed ４０` was taken, `--fix ３=5p`
+    # refused, a tester's)
+    text = None if text is None else text.translate(FULL_WIDTH)
     items = split_items(text)
     if not items and (text or "").strip():
         raise HandError(f"{option} {(text or '').strip()[:40]!r} gives no POS=TILE item, e.g. {example}")
