@@ -425,6 +425,47 @@ def _demo_bytes(transpose=None, exif_tag=None) -> bytes:
     return buf.getvalue()
 
 
+def _demo_far(width: int, canvas=(4032, 3024)) -> bytes:
+    """The demo photo scaled to ``width`` px wide, set in a plain felt canvas of ``canvas`` px (a 12 MP photo taken
+    from across the table), as JPEG bytes."""
+    import io as _io
+
+    from PIL import Image
+
+    from vision.pipeline import DEMO_PHOTO
+
+    im = Image.open(DEMO_PHOTO).convert("RGB")
+    small = im.resize((width, round(im.size[1] * width / im.size[0])), Image.Resampling.LANCZOS)
+    c = Image.new("RGB", canvas, (38, 92, 64))
+    c.paste(small, ((canvas[0] - small.size[0]) // 2, (canvas[1] - small.size[1]) // 2))
+    buf = _io.BytesIO()
+    c.save(buf, "JPEG", quality=90)
+    return buf.getvalue()
+
+
+@needs_models
+def test_a_small_hand_far_off_in_a_large_photo_is_read(demo_models):
+    # the demo at a fifth of a 12 MP photo's width (the photo read at half size: its tiles about 30 px high, 6 px in
+    # the detector's input) had been read as one tile, "9p win:9p": the whole photo's pass boxed one blob, and the
+    # zoomed pass around it cut the hand. The zoomed pass now grows over the hand (and a photo whose pass boxes
+    # under three tiles is read in parts)
+    import json
+
+    from vision.pipeline import DEMO_TRUTH, read_photo
+
+    det, cls = demo_models
+    truth = json.loads(DEMO_TRUTH.read_text())["notation"]
+    res = read_photo(_demo_far(800), "nts", detector=det, classifier=cls)
+    assert res.reading.legal and _canonical(res.reading.hand) == _canonical(parse_hand(truth)), res.reading.notation
+    assert res.reading.confidence > 0.9
+    from vision.pipeline import SMALL_NOTE
+    # smaller still (tiles about 23 px high as read): the note says the tiles are small and how to do better
+    tiny = read_photo(_demo_far(400), "nts", detector=det, classifier=cls)
+    assert any(n.startswith(SMALL_NOTE) and "take the photo closer, or crop it to the hand" in n
+               for n in tiny.reading.notes), tiny.reading.notes
+    assert not any(n.startswith(SMALL_NOTE) for n in res.reading.notes)
+
+
 @needs_models
 def test_a_turn_that_reads_the_tiles_upside_down_names_the_one_that_does_not(demo_models):
     # a new user's `--turn 90` of a photo stored turned the other way read it upside down at 21 %, and was told only

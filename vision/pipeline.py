@@ -558,6 +558,12 @@ DAMAGED_NOTE = "unsure: the photo file's picture data is damaged"
 #: held-out render's black-faced tiles (55) lie on a bright bed cover
 DARK_TILES = 60
 DARK_PHOTO = 50
+#: tiles whose boxes are under this many pixels high (median, in the photo as read: a 12 MP photo is read at
+#: half its size) are small for the models: a note (and the error of a reading that fails) says so and how to
+#: do better. The demo pasted small into a 12 MP photo read right with its tiles 22 px high there (77 %), and
+#: not at 19 px, where a new user had been told only to --add tiles
+SMALL_TILES = 28
+SMALL_NOTE = "the tiles are small in the photo"
 DARK_NOTE = "the tiles are very dark in the photo"
 #: the words of the note on each tile the user added (:func:`added_note`; a batch row's problem column leaves
 #: that note out: the add cell's own doing)
@@ -3001,6 +3007,15 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     if dark is not None and dark < DARK_TILES and float(photo.pixels.mean()) < DARK_PHOTO:
         words = (f"{DARK_NOTE} (brightness {dark:.0f} of 255, a lit tile's face about 200): tiles may be misread "
                  f"or missed; take the photo with more light")
+        reading = replace(reading, notes=reading.notes + (words,))
+        if not reading.legal and reading.problem:  # (the error line is what is read: say it there too)
+            reading = replace(reading, problem=f"{reading.problem}; {words}")
+    used = [i for i, r in enumerate(reading.roles) if r != "ignored" and i < len(det)] or list(range(len(det)))
+    high = float(np.median(det.sizes[used, 1])) if used else None
+    if high is not None and high < SMALL_TILES:
+        words = (f"{SMALL_NOTE} (about {high:.0f} px high as read, the photo at {photo.pixels.shape[1]}×"
+                 f"{photo.pixels.shape[0]}): tiles may be misread or missed; take the photo closer, or crop it "
+                 f"to the hand at full resolution")
         reading = replace(reading, notes=reading.notes + (words,))
         if not reading.legal and reading.problem:  # (the error line is what is read: say it there too)
             reading = replace(reading, problem=f"{reading.problem}; {words}")
