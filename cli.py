@@ -150,6 +150,14 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"({e.strerror or 'broken pipe'}); the work was not finished — rerun the command "
               f"(batch resumes where it stopped)", file=sys.stderr)
         return 2
+    except OSError as e:  # (a full disk under `> out.json`, a file that went away: the system's words, exit 2)
+        if os.environ.get("MAHJONG_SCORE_DEBUG"):
+            raise
+        where = f" ({printable(e.filename)})" if getattr(e, "filename", None) else ""
+        line = printable(f"{args.command}: {e.strerror or e}{where}")
+        fail_json(line)
+        print(f"mahjong-score: error: {line}", file=sys.stderr)
+        return 2
     except Exception as e:  # noqa: BLE001 — a bug: one line and its own exit code, not a traceback and 1 (MISMATCH)
         if os.environ.get("MAHJONG_SCORE_DEBUG"):
             raise

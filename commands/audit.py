@@ -100,8 +100,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
                     print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo,
                                    straightened=res.straightened is not None, turned=bool(res.turned)))
             fix_hint = "" if "--fix POS=TILE" in problem else "correct tiles with --fix POS=TILE "
+            failed = getattr(args, "annotate_failed", None)  # (the image the --fix numbers are read off: say so)
             raise UserError(f"cannot audit {image.name}: {problem} (read: {res.reading.notation}; "
-                            f"{fix_hint}{'or ' if fix_hint else ''}use --hand NOTATION)")
+                            f"{fix_hint}{'or ' if fix_hint else ''}use --hand NOTATION)"
+                            + (f"; and {failed}" if failed else ""))
         scored = res.scored
     result = compare(scored, args.claimed, claimed_lines)
     # (a photo read with no winning tile marked scores a guess at the wait: a director's batch flagged the photo

@@ -268,10 +268,20 @@ _JSON_WANTED = False
 _JSON_PRINTED = False
 
 
+def _ascii_only() -> bool:
+    """Standard output's encoding is not a Unicode one (``PYTHONIOENCODING=cp1252``, a Windows console): JSON is
+    then written with ``\\uXXXX`` escapes, which every JSON reader reads (the stream's backslash escapes of a
+    character it lacks are no JSON: a reviewer's ``°`` under ascii gave "Invalid \\escape")."""
+    enc = (getattr(sys.stdout, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
+    return not enc.startswith(("utf", "ucs"))
+
+
 def print_json(obj: Any) -> None:
+    """``obj`` as indented JSON on stdout, written whole (built first: a value JSON cannot hold raised half-way
+    through, and the error's object then followed a half-written one)."""
     global _JSON_PRINTED
-    json.dump(obj, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    text = json.dumps(obj, ensure_ascii=_ascii_only(), indent=2)
+    sys.stdout.write(text + "\n")
     _JSON_PRINTED = True
 
 
@@ -283,7 +293,10 @@ def fail_json(message: str, exit_code: int = 2) -> None:
     if _JSON_WANTED and not _JSON_PRINTED:
         # on one line: a JSON object either way, and the last line of `webcam --json`'s JSON lines (it had
         # been printed over four indented lines, which a line-by-line reader cannot parse)
-        print(json.dumps({"error": message, "exit_code": exit_code}, ensure_ascii=False), flush=True)
+        try:  # (a stdout that cannot be written, a full disk: the caller's one line on stderr says why)
+            print(json.dumps({"error": message, "exit_code": exit_code}, ensure_ascii=_ascii_only()), flush=True)
+        except OSError:
+            pass
         _JSON_PRINTED = True
 
 

@@ -78,7 +78,8 @@ def open_camera(device: str):
         raise UserError(f"no camera at device {device}: {str(e).splitlines()[0]}") from None
     if not cap.isOpened():
         cap.release()
-        if isinstance(dev, str) and Path(dev).exists():  # (a tester's text file named .mp4 had been told "no camera")
+        if isinstance(dev, str) and (Path(dev).is_file() or Path(dev).is_dir()):  # (a tester's text file named .mp4
+            # had been told "no camera"; a device node, /dev/video0 busy, is still a camera)
             what = "a folder" if Path(dev).is_dir() else "no video OpenCV can read"
             raise UserError(f"--device {device} is {what}; give a camera number such as 0, a video file or a "
                             f"stream URL")

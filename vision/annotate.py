@@ -443,9 +443,14 @@ def describe(info: dict, photo, straightened: bool = False, turned: bool = False
 
 
 def save(image: np.ndarray, path: str | Path, quality: int = 88) -> Path:
-    """Write an RGB image to ``path`` (format from the extension: .jpg/.jpeg/.png/.webp).
+    """Write an RGB image ((H, W, 3) uint8) to ``path`` (format from the extension: .jpg/.jpeg/.png/.webp,
+    JPEG at ``quality``): encoded in memory, written to a part file beside it and put in its place
+    (:func:`os.replace`), so a write that fails leaves a file already there as it was, and a symbolic link at
+    ``path`` is replaced by the image, not followed; the image gets the permission bits of the file it replaces,
+    else 0o666 less the umask (:func:`_new_file_mode`). Returns ``path`` as a Path.
 
-    Raises :class:`ImageError` when the extension is unknown or the file cannot be written.
+    Raises :class:`ImageError` when the extension is unknown, the image cannot be encoded, or the file cannot
+    be written (:func:`_why_unwritable`'s reasons, else the system's words: "No space left on device").
     """
     p = Path(path)
     ext = _annotated_ext(p)
@@ -470,10 +475,12 @@ def save(image: np.ndarray, path: str | Path, quality: int = 88) -> Path:
             os.fsync(f.fileno())
         os.chmod(tmp, _new_file_mode(p))  # (a temporary file is made 0600: the image as any file the user writes)
         os.replace(tmp, p)
+        tmp = None
     except OSError as e:
+        raise ImageError(f"{p}: cannot write the annotated image: {e.strerror or e}") from None
+    finally:  # (a failed write, or Ctrl-C, leaves no part file behind)
         if tmp is not None:
             tmp.unlink(missing_ok=True)
-        raise ImageError(f"{p}: cannot write the annotated image: {e.strerror or e}") from None
     return p
 
 
@@ -517,8 +524,9 @@ def check_writable(path: str | Path) -> None:
 
 
 def _why_unwritable(p: Path) -> str:
-    """Why ``p`` cannot be written, as ``": the folder … does not exist"`` (a missing or non-folder
-    parent, a folder at ``p``, a folder or file without write permission), or "" when none of those."""
+    """Why ``p`` cannot be written, as ``": the folder … does not exist"`` (a symbolic link that loops, a missing
+    or non-folder parent, a folder at ``p``, a pipe, socket or device at ``p``, a folder or file without write
+    permission), or "" when none of those."""
     parent = p.parent if str(p.parent) else Path(".")
     if p.is_symlink() and not p.exists():  # (a loop, or a link to nothing: resolving it raised, a traceback)
         try:

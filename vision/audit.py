@@ -374,10 +374,20 @@ def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dic
     text = str(path).strip()
     inline = text.startswith(("[", "{"))
     p = Path("<inline JSON>") if inline else Path(path)
-    size = len(text.encode("utf-8", "surrogatepass")) if inline else (p.stat().st_size if p.is_file() else 0)
-    if size > CLAIM_MAX_BYTES:  # (a tester's 10 MB claim of 300 000 lines took 73 s and 410 MB)
-        raise HandError(f"--claimed-lines {p}: {size:,} bytes, more than a claim's {CLAIM_MAX_BYTES:,}: a hand's "
-                        f"claimed breakdown is a few lines")
+    def too_big(size: str) -> HandError:  # (a tester's 10 MB claim of 300 000 lines took 73 s and 410 MB)
+        return HandError(f"--claimed-lines {p}: {size} bytes, more than a claim's {CLAIM_MAX_BYTES:,}: a hand's "
+                         f"claimed breakdown is a few lines")
+
+    if inline and len(text.encode("utf-8", "surrogatepass")) > CLAIM_MAX_BYTES:
+        raise too_big(f"{len(text.encode('utf-8', 'surrogatepass')):,}")
+
+    def read_limited() -> bytes:  # (at most one byte past the limit: a pipe or /dev/stdin has no size to ask)
+        with open(p, "rb") as f:
+            data = f.read(CLAIM_MAX_BYTES + 1)
+        if len(data) > CLAIM_MAX_BYTES:
+            raise too_big(f"over {CLAIM_MAX_BYTES:,}")
+        return data
+
     def once(pairs):  # (the parser keeps the last of a key given twice: a claimed amount lost unsaid)
         keys = [k for k, _ in pairs]
         twice = next((k for k in keys if keys.count(k) > 1), None)
@@ -386,7 +396,7 @@ def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dic
         return dict(pairs)
 
     try:
-        data = json.loads(text if inline else _json_text(p.read_bytes()), object_pairs_hook=once)
+        data = json.loads(text if inline else _json_text(read_limited()), object_pairs_hook=once)
     except FileNotFoundError:
         try:  # (a tester's inline null, 42 or "mahjong" had been told "no such file")
             json.loads(text)

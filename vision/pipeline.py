@@ -585,11 +585,11 @@ def replaced_boxes(added: Sequence[int], readings: TileReadings, numbering: Sequ
                    ) -> dict[int, int]:
     """For each flower/season the user added (``added``: detection indices, their readings the faces
     given), the one box of the reading shown that it stands in for: left out of that hand (role
-    ``ignored`` in ``shown_roles``) and read as that face — its top class, the face another hand region's
-    reading counts it as (``counted``, {box index: face}, whose note advises that ``--add``:
-    :func:`rival_words`), or, for one weighed as a loose bonus tile (``loose``:
-    :func:`loose_bonus_boxes`), its likeliest flower/season when its top class is no bonus tile
-    (:func:`vision.layout.bonus_face`), as the loose tiles' note names it.
+    ``ignored`` in ``shown_roles``) and read as that face — the face another hand region's reading counts
+    it as (``counted``, {box index: face}, whose note advises that ``--add``: :func:`rival_words`), or, for
+    one weighed as a loose bonus tile (``loose``: :func:`loose_bonus_boxes`), its top class, or its likeliest
+    flower/season when its top class is no bonus tile (:func:`vision.layout.bonus_face`), as the loose tiles'
+    note names it.
     Where two or more such boxes show the face, or none, the added tile has no box (a set has one of
     each flower and season: one of them is misread, and the photo cannot say which). ``skip``: boxes
     never taken (those the user fixed or left out, ``--fix``). ``set_to``: boxes the user set to a face
@@ -609,8 +609,9 @@ def replaced_boxes(added: Sequence[int], readings: TileReadings, numbering: Sequ
             continue
         same = [j for j in numbering if j not in skip and j not in added and j not in out.values()
                 and j < len(shown_roles) and shown_roles[j] == "ignored"
-                and (readings.codes[j] == code or (counted or {}).get(j) == code
-                     or j in loose and bonus_face(readings, j) == code)]
+                and ((counted or {}).get(j) == code
+                     or j in loose and (readings.codes[j] if readings.codes[j] in BONUS_TILES
+                                        else bonus_face(readings, j)) == code)]
         if len(same) == 1:
             out[i] = same[0]
     return out
@@ -881,7 +882,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         if key in first_boxes:
             det = first_boxes[key][1]
         else:
-            det = detect_zoomed(ph.pixels, dm, sliced=id(ph) not in quarter_turned) if zoom else dm(ph.pixels)
+            det = detect_zoomed(ph.pixels, dm, sliced=not any(ph is q for q in unsliced)) if zoom else dm(ph.pixels)
             first_boxes[key] = (ph, det)
         added = False
         first_det = det
@@ -918,7 +919,10 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             timing["layout+decode+score"] = res.timings["layout+decode+score"]
         return res
 
-    quarter_turned: set[int] = set()
+    # the photos whose detector pass is not read in parts (detect_zoomed): the rotation tries' quarter turns, whose
+    # sideways tiles the parts box as junk, and the blind straightening's guesses (held, not their ids: a photo
+    # freed may give its id to another)
+    unsliced: list[Photo] = []
 
     def turn_photo(deg: int, base: Photo = photo) -> Photo:
         """The photo (``base``: it straightened) turned ``deg``° clockwise (no EXIF: the pixels and the
@@ -926,7 +930,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         pix = np.ascontiguousarray(np.rot90(base.pixels, dict(TURNS)[deg]))
         out = replace(base, pixels=pix, original_size=base.original_size if deg == 180 else base.original_size[::-1])
         if not turn:  # (a turn of the rotation tries: its detector pass is not read in parts, detect_zoomed)
-            quarter_turned.add(id(out))
+            unsliced.append(out)
         return out
 
     def straighten(result: PhotoResult) -> tuple[PhotoResult, Photo]:
@@ -1091,6 +1095,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             t1 = time.perf_counter()
             for deg in BLIND_TILTS:
                 level, how = straighten_photo(photo, deg)
+                unsliced.append(level)
                 try:
                     r2, _ = straighten(replace(read(level, None), straightened=how))
                 except (NoTilesError, HandError):
@@ -1836,6 +1841,11 @@ SLICES = 3
 #: composite turned 25°, 1571 px: read in parts, its tilted tiles made a wrong reading that kept the photo from
 #: being straightened, which reads it)
 SLICE_FROM = 4
+#: … and its parts' boxes are kept when at least :data:`SLICE_KEEP` of them score this much, those alone (the
+#: demo far off in a 12 MP photo: 16 boxes, 15 of them 0.58–0.85; a reviewer's photo of smooth noise: 48 boxes
+#: of clutter, read as a hand 4 tiles long, where "no tiles of a hand were found" had been said)
+SLICE_SURE = 0.5
+SLICE_KEEP = 5
 #: the parts overlap by this share of their size (a tile cut by a part's edge lies whole in the next)
 SLICE_OVERLAP = 0.25
 
@@ -1890,7 +1900,7 @@ def detect_sliced(image: np.ndarray, detector: Detector) -> Detections:
 def _zoom_region(det: Detections, size: tuple[int, int]) -> tuple[int, int, int, int]:
     """The region (x0, y0, x1, y1) pixels holding the hand's tiles of ``det``
     (:func:`vision.layout.find_geometry`; all boxes when it finds none), grown by two median tile heights
-    and clipped to the photo (``size`` (W, H))."""
+    and clipped to the photo (``size`` (W, H)); ``det`` holds at least one box. Raises nothing."""
     W, H = size
     hand = list(find_geometry(det, (W, H)).hand_tiles) or list(range(len(det)))
     b = det.boxes[hand]
@@ -1910,7 +1920,7 @@ def _grown_region(det: Detections, region: tuple[int, int, int, int], size: tupl
     that the hand's boxes in ``det`` reach within a tile height, or that cuts one of the boxes ``cut``
     ((K, 4) xyxy pixels: the region's pass boxed a tile across that edge), by :data:`ZOOM_GROW_TILES` tiles
     (the larger of the median width and height: the row goes on beyond it), and then over the hand's own
-    region (:func:`_zoom_region`); ``region`` itself when the hand reaches none of its edges."""
+    region (:func:`_zoom_region`); ``region`` itself when the hand reaches none of its edges. Raises nothing."""
     W, H = size
     hand = list(find_geometry(det, (W, H)).hand_tiles) or list(range(len(det)))
     b = det.boxes[hand].astype(np.float64)
@@ -1942,9 +1952,10 @@ def detect_zoomed(image: np.ndarray, detector: Detector, sliced: bool = True) ->
     reaches to its region's edge (a small hand far off in a large photo, first boxed as a blob or two), the
     pass runs again over the region grown past that edge (:func:`_grown_region`), up to :data:`ZOOM_PASSES`
     passes. ``sliced``: a photo of at least :data:`SLICE_FROM` times the detector's input size whose whole-photo pass boxes
-    under :data:`SLICE_BELOW` tiles is first read in parts (:func:`detect_sliced`; not for the quarter turns
-    of a weak reading, whose sideways tiles the parts box as junk: a composite whose upright pass had missed
-    one tile was read as a 13-tile hand). Returns the
+    under :data:`SLICE_BELOW` tiles is first read in parts (:func:`detect_sliced`), its parts' sure boxes
+    (:data:`SLICE_SURE`) taken when there are :data:`SLICE_KEEP` or more (not for the quarter turns of a weak
+    reading, whose sideways tiles the parts box as junk: a composite whose upright pass had missed one tile
+    was read as a 13-tile hand). Returns the
     :class:`vision.detect.Detections` (boxes (N, 4) float32 xyxy pixels of ``image``); raises what the
     detector raises.
     """
@@ -1952,8 +1963,10 @@ def detect_zoomed(image: np.ndarray, detector: Detector, sliced: bool = True) ->
     imgsz = getattr(detector, "imgsz", None)  # any callable image → Detections may stand in
     H, W = image.shape[:2]
     if sliced and imgsz and len(det) < SLICE_BELOW and max(H, W) >= SLICE_FROM * imgsz:
-        sliced = detect_sliced(image, detector)
-        det = sliced if len(sliced) > len(det) else det
+        parts = detect_sliced(image, detector)
+        sure = parts.scores >= SLICE_SURE
+        if int(sure.sum()) >= SLICE_KEEP:  # (a few sure boxes: tiles; junk of a textured photo is boxed unsurely)
+            det = Detections.make(parts.boxes[sure], parts.scores[sure], parts.face_down[sure])
     if len(det) == 0 or not imgsz:
         return det
     scale = imgsz / max(H, W)
@@ -2002,7 +2015,9 @@ def _zoomed_boxes(first: Detections, regions, passes, edge_clear) -> Detections:
     (:data:`ZOOM_SAME_TILE`: a larger region, its tiles smaller in the detector's input, boxes fewer of them
     and offset, so each pass adds only what the closer passes lacked) or where the boxes kept of it are all
     cut by a region's edge (it replaces them), and those its region's edge cut that no kept box overlaps at
-    NMS's IoU; then the first pass's boxes lying wholly outside every region (``regions``)."""
+    NMS's IoU; then the first pass's boxes not wholly inside a region (``regions``) that cover no tile kept
+    (:data:`ZOOM_SAME_TILE`). Returns the :class:`vision.detect.Detections` (boxes (N, 4) float32 xyxy pixels,
+    at most :data:`vision.detect.MAX_DETECTIONS`); raises nothing."""
     from .detect import IOU_THRESHOLD, MAX_DETECTIONS
 
     area = lambda z: np.clip(z[..., 2] - z[..., 0], 0, None) * np.clip(z[..., 3] - z[..., 1], 0, None)  # noqa: E731
@@ -2039,6 +2054,9 @@ def _zoomed_boxes(first: Detections, regions, passes, edge_clear) -> Detections:
     outside = np.ones(len(fb), bool)
     for x0, y0, x1, y1 in regions:
         outside &= ~((fb[:, 0] >= x0) & (fb[:, 1] >= y0) & (fb[:, 2] <= x1) & (fb[:, 3] <= y1))
+    for k in np.flatnonzero(outside):  # (one straddling a region's edge, beside a zoomed box of its tile: a reviewer's)
+        if kept and overlaps(fb[k], "cover").any():
+            outside[k] = False
     out_b = np.vstack([np.asarray(kept_b).reshape(-1, 4), fb[outside]])[:MAX_DETECTIONS]
     out_s = np.r_[np.asarray(kept_s, np.float64), np.asarray(first.scores, np.float64)[outside]][:MAX_DETECTIONS]
     out_f = np.r_[np.asarray(kept_f, bool), np.asarray(first.face_down, bool)[outside]][:MAX_DETECTIONS]
@@ -3194,8 +3212,7 @@ def summary(res: PhotoResult) -> str:
             conf += "; much of the doubt is the way up its tiles were read (see the note)"
             # (a new user's `--turn 90` of a photo stored turned 270°: read upside down at 21 %, and told only
             # "--turn DEG"): the turn that sets upside-down tiles upright is named
-            d = _doubted_faces(r, res.readings, frozenset(res.user))
-            if d is not None and d[2] == "upside-down":
+            if _faces_turned(res) == "upside-down":
                 conf += f": its tiles read upside down, try --turn {(int(res.turned or 0) + 180) % 360}"
         if any(n.startswith(DAMAGED_NOTE) for n in r.notes):
             conf += f"; ×{DAMAGED_PICTURE:g} of it is the photo file's damaged picture data (see the note)"
