@@ -467,6 +467,31 @@ def test_a_small_hand_far_off_in_a_large_photo_is_read(demo_models):
 
 
 @needs_models
+def test_a_weak_reading_of_a_small_hand_is_read_again_in_parts(demo_models):
+    # a tester's small hands the whole photo's pass missed: at a fifth of a 1600-px photo (as messaging apps resize;
+    # under the size read in parts at once) read straightened 40° and refused; upside down at a fifth of a 12 MP
+    # photo (taken from across the table) read upside down and refused. A weak reading of a photo of 832 px or more
+    # is read again with its parts' boxes, and the turns too when it was
+    import io as _io
+    import json
+
+    from PIL import Image
+
+    from vision.pipeline import DEMO_TRUTH, read_photo
+
+    det, cls = demo_models
+    truth = _canonical(parse_hand(json.loads(DEMO_TRUTH.read_text())["notation"]))
+    small = read_photo(_demo_far(320, (1600, 1200)), "nts", detector=det, classifier=cls)
+    assert small.reading.legal and _canonical(small.reading.hand) == truth, small.reading.notation
+    im = Image.open(_io.BytesIO(_demo_far(806))).transpose(Image.Transpose.ROTATE_180)
+    buf = _io.BytesIO()
+    im.save(buf, "JPEG", quality=90)
+    across = read_photo(buf.getvalue(), "nts", detector=det, classifier=cls)
+    assert across.reading.legal and _canonical(across.reading.hand) == truth, across.reading.notation
+    assert across.turned == 180 and across.reading.confidence > 0.9
+
+
+@needs_models
 def test_a_turn_that_reads_the_tiles_upside_down_names_the_one_that_does_not(demo_models):
     # a new user's `--turn 90` of a photo stored turned the other way read it upside down at 21 %, and was told only
     # "read the photo another way up (--turn DEG …)": the confidence line names the turn that sets the tiles upright
@@ -2208,7 +2233,8 @@ def test_a_card_alone_is_not_a_hand_region_and_a_rival_regions_doubt_is_named_wi
     said = _unsure(doubted)
     assert (f"check its notes and tiles, first tile {n} (another hand region's reading, {rv.notation} at "
             f"{rv.share:.0%}, counts tile {n} (1y, a bonus tile), which this reading leaves out: if tile {n} is not "
-            f"the hand's, leave it out with --fix {n}=-, and the reading no longer doubts it)") in said, said
+            f"the hand's, leave it out with --fix {n}=-, and the reading no longer doubts it; if tile {n} is the "
+            f"hand's, count it with --add {len(res.order) + 1}=1y)") in said, said
     # --fix N=- says the card is not the hand's: the reading stays as sure as without the card
     fixed = read_detections(Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8),
                                   (meta["width"], meta["height"]), 1.0, "x"), det, rd, NTS, Context(), fixes={n: "-"})

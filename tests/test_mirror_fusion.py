@@ -118,8 +118,11 @@ def test_no_mirror_reads_the_photo_as_it_is(tmp_path, capsys):
     assert cli.main(["photo", str(path), "--json", "--no-history", "--no-mirror"]) == 2
     out = json.loads(capsys.readouterr().out)
     assert out["photo"]["mirrored"] is False and not out["legal"]
-    assert cli.main(["audit", str(path), "--claimed", "10", "--no-history", "--no-annotate", "--no-mirror"]) == 2
-    assert "no reading close to what the photo shows" in capsys.readouterr().err
+    # an audit (a winner's photo) without the mirror pass: the parts pass of a weak reading (not the mirror's) reads
+    # it, 566667m22s [888m] [345m] win:6m, the render's hand (vision_fixtures), and the verdict is unsure
+    assert cli.main(["audit", str(path), "--claimed", "10", "--no-history", "--no-annotate", "--no-mirror"]) == 1
+    out = capsys.readouterr().out
+    assert "reading: 566667m22s [888m] [345m] win:6m" in out and "MISMATCH" in out and "UNSURE" in out
     assert cli.main(["audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", "30", "--no-mirror",
                      "--no-history"]) == 2
     assert "--no-mirror, --no-second-detector and --no-sideways-pass need a photo, not --hand" in capsys.readouterr().err

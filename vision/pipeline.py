@@ -873,16 +873,17 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     # then named other tiles); they are applied to that turn only, numbered as it is
     kw = dict(winning_tile=winning_tile, options=options, said_won=said_won)
 
-    def read(ph: Photo, timing: dict | None, mirrored: bool = False):
+    def read(ph: Photo, timing: dict | None, mirrored: bool = False, parts: bool = False):
         t1 = time.perf_counter()
         dm = MirrorFusedDetector(det_model) if mirrored else det_model
         if want_quarter:
             dm = QuarterAddedDetector(dm, det_model)
-        key = (id(ph), mirrored)
+        key = (id(ph), mirrored, parts)
         if key in first_boxes:
             det = first_boxes[key][1]
         else:
-            det = detect_zoomed(ph.pixels, dm, sliced=not any(ph is q for q in unsliced)) if zoom else dm(ph.pixels)
+            det = detect_zoomed(ph.pixels, dm, sliced=not any(ph is q for q in unsliced), parts=parts) if zoom \
+                else dm(ph.pixels)
             first_boxes[key] = (ph, det)
         added = False
         first_det = det
@@ -1060,15 +1061,39 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                     and (not result.reading.legal or r2.reading.confidence > result.reading.confidence)):
                 result = r2
             t["mirror pass"] = time.perf_counter() - t1
+        # a weak reading of a photo at least PARTS_FROM times the detector's input: read again in parts (a small
+        # hand far off in it, on a cloth whose texture or other tiles the whole photo's pass boxes: a tester's
+        # hands at 15-20 % of a 12 MP photo's width on a plaid cloth, or beside four large loose tiles, were
+        # never found); kept when legal and surer, as the mirror pass's reading is
+        imgsz = getattr(det_model, "imgsz", None) or 0
+        big = max(base.pixels.shape[:2]) >= PARTS_FROM * imgsz > 0
+        in_parts = False
+        if zoom and turn is None and big and (result is None or weak_reading(result)):
+            t1 = time.perf_counter()
+            in_parts = True
+            try:
+                r2 = replace(read(base, None, parts=True), straightened=result.straightened if result else None)
+            except (NoTilesError, HandError):
+                r2 = None
+            if (r2 is not None and r2.reading.legal and not _non_winner_read(r2, ctx)
+                    and (result is None or not result.reading.legal
+                         or r2.reading.confidence > result.reading.confidence)):
+                result, upright_error = r2, None
+            t["parts pass"] = time.perf_counter() - t1
         upright = result
         if rotate and turn is None and (result is None or weak_reading(result)):
             t1 = time.perf_counter()
             for deg, _ in TURNS:
+                # (the turns too in parts when the upright photo was: a small hand from across the table lies
+                # upside down; a quarter turn only from SLICE_FROM, its sideways tiles boxed as junk below it)
+                turned_parts = in_parts and (deg == 180 or max(base.pixels.shape[:2]) >= SLICE_FROM * imgsz)
                 try:
-                    r2 = replace(read(turn_photo(deg, base), None), straightened=upright.straightened if upright else None,
-                                 turned=deg)
+                    r2 = replace(read(turn_photo(deg, base), None, parts=turned_parts),
+                                 straightened=upright.straightened if upright else None, turned=deg)
                 except (NoTilesError, HandError):
                     continue
+                if turned_parts and not r2.reading.legal:  # (a turn's parts box junk: only a hand is worth keeping;
+                    continue  # a 25° composite's turn read so kept its straightened reading from being taken)
                 if result is None or _turn_replaces(*unbound(r2, result)):
                     result = r2
                     if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
@@ -1841,11 +1866,14 @@ SLICES = 3
 #: composite turned 25°, 1571 px: read in parts, its tilted tiles made a wrong reading that kept the photo from
 #: being straightened, which reads it)
 SLICE_FROM = 4
-#: … and its parts' boxes are kept when at least :data:`SLICE_KEEP` of them score this much, those alone (the
-#: demo far off in a 12 MP photo: 16 boxes, 15 of them 0.58–0.85; a reviewer's photo of smooth noise: 48 boxes
-#: of clutter, read as a hand 4 tiles long, where "no tiles of a hand were found" had been said)
-SLICE_SURE = 0.5
+#: … and its parts' boxes are kept when they are at least this many (a hand's tiles; a stray box or two of a
+#: plain photo are not). No score tells the hand's tiles from a cloth's: the demo at 12 % of a 12 MP photo's width
+#: is boxed in parts at 0.33–0.59, a plaid cloth's pattern at up to 0.85; a reviewer's photo of smooth noise, its
+#: 48 boxes read in parts, is refused as a hand 4 tiles long, not as "no tiles of a hand were found" (exit 2 both)
 SLICE_KEEP = 5
+#: a weak reading of a photo whose long side is at least this many times the detector's input (832 px) is read
+#: again with its parts' boxes joined to the whole photo's (``detect_zoomed(parts=True)``, :func:`read_photo`)
+PARTS_FROM = 2
 #: the parts overlap by this share of their size (a tile cut by a part's edge lies whole in the next)
 SLICE_OVERLAP = 0.25
 
@@ -1863,6 +1891,20 @@ def _clear_of_edges(boxes: np.ndarray, region: tuple[int, int, int, int], size: 
     b = np.asarray(boxes, np.float64).reshape(-1, 4)
     return (((b[:, 0] > x0 + EDGE_PX) | (x0 <= 0)) & ((b[:, 1] > y0 + EDGE_PX) | (y0 <= 0))
             & ((b[:, 2] < x1 - EDGE_PX) | (x1 >= W)) & ((b[:, 3] < y1 - EDGE_PX) | (y1 >= H)))
+
+
+def _joined(a: Detections, b: Detections) -> Detections:
+    """The boxes of ``a`` and ``b`` (two passes over one photo; (N, 4) xyxy pixels) joined by class-agnostic NMS
+    (:func:`cv2.dnn.NMSBoxes` at :data:`vision.detect.IOU_THRESHOLD`), surest first. Raises nothing."""
+    from .detect import IOU_THRESHOLD, MAX_DETECTIONS
+
+    bx = np.vstack([a.boxes, b.boxes]).astype(np.float64)
+    sc = np.r_[a.scores, b.scores].astype(np.float64)
+    fd = np.r_[a.face_down, b.face_down]
+    xywh = np.c_[bx[:, :2], bx[:, 2:] - bx[:, :2]]
+    keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), sc.tolist(), 0.0, IOU_THRESHOLD), np.int64).reshape(-1)
+    keep = keep[np.argsort(-sc[keep], kind="stable")][:MAX_DETECTIONS]
+    return Detections.make(bx[keep].astype(np.float32), sc[keep].astype(np.float32), fd[keep])
 
 
 def detect_sliced(image: np.ndarray, detector: Detector) -> Detections:
@@ -1943,7 +1985,7 @@ def _grown_region(det: Detections, region: tuple[int, int, int, int], size: tupl
             min(W, int(max(nx1, z[2]))), min(H, int(max(ny1, z[3]))))
 
 
-def detect_zoomed(image: np.ndarray, detector: Detector, sliced: bool = True) -> Detections:
+def detect_zoomed(image: np.ndarray, detector: Detector, sliced: bool = True, parts: bool = False) -> Detections:
     """Detections of ``image`` ((H, W, 3) uint8 RGB) by ``detector``; when the hand's tiles
     (:func:`vision.layout.find_geometry`) are small in the detector's input (median box height under
     :data:`ZOOM_BELOW` pixels there) and lie in a small part of the photo (:data:`ZOOM_AREA`), the
@@ -1952,21 +1994,21 @@ def detect_zoomed(image: np.ndarray, detector: Detector, sliced: bool = True) ->
     reaches to its region's edge (a small hand far off in a large photo, first boxed as a blob or two), the
     pass runs again over the region grown past that edge (:func:`_grown_region`), up to :data:`ZOOM_PASSES`
     passes. ``sliced``: a photo of at least :data:`SLICE_FROM` times the detector's input size whose whole-photo pass boxes
-    under :data:`SLICE_BELOW` tiles is first read in parts (:func:`detect_sliced`), its parts' sure boxes
-    (:data:`SLICE_SURE`) taken when there are :data:`SLICE_KEEP` or more (not for the quarter turns of a weak
+    under :data:`SLICE_BELOW` tiles is first read in parts (:func:`detect_sliced`), its parts' boxes taken
+    when there are :data:`SLICE_KEEP` or more (not for the quarter turns of a weak
     reading, whose sideways tiles the parts box as junk: a composite whose upright pass had missed one tile
-    was read as a 13-tile hand). Returns the
+    was read as a 13-tile hand); ``parts``: read in parts whatever the whole photo's pass boxed, and those
+    boxes joined to its boxes (:func:`_joined`; the retry of a weak reading, :data:`PARTS_FROM`). Returns the
     :class:`vision.detect.Detections` (boxes (N, 4) float32 xyxy pixels of ``image``); raises what the
     detector raises.
     """
     det = detector(image)
     imgsz = getattr(detector, "imgsz", None)  # any callable image → Detections may stand in
     H, W = image.shape[:2]
-    if sliced and imgsz and len(det) < SLICE_BELOW and max(H, W) >= SLICE_FROM * imgsz:
-        parts = detect_sliced(image, detector)
-        sure = parts.scores >= SLICE_SURE
-        if int(sure.sum()) >= SLICE_KEEP:  # (a few sure boxes: tiles; junk of a textured photo is boxed unsurely)
-            det = Detections.make(parts.boxes[sure], parts.scores[sure], parts.face_down[sure])
+    if imgsz and (parts or (sliced and len(det) < SLICE_BELOW and max(H, W) >= SLICE_FROM * imgsz)):
+        cut = detect_sliced(image, detector)
+        if len(cut) >= SLICE_KEEP:
+            det = _joined(det, cut) if parts and len(det) else cut
     if len(det) == 0 or not imgsz:
         return det
     scale = imgsz / max(H, W)
