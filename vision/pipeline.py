@@ -1067,15 +1067,17 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         # never found); kept when legal and surer, as the mirror pass's reading is
         imgsz = getattr(det_model, "imgsz", None) or 0
         big = max(base.pixels.shape[:2]) >= PARTS_FROM * imgsz > 0
-        in_parts = False
-        if zoom and turn is None and big and (result is None or weak_reading(result)):
+        in_parts = bool(zoom and turn is None and big and (result is None or weak_reading(result)))
+        # (not for a reading whose tiles are mostly read turned, nor kept so: the quarter turns are its remedy, as
+        # for the mirror pass, read in parts below; the demo upside down had been read in parts as it lay, its
+        # tiles upside down)
+        if in_parts and (result is None or not _mostly_turned(result)):
             t1 = time.perf_counter()
-            in_parts = True
             try:
                 r2 = replace(read(base, None, parts=True), straightened=result.straightened if result else None)
             except (NoTilesError, HandError):
                 r2 = None
-            if (r2 is not None and r2.reading.legal and not _non_winner_read(r2, ctx)
+            if (r2 is not None and r2.reading.legal and not _non_winner_read(r2, ctx) and not _mostly_turned(r2)
                     and (result is None or not result.reading.legal
                          or r2.reading.confidence > result.reading.confidence)):
                 result, upright_error = r2, None
@@ -1087,13 +1089,20 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 # (the turns too in parts when the upright photo was: a small hand from across the table lies
                 # upside down; a quarter turn only from SLICE_FROM, its sideways tiles boxed as junk below it)
                 turned_parts = in_parts and (deg == 180 or max(base.pixels.shape[:2]) >= SLICE_FROM * imgsz)
-                try:
-                    r2 = replace(read(turn_photo(deg, base), None, parts=turned_parts),
-                                 straightened=upright.straightened if upright else None, turned=deg)
-                except (NoTilesError, HandError):
+                # (a turn read in parts is kept only when legal: its parts box junk, and a 25° composite's turn read
+                # so kept its straightened reading from being taken; else the turn is read as it was without them)
+                r2 = None
+                for with_parts in ((True, False) if turned_parts else (False,)):
+                    try:
+                        r2 = replace(read(turn_photo(deg, base), None, parts=with_parts),
+                                     straightened=upright.straightened if upright else None, turned=deg)
+                    except (NoTilesError, HandError):
+                        r2 = None
+                    if r2 is not None and (r2.reading.legal or not with_parts):
+                        break
+                    r2 = None
+                if r2 is None:
                     continue
-                if turned_parts and not r2.reading.legal:  # (a turn's parts box junk: only a hand is worth keeping;
-                    continue  # a 25° composite's turn read so kept its straightened reading from being taken)
                 if result is None or _turn_replaces(*unbound(r2, result)):
                     result = r2
                     if not weak_reading(result):  # a sure legal reading: the other turns cannot matter much
@@ -3064,7 +3073,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             reading = replace(reading, problem=f"{reading.problem}; the photo file's picture data is damaged (the "
                                                f"JPEG decoder: {photo.damage}): copy the photo again")
     dark = tile_brightness(photo.pixels, det.boxes)
-    if dark is not None and dark < DARK_TILES and float(photo.pixels.mean()) < DARK_PHOTO:
+    if (dark is not None and dark < DARK_TILES and float(photo.pixels.mean()) < DARK_PHOTO
+            and float(photo.pixels.std()) >= BLANK_STD):  # (a photo of one colour is no picture: said elsewhere)
         words = (f"{DARK_NOTE} (brightness {dark:.0f} of 255, a lit tile's face about 200): tiles may be misread "
                  f"or missed; take the photo with more light")
         reading = replace(reading, notes=reading.notes + (words,))
