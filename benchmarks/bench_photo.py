@@ -1,6 +1,6 @@
 """Benchmark: photo → score on a 12 MP JPEG, side by side with PyPI ``mahjong-detector``.
 
-    python benchmarks/bench_photo.py [--photo IMG] [--runs 7] [--threads] [--rotation] [--mirror] [--quarter] [--memo] [--tilt DEG]
+    python benchmarks/bench_photo.py [--photo IMG] [--runs 7] [--threads] [--rotation] [--mirror] [--quarter] [--memo] [--tilt DEG] [--far PCT]
 
 The 12 MP photo (4000 × 3000 JPEG, quality 92) is the bundled demo render ``docs/demo.jpg`` enlarged,
 unless ``--photo`` names another. Both sides read the same file from disk on every run:
@@ -17,7 +17,10 @@ also times the same photo turned 90° without EXIF (the upright reading is weak,
 photo's time, and the time with the rotation tries switched off (``rotate=False``). ``--mirror`` times a
 weak reading (the photo read under hk-tw-16, whose 17-tile hands its 14 tiles never make) with and without
 the detector's mirror pass (``mirror=False``) and prints the ratios; ``--second`` likewise with and without
-the second detector (``second=False``: :class:`vision.detect.SecondDetector`, run for a reading under 95 %). ``--tilt DEG``
+the second detector (``second=False``: :class:`vision.detect.SecondDetector`, run for a reading under 95 %). ``--far PCT`` times the photo
+scaled to PCT % of a 4032 × 3024 canvas's width (a hand taken from across the table: the zoomed passes grown
+over it, :func:`vision.pipeline.detect_zoomed`), and that canvas turned 180° (read in parts, turned), against
+the photo (one thread). ``--tilt DEG``
 likewise times the photo turned DEG degrees anticlockwise (a phone held askew: the rows are measured and
 the photo straightened, :func:`vision.pipeline.read_photo`) against the upright photo, and with
 ``straight=False``. ``--glyphs`` also
@@ -46,6 +49,7 @@ import time
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -86,6 +90,9 @@ def main() -> int:
                     help="more photos for --memo (e.g. a composite with bonus tiles in columns), read under nts")
     ap.add_argument("--second", action="store_true",
                     help="also time a weak reading with and without the second detector")
+    ap.add_argument("--far", type=float, default=0.0, metavar="PCT",
+                    help="also time the photo scaled to PCT %% of a 4032x3024 canvas's width (a hand taken from "
+                         "across the table: zoomed passes grown over it), and turned 180°, against the photo")
     ap.add_argument("--tilt", type=float, default=0.0, metavar="DEG",
                     help="also time the photo turned DEG degrees anticlockwise on a grown canvas (straightening)")
     ap.add_argument("--glyphs", action="store_true",
@@ -152,6 +159,27 @@ def main() -> int:
                 rows.append((f"{label}, memo", t_m, f"{r_m.reading.notation} ({same})"))
                 rows.append((f"{label}, memo=False", t_n, r_n.reading.notation))
                 print(f"memo: {label} {t_m / t_n:.2f}× its time without it ({same}; 1 thread)")
+        if a.far:
+            # a small hand in a large photo (vision.pipeline.detect_zoomed: zoomed passes grown over the hand, parts)
+            det, cls = load_detector(threads=1), load_classifier(threads=1)
+            im = cv2.imread(str(photo))
+            w = round(4032 * a.far / 100)
+            small = cv2.resize(im, (w, round(im.shape[0] * w / im.shape[1])), interpolation=cv2.INTER_AREA)
+            canvas = np.full((3024, 4032, 3), (64, 92, 38), np.uint8)  # (felt green, BGR)
+            y0, x0 = (3024 - small.shape[0]) // 2, (4032 - w) // 2
+            canvas[y0:y0 + small.shape[0], x0:x0 + w] = small
+            far = Path(tmp) / "far.jpg"
+            cv2.imwrite(str(far), canvas, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            far180 = Path(tmp) / "far180.jpg"
+            cv2.imwrite(str(far180), cv2.rotate(canvas, cv2.ROTATE_180), [cv2.IMWRITE_JPEG_QUALITY, 92])
+            t_up, _ = timed(lambda: read_photo(photo, "nts", detector=det, classifier=cls), a.runs)
+            t_far, r_far = timed(lambda: read_photo(far, "nts", detector=det, classifier=cls), a.runs)
+            t_180, r_180 = timed(lambda: read_photo(far180, "nts", detector=det, classifier=cls), a.runs)
+            rows.append((f"photo at {a.far:g} % of a 12 MP canvas", t_far, r_far.reading.notation))
+            rows.append((f"photo at {a.far:g} % of a 12 MP canvas, turned 180°", t_180,
+                         f"{r_180.reading.notation} (turned {r_180.turned}°)"))
+            print(f"far: photo at {a.far:g} % of a 12 MP canvas {t_far / t_up:.2f}× the photo's time, turned 180° "
+                  f"{t_180 / t_up:.2f}× (1 thread)")
         if a.tilt:
             from datasets.composite import tilt_image
 
