@@ -1088,7 +1088,10 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             for deg, _ in TURNS:
                 # (the turns too in parts when the upright photo was: a small hand from across the table lies
                 # upside down; a quarter turn only from SLICE_FROM, its sideways tiles boxed as junk below it)
-                turned_parts = in_parts and (deg == 180 or max(base.pixels.shape[:2]) >= SLICE_FROM * imgsz)
+                # (and only for an upright reading that is no hand: a held-out render's legal upright reading, 40 %
+                # sure, was replaced by its 180° turn read in parts, which left its flower out at 80 %)
+                turned_parts = (in_parts and (upright is None or not upright.reading.legal)
+                                and (deg == 180 or max(base.pixels.shape[:2]) >= SLICE_FROM * imgsz))
                 # (a turn read in parts is kept only when legal: its parts box junk, and a 25° composite's turn read
                 # so kept its straightened reading from being taken; else the turn is read as it was without them)
                 r2 = None
