@@ -45,8 +45,8 @@ _STORE = {1: None, 2: "FLIP_LEFT_RIGHT", 3: "ROTATE_180", 4: "FLIP_TOP_BOTTOM", 
 TILTS = (12, -20, 30)
 #: the rotation set's far variants: the photo scaled to this share of the width of a 12 MP canvas
 #: (:data:`FAR_CANVAS`, plain felt green) and set in its middle — a hand taken from across the table, or a
-#: whole-table photo whose hand is a fifth of it (the demo so had been read as one tile: its tiles, 19 px
-#: high at the half scale a 12 MP photo is read at, were 4 px in the detector's input, and boxed as one blob)
+#: whole-table photo whose hand is a fifth of it (the demo so had been read as one tile: its tiles, 46 px
+#: high at the half scale a 12 MP photo is read at, were 9 px in the detector's input, and boxed as one blob)
 FAR_SHARES = (25, 20)
 FAR_CANVAS = (4032, 3024)
 FAR_FELT = (38, 92, 64)
