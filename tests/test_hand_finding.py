@@ -446,7 +446,7 @@ def _demo_far(width: int, canvas=(4032, 3024)) -> bytes:
 @needs_models
 def test_a_small_hand_far_off_in_a_large_photo_is_read(demo_models):
     # the demo at a fifth of a 12 MP photo's width (the photo read at half size: its tiles about 46 px high, 9 px in
-    # the detector's input) had been read as one tile, "9p win:9p": the whole photo's pass boxed one blob, and the
+    # the detector's input) had been read as one tile, "7s win:7s": the whole photo's pass boxed one blob, and the
     # zoomed pass around it cut the hand. The zoomed pass now grows over the hand (and a photo whose pass boxes
     # under three tiles is read in parts)
     import json
