@@ -3244,11 +3244,11 @@ def unmarked_wait_span(res: PhotoResult) -> str | None:
     otherwise (the same total with any, a non-winner, a winning tile marked or given, not scored). What
     ``audit`` calls UNSURE and ``batch`` needs-review. Raises nothing but a ruleset's own errors."""
     from scoring.engine import winning_tile_effect
+    from scoring.hand import winning_tile_missing
 
-    from .record import scored_without_winning_tile
-
-    sc = res.scored
-    if sc is None or not scored_without_winning_tile(res.reading):
+    # (vision.record.scored_without_winning_tile's test, with no winning tile given: that module imports this one)
+    sc, r = res.scored, res.reading
+    if sc is None or not r.legal or r.hand is None or not winning_tile_missing(r.hand):
         return None
     effect = winning_tile_effect(sc)
     if effect is None or not effect.totals or set(effect.totals.values()) == {sc.total}:
