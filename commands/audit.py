@@ -108,7 +108,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     result = compare(scored, args.claimed, claimed_lines)
     # (a photo read with no winning tile marked scores a guess at the wait: a director's batch flagged the photo
     # needs-review where its audit said MATCH, exit 0, the hand scoring 40-44 by which tile won)
-    unsure = "; ".join(x for x in (_unsure(res, rs, opts), _wait_unsure(res, scored, args.winning_tile)) if x) or None
+    unsure = "; ".join(x for x in (_unsure(res, rs, opts), _wait_unsure(res, args.winning_tile)) if x) or None
     # (an unsure MATCH exits 1 and is recorded as such, not as a match: the history's status says which
     # audits settled a claim)
     status = ("match" if result.match else "mismatch") + (" unsure" if unsure else "")
@@ -219,23 +219,19 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
             f"or audit the hand typed with --hand")
 
 
-def _wait_unsure(res, scored, given: str | None) -> str | None:
-    """Why the audit of the photo reading ``res`` (scored as ``scored``) rests on a guess at the wait: a winner's
-    hand read with no winning tile marked in the photo nor ``given`` (``--winning-tile``;
-    :func:`vision.record.scored_without_winning_tile`, what batch marks needs-review), which scores otherwise
-    with another of its tiles as the winning tile (:func:`scoring.engine.winning_tile_effect`); None for a typed
-    hand (its note says so), a hand any winning tile scores the same, or one that has no winning tile to mark."""
-    from scoring.engine import winning_tile_effect
-    from vision.record import scored_without_winning_tile
+def _wait_unsure(res, given: str | None) -> str | None:
+    """Why the audit of the photo reading ``res`` rests on a guess at the wait: a winner's hand read with no
+    winning tile marked in the photo nor ``given`` (``--winning-tile``), which scores otherwise with another of
+    its tiles as the winning tile (:func:`vision.pipeline.unmarked_wait_span`, what `photo`'s confidence line and
+    batch's needs-review say); None for a typed hand (its note says so), a hand any winning tile scores the same,
+    or one that has no winning tile to mark."""
+    from vision.pipeline import unmarked_wait_span
 
-    if res is None or not scored_without_winning_tile(res.reading, given):
+    span = None if res is None or given else unmarked_wait_span(res)
+    if span is None:
         return None
-    effect = winning_tile_effect(scored)
-    if effect is None or set(effect.totals.values()) <= {scored.total}:
-        return None
-    never = "" if scored.total in effect.totals.values() else f", never this {scored.total}"
     return (f"no winning tile marked: the score is computed without one (with one marked it scores "
-            f"{effect.span}{never}); give it with --winning-tile")
+            f"{span}); give it with --winning-tile")
 
 
 def _annotate(args: argparse.Namespace, res, title: str) -> Path | None:

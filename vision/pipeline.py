@@ -1923,28 +1923,31 @@ def _clear_of_edges(boxes: np.ndarray, region: tuple[int, int, int, int], size: 
             & ((b[:, 2] < x1 - EDGE_PX) | (x1 >= W)) & ((b[:, 3] < y1 - EDGE_PX) | (y1 >= H)))
 
 
-def _joined(a: Detections, b: Detections) -> Detections:
-    """The boxes of ``a`` and ``b`` (two passes over one photo; (N, 4) xyxy pixels) joined by class-agnostic NMS
-    (:func:`cv2.dnn.NMSBoxes` at :data:`vision.detect.IOU_THRESHOLD`), surest first. Raises nothing."""
+def _nms(boxes: np.ndarray, scores: np.ndarray, face_down: np.ndarray) -> Detections:
+    """Boxes ((N, 4) xyxy pixels) with their scores and face-down flags (N,) kept by class-agnostic NMS
+    (:func:`cv2.dnn.NMSBoxes` at :data:`vision.detect.IOU_THRESHOLD`), surest first, at most
+    :data:`vision.detect.MAX_DETECTIONS`. Raises nothing."""
     from .detect import IOU_THRESHOLD, MAX_DETECTIONS
 
-    bx = np.vstack([a.boxes, b.boxes]).astype(np.float64)
-    sc = np.r_[a.scores, b.scores].astype(np.float64)
-    fd = np.r_[a.face_down, b.face_down]
+    bx, sc = np.asarray(boxes, np.float64).reshape(-1, 4), np.asarray(scores, np.float64)
     xywh = np.c_[bx[:, :2], bx[:, 2:] - bx[:, :2]]
     keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), sc.tolist(), 0.0, IOU_THRESHOLD), np.int64).reshape(-1)
     keep = keep[np.argsort(-sc[keep], kind="stable")][:MAX_DETECTIONS]
-    return Detections.make(bx[keep].astype(np.float32), sc[keep].astype(np.float32), fd[keep])
+    return Detections.make(bx[keep].astype(np.float32), sc[keep].astype(np.float32), np.asarray(face_down)[keep])
+
+
+def _joined(a: Detections, b: Detections) -> Detections:
+    """The boxes of ``a`` and ``b`` (two passes over one photo; (N, 4) xyxy pixels) joined by :func:`_nms`.
+    Raises nothing."""
+    return _nms(np.vstack([a.boxes, b.boxes]), np.r_[a.scores, b.scores], np.r_[a.face_down, b.face_down])
 
 
 def detect_sliced(image: np.ndarray, detector: Detector) -> Detections:
     """Detections of ``image`` ((H, W, 3) uint8 RGB) read in :data:`SLICES` × :data:`SLICES` parts
     overlapping by :data:`SLICE_OVERLAP` (sliced inference, as SAHI: Akyon et al., ICIP 2022): boxes
     touching a part's edge inside the photo are dropped (their tile lies whole in the next part), the
-    rest joined by class-agnostic NMS (:func:`cv2.dnn.NMSBoxes` at :data:`vision.detect.IOU_THRESHOLD`).
+    rest joined by class-agnostic NMS (:func:`_nms`).
     Boxes (N, 4) float32 xyxy pixels of ``image``; raises what the detector raises."""
-    from .detect import IOU_THRESHOLD, MAX_DETECTIONS
-
     H, W = image.shape[:2]
     pw, ph = W / (SLICES - (SLICES - 1) * SLICE_OVERLAP), H / (SLICES - (SLICES - 1) * SLICE_OVERLAP)
     boxes, scores, down = [], [], []
@@ -1962,19 +1965,22 @@ def detect_sliced(image: np.ndarray, detector: Detector) -> Detections:
             down.append(np.asarray(sub.face_down)[keep])
     if not boxes or not sum(len(b) for b in boxes):
         return Detections.make(np.zeros((0, 4), np.float32))
-    b, sc, fd = np.vstack(boxes), np.concatenate(scores), np.concatenate(down)
-    xywh = np.c_[b[:, :2], b[:, 2:] - b[:, :2]]
-    keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), sc.tolist(), 0.0, IOU_THRESHOLD), np.int64).reshape(-1)
-    keep = keep[np.argsort(-sc[keep], kind="stable")][:MAX_DETECTIONS]
-    return Detections.make(b[keep].astype(np.float32), sc[keep].astype(np.float32), fd[keep])
+    return _nms(np.vstack(boxes), np.concatenate(scores), np.concatenate(down))
 
 
-def _zoom_region(det: Detections, size: tuple[int, int]) -> tuple[int, int, int, int]:
-    """The region (x0, y0, x1, y1) pixels holding the hand's tiles of ``det``
-    (:func:`vision.layout.find_geometry`; all boxes when it finds none), grown by two median tile heights
-    and clipped to the photo (``size`` (W, H)); ``det`` holds at least one box. Raises nothing."""
+def _hand_boxes(det: Detections, size: tuple[int, int]) -> list[int]:
+    """The indices of ``det``'s hand tiles (:func:`vision.layout.find_geometry` in a photo of ``size`` (W, H)),
+    all its boxes when it finds none. Raises nothing."""
+    return list(find_geometry(det, size).hand_tiles) or list(range(len(det)))
+
+
+def _zoom_region(det: Detections, size: tuple[int, int], hand: Sequence[int] | None = None
+                 ) -> tuple[int, int, int, int]:
+    """The region (x0, y0, x1, y1) pixels holding the hand's tiles of ``det`` (``hand``, else
+    :func:`_hand_boxes`), grown by two median tile heights and clipped to the photo (``size`` (W, H));
+    ``det`` holds at least one box. Raises nothing."""
     W, H = size
-    hand = list(find_geometry(det, (W, H)).hand_tiles) or list(range(len(det)))
+    hand = list(hand) if hand is not None else _hand_boxes(det, size)
     b = det.boxes[hand]
     pad = 2 * float(np.median(det.sizes[hand, 1]))
     return (max(0, int(b[:, 0].min() - pad)), max(0, int(b[:, 1].min() - pad)),
@@ -1994,7 +2000,7 @@ def _grown_region(det: Detections, region: tuple[int, int, int, int], size: tupl
     (the larger of the median width and height: the row goes on beyond it), and then over the hand's own
     region (:func:`_zoom_region`); ``region`` itself when the hand reaches none of its edges. Raises nothing."""
     W, H = size
-    hand = list(find_geometry(det, (W, H)).hand_tiles) or list(range(len(det)))
+    hand = _hand_boxes(det, size)
     b = det.boxes[hand].astype(np.float64)
     th = float(np.median(det.sizes[hand, 1]))
     step = ZOOM_GROW_TILES * float(max(np.median(det.sizes[hand, 0]), th))
@@ -2010,7 +2016,7 @@ def _grown_region(det: Detections, region: tuple[int, int, int, int], size: tupl
     ny1 = y1 + step if (y1 < H and y1 - ey1 < th) else y1
     if (nx0, ny0, nx1, ny1) == (x0, y0, x1, y1):
         return region
-    z = _zoom_region(det, (W, H))
+    z = _zoom_region(det, size, hand)
     return (max(0, int(min(nx0, z[0]))), max(0, int(min(ny0, z[1]))),
             min(W, int(max(nx1, z[2]))), min(H, int(max(ny1, z[3]))))
 
@@ -2042,11 +2048,11 @@ def detect_zoomed(image: np.ndarray, detector: Detector, sliced: bool = True, pa
     if len(det) == 0 or not imgsz:
         return det
     scale = imgsz / max(H, W)
-    hand = list(find_geometry(det, (W, H)).hand_tiles) or list(range(len(det)))
+    hand = _hand_boxes(det, (W, H))
     if float(np.median(det.sizes[hand, 1])) * scale >= ZOOM_BELOW:
         return det
     first = det
-    region = _zoom_region(det, (W, H))
+    region = _zoom_region(det, (W, H), hand)
     regions: list[tuple[int, int, int, int]] = []
     passes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # each pass's boxes, all
     edge_clear: list[np.ndarray] = []  # … which of them keep clear of its region's edges
@@ -3096,24 +3102,27 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     dark = tile_brightness(photo.pixels, det.boxes)
     if (dark is not None and dark < DARK_TILES and float(photo.pixels.mean()) < DARK_PHOTO
             and float(photo.pixels.std()) >= BLANK_STD):  # (a photo of one colour is no picture: said elsewhere)
-        words = (f"{DARK_NOTE} (brightness {dark:.0f} of 255, a lit tile's face about 200): tiles may be misread "
-                 f"or missed; take the photo with more light")
-        reading = replace(reading, notes=reading.notes + (words,))
-        if not reading.legal and reading.problem:  # (the error line is what is read: say it there too)
-            reading = replace(reading, problem=f"{reading.problem}; {words}")
+        reading = _noted(reading, f"{DARK_NOTE} (brightness {dark:.0f} of 255, a lit tile's face about 200): tiles "
+                                  f"may be misread or missed; take the photo with more light")
     used = [i for i, r in enumerate(reading.roles) if r != "ignored" and i < len(det)] or list(range(len(det)))
     high = float(np.median(det.sizes[used, 1])) if used else None
     if high is not None and high < SMALL_TILES:
-        words = (f"{SMALL_NOTE} (about {high:.0f} px high as read, the photo at {photo.pixels.shape[1]}×"
-                 f"{photo.pixels.shape[0]}): tiles may be misread or missed; take the photo closer, or crop it "
-                 f"to the hand at full resolution")
-        reading = replace(reading, notes=reading.notes + (words,))
-        if not reading.legal and reading.problem:  # (the error line is what is read: say it there too)
-            reading = replace(reading, problem=f"{reading.problem}; {words}")
+        reading = _noted(reading, f"{SMALL_NOTE} (about {high:.0f} px high as read, the photo at "
+                                  f"{photo.pixels.shape[1]}×{photo.pixels.shape[0]}): tiles may be misread or "
+                                  f"missed; take the photo closer, or crop it to the hand at full resolution")
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
                        not_tiles=not_tiles, user=user, dropped=dropped, replaced=tuple(sorted(replaced.items())))
+
+
+def _noted(reading: Reading, words: str) -> Reading:
+    """``reading`` with the note ``words``, and, when it is not legal, its problem ending with them too (the
+    error line is what is read). Raises nothing."""
+    reading = replace(reading, notes=reading.notes + (words,))
+    if not reading.legal and reading.problem:
+        reading = replace(reading, problem=f"{reading.problem}; {words}")
+    return reading
 
 
 def tile_brightness(pixels: np.ndarray, boxes: np.ndarray) -> float | None:
