@@ -73,22 +73,18 @@ def cmd_photo(args: argparse.Namespace) -> int:
         if failed:
             out["annotate_error"] = failed
         print_json(out)
-        if not res.reading.legal:
-            raise UserError((res.reading.problem or "the reading is not a legal hand")
-                            + (f"; and {failed}" if failed else ""))
-        if failed:
-            raise UserError(f"{failed} (the reading above stands)")
-        return 0
-    print(summary(res))
-    if annotated is not None:
-        from vision.annotate import describe
+    else:
+        print(summary(res))
+        if annotated is not None:
+            from vision.annotate import describe
 
-        print(describe(annotated, res.photo, straightened=res.straightened is not None, turned=bool(res.turned)))
+            print(describe(annotated, res.photo, straightened=res.straightened is not None, turned=bool(res.turned)))
     if not res.reading.legal:  # (the annotated image, whose numbers --fix takes, not written: said too)
         raise UserError((res.reading.problem or "the reading is not a legal hand")
                         + (f"; and {failed}" if failed else ""))
-    print()
-    print(explain(res.scored))
+    if not args.json:
+        print()
+        print(explain(res.scored))
     if failed:
         raise UserError(f"{failed} (the reading above stands)")
     return 0

@@ -428,10 +428,10 @@ def describe(info: dict, photo, straightened: bool = False, turned: bool = False
     ``, 1/2 of the photo's 4032×3024: the scale it was read at`` when it is smaller than the photo
     (``straightened``/``turned``: the photo was read so, and its size is that of the photo as read,
     ``vision.pipeline.read_photo``: "the straightened photo's", "the turned photo's")."""
-    path = str(info["path"])
-    if not path.isprintable():  # (a tester's file name with ESC[2J cleared the screen: as error lines escape it)
-        path = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in path)
-    line = f"annotated image: {path} ({info['width']}×{info['height']} px"
+    from .io import display_name
+
+    # (a tester's file name with ESC[2J cleared the screen: escaped, as error lines and the photo's name are)
+    line = f"annotated image: {display_name(info['path'])} ({info['width']}×{info['height']} px"
     if info["scale"] < 1:
         k = 1 / info["scale"]
         part = f"1/{round(k)}" if abs(k - round(k)) < 1e-3 else f"{info['scale']:.3g}"
