@@ -162,12 +162,12 @@ def main() -> int:
         if a.far:
             # a small hand in a large photo (vision.pipeline.detect_zoomed: zoomed passes grown over the hand, parts)
             det, cls = load_detector(threads=1), load_classifier(threads=1)
-            im = cv2.imread(str(photo))
-            w = round(4032 * a.far / 100)
-            small = cv2.resize(im, (w, round(im.shape[0] * w / im.shape[1])), interpolation=cv2.INTER_AREA)
-            canvas = np.full((3024, 4032, 3), (64, 92, 38), np.uint8)  # (felt green, BGR)
-            y0, x0 = (3024 - small.shape[0]) // 2, (4032 - w) // 2
-            canvas[y0:y0 + small.shape[0], x0:x0 + w] = small
+            from PIL import Image
+
+            from datasets.evalsets import FAR_CANVAS, far_canvas
+
+            rgb = far_canvas(Image.open(photo).convert("RGB"), round(FAR_CANVAS[0] * a.far / 100))
+            canvas = cv2.cvtColor(np.asarray(rgb), cv2.COLOR_RGB2BGR)
             far = Path(tmp) / "far.jpg"
             cv2.imwrite(str(far), canvas, [cv2.IMWRITE_JPEG_QUALITY, 92])
             far180 = Path(tmp) / "far180.jpg"

@@ -86,12 +86,21 @@ def variants(upright: np.ndarray) -> list[tuple[str, bytes]]:
     for deg in TILTS:
         out.append((f"tilt{deg}", enc(Image.fromarray(tilt_image(upright, deg)[0]))))
     for share in FAR_SHARES:
-        cw, ch = FAR_CANVAS
-        w = round(cw * share / 100)
-        h = max(1, round(im.size[1] * w / im.size[0]))
-        canvas = Image.new("RGB", (cw, max(ch, h)), FAR_FELT)
-        canvas.paste(im.resize((w, h), Image.Resampling.LANCZOS), ((cw - w) // 2, (canvas.size[1] - h) // 2))
-        out.append((f"far{share}", enc(canvas)))
+        out.append((f"far{share}", enc(far_canvas(im, round(FAR_CANVAS[0] * share / 100)))))
+    return out
+
+
+def far_canvas(im, width: int, canvas: tuple[int, int] = FAR_CANVAS):
+    """The photo ``im`` (a PIL RGB image) scaled to ``width`` px wide (Lanczos, its aspect kept) and set in the
+    middle of a plain felt canvas (:data:`FAR_FELT`) of ``canvas`` (W, H) px, grown in height when the photo is
+    taller: a hand taken from across the table (the rotation set's far variants, ``bench_photo.py --far``, the
+    tests). Returns the canvas, a PIL RGB image. Raises nothing of its own."""
+    from PIL import Image
+
+    cw, ch = canvas
+    h = max(1, round(im.size[1] * width / im.size[0]))
+    out = Image.new("RGB", (cw, max(ch, h)), FAR_FELT)
+    out.paste(im.resize((width, h), Image.Resampling.LANCZOS), ((cw - width) // 2, (out.size[1] - h) // 2))
     return out
 
 

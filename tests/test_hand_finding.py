@@ -432,14 +432,11 @@ def _demo_far(width: int, canvas=(4032, 3024)) -> bytes:
 
     from PIL import Image
 
+    from datasets.evalsets import far_canvas
     from vision.pipeline import DEMO_PHOTO
 
-    im = Image.open(DEMO_PHOTO).convert("RGB")
-    small = im.resize((width, round(im.size[1] * width / im.size[0])), Image.Resampling.LANCZOS)
-    c = Image.new("RGB", canvas, (38, 92, 64))
-    c.paste(small, ((canvas[0] - small.size[0]) // 2, (canvas[1] - small.size[1]) // 2))
     buf = _io.BytesIO()
-    c.save(buf, "JPEG", quality=90)
+    far_canvas(Image.open(DEMO_PHOTO).convert("RGB"), width, canvas).save(buf, "JPEG", quality=90)
     return buf.getvalue()
 
 
