@@ -378,8 +378,9 @@ def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dic
         return HandError(f"--claimed-lines {p}: {size} bytes, more than a claim's {CLAIM_MAX_BYTES:,}: a hand's "
                          f"claimed breakdown is a few lines")
 
-    if inline and len(text.encode("utf-8", "surrogatepass")) > CLAIM_MAX_BYTES:
-        raise too_big(f"{len(text.encode('utf-8', 'surrogatepass')):,}")
+    size = len(text.encode("utf-8", "surrogatepass")) if inline else 0
+    if size > CLAIM_MAX_BYTES:
+        raise too_big(f"{size:,}")
 
     def read_limited() -> bytes:  # (at most one byte past the limit: a pipe or /dev/stdin has no size to ask)
         with open(p, "rb") as f:
