@@ -3104,7 +3104,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             and float(photo.pixels.std()) >= BLANK_STD):  # (a photo of one colour is no picture: said elsewhere)
         reading = _noted(reading, f"{DARK_NOTE} (brightness {dark:.0f} of 255, a lit tile's face about 200): tiles "
                                   f"may be misread or missed; take the photo with more light")
-    used = [i for i, r in enumerate(reading.roles) if r != "ignored" and i < len(det)] or list(range(len(det)))
+    used = [i for i in used_tiles(reading) if i < len(det)] or list(range(len(det)))
     high = float(np.median(det.sizes[used, 1])) if used else None
     if high is not None and high < SMALL_TILES:
         reading = _noted(reading, f"{SMALL_NOTE} (about {high:.0f} px high as read, the photo at "
