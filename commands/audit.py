@@ -95,9 +95,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
             if not args.no_annotate:
                 annotated = _annotate(args, res, f"claimed {args.claimed}: cannot audit, not a legal hand")
                 if annotated and not args.json:
-                    from vision.annotate import describe, image_info
+                    from vision.annotate import describe, hand_view, image_info
 
-                    print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo,
+                    view = hand_view(res.photo.pixels.shape, res.detections, res.reading)
+                    print(describe(image_info(res.photo.pixels, annotated, res.photo, view), res.photo,
                                    straightened=res.straightened is not None, turned=bool(res.turned)))
             fix_hint = "" if "--fix POS=TILE" in problem else "correct tiles with --fix POS=TILE "
             failed = getattr(args, "annotate_failed", None)  # (the image the --fix numbers are read off: say so)
@@ -148,9 +149,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print()
         print(report(result, unsure))
         if annotated:  # drawn at the scale the photo was read at (the same size as its pixels)
-            from vision.annotate import describe, image_info
+            from vision.annotate import describe, hand_view, image_info
 
-            print(describe(image_info(res.photo.pixels, annotated, res.photo), res.photo,
+            view = hand_view(res.photo.pixels.shape, res.detections, res.reading)  # (as _annotate drew it)
+            print(describe(image_info(res.photo.pixels, annotated, res.photo, view), res.photo,
                            straightened=res.straightened is not None, turned=bool(res.turned)))
     if getattr(args, "annotate_failed", None):  # (a tester's full disk: the verdict had been lost, recorded as a match)
         raise UserError(f"{args.annotate_failed} (the verdict above stands)")
@@ -235,7 +237,7 @@ def _wait_unsure(res, given: str | None) -> str | None:
 
 
 def _annotate(args: argparse.Namespace, res, title: str) -> Path | None:
-    from vision.annotate import annotate, save
+    from vision.annotate import annotate, hand_view, save
     from vision.errors import ImageError
 
     image = Path(args.image)
@@ -246,7 +248,8 @@ def _annotate(args: argparse.Namespace, res, title: str) -> Path | None:
     try:
         save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
                       fixed=set(res.user), added=res.added, dropped=res.dropped,
-                      stands_for=dict(res.replaced)), path)
+                      stands_for=dict(res.replaced),
+                      view=hand_view(res.photo.pixels.shape, res.detections, res.reading)), path)
     except ImageError as e:
         if explicit:  # (the verdict is printed first, and recorded: the error is raised after it, exit 2)
             args.annotate_failed = str(e)

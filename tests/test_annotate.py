@@ -196,3 +196,107 @@ def test_in_a_crowd_every_number_stays_on_or_next_to_its_own_box():
     assert inside and all(_overlap(p["rect"], boxes[p["index"]]) == pytest.approx(
         (p["rect"][2] - p["rect"][0]) * (p["rect"][3] - p["rect"][1])) for p in inside)
     assert all(res.reading.roles[p["index"]] == "bonus" for p in inside)
+
+
+def _far(name, k=5):
+    """The layout ``name`` in the middle of a photo ``k`` times as wide and high (a hand taken from across the
+    table), read by the model-free pipeline."""
+    meta = load(name)
+    w, h = meta["width"], meta["height"]
+    photo = Photo(np.full((k * h, k * w, 3), 90, np.uint8), (k * w, k * h), 1.0, name)
+    det = detections(meta)
+    off = np.array([(k - 1) * w / 2, (k - 1) * h / 2] * 2, np.float32)
+    det = Detections.make(det.boxes + off, det.scores, det.face_down)
+    return read_detections(photo, det, readings(meta), load_ruleset("nts"), Context())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_hand_filling_its_photo_is_drawn_whole(name):
+    from vision.annotate import hand_view
+
+    res = _result(name)
+    assert hand_view(res.photo.pixels.shape, res.detections, res.reading) is None
+
+
+def test_a_hand_small_in_its_photo_is_drawn_enlarged_around_it():
+    # a new user's 12 MP photo with the hand a fifth of its width: drawn at the scale read, its tiles were 30 px high
+    # and each label at least MIN_TEXT of the long side (32 px), so the labels covered the tiles and each other.
+    # The annotated image now shows the hand's part of the photo, enlarged to the image's size
+    from vision.annotate import ZOOM_FROM, hand_view
+
+    res = _far("render-s8-3")
+    pixels = res.photo.pixels
+    H, W = pixels.shape[:2]
+    hand = [i for i, r in enumerate(res.reading.roles) if r != "ignored"]
+    plain: list[dict] = []
+    annotate(pixels, res.detections, res.reading, res.order, "t", placed=plain)
+    boxes = res.detections.boxes
+    covered = lambda placed, bx: max(sum(_overlap(p["rect"], b) for j, b in enumerate(bx) if j != p["index"])
+                                     / ((p["rect"][2] - p["rect"][0]) * (p["rect"][3] - p["rect"][1]))
+                                     for p in placed if p["kind"] == "tile" and not p.get("inside"))
+    inside = lambda placed: sum(1 for p in placed if p["kind"] == "tile" and p.get("inside"))
+    # drawn whole, the labels are crowded: inside the tiles' boxes, or over the neighbouring tiles
+    assert inside(plain) > 0 or covered(plain, boxes) > TOLERATED
+    view = hand_view(pixels.shape, res.detections, res.reading)
+    assert view is not None and view.factor >= ZOOM_FROM
+    assert 0 <= view.x0 < view.x1 <= W and 0 <= view.y0 < view.y1 <= H
+    assert abs((view.x1 - view.x0) / (view.y1 - view.y0) - W / H) < 1e-3  # the image's shape kept
+    hb = boxes[hand]
+    assert (hb[:, 0] >= view.x0).all() and (hb[:, 2] <= view.x1).all()
+    assert (hb[:, 1] >= view.y0).all() and (hb[:, 3] <= view.y1).all()
+    placed: list[dict] = []
+    img = annotate(pixels, res.detections, res.reading, res.order, "t", placed=placed, view=view)
+    assert img.shape == pixels.shape
+    vb = view.boxes(boxes)
+    tiles = [p for p in placed if p["kind"] == "tile"]
+    assert sorted(p["index"] for p in tiles) == sorted(hand)
+    assert inside(placed) == 0 and covered(placed, vb) <= TOLERATED
+    for a in placed:
+        for b in placed:
+            if a is not b:
+                assert _overlap(a["rect"], b["rect"]) == 0, (a, b)
+    assert any(p["kind"] == "legend" and p["lines"][0].startswith("enlarged ") for p in placed)
+    assert not any(p["kind"] == "legend" and p["lines"][0].startswith("enlarged ") for p in plain)
+    # the enlarged image shows the photo's pixels where the boxes say: a bright tile drawn into the photo lands
+    # under its box, moved and enlarged
+    marked = pixels.copy()
+    x0, y0, x1, y1 = (int(v) for v in boxes[hand[0]])
+    marked[y0 + 2:y1 - 2, x0 + 2:x1 - 2] = 250
+    shown = view.crop(marked)
+    a0, b0, a1, b1 = (int(round(v)) for v in vb[hand[0]])
+    m = max(3, int(view.factor * 3))
+    assert shown[b0 + m:b1 - m, a0 + m:a1 - m].min() > 240
+    assert shown[b0 - m:b0 - 1, a0 + m:a1 - m].max() < 100  # (above it: the photo's grey)
+
+
+def test_the_enlarged_image_says_which_part_of_the_photo_it_shows():
+    from vision.annotate import describe, hand_view, image_info
+
+    res = _far("render-s8-3")
+    view = hand_view(res.photo.pixels.shape, res.detections, res.reading)
+    photo = Photo(res.photo.pixels, (2 * res.photo.pixels.shape[1], 2 * res.photo.pixels.shape[0]), 0.5, "p")
+    info = image_info(res.photo.pixels, "out.jpg", photo, view)
+    # a point of the photo (its own pixels) is at (point - origin) * scale in the image
+    assert info["enlarged"] == pytest.approx(view.factor, abs=1e-3)
+    assert info["scale"] == pytest.approx(0.5 * view.factor, abs=1e-5)
+    assert info["origin"] == [pytest.approx(2 * view.x0, abs=0.1), pytest.approx(2 * view.y0, abs=0.1)]
+    line = describe(info, photo)
+    W, H = photo.original_size
+    assert f"the hand's part of the photo's {W}×{H}: x {2 * view.x0:.0f}–{2 * view.x1:.0f}" in line
+    assert line.endswith(f"enlarged {view.factor:.1f}×)")
+    whole = image_info(res.photo.pixels, "out.jpg", photo)
+    assert "origin" not in whole and whole["scale"] == 0.5
+
+
+def test_the_page_is_told_which_part_of_the_photo_its_image_shows():
+    # the page lays its tap targets over the annotated image by the boxes: with the hand drawn enlarged it is sent
+    # the view, in the boxes' pixels (static/app.js maps each box into it)
+    from vision.annotate import hand_view
+    from web.app import annotated_data_url
+
+    res = _far("render-s8-3")
+    url, view = annotated_data_url(res, 1200)
+    v = hand_view(res.photo.pixels.shape, res.detections, res.reading)
+    assert url.startswith("data:image/jpeg;base64,")
+    assert view == [pytest.approx(c, abs=0.1) for c in (v.x0, v.y0, v.x1, v.y1)]  # (the photo read at scale 1)
+    assert annotated_data_url(_result("render-s8-3"), 1200)[1] is None

@@ -293,7 +293,7 @@ def test_photo_reading_score_annotated_image(photo):
     head, data = j["annotated"].split(",", 1)
     assert head == "data:image/jpeg;base64"
     assert Image.open(io.BytesIO(base64.b64decode(data))).format == "JPEG"
-    assert j["photo"] == {"name": "hand.png", "width": 1000, "height": 300, "turned": 0, "straightened": 0.0, "mirrored": False, "second_detector": False, "file_width": 1000, "file_height": 300}
+    assert j["photo"] == {"name": "hand.png", "width": 1000, "height": 300, "turned": 0, "straightened": 0.0, "mirrored": False, "second_detector": False, "file_width": 1000, "file_height": 300, "view": None}
     # the page prints the confidence as the command line does (vision.decode.format_confidence): the
     # answer carries that text and the unrounded value
     from vision.decode import format_confidence

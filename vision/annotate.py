@@ -50,6 +50,7 @@ COLOURS: dict[str, tuple[int, int, int]] = {
 }
 CHANGED = (235, 0, 200)
 FIXED = (0, 185, 215)
+ZOOMED = (90, 90, 90)  # the legend's "enlarged 4.2x around the hand" (:func:`hand_view`)
 INK = (30, 30, 30)
 #: legend entries: (text, colour)
 LEGEND = (("concealed", COLOURS["concealed"]), ("winning", COLOURS["winning"]), ("exposed", COLOURS["exposed"]),
@@ -201,6 +202,75 @@ def _inside(tags: Sequence[_Text], box: Rect, obstacles: Sequence[Rect], taken: 
     return rect, tag, 0.0 if ok else cost
 
 
+#: a hand that is small in its photo (taken from across a table, a whole-table shot) is drawn enlarged
+#: (:func:`hand_view`): its region grown by ZOOM_MARGIN tiles' heights each way, enlarged until its median tile
+#: is ZOOM_TILE of the image's long side or the region fills the image, and only when that enlarges it at least
+#: ZOOM_FROM times (a hand filling a phone photo is drawn whole, as read)
+ZOOM_TILE, ZOOM_MARGIN, ZOOM_FROM = 0.09, 2.5, 2.0
+
+
+@dataclass(frozen=True)
+class View:
+    """The part of the photo an annotated image shows: ``x0, y0, x1, y1`` in the pixels the photo was read
+    at (:class:`vision.io.Photo` ``pixels``), drawn ``factor`` times enlarged (output pixels per pixel read),
+    so that the image keeps the photo's size as read. Made by :func:`hand_view`."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    factor: float
+
+    def boxes(self, boxes: np.ndarray) -> np.ndarray:
+        """(N, 4) float32 xyxy boxes in the pixels read → the same in the annotated image's pixels."""
+        b = np.asarray(boxes, np.float32).reshape(-1, 4)
+        return (b - np.array([self.x0, self.y0, self.x0, self.y0], np.float32)) * np.float32(self.factor)
+
+    def crop(self, image: np.ndarray) -> np.ndarray:
+        """The view of ``image`` (H, W, 3) uint8, enlarged back to (H, W, 3) (bicubic, OpenCV)."""
+        H, W = image.shape[:2]
+        x0, y0 = int(np.floor(self.x0)), int(np.floor(self.y0))
+        x1, y1 = int(np.ceil(self.x1)), int(np.ceil(self.y1))
+        part = image[max(0, y0):min(H, y1), max(0, x0):min(W, x1)]
+        # (whole pixels cropped, then the sub-pixel rest as a shift: the boxes land where the tiles are)
+        m = np.float32([[self.factor, 0, (x0 - self.x0) * self.factor], [0, self.factor, (y0 - self.y0) * self.factor]])
+        return cv2.warpAffine(np.ascontiguousarray(part), m, (W, H), flags=cv2.INTER_CUBIC,
+                              borderMode=cv2.BORDER_REPLICATE)
+
+
+def hand_view(shape: tuple[int, ...], det: Detections, reading: Reading) -> View | None:
+    """The enlarged view of a hand that is small in its photo, or None to draw the photo whole.
+
+    ``shape``: the (H, W, …) of the pixels read; ``det``: their boxes; ``reading``: its ``roles`` (the boxes not
+    ``ignored`` are the hand, bonus tiles included; every box, when the reading is not legal). The view is the hand's boxes' bounding box grown by
+    :data:`ZOOM_MARGIN` median tile heights each way, widened to the photo's aspect ratio and moved inside it,
+    enlarged until the median tile is :data:`ZOOM_TILE` of the long side or the view fills the image; None when
+    that is less than :data:`ZOOM_FROM` times, or fewer than 3 boxes are the hand's. (A user's 12 MP photo with
+    the hand a fifth of its width had its labels cover the tiles: drawn at the scale read, the tiles were
+    30 px high and a label's least height 32 px.) Raises nothing."""
+    H, W = int(shape[0]), int(shape[1])
+    # (a reading that is no legal hand may have taken the wrong tiles: the view then holds every box, so
+    # that the numbers --fix needs stay in it)
+    hand = [i for i, r in enumerate(reading.roles) if (r != "ignored" or not reading.legal) and i < len(det)]
+    if len(hand) < 3 or H < 2 or W < 2:
+        return None
+    b = det.boxes[hand]
+    tile_h = float(np.median(b[:, 3] - b[:, 1]))
+    if tile_h <= 0:
+        return None
+    m = ZOOM_MARGIN * tile_h
+    rx0, ry0 = float(b[:, 0].min()) - m, float(b[:, 1].min()) - m
+    rx1, ry1 = float(b[:, 2].max()) + m, float(b[:, 3].max()) + m
+    k = min(ZOOM_TILE * max(H, W) / tile_h, W / max(1.0, rx1 - rx0), H / max(1.0, ry1 - ry0))
+    if k < ZOOM_FROM:
+        return None
+    vw, vh = W / k, H / k
+    cx, cy = (rx0 + rx1) / 2, (ry0 + ry1) / 2
+    x0 = min(max(0.0, cx - vw / 2), W - vw)
+    y0 = min(max(0.0, cy - vh / 2), H - vh)
+    return View(x0, y0, x0 + vw, y0 + vh, k)
+
+
 def reading_title(reading: Reading) -> str:
     """The annotated image's title line: the reading and its confidence (:func:`vision.decode.format_confidence`),
     or ``NOT LEGAL: …`` for a reading that is not a legal hand."""
@@ -211,7 +281,8 @@ def reading_title(reading: Reading) -> str:
 def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[int, ...],
              title: str | None = None, fixed: Collection[int] = (),
              placed: list[dict] | None = None, added: Collection[int] = (),
-             dropped: Collection[int] = (), stands_for: Mapping[int, int] | None = None) -> np.ndarray:
+             dropped: Collection[int] = (), stands_for: Mapping[int, int] | None = None,
+             view: View | None = None) -> np.ndarray:
     """A copy of ``image`` (H, W, 3) uint8 RGB with the reading drawn on it (same shape).
 
     ``order``: detection indices in display order (tile k is ``order[k-1]``, the numbers ``--fix``
@@ -233,9 +304,19 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
     to half of it (never below :data:`MIN_TEXT`), at which every label finds a free spot next to its
     tile (nothing covered); a tile with no free spot next to it at any size gets its label as a tag
     inside its box (its record has ``inside``: True), never a label far away.
+
+    ``view``: the part of the photo to draw, enlarged to the image's size (:func:`hand_view`: a hand small in its
+    photo); the boxes outside it are not drawn, the legend says how much it is enlarged, and ``placed`` rects are
+    in the enlarged image's pixels (:meth:`View.boxes` maps boxes to them).
     """
-    img = np.ascontiguousarray(image.copy())
+    if view is not None:
+        img = view.crop(image)
+        det = Detections.make(view.boxes(det.boxes), det.scores, det.face_down)
+    else:
+        img = np.ascontiguousarray(image.copy())
     H, W = img.shape[:2]
+    # (a box wholly outside the view: not drawn, nor its number; the hand's boxes are all inside it)
+    outside = {i for i, b in enumerate(det.boxes) if b[2] <= 0 or b[3] <= 0 or b[0] >= W or b[1] >= H}
     long_side = float(max(H, W))
     tile_h = float(np.median(det.sizes[:, 1])) if len(det) else 0.05 * long_side
     tile_w = float(np.median(det.sizes[:, 0])) if len(det) else 0.04 * long_side
@@ -260,7 +341,7 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
         outlines.append((m, r, col))
     under = {j: i for i, j in (stands_for or {}).items()}  # box → the added tile on it
     for i, b in enumerate(boxes):
-        if i in under:
+        if i in under or i in outside:
             continue
         role = reading.roles[i] if i < len(reading.roles) else "ignored"
         col = COLOURS.get(role, COLOURS["ignored"])
@@ -295,6 +376,13 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
             x, yy = margin, yy + row_h + 2
         blocks.append(("legend", blk, x, yy))
         x, row_h = x + w + 0.6 * lpx, h
+    if view is not None:  # (a referee should know that the image is a part of the photo)
+        blk = _Text([(f"enlarged {view.factor:.1f}x around the hand", ZOOMED, lpx)])
+        w, h, _ = blk.metrics()
+        if x + w > W - margin and x > margin:
+            x, yy = margin, yy + row_h + 2
+        blocks.append(("legend", blk, x, yy))
+        row_h = max(row_h, h) if x > margin else h
     blocks_h = yy + row_h
     at_bottom = any(_overlap((0.0, 0.0, float(W), blocks_h + margin), b) for b in boxes) and not any(
         _overlap((0.0, H - blocks_h - 2 * margin, float(W), float(H)), b) for b in boxes)
@@ -364,7 +452,7 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
         for i in sorted(range(len(boxes)), key=lambda j: (boxes[j][1], boxes[j][0])):  # top row first
             role = reading.roles[i] if i < len(reading.roles) else "ignored"
             if role == "ignored":
-                if i in under:
+                if i in under or i in outside:
                     continue
                 grey = COLOURS["ignored"]
                 if i in dropped and i in pos:  # left out of the hand by the user (``--fix POS=-``)
@@ -412,15 +500,25 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
     return img
 
 
-def image_info(image: np.ndarray, path: str | Path, photo) -> dict:
+def image_info(image: np.ndarray, path: str | Path, photo, view: View | None = None) -> dict:
     """What the written annotated image is: ``{"path", "width", "height", "scale"}``, ``scale`` its
     pixels per pixel of the photo (in the frame it was read in). The image is drawn on the pixels the
     photo was read at (:class:`vision.io.Photo`: a photo larger than 3600 px on its long side is read
     at 1/2, 1/4 or 1/8 of its size, keeping the long side at 1800 px or more), so its boxes are the
     boxes the models saw and its labels are sized for that side; ``--json`` boxes are in the photo's
-    own pixels (divide by ``scale`` to go from the image to them)."""
+    own pixels (divide by ``scale`` to go from the image to them).
+
+    With a ``view`` (:func:`hand_view`: the hand's part of the photo, enlarged) also ``"origin"``: [x, y], the
+    view's top-left corner in the photo's own pixels, ``"enlarged"``: the view's :attr:`View.factor`, and ``scale``
+    includes it: a point of the photo is at ``(point - origin) * scale`` in the image."""
     h, w = image.shape[:2]
-    return {"path": str(path), "width": int(w), "height": int(h), "scale": round(float(photo.scale), 6)}
+    out = {"path": str(path), "width": int(w), "height": int(h), "scale": round(float(photo.scale), 6)}
+    if view is not None:
+        s = float(photo.scale)
+        out["scale"] = round(s * view.factor, 6)
+        out["origin"] = [round(view.x0 / s, 1), round(view.y0 / s, 1)]
+        out["enlarged"] = round(view.factor, 3)
+    return out
 
 
 def describe(info: dict, photo, straightened: bool = False, turned: bool = False) -> str:
@@ -432,12 +530,18 @@ def describe(info: dict, photo, straightened: bool = False, turned: bool = False
 
     # (a tester's file name with ESC[2J cleared the screen: escaped, as error lines and the photo's name are)
     line = f"annotated image: {display_name(info['path'])} ({info['width']}×{info['height']} px"
+    whose = ("the straightened, turned photo's" if straightened and turned else "the straightened photo's"
+             if straightened else "the turned photo's" if turned else "the photo's")
+    if "origin" in info:  # (:func:`hand_view`: the hand small in its photo, drawn enlarged)
+        W, H = photo.original_size
+        x0, y0 = info["origin"]
+        x1, y1 = x0 + info["width"] / info["scale"], y0 + info["height"] / info["scale"]
+        return line + (f", the hand's part of {whose} {W}×{H}: x {x0:.0f}–{x1:.0f}, y {y0:.0f}–{y1:.0f}, "
+                       f"enlarged {info['enlarged']:.1f}×)")
     if info["scale"] < 1:
         k = 1 / info["scale"]
         part = f"1/{round(k)}" if abs(k - round(k)) < 1e-3 else f"{info['scale']:.3g}"
         W, H = photo.original_size
-        whose = ("the straightened, turned photo's" if straightened and turned else "the straightened photo's"
-                 if straightened else "the turned photo's" if turned else "the photo's")
         line += f", {part} of {whose} {W}×{H}: the scale it was read at"
     return line + ")"
 

@@ -263,18 +263,22 @@ def safe_name(name: str | None) -> str:
     return base or "photo"
 
 
-def annotated_data_url(res, side: int, fixes=None) -> str:
+def annotated_data_url(res, side: int, fixes=None) -> tuple[str, list[float] | None]:
     """The annotated photo (:func:`vision.annotate.annotate`) scaled to ``side`` pixels on its long
     side, as a ``data:image/jpeg;base64,…`` URL; the tiles numbered in ``fixes`` (tile number → code,
-    set by the user) framed as fixed."""
-    from vision.annotate import annotate, fixed_detections, reading_title
+    set by the user) framed as fixed. With it the part of the photo the image shows, ``[x0, y0, x1, y1]``
+    in the photo's own pixels (the boxes' frame), when the hand is small in its photo and drawn enlarged
+    (:func:`vision.annotate.hand_view`), else None."""
+    from vision.annotate import annotate, fixed_detections, hand_view, reading_title
 
     r = res.reading
     title = reading_title(r)
+    view = hand_view(res.photo.pixels.shape, res.detections, r)
     img = annotate(res.photo.pixels, res.detections, r, res.order, title,
                    fixed=set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())),
                    added=getattr(res, "added", ()), dropped=getattr(res, "dropped", ()),
-                   stands_for=dict(getattr(res, "replaced", ())))
+                   stands_for=dict(getattr(res, "replaced", ())), view=view)
+    shown = None if view is None else [round(v / float(res.photo.scale), 1) for v in (view.x0, view.y0, view.x1, view.y1)]
     h, w = img.shape[:2]
     k = side / max(h, w)
     if k < 1:
@@ -282,7 +286,7 @@ def annotated_data_url(res, side: int, fixes=None) -> str:
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(img, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 82])
     if not ok:  # pragma: no cover - OpenCV always encodes a uint8 RGB image
         raise ApiError(500, "could not encode the annotated image")
-    return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
+    return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii"), shown
 
 
 # ----------------------------------------------------------------------------- photo cache
@@ -695,7 +699,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
     # ------------------------------------------------------------------ photo
     def _photo_answer(res, timings: dict[str, float], photo_id: str, rs, fixes: dict[int, str]) -> dict[str, Any]:
         t0 = time.perf_counter()
-        annotated = annotated_data_url(res, st.annotated_side, fixes)
+        annotated, view = annotated_data_url(res, st.annotated_side, fixes)
         j = to_json(res)
         timings = {**timings, "annotate": time.perf_counter() - t0}
         least = least_sure_tile(res)
@@ -703,7 +707,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             "photo_id": photo_id,
             "photo": {k: j["photo"][k] for k in ("name", "width", "height", "turned", "straightened", "mirrored",
                                                  "second_detector",
-                                                 "file_width", "file_height")},
+                                                 "file_width", "file_height")} | {"view": view},
             "ruleset": rs.id,
             "reading": j["reading"], "legal": j["legal"], "problem": j["problem"], "confidence": j["confidence"],
             "confidence_shown": j["confidence_shown"],

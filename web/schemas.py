@@ -220,6 +220,9 @@ class PhotoInfo(BaseModel):
                                 "the boxes are in the straightened frame)")
     mirrored: bool = Field(False, description="the tiles were boxed again, the photo also read mirrored and the two "
                                               "passes' boxes fused (the first reading was not legal or unsure)")
+    view: Optional[list[float]] = Field(None, description="the annotated image shows only this part of the photo, "
+                                        "[x0, y0, x1, y1] in the boxes' pixels, enlarged to the image's size: a hand "
+                                        "small in its photo (null: the whole photo)")
     second_detector: bool = Field(False, description="the boxes include a second detector's (mahjong-detector's, "
                                   "trained on real photos): the first reading was not legal or under 95 % sure")
     file_width: int = Field(..., description="the uploaded photo's size, EXIF-upright (the frame of `file_box`)")

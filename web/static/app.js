@@ -449,12 +449,16 @@
     $("photo-frame").textContent = frame.length ? `The photo was read ${frame.join(", then ")}, as shown.` : "";
     const ov = $("overlay");
     ov.textContent = "";
-    const W = res.photo.width, H = res.photo.height;
+    // the image shows the whole photo, or (a hand small in its photo) only res.photo.view, enlarged
+    const [VX, VY, VX1, VY1] = res.photo.view || [0, 0, res.photo.width, res.photo.height];
+    const W = VX1 - VX, H = VY1 - VY;
     // every box can be tapped: those left out of the hand too (one the user left out is put back with
     // "Undo fix"), under the hand's tiles so that a box overlapping one never takes its tap
     // (CSS .tapzone.out: lower; out of the tab order, so a keyboard reaches the hand's tiles first)
     for (const t of res.tiles) {
-      const [x0, y0, x1, y1] = t.box;
+      if (t.box[2] <= VX || t.box[3] <= VY || t.box[0] >= VX1 || t.box[1] >= VY1) continue;  // (outside the view)
+      const [x0, y0, x1, y1] = [Math.max(t.box[0], VX) - VX, Math.max(t.box[1], VY) - VY,
+                                Math.min(t.box[2], VX1) - VX, Math.min(t.box[3], VY1) - VY];
       const out = t.role === "ignored";
       const b = h("button", { type: "button", class: out ? "tapzone out" : "tapzone", "data-pos": t.pos,
                               "aria-label": `Tile ${t.pos} in the photo${out ? " (not in the hand)" : ""}`,
