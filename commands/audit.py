@@ -93,11 +93,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
             if not args.json:  # (with --json, stdout holds only the JSON error)
                 print(summary(res))
             if not args.no_annotate:
-                annotated = _annotate(args, res, f"claimed {args.claimed}: cannot audit, not a legal hand")
+                annotated, view = _annotate(args, res, f"claimed {args.claimed}: cannot audit, not a legal hand")
                 if annotated and not args.json:
-                    from vision.annotate import describe, hand_view, image_info
+                    from vision.annotate import describe, image_info
 
-                    view = hand_view(res.photo.pixels.shape, res.detections, res.reading)
                     print(describe(image_info(res.photo.pixels, annotated, res.photo, view), res.photo,
                                    straightened=res.straightened is not None, turned=bool(res.turned)))
             fix_hint = "" if "--fix POS=TILE" in problem else "correct tiles with --fix POS=TILE "
@@ -123,8 +122,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
                      fixes=parse_fixes(args.fix), status=status, note=note)
     else:
         record_hand(args, "audit", args.hand, scored, context=ctx, options=opts, status=status, note=note)
+    view = None
     if res is not None and not args.no_annotate:
-        annotated = _annotate(args, res, f"claimed {result.claimed_total} / computed {result.computed_total}: "
+        annotated, view = _annotate(args, res, f"claimed {result.claimed_total} / computed {result.computed_total}: "
                                          + ("MATCH" if result.match else "MISMATCH")
                                          + (" (reading unsure: check it)" if unsure else ""))
     if args.json:
@@ -132,6 +132,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         out["unsure"] = unsure
         out["score"] = scored.to_json()
         out["annotated"] = str(annotated) if annotated else None
+        if annotated and res is not None:  # (its size, and the part of the photo it shows: as photo --json says)
+            from vision.annotate import image_info
+
+            out["annotated_image"] = image_info(res.photo.pixels, annotated, res.photo, view)
         if getattr(args, "annotate_failed", None):
             out["annotate_error"] = args.annotate_failed
         if res is not None:
@@ -149,9 +153,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print()
         print(report(result, unsure))
         if annotated:  # drawn at the scale the photo was read at (the same size as its pixels)
-            from vision.annotate import describe, hand_view, image_info
+            from vision.annotate import describe, image_info
 
-            view = hand_view(res.photo.pixels.shape, res.detections, res.reading)  # (as _annotate drew it)
             print(describe(image_info(res.photo.pixels, annotated, res.photo, view), res.photo,
                            straightened=res.straightened is not None, turned=bool(res.turned)))
     if getattr(args, "annotate_failed", None):  # (a tester's full disk: the verdict had been lost, recorded as a match)
@@ -236,10 +239,13 @@ def _wait_unsure(res, given: str | None) -> str | None:
             f"{span}); give it with --winning-tile")
 
 
-def _annotate(args: argparse.Namespace, res, title: str) -> Path | None:
+def _annotate(args: argparse.Namespace, res, title: str) -> tuple[Path | None, object]:
+    """Write the evidence image; → (its path or None when not written, the :class:`vision.annotate.View` it
+    shows: the hand's part of the photo, enlarged, or None for the whole photo)."""
     from vision.annotate import annotate, hand_view, save
     from vision.errors import ImageError
 
+    view = hand_view(res.photo.pixels.shape, res.detections, res.reading)  # (a hand small in its photo)
     image = Path(args.image)
     explicit = args.annotate is not None
     path = Path(args.annotate) if explicit else default_annotation_path(image)
@@ -248,15 +254,14 @@ def _annotate(args: argparse.Namespace, res, title: str) -> Path | None:
     try:
         save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
                       fixed=set(res.user), added=res.added, dropped=res.dropped,
-                      stands_for=dict(res.replaced),
-                      view=hand_view(res.photo.pixels.shape, res.detections, res.reading)), path)
+                      stands_for=dict(res.replaced), view=view), path)
     except ImageError as e:
         if explicit:  # (the verdict is printed first, and recorded: the error is raised after it, exit 2)
             args.annotate_failed = str(e)
-            return None
+            return None, None
         print(f"mahjong-score: warning: annotated image not written: {e}", file=sys.stderr)
-        return None
-    return path
+        return None, None
+    return path, view
 
 
 def register(subparsers) -> None:

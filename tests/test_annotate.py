@@ -283,7 +283,7 @@ def test_the_enlarged_image_says_which_part_of_the_photo_it_shows():
     line = describe(info, photo)
     W, H = photo.original_size
     assert f"the hand's part of the photo's {W}×{H}: x {2 * view.x0:.0f}–{2 * view.x1:.0f}" in line
-    assert line.endswith(f"enlarged {view.factor:.1f}×)")
+    assert line.endswith(f"enlarged {view.factor:.1f}× against the whole photo drawn at this size)")
     whole = image_info(res.photo.pixels, "out.jpg", photo)
     assert "origin" not in whole and whole["scale"] == 0.5
 
@@ -294,9 +294,51 @@ def test_the_page_is_told_which_part_of_the_photo_its_image_shows():
     from vision.annotate import hand_view
     from web.app import annotated_data_url
 
+    from dataclasses import replace
+
     res = _far("render-s8-3")
+    # (the photo read at half its size, as a 12 MP photo is: the view is sent in the photo's own pixels)
+    res = replace(res, photo=Photo(res.photo.pixels, tuple(2 * v for v in res.photo.original_size), 0.5, "p"))
     url, view = annotated_data_url(res, 1200)
     v = hand_view(res.photo.pixels.shape, res.detections, res.reading)
     assert url.startswith("data:image/jpeg;base64,")
-    assert view == [pytest.approx(c, abs=0.1) for c in (v.x0, v.y0, v.x1, v.y1)]  # (the photo read at scale 1)
+    assert view == [pytest.approx(2 * c, abs=0.1) for c in (v.x0, v.y0, v.x1, v.y1)]
     assert annotated_data_url(_result("render-s8-3"), 1200)[1] is None
+
+
+@pytest.mark.parametrize("factor", [2.0, 3.3, 4.0, 7.5])
+def test_the_enlarged_pixels_lie_under_their_boxes(factor):
+    # (OpenCV maps pixel centres, the boxes pixel edges: a view at 4x had drawn the photo 1.5 px up and left of its
+    # boxes, a reviewer found)
+    from vision.annotate import View
+
+    img = np.zeros((400, 600, 3), np.uint8)
+    img[141:163, 233:251] = 255  # a block, edges at x 233..251, y 141..163
+    x0, y0 = 225.37, 135.81  # (the block inside the view at every factor)
+    v = View(x0, y0, x0 + 600 / factor, y0 + 400 / factor, factor)
+    out = v.crop(img)[..., 0].astype(float)
+    ys, xs = np.mgrid[0:400, 0:600]
+    cx, cy = (out * (xs + 0.5)).sum() / out.sum(), (out * (ys + 0.5)).sum() / out.sum()  # centroid, edge coords
+    b = v.boxes(np.array([[233, 141, 251, 163]], np.float32))[0]
+    assert abs(cx - (b[0] + b[2]) / 2) < 0.25 and abs(cy - (b[1] + b[3]) / 2) < 0.25, (cx, cy, b)
+
+
+def test_the_view_of_a_reading_that_is_not_legal_holds_every_box():
+    # (a reviewer's reading not legal with boxes the roles did not cover: box 4 fell outside the view, and the
+    # --fix number of it was nowhere on the image)
+    from dataclasses import replace
+
+    from vision.annotate import ZOOM_MAX, hand_view
+
+    res = _far("render-s8-3")
+    H, W = res.photo.pixels.shape[:2]
+    far = Detections.make(np.vstack([res.detections.boxes, [[W - 60, H - 80, W - 30, H - 40]]]))
+    bad = replace(res.reading, legal=False)
+    v = hand_view(res.photo.pixels.shape, far, bad)
+    assert v is None or (v.x1 >= W - 30 and v.y1 >= H - 40)
+    good = hand_view(res.photo.pixels.shape, far, res.reading)  # (legal: the hand's boxes, the far one left out)
+    assert good is not None and good.x1 < W - 60
+    # tiles of 2 px: enlarged at most ZOOM_MAX times
+    tiny = Detections.make(np.array([[1000 + 3 * k, 700, 1002 + 3 * k, 702] for k in range(14)], np.float32))
+    hand = replace(res.reading, roles=("concealed",) * 14, legal=True)
+    assert hand_view((1500, 2000, 3), tiny, hand).factor == ZOOM_MAX

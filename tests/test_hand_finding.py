@@ -464,6 +464,41 @@ def test_a_small_hand_far_off_in_a_large_photo_is_read(demo_models):
 
 
 @needs_models
+def test_the_annotated_image_of_a_far_hand_shows_its_part_of_the_photo_enlarged(run_cli, tmp_path):
+    # a new user's demo at a fifth of a 12 MP photo: the annotated image, drawn whole, had the labels cover the
+    # 30-px tiles. It shows the hand's part of the photo now, and says which part: a hand tile's box in the JSON
+    # (the photo's own pixels) mapped by origin and scale lands on that tile's frame in the image
+    import json
+
+    from PIL import Image
+
+    photo = tmp_path / "far.jpg"
+    photo.write_bytes(_demo_far(806))
+    out = tmp_path / "far-annotated.png"
+    rc, stdout, err = run_cli("photo", str(photo), "--annotate", str(out), "--json", "--no-history")
+    assert rc == 0, err
+    j = json.loads(stdout)
+    a = j["annotated"]
+    assert a["enlarged"] >= 2 and a["width"] == 2016 and a["scale"] == pytest.approx(0.5 * a["enlarged"], rel=1e-3)
+    img = np.asarray(Image.open(out).convert("RGB")).astype(int)
+    from vision.annotate import COLOURS
+
+    tile = next(t for t in j["tiles"] if t["role"] == "concealed")
+    x0, y0, x1, y1 = ((v - a["origin"][k % 2]) * a["scale"] for k, v in enumerate(tile["box"]))
+    assert 0 <= x0 < x1 <= a["width"] and 0 <= y0 < y1 <= a["height"]
+    green = np.all(np.abs(img - COLOURS["concealed"]) <= 40, axis=2)  # the concealed tiles' frames
+    edge = green[int(y0) - 3:int(y0) + 4, int(x0) + 4:int(x1) - 4]  # the frame's top edge, where the box says
+    assert edge.any(axis=0).mean() > 0.8
+    rc, stdout, _ = run_cli("photo", str(photo), "--annotate", str(out), "--no-history")
+    assert "the hand's part of the photo's 4032×3024: x " in stdout
+    # the audit's evidence image is drawn the same way, and its JSON says so
+    rc, stdout, err = run_cli("audit", str(photo), "--claimed", "40", "--annotate", str(tmp_path / "ev.jpg"), "--json",
+                              "--no-history")
+    assert rc == 0, err
+    assert json.loads(stdout)["annotated_image"]["origin"] == a["origin"]
+
+
+@needs_models
 def test_a_weak_reading_of_a_small_hand_is_read_again_in_parts(demo_models):
     # a tester's small hands the whole photo's pass missed: at a fifth of a 1600-px photo (as messaging apps resize;
     # under the size read in parts at once) read straightened 40° and refused; upside down at a fifth of a 12 MP

@@ -207,6 +207,8 @@ def _inside(tags: Sequence[_Text], box: Rect, obstacles: Sequence[Rect], taken: 
 #: is ZOOM_TILE of the image's long side or the region fills the image, and only when that enlarges it at least
 #: ZOOM_FROM times (a hand filling a phone photo is drawn whole, as read)
 ZOOM_TILE, ZOOM_MARGIN, ZOOM_FROM = 0.09, 2.5, 2.0
+#: ... and at most ZOOM_MAX times (tiles of a few pixels enlarged further show only blur)
+ZOOM_MAX = 8.0
 
 
 @dataclass(frozen=True)
@@ -232,8 +234,11 @@ class View:
         x0, y0 = int(np.floor(self.x0)), int(np.floor(self.y0))
         x1, y1 = int(np.ceil(self.x1)), int(np.ceil(self.y1))
         part = image[max(0, y0):min(H, y1), max(0, x0):min(W, x1)]
-        # (whole pixels cropped, then the sub-pixel rest as a shift: the boxes land where the tiles are)
-        m = np.float32([[self.factor, 0, (x0 - self.x0) * self.factor], [0, self.factor, (y0 - self.y0) * self.factor]])
+        # (whole pixels cropped, then the sub-pixel rest as a shift; OpenCV maps pixel centres, the boxes pixel
+        # edges: output pixel u's centre u + 0.5 is at x0 + (u + 0.5) / factor, so the shift is (x0' - x0 + 0.5)
+        # · factor - 0.5, and the boxes land where the tiles are)
+        f = self.factor
+        m = np.float32([[f, 0, (x0 - self.x0 + 0.5) * f - 0.5], [0, f, (y0 - self.y0 + 0.5) * f - 0.5]])
         return cv2.warpAffine(np.ascontiguousarray(part), m, (W, H), flags=cv2.INTER_CUBIC,
                               borderMode=cv2.BORDER_REPLICATE)
 
@@ -244,14 +249,16 @@ def hand_view(shape: tuple[int, ...], det: Detections, reading: Reading) -> View
     ``shape``: the (H, W, …) of the pixels read; ``det``: their boxes; ``reading``: its ``roles`` (the boxes not
     ``ignored`` are the hand, bonus tiles included; every box, when the reading is not legal). The view is the hand's boxes' bounding box grown by
     :data:`ZOOM_MARGIN` median tile heights each way, widened to the photo's aspect ratio and moved inside it,
-    enlarged until the median tile is :data:`ZOOM_TILE` of the long side or the view fills the image; None when
+    enlarged until the median tile is :data:`ZOOM_TILE` of the long side or the view fills the image (at most
+    :data:`ZOOM_MAX` times); None when
     that is less than :data:`ZOOM_FROM` times, or fewer than 3 boxes are the hand's. (A user's 12 MP photo with
     the hand a fifth of its width had its labels cover the tiles: drawn at the scale read, the tiles were
     30 px high and a label's least height 32 px.) Raises nothing."""
     H, W = int(shape[0]), int(shape[1])
     # (a reading that is no legal hand may have taken the wrong tiles: the view then holds every box, so
     # that the numbers --fix needs stay in it)
-    hand = [i for i, r in enumerate(reading.roles) if (r != "ignored" or not reading.legal) and i < len(det)]
+    hand = (list(range(len(det))) if not reading.legal else
+            [i for i, r in enumerate(reading.roles) if r != "ignored" and i < len(det)])
     if len(hand) < 3 or H < 2 or W < 2:
         return None
     b = det.boxes[hand]
@@ -261,7 +268,7 @@ def hand_view(shape: tuple[int, ...], det: Detections, reading: Reading) -> View
     m = ZOOM_MARGIN * tile_h
     rx0, ry0 = float(b[:, 0].min()) - m, float(b[:, 1].min()) - m
     rx1, ry1 = float(b[:, 2].max()) + m, float(b[:, 3].max()) + m
-    k = min(ZOOM_TILE * max(H, W) / tile_h, W / max(1.0, rx1 - rx0), H / max(1.0, ry1 - ry0))
+    k = min(ZOOM_TILE * max(H, W) / tile_h, W / max(1.0, rx1 - rx0), H / max(1.0, ry1 - ry0), ZOOM_MAX)
     if k < ZOOM_FROM:
         return None
     vw, vh = W / k, H / k
@@ -523,8 +530,9 @@ def image_info(image: np.ndarray, path: str | Path, photo, view: View | None = N
 
 def describe(info: dict, photo, straightened: bool = False, turned: bool = False) -> str:
     """One line for :func:`image_info`: ``annotated image: out.jpg (2016×1512 px)``, with
-    ``, 1/2 of the photo's 4032×3024: the scale it was read at`` when it is smaller than the photo
-    (``straightened``/``turned``: the photo was read so, and its size is that of the photo as read,
+    ``, 1/2 of the photo's 4032×3024: the scale it was read at`` when it is smaller than the photo, or with a
+    view (:func:`image_info`'s ``origin``) ``, the hand's part of the photo's 4032×3024: x 1483–2542, y 1027–1822,
+    enlarged 3.8× against the whole photo drawn at this size`` (``straightened``/``turned``: the photo was read so, and its size is that of the photo as read,
     ``vision.pipeline.read_photo``: "the straightened photo's", "the turned photo's")."""
     from .io import display_name
 
@@ -537,7 +545,7 @@ def describe(info: dict, photo, straightened: bool = False, turned: bool = False
         x0, y0 = info["origin"]
         x1, y1 = x0 + info["width"] / info["scale"], y0 + info["height"] / info["scale"]
         return line + (f", the hand's part of {whose} {W}×{H}: x {x0:.0f}–{x1:.0f}, y {y0:.0f}–{y1:.0f}, "
-                       f"enlarged {info['enlarged']:.1f}×)")
+                       f"enlarged {info['enlarged']:.1f}× against the whole photo drawn at this size)")
     if info["scale"] < 1:
         k = 1 / info["scale"]
         part = f"1/{round(k)}" if abs(k - round(k)) < 1e-3 else f"{info['scale']:.3g}"
