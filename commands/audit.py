@@ -245,7 +245,8 @@ def _annotate(args: argparse.Namespace, res, title: str) -> tuple[Path | None, o
     from vision.annotate import annotate, hand_view, save
     from vision.errors import ImageError
 
-    view = hand_view(res.photo.pixels.shape, res.detections, res.reading)  # (a hand small in its photo)
+    view = hand_view(res.photo.pixels.shape, res.detections, res.reading,  # (a hand small in its photo)
+                     also=set(res.user) | set(res.dropped))
     image = Path(args.image)
     explicit = args.annotate is not None
     path = Path(args.annotate) if explicit else default_annotation_path(image)

@@ -55,7 +55,8 @@ def cmd_photo(args: argparse.Namespace) -> int:
         from vision.annotate import annotate, hand_view, image_info, reading_title, save
 
         title = reading_title(res.reading)
-        view = hand_view(res.photo.pixels.shape, res.detections, res.reading)  # (a hand small in its photo)
+        view = hand_view(res.photo.pixels.shape, res.detections, res.reading,  # (a hand small in its photo)
+                         also=set(res.user) | set(res.dropped))
         try:
             img = annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
                            fixed=set(res.user), added=res.added, dropped=res.dropped,

@@ -51,6 +51,7 @@ COLOURS: dict[str, tuple[int, int, int]] = {
 CHANGED = (235, 0, 200)
 FIXED = (0, 185, 215)
 ZOOMED = (90, 90, 90)  # the legend's "enlarged 4.2x around the hand" (:func:`hand_view`)
+OUTSIDE = (60, 60, 60)  # an enlarged view's part beyond the photo's edge (:meth:`View.crop`)
 INK = (30, 30, 30)
 #: legend entries: (text, colour)
 LEGEND = (("concealed", COLOURS["concealed"]), ("winning", COLOURS["winning"]), ("exposed", COLOURS["exposed"]),
@@ -231,40 +232,47 @@ class View:
     def crop(self, image: np.ndarray) -> np.ndarray:
         """The view of ``image`` (H, W, 3) uint8, enlarged back to (H, W, 3) (bicubic, OpenCV)."""
         H, W = image.shape[:2]
-        x0, y0 = int(np.floor(self.x0)), int(np.floor(self.y0))
-        x1, y1 = int(np.ceil(self.x1)), int(np.ceil(self.y1))
-        part = image[max(0, y0):min(H, y1), max(0, x0):min(W, x1)]
+        x0, y0 = max(0, int(np.floor(self.x0))), max(0, int(np.floor(self.y0)))
+        x1, y1 = min(W, int(np.ceil(self.x1)) + 1), min(H, int(np.ceil(self.y1)) + 1)
+        part = image[y0:y1, x0:x1]
         # (whole pixels cropped, then the sub-pixel rest as a shift; OpenCV maps pixel centres, the boxes pixel
         # edges: output pixel u's centre u + 0.5 is at x0 + (u + 0.5) / factor, so the shift is (x0' - x0 + 0.5)
-        # · factor - 0.5, and the boxes land where the tiles are)
+        # · factor - 0.5, and the boxes land where the tiles are. A view past the photo's top edge (a hand at the
+        # top, kept clear of the title) shows OUTSIDE there)
         f = self.factor
         m = np.float32([[f, 0, (x0 - self.x0 + 0.5) * f - 0.5], [0, f, (y0 - self.y0 + 0.5) * f - 0.5]])
         return cv2.warpAffine(np.ascontiguousarray(part), m, (W, H), flags=cv2.INTER_CUBIC,
-                              borderMode=cv2.BORDER_REPLICATE)
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=OUTSIDE)
 
 
-def hand_view(shape: tuple[int, ...], det: Detections, reading: Reading) -> View | None:
+def hand_view(shape: tuple[int, ...], det: Detections, reading: Reading, also: Collection[int] = ()) -> View | None:
     """The enlarged view of a hand that is small in its photo, or None to draw the photo whole.
 
     ``shape``: the (H, W, …) of the pixels read; ``det``: their boxes; ``reading``: its ``roles`` (the boxes not
-    ``ignored`` are the hand, bonus tiles included; every box, when the reading is not legal). The view is the hand's boxes' bounding box grown by
-    :data:`ZOOM_MARGIN` median tile heights each way, widened to the photo's aspect ratio and moved inside it,
-    enlarged until the median tile is :data:`ZOOM_TILE` of the long side or the view fills the image (at most
-    :data:`ZOOM_MAX` times); None when
-    that is less than :data:`ZOOM_FROM` times, or fewer than 3 boxes are the hand's. (A user's 12 MP photo with
-    the hand a fifth of its width had its labels cover the tiles: drawn at the scale read, the tiles were
-    30 px high and a label's least height 32 px.) Raises nothing."""
+    ``ignored`` are the hand, bonus tiles included; a box past the end of ``roles`` is ignored, as
+    :func:`annotate` draws it). The view holds the hand's boxes, the boxes left out of it when :func:`annotate`
+    numbers them (at most :data:`IGNORED_NUMBERS`: the notes and ``--fix`` name them) and the boxes of ``also``
+    (detection indices: those the user left out or added); it is their bounding box grown by :data:`ZOOM_MARGIN`
+    median hand-tile heights each way, widened to the photo's aspect ratio and moved inside it (or past its top
+    edge, so that a hand at the top is not under the title), enlarged until the median tile is :data:`ZOOM_TILE`
+    of the long side or the view fills the image (at most :data:`ZOOM_MAX` times); None when that is less than
+    :data:`ZOOM_FROM` times, or fewer than 3 boxes are the hand's. (A user's 12 MP photo with the hand a fifth of
+    its width had its labels cover the tiles: drawn at the scale read, the tiles were 30 px high and a label's
+    least height 32 px.) Raises nothing."""
     H, W = int(shape[0]), int(shape[1])
-    # (a reading that is no legal hand may have taken the wrong tiles: the view then holds every box, so
-    # that the numbers --fix needs stay in it)
-    hand = (list(range(len(det))) if not reading.legal else
-            [i for i, r in enumerate(reading.roles) if r != "ignored" and i < len(det)])
+    n = len(det)
+    roles = [reading.roles[i] if i < len(reading.roles) else "ignored" for i in range(n)]
+    hand = [i for i in range(n) if roles[i] != "ignored"]
     if len(hand) < 3 or H < 2 or W < 2:
         return None
-    b = det.boxes[hand]
-    tile_h = float(np.median(b[:, 3] - b[:, 1]))
+    tile_h = float(np.median(det.boxes[hand, 3] - det.boxes[hand, 1]))
     if tile_h <= 0:
         return None
+    left = [i for i in range(n) if roles[i] == "ignored"]
+    # (a tester's loose 2f and 3y, 5 and 8 tiles right of the hand: a note offered --add 17=2f,18=3y, and the
+    # enlarged image showed neither; a reading not legal had been given every box, far clutter too)
+    shown = hand + (left if len(left) <= IGNORED_NUMBERS else []) + [i for i in also if 0 <= i < n]
+    b = det.boxes[sorted(set(shown))]
     m = ZOOM_MARGIN * tile_h
     rx0, ry0 = float(b[:, 0].min()) - m, float(b[:, 1].min()) - m
     rx1, ry1 = float(b[:, 2].max()) + m, float(b[:, 3].max()) + m
@@ -274,7 +282,7 @@ def hand_view(shape: tuple[int, ...], det: Detections, reading: Reading) -> View
     vw, vh = W / k, H / k
     cx, cy = (rx0 + rx1) / 2, (ry0 + ry1) / 2
     x0 = min(max(0.0, cx - vw / 2), W - vw)
-    y0 = min(max(0.0, cy - vh / 2), H - vh)
+    y0 = min(cy - vh / 2, H - vh)  # (past the top edge: a tester's hand at the top had its labels under the title)
     return View(x0, y0, x0 + vw, y0 + vh, k)
 
 

@@ -130,7 +130,9 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
     img = annotate(res.photo.pixels, res.detections, r, res.order, title,
                    fixed=set(fixed_detections(res.order, fixes)) | set(added), added=added,
                    dropped=getattr(res, "dropped", ()), stands_for=dict(getattr(res, "replaced", ())),
-                   view=hand_view(res.photo.pixels.shape, res.detections, r))  # (a hand small in its photo)
+                   view=hand_view(res.photo.pixels.shape, res.detections, r,  # (a hand small in its photo)
+                                  also=set(fixed_detections(res.order, fixes)) | set(added)
+                                  | set(getattr(res, "dropped", ()))))
     return thumb, _jpeg(img, ANNOTATED_SIDE), note
 
 

@@ -273,9 +273,10 @@ def annotated_data_url(res, side: int, fixes=None) -> tuple[str, list[float] | N
 
     r = res.reading
     title = reading_title(r)
-    view = hand_view(res.photo.pixels.shape, res.detections, r)
+    fixed = set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ()))
+    view = hand_view(res.photo.pixels.shape, res.detections, r, also=fixed | set(getattr(res, "dropped", ())))
     img = annotate(res.photo.pixels, res.detections, r, res.order, title,
-                   fixed=set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())),
+                   fixed=fixed,
                    added=getattr(res, "added", ()), dropped=getattr(res, "dropped", ()),
                    stands_for=dict(getattr(res, "replaced", ())), view=view)
     shown = None if view is None else [round(v / float(res.photo.scale), 1) for v in (view.x0, view.y0, view.x1, view.y1)]
