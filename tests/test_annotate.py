@@ -368,3 +368,21 @@ def test_a_hand_at_the_top_of_its_photo_is_not_drawn_under_the_title():
     img = annotate(res.photo.pixels, res.detections, res.reading, res.order, "t", placed=placed, view=view)
     assert not any(p.get("inside") for p in placed if p["kind"] == "tile")
     assert (img[int(-view.y0 * view.factor) // 2, -3] == OUTSIDE).all()  # (beyond the photo's edge)
+
+
+def test_a_box_round_the_whole_hand_does_not_push_the_labels_onto_the_tiles():
+    # a tester's photo pasted in a photo: its outline, boxed as one big tile and left out of the hand, held every
+    # tile, so no spot beside a tile was free of it, and all 16 labels became tags on the tiles' faces
+    res = _result("render-s8-3")
+    b = res.detections.boxes
+    hand = [i for i, r in enumerate(res.reading.roles) if r != "ignored"]
+    big = [float(b[hand, 0].min() - 40), float(b[hand, 1].min() - 120), float(b[hand, 2].max() + 40),
+           float(b[hand, 3].max() + 120)]
+    det = Detections.make(np.vstack([b, [big]]), np.append(res.detections.scores, 0.3),
+                          np.append(res.detections.face_down, False))
+    placed: list[dict] = []
+    annotate(res.photo.pixels, det, res.reading, res.order, "t", placed=placed)  # (the big box: past the roles)
+    plain: list[dict] = []
+    annotate(res.photo.pixels, res.detections, res.reading, res.order, "t", placed=plain)
+    inside = lambda pl: sum(1 for p in pl if p["kind"] == "tile" and p.get("inside"))
+    assert inside(placed) == inside(plain)

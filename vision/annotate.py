@@ -121,6 +121,14 @@ class _Text:
         return (x, y, x + w, y + h)
 
 
+def _encloses(outer: Rect, inner: Rect, tol: float = 2.0) -> bool:
+    """True when box ``outer`` holds box ``inner`` whole (within ``tol`` pixels): no tile's face, but a box around
+    tiles (a photo pasted in a photo boxed whole, a tray), which a label beside ``inner`` cannot keep off. (A tester's
+    box #17 round a whole hand had sent every label inside its tile, covering the faces.)"""
+    return (outer[0] <= inner[0] + tol and outer[1] <= inner[1] + tol and outer[2] >= inner[2] - tol
+            and outer[3] >= inner[3] - tol)
+
+
 def _overlap(a: Rect, b: Rect) -> float:
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
@@ -421,7 +429,7 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
                 index: int | None) -> None:
             nonlocal bad
             w, h, _ = label.metrics()
-            obstacles = [b for j, b in enumerate(boxes) if j not in skip]
+            obstacles = [b for j, b in enumerate(boxes) if j not in skip and not _encloses(b, anchor)]
             rect, level = _place((w, h), anchor, obstacles, taken, (H, W), gap, prefer)
             covered = sum(_overlap(rect, o) for o in obstacles) + sum(_overlap(rect, t) for t in taken)
             bad += level + (10.0 if covered > TOLERATED * w * h else 0.0)
@@ -446,7 +454,7 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
             anchor = boxes[i]
             label = tags[0]
             w, h, _ = label.metrics()
-            obstacles = [b for j, b in enumerate(boxes) if j != i]
+            obstacles = [b for j, b in enumerate(boxes) if j != i and not _encloses(b, anchor)]
             rect, level = _place((w, h), anchor, obstacles, taken, (H, W), gap, "above", levels=1)
             on_tiles = sum(_overlap(rect, o) for o in obstacles)
             on_labels = sum(_overlap(rect, t) for t in taken)
