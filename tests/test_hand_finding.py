@@ -464,6 +464,37 @@ def test_a_small_hand_far_off_in_a_large_photo_is_read(demo_models):
 
 
 @needs_models
+def test_a_small_hand_beside_large_plain_shapes_is_read_in_parts(demo_models):
+    # a tester's demo at 18 % of a 12 MP photo beside four large plain shapes: the whole photo's pass boxed three
+    # shapes as tiles (one of them the pasted photo, round the whole hand) and no tile, so the hand was "no tiles of
+    # a hand". A reading that uses no tile is read again in parts, and a box of the whole photo's pass that holds
+    # the parts' tiles or towers over them is left out of the join
+    import io as _io
+    import json
+
+    from PIL import Image, ImageDraw
+
+    from vision.pipeline import DEMO_TRUTH, read_photo
+
+    from vision.pipeline import DEMO_PHOTO
+
+    det, cls = demo_models
+    demo = Image.open(DEMO_PHOTO).convert("RGB")
+    im = Image.new("RGB", (4032, 3024), (40, 110, 60))  # (the tester's felt, and the demo scaled by area, as OpenCV does)
+    im.paste(demo.resize((725, 544), Image.Resampling.BOX), ((4032 - 725) // 2, (3024 - 544) // 2))
+    d = ImageDraw.Draw(im)
+    d.rectangle((100, 100, 1400, 900), fill=(200, 30, 30))
+    d.ellipse((2600, 200, 3900, 1500), fill=(230, 230, 230))
+    d.rectangle((200, 2000, 1200, 2900), fill=(240, 240, 200))
+    d.polygon([(2500, 2000), (3900, 1900), (3000, 2900)], fill=(20, 20, 200))
+    buf = _io.BytesIO()
+    im.save(buf, "JPEG", quality=92)
+    res = read_photo(buf.getvalue(), "nts", detector=det, classifier=cls)
+    truth = _canonical(parse_hand(json.loads(DEMO_TRUTH.read_text())["notation"]))
+    assert res.reading.legal and _canonical(res.reading.hand) == truth, res.reading.notation
+
+
+@needs_models
 def test_the_annotated_image_of_a_far_hand_shows_its_part_of_the_photo_enlarged(run_cli, tmp_path):
     # a new user's demo at a fifth of a 12 MP photo: the annotated image, drawn whole, had the labels cover the
     # 30-px tiles. It shows the hand's part of the photo now, and says which part: a hand tile's box in the JSON

@@ -1067,8 +1067,11 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         # never found); kept when legal and surer, as the mirror pass's reading is
         imgsz = getattr(det_model, "imgsz", None) or 0
         big = max(base.pixels.shape[:2]) >= PARTS_FROM * imgsz > 0
+        # (a reading that uses no tile is read in parts whatever size its boxes are: a tester's hand at 18 % of a
+        # 12 MP photo beside four large plain shapes, boxed as three huge tiles, was "no tiles of a hand")
         in_parts = bool(zoom and turn is None and big and (result is None or weak_reading(result))
-                        and (result is None or _small_in_detector(result, imgsz)))
+                        and (result is None or not used_tiles(result.reading)
+                             or _small_in_detector(result, imgsz)))
         # (not for a reading whose tiles are mostly read turned, nor kept so: the quarter turns are its remedy, as
         # for the mirror pass, read in parts below; the demo upside down had been read in parts as it lay, its
         # tiles upside down)
@@ -1936,9 +1939,25 @@ def _nms(boxes: np.ndarray, scores: np.ndarray, face_down: np.ndarray) -> Detect
     return Detections.make(bx[keep].astype(np.float32), sc[keep].astype(np.float32), np.asarray(face_down)[keep])
 
 
+#: a box of the whole photo's pass that holds this many of the parts' boxes whole, or is this many times as high as
+#: their median, is no tile (:func:`_joined`)
+HOLDS_TILES, TALLER = 2, 3.0
+
+
 def _joined(a: Detections, b: Detections) -> Detections:
-    """The boxes of ``a`` and ``b`` (two passes over one photo; (N, 4) xyxy pixels) joined by :func:`_nms`.
-    Raises nothing."""
+    """The boxes of ``a`` and ``b`` (two passes over one photo — the whole photo's, then its parts' —; (N, 4) xyxy
+    pixels) joined by :func:`_nms`, without the boxes of ``a`` that hold :data:`HOLDS_TILES` or more of ``b``'s
+    whole (tiles do not nest) or are :data:`TALLER` times as high as ``b``'s median box, when ``b`` holds at least
+    :data:`SLICE_KEEP` boxes. (A tester's hand at 18 % of a 12 MP photo beside four large plain shapes: the whole
+    photo's pass boxed three shapes as tiles, one of them the pasted photo round the 15 tiles the parts boxed; the
+    hand was found among the shapes, and read as no hand.) Raises nothing."""
+    if len(a) and len(b) >= SLICE_KEEP:
+        A = a.boxes.astype(np.float64)[:, None, :]
+        B = b.boxes.astype(np.float64)[None, :, :]
+        held = ((A[..., 0] <= B[..., 0]) & (A[..., 1] <= B[..., 1]) & (A[..., 2] >= B[..., 2])
+                & (A[..., 3] >= B[..., 3])).sum(axis=1)
+        tall = a.sizes[:, 1] > TALLER * float(np.median(b.sizes[:, 1]))
+        a = a.take(np.flatnonzero((held < HOLDS_TILES) & ~tall))
     return _nms(np.vstack([a.boxes, b.boxes]), np.r_[a.scores, b.scores], np.r_[a.face_down, b.face_down])
 
 
