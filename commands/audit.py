@@ -242,7 +242,7 @@ def _wait_unsure(res, given: str | None) -> str | None:
 def _annotate(args: argparse.Namespace, res, title: str) -> tuple[Path | None, object]:
     """Write the evidence image; → (its path or None when not written, the :class:`vision.annotate.View` it
     shows: the hand's part of the photo, enlarged, or None for the whole photo)."""
-    from vision.annotate import annotate, hand_view, save
+    from vision.annotate import annotate, full_pixels, hand_view, save
     from vision.errors import ImageError
 
     view = hand_view(res.photo.pixels.shape, res.detections, res.reading,  # (a hand small in its photo)
@@ -255,7 +255,8 @@ def _annotate(args: argparse.Namespace, res, title: str) -> tuple[Path | None, o
     try:
         save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
                       fixed=set(res.user), added=res.added, dropped=res.dropped,
-                      stands_for=dict(res.replaced), view=view), path)
+                      stands_for=dict(res.replaced), view=view,
+                      full=None if view is None else full_pixels(image, res.photo, res.turned, res.straightened)), path)
     except ImageError as e:
         if explicit:  # (the verdict is printed first, and recorded: the error is raised after it, exit 2)
             args.annotate_failed = str(e)

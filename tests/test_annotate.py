@@ -321,6 +321,11 @@ def test_the_enlarged_pixels_lie_under_their_boxes(factor):
     cx, cy = (out * (xs + 0.5)).sum() / out.sum(), (out * (ys + 0.5)).sum() / out.sum()  # centroid, edge coords
     b = v.boxes(np.array([[233, 141, 251, 163]], np.float32))[0]
     assert abs(cx - (b[0] + b[2]) / 2) < 0.25 and abs(cy - (b[1] + b[3]) / 2) < 0.25, (cx, cy, b)
+    # the same from the photo at twice the resolution (vision.annotate.full_pixels)
+    full = np.repeat(np.repeat(img, 2, axis=0), 2, axis=1)
+    out = v.crop(img, full)[..., 0].astype(float)
+    cx, cy = (out * (xs + 0.5)).sum() / out.sum(), (out * (ys + 0.5)).sum() / out.sum()
+    assert abs(cx - (b[0] + b[2]) / 2) < 0.25 and abs(cy - (b[1] + b[3]) / 2) < 0.25, (cx, cy, b)
 
 
 def test_the_view_holds_the_boxes_the_notes_and_fixes_name():
@@ -386,3 +391,30 @@ def test_a_box_round_the_whole_hand_does_not_push_the_labels_onto_the_tiles():
     annotate(res.photo.pixels, res.detections, res.reading, res.order, "t", placed=plain)
     inside = lambda pl: sum(1 for p in pl if p["kind"] == "tile" and p.get("inside"))
     assert inside(placed) == inside(plain)
+
+
+def test_an_enlarged_view_is_taken_from_the_photo_at_full_resolution(tmp_path):
+    # a tester's hand at a tenth of a 12 MP photo, drawn 7.5x from the half-size pixels it was read at: the 三 of its
+    # least sure tile was a smudge that the photo shows sharp. The view is enlarged from the file's own pixels
+    from PIL import Image
+
+    from vision.annotate import View, full_pixels
+    from vision.io import load_photo
+
+    full = np.zeros((1200, 1600, 3), np.uint8)
+    full[:, ::2] = 255  # stripes 1 px wide: grey at half size
+    path = tmp_path / "stripes.png"
+    Image.fromarray(full).save(path)
+    half = load_photo(path, work_side=700)
+    assert half.scale == 0.5
+    got = full_pixels(path, half)
+    assert got is not None and got.shape == full.shape
+    view = View(200.0, 150.0, 400.0, 300.0, 4.0)  # (in the half-size pixels)
+    sharp = view.crop(half.pixels, got)[..., 0].astype(int)
+    soft = view.crop(half.pixels)[..., 0].astype(int)
+    assert sharp.shape == soft.shape == half.pixels.shape[:2]
+    assert sharp.std() > 3 * soft.std()  # (the stripes, 2 px wide each when enlarged 2x from the full pixels)
+    # none where the frame is not the file's, or there is no file to read again
+    assert full_pixels(path, half, turned=90) is None and full_pixels(path.read_bytes(), half) is None
+    assert full_pixels(path, load_photo(path)) is None  # (read at full size: nothing sharper)
+    assert full_pixels(tmp_path / "gone.png", half) is None

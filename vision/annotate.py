@@ -237,20 +237,43 @@ class View:
         b = np.asarray(boxes, np.float32).reshape(-1, 4)
         return (b - np.array([self.x0, self.y0, self.x0, self.y0], np.float32)) * np.float32(self.factor)
 
-    def crop(self, image: np.ndarray) -> np.ndarray:
-        """The view of ``image`` (H, W, 3) uint8, enlarged back to (H, W, 3) (bicubic, OpenCV)."""
+    def crop(self, image: np.ndarray, full: np.ndarray | None = None) -> np.ndarray:
+        """The view of ``image`` (H, W, 3) uint8, enlarged back to (H, W, 3) (bicubic, OpenCV); taken from ``full``
+        when given: the same photo at a higher resolution (H', W', 3), its pixels sharper than ``image``'s enlarged
+        (:func:`full_pixels`)."""
         H, W = image.shape[:2]
-        x0, y0 = max(0, int(np.floor(self.x0))), max(0, int(np.floor(self.y0)))
-        x1, y1 = min(W, int(np.ceil(self.x1)) + 1), min(H, int(np.ceil(self.y1)) + 1)
-        part = image[y0:y1, x0:x1]
+        src, k = (image, 1.0) if full is None else (full, full.shape[1] / W)
+        vx0, vy0, f = self.x0 * k, self.y0 * k, self.factor / k
+        Hs, Ws = src.shape[:2]
+        x0, y0 = max(0, int(np.floor(vx0))), max(0, int(np.floor(vy0)))
+        x1, y1 = min(Ws, int(np.ceil(self.x1 * k)) + 1), min(Hs, int(np.ceil(self.y1 * k)) + 1)
+        part = src[y0:y1, x0:x1]
         # (whole pixels cropped, then the sub-pixel rest as a shift; OpenCV maps pixel centres, the boxes pixel
         # edges: output pixel u's centre u + 0.5 is at x0 + (u + 0.5) / factor, so the shift is (x0' - x0 + 0.5)
         # · factor - 0.5, and the boxes land where the tiles are. A view past the photo's top edge (a hand at the
         # top, kept clear of the title) shows OUTSIDE there)
-        f = self.factor
-        m = np.float32([[f, 0, (x0 - self.x0 + 0.5) * f - 0.5], [0, f, (y0 - self.y0 + 0.5) * f - 0.5]])
-        return cv2.warpAffine(np.ascontiguousarray(part), m, (W, H), flags=cv2.INTER_CUBIC,
+        m = np.float32([[f, 0, (x0 - vx0 + 0.5) * f - 0.5], [0, f, (y0 - vy0 + 0.5) * f - 0.5]])
+        return cv2.warpAffine(np.ascontiguousarray(part), m, (W, H), flags=cv2.INTER_AREA if f < 1 else cv2.INTER_CUBIC,
                               borderMode=cv2.BORDER_CONSTANT, borderValue=OUTSIDE)
+
+
+def full_pixels(source, photo, turned: int = 0, straightened=None) -> np.ndarray | None:
+    """The photo ``source`` (a path) at full resolution, EXIF-upright, (H, W, 3) uint8 RGB, for an enlarged view
+    (:meth:`View.crop`): a 12 MP photo is read at half size, and a view enlarged 4× from those pixels blurs what the
+    photo shows sharp (a tester's 三萬 in a hand at a tenth of the photo's width was a smudge). None when the photo
+    was read at full size, read turned or straightened (its frame is not the file's), is no file on disk (bytes,
+    standard input), or cannot be read again (:class:`vision.errors.ImageError`). Source: ``vision.io.load_photo``."""
+    from .io import load_photo
+
+    if photo.scale >= 1 or turned or straightened is not None or not isinstance(source, (str, Path)):
+        return None
+    try:
+        if not Path(source).is_file():
+            return None
+        full = load_photo(source)
+    except (ImageError, OSError):
+        return None
+    return full.pixels if tuple(full.original_size) == tuple(photo.original_size) else None
 
 
 def hand_view(shape: tuple[int, ...], det: Detections, reading: Reading, also: Collection[int] = ()) -> View | None:
@@ -305,7 +328,7 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
              title: str | None = None, fixed: Collection[int] = (),
              placed: list[dict] | None = None, added: Collection[int] = (),
              dropped: Collection[int] = (), stands_for: Mapping[int, int] | None = None,
-             view: View | None = None) -> np.ndarray:
+             view: View | None = None, full: np.ndarray | None = None) -> np.ndarray:
     """A copy of ``image`` (H, W, 3) uint8 RGB with the reading drawn on it (same shape).
 
     ``order``: detection indices in display order (tile k is ``order[k-1]``, the numbers ``--fix``
@@ -330,10 +353,11 @@ def annotate(image: np.ndarray, det: Detections, reading: Reading, order: tuple[
 
     ``view``: the part of the photo to draw, enlarged to the image's size (:func:`hand_view`: a hand small in its
     photo); the boxes outside it are not drawn, the legend says how much it is enlarged, and ``placed`` rects are
-    in the enlarged image's pixels (:meth:`View.boxes` maps boxes to them).
+    in the enlarged image's pixels (:meth:`View.boxes` maps boxes to them). ``full``: the photo at full resolution
+    (:func:`full_pixels`), to enlarge the view from.
     """
     if view is not None:
-        img = view.crop(image)
+        img = view.crop(image, full)
         det = Detections.make(view.boxes(det.boxes), det.scores, det.face_down)
     else:
         img = np.ascontiguousarray(image.copy())
