@@ -283,7 +283,7 @@ def test_the_enlarged_image_says_which_part_of_the_photo_it_shows():
     line = describe(info, photo)
     W, H = photo.original_size
     assert f"the hand's part of the photo's {W}×{H}: x {2 * view.x0:.0f}–{2 * view.x1:.0f}" in line
-    assert line.endswith(f"enlarged {view.factor:.1f}× against the whole photo drawn at this size)")
+    assert line.endswith(f"enlarged {view.factor:.1f}× around the hand)")
     whole = image_info(res.photo.pixels, "out.jpg", photo)
     assert "origin" not in whole and whole["scale"] == 0.5
 
@@ -369,6 +369,9 @@ def test_a_hand_at_the_top_of_its_photo_is_not_drawn_under_the_title():
     res = _far("render-s8-3", at=(0.0, 0.0))
     view = hand_view(res.photo.pixels.shape, res.detections, res.reading)
     assert view is not None and view.y0 < 0
+    top = float(res.detections.boxes[:, 1].min())
+    tile_h = float(np.median(res.detections.sizes[:, 1]))
+    assert view.y0 >= top - 2.5 * tile_h - 1e-3  # (past the edge by the margin above the hand at most)
     placed: list[dict] = []
     img = annotate(res.photo.pixels, res.detections, res.reading, res.order, "t", placed=placed, view=view)
     assert not any(p.get("inside") for p in placed if p["kind"] == "tile")
@@ -418,3 +421,17 @@ def test_an_enlarged_view_is_taken_from_the_photo_at_full_resolution(tmp_path):
     assert full_pixels(path, half, turned=90) is None and full_pixels(path.read_bytes(), half) is None
     assert full_pixels(path, load_photo(path)) is None  # (read at full size: nothing sharper)
     assert full_pixels(tmp_path / "gone.png", half) is None
+    # a photo read at 1/4 and enlarged under 4x: its own pixels shrunk by area, not sampled (a reviewer's 1-px
+    # stripes had come out as moiré, std 72, where the pixels read are smooth)
+    quarter = load_photo(path, work_side=350)
+    assert quarter.scale == 0.25
+    v = View(100.0, 75.0, 100.0 + 400 / 2.5, 75.0 + 300 / 2.5, 2.5)
+    assert v.crop(quarter.pixels, full_pixels(path, quarter))[..., 0].std() < 40  # (bilinear sampling: 72)
+    # read turned: the file's pixels turned alike; a file saved over since the reading: not used
+    turned = Photo(np.ascontiguousarray(np.rot90(half.pixels, 3)), (1200, 1600), 0.5, "t")
+    got = full_pixels(path, turned, turned=90)
+    assert got is not None and got.shape == (1600, 1200, 3)
+    other = full.copy()
+    other[:600] = 0  # (another photo of the same size)
+    Image.fromarray(other).save(path)
+    assert full_pixels(path, half) is None

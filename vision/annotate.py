@@ -247,33 +247,60 @@ class View:
         Hs, Ws = src.shape[:2]
         x0, y0 = max(0, int(np.floor(vx0))), max(0, int(np.floor(vy0)))
         x1, y1 = min(Ws, int(np.ceil(self.x1 * k)) + 1), min(Hs, int(np.ceil(self.y1 * k)) + 1)
-        part = src[y0:y1, x0:x1]
+        part = np.ascontiguousarray(src[y0:y1, x0:x1])
+        gx = gy = f  # (output pixels per pixel of ``part``)
+        if f < 1 and part.size:  # (a photo read at 1/4 enlarged under 4x from its own pixels: shrunk by area first;
+            # warpAffine has no area filter, and its bilinear one made moiré of fine stripes, a reviewer found)
+            h, w = part.shape[:2]
+            nw, nh = max(1, round(w * f)), max(1, round(h * f))
+            part = cv2.resize(part, (nw, nh), interpolation=cv2.INTER_AREA)
+            gx, gy = f * w / nw, f * h / nh
         # (whole pixels cropped, then the sub-pixel rest as a shift; OpenCV maps pixel centres, the boxes pixel
         # edges: output pixel u's centre u + 0.5 is at x0 + (u + 0.5) / factor, so the shift is (x0' - x0 + 0.5)
         # · factor - 0.5, and the boxes land where the tiles are. A view past the photo's top edge (a hand at the
         # top, kept clear of the title) shows OUTSIDE there)
-        m = np.float32([[f, 0, (x0 - vx0 + 0.5) * f - 0.5], [0, f, (y0 - vy0 + 0.5) * f - 0.5]])
-        return cv2.warpAffine(np.ascontiguousarray(part), m, (W, H), flags=cv2.INTER_AREA if f < 1 else cv2.INTER_CUBIC,
-                              borderMode=cv2.BORDER_CONSTANT, borderValue=OUTSIDE)
+        m = np.float32([[gx, 0, (x0 - vx0) * f + 0.5 * gx - 0.5], [0, gy, (y0 - vy0) * f + 0.5 * gy - 0.5]])
+        return cv2.warpAffine(part, m, (W, H), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_CONSTANT,
+                              borderValue=OUTSIDE)
+
+
+#: :func:`full_pixels` takes the file's pixels only when, brought to the size read, they differ from the pixels read
+#: by less than this (mean absolute difference, 0..255): the same photo, not one saved over it since
+SAME_PHOTO = 8.0
 
 
 def full_pixels(source, photo, turned: int = 0, straightened=None) -> np.ndarray | None:
-    """The photo ``source`` (a path) at full resolution, EXIF-upright, (H, W, 3) uint8 RGB, for an enlarged view
+    """The photo ``source`` (a path, or a :class:`vision.io.Photo` loaded at full size) at full resolution,
+    EXIF-upright and turned ``turned``° clockwise as it was read, (H, W, 3) uint8 RGB, for an enlarged view
     (:meth:`View.crop`): a 12 MP photo is read at half size, and a view enlarged 4× from those pixels blurs what the
-    photo shows sharp (a tester's 三萬 in a hand at a tenth of the photo's width was a smudge). None when the photo
-    was read at full size, read turned or straightened (its frame is not the file's), is no file on disk (bytes,
-    standard input), or cannot be read again (:class:`vision.errors.ImageError`). Source: ``vision.io.load_photo``."""
-    from .io import load_photo
+    photo shows sharp (a tester's 三萬 in a hand at a tenth of the photo's width was a smudge). ``photo``: the
+    :class:`vision.io.Photo` read (its ``pixels`` in the frame read). None when it was read at full size, read
+    straightened (its frame is not the file's), is no file on disk (bytes, standard input), cannot be read again
+    (:class:`vision.errors.ImageError`), or is not the photo read (a file saved over since: brought to the size
+    read, it differs by :data:`SAME_PHOTO` or more). Source: ``vision.io.load_photo``."""
+    from .io import Photo, load_photo
 
-    if photo.scale >= 1 or turned or straightened is not None or not isinstance(source, (str, Path)):
+    if photo.scale >= 1 or straightened is not None or turned not in (0, 90, 180, 270):
         return None
     try:
-        if not Path(source).is_file():
+        if isinstance(source, Photo):
+            full = source
+        elif isinstance(source, (str, Path)) and Path(source).is_file():
+            full = load_photo(source)
+        else:
             return None
-        full = load_photo(source)
     except (ImageError, OSError):
         return None
-    return full.pixels if tuple(full.original_size) == tuple(photo.original_size) else None
+    px = full.pixels
+    if turned:  # (as vision.pipeline.read_photo turns a photo: clockwise)
+        px = np.ascontiguousarray(np.rot90(px, {90: 3, 180: 2, 270: 1}[turned]))
+    H, W = photo.pixels.shape[:2]
+    if px.shape[0] <= H or px.shape[1] <= W or abs(px.shape[1] / W - px.shape[0] / H) > 0.02 * px.shape[1] / W:
+        return None
+    small = cv2.resize(px, (W, H), interpolation=cv2.INTER_AREA)
+    if float(np.abs(small.astype(np.int16) - photo.pixels.astype(np.int16)).mean()) >= SAME_PHOTO:
+        return None
+    return px
 
 
 def hand_view(shape: tuple[int, ...], det: Detections, reading: Reading, also: Collection[int] = ()) -> View | None:
@@ -313,7 +340,9 @@ def hand_view(shape: tuple[int, ...], det: Detections, reading: Reading, also: C
     vw, vh = W / k, H / k
     cx, cy = (rx0 + rx1) / 2, (ry0 + ry1) / 2
     x0 = min(max(0.0, cx - vw / 2), W - vw)
-    y0 = min(cy - vh / 2, H - vh)  # (past the top edge: a tester's hand at the top had its labels under the title)
+    # (past the top edge, by the margin above the hand at most: a tester's hand at the top had its labels under the
+    # title; a reviewer's one row at the edge, centred, had been 45 % dark grey)
+    y0 = min(max(cy - vh / 2, ry0), H - vh)
     return View(x0, y0, x0 + vw, y0 + vh, k)
 
 
@@ -572,7 +601,7 @@ def describe(info: dict, photo, straightened: bool = False, turned: bool = False
     """One line for :func:`image_info`: ``annotated image: out.jpg (2016×1512 px)``, with
     ``, 1/2 of the photo's 4032×3024: the scale it was read at`` when it is smaller than the photo, or with a
     view (:func:`image_info`'s ``origin``) ``, the hand's part of the photo's 4032×3024: x 1483–2542, y 1027–1822,
-    enlarged 3.8× against the whole photo drawn at this size`` (``straightened``/``turned``: the photo was read so, and its size is that of the photo as read,
+    enlarged 3.8× around the hand`` (``straightened``/``turned``: the photo was read so, and its size is that of the photo as read,
     ``vision.pipeline.read_photo``: "the straightened photo's", "the turned photo's")."""
     from .io import display_name
 
@@ -584,8 +613,9 @@ def describe(info: dict, photo, straightened: bool = False, turned: bool = False
         W, H = photo.original_size
         x0, y0 = info["origin"]
         x1, y1 = x0 + info["width"] / info["scale"], y0 + info["height"] / info["scale"]
-        return line + (f", the hand's part of {whose} {W}×{H}: x {x0:.0f}–{x1:.0f}, y {y0:.0f}–{y1:.0f}, "
-                       f"enlarged {info['enlarged']:.1f}× against the whole photo drawn at this size)")
+        above = " (above the photo's top edge: dark grey)" if y0 < -0.5 else ""
+        return line + (f", the hand's part of {whose} {W}×{H}: x {x0:.0f}–{x1:.0f}, y {max(0.0, y0):.0f}–{y1:.0f}"
+                       f"{above}, enlarged {info['enlarged']:.1f}× around the hand)")
     if info["scale"] < 1:
         k = 1 / info["scale"]
         part = f"1/{round(k)}" if abs(k - round(k)) < 1e-3 else f"{info['scale']:.3g}"

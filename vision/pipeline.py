@@ -1947,7 +1947,7 @@ HOLDS_TILES, TALLER = 2, 3.0
 def _joined(a: Detections, b: Detections) -> Detections:
     """The boxes of ``a`` and ``b`` (two passes over one photo — the whole photo's, then its parts' —; (N, 4) xyxy
     pixels) joined by :func:`_nms`, without the boxes of ``a`` that hold :data:`HOLDS_TILES` or more of ``b``'s
-    whole (tiles do not nest) or are :data:`TALLER` times as high as ``b``'s median box, when ``b`` holds at least
+    whole (tiles do not nest) or are more than :data:`TALLER` times as high as ``b``'s median box, when ``b`` holds at least
     :data:`SLICE_KEEP` boxes. (A tester's hand at 18 % of a 12 MP photo beside four large plain shapes: the whole
     photo's pass boxed three shapes as tiles, one of them the pasted photo round the 15 tiles the parts boxed; the
     hand was found among the shapes, and read as no hand.) Raises nothing."""
