@@ -242,21 +242,17 @@ def _wait_unsure(res, given: str | None) -> str | None:
 def _annotate(args: argparse.Namespace, res, title: str) -> tuple[Path | None, object]:
     """Write the evidence image; → (its path or None when not written, the :class:`vision.annotate.View` it
     shows: the hand's part of the photo, enlarged, or None for the whole photo)."""
-    from vision.annotate import annotate, full_pixels, hand_view, save
+    from vision.annotate import draw_reading, save
     from vision.errors import ImageError
 
-    view = hand_view(res.photo.pixels.shape, res.detections, res.reading,  # (a hand small in its photo)
-                     also=set(res.user) | set(res.dropped))
     image = Path(args.image)
     explicit = args.annotate is not None
     path = Path(args.annotate) if explicit else default_annotation_path(image)
     if same_file(path, image):  # (a hard link too)
         raise UserError(f"--annotate {path} is the input photo; choose another file")
-    try:
-        save(annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                      fixed=set(res.user), added=res.added, dropped=res.dropped,
-                      stands_for=dict(res.replaced), view=view,
-                      full=None if view is None else full_pixels(image, res.photo, res.turned, res.straightened)), path)
+    try:  # (a hand small in its photo: enlarged round it, from the file's own pixels)
+        img, view = draw_reading(res, title, res.user, image)
+        save(img, path)
     except ImageError as e:
         if explicit:  # (the verdict is printed first, and recorded: the error is raised after it, exit 2)
             args.annotate_failed = str(e)

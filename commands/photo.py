@@ -52,16 +52,10 @@ def cmd_photo(args: argparse.Namespace) -> int:
     annotated = None
     failed = None  # (the annotated image not written: the reading is printed all the same, then the error, exit 2)
     if args.annotate:
-        from vision.annotate import annotate, full_pixels, hand_view, image_info, reading_title, save
+        from vision.annotate import draw_reading, image_info, reading_title, save
 
-        title = reading_title(res.reading)
-        view = hand_view(res.photo.pixels.shape, res.detections, res.reading,  # (a hand small in its photo)
-                         also=set(res.user) | set(res.dropped))
-        try:
-            img = annotate(res.photo.pixels, res.detections, res.reading, res.order, title,
-                           fixed=set(res.user), added=res.added, dropped=res.dropped,
-                           stands_for=dict(res.replaced), view=view,
-                           full=None if view is None else full_pixels(source, res.photo, res.turned, res.straightened))
+        try:  # (a hand small in its photo: enlarged round it, from the file's own pixels)
+            img, view = draw_reading(res, reading_title(res.reading), res.user, source)
             save(img, args.annotate)
             annotated = image_info(img, args.annotate, res.photo, view)  # its size and scale (a big photo: 1/2...)
         except ImageError as e:  # (a tester's full disk: the reading had been thrown away)

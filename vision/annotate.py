@@ -346,6 +346,24 @@ def hand_view(shape: tuple[int, ...], det: Detections, reading: Reading, also: C
     return View(x0, y0, x0 + vw, y0 + vh, k)
 
 
+def draw_reading(res, title: str | None, fixed: Collection[int] = (), source=None) -> tuple[np.ndarray, View | None]:
+    """The annotated image of a photo's reading ``res`` (a :class:`vision.pipeline.PhotoResult`: its photo, boxes,
+    reading, order, and the tiles the user added, left out and replaced): :func:`annotate`, enlarged round a hand
+    small in its photo (:func:`hand_view`, holding the boxes of ``fixed`` and those left out), from the photo's own
+    pixels when ``source`` (its path, or the :class:`vision.io.Photo` loaded at full size) gives them
+    (:func:`full_pixels`). ``fixed``: detection indices of the tiles the user set or added. Returns the image
+    ((H, W, 3) uint8 RGB, the size of the pixels read) and its :class:`View` or None (the whole photo). The one
+    drawing of ``photo --annotate``, ``audit``'s evidence, the review page's cards and the phone page. Raises
+    nothing of its own."""
+    added, dropped = getattr(res, "added", ()), getattr(res, "dropped", ())
+    view = hand_view(res.photo.pixels.shape, res.detections, res.reading, also=set(fixed) | set(dropped))
+    full = (None if view is None or source is None else
+            full_pixels(source, res.photo, getattr(res, "turned", 0), getattr(res, "straightened", None)))
+    img = annotate(res.photo.pixels, res.detections, res.reading, res.order, title, fixed=set(fixed), added=added,
+                   dropped=dropped, stands_for=dict(getattr(res, "replaced", ())), view=view, full=full)
+    return img, view
+
+
 def reading_title(reading: Reading) -> str:
     """The annotated image's title line: the reading and its confidence (:func:`vision.decode.format_confidence`),
     or ``NOT LEGAL: …`` for a reading that is not a legal hand."""

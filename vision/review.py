@@ -70,7 +70,7 @@ def _jpeg(rgb: np.ndarray, side: int) -> bytes:
 def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, str | None]:
     """(thumbnail, annotated reading, note) of one flagged photo; the note says why an image is
     missing (the file cannot be read, no tiles, the reader is not available)."""
-    from .annotate import annotate, fixed_detections, full_pixels, hand_view, reading_title
+    from .annotate import draw_reading, fixed_detections, reading_title
     from .errors import TileNumberError, VisionError
     from .io import load_photo
 
@@ -124,18 +124,9 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
             break
         else:
             return thumb, None, why
-    r = res.reading
-    title = reading_title(r)
-    added = getattr(res, "added", ())
-    img = annotate(res.photo.pixels, res.detections, r, res.order, title,
-                   fixed=set(fixed_detections(res.order, fixes)) | set(added), added=added,
-                   dropped=getattr(res, "dropped", ()), stands_for=dict(getattr(res, "replaced", ())),
-                   view=(view := hand_view(res.photo.pixels.shape, res.detections, r,  # (a hand small in its photo)
-                                           also=set(fixed_detections(res.order, fixes)) | set(added)
-                                           | set(getattr(res, "dropped", ())))),
-                   # (enlarged from the photo loaded above at full size, when it was read smaller)
-                   full=None if view is None else full_pixels(photo, res.photo, getattr(res, "turned", 0),
-                                                              getattr(res, "straightened", None)))
+    # (a hand small in its photo: enlarged round it, from the photo loaded above at full size)
+    img, _ = draw_reading(res, reading_title(res.reading),
+                          set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())), photo)
     return thumb, _jpeg(img, ANNOTATED_SIDE), note
 
 

@@ -269,16 +269,11 @@ def annotated_data_url(res, side: int, fixes=None) -> tuple[str, list[float] | N
     set by the user) framed as fixed. With it the part of the photo the image shows, ``[x0, y0, x1, y1]``
     in the photo's own pixels (the boxes' frame), when the hand is small in its photo and drawn enlarged
     (:func:`vision.annotate.hand_view`), else None."""
-    from vision.annotate import annotate, fixed_detections, hand_view, reading_title
+    from vision.annotate import draw_reading, fixed_detections, reading_title
 
-    r = res.reading
-    title = reading_title(r)
-    fixed = set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ()))
-    view = hand_view(res.photo.pixels.shape, res.detections, r, also=fixed | set(getattr(res, "dropped", ())))
-    img = annotate(res.photo.pixels, res.detections, r, res.order, title,
-                   fixed=fixed,
-                   added=getattr(res, "added", ()), dropped=getattr(res, "dropped", ()),
-                   stands_for=dict(getattr(res, "replaced", ())), view=view)
+    # (the server caches only the pixels read: a far hand is enlarged from those)
+    img, view = draw_reading(res, reading_title(res.reading),
+                             set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())))
     shown = None if view is None else [round(v / float(res.photo.scale), 1) for v in (view.x0, view.y0, view.x1, view.y1)]
     h, w = img.shape[:2]
     k = side / max(h, w)
