@@ -2,7 +2,8 @@
 
 :func:`annotate` takes the values the pipeline produced (image, detections, geometry order, reading)
 and returns a new RGB image of the same size (the web page lays its tap targets over it by the box
-coordinates); :func:`save` writes it (JPEG/PNG by extension). The image is the photo at the scale it
+coordinates; a hand small in its photo is drawn enlarged, the image showing the part of the photo that
+:func:`hand_view` picks, and the page maps the boxes into it; :func:`draw_reading` draws a result so); :func:`save` writes it (JPEG/PNG by extension). The image is the photo at the scale it
 was read at (a long side of 1800–3600 px for a larger photo: a 4032×3024 JPEG is drawn at 2016×1512);
 :func:`image_info` / :func:`describe` say its size and scale (``photo --annotate``'s line and JSON). Labels are ASCII (tile codes such as
 ``5p``), so no CJK font is needed.
@@ -256,9 +257,9 @@ class View:
             part = cv2.resize(part, (nw, nh), interpolation=cv2.INTER_AREA)
             gx, gy = f * w / nw, f * h / nh
         # (whole pixels cropped, then the sub-pixel rest as a shift; OpenCV maps pixel centres, the boxes pixel
-        # edges: output pixel u's centre u + 0.5 is at x0 + (u + 0.5) / factor, so the shift is (x0' - x0 + 0.5)
-        # · factor - 0.5, and the boxes land where the tiles are. A view past the photo's top edge (a hand at the
-        # top, kept clear of the title) shows OUTSIDE there)
+        # edges: a pixel of ``part`` whose edge is at p lands at (x0' - x0) · f + p · g, so its centre's shift is
+        # (x0' - x0) · f + 0.5 · g - 0.5, and the boxes land where the tiles are. A view past the photo's top edge
+        # (a hand at the top, kept clear of the title) shows OUTSIDE there)
         m = np.float32([[gx, 0, (x0 - vx0) * f + 0.5 * gx - 0.5], [0, gy, (y0 - vy0) * f + 0.5 * gy - 0.5]])
         return cv2.warpAffine(part, m, (W, H), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_CONSTANT,
                               borderValue=OUTSIDE)
