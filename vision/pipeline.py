@@ -1939,16 +1939,16 @@ def _nms(boxes: np.ndarray, scores: np.ndarray, face_down: np.ndarray) -> Detect
     return Detections.make(bx[keep].astype(np.float32), sc[keep].astype(np.float32), np.asarray(face_down)[keep])
 
 
-#: a box of the whole photo's pass that holds this many of the parts' boxes whole, or is this many times as high as
-#: their median, is no tile (:func:`_joined`)
+#: a box of the whole photo's pass that holds this many of the parts' boxes whole, or is more than this many times
+#: as high as their median, is no tile (:func:`_joined`)
 HOLDS_TILES, TALLER = 2, 3.0
 
 
 def _joined(a: Detections, b: Detections) -> Detections:
     """The boxes of ``a`` and ``b`` (two passes over one photo — the whole photo's, then its parts' —; (N, 4) xyxy
     pixels) joined by :func:`_nms`, without the boxes of ``a`` that hold :data:`HOLDS_TILES` or more of ``b``'s
-    whole (tiles do not nest) or are more than :data:`TALLER` times as high as ``b``'s median box, when ``b`` holds at least
-    :data:`SLICE_KEEP` boxes. (A tester's hand at 18 % of a 12 MP photo beside four large plain shapes: the whole
+    whole (tiles do not nest) or are more than :data:`TALLER` times as high as ``b``'s median box, when ``b``
+    holds at least :data:`SLICE_KEEP` boxes. (A tester's hand at 18 % of a 12 MP photo beside four large plain shapes: the whole
     photo's pass boxed three shapes as tiles, one of them the pasted photo round the 15 tiles the parts boxed; the
     hand was found among the shapes, and read as no hand.) Raises nothing."""
     if len(a) and len(b) >= SLICE_KEEP:
