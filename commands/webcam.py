@@ -131,6 +131,8 @@ def _report(k: int, res, err: str | None, args: argparse.Namespace, saved: Path 
             obj["error"] = err
         else:
             obj.update(to_json(res))
+            if isinstance(obj.get("photo"), dict):  # (a frame has no file name: "<bytes>" had been its name)
+                obj["photo"]["name"] = str(saved) if saved else f"webcam:{args.device}#{k}"
         print(json.dumps(obj, ensure_ascii=False), flush=True)
         return ok
     print(f"== frame {k}" + (f" ({saved})" if saved else ""))

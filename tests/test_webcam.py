@@ -65,6 +65,8 @@ def test_headless_scores_n_frames_after_warmup(run_cli, camera, renders, tmp_pat
     assert rc in (0, 1), err
     recs = [json.loads(x) for x in out.splitlines()]
     assert [r["frame"] for r in recs] == [1, 2, 3]
+    # each frame named as the history names it (a tester's JSON lines had each "photo": {"name": "<bytes>"})
+    assert [r["photo"]["name"] for r in recs] == ["webcam:0#1", "webcam:0#2", "webcam:0#3"]
     assert FakeCapture.devices == [0]
     # frame k is render k (after the one warm-up frame), read exactly as the photo file is read
     reader = bf.oracle_reader()
