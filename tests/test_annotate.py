@@ -304,6 +304,27 @@ def test_the_page_is_told_which_part_of_the_photo_its_image_shows():
     assert url.startswith("data:image/jpeg;base64,")
     assert view == [pytest.approx(2 * c, abs=0.1) for c in (v.x0, v.y0, v.x1, v.y1)]
     assert annotated_data_url(_result("render-s8-3"), 1200)[1] is None
+    # drawn from the upload's own bytes when the server keeps them (a photo larger than the size read): the detail
+    # that the pixels read lost shows
+    import base64
+    import io
+
+    import cv2
+    from PIL import Image
+
+    res = _far("render-s8-3", k=3)
+    H, W = res.photo.pixels.shape[:2]
+    full = np.random.default_rng(0).integers(0, 256, (H * 4 // 3, W * 4 // 3, 3), dtype=np.uint8)  # (noise)
+    pixels = cv2.resize(full, (W, H), interpolation=cv2.INTER_AREA)  # (the photo read at 3/4)
+    res = replace(res, photo=Photo(pixels, (full.shape[1], full.shape[0]), 0.75, "p"))
+    buf = io.BytesIO()
+    Image.fromarray(full).save(buf, "PNG")
+    # (how much each pixel differs from its neighbour, in a corner of the view clear of the frames and labels)
+    detail = lambda url: np.abs(np.diff(np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+                                                   .convert("L"), float)[-120:-20, -200:-20], axis=1)).mean()
+    sharp, view2 = annotated_data_url(res, W, source=buf.getvalue())
+    plain, _ = annotated_data_url(res, W)
+    assert view2 is not None and detail(sharp) > 1.3 * detail(plain), (detail(sharp), detail(plain))
 
 
 @pytest.mark.parametrize("factor", [2.0, 3.3, 4.0, 7.5])
@@ -418,7 +439,8 @@ def test_an_enlarged_view_is_taken_from_the_photo_at_full_resolution(tmp_path):
     assert sharp.shape == soft.shape == half.pixels.shape[:2]
     assert sharp.std() > 3 * soft.std()  # (the stripes, 2 px wide each when enlarged 2x from the full pixels)
     # none where the frame is not the file's, or there is no file to read again
-    assert full_pixels(path, half, turned=90) is None and full_pixels(path.read_bytes(), half) is None
+    assert full_pixels(path, half, turned=90) is None and full_pixels(str(tmp_path), half) is None
+    assert full_pixels(path.read_bytes(), half).shape == full.shape  # (an upload's bytes, as the server keeps them)
     assert full_pixels(path, load_photo(path)) is None  # (read at full size: nothing sharper)
     assert full_pixels(tmp_path / "gone.png", half) is None
     # a photo read at 1/4 and enlarged under 4x: its own pixels shrunk by area, not sampled (a reviewer's 1-px

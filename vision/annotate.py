@@ -271,12 +271,12 @@ SAME_PHOTO = 8.0
 
 
 def full_pixels(source, photo, turned: int = 0, straightened=None) -> np.ndarray | None:
-    """The photo ``source`` (a path, or a :class:`vision.io.Photo` loaded at full size) at full resolution,
+    """The photo ``source`` (a path, its bytes, or a :class:`vision.io.Photo` loaded at full size) at full resolution,
     EXIF-upright and turned ``turned``° clockwise as it was read, (H, W, 3) uint8 RGB, for an enlarged view
     (:meth:`View.crop`): a 12 MP photo is read at half size, and a view enlarged 4× from those pixels blurs what the
     photo shows sharp (a tester's 三萬 in a hand at a tenth of the photo's width was a smudge). ``photo``: the
     :class:`vision.io.Photo` read (its ``pixels`` in the frame read). None when it was read at full size, read
-    straightened (its frame is not the file's), is no file on disk (bytes, standard input), cannot be read again
+    straightened (its frame is not the file's), is no file (standard input, a path that is not a file), cannot be read again
     (:class:`vision.errors.ImageError`), or is not the photo read (a file saved over since: brought to the size
     read, it differs by :data:`SAME_PHOTO` or more). Source: ``vision.io.load_photo``."""
     from .io import Photo, load_photo
@@ -286,8 +286,8 @@ def full_pixels(source, photo, turned: int = 0, straightened=None) -> np.ndarray
     try:
         if isinstance(source, Photo):
             full = source
-        elif isinstance(source, (str, Path)) and Path(source).is_file():
-            full = load_photo(source)
+        elif isinstance(source, (bytes, bytearray)) or (isinstance(source, (str, Path)) and Path(source).is_file()):
+            full = load_photo(bytes(source) if isinstance(source, bytearray) else source)
         else:
             return None
     except (ImageError, OSError):

@@ -263,17 +263,17 @@ def safe_name(name: str | None) -> str:
     return base or "photo"
 
 
-def annotated_data_url(res, side: int, fixes=None) -> tuple[str, list[float] | None]:
+def annotated_data_url(res, side: int, fixes=None, source: bytes | None = None) -> tuple[str, list[float] | None]:
     """The annotated photo (:func:`vision.annotate.annotate`) scaled to ``side`` pixels on its long
     side, as a ``data:image/jpeg;base64,…`` URL; the tiles numbered in ``fixes`` (tile number → code,
     set by the user) framed as fixed. With it the part of the photo the image shows, ``[x0, y0, x1, y1]``
     in the photo's own pixels (the boxes' frame), when the hand is small in its photo and drawn enlarged
-    (:func:`vision.annotate.hand_view`), else None."""
+    (:func:`vision.annotate.hand_view`), else None. ``source``: the upload's bytes, to enlarge that part from its
+    own pixels (:func:`vision.annotate.full_pixels`)."""
     from vision.annotate import draw_reading, fixed_detections, reading_title
 
-    # (the server caches only the pixels read: a far hand is enlarged from those)
     img, view = draw_reading(res, reading_title(res.reading),
-                             set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())))
+                             set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())), source)
     shown = None if view is None else [round(v / float(res.photo.scale), 1) for v in (view.x0, view.y0, view.x1, view.y1)]
     h, w = img.shape[:2]
     k = side / max(h, w)
@@ -301,6 +301,9 @@ class CachedPhoto:
     second: bool = False  # the boxes include the second detector's (vision.pipeline.read_photo's second)
     faces_frame: bool = False  # the boxes were found in another turn and read where the faces stand (read_photo)
     not_tiles: int = 0  # boxes left out as clutter before the reading (vision.pipeline.drop_not_tiles)
+    # the upload's own bytes, when it was read at a reduced scale: a far hand's enlarged view is drawn from them
+    # (vision.annotate.full_pixels), on every answer alike, the first and those after a tap-fix
+    data: Optional[bytes] = None
 
 
 def new_photo_id() -> str:
@@ -309,8 +312,8 @@ def new_photo_id() -> str:
 
 
 def cached_bytes(item: CachedPhoto) -> int:
-    """Bytes a cached photo holds: its pixels plus its detections' and readings' arrays."""
-    n = int(getattr(item.photo.pixels, "nbytes", 0))
+    """Bytes a cached photo holds: its pixels plus its detections' and readings' arrays, and the upload's bytes."""
+    n = int(getattr(item.photo.pixels, "nbytes", 0)) + len(item.data or b"")
     for obj in (item.detections, item.readings):
         for v in vars(obj).values() if hasattr(obj, "__dict__") else ():
             n += int(getattr(v, "nbytes", 0))
@@ -693,9 +696,10 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         return await run(_score_notation, req)
 
     # ------------------------------------------------------------------ photo
-    def _photo_answer(res, timings: dict[str, float], photo_id: str, rs, fixes: dict[int, str]) -> dict[str, Any]:
+    def _photo_answer(res, timings: dict[str, float], photo_id: str, rs, fixes: dict[int, str],
+                      source: bytes | None = None) -> dict[str, Any]:
         t0 = time.perf_counter()
-        annotated, view = annotated_data_url(res, st.annotated_side, fixes)
+        annotated, view = annotated_data_url(res, st.annotated_side, fixes, source)
         j = to_json(res)
         timings = {**timings, "annotate": time.perf_counter() - t0}
         least = least_sure_tile(res)
@@ -756,7 +760,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         item = CachedPhoto(photo, res.detections, res.readings, model_t, tileset or None, turned=res.turned,
                            straightened=res.straightened, frame_notes=res.frame_notes,
                            not_tiles=res.not_tiles, mirrored=res.mirrored, second=res.second,
-                           faces_frame=res.faces_frame)
+                           faces_frame=res.faces_frame, data=data if res.photo.scale < 1 else None)
         if fixes or additions:
             # (with exposed, the roles first read are those without it, as the command line's and a cached
             # photo's second reading take them: read_detections finds them when shown_roles is None)
@@ -774,7 +778,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         item = replace(item, learned=learned)
         cache.put(item, photo_id)
         return {**_photo_answer(res, {**model_t, **{k: v for k, v in res.timings.items() if k not in model_t}},
-                                photo_id, rs, fixes), "tileset": tileset or None, "learned": n,
+                                photo_id, rs, fixes, item.data), "tileset": tileset or None, "learned": n,
                 "not_learned": not_learned}
 
     def _again(abandoned: threading.Event, item: CachedPhoto, photo_id: str, rs, ctx: Context,
@@ -797,7 +801,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         n, learned, not_learned = _learn(tileset, learn, fixes, res, item.photo, item.learned)
         if learned is not item.learned:
             cache.put(replace(item, learned=learned), photo_id)
-        return {**_photo_answer(res, {**item.timings, **res.timings}, photo_id, rs, fixes),
+        return {**_photo_answer(res, {**item.timings, **res.timings}, photo_id, rs, fixes, item.data),
                 "tileset": tileset or None, "learned": n, "not_learned": not_learned}
 
     @app.post("/api/score", response_model=S.PhotoScoreResponse, summary="Read a photo and score it",
