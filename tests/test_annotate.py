@@ -291,10 +291,15 @@ def test_the_enlarged_image_says_which_part_of_the_photo_it_shows():
 def test_the_page_is_told_which_part_of_the_photo_its_image_shows():
     # the page lays its tap targets over the annotated image by the boxes: with the hand drawn enlarged it is sent
     # the view, in the boxes' pixels (static/app.js maps each box into it)
+    import base64
+    import io
+    from dataclasses import replace
+
+    import cv2
+    from PIL import Image
+
     from vision.annotate import hand_view
     from web.app import annotated_data_url
-
-    from dataclasses import replace
 
     res = _far("render-s8-3")
     # (the photo read at half its size, as a 12 MP photo is: the view is sent in the photo's own pixels)
@@ -306,12 +311,6 @@ def test_the_page_is_told_which_part_of_the_photo_its_image_shows():
     assert annotated_data_url(_result("render-s8-3"), 1200)[1] is None
     # drawn from the upload's own bytes when the server keeps them (a photo larger than the size read): the detail
     # that the pixels read lost shows
-    import base64
-    import io
-
-    import cv2
-    from PIL import Image
-
     res = _far("render-s8-3", k=3)
     H, W = res.photo.pixels.shape[:2]
     full = np.random.default_rng(0).integers(0, 256, (H * 4 // 3, W * 4 // 3, 3), dtype=np.uint8)  # (noise)
