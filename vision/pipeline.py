@@ -1067,11 +1067,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         # never found); kept when legal and surer, as the mirror pass's reading is
         imgsz = getattr(det_model, "imgsz", None) or 0
         big = max(base.pixels.shape[:2]) >= PARTS_FROM * imgsz > 0
-        # (a reading that uses no tile is read in parts whatever size its boxes are: a tester's hand at 18 % of a
-        # 12 MP photo beside four large plain shapes, boxed as three huge tiles, was "no tiles of a hand")
         in_parts = bool(zoom and turn is None and big and (result is None or weak_reading(result))
-                        and (result is None or not used_tiles(result.reading)
-                             or _small_in_detector(result, imgsz)))
+                        and (result is None or _small_in_detector(result, imgsz)))
         # (not for a reading whose tiles are mostly read turned, nor kept so: the quarter turns are its remedy, as
         # for the mirror pass, read in parts below; the demo upside down had been read in parts as it lay, its
         # tiles upside down)
@@ -1846,15 +1843,16 @@ def _upright_tiles_win(a: PhotoResult, b: PhotoResult) -> bool:
 
 
 def _small_in_detector(res: PhotoResult, imgsz: int) -> bool:
-    """The tiles of ``res``'s reading (all its boxes when it uses none) are under :data:`ZOOM_BELOW` pixels high
-    (median) in the detector's ``imgsz``-px input: small enough that reading the photo in parts may box tiles
-    its whole-photo pass missed (:func:`read_photo`'s parts pass; a composite's tiles of 104 px in a 1280-px
-    photo, 34 px there, are not: its right reading at 1 % had been replaced by the parts' 1s 1s read 7z 7z at
-    10 %). True when there is no box. Raises nothing."""
+    """The tiles of ``res``'s reading are under :data:`ZOOM_BELOW` pixels high (median) in the detector's
+    ``imgsz``-px input: small enough that reading the photo in parts may box tiles its whole-photo pass missed
+    (:func:`read_photo`'s parts pass; a composite's tiles of 104 px in a 1280-px photo, 34 px there, are not: its
+    right reading at 1 % had been replaced by the parts' 1s 1s read 7z 7z at 10 %). True when the reading uses no
+    tile, whatever size its boxes are (a tester's hand at 18 % of a 12 MP photo beside four large plain shapes,
+    boxed as three huge tiles, was "no tiles of a hand"). Raises nothing."""
     det = res.detections
-    if not len(det):
+    used = [i for i in used_tiles(res.reading) if i < len(det)]
+    if not used:
         return True
-    used = [i for i in used_tiles(res.reading) if i < len(det)] or list(range(len(det)))
     h, w = res.photo.pixels.shape[:2]
     return float(np.median(det.sizes[used, 1])) * imgsz / max(h, w, 1) < ZOOM_BELOW
 
@@ -1948,9 +1946,9 @@ def _joined(a: Detections, b: Detections) -> Detections:
     """The boxes of ``a`` and ``b`` (two passes over one photo — the whole photo's, then its parts' —; (N, 4) xyxy
     pixels) joined by :func:`_nms`, without the boxes of ``a`` that hold :data:`HOLDS_TILES` or more of ``b``'s
     whole (tiles do not nest) or are more than :data:`TALLER` times as high as ``b``'s median box, when ``b``
-    holds at least :data:`SLICE_KEEP` boxes. (A tester's hand at 18 % of a 12 MP photo beside four large plain shapes: the whole
-    photo's pass boxed three shapes as tiles, one of them the pasted photo round the 15 tiles the parts boxed; the
-    hand was found among the shapes, and read as no hand.) Raises nothing."""
+    holds at least :data:`SLICE_KEEP` boxes. (A tester's hand at 18 % of a 12 MP photo beside four large plain
+    shapes: the whole photo's pass boxed three shapes as tiles, one of them the pasted photo round the 15 tiles
+    the parts boxed; the hand was found among the shapes, and read as no hand.) Raises nothing."""
     if len(a) and len(b) >= SLICE_KEEP:
         A = a.boxes.astype(np.float64)[:, None, :]
         B = b.boxes.astype(np.float64)[None, :, :]
