@@ -90,17 +90,20 @@ def variants(upright: np.ndarray) -> list[tuple[str, bytes]]:
     return out
 
 
-def far_canvas(im, width: int, canvas: tuple[int, int] = FAR_CANVAS):
-    """The photo ``im`` (a PIL RGB image) scaled to ``width`` px wide (Lanczos, its aspect kept) and set in the
-    middle of a plain felt canvas (:data:`FAR_FELT`) of ``canvas`` (W, H) px, grown in height when the photo is
-    taller: a hand taken from across the table (the rotation set's far variants, ``bench_photo.py --far``, the
-    tests). Returns the canvas, a PIL RGB image. Raises nothing of its own."""
+def far_canvas(im, width: int, canvas: tuple[int, int] = FAR_CANVAS, felt: tuple[int, int, int] = FAR_FELT,
+               resample=None):
+    """The photo ``im`` (a PIL RGB image) scaled to ``width`` px wide (``resample``: a PIL filter, default Lanczos;
+    its aspect kept) and set in the middle of a plain canvas of ``felt`` colour (:data:`FAR_FELT`) of ``canvas``
+    (W, H) px, grown in height when the photo is taller: a hand taken from across the table (the rotation set's far
+    variants, ``bench_photo.py --far``, the tests). Returns the canvas, a PIL RGB image. Raises nothing of its
+    own."""
     from PIL import Image
 
     cw, ch = canvas
     h = max(1, round(im.size[1] * width / im.size[0]))
-    out = Image.new("RGB", (cw, max(ch, h)), FAR_FELT)
-    out.paste(im.resize((width, h), Image.Resampling.LANCZOS), ((cw - width) // 2, (out.size[1] - h) // 2))
+    out = Image.new("RGB", (cw, max(ch, h)), felt)
+    out.paste(im.resize((width, h), Image.Resampling.LANCZOS if resample is None else resample),
+              ((cw - width) // 2, (out.size[1] - h) // 2))
     return out
 
 

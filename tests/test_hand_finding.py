@@ -474,14 +474,12 @@ def test_a_small_hand_beside_large_plain_shapes_is_read_in_parts(demo_models):
 
     from PIL import Image, ImageDraw
 
-    from vision.pipeline import DEMO_TRUTH, read_photo
-
-    from vision.pipeline import DEMO_PHOTO
+    from datasets.evalsets import far_canvas
+    from vision.pipeline import DEMO_PHOTO, DEMO_TRUTH, read_photo
 
     det, cls = demo_models
-    demo = Image.open(DEMO_PHOTO).convert("RGB")
-    im = Image.new("RGB", (4032, 3024), (40, 110, 60))  # (the tester's felt, and the demo scaled by area, as OpenCV does)
-    im.paste(demo.resize((725, 544), Image.Resampling.BOX), ((4032 - 725) // 2, (3024 - 544) // 2))
+    # (the tester's felt, and the demo scaled by area, as OpenCV does)
+    im = far_canvas(Image.open(DEMO_PHOTO).convert("RGB"), 725, felt=(40, 110, 60), resample=Image.Resampling.BOX)
     d = ImageDraw.Draw(im)
     d.rectangle((100, 100, 1400, 900), fill=(200, 30, 30))
     d.ellipse((2600, 200, 3900, 1500), fill=(230, 230, 230))

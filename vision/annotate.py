@@ -233,6 +233,11 @@ class View:
     y1: float
     factor: float
 
+    def in_photo(self, scale: float) -> list[float]:
+        """``[x0, y0, x1, y1]`` in the photo's own pixels (``scale``: :class:`vision.io.Photo` ``scale``, pixels read
+        per pixel of the photo), to 0.1 px."""
+        return [round(v / float(scale), 1) for v in (self.x0, self.y0, self.x1, self.y1)]
+
     def boxes(self, boxes: np.ndarray) -> np.ndarray:
         """(N, 4) float32 xyxy boxes in the pixels read → the same in the annotated image's pixels."""
         b = np.asarray(boxes, np.float32).reshape(-1, 4)
@@ -609,9 +614,8 @@ def image_info(image: np.ndarray, path: str | Path, photo, view: View | None = N
     h, w = image.shape[:2]
     out = {"path": str(path), "width": int(w), "height": int(h), "scale": round(float(photo.scale), 6)}
     if view is not None:
-        s = float(photo.scale)
-        out["scale"] = round(s * view.factor, 6)
-        out["origin"] = [round(view.x0 / s, 1), round(view.y0 / s, 1)]
+        out["scale"] = round(float(photo.scale) * view.factor, 6)
+        out["origin"] = view.in_photo(photo.scale)[:2]
         out["enlarged"] = round(view.factor, 3)
     return out
 

@@ -274,7 +274,7 @@ def annotated_data_url(res, side: int, fixes=None, source: bytes | None = None) 
 
     img, view = draw_reading(res, reading_title(res.reading),
                              set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())), source)
-    shown = None if view is None else [round(v / float(res.photo.scale), 1) for v in (view.x0, view.y0, view.x1, view.y1)]
+    shown = None if view is None else view.in_photo(res.photo.scale)
     h, w = img.shape[:2]
     k = side / max(h, w)
     if k < 1:
