@@ -250,6 +250,9 @@ class Reading:
     #: the legal readings of other candidate hand regions that made it less sure (``vision.pipeline``'s region
     #: share; the likeliest named in notes), the likeliest first
     region_rivals: tuple[RegionRival, ...] = ()
+    #: doubtful boxes the reading counts as tiles of the hand that made it less sure (``vision.pipeline``'s
+    #: ``_doubtful_sureness``): (detection index, the factor the confidence was × by)
+    doubtful_boxes: tuple[tuple[int, float], ...] = ()
 
 
 # ----------------------------------------------------------------------------- candidates

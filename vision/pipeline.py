@@ -28,11 +28,11 @@ from scoring.engine import Ruleset
 from scoring.errors import echo
 from scoring.notation import fold_suit_case, meld_from_tiles, parse_winning_tile
 
-from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP
+from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TILES
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import (FORCED_WIN_NOTE, Reading, RegionRival, decode, format_confidence, number_after_hand,
-                     number_spans, with_left_out_melds)
+from .decode import (FORCED_WIN_NOTE, UNREAD_PLAYING, Reading, RegionRival, decode, format_confidence,
+                     number_after_hand, number_spans, with_left_out_melds)
 from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector, QuarterAddedDetector, add_second,
                      load_detector, load_second_detector)
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
@@ -817,7 +817,13 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
 
     ``scored`` is None when the reading is not a legal hand (``reading.problem`` says why).
     ``zoom``: detect again in the part of the photo holding the tiles when they are small there
-    (:func:`detect_zoomed`). ``rotate``: when the upright reading is weak (:func:`weak_reading`: not
+    (:func:`detect_zoomed`); and a weak reading of a photo at least :data:`PARTS_FROM` times the detector's
+    input, whose tiles are small there or that uses none (:func:`_small_in_detector`), is read again in parts
+    (kept when legal, its tiles standing, and surer than a legal reading it replaces). When no turn below reads
+    a legal hand and the photo upright was not read in parts (its boxes large, or mostly read turned: the turns
+    were its remedy), it is read in parts then, and kept when legal with its tiles standing: a hand small in a
+    photo of a patterned cloth, whose whole-photo passes box the pattern. One more detector pass per part
+    (``detect_zoomed``), and only for a photo no other pass reads. ``rotate``: when the upright reading is weak (:func:`weak_reading`: not
     legal, confidence below :data:`ROTATE_BELOW`, or half its tiles or more read turned), the photo is also read
     turned by 90°, 180° and 270° (a photo sent without its EXIF turn, or taken from across the table),
     and the best reading is kept (:func:`_better`: legal first, then the joint score of :func:`read_detections`;
@@ -1072,7 +1078,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         # (not for a reading whose tiles are mostly read turned, nor kept so: the quarter turns are its remedy, as
         # for the mirror pass, read in parts below; the demo upside down had been read in parts as it lay, its
         # tiles upside down)
-        if in_parts and (result is None or not _mostly_turned(result)):
+        parts_read = in_parts and (result is None or not _mostly_turned(result))
+        if parts_read:
             t1 = time.perf_counter()
             try:
                 r2 = replace(read(base, None, parts=True), straightened=result.straightened if result else None)
@@ -1128,6 +1135,22 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 # (rows running up the photo and askew: the tilted tiles were too few to measure the rows by
                 # upright, and the quarter turn that found them measures them)
                 result, _ = straighten(result)
+            if (zoom and big and not parts_read and result is not None and not result.reading.legal
+                    and upright is not None):
+                # no turn reads a legal hand, and the photo upright was not read in parts (its boxes large, or
+                # mostly read turned, the turns left as the remedy): read in parts now, kept when legal and its
+                # tiles stand (a tester's demo at 15-25 % of a 4000-px photo on a plaid cloth: every turn's
+                # whole-photo pass boxed the cloth's crossings as tiles, mostly read sideways, and the hand was
+                # never read)
+                t2 = time.perf_counter()
+                try:
+                    r2 = replace(read(base, None, parts=True), straightened=upright.straightened)
+                except (NoTilesError, HandError):
+                    r2 = None
+                if (r2 is not None and r2.reading.legal and not _non_winner_read(r2, ctx)
+                        and not _mostly_turned(r2)):
+                    result = r2
+                t["late parts pass"] = time.perf_counter() - t2
         if (rotate and straight and turn is None
                 and (result is None or len(used_tiles(result.reading)) < BLIND_BELOW)):
             # a steep tilt (40°): the detector boxed too few of the tilted tiles, in every quarter turn, to
@@ -2801,6 +2824,55 @@ def _check_added_faces(additions: Sequence[tuple[int, str]], numbering: Sequence
                             + ("; if one of them is misread, correct it with --fix" if mine else ""))
 
 
+#: the words of the note that names a doubtful box the reading counts as a tile of the hand (the confidence
+#: line points at it)
+DOUBTFUL_NOTE = "is a doubtful box"
+#: ... a doubtful box whose reading's top probability (the eight bonus classes' together for a flower or
+#: season) is under this: the classifier does not know it either (real tiles of an unseen set are often boxed
+#: at 25-40 % yet read > 99 % sure: a composite's right reading had been made 47 % sure for three such tiles)
+DOUBTFUL_TOP = 0.5
+
+
+def _doubtful_sureness(reading: Reading, det: Detections, readings: TileReadings, need: int,
+                       order: Sequence[int], user: frozenset[int], spared: frozenset[int] = frozenset()) -> Reading:
+    """``reading`` (legal) with its confidence × tileness / level for each box it uses whose tileness
+    (:func:`tileness`: the detector's score × the classifier's top probability × its probability of a tile at
+    all) is under the level of a sure tile (:func:`sure_level` of ``need`` tiles: a doubtful box) and whose
+    reading's top probability is under :data:`DOUBTFUL_TOP`, and a note naming each
+    (``Reading.doubtful_boxes`` keeps the factors); ``order``: the detection indices in their numbering.
+    Not charged: a box the user set or added (``user``); one another region's legal reading leaves out
+    (``Reading.region_rivals``: that reading's share, its joint paying for the box, weighed its doubt) or one
+    that reads the same hand without it (``spared``); a face-down box; one :func:`vision.decode._unread_sureness`
+    charged already (a playing tile of the hand read under ``UNREAD_PLAYING`` a playing tile). The decoder's
+    confidence is the reading's share among the legal readings met, and a doubtful box that every legal reading
+    of its region needs took nothing from it: a tester's demo on a flowered cloth, its kong's red backs not boxed, had a patch of flowers
+    (detector 32 %, read 6z at 13 %) make a pung of 發 that completed a wrong hand, called 99 % sure. Raises
+    nothing."""
+    t = tileness(det, readings)
+    level = sure_level(t, need)
+    if level <= 0:
+        return reading
+    top = np.maximum(readings.probs.max(1), bonus_probability(readings))
+    play = readings.probs[:, :len(SUIT_TILES) + len(HONOUR_TILES)].sum(1)  # (the 34 playing classes)
+    back = np.asarray(det.face_down, bool) | np.array([p == "face-down" for p in readings.pose], bool)
+    weighed = {i for rv in reading.region_rivals for i in rv.left} | spared
+    conf, notes, charged = reading.confidence, list(reading.notes), []
+    for i in used_tiles(reading):
+        unread = reading.roles[i] not in ("bonus", "concealed-kong") and play[i] < UNREAD_PLAYING
+        if i in user or i in weighed or back[i] or unread or t[i] >= level or top[i] >= DOUBTFUL_TOP:
+            continue
+        f = max(float(t[i]), EVIDENCE_FLOOR) / level
+        conf *= f
+        charged.append((i, f))
+        k = order.index(i) + 1
+        notes.append(f"tile {k} {DOUBTFUL_NOTE} (the detector {float(det.scores[i]):.0%} sure of it, the classifier "
+                     f"{float(readings.probs[i].max()):.0%} of {readings.codes[i]}), counted as the hand's "
+                     f"{reading.tiles[i]}: check it (--fix {k}=- if it is no tile, --fix {k}=TILE if it is another)")
+    if not charged:
+        return reading
+    return replace(reading, confidence=conf, notes=tuple(notes), doubtful_boxes=tuple(charged))
+
+
 def read_detections(photo: Photo, det: Detections, readings: TileReadings, ruleset: Ruleset, context: Context,
                     *, winning_tile=None, exposed=None, fixes=None, options=None, additions=None,
                     said_won: bool = False, shown: Geometry | None = None, not_tiles: int = 0,
@@ -2816,7 +2888,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     best joint score is kept (:func:`_search_regions`: region prior × role prior × tile readings ×
     the models' belief that the boxes are tiles; a legal reading always beats one that is not). Its
     confidence is multiplied by its share among the distinct legal readings of all regions, and a
-    note names the region chosen and why.
+    note names the region chosen and why; and by how sure each doubtful box it rests on is, that the
+    classifier does not know either (:func:`_doubtful_sureness`).
 
     When the tile count is wrong, each of the :data:`DROP_TRIES` least tile-like detections in the
     hand (:func:`tileness`; of those with a detector score < :data:`DROP_SCORE` or doubtful, under
@@ -3042,6 +3115,11 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     reading = replace(reading, notes=tuple(notes), confidence=reading.confidence * share, region_rivals=rivals)
     if reading.legal:
         reading = _carry_left_out_melds(reading, chosen, tried, order, ruleset, context.winner)
+        # (a box that another region's legal reading of the same hand leaves out: the hand does not rest on it)
+        same = [set(used_tiles(x.reading)) for x in tried if x is not chosen and x.reading.legal
+                and x.reading.notation == reading.notation]
+        spared = frozenset(i for i in used_tiles(reading) if any(i not in u for u in same))
+        reading = _doubtful_sureness(reading, det, readings, ruleset.hand_size + 1, order, user, spared)
     if numbering is not None and numbering != lay.geometry.order:
         lay = replace(lay, geometry=replace(lay.geometry, order=tuple(numbering)))
     if added:
@@ -3313,6 +3391,10 @@ def summary(res: PhotoResult) -> str:
             # "--turn DEG"): the turn that sets upside-down tiles upright is named
             if _faces_turned(res) == "upside-down":
                 conf += f": its tiles read upside down, try --turn {(int(res.turned or 0) + 180) % 360}"
+        if r.doubtful_boxes:
+            f = math.prod(x for _, x in r.doubtful_boxes)
+            conf += (f"; ×{f:.2g} of it is {'a doubtful box' if len(r.doubtful_boxes) == 1 else 'doubtful boxes'} "
+                     f"counted as a tile (see the note)")
         if any(n.startswith(DAMAGED_NOTE) for n in r.notes):
             conf += f"; ×{DAMAGED_PICTURE:g} of it is the photo file's damaged picture data (see the note)"
         if any(FORCED_WIN_NOTE in n for n in r.notes):
@@ -3327,7 +3409,9 @@ def summary(res: PhotoResult) -> str:
                                                  (faces, "which flowers/seasons its bonus tiles are")) if f > 1.0)
             # (the notes name the loose tiles, and a bonus tile under 60 % with its likeliest faces)
             noted = loose > 1.0 or any(n.startswith("unsure which bonus tile") for n in r.notes)
-            conf += (f"; ×{1 / (loose * faces):.2g} of it is {what}, which cannot change the score under "
+            # (two digits, or three where two say "×1": a tester's 99 % → >99 % had "×1 of it is …")
+            share = next((w for w in (f"{1 / (loose * faces):.2g}", f"{1 / (loose * faces):.3g}") if w != "1"), "0.999")
+            conf += (f"; ×{share} of it is {what}, which cannot change the score under "
                      f"{sc.ruleset}: the score is "
                      f"{format_confidence(sure)} sure" + (" (see the notes)" if noted else ""))
         wait = unmarked_wait_span(res)
