@@ -176,7 +176,8 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
     (:func:`vision.pipeline.loose_bonus_doubts`: a club referee's audit said only "check its notes and tiles"
     where a loose season, tile 25, was the doubt, and ``--fix 25=-`` made the reading > 99 % sure), and other hand
     regions' readings that did (:func:`vision.pipeline.region_doubts`: a playing card, tile 15, read as the hand's
-    bonus tile by a region of its own, was a referee's whole doubt, every tile fixed, at 66 %). Given ``ruleset``
+    bonus tile by a region of its own, was a referee's whole doubt, every tile fixed, at 66 %), and doubtful boxes
+    counted as the hand's tiles (``Reading.doubtful_boxes``: a patch of a flowered cloth read 6z at 13 %). Given ``ruleset``
     (and ``options``), loose flowers/seasons that cannot change the score under it are no doubt of the audit
     (:func:`vision.pipeline.unscored_bonus_doubts`: two loose flowers worth 0 points under nts made a referee's
     audit UNSURE at 77 %), nor is which flower or season a bonus tile is when no face changes the score
@@ -197,10 +198,18 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
         return None
     doubts = []
     least = least_sure_tile(res)
-    if least is not None and least[1] < DOUBTED_TILE:  # (the least sure tile, when the classifier doubted one)
+    doubtful = dict(res.reading.doubtful_boxes)
+    if least is not None and least[1] < DOUBTED_TILE and least[0] not in doubtful:
+        # (the least sure tile, when the classifier doubted one)
         pos = res.position(least[0])
         doubts.append((1.0 - least[1], f"tile {pos} ({least_words(res, least)}: if it is another tile, correct it "
                                        f"with --fix {pos}=TILE)"))
+    for i, f in doubtful.items():  # (boxes the models doubt are tiles at all, counted as the hand's: both ways out)
+        pos = res.position(i)
+        doubts.append((1.0 - f, f"tile {pos} (a doubtful box, read {res.readings.codes[i]} at "
+                                f"{float(res.readings.probs[i].max()):.0%}, counted as the hand's "
+                                f"{res.reading.tiles[i]}: if it is no tile, leave it out with --fix {pos}=-; if "
+                                f"another tile, correct it with --fix {pos}=TILE)"))
     # (the notes say what else was assumed; loose flowers worth nothing under the ruleset are no doubt of the score)
     for nums, faces, cost in loose_bonus_doubts(res) if loose == 1.0 else ():
         one = len(nums) == 1
