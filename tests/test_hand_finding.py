@@ -344,6 +344,12 @@ def test_a_doubtful_box_the_hand_needs_makes_the_reading_unsure():
     assert ("first tile 11 (a doubtful box, read 1z at 13%, counted as the hand's 1z: if it is no tile, leave it out "
             "with --fix 11=-; if another tile, correct it with --fix 11=TILE)") in why, why
     assert why.count("tile 11") == 1
+    # --json and the page's answer carry the factor on the tile
+    from vision.pipeline import to_json
+
+    tiles = {t["pos"]: t["doubtful"] for t in to_json(res)["tiles"]}
+    assert tiles[11] == pytest.approx(0.32 * top / (0.6 * 0.9 * 0.9), abs=1e-4)
+    assert all(v is None for k, v in tiles.items() if k != 11)
     # a doubtful box at the row's end, which another region's legal reading leaves out (a non-winner's 13 tiles),
     # is weighed by that reading's share alone (its joint paid for the box), not twice
     end = read(13)

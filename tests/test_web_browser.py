@@ -738,6 +738,9 @@ MESSAGES = [
     ("no reading close to what the photo shows (tile 4 read as 0x, tile 9 read as 0x) is a legal winning hand under "
      "nts; if they are face-up tiles, set their faces with --fix 4=TILE,9=TILE, or leave them out with --fix 4=-,9=-",
      "; if they are face-up tiles, set their faces with --fix "),
+    # (a doubtful box counted as a tile of the hand: a web tester's page said "--fix 2=- if it is no tile")
+    ("tile 2 is a doubtful box (the detector 32% sure of it, the classifier 13% of 6z), counted as the hand's 6z: "
+     "check it (--fix 2=- if it is no tile, --fix 2=TILE if it is another)", "if it is no tile, --fix "),
 ]
 
 
@@ -761,6 +764,9 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     assert said == ("the tiles read make no hand (your corrections: tile 3 set to 5p, tile 13 not in the hand — check "
                     "them first: every other tile of the hand is read 95% sure or more)"), said
     assert "your corrections: {said}" in source  # (the source's wording, vision.pipeline)
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", MESSAGES[-1][0])
+    assert said.endswith("counted as the hand's 6z: tap it: “Not in the hand” if it is no tile, its face if it is "
+                         "another"), said
 
 
 #: the scoring's refusals and notes that name a command-line option (the errors of /api/hand and /api/settle, a

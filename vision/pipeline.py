@@ -3260,6 +3260,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
     # photo's grey corners, may reach past its edges)
     fw, fh = file_size(res)
     in_file = np.clip(loaded_frame_boxes(res) * inv, 0.0, [fw, fh, fw, fh])
+    doubtful = dict(r.doubtful_boxes)
     tiles = []
     for k, i in enumerate(res.order):
         tiles.append({
@@ -3280,6 +3281,8 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
             "in_place_of": next((res.order.index(j) + 1 for a, j in res.replaced if a == i), None),
             "glyphs": (res.readings.glyphs[i] or None) if r.tiles[i] == res.readings.codes[i] else None,
             "picture_alone": res.readings.was[i] if glyph_changed(r, res.readings, i) else None,
+            # (a doubtful box counted as the hand's tile: the factor the confidence was × by, _doubtful_sureness)
+            "doubtful": round(doubtful[i], 4) if i in doubtful else None,
             "top": [[c, round(p, 4)] for c, p in tops[i]],
         })
     groups = []

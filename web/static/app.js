@@ -330,6 +330,9 @@
   // tests/test_web_browser.py runs them through it)
   const PAGE_WORDS = [
     [/which you leave out with --fix \d+=-/g, "which you marked “Not in the hand”"],
+    // (a doubtful box counted as a tile of the hand, vision.pipeline._doubtful_sureness)
+    [/check it \(--fix \d+=- if it is no tile, --fix \d+=TILE if it is another\)/g,
+     "tap it: “Not in the hand” if it is no tile, its face if it is another"],
     [/\(no --fix \d+=-\)/g, "(untick “Not in the hand”)"],
     [/set its face with --fix \d+=TILE/g, "set its face by tapping it"],
     [/set their faces with --fix \d+=TILE(?:,\d+=TILE)*/g, "set their faces by tapping them"],
