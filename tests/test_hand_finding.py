@@ -356,6 +356,40 @@ def test_a_doubtful_box_the_hand_needs_makes_the_reading_unsure():
     assert end.legal and 0.3 < end.confidence < 0.7 and not any("is a doubtful box" in n for n in end.notes), end.notes
 
 
+def test_a_face_down_box_beside_a_pung_is_an_unsure_concealed_kong():
+    # a tester's face-down playing card (or a wall tile) 10 px from the demo's exposed 777s: the four made one group
+    # with a face-down tile, which the layout offers only as a concealed kong, and the reading (7777s) was > 99 %
+    # sure, 54 points for 40. A concealed kong is shown with two face-down tiles or four: one is as likely a stray
+    # tile or object touching a pung, so that reading is × 0.5 (vision.decode.ONE_BACK_KONG), with a note
+    from vision.pipeline import summary
+
+    def read(meld):
+        row = "3m 4m 5m 6p 7p 8p 6z 6z 2s 2s 2s".split()
+        boxes = [[40 + 92 * k, 300, 130 + 92 * k, 420] for k in range(len(row))]
+        boxes += [[300 + 92 * k, 600, 390 + 92 * k, 720] for k in range(len(meld))]
+        codes = row + meld
+        probs = np.full((len(codes), NUM_CLASSES), 0.02 / (NUM_CLASSES - 1), np.float32)
+        for k, c in enumerate(codes):
+            probs[k, CLASS_INDEX[c]] = 0.98
+        down = [c == "0x" for c in codes]
+        rd = TileReadings.make(probs, ["face-down" if d else "upright" for d in down])
+        photo = Photo(np.zeros((900, 1600, 3), np.uint8), (1600, 900), 1.0, "x")
+        return read_detections(photo, Detections.make(boxes, np.full(len(codes), 0.9), down), rd, NTS, Context())
+
+    one = read(["0x", "7s", "7s", "7s"])
+    two = read(["0x", "7s", "7s", "0x"])  # (as the demo shows its kong)
+    assert one.reading.notation == two.reading.notation == "345m678p222s66z (7777s)"
+    assert two.reading.confidence > 0.95 and one.reading.confidence == pytest.approx(0.5 * two.reading.confidence)
+    assert ("unsure: tiles 12-15 are read as the concealed kong (7777s) with one face-down tile (a concealed kong is "
+            "shown with two or four): if tile 12 is not the hand's (a stray tile or object beside a meld), leave it "
+            "out with --fix 12=-") in one.reading.notes
+    assert "×0.5 of it is a concealed kong shown with one face-down tile (see the note)" in summary(one)
+    assert "face-down tile (see the note)" not in summary(two)
+    # the way out the note names: tile 12 left out, the pung is the exposed [777s] (its group set apart)
+    fixed = read_detections(one.photo, one.detections, one.readings, NTS, Context(), fixes={12: "-"})
+    assert fixed.reading.notation == "345m678p222s66z [777s]" and fixed.reading.confidence > 0.95
+
+
 def test_a_winning_hand_said_not_won_names_the_winner_setting_too():
     # a director's batch row marked `winner no` for a 14-tile winning hand: the problem said only "leave out
     # boxes that are not the hand's"; the row's winner cell may be what is wrong, and the problem says so

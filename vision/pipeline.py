@@ -31,7 +31,7 @@ from scoring.notation import fold_suit_case, meld_from_tiles, parse_winning_tile
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TILES
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import (FORCED_WIN_NOTE, UNREAD_PLAYING, Reading, RegionRival, decode, format_confidence,
+from .decode import (FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, UNREAD_PLAYING, Reading, RegionRival, decode, format_confidence,
                      number_after_hand, number_spans, with_left_out_melds)
 from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector, QuarterAddedDetector, add_second,
                      load_detector, load_second_detector)
@@ -3394,6 +3394,10 @@ def summary(res: PhotoResult) -> str:
             # "--turn DEG"): the turn that sets upside-down tiles upright is named
             if _faces_turned(res) == "upside-down":
                 conf += f": its tiles read upside down, try --turn {(int(res.turned or 0) + 180) % 360}"
+        kongs = sum(1 for n in r.notes if ONE_BACK_KONG_NOTE in n and n.startswith("unsure:"))
+        if kongs:
+            conf += (f"; ×{ONE_BACK_KONG ** kongs:g} of it is {'a concealed kong' if kongs == 1 else 'concealed kongs'} "
+                     f"shown with one face-down tile (see the note)")
         if r.doubtful_boxes:
             f = math.prod(x for _, x in r.doubtful_boxes)
             conf += (f"; ×{f:.2g} of it is {'a doubtful box' if len(r.doubtful_boxes) == 1 else 'doubtful boxes'} "
