@@ -911,3 +911,35 @@ def test_a_count_that_is_no_whole_number_is_refused_not_rounded(page):
     page.click("#settings > summary")
     _score_typed(page, "123m456p789s123m11z [777p] win:1z")
     assert "十張內" in page.text_content("#lines")
+
+
+def test_the_photos_overrides_show_in_the_summary_and_are_cleared_for_the_next_photo(page, scene, tmp_path):
+    # a web tester typed "Exposed melds" for one photo; the page kept them (localStorage) with nothing in the Settings
+    # summary to say so, and the next photo, read legal without them, was refused "(your melds: '[777s] (2222m)')".
+    # The summary names them, and a photo chosen after one scored with them is read without them, the page saying so
+    page.click("#settings > summary")
+    page.click("text=Overrides (photo)")
+    page.fill("#winning_tile", "5p")
+    page.dispatch_event("#winning_tile", "change")
+    assert "winning tile 5p" in page.text_content("#settings-summary")
+    page.fill("#winning_tile", "")
+    page.dispatch_event("#winning_tile", "change")
+    assert "winning tile" not in page.text_content("#settings-summary")
+    page.fill("#exposed", "[999s]")
+    page.dispatch_event("#exposed", "change")
+    assert "melds [999s]" in page.text_content("#settings-summary")
+    page.click("#settings > summary")
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(scene.jpeg)
+    page.set_input_files("#photo", str(photo))  # (typed before the first photo: that photo is read with them)
+    page.wait_for_selector("#error:not([hidden]), #strip button.tile", timeout=30_000)
+    _idle(page)
+    assert page.input_value("#exposed") == "[999s]"
+    page.set_input_files("#photo", str(photo))  # the next photo: read without them
+    page.wait_for_selector("#strip button.tile", timeout=30_000)
+    _idle(page)
+    assert page.input_value("#exposed") == "" and "melds" not in page.text_content("#settings-summary")
+    assert page.is_hidden("#error") or not page.text_content("#error").strip()
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    assert page.input_value("#exposed") == ""

@@ -206,6 +206,10 @@
     if (s.tileset) parts.push("tile set " + s.tileset + (s.learn ? " (learning)" : ""));
     const n = Object.keys(s.options).length + s.flags.length;
     if (n) parts.push(n + " option" + (n > 1 ? "s" : ""));
+    // (the photo's overrides, kept in the page's storage: a web tester's next photo was refused for melds typed
+    // for the one before, and the summary had not shown them)
+    if (s.winning_tile && !s.not_winner) parts.push("winning tile " + s.winning_tile);
+    if (s.exposed) parts.push("melds " + s.exposed);
     $("settings-summary").textContent = parts.join(" · ");
   }
 
@@ -213,16 +217,20 @@
   function settingsChanged(ev) {
     if (ev && ev.target && ev.target.id === "ruleset") buildRulesetControls();
     syncWinner();
+    saveSettings();
+    if (state.mode) {
+      clearTimeout(rescoreTimer);
+      rescoreTimer = setTimeout(rescore, 250);
+    }
+  }
+
+  function saveSettings() {
     const s = readSettings();
     saved.ctx = Object.assign({}, s, { flags: undefined, options: undefined });
     saved.flags = Object.assign({}, saved.flags, { [s.ruleset]: s.flags });
     saved.options = Object.assign({}, saved.options, { [s.ruleset]: s.options });
     store();
     summarize(s);
-    if (state.mode) {
-      clearTimeout(rescoreTimer);
-      rescoreTimer = setTimeout(rescore, 250);
-    }
   }
 
   function rescore() {
@@ -266,6 +274,7 @@
     if (state.adds.length) fd.append("adds", state.adds.map(([k, v]) => k + "=" + v).join(","));
     if (s.winning_tile && !s.not_winner) fd.append("winning_tile", s.winning_tile);
     if (s.exposed) fd.append("exposed", s.exposed);
+    state.overridden = !!((s.winning_tile && !s.not_winner) || s.exposed);  // (cleared for the next photo)
     if (s.tileset) fd.append("tileset", s.tileset);
     if (s.tileset && s.learn) fd.append("learn", "true");
     const seq = ++state.seq;
@@ -1049,6 +1058,14 @@
       if (f.size > meta.max_upload_bytes) {
         showError(`The photo is ${(f.size / 1048576).toFixed(1)} MB; the limit is ${(meta.max_upload_bytes / 1048576).toFixed(0)} MB.`);
         return;
+      }
+      if (state.overridden) {
+        // the Overrides are the photo's: those a previous photo was scored with are not this one's
+        $("winning_tile").value = "";
+        $("exposed").value = "";
+        state.overridden = false;
+        saveSettings();
+        toast("Overrides cleared for the new photo");
       }
       state.mode = "photo";
       state.file = f;
