@@ -181,19 +181,21 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
     (and ``options``), loose flowers/seasons that cannot change the score under it are no doubt of the audit
     (:func:`vision.pipeline.unscored_bonus_doubts`: two loose flowers worth 0 points under nts made a referee's
     audit UNSURE at 77 %), nor is which flower or season a bonus tile is when no face changes the score
-    (:func:`vision.pipeline.unscored_face_doubts`)."""
+    (:func:`vision.pipeline.unscored_face_doubts`), nor another region's reading of the same hand but for its
+    flowers/seasons when they do not change it (:func:`vision.pipeline.unscored_rival_doubts`)."""
     if res is None:
         return None
     from vision.batch import REVIEW_BELOW
     from vision.classes import DROP
     from vision.decode import format_confidence_below
     from vision.pipeline import (least_sure_tile, least_words, loose_bonus_doubts, region_doubts,
-                                 unscored_bonus_doubts, unscored_face_doubts)
+                                 unscored_bonus_doubts, unscored_face_doubts, unscored_rival_doubts)
 
     loose = unscored_bonus_doubts(res, ruleset, options) if ruleset is not None else 1.0
     faces = unscored_face_doubts(res, ruleset, options) if ruleset is not None else 1.0
+    rivals = unscored_rival_doubts(res, ruleset, options) if ruleset is not None else 1.0
     read = float(res.reading.confidence)
-    conf = min(1.0, read * loose * faces)  # (vision.pipeline.score_doubts, its two factors)
+    conf = min(1.0, read * loose * faces * rivals)  # (vision.pipeline.score_doubts, its three factors)
     if conf >= REVIEW_BELOW:
         return None
     doubts = []

@@ -2425,6 +2425,19 @@ def test_a_card_alone_is_not_a_hand_region_and_a_rival_regions_doubt_is_named_wi
     assert fixed.reading.legal and format_hand(fixed.reading.hand) == _truth(meta)
     assert fixed.reading.confidence == pytest.approx(plain.confidence, abs=1e-6)
     assert not fixed.reading.region_rivals and not region_doubts(fixed)
+    # that rival reads the same hand but for a season, which nts does not score: no doubt of the score (a web
+    # tester's demo small on a plaid cloth, read right at 41 %, was flagged to check with no tile to check). The
+    # reading's own share was 1 − 0.15; without the rival it is 1: the score is 0.69 / 0.85 = 81 % sure, not UNSURE
+    from vision.pipeline import score_confidence, summary, unscored_rival_doubts
+
+    assert unscored_rival_doubts(doubted, "nts") == pytest.approx(1 / 0.85)
+    assert score_confidence(doubted) == pytest.approx(0.69 / 0.85)
+    assert _unsure(doubted, "nts") is None
+    assert ("×0.85 of it is the flowers/seasons another hand region reads otherwise, which cannot change the score "
+            "under nts: the score is 81% sure (see the notes)") in summary(doubted)
+    # a rival that reads a tile of the hand otherwise stays a doubt
+    other = replace(rv, otherwise=((0, "9m", "concealed"),))
+    assert unscored_rival_doubts(replace(doubted, reading=replace(doubted.reading, region_rivals=(other,))), "nts") == 1
 
 
 def test_a_rival_readings_words_name_each_tile_it_reads_otherwise_and_how_to_settle_it():

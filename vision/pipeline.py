@@ -1590,6 +1590,37 @@ def unscored_face_doubts(res: PhotoResult, ruleset, options=None) -> float:
     return math.prod(1.0 / share for _, share in r.bonus_faces if share > 0.0)
 
 
+def unscored_rival_doubts(res: PhotoResult, ruleset, options=None) -> float:
+    """The other hand regions' legal readings (:attr:`vision.decode.Reading.region_rivals`) that read the same hand
+    but for its flowers/seasons — the boxes where they differ are bonus tiles in both, counted by one and left
+    out by the other, and they agree on who won — when none of them changes the score: the hand scored under
+    ``ruleset`` (an id or a loaded ruleset) with ``options`` with each such reading's bonus tiles comes out the
+    same (as :func:`unscored_bonus_doubts` compares it). Returns the factor by which their shares lowered the
+    reading's confidence, ≥ 1: all of them or none. A web tester's demo, small on a plaid cloth, was read right
+    at 41 % under nts, the other region reading it with its flower: the page flagged it to check, with no tile
+    to check. Raises nothing."""
+    r = res.reading
+    if not r.legal or res.scored is None or r.hand is None or not r.region_rivals:
+        return 1.0
+    winner = bool(r.hand.context.winner)
+    same = [rv for rv in r.region_rivals
+            if rv.winner == winner and not rv.otherwise and (rv.counted or rv.left)
+            and all(role == "bonus" for _, _, role in rv.counted) and all(r.roles[i] == "bonus" for i in rv.left)]
+    if not same:
+        return 1.0
+    tries = []
+    for rv in same:
+        bonus = list(r.hand.bonus)
+        for i in rv.left:
+            if r.tiles[i] in bonus:
+                bonus.remove(r.tiles[i])
+        tries.append(tuple(sorted(bonus + [tile for _, tile, _ in rv.counted])))
+    if _scores_otherwise(res, tries, ruleset, options):
+        return 1.0
+    mine = 1.0 - sum(rv.share for rv in r.region_rivals)  # (the reading's own share: its confidence was × it)
+    return (mine + sum(rv.share for rv in same)) / mine if mine > 0.0 else 1.0
+
+
 def _scores_otherwise(res: PhotoResult, tries: Sequence[tuple[str, ...]], ruleset, options) -> bool:
     """The hand of ``res`` with any of the bonus-tile sets ``tries`` scores otherwise than ``res.scored`` under
     ``ruleset`` and ``options`` (total, points, doublings, cash, status or any line's amounts), or cannot be
@@ -1615,8 +1646,10 @@ def _scores_otherwise(res: PhotoResult, tries: Sequence[tuple[str, ...]], rulese
 def score_doubts(res: PhotoResult, ruleset, options=None) -> float:
     """The factor, ≥ 1, by which doubts that cannot change the score under ``ruleset`` and ``options`` lowered
     the reading's confidence: flowers/seasons left out as loose tiles (:func:`unscored_bonus_doubts`) × the
-    faces of its bonus tiles (:func:`unscored_face_doubts`). Raises nothing."""
-    return unscored_bonus_doubts(res, ruleset, options) * unscored_face_doubts(res, ruleset, options)
+    faces of its bonus tiles (:func:`unscored_face_doubts`) × other regions' readings of the same hand but for
+    its flowers/seasons (:func:`unscored_rival_doubts`). Raises nothing."""
+    return (unscored_bonus_doubts(res, ruleset, options) * unscored_face_doubts(res, ruleset, options)
+            * unscored_rival_doubts(res, ruleset, options))
 
 
 def score_confidence(res: PhotoResult) -> float:
@@ -1630,7 +1663,7 @@ def score_confidence(res: PhotoResult) -> float:
     77 % for two loose flowers). Raises nothing."""
     r = res.reading
     conf = float(r.confidence)
-    if res.scored is None or not r.legal or not (r.loose_bonus or r.bonus_faces):
+    if res.scored is None or not r.legal or not (r.loose_bonus or r.bonus_faces or r.region_rivals):
         return conf
     return min(1.0, conf * score_doubts(res, res.scored.ruleset, res.scored.options))
 
@@ -3409,15 +3442,19 @@ def summary(res: PhotoResult) -> str:
         sc = res.scored
         loose = unscored_bonus_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
         faces = unscored_face_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
-        sure = min(1.0, r.confidence * loose * faces)  # (score_confidence, from the two factors found here)
+        rivals = unscored_rival_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
+        sure = min(1.0, r.confidence * loose * faces * rivals)  # (score_confidence, from the three factors found here)
         # (a referee's photo under nts: 77 % for two loose flowers worth nothing; said where it reads otherwise)
-        if loose * faces > 1.0 and format_confidence(sure) != format_confidence(r.confidence):
+        if loose * faces * rivals > 1.0 and format_confidence(sure) != format_confidence(r.confidence):
             what = " and ".join(w for f, w in ((loose, "flowers/seasons left out"),
-                                                 (faces, "which flowers/seasons its bonus tiles are")) if f > 1.0)
-            # (the notes name the loose tiles, and a bonus tile under 60 % with its likeliest faces)
-            noted = loose > 1.0 or any(n.startswith("unsure which bonus tile") for n in r.notes)
+                                                 (faces, "which flowers/seasons its bonus tiles are"),
+                                                 (rivals, "the flowers/seasons another hand region reads otherwise"))
+                                if f > 1.0)
+            # (the notes name the loose tiles, a bonus tile under 60 % with its likeliest faces, the other regions)
+            noted = loose > 1.0 or rivals > 1.0 or any(n.startswith("unsure which bonus tile") for n in r.notes)
             # (two digits, or three where two say "×1": a tester's 99 % → >99 % had "×1 of it is …")
-            share = next((w for w in (f"{1 / (loose * faces):.2g}", f"{1 / (loose * faces):.3g}") if w != "1"), "0.999")
+            f = 1 / (loose * faces * rivals)
+            share = next((w for w in (f"{f:.2g}", f"{f:.3g}") if w != "1"), "0.999")
             conf += (f"; ×{share} of it is {what}, which cannot change the score under "
                      f"{sc.ruleset}: the score is "
                      f"{format_confidence(sure)} sure" + (" (see the notes)" if noted else ""))
