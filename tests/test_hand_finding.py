@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from vision_fixtures import boxes_of, load, readings, truth_notation
+from vision_fixtures import boxes_of, level_rows, load, readings, truth_notation
 
 from scoring import Context, format_hand, load_ruleset, parse_hand
 from vision.classes import BONUS_TILES, CLASS_INDEX, CLASS_NAMES, NUM_CLASSES
@@ -308,17 +308,14 @@ def test_a_doubtful_box_the_hand_needs_makes_the_reading_unsure():
     row = "1m 2m 3m 4m 5m 6m 7p 8p 9p 1z 1z 1z 5s 5s".split()
 
     def read(doubtful=None, result=False):
-        boxes = [[40 + 92 * k, 450, 130 + 92 * k, 570] for k in range(len(row))]
-        probs = np.full((len(row), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
-        for k, c in enumerate(row):
-            probs[k, CLASS_INDEX[c]] = 0.9
-        scores = np.full(len(row), 0.9)
+        det, rd = level_rows((row, 450))
+        probs, scores = rd.probs.copy(), det.scores.copy()
         if doubtful is not None:
             probs[doubtful] = 0.87 / (NUM_CLASSES - 1)
             probs[doubtful, CLASS_INDEX[row[doubtful]]] = 0.13
             scores[doubtful] = 0.32
         photo = Photo(np.zeros((900, 1600, 3), np.uint8), (1600, 900), 1.0, "x")
-        res = read_detections(photo, Detections.make(boxes, scores), TileReadings.make(probs), NTS, Context())
+        res = read_detections(photo, Detections.make(det.boxes, scores), TileReadings.make(probs), NTS, Context())
         return res if result else res.reading
 
     sure, doubted = read(), read(10)
@@ -364,17 +361,10 @@ def test_a_face_down_box_beside_a_pung_is_an_unsure_concealed_kong():
     from vision.pipeline import summary
 
     def read(meld):
-        row = "3m 4m 5m 6p 7p 8p 6z 6z 2s 2s 2s".split()
-        boxes = [[40 + 92 * k, 300, 130 + 92 * k, 420] for k in range(len(row))]
-        boxes += [[300 + 92 * k, 600, 390 + 92 * k, 720] for k in range(len(meld))]
-        codes = row + meld
-        probs = np.full((len(codes), NUM_CLASSES), 0.02 / (NUM_CLASSES - 1), np.float32)
-        for k, c in enumerate(codes):
-            probs[k, CLASS_INDEX[c]] = 0.98
-        down = [c == "0x" for c in codes]
-        rd = TileReadings.make(probs, ["face-down" if d else "upright" for d in down])
+        # (the hand's row, and the meld set apart below it)
+        det, rd = level_rows(("3m 4m 5m 6p 7p 8p 6z 6z 2s 2s 2s".split(), 300), (meld, 600), p_true=0.98)
         photo = Photo(np.zeros((900, 1600, 3), np.uint8), (1600, 900), 1.0, "x")
-        return read_detections(photo, Detections.make(boxes, np.full(len(codes), 0.9), down), rd, NTS, Context())
+        return read_detections(photo, det, rd, NTS, Context())
 
     one = read(["0x", "7s", "7s", "7s"])
     two = read(["0x", "7s", "7s", "0x"])  # (as the demo shows its kong)

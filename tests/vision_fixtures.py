@@ -39,6 +39,22 @@ def readings(meta: dict, p_true: float = 0.9) -> TileReadings:
     return TileReadings.make(P, pose)
 
 
+def level_rows(*rows, p_true: float = 0.9) -> tuple[Detections, TileReadings]:
+    """Detections + readings of level rows of tile codes, each row ``(codes, y)``: tile k at x = 40 + 92k, 90 px
+    wide and 120 px high from ``y``; each box scored 0.9 by the detector and read as its code at ``p_true``, the
+    rest spread evenly; a "0x" box is face-down (the detector's flag and the classifier's pose)."""
+    boxes, codes = [], []
+    for row, y in rows:
+        boxes += [[40 + 92 * k, y, 130 + 92 * k, y + 120] for k in range(len(row))]
+        codes += list(row)
+    probs = np.full((len(codes), NUM_CLASSES), (1 - p_true) / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes):
+        probs[k, CLASS_INDEX[c]] = p_true
+    down = [c == "0x" for c in codes]
+    return (Detections.make(boxes, np.full(len(codes), 0.9), down),
+            TileReadings.make(probs, ["face-down" if d else "upright" for d in down]))
+
+
 def truth_notation(meta: dict) -> str:
     return meta["hand"] + (f" win:{meta['winning']}" if meta.get("winning") else "")
 
