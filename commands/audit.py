@@ -177,10 +177,10 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
     where a loose season, tile 25, was the doubt, and ``--fix 25=-`` made the reading > 99 % sure), and other hand
     regions' readings that did (:func:`vision.pipeline.region_doubts`: a playing card, tile 15, read as the hand's
     bonus tile by a region of its own, was a referee's whole doubt, every tile fixed, at 66 %), and doubtful boxes
-    counted as the hand's tiles (``Reading.doubtful_boxes``: a patch of a flowered cloth read 6z at 13 %). Given ``ruleset``
-    (and ``options``), loose flowers/seasons that cannot change the score under it are no doubt of the audit
-    (:func:`vision.pipeline.unscored_bonus_doubts`: two loose flowers worth 0 points under nts made a referee's
-    audit UNSURE at 77 %), nor is which flower or season a bonus tile is when no face changes the score
+    counted as the hand's tiles (``Reading.doubtful_boxes``: a patch of a flowered cloth read 6z at 13 %).
+    Given ``ruleset`` (and ``options``), loose flowers/seasons that cannot change the score under it are no doubt
+    of the audit (:func:`vision.pipeline.unscored_bonus_doubts`: two loose flowers worth 0 points under nts made a
+    referee's audit UNSURE at 77 %), nor is which flower or season a bonus tile is when no face changes the score
     (:func:`vision.pipeline.unscored_face_doubts`), nor another region's reading of the same hand but for its
     flowers/seasons when they do not change it (:func:`vision.pipeline.unscored_rival_doubts`)."""
     if res is None:

@@ -31,8 +31,8 @@ from scoring.notation import fold_suit_case, meld_from_tiles, parse_winning_tile
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TILES
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import (FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, UNREAD_PLAYING, Reading, RegionRival, decode, format_confidence,
-                     number_after_hand, number_spans, with_left_out_melds)
+from .decode import (FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, UNREAD_PLAYING, Reading, RegionRival,
+                     decode, format_confidence, number_after_hand, number_spans, with_left_out_melds)
 from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector, QuarterAddedDetector, add_second,
                      load_detector, load_second_detector)
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
@@ -823,11 +823,11 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     a legal hand and the photo upright was not read in parts (its boxes large, or mostly read turned: the turns
     were its remedy), it is read in parts then, and kept when legal with its tiles standing: a hand small in a
     photo of a patterned cloth, whose whole-photo passes box the pattern. One more detector pass per part
-    (``detect_zoomed``), and only for a photo no other pass reads. ``rotate``: when the upright reading is weak (:func:`weak_reading`: not
-    legal, confidence below :data:`ROTATE_BELOW`, or half its tiles or more read turned), the photo is also read
-    turned by 90°, 180° and 270° (a photo sent without its EXIF turn, or taken from across the table),
-    and the best reading is kept (:func:`_better`: legal first, then the joint score of :func:`read_detections`;
-    of readings not legal, the one nearer a hand's tile count, then the one with more tiles);
+    (``detect_zoomed``), and only for a photo no other pass reads.
+    ``rotate``: when the upright reading is weak (:func:`weak_reading`: not legal, confidence below
+    :data:`ROTATE_BELOW`, or half its tiles or more read turned), the photo is also read turned by 90°, 180°
+    and 270° (a photo sent without its EXIF turn, or taken from across the table), and the best reading is kept
+    (:func:`_better`: legal first, then the joint score of :func:`read_detections`; of readings not legal, the one nearer a hand's tile count, then the one with more tiles);
     ``PhotoResult.turned`` and a note say which turn won; the tries stop at the first turn that
     reads better and is not weak. Two readings that are not legal and have no concealed tile reading
     the ``winning_tile`` given are compared as read without it (:func:`_given_tile_missing`): a tile no
@@ -2878,9 +2878,9 @@ def _doubtful_sureness(reading: Reading, det: Detections, readings: TileReadings
     that reads the same hand without it (``spared``); a face-down box; one :func:`vision.decode._unread_sureness`
     charged already (a playing tile of the hand read under ``UNREAD_PLAYING`` a playing tile). The decoder's
     confidence is the reading's share among the legal readings met, and a doubtful box that every legal reading
-    of its region needs took nothing from it: a tester's demo on a flowered cloth, its kong's red backs not boxed, had a patch of flowers
-    (detector 32 %, read 6z at 13 %) make a pung of 發 that completed a wrong hand, called 99 % sure. Raises
-    nothing."""
+    of its region needs took nothing from it: a tester's demo on a flowered cloth, its kong's red backs not
+    boxed, had a patch of flowers (detector 32 %, read 6z at 13 %) make a pung of 發 that completed a wrong hand,
+    called 99 % sure. Raises nothing."""
     t = tileness(det, readings)
     level = sure_level(t, need)
     if level <= 0:
@@ -3429,8 +3429,8 @@ def summary(res: PhotoResult) -> str:
                 conf += f": its tiles read upside down, try --turn {(int(res.turned or 0) + 180) % 360}"
         kongs = sum(1 for n in r.notes if ONE_BACK_KONG_NOTE in n and n.startswith("unsure:"))
         if kongs:
-            conf += (f"; ×{ONE_BACK_KONG ** kongs:g} of it is {'a concealed kong' if kongs == 1 else 'concealed kongs'} "
-                     f"shown with one face-down tile (see the note)")
+            what = "a concealed kong" if kongs == 1 else "concealed kongs"
+            conf += f"; ×{ONE_BACK_KONG ** kongs:g} of it is {what} shown with one face-down tile (see the note)"
         if r.doubtful_boxes:
             f = math.prod(x for _, x in r.doubtful_boxes)
             conf += (f"; ×{f:.2g} of it is {'a doubtful box' if len(r.doubtful_boxes) == 1 else 'doubtful boxes'} "
