@@ -827,8 +827,9 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     ``rotate``: when the upright reading is weak (:func:`weak_reading`: not legal, confidence below
     :data:`ROTATE_BELOW`, or half its tiles or more read turned), the photo is also read turned by 90°, 180°
     and 270° (a photo sent without its EXIF turn, or taken from across the table), and the best reading is kept
-    (:func:`_better`: legal first, then the joint score of :func:`read_detections`; of readings not legal, the one nearer a hand's tile count, then the one with more tiles);
-    ``PhotoResult.turned`` and a note say which turn won; the tries stop at the first turn that
+    (:func:`_better`: legal first, then the joint score of :func:`read_detections`; of readings not legal, the one
+    nearer a hand's tile count, then the one with more tiles); ``PhotoResult.turned`` and a note say which turn
+    won; the tries stop at the first turn that
     reads better and is not weak. Two readings that are not legal and have no concealed tile reading
     the ``winning_tile`` given are compared as read without it (:func:`_given_tile_missing`): a tile no
     reading has keeps the frame, and the numbering, of the run without it. ``fixes`` and ``additions`` are numbered as the reading without them
