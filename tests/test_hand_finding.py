@@ -378,6 +378,12 @@ def test_a_face_down_box_beside_a_pung_is_an_unsure_concealed_kong():
     # the way out the note names: tile 12 left out, the pung is the exposed [777s] (its group set apart)
     fixed = read_detections(one.photo, one.detections, one.readings, NTS, Context(), fixes={12: "-"})
     assert fixed.reading.notation == "345m678p222s66z [777s]" and fixed.reading.confidence > 0.95
+    # a box only the detector calls face-down, read as the kong's own face (7s at 98 %), is no stray object: no
+    # note telling to leave it out, which would make a wrong pung (a reviewer's)
+    det, rd = level_rows(("3m 4m 5m 6p 7p 8p 6z 6z 2s 2s 2s".split(), 300), ("7s 7s 7s 7s".split(), 600), p_true=0.98)
+    det = Detections.make(det.boxes, det.scores, [k == 11 for k in range(len(det))])
+    own = read_detections(one.photo, det, rd, NTS, Context()).reading
+    assert not any("one face-down tile" in n for n in own.notes), own.notes
 
 
 def test_a_winning_hand_said_not_won_names_the_winner_setting_too():

@@ -935,6 +935,9 @@ def test_the_photos_overrides_show_in_the_summary_and_are_cleared_for_the_next_p
     page.wait_for_selector("#error:not([hidden]), #strip button.tile", timeout=30_000)
     _idle(page)
     assert page.input_value("#exposed") == "[999s]"
+    page.reload()  # (a reload between the two photos: the next is still read without them)
+    page.wait_for_selector("body[data-ready]")
+    assert page.input_value("#exposed") == "[999s]"
     page.set_input_files("#photo", str(photo))  # the next photo: read without them
     page.wait_for_selector("#strip button.tile", timeout=30_000)
     _idle(page)

@@ -836,7 +836,8 @@ ONE_BACK_KONG_NOTE = "with one face-down tile"
 
 def _one_back_kong_sureness(reading: Reading, backs: np.ndarray, lay: Layout) -> Reading:
     """``reading`` with its confidence × :data:`ONE_BACK_KONG` for each concealed kong it reads from three face-up
-    tiles and one face-down box (``backs``: (N,) bool, the face-down detections), and a note naming it with the
+    tiles and one face-down box read as a back (``backs``: (N,) bool, the face-down detections; the reading's raw
+    tile ``0x``), and a note naming it with the
     way out. A concealed kong is shown with two of its tiles face down, or all four; one face-down box beside a
     pung is as likely a wall tile, or a face-down card or domino, touching it: a tester's face-down playing card
     10 px from the demo's exposed 777s was read (7777s) at > 99 %, 54 points for 40. Not applied to melds the
@@ -846,7 +847,9 @@ def _one_back_kong_sureness(reading: Reading, backs: np.ndarray, lay: Layout) ->
     for m in reading.melds:
         if not (m.concealed and m.kind == "kong" and len(m.positions) == 4):
             continue
-        down = [p for p in m.positions if p < len(backs) and backs[p]]
+        # (boxes read as backs by the classifier too: a box only the detector called face-down, read as the kong's
+        # own face, is no stray object, and leaving it out would make a wrong pung: a reviewer's)
+        down = [p for p in m.positions if p < len(backs) and backs[p] and reading.raw[p] == BACK]
         if len(down) != 1:
             continue
         conf *= ONE_BACK_KONG

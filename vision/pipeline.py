@@ -1604,8 +1604,13 @@ def unscored_rival_doubts(res: PhotoResult, ruleset, options=None) -> float:
     if not r.legal or res.scored is None or r.hand is None or not r.region_rivals:
         return 1.0
     winner = bool(r.hand.context.winner)
+
+    def playing(notation: str) -> list[str]:  # (the notation without its bonus tiles: the same hand's melds too)
+        return sorted(t for t in notation.split() if not t.startswith("+"))
+
     same = [rv for rv in r.region_rivals
             if rv.winner == winner and not rv.otherwise and (rv.counted or rv.left)
+            and playing(rv.notation) == playing(r.notation)
             and all(role == "bonus" for _, _, role in rv.counted) and all(r.roles[i] == "bonus" for i in rv.left)]
     if not same:
         return 1.0

@@ -274,7 +274,12 @@
     if (state.adds.length) fd.append("adds", state.adds.map(([k, v]) => k + "=" + v).join(","));
     if (s.winning_tile && !s.not_winner) fd.append("winning_tile", s.winning_tile);
     if (s.exposed) fd.append("exposed", s.exposed);
-    state.overridden = !!((s.winning_tile && !s.not_winner) || s.exposed);  // (cleared for the next photo)
+    if ((s.winning_tile && !s.not_winner) || s.exposed) {
+      // (cleared for the next photo; kept in the page's storage as the overrides are, so that a reload between
+      // two photos does not read the next with the last one's)
+      saved.overridden = true;
+      store();
+    }
     if (s.tileset) fd.append("tileset", s.tileset);
     if (s.tileset && s.learn) fd.append("learn", "true");
     const seq = ++state.seq;
@@ -1059,13 +1064,14 @@
         showError(`The photo is ${(f.size / 1048576).toFixed(1)} MB; the limit is ${(meta.max_upload_bytes / 1048576).toFixed(0)} MB.`);
         return;
       }
-      if (state.overridden) {
+      if (saved.overridden) {
         // the Overrides are the photo's: those a previous photo was scored with are not this one's
+        const had = $("winning_tile").value.trim() || $("exposed").value.trim();
         $("winning_tile").value = "";
         $("exposed").value = "";
-        state.overridden = false;
+        saved.overridden = false;
         saveSettings();
-        toast("Overrides cleared for the new photo");
+        if (had) toast("Overrides cleared for the new photo");
       }
       state.mode = "photo";
       state.file = f;
