@@ -224,7 +224,7 @@ def test_the_unsure_status_follows_the_review_threshold():
     def res(conf, legal=True, allowed=True):
         scored = SimpleNamespace(allowed=allowed, status="mahjong not allowed: x")
         return SimpleNamespace(reading=SimpleNamespace(notation="19m", confidence=conf, legal=legal, problem="x",
-                                                       loose_bonus=(), bonus_faces=()),
+                                                       loose_bonus=(), bonus_faces=(), region_rivals=()),
                                scored=scored if legal else None)
 
     assert reading_status(res(REVIEW_BELOW)) == "ok"
@@ -248,7 +248,7 @@ def test_a_winners_hand_scored_without_a_winning_tile_is_unsure_unless_it_has_no
     def reading(notation, legal=True, **ctx):
         hand = parse_hand(notation, context=Context(**ctx), sizes=None)
         return SimpleNamespace(hand=hand, legal=legal, notation=notation, confidence=0.99, problem="x", loose_bonus=(),
-                               bonus_faces=())
+                               bonus_faces=(), region_rivals=())
 
     plain = reading("123m456p789s11z [777p]")
     assert scored_without_winning_tile(plain) and not scored_without_winning_tile(plain, given="1z")
