@@ -220,7 +220,7 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
                              f"as {'a loose tile' if one else 'loose tiles'}: if {'it is' if one else 'they are'} not "
                              f"the hand's, say so with --fix {drops}; if {'it is' if one else 'they are'}, "
                              f"{'its' if one else 'their'} note says how to add {'it' if one else 'them'})"))
-    for nums, words, cost in region_doubts(res):
+    for nums, words, cost in region_doubts(res, but_bonus=rivals > 1.0):  # (those the score's doubt left out, not)
         doubts.append((cost, f"tile{'' if len(nums) == 1 else 's'} {', '.join(map(str, nums))} ({words})"))
     # (the costliest doubt first: a tile read at 90 % costs the reading less than a loose season at 31 %)
     said = [d for _, d in sorted(doubts, key=lambda d: -d[0])]

@@ -2431,6 +2431,9 @@ def test_a_card_alone_is_not_a_hand_region_and_a_rival_regions_doubt_is_named_wi
     assert _unsure(doubted, "nts") is None
     assert ("×0.85 of it is the flowers/seasons another hand region reads otherwise, which cannot change the score "
             "under nts: the score is 81% sure (see the notes)") in summary(doubted)
+    # unsure for another reason (here: 50 % read), the audit's verdict does not name that rival as a doubt
+    unsure = _unsure(replace(doubted, reading=replace(doubted.reading, confidence=0.5)), "nts")
+    assert unsure is not None and "another hand region" not in unsure, unsure
     # a rival that reads a tile of the hand otherwise stays a doubt
     other = replace(rv, otherwise=((0, "9m", "concealed"),))
     assert unscored_rival_doubts(replace(doubted, reading=replace(doubted.reading, region_rivals=(other,))), "nts") == 1

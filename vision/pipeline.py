@@ -1591,6 +1591,18 @@ def unscored_face_doubts(res: PhotoResult, ruleset, options=None) -> float:
     return math.prod(1.0 / share for _, share in r.bonus_faces if share > 0.0)
 
 
+def same_hand_but_bonus(rv: RegionRival, r: Reading) -> bool:
+    """``rv``, another hand region's legal reading, reads the legal reading ``r``'s hand but for its
+    flowers/seasons: the boxes where they differ are bonus tiles in both, counted by one and left out by the
+    other, they agree on who won, and their notations match without the bonus tiles. Raises nothing."""
+    def playing(notation: str) -> list[str]:  # (the notation without its bonus tiles: the same hand's melds too)
+        return sorted(t for t in notation.split() if not t.startswith("+"))
+
+    return bool(r.hand is not None and rv.winner == bool(r.hand.context.winner) and not rv.otherwise
+                and (rv.counted or rv.left) and playing(rv.notation) == playing(r.notation)
+                and all(role == "bonus" for _, _, role in rv.counted) and all(r.roles[i] == "bonus" for i in rv.left))
+
+
 def unscored_rival_doubts(res: PhotoResult, ruleset, options=None) -> float:
     """The other hand regions' legal readings (:attr:`vision.decode.Reading.region_rivals`) that read the same hand
     but for its flowers/seasons — the boxes where they differ are bonus tiles in both, counted by one and left
@@ -1603,15 +1615,7 @@ def unscored_rival_doubts(res: PhotoResult, ruleset, options=None) -> float:
     r = res.reading
     if not r.legal or res.scored is None or r.hand is None or not r.region_rivals:
         return 1.0
-    winner = bool(r.hand.context.winner)
-
-    def playing(notation: str) -> list[str]:  # (the notation without its bonus tiles: the same hand's melds too)
-        return sorted(t for t in notation.split() if not t.startswith("+"))
-
-    same = [rv for rv in r.region_rivals
-            if rv.winner == winner and not rv.otherwise and (rv.counted or rv.left)
-            and playing(rv.notation) == playing(r.notation)
-            and all(role == "bonus" for _, _, role in rv.counted) and all(r.roles[i] == "bonus" for i in rv.left)]
+    same = [rv for rv in r.region_rivals if same_hand_but_bonus(rv, r)]
     if not same:
         return 1.0
     tries = []
@@ -2735,13 +2739,17 @@ def region_rival_note(rv: RegionRival, mine: Reading, number: Mapping[int, int])
             f"readings found): it {differs}" + (f"; {ways}" if ways else ""))
 
 
-def region_doubts(res: PhotoResult) -> list[tuple[list[int], str, float]]:
+def region_doubts(res: PhotoResult, but_bonus: bool = False) -> list[tuple[list[int], str, float]]:
     """The other hand regions' readings that made the reading less sure, as its notes name them
     (:func:`named_rivals`), likeliest first: (the tile numbers they read otherwise, what they read and how to
-    settle it in words, their share of the legal readings)."""
+    settle it in words, their share of the legal readings). ``but_bonus``: not those that read the same hand
+    but for its flowers/seasons (:func:`same_hand_but_bonus`: no doubt of a score they cannot change,
+    :func:`unscored_rival_doubts`)."""
     number = {i: res.position(i) for i in res.order}
     out = []
     for rv in named_rivals(res.reading.region_rivals):
+        if but_bonus and same_hand_but_bonus(rv, res.reading):
+            continue
         boxes = [i for i, _, _ in rv.counted] + list(rv.left) + [i for i, _, _ in rv.otherwise]
         differs, ways = rival_words(rv, res.reading, number)
         out.append((sorted(number[i] for i in boxes), f"another hand region's reading, {rv.notation} at "
