@@ -3,8 +3,9 @@
 :func:`annotate` takes the values the pipeline produced (image, detections, geometry order, reading)
 and returns a new RGB image of the same size (the web page lays its tap targets over it by the box
 coordinates; a hand small in its photo is drawn enlarged, the image showing the part of the photo that
-:func:`hand_view` picks, and the page maps the boxes into it; :func:`draw_reading` draws a result so); :func:`save` writes it (JPEG/PNG by extension). The image is the photo at the scale it
-was read at (a long side of 1800–3600 px for a larger photo: a 4032×3024 JPEG is drawn at 2016×1512);
+:func:`hand_view` picks, and the page maps the boxes into it; :func:`draw_reading` draws a result so);
+:func:`save` writes it (JPEG/PNG by extension). The image is the photo at the scale it was read at (a long
+side of 1800–3600 px for a larger photo: a 4032×3024 JPEG is drawn at 2016×1512);
 :func:`image_info` / :func:`describe` say its size and scale (``photo --annotate``'s line and JSON). Labels are ASCII (tile codes such as
 ``5p``), so no CJK font is needed.
 
@@ -281,8 +282,8 @@ def full_pixels(source, photo, turned: int = 0, straightened=None) -> np.ndarray
     (:meth:`View.crop`): a 12 MP photo is read at half size, and a view enlarged 4× from those pixels blurs what the
     photo shows sharp (a tester's 三萬 in a hand at a tenth of the photo's width was a smudge). ``photo``: the
     :class:`vision.io.Photo` read (its ``pixels`` in the frame read). None when it was read at full size, read
-    straightened (its frame is not the file's), is no file (standard input, a path that is not a file), cannot be read again
-    (:class:`vision.errors.ImageError`), or is not the photo read (a file saved over since: brought to the size
+    straightened (its frame is not the file's), is no file (standard input, a path that is not a file), cannot be
+    read again (:class:`vision.errors.ImageError`), or is not the photo read (a file saved over since: brought to the size
     read, it differs by :data:`SAME_PHOTO` or more). Source: ``vision.io.load_photo``."""
     from .io import Photo, load_photo
 
@@ -357,11 +358,13 @@ def draw_reading(res, title: str | None, fixed: Collection[int] = (), source=Non
     reading, order, and the tiles the user added, left out and replaced): :func:`annotate`, enlarged round a hand
     small in its photo (:func:`hand_view`, holding the boxes of ``fixed`` and those left out), from the photo's own
     pixels when ``source`` (its path, or the :class:`vision.io.Photo` loaded at full size) gives them
-    (:func:`full_pixels`). ``fixed``: detection indices of the tiles the user set or added. Returns the image
+    (:func:`full_pixels`). ``fixed``: detection indices of the tiles the user set (those ``res`` added are framed
+    as set too). Returns the image
     ((H, W, 3) uint8 RGB, the size of the pixels read) and its :class:`View` or None (the whole photo). The one
     drawing of ``photo --annotate``, ``audit``'s evidence, the review page's cards and the phone page. Raises
     nothing of its own."""
     added, dropped = getattr(res, "added", ()), getattr(res, "dropped", ())
+    fixed = set(fixed) | set(added)
     view = hand_view(res.photo.pixels.shape, res.detections, res.reading, also=set(fixed) | set(dropped))
     full = (None if view is None or source is None else
             full_pixels(source, res.photo, getattr(res, "turned", 0), getattr(res, "straightened", None)))

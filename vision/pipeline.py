@@ -1079,21 +1079,30 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         # (not for a reading whose tiles are mostly read turned, nor kept so: the quarter turns are its remedy, as
         # for the mirror pass, read in parts below; the demo upside down had been read in parts as it lay, its
         # tiles upside down)
-        parts_read = in_parts and (result is None or not _mostly_turned(result))
-        if parts_read:
+        def in_parts_over(result: PhotoResult | None, straightened, key: str) -> PhotoResult | None:
+            """The photo (``base``) read in parts, when it is kept over ``result`` (the reading so far, or None):
+            legal, not a non-winner's hand nobody said, its tiles not mostly read turned, and over a legal
+            ``result`` surer and reading as many tiles; else None. Timed as ``t[key]``."""
             t1 = time.perf_counter()
             try:
-                r2 = replace(read(base, None, parts=True), straightened=result.straightened if result else None)
+                r2 = replace(read(base, None, parts=True), straightened=straightened)
             except (NoTilesError, HandError):
                 r2 = None
+            t[key] = time.perf_counter() - t1
             # (over a legal reading, only one that reads as many of the photo's tiles: on composites of real
             # tiles, parts' readings surer for leaving bonus tiles out had replaced three, one at 85 %)
             if (r2 is not None and r2.reading.legal and not _non_winner_read(r2, ctx) and not _mostly_turned(r2)
                     and (result is None or not result.reading.legal
                          or (r2.reading.confidence > result.reading.confidence
                              and len(used_tiles(r2.reading)) >= len(used_tiles(result.reading))))):
+                return r2
+            return None
+
+        parts_read = in_parts and (result is None or not _mostly_turned(result))
+        if parts_read:
+            r2 = in_parts_over(result, result.straightened if result else None, "parts pass")
+            if r2 is not None:
                 result, upright_error = r2, None
-            t["parts pass"] = time.perf_counter() - t1
         upright = result
         if rotate and turn is None and (result is None or weak_reading(result)):
             t1 = time.perf_counter()
@@ -1143,15 +1152,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 # tiles stand (a tester's demo at 15-25 % of a 4000-px photo on a plaid cloth: every turn's
                 # whole-photo pass boxed the cloth's crossings as tiles, mostly read sideways, and the hand was
                 # never read)
-                t2 = time.perf_counter()
-                try:
-                    r2 = replace(read(base, None, parts=True), straightened=upright.straightened)
-                except (NoTilesError, HandError):
-                    r2 = None
-                if (r2 is not None and r2.reading.legal and not _non_winner_read(r2, ctx)
-                        and not _mostly_turned(r2)):
-                    result = r2
-                t["late parts pass"] = time.perf_counter() - t2
+                result = in_parts_over(result, upright.straightened, "late parts pass") or result
         if (rotate and straight and turn is None
                 and (result is None or len(used_tiles(result.reading)) < BLIND_BELOW)):
             # a steep tilt (40°): the detector boxed too few of the tilted tiles, in every quarter turn, to

@@ -125,8 +125,7 @@ def _images(job, reader: Callable | None) -> tuple[bytes | None, bytes | None, s
         else:
             return thumb, None, why
     # (a hand small in its photo: enlarged round it, from the photo loaded above at full size)
-    img, _ = draw_reading(res, reading_title(res.reading),
-                          set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())), photo)
+    img, _ = draw_reading(res, reading_title(res.reading), fixed_detections(res.order, fixes), photo)
     return thumb, _jpeg(img, ANNOTATED_SIDE), note
 
 

@@ -272,8 +272,7 @@ def annotated_data_url(res, side: int, fixes=None, source: bytes | None = None) 
     own pixels (:func:`vision.annotate.full_pixels`)."""
     from vision.annotate import draw_reading, fixed_detections, reading_title
 
-    img, view = draw_reading(res, reading_title(res.reading),
-                             set(fixed_detections(res.order, fixes)) | set(getattr(res, "added", ())), source)
+    img, view = draw_reading(res, reading_title(res.reading), fixed_detections(res.order, fixes), source)
     shown = None if view is None else view.in_photo(res.photo.scale)
     h, w = img.shape[:2]
     k = side / max(h, w)
