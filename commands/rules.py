@@ -29,7 +29,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
             "rules": [{"id": r.id, "name": r.name, "gloss": r.gloss, "kind": r.kind, "value": r.value,
                        "value_option": r.value_option, "applies_to": r.applies_option or r.applies_to,
                        "group": r.group, "excludes": list(r.excludes), "when": dict(r.when),
-                       "option": r.option, "source": r.source} for r in rs.rules],
+                       "option": r.option, "also_options": list(r.also_options), "source": r.source}
+                      for r in rs.rules],
         })
         return 0
     print(f"{rs.name} ({rs.id}) — seed {rs.seed}; {rs.hand_size}-tile game"

@@ -157,6 +157,9 @@ class Rule:
     with_fixed: bool = False
     note: str = ""
     applies_option: str | None = None
+    #: more options that the predicate reads (hk-tw-16's straights: whether a chow completed by the winning
+    #: discard is concealed, ``discard_set``), named in the explanation as ``option`` is when they decide a line
+    also_options: tuple[str, ...] = ()
     #: rule ids (of a base ruleset) that name the same feature as this rule, which replaces them: a claim
     #: of one of them is taken as this rule's line (vision.audit.compare)
     same_as: tuple[str, ...] = ()
@@ -350,6 +353,9 @@ def load_ruleset(ruleset_id: str) -> Ruleset:
             raise RulesetError(f"ruleset {meta['id']}: rule {r.id} names unknown option {r.option}")
         if r.applies_option and r.applies_option not in options:
             raise RulesetError(f"ruleset {meta['id']}: rule {r.id} applies_option names unknown option")
+        for o in r.also_options:
+            if o not in options:
+                raise RulesetError(f"ruleset {meta['id']}: rule {r.id} names unknown option {o} (also_options)")
         for x in r.same_as:
             if x not in {y.id for y in rules}:
                 raise RulesetError(f"ruleset {meta['id']}: rule {r.id} same_as names unknown rule {x}")
@@ -384,6 +390,7 @@ def _make_rule(r: Mapping[str, Any], module: ModuleType | None, ruleset_id: str)
             shapes=tuple(r["shapes"]) if "shapes" in r else None, completes=r.get("completes", False),
             with_fixed=r.get("with_fixed", False), note=r.get("note", ""),
             applies_option=r.get("applies_option"), same_as=tuple(r.get("same_as", ())),
+            also_options=tuple(r.get("also_options", ())),
         )
     except KeyError as e:
         raise RulesetError(f"ruleset {ruleset_id}: rule {r.get('id', '?')} lacks field {e}") from None
@@ -479,7 +486,7 @@ def _coerce(result: Any) -> Fired | None:
 def option_label(rule: Rule, ruleset: Ruleset, opts: Mapping[str, Any], quiet: tuple[str, ...] = ()) -> str:
     """``option seat_round_wind=each, 002-04`` for a rule governed by an option (``quiet``: options
     left out, as not deciding this line: :attr:`Fired.quiet`)."""
-    names = [n for n in (rule.option, rule.value_option, rule.applies_option) if n]
+    names = [n for n in (rule.option, rule.value_option, rule.applies_option, *rule.also_options) if n]
     names += [k for k in rule.when if k not in names]
     names = [n for n in names if n not in quiet]
     parts = []
@@ -1015,7 +1022,8 @@ def _cite_deciding_options(result: ScoredHand, rs: Ruleset, options: Mapping[str
             lines.append(ln)
             continue
         rule = rs.rule(ln.rule)
-        named = [n for n in dict.fromkeys((rule.option, rule.value_option, rule.applies_option, *rule.when)) if n]
+        named = [n for n in dict.fromkeys((rule.option, rule.value_option, rule.applies_option, *rule.also_options,
+                                            *rule.when)) if n]
         shown = [n for n in named if f"{n}=" in ln.option]  # (the predicate's own quiet ones already left out)
         quiet = [n for n in shown if n in rs.options and rs.options[n].choices
                  and all(same(ln, under(n, c)) for c in rs.options[n].choices if c != opts[n])]

@@ -1422,3 +1422,23 @@ def test_an_option_is_cited_only_where_it_decides_the_line():
     # ... but it is where a pung holding the tile was completed by the winning discard: 004:5 四歸 5 as exposed
     r = score("111m123m456p789p234s99s", "1m")
     assert "discard_set=exposed" in next(ln for ln in r.lines if ln.rule == "four-returns").option
+
+
+def test_a_straight_completed_by_the_winning_discard_cites_discard_set():
+    # a tester's fully concealed hand 123m 456m 789m 234s 678s 99p, won on a discard of 5m, read "明龍 — exposed
+    # straight … a chow exposed" with no option named, though nothing is on the table. 004:17 明龍 10, 暗龍 20;
+    # RULINGS principle 6: a chow completed by the winning discard is exposed, unless discard_set=concealed
+    # (004-09), and principle 3: a line the option decides names it.
+    # on a discard, default: 456m exposed → 明龍 10, discard_set cited
+    line = next(ln for ln in score("123m456m789m234s678s99p", "5m").lines if ln.rule in ("exposed-dragon",
+                                                                                        "concealed-dragon"))
+    assert (line.rule, line.points) == ("exposed-dragon", 10) and "discard_set=exposed, 004-09" in line.option
+    assert "completed by the winning discard" in line.name
+    # discard_set=concealed: 456m stays concealed → 暗龍 20, cited
+    line = next(ln for ln in score("123m456m789m234s678s99p", "5m", {"discard_set": "concealed"}).lines
+                if ln.rule.endswith("-dragon"))
+    assert (line.rule, line.points) == ("concealed-dragon", 20) and "discard_set=concealed" in line.option
+    # self-drawn, or won on 2s (outside the straight): 暗龍 20 either way, the option decides nothing, not cited
+    for win, how in (("5m", "wall"), ("2s", "discard")):
+        line = next(ln for ln in score("123m456m789m234s678s99p", win, win_by=how).lines if ln.rule.endswith("-dragon"))
+        assert (line.rule, line.points) == ("concealed-dragon", 20) and "discard_set" not in line.option, (win, line)
