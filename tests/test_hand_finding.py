@@ -2812,6 +2812,31 @@ def test_a_16_tile_hand_read_under_a_13_tile_ruleset_without_its_meld_is_unsure(
     assert hk.reading.notation.startswith("77m233334567p333z [7777z]"), hk.reading.notation
 
 
+def test_a_left_out_kong_whose_pale_backs_read_as_whites_is_named():
+    # a tester's 16-tile hand under nts was read without its concealed kong (2222m), its two pale backs read as
+    # White dragons (2m 5z 5z 2m: no meld as read), at >99 %. The same render as above, the kong's middle two
+    # tiles read 5z at 0.9: the four are named as the concealed kong (7777z) left out, and the reading is not
+    # called sure (× (1 − 0.63 · 0.5) at most, from >99 %: vision.decode._left_out_melds_sureness); the two
+    # 5z at the ends, 5z 7z 7z 5z, are a kong's too; 7z 5z 7z 5z is not
+    meta = load("render-s7-19-16tile")
+    keep = [i for i, t in enumerate(meta["tiles"]) if t["role"] not in ("bonus", "distractor")]
+    det, rd = _scene(meta, keep)
+    kong = [k for k, i in enumerate(keep) if meta["tiles"][i]["role"] == "exposed"]
+    assert len(kong) == 4
+    kong.sort(key=lambda k: det.boxes[k][0])
+    for blanks, named in (((1, 2), True), ((0, 3), True), ((1, 3), False)):
+        probs = np.array(rd.probs)
+        for j in blanks:
+            probs[kong[j]] = 0.1 / (NUM_CLASSES - 1)
+            probs[kong[j], CLASS_INDEX["5z"]] = 0.9
+        res = _read(meta, det, TileReadings.make(probs, list(rd.pose)))
+        assert res.reading.legal and res.reading.notation.startswith("77m233334567p333z"), res.reading.notation
+        notes = [n for n in res.reading.notes if "lie apart like a meld" in n]
+        assert bool(notes) == named, (blanks, notes)
+        if named:
+            assert "(7777z), but this reading leaves them out" in notes[0] and res.reading.confidence < 0.8, notes
+
+
 @needs_models
 def test_a_covered_tile_read_face_down_is_named_with_its_fix(demo_models):
     # a new user's demo with its 5m (tile 4) covered by a blue card: the reading was refused with "(read as 0x)"

@@ -988,7 +988,8 @@ def _left_out_melds_sureness(reading: Reading, readings: TileReadings, lay: Layo
                              winner: bool) -> Reading:
     """``reading`` with its confidence × (1 − p × :data:`LEFT_OUT_MELD_SHARE`) for each group that the
     layout offers as a meld (exposed, or a concealed kong) with prior p ≥ :data:`UNNAMED_MELD`, whose
-    faces as read make that meld, and that the reading leaves out whole (every tile ``ignored``); and a
+    faces as read make that meld (two White dragons, in the middle or at the ends of four, taken for a
+    concealed kong's pale backs), and that the reading leaves out whole (every tile ``ignored``); and a
     note naming its tiles and how many tiles the hand would have with it, with the shipped rulesets
     whose hands have that many. A tester's photo of a 16-tile hand scored under nts (13 tiles) was read
     without its exposed kong of 7z, at >99 %: the 14 tiles of its concealed row make a legal hand."""
@@ -998,6 +999,12 @@ def _left_out_melds_sureness(reading: Reading, readings: TileReadings, lay: Layo
         if p < UNNAMED_MELD or any(reading.roles[t] != "ignored" for t in g.tiles):
             continue
         faces = [CLASS_NAMES[int(np.argmax(readings.probs[t]))] for t in g.tiles]
+        if len(faces) == 4 and any(faces[a] == faces[b] == "5z" != faces[c] == faces[d] != BACK
+                                   for a, b, c, d in ((1, 2, 0, 3), (0, 3, 1, 2))):
+            # (two blank faces, in the middle or at the ends, between two of a tile: a concealed kong whose pale
+            # backs read as White dragons, vision.layout.blank_backs; a tester's 16-tile hand under nts was read
+            # without its (2222m), read 2m 5z 5z 2m, at >99 %)
+            faces = [BACK if f == "5z" else f for f in faces]
         shown = [f for f in faces if f in PLAYING_TILES]
         if len(g.tiles) == 4 and shown and len(set(shown)) == 1 and (BACK in faces or len(shown) == 4):
             meld = f"({compact([shown[0]] * 4)})" if BACK in faces else f"[{compact(shown)}]"
