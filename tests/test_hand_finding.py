@@ -612,6 +612,39 @@ def test_a_small_hand_on_a_plaid_cloth_is_read_in_parts(demo_models):
 
 
 @needs_models
+def test_a_small_hand_on_a_checked_cloth_read_only_turned_is_read_as_it_stands(demo_models):
+    # a tester's demo at 15 % of a 4000×3000 photo on a red-and-cream check of 120-px squares: the photo as
+    # loaded read no tile of a hand (its checks' corners boxed), and only the 180° turn read the row, its tiles
+    # upside-down there: refused, as a turn whose tiles are mostly read turned replaces one whose tiles stand
+    # only when sure ("no tiles of a hand were found"). Now (a) a reading that uses no tile gives way to it
+    # (vision.pipeline._turn_replaces), and (b) a reading not legal whose faces read upside-down is read again
+    # in the frame where they stand (read_photo's faces_frame): there the 7p, read 6p upside-down at 99 %, is
+    # a 7p, and the hand is the demo's
+    import io as _io
+    import json
+
+    from PIL import Image
+
+    from vision.pipeline import DEMO_PHOTO, DEMO_TRUTH, read_photo
+
+    det, cls = demo_models
+    y, x = np.mgrid[0:3000, 0:4000]
+    a = ((x // 120 + y // 120) % 2).astype(np.float32)[..., None]
+    cloth = (np.array([235, 230, 220]) * (1 - a) + np.array([200, 40, 40]) * a).astype(np.uint8)
+    im = Image.fromarray(cloth)
+    demo = Image.open(DEMO_PHOTO).convert("RGB")
+    w = 600
+    h = round(demo.size[1] * w / demo.size[0])
+    im.paste(demo.resize((w, h), Image.Resampling.LANCZOS), ((4000 - w) // 2, (3000 - h) // 2))
+    buf = _io.BytesIO()
+    im.save(buf, "JPEG", quality=90)
+    res = read_photo(buf.getvalue(), "nts", detector=det, classifier=cls)
+    truth = _canonical(parse_hand(json.loads(DEMO_TRUTH.read_text())["notation"]))
+    assert res.reading.legal and _canonical(res.reading.hand) == truth, res.reading.notation
+    assert res.turned == 0 and res.faces_frame and res.faces_from == 180, (res.turned, res.faces_frame)
+
+
+@needs_models
 def test_the_annotated_image_of_a_far_hand_shows_its_part_of_the_photo_enlarged(run_cli, tmp_path):
     # a new user's demo at a fifth of a 12 MP photo: the annotated image, drawn whole, had the labels cover the
     # 30-px tiles. It shows the hand's part of the photo now, and says which part: a hand tile's box in the JSON
@@ -2810,6 +2843,45 @@ def test_a_16_tile_hand_read_under_a_13_tile_ruleset_without_its_meld_is_unsure(
     assert any("lie apart like a meld, [7777z], but this reading leaves them out" in n for n in res.reading.notes)
     hk = read_detections(photo, det, rd, load_ruleset("hk-tw-16"), Context())
     assert hk.reading.notation.startswith("77m233334567p333z [7777z]"), hk.reading.notation
+
+
+def test_an_eight_flower_instant_win_is_read_with_its_16_tiles():
+    # a tester's photo of hk-tw-16's 八隻花: 16 tiles held, all eight flowers/seasons drawn, self-drawn. Every
+    # tile read, it was refused: "found 16 tiles … a winning hand under hk-tw-16 has 17". 004:44-46: all eight
+    # bonus tiles make an instant win with the 16 tiles held ("cannot pick up another tile", 自摸); a winner's
+    # hand a tile short with all eight read is read again with 16 (vision.pipeline._decode_region). Scored,
+    # 004:45 八隻花 counts 40 (the other lines, 自摸, 底 …, as the scorer gives them for that notation)
+    hand = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 2z 3z 4z 5z 6z 7z".split()
+    det, rd = level_rows((hand, 700), ("1f 2f 3f 4f 1y 2y 3y 4y".split(), 300))
+    photo = Photo(np.zeros((1000, 2400, 3), np.uint8), (2400, 1000), 1.0, "x")
+    res = read_detections(photo, det, rd, load_ruleset("hk-tw-16"), Context(win_by="wall"))
+    assert res.reading.legal and res.reading.notation == "123m456p789s1234567z +1234f1234y", res.reading.problem
+    assert next(ln.points for ln in res.scored.lines if ln.rule == "eight-flowers") == 40
+    # seven of them: no instant win, the count problem stands
+    det, rd = level_rows((hand, 700), ("1f 2f 3f 4f 1y 2y 3y".split(), 300))
+    res = read_detections(photo, det, rd, load_ruleset("hk-tw-16"), Context(win_by="wall"))
+    assert not res.reading.legal and res.reading.problem.startswith("found 16 tiles"), res.reading.problem
+
+
+def test_a_reading_under_the_review_line_says_to_check_it():
+    # a tester's 16-tile photo read at 74 % printed only "confidence: 74% …", and --json's score.status (the
+    # scorer's) said "ok": batch would mark it needs-review (REVIEW_BELOW 0.8). The confidence line now ends with
+    # the check, and --json says "unsure" as /api/score does; at 0.8 and over neither
+    from dataclasses import replace
+
+    from vision.decode import REVIEW_BELOW
+    from vision.pipeline import summary, to_json
+
+    det, rd = level_rows(("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 2z 2z".split(), 300))
+    photo = Photo(np.zeros((600, 1500, 3), np.uint8), (1500, 600), 1.0, "x")
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    assert res.reading.legal and REVIEW_BELOW == 0.8
+    for conf, unsure in ((0.74, True), (0.8, False), (0.95, False)):
+        r = replace(res, reading=replace(res.reading, confidence=conf))
+        line = next(x for x in summary(r).splitlines() if x.startswith("confidence: "))
+        assert line.endswith("; under 80%: check it against the photo before using the score") == unsure, line
+        j = to_json(r)
+        assert j["unsure"] is unsure and j["review_below"] == 0.8
 
 
 def test_a_left_out_kong_whose_pale_backs_read_as_whites_is_named():

@@ -406,6 +406,43 @@ def test_a_concealed_kong_short_of_a_tile_is_named_with_the_add_that_completes_i
         (done.reading.notation, done.reading.problem)
 
 
+def test_a_concealed_kong_whose_two_backs_were_missed_is_named_with_the_adds_that_complete_it():
+    # a tester's demo in haze: its kong's two pink backs not boxed, 2m 2m apart, 13 tiles. The only advice was
+    # to add a tile by its face; `--add 13=0x,16=0x` was refused ("a face-down tile can only be added to a
+    # concealed kong … with a face-down one"), and 2m added by face made [2222m] exposed, 32 points at >99 %
+    # where the demo scores 40. The problem names the two tiles and the adds; those adds read the demo's hand
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_hand_finding import NTS, _scene
+
+    import numpy as np
+
+    from scoring import Context
+    from vision.io import Photo
+    from vision.pipeline import DEMO_TRUTH, read_detections
+
+    meta = json.loads(DEMO_TRUTH.read_text())
+    det, rd = _scene(meta, [i for i, t in enumerate(meta["tiles"]) if t["tile"] != "0x"])
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    res = read_detections(photo, det, rd, NTS, Context())
+    assert not res.reading.legal
+    assert "; tiles 13-14 (2m 2m) lie apart: a concealed kong whose face-down tiles were not boxed? add them with " \
+           "--add 13=0x,16=0x; add a tile the detector missed" in res.reading.problem, res.reading.problem
+    done = read_detections(photo, det, rd, NTS, Context(), additions=[(13, "0x"), (16, "0x")],
+                           shown=res.layout.geometry)
+    assert done.reading.legal and done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", \
+        (done.reading.notation, done.reading.problem)
+    # a face-down tile between the winning 8p (a tile alone) and the exposed 777s (three, no back) completes no
+    # kong: still refused
+    from scoring import HandError
+
+    with pytest.raises(HandError, match="a face-down tile can only be added to a concealed kong"):
+        read_detections(photo, det, rd, NTS, Context(), additions=[(10, "0x")], shown=res.layout.geometry)
+
+
 def test_a_winning_tile_given_that_makes_a_meld_set_apart_concealed_is_flagged():
     # a new user's `--winning-tile 7s --win-by wall` on the demo: the winning tile must be a concealed
     # tile, so the reading took the exposed [777s] set apart into the concealed hand and scored it fully

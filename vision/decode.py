@@ -1324,7 +1324,9 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
 def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] = ()) -> str:
     """"; tiles 13-15 hold a face-down tile: a concealed kong short of one? add it with --add 16=0x" for
     each group of 1-3 tiles with a face-down one (a concealed kong whose fourth tile was not detected
-    reads as no meld, and the count falls 3 short), else "". ``backs``: (N,) bool, face-down detections;
+    reads as no meld, and the count falls 3 short), and "; tiles 13-14 (2m 2m) lie apart: a concealed kong
+    whose face-down tiles were not boxed? add them with --add 13=0x,16=0x" for two tiles of one face off the
+    hand's row, else "". ``backs``: (N,) bool, face-down detections;
     ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
     face-down, read 9p at 99 %). A group outside the hand region (:attr:`vision.layout.Geometry.hand_tiles`:
     boxes left out as doubtful) is passed over: the --add offered after it landed among the boxes left out,
@@ -1343,6 +1345,18 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
                     f"tile {nums[0]} is face-down"
                 out.append(f"; {span}: a concealed kong short of one? add it with "
                            f"--add {nums[-1] + 1}=0x")
+        elif (len(g.tiles) == 2 and g.row != lay.geometry.main_row and len({raw[t] if raw else None
+                                                                               for t in g.tiles}) == 1
+              and raw and raw[g.tiles[0]] in PLAYING_TILES and not any(bool(backs[t]) for t in g.tiles)):
+            # two tiles of one face lying apart, off the hand's row: a concealed kong whose two backs were not
+            # boxed (a tester's demo in haze, its kong's pink backs lost: 13 tiles, and the only advice was to
+            # add a tile by its face, which made an exposed kong, 32 points at >99 % for 40). The count is one
+            # short then: a kong counts 3
+            nums = sorted(num[t] for t in g.tiles if t in num)
+            if len(nums) == 2:
+                out.append(f"; tiles {nums[0]}-{nums[1]} ({raw[g.tiles[0]]} {raw[g.tiles[0]]}) lie apart: a "
+                           f"concealed kong whose face-down tiles were not boxed? add them with "
+                           f"--add {nums[0]}={BACK},{nums[1] + 2}={BACK}")
     return "".join(out[:2])
 
 

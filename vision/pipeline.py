@@ -31,8 +31,8 @@ from scoring.notation import fold_suit_case, meld_from_tiles, parse_winning_tile
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TILES
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import (FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, UNREAD_PLAYING, Reading, RegionRival,
-                     decode, format_confidence, number_after_hand, number_spans, with_left_out_melds)
+from .decode import (FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, REVIEW_BELOW, UNREAD_PLAYING, Reading,
+                     RegionRival, decode, format_confidence, number_after_hand, number_spans, with_left_out_melds)
 from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector, QuarterAddedDetector, add_second,
                      load_detector, load_second_detector)
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
@@ -270,9 +270,10 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     number is still POS.
 
     A face-down tile (``0x``) can only be added to a concealed kong short of a tile: beside (POS − 1
-    or the tile numbered POS) a group of 1–3 tiles holding a face-down one; it is placed touching
-    that group (never :data:`KONG_GAP` away), so the layout reads the four as the kong. Any other
-    missed tile is added by its face.
+    or the tile numbered POS) a group of 1–3 tiles holding a face-down one, or a group of two tiles of
+    one face (the kong's faces, both its backs missed); it is placed touching that group (never
+    :data:`KONG_GAP` away), so the layout reads the four as the kong. Any other missed tile is added by
+    its face.
 
     ``roles``: the role of each detection in the reading the user saw (:data:`vision.layout.ROLES`),
     when known. A tile of another face whose box would lie close enough to two groups of a row to
@@ -307,7 +308,10 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
 
     def short_kong(i: int) -> bool:  # i's group may be a concealed kong missing a tile
         g = group_of.get(i, [i])
-        return len(g) < 4 and any(is_back(t) for t in g)
+        # (or its two faces alone, both backs missed: a tester's demo in haze, its kong's pink backs not boxed,
+        # `--add 13=0x,16=0x` was refused, and 2m added by face made an exposed kong, 32 points at >99 % for 40)
+        return len(g) < 4 and (any(is_back(t) for t in g)
+                               or (len(g) == 2 and code_of(g[0]) == code_of(g[1]) not in BONUS_TILES))
 
     def step(i: int) -> np.ndarray:
         row = [t for t in row_of.get(i, [i]) if t < len(det)]  # the row's detected tiles give the step
@@ -402,8 +406,8 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
                                     f"{gone[0]} among them, which you leave out with --fix {gone[0]}=-: keep it in "
                                     f"the hand (no --fix {gone[0]}=-), or set its face with --fix {gone[0]}=TILE")
                 raise HandError(f"--add {pos}=0x: a face-down tile can only be added to a concealed kong that "
-                                f"is short of a tile (beside a group of 1-3 tiles with a face-down one); add a "
-                                f"missed tile of the hand by its face, e.g. {pos}=5p")
+                                f"is short of a tile (beside a group of 1-3 tiles with a face-down one, or two tiles "
+                                f"of one face); add a missed tile of the hand by its face, e.g. {pos}=5p")
             if prev is not None and not short_kong(prev):
                 prev = None  # it joins the kong that follows
         joins = True  # the new box touches its neighbour: it joins that neighbour's group
@@ -1169,7 +1173,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                 if result is None or _better(r2, result):
                     result = r2
             t["blind straightening"] = time.perf_counter() - t1
-        if rotate and turn is None and result is not None and _faces_turned(result) is not None:
+        if rotate and turn is None and result is not None and _faces_turned(result, legal_only=False) is not None:
             t1 = time.perf_counter()
             result = faces_frame(result)
             t["faces' frame"] = time.perf_counter() - t1
@@ -1182,7 +1186,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         turn can box a tile its upright photo missed: two composites, upright, were read turned 180°, their 8p
         set apart boxed only there, every character and 7p upside-down — right, but in the wrong frame, and a
         third so had a 6p read 4p at 98 %). One classifier pass per frame tried."""
-        how = _faces_turned(res)
+        how = _faces_turned(res, legal_only=False)
         best = None
         for delta in ((180,) if how == "upside-down" else (90, 270) if how == "sideways" else (180, 90, 270)):
             ph = turn_photo(delta, res.photo)
@@ -1204,8 +1208,12 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                          mirrored=res.mirrored, second=res.second, faces_frame=True, faces_from=res.turned,
                          second_boxes=kept)
             # kept when legal with its faces standing, not mostly turned (a quarter turn of a hand whose
-            # symmetric tiles then read sideways) and using as many tiles
-            if (r2.reading.legal and _faces_turned(r2) is None and not _mostly_turned(r2)
+            # symmetric tiles then read sideways) and using as many tiles; of a reading not legal, when its
+            # faces stand, legal or not (a tester's demo on a checked cloth, at 15 % of a 4000-px photo, was
+            # read only turned 180°, its tiles upside-down there, a 7p read 6p at 99 %: read in its faces'
+            # frame, the tiles stand and are read as the player sees them)
+            if ((r2.reading.legal or not res.reading.legal) and _faces_turned(r2, legal_only=False) is None
+                    and not _mostly_turned(r2)
                     and len(used_tiles(r2.reading)) >= len(used_tiles(res.reading))
                     and (best is None or r2.joint > best.joint)):
                 best = r2
@@ -1298,8 +1306,6 @@ def won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) 
     user's corrections (``res.user``: they number and keep the non-winner's boxes); ``res`` unchanged
     otherwise. ``kw``: :func:`read_detections`'s winning_tile, options and said_won. Raises nothing
     (a HandError of the winner's reading leaves ``res`` as it is)."""
-    from .decode import REVIEW_BELOW
-
     if "leave out --not-winner" in (res.reading.problem or ""):
         return res  # (its problem says so already: a tile count a winner's)
     if res.user:  # (the user's corrections are of the non-winner's reading: its numbering, its boxes)
@@ -1772,7 +1778,7 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     # upside down: their symmetric tiles, read surely upright, are not tried turned, so the turn that
     # reads them right can look "mostly turned" — a tilted composite's >99 % reading)
     sure = r2.reading.legal and r2.reading.confidence >= TURNED_SURE
-    if _mostly_turned(r2) and not _mostly_turned(result):
+    if _mostly_turned(r2) and not _mostly_turned(result) and used_tiles(result.reading):
         # nor, sure or not, a quarter turn (not 180°: an upside-down photo's right reading can look mostly
         # turned, and drop a false box the photo as loaded kept) that uses fewer tiles than the reading
         # whose tiles stand: it is sure for the tiles it left out (a new user's winning hand said not won,
@@ -1818,15 +1824,15 @@ FRAME_DOUBT_ADVICE = "check those tiles, or read the photo another way up (--tur
 
 
 def _doubted_faces(reading: Reading, readings: TileReadings, user: frozenset[int] = frozenset(),
-                   laid_sideways: Sequence[bool] = ()) -> tuple[list[int], int, str] | None:
+                   laid_sideways: Sequence[bool] = (), legal_only: bool = True) -> tuple[list[int], int, str] | None:
     """When more than half of the n ≥ :data:`FRAME_FACES` tiles of ``reading``'s hand and melds whose faces
     tell up from down (:data:`POSE_TELLING`, by the classifier's reading; bonus tiles, which lie apart, backs,
     the tiles the user set, ``user``, and those the layout found laid sideways among the others on purpose,
     ``laid_sideways`` per detection — a winning or claimed tile, :attr:`vision.layout.Geometry.sideways` — left
     out) were read upside-down or sideways: (their detection
     indices, n, how they lie: ``"upside-down"`` or ``"sideways"`` when all so, else ``"mixed"``); None when
-    the frame is not doubted or the reading is not legal."""
-    if not reading.legal:
+    the frame is not doubted, or the reading is not legal and ``legal_only``."""
+    if legal_only and not reading.legal:
         return None
     telling = [i for i, role in enumerate(reading.roles)
                if role in ("concealed", "winning", "exposed", "concealed-kong") and i not in user
@@ -1839,10 +1845,10 @@ def _doubted_faces(reading: Reading, readings: TileReadings, user: frozenset[int
     return turned, len(telling), poses.pop() if len(poses) == 1 else "mixed"
 
 
-def _faces_turned(res: PhotoResult) -> str | None:
-    """How the telling faces of ``res``'s reading lie when its frame is doubted (:func:`_doubted_faces`):
-    ``"upside-down"``, ``"sideways"`` or ``"mixed"``; else None."""
-    d = _doubted_faces(res.reading, res.readings, res.user, res.layout.geometry.sideways)
+def _faces_turned(res: PhotoResult, legal_only: bool = True) -> str | None:
+    """How the telling faces of ``res``'s reading lie when its frame is doubted (:func:`_doubted_faces`,
+    a reading not legal too unless ``legal_only``): ``"upside-down"``, ``"sideways"`` or ``"mixed"``; else None."""
+    d = _doubted_faces(res.reading, res.readings, res.user, res.layout.geometry.sideways, legal_only)
     return d[2] if d else None
 
 
@@ -2453,6 +2459,15 @@ def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back:
         return lay, rd
 
     lay, reading = run(frozenset())
+    if (context.winner and not reading.legal and (reading.problem or "").startswith("found ")
+            and _hand_count(reading) == ruleset.hand_size
+            and set(BONUS_TILES) <= {t for t, r in zip(reading.tiles, reading.roles) if r == "bonus"}):
+        # a winner's hand a tile short with all eight flowers/seasons: hk-tw-16's instant 八隻花 win on the
+        # eighth, the 16 tiles held (004:44-46), read with that count; kept when the ruleset scores it (a
+        # tester's photo of it, every tile read, was refused: "a winning hand under hk-tw-16 has 17")
+        lay2, rd2 = run(frozenset(), ruleset.hand_size)
+        if rd2.legal:
+            lay, reading = lay2, rd2
     if retries and not reading.legal and (reading.problem or "").startswith("found "):  # a tile-count problem
         # never a tile the user set (--fix, --add): they said it is that tile
         # the doubtful boxes first: least tile-like by detector score × the classifier's reading
@@ -3337,6 +3352,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
     for g in res.layout.groups:
         roles = {r.roles[i] for i in g.tiles}
         groups.append({"tiles": [res.position(i) for i in g.tiles], "row": g.row,
+                       "main_row": g.row == res.layout.geometry.main_row,
                        "role": "/".join(sorted(roles)),
                        "options": [{"role": o.role, "prior": round(o.prior, 3),
                                     "winning": None if o.winning is None else res.position(o.winning)}
@@ -3359,6 +3375,9 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
         "confidence_shown": format_confidence(r.confidence),
         # (the score's: the reading's without the doubts that cannot change the score, score_confidence)
         "score_confidence": score_confidence(res),
+        # (a legal reading whose score is under batch's needs-review line: check it, as the text line says and
+        # /api/score's "unsure"; a tester read score.status "ok", the scorer's, for a reading 74 % sure)
+        "unsure": bool(r.legal and score_confidence(res) < REVIEW_BELOW), "review_below": REVIEW_BELOW,
         "probability": r.probability,
         "relative": r.relative,
         "changed": [{"pos": res.position(i), "from": r.raw[i], "to": r.tiles[i]} for i in r.changed],
@@ -3477,6 +3496,10 @@ def summary(res: PhotoResult) -> str:
         if wait:  # (a new user read ">99%" as the score's, which rested on a winning tile the photo did not mark)
             conf += (f"; but the score rests on the winning tile, which the photo does not mark: with one it "
                      f"scores {wait} (give it with --winning-tile)")
+        if score_confidence(res) < REVIEW_BELOW:
+            # (a tester's 16-tile photo at 74 %, flagged unsure in --json's status and the history, was printed
+            # with no word that it is under the line where batch marks a reading needs-review)
+            conf += f"; under {REVIEW_BELOW:.0%}: check it against the photo before using the score"
         out.append(conf)
     tiles = []
     for k, i in enumerate(res.order):

@@ -724,7 +724,8 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             "changed": [{"pos": c["pos"], "raw": c["from"], "tile": c["to"]} for c in j["changed"]],
             "melds": j["melds"],
             "tiles": [{**t, "fixed": t["pos"] in fixes or bool(t.get("added"))} for t in j["tiles"]],
-            "groups": [{"tiles": g["tiles"], "row": g["row"], "role": g["role"]} for g in j["groups"]],
+            "groups": [{"tiles": g["tiles"], "row": g["row"], "main_row": g["main_row"], "role": g["role"]}
+                       for g in j["groups"]],
             "notes": j["notes"],
             "fixes": {str(k): v for k, v in sorted(fixes.items())},
             "annotated": annotated,

@@ -372,7 +372,7 @@
     // (a loose flower's note: the page's button chooses the place, so only the faces to pick are said)
     [/count (it|them) with --add (\d+=\w+(?:,\d+=\w+)*)/g,
      (m, it, adds) => `count ${it} with “+ Add a missed tile”, choosing ` + adds.split(",").map((a) => a.split("=")[1]).join(", then ")],
-    [/add (?:it|them) with --add(?: \d+=\w+)?/g, "add it with “+ Add a missed tile”"],
+    [/add (it|them) with --add(?: \d+=\w+(?:,\d+=\w+)*)?/g, "add $1 with “+ Add a missed tile”"],
     [/with --add(?: POS=TILE| \d+=\w+)?/g, "with “+ Add a missed tile”"],
     [/\(--add\)/g, "(“+ Add a missed tile”)"],
     [/--add (\d+)=(\w+):/g, "Adding $2 as tile $1:"],
@@ -749,9 +749,26 @@
     state.before = { fixes: { ...state.fixes }, adds: state.adds.map((a) => [...a]) };
   }
 
+  // where a face-down tile added with "+ Add a missed tile" goes: after the last tile of a concealed kong short
+  // of one (a group of 1-3 tiles, one face-down) or of two tiles of one face off the hand's row (a kong whose
+  // backs were not boxed), as vision.pipeline.add_tiles takes it; null when there is none (the reader then
+  // refuses it, saying why). The button's own place, before the hand's first concealed tile, is no kong's (a
+  // tester could add no face-down tile on the page)
+  function kongSpot(res) {
+    const byPos = new Map((res.tiles || []).map((t) => [t.pos, t]));
+    for (const g of res.groups || []) {
+      const ts = g.tiles.map((p) => byPos.get(p)).filter(Boolean);
+      const down = ts.some((t) => t.face_down || t.raw === "0x" || t.tile === "0x");
+      const twin = ts.length === 2 && !down && !g.main_row && ts[0].raw && ts[0].raw === ts[1].raw;
+      if (ts.length && ts.length < 4 && (down || twin)) return Math.max(...g.tiles) + 1;
+    }
+    return null;
+  }
+
   function choose(code) {
-    const pos = state.pickPos;
+    let pos = state.pickPos;
     if (pos === null) return;
+    if (state.adding && code === "0x" && state.last) pos = kongSpot(state.last) ?? pos;
     const j = state.adding ? -1 : addedAt(pos);
     keepBefore();
     if (state.adding) {  // tiles from `pos` on move up by one: so do their fixes
