@@ -249,7 +249,7 @@ def test_an_unsure_reading_is_said_beside_its_score(page, scene, tmp_path):
         page.wait_for_selector("#strip button.tile", timeout=30_000)
         _idle(page)
 
-    shown(confidence=0.18, confidence_shown="18%", unsure=True,
+    shown(confidence=0.18, confidence_shown="18%", score_confidence=0.18, unsure=True,
           least_sure={"pos": pos, "tile": tile, "probability": 0.41})
     warning = page.locator("#unsure")
     assert warning.is_visible() and page.locator("#quick-total").is_visible()
@@ -271,7 +271,7 @@ def test_an_unsure_reading_is_said_beside_its_score(page, scene, tmp_path):
     assert page.text_content("#picker-title").startswith(f"Tile {pos}:")
     page.click("#picker-cancel")
     # every tile read surely: none is named as the one to check (the doubt is in what the notes say was assumed)
-    shown(confidence=0.24, confidence_shown="24%", unsure=True,
+    shown(confidence=0.24, confidence_shown="24%", score_confidence=0.24, unsure=True,
           least_sure={"pos": pos, "tile": tile, "probability": 0.995})
     text = warning.inner_text()
     assert text.startswith("Unsure reading (24% sure): check it before you use the score."), text
@@ -296,6 +296,14 @@ def test_an_unsure_reading_is_said_beside_its_score(page, scene, tmp_path):
     assert page.text_content("#confidence") == "(97% sure)"
     shown(confidence=0.3, confidence_shown="30%", score_confidence=0.6, unsure=True)  # (both under the bar)
     assert page.text_content("#confidence") == "(30% sure; the score 60% sure)"
+    # the warning quotes the score's confidence too (a tester's page said "2% sure" of a score 68 % sure), and a
+    # least sure tile the reading took as another face says so (a tester read "tile 1, read as 1f" beside a 1y)
+    other = "9m" if tile != "9m" else "8m"
+    shown(confidence=0.3, confidence_shown="30%", score_confidence=0.6, unsure=True,
+          least_sure={"pos": pos, "tile": other, "probability": 0.41})
+    text = warning.inner_text()
+    assert text.startswith("Unsure score (60% sure; the reading 30%): check it before you use the score."), text
+    assert f"Least sure: tile {pos}, read as {other} (41% sure), taken as {tile}." in text, text
     # a sure reading of a winner's hand with no winning tile marked: the score guesses the wait (a tester's 89 %
     # reading showed its Score as sure, where batch marks it needs-review): said, with where to give the tile
     shown(confidence=0.89, confidence_shown="89%", unsure=False, no_winning_tile=True,

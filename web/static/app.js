@@ -584,11 +584,19 @@
     // the least sure tile is named as the one to check when the classifier doubted it (below the same bar, as
     // the command line's "least sure tile"); when every tile is read surely, the doubt is in what was assumed
     const least = res.least_sure && res.least_sure.probability < below ? res.least_sure : null;
-    box.append(h("strong", { text: `Unsure reading (${res.confidence_shown || percentSure(res.confidence)} sure): ` +
+    // (the score's confidence where it differs from the reading's: doubts that cannot change the score are none of
+    // it, and the box is shown by it; a tester's page said "2% sure" of a score 68 % sure)
+    const readingSure = res.confidence_shown || percentSure(res.confidence);
+    const scoreSure = typeof res.score_confidence === "number" ? percentSure(res.score_confidence) : readingSure;
+    box.append(h("strong", { text: (scoreSure === readingSure ? `Unsure reading (${readingSure} sure): `
+                                     : `Unsure score (${scoreSure} sure; the reading ${readingSure}): `) +
                                    "check it before you use the score." }));
     const notes = res.notes.length ? "the notes below say what else was assumed" : "";
     if (least) {
-      box.append(` Least sure: tile ${least.pos}, read as ${least.tile} (${percentSure(least.probability)} sure).` +
+      // (a tile the reading changed is shown as changed: a tester read "tile 1, read as 1f" beside a 1y)
+      const shownTile = (res.tiles || []).find((t) => t.pos === least.pos);
+      const taken = shownTile && shownTile.tile && shownTile.tile !== least.tile ? `, taken as ${shownTile.tile}` : "";
+      box.append(` Least sure: tile ${least.pos}, read as ${least.tile} (${percentSure(least.probability)} sure)${taken}.` +
                  " Tap a wrong tile to correct it" + (notes ? "; " + notes + "." : "."));
       box.append(h("button", { type: "button", class: "check-tile", "data-pos": least.pos,
                                onclick: () => openPicker(least.pos) }, `Check tile ${least.pos}`));
