@@ -299,6 +299,9 @@ def test_photo_reading_score_annotated_image(photo):
     from vision.decode import format_confidence
 
     assert j["confidence_shown"] == format_confidence(j["confidence"])
+    # each group says whether it lies in the hand's main row (the page places a face-down tile added beside a pair
+    # off it: a reviewer found the field dropped by the answer's schema, so the page took every group as off it)
+    assert all(isinstance(g["main_row"], bool) for g in j["groups"]) and any(g["main_row"] for g in j["groups"])
 
 
 def test_an_unsure_reading_says_so_with_its_least_sure_tile(tmp_path):

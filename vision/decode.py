@@ -43,7 +43,7 @@ import numpy as np
 
 from scoring import Context, HandError, Meld, load_ruleset, make_hand, score_hand
 from scoring.errors import echo
-from scoring.hand import check_context
+from scoring.hand import check_context, winning_tile_missing
 from scoring.decompose import is_standard_complete, seven_pairs_counts
 from scoring.engine import Ruleset, check_flags
 from scoring.notation import meld_from_tiles, parse_tiles, parse_winning_tile
@@ -680,6 +680,9 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                     f"unsure: the roles this reading needs are less likely ({share:.0%}) than a hand tile "
                     f"not being detected; check the tiles outside the main row",))
         reading = _unread_sureness(_bonus_sureness(reading, best[1].bonus_codes, readings, lay), readings, lay)
+        reading = _changed_sureness(reading, readings, lay)
+        if not override:
+            reading = _broken_group_sureness(reading, lay)
         reading = _left_out_sureness(reading, readings, lay)
         if not override:
             reading = _one_back_kong_sureness(reading, backs, lay)
@@ -1072,6 +1075,73 @@ def _tiles_span(nums: Sequence[int]) -> str:
     return f"tiles {number_spans(nums)}" if len(nums) > 1 else f"tile {nums[0]}"
 
 
+#: the odds, against the legal reading that changes tiles the classifier read otherwise, that something else in the
+#: photo is off — a tile lying on the hand, a tile not boxed, clutter boxed among the tiles — so that the tiles as
+#: read are right and no legal reading of them is (:func:`_changed_sureness`)
+CHANGED_ODDS = 0.02
+#: the note on a reading whose changed tiles cost it more than a fifth of its confidence
+CHANGED_NOTE = "to make a legal hand: if the tile is as read, something else in the photo is off"
+
+
+def _changed_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
+    """``reading`` with its confidence × o / (o + :data:`CHANGED_ODDS`), o the classifier's odds for the tiles it
+    changes (Π p(tile taken) / p(tile read) over its changed playing tiles; flowers/seasons, backs and tiles
+    not read as playing tiles, :func:`_unread_sureness`'s, left out), and a note naming them when that is under
+    0.8. The confidence is the reading's share among the legal readings found, so the only legal reading was
+    sure however unlikely its changes: a tester's stray 3m lying on the demo's kong was read with a 2m read at
+    99 % taken as 1m (0.6 %), 26 points for 40 at 98 %; a 6p read at 96 % taken as 8p, at 96 %."""
+    odds, named = 1.0, []
+    for p in reading.changed:
+        t, r = reading.tiles[p], reading.raw[p]
+        if (reading.roles[p] in ("bonus", "ignored") or t in (None, BACK) or r in (None, BACK)
+                or t not in CLASS_INDEX or r not in CLASS_INDEX or float(readings.probs[p, :_PLAY].sum()) < UNREAD_PLAYING):
+            continue
+        q_new, q_raw = float(readings.probs[p, CLASS_INDEX[t]]), float(readings.probs[p, CLASS_INDEX[r]])
+        odds *= q_new / max(q_raw, 1e-9)
+        named.append((p, r, q_raw, t, q_new))
+    if not named:
+        return reading
+    f = odds / (odds + CHANGED_ODDS)
+    notes = list(reading.notes)
+    if f < 0.8:
+        num = _numbers(lay)
+        which = ", ".join(f"tile {num.get(p, '?')} read {r} at {format_confidence(qr)} is taken as {t} "
+                          f"({format_confidence(qt)})"
+                          for p, r, qr, t, qt in named)
+        notes.append(f"unsure: {which} {CHANGED_NOTE} (a tile lying on the hand, a tile not boxed, clutter among "
+                     f"the tiles): check it ({format_confidence(f)} that the change is right)")
+    return replace(reading, confidence=reading.confidence * f, notes=tuple(notes))
+
+
+#: a reading that takes a group set apart like a meld as concealed tiles that make no set together is × this
+#: (:func:`_broken_group_sureness`)
+BROKEN_GROUP = 0.5
+#: the note on it
+BROKEN_GROUP_NOTE = "lie apart like a meld, yet this reading takes them as concealed tiles of other sets"
+
+
+def _broken_group_sureness(reading: Reading, lay: Layout) -> Reading:
+    """``reading`` with its confidence × :data:`BROKEN_GROUP` for each group of three or four that the layout
+    offers as an exposed meld (prior ≥ :data:`UNNAMED_MELD`) and that the reading takes as concealed tiles whose
+    faces, as taken, make no meld, and a note naming it. A hand's tiles set apart are its melds; read as concealed
+    tiles that go into other sets, something else is off — a tile lying on the meld: a tester's stray 發 lying on
+    a 7s of the demo's exposed 777s was read 77s + 666z with two 6z of the row, 88 points for 40 at 99 %. Not for
+    melds the user named (``--exposed``)."""
+    conf, notes = reading.confidence, list(reading.notes)
+    num = _numbers(lay)
+    for g in lay.groups:
+        p = max((o.prior for o in g.options if o.role == "exposed"), default=0.0)
+        faces = [reading.tiles[t] for t in g.tiles]
+        if (len(g.tiles) not in (3, 4) or p < UNNAMED_MELD or any(reading.roles[t] != "concealed" for t in g.tiles)
+                or any(f is None or f not in PLAYING_TILES for f in faces) or _is_meld(faces)):
+            continue
+        conf *= BROKEN_GROUP
+        span = _tiles_span(sorted(num[t] for t in g.tiles if t in num))
+        notes.append(f"unsure: {span} ({' '.join(faces)}) {BROKEN_GROUP_NOTE}: if a tile lies on the meld, or one of "
+                     f"them is misread, check it (--fix POS=- for a tile that is not the hand's, --fix POS=TILE for one misread)")
+    return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
+
+
 def _unread_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
     """``reading`` with its confidence × the chance that each tile it reads as a tile of the hand, though
     the classifier gave it under :data:`UNREAD_PLAYING` of being a playing tile at all, is one (its
@@ -1303,7 +1373,7 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
             notes.append(f"{role}: {o.why} ({span})")
     for why, (at, nums) in ignored.items():
         notes[at] = f"ignored: {why} ({_tiles_span(sorted(nums))})"
-    if hand.winning_tile is None and hand.context.winner:
+    if winning_tile_missing(hand):  # (not East's Hand of Heaven, nor hk-tw-16's 16-tile instant win: a reviewer's)
         notes.append("no winning tile marked: scored without one (set it apart or sideways, or give --winning-tile)")
     for m, gm in zip(melds[len(melds) - len(h.embedded):], h.embedded):
         # (a new user's `--exposed "[345m] [777s] (2222m)"` took the demo's 345m out of its row as the
@@ -1324,9 +1394,9 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
 def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] = ()) -> str:
     """"; tiles 13-15 hold a face-down tile: a concealed kong short of one? add it with --add 16=0x" for
     each group of 1-3 tiles with a face-down one (a concealed kong whose fourth tile was not detected
-    reads as no meld, and the count falls 3 short), and "; tiles 13-14 (2m 2m) lie apart: a concealed kong
-    whose face-down tiles were not boxed? add them with --add 13=0x,16=0x" for two tiles of one face off the
-    hand's row, else "". ``backs``: (N,) bool, face-down detections;
+    reads as no meld, and the count falls 3 short), and "; tiles 13-14 (2m 2m) lie apart: a pung whose third
+    tile was not boxed? add it with --add 15=2m; or a concealed kong whose face-down tiles were not boxed? add
+    them with --add 13=0x,16=0x" for two tiles of one face off the hand's row, else "". ``backs``: (N,) bool, face-down detections;
     ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
     face-down, read 9p at 99 %). A group outside the hand region (:attr:`vision.layout.Geometry.hand_tiles`:
     boxes left out as doubtful) is passed over: the --add offered after it landed among the boxes left out,
@@ -1352,11 +1422,14 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
             # boxed (a tester's demo in haze, its kong's pink backs lost: 13 tiles, and the only advice was to
             # add a tile by its face, which made an exposed kong, 32 points at >99 % for 40). The count is one
             # short then: a kong counts 3
+            # (a pung's third tile not boxed is likelier, and named first: a reviewer followed the kong's advice
+            # on the demo with a 7s of its [777s] not boxed, and it read (7777s), 54 points for 40)
             nums = sorted(num[t] for t in g.tiles if t in num)
+            face = raw[g.tiles[0]]
             if len(nums) == 2:
-                out.append(f"; tiles {nums[0]}-{nums[1]} ({raw[g.tiles[0]]} {raw[g.tiles[0]]}) lie apart: a "
-                           f"concealed kong whose face-down tiles were not boxed? add them with "
-                           f"--add {nums[0]}={BACK},{nums[1] + 2}={BACK}")
+                out.append(f"; tiles {nums[0]}-{nums[1]} ({face} {face}) lie apart: a pung whose third tile was not "
+                           f"boxed? add it with --add {nums[1] + 1}={face}; or a concealed kong whose face-down tiles "
+                           f"were not boxed? add them with --add {nums[0]}={BACK},{nums[1] + 2}={BACK}")
     return "".join(out[:2])
 
 

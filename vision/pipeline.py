@@ -31,8 +31,9 @@ from scoring.notation import fold_suit_case, meld_from_tiles, parse_winning_tile
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TILES
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import (FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, REVIEW_BELOW, UNREAD_PLAYING, Reading,
-                     RegionRival, decode, format_confidence, number_after_hand, number_spans, with_left_out_melds)
+from .decode import (BROKEN_GROUP, BROKEN_GROUP_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, REVIEW_BELOW,
+                     UNREAD_PLAYING, Reading, RegionRival, decode, format_confidence, format_confidence_below,
+                     number_after_hand, number_spans, with_left_out_melds)
 from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector, QuarterAddedDetector, add_second,
                      load_detector, load_second_detector)
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
@@ -1182,7 +1183,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     def faces_frame(res: PhotoResult) -> PhotoResult:
         """``res``'s boxes read again in the photo turned so that its telling faces stand (180° from its frame
         when they read upside-down; a quarter turn either way when sideways, the higher joint kept): kept when
-        legal there and its faces stand (:func:`_faces_turned`), else ``res``. The boxes stay those found (a
+        legal there and its faces stand (:func:`_faces_turned`) — a reading of ``res`` not legal, legal there or
+        not, when its faces stand and it uses as many tiles —, else ``res``. The boxes stay those found (a
         turn can box a tile its upright photo missed: two composites, upright, were read turned 180°, their 8p
         set apart boxed only there, every character and 7p upside-down — right, but in the wrong frame, and a
         third so had a 6p read 4p at 98 %). One classifier pass per frame tried."""
@@ -1759,7 +1761,9 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     more tiles, e.g. a non-winner's 13 tiles, is no better) — it is not a reading under
     :data:`TURNED_SURE` whose tiles are mostly read sideways or upside down over one whose tiles stand
     (a calibration grid's unsure legal reading gave way to one turned 90° with all 19 tiles read
-    sideways), nor such a reading that uses fewer tiles than the one whose tiles stand, nor a reading legal
+    sideways) — unless that reading uses no tile at all (a tester's demo on a checked cloth read no tile of a
+    hand upright, and its hand only turned 180°, upside down there: :func:`read_photo` then reads it in the
+    frame where its faces stand) —, nor such a reading that uses fewer tiles than the one whose tiles stand, nor a reading legal
     only for a box of its hand read as a tile left out as a false detection over a legal one that left none
     out (:func:`_drops_a_read_tile`); or, of two turns neither legal,
     its tiles stand upright (:func:`_upright_tiles_win`)."""
@@ -2393,17 +2397,17 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
                       ruleset: Ruleset, context: Context, winning_tile, exposed, options,
                       retries: bool = True, given_bonus: frozenset[int] = frozenset(),
                       set_by_user: frozenset[int] = frozenset(), blank_kongs: bool = False,
-                      dropped: frozenset[int] = frozenset()) -> tuple[Layout, Reading]:
+                      dropped: frozenset[int] = frozenset(), tile_count: int | None = None) -> tuple[Layout, Reading]:
     """Layout + decoding of one candidate region, with the left-out-box retries of
     :func:`read_detections` (when ``retries``); ``given_bonus``: detections that are bonus tiles
     wherever they lie (:func:`vision.layout.assign_roles`); ``set_by_user``: detections whose tile the
     user gave (``--fix``, ``--add``), never taken for a concealed kong's backs
     (:func:`vision.layout.blank_backs`, tried when ``blank_kongs`` and the reading is not legal);
     ``dropped``: detections the user left out of the hand (``--fix POS=-``), never given a role
-    (not even a flower's far from the hand)."""
+    (not even a flower's far from the hand); ``tile_count``: :func:`_decode_region`'s."""
     geo = cand.geometry
     lay, reading = _decode_region(geo, det, readings, back, ruleset, context, winning_tile, exposed, options,
-                                  retries, given_bonus, set_by_user, dropped)
+                                  retries, given_bonus, set_by_user, dropped, tile_count)
     if reading.legal or not blank_kongs:
         return lay, reading
     # no legal reading: blank tiles (read as White dragons) among four side by side in a group may be a
@@ -2446,10 +2450,11 @@ def _decode_candidate(cand: Candidate, det: Detections, readings: TileReadings, 
 def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back: np.ndarray, ruleset: Ruleset,
                    context: Context, winning_tile, exposed, options, retries: bool,
                    given_bonus: frozenset[int], set_by_user: frozenset[int] = frozenset(),
-                   dropped: frozenset[int] = frozenset()) -> tuple[Layout, Reading]:
+                   dropped: frozenset[int] = frozenset(), tile_count: int | None = None) -> tuple[Layout, Reading]:
     """:func:`_decode_candidate`'s layout + decoding of one region with the given readings and
     face-down flags, and the left-out-box retries (a false detection; a dead hand's tile set apart,
-    :func:`_dead_hand_apart`)."""
+    :func:`_dead_hand_apart`); ``tile_count``: the hand's count when not the ruleset's
+    (:func:`vision.decode.decode`'s; :func:`_search_regions`'s eight-flower retry)."""
 
     def run(exclude: frozenset[int], tile_count: int | None = None):
         lay = assign_roles(geo, det, readings, winner=context.winner, exclude=exclude | dropped,
@@ -2458,16 +2463,7 @@ def _decode_region(geo: Geometry, det: Detections, readings: TileReadings, back:
                     options=options, face_down=back, tile_count=tile_count)
         return lay, rd
 
-    lay, reading = run(frozenset())
-    if (context.winner and not reading.legal and (reading.problem or "").startswith("found ")
-            and _hand_count(reading) == ruleset.hand_size
-            and set(BONUS_TILES) <= {t for t, r in zip(reading.tiles, reading.roles) if r == "bonus"}):
-        # a winner's hand a tile short with all eight flowers/seasons: hk-tw-16's instant 八隻花 win on the
-        # eighth, the 16 tiles held (004:44-46), read with that count; kept when the ruleset scores it (a
-        # tester's photo of it, every tile read, was refused: "a winning hand under hk-tw-16 has 17")
-        lay2, rd2 = run(frozenset(), ruleset.hand_size)
-        if rd2.legal:
-            lay, reading = lay2, rd2
+    lay, reading = run(frozenset(), tile_count)
     if retries and not reading.legal and (reading.problem or "").startswith("found "):  # a tile-count problem
         # never a tile the user set (--fix, --add): they said it is that tile
         # the doubtful boxes first: least tile-like by detector score × the classifier's reading
@@ -2596,6 +2592,32 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
         joint = (math.log(max(cand.prior, 1e-12)) + rd.score - rd.neighbours + _evidence(t, level, rd)) \
             if rd.legal else math.log(max(cand.prior, 1e-12)) + _count_penalty(rd)
         tried.append(_Tried(cand, lay, rd, joint))
+    if context.winner and tried and not any(t.reading.legal for t in tried):
+        # no region reads a winner's hand: a region a tile short with all eight flowers/seasons read is read again
+        # with the hand's size, hk-tw-16's instant 八隻花 win on the eighth, the 16 tiles held (004:44-46); kept
+        # when the ruleset scores it (a tester's photo of it, every tile read, was refused: "a winning hand under
+        # hk-tw-16 has 17"). Only then: a reviewer's 17-tile hand with its winning tile set apart, read legal at
+        # < 1 %, lost to the region that left the winning tile out, read as the instant win
+        for k, tr in enumerate(tried):
+            rd = tr.reading
+            if not ((rd.problem or "").startswith("found ") and _hand_count(rd) == ruleset.hand_size
+                    and set(BONUS_TILES) <= {x for x, r in zip(rd.tiles, rd.roles) if r == "bonus"}):
+                continue
+            # (nor when it leaves out a playing tile another region counts: the winning tile set apart)
+            mine = {i for i, r in enumerate(rd.roles) if r not in ("ignored", "bonus")}
+            if any(r not in ("ignored", "bonus") and i not in mine
+                   for t2 in tried if t2 is not tr for i, r in enumerate(t2.reading.roles)):
+                continue
+            try:
+                lay, rd2 = _decode_candidate(tr.candidate, det, readings, back, ruleset, context, winning_tile,
+                                             exposed, options, retries, given_bonus, set_by_user, blank_kongs,
+                                             dropped, tile_count=ruleset.hand_size)
+            except HandError:
+                continue
+            if rd2.legal:
+                joint = (math.log(max(tr.candidate.prior, 1e-12)) + rd2.score - rd2.neighbours
+                         + _evidence(t, level, rd2))
+                tried[k] = _Tried(tr.candidate, lay, rd2, joint)
     if refused is not None and not any(t.reading.legal for t in tried):
         raise refused  # the only legal readings contradict what the user said
     tried.sort(key=lambda t: (not t.reading.legal, -t.joint))
@@ -3441,7 +3463,10 @@ def summary(res: PhotoResult) -> str:
            + f", {n_hand} in the hand" + (f"; read with tile set {res.tileset!r}" if res.tileset else "")]
     out.append(f"reading: {r.notation}")
     if r.legal:
-        conf = f"confidence: {format_confidence(r.confidence)} that this reading is right (see docs/photo.md)"
+        # (under the review line, said so that it does not round up to it: "80% … under 80%" read as a contradiction)
+        under = score_confidence(res) < REVIEW_BELOW
+        shown = format_confidence_below(r.confidence, REVIEW_BELOW) if under else format_confidence(r.confidence)
+        conf = f"confidence: {shown} that this reading is right (see docs/photo.md)"
         least = least_sure_tile(res)
         if least is not None and least[1] < 0.8:
             conf += f"; least sure tile: {res.position(least[0])} ({least_words(res, least)})"
@@ -3465,6 +3490,10 @@ def summary(res: PhotoResult) -> str:
         if kongs:
             what = "a concealed kong" if kongs == 1 else "concealed kongs"
             conf += f"; ×{ONE_BACK_KONG ** kongs:g} of it is {what} shown with one face-down tile (see the note)"
+        broken = sum(1 for n in r.notes if BROKEN_GROUP_NOTE in n and n.startswith("unsure:"))
+        if broken:
+            conf += (f"; ×{BROKEN_GROUP ** broken:g} of it is tiles set apart like a meld taken as concealed tiles "
+                     f"of other sets (see the note)")
         if r.doubtful_boxes:
             f = math.prod(x for _, x in r.doubtful_boxes)
             conf += (f"; ×{f:.2g} of it is {'a doubtful box' if len(r.doubtful_boxes) == 1 else 'doubtful boxes'} "
@@ -3496,7 +3525,7 @@ def summary(res: PhotoResult) -> str:
         if wait:  # (a new user read ">99%" as the score's, which rested on a winning tile the photo did not mark)
             conf += (f"; but the score rests on the winning tile, which the photo does not mark: with one it "
                      f"scores {wait} (give it with --winning-tile)")
-        if score_confidence(res) < REVIEW_BELOW:
+        if under:
             # (a tester's 16-tile photo at 74 %, flagged unsure in --json's status and the history, was printed
             # with no word that it is under the line where batch marks a reading needs-review)
             conf += f"; under {REVIEW_BELOW:.0%}: check it against the photo before using the score"

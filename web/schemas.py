@@ -195,6 +195,8 @@ class TileOut(BaseModel):
 class GroupOut(BaseModel):
     tiles: list[int]
     row: int
+    main_row: bool = Field(False, description="the group lies in the hand's main row (the page places a face-down "
+                                              "tile added from it beside a group off that row)")
     role: str
 
 

@@ -764,7 +764,9 @@
   // tester could add no face-down tile on the page)
   function kongSpot(res) {
     const byPos = new Map((res.tiles || []).map((t) => [t.pos, t]));
-    for (const g of res.groups || []) {
+    // (the hand's groups first: a group with a back among the boxes left out may be a wall's or a discard's)
+    const groups = res.groups || [];
+    for (const g of [...groups.filter((x) => x.role !== "ignored"), ...groups.filter((x) => x.role === "ignored")]) {
       const ts = g.tiles.map((p) => byPos.get(p)).filter(Boolean);
       const down = ts.some((t) => t.face_down || t.raw === "0x" || t.tile === "0x");
       const twin = ts.length === 2 && !down && !g.main_row && ts[0].raw && ts[0].raw === ts[1].raw;
