@@ -580,6 +580,49 @@ def test_a_kongs_face_down_tiles_the_detector_missed_are_added_from_the_page(pag
             setattr(m, k, v)
 
 
+def test_a_pungs_third_tile_the_detector_missed_is_added_beside_it_from_the_page(page, scene, tmp_path):
+    # "+ Add a missed tile" places a tile before the hand's first concealed tile: a reviewer's 7s added so, the
+    # demo's [777s] short of it, made the pair apart and it a concealed pung, 42 points for 40. Render 13
+    # (… [333z] …) with one 3z of its exposed pung not boxed: 3z chosen goes beside the two left (app.js
+    # pungSpot), and the hand reads as with the 3z boxed
+    from dataclasses import fields
+
+    from playwright.sync_api import expect
+    from web_fakes import rendered_photo
+
+    from vision.pipeline import read_photo
+
+    r = rendered_photo(2026, 13)
+    drop = [i for i, c in enumerate(r.models.codes) if c == "3z"][-1]
+    keep = [i for i in range(len(r.models.codes)) if i != drop]
+    # (a 16-tile game's hand: read under hk-tw-16, every meld is the hand's)
+    boxed = read_photo(r.jpeg, "hk-tw-16", detector=r.models.detector, classifier=r.models.classifier)
+    assert "[333z]" in boxed.reading.notation, boxed.reading.notation
+    m = scene.models
+    saved = {f.name: getattr(m, f.name) for f in fields(m)}
+    try:
+        m.boxes, m.codes = r.models.boxes[keep], [r.models.codes[i] for i in keep]
+        m.poses, m.width, m.misread = [r.models.poses[i] for i in keep], r.models.width, {}
+        photo = tmp_path / "pung.jpg"
+        photo.write_bytes(r.jpeg)
+        page.click("#settings > summary")
+        page.select_option("#ruleset", "hk-tw-16")
+        page.click("#settings > summary")
+        page.set_input_files("#photo", str(photo))
+        page.wait_for_selector("#strip button.tile", timeout=30_000)
+        _idle(page)
+        assert "[333z]" not in page.text_content("#reading")
+        page.click("#add-tile")
+        page.wait_for_selector("#picker:not([hidden])")
+        page.click("#picker-grid button[data-code='3z']")
+        expect(page.locator("#reading")).to_have_text(boxed.reading.notation, timeout=30_000)
+        _idle(page)
+        assert page.is_hidden("#error"), page.text_content("#error")
+    finally:
+        for k, v in saved.items():
+            setattr(m, k, v)
+
+
 def test_leave_a_box_out_of_the_hand_and_put_it_back(page, scene, tmp_path):
     # a box that is not the hand's (clutter read as a tile) could only be set to another tile; the
     # picker's "Not in the hand" leaves it out ("-" fix), "Left out by you" lists it, and a tap puts it back
@@ -667,6 +710,14 @@ def test_a_box_left_out_can_be_tapped_on_the_photo(page, scene, tmp_path):
 #: the reader's messages that name a command-line flag (one of each form, example values filled in),
 #: each with the piece of vision/ source it comes from: the page must say them in its own words
 MESSAGES = [
+    # (two tiles of one face apart, a hand a tile short: both adds that may complete them, the face to pick said)
+    ("found 13 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; tiles "
+     "13-14 (2m 2m) lie apart: a pung whose third tile was not boxed? add it with --add 15=2m; or a concealed kong "
+     "whose face-down tiles were not boxed? add them with --add 13=0x,16=0x; add a tile the detector missed with "
+     "--add POS=TILE", "whose face-down tiles "),
+    ("unsure: tiles 10-12 (7s 7s 6z) lie apart like a meld, yet this reading takes them as concealed tiles of other "
+     "sets: a tile may lie on the meld, or one of them be misread: correct a tile with --fix POS=TILE, and leave out "
+     "one that is not the hand's with --fix POS=-", "and leave out one that is not the hand's"),
     ("unsure which bonus tile tile 2 is: 3y 51%, 3f 25% (tile 7 is read 3f) (correct it with --fix)",
      "(correct it with --fix)"),
     ("unsure: tile 15 (1f) near the hand, left out as a loose flower/season (35% that it is the hand's): count it "
@@ -818,6 +869,10 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     assert said == ("the tiles read make no hand (your corrections: tile 3 set to 5p, tile 13 not in the hand — check "
                     "them first: every other tile of the hand is read 95% sure or more)"), said
     assert "your corrections: {said}" in source  # (the source's wording, vision.pipeline)
+    said = dict(zip([t for t, _ in MESSAGES], page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))",
+                                                            [t for t, _ in MESSAGES])))[MESSAGES[0][0]]
+    assert ("add it with “+ Add a missed tile”, choosing 2m; or a concealed kong whose face-down tiles were not boxed? "
+            "add them with “+ Add a missed tile”, choosing Face down, then Face down") in said, said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", MESSAGES[-1][0])
     assert said.endswith("counted as the hand's 6z: tap it: “Not in the hand” if it is no tile, its face if it is "
                          "another"), said

@@ -680,8 +680,9 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                     f"unsure: the roles this reading needs are less likely ({share:.0%}) than a hand tile "
                     f"not being detected; check the tiles outside the main row",))
         reading = _unread_sureness(_bonus_sureness(reading, best[1].bonus_codes, readings, lay), readings, lay)
-        reading = _changed_sureness(reading, readings, lay)
-        if not override:
+        if not override:  # (the melds the user named may force a change: theirs to say)
+            reading = _changed_sureness(reading, readings, lay)
+        if not override and forced_win is None:  # (the forced winning tile's doubt weighs a meld made concealed)
             reading = _broken_group_sureness(reading, lay)
         reading = _left_out_sureness(reading, readings, lay)
         if not override:
@@ -1085,15 +1086,16 @@ CHANGED_NOTE = "to make a legal hand: if the tile is as read, something else in 
 
 def _changed_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
     """``reading`` with its confidence × o / (o + :data:`CHANGED_ODDS`), o the classifier's odds for the tiles it
-    changes (Π p(tile taken) / p(tile read) over its changed playing tiles; flowers/seasons, backs and tiles
-    not read as playing tiles, :func:`_unread_sureness`'s, left out), and a note naming them when that is under
-    0.8. The confidence is the reading's share among the legal readings found, so the only legal reading was
+    changes (Π p(tile taken) / p(tile read) over its changed playing tiles; flowers/seasons, backs, a concealed
+    kong's tiles — its faces must match, and a pale back read as a face scores the same kong — and tiles not read
+    as playing tiles, :func:`_unread_sureness`'s, left out), and a note naming them when that is under 0.8. Not
+    applied with melds the user named (``--exposed``), which may force the change. The confidence is the reading's share among the legal readings found, so the only legal reading was
     sure however unlikely its changes: a tester's stray 3m lying on the demo's kong was read with a 2m read at
     99 % taken as 1m (0.6 %), 26 points for 40 at 98 %; a 6p read at 96 % taken as 8p, at 96 %."""
     odds, named = 1.0, []
     for p in reading.changed:
         t, r = reading.tiles[p], reading.raw[p]
-        if (reading.roles[p] in ("bonus", "ignored") or t in (None, BACK) or r in (None, BACK)
+        if (reading.roles[p] in ("bonus", "ignored", "concealed-kong") or t in (None, BACK) or r in (None, BACK)
                 or t not in CLASS_INDEX or r not in CLASS_INDEX or float(readings.probs[p, :_PLAY].sum()) < UNREAD_PLAYING):
             continue
         q_new, q_raw = float(readings.probs[p, CLASS_INDEX[t]]), float(readings.probs[p, CLASS_INDEX[r]])
@@ -1125,20 +1127,25 @@ def _broken_group_sureness(reading: Reading, lay: Layout) -> Reading:
     offers as an exposed meld (prior ≥ :data:`UNNAMED_MELD`) and that the reading takes as concealed tiles whose
     faces, as taken, make no meld, and a note naming it. A hand's tiles set apart are its melds; read as concealed
     tiles that go into other sets, something else is off — a tile lying on the meld: a tester's stray 發 lying on
-    a 7s of the demo's exposed 777s was read 77s + 666z with two 6z of the row, 88 points for 40 at 99 %. Not for
-    melds the user named (``--exposed``)."""
+    a 7s of the demo's exposed 777s was read 77s + 666z with two 6z of the row, 88 points for 40 at 99 %. Only a
+    group off the hand's main row; not for melds the user named (``--exposed``), nor with a winning tile given
+    (``--winning-tile``: :func:`_forced_win_sureness` weighs a meld it makes concealed)."""
     conf, notes = reading.confidence, list(reading.notes)
     num = _numbers(lay)
     for g in lay.groups:
         p = max((o.prior for o in g.options if o.role == "exposed"), default=0.0)
         faces = [reading.tiles[t] for t in g.tiles]
-        if (len(g.tiles) not in (3, 4) or p < UNNAMED_MELD or any(reading.roles[t] != "concealed" for t in g.tiles)
+        # (off the hand's row only: a stretch of the concealed row split off by a gap is offered as a meld too, and
+        # a reviewer's 14 tiles in one row with two gaps had been halved)
+        if (len(g.tiles) not in (3, 4) or p < UNNAMED_MELD or g.row == lay.geometry.main_row
+                or any(reading.roles[t] != "concealed" for t in g.tiles)
                 or any(f is None or f not in PLAYING_TILES for f in faces) or _is_meld(faces)):
             continue
         conf *= BROKEN_GROUP
         span = _tiles_span(sorted(num[t] for t in g.tiles if t in num))
-        notes.append(f"unsure: {span} ({' '.join(faces)}) {BROKEN_GROUP_NOTE}: if a tile lies on the meld, or one of "
-                     f"them is misread, check it (--fix POS=- for a tile that is not the hand's, --fix POS=TILE for one misread)")
+        notes.append(f"unsure: {span} ({' '.join(faces)}) {BROKEN_GROUP_NOTE}: a tile may lie on the meld, or one of "
+                     f"them be misread: correct a tile with --fix POS=TILE, and leave out one that is not the hand's "
+                     f"with --fix POS=-")
     return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
 
 

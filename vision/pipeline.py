@@ -2603,10 +2603,11 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
             if not ((rd.problem or "").startswith("found ") and _hand_count(rd) == ruleset.hand_size
                     and set(BONUS_TILES) <= {x for x, r in zip(rd.tiles, rd.roles) if r == "bonus"}):
                 continue
-            # (nor when it leaves out a playing tile another region counts: the winning tile set apart)
+            # (nor when another region counts its playing tiles and more: the winning tile set apart; a region of
+            # other tiles, discards, another player's, is no matter: a reviewer's)
             mine = {i for i, r in enumerate(rd.roles) if r not in ("ignored", "bonus")}
-            if any(r not in ("ignored", "bonus") and i not in mine
-                   for t2 in tried if t2 is not tr for i, r in enumerate(t2.reading.roles)):
+            if any(mine < {i for i, r in enumerate(t2.reading.roles) if r not in ("ignored", "bonus")}
+                   for t2 in tried if t2 is not tr):
                 continue
             try:
                 lay, rd2 = _decode_candidate(tr.candidate, det, readings, back, ruleset, context, winning_tile,
@@ -3520,7 +3521,7 @@ def summary(res: PhotoResult) -> str:
             share = next((w for w in (f"{f:.2g}", f"{f:.3g}") if w != "1"), "0.999")
             conf += (f"; ×{share} of it is {what}, which cannot change the score under "
                      f"{sc.ruleset}: the score is "
-                     f"{format_confidence(sure)} sure" + (" (see the notes)" if noted else ""))
+                     f"{format_confidence_below(sure, REVIEW_BELOW)} sure" + (" (see the notes)" if noted else ""))
         wait = unmarked_wait_span(res)
         if wait:  # (a new user read ">99%" as the score's, which rested on a winning tile the photo did not mark)
             conf += (f"; but the score rests on the winning tile, which the photo does not mark: with one it "

@@ -372,7 +372,12 @@
     // (a loose flower's note: the page's button chooses the place, so only the faces to pick are said)
     [/count (it|them) with --add (\d+=\w+(?:,\d+=\w+)*)/g,
      (m, it, adds) => `count ${it} with “+ Add a missed tile”, choosing ` + adds.split(",").map((a) => a.split("=")[1]).join(", then ")],
-    [/add (it|them) with --add(?: \d+=\w+(?:,\d+=\w+)*)?/g, "add $1 with “+ Add a missed tile”"],
+    // (the face to pick is said, Face down for 0x: a reviewer's page said only "add it with “+ Add a missed tile”"
+    // of a pung's third tile, 7s)
+    [/add (it|them) with --add (\d+=\w+(?:,\d+=\w+)*)/g,
+     (m, it, adds) => `add ${it} with “+ Add a missed tile”, choosing ` +
+       adds.split(",").map((a) => (a.split("=")[1] === "0x" ? "Face down" : a.split("=")[1])).join(", then ")],
+    [/add (it|them) with --add/g, "add $1 with “+ Add a missed tile”"],
     [/with --add(?: POS=TILE| \d+=\w+)?/g, "with “+ Add a missed tile”"],
     [/\(--add\)/g, "(“+ Add a missed tile”)"],
     [/--add (\d+)=(\w+):/g, "Adding $2 as tile $1:"],
@@ -775,10 +780,23 @@
     return null;
   }
 
+  // where a playing tile added with "+ Add a missed tile" goes when two tiles of its face lie apart off the hand's
+  // row (a pung whose third tile was not boxed): after them, as the reader's note says; null otherwise (the
+  // button's place: a reviewer's 7s added there made the pair apart and it a concealed pung, 42 points for 40)
+  function pungSpot(res, code) {
+    const byPos = new Map((res.tiles || []).map((t) => [t.pos, t]));
+    for (const g of res.groups || []) {
+      const ts = g.tiles.map((p) => byPos.get(p)).filter(Boolean);
+      if (ts.length === 2 && !g.main_row && ts.every((t) => t.raw === code && !t.face_down)) return Math.max(...g.tiles) + 1;
+    }
+    return null;
+  }
+
   function choose(code) {
     let pos = state.pickPos;
     if (pos === null) return;
     if (state.adding && code === "0x" && state.last) pos = kongSpot(state.last) ?? pos;
+    else if (state.adding && state.last) pos = pungSpot(state.last, code) ?? pos;
     const j = state.adding ? -1 : addedAt(pos);
     keepBefore();
     if (state.adding) {  // tiles from `pos` on move up by one: so do their fixes
