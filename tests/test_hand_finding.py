@@ -585,6 +585,17 @@ def test_a_small_hand_on_a_plaid_cloth_is_read_in_parts(demo_models):
     # legal, so it was never read in parts (its boxes were large, and mostly turned: the quarter turns were left
     # as its remedy, and they box the cloth too): "88888888888888888p669999999s". A reading not legal is read in
     # parts whatever its boxes' size and turn (the parts' reading is kept only when legal and its tiles stand)
+    y, x = np.mgrid[0:3000, 0:4000]
+    band = 0.5 * (np.sin(x / 120 * np.pi) > 0.6) + 0.5 * (np.sin(y / 120 * np.pi) > 0.6)
+    fine = 0.2 * ((x // 31) % 2) * ((y // 31) % 2)
+    a = np.clip(band + fine, 0, 1)[..., None]
+    res = _demo_on_cloth(demo_models, (np.array([230, 210, 120]) * (1 - a) + np.array([60, 120, 60]) * a))
+    assert res.turned == 0 and "late parts pass" in res.timings, res.timings
+
+
+def _demo_on_cloth(demo_models, cloth: np.ndarray):
+    """The demo 600 px wide in the middle of ``cloth`` ((3000, 4000, 3) RGB), read as a JPEG of quality 90; its
+    reading asserted to be the demo's hand (its melds as shown, the order of its tiles aside)."""
     import io as _io
     import json
 
@@ -593,12 +604,7 @@ def test_a_small_hand_on_a_plaid_cloth_is_read_in_parts(demo_models):
     from vision.pipeline import DEMO_PHOTO, DEMO_TRUTH, read_photo
 
     det, cls = demo_models
-    y, x = np.mgrid[0:3000, 0:4000]
-    band = 0.5 * (np.sin(x / 120 * np.pi) > 0.6) + 0.5 * (np.sin(y / 120 * np.pi) > 0.6)
-    fine = 0.2 * ((x // 31) % 2) * ((y // 31) % 2)
-    a = np.clip(band + fine, 0, 1)[..., None]
-    cloth = (np.array([230, 210, 120]) * (1 - a) + np.array([60, 120, 60]) * a).astype(np.uint8)
-    im = Image.fromarray(cloth)
+    im = Image.fromarray(cloth.astype(np.uint8))
     demo = Image.open(DEMO_PHOTO).convert("RGB")
     w = 600
     h = round(demo.size[1] * w / demo.size[0])
@@ -608,7 +614,7 @@ def test_a_small_hand_on_a_plaid_cloth_is_read_in_parts(demo_models):
     res = read_photo(buf.getvalue(), "nts", detector=det, classifier=cls)
     truth = _canonical(parse_hand(json.loads(DEMO_TRUTH.read_text())["notation"]))
     assert res.reading.legal and _canonical(res.reading.hand) == truth, res.reading.notation
-    assert res.turned == 0 and "late parts pass" in res.timings, res.timings
+    return res
 
 
 @needs_models
@@ -620,27 +626,9 @@ def test_a_small_hand_on_a_checked_cloth_read_only_turned_is_read_as_it_stands(d
     # (vision.pipeline._turn_replaces), and (b) a reading not legal whose faces read upside-down is read again
     # in the frame where they stand (read_photo's faces_frame): there the 7p, read 6p upside-down at 99 %, is
     # a 7p, and the hand is the demo's
-    import io as _io
-    import json
-
-    from PIL import Image
-
-    from vision.pipeline import DEMO_PHOTO, DEMO_TRUTH, read_photo
-
-    det, cls = demo_models
     y, x = np.mgrid[0:3000, 0:4000]
     a = ((x // 120 + y // 120) % 2).astype(np.float32)[..., None]
-    cloth = (np.array([235, 230, 220]) * (1 - a) + np.array([200, 40, 40]) * a).astype(np.uint8)
-    im = Image.fromarray(cloth)
-    demo = Image.open(DEMO_PHOTO).convert("RGB")
-    w = 600
-    h = round(demo.size[1] * w / demo.size[0])
-    im.paste(demo.resize((w, h), Image.Resampling.LANCZOS), ((4000 - w) // 2, (3000 - h) // 2))
-    buf = _io.BytesIO()
-    im.save(buf, "JPEG", quality=90)
-    res = read_photo(buf.getvalue(), "nts", detector=det, classifier=cls)
-    truth = _canonical(parse_hand(json.loads(DEMO_TRUTH.read_text())["notation"]))
-    assert res.reading.legal and _canonical(res.reading.hand) == truth, res.reading.notation
+    res = _demo_on_cloth(demo_models, (np.array([235, 230, 220]) * (1 - a) + np.array([200, 40, 40]) * a))
     assert res.turned == 0 and res.faces_frame and res.faces_from == 180, (res.turned, res.faces_frame)
 
 

@@ -12,6 +12,7 @@ Skips with a reason when /usr/bin/chromium or the playwright package is missing.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -129,10 +130,10 @@ def _score_typed(pg, notation: str, ruleset: str | None = None, shown: str = "#t
     _idle(pg)
 
 
-def _upload(pg, scene, tmp_path) -> None:
-    """Choose the scene's photo on the page and wait until its reading is shown."""
+def _upload(pg, scene, tmp_path, jpeg: bytes | None = None) -> None:
+    """Choose the scene's photo (or ``jpeg``) on the page and wait until its reading is shown."""
     photo = tmp_path / "hand.jpg"
-    photo.write_bytes(scene.jpeg)
+    photo.write_bytes(scene.jpeg if jpeg is None else jpeg)
     pg.set_input_files("#photo", str(photo))
     pg.wait_for_selector("#strip button.tile", timeout=30_000)
     _idle(pg)
@@ -540,41 +541,48 @@ def test_a_kongs_face_down_tiles_the_detector_missed_are_added_from_the_page(pag
     # …"). Render 20 (123m234p567s11z [456s] (2222s) +14f124y win:2m) with its kong's two backs not boxed: 2s 2s
     # lie apart. Face down, added twice from the page, goes beside them each time (app.js kongSpot, as
     # vision.pipeline.add_tiles takes it), and the hand is read with its kong, as with the backs boxed
-    from dataclasses import fields
-
     from playwright.sync_api import expect
     from web_fakes import rendered_photo
 
     r = rendered_photo(2026, 20)
     keep = [i for i, c in enumerate(r.models.codes) if c != "0x"]
     assert "(2222s)" in r.notation and len(keep) == len(r.models.codes) - 2
-    m = scene.models  # (the server reads with it: its fields are swapped for this photo's, then put back)
-    saved = {f.name: getattr(m, f.name) for f in fields(m)}
-    try:
-        m.boxes, m.codes = r.models.boxes[keep], [r.models.codes[i] for i in keep]
-        m.poses, m.width, m.misread = [r.models.poses[i] for i in keep], r.models.width, {}
-        photo = tmp_path / "kong.jpg"
-        photo.write_bytes(r.jpeg)
-        page.set_input_files("#photo", str(photo))
-        page.wait_for_selector("#strip button.tile", timeout=30_000)
-        _idle(page)
+    with _reading_with(scene, r, keep):
+        _upload(page, scene, tmp_path, r.jpeg)
         assert "(2222s)" not in page.text_content("#reading")
-        page.click("#add-tile")
-        page.wait_for_selector("#picker:not([hidden])")
-        page.click("#picker-grid button[data-code='0x']")
+        _add_missed(page, "0x")
         # (three tiles with a face-down one, no kong yet: left out of the hand, the note says it was added)
         page.wait_for_selector("#reading-notes li:has-text('(0x) added by you')", timeout=30_000)
         _idle(page)
         assert page.is_hidden("#error"), page.text_content("#error")
-        page.click("#add-tile")
-        page.wait_for_selector("#picker:not([hidden])")
-        page.click("#picker-grid button[data-code='0x']")
+        _add_missed(page, "0x")
         expect(page.locator("#reading")).to_contain_text("(2222s)", timeout=30_000)
         # (as the photo reads with the backs boxed: the render's layout leaves its 2m's out either way)
         from vision.pipeline import read_photo
 
         boxed = read_photo(r.jpeg, "nts", detector=r.models.detector, classifier=r.models.classifier)
         assert page.text_content("#reading") == boxed.reading.notation, (page.text_content("#reading"), boxed)
+
+
+def _add_missed(pg, code: str) -> None:
+    """“+ Add a missed tile”, then ``code`` in the picker."""
+    pg.click("#add-tile")
+    pg.wait_for_selector("#picker:not([hidden])")
+    pg.click(f"#picker-grid button[data-code='{code}']")
+
+
+@contextlib.contextmanager
+def _reading_with(scene, r, keep):
+    """The server's models (the ``scene``'s, which it reads with) read the render ``r``'s boxes ``keep`` (their
+    fields swapped for these, then put back)."""
+    from dataclasses import fields
+
+    m = scene.models
+    saved = {f.name: getattr(m, f.name) for f in fields(m)}
+    try:
+        m.boxes, m.codes = r.models.boxes[keep], [r.models.codes[i] for i in keep]
+        m.poses, m.width, m.misread = [r.models.poses[i] for i in keep], r.models.width, {}
+        yield
     finally:
         for k, v in saved.items():
             setattr(m, k, v)
@@ -585,8 +593,6 @@ def test_a_pungs_third_tile_the_detector_missed_is_added_beside_it_from_the_page
     # demo's [777s] short of it, made the pair apart and it a concealed pung, 42 points for 40. Render 13
     # (… [333z] …) with one 3z of its exposed pung not boxed: 3z chosen goes beside the two left (app.js
     # pungSpot), and the hand reads as with the 3z boxed
-    from dataclasses import fields
-
     from playwright.sync_api import expect
     from web_fakes import rendered_photo
 
@@ -598,29 +604,16 @@ def test_a_pungs_third_tile_the_detector_missed_is_added_beside_it_from_the_page
     # (a 16-tile game's hand: read under hk-tw-16, every meld is the hand's)
     boxed = read_photo(r.jpeg, "hk-tw-16", detector=r.models.detector, classifier=r.models.classifier)
     assert "[333z]" in boxed.reading.notation, boxed.reading.notation
-    m = scene.models
-    saved = {f.name: getattr(m, f.name) for f in fields(m)}
-    try:
-        m.boxes, m.codes = r.models.boxes[keep], [r.models.codes[i] for i in keep]
-        m.poses, m.width, m.misread = [r.models.poses[i] for i in keep], r.models.width, {}
-        photo = tmp_path / "pung.jpg"
-        photo.write_bytes(r.jpeg)
+    with _reading_with(scene, r, keep):
         page.click("#settings > summary")
         page.select_option("#ruleset", "hk-tw-16")
         page.click("#settings > summary")
-        page.set_input_files("#photo", str(photo))
-        page.wait_for_selector("#strip button.tile", timeout=30_000)
-        _idle(page)
+        _upload(page, scene, tmp_path, r.jpeg)
         assert "[333z]" not in page.text_content("#reading")
-        page.click("#add-tile")
-        page.wait_for_selector("#picker:not([hidden])")
-        page.click("#picker-grid button[data-code='3z']")
+        _add_missed(page, "3z")
         expect(page.locator("#reading")).to_have_text(boxed.reading.notation, timeout=30_000)
         _idle(page)
         assert page.is_hidden("#error"), page.text_content("#error")
-    finally:
-        for k, v in saved.items():
-            setattr(m, k, v)
 
 
 def test_leave_a_box_out_of_the_hand_and_put_it_back(page, scene, tmp_path):
