@@ -1089,14 +1089,15 @@ def _changed_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> 
     changes (Π p(tile taken) / p(tile read) over its changed playing tiles; flowers/seasons, backs, a concealed
     kong's tiles — its faces must match, and a pale back read as a face scores the same kong — and tiles not read
     as playing tiles, :func:`_unread_sureness`'s, left out), and a note naming them when that is under 0.8. Not
-    applied with melds the user named (``--exposed``), which may force the change. The confidence is the reading's share among the legal readings found, so the only legal reading was
-    sure however unlikely its changes: a tester's stray 3m lying on the demo's kong was read with a 2m read at
+    applied with melds the user named (``--exposed``), which may force the change. The confidence is the reading's
+    share among the legal readings found, so the only legal reading was sure however unlikely its changes: a tester's stray 3m lying on the demo's kong was read with a 2m read at
     99 % taken as 1m (0.6 %), 26 points for 40 at 98 %; a 6p read at 96 % taken as 8p, at 96 %."""
     odds, named = 1.0, []
     for p in reading.changed:
         t, r = reading.tiles[p], reading.raw[p]
         if (reading.roles[p] in ("bonus", "ignored", "concealed-kong") or t in (None, BACK) or r in (None, BACK)
-                or t not in CLASS_INDEX or r not in CLASS_INDEX or float(readings.probs[p, :_PLAY].sum()) < UNREAD_PLAYING):
+                or t not in CLASS_INDEX or r not in CLASS_INDEX
+                or float(readings.probs[p, :_PLAY].sum()) < UNREAD_PLAYING):
             continue
         q_new, q_raw = float(readings.probs[p, CLASS_INDEX[t]]), float(readings.probs[p, CLASS_INDEX[r]])
         odds *= q_new / max(q_raw, 1e-9)
@@ -1403,8 +1404,8 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
     each group of 1-3 tiles with a face-down one (a concealed kong whose fourth tile was not detected
     reads as no meld, and the count falls 3 short), and "; tiles 13-14 (2m 2m) lie apart: a pung whose third
     tile was not boxed? add it with --add 15=2m; or a concealed kong whose face-down tiles were not boxed? add
-    them with --add 13=0x,16=0x" for two tiles of one face off the hand's row, else "". ``backs``: (N,) bool, face-down detections;
-    ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
+    them with --add 13=0x,16=0x" for two tiles of one face off the hand's row, else "". ``backs``: (N,) bool,
+    face-down detections; ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
     face-down, read 9p at 99 %). A group outside the hand region (:attr:`vision.layout.Geometry.hand_tiles`:
     boxes left out as doubtful) is passed over: the --add offered after it landed among the boxes left out,
     and was refused, naming another --add (a loop)."""
@@ -1425,12 +1426,11 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
         elif (len(g.tiles) == 2 and g.row != lay.geometry.main_row and len({raw[t] if raw else None
                                                                                for t in g.tiles}) == 1
               and raw and raw[g.tiles[0]] in PLAYING_TILES and not any(bool(backs[t]) for t in g.tiles)):
-            # two tiles of one face lying apart, off the hand's row: a concealed kong whose two backs were not
-            # boxed (a tester's demo in haze, its kong's pink backs lost: 13 tiles, and the only advice was to
-            # add a tile by its face, which made an exposed kong, 32 points at >99 % for 40). The count is one
-            # short then: a kong counts 3
-            # (a pung's third tile not boxed is likelier, and named first: a reviewer followed the kong's advice
-            # on the demo with a 7s of its [777s] not boxed, and it read (7777s), 54 points for 40)
+            # two tiles of one face lying apart, off the hand's row, the count one short: a pung whose third tile
+            # was not boxed, likelier and named first (a reviewer followed the kong's advice alone on the demo with
+            # a 7s of its [777s] not boxed: (7777s), 54 points for 40), or a concealed kong whose two backs were not
+            # boxed (a tester's demo in haze, its kong's pink backs lost: the only advice was to add a tile by its
+            # face, which made an exposed kong, 32 points at >99 % for 40)
             nums = sorted(num[t] for t in g.tiles if t in num)
             face = raw[g.tiles[0]]
             if len(nums) == 2:

@@ -31,9 +31,9 @@ from scoring.notation import fold_suit_case, meld_from_tiles, parse_winning_tile
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TILES
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import (BROKEN_GROUP, BROKEN_GROUP_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, REVIEW_BELOW,
-                     UNREAD_PLAYING, Reading, RegionRival, decode, format_confidence, format_confidence_below,
-                     number_after_hand, number_spans, with_left_out_melds)
+from .decode import (BROKEN_GROUP, BROKEN_GROUP_NOTE, CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE,
+                     REVIEW_BELOW, UNREAD_PLAYING, Reading, RegionRival, decode, format_confidence,
+                     format_confidence_below, number_after_hand, number_spans, with_left_out_melds)
 from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector, QuarterAddedDetector, add_second,
                      load_detector, load_second_detector)
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
@@ -1763,7 +1763,8 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     (a calibration grid's unsure legal reading gave way to one turned 90° with all 19 tiles read
     sideways) — unless that reading uses no tile at all (a tester's demo on a checked cloth read no tile of a
     hand upright, and its hand only turned 180°, upside down there: :func:`read_photo` then reads it in the
-    frame where its faces stand) —, nor such a reading that uses fewer tiles than the one whose tiles stand, nor a reading legal
+    frame where its faces stand) —, nor such a reading that uses fewer
+    tiles than the one whose tiles stand, nor a reading legal
     only for a box of its hand read as a tile left out as a false detection over a legal one that left none
     out (:func:`_drops_a_read_tile`); or, of two turns neither legal,
     its tiles stand upright (:func:`_upright_tiles_win`)."""
@@ -3474,6 +3475,8 @@ def summary(res: PhotoResult) -> str:
         if r.changed:
             ch = ", ".join(f"tile {res.position(i)} {r.raw[i]}→{r.tiles[i]}" for i in r.changed)
             conf += f"; changed to make a legal hand: {ch}"
+            if any(CHANGED_NOTE in n for n in r.notes):  # (the classifier was sure of them as read: a reviewer's)
+                conf += " (much of the doubt: the classifier read them surely as they were, see the note)"
         if read_as_unsaid_non_winner(r):
             # (a new user read a right reading's "50%" as "the tiles are a coin-flip")
             conf += (f"; ×{UNSAID_NON_WINNER:g} of it is whether the hand won, which the photo cannot say "

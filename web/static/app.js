@@ -601,7 +601,8 @@
       // (a tile the reading changed is shown as changed: a tester read "tile 1, read as 1f" beside a 1y)
       const shownTile = (res.tiles || []).find((t) => t.pos === least.pos);
       const taken = shownTile && shownTile.tile && shownTile.tile !== least.tile ? `, taken as ${shownTile.tile}` : "";
-      box.append(` Least sure: tile ${least.pos}, read as ${least.tile} (${percentSure(least.probability)} sure)${taken}.` +
+      box.append(` Least sure: tile ${least.pos}, read as ${least.tile} (${percentSure(least.probability)} sure)` +
+                 `${taken}.` +
                  " Tap a wrong tile to correct it" + (notes ? "; " + notes + "." : "."));
       box.append(h("button", { type: "button", class: "check-tile", "data-pos": least.pos,
                                onclick: () => openPicker(least.pos) }, `Check tile ${least.pos}`));
@@ -787,7 +788,8 @@
     const byPos = new Map((res.tiles || []).map((t) => [t.pos, t]));
     for (const g of res.groups || []) {
       const ts = g.tiles.map((p) => byPos.get(p)).filter(Boolean);
-      if (ts.length === 2 && !g.main_row && ts.every((t) => t.raw === code && !t.face_down)) return Math.max(...g.tiles) + 1;
+      const twin = ts.length === 2 && !g.main_row && ts.every((t) => t.raw === code && !t.face_down);
+      if (twin) return Math.max(...g.tiles) + 1;
     }
     return null;
   }
