@@ -1442,3 +1442,12 @@ def test_a_straight_completed_by_the_winning_discard_cites_discard_set():
     for win, how in (("5m", "wall"), ("2s", "discard")):
         line = next(ln for ln in score("123m456m789m234s678s99p", win, win_by=how).lines if ln.rule.endswith("-dragon"))
         assert (line.rule, line.points) == ("concealed-dragon", 20) and "discard_set" not in line.option, (win, line)
+    # 四歸四 likewise (a tester's): 123m ×4 456s 99p won on a discard of 3m. 004:5-6 四歸四 20 each, 暗 40 each
+    # when the four chows are concealed (four_identical_returns=concealed-doubles, 004-08); the chow completed by
+    # the discard is exposed by default (discard_set, 004-09): 3 × 20 = 60, discard_set cited; concealed: 3 × 40
+    r = score("123m123m123m123m456s99p", "3m")
+    line = next(ln for ln in r.lines if ln.rule.startswith("four-returns-four"))
+    assert (line.rule, line.points) == ("four-returns-four", 60) and "discard_set=exposed" in line.option, line
+    r = score("123m123m123m123m456s99p", "3m", {"discard_set": "concealed"})
+    line = next(ln for ln in r.lines if ln.rule.startswith("four-returns-four"))
+    assert (line.rule, line.points) == ("four-returns-four-concealed", 120) and "discard_set=concealed" in line.option

@@ -429,19 +429,21 @@ def test_a_concealed_kong_whose_two_backs_were_missed_is_named_with_the_adds_tha
     photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
     res = read_detections(photo, det, rd, NTS, Context())
     assert not res.reading.legal
-    assert "; tiles 13-14 (2m 2m) lie apart: a pung whose third tile was not boxed? add it with --add 15=2m; or a " \
-           "concealed kong whose face-down tiles were not boxed? add them with --add 13=0x,16=0x; add a tile the " \
-           "detector missed" in res.reading.problem, res.reading.problem
+    assert "; tiles 13-14 (2m 2m) lie apart, a meld short of its tiles? look at the photo: a pung whose third tile " \
+           "was not boxed, add it with --add 15=2m; a concealed kong whose two face-down tiles were not boxed, add " \
+           "them with --add 13=0x,16=0x; add a tile the detector missed" in res.reading.problem, res.reading.problem
     done = read_detections(photo, det, rd, NTS, Context(), additions=[(13, "0x"), (16, "0x")],
                            shown=res.layout.geometry)
     assert done.reading.legal and done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", \
         (done.reading.notation, done.reading.problem)
-    # the demo with a 7s of its [777s] not boxed: 7s 7s lie apart too, and the pung's third tile, named first,
-    # reads the demo's hand (a reviewer followed the kong's adds alone: (7777s), 54 points for 40)
+    # the demo with a 7s of its [777s] not boxed: 7s 7s lie apart too, and the pung's third tile, named with the
+    # kong's backs for the user to choose by looking, reads the demo's hand (a reviewer followed the kong's adds
+    # alone: (7777s), 54 points for 40)
     last7 = [i for i, t in enumerate(meta["tiles"]) if t["tile"] == "7s"][-1]
     det7, rd7 = _scene(meta, [i for i in range(len(meta["tiles"])) if i != last7])
     short = read_detections(photo, det7, rd7, NTS, Context())
-    assert "; tiles 10-11 (7s 7s) lie apart: a pung whose third tile was not boxed? add it with --add 12=7s;" in \
+    assert "; tiles 10-11 (7s 7s) lie apart, a meld short of its tiles? look at the photo: a pung whose third tile " \
+           "was not boxed, add it with --add 12=7s;" in \
         short.reading.problem, short.reading.problem
     done = read_detections(photo, det7, rd7, NTS, Context(), additions=[(12, "7s")], shown=short.layout.geometry)
     assert done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", done.reading.notation

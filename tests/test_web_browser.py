@@ -705,9 +705,9 @@ def test_a_box_left_out_can_be_tapped_on_the_photo(page, scene, tmp_path):
 MESSAGES = [
     # (two tiles of one face apart, a hand a tile short: both adds that may complete them, the face to pick said)
     ("found 13 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; tiles "
-     "13-14 (2m 2m) lie apart: a pung whose third tile was not boxed? add it with --add 15=2m; or a concealed kong "
-     "whose face-down tiles were not boxed? add them with --add 13=0x,16=0x; add a tile the detector missed with "
-     "--add POS=TILE", "whose face-down tiles "),
+     "13-14 (2m 2m) lie apart, a meld short of its tiles? look at the photo: a pung whose third tile was not boxed, "
+     "add it with --add 15=2m; a concealed kong whose two face-down tiles were not boxed, add them with "
+     "--add 13=0x,16=0x; add a tile the detector missed with --add POS=TILE", "whose two face-down tiles "),
     ("unsure: tiles 10-12 (7s 7s 6z) lie apart like a meld, yet this reading takes them as concealed tiles of other "
      "sets: a tile may lie on the meld, or one of them be misread: correct a tile with --fix POS=TILE, and leave out "
      "one that is not the hand's with --fix POS=-", "and leave out one that is not the hand's"),
@@ -864,8 +864,8 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     assert "your corrections: {said}" in source  # (the source's wording, vision.pipeline)
     said = dict(zip([t for t, _ in MESSAGES], page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))",
                                                             [t for t, _ in MESSAGES])))[MESSAGES[0][0]]
-    assert ("add it with “+ Add a missed tile”, choosing 2m; or a concealed kong whose face-down tiles were not boxed? "
-            "add them with “+ Add a missed tile”, choosing Face down, then Face down") in said, said
+    assert ("add it with “+ Add a missed tile”, choosing 2m; a concealed kong whose two face-down tiles were not "
+            "boxed, add them with “+ Add a missed tile”, choosing Face down, then Face down") in said, said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", MESSAGES[-1][0])
     assert said.endswith("counted as the hand's 6z: tap it: “Not in the hand” if it is no tile, its face if it is "
                          "another"), said

@@ -1402,9 +1402,11 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
 def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] = ()) -> str:
     """"; tiles 13-15 hold a face-down tile: a concealed kong short of one? add it with --add 16=0x" for
     each group of 1-3 tiles with a face-down one (a concealed kong whose fourth tile was not detected
-    reads as no meld, and the count falls 3 short), and "; tiles 13-14 (2m 2m) lie apart: a pung whose third
-    tile was not boxed? add it with --add 15=2m; or a concealed kong whose face-down tiles were not boxed? add
-    them with --add 13=0x,16=0x" for two tiles of one face off the hand's row, else "". ``backs``: (N,) bool,
+    reads as no meld, and the count falls 3 short), and "; tiles 13-14 (2m 2m) lie apart, a meld short of its
+    tiles? look at the photo: a pung whose third tile was not boxed, add it with --add 15=2m; a concealed kong
+    whose two face-down tiles were not boxed, add them with --add 13=0x,16=0x" for two tiles of one face off the
+    hand's row (either add alone makes a legal hand, and a wrong one a sure wrong score: the user must look),
+    else "". ``backs``: (N,) bool,
     face-down detections; ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
     face-down, read 9p at 99 %). A group outside the hand region (:attr:`vision.layout.Geometry.hand_tiles`:
     boxes left out as doubtful) is passed over: the --add offered after it landed among the boxes left out,
@@ -1427,16 +1429,18 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
                                                                                for t in g.tiles}) == 1
               and raw and raw[g.tiles[0]] in PLAYING_TILES and not any(bool(backs[t]) for t in g.tiles)):
             # two tiles of one face lying apart, off the hand's row, the count one short: a pung whose third tile
-            # was not boxed, likelier and named first (a reviewer followed the kong's advice alone on the demo with
-            # a 7s of its [777s] not boxed: (7777s), 54 points for 40), or a concealed kong whose two backs were not
-            # boxed (a tester's demo in haze, its kong's pink backs lost: the only advice was to add a tile by its
-            # face, which made an exposed kong, 32 points at >99 % for 40)
+            # was not boxed, or a concealed kong whose two backs were not boxed (a tester's demo in haze, its kong's
+            # pink backs lost: the only advice was to add a tile by its face, which made an exposed kong, 32 points
+            # at >99 % for 40). Either add makes a legal hand, and the wrong one a sure wrong score (a reviewer
+            # followed the kong's adds on a pung short of a tile: (7777s), 54 for 40; a tester the pung's on a kong
+            # whose backs were lost: [222m], 26 for 40): the user is asked to look
             nums = sorted(num[t] for t in g.tiles if t in num)
             face = raw[g.tiles[0]]
             if len(nums) == 2:
-                out.append(f"; tiles {nums[0]}-{nums[1]} ({face} {face}) lie apart: a pung whose third tile was not "
-                           f"boxed? add it with --add {nums[1] + 1}={face}; or a concealed kong whose face-down tiles "
-                           f"were not boxed? add them with --add {nums[0]}={BACK},{nums[1] + 2}={BACK}")
+                out.append(f"; tiles {nums[0]}-{nums[1]} ({face} {face}) lie apart, a meld short of its tiles? look "
+                           f"at the photo: a pung whose third tile was not boxed, add it with --add {nums[1] + 1}={face}; "
+                           f"a concealed kong whose two face-down tiles were not boxed, add them with "
+                           f"--add {nums[0]}={BACK},{nums[1] + 2}={BACK}")
     return "".join(out[:2])
 
 

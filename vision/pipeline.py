@@ -3476,7 +3476,7 @@ def summary(res: PhotoResult) -> str:
             ch = ", ".join(f"tile {res.position(i)} {r.raw[i]}→{r.tiles[i]}" for i in r.changed)
             conf += f"; changed to make a legal hand: {ch}"
             if any(CHANGED_NOTE in n for n in r.notes):  # (the classifier was sure of them as read: a reviewer's)
-                conf += " (much of the doubt: the classifier read them surely as they were, see the note)"
+                conf += " (much of the doubt: the classifier read the changed tiles surely as they were, see the note)"
         if read_as_unsaid_non_winner(r):
             # (a new user read a right reading's "50%" as "the tiles are a coin-flip")
             conf += (f"; ×{UNSAID_NON_WINNER:g} of it is whether the hand won, which the photo cannot say "
