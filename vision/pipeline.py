@@ -2579,6 +2579,14 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
     level = sure_level(t, ruleset.hand_size + 1)
     tried: list[_Tried] = []
     refused: HandError | None = None
+    def joint(cand, rd: Reading) -> float:
+        # roles count against the best the region's neighbours could cost (Reading.neighbours), so a
+        # region is not made less likely by the loose tiles, melds and discards that happen to lie near
+        # it (ignoring a neighbour that is likely not the hand's costs nothing), only by the roles it
+        # needs them to play
+        return (math.log(max(cand.prior, 1e-12)) + rd.score - rd.neighbours + _evidence(t, level, rd)) \
+            if rd.legal else math.log(max(cand.prior, 1e-12)) + _count_penalty(rd)
+
     for cand in cands:
         try:
             lay, rd = _decode_candidate(cand, det, readings, back, ruleset, context, winning_tile, exposed, options,
@@ -2586,13 +2594,7 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
         except HandError as e:
             refused = refused or e
             continue
-        # roles count against the best the region's neighbours could cost (Reading.neighbours), so a
-        # region is not made less likely by the loose tiles, melds and discards that happen to lie near
-        # it (ignoring a neighbour that is likely not the hand's costs nothing), only by the roles it
-        # needs them to play
-        joint = (math.log(max(cand.prior, 1e-12)) + rd.score - rd.neighbours + _evidence(t, level, rd)) \
-            if rd.legal else math.log(max(cand.prior, 1e-12)) + _count_penalty(rd)
-        tried.append(_Tried(cand, lay, rd, joint))
+        tried.append(_Tried(cand, lay, rd, joint(cand, rd)))
     if context.winner and tried and not any(t.reading.legal for t in tried):
         # no region reads a winner's hand: a region a tile short with all eight flowers/seasons read is read again
         # with the hand's size, hk-tw-16's instant 八隻花 win on the eighth, the 16 tiles held (004:44-46); kept
@@ -2617,9 +2619,7 @@ def _search_regions(cands, det, readings, ruleset, context, winning_tile, expose
             except HandError:
                 continue
             if rd2.legal:
-                joint = (math.log(max(tr.candidate.prior, 1e-12)) + rd2.score - rd2.neighbours
-                         + _evidence(t, level, rd2))
-                tried[k] = _Tried(tr.candidate, lay, rd2, joint)
+                tried[k] = _Tried(tr.candidate, lay, rd2, joint(tr.candidate, rd2))
     if refused is not None and not any(t.reading.legal for t in tried):
         raise refused  # the only legal readings contradict what the user said
     tried.sort(key=lambda t: (not t.reading.legal, -t.joint))
@@ -3348,6 +3348,7 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
     fw, fh = file_size(res)
     in_file = np.clip(loaded_frame_boxes(res) * inv, 0.0, [fw, fh, fw, fh])
     doubtful = dict(r.doubtful_boxes)
+    sure = score_confidence(res)  # (the score's, once: its doubts score the hand again under other bonus tiles)
     tiles = []
     for k, i in enumerate(res.order):
         tiles.append({
@@ -3398,10 +3399,10 @@ def to_json(res: PhotoResult, top_k: int = 3) -> dict:
         "confidence": float(r.confidence),  # unrounded: the page shows it as format_confidence does
         "confidence_shown": format_confidence(r.confidence),
         # (the score's: the reading's without the doubts that cannot change the score, score_confidence)
-        "score_confidence": score_confidence(res),
+        "score_confidence": sure,
         # (a legal reading whose score is under batch's needs-review line: check it, as the text line says and
         # /api/score's "unsure"; a tester read score.status "ok", the scorer's, for a reading 74 % sure)
-        "unsure": bool(r.legal and score_confidence(res) < REVIEW_BELOW), "review_below": REVIEW_BELOW,
+        "unsure": bool(r.legal and sure < REVIEW_BELOW), "review_below": REVIEW_BELOW,
         "probability": r.probability,
         "relative": r.relative,
         "changed": [{"pos": res.position(i), "from": r.raw[i], "to": r.tiles[i]} for i in r.changed],
@@ -3465,8 +3466,13 @@ def summary(res: PhotoResult) -> str:
            + f", {n_hand} in the hand" + (f"; read with tile set {res.tileset!r}" if res.tileset else "")]
     out.append(f"reading: {r.notation}")
     if r.legal:
+        sc = res.scored
+        loose = unscored_bonus_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
+        faces = unscored_face_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
+        rivals = unscored_rival_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
+        sure = min(1.0, r.confidence * loose * faces * rivals)  # (score_confidence, from the three factors found here)
         # (under the review line, said so that it does not round up to it: "80% … under 80%" read as a contradiction)
-        under = score_confidence(res) < REVIEW_BELOW
+        under = sure < REVIEW_BELOW
         shown = format_confidence_below(r.confidence, REVIEW_BELOW) if under else format_confidence(r.confidence)
         conf = f"confidence: {shown} that this reading is right (see docs/photo.md)"
         least = least_sure_tile(res)
@@ -3506,11 +3512,6 @@ def summary(res: PhotoResult) -> str:
             conf += f"; ×{DAMAGED_PICTURE:g} of it is the photo file's damaged picture data (see the note)"
         if any(FORCED_WIN_NOTE in n for n in r.notes):
             conf += "; most of the doubt is the meld set apart that your --winning-tile makes concealed (see the note)"
-        sc = res.scored
-        loose = unscored_bonus_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
-        faces = unscored_face_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
-        rivals = unscored_rival_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
-        sure = min(1.0, r.confidence * loose * faces * rivals)  # (score_confidence, from the three factors found here)
         # (a referee's photo under nts: 77 % for two loose flowers worth nothing; said where it reads otherwise)
         if loose * faces * rivals > 1.0 and format_confidence(sure) != format_confidence(r.confidence):
             what = " and ".join(w for f, w in ((loose, "flowers/seasons left out"),
