@@ -436,6 +436,14 @@ def test_a_concealed_kong_whose_two_backs_were_missed_is_named_with_the_adds_tha
                            shown=res.layout.geometry)
     assert done.reading.legal and done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", \
         (done.reading.notation, done.reading.problem)
+    # the backs added between the two touching 2m (14=0x,15=0x), or one between and one after (14=0x,16=0x): the
+    # boxes had piled on the faces, the step of the row shrank and the exposed 777s was split (10-11 and 12),
+    # read 345m678p777s66z (2222m), 42 points for the demo's 40 at 64 %; now each back goes to the kong's end
+    # that shows no back, and the kong is the same: the demo's hand
+    for adds in ([(14, "0x"), (15, "0x")], [(14, "0x"), (16, "0x")]):
+        done = read_detections(photo, det, rd, NTS, Context(), additions=adds, shown=res.layout.geometry)
+        assert done.reading.legal and done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", \
+            (adds, done.reading.notation, done.reading.problem)
     # the demo with a 7s of its [777s] not boxed: 7s 7s lie apart too, and the pung's third tile, named with the
     # kong's backs for the user to choose by looking, reads the demo's hand (a reviewer followed the kong's adds
     # alone: (7777s), 54 points for 40)

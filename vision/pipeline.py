@@ -273,7 +273,9 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     A face-down tile (``0x``) can only be added to a concealed kong short of a tile: beside (POS − 1
     or the tile numbered POS) a group of 1–3 tiles holding a face-down one, or a group of two tiles of
     one face (the kong's faces, both its backs missed); it is placed touching that group (never
-    :data:`KONG_GAP` away), so the layout reads the four as the kong. Any other missed tile is added by
+    :data:`KONG_GAP` away), so the layout reads the four as the kong; one numbered between two tiles of the
+    kong goes one tile step out from the kong's end that shows no back (before it first; its number is
+    still POS), its box not piled on the faces. Any other missed tile is added by
     its face.
 
     ``roles``: the role of each detection in the reading the user saw (:data:`vision.layout.ROLES`),
@@ -374,12 +376,21 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         # to the row's tile beyond (or the row ends there): after the group first, else before it; None
         # when the group holds other faces or neither end has room
         grp = [t for t in row_of.get(own, [own]) if t in group_of.get(own, [own])]
+        if not grp or any(code_of(t) != code for t in grp):
+            return None
+        return group_end(own, (1, -1))
+
+    def group_end(own: int, sides: tuple[int, int]) -> tuple[np.ndarray, int, int] | None:
+        # (centre, end tile, side) one tile step out from an end of ``own``'s group, the sides tried in
+        # the order given (1: after its last tile), where that leaves a group break to the row's tile
+        # beyond (or the row ends there); None where neither end has room
+        grp = [t for t in row_of.get(own, [own]) if t in group_of.get(own, [own])]
         st = step(own)
         s = float(np.hypot(*st))
-        if s <= 0 or not grp or any(code_of(t) != code for t in grp):
+        if s <= 0 or not grp:
             return None
         row = row_of.get(own, [own])
-        for side in (1, -1):
+        for side in sides:
             end = grp[-1] if side > 0 else grp[0]
             c2 = centre(end) + side * st
             k = row.index(end) + side
@@ -434,6 +445,17 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             joins = back or not is_back(nxt)  # type: ignore[arg-type]
             ref, c = nxt, centre(nxt) - reach(nxt) * (1.0 if joins else KONG_GAP)  # type: ignore[arg-type]
         after = ref is not None and ref == prev  # the new tile follows ref in its row (else precedes it)
+        if back and prev is not None and nxt in group_of.get(prev, ()):
+            # a face-down tile between two tiles of the kong (a tester's `--add 14=0x,15=0x` between the
+            # two touching 2m of the demo whose backs were not boxed): the boxes piled on the faces and
+            # the exposed 777s beside it was split, 42 points for 40; it goes one step out from the
+            # kong's end that shows no back, before it first (the kong is the same either way); the
+            # numbering stays as the user gave it
+            grp = group_of.get(prev, [prev])  # type: ignore[arg-type]
+            moved = group_end(prev, (-1, 1) if not is_back(grp[0]) else (1, -1))  # type: ignore[arg-type]
+            if moved is not None:
+                c, ref, side = moved
+                after = side > 0
         if ref is not None and joins and not back and code not in BONUS_TILES:
             # a tile of a same-face group whose place leaves no group break to the next group of the row
             # (a tester's `--add 13=7s` after the demo's exposed 777s, beside its concealed kong, made
