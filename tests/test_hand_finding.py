@@ -2921,6 +2921,13 @@ def test_a_legal_reading_that_changes_a_surely_read_tile_is_not_called_sure():
         assert bool(notes) == noted, notes
         if noted:
             assert notes[0].startswith(f"unsure: tile {res.position(1)} read 4m at 99% is taken as 2m (<1%)"), notes
+        # the tiles line marks the changed tile "~" (it showed 2m as if the photo read so), with the key
+        from vision.pipeline import summary
+
+        tiles = next(line for line in summary(res).splitlines() if line.startswith("tiles: "))
+        assert f" {res.position(1)}:2m~ " in tiles and "; ~ changed by the reader;" in tiles, tiles
+    plain_tiles = next(line for line in summary(plain).splitlines() if line.startswith("tiles: "))
+    assert "~" not in plain_tiles, plain_tiles
 
 
 def test_tiles_set_apart_like_a_meld_read_as_concealed_tiles_of_other_sets_are_doubted():

@@ -3562,11 +3562,16 @@ def summary(res: PhotoResult) -> str:
         if r.roles[i] == "ignored":
             continue
         mark = {"winning": "*", "exposed": "[]", "concealed-kong": "()", "bonus": "+"}.get(r.roles[i], "")
-        tiles.append(f"{k + 1}:{r.tiles[i]}{mark}" + ("!" if i in res.user else ""))
+        tiles.append(f"{k + 1}:{r.tiles[i]}{mark}" + ("!" if i in res.user else "")
+                     + ("~" if i in r.changed and i not in res.user else ""))
     # ("! set by you" only when a tile shown carries it: a new user's --fix 1=-, tile 1 left out, had it alone)
     shown = any(r.roles[i] != "ignored" for i in res.user)
+    # ("~": a tile the reader changed to make a legal hand, which --annotate draws magenta: the tiles line
+    # showed 5:6p for a 7p read at >99 %, the change named only on the confidence line and in a note)
+    changed = any(r.roles[i] != "ignored" and i not in res.user for i in r.changed)
     out.append("tiles: " + " ".join(tiles) + "   (* winning, [] exposed, () concealed kong, + bonus"
-               + ("; ! set by you" if shown else "") + "; fix with --fix POS=TILE)")
+               + ("; ! set by you" if shown else "") + ("; ~ changed by the reader" if changed else "")
+               + "; fix with --fix POS=TILE)")
     left = [k + 1 for k, i in enumerate(res.order) if r.roles[i] == "ignored"]
     if left:  # numbered too (--fix, --add count them): say so, so that N+1 means what the user thinks
         out.append(f"not in the hand: tile(s) {number_spans(left)} (boxes left out: clutter, loose tiles, "
