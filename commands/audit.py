@@ -166,6 +166,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 #: a tile read less sure than this is named first among the tiles to check
 DOUBTED_TILE = 0.9
+#: a tile the reader changed to make a legal hand is named when it costs the reading this much of its
+#: confidence or more (1 − o / (o + vision.decode.CHANGED_ODDS), o the classifier's odds for the change)
+CHANGED_NAMED = 0.1
 
 
 def _unsure(res, ruleset=None, options=None) -> str | None:
@@ -177,7 +180,9 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
     where a loose season, tile 25, was the doubt, and ``--fix 25=-`` made the reading > 99 % sure), and other hand
     regions' readings that did (:func:`vision.pipeline.region_doubts`: a playing card, tile 15, read as the hand's
     bonus tile by a region of its own, was a referee's whole doubt, every tile fixed, at 66 %), and doubtful boxes
-    counted as the hand's tiles (``Reading.doubtful_boxes``: a patch of a flowered cloth read 6z at 13 %).
+    counted as the hand's tiles (``Reading.doubtful_boxes``: a patch of a flowered cloth read 6z at 13 %), and
+    tiles the reader changed to make a legal hand whose change costs :data:`CHANGED_NAMED` or more
+    (:func:`vision.decode.changed_playing_tiles`: a 7p read at > 99 % taken as 6p, the reading 9 % sure).
     Given ``ruleset`` (and ``options``), loose flowers/seasons that cannot change the score under it are no doubt
     of the audit (:func:`vision.pipeline.unscored_bonus_doubts`: two loose flowers worth 0 points under nts made a
     referee's audit UNSURE at 77 %), nor is which flower or season a bonus tile is when no face changes the score
@@ -187,7 +192,7 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
         return None
     from vision.batch import REVIEW_BELOW
     from vision.classes import DROP
-    from vision.decode import format_confidence_below
+    from vision.decode import CHANGED_ODDS, changed_playing_tiles, format_confidence, format_confidence_below
     from vision.pipeline import (least_sure_tile, least_words, loose_bonus_doubts, region_doubts,
                                  unscored_bonus_doubts, unscored_face_doubts, unscored_rival_doubts)
 
@@ -206,6 +211,17 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
         pos = res.position(least[0])
         doubts.append((1.0 - least[1], f"tile {pos} ({least_words(res, least)}: if it is another tile, correct it "
                                        f"with --fix {pos}=TILE)"))
+    for i, raw, q_raw, taken, q_taken in changed_playing_tiles(res.reading, res.readings):
+        # (a tile read surely as one face and taken as another to make a legal hand: the audit named only the least
+        # sure tile, a 2m at 82 %, where the doubt was tile 5, a 7p at >99 % taken as 6p, the reading 9 % sure)
+        odds = q_taken / max(q_raw, 1e-9)
+        cost = 1.0 - odds / (odds + CHANGED_ODDS)
+        if cost < CHANGED_NAMED or i in res.user:
+            continue
+        pos = res.position(i)
+        doubts.append((cost, f"tile {pos} (read {raw} at {format_confidence(q_raw)}, taken as {taken} to make a legal "
+                             f"hand: if it is {taken}, set it with --fix {pos}={taken}; if it is {raw}, something "
+                             f"else in the photo is off, a tile lying on the hand or one not boxed)"))
     for i, f in doubtful.items():  # (boxes the models doubt are tiles at all, counted as the hand's: both ways out)
         pos = res.position(i)
         doubts.append((1.0 - f, f"tile {pos} (a doubtful box, read {res.readings.codes[i]} at "

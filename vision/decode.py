@@ -1084,6 +1084,22 @@ CHANGED_ODDS = 0.02
 CHANGED_NOTE = "to make a legal hand: if the tile is as read, something else in the photo is off"
 
 
+def changed_playing_tiles(reading: Reading, readings: TileReadings) -> list[tuple[int, str, float, str, float]]:
+    """The tiles ``reading`` changed that :func:`_changed_sureness` charges: ``(detection index, tile read, its
+    probability, tile taken, its probability)`` for each changed playing tile, in ``reading.changed``'s order;
+    flowers/seasons, backs, a concealed kong's tiles, tiles left out and tiles not read as playing tiles
+    (:data:`UNREAD_PLAYING`) are not among them."""
+    named = []
+    for p in reading.changed:
+        t, r = reading.tiles[p], reading.raw[p]
+        if (reading.roles[p] in ("bonus", "ignored", "concealed-kong") or t in (None, BACK) or r in (None, BACK)
+                or t not in CLASS_INDEX or r not in CLASS_INDEX
+                or float(readings.probs[p, :_PLAY].sum()) < UNREAD_PLAYING):
+            continue
+        named.append((p, r, float(readings.probs[p, CLASS_INDEX[r]]), t, float(readings.probs[p, CLASS_INDEX[t]])))
+    return named
+
+
 def _changed_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
     """``reading`` with its confidence × o / (o + :data:`CHANGED_ODDS`), o the classifier's odds for the tiles it
     changes (Π p(tile taken) / p(tile read) over its changed playing tiles; flowers/seasons, backs, a concealed
@@ -1092,16 +1108,8 @@ def _changed_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> 
     applied with melds the user named (``--exposed``), which may force the change. The confidence is the reading's
     share among the legal readings found, so the only legal reading was sure however unlikely its changes: a tester's stray 3m lying on the demo's kong was read with a 2m read at
     99 % taken as 1m (0.6 %), 26 points for 40 at 98 %; a 6p read at 96 % taken as 8p, at 96 %."""
-    odds, named = 1.0, []
-    for p in reading.changed:
-        t, r = reading.tiles[p], reading.raw[p]
-        if (reading.roles[p] in ("bonus", "ignored", "concealed-kong") or t in (None, BACK) or r in (None, BACK)
-                or t not in CLASS_INDEX or r not in CLASS_INDEX
-                or float(readings.probs[p, :_PLAY].sum()) < UNREAD_PLAYING):
-            continue
-        q_new, q_raw = float(readings.probs[p, CLASS_INDEX[t]]), float(readings.probs[p, CLASS_INDEX[r]])
-        odds *= q_new / max(q_raw, 1e-9)
-        named.append((p, r, q_raw, t, q_new))
+    named = changed_playing_tiles(reading, readings)
+    odds = math.prod(q_new / max(q_raw, 1e-9) for _, _, q_raw, _, q_new in named)
     if not named:
         return reading
     f = odds / (odds + CHANGED_ODDS)
