@@ -2833,6 +2833,56 @@ def test_a_16_tile_hand_read_under_a_13_tile_ruleset_without_its_meld_is_unsure(
     assert hk.reading.notation.startswith("77m233334567p333z [7777z]"), hk.reading.notation
 
 
+def test_a_concealed_kong_left_out_for_a_back_not_boxed_is_named_with_the_add():
+    # a tester's 16-tile hand under nts: its concealed kong 5p 0x 0x 5p with the first back not boxed, 5p · 0x 5p,
+    # was two groups the layout offered no kong (a single tile outside the main row; face-down tiles that are not a
+    # kong), so it was left out, and the 14 tiles left made a legal nts hand, scored at >99 %. Here: the concealed
+    # row 123m 456p 789s 77z (11 tiles), in front of it the exposed kong [1111z], then 2s, a gap one tile wide,
+    # 0x 2s. Under nts (14 tiles) the reading without the 2s tiles stays (it is legal) but is × (1 − 0.8 × 0.5) =
+    # 0.6 (SHORT_KONG_PRIOR 0.8, LEFT_OUT_MELD_SHARE 0.5), and a note names the kong and the add that completes it:
+    # tiles 1-11 the row, 12-15 the 1z, 16 the 2s, 17 the 0x, 18 the 2s: the back goes before tile 17
+    from vision.decode import LEFT_OUT_MELD_SHARE, SHORT_KONG_PRIOR
+
+    row = "1m 2m 3m 4p 5p 6p 7s 8s 9s 7z 7z".split()
+    boxes = [[40 + 92 * k, 100, 130 + 92 * k, 220] for k in range(len(row))]
+    front = [(0, "1z"), (1, "1z"), (2, "1z"), (3, "1z"), (5, "2s"), (7, "0x"), (8, "2s")]  # (tile steps along)
+    boxes += [[40 + 92 * k, 240, 130 + 92 * k, 360] for k, _ in front]
+    codes = row + [c for _, c in front]
+    probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes):
+        probs[k, CLASS_INDEX[c]] = 0.9
+    down = [c == "0x" for c in codes]
+    det = Detections.make(np.array(boxes, float), np.full(len(codes), 0.9), down)
+    rd = TileReadings.make(probs, ["face-down" if d else "upright" for d in down])
+    photo = Photo(np.zeros((500, 1200, 3), np.uint8), (1200, 500), 1.0, "x")
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    assert res.reading.legal and res.reading.notation == "123m456p789s77z [1111z]", res.reading.notation
+    assert SHORT_KONG_PRIOR == 0.8 and LEFT_OUT_MELD_SHARE == 0.5
+    assert res.reading.confidence < 0.8, res.reading.confidence
+    note = next(n for n in res.reading.notes if "lie apart like a meld, (2222s)" in n)
+    assert note.startswith("unsure: tiles 16-18 lie apart like a meld, (2222s), but this reading leaves them out"), note
+    assert note.endswith("; a tile of it not boxed? add it with --add 17=0x"), note
+    # the add makes the kong, and under hk-tw-16 the hand of 17 tiles (kongs counted 3) is read whole
+    done = read_detections(photo, det, rd, load_ruleset("hk-tw-16"), Context(), additions=[(17, "0x")],
+                           shown=res.layout.geometry)
+    assert done.reading.legal and "(2222s)" in done.reading.notation and "[1111z]" in done.reading.notation, \
+        (done.reading.notation, done.reading.problem)
+    # the same tiles with the back boxed (a whole kong in the row) are no doubt of the kong kind: the layout offers
+    # it, and under hk-tw-16 it is read
+    full = [(0, "1z"), (1, "1z"), (2, "1z"), (3, "1z"), (5, "2s"), (6, "0x"), (7, "0x"), (8, "2s")]
+    boxes2 = boxes[:len(row)] + [[40 + 92 * k, 240, 130 + 92 * k, 360] for k, _ in full]
+    codes2 = row + [c for _, c in full]
+    probs2 = np.full((len(codes2), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes2):
+        probs2[k, CLASS_INDEX[c]] = 0.9
+    down2 = [c == "0x" for c in codes2]
+    hk = read_detections(photo, Detections.make(np.array(boxes2, float), np.full(len(codes2), 0.9), down2),
+                         TileReadings.make(probs2, ["face-down" if d else "upright" for d in down2]),
+                         load_ruleset("hk-tw-16"), Context())
+    assert hk.reading.legal and "(2222s)" in hk.reading.notation, hk.reading.notation
+    assert not any("a tile of it not boxed" in n for n in hk.reading.notes)
+
+
 def test_an_eight_flower_instant_win_is_read_with_its_16_tiles():
     # a tester's photo of hk-tw-16's 八隻花: 16 tiles held, all eight flowers/seasons drawn, self-drawn. Every
     # tile read, it was refused: "found 16 tiles … a winning hand under hk-tw-16 has 17". 004:44-46: all eight

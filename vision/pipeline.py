@@ -223,6 +223,9 @@ KONG_GAP = 1.6
 #: to the next group (the layout splits a row where neighbours are 1.22× the usual step apart,
 #: vision.layout.GROUP_SPLIT; with margin)
 BREAK_STEPS = 1.35
+#: a gap between two tiles of a row up to this many tile steps (centre to centre) is room for one tile: a tile
+#: added there goes in its middle (:func:`add_tiles`)
+ONE_TILE_GAP = 2.4
 #: a box over this many times as long along its row as the row's boxes (their median) is a tile lying
 #: sideways (the demo's sideways 8p 1.3, the riichi photo's sideways 4s 1.8; the demo's face-down and
 #: standing tiles up to 1.1): a tile added beside it is given the row's median box size, and lies half
@@ -258,7 +261,8 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     earlier additions (``geo.order`` for the first): the tile becomes tile POS, before the tile that
     had that number (N+1: after the last). Its box is the size of its neighbour in the numbering and
     lies one tile step on from it toward the next tile of its row when there is a gap (the missed
-    tile's place), between the two when they touch, or one step past the row's end (:data:`KONG_GAP`
+    tile's place; in the gap's middle where it has room for that tile alone, :data:`ONE_TILE_GAP`), between
+    the two when they touch, or one step past the row's end (:data:`KONG_GAP`
     steps past a face-down tile, so it is not taken for a fifth tile of a concealed kong), so the
     layout sees it in the row; its reading is certain (the tile given), its detector score 1. With
     no detections at all the first added tile gets an :data:`ALONE_TILE` box at :data:`ALONE_AT` and
@@ -352,6 +356,25 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     def code_of(i: int) -> str:
         return readings.codes[i] if i < len(det) else codes[i - len(det)]
 
+    def gap_axis(pair: tuple[int, int]) -> int:  # 0: the two tiles lie side by side in x, 1: in y
+        d = np.abs(centre(pair[1]) - centre(pair[0]))
+        return 0 if d[0] >= d[1] else 1
+
+    def fill_length(a: int, b: int) -> float:
+        # the length, along the row, of a box that fills the gap between tiles a and b and overlaps each as much as
+        # the row's detected boxes overlap their neighbours (their median): a box one median step long in the middle
+        # of that gap lay farther from each than the row's tiles lie apart where the boxes overlap (a photo's
+        # perspective), and the layout split the row there (a tester's --add 14=2m into 0x · 2m 0x)
+        ax = gap_axis((a, b))
+        row = sorted((t for t in row_of.get(a, [a]) if t < len(det)), key=lambda t: float(centre(t)[ax]))
+        laps = [float(boxes[u][2 + ax] - boxes[u][ax] + boxes[v][2 + ax] - boxes[v][ax]) / 2
+                - abs(float(centre(v)[ax] - centre(u)[ax])) for u, v in zip(row, row[1:])]
+        # (neighbours touching or overlapping: not those a gap of half a tile or more apart, between groups)
+        touching = [x for x in laps if x > -0.5 * float(boxes[a][2 + ax] - boxes[a][ax])]
+        lap = max(0.0, float(np.median(touching))) if touching else 0.0
+        lo, hi = (a, b) if centre(a)[ax] <= centre(b)[ax] else (b, a)
+        return float(boxes[hi][ax] - boxes[lo][2 + ax]) + 2 * lap
+
     def before_next(prev: int, nxt: int | None, code: str) -> bool:
         # POS between two groups (of one row or two): the tile goes before the next group's first tile
         # when that group is two tiles that make a meld with it (a pung short of one: --add 10=7s before
@@ -424,6 +447,7 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
                 prev = None  # it joins the kong that follows
         joins = True  # the new box touches its neighbour: it joins that neighbour's group
         squeezed = False  # placed half-way between two touching tiles
+        fills: tuple[int, int] | None = None  # the two tiles whose gap, room for this tile alone, it fills
         ahead = prev is not None and before_next(prev, nxt, code) and nxt not in group_of.get(prev, ())
         if n == 0:  # nothing detected: the first added tile starts the row
             ref, c = None, np.array(ALONE_AT) + np.array(ALONE_TILE) / 2
@@ -432,10 +456,15 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             s = float(np.hypot(*step(prev)))
             gap = float(np.hypot(*d))
             # a gap where the tile is missing: one tile step on from prev (past a sideways tile, clear of
-            # it: reach); touching tiles: between them
+            # it: reach); a gap of room for this one tile: its middle (a tester's `--add 14=2m` into the demo's
+            # kong 0x · 2m 0x, whose last back's box overlapped its 2m, lay one median step from the 0x and
+            # too far from the 2m: the kong stayed two groups, left out); touching tiles: between them
             squeezed = not gap >= 1.5 * s > 0
             on = float(np.hypot(*reach(prev)))
-            ref, c = prev, (centre(prev) + (d * (on / gap) if not squeezed else d / 2))
+            one_room = not squeezed and gap <= ONE_TILE_GAP * s and sideways_size(prev) is None
+            ref, c = prev, (centre(prev) + (d * (on / gap) if not squeezed and not one_room else d / 2))
+            if one_room:
+                fills = (prev, nxt)
         elif prev is not None and not ahead:
             # past a row's end; past a face-down tile (a concealed kong's end) with a gap, so that the
             # tile is not read as a fifth tile of the kong (unless it is the kong's own)
@@ -491,6 +520,9 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
                             f"position), or correct a kong tile with --fix")
         wide = sideways_size(ref) if ref is not None and not squeezed else None  # (beside a sideways tile)
         size = np.array(ALONE_TILE) if ref is None else wide if wide is not None else boxes[ref][2:] - boxes[ref][:2]
+        if fills is not None and ref is not None:
+            size = size.copy()
+            size[gap_axis(fills)] = max(size[gap_axis(fills)], fill_length(*fills))
         half = size / 2
         new = len(boxes)
         boxes.append(np.r_[c - half, c + half])
