@@ -324,7 +324,7 @@ def test_photo_summary_says_the_score_rests_on_an_unmarked_winning_tile(truth):
     from scoring import parse_hand
     from scoring.engine import winning_tile_effect
     from scoring.hand import Context
-    from vision.pipeline import summary, unmarked_wait_span
+    from vision.pipeline import summary, to_json, unmarked_wait_span
 
     read = bf.unmarked_reader()
     said = marked = 0
@@ -334,6 +334,8 @@ def test_photo_summary_says_the_score_rests_on_an_unmarked_winning_tile(truth):
             continue
         if "winning" in res.reading.roles:  # (laid in line, still read as the winning tile: beside a meld)
             assert unmarked_wait_span(res) is None and "rests on the winning tile" not in summary(res)
+            j = to_json(res)
+            assert j["no_winning_tile"] is False and j["wait_span"] is None
             marked += 1
             continue
         effect = winning_tile_effect(res.scored)
@@ -346,6 +348,9 @@ def test_photo_summary_says_the_score_rests_on_an_unmarked_winning_tile(truth):
         assert line.startswith("confidence: ") and (
             f"but the score rests on the winning tile, which the photo does not mark: with one it scores {lo}–{hi}"
             in line), line
+        # and --json says it (two testers' scripts read `unsure` false for such a score, and found no other field)
+        j = to_json(res)
+        assert j["no_winning_tile"] is True and j["wait_span"].startswith(f"{lo}–{hi}"), j["wait_span"]
         tile = parse_hand(res.reading.notation).concealed[-1]
         given = read(str(f), "nts", Context(), winning_tile=tile)
         assert unmarked_wait_span(given) is None and "rests on the winning tile" not in summary(given)
