@@ -109,12 +109,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
     # (a photo read with no winning tile marked scores a guess at the wait: a director's batch flagged the photo
     # needs-review where its audit said MATCH, exit 0, the hand scoring 40-44 by which tile won)
     unsure = "; ".join(x for x in (_unsure(res, rs, opts), _wait_unsure(res, args.winning_tile)) if x) or None
+    overruled = _overruled(res)
     # (an unsure MATCH exits 1 and is recorded as such, not as a match: the history's status says which
     # audits settled a claim)
     status = ("match" if result.match else "mismatch") + (" unsure" if unsure else "")
     note = f"claimed {args.claimed}" + (f" with {len(claimed_lines)} lines" if claimed_lines is not None else "") + (
         f"; {unsure}" if unsure else "") + ("; no winning tile given" if res is None and winning_tile_missing(scored.hand)
-                                            else "")
+                                            else "") + (f"; {_overruled_words(overruled)}" if overruled else "")
     if res is not None:  # the audit trail first (output may go to a closed pipe)
         from commands.common import record_photo
 
@@ -130,6 +131,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         out = result.to_json()
         out["unsure"] = unsure
+        out["overruled"] = [{"pos": pos, "read": read, "probability": round(p, 4), "set": to}
+                            for pos, read, p, to in overruled]
         out["score"] = scored.to_json()
         out["annotated"] = str(annotated) if annotated else None
         if annotated and res is not None:  # (its size, and the part of the photo it shows: as photo --json says)
@@ -152,6 +155,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print(explain(scored))
         print()
         print(report(result, unsure))
+        if overruled:
+            print(f"  {_overruled_words(overruled)}")
         if annotated:  # drawn at the scale the photo was read at (the same size as its pixels)
             from vision.annotate import describe, image_info
 
@@ -166,6 +171,33 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 #: a tile read less sure than this is named first among the tiles to check
 DOUBTED_TILE = 0.9
+#: a tile the user fixed to another face that the classifier read at least this sure is named with the verdict
+OVERRULED_FROM = 0.9
+
+
+def _overruled(res) -> list[tuple[int, str, float, str]]:
+    """``(number, tile read, its probability, tile set)`` for each tile of the photo reading ``res`` that the user
+    fixed (``--fix POS=TILE``) to another face than the classifier read at :data:`OVERRULED_FROM` or surer, by
+    number (``PhotoResult.fixed_from``); [] for a typed hand. In a dispute the verdict rests on them: a referee's
+    `audit --demo --fix 7=1z,8=1z --claimed 40` said a sure MISMATCH (claim −2), both tiles read 6z at 100 %,
+    and nothing but the evidence image's colours said the photo read otherwise."""
+    if res is None:
+        return []
+    out = []
+    for i, (read, p) in res.fixed_from:
+        to = res.readings.codes[i]
+        if read != to and p >= OVERRULED_FROM:
+            out.append((res.position(i), read, p, to))
+    return sorted(out)
+
+
+def _overruled_words(overruled: list[tuple[int, str, float, str]]) -> str:
+    """The verdict's line on the fixes that overrule sure readings (:func:`_overruled`)."""
+    from vision.decode import format_confidence
+
+    said = ", ".join(f"tile {pos} read {read} at {format_confidence(p)}, set to {to}" for pos, read, p, to in overruled)
+    return (f"rests on your corrections: {said} (--fix): the score is the hand as you corrected it; check "
+            f"{'that tile' if len(overruled) == 1 else 'those tiles'} on the photo")
 #: a tile the reader changed to make a legal hand is named when it costs the reading this much of its
 #: confidence or more (1 − o / (o + vision.decode.CHANGED_ODDS), o the classifier's odds for the change)
 CHANGED_NAMED = 0.1

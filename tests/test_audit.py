@@ -1376,3 +1376,23 @@ def test_audit_demo_reads_the_bundled_photo_and_writes_no_evidence_inside_the_in
     assert rc == 1 and "MISMATCH" in out and img.is_file()
     rc, out, err = run_cli("audit", "--demo", str(DEMO_PHOTO), "--claimed", "40", "--no-history")
     assert rc == 2 and "give one of the photo, --demo or --hand" in err
+
+
+@pytest.mark.skipif(not models_present(), reason="models missing")
+def test_an_audit_that_rests_on_fixes_overruling_sure_readings_says_so(run_cli):
+    # a referee's `audit --demo --fix 7=1z,8=1z --claimed 40`: the demo's 66z pair (tiles 7-8, read 6z at >99 %)
+    # set to East. Scored 42 (a pair of the seat and round wind, both East, counts 2 + 2 with seat_round_wind=each;
+    # 002:12 — against the 6z pair's 2): MISMATCH (claim -2), said as sure as any, nothing but the evidence
+    # image's colours saying the photo read 6z. The verdict now names the fixes that overrule sure readings
+    import json
+
+    rc, out, err = run_cli("audit", "--demo", "--fix", "7=1z,8=1z", "--claimed", "40", "--no-history")
+    assert rc == 1 and "claimed 40, computed 42 — MISMATCH (claim -2)" in out, (out, err)
+    assert "rests on your corrections: tile 7 read 6z at >99%, set to 1z, tile 8 read 6z at >99%, set to 1z " \
+           "(--fix): the score is the hand as you corrected it; check those tiles on the photo" in out, out
+    rc, out, err = run_cli("audit", "--demo", "--fix", "7=1z,8=1z", "--claimed", "40", "--no-history", "--json")
+    got = json.loads(out)["overruled"]
+    assert [(o["pos"], o["read"], o["set"]) for o in got] == [(7, "6z", "1z"), (8, "6z", "1z")], got
+    # a fix that restates the reading overrules nothing
+    rc, out, err = run_cli("audit", "--demo", "--fix", "7=6z", "--claimed", "40", "--no-history")
+    assert rc == 0 and "rests on your corrections" not in out, out

@@ -101,6 +101,9 @@ class PhotoResult:
     replaced: tuple[tuple[int, int], ...] = ()
     #: the calibrated tile set (profile name) the classifier read with, None for the model alone
     tileset: str | None = None
+    #: each tile the user fixed to a face (``--fix POS=TILE``) with what the classifier read on it before:
+    #: ``(detection index, (tile read, its probability))``, by index
+    fixed_from: tuple[tuple[int, tuple[str, float]], ...] = ()
     #: boxes left out before the hand was looked for: the classifier judged them not to be tiles
     #: (:func:`drop_not_tiles`; they are not in ``detections``)
     not_tiles: int = 0
@@ -3079,6 +3082,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     replaced: dict[int, int] = {}  # added flower/season → the box left out as a loose one of its face
     given_bonus: frozenset[int] = frozenset()
     user: frozenset[int] = frozenset()
+    fixed_from: dict[int, tuple[str, float]] = {}
     if fixes or additions or exposed:
         geo0 = shown
         if (geo0 is None or shown_roles is None) and len(det):
@@ -3123,6 +3127,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         if fixes and added:  # a fix restating an added tile's face says nothing more (`--add 17=2f --fix 17=2f`)
             fixes = {p: c for p, c in fixes.items()
                      if not (1 <= p <= len(numbering) and as_added.get(numbering[p - 1]) == c)}
+        # (what the classifier read on each tile the user fixes, before the fix: audit says when a verdict rests on
+        # corrections that overrule sure readings)
+        fixed_from = {(i := numbering[p - 1]): (readings.codes[i], float(readings.probs[i].max()))
+                      for p, c in (fixes or {}).items() if c != DROP and 1 <= p <= len(numbering)}
         readings = apply_fixes(readings, numbering, fixes or {})
         if fixes and shown_roles is not None:
             _check_fixed_kongs(geo0, shown_roles, readings, numbering, fixes)
@@ -3349,7 +3357,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
-                       not_tiles=not_tiles, user=user, dropped=dropped, replaced=tuple(sorted(replaced.items())))
+                       not_tiles=not_tiles, user=user, dropped=dropped, replaced=tuple(sorted(replaced.items())),
+                       fixed_from=tuple(sorted(fixed_from.items())))
 
 
 def _noted(reading: Reading, words: str) -> Reading:
