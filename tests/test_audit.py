@@ -169,6 +169,17 @@ def test_doubling_hint_without_lines(run_cli):
     rc, out, _ = run_cli("audit", *ARGS, "--claimed", "112")
     assert rc == 1
     assert "hint: the claim is 2× the score: 1 doubling more than this hand earns (1 counted)" in out
+    # 28 = 56 / 2: the one doubling left out; 14 = 56 / 4 is two fewer than the one doubling the hand counts
+    rc, out, _ = run_cli("audit", *ARGS, "--claimed", "28")
+    assert "hint: the claim is 0.5× the score: 1 doubling fewer than this hand earns (1 counted)" in out, out
+    rc, out, _ = run_cli("audit", *ARGS, "--claimed", "14")
+    assert "the claim is 0.25× the score, yet this hand counts 1 doubling: no doubling left out explains it" in out, out
+    # a hand with no doubling at all: the demo's 40 under nts (no dbl line: docs/demo.json), a claim of 20 is not
+    # "1 doubling fewer than this hand earns (0 counted)", as a referee was told
+    rc, out, _ = run_cli("audit", "--hand", "345m678p66z [777s] (2222m) +1f", "-w", "8p", "--claimed", "20")
+    assert rc == 1 and "the claim is 0.5× the score, yet this hand counts 0 doublings: no doubling left out " \
+        "explains it; compare the points lines" in out, out
+    assert "doubling fewer than this hand earns" not in out
 
 
 def test_claimed_limit_hand(run_cli, tmp_path):

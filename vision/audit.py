@@ -1180,8 +1180,15 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
         ratio = 2.0 ** k if abs(k) < 64 else math.inf
         if k != 0 and ratio != math.inf and math.isclose(claimed / total, ratio):
             n = abs(k)
-            out.append(f"the claim is {ratio:g}× the score: {n} doubling{'s' if n > 1 else ''} "
-                       f"{'more' if k > 0 else 'fewer'} than this hand earns ({scored.doublings} counted)")
+            if k < 0 and n > scored.doublings:
+                # (fewer doublings than the hand counts at all: a referee's claim of 20 for the demo's 40 was told
+                # "1 doubling fewer than this hand earns (0 counted)")
+                out.append(f"the claim is {ratio:g}× the score, yet this hand counts {scored.doublings} "
+                           f"doubling{'' if scored.doublings == 1 else 's'}: no doubling left out explains it; "
+                           f"compare the points lines")
+            else:
+                out.append(f"the claim is {ratio:g}× the score: {n} doubling{'s' if n > 1 else ''} "
+                           f"{'more' if k > 0 else 'fewer'} than this hand earns ({scored.doublings} counted)")
     mult = [ln for ln in scored.lines if ln.kind == "multiplier"]
     added = sum(float(ln.points) for ln in scored.lines if ln.kind == "points")
     if fixed and mult and added:
