@@ -2919,6 +2919,30 @@ def test_an_eight_flower_instant_win_is_read_with_its_16_tiles():
     assert res.reading.legal and res.reading.notation == "123m456p789s1234567z +1234f1234y", res.reading.notation
 
 
+def test_a_hand_one_tile_over_names_the_tile_whose_leaving_out_makes_it_legal():
+    # a tester's demo with a stray 6z laid after its winning 8p: "found 15 tiles …; leave out boxes that are not
+    # the hand's … with --fix POS=-", no tile named; the tester left out a 6z of the pair instead, and the stray
+    # became the winning tile, 44 points for 40 at >99 %. The problem names the tile whose leaving out makes the
+    # tiles as read a legal hand, one at its row's end first. Here 123m 456p 789s 111z 22z (14, legal under nts)
+    # with a 5s: at the row's end (tile 15) it is named alone; inside the row (tile 7), as one of the tiles that
+    # do, for the user to look
+    photo = Photo(np.zeros((600, 1700, 3), np.uint8), (1700, 600), 1.0, "x")
+    hand = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 2z 2z".split()
+    res = read_detections(photo, *level_rows((hand + ["5s"], 300)), load_ruleset("nts"), Context())
+    assert not res.reading.legal
+    assert res.reading.problem.endswith("; leaving out tile 15 (5s), at its row's end, makes a legal hand: if it is "
+                                        "not the hand's (a stray tile), leave it out with --fix 15=-"), \
+        res.reading.problem
+    res = read_detections(photo, *level_rows((hand[:6] + ["5s"] + hand[6:], 300)), load_ruleset("nts"), Context())
+    assert res.reading.problem.endswith("; leaving out one of tiles 7 (5s) makes a legal hand: look at the photo "
+                                        "for one that is not the hand's (a stray tile), and leave it out with "
+                                        "--fix POS=-"), res.reading.problem
+    # a tile over that no leaving out makes legal: the plain advice
+    res = read_detections(photo, *level_rows((hand[:-1] + ["5s", "9p"], 300)), load_ruleset("nts"), Context())
+    assert res.reading.problem.endswith("; leave out boxes that are not the hand's (clutter, loose tiles, another "
+                                        "player's) with --fix POS=-"), res.reading.problem
+
+
 def test_a_reading_under_the_review_line_says_to_check_it():
     # a tester's 16-tile photo read at 74 % printed only "confidence: 74% …", and --json's score.status (the
     # scorer's) said "ok": batch would mark it needs-review (REVIEW_BELOW 0.8). The confidence line now ends with

@@ -1666,8 +1666,10 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                    + ((_other_size_hint(found, rs) if found == count else "")
                       or (_short_kong_hint(lay, backs, raw) + "; add a tile the detector missed with --add POS=TILE"
                           if found < need else
-                          f"; leave out boxes that are not the hand's (clutter, loose tiles, another player's) "
-                          f"with --fix POS=-")))
+                          _extra_tile_hint(lay, tiles, raw, roles, conc, melds, bonus_codes, win, ctx, rs)
+                          if found == count == need + 1 else "")
+                      or (f"; leave out boxes that are not the hand's (clutter, loose tiles, another player's) "
+                          f"with --fix POS=-" if found >= need else "")))
     elif (refusal := _ruleset_refusal(conc, melds, bonus_codes, win, ctx, rs)) is not None:
         problem = (refusal if refusal.startswith("not a") else f"not a winning hand under {rs.id}: {refusal}") + \
             "; the tiles read make no hand this ruleset scores (if a tile is misread, correct it with --fix POS=TILE)"
@@ -1763,10 +1765,52 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                    notation=notation, problem=problem, notes=tuple(lay.notes), count_off=off)
 
 
-def _ruleset_refusal(conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win,
-                     ctx: Context, rs: Ruleset) -> str | None:
-    """The scorer's refusal of the tiles exactly as read, when they make a hand of the right count
-    and legal melds (so the tiles are not the problem, the ruleset is), else None."""
+def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str | None], roles: Sequence[str],
+                     conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context,
+                     rs: Ruleset) -> str:
+    """For a reading one tile over the hand's count: "; leaving out tile 10 (6z), at its row's end, makes a
+    legal hand: …" naming the concealed tiles at an end of their row (a stray laid beside the hand) whose
+    leaving out makes the tiles as read a hand the ruleset scores, else the first three others that do;
+    "" when none does. A tester's demo with a stray 6z after its winning 8p was told only to
+    leave out boxes that are not the hand's, left out a 6z of the pair instead, and the stray became the
+    winning tile: 44 points for 40 at > 99 %."""
+    geo = lay.geometry
+    ends = set()
+    for row in geo.rows:
+        row_tiles = [t for g in row for t in geo.groups[g].tiles if roles[t] in ("concealed", "winning")]
+        ends.update(row_tiles[:1] + row_tiles[-1:])
+    found = []
+    for p, role in enumerate(roles):
+        if role not in ("concealed", "winning") or tiles[p] in (None, BACK):
+            continue
+        rest = list(conc)
+        rest.remove(raw[p])
+        if _legal_as_read(rest, melds, bonus_codes, None if role == "winning" else win, ctx, rs):
+            found.append(p)
+    if not found:
+        return ""
+    num = _numbers(lay)
+    at_end = sorted((p for p in found if p in ends), key=num.get)
+    if at_end:
+        said = ", ".join(f"tile {num[p]} ({raw[p]})" for p in at_end)
+        return (f"; leaving out {said}, at {'its' if len(at_end) == 1 else 'their'} row's end, makes a legal hand: "
+                f"if it is not the hand's (a stray tile), leave it out with --fix {num[at_end[0]]}=-")
+    said = ", ".join(f"{num[p]} ({raw[p]})" for p in sorted(found, key=num.get)[:3])
+    return (f"; leaving out one of tiles {said} makes a legal hand: look at the photo for one that is not the "
+            f"hand's (a stray tile), and leave it out with --fix POS=-")
+
+
+def _legal_as_read(conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context,
+                   rs: Ruleset) -> bool:
+    """The tiles exactly as read make a hand that ``rs`` scores (:func:`_scored_as_read`)."""
+    return _scored_as_read(conc, melds, bonus_codes, win, ctx, rs) == ""
+
+
+def _scored_as_read(conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context,
+                    rs: Ruleset) -> str | None:
+    """The tiles exactly as read made into a hand and scored under ``rs``: "" when it scores, the scorer's
+    refusal when it does not (:class:`~scoring.HandError`), None when they make no hand to give it (a back or
+    a flower among the concealed tiles, a meld that is none)."""
     if any(c == BACK or c in BONUS for c in conc):
         return None
     built = []
@@ -1782,7 +1826,14 @@ def _ruleset_refusal(conc: list[str], melds: list[MeldReading], bonus_codes: Map
         score_hand(hand, rs, win_notes=False)
     except HandError as e:
         return str(e)
-    return None
+    return ""
+
+
+def _ruleset_refusal(conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win,
+                     ctx: Context, rs: Ruleset) -> str | None:
+    """The scorer's refusal of the tiles exactly as read, when they make a hand of the right count
+    and legal melds (so the tiles are not the problem, the ruleset is), else None."""
+    return _scored_as_read(conc, melds, bonus_codes, win, ctx, rs) or None
 
 
 def _expand(shown: list[str], n: int) -> list[str]:
