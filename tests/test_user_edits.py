@@ -451,6 +451,50 @@ def test_a_concealed_kong_whose_face_was_missed_is_named_with_the_add_between_it
         (done.reading.notation, done.reading.problem)
 
 
+def test_a_pung_whose_middle_tile_was_missed_is_named_once_a_false_box_is_left_out():
+    # a tester's demo with the middle 7s of its exposed pung covered, and a box on the top half of the last 7s read
+    # 7s too: read 777s … win:7s at 43 %. After the natural --fix of that box, the hint named it with the 7s beside
+    # it ("tiles 11-12 (7s 7s) lie apart … --add 13=7s"), an add the checker refused. The box left out is no tile
+    # of the groups now, and the two 7s with room for one between are named with the add that reads the demo
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_hand_finding import NTS, _scene
+
+    import numpy as np
+
+    from scoring import Context
+    from vision.io import Photo
+    from vision.pipeline import DEMO_TRUTH, read_detections
+
+    from vision.detect import Detections
+
+    meta = json.loads(DEMO_TRUTH.read_text())
+    sevens = [i for i, t in enumerate(meta["tiles"]) if t["tile"] == "7s"]
+    keep = [i for i in range(len(meta["tiles"])) if i != sevens[1]]
+    det, rd = _scene(meta, keep, extra_boxes=[[543, 352, 615, 431]], extra_tiles=["7s"])
+    # the melds row as the detector boxed it in the tester's photo (xyxy pixels), the false box last
+    b = np.array(det.boxes, float)
+    row = [k for k, i in enumerate(keep) if meta["tiles"][i]["tile"] in ("7s", "0x", "2m")]
+    b[row] = [[343, 373, 441, 526], [534, 354, 629, 508], [666, 332, 779, 481], [757, 320, 875, 478],
+              [846, 309, 965, 469], [927, 304, 1049, 459]]
+    det = Detections.make(b, np.array(det.scores), list(det.face_down))
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    first = read_detections(photo, det, rd, NTS, Context())
+    false_box = first.position(len(det) - 1)
+    res = read_detections(photo, det, rd, NTS, Context(), fixes={false_box: "-"}, shown=first.layout.geometry)
+    assert not res.reading.legal
+    assert "; tiles 10, 11 (7s · 7s) lie like a pung short of its middle tile? add it with --add 11=7s" in \
+        res.reading.problem, res.reading.problem
+    assert f"tiles 11-{false_box}" not in res.reading.problem, res.reading.problem
+    done = read_detections(photo, det, rd, NTS, Context(), fixes={false_box + 1: "-"}, additions=[(11, "7s")],
+                           shown=first.layout.geometry)
+    assert done.reading.legal and done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", \
+        (done.reading.notation, done.reading.problem)
+
+
 def test_a_concealed_kong_whose_two_backs_were_missed_is_named_with_the_adds_that_complete_it():
     # a tester's demo in haze: its kong's two pink backs not boxed, 2m 2m apart, 13 tiles. The only advice was
     # to add a tile by its face; `--add 13=0x,16=0x` was refused ("a face-down tile can only be added to a

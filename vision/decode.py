@@ -1485,8 +1485,12 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
     reads as no meld, and the count falls 3 short), and "; tiles 13-14 (2m 2m) lie apart, a meld short of its
     tiles? look at the photo: a pung whose third tile was not boxed, add it with --add 15=2m; a concealed kong
     whose two face-down tiles were not boxed, add them with --add 13=0x,16=0x" for two tiles of one face off the
-    hand's row (either add alone makes a legal hand, and a wrong one a sure wrong score: the user must look),
-    else "". ``backs``: (N,) bool,
+    hand's row (either add alone makes a legal hand, and a wrong one a sure wrong score: the user must look);
+    for two neighbouring groups of a row laid like a concealed kong short of the tile between them
+    (:func:`kong_gap_tile`), "; tiles 13-15 (0x · 2m 0x) lie like a concealed kong short of the tile between them?
+    add it with --add 14=2m", and for two single tiles of one face side by side off the hand's row, "; tiles 10, 11
+    (7s · 7s) lie like a pung short of its middle tile? add it with --add 11=7s"; else "". Boxes the user left out
+    (``--fix POS=-``) are no tiles of the groups. At most two hints. ``backs``: (N,) bool,
     face-down detections; ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
     face-down, read 9p at 99 %). A group outside the hand region (:attr:`vision.layout.Geometry.hand_tiles`:
     boxes left out as doubtful) is passed over: the --add offered after it landed among the boxes left out,
@@ -1504,42 +1508,56 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
     # two neighbouring groups of a row that make a concealed kong with one tile between them (a tester's demo
     # with a 2m of its kong covered, 0x · 2m 0x: each group was offered its own --add of a back, each refused as
     # landing among boxes left out, where the kong's missing tile was the 2m between them)
+    # (boxes the user left out, --fix POS=-, are no tiles of the groups: a tester's box on the top half of a 7s,
+    # left out, was named with the 7s beside it as "tiles 11-12 (7s 7s) lie apart")
+    out_boxes = set(lay.ignored) & region
+    live = [tuple(t for t in g.tiles if t not in out_boxes) for g in geo.groups]
     across: set[int] = set()
     for row in geo.rows:
         for ga, gb in zip(row, row[1:]):
-            a, b = geo.groups[ga].tiles, geo.groups[gb].tiles
-            if not (set(a) | set(b)) & region or len(a) + len(b) != 3 or set(a + b) & across:
+            a, b = live[ga], live[gb]
+            if not (set(a) | set(b)) & region or set(a + b) & across or not all(t in num for t in a + b):
                 continue
-            missed = kong_gap_tile([read_as(t) for t in a], [read_as(t) for t in b])  # type: ignore[misc]
-            if missed is None or not all(t in num for t in a + b):
-                continue
-            nums = sorted(num[t] for t in a + b)
-            shown = " ".join(read_as(t) or "?" for t in a) + " · " + " ".join(read_as(t) or "?" for t in b)
-            out.append(f"; tiles {nums[0]}-{nums[-1]} ({shown}) lie like a concealed kong short of the tile "
-                       f"between them? add it with --add {num[b[0]]}={missed}")
-            across.update(a + b)
-    for g in lay.geometry.groups:
-        if not set(g.tiles) & region or set(g.tiles) & across:
+            if len(a) + len(b) == 3:
+                missed = kong_gap_tile([read_as(t) for t in a], [read_as(t) for t in b])  # type: ignore[misc]
+                if missed is None:
+                    continue
+                nums = sorted(num[t] for t in a + b)
+                shown = " ".join(read_as(t) or "?" for t in a) + " · " + " ".join(read_as(t) or "?" for t in b)
+                out.append(f"; tiles {nums[0]}-{nums[-1]} ({shown}) lie like a concealed kong short of the tile "
+                           f"between them? add it with --add {num[b[0]]}={missed}")
+                across.update(a + b)
+            elif (len(a) == len(b) == 1 and geo.groups[ga].row != geo.main_row and read_as(a[0]) == read_as(b[0])
+                  and read_as(a[0]) in PLAYING_TILES):
+                # two tiles of one face alone off the hand's row, side by side: a pung whose middle tile was not
+                # boxed (the tester's, its middle 7s covered: --fix 12=- --add 11=7s read the demo)
+                face = read_as(a[0])
+                out.append(f"; tiles {num[a[0]]}, {num[b[0]]} ({face} · {face}) lie like a pung short of its middle "
+                           f"tile? add it with --add {num[b[0]]}={face}")
+                across.update(a + b)
+    for gi, g in enumerate(geo.groups):
+        tiles = live[gi]
+        if not tiles or not set(tiles) & region or set(tiles) & across:
             continue
-        if 1 <= len(g.tiles) <= 3 and any(bool(backs[t]) and (not raw or t >= len(raw) or raw[t] == BACK)
-                                          for t in g.tiles if t < len(backs)):
-            nums = sorted(num[t] for t in g.tiles if t in num)
+        if 1 <= len(tiles) <= 3 and any(bool(backs[t]) and (not raw or t >= len(raw) or raw[t] == BACK)
+                                          for t in tiles if t < len(backs)):
+            nums = sorted(num[t] for t in tiles if t in num)
             if nums:
                 span = f"tiles {nums[0]}-{nums[-1]} hold a face-down tile" if len(nums) > 1 else \
                     f"tile {nums[0]} is face-down"
                 out.append(f"; {span}: a concealed kong short of one? add it with "
                            f"--add {nums[-1] + 1}=0x")
-        elif (len(g.tiles) == 2 and g.row != lay.geometry.main_row and len({raw[t] if raw else None
-                                                                               for t in g.tiles}) == 1
-              and raw and raw[g.tiles[0]] in PLAYING_TILES and not any(bool(backs[t]) for t in g.tiles)):
+        elif (len(tiles) == 2 and g.row != lay.geometry.main_row and len({raw[t] if raw else None
+                                                                               for t in tiles}) == 1
+              and raw and raw[tiles[0]] in PLAYING_TILES and not any(bool(backs[t]) for t in tiles)):
             # two tiles of one face lying apart, off the hand's row, the count one short: a pung whose third tile
             # was not boxed, or a concealed kong whose two backs were not boxed (a tester's demo in haze, its kong's
             # pink backs lost: the only advice was to add a tile by its face, which made an exposed kong, 32 points
             # at >99 % for 40). Either add makes a legal hand, and the wrong one a sure wrong score (a reviewer
             # followed the kong's adds on a pung short of a tile: (7777s), 54 for 40; a tester the pung's on a kong
             # whose backs were lost: [222m], 26 for 40): the user is asked to look
-            nums = sorted(num[t] for t in g.tiles if t in num)
-            face = raw[g.tiles[0]]
+            nums = sorted(num[t] for t in tiles if t in num)
+            face = raw[tiles[0]]
             if len(nums) == 2:
                 out.append(f"; tiles {nums[0]}-{nums[1]} ({face} {face}) lie apart, a meld short of its tiles? look "
                            f"at the photo: a pung whose third tile was not boxed, add it with --add {nums[1] + 1}={face}; "
