@@ -1245,7 +1245,10 @@ def _unread_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> R
         play = float(readings.probs[p, :_PLAY].sum())
         if play < UNREAD_PLAYING:
             conf *= play
-            why = " (a 1s's bird is often read as a flower)" if reading.tiles[p] == "1s" else ""
+            # (the bird said only of a tile read as a flower: a tester's 6m under glare, read 6m, was taken as 1s "(a
+            # 1s's bird is often read as a flower)")
+            why = " (a 1s's bird is often read as a flower)" if reading.tiles[p] == "1s" and reading.raw[p] in BONUS \
+                else ""
             notes.append(f"tile {num.get(p, '?')} was read as {reading.raw[p]} ({1 - play:.0%} not a playing tile): "
                          f"taken as {reading.tiles[p]}, the tile the hand needs there{why}; check it")
     return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
