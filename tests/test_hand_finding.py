@@ -179,6 +179,30 @@ def test_complete_thirteen_tile_hand_is_read_as_a_non_winner():
     assert not res2.reading.legal and "14" in res2.reading.problem
 
 
+def test_a_thirteen_tile_row_read_as_a_non_winner_names_the_tile_that_would_win():
+    # a tester's demo with its 4m covered: read as a non-winner's hand, told to "--add the tile the photo missed"; the
+    # tester added it after the last tile (N+1), and the 4m became the winning tile, the sideways 8p a concealed
+    # one: 42 for 40. The note names the tiles that make the 13 a winning hand (scoring.decompose.waits), and where
+    # one alone does, the place in the row where it keeps suit order with both neighbours.
+    # 123m 4p·6p 789s 111z 22z: only a 5p (the closed wait 4p-6p) wins; it lies between tiles 4 (4p) and 5 (6p)
+    photo = Photo(np.zeros((600, 1500, 3), np.uint8), (1500, 600), 1.0, "x")
+    row = "1m 2m 3m 4p 6p 7s 8s 9s 1z 1z 1z 2z 2z".split()
+    det, rd = level_rows((row, 300))
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    assert res.reading.legal and not res.reading.hand.context.winner
+    note = next(n for n in res.reading.notes if "read and scored as a non-winner's hand" in n)
+    assert note.endswith("(the winning tile, or one of the row): a 5p makes it a winning hand (the only tile that "
+                         "does; in suit order it lies between tiles 4 (4p) and 5 (6p): --add 5=5p)"), note
+    done = read_detections(photo, det, rd, load_ruleset("nts"), Context(), additions=[(5, "5p")])
+    assert done.reading.legal and done.reading.hand.context.winner and \
+        sorted(done.reading.hand.concealed) == sorted(row[:4] + ["5p"] + row[4:]), done.reading.notation
+    # 123m 456p 789s 11z 22z: a 1z or a 2z (the pair-to-pung wait), named without a place
+    row = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 2z 2z".split()
+    res = read_detections(photo, *level_rows((row, 300)), load_ruleset("nts"), Context())
+    note = next(n for n in res.reading.notes if "read and scored as a non-winner's hand" in n)
+    assert note.endswith("(the winning tile, or one of the row): a 1z or a 2z would make it a winning hand"), note
+
+
 @pytest.mark.parametrize("name", ["render-s7-12", "render-s8-3"])
 def test_candidates_include_every_long_row(name):
     # every candidate region is offered once, best prior first, the first choice with prior 1

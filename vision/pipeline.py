@@ -3186,7 +3186,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 extra.append(f"{UNSAID_NOTE} {n} tiles: read and scored as a non-winner's hand "
                              f"(a winning hand has {n + 1}); give --not-winner to say so (the photo is then read "
                              f"again: take the tile numbers for --fix/--add from that reading), or --add the tile "
-                             f"the photo missed (the winning tile, or one of the row)")
+                             f"the photo missed (the winning tile, or one of the row)" + _missed_tile_words(tried[0], ruleset))
     if tried and not any(t.reading.legal for t in tried):
         # no region reads legal: a concealed kong's pale backs may have been read as White dragons
         # (vision.layout.blank_backs); read again with them taken as backs where that makes a legal hand
@@ -3359,6 +3359,44 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
                        not_tiles=not_tiles, user=user, dropped=dropped, replaced=tuple(sorted(replaced.items())),
                        fixed_from=tuple(sorted(fixed_from.items())))
+
+
+#: the non-winner's note names the tiles that would make the hand a winning one when they are at most this many
+MISSED_NAMED = 3
+
+
+def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
+    """For a winner's photo read as a non-winner's hand (a tile of the row missed): ": a 4m makes it a winning
+    hand (the only tile that does; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m)"
+    (the one place in the row where it keeps suit order with both neighbours), or the tiles that do (up to :data:`MISSED_NAMED`); "" when more do, or none. A tester's demo with its
+    4m covered was told to add "the tile the photo missed", added it after the last tile (N+1), and the 4m
+    became the winning tile, the sideways 8p a concealed one and the flower a loose tile: 42 points for 40."""
+    from scoring.decompose import waits
+    from scoring.tiles import PLAYING_TILES, sort_tiles
+
+    hand = t.reading.hand
+    if hand is None:
+        return ""
+    found = sort_tiles(waits(hand, ruleset.shapes))
+    if not found or len(found) > MISSED_NAMED:
+        return ""
+    if len(found) > 1:
+        return f": a {' or a '.join(found)} would make it a winning hand"
+    x = found[0]
+    order = t.layout.geometry.order
+    row = [i for i in order if t.reading.roles[i] == "concealed"]
+    codes = [t.reading.tiles[i] for i in row]
+    where = ""
+    key = {c: k for k, c in enumerate(PLAYING_TILES)}
+    if len(row) >= 2 and all(c in key for c in codes + [x]):
+        # the one place in the row where it keeps suit order with both neighbours (players sort their tiles): 3m · 5m
+        fits = [k for k in range(1, len(codes)) if key[codes[k - 1]] <= key[x] <= key[codes[k]]]
+        num = {i: p + 1 for p, i in enumerate(order)}
+        if len(fits) == 1:
+            k = fits[0]
+            where = (f"; in suit order it lies between tiles {num[row[k - 1]]} ({codes[k - 1]}) and "
+                     f"{num[row[k]]} ({codes[k]}): --add {num[row[k]]}={x}")
+    return f": a {x} makes it a winning hand (the only tile that does{where})"
 
 
 def _noted(reading: Reading, words: str) -> Reading:
