@@ -119,6 +119,13 @@ def test_a_fix_of_a_box_left_out_of_the_hand_says_so():
     assert last < out[0]  # the box left out is numbered after the hand's tiles
     note = next(x for x in res.reading.notes if x.startswith(f"tile {out[0]} (set to 5p by you) is not counted"))
     assert f"--add {last + 1}=5p" in note  # after the hand's last tile, not beside the box left out
+    # set face-down, it is not told to be added as one (a tester's --fix 1=0x was told "--add 17=0x", then refused:
+    # a face-down tile is added only to a concealed kong short of one)
+    res = read_detections(photo, detections(meta), readings(meta), load_ruleset("nts"), Context(), fixes={out[0]: "0x"},
+                          shown=first.layout.geometry)
+    note = next(x for x in res.reading.notes if x.startswith(f"tile {out[0]} (set to 0x by you) is not counted"))
+    assert note.endswith("is not counted: a face-down tile counts only in a concealed kong (four tiles together, "
+                         "with its faces)") and "--add" not in note, note
 
 
 def test_batch_refuses_a_bad_fix_before_reading_any_photo(run_cli, tmp_path):

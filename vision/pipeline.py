@@ -3306,7 +3306,13 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                      and numbering[pos - 1] not in replaced.values()]
         out_added = [(numbering.index(i) + 1, readings.codes[i]) for i in added
                      if reading.roles[i] == "ignored" and numbering.index(i) + 1 not in (fixes or {})]
+        # (a face-down tile is added only to a concealed kong short of one: a tester's --fix 1=0x on the demo's
+        # flower was told to "add it with --add 17=0x", which the checker refused)
+        backs = [(pos, code) for pos, code in out_fixed if code == BACK]
+        out_fixed = [(pos, code) for pos, code in out_fixed if code != BACK]
         reading = replace(reading, notes=reading.notes + tuple(
+            f"tile {pos} (set to {code} by you) is not counted: a face-down tile counts only in a concealed kong "
+            f"(four tiles together, with its faces)" for pos, code in backs) + tuple(
             f"tile {pos} (set to {code} by you) is not counted: its box was left out of the hand (a loose "
             f"tile, clutter or another player's); to count it, add it with --add {after + j}={code}"
             for j, (pos, code) in enumerate(out_fixed)) + tuple(
