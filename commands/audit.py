@@ -18,6 +18,9 @@ from vision.io import same_file
 def cmd_audit(args: argparse.Namespace) -> int:
     from scoring.history import record_hand
 
+    from commands.common import check_photo_word
+
+    check_photo_word(args.image)
     if getattr(args, "demo", False):  # (docs/photo.md's corrections use the demo: a new user's `audit --demo`)
         from vision.pipeline import DEMO_PHOTO
 

@@ -316,6 +316,22 @@ def add_history_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-history", action="store_true", help="do not record this score in the history")
 
 
+#: a command line word that is a list of corrections, not a photo (``4=6m``, ``17=0x,18=-``)
+_CORRECTIONS = re.compile(r"\d+=[0-9A-Za-z-]+(,\d+=[0-9A-Za-z-]+)*,?")
+
+
+def check_photo_word(image: str | None) -> None:
+    """Raise UserError when the photo argument ``image`` is a list of corrections and no such file exists: a space
+    after a comma split a ``--fix``/``--add`` list (a referee's ``--fix 3=5m, 4=6m`` on the demo was told "give
+    either an image or --demo, not both")."""
+    if image and _CORRECTIONS.fullmatch(image):
+        from pathlib import Path
+
+        if not Path(image).exists():
+            raise UserError(f"'{image}' is no photo but corrections: a space split a --fix or --add list; write the "
+                            f"list with no spaces (e.g. --fix 3=5m,4=6m)")
+
+
 def check_annotate_target(annotate: str, photo: Any) -> None:
     """``--annotate FILE`` of ``photo`` and ``audit``, checked before the photo is read, scored and recorded:
     UserError when FILE is the photo itself (the same path, a hard or symbolic link) or is a file

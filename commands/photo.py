@@ -5,8 +5,8 @@ import argparse
 import sys
 
 from commands.common import (
-    JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, check_ruleset_args,
-    context_from_args, exposed_arg, options_from_args, print_json, whole_number)
+    JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, check_photo_word,
+    check_ruleset_args, context_from_args, exposed_arg, options_from_args, print_json, whole_number)
 from scoring import explain
 from vision import pipeline
 from vision.errors import ImageError, VisionError
@@ -14,6 +14,7 @@ from vision.pipeline import DEMO_PHOTO, parse_additions, parse_fixes, summary, t
 
 
 def cmd_photo(args: argparse.Namespace) -> int:
+    check_photo_word(args.image)
     if args.demo:
         if args.image:
             raise UserError("give either an image or --demo, not both")

@@ -128,6 +128,15 @@ def test_a_fix_of_a_box_left_out_of_the_hand_says_so():
                          "with its faces)") and "--add" not in note, note
 
 
+@pytest.mark.parametrize("command", [("photo", "--demo"), ("audit", "--demo", "--claimed", "40")])
+def test_a_correction_list_split_by_a_space_is_named(run_cli, command):
+    # a referee's `--fix 3=5m, 4=6m`: the shell made "4=6m" the photo argument, and the error was "give either an
+    # image or --demo, not both"
+    rc, out, err = run_cli(*command, "--fix", "3=5m,", "4=6m", "--no-history")
+    assert rc == 2 and err.strip().endswith("'4=6m' is no photo but corrections: a space split a --fix or --add "
+                                            "list; write the list with no spaces (e.g. --fix 3=5m,4=6m)"), err
+
+
 def test_batch_refuses_a_bad_fix_before_reading_any_photo(run_cli, tmp_path):
     # every photo became an error row (exit 0) for `batch --fix 3=5p --fix 3=6p`
     rc, out, err = run_cli("batch", str(tmp_path), "--out", str(tmp_path / "o.csv"), "--fix", "3=5p", "--fix", "3=6p")
