@@ -140,7 +140,8 @@ def register_calibrate(subparsers) -> None:
                     "a photo shows one of each face in reading order (rows top to bottom, each left to right): "
                     "1-9m, 1-9p, 1-9s, East South West North White Green Red, flowers 1-4, seasons 1-4 (42 tiles). "
                     "Other layouts: --tiles in notation, once per photo. Calling again with the same --name adds "
-                    "to that profile; --replace starts it over. Then read with --tileset NAME.")
+                    "to that profile; --replace starts it over. Then read with --tileset NAME. Profiles are "
+                    "stored in $MAHJONG_TILESETS, else the user data folder (`mahjong-score tilesets` lists them).")
     p.add_argument("photos", nargs="+", metavar="PHOTO", help="calibration photo(s)")
     p.add_argument("--name", required=True, help="the profile's name (letters, digits, . _ -)")
     p.add_argument("--tiles", action="append", metavar="NOTATION",

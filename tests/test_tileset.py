@@ -392,6 +392,11 @@ def test_bad_calibration_photos_get_one_line_errors(photos, run_cli, _tilesets):
     assert "found 0 tiles" in msg
     msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "../evil")
     assert "tile-set name" in msg
+    # the file's own ending (a tester's setA.npz made setA.npz.npz), and a name Windows keeps for a device
+    msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "setA.npz")
+    assert "tile-set name 'setA.npz': give it without '.npz' ('setA')" in msg, msg
+    msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "con")
+    assert "is a name Windows keeps for a device" in msg, msg
     _one_line_error(run_cli, "calibrate", str(REPO / "README.md"), "--name", "x")  # not an image
     _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "x", "--tiles", "0x")
     # a layout one tile off that takes a face-down tile for a face (a tester's --tiles for the demo with one 8p too

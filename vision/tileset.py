@@ -130,12 +130,23 @@ def tilesets_dir() -> Path:
     return Path(platformdirs.user_data_dir("mahjong-score", appauthor=False)) / "tilesets"
 
 
+#: names a Windows file system keeps for devices (a profile CON.npz cannot be made there), any case
+_DEVICE_NAMES = frozenset({"con", "prn", "aux", "nul"} | {f"{d}{k}" for d in ("com", "lpt") for k in range(1, 10)})
+
+
 def check_name(name: str) -> str:
-    """A profile name: 1–64 letters, digits, ``.``, ``_`` or ``-``, not starting with ``.``/``-``/``_``.
+    """A profile name: 1–64 letters, digits, ``.``, ``_`` or ``-``, not starting with ``.``/``-``/``_``, not
+    ending in ``.npz`` (the file's own ending: a tester's ``--name setA.npz`` made ``setA.npz.npz`` beside
+    ``setA.npz``), nor a Windows device name (``CON``, ``NUL``, ``COM1`` …, before any ``.``).
     Raises :class:`TilesetError` otherwise."""
     if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
         raise TilesetError(f"tile-set name {name!r} must be 1-64 ASCII letters (a-z, A-Z), digits, '.', '_' or '-', "
                            f"starting with a letter or digit")
+    if name.lower().endswith(".npz"):
+        raise TilesetError(f"tile-set name {name!r}: give it without '.npz' ({name[:-4]!r}); the profile is stored "
+                           f"as NAME.npz")
+    if name.split(".")[0].lower() in _DEVICE_NAMES:
+        raise TilesetError(f"tile-set name {name!r} is a name Windows keeps for a device: choose another")
     return name
 
 
