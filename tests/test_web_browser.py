@@ -708,6 +708,30 @@ MESSAGES = [
      "13-14 (2m 2m) lie apart, a meld short of its tiles? look at the photo: a pung whose third tile was not boxed, "
      "add it with --add 15=2m; a concealed kong whose two face-down tiles were not boxed, add them with "
      "--add 13=0x,16=0x; add a tile the detector missed with --add POS=TILE", "whose two face-down tiles "),
+    # (a kong short of the tile between two groups, a pung short of its middle tile, a tile over, a kong left out
+    # for a back not boxed, the tile a 13-tile row misses)
+    ("found 11 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; tiles "
+     "13-15 (0x · 2m 0x) lie like a concealed kong short of the tile between them? add it with --add 14=2m; add a "
+     "tile the detector missed with --add POS=TILE", "lie like a concealed kong short of the tile "),
+    ("found 13 tiles in the hand; tiles 10, 11 (7s · 7s) lie like a pung short of its middle tile? add it with "
+     "--add 11=7s", "lie like a pung short of its middle "),
+    ("found 15 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; "
+     "leaving out tile 10 (6z), at its row's end, makes a legal hand: if it is not the hand's (a stray tile), leave "
+     "it out with --fix 10=-", "row's end, makes a legal hand: "),
+    ("found 15 tiles in the hand; leaving out one of tiles 7 (5s) makes a legal hand: look at the photo for one "
+     "that is not the hand's (a stray tile), and leave it out with --fix POS=-", "makes a legal hand: look at the "),
+    ("unsure: tiles 16-18 lie apart like a meld, (2222s), but this reading leaves them out (another player's?); with "
+     "them the hand would have 17 tiles (each kong counts 3), where a hand under nts has 14; 17 is a hand of "
+     "hk-tw-16: is that the game? (--ruleset hk-tw-16); a tile of it not boxed? add it with --add 17=0x",
+     "a tile of it not boxed? add it with --add "),
+    ("found 16 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; 16 "
+     "tiles is a 16-tile game's hand, and nts plays 13-tile hands: is it the right ruleset? (--ruleset; "
+     "`mahjong-score rules` lists them)", "is it the right ruleset? "),
+    ("the hand's row shows 13 tiles: read and scored as a non-winner's hand (a winning hand has 14); give "
+     "--not-winner to say so (the photo is then read again: take the tile numbers for --fix/--add from that "
+     "reading), or --add the tile the photo missed (the winning tile, or one of the row): a 4m makes it a winning "
+     "hand (the only tile that does; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m)",
+     "in suit order it lies between tiles "),
     ("unsure: tiles 10-12 (7s 7s 6z) lie apart like a meld, yet this reading takes them as concealed tiles of other "
      "sets: a tile may lie on the meld, or one of them be misread: correct a tile with --fix POS=TILE, and leave out "
      "one that is not the hand's with --fix POS=-", "and leave out one that is not the hand's"),
@@ -866,6 +890,10 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
                                                             [t for t, _ in MESSAGES])))[MESSAGES[0][0]]
     assert ("add it with “+ Add a missed tile”, choosing 2m; a concealed kong whose two face-down tiles were not "
             "boxed, add them with “+ Add a missed tile”, choosing Face down, then Face down") in said, said
+    # (the other game's ruleset is chosen in Settings: the page had said "(--ruleset hk-tw-16)")
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "(--ruleset hk" in t))
+    assert "is that the game? (choose hk-tw-16 under Ruleset in Settings); a tile of it not boxed? add it with " \
+        "“+ Add a missed tile”, choosing Face down" in said, said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", MESSAGES[-1][0])
     assert said.endswith("counted as the hand's 6z: tap it: “Not in the hand” if it is no tile, its face if it is "
                          "another"), said

@@ -390,6 +390,9 @@
       return tile === "-" ? `tile ${pos} not in the hand` : `tile ${pos} set to ${tile}`;
     }).join(", ")],
     [/--fix\/--add(?:\/--exposed)?/g, "corrections"],
+    // (a hand of another game's size: the ruleset is chosen in Settings; the page said "(--ruleset hk-tw-16)")
+    [/\(--ruleset ([\w-]+)\)/g, "(choose $1 under Ruleset in Settings)"],
+    [/\(--ruleset; `mahjong-score rules` lists them\)/g, "(choose it under Ruleset in Settings)"],
     [/give --not-winner/g, "tick “Not the winner” in Settings"],
     [/leave out --not-winner/g, "untick “Not the winner” in Settings"],
     [/\(POS=-\)/g, "(“Not in the hand”)"],
