@@ -241,18 +241,23 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
     doubts = []
     least = least_sure_tile(res)
     doubtful = dict(res.reading.doubtful_boxes)
-    if least is not None and least[1] < DOUBTED_TILE and least[0] not in doubtful:
+    changed = []
+    for i, raw, q_raw, taken, q_taken in changed_playing_tiles(res.reading, res.readings):
+        odds = q_taken / max(q_raw, 1e-9)
+        cost = 1.0 - odds / (odds + CHANGED_ODDS)
+        if cost >= CHANGED_NAMED and i not in res.user:
+            changed.append((i, raw, q_raw, taken, cost))
+    # (a tile named as changed is not named again as the least sure: a reviewer's audit named tile 2 twice, with two
+    # instructions)
+    if least is not None and least[1] < DOUBTED_TILE and least[0] not in doubtful \
+            and least[0] not in {c[0] for c in changed}:
         # (the least sure tile, when the classifier doubted one)
         pos = res.position(least[0])
         doubts.append((1.0 - least[1], f"tile {pos} ({least_words(res, least)}: if it is another tile, correct it "
                                        f"with --fix {pos}=TILE)"))
-    for i, raw, q_raw, taken, q_taken in changed_playing_tiles(res.reading, res.readings):
+    for i, raw, q_raw, taken, cost in changed:
         # (a tile read surely as one face and taken as another to make a legal hand: the audit named only the least
         # sure tile, a 2m at 82 %, where the doubt was tile 5, a 7p at >99 % taken as 6p, the reading 9 % sure)
-        odds = q_taken / max(q_raw, 1e-9)
-        cost = 1.0 - odds / (odds + CHANGED_ODDS)
-        if cost < CHANGED_NAMED or i in res.user:
-            continue
         pos = res.position(i)
         doubts.append((cost, f"tile {pos} (read {raw} at {format_confidence(q_raw)}, taken as {taken} to make a legal "
                              f"hand: if it is {taken}, set it with --fix {pos}={taken}; if it is {raw}, something "

@@ -196,6 +196,11 @@ def test_a_thirteen_tile_row_read_as_a_non_winner_names_the_tile_that_would_win(
     done = read_detections(photo, det, rd, load_ruleset("nts"), Context(), additions=[(5, "5p")])
     assert done.reading.legal and done.reading.hand.context.winner and \
         sorted(done.reading.hand.concealed) == sorted(row[:4] + ["5p"] + row[4:]), done.reading.notation
+    # the same tiles laid out of suit order (two places where it breaks): the 5p is named with no place in the row
+    res = read_detections(photo, *level_rows(("1z 1z 1z 7s 8s 9s 1m 2m 3m 4p 6p 2z 2z".split(), 300)),
+                          load_ruleset("nts"), Context())
+    note = next(n for n in res.reading.notes if "read and scored as a non-winner's hand" in n)
+    assert note.endswith(": a 5p makes it a winning hand (the only tile that does)"), note
     # 123m 456p 789s 11z 22z: a 1z or a 2z (the pair-to-pung wait), named without a place
     row = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 2z 2z".split()
     res = read_detections(photo, *level_rows((row, 300)), load_ruleset("nts"), Context())
@@ -2966,13 +2971,57 @@ def test_a_hand_one_tile_over_names_the_tile_whose_leaving_out_makes_it_legal():
                                         "not the hand's (a stray tile), leave it out with --fix 15=-"), \
         res.reading.problem
     res = read_detections(photo, *level_rows((hand[:6] + ["5s"] + hand[6:], 300)), load_ruleset("nts"), Context())
-    assert res.reading.problem.endswith("; leaving out one of tiles 7 (5s) makes a legal hand: look at the photo "
-                                        "for one that is not the hand's (a stray tile), and leave it out with "
-                                        "--fix POS=-"), res.reading.problem
+    assert res.reading.problem.endswith("; leaving out tile 7 (5s) makes a legal hand: if it is not the hand's (a "
+                                        "stray tile), leave it out with --fix 7=-"), res.reading.problem
+    # tiles of two faces whose leaving out makes a legal hand, each another (a reviewer's 1111m 23456789m 555p: told
+    # to leave out tile 1, 24 points, where tile 15 scored 28): all named, for the user to look
+    row = "1m 1m 1m 1m 2m 3m 4m 5m 6m 7m 8m 9m 5p 5p 5p".split()
+    res = read_detections(photo, *level_rows((row, 300)), load_ruleset("nts"), Context())
+    assert res.reading.problem.endswith("; leaving out one of tiles 1-4 (1m) or 13-15 (5p) makes a legal hand, each "
+                                        "face another hand: look at the photo for the one that is not the hand's (a "
+                                        "stray tile), and leave it out with --fix POS=-"), res.reading.problem
     # a tile over that no leaving out makes legal: the plain advice
     res = read_detections(photo, *level_rows((hand[:-1] + ["5s", "9p"], 300)), load_ruleset("nts"), Context())
     assert res.reading.problem.endswith("; leave out boxes that are not the hand's (clutter, loose tiles, another "
                                         "player's) with --fix POS=-"), res.reading.problem
+
+
+def test_four_tiles_apart_with_no_three_alike_are_offered_as_concealed_tiles():
+    # a tester's real-crop hand with three exposed melds laid in a row of their own behind the concealed tiles
+    # (4p 5p 1z 1z, and the winning 6p apart): the melds' row was the main row, and the four concealed tiles,
+    # a group set apart, were offered as an exposed meld at 0.9. No three of them alike, they are no kong but by
+    # two misreads: read right, the hand was 2 % sure ("the roles this reading needs are less likely …", "lie apart
+    # like a meld …"). Now such a group is exposed at UNALIKE_FOUR_EXPOSED (0.2) before its distance to the main
+    # row weighs it, and the reading of the same tiles, each read at 0.9, is over 0.5 (it was 0.21)
+    from vision.layout import UNALIKE_FOUR_EXPOSED
+
+    def scene(rows):
+        boxes, codes = [], []
+        for y, tiles in rows:
+            for k, c in tiles:  # (k: tile steps along the row, one tile 92 px)
+                boxes.append([40 + 92 * k, y, 130 + 92 * k, y + 120])
+                codes.append(c)
+        probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+        for k, c in enumerate(codes):
+            probs[k, CLASS_INDEX[c]] = 0.9
+        return (Detections.make(np.array(boxes, float), np.full(len(codes), 0.9), [False] * len(codes)),
+                TileReadings.make(probs, ["upright"] * len(codes)))
+
+    melds = [(0, "5z"), (1, "5z"), (2, "5z"), (4, "8m"), (5, "8m"), (6, "8m"), (8, "1s"), (9, "2s"), (10, "3s")]
+    photo = Photo(np.zeros((500, 1200, 3), np.uint8), (1200, 500), 1.0, "x")
+    res = read_detections(photo, *scene([(100, melds), (250, [(2, "4p"), (3, "5p"), (4, "1z"), (5, "1z"), (7, "6p")])]),
+                          load_ruleset("nts"), Context())
+    assert res.reading.notation == "456p11z [555z] [888m] [123s] win:6p", res.reading.notation
+    assert res.reading.confidence > 0.5, (res.reading.confidence, res.reading.notes)
+    assert not any("lie apart like a meld" in n for n in res.reading.notes), res.reading.notes
+    four = next(g for g in res.layout.groups if len(g.tiles) == 4)
+    prior = {o.role: o.prior for o in four.options}
+    assert UNALIKE_FOUR_EXPOSED == 0.2 and prior["concealed"] > prior["exposed"], four.options
+    # four alike set apart stay an exposed kong (0.9 before the distance)
+    res = read_detections(photo, *scene([(100, melds), (250, [(2, "4p"), (3, "4p"), (4, "4p"), (5, "4p")]),
+                                         (400, [(2, "1z"), (3, "1z")])]), load_ruleset("nts"), Context())
+    four = next(g for g in res.layout.groups if len(g.tiles) == 4)
+    assert max(four.options, key=lambda o: o.prior).role == "exposed", four.options
 
 
 def test_a_reading_under_the_review_line_says_to_check_it():
@@ -3038,6 +3087,18 @@ def test_a_legal_reading_that_changes_a_surely_read_tile_is_not_called_sure():
             n = res.position(1)
             assert f"first tile {n} (read 4m at 99%, taken as 2m to make a legal hand: if it is 2m, set it with " \
                    f"--fix {n}=2m; if it is 4m, something else in the photo is off" in _unsure(res), _unsure(res)
+    # read 4m at 70 % (2m 1 %), the least sure tile too: named once, as changed (a reviewer's audit named it twice,
+    # with two instructions)
+    from commands.audit import _unsure
+
+    det, rd = level_rows((codes, 300))
+    probs = np.array(rd.probs)
+    probs[1] = 0.29 / (NUM_CLASSES - 2)
+    probs[1, CLASS_INDEX["4m"]], probs[1, CLASS_INDEX["2m"]] = 0.70, 0.01
+    res = read_detections(photo, det, TileReadings.make(probs, list(rd.pose)), load_ruleset("nts"), Context())
+    said = _unsure(res)
+    n = res.position(1)
+    assert said.count(f"tile {n} (") == 1 and f"first tile {n} (read 4m at 70%, taken as 2m" in said, said
     plain_tiles = next(line for line in summary(plain).splitlines() if line.startswith("tiles: "))
     assert "~" not in plain_tiles, plain_tiles
 

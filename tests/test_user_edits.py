@@ -128,11 +128,23 @@ def test_a_fix_of_a_box_left_out_of_the_hand_says_so():
                          "with its faces)") and "--add" not in note, note
 
 
+def test_a_correction_list_split_by_a_space_after_a_comma_is_joined():
+    # a referee's `--fix 3=5m, 4=6m`: the shell made "4=6m" the photo argument ("give either an image or --demo, not
+    # both"), or, after a photo, an unrecognised argument. Where the comma says the list goes on, it is joined
+    from cli import _join_split_lists
+
+    assert _join_split_lists(["photo", "a.jpg", "--fix", "3=5m,", "4=6m"]) == ["photo", "a.jpg", "--fix", "3=5m,4=6m"]
+    assert _join_split_lists(["photo", "--fix", "3=5m", ",4=6m", "a.jpg"]) == ["photo", "--fix", "3=5m,4=6m", "a.jpg"]
+    assert _join_split_lists(["audit", "--add=14=2m,", "15=0x"]) == ["audit", "--add=14=2m,15=0x"]
+    # no comma: two words, the second the photo's (named below when no such file exists)
+    assert _join_split_lists(["photo", "--fix", "3=5m", "4=6m"]) == ["photo", "--fix", "3=5m", "4=6m"]
+
+
 @pytest.mark.parametrize("command", [("photo", "--demo"), ("audit", "--demo", "--claimed", "40")])
 def test_a_correction_list_split_by_a_space_is_named(run_cli, command):
-    # a referee's `--fix 3=5m, 4=6m`: the shell made "4=6m" the photo argument, and the error was "give either an
-    # image or --demo, not both"
-    rc, out, err = run_cli(*command, "--fix", "3=5m,", "4=6m", "--no-history")
+    # `--fix 3=5m 4=6m` (no comma): "4=6m" is taken for the photo, and the error was "give either an image or
+    # --demo, not both"
+    rc, out, err = run_cli(*command, "--fix", "3=5m", "4=6m", "--no-history")
     assert rc == 2 and err.strip().endswith("'4=6m' is no photo but corrections: a space split a --fix or --add "
                                             "list; write the list with no spaces (e.g. --fix 3=5m,4=6m)"), err
 
@@ -507,6 +519,15 @@ def test_a_pung_whose_middle_tile_was_missed_is_named_once_a_false_box_is_left_o
     assert f"tiles 11-{false_box}" not in res.reading.problem, res.reading.problem
     done = read_detections(photo, det, rd, NTS, Context(), fixes={false_box + 1: "-"}, additions=[(11, "7s")],
                            shown=first.layout.geometry)
+    assert done.reading.legal and done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", \
+        (done.reading.notation, done.reading.problem)
+    # the render's own boxes, no false box: the added 7s fills the gap between the two (a reviewer's went before the
+    # first 7s, moved to the group's free end as a pung's fourth tile is, and read 777s concealed: 42 for 40)
+    det, rd = _scene(meta, keep)
+    first = read_detections(photo, det, rd, NTS, Context())
+    assert "; tiles 10, 11 (7s · 7s) lie like a pung short of its middle tile? add it with --add 11=7s" in \
+        first.reading.problem, first.reading.problem
+    done = read_detections(photo, det, rd, NTS, Context(), additions=[(11, "7s")], shown=first.layout.geometry)
     assert done.reading.legal and done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", \
         (done.reading.notation, done.reading.problem)
 

@@ -717,9 +717,10 @@ MESSAGES = [
      "--add 11=7s", "lie like a pung short of its middle "),
     ("found 15 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; "
      "leaving out tile 10 (6z), at its row's end, makes a legal hand: if it is not the hand's (a stray tile), leave "
-     "it out with --fix 10=-", "row's end, makes a legal hand: "),
-    ("found 15 tiles in the hand; leaving out one of tiles 7 (5s) makes a legal hand: look at the photo for one "
-     "that is not the hand's (a stray tile), and leave it out with --fix POS=-", "makes a legal hand: look at the "),
+     "it out with --fix 10=-", "makes a legal hand: if it is not the hand's (a stray "),
+    ("found 15 tiles in the hand; leaving out one of tiles 1-4 (1m) or 13-15 (5p) makes a legal hand, each face "
+     "another hand: look at the photo for the one that is not the hand's (a stray tile), and leave it out with "
+     "--fix POS=-", "look at the photo for the one that is not "),
     ("unsure: tiles 16-18 lie apart like a meld, (2222s), but this reading leaves them out (another player's?); with "
      "them the hand would have 17 tiles (each kong counts 3), where a hand under nts has 14; 17 is a hand of "
      "hk-tw-16: is that the game? (--ruleset hk-tw-16); a tile of it not boxed? add it with --add 17=0x",

@@ -1790,9 +1790,12 @@ def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str
                      conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context,
                      rs: Ruleset) -> str:
     """For a reading one tile over the hand's count: "; leaving out tile 10 (6z), at its row's end, makes a
-    legal hand: …" naming the concealed tiles at an end of their row (a stray laid beside the hand) whose
-    leaving out makes the tiles as read a hand the ruleset scores, else the first three others that do;
-    "" when none does. A tester's demo with a stray 6z after its winning 8p was told only to
+    legal hand: …" naming the concealed tile whose leaving out makes the tiles as read a hand the ruleset
+    scores, where all that do are of one face and one lies at an end of its row (a stray laid beside the
+    hand); else the tiles that do, by face (up to :data:`EXTRA_NAMED` faces, those at a row's end first), for the
+    user to look (leaving
+    out tiles of other faces reads other hands: a reviewer's 1m 1m 1m 1m 2m … 5p 5p 5p was told to leave out
+    tile 1, 24 points, where tile 15 scored 28); "" when none does. A tester's demo with a stray 6z after its winning 8p was told only to
     leave out boxes that are not the hand's, left out a 6z of the pair instead, and the stray became the
     winning tile: 44 points for 40 at > 99 %."""
     geo = lay.geometry
@@ -1811,14 +1814,27 @@ def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str
     if not found:
         return ""
     num = _numbers(lay)
-    at_end = sorted((p for p in found if p in ends), key=num.get)
-    if at_end:
-        said = ", ".join(f"tile {num[p]} ({raw[p]})" for p in at_end)
-        return (f"; leaving out {said}, at {'its' if len(at_end) == 1 else 'their'} row's end, makes a legal hand: "
-                f"if it is not the hand's (a stray tile), leave it out with --fix {num[at_end[0]]}=-")
-    said = ", ".join(f"{num[p]} ({raw[p]})" for p in sorted(found, key=num.get)[:3])
-    return (f"; leaving out one of tiles {said} makes a legal hand: look at the photo for one that is not the "
-            f"hand's (a stray tile), and leave it out with --fix POS=-")
+    found.sort(key=lambda p: (p not in ends, num[p]))  # (those at a row's end first)
+    by_face: dict[str, list[int]] = {}
+    for p in found:
+        by_face.setdefault(raw[p], []).append(num[p])  # type: ignore[index]
+    if len(found) == 1 or (len(by_face) == 1 and found[0] in ends):
+        # (one tile, or one face, of which leaving out any reads the same tiles: the one at a row's end, likeliest a
+        # stray, is named, so that a sideways winning tile keeps its role)
+        p = found[0]
+        where = ", at its row's end," if p in ends else ""
+        return (f"; leaving out tile {num[p]} ({raw[p]}){where} makes a legal hand: if it is not the hand's (a stray "
+                f"tile), leave it out with --fix {num[p]}=-")
+    faces = list(by_face.items())[:EXTRA_NAMED]
+    said = " or ".join(f"{number_spans(sorted(nums))} ({face})" for face, nums in faces) + (
+        " …" if len(by_face) > EXTRA_NAMED else "")
+    each = "" if len(by_face) == 1 else ", each face another hand"
+    return (f"; leaving out one of tiles {said} makes a legal hand{each}: look at the photo for the one that is not "
+            f"the hand's (a stray tile), and leave it out with --fix POS=-")
+
+
+#: the faces a hand one tile over names whose leaving out makes it legal (:func:`_extra_tile_hint`), at most
+EXTRA_NAMED = 4
 
 
 def _legal_as_read(conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context,

@@ -464,7 +464,10 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             # too far from the 2m: the kong stayed two groups, left out); touching tiles: between them
             squeezed = not gap >= 1.5 * s > 0
             on = float(np.hypot(*reach(prev)))
-            one_room = not squeezed and gap <= ONE_TILE_GAP * s and sideways_size(prev) is None
+            # (not beside a meld set apart: a missed last tile of the row before it lies one step on, its gap
+            # there a group's; a reviewer's `--add 11=1z` 2.38 steps before an exposed 777p had been refused)
+            one_room = not squeezed and gap <= ONE_TILE_GAP * s and sideways_size(prev) is None and not (
+                roles is not None and any(t < len(roles) and roles[t] in SET_APART for t in (prev, nxt)))
             ref, c = prev, (centre(prev) + (d * (on / gap) if not squeezed and not one_room else d / 2))
             if one_room:
                 fills = (prev, nxt)
@@ -497,11 +500,19 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             other = nxt if after else prev
             bridges = other is not None and other in row_of.get(ref, ()) and other not in group_of.get(ref, ()) \
                 and float(np.hypot(*(centre(other) - c))) < BREAK_STEPS * float(np.hypot(*step(ref)))
-            moved = same_face_end(ref, code) if bridges or (after and nxt in group_of.get(ref, ()) and squeezed) \
-                else None
+            # (a tile filling a gap between two tiles of its own face joins them, as meant: a pung short of its
+            # middle tile, 7s · 7s; a reviewer's --add 11=7s there went before the first 7s, and read 777s concealed,
+            # 42 for 40)
+            joined = fills is not None and all(code_of(t) == code for t in group_of.get(other, [other])) \
+                if other is not None else False
+            moved = same_face_end(ref, code) if not joined and (
+                bridges or (after and nxt in group_of.get(ref, ()) and squeezed)) else None
             if moved is not None:
                 c, ref, side = moved
                 after = side > 0
+                fills = None  # (its box the row's size where it went, not stretched over a gap it no longer fills)
+            elif joined:
+                pass
             elif bridges and roles is not None and any(t < len(roles) and roles[t] in SET_APART for t in (ref, other)):
                 # between two groups, one of them a meld set apart, and of neither's face: its box would
                 # join them into one group (a tester's `--add 13=9p` between the demo's exposed 777s and
@@ -3374,7 +3385,8 @@ MISSED_NAMED = 3
 def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     """For a winner's photo read as a non-winner's hand (a tile of the row missed): ": a 4m makes it a winning
     hand (the only tile that does; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m)"
-    (the one place in the row where it keeps suit order with both neighbours), or the tiles that do (up to :data:`MISSED_NAMED`); "" when more do, or none. A tester's demo with its
+    (the one place in the row where it keeps suit order with both neighbours, the row in suit order but for
+    one tile at most), or the tiles that do (up to :data:`MISSED_NAMED`); "" when more do, or none. A tester's demo with its
     4m covered was told to add "the tile the photo missed", added it after the last tile (N+1), and the 4m
     became the winning tile, the sideways 8p a concealed one and the flower a loose tile: 42 points for 40."""
     from scoring.decompose import waits
@@ -3386,23 +3398,29 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     found = sort_tiles(waits(hand, ruleset.shapes))
     if not found or len(found) > MISSED_NAMED:
         return ""
+    def a(code: str) -> str:  # (the article said before it: "an 8p")
+        return f"{'an' if code.startswith('8') else 'a'} {code}"
+
     if len(found) > 1:
-        return f": a {' or a '.join(found)} would make it a winning hand"
+        return f": {' or '.join(a(c) for c in found)} would make it a winning hand"
     x = found[0]
     order = t.layout.geometry.order
     row = [i for i in order if t.reading.roles[i] == "concealed"]
     codes = [t.reading.tiles[i] for i in row]
     where = ""
     key = {c: k for k, c in enumerate(PLAYING_TILES)}
-    if len(row) >= 2 and all(c in key for c in codes + [x]):
-        # the one place in the row where it keeps suit order with both neighbours (players sort their tiles): 3m · 5m
+    # (a row in suit order but for one tile, the winning tile laid at its end: players sort their tiles; a reviewer's
+    # unsorted row had been given a place all the same)
+    if len(row) >= 2 and all(c in key for c in codes + [x]) \
+            and sum(key[b] < key[c] for c, b in zip(codes, codes[1:])) <= 1:
+        # the one place in the row where it keeps suit order with both neighbours: 3m · 5m
         fits = [k for k in range(1, len(codes)) if key[codes[k - 1]] <= key[x] <= key[codes[k]]]
         num = {i: p + 1 for p, i in enumerate(order)}
         if len(fits) == 1:
             k = fits[0]
             where = (f"; in suit order it lies between tiles {num[row[k - 1]]} ({codes[k - 1]}) and "
                      f"{num[row[k]]} ({codes[k]}): --add {num[row[k]]}={x}")
-    return f": a {x} makes it a winning hand (the only tile that does{where})"
+    return f": {a(x)} makes it a winning hand (the only tile that does{where})"
 
 
 def _noted(reading: Reading, words: str) -> Reading:
