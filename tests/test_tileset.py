@@ -389,7 +389,7 @@ def test_bad_calibration_photos_get_one_line_errors(photos, run_cli, _tilesets):
                           "--tiles", "123m", "--tiles", "1z", "--tiles", "2z")
     assert "3 --tiles for 2 photos" in msg
     msg = _one_line_error(run_cli, "calibrate", str(photos["blank"]), "--name", "x")
-    assert "found 0 tiles" in msg
+    assert "found 0 tiles" in msg and "no tile was found in the photo" in msg and "not seen" not in msg, msg
     msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "../evil")
     assert "tile-set name" in msg
     # the file's own ending (a tester's setA.npz made setA.npz.npz), and a name Windows keeps for a device

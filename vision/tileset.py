@@ -844,6 +844,8 @@ def _count_problem(name: str, found: int, expected: Sequence[str], read: Sequenc
         parts.append(f"seen more often than the layout has them: {_names(extra)}")
     what = "the default layout (one of each of 1-9m 1-9p 1-9s 1-7z 1-4f 1-4y)" if default else "--tiles"
     hint = ("by the classifier's reading, " + "; ".join(parts)) if parts else "the classifier reads the layout's faces"
+    if not found:  # (a tester's blank photo was told "not seen: 1m, 2m, … and 34 more")
+        hint = "no tile was found in the photo"
     tiles = (f"{found} face tiles in the layout's rows ({left_out} face-down or stray box(es) off the rows left out)"
              if left_out else f"{found} tiles")
     return (f"{name}: found {tiles}, {what} needs {len(expected)}: {hint}; lay the tiles apart on a plain "
