@@ -1355,12 +1355,12 @@ def test_a_problem_cell_says_each_piece_of_advice_once(tmp_path, truth, capsys):
     # every note's own words stay, in the order the reader gave them, the commands said as the row's cells
     n = int(re.search(r"unsure: tiles (\d+)-\d+ \(4f 3y\)", cell).group(1)) - 1
     own = ["confidence 40% below 80%",
-           f"unsure: tiles {n + 1}-{n + 2} (4f 3y) near the hand", "=4f,", f"leave them out by writing {n + 1}=-,{n + 2}=-",
+           f"unsure: tiles {n + 1}-{n + 2} (4f 3y) near the hand", "=4f ", f"leave them out by writing {n + 1}=- {n + 2}=-",
            f"unsure: tile {n + 3} (2y) away from the hand", "=2y in the row's add cell", f"leave it out by writing {n + 3}=-",
            f"unsure: tile {n + 4} (1f) away from the hand", "=1f in the row's add cell", f"leave it out by writing {n + 4}=-"]
     at = [cell.find(piece) for piece in own]
     assert -1 not in at and at == sorted(at), (own, cell)
-    assert re.search(r"count them by writing \d+=4f,\d+=3y in the row's add cell", cell) and "--" not in cell, cell
+    assert re.search(r"count them by writing \d+=4f \d+=3y in the row's add cell", cell) and "--" not in cell, cell
     # the reader's three notes, as the state database keeps them, were some 1,600 characters; now under 700, and
     # the cell says them whole
     con = sqlite3.connect(batch.state_path_for(out))
@@ -2100,13 +2100,14 @@ def test_the_problem_column_names_manifest_cells_not_flags():
     assert said.endswith("set the winner cell to no (a non-winner's hand has 13); add a tile the detector missed "
                          "with the add cell (POS=TILE)")
     # a loose flower's note (vision.decode.loose_bonus_note) gives its --add and --fix commands: the batch says
-    # the add and fix cells, each list kept whole
+    # the add and fix cells, each list kept whole, its items split by spaces as the cells take them (a tester's
+    # "(10=0x),13=0x", copied into a comma-separated manifest, made its line one cell too many)
     from vision.decode import loose_bonus_note
 
     note = loose_bonus_note([(15, "1f"), (16, "2f")], "near the hand", 0.35, 15)
     assert manifest_words(note) == (
         "unsure: tiles 15-16 (1f 2f) near the hand, left out as loose flowers/seasons (35% that they are the hand's): "
-        "count them by writing 15=1f,16=2f in the row's add cell, or leave them out by writing 15=-,16=- in the row's "
+        "count them by writing 15=1f 16=2f in the row's add cell, or leave them out by writing 15=- 16=- in the row's "
         "fix cell")
     assert "count it by writing 15=1f in the row's add cell, or" in manifest_words(
         loose_bonus_note([(15, "1f")], "near the hand", 0.35, 15))
@@ -2116,8 +2117,11 @@ def test_the_problem_column_names_manifest_cells_not_flags():
            "fix cell" in said and "--" not in said, said
     # … the fix cell's list kept whole (the note said --fix 25=-,26=-)
     said = manifest_words(loose_bonus_note([(25, "3y"), (26, "4y")], "near the hand", 0.31, 18))
-    assert said.endswith(", or leave them out by writing 25=-,26=- in the row's fix cell") and "--" not in said, said
+    assert said.endswith(", or leave them out by writing 25=- 26=- in the row's fix cell") and "--" not in said, said
     assert manifest_words("leave out boxes … with --fix POS=-") == "leave out boxes … with the fix cell (POS=-)"
+    assert manifest_words("a concealed kong whose two face-down tiles were not boxed, add them with --add 10=0x,13=0x; "
+                          "add a tile") == ("a concealed kong whose two face-down tiles were not boxed, add them with "
+                                            "the add cell (10=0x 13=0x); add a tile")
     # a 14-tile hand in a row marked `winner no`: the row may be what is wrong (a director's trial)
     assert manifest_words("a non-winning hand under nts has 13: …; if the hand won, leave out --not-winner (a winner's "
                           "hand has 14); leave out boxes …") == ("a non-winning hand under nts has 13: …; if the hand "

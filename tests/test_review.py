@@ -193,6 +193,24 @@ def test_a_wrong_tile_count_is_advised_the_add_cell(tmp_path):
                                      "counts 3); a non-winning hand under nts has 13: a tile may be hidden …"})
     assert "fix cell of manifest line 4 (e.g. 9=-" in text and "add cell" not in text
     assert cmds and "--fix POS=-" in cmds[0]
+    # a problem that names the box to leave out, or the tile to add: the card's example and command are those (a
+    # director's card said "e.g. 9=-", a tile of the pair, under a problem naming tile 10, the stray at the row's end;
+    # another "e.g. 14=5p" under a problem naming 14=2m)
+    job = make_job(tmp_path, "b.jpg", 5, {"photo": "b.jpg"}, Defaults())
+    text, cmds = review.advice(job, {"status": "needs-review", "problem": "found 15 tiles in the hand (each kong "
+                                     "counts 3); a winning hand under nts has 14: …; leaving out tile 10 (6z), at its "
+                                     "row's end, makes a legal hand: if it is not the hand's (a stray tile), leave it "
+                                     "out with the fix cell (10=-)"})
+    assert "fix cell of manifest line 5 (e.g. 10=-: the problem names it)" in text, text
+    assert cmds and "--fix 10=-" in cmds[0] and "POS" not in cmds[0], cmds
+    text, cmds = review.advice(job, {"status": "needs-review", "problem": "found 11 tiles in the hand (each kong "
+                                     "counts 3); a winning hand under nts has 14: …; tiles 13-15 (0x · 2m 0x) lie like "
+                                     "a concealed kong short of the tile between them? add it with the add cell "
+                                     "(14=2m); add a tile the detector missed with the add cell (POS=TILE)"})
+    assert "add cell of manifest line 5 (e.g. 14=2m: the problem names it)" in text, text
+    assert cmds and "--add 14=2m" in cmds[0] and "POS" not in cmds[0], cmds
+    assert review.named_correction("… add them with the add cell (10=0x 13=0x); add a tile", "add") == "10=0x 13=0x"
+    assert review.named_correction("leave out boxes … with the fix cell (POS=-)", "fix") is None
 
 
 def test_a_row_with_no_winning_tile_marked_is_advised_the_winning_tile_cell(tmp_path):

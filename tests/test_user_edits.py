@@ -479,6 +479,40 @@ def test_a_concealed_kong_whose_face_was_missed_is_named_with_the_add_between_it
         (done.reading.notation, done.reading.problem)
 
 
+def test_a_kong_of_three_beside_a_box_left_out_is_named_short_of_its_last_tile():
+    # the demo with its kong's last back not boxed (0x 2m 2m) and a stray box after it, left out with --fix 16=-:
+    # the group of the left-out box holds no tile, and the kong of three had been taken as short of a tile "between"
+    # them: an IndexError (a held-out hard scene crashed so). The kong's own hint stands, and its add reads the demo
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_hand_finding import NTS, _scene
+
+    import numpy as np
+
+    from scoring import Context
+    from vision.io import Photo
+    from vision.pipeline import DEMO_TRUTH, read_detections
+
+    meta = json.loads(DEMO_TRUTH.read_text())
+    last0x = [i for i, t in enumerate(meta["tiles"]) if t["tile"] == "0x"][-1]
+    x0, y0, x1, y1 = meta["tiles"][last0x]["xyxy"]
+    keep = [i for i in range(len(meta["tiles"])) if i != last0x]
+    det, rd = _scene(meta, keep, extra_boxes=[[x0 + 120, y0, x1 + 120, y1]], extra_tiles=["9p"])
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    first = read_detections(photo, det, rd, NTS, Context())
+    stray = first.position(len(det) - 1)
+    res = read_detections(photo, det, rd, NTS, Context(), fixes={stray: "-"}, shown=first.layout.geometry)
+    assert "; tiles 13-15 hold a face-down tile: a concealed kong short of one? add it with --add 16=0x" in \
+        res.reading.problem, res.reading.problem
+    done = read_detections(photo, det, rd, NTS, Context(), fixes={stray + 1: "-"}, additions=[(16, "0x")],
+                           shown=first.layout.geometry)
+    assert done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", (done.reading.notation,
+                                                                              done.reading.problem)
+
+
 def test_a_pung_whose_middle_tile_was_missed_is_named_once_a_false_box_is_left_out():
     # a tester's demo with the middle 7s of its exposed pung covered, and a box on the top half of the last 7s read
     # 7s too: read 777s … win:7s at 43 %. After the natural --fix of that box, the hint named it with the 7s beside

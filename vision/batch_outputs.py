@@ -56,15 +56,20 @@ MANIFEST_WORDS = (
     (re.compile(r"\(e\.g\. --(fix|add) ((?:POS|\d+)=[^\s,;:)]+)\)"), r"(e.g. \2 in the \1 cell)"),
     # (a loose flower's note, vision.decode.loose_bonus_note: "count them with --add 15=2f,16=3f", the list kept
     # whole)
-    (re.compile(r"count (it|them) with --add (\d+=\w+(?:,\d+=\w+)*)"), r"count \1 by writing \2 in the row's add cell"),
+    (re.compile(r"count (it|them) with --add (\d+=\w+(?:,\d+=\w+)*)"),
+     lambda m: f"count {m.group(1)} by writing {m.group(2).replace(',', ' ')} in the row's add cell"),
     # (… a later note's, whose faces an earlier note's --add adds: "count it with the --add above (1f)")
     (re.compile(r"count (it|them) with the --add above \(([^)]*)\)"), r"count \1 with the tiles written in the add cell above (\2)"),
     # (… and its other way out: "or leave them out with --fix 25=-,26=-", the list whole)
-    (re.compile(r"leave (it|them) out with --fix (\d+=-(?:,\d+=-)*)"), r"leave \1 out by writing \2 in the row's fix cell"),
+    (re.compile(r"leave (it|them) out with --fix (\d+=-(?:,\d+=-)*)"),
+     lambda m: f"leave {m.group(1)} out by writing {m.group(2).replace(',', ' ')} in the row's fix cell"),
     # (the frame doubt's way out, vision.pipeline.FRAME_DOUBT_ADVICE: a batch has no --turn)
     (re.compile(r"or read the photo another way up \(--turn DEG; --turn 0: as it is stored\)"),
      "or turn the photo file the right way up"),
-    (re.compile(r"--(fix|add|exposed) ((?:POS|\d+)=[^\s,;:)]+)"), r"the \1 cell (\2)"),
+    # (a list said whole, its items split by spaces as the cell takes them: a tester's "add them with the add cell
+    # (10=0x),13=0x", copied into a comma-separated manifest, made the line one cell too many)
+    (re.compile(r"--(fix|add|exposed) ((?:POS|\d+)=[^\s,;:)]+(?:,\d+=[^\s,;:)]+)*)"),
+     lambda m: f"the {m.group(1)} cell ({m.group(2).replace(',', ' ')})"),
     (re.compile(r"--(fix|add|exposed)\b"), r"the \1 cell"),
 )
 
@@ -87,8 +92,9 @@ def plural(k: int, word: str) -> str:
     return f"{k} {word}" if k == 1 else f"{k} {word}s"
 
 
-def _reworded(text: str, words: Sequence[tuple[re.Pattern, str]]) -> str:
-    """``text`` with each of ``words``' patterns replaced in turn (a (pattern, replacement) table)."""
+def _reworded(text: str, words: Sequence[tuple[re.Pattern, Any]]) -> str:
+    """``text`` with each of ``words``' patterns replaced in turn (a (pattern, replacement) table; a replacement
+    is a template or a function of the match, as :meth:`re.Pattern.sub` takes)."""
     for pattern, to in words:
         text = pattern.sub(to, text)
     return text

@@ -1519,7 +1519,10 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
     for row in geo.rows:
         for ga, gb in zip(row, row[1:]):
             a, b = live[ga], live[gb]
-            if not (set(a) | set(b)) & region or set(a + b) & across or not all(t in num for t in a + b):
+            # (both groups hold tiles: a group all of whose boxes are left out has none, and a kong of three beside
+            # it had been taken as short of a tile "between" them, an IndexError on a held-out hard scene)
+            if not a or not b or not (set(a) | set(b)) & region or set(a + b) & across \
+                    or not all(t in num for t in a + b):
                 continue
             if len(a) + len(b) == 3:
                 missed = kong_gap_tile([read_as(t) for t in a], [read_as(t) for t in b])  # type: ignore[misc]

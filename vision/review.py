@@ -293,10 +293,15 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 [photo_command(job, fix="POS=-")])
     count = re.match(r"found (\d+) tiles in the hand.*? has (\d+)", problem)
     if count and int(count.group(1)) > int(count.group(2)):  # more tiles than a hand: boxes to leave out
+        # (the problem's own box to leave out where it names one: a tester's card said "e.g. 9=-", a tile of the pair,
+        # under a problem that named tile 10, the stray at the row's end)
+        named = named_correction(problem, "fix")
+        example = f"{named}: the problem names it" if named and named.endswith("=-") else "9=-: tile 9 is left out"
         return (f"The hand holds more tiles than it should. Check the numbered tiles in the annotated reading: "
-                f"leave a box that is not the hand's out with the fix cell of {where} (e.g. 9=-: tile 9 is "
-                f"left out), correct a misread one there (e.g. 3=5p), or set the winner cell if the hand won; "
-                f"{rerun}. To try it first:", [photo_command(job, fix="POS=-")])
+                f"leave a box that is not the hand's out with the fix cell of {where} (e.g. {example}), correct a "
+                f"misread one there (e.g. 3=5p), or set the winner cell if the hand won; "
+                f"{rerun}. To try it first:",
+                [photo_command(job, fix=named.replace(" ", ",") if named and named.endswith("=-") else "POS=-")])
     if ("no winning tile marked" in problem and not problem.startswith("confidence ") and row.get("reading")
             and "left out as a false detection" not in problem):  # (that box may be the winning tile set apart)
         # (a photo read with no winning tile marked: a director's card said only to correct misread tiles)
@@ -305,13 +310,26 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"first:", [photo_command(job, fix="") + " --winning-tile TILE"])
     if problem.startswith("found ") or "row shows" in problem:  # a tile count: a tile missed, or one
         # too many (a winner's row of 13 read as a non-winner's hand says "the hand's row shows 13 tiles")
+        named = named_correction(problem, "add")  # (the problem's own add where it names one: "… 14=2m")
+        example = f"{named}: the problem names it" if named else "14=5p: it becomes tile 14"
         return (f"The hand's tile count is wrong. Check the numbered tiles in the annotated reading: put a tile "
-                f"the photo missed in the add cell of {where} (e.g. 14=5p: it becomes tile 14), a misread one "
+                f"the photo missed in the add cell of {where} (e.g. {example}), a misread one "
                 f"in its fix cell (e.g. 3=5p), or set the winner cell if the hand did not win; {rerun}. To "
-                f"try it first:", [photo_command(job, fix="", add="POS=TILE")])
+                f"try it first:", [photo_command(job, fix="", add=named.replace(" ", ",") if named else "POS=TILE")])
     return (f"Check the numbered tiles in the annotated reading. For each misread tile put its correction in "
             f"the fix cell of {where} (e.g. 3=5p; several: 3=5p,7=1z), {rerun}. To try a correction first:",
             [photo_command(job)])
+
+
+def named_correction(problem: str, cell: str) -> str | None:
+    """The first correction list a reading's problem (or note) names for ``cell`` (``fix`` or ``add``), its items
+    split by spaces as a manifest cell takes them: ``--fix 10=-`` or "the fix cell (10=-)" → ``10=-``; ``--add
+    10=0x,13=0x`` → ``10=0x 13=0x``; None where it names only ``POS=…``."""
+    for m in re.finditer(rf"(?:--{cell} |the {cell} cell \(|by writing )(\d+=[^\s,;:)]+(?:[, ]\d+=[^\s,;:)]+)*)"
+                         rf"(?:\)| in the row's {cell} cell)?", problem):
+        if not m.group(0).startswith("by writing") or m.group(0).endswith(f"row's {cell} cell"):
+            return m.group(1).replace(",", " ")
+    return None
 
 
 def _template_note(command: str) -> str:
