@@ -1022,9 +1022,9 @@ def _left_out_melds_sureness(reading: Reading, readings: TileReadings, lay: Layo
     return with_left_out_melds(reading, found + short, num, rs, winner, hints)
 
 
-#: the prior that tiles left out in a row of the hand's melds, one face and face-down tiles three or four in all
-#: across groups split by a gap (or three in one group), are a concealed kong of the hand short of a tile not
-#: boxed (:func:`_left_out_short_kongs`)
+#: the prior that tiles left out in a row of the hand's melds, one face and face-down tiles across groups split by
+#: a gap, three (a tile not boxed in the gap) or four in all, are a concealed kong of the hand
+#: (:func:`_left_out_short_kongs`)
 SHORT_KONG_PRIOR = 0.8
 #: the two ways a concealed kong is laid out: its ends face down, or its middle two
 _KONG_PATTERNS = ((BACK, 0, 0, BACK), (0, BACK, BACK, 0))
@@ -1046,8 +1046,8 @@ def kong_gap_tile(first: Sequence[str], second: Sequence[str]) -> str | None:
     return BACK if fits[0][k] == BACK else next(iter(shown))
 
 
-def _left_out_short_kongs(reading: Reading, readings: TileReadings, lay: Layout, num: Mapping[int, int],
-                          taken: set[int]) -> tuple[list[tuple[tuple[int, ...], float, str]], dict[tuple[int, ...], str]]:
+def _left_out_short_kongs(reading: Reading, readings: TileReadings, lay: Layout, num: Mapping[int, int], taken: set[int]
+                          ) -> tuple[list[tuple[tuple[int, ...], float, str]], dict[tuple[int, ...], str]]:
     """Concealed kongs of the hand that a reading leaves out because a tile of each was not boxed: in a row that
     holds a meld of the reading (exposed, or a concealed kong), one to three neighbouring groups, every tile
     ``ignored``, that together hold three or four tiles, one face and face-down ones (both), laid like a kong
@@ -1792,13 +1792,13 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
 def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str | None], roles: Sequence[str],
                      conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context,
                      rs: Ruleset) -> str:
-    """For a reading one tile over the hand's count: "; leaving out tile 10 (6z), at its row's end, makes a
-    legal hand: …" naming the concealed tile whose leaving out makes the tiles as read a hand the ruleset
-    scores, where all that do are of one face and one lies at an end of its row (a stray laid beside the
-    hand); else the tiles that do, by face (up to :data:`EXTRA_NAMED` faces, those at a row's end first), for the
-    user to look (leaving
-    out tiles of other faces reads other hands: a reviewer's 1m 1m 1m 1m 2m … 5p 5p 5p was told to leave out
-    tile 1, 24 points, where tile 15 scored 28); "" when none does. A tester's demo with a stray 6z after its winning 8p was told only to
+    """For a reading one tile over the hand's count, the concealed tiles whose leaving out makes the tiles as
+    read a hand the ruleset scores: "; leaving out tile 10 (6z), at its row's end, makes a legal hand: …" with
+    its ``--fix`` where one tile does, or tiles of one face of which one lies at an end of its row (a stray laid
+    beside the hand; any of them reads the same tiles); else the tiles that do, by face (up to
+    :data:`EXTRA_NAMED` faces, those at a row's end first), for the user to look — leaving out tiles of other
+    faces reads other hands (a reviewer's 1111m 23456789m 555p was told to leave out tile 1, 24 points, where
+    tile 15 scored 28); "" when none does. A tester's demo with a stray 6z after its winning 8p was told only to
     leave out boxes that are not the hand's, left out a 6z of the pair instead, and the stray became the
     winning tile: 44 points for 40 at > 99 %."""
     geo = lay.geometry

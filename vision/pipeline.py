@@ -3197,7 +3197,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 extra.append(f"{UNSAID_NOTE} {n} tiles: read and scored as a non-winner's hand "
                              f"(a winning hand has {n + 1}); give --not-winner to say so (the photo is then read "
                              f"again: take the tile numbers for --fix/--add from that reading), or --add the tile "
-                             f"the photo missed (the winning tile, or one of the row)" + _missed_tile_words(tried[0], ruleset))
+                             f"the photo missed (the winning tile, or one of the row)"
+                             + _missed_tile_words(tried[0], ruleset))
     if tried and not any(t.reading.legal for t in tried):
         # no region reads legal: a concealed kong's pale backs may have been read as White dragons
         # (vision.layout.blank_backs); read again with them taken as backs where that makes a legal hand
@@ -3386,9 +3387,9 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     """For a winner's photo read as a non-winner's hand (a tile of the row missed): ": a 4m makes it a winning
     hand (the only tile that does; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m)"
     (the one place in the row where it keeps suit order with both neighbours, the row in suit order but for
-    one tile at most), or the tiles that do (up to :data:`MISSED_NAMED`); "" when more do, or none. A tester's demo with its
-    4m covered was told to add "the tile the photo missed", added it after the last tile (N+1), and the 4m
-    became the winning tile, the sideways 8p a concealed one and the flower a loose tile: 42 points for 40."""
+    one tile at most), or the tiles that do (up to :data:`MISSED_NAMED`); "" when more do, or none. A tester's
+    demo with its 4m covered was told to add "the tile the photo missed", added it after the last tile (N+1),
+    and the 4m became the winning tile, the sideways 8p a concealed one and the flower a loose tile: 42 for 40."""
     from scoring.decompose import waits
     from scoring.tiles import PLAYING_TILES, sort_tiles
 
@@ -3398,6 +3399,7 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     found = sort_tiles(waits(hand, ruleset.shapes))
     if not found or len(found) > MISSED_NAMED:
         return ""
+
     def a(code: str) -> str:  # (the article said before it: "an 8p")
         return f"{'an' if code.startswith('8') else 'a'} {code}"
 
