@@ -1308,8 +1308,9 @@ def test_a_winners_photo_with_no_winning_tile_marked_needs_review(tmp_path, trut
     won = json.loads((truth / "truth.json").read_text())[bf.pixel_key(load_photo(src).pixels)]["winning"]
     d = tmp_path / "photos"
     d.mkdir()
-    for name in ("a.jpg", "b.jpg", "c.jpg", "d.jpg"):
-        shutil.copyfile(src, d / name)
+    for name in ("a.jpg", "b.jpg", "c.jpg", "d.jpg"):  # (each its own file: byte-identical copies are one picture
+        # filed twice, which needs review)
+        (d / name).write_bytes(src.read_bytes() + name.encode())
     man = tmp_path / "m.csv"
     man.write_text(f"photo,winner,winning_tile\na.jpg,yes,\nb.jpg,yes,{won}\nc.jpg,no,\n")  # d.jpg: no row
     out = tmp_path / "r.csv"
@@ -1401,8 +1402,8 @@ def test_a_thirteen_tile_photo_with_no_winner_given_is_read_in_a_batch_as_photo_
     d = tmp_path / "photos"
     d.mkdir()
     bf.thirteen_tile_photo(d / "a.jpg")  # rendered by the project's renderer: 345m67p66z [777s] (2222m) +1f
-    for name in ("b.jpg", "c.jpg", "d.jpg"):
-        shutil.copyfile(d / "a.jpg", d / name)
+    for name in ("b.jpg", "c.jpg", "d.jpg"):  # (each its own file: byte-identical copies are one picture filed twice)
+        (d / name).write_bytes((d / "a.jpg").read_bytes() + name.encode())
     rc, o, err = run_cli(capsys, "photo", str(d / "a.jpg"), "--json", "--no-history")
     assert rc == 0, err
     photo = json.loads(o)
@@ -1765,12 +1766,14 @@ def test_the_winning_tile_default_leaves_a_non_winners_row_without_one(tmp_path,
 
 
 def _photo_copies(tmp_path: Path, truth: Path, names, which: int = 0) -> Path:
-    """A folder ``photos`` holding copies of one rendered photo (the ``which``-th) under each of ``names``."""
+    """A folder ``photos`` holding copies of one rendered photo (the ``which``-th) under each of ``names``, each
+    file its own (a name after the JPEG's end: the same pixels, another file, as two players' photos of like hands
+    are; byte-identical copies are one picture filed twice, which needs review)."""
     d = tmp_path / "photos"
     d.mkdir(exist_ok=True)
     src = sorted(truth.glob("*.jpg"))[which]
     for name in names:
-        shutil.copyfile(src, d / name)
+        (d / name).write_bytes(src.read_bytes() + name.encode())
     return d
 
 
@@ -2394,6 +2397,20 @@ def test_a_batch_says_how_many_camera_raw_files_it_left_out(tmp_path, truth, run
                            bf.ORACLE, "--no-history", "--no-progress")
     assert rc == 0 and ("same picture: IMG_1 copy.JPG, IMG_1.JPG are one file's copies; check that each was filed "
                         "for the right player and hand\n") in out, out
+    # … and in the results: both rows need review, each naming the other (a tester's copy had an ok row, 40 points
+    # for a win that never was, said only in the console's summary), and the review card says what to check
+    rows = {r["photo"]: r for r in read_csv(tmp_path / "r.csv")}
+    for key, other in (("IMG_1.JPG", "IMG_1 copy.JPG"), ("IMG_1 copy.JPG", "IMG_1.JPG")):
+        assert rows[key]["status"] == "needs-review", rows[key]
+        assert rows[key]["problem"].startswith(f"same picture as {other}: one file's copies; check that each was "
+                                               f"filed for the right player and hand"), rows[key]
+    page = (tmp_path / "r.review.html").read_text(encoding="utf-8")
+    assert "This photo is the same file as IMG_1 copy.JPG: a hand counted twice" in page
+    # the copy removed: the row is ok again
+    (d / "IMG_1 copy.JPG").unlink()
+    rc, out, err = run_cli("batch", str(d), "--out", str(tmp_path / "r.csv"), "--workers", "0", "--reader",
+                           bf.ORACLE, "--no-history", "--no-progress")
+    assert {r["photo"]: r["status"] for r in read_csv(tmp_path / "r.csv")} == {"IMG_1.JPG": "ok"}
 
 
 def test_a_manifest_count_cell_takes_digits_only(tmp_path, truth):

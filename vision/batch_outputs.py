@@ -267,6 +267,25 @@ def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tup
     return "ok", r["problem"]
 
 
+#: what a photo filed twice is told (:func:`_rows`)
+SAME_PICTURE_WORDS = "one file's copies; check that each was filed for the right player and hand"
+
+
+def _copies(con: sqlite3.Connection, jobs: Sequence[Job], unscored: Collection[str] = ()) -> dict[str, list[str]]:
+    """Each job whose photo file has the SHA-256 (as the state database recorded it) of another job's: its key →
+    the others' keys, in job order; a typed row's (its ``notation`` cell scored, the photo not read) is none."""
+    from scoring.history import same_digest
+
+    keys = {j.key for j in jobs if not j.notation and j.key not in unscored}
+    order = {j.key: k for k, j in enumerate(jobs)}
+    rows = con.execute("SELECT key, sha256 FROM results WHERE sha256 IS NOT NULL AND sha256 != ''")
+    out: dict[str, list[str]] = {}
+    for group in same_digest((key, sha) for key, sha in rows if key in keys):
+        for key in group:
+            out[key] = sorted((k for k in group if k != key), key=order.__getitem__)
+    return out
+
+
 def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float) -> Iterator[tuple[Job, dict[str, Any]]]:
     """(job, output row) in job order, read from the state database one row at a time; a job
     without a database row (should not happen after a completed run) gets ``error: not scored``."""
@@ -281,6 +300,7 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
     cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "refusal", "no_winning_tile",
             "unsaid_non_winner", "score_confidence", "score_notes", "total",
             "points", "doublings", "tiles", "changed", "frame", "breakdown", "sha256")
+    copies = _copies(con, jobs, unscored)
     for job in jobs:
         rec = None if job.key in unscored else con.execute(
             f"SELECT {', '.join(cols)} FROM results WHERE key=?", (job.key,)).fetchone()
@@ -289,6 +309,12 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
             r["error"] = current_line(r["error"], job)
         status, problem = ((FALSE_WIN_STATUS, r["problem"]) if job.false_win and not r["error"]
                            else _status(r, review_below, job.ruleset))
+        if job.key in copies and status in ("ok", "needs-review"):
+            # (a photo filed twice is a score counted twice, or a player's photo lost: a tester's copy under another
+            # name had an ok row, 40 points for a win that never was, said only in the console's summary)
+            others = copies[job.key]
+            said = f"same picture as {', '.join(others[:3])}{' …' if len(others) > 3 else ''}: {SAME_PICTURE_WORDS}"
+            status, problem = "needs-review", "; ".join(x for x in (said, problem) if x)
         pts = r["points"]
         typed = dict(job.typed)
         yield job, r, {

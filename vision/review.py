@@ -279,6 +279,11 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"docs/photo.md), or type the hand in the notation cell of {where} (e.g. {typed_example(job)}; "
                 "docs/batch.md); " + rerun + ".", [])
     problem = (row.get("problem") or "").lower()
+    if problem.startswith("same picture as "):  # (vision.batch_outputs: a photo filed twice)
+        others = (row.get("problem") or "")[len("same picture as "):].split(":")[0]
+        return (f"This photo is the same file as {others}: a hand counted twice, or a player's own photo not "
+                f"filed. Check which player and hand each copy was taken for, and correct the photo cell on {where} "
+                f"(or the other's) to that photo's file, {rerun}.", [])
     if "not allowed" in problem or "not a winning hand under" in problem:
         return (f"The tiles are read, but the ruleset refuses this mahjong. Check the reading in the picture "
                 f"and the circumstances on {where} (winner, win_by, flags, options); if a tile is misread, "
