@@ -196,6 +196,12 @@ def test_a_thirteen_tile_row_read_as_a_non_winner_names_the_tile_that_would_win(
     done = read_detections(photo, det, rd, load_ruleset("nts"), Context(), additions=[(5, "5p")])
     assert done.reading.legal and done.reading.hand.context.winner and \
         sorted(done.reading.hand.concealed) == sorted(row[:4] + ["5p"] + row[4:]), done.reading.notation
+    # the same row with the win said (--win-by wall): no non-winner's reading, the count problem; it names the
+    # tile too (a tester's batch row, winner cell yes, had been told only to add "a tile the detector missed")
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context(win_by="wall"))
+    assert not res.reading.legal and "; a 5p would make it a legal hand (the only tile that does; in suit order it " \
+        "lies between tiles 4 (4p) and 5 (6p): --add 5=5p); add a tile the detector missed" in res.reading.problem, \
+        res.reading.problem
     # the same tiles laid out of suit order (two places where it breaks): the 5p is named with no place in the row
     res = read_detections(photo, *level_rows(("1z 1z 1z 7s 8s 9s 1m 2m 3m 4p 6p 2z 2z".split(), 300)),
                           load_ruleset("nts"), Context())

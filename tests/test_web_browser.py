@@ -713,6 +713,9 @@ MESSAGES = [
     ("found 11 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; tiles "
      "13-15 (0x · 2m 0x) lie like a concealed kong short of the tile between them? add it with --add 14=2m; add a "
      "tile the detector missed with --add POS=TILE", "lie like a concealed kong short of the tile "),
+    ("found 13 tiles in the hand (each kong counts 3); a winning hand under nts has 14: …; a 4m would make it a "
+     "legal hand (the only tile that does; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m); add a "
+     "tile the detector missed with --add POS=TILE", "would make it a legal hand (the only tile that does"),
     ("found 13 tiles in the hand; tiles 10, 11 (7s · 7s) lie like a pung short of its middle tile? add it with "
      "--add 11=7s", "lie like a pung short of its middle "),
     ("found 15 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; "

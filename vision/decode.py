@@ -1688,7 +1688,9 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                    # (the other game's hand size is named only when the tiles shown are that many: a
                    # whole-table render's wall read "at best 16" of 33 was taken for a 16-tile game's hand)
                    + ((_other_size_hint(found, rs) if found == count else "")
-                      or (_short_kong_hint(lay, backs, raw) + "; add a tile the detector missed with --add POS=TILE"
+                      or ((_missing_tile_hint(lay, tiles, roles, conc, melds, bonus_codes, win, ctx, rs)
+                           if found == count == need - 1 else "")
+                          + _short_kong_hint(lay, backs, raw) + "; add a tile the detector missed with --add POS=TILE"
                           if found < need else
                           _extra_tile_hint(lay, tiles, raw, roles, conc, melds, bonus_codes, win, ctx, rs)
                           if found == count == need + 1 else "")
@@ -1787,6 +1789,52 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
     return Reading(hand=None, tiles=tuple(tiles), raw=tuple(raw), roles=tuple(roles), melds=tuple(melds),
                    changed=(), probability=conf, relative=1.0, confidence=0.0, legal=False,
                    notation=notation, problem=problem, notes=tuple(lay.notes), count_off=off)
+
+
+def suit_order_place(codes: Sequence[str | None], x: str) -> int | None:
+    """Where tile ``x`` goes in a row of tiles ``codes`` (in the row's order) that players laid in suit order:
+    the index k it goes before (between ``codes[k-1]`` and ``codes[k]``), when the row is in suit order but for
+    one tile at most (the winning tile laid at its end) and one place alone keeps that order with both
+    neighbours; else None (a reviewer's unsorted row had been given a place all the same)."""
+    key = {c: k for k, c in enumerate(PLAYING_TILES)}
+    if len(codes) < 2 or not all(c in key for c in list(codes) + [x]):
+        return None
+    if sum(key[b] < key[a] for a, b in zip(codes, codes[1:])) > 1:  # type: ignore[index]
+        return None
+    fits = [k for k in range(1, len(codes)) if key[codes[k - 1]] <= key[x] <= key[codes[k]]]  # type: ignore[index]
+    return fits[0] if len(fits) == 1 else None
+
+
+def article(code: str) -> str:
+    """``code`` with the article said before it: "a 4m", "an 8p"."""
+    return f"{'an' if code.startswith('8') else 'a'} {code}"
+
+
+#: a hand a tile short names the tiles that would make it legal when they are at most this many
+MISSING_NAMED = 3
+
+
+def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence[str], conc: list[str],
+                       melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context, rs: Ruleset) -> str:
+    """For a reading one tile short of the hand's count: "; a 4m would make it a legal hand (the only tile that
+    does; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m)", or the tiles that would (up to
+    :data:`MISSING_NAMED`); "" when more would, or none. A tester's batch row of a 13-tile photo said won (its
+    winner cell yes) was told only to add "a tile the detector missed (POS=TILE)", where `photo` of the same
+    file, read as a non-winner's hand, named the 4m and its place."""
+    held = Counter(t for t in tiles if t is not None) + Counter(bonus_codes.values())
+    found = [x for x in PLAYING_TILES if held[x] < 4 and _legal_as_read(conc + [x], melds, bonus_codes, win, ctx, rs)]
+    if not found or len(found) > MISSING_NAMED:
+        return ""
+    if len(found) > 1:
+        return f"; {' or '.join(article(x) for x in found)} would make it a legal hand"
+    x = found[0]
+    num = _numbers(lay)
+    row = [p for p in lay.geometry.order if roles[p] in ("concealed", "winning") and tiles[p] is not None
+           and p in lay.geometry.row_tiles(lay.geometry.main_row)]
+    k = suit_order_place([tiles[p] for p in row], x)
+    where = (f"; in suit order it lies between tiles {num[row[k - 1]]} ({tiles[row[k - 1]]}) and {num[row[k]]} "
+             f"({tiles[row[k]]}): --add {num[row[k]]}={x}") if k is not None else ""
+    return f"; {article(x)} would make it a legal hand (the only tile that does{where})"
 
 
 def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str | None], roles: Sequence[str],

@@ -3386,12 +3386,14 @@ MISSED_NAMED = 3
 def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     """For a winner's photo read as a non-winner's hand (a tile of the row missed): ": a 4m makes it a winning
     hand (the only tile that does; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m)"
-    (the one place in the row where it keeps suit order with both neighbours, the row in suit order but for
-    one tile at most), or the tiles that do (up to :data:`MISSED_NAMED`); "" when more do, or none. A tester's
-    demo with its 4m covered was told to add "the tile the photo missed", added it after the last tile (N+1),
-    and the 4m became the winning tile, the sideways 8p a concealed one and the flower a loose tile: 42 for 40."""
+    (:func:`vision.decode.suit_order_place`), or the tiles that do (up to :data:`MISSED_NAMED`); "" when more
+    do, or none. A tester's demo with its 4m covered was told to add "the tile the photo missed", added it after
+    the last tile (N+1), and the 4m became the winning tile, the sideways 8p a concealed one and the flower a
+    loose tile: 42 for 40."""
     from scoring.decompose import waits
-    from scoring.tiles import PLAYING_TILES, sort_tiles
+    from scoring.tiles import sort_tiles
+
+    from .decode import article, suit_order_place
 
     hand = t.reading.hand
     if hand is None:
@@ -3399,30 +3401,17 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     found = sort_tiles(waits(hand, ruleset.shapes))
     if not found or len(found) > MISSED_NAMED:
         return ""
-
-    def a(code: str) -> str:  # (the article said before it: "an 8p")
-        return f"{'an' if code.startswith('8') else 'a'} {code}"
-
     if len(found) > 1:
-        return f": {' or '.join(a(c) for c in found)} would make it a winning hand"
+        return f": {' or '.join(article(c) for c in found)} would make it a winning hand"
     x = found[0]
     order = t.layout.geometry.order
     row = [i for i in order if t.reading.roles[i] == "concealed"]
     codes = [t.reading.tiles[i] for i in row]
-    where = ""
-    key = {c: k for k, c in enumerate(PLAYING_TILES)}
-    # (a row in suit order but for one tile, the winning tile laid at its end: players sort their tiles; a reviewer's
-    # unsorted row had been given a place all the same)
-    if len(row) >= 2 and all(c in key for c in codes + [x]) \
-            and sum(key[b] < key[c] for c, b in zip(codes, codes[1:])) <= 1:
-        # the one place in the row where it keeps suit order with both neighbours: 3m · 5m
-        fits = [k for k in range(1, len(codes)) if key[codes[k - 1]] <= key[x] <= key[codes[k]]]
-        num = {i: p + 1 for p, i in enumerate(order)}
-        if len(fits) == 1:
-            k = fits[0]
-            where = (f"; in suit order it lies between tiles {num[row[k - 1]]} ({codes[k - 1]}) and "
-                     f"{num[row[k]]} ({codes[k]}): --add {num[row[k]]}={x}")
-    return f": {a(x)} makes it a winning hand (the only tile that does{where})"
+    k = suit_order_place(codes, x)
+    num = {i: p + 1 for p, i in enumerate(order)}
+    where = (f"; in suit order it lies between tiles {num[row[k - 1]]} ({codes[k - 1]}) and {num[row[k]]} "
+             f"({codes[k]}): --add {num[row[k]]}={x}") if k is not None else ""
+    return f": {article(x)} makes it a winning hand (the only tile that does{where})"
 
 
 def _noted(reading: Reading, words: str) -> Reading:
