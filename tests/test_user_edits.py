@@ -434,14 +434,9 @@ def test_a_concealed_kong_short_of_a_tile_is_named_with_the_add_that_completes_i
         (done.reading.notation, done.reading.problem)
 
 
-def test_a_concealed_kong_whose_face_was_missed_is_named_with_the_add_between_its_groups():
-    # a tester's demo with the first 2m of its concealed kong covered: 0x · 2m 0x, two groups. Each was offered its
-    # own --add of a back ("tile 13 is face-down: … --add 14=0x; tiles 14-15 hold a face-down tile: … --add 16=0x"),
-    # each refused as landing among boxes left out, and the true --add 14=2m was refused too: its box lay one
-    # median step from the 0x, too far from the 2m, whose last back's box overlapped it (the demo photo's), so the
-    # kong stayed two groups. The problem names the kong and the face between (vision.decode.kong_gap_tile:
-    # 0x ? 2m 0x is laid ends face down, so ? is 2m), and the add, placed in the gap's middle (room for one
-    # tile: vision.pipeline.ONE_TILE_GAP), reads the demo's hand
+def _demo_parts():
+    """The demo's ground truth (docs/demo.json), the scene maker of test_hand_finding (boxes and readings of a
+    render's tiles, no models), the nts ruleset and a blank photo of the demo's size."""
     import json
     import sys
     from pathlib import Path
@@ -451,24 +446,46 @@ def test_a_concealed_kong_whose_face_was_missed_is_named_with_the_add_between_it
 
     import numpy as np
 
-    from scoring import Context
     from vision.io import Photo
-    from vision.pipeline import DEMO_TRUTH, read_detections
+    from vision.pipeline import DEMO_TRUTH
 
     meta = json.loads(DEMO_TRUTH.read_text())
+    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    return meta, _scene, NTS, photo
+
+
+def _melds_row_boxed(meta, keep, det, boxes):
+    """``det`` (of the demo's tiles ``keep``, :func:`_demo_parts`) with the boxes of its melds row — the 7s, 0x and
+    2m tiles among ``keep``, in order — set to ``boxes`` (xyxy pixels, as the detector boxed them in a photo)."""
+    import numpy as np
+
+    from vision.detect import Detections
+
+    b = np.array(det.boxes, float)
+    row = [k for k, i in enumerate(keep) if meta["tiles"][i]["tile"] in ("7s", "0x", "2m")]
+    b[row] = boxes
+    return Detections.make(b, np.array(det.scores), list(det.face_down))
+
+
+def test_a_concealed_kong_whose_face_was_missed_is_named_with_the_add_between_its_groups():
+    # a tester's demo with the first 2m of its concealed kong covered: 0x · 2m 0x, two groups. Each was offered its
+    # own --add of a back ("tile 13 is face-down: … --add 14=0x; tiles 14-15 hold a face-down tile: … --add 16=0x"),
+    # each refused as landing among boxes left out, and the true --add 14=2m was refused too: its box lay one
+    # median step from the 0x, too far from the 2m, whose last back's box overlapped it (the demo photo's), so the
+    # kong stayed two groups. The problem names the kong and the face between (vision.decode.kong_gap_tile:
+    # 0x ? 2m 0x is laid ends face down, so ? is 2m), and the add, placed in the gap's middle (room for one
+    # tile: vision.pipeline.ONE_TILE_GAP), reads the demo's hand
+    from scoring import Context
+    from vision.pipeline import read_detections
+
+    meta, _scene, NTS, photo = _demo_parts()
     first2m = next(i for i, t in enumerate(meta["tiles"]) if t["tile"] == "2m")
     keep = [i for i in range(len(meta["tiles"])) if i != first2m]
     det, rd = _scene(meta, keep)
-    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
     # the melds row boxed as the detector boxes it in the tester's photo (xyxy pixels: overlapping boxes, the
     # last back's over its 2m by a quarter of a tile), the rest as rendered
-    b = np.array(det.boxes, float)
-    row = [k for k, i in enumerate(keep) if meta["tiles"][i]["tile"] in ("7s", "0x", "2m")]
-    b[row] = [[343, 371, 458, 522], [432, 364, 545, 513], [517, 352, 630, 504], [668, 332, 771, 488],
-              [858, 320, 960, 463], [929, 306, 1048, 459]]
-    from vision.detect import Detections
-
-    det = Detections.make(b, np.array(det.scores), list(det.face_down))
+    det = _melds_row_boxed(meta, keep, det, [[343, 371, 458, 522], [432, 364, 545, 513], [517, 352, 630, 504],
+                                             [668, 332, 771, 488], [858, 320, 960, 463], [929, 306, 1048, 459]])
     res = read_detections(photo, det, rd, NTS, Context())
     assert not res.reading.legal
     assert "; tiles 13-15 (0x · 2m 0x) lie like a concealed kong short of the tile between them? add it with " \
@@ -483,25 +500,14 @@ def test_a_kong_of_three_beside_a_box_left_out_is_named_short_of_its_last_tile()
     # the demo with its kong's last back not boxed (0x 2m 2m) and a stray box after it, left out with --fix 16=-:
     # the group of the left-out box holds no tile, and the kong of three had been taken as short of a tile "between"
     # them: an IndexError (a held-out hard scene crashed so). The kong's own hint stands, and its add reads the demo
-    import json
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_hand_finding import NTS, _scene
-
-    import numpy as np
-
     from scoring import Context
-    from vision.io import Photo
-    from vision.pipeline import DEMO_TRUTH, read_detections
+    from vision.pipeline import read_detections
 
-    meta = json.loads(DEMO_TRUTH.read_text())
+    meta, _scene, NTS, photo = _demo_parts()
     last0x = [i for i, t in enumerate(meta["tiles"]) if t["tile"] == "0x"][-1]
     x0, y0, x1, y1 = meta["tiles"][last0x]["xyxy"]
     keep = [i for i in range(len(meta["tiles"])) if i != last0x]
     det, rd = _scene(meta, keep, extra_boxes=[[x0 + 120, y0, x1 + 120, y1]], extra_tiles=["9p"])
-    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
     first = read_detections(photo, det, rd, NTS, Context())
     stray = first.position(len(det) - 1)
     res = read_detections(photo, det, rd, NTS, Context(), fixes={stray: "-"}, shown=first.layout.geometry)
@@ -518,32 +524,16 @@ def test_a_pung_whose_middle_tile_was_missed_is_named_once_a_false_box_is_left_o
     # 7s too: read 777s … win:7s at 43 %. After the natural --fix of that box, the hint named it with the 7s beside
     # it ("tiles 11-12 (7s 7s) lie apart … --add 13=7s"), an add the checker refused. The box left out is no tile
     # of the groups now, and the two 7s with room for one between are named with the add that reads the demo
-    import json
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_hand_finding import NTS, _scene
-
-    import numpy as np
-
     from scoring import Context
-    from vision.io import Photo
-    from vision.pipeline import DEMO_TRUTH, read_detections
+    from vision.pipeline import read_detections
 
-    from vision.detect import Detections
-
-    meta = json.loads(DEMO_TRUTH.read_text())
+    meta, _scene, NTS, photo = _demo_parts()
     sevens = [i for i, t in enumerate(meta["tiles"]) if t["tile"] == "7s"]
     keep = [i for i in range(len(meta["tiles"])) if i != sevens[1]]
     det, rd = _scene(meta, keep, extra_boxes=[[543, 352, 615, 431]], extra_tiles=["7s"])
     # the melds row as the detector boxed it in the tester's photo (xyxy pixels), the false box last
-    b = np.array(det.boxes, float)
-    row = [k for k, i in enumerate(keep) if meta["tiles"][i]["tile"] in ("7s", "0x", "2m")]
-    b[row] = [[343, 373, 441, 526], [534, 354, 629, 508], [666, 332, 779, 481], [757, 320, 875, 478],
-              [846, 309, 965, 469], [927, 304, 1049, 459]]
-    det = Detections.make(b, np.array(det.scores), list(det.face_down))
-    photo = Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8), (meta["width"], meta["height"]), 1.0, "x")
+    det = _melds_row_boxed(meta, keep, det, [[343, 373, 441, 526], [534, 354, 629, 508], [666, 332, 779, 481],
+                                             [757, 320, 875, 478], [846, 309, 965, 469], [927, 304, 1049, 459]])
     first = read_detections(photo, det, rd, NTS, Context())
     false_box = first.position(len(det) - 1)
     res = read_detections(photo, det, rd, NTS, Context(), fixes={false_box: "-"}, shown=first.layout.geometry)
