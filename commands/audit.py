@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from commands.common import (
-    JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, check_ruleset_args,
-    context_from_args, exposed_arg, options_from_args, print_json, whole_number)
+    JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, check_photo_word,
+    check_ruleset_args, context_from_args, exposed_arg, options_from_args, print_json, whole_number)
 from scoring import explain, parse_hand, score_hand
 from scoring.engine import with_no_winning_tile_note
 from scoring.hand import winning_tile_missing
@@ -17,8 +17,6 @@ from vision.io import same_file
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from scoring.history import record_hand
-
-    from commands.common import check_photo_word
 
     check_photo_word(args.image)
     if getattr(args, "demo", False):  # (docs/photo.md's corrections use the demo: a new user's `audit --demo`)
@@ -201,6 +199,8 @@ def _overruled_words(overruled: list[tuple[int, str, float, str]]) -> str:
     said = ", ".join(f"tile {pos} read {read} at {format_confidence(p)}, set to {to}" for pos, read, p, to in overruled)
     return (f"rests on your corrections: {said} (--fix): the score is the hand as you corrected it; check "
             f"{'that tile' if len(overruled) == 1 else 'those tiles'} on the photo")
+
+
 #: a tile the reader changed to make a legal hand is named when it costs the reading this much of its
 #: confidence or more (1 − o / (o + vision.decode.CHANGED_ODDS), o the classifier's odds for the change)
 CHANGED_NAMED = 0.1
