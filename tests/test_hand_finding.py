@@ -2992,44 +2992,6 @@ def test_a_hand_one_tile_over_names_the_tile_whose_leaving_out_makes_it_legal():
                                         "player's) with --fix POS=-"), res.reading.problem
 
 
-def test_four_tiles_apart_with_no_three_alike_are_offered_as_concealed_tiles():
-    # a tester's real-crop hand with three exposed melds laid in a row of their own behind the concealed tiles
-    # (4p 5p 1z 1z, and the winning 6p apart): the melds' row was the main row, and the four concealed tiles,
-    # a group set apart, were offered as an exposed meld at 0.9. No three of them alike, they are no kong but by
-    # two misreads: read right, the hand was 2 % sure ("the roles this reading needs are less likely …", "lie apart
-    # like a meld …"). Now such a group is exposed at UNALIKE_FOUR_EXPOSED (0.2) before its distance to the main
-    # row weighs it, and the reading of the same tiles, each read at 0.9, is over 0.5 (it was 0.21)
-    from vision.layout import UNALIKE_FOUR_EXPOSED
-
-    def scene(rows):
-        boxes, codes = [], []
-        for y, tiles in rows:
-            for k, c in tiles:  # (k: tile steps along the row, one tile 92 px)
-                boxes.append([40 + 92 * k, y, 130 + 92 * k, y + 120])
-                codes.append(c)
-        probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
-        for k, c in enumerate(codes):
-            probs[k, CLASS_INDEX[c]] = 0.9
-        return (Detections.make(np.array(boxes, float), np.full(len(codes), 0.9), [False] * len(codes)),
-                TileReadings.make(probs, ["upright"] * len(codes)))
-
-    melds = [(0, "5z"), (1, "5z"), (2, "5z"), (4, "8m"), (5, "8m"), (6, "8m"), (8, "1s"), (9, "2s"), (10, "3s")]
-    photo = Photo(np.zeros((500, 1200, 3), np.uint8), (1200, 500), 1.0, "x")
-    res = read_detections(photo, *scene([(100, melds), (250, [(2, "4p"), (3, "5p"), (4, "1z"), (5, "1z"), (7, "6p")])]),
-                          load_ruleset("nts"), Context())
-    assert res.reading.notation == "456p11z [555z] [888m] [123s] win:6p", res.reading.notation
-    assert res.reading.confidence > 0.5, (res.reading.confidence, res.reading.notes)
-    assert not any("lie apart like a meld" in n for n in res.reading.notes), res.reading.notes
-    four = next(g for g in res.layout.groups if len(g.tiles) == 4)
-    prior = {o.role: o.prior for o in four.options}
-    assert UNALIKE_FOUR_EXPOSED == 0.2 and prior["concealed"] > prior["exposed"], four.options
-    # four alike set apart stay an exposed kong (0.9 before the distance)
-    res = read_detections(photo, *scene([(100, melds), (250, [(2, "4p"), (3, "4p"), (4, "4p"), (5, "4p")]),
-                                         (400, [(2, "1z"), (3, "1z")])]), load_ruleset("nts"), Context())
-    four = next(g for g in res.layout.groups if len(g.tiles) == 4)
-    assert max(four.options, key=lambda o: o.prior).role == "exposed", four.options
-
-
 def test_a_reading_under_the_review_line_says_to_check_it():
     # a tester's 16-tile photo read at 74 % printed only "confidence: 74% …", and --json's score.status (the
     # scorer's) said "ok": batch would mark it needs-review (REVIEW_BELOW 0.8). The confidence line now ends with

@@ -81,9 +81,6 @@ BONUS_INDEX = np.array([CLASS_INDEX[c] for c in BONUS_TILES])
 #: a group of 5 or more tiles with one face-down tile in four or fewer is read as concealed tiles
 #: (the backs as their best faces: a missed white dragon, glare) with this prior, else ignored
 FACE_DOWN_MISREAD = 0.6
-#: the prior that four tiles set apart, no three of them read alike, are an exposed kong all the same (two
-#: misread): else they are concealed tiles (:func:`assign_roles`)
-UNALIKE_FOUR_EXPOSED = 0.2
 #: a flower/season at the end of the hand's own tiles is a bonus tile for sure from this probability of
 #: being one; below it the decoder weighs it against a misread tile of the hand
 SURE_BONUS = 0.9
@@ -1090,19 +1087,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             if not in_main:
                 opts.append(Option("ignored", 0.1, why="outside the hand row"))
         elif size in (3, 4) and gi not in pieces:
-            # (four tiles read with no three alike are no kong but by two misreads: offered as an exposed meld at 0.9,
-            # the concealed tiles of a hand with three melds laid in a row of their own, 4p 5p 1z 1z, were read right
-            # at 2 %: "the roles this reading needs are less likely", "lie apart like a meld")
-            alike = max(np.bincount(top[list(tiles)])) if size == 4 else size
-            if size == 4 and alike < 3:
-                # (two blank faces between or around two of one tile: a concealed kong whose pale backs read as White
-                # dragons, 2m 5z 5z 2m — alike but for its backs)
-                f = [CLASS_NAMES[int(top[t])] for t in tiles]
-                if any(f[a] == f[b] == "5z" != f[c] == f[d] for a, b, c, d in ((1, 2, 0, 3), (0, 3, 1, 2))):
-                    alike = 4
-            p_exp = 0.9 if alike >= 3 else UNALIKE_FOUR_EXPOSED
-            opts.append(Option("exposed", p_exp, why="a group of %d set apart" % size
-                               + ("" if alike >= 3 else ", its faces not a kong's")))
+            p_exp = 0.9
+            opts.append(Option("exposed", p_exp, why="a group of %d set apart" % size))
             opts.append(Option("concealed", 1 - p_exp, why="tiles of the concealed hand"))
             if winner:
                 for w in _winning_candidates(geo, tiles, side):
