@@ -187,18 +187,24 @@ def test_a_turn_that_uses_fewer_tiles_does_not_replace_the_photo_whose_tiles_sta
     assert len(used_tiles(res.reading)) >= 15
 
 
-def test_a_sure_non_winners_reading_still_says_when_the_boxes_read_surer_as_won():
+def test_a_non_winners_reading_with_the_winning_tile_left_out_beside_its_row_is_unsure_and_says_won():
     """A tester's render (the generator's scene 11/15: 33555m567p [789m] [123p] +1f, won on the 5p) said not won
     was read at 97 % as a non-winner's 13 tiles, the winning 5p left out as outside the row, and nothing said
     that the same boxes read as a winner's hand are 98 % sure (vision.pipeline.won_hint had asked only of
-    unsure readings)."""
+    unsure readings). The 5p lies just apart from the concealed 33555m67p, in their row: a reading that leaves
+    it out is now unsure (vision.decode.BESIDE_LEFT_OUT: 97 % × (1 − 0.5 × its playing-tile probability ≈ 1)
+    ≈ 49 %) and names it, and the hint is still given, saying that the winner's reading takes in a tile this one
+    leaves out (at most vision.pipeline.WON_LEFT_OUT, 50 %, sure)."""
     from scoring import Context
     from vision.pipeline import WON_HINT_START, read_photo
 
     res = read_photo(_generator_jpeg(11, 15), "nts", Context(winner=False))
-    assert res.reading.legal and res.reading.confidence >= 0.8, res.reading.notation
+    assert res.reading.legal and res.reading.confidence < 0.8, (res.reading.notation, res.reading.confidence)
+    beside = [n for n in res.reading.notes if n.startswith("unsure: tile 15 (5p) lies beside the concealed tiles 8-14")]
+    assert len(beside) == 1, res.reading.notes
     hint = [n for n in res.reading.notes if n.startswith(WON_HINT_START)]
-    assert len(hint) == 1 and "win:5p" in hint[0] and hint[0].endswith("if the hand won, leave out --not-winner")
+    assert len(hint) == 1 and "win:5p" in hint[0] and hint[0].endswith(
+        "if the hand won, leave out --not-winner (this reading leaves out a tile that one takes in: at most 50% sure)")
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])

@@ -687,6 +687,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         reading = _left_out_sureness(reading, readings, lay)
         if not override:
             reading = _one_back_kong_sureness(reading, backs, lay)
+            reading = _beside_left_out_sureness(reading, readings, lay)
         if forced_win is not None and not override:  # (melds named: the others are as said, docs/photo.md)
             reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
         if not override:
@@ -923,6 +924,48 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
             note([t for t, _, _ in far], "away from the hand", p_in)
     return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes),
                                                               loose_bonus=reading.loose_bonus + tuple(loose))
+
+
+#: the classifier's classes of the 34 playing tiles (no flower, season or back)
+PLAYING_INDEX = np.array([CLASS_INDEX[c] for c in PLAYING_TILES])
+#: a tile left out of a reading that takes in the concealed tiles it lies beside, in their row (:attr:`Layout.beside`),
+#: is the hand's with this probability all the same (× its probability of being a playing tile): the reading's
+#: confidence falls by it (:func:`_beside_left_out_sureness`)
+BESIDE_LEFT_OUT = 0.5
+#: … and the words of its note
+BESIDE_NOTE = "beside the concealed tiles"
+
+
+def _beside_left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
+    """``reading`` with its confidence × (1 − :data:`BESIDE_LEFT_OUT` · q) for each group of the hand region left
+    out (all its tiles ``ignored``, though the layout offered it a role in the hand) that lies beside a group the
+    reading takes in as concealed tiles, in their row (:attr:`vision.layout.Layout.beside`); q is
+    the mean probability of its tiles being playing tiles (not a flower, season or back). A note names it. The
+    layout weighs each group off the main row by its own distance alone: a tile set just apart from the concealed
+    tiles in their row was left out of a non-winner's reading at 96 % (the generator's scene 7321/0, a winner's
+    hand said not won, its winning 1z beside the 345s1z); so may a non-winner's tile set apart at the main row's
+    end be (:data:`vision.layout.LOOSE_APART`): a discard, or the winning tile of a hand said not won."""
+    roles = reading.roles
+    offered = {g.tiles for g in lay.groups if any(o.role != "ignored" for o in g.options)}
+    num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
+    conf, notes, seen = reading.confidence, list(reading.notes), set()
+    for a, b in lay.beside:
+        for held, out in ((a, b), (b, a)):
+            if out in seen or out not in offered or not all(roles[t] == "ignored" for t in out):
+                continue
+            if not all(roles[t] in ("concealed", "winning") for t in held):
+                continue
+            seen.add(out)
+            q = float(np.asarray(readings.probs)[list(out)][:, PLAYING_INDEX].astype(np.float64).sum(1).mean())
+            conf *= 1.0 - BESIDE_LEFT_OUT * q
+            faces = " ".join(readings.codes[t] or "?" for t in out)
+            one = len(out) == 1
+            notes.append(f"unsure: {'tile' if one else 'tiles'} {number_spans(sorted(num[t] for t in out))} ({faces}) "
+                         f"{'lies' if one else 'lie'} {BESIDE_NOTE} {number_spans(sorted(num[t] for t in held))}, in "
+                         f"their row, and {'is' if one else 'are'} left out of the hand: if {'it is' if one else 'they are'}"
+                         f" the hand's, another tile is misread or missed, or the tile count is not the one said (a "
+                         f"winning tile set apart?)")
+    return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
 
 
 #: a group the layout offers as a meld (exposed, or a concealed kong) with at least this prior, which
@@ -1692,7 +1735,7 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                            if found == count == need - 1 else "")
                           + _short_kong_hint(lay, backs, raw) + "; add a tile the detector missed with --add POS=TILE"
                           if found < need else
-                          _extra_tile_hint(lay, tiles, raw, roles, conc, melds, bonus_codes, win, ctx, rs)
+                          _extra_tile_hint(lay, tiles, raw, roles, conc, melds, bonus_codes, win, ctx, rs, readings)
                           if found == count == need + 1 else "")
                       or (f"; leave out boxes that are not the hand's (clutter, loose tiles, another player's) "
                           f"with --fix POS=-" if found >= need else "")))
@@ -1839,7 +1882,7 @@ def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence
 
 def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str | None], roles: Sequence[str],
                      conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context,
-                     rs: Ruleset) -> str:
+                     rs: Ruleset, readings: TileReadings | None = None) -> str:
     """For a reading one tile over the hand's count, the concealed tiles whose leaving out makes the tiles as
     read a hand the ruleset scores: "; leaving out tile 10 (6z), at its row's end, makes a legal hand: …" with
     its ``--fix`` where one tile does, or tiles of one face of which one lies at an end of its row (a stray laid
@@ -1848,7 +1891,9 @@ def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str
     faces reads other hands (a reviewer's 1111m 23456789m 555p was told to leave out tile 1, 24 points, where
     tile 15 scored 28); "" when none does. A tester's demo with a stray 6z after its winning 8p was told only to
     leave out boxes that are not the hand's, left out a 6z of the pair instead, and the stray became the
-    winning tile: 44 points for 40 at > 99 %."""
+    winning tile: 44 points for 40 at > 99 %. A tile so found that lies beside a bonus tile in its group is said to
+    be perhaps a flower or season itself, with the ``--fix`` to its likeliest bonus face (``readings``): a tester's
+    1f beside a 3y at the row's end, read 1s, was named only to be left out."""
     geo = lay.geometry
     ends = set()
     for row in geo.rows:
@@ -1869,19 +1914,38 @@ def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str
     by_face: dict[str, list[int]] = {}
     for p in found:
         by_face.setdefault(raw[p], []).append(num[p])  # type: ignore[index]
+    flower = _beside_bonus_words(lay, found, raw, readings, num)
     if len(found) == 1 or (len(by_face) == 1 and found[0] in ends):
         # (one tile, or one face, of which leaving out any reads the same tiles: the one at a row's end, likeliest a
         # stray, is named, so that a sideways winning tile keeps its role)
         p = found[0]
         where = ", at its row's end," if p in ends else ""
         return (f"; leaving out tile {num[p]} ({raw[p]}){where} makes a legal hand: if it is not the hand's (a stray "
-                f"tile), leave it out with --fix {num[p]}=-")
+                f"tile), leave it out with --fix {num[p]}=-") + flower
     faces = list(by_face.items())[:EXTRA_NAMED]
     said = " or ".join(f"{number_spans(sorted(nums))} ({face})" for face, nums in faces) + (
         " …" if len(by_face) > EXTRA_NAMED else "")
     each = "" if len(by_face) == 1 else ", each face another hand"
     return (f"; leaving out one of tiles {said} makes a legal hand{each}: look at the photo for the one that is not "
-            f"the hand's (a stray tile), and leave it out with --fix POS=-")
+            f"the hand's (a stray tile), and leave it out with --fix POS=-") + flower
+
+
+def _beside_bonus_words(lay: Layout, found: Sequence[int], raw: Sequence[str | None], readings: TileReadings | None,
+                        num: Mapping[int, int]) -> str:
+    """"; tile 15 (1s) lies beside a flower or season: if it is one, set it with --fix 15=1f" for each of ``found``
+    (detection indices) next to a bonus tile of :attr:`Layout.bonus` in its row's group, with its likeliest bonus face
+    (:func:`vision.layout.bonus_face`); "" when none is or ``readings`` is None."""
+    if readings is None:
+        return ""
+    bonus = set(lay.bonus)
+    out = []
+    for p in found:
+        g = next((g.tiles for g in lay.geometry.groups if p in g.tiles), ())
+        k = g.index(p) if p in g else -1
+        if k >= 0 and any(0 <= j < len(g) and g[j] in bonus for j in (k - 1, k + 1)):
+            out.append(f"; tile {num[p]} ({raw[p]}) lies beside a flower or season: if it is one, set it with "
+                       f"--fix {num[p]}={bonus_face(readings, p)}")
+    return "".join(out)
 
 
 #: the faces a hand one tile over names whose leaving out makes it legal (:func:`_extra_tile_hint`), at most

@@ -81,6 +81,15 @@ BONUS_INDEX = np.array([CLASS_INDEX[c] for c in BONUS_TILES])
 #: a group of 5 or more tiles with one face-down tile in four or fewer is read as concealed tiles
 #: (the backs as their best faces: a missed white dragon, glare) with this prior, else ignored
 FACE_DOWN_MISREAD = 0.6
+#: the prior that four tiles set apart, no three of them read alike, are an exposed kong all the same (two
+#: misread): else they are concealed tiles (:func:`assign_roles`)
+UNALIKE_FOUR_EXPOSED = 0.2
+#: a non-winner's single tile set apart at an end of the main row is a loose tile (a discard) with this prior, else
+#: the hand's (the tile count decides: a winner's is the winning tile, :func:`assign_roles`)
+LOOSE_APART = 0.3
+#: two groups of a row of the hand region lie beside each other (:attr:`Layout.beside`) when the gap between them
+#: is under this share of their tiles' width along the row: a tile set apart by up to about its own width
+BESIDE_GAP = 1.0
 #: a flower/season at the end of the hand's own tiles is a bonus tile for sure from this probability of
 #: being one; below it the decoder weighs it against a misread tile of the hand
 SURE_BONUS = 0.9
@@ -113,6 +122,11 @@ PAIR_OWN = 0.3
 TOUCH = 0.25
 #: a tile lying nearer the camera than the standing hand looks at most this much larger than its tiles
 LYING_LARGER = 1.3
+#: … but flowers/seasons left out in front of the row as larger than that are a doubt (:attr:`Layout.left_out`) up to
+#: this much larger: a tile lying nearer the camera in a photo taken from low looks larger still
+FRONT_LARGER = 1.5
+#: … when they lie within this many tile sizes of the row (against its front: set out by the player)
+FRONT_NEAR = 0.5
 #: a group's size is compared with that of this many main-row tiles nearest to it (:func:`_size_ratio`)
 SIZE_NEAREST = 3
 #: a flower/season lying flat in front of the standing row, seen at a slant, may look this much smaller
@@ -233,7 +247,10 @@ class Layout:
     detection indices of the hand region's single tiles set apart (alone in a group at an end of their
     row, or off the main row in line with it) that were offered a role in the hand — a winner's
     winning tile, a non-winner's concealed tile (:func:`vision.pipeline` leaves one out to read a
-    dead hand, which may not have the full count: rode-draak 001:108).
+    dead hand, which may not have the full count: rode-draak 001:108). ``beside``: pairs of groups (their
+    tiles) next to each other in a row of the hand region, the gap between them under
+    :data:`BESIDE_GAP` of their tiles' width (:mod:`vision.decode` doubts a reading that takes one in as
+    concealed tiles and leaves the other out).
     """
 
     geometry: Geometry
@@ -244,6 +261,7 @@ class Layout:
     left_out: tuple[tuple[tuple[int, ...], float], ...] = ()
     far_bonus: tuple[tuple[tuple[int, ...], float], ...] = ()
     apart: tuple[int, ...] = ()
+    beside: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -1010,7 +1028,12 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 and any(geo.offset(t[0]) - LOOSE_AMONG <= geo.offset(g.tiles[0]) < 0 for g in loose))
         p_in = _off_row_prior(geo, det, t, by_size=True) * (LOOSE_BONUS if lone else 1.0)
         (bonus_l if p_in >= 0.5 else stray).extend(t)
-        if p_in < 0.5 and _size_ratio(geo, det, t) <= LYING_LARGER:  # not when too large for a tile (a card)
+        # not when too large for a tile (a card); just in front of the row, nearer the camera, up to FRONT_LARGER (a
+        # tester's 3f 1y lying flat against the front of a standing hand seen from low, 1.41× its tiles, were left out
+        # without a word: the reading >99 % sure, its score 72 for 176; a composite's playing card as large, read 3f,
+        # lies 0.9 tile sizes off the row)
+        front = not geo.turned and geo.offset(t[0]) > 0 and min(geo.distance(k) for k in t) <= FRONT_NEAR
+        if p_in < 0.5 and _size_ratio(geo, det, t) <= (FRONT_LARGER if front else LYING_LARGER):
             left_out.append((t, p_in))
     bonus = tuple(k for k in geo.order if k in set(bonus_l) | set(given_bonus))
     # a tile read otherwise among flowers/seasons that are not the hand's is not the hand's either (but the
@@ -1087,8 +1110,19 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             if not in_main:
                 opts.append(Option("ignored", 0.1, why="outside the hand row"))
         elif size in (3, 4) and gi not in pieces:
-            p_exp = 0.9
-            opts.append(Option("exposed", p_exp, why="a group of %d set apart" % size))
+            # (four tiles read with no three alike are no kong but by two misreads: offered as an exposed meld at 0.9,
+            # the concealed tiles of a hand with three melds laid in a row of their own, 4p 5p 1z 1z, were read right
+            # at 2 %: "the roles this reading needs are less likely", "lie apart like a meld")
+            alike = max(np.bincount(top[list(tiles)])) if size == 4 else size
+            if size == 4 and alike < 3:
+                # (two blank faces between or around two of one tile: a concealed kong whose pale backs read as White
+                # dragons, 2m 5z 5z 2m — alike but for its backs)
+                f = [CLASS_NAMES[int(top[t])] for t in tiles]
+                if any(f[a] == f[b] == "5z" != f[c] == f[d] for a, b, c, d in ((1, 2, 0, 3), (0, 3, 1, 2))):
+                    alike = 4
+            p_exp = 0.9 if alike >= 3 else UNALIKE_FOUR_EXPOSED
+            opts.append(Option("exposed", p_exp, why="a group of %d set apart" % size
+                               + ("" if alike >= 3 else ", its faces not a kong's")))
             opts.append(Option("concealed", 1 - p_exp, why="tiles of the concealed hand"))
             if winner:
                 for w in _winning_candidates(geo, tiles, side):
@@ -1102,6 +1136,11 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 pw = 0.85 if (apart or side[t]) else 0.5
                 opts.append(Option("winning", pw, winning=t, why="a single tile set apart" + (" sideways" if side[t] else "")))
                 opts.append(Option("concealed", 1 - pw, why="a single concealed tile"))
+            elif apart and in_main:
+                # a non-winner's tile set apart at the row's end: the hand's 13th, or a discard (a tester's 13 tiles and a
+                # 5s lying 0.6 tile widths beside them, said not won, were refused as 14 tiles, every tile listed)
+                opts.append(Option("concealed", 1 - LOOSE_APART, why="a single concealed tile"))
+                opts.append(Option("ignored", LOOSE_APART, why="a single tile set apart at the row's end (a discard?)"))
             else:
                 opts.append(Option("concealed", 1.0))
             if pb[t] >= MAYBE_BONUS:  # a tile on its own may be a flower/season the classifier missed
@@ -1133,7 +1172,28 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
            and 1 / SIZE_RATIO <= _size_ratio(geo, det, (k,)) <= LYING_LARGER]
     far_bonus = tuple((tuple(sorted(c, key=pos.__getitem__)), FAR_BONUS) for c in _touching(det, far)
                       if len(c) <= len(BONUS_TILES))  # (more than a set's eight: a pattern, not tiles)
-    return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus, tuple(apart_single))
+    return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus, tuple(apart_single),
+                  _beside(geo, det, out))
+
+
+def _beside(geo: Geometry, det: Detections, groups: Sequence[GroupRoles]) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """Pairs of ``groups`` (their tiles, in order along the row) that follow each other in one row of the hand
+    region with a gap between their nearest boxes under :data:`BESIDE_GAP` of the mean width
+    of those two boxes along the row (``det.boxes``: (N, 4) float xyxy pixels; the row direction
+    ``geo.angle``): tiles laid together, as the concealed tiles of a hand and a tile set just apart from them."""
+    if not len(det):
+        return ()
+    u, _ = _frame(np.asarray(det.boxes, float).reshape(-1, 4), geo.angle)
+    out = []
+    for r in sorted({g.row for g in groups}):
+        row = sorted((g for g in groups if g.row == r and g.tiles), key=lambda g: float(u[list(g.tiles), 0].min()))
+        for a, b in zip(row, row[1:]):
+            ea = max(a.tiles, key=lambda t: u[t, 1])  # (a's box reaching farthest along, b's nearest back)
+            sb = min(b.tiles, key=lambda t: u[t, 0])
+            width = float((u[ea, 1] - u[ea, 0] + u[sb, 1] - u[sb, 0]) / 2)
+            if width > 0 and float(u[sb, 0] - u[ea, 1]) < BESIDE_GAP * width:
+                out.append((a.tiles, b.tiles))
+    return tuple(out)
 
 
 def _kongs_apart(geo: Geometry, windows: dict[int, list[tuple[int, ...]]]

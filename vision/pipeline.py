@@ -31,8 +31,8 @@ from scoring.notation import fold_suit_case, meld_from_tiles, parse_winning_tile
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TILES
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import (BROKEN_GROUP, BROKEN_GROUP_NOTE, CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE,
-                     REVIEW_BELOW, UNREAD_PLAYING, Reading, RegionRival, decode, format_confidence,
+from .decode import (BESIDE_NOTE, BROKEN_GROUP, BROKEN_GROUP_NOTE, CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG,
+                     ONE_BACK_KONG_NOTE, REVIEW_BELOW, UNREAD_PLAYING, Reading, RegionRival, decode, format_confidence,
                      format_confidence_below, number_after_hand, number_spans, with_left_out_melds)
 from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector, QuarterAddedDetector, add_second,
                      load_detector, load_second_detector)
@@ -1366,13 +1366,21 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
 WON_HINT_START = "read as a winning hand, the same boxes make "
 
 
+#: a non-winner's reading that leaves out a tile the same boxes' sure winner's reading takes in is at most this sure
+#: (:func:`won_hint`)
+WON_LEFT_OUT = 0.5
+#: … and its note says so with these words
+WON_LEFT_OUT_NOTE = "this reading leaves out a tile that one takes in: at most"
+
+
 def won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) -> PhotoResult:
     """``res``, a non-winner's reading (``ctx.winner`` False), with a note when its boxes read as a winner's
     hand are legal and sure (at the batch's review line, :data:`vision.decode.REVIEW_BELOW`, or more), and
     ``res`` is not legal, is unsure, or is no surer than that: the hand may have won (a new user's winning
     photos said not won were read at 41-43 % as non-winners' hands with a tile left out, where read as won
     they were read right at > 99 %; a tester's at 97 % with the winning tile left out, where read as won it
-    was 98 %). One more model-free decode of the same boxes (said won: a winner's hand only), not after the
+    was 98 %); when the winner's reading takes in a tile that ``res`` leaves out, ``res`` is at most
+    :data:`WON_LEFT_OUT` sure. One more model-free decode of the same boxes (said won: a winner's hand only), not after the
     user's corrections (``res.user``: they number and keep the non-winner's boxes); ``res`` unchanged
     otherwise. ``kw``: :func:`read_detections`'s winning_tile, options and said_won. Raises nothing
     (a HandError of the winner's reading leaves ``res`` as it is)."""
@@ -1394,7 +1402,13 @@ def won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) 
         return res  # (a sure non-winner's reading, surer than the winner's: no doubt to raise)
     note = (f"{WON_HINT_START}{won.reading.notation} "
             f"({format_confidence(won.reading.confidence)} sure): if the hand won, leave out --not-winner")
-    return replace(res, reading=replace(res.reading, notes=res.reading.notes + (note,)))
+    conf = res.reading.confidence
+    if any(r != "ignored" and res.reading.roles[k] == "ignored" for k, r in enumerate(won.reading.roles)):
+        # the winner's reading takes in a tile the non-winner's leaves out (a tile set apart): which is right rests on
+        # the word "not won" alone (a tester's winning 9p set 2 tile widths apart, said not won, was read at 95 %)
+        conf = min(conf, WON_LEFT_OUT)
+        note += f" ({WON_LEFT_OUT_NOTE} {WON_LEFT_OUT:.0%} sure)"
+    return replace(res, reading=replace(res.reading, confidence=conf, notes=res.reading.notes + (note,)))
 
 
 def second_words(res: PhotoResult) -> str:
@@ -2868,10 +2882,14 @@ def region_doubts(res: PhotoResult, but_bonus: bool = False) -> list[tuple[list[
 
 def _concealed_on_main_row(t: _Tried) -> bool:
     """Every concealed tile of the reading lies on its region's main row (the non-winner fallback of
-    :func:`read_detections` reads a row of 13 tiles, never a row short of tiles filled from elsewhere)."""
+    :func:`read_detections` reads a row of 13 tiles, never a row short of tiles filled from elsewhere), and it leaves
+    out no single tile set apart on the main row (:attr:`vision.layout.Layout.apart`): nobody said the hand did not win,
+    and such a tile is its winning tile (:data:`vision.layout.LOOSE_APART` is a said non-winner's doubt; a composite's
+    winning 6z set apart, its hand read not legal, was read as a non-winner's 13 without it)."""
     geo = t.layout.geometry
     main = set(geo.row_tiles(0)) if geo.rows else set()
-    return all(i in main for i, r in enumerate(t.reading.roles) if r == "concealed")
+    return all(i in main for i, r in enumerate(t.reading.roles) if r == "concealed") and not any(
+        k in main and t.reading.roles[k] == "ignored" for k in t.layout.apart)
 
 
 def _as_non_winner(context: Context) -> Context:
@@ -3625,6 +3643,11 @@ def summary(res: PhotoResult) -> str:
         if kongs:
             what = "a concealed kong" if kongs == 1 else "concealed kongs"
             conf += f"; ×{ONE_BACK_KONG ** kongs:g} of it is {what} shown with one face-down tile (see the note)"
+        if any(BESIDE_NOTE in n and n.startswith("unsure:") for n in r.notes):
+            conf += "; some of the doubt is a tile left out beside the concealed tiles in their row (see the note)"
+        if any(n.startswith(WON_HINT_START) and WON_LEFT_OUT_NOTE in n for n in r.notes):
+            conf += (f"; at most {WON_LEFT_OUT:.0%}: the same boxes read as a winning hand take in a tile this one "
+                     f"leaves out (see the note)")
         broken = sum(1 for n in r.notes if BROKEN_GROUP_NOTE in n and n.startswith("unsure:"))
         if broken:
             conf += (f"; ×{BROKEN_GROUP ** broken:g} of it is tiles set apart like a meld taken as concealed tiles "
