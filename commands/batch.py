@@ -99,7 +99,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
           f"already done {summary.resumed}; table hands settled {summary.settled}"
           + (f" ({summary.provisional} provisionally: a photo needs review, or the hands' tiles do not add up; "
              f"the settlements' status says which)" if summary.provisional else "")
-          + (f", not settled {len(summary.not_settled)}" if summary.not_settled else ""))
+          + (f", not settled {len(summary.not_settled)}" if summary.not_settled else "")
+          # (a tester's batch with --tileset named the profile nowhere: not in the CSV, the review page nor here)
+          + (f"; read with tile set {args.tileset!r}" if getattr(args, "tileset", None) else ""))
     # (a director's hand left not settled by its settle cell was said in the settlements file alone, the summary
     # reading "table hands settled 0", exit 0): each is named, its reason short; the file has it whole
     for hand in summary.not_settled[:NOT_SETTLED_SHOWN]:

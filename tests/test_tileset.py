@@ -278,6 +278,27 @@ def test_separation_report_margin_and_leave_one_out():
     assert single["loo_accuracy"] is None and single["min_margin"] == pytest.approx(1.0)
 
 
+def test_a_face_laid_twice_in_the_calibration_photo_is_named():
+    # a tester's calibration photo with 5m laid in the 6m's place was "learned as the layout says, though the
+    # classifier alone reads tile 6 (6m) as 5m surely (what calibration is for …)": nothing said that 5m is there twice
+    from commands.tilesets import _report_lines, _twice
+    from vision.tileset import Calibration, PhotoCheck, layout_codes, new_profile
+
+    expected = layout_codes(None)
+    ph = PhotoCheck("cal.jpg", 42, 40, ((6, "6m", "5m"),), unsure=((36, "2f", "4y"),), expected=expected)
+    assert _twice(ph) == [(6, "6m", "5m", 5)]  # tile 5, the layout's 5m, read right: 5m twice
+    # a tile read as a face the layout has where that tile is misread too is no such case (a swap, or two misreads)
+    assert _twice(PhotoCheck("cal.jpg", 42, 40, ((6, "6m", "5m"), (5, "5m", "6m")), expected=expected)) == []
+    assert _twice(PhotoCheck("cal.jpg", 42, 41, ((6, "6m", "5m"),), unsure=((5, "5m", "4m"),),
+                             expected=expected)) == []
+    import vision.classify as vc
+
+    clf = vc.load_classifier()
+    cal = Calibration(new_profile("p", clf), Path("p.npz"), (ph,), {"examples": 0, "classes": 0}, 0, 0.0)
+    assert ("  tile 6 is read 5m surely, as is tile 5, where the layout has 5m: if 5m is in the photo twice and 6m not "
+            "at all, lay a 6m in its place and calibrate again with --replace") in _report_lines(cal)
+
+
 def test_reading_order_rows_top_to_bottom_left_to_right():
     from vision.detect import Detections
     from vision.tileset import reading_order
@@ -598,6 +619,15 @@ def test_batch_reader_spec_carries_the_tileset(photos, run_cli, _tilesets):
     assert ident != reader_identity(DEFAULT_READER) and ident.startswith(reader_identity(DEFAULT_READER))
     calibrate([photos["slant"]], "b")  # the profile changed: photos are read again
     assert reader_identity(spec) != ident
+    # the batch's summary names the tile set that read it (a tester's batch with --tileset named it nowhere)
+    import shutil
+
+    folder = _tilesets.parent / "batch-in"
+    folder.mkdir()
+    shutil.copy(REPO / "docs" / "demo.jpg", folder / "demo.jpg")
+    rc, out, err = run_cli("batch", str(folder), "--out", str(_tilesets.parent / "out.csv"), "--tileset", "b",
+                           "--workers", "0", "--no-history")
+    assert rc == 0 and out.splitlines()[0].endswith("; read with tile set 'b'"), (out, err)
     read = resolve_reader(spec)()
     assert len(read(photos["cal"], "nts", None).detections) >= 40
     with pytest.raises(TilesetError, match="no tile set named 'zz'"):  # the name reaches the reader

@@ -869,6 +869,8 @@ class PhotoCheck:
     #: (position, expected, read) of the other tiles the classifier reads as another face, less surely
     #: (a new user was told 2 of 7 such tiles, with no way to find the other 5)
     unsure: tuple[tuple[int, str, str], ...] = ()
+    #: the layout's faces, in reading order (position k + 1 is ``expected[k]``)
+    expected: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -959,7 +961,8 @@ def read_layout(source, expected: Sequence[str], detector, classifier: Classifie
             f"{photo.name}: the {n} tiles do not seem to follow the layout's order (the classifier finds only "
             f"{in_top5:.0%} of them among its 5 best guesses; rows top to bottom, each left to right"
             + (": 1-9m, 1-9p, 1-9s, East South West North White Green Red, flowers 1-4, seasons 1-4" if default
-               else f", as --tiles lists them") + ")")
+               else f", as --tiles lists them") + "; a photo turned or upside down is not "
+            "turned back here: turn it upright first)")
     top = probs.argmax(1)
     # a tile showing its back where the layout has a face: the layout is a tile off (one missing or extra in
     # --tiles), or a tile lies face down (a tester's --tiles with one 8p too many took the demo's face-down
@@ -977,7 +980,7 @@ def read_layout(source, expected: Sequence[str], detector, classifier: Classifie
                      if top[k] != want[k] and probs[k, top[k]] >= 0.9)
     others = tuple((k + 1, expected[k], CLASS_NAMES[top[k]]) for k in range(n)
                    if top[k] != want[k] and probs[k, top[k]] < 0.9)
-    check = PhotoCheck(photo.name, n, int((top == want).sum()), doubtful, dropped, left_out, others)
+    check = PhotoCheck(photo.name, n, int((top == want).sum()), doubtful, dropped, left_out, others, tuple(expected))
     return photo.name, crops, probs, emb, check
 
 
@@ -1003,7 +1006,7 @@ def calibrate(photos: Sequence, name: str, tiles: Sequence[str | None] | None = 
     if len(tiles) == 1 and len(photos) > 1:
         tiles = tiles * len(photos)
     if len(tiles) != len(photos):
-        raise CalibrationError(f"{len(tiles)} --tiles for {len(photos)} photos: give --tiles once per photo, "
+        raise CalibrationError(f"{len(tiles)} --tiles for {len(photos)} photo{'' if len(photos) == 1 else 's'}: give --tiles once per photo, "
                                f"in the same order, or once for all")
     layouts = [layout_codes(t) for t in tiles]
     for t, lay in zip(tiles, layouts):
