@@ -3115,7 +3115,7 @@ def test_a_non_winners_tile_set_apart_at_the_row_end_is_left_out_unsure():
     # 0.979) ≈ 0.51 of the only legal reading's share (≈ 1.0). A winner's hand said not won (its 9p set 2 tile widths
     # apart: no longer beside the row) is read as the non-winner's 13 at most WON_LEFT_OUT (50 %) sure: the same boxes
     # read as a winning hand take in the 9p
-    from vision.pipeline import WON_HINT_START, WON_LEFT_OUT, WON_LEFT_OUT_NOTE, won_hint
+    from vision.pipeline import WON_HINT_START, WON_LEFT_OUT, WON_LEFT_OUT_NOTE, summary, won_hint
 
     def read(codes, apart_at):
         boxes = [[40 + 92 * k, 100, 130 + 92 * k, 220] for k in range(13)]
@@ -3127,13 +3127,20 @@ def test_a_non_winners_tile_set_apart_at_the_row_end_is_left_out_unsure():
         photo = Photo(np.zeros((400, 1600, 3), np.uint8), (1600, 400), 1.0, "x")
         res = read_detections(photo, det, TileReadings.make(probs, ["upright"] * 14), load_ruleset("nts"),
                               Context(winner=False))
-        return won_hint(res, load_ruleset("nts"), Context(winner=False), {}, None).reading  # (as read_photo does)
+        return won_hint(res, load_ruleset("nts"), Context(winner=False), {}, None)  # (as read_photo does)
 
-    r = read(["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "2z", "2z", "5s"], 13.6)
+    res = read(["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "2z", "2z", "5s"], 13.6)
+    r = res.reading
+    line = next(x for x in summary(res).splitlines() if x.startswith("confidence:"))
+    assert "; some of the doubt is a tile left out beside the concealed tiles in their row (see the note)" in line
     assert r.legal and r.notation == "123m456p789s1122z", (r.notation, r.problem)
     assert [n[:60] for n in r.notes if "beside the concealed" in n] == ["unsure: tile 14 (5s) lies beside the concealed tiles 1-13, i"], r.notes
     assert r.confidence == pytest.approx(1 - 0.5 * (0.9 + 33 * 0.1 / 42), abs=0.03), r.confidence
-    r = read(["2m", "3m", "4m", "5p", "6p", "7p", "9p", "3s", "4s", "5s", "6s", "7s", "8s", "9p"], 15.0)
+    res = read(["2m", "3m", "4m", "5p", "6p", "7p", "9p", "3s", "4s", "5s", "6s", "7s", "8s", "9p"], 15.0)
+    r = res.reading
+    line = next(x for x in summary(res).splitlines() if x.startswith("confidence:"))
+    assert ("; at most 50%: the same boxes read as a winning hand take in a tile this one leaves out (see the note)"
+            in line), line
     assert r.legal and r.notation == "234m5679p345678s", r.notation
     won = [n for n in r.notes if n.startswith(WON_HINT_START)]
     assert len(won) == 1 and "win:9p" in won[0] and WON_LEFT_OUT_NOTE in won[0], r.notes
