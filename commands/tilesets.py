@@ -49,19 +49,6 @@ def _swaps(doubtful) -> list[tuple[int, int, str, str]]:
     return out
 
 
-def _twice(ph) -> list[tuple[int, str, str, int]]:
-    """(pos a, face the layout has there, face read, pos b) for each tile the classifier reads surely as the face the
-    layout has at another position b, read as that face there too: a face in the photo twice, the layout's face at
-    a missing (a tester's 5m laid in the 6m's place was "learned as the layout says", nothing said of the 5m twice)."""
-    wrong = {a for a, _, _ in ph.doubtful + ph.unsure}
-    out = []
-    for a, b, c in ph.doubtful:
-        j = next((k + 1 for k, e in enumerate(ph.expected) if e == c and k + 1 != a and k + 1 not in wrong), None)
-        if j is not None:
-            out.append((a, b, c, j))
-    return out
-
-
 def _report_lines(cal: Calibration) -> list[str]:
     p, s = cal.profile, cal.separation
     out = [f"tile set {p.name!r}: {cal.added} tiles added from {len(cal.photos)} photo(s) in {cal.seconds:.1f} s; "
@@ -83,9 +70,12 @@ def _report_lines(cal: Calibration) -> list[str]:
                      + ", ".join(f"tile {a} ({b}) as {c}" for a, b, c in ph.unsure[:8])
                      + (f" and {len(ph.unsure) - 8} more" if len(ph.unsure) > 8 else "") + " less surely")
         out.append(line)
-        for a, b, c, j in _twice(ph):
-            out.append(f"  tile {a} is read {c} surely, as is tile {j}, where the layout has {c}: if {c} is in the photo "
-                       f"twice and {b} not at all, lay a {b} in its place and calibrate again with --replace")
+        twice = ph.twice()
+        if twice:
+            out.append("  " + "; ".join(f"tile {a} is read {c} surely, and so is tile {j}, where the layout has {c}"
+                                        for a, _, c, j in twice)
+                       + ": if a face is in the photo twice and " + " and ".join(b for _, b, _, _ in twice)
+                       + " not at all, lay the missing face in its place and calibrate again with --replace")
         swaps = _swaps(ph.doubtful)
         if swaps:
             out.append("  " + "; ".join(f"tiles {a} and {b} look swapped ({x} and {y})" for a, b, x, y in swaps)

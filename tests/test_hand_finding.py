@@ -1378,8 +1378,7 @@ def test_a_non_winners_unsure_reading_says_when_the_same_boxes_read_as_won(demo_
     assert res.reading.legal and res.reading.confidence < 0.8 and res.reading.notation == "345m67p66z [777s] (2222m) +1f"
     hint = [n for n in res.reading.notes if n.startswith("read as a winning hand")]
     assert hint == ["read as a winning hand, the same boxes make 345m678p66z [777s] (2222m) +1f win:8p (>99% sure): "
-                    "if the hand won, leave out --not-winner (this reading leaves out a tile that one takes in: at most "
-                    "50% sure)"]
+                    "if the hand won, leave out --not-winner"]  # (at 41 %, under WON_LEFT_OUT: no cap to say)
     # the demo's 14 tiles said not won: the count problem says it already, and no note repeats it
     res = read_photo(DEMO_PHOTO, "nts", C(winner=False), detector=det, classifier=cls)
     assert "leave out --not-winner" in res.reading.problem
@@ -3070,6 +3069,19 @@ def test_a_tile_left_out_beside_the_concealed_tiles_in_their_row_makes_the_readi
     # three tiles apart, the 6p is no tile set just apart from them: no such doubt
     far = read(9.0)
     assert not any("beside the concealed" in n for n in far.reading.notes), far.reading.notes
+    # the photo turned a quarter (rows running up it, read turned): the same, the gap measured along the rows (the
+    # boxes turned as the row finder turns them; a reviewer's turned photo had every neighbouring pair beside)
+    def turned(at):
+        det, rd = scene([(100, melds), (250, [(2, "4p"), (3, "5p"), (4, "1z"), (5, "1z"), (at, "6p")])])
+        b = np.asarray(det.boxes, float)
+        b = np.stack([b[:, 1], 1300 - b[:, 2], b[:, 3], 1300 - b[:, 0]], 1)  # (x, y) → (y, 1300 − x)
+        return read_detections(Photo(np.zeros((1300, 1300, 3), np.uint8), (1300, 1300), 1.0, "x"),
+                               Detections.make(b, det.scores, [False] * len(b)), rd, load_ruleset("nts"),
+                               Context(winner=False))
+    near, far = turned(6.5), turned(8.0)  # (8.0: a gap of 2 tile widths)
+    assert near.layout.geometry.turned and far.layout.geometry.turned
+    assert any("beside the concealed" in n for n in near.reading.notes), near.reading.notes
+    assert not any("beside the concealed" in n for n in far.reading.notes), far.reading.notes
 
 
 def test_flowers_lying_in_front_larger_than_a_lying_tile_looks_are_a_doubt_not_dropped_silently():
@@ -3113,8 +3125,8 @@ def test_a_non_winners_tile_set_apart_at_the_row_end_is_left_out_unsure():
     # ("found 14 tiles … leaving out one of tiles 1 (1m) or 14 (5s) or 2 (2m) …"): the tile set apart is now a loose
     # tile with prior LOOSE_APART (0.3), and the reading of the 13 stands, unsure by BESIDE_LEFT_OUT: × (1 − 0.5 ×
     # 0.979) ≈ 0.51 of the only legal reading's share (≈ 1.0). A winner's hand said not won (its 9p set 2 tile widths
-    # apart: no longer beside the row) is read as the non-winner's 13 at most WON_LEFT_OUT (50 %) sure: the same boxes
-    # read as a winning hand take in the 9p
+    # apart: beside the row all the same, a single tile set apart at its end, × 0.51) is read as the non-winner's 13 at
+    # most WON_LEFT_OUT (50 %) sure: the same boxes read as a winning hand take in the 9p
     from vision.pipeline import WON_HINT_START, WON_LEFT_OUT, WON_LEFT_OUT_NOTE, summary, won_hint
 
     def read(codes, apart_at):
@@ -3132,18 +3144,18 @@ def test_a_non_winners_tile_set_apart_at_the_row_end_is_left_out_unsure():
     res = read(["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "2z", "2z", "5s"], 13.6)
     r = res.reading
     line = next(x for x in summary(res).splitlines() if x.startswith("confidence:"))
-    assert "; some of the doubt is a tile left out beside the concealed tiles in their row (see the note)" in line
+    assert "; ×0.51 of it is a tile left out beside the concealed tiles in their row (see the note)" in line, line
     assert r.legal and r.notation == "123m456p789s1122z", (r.notation, r.problem)
     assert [n[:60] for n in r.notes if "beside the concealed" in n] == ["unsure: tile 14 (5s) lies beside the concealed tiles 1-13, i"], r.notes
     assert r.confidence == pytest.approx(1 - 0.5 * (0.9 + 33 * 0.1 / 42), abs=0.03), r.confidence
     res = read(["2m", "3m", "4m", "5p", "6p", "7p", "9p", "3s", "4s", "5s", "6s", "7s", "8s", "9p"], 15.0)
     r = res.reading
     line = next(x for x in summary(res).splitlines() if x.startswith("confidence:"))
-    assert ("; at most 50%: the same boxes read as a winning hand take in a tile this one leaves out (see the note)"
+    assert ("; at most 50%: the same boxes read as a winning hand take in what this one leaves out (see the note)"
             in line), line
     assert r.legal and r.notation == "234m5679p345678s", r.notation
     won = [n for n in r.notes if n.startswith(WON_HINT_START)]
-    assert len(won) == 1 and "win:9p" in won[0] and WON_LEFT_OUT_NOTE in won[0], r.notes
+    assert len(won) == 1 and "win:9p" in won[0] and WON_LEFT_OUT_NOTE.format(what="a tile") in won[0], r.notes
     assert r.confidence <= WON_LEFT_OUT == 0.5
 
 

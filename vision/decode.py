@@ -37,7 +37,7 @@ import itertools
 import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Collection, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -253,6 +253,9 @@ class Reading:
     #: doubtful boxes the reading counts as tiles of the hand that made it less sure (``vision.pipeline``'s
     #: ``_doubtful_sureness``): (detection index, the factor the confidence was × by)
     doubtful_boxes: tuple[tuple[int, float], ...] = ()
+    #: groups a non-winner's reading leaves out beside the concealed tiles in their row that made it less sure
+    #: (:func:`_beside_left_out_sureness`): (their detection indices, the factor the confidence was × by)
+    left_beside: tuple[tuple[tuple[int, ...], float], ...] = ()
 
 
 # ----------------------------------------------------------------------------- candidates
@@ -687,7 +690,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         reading = _left_out_sureness(reading, readings, lay)
         if not override:
             reading = _one_back_kong_sureness(reading, backs, lay)
-            reading = _beside_left_out_sureness(reading, readings, lay)
+            reading = _beside_left_out_sureness(reading, readings, lay, winner)
         if forced_win is not None and not override:  # (melds named: the others are as said, docs/photo.md)
             reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
         if not override:
@@ -932,23 +935,29 @@ PLAYING_INDEX = np.array([CLASS_INDEX[c] for c in PLAYING_TILES])
 #: is the hand's with this probability all the same (× its probability of being a playing tile): the reading's
 #: confidence falls by it (:func:`_beside_left_out_sureness`)
 BESIDE_LEFT_OUT = 0.5
-#: … and the words of its note
-BESIDE_NOTE = "beside the concealed tiles"
+#: … and the words of its note ("… tile 16 (1z) lies beside the concealed tiles 12-15 …")
+BESIDE_NOTE = "beside the concealed tile"
 
 
-def _beside_left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
-    """``reading`` with its confidence × (1 − :data:`BESIDE_LEFT_OUT` · q) for each group of the hand region left
-    out (all its tiles ``ignored``, though the layout offered it a role in the hand) that lies beside a group the
-    reading takes in as concealed tiles, in their row (:attr:`vision.layout.Layout.beside`); q is
-    the mean probability of its tiles being playing tiles (not a flower, season or back). A note names it. The
-    layout weighs each group off the main row by its own distance alone: a tile set just apart from the concealed
-    tiles in their row was left out of a non-winner's reading at 96 % (the generator's scene 7321/0, a winner's
-    hand said not won, its winning 1z beside the 345s1z); so may a non-winner's tile set apart at the main row's
-    end be (:data:`vision.layout.LOOSE_APART`): a discard, or the winning tile of a hand said not won."""
+def _beside_left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout,
+                              winner: bool) -> Reading:
+    """A non-winner's ``reading`` (``winner`` False) with its confidence × (1 − :data:`BESIDE_LEFT_OUT` · q) for each
+    group of the hand region it leaves out (all its tiles ``ignored``, though the layout offered it a role in the
+    hand, and not as a meld set apart, which :func:`_left_out_melds_sureness` weighs) that lies beside a group the
+    reading takes in as concealed tiles, in their row (:attr:`vision.layout.Layout.beside`); q is the mean
+    probability of its tiles being playing tiles (not a flower, season or back). A note names it; ``left_beside``
+    records it. The layout weighs each group off the main row by its own distance alone: a tile set just apart
+    from the concealed tiles in their row was left out of a non-winner's reading at 96 % (the generator's scene
+    7321/0, a winner's hand said not won, its winning 1z beside the 345s1z); so may a non-winner's tile set apart
+    at the main row's end be (:data:`vision.layout.LOOSE_APART`): a discard, or the winning tile of a hand said
+    not won. A winner's reading, which has its full count, is not doubted so (a discard beside its row)."""
+    if winner:
+        return reading
     roles = reading.roles
-    offered = {g.tiles for g in lay.groups if any(o.role != "ignored" for o in g.options)}
+    offered = {g.tiles for g in lay.groups if any(o.role != "ignored" for o in g.options)
+               and not any(o.role in ("exposed", "concealed-kong") and o.prior >= UNNAMED_MELD for o in g.options)}
     num = {p: k + 1 for k, p in enumerate(lay.geometry.order)}
-    conf, notes, seen = reading.confidence, list(reading.notes), set()
+    conf, notes, seen, doubts = reading.confidence, list(reading.notes), set(), []
     for a, b in lay.beside:
         for held, out in ((a, b), (b, a)):
             if out in seen or out not in offered or not all(roles[t] == "ignored" for t in out):
@@ -957,15 +966,21 @@ def _beside_left_out_sureness(reading: Reading, readings: TileReadings, lay: Lay
                 continue
             seen.add(out)
             q = float(np.asarray(readings.probs)[list(out)][:, PLAYING_INDEX].astype(np.float64).sum(1).mean())
-            conf *= 1.0 - BESIDE_LEFT_OUT * q
+            f = 1.0 - BESIDE_LEFT_OUT * q
+            conf *= f
+            doubts.append((tuple(out), f))
             faces = " ".join(readings.codes[t] or "?" for t in out)
-            one = len(out) == 1
-            notes.append(f"unsure: {'tile' if one else 'tiles'} {number_spans(sorted(num[t] for t in out))} ({faces}) "
-                         f"{'lies' if one else 'lie'} {BESIDE_NOTE} {number_spans(sorted(num[t] for t in held))}, in "
-                         f"their row, and {'is' if one else 'are'} left out of the hand: if {'it is' if one else 'they are'}"
-                         f" the hand's, another tile is misread or missed, or the tile count is not the one said (a "
-                         f"winning tile set apart?)")
-    return reading if conf == reading.confidence else replace(reading, confidence=conf, notes=tuple(notes))
+            one, span = len(out) == 1, number_spans(sorted(num[t] for t in held))
+            what = (f"tile {number_spans([num[out[0]]])} ({faces}) lies" if one
+                    else f"tiles {number_spans(sorted(num[t] for t in out))} ({faces}) lie")
+            notes.append(f"unsure: {what} {BESIDE_NOTE}{'' if len(held) == 1 else 's'} {span}, in their row, and "
+                         + (f"is left out of the hand: if it is the hand's, the hand may have won (its winning tile "
+                            f"set apart), or another tile is misread or missed" if one else
+                            f"are left out of the hand: if they are the hand's, other tiles are misread or missed, or "
+                            f"the hand may have won"))
+    if not doubts:
+        return reading
+    return replace(reading, confidence=conf, notes=tuple(notes), left_beside=reading.left_beside + tuple(doubts))
 
 
 #: a group the layout offers as a meld (exposed, or a concealed kong) with at least this prior, which
@@ -1914,7 +1929,8 @@ def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str
     by_face: dict[str, list[int]] = {}
     for p in found:
         by_face.setdefault(raw[p], []).append(num[p])  # type: ignore[index]
-    flower = _beside_bonus_words(lay, found, raw, readings, num)
+    flower = (_beside_bonus_words(lay, found, raw, readings, num, set(bonus_codes.values()))
+              if readings is not None else "")
     if len(found) == 1 or (len(by_face) == 1 and found[0] in ends):
         # (one tile, or one face, of which leaving out any reads the same tiles: the one at a row's end, likeliest a
         # stray, is named, so that a sideways winning tile keeps its role)
@@ -1930,21 +1946,21 @@ def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str
             f"the hand's (a stray tile), and leave it out with --fix POS=-") + flower
 
 
-def _beside_bonus_words(lay: Layout, found: Sequence[int], raw: Sequence[str | None], readings: TileReadings | None,
-                        num: Mapping[int, int]) -> str:
+def _beside_bonus_words(lay: Layout, found: Sequence[int], raw: Sequence[str | None], readings: TileReadings,
+                        num: Mapping[int, int], held: Collection[str] = ()) -> str:
     """"; tile 15 (1s) lies beside a flower or season: if it is one, set it with --fix 15=1f" for each of ``found``
     (detection indices) next to a bonus tile of :attr:`Layout.bonus` in its row's group, with its likeliest bonus face
-    (:func:`vision.layout.bonus_face`); "" when none is or ``readings`` is None."""
-    if readings is None:
-        return ""
+    that ``held`` (the faces the hand's bonus tiles show: a set holds each face once) leaves free; "" when none is."""
     bonus = set(lay.bonus)
+    free = [k for k, c in zip(BONUS_INDEX, BONUS_TILES) if c not in set(held)]
     out = []
     for p in found:
         g = next((g.tiles for g in lay.geometry.groups if p in g.tiles), ())
         k = g.index(p) if p in g else -1
-        if k >= 0 and any(0 <= j < len(g) and g[j] in bonus for j in (k - 1, k + 1)):
+        if free and k >= 0 and any(0 <= j < len(g) and g[j] in bonus for j in (k - 1, k + 1)):
+            face = CLASS_NAMES[max(free, key=lambda c: float(readings.probs[p, c]))]
             out.append(f"; tile {num[p]} ({raw[p]}) lies beside a flower or season: if it is one, set it with "
-                       f"--fix {num[p]}={bonus_face(readings, p)}")
+                       f"--fix {num[p]}={face}")
     return "".join(out)
 
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Collection, Sequence
 
 import numpy as np
 
@@ -249,8 +249,9 @@ class Layout:
     winning tile, a non-winner's concealed tile (:func:`vision.pipeline` leaves one out to read a
     dead hand, which may not have the full count: rode-draak 001:108). ``beside``: pairs of groups (their
     tiles) next to each other in a row of the hand region, the gap between them under
-    :data:`BESIDE_GAP` of their tiles' width (:mod:`vision.decode` doubts a reading that takes one in as
-    concealed tiles and leaves the other out).
+    :data:`BESIDE_GAP` of their tiles' width, or one of them a single tile of ``apart`` on the main row
+    (:mod:`vision.decode` doubts a non-winner's reading that takes one in as concealed tiles and leaves the
+    other out).
     """
 
     geometry: Geometry
@@ -1173,26 +1174,34 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     far_bonus = tuple((tuple(sorted(c, key=pos.__getitem__)), FAR_BONUS) for c in _touching(det, far)
                       if len(c) <= len(BONUS_TILES))  # (more than a set's eight: a pattern, not tiles)
     return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus, tuple(apart_single),
-                  _beside(geo, det, out))
+                  _beside(geo, det, out, apart_single))
 
 
-def _beside(geo: Geometry, det: Detections, groups: Sequence[GroupRoles]) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+def _beside(geo: Geometry, det: Detections, groups: Sequence[GroupRoles], apart: Collection[int] = ()
+            ) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
     """Pairs of ``groups`` (their tiles, in order along the row) that follow each other in one row of the hand
-    region with a gap between their nearest boxes under :data:`BESIDE_GAP` of the mean width
-    of those two boxes along the row (``det.boxes``: (N, 4) float xyxy pixels; the row direction
-    ``geo.angle``): tiles laid together, as the concealed tiles of a hand and a tile set just apart from them."""
+    region with a gap between their nearest boxes under :data:`BESIDE_GAP` of the mean width of those two boxes
+    along the row (``det.boxes``: (N, 4) float xyxy pixels, turned 90° clockwise as the row finder turned them in
+    a photo read turned, ``geo.turned``; the row direction ``geo.angle``): tiles laid together, as the concealed
+    tiles of a hand and a tile set just apart from them. A single tile set apart at an end of the main row
+    (``apart``: :attr:`Layout.apart`) is beside its neighbour however wide the gap: in line with the hand's tiles,
+    at their end, it is the hand's or a discard."""
     if not len(det):
         return ()
-    u, _ = _frame(np.asarray(det.boxes, float).reshape(-1, 4), geo.angle)
+    b = np.asarray(det.boxes, float).reshape(-1, 4)
+    if geo.turned:  # ((x, y) → (−y, x), as _line_offsets turns the centres)
+        b = np.stack([-b[:, 3], b[:, 0], -b[:, 1], b[:, 2]], 1)
+    u, _ = _frame(b, geo.angle)
     out = []
     for r in sorted({g.row for g in groups}):
         row = sorted((g for g in groups if g.row == r and g.tiles), key=lambda g: float(u[list(g.tiles), 0].min()))
-        for a, b in zip(row, row[1:]):
-            ea = max(a.tiles, key=lambda t: u[t, 1])  # (a's box reaching farthest along, b's nearest back)
-            sb = min(b.tiles, key=lambda t: u[t, 0])
-            width = float((u[ea, 1] - u[ea, 0] + u[sb, 1] - u[sb, 0]) / 2)
-            if width > 0 and float(u[sb, 0] - u[ea, 1]) < BESIDE_GAP * width:
-                out.append((a.tiles, b.tiles))
+        for a, c in zip(row, row[1:]):
+            ea = max(a.tiles, key=lambda t: u[t, 1])  # (a's box reaching farthest along, c's nearest back)
+            sc = min(c.tiles, key=lambda t: u[t, 0])
+            width = float((u[ea, 1] - u[ea, 0] + u[sc, 1] - u[sc, 0]) / 2)
+            end = r == 0 and any(len(x.tiles) == 1 and x.tiles[0] in apart for x in (a, c))
+            if width > 0 and (end or float(u[sc, 0] - u[ea, 1]) < BESIDE_GAP * width):
+                out.append((a.tiles, c.tiles))
     return tuple(out)
 
 

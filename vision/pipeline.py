@@ -31,7 +31,7 @@ from scoring.notation import fold_suit_case, meld_from_tiles, parse_winning_tile
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TILES
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import (BESIDE_NOTE, BROKEN_GROUP, BROKEN_GROUP_NOTE, CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG,
+from .decode import (BROKEN_GROUP, BROKEN_GROUP_NOTE, CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG,
                      ONE_BACK_KONG_NOTE, REVIEW_BELOW, UNREAD_PLAYING, Reading, RegionRival, decode, format_confidence,
                      format_confidence_below, number_after_hand, number_spans, with_left_out_melds)
 from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector, QuarterAddedDetector, add_second,
@@ -1370,7 +1370,7 @@ WON_HINT_START = "read as a winning hand, the same boxes make "
 #: (:func:`won_hint`)
 WON_LEFT_OUT = 0.5
 #: … and its note says so with these words
-WON_LEFT_OUT_NOTE = "this reading leaves out a tile that one takes in: at most"
+WON_LEFT_OUT_NOTE = "this reading leaves out {what} that one takes in: at most"
 
 
 def won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) -> PhotoResult:
@@ -1403,11 +1403,12 @@ def won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) 
     note = (f"{WON_HINT_START}{won.reading.notation} "
             f"({format_confidence(won.reading.confidence)} sure): if the hand won, leave out --not-winner")
     conf = res.reading.confidence
-    if any(r != "ignored" and res.reading.roles[k] == "ignored" for k, r in enumerate(won.reading.roles)):
+    taken = sum(r != "ignored" and res.reading.roles[k] == "ignored" for k, r in enumerate(won.reading.roles))
+    if taken and res.reading.legal and conf > WON_LEFT_OUT:
         # the winner's reading takes in a tile the non-winner's leaves out (a tile set apart): which is right rests on
         # the word "not won" alone (a tester's winning 9p set 2 tile widths apart, said not won, was read at 95 %)
-        conf = min(conf, WON_LEFT_OUT)
-        note += f" ({WON_LEFT_OUT_NOTE} {WON_LEFT_OUT:.0%} sure)"
+        conf = WON_LEFT_OUT
+        note += f" ({WON_LEFT_OUT_NOTE.format(what='a tile' if taken == 1 else 'tiles')} {WON_LEFT_OUT:.0%} sure)"
     return replace(res, reading=replace(res.reading, confidence=conf, notes=res.reading.notes + (note,)))
 
 
@@ -3643,10 +3644,14 @@ def summary(res: PhotoResult) -> str:
         if kongs:
             what = "a concealed kong" if kongs == 1 else "concealed kongs"
             conf += f"; ×{ONE_BACK_KONG ** kongs:g} of it is {what} shown with one face-down tile (see the note)"
-        if any(BESIDE_NOTE in n and n.startswith("unsure:") for n in r.notes):
-            conf += "; some of the doubt is a tile left out beside the concealed tiles in their row (see the note)"
-        if any(n.startswith(WON_HINT_START) and WON_LEFT_OUT_NOTE in n for n in r.notes):
-            conf += (f"; at most {WON_LEFT_OUT:.0%}: the same boxes read as a winning hand take in a tile this one "
+        if r.left_beside:
+            f = math.prod(x for _, x in r.left_beside)
+            k = sum(len(t) for t, _ in r.left_beside)
+            conf += (f"; ×{f:.2g} of it is {'a tile' if k == 1 else 'tiles'} left out beside the concealed tiles in "
+                     f"their row (see the note)")
+        won_cap = WON_LEFT_OUT_NOTE.split("{what}")
+        if any(n.startswith(WON_HINT_START) and all(w in n for w in won_cap) for n in r.notes):
+            conf += (f"; at most {WON_LEFT_OUT:.0%}: the same boxes read as a winning hand take in what this one "
                      f"leaves out (see the note)")
         broken = sum(1 for n in r.notes if BROKEN_GROUP_NOTE in n and n.startswith("unsure:"))
         if broken:

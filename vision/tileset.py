@@ -110,6 +110,8 @@ PLANE_MIN = 8
 PLANE_SPREAD = 0.5
 #: profile file format: 2 adds the views' embeddings (``views``); format 1 files are read, their views
 #: computed when a classifier reads with them (:func:`fit_to`)
+#: a calibration photo's faces that look laid twice are named up to this many (more: the set's look, not the layout)
+TWICE_MAX = 2
 FORMAT = 2
 READ_FORMATS = (1, 2)
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -872,6 +874,20 @@ class PhotoCheck:
     #: the layout's faces, in reading order (position k + 1 is ``expected[k]``)
     expected: tuple[str, ...] = ()
 
+    def twice(self) -> list[tuple[int, str, str, int]]:
+        """(position a, the layout's face there, the face read surely, position b) for each tile of
+        :attr:`doubtful` read as the face the layout has at another position b whose tile is read as that face
+        too: a face laid twice, the layout's face at a missing (a tester's 5m laid in the 6m's place was "learned
+        as the layout says", nothing said of the 5m twice); none when more than :data:`TWICE_MAX` are (then the
+        classifier confuses the set's faces: what calibration is for)."""
+        wrong = {a for a, _, _ in self.doubtful + self.unsure}
+        out = []
+        for a, b, c in self.doubtful:
+            j = next((k + 1 for k, e in enumerate(self.expected) if e == c and k + 1 != a and k + 1 not in wrong), None)
+            if j is not None:
+                out.append((a, b, c, j))
+        return out if len(out) <= TWICE_MAX else []
+
 
 @dataclass(frozen=True)
 class Calibration:
@@ -894,7 +910,8 @@ class Calibration:
                 "photos": [{"name": p.name, "tiles": p.tiles, "model_right": p.model_right,
                             "doubtful": [{"pos": a, "expected": b, "read": c} for a, b, c in p.doubtful],
                             "unsure": [{"pos": a, "expected": b, "read": c} for a, b, c in p.unsure],
-                            "dropped": p.dropped, "left_out": p.left_out}
+                            "dropped": p.dropped, "left_out": p.left_out,
+                            "twice": [{"pos": a, "expected": b, "read": c, "also": j} for a, b, c, j in p.twice()]}
                            for p in self.photos]}
 
 
