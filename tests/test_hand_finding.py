@@ -3157,6 +3157,20 @@ def test_a_non_winners_tile_set_apart_at_the_row_end_is_left_out_unsure():
     won = [n for n in r.notes if n.startswith(WON_HINT_START)]
     assert len(won) == 1 and "win:9p" in won[0] and WON_LEFT_OUT_NOTE.format(what="a tile") in won[0], r.notes
     assert r.confidence <= WON_LEFT_OUT == 0.5
+    # nothing said of the win, and no winner's reading legal: the 13 tiles without the 5s make a non-winner's hand, but
+    # that is not read unsaid (the tile set apart is a winner's winning tile); the problem now says so (a new user's 13
+    # tiles and a 6m pasted at the row's end were told only "not a winning hand … least sure: tile 14 (2m 98%)")
+    boxes = [[40 + 92 * k, 100, 130 + 92 * k, 220] for k in range(13)] + [[40 + 92 * 13.6, 100, 130 + 92 * 13.6, 220]]
+    codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "2z", "2z", "5s"]
+    probs = np.full((14, NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes):
+        probs[k, CLASS_INDEX[c]] = 0.9
+    res = read_detections(Photo(np.zeros((400, 1600, 3), np.uint8), (1600, 400), 1.0, "x"),
+                          Detections.make(np.array(boxes, float), np.full(14, 0.9), [False] * 14),
+                          TileReadings.make(probs, ["upright"] * 14), load_ruleset("nts"), Context())
+    assert not res.reading.legal and res.reading.problem.endswith(
+        "; if the hand did not win, give --not-winner: tile 14 (5s), set apart at the row's end, is then left out as a "
+        "discard"), res.reading.problem
 
 
 def test_a_tile_over_beside_a_flower_is_said_to_be_perhaps_a_flower():

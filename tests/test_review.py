@@ -211,6 +211,21 @@ def test_a_wrong_tile_count_is_advised_the_add_cell(tmp_path):
     assert cmds and "--add 14=2m" in cmds[0] and "POS" not in cmds[0], cmds
     assert review.named_correction("… add them with the add cell (10=0x 13=0x); add a tile", "add") == "10=0x 13=0x"
     assert review.named_correction("leave out boxes … with the fix cell (POS=-)", "fix") is None
+    # a new user's card for 15 tiles said "e.g. 9=-: tile 9 is left out" (the winning 8p) under a problem naming tiles 2
+    # and 10, and "or set the winner cell if the hand won" of a winner's row: the problem's first tile, no winner word
+    text, cmds = review.advice(job, {"status": "needs-review", "problem": "found 15 tiles in the hand (each kong "
+                                     "counts 3); a winning hand under nts has 14: …; leaving out one of tiles 2 (6m) or "
+                                     "10 (6m) makes a legal hand: look at the photo for the one that is not the hand's "
+                                     "(a stray tile), and leave it out with the fix cell (POS=-)"})
+    assert "(e.g. 2=-: the problem names tile 2)" in text and "winner cell" not in text, text
+    # a reading flagged by its confidence whose note names a box to leave out (a non-winner's discard beside its row):
+    # the card names that correction and its command (it said "e.g. 3=5p" and ended in --fix POS=TILE)
+    nw = make_job(tmp_path, "c.jpg", 6, {"photo": "c.jpg", "winner": "no"}, Defaults())
+    text, cmds = review.advice(nw, {"status": "needs-review", "problem": "confidence 50% below 80%; unsure: tile 9 (6m) "
+                                    "lies beside the concealed tiles 1-8, in their row, and is left out of the hand: if "
+                                    "it is not the hand's (a discard), say so with the fix cell (9=-); if it is, the "
+                                    "hand may have won"})
+    assert "names a correction (9=-)" in text and cmds and "--fix 9=-" in cmds[0] and "--not-winner" in cmds[0], cmds
 
 
 def test_a_row_with_no_winning_tile_marked_is_advised_the_winning_tile_cell(tmp_path):

@@ -408,6 +408,12 @@ def test_bad_calibration_photos_get_one_line_errors(photos, run_cli, _tilesets):
     assert "do not seem to follow the layout's order" in msg
     msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "x", "--tiles", "123m")
     assert "found 42 tiles, --tiles needs 3" in msg
+    # (a tester's --tiles of the bonus tiles on the 42 faces' photo was told only to correct --tiles)
+    assert msg.endswith("(the photo shows 42 tiles, the default layout's count: if it is the 42 faces in order, leave "
+                        "out --tiles)"), msg
+    msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), "--name", "x", "--tiles", "123m", "--tiles", "1z",
+                          "--tiles", "2z")
+    assert "3 --tiles for 1 photo:" in msg, msg
     msg = _one_line_error(run_cli, "calibrate", str(photos["cal"]), str(photos["cal"]), "--name", "x",
                           "--tiles", "123m", "--tiles", "1z", "--tiles", "2z")
     assert "3 --tiles for 2 photos" in msg

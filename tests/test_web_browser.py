@@ -873,6 +873,9 @@ MESSAGES = [
      "(1s) or 12 (4s) makes a legal hand, each face another hand: look at the photo for the one that is not the hand's "
      "(a stray tile), and leave it out with --fix POS=-; tile 15 (1s) lies beside a flower or season: if it is one, "
      "set it with --fix 15=1f", "lies beside a flower or season: if it is one, set it with "),
+    ("unsure: tile 14 (5s) lies beside the concealed tiles 1-13, in their row, and is left out of the hand: if it is "
+     "not the hand's (a discard), say so with --fix 14=-; if it is, the hand may have won (its winning tile set apart), "
+     "or another tile is misread or missed", "(a discard), say so with --fix "),
     ("read as a winning hand, the same boxes make 234m56799p345678s win:9p (>99% sure): if the hand won, leave out "
      "--not-winner (this reading leaves out a tile that one takes in: at most 50% sure)",
      "that one takes in: at most"),

@@ -974,10 +974,12 @@ def _beside_left_out_sureness(reading: Reading, readings: TileReadings, lay: Lay
             what = (f"tile {number_spans([num[out[0]]])} ({faces}) lies" if one
                     else f"tiles {number_spans(sorted(num[t] for t in out))} ({faces}) lie")
             notes.append(f"unsure: {what} {BESIDE_NOTE}{'' if len(held) == 1 else 's'} {span}, in their row, and "
-                         + (f"is left out of the hand: if it is the hand's, the hand may have won (its winning tile "
-                            f"set apart), or another tile is misread or missed" if one else
-                            f"are left out of the hand: if they are the hand's, other tiles are misread or missed, or "
-                            f"the hand may have won"))
+                         + (f"is left out of the hand: if it is not the hand's (a discard), say so with --fix "
+                            f"{num[out[0]]}=-; if it is, the hand may have won (its winning tile set apart), or another "
+                            f"tile is misread or missed" if one else
+                            f"are left out of the hand: if they are not the hand's, say so with --fix "
+                            + ",".join(f"{num[t]}=-" for t in sorted(out, key=num.__getitem__))
+                            + "; if they are, other tiles are misread or missed, or the hand may have won"))
     if not doubts:
         return reading
     return replace(reading, confidence=conf, notes=tuple(notes), left_beside=reading.left_beside + tuple(doubts))

@@ -2889,8 +2889,15 @@ def _concealed_on_main_row(t: _Tried) -> bool:
     winning 6z set apart, its hand read not legal, was read as a non-winner's 13 without it)."""
     geo = t.layout.geometry
     main = set(geo.row_tiles(0)) if geo.rows else set()
-    return all(i in main for i, r in enumerate(t.reading.roles) if r == "concealed") and not any(
-        k in main and t.reading.roles[k] == "ignored" for k in t.layout.apart)
+    return all(i in main for i, r in enumerate(t.reading.roles) if r == "concealed") and not _apart_left_out(t)
+
+
+def _apart_left_out(t: _Tried) -> list[int]:
+    """The single tiles set apart on the main row (:attr:`vision.layout.Layout.apart`, detection indices) that the
+    reading of ``t`` leaves out."""
+    geo = t.layout.geometry
+    main = set(geo.row_tiles(0)) if geo.rows else set()
+    return [k for k in t.layout.apart if k in main and t.reading.roles[k] == "ignored"]
 
 
 def _as_non_winner(context: Context) -> Context:
@@ -3197,15 +3204,23 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     said_won = said_won or winning_tile is not None or any(
         (getattr(context, k) for k in ("last_tile", "first_turn", "kong_on_kong"))) or context.win_by != "discard"
     extra: list[str] = []
+    apart_nw: _Tried | None = None  # (a non-winner's reading leaving out a tile set apart, named where none is legal)
     if context.winner and not said_won and tried:
         # nothing was said about a win: a region whose main row holds a non-winner's count of tiles
         # (13; 16) also competes as a non-winner's hand (prior NON_WINNER_PRIOR), its concealed tiles all
         # on that row — so 13 tiles in a row are not made a winning hand from a loose tile nearby
         top = [t.candidate for t in tried[:NON_WINNER_REGIONS]]
-        nw = [replace(t, joint=t.joint + math.log(NON_WINNER_PRIOR))
-              for t in _search_regions(top, det, readings, ruleset, _as_non_winner(context), None, exposed, options,
-                                       retries=False, given_bonus=given_bonus, set_by_user=user, dropped=apart)
-              if t.reading.legal and _concealed_on_main_row(t)]
+        nw_all = [replace(t, joint=t.joint + math.log(NON_WINNER_PRIOR))
+                  for t in _search_regions(top, det, readings, ruleset, _as_non_winner(context), None, exposed, options,
+                                           retries=False, given_bonus=given_bonus, set_by_user=user, dropped=apart)
+                  if t.reading.legal]
+        nw = [t for t in nw_all if _concealed_on_main_row(t)]
+        # (a non-winner's reading that leaves out a tile set apart at the row's end is not taken unsaid, but where no
+        # winner's reading is legal it is named: a new user's 13 tiles and a 6m pasted at the row's end were told only
+        # "not a winning hand … least sure: tile 14 (2m 98%)")
+        apart_nw = next((t for t in nw_all if not _concealed_on_main_row(t) and _apart_left_out(t)
+                         and all(i in set(t.layout.geometry.row_tiles(0)) for i, r in enumerate(t.reading.roles)
+                                 if r == "concealed")), None)
         if nw:
             tried = sorted(tried + nw, key=lambda t: (not t.reading.legal, -t.joint))
             if not tried[0].reading.hand.context.winner:
@@ -3240,6 +3255,14 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         if _same_reading(again.reading, chosen.reading):
             return replace(again, timings={**again.timings, "layout+decode+score": time.perf_counter() - t1})
     lay, reading = chosen.layout, chosen.reading
+    if not reading.legal and apart_nw is not None and reading.problem:
+        order_ = list(lay.geometry.order)
+        out = [k for k in _apart_left_out(apart_nw) if k in order_]
+        if out:
+            k = out[0]
+            reading = replace(reading, problem=f"{reading.problem}; if the hand did not win, give --not-winner: tile "
+                                               f"{order_.index(k) + 1} ({readings.codes[k]}), set apart at the row's "
+                                               f"end, is then left out as a discard")
     if reading.legal and user and numbering is not None:
         # a tile the user set is that tile: a reading that needs it otherwise (two added 2f, one read
         # 4y to make a legal hand) contradicts what the user said

@@ -301,11 +301,16 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
         # (the problem's own box to leave out where it names one: a tester's card said "e.g. 9=-", a tile of the pair,
         # under a problem that named tile 10, the stray at the row's end)
         named = named_correction(problem, "fix")
-        example = f"{named}: the problem names it" if named and named.endswith("=-") else "9=-: tile 9 is left out"
+        # (else the first tile the problem names for leaving out: a tester's card said "e.g. 9=-: tile 9 is left
+        # out" of the winning 8p, under a problem naming tiles 2 and 10)
+        first = re.search(r"leaving out (?:one of )?tiles? (\d+)", problem)
+        example = (f"{named}: the problem names it" if named and named.endswith("=-") else
+                   f"{first.group(1)}=-: the problem names tile {first.group(1)}" if first else "9=-: tile 9 is left out")
+        said_not_won = not dict(job.context).get("winner", True)  # (a winner's hand with a tile too many: no such word)
         return (f"The hand holds more tiles than it should. Check the numbered tiles in the annotated reading: "
                 f"leave a box that is not the hand's out with the fix cell of {where} (e.g. {example}), correct a "
-                f"misread one there (e.g. 3=5p), or set the winner cell if the hand won; "
-                f"{rerun}. To try it first:",
+                f"misread one there (e.g. 3=5p)" + (", or set the winner cell if the hand won" if said_not_won else "")
+                + f"; {rerun}. To try it first:",
                 [photo_command(job, fix=named.replace(" ", ",") if named and named.endswith("=-") else "POS=-")])
     if ("no winning tile marked" in problem and not problem.startswith("confidence ") and row.get("reading")
             and "left out as a false detection" not in problem):  # (that box may be the winning tile set apart)
@@ -321,6 +326,13 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"the photo missed in the add cell of {where} (e.g. {example}), a misread one "
                 f"in its fix cell (e.g. 3=5p), or set the winner cell if the hand did not win; {rerun}. To "
                 f"try it first:", [photo_command(job, fix="", add=named.replace(" ", ",") if named else "POS=TILE")])
+    named = named_correction(problem, "fix")
+    if named:  # (the problem's own correction: a tester's card for a discard left out beside the row, its note naming
+        # "--fix 9=-", said only "e.g. 3=5p" and a command ending in --fix POS=TILE)
+        return (f"Check the numbered tiles in the annotated reading against the problem, which names a correction "
+                f"({named}): if it is right, put it in the fix cell of {where}; for a misread tile put its correction "
+                f"there (e.g. 3=5p; several: 3=5p,7=1z), {rerun}. To try it first:",
+                [photo_command(job, fix=named.replace(" ", ","))])
     return (f"Check the numbered tiles in the annotated reading. For each misread tile put its correction in "
             f"the fix cell of {where} (e.g. 3=5p; several: 3=5p,7=1z), {rerun}. To try a correction first:",
             [photo_command(job)])

@@ -850,8 +850,12 @@ def _count_problem(name: str, found: int, expected: Sequence[str], read: Sequenc
         hint = "no tile was found in the photo"
     tiles = (f"{found} face tiles in the layout's rows ({left_out} face-down or stray box(es) off the rows left out)"
              if left_out else f"{found} tiles")
+    # (a tester's --tiles of the eight bonus tiles on a photo of all 42 faces was told only to correct it)
+    whole = not default and found == len(DEFAULT_LAYOUT) != len(expected)
     return (f"{name}: found {tiles}, {what} needs {len(expected)}: {hint}; lay the tiles apart on a plain "
-            f"surface, all in the photo, evenly lit" + ("" if default else ", or correct --tiles"))
+            f"surface, all in the photo, evenly lit" + ("" if default else ", or correct --tiles")
+            + (f" (the photo shows {len(DEFAULT_LAYOUT)} tiles, the default layout's count: if it is the 42 faces in "
+               f"order, leave out --tiles)" if whole else ""))
 
 
 @dataclass(frozen=True)
