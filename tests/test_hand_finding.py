@@ -2992,6 +2992,21 @@ def test_a_hand_one_tile_over_names_the_tile_whose_leaving_out_makes_it_legal():
                                         "player's) with --fix POS=-"), res.reading.problem
 
 
+def _rows_scene(rows):
+    """Detections and readings of tiles laid in rows: ``rows`` = [(y px, [(k, code), …]), …], k the tile's step along
+    the row (one tile 92 px, each box 90 × 120 px from x = 40 + 92 k), each read as its code at 0.9."""
+    boxes, codes = [], []
+    for y, tiles in rows:
+        for k, c in tiles:
+            boxes.append([40 + 92 * k, y, 130 + 92 * k, y + 120])
+            codes.append(c)
+    probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes):
+        probs[k, CLASS_INDEX[c]] = 0.9
+    return (Detections.make(np.array(boxes, float), np.full(len(codes), 0.9), [False] * len(codes)),
+            TileReadings.make(probs, ["upright"] * len(codes)))
+
+
 def test_four_tiles_apart_with_no_three_alike_are_offered_as_concealed_tiles():
     # a tester's real-crop hand with three exposed melds laid in a row of their own behind the concealed tiles
     # (4p 5p 1z 1z, and the winning 6p apart): the melds' row was the main row, and the four concealed tiles,
@@ -3001,22 +3016,10 @@ def test_four_tiles_apart_with_no_three_alike_are_offered_as_concealed_tiles():
     # row weighs it, and the reading of the same tiles, each read at 0.9, is over 0.5 (it was 0.21)
     from vision.layout import UNALIKE_FOUR_EXPOSED
 
-    def scene(rows):
-        boxes, codes = [], []
-        for y, tiles in rows:
-            for k, c in tiles:  # (k: tile steps along the row, one tile 92 px)
-                boxes.append([40 + 92 * k, y, 130 + 92 * k, y + 120])
-                codes.append(c)
-        probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
-        for k, c in enumerate(codes):
-            probs[k, CLASS_INDEX[c]] = 0.9
-        return (Detections.make(np.array(boxes, float), np.full(len(codes), 0.9), [False] * len(codes)),
-                TileReadings.make(probs, ["upright"] * len(codes)))
-
     melds = [(0, "5z"), (1, "5z"), (2, "5z"), (4, "8m"), (5, "8m"), (6, "8m"), (8, "1s"), (9, "2s"), (10, "3s")]
     photo = Photo(np.zeros((500, 1200, 3), np.uint8), (1200, 500), 1.0, "x")
-    res = read_detections(photo, *scene([(100, melds), (250, [(2, "4p"), (3, "5p"), (4, "1z"), (5, "1z"), (7, "6p")])]),
-                          load_ruleset("nts"), Context())
+    concealed = [(2, "4p"), (3, "5p"), (4, "1z"), (5, "1z"), (7, "6p")]
+    res = read_detections(photo, *_rows_scene([(100, melds), (250, concealed)]), load_ruleset("nts"), Context())
     assert res.reading.notation == "456p11z [555z] [888m] [123s] win:6p", res.reading.notation
     assert res.reading.confidence > 0.5, (res.reading.confidence, res.reading.notes)
     assert not any("lie apart like a meld" in n for n in res.reading.notes), res.reading.notes
@@ -3024,7 +3027,7 @@ def test_four_tiles_apart_with_no_three_alike_are_offered_as_concealed_tiles():
     prior = {o.role: o.prior for o in four.options}
     assert UNALIKE_FOUR_EXPOSED == 0.2 and prior["concealed"] > prior["exposed"], four.options
     # four alike set apart stay an exposed kong (0.9 before the distance)
-    res = read_detections(photo, *scene([(100, melds), (250, [(2, "4p"), (3, "4p"), (4, "4p"), (5, "4p")]),
+    res = read_detections(photo, *_rows_scene([(100, melds), (250, [(2, "4p"), (3, "4p"), (4, "4p"), (5, "4p")]),
                                          (400, [(2, "1z"), (3, "1z")])]), load_ruleset("nts"), Context())
     four = next(g for g in res.layout.groups if len(g.tiles) == 4)
     assert max(four.options, key=lambda o: o.prior).role == "exposed", four.options
@@ -3038,24 +3041,13 @@ def test_a_tile_left_out_beside_the_concealed_tiles_in_their_row_makes_the_readi
     # BESIDE_LEFT_OUT (0.5) × its playing-tile probability (0.9 + 33 × 0.1/42 ≈ 0.979): × (1 − 0.49) = × 0.51
     import vision.decode as dec
 
-    def scene(rows):
-        boxes, codes = [], []
-        for y, tiles in rows:
-            for k, c in tiles:  # (k: tile steps along the row, one tile 92 px, each box 90 px wide)
-                boxes.append([40 + 92 * k, y, 130 + 92 * k, y + 120])
-                codes.append(c)
-        probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
-        for k, c in enumerate(codes):
-            probs[k, CLASS_INDEX[c]] = 0.9
-        return (Detections.make(np.array(boxes, float), np.full(len(codes), 0.9), [False] * len(codes)),
-                TileReadings.make(probs, ["upright"] * len(codes)))
-
     melds = [(0, "5z"), (1, "5z"), (2, "5z"), (4, "8m"), (5, "8m"), (6, "8m"), (8, "1s"), (9, "2s"), (10, "3s")]
     photo = Photo(np.zeros((500, 1200, 3), np.uint8), (1200, 500), 1.0, "x")
 
     def read(at):
-        return read_detections(photo, *scene([(100, melds), (250, [(2, "4p"), (3, "5p"), (4, "1z"), (5, "1z"), (at, "6p")])]),
-                               load_ruleset("nts"), Context(winner=False))
+        concealed = [(2, "4p"), (3, "5p"), (4, "1z"), (5, "1z"), (at, "6p")]
+        return read_detections(photo, *_rows_scene([(100, melds), (250, concealed)]), load_ruleset("nts"),
+                               Context(winner=False))
 
     res = read(6.5)  # (a gap of 48 px, under BESIDE_GAP × 90 px)
     assert res.reading.legal and "6p" not in res.reading.notation, res.reading.notation
@@ -3063,7 +3055,8 @@ def test_a_tile_left_out_beside_the_concealed_tiles_in_their_row_makes_the_readi
     assert len(beside) == 1, res.reading.notes
     monkeypatch.setattr(dec, "BESIDE_LEFT_OUT", 0.0)
     plain = read(6.5).reading.confidence
-    assert res.reading.confidence == pytest.approx(plain * (1 - 0.5 * (0.9 + 33 * 0.1 / 42)), rel=1e-3), (res.reading.confidence, plain)
+    assert res.reading.confidence == pytest.approx(plain * (1 - 0.5 * (0.9 + 33 * 0.1 / 42)), rel=1e-3), (
+        res.reading.confidence, plain)
     assert res.reading.confidence < 0.8 <= plain
     monkeypatch.undo()
     # three tiles apart, the 6p is no tile set just apart from them: no such doubt
@@ -3072,7 +3065,7 @@ def test_a_tile_left_out_beside_the_concealed_tiles_in_their_row_makes_the_readi
     # the photo turned a quarter (rows running up it, read turned): the same, the gap measured along the rows (the
     # boxes turned as the row finder turns them; a reviewer's turned photo had every neighbouring pair beside)
     def turned(at):
-        det, rd = scene([(100, melds), (250, [(2, "4p"), (3, "5p"), (4, "1z"), (5, "1z"), (at, "6p")])])
+        det, rd = _rows_scene([(100, melds), (250, [(2, "4p"), (3, "5p"), (4, "1z"), (5, "1z"), (at, "6p")])])
         b = np.asarray(det.boxes, float)
         b = np.stack([b[:, 1], 1300 - b[:, 2], b[:, 3], 1300 - b[:, 0]], 1)  # (x, y) → (y, 1300 − x)
         return read_detections(Photo(np.zeros((1300, 1300, 3), np.uint8), (1300, 1300), 1.0, "x"),
@@ -3146,7 +3139,8 @@ def test_a_non_winners_tile_set_apart_at_the_row_end_is_left_out_unsure():
     line = next(x for x in summary(res).splitlines() if x.startswith("confidence:"))
     assert "; ×0.51 of it is a tile left out beside the concealed tiles in their row (see the note)" in line, line
     assert r.legal and r.notation == "123m456p789s1122z", (r.notation, r.problem)
-    assert [n[:60] for n in r.notes if "beside the concealed" in n] == ["unsure: tile 14 (5s) lies beside the concealed tiles 1-13, i"], r.notes
+    assert [n[:60] for n in r.notes if "beside the concealed" in n] == [
+        "unsure: tile 14 (5s) lies beside the concealed tiles 1-13, i"], r.notes
     assert r.confidence == pytest.approx(1 - 0.5 * (0.9 + 33 * 0.1 / 42), abs=0.03), r.confidence
     res = read(["2m", "3m", "4m", "5p", "6p", "7p", "9p", "3s", "4s", "5s", "6s", "7s", "8s", "9p"], 15.0)
     r = res.reading
