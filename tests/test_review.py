@@ -226,6 +226,20 @@ def test_a_wrong_tile_count_is_advised_the_add_cell(tmp_path):
                                     "it is not the hand's (a discard), say so with the fix cell (9=-); if it is, the "
                                     "hand may have won"})
     assert "names a correction (9=-)" in text and cmds and "--fix 9=-" in cmds[0] and "--not-winner" in cmds[0], cmds
+    # … only that note's (a rival region's "set its face with the fix cell (3=TILE)" is no correction to paste)
+    text, cmds = review.advice(nw, {"status": "needs-review", "problem": "confidence 40% below 80%; unsure: another "
+                                    "hand region …: if it is misread, set its face with the fix cell (3=TILE)"})
+    assert "names a correction" not in text and "3=tile" not in " ".join(cmds), (text, cmds)
+    # a row said not won with a tile too many may have won: the winner cell is named
+    text, _ = review.advice(nw, {"status": "needs-review", "problem": "found 14 tiles in the hand (each kong counts 3); "
+                                 "a non-winning hand under nts has 13: …"})
+    assert "or set the winner cell if the hand won" in text, text
+    # a hand read not legal as won whose 13 without the tile apart are a non-winner's: the card names the winner cell
+    # (it had said "the ruleset refuses this mahjong", with no word of it) and the command reads it not won
+    text, cmds = review.advice(job, {"status": "needs-review", "problem": "not a winning hand under nts: …; if the "
+                                     "hand did not win, set the winner cell to no: tile 14 (5s), set apart at the row's "
+                                     "end, is then left out as a discard"})
+    assert "set the winner cell of manifest line 5 to no" in text and cmds and "--not-winner" in cmds[0], (text, cmds)
 
 
 def test_a_row_with_no_winning_tile_marked_is_advised_the_winning_tile_cell(tmp_path):

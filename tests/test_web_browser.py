@@ -876,6 +876,11 @@ MESSAGES = [
     ("unsure: tile 14 (5s) lies beside the concealed tiles 1-13, in their row, and is left out of the hand: if it is "
      "not the hand's (a discard), say so with --fix 14=-; if it is, the hand may have won (its winning tile set apart), "
      "or another tile is misread or missed", "(a discard), say so with --fix "),
+    ("unsure: tiles 14-15 (5s 6s) lie beside the concealed tiles 1-13, in their row, and are left out of the hand: if "
+     "they are not the hand's, say so with --fix 14=-,15=-; if they are, other tiles are misread or missed",
+     "if they are not the hand's, say so with --fix "),
+    ("not a winning hand under nts: …; if the hand did not win, give --not-winner: tile 14 (5s), set apart at the "
+     "row's end, is then left out as a discard", "the row's end, is then left out as a discard"),
     ("read as a winning hand, the same boxes make 234m56799p345678s win:9p (>99% sure): if the hand won, leave out "
      "--not-winner (this reading leaves out a tile that one takes in: at most 50% sure)",
      "that one takes in: at most"),
@@ -913,6 +918,8 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "(the detector 32%" in t))
     assert said.endswith("counted as the hand's 6z: tap it: “Not in the hand” if it is no tile, its face if it is "
                          "another"), said
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "--fix 14=-,15=-" in t))
+    assert "say so with" not in said and "mark them “Not in the hand” in the tile picker" in said, said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "--fix 15=1f" in t))
     assert said.endswith("; tile 15 (1s) lies beside a flower or season: if it is one, tap it and choose 1f"), said
 

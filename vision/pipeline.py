@@ -3218,9 +3218,8 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         # (a non-winner's reading that leaves out a tile set apart at the row's end is not taken unsaid, but where no
         # winner's reading is legal it is named: a new user's 13 tiles and a 6m pasted at the row's end were told only
         # "not a winning hand … least sure: tile 14 (2m 98%)")
-        apart_nw = next((t for t in nw_all if not _concealed_on_main_row(t) and _apart_left_out(t)
-                         and all(i in set(t.layout.geometry.row_tiles(0)) for i, r in enumerate(t.reading.roles)
-                                 if r == "concealed")), None)
+        apart_nw = next((t for t in nw_all if _apart_left_out(t) and all(
+            i in set(t.layout.geometry.row_tiles(0)) for i, r in enumerate(t.reading.roles) if r == "concealed")), None)
         if nw:
             tried = sorted(tried + nw, key=lambda t: (not t.reading.legal, -t.joint))
             if not tried[0].reading.hand.context.winner:
@@ -3255,14 +3254,6 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         if _same_reading(again.reading, chosen.reading):
             return replace(again, timings={**again.timings, "layout+decode+score": time.perf_counter() - t1})
     lay, reading = chosen.layout, chosen.reading
-    if not reading.legal and apart_nw is not None and reading.problem:
-        order_ = list(lay.geometry.order)
-        out = [k for k in _apart_left_out(apart_nw) if k in order_]
-        if out:
-            k = out[0]
-            reading = replace(reading, problem=f"{reading.problem}; if the hand did not win, give --not-winner: tile "
-                                               f"{order_.index(k) + 1} ({readings.codes[k]}), set apart at the row's "
-                                               f"end, is then left out as a discard")
     if reading.legal and user and numbering is not None:
         # a tile the user set is that tile: a reading that needs it otherwise (two added 2f, one read
         # 4y to make a legal hand) contradicts what the user said
@@ -3292,6 +3283,14 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                                                    f"{SURE_OTHERWISE:.0%} sure or more" if sure else "")]
                  if said else []) + ([f"your melds: --exposed {echo(exposed.strip())}"] if named else [])
         reading = replace(reading, problem=f"{reading.problem} ({'; '.join(parts)})")
+    if not reading.legal and reading.problem and apart_nw is not None and apart_nw.candidate is chosen.candidate:
+        # (the chosen region's own: another region's tile would be numbered otherwise once read so)
+        order_ = list(lay.geometry.order)
+        out = [k for k in _apart_left_out(apart_nw) if k in order_]
+        if out:
+            reading = replace(reading, problem=f"{reading.problem}; if the hand did not win, give --not-winner: tile "
+                                               f"{order_.index(out[0]) + 1} ({readings.codes[out[0]]}), set apart at "
+                                               f"the row's end, is then left out as a discard")
     notes = list(reading.notes)
     if len(cands) > 1:
         why = f"hand region: {chosen.candidate.why}"

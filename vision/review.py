@@ -284,6 +284,13 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
         return (f"This photo is the same file as {others}: a hand counted twice, or a player's own photo not "
                 f"filed. Check which player and hand each copy was taken for, and correct the photo cell on {where} "
                 f"(or the other's) to that photo's file, {rerun}.", [])
+    if "if the hand did not win, set the winner cell to no: tile " in problem:
+        # (a hand read not legal as won whose 13 tiles without a tile set apart make a non-winner's hand: the card had
+        # answered "the ruleset refuses this mahjong", with no word of the winner cell the problem names)
+        return (f"The tiles do not make a winning hand, but without the tile set apart at the row's end (the problem "
+                f"names it) they make a non-winner's: if the hand did not win, set the winner cell of {where} to no; "
+                f"if it did, correct a misread tile in its fix cell (e.g. 3=5p); {rerun}. To try it first:",
+                [photo_command(replace(job, context=tuple({**dict(job.context), "winner": False}.items())), fix="")])
     if "not allowed" in problem or "not a winning hand under" in problem:
         return (f"The tiles are read, but the ruleset refuses this mahjong. Check the reading in the picture "
                 f"and the circumstances on {where} (winner, win_by, flags, options); if a tile is misread, "
@@ -306,7 +313,7 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
         first = re.search(r"leaving out (?:one of )?tiles? (\d+)", problem)
         example = (f"{named}: the problem names it" if named and named.endswith("=-") else
                    f"{first.group(1)}=-: the problem names tile {first.group(1)}" if first else "9=-: tile 9 is left out")
-        said_not_won = not dict(job.context).get("winner", True)  # (a winner's hand with a tile too many: no such word)
+        said_not_won = not job.winner  # (a winner's hand with a tile too many: no such word)
         return (f"The hand holds more tiles than it should. Check the numbered tiles in the annotated reading: "
                 f"leave a box that is not the hand's out with the fix cell of {where} (e.g. {example}), correct a "
                 f"misread one there (e.g. 3=5p)" + (", or set the winner cell if the hand won" if said_not_won else "")
@@ -326,7 +333,7 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"the photo missed in the add cell of {where} (e.g. {example}), a misread one "
                 f"in its fix cell (e.g. 3=5p), or set the winner cell if the hand did not win; {rerun}. To "
                 f"try it first:", [photo_command(job, fix="", add=named.replace(" ", ",") if named else "POS=TILE")])
-    named = named_correction(problem, "fix")
+    named = named_correction(problem, "fix") if "say so with the fix cell" in problem else None
     if named:  # (the problem's own correction: a tester's card for a discard left out beside the row, its note naming
         # "--fix 9=-", said only "e.g. 3=5p" and a command ending in --fix POS=TILE)
         return (f"Check the numbered tiles in the annotated reading against the problem, which names a correction "

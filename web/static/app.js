@@ -355,7 +355,8 @@
     [/\(also --add (\d+)=(\w+)\)/g, "(also as tile $1)"],
     [/is also given with --fix (\d+)=(\w+);/g, "is also given to tile $1;"],
     // (a tile left out beside a non-winner's concealed tiles, vision.decode._beside_left_out_sureness)
-    [/say so with --fix \d+=-(?:,\d+=-)*/g, "mark it “Not in the hand” in the tile picker"],
+    [/say so with --fix \d+=-(?:,\d+=-)+/g, "mark them “Not in the hand” in the tile picker"],
+    [/say so with --fix \d+=-/g, "mark it “Not in the hand” in the tile picker"],
     // (a tile over lying beside a flower, vision.decode._beside_bonus_words)
     [/if it is one, set it with --fix \d+=(\w+)/g, "if it is one, tap it and choose $1"],
     [/say which tile won with --winning-tile/g, "say which tile won in “Winning tile” (Overrides)"],
