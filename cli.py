@@ -93,8 +93,8 @@ def _join_negative_positions(argv: list[str]) -> list[str]:
     return out
 
 
-#: a correction or a list of them (``4=6m``, ``,4=6m``, ``17=0x,18=-``)
-_CORRECTIONS = re.compile(r",?\d+=[0-9A-Za-z-]+(,\d+=[0-9A-Za-z-]+)*,?")
+#: a correction or a list of them (``4=6m``, ``,4=6m``, ``17=0x,18=-``): commands.common's, a leading comma allowed
+_CORRECTIONS = re.compile(",?" + common.CORRECTIONS.pattern)
 
 
 def _join_split_lists(argv: list[str]) -> list[str]:

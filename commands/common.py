@@ -316,15 +316,16 @@ def add_history_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-history", action="store_true", help="do not record this score in the history")
 
 
-#: a command line word that is a list of corrections, not a photo (``4=6m``, ``17=0x,18=-``)
-_CORRECTIONS = re.compile(r"\d+=[0-9A-Za-z-]+(,\d+=[0-9A-Za-z-]+)*,?")
+#: a command line word that is a list of corrections, not a photo (``4=6m``, ``17=0x,18=-``; cli.py's
+#: ``_join_split_lists`` takes it with a leading comma too)
+CORRECTIONS = re.compile(r"\d+=[0-9A-Za-z-]+(,\d+=[0-9A-Za-z-]+)*,?")
 
 
 def check_photo_word(image: str | None) -> None:
     """Raise UserError when the photo argument ``image`` is a list of corrections and no such file exists: a space
     after a comma split a ``--fix``/``--add`` list (a referee's ``--fix 3=5m, 4=6m`` on the demo was told "give
     either an image or --demo, not both")."""
-    if image and _CORRECTIONS.fullmatch(image):
+    if image and CORRECTIONS.fullmatch(image):
         from pathlib import Path
 
         if not Path(image).exists():

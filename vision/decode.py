@@ -929,8 +929,6 @@ def _left_out_sureness(reading: Reading, readings: TileReadings, lay: Layout) ->
                                                               loose_bonus=reading.loose_bonus + tuple(loose))
 
 
-#: the classifier's classes of the 34 playing tiles (no flower, season or back)
-PLAYING_INDEX = np.array([CLASS_INDEX[c] for c in PLAYING_TILES])
 #: a tile left out of a reading that takes in the concealed tiles it lies beside, in their row (:attr:`Layout.beside`),
 #: is the hand's with this probability all the same (× its probability of being a playing tile): the reading's
 #: confidence falls by it (:func:`_beside_left_out_sureness`)
@@ -965,7 +963,7 @@ def _beside_left_out_sureness(reading: Reading, readings: TileReadings, lay: Lay
             if not all(roles[t] in ("concealed", "winning") for t in held):
                 continue
             seen.add(out)
-            q = float(np.asarray(readings.probs)[list(out)][:, PLAYING_INDEX].astype(np.float64).sum(1).mean())
+            q = float(np.asarray(readings.probs)[list(out), :_PLAY].astype(np.float64).sum(1).mean())
             f = 1.0 - BESIDE_LEFT_OUT * q
             conf *= f
             doubts.append((tuple(out), f))
@@ -1605,8 +1603,7 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
         tiles = live[gi]
         if not tiles or not set(tiles) & region or set(tiles) & across:
             continue
-        if 1 <= len(tiles) <= 3 and any(bool(backs[t]) and (not raw or t >= len(raw) or raw[t] == BACK)
-                                          for t in tiles if t < len(backs)):
+        if 1 <= len(tiles) <= 3 and any(read_as(t) == BACK for t in tiles):
             nums = sorted(num[t] for t in tiles if t in num)
             if nums:
                 span = f"tiles {nums[0]}-{nums[-1]} hold a face-down tile" if len(nums) > 1 else \

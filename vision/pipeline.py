@@ -511,9 +511,7 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
                 c, ref, side = moved
                 after = side > 0
                 fills = None  # (its box the row's size where it went, not stretched over a gap it no longer fills)
-            elif joined:
-                pass
-            elif bridges and roles is not None and any(t < len(roles) and roles[t] in SET_APART for t in (ref, other)):
+            elif not joined and bridges and roles is not None and any(t < len(roles) and roles[t] in SET_APART for t in (ref, other)):
                 # between two groups, one of them a meld set apart, and of neither's face: its box would
                 # join them into one group (a tester's `--add 13=9p` between the demo's exposed 777s and
                 # its concealed kong made one group of eight, the melds were lost, and the error blamed
@@ -2887,9 +2885,14 @@ def _concealed_on_main_row(t: _Tried) -> bool:
     out no single tile set apart on the main row (:attr:`vision.layout.Layout.apart`): nobody said the hand did not win,
     and such a tile is its winning tile (:data:`vision.layout.LOOSE_APART` is a said non-winner's doubt; a composite's
     winning 6z set apart, its hand read not legal, was read as a non-winner's 13 without it)."""
+    return _concealed_on_row(t) and not _apart_left_out(t)
+
+
+def _concealed_on_row(t: _Tried) -> bool:
+    """Every concealed tile of the reading of ``t`` lies on its region's main row."""
     geo = t.layout.geometry
     main = set(geo.row_tiles(0)) if geo.rows else set()
-    return all(i in main for i, r in enumerate(t.reading.roles) if r == "concealed") and not _apart_left_out(t)
+    return all(i in main for i, r in enumerate(t.reading.roles) if r == "concealed")
 
 
 def _apart_left_out(t: _Tried) -> list[int]:
@@ -3218,8 +3221,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         # (a non-winner's reading that leaves out a tile set apart at the row's end is not taken unsaid, but where no
         # winner's reading is legal it is named: a new user's 13 tiles and a 6m pasted at the row's end were told only
         # "not a winning hand … least sure: tile 14 (2m 98%)")
-        apart_nw = next((t for t in nw_all if _apart_left_out(t) and all(
-            i in set(t.layout.geometry.row_tiles(0)) for i, r in enumerate(t.reading.roles) if r == "concealed")), None)
+        apart_nw = next((t for t in nw_all if _apart_left_out(t) and _concealed_on_row(t)), None)
         if nw:
             tried = sorted(tried + nw, key=lambda t: (not t.reading.legal, -t.joint))
             if not tried[0].reading.hand.context.winner:

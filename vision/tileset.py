@@ -1027,7 +1027,8 @@ def calibrate(photos: Sequence, name: str, tiles: Sequence[str | None] | None = 
     if len(tiles) == 1 and len(photos) > 1:
         tiles = tiles * len(photos)
     if len(tiles) != len(photos):
-        raise CalibrationError(f"{len(tiles)} --tiles for {len(photos)} photo{'' if len(photos) == 1 else 's'}: give --tiles once per photo, "
+        raise CalibrationError(f"{len(tiles)} --tiles for {len(photos)} photo{'' if len(photos) == 1 else 's'}: "
+                               f"give --tiles once per photo, "
                                f"in the same order, or once for all")
     layouts = [layout_codes(t) for t in tiles]
     for t, lay in zip(tiles, layouts):
