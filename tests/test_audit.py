@@ -156,6 +156,35 @@ def test_a_line_claimed_by_part_of_a_rules_gloss_is_that_rule(run_cli, tmp_path)
     assert "not earned" not in out and "missing points" not in out
 
 
+def test_a_line_claimed_by_a_rules_gloss_with_a_word_left_out_is_that_rule(run_cli, tmp_path):
+    # (1111z) 234m 567m 888p 55z self-drawn on the 4m, NTS (002), seat and round East: concealed kong of winds 32
+    # (002:11, as terminals 002-02), concealed pung of simples 888p 4 (002:10), pair of dragons 55z 2 (002:12),
+    # mahjong 20 (002:13), self-drawn 2 (002:14) = 60 points; Hidden Treasure 2 doublings (002:57), the East kong for
+    # seat and round wind 2 doublings (002:60, 002-04 each): 60 × 2^4 = 960. A tester claimed the last as "pung of
+    # dragons, own wind or round wind", value-pung's gloss with "pung/kong" said "pung": it had been "not earned: …
+    # is not a rule of nts", a MISMATCH (exit 1) on a right claim. Every word of it is in that gloss, 0.94 like it;
+    # value-pair's "pair of dragons, own wind or round wind" is as like it but has no "pung"
+    lines = [{"rule": "kong-honours-concealed", "points": 32}, {"rule": "pung-simples-concealed", "points": 4},
+             {"rule": "value-pair", "points": 2}, {"rule": "mahjong", "points": 20},
+             {"rule": "self-drawn", "points": 2}, {"rule": "hidden-treasure", "doublings": 2},
+             {"name": "pung of dragons, own wind or round wind", "doublings": 2}]
+    argv = ("audit", "--hand", "(1111z) 234m 567m 888p 55z", "-w", "4m", "--win-by", "wall", "--claimed", "960",
+            "--no-history", "--claimed-lines")
+    rc, out, _ = run_cli(*argv, claim_file(tmp_path, lines), "--json")
+    res = json.loads(out)
+    assert rc == 0 and res["claimed"] == res["computed"] == 960 and res["differences"] == [], res["differences"]
+    assert [(t["given"], t["rule"]) for t in res["taken_as"]] == [
+        ("pung of dragons, own wind or round wind", "value-pung")]
+    # claimed as points, it is still that line (the name has "pung"), its value wrong: not value-pair's +2 points
+    lines[-1] = {"name": "pung of dragons, own wind or round wind", "points": 2}
+    rc, out, _ = run_cli(*argv, claim_file(tmp_path, lines))
+    assert rc == 1 and "wrong value: value-pung claimed +2 pts, scored 2×1 = +2 dbl" in out, out
+    # a name with a word no rule's name has stays a name that names no rule
+    lines[-1] = {"name": "pung of dragons, own wind or round wind twice", "doublings": 2}
+    rc, out, _ = run_cli(*argv, claim_file(tmp_path, lines))
+    assert rc == 1 and "not earned: 'pung of dragons, own wind or round wind twice' (+2 dbl) is not a rule" in out, out
+
+
 def test_correct_breakdown_from_score_json_matches(run_cli, tmp_path):
     rc, out, _ = run_cli("hand", HAND, "-w", "4m", "--seat-wind", "S", "--json")
     p = tmp_path / "score.json"
@@ -254,6 +283,11 @@ def test_photo_audit_annotates_beside_the_photo_and_never_overwrites_it(run_cli,
     assert hashlib.sha256(img.read_bytes()).hexdigest() == before
     rc, out, _ = run_cli("audit", str(img), "--claimed", str(total), "--reader", bf.ORACLE, "--json")
     assert rc == 0 and json.loads(out)["match"] is True and json.loads(out)["photo"]["reading"]
+    # the second audit's evidence beside the first, which is kept (a tester's four audits of one photo had left one)
+    first = hashlib.sha256(annotated.read_bytes()).hexdigest()
+    assert json.loads(out)["annotated"] == str(img.with_name(img.stem + ".audit-2.jpg"))
+    assert img.with_name(img.stem + ".audit-2.jpg").is_file()
+    assert hashlib.sha256(annotated.read_bytes()).hexdigest() == first
     # auditing the annotated image again writes NAME.audit.audit.jpg, not over its input
     rc, _, err = run_cli("audit", str(img), "--claimed", "1", "--reader", bf.ORACLE, "--annotate", str(img))
     assert rc == 2 and "is the input photo" in err
@@ -1407,3 +1441,23 @@ def test_an_audit_that_rests_on_fixes_overruling_sure_readings_says_so(run_cli):
     # a fix that restates the reading overrules nothing
     rc, out, err = run_cli("audit", "--demo", "--fix", "7=6z", "--claimed", "40", "--no-history")
     assert rc == 0 and "rests on your corrections" not in out, out
+
+
+def test_a_claim_that_another_ruleset_gives_says_which(run_cli):
+    # 123456789m 234m 22z won on the 9m by discard, seat and round East. Under dutch-special-hands it is (South pair 2
+    # + mah-jong by discard 10) = 12, doubled once for a clean hand: 24 (000:162, 000:169; the sheet's own example,
+    # tests/test_dutch_special_hands.py::test_mahjong_discard). Claimed 24 under nts (which counts otherwise), the
+    # audit names the ruleset that gives it: a tester's claim of 48 for the demo, its dutch-special-hands score, had
+    # been told only "claim +8" under nts
+    argv = ("audit", "--hand", "123456789m234m22z", "-w", "9m", "--no-history", "--json")
+    rc, out, _ = run_cli(*argv, "--claimed", "24")
+    res = json.loads(out)
+    assert rc == 1 and res["computed"] != 24
+    assert ("the claim is what this hand scores under dutch-special-hands (24, default options): was it counted under "
+            "that ruleset? (audit it with -r dutch-special-hands)") in res["hints"], res["hints"]
+    # a claim no ruleset gives names none
+    rc, out, _ = run_cli(*argv, "--claimed", "25")
+    assert not any("scores under" in h for h in json.loads(out)["hints"])
+    # audited under dutch-special-hands, the same claim matches
+    rc, out, _ = run_cli(*argv, "--claimed", "24", "-r", "dutch-special-hands")
+    assert rc == 0 and json.loads(out)["match"] is True

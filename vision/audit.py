@@ -30,7 +30,8 @@ does not change the verdict (see :class:`AuditResult`).
 Exit code: 0 the claim matches (same total and, with claimed lines, no line differs), 1 it does
 not, 2 bad input (unreadable photo, no legal reading, bad claim file, claimed amounts too large to add
 up). The annotated photo is written
-to ``--annotate FILE`` or, by default, next to the photo as ``NAME.audit.jpg`` (never over the input).
+to ``--annotate FILE`` or, by default, next to the photo as ``NAME.audit.jpg`` (never over the input, nor over an
+earlier audit's image: then ``NAME.audit-2.jpg``, …).
 """
 from __future__ import annotations
 
@@ -642,8 +643,36 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
             rid, partial = (hits[0].id, True) if len(hits) == 1 else (None, False)
             if not hits:  # (a name two rules share without brackets stays theirs: compare names both)
                 rid, partial, candidates = _by_part(given, rs, scored, amounts)
+            if rid is None and not candidates:  # a rule's name but for a word or a slash (taken as, said)
+                rid = nearly_named(given, rs)
+                partial = rid is not None
         out.append(Claimed(rid, given, amounts, ln.get("count"), partial, candidates))
     return out
+
+
+#: a claimed name this close to a rule's id, name or gloss, or a half of one (:class:`difflib.SequenceMatcher`
+#: ratio of the texts as :func:`_norm` makes them), with no word that one lacks, names that rule when it is the
+#: only such rule (:func:`nearly_named`): a tester's "pung of dragons, own wind or round wind", value-pung's gloss
+#: with "pung/kong" said "pung" (0.94), had been "not earned: … is not a rule of nts", a MISMATCH on a right claim
+#: (value-pair's "pair of dragons, …" is as like it, but lacks "pung"); "won on the last tile" is 0.73 of
+#: only-possible-tile's "won on the only possible tile", and stays a name that names no rule
+NEARLY_SAME = 0.9
+
+
+def nearly_named(given: str, rs: Ruleset) -> str | None:
+    """The id of the one rule of ``rs`` whose id, name or gloss, or a half of one (:func:`_names`), has every word
+    of the claimed name ``given`` and is at least :data:`NEARLY_SAME` like it (a word left out: "pung" for
+    "pung/kong"); None when no rule is, or several are."""
+    import difflib
+
+    key = _norm(given)
+    words = set(key.split())
+    if not words:
+        return None
+    hits = [r.id for r in rs.rules
+            if any(words <= set(n.split()) and difflib.SequenceMatcher(None, key, n).ratio() >= NEARLY_SAME
+                   for n in _names(r.id, r.name, r.gloss) if n)]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _by_part(given: str, rs: Ruleset, scored: ScoredHand,
@@ -1214,7 +1243,33 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
         if pts != scored.points:
             out.append(f"with the same {scored.doublings} doubling{'s' if scored.doublings != 1 else ''}, "
                        f"the claim means {pts} points; the hand has {scored.points:g}")
+    out.extend(other_ruleset_hints(scored, claimed))
     return out
+
+
+def other_ruleset_hints(scored: ScoredHand, claimed: int) -> list[str]:
+    """The other shipped rulesets (:func:`scoring.engine.available`) under whose default options the same hand and
+    circumstances score the claimed total: "the claim is what this hand scores under dutch-special-hands (48, its
+    default options): was it counted under that ruleset? (audit it with -r dutch-special-hands)"; [] when none does.
+    A tester's claim of 48 for the demo, its dutch-special-hands score, had been told only "claim +8" under nts. A
+    ruleset whose game the hand's size does not fit (:class:`HandError`) is passed over."""
+    from scoring.engine import available
+
+    hits = []
+    for rid in available():
+        if rid == scored.ruleset:
+            continue
+        try:
+            other = score_hand(scored.hand, rid, win_notes=False)
+        except (HandError, RulesetError):
+            continue
+        if other.allowed and other.total == claimed:
+            hits.append(rid)
+    if not hits:
+        return []
+    named = " or ".join(hits)
+    return [f"the claim is what this hand scores under {named} ({claimed}, default options): was it counted under "
+            f"{'that ruleset' if len(hits) == 1 else 'one of those'}? (audit it with -r {hits[0]})"]
 
 
 def option_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
@@ -1287,11 +1342,13 @@ def report(res: AuditResult, unsure: str | None = None) -> str:
 
 # ------------------------------------------------------------------------------ CLI
 def default_annotation_path(image: Path) -> Path:
-    """``NAME.audit.jpg`` beside the photo (``NAME.audit-2.jpg`` in the unlikely case that this is
-    the input itself)."""
+    """``NAME.audit.jpg`` beside the photo, or when that file is there (an earlier audit's evidence) or is the
+    input itself, the first of ``NAME.audit-2.jpg``, ``NAME.audit-3.jpg``, … that is not: a referee who audits two
+    claims on one photo keeps both images (a tester's four audits of one photo under four rulesets had left
+    the last one only)."""
     p = image.with_name(image.stem + ".audit.jpg")
     k = 2
-    while p.resolve() == image.resolve():
+    while p.resolve() == image.resolve() or p.exists():
         p = image.with_name(f"{image.stem}.audit-{k}.jpg")
         k += 1
     return p
