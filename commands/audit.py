@@ -8,7 +8,7 @@ from pathlib import Path
 from commands.common import (
     JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, check_photo_word,
     check_ruleset_args, context_from_args, exposed_arg, options_from_args, print_json, whole_number)
-from scoring import explain, parse_hand, score_hand
+from scoring import explain, load_ruleset, parse_hand, score_hand
 from scoring.engine import with_no_winning_tile_note
 from scoring.hand import winning_tile_missing
 from vision.audit import compare, default_annotation_path, read_claimed_lines, report
@@ -314,7 +314,7 @@ def _annotate(args: argparse.Namespace, res, title: str) -> tuple[Path | None, o
 
     image = Path(args.image)
     explicit = args.annotate is not None
-    path = Path(args.annotate) if explicit else default_annotation_path(image)
+    path = Path(args.annotate) if explicit else default_annotation_path(image, load_ruleset(args.ruleset).id)
     if same_file(path, image):  # (a hard link too)
         raise UserError(f"--annotate {path} is the input photo; choose another file")
     try:  # (a hand small in its photo: enlarged round it, from the file's own pixels)
@@ -365,7 +365,8 @@ def register(subparsers) -> None:
     p.add_argument("--no-sideways-pass", action="store_true",
                    help="box the tiles in the photo as it stands only, without the detector's passes over it turned a "
                         "quarter both ways for tiles lying sideways (photo only)")
-    p.add_argument("--annotate", metavar="FILE", help="annotated photo path (default: NAME.audit.jpg beside the photo)")
+    p.add_argument("--annotate", metavar="FILE",
+                   help="annotated photo path (default: NAME.RULESET.audit.jpg beside the photo, e.g. IMG.nts.audit.jpg)")
     p.add_argument("--no-annotate", action="store_true", help="do not write the annotated photo")
     p.add_argument("--reader", default=None, help=argparse.SUPPRESS)
     from commands.tilesets import add_tileset_arg

@@ -175,10 +175,19 @@ def test_a_line_claimed_by_a_rules_gloss_with_a_word_left_out_is_that_rule(run_c
     assert rc == 0 and res["claimed"] == res["computed"] == 960 and res["differences"] == [], res["differences"]
     assert [(t["given"], t["rule"]) for t in res["taken_as"]] == [
         ("pung of dragons, own wind or round wind", "value-pung")]
-    # claimed as points, it is still that line (the name has "pung"), its value wrong: not value-pair's +2 points
+    # claimed as points, it names no rule of that kind (value-pung gives doublings): a name that names no rule, not
+    # taken as value-pung, nor as value-pair (whose gloss lacks "pung")
     lines[-1] = {"name": "pung of dragons, own wind or round wind", "points": 2}
     rc, out, _ = run_cli(*argv, claim_file(tmp_path, lines))
-    assert rc == 1 and "wrong value: value-pung claimed +2 pts, scored 2×1 = +2 dbl" in out, out
+    assert rc == 1 and "not earned: 'pung of dragons, own wind or round wind' is not a rule of nts" in out, out
+    assert "missing doubling: value-pung 2×1 = +2 dbl" in out and "taken as value-pung" not in out
+    # a name that leaves out a word of meaning is not taken as the rule (a reviewer's "concealed kongs" +16 on a hand
+    # with one concealed kong of simples, 16 (002:11), had been taken as three-concealed-kongs, "three concealed
+    # kongs", which did not count): the loose name is compared as before, kong-simples-concealed named with it
+    kong = ("audit", "--hand", "(6666m) 234m 567s 888p 55p", "-w", "4m", "--claimed", "1", "--no-history",
+            "--claimed-lines", claim_file(tmp_path, [{"name": "concealed kongs", "points": 16}]))
+    rc, out, _ = run_cli(*kong)
+    assert "taken as" not in out and "kong-simples-concealed +16 pts" in out and "counts with that amount" in out, out
     # a name with a word no rule's name has stays a name that names no rule
     lines[-1] = {"name": "pung of dragons, own wind or round wind twice", "doublings": 2}
     rc, out, _ = run_cli(*argv, claim_file(tmp_path, lines))
@@ -278,17 +287,20 @@ def test_photo_audit_annotates_beside_the_photo_and_never_overwrites_it(run_cli,
     before = hashlib.sha256(img.read_bytes()).hexdigest()
     rc, out, _ = run_cli("audit", str(img), "--claimed", str(total * 2), "--reader", bf.ORACLE)
     assert rc == 1 and "MISMATCH" in out
-    annotated = img.with_name(img.stem + ".audit.jpg")
+    annotated = img.with_name(img.stem + ".nts.audit.jpg")
     assert annotated.is_file() and f"annotated image: {annotated}" in out
     assert hashlib.sha256(img.read_bytes()).hexdigest() == before
     rc, out, _ = run_cli("audit", str(img), "--claimed", str(total), "--reader", bf.ORACLE, "--json")
     assert rc == 0 and json.loads(out)["match"] is True and json.loads(out)["photo"]["reading"]
-    # the second audit's evidence beside the first, which is kept (a tester's four audits of one photo had left one)
+    # audited again under nts: its own evidence replaced; under another ruleset, beside it, the first kept (a tester's
+    # audits of one photo under four rulesets had left the last one only)
+    assert json.loads(out)["annotated"] == str(annotated)
     first = hashlib.sha256(annotated.read_bytes()).hexdigest()
-    assert json.loads(out)["annotated"] == str(img.with_name(img.stem + ".audit-2.jpg"))
-    assert img.with_name(img.stem + ".audit-2.jpg").is_file()
+    rc, out, err = run_cli("audit", str(img), "--claimed", str(total), "--reader", bf.ORACLE, "--json", "-r", "dutch-special-hands")
+    assert json.loads(out).get("annotated") == str(img.with_name(img.stem + ".dutch-special-hands.audit.jpg")), (rc, out, err)
+    assert img.with_name(img.stem + ".dutch-special-hands.audit.jpg").is_file()
     assert hashlib.sha256(annotated.read_bytes()).hexdigest() == first
-    # auditing the annotated image again writes NAME.audit.audit.jpg, not over its input
+    # --annotate naming the photo itself is refused: the evidence never goes over its input
     rc, _, err = run_cli("audit", str(img), "--claimed", "1", "--reader", bf.ORACLE, "--annotate", str(img))
     assert rc == 2 and "is the input photo" in err
     assert hashlib.sha256(img.read_bytes()).hexdigest() == before
@@ -1411,7 +1423,7 @@ def test_audit_demo_reads_the_bundled_photo_and_writes_no_evidence_inside_the_in
     # The demo's hand scores 40 under nts (docs/demo.json; the photo command's demo output)
     from vision.pipeline import DEMO_PHOTO
 
-    evidence = DEMO_PHOTO.with_name("demo.audit.jpg")
+    evidence = DEMO_PHOTO.with_name("demo.nts.audit.jpg")
     assert not evidence.exists()
     rc, out, err = run_cli("audit", "--demo", "--claimed", "40", "--no-history")
     assert rc == 0 and "claimed 40, computed 40 — MATCH" in out, (out, err)

@@ -30,8 +30,7 @@ does not change the verdict (see :class:`AuditResult`).
 Exit code: 0 the claim matches (same total and, with claimed lines, no line differs), 1 it does
 not, 2 bad input (unreadable photo, no legal reading, bad claim file, claimed amounts too large to add
 up). The annotated photo is written
-to ``--annotate FILE`` or, by default, next to the photo as ``NAME.audit.jpg`` (never over the input, nor over an
-earlier audit's image: then ``NAME.audit-2.jpg``, …).
+to ``--annotate FILE`` or, by default, next to the photo as ``NAME.RULESET.audit.jpg`` (never over the input).
 """
 from __future__ import annotations
 
@@ -601,8 +600,9 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
     then among all rules of the ruleset; that name without what it says in brackets, when one rule alone has
     it; part of a name (:func:`partial_name_rules`: a prefix or the words within), when one line that counted
     alone has it, else one rule of the ruleset alone (``partial``; the verdict says which rule it was taken
-    as). None when no rule is found, or several are (a name without its brackets that two rules share, or part
-    of several rules' names: those are the ``candidates``, the lines that counted when several of them are)."""
+    as); then a name with every word of one rule's name that counted and 0.9 like it (:func:`nearly_named`, also
+    ``partial``). None when no rule is found, or several are (a name without its brackets that two rules share, or
+    part of several rules' names: those are the ``candidates``, the lines that counted when several of them are)."""
     out = []
     glosses = {r.id: r.gloss for r in rs.rules}
     for ln in lines:
@@ -644,34 +644,51 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
             if not hits:  # (a name two rules share without brackets stays theirs: compare names both)
                 rid, partial, candidates = _by_part(given, rs, scored, amounts)
             if rid is None and not candidates:  # a rule's name but for a word or a slash (taken as, said)
-                rid = nearly_named(given, rs)
+                rid = nearly_named(given, rs, scored, amounts)
                 partial = rid is not None
         out.append(Claimed(rid, given, amounts, ln.get("count"), partial, candidates))
     return out
 
 
 #: a claimed name this close to a rule's id, name or gloss, or a half of one (:class:`difflib.SequenceMatcher`
-#: ratio of the texts as :func:`_norm` makes them), with no word that one lacks, names that rule when it is the
-#: only such rule (:func:`nearly_named`): a tester's "pung of dragons, own wind or round wind", value-pung's gloss
-#: with "pung/kong" said "pung" (0.94), had been "not earned: … is not a rule of nts", a MISMATCH on a right claim
-#: (value-pair's "pair of dragons, …" is as like it, but lacks "pung"); "won on the last tile" is 0.73 of
-#: only-possible-tile's "won on the only possible tile", and stays a name that names no rule
+#: ratio of the texts as :func:`_norm` makes them), with no word that one lacks, names that rule when it is the only
+#: such rule among the lines that counted (:func:`nearly_named`): a tester's "pung of dragons, own wind or round
+#: wind", value-pung's gloss with "pung/kong" said "pung" (0.94), had been "not earned: … is not a rule of nts", a
+#: MISMATCH on a right claim (value-pair's "pair of dragons, …" is as like it, but lacks "pung"); "won on the last
+#: tile" is 0.73 of only-possible-tile's "won on the only possible tile", and stays a name that names no rule
 NEARLY_SAME = 0.9
 
+#: words whose leaving out changes what a name means, not how it is said (:func:`nearly_named`): a negation, a
+#: set's state, who drew, a count ("concealed kong shown" is 0.9 of hk-tw-16's "concealed kong not shown";
+#: "concealed kongs" of nts's "three concealed kongs")
+MEANING_WORDS = frozenset(
+    "no not non without never concealed exposed open dicht closed self shown drawn only all little big small great "
+    "one two three four five six seven eight nine ten twice thrice half full pure mixed".split())
 
-def nearly_named(given: str, rs: Ruleset) -> str | None:
-    """The id of the one rule of ``rs`` whose id, name or gloss, or a half of one (:func:`_names`), has every word
-    of the claimed name ``given`` and is at least :data:`NEARLY_SAME` like it (a word left out: "pung" for
-    "pung/kong"); None when no rule is, or several are."""
+
+def nearly_named(given: str, rs: Ruleset, scored: ScoredHand,
+                 amounts: Mapping[str, float] | None = None) -> str | None:
+    """The id of the one rule of ``rs`` that counted in ``scored`` and is of the kind of the claimed ``amounts``
+    (:func:`_claim_kinds`; any kind without them) whose id, name or gloss, or a half of one (:func:`_names`), has
+    every word of the claimed name ``given``, is at least :data:`NEARLY_SAME` like it, and lacks of it no word of
+    :data:`MEANING_WORDS` nor a digit (a word left out, "pung" said for "pung/kong"); None when no rule is, or
+    several are. A rule that did not count is left to the comparison of loose names (:func:`compare`)."""
     import difflib
 
     key = _norm(given)
     words = set(key.split())
     if not words:
         return None
-    hits = [r.id for r in rs.rules
-            if any(words <= set(n.split()) and difflib.SequenceMatcher(None, key, n).ratio() >= NEARLY_SAME
-                   for n in _names(r.id, r.name, r.gloss) if n)]
+    kinds = _claim_kinds(amounts)
+    counted = {ln.rule for ln in scored.lines}
+
+    def near(n: str) -> bool:
+        lacks = set(n.split()) - words
+        return (words <= set(n.split()) and not lacks & MEANING_WORDS and not any(w.isdigit() for w in lacks)
+                and difflib.SequenceMatcher(None, key, n).ratio() >= NEARLY_SAME)
+
+    hits = [r.id for r in rs.rules if r.id in counted and (kinds is None or r.kind in kinds)
+            and any(near(n) for n in _names(r.id, r.name, r.gloss) if n)]
     return hits[0] if len(hits) == 1 else None
 
 
@@ -1235,22 +1252,24 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
                    f"tile, so with no wait)")
     by_option = option_hints(scored, claimed, rs)
     out.extend(by_option)
-    if fixed and not by_option:
-        out.extend(normal_count_hints(scored, claimed, rs))
+    normal = normal_count_hints(scored, claimed, rs) if fixed and not by_option else []
+    out.extend(normal)
     if not fixed and scored.doublings > 0 and claimed > 0 and claimed % (2 ** scored.doublings) == 0:
         # (not with no doubling: "with the same 0 doublings, the claim means 44 points" only said the claim)
         pts = claimed // (2 ** scored.doublings)
         if pts != scored.points:
             out.append(f"with the same {scored.doublings} doubling{'s' if scored.doublings != 1 else ''}, "
                        f"the claim means {pts} points; the hand has {scored.points:g}")
-    out.extend(other_ruleset_hints(scored, claimed))
+    if not by_option and not normal:  # (an option or the count a special hand replaces explains it already)
+        out.extend(other_ruleset_hints(scored, claimed))
     return out
 
 
 def other_ruleset_hints(scored: ScoredHand, claimed: int) -> list[str]:
     """The other shipped rulesets (:func:`scoring.engine.available`) under whose default options the same hand and
-    circumstances score the claimed total: "the claim is what this hand scores under dutch-special-hands (48, its
-    default options): was it counted under that ruleset? (audit it with -r dutch-special-hands)"; [] when none does.
+    circumstances score the claimed total: "the claim is what this hand scores under dutch-special-hands (48,
+    default options): was it counted under that ruleset? (audit it with -r dutch-special-hands)"; [] when none does
+    (:func:`total_hints` gives it when no option hint nor normal-count hint explains the claim).
     A tester's claim of 48 for the demo, its dutch-special-hands score, had been told only "claim +8" under nts. A
     ruleset whose game the hand's size does not fit (:class:`HandError`) is passed over."""
     from scoring.engine import available
@@ -1341,14 +1360,14 @@ def report(res: AuditResult, unsure: str | None = None) -> str:
 
 
 # ------------------------------------------------------------------------------ CLI
-def default_annotation_path(image: Path) -> Path:
-    """``NAME.audit.jpg`` beside the photo, or when that file is there (an earlier audit's evidence) or is the
-    input itself, the first of ``NAME.audit-2.jpg``, ``NAME.audit-3.jpg``, … that is not: a referee who audits two
-    claims on one photo keeps both images (a tester's four audits of one photo under four rulesets had left
-    the last one only)."""
-    p = image.with_name(image.stem + ".audit.jpg")
+def default_annotation_path(image: Path, ruleset: str) -> Path:
+    """``NAME.RULESET.audit.jpg`` beside the photo (``NAME.RULESET.audit-2.jpg`` in the unlikely case that this is the
+    input itself): an audit under another ruleset keeps the earlier one's evidence (a tester's audits of one photo
+    under four rulesets had left the last one only, each written over ``NAME.audit.jpg``), and an audit again under
+    the same ruleset (with ``--fix``, after a failed one) replaces its own."""
+    p = image.with_name(f"{image.stem}.{ruleset}.audit.jpg")
     k = 2
-    while p.resolve() == image.resolve() or p.exists():
-        p = image.with_name(f"{image.stem}.audit-{k}.jpg")
+    while p.resolve() == image.resolve():
+        p = image.with_name(f"{image.stem}.{ruleset}.audit-{k}.jpg")
         k += 1
     return p

@@ -752,7 +752,8 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                won_said="winner" in cells and ctx.get("winner") is True, win_by_cell=win_by_cell,
                cells=tuple(sorted(k for k in cells if k != ROW_ERROR)))
 
-#: annotated images written by ``audit`` (``NAME.audit.jpg``, ``NAME.audit-2.jpg``): not photos to score
+#: annotated images written by ``audit`` (``NAME.RULESET.audit.jpg``, ``NAME.RULESET.audit-2.jpg``; ``NAME.audit.jpg`` of
+#: older versions): not photos to score
 _OUR_OUTPUT = re.compile(r"\.audit(-\d+)?\.jpg$", re.IGNORECASE)
 
 
