@@ -207,11 +207,22 @@ def test_a_thirteen_tile_row_read_as_a_non_winner_names_the_tile_that_would_win(
                           load_ruleset("nts"), Context())
     note = next(n for n in res.reading.notes if "read and scored as a non-winner's hand" in n)
     assert note.endswith(": a 5p makes it a winning hand (the only tile that does)"), note
-    # 123m 456p 789s 11z 22z: a 1z or a 2z (the pair-to-pung wait), named without a place
+    # 123m 456p 789s 11z 22z: a 1z or a 2z (the pair-to-pung wait), each with the --add that puts it beside its
+    # copies in the suit-ordered row (tiles 10-11 are 1z, 12-13 2z: before tile 10, and before tile 12; a tester's
+    # 13-tile row had been told "a 2s or a 5s would make it a winning hand" and no place)
     row = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 2z 2z".split()
-    res = read_detections(photo, *level_rows((row, 300)), load_ruleset("nts"), Context())
+    pr = level_rows((row, 300))
+    res = read_detections(photo, *pr, load_ruleset("nts"), Context())
     note = next(n for n in res.reading.notes if "read and scored as a non-winner's hand" in n)
-    assert note.endswith("(the winning tile, or one of the row): a 1z or a 2z would make it a winning hand"), note
+    assert note.endswith("(the winning tile, or one of the row): a 1z (--add 10=1z) or a 2z (--add 12=2z) would make "
+                         "it a winning hand"), note
+    done = read_detections(photo, *pr, load_ruleset("nts"), Context(), additions=[(10, "1z")])
+    assert done.reading.legal and done.reading.hand.context.winner, done.reading.notation
+    assert sorted(done.reading.hand.concealed) == sorted(row + ["1z"]), done.reading.notation
+    # said won (--win-by wall): no non-winner's reading, the count problem names both with their places too
+    res = read_detections(photo, *pr, load_ruleset("nts"), Context(win_by="wall"))
+    assert not res.reading.legal and "; a 1z (--add 10=1z) or a 2z (--add 12=2z) would make it a legal hand" in \
+        res.reading.problem, res.reading.problem
 
 
 @pytest.mark.parametrize("name", ["render-s7-12", "render-s8-3"])
@@ -3592,3 +3603,36 @@ def test_a_flower_in_the_row_beside_a_kong_cut_out_of_it_stays_inside_the_hand()
     res = _row_with_backs("2m 2m 2s 3s 1f 1z 0x 0x 1z 6s 6s 6s 7p 8p 9p".split())
     r = res.reading
     assert r.legal and "(1111z)" in r.notation and not r.hand.bonus and not res.layout.bonus, r.notation
+
+
+def test_a_flower_beside_a_face_down_box_below_the_rows_end_is_the_hands():
+    # a tester's 13-tile hand said not won on a red and white check cloth: a real 2f lay just below the row's right
+    # end (boxed 87 %, read 2f at 91 %), beside a white square of the cloth boxed face-down; the two were one group
+    # off the main row, the flower "at the end of a run of other things", left out without a word: 11167m567p234s55z
+    # at 89 %, scored 10 under swedish for 14 (the flower's 4 points). Off the main row a face-down box is no tile of
+    # a flower's group: the 2f counts, as it does with the square not boxed
+    row = "1m 1m 1m 5p 6p 7p 2s 3s 4s 6m 7m 5z 5z".split()
+    det, rd = level_rows((row, 300))
+    below, rb = level_rows((["0x", "2f"], 430))  # (tiles 0-1 of that row: moved under the row's last two)
+    boxes = np.vstack([det.boxes, below.boxes + np.array([92 * 11, 0, 92 * 11, 0], np.float32)])
+    det = Detections.make(boxes, np.r_[det.scores, below.scores], np.r_[det.face_down, below.face_down])
+    rd = TileReadings.make(np.vstack([rd.probs, rb.probs]), list(rd.pose) + list(rb.pose))
+    photo = Photo(np.zeros((700, 1400, 3), np.uint8), (1400, 700), 1.0, "x")
+    res = read_detections(photo, det, rd, load_ruleset("swedish"), Context(winner=False))
+    assert res.reading.legal and res.reading.notation == "11167m567p234s55z +2f", res.reading.notation
+    assert res.reading.roles[len(row)] == "ignored" and res.reading.roles[len(row) + 1] == "bonus"
+
+
+@pytest.mark.parametrize("below, want", [
+    (["1f", "2f", "0x", "3s", "3s", "0x"], "123m456p789s55z (3333s)"),
+    (["0x", "3s", "3s", "0x", "1f", "2f"], "123m456p789s55z (3333s)"),
+    (["1f", "2f", "3f", "0x", "3s", "3s", "0x"], "123m456p789s55z (3333s) +123f")])
+def test_a_concealed_kong_shown_beside_flowers_below_the_row_keeps_its_backs(below, want):
+    # (a reviewer's: with every face-down box off the main row left out of a flower's group, the flowers were half of
+    # what was left of a kong shown 0x 3s 3s 0x beside them, a bonus group, and the hand no legal hand at 0 %.) The
+    # backs of a kong (vision.layout._kong_window) stay in the group: 123m 456p 789s 55z + the concealed kong of 3s,
+    # the flowers as before (two beside the kong are not taken as the hand's bonus tiles, three are)
+    det, rd = level_rows(("1m 2m 3m 4p 5p 6p 7s 8s 9s 5z 5z".split(), 300), (below, 430))
+    photo = Photo(np.zeros((700, 1400, 3), np.uint8), (1400, 700), 1.0, "x")
+    res = read_detections(photo, det, rd, NTS, Context())
+    assert res.reading.legal and res.reading.notation == want, res.reading.notation

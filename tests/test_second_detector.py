@@ -53,6 +53,19 @@ def test_the_second_detectors_own_box_over_the_two_tiles_is_not_a_third():
         (1, 1, 59, 39), (1, 41, 59, 79), (100, 0, 140, 60)]
 
 
+def test_a_second_box_the_photos_edge_cuts_to_a_sliver_is_not_added():
+    # a composite's cloth at its right edge was boxed 44 px wide by the second detector beside the first's 95-px
+    # tiles, read 2y at 27 % and counted as the hand's flower at the row's end: a box that touches the photo's edge
+    # and is under half a tile (the first's median short side, here 95 px: 47.5) across it is dropped; a whole tile
+    # the first missed is still added, and without the photo's size (as before) both are
+    first = Detections.make([[800, 500, 895, 640], [900, 500, 995, 640], [1000, 500, 1095, 640]])
+    sliver, whole, cut = [1236, 507, 1280, 649], [100, 100, 195, 240], [1220, 300, 1280, 440]
+    second = Detections.make([sliver, whole, cut], [0.38, 0.9, 0.6])
+    got = add_second(first, second, size=(1280, 960))
+    assert len(got) == 5 and got.boxes[3].tolist() == whole and got.boxes[4].tolist() == cut  # (60 px: 0.63 of one)
+    assert len(add_second(first, second)) == 6
+
+
 def test_an_empty_detection_leaves_the_other():
     first = Detections.make([[0, 0, 40, 60]], [0.9])
     none = Detections.make(np.zeros((0, 4)))
@@ -198,3 +211,27 @@ def test_one_box_over_exactly_two_tiles_is_split_by_the_second_detectors_two():
     assert sorted(map(tuple, np.round(d.boxes).astype(int).tolist())) == [(0, 0, 60, 40), (60, 0, 120, 40)]
     same = add_second(first, Detections.make([[0, 0, 108, 40], [60, 0, 120, 40]], [0.6, 0.6]))
     assert np.array_equal(same.boxes, first.boxes)
+
+
+def test_a_non_winners_reading_takes_the_second_detectors_flower_when_the_first_was_one_too():
+    # a composite's 13-tile hand (not won; nobody said) had two flowers below its row boxed only by the second
+    # detector: that reading, a non-winner's hand as the first was, had been refused for being a non-winner's, and
+    # the flowers were left out. The demo with its 8p and flower boxes taken from the first detector (13 tiles: a
+    # non-winner's hand) and the flower's box given by the second: the flower is counted
+    import vision.pipeline as pipeline
+
+    r = pipeline.read_photo(DEMO, rotate=False, mirror=False, second=False)
+    gone = [i for i in range(len(r.detections)) if r.reading.tiles[i] in ("1f", "8p")]
+    first = r.detections.take(np.array([i for i in range(len(r.detections)) if i not in gone]))
+    flower = r.detections.take(np.array([i for i in gone if r.reading.tiles[i] == "1f"]))
+
+    class First:  # (the photo's boxes less two; nothing in the zoomed or turned passes)
+        imgsz, mirror_safe = 416, True
+
+        def __call__(self, image, *a, **k):
+            return first if image.shape[:2] == r.photo.pixels.shape[:2] else Detections.make(np.zeros((0, 4)))
+
+    res = pipeline.read_photo(DEMO, detector=First(), second_detector=lambda image, *a, **k: flower, rotate=False,
+                              mirror=False)
+    assert res.second and res.reading.notation == "345m67p66z [777s] (2222m) +1f", res.reading.notation
+    assert not res.reading.hand.context.winner

@@ -420,3 +420,23 @@ def test_the_least_sure_tile_is_said_with_what_the_reading_made_it():
     assert least_words(res, (0, 0.52)) == "3f read at 52%, taken as 2z"
     assert least_words(res, (1, 0.999)) == "5m read at >99%"
     assert least_words(res, (2, 0.74)) == "a flower or season at 74%, 4f at 58%"
+
+
+def test_a_legal_turn_whose_tiles_stand_replaces_a_reading_of_sideways_tiles_that_is_no_hand():
+    # a tester's 13-tile hand in a clear column, the photo sent a quarter turn off: the photo as loaded read its
+    # sideways tiles with discards as no legal hand (15 used), and the turn that stands them, legal at 43 % with the
+    # same 15 (13 + two flowers), was refused as "an unsure legal hand of no more tiles". It replaces a reading whose
+    # tiles are mostly read turned; not one whose tiles stand (the rule kept for them), nor with fewer tiles
+    from types import SimpleNamespace as NS
+
+    from vision.pipeline import _turn_replaces
+
+    def res(legal, conf, n, pose, turned):
+        reading = NS(legal=legal, confidence=conf, roles=["concealed"] * n, false_drops=(), count_off=0,
+                     notation="x" if legal else None)
+        return NS(reading=reading, readings=NS(pose=[pose] * n, probs=np.full((n, 43), 1 / 43)), turned=turned)
+
+    loaded = res(False, 0.0, 15, "sideways", 0)
+    assert _turn_replaces(res(True, 0.43, 15, "upright", 90), loaded)
+    assert not _turn_replaces(res(True, 0.43, 14, "upright", 90), loaded)
+    assert not _turn_replaces(res(True, 0.43, 15, "upright", 90), res(False, 0.0, 15, "upright", 0))

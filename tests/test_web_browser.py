@@ -736,6 +736,11 @@ MESSAGES = [
      "reading), or --add the tile the photo missed (the winning tile, or one of the row): a 4m makes it a winning "
      "hand (the only tile that does; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m)",
      "in suit order it lies between tiles "),
+    # (two tiles that would make it one, each with its place: a tester's 13-tile row had been given none)
+    ("the hand's row shows 13 tiles: read and scored as a non-winner's hand (a winning hand has 14); give "
+     "--not-winner to say so (the photo is then read again: take the tile numbers for --fix/--add from that "
+     "reading), or --add the tile the photo missed (the winning tile, or one of the row): a 2s (--add 4=2s) or a 5s "
+     "(--add 6=5s) would make it a winning hand", " would make it a winning hand"),
     ("unsure: tiles 10-12 (7s 7s 6z) lie apart like a meld, yet this reading takes them as concealed tiles of other "
      "sets: a tile may lie on the meld, or one of them be misread: correct a tile with --fix POS=TILE, and leave out "
      "one that is not the hand's with --fix POS=-", "and leave out one that is not the hand's"),
@@ -922,6 +927,9 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     assert "say so with" not in said and "mark them “Not in the hand” in the tile picker" in said, said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "--fix 15=1f" in t))
     assert said.endswith("; tile 15 (1s) lies beside a flower or season: if it is one, tap it and choose 1f"), said
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "(--add 6=5s)" in t))
+    assert said.endswith(": a 2s (“+ Add a missed tile” as tile 4) or a 5s (“+ Add a missed tile” as tile 6) would "
+                         "make it a winning hand"), said
 
 
 #: the scoring's refusals and notes that name a command-line option (the errors of /api/hand and /api/settle, a

@@ -1852,14 +1852,28 @@ def suit_order_place(codes: Sequence[str | None], x: str) -> int | None:
     """Where tile ``x`` goes in a row of tiles ``codes`` (in the row's order) that players laid in suit order:
     the index k it goes before (between ``codes[k-1]`` and ``codes[k]``), when the row is in suit order but for
     one tile at most (the winning tile laid at its end) and one place alone keeps that order with both
-    neighbours; else None (a reviewer's unsorted row had been given a place all the same)."""
+    neighbours, or the places that do all lie among copies of ``x`` (the first of them: each gives the same
+    row); else None (a reviewer's unsorted row had been given a place all the same)."""
     key = {c: k for k, c in enumerate(PLAYING_TILES)}
     if len(codes) < 2 or not all(c in key for c in list(codes) + [x]):
         return None
     if sum(key[b] < key[a] for a, b in zip(codes, codes[1:])) > 1:  # type: ignore[index]
         return None
     fits = [k for k in range(1, len(codes)) if key[codes[k - 1]] <= key[x] <= key[codes[k]]]  # type: ignore[index]
-    return fits[0] if len(fits) == 1 else None
+    same = all(b == a + 1 and codes[a] == x for a, b in zip(fits, fits[1:]))  # (beside a copy of x: one row)
+    return fits[0] if fits and same else None
+
+
+def add_words(found: Sequence[str], numbers: Sequence[int], codes: Sequence[str | None]) -> str:
+    """"a 2s (--add 4=2s) or a 5s (--add 8=5s)": each tile of ``found`` with the ``--add`` that puts it where it
+    lies in suit order in a row of tiles ``codes`` numbered ``numbers`` (:func:`suit_order_place`), when it has
+    such a place; the tiles alone otherwise. A tester's 13-tile row was told "a 2s or a 5s would make it a winning
+    hand", and added the tile after the last, where a tile set apart is the winning one."""
+    out = []
+    for x in found:
+        k = suit_order_place(codes, x)
+        out.append(article(x) + (f" (--add {numbers[k]}={x})" if k is not None else ""))
+    return " or ".join(out)
 
 
 def article(code: str) -> str:
@@ -1882,12 +1896,12 @@ def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence
     found = [x for x in PLAYING_TILES if held[x] < 4 and _legal_as_read(conc + [x], melds, bonus_codes, win, ctx, rs)]
     if not found or len(found) > MISSING_NAMED:
         return ""
-    if len(found) > 1:
-        return f"; {' or '.join(article(x) for x in found)} would make it a legal hand"
-    x = found[0]
     num = _numbers(lay)
     row = [p for p in lay.geometry.order if roles[p] in ("concealed", "winning") and tiles[p] is not None
            and p in lay.geometry.row_tiles(lay.geometry.main_row)]
+    if len(found) > 1:
+        return f"; {add_words(found, [num[p] for p in row], [tiles[p] for p in row])} would make it a legal hand"
+    x = found[0]
     k = suit_order_place([tiles[p] for p in row], x)
     where = (f"; in suit order it lies between tiles {num[row[k - 1]]} ({tiles[row[k - 1]]}) and {num[row[k]]} "
              f"({tiles[row[k]]}): --add {num[row[k]]}={x}") if k is not None else ""

@@ -275,6 +275,25 @@ class SecondDetector:
         return decode(out, Letterbox(r, (float(left), float(top))), (w, h), names, conf, iou)
 
 
+#: a second-detector box cut by the photo's edge to under this share of the first detector's median box short side,
+#: across that edge, is no tile to read (:func:`edge_slivers`, :func:`add_second`): it boxed the cloth at a
+#: composite's right edge 44 px wide beside 95-px tiles, read 2y at 27 % and counted as the hand's flower at the
+#: row's end (the median of its own boxes, 65 px, is pulled down by the dice and loose tiles it boxes)
+SLIVER = 0.5
+
+
+def edge_slivers(boxes: np.ndarray, size: tuple[int, int], tile: float, share: float = SLIVER) -> np.ndarray:
+    """Which of ``boxes`` ((N, 4) float32 xyxy pixels of an image ``size`` (W, H)) touch an edge of it (within a pixel)
+    while their extent across that edge is under ``share`` of ``tile`` (a tile's short side, pixels): (N,) bool."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+    short = share * tile
+    W, H = size
+    across_x = (b[:, 0] <= 1) | (b[:, 2] >= W - 1)
+    across_y = (b[:, 1] <= 1) | (b[:, 3] >= H - 1)
+    return (across_x & (w < short)) | (across_y & (h < short))
+
+
 def second_model_path() -> Path | None:
     """``model.onnx`` of the installed ``mahjong_detector`` package (found, not imported), or None."""
     spec = importlib.util.find_spec(SECOND_PACKAGE)
@@ -327,7 +346,8 @@ def _splits(iou: np.ndarray, within: np.ndarray, a_s: np.ndarray, a_f: np.ndarra
 
 
 def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_SKIP_IOU,
-               inside: float = SECOND_INSIDE, split_iou: float = SECOND_SPLIT_IOU) -> Detections:
+               inside: float = SECOND_INSIDE, split_iou: float = SECOND_SPLIT_IOU,
+               size: tuple[int, int] | None = None) -> Detections:
     """The first detector's boxes with the second's (:class:`SecondDetector`) that add a tile:
 
     * a first box that holds two or more second boxes (each at least ``inside`` of its area in it, at IoU
@@ -337,8 +357,15 @@ def add_second(first: Detections, second: Detections, skip_iou: float = SECOND_S
       than ``inside`` of its area in each is a tile the first missed: it is added;
     * the rest are the first detector's tiles again: dropped.
 
+    With the image's ``size`` (W, H), the second's boxes that its edge cuts to a sliver of a tile (:func:`edge_slivers`,
+    against the first's median short side when it has 3 boxes or more) are dropped first.
+
     Boxes (N, 4) float32 xyxy pixels; the first's come first, in their order (less those replaced), then the
     second's added, with their own scores and face-down flags (:class:`SecondDetector`'s are all face-up)."""
+    if size is not None and len(first) >= 3 and len(second):
+        fb = first.boxes.astype(np.float64)
+        tile = float(np.median(np.minimum(fb[:, 2] - fb[:, 0], fb[:, 3] - fb[:, 1])))
+        second = second.take(~edge_slivers(second.boxes, size, tile))
     if not len(second):
         return first
     if not len(first):

@@ -848,8 +848,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     turns are the remedy then), the detector also reads that photo mirrored left to right and the two
     passes' boxes are fused (:class:`~vision.detect.MirrorFusedDetector`: test-time augmentation; a tile's
     outline is symmetric). That reading is kept when it is legal and better (:func:`_better`; of two legal
-    readings, also surer), not mostly read turned, and not a non-winner's hand unless ``context.winner``
-    says so (:func:`_non_winner_read`); ``PhotoResult.mirrored`` and a note say so. One more detector and classifier pass (two detector passes,
+    readings, also surer), not mostly read turned, and not a non-winner's hand nobody said while the first is
+    not (:func:`_newly_non_winner`); ``PhotoResult.mirrored`` and a note say so. One more detector and classifier pass (two detector passes,
     four when the tiles are small) before any quarter-turn try, only with a detector that reads pixels
     (``mirror_safe``: the product's :class:`~vision.detect.Detector`). On the 36 held-out hard-scene
     renders it read one more hand exactly; see the model card.
@@ -861,7 +861,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
     trained on real photos, used only beside the product's own detector), by
     :func:`~vision.detect.add_second`: tiles the first detector missed, and two tiles it boxed as one. That
     reading replaces the first unless the first is legal and it is not, its tiles are mostly read turned
-    (:func:`_mostly_turned`), or it is a non-winner's hand nobody said (:func:`_non_winner_read`); every
+    (:func:`_mostly_turned`), or it is a non-winner's hand nobody said while the first is not
+    (:func:`_newly_non_winner`); every
     later pass (mirror, turns, straightening) adds them too. ``PhotoResult.second`` and a note say so when its boxes changed ours (when
     they add none, the first reading stands, with no classifier pass again). The second detector is loaded
     only then (:class:`~vision.errors.ModelError` when its package is missing). One more second-detector and
@@ -943,7 +944,7 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         (:func:`~vision.detect.add_second`), and whether that changed them."""
         if id(ph) not in second_boxes:
             second_boxes[id(ph)] = (ph, second_model(ph.pixels))
-        merged = add_second(det, second_boxes[id(ph)][1])
+        merged = add_second(det, second_boxes[id(ph)][1], size=(ph.pixels.shape[1], ph.pixels.shape[0]))
         return merged, not (len(merged) == len(det) and np.array_equal(merged.boxes, det.boxes))
     # the turn is chosen on readings without --fix/--add/--exposed (the tile numbers are those of the
     # reading the user saw, which a turned photo, or another region, numbers differently: a bed-cover render
@@ -1073,9 +1074,16 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
         t["second detector"] = time.perf_counter() - t1
         # (as the mirror pass's: not kept when its tiles are mostly read turned, the quarter turns being the
         # remedy then: the demo sent a quarter turn off, said not won, had the added boxes read sideways as a
-        # legal non-winner's hand at 86 %; nor as a non-winner's hand nobody said, :func:`_non_winner_read`)
-        if (r2 is not None and not _mostly_turned(r2) and not _non_winner_read(r2, ctx)
-                and (result is None or r2.reading.legal or not result.reading.legal)):
+        # legal non-winner's hand at 86 %; nor as a non-winner's hand nobody said over one that is not,
+        # :func:`_newly_non_winner`; over one that is, only reading more tiles or surer: a tilted composite's
+        # right 13 tiles at 50 % had been replaced by the same 13 at 19 %, doubted for the boxes it added)
+        both_non_winners = (r2 is not None and result is not None and _non_winner_read(r2, ctx)
+                            and _non_winner_read(result, ctx))
+        if (r2 is not None and not _mostly_turned(r2)
+                and not _newly_non_winner(r2, result, ctx)
+                and (result is None or r2.reading.legal or not result.reading.legal)
+                and (not both_non_winners or r2.reading.confidence > result.reading.confidence
+                     or len(used_tiles(r2.reading)) > len(used_tiles(result.reading)))):
             return r2, None
         return result, error
 
@@ -1134,8 +1142,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             # held-out bed-cover render's fused boxes read 3 tiles as shown, 15 at best, against 12 shown)
             # (two legal readings: also surer, as the fused boxes' scores put the joints on other scales: a
             # reviewer's)
-            if (r2 is not None and r2.reading.legal and _better(r2, result) and not _non_winner_read(r2, ctx)
-                    and not _mostly_turned(r2)
+            if (r2 is not None and r2.reading.legal and _better(r2, result)
+                    and not _newly_non_winner(r2, result, ctx) and not _mostly_turned(r2)
                     and (not result.reading.legal or r2.reading.confidence > result.reading.confidence)):
                 result = r2
             t["mirror pass"] = time.perf_counter() - t1
@@ -1162,7 +1170,8 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
             t[key] = time.perf_counter() - t1
             # (over a legal reading, only one that reads as many of the photo's tiles: on composites of real
             # tiles, parts' readings surer for leaving bonus tiles out had replaced three, one at 85 %)
-            if (r2 is not None and r2.reading.legal and not _non_winner_read(r2, ctx) and not _mostly_turned(r2)
+            if (r2 is not None and r2.reading.legal and not _newly_non_winner(r2, result, ctx)
+                    and not _mostly_turned(r2)
                     and (result is None or not result.reading.legal
                          or (r2.reading.confidence > result.reading.confidence
                              and len(used_tiles(r2.reading)) >= len(used_tiles(result.reading))))):
@@ -1416,7 +1425,8 @@ def second_words(res: PhotoResult) -> str:
     nums = sorted(res.position(i) for i in res.second_boxes)
     used = set(used_tiles(res.reading))
     in_hand = sorted(res.position(i) for i in res.second_boxes if i in used)
-    where = (f": tile(s) {', '.join(map(str, nums))}; " + (f"the hand uses {', '.join(map(str, in_hand))}" if in_hand
+    # (as spans: a check cloth's 118 boxes had been listed one by one, 1, 15, 16, 17, … 132)
+    where = (f": tile(s) {number_spans(nums)}; " + (f"the hand uses {number_spans(in_hand)}" if in_hand
              else "none of them in the hand (boxes left out still make the reading less sure)")) if nums else ""
     return (f"the tiles were also boxed by a second detector (mahjong-detector's, trained on real photos), "
             f"{len(nums)} box(es) added where the first detector had none or one over two tiles{where} (the first "
@@ -1802,6 +1812,15 @@ def _non_winner_read(res: PhotoResult, ctx: Context) -> bool:
     return bool(res.reading.legal and ctx.winner and hand is not None and not hand.context.winner)
 
 
+def _newly_non_winner(r2: PhotoResult, result: PhotoResult | None, ctx: Context) -> bool:
+    """``r2`` (a later pass's reading) is a non-winner's hand nobody said (:func:`_non_winner_read`) while
+    ``result`` (the reading so far, or None) is not: such a pass is not kept over it. When the reading so far
+    is itself a non-winner's hand (its row of 13 or 16 tiles), the later pass is weighed as any other (a
+    composite's two bonus tiles below its 13-tile row, boxed only by the second detector, had been left out
+    so, the second detector's reading refused for being a non-winner's)."""
+    return _non_winner_read(r2, ctx) and not (result is not None and _non_winner_read(result, ctx))
+
+
 def _better(a: PhotoResult, b: PhotoResult) -> bool:
     """``a`` reads its photo better than ``b``: legal before not legal; of two readings not legal for
     their tile counts, the one whose count is nearer the hand's (``Reading.count_off``), else the one with more tiles,
@@ -1839,7 +1858,8 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
     as loaded, or an earlier turn) in :func:`read_photo`'s rotation tries: it reads better
     (:func:`_better`), and — an upright reading that is not legal gives way only to a sure turned one,
     or to one that finds more of the hand's tiles (a turned photo read as some unsure legal hand of no
-    more tiles, e.g. a non-winner's 13 tiles, is no better) — it is not a reading under
+    more tiles, e.g. a non-winner's 13 tiles, is no better, unless its tiles stand where the upright reading's are
+    mostly read turned and it uses as many) — it is not a reading under
     :data:`TURNED_SURE` whose tiles are mostly read sideways or upside down over one whose tiles stand
     (a calibration grid's unsure legal reading gave way to one turned 90° with all 19 tiles read
     sideways) — unless that reading uses no tile at all (a tester's demo on a checked cloth read no tile of a
@@ -1855,8 +1875,13 @@ def _turn_replaces(r2: PhotoResult, result: PhotoResult) -> bool:
         return False
     if not _better(r2, result):
         return False
+    # (… or one whose tiles stand, legal, where the reading so far has its tiles mostly read turned and uses no
+    # more: a tester's 13-tile hand in a clear column, the photo sent a quarter turn off, had its legal turn
+    # refused for an upright reading of sideways tiles mixed with discards, "no legal hand")
     if not (result.reading.legal or not weak_reading(r2)
-            or len(used_tiles(r2.reading)) > len(used_tiles(result.reading))):
+            or len(used_tiles(r2.reading)) > len(used_tiles(result.reading))
+            or (r2.reading.legal and _mostly_turned(result) and not _mostly_turned(r2)
+                and len(used_tiles(r2.reading)) == len(used_tiles(result.reading)))):
         return False
     # (a turn whose tiles are mostly read sideways or upside down replaces a reading whose tiles stand
     # only when it is sure, TURNED_SURE: a new user's `--not-winner` on the riichi photo was read turned
@@ -3429,14 +3454,15 @@ MISSED_NAMED = 3
 def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     """For a winner's photo read as a non-winner's hand (a tile of the row missed): ": a 4m makes it a winning
     hand (the only tile that does; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m)"
-    (:func:`vision.decode.suit_order_place`), or the tiles that do (up to :data:`MISSED_NAMED`); "" when more
+    (:func:`vision.decode.suit_order_place`), or the tiles that do (up to :data:`MISSED_NAMED`), each with its
+    ``--add`` where it has a place (:func:`vision.decode.add_words`); "" when more
     do, or none. A tester's demo with its 4m covered was told to add "the tile the photo missed", added it after
     the last tile (N+1), and the 4m became the winning tile, the sideways 8p a concealed one and the flower a
     loose tile: 42 for 40."""
     from scoring.decompose import waits
     from scoring.tiles import sort_tiles
 
-    from .decode import article, suit_order_place
+    from .decode import add_words, article, suit_order_place
 
     hand = t.reading.hand
     if hand is None:
@@ -3444,14 +3470,14 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     found = sort_tiles(waits(hand, ruleset.shapes))
     if not found or len(found) > MISSED_NAMED:
         return ""
-    if len(found) > 1:
-        return f": {' or '.join(article(c) for c in found)} would make it a winning hand"
-    x = found[0]
     order = t.layout.geometry.order
     row = [i for i in order if t.reading.roles[i] == "concealed"]
     codes = [t.reading.tiles[i] for i in row]
-    k = suit_order_place(codes, x)
     num = {i: p + 1 for p, i in enumerate(order)}
+    if len(found) > 1:
+        return f": {add_words(found, [num[i] for i in row], codes)} would make it a winning hand"
+    x = found[0]
+    k = suit_order_place(codes, x)
     where = (f"; in suit order it lies between tiles {num[row[k - 1]]} ({codes[k - 1]}) and {num[row[k]]} "
              f"({codes[k]}): --add {num[row[k]]}={x}") if k is not None else ""
     return f": {article(x)} makes it a winning hand (the only tile that does{where})"

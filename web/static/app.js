@@ -385,6 +385,8 @@
     [/add (it|them) with --add/g, "add $1 with “+ Add a missed tile”"],
     [/with --add(?: POS=TILE| \d+=\w+)?/g, "with “+ Add a missed tile”"],
     [/\(--add\)/g, "(“+ Add a missed tile”)"],
+    // (each tile that would make a 13-tile row a winning or legal hand, with the place it goes: "a 2s (--add 4=2s)")
+    [/ \(--add (\d+)=\w+\)/g, " (“+ Add a missed tile” as tile $1)"],
     [/--add (\d+)=(\w+):/g, "Adding $2 as tile $1:"],
     [/--add \d+=\w+/g, "“+ Add a missed tile”"],
     [/your corrections \(--fix\/--add(?:\/--exposed)?\)/g, "your corrections"],
