@@ -1473,3 +1473,17 @@ def test_a_claim_that_another_ruleset_gives_says_which(run_cli):
     # audited under dutch-special-hands, the same claim matches
     rc, out, _ = run_cli(*argv, "--claimed", "24", "-r", "dutch-special-hands")
     assert rc == 0 and json.loads(out)["match"] is True
+
+
+def test_the_evidence_of_two_photos_of_one_stem_is_named_apart(tmp_path):
+    # a tester's hand.jpg and hand.jpeg, audited in turn, had both written hand.nts.audit.jpg, the second over the
+    # first: a photo with another file of its stem beside it has its suffix in the name
+    from vision.audit import default_annotation_path
+
+    one = tmp_path / "one.jpg"
+    one.write_bytes(b"x")
+    assert default_annotation_path(one, "nts") == tmp_path / "one.nts.audit.jpg"
+    (tmp_path / "hand.jpg").write_bytes(b"x")
+    (tmp_path / "hand.jpeg").write_bytes(b"y")
+    a, b = default_annotation_path(tmp_path / "hand.jpg", "nts"), default_annotation_path(tmp_path / "hand.jpeg", "nts")
+    assert (a.name, b.name) == ("hand.jpg.nts.audit.jpg", "hand.jpeg.nts.audit.jpg")

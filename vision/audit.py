@@ -1362,12 +1362,22 @@ def report(res: AuditResult, unsure: str | None = None) -> str:
 # ------------------------------------------------------------------------------ CLI
 def default_annotation_path(image: Path, ruleset: str) -> Path:
     """``NAME.RULESET.audit.jpg`` beside the photo (``NAME.RULESET.audit-2.jpg`` in the unlikely case that this is the
-    input itself): an audit under another ruleset keeps the earlier one's evidence (a tester's audits of one photo
+    input itself; ``NAME.EXT.RULESET.audit.jpg`` when another file of the folder has the photo's stem, as
+    ``IMG_0001.heic`` beside ``IMG_0001.jpg``): an audit under another ruleset keeps the earlier one's evidence (a tester's audits of one photo
     under four rulesets had left the last one only, each written over ``NAME.audit.jpg``), and an audit again under
     the same ruleset (with ``--fix``, after a failed one) replaces its own."""
-    p = image.with_name(f"{image.stem}.{ruleset}.audit.jpg")
+    # (a photo with another beside it of the same stem, IMG_0001.jpg beside IMG_0001.heic as phones save them: its
+    # suffix in the name too, IMG_0001.jpg.nts.audit.jpg; a tester's hand.jpg and hand.jpeg wrote one image)
+    stem = image.stem
+    try:
+        twins = [q for q in image.parent.iterdir() if q.stem == stem and q.name != image.name and q.is_file()]
+    except OSError:
+        twins = []
+    if twins:
+        stem = image.name
+    p = image.with_name(f"{stem}.{ruleset}.audit.jpg")
     k = 2
     while p.resolve() == image.resolve():
-        p = image.with_name(f"{image.stem}.{ruleset}.audit-{k}.jpg")
+        p = image.with_name(f"{stem}.{ruleset}.audit-{k}.jpg")
         k += 1
     return p
