@@ -269,3 +269,34 @@ def test_wide_box_leans_sideways(tmp_path):
     assert 140 / 100 >= classify.TALL_STRICT
     rd = clf(img, tall)
     assert rd.codes == ("9p",) and rd.pose == ("upright",)
+
+
+def test_an_unsure_tile_read_upside_down_in_a_photo_of_standing_tiles_is_read_upright():
+    # a tester's real 6p, read 6p at 0.88 upright (under UPRIGHT_SURE, so tried turned) and 4p at 0.93 upside-down, in a
+    # row whose 12 other tiles stood, made a non-winner's hand 97 % sure with a 4p for the 6p: where the photo's
+    # face-up tiles stand (4 upright for each upside-down one, 5 or more), such a tile is read upright
+    from vision.classes import CLASS_INDEX, NUM_CLASSES
+    from vision.classify import upright_consensus
+
+    n = 13
+    unsure = np.array([5, 12])  # (tile 5 the 6p; tile 12 a tile that reads alike both ways)
+    cand = np.full((4, 2, NUM_CLASSES), 0.001, np.float32)
+    cand[0, 0, CLASS_INDEX["6p"]], cand[2, 0, CLASS_INDEX["4p"]] = 0.88, 0.93
+    cand[0, 1, CLASS_INDEX["8p"]], cand[2, 1, CLASS_INDEX["8p"]] = 0.7, 0.8
+    best = np.array([2, 2])
+    down = np.zeros(n, bool)
+    assert upright_consensus(best, cand, unsure, n, down).tolist() == [True, False]
+    # most tiles upside-down (a photo from across the table: its 180° try reads it): the turns kept
+    many = np.arange(n)
+    c2 = np.repeat(cand[:, :1], n, axis=1)
+    assert not upright_consensus(np.full(n, 2), c2, many, n, down).any()
+    # an upright reading under CONSENSUS_KEEP, or too few standing tiles (the face-down ones not counted): kept
+    weak = cand.copy()
+    weak[0, 0, CLASS_INDEX["6p"]] = 0.4
+    assert not upright_consensus(best, weak, unsure, n, down).any()
+    assert not upright_consensus(best, cand, unsure, n, np.arange(n) >= 4).any()
+    # a tile read upside-down as a flower (a bird 1s read 4f that way and 5m upright): the decoder weighs those
+    bird = cand.copy()
+    bird[2, 0] = 0.001
+    bird[2, 0, CLASS_INDEX["4f"]] = 0.93
+    assert not upright_consensus(best, bird, unsure, n, down).any()
