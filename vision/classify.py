@@ -453,8 +453,8 @@ def upright_consensus(best: np.ndarray, cand: np.ndarray, unsure: np.ndarray, n:
     read 6p at 0.88 upright (under :data:`UPRIGHT_SURE`, so tried turned) and 4p at 0.93 upside-down, in a row whose
     12 other tiles stood, made a non-winner's hand 97 % sure with a 4p for the 6p; mixed, it reads 6p at 0.67, 4p at
     0.32, and the decoder weighs both. A photo taken from across the table (most tiles upside-down) keeps its turns:
-    the 180° try reads it upright. (:meth:`Classifier.read` leaves out the boxes wider than tall: a tile lying
-    sideways stands neither way, and a bonus column's 1y read upside-down had been turned into a 1s.)"""
+    the 180° try reads it upright. (:meth:`Classifier.read` also leaves out the boxes wider than tall: a tile lying
+    sideways stands neither way.)"""
     turn = np.zeros(n, int)
     turn[unsure] = best
     face_up = ~np.asarray(down, bool)
