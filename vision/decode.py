@@ -1864,6 +1864,18 @@ def suit_order_place(codes: Sequence[str | None], x: str) -> int | None:
     return fits[0] if fits and same else None
 
 
+def place_words(x: str, numbers: Sequence[int], codes: Sequence[str | None]) -> str:
+    """"; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m": where tile ``x`` goes in a row of tiles
+    ``codes`` numbered ``numbers`` (:func:`suit_order_place`), and the ``--add`` that puts it there; "" when it has
+    no such place. (Said of the one tile that would make a hand: :func:`_missing_tile_hint`,
+    :func:`vision.pipeline._missed_tile_words`.)"""
+    k = suit_order_place(codes, x)
+    if k is None:
+        return ""
+    return (f"; in suit order it lies between tiles {numbers[k - 1]} ({codes[k - 1]}) and {numbers[k]} ({codes[k]}): "
+            f"--add {numbers[k]}={x}")
+
+
 def add_words(found: Sequence[str], numbers: Sequence[int], codes: Sequence[str | None]) -> str:
     """"a 2s (--add 4=2s) or a 5s (--add 8=5s)": each tile of ``found`` with the ``--add`` that puts it where it
     lies in suit order in a row of tiles ``codes`` numbered ``numbers`` (:func:`suit_order_place`), when it has
@@ -1899,13 +1911,11 @@ def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence
     num = _numbers(lay)
     row = [p for p in lay.geometry.order if roles[p] in ("concealed", "winning") and tiles[p] is not None
            and p in lay.geometry.row_tiles(lay.geometry.main_row)]
+    numbers, codes = [num[p] for p in row], [tiles[p] for p in row]
     if len(found) > 1:
-        return f"; {add_words(found, [num[p] for p in row], [tiles[p] for p in row])} would make it a legal hand"
+        return f"; {add_words(found, numbers, codes)} would make it a legal hand"
     x = found[0]
-    k = suit_order_place([tiles[p] for p in row], x)
-    where = (f"; in suit order it lies between tiles {num[row[k - 1]]} ({tiles[row[k - 1]]}) and {num[row[k]]} "
-             f"({tiles[row[k]]}): --add {num[row[k]]}={x}") if k is not None else ""
-    return f"; {article(x)} would make it a legal hand (the only tile that does{where})"
+    return f"; {article(x)} would make it a legal hand (the only tile that does{place_words(x, numbers, codes)})"
 
 
 def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str | None], roles: Sequence[str],

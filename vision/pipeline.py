@@ -511,7 +511,8 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
                 c, ref, side = moved
                 after = side > 0
                 fills = None  # (its box the row's size where it went, not stretched over a gap it no longer fills)
-            elif not joined and bridges and roles is not None and any(t < len(roles) and roles[t] in SET_APART for t in (ref, other)):
+            elif (not joined and bridges and roles is not None
+                  and any(t < len(roles) and roles[t] in SET_APART for t in (ref, other))):
                 # between two groups, one of them a meld set apart, and of neither's face: its box would
                 # join them into one group (a tester's `--add 13=9p` between the demo's exposed 777s and
                 # its concealed kong made one group of eight, the melds were lost, and the error blamed
@@ -3462,7 +3463,7 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     from scoring.decompose import waits
     from scoring.tiles import sort_tiles
 
-    from .decode import add_words, article, suit_order_place
+    from .decode import add_words, article, place_words
 
     hand = t.reading.hand
     if hand is None:
@@ -3474,13 +3475,11 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     row = [i for i in order if t.reading.roles[i] == "concealed"]
     codes = [t.reading.tiles[i] for i in row]
     num = {i: p + 1 for p, i in enumerate(order)}
+    numbers = [num[i] for i in row]
     if len(found) > 1:
-        return f": {add_words(found, [num[i] for i in row], codes)} would make it a winning hand"
+        return f": {add_words(found, numbers, codes)} would make it a winning hand"
     x = found[0]
-    k = suit_order_place(codes, x)
-    where = (f"; in suit order it lies between tiles {num[row[k - 1]]} ({codes[k - 1]}) and {num[row[k]]} "
-             f"({codes[k]}): --add {num[row[k]]}={x}") if k is not None else ""
-    return f": {article(x)} makes it a winning hand (the only tile that does{where})"
+    return f": {article(x)} makes it a winning hand (the only tile that does{place_words(x, numbers, codes)})"
 
 
 def _noted(reading: Reading, words: str) -> Reading:
