@@ -225,6 +225,44 @@ def test_a_thirteen_tile_row_read_as_a_non_winner_names_the_tile_that_would_win(
         res.reading.problem, res.reading.problem
 
 
+def test_a_tile_that_would_win_before_the_first_or_after_the_last_tile_is_given_its_place():
+    # a referee's 13-tile row 2m…2z short of its 1m had been told "a 1m or a 4m would make it a winning hand" with a
+    # place for the 4m alone. 23m 456p 789s 111z 22z waits on 1m or 4m (the open wait 23m): the 1m lies before tile 1
+    # (2m), the 4m between tiles 2 (3m) and 3 (4p)
+    photo = Photo(np.zeros((600, 1500, 3), np.uint8), (1500, 600), 1.0, "x")
+    row = "2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 2z 2z".split()
+    pr = level_rows((row, 300))
+    res = read_detections(photo, *pr, load_ruleset("nts"), Context())
+    note = next(n for n in res.reading.notes if "read and scored as a non-winner's hand" in n)
+    assert note.endswith(": a 1m (--add 1=1m) or a 4m (--add 3=4m) would make it a winning hand"), note
+    done = read_detections(photo, *pr, load_ruleset("nts"), Context(), additions=[(1, "1m")])
+    assert done.reading.legal and done.reading.hand.context.winner, done.reading.notation
+    assert sorted(done.reading.hand.concealed) == sorted(["1m"] + row), done.reading.notation
+    # 111m 456p 123s 55s 78s waits on 6s or 9s (the open wait 78s): the 9s lies after tile 13 (8s), --add 14=9s
+    row = "1m 1m 1m 4p 5p 6p 1s 2s 3s 5s 5s 7s 8s".split()
+    pr = level_rows((row, 300))
+    res = read_detections(photo, *pr, load_ruleset("nts"), Context(win_by="wall"))
+    assert not res.reading.legal and "; a 6s (--add 12=6s) or a 9s (--add 14=9s) would make it a legal hand" in \
+        res.reading.problem, res.reading.problem
+    done = read_detections(photo, *pr, load_ruleset("nts"), Context(win_by="wall"), additions=[(14, "9s")])
+    assert done.reading.legal and sorted(done.reading.hand.concealed) == sorted(row + ["9s"]), done.reading.notation
+
+
+def test_suit_order_place_at_the_row_ends():
+    from vision.decode import place_words, suit_order_place
+    row = "2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 2z 2z".split()
+    assert suit_order_place(row, "1m") == 0 and suit_order_place(row, "4m") == 2
+    assert suit_order_place(row, "5z") == 13
+    assert place_words("5z", list(range(1, 14)), row) == "; in suit order it lies after tile 13 (2z): --add 14=5z"
+    assert place_words("1m", list(range(1, 14)), row) == "; in suit order it lies before tile 1 (2m): --add 1=1m"
+    # the winning tile laid out of order at the end: a tile before the first still has its place, one after the
+    # last has none (after which tile: the 1p's, or the 1z's before it?)
+    late = row[:-1] + ["1p"]
+    assert suit_order_place(late, "1m") == 0 and suit_order_place(late, "5z") is None
+    # an unsorted row: no place at either end
+    assert suit_order_place(["1z", "2m", "3m", "9s", "1p"], "1m") is None
+
+
 @pytest.mark.parametrize("name", ["render-s7-12", "render-s8-3"])
 def test_candidates_include_every_long_row(name):
     # every candidate region is offered once, best prior first, the first choice with prior 1

@@ -1853,38 +1853,53 @@ def suit_order_place(codes: Sequence[str | None], x: str) -> int | None:
     the index k it goes before (between ``codes[k-1]`` and ``codes[k]``), when the row is in suit order but for
     one tile at most (the winning tile laid at its end) and one place alone keeps that order with both
     neighbours, or the places that do all lie among copies of ``x`` (the first of them: each gives the same
-    row); else None (a reviewer's unsorted row had been given a place all the same)."""
+    row); else None (a reviewer's unsorted row had been given a place all the same). With no such place
+    between two tiles: 0 (before the first) for a tile before the first in suit order, when only the last tile
+    breaks the order, or ``len(codes)`` (after the last) for one after the last, when nothing breaks it (a
+    referee's row 2m…9s short of its 1m had been given no place)."""
     key = {c: k for k, c in enumerate(PLAYING_TILES)}
     if len(codes) < 2 or not all(c in key for c in list(codes) + [x]):
         return None
-    if sum(key[b] < key[a] for a, b in zip(codes, codes[1:])) > 1:  # type: ignore[index]
+    breaks = [k for k, (a, b) in enumerate(zip(codes, codes[1:]), 1) if key[b] < key[a]]  # type: ignore[index]
+    if len(breaks) > 1:
         return None
     fits = [k for k in range(1, len(codes)) if key[codes[k - 1]] <= key[x] <= key[codes[k]]]  # type: ignore[index]
     same = all(b == a + 1 and codes[a] == x for a, b in zip(fits, fits[1:]))  # (beside a copy of x: one row)
-    return fits[0] if fits and same else None
+    if fits:
+        return fits[0] if same else None
+    if key[x] < key[codes[0]] and (not breaks or breaks == [len(codes) - 1]):  # type: ignore[index]
+        return 0
+    if key[x] > key[codes[-1]] and not breaks:  # type: ignore[index]
+        return len(codes)
+    return None
 
 
 def place_words(x: str, numbers: Sequence[int], codes: Sequence[str | None]) -> str:
     """"; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m": where tile ``x`` goes in a row of tiles
-    ``codes`` numbered ``numbers`` (:func:`suit_order_place`), and the ``--add`` that puts it there; "" when it has
-    no such place. (Said of the one tile that would make a hand: :func:`_missing_tile_hint`,
-    :func:`vision.pipeline._missed_tile_words`.)"""
+    ``codes`` numbered ``numbers`` (:func:`suit_order_place`), and the ``--add`` that puts it there ("before tile 1
+    (2m): --add 1=1m", "after tile 13 (8s): --add 14=9s" at the row's ends); "" when it has no such place. (Said of
+    the one tile that would make a hand: :func:`_missing_tile_hint`, :func:`vision.pipeline._missed_tile_words`.)"""
     k = suit_order_place(codes, x)
     if k is None:
         return ""
+    if k == 0:
+        return f"; in suit order it lies before tile {numbers[0]} ({codes[0]}): --add {numbers[0]}={x}"
+    if k == len(codes):
+        return f"; in suit order it lies after tile {numbers[-1]} ({codes[-1]}): --add {numbers[-1] + 1}={x}"
     return (f"; in suit order it lies between tiles {numbers[k - 1]} ({codes[k - 1]}) and {numbers[k]} ({codes[k]}): "
             f"--add {numbers[k]}={x}")
 
 
 def add_words(found: Sequence[str], numbers: Sequence[int], codes: Sequence[str | None]) -> str:
     """"a 2s (--add 4=2s) or a 5s (--add 8=5s)": each tile of ``found`` with the ``--add`` that puts it where it
-    lies in suit order in a row of tiles ``codes`` numbered ``numbers`` (:func:`suit_order_place`), when it has
-    such a place; the tiles alone otherwise. A tester's 13-tile row was told "a 2s or a 5s would make it a winning
-    hand", and added the tile after the last, where a tile set apart is the winning one."""
+    lies in suit order in a row of tiles ``codes`` numbered ``numbers`` (:func:`suit_order_place`; at the row's
+    ends too), when it has such a place; the tiles alone otherwise. A tester's 13-tile row was told "a 2s or a 5s
+    would make it a winning hand", and added the tile after the last, where a tile set apart is the winning one."""
     out = []
     for x in found:
         k = suit_order_place(codes, x)
-        out.append(article(x) + (f" (--add {numbers[k]}={x})" if k is not None else ""))
+        pos = None if k is None else numbers[-1] + 1 if k == len(codes) else numbers[k]
+        out.append(article(x) + (f" (--add {pos}={x})" if pos is not None else ""))
     return " or ".join(out)
 
 
@@ -1911,6 +1926,8 @@ def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence
     num = _numbers(lay)
     row = [p for p in lay.geometry.order if roles[p] in ("concealed", "winning") and tiles[p] is not None
            and p in lay.geometry.row_tiles(lay.geometry.main_row)]
+    if len(row) > 1 and roles[row[-1]] == "winning":  # (a tile placed after the row's end goes before the
+        row = row[:-1]                                 # winning tile set apart there, not after it)
     numbers, codes = [num[p] for p in row], [tiles[p] for p in row]
     if len(found) > 1:
         return f"; {add_words(found, numbers, codes)} would make it a legal hand"
