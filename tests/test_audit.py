@@ -1487,3 +1487,25 @@ def test_the_evidence_of_two_photos_of_one_stem_is_named_apart(tmp_path):
     (tmp_path / "hand.jpeg").write_bytes(b"y")
     a, b = default_annotation_path(tmp_path / "hand.jpg", "nts"), default_annotation_path(tmp_path / "hand.jpeg", "nts")
     assert (a.name, b.name) == ("hand.jpg.nts.audit.jpg", "hand.jpeg.nts.audit.jpg")
+
+
+def test_the_points_hint_is_not_given_when_the_claimed_lines_count_other_doublings(run_cli):
+    # a referee's claim counted 2 doublings for the pung of dragons and was told "with the same 1 doubling, the
+    # claim means 72 points; the hand has 36", where the claimed lines give those 36 points. Derived by hand (002):
+    # 123m 456p 789s 555z 11z won on 1z, seat and round East: concealed pung of dragons 8 (as terminals, 002:11,
+    # option honour_pungs, 002-02), pair of the seat-and-round wind 2 × 2 = 4 (002:12, seat_round_wind=each,
+    # 002-04), mahjong 20 (002:13), only possible tile 2 (002:15), pair completed 2 (002:16) = 36 points, × 2 for
+    # the dragon pung (002:60) = 72; claimed × 2^2 = 144
+    lines = ('[{"rule":"pung-honours-concealed","points":8},{"rule":"value-pair","points":4},'
+             '{"rule":"mahjong","points":%d},{"rule":"only-possible-tile","points":2},'
+             '{"rule":"pair-completed","points":2},{"rule":"value-pung","doublings":%d}]')
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s555z11z win:1z", "-r", "nts", "--claimed", "144",
+                         "--claimed-lines", lines % (20, 2), "--no-history")
+    assert rc == 1 and "wrong value: value-pung claimed +2 dbl, scored +1 dbl" in out, out
+    assert "hint: the claim is 2× the score: 1 doubling more than this hand earns (1 counted)" in out, out
+    assert "with the same 1 doubling" not in out, out
+    # mahjong claimed 24 with the one doubling: (8 + 4 + 24 + 2 + 2) × 2 = 80; the claim's 1 doubling is the
+    # hand's, so the points it means are said: 80 / 2 = 40 against 36
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s555z11z win:1z", "-r", "nts", "--claimed", "80",
+                         "--claimed-lines", lines % (24, 1), "--no-history")
+    assert rc == 1 and "hint: with the same 1 doubling, the claim means 40 points; the hand has 36" in out, out

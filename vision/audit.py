@@ -1159,7 +1159,8 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                        f"{f' [{ln.detail}]' if ln.detail else ''} ({ln.source}{'; ' + ln.option if ln.option else ''})")
                 diffs.append(Difference(what, r, msg, c.amounts, got, r, ln.source))
     if claimed_total != scored.total:
-        hints.extend(total_hints(scored, claimed_total, rs))
+        said = _summed(claims).get("doublings", 0.0) if claimed_lines is not None else None
+        hints.extend(total_hints(scored, claimed_total, rs, said))
     if claimed_lines is not None:
         lines_total = add_up_claims(claims, scored, claimed_total, lines_agree=not diffs)
     return AuditResult(int(claimed_total), int(scored.total), tuple(diffs), tuple(hints), lines_total,
@@ -1203,9 +1204,12 @@ def taken_as_of(claims: Sequence[Claimed], rs: Ruleset, computed: Mapping[str, L
     return out
 
 
-def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
+def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset, claimed_doublings: float | None = None) -> list[str]:
     """What a differing total suggests: a refused mahjong (then only that), a whole number of
-    doublings more or fewer, the limit, the points before doubling."""
+    doublings more or fewer, the limit, the points before doubling (not when the claimed lines give
+    ``claimed_doublings``, another number of doublings than the hand's: a referee's claim of 2 doublings
+    on the pung of dragons, 36 points × 2^2, had been told "with the same 1 doubling, the claim means 72
+    points")."""
     out = []
     total = scored.total
     if not scored.allowed:  # e.g. the rode-draak entry rule (001:1): the hand may not go mahjong at all
@@ -1254,7 +1258,8 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
     out.extend(by_option)
     normal = normal_count_hints(scored, claimed, rs) if fixed and not by_option else []
     out.extend(normal)
-    if not fixed and scored.doublings > 0 and claimed > 0 and claimed % (2 ** scored.doublings) == 0:
+    same = claimed_doublings is None or math.isclose(claimed_doublings, scored.doublings)
+    if same and not fixed and scored.doublings > 0 and claimed > 0 and claimed % (2 ** scored.doublings) == 0:
         # (not with no doubling: "with the same 0 doublings, the claim means 44 points" only said the claim)
         pts = claimed // (2 ** scored.doublings)
         if pts != scored.points:
