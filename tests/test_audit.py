@@ -1509,3 +1509,19 @@ def test_the_points_hint_is_not_given_when_the_claimed_lines_count_other_doublin
     rc, out, _ = run_cli("audit", "--hand", "123m456p789s555z11z win:1z", "-r", "nts", "--claimed", "80",
                          "--claimed-lines", lines % (24, 1), "--no-history")
     assert rc == 1 and "hint: with the same 1 doubling, the claim means 40 points; the hand has 36" in out, out
+
+
+def test_a_sheet_row_name_shared_by_rules_of_other_option_settings_names_the_one_that_can_count(run_cli, tmp_path):
+    # a referee claimed the swedish sheet's row "Par" (003:4), whose name three rules share: pair (the default,
+    # pair_by_discard=scores) and two of pair_by_discard=zero. The claim was "'Par' names 3 rules", a MISMATCH on
+    # a right claim. The Swedish worked example (003:58-60), West, won on 8m: spring + chrysanthemum 4 + 4 (003:9),
+    # red dragon pair 2 (003:4), exposed pung 444m 2 (003:5), exposed pung 999m 4 (003:6), mahjong 10 (003:11) =
+    # 26 points; own flower 1 doubling (003:33-34), one suit and honours 1 (003:51-52): 26 × 2^2 = 104
+    claim = tmp_path / "c.json"
+    claim.write_text('[{"name":"Blommor & årstider","points":8},{"name":"Par","points":2},'
+                     '{"name":"Pong i 2-8 (öppen)","points":2},{"name":"Pong, 1 & 9, drakar & vindar (öppen)",'
+                     '"points":4},{"name":"Mahjong","points":10},{"name":"Egen blomma eller årstid","doublings":1},'
+                     '{"name":"Mahjong i en serie och honnörer","doublings":1}]', encoding="utf-8")
+    rc, out, _ = run_cli("audit", "--hand", "234m678m77z [444m] [999m] +3f1y", "-w", "8m", "--seat-wind", "W",
+                         "-r", "swedish", "--claimed", "104", "--claimed-lines", str(claim), "--no-history")
+    assert rc == 0 and "computed 104 — MATCH" in out and "'Par' taken as pair (" in out, out

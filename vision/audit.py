@@ -513,6 +513,13 @@ def _short(v: Any) -> str:
     return r if len(r) <= 40 else r[:37] + "..."
 
 
+def _can_count(rule, scored: ScoredHand) -> bool:
+    """``rule``'s ``when`` holds under the options ``scored`` was scored with (a rule of another setting of an
+    option can never count there)."""
+    opts = getattr(scored, "options", None) or {}
+    return not any(k in opts and opts[k] != v for k, v in rule.when.items())
+
+
 def bare_name_rules(given: str, rs: Ruleset) -> list:
     """The rules of ``rs`` that ``given`` names once what their names say in brackets is left out
     ("Pung hoekstenen" names both "(dicht)" and "(open)")."""
@@ -640,6 +647,9 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
         partial, candidates = False, ()
         if rid is None:  # the name without what a rule's name says in brackets, when one rule alone has it
             hits = bare_name_rules(given, rs)
+            if len(hits) > 1:  # (only the rules the options let count: a referee's "Par", the swedish sheet's row
+                # name of pair, was "names 3 rules", two of them rules of pair_by_discard=zero, not the default)
+                hits = [r for r in hits if _can_count(r, scored)] or hits
             rid, partial = (hits[0].id, True) if len(hits) == 1 else (None, False)
             if not hits:  # (a name two rules share without brackets stays theirs: compare names both)
                 rid, partial, candidates = _by_part(given, rs, scored, amounts)
