@@ -9,7 +9,7 @@ from scoring.engine import option_text
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    if not args.ruleset:
+    if args.ruleset is None:  # (an empty id, '' typed for a variable that was not set, is refused: load_ruleset)
         ids = available()
         if args.json:
             print_json([{"id": i, "name": load_ruleset(i).name, "seed": load_ruleset(i).seed} for i in ids])

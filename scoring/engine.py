@@ -265,6 +265,10 @@ def _load_raw(ruleset_id: str) -> dict[str, Any]:
         key = str(ruleset_id).strip().lower().removesuffix(".toml").replace("_", "-").replace(" ", "-")
         starts = [k for k in known if key and k.startswith(key)]
         near = key if key in known else starts[0] if len(starts) == 1 else None
+        if near is None and key:  # (a typo: "swedsh", "nts2", "hk-tw16" had been given the list alone)
+            import difflib
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            near = close[0] if close else None
         near = f"did you mean {near}? " if near else ""
         raise RulesetError(f"unknown ruleset {echo(ruleset_id)} ({near}known: {', '.join(known)})")
     path = RULESET_DIR / f"{ruleset_id.replace('-', '_')}.toml"

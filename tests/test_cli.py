@@ -111,6 +111,7 @@ def test_hand_not_winner(run_cli):
     (["bogus"], "invalid choice: 'bogus'"),
     ([], "required: COMMAND"),
     (["rules", "nope"], "unknown ruleset 'nope'"),
+    (["rules", ""], "unknown ruleset ''"),  # (not the list of rulesets: an empty id, a variable not set)
 ])
 def test_bad_input_exit_2_one_line(run_cli, argv, fragment):
     rc, out, err = run_cli(*argv)

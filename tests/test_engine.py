@@ -477,13 +477,16 @@ def test_unknown_ruleset():
         load_ruleset("nope")
     # the file's spelling names the id (a tester typed --ruleset hk_tw_16, after the file name)
     for given, meant in (("hk_tw_16", "hk-tw-16"), ("HK-TW-16", "hk-tw-16"), ("Rode Draak", "rode-draak"),
-                         ("nts.toml", "nts"), (" nts ", "nts"), ("dutch", "dutch-special-hands"), ("Swe", "swedish")):
+                         ("nts.toml", "nts"), (" nts ", "nts"), ("dutch", "dutch-special-hands"), ("Swe", "swedish"),
+                         # (a tester's typos had been given the list alone)
+                         ("swedsh", "swedish"), ("nts2", "nts"), ("hk-tw16", "hk-tw-16"), ("rode-drak", "rode-draak")):
         with pytest.raises(RulesetError) as e:
             load_ruleset(given)
         assert f"unknown ruleset {given!r} (did you mean {meant}? known: " in str(e.value)
-    with pytest.raises(RulesetError) as e:  # (the start of no one id: nothing guessed)
-        load_ruleset("x")
-    assert "did you mean" not in str(e.value)
+    for given in ("x", "xyz", ""):  # (the start of no one id, and like none: nothing guessed)
+        with pytest.raises(RulesetError) as e:
+            load_ruleset(given)
+        assert "did you mean" not in str(e.value)
 
 
 def test_option_errors():
