@@ -1525,3 +1525,15 @@ def test_a_sheet_row_name_shared_by_rules_of_other_option_settings_names_the_one
     rc, out, _ = run_cli("audit", "--hand", "234m678m77z [444m] [999m] +3f1y", "-w", "8m", "--seat-wind", "W",
                          "-r", "swedish", "--claimed", "104", "--claimed-lines", str(claim), "--no-history")
     assert rc == 0 and "computed 104 — MATCH" in out and "'Par' taken as pair (" in out, out
+
+
+def test_a_very_long_claimed_name_is_said_back_cut(run_cli, tmp_path):
+    # a tester's 5 000-letter claimed name was echoed whole in the verdict; now cut at 240 characters (any rule's
+    # name with its gloss is shorter), the whole length said. 123m 456p 789s 555z 11z won on 1z scores 72 under
+    # nts (test_the_points_hint_is_not_given_when_the_claimed_lines_count_other_doublings): the claim is a MISMATCH
+    claim = tmp_path / "c.json"
+    claim.write_text(json.dumps([{"name": "x" * 3000, "points": 2}]), encoding="utf-8")
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s555z11z win:1z", "-r", "nts", "--claimed", "72",
+                         "--claimed-lines", str(claim), "--no-history")
+    line = next(ln for ln in out.splitlines() if "not earned:" in ln)
+    assert rc == 1 and "… (3,000 characters) is not a rule of nts" in line and len(line) < 400, line

@@ -507,6 +507,16 @@ def _finite_number(v: Any) -> bool:
         return False
 
 
+#: a claimed name longer than this is cut where a verdict says it back (a tester's 5 000-letter name was echoed whole)
+SAID_CHARS = 240
+
+
+def _said(given: str) -> str:
+    """A claimed name quoted as a verdict says it back: ``repr``, cut to :data:`SAID_CHARS` characters with its whole
+    length said (the longest rule name with its English gloss, rode-draak's, is 233)."""
+    return repr(given) if len(given) <= SAID_CHARS else repr(given[:SAID_CHARS]) + f"… ({len(given):,} characters)"
+
+
 def _short(v: Any) -> str:
     """``repr(v)`` cut to 40 characters (the error stays one short line)."""
     r = repr(v)
@@ -1040,7 +1050,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             given = cs[0].given
             several = bare_name_rules(given, rs)
             if len(several) > 1:  # a name shared by rules that differ only in brackets: (dicht) / (open)
-                msg = (f"not earned: {given!r}{_on_lines(cs)} names {len(several)} rules of {rs.id}: "
+                msg = (f"not earned: {_said(given)}{_on_lines(cs)} names {len(several)} rules of {rs.id}: "
                        + ", ".join(f"{r.id} ({r.label()})" for r in several)
                        + "; claim one of them by its id or its whole name")
                 named_diffs.append(Difference("not earned", None, msg, claimed=_summed(cs)))
@@ -1090,13 +1100,13 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                 claimed = _summed(group)
                 named_diffs.append(Difference(
                     "not earned", None,
-                    f"not earned: {given!r} ({_fmt_amounts(claimed)}{_on_lines(group)}) is not a rule of {rs.id}; "
+                    f"not earned: {_said(given)} ({_fmt_amounts(claimed)}{_on_lines(group)}) is not a rule of {rs.id}; "
                     f"{m} {ln.amount()} ({ln.name}; {ln.source}) counts with that amount and is not in the claim: if "
                     f"it is the line meant, claim it by its id or its name", claimed, _amounts(ln), m, ln.source))
             if rest:  # (part of several rules' names: those rules; else the closest name)
                 closest = (_rule_list([rs.rule(r) for r in cs[0].candidates]) if cs[0].candidates
                            else closest_rule(given, rs, _summed(rest)))
-                msg = (f"not earned: {given!r}{_on_lines(rest)} is not a rule of {rs.id} "
+                msg = (f"not earned: {_said(given)}{_on_lines(rest)} is not a rule of {rs.id} "
                        + (f"(did you mean {closest}? " if closest else "(")
                        + f"see `mahjong-score rules {rs.id}`)")
                 named_diffs.append(Difference("not earned", None, msg, claimed=_summed(rest)))
@@ -1210,7 +1220,7 @@ def taken_as_of(claims: Sequence[Claimed], rs: Ruleset, computed: Mapping[str, L
         ln = computed.get(c.rule)
         rule = rs.rule(c.rule) if c.rule in ids_of(rs) else None
         name, source = (ln.name, ln.source) if ln is not None else (rule.label(), rule.source)
-        out.append(TakenAs(c.given, c.rule, f"{c.given!r} taken as {c.rule} ({name}; {source})"))
+        out.append(TakenAs(c.given, c.rule, f"{_said(c.given)} taken as {c.rule} ({name}; {source})"))
     return out
 
 
