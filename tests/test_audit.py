@@ -1525,6 +1525,13 @@ def test_a_sheet_row_name_shared_by_rules_of_other_option_settings_names_the_one
     rc, out, _ = run_cli("audit", "--hand", "234m678m77z [444m] [999m] +3f1y", "-w", "8m", "--seat-wind", "W",
                          "-r", "swedish", "--claimed", "104", "--claimed-lines", str(claim), "--no-history")
     assert rc == 0 and "computed 104 — MATCH" in out and "'Par' taken as pair (" in out, out
+    # under pair_by_discard=zero two rules named so can count: pair-discard-zero (points; the pair of 7z was not
+    # completed by the discard 8m, which completes 678m, so it scores its 2) and pair-discard-open (a note): the
+    # claimed points name the first (a reviewer's)
+    rc, out, _ = run_cli("audit", "--hand", "234m678m77z [444m] [999m] +3f1y", "-w", "8m", "--seat-wind", "W",
+                         "-r", "swedish", "--option", "pair_by_discard=zero", "--claimed", "104",
+                         "--claimed-lines", str(claim), "--no-history")
+    assert rc == 0 and "computed 104 — MATCH" in out and "'Par' taken as pair-discard-zero (" in out, out
 
 
 def test_a_very_long_claimed_name_is_said_back_cut(run_cli, tmp_path):
@@ -1537,3 +1544,8 @@ def test_a_very_long_claimed_name_is_said_back_cut(run_cli, tmp_path):
                          "--claimed-lines", str(claim), "--no-history")
     line = next(ln for ln in out.splitlines() if "not earned:" in ln)
     assert rc == 1 and "… (3,000 characters) is not a rule of nts" in line and len(line) < 400, line
+    # … and in the arithmetic line, a claimed name with no amount (a reviewer's: 3 137 characters long)
+    claim.write_text(json.dumps([{"name": "x" * 3000}]), encoding="utf-8")
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s555z11z win:1z", "-r", "nts", "--claimed", "72",
+                         "--claimed-lines", str(claim), "--no-history")
+    assert rc == 1 and max(len(ln) for ln in out.splitlines()) < 450, max(len(ln) for ln in out.splitlines())

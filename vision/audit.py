@@ -511,10 +511,11 @@ def _finite_number(v: Any) -> bool:
 SAID_CHARS = 240
 
 
-def _said(given: str) -> str:
-    """A claimed name quoted as a verdict says it back: ``repr``, cut to :data:`SAID_CHARS` characters with its whole
-    length said (the longest rule name with its English gloss, rode-draak's, is 233)."""
-    return repr(given) if len(given) <= SAID_CHARS else repr(given[:SAID_CHARS]) + f"… ({len(given):,} characters)"
+def _said(given: str, quoted: bool = True) -> str:
+    """A claimed name as a verdict says it back: ``repr`` (as it is, ``quoted`` False), cut to :data:`SAID_CHARS`
+    characters with its whole length said (the longest rule name with its English gloss, rode-draak's, is 233)."""
+    say = repr if quoted else str
+    return say(given) if len(given) <= SAID_CHARS else say(given[:SAID_CHARS]) + f"… ({len(given):,} characters)"
 
 
 def _short(v: Any) -> str:
@@ -528,6 +529,17 @@ def _can_count(rule, scored: ScoredHand) -> bool:
     option can never count there)."""
     opts = getattr(scored, "options", None) or {}
     return not any(k in opts and opts[k] != v for k, v in rule.when.items())
+
+
+def _countable(rules: list, scored: ScoredHand, amounts: Mapping[str, float] | None) -> list:
+    """Of several ``rules`` one name names, those that can count under the options ``scored`` was scored with
+    (:func:`_can_count`) and are of the kind of the claimed ``amounts`` (:func:`_claim_kinds`), when any are; all of
+    them otherwise, or when there is one. A referee's "Par", the swedish sheet's row name of pair, was "names 3
+    rules": pair (the default, pair_by_discard=scores) and two of pair_by_discard=zero, one a note worth nothing."""
+    if len(rules) < 2:
+        return rules
+    kinds = _claim_kinds(amounts)
+    return [r for r in rules if _can_count(r, scored) and (kinds is None or r.kind in kinds)] or rules
 
 
 def bare_name_rules(given: str, rs: Ruleset) -> list:
@@ -656,10 +668,7 @@ def resolve_claims(lines: Sequence[Mapping[str, Any]], rs: Ruleset, scored: Scor
                     break
         partial, candidates = False, ()
         if rid is None:  # the name without what a rule's name says in brackets, when one rule alone has it
-            hits = bare_name_rules(given, rs)
-            if len(hits) > 1:  # (only the rules the options let count: a referee's "Par", the swedish sheet's row
-                # name of pair, was "names 3 rules", two of them rules of pair_by_discard=zero, not the default)
-                hits = [r for r in hits if _can_count(r, scored)] or hits
+            hits = _countable(bare_name_rules(given, rs), scored, amounts)
             rid, partial = (hits[0].id, True) if len(hits) == 1 else (None, False)
             if not hits:  # (a name two rules share without brackets stays theirs: compare names both)
                 rid, partial, candidates = _by_part(given, rs, scored, amounts)
@@ -806,10 +815,10 @@ def add_up_claims(claims: Sequence[Claimed], scored: ScoredHand, claimed_total: 
     for c in claims:
         rule = rs.rule(c.rule) if c.rule in ids else None
         if not c.amounts and (rule is None or rule.kind != "note"):  # (a claimed note line adds nothing to say)
-            no_amount.append(c.given)
+            no_amount.append(_said(c.given, quoted=False))
         for k, v in c.amounts.items():
             if k in ("doublings", "multiplier") and k not in kinds:
-                foreign.append(f"{c.given} {_fmt_amounts({k: v})}")
+                foreign.append(f"{_said(c.given, quoted=False)} {_fmt_amounts({k: v})}")
                 foreign_kinds.add({"doublings": "doublings", "multiplier": "multipliers"}[k])
             else:
                 made.append((_claimed_line(c, rule, k, v), c, k, v))
@@ -850,7 +859,7 @@ def add_up_claims(claims: Sequence[Claimed], scored: ScoredHand, claimed_total: 
         if kept.get(_line_key(ln), 0) > 0:
             kept[_line_key(ln)] -= 1
         else:
-            not_added.append(f"{c.given} {_fmt_amounts({k: v})}")
+            not_added.append(f"{_said(c.given, quoted=False)} {_fmt_amounts({k: v})}")
     cash = sum(float(ln.cash) for ln in t.lines if ln.kind == "cash")
     total = int(t.total)
     msg = (f"the claimed lines add up to {'the claimed ' if total == claimed_total else ''}{total} under {rs.id}'s "
@@ -1048,7 +1057,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             loose.setdefault(_norm(c.given), []).append(c)
         for cs in loose.values():
             given = cs[0].given
-            several = bare_name_rules(given, rs)
+            several = _countable(bare_name_rules(given, rs), scored, _summed(cs))
             if len(several) > 1:  # a name shared by rules that differ only in brackets: (dicht) / (open)
                 msg = (f"not earned: {_said(given)}{_on_lines(cs)} names {len(several)} rules of {rs.id}: "
                        + ", ".join(f"{r.id} ({r.label()})" for r in several)
