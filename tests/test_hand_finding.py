@@ -248,6 +248,17 @@ def test_a_tile_that_would_win_before_the_first_or_after_the_last_tile_is_given_
     assert done.reading.legal and sorted(done.reading.hand.concealed) == sorted(row + ["9s"]), done.reading.notation
 
 
+def test_no_place_at_a_row_end_next_to_a_meld_further_along_the_row():
+    # a reviewer's 13 tiles 111m 456p 55s 78s with [777z] a finger further along the same row (as docs/photo.md lays
+    # them): told "a 9s (--add 11=9s)", which --add refused (the 9s would join the concealed tiles to the meld). The
+    # 9s has no place there; the 6s, between tiles 8 (5s) and 9 (7s), keeps its own
+    photo = Photo(np.zeros((700, 1800, 3), np.uint8), (1800, 700), 1.0, "x")
+    groups = [["1m", "1m", "1m", "4p", "5p", "6p", "5s", "5s", "7s", "8s"], ["7z", "7z", "7z"]]
+    res = read_detections(photo, *_gapped_row(groups), load_ruleset("nts"), Context())
+    note = next(n for n in res.reading.notes if "read and scored as a non-winner's hand" in n)
+    assert note.endswith(": a 6s (--add 9=6s) or a 9s would make it a winning hand"), note
+
+
 def test_suit_order_place_at_the_row_ends():
     from vision.decode import place_words, suit_order_place
     row = "2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 2z 2z".split()
@@ -256,11 +267,16 @@ def test_suit_order_place_at_the_row_ends():
     assert place_words("5z", list(range(1, 14)), row) == "; in suit order it lies after tile 13 (2z): --add 14=5z"
     assert place_words("1m", list(range(1, 14)), row) == "; in suit order it lies before tile 1 (2m): --add 1=1m"
     # the winning tile laid out of order at the end: a tile before the first still has its place, one after the
-    # last has none (after which tile: the 1p's, or the 1z's before it?)
+    # honours goes after them, before that winning tile (index 12)
     late = row[:-1] + ["1p"]
-    assert suit_order_place(late, "1m") == 0 and suit_order_place(late, "5z") is None
-    # an unsorted row: no place at either end
-    assert suit_order_place(["1z", "2m", "3m", "9s", "1p"], "1m") is None
+    assert suit_order_place(late, "1m") == 0 and suit_order_place(late, "5z") == 12
+    # the suits in a player's own order (bamboo first): each in its run (a tester's 2s…9s 222m 55p short of its 1s)
+    own = "2s 3s 4s 5s 6s 7s 8s 9s 2m 2m 2m 5p 5p".split()
+    assert suit_order_place(own, "1s") == 0 and suit_order_place(own, "4s") == 2 and suit_order_place(own, "7p") == 13
+    assert suit_order_place(own, "1z") is None  # (a suit the row lacks: where would it go?)
+    # an unsorted row: no place at either end; an end that may not take a tile (a meld next along the row): none there
+    assert suit_order_place(["1z", "2m", "9s", "3m", "1p"], "1m") is None
+    assert suit_order_place(row, "1m", (False, True)) is None and suit_order_place(row, "5z", (True, False)) is None
 
 
 @pytest.mark.parametrize("name", ["render-s7-12", "render-s8-3"])
@@ -3674,3 +3690,107 @@ def test_a_concealed_kong_shown_beside_flowers_below_the_row_keeps_its_backs(bel
     photo = Photo(np.zeros((700, 1400, 3), np.uint8), (1400, 700), 1.0, "x")
     res = read_detections(photo, det, rd, NTS, Context())
     assert res.reading.legal and res.reading.notation == want, res.reading.notation
+
+
+def _gapped_row(groups, gap=35.0, probs=None):
+    """Detections + readings of one level row of groups of tile codes: tiles 90 px wide at a 92 px step, each group
+    ``gap`` px further on (a finger's width); each read as its code at 0.97, or at ``probs[k]`` (a row of NUM_CLASSES
+    probabilities) for tile k."""
+    boxes, codes, x = [], [], 40.0
+    for g in groups:
+        for c in g:
+            boxes.append([x, 300, x + 90, 420])
+            codes.append(c)
+            x += 92
+        x += gap
+    p = np.full((len(codes), NUM_CLASSES), 0.03 / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes):
+        p[k, CLASS_INDEX[c]] = 0.97
+    for k, row in (probs or {}).items():
+        p[k] = row
+    return Detections.make(boxes, np.full(len(codes), 0.9)), TileReadings.make(p, ["upright"] * len(codes))
+
+
+def test_a_meld_set_apart_among_the_concealed_tiles_of_its_row_is_not_sure():
+    # a tester's concealed 123456m 555p 77s 666z, each suit a finger's width apart, won on 6z set apart: the 555p
+    # between two groups of concealed tiles was read [555p] exposed at > 99 %, 52 points for 56 (nts: concealed
+    # pung of simples 4 against exposed 2, 002:10, and the concealed hand's points): now at most half sure, with a
+    # note pointing at --exposed
+    photo = Photo(np.zeros((700, 1800, 3), np.uint8), (1800, 700), 1.0, "x")
+    groups = [["1m", "2m", "3m", "4m", "5m", "6m"], ["5p", "5p", "5p"], ["7s", "7s"], ["6z", "6z"], ["6z"]]
+    res = read_detections(photo, *_gapped_row(groups), load_ruleset("nts"), Context())
+    assert res.reading.legal and "[555p]" in res.reading.notation and res.reading.confidence <= 0.5, \
+        (res.reading.notation, res.reading.confidence)
+    assert any(n.startswith("unsure: tiles 7-9 lie apart like an exposed meld, but among the concealed tiles of their "
+                            "row") and n.endswith("--exposed none") for n in res.reading.notes), res.reading.notes
+    done = read_detections(photo, *_gapped_row(groups), load_ruleset("nts"), Context(), exposed="none")
+    assert "[" not in done.reading.notation and done.reading.confidence > 0.8, done.reading.notation
+    # laid as docs/photo.md asks (the concealed tiles touching, the winning tile apart, the meld after them): sure
+    laid = [["1m", "2m", "3m", "4m", "5m", "6m", "7s", "7s", "6z", "6z"], ["6z"], ["5p", "5p", "5p"]]
+    res = read_detections(photo, *_gapped_row(laid), load_ruleset("nts"), Context())
+    assert "[555p]" in res.reading.notation and res.reading.confidence > 0.8, (res.reading.notation,
+                                                                             res.reading.confidence)
+    # melds on both sides of the concealed pair (a hand laid out in sets): all four in the note
+    sets = [["1m", "2m", "3m"], ["4m", "5m", "6m"], ["5p", "5p", "5p"], ["7s", "7s"], ["6z", "6z", "6z"]]
+    res = read_detections(photo, *_gapped_row(sets), load_ruleset("nts"), Context())
+    assert any(n.startswith("unsure: tiles 1-9, 12-14 lie apart like exposed melds") for n in res.reading.notes), \
+        res.reading.notes
+
+
+def test_a_pung_read_alike_is_as_sure_as_one_tile_read_at_their_mean():
+    # a tester's 111m seen steeply from above, read 4m at 56, 80 and 86 % (1m nowhere near), was 444m at 91 %: the
+    # three readings were weighed as if each told nothing of the others'. Tiles of one face are misread alike, and
+    # any face makes a pung: the three are as sure as one tile read at their mean, (0.56 + 0.80 + 0.86) / 3 = 74 %,
+    # under decode.ALIKE_SURE (90 %): the confidence × 0.74 / 0.9
+    photo = Photo(np.zeros((700, 1800, 3), np.uint8), (1800, 700), 1.0, "x")
+    probs = {}
+    for k, q in enumerate((0.56, 0.80, 0.86)):
+        row = np.full(NUM_CLASSES, (1 - q) / (NUM_CLASSES - 1), np.float32)
+        row[CLASS_INDEX["4m"]] = q
+        probs[k] = row
+    groups = [["4m", "4m", "4m", "9p", "9p", "9p", "3s", "3s", "3s", "7s", "7s", "2z", "2z"], ["7s"]]
+    res = read_detections(photo, *_gapped_row(groups, probs=probs), load_ruleset("nts"), Context())
+    assert res.reading.notation == "444m999p333777s22z win:7s", res.reading.notation
+    assert 0.6 < res.reading.confidence < 0.8, res.reading.confidence
+    assert any(n.startswith("unsure: tiles 1-3 are read alike as 4m at 74% on average") for n in res.reading.notes), \
+        res.reading.notes
+    # the same row read at 97 % each: sure
+    res = read_detections(photo, *_gapped_row(groups), load_ruleset("nts"), Context())
+    assert res.reading.confidence > 0.9, res.reading.confidence
+
+
+def test_a_concealed_kong_of_four_backs_says_its_face_is_not_in_the_photo():
+    # a tester's kong of four green backs was scored as (1111m), a kong of terminals, 32 points (002:11), with only
+    # "(tile unknown)" said: a kong of simples scores 16 (002:10), of dragons 32 and a doubling (002:60). The note
+    # says the face was not seen and how to set it; set with --fix, the kong is read so
+    photo = Photo(np.zeros((700, 1900, 3), np.uint8), (1900, 700), 1.0, "x")
+    groups = [["3s", "4s", "5s", "7p", "8p", "9p", "6z"], ["6z"], ["0x", "0x", "0x", "0x"], ["2p", "2p", "2p"]]
+    det, rd = _gapped_row(groups)
+    down = [i for i, c in enumerate(c for g in groups for c in g) if c == "0x"]
+    det = Detections.make(det.boxes, det.scores, [i in down for i in range(len(det))])
+    rd = TileReadings.make(rd.probs, ["face-down" if i in down else "upright" for i in range(len(rd))])
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    kong = next(m for m in res.reading.melds if m.concealed and m.kind == "kong")
+    nums = sorted(res.order.index(p) + 1 for p in kong.positions)
+    assert nums == [9, 10, 11, 12], nums
+    assert any(n.startswith("tiles 9-12 are a concealed kong shown face down: the photo does not show its face") and
+               n.endswith("its face decides its points: set its face with --fix 9=TILE") for n in res.reading.notes), \
+        res.reading.notes
+    done = read_detections(photo, det, rd, load_ruleset("nts"), Context(), fixes={9: "7z"})
+    assert "(7777z)" in done.reading.notation and not any("shown face down" in n for n in done.reading.notes), \
+        done.reading.notation
+
+
+def test_a_flower_where_the_missing_suit_tile_goes_is_named_as_the_tile_misread():
+    # a tester's bird 1s before a row 2s…9s 222m 55p (the bamboo first, the player's own suit order) was read 1y at
+    # the row's start, taken as a bonus tile, and the 13 tiles read as a non-winner's hand told to add "a 1s or a
+    # 4s": the 1s was the tile read 1y. 23456789s 222m 55p waits on 1s, 4s or 7s (the open waits of the nine
+    # bamboo); the 1s goes before tile 2 (2s), where tile 1 lies, read 1y: its --fix comes first
+    photo = Photo(np.zeros((700, 1800, 3), np.uint8), (1800, 700), 1.0, "x")
+    groups = [["1y", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s", "2m", "2m", "2m", "5p", "5p"]]
+    res = read_detections(photo, *_gapped_row(groups), load_ruleset("nts"), Context())
+    note = next(n for n in res.reading.notes if "read and scored as a non-winner's hand" in n)
+    assert note.endswith(": a 1s (tile 1, read 1y, lies where it goes: if it is one, set it with --fix 1=1s; else "
+                         "--add 2=1s) or a 4s (--add 4=4s) or a 7s (--add 7=7s) would make it a winning hand"), note
+    done = read_detections(photo, *_gapped_row(groups), load_ruleset("nts"), Context(), fixes={1: "1s"})
+    assert done.reading.legal and done.reading.hand.context.winner, done.reading.notation

@@ -1217,3 +1217,69 @@ def test_the_demo_upside_down_keeps_its_turn_whatever_the_winning_tile(run_cli, 
     rc, out, err = run_cli("photo", str(path), "--no-history", "-w", "8p")
     assert rc == 0 and "read turned 180° clockwise" in out and "win:8p" in out, out + err
     assert _tiles_line(out) == _tiles_line(plain), out
+
+
+def test_a_suggested_add_says_the_users_fix_numbers_as_they_read_with_it():
+    # a tester's audit with --fix 14=- was told "a 7s (--add 10=7s) or a 2z (--add 12=2z) would make it a legal
+    # hand", and `--fix 14=- --add 10=7s` left out another tile: --fix numbers count the added tiles (docs/photo.md),
+    # so with a tile added at 10 the tile left out is 15
+    from vision.pipeline import _fixes_after_adds
+    problem = "…; a 7s (--add 10=7s) or a 2z (--add 12=2z) would make it a legal hand; add … with --add POS=TILE"
+    assert _fixes_after_adds(problem, {14: "-", 3: "5p"}) == (
+        "; with --add 10=7s, your corrections are --fix 3=5p,15=-; with --add 12=2z, your corrections are "
+        "--fix 3=5p,15=-")
+    assert _fixes_after_adds(problem, {3: "5p"}) == ""  # (no number moves)
+    assert _fixes_after_adds("…; add a tile the detector missed with --add POS=TILE", {14: "-"}) == ""
+    # two tiles added in turn (a kong's backs, --add 13=0x,16=0x): 14 moves to 15 for the first, and stays 15 for the
+    # second (added after it, at 16); 17 moves to 18, then 19
+    assert _fixes_after_adds("… add them with --add 13=0x,16=0x", {14: "5p", 17: "-"}) == (
+        "; with --add 13=0x,16=0x, your corrections are --fix 15=5p,19=-")
+
+
+def test_a_playing_tile_to_add_after_the_hand_goes_before_flowers_laid_at_the_concealed_rows_end():
+    # a tester's hand: four exposed melds (tiles 1-12), a 1s (13) and a 2f (14) at the row's end, two boxes left out
+    # (15-16). Their 1s added far off was told "add it in the hand's row instead (after its last tile: --add 15=1s)";
+    # added after the 2f, 1s 2f 1s became a group of four read as an exposed meld. A playing tile goes before such
+    # flowers (--add 14=1s); a flower still goes after them; and after a concealed kong and its flower (the demo's
+    # numbering: concealed 1-9, pung 10-12, kong 13-16, flower 17) both go after the flower
+    from vision.decode import number_after_hand
+    roles = ["exposed"] * 12 + ["concealed", "bonus", "ignored", "ignored"]
+    order = list(range(16))
+    assert number_after_hand(order, roles) == 15 and number_after_hand(order, roles, playing=True) == 14
+    demo = ["concealed"] * 8 + ["winning"] + ["exposed"] * 3 + ["concealed-kong"] * 4 + ["bonus"]
+    assert number_after_hand(list(range(17)), demo) == number_after_hand(list(range(17)), demo, playing=True) == 18
+
+
+def test_tiles_set_outside_the_hand_are_told_to_be_added_at_numbers_that_hold_in_order():
+    # a reviewer's hand: four exposed melds (tiles 1-12), 1s 2f at the row's end (13-14), two boxes far off (15 9p,
+    # 16 3f). Set as 3f and 1s with --fix, both were "not counted … add it with --add 15=…": added so, the 1s went
+    # after the 2f (1s 2f 1s, an exposed meld of four). Now the 3f goes after the 2f (15) and the 1s before it (14):
+    # added in the notes' order, the hand is 11s and the four melds, with 2f 3f
+    from scoring import Context
+    from vision.classes import CLASS_INDEX, NUM_CLASSES
+    from vision.classify import TileReadings
+    from vision.detect import Detections
+    from vision.io import Photo
+    from vision.pipeline import read_detections
+    groups = [["2m"] * 3, ["5p"] * 3, ["7s"] * 3, ["4z"] * 3, ["1s", "2f"]]
+    boxes, codes, x = [], [], 40.0
+    for g in groups:
+        for c in g:
+            boxes.append([x, 300, x + 90, 420])
+            codes.append(c)
+            x += 92
+        x += 60
+    boxes += [[1900, 40, 1990, 160], [2100, 40, 2190, 160]]
+    codes += ["9p", "3f"]
+    p = np.full((len(codes), NUM_CLASSES), 0.03 / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes):
+        p[k, CLASS_INDEX[c]] = 0.97
+    det = Detections.make(boxes, np.full(len(codes), 0.9))
+    rd = TileReadings.make(p, ["upright"] * len(codes))
+    photo = Photo(np.zeros((800, 2400, 3), np.uint8), (2400, 800), 1.0, "x")
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context(), fixes={15: "3f", 16: "1s"})
+    said = [n for n in res.reading.notes if "is not counted" in n]
+    assert [n.rsplit("--add ", 1)[1] for n in said] == ["15=3f", "14=1s"], said
+    done = read_detections(photo, det, rd, load_ruleset("nts"), Context(), additions=[(15, "3f"), (14, "1s")])
+    assert done.reading.legal and done.reading.notation.startswith("11s [222m] [555p] [777s] [444z] +23f"), \
+        done.reading.notation

@@ -886,6 +886,19 @@ MESSAGES = [
      "if they are not the hand's, say so with --fix "),
     ("not a winning hand under nts: …; if the hand did not win, give --not-winner: tile 14 (5s), set apart at the "
      "row's end, is then left out as a discard", "the row's end, is then left out as a discard"),
+    # (the user's --fix numbers as they read with a suggested --add, vision.pipeline._fixes_after_adds)
+    ("found 13 tiles in the hand …; a 7s (--add 10=7s) or a 2z (--add 12=2z) would make it a legal hand; add a tile "
+     "the detector missed with --add POS=TILE (your corrections: 14=-; with --add 10=7s, your corrections are --fix "
+     "15=-; with --add 12=2z, your corrections are --fix 15=-)", "your corrections are --fix "),
+    # (a flower lying where the missing suit tile goes: its --fix first, vision.decode.add_words)
+    ("the hand's row shows 13 tiles: …: a 1s (tile 1, read 1y, lies where it goes: if it is one, set it with --fix "
+     "1=1s; else --add 2=1s) or a 4s (--add 4=4s) would make it a winning hand", "lies where it goes: if it is one, "),
+    # (melds read among the concealed tiles of their row; a concealed kong of four backs, its face unknown)
+    ("unsure: tiles 7-9 lie apart like an exposed meld, but among the concealed tiles of their row (the concealed "
+     "tiles are laid touching, the exposed melds beside them): if they are concealed tiles (a hand laid out in sets), "
+     "name the melds on the table with --exposed, or give --exposed none", "name the melds on the table with --exposed"),
+    ("tiles 9-12 are a concealed kong shown face down: the photo does not show its face, and this reading takes "
+     "(1111m) for it; its face decides its points: set its face with --fix 9=TILE", "a concealed kong shown face down: the "),
     ("read as a winning hand, the same boxes make 234m56799p345678s win:9p (>99% sure): if the hand won, leave out "
      "--not-winner (this reading leaves out a tile that one takes in: at most 50% sure)",
      "that one takes in: at most"),
@@ -928,8 +941,9 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "--fix 15=1f" in t))
     assert said.endswith("; tile 15 (1s) lies beside a flower or season: if it is one, tap it and choose 1f"), said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "(--add 6=5s)" in t))
-    assert said.endswith(": a 2s (“+ Add a missed tile” as tile 4) or a 5s (“+ Add a missed tile” as tile 6) would "
-                         "make it a winning hand"), said
+    # (not "as tile 4": the page's button adds at its own place, before the hand's first concealed tile)
+    assert said.endswith(": a 2s (with “+ Add a missed tile”) or a 5s (with “+ Add a missed tile”) would make it a "
+                         "winning hand"), said
 
 
 #: the scoring's refusals and notes that name a command-line option (the errors of /api/hand and /api/settle, a

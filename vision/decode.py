@@ -256,6 +256,9 @@ class Reading:
     #: groups a non-winner's reading leaves out beside the concealed tiles in their row that made it less sure
     #: (:func:`_beside_left_out_sureness`): (their detection indices, the factor the confidence was × by)
     left_beside: tuple[tuple[tuple[int, ...], float], ...] = ()
+    #: tiles read as one face, three or four of them, whose mean probability cost the reading
+    #: (:func:`_alike_sureness`): (their detection indices, the factor the confidence was × by)
+    alike: tuple[tuple[tuple[int, ...], float], ...] = ()
 
 
 # ----------------------------------------------------------------------------- candidates
@@ -543,12 +546,21 @@ def _other_size_hint(found: int, rs: Ruleset) -> str:
     return ""
 
 
-def number_after_hand(order: Sequence[int], roles: Sequence[str]) -> int:
+def number_after_hand(order: Sequence[int], roles: Sequence[str], playing: bool = False) -> int:
     """The tile number just after the last one in the hand (``order``: detection indices in number
     order; ``roles`` per detection): where a tile given with ``--add`` joins the hand's row. Boxes
     left out of the hand are numbered after its tiles, and a tile added beside one of them would be
-    left out with it."""
-    return max((k + 1 for k, p in enumerate(order) if roles[p] != "ignored"), default=0) + 1
+    left out with it. ``playing``: for a playing tile, the bonus tiles that end the numbering right after
+    a concealed tile (flowers laid at the end of the concealed row) are passed over, so the tile goes
+    before them: a tester's 1s added after such a 2f made 1s 2f 1s a group of four, read as an exposed meld."""
+    last = max((k for k, p in enumerate(order) if roles[p] != "ignored"), default=-1)
+    if playing:
+        k = last
+        while k >= 0 and roles[order[k]] == "bonus":
+            k -= 1
+        if k < last and k >= 0 and roles[order[k]] in ("concealed", "winning"):
+            last = k
+    return last + 2
 
 
 #: the confidence (0..1) below which a legal reading is unsure: `batch` flags it needs-review (its
@@ -685,11 +697,15 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         reading = _unread_sureness(_bonus_sureness(reading, best[1].bonus_codes, readings, lay), readings, lay)
         if not override:  # (the melds the user named may force a change: theirs to say)
             reading = _changed_sureness(reading, readings, lay)
+        reading = _alike_sureness(reading, readings, lay)
+        if not override:
+            reading = _faceless_kong_note(reading, lay)
         if not override and forced_win is None:  # (the forced winning tile's doubt weighs a meld made concealed)
             reading = _broken_group_sureness(reading, lay)
         reading = _left_out_sureness(reading, readings, lay)
         if not override:
             reading = _one_back_kong_sureness(reading, backs, lay)
+            reading = _among_concealed_sureness(reading, lay)
             reading = _beside_left_out_sureness(reading, readings, lay, winner)
         if forced_win is not None and not override:  # (melds named: the others are as said, docs/photo.md)
             reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
@@ -838,6 +854,76 @@ def loose_bonus_adds(faces: Sequence[str], skip: Iterable[str]) -> list[str]:
 #: face-down or all four; three face-up alike tiles beside one face-down box are as likely a pung with a stray
 #: face-down tile or object touching it) is only this sure (:func:`_one_back_kong_sureness`)
 ONE_BACK_KONG = 0.5
+#: a reading's confidence is × this when its exposed melds lie among the concealed tiles of their row
+#: (:func:`_among_concealed_sureness`)
+AMONG_CONCEALED = 0.5
+#: the words of its note (the confidence line points at it)
+AMONG_CONCEALED_NOTE = "lie apart like exposed melds, but among the concealed tiles of their row"
+AMONG_CONCEALED_ONE = "lie apart like an exposed meld, but among the concealed tiles of their row"
+
+
+def _among_concealed_sureness(reading: Reading, lay: Layout) -> Reading:
+    """``reading`` with its confidence × :data:`AMONG_CONCEALED` when a group it reads as an exposed meld (a group
+    set apart, which the layout offered as concealed tiles too) lies between concealed tiles of its row, or
+    exposed melds lie on both sides of the row's concealed tiles, or the row's concealed tiles are themselves split
+    by gaps into two groups of two or more, and a note naming them with the way out. The
+    concealed tiles are laid touching and the melds beside them (docs/photo.md); a hand laid out in sets, its
+    concealed tiles split by gaps like a meld's, tells nothing of which groups are exposed: a tester's concealed
+    123456m 555p 77s 666z, each suit a finger apart, was read with [555p] exposed at > 99 %, 52 points for 56.
+    The winning tile, bonus tiles and concealed kongs are not counted on either side. Not applied to melds the
+    user named (``--exposed``)."""
+    geo = lay.geometry
+    num = _numbers(lay)
+    doubtful: list[int] = []
+    for r in geo.hand_rows:
+        along = {t: k for k, t in enumerate(geo.row_tiles(r))}
+        conc = [along[t] for t in along if reading.roles[t] == "concealed"]
+        melds = [g for g in lay.groups if g.row == r and g.tiles and all(t in along for t in g.tiles)
+                 and all(reading.roles[t] == "exposed" for t in g.tiles)
+                 and any(o.role == "concealed" for o in g.options)]
+        if not conc or not melds:
+            continue
+        first, last = min(conc), max(conc)
+        before = [g for g in melds if max(along[t] for t in g.tiles) < first]
+        after = [g for g in melds if min(along[t] for t in g.tiles) > last]
+        between = [g for g in melds if g not in before and g not in after]
+        # (the concealed tiles themselves split by gaps, two groups of two or more: a reviewer's 555m laid first, then
+        # 123456p, 77s and 66z each a finger apart, read [555m] at > 99 %)
+        split = sum(1 for g in lay.groups if g.row == r and len(g.tiles) >= 2
+                    and all(t in along and reading.roles[t] == "concealed" for t in g.tiles)) >= 2
+        if between or (before and after) or split:
+            doubtful.extend(t for g in melds for t in g.tiles)
+    if not doubtful:
+        return reading
+    nums = sorted(num[t] for t in doubtful)
+    words = AMONG_CONCEALED_NOTE if len(nums) > 4 else AMONG_CONCEALED_ONE
+    note = (f"unsure: tiles {number_spans(nums)} {words} (the concealed tiles are laid touching, the exposed melds "
+            f"beside them): if they are concealed tiles (a hand laid out in sets), "
+            f"name the melds on the table with --exposed, or give --exposed none")
+    return replace(reading, confidence=reading.confidence * AMONG_CONCEALED, notes=reading.notes + (note,))
+
+
+def _faceless_kong_note(reading: Reading, lay: Layout) -> Reading:
+    """``reading`` with a note for each concealed kong it reads from four face-down tiles: the photo does not show
+    its face, the face the reading gives it (the first the search found) decides the kong's points, and
+    ``--fix N=TILE`` on one of its tiles names it. A tester's kong of four green backs was scored as (1111m), a
+    kong of terminals, 32 points, with only the layout's note "(tile unknown)": a kong of simples scores 16, of
+    dragons 32 and a doubling."""
+    num = _numbers(lay)
+    notes = list(reading.notes)
+    for m in reading.melds:
+        if not (m.concealed and m.kind == "kong" and len(m.positions) == 4
+                and all(reading.raw[p] == BACK for p in m.positions)):
+            continue
+        nums = sorted(num[p] for p in m.positions if p in num)
+        if not nums:
+            continue
+        notes.append(f"{_tiles_span(nums)} are a concealed kong shown face down: the "
+                     f"photo does not show its face, and this reading takes {m.notation()} for it; its face decides "
+                     f"its points: set its face with --fix {nums[0]}=TILE")
+    return reading if len(notes) == len(reading.notes) else replace(reading, notes=tuple(notes))
+
+
 #: the words of its note (the confidence line points at it)
 ONE_BACK_KONG_NOTE = "with one face-down tile"
 
@@ -1252,6 +1338,69 @@ def _changed_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> 
         notes.append(f"unsure: {which} {CHANGED_NOTE} (a tile lying on the hand, a tile not boxed, clutter among "
                      f"the tiles): check it ({format_confidence(f)} that the change is right)")
     return replace(reading, confidence=reading.confidence * f, notes=tuple(notes))
+
+
+#: a pung or kong read alike at a mean probability under this costs the reading's confidence in proportion
+#: (:func:`_alike_sureness`); at or over it, nothing: four pungs read at 97 % each would be 88 % sure, where the
+#: hands of the evaluation sets read so are right
+ALIKE_SURE = 0.9
+#: the words of :func:`_alike_sureness`'s note (the confidence line points at it)
+ALIKE_NOTE = "are read alike"
+
+
+def _alike_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
+    """``reading`` with its confidence × p̄ / (:data:`ALIKE_SURE` · s), when under 1, for each face it reads on three
+    or four of the hand's tiles (a pung or kong, concealed or exposed; not backs, nor tiles the reading changed): p̄
+    the classifier's mean probability of that face over those tiles, s its share when the tiles are taken as read
+    each on its own (Π p(face) over Σ_f Π p(f), the 34 playing faces), and a note when that is under 0.95. The
+    confidence is the reading's share among the legal readings found, each tile's reading weighed as if it told
+    nothing of the others'; the tiles of one face look alike in one photo and are misread alike, and any face makes
+    a legal pung: a tester's 111m seen steeply from above, read 4m at 56, 80 and 86 % (1m nowhere near), was 444m
+    at 91 %, 152 points for 168. Read as one tile, the three are as sure as one tile read at their mean (74 %):
+    × 0.74 / 0.9, 75 %."""
+    from scoring.decompose import standard_splits
+
+    play = [CLASS_INDEX[c] for c in PLAYING_TILES]
+    changed = set(reading.changed)
+
+    def unchanged(p: int, face: str) -> bool:
+        return p not in changed and reading.raw[p] == face == reading.tiles[p]
+
+    groups: list[tuple[str, list[int]]] = []  # (face, the positions of its pung or kong)
+    for m in reading.melds:  # (the melds on the table, and concealed kongs: each is a pung or kong)
+        if m.tile in PLAYING_TILES and m.kind in ("pung", "kong"):
+            groups.append((m.tile, [p for p in m.positions if unchanged(p, m.tile)]))
+    # the concealed tiles' faces that are a pung however the hand is split (a chow's tile beside a pair of its face,
+    # 11m + 123m, is no pung: three tiles read alike only where any face would make the same hand)
+    conc = [p for p, role in enumerate(reading.roles) if role in ("concealed", "winning") and reading.tiles[p]]
+    faces = Counter(reading.tiles[p] for p in conc)
+    splits = standard_splits([reading.tiles[p] for p in conc]) if reading.hand is not None else []
+    for face, k in faces.items():
+        if k < 3 or face not in PLAYING_TILES:
+            continue
+        if splits and not all(any(m.kind in ("pung", "kong") and m.tile == face for m in sp) for sp in splits):
+            continue
+        groups.append((face, [p for p in conc if reading.tiles[p] == face and unchanged(p, face)]))
+    conf, notes, num, costs = reading.confidence, list(reading.notes), _numbers(lay), []
+    for face, pos in groups:
+        if len(pos) < 3:
+            continue
+        q = readings.probs[pos][:, play].astype(np.float64)
+        mean = float(readings.probs[pos, CLASS_INDEX[face]].mean())
+        logs = np.log(np.maximum(q, 1e-12)).sum(axis=0)
+        share = float(np.exp(logs[PLAYING_TILES.index(face)] - np.logaddexp.reduce(logs)))
+        f = min(1.0, mean / (ALIKE_SURE * max(share, 1e-12)))
+        if f >= 1.0:
+            continue
+        conf *= f
+        costs.append((tuple(pos), f))
+        if f < 0.95:
+            nums = sorted(num[p] for p in pos if p in num)
+            notes.append(f"unsure: tiles {number_spans(nums)} {ALIKE_NOTE} as {face} at {format_confidence(mean)} on "
+                         f"average (tiles of one face are misread alike, and any face makes a pung): check them")
+    if not costs:
+        return reading
+    return replace(reading, confidence=conf, notes=tuple(notes), alike=reading.alike + tuple(costs))
 
 
 #: a reading that takes a group set apart like a meld as concealed tiles that make no set together is × this
@@ -1848,40 +1997,111 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                    notation=notation, problem=problem, notes=tuple(lay.notes), count_off=off)
 
 
-def suit_order_place(codes: Sequence[str | None], x: str) -> int | None:
-    """Where tile ``x`` goes in a row of tiles ``codes`` (in the row's order) that players laid in suit order:
-    the index k it goes before (between ``codes[k-1]`` and ``codes[k]``), when the row is in suit order but for
-    one tile at most (the winning tile laid at its end) and one place alone keeps that order with both
-    neighbours, or the places that do all lie among copies of ``x`` (the first of them: each gives the same
-    row); else None (a reviewer's unsorted row had been given a place all the same). With no such place
-    between two tiles: 0 (before the first) for a tile before the first in suit order, when only the last tile
-    breaks the order, or ``len(codes)`` (after the last) for one after the last, when nothing breaks it (a
-    referee's row 2m…9s short of its 1m had been given no place)."""
-    key = {c: k for k, c in enumerate(PLAYING_TILES)}
-    if len(codes) < 2 or not all(c in key for c in list(codes) + [x]):
-        return None
-    breaks = [k for k, (a, b) in enumerate(zip(codes, codes[1:]), 1) if key[b] < key[a]]  # type: ignore[index]
-    if len(breaks) > 1:
-        return None
-    fits = [k for k in range(1, len(codes)) if key[codes[k - 1]] <= key[x] <= key[codes[k]]]  # type: ignore[index]
-    same = all(b == a + 1 and codes[a] == x for a, b in zip(fits, fits[1:]))  # (beside a copy of x: one row)
-    if fits:
-        return fits[0] if same else None
-    if key[x] < key[codes[0]] and (not breaks or breaks == [len(codes) - 1]):  # type: ignore[index]
-        return 0
-    if key[x] > key[codes[-1]] and not breaks:  # type: ignore[index]
-        return len(codes)
-    return None
+def end_neighbours(geo, first: int, last: int) -> tuple[int | None, int | None]:
+    """The detections next along the row before detection ``first`` and after detection ``last`` (the first and
+    last concealed tiles of a row, :class:`vision.layout.Geometry` ``geo``), None where the row ends."""
+    def beside(t: int, step: int) -> int | None:
+        row = next((geo.row_tiles(r) for r in range(len(geo.rows)) if t in geo.row_tiles(r)), ())
+        k = row.index(t) + step if t in row else -1
+        return row[k] if 0 <= k < len(row) else None
+    return beside(first, -1), beside(last, 1)
 
 
-def place_words(x: str, numbers: Sequence[int], codes: Sequence[str | None]) -> str:
+def end_places(geo, roles: Sequence[str], first: int, last: int) -> tuple[bool, bool]:
+    """Whether a tile may be added before detection ``first`` and after detection ``last`` (the first and last
+    concealed tiles of a row, :class:`vision.layout.Geometry` ``geo``; ``roles`` per detection): not where a meld
+    set apart lies next along the row (``--add`` refuses a tile that would join the concealed tiles to an exposed
+    meld further along the same row, docs/photo.md: a reviewer's suggested ``--add 11=9s`` was refused so)."""
+    return tuple(t is None or roles[t] not in ("exposed", "concealed-kong")  # type: ignore[return-value]
+                 for t in end_neighbours(geo, first, last))
+
+
+def bonus_beside(geo, roles: Sequence[str], tiles: Sequence[str | None], num: Mapping[int, int],
+                 row: Sequence[int]) -> "Beside":
+    """(number, reading) of a bonus tile lying next along the row before the first and after the last of the
+    concealed tiles ``row`` (detection indices; :func:`end_neighbours`), None at each end where there is none."""
+    if not row:
+        return None, None
+    return tuple((num[t], tiles[t]) if t is not None and roles[t] == "bonus" and t in num and tiles[t] else None
+                 for t in end_neighbours(geo, row[0], row[-1]))  # type: ignore[return-value]
+
+
+def _suit_runs(codes: Sequence[str]) -> dict[str, tuple[int, int]] | None:
+    """Each suit's run (first, last index) in a row of tile codes laid in suit order — each suit's tiles together,
+    low to high, the suits in any order (a player's own: bamboo first, say) —; None when the row is not so laid."""
+    runs: dict[str, tuple[int, int]] = {}
+    for k, c in enumerate(codes):
+        suit = c[1]
+        if suit in runs and runs[suit][1] != k - 1:
+            return None  # (a suit in two places)
+        if suit in runs and c[0] < codes[k - 1][0]:
+            return None  # (not low to high)
+        runs[suit] = (runs.get(suit, (k, k))[0], k)
+    return runs
+
+
+def suit_order_place(codes: Sequence[str | None], x: str, ends: tuple[bool, bool] = (True, True)) -> int | None:
+    """Where tile ``x`` goes in a row of tiles ``codes`` (in the row's order) that players laid in suit order (each
+    suit's tiles together and low to high, the suits in any order, :func:`_suit_runs`; but for one tile at most,
+    the winning tile laid at its end): the index k it goes before (between ``codes[k-1]`` and ``codes[k]``), when
+    one place alone in its suit's run keeps that order with both neighbours, or the places that do all lie among
+    copies of ``x`` (the first of them: each gives the same row); before the run's first tile when ``x`` is lower,
+    after its last when higher (0, before the row's first tile, or ``len(codes)``, after its last, only where
+    ``ends`` lets: :func:`end_places`); else None (a suit the row lacks, or a row not so laid: a reviewer's
+    unsorted row had been given a place all the same). A referee's row 2m…9s short of its 1m had been given no
+    place, nor a player's bamboo-first row 2s…9s 222m 55p short of its 1s."""
+    if len(codes) < 2 or not all(c in PLAYING_TILES for c in list(codes) + [x]):
+        return None
+    row = list(codes)
+    runs = _suit_runs(row)  # type: ignore[arg-type]
+    if runs is None:  # (the winning tile laid at the row's end, out of order)
+        row = row[:-1]
+        runs = _suit_runs(row)  # type: ignore[arg-type]
+        if runs is None:
+            return None
+    if x[1] not in runs:
+        return None
+    a, b = runs[x[1]]
+    fits = [k for k in range(a, b + 2) if (k == a or row[k - 1][0] <= x[0])  # type: ignore[index]
+            and (k == b + 1 or x[0] <= row[k][0])]  # type: ignore[index]
+    same = all(q == p + 1 and row[p] == x for p, q in zip(fits, fits[1:]))  # (beside a copy of x: one row)
+    if not fits or not same:
+        return None
+    k = fits[0]
+    if (k == 0 and not ends[0]) or (k == len(codes) and not ends[1]):
+        return None
+    return k
+
+
+#: a tile lying at an end of the row where a missing tile would go: (its number, its reading), per end
+Beside = tuple[tuple[int, str] | None, tuple[int, str] | None]
+
+
+def _misread_there(x: str, k: int, n: int, bonus_at: Beside) -> tuple[int, str] | None:
+    """The flower or season of ``bonus_at`` lying where tile ``x`` goes (index ``k`` of a row of ``n``: before its
+    first tile, or after its last), when ``x`` is a suit tile: a misread tile (the bird of a 1s read as a flower),
+    not a missing one. None otherwise."""
+    at = bonus_at[0] if k == 0 else bonus_at[1] if k == n else None
+    return at if at is not None and x[1] in "mps" else None
+
+
+def place_words(x: str, numbers: Sequence[int], codes: Sequence[str | None],
+                ends: tuple[bool, bool] = (True, True), bonus_at: Beside = (None, None)) -> str:
     """"; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m": where tile ``x`` goes in a row of tiles
     ``codes`` numbered ``numbers`` (:func:`suit_order_place`), and the ``--add`` that puts it there ("before tile 1
-    (2m): --add 1=1m", "after tile 13 (8s): --add 14=9s" at the row's ends); "" when it has no such place. (Said of
-    the one tile that would make a hand: :func:`_missing_tile_hint`, :func:`vision.pipeline._missed_tile_words`.)"""
-    k = suit_order_place(codes, x)
+    (2m): --add 1=1m", "after tile 13 (8s): --add 14=9s" at the row's ends); "" when it has no such place. Where a
+    flower or season of ``bonus_at`` lies at that end, it may be the tile, misread, and its ``--fix`` comes first
+    (a tester's bird 1s before a row 2s…9s was read 1y, and the row told to add a 1s). (Said of the one tile that
+    would make a hand: :func:`_missing_tile_hint`, :func:`vision.pipeline._missed_tile_words`.)"""
+    k = suit_order_place(codes, x, ends)
     if k is None:
         return ""
+    at = _misread_there(x, k, len(codes), bonus_at)
+    if at is not None:
+        side = f"before tile {numbers[0]} ({codes[0]})" if k == 0 else f"after tile {numbers[-1]} ({codes[-1]})"
+        pos = numbers[0] if k == 0 else numbers[-1] + 1
+        return (f"; in suit order it lies {side}, where tile {at[0]}, read {at[1]}, lies: if it is one, set it with "
+                f"--fix {at[0]}={x}; else --add {pos}={x}")
     if k == 0:
         return f"; in suit order it lies before tile {numbers[0]} ({codes[0]}): --add {numbers[0]}={x}"
     if k == len(codes):
@@ -1890,16 +2110,24 @@ def place_words(x: str, numbers: Sequence[int], codes: Sequence[str | None]) -> 
             f"--add {numbers[k]}={x}")
 
 
-def add_words(found: Sequence[str], numbers: Sequence[int], codes: Sequence[str | None]) -> str:
+def add_words(found: Sequence[str], numbers: Sequence[int], codes: Sequence[str | None],
+              ends: tuple[bool, bool] = (True, True), bonus_at: Beside = (None, None)) -> str:
     """"a 2s (--add 4=2s) or a 5s (--add 8=5s)": each tile of ``found`` with the ``--add`` that puts it where it
     lies in suit order in a row of tiles ``codes`` numbered ``numbers`` (:func:`suit_order_place`; at the row's
     ends too), when it has such a place; the tiles alone otherwise. A tester's 13-tile row was told "a 2s or a 5s
-    would make it a winning hand", and added the tile after the last, where a tile set apart is the winning one."""
+    would make it a winning hand", and added the tile after the last, where a tile set apart is the winning one.
+    Where a flower or season of ``bonus_at`` lies at the row's end where the tile goes, its ``--fix`` comes first:
+    "a 1s (tile 1, read 1y, lies where it goes: if it is one, set it with --fix 1=1s; else --add 2=1s)"."""
     out = []
     for x in found:
-        k = suit_order_place(codes, x)
+        k = suit_order_place(codes, x, ends)
         pos = None if k is None else numbers[-1] + 1 if k == len(codes) else numbers[k]
-        out.append(article(x) + (f" (--add {pos}={x})" if pos is not None else ""))
+        at = None if k is None else _misread_there(x, k, len(codes), bonus_at)
+        if at is not None:
+            out.append(f"{article(x)} (tile {at[0]}, read {at[1]}, lies where it goes: if it is one, set it with "
+                       f"--fix {at[0]}={x}; else --add {pos}={x})")
+        else:
+            out.append(article(x) + (f" (--add {pos}={x})" if pos is not None else ""))
     return " or ".join(out)
 
 
@@ -1929,10 +2157,13 @@ def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence
     if len(row) > 1 and roles[row[-1]] == "winning":  # (a tile placed after the row's end goes before the
         row = row[:-1]                                 # winning tile set apart there, not after it)
     numbers, codes = [num[p] for p in row], [tiles[p] for p in row]
+    ends = end_places(lay.geometry, roles, row[0], row[-1]) if row else (True, True)
+    at = bonus_beside(lay.geometry, roles, tiles, num, row)
     if len(found) > 1:
-        return f"; {add_words(found, numbers, codes)} would make it a legal hand"
+        return f"; {add_words(found, numbers, codes, ends, at)} would make it a legal hand"
     x = found[0]
-    return f"; {article(x)} would make it a legal hand (the only tile that does{place_words(x, numbers, codes)})"
+    where = place_words(x, numbers, codes, ends, at)
+    return f"; {article(x)} would make it a legal hand (the only tile that does{where})"
 
 
 def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str | None], roles: Sequence[str],

@@ -31,9 +31,10 @@ from scoring.notation import fold_suit_case, meld_from_tiles, parse_winning_tile
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TILES
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
-from .decode import (BROKEN_GROUP, BROKEN_GROUP_NOTE, CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG,
-                     ONE_BACK_KONG_NOTE, REVIEW_BELOW, UNREAD_PLAYING, Reading, RegionRival, decode, format_confidence,
-                     format_confidence_below, number_after_hand, number_spans, with_left_out_melds)
+from .decode import (AMONG_CONCEALED, AMONG_CONCEALED_NOTE, AMONG_CONCEALED_ONE, BROKEN_GROUP, BROKEN_GROUP_NOTE,
+                     CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, REVIEW_BELOW, UNREAD_PLAYING,
+                     Reading, RegionRival, decode, format_confidence, format_confidence_below, number_after_hand,
+                     number_spans, with_left_out_melds)
 from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector, QuarterAddedDetector, add_second,
                      load_detector, load_second_detector)
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
@@ -3260,6 +3261,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                              f"again: take the tile numbers for --fix/--add from that reading), or --add the tile "
                              f"the photo missed (the winning tile, or one of the row)"
                              + _missed_tile_words(tried[0], ruleset))
+                extra[-1] += _fixes_after_adds(extra[-1], {p: c for p, c in (fixes or {}).items()})
     if tried and not any(t.reading.legal for t in tried):
         # no region reads legal: a concealed kong's pale backs may have been read as White dragons
         # (vision.layout.blank_backs); read again with them taken as backs where that makes a legal hand
@@ -3308,7 +3310,9 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             float(readings.probs[i].max()) >= SURE_OTHERWISE for i, role in enumerate(reading.roles)
             if role != "ignored" and i not in user)
         parts = ([f"your corrections: {said}" + (f" — check them first: every other tile of the hand is read "
-                                                   f"{SURE_OTHERWISE:.0%} sure or more" if sure else "")]
+                                                   f"{SURE_OTHERWISE:.0%} sure or more" if sure else "")
+                  + _fixes_after_adds(reading.problem, {numbering.index(i) + 1: DROP if i in dropped else
+                                                        readings.codes[i] for i in user if i not in added})]
                  if said else []) + ([f"your melds: --exposed {echo(exposed.strip())}"] if named else [])
         reading = replace(reading, problem=f"{reading.problem} ({'; '.join(parts)})")
     if not reading.legal and reading.problem and apart_nw is not None and apart_nw.candidate is chosen.candidate:
@@ -3382,6 +3386,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         # so, and how to count it (added after the hand's last tile: number_after_hand; the numbers
         # suggested go on from one note to the next)
         after = number_after_hand(numbering, reading.roles)
+        after_play = number_after_hand(numbering, reading.roles, playing=True)
         out_fixed = [(pos, code) for pos, code in sorted((fixes or {}).items())
                      if code != DROP and reading.roles[numbering[pos - 1]] == "ignored"
                      and numbering[pos - 1] not in replaced.values()]
@@ -3391,15 +3396,22 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         # flower was told to "add it with --add 17=0x", which the checker refused)
         backs = [(pos, code) for pos, code in out_fixed if code == BACK]
         out_fixed = [(pos, code) for pos, code in out_fixed if code != BACK]
+        # (each note's number as it reads once the notes before it are added, in their order: a playing tile goes
+        # before flowers laid at the row's end, a flower after them; a reviewer's 3f then 1s had both been told 15)
+        placed: list[int] = []
+        for _, code in out_fixed + out_added:
+            q = after if code in BONUS_TILES else after_play
+            q += sum(1 for e in placed if e <= q)
+            placed.append(q)
         reading = replace(reading, notes=reading.notes + tuple(
             f"tile {pos} (set to {code} by you) is not counted: a face-down tile counts only in a concealed kong "
             f"(four tiles together, with its faces)" for pos, code in backs) + tuple(
             f"tile {pos} (set to {code} by you) is not counted: its box was left out of the hand (a loose "
-            f"tile, clutter or another player's); to count it, add it with --add {after + j}={code}"
+            f"tile, clutter or another player's); to count it, add it with --add {placed[j]}={code}"
             for j, (pos, code) in enumerate(out_fixed)) + tuple(
             f"tile {pos} ({code}, added by you) is not counted: its place lies among boxes left out of the "
             f"hand; to count it, add it in the hand's row instead (after its last tile: --add "
-            f"{after + len(out_fixed) + j}={code})"
+            f"{placed[len(out_fixed) + j]}={code})"
             for j, (pos, code) in enumerate(out_added)))
     if (fixes or additions) and shown_roles is not None and numbering is not None:
         # tiles of the hand as first read that the corrections left out (three 1m added to a full hand:
@@ -3452,6 +3464,24 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
 MISSED_NAMED = 3
 
 
+def _fixes_after_adds(problem: str, fixes: Mapping[int, str]) -> str:
+    """"; with --add 10=7s, your corrections are --fix 15=-": for each ``--add P=X[,Q=Y…]`` the text ``problem`` (a
+    problem or a note) suggests, the user's ``fixes`` (number → tile or "-") as they read once those tiles are added
+    in turn (a tile added at P moves each number from P on up by one, docs/photo.md), where that moves any; "" when
+    none moves. A tester's audit with ``--fix 14=-`` was told "a 7s (--add 10=7s) … would make it a legal hand", and
+    ``--fix 14=- --add 10=7s`` left out another tile."""
+    out = []
+    for adds in dict.fromkeys(re.findall(r"--add (\d+=\w+(?:,\d+=\w+)*)", problem)):
+        moved = dict(fixes)
+        for item in adds.split(","):  # (each in turn, numbered with the ones before it added: parse_additions)
+            p = int(item.split("=")[0])
+            moved = {n + 1 if n >= p else n: v for n, v in moved.items()}
+        if moved != dict(fixes):
+            said = ",".join(f"{n}={v}" for n, v in sorted(moved.items()))
+            out.append(f"with --add {adds}, your corrections are --fix {said}")
+    return "".join(f"; {w}" for w in out)
+
+
 def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     """For a winner's photo read as a non-winner's hand (a tile of the row missed): ": a 4m makes it a winning
     hand (the only tile that does; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m)"
@@ -3463,7 +3493,7 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     from scoring.decompose import waits
     from scoring.tiles import sort_tiles
 
-    from .decode import add_words, article, place_words
+    from .decode import add_words, article, bonus_beside, end_places, place_words
 
     hand = t.reading.hand
     if hand is None:
@@ -3476,10 +3506,13 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     codes = [t.reading.tiles[i] for i in row]
     num = {i: p + 1 for p, i in enumerate(order)}
     numbers = [num[i] for i in row]
+    ends = end_places(t.layout.geometry, t.reading.roles, row[0], row[-1]) if row else (True, True)
+    at = bonus_beside(t.layout.geometry, t.reading.roles, t.reading.tiles, num, row)
     if len(found) > 1:
-        return f": {add_words(found, numbers, codes)} would make it a winning hand"
+        return f": {add_words(found, numbers, codes, ends, at)} would make it a winning hand"
     x = found[0]
-    return f": {article(x)} makes it a winning hand (the only tile that does{place_words(x, numbers, codes)})"
+    where = place_words(x, numbers, codes, ends, at)
+    return f": {article(x)} makes it a winning hand (the only tile that does{where})"
 
 
 def _noted(reading: Reading, words: str) -> Reading:
@@ -3702,6 +3735,13 @@ def summary(res: PhotoResult) -> str:
         if any(n.startswith(WON_HINT_START) and all(w in n for w in won_cap) for n in r.notes):
             conf += (f"; at most {WON_LEFT_OUT:.0%}: the same boxes read as a winning hand take in what this one "
                      f"leaves out (see the note)")
+        if r.alike and math.prod(x for _, x in r.alike) < 0.995:
+            f = math.prod(x for _, x in r.alike)
+            conf += (f"; ×{f:.2g} of it is tiles of one face read alike (tiles of one face are misread together; "
+                     f"see the note)")
+        if any(AMONG_CONCEALED_NOTE in n or AMONG_CONCEALED_ONE in n for n in r.notes):
+            conf += (f"; ×{AMONG_CONCEALED:g} of it is melds set apart among the concealed tiles of their row (see the "
+                     f"note)")
         broken = sum(1 for n in r.notes if BROKEN_GROUP_NOTE in n and n.startswith("unsure:"))
         if broken:
             conf += (f"; ×{BROKEN_GROUP ** broken:g} of it is tiles set apart like a meld taken as concealed tiles "

@@ -343,6 +343,8 @@
   // (checked against every message of vision/decode.py and vision/pipeline.py that names a flag:
   // tests/test_web_browser.py runs them through it)
   const PAGE_WORDS = [
+    // (the user's --fix numbers as they read with a suggested --add: the page keeps its taps on their tiles itself)
+    [/; with --add \d+=\w+, your corrections are --fix [\w=,-]+/g, ""],
     [/which you leave out with --fix \d+=-/g, "which you marked “Not in the hand”"],
     // (a doubtful box counted as a tile of the hand, vision.pipeline._doubtful_sureness)
     [/check it \(--fix \d+=- if it is no tile, --fix \d+=TILE if it is another\)/g,
@@ -386,7 +388,9 @@
     [/with --add(?: POS=TILE| \d+=\w+)?/g, "with “+ Add a missed tile”"],
     [/\(--add\)/g, "(“+ Add a missed tile”)"],
     // (each tile that would make a 13-tile row a winning or legal hand, with the place it goes: "a 2s (--add 4=2s)")
-    [/ \(--add (\d+)=\w+\)/g, " (“+ Add a missed tile” as tile $1)"],
+    // (not "as tile N": the page's button adds the tile at its own place, among the concealed tiles, which is where
+    // it counts the same; a web tester was told "as tile 7" and the button said "as tile 1")
+    [/ \(--add \d+=\w+\)/g, " (with “+ Add a missed tile”)"],
     [/--add (\d+)=(\w+):/g, "Adding $2 as tile $1:"],
     [/--add \d+=\w+/g, "“+ Add a missed tile”"],
     [/your corrections \(--fix\/--add(?:\/--exposed)?\)/g, "your corrections"],
@@ -406,6 +410,9 @@
     [/--fix (\d+)=-:/g, "Tile $1, “Not in the hand”:"],
     [/--fix(?=:)/g, "Fix"],
     [/--add(?=:)/g, "Add"],
+    // (melds read among the concealed tiles of their row, vision.decode._among_concealed_sureness)
+    [/name the melds on the table with --exposed, or give --exposed none/g,
+     "type the melds on the table in “Exposed melds” (Overrides), or “none” if there are none"],
     [/\(e\.g\. --exposed "([^"]*)"\)/g, "(e.g. “$1”)"],
     [/--exposed/g, "“Exposed melds” (Overrides)"],
     [/--winning-tile (\w+):/g, "Winning tile $1 (Overrides):"],
