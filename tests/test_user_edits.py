@@ -1283,3 +1283,20 @@ def test_tiles_set_outside_the_hand_are_told_to_be_added_at_numbers_that_hold_in
     done = read_detections(photo, det, rd, load_ruleset("nts"), Context(), additions=[(15, "3f"), (14, "1s")])
     assert done.reading.legal and done.reading.notation.startswith("11s [222m] [555p] [777s] [444z] +23f"), \
         done.reading.notation
+
+
+def test_advice_on_a_tile_the_user_added_does_not_name_a_fix_that_refuses_it():
+    # a web tester's added 5m made 15 tiles, and the problem said to leave it out with --fix 1=-, which --fix refuses
+    # for an added tile ("to leave it out, do not add it"): the advice now says to leave out its --add
+    from vision_fixtures import level_rows
+
+    from scoring import Context
+    from vision.io import Photo
+    from vision.pipeline import read_detections
+    photo = Photo(np.zeros((600, 1600, 3), np.uint8), (1600, 600), 1.0, "x")
+    row = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 2z 2z".split()
+    det, rd = level_rows((row, 300))
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context(win_by="wall"), additions=[(1, "5m")])
+    assert not res.reading.legal and "it is a tile you added: leave out --add 1=5m" in res.reading.problem, \
+        res.reading.problem
+    assert "--fix 1=-" not in res.reading.problem, res.reading.problem

@@ -890,6 +890,11 @@ MESSAGES = [
     ("found 13 tiles in the hand …; a 7s (--add 10=7s) or a 2z (--add 12=2z) would make it a legal hand; add a tile "
      "the detector missed with --add POS=TILE (your corrections: 14=-; with --add 10=7s, your corrections are --fix "
      "15=-; with --add 12=2z, your corrections are --fix 15=-)", "your corrections are --fix "),
+    # (advice on a tile the user added: --fix refuses it, vision.pipeline)
+    ("found 15 tiles in the hand …; leaving out tile 1 (5m), at its row's end, makes a legal hand: if it is not the "
+     "hand's (a stray tile), it is a tile you added: leave out --add 1=5m; tile 1 (5m) lies beside a flower or "
+     "season: if it is one, add it as 2f instead: it is a tile you added (--add 1=2f) (your corrections: 1=5m)",
+     "it is a tile you added: leave out --add "),
     # (a flower lying where the missing suit tile goes: its --fix first, vision.decode.add_words)
     ("the hand's row shows 13 tiles: …: a 1s (tile 1, read 1y, lies where it goes: if it is one, set it with --fix "
      "1=1s; else --add 2=1s) or a 4s (--add 4=4s) would make it a winning hand", "lies where it goes: if it is one, "),

@@ -3314,7 +3314,17 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                   + _fixes_after_adds(reading.problem, {numbering.index(i) + 1: DROP if i in dropped else
                                                         readings.codes[i] for i in user if i not in added})]
                  if said else []) + ([f"your melds: --exposed {echo(exposed.strip())}"] if named else [])
-        reading = replace(reading, problem=f"{reading.problem} ({'; '.join(parts)})")
+        problem = reading.problem
+        for i in added:  # (advice to --fix a tile the user added fails: --fix refuses an added tile, a web tester's)
+            n = numbering.index(i) + 1 if numbering is not None and i in numbering else None
+            if n is not None:
+                code = readings.codes[i]
+                problem = problem.replace(f"leave it out with --fix {n}=-",
+                                          f"it is a tile you added: leave out --add {n}={code}")
+                problem = re.sub(rf"if it is one, set it with --fix {n}=(\w+)",
+                                 rf"if it is one, add it as \1 instead: it is a tile you added (--add {n}=\1)",
+                                 problem)
+        reading = replace(reading, problem=f"{problem} ({'; '.join(parts)})")
     if not reading.legal and reading.problem and apart_nw is not None and apart_nw.candidate is chosen.candidate:
         # (the chosen region's own: another region's tile would be numbered otherwise once read so)
         order_ = list(lay.geometry.order)

@@ -343,6 +343,10 @@
   // (checked against every message of vision/decode.py and vision/pipeline.py that names a flag:
   // tests/test_web_browser.py runs them through it)
   const PAGE_WORDS = [
+    // (advice on a tile the user added, vision.pipeline: the picker of an added tile has "Take out this added tile")
+    [/it is a tile you added: leave out --add \d+=\w+/g, "it is a tile you added: tap it and “Take out this added tile”"],
+    [/add it as (\w+) instead: it is a tile you added \(--add \d+=\w+\)/g,
+     "take out the tile you added and add it as $1 instead"],
     // (the user's --fix numbers as they read with a suggested --add: the page keeps its taps on their tiles itself)
     [/; with --add \d+=\w+, your corrections are --fix [\w=,-]+/g, ""],
     [/which you leave out with --fix \d+=-/g, "which you marked “Not in the hand”"],
