@@ -1103,7 +1103,11 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             if size == 4 and nb < 4:
                 opts.append(Option("concealed-kong", 0.95, why="four tiles with face-down ones"))
             elif size == 4:
-                opts.append(Option("concealed-kong", 0.6, why="four face-down tiles: a concealed kong (tile unknown)"))
+                # (its face unknown unless a tile of it reads one: a box set to its face by the user, a web tester's
+                # 7z, keeps the detector's face-down flag, and the note had still said "(tile unknown)")
+                faced = any(CLASS_NAMES[int(readings.probs[t].argmax())] != "0x" for t in tiles)
+                opts.append(Option("concealed-kong", 0.6, why="four face-down tiles: a concealed kong" + (
+                    "" if faced else " (tile unknown)")))
             elif nb <= max(1, size // 4) and size >= 5:
                 # a long group with a tile or two called face-down: the detector may be wrong about
                 # them (a white dragon, glare); the group is still read, the backs as their best faces
