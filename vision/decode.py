@@ -1344,13 +1344,16 @@ def _changed_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> 
 #: (:func:`_alike_sureness`); at or over it, nothing: four pungs read at 97 % each would be 88 % sure, where the
 #: hands of the evaluation sets read so are right
 ALIKE_SURE = 0.9
+#: a tile read as that face under this probability is left out of the mean (its crop tells little of its face)
+ALIKE_TELLS = 0.3
 #: the words of :func:`_alike_sureness`'s note (the confidence line points at it)
 ALIKE_NOTE = "are read alike"
 
 
 def _alike_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Reading:
     """``reading`` with its confidence × p̄ / (:data:`ALIKE_SURE` · s), when under 1, for each face it reads on three
-    or four of the hand's tiles (a pung or kong, concealed or exposed; not backs, nor tiles the reading changed): p̄
+    or four of the hand's tiles (a pung or kong, concealed or exposed; not backs, nor tiles the reading changed or
+    read as that face under :data:`ALIKE_TELLS`): p̄
     the classifier's mean probability of that face over those tiles, s its share when the tiles are taken as read
     each on its own (Π p(face) over Σ_f Π p(f), the 34 playing faces), and a note when that is under 0.95. The
     confidence is the reading's share among the legal readings found, each tile's reading weighed as if it told
@@ -1363,8 +1366,10 @@ def _alike_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Re
     play = [CLASS_INDEX[c] for c in PLAYING_TILES]
     changed = set(reading.changed)
 
-    def unchanged(p: int, face: str) -> bool:
-        return p not in changed and reading.raw[p] == face == reading.tiles[p]
+    def unchanged(p: int, face: str) -> bool:  # (read so, and by a crop that tells its face: one read at 13 %, its
+        # reading spread over the classes, a doubtful box the pipeline weighs, says nothing of the others' face)
+        return p not in changed and reading.raw[p] == face == reading.tiles[p] and \
+            float(readings.probs[p, CLASS_INDEX[face]]) >= ALIKE_TELLS
 
     groups: list[tuple[str, list[int]]] = []  # (face, the positions of its pung or kong)
     for m in reading.melds:  # (the melds on the table, and concealed kongs: each is a pung or kong)
