@@ -274,6 +274,11 @@ def test_suit_order_place_at_the_row_ends():
     own = "2s 3s 4s 5s 6s 7s 8s 9s 2m 2m 2m 5p 5p".split()
     assert suit_order_place(own, "1s") == 0 and suit_order_place(own, "4s") == 2 and suit_order_place(own, "7p") == 13
     assert suit_order_place(own, "1z") is None  # (a suit the row lacks: where would it go?)
+    # honours laid in the player's own order (dragons first, a reviewer's): the suit tiles keep their places, and an
+    # honour goes beside its copies only
+    drag = "1m 2m 3m 4p 6p 7z 7z 7z 5z 5z 1z 1z 1z".split()
+    assert suit_order_place(drag, "5p") == 4 and suit_order_place(drag, "5z") == 8
+    assert suit_order_place(drag, "6z") is None
     # an unsorted row: no place at either end; an end that may not take a tile (a meld next along the row): none there
     assert suit_order_place(["1z", "2m", "9s", "3m", "1p"], "1m") is None
     assert suit_order_place(row, "1m", (False, True)) is None and suit_order_place(row, "5z", (True, False)) is None
@@ -3792,7 +3797,20 @@ def test_a_flower_where_the_missing_suit_tile_goes_is_named_as_the_tile_misread(
     groups = [["1y", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s", "2m", "2m", "2m", "5p", "5p"]]
     res = read_detections(photo, *_gapped_row(groups), load_ruleset("nts"), Context())
     note = next(n for n in res.reading.notes if "read and scored as a non-winner's hand" in n)
-    assert note.endswith(": a 1s (tile 1, read 1y, lies where it goes: if it is one, set it with --fix 1=1s; else "
-                         "--add 2=1s) or a 4s (--add 4=4s) or a 7s (--add 7=7s) would make it a winning hand"), note
+    # (no --add beside the flower: added between it and the row, a reviewer's 9s joined the row to a meld beyond it)
+    assert note.endswith(": a 1s (tile 1, read 1y, lies where it goes: if it is one, set it with --fix 1=1s) or a 4s "
+                         "(--add 4=4s) or a 7s (--add 7=7s) would make it a winning hand"), note
     done = read_detections(photo, *_gapped_row(groups), load_ruleset("nts"), Context(), fixes={1: "1s"})
     assert done.reading.legal and done.reading.hand.context.winner, done.reading.notation
+
+
+def test_a_tile_added_between_two_touching_concealed_tiles_keeps_the_winning_tile_set_apart():
+    # a reviewer's 13 tiles 23m 456p 789s 222z 5z, a 5z set apart, were told "a 4m (--add 3=4m)": its box, half over
+    # the 3m and half over the 4p, made the spacing there half a step, the row split at the 2m, and the 2m was read
+    # as the winning tile set apart: 120 for 136 at > 99 %. The added concealed tile goes one step out from its
+    # group's start instead (its number still 3), and the 5z set apart stays the winning tile
+    photo = Photo(np.zeros((700, 1800, 3), np.uint8), (1800, 700), 1.0, "x")
+    groups = [["2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "2z", "2z", "2z", "5z"], ["5z"]]
+    res = read_detections(photo, *_gapped_row(groups), load_ruleset("nts"), Context(), additions=[(3, "4m")])
+    assert res.reading.legal and res.reading.notation == "234m456p789s22255z win:5z", res.reading.notation
+    assert res.order.index(next(i for i in range(len(res.reading.tiles)) if i >= 13)) + 1 == 3  # (numbered 3)

@@ -1279,7 +1279,8 @@ def test_tiles_set_outside_the_hand_are_told_to_be_added_at_numbers_that_hold_in
     photo = Photo(np.zeros((800, 2400, 3), np.uint8), (2400, 800), 1.0, "x")
     res = read_detections(photo, det, rd, load_ruleset("nts"), Context(), fixes={15: "3f", 16: "1s"})
     said = [n for n in res.reading.notes if "is not counted" in n]
-    assert [n.rsplit("--add ", 1)[1] for n in said] == ["15=3f", "14=1s"], said
+    assert [n.split("--add ", 1)[1].split(" ")[0] for n in said] == ["15=3f", "14=1s"], said
+    assert said[1].endswith("add it with --add 14=1s in place of --fix 16=1s"), said  # (the fix to drop said)
     done = read_detections(photo, det, rd, load_ruleset("nts"), Context(), additions=[(15, "3f"), (14, "1s")])
     assert done.reading.legal and done.reading.notation.startswith("11s [222m] [555p] [777s] [444z] +23f"), \
         done.reading.notation

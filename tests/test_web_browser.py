@@ -890,6 +890,10 @@ MESSAGES = [
     ("found 13 tiles in the hand …; a 7s (--add 10=7s) or a 2z (--add 12=2z) would make it a legal hand; add a tile "
      "the detector missed with --add POS=TILE (your corrections: 14=-; with --add 10=7s, your corrections are --fix "
      "15=-; with --add 12=2z, your corrections are --fix 15=-)", "your corrections are --fix "),
+    # (a tile set by the user whose box was left out: added instead, vision.pipeline)
+    ("tile 16 (set to 1s by you) is not counted: its box was left out of the hand (a loose tile, clutter or another "
+     "player's); to count it, add it with --add 14=1s in place of --fix 16=1s; with --add 14=1s, your corrections "
+     "are --fix 3=5p", "in place of "),
     # (advice on a tile the user added: --fix refuses it, vision.pipeline)
     ("found 15 tiles in the hand …; leaving out tile 1 (5m), at its row's end, makes a legal hand: if it is not the "
      "hand's (a stray tile), it is a tile you added: leave out --add 1=5m; tile 1 (5m) lies beside a flower or "
@@ -897,7 +901,7 @@ MESSAGES = [
      "it is a tile you added: leave out --add "),
     # (a flower lying where the missing suit tile goes: its --fix first, vision.decode.add_words)
     ("the hand's row shows 13 tiles: …: a 1s (tile 1, read 1y, lies where it goes: if it is one, set it with --fix "
-     "1=1s; else --add 2=1s) or a 4s (--add 4=4s) would make it a winning hand", "lies where it goes: if it is one, "),
+     "1=1s) or a 4s (--add 4=4s) would make it a winning hand", "lies where it goes: if it is one, "),
     # (melds read among the concealed tiles of their row; a concealed kong of four backs, its face unknown)
     ("unsure: tiles 7-9 lie apart like an exposed meld, but among the concealed tiles of their row (the concealed "
      "tiles are laid touching, the exposed melds beside them): if they are concealed tiles (a hand laid out in sets), "

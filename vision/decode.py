@@ -697,7 +697,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         reading = _unread_sureness(_bonus_sureness(reading, best[1].bonus_codes, readings, lay), readings, lay)
         if not override:  # (the melds the user named may force a change: theirs to say)
             reading = _changed_sureness(reading, readings, lay)
-        reading = _alike_sureness(reading, readings, lay)
+        if not override:  # (melds named with --exposed name their faces)
+            reading = _alike_sureness(reading, readings, lay)
         if not override:
             reading = _faceless_kong_note(reading, lay)
         if not override and forced_win is None:  # (the forced winning tile's doubt weighs a meld made concealed)
@@ -2033,14 +2034,15 @@ def bonus_beside(geo, roles: Sequence[str], tiles: Sequence[str | None], num: Ma
 
 def _suit_runs(codes: Sequence[str]) -> dict[str, tuple[int, int]] | None:
     """Each suit's run (first, last index) in a row of tile codes laid in suit order — each suit's tiles together,
-    low to high, the suits in any order (a player's own: bamboo first, say) —; None when the row is not so laid."""
+    low to high (the honours in any order), the suits in any order (a player's own: bamboo first, say) —; None when
+    the row is not so laid."""
     runs: dict[str, tuple[int, int]] = {}
     for k, c in enumerate(codes):
         suit = c[1]
         if suit in runs and runs[suit][1] != k - 1:
             return None  # (a suit in two places)
-        if suit in runs and c[0] < codes[k - 1][0]:
-            return None  # (not low to high)
+        if suit in runs and c[0] < codes[k - 1][0] and suit != "z":
+            return None  # (not low to high; the honours are laid in any order, a reviewer's dragons first)
         runs[suit] = (runs.get(suit, (k, k))[0], k)
     return runs
 
@@ -2067,6 +2069,10 @@ def suit_order_place(codes: Sequence[str | None], x: str, ends: tuple[bool, bool
     if x[1] not in runs:
         return None
     a, b = runs[x[1]]
+    if x[1] == "z" and any(row[k][0] < row[k - 1][0] for k in range(a + 1, b + 1)):  # type: ignore[index]
+        # (honours laid in their own order: an honour goes beside its copies, else nowhere said)
+        copies = [k for k in range(a, b + 1) if row[k] == x]
+        return copies[0] if copies else None
     fits = [k for k in range(a, b + 2) if (k == a or row[k - 1][0] <= x[0])  # type: ignore[index]
             and (k == b + 1 or x[0] <= row[k][0])]  # type: ignore[index]
     same = all(q == p + 1 and row[p] == x for p, q in zip(fits, fits[1:]))  # (beside a copy of x: one row)
@@ -2106,7 +2112,7 @@ def place_words(x: str, numbers: Sequence[int], codes: Sequence[str | None],
         side = f"before tile {numbers[0]} ({codes[0]})" if k == 0 else f"after tile {numbers[-1]} ({codes[-1]})"
         pos = numbers[0] if k == 0 else numbers[-1] + 1
         return (f"; in suit order it lies {side}, where tile {at[0]}, read {at[1]}, lies: if it is one, set it with "
-                f"--fix {at[0]}={x}; else --add {pos}={x}")
+                f"--fix {at[0]}={x}")
     if k == 0:
         return f"; in suit order it lies before tile {numbers[0]} ({codes[0]}): --add {numbers[0]}={x}"
     if k == len(codes):
@@ -2122,7 +2128,8 @@ def add_words(found: Sequence[str], numbers: Sequence[int], codes: Sequence[str 
     ends too), when it has such a place; the tiles alone otherwise. A tester's 13-tile row was told "a 2s or a 5s
     would make it a winning hand", and added the tile after the last, where a tile set apart is the winning one.
     Where a flower or season of ``bonus_at`` lies at the row's end where the tile goes, its ``--fix`` comes first:
-    "a 1s (tile 1, read 1y, lies where it goes: if it is one, set it with --fix 1=1s; else --add 2=1s)"."""
+    "a 1s (tile 1, read 1y, lies where it goes: if it is one, set it with --fix 1=1s)" — no ``--add`` beside it: added
+    between the flower and the row, a reviewer's 9s joined the row to an exposed meld beyond the flower."""
     out = []
     for x in found:
         k = suit_order_place(codes, x, ends)
@@ -2130,7 +2137,7 @@ def add_words(found: Sequence[str], numbers: Sequence[int], codes: Sequence[str 
         at = None if k is None else _misread_there(x, k, len(codes), bonus_at)
         if at is not None:
             out.append(f"{article(x)} (tile {at[0]}, read {at[1]}, lies where it goes: if it is one, set it with "
-                       f"--fix {at[0]}={x}; else --add {pos}={x})")
+                       f"--fix {at[0]}={x})")
         else:
             out.append(article(x) + (f" (--add {pos}={x})" if pos is not None else ""))
     return " or ".join(out)

@@ -506,8 +506,16 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             # 42 for 40)
             joined = fills is not None and all(code_of(t) == code for t in group_of.get(other, [other])) \
                 if other is not None else False
-            moved = same_face_end(ref, code) if not joined and (
-                bridges or (after and nxt in group_of.get(ref, ()) and squeezed)) else None
+            inside = after and nxt in group_of.get(ref, ()) and squeezed
+            moved = same_face_end(ref, code) if not joined and (bridges or inside) else None
+            if moved is None and inside and not (roles is not None and any(
+                    t < len(roles) and roles[t] in SET_APART for t in group_of.get(ref, [ref]))):
+                # squeezed between two touching concealed tiles of other faces (the place a --add N=X of a 13-tile
+                # row's missing tile in suit order names): its box half over each made the spacing there half a
+                # step, the row was split at the tiles before it, and tile 1 read as the winning tile set apart, a
+                # reviewer's 120 for 136 at > 99 %; a concealed tile counts the same anywhere in its group, so it
+                # goes one step out from the group's start (else its end) where that leaves a break
+                moved = group_end(ref, (-1, 1))
             if moved is not None:
                 c, ref, side = moved
                 after = side > 0
@@ -3417,7 +3425,12 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
             f"tile {pos} (set to {code} by you) is not counted: a face-down tile counts only in a concealed kong "
             f"(four tiles together, with its faces)" for pos, code in backs) + tuple(
             f"tile {pos} (set to {code} by you) is not counted: its box was left out of the hand (a loose "
-            f"tile, clutter or another player's); to count it, add it with --add {placed[j]}={code}"
+            f"tile, clutter or another player's); to count it, add it with --add {placed[j]}={code} in place of "
+            f"--fix {pos}={code}"
+            # (with the other corrections as they read once it is added: a reviewer's --fix 16=1s kept beside the
+            # suggested --add 14=1s set old box 15 instead)
+            + _fixes_after_adds(f"--add {placed[j]}={code}", {q: c for q, c in (fixes or {}).items()
+                                                                if q not in {p for p, _ in out_fixed}})
             for j, (pos, code) in enumerate(out_fixed)) + tuple(
             f"tile {pos} ({code}, added by you) is not counted: its place lies among boxes left out of the "
             f"hand; to count it, add it in the hand's row instead (after its last tile: --add "

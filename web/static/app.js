@@ -349,6 +349,8 @@
      "take out the tile you added and add it as $1 instead"],
     // (the user's --fix numbers as they read with a suggested --add: the page keeps its taps on their tiles itself)
     [/; with --add \d+=\w+, your corrections are --fix [\w=,-]+/g, ""],
+    // (a tile set by the user whose box was left out: added instead, vision.pipeline)
+    [/ in place of --fix \d+=\w+/g, ", instead of setting that box"],
     [/which you leave out with --fix \d+=-/g, "which you marked “Not in the hand”"],
     // (a doubtful box counted as a tile of the hand, vision.pipeline._doubtful_sureness)
     [/check it \(--fix \d+=- if it is no tile, --fix \d+=TILE if it is another\)/g,
