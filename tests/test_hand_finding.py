@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from vision_fixtures import boxes_of, level_rows, load, readings, truth_notation
+from vision_fixtures import boxes_of, gapped_row, level_rows, load, readings, truth_notation
 
 from scoring import Context, format_hand, load_ruleset, parse_hand
 from vision.classes import BONUS_TILES, CLASS_INDEX, CLASS_NAMES, NUM_CLASSES
@@ -3697,23 +3697,7 @@ def test_a_concealed_kong_shown_beside_flowers_below_the_row_keeps_its_backs(bel
     assert res.reading.legal and res.reading.notation == want, res.reading.notation
 
 
-def _gapped_row(groups, gap=35.0, probs=None):
-    """Detections + readings of one level row of groups of tile codes: tiles 90 px wide at a 92 px step, each group
-    ``gap`` px further on (a finger's width); each read as its code at 0.97, or at ``probs[k]`` (a row of NUM_CLASSES
-    probabilities) for tile k."""
-    boxes, codes, x = [], [], 40.0
-    for g in groups:
-        for c in g:
-            boxes.append([x, 300, x + 90, 420])
-            codes.append(c)
-            x += 92
-        x += gap
-    p = np.full((len(codes), NUM_CLASSES), 0.03 / (NUM_CLASSES - 1), np.float32)
-    for k, c in enumerate(codes):
-        p[k, CLASS_INDEX[c]] = 0.97
-    for k, row in (probs or {}).items():
-        p[k] = row
-    return Detections.make(boxes, np.full(len(codes), 0.9)), TileReadings.make(p, ["upright"] * len(codes))
+_gapped_row = gapped_row  # (tests/vision_fixtures.py)
 
 
 def test_a_meld_set_apart_among_the_concealed_tiles_of_its_row_is_not_sure():

@@ -1255,27 +1255,13 @@ def test_tiles_set_outside_the_hand_are_told_to_be_added_at_numbers_that_hold_in
     # 16 3f). Set as 3f and 1s with --fix, both were "not counted … add it with --add 15=…": added so, the 1s went
     # after the 2f (1s 2f 1s, an exposed meld of four). Now the 3f goes after the 2f (15) and the 1s before it (14):
     # added in the notes' order, the hand is 11s and the four melds, with 2f 3f
+    from vision_fixtures import gapped_row
+
     from scoring import Context
-    from vision.classes import CLASS_INDEX, NUM_CLASSES
-    from vision.classify import TileReadings
-    from vision.detect import Detections
     from vision.io import Photo
     from vision.pipeline import read_detections
     groups = [["2m"] * 3, ["5p"] * 3, ["7s"] * 3, ["4z"] * 3, ["1s", "2f"]]
-    boxes, codes, x = [], [], 40.0
-    for g in groups:
-        for c in g:
-            boxes.append([x, 300, x + 90, 420])
-            codes.append(c)
-            x += 92
-        x += 60
-    boxes += [[1900, 40, 1990, 160], [2100, 40, 2190, 160]]
-    codes += ["9p", "3f"]
-    p = np.full((len(codes), NUM_CLASSES), 0.03 / (NUM_CLASSES - 1), np.float32)
-    for k, c in enumerate(codes):
-        p[k, CLASS_INDEX[c]] = 0.97
-    det = Detections.make(boxes, np.full(len(codes), 0.9))
-    rd = TileReadings.make(p, ["upright"] * len(codes))
+    det, rd = gapped_row(groups, gap=60.0, extra=[([1900, 40, 1990, 160], "9p"), ([2100, 40, 2190, 160], "3f")])
     photo = Photo(np.zeros((800, 2400, 3), np.uint8), (2400, 800), 1.0, "x")
     res = read_detections(photo, det, rd, load_ruleset("nts"), Context(), fixes={15: "3f", 16: "1s"})
     said = [n for n in res.reading.notes if "is not counted" in n]
