@@ -876,6 +876,7 @@ def _among_concealed_sureness(reading: Reading, lay: Layout) -> Reading:
     geo = lay.geometry
     num = _numbers(lay)
     doubtful: list[int] = []
+    count = 0  # (the melds named: one is "an exposed meld")
     for r in geo.hand_rows:
         along = {t: k for k, t in enumerate(geo.row_tiles(r))}
         conc = [along[t] for t in along if reading.roles[t] == "concealed"]
@@ -894,10 +895,11 @@ def _among_concealed_sureness(reading: Reading, lay: Layout) -> Reading:
                     and all(t in along and reading.roles[t] == "concealed" for t in g.tiles)) >= 2
         if between or (before and after) or split:
             doubtful.extend(t for g in melds for t in g.tiles)
+            count += len(melds)
     if not doubtful:
         return reading
     nums = sorted(num[t] for t in doubtful)
-    words = AMONG_CONCEALED_NOTE if len(nums) > 4 else AMONG_CONCEALED_ONE
+    words = AMONG_CONCEALED_NOTE if count > 1 else AMONG_CONCEALED_ONE
     note = (f"unsure: tiles {number_spans(nums)} {words} (the concealed tiles are laid touching, the exposed melds "
             f"beside them): if they are concealed tiles (a hand laid out in sets), "
             f"name the melds on the table with --exposed, or give --exposed none")
