@@ -3763,9 +3763,9 @@ def test_a_concealed_kong_of_four_backs_says_its_face_is_not_in_the_photo():
     nums = sorted(res.order.index(p) + 1 for p in kong.positions)
     assert nums == [9, 10, 11, 12], nums
     assert any(n.startswith("tiles 9-12 are a concealed kong shown face down: the photo does not show its face") and
-               n.endswith("its face decides its points: set its face with --fix 9=TILE") for n in res.reading.notes), \
-        res.reading.notes
-    done = read_detections(photo, det, rd, load_ruleset("nts"), Context(), fixes={9: "7z"})
+               n.endswith("its face decides its points: show it on its two end tiles, set their faces with "
+                          "--fix 9=TILE,12=TILE") for n in res.reading.notes), res.reading.notes
+    done = read_detections(photo, det, rd, load_ruleset("nts"), Context(), fixes={9: "7z", 12: "7z"})
     assert "(7777z)" in done.reading.notation and not any("shown face down" in n for n in done.reading.notes), \
         done.reading.notation
     # (the box set to 7z shows its face: not "four face-down tiles … (tile unknown)", a web tester's)
@@ -3798,3 +3798,34 @@ def test_a_tile_added_between_two_touching_concealed_tiles_keeps_the_winning_til
     res = read_detections(photo, *_gapped_row(groups), load_ruleset("nts"), Context(), additions=[(3, "4m")])
     assert res.reading.legal and res.reading.notation == "234m456p789s22255z win:5z", res.reading.notation
     assert res.order.index(next(i for i in range(len(res.reading.tiles)) if i >= 13)) + 1 == 3  # (numbered 3)
+
+
+def test_a_concealed_kong_of_four_backs_inside_the_row_is_named_by_its_two_end_tiles():
+    # a tester's kong of four backs laid inside the row was told "set its face with --fix 4=TILE": one back set to its
+    # face beside three backs is no kong's display, and the kong fell apart (refused). The note names both end
+    # tiles, face back back face being how a concealed kong is shown; followed, the kong reads (7777z)
+    photo = Photo(np.zeros((700, 1900, 3), np.uint8), (1900, 700), 1.0, "x")
+    groups = [["2m", "3m", "4m", "0x", "0x", "0x", "0x", "4p", "5p", "6p", "7s", "8s", "9s", "6z"], ["6z"]]
+    det, rd = _gapped_row(groups)
+    down = [i for i, c in enumerate(c for g in groups for c in g) if c == "0x"]
+    det = Detections.make(det.boxes, det.scores, [i in down for i in range(len(det))])
+    rd = TileReadings.make(rd.probs, ["face-down" if i in down else "upright" for i in range(len(rd))])
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    assert any(n.endswith("set their faces with --fix 4=TILE,7=TILE") for n in res.reading.notes), res.reading.notes
+    done = read_detections(photo, det, rd, load_ruleset("nts"), Context(), fixes={4: "7z", 7: "7z"})
+    assert done.reading.legal and "(7777z)" in done.reading.notation, done.reading.notation
+
+
+def test_a_flower_laid_among_the_hands_tiles_is_told_how_to_count_it():
+    # a tester's 1f laid between the 6p and the 7s was read as a tile of the hand (nobody sets a bonus tile in the
+    # middle of the hand), and the 15 tiles were told only to leave it out as a stray: 176 under swedish at > 99 %,
+    # for 416 with the flower counted. The problem now names the way to count it as a bonus tile too, and that works
+    photo = Photo(np.zeros((700, 1900, 3), np.uint8), (1900, 700), 1.0, "x")
+    groups = [["2m", "3m", "4m", "4p", "5p", "6p", "1f", "7s", "8s", "9s", "1z", "1z", "1z", "6z"], ["6z"]]
+    res = read_detections(photo, *_gapped_row(groups), load_ruleset("swedish"), Context())
+    assert not res.reading.legal and res.reading.problem.endswith(
+        "leaving out tile 7 (1f) makes a legal hand: if it is not the hand's (a stray tile), leave it out with --fix "
+        "7=-; if it is the hand's flower, count it as a bonus tile with --fix 7=- --add 16=1f"), res.reading.problem
+    done = read_detections(photo, *_gapped_row(groups), load_ruleset("swedish"), Context(), fixes={7: "-"},
+                           additions=[(16, "1f")])
+    assert done.reading.legal and done.reading.notation == "234m456p789s11166z +1f win:6z", done.reading.notation

@@ -890,6 +890,10 @@ MESSAGES = [
     ("found 13 tiles in the hand …; a 7s (--add 10=7s) or a 2z (--add 12=2z) would make it a legal hand; add a tile "
      "the detector missed with --add POS=TILE (your corrections: 14=-; with --add 10=7s, your corrections are --fix "
      "15=-; with --add 12=2z, your corrections are --fix 15=-)", "your corrections are --fix "),
+    # (a flower read among the hand's tiles: left out, then added as a bonus tile, vision.decode._extra_tile_hint)
+    ("found 15 tiles in the hand …; leaving out tile 7 (1f) makes a legal hand: if it is not the hand's (a stray tile), "
+     "leave it out with --fix 7=-; if it is the hand's flower, count it as a bonus tile with --fix 7=- --add 16=1f",
+     "count it as a bonus tile with "),
     # (a tile set by the user whose box was left out: added instead, vision.pipeline)
     ("tile 16 (set to 1s by you) is not counted: its box was left out of the hand (a loose tile, clutter or another "
      "player's); to count it, add it with --add 14=1s in place of --fix 16=1s; with --add 14=1s, your corrections "
@@ -907,7 +911,8 @@ MESSAGES = [
      "tiles are laid touching, the exposed melds beside them): if they are concealed tiles (a hand laid out in sets), "
      "name the melds on the table with --exposed, or give --exposed none", "name the melds on the table with --exposed"),
     ("tiles 9-12 are a concealed kong shown face down: the photo does not show its face, and this reading takes "
-     "(1111m) for it; its face decides its points: set its face with --fix 9=TILE", "a concealed kong shown face down: the "),
+     "(1111m) for it; its face decides its points: show it on its two end tiles, set their faces with --fix "
+     "9=TILE,12=TILE", "a concealed kong shown face down: the "),
     ("read as a winning hand, the same boxes make 234m56799p345678s win:9p (>99% sure): if the hand won, leave out "
      "--not-winner (this reading leaves out a tile that one takes in: at most 50% sure)",
      "that one takes in: at most"),

@@ -909,7 +909,7 @@ def _among_concealed_sureness(reading: Reading, lay: Layout) -> Reading:
 def _faceless_kong_note(reading: Reading, lay: Layout) -> Reading:
     """``reading`` with a note for each concealed kong it reads from four face-down tiles: the photo does not show
     its face, the face the reading gives it (the first the search found) decides the kong's points, and
-    ``--fix N=TILE`` on one of its tiles names it. A tester's kong of four green backs was scored as (1111m), a
+    ``--fix N=TILE,M=TILE`` on its two end tiles names it. A tester's kong of four green backs was scored as (1111m), a
     kong of terminals, 32 points, with only the layout's note "(tile unknown)": a kong of simples scores 16, of
     dragons 32 and a doubling."""
     num = _numbers(lay)
@@ -921,9 +921,12 @@ def _faceless_kong_note(reading: Reading, lay: Layout) -> Reading:
         nums = sorted(num[p] for p in m.positions if p in num)
         if not nums:
             continue
+        # (both end tiles: one back set to its face beside three, inside a row, is no kong's display, and the kong
+        # fell apart, a tester's --fix 4=7z refused; face, back, back, face is how a concealed kong is shown)
         notes.append(f"{_tiles_span(nums)} are a concealed kong shown face down: the "
                      f"photo does not show its face, and this reading takes {m.notation()} for it; its face decides "
-                     f"its points: set its face with --fix {nums[0]}=TILE")
+                     f"its points: show it on its two end tiles, set their faces with "
+                     f"--fix {nums[0]}=TILE,{nums[-1]}=TILE")
     return reading if len(notes) == len(reading.notes) else replace(reading, notes=tuple(notes))
 
 
@@ -2221,8 +2224,13 @@ def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str
         # stray, is named, so that a sideways winning tile keeps its role)
         p = found[0]
         where = ", at its row's end," if p in ends else ""
+        # (a flower or season laid among the hand's tiles is read as one of them: a tester's 1f inside the row was told
+        # only to leave it out, 176 under swedish at > 99 % for 416 with the flower counted)
+        bonus = (f"; if it is the hand's {'flower' if raw[p][1] == 'f' else 'season'}, count it as a bonus tile with "
+                 f"--fix {num[p]}=- --add {number_after_hand(lay.geometry.order, roles)}={raw[p]}"
+                 if raw[p] in BONUS_TILES else "")
         return (f"; leaving out tile {num[p]} ({raw[p]}){where} makes a legal hand: if it is not the hand's (a stray "
-                f"tile), leave it out with --fix {num[p]}=-") + flower
+                f"tile), leave it out with --fix {num[p]}=-") + bonus + flower
     faces = list(by_face.items())[:EXTRA_NAMED]
     said = " or ".join(f"{number_spans(sorted(nums))} ({face})" for face, nums in faces) + (
         " …" if len(by_face) > EXTRA_NAMED else "")

@@ -349,6 +349,9 @@
      "take out the tile you added and add it as $1 instead"],
     // (the user's --fix numbers as they read with a suggested --add: the page keeps its taps on their tiles itself)
     [/; with --add \d+=\w+, your corrections are --fix [\w=,-]+/g, ""],
+    // (a flower read among the hand's tiles, vision.decode._extra_tile_hint: left out, then added as a bonus tile)
+    [/count it as a bonus tile with --fix \d+=- --add \d+=(\w+)/g,
+     "count it as a bonus tile: mark it “Not in the hand”, then “+ Add a missed tile”, choosing $1"],
     // (a tile set by the user whose box was left out: added instead, vision.pipeline)
     [/ in place of --fix \d+=\w+/g, ", instead of setting that box"],
     [/which you leave out with --fix \d+=-/g, "which you marked “Not in the hand”"],
