@@ -1234,6 +1234,11 @@ def test_a_suggested_add_says_the_users_fix_numbers_as_they_read_with_it():
     # second (added after it, at 16); 17 moves to 18, then 19
     assert _fixes_after_adds("… add them with --add 13=0x,16=0x", {14: "5p", 17: "-"}) == (
         "; with --add 13=0x,16=0x, your corrections are --fix 15=5p,19=-")
+    # a suggested tile beside one the user leaves out stands for it (a new user's --fix 15=- on a kong's back was told
+    # to add it back at 15, or its two backs at 13 and 16, and each was refused): keep that tile instead
+    assert _fixes_after_adds("… --add 15=8m; … add them with --add 13=0x,16=0x", {15: "-"}) == (
+        "; --add 15=8m or 13=0x,16=0x stands for the tile you leave out: keep tile 15 in the hand instead (no --fix "
+        "15=-)")
 
 
 def test_a_playing_tile_to_add_after_the_hand_goes_before_flowers_laid_at_the_concealed_rows_end():

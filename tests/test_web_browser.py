@@ -890,6 +890,10 @@ MESSAGES = [
     ("found 13 tiles in the hand …; a 7s (--add 10=7s) or a 2z (--add 12=2z) would make it a legal hand; add a tile "
      "the detector missed with --add POS=TILE (your corrections: 14=-; with --add 10=7s, your corrections are --fix "
      "15=-; with --add 12=2z, your corrections are --fix 15=-)", "your corrections are --fix "),
+    # (a suggested tile beside one the user left out stands for it, vision.pipeline._fixes_after_adds)
+    ("found 13 tiles in the hand …; add it with --add 15=8m … (your corrections: 15=-; --add 15=8m or 13=0x,16=0x "
+     "stands for the tile you leave out: keep tile 15 in the hand instead (no --fix 15=-))",
+     "stands for the tile you leave out: keep tile "),
     # (a flower read among the hand's tiles: left out, then added as a bonus tile, vision.decode._extra_tile_hint)
     ("found 15 tiles in the hand …; leaving out tile 7 (1f) makes a legal hand: if it is not the hand's (a stray tile), "
      "leave it out with --fix 7=-; if it is the hand's flower, count it as a bonus tile with --fix 7=- --add 16=1f",

@@ -3492,16 +3492,26 @@ def _fixes_after_adds(problem: str, fixes: Mapping[int, str]) -> str:
     problem or a note) suggests, the user's ``fixes`` (number → tile or "-") as they read once those tiles are added
     in turn (a tile added at P moves each number from P on up by one, docs/photo.md), where that moves any; "" when
     none moves. A tester's audit with ``--fix 14=-`` was told "a 7s (--add 10=7s) … would make it a legal hand", and
-    ``--fix 14=- --add 10=7s`` left out another tile."""
-    out = []
+    ``--fix 14=- --add 10=7s`` left out another tile. A suggested tile whose place is beside a tile the user leaves
+    out stands for it: "--add 15=8m stands for the tile you leave out: keep tile 15 in the hand instead (no --fix
+    15=-)" (a new user's --fix 15=- on a kong's back was told to add it back, and was refused both ways)."""
+    out, instead = [], {}
     for adds in dict.fromkeys(re.findall(r"--add (\d+=\w+(?:,\d+=\w+)*)", problem)):
+        at = [int(item.split("=")[0]) for item in adds.split(",")]
+        # (a tile the user leaves out where the suggested tile would go: the suggestion is of the tile the --fix took
+        # away, a new user's --fix 15=- on a kong's back was told to add it back, and both commands were refused)
+        gone = sorted(n for n, v in fixes.items() if v == DROP and any(p - 1 <= n <= p for p in at))
+        if gone:
+            instead.setdefault(gone[0], []).append(adds)
+            continue
         moved = dict(fixes)
-        for item in adds.split(","):  # (each in turn, numbered with the ones before it added: parse_additions)
-            p = int(item.split("=")[0])
+        for p in at:  # (each in turn, numbered with the ones before it added: parse_additions)
             moved = {n + 1 if n >= p else n: v for n, v in moved.items()}
         if moved != dict(fixes):
             said = ",".join(f"{n}={v}" for n, v in sorted(moved.items()))
             out.append(f"with --add {adds}, your corrections are --fix {said}")
+    out += [f"--add {' or '.join(adds)} stands for the tile you leave out: keep tile {n} in the hand instead "
+            f"(no --fix {n}={DROP})" for n, adds in instead.items()]
     return "".join(f"; {w}" for w in out)
 
 

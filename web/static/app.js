@@ -343,6 +343,9 @@
   // (checked against every message of vision/decode.py and vision/pipeline.py that names a flag:
   // tests/test_web_browser.py runs them through it)
   const PAGE_WORDS = [
+    // (a suggested tile beside one the user left out stands for it, vision.pipeline._fixes_after_adds)
+    [/--add \d+=\w+(?:,\d+=\w+)*(?: or \d+=\w+(?:,\d+=\w+)*)* stands for the tile you leave out: keep tile (\d+) in the hand instead/g,
+     "the tile to add stands for the one you left out: keep tile $1 in the hand instead"],
     // (advice on a tile the user added, vision.pipeline: the picker of an added tile has "Take out this added tile")
     [/it is a tile you added: leave out --add \d+=\w+/g, "it is a tile you added: tap it and “Take out this added tile”"],
     [/add it as (\w+) instead: it is a tile you added \(--add \d+=\w+\)/g,
