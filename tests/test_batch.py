@@ -2841,3 +2841,19 @@ def test_a_circumstance_that_scores_nothing_is_said_as_its_manifest_cell():
         "--dealer-streak scores nothing here")
     assert score_note_words("--last-tile scores nothing here: …", True, ("photo", "flags")).startswith(
         "last-tile (the flags cell) scores nothing here")
+
+
+def test_a_rerun_that_settles_no_table_removes_the_earlier_settlements_file(tmp_path, capsys):
+    # a new user's rerun into the same --out without the manifest's table cells left the first run's payments in
+    # out.settlements.csv beside results that settle no table (a director could pay from it); it is removed, as the
+    # review page of an earlier run is when nothing is flagged
+    d, man, _ = _typed_manifest(tmp_path, TWO_HK_HANDS)
+    out = tmp_path / "out.csv"
+    base = ["batch", str(d), "-r", "hk-tw-16", "-j", "0", "--no-history", "--no-progress", "-O", str(out)]
+    rc, _, err = run_cli(capsys, *base, "-m", str(man))
+    assert rc == 0 and (tmp_path / "out.settlements.csv").exists(), err
+    plain = tmp_path / "m2.csv"  # (the same rows, no table nor hand cells)
+    plain.write_text("photo;player;seat_wind;winner;notation\n" + "".join(
+        ";".join([c[0], c[3], c[4], c[5], c[6]]) + "\n" for c in (ln.split(";") for ln in TWO_HK_HANDS.splitlines()[1:])))
+    rc, _, err = run_cli(capsys, *base, "-m", str(plain))
+    assert rc == 0 and out.exists() and not (tmp_path / "out.settlements.csv").exists(), err

@@ -824,8 +824,13 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
 
             _atomic_write(out, w)
             settlements = [settle_group(m, settle_options) for m in groups.values()]
+            sp = out.with_name(out.stem + ".settlements.csv")
+            if not settlements:
+                # (an earlier run's settlements beside results that settle no table are stale: a new user's rerun
+                # into the same --out without the manifest left the old payments beside it; run_batch checked it is
+                # a settlements file of ours, as the review page of an earlier run is removed when nothing is flagged)
+                sp.unlink(missing_ok=True)
             if settlements:
-                sp = out.with_name(out.stem + ".settlements.csv")
 
                 def ws(f):
                     cw = _CsvRows(f)
