@@ -695,11 +695,9 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
                     f"unsure: the roles this reading needs are less likely ({share:.0%}) than a hand tile "
                     f"not being detected; check the tiles outside the main row",))
         reading = _unread_sureness(_bonus_sureness(reading, best[1].bonus_codes, readings, lay), readings, lay)
-        if not override:  # (the melds the user named may force a change: theirs to say)
+        if not override:  # (the melds the user named may force a change, and name their faces: theirs to say)
             reading = _changed_sureness(reading, readings, lay)
-        if not override:  # (melds named with --exposed name their faces)
             reading = _alike_sureness(reading, readings, lay)
-        if not override:
             reading = _faceless_kong_note(reading, lay)
         if not override and forced_win is None:  # (the forced winning tile's doubt weighs a meld made concealed)
             reading = _broken_group_sureness(reading, lay)
@@ -1369,13 +1367,9 @@ def _alike_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Re
     × 0.74 / 0.9, 75 %."""
     from scoring.decompose import standard_splits
 
-    play = [CLASS_INDEX[c] for c in PLAYING_TILES]
-    changed = set(reading.changed)
-
     def unchanged(p: int, face: str) -> bool:  # (read so, and by a crop that tells its face: one read at 13 %, its
         # reading spread over the classes, a doubtful box the pipeline weighs, says nothing of the others' face)
-        return p not in changed and reading.raw[p] == face == reading.tiles[p] and \
-            float(readings.probs[p, CLASS_INDEX[face]]) >= ALIKE_TELLS
+        return reading.raw[p] == face == reading.tiles[p] and float(readings.probs[p, CLASS_INDEX[face]]) >= ALIKE_TELLS
 
     groups: list[tuple[str, list[int]]] = []  # (face, the positions of its pung or kong)
     for m in reading.melds:  # (the melds on the table, and concealed kongs: each is a pung or kong)
@@ -1393,13 +1387,13 @@ def _alike_sureness(reading: Reading, readings: TileReadings, lay: Layout) -> Re
             continue
         groups.append((face, [p for p in conc if reading.tiles[p] == face and unchanged(p, face)]))
     conf, notes, num, costs = reading.confidence, list(reading.notes), _numbers(lay), []
+    logp = _log_probs(readings)[:, :_PLAY]  # (the classes begin with the 34 playing tiles, as PLAYING_TILES)
     for face, pos in groups:
         if len(pos) < 3:
             continue
-        q = readings.probs[pos][:, play].astype(np.float64)
         mean = float(readings.probs[pos, CLASS_INDEX[face]].mean())
-        logs = np.log(np.maximum(q, 1e-12)).sum(axis=0)
-        share = float(np.exp(logs[PLAYING_TILES.index(face)] - np.logaddexp.reduce(logs)))
+        logs = logp[pos].sum(axis=0)
+        share = float(np.exp(logs[CLASS_INDEX[face]] - np.logaddexp.reduce(logs)))
         f = min(1.0, mean / (ALIKE_SURE * max(share, 1e-12)))
         if f >= 1.0:
             continue
@@ -2018,23 +2012,19 @@ def end_neighbours(geo, first: int, last: int) -> tuple[int | None, int | None]:
     return beside(first, -1), beside(last, 1)
 
 
-def end_places(geo, roles: Sequence[str], first: int, last: int) -> tuple[bool, bool]:
-    """Whether a tile may be added before detection ``first`` and after detection ``last`` (the first and last
-    concealed tiles of a row, :class:`vision.layout.Geometry` ``geo``; ``roles`` per detection): not where a meld
-    set apart lies next along the row (``--add`` refuses a tile that would join the concealed tiles to an exposed
-    meld further along the same row, docs/photo.md: a reviewer's suggested ``--add 11=9s`` was refused so)."""
-    return tuple(t is None or roles[t] not in ("exposed", "concealed-kong")  # type: ignore[return-value]
-                 for t in end_neighbours(geo, first, last))
-
-
-def bonus_beside(geo, roles: Sequence[str], tiles: Sequence[str | None], num: Mapping[int, int],
-                 row: Sequence[int]) -> "Beside":
-    """(number, reading) of a bonus tile lying next along the row before the first and after the last of the
-    concealed tiles ``row`` (detection indices; :func:`end_neighbours`), None at each end where there is none."""
-    if not row:
-        return None, None
-    return tuple((num[t], tiles[t]) if t is not None and roles[t] == "bonus" and t in num and tiles[t] else None
-                 for t in end_neighbours(geo, row[0], row[-1]))  # type: ignore[return-value]
+def row_ends(geo, roles: Sequence[str], tiles: Sequence[str | None], num: Mapping[int, int],
+             row: Sequence[int]) -> tuple[tuple[bool, bool], "Beside"]:
+    """What lies next along the row before the first and after the last of the concealed tiles ``row`` (detection
+    indices; :class:`vision.layout.Geometry` ``geo``, ``roles`` and ``tiles`` per detection, ``num`` their numbers;
+    :func:`end_neighbours`): (whether each end may take an added tile — not where a meld set apart lies next, which
+    ``--add`` refuses: a tile that would join the concealed tiles to an exposed meld further along the same row,
+    docs/photo.md, a reviewer's suggested ``--add 11=9s`` was refused so —, the (number, reading) of a bonus tile
+    lying next at each end, else None) (:func:`suit_order_place`'s ``ends``, :func:`place_words`' ``bonus_at``)."""
+    beside = end_neighbours(geo, row[0], row[-1]) if row else (None, None)
+    ends = tuple(t is None or roles[t] not in ("exposed", "concealed-kong") for t in beside)
+    at = tuple((num[t], tiles[t]) if t is not None and roles[t] == "bonus" and t in num and tiles[t] else None
+               for t in beside)
+    return ends, at  # type: ignore[return-value]
 
 
 def _suit_runs(codes: Sequence[str]) -> dict[str, tuple[int, int]] | None:
@@ -2059,7 +2049,7 @@ def suit_order_place(codes: Sequence[str | None], x: str, ends: tuple[bool, bool
     one place alone in its suit's run keeps that order with both neighbours, or the places that do all lie among
     copies of ``x`` (the first of them: each gives the same row); before the run's first tile when ``x`` is lower,
     after its last when higher (0, before the row's first tile, or ``len(codes)``, after its last, only where
-    ``ends`` lets: :func:`end_places`); else None (a suit the row lacks, or a row not so laid: a reviewer's
+    ``ends`` lets: :func:`row_ends`); else None (a suit the row lacks, or a row not so laid: a reviewer's
     unsorted row had been given a place all the same). A referee's row 2m…9s short of its 1m had been given no
     place, nor a player's bamboo-first row 2s…9s 222m 55p short of its 1s."""
     if len(codes) < 2 or not all(c in PLAYING_TILES for c in list(codes) + [x]):
@@ -2093,6 +2083,12 @@ def suit_order_place(codes: Sequence[str | None], x: str, ends: tuple[bool, bool
 Beside = tuple[tuple[int, str] | None, tuple[int, str] | None]
 
 
+def _add_at(numbers: Sequence[int], k: int) -> int:
+    """The ``--add`` position of a tile that goes before index ``k`` of a row of tiles numbered ``numbers`` (after
+    its last tile for ``k`` = its length)."""
+    return numbers[-1] + 1 if k == len(numbers) else numbers[k]
+
+
 def _misread_there(x: str, k: int, n: int, bonus_at: Beside) -> tuple[int, str] | None:
     """The flower or season of ``bonus_at`` lying where tile ``x`` goes (index ``k`` of a row of ``n``: before its
     first tile, or after its last), when ``x`` is a suit tile: a misread tile (the bird of a 1s read as a flower),
@@ -2113,17 +2109,13 @@ def place_words(x: str, numbers: Sequence[int], codes: Sequence[str | None],
     if k is None:
         return ""
     at = _misread_there(x, k, len(codes), bonus_at)
+    side = (f"before tile {numbers[0]} ({codes[0]})" if k == 0 else
+            f"after tile {numbers[-1]} ({codes[-1]})" if k == len(codes) else
+            f"between tiles {numbers[k - 1]} ({codes[k - 1]}) and {numbers[k]} ({codes[k]})")
     if at is not None:
-        side = f"before tile {numbers[0]} ({codes[0]})" if k == 0 else f"after tile {numbers[-1]} ({codes[-1]})"
-        pos = numbers[0] if k == 0 else numbers[-1] + 1
         return (f"; in suit order it lies {side}, where tile {at[0]}, read {at[1]}, lies: if it is one, set it with "
                 f"--fix {at[0]}={x}")
-    if k == 0:
-        return f"; in suit order it lies before tile {numbers[0]} ({codes[0]}): --add {numbers[0]}={x}"
-    if k == len(codes):
-        return f"; in suit order it lies after tile {numbers[-1]} ({codes[-1]}): --add {numbers[-1] + 1}={x}"
-    return (f"; in suit order it lies between tiles {numbers[k - 1]} ({codes[k - 1]}) and {numbers[k]} ({codes[k]}): "
-            f"--add {numbers[k]}={x}")
+    return f"; in suit order it lies {side}: --add {_add_at(numbers, k)}={x}"
 
 
 def add_words(found: Sequence[str], numbers: Sequence[int], codes: Sequence[str | None],
@@ -2138,13 +2130,12 @@ def add_words(found: Sequence[str], numbers: Sequence[int], codes: Sequence[str 
     out = []
     for x in found:
         k = suit_order_place(codes, x, ends)
-        pos = None if k is None else numbers[-1] + 1 if k == len(codes) else numbers[k]
         at = None if k is None else _misread_there(x, k, len(codes), bonus_at)
         if at is not None:
             out.append(f"{article(x)} (tile {at[0]}, read {at[1]}, lies where it goes: if it is one, set it with "
                        f"--fix {at[0]}={x})")
         else:
-            out.append(article(x) + (f" (--add {pos}={x})" if pos is not None else ""))
+            out.append(article(x) + (f" (--add {_add_at(numbers, k)}={x})" if k is not None else ""))
     return " or ".join(out)
 
 
@@ -2174,8 +2165,7 @@ def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence
     if len(row) > 1 and roles[row[-1]] == "winning":  # (a tile placed after the row's end goes before the
         row = row[:-1]                                 # winning tile set apart there, not after it)
     numbers, codes = [num[p] for p in row], [tiles[p] for p in row]
-    ends = end_places(lay.geometry, roles, row[0], row[-1]) if row else (True, True)
-    at = bonus_beside(lay.geometry, roles, tiles, num, row)
+    ends, at = row_ends(lay.geometry, roles, tiles, num, row)
     if len(found) > 1:
         return f"; {add_words(found, numbers, codes, ends, at)} would make it a legal hand"
     x = found[0]

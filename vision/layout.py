@@ -1105,7 +1105,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             elif size == 4:
                 # (its face unknown unless a tile of it reads one: a box set to its face by the user, a web tester's
                 # 7z, keeps the detector's face-down flag, and the note had still said "(tile unknown)")
-                faced = any(CLASS_NAMES[int(readings.probs[t].argmax())] != "0x" for t in tiles)
+                faced = any(top[t] != _BACK for t in tiles)
                 opts.append(Option("concealed-kong", 0.6, why="four face-down tiles: a concealed kong" + (
                     "" if faced else " (tile unknown)")))
             elif nb <= max(1, size // 4) and size >= 5:

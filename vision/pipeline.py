@@ -3269,7 +3269,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                              f"again: take the tile numbers for --fix/--add from that reading), or --add the tile "
                              f"the photo missed (the winning tile, or one of the row)"
                              + _missed_tile_words(tried[0], ruleset))
-                extra[-1] += _fixes_after_adds(extra[-1], {p: c for p, c in (fixes or {}).items()})
+                extra[-1] += _fixes_after_adds(extra[-1], fixes or {})
     if tried and not any(t.reading.legal for t in tried):
         # no region reads legal: a concealed kong's pale backs may have been read as White dragons
         # (vision.layout.blank_backs); read again with them taken as backs where that makes a legal hand
@@ -3526,7 +3526,7 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     from scoring.decompose import waits
     from scoring.tiles import sort_tiles
 
-    from .decode import add_words, article, bonus_beside, end_places, place_words
+    from .decode import add_words, article, place_words, row_ends
 
     hand = t.reading.hand
     if hand is None:
@@ -3539,8 +3539,7 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     codes = [t.reading.tiles[i] for i in row]
     num = {i: p + 1 for p, i in enumerate(order)}
     numbers = [num[i] for i in row]
-    ends = end_places(t.layout.geometry, t.reading.roles, row[0], row[-1]) if row else (True, True)
-    at = bonus_beside(t.layout.geometry, t.reading.roles, t.reading.tiles, num, row)
+    ends, at = row_ends(t.layout.geometry, t.reading.roles, t.reading.tiles, num, row)
     if len(found) > 1:
         return f": {add_words(found, numbers, codes, ends, at)} would make it a winning hand"
     x = found[0]
@@ -3768,8 +3767,8 @@ def summary(res: PhotoResult) -> str:
         if any(n.startswith(WON_HINT_START) and all(w in n for w in won_cap) for n in r.notes):
             conf += (f"; at most {WON_LEFT_OUT:.0%}: the same boxes read as a winning hand take in what this one "
                      f"leaves out (see the note)")
-        if r.alike and math.prod(x for _, x in r.alike) < 0.995:
-            f = math.prod(x for _, x in r.alike)
+        f = math.prod(x for _, x in r.alike)
+        if f < 0.995:
             conf += (f"; ×{f:.2g} of it is tiles of one face read alike (tiles of one face are misread together; "
                      f"see the note)")
         if any(AMONG_CONCEALED_NOTE in n or AMONG_CONCEALED_ONE in n for n in r.notes):
