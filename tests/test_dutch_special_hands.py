@@ -320,6 +320,25 @@ def test_all_in_hand_kongs():
     assert score(tiles, {"all_in_hand_kongs": "not-allowed"}).total == 60
 
 
+def test_all_in_hand_discard_pung():
+    # 000:143-144 is a closed special hand (000:65 'dichte spelen'), whose winning tile may be a discard:
+    # 111m 222m 333m 444p 55s won on the discard 4p -> 1000 under the default 'allowed', and the line cites
+    # the option, as it decides it. Under 'exposed' (RULINGS principle 6) 444p is an exposed pung:
+    # open pung 2-8 444p 2 (000:153) + concealed 222m 333m 2 x 4 = 8 + concealed terminal pung 111m 8
+    # (000:157, ones are 'honneurs') + pair 55s 0 = 18; not clean -> no mah-jong points (000:163);
+    # only pungs 1 doubling (000:170) -> 36. Won on 5s (the pair) it is 1000 under both, not citing it.
+    tiles = "111222333m444p55s"
+    r = score(tiles, win="4p")
+    assert r.total == 1000
+    assert "all_in_hand_discard_pung=allowed" in explain(r)
+    r = score(tiles, {"all_in_hand_discard_pung": "exposed"}, win="4p")
+    assert "alle-stenen-in-de-hand" not in ids(r)
+    assert r.total == 36
+    for opts in ({}, {"all_in_hand_discard_pung": "exposed"}):
+        r = score(tiles, opts, win="5s")
+        assert r.total == 1000 and not any("all_in_hand_discard_pung" in (ln.option or "") for ln in r.lines)
+
+
 def test_all_in_hand_not_with_exposed_pung():
     # 000:143-144: an exposed pung breaks it: exposed 222m 2 + concealed 444m 666p 888s 12 + pair 2 = 16;
     # all pungs 1 doubling -> 32

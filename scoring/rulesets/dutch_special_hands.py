@@ -613,10 +613,15 @@ def burgeroorlog(v: "View") -> bool:
 
 def alle_stenen_in_de_hand(v: "View") -> bool:
     """Mah Jong met alle stenen in de hand (000:143-144): 4 pungs of suit tiles + any pair, nothing
-    exposed. Option ``all_in_hand_kongs`` (000-21): concealed kongs ``allowed`` or ``not-allowed``."""
+    exposed. Option ``all_in_hand_kongs`` (000-21): concealed kongs ``allowed`` or ``not-allowed``;
+    option ``all_in_hand_discard_pung``: a pung completed by the winning discard ``allowed`` (a
+    closed special hand may win on a discard) or ``exposed`` (RULINGS principle 6)."""
     if v.d.shape != "standard" or not _concealed_reading(v) or len(v.pungs) != 4:
         return False
     if v.opts["all_in_hand_kongs"] == "not-allowed" and v.hand.melds:
+        return False
+    if v.opts["all_in_hand_discard_pung"] == "exposed" and any(
+            m.winning and m.is_set and not m.concealed for m in v.melds):
         return False
     return all(m.tile[1] != "z" for m in v.pungs)
 
