@@ -109,14 +109,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
     result = compare(scored, args.claimed, claimed_lines)
     # (a photo read with no winning tile marked scores a guess at the wait: a director's batch flagged the photo
     # needs-review where its audit said MATCH, exit 0, the hand scoring 40-44 by which tile won)
-    unsure = "; ".join(x for x in (_unsure(res, rs, opts), _wait_unsure(res, args.winning_tile)) if x) or None
+    wait_unsure = _wait_unsure(res, args.winning_tile, scored)
+    unsure = "; ".join(x for x in (_unsure(res, rs, opts), wait_unsure) if x) or None
     overruled = _overruled(res)
     # (an unsure MATCH exits 1 and is recorded as such, not as a match: the history's status says which
     # audits settled a claim)
     status = ("match" if result.match else "mismatch") + (" unsure" if unsure else "")
     note = f"claimed {args.claimed}" + (f" with {len(claimed_lines)} lines" if claimed_lines is not None else "") + (
-        f"; {unsure}" if unsure else "") + ("; no winning tile given" if res is None and winning_tile_missing(scored.hand)
-                                            else "") + (f"; {_overruled_words(overruled)}" if overruled else "")
+        f"; {unsure}" if unsure else "") + ("; no winning tile given" if res is None and not wait_unsure
+                                            and winning_tile_missing(scored.hand) else "") + (f"; {_overruled_words(overruled)}" if overruled else "")
     if res is not None:  # the audit trail first (output may go to a closed pipe)
         from commands.common import record_photo
 
@@ -155,7 +156,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             print()
         print(explain(scored))
         print()
-        print(report(result, unsure))
+        print(report(result, unsure, "the reading" if res is not None else "the winning tile"))
         if overruled:
             print(f"  {_overruled_words(overruled)}")
         if annotated:  # drawn at the scale the photo was read at (the same size as its pixels)
@@ -291,15 +292,29 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
             f"or audit the hand typed with --hand")
 
 
-def _wait_unsure(res, given: str | None) -> str | None:
-    """Why the audit of the photo reading ``res`` rests on a guess at the wait: a winner's hand read with no
-    winning tile marked in the photo nor ``given`` (``--winning-tile``), which scores otherwise with another of
-    its tiles as the winning tile (:func:`vision.pipeline.unmarked_wait_span`, what `photo`'s confidence line and
-    batch's needs-review say); None for a typed hand (its note says so), a hand any winning tile scores the same,
-    or one that has no winning tile to mark."""
+def _wait_unsure(res, given: str | None, scored=None) -> str | None:
+    """Why the audit rests on a guess at the wait: a winner's hand with no winning tile — read from a photo
+    ``res`` with none marked nor ``given`` (``--winning-tile``), or ``scored`` from a typed ``--hand`` (``res``
+    None) without ``win:TILE`` — which scores otherwise with another of its tiles as the winning tile
+    (:func:`vision.pipeline.unmarked_wait_span`, what `photo`'s confidence line and batch's needs-review say;
+    :func:`scoring.engine.winning_tile_effect` for a typed hand); None for a hand any winning tile scores the
+    same, or one that has no winning tile to name. Raises nothing but a ruleset's own errors."""
+    if given:
+        return None
+    if res is None:
+        # (a referee's typed hand without its winning tile had said MATCH, exit 0, at 48 where the hand won on
+        # the pair's wind scores 56; the same hand photographed says UNSURE)
+        from scoring.engine import winning_tile_effect
+
+        effect = None if scored is None else winning_tile_effect(scored)
+        if effect is None or not effect.totals or set(effect.totals.values()) == {scored.total}:
+            return None
+        never = "" if scored.total in effect.totals.values() else f", never this {scored.total}"
+        return (f"no winning tile given: the score is computed without one (with one it scores {effect.span}{never}); "
+                f"end the notation with win:TILE or give --winning-tile TILE")
     from vision.pipeline import unmarked_wait_span
 
-    span = None if res is None or given else unmarked_wait_span(res)
+    span = unmarked_wait_span(res)
     if span is None:
         return None
     return (f"no winning tile marked: the score is computed without one (with one marked it scores "

@@ -50,9 +50,18 @@ def test_a_hand_audited_with_no_winning_tile_says_what_the_score_rests_on(run_cl
             "it scores 26–30 (lines that depend on it: only-possible-tile, pair-completed)" in out), out
     rc, out, _ = run_cli("history", "--db", str(db), "--json")
     (e,) = json.loads(out)
-    assert e["status"] == "mismatch" and e["note"] == "claimed 30; no winning tile given"
+    assert e["status"] == "mismatch unsure" and e["note"] == (
+        "claimed 30; no winning tile given: the score is computed without one (with one it scores 26–30); end the "
+        "notation with win:TILE or give --winning-tile TILE")
     rc, out, _ = run_cli("audit", "--hand", "123m456p789s11z [777p] win:1z", "--claimed", "30", "--db", str(db))
     assert rc == 0 and "MATCH" in out and "no winning tile" not in out
+    # the claim of the score with no wait, 26, is no settled MATCH: won on 1z the hand scores 30 (exit 0 had said it
+    # was right, where the same hand photographed with no winning tile marked says UNSURE, exit 1)
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s11z [777p]", "--claimed", "26", "--db", str(db))
+    assert rc == 1 and "claimed 26, computed 26 — MATCH — UNSURE: check the winning tile" in out, out
+    assert "(with one it scores 26–30); end the notation with win:TILE or give --winning-tile TILE" in out
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s11z [777p]", "--claimed", "26", "--json", "--no-history")
+    assert rc == 1 and json.loads(out)["match"] is True and "26–30" in json.loads(out)["unsure"]
 
 
 def test_a_claimed_winning_tile_line_on_a_hand_given_none_names_the_missing_tile(run_cli, tmp_path):
@@ -955,8 +964,9 @@ def test_claimed_points_that_do_not_make_the_claimed_total_are_said_so(run_cli, 
     # a club referee's dispute, NTS (002), East seat and round, won on a discard: 123m 456m 789m chows (0),
     # concealed pung of terminals 111p 8 (002:11 "Hoekstenen (1 en 9)", concealed 8), the 22z (South) pair is
     # no own or round wind (002:12: 0), mahjong 20 (002:13) → 8 + 20 = 28 points, no doubling: 28.
-    # The claim lists those two lines and says 100: its lines make 28, the hand's own 28
-    argv = ["--hand", "123m456m789m111p22z", "-r", "nts"]
+    # The claim lists those two lines and says 100: its lines make 28, the hand's own 28. Won on 4m, a two-sided
+    # wait (4m or 7m: 002:15-16 give nothing), as with no winning tile the audit is unsure of the wait
+    argv = ["--hand", "123m456m789m111p22z win:4m", "-r", "nts"]
     lines = [{"rule": "pung-terminals-concealed", "points": 8}, {"name": "mahjong", "points": 20}]
     rc, out, _ = run_cli("audit", *argv, "--claimed", "100", "--claimed-lines", claim_file(tmp_path, lines),
                          "--no-history")

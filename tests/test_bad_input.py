@@ -310,7 +310,9 @@ def test_a_huge_file_is_refused_before_it_is_read(tmp_path, run_cli):
 
 
 # ------------------------------------------------------------------------------ audit
-AUDIT = ["audit", "--hand", HAND, "--claimed", "26", "--no-history"]
+# won on 4p, a two-sided wait (4p or 7p): 26 as with no winning tile — [777p] 2 (002:10) + 11z own and round wind
+# 2 × 2 (002:12) + mahjong 20 (002:13) —, where without one the audit is unsure of the wait (26–30)
+AUDIT = ["audit", "--hand", HAND + " win:4p", "--claimed", "26", "--no-history"]
 
 
 def test_claimed_lines_given_inline_as_the_help_says(run_cli):

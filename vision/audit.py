@@ -1371,15 +1371,16 @@ def normal_count_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[st
             + (f" — {why}" if why else "")]
 
 
-def report(res: AuditResult, unsure: str | None = None) -> str:
+def report(res: AuditResult, unsure: str | None = None, check: str = "the reading") -> str:
     """Text lines of an audit result; ``unsure``: why the computed score is not to be relied on (a
-    photo read below the review threshold), said in the verdict's line and the next."""
+    photo read below the review threshold, a hand with no winning tile that one would change), said in
+    the verdict's line (``UNSURE: check`` ``check``) and the next."""
     # (totals that agree with lines that differ: "claim +0" beside MISMATCH had read as a contradiction)
     same = res.claimed_total == res.computed_total
     head = (f"audit: claimed {res.claimed_total}, computed {res.computed_total} — "
             + ("MATCH" if res.match else "MISMATCH (the totals agree, the claimed lines differ)" if same
                else f"MISMATCH (claim {res.claimed_total - res.computed_total:+d})"))
-    lines = [head + (" — UNSURE: check the reading" if unsure else "")]
+    lines = [head + (f" — UNSURE: check {check}" if unsure else "")]
     if unsure:
         lines.append(f"  {unsure}")
     if res.lines_total is not None:  # (the adding up apart from the rules: a slip is no rule disagreement)
