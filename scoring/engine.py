@@ -1122,8 +1122,29 @@ def _unread_context_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str,
             continue
         without = _rescored(result, rs, options, **{f: unsaid})
         if without is not None and _keyed(without) == _keyed(result):
-            out.append(f"{flag} scores nothing here: no rule of {rs.id} scores {words} for this hand")
+            out.append(f"{flag} scores nothing here: " + (_discards_words(result, rs, options) if f == "discards"
+                                                          else f"no rule of {rs.id} scores {words} for this hand"))
     return tuple(out)
+
+
+def _discards_words(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any] | None) -> str:
+    """Why ``result``'s ``--discards`` count scores nothing: a first-turn win already says how few lie on the table
+    (hk-tw-16's 四張內, 004:22-23, counts on it); a count above every threshold a rule reads (the lines the largest
+    smaller count that changes the score would give); or no rule reads it. A tester's first-turn 四張內 +40 had been
+    followed by "no rule of hk-tw-16 scores the discards on the table", and --discards 20 told the same."""
+    c = result.hand.context
+    if c.dealt_first_turn:
+        return "the first turn (--first-turn) already says how few discards lie on the table"
+    base = _keyed(result)
+    for d in range(c.discards - 1, -1, -1) if c.discards else ():
+        fewer = _rescored(result, rs, options, discards=d)
+        if fewer is None or _keyed(fewer) == base:
+            continue
+        gone = {(ln.rule, ln.amount()) for ln in result.lines}
+        lines = [ln for ln in fewer.lines if (ln.rule, ln.amount()) not in gone and ln.kind != "note"]
+        return (f"with {c.discards} discards on the table no rule of {rs.id} counts them; with at most {d} it "
+                f"scores " + ", ".join(f"{ln.name} ({ln.amount().strip()}, {ln.source})" for ln in lines))
+    return f"no rule of {rs.id} scores the discards on the table for this hand"
 
 
 def _keyed(r: ScoredHand) -> tuple[int | float, list[tuple[str, str]]]:

@@ -1391,6 +1391,23 @@ def test_a_first_turn_win_counts_four_discards_without_a_count():
         score(hand + " 5p", "1z", first_turn=True, win_by="wall", seat_wind="E", discards=9)
 
 
+def test_a_discards_count_that_scores_nothing_says_why():
+    # a seed tester's: a first-turn win given --discards 0 scored 四張內 40 (004:22-23) and was told "no rule of
+    # hk-tw-16 scores the discards on the table" beside it; --discards 20 was told the same, though 十張內 (+10)
+    # counts up to 10 discards (004:22: 十張內 10 / 七張內 20 / 四張內 40)
+    hand = "123m 456m 789p 234s 567s 11z"
+    r = score(hand, "1z", first_turn=True, win_by="wall", seat_wind="N", discards=0)
+    assert pts(r).get("within-four") == 40
+    assert ("--discards scores nothing here: the first turn (--first-turn) already says how few discards lie on the "
+            "table") in r.notes, r.notes
+    r = score(hand, "1z", discards=20)
+    assert not any(k.startswith("within") for k in pts(r)), pts(r)
+    (note,) = [n for n in r.notes if n.startswith("--discards")]
+    assert note.startswith("--discards scores nothing here: with 20 discards on the table no rule of hk-tw-16 "
+                           "counts them; with at most 10 it scores 十張內"), note
+    assert "(+10 pts, 004_7d7ce2dadca33504.txt:22-23)" in note and "no rule of hk-tw-16 scores" not in note
+
+
 def test_a_dealers_first_turn_win_by_discard_bounds_no_discards_and_keeps_its_note():
     # a reviewer's: a dealer's first-turn win by discard is no 天地胡 (004-27 (a)); guessing its discards had given it
     # 四張內 40 and hidden the note that the flag scores nothing, and an honest --discards 2 had been refused
