@@ -16,7 +16,7 @@ import pytest
 from vision_fixtures import boxes_of, gapped_row, level_rows, load, readings, truth_notation
 
 from scoring import Context, format_hand, load_ruleset, parse_hand
-from vision.classes import BONUS_TILES, CLASS_INDEX, CLASS_NAMES, NUM_CLASSES
+from vision.classes import BONUS_TILES, CLASS_INDEX, CLASS_NAMES, DROP, NUM_CLASSES
 from vision.classify import TileReadings
 from vision.detect import Detections
 from vision.io import Photo
@@ -3829,3 +3829,31 @@ def test_a_flower_laid_among_the_hands_tiles_is_told_how_to_count_it():
     done = read_detections(photo, *_gapped_row(groups), load_ruleset("swedish"), Context(), fixes={7: "-"},
                            additions=[(16, "1f")])
     assert done.reading.legal and done.reading.notation == "234m456p789s11166z +1f win:6z", done.reading.notation
+
+
+def test_a_sideways_tile_boxed_as_two_halves_is_named_with_the_fix_that_makes_it_one():
+    # a phone tester's 4p laid sideways at the row's end (the winning tile, as docs/photo.md asks) was boxed as two
+    # upright halves, each read 2p: "found 15 tiles in the hand", naming no box. 111z 345678s 22m 44p upright
+    # (90 × 120 px), then two boxes 80 × 90 px overlapping by 40 px: together 120 long and 90 high, lower than the
+    # row's tiles — a sideways tile's shape. In their place a 4p (111z 345s 678s 22m 444p) or a 2m (222m 44p) makes
+    # a legal hand; the halves' suit first. Followed, the advice reads the hand won on 4p.
+    photo = Photo(np.zeros((600, 1500, 3), np.uint8), (1500, 600), 1.0, "x")
+    row = "1z 1z 1z 3s 4s 5s 6s 7s 8s 2m 2m 4p 4p".split()
+    det, rd = level_rows((row, 300))
+    boxes = np.vstack([det.boxes, [[1236, 330, 1316, 420], [1276, 330, 1356, 420]]])
+    probs = np.vstack([rd.probs, level_rows((["2p", "2p"], 330))[1].probs])
+    det2 = Detections.make(boxes, np.full(15, 0.9))
+    rd2 = TileReadings.make(probs, ["upright"] * 15)
+    res = read_detections(photo, det2, rd2, load_ruleset("nts"), Context())
+    assert not res.reading.legal
+    assert ("; tiles 14 and 15 (2p, 2p) overlap like one tile laid sideways boxed twice (a tile laid sideways at the "
+            "row's end is the winning tile): a 4p or a 2m there makes a legal hand; if it is one, set it with --fix "
+            "14=4p,15=- --winning-tile 4p") in res.reading.problem, res.reading.problem
+    done = read_detections(photo, det2, rd2, load_ruleset("nts"), Context(), winning_tile="4p",
+                           fixes={14: "4p", 15: DROP})
+    assert done.reading.legal and done.reading.hand.winning_tile == "4p", done.reading.notation
+    assert sorted(done.reading.hand.concealed) == sorted(row + ["4p"]), done.reading.notation
+    # the same two boxes side by side, touching without overlapping (two upright tiles of a row): no such advice
+    boxes = np.vstack([det.boxes, [[1236, 300, 1326, 420], [1328, 300, 1418, 420]]])
+    res = read_detections(photo, Detections.make(boxes, np.full(15, 0.9)), rd2, load_ruleset("nts"), Context())
+    assert not res.reading.legal and "boxed twice" not in res.reading.problem, res.reading.problem

@@ -708,6 +708,11 @@ MESSAGES = [
      "13-14 (2m 2m) lie apart, a meld short of its tiles? look at the photo: a pung whose third tile was not boxed, "
      "add it with --add 15=2m; a concealed kong whose two face-down tiles were not boxed, add them with "
      "--add 13=0x,16=0x; add a tile the detector missed with --add POS=TILE", "whose two face-down tiles "),
+    # (a tile laid sideways boxed as two halves: the fix that makes them one, and its winning tile)
+    ("found 15 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden, cut off "
+     "or not detected, or an extra one included; tiles 11 and 12 (2p, 2p) overlap like one tile laid sideways boxed "
+     "twice (a tile laid sideways at the row's end is the winning tile): a 4p or a 2m there makes a legal hand; if it "
+     "is one, set it with --fix 11=4p,12=- --winning-tile 4p", "twice{won}: {said} there makes a legal hand; "),
     # (a kong short of the tile between two groups, a pung short of its middle tile, a tile over, a kong left out
     # for a back not boxed, the tile a 13-tile row misses)
     ("found 11 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; tiles "
@@ -987,6 +992,9 @@ SCORING_MESSAGES = [
      "by wall (--win-by wall) it scores Winnen van de bodem van de zee — won with the last tile of the wall, "
      "self-drawn (+1 dbl, 002_b9f4c4575200caaf.txt:51)", '(--win-by {w}) it scores ',
      "“Won on the last tile” scores nothing here"),
+    # (a discards count that scores nothing, on a first-turn win: scoring.engine._discards_words)
+    ("--discards scores nothing here: the first turn (--first-turn) already says how few discards lie on the table",
+     '"the first turn (--first-turn) already says', "“Discards on the table” scores nothing here"),
     ("十張內/七張內/四張內 need --discards N: the discarded tiles lying in the middle of the table when the hand is won, "
      "the winning tile not counted (004:22–23)", "need --discards N: ", "need “Discards on the table” in Settings:"),
 ]

@@ -1903,7 +1903,8 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                            if found == count == need - 1 else "")
                           + _short_kong_hint(lay, backs, raw) + "; add a tile the detector missed with --add POS=TILE"
                           if found < need else
-                          _extra_tile_hint(lay, tiles, raw, roles, conc, melds, bonus_codes, win, ctx, rs, readings)
+                          (_boxed_twice_hint(lay, raw, roles, conc, melds, bonus_codes, win, ctx, rs)
+                           + _extra_tile_hint(lay, tiles, raw, roles, conc, melds, bonus_codes, win, ctx, rs, readings))
                           if found == count == need + 1 else "")
                       or (f"; leave out boxes that are not the hand's (clutter, loose tiles, another player's) "
                           f"with --fix POS=-" if found >= need else "")))
@@ -2227,6 +2228,67 @@ def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str
     each = "" if len(by_face) == 1 else ", each face another hand"
     return (f"; leaving out one of tiles {said} makes a legal hand{each}: look at the photo for the one that is not "
             f"the hand's (a stray tile), and leave it out with --fix POS=-") + flower
+
+
+#: two touching boxes of a row taken for one tile laid sideways boxed twice (:func:`_boxed_twice_hint`): they overlap
+#: along the row by at least this share of the narrower one …
+TWICE_OVERLAP = 0.25
+#: … together they are longer along the row than across it by this factor …
+TWICE_LONG = 1.05
+#: … and they are lower across it than the row's tiles by this factor (a sideways tile shows its width there)
+TWICE_LOW = 0.95
+
+
+def _boxed_twice_hint(lay: Layout, raw: Sequence[str | None], roles: Sequence[str], conc: list[str],
+                      melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context,
+                      rs: Ruleset) -> str:
+    """For a reading one tile over the hand's count: two neighbouring concealed tiles of a group whose boxes overlap
+    along the row (:data:`TWICE_OVERLAP`), together longer than they are high (:data:`TWICE_LONG`) and lower than
+    the row's tiles (:data:`TWICE_LOW`) — one tile laid sideways that the detector boxed as two upright halves —
+    and the faces that, in their place, make the tiles as read a hand ``rs`` scores: "; tiles 11 and 12 (2p, 2p)
+    overlap like one tile laid sideways boxed twice: if it is one, set it with --fix 11=4p,12=- …", with
+    ``--winning-tile`` where the pair ends the concealed row of a winner's hand with no winning tile read (the
+    place docs/photo.md gives the winning tile). "" when no pair is so (or no face makes a legal hand). A phone
+    tester's 4p laid sideways at the row's end was read as two 2p: "found 15 tiles", with no word of which.
+    Uses :attr:`vision.layout.Geometry.main_extent` (pixels in the main row's frame)."""
+    geo = lay.geometry
+    ext = geo.main_extent
+    if not ext or geo.tile_h <= 0:
+        return ""
+    num = _numbers(lay)
+    hand_roles = ("concealed", "winning")
+    row_conc = [t for t in geo.row_tiles(geo.main_row) if roles[t] in hand_roles] if geo.rows else []
+    out = []
+    for g in geo.groups:
+        for a, b in zip(g.tiles, g.tiles[1:]):
+            if roles[a] not in hand_roles or roles[b] not in hand_roles or raw[a] in (None, BACK) \
+                    or raw[b] in (None, BACK) or raw[a] in BONUS_TILES or raw[b] in BONUS_TILES:
+                continue
+            if max(a, b) >= len(ext) or ext[a] is None or ext[b] is None:
+                continue
+            (ua, wa, ha), (ub, wb, hb) = ext[a], ext[b]  # type: ignore[misc]
+            overlap = (wa + wb) / 2 - abs(ua - ub)
+            long_ = abs(ua - ub) + (wa + wb) / 2
+            high = max(ha, hb)
+            if overlap < TWICE_OVERLAP * min(wa, wb) or long_ < TWICE_LONG * high or high > TWICE_LOW * geo.tile_h:
+                continue
+            rest = list(conc)
+            rest.remove(raw[a])  # type: ignore[arg-type]
+            rest.remove(raw[b])  # type: ignore[arg-type]
+            at_end = bool(row_conc) and {a, b} == set(row_conc[-2:]) and ctx.winner and win is None
+            faces = [x for x in PLAYING_TILES
+                     if _legal_as_read(rest + [x], melds, bonus_codes, x if at_end else win, ctx, rs)]
+            if not faces:
+                continue
+            # (the halves' suit first: a sideways 4p's halves read 2p)
+            faces.sort(key=lambda f: f[1] not in (raw[a][1], raw[b][1]))  # type: ignore[index]
+            x = faces[0]
+            said = " or ".join(article(f) for f in faces[:EXTRA_NAMED]) + (" …" if len(faces) > EXTRA_NAMED else "")
+            won = " (a tile laid sideways at the row's end is the winning tile)" if at_end else ""
+            out.append(f"; tiles {num[a]} and {num[b]} ({raw[a]}, {raw[b]}) overlap like one tile laid sideways boxed "
+                       f"twice{won}: {said} there makes a legal hand; if it is one, set it with --fix "
+                       f"{num[a]}={x},{num[b]}=-" + (f" --winning-tile {x}" if at_end else ""))
+    return "".join(out)
 
 
 def _beside_bonus_words(lay: Layout, found: Sequence[int], raw: Sequence[str | None], readings: TileReadings,

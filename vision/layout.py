@@ -179,7 +179,10 @@ class Geometry:
     * ``main_offset``: (N,) per detection, its centre's signed offset across the main row's line in
       tile heights: positive below the row in the frame the rows were read in (in front of it, nearer
       the camera, in an upright photo taken from the player's seat; either side when ``turned``),
-      negative above it.
+      negative above it;
+    * ``main_extent``: (N,) per detection, (centre along the main row, size along it, size across it),
+      pixels in the main row's frame (:func:`_tile_sizes`): how much two boxes of the row overlap (None for a box
+      measured in no row frame: one placed in a row afterwards).
     """
 
     angle: float
@@ -195,6 +198,7 @@ class Geometry:
     turned: bool = False
     main_distance: tuple[float, ...] = ()
     main_offset: tuple[float, ...] = ()
+    main_extent: tuple[tuple[float, float, float] | None, ...] = ()
 
     def distance(self, i: int) -> float:
         """How far detection ``i`` lies from the main row, in tile sizes (0 on the row)."""
@@ -575,17 +579,20 @@ def lift_geometry(geo: Geometry, keep, n: int, boxes: np.ndarray | None = None) 
             groups.append(Group((i,), len(rows)))
         rows.append(tuple(ids))
     sideways, displaced, dist, offset = [False] * n, [False] * n, [math.inf] * n, [0.0] * n
+    extent: list = [None] * n  # (a box the subset's geometry did not measure has none)
     for k, g in enumerate(keep):
         sideways[g] = geo.sideways[k]
         displaced[g] = geo.displaced[k]
         dist[g] = geo.distance(k)
         offset[g] = geo.offset(k)
+        if k < len(geo.main_extent):
+            extent[g] = geo.main_extent[k]
     for a, i in after.items():
         dist[i], offset[i] = dist[a], offset[a]
     order = tuple(t for ids in rows for gi in ids for t in groups[gi].tiles)
     return replace(geo, groups=tuple(groups), rows=tuple(rows), order=order,
                    sideways=tuple(sideways), displaced=tuple(displaced), main_distance=tuple(dist),
-                   main_offset=tuple(offset))
+                   main_offset=tuple(offset), main_extent=tuple(extent))
 
 
 def _fills_gap(b: np.ndarray, a: int, c: int, i: int) -> bool:
@@ -775,7 +782,8 @@ def _assemble(R: _Rows, main: int) -> Geometry:
     offset = off_line / max(mh, 1e-6)
     return Geometry(float(row_angle[main]), tuple(groups), tuple(row_groups), 0, tuple(range(len(hand_rows))),
                     order, tuple(bool(x) for x in sideways), tuple(bool(x) for x in displaced), mw, mh, R.turned,
-                    tuple(float(x) for x in dist), tuple(float(x) for x in offset))
+                    tuple(float(x) for x in dist), tuple(float(x) for x in offset),
+                    tuple((float(u), float(w), float(h)) for u, w, h in zip(ucm, Wm, Hm)))
 
 
 def _line_v(idx, uc: np.ndarray, vc: np.ndarray, angle_free: bool = True):

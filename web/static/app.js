@@ -371,6 +371,11 @@
     // (a tile left out beside a non-winner's concealed tiles, vision.decode._beside_left_out_sureness)
     [/say so with --fix \d+=-(?:,\d+=-)+/g, "mark them “Not in the hand” in the tile picker"],
     [/say so with --fix \d+=-/g, "mark it “Not in the hand” in the tile picker"],
+    // (a tile laid sideways boxed as two halves, vision.decode._boxed_twice_hint)
+    [/if it is one, set it with --fix (\d+)=(\w+),(\d+)=- --winning-tile \w+/g,
+     "if it is one, tap tile $1 and choose $2, mark tile $3 “Not in the hand”, and type $2 in “Winning tile” under Overrides in Settings"],
+    [/if it is one, set it with --fix (\d+)=(\w+),(\d+)=-/g,
+     "if it is one, tap tile $1 and choose $2, and mark tile $3 “Not in the hand”"],
     // (a tile over lying beside a flower, vision.decode._beside_bonus_words)
     [/if it is one, set it with --fix \d+=(\w+)/g, "if it is one, tap it and choose $1"],
     [/say which tile won with --winning-tile/g, "say which tile won in “Winning tile” (Overrides)"],
