@@ -339,6 +339,30 @@ def test_all_in_hand_discard_pung():
         assert r.total == 1000 and not any("all_in_hand_discard_pung" in (ln.option or "") for ln in r.lines)
 
 
+def test_fixed_hands_best_counts_the_ordinary_count_when_higher():
+    # a seed tester's: four concealed honour kongs + a pair, won on the dead wall. Kong Hand (000:59-61) 2000 by
+    # default (RULINGS 000-26 (a)). Under fixed_hands=best its ordinary count: 4 concealed honour kongs 4 x 32 = 128
+    # (000:158) + mah-jong from the wall 20 (000:161) + dead wall 2 (000:165) = 150 points; doublings clean (000:169),
+    # only pungs/kongs (000:170), own wind 1z (000:172), round wind 1z (000:173), three dragon kongs 3 (000:174) = 7:
+    # 150 x 2^7 = 19200, and the explanation names Kong Hand as not counted.
+    tiles = "22m (1111z) (5555z) (6666z) (7777z)"
+    r = score(tiles, win="2m", win_by="dead-wall")
+    assert r.total == 2000
+    r = score(tiles, {"fixed_hands": "best"}, win="2m", win_by="dead-wall")
+    assert r.total == 19200 and (r.points, r.doublings) == (150, 7), (r.points, r.doublings)
+    assert "not counted: Kong Hand" in explain(r) and "(option fixed_hands=best)" in explain(r)
+    # … and a special hand worth more than the count still counts: 222p 555p 666p 777p 88p self-drawn is
+    # 'alle stenen in de hand' 1000 (000:143-144); its count: 4 concealed pungs 2-8 4 x 4 = 16 + 20 = 36 points,
+    # only pungs 1 + 2-8 of one suit 4 (000:181, the clean doubling lapses) = 5: 36 x 32 = 1152 > 1000
+    r = score("222555666777p88p", {"fixed_hands": "best"}, win="8p", win_by="wall")
+    assert r.total == 1152
+    # a special hand worth more than its count stays: 222m 444m 666p 888s 55z (drawn) is 'alle stenen in de hand'
+    # 1000; its count 4 concealed pungs 2-8 16 (000:153) + White pair 2 (000:156) = 18, not clean: no mah-jong
+    # points (000:163); only pungs 1 doubling (000:170): 36 < 1000
+    r = score("222444m666p888s55z", {"fixed_hands": "best"}, win="2m", win_by="wall")
+    assert r.total == 1000 and "not counted" not in explain(r)
+
+
 def test_all_in_hand_not_with_exposed_pung():
     # 000:143-144: an exposed pung breaks it: exposed 222m 2 + concealed 444m 666p 888s 12 + pair 2 = 16;
     # all pungs 1 doubling -> 32

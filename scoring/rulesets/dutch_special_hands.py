@@ -20,6 +20,7 @@ Flags (``--flag NAME``) for circumstances :class:`scoring.hand.Context` has no f
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from itertools import permutations
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
@@ -832,11 +833,27 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
       PUNTENTELLING points too (the ``not-clean`` note line says so);
     * an announced waiting hand (000:187-188, RULINGS 000-26): 1.5 × the value counted without
       flowers/seasons, then what the flowers/seasons add: ``1.5 × V(no bonus) + (V − V(no bonus))``;
-      for a special hand that is 1.5 × the fixed value + 4 per flower/season.
+      for a special hand that is 1.5 × the fixed value + 4 per flower/season;
+    * with option ``fixed_hands=best`` (000-26) a winner's special hand counts only when it beats the hand's
+      ordinary count (the lines without it, combined as above); by default (``fixed``) its value replaces the
+      count. A seed tester's four concealed honour kongs (Kong Hand, 2000) count 150 × 2^7 = 19200 so.
     """
+    lines = list(lines)
+    if view.winner and view.opts["fixed_hands"] == "best" and any(ln.kind in ("fixed", "limit") for ln in lines):
+        special = _combined(lines, ruleset, view)
+        normal = _combined([ln for ln in lines if ln.kind not in ("fixed", "limit")], ruleset, view)
+        if normal.total <= special.total:
+            return special
+        # (the special hands passed over are said with the count: scoring.engine.explain)
+        passed = tuple(ln for ln in lines if ln.kind in ("fixed", "limit"))
+        return replace(normal, outranked=passed + tuple(x for x in normal.outranked if x not in passed))
+    return _combined(lines, ruleset, view)
+
+
+def _combined(lines: list["Line"], ruleset: "Ruleset", view: "View") -> "Totals":
+    """:func:`combine` of one set of lines, a special hand among them or not."""
     from ..engine import Totals, default_combine, round_half_up
 
-    lines = list(lines)
     if any(ln.kind in ("fixed", "limit") for ln in lines):  # a special hand has no mah-jong points anyway
         lines = [ln for ln in lines if ln.rule != "not-clean"]
     if (view.opts["not_clean_forfeits"] == "all-points" and view.winner
