@@ -991,7 +991,37 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
         return result
     result = _cite_deciding_options(result, rs, options)
     notes = unused_win_notes(result, rs, options)
+    higher = special_hand_count_note(result, rs)
+    if higher:
+        notes = (*notes, higher)
     return replace(result, notes=(*result.notes, *notes)) if notes else result
+
+
+def special_hand_count_note(result: ScoredHand, rs: Ruleset) -> str | None:
+    """One note for ``result``, a winner's special hand (a ``fixed``/``limit`` line counted) whose ordinary count
+    (:func:`normal_count`) is higher than its total: "the hand's ordinary count is higher, 1344 = 42 points × 2^5:
+    rode-draak scores Het Spel van de Rode Draak instead (001_…:88-90) — why, where the ruleset's module says it
+    (``SPECIAL_HAND_COUNT``)", and that option ``fixed_hands=best`` scores the higher where it does. None for any
+    other result. A seed tester's South-seat Rode Draak hand scored 500 where East's same tiles, no limit hand, scored
+    1280, with no word of the count it replaced. Raises nothing but a :class:`RulesetError` of the ruleset."""
+    if not result.allowed:
+        return None
+    top = next((ln for ln in result.lines if ln.kind in ("fixed", "limit")), None)
+    normal = normal_count(result) if top is not None else None
+    if top is None or normal is None or not normal.allowed or normal.total <= result.total:
+        return None
+    name = rs.rule(top.rule).name if any(r.id == top.rule for r in rs.rules) else top.name
+    why = rs.hook("SPECIAL_HAND_COUNT")
+    best = ""
+    opt = rs.options.get("fixed_hands")
+    if opt is not None and "best" in (opt.choices or ()) and result.options.get("fixed_hands") != "best":
+        try:
+            if _score_hand(result.hand, rs, {**result.options, "fixed_hands": "best"}).total == normal.total:
+                best = "; option fixed_hands=best scores the higher"
+        except HandError:
+            pass
+    return (f"the hand's ordinary count is higher, {count_formula(normal)}: {rs.id} scores {name} instead "
+            f"({top.source})" + (f" — {why}" if why else "") + best)
 
 
 def _cite_deciding_options(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any] | None) -> ScoredHand:

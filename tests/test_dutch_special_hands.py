@@ -348,6 +348,8 @@ def test_fixed_hands_best_counts_the_ordinary_count_when_higher():
     tiles = "22m (1111z) (5555z) (6666z) (7777z)"
     r = score(tiles, win="2m", win_by="dead-wall")
     assert r.total == 2000
+    assert ("the hand's ordinary count is higher, 19200 = 150 points × 2^7: dutch-special-hands scores Kong Hand "
+            "instead (000_f626c313f8929ba8.txt:59-61); option fixed_hands=best scores the higher") in r.notes, r.notes
     r = score(tiles, {"fixed_hands": "best"}, win="2m", win_by="dead-wall")
     assert r.total == 19200 and (r.points, r.doublings) == (150, 7), (r.points, r.doublings)
     assert "not counted: Kong Hand" in explain(r) and "(option fixed_hands=best)" in explain(r)

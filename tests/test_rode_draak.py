@@ -489,7 +489,12 @@ def test_fixed_hands_best_has_no_effect_and_the_explanation_says_so(capsys):
     r = score("123m456m789m22z [7777z]", {"fixed_hands": "best"}, win="2z", seat_wind="S")
     assert [n for n in r.notes if n.startswith("option fixed_hands=best has no effect under rode-draak")]
     assert any(f"{SEED}:46" in n and "001-18" in n for n in r.notes)
-    assert not score("123m456m789m22z [7777z]", win="2z", seat_wind="S").notes  # the default: no note
+    # the default: no note of the option, but the count the limit hand replaces is said (a seed tester's referee could
+    # not tell why South's hand scored 500 where East's same tiles, no limit hand, scored 1280)
+    assert score("123m456m789m22z [7777z]", win="2z", seat_wind="S").notes == (
+        "the hand's ordinary count is higher, 1344 = 42 points × 2^5: rode-draak scores Het Spel van de Rode Draak "
+        f"instead ({SEED}:88-90) — its own tiles 'leveren geen punten of verdubbelingen meer op' ({SEED}:46): a limit "
+        "hand scores the Limit and nothing else (AMBIGUITIES 001-18)",)
     assert main(["hand", "123m456m789m22z [7777z]", "-w", "2z", "--seat-wind", "S", "-r", RS,
                  "-o", "fixed_hands=best", "--no-history"]) == 0
     out = capsys.readouterr().out
