@@ -994,7 +994,22 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     higher = special_hand_count_note(result, rs)
     if higher:
         notes = (*notes, higher)
+    seat = dealer_seat_note(hand.context)
+    if seat:
+        notes = (*notes, seat)
     return replace(result, notes=(*result.notes, *notes)) if notes else result
+
+
+def dealer_seat_note(c: Context) -> str | None:
+    """A note for a context that names a dealer outside the East seat, or East not the dealer: in each ruleset the
+    dealer is East (GLOSSARY: Oost 000–002, sittande vind 003 — RULINGS 003-02 —, 莊 004, whose flowers number the
+    seats from the dealer's, East = 1). The hand is scored as given (a seed tester's South-seat dealer under swedish
+    had been given "Mahjong som sittande vind" without a word). None when the two agree or no dealer is said."""
+    if c.dealer is None or c.dealer == (c.seat_wind == "E"):
+        return None
+    wind = {"E": "East", "S": "South", "W": "West", "N": "North"}.get(c.seat_wind, c.seat_wind)
+    said = (f"the dealer in the {wind} seat" if c.dealer else "the East seat, not the dealer")
+    return f"the dealer sits East, but this hand gives {said}: check the seat wind and the dealer (scored as given)"
 
 
 def special_hand_count_note(result: ScoredHand, rs: Ruleset) -> str | None:

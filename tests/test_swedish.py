@@ -651,3 +651,16 @@ def test_the_lines_say_what_the_options_made_them():
     # 003:43-44 burst kong by a robbed kong under burst_kong=flag-or-robbed, no flag
     r = score("123m456m789m234p55p", "9m", {"burst_kong": "flag-or-robbed"}, win_by="robbed-kong")
     assert "robbed kong" in line(r, "burst-kong").detail
+
+
+def test_a_dealer_outside_the_east_seat_is_noted():
+    # a seed tester's: "sittande vind" is East, the dealer (RULINGS 003-02); a South-seat player given --dealer got
+    # "Mahjong som sittande vind" (+1 doubling) without a word, and East given --not-dealer lost it. Both are scored
+    # as given, with a note naming the contradiction; East as the dealer, or South not, has none.
+    note = "the dealer sits East, but this hand gives the dealer in the South seat: check the seat wind and the dealer"
+    r = score("111m 22m 456p 789s 123s", "2m", seat_wind="S", dealer=True)
+    assert any(n.startswith(note) for n in r.notes), r.notes
+    r = score("111m 22m 456p 789s 123s", "2m", seat_wind="E", dealer=False)
+    assert any(n.startswith("the dealer sits East, but this hand gives the East seat, not the dealer") for n in r.notes)
+    for ctx in ({"seat_wind": "E", "dealer": True}, {"seat_wind": "S", "dealer": False}, {"seat_wind": "S"}):
+        assert not any(n.startswith("the dealer sits East") for n in score("111m 22m 456p 789s 123s", "2m", **ctx).notes)
