@@ -1173,23 +1173,42 @@ def _unread_context_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str,
 
 
 def _discards_words(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any] | None) -> str:
-    """Why ``result``'s ``--discards`` count scores nothing: a first-turn win already says how few lie on the table
-    (hk-tw-16's 四張內, 004:22-23, counts on it); a count above every threshold a rule reads (the lines the largest
-    smaller count that changes the score would give); or no rule reads it. A tester's first-turn 四張內 +40 had been
-    followed by "no rule of hk-tw-16 scores the discards on the table", and --discards 20 told the same."""
+    """Why ``result``'s ``--discards`` count scores nothing: a first-turn win already says how few lie on the table,
+    where a rule reads the count without it (hk-tw-16's 四張內, 004:22-23, counts on the first turn); a count above
+    every threshold a rule reads (the lines the largest smaller count that changes the score gives, found by
+    bisection: the rules count "at most N" discards); or no rule reads it (no smaller count, 0 either, changes the
+    score: one scoring). A tester's first-turn 四張內 +40 had been followed by "no rule of hk-tw-16 scores the
+    discards on the table", and --discards 20 told the same."""
     c = result.hand.context
-    if c.dealt_first_turn:
-        return "the first turn (--first-turn) already says how few discards lie on the table"
     base = _keyed(result)
-    for d in range(c.discards - 1, -1, -1) if c.discards else ():
+    nothing = f"no rule of {rs.id} scores the discards on the table for this hand"
+    if c.dealt_first_turn:
+        plain = _rescored(result, rs, options, first_turn=False, discards=None)
+        counted = _rescored(result, rs, options, first_turn=False)
+        if plain is not None and counted is not None and _keyed(plain) != _keyed(counted):
+            return "the first turn (--first-turn) already says how few discards lie on the table"
+        return nothing
+    if not c.discards:
+        return nothing
+
+    def changes(d: int) -> ScoredHand | None:
         fewer = _rescored(result, rs, options, discards=d)
-        if fewer is None or _keyed(fewer) == base:
-            continue
-        gone = {(ln.rule, ln.amount()) for ln in result.lines}
-        lines = [ln for ln in fewer.lines if (ln.rule, ln.amount()) not in gone and ln.kind != "note"]
-        return (f"with {c.discards} discards on the table no rule of {rs.id} counts them; with at most {d} it "
-                f"scores " + ", ".join(f"{ln.name} ({ln.amount().strip()}, {ln.source})" for ln in lines))
-    return f"no rule of {rs.id} scores the discards on the table for this hand"
+        return fewer if fewer is not None and _keyed(fewer) != base else None
+
+    if changes(0) is None:
+        return nothing
+    lo, hi = 0, c.discards - 1  # (changes(lo) holds: the largest d ≤ hi for which it does)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if changes(mid) is not None:
+            lo = mid
+        else:
+            hi = mid - 1
+    fewer = changes(lo)
+    gone = {(ln.rule, ln.amount()) for ln in result.lines}
+    lines = [ln for ln in fewer.lines if (ln.rule, ln.amount()) not in gone and ln.kind != "note"] if fewer else []
+    return (f"with {c.discards} discards on the table no rule of {rs.id} counts them; with at most {lo} it "
+            f"scores " + ", ".join(f"{ln.name} ({ln.amount().strip()}, {ln.source})" for ln in lines))
 
 
 def _keyed(r: ScoredHand) -> tuple[int | float, list[tuple[str, str]]]:

@@ -353,7 +353,7 @@ def test_fixed_hands_best_counts_the_ordinary_count_when_higher():
     r = score(tiles, {"fixed_hands": "best"}, win="2m", win_by="dead-wall")
     assert r.total == 19200 and (r.points, r.doublings) == (150, 7), (r.points, r.doublings)
     assert "not counted: Kong Hand" in explain(r) and "(option fixed_hands=best)" in explain(r)
-    # … and a special hand worth more than the count still counts: 222p 555p 666p 777p 88p self-drawn is
+    # … and the count wins where it is higher: 222p 555p 666p 777p 88p self-drawn is
     # 'alle stenen in de hand' 1000 (000:143-144); its count: 4 concealed pungs 2-8 4 x 4 = 16 + 20 = 36 points,
     # only pungs 1 + 2-8 of one suit 4 (000:181, the clean doubling lapses) = 5: 36 x 32 = 1152 > 1000
     r = score("222555666777p88p", {"fixed_hands": "best"}, win="8p", win_by="wall")

@@ -3853,7 +3853,34 @@ def test_a_sideways_tile_boxed_as_two_halves_is_named_with_the_fix_that_makes_it
                            fixes={14: "4p", 15: DROP})
     assert done.reading.legal and done.reading.hand.winning_tile == "4p", done.reading.notation
     assert sorted(done.reading.hand.concealed) == sorted(row + ["4p"]), done.reading.notation
-    # the same two boxes side by side, touching without overlapping (two upright tiles of a row): no such advice
-    boxes = np.vstack([det.boxes, [[1236, 300, 1326, 420], [1328, 300, 1418, 420]]])
-    res = read_detections(photo, Detections.make(boxes, np.full(15, 0.9)), rd2, load_ruleset("nts"), Context())
-    assert not res.reading.legal and "boxed twice" not in res.reading.problem, res.reading.problem
+    # two boxes side by side, touching without overlapping (two upright tiles of a row; two low ones, of the sideways
+    # tile's height, which only the overlap tells apart): no such advice
+    for pair in ([[1236, 300, 1326, 420], [1328, 300, 1418, 420]], [[1236, 330, 1316, 420], [1318, 330, 1398, 420]]):
+        boxes = np.vstack([det.boxes, pair])
+        res = read_detections(photo, Detections.make(boxes, np.full(15, 0.9)), rd2, load_ruleset("nts"), Context())
+        assert not res.reading.legal and "boxed twice" not in res.reading.problem, res.reading.problem
+
+
+def test_a_flower_or_season_told_apart_by_the_picture_alone_is_less_sure():
+    # a phone tester's 夏 (2y) of a set the classifier never saw was read 2f at 0.84 (2y 0.11), the glyph reader
+    # reading its numeral 2 only: the reading was called 84 % sure. The flower-or-season odds the picture alone gives
+    # are softened (KIND_ODDS_POWER 0.5): 0.84 / 0.11 = 7.64 → √7.64 = 2.76, the tile's kind share 0.884 → 0.734,
+    # the reading × 0.830. A character read (蘭, 2f's) leaves them as they are.
+    from vision.decode import KIND_ODDS_POWER
+
+    assert KIND_ODDS_POWER == 0.5
+    row = [["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "1z", "2z"], ["2z"], ["2f"]]
+    flower = np.full(NUM_CLASSES, 0.05 / (NUM_CLASSES - 2), np.float32)
+    flower[CLASS_INDEX["2f"]], flower[CLASS_INDEX["2y"]] = 0.84, 0.11
+    det, rd = gapped_row(row, probs={14: flower})
+    photo = Photo(np.zeros((600, 1700, 3), np.uint8), (1700, 600), 1.0, "x")
+    said = {}
+    for glyphs in ("numeral 2", "numeral 2, 蘭"):
+        rd2 = TileReadings.make(rd.probs, rd.pose, glyphs=[""] * 14 + [glyphs])
+        res = read_detections(photo, det, rd2, load_ruleset("swedish"), Context())
+        assert res.reading.legal and res.reading.hand.bonus == ("2f",), res.reading.notation
+        said[glyphs] = res.reading.confidence
+    odds = 0.84 / 0.11
+    factor = (odds ** 0.5 / (1 + odds ** 0.5)) / (odds / (1 + odds))
+    assert said["numeral 2"] == pytest.approx(said["numeral 2, 蘭"] * factor, rel=1e-3), said
+    assert factor == pytest.approx(0.830, abs=0.001)

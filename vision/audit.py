@@ -1156,6 +1156,11 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand makes it, but it is outranked "
                        f"by {top.rule} {top.amount()} ({top.name}; {top.source}): only the highest special hand "
                        f"counts")
+            elif r in outranked and top is None:  # the ordinary count beat it (option fixed_hands=best)
+                # (a reviewer's claim of Kong Hand under fixed_hands=best had been told it "does not apply")
+                msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand makes it, but its ordinary count, "
+                       f"{scored.total}, is higher and counts (option fixed_hands="
+                       f"{scored.options.get('fixed_hands', 'best')}; {rule.source})")
             elif r in effect.rules:
                 # a line of the winning tile, on a winner's hand given none (scored with no wait): that, not "does
                 # not apply" (a referee's right claim for a hand won on 1z, typed without -w 1z, had been told so)

@@ -116,6 +116,7 @@ SCORE_NOTE_WORDS = (
     (re.compile(r"^--(dealer)-(streak) scores nothing here"), r"the \1_\2 cell scores nothing here"),
     (re.compile(r"\(--win-by ([\w-]+)\)"), r"(the win_by cell \1)"),
     (re.compile(r"need --discards N"), "need the discards cell (N)"),
+    (re.compile(r"\(--first-turn\)"), "(first-turn in the flags cell)"),
     (re.compile(r"with settlement option dealer_streak=(\d+)"), r"with \1 in the dealer's row's dealer_streak cell"),
 )
 

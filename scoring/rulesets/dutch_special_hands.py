@@ -841,7 +841,10 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
     lines = list(lines)
     if view.winner and view.opts["fixed_hands"] == "best" and any(ln.kind in ("fixed", "limit") for ln in lines):
         special = _combined(lines, ruleset, view)
-        normal = _combined([ln for ln in lines if ln.kind not in ("fixed", "limit")], ruleset, view)
+        # (an announced wait counts for the closed special hands alone under waiting_hand_scope=closed-special,
+        # 000-27: the ordinary count passes it by; a reviewer's 1728 = 36 × 2^5 × 1.5 had been given it)
+        plain = ("fixed", "limit") + (("multiplier",) if view.opts["waiting_hand_scope"] == "closed-special" else ())
+        normal = _combined([ln for ln in lines if ln.kind not in plain], ruleset, view)
         if normal.total <= special.total:
             return special
         # (the special hands passed over are said with the count: scoring.engine.explain)
