@@ -3770,6 +3770,16 @@ def test_a_concealed_kong_of_four_backs_says_its_face_is_not_in_the_photo():
         done.reading.notation
     # (the box set to 7z shows its face: not "four face-down tiles … (tile unknown)", a web tester's)
     assert not any("tile unknown" in n for n in done.reading.notes), done.reading.notes
+    # four boxes read backs at only 70 % (a literal tester's check-cloth squares, boxed by the second detector): the
+    # note offers leaving them out first (setting their faces had read a wrong hand at 87 %)
+    weak = np.full(NUM_CLASSES, 0.3 / (NUM_CLASSES - 1), np.float32)
+    weak[CLASS_INDEX["0x"]] = 0.7
+    rd70 = TileReadings.make(np.array([weak if i in down else rd.probs[i] for i in range(len(rd))]), rd.pose)
+    res = read_detections(photo, det, rd70, load_ruleset("nts"), Context())
+    assert any(n.startswith("tiles 9-12 are a concealed kong shown face down") and n.endswith(
+        "--fix 9=TILE,12=TILE; tiles read face down at as little as 70%: if they are no tiles (a pattern of the cloth, "
+        "another player's wall), leave them out with --fix 9=-,10=-,11=-,12=-") for n in res.reading.notes), \
+        res.reading.notes
 
 
 def test_a_flower_where_the_missing_suit_tile_goes_is_named_as_the_tile_misread():
@@ -3884,3 +3894,31 @@ def test_a_flower_or_season_told_apart_by_the_picture_alone_is_less_sure():
     factor = (odds ** 0.5 / (1 + odds ** 0.5)) / (odds / (1 + odds))
     assert said["numeral 2"] == pytest.approx(said["numeral 2, 蘭"] * factor, rel=1e-3), said
     assert factor == pytest.approx(0.830, abs=0.001)
+
+
+def test_a_pair_apart_in_the_row_read_short_is_offered_as_a_kong_whose_backs_were_lost():
+    # two phone testers' concealed kongs shown back, face, face, back, their backs lost on the cloth (green on a red
+    # check, green on green felt): the 13 tiles were read as a non-winner's hand and told only to add a 9m (the
+    # pung's third tile): followed, [999m], 30 points for 58, > 99 % sure. The two 9m, a group of their own in the
+    # row, are also offered as a kong's faces, with the two backs' --add (beside them, vision.pipeline.add_tiles);
+    # followed, (9999m): 567s 789s 33z (9999m) [222p], 14 tiles counting the kong as 3
+    photo = Photo(np.zeros((700, 1900, 3), np.uint8), (1900, 700), 1.0, "x")
+    groups = [["5s", "6s", "7s", "7s", "8s", "9s", "3z", "3z"], ["9m", "9m"], ["2p", "2p", "2p"]]
+    det, rd = gapped_row(groups, gap=130.0)
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    note = next(n for n in res.reading.notes if "read and scored as a non-winner's hand" in n)
+    assert note.endswith("; or, if tiles 9-10 (9m 9m) are a concealed kong's faces whose two face-down tiles were "
+                         "not boxed, add them with --add 9=0x,12=0x"), note
+    done = read_detections(photo, det, rd, load_ruleset("nts"), Context(), additions=[(9, "0x"), (12, "0x")])
+    assert done.reading.legal and "(9999m)" in done.reading.notation and done.reading.hand.context.winner, \
+        done.reading.notation
+    # the win said (a winner's 13 tiles, the count problem): the pair in the row is named as a meld short of its
+    # tiles, as one off the row is
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context(win_by="wall"))
+    assert ("; tiles 9-10 (9m 9m) lie apart, a meld short of its tiles? look at the photo: a pung whose third tile was "
+            "not boxed, add it with --add 11=9m; a concealed kong whose two face-down tiles were not boxed, add them "
+            "with --add 9=0x,12=0x") in res.reading.problem, res.reading.problem
+    # a row with no such pair: no such words
+    res = read_detections(photo, *gapped_row([["5s", "6s", "7s", "7s", "8s", "9s", "3z", "3z", "9m", "9m"],
+                                              ["2p", "2p", "2p"]], gap=130.0), load_ruleset("nts"), Context())
+    assert not any("concealed kong's faces" in n for n in res.reading.notes), res.reading.notes

@@ -733,7 +733,8 @@ def test_a_meld_set_apart_that_the_named_melds_leave_out_makes_the_reading_unsur
 
     read = _demo_without(None)
     sure = read(exposed="[777s] (2222m)").reading
-    assert sure.confidence > 0.95 and not any(n.startswith("unsure:") for n in sure.notes)
+    # (the fixture's 1f read 0.9 by the picture alone: its flower-or-season odds softened, KIND_ODDS_POWER, × 0.954)
+    assert sure.confidence > 0.93 and not any(n.startswith("unsure:") for n in sure.notes)
     r = read(exposed="(2222m)").reading
     assert r.notation == "345m678p777s66z (2222m) +1f win:8p"
     assert r.confidence < 0.8 and r.confidence <= sure.confidence * (1 - UNNAMED_MELD * ALL_NAMED_SHARE) + 1e-9

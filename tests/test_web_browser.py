@@ -708,6 +708,12 @@ MESSAGES = [
      "13-14 (2m 2m) lie apart, a meld short of its tiles? look at the photo: a pung whose third tile was not boxed, "
      "add it with --add 15=2m; a concealed kong whose two face-down tiles were not boxed, add them with "
      "--add 13=0x,16=0x; add a tile the detector missed with --add POS=TILE", "whose two face-down tiles "),
+    # (a non-winner's row whose pair apart may be a kong's faces, its backs lost: vision.pipeline._backs_missed_words)
+    ("the hand's row shows 13 tiles: read and scored as a non-winner's hand (a winning hand has 14); give --not-winner "
+     "to say so (the photo is then read again: take the tile numbers for --fix/--add from that reading), or --add the "
+     "tile the photo missed (the winning tile, or one of the row): a 9m (--add 9=9m) or a 3z (--add 7=3z) would make "
+     "it a winning hand; or, if tiles 9-10 (9m 9m) are a concealed kong's faces whose two face-down tiles were not "
+     "boxed, add them with --add 9=0x,12=0x", "are a concealed kong's faces whose two face-down tiles were "),
     # (a tile laid sideways boxed as two halves: the fix that makes them one, and its winning tile)
     ("found 15 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden, cut off "
      "or not detected, or an extra one included; tiles 11 and 12 (2p, 2p) overlap like one tile laid sideways boxed "
@@ -922,6 +928,10 @@ MESSAGES = [
     ("tiles 9-12 are a concealed kong shown face down: the photo does not show its face, and this reading takes "
      "(1111m) for it; its face decides its points: show it on its two end tiles, set their faces with --fix "
      "9=TILE,12=TILE", "a concealed kong shown face down: the "),
+    ("tiles 9-12 are a concealed kong shown face down: the photo does not show its face, and this reading takes "
+     "(1111m) for it; its face decides its points: show it on its two end tiles, set their faces with --fix "
+     "9=TILE,12=TILE; tiles read face down at as little as 70%: if they are no tiles (a pattern of the cloth, another "
+     "player's wall), leave them out with --fix 9=-,10=-,11=-,12=-", "another player's wall), leave them out with --fix "),
     ("read as a winning hand, the same boxes make 234m56799p345678s win:9p (>99% sure): if the hand won, leave out "
      "--not-winner (this reading leaves out a tile that one takes in: at most 50% sure)",
      "that one takes in: at most"),

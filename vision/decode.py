@@ -698,7 +698,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         if not override:  # (the melds the user named may force a change, and name their faces: theirs to say)
             reading = _changed_sureness(reading, readings, lay)
             reading = _alike_sureness(reading, readings, lay)
-            reading = _faceless_kong_note(reading, lay)
+            reading = _faceless_kong_note(reading, lay, readings)
         if not override and forced_win is None:  # (the forced winning tile's doubt weighs a meld made concealed)
             reading = _broken_group_sureness(reading, lay)
         reading = _left_out_sureness(reading, readings, lay)
@@ -926,12 +926,15 @@ def _among_concealed_sureness(reading: Reading, lay: Layout) -> Reading:
     return replace(reading, confidence=reading.confidence * AMONG_CONCEALED, notes=reading.notes + (note,))
 
 
-def _faceless_kong_note(reading: Reading, lay: Layout) -> Reading:
+def _faceless_kong_note(reading: Reading, lay: Layout, readings: TileReadings | None = None) -> Reading:
     """``reading`` with a note for each concealed kong it reads from four face-down tiles: the photo does not show
     its face, the face the reading gives it (the first the search found) decides the kong's points, and
     ``--fix N=TILE,M=TILE`` on its two end tiles names it. A tester's kong of four green backs was scored as (1111m), a
     kong of terminals, 32 points, with only the layout's note "(tile unknown)": a kong of simples scores 16, of
-    dragons 32 and a doubling."""
+    dragons 32 and a doubling. Where the classifier read one of them a back under :data:`FACELESS_SURE`
+    (``readings``), the note first offers leaving all four out: a literal tester set the faces of four squares of a
+    check cloth, boxed by the second detector and read backs at 70 %, and the reading, its real kong's faces left out,
+    went to 87 % sure, a right claim refused."""
     num = _numbers(lay)
     notes = list(reading.notes)
     for m in reading.melds:
@@ -943,12 +946,21 @@ def _faceless_kong_note(reading: Reading, lay: Layout) -> Reading:
             continue
         # (both end tiles: one back set to its face beside three, inside a row, is no kong's display, and the kong
         # fell apart, a tester's --fix 4=7z refused; face, back, back, face is how a concealed kong is shown)
+        least = min((float(readings.probs[p, CLASS_INDEX[BACK]]) for p in m.positions), default=1.0) \
+            if readings is not None else 1.0
+        unsure = (f"; tiles read face down at as little as {least:.0%}: if they are no tiles (a pattern of the cloth, "
+                  f"another player's wall), leave them out with --fix {','.join(f'{n}={DROP}' for n in nums)}"
+                  if least < FACELESS_SURE else "")
         notes.append(f"{_tiles_span(nums)} are a concealed kong shown face down: the "
                      f"photo does not show its face, and this reading takes {m.notation()} for it; its face decides "
                      f"its points: show it on its two end tiles, set their faces with "
-                     f"--fix {nums[0]}=TILE,{nums[-1]}=TILE")
+                     f"--fix {nums[0]}=TILE,{nums[-1]}=TILE" + unsure)
     return reading if len(notes) == len(reading.notes) else replace(reading, notes=tuple(notes))
 
+
+#: a concealed kong of four face-down tiles one of which the classifier read a back under this is offered to be left
+#: out too (:func:`_faceless_kong_note`)
+FACELESS_SURE = 0.9
 
 #: the words of its note (the confidence line points at it)
 ONE_BACK_KONG_NOTE = "with one face-down tile"
@@ -1786,11 +1798,11 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
                     f"tile {nums[0]} is face-down"
                 out.append(f"; {span}: a concealed kong short of one? add it with "
                            f"--add {nums[-1] + 1}=0x")
-        elif (len(tiles) == 2 and g.row != lay.geometry.main_row and len({raw[t] if raw else None
-                                                                               for t in tiles}) == 1
+        elif (len(tiles) == 2 and len({raw[t] if raw else None for t in tiles}) == 1
               and raw and raw[tiles[0]] in PLAYING_TILES and not any(bool(backs[t]) for t in tiles)):
-            # two tiles of one face lying apart, off the hand's row, the count one short: a pung whose third tile
-            # was not boxed, or a concealed kong whose two backs were not boxed (a tester's demo in haze, its kong's
+            # two tiles of one face lying apart (off the hand's row, or a group of their own in it: a phone tester's
+            # kong shown back 9m 9m back in the row, its green backs lost on a red cloth), the count one short: a
+            # pung whose third tile was not boxed, or a concealed kong whose two backs were not boxed (a tester's demo in haze, its kong's
             # pink backs lost: the only advice was to add a tile by its face, which made an exposed kong, 32 points
             # at >99 % for 40). Either add makes a legal hand, and the wrong one a sure wrong score (a reviewer
             # followed the kong's adds on a pung short of a tile: (7777s), 54 for 40; a tester the pung's on a kong

@@ -3540,11 +3540,33 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     num = {i: p + 1 for p, i in enumerate(order)}
     numbers = [num[i] for i in row]
     ends, at = row_ends(t.layout.geometry, t.reading.roles, t.reading.tiles, num, row)
+    kong = _backs_missed_words(t, found, num)
     if len(found) > 1:
-        return f": {add_words(found, numbers, codes, ends, at)} would make it a winning hand"
+        return f": {add_words(found, numbers, codes, ends, at)} would make it a winning hand" + kong
     x = found[0]
     where = place_words(x, numbers, codes, ends, at)
-    return f": {article(x)} makes it a winning hand (the only tile that does{where})"
+    return f": {article(x)} makes it a winning hand (the only tile that does{where})" + kong
+
+
+def _backs_missed_words(t: _Tried, found: Sequence[str], num: Mapping[int, int]) -> str:
+    """For :func:`_missed_tile_words`: a group of its own of two concealed tiles of one face that a tile of ``found``
+    completes, on the hand's main row: "; or, if tiles 9-10 (9m 9m) are a concealed kong's faces whose two face-down
+    tiles were not boxed, add them with --add 9=0x,12=0x" (:func:`add_tiles` places a back beside two tiles of one
+    face). Two phone testers' kongs shown back, face, face, back, their backs lost on the cloth (green on red, green
+    on green felt), were offered only the pung's third tile, and that reading was then > 99 % sure, 30 points for 58.
+    "" when there is none."""
+    geo = t.layout.geometry
+    out = []
+    for gi in geo.rows[geo.main_row] if geo.rows else ():
+        g = geo.groups[gi].tiles
+        if len(g) != 2 or any(t.reading.roles[i] != "concealed" for i in g) or t.reading.tiles[g[0]] != \
+                t.reading.tiles[g[1]] or t.reading.tiles[g[0]] not in found or not all(i in num for i in g):
+            continue
+        a, b = sorted(num[i] for i in g)
+        face = t.reading.tiles[g[0]]
+        out.append(f"; or, if tiles {a}-{b} ({face} {face}) are a concealed kong's faces whose two face-down tiles were "
+                   f"not boxed, add them with --add {a}={BACK},{b + 2}={BACK}")
+    return "".join(out[:1])
 
 
 def _noted(reading: Reading, words: str) -> Reading:
