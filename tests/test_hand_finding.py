@@ -3922,3 +3922,22 @@ def test_a_pair_apart_in_the_row_read_short_is_offered_as_a_kong_whose_backs_wer
     res = read_detections(photo, *gapped_row([["5s", "6s", "7s", "7s", "8s", "9s", "3z", "3z", "9m", "9m"],
                                               ["2p", "2p", "2p"]], gap=130.0), load_ruleset("nts"), Context())
     assert not any("concealed kong's faces" in n for n in res.reading.notes), res.reading.notes
+
+
+def test_a_rival_region_that_reads_a_winner_says_which_tile_won_once():
+    # a literal tester's note: "… say which tile won with --winning-tile; if the hand won, say which tile won with
+    # --winning-tile": a rival reading a tile as the winning one, of a winner's hand, where this reading is a
+    # non-winner's. The advice is said once, with its condition
+    from vision.decode import RegionRival
+    from vision.pipeline import rival_words
+
+    photo = Photo(np.zeros((700, 1900, 3), np.uint8), (1900, 700), 1.0, "x")
+    groups = [["5s", "6s", "7s", "7s", "8s", "9s", "3z", "3z", "1m", "2m"], ["2p", "2p", "2p"]]
+    res = read_detections(photo, *gapped_row(groups, gap=130.0), load_ruleset("nts"), Context())
+    mine = res.reading
+    assert mine.legal and not mine.hand.context.winner, mine.notation
+    number = {i: p + 1 for p, i in enumerate(res.order)}
+    rv = RegionRival("567789s33z123m [222p] win:3z", 0.3, "row", otherwise=((7, "3z", "winning"),), winner=True)
+    _, ways = rival_words(rv, mine, number)
+    assert ways.count("say which tile won with --winning-tile") == 1, ways
+    assert "if the hand won, say which tile won with --winning-tile" in ways, ways

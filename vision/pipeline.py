@@ -2867,8 +2867,13 @@ def rival_words(rv: RegionRival, mine: Reading, number: Mapping[int, int]) -> tu
     won = bool(mine.hand is not None and mine.hand.context.winner)
     if rv.winner != won:
         differs.append("reads a winner's hand" if rv.winner else "reads a non-winner's hand")
-        ways.append("if the hand won, say which tile won with --winning-tile" if rv.winner else
-                    "if the hand did not win, give --not-winner")
+        if not rv.winner:
+            ways.append("if the hand did not win, give --not-winner")
+        elif "say which tile won with --winning-tile" in ways:  # (said once: a literal tester read it twice)
+            ways[ways.index("say which tile won with --winning-tile")] = \
+                "if the hand won, say which tile won with --winning-tile"
+        else:
+            ways.append("if the hand won, say which tile won with --winning-tile")
     return ", and ".join(differs) or "groups the same tiles otherwise", "; ".join(ways)
 
 
