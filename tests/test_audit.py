@@ -566,6 +566,20 @@ def test_a_claimed_special_hand_outranked_by_a_higher_one_is_named_as_such(run_c
     assert [ln["rule"] for ln in json.loads(out)["outranked"]] == ["seven-twins"]
 
 
+def test_a_claimed_special_hand_the_ordinary_count_beats_is_named_as_such(run_cli, tmp_path):
+    # a reviewer's: under the Dutch sheet's fixed_hands=best, four concealed honour kongs + 22m on the dead wall count
+    # 150 x 2^7 = 19200 (000:158, 161, 165; 000:169-174: clean, only pungs/kongs, own and round wind, three dragon
+    # kongs), over Kong Hand's 2000 (000:59-61); a claim of Kong Hand had been told it "does not apply to this hand"
+    argv = ["audit", "--hand", "22m (1111z) (5555z) (6666z) (7777z) win:2m", "--win-by", "dead-wall", "-r",
+            "dutch-special-hands", "-o", "fixed_hands=best", "--claimed", "2000", "--no-history", "--claimed-lines",
+            claim_file(tmp_path, [{"rule": "kong-hand", "fixed": 2000}])]
+    rc, out, _ = run_cli(*argv)
+    assert rc == 1 and "computed 19200" in out
+    assert ("limit: claimed kong-hand (2000 fixed): this hand makes it, but its ordinary count, 19200, is higher and "
+            "counts (option fixed_hands=best; 000_f626c313f8929ba8.txt:59-61)") in out, out
+    assert "does not apply" not in out
+
+
 def test_a_claimed_name_shared_by_two_rules_names_both(run_cli, tmp_path):
     """A new user claimed "Pung hoekstenen" (NTS 002:11 has it concealed, (dicht), and exposed, (open)):
     the audit said it "is not a rule of nts (did you mean pung-terminals-exposed …?)"."""

@@ -2841,6 +2841,13 @@ def test_a_circumstance_that_scores_nothing_is_said_as_its_manifest_cell():
         "--dealer-streak scores nothing here")
     assert score_note_words("--last-tile scores nothing here: …", True, ("photo", "flags")).startswith(
         "last-tile (the flags cell) scores nothing here")
+    # a first-turn win's discards (scoring.engine._discards_words): "(--first-turn)" is the flags cell's only where the
+    # row gives one (a reviewer's)
+    note = "--discards scores nothing here: the first turn (--first-turn) already says how few discards lie on the table"
+    assert score_note_words(note, True, ("photo", "flags", "discards")) == (
+        "the discards cell scores nothing here: the first turn (first-turn in the flags cell) already says how few "
+        "discards lie on the table")
+    assert score_note_words(note, True, ("photo",)) == note
 
 
 def test_a_rerun_that_settles_no_table_removes_the_earlier_settlements_file(tmp_path, capsys):
@@ -2857,3 +2864,20 @@ def test_a_rerun_that_settles_no_table_removes_the_earlier_settlements_file(tmp_
         ";".join([c[0], c[3], c[4], c[5], c[6]]) + "\n" for c in (ln.split(";") for ln in TWO_HK_HANDS.splitlines()[1:])))
     rc, _, err = run_cli(capsys, *base, "-m", str(plain))
     assert rc == 0 and out.exists() and not (tmp_path / "out.settlements.csv").exists(), err
+
+
+def test_a_table_hand_whose_dealer_cell_marks_one_row_scores_the_others_as_no_dealer(tmp_path):
+    # a reviewer's hk-tw-16 table: Ann's dealer cell yes, the others' blank and no seat_wind column, so every row seat
+    # East by default; the settlement made Ann East, but Bob, the winner, was scored the dealer too (莊 +1, 004:1):
+    # 38 for 37. A row with a blank dealer cell in a table hand that marks its dealer is no dealer
+    from vision.manifest import Defaults, build_jobs
+
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;dealer;winner\n"
+                   "ann.jpg;1;1;Ann;yes;no\nbob.jpg;1;1;Bob;;yes\ncas.jpg;1;1;Cas;;no\ndee.jpg;1;1;Dee;no;no\n"
+                   "eve.jpg;2;1;Eve;;yes\n")
+    jobs = {j.player: j for j in build_jobs(d, man, Defaults(ruleset="hk-tw-16"), only_manifest=True)}
+    assert {p: j.make_context().is_dealer for p, j in jobs.items()} == {
+        "Ann": True, "Bob": False, "Cas": False, "Dee": False, "Eve": True}  # (Eve's hand marks none: seat E)

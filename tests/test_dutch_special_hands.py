@@ -363,6 +363,11 @@ def test_fixed_hands_best_counts_the_ordinary_count_when_higher():
     # points (000:163); only pungs 1 doubling (000:170): 36 < 1000
     r = score("222444m666p888s55z", {"fixed_hands": "best"}, win="2m", win_by="wall")
     assert r.total == 1000 and "not counted" not in explain(r)
+    # an announced wait (000:183-188) on the 1152 hand: the ×1.5 is the closed special hand's under the default
+    # waiting_hand_scope=closed-special (000-27): 1.5 × 1000 = 1500 beats the ordinary 1152, which takes no ×1.5 (a
+    # reviewer's: 36 × 2^5 × 1.5 = 1728 had been given, the wait's line naming the special hand passed over)
+    r = score("222555666777p88p", {"fixed_hands": "best"}, win="8p", win_by="wall", announced_wait=True)
+    assert r.total == 1500 and "not counted" not in explain(r), explain(r)
 
 
 def test_all_in_hand_not_with_exposed_pung():

@@ -3918,6 +3918,17 @@ def test_a_pair_apart_in_the_row_read_short_is_offered_as_a_kong_whose_backs_wer
     assert ("; tiles 9-10 (9m 9m) lie apart, a meld short of its tiles? look at the photo: a pung whose third tile was "
             "not boxed, add it with --add 11=9m; a concealed kong whose two face-down tiles were not boxed, add them "
             "with --add 9=0x,12=0x") in res.reading.problem, res.reading.problem
+    # a reviewer's: an ordinary pair of a hand laid in sets (123m 456p 789s 56s 33z, won: a 4s or 7s missed) is no
+    # meld short of its tiles (a third 3z, or a kong of 3z, makes no legal hand); nor a 9m pair whose 9m the missing
+    # tile completes elsewhere (123m456p789s 78m 99m, a non-winner: 6m or 9m completes 78m; with (9999m) the 78m
+    # stays open, no hand)
+    res = read_detections(photo, *gapped_row([["1m", "2m", "3m"], ["4p", "5p", "6p"], ["7s", "8s", "9s"], ["5s", "6s"],
+                                              ["3z", "3z"]], gap=130.0), load_ruleset("nts"), Context(win_by="wall"))
+    assert not res.reading.legal and "meld short of its tiles" not in res.reading.problem, res.reading.problem
+    res = read_detections(photo, *gapped_row([["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s"], ["7m", "8m"],
+                                              ["9m", "9m"]], gap=130.0), load_ruleset("nts"), Context())
+    note = next(n for n in res.reading.notes if "read and scored as a non-winner's hand" in n)
+    assert note.endswith("a 6m or a 9m would make it a winning hand"), note
     # a row with no such pair: no such words
     res = read_detections(photo, *gapped_row([["5s", "6s", "7s", "7s", "8s", "9s", "3z", "3z", "9m", "9m"],
                                               ["2p", "2p", "2p"]], gap=130.0), load_ruleset("nts"), Context())

@@ -1406,6 +1406,14 @@ def test_a_discards_count_that_scores_nothing_says_why():
     assert note.startswith("--discards scores nothing here: with 20 discards on the table no rule of hk-tw-16 "
                            "counts them; with at most 10 it scores 十張內"), note
     assert "(+10 pts, 004_7d7ce2dadca33504.txt:22-23)" in note and "no rule of hk-tw-16 scores" not in note
+    # where no rule reads the count (swedish), a first-turn win's --discards is said to be read by none (a reviewer's:
+    # "the first turn already says how few discards lie on the table" had been said there too)
+    from scoring import load_ruleset as _load
+
+    c = Context(seat_wind="S", round_wind="E", win_by="wall", first_turn=True, discards=2)
+    r = score_hand(parse_hand("123m456p789s11z 999p", winning_tile="1z", context=c), _load("swedish"))
+    assert "--discards scores nothing here: no rule of swedish scores the discards on the table for this hand" \
+        in r.notes, r.notes
 
 
 def test_a_dealers_first_turn_win_by_discard_bounds_no_discards_and_keeps_its_note():

@@ -121,8 +121,9 @@ SCORE_NOTE_WORDS = (
 )
 
 
-#: the cell each "scores nothing here" of :data:`SCORE_NOTE_WORDS` names (the first three patterns)
-_SAID_BY_CELL = ("flags", "discards", "dealer_streak")
+#: the cell each "scores nothing here" of :data:`SCORE_NOTE_WORDS` names (the first three patterns), and the sixth's
+#: "(--first-turn)" (said of the flags cell only where the row gives one: a reviewer's), by pattern index
+_CELL_OF = {0: "flags", 1: "discards", 2: "dealer_streak", 5: "flags"}
 
 
 def score_note_words(text: str, has_row: bool = True, cells: Sequence[str] | None = None) -> str:
@@ -134,8 +135,7 @@ def score_note_words(text: str, has_row: bool = True, cells: Sequence[str] | Non
     alone had been told of "the dealer_streak cell" for --dealer-streak)."""
     if not has_row:
         return text
-    words = [w for k, w in enumerate(SCORE_NOTE_WORDS)
-             if cells is None or k >= len(_SAID_BY_CELL) or _SAID_BY_CELL[k] in cells]
+    words = [w for k, w in enumerate(SCORE_NOTE_WORDS) if cells is None or k not in _CELL_OF or _CELL_OF[k] in cells]
     return _reworded(text, words)
 
 

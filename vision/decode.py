@@ -775,8 +775,8 @@ def _forced_win_sureness(reading: Reading, lay: Layout, winning_tile: str) -> Re
 #: on unseen sets the classifier tells flowers from seasons least well (the bonus evaluation sets: of the legal
 #: readings with bonus tiles, 14 of 35 had a flower/season of the right number read as the other kind, one at
 #: 81 %; a phone tester's 夏 season read 2f at 84 %, numeral read, not its character). A character read by the
-#: glyph reader (梅 蘭 菊 竹 / 春 夏 秋 冬) leaves the odds as they are. 0.99 : 0.001 stays 97 % sure; 0.84 : 0.11
-#: becomes 73 %.
+#: glyph reader (梅 蘭 菊 竹 / 春 夏 秋 冬) leaves the odds as they are. The tile's share of its kind: 0.99 : 0.001 stays
+#: 97 %; 0.84 : 0.11 goes from 88 % to 73 % (that reading's confidence from 84 % to 70 %).
 KIND_ODDS_POWER = 0.5
 
 
@@ -796,6 +796,7 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
     for p, code in bonus_codes.items():
         total = float(readings.probs[p, BONUS_INDEX].astype(np.float64).sum())
         share = float(readings.probs[p, CLASS_INDEX[code]]) / total if total > 0 else 1.0
+        said = share  # (the note below names the faces as the picture read them)
         read = readings.glyphs[p] if p < len(readings.glyphs) else ""
         if share > 0 and not any(ch in read for ch in BONUS_GLYPHS[code]):
             # flower or season of its number: the picture alone says which (no 梅/春… read), and on sets the
@@ -809,7 +810,7 @@ def _bonus_sureness(reading: Reading, bonus_codes: Mapping[int, str], readings: 
         conf *= share
         if share < 1.0:
             faces.append((p, share))
-        if share < 0.6:
+        if said < 0.6:
             # its likeliest faces; one another bonus tile was given says which (each is in a set once)
             holder = {c: q for q, c in bonus_codes.items() if q != p}
             pb = readings.probs[p, BONUS_INDEX].astype(np.float64)
@@ -932,7 +933,7 @@ def _faceless_kong_note(reading: Reading, lay: Layout, readings: TileReadings | 
     ``--fix N=TILE,M=TILE`` on its two end tiles names it. A tester's kong of four green backs was scored as (1111m), a
     kong of terminals, 32 points, with only the layout's note "(tile unknown)": a kong of simples scores 16, of
     dragons 32 and a doubling. Where the classifier read one of them a back under :data:`FACELESS_SURE`
-    (``readings``), the note first offers leaving all four out: a literal tester set the faces of four squares of a
+    (``readings``), the note also offers leaving all four out: a literal tester set the faces of four squares of a
     check cloth, boxed by the second detector and read backs at 70 %, and the reading, its real kong's faces left out,
     went to 87 % sure, a right claim refused."""
     num = _numbers(lay)
@@ -1728,7 +1729,7 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
                    score=float(score))
 
 
-def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] = ()) -> str:
+def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] = (), legal=None) -> str:
     """"; tiles 13-15 hold a face-down tile: a concealed kong short of one? add it with --add 16=0x" for
     each group of 1-3 tiles with a face-down one (a concealed kong whose fourth tile was not detected
     reads as no meld, and the count falls 3 short), and "; tiles 13-14 (2m 2m) lie apart, a meld short of its
@@ -1740,7 +1741,10 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
     add it with --add 14=2m", and for two single tiles of one face side by side off the hand's row, "; tiles 10, 11
     (7s · 7s) lie like a pung short of its middle tile? add it with --add 11=7s"; else "". Boxes the user left out
     (``--fix POS=-``) are no tiles of the groups. At most two hints. ``backs``: (N,) bool,
-    face-down detections; ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
+    face-down detections; ``legal``: where given, a function (face) → (the pung's add makes a legal hand, the kong's
+    adds do), which two tiles of one face in the hand's own row must pass for both (:func:`_pair_adds_legal`: a
+    reviewer's ordinary 3z pair of a hand laid in sets was offered both, each an illegal hand);
+    ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
     face-down, read 9p at 99 %). A group outside the hand region (:attr:`vision.layout.Geometry.hand_tiles`:
     boxes left out as doubtful) is passed over: the --add offered after it landed among the boxes left out,
     and was refused, naming another --add (a loop)."""
@@ -1799,7 +1803,8 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
                 out.append(f"; {span}: a concealed kong short of one? add it with "
                            f"--add {nums[-1] + 1}=0x")
         elif (len(tiles) == 2 and len({raw[t] if raw else None for t in tiles}) == 1
-              and raw and raw[tiles[0]] in PLAYING_TILES and not any(bool(backs[t]) for t in tiles)):
+              and raw and raw[tiles[0]] in PLAYING_TILES and not any(bool(backs[t]) for t in tiles)
+              and (g.row != lay.geometry.main_row or (legal is not None and all(legal(raw[tiles[0]]))))):
             # two tiles of one face lying apart (off the hand's row, or a group of their own in it: a phone tester's
             # kong shown back 9m 9m back in the row, its green backs lost on a red cloth), the count one short: a
             # pung whose third tile was not boxed, or a concealed kong whose two backs were not boxed (a tester's demo in haze, its kong's
@@ -1815,6 +1820,21 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
                            f"a concealed kong whose two face-down tiles were not boxed, add them with "
                            f"--add {nums[0]}={BACK},{nums[1] + 2}={BACK}")
     return "".join(out[:2])
+
+
+def _pair_adds_legal(face: str, conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win,
+                     ctx: Context, rs: Ruleset) -> tuple[bool, bool]:
+    """(a third ``face`` among the concealed tiles makes a hand ``rs`` scores, two of them made a concealed kong of
+    ``face`` with the melds does): whether each add :func:`_short_kong_hint` offers for two tiles of one face would
+    make the tiles as read a legal hand (:func:`_legal_as_read`). Raises nothing."""
+    pung = _legal_as_read(conc + [face], melds, bonus_codes, win, ctx, rs)
+    rest = list(conc)
+    for _ in range(2):
+        if face not in rest:
+            return pung, False
+        rest.remove(face)
+    kong = MeldReading("kong", face, True, (), (face,) * 4)
+    return pung, _legal_as_read(rest, melds + [kong], bonus_codes, win if win in rest else None, ctx, rs)
 
 
 def _melds_example(named: Sequence[GivenMeld], roles: Sequence[str], readings: TileReadings, lay: Layout) -> str:
@@ -1935,7 +1955,9 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                    + ((_other_size_hint(found, rs) if found == count else "")
                       or ((_missing_tile_hint(lay, tiles, roles, conc, melds, bonus_codes, win, ctx, rs)
                            if found == count == need - 1 else "")
-                          + _short_kong_hint(lay, backs, raw) + "; add a tile the detector missed with --add POS=TILE"
+                          + _short_kong_hint(lay, backs, raw, lambda f: _pair_adds_legal(f, conc, melds, bonus_codes,
+                                                                                          win, ctx, rs))
+                          + "; add a tile the detector missed with --add POS=TILE"
                           if found < need else
                           (_boxed_twice_hint(lay, raw, roles, conc, melds, bonus_codes, win, ctx, rs)
                            + _extra_tile_hint(lay, tiles, raw, roles, conc, melds, bonus_codes, win, ctx, rs, readings))

@@ -855,12 +855,29 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
     # been an error row, "a non-winning hand needs 16 tiles", and its table hand not settled)
     marked, doubts = false_win_players(jobs, defaults.settle_options)
     cells_of = dict(rows)
+    jobs = _dealer_told(jobs)
     out = []
     for j in jobs:
         if j.key in marked:
             j = make_job(directory, j.key, j.line, cells_of[j.key], defaults, false_win=marked[j.key])
         elif j.notation is not None and doubts.get((j.table, j.hand)):
             j = dataclasses.replace(j, false_win_doubt=doubts[(j.table, j.hand)])
+        out.append(j)
+    return out
+
+
+def _dealer_told(jobs: list[Job]) -> list[Job]:
+    """``jobs`` with the rows of a table hand whose ``dealer`` cell is blank scored as no dealer where another row of
+    that hand is marked the dealer (the settlement's East): a reviewer's hk-tw-16 table, Ann's dealer cell yes and no
+    seat_wind column, had Bob, the winner, scored seat East by default and so the dealer, 莊 +1, 38 for 37, while the
+    settlement made Ann East. A row with its own dealer cell, or no table hand, is kept as it is."""
+    told = {(j.table, j.hand) for j in jobs if j.table and j.dealer}
+    out = []
+    for j in jobs:
+        if j.table and j.dealer is None and not j.error and (j.table, j.hand) in told:
+            ctx = dict(j.context)
+            ctx["dealer"] = False
+            j = dataclasses.replace(j, context=tuple(ctx.items()))
         out.append(j)
     return out
 

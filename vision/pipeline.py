@@ -3545,7 +3545,7 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     num = {i: p + 1 for p, i in enumerate(order)}
     numbers = [num[i] for i in row]
     ends, at = row_ends(t.layout.geometry, t.reading.roles, t.reading.tiles, num, row)
-    kong = _backs_missed_words(t, found, num)
+    kong = _backs_missed_words(t, found, num, ruleset)
     if len(found) > 1:
         return f": {add_words(found, numbers, codes, ends, at)} would make it a winning hand" + kong
     x = found[0]
@@ -3553,14 +3553,20 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     return f": {article(x)} makes it a winning hand (the only tile that does{where})" + kong
 
 
-def _backs_missed_words(t: _Tried, found: Sequence[str], num: Mapping[int, int]) -> str:
+def _backs_missed_words(t: _Tried, found: Sequence[str], num: Mapping[int, int], ruleset: Ruleset) -> str:
     """For :func:`_missed_tile_words`: a group of its own of two concealed tiles of one face that a tile of ``found``
     completes, on the hand's main row: "; or, if tiles 9-10 (9m 9m) are a concealed kong's faces whose two face-down
     tiles were not boxed, add them with --add 9=0x,12=0x" (:func:`add_tiles` places a back beside two tiles of one
     face). Two phone testers' kongs shown back, face, face, back, their backs lost on the cloth (green on red, green
     on green felt), were offered only the pung's third tile, and that reading was then > 99 % sure, 30 points for 58.
-    "" when there is none."""
+    Only where the two with a concealed kong of their face make a winner's hand ``ruleset`` scores (a reviewer's 9m
+    that completed 78m was offered the kong's adds, an illegal hand). "" when there is none."""
+    from dataclasses import replace as _replace
+
+    from scoring import Meld, make_hand
+
     geo = t.layout.geometry
+    hand = t.reading.hand
     out = []
     for gi in geo.rows[geo.main_row] if geo.rows else ():
         g = geo.groups[gi].tiles
@@ -3569,6 +3575,16 @@ def _backs_missed_words(t: _Tried, found: Sequence[str], num: Mapping[int, int])
             continue
         a, b = sorted(num[i] for i in g)
         face = t.reading.tiles[g[0]]
+        rest = list(hand.concealed)
+        if rest.count(face) < 2:
+            continue
+        rest.remove(face)
+        rest.remove(face)
+        try:
+            score_hand(make_hand(rest, hand.melds + (Meld("kong", face, concealed=True, declared=True),), hand.bonus,
+                                 None, _replace(hand.context, winner=True)), ruleset, win_notes=False)
+        except HandError:
+            continue
         out.append(f"; or, if tiles {a}-{b} ({face} {face}) are a concealed kong's faces whose two face-down tiles were "
                    f"not boxed, add them with --add {a}={BACK},{b + 2}={BACK}")
     return "".join(out[:1])
