@@ -2872,12 +2872,9 @@ def test_a_table_hand_whose_dealer_cell_marks_one_row_scores_the_others_as_no_de
     # 38 for 37. A row with a blank dealer cell in a table hand that marks its dealer is no dealer
     from vision.manifest import Defaults, build_jobs
 
-    d = tmp_path / "photos"
-    d.mkdir()
-    man = tmp_path / "m.csv"
-    man.write_text("photo;table;hand;player;dealer;winner\n"
-                   "ann.jpg;1;1;Ann;yes;no\nbob.jpg;1;1;Bob;;yes\ncas.jpg;1;1;Cas;;no\ndee.jpg;1;1;Dee;no;no\n"
-                   "eve.jpg;2;1;Eve;;yes\n")
+    d, man, _ = _typed_manifest(tmp_path, "photo;table;hand;player;dealer;winner\n"
+                                "ann.jpg;1;1;Ann;yes;no\nbob.jpg;1;1;Bob;;yes\ncas.jpg;1;1;Cas;;no\n"
+                                "dee.jpg;1;1;Dee;no;no\neve.jpg;2;1;Eve;;yes\n")
     jobs = {j.player: j for j in build_jobs(d, man, Defaults(ruleset="hk-tw-16"), only_manifest=True)}
     assert {p: j.make_context().is_dealer for p, j in jobs.items()} == {
         "Ann": True, "Bob": False, "Cas": False, "Dee": False, "Eve": True}  # (Eve's hand marks none: seat E)
