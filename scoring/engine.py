@@ -1430,10 +1430,11 @@ def explain(result: ScoredHand) -> str:
         out.append(f"  tie: {a.describe(h.context.win_by)}")
     counted = max((x.fixed for x in result.lines if x.kind in ("fixed", "limit")), default=None)
     for ln in result.outranked:  # a special hand that fired but does not count
-        if counted is None:  # (the ordinary count beat it: option fixed_hands=best, nts 002-17, dutch 000-26)
+        if counted is None and result.options.get("fixed_hands") == "best":
+            # (the ordinary count beat it: option fixed_hands=best, nts 002-17, dutch 000-26)
             out.append(f"  not counted: {ln.name} {ln.amount()} ({ln.source}) — the hand's ordinary count is higher "
-                       f"(option fixed_hands={option_text(result.options.get('fixed_hands', 'best'))})")
-        elif math.isclose(ln.fixed, counted):
+                       f"(option fixed_hands=best)")
+        elif counted is not None and math.isclose(ln.fixed, counted):
             # (a tie is no outranking: a seed auditor's Kerstavond 2000 beside the Vrolijke Kerst 2000 counted had
             # been called outranked by "the highest")
             out.append(f"  also made: {ln.name} {ln.amount()} ({ln.source}) — only one special hand counts, and "

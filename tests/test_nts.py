@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from scoring import Context, HandError, load_ruleset, parse_hand, score_hand
+from scoring import Context, HandError, explain, load_ruleset, parse_hand, score_hand
 
 SEED = "002_b9f4c4575200caaf.txt"
 
@@ -774,6 +774,13 @@ def test_option_fixed_hands_fixed_or_best():
     # 3 concealed pungs 1 (002:61), clean 4 (002:65) = 8 → 50 × 2^8 = 12800 > 2000.
     r = nts(hand, "1m", {"fixed_hands": "best"}, win_by="wall")
     assert r.total == 12800 and "three-dragons" not in fired(r)
+    # the special hand passed over is said so, not "outranked … the highest" (no special hand counts), and the
+    # default's explanation notes the higher count (scoring.engine.special_hand_count_note)
+    assert "not counted: Drie draken" in explain(r) and "ordinary count is higher (option fixed_hands=best)" in \
+        explain(r) and "outranked" not in explain(r)
+    assert ("the hand's ordinary count is higher, 12800 = 50 points × 2^8: nts scores Drie draken instead "
+            "(002_b9f4c4575200caaf.txt:37); option fixed_hands=best scores the higher") in \
+        nts(hand, "1m", win_by="wall").notes
     # ... and where the fixed value is higher it stays: exposed Drie draken on a discard:
     # [555z] [666z] 777z 234m 99p win 7z: 4 + 4 + 4 (7z pung by discard, exposed) + 20 = 32 points,
     # doublings 3 → 256 < 2000
