@@ -116,8 +116,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     # audits settled a claim)
     status = ("match" if result.match else "mismatch") + (" unsure" if unsure else "")
     note = f"claimed {args.claimed}" + (f" with {len(claimed_lines)} lines" if claimed_lines is not None else "") + (
-        f"; {unsure}" if unsure else "") + ("; no winning tile given" if res is None and not wait_unsure
-                                            and winning_tile_missing(scored.hand) else "") + (f"; {_overruled_words(overruled)}" if overruled else "")
+        f"; {unsure}" if unsure else "") + (
+        "; no winning tile given" if res is None and not wait_unsure and winning_tile_missing(scored.hand) else "") + (
+        f"; {_overruled_words(overruled)}" if overruled else "")
     if res is not None:  # the audit trail first (output may go to a closed pipe)
         from commands.common import record_photo
 
@@ -297,20 +298,19 @@ def _wait_unsure(res, given: str | None, scored=None) -> str | None:
     ``res`` with none marked nor ``given`` (``--winning-tile``), or ``scored`` from a typed ``--hand`` (``res``
     None) without ``win:TILE`` — which scores otherwise with another of its tiles as the winning tile
     (:func:`vision.pipeline.unmarked_wait_span`, what `photo`'s confidence line and batch's needs-review say;
-    :func:`scoring.engine.winning_tile_effect` for a typed hand); None for a hand any winning tile scores the
+    :func:`scoring.engine.wait_span` for a typed hand); None for a hand any winning tile scores the
     same, or one that has no winning tile to name. Raises nothing but a ruleset's own errors."""
     if given:
         return None
     if res is None:
         # (a referee's typed hand without its winning tile had said MATCH, exit 0, at 48 where the hand won on
         # the pair's wind scores 56; the same hand photographed says UNSURE)
-        from scoring.engine import winning_tile_effect
+        from scoring.engine import wait_span
 
-        effect = None if scored is None else winning_tile_effect(scored)
-        if effect is None or not effect.totals or set(effect.totals.values()) == {scored.total}:
+        span = None if scored is None else wait_span(scored)
+        if span is None:
             return None
-        never = "" if scored.total in effect.totals.values() else f", never this {scored.total}"
-        return (f"no winning tile given: the score is computed without one (with one it scores {effect.span}{never}); "
+        return (f"no winning tile given: the score is computed without one (with one it scores {span}); "
                 f"end the notation with win:TILE or give --winning-tile TILE")
     from vision.pipeline import unmarked_wait_span
 

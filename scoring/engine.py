@@ -760,6 +760,17 @@ def round_half_up(x: float) -> int:
     return int(math.floor(x + 0.5))
 
 
+def special_or_count(special: Totals, normal: Totals, lines: Sequence[Line]) -> Totals:
+    """Option ``fixed_hands=best`` (nts 002-17, dutch-special-hands 000-26): of a winner's ``special`` totals (a
+    special hand counted) and ``normal`` (its ``lines`` without the special hands), the special hand unless the
+    ordinary count is higher; then ``normal`` with every special hand of ``lines`` among its ``outranked``, which the
+    explanation says were not counted (:func:`explain`: NTS had listed one of two, as "outranked … the highest")."""
+    if normal.total <= special.total:
+        return special
+    passed = tuple(ln for ln in lines if ln.kind in ("fixed", "limit"))
+    return replace(normal, outranked=passed + tuple(x for x in normal.outranked if x not in passed))
+
+
 def default_combine(lines: Sequence[Line], ruleset: Ruleset, view: View) -> Totals:
     """Total of a decomposition's lines (see the module docstring).
 
@@ -1002,8 +1013,8 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
 
 def dealer_seat_note(c: Context) -> str | None:
     """A note for a context that names a dealer outside the East seat, or East not the dealer: in each ruleset the
-    dealer is East (GLOSSARY: Oost 000–002, sittande vind 003 — RULINGS 003-02 —, 莊 004, whose flowers number the
-    seats from the dealer's, East = 1). The hand is scored as given (a seed tester's South-seat dealer under swedish
+    dealer is East (GLOSSARY: Oost 000–002, sittande vind 003 — RULINGS 003-02 —, 莊 004, whose flowers number
+    the seats from the dealer's, East = 1). The hand is scored as given (a seed tester's South-seat dealer under swedish
     had been given "Mahjong som sittande vind" without a word). None when the two agree or no dealer is said."""
     if c.dealer is None or c.dealer == (c.seat_wind == "E"):
         return None
@@ -1367,6 +1378,19 @@ def winning_tile_effect(result: ScoredHand) -> WinningTileEffect | None:
         seen.extend(k for k in lines if k not in seen)
     order = list(dict.fromkeys(r for r, _ in seen))
     return WinningTileEffect(totals, tuple(r for r in order if r in differ))
+
+
+def wait_span(result: ScoredHand) -> str | None:
+    """The totals ``result`` (a winner's hand scored with no winning tile, :func:`winning_tile_effect`) scores with
+    each of its tiles as the winning tile, as the notes say them (``40–44``; ``, never this 368`` added where none
+    gives its total), when a winning tile would change its total; None otherwise (any tile scores it the same, no
+    tile makes it legal, a winning tile given, a non-winner). What `audit` calls UNSURE and batch needs-review, for a
+    photo (:func:`vision.pipeline.unmarked_wait_span`) and a typed hand alike. Raises nothing but a
+    :class:`RulesetError` of the ruleset."""
+    effect = winning_tile_effect(result)
+    if effect is None or not effect.totals or set(effect.totals.values()) == {result.total}:
+        return None
+    return effect.span + ("" if result.total in effect.totals.values() else f", never this {result.total}")
 
 
 #: how :func:`no_winning_tile_note` begins (``table`` prints that note of a hand by it)

@@ -2843,7 +2843,8 @@ def test_a_circumstance_that_scores_nothing_is_said_as_its_manifest_cell():
         "last-tile (the flags cell) scores nothing here")
     # a first-turn win's discards (scoring.engine._discards_words): "(--first-turn)" is the flags cell's only where the
     # row gives one (a reviewer's)
-    note = "--discards scores nothing here: the first turn (--first-turn) already says how few discards lie on the table"
+    note = ("--discards scores nothing here: the first turn (--first-turn) already says how few discards lie on the "
+            "table")
     assert score_note_words(note, True, ("photo", "flags", "discards")) == (
         "the discards cell scores nothing here: the first turn (first-turn in the flags cell) already says how few "
         "discards lie on the table")

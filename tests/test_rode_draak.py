@@ -493,8 +493,8 @@ def test_fixed_hands_best_has_no_effect_and_the_explanation_says_so(capsys):
     # not tell why South's hand scored 500 where East's same tiles, no limit hand, scored 1280)
     assert score("123m456m789m22z [7777z]", win="2z", seat_wind="S").notes == (
         "the hand's ordinary count is higher, 1344 = 42 points × 2^5: rode-draak scores Het Spel van de Rode Draak "
-        f"instead ({SEED}:88-90) — its own tiles 'leveren geen punten of verdubbelingen meer op' ({SEED}:46): a limit "
-        "hand scores the Limit and nothing else (AMBIGUITIES 001-18)",)
+        f"instead ({SEED}:88-90) — its own tiles 'leveren geen punten of verdubbelingen meer op' ({SEED}:46): a "
+        "limit hand scores the Limit and nothing else (AMBIGUITIES 001-18)",)
     assert main(["hand", "123m456m789m22z [7777z]", "-w", "2z", "--seat-wind", "S", "-r", RS,
                  "-o", "fixed_hands=best", "--no-history"]) == 0
     out = capsys.readouterr().out

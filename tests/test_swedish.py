@@ -663,4 +663,5 @@ def test_a_dealer_outside_the_east_seat_is_noted():
     r = score("111m 22m 456p 789s 123s", "2m", seat_wind="E", dealer=False)
     assert any(n.startswith("the dealer sits East, but this hand gives the East seat, not the dealer") for n in r.notes)
     for ctx in ({"seat_wind": "E", "dealer": True}, {"seat_wind": "S", "dealer": False}, {"seat_wind": "S"}):
-        assert not any(n.startswith("the dealer sits East") for n in score("111m 22m 456p 789s 123s", "2m", **ctx).notes)
+        notes = score("111m 22m 456p 789s 123s", "2m", **ctx).notes
+        assert not any(n.startswith("the dealer sits East") for n in notes), notes

@@ -931,7 +931,8 @@ MESSAGES = [
     ("tiles 9-12 are a concealed kong shown face down: the photo does not show its face, and this reading takes "
      "(1111m) for it; its face decides its points: show it on its two end tiles, set their faces with --fix "
      "9=TILE,12=TILE; tiles read face down at as little as 70%: if they are no tiles (a pattern of the cloth, another "
-     "player's wall), leave them out with --fix 9=-,10=-,11=-,12=-", "another player's wall), leave them out with --fix "),
+     "player's wall), leave them out with --fix 9=-,10=-,11=-,12=-",
+     "another player's wall), leave them out with --fix "),
     ("read as a winning hand, the same boxes make 234m56799p345678s win:9p (>99% sure): if the hand won, leave out "
      "--not-winner (this reading leaves out a tile that one takes in: at most 50% sure)",
      "that one takes in: at most"),

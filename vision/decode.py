@@ -945,13 +945,13 @@ def _faceless_kong_note(reading: Reading, lay: Layout, readings: TileReadings | 
         nums = sorted(num[p] for p in m.positions if p in num)
         if not nums:
             continue
-        # (both end tiles: one back set to its face beside three, inside a row, is no kong's display, and the kong
-        # fell apart, a tester's --fix 4=7z refused; face, back, back, face is how a concealed kong is shown)
         least = min((float(readings.probs[p, CLASS_INDEX[BACK]]) for p in m.positions), default=1.0) \
             if readings is not None else 1.0
         unsure = (f"; tiles read face down at as little as {least:.0%}: if they are no tiles (a pattern of the cloth, "
                   f"another player's wall), leave them out with --fix {','.join(f'{n}={DROP}' for n in nums)}"
                   if least < FACELESS_SURE else "")
+        # (both end tiles: one back set to its face beside three, inside a row, is no kong's display, and the kong
+        # fell apart, a tester's --fix 4=7z refused; face, back, back, face is how a concealed kong is shown)
         notes.append(f"{_tiles_span(nums)} are a concealed kong shown face down: the "
                      f"photo does not show its face, and this reading takes {m.notation()} for it; its face decides "
                      f"its points: show it on its two end tiles, set their faces with "
@@ -1807,9 +1807,9 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
               and (g.row != lay.geometry.main_row or (legal is not None and all(legal(raw[tiles[0]]))))):
             # two tiles of one face lying apart (off the hand's row, or a group of their own in it: a phone tester's
             # kong shown back 9m 9m back in the row, its green backs lost on a red cloth), the count one short: a
-            # pung whose third tile was not boxed, or a concealed kong whose two backs were not boxed (a tester's demo in haze, its kong's
-            # pink backs lost: the only advice was to add a tile by its face, which made an exposed kong, 32 points
-            # at >99 % for 40). Either add makes a legal hand, and the wrong one a sure wrong score (a reviewer
+            # pung whose third tile was not boxed, or a concealed kong whose two backs were not boxed (a tester's
+            # demo in haze, its kong's pink backs lost: the only advice was to add a tile by its face, which made an
+            # exposed kong, 32 points at >99 % for 40). Either add makes a legal hand, and the wrong one a sure wrong score (a reviewer
             # followed the kong's adds on a pung short of a tile: (7777s), 54 for 40; a tester the pung's on a kong
             # whose backs were lost: [222m], 26 for 40): the user is asked to look
             nums = sorted(num[t] for t in tiles if t in num)

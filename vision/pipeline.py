@@ -3585,8 +3585,8 @@ def _backs_missed_words(t: _Tried, found: Sequence[str], num: Mapping[int, int],
                                  None, _replace(hand.context, winner=True)), ruleset, win_notes=False)
         except HandError:
             continue
-        out.append(f"; or, if tiles {a}-{b} ({face} {face}) are a concealed kong's faces whose two face-down tiles were "
-                   f"not boxed, add them with --add {a}={BACK},{b + 2}={BACK}")
+        out.append(f"; or, if tiles {a}-{b} ({face} {face}) are a concealed kong's faces whose two face-down tiles "
+                   f"were not boxed, add them with --add {a}={BACK},{b + 2}={BACK}")
     return "".join(out[:1])
 
 
@@ -3743,17 +3743,14 @@ def unmarked_wait_span(res: PhotoResult) -> str | None:
     (:func:`vision.record.scored_without_winning_tile`) and a winning tile would change its total; None
     otherwise (the same total with any, a non-winner, a winning tile marked or given, not scored). What
     ``audit`` calls UNSURE and ``batch`` needs-review. Raises nothing but a ruleset's own errors."""
-    from scoring.engine import winning_tile_effect
+    from scoring.engine import wait_span
     from scoring.hand import winning_tile_missing
 
     # (vision.record.scored_without_winning_tile's test, with no winning tile given: that module imports this one)
     sc, r = res.scored, res.reading
     if sc is None or not r.legal or r.hand is None or not winning_tile_missing(r.hand):
         return None
-    effect = winning_tile_effect(sc)
-    if effect is None or not effect.totals or set(effect.totals.values()) == {sc.total}:
-        return None
-    return effect.span + ("" if sc.total in effect.totals.values() else f", never this {sc.total}")
+    return wait_span(sc)
 
 
 def summary(res: PhotoResult) -> str:

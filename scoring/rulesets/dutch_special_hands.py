@@ -20,7 +20,6 @@ Flags (``--flag NAME``) for circumstances :class:`scoring.hand.Context` has no f
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from itertools import permutations
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
@@ -840,16 +839,14 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
     """
     lines = list(lines)
     if view.winner and view.opts["fixed_hands"] == "best" and any(ln.kind in ("fixed", "limit") for ln in lines):
+        from ..engine import special_or_count
+
         special = _combined(lines, ruleset, view)
         # (an announced wait counts for the closed special hands alone under waiting_hand_scope=closed-special,
         # 000-27: the ordinary count passes it by; a reviewer's 1728 = 36 × 2^5 × 1.5 had been given it)
         plain = ("fixed", "limit") + (("multiplier",) if view.opts["waiting_hand_scope"] == "closed-special" else ())
         normal = _combined([ln for ln in lines if ln.kind not in plain], ruleset, view)
-        if normal.total <= special.total:
-            return special
-        # (the special hands passed over are said with the count: scoring.engine.explain)
-        passed = tuple(ln for ln in lines if ln.kind in ("fixed", "limit"))
-        return replace(normal, outranked=passed + tuple(x for x in normal.outranked if x not in passed))
+        return special_or_count(special, normal, lines)
     return _combined(lines, ruleset, view)
 
 

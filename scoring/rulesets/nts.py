@@ -5,10 +5,9 @@ Each predicate is a small pure function of a :class:`scoring.engine.View` named 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..engine import best_completion, default_combine
+from ..engine import best_completion, default_combine, special_or_count
 from ..fired import Fired
 from ..hand import Hand
 from ..predicates import category, pungs_count, win_by
@@ -226,11 +225,7 @@ def combine(lines, ruleset, view):
         if view.opts.get("fixed_hands") != "best" or not any(ln.kind in ("fixed", "limit") for ln in lines):
             return total
         normal = default_combine([ln for ln in lines if ln.kind not in ("fixed", "limit")], ruleset, view)
-        if normal.total <= total.total:
-            return total
-        # (every special hand passed over is said with the count, scoring.engine.explain: one of two had been)
-        passed = tuple(ln for ln in lines if ln.kind in ("fixed", "limit"))
-        return replace(normal, outranked=passed + tuple(x for x in normal.outranked if x not in passed))
+        return special_or_count(total, normal, lines)
     if not any(ln.rule == "closed-hand-waiting" for ln in lines):
         return total
     normal = default_combine([ln for ln in lines if ln.rule != "closed-hand-waiting"], ruleset, view)
