@@ -3585,8 +3585,9 @@ def _backs_missed_words(t: _Tried, found: Sequence[str], num: Mapping[int, int],
                                  None, _replace(hand.context, winner=True)), ruleset, win_notes=False)
         except HandError:
             continue
-        out.append(f"; or, if tiles {a}-{b} ({face} {face}) are a concealed kong's faces whose two face-down tiles "
-                   f"were not boxed, add them with --add {a}={BACK},{b + 2}={BACK}")
+        out.append(f"; or, if tiles {a}-{b} ({face} {face}) "
+                   f"are a concealed kong's faces whose two face-down tiles were not boxed, add them with "
+                   f"--add {a}={BACK},{b + 2}={BACK}")
     return "".join(out[:1])
 
 
