@@ -355,6 +355,26 @@ def test_dead_hand_fewer_tiles():
     assert "dead-hand-fewer" in ids(r) and r.total == 64
 
 
+def test_dead_hand_fewer_tiles_points_only():
+    # 001:108 "mag nog wel punten noteren voor de gemaakte combinaties", and 001:46 tells "punten" from
+    # "verdubbelingen": option dead_hand_score=points-only counts the combinations' points and no doubling.
+    # 12m45p11z [555z] [777z], East seat and round, 12 tiles: exposed dragon pungs 2 x 4 = 8 (002:11, as
+    # terminals 002-02); pair of own + round wind 2 x 2 = 4 (002:12, each 002-04): 12 points. As a non-winner's
+    # hand (default): + dragon pungs 2 x 1 doubling (002:60) -> 12 x 2^2 = 48; points only -> 12, the doubling
+    # line shown as a note that it is not counted, the dead-hand line naming the option either way.
+    hand = "12m45p11z [555z] [777z]"
+    r = score(hand, winner=False, flags=("dead-hand",))
+    assert (r.total, r.points, r.doublings) == (48, 12, 2)
+    dead = next(ln for ln in r.lines if ln.rule == "dead-hand-fewer")
+    assert "doublings included" in dead.detail and "dead_hand_score=as-non-winner" in dead.option
+    r = score(hand, {"dead_hand_score": "points-only"}, winner=False, flags=("dead-hand",))
+    assert (r.total, r.points, r.doublings) == (12, 12, 0)
+    dropped = [ln for ln in r.lines if ln.option.endswith("dead_hand_score=points-only") and ln.rule != "dead-hand-fewer"]
+    assert len(dropped) == 1 and dropped[0].kind == "note" and "not counted on a dead hand" in dropped[0].detail
+    # a 13-tile non-winner's hand (a loose 9m more) is no dead hand: the option changes nothing, 48 as above
+    assert score("12m45p9m11z [555z] [777z]", {"dead_hand_score": "points-only"}, winner=False).total == 48
+
+
 def test_dead_hand_cannot_win():
     with pytest.raises(HandError, match="cannot make mahjong"):
         score("555p1234z", flags=("dead-hand",))

@@ -13,7 +13,8 @@ dead hand with more than 13 tiles records no points, 001:108).
 
 Flags (``--flag NAME``):
 
-* ``dead-hand`` — the player has more or fewer than 13 tiles (001:108); score with ``--not-winner``;
+* ``dead-hand`` — the player has more or fewer than 13 tiles (001:108); score with ``--not-winner``
+  (fewer: option ``dead_hand_score``, the combinations as a non-winner's or their points only);
 * ``dealt-waiting`` — the dealt tiles were a waiting hand, announced (De Gelukkige Dertien, 001:13;
   give ``--announced-wait`` too);
 * ``flower-replacement`` — the winning dead-wall tile replaced a flower/season, not a kong
@@ -344,14 +345,17 @@ def waiting_regular_limit(v: "View") -> Any:
 def dead_hand(v: "View", more: bool) -> Any:
     """De Dode Hand (001:108), flag ``dead-hand``: more than 13 tiles (``more``) — no points, still
     settles (a zero-score loser, 001-13 INFERRED); fewer — the combinations made still count, but
-    no mahjong. Tiles counted with a kong as 3 (001-13 INFERRED)."""
+    no mahjong: as a non-winner's hand, or their points only under option ``dead_hand_score=points-only``
+    (:func:`_dead_hand_lines`). Tiles counted with a kong as 3 (001-13 INFERRED)."""
     if "dead-hand" not in v.ctx.flags:
         return False
     n = v.hand.tile_count
     if more and n > 13:
         return f"dead hand, {n} tiles: records no points, still settles"
     if not more and n < 13:
-        return f"dead hand, {n} tiles: the combinations made count, no mahjong"
+        counted = ("their points only, no doublings" if v.opts["dead_hand_score"] == "points-only"
+                   else "as a non-winner's, doublings included")
+        return f"dead hand, {n} tiles: the combinations made count ({counted}), no mahjong"
     return False
 
 
@@ -435,6 +439,7 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
     from ..engine import default_combine
 
     uncapped = replace(ruleset, limit=None)
+    lines = _dead_hand_lines(lines, view.opts)
     if any(ln.kind in ("fixed", "limit") for ln in lines):  # no entry note on a limit hand
         lines = _counted_limit([ln for ln in lines if ln.rule != "entry-clean"], ruleset, view)
     total = default_combine(lines, uncapped, view)
@@ -442,6 +447,19 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
         return total
     normal = default_combine([ln for ln in lines if ln.rule != WAITING_RULE], uncapped, view)
     return normal if normal.total > total.total else total
+
+
+def _dead_hand_lines(lines: Sequence["Line"], opts: Mapping[str, Any]) -> Sequence["Line"]:
+    """A dead hand of fewer than 13 tiles under option ``dead_hand_score=points-only`` (001:108: "punten
+    noteren voor de gemaakte combinaties", 001:46 telling points from doublings): its doubling lines become notes
+    that say they are not counted, so the total is the combinations' points; ``lines`` unchanged otherwise."""
+    if opts["dead_hand_score"] != "points-only" or not any(ln.rule == "dead-hand-fewer" for ln in lines):
+        return lines
+    why = "not counted on a dead hand: its combinations score points only"
+    return [replace(ln, kind="note", doublings=0, detail=f"{ln.detail}; {why}" if ln.detail else why,
+                    option=f"{ln.option}; dead_hand_score=points-only" if ln.option else
+                    "option dead_hand_score=points-only")
+            if ln.kind == "doublings" else ln for ln in lines]
 
 
 def _is_limit(lines: Sequence["Line"]) -> bool:
