@@ -520,6 +520,37 @@ def test_fines_default_odd_points_lowest_scorer_first():
     assert paid(s, "W") == {"E": 51, "S": 26, "N": 26}
 
 
+def test_fines_east_pays_exactly_half_of_an_even_score():
+    # 003:64 "sittande vind böter ena halvan": S wins 26 with East at 0, W and N at 8. Half of 26 is 13, a
+    # whole number: East pays 13; only the other half (13) splits unevenly, 6.5 each, its odd point paid by
+    # the lower of W and N (RULINGS 003-13), here a tie at 8 broken in the order of play from East (E, S, W,
+    # N: W first) -> E 13, W 7, N 6. (shares-floor had given the leftover point of the quarters to East, the
+    # lowest scorer: 14, "half of 26"; 4 of 6 with E=0, S=6, W=N=5.)
+    s = settle(RS, {"E": 0, "S": 26, "W": 8, "N": 8}, "S", "E")
+    assert paid(s, "S") == {"E": 13, "W": 7, "N": 6}
+    assert any("W and N have the same hand score (8): the odd point is paid by W" in n for n in s.notes)
+    # 6 = 3 + 1.5 + 1.5: E 3, then the tie W/N at 5: W 2, N 1
+    assert paid(settle(RS, {"E": 0, "S": 6, "W": 5, "N": 5}, "S", "E"), "S") == {"E": 3, "W": 2, "N": 1}
+    # an odd score leaves East's half uneven too: 7 = 3.5 + 1.75 + 1.75, floors 3 + 1 + 1, 2 left, lowest
+    # first among all three: E (0), then the tie W/N (5): W -> E 4, W 2, N 1
+    assert paid(settle(RS, {"E": 0, "S": 7, "W": 5, "N": 5}, "S", "E"), "S") == {"E": 4, "W": 2, "N": 1}
+
+
+def test_fines_tie_broken_by_seat_not_by_typing_order():
+    # East wins 100 = 3 x 33 + 1; S and W both scored 0 (the lowest): the odd point goes to the first of them in
+    # the order of play from East (E, S, W, N: S), whatever order the players named by winds were given in (a
+    # referee's settle E=100,W=0,S=0,N=40 had charged W, where table, seating E S W N, charged S)
+    for scores in ({"E": 100, "S": 0, "W": 0, "N": 40}, {"E": 100, "W": 0, "S": 0, "N": 40}):
+        s = settle(RS, scores, "E", "E")
+        assert paid(s, "E") == {"S": 34, "W": 33, "N": 33}
+        assert any("S and W have the same hand score (0)" in n for n in s.notes)
+    # free labels sit in the order given; the order of play starts at East: with Cas East, Dee plays next
+    s = settle(RS, {"Ann": 0, "Bob": 40, "Cas": 100, "Dee": 0}, "Cas", "Cas")
+    assert paid(s, "Cas") == {"Dee": 34, "Ann": 33, "Bob": 33}
+    # no tie at the odd point: no note
+    assert not any("same hand score" in n for n in settle(RS, {"E": 100, "S": 4, "W": 8, "N": 0}, "E", "E").notes)
+
+
 def test_fines_lowest_running_total():
     # fine_remainder=lowest-total (003-13 b): W is lowest by running total, though not by hand score
     s = settle(RS, {"E": 100, "S": 4, "W": 8, "N": 0}, "E", "E",

@@ -26,6 +26,7 @@ from ..errors import HandError, RulesetError
 from ..fired import Fired
 from ..hand import Hand, WinFlag
 from ..notation import check_size
+from ..results import plain_number
 from ..settle import Settlement, Transfer, from_transfers, register_scheme
 from ..tiles import DRAGONS, FLOWERS, HONOURS, SEASONS, TERMINALS_AND_HONOURS, TILE_NAMES, WIND_NUMBER
 
@@ -371,8 +372,31 @@ def _parse_totals(raw: Any, players: Sequence[str], table: Sequence[str] = ()) -
 
 
 def _lowest_first(candidates: Sequence[str], key: Mapping[str, float], order: Sequence[str]) -> list[str]:
-    """``candidates`` from the lowest ``key`` up; ties in the order players were given."""
+    """``candidates`` from the lowest ``key`` up; ties in ``order``, the order of play from East
+    (:func:`_play_order`)."""
     return sorted(candidates, key=lambda p: (key[p], order.index(p)))
+
+
+def _play_order(players: Sequence[str], east: str) -> list[str]:
+    """The players in the order of play from East, which breaks a tie for the lowest score (003:63 names no
+    order for one): players named by the winds E, S, W, N sit at their winds whatever order they were given in
+    (``settle``'s E=…,W=…,S=…,N=… had broken a tie the other way than ``table``), other labels sit in the order
+    given (the seating order)."""
+    seated = sorted(players, key="ESWN".index) if sorted(players) == sorted("ESWN") else list(players)
+    k = seated.index(east)
+    return seated[k:] + seated[:k]
+
+
+def _tie_note(ranked: Sequence[str], extra: int, key: Mapping[str, float], basis: str) -> str | None:
+    """The note of a tie that decided who pays an odd point: the first ``extra`` of ``ranked`` (lowest first)
+    pay one point more, and the one after them has the same ``key`` as the last of them; None otherwise."""
+    if not 0 < extra < len(ranked) or key[ranked[extra - 1]] != key[ranked[extra]]:
+        return None
+    tied = [p for p in ranked if key[p] == key[ranked[extra]]]
+    payers = [p for p in tied if ranked.index(p) < extra]
+    what = basis.removeprefix("lowest ")
+    return (f"{' and '.join(tied)} have the same {what} ({plain_number(key[tied[0]])}): the odd point is paid by "
+            f"{' and '.join(payers)}, first in the order of play from East (003:63 names no order for a tie)")
 
 
 def _spread(amount: int, payers: Sequence[str]) -> dict[str, int]:
@@ -437,22 +461,30 @@ def fines(scores: Mapping[str, int], winner: str | None, east: str,
     w = int(scores[winner])
     notes = [f"winner {winner} scores {w}; remainder paid by the {basis} first "
              f"(option fine_remainder={opts['fine_remainder']}, 003-13)"]
+    order = _play_order(players, east)
+    ties: list[str] = []
     transfers: list[Transfer] = []
     if winner == east:
-        share = _spread(w, _lowest_first(others, rank_key, players))
+        ranked = _lowest_first(others, rank_key, order)
+        share = _spread(w, ranked)
+        ties.append(_tie_note(ranked, w % 3, rank_key, basis))
         for p in others:
             transfers.append(Transfer(p, winner, share[p],
                                       f"fine: a third of East's {w} ({SEED}:63)"))
     else:
         rest = [p for p in others if p != east]
-        share = _split_half_quarters(w, east, rest, rank_key, players, opts["fine_quarters"])
-        transfers.append(Transfer(east, winner, share[east], f"fine: East pays half of {w} ({SEED}:64)"))
+        share = _split_half_quarters(w, east, rest, rank_key, order, opts["fine_quarters"], basis, ties)
+        odd = {p: 4 * share[p] != w * (2 if p == east else 1) for p in (east, *rest)}
+        transfers.append(Transfer(east, winner, share[east], f"fine: East pays half of {w}"
+                                  + (f", {share[east]} in whole points" if odd[east] else "") + f" ({SEED}:64)"))
         for p in rest:
             transfers.append(Transfer(p, winner, share[p],
-                                      f"fine: a quarter of {w}, the other half shared fifty-fifty ({SEED}:64)"))
+                                      f"fine: a quarter of {w}" + (f", {share[p]} in whole points" if odd[p] else "")
+                                      + f", the other half shared fifty-fifty ({SEED}:64)"))
         if w % 4:
             notes.append(f"{w} is not divisible by 4: odd points by option "
                          f"fine_quarters={opts['fine_quarters']} (003-13)")
+    notes += [t for t in ties if t]
     paid = sum(t.amount for t in transfers)
     assert paid == w, (paid, w)
     if opts["non_winner_exchange"] == "pairwise":
@@ -467,23 +499,36 @@ def fines(scores: Mapping[str, int], winner: str | None, east: str,
 
 
 def _split_half_quarters(w: int, east: str, rest: Sequence[str], key: Mapping[str, float],
-                         order: Sequence[str], mode: str) -> dict[str, int]:
-    """East's half and the two others' quarters of ``w`` in whole points (003:64, 003-13).
+                         order: Sequence[str], mode: str, basis: str = "score",
+                         ties: list[str | None] | None = None) -> dict[str, int]:
+    """East's half and the two others' quarters of ``w`` in whole points (003:64, 003-13); ``order``: the
+    order of play from East, which breaks ties (:func:`_play_order`); the notes of ties that decided an odd
+    point are appended to ``ties`` (:func:`_tie_note`, ``basis`` naming the score ranked).
 
     ``halves-first``: W into East's half and the others' half (an odd point to whichever side the
     lowest-scoring of the three is on), then the others' half fifty-fifty (an odd point to the
     lower-scoring of the two). ``shares-floor``: each pays the whole part of W/2, W/4, W/4 and the
-    leftover points are paid one each by the lowest-scoring non-winners first.
+    leftover points are paid one each, lowest-scoring first, by those whose share is not whole: East pays
+    exactly half of an even W (a referee's East at 0 had paid 14 of 26, "half", and 4 of 6).
     """
+    ties = [] if ties is None else ties
     if mode == "halves-first":
-        lowest = _lowest_first([east, *rest], key, order)[0]
-        east_half = w // 2 + (w % 2 if lowest == east else 0)
-        share = _spread(w - east_half, _lowest_first(rest, key, order))
+        three = _lowest_first([east, *rest], key, order)
+        if w % 2:
+            ties.append(_tie_note(three, 1, key, basis))
+        east_half = w // 2 + (w % 2 if three[0] == east else 0)
+        two = _lowest_first(rest, key, order)
+        if (w - east_half) % 2:
+            ties.append(_tie_note(two, 1, key, basis))
+        share = _spread(w - east_half, two)
         share[east] = east_half
         return share
     share = {east: w // 2, **{p: w // 4 for p in rest}}
     left = w - sum(share.values())
-    for p in _lowest_first([east, *rest], key, order)[:left]:
+    uneven = [p for p in _lowest_first([east, *rest], key, order)
+              if (w * (2 if p == east else 1)) % 4]  # (East's share W/2, the others' W/4)
+    ties.append(_tie_note(uneven, left, key, basis))
+    for p in uneven[:left]:
         share[p] += 1
     return share
 
