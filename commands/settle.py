@@ -535,7 +535,9 @@ def cmd_table(args: argparse.Namespace) -> int:
             print(explain(r))
         else:
             for ln in r.lines:
-                print(f"  {ln.amount():>18}  {ln.name}  ({ln.source})")
+                # (the option a line rests on, as `hand` cites it, RULINGS principle 3: a referee's non-winner's
+                # 500 for waiting on a limit hand had not said waiting_limit_half=reward, whose other choice is 1000)
+                print(f"  {ln.amount():>18}  {ln.name}  ({ln.source}{'; ' + ln.option if ln.option else ''})")
             if r.status != "ok":
                 print(f"  {r.status}")
             for note in r.notes:  # (the winner's hand typed with no winning tile: what its score rests on)

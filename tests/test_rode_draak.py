@@ -387,6 +387,18 @@ def test_limit_hand_of_one_reading_binds():
     assert any(n.startswith("the hand's ordinary count is higher, 6144 = 24 points × 2^8") for n in r.notes)
 
 
+def test_table_lines_cite_their_options(capsys):
+    # table prints each hand's lines with the options they rest on, as hand does (RULINGS principle 3): S holds
+    # one of each terminal and honour, waiting for De Dertien Wezen (001:66-68): half the Limit, 500 (001:54,
+    # option waiting_limit_half=reward, 001-10; with-in-hand-doubling would make it 1000)
+    code = main(["table", "-r", RS, "--winner", "E", "-w", "7z", "--win-by", "wall", "--no-history",
+                 "--hand", "E=19m19p19s12345677z", "--hand", "S=19m19p19s1234567z",
+                 "--hand", "W=147m258p369s1234z", "--hand", "N=147p258s369m1234z"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"({SEED}:54; option waiting_limit_half=reward, 001-10)" in out
+
+
 def test_dead_hand_cannot_win():
     with pytest.raises(HandError, match="cannot make mahjong"):
         score("555p1234z", flags=("dead-hand",))
