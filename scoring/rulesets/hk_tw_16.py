@@ -1085,8 +1085,14 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
                 if disc == w:
                     raise RulesetError(f"settle: the discarder {disc} cannot be the winner")
                 if liable:
+                    # (the hand as won, on the discard: a referee read "what all three would pay on a self-draw" as
+                    # the hand scored again as self-drawn, +1 自摸, which 004:28 does not say; the payment is for all
+                    # three players, of the score given)
                     transfers.append(Transfer(liable, w, all_three(w),
-                                              f"包自摸: pays what all three would pay on a self-draw ({SEED}:28/51, RULINGS 004-01)"))
+                                              f"包自摸: pays for all three, "
+                                              f"{' + '.join(str(due(w, p)) for p in players if p != w)} of the "
+                                              f"hand's {scores[w]} as won on the discard, not scored again as "
+                                              f"self-drawn ({SEED}:28/51, RULINGS 004-01)"))
                 else:
                     transfers.append(Transfer(disc, w, due(w, disc), f"{why} (RULINGS 004-01)"))
             if len(winners) > 1:
