@@ -1391,6 +1391,15 @@ def test_a_first_turn_win_counts_four_discards_without_a_count():
     r = score(hand, "1z", first_turn=True, win_by="wall", seat_wind="N")
     assert pts(r).get("within-four") == 40, pts(r)
     assert not any("need --discards" in n for n in r.notes), r.notes
+    # the line says the count came from the first turn (a referee read +40 with no --discards as unexplained); a
+    # non-dealer's first draw has at most the 3 discards of the players before him, the dealer's none
+    line = next(ln for ln in r.lines if ln.rule == "within-four")
+    assert line.detail == "a first-turn win (--first-turn): at most 3 discards lie in the middle, no --discards given"
+    r = score(hand, "1z", first_turn=True, win_by="wall", seat_wind="E")
+    assert next(ln for ln in r.lines if ln.rule == "within-four").detail.startswith(
+        "a first-turn win (--first-turn): no discard lies in the middle")
+    assert next(ln for ln in score(hand, "1z", first_turn=True, win_by="wall", seat_wind="N", discards=2).lines
+                if ln.rule == "within-four").detail == ""
     # … and the discards check comes after the tile count (a tester's 18 tiles had been told of the discards alone)
     with pytest.raises(HandError, match="needs 17 tiles"):
         score(hand + " 5p", "1z", first_turn=True, win_by="wall", seat_wind="E", discards=9)

@@ -624,13 +624,17 @@ def within_discards(v: "View", n: int) -> bool:
     at most 3 (0 for the dealer's first draw, :func:`check_hand`): 四張內 whatever the count (a tester's
     first-turn row with an empty discards cell had lost its 40 points without a word)."""
     d = v.ctx.discards
-    if d is None and v.ctx.dealt_first_turn:
+    inferred = d is None and v.ctx.dealt_first_turn
+    if inferred:
         d = 0 if v.ctx.is_dealer else 3
     if d is None or d > n:
         return False
-    if v.opts["within"] == "highest":
-        return not any(d <= m for m in (4, 7, 10) if m < n)
-    return True
+    if v.opts["within"] == "highest" and any(d <= m for m in (4, 7, 10) if m < n):
+        return False
+    # (the line says where the count came from: a referee read +40 with no --discards given as unexplained)
+    return (f"a first-turn win (--first-turn): " + ("no discard lies in the middle" if d == 0 else
+                                                     f"at most {d} discards lie in the middle")
+            + ", no --discards given") if inferred else True
 
 
 def dealer(v: "View") -> bool:
