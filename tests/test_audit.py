@@ -229,6 +229,18 @@ def test_doubling_hint_without_lines(run_cli):
     assert "doubling fewer than this hand earns" not in out
 
 
+def test_a_claim_of_the_hand_won_the_other_way_is_hinted(run_cli):
+    # Thirteen Orphans under rode-draak: Limit 1000 (001:66-68); "geheel in de hand: 1x verdubbelen" is a self-drawn
+    # hand's (001:21, RULINGS 001-11): 2000 self-drawn. A referee's claim of 2000 for the hand won on a discard had
+    # been pointed only at other rulesets; the hint names --win-by wall (and the reverse for a self-drawn win)
+    hand = ("--hand", "19m19p19s1234567z1m win:1m", "-r", "rode-draak", "--no-history")
+    rc, out, _ = run_cli("audit", *hand, "--claimed", "2000")
+    assert rc == 1 and ("hint: the claim is what this hand scores self-drawn (--win-by wall); scored here won on a "
+                        "discard: check how the hand was won") in out, out
+    rc, out, _ = run_cli("audit", *hand, "--win-by", "wall", "--claimed", "1000")
+    assert rc == 1 and "the claim is what this hand scores won on a discard (--win-by discard)" in out, out
+
+
 def test_claimed_limit_hand(run_cli, tmp_path):
     # De Rode Draak (limit 1000, 001:46). 111m 999m 111p 999s concealed + East pair, won on 1z:
     #   002:11 concealed pung of terminals 8 × 4 = 32; 002:12 pair of own and round wind 2 × 2 = 4

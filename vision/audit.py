@@ -1288,7 +1288,7 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset, claimed_doublings
     if tiles:  # a winner's hand given no winning tile, scored with no wait (scoring.engine.no_winning_tile_note)
         out.append(f"with --winning-tile {tiles} the hand scores the claimed {claimed} (scored here with no winning "
                    f"tile, so with no wait)")
-    by_option = option_hints(scored, claimed, rs)
+    by_option = option_hints(scored, claimed, rs) + win_by_hints(scored, claimed, rs)
     out.extend(by_option)
     normal = normal_count_hints(scored, claimed, rs) if fixed and not by_option else []
     out.extend(normal)
@@ -1352,6 +1352,32 @@ def option_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
                            f"here with {name}={option_text(scored.options.get(name, opt.default))}{why}: "
                            f"`mahjong-score rules {rs.id}` says what each setting means)")
     return out
+
+
+#: the ways of winning :func:`win_by_hints` tries, as --win-by says them (a robbed kong's or a dead-wall tile needs more
+#: than the hand to be judged: the flags and kongs it rests on)
+WIN_BY_TRIED = {"discard": "won on a discard", "wall": "self-drawn"}
+
+
+def win_by_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
+    """When a winner's hand won the other way (:data:`WIN_BY_TRIED`: self-drawn for a discard, a discard for a
+    self-drawn win) scores the claimed total under the same ruleset and options: "the claim is what this hand scores
+    self-drawn (--win-by wall); scored here won on a discard: check how the hand was won"; else ``[]``. A referee's
+    claim of 2000 for Thirteen Orphans won on a discard (1000: rode-draak's "geheel in de hand" doubling is a
+    self-drawn hand's, 001:21) had been pointed only at other rulesets."""
+    ctx = scored.hand.context
+    if not ctx.winner or ctx.win_by not in WIN_BY_TRIED:
+        return []
+    other = next(w for w in WIN_BY_TRIED if w != ctx.win_by)
+    try:
+        alt = score_hand(replace(scored.hand, context=replace(ctx, win_by=other)), rs, scored.options,
+                         win_notes=False)
+    except (HandError, RulesetError):
+        return []
+    if not alt.allowed or alt.total != claimed or claimed == scored.total:
+        return []
+    return [f"the claim is what this hand scores {WIN_BY_TRIED[other]} (--win-by {other}); scored here "
+            f"{WIN_BY_TRIED[ctx.win_by]}: check how the hand was won"]
 
 
 def normal_count_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
