@@ -559,7 +559,10 @@ def cmd_table(args: argparse.Namespace) -> int:
         print(f"check: the hand of {winner}, the winner, was typed with no winning tile and scored with no wait "
               f"(the note above): name it with --winning-tile TILE (or win:TILE in the hand) before paying")
     print(format_settlement(s, east, winner))
-    print(f"next game: {describe(after)}")
+    # (the seat rotation is De Rode Draak's, 001:132-140; a referee read the line as a rule of every ruleset)
+    print(f"next game: {describe(after)}" + (" (001:132-140)" if rs.id == "rode-draak" else
+                                             f" (as De Rode Draak's session goes, 001:132-140: the {rs.id} seed says "
+                                             f"nothing of the next game's seats)"))
     return 1 if unsure else 0
 
 
