@@ -757,6 +757,45 @@ def test_a_settlement_without_cash_has_its_payments_and_no_cash(tmp_path, capsys
     assert rec["net"] == {p: rec["received"][p] - rec["paid"][p] for p in rec["net"]}
 
 
+def test_a_seat_wind_given_twice_is_not_settled(tmp_path, capsys):
+    # a director's manifest gave Bob and Dee both seat S: Dee's hand was scored with S as her seat wind and the hand
+    # settled ok. Four players sit at four winds: not settled, naming the cells; each row is still scored
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;seat_wind;winner;notation\n"
+                   "ann.jpg;1;1;Ann;E;no;[222m] 1m 9m 2p 6p 1s 7s 9s 2z 3z 6z\n"
+                   f"bob.jpg;1;1;Bob;S;yes;{TYPED['Bob'][0]}\n"
+                   f"cas.jpg;1;1;Cas;W;no;{TYPED['Cas'][0]}\n"
+                   f"dee.jpg;1;1;Dee;S;no;{TYPED['Dee'][0]}\n")
+    out = tmp_path / "out.jsonl"
+    rc, o, err = run_cli(capsys, "batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history",
+                         "--no-progress", "-O", str(out))
+    recs = read_jsonl(out)
+    (rec,) = [r for r in recs if r["type"] == "settlement"]
+    assert rec["status"] == ("not settled: seat winds given twice (Bob S, Dee S): four players sit at four winds; "
+                             "correct the seat_wind cells"), rec["status"]
+    assert sum(1 for r in recs if r["type"] != "settlement" and r.get("total") is not None) == 4
+
+
+def test_two_east_players_are_told_to_unmark_one(tmp_path, capsys):
+    # both rows dealer yes: the advice had been "mark one with seat_wind E or dealer yes", which both were
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;winner;dealer;notation\n"
+                   "ann.jpg;1;1;Ann;no;yes;[222m] 1m 9m 2p 6p 1s 7s 9s 2z 3z 6z\n"
+                   f"bob.jpg;1;1;Bob;yes;yes;{TYPED['Bob'][0]}\n"
+                   f"cas.jpg;1;1;Cas;no;no;{TYPED['Cas'][0]}\n"
+                   f"dee.jpg;1;1;Dee;no;no;{TYPED['Dee'][0]}\n")
+    out = tmp_path / "out.jsonl"
+    run_cli(capsys, "batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history", "--no-progress",
+            "-O", str(out))
+    (rec,) = [r for r in read_jsonl(out) if r["type"] == "settlement"]
+    assert rec["status"] == ("not settled: 2 East players (Ann, Bob): one player is East; set the others' dealer cell "
+                             "to no or their seat_wind to their own wind"), rec["status"]
+
+
 #: one hk-tw-16 table hand, E S W N, typed: S wins on E's discard of 6s with TYPED_WIN, 無字花 5 (004:8) + 將眼 1 (55p,
 #: 004:1) + 底 5 (004:41) = 11, not the dealer (no 莊, 004:1); E, not a winner, holds a concealed kong (9999p): 暗槓 $5
 #: (004:42, rule concealed-kong-cash), a cash line of his hand (its 2 points, 004:2, count in a winner's hand only)

@@ -582,6 +582,13 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
         return fail(f"{plural(len(members), 'photo')} (a table hand needs 4)")
     if len(set(labels)) != 4:
         return fail(f"players are not distinct ({', '.join(labels)}); give each a player or seat_wind")
+    # four players sit at four winds: a seat wind given twice scored one hand with another's seat (a director's Dee,
+    # typed seat S as Bob was, had her 222z counted as her own wind, 16 for 8, and the hand settled ok)
+    seats = [(lab, j.seat_wind if "seat_wind" in j.cells else None) for lab, (j, _) in zip(labels, members)]
+    twice = [(lab, w) for lab, w in seats if w and sum(1 for _, v in seats if v == w) > 1]
+    if twice:
+        return fail("seat winds given twice (" + ", ".join(f"{lab} {w}" for lab, w in twice)
+                    + "): four players sit at four winds; correct the seat_wind cells")
     rulesets = {j.ruleset for j, _ in members}
     if len(rulesets) > 1:
         return fail(f"mixed rulesets {', '.join(sorted(rulesets))}")
@@ -616,7 +623,10 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     if not dealers:
         dealers = [lab for lab, (j, _) in zip(labels, members) if j.dealer is None and j.seat_wind == "E"]
     if len(dealers) != 1:
-        return fail(f"{'no' if not dealers else len(dealers)} East players (mark one with seat_wind E or dealer yes)")
+        # (two marked: "mark one with … dealer yes" had been said to a director whose rows both said dealer yes)
+        return fail("no East player (mark one with seat_wind E or dealer yes)" if not dealers else
+                    f"{len(dealers)} East players ({', '.join(dealers)}): one player is East; set the others' dealer "
+                    f"cell to no or their seat_wind to their own wind")
     # (the false_win player's row has none: his 假胡 hand is not scored, as `table` scores none, and counts 0; an
     # error there, a photo that is not there, is still one)
     bad = [f"{j.key} ({row['status']})" for j, row in members
