@@ -2840,6 +2840,26 @@ def test_a_manifest_written_on_windows_names_photos_in_subfolders(tmp_path, trut
     assert [(r["photo"], r["seat_wind"], r["winner"]) for r in rows] == [("t1/h.jpg", "S", "no")], rows
 
 
+def test_a_manifest_name_in_another_case_is_the_photo(tmp_path, truth):
+    # a director's row T1/H.JPG for the file t1/h.jpg (a manifest typed where file names ignore case) was "error: no
+    # such file", and t1/h.jpg then scored again as a folder photo with the defaults; two files alike but for case
+    # leave the row as typed (no such file), neither taken for it
+    d = tmp_path / "photos"
+    (d / "t1").mkdir(parents=True)
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "t1" / "h.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,seat_wind,winner\nT1/H.JPG,S,no\n")
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    rows = read_csv(out)
+    assert [(r["photo"], r["seat_wind"], r["winner"]) for r in rows] == [("t1/h.jpg", "S", "no")], rows
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "t1" / "H.jpg")
+    out = tmp_path / "r2.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    rows = read_csv(out)
+    assert [(r["photo"], r["status"]) for r in rows][0] == ("T1/H.JPG", "error: no such file"), rows
+
+
 def test_a_linked_folder_is_said_to_be_left_out(tmp_path, truth, capsys):
     # a tester's folder linked into the batch folder was left out without a word (the summary said "1 photo")
     d, elsewhere = tmp_path / "photos", tmp_path / "elsewhere"

@@ -827,6 +827,7 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
     rows: list[tuple[str, Mapping[str, str]]] = []  # (photo, its cells)
     if manifest is not None:
         seen: dict[str, int] = {}
+        by_case: dict[str, list[str]] | None = None  # (the folder's photos by their lower-case names, when needed)
         for line, cells in read_manifest(manifest):
             key = cells["photo"]
             if "\\" in key and os.sep != "\\" and not os.path.exists(os.path.join(directory, key)) \
@@ -835,6 +836,18 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
                 # scored a second time as a folder photo with the defaults, its table hand not settled)
                 key = key.replace("\\", "/")
                 cells = {**cells, "photo": key}
+            if not os.path.isabs(key) and not os.path.lexists(os.path.join(directory, key)):
+                # a name whose letters differ in case only from one photo of the folder (a manifest typed on Windows
+                # or a Mac, whose file systems ignore case: a director's T1H1-ANN.jpg was "no such file", and
+                # t1h1-ann.jpg then scored with the defaults) is that photo; two such photos leave it unread
+                if by_case is None:
+                    by_case = {}
+                    for k in find_photos(directory):
+                        by_case.setdefault(k.lower(), []).append(k)
+                alike = by_case.get(key.replace("\\", "/").lower(), [])
+                if len(alike) == 1:
+                    key = alike[0]
+                    cells = {**cells, "photo": key}
             rows.append((key, cells))
             where = os.path.realpath(os.path.join(directory, key))  # (an absolute key stays itself)
             if where in seen:  # the same file by another name ("a.jpg", "sub/../a.jpg", "/…/DIR/a.jpg")
