@@ -324,9 +324,14 @@ def test_a_second_run_on_the_same_state_database_is_refused(tmp_path, photos):
 
     out = tmp_path / "r.csv"
     with lock_state(batch.state_path_for(out)):  # another run holds it
-        with pytest.raises(cli.UserError, match="is in use by another batch run"):
+        with pytest.raises(cli.UserError, match="is in use by another batch run") as e:
             batch.run_batch(photos, out, workers=0, reader=bf.ORACLE, history_db=None)
         assert not out.exists()
+        # what it says to do works: another --out, with its own state beside it (another --state alone, beside an
+        # --out holding the first run's results, is refused: a director followed the advice and was refused)
+        assert "give this run another --out (and another --state, if you give one)" in str(e.value)
+        other = tmp_path / "other" / "r.csv"
+        assert batch.run_batch(photos, other, workers=0, reader=bf.ORACLE, history_db=None).scored == 4
         script = (f"import sys; sys.path.insert(0, {str(REPO)!r}); import cli; sys.exit(cli.main(['batch', "
                   f"{str(photos)!r}, '--out', {str(out)!r}, '--workers', '0', '--reader', {bf.ORACLE!r}, '--no-history']))")
         p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, timeout=120)

@@ -70,8 +70,9 @@ def lock_state(path: str | os.PathLike) -> StateLock:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
+        # (another --state alone is refused beside an --out holding this one's results: a director followed it)
         raise BatchError(f"the batch state database {p} is in use by another batch run; wait for it to "
-                        f"finish, or give this run another --state") from None
+                        f"finish, or give this run another --out (and another --state, if you give one)") from None
     except OSError as e:  # a file system without locks: run unguarded rather than not at all
         if e.errno not in (errno.ENOLCK, errno.EOPNOTSUPP):
             os.close(fd)
