@@ -1804,6 +1804,28 @@ def test_the_winning_tile_default_leaves_a_non_winners_row_without_one(tmp_path,
         "default, says no)")
 
 
+def test_a_picture_filed_twice_needs_review_in_the_history_too(tmp_path, truth):
+    # a director's history said ok for the two rows of one picture filed twice, which the batch marks needs-review
+    # ("same picture as …"): the audit trail says the same; another picture stays ok
+    d = tmp_path / "photos"
+    d.mkdir()
+    src = sorted(truth.glob("*.jpg"))
+    for name in ("a.jpg", "b.jpg"):
+        shutil.copyfile(src[0], d / name)
+    shutil.copyfile(src[1], d / "c.jpg")
+    db = tmp_path / "h.sqlite3"
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, workers=0, reader=bf.ORACLE, history_db=db)
+    rows = {r["photo"]: r["status"] for r in read_csv(out)}
+    con = history.connect(db)
+    said = {e["note"]: e["status"] for e in history.entries(con, limit=None)}
+    con.close()
+    assert rows["a.jpg"] == rows["b.jpg"] == "needs-review", rows
+    assert said["batch photo a.jpg"] == "needs-review: same picture as b.jpg", said
+    assert said["batch photo b.jpg"] == "needs-review: same picture as a.jpg", said
+    assert "same picture" not in said["batch photo c.jpg"], said
+
+
 def _photo_copies(tmp_path: Path, truth: Path, names, which: int = 0) -> Path:
     """A folder ``photos`` holding copies of one rendered photo (the ``which``-th) under each of ``names``, each
     file its own (a name after the JPEG's end: the same pixels, another file, as two players' photos of like hands

@@ -887,16 +887,35 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
 
     from .batch_guard import batch_identity, history_key
 
+    from scoring.history import same_digest
+
+    from .batch import TYPED_FRAME
+
     bid = batch_identity(con)  # each entry keyed by batch, photo, content and parameters: a flush
     n = 0                      # repeated after a kill between the two writes below adds nothing
     last = -1
+    # a photo filed twice is needs-review in the output ("same picture as …", :func:`_rows`): so in the audit trail
+    # (a director's history had said ok for rows the batch marked needs-review); a typed row's photo is not read
+    copies: dict[str, list[str]] = {}
+    for group in same_digest(con.execute("SELECT key, sha256 FROM results WHERE sha256 IS NOT NULL AND sha256 != '' "
+                                         "AND history IS NOT NULL AND error IS NULL AND frame IS NOT ?",
+                                         (TYPED_FRAME,))):
+        for key in group:
+            copies[key] = sorted(k for k in group if k != key)
+
+    def entry(key: str, text: str) -> dict[str, Any]:
+        e = json.loads(text)
+        if key in copies and str(e.get("status") or "ok") == "ok":
+            e["status"] = f"needs-review: same picture as {', '.join(copies[key][:3])}"
+        return e
+
     while True:
         rows = con.execute("SELECT rowid, key, history, sha256, params FROM results WHERE in_history=0 "
                            "AND history IS NOT NULL AND rowid > ? ORDER BY rowid LIMIT ?", (last, chunk)).fetchall()
         if not rows:
             return n
         last = rows[-1][0]
-        ids = record(None, [{**json.loads(h), "entry_key": history_key(bid, k, sha, params)}
+        ids = record(None, [{**entry(k, h), "entry_key": history_key(bid, k, sha, params)}
                             for _, k, h, sha, params in rows], db=history_db)
         if not ids:
             return n
