@@ -1804,6 +1804,31 @@ def test_the_winning_tile_default_leaves_a_non_winners_row_without_one(tmp_path,
         "default, says no)")
 
 
+def test_a_rerun_says_why_it_scores_photos_again(tmp_path, truth, capsys):
+    # a director's rerun printed "scored now 37, already done 4" with no word of why (the scoring's version had
+    # changed): the summary says how many an earlier run had scored, and why they are scored again
+    d = tmp_path / "photos"
+    d.mkdir()
+    src = sorted(truth.glob("*.jpg"))
+    shutil.copyfile(src[0], d / "a.jpg")
+    shutil.copyfile(src[1], d / "b.jpg")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,ruleset\na.jpg,nts\nb.jpg,nts\n")
+    argv = ["batch", str(d), "-m", str(man), "-O", str(tmp_path / "r.csv"), "-j", "0", "--reader", bf.ORACLE,
+            "--no-history", "--no-progress"]
+    rc, o, err = run_cli(capsys, *argv)
+    assert rc == 0 and "scored again" not in o, (o, err)
+    man.write_text("photo,ruleset\na.jpg,swedish\nb.jpg,nts\n")  # a's cell changed
+    rc, o, err = run_cli(capsys, *argv)
+    assert ("scored again: 1 photo an earlier run had scored (its manifest cells or options, the models or the "
+            "scoring's version changed); the new results replace the old") in o, o
+    shutil.copyfile(src[2], d / "b.jpg")  # b's file replaced
+    rc, o, err = run_cli(capsys, *argv)
+    assert "scored again: 1 photo an earlier run had scored (the photo file changed)" in o, o
+    rc, o, err = run_cli(capsys, *argv)
+    assert "scored again" not in o and "already done 2" in o, o
+
+
 def test_a_picture_filed_twice_needs_review_in_the_history_too(tmp_path, truth):
     # a director's history said ok for the two rows of one picture filed twice, which the batch marks needs-review
     # ("same picture as …"): the audit trail says the same; another picture stays ok

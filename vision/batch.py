@@ -378,6 +378,11 @@ class Summary:
     same_picture: list[list[str]] = field(default_factory=list)
     #: folders made for the outputs (they did not exist): said, a mistyped --out being one
     made_folders: list[str] = field(default_factory=list)
+    #: photos scored again that an earlier run had scored: their file changed (``again_file``), or what decides their
+    #: score did (``again_settings``: the row's cells, the models, the scoring's version; :meth:`Job.params`) — a
+    #: director's rerun said "scored now 37, already done 4" with no word of why
+    again_file: int = 0
+    again_settings: int = 0
     #: ``ok`` rows whose ``score_notes`` say a circumstance of the win they give (a flags cell's last-tile …) scores
     #: nothing for their hand: said at the end of the run (a new user's last-tile on a discard win was in the CSV's
     #: notes alone, the row ok and on no review card)
@@ -605,6 +610,11 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                     summary.resumed += 1
                 else:
                     todo.append((job, params, sha))
+                    was = con.execute("SELECT sha256 FROM results WHERE key=?", (job.key,)).fetchone()
+                    if was is not None and was[0] != sha:
+                        summary.again_file += 1
+                    elif was is not None:
+                        summary.again_settings += 1
         if todo:
             try:
                 _score_all(con, todo, reader, workers, progress, summary)
