@@ -138,7 +138,7 @@ def wind_word(value: str) -> str:
 def add_context_args(p: argparse.ArgumentParser) -> None:
     """The options describing a hand's circumstances, shared by hand/photo/audit/batch."""
     g = p.add_argument_group("context")
-    g.add_argument("--ruleset", "-r", default="nts", type=half_width,
+    g.add_argument("--ruleset", "-r", default="nts", type=ruleset_word,
                    help="ruleset id (see `mahjong-score rules`); default nts")
     g.add_argument("--seat-wind", default="E", type=wind_word, choices=["E", "S", "W", "N"],
                    help="own (seat) wind: E, S, W or N (or East …); default E")
@@ -187,6 +187,14 @@ def half_width(text: str) -> str:
     from scoring.notation import FULL_WIDTH
 
     return text.translate(FULL_WIDTH)
+
+
+def ruleset_word(text: str) -> str:
+    """argparse ``type`` of ``--ruleset``: :func:`half_width`, then a shipped ruleset's id in any case
+    (:func:`scoring.engine.ruleset_id`: ``-r NTS`` is nts); another name is refused where it is loaded."""
+    from scoring.engine import ruleset_id
+
+    return ruleset_id(half_width(text))
 
 
 def exposed_arg(text: str) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from commands.common import print_json
+from commands.common import print_json, ruleset_word
 from scoring import available, load_ruleset
 from scoring.engine import option_text
 
@@ -71,7 +71,7 @@ def register(subparsers) -> None:
                                           "line, group, conditions, exclusions) and its options (default, choices, the "
                                           "ambiguity each settles — set them with --option NAME=VALUE), e.g. "
                                           "mahjong-score rules rode-draak.")
-    r.add_argument("ruleset", nargs="?", help="ruleset id (see `mahjong-score rules`)")
+    r.add_argument("ruleset", nargs="?", type=ruleset_word, help="ruleset id (see `mahjong-score rules`)")
     r.add_argument("--json", action="store_true",
                    help="print one JSON object: the list of rulesets, or the ruleset with its rules and options")
     r.set_defaults(func=cmd_rules)

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from commands.common import (NotAHandReading, UserError, add_history_args, options_from_args, print_json,
-                             wind_word)
+                             ruleset_word, wind_word)
 from scoring.engine import (NO_WINNING_TILE_START, check_context_flags, explain, load_ruleset, score_hand,
                             with_no_winning_tile_note)
 from scoring.errors import HandError, RulesetError
@@ -221,7 +221,8 @@ def add_settle(sub: Any) -> None:
                     "--scores E=200,S=100,W=200,N=500. Players are free labels; --east names the "
                     "player who is East for this hand. Prints the transfers and each player's net "
                     "(positive = receives); the nets always sum to zero.")
-    p.add_argument("--ruleset", "-r", default="rode-draak", help="ruleset id; default rode-draak")
+    p.add_argument("--ruleset", "-r", default="rode-draak", type=ruleset_word,
+                   help="ruleset id; default rode-draak")
     p.add_argument("--scores", required=True, metavar="P=N,...", help="each player's hand score, e.g. E=200,S=100,W=200,N=500")
     p.add_argument("--east", required=True, metavar="PLAYER", help="the player who is East (the dealer)")
     # (needed: a forgotten --winner had settled the hand as void, every score 0, exit 0; _winner)
@@ -600,7 +601,8 @@ def add_table(sub: Any) -> None:
                     "the first player). The winner's hand includes the winning tile; the others have the "
                     "ruleset's hand size (13 tiles; 16 under hk-tw-16), a kong counting 3. Options such as "
                     "--win-by describe the winner's hand.")
-    p.add_argument("--ruleset", "-r", default="rode-draak", help="ruleset id; default rode-draak")
+    p.add_argument("--ruleset", "-r", default="rode-draak", type=ruleset_word,
+                   help="ruleset id; default rode-draak")
     p.add_argument("--hand", action="append", default=[], metavar="PLAYER=NOTATION",
                    help="a player's hand (four times, in seating order)")
     # (needed: a forgotten --winner had settled the four hands as void, unread, every score 0, exit 0; _winner)

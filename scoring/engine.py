@@ -285,6 +285,15 @@ def available() -> list[str]:
     return ids
 
 
+def ruleset_id(text: str) -> str:
+    """``text`` as the id of a shipped ruleset (:func:`available`) it names in another case or with spaces around
+    (``NTS``, ``Rode-Draak``: a director's ruleset cell ``NTS`` had been refused, "did you mean nts?", where option
+    names and column names are read in any case); ``text`` unchanged when it names none (refused where it is
+    loaded). Raises nothing."""
+    ids = {i.lower(): i for i in available()}
+    return ids.get(text.strip().lower(), text)
+
+
 _CACHE: dict[str, Ruleset] = {}
 
 

@@ -1804,6 +1804,33 @@ def test_the_winning_tile_default_leaves_a_non_winners_row_without_one(tmp_path,
         "default, says no)")
 
 
+def test_a_ruleset_cell_in_another_case_is_that_ruleset(tmp_path, capsys):
+    # a director's ruleset cell NTS was refused ("did you mean nts?"), though column and option names are read in
+    # any case; `hand -r NTS` and `rules Rode-Draak` alike. The settlement is the same as test_a_settlement_without_
+    # cash_has_its_payments_and_no_cash's (Ann -96, Bob +160, Cas -16, Dee -48): one ruleset, not "mixed"
+    d = tmp_path / "photos"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("photo;table;hand;player;seat_wind;winner;ruleset;notation\n"
+                   "ann.jpg;1;1;Ann;E;no;NTS;[222m] 1m 9m 2p 6p 1s 7s 9s 2z 3z 6z\n"
+                   f"bob.jpg;1;1;Bob;S;yes; Nts ;{TYPED['Bob'][0]}\n"
+                   f"cas.jpg;1;1;Cas;W;no;nts;{TYPED['Cas'][0]}\n"
+                   f"dee.jpg;1;1;Dee;N;no;NTS;{TYPED['Dee'][0]}\n")
+    out = tmp_path / "out.jsonl"
+    rc, o, err = run_cli(capsys, "batch", str(d), "-m", str(man), "-j", "0", "--no-history", "--no-progress",
+                         "-O", str(out))
+    assert rc == 0, err
+    recs = read_jsonl(out)
+    assert {r["ruleset"] for r in recs if r["type"] == "photo"} == {"nts"}
+    (rec,) = [r for r in recs if r["type"] == "settlement"]
+    assert rec["net"] == {"Ann": -96, "Bob": 160, "Cas": -16, "Dee": -48}, rec
+    rc, o, err = run_cli(capsys, "hand", "[222m] 1m 9m 2p 6p 1s 7s 9s 2z 3z 6z", "--not-winner", "-r", "NTS",
+                         "--no-history")
+    assert rc == 0 and o.startswith("NTS (NMB) (nts)"), (o, err)
+    rc, o, err = run_cli(capsys, "rules", "Rode-Draak")
+    assert rc == 0 and "(rode-draak)" in o.splitlines()[0], o
+
+
 def test_a_rerun_says_why_it_scores_photos_again(tmp_path, truth, capsys):
     # a director's rerun printed "scored now 37, already done 4" with no word of why (the scoring's version had
     # changed): the summary says how many an earlier run had scored, and why they are scored again

@@ -565,8 +565,10 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     :func:`false_win_players`): its
     ``notation`` cell is read as notation only, any tile count (the 假胡 hand, 17 tiles, 004:50), and is wrong
     only when it is no hand at all."""
-    from scoring.engine import keyed_options, option_key
+    from scoring.engine import keyed_options, option_key, ruleset_id
 
+    if cells.get("ruleset"):  # (in any case: a director's NTS had been refused, "did you mean nts?")
+        cells = {**cells, "ruleset": ruleset_id(cells["ruleset"])}
     path = Path(key) if Path(key).is_absolute() else directory / key
     ctx = dict(d.context)
     ctx["flags"] = tuple(ctx.get("flags", ()))
