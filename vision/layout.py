@@ -1306,18 +1306,19 @@ KONG_IN_ROW = 0.9
 
 def _near_bonus_block(geo: Geometry, det: Detections, block, region: set[int]) -> bool:
     """True when ``block`` (touching flowers/seasons, :func:`_touching`, each in a group of flowers/seasons
-    only but the tiles left out with ``--fix N=-``: :func:`assign_roles` picks them) holds
-    :data:`END_BONUS_RUN` to eight (a hand's most), none in the hand region (``region``: its detection indices
-    and those left out), their median size a tile's beside the main row (:func:`_size_ratio`), and its
-    nearest box lies within :data:`OFF_ROW_NEAR` tile heights of a main-row box — or, the block on the main
-    row's line (its median :meth:`Geometry.offset` within :data:`IN_LINE`), within :data:`LONE_IN_LINE_GAP`
+    only but the tiles left out with ``--fix N=-``: :func:`assign_roles` picks them) holds at most eight (a
+    hand's most), none in the hand region (``region``: its detection indices and those left out), their median
+    size a tile's beside the main row (:func:`_size_ratio`), and — a block of :data:`END_BONUS_RUN` or more —
+    its nearest box lies within :data:`OFF_ROW_NEAR` tile heights of a main-row box, or — a block of any size
+    (a phone tester's two flowers 5 tile widths past the row's end, in line with it, had been left out at 80 %)
+    — the block on the main row's line (its median offset within :data:`IN_LINE`), within :data:`LONE_IN_LINE_GAP`
     tile widths (:attr:`Geometry.tile_w`) of it: bonus tiles laid out
     beside the hand, not another player's (those lie a hand's depth away, across the table). The gap is
     measured between the boxes (pixels over :attr:`Geometry.tile_h`), not by :meth:`Geometry.distance`,
     which is infinite for the doubtful boxes a region found among the sure ones leaves out
     (:func:`lift_geometry`)."""
     main = list(geo.row_tiles(0)) if geo.rows else []
-    if (not main or not END_BONUS_RUN <= len(block) <= len(BONUS_TILES) or set(block) & region
+    if (not main or not 1 <= len(block) <= len(BONUS_TILES) or set(block) & region
             or not 1 / SIZE_RATIO <= _size_ratio(geo, det, tuple(block)) <= LYING_LARGER):
         return False
     b = np.asarray(det.boxes, np.float64)
@@ -1325,7 +1326,7 @@ def _near_bonus_block(geo: Geometry, det: Detections, block, region: set[int]) -
     dx = np.maximum(0.0, np.maximum(a[..., 0] - m[..., 2], m[..., 0] - a[..., 2]))
     dy = np.maximum(0.0, np.maximum(a[..., 1] - m[..., 3], m[..., 1] - a[..., 3]))
     gap = float(np.hypot(dx, dy).min())
-    if gap <= OFF_ROW_NEAR * max(geo.tile_h, 1e-6):
+    if len(block) >= END_BONUS_RUN and gap <= OFF_ROW_NEAR * max(geo.tile_h, 1e-6):
         return True
     # laid out on the row's own line, beside its end, as far as a lone tile set apart there may be (a
     # hard-scene render: eight bonus tiles 3.3 tile widths left of the row, left out as loose ones)
