@@ -1291,7 +1291,6 @@ def _score_hand(hand: Hand, rs: Ruleset, options: Mapping[str, Any] | None = Non
         raise HandError(
             f"not a winning hand under {rs.id}: the concealed tiles do not form "
             f"{'5' if rs.hand_size == 16 else '4'} sets and a pair, nor a special hand of this ruleset")
-    scored = _special_readings_bind(scored, rs, opts, winner)
     ties: tuple[Decomposition, ...] = ()
     if len(scored) > 1:
         scored.sort(key=lambda td: -td[0].total)
@@ -1304,23 +1303,6 @@ def _score_hand(hand: Hand, rs: Ruleset, options: Mapping[str, Any] | None = Non
                          notes, best.cash, best.limit_applied, best.outranked)
     finalize = hook("finalize")
     return finalize(result, rs, opts) if finalize else result
-
-
-def _special_readings_bind(scored: list[tuple[Totals, Decomposition]], rs: Ruleset, opts: Mapping[str, Any],
-                           winner: bool) -> list[tuple[Totals, Decomposition]]:
-    """A winner's readings (their totals and decompositions) without the ordinary ones when another reading is a
-    special hand (a ``fixed``/``limit`` line counted) and the ruleset binds the player to it: option
-    ``fixed_hands=fixed`` ("it scores the listed value instead of its normal count", nts 002-17, dutch-special-hands
-    000-26), or a module's ``SPECIAL_HANDS_BIND`` (rode-draak: a limit hand's tiles 'leveren geen punten of
-    verdubbelingen meer op', 001:46). The binding had held only within one reading: 11112345678999p was the Limit
-    where its ordinary count was higher, while 11223344556677m, seven pairs or four chows and a pair, scored its
-    chows' 6144 over De Zeven Tweelingen, without a word (a seed referee's). :func:`special_hand_count_note` says
-    the ordinary count passed over. ``scored`` unchanged otherwise (RULINGS principle 5: the best reading)."""
-    if not winner or len(scored) < 2:
-        return scored
-    binds = rs.hook("SPECIAL_HANDS_BIND") or ("fixed_hands" in rs.options and opts.get("fixed_hands") == "fixed")
-    special = [td for td in scored if any(ln.kind in ("fixed", "limit") for ln in td[0].lines)]
-    return special if binds and special else scored
 
 
 def normal_count(result: ScoredHand) -> ScoredHand | None:

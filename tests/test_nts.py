@@ -787,22 +787,6 @@ def test_option_fixed_hands_fixed_or_best():
     assert nts("[555z] [666z] 777z234m99p", "7z", {"fixed_hands": "best"}).total == 2000
 
 
-def test_fixed_hands_binds_across_readings():
-    # 11223344556677m self-drawn reads two ways: seven pairs, Zuivere tweelingen 1000 (002:28; fixed values are
-    # not doubled, RULINGS 002-17), or 123 123 456 456 77: mahjong 20 (002:13) + self-drawn 2 (002:14) + pair
-    # completed 2 (002:16) = 24 points; Vier chows 1 (002:46) + Verborgen schat 2 (002:57) + Zuiver 4 (002:67) = 7
-    # doublings -> 24 x 2^7 = 3072. fixed_hands=fixed (default, 002-17: "it scores the listed value instead of its
-    # normal count") holds in every reading: 1000, with the note of the count passed over (it had scored the
-    # chows' 3072, as the same rule held a Drie draken within one reading to its 2000); best: 3072.
-    hand = "11223344556677m"
-    r = nts(hand, "7m", win_by="wall")
-    assert r.total == 1000 and "pure-twins" in fired(r)
-    assert any(n.startswith("the hand's ordinary count is higher, 3072 = 24 points × 2^7: nts scores Zuivere "
-                            "tweelingen instead") and n.endswith("option fixed_hands=best scores the higher")
-               for n in r.notes)
-    assert nts(hand, "7m", {"fixed_hands": "best"}, win_by="wall").total == 3072
-
-
 def test_a_line_cites_the_option_only_when_it_decides_it():
     # 002-04 (seat_round_wind) decides only a wind that is both seat and round wind; a new user read
     # the demo's Green-dragon pair line "(002:12; option seat_round_wind=each, 002-04)" as if the

@@ -375,18 +375,6 @@ def test_dead_hand_fewer_tiles_points_only():
     assert score("12m45p9m11z [555z] [777z]", {"dead_hand_score": "points-only"}, winner=False).total == 48
 
 
-def test_limit_hand_of_one_reading_binds():
-    # 11223344556677m self-drawn: seven pairs of one suit, no honours = De Zeven Tweelingen superschoon, Limit 1000
-    # (001:70-72, RULINGS 001-12), entirely in the hand x 2 (001:21, RULINGS 001-11) = 2000; read as 123 123 456
-    # 456 77 it is 24 points (002:13, 14, 16) x 2^(1 + 4 + 3) (Vier chows 002:46, Zuiver 002:67, Verborgen schat
-    # 001:21) = 6144. A limit hand's tiles 'leveren geen punten of verdubbelingen meer op' (001:46) in every
-    # reading: 2000, the count passed over in a note (a seed referee's 6144 had dropped the limit hand without a
-    # word, where 11112345678999p, one reading, was held to its Limit)
-    r = score("11223344556677m", win="7m", win_by="wall")
-    assert r.total == 2000 and "seven-twins-superschoon" in ids(r)
-    assert any(n.startswith("the hand's ordinary count is higher, 6144 = 24 points × 2^8") for n in r.notes)
-
-
 def test_table_lines_cite_their_options(capsys):
     # table prints each hand's lines with the options they rest on, as hand does (RULINGS principle 3): S holds
     # one of each terminal and honour, waiting for De Dertien Wezen (001:66-68): half the Limit, 500 (001:54,

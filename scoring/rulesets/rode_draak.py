@@ -64,10 +64,6 @@ def reword_dead_hand(message: str, flag_words: str | None, winner_words: str) ->
 SPECIAL_HAND_COUNT = (f"its own tiles 'leveren geen punten of verdubbelingen meer op' ({SEED}:46): a limit hand "
                       f"scores the Limit and nothing else (AMBIGUITIES 001-18)")
 
-#: a hand whose tiles make a limit hand in one reading scores it, though another reading's ordinary count is higher:
-#: its tiles 'leveren geen punten of verdubbelingen meer op' (001:46; scoring.engine._special_readings_bind)
-SPECIAL_HANDS_BIND = True
-
 #: what a winner whose mahjong the entry rule refuses (001:1) is told to do next (scoring.settle.refused_win_text,
 #: ``{void}``: the front end's words for a hand with no winner): the seed's false mahjong, no penalty (001-14)
 FALSE_MAHJONG = (f"that is a mahjong declared wrongly ('Ten onrechte mahjong afkondigen', {SEED}:118-120: very "
