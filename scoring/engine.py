@@ -1299,10 +1299,29 @@ def _score_hand(hand: Hand, rs: Ruleset, options: Mapping[str, Any] | None = Non
     best, d = scored[0]
     notes_for = hook("notes_for")
     notes = tuple(notes_for(hand, opts)) if notes_for is not None else ()
+    notes += _special_reading_passed(scored, rs) if winner else ()
     result = _new_scored(rs.id, hand, best.total, best.points, best.doublings, best.lines, d, opts, ties,
                          notes, best.cash, best.limit_applied, best.outranked)
     finalize = hook("finalize")
     return finalize(result, rs, opts) if finalize else result
+
+
+def _special_reading_passed(scored: Sequence[tuple[Totals, Decomposition]], rs: Ruleset) -> tuple[str, ...]:
+    """The note of a special hand (a ``fixed``/``limit`` line counted) that another reading of the winner's tiles
+    makes, passed over for the higher ordinary reading scored (``scored``: the readings, highest total first):
+    RULINGS principle 5, the best reading for the player. A seed referee saw 11223344556677m scored as chows, 6144,
+    with no word of its De Zeven Tweelingen (2000), where a limit hand of the one reading scored is held to its
+    Limit (001:46) with a note of its higher count (:func:`special_hand_count_note`). () when none."""
+    if not scored or any(ln.kind in ("fixed", "limit") for ln in scored[0][0].lines):
+        return ()
+    for totals, _ in scored[1:]:
+        fixed = [ln for ln in totals.lines if ln.kind in ("fixed", "limit")]
+        if fixed and totals.total < scored[0][0].total:
+            top = max(fixed, key=lambda ln: ln.fixed)
+            name = rs.rule(top.rule).name if any(r.id == top.rule for r in rs.rules) else top.name
+            return (f"the hand also reads as {name}, {totals.total} ({top.source}): its ordinary reading scores "
+                    f"higher, {scored[0][0].total}, and the best reading for the player counts (RULINGS principle 5)",)
+    return ()
 
 
 def normal_count(result: ScoredHand) -> ScoredHand | None:

@@ -787,6 +787,20 @@ def test_option_fixed_hands_fixed_or_best():
     assert nts("[555z] [666z] 777z234m99p", "7z", {"fixed_hands": "best"}).total == 2000
 
 
+def test_a_special_hand_of_another_reading_passed_over_is_noted():
+    # 11223344556677m self-drawn reads two ways: seven pairs, Zuivere tweelingen 1000 (002:28; fixed values are
+    # not doubled, RULINGS 002-17), or 123 123 456 456 77: mahjong 20 (002:13) + self-drawn 2 (002:14) + pair
+    # completed 2 (002:16) = 24 points; Vier chows 1 (002:46) + Verborgen schat 2 (002:57) + Zuiver 4 (002:67) = 7
+    # doublings -> 24 x 2^7 = 3072. Several readings: the best for the player (RULINGS principle 5), 3072 — and the
+    # special hand passed over is said (a seed referee saw none)
+    r = nts("11223344556677m", "7m", win_by="wall")
+    assert r.total == 3072 and "pure-twins" not in fired(r)
+    assert ("the hand also reads as Zuivere tweelingen, 1000 (002_b9f4c4575200caaf.txt:28): its ordinary reading "
+            "scores higher, 3072, and the best reading for the player counts (RULINGS principle 5)") in r.notes
+    # a hand with one reading, or whose special reading is the one scored, has no such note
+    assert not any("also reads as" in n for n in nts("123m456m789m234p55p", "5p").notes)
+
+
 def test_a_line_cites_the_option_only_when_it_decides_it():
     # 002-04 (seat_round_wind) decides only a wind that is both seat and round wind; a new user read
     # the demo's Green-dragon pair line "(002:12; option seat_round_wind=each, 002-04)" as if the

@@ -375,6 +375,20 @@ def test_dead_hand_fewer_tiles_points_only():
     assert score("12m45p9m11z [555z] [777z]", {"dead_hand_score": "points-only"}, winner=False).total == 48
 
 
+def test_a_limit_hand_of_another_reading_passed_over_is_noted():
+    # 11223344556677m self-drawn: seven pairs of one suit, no honours = De Zeven Tweelingen superschoon, Limit 1000
+    # (001:70-72, RULINGS 001-12), entirely in the hand x 2 (001:21, RULINGS 001-11) = 2000; read as 123 123 456
+    # 456 77 it is 24 points (002:13, 14, 16) x 2^(1 + 4 + 3) (Vier chows 002:46, Zuiver 002:67, Verborgen schat
+    # 001:21) = 6144. Two readings: the best for the player (RULINGS principle 5), said with the limit hand passed
+    # over (a seed referee saw 6144 with no word of it, where a limit hand of the reading scored is held to its
+    # Limit, 001:46, with a note of its higher ordinary count)
+    r = score("11223344556677m", win="7m", win_by="wall")
+    assert r.total == 6144 and not limit_rule(r)
+    assert ("the hand also reads as De Zeven Tweelingen (superschoon), 2000 (001_20e8f920a7ce7e86.txt:70-72): its "
+            "ordinary reading scores higher, 6144, and the best reading for the player counts (RULINGS principle 5)"
+            ) in r.notes
+
+
 def test_table_lines_cite_their_options(capsys):
     # table prints each hand's lines with the options they rest on, as hand does (RULINGS principle 3): S holds
     # one of each terminal and honour, waiting for De Dertien Wezen (001:66-68): half the Limit, 500 (001:54,
