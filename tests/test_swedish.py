@@ -536,6 +536,20 @@ def test_fines_east_pays_exactly_half_of_an_even_score():
     assert paid(settle(RS, {"E": 0, "S": 7, "W": 5, "N": 5}, "S", "E"), "S") == {"E": 4, "W": 2, "N": 1}
 
 
+def test_fines_halves_first_tie_note_only_where_the_tie_decides():
+    # fine_quarters=halves-first, S wins 27 (E 10, W 5, N 5): the lowest of the three (W and N, tied) is on the
+    # others' side either way: East's half 13, the others' 14 split 7/7 -- no tie decided anything, no note (a
+    # reviewer's settlement said "W and N have the same hand score (5): the odd point is paid by W")
+    s = settle(RS, {"E": 10, "S": 27, "W": 5, "N": 5}, "S", "E", {"fine_quarters": "halves-first"})
+    assert paid(s, "S") == {"E": 13, "W": 7, "N": 7}
+    assert not any("same hand score" in n for n in s.notes), s.notes
+    # East tied with W for the lowest (5): the tie decides which half takes the odd point: E first in play order,
+    # East's half 14, the others' 13 split 7/6 (the lower of W 5 and N 9: W, no tie) -- the tie said
+    s = settle(RS, {"E": 5, "S": 27, "W": 5, "N": 9}, "S", "E", {"fine_quarters": "halves-first"})
+    assert paid(s, "S") == {"E": 14, "W": 7, "N": 6}
+    assert any(n.startswith("E and W have the same hand score (5)") for n in s.notes), s.notes
+
+
 def test_fines_tie_broken_by_seat_not_by_typing_order():
     # East wins 100 = 3 x 33 + 1; S and W both scored 0 (the lowest): the odd point goes to the first of them in
     # the order of play from East (E, S, W, N: S), whatever order the players named by winds were given in (a

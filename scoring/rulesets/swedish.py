@@ -514,8 +514,8 @@ def _split_half_quarters(w: int, east: str, rest: Sequence[str], key: Mapping[st
     ties = [] if ties is None else ties
     if mode == "halves-first":
         three = _lowest_first([east, *rest], key, order)
-        if w % 2:
-            ties.append(_tie_note(three, 1, key, basis))
+        if w % 2 and key[east] == key[three[0]]:  # (a tie of the two others sends the point to their half either
+            ties.append(_tie_note(three, 1, key, basis))  # way: a reviewer's W/N tie had been said to decide it)
         east_half = w // 2 + (w % 2 if three[0] == east else 0)
         two = _lowest_first(rest, key, order)
         if (w - east_half) % 2:
