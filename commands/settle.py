@@ -562,8 +562,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     print(format_settlement(s, east, winner))
     # (the seat rotation is De Rode Draak's, 001:132-140; a referee read the line as a rule of every ruleset)
     print(f"next game: {describe(after)}" + (" (001:132-140)" if rs.id == "rode-draak" else
-                                             f" (as De Rode Draak's session goes, 001:132-140: the {rs.id} seed says "
-                                             f"nothing of the next game's seats)"))
+                                             f" (as De Rode Draak's session goes, 001:132-140: the {rs.id} seed names "
+                                             f"no seat rotation)"))
     return 1 if unsure else 0
 
 

@@ -776,6 +776,15 @@ def test_a_seat_wind_given_twice_is_not_settled(tmp_path, capsys):
     assert rec["status"] == ("not settled: seat winds given twice (Bob S, Dee S): four players sit at four winds; "
                              "correct the seat_wind cells"), rec["status"]
     assert sum(1 for r in recs if r["type"] != "settlement" and r.get("total") is not None) == 4
+    # the winds the rows are scored with: a blank cell takes --seat-wind, once any row gives its own (a reviewer's
+    # Bob S by his cell and Dee S by --seat-wind S had been settled)
+    man.write_text(man.read_text().replace("dee.jpg;1;1;Dee;S;", "dee.jpg;1;1;Dee;;").replace(
+        "cas.jpg;1;1;Cas;W;", "cas.jpg;1;1;Cas;;"))
+    out = tmp_path / "out2.jsonl"
+    run_cli(capsys, "batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history", "--no-progress",
+            "--seat-wind", "S", "-O", str(out))
+    (rec,) = [r for r in read_jsonl(out) if r["type"] == "settlement"]
+    assert rec["status"].startswith("not settled: seat winds given twice (Bob S, Cas S, Dee S)"), rec["status"]
 
 
 def test_two_east_players_are_told_to_unmark_one(tmp_path, capsys):
@@ -1854,6 +1863,12 @@ def test_a_rerun_says_why_it_scores_photos_again(tmp_path, truth, capsys):
     assert "scored again: 1 photo an earlier run had scored (the photo file changed)" in o, o
     rc, o, err = run_cli(capsys, *argv)
     assert "scored again" not in o and "already done 2" in o, o
+    # a row that had failed (its file missing) is scored, not "scored again" (a reviewer's)
+    man.write_text("photo,ruleset\na.jpg,swedish\nb.jpg,nts\nc.jpg,nts\n")
+    rc, o, err = run_cli(capsys, *argv)
+    shutil.copyfile(src[3], d / "c.jpg")
+    rc, o, err = run_cli(capsys, *argv)
+    assert "scored again" not in o and "scored now 1" in o, o
 
 
 def test_a_picture_filed_twice_needs_review_in_the_history_too(tmp_path, truth):
@@ -1876,6 +1891,15 @@ def test_a_picture_filed_twice_needs_review_in_the_history_too(tmp_path, truth):
     assert said["batch photo a.jpg"] == "needs-review: same picture as b.jpg", said
     assert said["batch photo b.jpg"] == "needs-review: same picture as a.jpg", said
     assert "same picture" not in said["batch photo c.jpg"], said
+    # a photo renamed between runs is no copy of its old name (a reviewer's: the state's old row had been counted)
+    (d / "b.jpg").unlink()
+    (d / "c.jpg").rename(d / "e.jpg")
+    db2 = tmp_path / "h2.sqlite3"
+    batch.run_batch(d, out, workers=0, reader=bf.ORACLE, history_db=db2)
+    con = history.connect(db2)
+    said = {e["note"]: e["status"] for e in history.entries(con, limit=None)}
+    con.close()
+    assert "batch photo e.jpg" in said and "same picture" not in said["batch photo e.jpg"], said
 
 
 def _photo_copies(tmp_path: Path, truth: Path, names, which: int = 0) -> Path:
@@ -2932,6 +2956,13 @@ def test_a_manifest_name_in_another_case_is_the_photo(tmp_path, truth):
     batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
     rows = read_csv(out)
     assert [(r["photo"], r["status"]) for r in rows][0] == ("T1/H.JPG", "error: no such file"), rows
+    # a row typed in the notation cell reads no photo: its name is taken as typed (a reviewer's typed rows ANN.JPG
+    # and ann.jpg, beside a file ann.jpg, had been refused as one photo under two names)
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "ann.jpg")
+    man.write_text("photo,winner,notation\nANN.JPG,no,123m456p789s1234z\nann.jpg,no,123m456p789s1235z\n")
+    out = tmp_path / "r3.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, only_manifest=True)
+    assert [r["photo"] for r in read_csv(out)] == ["ANN.JPG", "ann.jpg"]
 
 
 def test_a_linked_folder_is_said_to_be_left_out(tmp_path, truth, capsys):

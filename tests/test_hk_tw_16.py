@@ -1332,9 +1332,9 @@ def test_004_15_the_dealer_payment_note_shows_only_when_the_dealer_pays():
     assert s.net == {"E": 0, "S": 93, "W": 0, "N": -93}
     # the line says what it charges: the hand as won, for all three, not the hand scored again as self-drawn
     # (a referee had read "what all three would pay on a self-draw" as 3 x the self-drawn score)
-    assert [t.reason for t in s.transfers] == ["包自摸: pays for all three, 33 + 30 + 30 of the hand's 30 as won on the "
-                                           "discard, not scored again as self-drawn (004_7d7ce2dadca33504.txt:28/51, "
-                                           "RULINGS 004-01)"]
+    assert [t.reason for t in s.transfers] == ["包自摸: pays for all three, 3 shares of the hand's 30 as won on the "
+                                           "discard (33 + 30 + 30 = 93), not scored again as self-drawn "
+                                           "(004_7d7ce2dadca33504.txt:28/51, RULINGS 004-01)"]
     assert any(n.startswith("莊/連莊 +3 in the 包自摸 payment: the dealer E's share") for n in s.notes)
     # the dealer wins (W discards, pays E's 30, whose score holds his 莊/連莊): no dealer-payment note
     s = settle(RS, {"E": 30, "S": 0, "W": 0, "N": 0}, "E", "E", {**opts, "discarder": "W"})

@@ -206,8 +206,8 @@ def test_cli_table_text(capsys):
     # the seat rotation is 001's: under another ruleset the line says it follows De Rode Draak's session, its own
     # seed silent (a settlement referee read it as a rule of every ruleset)
     assert main(["table", "-r", "swedish", *TABLE[3:]]) == 0
-    assert ("next game: round wind E; East: E (seats E=E S=S W=W N=N) (as De Rode Draak's session goes, 001:132-140: the swedish seed says "
-            "nothing of the next game's seats)") in capsys.readouterr().out
+    assert ("next game: round wind E; East: E (seats E=E S=S W=W N=N) (as De Rode Draak's session goes, 001:132-140: "
+            "the swedish seed names no seat rotation)") in capsys.readouterr().out
 
 
 def test_cli_table_not_allowed(capsys):

@@ -610,7 +610,9 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                     summary.resumed += 1
                 else:
                     todo.append((job, params, sha))
-                    was = con.execute("SELECT sha256 FROM results WHERE key=?", (job.key,)).fetchone()
+                    # (a row that had failed, its file missing, is no photo scored before: a reviewer's)
+                    was = con.execute("SELECT sha256 FROM results WHERE key=? AND error IS NULL",
+                                      (job.key,)).fetchone()
                     if was is not None and was[0] != sha:
                         summary.again_file += 1
                     elif was is not None:
@@ -638,7 +640,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                 summary.outputs.append(str(page))
             if history_db is not None:
                 stage.append("history")
-                flush_history(con, history_db)
+                flush_history(con, history_db, jobs=jobs)
     finally:
         con.close()
         lock.release()  # after the connection: see batch_guard.StateLock

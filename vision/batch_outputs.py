@@ -584,7 +584,10 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
         return fail(f"players are not distinct ({', '.join(labels)}); give each a player or seat_wind")
     # four players sit at four winds: a seat wind given twice scored one hand with another's seat (a director's Dee,
     # typed seat S as Bob was, had her 222z counted as her own wind, 16 for 8, and the hand settled ok)
-    seats = [(lab, j.seat_wind if "seat_wind" in j.cells else None) for lab, (j, _) in zip(labels, members)]
+    # (the winds the rows were scored with, a default --seat-wind too, once any row gives its own: a reviewer's Bob
+    # S by his cell, Cas and Dee S by --seat-wind S, had been settled)
+    told = any("seat_wind" in j.cells for j, _ in members)
+    seats = [(lab, j.seat_wind if told else None) for lab, (j, _) in zip(labels, members)]
     twice = [(lab, w) for lab, w in seats if w and sum(1 for _, v in seats if v == w) > 1]
     if twice:
         return fail("seat winds given twice (" + ", ".join(f"{lab} {w}" for lab, w in twice)
@@ -879,34 +882,29 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
                      flagged), counts
 
 
-def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk: int = 200) -> int:
+def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk: int = 200,
+                  jobs: Sequence[Job] = ()) -> int:
     """Record in the history the scored rows not recorded yet, ``chunk`` rows per transaction
     (bounded memory), marking each chunk once it is recorded. Returns how many were recorded (a
-    history that cannot be written gives one warning line and stops the flush)."""
+    history that cannot be written gives one warning line and stops the flush). A photo of ``jobs`` filed twice
+    (:func:`_copies`, as the output says it) is recorded needs-review, "same picture as …" (a director's history
+    had said ok for rows the batch marked so)."""
     from scoring.history import record
 
     from .batch_guard import batch_identity, history_key
 
-    from scoring.history import same_digest
-
-    from .batch import TYPED_FRAME
-
     bid = batch_identity(con)  # each entry keyed by batch, photo, content and parameters: a flush
     n = 0                      # repeated after a kill between the two writes below adds nothing
     last = -1
-    # a photo filed twice is needs-review in the output ("same picture as …", :func:`_rows`): so in the audit trail
-    # (a director's history had said ok for rows the batch marked needs-review); a typed row's photo is not read
-    copies: dict[str, list[str]] = {}
-    for group in same_digest(con.execute("SELECT key, sha256 FROM results WHERE sha256 IS NOT NULL AND sha256 != '' "
-                                         "AND history IS NOT NULL AND error IS NULL AND frame IS NOT ?",
-                                         (TYPED_FRAME,))):
-        for key in group:
-            copies[key] = sorted(k for k in group if k != key)
+    copies = _copies(con, jobs) if jobs else {}
 
     def entry(key: str, text: str) -> dict[str, Any]:
         e = json.loads(text)
-        if key in copies and str(e.get("status") or "ok") == "ok":
-            e["status"] = f"needs-review: same picture as {', '.join(copies[key][:3])}"
+        if key in copies:
+            said = f"same picture as {', '.join(copies[key][:3])}{' …' if len(copies[key]) > 3 else ''}"
+            status = str(e.get("status") or "ok")
+            e["status"] = (f"needs-review: {said}" if status == "ok" else
+                           f"{status}; {said}" if status.startswith("needs-review") else status)
         return e
 
     while True:

@@ -838,7 +838,8 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
                 # scored a second time as a folder photo with the defaults, its table hand not settled)
                 key = key.replace("\\", "/")
                 cells = {**cells, "photo": key}
-            if not os.path.isabs(key) and not os.path.lexists(os.path.join(directory, key)):
+            if (not os.path.isabs(key) and not (cells.get("notation") or "").strip()
+                    and not os.path.lexists(os.path.join(directory, key))):  # (a typed row's photo is not read)
                 # a name whose letters differ in case only from one photo of the folder (a manifest typed on Windows
                 # or a Mac, whose file systems ignore case: a director's T1H1-ANN.jpg was "no such file", and
                 # t1h1-ann.jpg then scored with the defaults) is that photo; two such photos leave it unread

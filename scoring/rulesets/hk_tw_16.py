@@ -616,7 +616,7 @@ def begging(v: "View", self_drawn: bool) -> bool:
     return v.ctx.self_drawn == self_drawn
 
 
-def within_discards(v: "View", n: int) -> bool:
+def within_discards(v: "View", n: int) -> bool | str:
     """十張內 / 七張內 / 四張內 (004:22–23): at most ``n`` discarded tiles lying in the middle of the
     table (``Context.discards``; the winning tile not counted). Option ``within`` (004-22):
     ``highest`` only the tightest threshold met counts, ``each`` every threshold met. A first-turn win of
@@ -1092,11 +1092,11 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
                     # (the hand as won, on the discard: a referee read "what all three would pay on a self-draw" as
                     # the hand scored again as self-drawn, +1 自摸, which 004:28 does not say; the payment is for all
                     # three players, of the score given)
+                    shares = [due(w, p) for p in players if p != w]
                     transfers.append(Transfer(liable, w, all_three(w),
-                                              f"包自摸: pays for all three, "
-                                              f"{' + '.join(str(due(w, p)) for p in players if p != w)} of the "
-                                              f"hand's {scores[w]} as won on the discard, not scored again as "
-                                              f"self-drawn ({SEED}:28/51, RULINGS 004-01)"))
+                                              f"包自摸: pays for all three, 3 shares of the hand's {scores[w]} as "
+                                              f"won on the discard ({' + '.join(map(str, shares))} = {sum(shares)}), "
+                                              f"not scored again as self-drawn ({SEED}:28/51, RULINGS 004-01)"))
                 else:
                     transfers.append(Transfer(disc, w, due(w, disc), f"{why} (RULINGS 004-01)"))
             if len(winners) > 1:
