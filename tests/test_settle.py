@@ -938,3 +938,14 @@ def test_a_settle_options_player_is_matched_in_the_labels_form():
     assert settle("hk-tw-16", scores, "Ann", "Ann", {"discarder": "Zoë", "cash": f"{nfd}:5"}).cash["Zoë"] == 15
     with pytest.raises(RulesetError, match=r"settle option cash=Q: not one of the players Ann, Zoë, Cas, Dee"):
         settle("hk-tw-16", scores, "Ann", "Ann", {"discarder": "Zoë", "cash": "Q:5"})
+
+
+def test_a_seat_where_nobody_sits_is_named():
+    # scoring.settle.players_for_seats: a settle option naming a seat nobody sits in (the rows' winds E S W W) is
+    # refused naming it (batch now refuses the repeated seat wind first; table and /api/settle read the same function)
+    from scoring.settle import players_for_seats
+
+    with pytest.raises(RulesetError, match="no player sits in seat N: give the player"):
+        players_for_seats("hk-tw-16", {"discarder": "N"}, {"Ann": "E", "Bob": "S", "Cas": "W", "Dee": "W"})
+    said, notes = players_for_seats("hk-tw-16", {"discarder": "S"}, {"Ann": "E", "Bob": "S", "Cas": "W", "Dee": "N"})
+    assert said["discarder"] == "Bob" and notes == ["discarder=S read as Bob, the player in seat S"], (said, notes)
