@@ -3718,6 +3718,44 @@ def test_a_concealed_kong_shown_beside_flowers_below_the_row_keeps_its_backs(bel
 _gapped_row = gapped_row  # (tests/vision_fixtures.py)
 
 
+def _row_with_sideways(codes, sideways=(), gap_after=()):
+    """Detections + readings of one level row of ``codes``: upright tiles 90 × 120 px at a 92 px step, those at the
+    indices ``sideways`` laid sideways (120 × 90, on the row's base line), 35 px more after the indices ``gap_after``;
+    each read as its code at 0.97, the detector 0.9 sure."""
+    boxes, x = [], 40.0
+    for k in range(len(codes)):
+        w, top = (120, 330) if k in sideways else (90, 300)
+        boxes.append([x, top, x + w, 420])
+        x += w + 2 + (35 if k in gap_after else 0)
+    p = np.full((len(codes), NUM_CLASSES), 0.03 / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes):
+        p[k, CLASS_INDEX[c]] = 0.97
+    return (Detections.make(boxes, np.full(len(codes), 0.9)),
+            TileReadings.make(p, ["sideways" if k in sideways else "upright" for k in range(len(codes))]))
+
+
+def test_a_run_of_alike_tiles_holding_a_sideways_one_in_the_row_is_not_sure():
+    # a literal tester's photo: [333z] laid next to the concealed tiles (a kong's backs, which he added), its middle
+    # tile sideways as a claimed pung is laid, was read as a concealed 333z at > 99 %, 39 points for 29 (hk-tw-16).
+    # Three alike concealed tiles side by side holding a sideways tile that is not the winning tile: at most half
+    # sure (CLAIMED_IN_ROW), the note naming them and the --exposed that names every meld on the table
+    codes = "1m 2m 3m 4p 5p 6p 7s 8s 9s 5z 5z 3z 3z 3z".split()
+    photo = Photo(np.zeros((700, 1800, 3), np.uint8), (1800, 700), 1.0, "x")
+    nts = load_ruleset("nts")
+    res = read_detections(photo, *_row_with_sideways(codes, (10, 12)), nts, Context())
+    assert res.reading.hand.concealed.count("3z") == 3 and "[333z]" not in res.reading.notation, res.reading.notation
+    assert res.reading.confidence <= 0.5, res.reading.confidence
+    assert ('unsure: tiles 12-14 (3z 3z 3z) hold a tile laid sideways, as a claimed pung is laid: if it is exposed, '
+            'name the melds on the table with --exposed "[333z]"') in res.reading.notes, res.reading.notes
+    done = read_detections(photo, *_row_with_sideways(codes, (10, 12)), nts, Context(), exposed="[333z]")
+    assert "[333z]" in done.reading.notation and not any("as a claimed" in n for n in done.reading.notes)
+    # set apart, the run is read exposed without a word; with no tile sideways in it, concealed without one
+    apart = read_detections(photo, *_row_with_sideways(codes, (12,), (10,)), nts, Context())
+    assert "[333z]" in apart.reading.notation and not any("as a claimed" in n for n in apart.reading.notes)
+    plain = read_detections(photo, *_row_with_sideways(codes, (10,)), nts, Context())
+    assert not any("as a claimed" in n for n in plain.reading.notes), plain.reading.notes
+
+
 def test_a_meld_set_apart_among_the_concealed_tiles_of_its_row_is_not_sure():
     # a tester's concealed 123456m 555p 77s 666z, each suit a finger's width apart, won on 6z set apart: the 555p
     # between two groups of concealed tiles was read [555p] exposed at > 99 %, 52 points for 56 (nts: concealed

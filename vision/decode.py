@@ -705,6 +705,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         if not override:
             reading = _one_back_kong_sureness(reading, backs, lay)
             reading = _among_concealed_sureness(reading, lay)
+            reading = _claimed_in_row_sureness(reading, lay)
             reading = _beside_left_out_sureness(reading, readings, lay, winner)
         if forced_win is not None and not override:  # (melds named: the others are as said, docs/photo.md)
             reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
@@ -925,6 +926,49 @@ def _among_concealed_sureness(reading: Reading, lay: Layout) -> Reading:
             f"beside them): if they are concealed tiles (a hand laid out in sets), "
             f"name the melds on the table with --exposed, or give --exposed none")
     return replace(reading, confidence=reading.confidence * AMONG_CONCEALED, notes=reading.notes + (note,))
+
+
+#: a reading's confidence is × this when three or four concealed tiles of one face lie together in a row, one of them
+#: laid sideways and not the winning tile: a claimed pung or kong, laid beside the concealed tiles
+#: (:func:`_claimed_in_row_sureness`)
+CLAIMED_IN_ROW = 0.5
+#: the words of its note (the confidence line finds them: vision.pipeline)
+CLAIMED_IN_ROW_NOTE = "hold a tile laid sideways, as a claimed"
+
+
+def _claimed_in_row_sureness(reading: Reading, lay: Layout) -> Reading:
+    """``reading`` with its confidence × :data:`CLAIMED_IN_ROW` and a note for each run of three or four tiles of one
+    face, side by side in a row of the hand and read as concealed tiles, that holds a tile laid sideways which is not
+    the winning tile: a pung or kong is laid so when claimed (docs/photo.md), one of its tiles turned. A literal
+    tester's photo, its [333z] laid next to a concealed kong with its middle tile sideways, read as a concealed 333z
+    after the kong's backs were added: > 99 %, 39 points for 29. Not applied to melds the user named (``--exposed``)."""
+    geo = lay.geometry
+    if not any(geo.sideways):
+        return reading
+    num = _numbers(lay)
+    runs: list[tuple[list[int], str]] = []
+    for r in geo.hand_rows:
+        row = [t for t in geo.row_tiles(r)]
+        k = 0
+        while k < len(row):
+            face = reading.tiles[row[k]]
+            j = k
+            while (j < len(row) and reading.roles[row[j]] == "concealed" and face not in (None, BACK)
+                   and reading.tiles[row[j]] == face):
+                j += 1
+            run = row[k:j]
+            if 3 <= len(run) <= 4 and any(geo.sideways[t] for t in run):
+                runs.append((run, face))
+            k = max(j, k + 1)
+    if not runs:
+        return reading
+    # (--exposed names every meld on the table: the reading's own melds go with it, or the hand reads without them)
+    others = " ".join(m.notation() for m in reading.melds)
+    notes = tuple(f"unsure: tiles {number_spans(sorted(num[t] for t in run))} ({' '.join([face] * len(run))}) hold a "
+                  f"tile laid sideways, as a claimed {'kong' if len(run) == 4 else 'pung'} is laid: if it is "
+                  f"exposed, name the melds on the table with --exposed "
+                  f"\"{' '.join(x for x in (others, f'[{face[0] * len(run)}{face[1]}]') if x)}\"" for run, face in runs)
+    return replace(reading, confidence=reading.confidence * CLAIMED_IN_ROW ** len(runs), notes=reading.notes + notes)
 
 
 def _faceless_kong_note(reading: Reading, lay: Layout, readings: TileReadings | None = None) -> Reading:

@@ -32,6 +32,7 @@ from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TI
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import (AMONG_CONCEALED, AMONG_CONCEALED_NOTE, AMONG_CONCEALED_ONE, BROKEN_GROUP, BROKEN_GROUP_NOTE,
+                     CLAIMED_IN_ROW, CLAIMED_IN_ROW_NOTE,
                      CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, REVIEW_BELOW, UNREAD_PLAYING,
                      Reading, RegionRival, decode, format_confidence, format_confidence_below, number_after_hand,
                      number_spans, with_left_out_melds)
@@ -3815,6 +3816,10 @@ def summary(res: PhotoResult) -> str:
         if any(AMONG_CONCEALED_NOTE in n or AMONG_CONCEALED_ONE in n for n in r.notes):
             conf += (f"; ×{AMONG_CONCEALED:g} of it is melds set apart among the concealed tiles of their row (see the "
                      f"note)")
+        claimed = sum(1 for n in r.notes if CLAIMED_IN_ROW_NOTE in n and n.startswith("unsure:"))
+        if claimed:
+            conf += (f"; ×{CLAIMED_IN_ROW ** claimed:g} of it is alike tiles holding a sideways one read as concealed "
+                     f"(see the note)")
         broken = sum(1 for n in r.notes if BROKEN_GROUP_NOTE in n and n.startswith("unsure:"))
         if broken:
             conf += (f"; ×{BROKEN_GROUP ** broken:g} of it is tiles set apart like a meld taken as concealed tiles "
