@@ -3718,6 +3718,25 @@ def test_a_concealed_kong_shown_beside_flowers_below_the_row_keeps_its_backs(bel
 _gapped_row = gapped_row  # (tests/vision_fixtures.py)
 
 
+def test_a_tile_left_out_against_the_hands_bonus_tiles_is_named():
+    # a phone tester's 4y (upside down, read 1s at 58 %) against the hand's 3f, and a 4y read 6z at the end of a column
+    # of seasons, were left out with no word but "ignored": a face-up box left out that touches a bonus tile of the
+    # hand is named with the --fix that gives it its face, which counts it (here 4f: +1234f)
+    det, rd = level_rows(("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 5z 5z".split(), 300), (["1f", "2f", "3f", "3s"], 430))
+    photo = Photo(np.zeros((700, 1500, 3), np.uint8), (1500, 700), 1.0, "x")
+    nts = load_ruleset("nts")
+    res = read_detections(photo, det, rd, nts, Context())
+    assert res.reading.notation == "123m456p789s11155z +123f", res.reading.notation
+    assert ("tile 18 (read 3s at 90%) lies against the hand's bonus tile 17 but is left out: if it is a flower or "
+            "season too, set its face with --fix 18=TILE") in res.reading.notes, res.reading.notes
+    fixed = read_detections(photo, det, rd, nts, Context(), fixes={18: "4f"})
+    assert fixed.reading.notation == "123m456p789s11155z +1234f", fixed.reading.notation
+    assert not any("lies against" in n for n in fixed.reading.notes)
+    # a lone tile below the row, with no bonus tile beside it: no such note
+    det, rd = level_rows(("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 5z 5z".split(), 300), (["3s"], 430))
+    assert not any("lies against" in n for n in read_detections(photo, det, rd, nts, Context()).reading.notes)
+
+
 def _row_with_sideways(codes, sideways=(), gap_after=()):
     """Detections + readings of one level row of ``codes``: upright tiles 90 × 120 px at a 92 px step, those at the
     indices ``sideways`` laid sideways (120 × 90, on the row's base line), 35 px more after the indices ``gap_after``;

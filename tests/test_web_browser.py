@@ -708,6 +708,9 @@ MESSAGES = [
      "13-14 (2m 2m) lie apart, a meld short of its tiles? look at the photo: a pung whose third tile was not boxed, "
      "add it with --add 15=2m; a concealed kong whose two face-down tiles were not boxed, add them with "
      "--add 13=0x,16=0x; add a tile the detector missed with --add POS=TILE", "whose two face-down tiles "),
+    # (a box left out against the hand's bonus tiles: vision.pipeline._beside_bonus_note)
+    ("tile 18 (read 3s at 90%) lies against the hand's bonus tile 17 but is left out: if it is a flower or season "
+     "too, set its face with --fix 18=TILE", "season too, set "),
     # (a run of alike concealed tiles holding a sideways one: vision.decode._claimed_in_row_sureness)
     ("unsure: tiles 17-19 (3z 3z 3z) hold a tile laid sideways, as a claimed pung is laid: if it is exposed, name "
      "the melds on the table with --exposed \"(2222s) (8888p) [333z]\"", "as a claimed "),

@@ -3471,6 +3471,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         if not reading.legal and reading.problem:  # (the error line is what is read: say it there too)
             reading = replace(reading, problem=f"{reading.problem}; the photo file's picture data is damaged (the "
                                                f"JPEG decoder: {photo.damage}): copy the photo again")
+    reading = _beside_bonus_note(reading, readings, det, order, user | dropped)
     dark = tile_brightness(photo.pixels, det.boxes)
     if (dark is not None and dark < DARK_TILES and float(photo.pixels.mean()) < DARK_PHOTO
             and float(photo.pixels.std()) >= BLANK_STD):  # (a photo of one colour is no picture: said elsewhere)
@@ -3487,6 +3488,33 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
                        not_tiles=not_tiles, user=user, dropped=dropped, replaced=tuple(sorted(replaced.items())),
                        fixed_from=tuple(sorted(fixed_from.items())))
+
+
+def _beside_bonus_note(reading: Reading, readings: TileReadings, det: Detections, order: Sequence[int],
+                       set_by_user: Collection[int]) -> Reading:
+    """``reading`` with a note for each face-up box left out of the hand (role ``ignored``, not one the user set or
+    left out) that touches a bonus tile of the hand (:func:`vision.layout._touch`): a flower or season of the hand's,
+    misread as a playing tile, lies there as often as not (a phone tester's 4y upside down beside the hand's 3f, read
+    1s at 58 %, and a 4y read 6z at the end of a column of seasons were left out with no word but "ignored"). The
+    note names it and how to count it, ``--fix N=TILE``, which gives a left-out box its face (a literal tester's
+    ``--fix 19=4y`` read the hand right). ``order``: the detections by tile number. Raises nothing."""
+    from .layout import _touch
+
+    bonus = [i for i, r in enumerate(reading.roles) if r == "bonus" and i < len(det)]
+    if not bonus:
+        return reading
+    notes = []
+    for i, role in enumerate(reading.roles):
+        if (role != "ignored" or i >= len(det) or i in set_by_user or bool(det.face_down[i]) or i not in order
+                or readings.codes[i] == BACK):
+            continue
+        near = [b for b in bonus if _touch(det.boxes[i], det.boxes[b])]
+        if near:
+            top = float(readings.probs[i].max())
+            notes.append(f"tile {order.index(i) + 1} (read {readings.codes[i]} at {top:.0%}) lies against the hand's "
+                         f"bonus tile {order.index(near[0]) + 1} but is left out: if it is a flower or season too, set "
+                         f"its face with --fix {order.index(i) + 1}=TILE")
+    return replace(reading, notes=reading.notes + tuple(notes)) if notes else reading
 
 
 #: the non-winner's note names the tiles that would make the hand a winning one when they are at most this many
