@@ -3765,7 +3765,8 @@ def test_a_run_of_alike_tiles_holding_a_sideways_one_in_the_row_is_not_sure():
     assert res.reading.hand.concealed.count("3z") == 3 and "[333z]" not in res.reading.notation, res.reading.notation
     assert res.reading.confidence <= 0.5, res.reading.confidence
     assert ('unsure: tiles 12-14 (3z 3z 3z) hold a tile laid sideways, as a claimed pung is laid: if it is exposed, '
-            'name the melds on the table with --exposed "[333z]"') in res.reading.notes, res.reading.notes
+            'name the melds on the table with --exposed "[333z]"; if not, give --exposed none') in res.reading.notes, \
+        res.reading.notes
     done = read_detections(photo, *_row_with_sideways(codes, (10, 12)), nts, Context(), exposed="[333z]")
     assert "[333z]" in done.reading.notation and not any("as a claimed" in n for n in done.reading.notes)
     # set apart, the run is read exposed without a word; with no tile sideways in it, concealed without one
@@ -3773,6 +3774,22 @@ def test_a_run_of_alike_tiles_holding_a_sideways_one_in_the_row_is_not_sure():
     assert "[333z]" in apart.reading.notation and not any("as a claimed" in n for n in apart.reading.notes)
     plain = read_detections(photo, *_row_with_sideways(codes, (10,)), nts, Context())
     assert not any("as a claimed" in n for n in plain.reading.notes), plain.reading.notes
+    # (a reviewer's) the winning tile's face: the sideways tile may be the winning one, no note
+    won = read_detections(photo, *_row_with_sideways(codes, (12,)), nts, Context(), winning_tile="3z")
+    assert won.reading.confidence > 0.8 and not any("as a claimed" in n for n in won.reading.notes)
+    # a run the hand does not hold as a pung (234m + 33m): no note, no claimed meld to name
+    odd = "1m 2m 3m 4p 5p 6p 7s 8s 9s 2m 3m 3m 3m 4m".split()
+    res = read_detections(photo, *_row_with_sideways(odd, (11,)), nts, Context())
+    assert res.reading.legal and not any("as a claimed" in n for n in res.reading.notes), res.reading.notes
+    # two runs: one note naming both in one --exposed, a factor each; pasted, both are exposed and sure
+    two = "1m 2m 3m 5z 5z 3z 3z 3z 6z 6z 6z 7s 8s 9s".split()
+    res = read_detections(photo, *_row_with_sideways(two, (6, 9)), nts, Context())
+    assert res.reading.confidence <= 0.25 and [n for n in res.reading.notes if "as a claimed" in n] == [
+        'unsure: tiles 6-8 (3z 3z 3z) and 9-11 (6z 6z 6z) each hold a tile laid sideways, as a claimed meld is laid: '
+        'if they are exposed, name the melds on the table with --exposed "[333z] [666z]"; if not, give --exposed '
+        'none'], res.reading.notes
+    done = read_detections(photo, *_row_with_sideways(two, (6, 9)), nts, Context(), exposed="[333z] [666z]")
+    assert "[333z] [666z]" in done.reading.notation and done.reading.confidence > 0.8, done.reading.notation
 
 
 def test_a_meld_set_apart_among_the_concealed_tiles_of_its_row_is_not_sure():

@@ -713,7 +713,7 @@ MESSAGES = [
      "too, set its face with --fix 18=TILE", "season too, set "),
     # (a run of alike concealed tiles holding a sideways one: vision.decode._claimed_in_row_sureness)
     ("unsure: tiles 17-19 (3z 3z 3z) hold a tile laid sideways, as a claimed pung is laid: if it is exposed, name "
-     "the melds on the table with --exposed \"(2222s) (8888p) [333z]\"", "as a claimed "),
+     "the melds on the table with --exposed \"(2222s) (8888p) [333z]\"; if not, give --exposed none", "laid sideways, as a claimed"),
     # (a non-winner's row whose pair apart may be a kong's faces, its backs lost: vision.pipeline._backs_missed_words)
     ("the hand's row shows 13 tiles: read and scored as a non-winner's hand (a winning hand has 14); give --not-winner "
      "to say so (the photo is then read again: take the tile numbers for --fix/--add from that reading), or --add the "

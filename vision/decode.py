@@ -705,7 +705,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         if not override:
             reading = _one_back_kong_sureness(reading, backs, lay)
             reading = _among_concealed_sureness(reading, lay)
-            reading = _claimed_in_row_sureness(reading, lay)
+            reading = _claimed_in_row_sureness(reading, lay, rs)
             reading = _beside_left_out_sureness(reading, readings, lay, winner)
         if forced_win is not None and not override:  # (melds named: the others are as said, docs/photo.md)
             reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
@@ -936,19 +936,25 @@ CLAIMED_IN_ROW = 0.5
 CLAIMED_IN_ROW_NOTE = "hold a tile laid sideways, as a claimed"
 
 
-def _claimed_in_row_sureness(reading: Reading, lay: Layout) -> Reading:
-    """``reading`` with its confidence × :data:`CLAIMED_IN_ROW` and a note for each run of three or four tiles of one
-    face, side by side in a row of the hand and read as concealed tiles, that holds a tile laid sideways which is not
-    the winning tile: a pung or kong is laid so when claimed (docs/photo.md), one of its tiles turned. A literal
-    tester's photo, its [333z] laid next to a concealed kong with its middle tile sideways, read as a concealed 333z
-    after the kong's backs were added: > 99 %, 39 points for 29. Not applied to melds the user named (``--exposed``)."""
+def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset) -> Reading:
+    """``reading`` with its confidence × :data:`CLAIMED_IN_ROW` for each run of three or four tiles of one face, side
+    by side in a row of the hand and read as concealed tiles, that holds a tile laid sideways, and one note naming
+    them: a pung or kong is laid so when claimed (docs/photo.md), one of its tiles turned. A literal tester's photo,
+    its [333z] laid next to a concealed kong with its middle tile sideways, read as a concealed 333z after the kong's
+    backs were added: > 99 %, 39 points for 29. Only a run the hand still makes a legal hand with as an exposed pung
+    (three) or kong (four) under ``rs``, and not of the winning tile's face (the winning tile may be the one laid
+    sideways: a reviewer's 5z 5z 3z 3z 3z, won on 3z, was held at 50 %). The note's ``--exposed`` names every meld on
+    the table — the reading's own and every such run, as ``--exposed`` takes them all (a reviewer's two runs, each
+    note naming its own, read the other concealed at 100 % when pasted) — and offers ``--exposed none``. Not applied
+    to melds the user named (``--exposed``)."""
     geo = lay.geometry
-    if not any(geo.sideways):
+    hand = reading.hand
+    if not any(geo.sideways) or not reading.legal or hand is None:
         return reading
     num = _numbers(lay)
     runs: list[tuple[list[int], str]] = []
     for r in geo.hand_rows:
-        row = [t for t in geo.row_tiles(r)]
+        row = list(geo.row_tiles(r))
         k = 0
         while k < len(row):
             face = reading.tiles[row[k]]
@@ -957,18 +963,37 @@ def _claimed_in_row_sureness(reading: Reading, lay: Layout) -> Reading:
                    and reading.tiles[row[j]] == face):
                 j += 1
             run = row[k:j]
-            if 3 <= len(run) <= 4 and any(geo.sideways[t] for t in run):
+            if (3 <= len(run) <= 4 and any(geo.sideways[t] for t in run) and face != hand.winning_tile
+                    and _claimable(hand, face, len(run), rs)):
                 runs.append((run, face))
             k = max(j, k + 1)
     if not runs:
         return reading
-    # (--exposed names every meld on the table: the reading's own melds go with it, or the hand reads without them)
-    others = " ".join(m.notation() for m in reading.melds)
-    notes = tuple(f"unsure: tiles {number_spans(sorted(num[t] for t in run))} ({' '.join([face] * len(run))}) hold a "
-                  f"tile laid sideways, as a claimed {'kong' if len(run) == 4 else 'pung'} is laid: if it is "
-                  f"exposed, name the melds on the table with --exposed "
-                  f"\"{' '.join(x for x in (others, f'[{face[0] * len(run)}{face[1]}]') if x)}\"" for run, face in runs)
-    return replace(reading, confidence=reading.confidence * CLAIMED_IN_ROW ** len(runs), notes=reading.notes + notes)
+    named = " ".join([m.notation() for m in reading.melds] + [f"[{f[0] * len(run)}{f[1]}]" for run, f in runs])
+    spans = [f"{number_spans(sorted(num[t] for t in run))} ({' '.join([f] * len(run))})" for run, f in runs]
+    one = len(runs) == 1
+    what = ("pung" if len(runs[0][0]) == 3 else "kong") if one else "meld"
+    note = (f"unsure: tiles {' and '.join(spans)} {'' if one else 'each '}{CLAIMED_IN_ROW_NOTE} {what} is laid: if "
+            f"{'it is' if one else 'they are'} exposed, name the melds on the table with --exposed \"{named}\"; if "
+            f"not, give --exposed none")
+    return replace(reading, confidence=reading.confidence * CLAIMED_IN_ROW ** len(runs), notes=reading.notes + (note,))
+
+
+def _claimable(hand, face: str, size: int, rs: Ruleset) -> bool:
+    """``hand`` (a legal reading's) with ``size`` of its concealed ``face`` tiles made an exposed pung (3) or kong (4)
+    is still a hand ``rs`` scores."""
+    conc = list(hand.concealed)
+    if conc.count(face) < size:
+        return False
+    for _ in range(size):
+        conc.remove(face)
+    try:
+        meld = meld_from_tiles(parse_tiles(face[0] * size + face[1]), concealed=False)
+        score_hand(make_hand(conc, list(hand.melds) + [meld], hand.bonus, hand.winning_tile, hand.context,
+                             check_circumstances=False), rs, win_notes=False)
+    except (HandError, ValueError):
+        return False
+    return True
 
 
 def _faceless_kong_note(reading: Reading, lay: Layout, readings: TileReadings | None = None) -> Reading:

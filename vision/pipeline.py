@@ -3844,7 +3844,9 @@ def summary(res: PhotoResult) -> str:
         if any(AMONG_CONCEALED_NOTE in n or AMONG_CONCEALED_ONE in n for n in r.notes):
             conf += (f"; ×{AMONG_CONCEALED:g} of it is melds set apart among the concealed tiles of their row (see the "
                      f"note)")
-        claimed = sum(1 for n in r.notes if CLAIMED_IN_ROW_NOTE in n and n.startswith("unsure:"))
+        # (one note names every run: "tiles 6-8 (…) and 9-11 (…) each hold …", a factor each)
+        claimed = sum(1 + n.split(CLAIMED_IN_ROW_NOTE)[0].count(") and ") for n in r.notes
+                      if CLAIMED_IN_ROW_NOTE in n and n.startswith("unsure:"))
         if claimed:
             conf += (f"; ×{CLAIMED_IN_ROW ** claimed:g} of it is alike tiles holding a sideways one read as concealed "
                      f"(see the note)")

@@ -432,7 +432,8 @@
      "type the melds on the table in “Exposed melds” (Overrides), or “none” if there are none"],
     [/\(e\.g\. --exposed "([^"]*)"\)/g, "(e.g. “$1”)"],
     // (a run of alike tiles holding a sideways one, vision.decode._claimed_in_row_sureness)
-    [/name the melds on the table with --exposed "([^"]*)"/g, "type “$1” in “Exposed melds” (Overrides)"],
+    [/name the melds on the table with --exposed "([^"]*)"; if not, give --exposed none/g,
+     "type “$1” in “Exposed melds” (Overrides); if not, type “none” there"],
     [/--exposed/g, "“Exposed melds” (Overrides)"],
     [/--winning-tile (\w+):/g, "Winning tile $1 (Overrides):"],
     // the scoring's refusals and notes (scoring/rulesets/*.py: /api/hand, /api/settle, a photo's score), rule
