@@ -722,6 +722,16 @@ def test_a_settlements_payments_and_cash_are_fields_of_the_batch_output(tmp_path
     assert {(r["net"], r["paid"], r["received"], r["cash"]) for r in rows} == {("", "", "", "")}, rows
 
 
+def _abcd_manifest(head: str, cells) -> str:
+    """The manifest of one table hand typed in the notation cell: Ann ``[222m] 1m 9m 2p 6p 1s 7s 9s 2z 3z 6z`` (an
+    exposed pung of simples, 2 points under nts), Bob, Cas and Dee as in TYPED; each row
+    ``photo;table;hand;player;<head>;notation`` with ``cells[k]`` (``;``-separated) for ``head``'s columns."""
+    hands = ["[222m] 1m 9m 2p 6p 1s 7s 9s 2z 3z 6z", TYPED["Bob"][0], TYPED["Cas"][0], TYPED["Dee"][0]]
+    rows = [f"photo;table;hand;player;{head};notation"] + [
+        f"{name.lower()}.jpg;1;1;{name};{c};{h}" for name, c, h in zip(("Ann", "Bob", "Cas", "Dee"), cells, hands)]
+    return "\n".join(rows) + "\n"
+
+
 def test_a_settlement_without_cash_has_its_payments_and_no_cash(tmp_path, capsys):
     # the payments of a scheme that settles no cash (rode-draak's, which nts uses: nts.toml settlement = "rode-draak")
     # are fields too, and its cash is empty (not 0: nothing is settled in cash). Four hands typed in the notation cell:
@@ -734,11 +744,7 @@ def test_a_settlement_without_cash_has_its_payments_and_no_cash(tmp_path, capsys
     d = tmp_path / "photos"
     d.mkdir()
     man = tmp_path / "m.csv"
-    man.write_text("photo;table;hand;player;seat_wind;winner;notation\n"
-                   "ann.jpg;1;1;Ann;E;no;[222m] 1m 9m 2p 6p 1s 7s 9s 2z 3z 6z\n"
-                   f"bob.jpg;1;1;Bob;S;yes;{TYPED['Bob'][0]}\n"
-                   f"cas.jpg;1;1;Cas;W;no;{TYPED['Cas'][0]}\n"
-                   f"dee.jpg;1;1;Dee;N;no;{TYPED['Dee'][0]}\n")
+    man.write_text(_abcd_manifest("seat_wind;winner", ["E;no", "S;yes", "W;no", "N;no"]))
     base = ["batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history", "--no-progress"]
     out = tmp_path / "out.csv"
     rc, o, err = run_cli(capsys, *base, "-O", str(out))
@@ -757,50 +763,39 @@ def test_a_settlement_without_cash_has_its_payments_and_no_cash(tmp_path, capsys
     assert rec["net"] == {p: rec["received"][p] - rec["paid"][p] for p in rec["net"]}
 
 
+def _abcd_batch(tmp_path, capsys, head: str, cells, *more, name: str = "out.jsonl") -> list[dict]:
+    """:func:`_abcd_manifest` of ``head`` and ``cells`` batch-scored (nts, typed rows, ``more`` batch arguments) into
+    ``name``: its records."""
+    d = tmp_path / "photos"
+    d.mkdir(exist_ok=True)
+    man = tmp_path / "m.csv"
+    man.write_text(_abcd_manifest(head, cells))
+    out = tmp_path / name
+    run_cli(capsys, "batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history", "--no-progress",
+            "-O", str(out), *more)
+    return read_jsonl(out)
+
+
 def test_a_seat_wind_given_twice_is_not_settled(tmp_path, capsys):
     # a director's manifest gave Bob and Dee both seat S: Dee's hand was scored with S as her seat wind and the hand
     # settled ok. Four players sit at four winds: not settled, naming the cells; each row is still scored
-    d = tmp_path / "photos"
-    d.mkdir()
-    man = tmp_path / "m.csv"
-    man.write_text("photo;table;hand;player;seat_wind;winner;notation\n"
-                   "ann.jpg;1;1;Ann;E;no;[222m] 1m 9m 2p 6p 1s 7s 9s 2z 3z 6z\n"
-                   f"bob.jpg;1;1;Bob;S;yes;{TYPED['Bob'][0]}\n"
-                   f"cas.jpg;1;1;Cas;W;no;{TYPED['Cas'][0]}\n"
-                   f"dee.jpg;1;1;Dee;S;no;{TYPED['Dee'][0]}\n")
-    out = tmp_path / "out.jsonl"
-    rc, o, err = run_cli(capsys, "batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history",
-                         "--no-progress", "-O", str(out))
-    recs = read_jsonl(out)
+    recs = _abcd_batch(tmp_path, capsys, "seat_wind;winner", ["E;no", "S;yes", "W;no", "S;no"])
     (rec,) = [r for r in recs if r["type"] == "settlement"]
     assert rec["status"] == ("not settled: seat winds given twice (Bob S, Dee S): four players sit at four winds; "
                              "correct the seat_wind cells"), rec["status"]
     assert sum(1 for r in recs if r["type"] != "settlement" and r.get("total") is not None) == 4
     # the winds the rows are scored with: a blank cell takes --seat-wind, once any row gives its own (a reviewer's
     # Bob S by his cell and Dee S by --seat-wind S had been settled)
-    man.write_text(man.read_text().replace("dee.jpg;1;1;Dee;S;", "dee.jpg;1;1;Dee;;").replace(
-        "cas.jpg;1;1;Cas;W;", "cas.jpg;1;1;Cas;;"))
-    out = tmp_path / "out2.jsonl"
-    run_cli(capsys, "batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history", "--no-progress",
-            "--seat-wind", "S", "-O", str(out))
-    (rec,) = [r for r in read_jsonl(out) if r["type"] == "settlement"]
+    recs = _abcd_batch(tmp_path, capsys, "seat_wind;winner", ["E;no", "S;yes", ";no", ";no"], "--seat-wind", "S",
+                       name="out2.jsonl")
+    (rec,) = [r for r in recs if r["type"] == "settlement"]
     assert rec["status"].startswith("not settled: seat winds given twice (Bob S, Cas S, Dee S)"), rec["status"]
 
 
 def test_two_east_players_are_told_to_unmark_one(tmp_path, capsys):
     # both rows dealer yes: the advice had been "mark one with seat_wind E or dealer yes", which both were
-    d = tmp_path / "photos"
-    d.mkdir()
-    man = tmp_path / "m.csv"
-    man.write_text("photo;table;hand;player;winner;dealer;notation\n"
-                   "ann.jpg;1;1;Ann;no;yes;[222m] 1m 9m 2p 6p 1s 7s 9s 2z 3z 6z\n"
-                   f"bob.jpg;1;1;Bob;yes;yes;{TYPED['Bob'][0]}\n"
-                   f"cas.jpg;1;1;Cas;no;no;{TYPED['Cas'][0]}\n"
-                   f"dee.jpg;1;1;Dee;no;no;{TYPED['Dee'][0]}\n")
-    out = tmp_path / "out.jsonl"
-    run_cli(capsys, "batch", str(d), "-m", str(man), "-r", "nts", "-j", "0", "--no-history", "--no-progress",
-            "-O", str(out))
-    (rec,) = [r for r in read_jsonl(out) if r["type"] == "settlement"]
+    recs = _abcd_batch(tmp_path, capsys, "winner;dealer", ["no;yes", "yes;yes", "no;no", "no;no"])
+    (rec,) = [r for r in recs if r["type"] == "settlement"]
     assert rec["status"] == ("not settled: 2 East players (Ann, Bob): one player is East; set the others' dealer cell "
                              "to no or their seat_wind to their own wind"), rec["status"]
 
@@ -1820,11 +1815,7 @@ def test_a_ruleset_cell_in_another_case_is_that_ruleset(tmp_path, capsys):
     d = tmp_path / "photos"
     d.mkdir()
     man = tmp_path / "m.csv"
-    man.write_text("photo;table;hand;player;seat_wind;winner;ruleset;notation\n"
-                   "ann.jpg;1;1;Ann;E;no;NTS;[222m] 1m 9m 2p 6p 1s 7s 9s 2z 3z 6z\n"
-                   f"bob.jpg;1;1;Bob;S;yes; Nts ;{TYPED['Bob'][0]}\n"
-                   f"cas.jpg;1;1;Cas;W;no;nts;{TYPED['Cas'][0]}\n"
-                   f"dee.jpg;1;1;Dee;N;no;NTS;{TYPED['Dee'][0]}\n")
+    man.write_text(_abcd_manifest("seat_wind;winner;ruleset", ["E;no;NTS", "S;yes; Nts ", "W;no;nts", "N;no;NTS"]))
     out = tmp_path / "out.jsonl"
     rc, o, err = run_cli(capsys, "batch", str(d), "-m", str(man), "-j", "0", "--no-history", "--no-progress",
                          "-O", str(out))
@@ -2924,17 +2915,23 @@ def test_an_output_of_another_folder_or_no_batchs_is_not_written_over(tmp_path, 
     assert json.loads(empty.read_text().splitlines()[0])["type"] == "photo"
 
 
-def test_a_manifest_written_on_windows_names_photos_in_subfolders(tmp_path, truth):
-    # a tester's row t1\h.jpg was "error: no such file", and t1/h.jpg then scored again as a folder photo with the
-    # defaults (winner yes, seat E, no table): the backslash is read as the folder separator it was
+def _subfolder_photo_row(tmp_path: Path, truth: Path, name: str) -> tuple[Path, Path, list[dict]]:
+    """A folder ``photos`` holding ``t1/h.jpg`` batch-scored under a manifest row naming it ``name`` (seat S, not a
+    winner): (the folder, the manifest, the output rows)."""
     d = tmp_path / "photos"
     (d / "t1").mkdir(parents=True)
     shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "t1" / "h.jpg")
     man = tmp_path / "m.csv"
-    man.write_text("photo,seat_wind,winner\nt1\\h.jpg,S,no\n")
+    man.write_text(f"photo,seat_wind,winner\n{name},S,no\n")
     out = tmp_path / "r.csv"
     batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
-    rows = read_csv(out)
+    return d, man, read_csv(out)
+
+
+def test_a_manifest_written_on_windows_names_photos_in_subfolders(tmp_path, truth):
+    # a tester's row t1\h.jpg was "error: no such file", and t1/h.jpg then scored again as a folder photo with the
+    # defaults (winner yes, seat E, no table): the backslash is read as the folder separator it was
+    rows = _subfolder_photo_row(tmp_path, truth, "t1\\h.jpg")[2]
     assert [(r["photo"], r["seat_wind"], r["winner"]) for r in rows] == [("t1/h.jpg", "S", "no")], rows
 
 
@@ -2942,14 +2939,7 @@ def test_a_manifest_name_in_another_case_is_the_photo(tmp_path, truth):
     # a director's row T1/H.JPG for the file t1/h.jpg (a manifest typed where file names ignore case) was "error: no
     # such file", and t1/h.jpg then scored again as a folder photo with the defaults; two files alike but for case
     # leave the row as typed (no such file), neither taken for it
-    d = tmp_path / "photos"
-    (d / "t1").mkdir(parents=True)
-    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "t1" / "h.jpg")
-    man = tmp_path / "m.csv"
-    man.write_text("photo,seat_wind,winner\nT1/H.JPG,S,no\n")
-    out = tmp_path / "r.csv"
-    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
-    rows = read_csv(out)
+    d, man, rows = _subfolder_photo_row(tmp_path, truth, "T1/H.JPG")
     assert [(r["photo"], r["seat_wind"], r["winner"]) for r in rows] == [("t1/h.jpg", "S", "no")], rows
     shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "t1" / "H.jpg")
     out = tmp_path / "r2.csv"
