@@ -3759,6 +3759,11 @@ def test_a_run_of_alike_tiles_holding_a_sideways_one_in_the_row_is_not_sure():
     assert "[333z]" in apart.reading.notation and not any("as a claimed" in n for n in apart.reading.notes)
     plain = read_detections(photo, *_row_with_sideways(codes, (10,)), nts, Context())
     assert not any("as a claimed" in n for n in plain.reading.notes), plain.reading.notes
+    # a box shaped sideways whose face the classifier read upright (a phone tester's 1p boxed short in lamp light, in a
+    # nine-gates hand held at 48 %): no note
+    det, rd = _row_with_sideways(codes, (10, 12))
+    upright = read_detections(photo, det, TileReadings.make(rd.probs, ["upright"] * len(codes)), nts, Context())
+    assert not any("as a claimed" in n for n in upright.reading.notes), upright.reading.notes
     # (a reviewer's) the winning tile's face: the sideways tile may be the winning one, no note
     won = read_detections(photo, *_row_with_sideways(codes, (12,)), nts, Context(), winning_tile="3z")
     assert won.reading.confidence > 0.8 and not any("as a claimed" in n for n in won.reading.notes)

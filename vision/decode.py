@@ -705,7 +705,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         if not override:
             reading = _one_back_kong_sureness(reading, backs, lay)
             reading = _among_concealed_sureness(reading, lay)
-            reading = _claimed_in_row_sureness(reading, lay, rs)
+            reading = _claimed_in_row_sureness(reading, lay, rs, readings)
             reading = _beside_left_out_sureness(reading, readings, lay, winner)
         if forced_win is not None and not override:  # (melds named: the others are as said, docs/photo.md)
             reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
@@ -936,7 +936,8 @@ CLAIMED_IN_ROW = 0.5
 CLAIMED_IN_ROW_NOTE = "hold a tile laid sideways, as a claimed"
 
 
-def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset) -> Reading:
+def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset,
+                             readings: TileReadings | None = None) -> Reading:
     """``reading`` with its confidence × :data:`CLAIMED_IN_ROW` for each run of three or four tiles of one face, side
     by side in a row of the hand and read as concealed tiles, that holds a tile laid sideways, and one note naming
     them: a pung or kong is laid so when claimed (docs/photo.md), one of its tiles turned. A literal tester's photo,
@@ -946,11 +947,18 @@ def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset) -> Read
     sideways: a reviewer's 5z 5z 3z 3z 3z, won on 3z, was held at 50 %). The note's ``--exposed`` names every meld on
     the table — the reading's own and every such run, as ``--exposed`` takes them all (a reviewer's two runs, each
     note naming its own, read the other concealed at 100 % when pasted) — and offers ``--exposed none``. Not applied
-    to melds the user named (``--exposed``)."""
+    to melds the user named (``--exposed``). A tile is laid sideways when its box says so (:attr:`Geometry.sideways`)
+    and, given ``readings``, the classifier read it turned so too (a phone tester's nine-gates hand, one 1p boxed short
+    in lamp light, its face read upright, had been held at 48 %)."""
     geo = lay.geometry
     hand = reading.hand
     if not any(geo.sideways) or not reading.legal or hand is None:
         return reading
+
+    def sideways(t: int) -> bool:
+        return bool(geo.sideways[t]) and (readings is None or t >= len(readings.pose)
+                                          or readings.pose[t] == "sideways")
+
     num = _numbers(lay)
     runs: list[tuple[list[int], str]] = []
     for r in geo.hand_rows:
@@ -963,7 +971,7 @@ def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset) -> Read
                    and reading.tiles[row[j]] == face):
                 j += 1
             run = row[k:j]
-            if (3 <= len(run) <= 4 and any(geo.sideways[t] for t in run) and face != hand.winning_tile
+            if (3 <= len(run) <= 4 and any(sideways(t) for t in run) and face != hand.winning_tile
                     and _claimable(hand, face, len(run), rs)):
                 runs.append((run, face))
             k = max(j, k + 1)
