@@ -289,8 +289,10 @@ def ruleset_id(text: str) -> str:
     """``text`` as the id of a shipped ruleset (:func:`available`) it names in another case or with spaces around
     (``NTS``, ``Rode-Draak``: a director's ruleset cell ``NTS`` had been refused, "did you mean nts?", where option
     names and column names are read in any case); ``text`` unchanged when it names none (refused where it is
-    loaded). Raises nothing."""
-    ids = {i.lower(): i for i in available()}
+    loaded). Read from the file names (:func:`_load_raw` loads ``id.toml`` with ``-`` as ``_``), not their contents:
+    a batch asks this for each manifest row, and :func:`available` parses every ruleset file (some 20 ms). Raises
+    nothing."""
+    ids = {p.stem.replace("_", "-").lower(): p.stem.replace("_", "-") for p in RULESET_DIR.glob("*.toml")}
     return ids.get(text.strip().lower(), text)
 
 
@@ -1032,6 +1034,12 @@ def dealer_seat_note(c: Context) -> str | None:
     return f"the dealer sits East, but this hand gives {said}: check the seat wind and the dealer (scored as given)"
 
 
+def rule_name(rs: Ruleset, line: Line) -> str:
+    """The name of ``line``'s rule in ``rs`` (the seed's words, without the English gloss the line's name adds), or the
+    line's own name when ``rs`` has no such rule. Raises nothing."""
+    return rs.rule(line.rule).name if any(r.id == line.rule for r in rs.rules) else line.name
+
+
 def special_hand_count_note(result: ScoredHand, rs: Ruleset) -> str | None:
     """One note for ``result``, a winner's special hand (a ``fixed``/``limit`` line counted) whose ordinary count
     (:func:`normal_count`) is higher than its total: "the hand's ordinary count is higher, 1344 = 42 points × 2^5:
@@ -1045,7 +1053,7 @@ def special_hand_count_note(result: ScoredHand, rs: Ruleset) -> str | None:
     normal = normal_count(result) if top is not None else None
     if top is None or normal is None or not normal.allowed or normal.total <= result.total:
         return None
-    name = rs.rule(top.rule).name if any(r.id == top.rule for r in rs.rules) else top.name
+    name = rule_name(rs, top)
     why = rs.hook("SPECIAL_HAND_COUNT")
     best = ""
     opt = rs.options.get("fixed_hands")
@@ -1318,8 +1326,7 @@ def _special_reading_passed(scored: Sequence[tuple[Totals, Decomposition]], rs: 
         fixed = [ln for ln in totals.lines if ln.kind in ("fixed", "limit")]
         if fixed and totals.total < scored[0][0].total:
             top = max(fixed, key=lambda ln: ln.fixed)
-            name = rs.rule(top.rule).name if any(r.id == top.rule for r in rs.rules) else top.name
-            return (f"the hand also reads as {name}, {totals.total} ({top.source}): its ordinary reading scores "
+            return (f"the hand also reads as {rule_name(rs, top)}, {totals.total} ({top.source}): its ordinary reading scores "
                     f"higher, {scored[0][0].total}, and the best reading for the player counts (RULINGS principle 5)",)
     return ()
 

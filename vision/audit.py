@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from scoring import HandError, RulesetError, ScoredHand, load_ruleset, score_hand
-from scoring.engine import Line, Ruleset, WinningTileEffect, winning_tile_effect
+from scoring.engine import Line, Ruleset, WinningTileEffect, rule_name, winning_tile_effect
 
 _STATUS_WORDS = {"exposed", "concealed", "open", "closed"}
 _AMOUNTS = ("points", "doublings", "fixed", "cash", "multiplier")
@@ -1395,7 +1395,7 @@ def normal_count_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[st
     normal = normal_count(scored)
     if top is None or normal is None or not normal.allowed or normal.total != claimed or claimed == scored.total:
         return []
-    name = rs.rule(top.rule).name if top.rule in ids_of(rs) else top.name
+    name = rule_name(rs, top)
     why = rs.hook("SPECIAL_HAND_COUNT")
     return [f"the claim is this hand's normal count, {count_formula(normal)}, as if {name} were no special "
             f"hand; {rs.id} scores {name} instead: {top.amount().strip()} ({top.source})"

@@ -1063,16 +1063,16 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
             raise RulesetError(f"settle option liable names the player who pays for all three (包自摸), not a "
                                f"winner ({liable})")
 
-        def all_three(w: str) -> int:
-            """What the three others would pay ``w`` on a self-draw (the 包自摸 amount)."""
-            return sum(due(w, p) for p in players if p != w)
+        def all_three(w: str) -> list[int]:
+            """What each of the three others would pay ``w`` on a self-draw (the 包自摸 amount is their sum)."""
+            return [due(w, p) for p in players if p != w]
 
         if win_by == "self-drawn":
             if options.get("discarder"):  # (was silently ignored)
                 raise RulesetError(f"settle: a self-drawn win has no discarder (discarder={options['discarder']} "
                                    f"given); is it a discard win?")
             if liable:
-                transfers.append(Transfer(liable, winner, all_three(winner),
+                transfers.append(Transfer(liable, winner, sum(all_three(winner)),
                                           f"包自摸: pays for all three ({SEED}:28/51, RULINGS 004-01)"))
             else:
                 transfers.extend(Transfer(p, winner, due(winner, p), "self-drawn: each of the three pays (RULINGS 004-01)")
@@ -1092,8 +1092,8 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
                     # (the hand as won, on the discard: a referee read "what all three would pay on a self-draw" as
                     # the hand scored again as self-drawn, +1 自摸, which 004:28 does not say; the payment is for all
                     # three players, of the score given)
-                    shares = [due(w, p) for p in players if p != w]
-                    transfers.append(Transfer(liable, w, all_three(w),
+                    shares = all_three(w)
+                    transfers.append(Transfer(liable, w, sum(shares),
                                               f"包自摸: pays for all three, 3 shares of the hand's {scores[w]} as "
                                               f"won on the discard ({' + '.join(map(str, shares))} = {sum(shares)}), "
                                               f"not scored again as self-drawn ({SEED}:28/51, RULINGS 004-01)"))
