@@ -259,6 +259,9 @@ class Reading:
     #: tiles read as one face, three or four of them, whose mean probability cost the reading
     #: (:func:`_alike_sureness`): (their detection indices, the factor the confidence was × by)
     alike: tuple[tuple[tuple[int, ...], float], ...] = ()
+    #: runs of alike concealed tiles holding a sideways tile, laid as a claimed meld is, that cost the reading
+    #: :data:`CLAIMED_IN_ROW` each (:func:`_claimed_in_row_sureness`): their detection indices
+    claimed_runs: tuple[tuple[int, ...], ...] = ()
 
 
 # ----------------------------------------------------------------------------- candidates
@@ -932,7 +935,7 @@ def _among_concealed_sureness(reading: Reading, lay: Layout) -> Reading:
 #: laid sideways and not the winning tile: a claimed pung or kong, laid beside the concealed tiles
 #: (:func:`_claimed_in_row_sureness`)
 CLAIMED_IN_ROW = 0.5
-#: the words of its note (the confidence line finds them: vision.pipeline)
+#: the words of its note
 CLAIMED_IN_ROW_NOTE = "hold a tile laid sideways, as a claimed"
 
 
@@ -984,7 +987,8 @@ def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset,
     note = (f"unsure: tiles {' and '.join(spans)} {'' if one else 'each '}{CLAIMED_IN_ROW_NOTE} {what} is laid: if "
             f"{'it is' if one else 'they are'} exposed, name the melds on the table with --exposed \"{named}\"; if "
             f"not, give --exposed none")
-    return replace(reading, confidence=reading.confidence * CLAIMED_IN_ROW ** len(runs), notes=reading.notes + (note,))
+    return replace(reading, confidence=reading.confidence * CLAIMED_IN_ROW ** len(runs), notes=reading.notes + (note,),
+                   claimed_runs=tuple(tuple(run) for run, _ in runs))
 
 
 def _claimable(hand, face: str, size: int, rs: Ruleset) -> bool:

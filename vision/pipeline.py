@@ -32,7 +32,7 @@ from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TI
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import (AMONG_CONCEALED, AMONG_CONCEALED_NOTE, AMONG_CONCEALED_ONE, BROKEN_GROUP, BROKEN_GROUP_NOTE,
-                     CLAIMED_IN_ROW, CLAIMED_IN_ROW_NOTE,
+                     CLAIMED_IN_ROW,
                      CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, REVIEW_BELOW, UNREAD_PLAYING,
                      Reading, RegionRival, decode, format_confidence, format_confidence_below, number_after_hand,
                      number_spans, with_left_out_melds)
@@ -3844,9 +3844,7 @@ def summary(res: PhotoResult) -> str:
         if any(AMONG_CONCEALED_NOTE in n or AMONG_CONCEALED_ONE in n for n in r.notes):
             conf += (f"; ×{AMONG_CONCEALED:g} of it is melds set apart among the concealed tiles of their row (see the "
                      f"note)")
-        # (one note names every run: "tiles 6-8 (…) and 9-11 (…) each hold …", a factor each)
-        claimed = sum(1 + n.split(CLAIMED_IN_ROW_NOTE)[0].count(") and ") for n in r.notes
-                      if CLAIMED_IN_ROW_NOTE in n and n.startswith("unsure:"))
+        claimed = len(r.claimed_runs)
         if claimed:
             conf += (f"; ×{CLAIMED_IN_ROW ** claimed:g} of it is alike tiles holding a sideways one read as concealed "
                      f"(see the note)")
