@@ -199,6 +199,45 @@ def test_upload_photo_fix_a_tile_and_see_the_score_change(page, scene, tmp_path)
     assert page.input_value("#ruleset") == RULESET
 
 
+def test_a_reload_or_back_keeps_the_photo_and_its_corrections(page, scene, tmp_path):
+    # a web tester's three corrections were lost to a reload (a phone reloads a tab left for the camera), and Back
+    # with the picker open left the page: the work is kept in the tab's sessionStorage and read again from the
+    # server's copy of the photo, and Back closes the picker
+    from playwright.sync_api import expect
+
+    page.click("#settings > summary")
+    page.select_option("#ruleset", RULESET)
+    page.click("#settings > summary")
+    _upload(page, scene, tmp_path)
+    before = page.text_content("#reading")
+    page.click(f"#strip button.tile[data-tile='{WRONG_CODE}']")
+    page.wait_for_selector("#picker:not([hidden])")
+    page.go_back()  # Back: the picker closes, the reading stays
+    page.wait_for_selector("#picker", state="hidden")
+    assert page.text_content("#reading") == before and page.locator("#strip button.tile").count() > 0
+    page.click(f"#strip button.tile[data-tile='{WRONG_CODE}']")
+    page.wait_for_selector("#picker:not([hidden])")
+    page.click(f"#picker-grid button[data-code='{TRUE_CODE}']")
+    expect(page.locator("#reading")).to_have_text(scene.notation, timeout=30_000)
+    _idle(page)
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    page.wait_for_selector("#strip button.tile.fixed", timeout=30_000)
+    _idle(page)
+    assert page.text_content("#reading") == scene.notation
+    assert page.get_attribute("#strip button.tile.fixed", "data-tile") == TRUE_CODE
+    assert int(page.text_content("#total")) == _total(scene.notation)
+    # a typed hand comes back too, scored
+    _score_typed(page, "123m456p789s11z [777p]", shown="#total")
+    shown = page.text_content("#total")
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    page.wait_for_selector("#total", state="visible", timeout=30_000)
+    _idle(page)
+    assert page.input_value("#notation") == "123m456p789s11z [777p]" and page.text_content("#total") == shown
+    assert page.is_hidden("#result")
+
+
 def test_a_photo_read_straightened_or_turned_says_so_under_it(page, scene, tmp_path):
     # the note saying a photo was straightened sat below the tiles, out of sight on a phone; a line under
     # the photo says it. The server's answer for the level photo is given again with the frame of a photo

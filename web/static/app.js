@@ -39,6 +39,19 @@
     try { localStorage.setItem(STORE, JSON.stringify(saved)); } catch (e) { /* private mode: not remembered */ }
   }
 
+  // the hand being worked on — the photo's id on the server and the corrections made, or the typed hand — kept in
+  // this tab's sessionStorage, so that a reload (a phone reloads a tab left for the camera) or Back and Forward
+  // bring it back (a tester's three corrections were lost to a reload, and the typed hand with them)
+  const WORK = "mahjong-score:work";
+  function keepWork() {
+    const work = { mode: state.mode, photoId: state.photoId, fixes: state.fixes, adds: state.adds,
+                   notation: $("notation").value };
+    try { sessionStorage.setItem(WORK, JSON.stringify(work)); } catch (e) { /* private mode: not kept */ }
+  }
+  function keptWork() {
+    try { return JSON.parse(sessionStorage.getItem(WORK)) || {}; } catch (e) { return {}; }
+  }
+
   // ------------------------------------------------------------------ helpers
   class ApiErr extends Error {
     constructor(status, message) { super(message); this.status = status; }
@@ -291,6 +304,7 @@
       state.photoId = res.photo_id;
       state.last = res;
       state.before = null;
+      keepWork();
       renderPhoto(res);
       renderScore(res.score, res);
       if (res.learned) toast(`Tile set ${res.tileset} learned ${res.learned} tile${res.learned > 1 ? "s" : ""}`);
@@ -301,6 +315,15 @@
         state.photoId = null;
         busy(false);
         return scorePhoto();
+      }
+      if (e.status === 404 && state.photoId && !state.file) {
+        // a photo brought back after a reload that the server no longer holds (restarted, or past its last few)
+        state.photoId = null;
+        state.mode = null;
+        keepWork();
+        showError("The photo you were working on is no longer on the server (it keeps only the last few): " +
+                  "take or choose it again.");
+        return;
       }
       if (state.before && e.status >= 400 && e.status < 500) {
         // a correction refused: the reading shown is the one before it, and so are the corrections (a
@@ -329,6 +352,7 @@
       if (seq !== state.seq) return;
       showError("");
       $("result").hidden = true;
+      keepWork();
       renderScore(res, null);
     } catch (e) {
       if (seq !== state.seq) return;
@@ -730,6 +754,7 @@
       $("picker-drop").hidden = true;
       $("picker").hidden = false;
       document.body.classList.add("modal-open");
+      pickerEntry();
       const first = grid.querySelector("button");
       if (first) first.focus({ preventScroll: true });
       return;
@@ -758,6 +783,7 @@
     $("picker-drop").hidden = !!t.added || t.role === "ignored";
     $("picker").hidden = false;
     document.body.classList.add("modal-open");
+    pickerEntry();
     const first = grid.querySelector("button.current") || grid.querySelector("button");
     if (first) first.focus({ preventScroll: true });
   }
@@ -768,7 +794,15 @@
              TileFaces.svg(code), h("span", { class: "cap", text: caption }));
   }
 
+  // the picker is a history entry of its own: a phone's Back closes it (a tester's Back with the picker open left
+  // the page, and the reading with it)
+  function pickerEntry() {
+    if (!(history.state && history.state.picker)) history.pushState({ picker: true }, "");
+  }
+
   function closePicker() {
+    if ($("picker").hidden) return;
+    if (history.state && history.state.picker) history.back();  // (its popstate finds the picker closed)
     $("picker").hidden = true;
     document.body.classList.remove("modal-open");
     const pos = state.pickPos;
@@ -1164,8 +1198,11 @@
       state.adds = [];
       state.last = null;
       $("photo").value = "";
+      keepWork();
       scorePhoto();
     });
+    $("notation").addEventListener("input", keepWork);
+    window.addEventListener("popstate", () => { if (!$("picker").hidden) closePicker(); });
     $("notation-form").addEventListener("submit", (ev) => {
       ev.preventDefault();
       state.mode = "notation";
@@ -1183,6 +1220,20 @@
     });
     $("picker").addEventListener("click", (ev) => { if (ev.target === $("picker")) closePicker(); });
     document.addEventListener("keydown", (ev) => { if (ev.key === "Escape" && !$("picker").hidden) closePicker(); });
+    // the hand worked on before a reload: its photo read again from the server's copy with its corrections, or the
+    // typed hand scored again
+    const work = keptWork();
+    if (typeof work.notation === "string" && !$("notation").value) $("notation").value = work.notation;
+    if (work.mode === "photo" && work.photoId && meta.models) {
+      state.mode = "photo";
+      state.photoId = work.photoId;
+      state.fixes = work.fixes && typeof work.fixes === "object" ? work.fixes : {};
+      state.adds = Array.isArray(work.adds) ? work.adds : [];
+      scorePhoto();
+    } else if (work.mode === "notation" && $("notation").value.trim()) {
+      state.mode = "notation";
+      scoreNotation();
+    }
     document.body.setAttribute("data-ready", "");
   }
 
