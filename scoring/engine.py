@@ -163,10 +163,17 @@ class Rule:
     #: rule ids (of a base ruleset) that name the same feature as this rule, which replaces them: a claim
     #: of one of them is taken as this rule's line (vision.audit.compare)
     same_as: tuple[str, ...] = ()
+    #: the English gloss under a value of the rule's ``option`` that changes what the rule asks (dutch-special-hands'
+    #: ``simples_doubling=any-suits``: "only 2-8, any suits"), by that value; ``gloss`` under the others
+    gloss_by_option: Mapping[str, str] = field(default_factory=dict)
 
-    def label(self) -> str:
-        """``name`` with the English gloss when they differ: ``正花 — own flower``."""
-        return self.name if not self.gloss or self.gloss == self.name else f"{self.name} — {self.gloss}"
+    def label(self, opts: Mapping[str, Any] | None = None) -> str:
+        """``name`` with the English gloss when they differ: ``正花 — own flower``; given ``opts`` (option values by
+        name), the gloss ``gloss_by_option`` names for the value of the rule's ``option``. Raises nothing."""
+        gloss = self.gloss
+        if opts is not None and self.option is not None and self.gloss_by_option:
+            gloss = self.gloss_by_option.get(str(opts.get(self.option)), gloss)
+        return self.name if not gloss or gloss == self.name else f"{self.name} — {gloss}"
 
 
 @dataclass(frozen=True)
@@ -405,7 +412,7 @@ def _make_rule(r: Mapping[str, Any], module: ModuleType | None, ruleset_id: str)
             shapes=tuple(r["shapes"]) if "shapes" in r else None, completes=r.get("completes", False),
             with_fixed=r.get("with_fixed", False), note=r.get("note", ""),
             applies_option=r.get("applies_option"), same_as=tuple(r.get("same_as", ())),
-            also_options=tuple(r.get("also_options", ())),
+            also_options=tuple(r.get("also_options", ())), gloss_by_option=dict(r.get("gloss_by_option", {})),
         )
     except KeyError as e:
         raise RulesetError(f"ruleset {ruleset_id}: rule {r.get('id', '?')} lacks field {e}") from None
@@ -528,11 +535,12 @@ class _Plan:
     __slots__ = ("ruleset", "rules", "labels", "names", "by_shape", "by_features", "used_bits", "lines",
                  "checks", "hand_needs", "once_lines")
 
-    def __init__(self, ruleset: Ruleset, rules: tuple[Rule, ...], labels: dict[str, str]):
+    def __init__(self, ruleset: Ruleset, rules: tuple[Rule, ...], labels: dict[str, str],
+                 opts: Mapping[str, Any] | None = None):
         self.ruleset = ruleset
         self.rules = rules
         self.labels = labels
-        self.names = {r.id: r.label() for r in rules}
+        self.names = {r.id: r.label(opts) for r in rules}
         self.by_shape: dict[tuple[str, bool], tuple[Rule, ...]] = {}
         self.by_features: dict[tuple[str, bool, int], tuple[tuple[Any, ...], ...]] = {}
         self.used_bits = 0  # the feature bits any prefilter of the plan looks at
@@ -624,7 +632,7 @@ def _plan(rs: Ruleset, opts: Mapping[str, Any], winner: bool, defaults: bool = F
         return hit
     rules = tuple(r for r in rs.rules if _applies(r, winner, opts)
                   and not (r.when and any(opts[k] != v for k, v in r.when.items())))
-    plan = _Plan(rs, rules, {r.id: option_label(r, rs, opts) for r in rules})
+    plan = _Plan(rs, rules, {r.id: option_label(r, rs, opts) for r in rules}, opts)
     if key is not None:
         if len(_PLANS) > 256:
             _PLANS.clear()
@@ -760,7 +768,7 @@ def make_line(rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any],
     elif rule.kind == "cash":
         kw["cash"] = v * n
     return _new_line(
-        rule=rule.id, name=rule.label() if name is None else name, kind=rule.kind, value=v, count=n, source=rule.source,
+        rule=rule.id, name=rule.label(opts) if name is None else name, kind=rule.kind, value=v, count=n, source=rule.source,
         applies_to=rule.applies_to, detail=", ".join(f.details), with_fixed=rule.with_fixed,
         option=option_label(rule, ruleset, opts, f.quiet) if label is None or f.quiet else label, **kw,
     )
@@ -1169,7 +1177,44 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
                    + (f"; {'; '.join(counts)}" if counts else ", nor won another way")
                    + (" (its kong: the tiles dealt, and a hand before East's first discard, hold none)" if barred
                       else ""))
-    return (*said, *out)
+    return (*said, *out, *_unused_flag_notes(result, rs, options))
+
+
+def _unused_flag_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """One note for each ruleset flag (``--flag NAME``, ``Context.flags``) of ``result``'s hand that changes nothing
+    in its score (scored again without it, the lines and total are the same), naming the other flags of ``rs``
+    (its module's ``FLAGS``) that, given too, would make it count, with the lines they add: a referee's
+    ``--flag dealt-waiting`` under dutch-special-hands, whose Spel uit de Aarde also asks ``--flag hand-unchanged``
+    under the default ``earth_hand=unchanged`` (000:150, 000-22), had scored 0 without a word. Raises only what
+    :func:`score_hand` raises for ``result``'s hand."""
+    c = result.hand.context
+    known = sorted(getattr(rs.module, "FLAGS", None) or ())
+    out = []
+    for flag in sorted(c.flags):
+        without = _rescored(result, rs, options, flags=c.flags - {flag})
+        if without is None or _keyed(without) != _keyed(result):
+            continue
+        adds = []
+        for other in known:
+            if other in c.flags:
+                continue
+            more = _rescored(result, rs, options, flags=c.flags | {other})
+            if more is None or _keyed(more) == _keyed(result):
+                continue
+            gone = {(o.rule, o.amount()) for o in result.lines}
+            lines = [ln for ln in more.lines if (ln.rule, ln.amount()) not in gone and ln.kind != "note"]
+            if lines:
+                adds.append(f"with --flag {other} too it scores "
+                            + ", ".join(f"{ln.name} ({ln.amount().strip()}, {ln.source}{_option_words(ln)})"
+                                        for ln in lines))
+        out.append(f"--flag {flag} scores nothing here: " + ("; ".join(adds) if adds else
+                                                               f"no rule of {rs.id} scores it for this hand"))
+    return tuple(out)
+
+
+def _option_words(line: Line) -> str:
+    """``; option NAME=VALUE, ID`` (``line.option``) where an option decides ``line``, else ""."""
+    return f"; {line.option}" if line.option else ""
 
 
 #: the circumstances of a hand that are not of its win (scoring.hand.Context): field → (its value when not said,

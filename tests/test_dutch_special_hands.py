@@ -392,6 +392,19 @@ def test_earth_any_later_win():
     assert score(tiles, {"earth_hand": "any-later-win"}, flags=("dealt-waiting",)).total == 1500
 
 
+def test_flag_that_scores_nothing_names_the_flag_it_lacks():
+    # 000:150 under earth_hand=unchanged (000-22 a): --flag dealt-waiting alone scores no line; a referee's hand had
+    # been told nothing. The note names --flag hand-unchanged, with which Spel uit de Aarde's 1500 counts.
+    r = score("123m456p789s234m55z", flags=("dealt-waiting",))
+    assert [n for n in r.notes if n.startswith("--flag")] == [
+        "--flag dealt-waiting scores nothing here: with --flag hand-unchanged too it scores Spel uit de Aarde — Hand "
+        "from the Earth: mah-jong from a waiting hand formed by the first 13 tiles (flags dealt-waiting, "
+        "hand-unchanged) (1500 fixed, 000_f626c313f8929ba8.txt:149-150; option earth_hand=unchanged, 000-22)"]
+    # both flags: the line counts, no note
+    both = score("123m456p789s234m55z", flags=("dealt-waiting", "hand-unchanged"))
+    assert both.total == 1500 and not [n for n in both.notes if n.startswith("--flag")]
+
+
 def test_special_hand_adds_flowers_only():
     # RULINGS 000-26: Keizerlijke Jade 2000 + 2 flowers x 4 = 2008; own flower (1f for East) gives no
     # doubling on a special hand
@@ -602,6 +615,11 @@ def test_pure_simples_any_suits():
     tiles = "222345m456p678s88p"
     assert score(tiles).total == 4
     assert score(tiles, {"simples_doubling": "any-suits"}).total == 64
+    # the line says what the option asks (a referee's three-suit hand had been told "only 2-8 of one suit")
+    name = {ln.rule: ln.name for ln in score(tiles, {"simples_doubling": "any-suits"}).lines}["pure-simples"]
+    assert name.endswith("only 2-8, of any suits; the clean doubling lapses"), name
+    assert {ln.rule: ln.name for ln in score("22234556667888m").lines}["pure-simples"].endswith(
+        "only 2-8 of one suit; the clean doubling lapses")
 
 
 def test_pure_nonwinner():

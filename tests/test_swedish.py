@@ -384,6 +384,37 @@ def test_concealed_mahjong():
     assert score(BASE, "4s", win_by="wall").total == 14
 
 
+def test_dold_mahjong_with_bonus_tiles_on_the_table():
+    # 123m 789s 234s 555p 44z + 2f, seat S, won from the wall on 4s: concealed pung 2-8 4 (003:7) + flower 4 (003:9)
+    # + wall 2 (003:21) + mahjong 10 (003:11-13) = 20 points; own flower 2f (seat S = 2, 003:33) 1 dbl. 003:45 "Inget
+    # utlagt på bordet": option dold_bonus_tiles (not in AMBIGUITIES.md). Default not-laid-out: Dold counts, 1 dbl,
+    # and its line names the bonus tiles → 20 × 2^2 = 80 (a referee found the flower silently ignored while a
+    # concealed kong is not). laid-out: no Dold → 20 × 2 = 40, and a note names the option.
+    r = score("123m 789s 234s 555p 44z +2f", "4s", win_by="wall", seat_wind="S")
+    assert r.total == 80
+    dold = line(r, "concealed-mahjong")
+    assert "bonus tiles 2f on the table not counted as laid out" in dold.detail
+    assert "dold_bonus_tiles=not-laid-out" in dold.option
+    r = score("123m 789s 234s 555p 44z +2f", "4s", {"dold_bonus_tiles": "laid-out"}, win_by="wall", seat_wind="S")
+    assert r.total == 40 and line(r, "concealed-mahjong") is None
+    assert any("option dold_bonus_tiles=laid-out" in n and "2f" in n for n in r.notes)
+    # no bonus tile: the option plays no part (16 points: 4 + 2 + 10, Dold 1 dbl = 32)
+    r = score("123m 789s 234s 555p 44z", "4s", win_by="wall", seat_wind="S")
+    assert r.total == 32 and "dold_bonus_tiles" not in line(r, "concealed-mahjong").option
+
+
+def test_composition_highest_names_the_rows_it_outranks():
+    # 44z 555z [111m] [999m] [333z] won on 5z, seat S: one suit and honours (003:51-52, 1 dbl) and heads & tails
+    # (003:56-57, 1 dbl) both match; composition=highest (003-12 a) counts one, table order on the tie: the line
+    # says which row it left out and names the option (a referee saw neither); stack counts both.
+    r = score("44z 555z [111m] [999m] [333z]", "5z", seat_wind="S")
+    ln = line(r, "one-suit-honours")
+    assert ln.detail == "also Bara honnörer och 1 & 9 (003:56-57), not counted beside it"
+    assert "composition=highest" in ln.option and line(r, "heads-and-tails") is None
+    stacked = score("44z 555z [111m] [999m] [333z]", "5z", {"composition": "stack"}, seat_wind="S")
+    assert stacked.total == 2 * r.total and line(stacked, "heads-and-tails") is not None
+
+
 def test_burst_mahjong_flag():
     r = score(BASE, "4s", flags={"burst-mahjong"})
     # 003:47 3 dbl → 12 × 8 = 96; burst_mahjong=off (003-11) → 12

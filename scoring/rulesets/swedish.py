@@ -232,6 +232,8 @@ def dold_mahjong(v: "View") -> bool:
         return False
     if v.hand.melds and v.opts["dold_concealed_kong"] == "laid-out":  # (only concealed kongs are left)
         return False
+    if v.hand.bonus and v.opts["dold_bonus_tiles"] == "laid-out":
+        return False
     if not (v.opts["dold_mahjong"] == "concealed" or v.ctx.self_drawn):
         return False
     # (the line says the tile from the wall only where the option asks for it: a tester's win by discard under
@@ -240,6 +242,8 @@ def dold_mahjong(v: "View") -> bool:
     if v.hand.melds:  # concealed kongs on the table, counted as dold by the option
         details += (f"concealed kong {' '.join(m.notation() for m in v.hand.melds)} counted as "
                     f"dold (option dold_concealed_kong=dold)",)
+    if v.hand.bonus:  # (a referee: the flowers lie on the table too, and the line had said nothing of them)
+        details += (f"bonus tiles {''.join(v.hand.bonus)} on the table not counted as laid out",)
     return Fired(details=details)
 
 
@@ -254,6 +258,18 @@ def _dold_kong_note(result: "ScoredHand", options: Mapping[str, Any]) -> str | N
     kongs = " ".join(m.notation() for m in h.melds)
     return (f"no Dold Mahjong (003:45 'Inget utlagt på bordet'): the concealed kong {kongs} lies on the "
             f"table (option dold_concealed_kong=laid-out; dold_concealed_kong=dold counts it as concealed)")
+
+
+def _dold_bonus_note(result: "ScoredHand", options: Mapping[str, Any]) -> str | None:
+    """The note when only the hand's bonus tiles on the table kept it from Dold Mahjong (option
+    ``dold_bonus_tiles=laid-out``; RULINGS principle 3)."""
+    h = result.hand
+    if (not h.context.winner or options["dold_bonus_tiles"] != "laid-out" or not h.bonus
+            or any(not m.concealed for m in h.melds) or (h.melds and options["dold_concealed_kong"] == "laid-out")
+            or not (options["dold_mahjong"] == "concealed" or h.context.self_drawn)):
+        return None
+    return (f"no Dold Mahjong (003:45 'Inget utlagt på bordet'): the bonus tiles {''.join(h.bonus)} lie on the "
+            f"table (option dold_bonus_tiles=laid-out; dold_bonus_tiles=not-laid-out does not count them)")
 
 
 def burst_mahjong(v: "View") -> bool:
@@ -284,7 +300,9 @@ def composition(v: "View", cls: str) -> bool:
     ``one-suit``, ``honours`` (only dragons and winds) or ``terminals-honours`` (heads & tails).
 
     ``composition=highest`` (003-12, default): the rows are exclusive, only the matching row with
-    the highest value fires (table order on ties); ``stack``: every matching row fires.
+    the highest value fires (table order on ties), its line naming the rows it outranks (a referee's heads-and-tails
+    hand of one suit and honours was shown only "Mahjong i en serie och honnörer", without the option that left the
+    other row out); ``stack``: every matching row fires.
     """
     if not _composition_matches(v, cls):
         return False
@@ -293,13 +311,18 @@ def composition(v: "View", cls: str) -> bool:
     order = list(COMPOSITION_RULES)
     me = next(r for r, c in COMPOSITION_RULES.items() if c == cls)
     my_value = v.ruleset.rule(me).value
+    outranked = []
     for rid, other in COMPOSITION_RULES.items():
         if other == cls or not _composition_matches(v, other):
             continue
         value = v.ruleset.rule(rid).value
         if value > my_value or (value == my_value and order.index(rid) < order.index(me)):
             return False
-    return True
+        outranked.append(v.ruleset.rule(rid))
+    if not outranked:
+        return True
+    return Fired(details=tuple(f"also {r.name} ({r.source[:3]}:{r.source.split(':')[-1]}), not counted beside it"
+                               for r in outranked))
 
 
 # ------------------------------------------------------------------------- combine / finalize (003-01 b)
@@ -319,10 +342,11 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
 
 def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any]) -> "ScoredHand":
     """Add a note with the arithmetic when the mahjong points are added after doubling (003-01 b),
-    and one when a concealed kong on the table cost the Dold Mahjong doubling (:func:`_dold_kong_note`)."""
-    kong_note = _dold_kong_note(result, options)
-    if kong_note:
-        result = replace(result, notes=result.notes + (kong_note,))
+    and one when a concealed kong or bonus tiles on the table cost the Dold Mahjong doubling (:func:`_dold_kong_note`,
+    :func:`_dold_bonus_note`)."""
+    for note in (_dold_kong_note(result, options), _dold_bonus_note(result, options)):
+        if note:
+            result = replace(result, notes=result.notes + (note,))
     if options["mahjong_points_doubled"] == "yes":
         return result
     extra = sum(ln.points for ln in result.lines if ln.rule in MAHJONG_POINT_RULES)
