@@ -312,7 +312,14 @@ def test_single_bouquet():
     # → 28 × 8 = 224
     assert line(r, "single-bouquet").doublings == 2 and r.total == 224
     # bouquet_with_own=replace (003-08): the own flower is inside the bouquet: 2 dbl → 112
-    assert score(BASE + " +1234f", "4s", {"bouquet_with_own": "replace"}).total == 112
+    replaced = score(BASE + " +1234f", "4s", {"bouquet_with_own": "replace"})
+    assert replaced.total == 112
+    # and a note says what the option took away (a referee: the own-flower line vanished without a word); none
+    # under the default
+    assert [n for n in replaced.notes if "inside the bouquet" in n] == [
+        "own tile 2f inside the bouquet: no own flower/season doubling (003:33-34) for it (option "
+        "bouquet_with_own=replace, 003-08; bouquet_with_own=add counts both)"]
+    assert not any("inside the bouquet" in n for n in r.notes)
 
 
 def test_double_bouquet():

@@ -272,6 +272,22 @@ def _dold_bonus_note(result: "ScoredHand", options: Mapping[str, Any]) -> str | 
             f"table (option dold_bonus_tiles=laid-out; dold_bonus_tiles=not-laid-out does not count them)")
 
 
+def _own_in_bouquet_note(result: "ScoredHand", options: Mapping[str, Any]) -> str | None:
+    """The note when ``bouquet_with_own=replace`` (003-08) took away the own flower/season doubling of a tile inside
+    a complete bouquet (a referee's hand lost it without a word; RULINGS principle 3)."""
+    h = result.hand
+    if options["bouquet_with_own"] != "replace" or not h.bonus:
+        return None
+    n = WIND_NUMBER[h.context.seat_wind]
+    series = [s for s in (FLOWERS, SEASONS) if set(s) <= set(h.bonus)]
+    own = [t for t in h.bonus if int(t[0]) == n and any(t in s for s in series)]
+    if not own:
+        return None
+    return (f"own {'tiles' if len(own) > 1 else 'tile'} {''.join(own)} inside the bouquet: no own flower/season "
+            f"doubling (003:33-34) for {'them' if len(own) > 1 else 'it'} (option bouquet_with_own=replace, 003-08; "
+            f"bouquet_with_own=add counts both)")
+
+
 def burst_mahjong(v: "View") -> bool:
     """Mahjong på spräckt Mahjong (003:47): flag ``burst-mahjong`` unless ``burst_mahjong=off`` (003-11)."""
     return v.opts["burst_mahjong"] == "flag" and "burst-mahjong" in v.ctx.flags
@@ -344,7 +360,8 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
     """Add a note with the arithmetic when the mahjong points are added after doubling (003-01 b),
     and one when a concealed kong or bonus tiles on the table cost the Dold Mahjong doubling (:func:`_dold_kong_note`,
     :func:`_dold_bonus_note`)."""
-    for note in (_dold_kong_note(result, options), _dold_bonus_note(result, options)):
+    for note in (_dold_kong_note(result, options), _dold_bonus_note(result, options),
+                 _own_in_bouquet_note(result, options)):
         if note:
             result = replace(result, notes=result.notes + (note,))
     if options["mahjong_points_doubled"] == "yes":
