@@ -229,7 +229,8 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
         return None
     from vision.batch import REVIEW_BELOW
     from vision.classes import DROP
-    from vision.decode import CHANGED_ODDS, changed_playing_tiles, format_confidence, format_confidence_below
+    from vision.decode import (CHANGED_ODDS, changed_playing_tiles, format_confidence, format_confidence_below,
+                               loose_bonus_adds, number_after_hand)
     from vision.pipeline import (least_sure_tile, least_words, loose_bonus_doubts, region_doubts,
                                  unscored_bonus_doubts, unscored_face_doubts, unscored_rival_doubts)
 
@@ -271,13 +272,23 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
                                 f"{res.reading.tiles[i]}: if it is no tile, leave it out with --fix {pos}=-; if "
                                 f"another tile, correct it with --fix {pos}=TILE)"))
     # (the notes say what else was assumed; loose flowers worth nothing under the ruleset are no doubt of the score)
+    # (their --add from just after the hand's last tile, each face the hand lacks once, as the loose-flower note gives
+    # it: the audit had pointed at "its note" where the reading, charged for a loose season under the note's 10 %,
+    # had none — a new user's)
+    after = number_after_hand(res.order, res.reading.roles)
+    held = {t for t, r in zip(res.reading.tiles, res.reading.roles) if r == "bonus"}
     for nums, faces, cost in loose_bonus_doubts(res) if loose == 1.0 else ():
         one = len(nums) == 1
         drops = ",".join(f"{n}={DROP}" for n in nums)
+        adds = loose_bonus_adds(faces, held)
+        count = (f"count {'it' if one else 'them'} with --add "
+                 f"{','.join(f'{after + k}={f}' for k, f in enumerate(adds))}" if adds else
+                 f"the hand holds {'its face' if one else 'their faces'} already: check its bonus tiles")
+        held |= set(adds)
+        after += len(adds)
         doubts.append((cost, f"tile{'' if one else 's'} {', '.join(map(str, nums))} ({', '.join(faces)}, left out "
                              f"as {'a loose tile' if one else 'loose tiles'}: if {'it is' if one else 'they are'} not "
-                             f"the hand's, say so with --fix {drops}; if {'it is' if one else 'they are'}, "
-                             f"{'its' if one else 'their'} note says how to add {'it' if one else 'them'})"))
+                             f"the hand's, say so with --fix {drops}; if {'it is' if one else 'they are'}, {count})"))
     for nums, words, cost in region_doubts(res, but_bonus=rivals > 1.0):  # (those the score's doubt left out, not)
         doubts.append((cost, f"tile{'' if len(nums) == 1 else 's'} {', '.join(map(str, nums))} ({words})"))
     # (the costliest doubt first: a tile read at 90 % costs the reading less than a loose season at 31 %)

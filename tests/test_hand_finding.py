@@ -2463,7 +2463,7 @@ def test_a_loose_flowers_doubt_is_named_by_the_audit_and_fix_n_dash_takes_it_awa
     unsure = replace(res, reading=replace(res.reading, confidence=0.69))
     said = _unsure(unsure)
     assert (f"check its notes and tiles, first tile {n} (2f, left out as a loose tile: if it is not the hand's, "
-            f"say so with --fix {n}=-; if it is, its note says how to add it)") in said, said
+            f"say so with --fix {n}=-; if it is, count it with --add 15=2f)") in said, said
     # … but not when the flower cannot change the score: nts scores no bonus tile by default (002-03,
     # bonus_tiles=off), so the 69 % ÷ (1 − 0.32) is what the score's doubt rests on, over the bar (two loose
     # flowers worth 0 points made a referee's audit under nts UNSURE at 77 %, exit 1); scored at 4 points
