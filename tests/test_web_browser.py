@@ -1105,6 +1105,21 @@ def test_a_typed_hand_with_no_winning_tile_is_said_so_in_the_pages_words(page):
     notes = page.text_content("#score-notes")
     assert ("end the notation with win:TILE or type it in “Winning tile” under Overrides in Settings: with one it "
             "scores 26–30" in notes and "--" not in notes), notes
+    # … and beside the total, as a photo's guess is (a web tester's typed total had shown as plainly as a sure one)
+    assert page.is_visible("#score-unsure") and "No winning tile given" in page.text_content("#score-unsure")
+    # the winning tile typed under Overrides scores that hand (30: 002:15 only possible tile + 002:16 pair, 2 + 2),
+    # and is not held against the next hand typed (a tester's 1z: "winning tile 1z is not among the concealed tiles")
+    page.click("text=Overrides (photo)")
+    page.fill("#winning_tile", "1z")
+    page.dispatch_event("#winning_tile", "change")
+    page.wait_for_selector("#total:text('30')", timeout=30_000)
+    _idle(page)
+    assert page.is_hidden("#score-unsure")
+    _score_typed(page, "123m456p789s55z [777p] win:5z")
+    assert page.input_value("#winning_tile") == "" and page.is_hidden("#error"), page.text_content("#error")
+    # (002: pair of dragons 55z 2 (002:12), exposed pung of simples 777p 2 (002:10), mahjong 20 (002:13), the only
+    # possible tile 2 (002:15), completing the pair 2 (002:16) = 28)
+    assert page.text_content("#total") == "28" and page.is_hidden("#score-unsure")
 
 
 def test_not_the_winner_greys_out_how_the_hand_was_won_and_does_not_send_it(page):

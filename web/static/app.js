@@ -343,7 +343,11 @@
     if (!notation) return;
     const s = readSettings();
     const body = { notation, ruleset: s.ruleset, context: contextJSON(s), options: s.options };
-    if (s.winning_tile && !s.not_winner) body.winning_tile = s.winning_tile;
+    if (s.winning_tile && !s.not_winner) {
+      body.winning_tile = s.winning_tile;
+      saved.overriddenHand = notation;  // (the hand it was given for: cleared when another is typed)
+      store();
+    }
     const seq = ++state.seq;
     busy(true, "Scoring…");
     try {
@@ -689,8 +693,14 @@
     $("summary").textContent = score.summary.replace(/^total:\s*\d+\s*/, "") + " — " + score.ruleset_name +
       (score.winner === false ? " — scored as a non-winner's hand" : "");
     const su = $("score-unsure");  // (the total, far below the warning on a phone, says it too)
-    su.hidden = !isUnsure(photoRes);
-    su.textContent = su.hidden ? "" : (photoRes.unsure || !photoRes.no_winning_tile
+    // (a typed hand with no winning tile guesses the wait as a photo's does: a web tester's typed hand showed its
+    // total as plainly as a sure one, the 26–30 it could be only in a grey note at the card's foot)
+    const typedGuess = !photoRes && score.winner !== false && score.no_winning_tile;
+    su.hidden = !isUnsure(photoRes) && !typedGuess;
+    su.textContent = su.hidden ? "" : typedGuess
+      ? "No winning tile given: the score guesses which tile completed the hand (see the notes below). " +
+        "Add win:TILE to the hand before you use this total."
+      : (photoRes.unsure || !photoRes.no_winning_tile
       ? `From an unsure reading (${photoRes.confidence_shown || percentSure(photoRes.confidence)} ` +
         "sure): check the tiles above before you use this total."
       : "With no winning tile marked: give it in Settings before you use this total.");
@@ -1182,12 +1192,13 @@
         showError(`The photo is ${(f.size / 1048576).toFixed(1)} MB; the limit is ${(meta.max_upload_bytes / 1048576).toFixed(0)} MB.`);
         return;
       }
-      if (saved.overridden) {
-        // the Overrides are the photo's: those a previous photo was scored with are not this one's
+      if (saved.overridden || saved.overriddenHand) {
+        // the Overrides are the photo's: those a previous photo (or typed hand) was scored with are not this one's
         const had = $("winning_tile").value.trim() || $("exposed").value.trim();
         $("winning_tile").value = "";
         $("exposed").value = "";
         saved.overridden = false;
+        saved.overriddenHand = "";
         saveSettings();
         if (had) toast("Overrides cleared for the new photo");
       }
@@ -1205,6 +1216,17 @@
     window.addEventListener("popstate", () => { if (!$("picker").hidden) closePicker(); });
     $("notation-form").addEventListener("submit", (ev) => {
       ev.preventDefault();
+      // the Overrides' winning tile was the last typed hand's: another hand typed is scored without it (a web
+      // tester's 1z, typed there for one hand, was held against the next: "winning tile 1z is not among the
+      // concealed tiles")
+      const typed = $("notation").value.trim();
+      if (saved.overriddenHand && saved.overriddenHand !== typed) {
+        const had = $("winning_tile").value.trim();
+        $("winning_tile").value = "";
+        saved.overriddenHand = "";
+        saveSettings();
+        if (had) toast("Overrides' winning tile cleared for the new hand");
+      }
       state.mode = "notation";
       scoreNotation();
     });
