@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from commands.common import UserError, print_json, whole_number
-from scoring.history import ENV_DB, _open_read_only, default_db_path, entries
+from scoring.history import ENV_DB, HISTORY_TABLES, _open_read_only, default_db_path, entries, other_tables
 from vision.decode import format_confidence
 
 
@@ -80,6 +80,12 @@ def cmd_history(args: argparse.Namespace) -> int:
     try:
         con = _open_read_only(path)
         try:
+            # (a database of something else, a batch's state: said as writing to it says it, not SQLite's "no such
+            # table: entries" — a new user's `history --db out/results.batch.sqlite3`)
+            others = other_tables(con, HISTORY_TABLES)
+            if others:
+                raise UserError(f"{path} is not a history database: a database of something else (it holds the "
+                                f"table(s) {', '.join(others[:4])})")
             rows = list(entries(con, limit, args.command, args.id))
         finally:
             con.close()

@@ -116,6 +116,17 @@ def test_unknown_entry_and_non_database_are_one_line_errors(run_cli, tmp_path):
     junk.write_text("not a database")
     rc, _, err = run_cli("history", "--db", str(junk))
     assert rc == 2 and err.count("\n") == 1 and "cannot read the history database" in err
+    # a database of something else (a batch's state): said so, as writing to it is, not SQLite's "no such table"
+    import sqlite3
+
+    state = tmp_path / "results.batch.sqlite3"
+    con = sqlite3.connect(state)
+    con.execute("CREATE TABLE batch_meta (k TEXT)")
+    con.commit()
+    con.close()
+    rc, _, err = run_cli("history", "--db", str(state))
+    assert rc == 2 and err.count("\n") == 1 and (f"{state} is not a history database: a database of something "
+                                                 f"else (it holds the table(s) batch_meta)") in err, err
 
 
 def test_unwritable_database_warns_and_still_scores(run_cli, tmp_path):
