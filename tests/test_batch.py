@@ -3033,3 +3033,28 @@ def test_a_table_hand_whose_dealer_cell_marks_one_row_scores_the_others_as_no_de
     jobs = {j.player: j for j in build_jobs(d, man, Defaults(ruleset="hk-tw-16"), only_manifest=True)}
     assert {p: j.make_context().is_dealer for p, j in jobs.items()} == {
         "Ann": True, "Bob": False, "Cas": False, "Dee": False, "Eve": True}  # (Eve's hand marks none: seat E)
+
+
+def test_an_interrupted_runs_outputs_say_a_copy_among_the_photos_not_scored_yet(tmp_path):
+    # a new user's batch stopped at 7 of 9 photos wrote "ok" for t1/h1-ann.jpg, which the finished run marked
+    # needs-review "same picture as t1/h2-dee.jpg": the photo not scored yet is hashed from its file, so the partial
+    # outputs say the copy already
+    import sqlite3
+
+    from scoring.history import sha256_file
+    from vision.batch_outputs import _copies
+    from vision.manifest import Job
+
+    for name, data in (("a.jpg", b"one picture"), ("b.jpg", b"one picture"), ("c.jpg", b"another picture")):
+        (tmp_path / name).write_bytes(data)
+    con = sqlite3.connect(":memory:")
+    con.execute("CREATE TABLE results (key TEXT, sha256 TEXT)")
+    con.execute("INSERT INTO results VALUES (?, ?)", ("a.jpg", sha256_file(tmp_path / "a.jpg")))
+    con.execute("INSERT INTO results VALUES (?, ?)", ("c.jpg", sha256_file(tmp_path / "c.jpg")))
+    jobs = [Job(n, str(tmp_path / n), None, "nts", (), ()) for n in ("a.jpg", "b.jpg", "c.jpg")]
+    # b.jpg not scored yet (no row), or listed as not scored by the stopped run: a.jpg's copy either way
+    assert _copies(con, jobs) == {"a.jpg": ["b.jpg"], "b.jpg": ["a.jpg"]}
+    assert _copies(con, jobs, unscored={"b.jpg"}) == {"a.jpg": ["b.jpg"], "b.jpg": ["a.jpg"]}
+    # a file that cannot be read is no one's copy
+    (tmp_path / "b.jpg").unlink()
+    assert _copies(con, jobs) == {}

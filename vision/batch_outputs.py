@@ -274,14 +274,27 @@ SAME_PICTURE_WORDS = "one file's copies; check that each was filed for the right
 
 def _copies(con: sqlite3.Connection, jobs: Sequence[Job], unscored: Collection[str] = ()) -> dict[str, list[str]]:
     """Each job whose photo file has the SHA-256 (as the state database recorded it) of another job's: its key →
-    the others' keys, in job order; a typed row's (its ``notation`` cell scored, the photo not read) is none."""
-    from scoring.history import same_digest
+    the others' keys, in job order; a typed row's (its ``notation`` cell scored, the photo not read) is none. A photo
+    not scored yet (the outputs of an interrupted run, ``unscored`` or without a row) is hashed from its file, so that
+    a scored row's copy among them is said already (a new user's interrupted batch wrote ``ok`` for a photo the
+    finished run marked "same picture as" one scored later); a file that cannot be read is no one's copy."""
+    from scoring.history import sha256_file, same_digest
 
-    keys = {j.key for j in jobs if not j.notation and j.key not in unscored}
+    photos = [j for j in jobs if not j.notation]
     order = {j.key: k for k, j in enumerate(jobs)}
-    rows = con.execute("SELECT key, sha256 FROM results WHERE sha256 IS NOT NULL AND sha256 != ''")
+    recorded = {key: sha for key, sha in con.execute(
+        "SELECT key, sha256 FROM results WHERE sha256 IS NOT NULL AND sha256 != ''")}
+    labelled = []
+    for j in photos:
+        sha = recorded.get(j.key) if j.key not in unscored else None
+        if sha is None:  # (not scored yet: its file's digest)
+            try:
+                sha = sha256_file(j.path)
+            except OSError:
+                sha = ""
+        labelled.append((j.key, sha))
     out: dict[str, list[str]] = {}
-    for group in same_digest((key, sha) for key, sha in rows if key in keys):
+    for group in same_digest(labelled):
         for key in group:
             out[key] = sorted((k for k in group if k != key), key=order.__getitem__)
     return out
