@@ -86,6 +86,9 @@ def cmd_history(args: argparse.Namespace) -> int:
             if others:
                 raise UserError(f"{path} is not a history database: a database of something else (it holds the "
                                 f"table(s) {', '.join(others[:4])})")
+            if not con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='entries'").fetchone():
+                raise UserError(f"{path} is not a history database: it holds no history table (an empty SQLite "
+                                f"file?)")
             rows = list(entries(con, limit, args.command, args.id))
         finally:
             con.close()

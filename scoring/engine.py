@@ -1207,8 +1207,16 @@ def _unused_flag_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, An
                 adds.append(f"with --flag {other} too it scores "
                             + ", ".join(f"{ln.name} ({ln.amount().strip()}, {ln.source}{_option_words(ln)})"
                                         for ln in lines))
-        out.append(f"--flag {flag} scores nothing here: " + ("; ".join(adds) if adds else
-                                                               f"no rule of {rs.id} scores it for this hand"))
+        # (an option may decide the flag's rule without it, or switch it off: rode-draak's blooming_flowers=any-dead-wall
+        # counts Kong met de Bloeiende Bloemen without --flag flower-replacement, swedish burst_mahjong=off counts no
+        # burst-mahjong; "no rule scores it" had been said of both: a reviewer's)
+        deciding = [o for o in rs.options.values() if flag in (o.doc or "")]
+        opts = rs.resolve_options(options)
+        said = "; ".join(adds) if adds else (
+            "it changes nothing in this hand's score, as " + ", ".join(
+                f"option {o.name}={opts[o.name]}" for o in deciding) + " reads it (see `mahjong-score rules "
+            f"{rs.id}`)" if deciding else f"no rule of {rs.id} scores it for this hand")
+        out.append(f"--flag {flag} scores nothing here: {said}")
     return tuple(out)
 
 

@@ -3049,12 +3049,17 @@ def test_an_interrupted_runs_outputs_say_a_copy_among_the_photos_not_scored_yet(
         (tmp_path / name).write_bytes(data)
     con = sqlite3.connect(":memory:")
     con.execute("CREATE TABLE results (key TEXT, sha256 TEXT)")
+    con.execute("CREATE TABLE files (key TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha256 TEXT)")
     con.execute("INSERT INTO results VALUES (?, ?)", ("a.jpg", sha256_file(tmp_path / "a.jpg")))
     con.execute("INSERT INTO results VALUES (?, ?)", ("c.jpg", sha256_file(tmp_path / "c.jpg")))
     jobs = [Job(n, str(tmp_path / n), None, "nts", (), ()) for n in ("a.jpg", "b.jpg", "c.jpg")]
-    # b.jpg not scored yet (no row), or listed as not scored by the stopped run: a.jpg's copy either way
+    # b.jpg not scored yet (no row): a.jpg's copy
     assert _copies(con, jobs) == {"a.jpg": ["b.jpg"], "b.jpg": ["a.jpg"]}
+    # b.jpg's row of an earlier run holds another picture's digest (its file replaced since), and the stopped run
+    # lists it as not scored: its file's digest counts, not the row's
+    con.execute("INSERT INTO results VALUES (?, ?)", ("b.jpg", sha256_file(tmp_path / "c.jpg")))
+    assert _copies(con, jobs) == {"b.jpg": ["c.jpg"], "c.jpg": ["b.jpg"]}  # (as recorded)
     assert _copies(con, jobs, unscored={"b.jpg"}) == {"a.jpg": ["b.jpg"], "b.jpg": ["a.jpg"]}
     # a file that cannot be read is no one's copy
     (tmp_path / "b.jpg").unlink()
-    assert _copies(con, jobs) == {}
+    assert _copies(con, jobs, unscored={"b.jpg"}) == {}

@@ -127,6 +127,17 @@ def test_unknown_entry_and_non_database_are_one_line_errors(run_cli, tmp_path):
     rc, _, err = run_cli("history", "--db", str(state))
     assert rc == 2 and err.count("\n") == 1 and (f"{state} is not a history database: a database of something "
                                                  f"else (it holds the table(s) batch_meta)") in err, err
+    empty = tmp_path / "empty.sqlite3"
+    sqlite3.connect(empty).close()
+    empty.write_bytes(b"") if not empty.exists() else None
+    con = sqlite3.connect(empty)
+    con.execute("CREATE TABLE t (x)")
+    con.execute("DROP TABLE t")
+    con.commit()
+    con.close()
+    rc, _, err = run_cli("history", "--db", str(empty))
+    assert rc == 2 and err.count("\n") == 1 and f"{empty} is not a history database: it holds no history table" \
+        in err, err
 
 
 def test_unwritable_database_warns_and_still_scores(run_cli, tmp_path):
@@ -235,7 +246,7 @@ def test_the_unsure_status_follows_the_review_threshold():
     def res(conf, legal=True, allowed=True):
         scored = SimpleNamespace(allowed=allowed, status="mahjong not allowed: x")
         return SimpleNamespace(reading=SimpleNamespace(notation="19m", confidence=conf, legal=legal, problem="x",
-                                                       loose_bonus=(), bonus_faces=(), region_rivals=()),
+                                                       loose_bonus=(), bonus_faces=(), region_rivals=(), far_counted=()),
                                scored=scored if legal else None)
 
     assert reading_status(res(REVIEW_BELOW)) == "ok"
@@ -259,7 +270,7 @@ def test_a_winners_hand_scored_without_a_winning_tile_is_unsure_unless_it_has_no
     def reading(notation, legal=True, **ctx):
         hand = parse_hand(notation, context=Context(**ctx), sizes=None)
         return SimpleNamespace(hand=hand, legal=legal, notation=notation, confidence=0.99, problem="x", loose_bonus=(),
-                               bonus_faces=(), region_rivals=())
+                               bonus_faces=(), region_rivals=(), far_counted=())
 
     plain = reading("123m456p789s11z [777p]")
     assert scored_without_winning_tile(plain) and not scored_without_winning_tile(plain, given="1z")

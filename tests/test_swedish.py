@@ -320,6 +320,11 @@ def test_single_bouquet():
         "own tile 2f inside the bouquet: no own flower/season doubling (003:33-34) for it (option "
         "bouquet_with_own=replace, 003-08; bouquet_with_own=add counts both)"]
     assert not any("inside the bouquet" in n for n in r.notes)
+    # under own_bonus=once the own 2y outside the bouquet still gives the one own doubling: nothing taken away, no
+    # note (a reviewer's: the note had said 2f lost its doubling, the total the same either way)
+    once = score(BASE + " +1234f2y", "4s", {"bouquet_with_own": "replace", "own_bonus": "once"})
+    assert once.total == score(BASE + " +1234f2y", "4s", {"own_bonus": "once"}).total
+    assert not any("inside the bouquet" in n for n in once.notes)
 
 
 def test_double_bouquet():
@@ -392,22 +397,24 @@ def test_concealed_mahjong():
 
 
 def test_dold_mahjong_with_bonus_tiles_on_the_table():
-    # 123m 789s 234s 555p 44z + 2f, seat S, won from the wall on 4s: concealed pung 2-8 4 (003:7) + flower 4 (003:9)
+    # 123m 789s 234s 555p 44z + 2f, seat S, won from the wall on 4s: concealed pung 2-8 4 (003:5) + flower 4 (003:9)
     # + wall 2 (003:21) + mahjong 10 (003:11-13) = 20 points; own flower 2f (seat S = 2, 003:33) 1 dbl. 003:45 "Inget
-    # utlagt på bordet": option dold_bonus_tiles (not in AMBIGUITIES.md). Default not-laid-out: Dold counts, 1 dbl,
-    # and its line names the bonus tiles → 20 × 2^2 = 80 (a referee found the flower silently ignored while a
-    # concealed kong is not). laid-out: no Dold → 20 × 2 = 40, and a note names the option.
+    # utlagt på bordet" (nothing laid out on the table): option dold_bonus_tiles (not in AMBIGUITIES.md). Default
+    # laid-out (the rendering infers bonus tiles are laid out when drawn; literal, as dold_concealed_kong): no Dold →
+    # 20 × 2 = 40, and a note names the option (a referee found the flower silently ignored while a concealed kong is
+    # not). not-laid-out: Dold counts, 1 dbl, its line naming the bonus tiles → 20 × 2^2 = 80.
     r = score("123m 789s 234s 555p 44z +2f", "4s", win_by="wall", seat_wind="S")
+    assert r.total == 40 and line(r, "concealed-mahjong") is None
+    assert any("option dold_bonus_tiles=laid-out" in n and "2f" in n for n in r.notes)
+    r = score("123m 789s 234s 555p 44z +2f", "4s", {"dold_bonus_tiles": "not-laid-out"}, win_by="wall", seat_wind="S")
     assert r.total == 80
     dold = line(r, "concealed-mahjong")
     assert "bonus tiles 2f on the table not counted as laid out" in dold.detail
     assert "dold_bonus_tiles=not-laid-out" in dold.option
-    r = score("123m 789s 234s 555p 44z +2f", "4s", {"dold_bonus_tiles": "laid-out"}, win_by="wall", seat_wind="S")
-    assert r.total == 40 and line(r, "concealed-mahjong") is None
-    assert any("option dold_bonus_tiles=laid-out" in n and "2f" in n for n in r.notes)
-    # no bonus tile: the option plays no part (16 points: 4 + 2 + 10, Dold 1 dbl = 32)
+    # no bonus tile: the option plays no part (16 points: 4 + 2 + 10, Dold 1 dbl = 32), and no note
     r = score("123m 789s 234s 555p 44z", "4s", win_by="wall", seat_wind="S")
     assert r.total == 32 and "dold_bonus_tiles" not in line(r, "concealed-mahjong").option
+    assert not any("dold_bonus_tiles" in n for n in r.notes)
 
 
 def test_composition_highest_names_the_rows_it_outranks():

@@ -118,12 +118,15 @@ SCORE_NOTE_WORDS = (
     (re.compile(r"need --discards N"), "need the discards cell (N)"),
     (re.compile(r"\(--first-turn\)"), "(first-turn in the flags cell)"),
     (re.compile(r"with settlement option dealer_streak=(\d+)"), r"with \1 in the dealer's row's dealer_streak cell"),
+    # (a ruleset's flag that scores nothing, scoring.engine._unused_flag_notes: a reviewer's)
+    (re.compile(r"--flag ([\w-]+)"), r"\1 (the flags cell)"),
 )
 
 
-#: the cell each "scores nothing here" of :data:`SCORE_NOTE_WORDS` names (the first three patterns), and the sixth's
-#: "(--first-turn)" (said of the flags cell only where the row gives one: a reviewer's), by pattern index
-_CELL_OF = {0: "flags", 1: "discards", 2: "dealer_streak", 5: "flags"}
+#: the cell each "scores nothing here" of :data:`SCORE_NOTE_WORDS` names (the first three patterns), the sixth's
+#: "(--first-turn)" and the eighth's --flag (said of the flags cell only where the row gives one: a reviewer's), by
+#: pattern index
+_CELL_OF = {0: "flags", 1: "discards", 2: "dealer_streak", 5: "flags", 7: "flags"}
 
 
 def score_note_words(text: str, has_row: bool = True, cells: Sequence[str] | None = None) -> str:
@@ -278,7 +281,9 @@ def _copies(con: sqlite3.Connection, jobs: Sequence[Job], unscored: Collection[s
     not scored yet (the outputs of an interrupted run, ``unscored`` or without a row) is hashed from its file, so that
     a scored row's copy among them is said already (a new user's interrupted batch wrote ``ok`` for a photo the
     finished run marked "same picture as" one scored later); a file that cannot be read is no one's copy."""
-    from scoring.history import sha256_file, same_digest
+    from scoring.history import same_digest
+
+    from .batch_state import file_hash
 
     photos = [j for j in jobs if not j.notation]
     order = {j.key: k for k, j in enumerate(jobs)}
@@ -287,11 +292,8 @@ def _copies(con: sqlite3.Connection, jobs: Sequence[Job], unscored: Collection[s
     labelled = []
     for j in photos:
         sha = recorded.get(j.key) if j.key not in unscored else None
-        if sha is None:  # (not scored yet: its file's digest)
-            try:
-                sha = sha256_file(j.path)
-            except OSError:
-                sha = ""
+        if sha is None:  # (not scored yet: its file's digest, as the run hashed it before scoring: cached by size and
+            sha = file_hash(con, j)  # mtime in the state database, so a stopped run does not read its photos again)
         labelled.append((j.key, sha))
     out: dict[str, list[str]] = {}
     for group in same_digest(labelled):

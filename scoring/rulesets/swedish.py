@@ -280,8 +280,13 @@ def _own_in_bouquet_note(result: "ScoredHand", options: Mapping[str, Any]) -> st
         return None
     n = WIND_NUMBER[h.context.seat_wind]
     series = [s for s in (FLOWERS, SEASONS) if set(s) <= set(h.bonus)]
-    own = [t for t in h.bonus if int(t[0]) == n and any(t in s for s in series)]
-    if not own:
+    every = [t for t in h.bonus if int(t[0]) == n]
+    own = [t for t in every if any(t in s for s in series)]
+    left = [t for t in every if t not in own]
+    # (only where it takes a doubling away: under own_bonus=once an own tile outside the bouquet still gives the one
+    # doubling — a reviewer's 1234f + 2y, 272 either way, had been told 2f lost its doubling)
+    once = options.get("own_bonus") == "once"
+    if not own or (min(1, len(every)) == min(1, len(left)) if once else len(every) == len(left)):
         return None
     return (f"own {'tiles' if len(own) > 1 else 'tile'} {''.join(own)} inside the bouquet: no own flower/season "
             f"doubling (003:33-34) for {'them' if len(own) > 1 else 'it'} (option bouquet_with_own=replace, 003-08; "
