@@ -2995,6 +2995,10 @@ def test_a_circumstance_that_scores_nothing_is_said_as_its_manifest_cell():
         "--dealer-streak scores nothing here")
     assert score_note_words("--last-tile scores nothing here: …", True, ("photo", "flags")).startswith(
         "last-tile (the flags cell) scores nothing here")
+    # a ruleset's flag that scores nothing (scoring.engine._unused_flag_notes), the flag it lacks said so too
+    assert score_note_words("--flag dealt-waiting scores nothing here: with --flag hand-unchanged too it scores …",
+                            True, ("photo", "flags")) == ("dealt-waiting (the flags cell) scores nothing here: with "
+                                                          "hand-unchanged (the flags cell) too it scores …")
     # a first-turn win's discards (scoring.engine._discards_words): "(--first-turn)" is the flags cell's only where the
     # row gives one (a reviewer's)
     note = ("--discards scores nothing here: the first turn (--first-turn) already says how few discards lie on the "
