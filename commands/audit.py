@@ -229,16 +229,18 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
         return None
     from vision.batch import REVIEW_BELOW
     from vision.classes import DROP
-    from vision.decode import (CHANGED_ODDS, changed_playing_tiles, format_confidence, format_confidence_below,
-                               loose_bonus_adds, number_after_hand)
+    from vision.decode import (CHANGED_ODDS, STACKED_KONG, STACKED_KONG_NOTE, changed_playing_tiles,
+                               format_confidence, format_confidence_below, loose_bonus_adds, number_after_hand)
     from vision.pipeline import (least_sure_tile, least_words, loose_bonus_doubts, region_doubts,
-                                 unscored_bonus_doubts, unscored_face_doubts, unscored_rival_doubts)
+                                 unscored_bonus_doubts, unscored_counted_doubts, unscored_face_doubts,
+                                 unscored_rival_doubts)
 
     loose = unscored_bonus_doubts(res, ruleset, options) if ruleset is not None else 1.0
     faces = unscored_face_doubts(res, ruleset, options) if ruleset is not None else 1.0
     rivals = unscored_rival_doubts(res, ruleset, options) if ruleset is not None else 1.0
+    counted = unscored_counted_doubts(res, ruleset, options) if ruleset is not None else 1.0
     read = float(res.reading.confidence)
-    conf = min(1.0, read * loose * faces * rivals)  # (vision.pipeline.score_doubts, its three factors)
+    conf = min(1.0, read * loose * faces * rivals * counted)  # (vision.pipeline.score_doubts, its four factors)
     if conf >= REVIEW_BELOW:
         return None
     doubts = []
@@ -289,6 +291,21 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
         doubts.append((cost, f"tile{'' if one else 's'} {', '.join(map(str, nums))} ({', '.join(faces)}, left out "
                              f"as {'a loose tile' if one else 'loose tiles'}: if {'it is' if one else 'they are'} not "
                              f"the hand's, say so with --fix {drops}; if {'it is' if one else 'they are'}, {count})"))
+    # (an exposed pung with a tile lying over the others: a kong's fourth tile laid on top? its note's --exposed, a
+    # reviewer's: the verdict had said only "check its notes")
+    for note in (n for n in res.reading.notes if STACKED_KONG_NOTE in n and "--exposed" in n):
+        tiles = note.removeprefix("unsure: ").split(", read as")[0]
+        doubts.append((1.0 - STACKED_KONG ** len(res.reading.stacked),
+                       f"{tiles} (lying over the others as a kong's fourth tile laid on top does: if it is a kong, "
+                       f"name the melds with --exposed {note.split('--exposed ', 1)[1]})"))
+    # (flowers/seasons far from the row counted as the hand's, where they change the score)
+    for tiles, p in res.reading.far_counted if counted == 1.0 else ():
+        nums = sorted(res.position(i) for i in tiles)
+        one = len(nums) == 1
+        doubts.append((1.0 - p, f"tile{'' if one else 's'} {', '.join(map(str, nums))} "
+                                f"({', '.join(res.reading.tiles[i] or '' for i in tiles)}, far from the row, counted as "
+                                f"the hand's: if {'it is' if one else 'they are'} another player's, leave "
+                                f"{'it' if one else 'them'} out with --fix {','.join(f'{n}={DROP}' for n in nums)})"))
     for nums, words, cost in region_doubts(res, but_bonus=rivals > 1.0):  # (those the score's doubt left out, not)
         doubts.append((cost, f"tile{'' if len(nums) == 1 else 's'} {', '.join(map(str, nums))} ({words})"))
     # (the costliest doubt first: a tile read at 90 % costs the reading less than a loose season at 31 %)

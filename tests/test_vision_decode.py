@@ -302,3 +302,21 @@ def test_a_tile_read_as_a_flower_may_be_the_1s_as_much_as_its_likeliest_playing_
     u = unit(_0x=0.60, _7z=0.10, _1s=0.01)  # (a back: no bird)
     assert [c[1] for c in u.cands[:2]] == [CLASS_INDEX["7z"], CLASS_INDEX["1s"]] and u.cands[1][0] < math.log(0.02)
     assert unit(_4s=0.70).cands[0][1] == CLASS_INDEX["4s"]
+
+
+def test_another_games_hand_size_names_the_boxes_left_out_in_the_hands_rows():
+    # a phone tester's 16-tile hk-tw-16 hand, its concealed kong's three boxes and a 1s left out, was read as 14
+    # tiles and asked only "is it the right ruleset?": the boxes left out in the hand's rows are named as the other
+    # way the count falls short (17 is hk-tw-16's winning count, 004; 14 a 13-tile game's)
+    from scoring import load_ruleset
+    from vision.decode import _other_size_hint
+
+    hk, nts = load_ruleset("hk-tw-16"), load_ruleset("nts")
+    said = _other_size_hint(14, hk, [11, 7, 8, 9])
+    assert said.startswith("; 14 tiles is a 13-tile game's hand with its winning tile, and hk-tw-16 plays 16-tile "
+                           "hands: is it the right ruleset?"), said
+    assert said.endswith("; if it is, check the boxes left out in the hand's rows (tiles 7-9, 11): some may be the "
+                         "hand's, misread or beside a face-down tile not boxed"), said
+    assert "left out" not in _other_size_hint(14, hk)
+    # a 16-tile game's 17 under nts is over its 14: boxes left out cannot make up a shortfall
+    assert "left out" not in _other_size_hint(17, nts, [3])

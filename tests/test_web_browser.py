@@ -753,6 +753,18 @@ MESSAGES = [
     # (a run of alike concealed tiles holding a sideways one: vision.decode._claimed_in_row_sureness)
     ("unsure: tiles 17-19 (3z 3z 3z) hold a tile laid sideways, as a claimed pung is laid: if it is exposed, name "
      "the melds on the table with --exposed \"(2222s) (8888p) [333z]\"; if not, give --exposed none", "laid sideways, as a claimed"),
+    # (an exposed pung with a tile lying over the others: vision.decode._stacked_kong_sureness)
+    ("unsure: tile 13 (6z) of tiles 12-14, read as an exposed pung, lies over the tiles beside it as a kong's fourth "
+     "tile laid on top does: if it is a kong, name the melds on the table with --exposed \"[6666z]\"",
+     "as a kong's fourth tile laid on top does"),
+    # (melds named that no legal reading takes, every tile read surely: vision.decode, NAMED_FIRST)
+    ("no reading close to what the photo shows is a legal winning hand under nts; every tile of it is read 95% sure "
+     "or more: check the melds named with --exposed first (each as the photo shows it, on the table)",
+     "with --exposed first (each as the photo shows it, on the table)"),
+    # (flowers/seasons far from the row counted as the hand's: vision.pipeline._far_counted_sureness)
+    ("unsure: tiles 15-16 (4f 1f), 5.4 tile sizes from the hand's row, are counted as its bonus tiles (70% that they are "
+     "the hand's): if they are another player's, leave them out with --fix 15=-,16=-; if the hand's, say so with --fix "
+     "15=4f,16=1f", "from the hand's row, are counted as its bonus tiles"),
     # (a non-winner's row whose pair apart may be a kong's faces, its backs lost: vision.pipeline._backs_missed_words)
     ("the hand's row shows 13 tiles: read and scored as a non-winner's hand (a winning hand has 14); give --not-winner "
      "to say so (the photo is then read again: take the tile numbers for --fix/--add from that reading), or --add the "
@@ -1015,6 +1027,11 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "(the detector 32%" in t))
     assert said.endswith("counted as the hand's 6z: tap it: “Not in the hand” if it is no tile, its face if it is "
                          "another"), said
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "[6666z]" in t))
+    assert said.endswith("if it is a kong, type “[6666z]” in “Exposed melds” (Overrides)"), said
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "--fix 15=-,16=-;" in t))
+    assert said.endswith("if they are another player's, mark them “Not in the hand” in the tile picker; if the hand's, "
+                         "confirm them by tapping each and choosing its face"), said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "--fix 14=-,15=-" in t))
     assert "say so with" not in said and "mark them “Not in the hand” in the tile picker" in said, said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "--fix 15=1f" in t))
@@ -1220,3 +1237,44 @@ def test_the_photos_overrides_show_in_the_summary_and_are_cleared_for_the_next_p
     page.reload()
     page.wait_for_selector("body[data-ready]")
     assert page.input_value("#exposed") == ""
+
+
+def test_a_photos_winning_tile_override_is_not_held_against_a_typed_hand(page, scene, tmp_path):
+    # a reviewer: a photo scored with “Winning tile” 5p under Overrides, then a typed hand, scored with the photo's 5p
+    # without a word. The Overrides are the photo's: the typed hand is scored without them, the page saying so
+    page.click("#settings > summary")
+    page.select_option("#ruleset", "nts")
+    page.click("text=Overrides (photo)")
+    page.fill("#winning_tile", "5p")
+    page.dispatch_event("#winning_tile", "change")
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(scene.jpeg)
+    page.set_input_files("#photo", str(photo))
+    page.wait_for_selector("#error:not([hidden]), #strip button.tile", timeout=30_000)
+    _idle(page)
+    assert page.input_value("#winning_tile") == "5p"
+    # 123m 456p 789s 11z [777p] with no winning tile: 26 (002: 2 + 2 × 2 + 20); with the photo's 5p it was refused
+    _score_typed(page, "123m456p789s11z [777p]")
+    assert page.input_value("#winning_tile") == "" and page.text_content("#total") == "26"
+    assert page.is_hidden("#error") or not page.text_content("#error").strip()
+
+
+def test_the_tile_picker_keeps_the_keyboards_focus_and_gives_it_back(page, scene, tmp_path):
+    # a web tester's keyboard-only trial: Tab left the open picker for the tiles behind it, and after a pick the focus
+    # dropped to the page, Tab starting again at the top
+    page.click("#settings > summary")
+    page.select_option("#ruleset", RULESET)
+    page.click("#settings > summary")
+    _upload(page, scene, tmp_path)
+    page.focus(f"#strip button.tile[data-tile='{WRONG_CODE}']")
+    pos = page.get_attribute(f"#strip button.tile[data-tile='{WRONG_CODE}']", "data-pos")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#picker:not([hidden])")
+    for _ in range(80):  # (more than the picker holds: the focus goes round inside it)
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.getElementById('picker').contains(document.activeElement)")
+    page.focus(f"#picker-grid button[data-code='{TRUE_CODE}']")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#strip button.tile.fixed", timeout=30_000)
+    _idle(page)
+    assert page.evaluate("document.activeElement.dataset.pos") == pos

@@ -262,6 +262,12 @@ class Reading:
     #: runs of alike concealed tiles holding a sideways tile, laid as a claimed meld is, that cost the reading
     #: :data:`CLAIMED_IN_ROW` each (:func:`_claimed_in_row_sureness`): their detection indices
     claimed_runs: tuple[tuple[int, ...], ...] = ()
+    #: exposed pungs with a tile that lies as a kong's fourth tile laid on top does, that cost the reading
+    #: :data:`STACKED_KONG` each (:func:`_stacked_kong_sureness`): (the pung's detection indices, the tile's)
+    stacked: tuple[tuple[tuple[int, ...], int], ...] = ()
+    #: flowers/seasons counted as the hand's though far from its row, that cost the reading their prior each
+    #: (``vision.pipeline``'s ``_far_counted_sureness``): (their detection indices, the factor)
+    far_counted: tuple[tuple[tuple[int, ...], float], ...] = ()
 
 
 # ----------------------------------------------------------------------------- candidates
@@ -534,18 +540,36 @@ def _refuse_kong_shown_otherwise(gm: GivenMeld, groups: Sequence[GroupRoles], la
                             f"exposed kong, written [{body}] (a concealed kong shows face-down tiles)")
 
 
+#: a reading with melds named by ``--exposed`` that is not legal points at the melds, not at the least sure tiles, when
+#: each of those is read this sure or more
+NAMED_FIRST = 0.95
+
+
 #: the hand sizes (tiles, without the winning one) that the rulesets play
 HAND_SIZES = (13, 16)
 
 
-def _other_size_hint(found: int, rs: Ruleset) -> str:
+def _left_in_rows(lay: Layout, roles: Sequence[str]) -> list[int]:
+    """The tile numbers of the boxes of the hand's rows that ``roles`` leave out (``ignored``), but those left out as
+    asked (:attr:`Layout.excluded`: the user's ``--fix POS=-``, a reviewer's)."""
+    num = _numbers(lay)
+    return [num[p] for p in lay.geometry.hand_tiles if roles[p] == "ignored" and p in num and p not in lay.excluded]
+
+
+def _other_size_hint(found: int, rs: Ruleset, left: Sequence[int] = ()) -> str:
     """A hint for a tile count that is another hand size's (with or without its winning tile): a
-    13-tile game's photo scored under a 16-tile ruleset is short by three, not by missed tiles."""
+    13-tile game's photo scored under a 16-tile ruleset is short by three, not by missed tiles. ``left``: the
+    numbers of the boxes left out in the hand's rows, named as the other way the count may be short (a phone
+    tester's 16-tile hand, its concealed kong's three boxes left out, was asked only whether the ruleset was
+    right)."""
     for size in HAND_SIZES:
         if size != rs.hand_size and found in (size, size + 1):
             return (f"; {found} tiles is a {size}-tile game's hand{' with its winning tile' if found == size + 1 else ''}"
                     f", and {rs.id} plays {rs.hand_size}-tile hands: is it the right ruleset? "
-                    f"(--ruleset; `mahjong-score rules` lists them)")
+                    f"(--ruleset; `mahjong-score rules` lists them)"
+                    + (f"; if it is, check the boxes left out in the hand's rows (tiles {number_spans(sorted(left))}):"
+                       f" some may be the hand's, misread or beside a face-down tile not boxed"
+                       if left and found < rs.hand_size + 1 else ""))
     return ""
 
 
@@ -709,6 +733,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             reading = _one_back_kong_sureness(reading, backs, lay)
             reading = _among_concealed_sureness(reading, lay)
             reading = _claimed_in_row_sureness(reading, lay, rs, readings)
+            reading = _stacked_kong_sureness(reading, lay, readings)
             reading = _beside_left_out_sureness(reading, readings, lay, winner)
         if forced_win is not None and not override:  # (melds named: the others are as said, docs/photo.md)
             reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
@@ -989,6 +1014,95 @@ def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset,
             f"not, give --exposed none")
     return replace(reading, confidence=reading.confidence * CLAIMED_IN_ROW ** len(runs), notes=reading.notes + (note,),
                    claimed_runs=tuple(tuple(run) for run, _ in runs))
+
+
+#: a reading's confidence is × this for each exposed pung with a tile that lies as a kong's fourth tile laid on top of
+#: the pung does (:func:`_stacked_kong_sureness`): the fourth tile is then hidden under it, or it over the others
+STACKED_KONG = 0.5
+#: a tile of the pung lies on top when its box's top edge lies this many tile heights above those of the tiles beside
+#: it in the pung, and its box is taller than theirs by :data:`STACK_TALLER` (its bottom edge where theirs is: not a
+#: tile pushed back); or when the pung's middle tile is read turned sideways by the classifier but its box is not
+#: sideways in shape (:attr:`Geometry.sideways`): a fourth tile laid across the pung, its box the upright tile's under it
+STACK_RISE = 0.08
+STACK_TALLER = 0.03
+#: … the middle tile read sideways lies across the pung only when its box's top edge lies no more than this many tile
+#: heights below those beside it
+STACK_LOWER = 0.04
+#: the words of its note
+STACKED_KONG_NOTE = "as a kong's fourth tile laid on top does"
+
+
+def _stacked_kong_sureness(reading: Reading, lay: Layout, readings: TileReadings | None = None) -> Reading:
+    """``reading`` with its confidence × :data:`STACKED_KONG` for each exposed pung (three tiles of one face read as
+    an exposed meld) holding a tile that lies on top of it (:data:`STACK_RISE`, :data:`STACK_TALLER`, measured on
+    the boxes in the main row's frame, :attr:`Geometry.main_extent` and :attr:`Geometry.main_offset`; or its middle
+    tile read sideways, ``readings.pose``, in a box that is not, nor lower than theirs, :data:`STACK_LOWER`), and one
+    note naming them with the melds to give: an
+    exposed kong is often shown as three tiles with its fourth laid on top, which the detector boxes as one
+    (docs/photo.md, *Naming the melds*). A phone tester's [6666z] so laid was read as [666z] at > 99 %, 832 for 1216
+    (rode-draak), and four more so, each sure once the tile the notes named was fixed. The note's ``--exposed`` names
+    every meld on the table, each such pung as a kong. Not applied to melds the user named (``--exposed``). Raises
+    nothing."""
+    geo = lay.geometry
+    hand = reading.hand
+    if not reading.legal or hand is None or not geo.main_extent or not geo.main_offset:
+        return reading
+    ext, h = geo.main_extent, geo.tile_h
+    if not h:
+        return reading
+
+    def edges(t: int) -> tuple[float, float] | None:  # (top and bottom edge across the row, pixels)
+        if t >= len(ext) or ext[t] is None:
+            return None
+        c = geo.main_offset[t] * h
+        return c - ext[t][2] / 2, c + ext[t][2] / 2
+
+    def sideways(t: int) -> bool:
+        return bool(geo.sideways[t]) or (readings is not None and t < len(readings.pose)
+                                         and readings.pose[t] == "sideways")
+
+    def on_top(k: int, tiles: tuple[int, ...]) -> bool:
+        t = tiles[k]
+        beside = [tiles[j] for j in (k - 1, k + 1) if 0 <= j < len(tiles)]
+        e = edges(t)
+        es = [edges(b) for b in beside]
+        # (measured against upright tiles only: a claimed tile laid sideways is lower than the tiles beside it, which
+        # then rise above it — a phone tester's [1z 1z^ 1z] had been held at 49 % for its end tile)
+        if e is not None and all(x is not None for x in es) and not any(sideways(x) for x in [t, *beside]) and all(
+                b[0] - e[0] >= STACK_RISE * h and (e[1] - e[0]) - (b[1] - b[0]) >= STACK_TALLER * h for b in es):
+            return True
+        # (a fourth tile laid across the pung's middle tile: read turned, in a box neither sideways in shape nor lower
+        # than the tiles beside it — the upright tile under it reaches as high as they do; a claimed tile laid sideways
+        # in the middle is lower than they are, a tester's blurred [1p 1p^ 1p] held at 50 % had been taken so)
+        return (k == 1 and readings is not None and t < len(readings.pose) and readings.pose[t] == "sideways"
+                and not geo.sideways[t] and e is not None and all(x is not None for x in es)
+                and all(e[0] - b[0] <= STACK_LOWER * h for b in es))
+
+    num = _numbers(lay)
+    found: list[tuple[tuple[int, ...], int, str]] = []
+    for g in geo.groups:
+        tiles = g.tiles
+        if len(tiles) != 3 or any(reading.roles[t] != "exposed" for t in tiles):
+            continue
+        face = reading.tiles[tiles[0]]
+        if face in (None, BACK) or any(reading.tiles[t] != face for t in tiles):
+            continue
+        for k, t in enumerate(tiles):
+            if on_top(k, tiles):
+                found.append((tuple(tiles), t, face))
+                break
+    if not found:
+        return reading
+    kongs = {f for _, _, f in found}
+    named = " ".join(f"[{m.tile[0] * 4}{m.tile[1]}]" if m.kind == "pung" and not m.concealed and m.tile in kongs
+                     else m.notation() for m in reading.melds)
+    spans = [f"tile {num[t]} ({f}) of tiles {number_spans(sorted(num[x] for x in g))}" for g, t, f in found]
+    one = len(found) == 1
+    note = (f"unsure: {' and '.join(spans)}, read as {'an exposed pung' if one else 'exposed pungs'}, "
+            f"{'lies' if one else 'each lie'} over the tiles beside {'it' if one else 'them'} {STACKED_KONG_NOTE}: if "
+            f"{'it is a kong' if one else 'they are kongs'}, name the melds on the table with --exposed \"{named}\"")
+    return replace(reading, confidence=reading.confidence * STACKED_KONG ** len(found), notes=reading.notes + (note,),
+                   stacked=tuple((g, t) for g, t, _ in found))
 
 
 def _claimable(hand, face: str, size: int, rs: Ruleset) -> bool:
@@ -1881,8 +1995,13 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
             if nums:
                 span = f"tiles {nums[0]}-{nums[-1]} hold a face-down tile" if len(nums) > 1 else \
                     f"tile {nums[0]} is face-down"
+                # (the missing back goes on the side the group shows no back: a kong is shown back, face, face, back,
+                # and a phone tester's 7s 7s 0x, its first back lost on green felt, was told --add 12=0x after the
+                # back seen, which read 9 tiles; --add 9=0x read the kong)
+                by_num = sorted((t for t in tiles if t in num), key=num.__getitem__)
+                first = len(by_num) > 1 and read_as(by_num[-1]) == BACK and read_as(by_num[0]) != BACK
                 out.append(f"; {span}: a concealed kong short of one? add it with "
-                           f"--add {nums[-1] + 1}=0x")
+                           f"--add {nums[0] if first else nums[-1] + 1}=0x")
         elif (len(tiles) == 2 and len({raw[t] if raw else None for t in tiles}) == 1
               and raw and raw[tiles[0]] in PLAYING_TILES and not any(bool(backs[t]) for t in tiles)
               and (g.row != lay.geometry.main_row or (legal is not None and all(legal(raw[tiles[0]]))))):
@@ -2033,7 +2152,7 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                       if not ctx.winner and found == need + 1 else "")
                    # (the other game's hand size is named only when the tiles shown are that many: a
                    # whole-table render's wall read "at best 16" of 33 was taken for a 16-tile game's hand)
-                   + ((_other_size_hint(found, rs) if found == count else "")
+                   + ((_other_size_hint(found, rs, _left_in_rows(lay, roles)) if found == count else "")
                       or ((_missing_tile_hint(lay, tiles, roles, conc, melds, bonus_codes, win, ctx, rs)
                            if found == count == need - 1 else "")
                           + _short_kong_hint(lay, backs, raw, lambda f: _pair_adds_legal(f, conc, melds, bonus_codes,
@@ -2123,7 +2242,13 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                         if roles[p] not in ("ignored", "bonus") and (p in main or roles[p] != "concealed")]
                 unsure = sorted(used, key=lambda p: float(readings.probs[p].max()))[:3]
                 least = ", ".join(f"tile {num[p]} ({raw[p]} {float(readings.probs[p].max()):.0%})" for p in unsure)
-                problem += f"; least sure: {least}; correct tiles with --fix POS=TILE"
+                if named and unsure and all(float(readings.probs[p].max()) >= NAMED_FIRST for p in unsure):
+                    # (every tile read surely, the melds named are what to check: a web tester's wrong "[777z]" was
+                    # answered "least sure: tile 2 (3m 98%) …", tiles read right)
+                    problem += (f"; every tile of it is read {NAMED_FIRST:.0%} sure or more: check the melds named "
+                                f"with --exposed first (each as the photo shows it, on the table)")
+                else:
+                    problem += f"; least sure: {least}; correct tiles with --fix POS=TILE"
     if nearest_legal is not None:
         num = _numbers(lay)
         which = ", ".join(f"tile {num[p]} {raw[p]}→{nearest_legal.tiles[p]}"
@@ -2349,8 +2474,10 @@ def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str
               if readings is not None else "")
     if len(found) == 1 or (len(by_face) == 1 and found[0] in ends):
         # (one tile, or one face, of which leaving out any reads the same tiles: the one at a row's end, likeliest a
-        # stray, is named, so that a sideways winning tile keeps its role)
-        p = found[0]
+        # stray, is named, so that a sideways winning tile keeps its role — and never the winning tile where another
+        # of its face will do: a web tester's 6z set apart as the winning tile was the one named, and leaving it out
+        # read the hand with no winning tile, 104 for 120)
+        p = next((q for q in found if roles[q] != "winning"), found[0])
         where = ", at its row's end," if p in ends else ""
         # (a flower or season laid among the hand's tiles is read as one of them: a tester's 1f inside the row was told
         # only to leave it out, 176 under swedish at > 99 % for 416 with the flower counted)

@@ -105,6 +105,12 @@ LOOSE_BONUS = 0.5
 #: beyond it, is where a player sets out bonus tiles, not among the discards (a hard-scene render: a
 #: flower 1.3 tile heights behind the row, discards at 2.7, the flower left out)
 LOOSE_AMONG = 1.0
+#: a group of flowers/seasons off the main row counted as the hand's by its prior alone, farther than this many
+#: tile sizes from the row (:attr:`Geometry.main_distance`), leaves that prior as a doubt of the reading
+#: (:attr:`Layout.far_counted`): a phone tester's neighbour's 4f and 1f, a column of two lying sideways 5.4 tile widths
+#: past the row's end, were counted at 81 %, 64 points for 16 (dutch-special-hands). Not a block laid upright on the
+#: row's own line (:func:`_in_line`), as another tester's own two flowers lay, 6 tile widths past the end
+FAR_COUNTED = 3.0
 #: a group of 3 or more off the main row with at least half of its tiles (two or more) read as
 #: flowers/seasons, one of them at an end, is a bonus group as those tiles' own group would be (a lone
 #: flower among other tiles stays a pile's: discards; a flower beside one tile that is at least
@@ -267,6 +273,13 @@ class Layout:
     far_bonus: tuple[tuple[tuple[int, ...], float], ...] = ()
     apart: tuple[int, ...] = ()
     beside: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
+    #: groups of flowers/seasons off the main row counted as the hand's bonus tiles by their prior alone though they
+    #: lie more than :data:`FAR_COUNTED` tile sizes from the row, each with that prior (≥ 0.5): :mod:`vision.decode`
+    #: makes the reading less sure by it
+    far_counted: tuple[tuple[tuple[int, ...], float], ...] = ()
+    #: detection indices left out as the caller asked (``assign_roles``'s ``exclude``: boxes the user left out with
+    #: ``--fix POS=-``, false detections)
+    excluded: frozenset[int] = frozenset()
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -1035,8 +1048,10 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     # them among loose tiles off the row (discards, tiles pushed aside) are as likely loose ones
     loose = [g for g in geo.groups if g.row != 0 and g.row in geo.hand_rows and len(g.tiles) <= 2
              and not any(is_b[k] or back[k] or k in exclude for k in g.tiles)]
+
     meld_rows = {g.row for g in geo.groups if len(g.tiles) in (3, 4) and not any(is_b[k] for k in g.tiles)}
     left_out: list[tuple[tuple[int, ...], float]] = []
+    far_counted: list[tuple[tuple[int, ...], float]] = []
     for t, row in off_bonus.items():
         # behind the row (where discards lie), among loose tiles behind it too, not in line with melds;
         # in a photo read turned 90° (rows running up it) which side is the camera's is not known
@@ -1045,6 +1060,12 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 and any(geo.offset(t[0]) - LOOSE_AMONG <= geo.offset(g.tiles[0]) < 0 for g in loose))
         p_in = _off_row_prior(geo, det, t, by_size=True) * (LOOSE_BONUS if lone else 1.0)
         (bonus_l if p_in >= 0.5 else stray).extend(t)
+        # (not a block laid upright on the row's own line, as the hand's flowers are set out past its end: a phone
+        # tester's own 1f 1y 6 tile widths past the row, counted since the forty-third session, lost to a reading
+        # without them once doubted)
+        in_line = all(_in_line(geo, k) for k in t) and not any(side[k] for k in t)
+        if p_in >= 0.5 and min(geo.distance(k) for k in t) > FAR_COUNTED and not in_line:
+            far_counted.append((t, p_in))
         # not when too large for a tile (a card); just in front of the row, nearer the camera, up to FRONT_LARGER (a
         # tester's 3f 1y lying flat against the front of a standing hand seen from low, 1.41× its tiles, were left out
         # without a word: the reading >99 % sure, its score 72 for 176; a composite's playing card as large, read 3f,
@@ -1119,7 +1140,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             elif nb <= max(1, size // 4) and size >= 5:
                 # a long group with a tile or two called face-down: the detector may be wrong about
                 # them (a white dragon, glare); the group is still read, the backs as their best faces
-                cands = _winning_candidates(geo, tiles, side) if winner else []
+                cands = winning_candidates(geo, tiles, side) if winner else []
                 for w in cands:
                     opts.append(Option("concealed", FACE_DOWN_MISREAD * 0.8 / len(cands), winning=w,
                                        why="winning tile laid sideways/forward at the row"))
@@ -1146,7 +1167,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                                + ("" if alike >= 3 else ", its faces not a kong's")))
             opts.append(Option("concealed", 1 - p_exp, why="tiles of the concealed hand"))
             if winner:
-                for w in _winning_candidates(geo, tiles, side):
+                for w in winning_candidates(geo, tiles, side):
                     opts.append(Option("concealed", (1 - p_exp) * 0.8, winning=w, why="winning tile laid sideways/forward"))
         elif size == 1 and gi not in pieces:
             t = tiles[0]
@@ -1168,7 +1189,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 opts = [Option(o.role, o.prior * 0.7, o.winning, o.why) for o in opts]
                 opts.append(Option("bonus", 0.3, why="a single tile apart that may be a flower or season"))
         else:
-            cands = _winning_candidates(geo, tiles, side) if winner else []
+            cands = winning_candidates(geo, tiles, side) if winner else []
             if cands:
                 for w in cands:
                     opts.append(Option("concealed", 0.8 / len(cands), winning=w, why="winning tile laid sideways/forward at the row"))
@@ -1194,7 +1215,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     far_bonus = tuple((tuple(sorted(c, key=pos.__getitem__)), FAR_BONUS) for c in _touching(det, far)
                       if len(c) <= len(BONUS_TILES))  # (more than a set's eight: a pattern, not tiles)
     return Layout(geo, tuple(out), bonus, ignored, tuple(notes), tuple(left_out), far_bonus, tuple(apart_single),
-                  _beside(geo, det, out, apart_single))
+                  _beside(geo, det, out, apart_single),
+                  tuple((t, p) for t, p in far_counted if all(k in bonus for k in t)), frozenset(exclude))
 
 
 def _beside(geo: Geometry, det: Detections, groups: Sequence[GroupRoles], apart: Collection[int] = ()
@@ -1485,8 +1507,9 @@ def _in_line(geo: Geometry, t: int) -> bool:
     return abs(geo.offset(t)) <= IN_LINE
 
 
-def _winning_candidates(geo: Geometry, tiles: tuple[int, ...], side: np.ndarray) -> list[int]:
-    """Tiles of a group that look like a winning tile: sideways at an end, or pushed forward."""
+def winning_candidates(geo: Geometry, tiles: tuple[int, ...], side: np.ndarray) -> list[int]:
+    """Tiles of a group (``tiles``, detection indices) that look like a winning tile: sideways at an end (``side``,
+    (N,) bool per detection), the group not all sideways, or pushed forward (``geo.displaced``). Raises nothing."""
     out = []
     for t in (tiles[0], tiles[-1]):
         if side[t] and not all(side[list(tiles)]) and t not in out:

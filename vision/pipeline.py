@@ -32,7 +32,7 @@ from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TI
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import (AMONG_CONCEALED, AMONG_CONCEALED_NOTE, AMONG_CONCEALED_ONE, BROKEN_GROUP, BROKEN_GROUP_NOTE,
-                     CLAIMED_IN_ROW,
+                     CLAIMED_IN_ROW, STACKED_KONG,
                      CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, REVIEW_BELOW, UNREAD_PLAYING,
                      Reading, RegionRival, decode, format_confidence, format_confidence_below, number_after_hand,
                      number_spans, with_left_out_melds)
@@ -41,7 +41,8 @@ from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
 from .layout import (AWAY_NOTE, BONUS_INDEX, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs,
-                     bonus_face, bonus_probability, by_prior, find_geometry, hand_candidates, lift_geometry)
+                     bonus_face, bonus_probability, by_prior, find_geometry, hand_candidates, lift_geometry,
+                     winning_candidates)
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_PHOTO = REPO / "docs" / "demo.jpg"
@@ -1770,7 +1771,25 @@ def score_doubts(res: PhotoResult, ruleset, options=None) -> float:
     faces of its bonus tiles (:func:`unscored_face_doubts`) × other regions' readings of the same hand but for
     its flowers/seasons (:func:`unscored_rival_doubts`). Raises nothing."""
     return (unscored_bonus_doubts(res, ruleset, options) * unscored_face_doubts(res, ruleset, options)
-            * unscored_rival_doubts(res, ruleset, options))
+            * unscored_rival_doubts(res, ruleset, options) * unscored_counted_doubts(res, ruleset, options))
+
+
+def unscored_counted_doubts(res: PhotoResult, ruleset, options=None) -> float:
+    """The flowers/seasons far from the row that the reading counts as the hand's (``Reading.far_counted``) when they
+    cannot change the score: the hand scored without them comes out the same (as :func:`_scores_otherwise` compares
+    it; nts and rode-draak score no bonus tile by default). Returns the factor by which they lowered the reading's
+    confidence, ≥ 1: all of them or none. Raises nothing."""
+    r = res.reading
+    if not r.legal or res.scored is None or not r.far_counted:
+        return 1.0
+    rest = list(r.hand.bonus)
+    for tiles, _ in r.far_counted:
+        for i in tiles:
+            if r.tiles[i] in rest:
+                rest.remove(r.tiles[i])
+    if _scores_otherwise(res, [tuple(rest)], ruleset, options):
+        return 1.0
+    return math.prod(1.0 / p for _, p in r.far_counted if p > 0)
 
 
 def score_confidence(res: PhotoResult) -> float:
@@ -1784,7 +1803,7 @@ def score_confidence(res: PhotoResult) -> float:
     77 % for two loose flowers). Raises nothing."""
     r = res.reading
     conf = float(r.confidence)
-    if res.scored is None or not r.legal or not (r.loose_bonus or r.bonus_faces or r.region_rivals):
+    if res.scored is None or not r.legal or not (r.loose_bonus or r.bonus_faces or r.region_rivals or r.far_counted):
         return conf
     return min(1.0, conf * score_doubts(res, res.scored.ruleset, res.scored.options))
 
@@ -2390,6 +2409,11 @@ NON_WINNER_REGIONS = 3
 #: the confidence of a non-winner's reading nobody asked for is multiplied by this (as likely a
 #: winner's photo with a tile missed), so that it is always checked
 UNSAID_NON_WINNER = 0.5
+#: the prior of that unsaid non-winner's reading is multiplied by this when a tile of its main row's concealed
+#: tiles lies sideways at an end of its group or is pushed forward (:func:`_marked_win`): the way a winning
+#: tile is shown, which a non-winner's row has no reason to show (a winner's layout gives that tile 0.8 as the
+#: winning tile against 0.2 for "no winning tile marked", :func:`vision.layout.assign_roles`)
+MARKED_WIN_NON_WINNER = 0.2
 #: the start of the note that says so (:func:`summary` names that doubt in the confidence line)
 UNSAID_NOTE = "the hand's row shows"
 
@@ -2929,6 +2953,28 @@ def _concealed_on_main_row(t: _Tried) -> bool:
     return _concealed_on_row(t) and not _apart_left_out(t)
 
 
+def _marked_win(t: _Tried, readings: TileReadings) -> int | None:
+    """The detection index of the tile at either end of ``t``'s main-row hand tiles (those the reading of ``t`` gives
+    the concealed hand's or a bonus tile's role, in row order) that is shown as a winning tile is shown: lying sideways
+    (the box's shape, ``geometry.sideways``, or the classifier's pose, ``readings.pose``) while not all of them do, or
+    pushed forward off the row's line (``geometry.displaced``), its group of the row holding a concealed tile; None
+    when there is none. Only the ends: a tile pushed forward inside an uneven row is no winning tile shown (a
+    reviewer's middle 5p pushed forward had pulled a discard into a winner's reading). Raises nothing."""
+    geo = t.layout.geometry
+    if not geo.rows:
+        return None
+    side = np.array(geo.sideways, bool) | np.array([p == "sideways" for p in readings.pose], bool)
+    roles = t.reading.roles
+    row = [i for i in geo.row_tiles(0) if roles[i] in ("concealed", "bonus")]
+    if len(row) < 2 or all(side[i] for i in row):
+        return None
+    group_of = {i: g.tiles for g in geo.groups for i in g.tiles}
+    for end in (row[-1], row[0]):
+        if (side[end] or geo.displaced[end]) and any(roles[i] == "concealed" for i in group_of.get(end, ())):
+            return end
+    return None
+
+
 def _concealed_on_row(t: _Tried) -> bool:
     """Every concealed tile of the reading of ``t`` lies on its region's main row."""
     geo = t.layout.geometry
@@ -3056,6 +3102,42 @@ DOUBTFUL_NOTE = "is a doubtful box"
 #: season) is under this: the classifier does not know it either (real tiles of an unseen set are often boxed
 #: at 25-40 % yet read > 99 % sure: a composite's right reading had been made 47 % sure for three such tiles)
 DOUBTFUL_TOP = 0.5
+
+
+#: the words of its note (the confidence line points at it)
+FAR_COUNTED_NOTE = "from the hand's row, are counted as its bonus tiles"  # (one tile: "is counted")
+
+
+def _far_counted_sureness(reading: Reading, lay: Layout, readings: TileReadings, order: Sequence[int],
+                          user: frozenset[int]) -> Reading:
+    """``reading`` with its confidence × p for each group of flowers/seasons it counts as the hand's bonus tiles by
+    the layout's prior p alone though they lie far from the hand's row (:attr:`vision.layout.Layout.far_counted`,
+    :data:`vision.layout.FAR_COUNTED`), and a note naming them with both ways out: a phone tester's neighbour's
+    4f and 1f, 5.4 tile widths past the row's end, were counted at 81 %, 64 points for 16, where another tester's
+    own flowers lay so too. Not charged: a group whose tiles the user all set (``user``: ``--fix`` of their faces
+    says they were looked at). ``Reading.far_counted`` keeps the factors. Raises nothing."""
+    num = {i: k + 1 for k, i in enumerate(order)}
+    conf, notes, kept = reading.confidence, list(reading.notes), []
+    for tiles, p in lay.far_counted:
+        if not all(reading.roles[i] == "bonus" for i in tiles) or all(i in user for i in tiles) \
+                or not all(i in num for i in tiles):
+            continue
+        nums = sorted(num[i] for i in tiles)
+        faces = " ".join(reading.tiles[i] or "" for i in sorted(tiles, key=num.__getitem__))
+        dist = min(lay.geometry.distance(i) for i in tiles)
+        one = len(tiles) == 1
+        drops = ",".join(f"{n}={DROP}" for n in nums)
+        sets = ",".join(f"{num[i]}={reading.tiles[i]}" for i in sorted(tiles, key=num.__getitem__))
+        conf *= p
+        kept.append((tuple(tiles), p))
+        notes.append(f"unsure: tile{'' if one else 's'} {number_spans(nums)} ({faces}), {dist:.1f} tile sizes "
+                     f"{FAR_COUNTED_NOTE if not one else FAR_COUNTED_NOTE.replace('are counted', 'is counted')} "
+                     f"({p:.0%} that {'it is' if one else 'they are'} the hand's): if "
+                     f"{'it is' if one else 'they are'} another player's, leave {'it' if one else 'them'} out with "
+                     f"--fix {drops}; if the hand's, say so with --fix {sets}")
+    if not kept:
+        return reading
+    return replace(reading, confidence=conf, notes=tuple(notes), far_counted=tuple(kept))
 
 
 def _doubtful_sureness(reading: Reading, det: Detections, readings: TileReadings, need: int,
@@ -3258,6 +3340,12 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                   for t in _search_regions(top, det, readings, ruleset, _as_non_winner(context), None, exposed, options,
                                            retries=False, given_bonus=given_bonus, set_by_user=user, dropped=apart)
                   if t.reading.legal]
+        # (a tile laid sideways or forward at the row's end is the winning tile shown: a phone tester's 1s pair, its
+        # second tile sideways at the row's end and the first read as a flower, was read as 13 tiles and a flower,
+        # 384 for 1088, while the winner's reading, right, was named at 22 %; audit, which takes the hand as won,
+        # read it right)
+        nw_all = [replace(t, joint=t.joint + math.log(MARKED_WIN_NON_WINNER)) if _marked_win(t, readings) is not None
+                  else t for t in nw_all]
         nw = [t for t in nw_all if _concealed_on_main_row(t)]
         # (a non-winner's reading that leaves out a tile set apart at the row's end is not taken unsaid, but where no
         # winner's reading is legal it is named: a new user's 13 tiles and a 6m pasted at the row's end were told only
@@ -3378,6 +3466,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 and x.reading.notation == reading.notation]
         spared = frozenset(i for i in used_tiles(reading) if any(i not in u for u in same))
         reading = _doubtful_sureness(reading, det, readings, ruleset.hand_size + 1, order, user, spared)
+        reading = _far_counted_sureness(reading, lay, readings, order, user)
     if numbering is not None and numbering != lay.geometry.order:
         lay = replace(lay, geometry=replace(lay.geometry, order=tuple(numbering)))
     if added:
@@ -3798,7 +3887,9 @@ def summary(res: PhotoResult) -> str:
         loose = unscored_bonus_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
         faces = unscored_face_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
         rivals = unscored_rival_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
-        sure = min(1.0, r.confidence * loose * faces * rivals)  # (score_confidence, from the three factors found here)
+        counted = unscored_counted_doubts(res, sc.ruleset, sc.options) if sc is not None else 1.0
+        # (score_confidence, from the four factors found here)
+        sure = min(1.0, r.confidence * loose * faces * rivals * counted)
         # (under the review line, said so that it does not round up to it: "80% … under 80%" read as a contradiction)
         under = sure < REVIEW_BELOW
         shown = format_confidence_below(r.confidence, REVIEW_BELOW) if under else format_confidence(r.confidence)
@@ -3848,6 +3939,12 @@ def summary(res: PhotoResult) -> str:
         if claimed:
             conf += (f"; ×{CLAIMED_IN_ROW ** claimed:g} of it is alike tiles holding a sideways one read as concealed "
                      f"(see the note)")
+        if r.far_counted and counted == 1.0:  # (else said with the doubts that cannot change the score, below)
+            f = math.prod(x for _, x in r.far_counted)
+            conf += (f"; ×{f:.2g} of it is flowers/seasons far from the row counted as the hand's (see the note)")
+        if r.stacked:
+            conf += (f"; ×{STACKED_KONG ** len(r.stacked):g} of it is {'an exposed pung' if len(r.stacked) == 1 else 'exposed pungs'} "
+                     f"with a tile lying over the others, as a kong's fourth tile laid on top does (see the note)")
         broken = sum(1 for n in r.notes if BROKEN_GROUP_NOTE in n and n.startswith("unsure:"))
         if broken:
             conf += (f"; ×{BROKEN_GROUP ** broken:g} of it is tiles set apart like a meld taken as concealed tiles "
@@ -3861,15 +3958,17 @@ def summary(res: PhotoResult) -> str:
         if any(FORCED_WIN_NOTE in n for n in r.notes):
             conf += "; most of the doubt is the meld set apart that your --winning-tile makes concealed (see the note)"
         # (a referee's photo under nts: 77 % for two loose flowers worth nothing; said where it reads otherwise)
-        if loose * faces * rivals > 1.0 and format_confidence(sure) != format_confidence(r.confidence):
+        if loose * faces * rivals * counted > 1.0 and format_confidence(sure) != format_confidence(r.confidence):
             what = " and ".join(w for f, w in ((loose, "flowers/seasons left out"),
                                                  (faces, "which flowers/seasons its bonus tiles are"),
-                                                 (rivals, "the flowers/seasons another hand region reads otherwise"))
+                                                 (rivals, "the flowers/seasons another hand region reads otherwise"),
+                                                 (counted, "flowers/seasons far from the row counted as the hand's"))
                                 if f > 1.0)
             # (the notes name the loose tiles, a bonus tile under 60 % with its likeliest faces, the other regions)
-            noted = loose > 1.0 or rivals > 1.0 or any(n.startswith("unsure which bonus tile") for n in r.notes)
+            noted = loose > 1.0 or rivals > 1.0 or counted > 1.0 or any(
+                n.startswith("unsure which bonus tile") for n in r.notes)
             # (two digits, or three where two say "×1": a tester's 99 % → >99 % had "×1 of it is …")
-            f = 1 / (loose * faces * rivals)
+            f = 1 / (loose * faces * rivals * counted)
             share = next((w for w in (f"{f:.2g}", f"{f:.3g}") if w != "1"), "0.999")
             conf += (f"; ×{share} of it is {what}, which cannot change the score under "
                      f"{sc.ruleset}: the score is "

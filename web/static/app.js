@@ -45,7 +45,7 @@
   const WORK = "mahjong-score:work";
   function keepWork() {
     const work = { mode: state.mode, photoId: state.photoId, fixes: state.fixes, adds: state.adds,
-                   notation: $("notation").value };
+                   notation: $("notation").value, ruleset: $("ruleset").value };
     try { sessionStorage.setItem(WORK, JSON.stringify(work)); } catch (e) { /* private mode: not kept */ }
   }
   function keptWork() {
@@ -229,6 +229,12 @@
   let rescoreTimer = null;
   function settingsChanged(ev) {
     if (ev && ev.target && ev.target.id === "ruleset") buildRulesetControls();
+    if (ev && ev.target && (ev.target.id === "winning_tile" || ev.target.id === "exposed")) {
+      // (typed now: the Overrides belong to the hand scored next, not to the one they were cleared for — a reviewer's
+      // winning tile typed for a typed hand, a photo on screen, was cleared as the photo's)
+      saved.overridden = false;
+      saved.overriddenHand = "";
+    }
     syncWinner();
     saveSettings();
     if (state.mode) {
@@ -306,6 +312,12 @@
       state.before = null;
       keepWork();
       renderPhoto(res);
+      if (state.refocus !== null && state.refocus !== undefined) {
+        // (a keyboard user's focus had dropped to the page after a pick, and Tab began again at the top)
+        const b = document.querySelector(`#strip button[data-pos="${state.refocus}"]`);
+        if (b) b.focus({ preventScroll: true });
+        state.refocus = null;
+      }
       renderScore(res.score, res);
       if (res.learned) toast(`Tile set ${res.tileset} learned ${res.learned} tile${res.learned > 1 ? "s" : ""}`);
       else if (res.not_learned) toast(`Tile set ${res.tileset}: ${res.not_learned}`);
@@ -341,6 +353,19 @@
   async function scoreNotation() {
     const notation = $("notation").value.trim();
     if (!notation) return;
+    // the Overrides' winning tile is the hand's it was given for (a photo's, or the last typed hand's): another hand
+    // is scored without it, however it is scored — sent, re-scored for a setting, brought back after a reload (a web
+    // tester's 1z, typed there for one hand, was held against the next: "winning tile 1z is not among the concealed
+    // tiles"; a reviewer's photo's 5p scored a typed hand without a word)
+    if ((saved.overriddenHand && saved.overriddenHand !== notation) || saved.overridden) {
+      const had = $("winning_tile").value.trim() || $("exposed").value.trim();
+      $("winning_tile").value = "";
+      $("exposed").value = "";
+      saved.overriddenHand = "";
+      saved.overridden = false;
+      saveSettings();
+      if (had) toast("Overrides cleared for the new hand");
+    }
     const s = readSettings();
     const body = { notation, ruleset: s.ruleset, context: contextJSON(s), options: s.options };
     if (s.winning_tile && !s.not_winner) {
@@ -396,6 +421,8 @@
     [/correct it with --fix \d+=TILE instead/g, "correct it by tapping it instead"],
     [/\(also --add (\d+)=(\w+)\)/g, "(also as tile $1)"],
     [/is also given with --fix (\d+)=(\w+);/g, "is also given to tile $1;"],
+    // (flowers/seasons far from the row counted as the hand's, vision.pipeline._far_counted_sureness)
+    [/if the hand's, say so with --fix \d+=\w+(?:,\d+=\w+)*/g, "if the hand's, confirm them by tapping each and choosing its face"],
     // (a tile left out beside a non-winner's concealed tiles, vision.decode._beside_left_out_sureness)
     [/say so with --fix \d+=-(?:,\d+=-)+/g, "mark them “Not in the hand” in the tile picker"],
     [/say so with --fix \d+=-/g, "mark it “Not in the hand” in the tile picker"],
@@ -462,6 +489,8 @@
     // (a run of alike tiles holding a sideways one, vision.decode._claimed_in_row_sureness)
     [/name the melds on the table with --exposed "([^"]*)"; if not, give --exposed none/g,
      "type “$1” in “Exposed melds” (Overrides); if not, type “none” there"],
+    // (an exposed pung with a tile lying over the others, vision.decode._stacked_kong_sureness)
+    [/name the melds on the table with --exposed "([^"]*)"/g, "type “$1” in “Exposed melds” (Overrides)"],
     [/--exposed/g, "“Exposed melds” (Overrides)"],
     [/--winning-tile (\w+):/g, "Winning tile $1 (Overrides):"],
     // the scoring's refusals and notes (scoring/rulesets/*.py: /api/hand, /api/settle, a photo's score), rule
@@ -650,6 +679,14 @@
       return null;
     }
     if (res.no_winning_tile) box.append(h("strong", { text: NO_WINNING_TILE + " " }));
+    // (a photo of a non-winner's tile count read as a non-winner's hand though nobody said so: said first, the note
+    // far below had been the only word of it — a web tester's 13-tile photo showed "Score 0")
+    const unsaid = (res.notes || []).find((n) => n.startsWith("the hand's row shows"));
+    if (unsaid) {
+      box.append(h("strong", { text: "Scored as a hand that did not win: " + unsaid.split(":")[0].replace(
+        "the hand's row shows", "the hand's row shows only") + ". Tick “Not the winner” if it did not win, or add the " +
+        "tile the photo missed (see the notes). " }));
+    }
     const below = typeof res.review_below === "number" ? res.review_below : 1;
     // the least sure tile is named as the one to check when the classifier doubted it (below the same bar, as
     // the command line's "least sure tile"); when every tile is read surely, the doubt is in what was assumed
@@ -894,6 +931,7 @@
       state.fixes[pos] = code;
     }
     closePicker();
+    state.refocus = pos;  // (the strip drawn again after the pick: its tile takes the focus back, scorePhoto)
     scorePhoto();
   }
 
@@ -1216,17 +1254,6 @@
     window.addEventListener("popstate", () => { if (!$("picker").hidden) closePicker(); });
     $("notation-form").addEventListener("submit", (ev) => {
       ev.preventDefault();
-      // the Overrides' winning tile was the last typed hand's: another hand typed is scored without it (a web
-      // tester's 1z, typed there for one hand, was held against the next: "winning tile 1z is not among the
-      // concealed tiles")
-      const typed = $("notation").value.trim();
-      if (saved.overriddenHand && saved.overriddenHand !== typed) {
-        const had = $("winning_tile").value.trim();
-        $("winning_tile").value = "";
-        saved.overriddenHand = "";
-        saveSettings();
-        if (had) toast("Overrides' winning tile cleared for the new hand");
-      }
       state.mode = "notation";
       scoreNotation();
     });
@@ -1241,11 +1268,27 @@
       scorePhoto();
     });
     $("picker").addEventListener("click", (ev) => { if (ev.target === $("picker")) closePicker(); });
-    document.addEventListener("keydown", (ev) => { if (ev.key === "Escape" && !$("picker").hidden) closePicker(); });
+    document.addEventListener("keydown", (ev) => {
+      if ($("picker").hidden) return;
+      if (ev.key === "Escape") closePicker();
+      if (ev.key === "Tab") {  // (the picker keeps the focus while open: Tab had moved on to the tiles behind it)
+        const all = [...$("picker").querySelectorAll("button, [href], input, select")].filter((e) => e.offsetParent !== null);
+        if (!all.length) return;
+        const i = all.indexOf(document.activeElement);
+        if (ev.shiftKey && i <= 0) { all[all.length - 1].focus(); ev.preventDefault(); }
+        else if (!ev.shiftKey && (i === -1 || i === all.length - 1)) { all[0].focus(); ev.preventDefault(); }
+      }
+    });
     // the hand worked on before a reload: its photo read again from the server's copy with its corrections, or the
     // typed hand scored again
     const work = keptWork();
     if (typeof work.notation === "string" && !$("notation").value) $("notation").value = work.notation;
+    // (this tab's ruleset: another tab may have saved another since, and the hand is read again under this one's)
+    if (work.ruleset && work.ruleset !== $("ruleset").value && meta.rulesets.some((r) => r.id === work.ruleset)) {
+      $("ruleset").value = work.ruleset;
+      buildRulesetControls();
+      summarize(readSettings());
+    }
     if (work.mode === "photo" && work.photoId && meta.models) {
       state.mode = "photo";
       state.photoId = work.photoId;
