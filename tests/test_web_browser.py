@@ -414,6 +414,12 @@ def test_a_score_that_is_not_a_whole_number_is_refused_not_cut(page):
         assert page.text_content("#error") == (f"S's score “{typed}” must be a whole number of points, with no dots "
                                                f"or commas (1000, not 1.000 or 1,000)"), typed
         assert page.is_hidden("#t-result")
+    # a minus sign: said as such (a web tester's "-5" had been told of dots and commas)
+    rows.nth(1).locator(".p-score").fill("-5")
+    page.click("#t-settle")
+    page.wait_for_selector("#error:not([hidden])", timeout=30_000)
+    assert page.text_content("#error") == ("S's score “-5” is below 0: a hand's score is 0 or more (what a player pays "
+                                           "is settled from the four scores)"), page.text_content("#error")
     rows.nth(1).locator(".p-score").fill("1000")
     page.click("#t-settle")
     page.wait_for_selector("#t-result:not([hidden])", timeout=30_000)

@@ -1058,8 +1058,12 @@
       (String(t.scores[i]).trim() !== "" && !/^\d+$/.test(String(t.scores[i]).trim()))));
     if (bad >= 0) {
       const typed = String(t.scores[bad]).trim();
-      showError(`${names[bad]}'s score ${typed ? `“${typed}” ` : ""}must be a whole number of points, with no ` +
-                `dots or commas (1000, not 1.000 or 1,000)`);
+      // (a minus sign: a hand's score is never below 0 — a web tester's "-5" had been told of dots and commas)
+      showError(/^-\s*\d/.test(typed)
+        ? `${names[bad]}'s score “${typed}” is below 0: a hand's score is 0 or more (what a player pays is settled ` +
+          "from the four scores)"
+        : `${names[bad]}'s score ${typed ? `“${typed}” ` : ""}must be a whole number of points, with no ` +
+          `dots or commas (1000, not 1.000 or 1,000)`);
       return;
     }
     const players = names.map((name, i) => {
