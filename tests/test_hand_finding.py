@@ -1107,7 +1107,9 @@ def test_demo_photo_sent_turned_and_askew_is_turned_and_straightened(demo_models
     assert res.turned in (90, 270) and res.straightened is not None and abs(res.straightened.degrees) > 9
     notes = [n for n in res.reading.notes if n.startswith("the photo was read")]
     assert notes[0].startswith("the photo was read straightened") and notes[1].startswith("the photo was read turned")
-    assert "tile boxes" not in notes[0] and notes[1].endswith("tile boxes are those of the photo straightened, then turned")
+    assert "tile boxes" not in notes[0] and notes[1].endswith(
+        "tile boxes are those of the photo straightened, then turned; if the tiles stand upright in the photo as taken, "
+        "read it so with --turn 0")
     _assert_boxes_on_true_tiles(res, M)  # through the turn, then the straightening
 
 
@@ -4203,3 +4205,19 @@ def test_only_the_ends_of_the_rows_hand_tiles_show_a_winning_tile(monkeypatch):
         said[factor] = (read_detections(photo, det, rd, load_ruleset("nts"), Context()).reading.notation,
                         read_detections(photo, det2, rd2, load_ruleset("swedish"), Context()).reading.notation)
     assert said[0.2] == said[1.0] == ("123m2456p789s666z", "123m2456p789s666z +12f"), said
+
+
+def test_another_games_hand_size_also_names_a_kong_short_of_a_back_left_out():
+    # a phone tester's 16-tile hand (hk-tw-16), its concealed kong shown 2m 2m and one back (the other lost on the
+    # felt), was read as 14 tiles and asked only "is it the right ruleset?". The boxes left out are named, and the kong
+    # short of a back with the add on the side that shows none
+    photo = Photo(np.zeros((600, 2400, 3), np.uint8), (2400, 600), 1.0, "x")
+    det, rd = gapped_row([("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 2z 2z".split()), ["3m", "3m", "0x"]])
+    det = Detections.make(np.array(det.boxes), np.array(det.scores), [False] * 16 + [True])
+    rd = TileReadings.make(rd.probs, list(rd.pose[:16]) + ["face-down"])
+    res = read_detections(photo, det, rd, load_ruleset("hk-tw-16"), Context())
+    assert not res.reading.legal
+    assert res.reading.problem.endswith(
+        "is it the right ruleset? (--ruleset; `mahjong-score rules` lists them); if it is, check the boxes left out in "
+        "the hand's rows (tiles 15-17): some may be the hand's, misread or beside a face-down tile not boxed; tiles "
+        "15-17 hold a face-down tile: a concealed kong short of one? add it with --add 15=0x"), res.reading.problem

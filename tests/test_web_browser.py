@@ -763,6 +763,10 @@ MESSAGES = [
     ("unsure: tile 13 (6z) of tiles 12-14, read as an exposed pung, lies over the tiles beside it as a kong's fourth "
      "tile laid on top does: if it is a kong, name the melds on the table with --exposed \"[6666z]\"",
      "as a kong's fourth tile laid on top does"),
+    # (a photo read turned by the reader's guess: vision.pipeline, the frame note)
+    ("the photo was read turned 180° clockwise (the photo read upright is not a legal hand); tile boxes are those of "
+     "the turned photo; if the tiles stand upright in the photo as taken, read it so with --turn 0",
+     "; if the tiles stand upright in the photo as taken, read it so with --turn 0"),
     # (melds named that no legal reading takes, every tile read surely: vision.decode, NAMED_FIRST)
     ("no reading close to what the photo shows is a legal winning hand under nts; every tile of it is read 95% sure "
      "or more: check the melds named with --exposed first (each as the photo shows it, on the table)",

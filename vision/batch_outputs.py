@@ -66,6 +66,8 @@ MANIFEST_WORDS = (
     # (the frame doubt's way out, vision.pipeline.FRAME_DOUBT_ADVICE: a batch has no --turn)
     (re.compile(r"or read the photo another way up \(--turn DEG; --turn 0: as it is stored\)"),
      "or turn the photo file the right way up"),
+    (re.compile(r"if the tiles stand upright in the photo as taken, read it so with --turn 0"),
+     "if the tiles stand upright in the photo as taken, the reader guessed wrong: check the tiles it read"),
     # (a list said whole, its items split by spaces as the cell takes them: a tester's "add them with the add cell
     # (10=0x),13=0x", copied into a comma-separated manifest, made the line one cell too many)
     (re.compile(r"--(fix|add|exposed) ((?:POS|\d+)=[^\s,;:)]+(?:,\d+=[^\s,;:)]+)*)"),

@@ -2152,7 +2152,11 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                       if not ctx.winner and found == need + 1 else "")
                    # (the other game's hand size is named only when the tiles shown are that many: a
                    # whole-table render's wall read "at best 16" of 33 was taken for a 16-tile game's hand)
-                   + ((_other_size_hint(found, rs, _left_in_rows(lay, roles)) if found == count else "")
+                   + (((_other_size_hint(found, rs, _left_in_rows(lay, roles))
+                        # (and a kong short of a back among the boxes left out: a phone tester's 16-tile hand read as 14,
+                        # its 2m 2m 0x left out, had no word of it)
+                        + (_short_kong_hint(lay, backs, raw) if found < need else "")) if found == count
+                       and _other_size_hint(found, rs) else "")
                       or ((_missing_tile_hint(lay, tiles, roles, conc, melds, bonus_codes, win, ctx, rs)
                            if found == count == need - 1 else "")
                           + _short_kong_hint(lay, backs, raw, lambda f: _pair_adds_legal(f, conc, melds, bonus_codes,

@@ -1373,7 +1373,11 @@ def read_photo(source: Source, ruleset: str | Ruleset = "nts", context: Context 
                f"face-up tiles upside down or sideways" if upright.reading.notation == result.reading.notation else
                "it reads better than the photo upright")
         frame.append(f"the photo was read turned {result.turned}° clockwise ({why}); tile boxes are those of the "
-                     + ("photo straightened, then turned" if result.straightened is not None else "turned photo"))
+                     + ("photo straightened, then turned" if result.straightened is not None else "turned photo")
+                     # (the way back to the photo as taken, where the turn was the reader's guess: a literal referee
+                     # followed a turned photo's notes to a 99 % wrong hand, no note naming --turn 0)
+                     + ("; if the tiles stand upright in the photo as taken, read it so with --turn 0" if not turn
+                        else ""))
     result = with_frame(result, result.turned, result.straightened, frame, mirrored=result.mirrored,
                         second=result.second)
     t["total"] = time.perf_counter() - t0

@@ -517,6 +517,9 @@
     [/--first-turn/g, "“Won on the first turn”"],
     [/--kong-on-kong/g, "“Kong on kong”"],
     [/or read the photo another way up \(--turn DEG; --turn 0: as it is stored\)/g, "or turn the photo the right way up and read it again"],
+    // (a photo read turned by the reader's guess, vision.pipeline: the page reads a photo as it is stored only by its turn)
+    [/; if the tiles stand upright in the photo as taken, read it so with --turn 0/g,
+     "; if the tiles stand upright in the photo as taken, the reader guessed wrong: check the tiles it read"],
   ];
   // a win_by value as the page's "Winning tile came from" menu says it ("dead-wall" → "the dead wall")
   function winFrom(value) {
