@@ -2413,9 +2413,8 @@ NON_WINNER_REGIONS = 3
 #: the confidence of a non-winner's reading nobody asked for is multiplied by this (as likely a
 #: winner's photo with a tile missed), so that it is always checked
 UNSAID_NON_WINNER = 0.5
-#: the prior of that unsaid non-winner's reading is multiplied by this when a tile of its main row's concealed
-#: tiles lies sideways at an end of its group or is pushed forward (:func:`_marked_win`): the way a winning
-#: tile is shown, which a non-winner's row has no reason to show (a winner's layout gives that tile 0.8 as the
+#: the prior of that unsaid non-winner's reading is multiplied by this when a tile at either end of its main row's
+#: hand tiles lies sideways or is pushed forward (:func:`_marked_win`): the way a winning tile is shown, which a non-winner's row has no reason to show (a winner's layout gives that tile 0.8 as the
 #: winning tile against 0.2 for "no winning tile marked", :func:`vision.layout.assign_roles`)
 MARKED_WIN_NON_WINNER = 0.2
 #: the start of the note that says so (:func:`summary` names that doubt in the confidence line)
@@ -3108,12 +3107,12 @@ DOUBTFUL_NOTE = "is a doubtful box"
 DOUBTFUL_TOP = 0.5
 
 
-#: the words of its note (the confidence line points at it)
-FAR_COUNTED_NOTE = "from the hand's row, are counted as its bonus tiles"  # (one tile: "is counted")
+#: the words of its note, for tiles and for one tile
+FAR_COUNTED_NOTE = "from the hand's row, are counted as its bonus tiles"
+FAR_COUNTED_ONE = "from the hand's row, is counted as its bonus tile"
 
 
-def _far_counted_sureness(reading: Reading, lay: Layout, readings: TileReadings, order: Sequence[int],
-                          user: frozenset[int]) -> Reading:
+def _far_counted_sureness(reading: Reading, lay: Layout, order: Sequence[int], user: frozenset[int]) -> Reading:
     """``reading`` with its confidence × p for each group of flowers/seasons it counts as the hand's bonus tiles by
     the layout's prior p alone though they lie far from the hand's row (:attr:`vision.layout.Layout.far_counted`,
     :data:`vision.layout.FAR_COUNTED`), and a note naming them with both ways out: a phone tester's neighbour's
@@ -3135,8 +3134,7 @@ def _far_counted_sureness(reading: Reading, lay: Layout, readings: TileReadings,
         conf *= p
         kept.append((tuple(tiles), p))
         notes.append(f"unsure: tile{'' if one else 's'} {number_spans(nums)} ({faces}), {dist:.1f} tile sizes "
-                     f"{FAR_COUNTED_NOTE if not one else FAR_COUNTED_NOTE.replace('are counted', 'is counted')} "
-                     f"({p:.0%} that {'it is' if one else 'they are'} the hand's): if "
+                     f"{FAR_COUNTED_ONE if one else FAR_COUNTED_NOTE} ({p:.0%} that {'it is' if one else 'they are'} the hand's): if "
                      f"{'it is' if one else 'they are'} another player's, leave {'it' if one else 'them'} out with "
                      f"--fix {drops}; if the hand's, say so with --fix {sets}")
     if not kept:
@@ -3470,7 +3468,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                 and x.reading.notation == reading.notation]
         spared = frozenset(i for i in used_tiles(reading) if any(i not in u for u in same))
         reading = _doubtful_sureness(reading, det, readings, ruleset.hand_size + 1, order, user, spared)
-        reading = _far_counted_sureness(reading, lay, readings, order, user)
+        reading = _far_counted_sureness(reading, lay, order, user)
     if numbering is not None and numbering != lay.geometry.order:
         lay = replace(lay, geometry=replace(lay.geometry, order=tuple(numbering)))
     if added:
@@ -3947,8 +3945,9 @@ def summary(res: PhotoResult) -> str:
             f = math.prod(x for _, x in r.far_counted)
             conf += (f"; ×{f:.2g} of it is flowers/seasons far from the row counted as the hand's (see the note)")
         if r.stacked:
-            conf += (f"; ×{STACKED_KONG ** len(r.stacked):g} of it is {'an exposed pung' if len(r.stacked) == 1 else 'exposed pungs'} "
-                     f"with a tile lying over the others, as a kong's fourth tile laid on top does (see the note)")
+            pungs = "an exposed pung" if len(r.stacked) == 1 else "exposed pungs"
+            conf += (f"; ×{STACKED_KONG ** len(r.stacked):g} of it is {pungs} with a tile lying over the others, as a "
+                     f"kong's fourth tile laid on top does (see the note)")
         broken = sum(1 for n in r.notes if BROKEN_GROUP_NOTE in n and n.startswith("unsure:"))
         if broken:
             conf += (f"; ×{BROKEN_GROUP ** broken:g} of it is tiles set apart like a meld taken as concealed tiles "
