@@ -229,12 +229,6 @@
   let rescoreTimer = null;
   function settingsChanged(ev) {
     if (ev && ev.target && ev.target.id === "ruleset") buildRulesetControls();
-    if (ev && ev.target && (ev.target.id === "winning_tile" || ev.target.id === "exposed")) {
-      // (typed now: the Overrides belong to the hand scored next, not to the one they were cleared for — a reviewer's
-      // winning tile typed for a typed hand, a photo on screen, was cleared as the photo's)
-      saved.overridden = false;
-      saved.overriddenHand = "";
-    }
     syncWinner();
     saveSettings();
     if (state.mode) {
