@@ -229,8 +229,9 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
         return None
     from vision.batch import REVIEW_BELOW
     from vision.classes import DROP
-    from vision.decode import (CHANGED_ODDS, STACKED_KONG, STACKED_KONG_NOTE, changed_playing_tiles,
-                               format_confidence, format_confidence_below, loose_bonus_adds, number_after_hand)
+    from vision.decode import (CHANGED_ODDS, STACKED_KONG, changed_playing_tiles, format_confidence,
+                               format_confidence_below, loose_bonus_adds, number_after_hand, stacked_melds,
+                               stacked_spans)
     from vision.pipeline import (least_sure_tile, least_words, loose_bonus_doubts, region_doubts,
                                  unscored_bonus_doubts, unscored_counted_doubts, unscored_face_doubts,
                                  unscored_rival_doubts)
@@ -293,11 +294,13 @@ def _unsure(res, ruleset=None, options=None) -> str | None:
                              f"the hand's, say so with --fix {drops}; if {'it is' if one else 'they are'}, {count})"))
     # (an exposed pung with a tile lying over the others: a kong's fourth tile laid on top? its note's --exposed, a
     # reviewer's: the verdict had said only "check its notes")
-    for note in (n for n in res.reading.notes if STACKED_KONG_NOTE in n and "--exposed" in n):
-        tiles = note.removeprefix("unsure: ").split(", read as")[0]
-        doubts.append((1.0 - STACKED_KONG ** len(res.reading.stacked),
-                       f"{tiles} (lying over the others as a kong's fourth tile laid on top does: if it is a kong, "
-                       f"name the melds with --exposed {note.split('--exposed ', 1)[1]})"))
+    if res.reading.stacked:
+        stacked = res.reading.stacked
+        num = {i: res.position(i) for g, _ in stacked for i in g}
+        doubts.append((1.0 - STACKED_KONG ** len(stacked),
+                       f"{stacked_spans(res.reading, stacked, num)} (lying over the others as a kong's fourth tile laid "
+                       f"on top does: if it is a kong, name the melds with --exposed "
+                       f"\"{stacked_melds(res.reading, stacked)}\")"))
     # (flowers/seasons far from the row counted as the hand's, where they change the score)
     for tiles, p in res.reading.far_counted if counted == 1.0 else ():
         nums = sorted(res.position(i) for i in tiles)

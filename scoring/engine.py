@@ -1157,8 +1157,7 @@ def unused_win_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any]
             on, off = _rescored(result, rs, options, win_by=w), _rescored(result, rs, options, win_by=w, **{f: False})
             if on is None or off is None:
                 continue
-            gone = {(o.rule, o.amount()) for o in off.lines}
-            lines = [ln for ln in on.lines if (ln.rule, ln.amount()) not in gone and ln.kind != "note"]
+            lines = _added_lines(on, off)
             # (a special hand's total may stay the same another way, one special hand for another: Head and Tail
             # 2000 by discard and Heaven 2000 from the wall; offered only where the total changes)
             if lines and (not special or on.total != off.total):
@@ -1189,6 +1188,7 @@ def _unused_flag_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, An
     :func:`score_hand` raises for ``result``'s hand."""
     c = result.hand.context
     known = sorted(getattr(rs.module, "FLAGS", None) or ())
+    opts = rs.resolve_options(options)
     out = []
     for flag in sorted(c.flags):
         without = _rescored(result, rs, options, flags=c.flags - {flag})
@@ -1201,8 +1201,7 @@ def _unused_flag_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, An
             more = _rescored(result, rs, options, flags=c.flags | {other})
             if more is None or _keyed(more) == _keyed(result):
                 continue
-            gone = {(o.rule, o.amount()) for o in result.lines}
-            lines = [ln for ln in more.lines if (ln.rule, ln.amount()) not in gone and ln.kind != "note"]
+            lines = _added_lines(more, result)
             if lines:
                 adds.append(f"with --flag {other} too it scores "
                             + ", ".join(f"{ln.name} ({ln.amount().strip()}, {ln.source}{_option_words(ln)})"
@@ -1211,13 +1210,19 @@ def _unused_flag_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, An
         # counts Kong met de Bloeiende Bloemen without --flag flower-replacement, swedish burst_mahjong=off counts no
         # burst-mahjong; "no rule scores it" had been said of both: a reviewer's)
         deciding = [o for o in rs.options.values() if flag in (o.doc or "")]
-        opts = rs.resolve_options(options)
         said = "; ".join(adds) if adds else (
             "it changes nothing in this hand's score, as " + ", ".join(
                 f"option {o.name}={opts[o.name]}" for o in deciding) + " reads it (see `mahjong-score rules "
             f"{rs.id}`)" if deciding else f"no rule of {rs.id} scores it for this hand")
         out.append(f"--flag {flag} scores nothing here: {said}")
     return tuple(out)
+
+
+def _added_lines(on: ScoredHand, off: ScoredHand) -> list[Line]:
+    """The lines of ``on`` (a hand scored with a circumstance or flag) that ``off`` (scored without it) has not, with
+    the same amount; notes left out."""
+    gone = {(o.rule, o.amount()) for o in off.lines}
+    return [ln for ln in on.lines if (ln.rule, ln.amount()) not in gone and ln.kind != "note"]
 
 
 def _option_words(line: Line) -> str:
@@ -1286,8 +1291,7 @@ def _discards_words(result: ScoredHand, rs: Ruleset, options: Mapping[str, Any] 
         else:
             hi = mid - 1
     fewer = changes(lo)
-    gone = {(ln.rule, ln.amount()) for ln in result.lines}
-    lines = [ln for ln in fewer.lines if (ln.rule, ln.amount()) not in gone and ln.kind != "note"] if fewer else []
+    lines = _added_lines(fewer, result) if fewer else []
     return (f"with {c.discards} discards on the table no rule of {rs.id} counts them; with at most {lo} it "
             f"scores " + ", ".join(f"{ln.name} ({ln.amount().strip()}, {ln.source})" for ln in lines))
 

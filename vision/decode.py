@@ -1079,7 +1079,7 @@ def _stacked_kong_sureness(reading: Reading, lay: Layout, readings: TileReadings
                 and all(e[0] - b[0] <= STACK_LOWER * h for b in es))
 
     num = _numbers(lay)
-    found: list[tuple[tuple[int, ...], int, str]] = []
+    found: list[tuple[tuple[int, ...], int, str]] = []  # (the pung's detection indices, the tile on top, the face)
     for g in geo.groups:
         tiles = g.tiles
         if len(tiles) != 3 or any(reading.roles[t] != "exposed" for t in tiles):
@@ -1093,16 +1093,30 @@ def _stacked_kong_sureness(reading: Reading, lay: Layout, readings: TileReadings
                 break
     if not found:
         return reading
-    kongs = {f for _, _, f in found}
-    named = " ".join(f"[{m.tile[0] * 4}{m.tile[1]}]" if m.kind == "pung" and not m.concealed and m.tile in kongs
-                     else m.notation() for m in reading.melds)
-    spans = [f"tile {num[t]} ({f}) of tiles {number_spans(sorted(num[x] for x in g))}" for g, t, f in found]
+    stacked = tuple((g, t) for g, t, _ in found)
     one = len(found) == 1
-    note = (f"unsure: {' and '.join(spans)}, read as {'an exposed pung' if one else 'exposed pungs'}, "
+    note = (f"unsure: {stacked_spans(reading, stacked, num)}, read as {'an exposed pung' if one else 'exposed pungs'}, "
             f"{'lies' if one else 'each lie'} over the tiles beside {'it' if one else 'them'} {STACKED_KONG_NOTE}: if "
-            f"{'it is a kong' if one else 'they are kongs'}, name the melds on the table with --exposed \"{named}\"")
+            f"{'it is a kong' if one else 'they are kongs'}, name the melds on the table with --exposed "
+            f"\"{stacked_melds(reading, stacked)}\"")
     return replace(reading, confidence=reading.confidence * STACKED_KONG ** len(found), notes=reading.notes + (note,),
-                   stacked=tuple((g, t) for g, t, _ in found))
+                   stacked=stacked)
+
+
+def stacked_spans(reading: Reading, stacked: Sequence[tuple[tuple[int, ...], int]], num: Mapping[int, int]) -> str:
+    """The tiles of :attr:`Reading.stacked` (``stacked``: each pung's detection indices and its tile lying on top) as
+    the notes name them, numbered by ``num`` (detection index → tile number): "tile 13 (6z) of tiles 12-14", joined
+    with " and ". Raises nothing."""
+    return " and ".join(f"tile {num[t]} ({reading.tiles[t]}) of tiles {number_spans(sorted(num[x] for x in g))}"
+                        for g, t in stacked)
+
+
+def stacked_melds(reading: Reading, stacked: Sequence[tuple[tuple[int, ...], int]]) -> str:
+    """The melds on the table of ``reading``, each exposed pung of ``stacked`` (:attr:`Reading.stacked`) written as a
+    kong, as ``--exposed`` takes them: "(9999s) [2222z] [678m]". Raises nothing."""
+    kongs = {reading.tiles[t] for _, t in stacked}
+    return " ".join(f"[{m.tile[0] * 4}{m.tile[1]}]" if m.kind == "pung" and not m.concealed and m.tile in kongs
+                    else m.notation() for m in reading.melds)
 
 
 def _claimable(hand, face: str, size: int, rs: Ruleset) -> bool:
@@ -2137,6 +2151,7 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         # takes each group's likeliest role, which may count otherwise (a 4-tile group read as a meld)
         # (a new user read "found 16 tiles in the hand (each kong counts 3, 33 tiles as shown)" as a
         # contradiction: say that 16 is the nearest count and why the tiles shown differ)
+        other_size = _other_size_hint(found, rs, _left_in_rows(lay, roles)) if found == count else ""
         counted = (" (each kong counts 3)" if found == count else
                    f" at best ({count} as shown: some of the groups may be loose tiles or another player's;"
                    f" each kong counts 3)" if found < count else
@@ -2152,11 +2167,10 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                       if not ctx.winner and found == need + 1 else "")
                    # (the other game's hand size is named only when the tiles shown are that many: a
                    # whole-table render's wall read "at best 16" of 33 was taken for a 16-tile game's hand)
-                   + (((_other_size_hint(found, rs, _left_in_rows(lay, roles))
-                        # (and a kong short of a back among the boxes left out: a phone tester's 16-tile hand read as 14,
-                        # its 2m 2m 0x left out, had no word of it)
-                        + (_short_kong_hint(lay, backs, raw) if found < need else "")) if found == count
-                       and _other_size_hint(found, rs) else "")
+                   + ((other_size
+                       # (and a kong short of a back among the boxes left out: a phone tester's 16-tile hand read as 14,
+                       # its 2m 2m 0x left out, had no word of it)
+                       + (_short_kong_hint(lay, backs, raw) if found < need else "") if other_size else "")
                       or ((_missing_tile_hint(lay, tiles, roles, conc, melds, bonus_codes, win, ctx, rs)
                            if found == count == need - 1 else "")
                           + _short_kong_hint(lay, backs, raw, lambda f: _pair_adds_legal(f, conc, melds, bonus_codes,

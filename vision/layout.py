@@ -1140,7 +1140,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             elif nb <= max(1, size // 4) and size >= 5:
                 # a long group with a tile or two called face-down: the detector may be wrong about
                 # them (a white dragon, glare); the group is still read, the backs as their best faces
-                cands = winning_candidates(geo, tiles, side) if winner else []
+                cands = _winning_candidates(geo, tiles, side) if winner else []
                 for w in cands:
                     opts.append(Option("concealed", FACE_DOWN_MISREAD * 0.8 / len(cands), winning=w,
                                        why="winning tile laid sideways/forward at the row"))
@@ -1167,7 +1167,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                                + ("" if alike >= 3 else ", its faces not a kong's")))
             opts.append(Option("concealed", 1 - p_exp, why="tiles of the concealed hand"))
             if winner:
-                for w in winning_candidates(geo, tiles, side):
+                for w in _winning_candidates(geo, tiles, side):
                     opts.append(Option("concealed", (1 - p_exp) * 0.8, winning=w, why="winning tile laid sideways/forward"))
         elif size == 1 and gi not in pieces:
             t = tiles[0]
@@ -1189,7 +1189,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 opts = [Option(o.role, o.prior * 0.7, o.winning, o.why) for o in opts]
                 opts.append(Option("bonus", 0.3, why="a single tile apart that may be a flower or season"))
         else:
-            cands = winning_candidates(geo, tiles, side) if winner else []
+            cands = _winning_candidates(geo, tiles, side) if winner else []
             if cands:
                 for w in cands:
                     opts.append(Option("concealed", 0.8 / len(cands), winning=w, why="winning tile laid sideways/forward at the row"))
@@ -1507,9 +1507,8 @@ def _in_line(geo: Geometry, t: int) -> bool:
     return abs(geo.offset(t)) <= IN_LINE
 
 
-def winning_candidates(geo: Geometry, tiles: tuple[int, ...], side: np.ndarray) -> list[int]:
-    """Tiles of a group (``tiles``, detection indices) that look like a winning tile: sideways at an end (``side``,
-    (N,) bool per detection), the group not all sideways, or pushed forward (``geo.displaced``). Raises nothing."""
+def _winning_candidates(geo: Geometry, tiles: tuple[int, ...], side: np.ndarray) -> list[int]:
+    """Tiles of a group that look like a winning tile: sideways at an end, or pushed forward."""
     out = []
     for t in (tiles[0], tiles[-1]):
         if side[t] and not all(side[list(tiles)]) and t not in out:

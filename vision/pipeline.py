@@ -41,8 +41,7 @@ from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
 from .layout import (AWAY_NOTE, BONUS_INDEX, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs,
-                     bonus_face, bonus_probability, by_prior, find_geometry, hand_candidates, lift_geometry,
-                     winning_candidates)
+                     bonus_face, bonus_probability, by_prior, find_geometry, hand_candidates, lift_geometry)
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_PHOTO = REPO / "docs" / "demo.jpg"

@@ -176,8 +176,26 @@ def value_pungs(v: "View") -> Any:
 
 
 def _complete_series(v: "View") -> list[tuple[str, ...]]:
-    b = set(v.hand.bonus)
+    return _series_of(v.hand.bonus)
+
+
+def _series_of(bonus: Sequence[str]) -> list[tuple[str, ...]]:
+    """The complete series (all four flowers, all four seasons) among the bonus tiles ``bonus``."""
+    b = set(bonus)
     return [s for s in (FLOWERS, SEASONS) if set(s) <= b]
+
+
+def _own_counted(bonus: Sequence[str], seat_wind: str, with_own: str, own_bonus: str) -> list[str]:
+    """The own flowers/seasons of ``bonus`` (numbered as ``seat_wind``) that earn their doubling under
+    ``bouquet_with_own`` = ``with_own`` and ``own_bonus`` (003:33-34, 003-08)."""
+    n = WIND_NUMBER[seat_wind]
+    own = [t for t in bonus if int(t[0]) == n]
+    if with_own == "replace":
+        in_bouquet = {t for s in _series_of(bonus) for t in s}
+        own = [t for t in own if t not in in_bouquet]
+    if own_bonus == "once":
+        own = own[:1]
+    return own
 
 
 def own_flower_or_season(v: "View") -> list[str]:
@@ -187,14 +205,7 @@ def own_flower_or_season(v: "View") -> list[str]:
     (``once``); under ``bouquet_with_own=replace`` an own tile inside a complete series (a bouquet)
     does not count (003-08).
     """
-    n = WIND_NUMBER[v.ctx.seat_wind]
-    own = [t for t in v.hand.bonus if int(t[0]) == n]
-    if v.opts["bouquet_with_own"] == "replace":
-        in_bouquet = {t for s in _complete_series(v) for t in s}
-        own = [t for t in own if t not in in_bouquet]
-    if v.opts["own_bonus"] == "once":
-        own = own[:1]
-    return own
+    return _own_counted(v.hand.bonus, v.ctx.seat_wind, v.opts["bouquet_with_own"], v.opts["own_bonus"])
 
 
 def single_bouquet(v: "View") -> Any:
@@ -278,16 +289,13 @@ def _own_in_bouquet_note(result: "ScoredHand", options: Mapping[str, Any]) -> st
     h = result.hand
     if options["bouquet_with_own"] != "replace" or not h.bonus:
         return None
-    n = WIND_NUMBER[h.context.seat_wind]
-    series = [s for s in (FLOWERS, SEASONS) if set(s) <= set(h.bonus)]
-    every = [t for t in h.bonus if int(t[0]) == n]
-    own = [t for t in every if any(t in s for s in series)]
-    left = [t for t in every if t not in own]
     # (only where it takes a doubling away: under own_bonus=once an own tile outside the bouquet still gives the one
     # doubling — a reviewer's 1234f + 2y, 272 either way, had been told 2f lost its doubling)
-    once = options.get("own_bonus") == "once"
-    if not own or (min(1, len(every)) == min(1, len(left)) if once else len(every) == len(left)):
+    added = _own_counted(h.bonus, h.context.seat_wind, "add", options["own_bonus"])
+    if len(added) == len(_own_counted(h.bonus, h.context.seat_wind, "replace", options["own_bonus"])):
         return None
+    in_bouquet = {t for s in _series_of(h.bonus) for t in s}
+    own = [t for t in h.bonus if int(t[0]) == WIND_NUMBER[h.context.seat_wind] and t in in_bouquet]
     return (f"own {'tiles' if len(own) > 1 else 'tile'} {''.join(own)} inside the bouquet: no own flower/season "
             f"doubling (003:33-34) for {'them' if len(own) > 1 else 'it'} (option bouquet_with_own=replace, 003-08; "
             f"bouquet_with_own=add counts both)")

@@ -344,6 +344,18 @@
     }
   }
 
+  // the Overrides (winning tile, exposed melds) emptied for another hand than theirs, with `said` as a toast when
+  // there were any
+  function clearOverrides(said) {
+    const had = $("winning_tile").value.trim() || $("exposed").value.trim();
+    $("winning_tile").value = "";
+    $("exposed").value = "";
+    saved.overridden = false;
+    saved.overriddenHand = "";
+    saveSettings();
+    if (had) toast(said);
+  }
+
   async function scoreNotation() {
     const notation = $("notation").value.trim();
     if (!notation) return;
@@ -352,13 +364,7 @@
     // tester's 1z, typed there for one hand, was held against the next: "winning tile 1z is not among the concealed
     // tiles"; a reviewer's photo's 5p scored a typed hand without a word)
     if ((saved.overriddenHand && saved.overriddenHand !== notation) || saved.overridden) {
-      const had = $("winning_tile").value.trim() || $("exposed").value.trim();
-      $("winning_tile").value = "";
-      $("exposed").value = "";
-      saved.overriddenHand = "";
-      saved.overridden = false;
-      saveSettings();
-      if (had) toast("Overrides cleared for the new hand");
+      clearOverrides("Overrides cleared for the new hand");
     }
     const s = readSettings();
     const body = { notation, ruleset: s.ruleset, context: contextJSON(s), options: s.options };
@@ -1231,16 +1237,8 @@
         showError(`The photo is ${(f.size / 1048576).toFixed(1)} MB; the limit is ${(meta.max_upload_bytes / 1048576).toFixed(0)} MB.`);
         return;
       }
-      if (saved.overridden || saved.overriddenHand) {
-        // the Overrides are the photo's: those a previous photo (or typed hand) was scored with are not this one's
-        const had = $("winning_tile").value.trim() || $("exposed").value.trim();
-        $("winning_tile").value = "";
-        $("exposed").value = "";
-        saved.overridden = false;
-        saved.overriddenHand = "";
-        saveSettings();
-        if (had) toast("Overrides cleared for the new photo");
-      }
+      // the Overrides are the photo's: those a previous photo (or typed hand) was scored with are not this one's
+      if (saved.overridden || saved.overriddenHand) clearOverrides("Overrides cleared for the new photo");
       state.mode = "photo";
       state.file = f;
       state.photoId = null;
