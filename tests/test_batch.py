@@ -2238,17 +2238,17 @@ def test_the_problem_column_names_manifest_cells_not_flags():
     note = loose_bonus_note([(15, "1f"), (16, "2f")], "near the hand", 0.35, 15)
     assert manifest_words(note) == (
         "unsure: tiles 15-16 (1f 2f) near the hand, left out as loose flowers/seasons (35% that they are the hand's): "
-        "count them by writing 15=1f 16=2f in the row's add cell, or leave them out by writing 15=- 16=- in the row's "
-        "fix cell")
-    assert "count it by writing 15=1f in the row's add cell, or" in manifest_words(
+        "leave them out by writing 15=- 16=- in the row's fix cell, or count them by writing 15=1f 16=2f in the row's "
+        "add cell")
+    assert ", or count it by writing 15=1f in the row's add cell" in manifest_words(
         loose_bonus_note([(15, "1f")], "near the hand", 0.35, 15))
     # … a later note whose face the first one's --add adds points at the add cell written for it
     said = manifest_words(loose_bonus_note([(30, "1f")], "near the hand", 0.13, 16, offered={"1f"}))
-    assert "count it with the tiles written in the add cell above (1f), or leave it out by writing 30=- in the row's " \
-           "fix cell" in said and "--" not in said, said
+    assert "leave it out by writing 30=- in the row's fix cell, or count it with the tiles written in the add cell " \
+           "above (1f)" in said and "--" not in said, said
     # … the fix cell's list kept whole (the note said --fix 25=-,26=-)
     said = manifest_words(loose_bonus_note([(25, "3y"), (26, "4y")], "near the hand", 0.31, 18))
-    assert said.endswith(", or leave them out by writing 25=- 26=- in the row's fix cell") and "--" not in said, said
+    assert ": leave them out by writing 25=- 26=- in the row's fix cell, or " in said and "--" not in said, said
     assert manifest_words("leave out boxes … with --fix POS=-") == "leave out boxes … with the fix cell (POS=-)"
     assert manifest_words("a concealed kong whose two face-down tiles were not boxed, add them with --add 10=0x,13=0x; "
                           "add a tile") == ("a concealed kong whose two face-down tiles were not boxed, add them with "

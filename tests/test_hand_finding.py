@@ -2206,7 +2206,7 @@ def test_a_flower_left_out_as_a_loose_tile_makes_the_reading_less_sure():
     # (what --add POS=TILE does is in docs/photo.md, not in every note), --fix N=- with the flower's number
     n = read.position(len(res.roles) - 1)  # the flower's tile number
     assert (f"unsure: tile {n} (2f) near the hand, left out as a loose flower/season (35% that it is the hand's): "
-            f"count it with --add 15=2f, or leave it out with --fix {n}=-") in res.notes, res.notes
+            f"leave it out with --fix {n}=-, or count it with --add 15=2f") in res.notes, res.notes
     # a flower-read box much larger than a tile (a playing card) was judged by its size not to be a
     # tile of this set: it does not make the reading less sure
     card = [x0 + 4.5 * w, top - 0.8 * h, x0 + 4.5 * w + 1.8 * w, top + h]
@@ -2401,8 +2401,8 @@ def test_the_loose_flower_note_is_short_and_its_add_example_counts_every_face_it
     tiles = [(21, "2f"), (22, "3f"), (23, "4f"), (24, "3y"), (25, "2f")]
     note = loose_bonus_note(tiles, "away from the hand", 0.2, 17, held={"2f"})
     assert note == ("unsure: tiles 21-25 (2f 3f 4f 3y 2f) away from the hand, left out as loose flowers/seasons "
-                    "(20% that they are the hand's): count them with --add 17=3f,18=4f,19=3y (2f: the hand has "
-                    "it), or leave them out with --fix 21=-,22=-,23=-,24=-,25=-")
+                    "(20% that they are the hand's): leave them out with --fix 21=-,22=-,23=-,24=-,25=-, or count "
+                    "them with --add 17=3f,18=4f,19=3y (2f: the hand has it)")
     assert len(note) < 250, len(note)  # (it was 600)
     # every tile's face is counted by the example but the one the hand holds, which it names
     adds = re.search(r"--add (\S+)", note).group(1)
@@ -2412,23 +2412,23 @@ def test_the_loose_flower_note_is_short_and_its_add_example_counts_every_face_it
     # the tiles in number order, whatever the order of their groups
     note = loose_bonus_note([(25, "2f"), (21, "2f"), (22, "3f")], "near the hand", 0.35, 15)
     assert note == ("unsure: tiles 21-22, 25 (2f 3f 2f) near the hand, left out as loose flowers/seasons (35% that "
-                    "they are the hand's): count them with --add 15=2f,16=3f (2f once: a set has one of each), or "
-                    "leave them out with --fix 21=-,22=-,25=-")
+                    "they are the hand's): leave them out with --fix 21=-,22=-,25=-, or count them with --add "
+                    "15=2f,16=3f (2f once: a set has one of each)")
     # both at once, and a tile alone
     assert "--add 15=1f (2f: the hand has it; 1f once: a set has one of each)" in loose_bonus_note(
         [(21, "1f"), (22, "2f"), (23, "1f")], "near the hand", 0.35, 15, held={"2f"})
     assert loose_bonus_note([(1, "4y")], "near the hand", 0.35, 1) == (
-        "unsure: tile 1 (4y) near the hand, left out as a loose flower/season (35% that it is the hand's): count it "
-        "with --add 1=4y, or leave it out with --fix 1=-")
+        "unsure: tile 1 (4y) near the hand, left out as a loose flower/season (35% that it is the hand's): leave it "
+        "out with --fix 1=-, or count it with --add 1=4y")
     # a second note (another group) goes on from the first note's --add, without the faces that one adds,
     # so that both notes' commands pasted together work (each had started at the same number: --add 14=1f
     # twice, refused as "position 14 is given twice")
     assert loose_bonus_note([(30, "1f"), (31, "3f")], "near the hand", 0.3, 17, offered={"1f"}) == (
         "unsure: tiles 30-31 (1f 3f) near the hand, left out as loose flowers/seasons (30% that they are the "
-        "hand's): count them with --add 17=3f (1f: added above), or leave them out with --fix 30=-,31=-")
+        "hand's): leave them out with --fix 30=-,31=-, or count them with --add 17=3f (1f: added above)")
     assert loose_bonus_note([(30, "1f")], "near the hand", 0.13, 15, offered={"1f"}) == (
         "unsure: tile 30 (1f) near the hand, left out as a loose flower/season (13% that it is the hand's): "
-        "count it with the --add above (1f), or leave it out with --fix 30=-")
+        "leave it out with --fix 30=-, or count it with the --add above (1f)")
     # eight far flowers, one of each face, the longest such note: every face counted, each tile left out
     eight = list(zip(range(15, 23), BONUS_TILES))
     note = loose_bonus_note(eight, "away from the hand", 0.2, 15)
@@ -2454,9 +2454,9 @@ def test_a_loose_flowers_doubt_is_named_by_the_audit_and_fix_n_dash_takes_it_awa
     assert res.reading.legal and format_hand(res.reading.hand) == _truth(meta)
     n = res.position(len(det) - 1)  # the flower's tile number
     assert res.reading.roles[-1] == "ignored"
-    # the note: add it if it is the hand's, or leave it out with --fix N=- if it is not
+    # the note: leave it out with --fix N=- if it is not the hand's (the likelier: it was left out), or add it
     (note,) = [x for x in res.reading.notes if x.startswith("unsure: tile") and "loose flower" in x]
-    assert note.endswith(f": count it with --add 15=2f, or leave it out with --fix {n}=-"), note
+    assert note.endswith(f": leave it out with --fix {n}=-, or count it with --add 15=2f"), note
     # the doubt, with its tile number and what it cost
     ((nums, faces, cost),) = loose_bonus_doubts(res)
     assert nums == [n] and faces == ["2f"] and cost == pytest.approx(0.35 * 0.917, abs=0.01)

@@ -824,14 +824,14 @@ MESSAGES = [
      "one that is not the hand's with --fix POS=-", "and leave out one that is not the hand's"),
     ("unsure which bonus tile tile 2 is: 3y 51%, 3f 25% (tile 7 is read 3f) (correct it with --fix)",
      "(correct it with --fix)"),
-    ("unsure: tile 15 (1f) near the hand, left out as a loose flower/season (35% that it is the hand's): count it "
-     "with --add 15=1f, or leave it out with --fix 15=-", "count {them} with --add "),
+    ("unsure: tile 15 (1f) near the hand, left out as a loose flower/season (35% that it is the hand's): leave it "
+     "out with --fix 15=-, or count it with --add 15=1f", ", or count {them} with --add "),
     # (a second loose flowers' note whose face the first one's --add adds, vision.decode.loose_bonus_note)
-    ("unsure: tile 16 (1f) near the hand, left out as a loose flower/season (13% that it is the hand's): count it "
-     "with the --add above (1f), or leave it out with --fix 16=-", "count {them} with the --add above ("),
+    ("unsure: tile 16 (1f) near the hand, left out as a loose flower/season (13% that it is the hand's): leave it "
+     "out with --fix 16=-, or count it with the --add above (1f)", ", or count {them} with the --add above ("),
     ("unsure: tiles 25-27 (3y 4y 2f) away from the hand, left out as loose flowers/seasons (20% that they are the "
-     "hand's): count them with --add 18=3y,19=4y (2f: the hand has it), or leave them out with --fix 25=-,26=-,27=-",
-     "leave {them} out with --fix "),
+     "hand's): leave them out with --fix 25=-,26=-,27=-, or count them with --add 18=3y,19=4y (2f: the hand has it)",
+     "): leave {them} out with --fix "),
     ("found 13 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden; if "
      "the hand did not win, give --not-winner (a non-winner's hand has 13); add a tile the detector missed with "
      "--add POS=TILE", "add a tile the detector missed with --add POS=TILE"),
@@ -1187,12 +1187,13 @@ def test_a_loose_flowers_note_names_the_pages_button_and_the_faces_to_pick(page)
     notes = [loose_bonus_note([(15, "1f")], "near the hand", 0.35, 15),
              loose_bonus_note([(15, "1f"), (16, "2f"), (17, "3y")], "away from the hand", 0.2, 15, held={"3y"})]
     one, two = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", notes)
-    # (and the other way out, not the hand's — the note's --fix 15=- — is the tile picker's “Not in the hand”)
+    # (the likelier way out, not the hand's — the note's --fix 15=-, said first — is the tile picker's “Not in the
+    # hand”)
     assert one == ("unsure: tile 15 (1f) near the hand, left out as a loose flower/season (35% that it is the hand's): "
-                   "count it with “+ Add a missed tile”, choosing 1f, or mark it “Not in the hand” in the tile picker")
+                   "mark it “Not in the hand” in the tile picker, or count it with “+ Add a missed tile”, choosing 1f")
     assert two == ("unsure: tiles 15-17 (1f 2f 3y) away from the hand, left out as loose flowers/seasons (20% that they "
-                   "are the hand's): count them with “+ Add a missed tile”, choosing 1f, then 2f (3y: the hand has it), "
-                   "or mark them “Not in the hand” in the tile picker"), two
+                   "are the hand's): mark them “Not in the hand” in the tile picker, or count them with “+ Add a missed "
+                   "tile”, choosing 1f, then 2f (3y: the hand has it)"), two
     for said in (one, two):
         assert "--" not in said and "POS" not in said and "tile number" not in said, said
 

@@ -861,11 +861,14 @@ def loose_bonus_note(tiles: Sequence[tuple[int, str]], where: str, p_in: float, 
     earlier note's ``--add`` uses), ``held`` the faces the hand's bonus tiles show already, ``offered``
     those an earlier note's ``--add`` adds (skipped, so that the notes' commands pasted together work).
 
-    It gives both ways out as commands to paste: ``--add`` of every face it can, one after the other from
-    ``after`` on (a face the hand holds, or a second tile of a face, cannot be added: a set holds each face
-    once, and ``--add`` refuses it; the note says which it skips and why), and ``--fix N=-`` of each tile,
-    which says they are not the hand's and takes the doubt away (a club referee's audit stayed UNSURE at
-    69 % with a loose season the note told only how to add; ``--fix 25=-`` made it > 99 %). What
+    It gives both ways out as commands to paste, the likelier first: ``--fix N=-`` of each tile, which says
+    they are not the hand's and takes the doubt away (the layout leaves out only what is under 50 % the
+    hand's; three phone photos' neighbours' flowers, 20 %, were counted by a referee pasting the note's first
+    command, ``--add``, when it came first, and read sure and wrong; a club referee's audit had stayed UNSURE
+    at 69 % with a loose season the note told only how to add, and ``--fix 25=-`` made it > 99 %), then
+    ``--add`` of every face it can, one after the other from ``after`` on (a face the hand holds, or a second
+    tile of a face, cannot be added: a set holds each face once, and ``--add`` refuses it; the note says
+    which it skips and why). What
     ``--add POS=TILE`` does and where the example puts the tiles is in docs/photo.md, not in each note
     (three notes of some 600 characters each had said it over again under one photo). The web page
     (app.js ``PAGE_WORDS``) and the batch (:data:`vision.batch_outputs.MANIFEST_WORDS`) say it in their own
@@ -885,13 +888,13 @@ def loose_bonus_note(tiles: Sequence[tuple[int, str]], where: str, p_in: float, 
     count = ""
     if adds:
         why = f" ({'; '.join(skipped)})" if skipped else ""
-        count = f"count {them} with --add {','.join(f'{after + k}={f}' for k, f in enumerate(adds))}{why}, or "
+        count = f", or count {them} with --add {','.join(f'{after + k}={f}' for k, f in enumerate(adds))}{why}"
     elif above:  # every face is added by an earlier note's --add
-        count = f"count {them} with the --add above ({' '.join(above)}), or "
+        count = f", or count {them} with the --add above ({' '.join(above)})"
     drops = ",".join(f"{n}={DROP}" for n, _ in tiles)
     return (f"unsure: {_tiles_span([n for n, _ in tiles])} ({' '.join(faces)}) {where}, left out as "
             f"{'a loose flower/season' if one else 'loose flowers/seasons'} ({p_in:.0%} that "
-            f"{'it is' if one else 'they are'} the hand's): {count}leave {them} out with --fix {drops}")
+            f"{'it is' if one else 'they are'} the hand's): leave {them} out with --fix {drops}{count}")
 
 
 def loose_bonus_adds(faces: Sequence[str], skip: Iterable[str]) -> list[str]:
