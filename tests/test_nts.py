@@ -743,10 +743,17 @@ def test_option_misplaced_hands(choice, total):
 
 # ================================================================== the ruleset file itself
 def test_every_rule_cites_a_seed_line_with_its_value(shared):
-    """Each rule's source line exists in the seed; fixed/doubling rows carry the rule's value."""
+    """Each rule's source line exists in the seed; fixed/doubling rows carry the rule's value. A rule the seed has
+    no line for cites the RULINGS entry that makes it (the flowers' 4 points, 002-03: a referee read the section
+    heading 002:7 it had cited as the seed's word)."""
     seed = (shared / "seeds" / SEED).read_text(encoding="utf-8").splitlines()
+    rulings = (shared / "rules" / "RULINGS.md").read_text(encoding="utf-8")
     rs = load_ruleset("nts")
+    assert load_ruleset("nts").rule("bonus-tile").source == "RULINGS 002-03"
     for r in rs.rules:
+        if r.source.startswith("RULINGS "):
+            assert f"- {r.source.split()[1]}:" in rulings and r.when, r.id  # (an option's rule, its entry there)
+            continue
         file, _, line = r.source.partition(":")
         assert file == SEED, r.id
         first = int(line.split("-")[0])

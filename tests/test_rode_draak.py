@@ -428,6 +428,8 @@ def test_rules_cite_seed_lines(shared):
     'Limiet' / 'Halve Limiet' on the cited line."""
     seeds = {p.name: p.read_text(encoding="utf-8").splitlines() for p in (shared / "seeds").glob("*.txt")}
     for r in load_ruleset(RS).rules:
+        if r.source == "RULINGS 002-03":  # (the NTS flowers' rule, no seed line: tests/test_nts.py)
+            continue
         name, span = r.source.split(":")
         assert name in (SEED, "002_b9f4c4575200caaf.txt"), r.id
         lo, _, hi = span.partition("-")
@@ -540,7 +542,8 @@ def test_fixed_hands_best_has_no_effect_and_the_explanation_says_so(capsys):
     assert score("123m456m789m22z [7777z]", win="2z", seat_wind="S").notes == (
         "the hand's ordinary count is higher, 1344 = 42 points × 2^5: rode-draak scores Het Spel van de Rode Draak "
         f"instead ({SEED}:88-90) — its own tiles 'leveren geen punten of verdubbelingen meer op' ({SEED}:46): a "
-        "limit hand scores the Limit and nothing else (AMBIGUITIES 001-18)",)
+        f"limit hand scores its Limit (RULINGS 001-11) and nothing else ({SEED}:46 says so of its own tiles; what "
+        "else may count, AMBIGUITIES 001-18 leaves open: read so here)",)
     assert main(["hand", "123m456m789m22z [7777z]", "-w", "2z", "--seat-wind", "S", "-r", RS,
                  "-o", "fixed_hands=best", "--no-history"]) == 0
     out = capsys.readouterr().out
@@ -618,8 +621,9 @@ def test_unscored_flowers_are_said_as_under_nts():
     # without them has none
     r = score("111m 456m 789m 234m 99m +1f3y", {"bonus_tiles": "4-points"}, win="4m")
     assert r.total == 1000 and [n for n in r.notes if n.startswith("flowers/seasons")] == [
-        "flowers/seasons 1f 3y are not scored on a limit hand: it scores its Limit and nothing else "
-        "(001_20e8f920a7ce7e86.txt:46; AMBIGUITIES 001-18)"]
+        "flowers/seasons 1f 3y are not scored on a limit hand: a limit hand scores its Limit (RULINGS 001-11) and "
+        "nothing else (001_20e8f920a7ce7e86.txt:46 says so of its own tiles; what else may count, AMBIGUITIES 001-18 "
+        "leaves open: read so here)"]
     assert not [n for n in score("123m 456m 789m 234p 99s +1f3y", {"bonus_tiles": "4-points"}, win="4p").notes
                 if n.startswith("flowers/seasons")]
     assert not [n for n in score("111m 456m 789m 234m 99m", win="4m").notes if n.startswith("flowers/seasons")]

@@ -61,8 +61,12 @@ def reword_dead_hand(message: str, flag_words: str | None, winner_words: str) ->
 
 #: why a limit hand's normal count (points x 2^doublings) is not what it scores, for audit's hint on a claim
 #: of that count (vision.audit.total_hints; the hook is read by name)
-SPECIAL_HAND_COUNT = (f"its own tiles 'leveren geen punten of verdubbelingen meer op' ({SEED}:46): a limit hand "
-                      f"scores the Limit and nothing else (AMBIGUITIES 001-18)")
+#: what a limit hand scores beside its Limit, and on whose word: the seed takes away only the points and doublings of
+#: the limit's own tiles (001:46); the rest is this ruleset's reading of an ambiguity left open (a seed referee read
+#: "nothing else (AMBIGUITIES 001-18)" after a quote of 001:46 as the seed's own words)
+LIMIT_ALONE = (f"a limit hand scores its Limit (RULINGS 001-11) and nothing else ({SEED}:46 says so of its own "
+               f"tiles; what else may count, AMBIGUITIES 001-18 leaves open: read so here)")
+SPECIAL_HAND_COUNT = f"its own tiles 'leveren geen punten of verdubbelingen meer op' ({SEED}:46): {LIMIT_ALONE}"
 
 #: what a winner whose mahjong the entry rule refuses (001:1) is told to do next (scoring.settle.refused_win_text,
 #: ``{void}``: the front end's words for a hand with no winner): the seed's false mahjong, no penalty (001-14)
@@ -406,8 +410,8 @@ def check_hand(hand: Hand, ruleset: "Ruleset", options: Mapping[str, Any]) -> No
 #: NTS options inherited (base = "nts") that no rule or hook of rode-draak reads, and why (rode_draak.toml header)
 INERT_OPTIONS = {
     "fixed_hands": (f"the NTS fixed-value hands are removed or are 001's limit hands, and a limit hand scores its "
-                    f"Limit / Half Limit and nothing else: its own tiles 'leveren geen punten of verdubbelingen meer "
-                    f"op' ({SEED}:46; AMBIGUITIES 001-18)"),
+                    f"Limit / Half Limit: its own tiles 'leveren geen punten of verdubbelingen meer op' ({SEED}:46), "
+                    f"and {LIMIT_ALONE}"),
     "closed_waiting_half": f"NTS's closed-hand waiting rule is replaced by 001's waiting hand ({SEED}:52-54)",
     "twins_four_alike": f"the NTS twins are removed; De Zeven Tweelingen reads seven_twins_four_alike ({SEED}:72, 001-12)",
     "misplaced_hands": (f"the NTS hands it places are removed (Vier dichte kongs) or are 001's limit hands "
@@ -548,8 +552,8 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
             notes = result.notes
             if result.hand.bonus and options["bonus_tiles"] != "off":
                 # (scored under bonus_tiles, they vanished from a limit hand without a word: a seed auditor's)
-                notes += (f"flowers/seasons {' '.join(result.hand.bonus)} are not scored on a limit hand: it scores "
-                          f"its Limit and nothing else ({SEED}:46; AMBIGUITIES 001-18)",)
+                notes += (f"flowers/seasons {' '.join(result.hand.bonus)} are not scored on a limit hand: "
+                          f"{LIMIT_ALONE}",)
             return replace(result, lines=result.lines + (_limit_entry_line(result, ruleset, options, clean),),
                            notes=notes)
         if not any(ln.rule == "entry-clean" for ln in result.lines):
