@@ -1399,9 +1399,9 @@ def test_a_problem_cell_says_each_piece_of_advice_once(tmp_path, truth, capsys):
     # every note's own words stay, in the order the reader gave them, the commands said as the row's cells
     n = int(re.search(r"unsure: tiles (\d+)-\d+ \(4f 3y\)", cell).group(1)) - 1
     own = ["confidence 40% below 80%",
-           f"unsure: tiles {n + 1}-{n + 2} (4f 3y) near the hand", "=4f ", f"leave them out by writing {n + 1}=- {n + 2}=-",
-           f"unsure: tile {n + 3} (2y) away from the hand", "=2y in the row's add cell", f"leave it out by writing {n + 3}=-",
-           f"unsure: tile {n + 4} (1f) away from the hand", "=1f in the row's add cell", f"leave it out by writing {n + 4}=-"]
+           f"unsure: tiles {n + 1}-{n + 2} (4f 3y) near the hand", f"leave them out by writing {n + 1}=- {n + 2}=-", "=4f ",
+           f"unsure: tile {n + 3} (2y) away from the hand", f"leave it out by writing {n + 3}=-", "=2y in the row's add cell",
+           f"unsure: tile {n + 4} (1f) away from the hand", f"leave it out by writing {n + 4}=-", "=1f in the row's add cell"]
     at = [cell.find(piece) for piece in own]
     assert -1 not in at and at == sorted(at), (own, cell)
     assert re.search(r"count them by writing \d+=4f \d+=3y in the row's add cell", cell) and "--" not in cell, cell

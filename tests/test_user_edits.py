@@ -589,6 +589,22 @@ def test_a_concealed_kong_whose_two_backs_were_missed_is_named_with_the_adds_tha
                            shown=res.layout.geometry)
     assert done.reading.legal and done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", \
         (done.reading.notation, done.reading.problem)
+    # … and with one of its two faces misread (a 5s), set with --fix: a director's kong so read, fixed and given both
+    # backs (`--fix 15=2m --add 13=0x,16=0x`: the 2m read 5s, tile 14, is tile 15 once the first back is added
+    # before it) had been refused, "a face-down tile can only be added to a concealed kong …": the group was judged by
+    # the faces as read, 2m 5s, not as fixed
+    from vision.classes import CLASS_INDEX as CI
+
+    two = [k for k, i in enumerate(i for i, t in enumerate(meta["tiles"]) if t["tile"] != "0x")
+           if meta["tiles"][i]["tile"] == "2m"]
+    probs = np.array(rd.probs)
+    probs[two[1]] = 0.01 / 42
+    probs[two[1], CI["5s"]] = 0.99
+    misread = type(rd).make(probs, rd.pose)
+    done = read_detections(photo, det, misread, NTS, Context(), additions=[(13, "0x"), (16, "0x")], fixes={15: "2m"},
+                           shown=res.layout.geometry)
+    assert done.reading.legal and done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", \
+        (done.reading.notation, done.reading.problem)
     # the backs added between the two touching 2m (14=0x,15=0x), or one between and one after (14=0x,16=0x): the
     # boxes had piled on the faces, the step of the row shrank and the exposed 777s was split (10-11 and 12),
     # read 345m678p777s66z (2222m), 42 points for the demo's 40 at 64 %; now each back goes to the kong's end

@@ -257,8 +257,8 @@ SET_APART = {"exposed": "the exposed meld", "concealed-kong": "the concealed kon
 
 
 def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions: Sequence[tuple[int, str]],
-              roles: Sequence[str] | None = None, left_out: frozenset[int] = frozenset()
-              ) -> tuple[Detections, TileReadings, tuple[int, ...]]:
+              roles: Sequence[str] | None = None, left_out: frozenset[int] = frozenset(),
+              fixed: Mapping[int, str] | None = None) -> tuple[Detections, TileReadings, tuple[int, ...]]:
     """Detections and readings with a box for each tile the user added (``--add POS=TILE``), and the
     numbering with them inserted.
 
@@ -291,7 +291,11 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     when known. A tile of another face whose box would lie close enough to two groups of a row to
     join them, one of them a meld set apart there (:data:`SET_APART`), is refused: its place is
     beside the group it belongs to, or inside it. ``left_out``: detections the user leaves out of the
-    hand (``--fix POS=-``), named when a face-down tile is refused beside a kong that holds one.
+    hand (``--fix POS=-``), named when a face-down tile is refused beside a kong that holds one. ``fixed``:
+    detection index → the face the user sets with ``--fix`` (applied after the tiles are added, whose numbers
+    the fixes count): the groups are judged by those faces, not the classifier's (a director's concealed kong,
+    its two faces misread and its backs not boxed, fixed to 7s and given both backs with ``--add``, had been
+    refused as no kong).
 
     Returns ``(det, readings, numbering)``: the new detections are appended after the old ones
     (indices N, N+1, … in the order given). Raises HandError for a position outside 1..N+1, a
@@ -309,6 +313,7 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
             row_of[t] = tiles
     group_of: dict[int, list[int]] = {t: list(g.tiles) for g in geo.groups for t in g.tiles}
     codes: list[str] = []
+    fixed_faces = dict(fixed or {})
 
     def centre(i: int) -> np.ndarray:
         return (boxes[i][:2] + boxes[i][2:]) / 2
@@ -316,6 +321,8 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     def is_back(i: int) -> bool:
         if i >= len(det):  # a tile added before this one
             return codes[i - len(det)] == "0x"
+        if i in fixed_faces:
+            return fixed_faces[i] == "0x"
         return bool(det.face_down[i]) or readings.pose[i] == "face-down"
 
     def short_kong(i: int) -> bool:  # i's group may be a concealed kong missing a tile
@@ -359,7 +366,7 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         return u * (float((boxes[i][2:] - boxes[i][:2]) @ np.abs(u)) + float(size @ np.abs(u))) / 2
 
     def code_of(i: int) -> str:
-        return readings.codes[i] if i < len(det) else codes[i - len(det)]
+        return fixed_faces.get(i, readings.codes[i]) if i < len(det) else codes[i - len(det)]
 
     def gap_axis(pair: tuple[int, int]) -> int:  # 0: the two tiles lie side by side in x, 1: in y
         d = np.abs(centre(pair[1]) - centre(pair[0]))
@@ -3276,8 +3283,10 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
                              and (i := with_added[p - 1]) is not None)
             # (the melds of a reading that is not legal are guesses: a tile added between two groups
             # may be what joins them into the concealed hand the photo shows)
+            set_faces = {i: c for p, c in (fixes or {}).items() if c != DROP and 1 <= p <= len(with_added)
+                         and (i := with_added[p - 1]) is not None}
             det, readings, numbering = add_tiles(det, readings, geo0, additions, shown_roles if shown_legal else None,
-                                                 left)
+                                                 left, set_faces)
             added = tuple(range(m, len(det)))
             if shown_roles is not None:
                 set_to = {numbering[p - 1]: c for p, c in (fixes or {}).items()
