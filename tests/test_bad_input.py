@@ -824,6 +824,14 @@ def test_the_review_card_tells_a_file_problem_from_a_photo_problem():
     assert "Retake it" in say("error: internal error: OverflowError: Python int too large to convert")
     assert "copy it again" in say("error: t1/too large hand.jpg: a symbolic link to a missing file (x.jpg)")
     assert "copy it again" in say("error: t1/too large hand.jpg: the file is cut short (truncated: …)")
+    # a photo over the pixel limit is not retaken nor copied again: a smaller copy is saved (a director's 224 MP file
+    # had been told to retake the photo, and the error gave the limit alone)
+    from vision.io import MAX_PIXELS, SMALLER_COPY
+
+    said = say(f"error: t1/too large hand.jpg: the image is too large (16000×14000 = 224,000,000 pixels, limit "
+               f"{MAX_PIXELS:,}): {SMALLER_COPY}")
+    assert said.startswith("The photo has more pixels than the reader takes") and "save a smaller copy" in said, said
+    assert "Retake" not in said and "copy it again" not in said, said
 
 
 @pytest.mark.parametrize("args, message", [

@@ -2554,6 +2554,20 @@ def test_a_card_alone_is_not_a_hand_region_and_a_rival_regions_doubt_is_named_wi
             f"{rv.share:.0%}, counts tile {n} (1y, a bonus tile), which this reading leaves out: if tile {n} is not "
             f"the hand's, leave it out with --fix {n}=-, and the reading no longer doubts it; if tile {n} is the "
             f"hand's, count it with --add {len(res.order) + 1}=1y)") in said, said
+    # … the card read as no bonus tile surely (1s 55 %; of its flower/season share 0.45: 1y 0.15, 1f and 2y 0.10 each,
+    # 3y and 4y 0.05 each): its face is not offered as sure (a phone tester pasting a rival's `--add 46=2y` for a 1f read
+    # 1s scored a 2y at > 99 %); FACE stands for the face the photo shows, the likeliest three said, each its share of
+    # 0.45: 1y 0.15 / 0.45 = 33 %, 2y and 1f 0.10 / 0.45 = 22 % (on a tie the later face first), under ADD_FACE_SURE
+    from vision.classes import CLASS_INDEX as CI
+
+    probs = np.array(res.readings.probs)
+    probs[len(det) - 1] = 0.0
+    for c, q in (("1s", 0.55), ("1y", 0.15), ("1f", 0.10), ("2y", 0.10), ("3y", 0.05), ("4y", 0.05)):
+        probs[len(det) - 1, CI[c]] = q
+    vague = replace(doubted, readings=type(res.readings).make(probs, res.readings.pose))
+    ((_, words, _),) = region_doubts(vague)
+    assert words.endswith(f"if tile {n} is the hand's, count it with --add {len(res.order) + 1}=FACE (FACE the face "
+                          f"it shows: 1y 33% or 2y 22% or 1f 22%)"), words
     # --fix N=- says the card is not the hand's: the reading stays as sure as without the card
     fixed = read_detections(Photo(np.zeros((meta["height"], meta["width"], 3), np.uint8),
                                   (meta["width"], meta["height"]), 1.0, "x"), det, rd, NTS, Context(), fixes={n: "-"})

@@ -826,6 +826,12 @@ MESSAGES = [
      "(correct it with --fix)"),
     ("unsure: tile 15 (1f) near the hand, left out as a loose flower/season (35% that it is the hand's): leave it "
      "out with --fix 15=-, or count it with --add 15=1f", ", or count {them} with --add "),
+    # (another region's bonus tile whose face is unsure: vision.pipeline.rival_words, a phone tester's 1f read 1s)
+    ("unsure: another hand region (row of 18 tiles + 1 row(s) near it, the longest row, the nearest/largest) reads the "
+     "hand as 123456789m333p56788s +2y win:8s (26% of the legal readings found): it counts tile 18 (2y, a bonus tile), "
+     "which this reading leaves out; if tile 18 is not the hand's, leave it out with --fix 18=-, and the reading no "
+     "longer doubts it; if tile 18 is the hand's, count it with --add 46=FACE (FACE the face it shows: 2y 29% or 1f "
+     "19% or 1y 18%)", "FACE the face it shows: "),
     # (a second loose flowers' note whose face the first one's --add adds, vision.decode.loose_bonus_note)
     ("unsure: tile 16 (1f) near the hand, left out as a loose flower/season (13% that it is the hand's): leave it "
      "out with --fix 16=-, or count it with the --add above (1f)", ", or count {them} with the --add above ("),
@@ -1016,6 +1022,10 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     said = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", [t for t, _ in MESSAGES])
     bad = [s for s in said if "--" in s or "POS=" in s]
     assert not bad, bad
+    # the unsure face of another region's bonus tile: the face to choose is the one the photo shows, its likeliest said
+    assert dict(zip([t for t, _ in MESSAGES], said))[next(t for t, _ in MESSAGES if "FACE the face" in t)].endswith(
+        "if tile 18 is the hand's, count it with “+ Add a missed tile”, choosing the face it shows (2y 29% or 1f 19% "
+        "or 1y 18%)")
     # the note of a photo with no winning tile set apart names the Settings control that gives one
     note = dict(zip([t for t, _ in MESSAGES], said))[
         "no winning tile marked: scored without one (set it apart or sideways, or give --winning-tile)"]

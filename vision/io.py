@@ -62,6 +62,9 @@ MIB = 1024 * 1024
 #: refuse images with more pixels than this (decompression-bomb guard; a 200 MP phone photo is
 #: 16320 × 12240 ≈ 200 M, so every real camera fits)
 MAX_PIXELS = 210_000_000
+#: what to do with a photo over MAX_PIXELS (a director's 224 MP file was refused with the limit alone, and its review
+#: card said to retake the photo)
+SMALLER_COPY = "save a smaller copy (half its width and height is plenty: a tile needs some 40 pixels) and read that"
 #: refuse images smaller than this on either side (no tile can be read)
 MIN_SIDE = 32
 #: refuse images whose long side is more than this many times the short side (a strip cannot show a
@@ -299,7 +302,8 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
         hint = "" if HEIF_SUPPORT else " (HEIC needs the pillow-heif package)"
         raise ImageError(f"{name}: not an image file (a photo is read from JPEG, PNG, WebP, HEIC, AVIF, GIF, BMP or TIFF){hint}") from None
     except Image.DecompressionBombError:
-        raise ImageError(f"{name}: the image is too large (over {MAX_PIXELS:,} pixels); refusing to decode it") from None
+        raise ImageError(f"{name}: the image is too large (over {MAX_PIXELS:,} pixels); refusing to decode it: "
+                         f"{SMALLER_COPY}") from None
     except MemoryError:
         raise ImageError(f"{name}: the image header asks for more memory than any photo needs; refusing it") from None
     except Exception as e:  # corrupt headers raise assorted errors inside plugins
@@ -312,7 +316,8 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
         raise ImageError(f"{name}: corrupt image header" + (f" ({d})" if d else "") + hint) from None
     w, h = im.size
     if w * h > MAX_PIXELS:
-        raise ImageError(f"{name}: the image is too large ({w}×{h} = {w * h:,} pixels, limit {MAX_PIXELS:,})")
+        raise ImageError(f"{name}: the image is too large ({w}×{h} = {w * h:,} pixels, limit {MAX_PIXELS:,}): "
+                         f"{SMALLER_COPY}")
     if min(w, h) < MIN_SIDE:
         raise ImageError(f"{name}: the image is too small ({w}×{h} pixels) to show tiles")
     if max(w, h) > MAX_ASPECT * min(w, h):

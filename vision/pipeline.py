@@ -293,7 +293,7 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     beside the group it belongs to, or inside it. ``left_out``: detections the user leaves out of the
     hand (``--fix POS=-``), named when a face-down tile is refused beside a kong that holds one. ``fixed``:
     detection index → the face the user sets with ``--fix`` (applied after the tiles are added, whose numbers
-    the fixes count): the groups are judged by those faces, not the classifier's (a director's concealed kong,
+    the fixes count): a kong short of a tile is judged by those faces, not the classifier's (a director's kong,
     its two faces misread and its backs not boxed, fixed to 7s and given both backs with ``--add``, had been
     refused as no kong).
 
@@ -321,16 +321,18 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
     def is_back(i: int) -> bool:
         if i >= len(det):  # a tile added before this one
             return codes[i - len(det)] == "0x"
-        if i in fixed_faces:
-            return fixed_faces[i] == "0x"
         return bool(det.face_down[i]) or readings.pose[i] == "face-down"
 
     def short_kong(i: int) -> bool:  # i's group may be a concealed kong missing a tile
         g = group_of.get(i, [i])
+
+        def face(t: int) -> str:  # (as the user's --fix sets it)
+            return fixed_faces.get(t, code_of(t))
+
         # (or its two faces alone, both backs missed: a tester's demo in haze, its kong's pink backs not boxed,
         # `--add 13=0x,16=0x` was refused, and 2m added by face made an exposed kong, 32 points at >99 % for 40)
-        return len(g) < 4 and (any(is_back(t) for t in g)
-                               or (len(g) == 2 and code_of(g[0]) == code_of(g[1]) not in BONUS_TILES))
+        return len(g) < 4 and (any(face(t) == "0x" if t in fixed_faces else is_back(t) for t in g)
+                               or (len(g) == 2 and face(g[0]) == face(g[1]) not in BONUS_TILES))
 
     def step(i: int) -> np.ndarray:
         row = [t for t in row_of.get(i, [i]) if t < len(det)]  # the row's detected tiles give the step
@@ -366,7 +368,7 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         return u * (float((boxes[i][2:] - boxes[i][:2]) @ np.abs(u)) + float(size @ np.abs(u))) / 2
 
     def code_of(i: int) -> str:
-        return fixed_faces.get(i, readings.codes[i]) if i < len(det) else codes[i - len(det)]
+        return readings.codes[i] if i < len(det) else codes[i - len(det)]
 
     def gap_axis(pair: tuple[int, int]) -> int:  # 0: the two tiles lie side by side in x, 1: in y
         d = np.abs(centre(pair[1]) - centre(pair[0]))
@@ -2852,13 +2854,18 @@ def _tiles_words(nums: Sequence[int]) -> tuple[str, str, str, str]:
         ",".join(f"{k}={DROP}" for k in nums)
 
 
-def rival_words(rv: RegionRival, mine: Reading, number: Mapping[int, int]) -> tuple[str, str]:
+def rival_words(rv: RegionRival, mine: Reading, number: Mapping[int, int],
+                readings: TileReadings | None = None) -> tuple[str, str]:
     """What the rival reading ``rv`` reads otherwise than ``mine``, and the ways to settle it, in words
     (tiles numbered by ``number``: detection index → tile number): (``"counts tile 15 (2f, a bonus tile), which
     this reading leaves out"``, ``"if tile 15 is not the hand's, leave it out with --fix 15=-, and the reading no
     longer doubts it"``). Each box it counts can be left out (``--fix N=-``: the rival can no longer count it); a
     box it leaves out, left out, makes the rival the reading; a box it reads otherwise is settled by setting its
-    face (``--fix N=TILE``), or by naming the winning tile or the melds."""
+    face (``--fix N=TILE``), or by naming the winning tile or the melds. A bonus tile it counts is offered with
+    ``--add`` by its face, or, where ``readings`` (the classifier's) give that face under :data:`ADD_FACE_SURE` of
+    the tile's flower/season probability, as ``--add N=FACE`` with its likeliest faces (a phone tester pasting
+    ``--add 46=2y`` for a 1f read 1s, 2y the likeliest flower/season of a tile the classifier took for no bonus tile,
+    scored the hand's East flower as a 2y at > 99 %)."""
     differs, ways = [], []
     if rv.counted:
         nums = [number[i] for i, _, _ in rv.counted]
@@ -2873,10 +2880,16 @@ def rival_words(rv: RegionRival, mine: Reading, number: Mapping[int, int]) -> tu
         faces = [(number[i], c) for i, c, r in rv.counted if r == "bonus" and c in BONUS_TILES and c not in shown]
         if faces and len({c for _, c in faces}) == len(faces):
             after = max(number.values(), default=0)
-            adds = ",".join(f"{after + k + 1}={c}" for k, (_, c) in enumerate(faces))
+            box = {number[i]: i for i, _, _ in rv.counted}
+            unsure = {n: _bonus_alternatives(readings, box[n]) for n, _ in faces} if readings is not None else {}
+            unsure = {n: alt for n, alt in unsure.items() if alt}
+            adds = ",".join(f"{after + k + 1}={'FACE' if n in unsure else c}" for k, (n, c) in enumerate(faces))
             which = ", ".join(str(n) for n, _ in faces)
+            said = "; ".join(f"{'tile ' + str(n) + ' ' if len(faces) > 1 else ''}FACE the face it shows: {alt}"
+                             for n, alt in unsure.items())
             ways.append(f"if {'tile ' + which + ' is' if len(faces) == 1 else 'tiles ' + which + ' are'} the "
-                        f"hand's, count {'it' if len(faces) == 1 else 'them'} with --add {adds}")
+                        f"hand's, count {'it' if len(faces) == 1 else 'them'} with --add {adds}"
+                        + (f" ({said})" if said else ""))
     if rv.left:
         nums = [number[i] for i in rv.left]
         tile, be, it, drops = _tiles_words(nums)
@@ -2911,6 +2924,25 @@ def rival_words(rv: RegionRival, mine: Reading, number: Mapping[int, int]) -> tu
     return ", and ".join(differs) or "groups the same tiles otherwise", "; ".join(ways)
 
 
+#: a flower/season a rival reading counts is offered by its face (``--add N=2f``) only from this share of the tile's
+#: flower/season probability on that face; under it, as ``--add N=FACE`` with its likeliest faces
+#: (:func:`rival_words`; the bar of the note on an unsure bonus tile, :func:`vision.decode._bonus_sureness`)
+ADD_FACE_SURE = 0.6
+
+
+def _bonus_alternatives(readings: TileReadings, i: int) -> str:
+    """``""`` when detection ``i``'s likeliest flower/season takes :data:`ADD_FACE_SURE` or more of its flower/season
+    probability, else its likeliest three, ``"2y 47% or 1f 33% or 4f 9%"``."""
+    pb = readings.probs[i, BONUS_INDEX].astype(np.float64)
+    total = float(pb.sum())
+    if total <= 0:
+        return ""
+    share = sorted(zip(pb / total, BONUS_TILES), reverse=True)
+    if share[0][0] >= ADD_FACE_SURE:
+        return ""
+    return " or ".join(f"{c} {q:.0%}" for q, c in share[:3])
+
+
 def named_rivals(rivals: Sequence[RegionRival]) -> list[RegionRival]:
     """The rival readings (:attr:`vision.decode.Reading.region_rivals`, likeliest first) that are named as doubts
     (a note, :func:`region_rival_note`; `audit`'s UNSURE verdict, :func:`region_doubts`): the likeliest, until
@@ -2924,12 +2956,13 @@ def named_rivals(rivals: Sequence[RegionRival]) -> list[RegionRival]:
     return out
 
 
-def region_rival_note(rv: RegionRival, mine: Reading, number: Mapping[int, int]) -> str:
+def region_rival_note(rv: RegionRival, mine: Reading, number: Mapping[int, int],
+                      readings: TileReadings | None = None) -> str:
     """The note on another hand region's reading that took ``rv.share`` of the confidence (:func:`named_rivals`):
     its region, its hand, what it reads otherwise than ``mine`` and how to settle it (:func:`rival_words`). A
     playing card beside a thirteen-orphans hand, read 2f at 34 %, made a region of its own whose reading counted
     it as the hand's bonus tile: the reading, every tile fixed, was 66 % sure with no note saying why."""
-    differs, ways = rival_words(rv, mine, number)
+    differs, ways = rival_words(rv, mine, number, readings)
     return (f"unsure: another hand region ({rv.why}) reads the hand as {rv.notation} ({rv.share:.0%} of the legal "
             f"readings found): it {differs}" + (f"; {ways}" if ways else ""))
 
@@ -2946,7 +2979,7 @@ def region_doubts(res: PhotoResult, but_bonus: bool = False) -> list[tuple[list[
         if but_bonus and same_hand_but_bonus(rv, res.reading):
             continue
         boxes = [i for i, _, _ in rv.counted] + list(rv.left) + [i for i, _, _ in rv.otherwise]
-        differs, ways = rival_words(rv, res.reading, number)
+        differs, ways = rival_words(rv, res.reading, number, res.readings)
         out.append((sorted(number[i] for i in boxes), f"another hand region's reading, {rv.notation} at "
                                                       f"{rv.share:.0%}, {differs}" + (f": {ways}" if ways else ""),
                     rv.share))
@@ -3467,7 +3500,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
     # (each other region's reading that takes a share of the confidence is named, with the tiles it reads
     # otherwise: a referee's reading, every tile fixed, was 66 % sure with no note saying why)
     number = {i: k + 1 for k, i in enumerate(order)}
-    notes.extend(region_rival_note(rv, reading, number) for rv in named_rivals(rivals))
+    notes.extend(region_rival_note(rv, reading, number, readings) for rv in named_rivals(rivals))
     reading = replace(reading, notes=tuple(notes), confidence=reading.confidence * share, region_rivals=rivals)
     if reading.legal:
         reading = _carry_left_out_melds(reading, chosen, tried, order, ruleset, context.winner)

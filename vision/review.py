@@ -209,10 +209,16 @@ def _file_problem(job, status: str) -> bool:
     """``status`` (an ``error: …`` row) says the file is not a readable photo: judged on the error's own
     words, after the file's name (a photo named "too large hand.jpg" with no tiles had been told to copy
     it again), never for an internal error."""
+    what = _error_words(job, status)
+    return not what.startswith("internal error") and any(w in what for w in FILE_PROBLEMS)
+
+
+def _error_words(job, status: str) -> str:
+    """An ``error: …`` row's status without that prefix and the file's name before its words."""
     what = status.removeprefix("error: ")
     for name in (job.key, job.path):
         what = what.removeprefix(f"{name}: ")
-    return not what.startswith("internal error") and any(w in what for w in FILE_PROBLEMS)
+    return what
 
 
 def typed_example(job) -> str:
@@ -269,6 +275,11 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
         what = "A tile in the" if cell.startswith("add") else "A correction in the"
         return (f"{what} {cell} of {where} does not fit this photo (the problem names it): correct or clear "
                 f"that cell, {rerun}. `mahjong-score photo PHOTO --annotate OUT.jpg` numbers the tiles.", [])
+    if status.startswith("error:") and _error_words(job, status).startswith("the image is too large"):
+        # (a director's 224 MP photo had been told to retake it: the photo is fine, only too many pixels)
+        return ("The photo has more pixels than the reader takes (the problem gives the limit): save a smaller copy "
+                "(half its width and height is plenty: a tile needs some 40 pixels) under the same name, " + rerun
+                + ".", [])
     if status.startswith("error:") and _file_problem(job, status):
         # the file, not the photo, is what is wrong: a copy cut short had been told to retake the photo
         return ("The file could not be read as a photo (the problem says why): copy it again from the camera "

@@ -448,6 +448,10 @@
     [/ \(e\.g\. --add \d+=\w+\)/g, ""],
     // (a second loose flowers' note whose faces the first one's --add already adds)
     [/count (it|them) with the --add above \(([^)]*)\)/g, "count $1 with “+ Add a missed tile”, as above ($2)"],
+    // (a rival region's bonus tile whose face the classifier is unsure of, vision.pipeline.rival_words: its likeliest
+    // faces said, the one to pick the one the photo shows)
+    [/count (it|them) with --add \d+=FACE \(FACE the face it shows: ([^)]*)\)/g,
+     "count $1 with “+ Add a missed tile”, choosing the face it shows ($2)"],
     // (a loose flower's note: the page's button chooses the place, so only the faces to pick are said)
     [/count (it|them) with --add (\d+=\w+(?:,\d+=\w+)*)/g,
      (m, it, adds) => `count ${it} with “+ Add a missed tile”, choosing ` + adds.split(",").map((a) => a.split("=")[1]).join(", then ")],
