@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from commands.common import (
     JoinRepeats, UserError, add_context_args, add_history_args, check_annotate_target, check_photo_word,
@@ -15,9 +16,70 @@ from vision.audit import compare, default_annotation_path, read_claimed_lines, r
 from vision.io import same_file
 
 
+#: the audit options a batch row says (``--from-batch``), with their defaults (set by :func:`register`)
+ROW_OPTIONS: dict[str, Any] = {}
+
+
+def _from_batch(args: argparse.Namespace) -> str:
+    """``args`` given the ruleset, circumstances, options and corrections of the batch row ``args.image`` of the
+    results file ``args.from_batch`` (:func:`vision.batch_state.batch_row`); the photo's path (or, for a hand typed
+    in the row's notation cell, ``--hand``) in place of the row's name. Returns the line saying so. Raises UserError
+    for a flag the row says too (given, it would be one or the other silently) and for a row that cannot be
+    audited (BatchError's words)."""
+    from scoring.engine import load_ruleset
+    from vision.batch_state import batch_row
+    from vision.errors import BatchError
+
+    if not args.image:
+        raise UserError("--from-batch RESULTS needs the row's photo: mahjong-score audit --from-batch RESULTS "
+                        "PHOTO --claimed TOTAL (PHOTO as the photo column names it)")
+    given = [dest for dest, default in ROW_OPTIONS.items() if getattr(args, dest, default) != default]
+    if given or args.demo:
+        said = ["--" + d.replace("_", "-") for d in given] + (["--demo"] if args.demo else [])
+        raise UserError(f"--from-batch takes the ruleset, circumstances, options and corrections from the batch "
+                        f"row: leave out {', '.join(said)} (or audit the photo without --from-batch)")
+    try:
+        row = batch_row(args.from_batch, args.image)
+    except BatchError as e:
+        raise UserError(str(e)) from None
+    ctx, fix = row["context"], (row.get("corrections") or {})
+    args.ruleset = row.get("ruleset") or args.ruleset
+    args.seat_wind, args.round_wind = ctx.get("seat_wind", "E"), ctx.get("round_wind", "E")
+    args.not_winner = not ctx.get("winner", True)
+    args.win_by = None if ctx.get("win_by", "discard") == "discard" else ctx["win_by"]
+    for name in ("last_tile", "first_turn", "announced_wait", "kong_on_kong"):
+        setattr(args, name, bool(ctx.get(name)))
+    args.dealer, args.dealer_streak = ctx.get("dealer"), int(ctx.get("dealer_streak") or 0)
+    args.discards, args.flag = ctx.get("discards"), list(ctx.get("flags") or ())
+    try:  # (only the options the row sets otherwise than the ruleset: a default given reads as the user's choice)
+        defaults = {k: o.default for k, o in load_ruleset(args.ruleset).options.items()}
+    except Exception:
+        defaults = {}
+    args.option = [f"{k}={v}" for k, v in (row.get("options") or {}).items() if str(defaults.get(k)) != str(v)]
+    args.winning_tile = fix.get("winning_tile")
+    args.tileset = fix.get("tileset") or args.tileset
+    if row["typed"]:
+        args.hand, args.image = row["input"], None
+    else:
+        args.image = row["input"]
+        args.fix = ",".join(f"{k}={v}" for k, v in (fix.get("fix") or {}).items()) or None
+        args.add = fix.get("add") or None
+        args.exposed = fix.get("exposed") or None
+    cells = [f"-r {args.ruleset}", f"--seat-wind {args.seat_wind}", f"--round-wind {args.round_wind}"] + (
+        ["--not-winner"] if args.not_winner else []) + ([f"--win-by {args.win_by}"] if args.win_by else []) + [
+        "--" + n.replace("_", "-") for n in ("last_tile", "first_turn", "announced_wait", "kong_on_kong")
+        if getattr(args, n)] + [f"--flag {f}" for f in args.flag] + [f"--option {o}" for o in args.option] + [
+        f"--{n.replace('_', '-')} {getattr(args, n)}" for n in ("winning_tile", "exposed", "fix", "add")
+        if getattr(args, n, None)]
+    what = f"the hand typed in its notation cell, {args.hand}" if row["typed"] else args.image
+    return (f"audit of batch row {row['key']} ({Path(args.from_batch).name}, scored {row.get('total')}): {what} "
+            f"with {' '.join(cells)}")
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     from scoring.history import record_hand
 
+    from_batch = _from_batch(args) if getattr(args, "from_batch", None) else None
     check_photo_word(args.image)
     if getattr(args, "demo", False):  # (docs/photo.md's corrections use the demo: a new user's `audit --demo`)
         from vision.pipeline import DEMO_PHOTO
@@ -150,6 +212,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
             out["photo"] = to_json(res)
         print_json(out)
     else:
+        if from_batch:
+            print(from_batch)
         if res is not None:
             from vision.pipeline import summary
 
@@ -420,4 +484,15 @@ def register(subparsers) -> None:
     add_tileset_arg(p)
     add_history_args(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (match, differences, score)")
+    p.add_argument("--from-batch", metavar="RESULTS",
+                   help="audit a row of a batch: RESULTS is the batch's results file (its --out), the photo as its "
+                        "photo column names it; the row's ruleset, circumstances, options and corrections (fix, add, "
+                        "exposed, winning tile cells) are taken from the batch, not retyped (a hand typed in its "
+                        "notation cell is audited as --hand)")
     p.set_defaults(func=cmd_audit)
+    ROW_OPTIONS.clear()
+    blank = vars(p.parse_args(["--claimed", "0"]))  # (the namespace's defaults: --dealer/--not-dealer share one)
+    ROW_OPTIONS.update({dest: blank[dest] for dest in (
+        "hand", "ruleset", "seat_wind", "round_wind", "winning_tile", "win_by", "not_winner", "last_tile", "first_turn",
+        "announced_wait", "kong_on_kong", "dealer", "dealer_streak", "discards", "flag", "option", "exposed", "fix",
+        "add", "tileset")})

@@ -3067,3 +3067,44 @@ def test_an_interrupted_runs_outputs_say_a_copy_among_the_photos_not_scored_yet(
     # a file that cannot be read is no one's copy
     (tmp_path / "b.jpg").unlink()
     assert _copies(con, jobs, unscored={"b.jpg"}) == {}
+
+
+def test_audit_from_batch_takes_the_rows_ruleset_circumstances_options_and_corrections(tmp_path, truth, capsys):
+    # a director auditing a disputed batch score had to retype the row's ruleset, winds, fixes and melds, and audited
+    # another context: 60 for the batch's 132. `audit --from-batch RESULTS PHOTO` takes them from the row. Here a
+    # photo's row says seat wind S, won from the wall, an option, and a fix cell restating tile 1's face; the same
+    # photo's audit without the row's context scores it as won on a discard by East: NTS's self-drawn 2 points
+    # (002:14) alone make the two totals differ, so an audit that took no context from the row cannot match the batch
+    d = _photo_copies(tmp_path, truth, ["a.jpg"], which=1)  # (an ordinary hand: the first render is a limit hand)
+    rc, o, err = run_cli(capsys, "audit", str(d / "a.jpg"), "--claimed", "0", "--reader", bf.ORACLE, "--json",
+                         "--no-history", "--no-annotate")
+    first = json.loads(o)["photo"]["tiles"][0]["tile"]  # (tile 1's face as read: the fix cell restates it)
+    man = tmp_path / "m.csv"
+    man.write_text(f"photo,seat_wind,win_by,options,fix,notation\na.jpg,S,wall,seat_round_wind=once,1={first},\n"
+                   f"b.jpg,W,,,,123m456p789s11z [777p] win:1z\n")
+    out = tmp_path / "r.csv"
+    rc, o, err = run_cli(capsys, "batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0",
+                         "--reader", bf.ORACLE, "--no-history")
+    assert rc == 0, err
+    rows = {r["photo"]: r for r in read_csv(out)}
+    rc, o, err = run_cli(capsys, "audit", "--from-batch", str(out), "a.jpg", "--claimed", rows["a.jpg"]["total"],
+                         "--reader", bf.ORACLE, "--no-history", "--no-annotate")
+    assert rc in (0, 1) and "MATCH" in o and "MISMATCH" not in o, (o, err)
+    assert o.startswith(f"audit of batch row a.jpg (r.csv, scored {rows['a.jpg']['total']}): {d / 'a.jpg'} with -r nts "
+                        f"--seat-wind S --round-wind E --win-by wall --option seat_round_wind=once --fix 1={first}"), o
+    rc, o, err = run_cli(capsys, "audit", str(d / "a.jpg"), "--claimed", rows["a.jpg"]["total"], "--reader", bf.ORACLE,
+                         "--no-history", "--no-annotate")
+    assert "MISMATCH" in o, o  # (the photo alone, East on a discard: not the batch's score)
+    # a hand typed in the row's notation cell is audited as that hand (--hand), in the row's context
+    rc, o, err = run_cli(capsys, "audit", "--from-batch", str(out), "b.jpg", "--claimed", rows["b.jpg"]["total"],
+                         "--no-history")
+    assert rc == 0 and "MATCH" in o and "MISMATCH" not in o and "--seat-wind W" in o.splitlines()[0], (o, err)
+    # a flag the row says too is refused, one line, exit 2 (given, it would be one or the other without a word); an
+    # unknown photo, a results file no batch wrote, are named
+    for argv, said in ((("a.jpg", "--seat-wind", "N"), "leave out --seat-wind"),
+                       (("a.jpg", "--fix", "2=5p"), "leave out --fix"),
+                       (("nope.jpg",), "no row for nope.jpg (2 rows; give the photo as its photo column names it")):
+        rc, o, err = run_cli(capsys, "audit", "--from-batch", str(out), *argv, "--claimed", "10", "--no-history")
+        assert rc == 2 and said in err and err.count("\n") == 1, (argv, err)
+    rc, o, err = run_cli(capsys, "audit", "--from-batch", str(tmp_path / "other.csv"), "a.jpg", "--claimed", "10")
+    assert rc == 2 and "no batch state database beside it (other.batch.sqlite3)" in err, err

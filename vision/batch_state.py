@@ -4,6 +4,7 @@ by :mod:`vision.batch`; its lock is :mod:`vision.batch_guard`.
 """
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -135,3 +136,48 @@ def file_hash(con: sqlite3.Connection, job: Job) -> str:
     con.execute("INSERT OR REPLACE INTO files (key, size, mtime_ns, sha256) VALUES (?, ?, ?, ?)",
                 (job.key, st.st_size, st.st_mtime_ns, sha))  # committed by the caller (a cache only)
     return sha
+
+
+def batch_row(out: str | os.PathLike, photo: str) -> dict[str, Any]:
+    """The scored row of ``photo`` in the batch whose results file is ``out`` (its state database beside it,
+    ``results.csv`` → ``results.batch.sqlite3``), as its history entry keeps it: ``input`` (the photo's path, or the
+    notation of a hand typed in the row's notation cell), ``ruleset``, ``options``, ``context``, ``corrections``
+    (``fix``/``add``/``exposed``/``winning_tile``/``tileset``), ``total``; and ``typed``: True for a typed hand.
+    ``photo`` is the row's photo cell (``t1/a.jpg``), or a name or path whose file name one row alone has. For
+    ``audit --from-batch``: a referee auditing a disputed batch score had to retype the row's ruleset, winds, fixes
+    and melds, and audited another context (a director's 60 for the batch's 132).
+
+    Raises BatchError for a results file with no state database beside it, a photo no row (or more than one) has,
+    or a row with no scored reading (an error row: its status is named)."""
+    out = Path(out)
+    state = out.with_name(out.stem + ".batch.sqlite3")
+    if not state.is_file():
+        raise BatchError(f"--from-batch {out}: no batch state database beside it ({state.name}); give the results "
+                         f"file a batch run wrote (its --out)")
+    try:
+        con = sqlite3.connect(f"file:{state}?mode=ro", uri=True)
+        try:
+            rows = con.execute("SELECT key, history, frame, error FROM results").fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error as e:
+        raise BatchError(f"--from-batch {out}: its state database {state.name} cannot be read ({e})") from None
+    found = [r for r in rows if r[0] == photo] or [r for r in rows if Path(r[0]).name == Path(photo).name]
+    if len(found) != 1:
+        names = sorted(r[0] for r in rows)
+        raise BatchError(f"--from-batch {out}: " + (
+            f"no row for {photo} ({len(rows)} rows; give the photo as its photo column names it, e.g. "
+            f"{names[0]})" if not found and names else f"no row for {photo}: the batch has no scored rows"
+            if not found else f"{len(found)} rows are named {Path(photo).name} ({', '.join(r[0] for r in found)}): "
+            f"give the one meant as its photo column names it"))
+    key, history, frame, error = found[0]
+    try:
+        entry = json.loads(history) if history else None
+    except ValueError:
+        entry = None
+    if error or not isinstance(entry, dict) or not isinstance(entry.get("context"), dict):
+        raise BatchError(f"--from-batch {out}: the row of {key} has no scored reading to audit"
+                         + (f" ({str(error).splitlines()[0][:200]})" if error else ""))
+    from .batch import TYPED_FRAME
+
+    return {**entry, "key": key, "typed": frame == TYPED_FRAME}
