@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,7 @@ def _from_batch(args: argparse.Namespace) -> str:
         ["--not-winner"] if args.not_winner else []) + ([f"--win-by {args.win_by}"] if args.win_by else []) + [
         "--" + n.replace("_", "-") for n in ("last_tile", "first_turn", "announced_wait", "kong_on_kong")
         if getattr(args, n)] + [f"--flag {f}" for f in args.flag] + [f"--option {o}" for o in args.option] + [
-        f"--{n.replace('_', '-')} {getattr(args, n)}" for n in ("winning_tile", "exposed", "fix", "add")
+        f"--{n.replace('_', '-')} {shlex.quote(getattr(args, n))}" for n in ("winning_tile", "exposed", "fix", "add")
         if getattr(args, n, None)]
     what = f"the hand typed in its notation cell, {args.hand}" if row["typed"] else args.image
     return (f"audit of batch row {row['key']} ({Path(args.from_batch).name}, scored {row.get('total')}): {what} "

@@ -1023,10 +1023,14 @@ def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset,
 #: the pung does (:func:`_stacked_kong_sureness`): the fourth tile is then hidden under it, or it over the others
 STACKED_KONG = 0.5
 #: a tile of the pung lies on top when its box's top edge lies this many tile heights above those of the tiles beside
-#: it in the pung, and its box is taller than theirs by :data:`STACK_TALLER` (its bottom edge where theirs is: not a
-#: tile pushed back); or when the pung's middle tile is read turned sideways by the classifier but its box is not
-#: sideways in shape (:attr:`Geometry.sideways`): a fourth tile laid across the pung, its box the upright tile's under it
+#: it in the pung (on the mean, and :data:`STACK_RISE_EACH` above each), and its box is taller than theirs by
+#: :data:`STACK_TALLER` on the mean and not shorter than either (its bottom edge where theirs is: not a tile pushed
+#: back); or when the pung's middle tile is read turned sideways by the classifier but its box is not sideways in shape
+#: (:attr:`Geometry.sideways`): a fourth tile laid across the pung, its box the upright tile's under it. (A phone
+#: tester's [9p 9p^ 9p] with the fourth 9p on the sideways one, its box 0.078 and 0.105 tile heights above its
+#: neighbours' and 0.012 and 0.089 taller, had missed a bar set for each neighbour alone: [999p] at 91 %, 28 for 52)
 STACK_RISE = 0.08
+STACK_RISE_EACH = 0.05
 STACK_TALLER = 0.03
 #: … the middle tile read sideways lies across the pung only when its box's top edge lies no more than this many tile
 #: heights below those beside it
@@ -1071,9 +1075,12 @@ def _stacked_kong_sureness(reading: Reading, lay: Layout, readings: TileReadings
         es = [edges(b) for b in beside]
         # (measured against upright tiles only: a claimed tile laid sideways is lower than the tiles beside it, which
         # then rise above it — a phone tester's [1z 1z^ 1z] had been held at 49 % for its end tile)
-        if e is not None and all(x is not None for x in es) and not any(sideways(x) for x in [t, *beside]) and all(
-                b[0] - e[0] >= STACK_RISE * h and (e[1] - e[0]) - (b[1] - b[0]) >= STACK_TALLER * h for b in es):
-            return True
+        if e is not None and all(x is not None for x in es) and not any(sideways(x) for x in [t, *beside]):
+            rise = [(b[0] - e[0]) / h for b in es]
+            taller = [((e[1] - e[0]) - (b[1] - b[0])) / h for b in es]
+            if (min(rise) >= STACK_RISE_EACH and sum(rise) / len(rise) >= STACK_RISE and min(taller) >= 0
+                    and sum(taller) / len(taller) >= STACK_TALLER):
+                return True
         # (a fourth tile laid across the pung's middle tile: read turned, in a box neither sideways in shape nor lower
         # than the tiles beside it — the upright tile under it reaches as high as they do; a claimed tile laid sideways
         # in the middle is lower than they are, a tester's blurred [1p 1p^ 1p] held at 50 % had been taken so)
