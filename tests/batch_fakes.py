@@ -27,6 +27,7 @@ ORACLE = f"{HERE}:oracle_reader"
 UNSURE = f"{HERE}:unsure_reader"
 UNMARKED = f"{HERE}:unmarked_reader"
 LOOSE_FLOWERS = f"{HERE}:loose_flowers_reader"
+CHANGED = f"{HERE}:changed_reader"
 UNSCORED_FLOWERS = f"{HERE}:unscored_flowers_reader"
 W, H = 320, 240
 _CACHE: dict[tuple[int, int], Path] = {}
@@ -208,6 +209,24 @@ def unsure_reader():
         return replace(res, reading=replace(res.reading, confidence=0.4))
 
     return unsure
+
+
+def changed_reader():
+    """The oracle reader, each reading 40 % sure, its first tile in the hand taken as changed to make a legal hand from
+    another face (read 9s, or 1s where it is a 9s): a reading the decoder changed a tile of."""
+    from dataclasses import replace
+
+    read = oracle_reader()
+
+    def changed(*a, **kw):
+        res = read(*a, **kw)
+        r = res.reading
+        i = next(k for k, role in enumerate(r.roles) if role not in ("ignored", "bonus"))
+        raw = list(r.raw)
+        raw[i] = "1s" if r.tiles[i] == "9s" else "9s"
+        return replace(res, reading=replace(r, confidence=0.4, raw=tuple(raw), changed=(i,)))
+
+    return changed
 
 
 def loose_flowers_reader():

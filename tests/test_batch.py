@@ -2766,6 +2766,21 @@ def test_an_unsure_row_whose_tiles_are_read_surely_names_no_least_sure_tile(tmp_
     assert "least sure" not in row["problem"], row["problem"]
 
 
+def test_an_unsure_row_names_the_tiles_the_reader_changed_to_make_a_legal_hand(tmp_path, truth):
+    # a director's row (its pair read 2z 2z, the photo's 3z 3z, one changed by the reader) said only "least sure: tile
+    # 9 …", then, that tile fixed, "confidence 66% below 80%", where `photo` said "changed to make a legal hand: tile 14
+    # 3z→2z": the tile to check. The row says it as `photo` does (the reader here: 40 % sure, its first hand tile
+    # changed from another face)
+    import re as _re
+
+    d = _photo_copies(tmp_path, truth, ["a.jpg"], which=1)
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, workers=0, reader=bf.CHANGED, history_db=None)
+    row = read_csv(out)[0]
+    assert row["status"] == "needs-review" and row["changed"] == "1", row
+    assert _re.search(r"; changed to make a legal hand: tile \d+ (9s|1s)→\w\w", row["problem"]), row["problem"]
+
+
 def test_a_row_whose_only_doubt_is_a_loose_flower_worth_nothing_is_ok(tmp_path, truth):
     # a tournament director's nts row was needs-review at 62 % where the doubt was a loose season that scores
     # nothing under nts (bonus_tiles=off, 002-03): `photo` and `audit` already said the score was sure. The reader

@@ -208,6 +208,10 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             if least is not None and least[1] < REVIEW_BELOW:  # what to check first (not a tile read surely,
                 # as `photo` and the page: a tester's row said "tile 4 (2m read at 100%)", the doubt in the roles)
                 dropped.append(f"least sure: tile {res.position(least[0])} ({least_words(res, least)})")
+            if r.legal and r.changed and sure < REVIEW_BELOW:  # (as `photo` says them: a director's row, its pair read
+                # 2z 2z for the photo's 3z 3z, had named only a tile read at 66 %, then nothing once that was fixed)
+                dropped.append("changed to make a legal hand: " + ", ".join(
+                    f"tile {res.position(i)} {r.raw[i]}→{r.tiles[i]}" for i in r.changed))
             if r.legal and dropped:  # never silently: the row says which box was left out, what was assumed
                 row["problem"] = "; ".join(dropped)
             won = [n for n in r.notes if n.startswith(WON_HINT_START)]
