@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from commands.common import UserError, print_json, whole_number
-from scoring.history import ENV_DB, HISTORY_TABLES, _open_read_only, default_db_path, entries, other_tables
+from scoring.history import (ENV_DB, HISTORY_TABLES, TYPED_NOTE, _open_read_only, batch_photo, default_db_path, entries,
+                             other_tables, superseded)
 from vision.decode import format_confidence
 
 
@@ -30,12 +31,17 @@ def _fmt(e: Mapping[str, Any]) -> str:
     total = _text(e["total"])
     conf = _conf(e["confidence"])
     inp = _text(e["input"])
+    photo = batch_photo(e.get("note")) if e.get("command") == "batch" else None
+    if photo and TYPED_NOTE in _text(e.get("note")):  # (a row's typed hand: its photo named, as the row is)
+        inp = f"{photo} (typed): {inp}"
     status = _text(e["status"])
     if e.get("damaged"):
         status = "damaged: " + ", ".join(e["damaged"])
+    if e.get("superseded_by") is not None:  # (scored again since: the newer entry is the one that stands)
+        status = f"→#{e['superseded_by']} {status}"
     status = status if len(status) <= 24 else status[:23] + "…"
-    if len(inp) > 40:
-        inp = "…" + inp[-39:]
+    if len(inp) > 40:  # (a path keeps its file name, a typed row its photo's)
+        inp = inp[:39] + "…" if photo and TYPED_NOTE in _text(e.get("note")) else "…" + inp[-39:]
     reading = _text(e["reading"])
     return (f"{_text(e['id']):>5}  {_text(e['time']).replace('+00:00', 'Z'):<20}  {_text(e['command']):<7} "
             f"{_text(e['ruleset']):<19} {total:>6} {conf:>5}  {status:<24} {reading:<40} {inp}")
@@ -90,6 +96,9 @@ def cmd_history(args: argparse.Namespace) -> int:
                 raise UserError(f"{path} is not a history database: it holds no history table (an empty SQLite "
                                 f"file?)")
             rows = list(entries(con, limit, args.command, args.id))
+            newer = superseded(con)
+            for e in rows:
+                e["superseded_by"] = newer.get(e["id"])
         finally:
             con.close()
     except sqlite3.Error as e:
@@ -107,6 +116,9 @@ def cmd_history(args: argparse.Namespace) -> int:
                 print(f"{k}: {_text(e[k])}")
         if e.get("damaged"):
             print(f"damaged: {', '.join(e['damaged'])} (stored text that is not valid JSON, shown as stored)")
+        if e.get("superseded_by") is not None:
+            print(f"superseded_by: {e['superseded_by']} (scored again since: entry {e['superseded_by']} is the one "
+                  f"that stands)")
         for k in ("corrections", "context", "options"):
             if e[k]:
                 print(f"{k}: {_text(e[k])}")
@@ -127,6 +139,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     for e in rows:
         print(_fmt(e))
     print(f"({len(rows)} most recent; database {path})")
+    if any(e.get("superseded_by") is not None for e in rows):
+        print("(→#N: scored again since, by entry N, which stands: a batch row rescored or typed in its notation cell, "
+              "a photo read again)")
     return 0
 
 

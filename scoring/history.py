@@ -31,7 +31,7 @@ import os
 import sqlite3
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Iterable, Iterator, Mapping
 
 ENV_DB = "MAHJONG_SCORE_DB"
@@ -218,6 +218,55 @@ def entries(con: sqlite3.Connection, limit: int | None = 20, command: str | None
         if damaged:
             d["damaged"] = sorted(set(damaged))
         yield d
+
+
+#: the note of a batch row's entry (:mod:`vision.batch`): ``batch photo KEY`` and, for a hand typed in its notation
+#: cell, this after it
+BATCH_NOTE = "batch photo "
+TYPED_NOTE = "hand typed in the notation cell"
+
+
+def batch_photo(note: Any) -> str | None:
+    """The photo (its key, as the batch's photo column names it) of a batch row's entry note, else None."""
+    if not isinstance(note, str) or not note.startswith(BATCH_NOTE):
+        return None
+    return note[len(BATCH_NOTE):].split(": ")[0] or None
+
+
+def superseded(con: sqlite3.Connection) -> dict[int, int]:
+    """Entry id → the id of the newest entry that scored the same thing again since: a batch row (the photo its note
+    names, in the same folder: a hand typed in that row's notation cell after its photo was read, or the photo read
+    again with other cells or models) or a photo scored by ``photo`` or ``webcam`` (the same file, its SHA-256, under
+    the same ruleset). Audits (each a verdict on a claim), typed hands and tables are their own events: never
+    superseded. A director's history listed a row's 832 (needs-review) beside its 1216 (ok) with nothing saying which
+    stood, and a typed row's entry under its notation alone."""
+    latest: dict[tuple[Any, ...], int] = {}
+    folder: dict[str, str] = {}
+    newer: dict[int, int] = {}
+    cols = {r[1] for r in con.execute("PRAGMA table_info(entries)")}
+    if not {"command", "input", "input_sha256", "ruleset", "note"} <= cols:
+        return {}
+    for id_, command, inp, sha, ruleset, note in con.execute(
+            "SELECT id, command, input, input_sha256, ruleset, note FROM entries ORDER BY id"):
+        photo = batch_photo(note) if command == "batch" else None
+        if photo is not None:
+            if TYPED_NOTE not in str(note) and isinstance(inp, str):  # (a typed row: the folder of its photo's)
+                folder[photo] = str(PurePath(inp).parent)
+            key: tuple[Any, ...] = ("batch", photo, folder.get(photo))
+        elif command in ("photo", "webcam") and sha:
+            key = ("photo", sha, ruleset)
+        else:
+            continue
+        if key in latest:
+            newer[latest[key]] = id_
+        latest[key] = id_
+    out = {}
+    for i in newer:
+        j = newer[i]
+        while j in newer:
+            j = newer[j]
+        out[i] = j
+    return out
 
 
 def db_from_args(args: argparse.Namespace) -> Path | None:
