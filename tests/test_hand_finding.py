@@ -4112,7 +4112,8 @@ def _pung_on_the_row(middle=None, pose=None):
 def test_an_exposed_pung_with_a_tile_lying_over_the_others_may_be_a_kong():
     # a phone tester's [6666z], its fourth tile laid on the pung's middle tile, was read [666z] at > 99 %, 832 for
     # 1216 (rode-draak); four more so, each made sure by the fix the notes asked for. A tile whose box rises above
-    # those beside it by STACK_RISE (0.08) tile heights and is taller by STACK_TALLER (0.03), or the middle tile read
+    # those beside it by STACK_RISE (0.08) tile heights and is taller by STACK_TALLER (0.03), on the mean of its
+    # neighbours (and STACK_RISE_EACH, 0.05, above each, no shorter than either), or the middle tile read
     # sideways in a box that is not, makes the reading × STACKED_KONG (0.5), with the melds to give
     photo = Photo(np.zeros((600, 1800, 3), np.uint8), (1800, 600), 1.0, "x")
     rs = load_ruleset("rode-draak")
@@ -4125,6 +4126,18 @@ def test_an_exposed_pung_with_a_tile_lying_over_the_others_may_be_a_kong():
     assert [n for n in risen.reading.notes if "laid on top" in n] == [
         "unsure: tile 13 (6z) of tiles 12-14, read as an exposed pung, lies over the tiles beside it as a kong's "
         "fourth tile laid on top does: if it is a kong, name the melds on the table with --exposed \"[6666z]\""]
+    # … risen unevenly: 8 px (0.067 tile heights) above its left neighbour, itself risen 4 px, and 12 px (0.1) above
+    # its right one: 0.083 on the mean, over STACK_RISE, and over STACK_RISE_EACH (0.05) above each; taller by 8 and
+    # 12 px, 0.083 on the mean (a phone tester's [9p 9p^ 9p] with the fourth 9p on the sideways one, 0.078 and 0.105
+    # above its neighbours, was read [999p] at 91 %, 28 for 52, under a bar of 0.08 above each); risen 4 px (0.033)
+    # above one neighbour, under STACK_RISE_EACH, it is not
+    for left, stacked in ((4, True), (8, False)):
+        det, rd = _pung_on_the_row(lambda b: [b[0], b[1] - 12, b[2], b[3]])
+        b = np.array(det.boxes, float)
+        b[11, 1] -= left
+        uneven = read_detections(photo, Detections.make(b, np.array(det.scores), list(det.face_down)), rd, rs,
+                                 Context())
+        assert uneven.reading.notation == plain.reading.notation and bool(uneven.reading.stacked) == stacked, left
     # pushed back, not on top: the whole box higher, no taller (a meld laid unevenly)
     back = read_detections(photo, *_pung_on_the_row(lambda b: [b[0], b[1] - 18, b[2], b[3] - 18]), rs, Context())
     assert not back.reading.stacked, back.reading.notes
