@@ -3123,3 +3123,40 @@ def test_audit_from_batch_takes_the_rows_ruleset_circumstances_options_and_corre
         assert rc == 2 and said in err and err.count("\n") == 1, (argv, err)
     rc, o, err = run_cli(capsys, "audit", "--from-batch", str(tmp_path / "other.csv"), "a.jpg", "--claimed", "10")
     assert rc == 2 and "no batch state database beside it (other.batch.sqlite3)" in err, err
+
+
+def test_a_checked_cell_confirms_a_rows_total_by_hand(tmp_path, truth, capsys):
+    # a director could not mark a right row read under the review line as checked: it stayed needs-review, or a tile
+    # had to be "fixed" to the face it already read. The checked cell holds the total confirmed: the row is ok while
+    # it scores that total (its table hand settled as ok), and needs review again, the cell named, when it does not
+    # (the unsure reader: every reading 40 % sure)
+    d = _photo_copies(tmp_path, truth, ["a.jpg"], which=1)
+    man, out, db = tmp_path / "m.csv", tmp_path / "r.csv", tmp_path / "h.sqlite3"
+
+    def run(cell: str) -> dict[str, str]:
+        man.write_text(f"photo,checked\na.jpg,{cell}\n")
+        rc, o, err = run_cli(capsys, "batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0",
+                             "--reader", bf.UNSURE, "--db", str(db))
+        assert rc == 0, err
+        return read_csv(out)[0]
+
+    row = run("")
+    total = row["total"]
+    assert row["status"] == "needs-review" and row["problem"].startswith("confidence 40% below 80%"), row
+    # (the review card says so)
+    assert (f"If the reading and its score are right, write the total ({total}) in the checked cell of manifest line "
+            f"2 instead") in (tmp_path / "r.review.html").read_text()
+    row = run(total)
+    assert row["status"] == "ok" and row["problem"].startswith(f"checked: the total {total} confirmed by hand (the "
+                                                               f"checked cell); confidence 40% below 80%"), row
+    # the history records the check (the cell is part of the row's scoring parameters: recorded again)
+    con = sqlite3.connect(db)
+    (status,) = con.execute("SELECT status FROM entries ORDER BY id DESC LIMIT 1").fetchone()
+    con.close()
+    assert status == f"ok: checked, the total {total} confirmed by hand", status
+    row = run(str(int(total) + 2))
+    assert row["status"] == "needs-review" and row["problem"].startswith(
+        f"the checked cell confirms {int(total) + 2}, but the row scores {total} now: check it again"), row
+    row = run("yes")  # (not a total: it would stand for whatever the row scores later)
+    assert row["status"].startswith("error: manifest line 2: checked cell 'yes' must be the total you confirmed by "
+                                    "hand"), row

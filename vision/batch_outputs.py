@@ -273,6 +273,23 @@ def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tup
     return "ok", r["problem"]
 
 
+def checked_status(job: Job, r: Mapping[str, Any], status: str, problem: str | None) -> tuple[str, str | None]:
+    """(status, problem) of a row with a ``checked`` cell (:attr:`Job.checked`: the total a director confirmed by
+    hand): a row scoring that total is ok, the check said first (a director could not mark a right row read under
+    the review line as checked: it stayed needs-review, or a tile had to be "fixed" to the face it read); one
+    scoring another total, or no legal reading, needs review, the cell named (the check was of another score: a
+    cell corrected, the models or the scoring changed). ``status``/``problem``: as :func:`_status` gave them."""
+    if job.checked is None or r.get("error"):
+        return status, problem
+    total = r.get("total")
+    if r.get("legal") and r.get("allowed") and total is not None and int(total) == job.checked:
+        said = f"checked: the total {job.checked} confirmed by hand (the checked cell)"
+        return ("ok" if status == "needs-review" else status), "; ".join(x for x in (said, problem) if x)
+    now = f"scores {total} now" if total is not None and r.get("legal") else "has no legal reading now"
+    said = f"the checked cell confirms {job.checked}, but the row {now}: check it again, and correct or clear that cell"
+    return "needs-review", "; ".join(x for x in (said, problem) if x)
+
+
 #: what a photo filed twice is told (:func:`_rows`)
 SAME_PICTURE_WORDS = "one file's copies; check that each was filed for the right player and hand"
 
@@ -327,6 +344,8 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
             r["error"] = current_line(r["error"], job)
         status, problem = ((FALSE_WIN_STATUS, r["problem"]) if job.false_win and not r["error"]
                            else _status(r, review_below, job.ruleset))
+        if not job.false_win:
+            status, problem = checked_status(job, r, status, problem)
         if job.key in copies and status in ("ok", "needs-review"):
             # (a photo filed twice is a score counted twice, or a player's photo lost: a tester's copy under another
             # name had an ok row, 40 points for a win that never was, said only in the console's summary)
@@ -915,8 +934,14 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
     last = -1
     copies = _copies(con, jobs) if jobs else {}
 
+    by_key = {j.key: j for j in jobs}
+
     def entry(key: str, text: str) -> dict[str, Any]:
         e = json.loads(text)
+        job = by_key.get(key)
+        if job is not None and job.checked is not None and e.get("total") == job.checked and str(
+                e.get("status") or "").startswith("needs-review: "):  # (as the output row says it: checked_status)
+            e["status"] = f"ok: checked, the total {job.checked} confirmed by hand"
         if key in copies:
             said = f"same picture as {', '.join(copies[key][:3])}{' …' if len(copies[key]) > 3 else ''}"
             status = str(e.get("status") or "ok")

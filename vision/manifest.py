@@ -33,7 +33,7 @@ RAW_EXTS = frozenset({".dng", ".cr2", ".cr3", ".crw", ".nef", ".nrw", ".arw", ".
 #: manifest columns (documented in docs/batch.md); ``photo`` is required
 MANIFEST_COLUMNS = ("photo", "ruleset", "table", "hand", "player", "seat_wind", "round_wind", "winner", "dealer",
                     "win_by", "winning_tile", "notation", "exposed", "fix", "add", "flags", "options", "discards",
-                    "dealer_streak", "settle")
+                    "dealer_streak", "settle", "checked")
 
 #: the cells that correct a photo's reading: refused beside a ``notation`` cell (the hand typed is not read)
 PHOTO_CELLS = ("exposed", "fix", "add")
@@ -123,6 +123,10 @@ class Job:
     win_by_cell: str = ""
     #: the cells the manifest row gives (not empty), by column name: what its notes may call a cell
     cells: tuple[str, ...] = ()
+    #: the row's ``checked`` cell: the total a director confirmed by hand for a row that needs review (its reading
+    #: right, under the review line); the row is ok while it scores that total, and needs review again when it no
+    #: longer does (:func:`vision.batch_outputs.checked_status`). None: no cell
+    checked: int | None = None
 
     @property
     def seat_wind(self) -> str:
@@ -145,7 +149,8 @@ class Job:
         # old totals beside the new, all ok)
         from scoring.engine import scoring_fingerprint
 
-        tail = fw + ["scoring", scoring_fingerprint()]
+        # (a checked cell: recorded again in the history, its status the check's)
+        tail = fw + ["scoring", scoring_fingerprint()] + (["checked", self.checked] if self.checked is not None else [])
         if self.notation is not None:
             blob = json.dumps(["typed", self.ruleset, list(self.context), list(self.options), self.winning_tile,
                                self.notation, self.error] + tail, sort_keys=True, default=list)
@@ -640,6 +645,13 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
     for name in ("discards", "dealer_streak"):
         if name in cells and (v := cell(_int, cells[name], name)) is not None:
             ctx[name] = v
+    checked = None
+    if "checked" in cells:  # (the total confirmed: a "yes" would stand for whatever the row scores later)
+        try:
+            checked = _int(cells["checked"], "checked")
+        except ValueError:
+            problems.append(f"checked cell {cells['checked']!r} must be the total you confirmed by hand (a whole "
+                            f"number, e.g. 1216)")
     if "options" in cells:
         pairs = []
         for item in _split_words(cells["options"]):
@@ -752,7 +764,7 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
                player=player, dealer=dealer, error=error, typed=typed,
                error_count=len(problems), settle=tuple(sorted(settle.items())), false_win=false_win,
                won_said="winner" in cells and ctx.get("winner") is True, win_by_cell=win_by_cell,
-               cells=tuple(sorted(k for k in cells if k != ROW_ERROR)))
+               cells=tuple(sorted(k for k in cells if k != ROW_ERROR)), checked=checked)
 
 #: annotated images written by ``audit`` (``NAME.RULESET.audit.jpg``, ``NAME.RULESET.audit-2.jpg``; ``NAME.audit.jpg`` of
 #: older versions): not photos to score

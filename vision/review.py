@@ -351,8 +351,12 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"({named}): if it is right, put it in the fix cell of {where}; for a misread tile put its correction "
                 f"there (e.g. 3=5p; several: 3=5p,7=1z), {rerun}. To try it first:",
                 [photo_command(job, fix=named.replace(" ", ","))])
+    # (a right reading under the review line: a director could not mark it checked, and "fixed" a tile to its own face)
+    confirm = (f" If the reading and its score are right, write the total ({row['total']}) in the checked cell of "
+               f"{where} instead: the row is then ok while it scores that total." if row.get("reading")
+               and row.get("total") not in (None, "") and row.get("status") == "needs-review" else "")
     return (f"Check the numbered tiles in the annotated reading. For each misread tile put its correction in "
-            f"the fix cell of {where} (e.g. 3=5p; several: 3=5p,7=1z), {rerun}. To try a correction first:",
+            f"the fix cell of {where} (e.g. 3=5p; several: 3=5p,7=1z), {rerun}.{confirm} To try a correction first:",
             [photo_command(job)])
 
 
