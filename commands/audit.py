@@ -17,70 +17,116 @@ from vision.audit import compare, default_annotation_path, read_claimed_lines, r
 from vision.io import same_file
 
 
-#: the audit options a batch row says (``--from-batch``), with their defaults (set by :func:`register`)
+#: the audit options a batch row says (``--from-batch``), with their defaults (set by :func:`register`); those whose
+#: default a user may type too are given the parser default :data:`_UNSET`, so that a flag given is told from none
 ROW_OPTIONS: dict[str, Any] = {}
+_UNSET = object()
 
 
-def _from_batch(args: argparse.Namespace) -> str:
+def _given(args: argparse.Namespace) -> list[str]:
+    """The row options (:data:`ROW_OPTIONS`) the command line gave, as typed (``--not-dealer``); each one not given
+    set to its default in ``args``."""
+    given = []
+    for dest, default in ROW_OPTIONS.items():
+        v = getattr(args, dest, default)
+        if v is _UNSET:
+            setattr(args, dest, default)
+        elif v != default or dest in _SENTINEL_DESTS:
+            given.append("--not-dealer" if dest == "dealer" and v is False else "--" + dest.replace("_", "-"))
+    return given
+
+
+#: the row options whose default is :data:`_UNSET` in the parser (their real default a value one may type)
+_SENTINEL_DESTS = ("ruleset", "seat_wind", "round_wind", "not_winner", "last_tile", "first_turn", "announced_wait",
+                   "kong_on_kong", "dealer", "dealer_streak")
+
+
+def _from_batch(args: argparse.Namespace, given: list[str]) -> tuple[str, dict[str, Any]]:
     """``args`` given the ruleset, circumstances, options and corrections of the batch row ``args.image`` of the
     results file ``args.from_batch`` (:func:`vision.batch_state.batch_row`); the photo's path (or, for a hand typed
-    in the row's notation cell, ``--hand``) in place of the row's name. Returns the line saying so. Raises UserError
-    for a flag the row says too (given, it would be one or the other silently) and for a row that cannot be
-    audited (BatchError's words)."""
-    from scoring.engine import load_ruleset
+    in the row's notation cell, ``--hand`` with its reading, winning tile included) in place of the row's name.
+    Returns the line saying so, the command's flags as a shell takes them, and its JSON. Raises UserError for a flag
+    given too (``given``: :func:`_given`; it would be one or the other without a word), a photo file that is not
+    the one the batch scored (moved: its path given in place of the name is taken when its contents are the
+    same), and a row that cannot be audited (BatchError's words)."""
     from vision.batch_state import batch_row
     from vision.errors import BatchError
+    from vision.readers import _sha256_file
 
     if not args.image:
         raise UserError("--from-batch RESULTS needs the row's photo: mahjong-score audit --from-batch RESULTS "
                         "PHOTO --claimed TOTAL (PHOTO as the photo column names it)")
-    given = [dest for dest, default in ROW_OPTIONS.items() if getattr(args, dest, default) != default]
     if given or args.demo:
-        said = ["--" + d.replace("_", "-") for d in given] + (["--demo"] if args.demo else [])
+        said = given + (["--demo"] if args.demo else [])
         raise UserError(f"--from-batch takes the ruleset, circumstances, options and corrections from the batch "
-                        f"row: leave out {', '.join(said)} (or audit the photo without --from-batch)")
+                        f"row: leave out {', '.join(said)} (to audit otherwise, correct the row's manifest cells and "
+                        f"rerun the batch, or audit the photo without --from-batch)")
     try:
         row = batch_row(args.from_batch, args.image)
     except BatchError as e:
         raise UserError(str(e)) from None
-    ctx, fix = row["context"], (row.get("corrections") or {})
-    args.ruleset = row.get("ruleset") or args.ruleset
+    ctx, fix = row["context"], row["corrections"]
+    if not row["typed"]:
+        stored, named = Path(row["input"]), Path(args.image)
+        path = stored if stored.is_file() else named if named.is_file() else None
+        if path is None:
+            raise UserError(f"--from-batch: the photo of row {row['key']}, {stored}, is no longer there: give its "
+                            f"path now in place of the row's name (it is checked to be the picture the batch scored)")
+        try:
+            same = _sha256_file(path) == row.get("input_sha256")
+        except OSError as e:
+            raise UserError(f"--from-batch: cannot read {path} ({e.strerror or e})") from None
+        if not same:
+            raise UserError(f"--from-batch: {path} is not the picture the batch scored for row {row['key']} (the file "
+                            f"changed since): rerun the batch (only that row is scored again), or audit the photo "
+                            f"without --from-batch")
+    args.ruleset = row.get("ruleset") or ROW_OPTIONS["ruleset"]
     args.seat_wind, args.round_wind = ctx.get("seat_wind", "E"), ctx.get("round_wind", "E")
     args.not_winner = not ctx.get("winner", True)
     args.win_by = None if ctx.get("win_by", "discard") == "discard" else ctx["win_by"]
     for name in ("last_tile", "first_turn", "announced_wait", "kong_on_kong"):
         setattr(args, name, bool(ctx.get(name)))
     args.dealer, args.dealer_streak = ctx.get("dealer"), int(ctx.get("dealer_streak") or 0)
-    args.discards, args.flag = ctx.get("discards"), list(ctx.get("flags") or ())
+    args.discards, args.flag = ctx.get("discards"), [str(f) for f in ctx.get("flags") or ()]
     try:  # (only the options the row sets otherwise than the ruleset: a default given reads as the user's choice)
         defaults = {k: o.default for k, o in load_ruleset(args.ruleset).options.items()}
     except Exception:
         defaults = {}
     args.option = [f"{k}={v}" for k, v in (row.get("options") or {}).items() if str(defaults.get(k)) != str(v)]
     args.winning_tile = fix.get("winning_tile")
-    args.tileset = fix.get("tileset") or args.tileset
-    if row["typed"]:
-        args.hand, args.image = row["input"], None
+    args.tileset = fix.get("tileset") or None
+    if row["typed"]:  # (its reading holds the winning tile of its winning_tile cell, or of the batch's default)
+        args.hand, args.image, args.winning_tile = row.get("reading") or row["input"], None, None
     else:
-        args.image = row["input"]
+        args.image = str(path)
         args.fix = ",".join(f"{k}={v}" for k, v in (fix.get("fix") or {}).items()) or None
-        args.add = fix.get("add") or None
-        args.exposed = fix.get("exposed") or None
-    cells = [f"-r {args.ruleset}", f"--seat-wind {args.seat_wind}", f"--round-wind {args.round_wind}"] + (
+        args.add = str(fix["add"]) if fix.get("add") else None
+        args.exposed = str(fix["exposed"]) if fix.get("exposed") else None
+    flags = [f"-r {args.ruleset}", f"--seat-wind {args.seat_wind}", f"--round-wind {args.round_wind}"] + (
         ["--not-winner"] if args.not_winner else []) + ([f"--win-by {args.win_by}"] if args.win_by else []) + [
         "--" + n.replace("_", "-") for n in ("last_tile", "first_turn", "announced_wait", "kong_on_kong")
-        if getattr(args, n)] + [f"--flag {f}" for f in args.flag] + [f"--option {o}" for o in args.option] + [
-        f"--{n.replace('_', '-')} {shlex.quote(getattr(args, n))}" for n in ("winning_tile", "exposed", "fix", "add")
-        if getattr(args, n, None)]
-    what = f"the hand typed in its notation cell, {args.hand}" if row["typed"] else args.image
-    return (f"audit of batch row {row['key']} ({Path(args.from_batch).name}, scored {row.get('total')}): {what} "
-            f"with {' '.join(cells)}")
+        if getattr(args, n)] + ([] if args.dealer is None else ["--dealer" if args.dealer else "--not-dealer"]) + (
+        [f"--dealer-streak {args.dealer_streak}"] if args.dealer_streak else []) + (
+        [f"--discards {args.discards}"] if args.discards is not None else []) + [
+        f"--flag {shlex.quote(f)}" for f in args.flag] + [f"--option {shlex.quote(o)}" for o in args.option] + [
+        f"--{n.replace('_', '-')} {shlex.quote(str(getattr(args, n)))}"
+        for n in ("winning_tile", "exposed", "fix", "add", "tileset") if getattr(args, n, None)]
+    what = f"the hand typed in its notation cell, --hand {shlex.quote(args.hand)}" if row["typed"] else \
+        shlex.quote(args.image)
+    status = str(row.get("status") or "")
+    line = (f"audit of batch row {row['key']} ({Path(args.from_batch).name}, scored {row.get('total')}"
+            + (f", {status.split(':')[0]}" if status and status != "ok" else "") + f"): {what} with {' '.join(flags)}")
+    return line, {"results": str(args.from_batch), "row": row["key"], "scored": row.get("total"), "status": status,
+                  "typed": row["typed"], "flags": " ".join(flags)}
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from scoring.history import record_hand
 
-    from_batch = _from_batch(args) if getattr(args, "from_batch", None) else None
+    given = _given(args)
+    from_batch, batch_json = _from_batch(args, given) if getattr(args, "from_batch", None) is not None else (None, None)
+    if from_batch and not args.json:  # (first: said too where the photo then reads as no hand)
+        print(from_batch, flush=True)
     check_photo_word(args.image)
     if getattr(args, "demo", False):  # (docs/photo.md's corrections use the demo: a new user's `audit --demo`)
         from vision.pipeline import DEMO_PHOTO
@@ -165,6 +211,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
                                    straightened=res.straightened is not None, turned=bool(res.turned)))
             fix_hint = "" if "--fix POS=TILE" in problem else "correct tiles with --fix POS=TILE "
             failed = getattr(args, "annotate_failed", None)  # (the image the --fix numbers are read off: say so)
+            if from_batch:  # (its flags come from the row: --fix, --hand … would be refused, a round in a circle)
+                raise UserError(f"cannot audit {image.name}: {problem} (read: {res.reading.notation}; the batch row's "
+                                f"cells decide how it is read: correct them in the manifest and rerun the batch, or "
+                                f"audit the photo without --from-batch, with the flags above and your corrections)"
+                                + (f"; and {failed}" if failed else ""))
             raise UserError(f"cannot audit {image.name}: {problem} (read: {res.reading.notation}; "
                             f"{fix_hint}{'or ' if fix_hint else ''}use --hand NOTATION)"
                             + (f"; and {failed}" if failed else ""))
@@ -200,6 +251,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         out["overruled"] = [{"pos": pos, "read": read, "probability": round(p, 4), "set": to}
                             for pos, read, p, to in overruled]
         out["score"] = scored.to_json()
+        out["from_batch"] = batch_json
         out["annotated"] = str(annotated) if annotated else None
         if annotated and res is not None:  # (its size, and the part of the photo it shows: as photo --json says)
             from vision.annotate import image_info
@@ -213,8 +265,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
             out["photo"] = to_json(res)
         print_json(out)
     else:
-        if from_batch:
-            print(from_batch)
         if res is not None:
             from vision.pipeline import summary
 
@@ -493,6 +543,7 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_audit)
     ROW_OPTIONS.clear()
     blank = vars(p.parse_args(["--claimed", "0"]))  # (the namespace's defaults: --dealer/--not-dealer share one)
+    p.set_defaults(**dict.fromkeys(_SENTINEL_DESTS, _UNSET))
     ROW_OPTIONS.update({dest: blank[dest] for dest in (
         "hand", "ruleset", "seat_wind", "round_wind", "winning_tile", "win_by", "not_winner", "last_tile", "first_turn",
         "announced_wait", "kong_on_kong", "dealer", "dealer_streak", "discards", "flag", "option", "exposed", "fix",

@@ -31,7 +31,7 @@ import os
 import sqlite3
 import sys
 from datetime import datetime, timezone
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 ENV_DB = "MAHJONG_SCORE_DB"
@@ -235,31 +235,33 @@ def batch_photo(note: Any) -> str | None:
 
 def superseded(con: sqlite3.Connection) -> dict[int, int]:
     """Entry id → the id of the newest entry that scored the same thing again since: a batch row (the photo its note
-    names, in the same folder: a hand typed in that row's notation cell after its photo was read, or the photo read
-    again with other cells or models) or a photo scored by ``photo`` or ``webcam`` (the same file, its SHA-256, under
-    the same ruleset). Audits (each a verdict on a claim), typed hands and tables are their own events: never
-    superseded. A director's history listed a row's 832 (needs-review) beside its 1216 (ok) with nothing saying which
-    stood, and a typed row's entry under its notation alone."""
-    latest: dict[tuple[Any, ...], int] = {}
-    folder: dict[str, str] = {}
-    newer: dict[int, int] = {}
+    names in the same batch — the batch identity in its ``entry_key``, ``batch:ID:…`` —: the photo read again with
+    other cells or models, or a hand typed in that row's notation cell since; an entry of an older version, whose key
+    names no batch, by its photo's path, a typed one never), or a photo scored by ``photo`` or ``webcam`` (the same
+    file, its SHA-256, under the same ruleset). Audits (each a verdict on a claim), typed hands and tables are their
+    own events: never superseded. A director's history listed a row's 832 (needs-review) beside its 1216 (ok) with
+    nothing saying which stood, and a typed row's entry under its notation alone."""
     cols = {r[1] for r in con.execute("PRAGMA table_info(entries)")}
-    if not {"command", "input", "input_sha256", "ruleset", "note"} <= cols:
+    if not {"command", "note"} <= cols:
         return {}
-    for id_, command, inp, sha, ruleset, note in con.execute(
-            "SELECT id, command, input, input_sha256, ruleset, note FROM entries ORDER BY id"):
+    pick = ", ".join(c if c in cols else f"NULL AS {c}" for c in ("input", "input_sha256", "ruleset", "entry_key"))
+    latest: dict[tuple[Any, ...], int] = {}
+    newer: dict[int, int] = {}
+    for id_, command, note, inp, sha, ruleset, key in con.execute(
+            f"SELECT id, command, note, {pick} FROM entries ORDER BY id"):
         photo = batch_photo(note) if command == "batch" else None
-        if photo is not None:
-            if TYPED_NOTE not in str(note) and isinstance(inp, str):  # (a typed row: the folder of its photo's)
-                folder[photo] = str(PurePath(inp).parent)
-            key: tuple[Any, ...] = ("batch", photo, folder.get(photo))
+        parts = key.split(":") if isinstance(key, str) else []
+        if photo is not None and len(parts) == 3 and parts[0] == "batch":
+            k: tuple[Any, ...] = ("batch", parts[1], photo)
+        elif photo is not None and TYPED_NOTE not in str(note) and isinstance(inp, str):
+            k = ("batch-path", inp)
         elif command in ("photo", "webcam") and sha:
-            key = ("photo", sha, ruleset)
+            k = ("photo", sha, ruleset)
         else:
             continue
-        if key in latest:
-            newer[latest[key]] = id_
-        latest[key] = id_
+        if k in latest:
+            newer[latest[k]] = id_
+        latest[k] = id_
     out = {}
     for i in newer:
         j = newer[i]

@@ -3095,8 +3095,10 @@ def test_audit_from_batch_takes_the_rows_ruleset_circumstances_options_and_corre
                          "--no-history", "--no-annotate")
     first = json.loads(o)["photo"]["tiles"][0]["tile"]  # (tile 1's face as read: the fix cell restates it)
     man = tmp_path / "m.csv"
-    man.write_text(f"photo,seat_wind,win_by,options,fix,notation\na.jpg,S,wall,seat_round_wind=once,1={first},\n"
-                   f"b.jpg,W,,,,123m456p789s11z [777p] win:1z\n")
+    # (b.jpg: a hand typed in its notation cell, its winning tile in the winning_tile cell: a reviewer's such row was
+    # audited without it, 608 for the batch's 672)
+    man.write_text(f"photo,seat_wind,win_by,options,fix,notation,winning_tile\n"
+                   f"a.jpg,S,wall,seat_round_wind=once,1={first},,\nb.jpg,W,,,,123m456p789s11z [777p],1z\n")
     out = tmp_path / "r.csv"
     rc, o, err = run_cli(capsys, "batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0",
                          "--reader", bf.ORACLE, "--no-history")
@@ -3105,8 +3107,10 @@ def test_audit_from_batch_takes_the_rows_ruleset_circumstances_options_and_corre
     rc, o, err = run_cli(capsys, "audit", "--from-batch", str(out), "a.jpg", "--claimed", rows["a.jpg"]["total"],
                          "--reader", bf.ORACLE, "--no-history", "--no-annotate")
     assert rc in (0, 1) and "MATCH" in o and "MISMATCH" not in o, (o, err)
-    assert o.startswith(f"audit of batch row a.jpg (r.csv, scored {rows['a.jpg']['total']}): {d / 'a.jpg'} with -r nts "
-                        f"--seat-wind S --round-wind E --win-by wall --option seat_round_wind=once --fix 1={first}"), o
+    head = o.splitlines()[0]  # (the row's status said where not ok: this one's winning tile is not marked)
+    assert head.startswith(f"audit of batch row a.jpg (r.csv, scored {rows['a.jpg']['total']}, needs-review): ") and \
+        head.endswith(f": {d / 'a.jpg'} with -r nts --seat-wind S --round-wind E --win-by wall --option "
+                      f"seat_round_wind=once --fix 1={first}"), head
     rc, o, err = run_cli(capsys, "audit", str(d / "a.jpg"), "--claimed", rows["a.jpg"]["total"], "--reader", bf.ORACLE,
                          "--no-history", "--no-annotate")
     assert "MISMATCH" in o, o  # (the photo alone, East on a discard: not the batch's score)
@@ -3114,15 +3118,33 @@ def test_audit_from_batch_takes_the_rows_ruleset_circumstances_options_and_corre
     rc, o, err = run_cli(capsys, "audit", "--from-batch", str(out), "b.jpg", "--claimed", rows["b.jpg"]["total"],
                          "--no-history")
     assert rc == 0 and "MATCH" in o and "MISMATCH" not in o and "--seat-wind W" in o.splitlines()[0], (o, err)
-    # a flag the row says too is refused, one line, exit 2 (given, it would be one or the other without a word); an
-    # unknown photo, a results file no batch wrote, are named
-    for argv, said in ((("a.jpg", "--seat-wind", "N"), "leave out --seat-wind"),
+    # a flag the command line gives too is refused, one line, exit 2, whatever its value (given, it would be one or
+    # the other without a word: the row's S, or the E typed, which is also the default); an unknown photo, a results
+    # file no batch wrote, are named
+    for argv, said in ((("a.jpg", "--seat-wind", "E"), "leave out --seat-wind"),
+                       (("a.jpg", "--seat-wind", "S"), "leave out --seat-wind"),
+                       (("a.jpg", "--not-dealer"), "leave out --not-dealer"),
                        (("a.jpg", "--fix", "2=5p"), "leave out --fix"),
                        (("nope.jpg",), "no row for nope.jpg (2 rows; give the photo as its photo column names it")):
         rc, o, err = run_cli(capsys, "audit", "--from-batch", str(out), *argv, "--claimed", "10", "--no-history")
         assert rc == 2 and said in err and err.count("\n") == 1, (argv, err)
     rc, o, err = run_cli(capsys, "audit", "--from-batch", str(tmp_path / "other.csv"), "a.jpg", "--claimed", "10")
     assert rc == 2 and "no batch state database beside it (other.batch.sqlite3)" in err, err
+    # the photo moved: its path now, given in place of the name, is taken when it is the picture the batch scored; a
+    # file changed since is refused (a reviewer's photo replaced after the batch was read with the old row's fixes)
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    (d / "a.jpg").rename(moved / "a.jpg")
+    rc, o, err = run_cli(capsys, "audit", "--from-batch", str(out), "a.jpg", "--claimed", "10", "--no-history")
+    assert rc == 2 and "is no longer there: give its path now in place of the row's name" in err, err
+    rc, o, err = run_cli(capsys, "audit", "--from-batch", str(out), str(moved / "a.jpg"), "--claimed",
+                         rows["a.jpg"]["total"], "--reader", bf.ORACLE, "--no-history", "--no-annotate")
+    assert "MATCH" in o and "MISMATCH" not in o, (o, err)
+    with open(moved / "a.jpg", "ab") as f:
+        f.write(b"x")
+    rc, o, err = run_cli(capsys, "audit", "--from-batch", str(out), str(moved / "a.jpg"), "--claimed", "10",
+                         "--no-history")
+    assert rc == 2 and "is not the picture the batch scored for row a.jpg (the file changed since)" in err, err
 
 
 def test_a_checked_cell_confirms_a_rows_total_by_hand(tmp_path, truth, capsys):

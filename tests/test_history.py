@@ -291,30 +291,35 @@ def test_a_winners_hand_scored_without_a_winning_tile_is_unsure_unless_it_has_no
 def test_an_entry_scored_again_since_names_the_entry_that_stands(run_cli, tmp_path):
     # a director's history listed a batch row's 832 (needs-review) beside its later 1216 (ok) with nothing saying
     # which stood, and a row typed in its notation cell under its notation alone (`grep n22` found only the stale
-    # entry). Each entry scored again since names the newest that did: the same batch row (its photo and folder;
-    # a hand typed in that row's cell counts as the row), a photo of the same file under the same ruleset; audits,
-    # typed hands and another folder's photo of the same name are their own
+    # entry). Each entry scored again since names the newest that did: the same batch row (its batch named in the
+    # entry key, batch:ID:…; a hand typed in that row's cell counts as the row), a photo of the same file under the
+    # same ruleset; audits, typed hands, another batch's row of the same name (a reviewer's typed row had been linked
+    # to another folder's photo) are their own; an entry of an older version, its key naming no batch, by its path
     db = tmp_path / "h.sqlite3"
     con = history.connect(db)
     e = dict(ruleset="rode-draak", status="ok", total=10)
     history.insert(con, [
         {**e, "command": "batch", "input": "/t/a/n03.jpg", "input_sha256": "s1", "note": "batch photo n03.jpg",
-         "status": "needs-review: confidence 50%"},                                                        # 1
-        {**e, "command": "batch", "input": "/t/b/n03.jpg", "input_sha256": "s9", "note": "batch photo n03.jpg"},  # 2
+         "status": "needs-review: confidence 50%", "entry_key": "batch:aaaa:1"},                            # 1
+        {**e, "command": "batch", "input": "/t/a/n03.jpg", "input_sha256": "s1", "note": "batch photo n03.jpg",
+         "entry_key": "batch:bbbb:1"},                                                                      # 2
         {**e, "command": "audit", "input": "/t/a/n03.jpg", "input_sha256": "s1", "note": "claimed 10"},     # 3
-        {**e, "command": "batch", "input": "/t/a/n03.jpg", "input_sha256": "s1", "note": "batch photo n03.jpg"},  # 4
-        {**e, "command": "batch", "input": "1m 2m", "input_sha256": "n", "note":
+        {**e, "command": "batch", "input": "/t/a/n03.jpg", "input_sha256": "s1", "note": "batch photo n03.jpg",
+         "entry_key": "batch:aaaa:2"},                                                                      # 4
+        {**e, "command": "batch", "input": "1m 2m", "input_sha256": "n", "entry_key": "batch:aaaa:3", "note":
             "batch photo n03.jpg: hand typed in the notation cell (manifest line 3)"},                     # 5
         {**e, "command": "photo", "input": "/p/x.jpg", "input_sha256": "s5"},                              # 6
         {**e, "command": "photo", "input": "/p/x.jpg", "input_sha256": "s5", "ruleset": "nts"},            # 7
         {**e, "command": "photo", "input": "/p/x.jpg", "input_sha256": "s5"},                              # 8
         {**e, "command": "audit", "input": "/t/a/n03.jpg", "input_sha256": "s1", "note": "claimed 12"},     # 9
+        {**e, "command": "batch", "input": "/old/b.jpg", "input_sha256": "s7", "note": "batch photo b.jpg",
+         "entry_key": "batch:0123abcd"},                                                                    # 10
+        {**e, "command": "batch", "input": "/old/b.jpg", "input_sha256": "s8", "note": "batch photo b.jpg"},  # 11
     ])
-    # (5, typed after the photo-read row 4 of folder /t/a, takes that row's folder; 2, /t/b, is another batch's)
-    assert history.superseded(con) == {1: 5, 4: 5, 6: 8}
+    assert history.superseded(con) == {1: 5, 4: 5, 6: 8, 10: 11}
     con.close()
     by_id = {x["id"]: x for x in listing(run_cli, db, "-n", "0")}
-    assert {i: x["superseded_by"] for i, x in by_id.items() if x["superseded_by"]} == {1: 5, 4: 5, 6: 8}
+    assert {i: x["superseded_by"] for i, x in by_id.items() if x["superseded_by"]} == {1: 5, 4: 5, 6: 8, 10: 11}
     rc, out, _ = run_cli("history", "--db", str(db), "-n", "0")
     lines = {int(ln.split()[0]): ln for ln in out.splitlines() if ln.strip()[:1].isdigit()}
     assert "→#5 needs-review" in lines[1] and "→#" not in lines[2] + lines[3] + lines[5] + lines[9], out
@@ -322,3 +327,11 @@ def test_an_entry_scored_again_since_names_the_entry_that_stands(run_cli, tmp_pa
     assert "(→#N: scored again since, by entry N, which stands" in out
     rc, out, _ = run_cli("history", "--db", str(db), "--id", "4")
     assert "superseded_by: 5 (scored again since: entry 5 is the one that stands)" in out, out
+
+
+def test_a_batch_entrys_key_names_its_batch():
+    # (history.superseded tells a batch's rows from another's by it)
+    from vision.batch_guard import history_key
+
+    key = history_key("0123456789abcdef0123", "a.jpg", "ab", "p")
+    assert key.startswith("batch:0123456789ab:") and key != history_key("0123456789abcdef0124", "a.jpg", "ab", "p")

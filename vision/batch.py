@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from scoring.errors import CircumstanceError, HandError, RulesetError
+from scoring.history import BATCH_NOTE, TYPED_NOTE
 
 from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_COLUMNS, …)
     _one_line, plural,
@@ -229,7 +230,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             entry = photo_entry("batch", job.key, res, context=ctx, options=dict(job.options), ruleset=job.ruleset,
                                 fixes=fixes, exposed=job.exposed, winning_tile=job.winning_tile, input_sha256=sha,
                                 additions=job.add,
-                                input_label=job.path, note=f"batch photo {job.key}", status=review)
+                                input_label=job.path, note=f"{BATCH_NOTE}{job.key}", status=review)
             row["history"] = json.dumps(entry, ensure_ascii=False, default=str)
     row["seconds"] = round(time.perf_counter() - t0, 4)
     row["scored_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -321,7 +322,7 @@ def score_typed(job: Job, row: dict[str, Any]) -> None:
     entry: dict[str, Any] = {"command": "batch", "input": notation, "input_sha256": sha256_bytes(notation.encode()),
                              "status": status, "corrections": None, "context": context_to_json(ctx),
                              "options": dict(job.options), "ruleset": job.ruleset,
-                             "note": f"batch photo {job.key}: hand typed in the notation cell (manifest line {job.line})"}
+                             "note": f"{BATCH_NOTE}{job.key}: {TYPED_NOTE} (manifest line {job.line})"}
     entry.update(scored_fields(s))
     row["history"] = json.dumps(entry, ensure_ascii=False, default=str)
 

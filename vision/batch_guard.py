@@ -125,6 +125,8 @@ def batch_identity(con: sqlite3.Connection) -> str:
 
 def history_key(batch_id: str, key: str, sha256: str | None, params: str | None) -> str:
     """The history ``entry_key`` of one batch result: SHA-256 over the batch identity, the photo's
-    key, its content hash and the scoring parameters (hex, prefixed ``batch:``)."""
+    key, its content hash and the scoring parameters (hex), prefixed ``batch:`` and the batch identity's first 12
+    characters, ``batch:1f2e3d4c5b6a:…`` (:func:`scoring.history.superseded` tells a batch's rows from another's
+    by it)."""
     h = hashlib.sha256("\x1f".join((batch_id, key, sha256 or "", params or "")).encode()).hexdigest()
-    return f"batch:{h}"
+    return f"batch:{batch_id[:12]}:{h}"

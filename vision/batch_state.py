@@ -140,44 +140,58 @@ def file_hash(con: sqlite3.Connection, job: Job) -> str:
 
 def batch_row(out: str | os.PathLike, photo: str) -> dict[str, Any]:
     """The scored row of ``photo`` in the batch whose results file is ``out`` (its state database beside it,
-    ``results.csv`` → ``results.batch.sqlite3``), as its history entry keeps it: ``input`` (the photo's path, or the
-    notation of a hand typed in the row's notation cell), ``ruleset``, ``options``, ``context``, ``corrections``
-    (``fix``/``add``/``exposed``/``winning_tile``/``tileset``), ``total``; and ``typed``: True for a typed hand.
-    ``photo`` is the row's photo cell (``t1/a.jpg``), or a name or path whose file name one row alone has. For
-    ``audit --from-batch``: a referee auditing a disputed batch score had to retype the row's ruleset, winds, fixes
-    and melds, and audited another context (a director's 60 for the batch's 132).
+    ``results.csv`` → ``results.batch.sqlite3``, or ``out`` that database itself), as its history entry keeps it:
+    ``input`` (the photo's path, or the notation of a hand typed in the row's notation cell), ``input_sha256``,
+    ``ruleset``, ``options`` (a dict), ``context`` (a dict), ``corrections`` (a dict: ``fix`` a dict, ``add``,
+    ``exposed``, ``winning_tile``, ``tileset``), ``total``, ``status``; and ``key`` (the row's photo cell),
+    ``reading`` (the row's reading: a typed hand's with its winning tile), ``typed`` (True for a typed hand).
+    ``photo`` is the row's photo cell (``t1/a.jpg``), or a name or path whose file name one row alone has (in any
+    case, as the manifest matches photos). For ``audit --from-batch``: a referee auditing a disputed batch score
+    had to retype the row's ruleset, winds, fixes and melds, and audited another context (a director's 60 for the
+    batch's 132).
 
     Raises BatchError for a results file with no state database beside it, a photo no row (or more than one) has,
-    or a row with no scored reading (an error row: its status is named)."""
+    a row with no scored reading (an error row: its error named), or one whose stored entry is damaged."""
     out = Path(out)
-    state = out.with_name(out.stem + ".batch.sqlite3")
+    state = out if out.name.endswith(".batch.sqlite3") else out.with_name(out.stem + ".batch.sqlite3")
     if not state.is_file():
         raise BatchError(f"--from-batch {out}: no batch state database beside it ({state.name}); give the results "
-                         f"file a batch run wrote (its --out)")
+                         f"file a batch run wrote (its --out), or the state database itself (its --state)")
     try:
         con = sqlite3.connect(f"file:{state}?mode=ro", uri=True)
         try:
-            rows = con.execute("SELECT key, history, frame, error FROM results").fetchall()
+            rows = con.execute("SELECT key, history, frame, error, reading FROM results").fetchall()
         finally:
             con.close()
     except sqlite3.Error as e:
         raise BatchError(f"--from-batch {out}: its state database {state.name} cannot be read ({e})") from None
-    found = [r for r in rows if r[0] == photo] or [r for r in rows if Path(r[0]).name == Path(photo).name]
+    rows = [r for r in rows if isinstance(r[0], str)]
+    name = Path(photo).name
+    found = ([r for r in rows if r[0] == photo] or [r for r in rows if r[0].casefold() == photo.casefold()]
+             or [r for r in rows if Path(r[0]).name.casefold() == name.casefold()])
     if len(found) != 1:
         names = sorted(r[0] for r in rows)
         raise BatchError(f"--from-batch {out}: " + (
             f"no row for {photo} ({len(rows)} rows; give the photo as its photo column names it, e.g. "
             f"{names[0]})" if not found and names else f"no row for {photo}: the batch has no scored rows"
-            if not found else f"{len(found)} rows are named {Path(photo).name} ({', '.join(r[0] for r in found)}): "
+            if not found else f"{len(found)} rows are named {name} ({', '.join(r[0] for r in found)}): "
             f"give the one meant as its photo column names it"))
-    key, history, frame, error = found[0]
+    key, history, frame, error, reading = found[0]
     try:
         entry = json.loads(history) if history else None
     except ValueError:
         entry = None
-    if error or not isinstance(entry, dict) or not isinstance(entry.get("context"), dict):
+    if error or not isinstance(entry, dict):
         raise BatchError(f"--from-batch {out}: the row of {key} has no scored reading to audit"
-                         + (f" ({str(error).splitlines()[0][:200]})" if error else ""))
+                         + (f" ({str(error).splitlines()[0]})" if error else "") + ": correct the row's cells and "
+                         f"rerun the batch")
     from .batch import TYPED_FRAME
 
-    return {**entry, "key": key, "typed": frame == TYPED_FRAME}
+    fix = (entry.get("corrections") or {}) if isinstance(entry.get("corrections") or {}, dict) else None
+    if (not isinstance(entry.get("context"), dict) or not isinstance(entry.get("input"), str) or fix is None
+            or not isinstance(fix.get("fix") or {}, dict) or not isinstance(entry.get("options") or {}, dict)
+            or not isinstance(entry["context"].get("flags") or [], list)):
+        raise BatchError(f"--from-batch {out}: the row of {key} is damaged in {state.name} (its stored reading "
+                         f"cannot be read back): rerun the batch")
+    return {**entry, "corrections": fix, "key": key, "typed": frame == TYPED_FRAME,
+            "reading": reading if isinstance(reading, str) else entry.get("reading")}

@@ -2881,7 +2881,9 @@ def rival_words(rv: RegionRival, mine: Reading, number: Mapping[int, int],
         if faces and len({c for _, c in faces}) == len(faces):
             after = max(number.values(), default=0)
             box = {number[i]: i for i, _, _ in rv.counted}
-            unsure = {n: _bonus_alternatives(readings, box[n]) for n, _ in faces} if readings is not None else {}
+            # (one tile only: the page and the batch say one face to choose; of several, each is offered by its face)
+            unsure = ({n: _bonus_alternatives(readings, box[n]) for n, _ in faces}
+                      if readings is not None and len(faces) == 1 else {})
             unsure = {n: alt for n, alt in unsure.items() if alt}
             adds = ",".join(f"{after + k + 1}={'FACE' if n in unsure else c}" for k, (n, c) in enumerate(faces))
             which = ", ".join(str(n) for n, _ in faces)

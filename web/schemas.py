@@ -124,7 +124,7 @@ class LineOut(BaseModel):
     fixed: Union[int, float]
     multiplier: Union[int, float]
     cash: Union[int, float]
-    source: str = Field(..., description="seed file and line, e.g. 002_b9f4c4575200caaf.txt:13")
+    source: str = Field(..., description="seed file and line, e.g. 002_b9f4c4575200caaf.txt:13 (a rule the seed has no line for: its RULINGS entry, RULINGS 002-03)")
     detail: str
     option: str = Field(..., description="the option (value, ambiguity id) that decided this reading, if any")
     applies_to: str
