@@ -131,8 +131,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         elif score:
             print(f"score: {_text(score)}")
         return 0
-    if not rows:
-        print(f"no entries in {path}")
+    if not rows:  # (a new user's `--command batch` read "no entries" as an empty database)
+        print(f"no {args.command} entries in {path}" if args.command else f"no entries in {path}")
         return 0
     print(f"{'id':>5}  {'time (UTC)':<20}  {'command':<7} {'ruleset':<19} {'total':>6} {'conf':>5}  "
           f"{'status':<24} {'reading':<40} input")

@@ -327,6 +327,9 @@ def test_an_entry_scored_again_since_names_the_entry_that_stands(run_cli, tmp_pa
     assert "(→#N: scored again since, by entry N, which stands" in out
     rc, out, _ = run_cli("history", "--db", str(db), "--id", "4")
     assert "superseded_by: 5 (scored again since: entry 5 is the one that stands)" in out, out
+    # (none of one command: said so, not as an empty database — a new user's `--command hand`)
+    rc, out, _ = run_cli("history", "--db", str(db), "--command", "hand")
+    assert rc == 0 and out.strip() == f"no hand entries in {db}", out
 
 
 def test_a_batch_entrys_key_names_its_batch():
