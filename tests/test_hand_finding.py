@@ -4248,3 +4248,40 @@ def test_another_games_hand_size_also_names_a_kong_short_of_a_back_left_out():
         "is it the right ruleset? (--ruleset; `mahjong-score rules` lists them); if it is, check the boxes left out in "
         "the hand's rows (tiles 15-17): some may be the hand's, misread or beside a face-down tile not boxed; tiles "
         "15-17 hold a face-down tile: a concealed kong short of one? add it with --add 15=0x"), res.reading.problem
+
+
+def _flower_after_a_meld(meld):
+    # 123s 222z 55z in the row (the last 5z set apart: the winning tile), two exposed melds set out above it,
+    # [333p] and ``meld``, with a 2f touching the end of the second (the hand's flower laid on after its melds)
+    boxes, codes = [], []
+    for k, c in enumerate("1s 2s 3s 2z 2z 2z 5z".split()):
+        boxes.append([40 + 92 * k, 600, 130 + 92 * k, 720])
+        codes.append(c)
+    boxes.append([40 + 92 * 7 + 60, 600, 130 + 92 * 7 + 60, 720])
+    codes.append("5z")
+    x = 40.0
+    for group in (["3p", "3p", "3p"], list(meld) + ["2f"]):
+        for c in group:
+            boxes.append([x, 440, x + 90, 560])
+            codes.append(c)
+            x += 92
+        x += 60
+    probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes):
+        probs[k, CLASS_INDEX[c]] = 0.9
+    return (Detections.make(boxes, np.full(len(codes), 0.9), [False] * len(codes)),
+            TileReadings.make(probs, ["upright"] * len(codes)))
+
+
+def test_a_flower_touching_the_end_of_a_meld_set_out_is_the_hands_bonus_tile():
+    # a phone tester's 2f touching the end of an exposed [789m], read 2f at 63 %: the group 7m 8m 9m 2f held one
+    # flower at its end, under a run of three (END_BONUS_RUN), and it was left out with the stray tiles, no doubt
+    # said: > 99 % sure, 20 points for 21 (hk-tw-16). One or two flowers at an end of three or four tiles read as a
+    # meld are the hand's bonus tiles laid on in line after its melds, weighed by their place as a run of three is;
+    # after three tiles that are no meld (a pile of discards: 7m 1p 9m) they stay out
+    photo = Photo(np.zeros((900, 1600, 3), np.uint8), (1600, 900), 1.0, "x")
+    res = read_detections(photo, *_flower_after_a_meld(["7m", "8m", "9m"]), load_ruleset("swedish"), Context())
+    assert res.reading.notation == "123s22255z [333p] [789m] +2f win:5z", res.reading.notation
+    assert res.reading.roles[-1] == "bonus"
+    pile = read_detections(photo, *_flower_after_a_meld(["7m", "1p", "9m"]), load_ruleset("swedish"), Context())
+    assert pile.reading.roles[-1] != "bonus" and "+2f" not in pile.reading.notation, pile.reading.notation

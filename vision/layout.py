@@ -940,6 +940,16 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 # for the hand's.) Under half of the group, or whatever their share when the rest is
                 # three or more tiles none read so (a kong and four flowers after it)
                 runs = [r for r in (_end_run(t, flags), _end_run(t[::-1], flags[::-1])) if len(r) >= END_BONUS_RUN]
+                if not runs:
+                    # one or two at an end of a meld set out (three or four tiles, none read so, that the
+                    # classifier reads as a pung, kong or chow): the hand's bonus tiles laid on in line after its
+                    # melds, as a run of three is (a phone tester's 2f touching the end of an exposed [789m], read
+                    # 2f at 63 %, had been left out with the stray tiles, no doubt said: > 99 % sure, 20 for 21)
+                    short = [r for r in (_end_run(t, flags), _end_run(t[::-1], flags[::-1])) if r]
+                    meld = [k for k in t if not any(k in r for r in short)]
+                    if (short and len(meld) in (3, 4) and not any(f for k, f in zip(t, flags) if k in meld)
+                            and _meld_like([readings.codes[k] for k in meld])):
+                        runs = short
                 rest = [f for k, f in zip(t, flags) if not any(k in r for r in runs)]
                 split = bool(runs) and (2 * sum(flags) < len(t) or (len(rest) >= 3 and not any(rest)))
                 pair = len(t) == 2 and sum(flags) == 1 and float(pb[t[flags.index(False)]]) >= MAYBE_BONUS
@@ -1491,6 +1501,17 @@ def _nearest_size(centres: np.ndarray, size: np.ndarray, main, tiles) -> float:
     here = centres[list(tiles)].mean(0)
     near = main[np.argsort(np.hypot(*(centres[main] - here).T))[:SIZE_NEAREST]]
     return float(np.median(size[near]))
+
+
+def _meld_like(codes: Sequence[str]) -> bool:
+    """``codes`` (3 or 4 tile codes, in the order they lie) read as a meld: all one face, or three of one suit in
+    sequence (either way along the row)."""
+    if len(set(codes)) == 1:
+        return codes[0][-1] in "mps" or codes[0].endswith("z")
+    if len(codes) != 3 or any(len(c) != 2 or c[1] not in "mps" or not c[0].isdigit() for c in codes):
+        return False
+    nums = sorted(int(c[0]) for c in codes)
+    return len({c[1] for c in codes}) == 1 and nums[1] == nums[0] + 1 and nums[2] == nums[1] + 1
 
 
 def _end_run(tiles, flags) -> tuple[int, ...]:
