@@ -3130,6 +3130,8 @@ def test_audit_from_batch_takes_the_rows_ruleset_circumstances_options_and_corre
         assert rc == 2 and said in err and err.count("\n") == 1, (argv, err)
     rc, o, err = run_cli(capsys, "audit", "--from-batch", str(tmp_path / "other.csv"), "a.jpg", "--claimed", "10")
     assert rc == 2 and "no batch state database beside it (other.batch.sqlite3)" in err, err
+    rc, o, err = run_cli(capsys, "audit", "--from-batch", "", "a.jpg", "--claimed", "10")  # (had been an internal error)
+    assert rc == 2 and "--from-batch '.': give the results file a batch run wrote" in err, err
     # the photo moved: its path now, given in place of the name, is taken when it is the picture the batch scored; a
     # file changed since is refused (a reviewer's photo replaced after the batch was read with the old row's fixes)
     moved = tmp_path / "moved"
@@ -3179,6 +3181,10 @@ def test_a_checked_cell_confirms_a_rows_total_by_hand(tmp_path, truth, capsys):
     row = run(str(int(total) + 2))
     assert row["status"] == "needs-review" and row["problem"].startswith(
         f"the checked cell confirms {int(total) + 2}, but the row scores {total} now: check it again"), row
+    con = sqlite3.connect(db)  # (the history says so too: a reviewer's mismatched check had been recorded ok)
+    (status,) = con.execute("SELECT status FROM entries ORDER BY id DESC LIMIT 1").fetchone()
+    con.close()
+    assert status == f"needs-review: the checked cell confirms {int(total) + 2}, but the row scores {total}", status
     row = run("yes")  # (not a total: it would stand for whatever the row scores later)
     assert row["status"].startswith("error: manifest line 2: checked cell 'yes' must be the total you confirmed by "
                                     "hand"), row

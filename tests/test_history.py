@@ -315,11 +315,17 @@ def test_an_entry_scored_again_since_names_the_entry_that_stands(run_cli, tmp_pa
         {**e, "command": "batch", "input": "/old/b.jpg", "input_sha256": "s7", "note": "batch photo b.jpg",
          "entry_key": "batch:0123abcd"},                                                                    # 10
         {**e, "command": "batch", "input": "/old/b.jpg", "input_sha256": "s8", "note": "batch photo b.jpg"},  # 11
+        {**e, "command": "batch", "input": "/old/b.jpg", "input_sha256": "s8", "note": "batch photo b.jpg",
+         "entry_key": "batch:cccc:1"},                                                                      # 12
+        {**e, "command": "batch", "input": "/old/b.jpg", "input_sha256": "s8", "note": "batch photo b.jpg",
+         "entry_key": "batch:dddd:1"},                                                                      # 13
     ])
-    assert history.superseded(con) == {1: 5, 4: 5, 6: 8, 10: 11}
+    # (12, this version's, supersedes 11, an older version's entry of the same photo path, as a reviewer's upgraded
+    # history needed; 13, another batch over the same folder, supersedes neither 12 nor 11)
+    assert history.superseded(con) == {1: 5, 4: 5, 6: 8, 10: 12, 11: 12}
     con.close()
     by_id = {x["id"]: x for x in listing(run_cli, db, "-n", "0")}
-    assert {i: x["superseded_by"] for i, x in by_id.items() if x["superseded_by"]} == {1: 5, 4: 5, 6: 8, 10: 11}
+    assert {i: x["superseded_by"] for i, x in by_id.items() if x["superseded_by"]} == {1: 5, 4: 5, 6: 8, 10: 12, 11: 12}
     rc, out, _ = run_cli("history", "--db", str(db), "-n", "0")
     lines = {int(ln.split()[0]): ln for ln in out.splitlines() if ln.strip()[:1].isdigit()}
     assert "→#5 needs-review" in lines[1] and "→#" not in lines[2] + lines[3] + lines[5] + lines[9], out

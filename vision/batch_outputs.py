@@ -282,10 +282,11 @@ def checked_status(job: Job, r: Mapping[str, Any], status: str, problem: str | N
     if job.checked is None or r.get("error"):
         return status, problem
     total = r.get("total")
-    if r.get("legal") and r.get("allowed") and total is not None and int(total) == job.checked:
+    if r.get("legal") and r.get("allowed") and total is not None and total == job.checked:
         said = f"checked: the total {job.checked} confirmed by hand (the checked cell)"
         return ("ok" if status == "needs-review" else status), "; ".join(x for x in (said, problem) if x)
-    now = f"scores {total} now" if total is not None and r.get("legal") else "has no legal reading now"
+    now = (("is refused by the ruleset now" if not r.get("allowed") else f"scores {total} now")
+           if total is not None and r.get("legal") else "has no legal reading now")
     said = f"the checked cell confirms {job.checked}, but the row {now}: check it again, and correct or clear that cell"
     return "needs-review", "; ".join(x for x in (said, problem) if x)
 
@@ -939,13 +940,17 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
     def entry(key: str, text: str) -> dict[str, Any]:
         e = json.loads(text)
         job = by_key.get(key)
-        if job is not None and job.checked is not None and e.get("total") == job.checked and str(
-                e.get("status") or "").startswith("needs-review: "):  # (as the output row says it: checked_status)
-            e["status"] = f"ok: checked, the total {job.checked} confirmed by hand"
+        status = str(e.get("status") or "ok")
+        if job is not None and job.checked is not None and (status == "ok" or status.startswith("needs-review")):
+            # (as the output row says it, checked_status: a reviewer's mismatched check had stayed ok here)
+            e["status"] = status = (f"ok: checked, the total {job.checked} confirmed by hand"
+                                    if e.get("total") == job.checked and status != "ok" else status
+                                    if e.get("total") == job.checked else
+                                    f"needs-review: the checked cell confirms {job.checked}, but the row scores "
+                                    f"{e.get('total')}")
         if key in copies:
             said = f"same picture as {', '.join(copies[key][:3])}{' …' if len(copies[key]) > 3 else ''}"
-            status = str(e.get("status") or "ok")
-            e["status"] = (f"needs-review: {said}" if status == "ok" else
+            e["status"] = (f"needs-review: {said}" if status == "ok" or status.startswith("ok:") else
                            f"{status}; {said}" if status.startswith("needs-review") else status)
         return e
 

@@ -153,6 +153,8 @@ def batch_row(out: str | os.PathLike, photo: str) -> dict[str, Any]:
     Raises BatchError for a results file with no state database beside it, a photo no row (or more than one) has,
     a row with no scored reading (an error row: its error named), or one whose stored entry is damaged."""
     out = Path(out)
+    if not out.name:  # (`--from-batch ""` or `.`: Path.with_name had raised, an internal error)
+        raise BatchError(f"--from-batch {str(out)!r}: give the results file a batch run wrote (its --out)")
     state = out if out.name.endswith(".batch.sqlite3") else out.with_name(out.stem + ".batch.sqlite3")
     if not state.is_file():
         raise BatchError(f"--from-batch {out}: no batch state database beside it ({state.name}); give the results "

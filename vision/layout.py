@@ -941,14 +941,18 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 # three or more tiles none read so (a kong and four flowers after it)
                 runs = [r for r in (_end_run(t, flags), _end_run(t[::-1], flags[::-1])) if len(r) >= END_BONUS_RUN]
                 if not runs:
-                    # one or two at an end of a meld set out (three or four tiles, none read so, that the
-                    # classifier reads as a pung, kong or chow): the hand's bonus tiles laid on in line after its
-                    # melds, as a run of three is (a phone tester's 2f touching the end of an exposed [789m], read
-                    # 2f at 63 %, had been left out with the stray tiles, no doubt said: > 99 % sure, 20 for 21)
+                    # one at an end of a meld set out (three tiles, none read so, that the classifier reads as a
+                    # pung or chow) in a row holding another meld set out: the hand's bonus tile laid on in line
+                    # after its melds, as a run of three is (a phone tester's 2f touching the end of an exposed
+                    # [789m], [333p] beside it, read 2f at 63 %, had been left out with the stray tiles, no doubt
+                    # said: > 99 % sure, 20 for 21); not two, nor after a lone group (two at the end of a pile of
+                    # loose tiles in front of a composite's row were taken for the hand's)
                     short = [r for r in (_end_run(t, flags), _end_run(t[::-1], flags[::-1])) if r]
                     meld = [k for k in t if not any(k in r for r in short)]
-                    if (short and len(meld) in (3, 4) and not any(f for k, f in zip(t, flags) if k in meld)
-                            and _meld_like([readings.codes[k] for k in meld])):
+                    if (len(short) == 1 and len(short[0]) == 1 and len(meld) == 3
+                            and not any(f for k, f in zip(t, flags) if k in meld)
+                            and _meld_like([readings.codes[k] for k in meld])
+                            and any(h is not g and h.row == g.row and len(h.tiles) in (3, 4) for h in geo.groups)):
                         runs = short
                 rest = [f for k, f in zip(t, flags) if not any(k in r for r in runs)]
                 split = bool(runs) and (2 * sum(flags) < len(t) or (len(rest) >= 3 and not any(rest)))
