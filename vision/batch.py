@@ -57,7 +57,7 @@ from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_CO
     FALSE_WIN_STATUS, FRAME_NOT_RECORDED, OUTPUT_COLUMNS, SETTLEMENT_COLUMNS, _atomic_write, _cell, _status, export,
     flush_history, check_settle_options, output_rows, settle_group)
 from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEMA, …)
-    STATE_SCHEMA, _RESULT_COLS, file_hash, open_state, write_result)
+    STATE_SCHEMA, TYPED_FRAME, _RESULT_COLS, file_hash, open_state, write_result)
 from .decode import REVIEW_BELOW as _REVIEW_BELOW, confidence_value, format_confidence
 from .errors import BatchError
 from .io import same_file
@@ -91,8 +91,6 @@ NO_WINNING_TILE = "no winning tile marked: scored without one; name it with --wi
 NO_WINNING_TILE_TYPED = ("no winning tile given: scored without one; end the notation cell with win:TILE or put "
                          "it in the winning_tile cell")
 
-#: the ``frame`` column of a row scored from the hand typed in its notation cell (its photo not read)
-TYPED_FRAME = "typed in the notation cell (the photo not read)"
 
 
 # ============================================================================ worker side

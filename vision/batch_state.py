@@ -57,6 +57,10 @@ CREATE TABLE IF NOT EXISTS files (
 STATE_TABLES = frozenset({"results", "files", "review_images", "batch_meta"})
 
 
+#: the ``frame`` column of a row scored from the hand typed in its notation cell (its photo not read)
+TYPED_FRAME = "typed in the notation cell (the photo not read)"
+
+
 def open_state(path: str | os.PathLike) -> sqlite3.Connection:
     """Open (create) the batch state database: WAL journal, synchronous FULL, busy timeout. Raises
     :class:`~vision.errors.BatchError` for a database that holds other tables (the history's), before
@@ -187,8 +191,6 @@ def batch_row(out: str | os.PathLike, photo: str) -> dict[str, Any]:
         raise BatchError(f"--from-batch {out}: the row of {key} has no scored reading to audit"
                          + (f" ({str(error).splitlines()[0]})" if error else "") + ": correct the row's cells and "
                          f"rerun the batch")
-    from .batch import TYPED_FRAME
-
     fix = (entry.get("corrections") or {}) if isinstance(entry.get("corrections") or {}, dict) else None
     if (not isinstance(entry.get("context"), dict) or not isinstance(entry.get("input"), str) or fix is None
             or not isinstance(fix.get("fix") or {}, dict) or not isinstance(entry.get("options") or {}, dict)
