@@ -21,6 +21,9 @@ from vision.io import same_file
 #: default a user may type too are given the parser default :data:`_UNSET`, so that a flag given is told from none
 ROW_OPTIONS: dict[str, Any] = {}
 _UNSET = object()
+#: the row options whose default is :data:`_UNSET` in the parser (their real default a value one may type)
+_SENTINEL_DESTS = ("ruleset", "seat_wind", "round_wind", "not_winner", "last_tile", "first_turn", "announced_wait",
+                   "kong_on_kong", "dealer", "dealer_streak")
 
 
 def _given(args: argparse.Namespace) -> list[str]:
@@ -36,16 +39,13 @@ def _given(args: argparse.Namespace) -> list[str]:
     return given
 
 
-#: the row options whose default is :data:`_UNSET` in the parser (their real default a value one may type)
-_SENTINEL_DESTS = ("ruleset", "seat_wind", "round_wind", "not_winner", "last_tile", "first_turn", "announced_wait",
-                   "kong_on_kong", "dealer", "dealer_streak")
-
 
 def _from_batch(args: argparse.Namespace, given: list[str]) -> tuple[str, dict[str, Any]]:
     """``args`` given the ruleset, circumstances, options and corrections of the batch row ``args.image`` of the
     results file ``args.from_batch`` (:func:`vision.batch_state.batch_row`); the photo's path (or, for a hand typed
     in the row's notation cell, ``--hand`` with its reading, winning tile included) in place of the row's name.
-    Returns the line saying so, the command's flags as a shell takes them, and its JSON. Raises UserError for a flag
+    Returns the line saying so (the row's flags as a shell takes them, :func:`_row_flags`) and its JSON (``--json``'s
+    ``from_batch``). Raises UserError for a flag
     given too (``given``: :func:`_given`; it would be one or the other without a word), a photo file that is not
     the one the batch scored (moved: its path given in place of the name is taken when its contents are the
     same), and a row that cannot be audited (BatchError's words)."""
@@ -102,15 +102,7 @@ def _from_batch(args: argparse.Namespace, given: list[str]) -> tuple[str, dict[s
         args.fix = ",".join(f"{k}={v}" for k, v in (fix.get("fix") or {}).items()) or None
         args.add = str(fix["add"]) if fix.get("add") else None
         args.exposed = str(fix["exposed"]) if fix.get("exposed") else None
-    flags = [f"-r {args.ruleset}", f"--seat-wind {args.seat_wind}", f"--round-wind {args.round_wind}"] + (
-        ["--not-winner"] if args.not_winner else []) + ([f"--win-by {args.win_by}"] if args.win_by else []) + [
-        "--" + n.replace("_", "-") for n in ("last_tile", "first_turn", "announced_wait", "kong_on_kong")
-        if getattr(args, n)] + ([] if args.dealer is None else ["--dealer" if args.dealer else "--not-dealer"]) + (
-        [f"--dealer-streak {args.dealer_streak}"] if args.dealer_streak else []) + (
-        [f"--discards {args.discards}"] if args.discards is not None else []) + [
-        f"--flag {shlex.quote(f)}" for f in args.flag] + [f"--option {shlex.quote(o)}" for o in args.option] + [
-        f"--{n.replace('_', '-')} {shlex.quote(str(getattr(args, n)))}"
-        for n in ("winning_tile", "exposed", "fix", "add", "tileset") if getattr(args, n, None)]
+    flags = _row_flags(args)
     what = f"the hand typed in its notation cell, --hand {shlex.quote(args.hand)}" if row["typed"] else \
         shlex.quote(args.image)
     status = str(row.get("status") or "")
@@ -118,6 +110,21 @@ def _from_batch(args: argparse.Namespace, given: list[str]) -> tuple[str, dict[s
             + (f", {status.split(':')[0]}" if status and status != "ok" else "") + f"): {what} with {' '.join(flags)}")
     return line, {"results": str(args.from_batch), "row": row["key"], "scored": row.get("total"), "status": status,
                   "typed": row["typed"], "flags": " ".join(flags)}
+
+
+def _row_flags(args: argparse.Namespace) -> list[str]:
+    """The flags of ``args`` that a batch row gave (:func:`_from_batch`), as a shell takes them."""
+    flags = [f"-r {args.ruleset}", f"--seat-wind {args.seat_wind}", f"--round-wind {args.round_wind}"]
+    flags += ["--not-winner"] if args.not_winner else []
+    flags += [f"--win-by {args.win_by}"] if args.win_by else []
+    flags += ["--" + n.replace("_", "-") for n in ("last_tile", "first_turn", "announced_wait", "kong_on_kong")
+              if getattr(args, n)]
+    flags += [] if args.dealer is None else ["--dealer" if args.dealer else "--not-dealer"]
+    flags += [f"--dealer-streak {args.dealer_streak}"] if args.dealer_streak else []
+    flags += [f"--discards {args.discards}"] if args.discards is not None else []
+    flags += [f"--flag {shlex.quote(f)}" for f in args.flag] + [f"--option {shlex.quote(o)}" for o in args.option]
+    return flags + [f"--{n.replace('_', '-')} {shlex.quote(str(getattr(args, n)))}"
+                    for n in ("winning_tile", "exposed", "fix", "add", "tileset") if getattr(args, n, None)]
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

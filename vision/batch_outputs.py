@@ -943,11 +943,11 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
         status = str(e.get("status") or "ok")
         if job is not None and job.checked is not None and (status == "ok" or status.startswith("needs-review")):
             # (as the output row says it, checked_status: a reviewer's mismatched check had stayed ok here)
-            e["status"] = status = (f"ok: checked, the total {job.checked} confirmed by hand"
-                                    if e.get("total") == job.checked and status != "ok" else status
-                                    if e.get("total") == job.checked else
-                                    f"needs-review: the checked cell confirms {job.checked}, but the row scores "
-                                    f"{e.get('total')}")
+            if e.get("total") != job.checked:
+                status = f"needs-review: the checked cell confirms {job.checked}, but the row scores {e.get('total')}"
+            elif status != "ok":
+                status = f"ok: checked, the total {job.checked} confirmed by hand"
+            e["status"] = status
         if key in copies:
             said = f"same picture as {', '.join(copies[key][:3])}{' …' if len(copies[key]) > 3 else ''}"
             e["status"] = (f"needs-review: {said}" if status == "ok" or status.startswith("ok:") else
