@@ -213,6 +213,12 @@ def context_from_args(args: argparse.Namespace) -> Context:
     and HandError for values
     :class:`scoring.Context` refuses.
     """
+    if args.not_winner and getattr(args, "winning_tile", None) and not getattr(args, "manifest", None):
+        # (the scoring's "a non-winning hand has no winning tile" had said neither which two nor what to do: a new
+        # user's `photo --demo --not-winner --winning-tile 5p`; a batch's manifest rows may say they won, and take
+        # the --winning-tile default then)
+        raise UserError("--not-winner contradicts --winning-tile: a non-winning hand has no winning tile (leave out "
+                        "one of them)")
     if args.not_winner:
         # (a flag naming one of them sets it too, scoring.hand.FIELD_FLAGS: `--flag last-tile`)
         by_flag = Context(flags=frozenset(args.flag))

@@ -99,7 +99,12 @@ def test_hand_not_winner(run_cli):
     (["hand", HAND + " +1f1f"], "bonus tile 1f occurs 2 times"),
     (["hand", "123m456p789s1z [777p]"], "needs 14 tiles"),
     (["hand", HAND, "-w", "5s"], "winning tile 5s is not among the concealed tiles"),
-    (["hand", "123m456p789s1z [777p]", "-w", "1z", "--not-winner"], "a non-winning hand has no winning tile"),
+    # (both options named and what to do: the scoring's words had said neither — a new user's `photo --demo --not-winner
+    # --winning-tile 5p`)
+    (["hand", "123m456p789s1z [777p]", "-w", "1z", "--not-winner"],
+     "--not-winner contradicts --winning-tile: a non-winning hand has no winning tile (leave out one of them)"),
+    (["photo", "--demo", "-w", "5p", "--not-winner", "--no-history"],
+     "--not-winner contradicts --winning-tile: a non-winning hand has no winning tile (leave out one of them)"),
     (["hand", "123m456p789s12z [777p]"], "not a winning hand under nts"),
     (["hand", HAND, "--ruleset", "nope"], "unknown ruleset 'nope'"),
     (["hand", HAND, "-o", "bird=sometimes"], "option bird must be one of"),
