@@ -57,7 +57,7 @@ from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_CO
     FALSE_WIN_STATUS, FRAME_NOT_RECORDED, OUTPUT_COLUMNS, SETTLEMENT_COLUMNS, _atomic_write, _cell, _status, export,
     flush_history, check_settle_options, output_rows, settle_group)
 from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEMA, …)
-    STATE_SCHEMA, TYPED_FRAME, _RESULT_COLS, file_hash, open_state, write_result)
+    STATE_SCHEMA, TYPED_FRAME, _RESULT_COLS, file_hash, open_state, state_path_for, write_result)
 from .decode import REVIEW_BELOW as _REVIEW_BELOW, confidence_value, format_confidence
 from .errors import BatchError
 from .io import same_file
@@ -519,11 +519,6 @@ def _nonblank_lines(path: Path, k: int) -> list[bytes]:
             return [ln for ln in (f.readline(65536) for _ in range(200)) if ln.strip()][:k]
     except OSError:
         return []
-
-
-def state_path_for(out: Path) -> Path:
-    """The default state database of an output file: ``results.csv`` → ``results.batch.sqlite3``."""
-    return out.with_name(out.stem + ".batch.sqlite3")
 
 
 def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest: str | os.PathLike | None = None,

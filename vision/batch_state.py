@@ -142,6 +142,11 @@ def file_hash(con: sqlite3.Connection, job: Job) -> str:
     return sha
 
 
+def state_path_for(out: Path) -> Path:
+    """The default state database of an output file: ``results.csv`` → ``results.batch.sqlite3``."""
+    return out.with_name(out.stem + ".batch.sqlite3")
+
+
 def batch_row(out: str | os.PathLike, photo: str) -> dict[str, Any]:
     """The scored row of ``photo`` in the batch whose results file is ``out`` (its state database beside it,
     ``results.csv`` → ``results.batch.sqlite3``, or ``out`` that database itself), as its history entry keeps it:
@@ -159,7 +164,7 @@ def batch_row(out: str | os.PathLike, photo: str) -> dict[str, Any]:
     out = Path(out)
     if not out.name:  # (`--from-batch ""` or `.`: Path.with_name had raised, an internal error)
         raise BatchError(f"--from-batch {str(out)!r}: give the results file a batch run wrote (its --out)")
-    state = out if out.name.endswith(".batch.sqlite3") else out.with_name(out.stem + ".batch.sqlite3")
+    state = out if out.name.endswith(".batch.sqlite3") else state_path_for(out)
     if not state.is_file():
         raise BatchError(f"--from-batch {out}: no batch state database beside it ({state.name}); give the results "
                          f"file a batch run wrote (its --out), or the state database itself (its --state)")

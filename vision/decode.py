@@ -51,7 +51,7 @@ from scoring.tiles import BONUS, PLAYING_TILES, TERMINALS_AND_HONOURS, compact, 
 
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, CLASS_NAMES, DROP
 from .classify import TileReadings
-from .layout import BONUS_INDEX, GroupRoles, Layout, Option, bonus_face
+from .layout import BONUS_INDEX, GroupRoles, Layout, Option, bonus_face, is_meld
 
 #: candidates per concealed tile (most probable playing tiles)
 TOP_K = 6
@@ -1350,7 +1350,7 @@ def _unnamed_melds(roles: Sequence[str], readings: TileReadings, lay: Layout) ->
         kong = any(f == BACK for f in faces)
         if kong and shown and len(set(shown)) == 1:
             guess = f"({compact([shown[0]] * 4)})"
-        elif len(shown) == len(faces) and _is_meld(shown):
+        elif len(shown) == len(faces) and is_meld(shown):
             guess = f"[{compact(sort_tiles(shown))}]"
         else:  # (the faces as read make no meld: the user names it)
             guess = "(…)" if kong else "[…]"
@@ -1414,7 +1414,7 @@ def _left_out_melds_sureness(reading: Reading, readings: TileReadings, lay: Layo
         shown = [f for f in faces if f in PLAYING_TILES]
         if len(g.tiles) == 4 and shown and len(set(shown)) == 1 and (BACK in faces or len(shown) == 4):
             meld = f"({compact([shown[0]] * 4)})" if BACK in faces else f"[{compact(shown)}]"
-        elif len(shown) == len(faces) and _is_meld(shown):
+        elif len(shown) == len(faces) and is_meld(shown):
             meld = f"[{compact(sort_tiles(shown))}]"
         else:
             continue
@@ -1523,15 +1523,6 @@ def left_out_meld_note(spans: str, meld: str, rs: Ruleset, winner: bool) -> str:
     return (f"unsure: tiles {spans} lie apart like a meld, {meld}, but this reading leaves them out "
             f"(another player's?); with them the hand would have {count} tiles (each kong counts 3), "
             f"where a hand under {rs.id} has {count - 3}{hint}")
-
-
-def _is_meld(codes: Sequence[str]) -> bool:
-    """The tiles make a pung, kong or chow (:func:`scoring.notation.meld_from_tiles`)."""
-    try:
-        meld_from_tiles(list(codes), concealed=False)
-    except HandError:
-        return False
-    return True
 
 
 def number_spans(nums: Sequence[int]) -> str:
@@ -1686,7 +1677,7 @@ def _broken_group_sureness(reading: Reading, lay: Layout) -> Reading:
         # a reviewer's 14 tiles in one row with two gaps had been halved)
         if (len(g.tiles) not in (3, 4) or p < UNNAMED_MELD or g.row == lay.geometry.main_row
                 or any(reading.roles[t] != "concealed" for t in g.tiles)
-                or any(f is None or f not in PLAYING_TILES for f in faces) or _is_meld(faces)):
+                or any(f is None or f not in PLAYING_TILES for f in faces) or is_meld(faces)):
             continue
         conf *= BROKEN_GROUP
         span = _tiles_span(sorted(num[t] for t in g.tiles if t in num))

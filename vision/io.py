@@ -64,7 +64,8 @@ MIB = 1024 * 1024
 MAX_PIXELS = 210_000_000
 #: what to do with a photo over MAX_PIXELS (a director's 224 MP file was refused with the limit alone, and its review
 #: card said to retake the photo)
-SMALLER_COPY = "save a smaller copy (half its width and height is plenty: a tile needs some 40 pixels) and read that"
+SMALLER_COPY_HOW = "save a smaller copy (half its width and height is plenty: a tile needs some 40 pixels)"
+SMALLER_COPY = f"{SMALLER_COPY_HOW} and read that"
 #: refuse images smaller than this on either side (no tile can be read)
 MIN_SIDE = 32
 #: refuse images whose long side is more than this many times the short side (a strip cannot show a

@@ -48,6 +48,10 @@ from typing import Collection, Sequence
 
 import numpy as np
 
+from scoring.errors import HandError
+from scoring.notation import meld_from_tiles
+from scoring.tiles import PLAYING_TILES
+
 from .classes import BONUS_TILES, CLASS_INDEX, CLASS_NAMES
 from .classify import TileReadings
 from .detect import Detections
@@ -951,7 +955,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                     meld = [k for k in t if not any(k in r for r in short)]
                     if (len(short) == 1 and len(short[0]) == 1 and len(meld) == 3
                             and not any(f for k, f in zip(t, flags) if k in meld)
-                            and _meld_like([readings.codes[k] for k in meld])
+                            and is_meld([readings.codes[k] for k in meld])
                             and any(h is not g and h.row == g.row and len(h.tiles) in (3, 4) for h in geo.groups)):
                         runs = short
                 rest = [f for k, f in zip(t, flags) if not any(k in r for r in runs)]
@@ -1507,15 +1511,16 @@ def _nearest_size(centres: np.ndarray, size: np.ndarray, main, tiles) -> float:
     return float(np.median(size[near]))
 
 
-def _meld_like(codes: Sequence[str]) -> bool:
-    """``codes`` (3 or 4 tile codes, in the order they lie) read as a meld: all one face, or three of one suit in
-    sequence (either way along the row)."""
-    if len(set(codes)) == 1:
-        return codes[0][-1] in "mps" or codes[0].endswith("z")
-    if len(codes) != 3 or any(len(c) != 2 or c[1] not in "mps" or not c[0].isdigit() for c in codes):
+def is_meld(codes: Sequence[str]) -> bool:
+    """The tile codes make a pung, kong or chow (:func:`scoring.notation.meld_from_tiles`); a code that is no playing
+    tile (a flower, a back) makes none."""
+    if any(c not in PLAYING_TILES for c in codes):
         return False
-    nums = sorted(int(c[0]) for c in codes)
-    return len({c[1] for c in codes}) == 1 and nums[1] == nums[0] + 1 and nums[2] == nums[1] + 1
+    try:
+        meld_from_tiles(list(codes), concealed=False)
+    except HandError:
+        return False
+    return True
 
 
 def _end_run(tiles, flags) -> tuple[int, ...]:

@@ -32,6 +32,7 @@ from scoring.errors import CircumstanceError
 
 from .batch_outputs import plural
 from .decode import format_confidence
+from .io import SMALLER_COPY_HOW
 from .manifest import CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS
 
 #: long side of the thumbnail and of the annotated reading in the page (pixels)
@@ -277,9 +278,8 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"that cell, {rerun}. `mahjong-score photo PHOTO --annotate OUT.jpg` numbers the tiles.", [])
     if status.startswith("error:") and _error_words(job, status).startswith("the image is too large"):
         # (a director's 224 MP photo had been told to retake it: the photo is fine, only too many pixels)
-        return ("The photo has more pixels than the reader takes (the problem gives the limit): save a smaller copy "
-                "(half its width and height is plenty: a tile needs some 40 pixels) under the same name, " + rerun
-                + ".", [])
+        return (f"The photo has more pixels than the reader takes (the problem gives the limit): {SMALLER_COPY_HOW} "
+                f"under the same name, {rerun}.", [])
     if status.startswith("error:") and _file_problem(job, status):
         # the file, not the photo, is what is wrong: a copy cut short had been told to retake the photo
         return ("The file could not be read as a photo (the problem says why): copy it again from the camera "
