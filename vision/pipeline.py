@@ -26,7 +26,7 @@ import numpy as np
 from scoring import Context, HandError, ScoredHand, explain, load_ruleset, score_hand
 from scoring.engine import Ruleset
 from scoring.errors import echo
-from scoring.notation import fold_suit_case, meld_from_tiles, parse_winning_tile
+from scoring.notation import fold_suit_case, parse_winning_tile
 
 from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TILES
 from .annotate import IGNORED_NUMBERS
@@ -41,7 +41,7 @@ from .detect import (Detections, Detector, MemoisedDetector, MirrorFusedDetector
 from .errors import ImageError, NoTilesError, TileNumberError, VisionError
 from .io import Photo, Source, load_photo
 from .layout import (AWAY_NOTE, BONUS_INDEX, MISSING_TILE, Candidate, Geometry, Layout, assign_roles, blank_backs,
-                     bonus_face, bonus_probability, by_prior, find_geometry, hand_candidates, lift_geometry)
+                     bonus_face, bonus_probability, by_prior, find_geometry, hand_candidates, is_meld, lift_geometry)
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_PHOTO = REPO / "docs" / "demo.jpg"
@@ -241,17 +241,6 @@ SIDEWAYS_REACH = 1.2
 ALONE_TILE, ALONE_AT = (60.0, 80.0), (20.0, 20.0)
 
 
-def _makes_meld(codes: Sequence[str]) -> bool:
-    """The tile codes are a meld (:func:`scoring.notation.meld_from_tiles`: a pung, chow or kong)."""
-    if BACK in codes:
-        return False
-    try:
-        meld_from_tiles(list(codes), concealed=False)
-    except HandError:
-        return False
-    return True
-
-
 #: the roles of melds set apart from the concealed hand: an added tile is not let join one to a next group
 SET_APART = {"exposed": "the exposed meld", "concealed-kong": "the concealed kong"}
 
@@ -399,7 +388,7 @@ def add_tiles(det: Detections, readings: TileReadings, geo: Geometry, additions:
         if nxt is None:
             return False
         grp = group_of.get(nxt, [nxt])
-        return (len(grp) == 2 and _makes_meld([code] + [code_of(t) for t in grp])) or (
+        return (len(grp) == 2 and is_meld([code] + [code_of(t) for t in grp])) or (
             code_of(prev) in BONUS_TILES and code not in BONUS_TILES and nxt in row_of.get(prev, ()))
 
     def group_words(t: int) -> str:  # "the exposed meld of tiles 10-12" (numbered as the user saw them)
