@@ -166,6 +166,16 @@ class Rule:
     #: the English gloss under a value of the rule's ``option`` that changes what the rule asks (dutch-special-hands'
     #: ``simples_doubling=any-suits``: "only 2-8, any suits"), by that value; ``gloss`` under the others
     gloss_by_option: Mapping[str, str] = field(default_factory=dict)
+    #: the seed lines cited under a value of the rule's ``option`` that reads fewer or other lines (swedish's
+    #: ``dold_mahjong=concealed``: line 46 a row of its own, 003:45 alone), by that value; ``source`` under the others
+    source_by_option: Mapping[str, str] = field(default_factory=dict)
+
+    def cite(self, opts: Mapping[str, Any] | None = None) -> str:
+        """The seed lines a line of this rule cites (``file:lines``): given ``opts`` (option values by name), those
+        ``source_by_option`` names for the value of the rule's ``option``, else ``source``. Raises nothing."""
+        if opts is not None and self.option is not None and self.source_by_option:
+            return self.source_by_option.get(str(opts.get(self.option)), self.source)
+        return self.source
 
     def label(self, opts: Mapping[str, Any] | None = None) -> str:
         """``name`` with the English gloss when they differ: ``正花 — own flower``; given ``opts`` (option values by
@@ -413,6 +423,7 @@ def _make_rule(r: Mapping[str, Any], module: ModuleType | None, ruleset_id: str)
             with_fixed=r.get("with_fixed", False), note=r.get("note", ""),
             applies_option=r.get("applies_option"), same_as=tuple(r.get("same_as", ())),
             also_options=tuple(r.get("also_options", ())), gloss_by_option=dict(r.get("gloss_by_option", {})),
+            source_by_option=dict(r.get("source_by_option", {})),
         )
     except KeyError as e:
         raise RulesetError(f"ruleset {ruleset_id}: rule {r.get('id', '?')} lacks field {e}") from None
@@ -768,7 +779,7 @@ def make_line(rule: Rule, f: Fired, ruleset: Ruleset, opts: Mapping[str, Any],
     elif rule.kind == "cash":
         kw["cash"] = v * n
     return _new_line(
-        rule=rule.id, name=rule.label(opts) if name is None else name, kind=rule.kind, value=v, count=n, source=rule.source,
+        rule=rule.id, name=rule.label(opts) if name is None else name, kind=rule.kind, value=v, count=n, source=rule.cite(opts),
         applies_to=rule.applies_to, detail=", ".join(f.details), with_fixed=rule.with_fixed,
         option=option_label(rule, ruleset, opts, f.quiet) if label is None or f.quiet else label, **kw,
     )

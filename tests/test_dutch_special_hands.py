@@ -194,9 +194,10 @@ def test_special_values_match_seed(shared):
     lines = (shared / "seeds" / SEED).read_text(encoding="utf-8").splitlines()
     for r in load_ruleset(RS).rules:
         assert r.source.startswith(SEED + ":"), r.id
-        span = r.source.split(":")[1]
-        lo, _, hi = span.partition("-")
-        text = " ".join(lines[int(lo) - 1:int(hi or lo)])
+        text = ""
+        for span in r.source.split(":")[1].split(","):  # ("180,182": the lines named)
+            lo, _, hi = span.partition("-")
+            text += " " + " ".join(lines[int(lo) - 1:int(hi or lo)])
         if r.kind == "fixed":
             assert re.search(rf"\b{int(r.value)} ptn", text), (r.id, text)
 
@@ -498,6 +499,14 @@ def test_dead_wall_tile():
     # 000:165: a dead-wall tile is drawn (20) + 2 extra; the replacement for the flower 2f (000:159, 4 points;
     # not the seat's own flower, so no doubling): (2 pair + 4 flower + 20 + 2) = 28 x 2 (clean, 000:169) = 56
     assert score(CLEAN + " +2f", win="9m", win_by="dead-wall").total == 56
+    # option dead_wall_mahjong=neither (000-23: the dead wall not 'de muur' of 000:161, its tile no discard of
+    # 000:162): no mah-jong points, the +2 extra alone: (2 + 4 + 2) = 8 x 2 = 16; the 20 line names the option
+    assert score(CLEAN + " +2f", {"dead_wall_mahjong": "neither"}, win="9m", win_by="dead-wall").total == 16
+    drawn = [ln for ln in score(CLEAN + " +2f", win="9m", win_by="dead-wall").lines if ln.rule == "mahjong-drawn"]
+    assert len(drawn) == 1 and "dead_wall_mahjong=drawn, 000-23" in drawn[0].option, drawn
+    # a wall tile's 20 does not name it (the option decides nothing there)
+    wall = [ln for ln in score(CLEAN, win="9m", win_by="wall").lines if ln.rule == "mahjong-drawn"]
+    assert len(wall) == 1 and "dead_wall_mahjong" not in wall[0].option, wall
     # with no kong and no flower there was no dead-wall tile to draw (scoring.hand.check_context)
     with pytest.raises(HandError, match="dead wall"):
         score(CLEAN, win="9m", win_by="dead-wall")

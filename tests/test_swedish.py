@@ -737,6 +737,11 @@ def test_the_lines_say_what_the_options_made_them():
     assert line(score("[222z] 123m456m789p55s", "5s", seat_wind="E"), "sitting-wind").detail == "East, the dealer"
     # 003:45-46 Dold Mahjong under dold_mahjong=concealed, won by discard: no "from the wall"
     assert line(score("123m456m789m234p55p", "9m", {"dold_mahjong": "concealed"}), "concealed-mahjong").detail == ""
+    # under that reading line 46 is a row of its own (003-10 b): the doubling cites 003:45 alone (a seed referee)
+    assert line(score("123m456m789m234p55p", "9m", {"dold_mahjong": "concealed"}), "concealed-mahjong").source \
+        == "003_09e9d9e21a59d1f0.txt:45"
+    assert line(score("123m456m789m234p55p", "9m", win_by="wall"), "concealed-mahjong").source \
+        == "003_09e9d9e21a59d1f0.txt:45-46"
     assert line(score("123m456m789m234p55p", "9m", win_by="wall"), "concealed-mahjong").detail == "won from the wall"
     # 003:43-44 burst kong by a robbed kong under burst_kong=flag-or-robbed, no flag
     r = score("123m456m789m234p55p", "9m", {"burst_kong": "flag-or-robbed"}, win_by="robbed-kong")

@@ -663,8 +663,11 @@ def not_clean(v: "View") -> Any:
 def mahjong_points(v: "View", how: str) -> bool:
     """Mah-jong points (000:161-162) for a clean winner: ``how`` = ``drawn`` (from the wall or the
     dead wall) or ``discard``. A robbed kong tile counts as ``discard`` unless option
-    ``robbed_kong_mahjong=drawn`` (000-23)."""
+    ``robbed_kong_mahjong=drawn``, a dead-wall tile as ``drawn`` unless option ``dead_wall_mahjong=neither``
+    (then neither: 000-23)."""
     if not is_clean(v):
+        return False
+    if v.ctx.win_by == "dead-wall" and v.opts["dead_wall_mahjong"] == "neither":
         return False
     drawn = v.ctx.self_drawn or (v.ctx.win_by == "robbed-kong" and v.opts["robbed_kong_mahjong"] == "drawn")
     return drawn == (how == "drawn")
