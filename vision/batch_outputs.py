@@ -273,6 +273,13 @@ def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tup
     return "ok", r["problem"]
 
 
+def checked_words(checked: int, now: str | None = None) -> str:
+    """What a row's ``checked`` cell says of it, in the output row and its history entry alike: "the total 40
+    confirmed by hand" where the row scores the checked total (``now`` None), else "the checked cell confirms 40,
+    but the row ``now``" (``now``: "scores 32 now", "has no legal reading now", …)."""
+    return f"the total {checked} confirmed by hand" if now is None else f"the checked cell confirms {checked}, but the row {now}"
+
+
 def checked_status(job: Job, r: Mapping[str, Any], status: str, problem: str | None) -> tuple[str, str | None]:
     """(status, problem) of a row with a ``checked`` cell (:attr:`Job.checked`: the total a director confirmed by
     hand): a row scoring that total is ok, the check said first (a director could not mark a right row read under
@@ -283,16 +290,22 @@ def checked_status(job: Job, r: Mapping[str, Any], status: str, problem: str | N
         return status, problem
     total = r.get("total")
     if r.get("legal") and r.get("allowed") and total is not None and total == job.checked:
-        said = f"checked: the total {job.checked} confirmed by hand (the checked cell)"
+        said = f"checked: {checked_words(job.checked)} (the checked cell)"
         return ("ok" if status == "needs-review" else status), "; ".join(x for x in (said, problem) if x)
     now = (("is refused by the ruleset now" if not r.get("allowed") else f"scores {total} now")
            if total is not None and r.get("legal") else "has no legal reading now")
-    said = f"the checked cell confirms {job.checked}, but the row {now}: check it again, and correct or clear that cell"
+    said = f"{checked_words(job.checked, now)}: check it again, and correct or clear that cell"
     return "needs-review", "; ".join(x for x in (said, problem) if x)
 
 
 #: what a photo filed twice is told (:func:`_rows`)
 SAME_PICTURE_WORDS = "one file's copies; check that each was filed for the right player and hand"
+
+
+def same_picture(others: Sequence[str]) -> str:
+    """"same picture as a.jpg, b.jpg" (three named at most, then "…"): a row's copies, in its output row and its
+    history entry alike (:func:`_copies`)."""
+    return f"same picture as {', '.join(others[:3])}{' …' if len(others) > 3 else ''}"
 
 
 def _copies(con: sqlite3.Connection, jobs: Sequence[Job], unscored: Collection[str] = ()) -> dict[str, list[str]]:
@@ -351,7 +364,7 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
             # (a photo filed twice is a score counted twice, or a player's photo lost: a tester's copy under another
             # name had an ok row, 40 points for a win that never was, said only in the console's summary)
             others = copies[job.key]
-            said = f"same picture as {', '.join(others[:3])}{' …' if len(others) > 3 else ''}: {SAME_PICTURE_WORDS}"
+            said = f"{same_picture(others)}: {SAME_PICTURE_WORDS}"
             status, problem = "needs-review", "; ".join(x for x in (said, problem) if x)
         pts = r["points"]
         typed = dict(job.typed)
@@ -944,12 +957,12 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
         if job is not None and job.checked is not None and (status == "ok" or status.startswith("needs-review")):
             # (as the output row says it, checked_status: a reviewer's mismatched check had stayed ok here)
             if e.get("total") != job.checked:
-                status = f"needs-review: the checked cell confirms {job.checked}, but the row scores {e.get('total')}"
+                status = "needs-review: " + checked_words(job.checked, f"scores {e.get('total')}")
             elif status != "ok":
-                status = f"ok: checked, the total {job.checked} confirmed by hand"
+                status = f"ok: checked, {checked_words(job.checked)}"
             e["status"] = status
         if key in copies:
-            said = f"same picture as {', '.join(copies[key][:3])}{' …' if len(copies[key]) > 3 else ''}"
+            said = same_picture(copies[key])
             e["status"] = (f"needs-review: {said}" if status == "ok" or status.startswith("ok:") else
                            f"{status}; {said}" if status.startswith("needs-review") else status)
         return e
