@@ -37,7 +37,7 @@ def _fmt(e: Mapping[str, Any]) -> str:
     status = _text(e["status"])
     if e.get("damaged"):
         status = "damaged: " + ", ".join(e["damaged"])
-    if e.get("superseded_by") is not None:  # (scored again since: the newer entry is the one that stands)
+    if e.get("superseded_by") is not None:  # (scored again: the entry that stands, scoring.history.superseded)
         status = f"→#{e['superseded_by']} {status}"
     status = status if len(status) <= 24 else status[:23] + "…"
     if len(inp) > 40:  # (a path keeps its file name, a typed row its photo's)
@@ -117,8 +117,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         if e.get("damaged"):
             print(f"damaged: {', '.join(e['damaged'])} (stored text that is not valid JSON, shown as stored)")
         if e.get("superseded_by") is not None:
-            print(f"superseded_by: {e['superseded_by']} (scored again since: entry {e['superseded_by']} is the one "
-                  f"that stands)")
+            print(f"superseded_by: {e['superseded_by']} (scored again: entry {e['superseded_by']} is the one that "
+                  f"stands{STANDS_WHY if e['superseded_by'] < e['id'] else ''})")
         for k in ("corrections", "context", "options"):
             if e[k]:
                 print(f"{k}: {_text(e[k])}")
@@ -140,9 +140,13 @@ def cmd_history(args: argparse.Namespace) -> int:
         print(_fmt(e))
     print(f"({len(rows)} most recent; database {path})")
     if any(e.get("superseded_by") is not None for e in rows):
-        print("(→#N: scored again since, by entry N, which stands: a batch row rescored or typed in its notation cell, "
-              "a photo read again)")
+        print("(→#N: scored again, entry N stands: a batch row's newest, rescored or typed in its notation cell; a "
+              "photo read again, its newest ok entry, else its newest)")
     return 0
+
+
+#: why an older entry of a photo stands over this newer one (scoring.history.superseded)
+STANDS_WHY = ", the newest ok reading of this photo under this ruleset: this later one is not ok"
 
 
 def register(subparsers) -> None:

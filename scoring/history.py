@@ -238,17 +238,25 @@ def superseded(con: sqlite3.Connection) -> dict[int, int]:
     names in the same batch — the batch identity in its ``entry_key``, ``batch:ID:…`` —: the photo read again with
     other cells or models, or a hand typed in that row's notation cell since; an entry of an older version, whose key
     names no batch, by its photo's path, a typed one never), or a photo scored by ``photo`` or ``webcam`` (the same
-    file, its SHA-256, under the same ruleset). Audits (each a verdict on a claim), typed hands and tables are their
-    own events: never superseded. A director's history listed a row's 832 (needs-review) beside its 1216 (ok) with
-    nothing saying which stood, and a typed row's entry under its notation alone."""
+    file, its SHA-256, under the same ruleset): of those the newest ``ok`` one stands, where there is one, and the
+    others, newer ones too, point at it (a new user's photo scored right with ``--fix 3=4m`` and read again without
+    it, no legal reading, had the wrong reading standing; so had a tried ``--exposed`` at 2 %). Audits (each a
+    verdict on a claim), typed hands and tables are their own events: never superseded. A director's history listed
+    a row's 832 (needs-review) beside its 1216 (ok) with nothing saying which stood, and a typed row's entry under
+    its notation alone."""
     cols = {r[1] for r in con.execute("PRAGMA table_info(entries)")}
     if not {"command", "note"} <= cols:
         return {}
-    pick = ", ".join(c if c in cols else f"NULL AS {c}" for c in ("input", "input_sha256", "ruleset", "entry_key"))
+    pick = ", ".join(c if c in cols else f"NULL AS {c}" for c in ("input", "input_sha256", "ruleset", "entry_key",
+                                                                  "status"))
     latest: dict[tuple[Any, ...], int] = {}
     newer: dict[int, int] = {}
-    for id_, command, note, inp, sha, ruleset, key in con.execute(
+    photos: dict[tuple[Any, ...], list[tuple[int, bool]]] = {}  # a photo's entries: (id, ok)
+    for id_, command, note, inp, sha, ruleset, key, status in con.execute(
             f"SELECT id, command, note, {pick} FROM entries ORDER BY id"):
+        if command in ("photo", "webcam") and sha:
+            photos.setdefault(("photo", sha, ruleset), []).append((id_, str(status or "").startswith("ok")))
+            continue
         photo = batch_photo(note) if command == "batch" else None
         parts = key.split(":") if isinstance(key, str) else []
         read = photo is not None and TYPED_NOTE not in str(note) and isinstance(inp, str)
@@ -260,8 +268,6 @@ def superseded(con: sqlite3.Connection) -> dict[int, int]:
                 newer[latest.pop(("batch-path", inp))] = id_
         elif read:
             k = ("batch-path", inp)
-        elif command in ("photo", "webcam") and sha:
-            k = ("photo", sha, ruleset)
         else:
             continue
         if k in latest:
@@ -273,6 +279,9 @@ def superseded(con: sqlite3.Connection) -> dict[int, int]:
         while j in newer:
             j = newer[j]
         out[i] = j
+    for found in photos.values():
+        stands = next((i for i, ok in reversed(found) if ok), found[-1][0])
+        out.update({i: stands for i, _ in found if i != stands})
     return out
 
 

@@ -330,12 +330,41 @@ def test_an_entry_scored_again_since_names_the_entry_that_stands(run_cli, tmp_pa
     lines = {int(ln.split()[0]): ln for ln in out.splitlines() if ln.strip()[:1].isdigit()}
     assert "→#5 needs-review" in lines[1] and "→#" not in lines[2] + lines[3] + lines[5] + lines[9], out
     assert lines[5].endswith("n03.jpg (typed): 1m 2m"), lines[5]  # (the typed row found by its photo's name)
-    assert "(→#N: scored again since, by entry N, which stands" in out
+    assert "(→#N: scored again, entry N stands" in out
     rc, out, _ = run_cli("history", "--db", str(db), "--id", "4")
-    assert "superseded_by: 5 (scored again since: entry 5 is the one that stands)" in out, out
+    assert "superseded_by: 5 (scored again: entry 5 is the one that stands)" in out, out
     # (none of one command: said so, not as an empty database — a new user's `--command hand`)
     rc, out, _ = run_cli("history", "--db", str(db), "--command", "hand")
     assert rc == 0 and out.strip() == f"no hand entries in {db}", out
+
+
+def test_a_photo_read_again_worse_does_not_stand_over_its_ok_entry(run_cli, tmp_path):
+    # a new user's photo scored right with --fix 3=4m (ok), then read again without the fix (no legal reading): the ok
+    # entry was marked "→#2", the wrong one standing; so with a tried --exposed "[777z]" at 2 % over the demo's ok
+    # entries. Of a photo's entries (same file, same ruleset) the newest ok one stands; with none ok, the newest
+    db = tmp_path / "h.sqlite3"
+    con = history.connect(db)
+    e = dict(command="photo", input="/p/s.jpg", input_sha256="s1", ruleset="nts", total=40)
+    history.insert(con, [
+        {**e, "status": "ok"},                                                        # 1
+        {**e, "status": "not legal: found 13 tiles", "total": None},                  # 2 (stands not: 1 is ok)
+        {**e, "status": "unsure: check it", "total": 60},                             # 3
+        {**e, "input_sha256": "s2", "status": "unsure: check it"},                    # 4 (another file)
+        {**e, "input_sha256": "s2", "status": "not legal: found 13 tiles"},           # 5 (none ok: the newest)
+    ])
+    assert history.superseded(con) == {2: 1, 3: 1, 4: 5}
+    history.insert(con, [{**e, "status": "ok", "total": 42}])                        # 6: a newer ok one stands
+    assert history.superseded(con) == {1: 6, 2: 6, 3: 6, 4: 5}
+    con.close()
+    rc, out, _ = run_cli("history", "--db", str(db), "--id", "3")
+    assert rc == 0 and "superseded_by: 6 (scored again: entry 6 is the one that stands)" in out, out
+    con = history.connect(db)
+    con.execute("DELETE FROM entries WHERE id = 6")
+    con.commit()
+    con.close()
+    rc, out, _ = run_cli("history", "--db", str(db), "--id", "2")
+    assert "superseded_by: 1 (scored again: entry 1 is the one that stands, the newest ok reading of this photo " \
+           "under this ruleset: this later one is not ok)" in out, out
 
 
 def test_a_batch_entrys_key_names_its_batch():
