@@ -1299,3 +1299,33 @@ def test_the_tile_picker_keeps_the_keyboards_focus_and_gives_it_back(page, scene
     page.wait_for_selector("#strip button.tile.fixed", timeout=30_000)
     _idle(page)
     assert page.evaluate("document.activeElement.dataset.pos") == pos
+
+
+def test_the_batch_review_page_fits_a_phone(browser, tmp_path, truth):
+    # a new user opened a batch's review page on a phone: its cards' two columns were fixed at 240 px + the rest, the
+    # page 496 px wide at 390, the text cut off on the right. At a phone's width a card is one column, no side scroll
+    import shutil
+
+    import batch_fakes as bf
+
+    from vision import batch, review
+
+    d = tmp_path / "photos"
+    d.mkdir()
+    for k, src in enumerate(sorted(truth.glob("*.jpg"))[:2]):
+        shutil.copyfile(src, d / f"h{k}.jpg")
+    (d / "broken.jpg").write_text("not a photo\n")
+    man = tmp_path / "m.csv"
+    man.write_text("photo,seat_wind,winner,fix\nh0.jpg,E,yes,\"1=7z,2=7z,3=7z,4=7z,5=7z\"\nh1.jpg,S,no,\n"
+                   "broken.jpg,N,no,\n")
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    pg = ctx.new_page()
+    try:
+        pg.goto(review.review_path_for(out).as_uri())
+        assert pg.locator("section.card").count() >= 2
+        wide = pg.evaluate("Math.max(document.documentElement.scrollWidth, window.innerWidth)")
+        assert wide <= 390, wide
+    finally:
+        ctx.close()

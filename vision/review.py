@@ -394,6 +394,8 @@ code{display:block;background:#f0f0ec;padding:6px 8px;border-radius:4px;white-sp
 .tables{background:#fff;border-radius:8px;box-shadow:0 1px 3px #0002;margin:0 0 16px;padding:12px 16px;
 border-left:6px solid #e0a800}.tables h2{margin:0 0 4px;font-size:16px}.tables .who{color:#555}
 .note{color:#777;font-style:italic}table.meta td{padding:0 12px 0 0}
+@media (max-width:600px){main{padding:8px}.card{grid-template-columns:1fr;padding:10px}.card h2,.annot{grid-column:1}
+.thumb img{max-width:100%}table.meta td{display:block;padding:0}table.meta td:first-child{font-weight:600}}
 """
 
 
