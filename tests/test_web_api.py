@@ -20,6 +20,7 @@ import warnings
 import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("fastapi")
@@ -508,6 +509,28 @@ def test_corrupt_empty_and_pixel_bomb_images(photo):
     bomb = png[:12] + ihdr + zlib.crc32(ihdr).to_bytes(4, "big") + png[33:]
     assert sniff(bomb[:18]) == "PNG"
     assert "pixels" in _one_line_error(client.post("/api/score", files={"image": ("b.png", bomb, "image/png")}), 413)
+
+
+def test_a_damaged_upload_is_said_in_the_pages_words(photo):
+    # a new user's uploads: a JPEG cut short was told to "copy the photo again" (the command line's words: a page has
+    # no copy to make), a garbled one showed Pillow's "(broken data stream when reading image file)", and the 415
+    # list left out AVIF, which the reader reads
+    png, models, client = photo
+    rng = np.random.default_rng(3)
+    buf = io.BytesIO()
+    Image.fromarray(rng.integers(0, 255, (300, 400, 3), dtype=np.uint8)).save(buf, "JPEG")
+    jpeg = bytearray(buf.getvalue())
+    cut = _one_line_error(client.post("/api/score", files={"image": ("cut.jpg", bytes(jpeg[:len(jpeg) // 2]),
+                                                                     "image/jpeg")}), 400)
+    assert "copy the photo again" not in cut and "upload the photo again" in cut, cut
+    for i in range(600, len(jpeg) - 200, 7):
+        jpeg[i] = (jpeg[i] * 31 + 7) % 256
+    garbled = _one_line_error(client.post("/api/score", files={"image": ("g.jpg", bytes(jpeg), "image/jpeg")}), 400)
+    assert "broken data stream" not in garbled and "its picture data is damaged; upload the photo again" in garbled, \
+        garbled
+    msg = _one_line_error(client.post("/api/score", files={"image": ("x.txt", b"hello, not a photo" * 10,
+                                                                     "text/plain")}), 415)
+    assert "AVIF" in msg, msg
 
 
 def test_upload_size_limit(tmp_path):

@@ -301,7 +301,7 @@ def _identify(fp: BinaryIO, name: str) -> Image.Image:
             raise ImageError(f"{name}: corrupt {fmt} image (its header cannot be parsed: the file is damaged or "
                              f"cut short); copy the photo again") from None
         hint = "" if HEIF_SUPPORT else " (HEIC needs the pillow-heif package)"
-        raise ImageError(f"{name}: not an image file (a photo is read from JPEG, PNG, WebP, HEIC, AVIF, GIF, BMP or TIFF){hint}") from None
+        raise ImageError(f"{name}: not an image file (a photo is read from {READ_FORMATS}){hint}") from None
     except Image.DecompressionBombError:
         raise ImageError(f"{name}: the image is too large (over {MAX_PIXELS:,} pixels); refusing to decode it: "
                          f"{SMALLER_COPY}") from None
@@ -591,6 +591,12 @@ def file_ends(fp: BinaryIO, size: int, n: int = 16) -> tuple[bytes, bytes]:
         return b"", b""
 
 
+#: the image formats a photo is read from, as the messages name them (the web page's 415 too)
+READ_FORMATS = "JPEG, PNG, WebP, HEIC, AVIF, GIF, BMP or TIFF"
+#: Pillow's words for picture data it cannot decode (a garbled JPEG), which tell a user nothing
+BROKEN_STREAM = "broken data stream when reading image file"
+
+
 def damage_words(fmt: str | None, head: bytes, tail: bytes, size: int, detail: str, in_header: bool = False,
                  again: str = "copy the photo again") -> str | None:
     """What a decoder's error ``detail`` on a damaged file means, in words; None when it says neither
@@ -644,6 +650,8 @@ def _decode_error(name: str, e: BaseException, fmt: str | None, fp: BinaryIO, si
     said = damage_words(fmt, *file_ends(fp, size), size, msg)
     if said is not None:  # (Pillow's byte count meant nothing to a user; libheif's text no more)
         return ImageError(f"{name}: {said}")
+    if msg == BROKEN_STREAM:  # (Pillow's words for a garbled picture, which told a tester nothing)
+        return ImageError(f"{name}: the image file is corrupt: its picture data is damaged; copy the photo again")
     return ImageError(f"{name}: the image file is corrupt" + (f" ({msg})" if msg else "") + "; copy the photo again")
 
 
