@@ -397,6 +397,11 @@ def test_settle_group_rules():
     assert rec["status"] == "ok" and rec["east"] == "A" and rec["winner"] == "A"
     assert rec["net"] == dict(settle("nts", {"A": 100, "B": 10, "C": 20, "D": 0}, "A", "A").net)
     assert batch.settle_group(four[:3])["status"] == "not settled: 3 photos (a table hand needs 4)"
+    # a hand not settled still says the scores its rows have (a new user's settlements file had left Ann's 40 and
+    # Bob's 4 blank beside a row that could not be read); a row with none has none
+    unread = four[:3] + [(job("D", "N"), row(None, "error: not an image file"))]
+    rec = batch.settle_group(unread)
+    assert rec["status"].startswith("not settled: no score for D.jpg") and rec["scores"] == {"A": 100, "B": 10, "C": 20}
     two_winners = four[:3] + [(job("D", "N", True), row(0))]
     assert batch.settle_group(two_winners)["status"].startswith("not settled: 2 winners")
     # a non-winner's win_by cell (a column filled down, kept apart: Job.win_by_cell) is the winner's, or the hand is
@@ -448,7 +453,8 @@ def test_settle_group_rules():
     refused = [(four[0][0], {**row(0, "needs-review"), "allowed": 0, "refusal": why})] + four[1:]
     rec = batch.settle_group(refused)
     assert rec["status"] == f"not settled: A's mahjong cannot be settled: {why}", rec
-    assert rec["net"] == {} and rec["scores"] == {} and rec["transfers"] == []
+    # (nothing paid; the scores the rows have are said, as for any hand not settled)
+    assert rec["net"] == {} and rec["transfers"] == [] and rec["scores"] == {"A": 0, "B": 10, "C": 20, "D": 0}
     other = four[:3] + [(four[3][0], {**row(0, "needs-review"), "allowed": 0, "refusal": why})]
     assert batch.settle_group(other)["status"] == "provisional: D.jpg needs review"
 
@@ -1284,7 +1290,9 @@ def test_a_winner_whose_mahjong_is_not_allowed_is_not_settled(tmp_path, truth, c
     # followed by what to do next (rode-draak's false mahjong, 001:118-120) in the manifest's words
     then = rode_draak.FALSE_MAHJONG.format(void=batch_outputs.void_hand_words("rode-draak", "Ann"))
     assert {r["status"] for r in t1} == {f"not settled: Ann's mahjong cannot be settled: {status}; {then}"}, t1
-    assert all(r["net"] == "" and r["score"] == "" and r["transfers"] == "[]" for r in t1)
+    # (nothing paid; each player's score as the row has it, said all the same)
+    totals = {r["photo"]: r["total"] for r in read_csv(tmp_path / "res.csv")}
+    assert all(r["net"] == "" and r["transfers"] == "[]" and r["score"] == totals[r["photo"]] for r in t1), t1
     assert "table hands settled 0" in o
 
 

@@ -616,6 +616,10 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
 
     def fail(why: str) -> dict[str, Any]:
         rec["status"] = f"not settled: {why}"
+        # (the scores the rows have, said all the same: a new user's settlements file left Ann's 40 and Bob's 4 blank
+        # beside the row that could not be read)
+        rec["scores"] = {lab: int(row["total"]) for lab, (_, row) in zip(labels, members)
+                         if row.get("total") is not None}
         return rec
 
     # a false_win (假胡) the rows do not say surely (two values, a name no player has): no row was read as the false
