@@ -4292,3 +4292,111 @@ def test_a_flower_touching_the_end_of_a_meld_set_out_is_the_hands_bonus_tile():
     alone = read_detections(photo, *_flower_after_a_meld(["5m", "5m", "5m"], pung=()), load_ruleset("swedish"),
                             Context())
     assert alone.reading.roles[-1] != "bonus" and "+2f" not in alone.reading.notation, alone.reading.notation
+
+
+def _dets_of(groups, back_read="0x"):
+    """(detections, readings) of one row of 80×110 px tiles, the tiles of each group touching, a tile's width
+    between groups, read right at 0.9; ``0x`` is a face-down box (the detector calls it so) that the classifier
+    reads as ``back_read``."""
+    boxes, codes, x = [], [], 100
+    for group in groups:
+        for c in group:
+            boxes.append([x, 500, x + 80, 610])
+            codes.append(c)
+            x += 80
+        x += 80
+    probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
+    for k, c in enumerate(codes):
+        probs[k, CLASS_INDEX[back_read if c == "0x" else c]] = 0.9
+    return Detections.make(boxes, np.full(len(boxes), 0.9), [c == "0x" for c in codes]), TileReadings.make(probs)
+
+
+def _groups_with_backs(groups, back_read="0x", exposed=None, ruleset=NTS):
+    """:func:`_dets_of` read as the hand (``exposed``: --exposed as read_detections takes it)."""
+    photo = Photo(np.zeros((1000, 1800, 3), np.uint8), (1800, 1000), 1.0, "x")
+    return read_detections(photo, *_dets_of(groups, back_read), ruleset, Context(), exposed=exposed)
+
+
+@pytest.mark.parametrize("kong", [["1m", "1m", "0x", "9s", "9s", "9s"], ["9s", "9s", "9s", "0x", "1m", "1m"]])
+def test_a_concealed_kong_short_of_a_back_at_a_groups_end_is_read_as_the_kong(kong):
+    # a phone tester's 0x 1m 1m 0x laid touching a 999s, its first green back lost on green felt: one group of six,
+    # 1m 1m 0x 9s 9s 9s, whose face-down box was read as 4z to make a pung (11m678p222999s444z, < 1 %), and no
+    # --add of the missing back was taken ("a face-down tile can only be added to a concealed kong short of a
+    # tile"). Two alike faces and a box read as a back at a group's end are now the concealed kong short of its
+    # other back (vision.layout.KONG_SHORT_OF_BACK): 678p + 222s + 44z + 999s + (1111m) = 3 + 3 + 2 + 3 + 3 (a kong
+    # counts 3) = 14 tiles, a legal hand
+    res = _groups_with_backs([["6p", "7p", "8p", "2s", "2s", "2s", "4z", "4z"], kong])
+    r = res.reading
+    assert r.legal and r.notation == "678p222999s44z (1111m)", (r.notation, r.problem)
+    assert any(m.kind == "kong" and m.concealed and m.tiles[0] == "1m" for m in r.hand.melds)
+    assert any("its other face-down tile not detected" in n for n in r.notes), r.notes
+    # named with --exposed, the kong is matched to its three tiles (it had been "not in the photo", its tiles out)
+    named = _groups_with_backs([["6p", "7p", "8p", "2s", "2s", "2s", "4z", "4z"], kong], exposed="(1111m) [999s]")
+    assert sorted(named.reading.notation.split()) == ["(1111m)", "678p222s44z", "[999s]"], named.reading.notation
+    assert [named.reading.roles[p] for p in range(8, 14) if named.reading.raw[p] != "9s"] == ["concealed-kong"] * 3
+
+
+def test_a_back_beside_a_pair_read_as_a_face_or_beside_two_unlike_faces_is_no_kong():
+    # the face-down box read as a face by the classifier (a White the detector called face-down), or two unlike
+    # faces beside it: no kong short of a back, the group read as before
+    white = _groups_with_backs([["6p", "7p", "8p", "2s", "2s", "2s", "4z", "4z"], ["1m", "1m", "0x", "5z", "5z"]],
+                               back_read="5z")
+    assert "(1111m)" not in white.reading.notation, white.reading.notation
+    unlike = _groups_with_backs([["6p", "7p", "8p", "2s", "2s", "2s", "4z", "4z"], ["1m", "2m", "0x", "9s", "9s", "9s"]])
+    assert not any(m.kind == "kong" for m in (unlike.reading.hand.melds if unlike.reading.legal else ()))
+
+
+def test_no_kong_short_of_a_back_where_a_box_lies_at_the_backs_place():
+    # a phone tester's concealed kong 0x 6z 6z 0x on a glossy table: its last back boxed at 0.3 among the table's
+    # reflections and left out of the hand region as doubtful, the first three tiles at the end of the row's group
+    # had been taken as the kong short of that back, and the region without it won (the exposed [444m] beside it
+    # read concealed, 80 % sure, 480 points for 120). Where a box lies one tile step out from the group's end, the
+    # back is there: no short window (vision.layout._kong_window), and the region holding the box reads the kong
+    from vision.layout import _kong_window
+
+    def window(codes, extra=()):
+        boxes = np.array([[100 + 80 * k, 500, 180 + 80 * k, 610] for k in range(len(codes))] + list(extra), float)
+        back = np.array([c == "0x" for c in codes] + [True] * len(extra))
+        top = np.array([CLASS_INDEX[c] for c in codes] + [CLASS_INDEX["0x"]] * len(extra))
+        return _kong_window(list(range(len(codes))), back, top, boxes)
+
+    assert window(["2p", "3p", "0x", "6z", "6z"]) == [(2, 3, 4)]
+    assert window(["2p", "3p", "0x", "6z", "6z"], [[500, 505, 580, 612]]) == []  # a box where its last back lies
+    # both ends laid so (5m 5m 0x 6z 6z): which kong it is the tiles cannot say, none is taken
+    assert window(["5m", "5m", "0x", "6z", "6z"]) == []
+
+
+def test_a_flower_set_apart_after_a_row_a_tile_short_may_be_the_winning_tile_misread():
+    # a phone tester's winning 1s set apart after the row, its bird read 1f, the hand 13 tiles: told only "a 1s
+    # would make it a legal hand (… in suit order it lies between tiles 9 (6p) and 10 (1s): --add 10=1s)", the tester
+    # added it: 123789m456p11567s +1f, a second 1s, a flower that is none and no winning tile, 176 for 208. The tile
+    # set apart where a winner's tile lies is named first, with its --fix; the --add stays, for a flower that is one
+    said = ("tile 14, read 1f, lies set apart after the row's end, where a winning tile lies: if it is the 1s, set it "
+            "with --fix 14=1s; if it is a 1f, a 1s is missing; in suit order it lies between tiles 9 (6p) and 10 (1s): "
+            "--add 10=1s")
+    row = [["1m", "2m", "3m", "7m", "8m", "9m", "4p", "5p", "6p", "1s", "5s", "6s", "7s"], ["1f"]]
+    photo = Photo(np.zeros((1000, 1800, 3), np.uint8), (1800, 1000), 1.0, "x")
+    # a win said (self-drawn): no legal reading, the problem names it (vision.decode._missing_tile_hint)
+    won = read_detections(photo, *_dets_of(row), NTS, Context(win_by="wall")).reading
+    assert not won.legal and said in won.problem, won.problem
+    # nothing said: read as a non-winner's 13 tiles, the note naming the tile a winning hand lacks
+    # (vision.pipeline._missed_tile_words)
+    told = read_detections(photo, *_dets_of(row), NTS, Context()).reading
+    assert any(said in n for n in told.notes), told.notes
+    # --not-winner: no winning tile to look for
+    nw = read_detections(photo, *_dets_of(row), NTS, Context(winner=False)).reading
+    assert not any("where a winning tile lies" in n for n in nw.notes + (nw.problem or "",)), nw.notes
+
+
+def test_a_hand_one_misread_tile_from_legal_names_the_tile_and_its_fix():
+    # a phone tester's 1s read 7z at 98 %: "not a winning hand … least sure: tile 14 (2z 91%), tile 7 (7z 98%)", with
+    # no word of what tile 7 might be. Each concealed tile whose change to another face makes a legal hand is named
+    # with its --fix (at most three): 456m 777p 7z 23s 789s 22z (the last 2z set apart, the winning tile) is 4 sets
+    # and a pair with the 7z a 1s (123s) or a 4s (234s); no other single change makes one (the other tiles already
+    # make their sets, and 2s 3s need the one tile that completes them)
+    row = [["4m", "5m", "6m", "7p", "7p", "7p", "7z", "2s", "3s", "7s", "8s", "9s", "2z"], ["2z"]]
+    photo = Photo(np.zeros((1000, 1800, 3), np.uint8), (1800, 1000), 1.0, "x")
+    r = read_detections(photo, *_dets_of(row), NTS, Context(win_by="wall")).reading
+    assert not r.legal
+    assert ("one tile misread? tile 7 (7z) as a 1s (--fix 7=1s) or a 4s (--fix 7=4s) would make a legal hand: look "
+            "at it") in r.problem, r.problem

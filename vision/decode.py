@@ -90,6 +90,8 @@ SHORT_KONG = 0.5
 #: the role's reason for a kong so matched (said in the notes), with the kong's notation
 SHORT_KONG_WHY = ("named with --exposed as {}; 3 of its 4 tiles are seen, the fourth taken as lying on them "
                   "or out of the photo")
+#: … a concealed kong so matched, one of its face-down tiles seen
+SHORT_KONG_BACK_WHY = "named with --exposed as {}; 3 of its 4 tiles are seen, its other face-down tile not detected"
 #: readings examined per hypothesis at most, and over all hypotheses of one photo
 MAX_READINGS = 20000
 MAX_READINGS_TOTAL = 3000
@@ -307,6 +309,8 @@ def _meld_options(n: int, concealed_kong: bool) -> list[tuple[str, tuple[int, ..
     if n == 3 and not concealed_kong:
         out += [("pung", (t,) * 3) for t in range(_PLAY)]
         out += [("chow", (s * 9 + r, s * 9 + r + 1, s * 9 + r + 2)) for s in range(3) for r in range(7)]
+    elif n == 3:  # a concealed kong short of a back the detector missed (vision.layout.KONG_SHORT_OF_BACK)
+        out += [("kong", (t,) * 4) for t in range(_PLAY)]
     return out
 
 
@@ -449,10 +453,13 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
         for gi, g in enumerate(groups):
             # (a referee's `--exposed "[7777s]"` for a kong shown as three tiles, the fourth on top: the
             # kong was "not in the photo", its three tiles left out, and a note asked to name [777s])
-            short_kong = gm.kind == "kong" and not gm.concealed and len(g.tiles) == 3
+            gb = [bool(backs[p]) for p in g.tiles]
+            # (a concealed kong named so, matched to three tiles of it with one face-down, its other back not boxed:
+            # vision.layout.KONG_SHORT_OF_BACK; a phone tester's `--exposed "(1111m) [999s]"` had left its 1m 1m 0x
+            # out, the kong "not in the photo")
+            short_kong = gm.kind == "kong" and len(g.tiles) == 3 and (not gm.concealed or sum(gb) == 1)
             if len(g.tiles) != len(gm.tiles) and not short_kong:
                 continue
-            gb = [bool(backs[p]) for p in g.tiles]
             if any(gb) and not gm.concealed:
                 continue
             u = _meld_unit(logp, g.tiles, gb, "exposed", only=[(gm.kind, gm.tiles)])
@@ -476,7 +483,8 @@ def _hypotheses(lay: Layout, need: int, winner: bool, given: tuple[GivenMeld, ..
             off.append(gm)
     for gi in given_map:
         three_of_four = len(groups[gi].tiles) < len(given_map[gi].tiles)
-        opts[gi] = [Option("exposed", 1.0, why=SHORT_KONG_WHY.format(given_map[gi].notation) if three_of_four else "named with --exposed")]
+        opts[gi] = [Option("exposed", 1.0, why=(SHORT_KONG_BACK_WHY if given_map[gi].concealed else SHORT_KONG_WHY).format(
+            given_map[gi].notation) if three_of_four else "named with --exposed")]
     if preferred is not None:
         preferred[:] = [Option("concealed-kong" if given_map[gi].concealed else "exposed", 1.0) if gi in given_map
                         else o[0] for gi, o in enumerate(opts)]
@@ -2205,6 +2213,8 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
         if doubted and not over and nearest_legal is None:  # (else the tiles it changes are named)
             problem += "; least sure: " + ", ".join(
                 f"tile {num[p]} ({raw[p]} {float(readings.probs[p].max()):.0%})" for p in doubted)
+        if not over and nearest_legal is None:
+            problem += _one_change_hint(lay, tiles, roles, conc, melds, bonus_codes, win, ctx, rs, readings)
     else:
         num = _numbers(lay)
         # boxes among the concealed tiles read face-down or as a bonus tile: named by number, as what to check
@@ -2452,7 +2462,24 @@ def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence
         return f"; {add_words(found, numbers, codes, ends, at)} would make it a legal hand"
     x = found[0]
     where = place_words(x, numbers, codes, ends, at)
+    if ctx.winner and win is None and not any(r == "winning" for r in roles):
+        where = winning_apart_words(x, where, at)
     return f"; {article(x)} would make it a legal hand (the only tile that does{where})"
+
+
+def winning_apart_words(x: str, where: str, bonus_at: Beside) -> str:
+    """``where`` (:func:`place_words` of the one tile ``x`` a winner's hand lacks, its reading holding no winning
+    tile) with, first, "; tile 14, read 1f, lies set apart after the row's end, where a winning tile lies: if it is
+    the 1s, set it with --fix 14=1s; if it is a 1f, a 1s is missing" where a flower or season of ``bonus_at``
+    (:func:`row_ends`) lies after the row's end and ``where`` names no ``--fix`` of it already: the winning tile set
+    apart there, misread (a phone tester's winning 1s, its bird read 1f at 19 %, was told only to add a 1s in suit
+    order, which made 123789m456p11567s +1f, 176 for 208 "> 99 % sure of the score"). Raises nothing."""
+    after = bonus_at[1]
+    if after is None or x not in PLAYING_TILES or f"--fix {after[0]}=" in where:
+        return where
+    return (f"; tile {after[0]}, read {after[1]}, lies set apart after the row's end, where a winning tile lies: "
+            f"if it is the {x}, set it with --fix {after[0]}={x}; if it is {article(after[1])}, {article(x)} is "
+            f"missing" + where)
 
 
 def _extra_tile_hint(lay: Layout, tiles: Sequence[str | None], raw: Sequence[str | None], roles: Sequence[str],
@@ -2596,6 +2623,52 @@ def _beside_bonus_words(lay: Layout, found: Sequence[int], raw: Sequence[str | N
 
 #: the faces a hand one tile over names whose leaving out makes it legal (:func:`_extra_tile_hint`), at most
 EXTRA_NAMED = 4
+
+
+#: a hand that no reading makes legal names the single tiles whose change would, when there are at most this many
+ONE_CHANGE_NAMED = 3
+
+
+def _one_change_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence[str], conc: list[str],
+                     melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context, rs: Ruleset,
+                     readings: TileReadings) -> str:
+    """For a hand of the right count that its tiles as read do not make: "; one tile misread? tile 7 (7z) as a 1s
+    would make a legal hand (--fix 7=1s): look at it" — each concealed tile whose reading changed to another playing
+    tile makes a hand ``rs`` scores (:func:`_legal_as_read`), up to :data:`ONE_CHANGE_NAMED` of them, likeliest first
+    (the classifier's probability of the new face); "" when none or more do. A phone tester's 1s read 7z at 98 % was
+    told only the least sure tiles, of which it was the second, with no word of what it might be. Raises nothing."""
+    num = _numbers(lay)
+    where: dict[str, list[int]] = {}
+    for p in lay.geometry.order:
+        if roles[p] in ("concealed", "winning") and tiles[p] in PLAYING_TILES and p in num:
+            where.setdefault(tiles[p], []).append(p)
+    found: list[tuple[float, int, str]] = []
+    n_melds = len(melds)
+    for code, ps in where.items():
+        k = conc.index(code) if code in conc else None
+        if k is None:
+            continue
+        for x in PLAYING_TILES:
+            if x == code:
+                continue
+            changed = conc[:k] + [x] + conc[k + 1:]
+            if _shape_ok([PLAYING_TILES.index(c) for c in changed], n_melds, rs, ctx.winner) is False:
+                continue
+            w = x if win == code and conc.count(code) == 1 else win
+            if _legal_as_read(changed, melds, bonus_codes, w, ctx, rs):
+                p = max(ps, key=lambda q: float(readings.probs[q][CLASS_INDEX[x]]))
+                found.append((float(readings.probs[p][CLASS_INDEX[x]]), p, x))
+                if len(found) > ONE_CHANGE_NAMED:
+                    return ""
+    if not found:
+        return ""
+    found.sort(key=lambda f: -f[0])
+    by_tile: dict[int, list[str]] = {}
+    for _, p, x in found:
+        by_tile.setdefault(p, []).append(x)
+    said = " or ".join(f"tile {num[p]} ({tiles[p]}) as " + " or ".join(f"{article(x)} (--fix {num[p]}={x})" for x in xs)
+                       for p, xs in by_tile.items())
+    return f"; one tile misread? {said} would make a legal hand: look at it"
 
 
 def _legal_as_read(conc: list[str], melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context,

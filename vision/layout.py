@@ -907,7 +907,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     top = P.argmax(1) if n else np.zeros(0, int)
     # the concealed kongs laid close inside each group of a hand row (_kong_window), found once: a flower beside
     # one is judged below, and the groups are cut at them after the flowers are placed (_kongs_apart)
-    windows = {gi: _kong_window([k for k in g.tiles if k not in exclude], back, top)
+    windows = {gi: _kong_window([k for k in g.tiles if k not in exclude], back, top, np.asarray(det.boxes, float))
                for gi, g in enumerate(geo.groups) if g.row in geo.hand_rows}
     bonus_l: list[int] = []
     stray: list[int] = []  # flowers/seasons among other tiles away from the hand: not this hand's
@@ -1146,6 +1146,10 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             if nb < 4:
                 opts.append(Option("concealed", 1 - KONG_IN_ROW,
                                    why="tiles of the concealed hand (a tile called face-down read as its face)"))
+        elif gi in kongs and size == 3:  # (:func:`_kong_window`'s kong short of the back at the group's end)
+            opts.append(Option("concealed-kong", KONG_SHORT_OF_BACK, why=KONG_SHORT_OF_BACK_WHY))
+            opts.append(Option("concealed", 1 - KONG_SHORT_OF_BACK,
+                               why="tiles of the concealed hand (a tile called face-down read as its face)"))
         elif nb:
             if size == 4 and nb < 4:
                 opts.append(Option("concealed-kong", 0.95, why="four tiles with face-down ones"))
@@ -1307,12 +1311,17 @@ def _kongs_apart(geo: Geometry, windows: dict[int, list[tuple[int, ...]]]
     return replace(geo, groups=tuple(groups), rows=tuple(rows)), frozenset(kongs), frozenset(pieces)
 
 
-def _kong_window(tiles: list[int], back: np.ndarray, top: np.ndarray) -> list[tuple[int, ...]]:
+def _kong_window(tiles: list[int], back: np.ndarray, top: np.ndarray, boxes: np.ndarray | None = None
+                 ) -> list[tuple[int, ...]]:
     """The runs of four consecutive ``tiles`` (a group of five or more, in order along its row) laid as a
     concealed kong is shown — face-up, face-down, face-down, face-up with the two faces read alike,
     face-down, face-up, face-up, face-down with the two alike, or four face-down when the group has no other
     face-down tile (eight or more together are a wall) — when every face-down tile of the group lies in one of
-    them (a face-down tile elsewhere: the group is read as before); [] otherwise."""
+    them (a face-down tile elsewhere: the group is read as before); [] otherwise. Given ``boxes`` ((N, 4) float
+    xyxy pixels of every detection), also the three tiles at one end of the group laid as a concealed kong short
+    of its outer back (face-up, face-up, face-down first, or face-down, face-up, face-up last; the faces alike, a
+    playing tile but a White, the group's only face-down box read as a back by the classifier too), where no box
+    lies at that back's place and the other end is not laid so."""
     if len(tiles) < 5:
         return []
     b = [bool(back[k]) for k in tiles]
@@ -1330,6 +1339,29 @@ def _kong_window(tiles: list[int], back: np.ndarray, top: np.ndarray) -> list[tu
             i += 4
         else:
             i += 1
+    # a concealed kong short of one back at the group's end (its faces on the side of the rest of the group, the back
+    # the detector missed lying out beyond them): face-up, face-up, face-down at the group's first tiles, or
+    # face-down, face-up, face-up at its last, the two faces alike and the face-down box read as a back by the
+    # classifier too (a phone tester's 0x 1m 1m 0x, its first green back lost on green felt, the second touching
+    # the 999s beside it: one group of six, its back read as 4z to make a pung, < 1 %, and no --add offered)
+    # Not where a box lies at the missing back's place, one tile step out from the group's end (a box the hand's
+    # region left out as doubtful: a phone tester's kong 0x 6z 6z 0x on a glossy table, its last back boxed at 0.3
+    # among the table's reflections, had been read whole; taken as short of that back, the region without it won)
+    # (and not where both ends read so, 5m 5m 0x 6z 6z: which kong it is the tiles cannot say)
+    if nb == 1 and not found and boxes is not None:
+        centre = (boxes[:, :2] + boxes[:, 2:]) / 2
+        short = []
+        for w, f, kb, end, inner in ((tiles[:3], b[:3], [False, False, True], tiles[0], tiles[1]),
+                                     (tiles[-3:], b[-3:], [True, False, False], tiles[-1], tiles[-2])):
+            faces = [k for k, x in zip(w, f) if not x]
+            if not (f == kb and top[faces[0]] == top[faces[1]] and top[faces[0]] < len(PLAYING_TILES)
+                    and top[faces[0]] != _WHITE and all(top[k] == _BACK for k, x in zip(w, f) if x)):
+                continue
+            at = 2 * centre[end] - centre[inner]
+            if not any(boxes[k, 0] <= at[0] <= boxes[k, 2] and boxes[k, 1] <= at[1] <= boxes[k, 3]
+                       for k in range(len(boxes)) if k not in tiles):
+                short.append(tuple(w))
+        return short if len(short) == 1 else []
     covered = {k for w in found for k in w}
     return found if all(k in covered for k, f in zip(tiles, b) if f) else []
 
@@ -1342,6 +1374,12 @@ WEAK_READ = 0.5
 #: being the kong; else they are concealed tiles, the face-down ones read as their faces (a White pair the
 #: detector called face-down between two alike tiles)
 KONG_IN_ROW = 0.9
+#: the prior of three tiles at a group's end laid as a concealed kong short of a back (two alike faces, then a box
+#: read as a back, the group's end beyond: :func:`_kong_window`) being that kong, its other back not detected; else
+#: they are concealed tiles, the face-down one read as its face (as the whole group was before it was cut)
+KONG_SHORT_OF_BACK = 0.6
+#: the why of that option; :mod:`vision.decode` names the kong's missing back by it
+KONG_SHORT_OF_BACK_WHY = "three tiles laid as a concealed kong, its other face-down tile not detected"
 
 
 def _near_bonus_block(geo: Geometry, det: Detections, block, region: set[int]) -> bool:
