@@ -60,9 +60,9 @@ def wind_letter(text: str) -> str | None:
 #: seat wind letter → the number of its own flower and season (RULINGS: East = 1 … North = 4)
 WIND_NUMBER: dict[str, int] = {"E": 1, "S": 2, "W": 3, "N": 4}
 
-TILE_NAMES: dict[str, str] = {
-    **{f"{r}m": f"{r} characters" for r in range(1, 10)},
-    **{f"{r}p": f"{r} circles" for r in range(1, 10)},
+TILE_NAMES: dict[str, str] = {  # (the ones singular: a new user's page read "Tile 3: 1 circles")
+    **{f"{r}m": f"{r} character{'s' if r > 1 else ''}" for r in range(1, 10)},
+    **{f"{r}p": f"{r} circle{'s' if r > 1 else ''}" for r in range(1, 10)},
     **{f"{r}s": f"{r} bamboo" for r in range(1, 10)},
     "1z": "East", "2z": "South", "3z": "West", "4z": "North",
     "5z": "White dragon", "6z": "Green dragon", "7z": "Red dragon",

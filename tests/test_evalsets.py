@@ -321,10 +321,11 @@ def test_a_tilted_composite_is_read_in_the_frame_its_faces_stand_in(crops, tmp_p
     # its 14 tiles: 1-3m, 2p 2p 2p 3p 4p 4p 5p 6p 6p 7p 8p
     assert b.reading.notation.startswith("123m22234456678p") and b.turned == 0 and b.faces_frame, (
         b.reading.notation, b.turned, b.reading.confidence)
-    assert any(n.startswith("the tiles were boxed in the photo turned 180° (the turn whose reading came out best), then "
-                            "read again as it stands") for n in b.reading.notes), b.reading.notes
+    assert any(n.startswith("the photo is read as it stands, where its tiles' faces stand upright; their boxes were "
+                            "found in the photo turned 180° (the turn whose reading came out best") for n in
+               b.reading.notes), b.reading.notes
     assert b.faces_from == 180
     # a correction keeps the frame and says how it was found (--fix 1=1m restates tile 1)
     c = read_photo(path, "nts", Context(), fixes={1: "1m"})
     assert c.faces_frame and c.turned == 0 and c.reading.notation == b.reading.notation
-    assert c.faces_from == 180 and any("were boxed in the photo turned 180°" in n for n in c.reading.notes)
+    assert c.faces_from == 180 and any("boxes were found in the photo turned 180°" in n for n in c.reading.notes)

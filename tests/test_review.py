@@ -498,3 +498,28 @@ def test_a_row_read_as_a_winners_with_its_winner_cell_no_is_advised_the_winner_c
     assert what.startswith("The photo reads as a winning hand, and the winner cell says it did not win. If the hand "
                            "won, set the winner cell of manifest line 4 to yes"), what
     assert commands and "--fix POS=-" in commands[0]
+
+
+def test_a_row_whose_tiles_make_no_hand_is_advised_to_check_a_misread_tile_first():
+    # a new user's card for a sticker over a 4m, read 1p at 63 %: "The tiles are read, but the ruleset refuses this
+    # mahjong. Check … the circumstances (winner, win_by, flags, options)", where the tiles make no hand and the
+    # problem named the least sure tile: a misread tile first, the least sure named, the circumstances after
+    from vision.manifest import Defaults, make_job
+
+    problem = ("not a winning hand under nts: the concealed tiles do not form 4 sets and a pair, nor a special hand of "
+               "this ruleset; the tiles read make no hand this ruleset scores (if a tile is misread, correct it with "
+               "the fix cell (POS=TILE)); least sure: tile 3 (1p 63%), tile 15 (2m 97%)")
+    row = {"status": "needs-review", "problem": problem, "seat_wind": "E", "winner": "yes",
+           "reading": "35m1678p66z [777s] (2222m) +1f win:8p", "confidence": 0.0, "total": None, "score_notes": []}
+    job = make_job(Path("."), "sticker.jpg", 6, {"photo": "sticker.jpg"}, Defaults())
+    what, commands = review.advice(job, row)
+    assert what.startswith("The tiles read make no winning hand: most often a tile is misread.") and \
+        "fix cell of manifest line 6 (e.g. for tile 3, the least sure, read 1p: 3=5p if it is a 5p)" in what, what
+    assert "refuses" not in what and commands
+    # a hand one misread tile from legal: the fix the problem names is the example
+    what, _ = review.advice(job, {**row, "problem": problem + "; one tile misread? tile 7 (7z) as a 1s (the fix cell "
+                                  "(7=1s)) would make a legal hand: look at it"})
+    assert "(e.g. 7=1s: the problem names it)" in what, what
+    # a ruleset's refusal (the tiles make a hand it does not allow) keeps its words
+    what, _ = review.advice(job, {**row, "problem": "mahjong not allowed: the hand is not clean and has 0 doublings"})
+    assert what.startswith("The tiles are read, but the ruleset refuses this mahjong."), what

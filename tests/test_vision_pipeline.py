@@ -195,7 +195,8 @@ def test_doubtful_box_is_tried_first_when_the_count_is_over():
     res = read_detections(photo, det2, rd2, load_ruleset("nts"), Context())
     assert res.reading.legal and res.reading.roles[-1] == "ignored"
     assert format_hand(res.reading.hand) == format_hand(parse_hand(truth_notation(meta)))
-    assert "tile 1 (detector score 0.60, read 5z at 16%) left out as a false detection" in res.reading.notes
+    assert ("tile 1 (detector score 0.60, read 5z at 16%) left out as a false detection: look at it; if it is no "
+            "tile of the hand, say so with --fix 1=- and the reading is surer") in res.reading.notes
 
 
 def test_json_boxes_in_original_photo_pixels():

@@ -531,6 +531,22 @@ def test_a_damaged_upload_is_said_in_the_pages_words(photo):
     msg = _one_line_error(client.post("/api/score", files={"image": ("x.txt", b"hello, not a photo" * 10,
                                                                      "text/plain")}), 415)
     assert "AVIF" in msg, msg
+    # (a tester's `curl -F image=hello`: "Expected UploadFile, received: <class 'str'>")
+    msg = _one_line_error(client.post("/api/score", data={"image": "hello"}), 422)
+    assert msg.startswith("image: send the photo as a file") and "UploadFile" not in msg, msg
+
+
+def test_turn_reads_an_upload_as_asked(photo):
+    # the page's "Read it as taken" (the command line's --turn 0): a photo the reader turned by its own guess is read
+    # again as it is stored; turn is given with the photo, which the models read anew
+    png, models, client = photo
+    r = client.post("/api/score", files={"image": ("a.png", png, "image/png")}, data={"turn": "0"})
+    assert r.status_code == 200 and r.json()["photo"]["turned"] == 0, r.text
+    assert "0, 90, 180 or 270" in _one_line_error(client.post(
+        "/api/score", files={"image": ("a.png", png, "image/png")}, data={"turn": "45"}), 422)
+    pid = client.post("/api/score", files={"image": ("a.png", png, "image/png")}).json()["photo_id"]
+    assert "send the photo (image) with it" in _one_line_error(client.post(
+        "/api/score", data={"photo_id": pid, "turn": "0"}), 422)
 
 
 def test_upload_size_limit(tmp_path):

@@ -249,8 +249,13 @@ def test_a_photo_read_straightened_or_turned_says_so_under_it(page, scene, tmp_p
     assert page.locator("#photo-frame").is_hidden()
     j = answer.value.json()
     j["photo"].update(straightened=-29.6, turned=90)
-    page.route("**/api/score", lambda route: route.fulfill(status=200, content_type="application/json",
-                                                           body=json.dumps(j)))
+    sent = []
+
+    def answer_turned(route):
+        sent.append(route.request.post_data or "")
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(j))
+
+    page.route("**/api/score", answer_turned)
     photo = tmp_path / "askew.jpg"
     photo.write_bytes(scene.jpeg)
     page.set_input_files("#photo", str(photo))
@@ -258,7 +263,14 @@ def test_a_photo_read_straightened_or_turned_says_so_under_it(page, scene, tmp_p
     _idle(page)
     assert page.locator("#photo-frame").inner_text() == (
         "The photo was read straightened (turned 30° clockwise: its rows ran off level), then turned 90° clockwise, "
-        "as shown.")
+        "as shown. Read it as taken")
+    assert 'name="turn"' not in sent[-1]
+    # the reader's turn was its own guess: a phone user whose tiles stood upright as taken reads it so (the command
+    # line's --turn 0; the page had said only "the reader guessed wrong: check the tiles it read"); the photo is sent
+    # again, with turn 0 and no photo_id
+    page.click("#as-taken")
+    _idle(page)
+    assert len(sent) == 2 and 'name="turn"\r\n\r\n0\r\n' in sent[-1] and 'name="photo_id"' not in sent[-1], sent[-1][:400]
 
 
 def test_an_unsure_reading_is_said_beside_its_score(page, scene, tmp_path):
@@ -994,6 +1006,15 @@ MESSAGES = [
     # (a flower lying where the missing suit tile goes: its --fix first, vision.decode.add_words)
     ("the hand's row shows 13 tiles: …: a 1s (tile 1, read 1y, lies where it goes: if it is one, set it with --fix "
      "1=1s) or a 4s (--add 4=4s) would make it a winning hand", "lies where it goes: if it is one, "),
+    # (a flower set apart where a winner's tile lies, the hand a tile short: its --fix first, vision.decode.
+    # winning_apart_words)
+    ("found 13 tiles in the hand …; a 1s would make it a legal hand (the only tile that does; tile 14, read 1f, lies "
+     "set apart after the row's end, where a winning tile lies: if it is the 1s, set it with --fix 14=1s; if it is a "
+     "1f, a 1s is missing; in suit order it lies between tiles 9 (6p) and 10 (1s): --add 10=1s)",
+     "where a winning tile lies: "),
+    # (a hand one misread tile from legal: each tile and face with its --fix, vision.decode._one_change_hint)
+    ("not a winning hand under nts: …; least sure: tile 14 (2z 91%), tile 7 (7z 98%); one tile misread? tile 7 (7z) "
+     "as a 1s (--fix 7=1s) or a 4s (--fix 7=4s) would make a legal hand: look at it", "; one tile misread? "),
     # (melds read among the concealed tiles of their row; a concealed kong of four backs, its face unknown)
     ("unsure: tiles 7-9 lie apart like an exposed meld, but among the concealed tiles of their row (the concealed "
      "tiles are laid touching, the exposed melds beside them): if they are concealed tiles (a hand laid out in sets), "
@@ -1060,6 +1081,18 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
     # (not "as tile 4": the page's button adds at its own place, before the hand's first concealed tile)
     assert said.endswith(": a 2s (with “+ Add a missed tile”) or a 5s (with “+ Add a missed tile”) would make it a "
                          "winning hand"), said
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "--fix 14=1s" in t))
+    assert "if it is the 1s, tap it and choose 1s; if it is a 1f, a 1s is missing" in said, said
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "one tile misread" in t))
+    assert said.endswith("tile 7 (7z) as a 1s (tap tile 7 and choose 1s) or a 4s (tap tile 7 and choose 4s) would make "
+                         "a legal hand: look at it"), said
+    # a note's role in words, as the tiles' legend says them (a new user read "concealed-kong:" as jargon)
+    said = page.evaluate("(ts) => ts.map((t) => window.mahjongPageWords(t))", [
+        "concealed-kong: four tiles with face-down ones (tiles 13-16)", "exposed: a group of 3 set apart (tiles 9-11)",
+        "ignored: outside the main row (tiles 18-23)"])
+    assert said == ["Concealed kong: four tiles with face-down ones (tiles 13-16)",
+                    "Exposed meld: a group of 3 set apart (tiles 9-11)",
+                    "Not in the hand: outside the main row (tiles 18-23)"], said
 
 
 #: the scoring's refusals and notes that name a command-line option (the errors of /api/hand and /api/settle, a

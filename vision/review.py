@@ -302,6 +302,18 @@ def advice(job, row: Mapping[str, Any]) -> tuple[str, list[str]]:
                 f"names it) they make a non-winner's: if the hand did not win, set the winner cell of {where} to no; "
                 f"if it did, correct a misread tile in its fix cell (e.g. 3=5p); {rerun}. To try it first:",
                 [photo_command(replace(job, context=tuple({**dict(job.context), "winner": False}.items())), fix="")])
+    if "not a winning hand under" in problem and "not allowed" not in problem:
+        # (tiles that make no hand: most often a tile misread, not a refusal; a new user's card for a sticker over a
+        # 4m, read 1p at 63 %, said "the ruleset refuses this mahjong" and pointed at the circumstances first)
+        named = named_correction(problem, "fix")
+        least = re.search(r"least sure: tile (\d+) \((\w+) ", problem)
+        example = (f"{named}: the problem names it" if named and "=-" not in named else
+                   f"for tile {least.group(1)}, the least sure, read {least.group(2)}: {least.group(1)}=5p if it is a 5p"
+                   if least else "3=5p")
+        return (f"The tiles read make no winning hand: most often a tile is misread. Check the reading in the "
+                f"picture, the least sure tiles first (the problem names them), and put the correction in the fix "
+                f"cell of {where} (e.g. {example}); if every tile is read right, check the circumstances there "
+                f"(winner, win_by, flags, options); {rerun}. To try a correction first:", [photo_command(job)])
     if "not allowed" in problem or "not a winning hand under" in problem:
         return (f"The tiles are read, but the ruleset refuses this mahjong. Check the reading in the picture "
                 f"and the circumstances on {where} (winner, win_by, flags, options); if a tile is misread, "

@@ -182,6 +182,18 @@ def check_image(data: bytes, max_bytes: int) -> tuple[str, int, int]:
     return fmt, w, h
 
 
+def parse_turn(value: str | None) -> int | None:
+    """The ``turn`` form field: None (blank), or 0, 90, 180 or 270 degrees clockwise. Raises :class:`ApiError` 422
+    for anything else."""
+    v = (value or "").strip()
+    if not v:
+        return None
+    if v not in ("0", "90", "180", "270"):
+        raise ApiError(422, f"turn {v!r}: it is 0, 90, 180 or 270 (degrees clockwise; 0 reads the photo as it is "
+                            f"stored)")
+    return int(v)
+
+
 # ----------------------------------------------------------------------------- JSON forms
 def score_out(scored: ScoredHand) -> dict[str, Any]:
     """:class:`ScoredHand` → :class:`web.schemas.ScoreOut` fields (adds each line's amount as the CLI
@@ -585,6 +597,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             if e.get("type") == "json_invalid":  # loc is the character position, not a field
                 why = (e.get("ctx") or {}).get("error", "decode error")
                 msg = f"the request body is not valid JSON ({why} at character {loc or '?'})"
+            elif "Expected UploadFile" in str(e.get("msg", "")):  # (a tester's `-F image=hello`: text, not a file)
+                msg = (f"{loc or 'image'}: send the photo as a file (a multipart file field, e.g. curl -F "
+                       f"{loc or 'image'}=@photo.jpg), not text")
             elif tuple(e.get("loc", ())) == ("body",):  # the body as a whole: missing, or not an object
                 msg = ("the request body is missing: send a JSON object" if e.get("type") == "missing"
                        else "the request body must be a JSON object (Content-Type: application/json)")
@@ -750,12 +765,12 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
     def _first_reading(abandoned: threading.Event, data: bytes, name: str, photo_id: str, rs, ctx: Context,
                        fixes: dict[int, str], options: dict[str, Any], winning_tile: str | None,
                        exposed: str | None, tileset: str | None = None, learn: bool = False,
-                       additions: list | None = None) -> dict[str, Any]:
+                       additions: list | None = None, turn: int | None = None) -> dict[str, Any]:
         """A new photo: the whole pipeline (:func:`vision.pipeline.read_photo`, no fixes, so that the
-        cached readings are the classifier's own, with the calibrated ``tileset`` if one is named);
-        then the fixes, if any, on the cached readings (``learn``: they teach ``tileset``).
-        The models raise :class:`Abandoned` once ``abandoned`` is set (the request timed out)."""
-        res = read_photo(data, rs, ctx, winning_tile=winning_tile, exposed=exposed, options=options,
+        cached readings are the classifier's own, with the calibrated ``tileset`` if one is named; ``turn``: read
+        turned so, no other turn tried); then the fixes, if any, on the cached readings (``learn``: they teach
+        ``tileset``). The models raise :class:`Abandoned` once ``abandoned`` is set (the request timed out)."""
+        res = read_photo(data, rs, ctx, winning_tile=winning_tile, exposed=exposed, options=options, turn=turn,
                          detector=_Checked(detector, abandoned),
                          classifier=_Checked(tilesets.classifier(tileset), abandoned), work_side=WORK_SIDE)
         photo = replace(res.photo, name=name)
@@ -835,6 +850,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         learn: bool = Form(False, description="add the fixed tiles to the tile set (each fix of a photo once)"),
         adds: str = Form("", max_length=400, description="tiles the detector missed, added in order: 14=5p,3=2z "
                          "(each becomes tile POS; fixes then count them)"),
+        turn: Optional[str] = Form(None, max_length=3, description="with image: read the photo turned this many "
+                                   "degrees clockwise (0, 90, 180 or 270; 0: as it is stored) and try no other turn, "
+                                   "as the command line's --turn"),
     ):
         """Read the photo (detector + classifier, once per upload), apply ``fixes``, decode the most
         probable legal hand and score it. Answers the reading (tiles with boxes and top-3 readings,
@@ -857,6 +875,9 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         add = parse_additions(adds) or None
         rs.resolve_options(opts)
         check_context_flags(rs, ctx)  # HandError → 422: an unknown flag, or one the context contradicts
+        turn_deg = parse_turn(turn)
+        if turn_deg is not None and image is None:  # (the models read the photo again: it is sent again)
+            raise ApiError(422, "turn reads a photo anew: send the photo (image) with it, not its photo_id")
         if image is not None and photo_id:
             raise ApiError(400, "send either an image or a photo_id, not both")
         if image is not None:
@@ -873,7 +894,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             try:
                 return await run_photo(_first_reading, data, name, new_photo_id(), rs, ctx,
                                        fix, opts, S.blank_is_none(winning_tile), exposed or None, tileset or None, learn,
-                                       add)
+                                       add, turn_deg)
             except NoTilesError as e:
                 raise ApiError(422, said(e)) from None
             except ImageError as e:  # too many pixels, or too much memory to decode: 413

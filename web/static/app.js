@@ -275,7 +275,10 @@
     const c = contextJSON(s);
     const fd = new FormData();
     if (state.photoId) fd.append("photo_id", state.photoId);
-    else fd.append("image", state.file, state.file.name || "photo.jpg");
+    else {
+      fd.append("image", state.file, state.file.name || "photo.jpg");
+      if (state.turn !== null && state.turn !== undefined) fd.append("turn", String(state.turn));
+    }
     fd.append("ruleset", s.ruleset);
     for (const k of ["seat_wind", "round_wind", "win_by", "winner", "last_tile", "first_turn",
                      "announced_wait", "kong_on_kong", "dealer_streak"]) fd.append(k, String(c[k]));
@@ -433,6 +436,10 @@
      "if it is one, tap tile $1 and choose $2, and mark tile $3 “Not in the hand”"],
     // (a tile over lying beside a flower, vision.decode._beside_bonus_words)
     [/if it is one, set it with --fix \d+=(\w+)/g, "if it is one, tap it and choose $1"],
+    // (a hand one misread tile from legal, each tile and face named, vision.decode._one_change_hint)
+    [/\(--fix (\d+)=(\w+)\)/g, "(tap tile $1 and choose $2)"],
+    // (a flower set apart where a winner's tile lies, the hand a tile short, vision.decode.winning_apart_words)
+    [/if it is the (\w+), set it with --fix \d+=\w+/g, "if it is the $1, tap it and choose $1"],
     [/say which tile won with --winning-tile/g, "say which tile won in “Winning tile” (Overrides)"],
     [/given with --winning-tile/g, "given in “Winning tile” (Overrides)"],
     [/or give --winning-tile\)/g, "or type it in “Winning tile” under Overrides in Settings)"],
@@ -523,13 +530,18 @@
     [/or read the photo another way up \(--turn DEG; --turn 0: as it is stored\)/g, "or turn the photo the right way up and read it again"],
     // (a photo read turned by the reader's guess, vision.pipeline: the page reads a photo as it is stored only by its turn)
     [/; if the tiles stand upright in the photo as taken, read it so with --turn 0/g,
-     "; if the tiles stand upright in the photo as taken, the reader guessed wrong: check the tiles it read"],
+     "; if the tiles stand upright in the photo as taken, the reader guessed wrong: tap “Read it as taken” under the photo"],
   ];
   // a win_by value as the page's "Winning tile came from" menu says it ("dead-wall" → "the dead wall")
   function winFrom(value) {
     const o = [...document.querySelectorAll("#win_by option")].find((e) => e.value === value);
     return o ? o.textContent.replace(/\s*\(.*\)$/, "") : value;
   }
+  // (a note's role as the layout names it, "concealed-kong: four tiles with face-down ones (tiles 13-16)": said in
+  // words, as the tiles' legend says them; a new user read the role names as jargon)
+  const ROLE_NOTE = { "concealed-kong": "Concealed kong", exposed: "Exposed meld", winning: "Winning tile",
+                      bonus: "Flowers & seasons", ignored: "Not in the hand" };
+  PAGE_WORDS.push([/^(concealed-kong|exposed|winning|bonus|ignored): /, (m, r) => ROLE_NOTE[r] + ": "]);
   function pageWords(text) {
     return PAGE_WORDS.reduce((t, [re, to]) => t.replace(re, to), text);
   }
@@ -570,6 +582,18 @@
     if (res.photo.turned) frame.push(`turned ${res.photo.turned}° clockwise`);
     $("photo-frame").hidden = !frame.length;
     $("photo-frame").textContent = frame.length ? `The photo was read ${frame.join(", then ")}, as shown.` : "";
+    if (res.photo.turned && state.file) {
+      // (the reader turned the photo by its own guess: a phone user whose tiles stood upright as taken had no way to
+      // say so, where the command line has --turn 0; read anew, the corrections of the turned reading do not apply)
+      $("photo-frame").append(" ", h("button", { type: "button", id: "as-taken", onclick: () => {
+        state.turn = 0;
+        state.photoId = null;
+        state.fixes = {};
+        state.adds = [];
+        keepWork();
+        scorePhoto();
+      } }, "Read it as taken"));
+    }
     const ov = $("overlay");
     ov.textContent = "";
     // the image shows the whole photo, or (a hand small in its photo) only res.photo.view, enlarged
@@ -1246,6 +1270,7 @@
       state.mode = "photo";
       state.file = f;
       state.photoId = null;
+      state.turn = null;  // (the reader's own turn: a new photo is not read as the last one was asked)
       state.fixes = {};
       state.adds = [];
       state.last = null;
