@@ -106,7 +106,9 @@ def _from_batch(args: argparse.Namespace, given: list[str]) -> tuple[str, dict[s
     what = f"the hand typed in its notation cell, --hand {shlex.quote(args.hand)}" if row["typed"] else \
         shlex.quote(args.image)
     status = str(row.get("status") or "")
-    line = (f"audit of batch row {row['key']} ({Path(args.from_batch).name}, scored {row.get('total')}"
+    # (a row with no total: "no score", not Python's None — a tester's `scored None, not legal`)
+    scored = f"scored {row['total']}" if row.get("total") is not None else "no score"
+    line = (f"audit of batch row {row['key']} ({Path(args.from_batch).name}, {scored}"
             + (f", {status.split(':')[0]}" if status and status != "ok" else "") + f"): {what} with {' '.join(flags)}")
     return line, {"results": str(args.from_batch), "row": row["key"], "scored": row.get("total"), "status": status,
                   "typed": row["typed"], "flags": " ".join(flags)}

@@ -7,7 +7,7 @@ from scoring.errors import RulesetError
 
 from commands.common import (
     JoinRepeats, UserError, add_context_args, add_history_args, check_ruleset_args, context_from_args, exposed_arg,
-    options_from_args, print_json, whole_number)
+    options_from_args, print_json, printable, whole_number)
 from vision.batch import (DEFAULT_READER, MAX_WORKERS, Defaults, REVIEW_BELOW, _context_kwargs, default_workers,
                           plural, run_batch)
 
@@ -89,9 +89,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary.to_json())
         return 0
+    # (each summary line one printable line: a photo's name with a newline or an ESC had broken or recoloured the
+    # terminal's lines, where the error lines escape them: a tester's)
+    def say(line: str) -> None:
+        print(printable(line))
+
     c = summary.counts
     rate = summary.scored / summary.seconds if summary.seconds > 0 else 0.0
-    print(f"{plural(summary.photos, 'photo')}: {c.get('ok', 0)} ok, {c.get('needs-review', 0)} needs-review, "
+    say(f"{plural(summary.photos, 'photo')}: {c.get('ok', 0)} ok, {c.get('needs-review', 0)} needs-review, "
           f"{c.get('error', 0)} error"
           # (the false_win player's rows, 假胡: not scored as hands, and no error; their hands settled with the penalty)
           + (f", {c['false win']} false win (not scored)" if c.get("false win") else "")
@@ -108,38 +113,43 @@ def cmd_batch(args: argparse.Namespace) -> int:
         settings = "its manifest cells or options, the models or the scoring's version changed"
         why = (file if not summary.again_settings else settings if not summary.again_file else
                f"{summary.again_file}: {file}; {summary.again_settings}: {settings}")
-        print(f"scored again: {plural(again, 'photo')} an earlier run had scored ({why}); the new results replace "
+        say(f"scored again: {plural(again, 'photo')} an earlier run had scored ({why}); the new results replace "
               f"the old")
     # (a director's hand left not settled by its settle cell was said in the settlements file alone, the summary
     # reading "table hands settled 0", exit 0): each is named, its reason short; the file has it whole
     for hand in summary.not_settled[:NOT_SETTLED_SHOWN]:
-        print(f"not settled: table {hand['table']} hand {hand['hand']}: {_short(hand['why'])}")
+        say(f"not settled: table {hand['table']} hand {hand['hand']}: {_short(hand['why'])}")
     if len(summary.not_settled) > NOT_SETTLED_SHOWN:
         more = plural(len(summary.not_settled) - NOT_SETTLED_SHOWN, "more table hand")
-        print(f"not settled: {more} (the settlements' status says why; --json lists them)")
+        say(f"not settled: {more} (the settlements' status says why; --json lists them)")
     for group in summary.same_picture:  # (a picture filed twice: for two players, or two hands)
         more = f" and {len(group) - 8} more (--json lists them)" if len(group) > 8 else ""
-        print(f"same picture: {', '.join(group[:8])}{more} are one file's copies; "
+        say(f"same picture: {', '.join(group[:8])}{more} are one file's copies; "
               f"check that each was filed for the right player and hand")
     if summary.flag_unscored:  # (ok rows: on no review card, their notes in the outputs alone)
         k = len(summary.flag_unscored)
         more = f" and {k - 8} more (--json lists them)" if k > 8 else ""
-        print(f"a circumstance that scores nothing: {', '.join(summary.flag_unscored[:8])}{more} "
+        say(f"a circumstance that scores nothing: {', '.join(summary.flag_unscored[:8])}{more} "
               f"({'its' if k == 1 else 'their'} score_notes say which and why)")
     if summary.raw_left_out:
         from vision.manifest import raw_words
 
-        print(f"left out: {raw_words(summary.raw_left_out)}")
+        say(f"left out: {raw_words(summary.raw_left_out)}")
     if summary.links_left_out:
         k = len(summary.links_left_out)
-        print(f"left out: {plural(k, 'linked folder')} ({', '.join(summary.links_left_out[:3])}"
+        say(f"left out: {plural(k, 'linked folder')} ({', '.join(summary.links_left_out[:3])}"
               f"{' …' if k > 3 else ''}): links are not followed; copy {'its' if k == 1 else 'their'} photos into "
               f"the folder, or give the folder linked to as a batch of its own")
     if summary.moved_from:  # (a folder moved resumes; one replaced by another of the same output is said: a tester's)
-        print(f"resumed from the folder {summary.moved_from}, no longer there: taken as this folder, moved")
+        say(f"resumed from the folder {summary.moved_from}, no longer there: taken as this folder, moved")
+    if summary.gone:  # (a photo scored before, its file deleted or its row taken out: a tester's 9 rows for 10)
+        k = len(summary.gone)
+        say(f"not in this run: {plural(k, 'photo')} an earlier run scored ({', '.join(summary.gone[:5])}"
+            f"{' …' if k > 5 else ''}) {'is' if k == 1 else 'are'} no longer in the folder or the manifest: "
+            f"{'its row is' if k == 1 else 'their rows are'} left out of the outputs")
     for folder in summary.made_folders:  # (a mistyped --out made its folder without a word)
-        print(f"made the folder {folder} for the outputs (it did not exist)")
-    print("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")
+        say(f"made the folder {folder} for the outputs (it did not exist)")
+    say("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")
     return 0
 
 

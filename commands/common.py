@@ -323,10 +323,19 @@ def printable(msg: object) -> str:
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in s)
 
 
+def db_path(text: str) -> str:
+    """``--db``'s value: a path, not an empty one (a tester's `--db ""` had fallen back to the user's own history
+    database, read or written without a word). Raises argparse.ArgumentTypeError."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path: give the history database's file (or --no-history)")
+    return text
+
+
 def add_history_args(p: argparse.ArgumentParser) -> None:
     """``--db PATH`` and ``--no-history`` (for every command that scores)."""
     g = p.add_argument_group("history")
-    g.add_argument("--db", metavar="PATH", help=f"history database (default ${ENV_DB} or the user data folder)")
+    g.add_argument("--db", metavar="PATH", type=db_path,
+                   help=f"history database (default ${ENV_DB} or the user data folder)")
     g.add_argument("--no-history", action="store_true", help="do not record this score in the history")
 
 

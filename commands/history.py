@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Mapping
 
-from commands.common import UserError, print_json, whole_number
+from commands.common import UserError, db_path, print_json, whole_number
 from scoring.history import (ENV_DB, HISTORY_TABLES, TYPED_NOTE, _open_read_only, batch_photo, default_db_path, entries,
                              other_tables, superseded)
 from vision.decode import format_confidence
@@ -156,7 +156,7 @@ def register(subparsers) -> None:
         description="List the hands and photos scored by hand/photo/audit/batch/webcam, newest first: "
                     "input and its SHA-256, reading, corrections, ruleset, options, context, score, time. "
                     f"Database: --db PATH, else ${ENV_DB}, else the user data folder.")
-    p.add_argument("--db", metavar="PATH", help="history database to read")
+    p.add_argument("--db", metavar="PATH", type=db_path, help="history database to read")
     p.add_argument("--limit", "-n", type=whole_number, default=20, help="show at most N entries (0: all); default 20")
     p.add_argument("--command", choices=["hand", "photo", "audit", "batch", "table", "webcam"], help="only this command's entries")
     p.add_argument("--id", type=whole_number, help="show one entry in full")

@@ -1435,7 +1435,12 @@ def test_claimed_lines_that_cannot_be_meant_are_refused(run_cli):
                          "item 1 gives the rule mahjong (Mahjong — going mahjong) and the name 'Four Pungs', which is "
                          "not its name"),
                         ('[{"rule": "mahjong", "count": -5, "points": 20}]', "count must be a whole number ≥ 1"),
-                        ('[{"rule": "mahjong", "kind": "bogus", "points": 20}]', "kind must be one of points")):
+                        ('[{"rule": "mahjong", "kind": "bogus", "points": 20}]', "kind must be one of points"),
+                        # (doublings 1.5 had been added up as 2^1.5 "rounded", -3 as 2^-3)
+                        ('[{"rule": "mahjong", "points": 20, "doublings": 1.5}]',
+                         "item 1: doublings must be a whole number ≥ 0, not 1.5"),
+                        ('[{"rule": "mahjong", "points": 20, "doublings": -3}]',
+                         "item 1: doublings must be a whole number ≥ 0, not -3")):
         rc, out, err = run_cli("audit", *hand, "--claimed-lines", claim)
         assert rc == 2 and said in err, (claim, err)
     # a line of `hand --json` gives the rule and its own name: taken

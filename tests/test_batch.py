@@ -2932,6 +2932,9 @@ def test_an_output_of_another_folder_or_no_batchs_is_not_written_over(tmp_path, 
     # another state's: refused (a tester's --state had replaced another folder's results)
     with pytest.raises(batch.BatchError, match=r"holds the results of a batch whose state database is not .*new\.db"):
         batch.run_batch(b, out, workers=0, reader=bf.ORACLE, state=tmp_path / "new.db")
+    # … and the state database made only to be refused is not left behind (a tester's `audit --from-batch` then read
+    # it: "the batch has no scored rows")
+    assert not (tmp_path / "new.db").exists()
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     batch.run_batch(b, empty, workers=0, reader=bf.ORACLE)
@@ -3196,3 +3199,70 @@ def test_a_checked_cell_confirms_a_rows_total_by_hand(tmp_path, truth, capsys):
     row = run("yes")  # (not a total: it would stand for whatever the row scores later)
     assert row["status"].startswith("error: manifest line 2: checked cell 'yes' must be the total you confirmed by "
                                     "hand"), row
+
+
+def test_audit_from_batch_of_a_row_with_no_score_says_so(tmp_path, truth, capsys):
+    # a tester's `audit --from-batch … b.jpg` of a row read not legal printed "scored None, not legal": Python's None
+    d = _photo_copies(tmp_path, truth, ["a.jpg"], which=1)
+    man = tmp_path / "m.csv"
+    man.write_text('photo,fix\na.jpg,"1=7z,2=7z,3=7z,4=7z,5=7z"\n')  # (five 7z: no legal reading, no total)
+    out = tmp_path / "r.csv"
+    rc, o, err = run_cli(capsys, "batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0",
+                         "--reader", bf.ORACLE, "--no-history")
+    assert rc == 0 and read_csv(out)[0]["total"] == "", err
+    rc, o, err = run_cli(capsys, "audit", "--from-batch", str(out), "a.jpg", "--claimed", "40", "--reader", bf.ORACLE,
+                         "--no-history", "--no-annotate")
+    head = o.splitlines()[0]
+    assert head.startswith("audit of batch row a.jpg (r.csv, no score, not legal): ") and "None" not in head, head
+
+
+def test_the_summary_lines_escape_control_characters_in_photo_names(tmp_path, truth, capsys):
+    # a tester's folder held `nl\nx.jpg` and a copy of it: the summary's "same picture:" line (and "made the folder",
+    # "wrote") printed the newline raw, breaking the line, where the error lines escape it
+    d = tmp_path / "photos"
+    d.mkdir()
+    src = sorted(truth.glob("*.jpg"))[1].read_bytes()
+    for name in ("nl\nx.jpg", "nl\nx2.jpg"):
+        (d / name).write_bytes(src)
+    rc, o, err = run_cli(capsys, "batch", str(d), "--out", str(tmp_path / "out\nx" / "r.csv"), "--workers", "0",
+                         "--reader", bf.ORACLE, "--no-history")
+    assert rc == 0, err
+    lines = o.splitlines()
+    assert any(ln.startswith("same picture: nl\\nx.jpg, nl\\nx2.jpg are one file's copies") for ln in lines), o
+    assert any(ln.startswith("made the folder ") and ln.endswith("out\\nx for the outputs (it did not exist)")
+               for ln in lines), o
+    assert all(ln.startswith(("2 photos", "same picture", "made the folder", "wrote ")) for ln in lines), o
+
+
+def test_a_manifest_names_a_photo_whose_accents_are_written_the_other_unicode_way(tmp_path, truth, capsys):
+    # a tester's José.jpg stored as a Mac stores it (decomposed, NFD) and typed in the manifest composed (NFC): the
+    # row was "error: no such file", and the photo scored a second time as an unlisted one with the defaults. The
+    # names are matched as case is: composed, in lower case; the photo has one row, the manifest's
+    import unicodedata
+
+    d = tmp_path / "photos"
+    d.mkdir()
+    stored = unicodedata.normalize("NFD", "José.jpg")
+    (d / stored).write_bytes(sorted(truth.glob("*.jpg"))[1].read_bytes())
+    man = tmp_path / "m.csv"
+    man.write_text(f"photo,seat_wind\n{unicodedata.normalize('NFC', 'José.jpg')},S\n", encoding="utf-8")
+    out = tmp_path / "r.csv"
+    rc, o, err = run_cli(capsys, "batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0",
+                         "--reader", bf.ORACLE, "--no-history")
+    rows = read_csv(out)
+    assert rc == 0 and len(rows) == 1 and not rows[0]["status"].startswith("error"), rows
+    assert rows[0]["seat_wind"] == "S" and rows[0]["photo"] == stored
+
+
+def test_a_photo_scored_before_and_gone_since_is_said_on_resume(tmp_path, truth, capsys):
+    # a tester's resumed batch, a scored photo deleted since: 9 rows for 10 and "9 photos", no word of the one gone.
+    # Its row stays out of the outputs (the folder is what is scored), and the summary names it
+    d = _photo_copies(tmp_path, truth, ["a.jpg", "b.jpg"], which=1)
+    out = tmp_path / "o" / "r.csv"
+    argv = ("batch", str(d), "--out", str(out), "--workers", "0", "--reader", bf.ORACLE, "--no-history")
+    assert run_cli(capsys, *argv)[0] == 0
+    (d / "b.jpg").unlink()
+    rc, o, err = run_cli(capsys, *argv)
+    assert rc == 0 and [r["photo"] for r in read_csv(out)] == ["a.jpg"]
+    assert ("not in this run: 1 photo an earlier run scored (b.jpg) is no longer in the folder or the manifest: its "
+            "row is left out of the outputs") in o, o

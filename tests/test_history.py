@@ -373,3 +373,11 @@ def test_a_batch_entrys_key_names_its_batch():
 
     key = history_key("0123456789abcdef0123", "a.jpg", "ab", "p")
     assert key.startswith("batch:0123456789ab:") and key != history_key("0123456789abcdef0124", "a.jpg", "ab", "p")
+
+
+def test_an_empty_db_path_is_refused_not_taken_for_the_users_own(run_cli):
+    # a tester's `history --db ""` listed the user's own entries (and `hand … --db ""` would have recorded there): an
+    # empty --db is refused, one line, exit 2
+    for argv in (("history", "--db", ""), ("hand", "123m456p789s11z [777p] win:1z", "--db", " ")):
+        rc, out, err = run_cli(*argv)
+        assert rc == 2 and "argument --db: an empty path" in err and err.count("\n") == 1, err

@@ -906,6 +906,11 @@ def test_settle_refuses_a_winner_as_liable_or_second_winner_and_bad_cash():
     for bad in ("E:nan", "E:inf", "E:-inf"):
         with pytest.raises(RulesetError, match="E's amount must be a number of dollars, not"):
             settle(RS, sc, "S", "E", {"discarder": "N", "cash": bad})
+    # a cash past any hand's (a tester's A:1e25 had met an internal "cash does not sum to zero", and
+    # A:12345678901234567890123 was paid as 12345678901234567741440): refused, naming the amount
+    for bad in ("E:1e25", "E:12345678901234567890123", "E:-20000000"):
+        with pytest.raises(RulesetError, match="is more than any hand collects"):
+            settle(RS, sc, "S", "E", {"discarder": "N", "cash": bad})
     # a negative amount is paid back: 暗槓不亮 returns $10 to each player (004:42)
     assert settle(RS, sc, "S", "E", {"discarder": "N", "cash": "E:-10"}).cash == {"E": -30, "S": 10, "W": 10, "N": 10}
     with pytest.raises(RulesetError, match="cash names E twice"):

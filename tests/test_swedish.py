@@ -628,6 +628,9 @@ def test_fines_lowest_running_total():
     s = settle(RS, {"E": 100, "S": 4, "W": 8, "N": 0}, "E", "E",
                {"fine_remainder": "lowest-total", "totals": "E:500,S:50,W:-20,N:70"})
     assert paid(s, "E") == {"S": 33, "W": 34, "N": 33}
+    # totals under another fine_remainder rank nobody: refused, not taken without a word (a tester's totals=garbage)
+    with pytest.raises(RulesetError, match="option totals is read only with fine_remainder=lowest-total"):
+        settle(RS, {"E": 100, "S": 4, "W": 8, "N": 0}, "E", "E", {"totals": "garbage"})
 
 
 def test_fines_non_winner_exchange_option():

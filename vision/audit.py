@@ -446,6 +446,11 @@ def read_claimed_lines(path: str | Path, ruleset: str | None = None) -> list[dic
         if "count" in ln and (ln["count"] < 1 or ln["count"] != int(ln["count"])):
             raise HandError(f"--claimed-lines {p}: item {k}: count must be a whole number ≥ 1 (how many times the "
                             f"line counts), not {_short(ln['count'])}")
+        # (a tester's doublings 1.5 were added up as 2^1.5 = 56.6, "rounded", and -3 as 2^-3: a hand's doublings
+        # are whole and none takes one away)
+        if "doublings" in ln and (ln["doublings"] < 0 or ln["doublings"] != int(ln["doublings"])):
+            raise HandError(f"--claimed-lines {p}: item {k}: doublings must be a whole number ≥ 0, not "
+                            f"{_short(ln['doublings'])}")
         if "kind" in ln and ln["kind"] not in CLAIM_KINDS:
             raise HandError(f"--claimed-lines {p}: item {k}: kind must be one of {', '.join(CLAIM_KINDS)}, not "
                             f"{_short(ln['kind'])}")

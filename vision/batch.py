@@ -386,6 +386,10 @@ class Summary:
     #: director's rerun said "scored now 37, already done 4" with no word of why
     again_file: int = 0
     again_settings: int = 0
+    #: photos an earlier run scored (their rows in the state database) that are no longer among the batch's: a file
+    #: deleted, moved or replaced by a folder, a manifest row taken out. Their rows are not in the outputs; said (a
+    #: tester's resumed batch wrote 9 rows for 10 with no word of the one gone)
+    gone: list[str] = field(default_factory=list)
     #: ``ok`` rows whose ``score_notes`` say a circumstance of the win they give (a flags cell's last-tile …) scores
     #: nothing for their hand: said at the end of the run (a new user's last-tile on a discard win was in the CSV's
     #: notes alone, the row ok and on no review card)
@@ -580,6 +584,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                       # (a link the manifest's rows reach through is not left out: a tester's summary said so)
                       links_left_out=[] if only_manifest else [
                           x for x in linked_folders(d.resolve()) if not any(j.key.startswith(x + "/") for j in jobs)])
+    existed = state_p.exists()
     lock = lock_state(state_p)
     try:
         con = open_state(state_p)
@@ -593,6 +598,10 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         summary.moved_from = _check_folder(con, d, state_p, out)
     except BaseException:
         con.close()
+        if not existed:  # (the state database made only to be refused: a tester's `audit --from-batch` then read
+            for gone in (state_p, Path(f"{state_p}-wal"), Path(f"{state_p}-shm")):  # it, "no scored rows"; removed
+                with contextlib.suppress(OSError):                                 # while still locked: no other run
+                    gone.unlink()                                                  # took it meanwhile)
         lock.release()
         raise
     try:
@@ -628,6 +637,9 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                                                               flag_unscored=summary.flag_unscored)
             summary.settled, summary.provisional, summary.not_settled, flagged_tables = settled
             summary.same_picture = _same_pictures(con, jobs)
+            keys = {j.key for j in jobs}
+            summary.gone = sorted(k for (k,) in con.execute("SELECT key FROM results WHERE error IS NULL")
+                                  if k not in keys)
             from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)
 
             stage.append("review")

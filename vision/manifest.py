@@ -10,6 +10,7 @@ import io
 import json
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -832,6 +833,12 @@ def _starts_like_a_photo(path: Path, sniff) -> bool:
         return False
 
 
+def _name_key(name: str) -> str:
+    """A photo's name as :func:`build_jobs` matches a manifest's to a file's: composed (Unicode NFC) and in lower
+    case."""
+    return unicodedata.normalize("NFC", name).lower()
+
+
 def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: Defaults,
                only_manifest: bool = False) -> list[Job]:
     """Jobs in output order: the manifest's rows in order, then the folder's other photos sorted."""
@@ -854,12 +861,15 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
                     and not os.path.lexists(os.path.join(directory, key))):  # (a typed row's photo is not read)
                 # a name whose letters differ in case only from one photo of the folder (a manifest typed on Windows
                 # or a Mac, whose file systems ignore case: a director's T1H1-ANN.jpg was "no such file", and
-                # t1h1-ann.jpg then scored with the defaults) is that photo; two such photos leave it unread
+                # t1h1-ann.jpg then scored with the defaults) is that photo; two such photos leave it unread. So is
+                # one whose accented letters are written the other Unicode way (a Mac stores José.jpg decomposed,
+                # NFD, a manifest types it composed, NFC: a tester's row was "no such file" and the photo scored
+                # again with the defaults)
                 if by_case is None:
                     by_case = {}
                     for k in find_photos(directory):
-                        by_case.setdefault(k.lower(), []).append(k)
-                alike = by_case.get(key.replace("\\", "/").lower(), [])
+                        by_case.setdefault(_name_key(k), []).append(k)
+                alike = by_case.get(_name_key(key.replace("\\", "/")), [])
                 if len(alike) == 1:
                     key = alike[0]
                     cells = {**cells, "photo": key}

@@ -957,6 +957,12 @@ def _player(name: str, value: Any, players: Sequence[str]) -> str:
     return v
 
 
+#: the most cash a settlement option may name for one player, in dollars: a score's bound
+#: (:data:`scoring.hand.MAX_SCORE`; a hand's 暗槓/台花/台草 are a few dollars, and past 2^53 a float no longer holds
+#: whole dollars)
+CASH_MAX = 10_000_000
+
+
 def parse_cash(raw: Any, players: Sequence[str]) -> dict[str, float]:
     """``"E:10,S:3"`` or a mapping → {player: cash each player collects} (a hook of the settlement: also read by
     :func:`scoring.settle.cash_replaced_note`). Raises RulesetError for a player not of ``players``, an amount
@@ -977,6 +983,11 @@ def parse_cash(raw: Any, players: Sequence[str]) -> dict[str, float]:
         # paid back, 暗槓不亮's $10 to each player, 004:42)
         if not math.isfinite(value):
             raise RulesetError(f"settle option cash: {who}'s amount must be a number of dollars, not {amount!r}")
+        # (a tester's cash=A:1e25 was refused by an internal check's "cash does not sum to zero: {…}", and
+        # A:12345678901234567890123 paid as 12345678901234567741440: bounded as a score is)
+        if abs(value) > CASH_MAX:
+            raise RulesetError(f"settle option cash: {who}'s amount {amount.strip() if isinstance(amount, str) else amount}"
+                               f" is more than any hand collects (at most {CASH_MAX:,} dollars): check it")
         if who in out:
             raise RulesetError(f"settle option cash names {who} twice: give each player's cash once, summed")
         out[who] = value
