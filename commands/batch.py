@@ -145,8 +145,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if summary.gone:  # (a photo scored before, its file deleted or its row taken out: a tester's 9 rows for 10)
         k = len(summary.gone)
         say(f"not in this run: {plural(k, 'photo')} an earlier run scored ({', '.join(summary.gone[:5])}"
-            f"{' …' if k > 5 else ''}) {'is' if k == 1 else 'are'} no longer in the folder or the manifest: "
-            f"{'its row is' if k == 1 else 'their rows are'} left out of the outputs")
+            f"{' …' if k > 5 else ''}) {'is' if k == 1 else 'are'} no longer in the folder: "
+            f"{'its row is' if k == 1 else 'their rows are'} left out of the outputs (put the "
+            f"{'file' if k == 1 else 'files'} back to have {'it' if k == 1 else 'them'} again)")
     for folder in summary.made_folders:  # (a mistyped --out made its folder without a word)
         say(f"made the folder {folder} for the outputs (it did not exist)")
     say("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")

@@ -327,7 +327,7 @@ def db_path(text: str) -> str:
     """``--db``'s value: a path, not an empty one (a tester's `--db ""` had fallen back to the user's own history
     database, read or written without a word). Raises argparse.ArgumentTypeError."""
     if not text.strip():
-        raise argparse.ArgumentTypeError("an empty path: give the history database's file (or --no-history)")
+        raise argparse.ArgumentTypeError("an empty path: give the history database's file")
     return text
 
 

@@ -29,7 +29,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
             "rules": [{"id": r.id, "name": r.name, "gloss": r.gloss, "kind": r.kind, "value": r.value,
                        "value_option": r.value_option, "applies_to": r.applies_option or r.applies_to,
                        "group": r.group, "excludes": list(r.excludes), "when": dict(r.when),
-                       "option": r.option, "also_options": list(r.also_options), "source": r.source}
+                       "option": r.option, "also_options": list(r.also_options), "source": r.source,
+                       # (the lines cited under a value of its option that reads other lines: swedish dold_mahjong)
+                       "source_by_option": dict(r.source_by_option)}
                       for r in rs.rules],
         })
         return 0
@@ -54,6 +56,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
             extra.append("when " + ", ".join(f"{k}={option_text(v)}" for k, v in r.when.items()))
         if r.excludes:
             extra.append("excludes " + ", ".join(r.excludes))
+        extra += [f"cites {src.split(':')[-1]} under {r.option}={v}" for v, src in r.source_by_option.items()]
         print(f"  {r.id:<34} {r.kind:<10} {val:>8}  {who:<10} {r.label()}  ({r.source})"
               + (f"  [{'; '.join(extra)}]" if extra else ""))
     print("\noptions (--option NAME=VALUE; NAME and VALUE in any case, - or _ alike):")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -238,7 +239,8 @@ def superseded(con: sqlite3.Connection) -> dict[int, int]:
     names in the same batch — the batch identity in its ``entry_key``, ``batch:ID:…`` —: the photo read again with
     other cells or models, or a hand typed in that row's notation cell since; an entry of an older version, whose key
     names no batch, by its photo's path, a typed one never), or a photo scored by ``photo`` or ``webcam`` (the same
-    file, its SHA-256, under the same ruleset): of those the newest ``ok`` one stands, where there is one, and the
+    file, its SHA-256, under the same ruleset, circumstances and options as the ruleset reads them: a reading made
+    with another seat wind is its own): of those the newest ``ok`` one stands, where there is one, and the
     others, newer ones too, point at it (a new user's photo scored right with ``--fix 3=4m`` and read again without
     it, no legal reading, had the wrong reading standing; so had a tried ``--exposed`` at 2 %). Audits (each a
     verdict on a claim), typed hands and tables are their own events: never superseded. A director's history listed
@@ -248,14 +250,17 @@ def superseded(con: sqlite3.Connection) -> dict[int, int]:
     if not {"command", "note"} <= cols:
         return {}
     pick = ", ".join(c if c in cols else f"NULL AS {c}" for c in ("input", "input_sha256", "ruleset", "entry_key",
-                                                                  "status"))
+                                                                  "status", "context", "options"))
     latest: dict[tuple[Any, ...], int] = {}
     newer: dict[int, int] = {}
     photos: dict[tuple[Any, ...], list[tuple[int, bool]]] = {}  # a photo's entries: (id, ok)
-    for id_, command, note, inp, sha, ruleset, key, status in con.execute(
+    for id_, command, note, inp, sha, ruleset, key, status, context, options in con.execute(
             f"SELECT id, command, note, {pick} FROM entries ORDER BY id"):
         if command in ("photo", "webcam") and sha:
-            photos.setdefault(("photo", sha, ruleset), []).append((id_, str(status or "").startswith("ok")))
+            # (under the same circumstances and options too: a reading made on purpose with another seat wind or
+            # option is its own, not one an older ok reading stands over — a reviewer's)
+            photos.setdefault(("photo", sha, ruleset, _circumstances(context), _options_read(ruleset, options)),
+                              []).append((id_, str(status or "").startswith("ok")))
             continue
         photo = batch_photo(note) if command == "batch" else None
         parts = key.split(":") if isinstance(key, str) else []
@@ -283,6 +288,30 @@ def superseded(con: sqlite3.Connection) -> dict[int, int]:
         stands = next((i for i, ok in reversed(found) if ok), found[-1][0])
         out.update({i: stands for i, _ in found if i != stands})
     return out
+
+
+def _circumstances(text: Any) -> Any:
+    """A stored context or options (JSON text) as :func:`superseded` compares them: the parsed value with its keys in
+    one order (a winner's hand scored records the hand's context, an unread one the command's: the same keys), the
+    text as it is where it is no JSON."""
+    try:
+        return json.dumps(json.loads(text), sort_keys=True) if isinstance(text, str) else text
+    except ValueError:
+        return text
+
+
+@functools.lru_cache(maxsize=256)
+def _options_read(ruleset: Any, text: Any) -> Any:
+    """Stored options (JSON text) as ``ruleset`` reads them, every option with its value (a scored entry records them
+    all, an unread one only those given: the same reading), as :func:`_circumstances` compares; the text compared as
+    it is where the ruleset or the options cannot be read (an older or damaged entry)."""
+    try:
+        from .engine import load_ruleset
+
+        given = json.loads(text) if isinstance(text, str) else {}
+        return json.dumps(load_ruleset(str(ruleset)).resolve_options(given), sort_keys=True, default=str)
+    except (ValueError, TypeError):  # (an unknown ruleset, bad JSON, an option it no longer has: compared as stored)
+        return _circumstances(text)
 
 
 def db_from_args(args: argparse.Namespace) -> Path | None:

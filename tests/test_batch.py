@@ -3264,5 +3264,12 @@ def test_a_photo_scored_before_and_gone_since_is_said_on_resume(tmp_path, truth,
     (d / "b.jpg").unlink()
     rc, o, err = run_cli(capsys, *argv)
     assert rc == 0 and [r["photo"] for r in read_csv(out)] == ["a.jpg"]
-    assert ("not in this run: 1 photo an earlier run scored (b.jpg) is no longer in the folder or the manifest: its "
-            "row is left out of the outputs") in o, o
+    assert ("not in this run: 1 photo an earlier run scored (b.jpg) is no longer in the folder: its row is left out "
+            "of the outputs (put the file back to have it again)") in o, o
+    # a photo still in the folder that this run leaves out (--only-manifest, not in the manifest) is not gone
+    (d / "b.jpg").write_bytes((d / "a.jpg").read_bytes() + b"b")
+    assert run_cli(capsys, *argv)[0] == 0
+    man = tmp_path / "m.csv"
+    man.write_text("photo\na.jpg\n")
+    rc, o, err = run_cli(capsys, *argv, "--manifest", str(man), "--only-manifest")
+    assert rc == 0 and "not in this run" not in o, o

@@ -4400,3 +4400,13 @@ def test_a_hand_one_misread_tile_from_legal_names_the_tile_and_its_fix():
     assert not r.legal
     assert ("one tile misread? tile 7 (7z) as a 1s (--fix 7=1s) or a 4s (--fix 7=4s) would make a legal hand: look "
             "at it") in r.problem, r.problem
+
+
+def test_a_flower_touching_the_row_or_first_of_a_block_is_not_named_as_the_winning_tile_apart():
+    # a reviewer's: a 1f touching the row's end, and the first of 1f 2f laid after it, were both said to lie "set
+    # apart … where a winning tile lies": only a flower alone in its group, apart from the row, is
+    photo = Photo(np.zeros((1000, 1800, 3), np.uint8), (1800, 1000), 1.0, "x")
+    row = ["1m", "2m", "3m", "7m", "8m", "9m", "4p", "5p", "6p", "1s", "5s", "6s", "7s"]
+    for groups in ([row + ["1f"]], [row, ["1f", "2f"]]):
+        r = read_detections(photo, *_dets_of(groups), NTS, Context(win_by="wall")).reading
+        assert "where a winning tile lies" not in (r.problem or "") + " ".join(r.notes), (r.problem, r.notes)

@@ -355,6 +355,20 @@ def test_a_photo_read_again_worse_does_not_stand_over_its_ok_entry(run_cli, tmp_
     assert history.superseded(con) == {2: 1, 3: 1, 4: 5}
     history.insert(con, [{**e, "status": "ok", "total": 42}])                        # 6: a newer ok one stands
     assert history.superseded(con) == {1: 6, 2: 6, 3: 6, 4: 5}
+    # a reading made on purpose with another seat wind is its own: no ok one of another seat stands over it (7), nor
+    # does it over them (a reviewer's)
+    history.insert(con, [{**e, "status": "unsure: check it", "context": {"seat_wind": "S"}}])  # 7
+    assert history.superseded(con) == {1: 6, 2: 6, 3: 6, 4: 5}
+    # options compared as the ruleset reads them: a scored entry records every option, an unread one those given
+    # (none): the same reading (a new user's photo, scored with a fix and read again without it)
+    from scoring import load_ruleset
+
+    every = load_ruleset("nts").resolve_options({})
+    history.insert(con, [{**e, "input_sha256": "s9", "status": "ok", "options": every},            # 8
+                         {**e, "input_sha256": "s9", "status": "not legal: …", "options": {}},      # 9
+                         {**e, "input_sha256": "s9", "status": "not legal: …",
+                          "options": {**every, "honour_pungs": "none"}}])                      # 10: its own
+    assert {k: v for k, v in history.superseded(con).items() if k >= 8} == {9: 8}
     con.close()
     rc, out, _ = run_cli("history", "--db", str(db), "--id", "3")
     assert rc == 0 and "superseded_by: 6 (scored again: entry 6 is the one that stands)" in out, out

@@ -631,6 +631,8 @@ def test_fines_lowest_running_total():
     # totals under another fine_remainder rank nobody: refused, not taken without a word (a tester's totals=garbage)
     with pytest.raises(RulesetError, match="option totals is read only with fine_remainder=lowest-total"):
         settle(RS, {"E": 100, "S": 4, "W": 8, "N": 0}, "E", "E", {"totals": "garbage"})
+    with pytest.raises(RulesetError, match="option totals is read only with fine_remainder=lowest-total"):
+        settle(RS, {"E": 0, "S": 4, "W": 8, "N": 0}, None, "E", {"totals": "garbage"})  # (a void hand too)
 
 
 def test_fines_non_winner_exchange_option():

@@ -271,6 +271,27 @@ def test_a_photo_read_straightened_or_turned_says_so_under_it(page, scene, tmp_p
     page.click("#as-taken")
     _idle(page)
     assert len(sent) == 2 and 'name="turn"\r\n\r\n0\r\n' in sent[-1] and 'name="photo_id"' not in sent[-1], sent[-1][:400]
+    # read as taken and refused (no tiles there, say): the turned reading stands again, and a correction after it is
+    # of that reading, sent with its photo_id, not with turn 0 (a reviewer's: the page had kept sending turn 0)
+    page.unroute("**/api/score")
+    refuse = [True]
+
+    def answer_or_refuse(route):
+        sent.append(route.request.post_data or "")
+        if refuse[0]:
+            refuse[0] = False
+            route.fulfill(status=422, content_type="application/json", body=json.dumps({"error": "no tiles found"}))
+        else:
+            route.fulfill(status=200, content_type="application/json", body=json.dumps(j))
+
+    page.route("**/api/score", answer_or_refuse)
+    page.click("#as-taken")
+    _idle(page)
+    page.click("#strip button.tile >> nth=0")
+    page.wait_for_selector("#picker:not([hidden])")
+    page.click("#picker-grid button[data-code='5z']")
+    _idle(page)
+    assert 'name="photo_id"' in sent[-1] and 'name="turn"' not in sent[-1], sent[-1][:400]
 
 
 def test_an_unsure_reading_is_said_beside_its_score(page, scene, tmp_path):

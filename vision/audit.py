@@ -1038,7 +1038,8 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             if twin is None:
                 continue
             ln = computed[twin]
-            take_as(r, twin, f"claimed {r} ({rs.rule(r).label()}; {rs.rule(r).source}) is taken as {twin} "
+            said = rs.rule(r).cite(scored.options)
+            take_as(r, twin, f"claimed {r} ({rs.rule(r).label()}; {said}) is taken as {twin} "
                              f"({ln.name}; {ln.source}{'; ' + ln.option if ln.option else ''}): {rs.id}'s rule for "
                              f"the same feature, which replaces it")
         # a special hand claimed that this hand also makes, worth the same as the one counted (only one counts,
@@ -1151,7 +1152,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                             None)
             if excluder is not None and _fires(rule, scored, rs):  # (中 on a 小三元 hand without a red pung: no)
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but {excluder.rule} ({excluder.name}; "
-                       f"{excluder.source}), which counts, excludes it ({rule.label()}; {rule.source})")
+                       f"{excluder.source}), which counts, excludes it ({rule.label()}; {rule.cite(scored.options)})")
             elif r in outranked and top is not None and math.isclose(outranked[r].fixed, top.fixed):
                 # (as high as the one counted: no outranking)
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand makes it, but {top.rule} "
@@ -1165,18 +1166,18 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                 # (a reviewer's claim of Kong Hand under fixed_hands=best had been told it "does not apply")
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand makes it, but its ordinary count, "
                        f"{scored.total}, is higher and counts (option fixed_hands="
-                       f"{scored.options.get('fixed_hands', 'best')}; {rule.source})")
+                       f"{scored.options.get('fixed_hands', 'best')}; {rule.cite(scored.options)})")
             elif r in effect.rules:
                 # a line of the winning tile, on a winner's hand given none (scored with no wait): that, not "does
                 # not apply" (a referee's right claim for a hand won on 1z, typed without -w 1z, had been told so)
                 msg = (f"{what} without a winning tile: claimed {r} ({_fmt_amounts(c.amounts)}) depends on the "
-                       f"winning tile, and none was given ({rule.label()}; {rule.source}): give --winning-tile TILE"
-                       f" ({_with_tiles(effect, claimed_total)})")
+                       f"winning tile, and none was given ({rule.label()}; {rule.cite(scored.options)}): give "
+                       f"--winning-tile TILE ({_with_tiles(effect, claimed_total)})")
             else:
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but it does not apply to this hand "
-                       f"({rule.label()}; {rule.source})")
+                       f"({rule.label()}; {rule.cite(scored.options)})")
                 msg += _option_hint(rule, rs, scored)
-            diffs.append(Difference(what, r, msg, c.amounts, None, None, rule.source))
+            diffs.append(Difference(what, r, msg, c.amounts, None, None, rule.cite(scored.options)))
         for r in missing:
             ln = computed[r]
             what = _what_missing(ln)

@@ -637,9 +637,11 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                                                               flag_unscored=summary.flag_unscored)
             summary.settled, summary.provisional, summary.not_settled, flagged_tables = settled
             summary.same_picture = _same_pictures(con, jobs)
+            # (the photos whose files are gone: not those the manifest or --only-manifest leaves out of this run, whose
+            # files are still there — a reviewer's `--only-manifest` rerun had named a photo of the folder as gone)
             keys = {j.key for j in jobs}
             summary.gone = sorted(k for (k,) in con.execute("SELECT key FROM results WHERE error IS NULL")
-                                  if k not in keys)
+                                  if k not in keys and not os.path.isabs(k) and not (d / k).is_file())
             from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)
 
             stage.append("review")

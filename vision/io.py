@@ -605,10 +605,13 @@ def damage_words(fmt: str | None, head: bytes, tail: bytes, size: int, detail: s
     * the file is cut short (:func:`cut_short`): a WebP shorter than its RIFF header says (whatever
       the decoder said), or a decoder that ran out of data (:func:`says_cut_short`) in a file that does
       not end as a whole file of its format does (:data:`END_MARKS`);
+    * Pillow's "broken data stream" (a garbled picture): its picture data is damaged;
     * the picture data ends early though the file ends whole (a PNG's IEND; a JPEG's end marker too,
       though Pillow reads such a JPEG without a word, its missing blocks grey): the file was damaged
       when it was written, and copying it again will not help.
     """
+    if detail == BROKEN_STREAM:  # (Pillow's words for a garbled picture, which told a tester nothing)
+        return f"the image file is corrupt: its picture data is damaged; {again}"
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP" and size < int.from_bytes(head[4:8], "little") + 8:
         return cut_short(False, again)  # (Pillow decodes a WebP as it opens it: its picture is what is short)
     if not says_cut_short(detail):
@@ -650,8 +653,6 @@ def _decode_error(name: str, e: BaseException, fmt: str | None, fp: BinaryIO, si
     said = damage_words(fmt, *file_ends(fp, size), size, msg)
     if said is not None:  # (Pillow's byte count meant nothing to a user; libheif's text no more)
         return ImageError(f"{name}: {said}")
-    if msg == BROKEN_STREAM:  # (Pillow's words for a garbled picture, which told a tester nothing)
-        return ImageError(f"{name}: the image file is corrupt: its picture data is damaged; copy the photo again")
     return ImageError(f"{name}: the image file is corrupt" + (f" ({msg})" if msg else "") + "; copy the photo again")
 
 

@@ -1106,6 +1106,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
     # (at a group's end, or inside it) was judged on the groups as found (a flower in the row beside such a
     # kong is inside the hand's tiles, not at an end); kongs, pieces: group indices of the cut groups
     kongs, pieces = frozenset(), frozenset()
+    short_windows = {w for ws in windows.values() for w in ws if len(w) == 3}
     if n:
         geo, kongs, pieces = _kongs_apart(geo, windows)
     main_groups = set(geo.rows[0]) if geo.rows else set()
@@ -1146,7 +1147,9 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
             if nb < 4:
                 opts.append(Option("concealed", 1 - KONG_IN_ROW,
                                    why="tiles of the concealed hand (a tile called face-down read as its face)"))
-        elif gi in kongs and size == 3:  # (:func:`_kong_window`'s kong short of the back at the group's end)
+        elif gi in kongs and size == 3 and g.tiles in short_windows:
+            # (:func:`_kong_window`'s kong short of the back at the group's end; not a window of four that lost a tile
+            # as a flower or a stray, read as any group is: a reviewer's)
             opts.append(Option("concealed-kong", KONG_SHORT_OF_BACK, why=KONG_SHORT_OF_BACK_WHY))
             opts.append(Option("concealed", 1 - KONG_SHORT_OF_BACK,
                                why="tiles of the concealed hand (a tile called face-down read as its face)"))
@@ -1378,7 +1381,7 @@ KONG_IN_ROW = 0.9
 #: read as a back, the group's end beyond: :func:`_kong_window`) being that kong, its other back not detected; else
 #: they are concealed tiles, the face-down one read as its face (as the whole group was before it was cut)
 KONG_SHORT_OF_BACK = 0.6
-#: the why of that option; :mod:`vision.decode` names the kong's missing back by it
+#: the why of that option (the reading's note names the kong's missing back by it)
 KONG_SHORT_OF_BACK_WHY = "three tiles laid as a concealed kong, its other face-down tile not detected"
 
 

@@ -76,7 +76,7 @@ from scoring.settle import (dealer_streak_of, liable_problem, over_the_set_text,
 from vision.classes import CLASS_NAMES, ENGLISH_NAMES
 from vision.decode import REVIEW_BELOW  # (vision.batch.REVIEW_BELOW: batch's needs-review)
 from vision.errors import ImageError, ModelError, NoTilesError, VisionError
-from vision.io import BROKEN_STREAM, MAX_PIXELS, READ_FORMATS, damage_words, limit_heap_growth, release_memory, sniff
+from vision.io import MAX_PIXELS, READ_FORMATS, damage_words, limit_heap_growth, release_memory, sniff
 from vision.record import scored_without_winning_tile
 from vision.pipeline import (WORK_SIDE, least_sure_tile, loose_bonus_boxes, parse_additions, parse_fixes,
                              read_detections, read_photo, to_json, with_frame, won_hint)
@@ -175,9 +175,6 @@ def check_image(data: bytes, max_bytes: int) -> tuple[str, int, int]:
         said = damage_words(fmt, data[:16], data[-16:], len(data), detail, not opened, "upload the photo again")
         if said is not None:  # as vision.io says it
             raise ApiError(400, f"the {fmt} image: {said}") from None
-        if detail == BROKEN_STREAM:  # (Pillow's words for a garbled picture: a tester's, shown as they were)
-            raise ApiError(400, f"the {fmt} image is corrupt: its picture data is damaged; upload the photo again, "
-                                f"or save it again from the phone") from None
         raise ApiError(400, f"the {fmt} image is corrupt" + (f" ({detail})" if detail else "")) from None
     return fmt, w, h
 

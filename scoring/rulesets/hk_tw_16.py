@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..decompose import Decomposition, decompositions, is_standard_complete, place_winning_tile, register_shape
 from ..errors import CircumstanceError, HandError, RulesetError
-from ..hand import Hand, Meld, WinFlag
+from ..hand import MAX_SCORE, Hand, Meld, WinFlag
 from ..results import dollars
 from ..tiles import (BONUS, DRAGONS, FLOWERS, HONOURS, PLAYING_TILES, SEASONS, SUITS,
                      TERMINALS, TERMINALS_AND_HONOURS, WIND_NUMBER, WINDS, counts34, next_tile, rank,
@@ -960,7 +960,7 @@ def _player(name: str, value: Any, players: Sequence[str]) -> str:
 #: the most cash a settlement option may name for one player, in dollars: a score's bound
 #: (:data:`scoring.hand.MAX_SCORE`; a hand's 暗槓/台花/台草 are a few dollars, and past 2^53 a float no longer holds
 #: whole dollars)
-CASH_MAX = 10_000_000
+CASH_MAX = MAX_SCORE
 
 
 def parse_cash(raw: Any, players: Sequence[str]) -> dict[str, float]:

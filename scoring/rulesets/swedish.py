@@ -499,15 +499,16 @@ def fines(scores: Mapping[str, int], winner: str | None, east: str,
     for p, s in scores.items():
         if int(s) != s or s < 0:
             raise ValueError(f"score of {p} must be a whole number ≥ 0, not {s!r}")
+    if totals_raw is not None and opts["fine_remainder"] != "lowest-total":
+        # (a tester's totals=garbage was taken without a word under the default, a void hand too: the running totals
+        # rank nobody there)
+        raise RulesetError(f"option totals is read only with fine_remainder=lowest-total (the remainder paid by the "
+                           f"lowest running total first); here fine_remainder={opts['fine_remainder']}: give "
+                           f"fine_remainder=lowest-total too, or leave totals out")
     if winner is None:
         return from_transfers("swedish", "swedish-fines", players, [],
                               notes=("nobody went mahjong: no fines (003:61-64)",))
     others = [p for p in players if p != winner]
-    if totals_raw is not None and opts["fine_remainder"] != "lowest-total":
-        # (a tester's totals=garbage was taken without a word under the default: the running totals rank nobody there)
-        raise RulesetError(f"option totals is read only with fine_remainder=lowest-total (the remainder paid by the "
-                           f"lowest running total first); here fine_remainder={opts['fine_remainder']}: give "
-                           f"fine_remainder=lowest-total too, or leave totals out")
     if opts["fine_remainder"] == "lowest-total":
         if totals_raw is None:
             raise RulesetError("fine_remainder=lowest-total needs option totals=PLAYER:POINTS,... "

@@ -339,6 +339,11 @@
         // refused add kept in them had made the tile at its number edit the add, with no way to undo it)
         state.fixes = state.before.fixes;
         state.adds = state.before.adds;
+        if ("photoId" in state.before) {  // (a "Read it as taken" refused: the turned reading stands again)
+          state.photoId = state.before.photoId;
+          state.turn = state.before.turn;
+          keepWork();
+        }
       }
       state.before = null;
       showError(pageWords(e.message));  // (a correction refused: "Fix: there is no tile 17 …")
@@ -530,7 +535,8 @@
     [/or read the photo another way up \(--turn DEG; --turn 0: as it is stored\)/g, "or turn the photo the right way up and read it again"],
     // (a photo read turned by the reader's guess, vision.pipeline: the page reads a photo as it is stored only by its turn)
     [/; if the tiles stand upright in the photo as taken, read it so with --turn 0/g,
-     "; if the tiles stand upright in the photo as taken, the reader guessed wrong: tap “Read it as taken” under the photo"],
+     "; if the tiles stand upright in the photo as taken, the reader guessed wrong: tap “Read it as taken” under the " +
+     "photo (after a reload, choose the photo again first)"],
   ];
   // a win_by value as the page's "Winning tile came from" menu says it ("dead-wall" → "the dead wall")
   function winFrom(value) {
@@ -586,6 +592,9 @@
       // (the reader turned the photo by its own guess: a phone user whose tiles stood upright as taken had no way to
       // say so, where the command line has --turn 0; read anew, the corrections of the turned reading do not apply)
       $("photo-frame").append(" ", h("button", { type: "button", id: "as-taken", onclick: () => {
+        // (what to go back to if the photo read as taken is refused: a reviewer's page had kept sending turn 0 with
+        // the turned reading's corrections)
+        state.before = { fixes: state.fixes, adds: state.adds, photoId: state.photoId, turn: state.turn };
         state.turn = 0;
         state.photoId = null;
         state.fixes = {};
