@@ -1221,6 +1221,16 @@ def _unused_flag_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, An
         # counts Kong met de Bloeiende Bloemen without --flag flower-replacement, swedish burst_mahjong=off counts no
         # burst-mahjong; "no rule scores it" had been said of both: a reviewer's)
         deciding = [o for o in rs.options.values() if flag in (o.doc or "")]
+        # (the flag met, its special hand outranked by a higher one: a referee's dealt-waiting hand scored Goddelijke
+        # Hand's 2000 over Spel uit de Aarde's 1500, and the note had blamed option earth_hand for the flag's nothing)
+        gained = {ln.rule for ln in result.outranked} - {ln.rule for ln in without.outranked}
+        met = [ln for ln in result.outranked if ln.rule in gained]
+        top = next((ln for ln in result.lines if ln.kind in ("fixed", "limit")), None)
+        if met and top is not None and not adds:
+            out.append(f"--flag {flag} scores nothing here: it is met, {met[0].name} ({met[0].amount().strip()}, "
+                       f"{met[0].source}), but {top.name} ({top.amount().strip()}) counts instead: only the highest "
+                       f"special hand scores (RULINGS principle 5)")
+            continue
         said = "; ".join(adds) if adds else (
             "it changes nothing in this hand's score, as " + ", ".join(
                 f"option {o.name}={opts[o.name]}" for o in deciding) + " reads it (see `mahjong-score rules "

@@ -404,6 +404,15 @@ def test_flag_that_scores_nothing_names_the_flag_it_lacks():
     # both flags: the line counts, no note
     both = score("123m456p789s234m55z", flags=("dealt-waiting", "hand-unchanged"))
     assert both.total == 1500 and not [n for n in both.notes if n.startswith("--flag")]
+    # both flags met, won on East's first discard by South: Goddelijke Hand (2000, 000:145-146, RULINGS principle 5:
+    # the highest special hand alone) counts over Spel uit de Aarde (1500); the flags' note says they are met and
+    # outranked (a referee's note had said "as option earth_hand=unchanged reads it", which decided nothing)
+    r = score("123m456m789m555p22z", win="2z", seat_wind="S", first_turn=True,
+              flags=("dealt-waiting", "hand-unchanged"))
+    notes = [n for n in r.notes if n.startswith("--flag")]
+    assert r.total == 2000 and len(notes) == 2 and all(
+        "it is met, Spel uit de Aarde" in n and "counts instead: only the highest special hand scores (RULINGS "
+        "principle 5)" in n and "earth_hand" not in n for n in notes), notes
 
 
 def test_special_hand_adds_flowers_only():
@@ -574,6 +583,9 @@ def test_all_flowers_and_seasons():
     # 000:176: 8 bonus tiles 32 + pair 2 = 34; own 2f 2y = 2, both series 2 -> 4 doublings: 34 x 16 = 544
     r = score("123m456p789s234m33z +1234f1234y", seat_wind="S")
     assert "bouquet-both" in ids(r) and r.total == 544
+    # the bouquets do not stack: "alle bloemen of alle seizoenen" (000:175) is one series alone, so all eight score
+    # 000:176's 2 alone (with 1 + 2 it would be 5 doublings, 1088: a referee's question, docs/rulesets)
+    assert "bouquet-one" not in ids(r)
     # 000-25 b (bouquet replaces own): 2 doublings -> 136
     assert score("123m456p789s234m33z +1234f1234y", {"bouquet_with_own": "replace"}, seat_wind="S").total == 136
 
