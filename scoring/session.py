@@ -111,8 +111,14 @@ def next_state(state: SessionState, outcome: Outcome) -> SessionState:
 
 
 def describe(state: SessionState) -> str:
-    """One line: ``round wind E; East: S (seats S=E W=S N=W E=N)`` or ``session over``."""
+    """One line: ``round wind E; East: S (S sits East, W sits South, N sits West, E sits North)`` or ``session
+    over``. (The seats in words: players named by their winds had read ``seats S=E W=S N=W E=N`` as a riddle, a
+    seed referee's.)"""
     if state.over:
         return f"session over after {state.games} games (001:140)"
-    seats = " ".join(f"{p}={w}" for p, w in state.seats().items())
-    return f"round wind {state.round_wind}; East: {state.east_player} (seats {seats})"
+    seats = ", ".join(f"{p} sits {WIND_WORDS[w]}" for p, w in state.seats().items())
+    return f"round wind {state.round_wind}; East: {state.east_player} ({seats})"
+
+
+#: a seat wind in words
+WIND_WORDS = {"E": "East", "S": "South", "W": "West", "N": "North"}

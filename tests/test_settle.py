@@ -202,11 +202,11 @@ def test_cli_table(capsys):
 def test_cli_table_text(capsys):
     assert main(TABLE) == 0
     out = capsys.readouterr().out
-    assert "E        +6144" in out and "next game: round wind E; East: E (seats E=E S=S W=W N=N) (001:132-140)" in out
+    assert "E        +6144" in out and "next game: round wind E; East: E (E sits East, S sits South, W sits West, N sits North) (001:132-140)" in out
     # the seat rotation is 001's: under another ruleset the line says it follows De Rode Draak's session, its own
     # seed silent (a settlement referee read it as a rule of every ruleset)
     assert main(["table", "-r", "swedish", *TABLE[3:]]) == 0
-    assert ("next game: round wind E; East: E (seats E=E S=S W=W N=N) (as De Rode Draak's session goes, 001:132-140: "
+    assert ("next game: round wind E; East: E (E sits East, S sits South, W sits West, N sits North) (as De Rode Draak's session goes, 001:132-140: "
             "the swedish seed names no seat rotation)") in capsys.readouterr().out
 
 
