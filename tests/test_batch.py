@@ -714,7 +714,12 @@ def test_a_settlements_payments_and_cash_are_fields_of_the_batch_output(tmp_path
     # (columns of earlier versions first, in their order: a sheet that reads them by position still does)
     with open(tmp_path / "out.settlements.csv", newline="", encoding="utf-8") as f:
         assert next(csv.reader(f)) == ["table", "hand", "ruleset", "scheme", "player", "seat_wind", "photo", "east",
-                                       "winner", "score", "net", "status", "transfers", "paid", "received", "cash"]
+                                       "winner", "score", "net", "status", "transfers", "paid", "received", "cash",
+                                       "notes"]
+    # … and the hand's notes after them, as the JSON Lines give them (a director's settle cell replaced a hand's own
+    # cash, said there alone): the cash notes of each hand, on each of its rows
+    assert all("cash net (apart from points): E +12, S +4, W -8, N -8" in r["notes"] for r in rows if r["hand"] == "2"), \
+        [r["notes"] for r in rows]
     # a hand that is not settled has none of them (empty, as its net)
     man.write_text(TWO_HK_HANDS.replace("h2n.jpg;1;2;N;N;no;789m123p111s999s123s4z;",
                                         "h2n.jpg;1;2;N;N;no;789m123p111s999s123s4z;discarder=S"))

@@ -523,3 +523,10 @@ def test_a_row_whose_tiles_make_no_hand_is_advised_to_check_a_misread_tile_first
     # a ruleset's refusal (the tiles make a hand it does not allow) keeps its words
     what, _ = review.advice(job, {**row, "problem": "mahjong not allowed: the hand is not clean and has 0 doublings"})
     assert what.startswith("The tiles are read, but the ruleset refuses this mahjong."), what
+
+
+def test_the_tables_section_names_manifest_cells_that_exist():
+    # a director added the `east` column the tables section named: "unknown column(s) 'east'" stopped the batch
+    from vision.manifest import MANIFEST_COLUMNS
+
+    assert set(review.TABLE_CELLS) <= set(MANIFEST_COLUMNS), set(review.TABLE_CELLS) - set(MANIFEST_COLUMNS)

@@ -37,7 +37,7 @@ FALSE_WIN_STATUS = "false win: not scored"
 #: the settlements CSV's columns, one row per player; ``paid``, ``received`` (points, the player's transfers summed)
 #: and ``cash`` (the player's cash net, apart from points: hk-tw-16's) came last, after those of earlier versions
 SETTLEMENT_COLUMNS = ("table", "hand", "ruleset", "scheme", "player", "seat_wind", "photo", "east", "winner", "score", "net",
-                      "status", "transfers", "paid", "received", "cash")
+                      "status", "transfers", "paid", "received", "cash", "notes")
 
 
 #: the reader's advice names command-line flags; a batch row is corrected in its manifest cells (a new
@@ -911,7 +911,10 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
                                 s["table"], s["hand"], s["ruleset"], s.get("scheme"), lab, p["seat_wind"], p["photo"],
                                 _yes_no(p, "east"), _yes_no(p, "winner"),
                                 s["scores"].get(lab), s["net"].get(lab), s["status"], mine,
-                                s["paid"].get(lab), s["received"].get(lab), s["cash"].get(lab))])
+                                s["paid"].get(lab), s["received"].get(lab), s["cash"].get(lab),
+                                # (how a settle cell was read, a cash it replaced: a director's table settled ok with
+                                # Ann's own $5 replaced, said in the JSON Lines alone)
+                                "; ".join(s.get("notes") or ()))])
 
                 _atomic_write(sp, ws)
                 written.append(str(sp))

@@ -417,6 +417,11 @@ def _img(data: bytes | None, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/jpeg;base64,{base64.b64encode(data).decode()}">'
 
 
+#: the manifest cells a table hand's rows are corrected in, as the tables section names them (columns of
+#: :data:`vision.manifest.MANIFEST_COLUMNS`: a director's `east` column, named here, had stopped the batch)
+TABLE_CELLS = ("winner", "dealer", "seat_wind", "notation", "fix")
+
+
 def _tables_section(tables: Sequence[Mapping[str, Any]], carded: set[str]) -> str:
     """The page's list of the table hands not settled or settled provisionally (``tables``: :func:`vision.
     batch_outputs.export`'s, each its ``table``, ``hand``, ``status`` and ``players``), each player's photo
@@ -432,7 +437,7 @@ def _tables_section(tables: Sequence[Mapping[str, Any]], carded: set[str]) -> st
         items.append(f'<li><b>table {e(str(t["table"]))} hand {e(str(t["hand"]))}</b>: {e(t["status"])}'
                      f'<br><span class="who">{who}</span></li>')
     return (f'<section class="tables"><h2>{plural(len(tables), "table hand")} not settled or settled '
-            f'provisionally</h2><p>Correct the rows named (their manifest cells: winner, east, notation, fix), '
+            f'provisionally</h2><p>Correct the rows named (their manifest cells: {", ".join(TABLE_CELLS)}), '
             f'then rerun the same batch command; the settlements file has each hand\'s payments.</p>'
             f'<ul>{"".join(items)}</ul></section>')
 
