@@ -107,14 +107,17 @@ def cmd_batch(args: argparse.Namespace) -> int:
           + (f", not settled {len(summary.not_settled)}" if summary.not_settled else "")
           # (a tester's batch with --tileset named the profile nowhere: not in the CSV, the review page nor here)
           + (f"; read with tile set {args.tileset!r}" if getattr(args, "tileset", None) else ""))
-    again = summary.again_file + summary.again_settings
+    again = summary.again_file + summary.again_settings + summary.again_gone
     if again:  # (a director's rerun scored 37 photos again with no word of why: the scoring's version had changed)
-        file = "the photo file changed"
-        settings = "its manifest cells or options, the models or the scoring's version changed"
-        why = (file if not summary.again_settings else settings if not summary.again_file else
-               f"{summary.again_file}: {file}; {summary.again_settings}: {settings}")
+        reasons = [(summary.again_file, "the photo file changed"),
+                   (summary.again_settings, "the row's manifest cells or options, the models or the scoring's version "
+                                            "changed"),
+                   # (a director's deleted photo had been said as "the photo file changed", its good score replaced)
+                   (summary.again_gone, "the photo file is gone: the row is now an error, no such file")]
+        given = [(k, w) for k, w in reasons if k]
+        why = given[0][1] if len(given) == 1 else "; ".join(f"{k}: {w}" for k, w in given)
         say(f"scored again: {plural(again, 'photo')} an earlier run had scored ({why}); the new results replace "
-              f"the old")
+            f"the old")
     # (a director's hand left not settled by its settle cell was said in the settlements file alone, the summary
     # reading "table hands settled 0", exit 0): each is named, its reason short; the file has it whole
     for hand in summary.not_settled[:NOT_SETTLED_SHOWN]:

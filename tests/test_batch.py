@@ -1860,13 +1860,23 @@ def test_a_rerun_says_why_it_scores_photos_again(tmp_path, truth, capsys):
     assert rc == 0 and "scored again" not in o, (o, err)
     man.write_text("photo,ruleset\na.jpg,swedish\nb.jpg,nts\n")  # a's cell changed
     rc, o, err = run_cli(capsys, *argv)
-    assert ("scored again: 1 photo an earlier run had scored (its manifest cells or options, the models or the "
+    assert ("scored again: 1 photo an earlier run had scored (the row's manifest cells or options, the models or the "
             "scoring's version changed); the new results replace the old") in o, o
     shutil.copyfile(src[2], d / "b.jpg")  # b's file replaced
     rc, o, err = run_cli(capsys, *argv)
     assert "scored again: 1 photo an earlier run had scored (the photo file changed)" in o, o
     rc, o, err = run_cli(capsys, *argv)
     assert "scored again" not in o and "already done 2" in o, o
+    # a photo deleted is not "the photo file changed" (a director's good score replaced by an error, said so), nor is
+    # a row now typed in its notation cell
+    kept = (d / "b.jpg").read_bytes()
+    (d / "b.jpg").unlink()
+    man.write_text("photo,ruleset,notation\na.jpg,swedish,123m456p789s11z [777p] win:1z\nb.jpg,nts,\n")
+    rc, o, err = run_cli(capsys, *argv)
+    assert ("scored again: 2 photos an earlier run had scored (1: the row's manifest cells or options, the models or "
+            "the scoring's version changed; 1: the photo file is gone: the row is now an error, no such file)") in o, o
+    (d / "b.jpg").write_bytes(kept)
+    man.write_text("photo,ruleset\na.jpg,swedish\nb.jpg,nts\n")
     # a row that had failed (its file missing) is scored, not "scored again" (a reviewer's)
     man.write_text("photo,ruleset\na.jpg,swedish\nb.jpg,nts\nc.jpg,nts\n")
     rc, o, err = run_cli(capsys, *argv)

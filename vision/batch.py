@@ -386,6 +386,8 @@ class Summary:
     #: director's rerun said "scored now 37, already done 4" with no word of why
     again_file: int = 0
     again_settings: int = 0
+    #: … of those, the photos whose file is gone since (their rows now errors, ``no such file``)
+    again_gone: int = 0
     #: photos an earlier run scored (their rows in the state database) that are no longer among the batch's: a file
     #: deleted, moved or replaced by a folder, a manifest row taken out. Their rows are not in the outputs; said (a
     #: tester's resumed batch wrote 9 rows for 10 with no word of the one gone)
@@ -620,7 +622,11 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                     # (a row that had failed, its file missing, is no photo scored before: a reviewer's)
                     was = con.execute("SELECT sha256 FROM results WHERE key=? AND error IS NULL",
                                       (job.key,)).fetchone()
-                    if was is not None and was[0] != sha:
+                    # (a photo whose file is gone is no file changed: its row becomes an error, and a row now typed in
+                    # its notation cell is a cell changed — a director read both as "the photo file changed")
+                    if was is not None and job.notation is None and not sha:
+                        summary.again_gone += 1
+                    elif was is not None and was[0] != sha and job.notation is None:
                         summary.again_file += 1
                     elif was is not None:
                         summary.again_settings += 1
