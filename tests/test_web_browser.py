@@ -1381,5 +1381,10 @@ def test_the_batch_review_page_fits_a_phone(browser, tmp_path, truth):
         assert pg.locator("section.card").count() >= 2
         wide = pg.evaluate("Math.max(document.documentElement.scrollWidth, window.innerWidth)")
         assert wide <= 390, wide
+        # … and the annotated reading is drawn wider than the card, scrolled sideways within it, its tile numbers
+        # legible (a director's were 4 px high at 390 px), and the card says so
+        img = pg.locator(".annot img").first
+        assert img.bounding_box()["width"] > 600, img.bounding_box()
+        assert pg.locator(".annot .note.phone").first.is_visible()
     finally:
         ctx.close()

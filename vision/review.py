@@ -406,8 +406,10 @@ code{display:block;background:#f0f0ec;padding:6px 8px;border-radius:4px;white-sp
 .tables{background:#fff;border-radius:8px;box-shadow:0 1px 3px #0002;margin:0 0 16px;padding:12px 16px;
 border-left:6px solid #e0a800}.tables h2{margin:0 0 4px;font-size:16px}.tables .who{color:#555}
 .note{color:#777;font-style:italic}table.meta td{padding:0 12px 0 0}
+.note.phone{display:none}
 @media (max-width:600px){main{padding:8px}.card{grid-template-columns:1fr;padding:10px}.card h2,.annot{grid-column:1}
-.thumb img{max-width:100%}table.meta td{display:block;padding:0}table.meta td:first-child{font-weight:600}}
+.thumb img{max-width:100%}table.meta td{display:block;padding:0}table.meta td:first-child{font-weight:600}
+.annot{overflow-x:auto}.annot img{max-width:none;width:250%}.note.phone{display:block}}
 """
 
 
@@ -489,7 +491,11 @@ def render_page(items: Iterable[tuple[Any, Mapping[str, Any], tuple[bytes | None
             + (f'<p>Scoring notes (how the score was counted, not why the row is flagged):</p>'
                f'<ul class="score-notes">{"".join(f"<li>{e(x)}</li>" for x in notes)}</ul>' if notes else "")
             + f'<p>{e(what)}</p>{"".join(f"<code>{e(c)}</code>" + _template_note(c) for c in commands)}</div>'
-            + (f'<div class="annot">{_img(annotated, "the reading of " + job.key)}</div>' if annotated else "")
+            # (on a phone the reading is drawn wider than the card, scrolled sideways: its tile numbers, which the fix
+            # cell takes, had been 4 px high at 390 px — a director's)
+            + (f'<div class="annot">{_img(annotated, "the reading of " + job.key)}'
+               f'<p class="note phone">Scroll the picture sideways to read its tile numbers.</p></div>'
+               if annotated else "")
             + (f'<p class="note">{e(note)}</p>' if note else "")
             + "</section>")
     return ("<!doctype html><html lang=en><head><meta charset=utf-8>"
