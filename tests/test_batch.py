@@ -531,6 +531,9 @@ def test_a_batch_settles_with_the_options_given(tmp_path, capsys):
     assert cli.main([*base, "--settle-option", "discarder=E"]) == 0
     (rec,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "settlement"]
     assert rec["status"].startswith("not settled: the rows' options give dealer_point as"), rec
+    # (each value with the rows that give it, a default said so: a director's one row was told only the two values)
+    assert "(the default)" in rec["status"] and rec["status"].endswith(
+        ": one table hand is settled one way; give dealer_point in every row's options cell, or in none"), rec
     capsys.readouterr()
     # the dealer streak and a ruleset option have one place each: refused as settlement options, in one line
     for item, said in (("dealer_streak=3", "takes the dealer streak from the dealer's row, --dealer-streak N"),

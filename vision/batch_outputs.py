@@ -501,8 +501,14 @@ def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[s
         values = [row.get(key, rs.options[key].default) for row in rows]
         for v in values[1:]:
             if not same_settle_value(rs.id, key, values[0], v):
-                raise RulesetError(f"the rows' options give {key} as {str(values[0])!r} and {str(v)!r}: one table "
-                                   f"hand has one value")
+                # (each value with the rows that give it, a row's default said as such: a director's one row with
+                # fine_remainder=lowest-total was told only "as 'lowest-hand' and 'lowest-total'")
+                said: dict[str, list[str]] = {}
+                for (job, _), row, val in zip(members, rows, values):
+                    said.setdefault(str(val), []).append(_who(job) + ("" if key in row else " (the default)"))
+                raise RulesetError(f"the rows' options give {key} as " + " and ".join(
+                    f"{val!r} ({', '.join(who)})" for val, who in said.items()) + f": one table hand is settled one "
+                    f"way; give {key} in every row's options cell, or in none")
         shared[key] = next(row[key] for row in rows if key in row)
     _, out = table_options(rs.id, shared, out)
     if winner is not None:
