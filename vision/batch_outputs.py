@@ -277,7 +277,9 @@ def checked_words(checked: int, now: str | None = None) -> str:
     """What a row's ``checked`` cell says of it, in the output row and its history entry alike: "the total 40
     confirmed by hand" where the row scores the checked total (``now`` None), else "the checked cell confirms 40,
     but the row ``now``" (``now``: "scores 32 now", "has no legal reading now", …)."""
-    return f"the total {checked} confirmed by hand" if now is None else f"the checked cell confirms {checked}, but the row {now}"
+    if now is None:
+        return f"the total {checked} confirmed by hand"
+    return f"the checked cell confirms {checked}, but the row {now}"
 
 
 def checked_status(job: Job, r: Mapping[str, Any], status: str, problem: str | None) -> tuple[str, str | None]:

@@ -958,8 +958,8 @@ def _player(name: str, value: Any, players: Sequence[str]) -> str:
 
 
 #: the most cash a settlement option may name for one player, in dollars: a score's bound
-#: (:data:`scoring.hand.MAX_SCORE`; a hand's 暗槓/台花/台草 are a few dollars, and past 2^53 a float no longer holds
-#: whole dollars)
+#: (:data:`scoring.hand.MAX_SCORE`; a hand's 暗槓/台花/台草 are a few dollars, and past 2^53 a float no longer
+#: holds whole dollars)
 CASH_MAX = MAX_SCORE
 
 
@@ -986,8 +986,9 @@ def parse_cash(raw: Any, players: Sequence[str]) -> dict[str, float]:
         # (a tester's cash=A:1e25 was refused by an internal check's "cash does not sum to zero: {…}", and
         # A:12345678901234567890123 paid as 12345678901234567741440: bounded as a score is)
         if abs(value) > CASH_MAX:
-            raise RulesetError(f"settle option cash: {who}'s amount {amount.strip() if isinstance(amount, str) else amount}"
-                               f" is more than any hand collects (at most {CASH_MAX:,} dollars): check it")
+            shown = amount.strip() if isinstance(amount, str) else amount
+            raise RulesetError(f"settle option cash: {who}'s amount {shown} is more than any hand collects (at most "
+                               f"{CASH_MAX:,} dollars): check it")
         if who in out:
             raise RulesetError(f"settle option cash names {who} twice: give each player's cash once, summed")
         out[who] = value

@@ -280,7 +280,8 @@ def _dold_bonus_note(result: "ScoredHand", options: Mapping[str, Any]) -> str | 
             or not (options["dold_mahjong"] == "concealed" or h.context.self_drawn)):
         return None
     return (f"no Dold Mahjong (003:45 'Inget utlagt på bordet'): the bonus tiles {''.join(h.bonus)} lie on the "
-            f"table (option dold_bonus_tiles=laid-out; under dold_bonus_tiles=not-laid-out they are not taken as laid out, and the doubling counts)")
+            f"table (option dold_bonus_tiles=laid-out; under dold_bonus_tiles=not-laid-out they are not taken as laid "
+            f"out, and the doubling counts)")
 
 
 def _own_in_bouquet_note(result: "ScoredHand", options: Mapping[str, Any]) -> str | None:
