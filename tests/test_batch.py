@@ -154,7 +154,8 @@ def test_sigterm_or_ctrl_c_mid_run_says_what_is_kept_exit_2(folder, tmp_path, tr
             os.killpg(p.pid, signal.SIGKILL)
     word = "terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted"
     said = re.search(rf"error: {re.escape(word)}: \d+ photos? scored and kept; partial: (\d+) of {N_GOOD + N_BAD} "
-                     rf"photos, written to {re.escape(str(out))}(, \S+)? \(the others say not scored\) — rerun the "
+                     rf"photos, written to {re.escape(str(out))}(, \S+)? \(the others say not scored\)"
+                     rf"(; \S+ is the earlier run's until then)? — rerun the "
                      rf"same command to finish\n$", err)
     assert p.returncode == 2 and said and err.count("\n") == 1, (p.returncode, err)
     done = state_rows(state)
@@ -3291,3 +3292,27 @@ def test_a_photo_scored_before_and_gone_since_is_said_on_resume(tmp_path, truth,
     man.write_text("photo\na.jpg\n")
     rc, o, err = run_cli(capsys, *argv, "--manifest", str(man), "--only-manifest")
     assert rc == 0 and "not in this run" not in o, o
+
+
+def test_a_stopped_rerun_says_the_review_page_beside_it_is_the_earlier_runs(tmp_path, truth):
+    # a director's rerun stopped midway left the earlier run's review page beside the partial CSV, still listing a
+    # problem corrected since, and the stop's line named only the CSV: it now says the page is the earlier run's
+    import sqlite3
+
+    from vision import review
+    from vision.manifest import Defaults, build_jobs
+
+    d = _photo_copies(tmp_path, truth, ["a.jpg"], which=1)
+    man = tmp_path / "m.csv"
+    man.write_text('photo,fix\na.jpg,"1=7z,2=7z,3=7z,4=7z,5=7z"\n')  # (no legal reading: a card on the page)
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    assert review.review_path_for(out).exists()
+    jobs = build_jobs(d, man, Defaults())
+    con = sqlite3.connect(batch.state_path_for(out))
+    try:
+        said = batch._write_partial(con, jobs, [(jobs[0], "other-params", "")], out, 0.8, batch.Summary(),
+                                    "interrupted")
+    finally:
+        con.close()
+    assert "(the others say not scored); r.review.html is the earlier run's until then — rerun" in said, said

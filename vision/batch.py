@@ -729,8 +729,13 @@ def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+    # (an earlier run's review page beside them is that run's: a director's listed a problem corrected since)
+    from .review import review_path_for
+
+    page = review_path_for(out)
+    stale = f"; {page.name} is the earlier run's until then" if page.exists() else ""
     return (f"{kept}; partial: {len(jobs) - len(unscored)} of {plural(len(jobs), 'photo')}, "
-            f"written to {', '.join(written)} (the others say not scored) — rerun the same command to finish")
+            f"written to {', '.join(written)} (the others say not scored){stale} — rerun the same command to finish")
 
 
 class _OnTerm:
