@@ -113,7 +113,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
                    (summary.again_settings, "the row's manifest cells or options, the models or the scoring's version "
                                             "changed"),
                    # (a director's deleted photo had been said as "the photo file changed", its good score replaced)
-                   (summary.again_gone, "the photo file is gone: the row is now an error, no such file")]
+                   (summary.again_gone, "the photo file is gone or cannot be read: the row is now an error, its "
+                                        "status says why; put the file back to score it again")]
         given = [(k, w) for k, w in reasons if k]
         why = given[0][1] if len(given) == 1 else "; ".join(f"{k}: {w}" for k, w in given)
         say(f"scored again: {plural(again, 'photo')} an earlier run had scored ({why}); the new results replace "

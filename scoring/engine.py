@@ -1210,7 +1210,17 @@ def _unused_flag_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, An
             if other in c.flags:
                 continue
             more = _rescored(result, rs, options, flags=c.flags | {other})
-            if more is None or _keyed(more) == _keyed(result):
+            if more is None:
+                continue
+            if _keyed(more) == _keyed(result):
+                # (the other flag too would meet a special hand a higher one outranks: said so, not blamed on an
+                # option — a reviewer's Goddelijke Hand with --flag dealt-waiting alone)
+                met = [ln for ln in more.outranked if ln.rule not in {o.rule for o in result.outranked}]
+                top = next((ln for ln in result.lines if ln.kind in ("fixed", "limit")), None)
+                if met and top is not None:
+                    adds.append(f"with --flag {other} too its special hand, {met[0].name} ({met[0].amount().strip()}, "
+                                f"{met[0].source}), is met, but {top.name} ({top.amount().strip()}) counts instead: "
+                                f"only the highest special hand scores (RULINGS principle 5)")
                 continue
             lines = _added_lines(more, result)
             if lines:
@@ -1227,9 +1237,9 @@ def _unused_flag_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, An
         met = [ln for ln in result.outranked if ln.rule in gained]
         top = next((ln for ln in result.lines if ln.kind in ("fixed", "limit")), None)
         if met and top is not None and not adds:
-            out.append(f"--flag {flag} scores nothing here: it is met, {met[0].name} ({met[0].amount().strip()}, "
-                       f"{met[0].source}), but {top.name} ({top.amount().strip()}) counts instead: only the highest "
-                       f"special hand scores (RULINGS principle 5)")
+            out.append(f"--flag {flag} scores nothing here: its special hand, {met[0].name} "
+                       f"({met[0].amount().strip()}, {met[0].source}), is met, but {top.name} ({top.amount().strip()}) "
+                       f"counts instead: only the highest special hand scores (RULINGS principle 5)")
             continue
         said = "; ".join(adds) if adds else (
             "it changes nothing in this hand's score, as " + ", ".join(

@@ -534,7 +534,8 @@ def test_a_batch_settles_with_the_options_given(tmp_path, capsys):
     assert rec["status"].startswith("not settled: the rows' options give dealer_point as"), rec
     # (each value with the rows that give it, a default said so: a director's one row was told only the two values)
     assert "(the default)" in rec["status"] and rec["status"].endswith(
-        ": one table hand is settled one way; give dealer_point in every row's options cell, or in none"), rec
+        ": one table hand is settled one way; give the same dealer_point in every row's options cell, or in none (the "
+        "default 'winner-is-dealer')"), rec
     capsys.readouterr()
     # the dealer streak and a ruleset option have one place each: refused as settlement options, in one line
     for item, said in (("dealer_streak=3", "takes the dealer streak from the dealer's row, --dealer-streak N"),
@@ -722,8 +723,9 @@ def test_a_settlements_payments_and_cash_are_fields_of_the_batch_output(tmp_path
                                        "notes"]
     # … and the hand's notes after them, as the JSON Lines give them (a director's settle cell replaced a hand's own
     # cash, said there alone): the cash notes of each hand, on each of its rows
-    assert all("cash net (apart from points): E +12, S +4, W -8, N -8" in r["notes"] for r in rows if r["hand"] == "2"), \
-        [r["notes"] for r in rows]
+    # (a JSON list, as the transfers cell: a note may hold "; " itself)
+    assert all("cash net (apart from points): E +12, S +4, W -8, N -8" in json.loads(r["notes"]) for r in rows
+               if r["hand"] == "2"), [r["notes"] for r in rows]
     # a hand that is not settled has none of them (empty, as its net)
     man.write_text(TWO_HK_HANDS.replace("h2n.jpg;1;2;N;N;no;789m123p111s999s123s4z;",
                                         "h2n.jpg;1;2;N;N;no;789m123p111s999s123s4z;discarder=S"))
@@ -1878,9 +1880,14 @@ def test_a_rerun_says_why_it_scores_photos_again(tmp_path, truth, capsys):
     man.write_text("photo,ruleset,notation\na.jpg,swedish,123m456p789s11z [777p] win:1z\nb.jpg,nts,\n")
     rc, o, err = run_cli(capsys, *argv)
     assert ("scored again: 2 photos an earlier run had scored (1: the row's manifest cells or options, the models or "
-            "the scoring's version changed; 1: the photo file is gone: the row is now an error, no such file)") in o, o
+            "the scoring's version changed; 1: the photo file is gone or cannot be read: the row is now an error, its "
+            "status says why; put the file back to score it again)") in o, o
+    # … and a row typed before, now its photo again, is a cell changed, not "the photo file changed"
     (d / "b.jpg").write_bytes(kept)
     man.write_text("photo,ruleset\na.jpg,swedish\nb.jpg,nts\n")
+    rc, o, err = run_cli(capsys, *argv)
+    assert ("scored again: 1 photo an earlier run had scored (the row's manifest cells or options" in o
+            and "the photo file changed" not in o), o
     # a row that had failed (its file missing) is scored, not "scored again" (a reviewer's)
     man.write_text("photo,ruleset\na.jpg,swedish\nb.jpg,nts\nc.jpg,nts\n")
     rc, o, err = run_cli(capsys, *argv)

@@ -411,8 +411,13 @@ def test_flag_that_scores_nothing_names_the_flag_it_lacks():
               flags=("dealt-waiting", "hand-unchanged"))
     notes = [n for n in r.notes if n.startswith("--flag")]
     assert r.total == 2000 and len(notes) == 2 and all(
-        "it is met, Spel uit de Aarde" in n and "counts instead: only the highest special hand scores (RULINGS "
-        "principle 5)" in n and "earth_hand" not in n for n in notes), notes
+        "its special hand, Spel uit de Aarde" in n and "is met, but Goddelijke Hand" in n and "counts instead: only the "
+        "highest special hand scores (RULINGS principle 5)" in n and "earth_hand" not in n for n in notes), notes
+    # one flag alone: the other would meet it, and it would be outranked all the same (no option to blame)
+    one = score("123m456m789m555p22z", win="2z", seat_wind="S", first_turn=True, flags=("dealt-waiting",))
+    said = [n for n in one.notes if n.startswith("--flag")]
+    assert len(said) == 1 and said[0].startswith("--flag dealt-waiting scores nothing here: with --flag hand-unchanged "
+                                                 "too its special hand, Spel uit de Aarde") and "earth_hand" not in said[0]
 
 
 def test_special_hand_adds_flowers_only():

@@ -386,7 +386,7 @@ class Summary:
     #: director's rerun said "scored now 37, already done 4" with no word of why
     again_file: int = 0
     again_settings: int = 0
-    #: … of those, the photos whose file is gone since (their rows now errors, ``no such file``)
+    #: … of those, the photos whose file is gone since or cannot be read (a folder in its place: their rows now errors)
     again_gone: int = 0
     #: photos an earlier run scored (their rows in the state database) that are no longer among the batch's: a file
     #: deleted, moved or replaced by a folder, a manifest row taken out. Their rows are not in the outputs; said (a
@@ -624,9 +624,10 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                                       (job.key,)).fetchone()
                     # (a photo whose file is gone is no file changed: its row becomes an error, and a row now typed in
                     # its notation cell is a cell changed — a director read both as "the photo file changed")
-                    if was is not None and job.notation is None and not sha:
+                    # (a row typed before, its stored digest "", is a cell changed too: a reviewer's)
+                    if was is not None and job.notation is None and not sha and was[0]:
                         summary.again_gone += 1
-                    elif was is not None and was[0] != sha and job.notation is None:
+                    elif was is not None and was[0] != sha and job.notation is None and was[0]:
                         summary.again_file += 1
                     elif was is not None:
                         summary.again_settings += 1

@@ -505,12 +505,17 @@ def group_settle_options(ruleset_id: str, members: Sequence[tuple[Job, Mapping[s
             if not same_settle_value(rs.id, key, values[0], v):
                 # (each value with the rows that give it, a row's default said as such: a director's one row with
                 # fine_remainder=lowest-total was told only "as 'lowest-hand' and 'lowest-total'")
-                said: dict[str, list[str]] = {}
+                said: list[tuple[Any, list[str]]] = []  # (a value, the rows giving it: values alike grouped as one)
                 for (job, _), row, val in zip(members, rows, values):
-                    said.setdefault(str(val), []).append(_who(job) + ("" if key in row else " (the default)"))
+                    at = next((grp for grp in said if same_settle_value(rs.id, key, grp[0], val)), None)
+                    if at is None:
+                        at = (val, [])
+                        said.append(at)
+                    at[1].append(_who(job) + ("" if key in row else " (the default)"))
                 raise RulesetError(f"the rows' options give {key} as " + " and ".join(
-                    f"{val!r} ({', '.join(who)})" for val, who in said.items()) + f": one table hand is settled one "
-                    f"way; give {key} in every row's options cell, or in none")
+                    f"{str(val)!r} ({', '.join(who)})" for val, who in said) + f": one table hand is settled one "
+                    f"way; give the same {key} in every row's options cell, or in none (the default "
+                    f"{str(rs.options[key].default)!r})")
         shared[key] = next(row[key] for row in rows if key in row)
     _, out = table_options(rs.id, shared, out)
     if winner is not None:
@@ -922,7 +927,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
                                 s["paid"].get(lab), s["received"].get(lab), s["cash"].get(lab),
                                 # (how a settle cell was read, a cash it replaced: a director's table settled ok with
                                 # Ann's own $5 replaced, said in the JSON Lines alone)
-                                "; ".join(s.get("notes") or ()))])
+                                list(s.get("notes") or ()))])
 
                 _atomic_write(sp, ws)
                 written.append(str(sp))

@@ -421,7 +421,7 @@ def _img(data: bytes | None, alt: str) -> str:
 
 #: the manifest cells a table hand's rows are corrected in, as the tables section names them (columns of
 #: :data:`vision.manifest.MANIFEST_COLUMNS`: a director's `east` column, named here, had stopped the batch)
-TABLE_CELLS = ("winner", "dealer", "seat_wind", "notation", "fix")
+TABLE_CELLS = ("winner", "dealer", "seat_wind", "player", "options", "settle", "dealer_streak", "notation", "fix")
 
 
 def _tables_section(tables: Sequence[Mapping[str, Any]], carded: set[str]) -> str:
