@@ -391,10 +391,13 @@ def test_claimed_amounts_beyond_any_hand_are_refused_at_once(run_cli):
     from vision.audit import read_claimed_lines
 
     for claim in ('[{"rule": "mahjong", "doublings": 1e20, "points": 0}]', '[{"rule": "mahjong", "doublings": 1e308}]',
-                  '[{"rule": "mahjong", "doublings": -65}]', '[{"name": "mahjong", "points": 1e10}]',
+                  '[{"name": "mahjong", "points": 1e10}]',
                   '[{"rule": "mahjong", "kind": "limit", "limit": 2e9}]', '[{"rule": "mahjong", "multiplier": 1e12}]'):
         with pytest.raises(HandError, match=r"item 1 \('mahjong'\): \w+ -?[\d.e+]+ is more than any hand scores"):
             read_claimed_lines(claim)
+    # (negative doublings are no claim at all: refused as such, before any bound)
+    with pytest.raises(HandError, match=r"item 1: doublings must be a whole number ≥ 0, not -65"):
+        read_claimed_lines('[{"rule": "mahjong", "doublings": -65}]')
     # the bounds themselves are claims: 64 doublings and 10^9 points are read (and compared, a mismatch)
     assert read_claimed_lines('[{"rule": "mahjong", "doublings": 64, "points": 1000000000}]')
     msg = fails(run_cli, *AUDIT, "--claimed-lines", '[{"rule": "mahjong", "doublings": 1e20, "points": 0}]')
