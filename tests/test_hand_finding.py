@@ -4295,20 +4295,9 @@ def test_a_flower_touching_the_end_of_a_meld_set_out_is_the_hands_bonus_tile():
 
 
 def _dets_of(groups, back_read="0x"):
-    """(detections, readings) of one row of 80×110 px tiles, the tiles of each group touching, a tile's width
-    between groups, read right at 0.9; ``0x`` is a face-down box (the detector calls it so) that the classifier
-    reads as ``back_read``."""
-    boxes, codes, x = [], [], 100
-    for group in groups:
-        for c in group:
-            boxes.append([x, 500, x + 80, 610])
-            codes.append(c)
-            x += 80
-        x += 80
-    probs = np.full((len(codes), NUM_CLASSES), 0.1 / (NUM_CLASSES - 1), np.float32)
-    for k, c in enumerate(codes):
-        probs[k, CLASS_INDEX[back_read if c == "0x" else c]] = 0.9
-    return Detections.make(boxes, np.full(len(boxes), 0.9), [c == "0x" for c in codes]), TileReadings.make(probs)
+    """(detections, readings) of one row of groups of tiles a tile's width apart (:func:`vision_fixtures.gapped_row`),
+    each ``0x`` a face-down box (the detector calls it so) that the classifier reads as ``back_read``."""
+    return gapped_row(groups, gap=92.0, backs=back_read)
 
 
 def _groups_with_backs(groups, back_read="0x", exposed=None, ruleset=NTS):

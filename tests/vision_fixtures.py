@@ -55,11 +55,13 @@ def level_rows(*rows, p_true: float = 0.9) -> tuple[Detections, TileReadings]:
             TileReadings.make(probs, ["face-down" if d else "upright" for d in down]))
 
 
-def gapped_row(groups, gap: float = 35.0, probs=None, extra=()) -> tuple[Detections, TileReadings]:
+def gapped_row(groups, gap: float = 35.0, probs=None, extra=(), backs: str | None = None
+               ) -> tuple[Detections, TileReadings]:
     """Detections + readings of one level row of groups of tile codes: tiles 90 px wide at a 92 px step from x = 40,
     y 300-420, each group ``gap`` px further on (a finger's width), then the ``extra`` (box, code) pairs; each read
     as its code at 0.97, or at ``probs[k]`` (a row of NUM_CLASSES probabilities) for tile k; all upright, the
-    detector 0.9 sure."""
+    detector 0.9 sure. ``backs``: where given, each ``0x`` is a box the detector calls face-down, lying face down,
+    that the classifier reads as ``backs`` (``"0x"``: its back)."""
     boxes, codes, x = [], [], 40.0
     for g in groups:
         for c in g:
@@ -71,11 +73,15 @@ def gapped_row(groups, gap: float = 35.0, probs=None, extra=()) -> tuple[Detecti
         boxes.append(list(box))
         codes.append(code)
     p = np.full((len(codes), NUM_CLASSES), 0.03 / (NUM_CLASSES - 1), np.float32)
+    down = [backs is not None and c == "0x" for c in codes]
     for k, c in enumerate(codes):
-        p[k, CLASS_INDEX[c]] = 0.97
+        p[k, CLASS_INDEX[backs if down[k] else c]] = 0.97
     for k, row in (probs or {}).items():
         p[k] = row
-    return Detections.make(boxes, np.full(len(codes), 0.9)), TileReadings.make(p, ["upright"] * len(codes))
+    if backs is None:
+        return Detections.make(boxes, np.full(len(codes), 0.9)), TileReadings.make(p, ["upright"] * len(codes))
+    return (Detections.make(boxes, np.full(len(codes), 0.9), down),
+            TileReadings.make(p, ["face-down" if d else "upright" for d in down]))
 
 
 def truth_notation(meta: dict) -> str:
