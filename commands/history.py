@@ -32,7 +32,8 @@ def _fmt(e: Mapping[str, Any]) -> str:
     conf = _conf(e["confidence"])
     inp = _text(e["input"])
     photo = batch_photo(e.get("note")) if e.get("command") == "batch" else None
-    if photo and TYPED_NOTE in _text(e.get("note")):  # (a row's typed hand: its photo named, as the row is)
+    typed = bool(photo) and TYPED_NOTE in _text(e.get("note"))
+    if typed:  # (a row's typed hand: its photo named, as the row is)
         inp = f"{photo} (typed): {inp}"
     status = _text(e["status"])
     if e.get("damaged"):
@@ -41,7 +42,7 @@ def _fmt(e: Mapping[str, Any]) -> str:
         status = f"→#{e['superseded_by']} {status}"
     status = status if len(status) <= 24 else status[:23] + "…"
     if len(inp) > 40:  # (a path keeps its file name, a typed row its photo's)
-        inp = inp[:39] + "…" if photo and TYPED_NOTE in _text(e.get("note")) else "…" + inp[-39:]
+        inp = inp[:39] + "…" if typed else "…" + inp[-39:]
     reading = _text(e["reading"])
     return (f"{_text(e['id']):>5}  {_text(e['time']).replace('+00:00', 'Z'):<20}  {_text(e['command']):<7} "
             f"{_text(e['ruleset']):<19} {total:>6} {conf:>5}  {status:<24} {reading:<40} {inp}")
