@@ -643,7 +643,9 @@
     const hint = count && Number(count[1]) > Number(count[2])
       ? " Tap a box that is not the hand's and choose “Not in the hand”, or tap a misread tile to correct it."
       : p.startsWith("found ") ? " Add a tile the photo missed (+ below), or tap a tile to correct it."
-      : p.startsWith("not a ") ? " The tiles are shown as read; tap a tile only if it is misread."
+      // (a new user read "tap a tile only if it is misread" as contradicting the problem's "correct it by tapping")
+      : p.startsWith("not a ") ? " The tiles are shown as read: check the least sure first and tap one that is " +
+        "misread; if every tile is right, check the Settings (the winner, where the winning tile came from)."
       : " Tap the misread tiles to correct them.";
     prob.textContent = res.legal ? "" : "Not a legal hand: " + p + "." + hint;
     const leastPos = renderUnsure(res);
