@@ -224,7 +224,8 @@ def test_a_stopped_batch_writes_what_is_done_and_no_stale_result(tmp_path, truth
     monkeypatch.delenv("MAHJONG_TEST_STOP")
     said = re.fullmatch(rf"mahjong-score: error: interrupted: ([01]) photos? scored and kept; partial: (\d) of 6 photos, "
                         rf"written to {re.escape(str(out))}, {re.escape(str(tmp_path / 'r.settlements.csv'))} \(the "
-                        rf"others say not scored\) — rerun the same command to finish\n", err)
+                        rf"others say not scored\); r\.review\.html is the earlier run's until then — rerun the same "
+                        rf"command to finish\n", err)
     assert rc == 2 and said and int(said.group(2)) == 3 + int(said.group(1)), err
     rows = {r["photo"]: r for r in read_csv(out)}
     assert list(rows) == ["a.jpg", "b.jpg", "c.jpg", "stop.jpg", "x.jpg", "zz.jpg"]
