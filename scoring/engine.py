@@ -1215,12 +1215,9 @@ def _unused_flag_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, An
             if _keyed(more) == _keyed(result):
                 # (the other flag too would meet a special hand a higher one outranks: said so, not blamed on an
                 # option — a reviewer's Goddelijke Hand with --flag dealt-waiting alone)
-                met = [ln for ln in more.outranked if ln.rule not in {o.rule for o in result.outranked}]
-                top = next((ln for ln in result.lines if ln.kind in ("fixed", "limit")), None)
-                if met and top is not None:
-                    adds.append(f"with --flag {other} too its special hand, {met[0].name} ({met[0].amount().strip()}, "
-                                f"{met[0].source}), is met, but {top.name} ({top.amount().strip()}) counts instead: "
-                                f"only the highest special hand scores (RULINGS principle 5)")
+                said = _outranked_words(more, result)
+                if said:
+                    adds.append(f"with --flag {other} too {said}")
                 continue
             lines = _added_lines(more, result)
             if lines:
@@ -1233,13 +1230,9 @@ def _unused_flag_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, An
         deciding = [o for o in rs.options.values() if flag in (o.doc or "")]
         # (the flag met, its special hand outranked by a higher one: a referee's dealt-waiting hand scored Goddelijke
         # Hand's 2000 over Spel uit de Aarde's 1500, and the note had blamed option earth_hand for the flag's nothing)
-        gained = {ln.rule for ln in result.outranked} - {ln.rule for ln in without.outranked}
-        met = [ln for ln in result.outranked if ln.rule in gained]
-        top = next((ln for ln in result.lines if ln.kind in ("fixed", "limit")), None)
-        if met and top is not None and not adds:
-            out.append(f"--flag {flag} scores nothing here: its special hand, {met[0].name} "
-                       f"({met[0].amount().strip()}, {met[0].source}), is met, but {top.name} ({top.amount().strip()}) "
-                       f"counts instead: only the highest special hand scores (RULINGS principle 5)")
+        said = _outranked_words(result, without)
+        if said and not adds:
+            out.append(f"--flag {flag} scores nothing here: {said}")
             continue
         said = "; ".join(adds) if adds else (
             "it changes nothing in this hand's score, as " + ", ".join(
@@ -1247,6 +1240,20 @@ def _unused_flag_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, An
             f"{rs.id}`)" if deciding else f"no rule of {rs.id} scores it for this hand")
         out.append(f"--flag {flag} scores nothing here: {said}")
     return tuple(out)
+
+
+def _outranked_words(on: ScoredHand, off: ScoredHand) -> str:
+    """"its special hand, Spel uit de Aarde (1500 fixed, 000:149-150), is met, but Goddelijke Hand (2000 fixed) counts
+    instead: only the highest special hand scores (RULINGS principle 5)" where ``on`` (a hand scored with a flag)
+    meets a special hand that ``off`` (scored without it) does not, outranked by the special hand both count (their
+    lines are the same); "" otherwise."""
+    gained = {ln.rule for ln in on.outranked} - {ln.rule for ln in off.outranked}
+    met = [ln for ln in on.outranked if ln.rule in gained]
+    top = next((ln for ln in on.lines if ln.kind in ("fixed", "limit")), None)
+    if not met or top is None:
+        return ""
+    return (f"its special hand, {met[0].name} ({met[0].amount().strip()}, {met[0].source}), is met, but {top.name} "
+            f"({top.amount().strip()}) counts instead: only the highest special hand scores (RULINGS principle 5)")
 
 
 def _added_lines(on: ScoredHand, off: ScoredHand) -> list[Line]:
