@@ -2471,22 +2471,22 @@ def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence
         return f"; {add_words(found, numbers, codes, ends, at)} would make it a legal hand"
     x = found[0]
     where = place_words(x, numbers, codes, ends, at)
-    if ctx.winner and win is None and not any(r == "winning" for r in roles) and alone_after(lay.geometry, row):
-        where = winning_apart_words(x, where, at)
+    if ctx.winner and win is None and not any(r == "winning" for r in roles):
+        where = winning_apart_words(x, where, at, lay.geometry, row)
     return f"; {article(x)} would make it a legal hand (the only tile that does{where})"
 
 
-def winning_apart_words(x: str, where: str, bonus_at: Beside) -> str:
+def winning_apart_words(x: str, where: str, bonus_at: Beside, geo, row: Sequence[int]) -> str:
     """``where`` (:func:`place_words` of the one tile ``x`` a winner's hand lacks, its reading holding no winning
     tile) with, first, "; tile 14, read 1f, lies set apart after the row's end, where a winning tile lies: if it is
     the 1s, set it with --fix 14=1s; if it is a 1f, a 1s is missing" where a flower or season of ``bonus_at``
-    (:func:`row_ends`) lies after the row's end — alone, set apart, :func:`alone_after`, which the caller checks: a
-    reviewer's 1f touching the row, and the first of 1f 2f laid after it, had been said so — and ``where`` names no
-    ``--fix`` of it already: the winning tile set
+    (:func:`row_ends`) lies after the row's end — alone, set apart after the concealed tiles ``row`` of
+    :class:`vision.layout.Geometry` ``geo`` (:func:`alone_after`: a reviewer's 1f touching the row, and the first of
+    1f 2f laid after it, had been said so) — and ``where`` names no ``--fix`` of it already: the winning tile set
     apart there, misread (a phone tester's winning 1s, its bird read 1f at 19 %, was told only to add a 1s in suit
     order, which made 123789m456p11567s +1f, 176 for 208 "> 99 % sure of the score"). Raises nothing."""
     after = bonus_at[1]
-    if after is None or x not in PLAYING_TILES or f"--fix {after[0]}=" in where:
+    if after is None or x not in PLAYING_TILES or f"--fix {after[0]}=" in where or not alone_after(geo, row):
         return where
     return (f"; tile {after[0]}, read {after[1]}, lies set apart after the row's end, where a winning tile lies: "
             f"if it is the {x}, set it with --fix {after[0]}={x}; if it is {article(after[1])}, {article(x)} is "

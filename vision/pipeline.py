@@ -3688,7 +3688,7 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     from scoring.decompose import waits
     from scoring.tiles import sort_tiles
 
-    from .decode import add_words, alone_after, article, place_words, row_ends, winning_apart_words
+    from .decode import add_words, article, place_words, row_ends, winning_apart_words
 
     hand = t.reading.hand
     if hand is None:
@@ -3706,9 +3706,7 @@ def _missed_tile_words(t: _Tried, ruleset: Ruleset) -> str:
     if len(found) > 1:
         return f": {add_words(found, numbers, codes, ends, at)} would make it a winning hand" + kong
     x = found[0]
-    where = place_words(x, numbers, codes, ends, at)
-    if alone_after(t.layout.geometry, row):
-        where = winning_apart_words(x, where, at)
+    where = winning_apart_words(x, place_words(x, numbers, codes, ends, at), at, t.layout.geometry, row)
     return f": {article(x)} makes it a winning hand (the only tile that does{where})" + kong
 
 
