@@ -388,9 +388,9 @@ class Summary:
     again_settings: int = 0
     #: … of those, the photos whose file is gone since or cannot be read (a folder in its place: their rows now errors)
     again_gone: int = 0
-    #: photos an earlier run scored (their rows in the state database) that are no longer among the batch's: a file
-    #: deleted, moved or replaced by a folder, a manifest row taken out. Their rows are not in the outputs; said (a
-    #: tester's resumed batch wrote 9 rows for 10 with no word of the one gone)
+    #: photos an earlier run scored (their rows in the state database) that are no longer among the batch's, their
+    #: files gone (deleted, moved, a folder in their place; not a photo still there that this run leaves out). Their
+    #: rows are not in the outputs; said (a tester's resumed batch wrote 9 rows for 10 with no word of the one gone)
     gone: list[str] = field(default_factory=list)
     #: ``ok`` rows whose ``score_notes`` say a circumstance of the win they give (a flags cell's last-tile …) scores
     #: nothing for their hand: said at the end of the run (a new user's last-tile on a discard win was in the CSV's

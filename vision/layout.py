@@ -943,7 +943,8 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                 # flowers at the end of a pile of loose tiles in front of a composite's row were taken
                 # for the hand's.) Under half of the group, or whatever their share when the rest is
                 # three or more tiles none read so (a kong and four flowers after it)
-                runs = [r for r in (_end_run(t, flags), _end_run(t[::-1], flags[::-1])) if len(r) >= END_BONUS_RUN]
+                ends = (_end_run(t, flags), _end_run(t[::-1], flags[::-1]))
+                runs = [r for r in ends if len(r) >= END_BONUS_RUN]
                 if not runs:
                     # one at an end of a meld set out (three tiles, none read so, that the classifier reads as a
                     # pung or chow) in a row holding another meld set out: the hand's bonus tile laid on in line
@@ -951,7 +952,7 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                     # [789m], [333p] beside it, read 2f at 63 %, had been left out with the stray tiles, no doubt
                     # said: > 99 % sure, 20 for 21); not two, nor after a lone group (two at the end of a pile of
                     # loose tiles in front of a composite's row were taken for the hand's)
-                    short = [r for r in (_end_run(t, flags), _end_run(t[::-1], flags[::-1])) if r]
+                    short = [r for r in ends if r]
                     meld = [k for k in t if not any(k in r for r in short)]
                     if (len(short) == 1 and len(short[0]) == 1 and len(meld) == 3
                             and not any(f for k, f in zip(t, flags) if k in meld)
