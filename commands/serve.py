@@ -44,14 +44,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for name in ("max_upload_mb", "timeout"):  # (NaN and inf too: int(NaN × MiB) was a traceback)
         v = getattr(args, name)
         if not 0 < v < 1e9:
-            raise UserError(f"--{name.replace('_', '-')} {v} must be a positive number")
+            raise UserError(f"--{name.replace('_', '-')} {v} must be a number more than 0 and below 1e9")
     for name in ("photo_cache", "workers"):
         if getattr(args, name) < 1:
             raise UserError(f"--{name.replace('_', '-')} {getattr(args, name)} must be ≥ 1")
     if args.photo_queue < 0:
         raise UserError(f"--photo-queue {args.photo_queue} must be ≥ 0")
     if not 0 < args.photo_cache_mb < 1e6:
-        raise UserError(f"--photo-cache-mb {args.photo_cache_mb} must be a positive number")
+        raise UserError(f"--photo-cache-mb {args.photo_cache_mb} must be a number more than 0 and below 1e6")
     check_listen(args.host, args.port)
     data_dir = prepare_data_dir(Path(args.data_dir) if args.data_dir else default_data_dir())
     settings = Settings(data_dir=data_dir, max_upload_bytes=int(args.max_upload_mb * MIB), timeout_s=args.timeout,
