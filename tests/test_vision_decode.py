@@ -251,9 +251,10 @@ def test_groups_left_out_for_one_reason_share_one_note():
     # a new user's busy photo printed one "ignored: outside the main row (tile N)" note per group left out,
     # five lines of them; the groups left out for one reason now share a note, at the first one's place.
     # render-s7-12 (34555s333555777z, all concealed): its layout has the row of 14 (tiles 1-14) and three
-    # groups off it, all left out of the reading: tiles 15-17 (three face-down tiles: "face-down tiles that
-    # are not a kong"), 18-23 ("outside the main row") and 24-29 (six tiles, one called face-down: "face-down
-    # tiles that are not a kong" again). The old code said the first reason twice: (tiles 15-17) and
+    # groups off it, all left out of the reading: tiles 15-17 (three face-down tiles: "a group with face-down
+    # tiles, not a kong"; it had said "face-down tiles that are not a kong", of a group where one tile of three
+    # was face-down, a new user's), 18-23 ("outside the main row") and 24-29 (six tiles, one called face-down:
+    # the same reason again). The old code said the first reason twice: (tiles 15-17) and
     # (tiles 24-29), with the other reason's note between them
     from dataclasses import replace
 
@@ -263,12 +264,12 @@ def test_groups_left_out_for_one_reason_share_one_note():
     r = decode(lay, rd, "nts")
     assert sorted(num[p] for p, role in enumerate(r.roles) if role == "ignored") == list(range(15, 30))
     ignored = [n for n in r.notes if n.startswith("ignored: ")]
-    assert ignored == ["ignored: face-down tiles that are not a kong (tiles 15-17, 24-29)",
+    assert ignored == ["ignored: a group with face-down tiles, not a kong (tiles 15-17, 24-29)",
                        "ignored: outside the main row (tiles 18-23)"], r.notes
     # without the group of tiles 24-29, each reason has one group, said as before
     one = replace(lay, groups=tuple(g for g in lay.groups if min(num[p] for p in g.tiles) != 24))
     assert [n for n in decode(one, rd, "nts").notes if n.startswith("ignored: ")] == [
-        "ignored: face-down tiles that are not a kong (tiles 15-17)", "ignored: outside the main row (tiles 18-23)"]
+        "ignored: a group with face-down tiles, not a kong (tiles 15-17)", "ignored: outside the main row (tiles 18-23)"]
 
 
 def test_a_tile_read_as_a_flower_may_be_the_1s_as_much_as_its_likeliest_playing_tile():

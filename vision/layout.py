@@ -1172,9 +1172,9 @@ def assign_roles(geo: Geometry, det: Detections, readings: TileReadings, winner:
                                        why="winning tile laid sideways/forward at the row"))
                 opts.append(Option("concealed", FACE_DOWN_MISREAD * (0.2 if cands else 1.0),
                                    why="tiles of the concealed hand (a tile called face-down read as its face)"))
-                opts.append(Option("ignored", 1 - FACE_DOWN_MISREAD, why="face-down tiles that are not a kong"))
+                opts.append(Option("ignored", 1 - FACE_DOWN_MISREAD, why="a group with face-down tiles, not a kong"))
             else:
-                opts.append(Option("ignored", 0.9, why="face-down tiles that are not a kong"))
+                opts.append(Option("ignored", 0.9, why="a group with face-down tiles, not a kong"))
             if not in_main:
                 opts.append(Option("ignored", 0.1, why="outside the hand row"))
         elif size in (3, 4) and gi not in pieces:
