@@ -137,12 +137,24 @@ def _never_unencodable() -> None:
             pass
 
 
+def _options_after_the_command(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """A command's option typed before the command (``mahjong-score --no-history photo --demo``) is refused
+    naming where it goes; argparse had said "unrecognized arguments: --no-history", and the top-level
+    ``--help`` lists no such option (a new user's). Raises SystemExit(2) through ``parser.error``."""
+    at = next((i for i, a in enumerate(argv) if a in COMMANDS), None)
+    early = [a for a in argv[:at] if a.startswith("-") and a not in ("-h", "--help", "--version")] if at else []
+    if early:
+        opt = early[0].split("=", 1)[0]
+        parser.error(f"{opt} goes after the command: mahjong-score {argv[at]} {early[0]} …")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _never_unencodable()
     argv = _join_split_lists(_join_negative_positions(list(sys.argv[1:] if argv is None else argv)))
     common._JSON_WANTED, common._JSON_PRINTED = "--json" in argv, False
     try:  # (the commands' modules, numpy and OpenCV among them, are imported here: a Ctrl-C then had a traceback)
         parser = build_parser()
+        _options_after_the_command(parser, argv)
         args = parser.parse_args(argv)
     except KeyboardInterrupt:
         return _interrupted("mahjong-score")

@@ -36,6 +36,15 @@ def fails(run_cli, *argv: str) -> str:
     return one_error_line(err)
 
 
+def test_a_commands_option_before_the_command_is_told_where_it_goes(run_cli):
+    # a new user's `mahjong-score --no-history photo --demo` was told "unrecognized arguments: --no-history",
+    # an option the top-level --help does not list
+    msg = fails(run_cli, "--no-history", "photo", "--demo")
+    assert "--no-history goes after the command: mahjong-score photo --no-history …" in msg
+    msg = fails(run_cli, "--ruleset=nts", "hand", "11m")  # (the option named without its value)
+    assert "error: --ruleset goes after the command: mahjong-score hand --ruleset=nts …" in msg
+
+
 # ------------------------------------------------------------------------------ flags
 @pytest.mark.parametrize("ruleset, hand", [("nts", HAND), ("hk-tw-16", HK_HAND)])
 def test_unknown_flag_is_an_error_in_every_ruleset(run_cli, ruleset, hand):
