@@ -1582,13 +1582,17 @@ def explain(result: ScoredHand) -> str:
     out.append(_summary(result))
     for a in result.alternatives:
         out.append(f"  tie: {a.describe(h.context.win_by)}")
-    counted = max((x.fixed for x in result.lines if x.kind in ("fixed", "limit")), default=None)
+    # (what a special hand is worth as counted: rode-draak's hand entirely in the hand doubled where it has the
+    # doubling, a referee's Heaven of 1000 under heaven_in_hand=no had been called "worth the same" as the Four
+    # Winds counted at 2000; the ruleset module's hook ``special_hand_worth(line, result)``, else its value)
+    worth = rs.hook("special_hand_worth", lambda ln, res: ln.fixed)
+    counted = max((worth(x, result) for x in result.lines if x.kind in ("fixed", "limit")), default=None)
     for ln in result.outranked:  # a special hand that fired but does not count
         if counted is None and result.options.get("fixed_hands") == "best":
             # (the ordinary count beat it: option fixed_hands=best, nts 002-17, dutch 000-26)
             out.append(f"  not counted: {ln.name} {ln.amount()} ({ln.source}) — the hand's ordinary count is higher "
                        f"(option fixed_hands=best)")
-        elif counted is not None and math.isclose(ln.fixed, counted):
+        elif counted is not None and math.isclose(worth(ln, result), counted):
             # (a tie is no outranking: a seed auditor's Kerstavond 2000 beside the Vrolijke Kerst 2000 counted had
             # been called outranked by "the highest")
             out.append(f"  also made: {ln.name} {ln.amount()} ({ln.source}) — only one special hand counts, and "

@@ -281,6 +281,30 @@ def test_the_in_hand_doubling_cites_heavens_option_only_when_heaven_is_made():
     assert r.total == 2000 and dbl.option == "" and dbl.detail == "De Dertien Wezen (Wonderen) entirely in the hand"
 
 
+def test_the_other_limit_hands_are_weighed_as_counted_in_the_explanation():
+    # Four Winds (001:96-98, Limit 1000; "Geheel in hand: 1x verdubbelen", 001:98) self-drawn by East on the first
+    # turn, all concealed, is also Heaven (001:58-60, Limit 1000). Under heaven_in_hand=no Heaven stays 1000 and
+    # Four Winds doubled is 2000: Four Winds counts, and Heaven is outranked (a referee's explanation had said
+    # Heaven was "worth the same as the one counted", comparing the two Limits before the doubling). Under the
+    # default (yes) both are 2000: Heaven counts, Four Winds "also made", worth the same.
+    from scoring import explain
+
+    no = score("111z222z333z444z55m", {"heaven_in_hand": "no"}, win="5m", first_turn=True, win_by="wall")
+    assert no.total == 2000 and limit_rule(no) == ["four-winds"]
+    text = explain(no)
+    assert "outranked: Het Spel van de Hemel" in text and "worth the same" not in text, text
+    yes = score("111z222z333z444z55m", win="5m", first_turn=True, win_by="wall")
+    assert yes.total == 2000 and limit_rule(yes) == ["heaven"]
+    assert "also made: Het Vierwindenspel" in explain(yes) and "worth the same as the one counted" in explain(yes)
+    # the doubling cites 001:21 and the counted hand's own in-hand line (001:98 for Four Winds); Heaven's lines
+    # state none, so under the default it cites 001:21 alone (it had cited 001:21 alone for every hand)
+    dbl = next(ln for ln in no.lines if ln.rule == "limit-in-hand")
+    assert dbl.source == "001_20e8f920a7ce7e86.txt:21, 98"
+    assert next(ln for ln in yes.lines if ln.rule == "limit-in-hand").source == "001_20e8f920a7ce7e86.txt:21"
+    orphans = score("19m19p19s1234567z1m", win="1m", win_by="wall")  # (001:66-68: its in-hand line is 68)
+    assert next(ln for ln in orphans.lines if ln.rule == "limit-in-hand").source == "001_20e8f920a7ce7e86.txt:21, 68"
+
+
 def test_irregular_limit_must_be_concealed():
     # 001:50: an irregular limit hand is played in the hand; Peking Garden cannot have melds, and a
     # wind snake with 9m doubled is no Slang 1 (only a wind may be doubled, 001:76): not winning

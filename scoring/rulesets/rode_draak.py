@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..errors import CircumstanceError, HandError
@@ -247,6 +248,16 @@ def _limit_worth(rule_id: str, value: float, opts: Mapping[str, Any]) -> tuple[f
     return value * (2 if _doubled_in_hand(rule_id, opts) else 1), value
 
 
+def special_hand_worth(line: "Line", result: "ScoredHand") -> float:
+    """What limit hand ``line`` (a ``fixed``/``limit`` line of ``result``, counted or outranked) is worth as
+    it would be counted, for the explanation's "also made" / "outranked" words (:func:`scoring.engine.explain`):
+    its value doubled when the hand was played entirely in the hand (nothing exposed, self-drawn: as
+    :func:`limit_in_hand`) and the hand has the doubling (:func:`_doubled_in_hand`; 001:21, RULINGS 001-11)."""
+    hand = result.hand
+    in_hand = hand.context.self_drawn and all(m.concealed for m in hand.melds)
+    return _limit_worth(line.rule, line.fixed, result.options)[0] if in_hand else line.fixed
+
+
 def limit_in_hand(v: "View") -> Any:
     """"Geheel in de hand: 1x verdubbelen" on a limit hand (001:21 "Bij limietspelen: 1x
     verdubbelen!", and each limit hand's line): the hand was played entirely in the hand up to
@@ -304,8 +315,14 @@ def _counted_limit(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") ->
         from ..engine import rule_fires
 
         heaven = any(ln.rule == "heaven" for ln in limits) or rule_fires(ruleset.rule("heaven"), view)
+        # (cited with the counted hand's own "Geheel in de hand: 1x verdubbelen", the last line of its range,
+        # beside 001:21: a referee's, the line had cited 001:21 alone whatever the hand; Heaven's lines state none)
+        # (a claimed line an audit adds up has no source: cited as before)
+        end = re.search(r"\.txt:(?:\d+-)?(\d+)$", best.source or "")
+        own = end.group(1) if end and best.rule != "heaven" else ""
         named = replace(doubling, detail=f"{ruleset.rule(best.rule).name} entirely in the hand",
-                        option=doubling.option if heaven else "")
+                        option=doubling.option if heaven else "",
+                        source=f"{doubling.source}, {own}" if own else doubling.source)
         kept = [named if ln is doubling else ln for ln in lines]
     return [ln for ln in kept if ln.kind not in ("fixed", "limit") or ln is best] + \
         [ln for ln in kept if ln.kind in ("fixed", "limit") and ln is not best]
