@@ -1234,10 +1234,16 @@ def _unused_flag_notes(result: ScoredHand, rs: Ruleset, options: Mapping[str, An
         if said and not adds:
             out.append(f"--flag {flag} scores nothing here: {said}")
             continue
+        # (a flag that names the win, hk-tw-16's 搶暗槓, allowed for a 十三腰 alone (004:40): "no rule scores it" had
+        # read, to a referee, as if the flag did nothing, where it says how the hand was won and is allowed)
+        win_flag = (getattr(rs.module, "WIN_FLAGS", None) or {}).get(flag)
         said = "; ".join(adds) if adds else (
             "it changes nothing in this hand's score, as " + ", ".join(
                 f"option {o.name}={opts[o.name]}" for o in deciding) + " reads it (see `mahjong-score rules "
-            f"{rs.id}`)" if deciding else f"no rule of {rs.id} scores it for this hand")
+            f"{rs.id}`)" if deciding else
+            f"it names the win {win_flag.name} ({win_flag.source}), which this hand may make, and no rule of "
+            f"{rs.id} adds points for it" if win_flag is not None and result.allowed else
+            f"no rule of {rs.id} scores it for this hand")
         out.append(f"--flag {flag} scores nothing here: {said}")
     return tuple(out)
 

@@ -693,6 +693,19 @@ def test_line40_only_thirteen_terminals_may_rob_a_concealed_kong():
     assert not r.allowed and "十三腰" in r.status and ":40" in r.status
 
 
+def test_line40_the_flag_on_an_allowed_rob_is_said_to_name_the_win():
+    # the 十三腰 robbing a concealed kong scores as any robbed kong (搶槓 1, 004:1): the flag adds no line, but it
+    # is what allows the win (004:40). A referee read "no rule of hk-tw-16 scores it for this hand" as the flag
+    # doing nothing; the note now says what it does
+    from scoring import explain
+
+    r = score("19m19p19s12345677z111m", "1z", win_by="robbed-kong", flags=("robbed-concealed-kong",))
+    text = explain(r)
+    assert ("--flag robbed-concealed-kong scores nothing here: it names the win 搶暗槓 (004:40), which this hand "
+            "may make, and no rule of hk-tw-16 adds points for it") in text, text
+    assert "no rule of hk-tw-16 scores it" not in text
+
+
 def test_line40_refused_rob_of_a_concealed_kong_scores_nothing():
     # 004:40 only 十三腰 may 搶暗槓: this standard hand robbing a concealed kong is no mahjong, so it
     # scores 0 (as every refused mahjong: rode-draak 001:1), the figure it would have had in the
