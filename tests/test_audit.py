@@ -229,6 +229,21 @@ def test_doubling_hint_without_lines(run_cli):
     assert "doubling fewer than this hand earns" not in out
 
 
+def test_a_claim_short_of_one_lines_points_names_the_line(run_cli):
+    # hk-tw-16, East winning [123m] 456m 777p 234s 678s 55p on a 6s discard: 無字花 5 (004:8) + 將眼 1 (55p, 004:1)
+    # + 莊 1 (004:1) + 底 5 (004:41) = 12. A claim of 7 is the score without 5 points, the worth of 無字花 and of
+    # 底: both named (a referee's claim without the 底 had been a bare MISMATCH). A claim of 11 lacks 1 point:
+    # 將眼 or 莊. A claim of 3 lacks 9 points, no line's worth: no such hint.
+    argv = ("audit", "--hand", "[123m] 456m 777p 234s 678s 55p", "-w", "6s", "-r", "hk-tw-16", "--no-history")
+    rc, out, _ = run_cli(*argv, "--claimed", "7")
+    assert rc == 1 and "hint: the claim is the score without 5 points: as if 無字花" in out, out
+    assert "or 底 — base, once per win (+5 pts, 004_7d7ce2dadca33504.txt:41) were left out" in out
+    rc, out, _ = run_cli(*argv, "--claimed", "11")
+    assert "hint: the claim is the score without 1 point: as if 將眼" in out and "or 莊 — dealer" in out, out
+    rc, out, _ = run_cli(*argv, "--claimed", "3")
+    assert rc == 1 and "the claim is the score without" not in out, out
+
+
 def test_a_claim_of_the_hand_won_the_other_way_is_hinted(run_cli):
     # Thirteen Orphans under rode-draak: Limit 1000 (001:66-68); "geheel in de hand: 1x verdubbelen" is a self-drawn
     # hand's (001:21, RULINGS 001-11): 2000 self-drawn. A referee's claim of 2000 for the hand won on a discard had

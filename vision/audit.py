@@ -1305,9 +1305,29 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset, claimed_doublings
         if pts != scored.points:
             out.append(f"with the same {scored.doublings} doubling{'s' if scored.doublings != 1 else ''}, "
                        f"the claim means {pts} points; the hand has {scored.points:g}")
+    if same and not fixed:
+        out.extend(one_line_hints(scored, claimed))
     if not by_option and not normal:  # (an option or the count a special hand replaces explains it already)
         out.extend(other_ruleset_hints(scored, claimed))
     return out
+
+
+def one_line_hints(scored: ScoredHand, claimed: int) -> list[str]:
+    """When ``claimed`` is ``scored``'s total less the points of one of its lines (points before doubling, with
+    the same doublings: a ruleset that adds points, hk-tw-16, or one that doubles them), a hint naming the line(s)
+    of that worth, as left out of the claim; ``[]`` otherwise. A referee's hk-tw-16 claim of 93 on a 98 hand, the
+    底 5 (004:41) left out, had been a bare MISMATCH, where rode-draak's doublings are hinted."""
+    k = 2 ** scored.doublings
+    if claimed <= 0 or claimed >= scored.total or claimed % k or (scored.total - claimed) % k:
+        return []
+    short = (scored.total - claimed) // k
+    lines = [ln for ln in scored.lines if ln.kind == "points" and ln.points and math.isclose(float(ln.points), short)]
+    if not lines:
+        return []
+    named = " or ".join(f"{ln.name} ({ln.amount().strip()}, {ln.source})" for ln in lines[:3])
+    return [f"the claim is the score without {short:g} point{'' if short == 1 else 's'}"
+            + (f" before its {scored.doublings} doubling{'' if scored.doublings == 1 else 's'}" if scored.doublings else "")
+            + f": as if {named} were left out"]
 
 
 def other_ruleset_hints(scored: ScoredHand, claimed: int) -> list[str]:
