@@ -98,7 +98,7 @@ class OneLineParser(argparse.ArgumentParser):
         # printed whole: "unrecognized arguments: --exposed xxx…")
         message = re.sub(r"\S{%d,}" % (ECHO_CHARS + 21), lambda m: m.group()[:ECHO_CHARS] + f"… ({len(m.group()):,} "
                          f"characters)", message)
-        line = f"{message} (see `{self.prog} --help`)"
+        line = f"{printable(message)} (see `{self.prog} --help`)"
         if _JSON_WANTED:  # `… --json` with a usage error: the JSON reader gets an object too
             fail_json(line)
         self.exit(2, f"mahjong-score: error: {line}\n")
@@ -317,10 +317,9 @@ def fail_json(message: str, exit_code: int = 2) -> None:
 def printable(msg: object) -> str:
     """``msg`` as one printable line: control characters (newline, ESC, …) escaped as Python writes
     them (``\\n``, ``\\x1b``), so a file name cannot break or recolour the terminal line."""
-    s = str(msg)
-    if s.isprintable():
-        return s
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in s)
+    from vision.io import display_name
+
+    return display_name(msg)
 
 
 def db_path(text: str) -> str:

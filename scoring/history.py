@@ -161,6 +161,19 @@ def _dump(v: Any) -> Any:
     return None if v is None else json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)
 
 
+def _storable(v: Any) -> Any:
+    """``v`` as SQLite can store it: a string holding lone surrogates (a file name of bytes that are not UTF-8,
+    ``bad\\xff.jpg``, as Python decodes it) with each such byte written ``\\xff``; anything else as it is. A
+    breaker's photo so named was read and scored, and its history entry crashed the command before the score was
+    printed."""
+    if isinstance(v, str):
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            return v.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return v
+
+
 def insert(con: sqlite3.Connection, entries: Iterable[Mapping[str, Any]]) -> list[int]:
     """Insert entries (dicts with keys from :data:`FIELDS`; JSON fields as Python values) in one
     transaction; returns their ids. An entry whose ``entry_key`` is already in the table is not
@@ -173,7 +186,8 @@ def insert(con: sqlite3.Connection, entries: Iterable[Mapping[str, Any]]) -> lis
             bad = set(e) - set(FIELDS) - {"time"}
             if bad:
                 raise KeyError(f"unknown history field(s): {', '.join(sorted(bad))}")
-            row = [e.get("time") or now] + [_dump(e.get(k)) if k in _JSON_FIELDS else e.get(k) for k in FIELDS]
+            row = [e.get("time") or now] + [_storable(_dump(e.get(k)) if k in _JSON_FIELDS else e.get(k))
+                                            for k in FIELDS]
             cur = con.execute(f"INSERT OR IGNORE INTO entries (time, {', '.join(FIELDS)}) "
                               f"VALUES ({', '.join('?' * (len(FIELDS) + 1))})", row)
             if cur.rowcount == 1:

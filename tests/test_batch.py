@@ -119,6 +119,29 @@ def test_every_good_photo_scored_once_and_every_bad_one_reported(folder, tmp_pat
     con.close()
 
 
+def test_a_photo_named_with_bytes_that_are_not_utf8_is_scored_and_named_so(tmp_path, truth, _history_db):
+    # a breaker's folder holding `bad\xff\xfename.jpg` (bytes no UTF-8 decodes, as a file copied from an old
+    # camera card or another system may be named) stopped the whole batch with a UnicodeEncodeError, exit 3, no
+    # row written; and a folder so named did too. Now its row names it with the bytes written \xff, the photo read
+    # by its real path; the history records it so; the rerun finds it done.
+    src = sorted(truth.glob("*.jpg"))[0]
+    d = tmp_path / os.fsdecode(b"folder\xff")
+    d.mkdir()
+    shutil.copyfile(src, d / "good.jpg")
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[1], d / os.fsdecode(b"bad\xff\xfename.jpg"))
+    out, db = tmp_path / "r.csv", tmp_path / "hist.sqlite3"
+    s = batch.run_batch(d, out, workers=0, reader=bf.ORACLE, history_db=db)
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert set(rows) == {"bad\\xff\\xfename.jpg", "good.jpg"}, rows
+    assert all(not r["status"].startswith("error") and r["reading"] for r in rows.values()), rows
+    con = history.connect(db)
+    notes = sorted(e["note"] for e in history.entries(con, limit=None))
+    con.close()
+    assert notes == ["batch photo bad\\xff\\xfename.jpg", "batch photo good.jpg"]
+    s2 = batch.run_batch(d, out, workers=0, reader=bf.ORACLE, history_db=db)
+    assert (s.scored, s2.scored, s2.resumed) == (2, 0, 2)
+
+
 def _batch_to_stop(folder, out, truth, delay: str, workers: str = "1"):
     """A batch of ``folder`` started in a process of its own session, each photo taking ``delay`` seconds to read
     (``workers`` workers, the oracle reader): (its command, its environment, the process)."""

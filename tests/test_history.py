@@ -86,6 +86,20 @@ def test_no_history_records_nothing(run_cli, tmp_path):
     assert not db.exists()
 
 
+def test_an_input_named_with_bytes_that_are_not_utf8_is_recorded_with_them_written_out(run_cli, tmp_path):
+    # a breaker's photo `bad\xff.jpg` was read and scored, and its history entry crashed the command (exit 3,
+    # UnicodeEncodeError) before the score was printed; the byte is now stored written out, as messages show it
+    import os
+
+    from commands.common import printable
+
+    db = tmp_path / "h.sqlite3"
+    name = os.fsdecode(b"/photos/bad\xff.jpg")
+    history.record(None, [{"command": "photo", "input": name, "status": "ok", "note": f"photo {name}"}], db=db)
+    e = listing(run_cli, db)[0]
+    assert e["input"] == "/photos/bad\\xff.jpg" == printable(name) and e["note"] == "photo /photos/bad\\xff.jpg"
+
+
 def test_entries_newest_first_limit_and_filter(run_cli, tmp_path):
     db = tmp_path / "h.sqlite3"
     for wt in ("1z", "1z", "1z"):

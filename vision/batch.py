@@ -60,7 +60,7 @@ from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEM
     STATE_SCHEMA, TYPED_FRAME, _RESULT_COLS, file_hash, open_state, state_path_for, write_result)
 from .decode import REVIEW_BELOW as _REVIEW_BELOW, confidence_value, format_confidence
 from .errors import BatchError
-from .io import same_file
+from .io import same_file, text_name
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
     CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR,
     _NO, _OUR_OUTPUT, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
@@ -228,7 +228,7 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             entry = photo_entry("batch", job.key, res, context=ctx, options=dict(job.options), ruleset=job.ruleset,
                                 fixes=fixes, exposed=job.exposed, winning_tile=job.winning_tile, input_sha256=sha,
                                 additions=job.add,
-                                input_label=job.path, note=f"{BATCH_NOTE}{job.key}", status=review)
+                                input_label=text_name(job.path), note=f"{BATCH_NOTE}{job.key}", status=review)
             row["history"] = json.dumps(entry, ensure_ascii=False, default=str)
     row["seconds"] = round(time.perf_counter() - t0, 4)
     row["scored_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -497,7 +497,7 @@ def _check_folder(con: sqlite3.Connection, d: Path, state_p: Path, out: Path) ->
     first path returned (the summary says it); else ""."""
     from .batch_guard import _META
 
-    here = os.path.realpath(d)
+    here = text_name(os.path.realpath(d))  # (a folder named with bytes that are not UTF-8: stored as text)
     with con:
         con.execute(_META)
         row = con.execute("SELECT value FROM batch_meta WHERE name='folder'").fetchone()

@@ -22,6 +22,7 @@ from scoring.notation import is_whole_number
 from scoring.tiles import wind_letter
 
 from .errors import BatchError
+from .io import text_name
 
 
 #: file extensions read as photos (case-insensitive)
@@ -757,7 +758,7 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
         problems, dealer = [cells[ROW_ERROR]], None
     error = where + "; ".join(problems) if problems else None
     typed = tuple((c, cells[c]) for c in ("seat_wind", "winner") if c in cells) if error else ()
-    return Job(key=key, path=str(path), line=line, ruleset=cells.get("ruleset", d.ruleset),
+    return Job(key=text_name(key), path=str(path), line=line, ruleset=cells.get("ruleset", d.ruleset),
                context=tuple(sorted(ctx.items())), options=tuple(sorted(opts.items())),
                # (a typed hand takes no --exposed/--fix default: they correct photos)
                winning_tile=winning_tile, exposed=cells.get("exposed", None if notation else d.exposed),

@@ -32,7 +32,7 @@ from scoring.errors import CircumstanceError
 
 from .batch_outputs import plural
 from .decode import format_confidence
-from .io import SMALLER_COPY_HOW
+from .io import SMALLER_COPY_HOW, text_name
 from .manifest import CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS
 
 #: long side of the thumbnail and of the annotated reading in the page (pixels)
@@ -197,7 +197,18 @@ def photo_command(job, fix: str = "POS=TILE", add: str = "") -> str:
     if fixes:
         argv += ["--fix", fixes]
     argv += ["--annotate", str(Path(job.key).with_suffix("").name) + ".check.jpg", "--no-history"]
-    return shlex.join(argv)
+    return " ".join(_shell_word(a) for a in argv)
+
+
+def _shell_word(arg: str) -> str:
+    """``arg`` quoted for a POSIX shell (:func:`shlex.quote`); a file name holding bytes that are not UTF-8 (Python's
+    lone surrogates) in bash's ``$'…'`` with each such byte ``\\xff``, which the shell turns back into the byte (the
+    page is UTF-8 text: a breaker's photo so named had stopped the batch as its review page was written)."""
+    if text_name(arg) == arg:
+        return shlex.quote(arg)
+    quoted = "".join(f"\\x{ord(ch) - 0xDC00:02x}" if 0xDC80 <= ord(ch) <= 0xDCFF else
+                     "\\\\" if ch == "\\" else "\\'" if ch == "'" else ch for ch in arg)
+    return f"$'{quoted}'"
 
 
 #: words of vision.io's errors for a file that is not a readable photo (as against a photo without tiles)
