@@ -3029,6 +3029,13 @@ def test_a_manifest_name_in_another_case_is_the_photo(tmp_path, truth):
     out = tmp_path / "r3.csv"
     batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, only_manifest=True)
     assert [r["photo"] for r in read_csv(out)] == ["ANN.JPG", "ann.jpg"]
+    # the typed row alone, the folder's other photos read too: ann.jpg is the typed row's photo (by case), not a
+    # photo with no row read again (a breaker's `A.JPG,<notation>` beside a.jpg gave two ok rows, one hand twice)
+    man.write_text("photo,winner,notation\nANN.JPG,no,123m456p789s1234z\n")
+    out = tmp_path / "r4.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    got = [r["photo"] for r in read_csv(out)]
+    assert "ANN.JPG" in got and "ann.jpg" not in got and "t1/h.jpg" in got, got
 
 
 def test_a_linked_folder_is_said_to_be_left_out(tmp_path, truth, capsys):

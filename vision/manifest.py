@@ -887,8 +887,12 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
                 pass
             listed.add(key)
     if not only_manifest:
+        # (a row typed in the notation cell keeps its name as typed, its photo not read; a folder photo it names in
+        # another case or Unicode form is its photo all the same, not one with no row scored again: a breaker's
+        # `A.JPG,<notation>` beside a.jpg gave two ok rows, the hand counted twice)
+        typed = {_name_key(k.replace("\\", "/")) for k, c in rows if (c.get("notation") or "").strip()}
         for key in find_photos(directory):
-            if key not in listed:
+            if key not in listed and _name_key(key) not in typed:
                 jobs.append(make_job(directory, key, None, {}, defaults))
     # the false_win player's row (假胡, 004:50), known from its table hand's rows: made again so (its 17 tiles had
     # been an error row, "a non-winning hand needs 16 tiles", and its table hand not settled)
