@@ -2989,6 +2989,22 @@ def test_an_output_of_another_folder_or_no_batchs_is_not_written_over(tmp_path, 
     empty.write_text("")
     batch.run_batch(b, empty, workers=0, reader=bf.ORACLE)
     assert json.loads(empty.read_text().splitlines()[0])["type"] == "photo"
+    # two folders, each with its own state database, given one --out in turn: the second's run after the first had
+    # written over it is refused (a breaker's: each run wrote its own results over the other's, both said "wrote")
+    c, e = tmp_path / "C", tmp_path / "E"
+    for k, f in enumerate((c, e)):
+        f.mkdir()
+        shutil.copyfile(sorted(truth.glob("*.jpg"))[k + 1], f / f"p{k}.jpg")
+    shared = tmp_path / "shared.csv"
+    batch.run_batch(c, shared, workers=0, reader=bf.ORACLE, state=tmp_path / "c.db")
+    shared.unlink()
+    batch.run_batch(e, shared, workers=0, reader=bf.ORACLE, state=tmp_path / "e.db")
+    written = shared.read_bytes()
+    with pytest.raises(batch.BatchError, match=r"--out .*shared\.csv holds the results of another batch \(none of its "
+                                               r"photos is one this state database .*c\.db scored\)"):
+        batch.run_batch(c, shared, workers=0, reader=bf.ORACLE, state=tmp_path / "c.db")
+    assert shared.read_bytes() == written
+    assert batch.run_batch(e, shared, workers=0, reader=bf.ORACLE, state=tmp_path / "e.db").resumed == 1
 
 
 def _subfolder_photo_row(tmp_path: Path, truth: Path, name: str) -> tuple[Path, Path, list[dict]]:

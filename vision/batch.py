@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import json
 import multiprocessing
 import os
@@ -508,8 +509,47 @@ def _check_folder(con: sqlite3.Connection, d: Path, state_p: Path, out: Path) ->
         if new and _holds_results(out):
             raise BatchError(f"--out {out} holds the results of a batch whose state database is not {state_p} (a new "
                              f"one): give another --out, or remove {out} to start it over")
+        if not new and _holds_results(out):
+            # (a breaker's two batches of two folders, each with its own --state, given one --out: each run wrote its
+            # own results over the other's, both said "wrote"; a photo of out is this state's when its file's digest
+            # is the one this state read)
+            theirs = _out_photos(out)
+            ours = {(k, h) for k, h in con.execute("SELECT key, sha256 FROM results")}
+            if theirs and not theirs & ours:
+                raise BatchError(f"--out {out} holds the results of another batch (none of its photos is one this "
+                                 f"state database {state_p} scored): give another --out, or remove {out} to write "
+                                 f"this batch's there")
         con.execute("INSERT OR REPLACE INTO batch_meta (name, value) VALUES ('folder', ?)", (here,))
     return row[0] if row is not None and row[0] != here else ""
+
+
+def _out_photos(out: Path, most: int = 2000) -> set[tuple[str, str]]:
+    """(photo, sha256) of the first ``most`` photo rows of the batch output ``out`` (CSV in any of the separators a
+    batch output may be read with, or JSON Lines); rows without a digest (typed in the notation cell) left out; empty
+    when it cannot be read."""
+    import csv
+
+    pairs: set[tuple[str, str]] = set()
+    try:
+        with open(out, encoding="utf-8-sig", newline="") as f:
+            if out.suffix.lower() == ".jsonl":
+                for ln in itertools.islice(f, most):
+                    try:
+                        rec = json.loads(ln)
+                    except ValueError:
+                        continue
+                    if isinstance(rec, dict) and rec.get("type") == "photo" and rec.get("sha256"):
+                        pairs.add((str(rec.get("photo")), str(rec["sha256"])))
+                return pairs
+            head = f.readline()
+            sep = max((",", ";", "\t"), key=head.count)
+            f.seek(0)
+            for r in itertools.islice(csv.DictReader(f, delimiter=sep), most):
+                if r.get("sha256") and r.get("photo"):
+                    pairs.add((r["photo"], r["sha256"]))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return set()
+    return pairs
 
 
 def _holds_results(out: Path) -> bool:
