@@ -682,6 +682,32 @@ def test_serve_bad_arguments(run_cli, tmp_path, busy_port, argv, needle):
     assert needle in msg
 
 
+def test_serve_with_a_data_dir_through_a_link_loop_is_told_so(run_cli, tmp_path):
+    # a breaker's --data-dir inside a symbolic link loop: "internal error in serve: RuntimeError: Symlink loop", exit 3
+    # (a free port: the listening check comes first; the data folder is refused before any server starts)
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (tmp_path / "A").symlink_to(tmp_path / "B")
+    (tmp_path / "B").symlink_to(tmp_path / "A")
+    msg = fails(run_cli, "serve", "--no-models", "--data-dir", str(tmp_path / "A" / "data"), "--port", str(port))
+    assert "--data-dir" in msg and "cannot use it (a symbolic link loop)" in msg
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda p: None, "no such folder"),  # (was "not a folder of photos", of a folder that does not exist)
+    (lambda p: p.write_text("x"), "a file, not a folder of photos"),
+    (lambda p: p.symlink_to(p.parent / "gone"), "a symbolic link that leads to no folder"),
+])
+def test_a_batch_of_no_folder_says_what_it_is(run_cli, tmp_path, make, words):
+    d = tmp_path / "photos"
+    make(d)
+    msg = fails(run_cli, "batch", str(d), "--out", str(tmp_path / "r.csv"), "--no-history")
+    assert f"{d}: {words}" in msg
+
+
 def test_serve_on_a_port_in_use(run_cli, tmp_path, busy_port):
     # was: uvicorn logged "address already in use" and exited with code 3
     msg = fails(run_cli, "serve", "--no-models", "--data-dir", str(tmp_path), "--port", str(busy_port))

@@ -579,8 +579,10 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     start or a worker dies (the photos done so far are kept: rerun to resume).
     """
     d = Path(directory)
-    if not d.is_dir():
-        raise BatchError(f"{d}: not a folder of photos")
+    if not d.is_dir():  # (a breaker's missing folder had been "not a folder of photos")
+        what = ("no such folder" if not os.path.lexists(d) else "a symbolic link that leads to no folder (a loop, or its target gone)" if not d.exists()
+                else "a file, not a folder of photos")
+        raise BatchError(f"{d}: {what}")
     out = Path(out)
     fmt = out.suffix.lower()
     if fmt not in (".csv", ".jsonl"):

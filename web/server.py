@@ -29,7 +29,10 @@ def prepare_data_dir(path: Path) -> Path:
 
     Raises :class:`web.errors.ServeError` when it cannot be created or written.
     """
-    path = path.expanduser().resolve()
+    try:  # (a link that loops: Path.resolve raises RuntimeError, a breaker's exit 3)
+        path = path.expanduser().resolve()
+    except (OSError, RuntimeError) as e:
+        raise ServeError(f"--data-dir {path}: cannot use it ({'a symbolic link loop' if isinstance(e, RuntimeError) else e})") from None
     tmp = path / "tmp"
     try:
         tmp.mkdir(parents=True, exist_ok=True)
