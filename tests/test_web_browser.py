@@ -377,12 +377,12 @@ def test_an_unsure_reading_is_said_beside_its_score(page, scene, tmp_path):
     text = warning.inner_text()
     assert text.startswith("Unsure score (60% sure; the reading 30%): check it before you use the score."), text
     assert f"Least sure: tile {pos}, read as {other} (41% sure), taken as {tile}." in text, text
-    # a sure reading of a winner's hand with no winning tile marked: the score guesses the wait (a tester's 89 %
+    # a sure reading of a winner's hand with no winning tile marked: scored with no wait (a tester's 89 %
     # reading showed its Score as sure, where batch marks it needs-review): said, with where to give the tile
     shown(confidence=0.89, confidence_shown="89%", unsure=False, no_winning_tile=True,
           least_sure={"pos": pos, "tile": tile, "probability": 0.9})
     text = warning.inner_text()
-    assert warning.is_visible() and text.startswith("No winning tile marked: the score guesses which tile"), text
+    assert warning.is_visible() and text.startswith("No winning tile marked: scored with no wait (no rule on the wait"), text
     assert "“Winning tile” under Overrides in Settings" in text and "Unsure reading" not in text
     assert "no winning tile marked" in page.text_content("#score-unsure").lower()
 

@@ -731,7 +731,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
             # flowers/seasons, which flower a bonus tile is —, vision.pipeline.score_confidence, as batch and audit)
             "score_confidence": j["score_confidence"],
             "unsure": bool(j["legal"] and j["score_confidence"] < REVIEW_BELOW), "review_below": REVIEW_BELOW,
-            # a winner's hand scored with no winning tile marked: the score guesses the wait (batch's needs-review,
+            # a winner's hand scored with no winning tile marked: scored with no wait (batch's needs-review,
             # table's provisional; a tester's page showed an 89 % reading's score as sure)
             "no_winning_tile": scored_without_winning_tile(res.reading),
             "least_sure": None if least is None else {"pos": res.position(least[0]), "tile": res.readings.codes[least[0]],

@@ -261,7 +261,8 @@ class PhotoScoreResponse(BaseModel):
     review_below: float = Field(..., description="the confidence below which a legal reading is unsure "
                                                  "(vision.decode.REVIEW_BELOW: batch's needs-review, 0..1)")
     no_winning_tile: bool = Field(False, description="a winner's hand scored with no winning tile marked (none in the "
-                                                     "photo, none given): the score guesses the wait; give "
+                                                     "photo, none given): scored with no wait (no rule on the "
+                                                     "wait or the winning tile applies); give "
                                                      "`winning_tile` (`batch` marks it needs-review)")
     least_sure: Optional[LeastSureOut] = Field(None, description="the tile the classifier was least sure of; null "
                                                                  "when the reading uses no tile")

@@ -708,8 +708,10 @@
     if (typeof res.unsure === "boolean") return res.unsure;
     return typeof res.review_below === "number" && res.confidence < res.review_below;
   }
-  // a winner's hand scored with no winning tile marked (the API's no_winning_tile): the score guesses the wait
-  const NO_WINNING_TILE = "No winning tile marked: the score guesses which tile completed the hand. " +
+  // a winner's hand scored with no winning tile marked (the API's no_winning_tile): scored with no wait (it had said
+  // the score "guesses which tile completed the hand", which it does not: a new user's)
+  const NO_WINNING_TILE = "No winning tile marked: scored with no wait (no rule on the wait or the winning tile " +
+    "applies). " +
     "Type it in “Winning tile” under Overrides in Settings.";
   function renderUnsure(res) {
     const box = $("unsure");
@@ -772,12 +774,13 @@
     $("summary").textContent = score.summary.replace(/^total:\s*\d+\s*/, "") + " — " + score.ruleset_name +
       (score.winner === false ? " — scored as a non-winner's hand" : "");
     const su = $("score-unsure");  // (the total, far below the warning on a phone, says it too)
-    // (a typed hand with no winning tile guesses the wait as a photo's does: a web tester's typed hand showed its
+    // (a typed hand with no winning tile is scored with no wait as a photo's is: a web tester's typed hand showed its
     // total as plainly as a sure one, the 26–30 it could be only in a grey note at the card's foot)
     const typedGuess = !photoRes && score.winner !== false && score.no_winning_tile;
     su.hidden = !isUnsure(photoRes) && !typedGuess;
     su.textContent = su.hidden ? "" : typedGuess
-      ? "No winning tile given: the score guesses which tile completed the hand (see the notes below). " +
+      ? "No winning tile given: scored with no wait (no rule on the wait or the winning tile applies; see the " +
+        "notes below). " +
         "Add win:TILE to the hand before you use this total."
       : (photoRes.unsure || !photoRes.no_winning_tile
       ? `From an unsure reading (${photoRes.confidence_shown || percentSure(photoRes.confidence)} ` +
