@@ -471,6 +471,18 @@ def test_a_score_that_is_not_a_whole_number_is_refused_not_cut(page):
     assert said == "Player 2's score should be less than or equal to 10000000", said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", "notation: String should have at least 1 character")
     assert said == "type a hand first, e.g. 123m456p789s11z [777p]", said
+    # the count boxes' checks, as /api/hand (context.…) and /api/score say them, in the boxes' words (a new user's
+    # "-3" discards had been told "context.discards: Input should be a valid integer")
+    for text in ("context.discards: Input should be a valid integer",
+                 "context.discards: Input should be less than or equal to 144",
+                 "discards: Value error, must be a whole number (digits 0-9)"):
+        said = page.evaluate("(t) => window.mahjongPageWords(t)", text)
+        assert said == "“Discards on the table” must be a whole number from 0 to 144", (text, said)
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", "dealer_streak: Input should be greater than or equal to 0")
+    assert said == "“Dealer streak” must be a whole number from 0 to 99", said
+    from scoring.hand import MAX_DEALER_STREAK, MAX_DISCARDS  # (the page's words and boxes say these limits)
+    assert (MAX_DISCARDS, MAX_DEALER_STREAK) == (144, 99)
+    assert page.get_attribute("#discards", "max") == "144" and page.get_attribute("#dealer_streak", "max") == "99"
 
 
 def test_a_table_saved_by_an_older_page_comes_back_with_no_winner_ticked(page):
@@ -1270,7 +1282,7 @@ def test_a_count_that_is_no_whole_number_is_refused_not_rounded(page):
     page.fill("#discards", "1e1")
     page.click("#settings > summary")
     _score_typed(page, "123m456p789s123m11z [777p] win:1z", shown="#error")
-    assert "discards" in page.text_content("#error") and not page.is_visible("#score"), page.text_content("#error")
+    assert "“Discards on the table” must be a whole number from 0 to 144" in page.text_content("#error") and not page.is_visible("#score"), page.text_content("#error")
     # digits are taken: 10 discards, 十張內 10 (004:22)
     page.click("#settings > summary")
     page.fill("#discards", "10")
