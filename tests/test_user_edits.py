@@ -522,6 +522,29 @@ def test_a_kong_of_three_beside_a_box_left_out_is_named_short_of_its_last_tile()
                                                                               done.reading.problem)
 
 
+def test_a_kong_with_backs_at_both_ends_and_a_face_short_is_named_with_the_melds_not_a_back_added():
+    # the demo's kong 0x 2m 2m 0x with its two 2m boxed as one (a box over both): 0x 2m 0x, touching. A phone
+    # tester's such kong (one bird boxed over two) had been told "a concealed kong short of one? add it with --add
+    # 16=0x", which --add refused (a back added after a back makes no kong); the kong lacks a face between its backs,
+    # and is named with the melds on the table
+    from scoring import Context
+    from vision.pipeline import read_detections
+
+    meta, _scene, NTS, photo = _demo_parts()
+    faces = [i for i, t in enumerate(meta["tiles"]) if t["tile"] == "2m"][-2:]
+    (a0, b0, _, b1), (_, _, c1, d1) = (meta["tiles"][i]["xyxy"] for i in faces)
+    keep = [i for i in range(len(meta["tiles"])) if i not in faces]
+    det, rd = _scene(meta, keep, extra_boxes=[[a0, b0, c1, max(b1, d1)]], extra_tiles=["2m"])
+    res = read_detections(photo, det, rd, NTS, Context())
+    assert not res.reading.legal
+    assert ("(0x 2m 0x) lie like a concealed kong short of a face between its backs: name it with the melds on the "
+            'table, --exposed "[777s] (2222m)" if 2m is its face') in res.reading.problem, res.reading.problem
+    assert "short of one? add it with --add" not in res.reading.problem
+    done = read_detections(photo, det, rd, NTS, Context(), exposed="[777s] (2222m)")
+    assert done.reading.notation == "345m678p66z [777s] (2222m) +1f win:8p", (done.reading.notation,
+                                                                              done.reading.problem)
+
+
 def test_a_pung_whose_middle_tile_was_missed_is_named_once_a_false_box_is_left_out():
     # a tester's demo with the middle 7s of its exposed pung covered, and a box on the top half of the last 7s read
     # 7s too: read 777s … win:7s at 43 %. After the natural --fix of that box, the hint named it with the 7s beside

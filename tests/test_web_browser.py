@@ -1063,6 +1063,11 @@ MESSAGES = [
     ("read as a winning hand, the same boxes make 234m56799p345678s win:9p (>99% sure): if the hand won, leave out "
      "--not-winner (this reading leaves out a tile that one takes in: at most 50% sure)",
      "that one takes in: at most"),
+    ("found 12 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden, cut off "
+     "or not detected, or an extra one included; tiles 14, 16-17 (0x 7z 0x) lie like a concealed kong short of a face "
+     'between its backs: name it with the melds on the table, --exposed "[555m] (7777z)" if 7z is its face (else with '
+     "the face the photo shows); add a tile the detector missed with --add POS=TILE",
+     "short of a face between its backs: name it with the melds on the table, --exposed"),
 ]
 
 
@@ -1108,6 +1113,8 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
                          "confirm them by tapping each and choosing its face"), said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "--fix 14=-,15=-" in t))
     assert "say so with" not in said and "mark them “Not in the hand” in the tile picker" in said, said
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "(0x 7z 0x)" in t))
+    assert "between its backs: type “[555m] (7777z)” in “Exposed melds” (Overrides) if 7z is its face" in said, said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "--fix 15=1f" in t))
     assert said.endswith("; tile 15 (1s) lies beside a flower or season: if it is one, tap it and choose 1f"), said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "(--add 6=5s)" in t))

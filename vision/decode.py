@@ -1947,7 +1947,8 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
                    score=float(score))
 
 
-def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] = (), legal=None) -> str:
+def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] = (), legal=None,
+                     shown: Sequence[str] = ()) -> str:
     """"; tiles 13-15 hold a face-down tile: a concealed kong short of one? add it with --add 16=0x" for
     each group of 1-3 tiles with a face-down one (a concealed kong whose fourth tile was not detected
     reads as no meld, and the count falls 3 short), and "; tiles 13-14 (2m 2m) lie apart, a meld short of its
@@ -1962,7 +1963,8 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
     face-down detections; ``legal``: where given, a function (face) → (the pung's add makes a legal hand, the kong's
     adds do), which two tiles of one face in the hand's own row must pass for both (:func:`_pair_adds_legal`: a
     reviewer's ordinary 3z pair of a hand laid in sets was offered both, each an illegal hand);
-    ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
+    ``shown``: the melds of the reading (notation), named with a kong's own in the --exposed it offers (named
+    alone, the kong's would replace them); ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
     face-down, read 9p at 99 %). A group outside the hand region (:attr:`vision.layout.Geometry.hand_tiles`:
     boxes left out as doubtful) is passed over: the --add offered after it landed among the boxes left out,
     and was refused, naming another --add (a loop)."""
@@ -2013,15 +2015,25 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
         tiles = live[gi]
         if not tiles or not set(tiles) & region or set(tiles) & across:
             continue
-        if 1 <= len(tiles) <= 3 and any(read_as(t) == BACK for t in tiles):
+        by_num = sorted((t for t in tiles if t in num), key=num.__getitem__)
+        if (len(by_num) == 3 and read_as(by_num[0]) == BACK == read_as(by_num[-1])
+                and read_as(by_num[1]) in PLAYING_TILES):
+            # (backs at both ends: the kong lacks a face between them, which a back added after it does not give, and
+            # --add refused the back it had been told to add: a phone tester's 0x 1s 1s 0x, one bird boxed with the
+            # other and read 7z; its kong is named with --exposed, whose face the user reads off the photo)
+            face = str(read_as(by_num[1]))
+            named = " ".join([*shown, f"({face[0] * 4}{face[1]})"])
+            out.append(f"; tiles {number_spans([num[t] for t in by_num])} (0x {face} 0x) lie like a concealed kong "
+                       f"short of a face between its backs: name it with the melds on the table, --exposed \"{named}\" "
+                       f"if {face} is its face (else with the face the photo shows)")
+        elif 1 <= len(tiles) <= 3 and any(read_as(t) == BACK for t in tiles):
             nums = sorted(num[t] for t in tiles if t in num)
             if nums:
-                span = f"tiles {nums[0]}-{nums[-1]} hold a face-down tile" if len(nums) > 1 else \
+                span = f"tiles {number_spans(nums)} hold a face-down tile" if len(nums) > 1 else \
                     f"tile {nums[0]} is face-down"
                 # (the missing back goes on the side the group shows no back: a kong is shown back, face, face, back,
                 # and a phone tester's 7s 7s 0x, its first back lost on green felt, was told --add 12=0x after the
                 # back seen, which read 9 tiles; --add 9=0x read the kong)
-                by_num = sorted((t for t in tiles if t in num), key=num.__getitem__)
                 first = len(by_num) > 1 and read_as(by_num[-1]) == BACK and read_as(by_num[0]) != BACK
                 out.append(f"; {span}: a concealed kong short of one? add it with "
                            f"--add {nums[0] if first else nums[-1] + 1}=0x")
@@ -2179,11 +2191,13 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                    + ((other_size
                        # (and a kong short of a back among the boxes left out: a phone tester's 16-tile hand read as 14,
                        # its 2m 2m 0x left out, had no word of it)
-                       + (_short_kong_hint(lay, backs, raw) if found < need else "") if other_size else "")
+                       + (_short_kong_hint(lay, backs, raw, shown=[m.notation() for m in melds]) if found < need
+                          else "") if other_size else "")
                       or ((_missing_tile_hint(lay, tiles, roles, conc, melds, bonus_codes, win, ctx, rs)
                            if found == count == need - 1 else "")
                           + _short_kong_hint(lay, backs, raw, lambda f: _pair_adds_legal(f, conc, melds, bonus_codes,
-                                                                                          win, ctx, rs))
+                                                                                          win, ctx, rs),
+                                             shown=[m.notation() for m in melds])
                           + "; add a tile the detector missed with --add POS=TILE"
                           if found < need else
                           (_boxed_twice_hint(lay, raw, roles, conc, melds, bonus_codes, win, ctx, rs)

@@ -505,6 +505,8 @@
     // (a run of alike tiles holding a sideways one, vision.decode._claimed_in_row_sureness)
     [/name the melds on the table with --exposed "([^"]*)"; if not, give --exposed none/g,
      "type “$1” in “Exposed melds” (Overrides); if not, type “none” there"],
+    // (a concealed kong short of a face between its backs, vision.decode._short_kong_hint)
+    [/name it with the melds on the table, --exposed "([^"]*)"/g, "type “$1” in “Exposed melds” (Overrides)"],
     // (an exposed pung with a tile lying over the others, vision.decode._stacked_kong_sureness)
     [/name the melds on the table with --exposed "([^"]*)"/g, "type “$1” in “Exposed melds” (Overrides)"],
     [/--exposed/g, "“Exposed melds” (Overrides)"],
