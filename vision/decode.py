@@ -2011,9 +2011,13 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
                 out.append(f"; tiles {num[a[0]]}, {num[b[0]]} ({face} · {face}) lie like a pung short of its middle "
                            f"tile? add it with --add {num[b[0]]}={face}")
                 across.update(a + b)
+    # (single face-down boxes alone, more than two of them: a pattern — a check cloth's squares, a wall — not a kong
+    # short of a back; a phone tester's red-and-white check cloth had 19 squares boxed so, and the two hints given
+    # named two squares, each add refused and naming the next, the 5z 5z of the kong whose red backs were lost unsaid)
+    lone = [gi for gi, t in enumerate(live) if len(t) == 1 and read_as(t[0]) == BACK and set(t) & region]
     for gi, g in enumerate(geo.groups):
         tiles = live[gi]
-        if not tiles or not set(tiles) & region or set(tiles) & across:
+        if not tiles or not set(tiles) & region or set(tiles) & across or (len(lone) > 2 and gi in lone):
             continue
         by_num = sorted((t for t in tiles if t in num), key=num.__getitem__)
         if (len(by_num) == 3 and read_as(by_num[0]) == BACK == read_as(by_num[-1])
