@@ -4111,6 +4111,26 @@ def _pung_on_the_row(middle=None, pose=None):
     return Detections.make(b, np.array(det.scores), list(det.face_down)), TileReadings.make(rd.probs, poses)
 
 
+def test_a_stacked_kong_and_a_claimed_run_in_the_row_are_also_named_together():
+    # a phone tester's [1111p] (a fourth 1p laid on top) beside [333s] (its claimed tile sideways, among the concealed
+    # tiles' row): one note named --exposed "[111p] [333s]", the other "[1111p]"; each alone read the hand wrong, and
+    # only the two joined by hand read it. Here 123m 456p 55z 3z 3z^ 3z and, set apart, 6z 6z 6z with the middle 6z
+    # risen 18 px (0.15 tile heights) over its neighbours: the stacked note names both changes together too
+    codes = "1m 2m 3m 4p 5p 6p 5z 5z 3z 3z 3z 6z 6z 6z".split()
+    det, rd = _row_with_sideways(codes, (9,), (10,))
+    b = np.array(det.boxes, float)
+    b[12][1] -= 18
+    det = Detections.make(b, np.array(det.scores), list(det.face_down))
+    photo = Photo(np.zeros((700, 1800, 3), np.uint8), (1800, 700), 1.0, "x")
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    assert res.reading.notation == "123m456p33355z [666z]", res.reading.notation
+    note = next(n for n in res.reading.notes if "laid on top" in n)
+    assert note.endswith('with --exposed "[6666z]"; if tiles 9-11 are exposed too (the note before), with both: '
+                         '--exposed "[6666z] [333z]"'), note
+    done = read_detections(photo, det, rd, load_ruleset("nts"), Context(), exposed="[6666z] [333z]")
+    assert done.reading.notation == "123m456p55z [6666z] [333z]", done.reading.notation
+
+
 def test_an_exposed_pung_with_a_tile_lying_over_the_others_may_be_a_kong():
     # a phone tester's [6666z], its fourth tile laid on the pung's middle tile, was read [666z] at > 99 %, 832 for
     # 1216 (rode-draak); four more so, each made sure by the fix the notes asked for. A tile whose box rises above

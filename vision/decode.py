@@ -1117,6 +1117,14 @@ def _stacked_kong_sureness(reading: Reading, lay: Layout, readings: TileReadings
             f"{'lies' if one else 'each lie'} over the tiles beside {'it' if one else 'them'} {STACKED_KONG_NOTE}: if "
             f"{'it is a kong' if one else 'they are kongs'}, name the melds on the table with --exposed "
             f"\"{stacked_melds(reading, stacked)}\"")
+    if reading.claimed_runs:
+        # (the runs holding a sideways tile that the note before names, exposed too: each note's --exposed names its
+        # own change alone, and a phone tester's [1111p] (a fourth 1p on top) beside [333s] (its claimed tile
+        # sideways) was read right only once the two were joined by hand)
+        runs = [(run, reading.tiles[run[0]]) for run in reading.claimed_runs]
+        both = " ".join([stacked_melds(reading, stacked)] + [f"[{f[0] * len(run)}{f[1]}]" for run, f in runs])
+        note += (f"; if tiles {' and '.join(number_spans(sorted(num[t] for t in run)) for run, _ in runs)} are exposed "
+                 f"too (the note before), with both: --exposed \"{both}\"")
     return replace(reading, confidence=reading.confidence * STACKED_KONG ** len(found), notes=reading.notes + (note,),
                    stacked=stacked)
 
