@@ -1068,6 +1068,10 @@ MESSAGES = [
      'between its backs: name it with the melds on the table, --exposed "[555m] (7777z)" if 7z is its face (else with '
      "the face the photo shows); add a tile the detector missed with --add POS=TILE",
      "short of a face between its backs: name it with the melds on the table, --exposed"),
+    ("unsure: tile 13 (6z) of tiles 12-14, read as an exposed pung, lies over the tiles beside it as a kong's fourth "
+     'tile laid on top does: if it is a kong, name the melds on the table with --exposed "[6666z]"; if tiles 9-11 are '
+     'exposed too (the note before), with both: --exposed "[6666z] [333z]"', "too (the note before), with both: "
+     "--exposed"),
 ]
 
 
@@ -1113,6 +1117,8 @@ def test_the_readers_messages_are_said_in_the_pages_words(page):
                          "confirm them by tapping each and choosing its face"), said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "--fix 14=-,15=-" in t))
     assert "say so with" not in said and "mark them “Not in the hand” in the tile picker" in said, said
+    said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "with both:" in t))
+    assert said.endswith("with both: type “[6666z] [333z]” in “Exposed melds” (Overrides)"), said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "(0x 7z 0x)" in t))
     assert "between its backs: type “[555m] (7777z)” in “Exposed melds” (Overrides) if 7z is its face" in said, said
     said = page.evaluate("(t) => window.mahjongPageWords(t)", next(t for t, _ in MESSAGES if "--fix 15=1f" in t))

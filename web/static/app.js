@@ -507,6 +507,8 @@
      "type “$1” in “Exposed melds” (Overrides); if not, type “none” there"],
     // (a concealed kong short of a face between its backs, vision.decode._short_kong_hint)
     [/name it with the melds on the table, --exposed "([^"]*)"/g, "type “$1” in “Exposed melds” (Overrides)"],
+    // (… and a run holding a sideways tile too, named together: vision.decode._stacked_kong_sureness)
+    [/with both: --exposed "([^"]*)"/g, "with both: type “$1” in “Exposed melds” (Overrides)"],
     // (an exposed pung with a tile lying over the others, vision.decode._stacked_kong_sureness)
     [/name the melds on the table with --exposed "([^"]*)"/g, "type “$1” in “Exposed melds” (Overrides)"],
     [/--exposed/g, "“Exposed melds” (Overrides)"],
