@@ -305,6 +305,23 @@ def test_the_other_limit_hands_are_weighed_as_counted_in_the_explanation():
     assert next(ln for ln in orphans.lines if ln.rule == "limit-in-hand").source == "001_20e8f920a7ce7e86.txt:21, 68"
 
 
+def test_a_limit_hand_won_on_easts_first_discard_takes_the_earth_doublings_only_under_limit_extras():
+    # AMBIGUITIES 001-18 (what else counts on a limit hand) as option limit_extras (a referee: the ambiguity had no
+    # option, RULINGS principle 2). Thirteen Orphans (001:66-68, Limit 1000) won by South on East's first discard is
+    # also Het Spel van de Aarde (001:17, 2 doublings). none (default): the Limit alone, 1000. win-doublings: the
+    # doublings for how it was won double it too: 1000 x 2^2 = 4000, the line naming the option
+    none = score("19m19p19s1234567z1m", win="1m", seat_wind="S", first_turn=True)
+    assert none.total == 1000 and "earth" not in ids(none)
+    more = score("19m19p19s1234567z1m", {"limit_extras": "win-doublings"}, win="1m", seat_wind="S", first_turn=True)
+    assert more.total == 4000 and limit_rule(more) == ["thirteen-orphans"]
+    earth = next(ln for ln in more.lines if ln.rule == "earth")
+    assert earth.doublings == 2 and "limit_extras=win-doublings, 001-18" in earth.option
+    # the hand's own tiles still give nothing: a Four Winds (001:96-98) self-drawn keeps its in-hand doubling alone
+    # (1000 x 2 = 2000), its wind pungs' doublings not counted under either reading (001:46)
+    fw = score("111z222z333z444z55m", {"limit_extras": "win-doublings"}, win="5m", win_by="wall")
+    assert fw.total == 2000 and not ({"value-pung", "four-pungs"} & ids(fw))
+
+
 def test_irregular_limit_must_be_concealed():
     # 001:50: an irregular limit hand is played in the hand; Peking Garden cannot have melds, and a
     # wind snake with 9m doubled is no Slang 1 (only a wind may be doubled, 001:76): not winning
@@ -567,7 +584,7 @@ def test_fixed_hands_best_has_no_effect_and_the_explanation_says_so(capsys):
         "the hand's ordinary count is higher, 1344 = 42 points × 2^5: rode-draak scores Het Spel van de Rode Draak "
         f"instead ({SEED}:88-90) — its own tiles 'leveren geen punten of verdubbelingen meer op' ({SEED}:46): a "
         f"limit hand scores its Limit (RULINGS 001-11) and nothing else ({SEED}:46 says so of its own tiles; what "
-        "else may count, AMBIGUITIES 001-18 leaves open: read so here)",)
+        "else may count, AMBIGUITIES 001-18 leaves open: option limit_extras, none by default)",)
     assert main(["hand", "123m456m789m22z [7777z]", "-w", "2z", "--seat-wind", "S", "-r", RS,
                  "-o", "fixed_hands=best", "--no-history"]) == 0
     out = capsys.readouterr().out
@@ -647,7 +664,7 @@ def test_unscored_flowers_are_said_as_under_nts():
     assert r.total == 1000 and [n for n in r.notes if n.startswith("flowers/seasons")] == [
         "flowers/seasons 1f 3y are not scored on a limit hand: a limit hand scores its Limit (RULINGS 001-11) and "
         "nothing else (001_20e8f920a7ce7e86.txt:46 says so of its own tiles; what else may count, AMBIGUITIES 001-18 "
-        "leaves open: read so here)"]
+        "leaves open: option limit_extras, none by default)"]
     assert not [n for n in score("123m 456m 789m 234p 99s +1f3y", {"bonus_tiles": "4-points"}, win="4p").notes
                 if n.startswith("flowers/seasons")]
     assert not [n for n in score("111m 456m 789m 234m 99m", win="4m").notes if n.startswith("flowers/seasons")]

@@ -66,7 +66,12 @@ def reword_dead_hand(message: str, flag_words: str | None, winner_words: str) ->
 #: the limit's own tiles (001:46); the rest is this ruleset's reading of an ambiguity left open (a seed referee read
 #: "nothing else (AMBIGUITIES 001-18)" after a quote of 001:46 as the seed's own words)
 LIMIT_ALONE = (f"a limit hand scores its Limit (RULINGS 001-11) and nothing else ({SEED}:46 says so of its own "
-               f"tiles; what else may count, AMBIGUITIES 001-18 leaves open: read so here)")
+               f"tiles; what else may count, AMBIGUITIES 001-18 leaves open: option limit_extras, none by default)")
+#: the doublings for how a hand was won, from none of its tiles: under option ``limit_extras=win-doublings`` (001-18)
+#: they double a limit hand's Limit too (001:9, 11, 13, 17; 002:51-56)
+WIN_DOUBLINGS = frozenset({"kong-blooming", "robbing-the-kong", "lucky-thirteen", "earth", "bottom-of-the-sea",
+                           "moon-from-the-bottom", "moon-from-the-bottom-added", "plum-blossom-from-the-roof",
+                           "plum-blossom-from-the-roof-added", "kong-on-kong", "kong-on-kong-added"})
 SPECIAL_HAND_COUNT = f"its own tiles 'leveren geen punten of verdubbelingen meer op' ({SEED}:46): {LIMIT_ALONE}"
 
 #: what a winner whose mahjong the entry rule refuses (001:1) is told to do next (scoring.settle.refused_win_text,
@@ -463,6 +468,10 @@ def combine(lines: Sequence["Line"], ruleset: "Ruleset", view: "View") -> "Total
     lines = _dead_hand_lines(lines, view.opts)
     if any(ln.kind in ("fixed", "limit") for ln in lines):  # no entry note on a limit hand
         lines = _counted_limit([ln for ln in lines if ln.rule != "entry-clean"], ruleset, view)
+        if view.opts["limit_extras"] == "win-doublings":  # (001-18: how it was won doubles the Limit too)
+            lines = [replace(ln, with_fixed=True, option=f"{ln.option}; limit_extras=win-doublings, 001-18"
+                             if ln.option else "option limit_extras=win-doublings, 001-18")
+                     if ln.rule in WIN_DOUBLINGS and ln.kind == "doublings" else ln for ln in lines]
     total = default_combine(lines, uncapped, view)
     if view.winner or not any(ln.rule == WAITING_RULE for ln in lines):
         return total
