@@ -683,6 +683,10 @@ def test_settle_scores(photo):
     # 001:35 W wins 200: double (400) from East, single (200) from S and N
     assert {(t["payer"], t["amount"]) for t in j["transfers"] if t["payee"] == "W"} == {("E", 400), ("S", 200), ("N", 200)}
     assert j["seats"] == {"E": "E", "S": "S", "W": "W", "N": "N"}
+    # with no ruleset sent: rode-draak, as `mahjong-score settle` defaults to (a new user's had been nts; the two share
+    # this scheme, but a hand sent in notation is scored under the ruleset, and the answer names it)
+    r = photo[2].post("/api/settle", json={"east": "E", "winner": "W", "players": PLAYERS})
+    assert r.status_code == 200 and r.json()["ruleset"] == "rode-draak" and r.json()["net"] == j["net"], r.text
 
 
 def test_settle_scores_alone_pay_by_the_win_by_sent(photo):

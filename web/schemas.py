@@ -373,7 +373,9 @@ class SettleRequest(BaseModel):
                       "players": [{"name": "E", "score": 200}, {"name": "S", "score": 100},
                                   {"name": "W", "score": 200}, {"name": "N", "score": 500}]}]})
 
-    ruleset: str = Field("nts", max_length=40)
+    # (rode-draak, as `settle`, `table` and the page's Table view default to: a new user's /api/settle without one was
+    # settled under nts, the command line's under rode-draak)
+    ruleset: str = Field("rode-draak", max_length=40, description="default rode-draak, as `mahjong-score settle`")
     players: list[PlayerIn] = Field(..., min_length=4, max_length=4)
     east: Label = Field(..., description="the player who is East (the dealer) this hand")
     # (required, null for a void hand: a forgotten winner had settled the table as void, every score 0)
