@@ -100,7 +100,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
           f"{c.get('error', 0)} error"
           # (the false_win player's rows, 假胡: not scored as hands, and no error; their hands settled with the penalty)
           + (f", {c['false win']} false win (not scored)" if c.get("false win") else "")
-          + f"; scored now {summary.scored} ({rate:.2f} photos/s, {plural(summary.workers, 'worker')}), "
+          # (the rate only where something was scored: a resume had said "scored now 0 (0.00 photos/s)")
+          + f"; scored now {summary.scored}"
+          + (f" ({rate:.2f} rows/s, {plural(summary.workers, 'worker')})" if summary.scored else "") + ", "
           f"already done {summary.resumed}; table hands settled {summary.settled}"
           + (f" ({summary.provisional} provisionally: a photo needs review, or the hands' tiles do not add up; "
              f"the settlements' status says which)" if summary.provisional else "")

@@ -154,7 +154,7 @@ def register(subparsers) -> None:
     """Add the ``history`` subcommand (registered through ``cli.COMMANDS``)."""
     p = subparsers.add_parser(
         "history", help="list the scores recorded in the history database",
-        description="List the hands and photos scored by hand/photo/audit/batch/webcam, newest first: "
+        description="List the hands and photos scored by hand/photo/audit/batch/table/webcam, newest first: "
                     "input and its SHA-256, reading, corrections, ruleset, options, context, score, time. "
                     f"Database: --db PATH, else ${ENV_DB}, else the user data folder.")
     p.add_argument("--db", metavar="PATH", type=db_path, help="history database to read")

@@ -226,7 +226,7 @@ def add_settle(sub: Any) -> None:
     p.add_argument("--scores", required=True, metavar="P=N,...", help="each player's hand score, e.g. E=200,S=100,W=200,N=500")
     p.add_argument("--east", required=True, metavar="PLAYER", help="the player who is East (the dealer)")
     # (needed: a forgotten --winner had settled the hand as void, every score 0, exit 0; _winner)
-    p.add_argument("--winner", metavar="PLAYER", help="the player who went mahjong; 'none' for a void hand")
+    p.add_argument("--winner", metavar="PLAYER", help="required: the player who went mahjong; 'none' for a void hand")
     p.add_argument("--option", "-o", action=SettleOptionAction, default=[], metavar="NAME=VALUE")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_settle)
@@ -606,7 +606,7 @@ def add_table(sub: Any) -> None:
     p.add_argument("--hand", action="append", default=[], metavar="PLAYER=NOTATION",
                    help="a player's hand (four times, in seating order)")
     # (needed: a forgotten --winner had settled the four hands as void, unread, every score 0, exit 0; _winner)
-    p.add_argument("--winner", metavar="PLAYER", help="who went mahjong; 'none' for a void hand (001:134)")
+    p.add_argument("--winner", metavar="PLAYER", help="required: who went mahjong; 'none' for a void hand (001:134)")
     p.add_argument("--east", metavar="PLAYER", help="who is East this hand; default the first --hand")
     p.add_argument("--leader", metavar="PLAYER", help="the session leader (drew East, 001:126); default the first --hand")
     p.add_argument("--round-wind", default="E", type=wind_word, choices=["E", "S", "W", "N"],

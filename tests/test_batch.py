@@ -142,6 +142,19 @@ def test_a_photo_named_with_bytes_that_are_not_utf8_is_scored_and_named_so(tmp_p
     assert (s.scored, s2.scored, s2.resumed) == (2, 0, 2)
 
 
+def test_the_rate_is_said_only_when_something_was_scored(tmp_path, truth, capsys):
+    # a new user's resume printed "scored now 0 (0.00 photos/s)"; the rate is of rows (a typed row is no photo)
+    d = tmp_path / "photos"
+    d.mkdir()
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], d / "h.jpg")
+    argv = ("batch", str(d), "--out", str(tmp_path / "r.csv"), "--workers", "0", "--reader", bf.ORACLE,
+            "--no-history", "--no-progress")
+    rc, out, err = run_cli(capsys, *argv)
+    assert rc == 0 and re.search(r"scored now 1 \(\d+\.\d\d rows/s, 0 workers\), already done 0", out), (out, err)
+    rc, out, err = run_cli(capsys, *argv)
+    assert rc == 0 and "scored now 0, already done 1" in out and "/s" not in out.splitlines()[0], out
+
+
 def _batch_to_stop(folder, out, truth, delay: str, workers: str = "1"):
     """A batch of ``folder`` started in a process of its own session, each photo taking ``delay`` seconds to read
     (``workers`` workers, the oracle reader): (its command, its environment, the process)."""

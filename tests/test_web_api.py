@@ -569,7 +569,9 @@ def test_upload_size_limit(tmp_path):
     client = _client(tmp_path, models, max_upload_bytes=20_000)
     big = png + b"\0" * 100_000  # a valid PNG header, too many bytes
     msg = _one_line_error(client.post("/api/score", files={"image": ("big.png", big, "image/png")}), 413)
-    assert "limit" in msg
+    # (the photo's own limit, 20 000 bytes = 0.0191 MiB, not with the form's 64 KiB beside it: a new user's 20 MB had
+    # been said "20.1 MB")
+    assert "larger than the 0.0191 MB limit on a photo" in msg, msg
     # a streamed (chunked) body without Content-Length is counted too
     def chunks():
         for _ in range(20):

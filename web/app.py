@@ -488,7 +488,9 @@ class LimitsMiddleware:
                 message = {**message, "headers": list(message.get("headers", [])) + self.HEADERS}
             await send(message)
 
-        too_big = f"the request is larger than the {self.limit / MIB:.1f} MB limit"
+        # (the photo's limit as --max-upload-mb gives it: the form's allowance beside it had been counted in, a new
+        # user's 20 said "20.1 MB")
+        too_big = f"the request is larger than the {(self.limit - FORM_OVERHEAD) / MIB:.3g} MB limit on a photo"
         if scope["method"] in ("POST", "PUT", "PATCH"):
             length = dict(scope["headers"]).get(b"content-length")
             if length is not None:
