@@ -2160,7 +2160,7 @@ def test_empty_or_missing_folder_exit_2(capsys, tmp_path):
     rc, _, err = run_cli(capsys, "batch", str(tmp_path / "empty"), "--out", str(tmp_path / "r.csv"))
     assert rc == 2 and "no photos found" in err
     rc, _, err = run_cli(capsys, "batch", str(tmp_path / "nope"), "--out", str(tmp_path / "r.csv"))
-    assert rc == 2 and "not a folder" in err
+    assert rc == 2 and "nope: no such folder" in err, err
 
 
 def test_reader_that_cannot_start_stops_the_batch_with_one_line(capsys, tmp_path, folder):
