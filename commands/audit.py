@@ -151,6 +151,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UserError("give either the photo (mahjong-score audit IMG …) or --hand \"NOTATION\"")
     if args.claimed < 0:
         raise UserError(f"--claimed {args.claimed} must be ≥ 0")
+    from vision.audit import CLAIM_MAX_AMOUNT as MAX_CLAIM
+
+    if args.claimed > MAX_CLAIM:  # (a breaker's 35 digits had been compared; --claimed-lines stops at 10^9 points)
+        raise UserError(f"--claimed {str(args.claimed)[:20]}{'…' if len(str(args.claimed)) > 20 else ''} is more than "
+                        f"{MAX_CLAIM:,}: no hand scores so much under any ruleset here")
     if args.annotate is not None and not args.annotate.strip():
         raise UserError("--annotate needs a file name (e.g. out.jpg or out.png)")
     if args.annotate is not None and args.no_annotate:  # (a tester's pair wrote no file and said nothing)

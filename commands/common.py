@@ -157,7 +157,7 @@ def add_context_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--not-dealer", dest="dealer", action="store_false", help="the player is not the dealer")
     g.add_argument("--dealer-streak", type=whole_number, default=0, help="consecutive dealer wins before this hand (004 連莊)")
     g.add_argument("--discards", type=whole_number, help="how many discarded tiles lie in the middle of the table at the win (a number), the winning tile not counted (004 十張內)")
-    g.add_argument("--flag", action="append", default=[], metavar="NAME", type=half_width,
+    g.add_argument("--flag", action="append", default=[], metavar="NAME", type=flag_word,
                    help="a ruleset-specific circumstance (repeatable)")
     g.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", type=half_width,
                    help="a ruleset option (see `mahjong-score rules RULESET`; its name and value in any "
@@ -178,6 +178,15 @@ def whole_number(text: str) -> int:
     if not is_whole_number(text):
         raise argparse.ArgumentTypeError(f"{printable(text)[:40]!r} is not a whole number (digits 0-9)")
     return int(text)
+
+
+def flag_word(text: str) -> str:
+    """``--flag``'s value, half-width (:func:`half_width`); an empty one is refused (a breaker's ``--flag ""`` had been
+    taken without a word, where every other empty value is refused). Raises argparse.ArgumentTypeError."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty flag: give a flag's name (mahjong-score rules RULESET lists them), "
+                                         "or leave --flag out")
+    return half_width(text)
 
 
 def half_width(text: str) -> str:

@@ -332,6 +332,9 @@ def cmd_table(args: argparse.Namespace) -> int:
     for p, f in _pairs(args.player_flag, "--player-flag"):
         if p not in pflags:
             raise UserError(f"--player-flag {p!r} is not one of the players {', '.join(players)}")
+        if not f:  # (a breaker's `--player-flag N=` had been taken without a word)
+            raise UserError(f"--player-flag {p}= names no flag: give {p}=FLAG (mahjong-score rules "
+                            f"{args.ruleset} lists them), or leave it out")
         pflags[p].add(f)
     rs = load_ruleset(args.ruleset)
     opts = options_from_args(args)

@@ -45,6 +45,23 @@ def test_a_commands_option_before_the_command_is_told_where_it_goes(run_cli):
     assert "error: --ruleset goes after the command: mahjong-score hand --ruleset=nts …" in msg
 
 
+def test_empty_flags_and_a_claim_past_any_score_are_refused(run_cli):
+    # a breaker's `--flag ""` and `table --player-flag N=` were taken without a word; `audit --claimed` with 35 digits
+    # was compared (--claimed-lines stops at 10^9 points: vision.audit.CLAIM_MAX_AMOUNT)
+    msg = fails(run_cli, "hand", "123m456p789s111z55z", "-w", "5z", "--flag", "", "--no-history")
+    assert "argument --flag: an empty flag: give a flag's name" in msg
+    hands = [f"--hand={p}=123m456p789s11z22z" for p in "SWN"]
+    msg = fails(run_cli, "table", "--winner", "E", "--hand", "E=123m456p789s111z55z:5z", *hands,
+                "--player-flag", "N=", "--no-history")
+    assert "--player-flag N= names no flag: give N=FLAG" in msg
+    msg = fails(run_cli, "audit", "--hand", "123m456p789s111z55z", "-w", "5z", "--claimed", "1" + "0" * 34,
+                "--no-history")
+    assert "--claimed 10000000000000000000… is more than 1,000,000,000" in msg
+    rc, out, _ = run_cli("audit", "--hand", "123m456p789s111z55z", "-w", "5z", "--claimed", "1000000000",
+                         "--no-history")
+    assert rc == 1 and "MISMATCH" in out  # (at the bar: compared)
+
+
 # ------------------------------------------------------------------------------ flags
 @pytest.mark.parametrize("ruleset, hand", [("nts", HAND), ("hk-tw-16", HK_HAND)])
 def test_unknown_flag_is_an_error_in_every_ruleset(run_cli, ruleset, hand):
