@@ -100,9 +100,13 @@ def cmd_table(args: argparse.Namespace, notation_cmd: Callable[[argparse.Namespa
                 if mine.get(pos, code) != code:
                     raise UserError(f"--photo-fix: {player}'s tile {pos} is given twice ({pos}={mine[pos]} and {pos}={code})")
                 mine[pos] = code
+    from vision.io import path_problem
+
     for player, path in photos.items():
-        if not Path(path).is_file():
-            raise UserError(f"--photo {player}={path}: no such file")
+        # (what `photo` says of it: a breaker's link loop and folder had been "no such file")
+        why = path_problem(path) if not Path(path).is_file() else None
+        if why:
+            raise UserError(f"--photo {player}={path}: {why}")
     args.hand_sources = {}
     args.hand_recorders = {}
     args.hand_readers = {p: _photo_scorer(args, p, path, fixes.get(p, {}), adds.get(p))

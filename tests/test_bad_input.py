@@ -62,6 +62,17 @@ def test_empty_flags_and_a_claim_past_any_score_are_refused(run_cli):
     assert rc == 1 and "MISMATCH" in out  # (at the bar: compared)
 
 
+def test_a_table_photo_that_is_no_file_is_said_as_photo_says_it(run_cli, tmp_path):
+    # a breaker's `table --photo N=<a folder>` and `--photo W=<a link loop>` were both "no such file"
+    (tmp_path / "A").symlink_to(tmp_path / "B")
+    (tmp_path / "B").symlink_to(tmp_path / "A")
+    hands = [f"--hand={p}=123m456p789s11z22z" for p in "SWN"]
+    for path, words in ((tmp_path, "is a folder, not an image file"), (tmp_path / "A", "a symbolic link loop"),
+                        (tmp_path / "none.jpg", "no such file")):
+        msg = fails(run_cli, "table", "--winner", "E", "--photo", f"E={path}", *hands, "--no-history")
+        assert f"--photo E={path}: {words}" in msg, msg
+
+
 # ------------------------------------------------------------------------------ flags
 @pytest.mark.parametrize("ruleset, hand", [("nts", HAND), ("hk-tw-16", HK_HAND)])
 def test_unknown_flag_is_an_error_in_every_ruleset(run_cli, ruleset, hand):
