@@ -74,6 +74,11 @@ def cmd_history(args: argparse.Namespace) -> int:
     if path.is_dir():
         raise UserError(f"the history database {path} is a folder, not a database file")
     if not path.exists():
+        from vision.io import looping_link
+
+        loop = looping_link(path)
+        if loop is not None:  # (a breaker's --db in a link loop had been told "no history yet")
+            raise UserError(f"the history database {path}: {loop} is a symbolic link that loops")
         if args.json:
             print_json([])
         else:

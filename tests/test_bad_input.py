@@ -73,6 +73,24 @@ def test_a_table_photo_that_is_no_file_is_said_as_photo_says_it(run_cli, tmp_pat
         assert f"--photo E={path}: {words}" in msg, msg
 
 
+def test_outputs_inside_a_link_loop_are_said_to_be_in_one(run_cli, tmp_path):
+    # a breaker's outputs given inside a symbolic link that loops were told "its folder cannot be made (File exists)"
+    # (batch --out), "File exists" (--state), "the folder … does not exist" (--annotate), "no history yet" (history)
+    (tmp_path / "A").symlink_to(tmp_path / "B")
+    (tmp_path / "B").symlink_to(tmp_path / "A")
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "photos" / "demo.jpg").write_bytes((Path(__file__).resolve().parents[1] / "docs" / "demo.jpg").read_bytes())
+    loop = tmp_path / "A"
+    said = f"{loop} is a symbolic link that loops"
+    assert said in fails(run_cli, "batch", str(tmp_path / "photos"), "--out", str(loop / "r.csv"), "--no-history")
+    assert said in fails(run_cli, "batch", str(tmp_path / "photos"), "--out", str(tmp_path / "r.csv"), "--state",
+                         str(loop / "s.db"), "--no-history")
+    assert said in fails(run_cli, "history", "--db", str(loop / "h.db"))
+    from vision.annotate import _why_unwritable
+
+    assert _why_unwritable(loop / "x.jpg") == f": {said}"
+
+
 # ------------------------------------------------------------------------------ flags
 @pytest.mark.parametrize("ruleset, hand", [("nts", HAND), ("hk-tw-16", HK_HAND)])
 def test_unknown_flag_is_an_error_in_every_ruleset(run_cli, ruleset, hand):

@@ -735,6 +735,8 @@ def _why_unwritable(p: Path) -> str:
     """Why ``p`` cannot be written, as ``": the folder … does not exist"`` (a symbolic link that loops, a missing
     or non-folder parent, a folder at ``p``, a pipe, socket or device at ``p``, a folder or file without write
     permission), or "" when none of those."""
+    from .io import looping_link
+
     parent = p.parent if str(p.parent) else Path(".")
     if p.is_symlink() and not p.exists():  # (a loop, or a link to nothing: resolving it raised, a traceback)
         try:
@@ -748,6 +750,9 @@ def _why_unwritable(p: Path) -> str:
         return ": it is a folder"
     if p.exists() and not p.is_file():  # (a tester's FIFO had the write wait forever)
         return ": it is not a regular file (a pipe, socket or device)"
+    loop = looping_link(parent)
+    if loop is not None:  # (a breaker's folder inside a link loop had been said not to exist)
+        return f": {loop} is a symbolic link that loops"
     if not parent.exists():
         return f": the folder {parent} does not exist"
     if not parent.is_dir():

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .errors import BatchError
+from .io import looping_link
 
 try:
     import fcntl
@@ -61,6 +62,9 @@ def lock_state(path: str | os.PathLike) -> StateLock:
     p = Path(path)
     if fcntl is None:  # pragma: no cover
         return StateLock(None)
+    loop = looping_link(p.parent)
+    if loop is not None:  # (a breaker's --state in a link loop had been "File exists")
+        raise BatchError(f"cannot open the batch state database {p}: {loop} is a symbolic link that loops")
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
@@ -90,6 +94,9 @@ def check_outputs(paths: Sequence[tuple[str, Path]]) -> list[str]:
     for what, path in paths:
         if path.is_dir():
             raise BatchError(f"{what} {path} is a folder; give a file name (ending in .csv or .jsonl)")
+        loop = looping_link(path.parent)
+        if loop is not None:  # (a breaker's --out inside a link loop had been "its folder cannot be made (File exists)")
+            raise BatchError(f"cannot write {what} {path}: {loop} is a symbolic link that loops")
         try:
             if not path.parent.exists():  # (the top-most folder made: /nonexist of /nonexist/a/x.csv)
                 top = path.parent

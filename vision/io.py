@@ -143,6 +143,21 @@ class Photo:
         return self.pixels.shape[1], self.pixels.shape[0]
 
 
+def looping_link(path: str | os.PathLike) -> Path | None:
+    """The first of ``path`` and its folders (from the top down) that is a symbolic link that loops, or None. A breaker's
+    outputs given inside such a link were told "its folder cannot be made (File exists)", "the folder … does not
+    exist" or "no history yet"; the loop is what to say. Raises nothing."""
+    p = Path(path)
+    for part in [*reversed(p.parents), p]:
+        if part.is_symlink() and not part.exists():
+            try:
+                os.stat(part)
+            except OSError as e:
+                if e.errno == errno.ELOOP:
+                    return part
+    return None
+
+
 def text_name(name: str) -> str:
     """``name`` as text that can be stored and written (SQLite, CSV, JSON in UTF-8): each byte of a file name that is
     not UTF-8 (held by Python as a lone surrogate, ``\\udcff``) written ``\\xff``; any other name unchanged. A
