@@ -143,9 +143,16 @@ def _options_after_the_command(parser: argparse.ArgumentParser, argv: Sequence[s
     ``--help`` lists no such option (a new user's). Raises SystemExit(2) through ``parser.error``."""
     at = next((i for i, a in enumerate(argv) if a in COMMANDS), None)
     early = [a for a in argv[:at] if a.startswith("-") and a not in ("-h", "--help", "--version")] if at else []
-    if early:
-        opt = early[0].split("=", 1)[0]
-        parser.error(f"{opt} goes after the command: mahjong-score {argv[at]} {early[0]} …")
+    if not early:
+        return
+    # (only an option the command has: a misspelt one, `--verison photo`, had been told to go after the command,
+    # there to be unrecognized again; a reviewer's)
+    sub = next((a.choices.get(argv[at]) for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    opt = early[0].split("=", 1)[0]
+    action = sub._option_string_actions.get(opt) if sub is not None else None
+    if action is not None:
+        typed = early[0] if action.nargs != 0 else opt  # (`--no-history=1` is no option of it either way)
+        parser.error(f"{opt} goes after the command: mahjong-score {argv[at]} {typed} …")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

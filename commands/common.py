@@ -326,9 +326,12 @@ def fail_json(message: str, exit_code: int = 2) -> None:
 def printable(msg: object) -> str:
     """``msg`` as one printable line: control characters (newline, ESC, …) escaped as Python writes
     them (``\\n``, ``\\x1b``), so a file name cannot break or recolour the terminal line."""
-    from vision.io import display_name
+    from scoring.history import storable_text  # (not vision.io: numpy and Pillow on every usage error, a reviewer's)
 
-    return display_name(msg)
+    s = storable_text(str(msg))
+    if s.isprintable():
+        return s
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in s)
 
 
 def db_path(text: str) -> str:

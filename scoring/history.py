@@ -161,17 +161,33 @@ def _dump(v: Any) -> Any:
     return None if v is None else json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)
 
 
+def storable_text(text: str) -> str:
+    """``text`` as UTF-8 can hold it (SQLite, CSV, JSON files): each byte of a file name that is not UTF-8 (held by
+    Python as a lone surrogate, U+DC80–U+DCFF) written ``\\xff``, any other lone surrogate ``\\udXXX``; any other
+    text unchanged. The one mapping of such names for the history, a batch's rows (:func:`vision.io.text_name`) and
+    messages (:func:`vision.io.display_name`). Raises nothing."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return "".join(f"\\x{ord(ch) - 0xDC00:02x}" if 0xDC80 <= ord(ch) <= 0xDCFF else
+                       f"\\u{ord(ch):04x}" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+
+
 def _storable(v: Any) -> Any:
-    """``v`` as SQLite can store it: a string holding lone surrogates (a file name of bytes that are not UTF-8,
-    ``bad\\xff.jpg``, as Python decodes it) with each such byte written ``\\xff``; anything else as it is. A
-    breaker's photo so named was read and scored, and its history entry crashed the command before the score was
-    printed."""
-    if isinstance(v, str):
-        try:
-            v.encode("utf-8")
-        except UnicodeEncodeError:
-            return v.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return v
+    """``v`` as SQLite can store it: a string through :func:`storable_text` (a breaker's photo ``bad\\xff.jpg`` was
+    read and scored, and its history entry crashed the command before the score was printed); anything else as
+    it is."""
+    return storable_text(v) if isinstance(v, str) else v
+
+
+def _dump_storable(v: Any) -> Any:
+    """A JSON field's value as stored text: JSON with any text UTF-8 cannot hold escaped by JSON itself (``\\udcff``),
+    so that it reads back (written ``\\xff`` after dumping, it would be no JSON)."""
+    text = _dump(v)
+    if text is None or storable_text(text) == text:
+        return text
+    return json.dumps(v, ensure_ascii=True, sort_keys=True, default=str)
 
 
 def insert(con: sqlite3.Connection, entries: Iterable[Mapping[str, Any]]) -> list[int]:
@@ -186,7 +202,7 @@ def insert(con: sqlite3.Connection, entries: Iterable[Mapping[str, Any]]) -> lis
             bad = set(e) - set(FIELDS) - {"time"}
             if bad:
                 raise KeyError(f"unknown history field(s): {', '.join(sorted(bad))}")
-            row = [e.get("time") or now] + [_storable(_dump(e.get(k)) if k in _JSON_FIELDS else e.get(k))
+            row = [e.get("time") or now] + [_dump_storable(e.get(k)) if k in _JSON_FIELDS else _storable(e.get(k))
                                             for k in FIELDS]
             cur = con.execute(f"INSERT OR IGNORE INTO entries (time, {', '.join(FIELDS)}) "
                               f"VALUES ({', '.join('?' * (len(FIELDS) + 1))})", row)

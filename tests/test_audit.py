@@ -242,6 +242,13 @@ def test_a_claim_short_of_one_lines_points_names_the_line(run_cli):
     assert "hint: the claim is the score without 1 point: as if 將眼" in out and "or 莊 — dealer" in out, out
     rc, out, _ = run_cli(*argv, "--claimed", "3")
     assert rc == 1 and "the claim is the score without" not in out, out
+    # not where the total is no points x 2^doublings: swedish with mahjong_points_doubled=no, 111m 456p 789s 222z 55z
+    # won on 5z, 48 = 18 points x 2^1 + 12 not doubled (Mahjong 10, Enda möjliga 2, 003:11-13, 18-19). A claim of 44
+    # (4 short) had been hinted as the pair's or Enda möjliga's 2 points doubled, where leaving out Enda möjliga
+    # gives 46 (a reviewer's)
+    rc, out, _ = run_cli("audit", "--hand", "111m456p789s222z55z", "-w", "5z", "-r", "swedish", "-o",
+                         "mahjong_points_doubled=no", "--claimed", "44", "--no-history")
+    assert rc == 1 and "computed 48" in out and "the claim is the score without" not in out, out
 
 
 def test_a_claim_of_the_hand_won_the_other_way_is_hinted(run_cli):

@@ -41,6 +41,8 @@ def test_a_commands_option_before_the_command_is_told_where_it_goes(run_cli):
     # an option the top-level --help does not list
     msg = fails(run_cli, "--no-history", "photo", "--demo")
     assert "--no-history goes after the command: mahjong-score photo --no-history …" in msg
+    # an option the command lacks is left to argparse (a reviewer's `--verison photo` had been sent after the command)
+    assert "unrecognized arguments: --verison" in fails(run_cli, "--verison", "photo")
     msg = fails(run_cli, "--ruleset=nts", "hand", "11m")  # (the option named without its value)
     assert "error: --ruleset goes after the command: mahjong-score hand --ruleset=nts …" in msg
 

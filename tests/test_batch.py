@@ -3021,6 +3021,18 @@ def test_an_output_of_another_folder_or_no_batchs_is_not_written_over(tmp_path, 
         batch.run_batch(c, shared, workers=0, reader=bf.ORACLE, state=tmp_path / "c.db")
     assert shared.read_bytes() == written
     assert batch.run_batch(e, shared, workers=0, reader=bf.ORACLE, state=tmp_path / "e.db").resumed == 1
+    # a rerun of its own is never refused: a name a spreadsheet would run as a formula (written '-1.jpg, a reviewer's
+    # refused rerun), and a photo replaced since the output was written (its digest not the output's: by name)
+    f = tmp_path / "F"
+    f.mkdir()
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[0], f / "-1.jpg")
+    own = tmp_path / "own.csv"
+    batch.run_batch(f, own, workers=0, reader=bf.ORACLE, state=tmp_path / "f.db")
+    assert "'-1.jpg" in own.read_text()
+    batch.run_batch(f, tmp_path / "other.csv", workers=0, reader=bf.ORACLE, state=tmp_path / "f.db")
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[1], f / "-1.jpg")  # (replaced: scored again, into other.csv)
+    assert batch.run_batch(f, tmp_path / "other.csv", workers=0, reader=bf.ORACLE, state=tmp_path / "f.db").scored == 1
+    assert batch.run_batch(f, own, workers=0, reader=bf.ORACLE, state=tmp_path / "f.db").resumed == 1
 
 
 def _subfolder_photo_row(tmp_path: Path, truth: Path, name: str) -> tuple[Path, Path, list[dict]]:
@@ -3068,6 +3080,12 @@ def test_a_manifest_name_in_another_case_is_the_photo(tmp_path, truth):
     batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
     got = [r["photo"] for r in read_csv(out)]
     assert "ANN.JPG" in got and "ann.jpg" not in got and "t1/h.jpg" in got, got
+    # … but of two photos alike but for case, neither is taken for it (a reviewer's: the second was never scored)
+    shutil.copyfile(sorted(truth.glob("*.jpg"))[1], d / "Ann.jpg")
+    out = tmp_path / "r5.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
+    got = [r["photo"] for r in read_csv(out)]
+    assert {"ANN.JPG", "ann.jpg", "Ann.jpg"} <= set(got), got
 
 
 def test_a_linked_folder_is_said_to_be_left_out(tmp_path, truth, capsys):

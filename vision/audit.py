@@ -1320,6 +1320,11 @@ def one_line_hints(scored: ScoredHand, claimed: int) -> list[str]:
     k = 2 ** scored.doublings
     if claimed <= 0 or claimed >= scored.total or claimed % k or (scored.total - claimed) % k:
         return []
+    # (only where the total is its points × 2^doublings: no cap, no multiplier, no points added after doubling —
+    # swedish's 12 not doubled had a claim hinted with a line whose leaving out gives another total, a reviewer's)
+    if (scored.limit_applied or any(ln.kind == "multiplier" for ln in scored.lines)
+            or not math.isclose(scored.total, float(scored.points) * k)):
+        return []
     short = (scored.total - claimed) // k
     lines = [ln for ln in scored.lines if ln.kind == "points" and ln.points and math.isclose(float(ln.points), short)]
     if not lines:

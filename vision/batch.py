@@ -494,7 +494,7 @@ def _check_folder(con: sqlite3.Connection, d: Path, state_p: Path, out: Path) ->
     same ``--out`` had replaced the first folder's results without a word (a tester's; photos of the same
     relative name had their rows overwritten too). A new state database (no folder, no result) beside an ``out``
     that holds results is refused too: that output is another state's (a tester's explicit ``--state`` had replaced
-    another folder's results). A folder that was moved (its first path gone) is taken, the new path kept, and its
+    another folder's results); and so is an ``out`` none of whose photos this state scored (:func:`_out_photos`). A folder that was moved (its first path gone) is taken, the new path kept, and its
     first path returned (the summary says it); else ""."""
     from .batch_guard import _META
 
@@ -511,10 +511,10 @@ def _check_folder(con: sqlite3.Connection, d: Path, state_p: Path, out: Path) ->
                              f"one): give another --out, or remove {out} to start it over")
         if not new and _holds_results(out):
             # (a breaker's two batches of two folders, each with its own --state, given one --out: each run wrote its
-            # own results over the other's, both said "wrote"; a photo of out is this state's when its file's digest
-            # is the one this state read)
+            # own results over the other's, both said "wrote"; a photo of out is this state's when this state scored a
+            # photo of its name — by name, not digest: a photo replaced since that output was written is still its own)
             theirs = _out_photos(out)
-            ours = {(k, h) for k, h in con.execute("SELECT key, sha256 FROM results")}
+            ours = {k for (k,) in con.execute("SELECT key FROM results")}
             if theirs and not theirs & ours:
                 raise BatchError(f"--out {out} holds the results of another batch (none of its photos is one this "
                                  f"state database {state_p} scored): give another --out, or remove {out} to write "
@@ -523,13 +523,16 @@ def _check_folder(con: sqlite3.Connection, d: Path, state_p: Path, out: Path) ->
     return row[0] if row is not None and row[0] != here else ""
 
 
-def _out_photos(out: Path, most: int = 2000) -> set[tuple[str, str]]:
-    """(photo, sha256) of the first ``most`` photo rows of the batch output ``out`` (CSV in any of the separators a
-    batch output may be read with, or JSON Lines); rows without a digest (typed in the notation cell) left out; empty
-    when it cannot be read."""
+def _out_photos(out: Path, most: int = 2000) -> set[str]:
+    """The photo names of the first ``most`` photo rows of the batch output ``out`` (CSV in any of the separators a
+    batch output may be read with, a name that a spreadsheet would run as a formula unmarked of its ``'``,
+    :func:`vision.batch_outputs._cell`; or JSON Lines); rows without a digest (typed in the notation cell) left out;
+    empty when it cannot be read."""
     import csv
 
-    pairs: set[tuple[str, str]] = set()
+    from .batch_outputs import FORMULA_START
+
+    pairs: set[str] = set()
     try:
         with open(out, encoding="utf-8-sig", newline="") as f:
             if out.suffix.lower() == ".jsonl":
@@ -539,14 +542,15 @@ def _out_photos(out: Path, most: int = 2000) -> set[tuple[str, str]]:
                     except ValueError:
                         continue
                     if isinstance(rec, dict) and rec.get("type") == "photo" and rec.get("sha256"):
-                        pairs.add((str(rec.get("photo")), str(rec["sha256"])))
+                        pairs.add(str(rec.get("photo")))
                 return pairs
             head = f.readline()
             sep = max((",", ";", "\t"), key=head.count)
             f.seek(0)
             for r in itertools.islice(csv.DictReader(f, delimiter=sep), most):
                 if r.get("sha256") and r.get("photo"):
-                    pairs.add((r["photo"], r["sha256"]))
+                    name = r["photo"]
+                    pairs.add(name[1:] if name.startswith("'") and name[1:].startswith(FORMULA_START) else name)
     except (OSError, UnicodeDecodeError, csv.Error):
         return set()
     return pairs

@@ -1956,7 +1956,7 @@ def _reading_from(best, raw, n, lay: Layout, bonus_codes) -> Reading:
 
 
 def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] = (), legal=None,
-                     shown: Sequence[str] = ()) -> str:
+                     melds_shown: Sequence[str] = ()) -> str:
     """"; tiles 13-15 hold a face-down tile: a concealed kong short of one? add it with --add 16=0x" for
     each group of 1-3 tiles with a face-down one (a concealed kong whose fourth tile was not detected
     reads as no meld, and the count falls 3 short), and "; tiles 13-14 (2m 2m) lie apart, a meld short of its
@@ -1971,8 +1971,10 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
     face-down detections; ``legal``: where given, a function (face) → (the pung's add makes a legal hand, the kong's
     adds do), which two tiles of one face in the hand's own row must pass for both (:func:`_pair_adds_legal`: a
     reviewer's ordinary 3z pair of a hand laid in sets was offered both, each an illegal hand);
-    ``shown``: the melds of the reading (notation), named with a kong's own in the --exposed it offers (named
-    alone, the kong's would replace them); ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
+    ``melds_shown``: the melds of the reading (notation), named with the kongs' own in the --exposed it offers
+    (named alone, the kongs would replace them); three tiles laid 0x F 0x, a kong short of a face between its backs,
+    are named so (all such in one --exposed), not told to add a back; more than two single face-down boxes alone are
+    a pattern (a check cloth's squares), not kongs short of a back; ``raw``: the classifier's readings, where given a tile read as a face is none (a dark photo's 8p, boxed
     face-down, read 9p at 99 %). A group outside the hand region (:attr:`vision.layout.Geometry.hand_tiles`:
     boxes left out as doubtful) is passed over: the --add offered after it landed among the boxes left out,
     and was refused, naming another --add (a loop)."""
@@ -2023,18 +2025,24 @@ def _short_kong_hint(lay: Layout, backs: np.ndarray, raw: Sequence[str | None] =
     # short of a back; a phone tester's red-and-white check cloth had 19 squares boxed so, and the two hints given
     # named two squares, each add refused and naming the next, the 5z 5z of the kong whose red backs were lost unsaid)
     lone = [gi for gi, t in enumerate(live) if len(t) == 1 and read_as(t[0]) == BACK and set(t) & region]
+    short_faced: dict[int, str] = {}  # (group → the face of its 0x F 0x, in the photo's order)
+    for gi, t in enumerate(live):
+        ends = sorted((x for x in t if x in num), key=num.__getitem__)
+        if (len(ends) == 3 and set(t) & region and not set(t) & across and read_as(ends[0]) == BACK == read_as(ends[-1])
+                and read_as(ends[1]) in PLAYING_TILES):
+            short_faced[gi] = str(read_as(ends[1]))
     for gi, g in enumerate(geo.groups):
         tiles = live[gi]
         if not tiles or not set(tiles) & region or set(tiles) & across or (len(lone) > 2 and gi in lone):
             continue
         by_num = sorted((t for t in tiles if t in num), key=num.__getitem__)
-        if (len(by_num) == 3 and read_as(by_num[0]) == BACK == read_as(by_num[-1])
-                and read_as(by_num[1]) in PLAYING_TILES):
+        if gi in short_faced:
             # (backs at both ends: the kong lacks a face between them, which a back added after it does not give, and
             # --add refused the back it had been told to add: a phone tester's 0x 1s 1s 0x, one bird boxed with the
-            # other and read 7z; its kong is named with --exposed, whose face the user reads off the photo)
+            # other and read 7z; its kong is named with --exposed, whose face the user reads off the photo, every such
+            # kong of the photo in the one --exposed, as --exposed takes them all: a reviewer's)
             face = str(read_as(by_num[1]))
-            named = " ".join([*shown, f"({face[0] * 4}{face[1]})"])
+            named = " ".join([*melds_shown, *(f"({f[0] * 4}{f[1]})" for f in short_faced.values())])
             out.append(f"; tiles {number_spans([num[t] for t in by_num])} (0x {face} 0x) lie like a concealed kong "
                        f"short of a face between its backs: name it with the melds on the table, --exposed \"{named}\" "
                        f"if {face} is its face (else with the face the photo shows)")
@@ -2203,13 +2211,13 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                    + ((other_size
                        # (and a kong short of a back among the boxes left out: a phone tester's 16-tile hand read as 14,
                        # its 2m 2m 0x left out, had no word of it)
-                       + (_short_kong_hint(lay, backs, raw, shown=[m.notation() for m in melds]) if found < need
+                       + (_short_kong_hint(lay, backs, raw, melds_shown=[m.notation() for m in melds]) if found < need
                           else "") if other_size else "")
                       or ((_missing_tile_hint(lay, tiles, roles, conc, melds, bonus_codes, win, ctx, rs)
                            if found == count == need - 1 else "")
                           + _short_kong_hint(lay, backs, raw, lambda f: _pair_adds_legal(f, conc, melds, bonus_codes,
                                                                                           win, ctx, rs),
-                                             shown=[m.notation() for m in melds])
+                                             melds_shown=[m.notation() for m in melds])
                           + "; add a tile the detector missed with --add POS=TILE"
                           if found < need else
                           (_boxed_twice_hint(lay, raw, roles, conc, melds, bonus_codes, win, ctx, rs)

@@ -160,25 +160,24 @@ def looping_link(path: str | os.PathLike) -> Path | None:
 
 def text_name(name: str) -> str:
     """``name`` as text that can be stored and written (SQLite, CSV, JSON in UTF-8): each byte of a file name that is
-    not UTF-8 (held by Python as a lone surrogate, ``\\udcff``) written ``\\xff``; any other name unchanged. A
-    batch's photo so named had stopped the whole batch with a UnicodeEncodeError (a breaker's); its row now names
-    it so, its file read by its real path."""
-    try:
-        name.encode("utf-8")
-        return name
-    except UnicodeEncodeError:
-        return "".join(f"\\x{ord(ch) - 0xDC00:02x}" if 0xDC80 <= ord(ch) <= 0xDCFF else ch for ch in name)
+    not UTF-8 (held by Python as a lone surrogate, ``\\udcff``) written ``\\xff`` (:func:`scoring.history.storable_text`);
+    any other name unchanged. A batch's photo so named had stopped the whole batch with a UnicodeEncodeError (a
+    breaker's); its row now names it so, its file read by its real path."""
+    from scoring.history import storable_text
+
+    return storable_text(name)
 
 
 def display_name(name: object) -> str:
     """``name`` for a one-line message: control and other unprintable characters (newline, ESC) escaped as Python
     writes them (``\\n``, ``\\x1b``), a byte of a file name that is not UTF-8 as the byte (``\\xff``, where
     Python holds ``\\udcff``; the history stores it so, :func:`scoring.history.insert`)."""
-    s = str(name)
+    from scoring.history import storable_text
+
+    s = storable_text(str(name))
     if s.isprintable():
         return s
-    return "".join(ch if ch.isprintable() else f"\\x{ord(ch) - 0xDC00:02x}" if 0xDC80 <= ord(ch) <= 0xDCFF
-                   else repr(ch)[1:-1] for ch in s)
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in s)
 
 
 def _detail(e: BaseException) -> str:

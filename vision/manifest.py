@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+from collections import Counter
 import hashlib
 import io
 import json
@@ -893,9 +894,13 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
         # (a row typed in the notation cell keeps its name as typed, its photo not read; a folder photo it names in
         # another case or Unicode form is its photo all the same, not one with no row scored again: a breaker's
         # `A.JPG,<notation>` beside a.jpg gave two ok rows, the hand counted twice)
+        # (only the one folder photo of that name: of two alike but for case, neither is taken for it, as a row read
+        # from its photo takes neither — a reviewer's a.jpg typed beside a.jpg and A.jpg had left A.jpg unscored)
         typed = {_name_key(k.replace("\\", "/")) for k, c in rows if (c.get("notation") or "").strip()}
-        for key in find_photos(directory):
-            if key not in listed and _name_key(key) not in typed:
+        found = find_photos(directory)
+        alike = Counter(_name_key(k) for k in found)
+        for key in found:
+            if key not in listed and not (_name_key(key) in typed and alike[_name_key(key)] == 1):
                 jobs.append(make_job(directory, key, None, {}, defaults))
     # the false_win player's row (假胡, 004:50), known from its table hand's rows: made again so (its 17 tiles had
     # been an error row, "a non-winning hand needs 16 tiles", and its table hand not settled)

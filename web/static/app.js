@@ -523,7 +523,8 @@
     [/^notation: String should have at least 1 character$/, "type a hand first, e.g. 123m456p789s11z [777p]"],
     // the API's checks of the count boxes (scoring.hand MAX_DISCARDS, MAX_DEALER_STREAK: the boxes' max): a new
     // user's "-3" had been told "context.discards: Input should be a valid integer"
-    [/(?:context\.)?(discards|dealer_streak): (?:Input should be|Value error, must be a whole number)[^;]*/g,
+    // (not a field of another object's, players.0.dealer_streak: a reviewer's)
+    [/(?<![\w.])(?:context\.)?(discards|dealer_streak): (?:Input should be|Value error, must be a whole number)[^;]*/g,
      (m, f) => f === "discards" ? "“Discards on the table” must be a whole number from 0 to 144"
        : "“Dealer streak” must be a whole number from 0 to 99"],
     [/needs --win-by ([a-z-]+(?: or [a-z-]+)*)/g,
