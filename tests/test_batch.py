@@ -155,6 +155,29 @@ def test_the_rate_is_said_only_when_something_was_scored(tmp_path, truth, capsys
     assert rc == 0 and "scored now 0, already done 1" in out and "/s" not in out.splitlines()[0], out
 
 
+def test_a_photo_put_back_is_recorded_again_and_its_score_stands(tmp_path, truth, _history_db):
+    # a director swapped t3/jon.jpg for another photo (its entry stood over the first), then put the first back: the
+    # batch scored it again, but its history entry, keyed as the first scoring's, was taken for that one (no new
+    # entry), and the other photo's score stood in the history while the results had the right one
+    import time
+
+    d = tmp_path / "photos"
+    d.mkdir()
+    first, other = sorted(truth.glob("*.jpg"))[:2]
+    out, db = tmp_path / "r.csv", tmp_path / "hist.sqlite3"
+    for src in (first, other, first):
+        shutil.copyfile(src, d / "jon.jpg")
+        time.sleep(1.1)  # (a scoring's time, to the second, is part of its entry's key)
+        assert batch.run_batch(d, out, workers=0, reader=bf.ORACLE, history_db=db).scored == 1
+    con = history.connect(db)
+    ids = [e["id"] for e in history.entries(con, limit=None)]
+    stands = history.superseded(con)
+    con.close()
+    assert len(ids) == 3, ids
+    newest = max(ids)
+    assert newest not in stands and all(stands.get(i) == newest for i in ids if i != newest), stands
+
+
 def _batch_to_stop(folder, out, truth, delay: str, workers: str = "1"):
     """A batch of ``folder`` started in a process of its own session, each photo taking ``delay`` seconds to read
     (``workers`` workers, the oracle reader): (its command, its environment, the process)."""

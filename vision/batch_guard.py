@@ -130,10 +130,13 @@ def batch_identity(con: sqlite3.Connection) -> str:
     return con.execute("SELECT value FROM batch_meta WHERE name='batch_id'").fetchone()[0]
 
 
-def history_key(batch_id: str, key: str, sha256: str | None, params: str | None) -> str:
+def history_key(batch_id: str, key: str, sha256: str | None, params: str | None, scored_at: str | None = None) -> str:
     """The history ``entry_key`` of one batch result: SHA-256 over the batch identity, the photo's
-    key, its content hash and the scoring parameters (hex), prefixed ``batch:`` and the batch identity's first 12
-    characters, ``batch:1f2e3d4c5b6a:…`` (:func:`scoring.history.superseded` tells a batch's rows from another's
-    by it)."""
-    h = hashlib.sha256("\x1f".join((batch_id, key, sha256 or "", params or "")).encode()).hexdigest()
+    key, its content hash, the scoring parameters and when the result was scored (``scored_at``, the state's: the
+    same result recorded again after a kill is one entry; a photo scored again is a new one, even with the bytes
+    and cells of an earlier scoring — a director's photo put back after another was in its place had its new
+    reading taken for the first one's entry, and the other photo's score stood in the history) (hex), prefixed
+    ``batch:`` and the batch identity's first 12 characters, ``batch:1f2e3d4c5b6a:…``
+    (:func:`scoring.history.superseded` tells a batch's rows from another's by it)."""
+    h = hashlib.sha256("\x1f".join((batch_id, key, sha256 or "", params or "", scored_at or "")).encode()).hexdigest()
     return f"batch:{batch_id[:12]}:{h}"

@@ -988,13 +988,13 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
         return e
 
     while True:
-        rows = con.execute("SELECT rowid, key, history, sha256, params FROM results WHERE in_history=0 "
+        rows = con.execute("SELECT rowid, key, history, sha256, params, scored_at FROM results WHERE in_history=0 "
                            "AND history IS NOT NULL AND rowid > ? ORDER BY rowid LIMIT ?", (last, chunk)).fetchall()
         if not rows:
             return n
         last = rows[-1][0]
-        ids = record(None, [{**entry(k, h), "entry_key": history_key(bid, k, sha, params)}
-                            for _, k, h, sha, params in rows], db=history_db)
+        ids = record(None, [{**entry(k, h), "entry_key": history_key(bid, k, sha, params, at)}
+                            for _, k, h, sha, params, at in rows], db=history_db)
         if not ids:
             return n
         with con:
