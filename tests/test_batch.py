@@ -3096,13 +3096,16 @@ def test_a_manifest_name_in_another_case_is_the_photo(tmp_path, truth):
     out = tmp_path / "r3.csv"
     batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, only_manifest=True)
     assert [r["photo"] for r in read_csv(out)] == ["ANN.JPG", "ann.jpg"]
-    # the typed row alone, the folder's other photos read too: ann.jpg is the typed row's photo (by case), not a
-    # photo with no row read again (a breaker's `A.JPG,<notation>` beside a.jpg gave two ok rows, one hand twice)
+    # the typed row alone, the folder's other photos read too: ann.jpg is the typed row's photo (by case), named as
+    # the photo is, not a photo with no row read again (a breaker's `A.JPG,<notation>` beside a.jpg gave two ok rows,
+    # one hand twice; a director's typed t1/Dee.JPG had its card say "no such file" of its photo)
     man.write_text("photo,winner,notation\nANN.JPG,no,123m456p789s1234z\n")
     out = tmp_path / "r4.csv"
     batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE)
-    got = [r["photo"] for r in read_csv(out)]
-    assert "ANN.JPG" in got and "ann.jpg" not in got and "t1/h.jpg" in got, got
+    rows = read_csv(out)
+    got = [r["photo"] for r in rows]
+    assert got.count("ann.jpg") == 1 and "ANN.JPG" not in got and "t1/h.jpg" in got, got
+    assert next(r for r in rows if r["photo"] == "ann.jpg")["reading"] == "123m456p789s1234z"
     # … but of two photos alike but for case, neither is taken for it (a reviewer's: the second was never scored)
     shutil.copyfile(sorted(truth.glob("*.jpg"))[1], d / "Ann.jpg")
     out = tmp_path / "r5.csv"

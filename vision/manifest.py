@@ -854,7 +854,9 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
     if manifest is not None:
         seen: dict[str, int] = {}
         by_case: dict[str, list[str]] | None = None  # (the folder's photos by their lower-case names, when needed)
-        for line, cells in read_manifest(manifest):
+        entries = list(read_manifest(manifest))
+        named = {c["photo"].replace("\\", "/") for _, c in entries}  # (every photo a row names as typed)
+        for line, cells in entries:
             key = cells["photo"]
             if "\\" in key and os.sep != "\\" and not os.path.exists(os.path.join(directory, key)) \
                     and os.path.exists(os.path.join(directory, key.replace("\\", "/"))):
@@ -862,8 +864,8 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
                 # scored a second time as a folder photo with the defaults, its table hand not settled)
                 key = key.replace("\\", "/")
                 cells = {**cells, "photo": key}
-            if (not os.path.isabs(key) and not (cells.get("notation") or "").strip()
-                    and not os.path.lexists(os.path.join(directory, key))):  # (a typed row's photo is not read)
+            typed = bool((cells.get("notation") or "").strip())
+            if not os.path.isabs(key) and not os.path.lexists(os.path.join(directory, key)):
                 # a name whose letters differ in case only from one photo of the folder (a manifest typed on Windows
                 # or a Mac, whose file systems ignore case: a director's T1H1-ANN.jpg was "no such file", and
                 # t1h1-ann.jpg then scored with the defaults) is that photo; two such photos leave it unread. So is
@@ -875,7 +877,11 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
                     for k in find_photos(directory):
                         by_case.setdefault(_name_key(k), []).append(k)
                 alike = by_case.get(_name_key(key.replace("\\", "/")), [])
-                if len(alike) == 1:
+                # (a typed row's too, its photo not read but shown on its card and its name the photo's when its
+                # notation cell is emptied later: a director's t1/Dee.JPG typed beside t1/dee.jpg had its card say "no
+                # such file" and, read from its photo the next day, was said gone from the folder — unless another
+                # row names that photo as it is, a typed hand of its own: a reviewer's ANN.JPG and ann.jpg)
+                if len(alike) == 1 and not (typed and alike[0] in named):
                     key = alike[0]
                     cells = {**cells, "photo": key}
             rows.append((key, cells))
