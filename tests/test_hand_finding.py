@@ -3765,6 +3765,30 @@ def _row_with_sideways(codes, sideways=(), gap_after=()):
             TileReadings.make(p, ["sideways" if k in sideways else "upright" for k in range(len(codes))]))
 
 
+def test_a_claimed_tile_lying_sideways_touching_its_pung_is_of_the_pung():
+    # a phone tester's [9m^ 9m 9m] in the row in front of the concealed tiles (a photo held 25° askew, read
+    # straightened): the claimed 9m lying sideways, its box 123 px wide beside 97, overlapping the next by 6 px, was
+    # spaced 1.07 of their mean width, over the split (GROUP_SPLIT): a group of one and a group of two, the pung read
+    # as concealed tiles, 18 % sure, 30 points for 32. Boxes that overlap along the row, one of them lying sideways,
+    # touch (SIDEWAYS_TOUCH): one group, the exposed pung. (The boxes of that photo as read; each tile read as its
+    # code at 0.97, the pose as the classifier read it.)
+    rows = [([373, 437, 472, 556], "6p"), ([444, 443, 537, 554], "7p"), ([514, 444, 602, 555], "8p"),
+            ([585, 441, 679, 556], "3s"), ([662, 447, 750, 556], "4s"), ([734, 443, 823, 557], "4s"),
+            ([809, 442, 900, 557], "5s"), ([883, 445, 973, 556], "6s"), ([954, 442, 1046, 556], "7z"),
+            ([1028, 443, 1117, 558], "7z"), ([1133, 488, 1222, 563], "2s"), ([360, 657, 483, 740], "9m"),
+            ([477, 615, 574, 737], "9m"), ([552, 613, 647, 740], "9m")]
+    p = np.full((len(rows), NUM_CLASSES), 0.03 / (NUM_CLASSES - 1), np.float32)
+    for k, (_, c) in enumerate(rows):
+        p[k, CLASS_INDEX[c]] = 0.97
+    det = Detections.make([b for b, _ in rows], np.full(len(rows), 0.9))
+    rd = TileReadings.make(p, ["sideways" if k in (10, 11) else "upright" for k in range(len(rows))])
+    photo = Photo(np.zeros((1200, 1600, 3), np.uint8), (1600, 1200), 1.0, "x")
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    assert res.reading.notation == "678p234456s77z [999m] win:2s", (res.reading.notation, res.reading.notes)
+    assert res.reading.confidence > 0.8, res.reading.confidence
+    assert [list(g.tiles) for g in res.layout.geometry.groups if 11 in g.tiles] == [[11, 12, 13]]
+
+
 def test_a_run_of_alike_tiles_holding_a_sideways_one_in_the_row_is_not_sure():
     # a literal tester's photo: [333z] laid next to the concealed tiles (a kong's backs, which he added), its middle
     # tile sideways as a claimed pung is laid, was read as a concealed 333z at > 99 %, 39 points for 29 (hk-tw-16).
