@@ -178,6 +178,41 @@ def test_a_photo_put_back_is_recorded_again_and_its_score_stands(tmp_path, truth
     assert newest not in stands and all(stands.get(i) == newest for i in ids if i != newest), stands
 
 
+def test_a_photo_replaced_under_unchanged_correction_cells_needs_review(tmp_path, truth, _history_db):
+    # a director replaced t1/bob.jpg, whose row had `fix 10=-` written against the old photo's tile numbers: on the new
+    # photo the fix left out another box, and the row was ok at 86 % (43 % without it). A row whose file changed while
+    # its fix/add/exposed cells did not needs review, saying why; its history entry too; a checked cell clears it
+    from scoring import Context
+
+    d = tmp_path / "photos"
+    d.mkdir()
+    src = sorted(truth.glob("*.jpg"))[0]
+    shutil.copyfile(src, d / "h.jpg")
+    res = bf.oracle_reader()(str(d / "h.jpg"), "nts", Context())
+    first = res.reading.tiles[res.layout.geometry.order[0]]  # (tile 1's face: the fix changes nothing)
+    man = tmp_path / "m.csv"
+    man.write_text(f"photo,fix\nh.jpg,1={first}\n")
+    out, db = tmp_path / "r.csv", tmp_path / "hist.sqlite3"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, history_db=db)
+    row = read_csv(out)[0]
+    assert row["status"] == "ok", row
+    (d / "h.jpg").write_bytes(src.read_bytes() + b"\0" * 16)  # (other bytes, the same picture: a new file)
+    s = batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, history_db=db)
+    row = read_csv(out)[0]
+    assert s.scored == 1 and row["status"] == "needs-review", row
+    assert row["problem"].startswith("the photo file changed, and its fix cell did not: it names the tiles of the "
+                                     "photo it replaced"), row["problem"]
+    con = history.connect(db)
+    newest = next(iter(history.entries(con, limit=1)))
+    con.close()
+    assert newest["status"].startswith("needs-review: the photo file changed, and its fix cell(s) did not"), newest
+    # a rerun with nothing changed keeps it so; a checked cell of its total clears it
+    assert read_csv(out)[0]["status"] == "needs-review"
+    man.write_text(f"photo,fix,checked\nh.jpg,1={first},{row['total']}\n")
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, history_db=db)
+    assert read_csv(out)[0]["status"] == "ok", read_csv(out)[0]
+
+
 def _batch_to_stop(folder, out, truth, delay: str, workers: str = "1"):
     """A batch of ``folder`` started in a process of its own session, each photo taking ``delay`` seconds to read
     (``workers`` workers, the oracle reader): (its command, its environment, the process)."""

@@ -250,6 +250,12 @@ def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tup
         return "needs-review", r["problem"] or "no legal reading"
     if not r["allowed"]:
         return "needs-review", r["problem"] or "mahjong not allowed"
+    if r.get("stale_cells"):  # (vision.batch.run_batch: the photo file changed, its correction cells did not)
+        cells = r["stale_cells"].split(",")
+        said = (f"the photo file changed, and its {' and '.join(cells)} cell{'s' if len(cells) > 1 else ''} did not: "
+                f"{'they name' if len(cells) > 1 else 'it names'} the tiles of the photo it replaced; check "
+                f"{'them' if len(cells) > 1 else 'it'} against this one (a changed cell, or a checked cell, clears this)")
+        return "needs-review", "; ".join(x for x in (said, r["problem"]) if x)
     # the score's confidence where stored (flowers/seasons that cannot change the score are no doubt of it)
     conf = r["confidence"]
     sure = r["score_confidence"] if r.get("score_confidence") is not None else conf
@@ -350,7 +356,7 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
     ``unscored`` is written as not scored, whatever its database row holds."""
     cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "refusal", "no_winning_tile",
             "unsaid_non_winner", "score_confidence", "score_notes", "total",
-            "points", "doublings", "tiles", "changed", "frame", "breakdown", "sha256")
+            "points", "doublings", "tiles", "changed", "frame", "breakdown", "sha256", "stale_cells")
     copies = _copies(con, jobs, unscored)
     for job in jobs:
         rec = None if job.key in unscored else con.execute(
@@ -970,10 +976,13 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
 
     by_key = {j.key: j for j in jobs}
 
-    def entry(key: str, text: str) -> dict[str, Any]:
+    def entry(key: str, text: str, stale: str | None) -> dict[str, Any]:
         e = json.loads(text)
         job = by_key.get(key)
         status = str(e.get("status") or "ok")
+        if stale and (status == "ok" or status.startswith("ok:")):  # (as the output row says it, _status)
+            status = e["status"] = (f"needs-review: the photo file changed, and its {stale.replace(',', ' and ')} "
+                                    f"cell(s) did not")
         if job is not None and job.checked is not None and (status == "ok" or status.startswith("needs-review")):
             # (as the output row says it, checked_status: a reviewer's mismatched check had stayed ok here)
             if e.get("total") != job.checked:
@@ -988,13 +997,14 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
         return e
 
     while True:
-        rows = con.execute("SELECT rowid, key, history, sha256, params, scored_at FROM results WHERE in_history=0 "
-                           "AND history IS NOT NULL AND rowid > ? ORDER BY rowid LIMIT ?", (last, chunk)).fetchall()
+        rows = con.execute("SELECT rowid, key, history, sha256, params, scored_at, stale_cells FROM results WHERE "
+                           "in_history=0 AND history IS NOT NULL AND rowid > ? ORDER BY rowid LIMIT ?",
+                           (last, chunk)).fetchall()
         if not rows:
             return n
         last = rows[-1][0]
-        ids = record(None, [{**entry(k, h), "entry_key": history_key(bid, k, sha, params, at)}
-                            for _, k, h, sha, params, at in rows], db=history_db)
+        ids = record(None, [{**entry(k, h, st), "entry_key": history_key(bid, k, sha, params, at)}
+                            for _, k, h, sha, params, at, st in rows], db=history_db)
         if not ids:
             return n
         with con:

@@ -104,7 +104,7 @@ def _prepare_state(con: sqlite3.Connection, p: Path) -> sqlite3.Connection:
 
 #: result columns added since the first version of the state database (name, SQL type)
 _ADDED_COLS = (("frame", "TEXT"), ("refusal", "TEXT"), ("no_winning_tile", "INTEGER"), ("unsaid_non_winner", "INTEGER"),
-               ("score_confidence", "REAL"), ("score_notes", "TEXT"))
+               ("score_confidence", "REAL"), ("score_notes", "TEXT"), ("stale_cells", "TEXT"))
 
 
 _RESULT_COLS = ("key", "sha256", "params", "error", "legal", "confidence", "reading", "problem", "allowed", "total",
