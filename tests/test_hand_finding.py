@@ -3789,6 +3789,64 @@ def test_a_claimed_tile_lying_sideways_touching_its_pung_is_of_the_pung():
     assert [list(g.tiles) for g in res.layout.geometry.groups if 11 in g.tiles] == [[11, 12, 13]]
 
 
+def test_a_tile_read_as_a_flower_touching_the_meld_it_completes_is_named_to_fix():
+    # a phone tester's [222z] below the concealed row, its first 2z (a black 南) read 3f at 50 % and left out: the
+    # hand 13 tiles, told "a 1z (--add 10=1z) or a 2z (--add 12=2z) would make it a legal hand", a new box where one
+    # lay already (a director's copy of the photo, filed as a non-winner's, was then read 2 points for 6, ok). The box
+    # read as a flower, touching the two 2z, is named first, with its --fix, which reads the hand. (The photo's boxes
+    # as read; each tile read as its code at 0.97, tile 13 as 3f 0.50, 1y 0.15.)
+    rows = [([262, 448, 351, 560], "2f"), ([410, 447, 502, 557], "3m"), ([480, 449, 567, 555], "4m"),
+            ([547, 448, 631, 556], "5m"), ([617, 448, 701, 555], "6p"), ([683, 445, 762, 553], "7p"),
+            ([750, 445, 834, 554], "7s"), ([818, 445, 898, 552], "8s"), ([879, 446, 962, 555], "9s"),
+            ([944, 444, 1035, 556], "1z"), ([1016, 443, 1107, 558], "1z"), ([1110, 491, 1218, 560], "8p"),
+            ([404, 618, 497, 739], "3f"), ([468, 622, 558, 738], "2z"), ([538, 624, 624, 740], "2z")]
+    p = np.full((len(rows), NUM_CLASSES), 0.03 / (NUM_CLASSES - 1), np.float32)
+    for k, (_, c) in enumerate(rows):
+        p[k, CLASS_INDEX[c]] = 0.97
+    p[12] = 0.35 / (NUM_CLASSES - 2)
+    p[12, CLASS_INDEX["3f"]], p[12, CLASS_INDEX["1y"]] = 0.50, 0.15
+    det = Detections.make([b for b, _ in rows], np.full(len(rows), 0.8))
+    rd = TileReadings.make(p, ["sideways" if k == 11 else "upright" for k in range(len(rows))])
+    photo = Photo(np.zeros((1200, 1600, 3), np.uint8), (1600, 1200), 1.0, "x")
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context(seat_wind="N"))
+    assert not res.reading.legal
+    num = res.position(12)
+    said = (f"tile {num}, read 3f, lies touching tiles {num + 1}-{num + 2} (2z 2z): if it is a 2z, set it with "
+            f"--fix {num}=2z (a 2z would make it a legal hand)")
+    assert said in res.reading.problem, res.reading.problem
+    done = read_detections(photo, det, rd, load_ruleset("nts"), Context(seat_wind="N"), fixes={num: "2z"},
+                           shown=res.layout.geometry)
+    assert done.reading.notation == "345m678p789s11z [222z] +2f win:8p", (done.reading.notation, done.reading.problem)
+
+
+def test_a_winners_reading_whose_score_is_sure_is_named_to_a_non_winner():
+    # the winner's reading of a non-winner's boxes is weighed by its score's sureness, as batch weighs it: its flower
+    # unsure (2f 55 %, 3f 43 %) makes the reading 54 % sure, the score (nts scores no flower) > 99 %. A director's
+    # winning photo filed as a non-winner's had no note that it read as won (the winner's reading under the 80 % bar)
+    from vision.pipeline import score_confidence, won_hint
+
+    rows = [([262, 448, 351, 560], "2f"), ([410, 447, 502, 557], "3m"), ([480, 449, 567, 555], "4m"),
+            ([547, 448, 631, 556], "5m"), ([617, 448, 701, 555], "6p"), ([683, 445, 762, 553], "7p"),
+            ([750, 445, 834, 554], "7s"), ([818, 445, 898, 552], "8s"), ([879, 446, 962, 555], "9s"),
+            ([944, 444, 1035, 556], "1z"), ([1016, 443, 1107, 558], "1z"), ([1110, 491, 1218, 560], "8p"),
+            ([404, 618, 497, 739], "2z"), ([468, 622, 558, 738], "2z"), ([538, 624, 624, 740], "2z")]
+    p = np.full((len(rows), NUM_CLASSES), 0.03 / (NUM_CLASSES - 1), np.float32)
+    for k, (_, c) in enumerate(rows):
+        p[k, CLASS_INDEX[c]] = 0.97
+    p[0] = 0.02 / (NUM_CLASSES - 2)
+    p[0, CLASS_INDEX["2f"]], p[0, CLASS_INDEX["3f"]] = 0.55, 0.43
+    det = Detections.make([b for b, _ in rows], np.full(len(rows), 0.8))
+    rd = TileReadings.make(p, ["sideways" if k == 11 else "upright" for k in range(len(rows))])
+    photo = Photo(np.zeros((1200, 1600, 3), np.uint8), (1600, 1200), 1.0, "x")
+    nts, not_won = load_ruleset("nts"), Context(seat_wind="N", winner=False)
+    won = read_detections(photo, det, rd, nts, Context(seat_wind="N"))
+    assert won.reading.confidence < 0.8 <= score_confidence(won), (won.reading.confidence, score_confidence(won))
+    res = won_hint(read_detections(photo, det, rd, nts, not_won), nts, not_won, {}, None)
+    assert ("read as a winning hand, the same boxes make 345m678p789s11z [222z] +2f win:8p (>99% sure): if the hand "
+            "won, leave out --not-winner") in res.reading.notes, res.reading.notes
+    assert score_confidence(res) <= 0.5 + 1e-9
+
+
 def test_a_run_of_alike_tiles_holding_a_sideways_one_in_the_row_is_not_sure():
     # a literal tester's photo: [333z] laid next to the concealed tiles (a kong's backs, which he added), its middle
     # tile sideways as a claimed pung is laid, was read as a concealed 333z at > 99 %, 39 points for 29 (hk-tw-16).

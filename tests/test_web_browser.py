@@ -1072,6 +1072,10 @@ MESSAGES = [
      'tile laid on top does: if it is a kong, name the melds on the table with --exposed "[6666z]"; if tiles 9-11 are '
      'exposed too (the note before), with both: --exposed "[6666z] [333z]"', "too (the note before), with both: "
      "--exposed"),
+    ("found 13 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden, cut off "
+     "or not detected, or an extra one included; tile 13, read 3f, lies touching tiles 14-15 (2z 2z): if it is a 2z, "
+     "set it with --fix 13=2z (a 2z would make it a legal hand); add a tile the detector missed with --add POS=TILE",
+     "would make it a legal hand)"),
 ]
 
 

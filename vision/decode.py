@@ -2213,7 +2213,7 @@ def _raw_reading(lay: Layout, readings: TileReadings, hyps, need, raw, n, bonus_
                        # its 2m 2m 0x left out, had no word of it)
                        + (_short_kong_hint(lay, backs, raw, melds_shown=[m.notation() for m in melds]) if found < need
                           else "") if other_size else "")
-                      or ((_missing_tile_hint(lay, tiles, roles, conc, melds, bonus_codes, win, ctx, rs)
+                      or ((_missing_tile_hint(lay, tiles, roles, conc, melds, bonus_codes, win, ctx, rs, raw)
                            if found == count == need - 1 else "")
                           + _short_kong_hint(lay, backs, raw, lambda f: _pair_adds_legal(f, conc, melds, bonus_codes,
                                                                                           win, ctx, rs),
@@ -2484,7 +2484,8 @@ MISSING_NAMED = 3
 
 
 def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence[str], conc: list[str],
-                       melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context, rs: Ruleset) -> str:
+                       melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context, rs: Ruleset,
+                       raw: Sequence[str | None] = ()) -> str:
     """For a reading one tile short of the hand's count: "; a 4m would make it a legal hand (the only tile that
     does; in suit order it lies between tiles 2 (3m) and 3 (5m): --add 3=4m)", or the tiles that would (up to
     :data:`MISSING_NAMED`); "" when more would, or none. A tester's batch row of a 13-tile photo said won (its
@@ -2501,6 +2502,10 @@ def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence
         row = row[:-1]                                 # winning tile set apart there, not after it)
     numbers, codes = [num[p] for p in row], [tiles[p] for p in row]
     ends, at = row_ends(lay.geometry, roles, tiles, num, row)
+    read = [t if t is not None else (raw[p] if p < len(raw) else None) for p, t in enumerate(tiles)]  # (boxes left out)
+    beside = [w for w in (flower_beside_alike(lay.geometry, read, roles, num, x) for x in found) if w]
+    if beside:  # (a box read as a flower or season, touching tiles of the face that makes the hand: first)
+        return f"; {beside[0]}"
     if len(found) > 1:
         return f"; {add_words(found, numbers, codes, ends, at)} would make it a legal hand"
     x = found[0]
@@ -2508,6 +2513,44 @@ def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence
     if ctx.winner and win is None and not any(r == "winning" for r in roles):
         where = winning_apart_words(x, where, at, lay.geometry, row)
     return f"; {article(x)} would make it a legal hand (the only tile that does{where})"
+
+
+def flower_beside_alike(geo, tiles: Sequence[str | None], roles: Sequence[str], num: Mapping[int, int],
+                        x: str) -> str:
+    """"tile 13, read 3f, lies touching tiles 14-15 (2z 2z): if it is a 2z, set it with --fix 13=2z (a 2z would make it
+    a legal hand)" when a box left out or set aside as a bonus tile (``roles``), read as a flower or season
+    (``tiles``: the reading's, the classifier's for a box left out), lies in line touching two or more of the hand's
+    tiles of face ``x`` — the one playing tile that makes the hand (:func:`_missing_tile_hint`) —, measured in the main
+    row's frame (:attr:`vision.layout.Geometry.main_extent`, ``main_offset``); "" otherwise. A phone tester's [222z], its
+    first 2z read 3f at 50 % and left out, was told to add a 2z after the row, a new box where one lay already (a
+    director's photo of it then read 2 points for 6, ok). Raises nothing."""
+    ext, off = geo.main_extent, geo.main_offset
+    if x not in PLAYING_TILES or not ext or not off:
+        return ""
+    for p, role in enumerate(roles):
+        face = tiles[p] if p < len(tiles) else None
+        if role not in ("ignored", "bonus") or face is None or face in PLAYING_TILES or face == BACK or p not in num \
+                or p >= len(ext) or ext[p] is None:
+            continue
+        u, w, _h = ext[p]
+        near = [q for q, r in enumerate(roles) if r in ("concealed", "exposed", "winning") and tiles[q] == x
+                and q < len(ext) and ext[q] is not None and q in num and abs(off[q] - off[p]) < 0.5
+                and abs(ext[q][0] - u) <= (ext[q][1] + w) / 2 * 1.25]
+        if not near:
+            continue
+        # (the alike tiles it touches, and those touching them in line: the run it would complete)
+        run = set(near)
+        for q, r in enumerate(roles):
+            if (r in ("concealed", "exposed", "winning") and tiles[q] == x and q not in run and q < len(ext)
+                    and ext[q] is not None and q in num and abs(off[q] - off[p]) < 0.5
+                    and any(abs(ext[q][0] - ext[k][0]) <= (ext[q][1] + ext[k][1]) / 2 * 1.25 for k in run)):
+                run.add(q)
+        if len(run) < 2:
+            continue
+        nums = sorted(num[q] for q in run)
+        return (f"tile {num[p]}, read {face}, lies touching tiles {number_spans(nums)} ({' '.join([x] * len(nums))}): "
+                f"if it is {article(x)}, set it with --fix {num[p]}={x} ({article(x)} would make it a legal hand)")
+    return ""
 
 
 def winning_apart_words(x: str, where: str, bonus_at: Beside, geo, row: Sequence[int]) -> str:

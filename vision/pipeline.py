@@ -1416,20 +1416,25 @@ def won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) 
     except HandError:
         return res
     hand = won.reading.hand
-    if not (won.reading.legal and hand is not None and hand.context.winner
-            and won.reading.confidence >= REVIEW_BELOW):
+    # (each weighed by its score's sureness, as batch and the history weigh them: a director's winning photo filed as
+    # a non-winner's, its unsure flower worth nothing under nts, was read at 62 % — a score 91 % sure, ok — with a
+    # tile of its pung left out, where read as won it was as sure, and no note said so)
+    won_sure = score_confidence(won)
+    if not (won.reading.legal and hand is not None and hand.context.winner and won_sure >= REVIEW_BELOW):
         return res
-    sure = res.reading.legal and res.reading.confidence >= REVIEW_BELOW
-    if sure and won.reading.confidence < res.reading.confidence:
+    res_sure = score_confidence(res)
+    sure = res.reading.legal and res_sure >= REVIEW_BELOW
+    if sure and won_sure < res_sure:
         return res  # (a sure non-winner's reading, surer than the winner's: no doubt to raise)
     note = (f"{WON_HINT_START}{won.reading.notation} "
-            f"({format_confidence(won.reading.confidence)} sure): if the hand won, leave out --not-winner")
+            f"({format_confidence(won_sure)} sure): if the hand won, leave out --not-winner")
     conf = res.reading.confidence
     taken = sum(r != "ignored" and res.reading.roles[k] == "ignored" for k, r in enumerate(won.reading.roles))
-    if taken and res.reading.legal and conf > WON_LEFT_OUT:
+    if taken and res.reading.legal and res_sure > WON_LEFT_OUT:
+        # (the score held at WON_LEFT_OUT: the reading's own confidence so that its score's is no more)
+        conf = min(conf, WON_LEFT_OUT * conf / res_sure) if res_sure > 0 else conf
         # the winner's reading takes in a tile the non-winner's leaves out (a tile set apart): which is right rests on
         # the word "not won" alone (a tester's winning 9p set 2 tile widths apart, said not won, was read at 95 %)
-        conf = WON_LEFT_OUT
         note += f" ({WON_LEFT_OUT_NOTE.format(what='a tile' if taken == 1 else 'tiles')} {WON_LEFT_OUT:.0%} sure)"
     return replace(res, reading=replace(res.reading, confidence=conf, notes=res.reading.notes + (note,)))
 

@@ -445,6 +445,8 @@
     [/\(--fix (\d+)=(\w+)\)/g, "(tap tile $1 and choose $2)"],
     // (a flower set apart where a winner's tile lies, the hand a tile short, vision.decode.winning_apart_words)
     [/if it is the (\w+), set it with --fix \d+=\w+/g, "if it is the $1, tap it and choose $1"],
+    // (a box read as a flower touching the tiles it would complete, vision.decode.flower_beside_alike)
+    [/if it is an? (\w+), set it with --fix \d+=\w+/g, "if it is one, tap it and choose $1"],
     [/say which tile won with --winning-tile/g, "say which tile won in “Winning tile” (Overrides)"],
     [/given with --winning-tile/g, "given in “Winning tile” (Overrides)"],
     [/or give --winning-tile\)/g, "or type it in “Winning tile” under Overrides in Settings)"],
