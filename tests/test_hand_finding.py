@@ -3789,25 +3789,35 @@ def test_a_claimed_tile_lying_sideways_touching_its_pung_is_of_the_pung():
     assert [list(g.tiles) for g in res.layout.geometry.groups if 11 in g.tiles] == [[11, 12, 13]]
 
 
+def _pung_below_the_row(first: str, unsure: tuple[int, dict[str, float]]):
+    """A phone tester's photo's boxes as read: 2f set apart, 345m 67p 789s 11z in a row, a winning 8p lying sideways at
+    its end, and 2z 2z 2z below it, the first read ``first``; each tile's reading its code at 0.97, tile ``unsure[0]``
+    (a detection index) as ``unsure[1]`` (code → probability), the rest spread. → (Detections, TileReadings, a blank
+    1600×1200 Photo)."""
+    rows = [([262, 448, 351, 560], "2f"), ([410, 447, 502, 557], "3m"), ([480, 449, 567, 555], "4m"),
+            ([547, 448, 631, 556], "5m"), ([617, 448, 701, 555], "6p"), ([683, 445, 762, 553], "7p"),
+            ([750, 445, 834, 554], "7s"), ([818, 445, 898, 552], "8s"), ([879, 446, 962, 555], "9s"),
+            ([944, 444, 1035, 556], "1z"), ([1016, 443, 1107, 558], "1z"), ([1110, 491, 1218, 560], "8p"),
+            ([404, 618, 497, 739], first), ([468, 622, 558, 738], "2z"), ([538, 624, 624, 740], "2z")]
+    p = np.full((len(rows), NUM_CLASSES), 0.03 / (NUM_CLASSES - 1), np.float32)
+    for k, (_, c) in enumerate(rows):
+        p[k, CLASS_INDEX[c]] = 0.97
+    k, read = unsure
+    p[k] = (1 - sum(read.values())) / (NUM_CLASSES - len(read))
+    for c, q in read.items():
+        p[k, CLASS_INDEX[c]] = q
+    det = Detections.make([b for b, _ in rows], np.full(len(rows), 0.8))
+    rd = TileReadings.make(p, ["sideways" if k == 11 else "upright" for k in range(len(rows))])
+    return det, rd, Photo(np.zeros((1200, 1600, 3), np.uint8), (1600, 1200), 1.0, "x")
+
+
 def test_a_tile_read_as_a_flower_touching_the_meld_it_completes_is_named_to_fix():
     # a phone tester's [222z] below the concealed row, its first 2z (a black 南) read 3f at 50 % and left out: the
     # hand 13 tiles, told "a 1z (--add 10=1z) or a 2z (--add 12=2z) would make it a legal hand", a new box where one
     # lay already (a director's copy of the photo, filed as a non-winner's, was then read 2 points for 6, ok). The box
     # read as a flower, touching the two 2z, is named first, with its --fix, which reads the hand. (The photo's boxes
     # as read; each tile read as its code at 0.97, tile 13 as 3f 0.50, 1y 0.15.)
-    rows = [([262, 448, 351, 560], "2f"), ([410, 447, 502, 557], "3m"), ([480, 449, 567, 555], "4m"),
-            ([547, 448, 631, 556], "5m"), ([617, 448, 701, 555], "6p"), ([683, 445, 762, 553], "7p"),
-            ([750, 445, 834, 554], "7s"), ([818, 445, 898, 552], "8s"), ([879, 446, 962, 555], "9s"),
-            ([944, 444, 1035, 556], "1z"), ([1016, 443, 1107, 558], "1z"), ([1110, 491, 1218, 560], "8p"),
-            ([404, 618, 497, 739], "3f"), ([468, 622, 558, 738], "2z"), ([538, 624, 624, 740], "2z")]
-    p = np.full((len(rows), NUM_CLASSES), 0.03 / (NUM_CLASSES - 1), np.float32)
-    for k, (_, c) in enumerate(rows):
-        p[k, CLASS_INDEX[c]] = 0.97
-    p[12] = 0.35 / (NUM_CLASSES - 2)
-    p[12, CLASS_INDEX["3f"]], p[12, CLASS_INDEX["1y"]] = 0.50, 0.15
-    det = Detections.make([b for b, _ in rows], np.full(len(rows), 0.8))
-    rd = TileReadings.make(p, ["sideways" if k == 11 else "upright" for k in range(len(rows))])
-    photo = Photo(np.zeros((1200, 1600, 3), np.uint8), (1600, 1200), 1.0, "x")
+    det, rd, photo = _pung_below_the_row("3f", (12, {"3f": 0.50, "1y": 0.15}))
     res = read_detections(photo, det, rd, load_ruleset("nts"), Context(seat_wind="N"))
     assert not res.reading.legal
     num = res.position(12)
@@ -3825,19 +3835,7 @@ def test_a_winners_reading_whose_score_is_sure_is_named_to_a_non_winner():
     # winning photo filed as a non-winner's had no note that it read as won (the winner's reading under the 80 % bar)
     from vision.pipeline import score_confidence, won_hint
 
-    rows = [([262, 448, 351, 560], "2f"), ([410, 447, 502, 557], "3m"), ([480, 449, 567, 555], "4m"),
-            ([547, 448, 631, 556], "5m"), ([617, 448, 701, 555], "6p"), ([683, 445, 762, 553], "7p"),
-            ([750, 445, 834, 554], "7s"), ([818, 445, 898, 552], "8s"), ([879, 446, 962, 555], "9s"),
-            ([944, 444, 1035, 556], "1z"), ([1016, 443, 1107, 558], "1z"), ([1110, 491, 1218, 560], "8p"),
-            ([404, 618, 497, 739], "2z"), ([468, 622, 558, 738], "2z"), ([538, 624, 624, 740], "2z")]
-    p = np.full((len(rows), NUM_CLASSES), 0.03 / (NUM_CLASSES - 1), np.float32)
-    for k, (_, c) in enumerate(rows):
-        p[k, CLASS_INDEX[c]] = 0.97
-    p[0] = 0.02 / (NUM_CLASSES - 2)
-    p[0, CLASS_INDEX["2f"]], p[0, CLASS_INDEX["3f"]] = 0.55, 0.43
-    det = Detections.make([b for b, _ in rows], np.full(len(rows), 0.8))
-    rd = TileReadings.make(p, ["sideways" if k == 11 else "upright" for k in range(len(rows))])
-    photo = Photo(np.zeros((1200, 1600, 3), np.uint8), (1600, 1200), 1.0, "x")
+    det, rd, photo = _pung_below_the_row("2z", (0, {"2f": 0.55, "3f": 0.43}))
     nts, not_won = load_ruleset("nts"), Context(seat_wind="N", winner=False)
     won = read_detections(photo, det, rd, nts, Context(seat_wind="N"))
     assert won.reading.confidence < 0.8 <= score_confidence(won), (won.reading.confidence, score_confidence(won))
