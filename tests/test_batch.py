@@ -205,9 +205,19 @@ def test_a_photo_replaced_under_unchanged_correction_cells_needs_review(tmp_path
     con = history.connect(db)
     newest = next(iter(history.entries(con, limit=1)))
     con.close()
-    assert newest["status"].startswith("needs-review: the photo file changed, and its fix cell(s) did not"), newest
-    # a rerun with nothing changed keeps it so; a checked cell of its total clears it
+    assert newest["status"] == "needs-review: the photo file changed, and its fix cell did not", newest
+    # a rerun with nothing changed keeps it so (the cells' file is stored with the result, not said once)
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, history_db=db)
     assert read_csv(out)[0]["status"] == "needs-review"
+    # the photo the cells were written for put back: ok again (a reviewer's A, B, A)
+    (d / "h.jpg").write_bytes(src.read_bytes())
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, history_db=db)
+    assert read_csv(out)[0]["status"] == "ok", read_csv(out)[0]
+    (d / "h.jpg").write_bytes(src.read_bytes() + b"\0" * 16)
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, history_db=db)
+    row = read_csv(out)[0]
+    assert row["status"] == "needs-review", row
+    # a checked cell of its total clears it
     man.write_text(f"photo,fix,checked\nh.jpg,1={first},{row['total']}\n")
     batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, history_db=db)
     assert read_csv(out)[0]["status"] == "ok", read_csv(out)[0]

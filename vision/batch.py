@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import itertools
 import json
 import multiprocessing
@@ -654,7 +655,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         raise
     try:
         todo: list[tuple[Job, str, str]] = []
-        stale: dict[str, tuple[list[str], str]] = {}  # key → (its correction cells, the new file's digest)
+        cells_for: dict[str, dict[str, str | None]] = {}  # key → its result's cells_for (:func:`correction_cells_for`)
         with con:  # one transaction for the hash cache
             for job in jobs:
                 # (a typed hand's photo is not read: its file, if any, is neither hashed nor its score's)
@@ -666,6 +667,8 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                     summary.resumed += 1
                 else:
                     todo.append((job, params, sha))
+                    prev = con.execute("SELECT cells_for FROM results WHERE key=?", (job.key,)).fetchone()
+                    cells_for[job.key] = {"cells_for": correction_cells_for(job, sha, prev[0] if prev else None)}
                     # (a row that had failed, its file missing, is no photo scored before: a reviewer's)
                     was = con.execute("SELECT sha256, params FROM results WHERE key=? AND error IS NULL",
                                       (job.key,)).fetchone()
@@ -676,21 +679,11 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                         summary.again_gone += 1
                     elif was is not None and was[0] != sha and job.notation is None and was[0]:
                         summary.again_file += 1
-                        # (its correction cells, unchanged, name the tiles of the photo it replaced: a director's fix
-                        # 10=- left out another box of the new photo, and the row read ok at 86 %, 43 % without it)
-                        cells = [c for c, v in (("fix", job.fix), ("add", job.add), ("exposed", job.exposed)) if v]
-                        if cells and was[1] == params:
-                            stale[job.key] = (cells, sha)
                     elif was is not None:
                         summary.again_settings += 1
         if todo:
             try:
-                try:
-                    _score_all(con, todo, reader, workers, progress, summary)
-                finally:  # (the rows scored from the new file, a stop too: a resume finds them done)
-                    with con:
-                        con.executemany("UPDATE results SET stale_cells=? WHERE key=? AND sha256=? AND error IS NULL",
-                                        [(",".join(c), k, h) for k, (c, h) in stale.items()])
+                _score_all(con, todo, reader, workers, progress, summary, cells_for)
             except _Stopped as stop:  # Ctrl-C or SIGTERM: what is done is written, then said
                 raise BatchError(_write_partial(con, jobs, todo, out, review_below, summary, str(stop),
                                                 defaults.settle_options)) from None
@@ -824,7 +817,28 @@ def _stop_workers(ex) -> None:
             pass
 
 
-def _score_all(con, todo, reader, workers, progress, summary) -> None:
+def correction_cells_for(job: Job, sha: str, prev: str | None) -> str | None:
+    """What a photo row's ``fix`` and ``add`` cells were written for, stored with its result (``cells_for``):
+    ``"fix,add:H:SHA"`` — the cells given, ``H`` a digest of their text, ``SHA`` the digest of the photo file they
+    were first scored with: carried over from ``prev`` (the row's earlier result's, an error's too) while the cells
+    are the same, else this file's ``sha``; None for a row with neither cell, or typed in its notation cell. Those cells
+    number the tiles of that file: a row read from another file with them needs review
+    (:func:`vision.batch_outputs._status`). A director's ``fix 10=-`` written for the old photo left out another box
+    of the new one, read ok at 86 % (43 % without it). (Not ``exposed``: it names melds by their faces, true of any
+    photo of the hand.)"""
+    cells = [c for c, v in (("fix", job.fix), ("add", job.add)) if v]
+    if not cells or job.notation is not None or not sha:
+        return None
+    h = hashlib.sha256(f"{job.fix or ''}\x1f{job.add or ''}".encode()).hexdigest()[:16]
+    head = f"{','.join(cells)}:{h}:"
+    return prev if prev and prev.startswith(head) else head + sha
+
+
+def _score_all(con, todo, reader, workers, progress, summary, extra=None) -> None:
+    """Score the ``todo`` jobs (``workers`` processes, 0: in this one), each result written as it comes (with
+    ``extra[key]``'s columns, :func:`correction_cells_for`); raises :class:`_Stopped` on Ctrl-C or SIGTERM, the
+    results read to the end kept."""
+    extra = extra or {}
     from tqdm import tqdm
 
     if workers > 0:
@@ -843,7 +857,7 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
             for f in done:
                 job = pending.pop(f)
                 row = f.result()  # FatalError / BrokenProcessPool propagate
-                write_result(con, row)
+                write_result(con, {**row, **extra.get(row.get("key"), {})})
                 summary.scored += 1
                 bar.update(1)
 
@@ -886,7 +900,7 @@ def _score_all(con, todo, reader, workers, progress, summary) -> None:
                 # dropped at once, their workers stopped (a tester's SIGTERM waited 31 s, silent, for the photos
                 # in flight, then kept none of them; a supervisor's SIGKILL after its grace period got no output)
                 for f in [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]:
-                    write_result(con, f.result())
+                    write_result(con, {**f.result(), **extra.get(f.result().get("key"), {})})
                     summary.scored += 1
                     pending.pop(f)
                 _stop_workers(ex)

@@ -238,6 +238,17 @@ def current_line(error: str, job: Job) -> str:
     return _ROW_CELLS.sub(f"{CIRCUMSTANCE_FLAGS}: ", error, count=1)
 
 
+def stale_cells(r: Mapping[str, Any]) -> list[str]:
+    """The correction cells (``fix``, ``add``) of state database row ``r`` written for another photo file than the
+    one it was read from (its ``cells_for``, :func:`vision.batch.correction_cells_for`, against its ``sha256``); []
+    when none, or the row is an error."""
+    cf = r.get("cells_for")
+    if not cf or r.get("error") or not r.get("sha256"):
+        return []
+    cells, _h, sha = str(cf).split(":", 2)
+    return cells.split(",") if sha != r["sha256"] else []
+
+
 def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tuple[str, str | None]:
     """(status, problem) of a state database row ``r`` as the output says them, by ``review_below`` (0..1) and
     the score's confidence where stored (``score_confidence``: :func:`vision.pipeline.score_confidence`, a row of
@@ -250,8 +261,9 @@ def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tup
         return "needs-review", r["problem"] or "no legal reading"
     if not r["allowed"]:
         return "needs-review", r["problem"] or "mahjong not allowed"
-    if r.get("stale_cells"):  # (vision.batch.run_batch: the photo file changed, its correction cells did not)
-        cells = r["stale_cells"].split(",")
+    stale = stale_cells(r)
+    if stale:  # (vision.batch.correction_cells_for: the photo file changed, its correction cells did not)
+        cells = stale
         said = (f"the photo file changed, and its {' and '.join(cells)} cell{'s' if len(cells) > 1 else ''} did not: "
                 f"{'they name' if len(cells) > 1 else 'it names'} the tiles of the photo it replaced; check "
                 f"{'them' if len(cells) > 1 else 'it'} against this one (a changed cell, or a checked cell, clears this)")
@@ -356,7 +368,7 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
     ``unscored`` is written as not scored, whatever its database row holds."""
     cols = ("error", "legal", "confidence", "reading", "problem", "allowed", "refusal", "no_winning_tile",
             "unsaid_non_winner", "score_confidence", "score_notes", "total",
-            "points", "doublings", "tiles", "changed", "frame", "breakdown", "sha256", "stale_cells")
+            "points", "doublings", "tiles", "changed", "frame", "breakdown", "sha256", "cells_for")
     copies = _copies(con, jobs, unscored)
     for job in jobs:
         rec = None if job.key in unscored else con.execute(
@@ -976,13 +988,13 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
 
     by_key = {j.key: j for j in jobs}
 
-    def entry(key: str, text: str, stale: str | None) -> dict[str, Any]:
+    def entry(key: str, text: str, stale: list[str]) -> dict[str, Any]:
         e = json.loads(text)
         job = by_key.get(key)
         status = str(e.get("status") or "ok")
         if stale and (status == "ok" or status.startswith("ok:")):  # (as the output row says it, _status)
-            status = e["status"] = (f"needs-review: the photo file changed, and its {stale.replace(',', ' and ')} "
-                                    f"cell(s) did not")
+            status = e["status"] = (f"needs-review: the photo file changed, and its {' and '.join(stale)} "
+                                    f"cell{'s' if len(stale) > 1 else ''} did not")
         if job is not None and job.checked is not None and (status == "ok" or status.startswith("needs-review")):
             # (as the output row says it, checked_status: a reviewer's mismatched check had stayed ok here)
             if e.get("total") != job.checked:
@@ -997,14 +1009,15 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
         return e
 
     while True:
-        rows = con.execute("SELECT rowid, key, history, sha256, params, scored_at, stale_cells FROM results WHERE "
+        rows = con.execute("SELECT rowid, key, history, sha256, params, scored_at, cells_for FROM results WHERE "
                            "in_history=0 AND history IS NOT NULL AND rowid > ? ORDER BY rowid LIMIT ?",
                            (last, chunk)).fetchall()
         if not rows:
             return n
         last = rows[-1][0]
-        ids = record(None, [{**entry(k, h, st), "entry_key": history_key(bid, k, sha, params, at)}
-                            for _, k, h, sha, params, at, st in rows], db=history_db)
+        ids = record(None, [{**entry(k, h, stale_cells({"cells_for": cf, "sha256": sha})),
+                             "entry_key": history_key(bid, k, sha, params, at)}
+                            for _, k, h, sha, params, at, cf in rows], db=history_db)
         if not ids:
             return n
         with con:

@@ -104,12 +104,13 @@ def _prepare_state(con: sqlite3.Connection, p: Path) -> sqlite3.Connection:
 
 #: result columns added since the first version of the state database (name, SQL type)
 _ADDED_COLS = (("frame", "TEXT"), ("refusal", "TEXT"), ("no_winning_tile", "INTEGER"), ("unsaid_non_winner", "INTEGER"),
-               ("score_confidence", "REAL"), ("score_notes", "TEXT"), ("stale_cells", "TEXT"))
+               ("score_confidence", "REAL"), ("score_notes", "TEXT"), ("cells_for", "TEXT"))
 
 
 _RESULT_COLS = ("key", "sha256", "params", "error", "legal", "confidence", "reading", "problem", "allowed", "total",
                 "points", "doublings", "tiles", "changed", "frame", "refusal", "no_winning_tile",
-                "unsaid_non_winner", "score_confidence", "score_notes", "breakdown", "history", "seconds", "scored_at")
+                "unsaid_non_winner", "score_confidence", "score_notes", "breakdown", "history", "seconds", "scored_at",
+                "cells_for")
 
 
 def write_result(con: sqlite3.Connection, row: Mapping[str, Any]) -> None:
