@@ -60,9 +60,13 @@ from .detect import Detections
 #: of touching tiles (median over the photo, relative to the tiles' widths)
 GROUP_SPLIT = 1.22
 GROUP_SPLIT_ABS = 0.08
-#: a box this much wider than tall (in its row's frame) lies sideways for the grouping: overlapping its neighbour's box
-#: along the row, the two touch and are not split into two groups (:func:`_rows`)
+#: a box this much wider than tall (axis-aligned, the photo level) lies sideways for the grouping: overlapping its
+#: neighbour's box along the row, the two touch and are not split into two groups (:func:`_rows`), where the photo's
+#: rows run within :data:`TOUCH_LEVEL` degrees of level and the two are spaced under :data:`TOUCH_SPLIT` times the
+#: usual spacing (a small excess only)
 SIDEWAYS_TOUCH = 1.15
+TOUCH_LEVEL = 4.0
+TOUCH_SPLIT = 1.5
 #: tiles lie on one line when their centres are within this many tile heights across it
 ROW_OFFSET = 0.45
 #: a tile is sideways when its box is this much wider (relative to its height) than its row's tiles
@@ -705,6 +709,7 @@ def _rows(boxes: np.ndarray, image_size: tuple[int, int], turned: bool) -> _Rows
     row_angle: list[float] = []
     per_row: list[np.ndarray] = []
     touching: list[np.ndarray] = []
+    level = abs(theta0) < math.radians(TOUCH_LEVEL)
     for c in comps:
         a = float(ang[c[0]])
         u, _v = _rotate(centres[c], a)
@@ -724,7 +729,9 @@ def _rows(boxes: np.ndarray, image_size: tuple[int, int], turned: bool) -> _Rows
         over_x = np.minimum(bo[:-1, 2], bo[1:, 2]) - np.maximum(bo[:-1, 0], bo[1:, 0])
         over_y = np.minimum(bo[:-1, 3], bo[1:, 3]) - np.maximum(bo[:-1, 1], bo[1:, 1])
         tall = np.minimum(bo[:-1, 3] - bo[:-1, 1], bo[1:, 3] - bo[1:, 1])
-        touching.append((over_x >= 0) & (over_y > 0.5 * tall) & (wide[:-1] | wide[1:]) if len(c) > 1
+        # (the photo level, its rows along x: in a photo at a slant the boxes grow along x, and neighbours across a
+        # gap overlap — a reviewer's; photos more than a few degrees off level are read straightened)
+        touching.append((over_x >= 0) & (over_y > 0.5 * tall) & (wide[:-1] | wide[1:]) & level if len(c) > 1
                         else np.zeros(0, bool))
     allr = np.concatenate(per_row) if per_row else np.zeros(0)
     base_all = float(np.median(allr)) if len(allr) else 0.85
@@ -735,7 +742,7 @@ def _rows(boxes: np.ndarray, image_size: tuple[int, int], turned: bool) -> _Rows
             window = np.concatenate([r[max(0, k - 3):k], r[k + 1:k + 4]])
             base = float(np.median(window)) if len(window) >= 2 else base_all
             base = min(base, base_all * 1.3) if len(window) < 4 else base
-            if rk > base * GROUP_SPLIT and rk - base > GROUP_SPLIT_ABS and not touch[k]:
+            if rk > base * GROUP_SPLIT and rk - base > GROUP_SPLIT_ABS and not (touch[k] and rk < base * TOUCH_SPLIT):
                 gs.append([t[k + 1]])
             else:
                 gs[-1].append(t[k + 1])
