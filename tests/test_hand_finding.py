@@ -3822,7 +3822,7 @@ def test_a_tile_read_as_a_flower_touching_the_meld_it_completes_is_named_to_fix(
     assert not res.reading.legal
     num = res.position(12)
     said = (f"tile {num}, read 3f, lies touching tiles {num + 1}-{num + 2} (2z 2z): if it is a 2z, set it with "
-            f"--fix {num}=2z (a 2z would make it a legal hand)")
+            f"--fix {num}=2z; a 1z (--add")
     assert said in res.reading.problem, res.reading.problem
     done = read_detections(photo, det, rd, load_ruleset("nts"), Context(seat_wind="N"), fixes={num: "2z"},
                            shown=res.layout.geometry)

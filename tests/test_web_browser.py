@@ -1074,8 +1074,8 @@ MESSAGES = [
      "--exposed"),
     ("found 13 tiles in the hand (each kong counts 3); a winning hand under nts has 14: a tile may be hidden, cut off "
      "or not detected, or an extra one included; tile 13, read 3f, lies touching tiles 14-15 (2z 2z): if it is a 2z, "
-     "set it with --fix 13=2z (a 2z would make it a legal hand); add a tile the detector missed with --add POS=TILE",
-     "would make it a legal hand)"),
+     "set it with --fix 13=2z; a 1z (--add 10=1z) or a 2z (--add 12=2z) would make it a legal hand; add a tile the "
+     "detector missed with --add POS=TILE", "lies touching tiles "),
 ]
 
 

@@ -2504,21 +2504,21 @@ def _missing_tile_hint(lay: Layout, tiles: Sequence[str | None], roles: Sequence
     ends, at = row_ends(lay.geometry, roles, tiles, num, row)
     read = [t if t is not None else (raw[p] if p < len(raw) else None) for p, t in enumerate(tiles)]  # (boxes left out)
     beside = [w for w in (flower_beside_alike(lay.geometry, read, roles, num, x) for x in found) if w]
-    if beside:  # (a box read as a flower or season, touching tiles of the face that makes the hand: first)
-        return f"; {beside[0]}"
+    # (a box read as a flower or season, touching tiles of the face that makes the hand: said first, the rest after)
+    first = f"; {beside[0]}" if beside else ""
     if len(found) > 1:
-        return f"; {add_words(found, numbers, codes, ends, at)} would make it a legal hand"
+        return f"{first}; {add_words(found, numbers, codes, ends, at)} would make it a legal hand"
     x = found[0]
     where = place_words(x, numbers, codes, ends, at)
     if ctx.winner and win is None and not any(r == "winning" for r in roles):
         where = winning_apart_words(x, where, at, lay.geometry, row)
-    return f"; {article(x)} would make it a legal hand (the only tile that does{where})"
+    return f"{first}; {article(x)} would make it a legal hand (the only tile that does{where})"
 
 
 def flower_beside_alike(geo, tiles: Sequence[str | None], roles: Sequence[str], num: Mapping[int, int],
                         x: str) -> str:
-    """"tile 13, read 3f, lies touching tiles 14-15 (2z 2z): if it is a 2z, set it with --fix 13=2z (a 2z would make it
-    a legal hand)" when a box left out or set aside as a bonus tile (``roles``), read as a flower or season
+    """"tile 13, read 3f, lies touching tiles 14-15 (2z 2z): if it is a 2z, set it with --fix 13=2z" when a box left
+    out (``roles``: not a bonus tile the reading counts), read as a flower or season
     (``tiles``: the reading's, the classifier's for a box left out), lies in line touching two or more of the hand's
     tiles of face ``x`` — the one playing tile that makes the hand (:func:`_missing_tile_hint`) —, measured in the main
     row's frame (:attr:`vision.layout.Geometry.main_extent`, ``main_offset``); "" otherwise. A phone tester's [222z], its
@@ -2529,7 +2529,7 @@ def flower_beside_alike(geo, tiles: Sequence[str | None], roles: Sequence[str], 
         return ""
     for p, role in enumerate(roles):
         face = tiles[p] if p < len(tiles) else None
-        if role not in ("ignored", "bonus") or face is None or face in PLAYING_TILES or face == BACK or p not in num \
+        if role != "ignored" or face is None or face in PLAYING_TILES or face == BACK or p not in num \
                 or p >= len(ext) or ext[p] is None:
             continue
         u, w, _h = ext[p]
@@ -2549,7 +2549,7 @@ def flower_beside_alike(geo, tiles: Sequence[str | None], roles: Sequence[str], 
             continue
         nums = sorted(num[q] for q in run)
         return (f"tile {num[p]}, read {face}, lies touching tiles {number_spans(nums)} ({' '.join([x] * len(nums))}): "
-                f"if it is {article(x)}, set it with --fix {num[p]}={x} ({article(x)} would make it a legal hand)")
+                f"if it is {article(x)}, set it with --fix {num[p]}={x}")
     return ""
 
 
