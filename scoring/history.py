@@ -16,8 +16,8 @@ in another terminal) can write at once. ``mahjong-score history`` lists it (read
 it cannot write, or a damaged row, is still listed).
 
 **Idempotent entries.** An entry may carry an ``entry_key`` (unique in the table): a batch records
-each photo under a key made of the batch's identity, the photo, its content hash and the scoring
-parameters, so recording the same result again — after a kill between the history write and the
+each photo under a key made of the batch's identity, the photo, its content hash, the scoring
+parameters and when the result was scored, so recording the same result again — after a kill between the history write and the
 batch's own bookkeeping, or from a rerun — adds nothing (:func:`insert` returns the existing id).
 Entries of single commands (``hand``, ``photo``) have no key: each run is an event of its own.
 """

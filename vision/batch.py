@@ -65,7 +65,7 @@ from .errors import BatchError
 from .io import same_file, text_name
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
     CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR,
-    _NO, _OUR_OUTPUT, _YES, _context_kwargs, _int, _norm_col, _split_words, _wind, _yes_no, build_jobs,
+    _NO, _OUR_OUTPUT, _YES, _context_kwargs, _int, _name_key, _norm_col, _split_words, _wind, _yes_no, build_jobs,
     find_photos, linked_folders, make_job, raw_files, raw_words, read_manifest)
 from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …)
     DEFAULT_READER, FatalError, Reader, TILESET_TAG, _sha256_file, model_reader, reader_identity,
@@ -697,8 +697,12 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
             # (the photos whose files are gone: not those the manifest or --only-manifest leaves out of this run, whose
             # files are still there — a reviewer's `--only-manifest` rerun had named a photo of the folder as gone)
             keys = {j.key for j in jobs}
+            # (nor a row's earlier name in another case, a typed row's of an earlier version now named as its photo:
+            # a reviewer's upgraded state would have said it gone on every run)
+            alike = {_name_key(k) for k in keys}
             summary.gone = sorted(k for (k,) in con.execute("SELECT key FROM results WHERE error IS NULL")
-                                  if k not in keys and not os.path.isabs(k) and not (d / k).is_file())
+                                  if k not in keys and not os.path.isabs(k) and not (d / k).is_file()
+                                  and _name_key(k) not in alike)
             from .review import write_review  # the HTML page of the flagged rows (<out>.review.html)
 
             stage.append("review")

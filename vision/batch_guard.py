@@ -8,8 +8,8 @@ checked before any photo is scored, history entries that a rerun cannot duplicat
 * :func:`check_outputs` refuses, before scoring, an output that is a folder or cannot be created
   (the folder is missing and cannot be made, or is not writable), leaving no file behind.
 * :func:`batch_identity` is a random id kept in the state database (table ``batch_meta``);
-  :func:`history_key` makes each photo's history entry key from it, the photo, its content hash and
-  the scoring parameters, so that the history (:mod:`scoring.history`, unique ``entry_key``) holds
+  :func:`history_key` makes each photo's history entry key from it, the photo, its content hash,
+  the scoring parameters and when the result was scored, so that the history (:mod:`scoring.history`, unique ``entry_key``) holds
   each result once however often the flush is repeated after a kill.
 """
 from __future__ import annotations

@@ -253,7 +253,8 @@ def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tup
     """(status, problem) of a state database row ``r`` as the output says them, by ``review_below`` (0..1) and
     the score's confidence where stored (``score_confidence``: :func:`vision.pipeline.score_confidence`, a row of
     an earlier state database has only the reading's); ``ruleset`` the row's, named when the score is surer than
-    the reading."""
+    the reading. A row read from another file than its fix/add cells were written for (:func:`stale_cells`) needs
+    review, saying so."""
     if r["error"]:  # (a fix or add cell past the photo's tiles is known only when it is read: "--add:
         # position 99 …" said as the cell, as the problem column says the flags)
         return f"error: {manifest_words(r['error'])}", None
@@ -981,7 +982,7 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
 
     from .batch_guard import batch_identity, history_key
 
-    bid = batch_identity(con)  # each entry keyed by batch, photo, content and parameters: a flush
+    bid = batch_identity(con)  # each entry keyed by batch, photo, content, parameters and time scored: a flush
     n = 0                      # repeated after a kill between the two writes below adds nothing
     last = -1
     copies = _copies(con, jobs) if jobs else {}

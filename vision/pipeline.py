@@ -1431,8 +1431,11 @@ def won_hint(res: PhotoResult, rs: Ruleset, ctx: Context, kw: Mapping, exposed) 
     conf = res.reading.confidence
     taken = sum(r != "ignored" and res.reading.roles[k] == "ignored" for k, r in enumerate(won.reading.roles))
     if taken and res.reading.legal and res_sure > WON_LEFT_OUT:
-        # (the score held at WON_LEFT_OUT: the reading's own confidence so that its score's is no more)
-        conf = min(conf, WON_LEFT_OUT * conf / res_sure) if res_sure > 0 else conf
+        # (the score held at WON_LEFT_OUT: the reading's own confidence so that its score's, × the doubts that cannot
+        # change it, is no more)
+        doubts = (score_doubts(res, res.scored.ruleset, res.scored.options)
+                  if res.scored is not None and res_sure != conf else 1.0)  # (as score_confidence applies them)
+        conf = min(conf, WON_LEFT_OUT / max(doubts, 1.0))
         # the winner's reading takes in a tile the non-winner's leaves out (a tile set apart): which is right rests on
         # the word "not won" alone (a tester's winning 9p set 2 tile widths apart, said not won, was read at 95 %)
         note += f" ({WON_LEFT_OUT_NOTE.format(what='a tile' if taken == 1 else 'tiles')} {WON_LEFT_OUT:.0%} sure)"
