@@ -838,6 +838,16 @@ def _starts_like_a_photo(path: Path, sniff) -> bool:
         return False
 
 
+def _in_folder(directory: Path, cell: str) -> str:
+    """A manifest's photo cell as a path in ``directory`` (``./a.jpg``, ``sub/../a.jpg``, ``t1\\a.jpg`` and an absolute
+    path inside it alike: ``a.jpg``, ``t1/a.jpg``), normalised; the cell as it is where it cannot be so said (another
+    drive on Windows)."""
+    try:
+        return os.path.normpath(os.path.relpath(os.path.join(directory, cell.replace("\\", "/")), directory))
+    except ValueError:
+        return cell
+
+
 def _name_key(name: str) -> str:
     """A photo's name as :func:`build_jobs` matches a manifest's to a file's: composed (Unicode NFC) and in lower
     case."""
@@ -855,7 +865,8 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
         seen: dict[str, int] = {}
         by_case: dict[str, list[str]] | None = None  # (the folder's photos by their lower-case names, when needed)
         entries = list(read_manifest(manifest))
-        named = {c["photo"].replace("\\", "/") for _, c in entries}  # (every photo a row names as typed)
+        # (every photo a row names as typed, ./a.jpg or sub/../a.jpg as a.jpg; an absolute one inside the folder too)
+        named = {_in_folder(directory, c["photo"]) for _, c in entries if c.get("photo")}
         for line, cells in entries:
             key = cells["photo"]
             if "\\" in key and os.sep != "\\" and not os.path.exists(os.path.join(directory, key)) \
@@ -881,7 +892,7 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
                 # notation cell is emptied later: a director's t1/Dee.JPG typed beside t1/dee.jpg had its card say "no
                 # such file" and, read from its photo the next day, was said gone from the folder — unless another
                 # row names that photo as it is, a typed hand of its own: a reviewer's ANN.JPG and ann.jpg)
-                if len(alike) == 1 and not (typed and alike[0] in named):
+                if len(alike) == 1 and not (typed and os.path.normpath(alike[0]) in named):
                     key = alike[0]
                     cells = {**cells, "photo": key}
             rows.append((key, cells))
