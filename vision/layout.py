@@ -721,16 +721,15 @@ def _rows(boxes: np.ndarray, image_size: tuple[int, int], turned: bool) -> _Rows
         # boxes that overlap along the row, one of them wider than tall (a tile lying sideways beside an upright one):
         # touching, whatever their centres' spacing says (a phone tester's [9m^ 9m 9m], the claimed 9m's box 115 px
         # wide beside 84, overlapping by 6 px, was spaced 1.07 of their mean width, over the split: two groups, the
-        # pung read as concealed tiles)
-        # (the boxes themselves, the photo levelled: a row of three fitted through a sideways tile's lower centre leans,
-        # and its frame's widths had the two apart)
+        # pung read as concealed tiles). Measured on the boxes themselves, the photo level (a row of three fitted
+        # through a sideways tile's lower centre leans, and its frame's widths had the two apart); not at a slant,
+        # where boxes grow along x and neighbours across a gap overlap (a reviewer's: such photos are read
+        # straightened)
         bo = boxes[c][o]
         wide = (bo[:, 2] - bo[:, 0]) > SIDEWAYS_TOUCH * (bo[:, 3] - bo[:, 1])
         over_x = np.minimum(bo[:-1, 2], bo[1:, 2]) - np.maximum(bo[:-1, 0], bo[1:, 0])
         over_y = np.minimum(bo[:-1, 3], bo[1:, 3]) - np.maximum(bo[:-1, 1], bo[1:, 1])
         tall = np.minimum(bo[:-1, 3] - bo[:-1, 1], bo[1:, 3] - bo[1:, 1])
-        # (the photo level, its rows along x: in a photo at a slant the boxes grow along x, and neighbours across a
-        # gap overlap — a reviewer's; photos more than a few degrees off level are read straightened)
         touching.append((over_x >= 0) & (over_y > 0.5 * tall) & (wide[:-1] | wide[1:]) & level if len(c) > 1
                         else np.zeros(0, bool))
     allr = np.concatenate(per_row) if per_row else np.zeros(0)
