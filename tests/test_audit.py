@@ -1438,9 +1438,16 @@ def test_a_special_hand_as_high_as_the_one_counted_is_a_tie_not_outranked(run_cl
 
 
 def test_a_claim_too_large_for_a_float_is_compared_not_a_traceback(run_cli):
-    # a tester's claim of 340 digits: claimed / total overflowed a float in the doubling hint (OverflowError)
+    # a tester's claim of 340 digits: claimed / total overflowed a float in the doubling hint (OverflowError). The
+    # command line now refuses a claim past 10^9 in one line (as --claimed-lines' amounts, a breaker's); the hints
+    # themselves still take it without overflowing
+    from scoring import load_ruleset, parse_hand, score_hand
+    from vision.audit import total_hints
+
     rc, out, err = run_cli("audit", "--hand", "123m456p789s11z [777p]", "-w", "1z", "--claimed", str(30 * 2 ** 1100))
-    assert rc == 1 and "MISMATCH" in out and "Traceback" not in err
+    assert rc == 2 and "is more than 1,000,000,000" in err and "Traceback" not in err
+    scored = score_hand(parse_hand("123m456p789s11z [777p] win:1z"), "nts")
+    assert isinstance(total_hints(scored, 30 * 2 ** 1100, load_ruleset("nts")), list)
     # a claim of 2^k × the score is still told as k doublings more: 123m456p789s11z [777p] won on the East (seat
     # and round wind) under nts is 30 (mahjong 20 + exposed pung of simples 2 + 11z pair 2×2 + only possible tile 2
     # + the pair completed 2, 002:10-16), and 120 = 30 × 2^2
