@@ -3037,8 +3037,9 @@ def test_an_output_of_another_folder_or_no_batchs_is_not_written_over(tmp_path, 
     batch.run_batch(a, out, workers=0, reader=bf.ORACLE)
     first = out.read_bytes()
     with pytest.raises(batch.BatchError, match=r"holds the batch of the folder .*A, not .*B: give this folder its "
-                                               r"own --out"):
-        batch.run_batch(b, out, workers=0, reader=bf.ORACLE)
+                                               r"own --out and state, or remove both .*r\.batch\.sqlite3 and .*r\.csv "
+                                               r"to start that output over"):
+        batch.run_batch(b, out, workers=0, reader=bf.ORACLE)  # (removing the state alone meets the next refusal)
     assert out.read_bytes() == first
     # the same folder again resumes; the folder moved (its first path gone) resumes from its new path
     assert batch.run_batch(a, out, workers=0, reader=bf.ORACLE).resumed == 1

@@ -505,7 +505,8 @@ def _check_folder(con: sqlite3.Connection, d: Path, state_p: Path, out: Path) ->
         row = con.execute("SELECT value FROM batch_meta WHERE name='folder'").fetchone()
         if row is not None and row[0] != here and os.path.isdir(row[0]):
             raise BatchError(f"the state database {state_p} holds the batch of the folder {row[0]}, not {here}: give "
-                             f"this folder its own --out and state, or remove {state_p} to start that output over")
+                             f"this folder its own --out and state, or remove both {state_p} and {out} to start that "
+                             f"output over (the other folder's results and resume state are lost)")
         new = row is None and con.execute("SELECT 1 FROM results LIMIT 1").fetchone() is None
         if new and _holds_results(out):
             raise BatchError(f"--out {out} holds the results of a batch whose state database is not {state_p} (a new "
