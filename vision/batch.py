@@ -656,7 +656,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         raise
     try:
         todo: list[tuple[Job, str, str]] = []
-        cells_for: dict[str, dict[str, str | None]] = {}  # key → its result's cells_for (:func:`correction_cells_for`)
+        cells_for: dict[str, str | None] = {}  # key → its result's cells_for (:func:`correction_cells_for`)
         with con:  # one transaction for the hash cache
             for job in jobs:
                 # (a typed hand's photo is not read: its file, if any, is neither hashed nor its score's)
@@ -668,11 +668,10 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                     summary.resumed += 1
                 else:
                     todo.append((job, params, sha))
-                    prev = con.execute("SELECT cells_for FROM results WHERE key=?", (job.key,)).fetchone()
-                    cells_for[job.key] = {"cells_for": correction_cells_for(job, sha, prev[0] if prev else None)}
+                    prev = con.execute("SELECT sha256, error, cells_for FROM results WHERE key=?", (job.key,)).fetchone()
+                    cells_for[job.key] = correction_cells_for(job, sha, prev[2] if prev else None)
                     # (a row that had failed, its file missing, is no photo scored before: a reviewer's)
-                    was = con.execute("SELECT sha256, params FROM results WHERE key=? AND error IS NULL",
-                                      (job.key,)).fetchone()
+                    was = prev if prev is not None and prev[1] is None else None
                     # (a photo whose file is gone is no file changed: its row becomes an error, and a row now typed in
                     # its notation cell is a cell changed — a director read both as "the photo file changed")
                     # (a row typed before, its stored digest "", is a cell changed too: a reviewer's)
@@ -839,11 +838,16 @@ def correction_cells_for(job: Job, sha: str, prev: str | None) -> str | None:
     return prev if prev and prev.startswith(head) else head + sha
 
 
-def _score_all(con, todo, reader, workers, progress, summary, extra=None) -> None:
-    """Score the ``todo`` jobs (``workers`` processes, 0: in this one), each result written as it comes (with
-    ``extra[key]``'s columns, :func:`correction_cells_for`); raises :class:`_Stopped` on Ctrl-C or SIGTERM, the
-    results read to the end kept."""
-    extra = extra or {}
+def _score_all(con, todo, reader, workers, progress, summary, cells_for=None) -> None:
+    """Score the ``todo`` jobs (``workers`` processes, 0: in this one), each result written as it comes (with its
+    ``cells_for[key]``, :func:`correction_cells_for`); raises :class:`_Stopped` on Ctrl-C or SIGTERM, the results
+    read to the end kept."""
+    cells_for = cells_for or {}
+
+    def keep(row: dict[str, Any]) -> None:
+        write_result(con, {**row, "cells_for": cells_for.get(row.get("key"))})
+        summary.scored += 1
+
     from tqdm import tqdm
 
     if workers > 0:
@@ -861,9 +865,7 @@ def _score_all(con, todo, reader, workers, progress, summary, extra=None) -> Non
             done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
             for f in done:
                 job = pending.pop(f)
-                row = f.result()  # FatalError / BrokenProcessPool propagate
-                write_result(con, {**row, **extra.get(row.get("key"), {})})
-                summary.scored += 1
+                keep(f.result())  # FatalError / BrokenProcessPool propagate
                 bar.update(1)
 
     # SIGTERM (a supervisor, `timeout`, `kill`) as Ctrl-C: the photos scored are said to be kept (a tester's
@@ -905,8 +907,7 @@ def _score_all(con, todo, reader, workers, progress, summary, extra=None) -> Non
                 # dropped at once, their workers stopped (a tester's SIGTERM waited 31 s, silent, for the photos
                 # in flight, then kept none of them; a supervisor's SIGKILL after its grace period got no output)
                 for f in [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]:
-                    write_result(con, {**f.result(), **extra.get(f.result().get("key"), {})})
-                    summary.scored += 1
+                    keep(f.result())
                     pending.pop(f)
                 _stop_workers(ex)
             ex.shutdown(wait=True, cancel_futures=True)

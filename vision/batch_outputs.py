@@ -249,6 +249,12 @@ def stale_cells(r: Mapping[str, Any]) -> list[str]:
     return cells.split(",") if sha != r["sha256"] else []
 
 
+def stale_words(cells: Sequence[str]) -> str:
+    """"the photo file changed, and its fix cell did not": what the output row and the history entry say of
+    :func:`stale_cells` ``cells``."""
+    return f"the photo file changed, and its {' and '.join(cells)} cell{'s' if len(cells) > 1 else ''} did not"
+
+
 def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tuple[str, str | None]:
     """(status, problem) of a state database row ``r`` as the output says them, by ``review_below`` (0..1) and
     the score's confidence where stored (``score_confidence``: :func:`vision.pipeline.score_confidence`, a row of
@@ -262,12 +268,11 @@ def _status(r: Mapping[str, Any], review_below: float, ruleset: str = "") -> tup
         return "needs-review", r["problem"] or "no legal reading"
     if not r["allowed"]:
         return "needs-review", r["problem"] or "mahjong not allowed"
-    stale = stale_cells(r)
-    if stale:  # (vision.batch.correction_cells_for: the photo file changed, its correction cells did not)
-        cells = stale
-        said = (f"the photo file changed, and its {' and '.join(cells)} cell{'s' if len(cells) > 1 else ''} did not: "
-                f"{'they name' if len(cells) > 1 else 'it names'} the tiles of the photo it replaced; check "
-                f"{'them' if len(cells) > 1 else 'it'} against this one (a changed cell, or a checked cell, clears this)")
+    cells = stale_cells(r)
+    if cells:  # (vision.batch.correction_cells_for: the photo file changed, its correction cells did not)
+        said = (f"{stale_words(cells)}: {'they name' if len(cells) > 1 else 'it names'} the tiles of the photo it "
+                f"replaced; check {'them' if len(cells) > 1 else 'it'} against this one (a changed cell, or a checked "
+                f"cell, clears this)")
         return "needs-review", "; ".join(x for x in (said, r["problem"]) if x)
     # the score's confidence where stored (flowers/seasons that cannot change the score are no doubt of it)
     conf = r["confidence"]
@@ -994,8 +999,7 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
         job = by_key.get(key)
         status = str(e.get("status") or "ok")
         if stale and (status == "ok" or status.startswith("ok:")):  # (as the output row says it, _status)
-            status = e["status"] = (f"needs-review: the photo file changed, and its {' and '.join(stale)} "
-                                    f"cell{'s' if len(stale) > 1 else ''} did not")
+            status = e["status"] = f"needs-review: {stale_words(stale)}"
         if job is not None and job.checked is not None and (status == "ok" or status.startswith("needs-review")):
             # (as the output row says it, checked_status: a reviewer's mismatched check had stayed ok here)
             if e.get("total") != job.checked:
