@@ -326,12 +326,9 @@ def fail_json(message: str, exit_code: int = 2) -> None:
 def printable(msg: object) -> str:
     """``msg`` as one printable line: control characters (newline, ESC, …) escaped as Python writes
     them (``\\n``, ``\\x1b``), so a file name cannot break or recolour the terminal line."""
-    from scoring.history import storable_text  # (not vision.io: numpy and Pillow on every usage error, a reviewer's)
+    from scoring.history import one_line_text  # (not vision.io: numpy and Pillow on every usage error, a reviewer's)
 
-    s = storable_text(str(msg))
-    if s.isprintable():
-        return s
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in s)
+    return one_line_text(msg)
 
 
 def db_path(text: str) -> str:

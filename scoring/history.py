@@ -174,6 +174,16 @@ def storable_text(text: str) -> str:
                        f"\\u{ord(ch):04x}" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
 
 
+def one_line_text(msg: object) -> str:
+    """``msg`` as one printable line: its text through :func:`storable_text`, then control and other unprintable
+    characters (newline, ESC) escaped as Python writes them (``\\n``, ``\\x1b``), so a file name cannot break or
+    recolour a terminal line (:func:`vision.io.display_name`, :func:`commands.common.printable`). Raises nothing."""
+    s = storable_text(str(msg))
+    if s.isprintable():
+        return s
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in s)
+
+
 def _storable(v: Any) -> Any:
     """``v`` as SQLite can store it: a string through :func:`storable_text` (a breaker's photo ``bad\\xff.jpg`` was
     read and scored, and its history entry crashed the command before the score was printed); anything else as

@@ -172,12 +172,9 @@ def display_name(name: object) -> str:
     """``name`` for a one-line message: control and other unprintable characters (newline, ESC) escaped as Python
     writes them (``\\n``, ``\\x1b``), a byte of a file name that is not UTF-8 as the byte (``\\xff``, where
     Python holds ``\\udcff``; the history stores it so, :func:`scoring.history.insert`)."""
-    from scoring.history import storable_text
+    from scoring.history import one_line_text
 
-    s = storable_text(str(name))
-    if s.isprintable():
-        return s
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in s)
+    return one_line_text(name)
 
 
 def _detail(e: BaseException) -> str:
