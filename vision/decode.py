@@ -2532,18 +2532,17 @@ def flower_beside_alike(geo, tiles: Sequence[str | None], roles: Sequence[str], 
         if role != "ignored" or face is None or face in PLAYING_TILES or face == BACK or p not in num \
                 or p >= len(ext) or ext[p] is None:
             continue
-        u, w, _h = ext[p]
-        near = [q for q, r in enumerate(roles) if r in ("concealed", "exposed", "winning") and tiles[q] == x
-                and q < len(ext) and ext[q] is not None and q in num and abs(off[q] - off[p]) < 0.5
-                and abs(ext[q][0] - u) <= (ext[q][1] + w) / 2 * 1.25]
-        if not near:
+        def touch(a: int, b: int) -> bool:  # (along the main row, within a quarter of their mean size)
+            return abs(ext[a][0] - ext[b][0]) <= (ext[a][1] + ext[b][1]) / 2 * 1.25
+
+        # the hand's tiles of face x in line with it; those it touches, and those touching them: the run it completes
+        in_line = [q for q, r in enumerate(roles) if r in ("concealed", "exposed", "winning") and tiles[q] == x
+                   and q < len(ext) and ext[q] is not None and q in num and abs(off[q] - off[p]) < 0.5]
+        run = {q for q in in_line if touch(q, p)}
+        if not run:
             continue
-        # (the alike tiles it touches, and those touching them in line: the run it would complete)
-        run = set(near)
-        for q, r in enumerate(roles):
-            if (r in ("concealed", "exposed", "winning") and tiles[q] == x and q not in run and q < len(ext)
-                    and ext[q] is not None and q in num and abs(off[q] - off[p]) < 0.5
-                    and any(abs(ext[q][0] - ext[k][0]) <= (ext[q][1] + ext[k][1]) / 2 * 1.25 for k in run)):
+        for q in in_line:  # (in order, each joining the run as it is found)
+            if q not in run and any(touch(q, k) for k in run):
                 run.add(q)
         if len(run) < 2:
             continue
