@@ -157,6 +157,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     for folder in summary.made_folders:  # (a mistyped --out made its folder without a word)
         say(f"made the folder {folder} for the outputs (it did not exist)")
     say("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")
+    for twin in summary.siblings:  # (it had kept an earlier run's results, with no word: a director's)
+        say(f"{twin} was rewritten too: an earlier run wrote it from the same state, and it would go stale")
     return 0
 
 

@@ -1715,6 +1715,43 @@ def test_csv_and_jsonl_share_the_state(tmp_path, folder):
     assert [r["status"] for r in csv_rows] == [r["status"] for r in js]
 
 
+def test_a_rerun_rewrites_the_outputs_twin_of_the_same_state(tmp_path, folder, truth, capsys):
+    # a director: `--out r.csv`, then `--out r.jsonl`, then a photo replaced and `--out r.csv` again: r.jsonl kept
+    # the replaced photo's score with no word. The twin of the same state is rewritten from it, and said; a twin of
+    # another --state, or a file of the same name that is no batch output, is left as it is
+    batch.run_batch(folder, tmp_path / "r.csv", workers=0, reader=bf.ORACLE)
+    batch.run_batch(folder, tmp_path / "r.jsonl", workers=0, reader=bf.ORACLE)
+    srcs = sorted(truth.glob("*.jpg"))
+    target = folder / "table-b" / "p00.jpg"  # (a copy of srcs[0]) replaced by another hand's render
+    other = next(x for x in srcs if x.read_bytes() != target.read_bytes())
+    shutil.copyfile(other, target)
+    rc, out, _ = run_cli(capsys, "batch", str(folder), "-O", str(tmp_path / "r.csv"), "-j", "0", "--no-history",
+                         "--no-progress", "--reader", bf.ORACLE)
+    assert rc == 0
+    assert f"{tmp_path / 'r.jsonl'} was rewritten too" in out
+    js = {r["photo"]: r for r in map(json.loads, (tmp_path / "r.jsonl").read_text().splitlines())
+          if r["type"] == "photo"}
+    rows = {r["photo"]: r for r in read_csv(tmp_path / "r.csv")}
+    assert js["table-b/p00.jpg"]["sha256"] == rows["table-b/p00.jpg"]["sha256"] == file_sha(target)
+    assert [r["status"] for r in rows.values()] == [js[k]["status"] for k in rows]
+    # another state: its own r2.csv; the r2.jsonl beside it (written with the default state) is not its output
+    batch.run_batch(folder, tmp_path / "r2.jsonl", workers=0, reader=bf.ORACLE)
+    before = (tmp_path / "r2.jsonl").read_bytes()
+    shutil.copyfile(srcs[0], target)
+    s = batch.run_batch(folder, tmp_path / "r2.csv", workers=0, reader=bf.ORACLE, state=tmp_path / "other.sqlite3")
+    assert s.siblings == [] and (tmp_path / "r2.jsonl").read_bytes() == before
+    # a notes file named like the twin, no batch output, is not written over
+    (tmp_path / "r3.jsonl").write_text("my notes\n")
+    s = batch.run_batch(folder, tmp_path / "r3.csv", workers=0, reader=bf.ORACLE)
+    assert s.siblings == [] and (tmp_path / "r3.jsonl").read_text() == "my notes\n"
+
+
+def file_sha(p: Path) -> str:
+    import hashlib
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+
 #: the columns of the photo CSV before hand_tiles and bonus_tiles came (a sheet that reads them by position still does)
 COLUMNS_BEFORE_HAND_TILES = ["photo", "table", "hand", "player", "seat_wind", "winner", "ruleset", "status", "reading",
                              "confidence", "total", "points", "doublings", "tiles", "changed", "frame", "problem",

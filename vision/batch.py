@@ -298,7 +298,7 @@ def score_typed(job: Job, row: dict[str, Any]) -> None:
         rs = load_ruleset(job.ruleset)
         sizes = rs.notation_sizes
         hand = parse_hand(notation, winning_tile=job.winning_tile, context=ctx, sizes=sizes)
-        s = score_hand(hand, rs, dict(job.options))
+        s = score_hand(hand, rs, dict(job.options), option_notes=True)
     except CircumstanceError as e:  # (what was said of the win, not the hand typed)
         row["error"] = circumstance_error(job, e)
         return
@@ -365,6 +365,9 @@ class Summary:
     seconds: float = 0.0
     workers: int = 0
     outputs: list[str] = field(default_factory=list)
+    #: of ``outputs``, the other format's output of the same name and state (``results.jsonl`` beside
+    #: ``--out results.csv``), written by an earlier run and rewritten with it (:func:`sibling_output`): said
+    siblings: list[str] = field(default_factory=list)
     settled: int = 0
     #: of ``settled``, those settled provisionally (a photo of the hand needs review)
     provisional: int = 0
@@ -461,6 +464,26 @@ def _same_pictures(con: sqlite3.Connection, jobs: Sequence[Job]) -> list[list[st
     keys = {j.key for j in jobs}
     rows = con.execute("SELECT key, sha256 FROM results WHERE sha256 IS NOT NULL AND sha256 != ''")
     return sorted(sorted(g) for g in same_digest((key, sha) for key, sha in rows if key in keys))
+
+
+def sibling_output(out: Path, state_p: Path) -> Path | None:
+    """The output of the other format beside ``out`` that shares its state database ``state_p``
+    (``results.jsonl`` for ``results.csv`` and the reverse, both keeping ``results.batch.sqlite3``), where an
+    earlier run wrote it (a file whose first line is a batch output's) and it can be written; else None. A run
+    rewrites it with ``out``, from the same state: a director's ``results.jsonl`` kept the replaced photo's score
+    after a rerun wrote ``results.csv`` alone, with no word. Not with another ``--state``: that file may be
+    another state's."""
+    suffix = {".csv": ".jsonl", ".jsonl": ".csv"}.get(out.suffix.lower())
+    if suffix is None:
+        return None
+    twin = out.with_suffix(suffix)
+    if os.path.abspath(state_path_for(twin)) != os.path.abspath(state_p) or not twin.is_file() or not os.access(twin, os.W_OK):
+        return None
+    try:
+        _check_not_foreign("", twin, OUTPUT_COLUMNS)
+    except BatchError:
+        return None
+    return twin if _nonblank_lines(twin, 1) else None
 
 
 def _check_not_foreign(what: str, path: Path, head: Sequence[str]) -> None:
@@ -629,6 +652,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
 
     # before any photo is scored: the outputs can be written, and no other run uses this state
     made = check_outputs([("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))])
+    sibling = sibling_output(out, state_p)
     t0 = time.perf_counter()
     summary = Summary(photos=len(jobs), workers=workers, state=str(state_p), raw_left_out=raw, made_folders=made,
                       # (a link the manifest's rows reach through is not left out: a tester's summary said so)
@@ -692,6 +716,9 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
             summary.outputs, settled, summary.counts = export(con, jobs, out, review_below,
                                                               settle_options=defaults.settle_options,
                                                               flag_unscored=summary.flag_unscored)
+            if sibling is not None:  # (the CSV's JSON Lines twin of the same state, rewritten not to go stale)
+                summary.outputs += export(con, jobs, sibling, review_below, settle_options=defaults.settle_options)[0]
+                summary.siblings.append(str(sibling))
             summary.settled, summary.provisional, summary.not_settled, flagged_tables = settled
             summary.same_picture = _same_pictures(con, jobs)
             # (the photos whose files are gone: not those the manifest or --only-manifest leaves out of this run, whose
@@ -779,6 +806,9 @@ def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[
                     if con.execute("SELECT 1 FROM results WHERE key=? AND sha256=? AND params=?",
                                    (job.key, sha, params)).fetchone() is None}
         written, _, _ = export(con, jobs, out, review_below, unscored, settle_options)
+        twin = sibling_output(out, Path(summary.state))
+        if twin is not None:  # (its twin of the same state too: rewritten whole, or not at all, as ``out`` is)
+            written += export(con, jobs, twin, review_below, unscored, settle_options)[0]
     except BatchError as e:
         return f"{kept}; the partial results were not written ({e}) — rerun the same command to resume"
     finally:
