@@ -176,7 +176,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         sizes = rs.notation_sizes
         hand = parse_hand(args.hand, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
         # (a winner's hand typed with no winning tile is scored with no wait: its note says what naming one changes)
-        scored = with_no_winning_tile_note(score_hand(hand, rs, opts))
+        scored = with_no_winning_tile_note(score_hand(hand, rs, opts, option_notes=True))
     else:
         from vision.readers import DEFAULT_READER, FatalError, resolve_reader
         from vision.errors import VisionError

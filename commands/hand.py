@@ -16,7 +16,7 @@ def cmd_hand(args: argparse.Namespace) -> int:
     hand = parse_hand(args.notation, winning_tile=args.winning_tile, context=ctx, sizes=sizes)
     # a winner's hand with no winning tile is scored with no wait: its note says so, what naming one would change,
     # and the history lists it unsure, as a photo's (a new user's 26 had been said and recorded `ok`; win:1z: 30)
-    result = with_no_winning_tile_note(score_hand(hand, rs, options_from_args(args)))
+    result = with_no_winning_tile_note(score_hand(hand, rs, options_from_args(args), option_notes=True))
     from scoring.history import record_hand, typed_status  # the audit trail (--db, --no-history)
 
     record_hand(args, "hand", args.notation, result, context=ctx, options=options_from_args(args),

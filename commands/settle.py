@@ -431,7 +431,7 @@ def cmd_table(args: argparse.Namespace) -> int:
                     hand = parse_hand(notation, winning_tile=args.winning_tile if is_w else None,
                                       context=ctx, sizes=sizes)
                     # (the winner's hand typed with no winning tile: said, as `hand` says it)
-                    results[p] = with_no_winning_tile_note(score_hand(hand, rs, opts))
+                    results[p] = with_no_winning_tile_note(score_hand(hand, rs, opts, option_notes=True))
         if winner is not None:
             res = results[winner]
             if not res.allowed:

@@ -203,6 +203,9 @@ class Ruleset:
     base: str | None = None
     notes: tuple[str, ...] = ()
     settlement: str | None = None
+    #: the words, with their seed line, of why only the highest rule of a ``group`` counts (the ruleset's
+    #: ``[groups.NAME] words``): said of a rule earned but not added (:func:`not_added_reason`)
+    groups: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def combine(self) -> Callable[..., "Totals"]:
@@ -399,6 +402,8 @@ def load_ruleset(ruleset_id: str) -> Ruleset:
         hand_size=int(meta.get("hand_size", 13)), shapes=tuple(meta.get("shapes", ["standard"])),
         options=options, rules=tuple(rules), limit=meta.get("limit"), module=module, base=base,
         notes=tuple(meta.get("notes", [])),
+        groups={**(load_ruleset(base).groups if base else {}),
+                **{k: str(v["words"]) for k, v in raw.get("groups", {}).items()}},
         settlement=meta.get("settlement") or (load_ruleset(base).settlement if base else None),
     )
     _CACHE[ruleset_id] = rs
@@ -912,6 +917,18 @@ def _score_reading(hand: Hand, d: Decomposition, ruleset: Ruleset, opts: Mapping
         # special hands that fired but lost to a higher one (its group or its exclusions): named in
         # the explanation and by audit (a claim of Seven Twins on a Clean Twins hand)
         kept = {r.id for r, _ in fired}
+        # (and the other rules earned but not added: a referee's 3 concealed pungs beside 3 concealed kongs, one
+        # footnote group, 002:74, had been said by audit not to apply, and the explanation had not named them)
+        # (only those a rule that counts excludes or outranks in its group: a special hand's count replaces the
+        # others, as its explanation says, and a rule excluded by one not counted itself is no reason to give)
+        lost = [(r, f) for r, f in asked if r.id not in kept and r.kind not in ("fixed", "limit")]
+        if lost:
+            rules = {r.id: r for r, _ in fired}
+            counted = [rules[ln.rule] for ln in totals.lines if ln.rule in rules]
+            plain = [_line(plan, r, f, ruleset, opts) for r, f in lost
+                     if any(r.id in c.excludes or (r.group and c.group == r.group) for c in counted)]
+            if plain:
+                totals = replace(totals, not_added=tuple(plain))
         if any(r.kind in ("fixed", "limit") for r, _ in fired):
             lost = [_line(plan, r, f, ruleset, opts) for r, f in asked
                     if r.kind in ("fixed", "limit") and r.id not in kept]
@@ -1014,24 +1031,38 @@ def check_context_flags(rs: Ruleset, context: Context) -> None:
 
 
 def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | None = None, *,
-               win_notes: bool = True) -> ScoredHand:
+               win_notes: bool = True, option_notes: bool = False) -> ScoredHand:
     """Score ``hand`` under ``ruleset`` (an id or a loaded :class:`Ruleset`).
 
     Returns the best :class:`ScoredHand` over all decompositions, with a note for each circumstance said
     (``last_tile``, ``first_turn``, ``kong_on_kong``; ``announced_wait``, ``dealer_streak``, ``discards``) that no
     rule of the ruleset scores for this hand (:func:`unused_win_notes`), each line citing only the options that
     decide it (:func:`_cite_deciding_options`); ``win_notes`` False leaves both out, as a check of a reading's
-    legality needs neither and each costs more scorings. Raises :class:`HandError` when
+    legality needs neither and each costs more scorings. ``option_notes`` (with ``win_notes``; for a score shown to
+    a user: it scores the hand again under each other choice of each option that decides a special hand, 17 for
+    dutch-special-hands) adds a note, or to the refusal of a hand as no winning hand a clause, for each other choice
+    under which the hand makes a special hand it does not (:func:`special_hand_options`). Raises :class:`HandError` when
     the hand's size does not fit the ruleset's game, a context flag is unknown to the ruleset or
     contradicted by the context (:func:`check_context_flags`) or a winning hand has no valid reading, and
     :class:`RulesetError` for unknown rulesets/options.
     """
     rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
-    result = _score_hand(hand, rs, options)
     if not win_notes:
-        return result
+        return _score_hand(hand, rs, options)
+    try:
+        result = _score_hand(hand, rs, options)
+    except HandError as e:
+        # (a special hand that another choice of an option makes: named, a referee's Snake a under the default
+        # snake_extra=snake-suit had been refused as "not a winning hand" with no word of the option)
+        under = special_hand_options(hand, rs, options, None) if option_notes and str(e).startswith(
+            "not a winning hand") else ()
+        if under:
+            raise HandError(f"{e}; {under[0]}") from None
+        raise
     result = _cite_deciding_options(result, rs, options)
     notes = unused_win_notes(result, rs, options)
+    if option_notes:
+        notes += special_hand_options(hand, rs, options, result)
     higher = special_hand_count_note(result, rs)
     if higher:
         notes = (*notes, higher)
@@ -1039,6 +1070,49 @@ def score_hand(hand: Hand, ruleset: Ruleset | str, options: Mapping[str, Any] | 
     if seat:
         notes = (*notes, seat)
     return replace(result, notes=(*result.notes, *notes)) if notes else result
+
+
+def special_hand_options(hand: Hand, rs: Ruleset, options: Mapping[str, Any] | None,
+                         result: ScoredHand | None) -> tuple[str, ...]:
+    """For a winner's ``hand``, a note for each option of ``rs`` that decides a special hand (a ``fixed``/``limit``
+    rule naming it: ``option``, ``when``, …) under whose other choice the hand makes a special hand that ``result``
+    (its score, or None for a hand refused as no winning hand) neither counts nor outranks, with another total:
+    "under option pearl_six=allowed (000-06) this hand is Parel Hand 1250 fixed (000_…:NN), 1250 in all; scored
+    here with pearl_six=excluded, the default" (RULINGS principle 3: an ambiguity that decides a line is named; a
+    referee's 240 had not said that the default alone kept the Pearl Hand out). Raises nothing but a
+    :class:`RulesetError` of the ruleset; each choice costs one scoring (dutch-special-hands: 17 options)."""
+    if not hand.context.winner:
+        return ()
+    gates: dict[str, set[str]] = {}
+    for r in rs.rules:
+        if r.kind in ("fixed", "limit"):
+            for n in (r.option, r.value_option, r.applies_option, *r.also_options, *r.when):
+                if n and n in rs.options and n != "fixed_hands":  # (fixed_hands: special_hand_count_note's)
+                    gates.setdefault(n, set()).add(r.id)
+    if not gates:
+        return ()
+    opts = rs.resolve_options(options)
+    have = {ln.rule for ln in (*result.lines, *result.outranked)} if result is not None else set()
+    notes = []
+    for name, ids in gates.items():
+        o = rs.options[name]
+        for choice in o.choices or ():
+            if choice == opts[name]:
+                continue
+            try:
+                alt = _score_hand(hand, rs, {**opts, name: choice})
+            except HandError:
+                continue
+            new = [ln for ln in alt.lines if ln.rule in ids and ln.kind in ("fixed", "limit") and ln.rule not in have]
+            if not alt.allowed or not new or (result is not None and alt.total == result.total):
+                continue
+            ln = new[0]
+            cur = "the default" if opts[name] == o.default else "as given"
+            notes.append(f"under option {name}={option_text(choice)}" + (f" ({o.ambiguity})" if o.ambiguity else "")
+                         + f" this hand is {rule_name(rs, ln)} {ln.amount().strip()} ({ln.source}), {alt.total} in "
+                         f"all; {'scored' if result is not None else 'refused'} here with "
+                         f"{name}={option_text(opts[name])}, {cur}")
+    return tuple(notes)
 
 
 def dealer_seat_note(c: Context) -> str | None:
@@ -1410,7 +1484,7 @@ def _score_hand(hand: Hand, rs: Ruleset, options: Mapping[str, Any] | None = Non
     notes = tuple(notes_for(hand, opts)) if notes_for is not None else ()
     notes += _special_reading_passed(scored, rs) if winner else ()
     result = _new_scored(rs.id, hand, best.total, best.points, best.doublings, best.lines, d, opts, ties,
-                         notes, best.cash, best.limit_applied, best.outranked)
+                         notes, best.cash, best.limit_applied, best.outranked, best.not_added)
     finalize = hook("finalize")
     return finalize(result, rs, opts) if finalize else result
 
@@ -1606,12 +1680,38 @@ def explain(result: ScoredHand) -> str:
         else:
             out.append(f"  outranked: {ln.name} {ln.amount()} ({ln.source}) — only one special hand counts, the "
                        f"highest")
+    for ln in result.not_added:  # a rule earned, not added (a referee adding by hand had counted it)
+        out.append(f"  not added: {rule_name(rs, ln)} {ln.amount()}{f' [{ln.detail}]' if ln.detail else ''} ({ln.source}) — "
+                   f"earned, but {not_added_reason(rs, result, ln)}")
     for n in result.notes:
         out.append(f"  note: {n}")
     changed = [f"{k}={option_text(v)}" for k, v in result.options.items() if v != rs.options[k].default]
     out.append("options: " + (", ".join(changed) + " (others default)" if changed else "all defaults")
                + f" — see `mahjong-score rules {rs.id}`")
     return "\n".join(out)
+
+
+def not_added_reason(rs: Ruleset, result: ScoredHand, line: Line) -> str:
+    """Why ``line``, of ``result.not_added`` (a rule the reading earns), is not added: the rule that excludes it
+    (one that counts, else one also not added: hk-tw-16's chains), ``"3 dichte kongs (+2 dbl; 002_…:63), which
+    counts, excludes it"``; else the highest of its group, which counts, and the group's words (``[groups.NAME]
+    words`` of the ruleset: nts's footnotes, 002:70-74, "deze verdubbelingen mogen niet worden opgeteld"),
+    ``"3 dichte kongs (+2 dbl) counts, and the doublings of footnote ³ are not added together (…)"``. Raises
+    nothing."""
+    ids = {r.id for r in rs.rules}
+    rule = rs.rule(line.rule) if line.rule in ids else None
+    others = [x for x in (*result.lines, *result.not_added) if x.rule in ids and x is not line]
+    by = next((x for x in others if line.rule in rs.rule(x.rule).excludes), None)
+    if by is not None:
+        said = f"{rule_name(rs, by)} ({by.amount()}; {by.source})"
+        return f"{said}, which counts, excludes it" if by in result.lines else \
+            f"{said} excludes it (and is not added itself)"
+    if rule is not None and rule.group:
+        top = next((x for x in result.lines if x.rule in ids and rs.rule(x.rule).group == rule.group), None)
+        words = rs.groups.get(rule.group) or "only the highest of them counts"
+        return (f"{rule_name(rs, top)} ({top.amount()}; {top.source}) counts, and {words}" if top is not None
+                else words)
+    return "a rule that counts excludes it"
 
 
 def _summary(result: ScoredHand) -> str:

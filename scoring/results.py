@@ -88,6 +88,9 @@ class Totals:
     limit_applied: bool = False
     #: special hands (``fixed``/``limit`` lines) that fired but are outranked by the one counted
     outranked: tuple[Line, ...] = ()
+    #: the other lines that fired but are not added: excluded by a rule that fired, or below the highest of their
+    #: group (a footnote's "deze verdubbelingen mogen niet worden opgeteld", 002:70-74)
+    not_added: tuple[Line, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,9 @@ class ScoredHand:
     ``alternatives`` other readings with the same total (RULINGS principle 5); ``allowed`` is False
     when the ruleset forbids this mahjong (then ``status`` says why); ``cash`` is kept apart;
     ``outranked``: the special hands this reading also makes that the highest one outranks (only
-    the highest counts, as the engine's combine step says), for the explanation and ``audit``.
+    the highest counts, as the engine's combine step says), for the explanation and ``audit``;
+    ``not_added``: the other rules this reading earns that are not added, excluded by a rule that counts or
+    below the highest of their group (:func:`scoring.engine.not_added_reason` says which), for the same.
     """
 
     ruleset: str
@@ -116,6 +121,7 @@ class ScoredHand:
     status: str = "ok"
     limit_applied: bool = False
     outranked: tuple[Line, ...] = ()
+    not_added: tuple[Line, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: total, points, doublings, lines, melds, ruleset, options, …"""
@@ -135,6 +141,7 @@ class ScoredHand:
             "limit_applied": self.limit_applied,
             "lines": [ln.to_json() for ln in self.lines],
             "outranked": [ln.to_json() for ln in self.outranked],
+            "not_added": [ln.to_json() for ln in self.not_added],
             "shape": d.shape,
             "melds": [
                 {"kind": m.kind, "tiles": list(m.tiles), "concealed": m.concealed,
@@ -180,19 +187,19 @@ def _new_totals(total: int, points: float, doublings: int, lines: tuple[Line, ..
     obj = _object_new(Totals)
     _object_setattr(obj, "__dict__", {"total": total, "points": points, "doublings": doublings,
                                       "lines": lines, "cash": cash, "limit_applied": limit_applied,
-                                      "outranked": outranked})
+                                      "outranked": outranked, "not_added": ()})
     return obj
 
 
 def _new_scored(ruleset: str, hand: Hand, total: int, points: float, doublings: int, lines: tuple[Line, ...],
                 decomposition: Decomposition, options: Mapping[str, Any], alternatives: tuple[Decomposition, ...],
                 notes: tuple[str, ...], cash: float, limit_applied: bool,
-                outranked: tuple[Line, ...] = ()) -> ScoredHand:
+                outranked: tuple[Line, ...] = (), not_added: tuple[Line, ...] = ()) -> ScoredHand:
     """``ScoredHand(...)`` with ``allowed`` and ``status`` at their defaults, fast (as :func:`_maker`)."""
     obj = _object_new(ScoredHand)
     _object_setattr(obj, "__dict__", {
         "ruleset": ruleset, "hand": hand, "total": total, "points": points, "doublings": doublings,
         "lines": lines, "decomposition": decomposition, "options": options, "alternatives": alternatives,
         "notes": notes, "cash": cash, "allowed": True, "status": "ok", "limit_applied": limit_applied,
-        "outranked": outranked})
+        "outranked": outranked, "not_added": not_added})
     return obj

@@ -1621,3 +1621,49 @@ def test_a_very_long_claimed_name_is_said_back_cut(run_cli, tmp_path):
     rc, out, _ = run_cli("audit", "--hand", "123m456p789s555z11z win:1z", "-r", "nts", "--claimed", "72",
                          "--claimed-lines", str(claim), "--no-history")
     assert rc == 1 and max(len(ln) for ln in out.splitlines()) < 450, max(len(ln) for ln in out.splitlines())
+
+
+def test_a_claimed_rule_earned_but_not_added_is_said_so(run_cli, tmp_path):
+    # a referee: 123p 11z (2222m) (5555p) (7777s) won on 1z scores 304 = 76 × 2^2 under nts (derived in
+    # tests/test_nts.py: 3 concealed kongs +2 dbl, 002:63; 3 concealed pungs +1 dbl, 002:61, is earned but not added,
+    # footnote ³, 002:74). A claim of both had been told "three-concealed-pungs … does not apply to this hand"
+    lines = [{"rule": "three-concealed-kongs", "doublings": 2}, {"rule": "three-concealed-pungs", "doublings": 1}]
+    rc, res = audit_json(run_cli, tmp_path, ["--hand", "123p11z (2222m) (5555p) (7777s)", "-w", "1z"], 608, lines)
+    assert rc == 1 and res["computed"] == 304
+    msg = next(d["message"] for d in res["differences"] if d["rule"] == "three-concealed-pungs")
+    assert "this hand earns it, but it is not added: 3 dichte kongs (+2 dbl" in msg
+    assert "002_b9f4c4575200caaf.txt:74" in msg and "does not apply" not in msg
+
+
+def test_an_ordinary_count_claimed_on_a_fixed_value_hand_names_the_special_hand(run_cli, tmp_path):
+    # 234s 666s 888s 666z 22s, won on 2s: only green tiles, Jade spel 2000 (002:38), a fixed-value hand that replaces
+    # the ordinary count (option fixed_hands=fixed, 002-17). A claim counted the ordinary way (mahjong 20, 002:13;
+    # clean 4 dbl, 002:65) had each line told it "does not apply to this hand"
+    lines = [{"rule": "mahjong", "points": 20}, {"rule": "clean", "doublings": 4}]
+    rc, res = audit_json(run_cli, tmp_path, ["--hand", "234s666s888s666z22s", "-w", "2s"], 320, lines)
+    assert rc == 1 and res["computed"] == 2000
+    for rule in ("mahjong", "clean"):
+        msg = next(d["message"] for d in res["differences"] if d["rule"] == rule)
+        assert ("this hand earns it in an ordinary count, but Jade spel 2000 fixed (002_b9f4c4575200caaf.txt:38), a "
+                "special hand, replaces the ordinary count (option fixed_hands=fixed, 002-17)") in msg, msg
+
+
+def test_a_fixed_value_hand_claimed_doubled_is_hinted(run_cli):
+    # 111z 222z 444z 55m [333z] won on 5m: Vier winden (Four Winds) 2000 fixed (002:36, nts); fixed values are
+    # not doubled (002-17). A claim of 8000 = 2000 × 2^2 had been a bare MISMATCH
+    rc, out, _ = run_cli("audit", "--hand", "111z222z444z55m [333z]", "-w", "5m", "--claimed", "8000", "--no-history")
+    assert rc == 1
+    assert ("hint: the claim is Vier winden's 2000 doubled twice (2000 × 2^2): a fixed-value hand is not doubled "
+            "under nts (option fixed_hands=fixed, 002-17)") in out
+
+
+def test_a_claim_without_the_bonus_tiles_names_what_they_add(run_cli):
+    # dutch-special-hands, 222s 333s 444s 888s 66z +1f 2y won on 6z: a special hand of 2000, and its two bonus tiles
+    # add 2 × 4 = 8 after it (000:159, RULINGS 000-26): 2008. A claim of 2000 had been told it is "what this hand
+    # scores under nts"
+    rc, out, _ = run_cli("audit", "--hand", "222s333s444s888s66z +1f2y", "-w", "6z", "-r", "dutch-special-hands",
+                         "--claimed", "2000", "--no-history")
+    assert rc == 1 and "computed 2008" in out
+    assert ("hint: the claim is what this hand scores without its bonus tiles (1f 2y): they add bloemen en seizoenen "
+            "2×4 = +8 pts (000_f626c313f8929ba8.txt:159)") in out
+    assert "under nts" not in out

@@ -735,3 +735,24 @@ def test_hand_from_heaven_needs_a_win_from_the_wall():
     assert "spel-uit-de-hemel" not in ids(r)
     assert r.total == 2
     assert any("won by wall" in n and "Spel uit de Hemel" in n for n in r.notes), r.notes
+
+
+def test_an_option_that_keeps_a_special_hand_out_is_named():
+    # a referee (RULINGS principle 3, a line decided by an ambiguity names the option): 222p 333p 666p 555z 88p,
+    # won on 8p, scores 240 under the default pearl_six=excluded (000-06: the Parel Hand's sixes are left out), where
+    # pearl_six=allowed makes it the Parel Hand, 1250 (000:28-30). The default alone decides it: said in a note
+    hand = parse_hand("222p333p666p555z88p", winning_tile="8p", context=Context())
+    assert score_hand(hand, RS).notes == score_hand(hand, RS, option_notes=False).notes  # (opt-in: costs 17 scorings)
+    r = score_hand(hand, RS, option_notes=True)
+    allowed = score_hand(hand, RS, {"pearl_six": "allowed"})
+    assert allowed.total == 1250 and r.total != 1250
+    note = next(n for n in r.notes if n.startswith("under option pearl_six=allowed (000-06)"))
+    assert f"Parel Hand 1250 fixed ({SEED}:28-30), 1250 in all; scored here with pearl_six=excluded, the default" \
+        in note
+    # a hand refused under the default that another choice makes a special hand: Snake a under
+    # snake_extra=any-suit (000-16), 123456789m 1234z 9p: the extra tile of another suit (000:73)
+    snake = parse_hand("123456789m1234z9p", winning_tile="9p", context=Context())
+    with pytest.raises(HandError, match=r"not a winning hand .*; under option snake_extra=any-suit \(000-16\) this "
+                                        r"hand is Slangenspel a 1000 fixed"):
+        score_hand(snake, RS, option_notes=True)
+    assert score_hand(snake, RS, {"snake_extra": "any-suit"}).total == 1000

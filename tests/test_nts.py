@@ -915,3 +915,33 @@ def test_a_circumstance_no_rule_reads_is_said_to_score_nothing():
 
     hk = score_hand(parse_hand("123m456m789m123p456p7z", context=Context(winner=False, dealer_streak=2)), "hk-tw-16")
     assert not [n for n in hk.notes if "--dealer-streak" in n], hk.notes
+
+
+# ============================================================ rules earned but not added (footnotes, 002:70-74)
+
+
+def test_a_footnote_groups_lower_doubling_is_named_as_earned_not_added():
+    # a referee: 123p 11z (2222m) (5555p) (7777s), won on 1z, East seat and round. It holds 3 concealed kongs
+    # (002:63, +2 dbl) and so 3 concealed pungs (002:61, +1 dbl: a kong counts as a concealed pung, option
+    # kong_counts_as_concealed_pung=any, 002-14); both carry footnote ³ (002:74, "deze verdubbelingen mogen niet
+    # worden opgeteld": RULINGS 002-12/15, the highest of the group counts): +2 dbl, not +3. Points: 3 concealed
+    # kongs of simples 3 × 16 (002:10) + 11z pair seat and round wind 2 + 2 (002:12, seat_round_wind=each) +
+    # mahjong 20 (002:13) + only possible tile 2 (002:15) + the pair completed 2 (002:16) = 76; 76 × 2^2 = 304.
+    # The explanation had listed 3 dichte kongs alone, the JSON's outranked empty: a referee adding by hand counts
+    # the +1 too
+    r = nts("123p11z (2222m) (5555p) (7777s)", "1z")
+    assert (r.total, r.points, r.doublings) == (304, 76, 2)
+    assert [ln.rule for ln in r.not_added] == ["three-concealed-pungs"]
+    text = explain(r)
+    line = next(x for x in text.splitlines() if x.startswith("  not added: "))
+    assert "3 dichte pungs" in line and f"{SEED}:61" in line and "earned, but 3 dichte kongs (+2 dbl" in line
+    assert f"footnote ³ are not added together ({SEED}:74; RULINGS 002-12/15)" in line
+    assert r.to_json()["not_added"][0]["rule"] == "three-concealed-pungs"
+    # clean (002:65) beside very clean (002:66): footnotes ¹-³, one of the group counts (111m 999m 111z 222z 55z,
+    # won on 5z: very clean counts, clean is named as not added)
+    r = nts("111m999m111z222z55z", "5z")
+    assert {ln.rule for ln in r.not_added} == {"three-concealed-pungs", "clean"}
+    assert "very-clean" in {ln.rule for ln in r.lines}
+    # a special hand replaces the count: nothing of the count is "not added" (Jade, 002:38, 2000)
+    r = nts("234s666s888s666z22s", "2s")
+    assert r.total == 2000 and r.not_added == ()

@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from scoring import HandError, RulesetError, ScoredHand, load_ruleset, score_hand
-from scoring.engine import Line, Ruleset, WinningTileEffect, rule_name, winning_tile_effect
+from scoring.engine import (Line, Ruleset, WinningTileEffect, normal_count, not_added_reason, rule_name,
+                            winning_tile_effect)
 
 _STATUS_WORDS = {"exposed", "concealed", "open", "closed"}
 _AMOUNTS = ("points", "doublings", "fixed", "cash", "multiplier")
@@ -1139,9 +1140,15 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                    f"{twin} {ln.amount()}{f' [{ln.detail}]' if ln.detail else ''} ({ln.source})")
             diffs.append(Difference("meld status", r, msg, c.amounts, _amounts(ln), twin, ln.source))
         outranked = {ln.rule: ln for ln in scored.outranked}
+        not_added = {ln.rule: ln for ln in scored.not_added}
         ids = {x.id for x in rs.rules}
         # (the hand scored again with each winning tile it could have: once for every line claimed beyond it)
         effect = _winning_tile_effect(scored) if extra else None
+        # (the ordinary count a special hand replaces, once, where an ordinary rule is claimed beside it)
+        plain = normal_count(scored) if top is not None and any(
+            r in ids and rs.rule(r).kind not in ("fixed", "limit") for r in extra) else None
+        plain_rules = {ln.rule for ln in plain.lines} if plain is not None else set()
+        plain_not_added = {ln.rule: ln for ln in plain.not_added} if plain is not None else {}
         for r in extra:
             c = claimed_by_rule[r]
             rule = rs.rule(r)
@@ -1150,9 +1157,24 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             # user's claim had been told only that it "does not apply to this hand")
             excluder = next((ln for ln in scored.lines if ln.rule in ids and r in (rs.rule(ln.rule).excludes or ())),
                             None)
-            if excluder is not None and _fires(rule, scored, rs):  # (中 on a 小三元 hand without a red pung: no)
+            if (r in plain_rules or r in plain_not_added) and rule.kind not in ("fixed", "limit"):
+                # a line of the ordinary count that the special hand counted replaces (a referee's claim counted
+                # the ordinary way on a Jade hand, 002:38, had every line told it "does not apply")
+                opt = rs.options.get("fixed_hands")
+                msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand earns it in an ordinary count, "
+                       f"but {rule_name(rs, top)} {top.amount()} ({top.source}), a special hand, replaces the "
+                       f"ordinary count" + (f" (option fixed_hands={scored.options.get('fixed_hands')}, "
+                                            f"{opt.ambiguity})" if opt is not None and opt.ambiguity else ""))
+                if r in plain_not_added:  # (nor would that count add it)
+                    msg += f"; in that count it is not added either: {not_added_reason(rs, plain, plain_not_added[r])}"
+            elif excluder is not None and _fires(rule, scored, rs):  # (中 on a 小三元 hand without a red pung: no)
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but {excluder.rule} ({excluder.name}; "
                        f"{excluder.source}), which counts, excludes it ({rule.label()}; {rule.cite(scored.options)})")
+            elif r in not_added:
+                # earned, but not added: a footnote group's highest or an excluder counts (a referee's claim of 3
+                # concealed pungs beside 3 concealed kongs, 002:74, had been told it "does not apply to this hand")
+                msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand earns it, but it is not added: "
+                       f"{not_added_reason(rs, scored, not_added[r])}")
             elif r in outranked and top is not None and math.isclose(outranked[r].fixed, top.fixed):
                 # (as high as the one counted: no outranking)
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand makes it, but {top.rule} "
@@ -1290,6 +1312,9 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset, claimed_doublings
             out.append(f"the claim is ({base:g} + {added:g}) × {m:g} = {claimed}: the {mult[0].amount()} of "
                        f"{mult[0].name} ({mult[0].source}) applies before the {added:g} points are added: "
                        f"{base:g} × {m:g} + {added:g} = {total}")
+    out.extend(fixed_doubled_hints(scored, claimed, rs))
+    bonus = bonus_left_out_hints(scored, claimed, rs)
+    out.extend(bonus)
     tiles = _tiles_scoring(_winning_tile_effect(scored), claimed)
     if tiles:  # a winner's hand given no winning tile, scored with no wait (scoring.engine.no_winning_tile_note)
         out.append(f"with --winning-tile {tiles} the hand scores the claimed {claimed} (scored here with no winning "
@@ -1307,9 +1332,61 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset, claimed_doublings
                        f"the claim means {pts} points; the hand has {scored.points:g}")
     if same and not fixed:
         out.extend(one_line_hints(scored, claimed))
-    if not by_option and not normal:  # (an option or the count a special hand replaces explains it already)
-        out.extend(other_ruleset_hints(scored, claimed))
+    if not by_option and not normal and not bonus:  # (an option, the count a special hand replaces or the bonus
+        out.extend(other_ruleset_hints(scored, claimed))  # tiles left out explain it already)
     return out
+
+
+def fixed_doubled_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
+    """When ``scored`` counts a fixed-value special hand (a ``fixed`` line, nothing doubled) and ``claimed`` is
+    that value doubled once or more (points added after it, a Dutch sheet's flowers, 000:159, kept): a hint that
+    fixed values are not doubled, with the option that says so where the ruleset has one (``fixed_hands``: nts
+    002-17, dutch-special-hands 000-26); ``[]`` otherwise. A referee's claim of 8000 for Four Winds 2000 doubled
+    twice had been a bare MISMATCH."""
+    fixed = [ln for ln in scored.lines if ln.kind == "fixed"]
+    if not fixed or scored.doublings or claimed <= scored.total:
+        return []
+    base = sum(float(ln.fixed) for ln in fixed)
+    after = scored.total - base  # (what is added after the fixed value: doubled with it, or kept as it is)
+    if base <= 0:
+        return []
+    for start, added in ((scored.total, 0.0), (base, after)) if after else ((base, 0.0),):
+        rest = claimed - added
+        k = round(math.log2(rest / start)) if rest > start else 0
+        if 1 <= k <= 63 and math.isclose(rest, start * 2 ** k):
+            break
+    else:
+        return []
+    opt = rs.options.get("fixed_hands")
+    why = f" (option fixed_hands={scored.options.get('fixed_hands')}, {opt.ambiguity})" if opt is not None \
+        and opt.ambiguity else ""
+    what = (f"{rule_name(rs, fixed[0])}'s {base:g}" if start == base else
+            f"the score {start:g} ({rule_name(rs, fixed[0])} {base:g} + {after:g} points)")
+    times = {1: "once", 2: "twice"}.get(k, f"{k} times")
+    return [f"the claim is {what} doubled {times} ({start:g} × 2^{k}{f' + {added:g}' if added else ''}): a "
+            f"fixed-value hand is not doubled under {rs.id}{why}"]
+
+
+def bonus_left_out_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
+    """When ``claimed`` is what ``scored``'s hand scores without its bonus tiles (flowers and seasons), a hint
+    naming what they add (the lines the hand has only with them, with their seed lines); ``[]`` otherwise, or for a
+    hand with none. A referee's claim of 1000 for a Dutch special hand with two flowers (+8, 000:159) had been
+    told it is "what this hand scores under nts", and one of 40 for an ordinary hand with its own flower "the
+    claim means 10 points"."""
+    hand = scored.hand
+    if not hand.bonus or claimed == scored.total:
+        return []
+    try:
+        bare = score_hand(replace(hand, bonus=()), rs, options=scored.options, win_notes=False)
+    except (HandError, RulesetError, ValueError):
+        return []
+    if not bare.allowed or bare.total != claimed:
+        return []
+    kept = {(ln.rule, ln.amount()) for ln in bare.lines}
+    added = [ln for ln in scored.lines if (ln.rule, ln.amount()) not in kept]
+    said = ", ".join(f"{rule_name(rs, ln)} {ln.amount().strip()} ({ln.source})" for ln in added[:4])
+    return [f"the claim is what this hand scores without its bonus tiles ({' '.join(hand.bonus)})"
+            + (f": they add {said}" if said else "")]
 
 
 def one_line_hints(scored: ScoredHand, claimed: int) -> list[str]:

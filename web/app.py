@@ -698,7 +698,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
         hand = parse_hand(req.notation, winning_tile=req.winning_tile or None, context=ctx, sizes=sizes)
         # (a winner's hand with no winning tile is scored with no wait: a note says so and what naming one changes,
         # as `mahjong-score hand` says it; the page words its --winning-tile)
-        return score_out(with_no_winning_tile_note(score_hand(hand, rs, req.options)))
+        return score_out(with_no_winning_tile_note(score_hand(hand, rs, req.options, option_notes=True)))
 
     async def one_key_once(request: Request) -> None:
         """A dependency: :func:`web.errors.refuse_repeated_keys` on the JSON body."""
@@ -999,7 +999,7 @@ def create_app(settings: Settings | None = None, *, detector: Callable | None = 
                 try:
                     h = parse_hand(hand_text, winning_tile=(req.winning_tile or None) if is_w else None,
                                    context=ctx, sizes=sizes)
-                    scored = score_hand(h, rs, scoring_opts)
+                    scored = score_hand(h, rs, scoring_opts, option_notes=True)
                 except (HandError, RulesetError) as e:
                     from scoring.rulesets.rode_draak import reword_dead_hand
 

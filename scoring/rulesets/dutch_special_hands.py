@@ -657,7 +657,11 @@ def not_clean(v: "View") -> Any:
         return False
     what = ("the set, pair and flower points and the mah-jong points"
             if v.opts["not_clean_forfeits"] == "all-points" else "the mah-jong points (20/10)")
-    return f"not clean: {what} are not scored"
+    # (why, as a referee checks it: an all-honours hand had been "not clean" with no word of the suit tile it lacks)
+    n = len(v.suits)
+    why = ("no suit tile, and clean needs one: RULINGS shared definitions, 000-07" if n == 0 else
+           f"tiles of {n} suits" if n > 1 else "winds or dragons beside its suit (option clean_meaning=one-suit-only)")
+    return f"not clean ({why}): {what} are not scored"
 
 
 def mahjong_points(v: "View", how: str) -> bool:

@@ -600,7 +600,7 @@ def finalize(result: "ScoredHand", ruleset: "Ruleset", options: Mapping[str, Any
         return replace(result, total=t.total, points=t.points, doublings=t.doublings,
                        lines=tuple(t.lines) + (_doublings_entry_line(t.lines, t.doublings, ruleset, options),),
                        decomposition=d, alternatives=(), cash=t.cash, limit_applied=t.limit_applied,
-                       outranked=t.outranked,
+                       outranked=t.outranked, not_added=t.not_added,
                        status=f"mahjong allowed: {t.doublings} doublings, not clean ({SEED}:1)")
     rule = ("at least 2 doublings from one item" if options["entry_doublings"] == "single-item"
             else "at least 2 doublings in total")
