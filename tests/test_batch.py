@@ -1746,6 +1746,34 @@ def test_a_rerun_rewrites_the_outputs_twin_of_the_same_state(tmp_path, folder, t
     assert s.siblings == [] and (tmp_path / "r3.jsonl").read_text() == "my notes\n"
 
 
+def test_the_review_pages_name_is_guarded_as_the_other_outputs(tmp_path, folder):
+    # a breaker: OUT.review.html was checked against nothing. A user's own file of that name was written over (or
+    # removed where nothing was flagged), and a manifest, --state or --db given that name was replaced by the page
+    # (the history's entries lost, exit 0). Each is refused before anything is scored; a page a batch wrote is not
+    out = tmp_path / "r.csv"
+    own = tmp_path / "r.review.html"
+    own.write_text("<html>my notes</html>\n")
+    with pytest.raises(batch.BatchError, match=r"the review page .*r\.review\.html exists and is no review page of a "
+                                               r"batch: it would be written over"):
+        batch.run_batch(folder, out, workers=0, reader=bf.ORACLE)
+    assert own.read_text() == "<html>my notes</html>\n" and not out.exists()
+    own.unlink()
+    with pytest.raises(batch.BatchError, match=r"--state .*r\.review\.html is the review page"):
+        batch.run_batch(folder, out, workers=0, reader=bf.ORACLE, state=own)
+    with pytest.raises(batch.BatchError, match=r"--db .*r\.review\.html is the review page"):
+        batch.run_batch(folder, out, workers=0, reader=bf.ORACLE, history_db=own)
+    man = tmp_path / "r.review.html"
+    man.write_text("photo\ntable-a/p01.jpg\n")
+    with pytest.raises(batch.BatchError, match=r"the review page .*r\.review\.html is the manifest"):
+        batch.run_batch(folder, out, manifest=man, workers=0, reader=bf.ORACLE)
+    assert man.read_text() == "photo\ntable-a/p01.jpg\n"
+    man.unlink()
+    # a page the batch wrote is its own: a rerun writes it again (the folder has 2 photos that are no photos: flagged)
+    batch.run_batch(folder, out, workers=0, reader=bf.ORACLE)
+    assert own.read_bytes().startswith(batch.REVIEW_PAGE_START)
+    batch.run_batch(folder, out, workers=0, reader=bf.ORACLE)
+
+
 def file_sha(p: Path) -> str:
     import hashlib
     return hashlib.sha256(p.read_bytes()).hexdigest()

@@ -444,8 +444,11 @@ def _check_history_db(db: Path, state: Path, out: Path, manifest: str | os.PathL
     the state database, the output CSV, a text file)."""
     from scoring import history
 
+    from .review import review_path_for
+
     for what, path in (("--state", state), ("--out", out), ("the settlements file",
                                                             out.with_name(out.stem + ".settlements.csv")),
+                       ("the review page", review_path_for(out)),
                        *((("the manifest", Path(manifest)),) if manifest is not None else ())):
         if same_file(db, path):
             raise BatchError(f"--db {db} is {what}; give the history a file of its own (or --no-history)")
@@ -484,6 +487,28 @@ def sibling_output(out: Path, state_p: Path) -> Path | None:
     except BatchError:
         return None
     return twin if _nonblank_lines(twin, 1) else None
+
+
+#: how a batch's review page begins (:func:`vision.review.write_review`): a file of that name that does not is
+#: no page of ours, and is not written over nor removed
+REVIEW_PAGE_START = b"<!doctype html><html lang=en><head><meta charset=utf-8>"
+
+
+def _check_review_page(page: Path) -> None:
+    """BatchError when ``page`` (``OUT.review.html``, which a run writes, or removes where nothing is flagged)
+    exists and is not a review page a batch wrote (:data:`REVIEW_PAGE_START`): a user's own file of that name had
+    been replaced, or removed, without a word. A folder there is refused too; a file that cannot be read is left to
+    the write, which says so."""
+    if page.is_dir():
+        raise BatchError(f"the review page {page} is a folder; choose another --out, or move it")
+    try:
+        with open(page, "rb") as f:
+            start = f.read(len(REVIEW_PAGE_START))
+    except OSError:
+        return
+    if start and start != REVIEW_PAGE_START:
+        raise BatchError(f"the review page {page} exists and is no review page of a batch: it would be written over "
+                         f"(or removed); choose another --out, or move it")
 
 
 def _check_not_foreign(what: str, path: Path, head: Sequence[str]) -> None:
@@ -631,12 +656,19 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                          f"aside)" + (" and none listed in the manifest" if manifest else "")
                          + (f"; {raw_words(raw, ' left out')}" if raw else ""))
     state_p = Path(state) if state else state_path_for(out)
+    from .review import review_path_for
+
+    # (the review page too: a breaker's manifest, state database, history and own file named OUT.review.html were
+    # written over with the page, or removed where nothing was flagged, with exit 0)
+    page = review_path_for(out)
     if manifest is not None:  # the files this run writes must not be the manifest it reads
         for what, path in (("--out", out), ("--state", state_p),
-                           ("the settlements file", out.with_name(out.stem + ".settlements.csv"))):
+                           ("the settlements file", out.with_name(out.stem + ".settlements.csv")),
+                           ("the review page", page)):
             if same_file(path, Path(manifest)):
                 raise BatchError(f"{what} {path} is the manifest; choose another file")
-    for what, path in (("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))):
+    for what, path in (("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv")),
+                       ("the review page", page)):
         if same_file(state_p, path):  # the database and a CSV written over each other: both lost
             raise BatchError(f"--state {state_p} is {what}; choose another file")
     if history_db is not None:
@@ -644,6 +676,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     for what, path, head in (("--out", out, OUTPUT_COLUMNS),
                              ("the settlements file", out.with_name(out.stem + ".settlements.csv"), SETTLEMENT_COLUMNS)):
         _check_not_foreign(what, path, head)
+    _check_review_page(page)
     try:
         rid = reader_identity(reader)
     except FatalError as e:
