@@ -154,6 +154,12 @@ def cmd_batch(args: argparse.Namespace) -> int:
             f"{' …' if k > 5 else ''}) {'is' if k == 1 else 'are'} no longer in the folder: "
             f"{'its row is' if k == 1 else 'their rows are'} left out of the outputs (put the "
             f"{'file' if k == 1 else 'files'} back to have {'it' if k == 1 else 'them'} again)")
+    if summary.crashed:  # (each read alone too: the batch went on, their rows errors)
+        k = len(summary.crashed)
+        say(f"the reading of {plural(k, 'photo')} ({', '.join(summary.crashed[:5])}{' …' if k > 5 else ''}) killed "
+            f"the process reading {'it' if k == 1 else 'them'}, also when read alone (out of memory, or a crash of the "
+            f"image or model libraries): {'its row is an error' if k == 1 else 'their rows are errors'}; a rerun "
+            f"tries {'it' if k == 1 else 'them'} again")
     for folder in summary.made_folders:  # (a mistyped --out made its folder without a word)
         say(f"made the folder {folder} for the outputs (it did not exist)")
     say("wrote " + ", ".join(summary.outputs) + f" (state: {summary.state})")

@@ -123,8 +123,9 @@ def other_tables(con: sqlite3.Connection, own: frozenset[str]) -> list[str]:
                    if not r[0].startswith("sqlite_")} - own)
 
 
-def connect(path: str | os.PathLike) -> sqlite3.Connection:
-    """Open (creating the folder and the schema if needed) a history database.
+def connect(path: str | os.PathLike, timeout: float = 30.0) -> sqlite3.Connection:
+    """Open (creating the folder and the schema if needed) a history database, waiting up to ``timeout`` seconds
+    for another process's lock on it.
 
     Raises sqlite3.Error or OSError when it cannot be created or is not a history database (one
     holding tables other than :data:`HISTORY_TABLES` is refused before anything is written).
@@ -133,7 +134,7 @@ def connect(path: str | os.PathLike) -> sqlite3.Connection:
     if p.is_dir():
         raise IsADirectoryError(f"{p} is a folder, not a history database file")
     p.parent.mkdir(parents=True, exist_ok=True)
-    con = sqlite3.connect(str(p), timeout=30.0)
+    con = sqlite3.connect(str(p), timeout=timeout)
     try:
         # a database of something else (a tester's `--db out.batch.sqlite3`, a batch's state, had the
         # history's table written into it, and the batch then refused to resume from it): refused
@@ -143,7 +144,7 @@ def connect(path: str | os.PathLike) -> sqlite3.Connection:
             raise sqlite3.DatabaseError(f"a database of something else (it holds the table(s) "
                                         f"{', '.join(others[:4])}); give a history file of its own")
         con.execute("PRAGMA journal_mode=WAL")
-        con.execute("PRAGMA busy_timeout=30000")
+        con.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
         with con:
             con.executescript(_SCHEMA)
             cols = {r[1] for r in con.execute("PRAGMA table_info(entries)")}
@@ -373,11 +374,19 @@ def scored_fields(scored: Any) -> dict[str, Any]:
             "context": context_to_json(scored.hand.context), "total": scored.total, "score": scored.to_json()}
 
 
-def record(args: argparse.Namespace | None, items: Iterable[Mapping[str, Any]], db: str | os.PathLike | None = None) -> list[int]:
-    """Record entries in the history chosen by ``args`` (or ``db``); best effort.
+#: how long recording one command's entry waits for another process's lock on the history (seconds): a breaker's
+#: `hand` printed nothing for 31 s while another held the database, then warned; a batch's flush waits 30
+RECORD_WAIT = 5.0
+
+
+def record(args: argparse.Namespace | None, items: Iterable[Mapping[str, Any]], db: str | os.PathLike | None = None,
+           timeout: float = RECORD_WAIT) -> list[int]:
+    """Record entries in the history chosen by ``args`` (or ``db``); best effort, waiting up to ``timeout`` seconds
+    for a lock another process holds on it.
 
     Returns the new ids ([] when history is off or could not be written — then one warning line
-    goes to stderr).
+    goes to stderr). A folder the history is made in, other than the default's, is said on stderr (a mistyped
+    ``--db /nonexistent/x.db`` had made ``/nonexistent`` without a word).
     """
     path = Path(db) if db is not None else (db_from_args(args) if args is not None else default_db_path())
     if path is None:
@@ -386,7 +395,11 @@ def record(args: argparse.Namespace | None, items: Iterable[Mapping[str, Any]], 
     if not items:
         return []
     try:
-        con = connect(path)
+        folder = path.parent
+        if not folder.exists() and path != default_db_path():
+            folder.mkdir(parents=True, exist_ok=True)
+            print(f"mahjong-score: made the folder {folder} for the history (it did not exist)", file=sys.stderr)
+        con = connect(path, timeout)
         try:
             return insert(con, items)
         finally:

@@ -29,6 +29,7 @@ UNMARKED = f"{HERE}:unmarked_reader"
 LOOSE_FLOWERS = f"{HERE}:loose_flowers_reader"
 CHANGED = f"{HERE}:changed_reader"
 UNSCORED_FLOWERS = f"{HERE}:unscored_flowers_reader"
+POISON = f"{HERE}:poison_reader"
 W, H = 320, 240
 _CACHE: dict[tuple[int, int], Path] = {}
 
@@ -191,6 +192,21 @@ def oracle_reader(unmarked: bool = False):
                                fixes=fixes, options=options, additions=additions)
 
     return read
+
+
+def poison_reader():
+    """The oracle reader, whose process dies (SIGKILL, as a native crash or the kernel's out-of-memory killer does)
+    reading a photo whose file name is ``MAHJONG_TEST_POISON``."""
+    import signal
+
+    read = oracle_reader()
+
+    def poisoned(source, *a, **kw):
+        if os.path.basename(str(source)) == os.environ.get("MAHJONG_TEST_POISON"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return read(source, *a, **kw)
+
+    return poisoned
 
 
 def unmarked_reader():

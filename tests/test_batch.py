@@ -1774,6 +1774,51 @@ def test_the_review_pages_name_is_guarded_as_the_other_outputs(tmp_path, folder)
     batch.run_batch(folder, out, workers=0, reader=bf.ORACLE)
 
 
+def test_a_photo_replaced_with_its_size_and_time_kept_is_read_again(tmp_path, folder):
+    # a breaker: two photos of one size, their times alike (as unzip, tar or `cp -p` leave them), swapped by name:
+    # the hash cache, keyed on size and mtime, kept each name's old digest, and the old score stood under the new
+    # file. The cache is keyed on the inode and change time too
+    out = tmp_path / "r.csv"
+    a, b = folder / "table-a" / "p01.jpg", folder / "table-a" / "p03.jpg"
+    data = a.read_bytes()
+    other = bytearray(data)
+    other[-3] ^= 0xFF  # (the same size, other bytes: before the JPEG's end marker)
+    b.write_bytes(bytes(other))
+    st = a.stat()
+    os.utime(b, ns=(st.st_atime_ns, st.st_mtime_ns))
+    batch.run_batch(folder, out, workers=0, reader=bf.ORACLE)
+    tmp = folder / "table-a" / "swap.tmp"
+    a.rename(tmp), b.rename(a), tmp.rename(b)  # the director puts the misfiled photos right
+    s = batch.run_batch(folder, out, workers=0, reader=bf.ORACLE)
+    assert s.scored == 2, s
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert rows["table-a/p01.jpg"]["sha256"] == file_sha(a) and rows["table-a/p03.jpg"]["sha256"] == file_sha(b)
+
+
+def test_a_photo_that_kills_its_reader_is_an_error_row_and_the_batch_goes_on(tmp_path, folder, monkeypatch, capsys):
+    # a breaker's photo that crashed the process reading it (SIGKILL: a native crash, the out-of-memory killer): every
+    # rerun died again on it, "rerun to resume" for ever, no output written, and with 2 workers the message could name
+    # other photos than it. The photos in flight are read again, each alone: the one that kills its process again is
+    # an error row, the others are scored, the batch goes on and writes its outputs; a rerun tries it again
+    monkeypatch.setenv("MAHJONG_TEST_POISON", "p05.jpg")
+    out = tmp_path / "r.csv"
+    rc, text, err = run_cli(capsys, "batch", str(folder), "-O", str(out), "-j", "2", "--no-history", "--no-progress",
+                            "--reader", bf.POISON)
+    assert rc == 0, err
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert len(rows) == N_GOOD + N_BAD
+    assert rows["table-a/p05.jpg"]["status"] == f"error: {batch.CRASHED_ERROR}"
+    assert all(r["status"].split(":")[0] in ("ok", "needs-review") for k, r in rows.items()
+               if k not in ("table-a/p05.jpg", "table-a/truncated.jpg", "table-b/notes.jpg")), rows
+    assert "(table-a/p05.jpg) killed the process reading it" in text, text
+    # a rerun reads it again (alone once more when it kills the worker again); put right, it is scored
+    monkeypatch.delenv("MAHJONG_TEST_POISON")
+    rc, text, _ = run_cli(capsys, "batch", str(folder), "-O", str(out), "-j", "1", "--no-history", "--no-progress",
+                          "--reader", bf.POISON)
+    assert rc == 0 and "scored now 1 " in text and "killed the process" not in text, text
+    assert {r["photo"]: r for r in read_csv(out)}["table-a/p05.jpg"]["status"].split(":")[0] in ("ok", "needs-review")
+
+
 def file_sha(p: Path) -> str:
     import hashlib
     return hashlib.sha256(p.read_bytes()).hexdigest()

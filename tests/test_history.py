@@ -417,3 +417,20 @@ def test_an_empty_db_path_is_refused_not_taken_for_the_users_own(run_cli):
     for argv in (("history", "--db", ""), ("hand", "123m456p789s11z [777p] win:1z", "--db", " ")):
         rc, out, err = run_cli(*argv)
         assert rc == 2 and "argument --db: an empty path" in err and err.count("\n") == 1, err
+
+
+def test_a_history_in_a_new_folder_is_said_and_a_locked_one_waited_for_briefly(run_cli, tmp_path, monkeypatch):
+    # a breaker: `hand … --db /nonexistent/x.db` made /nonexistent without a word (a mistyped path starts a new
+    # history), and with the database locked by another process `hand` printed nothing for 31 s before its warning.
+    # The folder made is said; one command's entry waits RECORD_WAIT (5 s) for the lock, a batch's flush 30
+    db = tmp_path / "new" / "deeper" / "h.db"
+    rc, out, err = run_cli("hand", "123m456p789s11z [777p]", "-w", "1z", "--db", str(db))
+    assert rc == 0 and db.is_file()
+    assert f"made the folder {db.parent} for the history (it did not exist)" in err
+    rc, out, err = run_cli("hand", "123m456p789s11z [777p]", "-w", "1z", "--db", str(db))
+    assert rc == 0 and "made the folder" not in err
+    waits = []
+    real = history.connect
+    monkeypatch.setattr(history, "connect", lambda p, timeout=30.0: waits.append(timeout) or real(p, timeout))
+    rc, out, err = run_cli("hand", "123m456p789s11z [777p]", "-w", "1z", "--db", str(db))
+    assert rc == 0 and waits == [history.RECORD_WAIT] and history.RECORD_WAIT <= 5

@@ -59,7 +59,7 @@ from .batch_outputs import (  # noqa: F401  (re-exported: vision.batch.OUTPUT_CO
     FALSE_WIN_STATUS, FRAME_NOT_RECORDED, OUTPUT_COLUMNS, SETTLEMENT_COLUMNS, _atomic_write, _cell, _status, export,
     flush_history, check_settle_options, output_rows, settle_group)
 from .batch_state import (  # noqa: F401  (re-exported: vision.batch.STATE_SCHEMA, …)
-    STATE_SCHEMA, TYPED_FRAME, _RESULT_COLS, file_hash, open_state, state_path_for, write_result)
+    CRASHED_ERROR, CRASHED_PARAMS, STATE_SCHEMA, TYPED_FRAME, _RESULT_COLS, file_hash, open_state, state_path_for, write_result)
 from .decode import REVIEW_BELOW as _REVIEW_BELOW, confidence_value, format_confidence
 from .errors import BatchError
 from .io import same_file, text_name
@@ -365,6 +365,8 @@ class Summary:
     seconds: float = 0.0
     workers: int = 0
     outputs: list[str] = field(default_factory=list)
+    #: the photos whose reading killed the worker process, also read alone (error rows; :data:`CRASHED_ERROR`)
+    crashed: list[str] = field(default_factory=list)
     #: of ``outputs``, the other format's output of the same name and state (``results.jsonl`` beside
     #: ``--out results.csv``), written by an earlier run and rewritten with it (:func:`sibling_output`): said
     siblings: list[str] = field(default_factory=list)
@@ -913,23 +915,50 @@ def _score_all(con, todo, reader, workers, progress, summary, cells_for=None) ->
 
     from tqdm import tqdm
 
-    if workers > 0:
-        ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_init_worker)
-    else:
-        ex = _InProcess()
+    def pool(n: int) -> Any:
+        return ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_init_worker)
+
+    ex = pool(workers) if workers > 0 else _InProcess()
     max_inflight = max(2, 2 * workers)
     bar = tqdm(total=len(todo), unit="photo", desc="batch", disable=(not sys.stderr.isatty()) if progress is None else not progress,
                file=sys.stderr, dynamic_ncols=True, smoothing=0.05)
-    pending: dict[Future, Job] = {}
+    pending: dict[Future, tuple[Job, str, str]] = {}
+    suspects: list[tuple[Job, str, str]] = []  # (the photos in flight when a worker process died)
 
     def drain(block_until_below: int) -> None:
         while len(pending) > block_until_below:
             done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
             for f in done:
-                job = pending.pop(f)
-                keep(f.result())  # FatalError / BrokenProcessPool propagate
+                item = pending.pop(f)
+                try:
+                    row = f.result()  # FatalError propagates
+                except BrokenProcessPool:
+                    suspects.append(item)
+                    continue
+                keep(row)
                 bar.update(1)
+            if suspects:
+                raise BrokenProcessPool
+
+    def alone(item: tuple[Job, str, str]) -> None:
+        # (a photo in flight when a worker died, read again in a process of its own: the one that kills it is
+        # an error row, the batch goes on — a breaker's photo that crashed its reader had every rerun die again,
+        # "rerun to resume" for ever, no output written)
+        job, params, sha = item
+        one = pool(1)
+        try:
+            row = one.submit(score_job, job, reader, params, sha).result()
+        except BrokenProcessPool:
+            # (stored with other params than the run's: the next run reads it again, alone once more if it
+            # kills that run's worker too)
+            row = {"key": job.key, "sha256": sha, "params": params + CRASHED_PARAMS, "frame": "",
+                   "error": CRASHED_ERROR}
+            summary.crashed.append(job.key)
+        finally:
+            one.shutdown(wait=True, cancel_futures=True)
+        keep(row)
+        bar.update(1)
 
     # SIGTERM (a supervisor, `timeout`, `kill`) as Ctrl-C: the photos scored are said to be kept (a tester's
     # batch exited 143 without a word), in the main thread only (where signal handlers can be set)
@@ -938,10 +967,24 @@ def _score_all(con, todo, reader, workers, progress, summary, cells_for=None) ->
     old_term = signal.signal(signal.SIGTERM, term) if term is not None else None
     stopping = False
     try:
-        for job, params, sha in todo:
-            drain(max_inflight - 1)
-            pending[ex.submit(score_job, job, reader, params, sha)] = job
-        drain(0)
+        k = 0
+        while True:
+            try:
+                while k < len(todo):
+                    drain(max_inflight - 1)
+                    job, params, sha = todo[k]
+                    pending[ex.submit(score_job, job, reader, params, sha)] = todo[k]
+                    k += 1
+                drain(0)
+                break
+            except BrokenProcessPool:
+                suspects.extend(pending.values())
+                pending.clear()
+                ex.shutdown(wait=True, cancel_futures=True)
+                for item in sorted(suspects, key=lambda it: it[0].key):
+                    alone(item)
+                suspects.clear()
+                ex = pool(workers)
         if term is not None:  # every photo scored: a SIGTERM now ends nothing (the outputs are written next)
             term.raised = True
     except _Terminated:
@@ -950,10 +993,6 @@ def _score_all(con, todo, reader, workers, progress, summary, cells_for=None) ->
     except FatalError as e:
         raise BatchError(f"{e} ({plural(summary.scored, 'photo')} scored and kept; fix this and rerun to "
                          "resume)") from None
-    except BrokenProcessPool:
-        lost = ", ".join(sorted(j.key for j in pending.values())[:8])
-        raise BatchError(f"a worker process died (out of memory?) while reading: {lost}; "
-                        f"{plural(summary.scored, 'photo')} scored and kept — rerun to resume") from None
     except KeyboardInterrupt:
         stopping = True
         raise _Stopped("interrupted") from None

@@ -1022,7 +1022,7 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
         last = rows[-1][0]
         ids = record(None, [{**entry(k, h, stale_cells({"cells_for": cf, "sha256": sha})),
                              "entry_key": history_key(bid, k, sha, params, at)}
-                            for _, k, h, sha, params, at, cf in rows], db=history_db)
+                            for _, k, h, sha, params, at, cf in rows], db=history_db, timeout=30.0)
         if not ids:
             return n
         with con:

@@ -90,21 +90,31 @@ def _prepare_state(con: sqlite3.Connection, p: Path) -> sqlite3.Connection:
     con.execute("PRAGMA busy_timeout=60000")
     with con:
         con.executescript(STATE_SCHEMA)
-    have = {r[1] for r in con.execute("PRAGMA table_info(results)")}
-    for col, kind in _ADDED_COLS:  # a state database of an earlier version: resumed, the column added
-        if col not in have:
-            try:
-                with con:
-                    con.execute(f"ALTER TABLE results ADD COLUMN {col} {kind}")
-            except sqlite3.OperationalError as e:  # added meanwhile by another opener (an unguarded run)
-                if "duplicate column" not in str(e):
-                    raise
+    for table, added in (("results", _ADDED_COLS), ("files", _ADDED_FILE_COLS)):
+        have = {r[1] for r in con.execute(f"PRAGMA table_info({table})")}
+        for col, kind in added:  # a state database of an earlier version: resumed, the column added
+            if col not in have:
+                try:
+                    with con:
+                        con.execute(f"ALTER TABLE {table} ADD COLUMN {col} {kind}")
+                except sqlite3.OperationalError as e:  # added meanwhile by another opener (an unguarded run)
+                    if "duplicate column" not in str(e):
+                        raise
     return con
 
+
+#: the error of a photo whose reading killed the worker process reading it, read again alone
+#: (:func:`vision.batch._score_all`); the review page does not read it again (:mod:`vision.review`)
+CRASHED_ERROR = ("the process reading this photo died (out of memory, or a crash of the image or model libraries), "
+                 "also when it was read alone: the batch went on without it; a rerun tries it again")
+#: … added to its row's parameters, so that a rerun reads it again
+CRASHED_PARAMS = "|crashed"
 
 #: result columns added since the first version of the state database (name, SQL type)
 _ADDED_COLS = (("frame", "TEXT"), ("refusal", "TEXT"), ("no_winning_tile", "INTEGER"), ("unsaid_non_winner", "INTEGER"),
                ("score_confidence", "REAL"), ("score_notes", "TEXT"), ("cells_for", "TEXT"))
+#: … and to the file-hash cache: ``stamp``, the file's inode and change time (:func:`file_hash`)
+_ADDED_FILE_COLS = (("stamp", "TEXT"),)
 
 
 _RESULT_COLS = ("key", "sha256", "params", "error", "legal", "confidence", "reading", "problem", "allowed", "total",
@@ -122,24 +132,27 @@ def write_result(con: sqlite3.Connection, row: Mapping[str, Any]) -> None:
 
 
 def file_hash(con: sqlite3.Connection, job: Job) -> str:
-    """SHA-256 of the job's file, cached in the state database by (size, mtime); "" when the file
-    is missing or unreadable."""
+    """SHA-256 of the job's file, cached in the state database by (size, mtime, inode and change time); "" when the
+    file is missing or unreadable. (Not by size and mtime alone: a breaker's two photos of one size, their times set
+    alike as unzip, tar or ``cp -p`` leave them, swapped by name, kept their old scores; a file put in another's place
+    is another inode, or changes its ctime.)"""
     try:
         st = os.stat(job.path)
     except OSError:
         return ""
     if not os.path.isfile(job.path):
         return ""
-    hit = con.execute("SELECT sha256 FROM files WHERE key=? AND size=? AND mtime_ns=?",
-                      (job.key, st.st_size, st.st_mtime_ns)).fetchone()
+    stamp = f"{st.st_ino}:{st.st_ctime_ns}"
+    hit = con.execute("SELECT sha256 FROM files WHERE key=? AND size=? AND mtime_ns=? AND stamp=?",
+                      (job.key, st.st_size, st.st_mtime_ns, stamp)).fetchone()
     if hit:
         return hit[0]
     try:
         sha = _sha256_file(job.path)
     except OSError:
         return ""
-    con.execute("INSERT OR REPLACE INTO files (key, size, mtime_ns, sha256) VALUES (?, ?, ?, ?)",
-                (job.key, st.st_size, st.st_mtime_ns, sha))  # committed by the caller (a cache only)
+    con.execute("INSERT OR REPLACE INTO files (key, size, mtime_ns, sha256, stamp) VALUES (?, ?, ?, ?, ?)",
+                (job.key, st.st_size, st.st_mtime_ns, sha, stamp))  # committed by the caller (a cache only)
     return sha
 
 

@@ -134,6 +134,7 @@ def _cached_images(con: sqlite3.Connection, jobs_rows: Sequence[tuple[Any, Mappi
                    reader_spec: str, log: Callable[[str], None]) -> dict[str, tuple[bytes | None, bytes | None, str | None]]:
     """Images of the flagged rows: from the ``review_images`` cache when the photo's SHA-256 and
     parameter hash are unchanged, else made now (the reader built once, only when needed)."""
+    from .batch_state import CRASHED_ERROR
     from .readers import FatalError, reader_identity, resolve_reader
 
     con.executescript(SCHEMA)
@@ -148,6 +149,10 @@ def _cached_images(con: sqlite3.Connection, jobs_rows: Sequence[tuple[Any, Mappi
                           (job.key, sha, params)).fetchone()
         if hit:
             out[job.key] = (hit[0], hit[1], hit[2])
+            continue
+        if CRASHED_ERROR in str(row.get("status") or ""):
+            # (its reading killed a worker: read here, in the batch's own process, it would end the run unwritten)
+            out[job.key] = (None, None, "not shown: reading this photo killed the process reading it")
             continue
         if reader is None and not reader_failed and not job.error and sha:
             try:
