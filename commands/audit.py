@@ -108,8 +108,15 @@ def _from_batch(args: argparse.Namespace, given: list[str]) -> tuple[str, dict[s
     status = str(row.get("status") or "")
     # (a row with no total: "no score", not Python's None — a tester's `scored None, not legal`)
     scored = f"scored {row['total']}" if row.get("total") is not None else "no score"
-    line = (f"audit of batch row {row['key']} ({Path(args.from_batch).name}, {scored}"
-            + (f", {status.split(':')[0]}" if status and status != "ok" else "") + f"): {what} with {' '.join(flags)}")
+    # (the row's status as the results file has it, with its checked cell: a director's row ok by its checked
+    # cell had been audited "needs-review", the stored entry's)
+    kind = str(row.get("row_status") or status).split(":")[0]
+    checked = kind == "ok" and str(row.get("row_problem") or "").startswith("checked:")
+    why = status.split(":")[0] if status and status != "ok" and status.split(":")[0] != kind else ""
+    said = (", ok: its total confirmed by hand (the checked cell)" if checked else
+            f", {kind}{f': {why}' if why else ''}" if kind and kind != "ok" else "")
+    line = (f"audit of batch row {row['key']} ({Path(args.from_batch).name}, {scored}{said}): {what} with "
+            f"{' '.join(flags)}")
     return line, {"results": str(args.from_batch), "row": row["key"], "scored": row.get("total"), "status": status,
                   "typed": row["typed"], "flags": " ".join(flags)}
 

@@ -3473,6 +3473,13 @@ def test_a_checked_cell_confirms_a_rows_total_by_hand(tmp_path, truth, capsys):
     row = run(total)
     assert row["status"] == "ok" and row["problem"].startswith(f"checked: the total {total} confirmed by hand (the "
                                                                f"checked cell); confidence 40% below 80%"), row
+    # audit --from-batch says the row as the results file has it (a director's checked row had been audited
+    # "needs-review", the stored entry's status)
+    rc, o, err = run_cli(capsys, "audit", "--from-batch", str(out), "a.jpg", "--claimed", total, "--reader", bf.UNSURE,
+                         "--no-history", "--no-annotate")
+    head = o.splitlines()[0]
+    assert head.startswith(f"audit of batch row a.jpg (r.csv, scored {total}, ok: its total confirmed by hand (the "
+                           f"checked cell)): "), head
     # the history records the check (the cell is part of the row's scoring parameters: recorded again)
     con = sqlite3.connect(db)
     (status,) = con.execute("SELECT status FROM entries ORDER BY id DESC LIMIT 1").fetchone()
@@ -3502,7 +3509,8 @@ def test_audit_from_batch_of_a_row_with_no_score_says_so(tmp_path, truth, capsys
     rc, o, err = run_cli(capsys, "audit", "--from-batch", str(out), "a.jpg", "--claimed", "40", "--reader", bf.ORACLE,
                          "--no-history", "--no-annotate")
     head = o.splitlines()[0]
-    assert head.startswith("audit of batch row a.jpg (r.csv, no score, not legal): ") and "None" not in head, head
+    assert head.startswith("audit of batch row a.jpg (r.csv, no score, needs-review: not legal): ") and "None" not in \
+        head, head
 
 
 def test_the_summary_lines_escape_control_characters_in_photo_names(tmp_path, truth, capsys):

@@ -167,7 +167,8 @@ def batch_row(out: str | os.PathLike, photo: str) -> dict[str, Any]:
     ``input`` (the photo's path, or the notation of a hand typed in the row's notation cell), ``input_sha256``,
     ``ruleset``, ``options`` (a dict), ``context`` (a dict), ``corrections`` (a dict: ``fix`` a dict, ``add``,
     ``exposed``, ``winning_tile``, ``tileset``), ``total``, ``status``; and ``key`` (the row's photo cell),
-    ``reading`` (the row's reading: a typed hand's with its winning tile), ``typed`` (True for a typed hand).
+    ``reading`` (the row's reading: a typed hand's with its winning tile), ``typed`` (True for a typed hand), and
+    where the results file holds the row, ``row_status`` and ``row_problem`` as it has them (:func:`_output_status`).
     ``photo`` is the row's photo cell (``t1/a.jpg``), or a name or path whose file name one row alone has (in any
     case, as the manifest matches photos). For ``audit --from-batch``: a referee auditing a disputed batch score
     had to retype the row's ruleset, winds, fixes and melds, and audited another context (a director's 60 for the
@@ -216,5 +217,31 @@ def batch_row(out: str | os.PathLike, photo: str) -> dict[str, Any]:
             or not isinstance(entry["context"].get("flags") or [], list)):
         raise BatchError(f"--from-batch {out}: the row of {key} is damaged in {state.name} (its stored reading "
                          f"cannot be read back): rerun the batch")
+    said = _output_status(out, key)
     return {**entry, "corrections": fix, "key": key, "typed": frame == TYPED_FRAME,
-            "reading": reading if isinstance(reading, str) else entry.get("reading")}
+            "reading": reading if isinstance(reading, str) else entry.get("reading"),
+            **({"row_status": said[0], "row_problem": said[1]} if said is not None else {})}
+
+
+def _output_status(out: Path, key: str) -> tuple[str, str] | None:
+    """(status, problem) of the row ``key`` in the results file ``out`` (a batch's ``.csv`` or ``.jsonl``), as the
+    run that wrote it judged it — with the manifest's ``checked`` cell and the same-picture and stale-cell checks,
+    which the stored entry has not: a director's row ``ok`` by its checked cell was audited "needs-review". None
+    where the file or the row cannot be read. Raises nothing."""
+    import csv
+
+    try:
+        if out.suffix.lower() == ".jsonl":
+            with open(out, encoding="utf-8") as f:
+                for line in f:
+                    rec = json.loads(line) if line.strip() else None
+                    if isinstance(rec, dict) and rec.get("type") == "photo" and rec.get("photo") == key:
+                        return str(rec.get("status") or ""), str(rec.get("problem") or "")
+        elif out.suffix.lower() == ".csv":
+            with open(out, encoding="utf-8-sig", newline="") as f:
+                for rec in csv.DictReader(f):
+                    if rec.get("photo") == key:
+                        return str(rec.get("status") or ""), str(rec.get("problem") or "")
+    except (OSError, ValueError, csv.Error):
+        return None
+    return None
