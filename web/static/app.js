@@ -504,7 +504,7 @@
     [/name the melds on the table with --exposed, or give --exposed none/g,
      "type the melds on the table in “Exposed melds” (Overrides), or “none” if there are none"],
     [/\(e\.g\. --exposed "([^"]*)"\)/g, "(e.g. “$1”)"],
-    // (a run of alike tiles holding a sideways one, vision.decode._claimed_in_row_sureness)
+    // (a run of tiles (alike, or a chow) holding a sideways one, vision.decode._claimed_in_row_sureness)
     [/name the melds on the table with --exposed "([^"]*)"; if not, give --exposed none/g,
      "type “$1” in “Exposed melds” (Overrides); if not, type “none” there"],
     // (a concealed kong short of a face between its backs, vision.decode._short_kong_hint)
@@ -823,15 +823,23 @@
     tt.textContent = "";
     tableNames().forEach((name, i) => {
       tt.append(h("button", { type: "button", text: name, onclick: () => {
-        const row = document.querySelectorAll("#players .player")[i];
+        const rows = [...document.querySelectorAll("#players .player")];
+        const row = rows[i];
         const box = row.querySelector(".p-score");
+        // (the table's first score brings its ruleset: a new user's nts score had been settled under the table's
+        // rode-draak, where that hand is refused, with only a toast to say so)
+        const first = rows.every((r) => r === row || !r.querySelector(".p-score").value.trim()
+                                        && !r.querySelector(".p-hand").value.trim());
+        const moved = first && score.ruleset !== $("t-ruleset").value;
+        if (moved) $("t-ruleset").value = score.ruleset;
         box.value = String(score.total);
         box.dataset.ruleset = score.ruleset;  // (a score of another ruleset is named when the table settles)
         row.querySelector(".p-hand").value = "";
         saveTable();
         const other = score.ruleset !== $("t-ruleset").value;
         toast(`${name}'s score set to ${score.total} in the table` +
-              (other ? ` (scored under ${score.ruleset}; the table settles under ${$("t-ruleset").value})` : ""));
+              (moved ? ` (the table now settles under ${score.ruleset}, the score's ruleset)` :
+               other ? ` (scored under ${score.ruleset}; the table settles under ${$("t-ruleset").value})` : ""));
       } }));
     });
   }
