@@ -1819,6 +1819,30 @@ def test_a_photo_that_kills_its_reader_is_an_error_row_and_the_batch_goes_on(tmp
     assert {r["photo"]: r for r in read_csv(out)}["table-a/p05.jpg"]["status"].split(":")[0] in ("ok", "needs-review")
 
 
+def test_a_manifest_rows_photo_renamed_is_named_on_both_rows(tmp_path, truth, capsys):
+    # a director renamed ned.jpg to ned-west.jpg without its manifest row: the row became "error: no such file", and
+    # ned-west.jpg, listed by no row, was scored with the batch's defaults (seat E, a discard win) "ok", 36 for the
+    # row's 38, nothing linking the two though its file is the one the row was scored from. Both rows say so now,
+    # the photo's needs-review
+    d = _photo_copies(tmp_path, truth, ["ned.jpg", "kim.jpg"], which=1)
+    man, out = tmp_path / "m.csv", tmp_path / "r.csv"
+    man.write_text("photo,seat_wind,win_by\nned.jpg,W,wall\nkim.jpg,S,discard\n")
+    argv = ("batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0", "--reader", bf.ORACLE,
+            "--no-history", "--no-progress")
+    rc, o, err = run_cli(capsys, *argv)
+    assert rc == 0, err
+    (d / "ned.jpg").rename(d / "ned-west.jpg")
+    rc, o, err = run_cli(capsys, *argv)
+    assert rc == 0, err
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert rows["ned.jpg"]["status"].startswith("error: ") and rows["ned.jpg"]["status"].endswith(
+        "; the photo ned-west.jpg, which no manifest row lists, is the file this row was scored from: renamed? put "
+        "its name in this row"), rows["ned.jpg"]
+    assert rows["ned-west.jpg"]["status"] == "needs-review" and rows["ned-west.jpg"]["problem"].startswith(
+        "this photo is the file manifest row ned.jpg was scored from, which is gone: renamed?"), rows["ned-west.jpg"]
+    assert rows["kim.jpg"]["status"] in ("ok", "needs-review") and "renamed" not in rows["kim.jpg"]["problem"]
+
+
 def file_sha(p: Path) -> str:
     import hashlib
     return hashlib.sha256(p.read_bytes()).hexdigest()

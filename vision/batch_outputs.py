@@ -361,6 +361,32 @@ def _copies(con: sqlite3.Connection, jobs: Sequence[Job], unscored: Collection[s
     return out
 
 
+def _renamed(con: sqlite3.Connection, jobs: Sequence[Job]) -> dict[str, str]:
+    """Each photo of the folder that no manifest row lists whose file is the one a manifest row's photo, now gone,
+    was last hashed as (the state database's file cache): its key → that row's key, and that row's key → its. A
+    director's photo renamed without its manifest row was scored with the batch's defaults, ``ok``, 36 for the
+    row's 38, while the row said only "no such file". Raises nothing."""
+    import os
+
+    from .batch_state import file_hash
+
+    gone = {}
+    for j in jobs:
+        if j.line is not None and not j.notation and not os.path.isfile(j.path):
+            hit = con.execute("SELECT sha256 FROM files WHERE key=?", (j.key,)).fetchone()
+            if hit and hit[0]:
+                gone.setdefault(hit[0], j.key)
+    if not gone:
+        return {}
+    out: dict[str, str] = {}
+    for j in jobs:
+        if j.line is None and not j.notation:
+            sha = file_hash(con, j)
+            if sha in gone and gone[sha] not in out:
+                out[j.key], out[gone[sha]] = gone[sha], j.key
+    return out
+
+
 def output_rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float) -> Iterator[tuple[Job, dict[str, Any]]]:
     """(job, output row) in job order, read from the state database one row at a time; a job
     without a database row (should not happen after a completed run) gets ``error: not scored``."""
@@ -376,16 +402,25 @@ def _rows(con: sqlite3.Connection, jobs: Sequence[Job], review_below: float,
             "unsaid_non_winner", "score_confidence", "score_notes", "total",
             "points", "doublings", "tiles", "changed", "frame", "breakdown", "sha256", "cells_for")
     copies = _copies(con, jobs, unscored)
+    renamed = _renamed(con, jobs)
     for job in jobs:
         rec = None if job.key in unscored else con.execute(
             f"SELECT {', '.join(cols)} FROM results WHERE key=?", (job.key,)).fetchone()
         r = dict(zip(cols, rec)) if rec else {c: None for c in cols} | {"error": "not scored (rerun to resume)"}
         if r["error"]:
             r["error"] = current_line(r["error"], job)
+            if job.key in renamed and job.line is not None:
+                r["error"] += (f"; the photo {renamed[job.key]}, which no manifest row lists, is the file this row "
+                               f"was scored from: renamed? put its name in this row")
         status, problem = ((FALSE_WIN_STATUS, r["problem"]) if job.false_win and not r["error"]
                            else _status(r, review_below, job.ruleset))
         if not job.false_win:
             status, problem = checked_status(job, r, status, problem)
+        if job.key in renamed and job.line is None and status in ("ok", "needs-review"):
+            # (scored with the batch's defaults, not the row's seat, winds and corrections)
+            said = (f"this photo is the file manifest row {renamed[job.key]} was scored from, which is gone: renamed? "
+                    f"put its name in that row (scored here with the batch's defaults, not that row's cells)")
+            status, problem = "needs-review", "; ".join(x for x in (said, problem) if x)
         if job.key in copies and status in ("ok", "needs-review"):
             # (a photo filed twice is a score counted twice, or a player's photo lost: a tester's copy under another
             # name had an ok row, 40 points for a win that never was, said only in the console's summary)
