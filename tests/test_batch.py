@@ -2315,6 +2315,14 @@ def test_a_row_with_several_bad_cells_names_them_all(tmp_path, truth):
 
     page = review.review_path_for(out).read_text(encoding="utf-8")
     assert "Correct the cells named in the problem on manifest line 2" in page
+    # … the counts out of their range too, each judged alone (a breaker's discards 200 and dealer_streak 100 beside a
+    # bad seat_wind had been told one a run: 0 to 144 discards, 0 to 99 dealer streak, scoring.hand.Context)
+    out = _manifest_batch(tmp_path, truth, ["h0.jpg"], "photo,seat_wind,discards,dealer_streak\nh0.jpg,X,200,100\n",
+                          out="r2.csv")
+    (row,) = read_csv(out)
+    assert row["status"] == ("error: manifest line 2: seat_wind 'X' must be E, S, W or N; discards (tiles discarded on "
+                             "the table) must be 0 to 144 (a set has 144 tiles), not 200; dealer streak must be 0 to "
+                             "99, not 100"), row["status"]
 
 
 def test_the_cells_the_ruleset_judges_are_named_with_the_others(tmp_path, truth):

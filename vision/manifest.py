@@ -650,7 +650,12 @@ def make_job(directory: Path, key: str, line: int | None, cells: Mapping[str, st
         ctx["flags"] = tuple(sorted(set(flags)))
     for name in ("discards", "dealer_streak"):
         if name in cells and (v := cell(_int, cells[name], name)) is not None:
-            ctx[name] = v
+            # (its range judged alone, as the other cells are: a breaker's row with a bad seat_wind, discards 200
+            # and dealer_streak 100 had been told of one cell a run)
+            from scoring import Context
+
+            if cell(lambda: Context(**{name: v})) is not None:
+                ctx[name] = v
     checked = None
     if "checked" in cells:  # (the total confirmed: a "yes" would stand for whatever the row scores later)
         try:
