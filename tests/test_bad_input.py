@@ -648,6 +648,10 @@ def test_a_manifest_as_a_spreadsheet_saves_it_is_read(tmp_path):
     with pytest.raises(BatchError, match=r"it is not a text file in UTF-8, UTF-16 or Windows-1252 \(save it as "
                                          r"'CSV UTF-8'\)$"):
         read_manifest(m)
+    # a UTF-8 text with one stray NUL byte: its line named (a breaker's had been told it is no UTF-8 text)
+    m.write_bytes(b"photo,seat_wind,player\na.jpg,S,Ann\nb.jpg,W,Bo\x00b\n")
+    with pytest.raises(BatchError, match=r"line 3 holds a NUL byte \(0x00\), which no text file holds"):
+        read_manifest(m)
 
 
 def test_manifest_cell_over_the_csv_limit_is_one_line(run_cli, tmp_path):

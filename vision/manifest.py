@@ -222,6 +222,9 @@ def _decode(data: bytes) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16")
     if b"\x00" in data:  # no text file of a spreadsheet holds NUL bytes (UTF-16 without its BOM, a binary)
+        if data.count(b"\x00") * 20 < len(data):  # (a text with a stray NUL: its line named, a breaker's)
+            line = data[:data.index(b"\x00")].count(b"\n") + 1
+            raise ValueError(f"line {line} holds a NUL byte (0x00), which no text file holds")
         raise UnicodeDecodeError("utf-8", data, 0, 1, "it holds NUL bytes")
     try:
         return data.decode("utf-8-sig")
