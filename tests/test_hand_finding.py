@@ -4499,3 +4499,117 @@ def test_a_flower_touching_the_row_or_first_of_a_block_is_not_named_as_the_winni
     for groups in ([row + ["1f"]], [row, ["1f", "2f"]]):
         r = read_detections(photo, *_dets_of(groups), NTS, Context(win_by="wall")).reading
         assert "where a winning tile lies" not in (r.problem or "") + " ".join(r.notes), (r.problem, r.notes)
+
+
+def test_a_fourth_tile_boxed_alone_on_the_pungs_middle_tile_is_named():
+    # a phone tester's [5m 5m 5m] with the fourth 5m laid on the middle one: the box over the middle tile was the fourth
+    # tile's alone, 0.125 and 0.128 tile heights above its neighbours' tops and only 0.02 and 0.028 taller, under
+    # STACK_TALLER (0.03): [555m] at > 99 %, 60 for 72. Risen STACK_RISE_ALONE (0.10) above each and taller by
+    # STACK_TALLER_ALONE (0.01) than each is a tile on top too: here 15 px of 120 (0.125) above, 3 px (0.025) taller
+    photo = Photo(np.zeros((600, 1800, 3), np.uint8), (1800, 600), 1.0, "x")
+    rs = load_ruleset("rode-draak")
+    plain = read_detections(photo, *_pung_on_the_row(), rs, Context())
+    alone = read_detections(photo, *_pung_on_the_row(lambda b: [b[0], b[1] - 15, b[2], b[3] - 12]), rs, Context())
+    assert alone.reading.notation == plain.reading.notation and alone.reading.stacked
+    assert alone.reading.confidence == pytest.approx(plain.reading.confidence * 0.5, rel=0.05)
+    # no taller (a tile pushed back, the whole box higher), or risen less than 0.10: not
+    for middle in (lambda b: [b[0], b[1] - 15, b[2], b[3] - 15], lambda b: [b[0], b[1] - 11, b[2], b[3] - 8]):
+        other = read_detections(photo, *_pung_on_the_row(middle), rs, Context())
+        assert not other.reading.stacked, other.reading.notes
+
+
+def _probs_of(rows):
+    """(N, 43) class probabilities: each row's classes at the given values, the rest shared evenly."""
+    p = np.zeros((len(rows), NUM_CLASSES), np.float32)
+    for k, cls in enumerate(rows):
+        rest = 1.0 - sum(cls.values())
+        p[k, :] = rest / (NUM_CLASSES - len(cls))
+        for c, v in cls.items():
+            p[k, CLASS_INDEX[c]] = v
+    return p
+
+
+def test_a_chow_holding_a_tile_laid_sideways_in_the_concealed_row_is_doubted():
+    # a phone tester's [111z] [7m^ 8m 9m] laid on the concealed row's line, left of 345678p 22s, the 5p won sideways
+    # at the end: the claimed 7m, lying sideways, was boxed as two upright halves (the second left out of the row, the
+    # first placed in it afterwards, both read turned), and the hand read as concealed tiles at 91 %, 112 for 96. A
+    # chow holding a tile read turned so is doubted as a claimed pung is (CLAIMED_IN_ROW, 0.5), the note naming it.
+    # (The boxes of that photo as read, with the classifier's two likeliest faces.)
+    rows = [([1119, 490, 1206, 601], "upright", {"2s": 0.99}), ([781, 491, 868, 606], "upright", {"4p": 0.99}),
+            ([1054, 491, 1135, 601], "upright", {"2s": 0.99}), ([851, 491, 937, 599], "upright", {"6p": 0.98, "7p": 0.02}),
+            ([260, 491, 350, 607], "upright", {"1z": 0.99}), ([717, 489, 796, 603], "upside-down", {"3p": 0.99}),
+            ([990, 489, 1073, 598], "upright", {"8p": 0.99}), ([555, 491, 640, 604], "upright", {"9m": 0.99}),
+            ([921, 490, 1009, 603], "upright", {"7p": 0.99}), ([486, 493, 571, 600], "upright", {"8m": 0.99}),
+            ([196, 491, 279, 605], "upright", {"1z": 0.99}), ([131, 488, 217, 601], "upright", {"1z": 0.99}),
+            ([1205, 526, 1322, 603], "sideways", {"5p": 0.99}), ([379, 530, 450, 605], "sideways", {"9m": 0.72, "7m": 0.14}),
+            ([422, 530, 497, 604], "sideways", {"6m": 0.36, "8m": 0.24})]
+    scores = [0.81, 0.8, 0.79, 0.79, 0.78, 0.78, 0.78, 0.75, 0.75, 0.75, 0.69, 0.64, 0.63, 0.61, 0.59]
+    det = Detections.make([b for b, _, _ in rows], np.array(scores))
+    rd = TileReadings.make(_probs_of([c for _, _, c in rows]), [p for _, p, _ in rows])
+    photo = Photo(np.zeros((1200, 1600, 3), np.uint8), (1600, 1200), 1.0, "x")
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    assert res.reading.notation == "789m345678p22s111z win:5p", res.reading.notation
+    assert res.reading.confidence < 0.5, res.reading.confidence
+    note = next(n for n in res.reading.notes if "as a claimed chow is laid" in n)
+    assert "(7m 8m 9m)" in note and note.endswith('--exposed "[789m]"; if not, give --exposed none'), note
+    named = read_detections(photo, det, rd, load_ruleset("nts"), Context(), exposed="[789m]")
+    assert named.reading.notation == "345678p22s111z [789m] win:5p", named.reading.notation
+
+
+def test_a_row_of_whole_sets_read_as_concealed_off_the_concealed_row_is_doubted(monkeypatch):
+    # a phone tester's [999s][555z] laid touching, no gap between them, in front of the concealed row: read as concealed
+    # pungs, 29 % sure for a box left out; that box set aside as its note said, 97 %, 76 points for 60. A row off the
+    # concealed row holding only concealed tiles that make whole sets three by three, the hand legal with them
+    # exposed, makes the reading × OTHER_ROW (0.5), the note naming the melds. Here 123m 44m 678s with the winning 2m
+    # sideways at the row's end, and 9s 9s 9s 5z 5z 5z touching in a row in front
+    import vision.decode as vd
+
+    codes = "1m 3m 4m 4m 6s 7s 8s 2m".split()
+    det, rd = _row_with_sideways(codes, (7,))
+    front = "9s 9s 9s 5z 5z 5z".split()
+    boxes = [list(b) for b in det.boxes] + [[40 + 92 * k, 460, 130 + 92 * k, 580] for k in range(len(front))]
+    probs = np.concatenate([rd.probs, _probs_of([{c: 0.97} for c in front])])
+    det = Detections.make(boxes, np.full(len(boxes), 0.9))
+    rd = TileReadings.make(probs, list(rd.pose) + ["upright"] * len(front))
+    photo = Photo(np.zeros((700, 1400, 3), np.uint8), (1400, 700), 1.0, "x")
+    rs = load_ruleset("nts")
+    res = read_detections(photo, det, rd, rs, Context())
+    assert res.reading.notation == "12344m678999s555z win:2m", res.reading.notation
+    note = next(n for n in res.reading.notes if vd.OTHER_ROW_NOTE in n)
+    assert note.startswith("unsure: tiles 9-14 (9s 9s 9s 5z 5z 5z) lie in a row of their own"), note
+    assert note.endswith('--exposed "[999s] [555z]"; if not, give --exposed none'), note
+    monkeypatch.setattr(vd, "OTHER_ROW", 1.0)
+    without = read_detections(photo, det, rd, rs, Context())
+    monkeypatch.undo()
+    assert res.reading.confidence == pytest.approx(without.reading.confidence * 0.5, rel=0.01)
+    named = read_detections(photo, det, rd, rs, Context(), exposed="[999s] [555z]")
+    assert named.reading.notation == "12344m678s [999s] [555z] win:2m", named.reading.notation
+    assert not any(vd.OTHER_ROW_NOTE in n for n in named.reading.notes)
+
+
+def test_melds_named_that_lie_touching_in_a_row_are_matched_there(monkeypatch):
+    # a phone tester's [4m 5m^ 6m][1p 1p 1p] laid touching in front of the concealed row (grouped 4m | 5m 6m 1p 1p 1p
+    # where the sideways 5m left a gap), named with --exposed "[456m] [111p]" as a note said: each was "not in the
+    # photo: added to the hand", the six tiles left out. The row's groups are regrouped around the tiles that read
+    # as each named meld (vision.decode._split_for_named). Here 99m 234p 567s with the winning 9m sideways at the
+    # row's end, and 4m, a gap, 5m 6m 1p 1p 1p touching in a row in front
+    import vision.decode as vd
+
+    codes = "9m 2p 3p 4p 5s 6s 7s 9m".split()
+    det, rd = _row_with_sideways(codes, (7,))
+    front = "4m 5m 6m 1p 1p 1p".split()
+    xs = [40, 175, 267, 359, 451, 543]  # (a 45 px gap after the 4m)
+    boxes = [list(b) for b in det.boxes] + [[x, 460, x + 90, 580] for x in xs]
+    probs = np.concatenate([rd.probs, _probs_of([{c: 0.97} for c in front])])
+    det = Detections.make(boxes, np.full(len(boxes), 0.9))
+    rd = TileReadings.make(probs, list(rd.pose) + ["upright"] * len(front))
+    photo = Photo(np.zeros((700, 1400, 3), np.uint8), (1400, 700), 1.0, "x")
+    rs = load_ruleset("nts")
+    named = read_detections(photo, det, rd, rs, Context(), exposed="[456m] [111p]")
+    assert named.reading.notation == "99m234p567s [456m] [111p] win:9m", named.reading.notation
+    assert not any("not in the photo" in n for n in named.reading.notes), named.reading.notes
+    assert all(named.reading.roles[t] == "exposed" for t in range(len(codes), len(boxes)))
+    # (as before, without the regrouping: both melds "not in the photo", the row left out)
+    monkeypatch.setattr(vd, "_split_for_named", lambda lay, *a: lay)
+    before = read_detections(photo, det, rd, rs, Context(), exposed="[456m] [111p]")
+    assert sum("not in the photo" in n for n in before.reading.notes) == 2, before.reading.notes

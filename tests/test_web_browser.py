@@ -744,6 +744,8 @@ def test_a_score_copied_from_another_ruleset_is_named_at_settlement(page, scene,
     table_rs = next(r for r in ("rode-draak", "nts") if r != hand_rs)
     page.click("#to-table button >> nth=0")
     page.click("#tab-table")
+    # (the table's first score brings its ruleset: a new user's nts score had been settled under rode-draak)
+    assert page.input_value("#t-ruleset") == hand_rs
     page.select_option("#t-ruleset", table_rs)
     rows = page.locator("#players .player")
     for i in range(1, 4):
@@ -804,6 +806,13 @@ MESSAGES = [
     # (a run of alike concealed tiles holding a sideways one: vision.decode._claimed_in_row_sureness)
     ("unsure: tiles 17-19 (3z 3z 3z) hold a tile laid sideways, as a claimed pung is laid: if it is exposed, name "
      "the melds on the table with --exposed \"(2222s) (8888p) [333z]\"; if not, give --exposed none", "laid sideways, as a claimed"),
+    # (a chow holding a sideways tile, read as concealed: vision.decode._claimed_in_row_sureness)
+    ("unsure: tiles 4-6 (7m 8m 9m) hold a tile laid sideways, as a claimed chow is laid: if it is exposed, name the "
+     "melds on the table with --exposed \"[789m]\"; if not, give --exposed none", "laid sideways, as a claimed"),
+    # (whole sets in a row of their own read as concealed: vision.decode._other_row_sureness)
+    ("unsure: tiles 9-14 (9s 9s 9s 5z 5z 5z) lie in a row of their own off the concealed row, and make whole sets, "
+     "read as concealed tiles: if they are exposed melds laid touching, name the melds on the table with --exposed "
+     "\"[999s] [555z]\"; if not, give --exposed none", "lie in a row of their own off the concealed row, and make whole sets"),
     # (an exposed pung with a tile lying over the others: vision.decode._stacked_kong_sureness)
     ("unsure: tile 13 (6z) of tiles 12-14, read as an exposed pung, lies over the tiles beside it as a kong's fourth "
      "tile laid on top does: if it is a kong, name the melds on the table with --exposed \"[6666z]\"",

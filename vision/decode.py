@@ -264,6 +264,9 @@ class Reading:
     #: runs of alike concealed tiles holding a sideways tile, laid as a claimed meld is, that cost the reading
     #: :data:`CLAIMED_IN_ROW` each (:func:`_claimed_in_row_sureness`): their detection indices
     claimed_runs: tuple[tuple[int, ...], ...] = ()
+    #: the tiles of a row off the concealed row read as concealed sets, that cost the reading :data:`OTHER_ROW`
+    #: (:func:`_other_row_sureness`): their detection indices
+    other_row: tuple[int, ...] = ()
     #: exposed pungs with a tile that lies as a kong's fourth tile laid on top does, that cost the reading
     #: :data:`STACKED_KONG` each (:func:`_stacked_kong_sureness`): (the pung's detection indices, the tile's)
     stacked: tuple[tuple[tuple[int, ...], int], ...] = ()
@@ -411,6 +414,74 @@ def _best_combos(opts: list[list[Option]], limit: int) -> Iterator[tuple[Option,
         if k >= limit:
             return
         yield tuple(sorted_opts[g][i] for g, i in enumerate(idx))
+
+
+#: a named meld is matched to tiles inside a longer group (or across groups of one row) only where each of them
+#: reads as its tile at least this likely, on the geometric mean (:func:`_split_for_named`)
+NAMED_IN_ROW_MIN = 0.05
+
+
+def _split_for_named(lay: Layout, given: Sequence[GivenMeld], logp: np.ndarray, backs: np.ndarray) -> Layout:
+    """``lay`` with the groups of each row off the main row regrouped around the tiles, side by side in that row, that
+    read as a named meld (``given``; each at least :data:`NAMED_IN_ROW_MIN` on the geometric mean, by
+    :func:`_meld_unit`), where no group of the meld's length reads as it: melds laid touching, boxed as one group
+    or split where a claimed tile lies sideways, are then matched one by one (the other parts keep their groups'
+    roles). A phone tester's [4m 5m^ 6m][1p 1p 1p] laid touching in front of the concealed row (grouped 4m | 5m 6m
+    1p 1p 1p), named as a note said, were each "not in the photo: added to the hand", their six tiles left out.
+    Each meld takes its likeliest window, once."""
+    groups = list(lay.groups)
+    changed = False
+
+    def reads(tiles: Sequence[int], gm: GivenMeld, floor: float) -> float:
+        gb = [bool(backs[p]) for p in tiles]
+        if any(gb) and not gm.concealed:
+            return -math.inf
+        lp = _meld_unit(logp, tiles, gb, "exposed", only=[(gm.kind, gm.tiles)]).cands[0][0]
+        return lp if lp > floor * len(tiles) else -math.inf
+
+    def runs() -> Iterator[tuple[int, int]]:  # (first, end) group indices of each row off the main row
+        k = 0
+        while k < len(groups):
+            j = k + 1
+            while j < len(groups) and groups[j].row == groups[k].row:
+                j += 1
+            if groups[k].row != 0:
+                yield k, j
+            k = j
+
+    for gm in given:
+        n = len(gm.tiles)
+        if any(len(g.tiles) == n and reads(g.tiles, gm, math.log(1e-6)) > -math.inf for g in groups):
+            continue  # (matched as a group: _hypotheses)
+        best = None  # (log-likelihood, first group, end group, window start)
+        for a, b in runs():
+            seq = [t for g in groups[a:b] for t in g.tiles]
+            if len(seq) <= n:
+                continue
+            for k in range(len(seq) - n + 1):
+                lp = reads(seq[k:k + n], gm, math.log(NAMED_IN_ROW_MIN))
+                if lp > -math.inf and (best is None or lp > best[0]):
+                    best = (lp, a, b, k)
+        if best is None:
+            continue
+        _, a, b, k = best
+        parts: list[GroupRoles] = []
+        pos = 0
+        for g in groups[a:b]:
+            lo, hi = pos, pos + len(g.tiles)
+            pos = hi
+            before = g.tiles[:max(0, min(k, hi) - lo)]
+            after = g.tiles[max(0, min(hi, k + n) - lo):] if hi > k + n else ()
+            if before:
+                parts.append(GroupRoles(tuple(before), g.row, g.options))
+            if lo <= k < hi:  # (the window as one group, with the roles of the group it begins in)
+                seq = [t for x in groups[a:b] for t in x.tiles]
+                parts.append(GroupRoles(tuple(seq[k:k + n]), g.row, g.options))
+            if after:
+                parts.append(GroupRoles(tuple(after), g.row, g.options))
+        groups[a:b] = parts
+        changed = True
+    return replace(lay, groups=tuple(groups)) if changed else lay
 
 
 def _count(h: _Hyp) -> int:
@@ -687,6 +758,8 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
     need = tile_count if tile_count is not None else rs.hand_size + (1 if winner else 0)
     short, neighbours = [0.0], [0.0]
     preferred: list[Option] = []
+    if given:
+        lay = _split_for_named(lay, given, logp, backs)
     hyps, nearest = _hypotheses(lay, need, winner, given, logp, backs, override, short, neighbours, preferred)
     # bonus tiles: best bonus class per tile, each bonus tile once (plus, per hypothesis, single
     # tiles the layout offered as possible bonus tiles)
@@ -740,6 +813,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
         if not override:
             reading = _one_back_kong_sureness(reading, backs, lay)
             reading = _among_concealed_sureness(reading, lay)
+            reading = _other_row_sureness(reading, lay, rs)
             reading = _claimed_in_row_sureness(reading, lay, rs, readings)
             reading = _stacked_kong_sureness(reading, lay, readings)
             reading = _beside_left_out_sureness(reading, readings, lay, winner)
@@ -968,7 +1042,8 @@ def _among_concealed_sureness(reading: Reading, lay: Layout) -> Reading:
 
 
 #: a reading's confidence is × this when three or four concealed tiles of one face lie together in a row, one of them
-#: laid sideways and not the winning tile: a claimed pung or kong, laid beside the concealed tiles
+#: laid sideways and not the winning tile, or three in a run of one suit (a chow): a claimed meld, laid beside the
+#: concealed tiles
 #: (:func:`_claimed_in_row_sureness`)
 CLAIMED_IN_ROW = 0.5
 #: the words of its note
@@ -977,9 +1052,9 @@ CLAIMED_IN_ROW_NOTE = "hold a tile laid sideways, as a claimed"
 
 def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset,
                              readings: TileReadings | None = None) -> Reading:
-    """``reading`` with its confidence × :data:`CLAIMED_IN_ROW` for each run of three or four tiles of one face, side
-    by side in a row of the hand and read as concealed tiles, that holds a tile laid sideways, and one note naming
-    them: a pung or kong is laid so when claimed (docs/photo.md), one of its tiles turned. A literal tester's photo,
+    """``reading`` with its confidence × :data:`CLAIMED_IN_ROW` for each run of three or four tiles of one face, or
+    three of one suit whose ranks follow on (a chow, :func:`_is_run`), side by side in a row of the hand and read as
+    concealed tiles, that holds a tile laid sideways, and one note naming them: a pung or kong is laid so when claimed (docs/photo.md), one of its tiles turned. A literal tester's photo,
     its [333z] laid next to a concealed kong with its middle tile sideways, read as a concealed 333z after the kong's
     backs were added: > 99 %, 39 points for 29. Only a run the hand still makes a legal hand with as an exposed pung
     (three) or kong (four) under ``rs``, and not of the winning tile's face (the winning tile may be the one laid
@@ -998,10 +1073,16 @@ def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset,
         return bool(geo.sideways[t]) and (readings is None or t >= len(readings.pose)
                                           or readings.pose[t] == "sideways")
 
+    def turned(t: int) -> bool:  # (… or, for a chow, read turned by the classifier in a box the row placed afterwards:
+        # a sideways tile boxed as two upright halves, a phone tester's claimed 7m, the other half left out)
+        return sideways(t) or (readings is not None and t < len(readings.pose) and readings.pose[t] == "sideways"
+                               and t < len(geo.main_extent) and geo.main_extent[t] is None)
+
     num = _numbers(lay)
     runs: list[tuple[list[int], str]] = []
+    named = set(reading.other_row)  # (named with their row's sets already)
     for r in geo.hand_rows:
-        row = list(geo.row_tiles(r))
+        row = [t for t in geo.row_tiles(r) if t not in named]
         k = 0
         while k < len(row):
             face = reading.tiles[row[k]]
@@ -1011,15 +1092,30 @@ def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset,
                 j += 1
             run = row[k:j]
             if (3 <= len(run) <= 4 and any(sideways(t) for t in run) and face != hand.winning_tile
-                    and _claimable(hand, face, len(run), rs)):
+                    and _claimable(hand, [face] * len(run), rs)):
                 runs.append((run, face))
             k = max(j, k + 1)
+        # (a chow too: three concealed tiles in a run of one suit side by side, one laid sideways — a phone tester's
+        # [7m^ 8m 9m] laid on the concealed row's line, left of it, read as concealed tiles at 91 %, 112 for 96)
+        taken = {t for run, _ in runs for t in run}
+        for k in range(len(row) - 2):
+            win = row[k:k + 3]
+            faces = [reading.tiles[t] for t in win]
+            if (taken.intersection(win) or any(reading.roles[t] != "concealed" for t in win)
+                    or not any(turned(t) for t in win) or not _is_run(faces)
+                    or not _claimable(hand, faces, rs)):
+                continue
+            runs.append((win, ""))
+            taken.update(win)
     if not runs:
         return reading
-    named = " ".join([m.notation() for m in reading.melds] + [f"[{f[0] * len(run)}{f[1]}]" for run, f in runs])
-    spans = [f"{number_spans(sorted(num[t] for t in run))} ({' '.join([f] * len(run))})" for run, f in runs]
+    runs.sort(key=lambda rf: min(rf[0]))
+
+    named = " ".join([m.notation() for m in reading.melds] + [run_meld(reading, run) for run, _ in runs])
+    spans = [f"{number_spans(sorted(num[t] for t in run))} ({' '.join(reading.tiles[t] for t in run)})"
+             for run, _ in runs]
     one = len(runs) == 1
-    what = ("pung" if len(runs[0][0]) == 3 else "kong") if one else "meld"
+    what = ("chow" if not runs[0][1] else "pung" if len(runs[0][0]) == 3 else "kong") if one else "meld"
     note = (f"unsure: tiles {' and '.join(spans)} {'' if one else 'each '}{CLAIMED_IN_ROW_NOTE} {what} is laid: if "
             f"{'it is' if one else 'they are'} exposed, name the melds on the table with --exposed \"{named}\"; if "
             f"not, give --exposed none")
@@ -1040,6 +1136,12 @@ STACKED_KONG = 0.5
 STACK_RISE = 0.08
 STACK_RISE_EACH = 0.05
 STACK_TALLER = 0.03
+#: … or when its top edge lies this many tile heights above each neighbour's, its box taller than each of theirs by
+#: :data:`STACK_TALLER_ALONE`: the fourth tile boxed alone, raised by its thickness over the middle tile it hides (a
+#: phone tester's [5m 5m 5m] so laid, its box 0.125 and 0.128 tile heights above its neighbours' and 0.02 and 0.028
+#: taller, had been [555m] at > 99 %, 60 for 72; a tile pushed back in the row is boxed no taller, being further off)
+STACK_RISE_ALONE = 0.10
+STACK_TALLER_ALONE = 0.01
 #: … the middle tile read sideways lies across the pung only when its box's top edge lies no more than this many tile
 #: heights below those beside it
 STACK_LOWER = 0.04
@@ -1089,6 +1191,8 @@ def _stacked_kong_sureness(reading: Reading, lay: Layout, readings: TileReadings
             if (min(rise) >= STACK_RISE_EACH and sum(rise) / len(rise) >= STACK_RISE and min(taller) >= 0
                     and sum(taller) / len(taller) >= STACK_TALLER):
                 return True
+            if min(rise) >= STACK_RISE_ALONE and min(taller) >= STACK_TALLER_ALONE:
+                return True
         # (a fourth tile laid across the pung's middle tile: read turned, in a box neither sideways in shape nor lower
         # than the tiles beside it — the upright tile under it reaches as high as they do; a claimed tile laid sideways
         # in the middle is lower than they are, a tester's blurred [1p 1p^ 1p] held at 50 % had been taken so)
@@ -1121,9 +1225,9 @@ def _stacked_kong_sureness(reading: Reading, lay: Layout, readings: TileReadings
         # (the runs holding a sideways tile that the note before names, exposed too: each note's --exposed names its
         # own change alone, and a phone tester's [1111p] (a fourth 1p on top) beside [333s] (its claimed tile
         # sideways) was read right only once the two were joined by hand)
-        runs = [(run, reading.tiles[run[0]]) for run in reading.claimed_runs]
-        both = " ".join([stacked_melds(reading, stacked)] + [f"[{f[0] * len(run)}{f[1]}]" for run, f in runs])
-        note += (f"; if tiles {' and '.join(number_spans(sorted(num[t] for t in run)) for run, _ in runs)} are exposed "
+        runs = reading.claimed_runs
+        both = " ".join([stacked_melds(reading, stacked)] + [run_meld(reading, run) for run in runs])
+        note += (f"; if tiles {' and '.join(number_spans(sorted(num[t] for t in run)) for run in runs)} are exposed "
                  f"too (the note before), with both: --exposed \"{both}\"")
     return replace(reading, confidence=reading.confidence * STACKED_KONG ** len(found), notes=reading.notes + (note,),
                    stacked=stacked)
@@ -1145,17 +1249,78 @@ def stacked_melds(reading: Reading, stacked: Sequence[tuple[tuple[int, ...], int
                     else m.notation() for m in reading.melds)
 
 
-def _claimable(hand, face: str, size: int, rs: Ruleset) -> bool:
-    """``hand`` (a legal reading's) with ``size`` of its concealed ``face`` tiles made an exposed pung (3) or kong (4)
-    is still a hand ``rs`` scores."""
-    conc = list(hand.concealed)
-    if conc.count(face) < size:
+#: a reading's confidence is × this when the tiles of a row of the hand other than the concealed row (a row in front
+#: of it or behind it) are all read as concealed tiles, and make whole sets in the order they lie — pungs or chows,
+#: three by three — that the hand may have exposed (:func:`_other_row_sureness`): exposed melds laid touching, with no
+#: gap between them, look so
+OTHER_ROW = 0.5
+#: the words of its note
+OTHER_ROW_NOTE = "lie in a row of their own off the concealed row, and make whole sets"
+
+
+def _other_row_sureness(reading: Reading, lay: Layout, rs: Ruleset) -> Reading:
+    """``reading`` with its confidence × :data:`OTHER_ROW` when a row of the hand off its main row holds only
+    tiles read as concealed (bonus tiles aside), three to twelve of them, that make pungs or chows three by three as
+    they lie, and with them exposed the hand is one ``rs`` scores; and a note naming them with the melds to give
+    (its tiles kept in ``other_row``: :func:`_claimed_in_row_sureness`, after it, names no run of them again — a phone
+    tester's [4m 5m^ 6m][1p 1p 1p] had been told to name the chow alone). A phone tester's [999s][555z] laid touching in front
+    of the concealed row was read as concealed pungs, 29 % sure for a tile left out; once that tile was set aside as
+    the note said, 97 %, 76 points for 60. Not applied to melds the user named (``--exposed``). Raises nothing."""
+    geo = lay.geometry
+    hand = reading.hand
+    if not reading.legal or hand is None or len(geo.hand_rows) < 2:
+        return reading
+    num = _numbers(lay)
+    for r in geo.hand_rows:
+        if r == geo.main_row:
+            continue
+        row = [t for t in geo.row_tiles(r) if reading.roles[t] != "bonus"]
+        if not 3 <= len(row) <= 12 or len(row) % 3 or any(reading.roles[t] != "concealed" for t in row):
+            continue
+        sets = [row[k:k + 3] for k in range(0, len(row), 3)]
+        faces = [[reading.tiles[t] for t in g] for g in sets]
+        if not all((len(set(f)) == 1 and f[0] not in (None, BACK)) or _is_run(f) for f in faces):
+            continue
+        if not _claimable(hand, [x for f in faces for x in f], rs, sets=[list(f) for f in faces]):
+            continue
+        named = " ".join([m.notation() for m in reading.melds] + [run_meld(reading, g) for g in sets])
+        note = (f"unsure: tiles {number_spans(sorted(num[t] for t in row))} "
+                f"({' '.join(reading.tiles[t] for t in row)}) {OTHER_ROW_NOTE}, read as concealed tiles: if they are "
+                f"exposed melds laid touching, name the melds on the table with --exposed \"{named}\"; if not, give "
+                f"--exposed none")
+        return replace(reading, confidence=reading.confidence * OTHER_ROW, notes=reading.notes + (note,),
+                       other_row=tuple(row))
+    return reading
+
+
+def run_meld(reading: Reading, run: Sequence[int]) -> str:
+    """The exposed meld the tiles ``run`` (detection indices, alike or a chow's) of ``reading`` make, as
+    ``--exposed`` takes it: ``[555m]``, ``[789m]`` (a chow's faces in rank order)."""
+    faces = [reading.tiles[t] or "" for t in run]
+    return f"[{''.join(sorted(f[0] for f in faces))}{faces[0][1:]}]"
+
+
+def _is_run(faces: Sequence[str | None]) -> bool:
+    """``faces`` are three suit tiles of one suit whose ranks follow on, in any order (a chow's)."""
+    if any(f is None or f == BACK or len(f) != 2 or f[1] not in "mps" for f in faces):
         return False
-    for _ in range(size):
-        conc.remove(face)
+    ranks = sorted(int(f[0]) for f in faces)  # type: ignore[index]
+    return len({f[1] for f in faces}) == 1 and ranks == list(range(ranks[0], ranks[0] + len(ranks)))
+
+
+def _claimable(hand, faces: Sequence[str], rs: Ruleset, sets: Sequence[Sequence[str]] | None = None) -> bool:
+    """``hand`` (a legal reading's) with its concealed tiles ``faces`` made an exposed meld — a
+    pung (3 alike), a kong (4) or a chow (3 in a run) —, or ``sets`` of them each one, is still a hand ``rs``
+    scores."""
+    conc = list(hand.concealed)
+    for f in faces:
+        if f not in conc:
+            return False
+        conc.remove(f)
     try:
-        meld = meld_from_tiles(parse_tiles(face[0] * size + face[1]), concealed=False)
-        score_hand(make_hand(conc, list(hand.melds) + [meld], hand.bonus, hand.winning_tile, hand.context,
+        melds = [meld_from_tiles(parse_tiles("".join(sorted(f[0] for f in g)) + g[0][1]), concealed=False)
+                 for g in (sets if sets is not None else [faces])]
+        score_hand(make_hand(conc, list(hand.melds) + melds, hand.bonus, hand.winning_tile, hand.context,
                              check_circumstances=False), rs, win_notes=False)
     except (HandError, ValueError):
         return False

@@ -32,7 +32,7 @@ from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TI
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import (AMONG_CONCEALED, AMONG_CONCEALED_NOTE, AMONG_CONCEALED_ONE, BROKEN_GROUP, BROKEN_GROUP_NOTE,
-                     CLAIMED_IN_ROW, STACKED_KONG,
+                     CLAIMED_IN_ROW, OTHER_ROW, OTHER_ROW_NOTE, STACKED_KONG,
                      CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, REVIEW_BELOW, UNREAD_PLAYING,
                      Reading, RegionRival, decode, format_confidence, format_confidence_below, number_after_hand,
                      number_spans, with_left_out_melds)
@@ -3982,10 +3982,12 @@ def summary(res: PhotoResult) -> str:
         if any(AMONG_CONCEALED_NOTE in n or AMONG_CONCEALED_ONE in n for n in r.notes):
             conf += (f"; ×{AMONG_CONCEALED:g} of it is melds set apart among the concealed tiles of their row (see the "
                      f"note)")
+        if any(OTHER_ROW_NOTE in n for n in r.notes):
+            conf += f"; ×{OTHER_ROW:g} of it is a row off the concealed row read as concealed sets (see the note)"
         claimed = len(r.claimed_runs)
         if claimed:
-            conf += (f"; ×{CLAIMED_IN_ROW ** claimed:g} of it is alike tiles holding a sideways one read as concealed "
-                     f"(see the note)")
+            conf += (f"; ×{CLAIMED_IN_ROW ** claimed:g} of it is a run of tiles holding a sideways one read as "
+                     f"concealed (see the note)")
         if r.far_counted and counted == 1.0:  # (else said with the doubts that cannot change the score, below)
             f = math.prod(x for _, x in r.far_counted)
             conf += (f"; ×{f:.2g} of it is flowers/seasons far from the row counted as the hand's (see the note)")
