@@ -248,3 +248,23 @@ def test_no_metadata_names_a_path_of_the_training_machine(path):
     assert not bad, bad
     assert detector_description(Path("/somewhere/synth-v3-det")).endswith(
         "trained on synth-v3-det (renders of datasets.synth; see MODEL_CARD.md)")
+
+
+def test_reading_a_photo_writes_nothing_outside_what_the_user_names(tmp_path):
+    # a breaker: ONNX Runtime 1.32's wheels wrote a device id and an event queue for upload under
+    # ~/.cache/Microsoft/DeveloperTools (its telemetry), so `photo --no-history` wrote a file, and `serve` wrote outside
+    # its --data-dir. vision turns it off (ORT_DISABLE_TELEMETRY) unless the user's environment says otherwise
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME")}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, str(repo / "cli.py"), "photo", "--demo", "--no-history"],
+                          env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "total: 40" in done.stdout
+    assert [p for p in home.rglob("*") if p.is_file()] == []
