@@ -117,7 +117,8 @@ def _from_batch(args: argparse.Namespace, given: list[str]) -> tuple[str, dict[s
             f", {kind}{f': {why}' if why else ''}" if kind and kind != "ok" else "")
     line = (f"audit of batch row {row['key']} ({Path(args.from_batch).name}, {scored}{said}): {what} with "
             f"{' '.join(flags)}")
-    return line, {"results": str(args.from_batch), "row": row["key"], "scored": row.get("total"), "status": status,
+    return line, {"results": str(args.from_batch), "row": row["key"], "scored": row.get("total"),
+                  "status": str(row.get("row_status") or status),
                   "typed": row["typed"], "flags": " ".join(flags)}
 
 

@@ -1632,7 +1632,8 @@ def test_a_claimed_rule_earned_but_not_added_is_said_so(run_cli, tmp_path):
     assert rc == 1 and res["computed"] == 304
     msg = next(d["message"] for d in res["differences"] if d["rule"] == "three-concealed-pungs")
     assert "this hand earns it, but it is not added: 3 dichte kongs (+2 dbl" in msg
-    assert "002_b9f4c4575200caaf.txt:74" in msg and "does not apply" not in msg
+    assert "(002_b9f4c4575200caaf.txt:61-63, footnote ³ at 74; RULINGS 002-12/15)" in msg and "does not apply" not in msg
+    assert msg.startswith("not added: claimed three-concealed-pungs (+1 dbl): this hand earns it")
 
 
 def test_an_ordinary_count_claimed_on_a_fixed_value_hand_names_the_special_hand(run_cli, tmp_path):
@@ -1664,6 +1665,6 @@ def test_a_claim_without_the_bonus_tiles_names_what_they_add(run_cli):
     rc, out, _ = run_cli("audit", "--hand", "222s333s444s888s66z +1f2y", "-w", "6z", "-r", "dutch-special-hands",
                          "--claimed", "2000", "--no-history")
     assert rc == 1 and "computed 2008" in out
-    assert ("hint: the claim is what this hand scores without its bonus tiles (1f 2y): they add bloemen en seizoenen "
-            "2×4 = +8 pts (000_f626c313f8929ba8.txt:159)") in out
+    assert ("hint: the claim is what this hand scores without its bonus tiles (1f 2y), 2000 for 2008: they add "
+            "bloemen en seizoenen 2×4 = +8 pts (000_f626c313f8929ba8.txt:159)") in out
     assert "under nts" not in out

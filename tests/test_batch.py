@@ -1744,6 +1744,14 @@ def test_a_rerun_rewrites_the_outputs_twin_of_the_same_state(tmp_path, folder, t
     (tmp_path / "r3.jsonl").write_text("my notes\n")
     s = batch.run_batch(folder, tmp_path / "r3.csv", workers=0, reader=bf.ORACLE)
     assert s.siblings == [] and (tmp_path / "r3.jsonl").read_text() == "my notes\n"
+    # nor another folder's output of its own --state, named like the twin (a reviewer's: replaced by this one's rows)
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copyfile(srcs[1], other / "x1.jpg")
+    batch.run_batch(other, tmp_path / "r4.jsonl", workers=0, reader=bf.ORACLE, state=tmp_path / "b.sqlite3")
+    before = (tmp_path / "r4.jsonl").read_bytes()
+    s = batch.run_batch(folder, tmp_path / "r4.csv", workers=0, reader=bf.ORACLE)
+    assert s.siblings == [] and (tmp_path / "r4.jsonl").read_bytes() == before
 
 
 def test_the_review_pages_name_is_guarded_as_the_other_outputs(tmp_path, folder):
@@ -1795,7 +1803,8 @@ def test_a_photo_replaced_with_its_size_and_time_kept_is_read_again(tmp_path, fo
     assert rows["table-a/p01.jpg"]["sha256"] == file_sha(a) and rows["table-a/p03.jpg"]["sha256"] == file_sha(b)
 
 
-def test_a_photo_that_kills_its_reader_is_an_error_row_and_the_batch_goes_on(tmp_path, folder, monkeypatch, capsys):
+def test_a_photo_that_kills_its_reader_is_an_error_row_and_the_batch_goes_on(tmp_path, folder, truth, monkeypatch,
+                                                                               capsys):
     # a breaker's photo that crashed the process reading it (SIGKILL: a native crash, the out-of-memory killer): every
     # rerun died again on it, "rerun to resume" for ever, no output written, and with 2 workers the message could name
     # other photos than it. The photos in flight are read again, each alone: the one that kills its process again is
@@ -1816,6 +1825,13 @@ def test_a_photo_that_kills_its_reader_is_an_error_row_and_the_batch_goes_on(tmp
     rc, text, _ = run_cli(capsys, "batch", str(folder), "-O", str(out), "-j", "1", "--no-history", "--no-progress",
                           "--reader", bf.POISON)
     assert rc == 0 and "scored now 1 " in text and "killed the process" not in text, text
+    # every photo killing its process, also read alone: a broken installation, not a photo; the batch stops after
+    # CRASHES_TO_STOP (3) with none read, as it did before
+    d = _photo_copies(tmp_path, truth, ["a.jpg", "b.jpg", "c.jpg", "d.jpg", "e.jpg"])
+    monkeypatch.setenv("MAHJONG_TEST_POISON", "*")
+    rc, text, err = run_cli(capsys, "batch", str(d), "-O", str(tmp_path / "x.csv"), "-j", "2", "--no-history",
+                            "--no-progress", "--reader", bf.POISON)
+    assert rc == 2 and "a worker process died reading each photo, also read alone (a.jpg, b.jpg, c.jpg)" in err, err
     assert {r["photo"]: r for r in read_csv(out)}["table-a/p05.jpg"]["status"].split(":")[0] in ("ok", "needs-review")
 
 
@@ -1827,8 +1843,9 @@ def test_a_manifest_rows_photo_renamed_is_named_on_both_rows(tmp_path, truth, ca
     d = _photo_copies(tmp_path, truth, ["ned.jpg", "kim.jpg"], which=1)
     man, out = tmp_path / "m.csv", tmp_path / "r.csv"
     man.write_text("photo,seat_wind,win_by\nned.jpg,W,wall\nkim.jpg,S,discard\n")
+    db = tmp_path / "h.sqlite3"
     argv = ("batch", str(d), "--manifest", str(man), "--out", str(out), "--workers", "0", "--reader", bf.ORACLE,
-            "--no-history", "--no-progress")
+            "--db", str(db), "--no-progress")
     rc, o, err = run_cli(capsys, *argv)
     assert rc == 0, err
     (d / "ned.jpg").rename(d / "ned-west.jpg")
@@ -1841,6 +1858,10 @@ def test_a_manifest_rows_photo_renamed_is_named_on_both_rows(tmp_path, truth, ca
     assert rows["ned-west.jpg"]["status"] == "needs-review" and rows["ned-west.jpg"]["problem"].startswith(
         "this photo is the file manifest row ned.jpg was scored from, which is gone: renamed?"), rows["ned-west.jpg"]
     assert rows["kim.jpg"]["status"] in ("ok", "needs-review") and "renamed" not in rows["kim.jpg"]["problem"]
+    con = sqlite3.connect(db)  # (the history says so too: a reviewer's had recorded it ok)
+    (status,) = con.execute("SELECT status FROM entries WHERE note LIKE '%ned-west.jpg%' ORDER BY id DESC").fetchone()
+    con.close()
+    assert status.startswith("needs-review") and "renamed?" in status, status
 
 
 def file_sha(p: Path) -> str:
@@ -3400,7 +3421,7 @@ def test_an_interrupted_runs_outputs_say_a_copy_among_the_photos_not_scored_yet(
         (tmp_path / name).write_bytes(data)
     con = sqlite3.connect(":memory:")
     con.execute("CREATE TABLE results (key TEXT, sha256 TEXT)")
-    con.execute("CREATE TABLE files (key TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha256 TEXT)")
+    con.execute("CREATE TABLE files (key TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha256 TEXT, stamp TEXT)")
     con.execute("INSERT INTO results VALUES (?, ?)", ("a.jpg", sha256_file(tmp_path / "a.jpg")))
     con.execute("INSERT INTO results VALUES (?, ?)", ("c.jpg", sha256_file(tmp_path / "c.jpg")))
     jobs = [Job(n, str(tmp_path / n), None, "nts", (), ()) for n in ("a.jpg", "b.jpg", "c.jpg")]

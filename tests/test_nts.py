@@ -923,8 +923,8 @@ def test_a_circumstance_no_rule_reads_is_said_to_score_nothing():
 def test_a_footnote_groups_lower_doubling_is_named_as_earned_not_added():
     # a referee: 123p 11z (2222m) (5555p) (7777s), won on 1z, East seat and round. It holds 3 concealed kongs
     # (002:63, +2 dbl) and so 3 concealed pungs (002:61, +1 dbl: a kong counts as a concealed pung, option
-    # kong_counts_as_concealed_pung=any, 002-14); both carry footnote ³ (002:74, "deze verdubbelingen mogen niet
-    # worden opgeteld": RULINGS 002-12/15, the highest of the group counts): +2 dbl, not +3. Points: 3 concealed
+    # kong_counts_as_concealed_pung=any, 002-14); RULINGS 002-12/15 (a) groups 3/4 concealed pungs with 3 concealed
+    # kongs (footnote ³ at 002:74, "deze verdubbelingen mogen niet worden opgeteld"): the highest counts, +2 dbl. Points: 3 concealed
     # kongs of simples 3 × 16 (002:10) + 11z pair seat and round wind 2 + 2 (002:12, seat_round_wind=each) +
     # mahjong 20 (002:13) + only possible tile 2 (002:15) + the pair completed 2 (002:16) = 76; 76 × 2^2 = 304.
     # The explanation had listed 3 dichte kongs alone, the JSON's outranked empty: a referee adding by hand counts
@@ -935,7 +935,8 @@ def test_a_footnote_groups_lower_doubling_is_named_as_earned_not_added():
     text = explain(r)
     line = next(x for x in text.splitlines() if x.startswith("  not added: "))
     assert "3 dichte pungs" in line and f"{SEED}:61" in line and "earned, but 3 dichte kongs (+2 dbl" in line
-    assert f"footnote ³ are not added together ({SEED}:74; RULINGS 002-12/15)" in line
+    assert (f"3 or 4 concealed pungs and 3 concealed kongs are not added together ({SEED}:61-63, footnote ³ at 74; "
+            f"RULINGS 002-12/15)") in line
     assert r.to_json()["not_added"][0]["rule"] == "three-concealed-pungs"
     # clean (002:65) beside very clean (002:66): footnotes ¹-³, one of the group counts (111m 999m 111z 222z 55z,
     # won on 5z: very clean counts, clean is named as not added)

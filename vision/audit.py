@@ -4,6 +4,8 @@ The hand is scored as ``photo``/``hand`` would, the total is compared with the c
 claimed breakdown is given (``--claimed-lines FILE.json``, or the JSON inline) — rule by rule:
 
 * **missing** — a rule that counts but is not in the claim (e.g. a missing doubling);
+* **not added** — a claimed rule this hand earns that is not added: a rule that counts excludes it, it is below the
+  highest of its group (NTS's footnotes, 002:70-74), or a special hand replaces the ordinary count it belongs to;
 * **not earned** — a claimed rule that does not apply to this hand (or is not a rule of the ruleset); on a
   winner's hand given no winning tile, a rule of the winning tile is ``not earned without a winning tile``, with
   the tile(s) that score the claimed total, if any (:func:`scoring.engine.winning_tile_effect`);
@@ -1160,11 +1162,15 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             if (r in plain_rules or r in plain_not_added) and rule.kind not in ("fixed", "limit"):
                 # a line of the ordinary count that the special hand counted replaces (a referee's claim counted
                 # the ordinary way on a Jade hand, 002:38, had every line told it "does not apply")
+                what = "not added"
                 opt = rs.options.get("fixed_hands")
+                # (the option where it decides: a fixed-value hand's; a rode-draak Limit replaces the count by
+                # 001:46 whatever it says — a reviewer's)
+                said = (f" (option fixed_hands={scored.options.get('fixed_hands')}, {opt.ambiguity})"
+                        if opt is not None and opt.ambiguity and top.kind == "fixed" else "")
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand earns it in an ordinary count, "
                        f"but {rule_name(rs, top)} {top.amount()} ({top.source}), a special hand, replaces the "
-                       f"ordinary count" + (f" (option fixed_hands={scored.options.get('fixed_hands')}, "
-                                            f"{opt.ambiguity})" if opt is not None and opt.ambiguity else ""))
+                       f"ordinary count{said}")
                 if r in plain_not_added:  # (nor would that count add it)
                     msg += f"; in that count it is not added either: {not_added_reason(rs, plain, plain_not_added[r])}"
             elif excluder is not None and _fires(rule, scored, rs):  # (中 on a 小三元 hand without a red pung: no)
@@ -1173,6 +1179,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             elif r in not_added:
                 # earned, but not added: a footnote group's highest or an excluder counts (a referee's claim of 3
                 # concealed pungs beside 3 concealed kongs, 002:74, had been told it "does not apply to this hand")
+                what = "not added"
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand earns it, but it is not added: "
                        f"{not_added_reason(rs, scored, not_added[r])}")
             elif r in outranked and top is not None and math.isclose(outranked[r].fixed, top.fixed):
@@ -1344,10 +1351,15 @@ def fixed_doubled_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[s
     002-17, dutch-special-hands 000-26); ``[]`` otherwise. A referee's claim of 8000 for Four Winds 2000 doubled
     twice had been a bare MISMATCH."""
     fixed = [ln for ln in scored.lines if ln.kind == "fixed"]
-    if not fixed or scored.doublings or claimed <= scored.total:
+    # (a winner's only, and not where a multiplier counts: a waiting non-winner's half of a special hand, 002:19, or
+    # an announced wait's × 1.5, 000:187, are no doubling left out — a reviewer's)
+    if (not fixed or scored.doublings or claimed <= scored.total or not scored.hand.context.winner
+            or any(ln.kind == "multiplier" for ln in scored.lines)):
         return []
     base = sum(float(ln.fixed) for ln in fixed)
-    after = scored.total - base  # (what is added after the fixed value: doubled with it, or kept as it is)
+    after = sum(float(ln.points) for ln in scored.lines if ln.kind == "points")  # (added after the fixed value)
+    if not math.isclose(base + after, scored.total):
+        return []
     if base <= 0:
         return []
     for start, added in ((scored.total, 0.0), (base, after)) if after else ((base, 0.0),):
@@ -1383,10 +1395,20 @@ def bonus_left_out_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[
     if not bare.allowed or bare.total != claimed:
         return []
     kept = {(ln.rule, ln.amount()) for ln in bare.lines}
+    had = {(ln.rule, ln.amount()) for ln in scored.lines}
     added = [ln for ln in scored.lines if (ln.rule, ln.amount()) not in kept]
-    said = ", ".join(f"{rule_name(rs, ln)} {ln.amount().strip()} ({ln.source})" for ln in added[:4])
-    return [f"the claim is what this hand scores without its bonus tiles ({' '.join(hand.bonus)})"
-            + (f": they add {said}" if said else "")]
+    lost = [ln for ln in bare.lines if (ln.rule, ln.amount()) not in had]
+
+    from scoring.results import plain_number
+
+    def words(lines: Sequence[Line]) -> str:
+        return ", ".join(f"{rule_name(rs, ln)} {ln.amount().strip()} ({ln.source})" for ln in lines[:4])
+
+    # (what they cost too: a reviewer's hk-tw-16 flower "added" 正花 +2 …, where it cost 大清平 +15, 7 less in all)
+    said = "; ".join(x for x in ((f"they add {words(added)}" if added else ""),
+                                 (f"they cost {words(lost)}" if lost else "")) if x)
+    return [f"the claim is what this hand scores without its bonus tiles ({' '.join(hand.bonus)}), "
+            f"{plain_number(claimed)} for {plain_number(scored.total)}" + (f": {said}" if said else "")]
 
 
 def one_line_hints(scored: ScoredHand, claimed: int) -> list[str]:

@@ -471,13 +471,14 @@ def _same_pictures(con: sqlite3.Connection, jobs: Sequence[Job]) -> list[list[st
     return sorted(sorted(g) for g in same_digest((key, sha) for key, sha in rows if key in keys))
 
 
-def sibling_output(out: Path, state_p: Path) -> Path | None:
+def sibling_output(out: Path, state_p: Path, con: sqlite3.Connection) -> Path | None:
     """The output of the other format beside ``out`` that shares its state database ``state_p``
     (``results.jsonl`` for ``results.csv`` and the reverse, both keeping ``results.batch.sqlite3``), where an
-    earlier run wrote it (a file whose first line is a batch output's) and it can be written; else None. A run
-    rewrites it with ``out``, from the same state: a director's ``results.jsonl`` kept the replaced photo's score
-    after a rerun wrote ``results.csv`` alone, with no word. Not with another ``--state``: that file may be
-    another state's."""
+    earlier run wrote it from that state (a file whose first line is a batch output's, every photo it names one that
+    state ``con`` scored) and it can be written; else None. A run rewrites it with ``out``, from the same state: a
+    director's ``results.jsonl`` kept the replaced photo's score after a rerun wrote ``results.csv`` alone, with no
+    word. Not with another ``--state``, nor a twin another state wrote (a reviewer's ``--out r.jsonl --state b``
+    beside another folder's ``--out r.csv`` had been replaced by its rows)."""
     suffix = {".csv": ".jsonl", ".jsonl": ".csv"}.get(out.suffix.lower())
     if suffix is None:
         return None
@@ -488,7 +489,11 @@ def sibling_output(out: Path, state_p: Path) -> Path | None:
         _check_not_foreign("", twin, OUTPUT_COLUMNS)
     except BatchError:
         return None
-    return twin if _nonblank_lines(twin, 1) else None
+    if not _nonblank_lines(twin, 1):
+        return None
+    named = _out_photos(twin)
+    scored = {k for (k,) in con.execute("SELECT key FROM results")}
+    return twin if named and named <= scored else None
 
 
 #: how a batch's review page begins (:func:`vision.review.write_review`): a file of that name that does not is
@@ -687,7 +692,6 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
 
     # before any photo is scored: the outputs can be written, and no other run uses this state
     made = check_outputs([("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))])
-    sibling = sibling_output(out, state_p)
     t0 = time.perf_counter()
     summary = Summary(photos=len(jobs), workers=workers, state=str(state_p), raw_left_out=raw, made_folders=made,
                       # (a link the manifest's rows reach through is not left out: a tester's summary said so)
@@ -751,6 +755,7 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
             summary.outputs, settled, summary.counts = export(con, jobs, out, review_below,
                                                               settle_options=defaults.settle_options,
                                                               flag_unscored=summary.flag_unscored)
+            sibling = sibling_output(out, state_p, con)
             if sibling is not None:  # (the CSV's JSON Lines twin of the same state, rewritten not to go stale)
                 summary.outputs += export(con, jobs, sibling, review_below, settle_options=defaults.settle_options)[0]
                 summary.siblings.append(str(sibling))
@@ -841,7 +846,7 @@ def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[
                     if con.execute("SELECT 1 FROM results WHERE key=? AND sha256=? AND params=?",
                                    (job.key, sha, params)).fetchone() is None}
         written, _, _ = export(con, jobs, out, review_below, unscored, settle_options)
-        twin = sibling_output(out, Path(summary.state))
+        twin = sibling_output(out, Path(summary.state), con)
         if twin is not None:  # (its twin of the same state too: rewritten whole, or not at all, as ``out`` is)
             written += export(con, jobs, twin, review_below, unscored, settle_options)[0]
     except BatchError as e:
@@ -903,15 +908,24 @@ def correction_cells_for(job: Job, sha: str, prev: str | None) -> str | None:
     return prev if prev and prev.startswith(head) else head + sha
 
 
+#: the photos that kill the process reading them, read alone, after which a run that has read none to the end stops
+CRASHES_TO_STOP = 3
+
+
 def _score_all(con, todo, reader, workers, progress, summary, cells_for=None) -> None:
     """Score the ``todo`` jobs (``workers`` processes, 0: in this one), each result written as it comes (with its
     ``cells_for[key]``, :func:`correction_cells_for`); raises :class:`_Stopped` on Ctrl-C or SIGTERM, the results
     read to the end kept."""
     cells_for = cells_for or {}
 
+    read_ok = [0]  # (the photos read to the end this run: none, and every photo read alone killing its process, is
+    # a broken installation, not a photo: the batch stops as before — a reviewer's)
+
     def keep(row: dict[str, Any]) -> None:
         write_result(con, {**row, "cells_for": cells_for.get(row.get("key"))})
         summary.scored += 1
+        if row.get("error") != CRASHED_ERROR:
+            read_ok[0] += 1
 
     from tqdm import tqdm
 
@@ -983,6 +997,11 @@ def _score_all(con, todo, reader, workers, progress, summary, cells_for=None) ->
                 ex.shutdown(wait=True, cancel_futures=True)
                 for item in sorted(suspects, key=lambda it: it[0].key):
                     alone(item)
+                    if len(summary.crashed) >= CRASHES_TO_STOP and not read_ok[0]:
+                        raise BatchError(
+                            f"a worker process died reading each photo, also read alone ({', '.join(summary.crashed)}): "
+                            f"out of memory, or the image or model libraries broken; "
+                            f"{plural(summary.scored, 'photo')} scored and kept — rerun to resume")
                 suspects.clear()
                 ex = pool(workers)
         if term is not None:  # every photo scored: a SIGTERM now ends nothing (the outputs are written next)

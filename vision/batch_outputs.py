@@ -1017,7 +1017,7 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
     (bounded memory), marking each chunk once it is recorded. Returns how many were recorded (a
     history that cannot be written gives one warning line and stops the flush). A photo of ``jobs`` filed twice
     (:func:`_copies`, as the output says it) is recorded needs-review, "same picture as …" (a director's history
-    had said ok for rows the batch marked so)."""
+    had said ok for rows the batch marked so), and so is a photo renamed from a manifest row's (:func:`_renamed`)."""
     from scoring.history import record
 
     from .batch_guard import batch_identity, history_key
@@ -1026,6 +1026,7 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
     n = 0                      # repeated after a kill between the two writes below adds nothing
     last = -1
     copies = _copies(con, jobs) if jobs else {}
+    renamed = _renamed(con, jobs) if jobs else {}
 
     by_key = {j.key: j for j in jobs}
 
@@ -1042,8 +1043,12 @@ def flush_history(con: sqlite3.Connection, history_db: str | os.PathLike, chunk:
             elif status != "ok":
                 status = f"ok: checked, {checked_words(job.checked)}"
             e["status"] = status
+        said = ""
         if key in copies:
             said = same_picture(copies[key])
+        elif key in renamed and job is not None and job.line is None:  # (as the output row says it: a reviewer's)
+            said = f"the file manifest row {renamed[key]} was scored from, which is gone: renamed?"
+        if said:
             e["status"] = (f"needs-review: {said}" if status == "ok" or status.startswith("ok:") else
                            f"{status}; {said}" if status.startswith("needs-review") else status)
         return e

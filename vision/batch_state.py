@@ -238,9 +238,14 @@ def _output_status(out: Path, key: str) -> tuple[str, str] | None:
                     if isinstance(rec, dict) and rec.get("type") == "photo" and rec.get("photo") == key:
                         return str(rec.get("status") or ""), str(rec.get("problem") or "")
         elif out.suffix.lower() == ".csv":
+            from .batch_outputs import FORMULA_START
+
             with open(out, encoding="utf-8-sig", newline="") as f:
                 for rec in csv.DictReader(f):
-                    if rec.get("photo") == key:
+                    photo = rec.get("photo") or ""
+                    if photo[:1] == "'" and photo[1:2] in FORMULA_START:  # (a name a spreadsheet would run: '=a.jpg)
+                        photo = photo[1:]
+                    if photo == key:
                         return str(rec.get("status") or ""), str(rec.get("problem") or "")
     except (OSError, ValueError, csv.Error):
         return None

@@ -1101,8 +1101,9 @@ def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset,
         for k in range(len(row) - 2):
             win = row[k:k + 3]
             faces = [reading.tiles[t] for t in win]
+            # (a turned tile of the winning tile's face may be the winning tile laid sideways, as for pungs)
             if (taken.intersection(win) or any(reading.roles[t] != "concealed" for t in win)
-                    or not any(turned(t) for t in win) or not _is_run(faces)
+                    or not any(turned(t) and reading.tiles[t] != hand.winning_tile for t in win) or not _is_run(faces)
                     or not _claimable(hand, faces, rs)):
                 continue
             runs.append((win, ""))
@@ -1111,7 +1112,9 @@ def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset,
         return reading
     runs.sort(key=lambda rf: min(rf[0]))
 
-    named = " ".join([m.notation() for m in reading.melds] + [run_meld(reading, run) for run, _ in runs])
+    # (with the melds of the row the note before named, where there is one: --exposed takes them all)
+    row_sets = [run_meld(reading, reading.other_row[k:k + 3]) for k in range(0, len(reading.other_row), 3)]
+    named = " ".join([m.notation() for m in reading.melds] + row_sets + [run_meld(reading, run) for run, _ in runs])
     spans = [f"{number_spans(sorted(num[t] for t in run))} ({' '.join(reading.tiles[t] for t in run)})"
              for run, _ in runs]
     one = len(runs) == 1

@@ -222,7 +222,8 @@ def _decode(data: bytes) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16")
     if b"\x00" in data:  # no text file of a spreadsheet holds NUL bytes (UTF-16 without its BOM, a binary)
-        if data.count(b"\x00") * 20 < len(data):  # (a text with a stray NUL: its line named, a breaker's)
+        # (a text with a stray NUL: its line named, a breaker's; not a binary with few NULs, a zipped .xlsx)
+        if data.count(b"\x00") * 20 < len(data) and _is_utf8(data.replace(b"\x00", b"")):
             line = data[:data.index(b"\x00")].count(b"\n") + 1
             raise ValueError(f"line {line} holds a NUL byte (0x00), which no text file holds")
         raise UnicodeDecodeError("utf-8", data, 0, 1, "it holds NUL bytes")
@@ -243,6 +244,15 @@ def _decode(data: bytes) -> str:
             raise ValueError("it is not UTF-8, and its bytes look like a Chinese or Japanese encoding (Big5, GBK, "
                              "Shift-JIS), which cannot be told apart")
         return data.decode("cp1252")
+
+
+def _is_utf8(data: bytes) -> bool:
+    """``data`` decodes as UTF-8."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _double_byte(data: bytes) -> bool:

@@ -3619,7 +3619,7 @@ def read_detections(photo: Photo, det: Detections, readings: TileReadings, rules
         reading = _noted(reading, f"{SMALL_NOTE} (about {high:.0f} px high as read, the photo at "
                                   f"{photo.pixels.shape[1]}×{photo.pixels.shape[0]}): tiles may be misread or "
                                   f"missed; take the photo closer, or crop it to the hand at full resolution")
-    scored = score_hand(reading.hand, ruleset, options, option_notes=True) if reading.legal else None
+    scored = score_hand(reading.hand, ruleset, options) if reading.legal else None
     return PhotoResult(photo, det, readings, lay, reading, scored,
                        {"layout+decode+score": time.perf_counter() - t1}, joint=chosen.joint, added=added,
                        not_tiles=not_tiles, user=user, dropped=dropped, replaced=tuple(sorted(replaced.items())),
