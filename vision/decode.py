@@ -465,6 +465,7 @@ def _split_for_named(lay: Layout, given: Sequence[GivenMeld], logp: np.ndarray, 
         if best is None:
             continue
         _, a, b, k = best
+        window = tuple([t for g in groups[a:b] for t in g.tiles][k:k + n])
         parts: list[GroupRoles] = []
         pos = 0
         for g in groups[a:b]:
@@ -475,8 +476,7 @@ def _split_for_named(lay: Layout, given: Sequence[GivenMeld], logp: np.ndarray, 
             if before:
                 parts.append(GroupRoles(tuple(before), g.row, g.options))
             if lo <= k < hi:  # (the window as one group, with the roles of the group it begins in)
-                seq = [t for x in groups[a:b] for t in x.tiles]
-                parts.append(GroupRoles(tuple(seq[k:k + n]), g.row, g.options))
+                parts.append(GroupRoles(window, g.row, g.options))
             if after:
                 parts.append(GroupRoles(tuple(after), g.row, g.options))
         groups[a:b] = parts
