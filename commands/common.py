@@ -127,12 +127,12 @@ class NotAHandReading(UserError):
 
 def wind_word(value: str) -> str:
     """``--seat-wind``/``--round-wind``'s value: ``E``, ``e``, ``East`` → ``E`` (:func:`scoring.tiles.wind_letter`, as
-    a manifest's seat_wind cell takes it: a tester's --seat-wind east was refused); anything else upper-cased, for
-    argparse's choices to refuse."""
+    a manifest's seat_wind cell takes it: a tester's --seat-wind east was refused); anything else for argparse's
+    choices to refuse, a letter upper-cased, a word as typed (a breaker's ``Sud`` had been refused as ``'SUD'``)."""
     from scoring.tiles import wind_letter
 
-    value = half_width(value)
-    return wind_letter(value) or value.strip().upper()
+    value = half_width(value).strip()
+    return wind_letter(value) or (value.upper() if len(value) == 1 else value)
 
 
 def add_context_args(p: argparse.ArgumentParser) -> None:

@@ -111,6 +111,7 @@ def test_hand_not_winner(run_cli):
     (["hand", HAND, "-o", "colour=red"], "has no option 'colour'"),
     (["hand", HAND, "-o", "bird"], "--option 'bird' must be NAME=VALUE"),
     (["hand", HAND, "--seat-wind", "X"], "invalid choice: 'X'"),
+    (["hand", HAND, "--round-wind", "Sud"], "invalid choice: 'Sud'"),  # (as typed: it had been 'SUD', a breaker's)
     (["hand", HAND, "--win-by", "air"], "invalid choice: 'air'"),
     (["hand"], "required: notation"),
     (["bogus"], "invalid choice: 'bogus'"),
