@@ -16,6 +16,7 @@ from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 from scoring.errors import HandError, RulesetError
 from scoring.tiles import wind_letter
 
+from .batch_state import FORMULA_START  # noqa: F401  (a spreadsheet's formula starts; re-exported)
 from .decode import confidence_value, format_confidence, format_confidence_below
 from .errors import BatchError
 from .manifest import CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, Job, false_win_players, settle_values_differ
@@ -893,10 +894,6 @@ def _yes_no(player: Mapping[str, Any], key: str) -> str:
     if v is None:
         return str(player.get("typed", {}).get(key, ""))
     return "yes" if v else "no"
-
-
-#: a text cell starting with one of these is read by a spreadsheet as a formula (CSV injection)
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _cell(v: Any) -> Any:

@@ -103,6 +103,10 @@ def _prepare_state(con: sqlite3.Connection, p: Path) -> sqlite3.Connection:
     return con
 
 
+#: a text cell starting with one of these is read by a spreadsheet as a formula (CSV injection): a batch output
+#: writes it after a ``'`` (:func:`vision.batch_outputs._cell`)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
 #: the error of a photo whose reading killed the worker process reading it, read again alone
 #: (:func:`vision.batch._score_all`); the review page does not read it again (:mod:`vision.review`)
 CRASHED_ERROR = ("the process reading this photo died (out of memory, or a crash of the image or model libraries), "
@@ -238,8 +242,6 @@ def _output_status(out: Path, key: str) -> tuple[str, str] | None:
                     if isinstance(rec, dict) and rec.get("type") == "photo" and rec.get("photo") == key:
                         return str(rec.get("status") or ""), str(rec.get("problem") or "")
         elif out.suffix.lower() == ".csv":
-            from .batch_outputs import FORMULA_START
-
             with open(out, encoding="utf-8-sig", newline="") as f:
                 for rec in csv.DictReader(f):
                     photo = rec.get("photo") or ""

@@ -436,7 +436,11 @@ def _split_for_named(lay: Layout, given: Sequence[GivenMeld], logp: np.ndarray, 
         gb = [bool(backs[p]) for p in tiles]
         if any(gb) and not gm.concealed:
             return -math.inf
-        lp = _meld_unit(logp, tiles, gb, "exposed", only=[(gm.kind, gm.tiles)]).cands[0][0]
+        lp, _, codes = _meld_unit(logp, tiles, gb, "exposed", only=[(gm.kind, gm.tiles)]).cands[0]
+        # (each tile too, in a window: a named kong's 0x 2m 0x had taken the 7s beside it, read 2m at 1e-4)
+        each = floor if floor > math.log(1e-6) else -math.inf
+        if any(float(logp[p, c]) < each for p, c in zip(tiles, codes)):
+            return -math.inf
         return lp if lp > floor * len(tiles) else -math.inf
 
     def runs() -> Iterator[tuple[int, int]]:  # (first, end) group indices of each row off the main row
