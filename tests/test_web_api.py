@@ -1194,3 +1194,15 @@ def test_settle_a_name_of_spaces_is_said_to_be_empty(tmp_path):
     players = [{"name": n, "score": 10} for n in ("Ann", "  ", "Cas", "Dee")]
     r = client.post("/api/settle", json={"ruleset": "rode-draak", "east": "Ann", "winner": "Ann", "players": players})
     assert r.status_code == 422 and "the name is empty" in r.text, r.text
+
+
+def test_a_scored_hand_lists_the_rules_earned_that_do_not_count(tmp_path):
+    # a referee adding by hand on the page: 123p 11z (2222m) (5555p) (7777s), won on 1z, nts, 304 = 76 × 2^2 (derived
+    # in tests/test_nts.py): 3 concealed pungs (002:61, +1 dbl) is earned but not added beside 3 concealed kongs
+    # (002:63, +2 dbl; RULINGS 002-12/15). The page had no word of it; the CLI's explanation line is listed
+    client = _client(tmp_path)
+    j = client.post("/api/hand", json={"notation": "123p11z (2222m) (5555p) (7777s) win:1z"}).json()
+    assert j["total"] == 304
+    (line,) = j["set_aside"]
+    assert line.startswith("not added: 3 dichte pungs (kong telt als dichte pung) +1 dbl") and line in j["explanation"]
+    assert client.post("/api/hand", json={"notation": "123m456p789s11z [777p] win:1z"}).json()["set_aside"] == []

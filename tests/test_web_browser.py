@@ -1426,3 +1426,15 @@ def test_the_batch_review_page_fits_a_phone(browser, tmp_path, truth):
         assert pg.locator(".annot .note.phone").first.is_visible()
     finally:
         ctx.close()
+
+
+def test_the_rules_earned_that_do_not_count_are_listed_with_the_score(page, tmp_path):
+    # a referee adding by hand on the page: 3 concealed pungs (002:61) earned beside 3 concealed kongs (002:63), not
+    # added (RULINGS 002-12/15), was said by the CLI alone (web.app.SET_ASIDE); 304 = 76 × 2^2 (tests/test_nts.py)
+    page.click("#settings > summary")
+    _score_typed(page, "123p11z (2222m) (5555p) (7777s) win:1z", "nts")
+    assert page.text_content("#total") == "304"
+    notes = page.text_content("#score-notes")
+    assert "Not added: 3 dichte pungs (kong telt als dichte pung) +1 dbl" in notes, notes
+    assert "(002:61-63, footnote ³ at 74; RULINGS 002-12/15)" in notes, notes  # (the seed files shortened)
+    page.screenshot(path=str(tmp_path / "set-aside.png"), full_page=True)

@@ -192,6 +192,10 @@ def parse_turn(value: str | None) -> int | None:
 
 
 # ----------------------------------------------------------------------------- JSON forms
+#: the explanation's lines (:func:`scoring.engine.explain`) of rules earned that do not count, shown on the page
+SET_ASIDE = ("  not added: ", "  outranked: ", "  also made: ", "  not counted: ")
+
+
 def score_out(scored: ScoredHand) -> dict[str, Any]:
     """:class:`ScoredHand` → :class:`web.schemas.ScoreOut` fields (adds each line's amount as the CLI
     prints it, the total's formula and the full text explanation)."""
@@ -208,6 +212,8 @@ def score_out(scored: ScoredHand) -> dict[str, Any]:
         "lines": [{**ln.to_json(), "amount": ln.amount()} for ln in scored.lines],
         "shape": j["shape"], "melds": j["melds"], "decomposition": j["decomposition"],
         "alternatives": j["alternatives"], "notes": j["notes"], "options": j["options"],
+        # (a referee adding by hand on the page had no word of the rules earned but not added: the CLI's lines)
+        "set_aside": [ln.strip() for ln in text.splitlines() if ln.startswith(SET_ASIDE)],
         "changed_options": {k: v for k, v in scored.options.items()
                             if k in rs.options and v != rs.options[k].default},
         "explanation": text,

@@ -162,6 +162,9 @@ class ScoreOut(BaseModel):
     decomposition: str
     alternatives: list[str] = Field(..., description="other readings with the same total")
     notes: list[str]
+    set_aside: list[str] = Field([], description="the explanation's lines of rules the hand earns that do not count: "
+                                                 "`not added: …` (excluded, or below the highest of their group) and "
+                                                 "special hands `outranked: …`, `also made: …`, `not counted: …`")
     options: dict[str, Any] = Field(..., description="every option's value used")
     changed_options: dict[str, Any] = Field(..., description="options that differ from the ruleset's defaults")
     explanation: str = Field(..., description="the full text explanation (as `mahjong-score hand` prints it)")

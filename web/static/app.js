@@ -815,6 +815,10 @@
     const notes = $("score-notes");
     notes.textContent = "";
     for (const a of score.alternatives) notes.append(h("li", { text: "Same total: " + a }));
+    // (the rules earned that do not count, as the CLI's explanation lists them: a referee adding by hand)
+    for (const x of score.set_aside || []) {
+      notes.append(h("li", { title: x, text: shortSource(x.charAt(0).toUpperCase() + x.slice(1)) }));
+    }
     for (const n of score.notes) notes.append(h("li", { text: pageWords(n) }));  // (hk-tw-16: "need --discards N")
     const changed = Object.entries(score.changed_options).map(([k, v]) => `${k}=${v}`);
     if (changed.length) notes.append(h("li", { text: "Options: " + changed.join(", ") }));
