@@ -1163,11 +1163,9 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                 # a line of the ordinary count that the special hand counted replaces (a referee's claim counted
                 # the ordinary way on a Jade hand, 002:38, had every line told it "does not apply")
                 what = "not added"
-                opt = rs.options.get("fixed_hands")
                 # (the option where it decides: a fixed-value hand's; a rode-draak Limit replaces the count by
                 # 001:46 whatever it says — a reviewer's)
-                said = (f" (option fixed_hands={scored.options.get('fixed_hands')}, {opt.ambiguity})"
-                        if opt is not None and opt.ambiguity and top.kind == "fixed" else "")
+                said = _fixed_hands_words(rs, scored) if top.kind == "fixed" else ""
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand earns it in an ordinary count, "
                        f"but {rule_name(rs, top)} {top.amount()} ({top.source}), a special hand, replaces the "
                        f"ordinary count{said}")
@@ -1344,6 +1342,14 @@ def total_hints(scored: ScoredHand, claimed: int, rs: Ruleset, claimed_doublings
     return out
 
 
+def _fixed_hands_words(rs: Ruleset, scored: ScoredHand) -> str:
+    """`` (option fixed_hands=fixed, 002-17)``: the setting that makes a fixed-value hand replace the ordinary count,
+    undoubled, as ``scored`` was scored, with its ambiguity; ``""`` for a ruleset without the option."""
+    opt = rs.options.get("fixed_hands")
+    return (f" (option fixed_hands={scored.options.get('fixed_hands')}, {opt.ambiguity})"
+            if opt is not None and opt.ambiguity else "")
+
+
 def fixed_doubled_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[str]:
     """When ``scored`` counts a fixed-value special hand (a ``fixed`` line, nothing doubled) and ``claimed`` is
     that value doubled once or more (points added after it, a Dutch sheet's flowers, 000:159, kept): a hint that
@@ -1358,9 +1364,7 @@ def fixed_doubled_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[s
         return []
     base = sum(float(ln.fixed) for ln in fixed)
     after = sum(float(ln.points) for ln in scored.lines if ln.kind == "points")  # (added after the fixed value)
-    if not math.isclose(base + after, scored.total):
-        return []
-    if base <= 0:
+    if base <= 0 or not math.isclose(base + after, scored.total):
         return []
     for start, added in ((scored.total, 0.0), (base, after)) if after else ((base, 0.0),):
         rest = claimed - added
@@ -1369,9 +1373,7 @@ def fixed_doubled_hints(scored: ScoredHand, claimed: int, rs: Ruleset) -> list[s
             break
     else:
         return []
-    opt = rs.options.get("fixed_hands")
-    why = f" (option fixed_hands={scored.options.get('fixed_hands')}, {opt.ambiguity})" if opt is not None \
-        and opt.ambiguity else ""
+    why = _fixed_hands_words(rs, scored)
     what = (f"{rule_name(rs, fixed[0])}'s {base:g}" if start == base else
             f"the score {start:g} ({rule_name(rs, fixed[0])} {base:g} + {after:g} points)")
     times = {1: "once", 2: "twice"}.get(k, f"{k} times")

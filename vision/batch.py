@@ -483,15 +483,14 @@ def sibling_output(out: Path, state_p: Path, con: sqlite3.Connection) -> Path | 
     if suffix is None:
         return None
     twin = out.with_suffix(suffix)
-    if os.path.abspath(state_path_for(twin)) != os.path.abspath(state_p) or not twin.is_file() or not os.access(twin, os.W_OK):
+    if (os.path.abspath(state_path_for(twin)) != os.path.abspath(state_p) or not twin.is_file()
+            or not os.access(twin, os.W_OK)):
         return None
     try:
         _check_not_foreign("", twin, OUTPUT_COLUMNS)
     except BatchError:
         return None
-    if not _nonblank_lines(twin, 1):
-        return None
-    named = _out_photos(twin)
+    named = _out_photos(twin)  # (none for a file of blank lines, or one that cannot be read)
     scored = {k for (k,) in con.execute("SELECT key FROM results")}
     return twin if named and named <= scored else None
 
@@ -918,14 +917,9 @@ def _score_all(con, todo, reader, workers, progress, summary, cells_for=None) ->
     read to the end kept."""
     cells_for = cells_for or {}
 
-    read_ok = [0]  # (the photos read to the end this run: none, and every photo read alone killing its process, is
-    # a broken installation, not a photo: the batch stops as before — a reviewer's)
-
     def keep(row: dict[str, Any]) -> None:
         write_result(con, {**row, "cells_for": cells_for.get(row.get("key"))})
         summary.scored += 1
-        if row.get("error") != CRASHED_ERROR:
-            read_ok[0] += 1
 
     from tqdm import tqdm
 
@@ -997,7 +991,9 @@ def _score_all(con, todo, reader, workers, progress, summary, cells_for=None) ->
                 ex.shutdown(wait=True, cancel_futures=True)
                 for item in sorted(suspects, key=lambda it: it[0].key):
                     alone(item)
-                    if len(summary.crashed) >= CRASHES_TO_STOP and not read_ok[0]:
+                    # (none read to the end this run, each kept row a crash: a broken installation, not a photo —
+                    # the batch stops as before, a reviewer's)
+                    if len(summary.crashed) >= CRASHES_TO_STOP and summary.scored == len(summary.crashed):
                         raise BatchError(
                             f"a worker process died reading each photo, also read alone ({', '.join(summary.crashed)}): "
                             f"out of memory, or the image or model libraries broken; "

@@ -432,13 +432,12 @@ def _split_for_named(lay: Layout, given: Sequence[GivenMeld], logp: np.ndarray, 
     groups = list(lay.groups)
     changed = False
 
-    def reads(tiles: Sequence[int], gm: GivenMeld, floor: float) -> float:
+    def reads(tiles: Sequence[int], gm: GivenMeld, floor: float, each: float = -math.inf) -> float:
+        # (the tiles' log-likelihood as ``gm`` over ``floor`` a tile on the mean, and each tile's over ``each``)
         gb = [bool(backs[p]) for p in tiles]
         if any(gb) and not gm.concealed:
             return -math.inf
         lp, _, codes = _meld_unit(logp, tiles, gb, "exposed", only=[(gm.kind, gm.tiles)]).cands[0]
-        # (each tile too, in a window: a named kong's 0x 2m 0x had taken the 7s beside it, read 2m at 1e-4)
-        each = floor if floor > math.log(1e-6) else -math.inf
         if any(float(logp[p, c]) < each for p, c in zip(tiles, codes)):
             return -math.inf
         return lp if lp > floor * len(tiles) else -math.inf
@@ -463,7 +462,8 @@ def _split_for_named(lay: Layout, given: Sequence[GivenMeld], logp: np.ndarray, 
             if len(seq) <= n:
                 continue
             for k in range(len(seq) - n + 1):
-                lp = reads(seq[k:k + n], gm, math.log(NAMED_IN_ROW_MIN))
+                # (each tile too: a named kong's 0x 2m 0x had taken the 7s beside it, read 2m at 1e-4)
+                lp = reads(seq[k:k + n], gm, math.log(NAMED_IN_ROW_MIN), math.log(NAMED_IN_ROW_MIN))
                 if lp > -math.inf and (best is None or lp > best[0]):
                     best = (lp, a, b, k)
         if best is None:
