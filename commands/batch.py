@@ -137,6 +137,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
         more = f" and {k - 8} more (--json lists them)" if k > 8 else ""
         say(f"a circumstance that scores nothing: {', '.join(summary.flag_unscored[:8])}{more} "
               f"({'its' if k == 1 else 'their'} score_notes say which and why)")
+    if summary.commented:  # (a breaker's table "#1": its rows skipped as comments without a word)
+        from vision.manifest import commented_words
+
+        say(f"skipped: {commented_words(summary.commented)}")
     if summary.raw_left_out:
         from vision.manifest import raw_words
 

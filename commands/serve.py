@@ -11,8 +11,10 @@ of platformdirs): requests are handled in memory, and the process's temporary di
 from __future__ import annotations
 
 import argparse
+import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 
 from commands.common import UserError, whole_number
@@ -80,11 +82,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"mahjong-score: on a phone in the same network open http://{lan or '<this computer’s address>'}:{args.port}/")
     else:
         print("mahjong-score: only this computer can connect; use --host 0.0.0.0 for phones on the network")
+    # (uvicorn shuts down on SIGTERM, then raises it again with the handler it found: Python's default had ended the
+    # process with exit 143 and no word, a supervisor's normal stop read as a failure — a breaker's. Ours says so)
+    old = signal.signal(signal.SIGTERM, _on_term) if threading.current_thread() is threading.main_thread() else None
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, timeout_keep_alive=5)
     except OSError as e:
         raise UserError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e})") from None
+    except _Terminated:
+        print("mahjong-score: stopped (SIGTERM): the server shut down, its requests answered")
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
     return 0
+
+
+class _Terminated(Exception):
+    """SIGTERM came, and uvicorn has shut the server down (it raises the signal again once it has)."""
+
+
+def _on_term(signum, frame) -> None:
+    raise _Terminated()
 
 
 def register(subparsers) -> None:

@@ -30,6 +30,7 @@ LOOSE_FLOWERS = f"{HERE}:loose_flowers_reader"
 CHANGED = f"{HERE}:changed_reader"
 UNSCORED_FLOWERS = f"{HERE}:unscored_flowers_reader"
 POISON = f"{HERE}:poison_reader"
+SWAP = f"{HERE}:swap_reader"
 W, H = 320, 240
 _CACHE: dict[tuple[int, int], Path] = {}
 
@@ -207,6 +208,21 @@ def poison_reader():
         return read(source, *a, **kw)
 
     return poisoned
+
+
+def swap_reader():
+    """The oracle reader, which first writes the bytes of the file ``MAHJONG_TEST_SWAP`` names after its ``=`` over
+    the photo named before it (``a.jpg=/…/b.jpg``) when it is asked to read that photo and it does not hold them yet:
+    a photo replaced after the batch took its digest and before it was read."""
+    read = oracle_reader()
+
+    def swapped(source, *a, **kw):
+        name, _, other = os.environ.get("MAHJONG_TEST_SWAP", "").partition("=")
+        if name and os.path.basename(str(source)) == name and Path(source).read_bytes() != Path(other).read_bytes():
+            shutil.copyfile(other, source)
+        return read(source, *a, **kw)
+
+    return swapped
 
 
 def unmarked_reader():

@@ -605,6 +605,23 @@ def test_manifest_line_numbers_after_a_cell_spanning_two_lines(tmp_path):
     assert read_manifest(m) == [(2, {"photo": "a.jpg", "player": "Ann"})]
 
 
+def test_a_manifest_in_utf32_is_read_and_one_in_json_is_named(tmp_path):
+    # a breaker's UTF-32 manifest (its BOM begins as UTF-16's) was read as UTF-16, "unknown column(s) '\x00n\x00o…'";
+    # a batch's JSON Lines output given as the manifest was "unknown column(s) '{"photo":_"a.jpg"'"
+    from vision.batch import read_manifest
+    from vision.errors import BatchError
+
+    m = tmp_path / "m.csv"
+    for enc in ("utf-32", "utf-32-le", "utf-32-be"):
+        bom = b"" if enc == "utf-32" else ("\ufeff".encode(enc))
+        m.write_bytes(bom + "photo,player\nLoïs.jpg,Loïs\n".encode(enc))
+        assert read_manifest(m) == [(2, {"photo": "Loïs.jpg", "player": "Loïs"})], enc
+    m.write_text('{"type": "photo", "photo": "a.jpg", "status": "ok"}\n')
+    with pytest.raises(BatchError, match=r"it is JSON, not CSV: a manifest is a CSV file, a header row of column "
+                                         r"names then a row per photo"):
+        read_manifest(m)
+
+
 def test_a_manifest_as_a_spreadsheet_saves_it_is_read(tmp_path):
     # a tester: a Windows-1252 CSV (a Dutch spreadsheet's "CSV", semicolons) was refused with "'utf-8' codec
     # can't decode byte 0xeb in position 34"; UTF-16 ("Unicode text") likewise; the ";;" rows of empty

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import hashlib
 import io
 import json
 import re
@@ -3647,3 +3648,122 @@ def test_a_stopped_rerun_says_the_review_page_beside_it_is_the_earlier_runs(tmp_
     finally:
         con.close()
     assert "(the others say not scored); r.review.html is the earlier run's until then — rerun" in said, said
+
+
+def test_a_photo_replaced_before_it_is_read_keeps_the_digest_of_what_was_read(truth, tmp_path, monkeypatch):
+    # a breaker's photo replaced while the batch ran was stored with the first file's SHA-256 (taken before the photos
+    # are read) and the second file's reading; the first file put back, the rerun kept that reading as its result,
+    # status ok. The digest is taken again after the read (vision.batch.score_job): a file changed is read again,
+    # and its row holds the digest of the bytes read
+    from scoring.history import sha256_file
+
+    srcs = sorted(truth.glob("*.jpg"))
+    d = tmp_path / "photos"
+    d.mkdir()
+    shutil.copyfile(srcs[0], d / "a.jpg")
+    first = (d / "a.jpg").read_bytes()
+    monkeypatch.setenv("MAHJONG_TEST_SWAP", f"a.jpg={srcs[1]}")
+    out = tmp_path / "out.csv"
+    batch.run_batch(d, out, workers=0, reader=bf.SWAP, history_db=None)
+    (row,) = read_csv(out)
+    # (what the oracle reads of the second file, as batch reads it with no swap)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copyfile(srcs[1], alone / "a.jpg")
+    batch.run_batch(alone, tmp_path / "alone.csv", workers=0, reader=bf.ORACLE, history_db=None)
+    (want,) = read_csv(tmp_path / "alone.csv")
+    assert row["sha256"] == sha256_file(srcs[1]) != hashlib.sha256(first).hexdigest(), row["sha256"]
+    assert (row["reading"], row["total"], row["status"]) == (want["reading"], want["total"], want["status"])
+    # the first file put back: it is no photo this state scored, and is read again (was: "already done")
+    (d / "a.jpg").write_bytes(first)
+    monkeypatch.delenv("MAHJONG_TEST_SWAP")
+    s = batch.run_batch(d, out, workers=0, reader=bf.ORACLE, history_db=None)
+    assert (s.scored, s.resumed) == (1, 0)
+    (row,) = read_csv(out)
+    assert row["sha256"] == hashlib.sha256(first).hexdigest()
+
+
+def test_an_output_another_run_wrote_meanwhile_is_not_written_over(truth, tmp_path, monkeypatch):
+    # a breaker's two batches of two folders, each its own --state, one --out, run at once: the later to finish wrote
+    # its results over the other's, both said "wrote". The output changed since this run began is not written over
+    # (vision.batch._check_out_untouched); this run's results stay in its state database, written by a rerun with
+    # another --out and its --state
+    srcs = sorted(truth.glob("*.jpg"))
+    a, b = tmp_path / "a", tmp_path / "b"
+    for d, k in ((a, 0), (b, 1)):
+        d.mkdir()
+        shutil.copyfile(srcs[k], d / f"{d.name}{k}.jpg")
+    out = tmp_path / "out.csv"
+    orig = batch._score_all
+
+    def racing(*args, **kw):  # (the other batch runs and finishes while this one scores)
+        orig(*args, **kw)
+        monkeypatch.setattr(batch, "_score_all", orig)
+        batch.run_batch(b, out, workers=0, reader=bf.ORACLE, history_db=None, state=tmp_path / "s2.db")
+
+    monkeypatch.setattr(batch, "_score_all", racing)
+    with pytest.raises(batch.BatchError, match=r"--out .*out\.csv was written by another run while this batch scored "
+                                               r"its photos: not written over; this batch's results \(1 photo scored "
+                                               r"now\) are kept in its state database .*s1\.db"):
+        batch.run_batch(a, out, workers=0, reader=bf.ORACLE, history_db=None, state=tmp_path / "s1.db")
+    assert [r["photo"] for r in read_csv(out)] == ["b1.jpg"]  # the other run's results stand
+    s = batch.run_batch(a, tmp_path / "out-a.csv", workers=0, reader=bf.ORACLE, history_db=None,
+                        state=tmp_path / "s1.db")
+    assert (s.scored, s.resumed) == (0, 1) and [r["photo"] for r in read_csv(tmp_path / "out-a.csv")] == ["a0.jpg"]
+
+
+def test_manifest_rows_whose_first_cell_begins_with_a_hash_are_said_when_skipped(tmp_path, truth, capsys):
+    # a breaker's table "#1" (its label in the first column): its four rows begin with '#', the comment mark, and were
+    # skipped without a word, its settlement gone; the batch said "4 photos: 4 ok". A comment line holding as many
+    # cells as the header names, two of them filled, is said in the summary with the way to score it (the cell in
+    # double quotes: the line then begins with '"', and the cell reads #1); a comment of prose is not
+    d = tmp_path / "p"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text('table,hand,photo,winner,notation\n# the first table\n#1,1,a.jpg,no,123m456p789s1234z\n'
+                   '#1,1,b.jpg,no,123m456p789s1235z\nT2,1,c.jpg,no,123m456p789s1236z\n')
+    rc, out, err = run_cli(capsys, "batch", str(d), "-m", str(man), "--out", str(tmp_path / "r.csv"), "--no-history",
+                           "--only-manifest")
+    assert rc == 0, err
+    said = [ln for ln in (out + err).splitlines() if ln.startswith("skipped:")]
+    assert said == ["skipped: manifest lines 3-4 begin with '#' and were skipped as a comment, though each holds a "
+                    "row's cells ('#1'): to score such a row, write its first cell in double quotes (\"#1\")"], out + err
+    assert [r["photo"] for r in read_csv(tmp_path / "r.csv")] == ["c.jpg"]
+    # quoted as said, the rows are read
+    man.write_text(man.read_text().replace("#1,", '"#1",'))
+    rc, out, err = run_cli(capsys, "batch", str(d), "-m", str(man), "--out", str(tmp_path / "r2.csv"), "--no-history",
+                           "--only-manifest")
+    assert rc == 0 and "skipped:" not in out + err, out + err
+    assert [(r["table"], r["photo"]) for r in read_csv(tmp_path / "r2.csv")] == [("#1", "a.jpg"), ("#1", "b.jpg"),
+                                                                                 ("T2", "c.jpg")]
+
+
+def test_a_table_hand_of_mixed_rulesets_names_each_players_ruleset(tmp_path):
+    # a breaker's table hand with rows nts, swedish, rode-draak, nts: not settled (mixed rulesets), and every player's
+    # row of the settlements file said nts, the first row's. Each row says its own
+    d = tmp_path / "p"
+    d.mkdir()
+    man = tmp_path / "m.csv"
+    man.write_text("table,hand,player,seat_wind,winner,ruleset,photo,notation\n"
+                   "T1,1,Ann,E,yes,nts,a.jpg,123m456p789s111z22z win:2z\n"
+                   "T1,1,Bob,S,no,swedish,b.jpg,123m456p789s1234z\n"
+                   "T1,1,Cas,W,no,rode-draak,c.jpg,123m456p789s1235z\n"
+                   "T1,1,Dee,N,no,nts,d.jpg,123m456p789s1236z\n")
+    out = tmp_path / "r.csv"
+    batch.run_batch(d, out, manifest=man, workers=0, reader=bf.ORACLE, only_manifest=True)
+    rows = read_csv(tmp_path / "r.settlements.csv")
+    assert [(r["player"], r["ruleset"]) for r in rows] == [("Ann", "nts"), ("Bob", "swedish"), ("Cas", "rode-draak"),
+                                                           ("Dee", "nts")], rows
+    assert all(r["status"].startswith("not settled: mixed rulesets") for r in rows), rows
+
+
+def test_settle_cell_items_take_spaces_after_commas_and_labels_of_two_words():
+    # a breaker's `discarder=Bob, liable=Cas` left the hand "not settled: settle option discarder=Bob,: not one of the
+    # players", and a player labelled "Ann Lee" could not be named ("'Lee' must be NAME=VALUE"): an item runs on to
+    # the separators before the next NAME=, hk-tw-16's cash=E:5,S:3 (004:42-43) one item as before
+    from vision.manifest import settle_cell_items
+
+    assert settle_cell_items("discarder=Bob, liable=Cas") == ["discarder=Bob", "liable=Cas"]
+    assert settle_cell_items("discarder=Ann Lee; liable=Cas") == ["discarder=Ann Lee", "liable=Cas"]
+    assert settle_cell_items("cash=E:5,S:3 discarder=S|liable=E,") == ["cash=E:5,S:3", "discarder=S", "liable=E"]
+    assert settle_cell_items("discarder") == ["discarder"]  # (refused by the cell's reader: not NAME=VALUE)

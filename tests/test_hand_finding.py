@@ -4551,9 +4551,23 @@ def test_a_chow_holding_a_tile_laid_sideways_in_the_concealed_row_is_doubted():
     assert res.reading.notation == "789m345678p22s111z win:5p", res.reading.notation
     assert res.reading.confidence < 0.5, res.reading.confidence
     note = next(n for n in res.reading.notes if "as a claimed chow is laid" in n)
-    assert "(7m 8m 9m)" in note and note.endswith('--exposed "[789m]"; if not, give --exposed none'), note
+    # (the 1z 1z 1z at the row's end beyond it make a set the hand may have exposed: the note offers them too —
+    # the concealed tiles lie together, so a pung beyond a claimed chow at the row's end is exposed, or they would lie
+    # on both sides of it; vision.decode._beyond_sets)
+    assert "(7m 8m 9m)" in note and note.endswith(
+        '--exposed "[789m]"; if tiles 1-3 (1z 1z 1z) beyond it, at the end of the row, are exposed too, with them: '
+        '--exposed "[111z] [789m]"; if not, give --exposed none'), note
+    # following the first --exposed alone, the tester's [111z] was read a concealed pung at > 99 %, 112 for 96: the
+    # sets beyond a named meld at the row's end read as concealed are doubted (BEYOND_NAMED, 0.5), the note naming them
     named = read_detections(photo, det, rd, load_ruleset("nts"), Context(), exposed="[789m]")
     assert named.reading.notation == "345678p22s111z [789m] win:5p", named.reading.notation
+    assert named.reading.confidence <= 0.5, named.reading.confidence
+    note = next(n for n in named.reading.notes if "lie beyond the named meld [789m]" in n)
+    assert note.startswith("unsure: tiles 1-3 (1z 1z 1z) lie beyond") and note.endswith(
+        'name them too: --exposed "[111z] [789m]"'), note
+    both = read_detections(photo, det, rd, load_ruleset("nts"), Context(), exposed="[111z] [789m]")
+    assert both.reading.notation == "345678p22s [111z] [789m] win:5p", both.reading.notation
+    assert not any("lie beyond" in n for n in both.reading.notes), both.reading.notes
 
 
 def test_a_row_of_whole_sets_read_as_concealed_off_the_concealed_row_is_doubted(monkeypatch):

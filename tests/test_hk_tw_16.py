@@ -894,6 +894,20 @@ def test_line52_one_shot_two_winners():
     assert s.net == {"E": 0, "S": 30, "W": 20, "N": -50}
 
 
+def test_line52_a_liable_player_pays_for_the_hand_it_fed_alone():
+    # a breaker's 包自摸 (liable=A) with 一炮雙響 (also_won=N) on W's discard: A paid both winners, 60 and 90, W
+    # nothing, while the note said "both winners are paid by the discarder". 包自摸 is for the hand the liable
+    # player fed (大三元/大四喜 completed by a claimed pung, 004:28, 51), the winner's (S); the other winner of the
+    # discard is paid by the discarder (004:52, 004-37 reading a). The dealer A is not a winner: no dealer point
+    # (dealer_point=winner-is-dealer, 004-15). S 20: A pays what all three would pay S on a self-draw, 3 × 20 = 60;
+    # N 30: W pays 30
+    s = settle(RS, {"A": 0, "S": 20, "W": 0, "N": 30}, "S", "A", {"discarder": "W", "also_won": "N", "liable": "A"})
+    assert [(t.payer, t.payee, t.amount) for t in s.transfers] == [("A", "S", 60), ("W", "N", 30)]
+    assert s.net == {"A": -60, "S": 60, "W": -30, "N": 30}
+    assert any(n.startswith("一炮雙響: the other winner N is paid by the discarder W; 包自摸 (liable=A) is for the "
+                            "hand it fed, the winner S's") for n in s.notes), s.notes
+
+
 def test_settle_errors():
     with pytest.raises(RulesetError, match="discarder"):
         settle(RS, {"E": 0, "S": 30, "W": 0, "N": 0}, "S", "E", {})

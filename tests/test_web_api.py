@@ -1083,6 +1083,12 @@ def test_cli_serve_serves_the_page(tmp_path):
         with urllib.request.urlopen(url + "/", timeout=5) as resp:
             assert b"Take or choose a photo" in resp.read()
         assert (data / "tmp").is_dir()
+        # a supervisor's SIGTERM (systemd, docker stop) is a normal stop: exit 0 and one line (a breaker's had been
+        # exit 143 and no word, uvicorn raising the signal again once it had shut down)
+        proc.terminate()
+        out, _ = proc.communicate(timeout=20)
+        assert proc.returncode == 0, (proc.returncode, out)
+        assert out.splitlines()[-1] == "mahjong-score: stopped (SIGTERM): the server shut down, its requests answered"
     finally:
         proc.terminate()
         try:

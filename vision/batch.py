@@ -66,7 +66,7 @@ from .io import same_file, text_name
 from .manifest import (  # noqa: F401  (re-exported: vision.batch.PHOTO_EXTS, …)
     CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, CONTEXT_FLAGS, Defaults, Job, MANIFEST_COLUMNS, PHOTO_EXTS, ROW_ERROR,
     _NO, _OUR_OUTPUT, _YES, _context_kwargs, _int, _name_key, _norm_col, _split_words, _wind, _yes_no, build_jobs,
-    find_photos, linked_folders, make_job, raw_files, raw_words, read_manifest)
+    find_photos, linked_folders, make_job, raw_files, raw_words, read_manifest, commented_words)
 from .readers import (  # noqa: F401  (re-exported: vision.batch.FatalError, …)
     DEFAULT_READER, FatalError, Reader, TILESET_TAG, _sha256_file, model_reader, reader_identity,
     resolve_reader)
@@ -129,6 +129,22 @@ def _init_worker() -> None:
         threading.Thread(target=_watch_parent, args=(parent.sentinel,), daemon=True).start()
 
 
+#: how many times :func:`score_job` reads a photo whose file changes while it is read before it gives up
+READ_TRIES = 3
+
+
+class _Changed(Exception):
+    """A photo's file changed each time :func:`score_job` read it."""
+
+
+def _read_digest(path: str) -> str:
+    """The SHA-256 (hex) of the file ``path`` as it is now, or "" where it cannot be read (gone meanwhile)."""
+    try:
+        return _sha256_file(path)
+    except OSError:
+        return ""
+
+
 def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, Any]:
     """Read and score one photo (in a worker): a result row for the state database.
 
@@ -162,7 +178,21 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             kw = job.reader_kwargs()
             fixes = kw["fixes"]
             ctx = job.make_context()
-            res = reader(job.path, job.ruleset, ctx, **kw)
+            # (the file's digest taken again after it is read: a breaker's photo replaced while the batch ran was
+            # stored with the first file's digest and the second's reading, and kept as that first file's result
+            # once it was put back; a file that changed is read again, and its row holds the digest of what was read)
+            for _ in range(READ_TRIES):
+                res = reader(job.path, job.ruleset, ctx, **kw)
+                now = _read_digest(job.path)
+                if now == sha:
+                    break
+                sha = now
+            else:
+                raise _Changed()
+            row["sha256"] = sha
+        except _Changed:
+            row["error"] = (f"the file changed each of the {READ_TRIES} times it was read (it is being written or "
+                            f"replaced): rerun once it is whole")
         except ModelError as e:
             raise FatalError(_one_line(e)) from None
         except CircumstanceError as e:  # (what was said of the win, not the photo)
@@ -379,6 +409,9 @@ class Summary:
     state: str = ""
     #: camera RAW files of the folder left out (:data:`vision.manifest.RAW_EXTS`), relative paths
     raw_left_out: list[str] = field(default_factory=list)
+    #: the manifest's comment lines (``#``) that hold a row's cells, skipped: (line number, first cell)
+    #: (:func:`vision.manifest.read_manifest`)
+    commented: list[tuple[int, str]] = field(default_factory=list)
     #: the folders in the batch folder that are links to folders, not followed (:func:`vision.manifest.linked_folders`)
     links_left_out: list[str] = field(default_factory=list)
     #: the folder the state database had been made for, no longer there, when this folder was taken as it moved
@@ -579,6 +612,30 @@ def _check_folder(con: sqlite3.Connection, d: Path, state_p: Path, out: Path) ->
     return row[0] if row is not None and row[0] != here else ""
 
 
+def _file_signature(path: Path) -> tuple[int, int, int] | None:
+    """(inode, size, modification time in ns) of the file ``path``, or None where there is none."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _check_out_untouched(out: Path, was: tuple[int, int, int] | None, state_p: Path, summary: "Summary") -> None:
+    """Raise BatchError where ``out`` exists and is not the file it was when this run began (``was``,
+    :func:`_file_signature`): another run wrote it meanwhile, and writing this run's results over it would lose
+    that run's without a word. A breaker's two batches given one ``--out`` and each its own ``--state``, run at
+    once, each wrote its results over the other's and both said "wrote"; the state lock holds one state database,
+    not the output. This run's results stay in its state database, written by a rerun with another ``--out``."""
+    now = _file_signature(out)
+    if now is None or now == was:
+        return
+    raise BatchError(f"--out {out} was written by another run while this batch scored its photos: not written over; "
+                     f"this batch's results ({plural(summary.scored, 'photo')} scored now) are kept in its state database "
+                     f"{state_p} — rerun this command with another --out (and --state {state_p}) to write them "
+                     f"(no photo is scored again)")
+
+
 def _out_photos(out: Path, most: int = 2000) -> set[str]:
     """The photo names of the first ``most`` photo rows of the batch output ``out`` (CSV in any of the separators a
     batch output may be read with, a name that a spreadsheet would run as a formula unmarked of its ``'``,
@@ -652,7 +709,8 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
     if only_manifest and manifest is None:
         raise BatchError("--only-manifest needs --manifest CSV (the photos to score)")
     defaults = defaults or Defaults()
-    jobs = build_jobs(d, manifest, defaults, only_manifest)
+    commented: list[tuple[int, str]] = []
+    jobs = build_jobs(d, manifest, defaults, only_manifest, commented)
     check_settle_options(jobs, defaults.settle_options)  # (one hand's discarder given to them all)
     listed = {j.key for j in jobs}
     raw = [] if only_manifest else [k for k in raw_files(d.resolve()) if k not in listed]
@@ -660,7 +718,8 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
         raise BatchError(f"{d}: no photos found (files named {' '.join(sorted(PHOTO_EXTS))}, or any other that "
                          f"begins as a JPEG, PNG, WebP, HEIC, GIF, BMP or TIFF file does, camera RAW files "
                          f"aside)" + (" and none listed in the manifest" if manifest else "")
-                         + (f"; {raw_words(raw, ' left out')}" if raw else ""))
+                         + (f"; {raw_words(raw, ' left out')}" if raw else "")
+                         + (f"; {commented_words(commented)}" if commented else ""))
     state_p = Path(state) if state else state_path_for(out)
     from .review import review_path_for
 
@@ -691,8 +750,10 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
 
     # before any photo is scored: the outputs can be written, and no other run uses this state
     made = check_outputs([("--out", out), ("the settlements file", out.with_name(out.stem + ".settlements.csv"))])
+    out_was = _file_signature(out)  # (another run writing it meanwhile is not written over: _check_out_untouched)
     t0 = time.perf_counter()
     summary = Summary(photos=len(jobs), workers=workers, state=str(state_p), raw_left_out=raw, made_folders=made,
+                      commented=commented,
                       # (a link the manifest's rows reach through is not left out: a tester's summary said so)
                       links_left_out=[] if only_manifest else [
                           x for x in linked_folders(d.resolve()) if not any(j.key.startswith(x + "/") for j in jobs)])
@@ -747,8 +808,10 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
             try:
                 _score_all(con, todo, reader, workers, progress, summary, cells_for)
             except _Stopped as stop:  # Ctrl-C or SIGTERM: what is done is written, then said
+                _check_out_untouched(out, out_was, state_p, summary)
                 raise BatchError(_write_partial(con, jobs, todo, out, review_below, summary, str(stop),
                                                 defaults.settle_options)) from None
+        _check_out_untouched(out, out_was, state_p, summary)
         with _stop_after_scoring(summary) as stage:
             stage.append("results")
             summary.outputs, settled, summary.counts = export(con, jobs, out, review_below,

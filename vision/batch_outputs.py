@@ -680,7 +680,9 @@ def settle_group(members: Sequence[tuple[Job, Mapping[str, Any]]],
     marked = any(j.dealer for j, _ in members)  # a dealer cell says who is East; else seat E
     # (a row whose 13-tile photo was read as a non-winner's hand, its winner cell unsaid: no, as its output row says
     # and as it was scored)
-    rec["players"] = [{"player": lab, "seat_wind": j.seat_wind, "photo": j.key,
+    # (each player's own ruleset: a breaker's table hand of nts, swedish and rode-draak rows, not settled for it, had
+    # every player's row of the settlements file say nts, the first row's)
+    rec["players"] = [{"player": lab, "seat_wind": j.seat_wind, "photo": j.key, "ruleset": j.ruleset,
                        "winner": j.winner and not row.get("unsaid_non_winner"),
                        "east": bool(j.dealer) if marked else (j.dealer is None and j.seat_wind == "E")}
                       if not j.error else
@@ -878,7 +880,8 @@ def _unusable_player(label: str, job: Job, marked: bool) -> dict[str, Any]:
     typed = dict(job.typed)
     seat = typed.get("seat_wind", job.seat_wind)
     east = job.dealer if job.dealer is not None else (None if marked else _typed_east(seat))
-    return {"player": label, "seat_wind": seat, "photo": job.key, "winner": None, "east": east, "typed": typed}
+    return {"player": label, "seat_wind": seat, "photo": job.key, "ruleset": typed.get("ruleset", job.ruleset),
+            "winner": None, "east": east, "typed": typed}
 
 
 def _typed_east(seat: str) -> bool | None:
@@ -977,7 +980,8 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
                             lab = p["player"]
                             mine = [t for t in s["transfers"] if lab in (t["payer"], t["payee"])]
                             cw.writerow([_cell(x) for x in (
-                                s["table"], s["hand"], s["ruleset"], s.get("scheme"), lab, p["seat_wind"], p["photo"],
+                                s["table"], s["hand"], p.get("ruleset") or s["ruleset"], s.get("scheme"), lab,
+                                p["seat_wind"], p["photo"],
                                 _yes_no(p, "east"), _yes_no(p, "winner"),
                                 s["scores"].get(lab), s["net"].get(lab), s["status"], mine,
                                 s["paid"].get(lab), s["received"].get(lab), s["cash"].get(lab),

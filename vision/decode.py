@@ -833,6 +833,9 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             reading = _unnamed_melds_sureness(reading, readings, lay,
                                               [gm for gm in given if gm not in best[1].off_photo],
                                               1.0 if unmatched else ALL_NAMED_SHARE)
+            at = {k: t for t, k in _numbers(lay).items()}
+            said = [at[k] for nums, _, _ in _unnamed_melds(reading.roles, readings, lay) for k in nums if k in at]
+            reading = _beyond_named_sureness(reading, lay, rs, skip=said)
         reading = replace(reading, neighbours=neighbours[0])
         if _counted_changes(reading) <= MAX_CHANGED:
             try:  # --first-turn / --kong-on-kong against the melds the photo shows: the user's error
@@ -1123,9 +1126,21 @@ def _claimed_in_row_sureness(reading: Reading, lay: Layout, rs: Ruleset,
              for run, _ in runs]
     one = len(runs) == 1
     what = ("chow" if not runs[0][1] else "pung" if len(runs[0][0]) == 3 else "kong") if one else "meld"
+    # (the tiles beyond a run, at the row's end, that make whole sets: exposed too where it is, the concealed tiles
+    # lying together — a phone tester's [111z][789m] left of the row, told to name [789m] alone, had [111z] read
+    # concealed at > 99 %; :func:`_beyond_sets`)
+    taken = [t for run, _ in runs for t in run]
+    beyond = [g for run, _ in runs for g in _beyond_sets(reading, lay, rs, run, skip=taken)]
+    also = ""
+    if beyond:
+        tiles = sorted((t for g in beyond for t in g), key=lambda t: num.get(t, 0))
+        with_them = " ".join([run_meld(reading, g) for g in beyond] + [named])
+        also = (f"; if tiles {number_spans(sorted(num[t] for t in tiles))} "
+                f"({' '.join(reading.tiles[t] or '?' for t in tiles)}) beyond {'it' if one else 'them'}, at the end "
+                f"of the row, are exposed too, with them: --exposed \"{with_them}\"")
     note = (f"unsure: tiles {' and '.join(spans)} {'' if one else 'each '}{CLAIMED_IN_ROW_NOTE} {what} is laid: if "
-            f"{'it is' if one else 'they are'} exposed, name the melds on the table with --exposed \"{named}\"; if "
-            f"not, give --exposed none")
+            f"{'it is' if one else 'they are'} exposed, name the melds on the table with --exposed \"{named}\"{also}; "
+            f"if not, give --exposed none")
     return replace(reading, confidence=reading.confidence * CLAIMED_IN_ROW ** len(runs), notes=reading.notes + (note,),
                    claimed_runs=tuple(tuple(run) for run, _ in runs))
 
@@ -1297,6 +1312,74 @@ def _other_row_sureness(reading: Reading, lay: Layout, rs: Ruleset) -> Reading:
                 f"--exposed none")
         return replace(reading, confidence=reading.confidence * OTHER_ROW, notes=reading.notes + (note,),
                        other_row=tuple(row))
+    return reading
+
+
+#: a reading's confidence is × this when the tiles between a meld named with ``--exposed``, found among the tiles of a
+#: row, and that row's nearer end are read as concealed tiles and make whole sets (:func:`_beyond_named_sureness`):
+#: the concealed tiles lie together, the exposed melds at one end of them
+BEYOND_NAMED = 0.5
+#: the words of its note
+BEYOND_NAMED_NOTE = "lie beyond the named meld"
+
+
+def _beyond_sets(reading: Reading, lay: Layout, rs: Ruleset, meld: Sequence[int],
+                 skip: Collection[int] = ()) -> list[list[int]]:
+    """The sets (detection indices, three by three in the order they lie) of the tiles between the tiles ``meld``
+    (detection indices, a meld on the table among the tiles of a row of the hand) and that row's nearer end, where
+    they are read as concealed tiles, fewer than lie beyond its other end, and make pungs or chows three by three as
+    they lie, which the hand may have exposed (:func:`_claimable`); [] where they do not. Tiles left out, bonus
+    tiles, exposed melds' tiles and ``skip`` are passed over. The concealed tiles of a hand lie together, its exposed
+    melds at one end (docs/photo.md): a pung at the end of the row, beyond a claimed chow, is exposed too, or the
+    concealed tiles would lie on both sides of it. Raises nothing."""
+    geo = lay.geometry
+    hand = reading.hand
+    if hand is None:
+        return []
+    for r in geo.hand_rows:
+        row = [t for t in geo.row_tiles(r) if reading.roles[t] not in ("ignored", "bonus")]
+        if not all(t in row for t in meld):
+            continue
+        at = sorted(row.index(t) for t in meld)
+        if at[-1] - at[0] != len(meld) - 1:
+            return []
+        sides = [row[:at[0]], row[at[-1] + 1:]]
+        near, far = sorted(sides, key=len)
+        near = [t for t in near if reading.roles[t] not in ("exposed", "concealed-kong")]
+        if (not near or len(near) >= len(far) or len(near) % 3 or len(near) > 9 or set(near) & set(skip)
+                or any(reading.roles[t] != "concealed" for t in near)):
+            return []
+        sets = [near[k:k + 3] for k in range(0, len(near), 3)]
+        faces = [[reading.tiles[t] for t in g] for g in sets]
+        if not all((len(set(f)) == 1 and f[0] not in (None, BACK)) or _is_run(f) for f in faces):
+            return []
+        if not _claimable(hand, [x for f in faces for x in f], rs, sets=[list(f) for f in faces]):  # type: ignore[misc]
+            return []
+        return sets
+    return []
+
+
+def _beyond_named_sureness(reading: Reading, lay: Layout, rs: Ruleset, skip: Collection[int] = ()) -> Reading:
+    """``reading`` with its confidence × :data:`BEYOND_NAMED` when tiles between an exposed meld named with
+    ``--exposed`` and the nearer end of the row it lies in are read as concealed tiles and make whole sets the hand
+    may have exposed (:func:`_beyond_sets`), and a note naming them with the melds to give. A phone tester's
+    [111z][789m] laid touching left of the concealed row, told by the claimed chow's note to give ``--exposed
+    "[789m]"``, had the [111z] beyond it read as a concealed pung at > 99 %, 112 points for 96. ``skip``: tiles
+    another note names already (:func:`_unnamed_melds`). Raises nothing."""
+    num = _numbers(lay)
+    for m in reading.melds:
+        if m.concealed or not m.positions:
+            continue
+        sets = _beyond_sets(reading, lay, rs, m.positions, skip)
+        if not sets:
+            continue
+        tiles = sorted((t for g in sets for t in g), key=lambda t: num.get(t, 0))
+        named = " ".join([run_meld(reading, g) for g in sets] + [x.notation() for x in reading.melds])
+        note = (f"unsure: tiles {number_spans(sorted(num[t] for t in tiles))} "
+                f"({' '.join(reading.tiles[t] or '?' for t in tiles)}) {BEYOND_NAMED_NOTE} "
+                f"{m.notation()}, at the end of the row, where exposed melds lie, and make whole sets, read as "
+                f"concealed tiles: if they are exposed melds, name them too: --exposed \"{named}\"")
+        return replace(reading, confidence=reading.confidence * BEYOND_NAMED, notes=reading.notes + (note,))
     return reading
 
 

@@ -215,10 +215,14 @@ def _split_words(cell: str) -> list[str]:
 
 
 def _decode(data: bytes) -> str:
-    """A manifest's text: UTF-8 (a BOM allowed), UTF-16 with its BOM (a spreadsheet's "Unicode text"),
+    """A manifest's text: UTF-8 (a BOM allowed), UTF-16 or UTF-32 with its BOM (a spreadsheet's "Unicode text"),
     else Windows-1252 (a spreadsheet's CSV in a Western European locale: a Dutch "Loïs" had been refused
     with "'utf-8' codec can't decode byte 0xeb"). Raises UnicodeDecodeError for bytes none of them
     reads (a binary file)."""
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        # (UTF-32 with its BOM, whose first bytes are UTF-16's: a breaker's had been read as UTF-16, its header
+        # "unknown column(s) '\x00n\x00o…'")
+        return data.decode("utf-32")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16")
     if b"\x00" in data:  # no text file of a spreadsheet holds NUL bytes (UTF-16 without its BOM, a binary)
@@ -279,7 +283,8 @@ def _double_byte(data: bytes) -> bool:
     return bool(cells) and sum(map(paired, cells)) >= 0.6 * len(cells)
 
 
-def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
+def read_manifest(path: str | os.PathLike,
+                  commented: list[tuple[int, str]] | None = None) -> list[tuple[int, dict[str, str]]]:
     """The manifest rows as (line number, {column: cell}) with empty cells dropped.
 
     CSV with a header row (``,``, ``;`` or tab separated; UTF-8, a BOM allowed, UTF-16 with a BOM or
@@ -288,6 +293,9 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
     ``seat_wind``). Raises BatchError for a missing/unreadable file, a malformed CSV, an unknown
     column, a missing ``photo`` column or cell, or a photo listed twice. A row with more cells than
     columns gets the key :data:`ROW_ERROR` (its photo becomes an error row, the batch goes on).
+    ``commented``, where given, gets (line number, first cell) of each comment line that holds as many cells as
+    the header names columns, two of them or more filled: a row whose first cell begins with ``#`` (a breaker's
+    table ``#1``, its four rows and settlement gone without a word), or one commented out — the batch says which.
     """
     p = Path(path)
     try:
@@ -304,14 +312,21 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
     # blank lines and comment lines (#) skipped, but not inside a quoted cell that runs on (its second line may begin
     # with a # or be blank: a tester's "Ann\n#2" had been cut there, and said to be a quote not closed)
     lines: list[tuple[int, str]] = []
+    comments: list[tuple[int, str]] = []
     quoted = False
     for i, ln in enumerate(text.splitlines(), 1):
         if quoted or (ln.strip() and not ln.lstrip().startswith("#")):
             lines.append((i, ln))
             quoted ^= ln.count('"') % 2 == 1
+        elif ln.strip():
+            comments.append((i, ln))
     if not lines:
         raise BatchError(f"manifest {p}: it is empty (a header row with at least the column 'photo' is needed)")
     header = lines[0][1]
+    if header.lstrip().startswith(("{", "[")):
+        # (a breaker's batch output in JSON Lines given as the manifest: "unknown column(s) '{"photo":_"a.jpg"'…")
+        raise BatchError(f"manifest {p}: it is JSON, not CSV: a manifest is a CSV file, a header row of column names "
+                         f"then a row per photo (columns: {', '.join(MANIFEST_COLUMNS)}; see docs/batch.md)")
     delim = max((",", ";", "\t"), key=header.count)
     reader = csv.reader(io.StringIO("\n".join(ln for _, ln in lines)), delimiter=delim)
     numbered: list[tuple[int, list[str]]] = []  # (file line where the row starts, cells)
@@ -345,6 +360,14 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
     dup = {c for c in cols if c and cols.count(c) > 1}
     if dup:
         raise BatchError(f"manifest {p}: column(s) {', '.join(sorted(dup))} given twice")
+    if commented is not None and len(cols) >= 2:
+        for i, ln in comments:
+            try:
+                cells = next(csv.reader([ln.lstrip()], delimiter=delim))
+            except (csv.Error, StopIteration):
+                continue
+            if len(cells) == len(cols) and sum(1 for c in cells if c.strip()) >= 2:
+                commented.append((i, cells[0].strip()))
     out: list[tuple[int, dict[str, str]]] = []
     seen: dict[str, int] = {}
     for lineno, row in numbered[1:]:
@@ -383,20 +406,23 @@ def read_manifest(path: str | os.PathLike) -> list[tuple[int, dict[str, str]]]:
     return out
 
 
-#: a comma in a settle cell item that starts the next item (``discarder=S,liable=E``); others are the value's
-#: (hk-tw-16 ``cash=E:5,S:3``)
-_SETTLE_COMMA = re.compile(r",(?=\s*[\w-]+\s*=)")
+#: where a settle cell's next item begins: separators (spaces, ``,``, ``;``, ``|``) before ``NAME=``; others are
+#: the value's (hk-tw-16 ``cash=E:5,S:3``, a player labelled ``Ann Lee``)
+_SETTLE_NEXT = re.compile(r"[\s,;|]+(?=[\w-]+\s*=)")
 
 
 def settle_cell_items(cell: str) -> list[str]:
     """The ``NAME=VALUE`` items of a manifest ``settle`` cell, separated as the ``options`` cell's are (spaces,
-    ``;``, ``|``, ``,``), except that a comma not followed by ``NAME=`` belongs to the value (hk-tw-16's
-    ``cash=E:5,S:3``, 004:42-43)."""
+    ``;``, ``|``, ``,``) where the next ``NAME=`` follows; the separators before are the value's (hk-tw-16's
+    ``cash=E:5,S:3``, 004:42-43, a player labelled ``Ann Lee``), those at its ends are not. A breaker's
+    ``discarder=Bob, liable=Cas`` had been read ``discarder=Bob,`` (not one of the players), and a player labelled
+    ``Ann Lee`` could not be named (``'Lee' must be NAME=VALUE``). Text before the first ``NAME=`` is an item of
+    its own (refused: not ``NAME=VALUE``)."""
     out: list[str] = []
-    for sep in ";|":
-        cell = cell.replace(sep, " ")
-    for word in cell.split():
-        out.extend(w for w in _SETTLE_COMMA.split(word) if w)
+    for part in _SETTLE_NEXT.split(cell.strip()):
+        part = part.strip(" \t,;|")
+        if part:
+            out.append(part)
     return out
 
 
@@ -845,6 +871,22 @@ def raw_words(raw: Sequence[str], after_count: str = "") -> str:
             f"{' …' if len(raw) > 3 else ''}): score the JPEGs the camera wrote beside them, or convert them")
 
 
+def commented_words(commented: Sequence[tuple[int, str]]) -> str:
+    """``"manifest lines 2-5 begin with '#' and were skipped as comments, though each holds a row's cells ('#1', …):
+    to score a row, write its first cell in double quotes ("#1")"``: the lines :func:`read_manifest` gives in
+    ``commented``, as the batch says them."""
+    from .decode import number_spans
+
+    nums = [n for n, _ in commented]
+    firsts = list(dict.fromkeys(c for _, c in commented))
+    shown = ", ".join(repr(c[:20]) for c in firsts[:3]) + (", …" if len(firsts) > 3 else "")
+    first = firsts[0][:20] if firsts else "#"
+    return (f"manifest line{'s' if len(nums) > 1 else ''} {number_spans(nums)} begin{'' if len(nums) > 1 else 's'} "
+            f"with '#' and {'were' if len(nums) > 1 else 'was'} skipped as a comment, though "
+            f"{'each holds' if len(nums) > 1 else 'it holds'} a row's cells ({shown}): to score "
+            f"{'such a row' if len(nums) > 1 else 'it'}, write its first cell in double quotes (\"{first}\")")
+
+
 def _starts_like_a_photo(path: Path, sniff) -> bool:
     """The regular file ``path`` begins as a photo format does (unreadable: no)."""
     try:
@@ -873,8 +915,9 @@ def _name_key(name: str) -> str:
 
 
 def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: Defaults,
-               only_manifest: bool = False) -> list[Job]:
-    """Jobs in output order: the manifest's rows in order, then the folder's other photos sorted."""
+               only_manifest: bool = False, commented: list[tuple[int, str]] | None = None) -> list[Job]:
+    """Jobs in output order: the manifest's rows in order, then the folder's other photos sorted. ``commented``: as
+    :func:`read_manifest` takes it."""
     directory = directory.resolve()
     jobs = []
     listed = set()
@@ -882,7 +925,7 @@ def build_jobs(directory: Path, manifest: str | os.PathLike | None, defaults: De
     if manifest is not None:
         seen: dict[str, int] = {}
         by_case: dict[str, list[str]] | None = None  # (the folder's photos by their lower-case names, when needed)
-        entries = list(read_manifest(manifest))
+        entries = list(read_manifest(manifest, commented))
         # (every photo a row names as typed, ./a.jpg or sub/../a.jpg as a.jpg; an absolute one inside the folder too)
         named = {_in_folder(directory, c["photo"]) for _, c in entries if c.get("photo")}
         for line, cells in entries:

@@ -1100,7 +1100,8 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
             for w in winners:
                 if disc == w:
                     raise RulesetError(f"settle: the discarder {disc} cannot be the winner")
-                if liable:
+                if liable and w == winner:  # (包自摸 is the fed hand's, the winner's: not also_won's — a breaker's
+                    # liable player paid both winners of one discard, while the note said the discarder paid them)
                     # (the hand as won, on the discard: a referee read "what all three would pay on a self-draw" as
                     # the hand scored again as self-drawn, +1 自摸, which 004:28 does not say; the payment is for all
                     # three players, of the score given)
@@ -1111,7 +1112,11 @@ def settle(scores: Mapping[str, int], winner: str | None, east: str,
                                               f"not scored again as self-drawn ({SEED}:28/51, RULINGS 004-01)"))
                 else:
                     transfers.append(Transfer(disc, w, due(w, disc), f"{why} (RULINGS 004-01)"))
-            if len(winners) > 1:
+            if len(winners) > 1 and liable:
+                notes.append(f"一炮雙響: the other winner {winners[1]} is paid by the discarder {disc}; 包自摸 "
+                             f"(liable={liable}) is for the hand it fed, the winner {winner}'s ({SEED}:28/51-52, 004-37 "
+                             f"reading a)")
+            elif len(winners) > 1:
                 notes.append(f"一炮雙響: both winners are paid by the discarder ({SEED}:52, 004-37 reading a)")
         if extra_dealer and east not in winners:
             # (the note had said "+N on the dealer's payment" when the dealer paid nothing: another player
