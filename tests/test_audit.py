@@ -1668,3 +1668,52 @@ def test_a_claim_without_the_bonus_tiles_names_what_they_add(run_cli):
     assert ("hint: the claim is what this hand scores without its bonus tiles (1f 2y), 2000 for 2008: they add "
             "bloemen en seizoenen 2×4 = +8 pts (000_f626c313f8929ba8.txt:159)") in out
     assert "under nts" not in out
+
+
+def _swedish_diffs(run_cli, tmp_path, hand, argv, claimed, lines):
+    rc, out, _ = run_cli("audit", "-r", "swedish", "--hand", hand, *argv, "--claimed", str(claimed),
+                         "--claimed-lines", claim_file(tmp_path, lines), "--json")
+    assert rc == 1, out
+    return json.loads(out)["differences"]
+
+
+def test_a_claimed_rule_an_option_leaves_out_is_said_not_added_with_the_option(run_cli, tmp_path):
+    # a Swedish referee's claims of rules the hand earns, left out by the reading an option makes of the seed, were
+    # each told it "does not apply to this hand". 111m 999m 222z 777z 11z won on 1z by discard, seat S: every tile a
+    # 1, a 9 or an honour, so heads & tails (003:56-57) holds, and one suit with honours (003:51-52) too; under
+    # composition=highest (003-12, the default) only one composition row counts (the first of equal value)
+    d = _swedish_diffs(run_cli, tmp_path, "111m999m222z777z11z", ["-w", "1z", "--seat-wind", "S"], 1472,
+                       [{"rule": "one-suit-honours", "doublings": 1}, {"rule": "heads-and-tails", "doublings": 1}])
+    (ht,) = [x for x in d if x["rule"] == "heads-and-tails"]
+    assert ht["what"] == "not added", ht
+    assert ("this hand earns it under option composition=stack, but not under composition=highest, the default "
+            "(ambiguity 003-12)") in ht["message"], ht["message"]
+    # all eight bonus tiles: the single bouquet (003:36) is met, replaced by the double (003:37) under
+    # bouquets=replace (003-08)
+    d = _swedish_diffs(run_cli, tmp_path, "123m456m789p345s99s +1f2f3f4f1y2y3y4y", ["-w", "3s", "--seat-wind", "W"],
+                       6656, [{"rule": "single-bouquet", "doublings": 2}, {"rule": "double-bouquet", "doublings": 3}])
+    (sb,) = [x for x in d if x["rule"] == "single-bouquet"]
+    assert sb["what"] == "not added" and "under option bouquets=add" in sb["message"], sb
+    # a concealed hand won from the wall with a flower: Dold Mahjong (003:45-46) but for dold_bonus_tiles=laid-out —
+    # and not "meld status … the set is : mahjong" (concealed-mahjong had been paired with the rule mahjong)
+    d = _swedish_diffs(run_cli, tmp_path, "123m456p789s234s55m +1f", ["-w", "4s", "--win-by", "wall",
+                                                                       "--seat-wind", "S"], 52,
+                       [{"rule": "concealed-mahjong", "doublings": 1}])
+    (dm,) = [x for x in d if x["rule"] == "concealed-mahjong"]
+    assert dm["what"] == "not added" and "under option dold_bonus_tiles=not-laid-out" in dm["message"], dm
+    assert not any(x["what"] == "meld status" for x in d), d
+
+
+def test_a_rule_claimed_on_two_lines_one_set_exposed_by_the_winning_discard_is_meld_status(run_cli, tmp_path):
+    # a Swedish referee's pung-2-8-concealed claimed for 555p and 777s (4 + 4), the 777s completed by the winning
+    # discard and so exposed (RULINGS principle 6): 2 points (003:5 open column), the 555p 4 (003:5 concealed);
+    # with mahjong 10 (003:11-13) the hand is 16, the claim 18. It had been told "missing points: pung-2-8-open"
+    # and "wrong value: pung-2-8-concealed claimed +8 pts on 2 lines, scored +4 pts"
+    d = _swedish_diffs(run_cli, tmp_path, "123m555p777s88s [456m]", ["-w", "7s", "--seat-wind", "S"], 18,
+                       [{"rule": "pung-2-8-concealed", "points": 4}, {"rule": "pung-2-8-concealed", "points": 4},
+                        {"rule": "mahjong", "points": 10}])
+    assert [(x["what"], x["rule"], x["computed_rule"]) for x in d] == [
+        ("meld status", "pung-2-8-concealed", "pung-2-8-open")], d
+    assert ("but of those sets 777s is exposed: pung-2-8-open +2 pts [777s]" in d[0]["message"]
+            and "completed by the winning discard, which makes a set exposed (RULINGS principle 6)" in d[0]["message"]
+            and "pung-2-8-concealed +4 pts [555p] counts for the other" in d[0]["message"]), d[0]["message"]

@@ -765,3 +765,29 @@ def test_a_dealer_outside_the_east_seat_is_noted():
     for ctx in ({"seat_wind": "E", "dealer": True}, {"seat_wind": "S", "dealer": False}, {"seat_wind": "S"}):
         notes = score("111m 22m 456p 789s 123s", "2m", **ctx).notes
         assert not any(n.startswith("the dealer sits East") for n in notes), notes
+
+
+def test_bouquet_lines_name_the_options_that_decide_them():
+    # a Swedish referee: the own-flower doubling of a 2f inside a complete flower series, and the double bouquet
+    # that replaces the single one, named no option (003-08). [222m] 456p 789p 33s 567s +1f2f3f4f, won on 7s by
+    # discard, seat S (own flower 2f):
+    #   points: exposed pung of 2-8 2 (003:5) + four flowers 4 each 16 (003:9) + mahjong 10 (003:11-13) = 28
+    #   doublings: own flower 2f 1 (003:33-34; bouquet_with_own=add: it counts beside the bouquet) + single bouquet
+    #   2 (003:36) = 3 → 28 × 2^3 = 224; with bouquet_with_own=replace the 2f gives none: 28 × 2^2 = 112
+    h = parse_hand("[222m] 456p789p33s567s +1f2f3f4f", winning_tile="7s", context=Context(seat_wind="S"), sizes=(13,))
+    s = score_hand(h, "swedish")
+    assert s.total == 224
+    own = next(ln for ln in s.lines if ln.rule == "own-flower-or-season")
+    assert "bouquet_with_own=add, 003-08" in own.option, own.option
+    assert score_hand(h, "swedish", {"bouquet_with_own": "replace"}).total == 112
+    # 123m 456m 789p 345s 99s + all eight, won on 3s by discard, seat W (own 3f, 3y):
+    #   points: eight bonus tiles 32 (003:9) + mahjong 10 + worthless hand 10 (003:13-16,20; worthless_hand=add) = 52
+    #   doublings: own 3f, 3y 2 (003:33-34) + double bouquet 3 (003:37; bouquets=replace: the single bouquet, 003:36,
+    #   not beside it) = 5 → 52 × 2^5 = 1664; with bouquets=add + single 2 = 7 → 6656
+    h = parse_hand("123m456m789p345s99s +1f2f3f4f1y2y3y4y", winning_tile="3s", context=Context(seat_wind="W"),
+                   sizes=(13,))
+    s = score_hand(h, "swedish")
+    assert s.total == 1664
+    double = next(ln for ln in s.lines if ln.rule == "double-bouquet")
+    assert "bouquets=replace, 003-08" in double.option and "also Enkel bukett (003:36)" in double.detail, double
+    assert score_hand(h, "swedish", {"bouquets": "add"}).total == 6656

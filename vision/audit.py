@@ -926,6 +926,31 @@ def _what_missing(ln: Line) -> str:
     return "missing points"
 
 
+def _status_why(scored: ScoredHand, rule_id: str, line: Line) -> str:
+    """Why the set of ``line`` (rule ``rule_id``, of an exposed set) is exposed where the hand ``scored`` shows it
+    among its concealed tiles: "; it was completed by the winning discard, which makes a set exposed (RULINGS
+    principle 6)" when the
+    winning tile, won on a discard, is of its tiles as the line names them; else ""."""
+    hand = scored.hand
+    win = hand.winning_tile
+    if _status_of(rule_id) != "exposed" or win is None or hand.context.win_by not in ("discard", "robbed-kong"):
+        return ""
+    if not any(win in tiles_of(d) for d in re.split(r",\s*", line.detail or "") if d):
+        return ""
+    return "; it was completed by the winning discard, which makes a set exposed (RULINGS principle 6)"
+
+
+def tiles_of(detail: str) -> list[str]:
+    """The tiles a line's detail names in compact notation (``777s`` → ``["7s", "7s", "7s"]``); [] when it is no
+    notation."""
+    from scoring import parse_tiles
+
+    try:
+        return list(parse_tiles(detail.strip("[]() ")))
+    except (HandError, ValueError):
+        return []
+
+
 def _status_free(rule_id: str) -> str:
     return "-".join(w for w in rule_id.split("-") if w not in _STATUS_WORDS)
 
@@ -967,6 +992,26 @@ def _option_hint(rule, rs: Ruleset, scored: ScoredHand) -> str:
     now = ", ".join(f"{k}={scored.options.get(k)}" for k in off)
     return (f"; it counts with {said}, and this hand was scored with {now} (give "
             + " ".join(f"--option {k}={v}" for k, v in off.items()) + " if the table plays it)")
+
+
+def _option_counts(rule, rs: Ruleset, scored: ScoredHand) -> tuple[str, Any] | None:
+    """(option, value) — one option that the rule ``rule`` reads (its ``option``, ``also_options``), set to another
+    of its choices, under which the hand ``scored`` is scored counts the rule (the hand scored again so); None when
+    none does. A Swedish referee's claim of heads-and-tails on an all-terminals-and-honours hand (003:56-57, left out
+    by composition=highest, 003-12), of the single bouquet beside the double (003:36-37, bouquets=replace, 003-08)
+    and of Dold Mahjong on a concealed self-drawn hand with a flower (003:45-46, dold_bonus_tiles=laid-out) had each
+    been told it "does not apply to this hand"."""
+    for k in dict.fromkeys([x for x in (rule.option, *rule.also_options) if x and x in rs.options]):
+        for v in rs.options[k].choices:
+            if v == scored.options.get(k):
+                continue
+            try:
+                again = score_hand(scored.hand, rs, options={**scored.options, k: v}, win_notes=False)
+            except (HandError, RulesetError, ValueError):
+                continue
+            if any(ln.rule == rule.id for ln in again.lines):
+                return k, v
+    return None
 
 
 def _summed(claims: Sequence[Claimed]) -> dict[str, float]:
@@ -1131,7 +1176,9 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         diffs[:0] = named_diffs
         # meld status: a claimed rule and a counted rule that differ only by exposed/concealed
         for r in list(extra):
-            twin = next((m for m in missing if _status_free(m) == _status_free(r) and m != r), None)
+            # (both named with a status: a Swedish referee's claim of concealed-mahjong, Dold Mahjong, was paired with
+            # mahjong, "the set is : mahjong +10 pts")
+            twin = next((m for m in missing if _status_free(m) == _status_free(r) and m != r and _status_of(m)), None)
             if twin is None or not _status_of(r):
                 continue
             extra.remove(r)
@@ -1139,8 +1186,30 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             ln = computed[twin]
             c = claimed_by_rule[r]
             msg = (f"meld status: claimed {r} ({_fmt_amounts(c.amounts)}), but the set is {_status_of(twin)}: "
-                   f"{twin} {ln.amount()}{f' [{ln.detail}]' if ln.detail else ''} ({ln.source})")
+                   f"{twin} {ln.amount()}{f' [{ln.detail}]' if ln.detail else ''} ({ln.source})"
+                   f"{_status_why(scored, twin, ln)}")
             diffs.append(Difference("meld status", r, msg, c.amounts, _amounts(ln), twin, ln.source))
+        # … and a rule claimed on several lines, a set each, one of whose sets is of the other status: the claim's
+        # lines are the two counted lines together (a Swedish referee's pung-2-8-concealed claimed for 555p and 777s,
+        # the 777s completed by the winning discard and so exposed, had been told "missing points: pung-2-8-open"
+        # and "wrong value: pung-2-8-concealed claimed +8 pts on 2 lines, scored +4 pts")
+        split_status: set[str] = set()
+        for r in list(claimed_by_rule):
+            if r not in computed or r not in lines_of or not _status_of(r):
+                continue
+            twin = next((m for m in missing if _status_free(m) == _status_free(r) and m != r and _status_of(m)), None)
+            c = claimed_by_rule[r]
+            if twin is None or (c.count or 1) != computed[r].count + computed[twin].count:
+                continue
+            missing.remove(twin)
+            split_status.add(r)
+            ln, tw = computed[r], computed[twin]
+            msg = (f"meld status: claimed {r} on {lines_of[r]} lines ({_fmt_amounts(c.amounts)}), but of those sets "
+                   f"{tw.detail or 'one'} {'is' if tw.count == 1 else 'are'} {_status_of(twin)}: {twin} {tw.amount()}"
+                   f"{f' [{tw.detail}]' if tw.detail else ''} ({tw.source}){_status_why(scored, twin, tw)}; {r} "
+                   f"{ln.amount()}{f' [{ln.detail}]' if ln.detail else ''} counts for the other"
+                   f"{'' if ln.count == 1 else 's'}")
+            diffs.append(Difference("meld status", r, msg, c.amounts, _amounts(tw), twin, tw.source))
         outranked = {ln.rule: ln for ln in scored.outranked}
         not_added = {ln.rule: ln for ln in scored.not_added}
         ids = {x.id for x in rs.rules}
@@ -1200,6 +1269,17 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                 msg = (f"{what} without a winning tile: claimed {r} ({_fmt_amounts(c.amounts)}) depends on the "
                        f"winning tile, and none was given ({rule.label()}; {rule.cite(scored.options)}): give "
                        f"--winning-tile TILE ({_with_tiles(effect, claimed_total)})")
+            elif rule.kind not in ("fixed", "limit") and (by_option := _option_counts(rule, rs, scored)) is not None:
+                # (earned, and left out by the reading an option makes of the seed: the option named, as `hand`'s
+                # explanation names it where it decides a line — RULINGS principle 3)
+                what = "not added"
+                k, v = by_option
+                amb = rs.options[k].ambiguity
+                now = scored.options.get(k)
+                given = "the default" if now == rs.options[k].default else "as given"
+                msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}): this hand earns it under option {k}={v}, "
+                       f"but not under {k}={now}, {given}{f' (ambiguity {amb})' if amb else ''} ({rule.label()}; "
+                       f"{rule.cite(scored.options)}): give --option {k}={v} if the table plays it")
             else:
                 msg = (f"{what}: claimed {r} ({_fmt_amounts(c.amounts)}), but it does not apply to this hand "
                        f"({rule.label()}; {rule.cite(scored.options)})")
@@ -1213,7 +1293,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
             diffs.append(Difference(what, r, msg, None, _amounts(ln), r, ln.source))
         for r, c in claimed_by_rule.items():
             ln = computed.get(r)
-            if ln is None:
+            if ln is None or r in split_status:
                 continue
             got = _amounts(ln)
             wrong = {k: v for k, v in c.amounts.items() if k in got and not math.isclose(got[k], v)}

@@ -222,6 +222,16 @@ def single_bouquet(v: "View") -> Any:
     return ["flowers" if series[0] == FLOWERS else "seasons"] if len(series) == 1 else ["flowers and seasons"]
 
 
+def double_bouquet(v: "View") -> Any:
+    """Dubbel bukett (003:37): all four flowers and all four seasons. Under ``bouquets=replace`` (003-08, default)
+    its line says the single bouquet it replaces (003:36); under ``add`` that one counts beside it."""
+    if len(_complete_series(v)) < 2:
+        return False
+    if v.opts["bouquets"] == "replace":
+        return Fired(details=("also Enkel bukett (003:36), not counted beside it",))
+    return True
+
+
 # ------------------------------------------------------------------------- doublings for the winner
 def burst_kong(v: "View") -> Any:
     """Mahjong på spräckt kong (003:43-44): flag ``burst-kong``; with ``burst_kong=flag-or-robbed``
