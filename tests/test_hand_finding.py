@@ -4627,3 +4627,40 @@ def test_melds_named_that_lie_touching_in_a_row_are_matched_there(monkeypatch):
     monkeypatch.setattr(vd, "_split_for_named", lambda lay, *a: lay)
     before = read_detections(photo, det, rd, rs, Context(), exposed="[456m] [111p]")
     assert sum("not in the photo" in n for n in before.reading.notes) == 2, before.reading.notes
+
+
+def test_two_boxes_of_one_face_overlapping_like_a_sideways_tile_boxed_twice_are_doubted(monkeypatch):
+    # a phone tester's winning 9p laid sideways at the row's end and a claimed 4p laid sideways in a meld, each boxed
+    # as two upright halves (9p 9p; 2p 2p, the 4p's halves), the meld's two upright 4p left out: 22999p234567s [111m]
+    # at 93 %, 28 points for 30, no word of the boxes. Two neighbouring boxes of the hand read as one face that
+    # overlap along the row (TWICE_OVERLAP), together longer than high (TWICE_LONG) and lower than the row's tiles
+    # (TWICE_LOW) make the reading × BOXED_TWICE (0.5), a note naming them and the --fix that leaves the second out.
+    # Here 123m 456p 789s 77z 2z upright, then a 2z lying sideways (120 × 90) boxed as two halves 70 px wide that
+    # overlap by 20 px (0.29 of a half; 120 px long for 90 high; 90 high for the row's 120): read 123m456p789s222z77z,
+    # no winning tile marked
+    import vision.decode as vd
+
+    codes = "1m 2m 3m 4p 5p 6p 7s 8s 9s 7z 7z 2z".split()
+    det, rd = _row_with_sideways(codes)
+    x = float(det.boxes[-1][2]) + 2
+    halves = [[x, 330, x + 70, 420], [x + 50, 330, x + 120, 420]]
+    boxes = [list(b) for b in det.boxes] + halves
+    probs = np.concatenate([rd.probs, _probs_of([{"2z": 0.97}, {"2z": 0.97}])])
+    det = Detections.make(boxes, np.full(len(boxes), 0.9))
+    rd = TileReadings.make(probs, list(rd.pose) + ["upright", "upright"])
+    photo = Photo(np.zeros((700, 1500, 3), np.uint8), (1500, 700), 1.0, "x")
+    rs = load_ruleset("nts")
+    res = read_detections(photo, det, rd, rs, Context())
+    assert res.reading.legal and res.reading.notation == "123m456p789s22277z", res.reading.notation
+    note = next(n for n in res.reading.notes if vd.BOXED_TWICE_NOTE in n)
+    assert note.startswith("unsure: tiles 13 and 14 (2z, 2z) overlap like one tile laid sideways boxed twice: if it "
+                           "is one tile, leave the second box out with --fix 14=-"), note
+    monkeypatch.setattr(vd, "BOXED_TWICE", 1.0)
+    without = read_detections(photo, det, rd, rs, Context())
+    monkeypatch.undo()
+    assert res.reading.confidence == pytest.approx(without.reading.confidence * 0.5, rel=0.01)
+    # two upright 2z side by side, their boxes touching as tiles do, are two tiles: no doubt
+    codes = "1m 2m 3m 4p 5p 6p 7s 8s 9s 7z 7z 2z 2z 2z".split()
+    det, rd = _row_with_sideways(codes)
+    res = read_detections(photo, det, rd, rs, Context())
+    assert res.reading.legal and not any(vd.BOXED_TWICE_NOTE in n for n in res.reading.notes), res.reading.notes

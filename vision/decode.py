@@ -270,6 +270,9 @@ class Reading:
     #: exposed pungs with a tile that lies as a kong's fourth tile laid on top does, that cost the reading
     #: :data:`STACKED_KONG` each (:func:`_stacked_kong_sureness`): (the pung's detection indices, the tile's)
     stacked: tuple[tuple[tuple[int, ...], int], ...] = ()
+    #: two neighbouring boxes read as one face that overlap like one tile laid sideways boxed twice, that cost the
+    #: reading :data:`BOXED_TWICE` each (:func:`_boxed_twice_sureness`): their detection indices
+    boxed_twice: tuple[tuple[int, int], ...] = ()
     #: flowers/seasons counted as the hand's though far from its row, that cost the reading their prior each
     #: (``vision.pipeline``'s ``_far_counted_sureness``): (their detection indices, the factor)
     far_counted: tuple[tuple[tuple[int, ...], float], ...] = ()
@@ -820,6 +823,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             reading = _other_row_sureness(reading, lay, rs)
             reading = _claimed_in_row_sureness(reading, lay, rs, readings)
             reading = _stacked_kong_sureness(reading, lay, readings)
+            reading = _boxed_twice_sureness(reading, lay)
             reading = _beside_left_out_sureness(reading, readings, lay, winner)
         if forced_win is not None and not override:  # (melds named: the others are as said, docs/photo.md)
             reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
@@ -2891,6 +2895,59 @@ TWICE_LONG = 1.05
 TWICE_LOW = 0.95
 
 
+#: a legal reading's confidence is × this for each two neighbouring boxes of the hand read as one face that overlap
+#: like one tile laid sideways that the detector boxed as two upright halves (:func:`_boxed_twice_sureness`)
+BOXED_TWICE = 0.5
+#: the words of its note
+BOXED_TWICE_NOTE = "overlap like one tile laid sideways boxed twice"
+
+
+def _twice_boxed(ext, a: int, b: int, tile_h: float) -> bool:
+    """The boxes ``a`` and ``b`` (detection indices; ``ext``: :attr:`vision.layout.Geometry.main_extent`, pixels in
+    the main row's frame) overlap along the row by :data:`TWICE_OVERLAP` of the narrower, are together longer along
+    it than across (:data:`TWICE_LONG`) and lower across it than the row's tiles (:data:`TWICE_LOW` of ``tile_h``):
+    one tile laid sideways boxed as two upright halves."""
+    if max(a, b) >= len(ext) or ext[a] is None or ext[b] is None or tile_h <= 0:
+        return False
+    (ua, wa, ha), (ub, wb, hb) = ext[a], ext[b]
+    overlap = (wa + wb) / 2 - abs(ua - ub)
+    long_ = abs(ua - ub) + (wa + wb) / 2
+    high = max(ha, hb)
+    return overlap >= TWICE_OVERLAP * min(wa, wb) and long_ >= TWICE_LONG * high and high <= TWICE_LOW * tile_h
+
+
+def _boxed_twice_sureness(reading: Reading, lay: Layout) -> Reading:
+    """``reading`` (legal) with its confidence × :data:`BOXED_TWICE` for each two neighbouring boxes of a group, tiles
+    of the hand (concealed, winning or exposed) read as one face, that overlap like one tile laid sideways that the
+    detector boxed as two upright halves (:func:`_twice_boxed`), and one note naming them with the ``--fix`` that
+    makes them one. A phone tester's hand with its winning 9p laid sideways and a claimed 4p laid sideways in a
+    meld, each boxed as two halves (9p 9p; 2p 2p, a 4p's halves), the meld's two upright 4p then left out, was read
+    22999p234567s [111m] at 93 %, 28 points for 30. Raises nothing."""
+    geo = lay.geometry
+    ext = geo.main_extent
+    if not reading.legal or reading.hand is None or not ext:
+        return reading
+    hand_roles = ("concealed", "winning", "exposed")
+    pairs: list[tuple[int, int]] = []
+    for g in geo.groups:
+        for a, b in zip(g.tiles, g.tiles[1:]):
+            if (reading.roles[a] in hand_roles and reading.roles[b] in hand_roles
+                    and reading.tiles[a] == reading.tiles[b] and reading.tiles[a] in PLAYING_TILES
+                    and not any(a in p or b in p for p in pairs) and _twice_boxed(ext, a, b, geo.tile_h)):
+                pairs.append((a, b))
+    if not pairs:
+        return reading
+    num = _numbers(lay)
+    said = " and ".join(f"{num[a]} and {num[b]} ({reading.tiles[a]}, {reading.tiles[b]})" for a, b in pairs)
+    fix = ",".join(f"{num[b]}=-" for a, b in pairs)
+    one = len(pairs) == 1
+    note = (f"unsure: tiles {said} {'' if one else 'each '}{BOXED_TWICE_NOTE}: if {'it is' if one else 'they are'} "
+            f"one tile, leave the second box out with --fix {fix} (a tile laid sideways may be a claimed meld's: "
+            f"name the melds with --exposed), and set its face if it is another (a sideways 4p's halves read 2p)")
+    return replace(reading, confidence=reading.confidence * BOXED_TWICE ** len(pairs), notes=reading.notes + (note,),
+                   boxed_twice=tuple(pairs))
+
+
 def _boxed_twice_hint(lay: Layout, raw: Sequence[str | None], roles: Sequence[str], conc: list[str],
                       melds: list[MeldReading], bonus_codes: Mapping[int, str], win, ctx: Context,
                       rs: Ruleset) -> str:
@@ -2916,13 +2973,7 @@ def _boxed_twice_hint(lay: Layout, raw: Sequence[str | None], roles: Sequence[st
             if roles[a] not in hand_roles or roles[b] not in hand_roles or raw[a] in (None, BACK) \
                     or raw[b] in (None, BACK) or raw[a] in BONUS_TILES or raw[b] in BONUS_TILES:
                 continue
-            if max(a, b) >= len(ext) or ext[a] is None or ext[b] is None:
-                continue
-            (ua, wa, ha), (ub, wb, hb) = ext[a], ext[b]  # type: ignore[misc]
-            overlap = (wa + wb) / 2 - abs(ua - ub)
-            long_ = abs(ua - ub) + (wa + wb) / 2
-            high = max(ha, hb)
-            if overlap < TWICE_OVERLAP * min(wa, wb) or long_ < TWICE_LONG * high or high > TWICE_LOW * geo.tile_h:
+            if not _twice_boxed(ext, a, b, geo.tile_h):
                 continue
             rest = list(conc)
             rest.remove(raw[a])  # type: ignore[arg-type]

@@ -32,7 +32,7 @@ from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TI
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import (AMONG_CONCEALED, AMONG_CONCEALED_NOTE, AMONG_CONCEALED_ONE, BROKEN_GROUP, BROKEN_GROUP_NOTE,
-                     BEYOND_NAMED, BEYOND_NAMED_NOTE, CLAIMED_IN_ROW, OTHER_ROW, OTHER_ROW_NOTE, STACKED_KONG,
+                     BEYOND_NAMED, BEYOND_NAMED_NOTE, BOXED_TWICE, CLAIMED_IN_ROW, OTHER_ROW, OTHER_ROW_NOTE, STACKED_KONG,
                      CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, REVIEW_BELOW, UNREAD_PLAYING,
                      Reading, RegionRival, decode, format_confidence, format_confidence_below, number_after_hand,
                      number_spans, with_left_out_melds)
@@ -3984,6 +3984,10 @@ def summary(res: PhotoResult) -> str:
                      f"note)")
         if any(OTHER_ROW_NOTE in n for n in r.notes):
             conf += f"; ×{OTHER_ROW:g} of it is a row off the concealed row read as concealed sets (see the note)"
+        if r.boxed_twice:
+            k = len(r.boxed_twice)
+            conf += (f"; ×{BOXED_TWICE ** k:g} of it is {'two boxes' if k == 1 else 'boxes'} of one face overlapping "
+                     f"like one tile laid sideways boxed twice (see the note)")
         if any(BEYOND_NAMED_NOTE in n for n in r.notes):
             conf += (f"; ×{BEYOND_NAMED:g} of it is sets beyond a named meld, at the end of its row, read as concealed "
                      f"(see the note)")
