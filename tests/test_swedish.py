@@ -791,3 +791,26 @@ def test_bouquet_lines_name_the_options_that_decide_them():
     double = next(ln for ln in s.lines if ln.rule == "double-bouquet")
     assert "bouquets=replace, 003-08" in double.option and "also Enkel bukett (003:36)" in double.detail, double
     assert score_hand(h, "swedish", {"bouquets": "add"}).total == 6656
+
+
+def test_the_pair_line_cites_pair_by_discard_only_where_it_decides_and_a_fine_without_remainder_says_none():
+    # a Swedish referee: every pair line named pair_by_discard (003-03), a self-drawn pair's line under
+    # pair_by_discard=zero read "a pair completed by a discard is open: '–', 0" beside its 2 points, and a fine of 104
+    # (a quarter each) said "remainder paid by the lowest hand score first". 123m 456m 789p 345s 77z, seat S:
+    #   self-drawn on 7z: pair of dragons 2 (003:4) + mahjong 10 (003:11-13) + from the wall 2 (003:21) + only
+    #   possible 2 (003:18-19) = 16, Dold Mahjong 1 doubling (003:45-46) → 32, whatever pair_by_discard says
+    for opt in ("scores", "zero"):
+        h = parse_hand("123m456m789p345s77z", winning_tile="7z",
+                       context=Context(seat_wind="S", win_by="wall"), sizes=(13,))
+        s = score_hand(h, "swedish", {"pair_by_discard": opt})
+        pair = next(ln for ln in s.lines if ln.rule.startswith("pair"))
+        assert s.total == 32 and "pair_by_discard" not in pair.option and "'–', 0" not in pair.name, (opt, pair)
+    #   won on the 7z discard: the pair 2 under scores (named: it decides), nothing under zero (a note)
+    h = parse_hand("123m456m789p345s77z", winning_tile="7z", context=Context(seat_wind="S"), sizes=(13,))
+    pair = next(ln for ln in score_hand(h, "swedish").lines if ln.rule == "pair")
+    assert "pair_by_discard=scores, 003-03" in pair.option, pair
+    # a fine of 104 from a non-East winner: East half 52, the others a quarter, 26 each (003:64): nothing left over
+    s = settle("swedish", {"E": 0, "S": 0, "W": 104, "N": 0}, "W", "E")
+    assert "winner W scores 104" in s.notes and not any("remainder" in n for n in s.notes), s.notes
+    s = settle("swedish", {"E": 0, "S": 0, "W": 103, "N": 0}, "W", "E")
+    assert any(n.startswith("winner W scores 103; remainder paid by the lowest hand score first") for n in s.notes)

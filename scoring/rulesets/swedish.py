@@ -530,8 +530,11 @@ def fines(scores: Mapping[str, int], winner: str | None, east: str,
         rank_key = {p: scores[p] for p in others}
         basis = "lowest hand score"
     w = int(scores[winner])
-    notes = [f"winner {winner} scores {w}; remainder paid by the {basis} first "
-             f"(option fine_remainder={opts['fine_remainder']}, 003-13)"]
+    # (the remainder's order said only where there is one: a Swedish referee's 104, a quarter each, had been told
+    # "remainder paid by the lowest hand score first")
+    left = w % 3 if winner == east else w % 4
+    notes = [f"winner {winner} scores {w}" + (f"; remainder paid by the {basis} first (option "
+                                              f"fine_remainder={opts['fine_remainder']}, 003-13)" if left else "")]
     order = _play_order(players, east)
     ties: list[str] = []
     transfers: list[Transfer] = []
