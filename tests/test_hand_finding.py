@@ -4664,3 +4664,28 @@ def test_two_boxes_of_one_face_overlapping_like_a_sideways_tile_boxed_twice_are_
     det, rd = _row_with_sideways(codes)
     res = read_detections(photo, det, rd, rs, Context())
     assert res.reading.legal and not any(vd.BOXED_TWICE_NOTE in n for n in res.reading.notes), res.reading.notes
+
+
+def test_a_hand_short_of_a_tile_at_the_photos_edge_says_the_tile_may_lie_beyond_it():
+    # a phone tester's hand whose first tile lay half out of the photo (the detector boxed the 3m after it, at the
+    # photo's left edge) was read as 13 tiles and offered "a 2m (--add 1=2m) or a 5m (--add 3=5m)" with no word of the
+    # edge; the tester took the 5m: 345m… at > 99 %, wrong (234m). A tile of the hand at its group's end whose box is
+    # cut by the photo's border (EDGE_MARGIN) is said, with the --add that puts a tile beyond it, of the faces offered
+    # the cut tile's or a suit neighbour's (2m beside 3m; not the 5m)
+    import vision.pipeline as vp
+
+    codes = "3m 4m 4p 5p 6p 7s 7s 8s 8s 9s 9s 5z 5z".split()
+    det, rd = _row_with_sideways(codes)
+    boxes = [[b[0] - 38, b[1], b[2] - 38, b[3]] for b in det.boxes]  # (the first box's left edge 2 px in)
+    det = Detections.make(boxes, np.full(len(boxes), 0.9))
+    photo = Photo(np.zeros((700, 1400, 3), np.uint8), (1400, 700), 1.0, "x")
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    note = next(n for n in res.reading.notes if n.startswith(vp.UNSAID_NOTE))
+    assert "a 2m (--add 1=2m) or a 5m (--add 3=5m) would make it a winning hand" in note, note
+    assert note.endswith("; tile 1 (3m) is cut by the photo's left edge: the tile missed may lie beyond it, out of "
+                         "the photo (look at the table, or retake the photo with the whole hand): add it there with "
+                         "--add 1=2m"), note
+    # the same row 40 px in from the edge: no word of it
+    det, rd = _row_with_sideways(codes)
+    res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    assert not any(vp.EDGE_NOTE in n for n in res.reading.notes), res.reading.notes
