@@ -476,8 +476,9 @@ def test_a_face_down_box_beside_a_pung_is_an_unsure_concealed_kong():
     assert one.reading.notation == two.reading.notation == "345m678p222s66z (7777s)"
     assert two.reading.confidence > 0.95 and one.reading.confidence == pytest.approx(0.5 * two.reading.confidence)
     assert ("unsure: tiles 12-15 are read as the concealed kong (7777s) with one face-down tile (a concealed kong is "
-            "shown with two or four): if tile 12 is not the hand's (a stray tile or object beside a meld), leave it "
-            "out with --fix 12=-") in one.reading.notes
+            "shown with two or four): if tile 12 is the kong's (some players show it so), this reading stands; if "
+            "tile 12 is not the hand's (a stray tile or object beside a meld), leave it out with --fix 12=- (the others "
+            "are then the exposed pung [777s])") in one.reading.notes
     assert "×0.5 of it is a concealed kong shown with one face-down tile (see the note)" in summary(one)
     assert "face-down tile (see the note)" not in summary(two)
     # the way out the note names: tile 12 left out, the pung is the exposed [777s] (its group set apart)

@@ -1482,9 +1482,13 @@ def _one_back_kong_sureness(reading: Reading, backs: np.ndarray, lay: Layout) ->
         conf *= ONE_BACK_KONG
         k = num[down[0]]
         span = _tiles_span(sorted(num[p] for p in m.positions))
+        # (both ways said: a phone tester whose own kong lay so, one tile face down, followed the one way out the
+        # note gave and had the kong read as an exposed pung at > 99 %, 30 points for 58)
+        pung = f"[{m.tile[0] * 3}{m.tile[1]}]"
         notes.append(f"unsure: {span} are read as the concealed kong {m.notation()} {ONE_BACK_KONG_NOTE} (a "
-                     f"concealed kong is shown with two or four): if tile {k} is not the hand's (a stray tile or "
-                     f"object beside a meld), leave it out with --fix {k}=-")
+                     f"concealed kong is shown with two or four): if tile {k} is the kong's (some players show it "
+                     f"so), this reading stands; if tile {k} is not the hand's (a stray tile or object beside a "
+                     f"meld), leave it out with --fix {k}=- (the others are then the exposed pung {pung})")
     if conf == reading.confidence:
         return reading
     return replace(reading, confidence=conf, notes=tuple(notes))
