@@ -81,6 +81,8 @@ def _pasted_at(tok: str) -> int | None:
     """Where a whitespace-free token holds two tokens written together (``678p[222z]``,
     ``[5555s]123s``, ``11s+1f``): the index of the second one's first character, else None."""
     if tok[0] in "[(":
+        if len(tok) > 1 and tok[1] in "[(":  # (a bracket doubled, [[777p]]: no tokens written together — a breaker was
+            return None                      # told to write '[[777p] ]'; the meld's own check names it)
         close = tok.find("]" if tok[0] == "[" else ")")
         return close + 1 if 0 < close < len(tok) - 1 else None
     if tok[0] == "+" or tok.lower().startswith(WIN_PREFIX):
@@ -216,6 +218,14 @@ def parse_hand(
         if cut is not None:
             raise HandError(f"tokens need a space between them: {echo(tok[:cut])} and {echo(tok[cut:])} are "
                             f"written together (write {echo(tok[:cut] + ' ' + tok[cut:])})", col + cut)
+        if tok[:2] in ("[[", "((", "[(", "(["):
+            inner = tok.strip("[]()")
+            try:
+                kong = len(parse_tiles(inner)) == 4
+            except HandError:
+                kong = False
+            raise HandError(f"meld {echo(tok)} has two brackets: write one, [{inner}] for an exposed meld"
+                            + (f" or ({inner}) for a concealed kong" if kong else ""), col)
         if tok[0] == "[":
             if not tok.endswith("]") or len(tok) < 3:
                 raise HandError(f"exposed meld {echo(tok)} must look like [777p]", col)

@@ -221,3 +221,12 @@ def test_a_ten_is_said_to_be_two_tiles():
     with pytest.raises(HandError, match=r"there is no tile 0p \(ranks for 'p' are 1–9; each digit is one tile's rank, "
                                         r"so 10p is read as 1p then 0p\)"):
         parse_winning_tile("10p")
+
+
+def test_a_meld_with_its_bracket_doubled_is_named():
+    # a breaker's "[[777p]]" was told "tokens need a space between them … (write '[[777p] ]')"
+    with pytest.raises(HandError, match=r"meld '\[\[777p\]\]' has two brackets: write one, \[777p\] for an exposed "
+                                        r"meld \(at column 17\)"):
+        parse_hand("123m456p789s11z [[777p]]")
+    with pytest.raises(HandError, match=r"or \(7777p\) for a concealed kong"):
+        parse_hand("123m456p789s11z ((7777p))")
