@@ -1714,6 +1714,13 @@ def test_a_rule_claimed_on_two_lines_one_set_exposed_by_the_winning_discard_is_m
                         {"rule": "mahjong", "points": 10}])
     assert [(x["what"], x["rule"], x["computed_rule"]) for x in d] == [
         ("meld status", "pung-2-8-concealed", "pung-2-8-open")], d
+    assert (d[0]["claimed"], d[0]["computed"]) == ({"points": 8}, {"points": 6}), d[0]  # (4 + 4 against 4 + 2)
     assert ("but of those sets 777s is exposed: pung-2-8-open +2 pts [777s]" in d[0]["message"]
             and "completed by the winning discard, which makes a set exposed (RULINGS principle 6)" in d[0]["message"]
             and "pung-2-8-concealed +4 pts [555p] counts for the other" in d[0]["message"]), d[0]["message"]
+    # a pung on the table of the winning tile's face, the discard completing a chow: no such reason (a reviewer's
+    # [777s] won on a 7s that made 789s had been said "completed by the winning discard")
+    d = _swedish_diffs(run_cli, tmp_path, "[777s] 789s123m456p22m", ["-w", "7s", "--seat-wind", "S"], 12,
+                       [{"rule": "pung-2-8-concealed", "points": 4}, {"rule": "mahjong", "points": 10}])
+    (ms,) = [x for x in d if x["what"] == "meld status"]
+    assert "completed by the winning discard" not in ms["message"], ms["message"]

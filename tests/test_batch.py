@@ -3674,13 +3674,29 @@ def test_a_photo_replaced_before_it_is_read_keeps_the_digest_of_what_was_read(tr
     (want,) = read_csv(tmp_path / "alone.csv")
     assert row["sha256"] == sha256_file(srcs[1]) != hashlib.sha256(first).hexdigest(), row["sha256"]
     assert (row["reading"], row["total"], row["status"]) == (want["reading"], want["total"], want["status"])
-    # the first file put back: it is no photo this state scored, and is read again (was: "already done")
+    # the first file put back: it is no photo this state scored, and is read again (was: "already done"); the same
+    # reader, its swap not asked for (the reader is of the rows' parameters: another would read it again anyway)
     (d / "a.jpg").write_bytes(first)
     monkeypatch.delenv("MAHJONG_TEST_SWAP")
-    s = batch.run_batch(d, out, workers=0, reader=bf.ORACLE, history_db=None)
+    s = batch.run_batch(d, out, workers=0, reader=bf.SWAP, history_db=None)
     assert (s.scored, s.resumed) == (1, 0)
     (row,) = read_csv(out)
     assert row["sha256"] == hashlib.sha256(first).hexdigest()
+    # a photo swapped for a broken file before its read: its error row holds the broken file's digest, so the photo
+    # put back is read again (a reviewer's kept "corrupt" under the good file's digest, never read again)
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(first[:1500])
+    shutil.copyfile(srcs[2], d / "a.jpg")  # (a new file: this state has not scored it)
+    good = (d / "a.jpg").read_bytes()
+    monkeypatch.setenv("MAHJONG_TEST_SWAP", f"a.jpg={broken}")
+    batch.run_batch(d, out, workers=0, reader=bf.SWAP, history_db=None)
+    (row,) = read_csv(out)
+    assert row["status"].startswith("error: ") and row["sha256"] == sha256_file(broken), row
+    (d / "a.jpg").write_bytes(good)
+    monkeypatch.delenv("MAHJONG_TEST_SWAP")
+    s = batch.run_batch(d, out, workers=0, reader=bf.SWAP, history_db=None)
+    (row,) = read_csv(out)
+    assert (s.scored, s.resumed) == (1, 0) and not row["status"].startswith("error"), row
 
 
 def test_an_output_another_run_wrote_meanwhile_is_not_written_over(truth, tmp_path, monkeypatch):
@@ -3702,8 +3718,9 @@ def test_an_output_another_run_wrote_meanwhile_is_not_written_over(truth, tmp_pa
         batch.run_batch(b, out, workers=0, reader=bf.ORACLE, history_db=None, state=tmp_path / "s2.db")
 
     monkeypatch.setattr(batch, "_score_all", racing)
-    with pytest.raises(batch.BatchError, match=r"--out .*out\.csv was written by another run while this batch scored "
-                                               r"its photos: not written over; this batch's results \(1 photo scored "
+    with pytest.raises(batch.BatchError, match=r"--out .*out\.csv was changed while this batch scored its photos "
+                                               r"\(another batch given the same --out, or a program that saved it\): "
+                                               r"not written over; this batch's results \(1 photo scored "
                                                r"now\) are kept in its state database .*s1\.db"):
         batch.run_batch(a, out, workers=0, reader=bf.ORACLE, history_db=None, state=tmp_path / "s1.db")
     assert [r["photo"] for r in read_csv(out)] == ["b1.jpg"]  # the other run's results stand
@@ -3720,14 +3737,16 @@ def test_manifest_rows_whose_first_cell_begins_with_a_hash_are_said_when_skipped
     d = tmp_path / "p"
     d.mkdir()
     man = tmp_path / "m.csv"
-    man.write_text('table,hand,photo,winner,notation\n# the first table\n#1,1,a.jpg,no,123m456p789s1234z\n'
+    man.write_text('table,hand,photo,winner,notation\n# the first table, round 1, after dinner, at home\n'
+                   '#1,1,a.jpg,no,123m456p789s1234z\n'
                    '#1,1,b.jpg,no,123m456p789s1235z\nT2,1,c.jpg,no,123m456p789s1236z\n')
     rc, out, err = run_cli(capsys, "batch", str(d), "-m", str(man), "--out", str(tmp_path / "r.csv"), "--no-history",
                            "--only-manifest")
     assert rc == 0, err
     said = [ln for ln in (out + err).splitlines() if ln.startswith("skipped:")]
     assert said == ["skipped: manifest lines 3-4 begin with '#' and were skipped as a comment, though each holds a "
-                    "row's cells ('#1'): to score such a row, write its first cell in double quotes (\"#1\")"], out + err
+                    "row's cells ('#1'): to score such a row, write its first cell in double quotes (\"#1\") where '#' "
+                    "begins a label, or take the '#' away where the row was commented out"], out + err
     assert [r["photo"] for r in read_csv(tmp_path / "r.csv")] == ["c.jpg"]
     # quoted as said, the rows are read
     man.write_text(man.read_text().replace("#1,", '"#1",'))

@@ -4565,7 +4565,7 @@ def test_a_chow_holding_a_tile_laid_sideways_in_the_concealed_row_is_doubted():
     assert named.reading.confidence <= 0.5, named.reading.confidence
     note = next(n for n in named.reading.notes if "lie beyond the named meld [789m]" in n)
     assert note.startswith("unsure: tiles 1-3 (1z 1z 1z) lie beyond") and note.endswith(
-        'name them too: --exposed "[111z] [789m]"'), note
+        'name them too: --exposed "[111z] [789m]"; if they are concealed, the reading stands'), note
     both = read_detections(photo, det, rd, load_ruleset("nts"), Context(), exposed="[111z] [789m]")
     assert both.reading.notation == "345678p22s [111z] [789m] win:5p", both.reading.notation
     assert not any("lie beyond" in n for n in both.reading.notes), both.reading.notes
@@ -4660,6 +4660,10 @@ def test_two_boxes_of_one_face_overlapping_like_a_sideways_tile_boxed_twice_are_
     without = read_detections(photo, det, rd, rs, Context())
     monkeypatch.undo()
     assert res.reading.confidence == pytest.approx(without.reading.confidence * 0.5, rel=0.01)
+    assert note.endswith("; if they are two tiles, say so with --fix 13=2z,14=2z"), note
+    # … which clears the doubt (a reviewer's: no way out had been offered)
+    told = read_detections(photo, det, rd, rs, Context(), fixes={13: "2z", 14: "2z"})
+    assert not any(vd.BOXED_TWICE_NOTE in n for n in told.reading.notes), told.reading.notes
     # two upright 2z side by side, their boxes touching as tiles do, are two tiles: no doubt
     codes = "1m 2m 3m 4p 5p 6p 7s 8s 9s 7z 7z 2z 2z 2z".split()
     det, rd = _row_with_sideways(codes)
@@ -4683,10 +4687,14 @@ def test_a_hand_short_of_a_tile_at_the_photos_edge_says_the_tile_may_lie_beyond_
     res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
     note = next(n for n in res.reading.notes if n.startswith(vp.UNSAID_NOTE))
     assert "a 2m (--add 1=2m) or a 5m (--add 3=5m) would make it a winning hand" in note, note
-    assert note.endswith("; tile 1 (3m) is cut by the photo's left edge: the tile missed may lie beyond it, out of "
+    assert note.endswith("; tile 1 (3m) is cut by the photo's left edge: a tile missed may lie beyond it, out of "
                          "the photo (look at the table, or retake the photo with the whole hand): add it there with "
                          "--add 1=2m"), note
-    # the same row 40 px in from the edge: no word of it
+    # the same row 40 px in from the edge: no word of it; nor lying along the photo's top edge (a reviewer's: both end
+    # tiles had been said cut by the top edge, a tile missing "beyond" it)
     det, rd = _row_with_sideways(codes)
     res = read_detections(photo, det, rd, load_ruleset("nts"), Context())
+    assert not any(vp.EDGE_NOTE in n for n in res.reading.notes), res.reading.notes
+    top = Detections.make([[b[0], b[1] - 299, b[2], b[3] - 299] for b in det.boxes], np.full(len(codes), 0.9))
+    res = read_detections(photo, top, rd, load_ruleset("nts"), Context())
     assert not any(vp.EDGE_NOTE in n for n in res.reading.notes), res.reading.notes

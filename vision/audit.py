@@ -932,10 +932,14 @@ def _status_why(scored: ScoredHand, rule_id: str, line: Line) -> str:
     principle 6)" when the
     winning tile, won on a discard, is of its tiles as the line names them; else ""."""
     hand = scored.hand
-    win = hand.winning_tile
-    if _status_of(rule_id) != "exposed" or win is None or hand.context.win_by not in ("discard", "robbed-kong"):
+    won = scored.decomposition.winning_meld if scored.decomposition is not None else None
+    if (_status_of(rule_id) != "exposed" or won is None or won.kind not in ("pung", "kong")
+            or hand.context.win_by not in ("discard", "robbed-kong")):
         return ""
-    if not any(win in tiles_of(d) for d in re.split(r",\s*", line.detail or "") if d):
+    # (the set the reading says the winning discard completed, not a meld on the table of the winning tile's face:
+    # a reviewer's [777s] won on a 7s that completed the chow 789s had been given this reason)
+    if not any(tiles_of(d)[:1] == [won.tile] and len(tiles_of(d)) == len(won.tiles)
+               for d in re.split(r",\s*", line.detail or "") if d):
         return ""
     return "; it was completed by the winning discard, which makes a set exposed (RULINGS principle 6)"
 
@@ -1209,7 +1213,10 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
                    f"{f' [{tw.detail}]' if tw.detail else ''} ({tw.source}){_status_why(scored, twin, tw)}; {r} "
                    f"{ln.amount()}{f' [{ln.detail}]' if ln.detail else ''} counts for the other"
                    f"{'' if ln.count == 1 else 's'}")
-            diffs.append(Difference("meld status", r, msg, c.amounts, _amounts(tw), twin, tw.source))
+            # (the computed amounts of the two counted lines together, as the claim's lines are: a reviewer read
+            # claimed 8 against the exposed set's 2 alone as a 6-point gap)
+            both = {k: _amounts(ln).get(k, 0.0) + _amounts(tw).get(k, 0.0) for k in {*_amounts(ln), *_amounts(tw)}}
+            diffs.append(Difference("meld status", r, msg, c.amounts, both, twin, tw.source))
         outranked = {ln.rule: ln for ln in scored.outranked}
         not_added = {ln.rule: ln for ln in scored.not_added}
         ids = {x.id for x in rs.rules}

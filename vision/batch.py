@@ -208,6 +208,10 @@ def score_job(job: Job, reader_spec: str, params: str, sha: str) -> dict[str, An
             from .io import display_name
 
             row["error"] = f"internal error: {type(e).__name__}: {_one_line(e)}".replace(job.path, display_name(job.key))
+        if "error" in row:
+            # (an error row holds the digest of the file as it was read too: a reviewer's photo swapped for a broken
+            # file before its read kept "corrupt JPEG" under the good file's digest, never read again once put back)
+            row["sha256"] = _read_digest(job.path)
         else:
             r, s = res.reading, res.scored
             row.update(legal=int(bool(r.legal and s is not None)), confidence=confidence_value(r.confidence),
@@ -630,7 +634,8 @@ def _check_out_untouched(out: Path, was: tuple[int, int, int] | None, state_p: P
     now = _file_signature(out)
     if now is None or now == was:
         return
-    raise BatchError(f"--out {out} was written by another run while this batch scored its photos: not written over; "
+    raise BatchError(f"--out {out} was changed while this batch scored its photos (another batch given the same "
+                     f"--out, or a program that saved it): not written over; "
                      f"this batch's results ({plural(summary.scored, 'photo')} scored now) are kept in its state database "
                      f"{state_p} — rerun this command with another --out (and --state {state_p}) to write them "
                      f"(no photo is scored again)")

@@ -823,7 +823,7 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             reading = _other_row_sureness(reading, lay, rs)
             reading = _claimed_in_row_sureness(reading, lay, rs, readings)
             reading = _stacked_kong_sureness(reading, lay, readings)
-            reading = _boxed_twice_sureness(reading, lay)
+            reading = _boxed_twice_sureness(reading, lay, readings)
             reading = _beside_left_out_sureness(reading, readings, lay, winner)
         if forced_win is not None and not override:  # (melds named: the others are as said, docs/photo.md)
             reading = _forced_win_sureness(reading, lay, PLAYING_TILES[forced_win])
@@ -1382,7 +1382,8 @@ def _beyond_named_sureness(reading: Reading, lay: Layout, rs: Ruleset, skip: Col
         note = (f"unsure: tiles {number_spans(sorted(num[t] for t in tiles))} "
                 f"({' '.join(reading.tiles[t] or '?' for t in tiles)}) {BEYOND_NAMED_NOTE} "
                 f"{m.notation()}, at the end of the row, where exposed melds lie, and make whole sets, read as "
-                f"concealed tiles: if they are exposed melds, name them too: --exposed \"{named}\"")
+                f"concealed tiles: if they are exposed melds, name them too: --exposed \"{named}\"; if they are "
+                f"concealed, the reading stands")
         return replace(reading, confidence=reading.confidence * BEYOND_NAMED, notes=reading.notes + (note,))
     return reading
 
@@ -2920,34 +2921,43 @@ def _twice_boxed(ext, a: int, b: int, tile_h: float) -> bool:
     return overlap >= TWICE_OVERLAP * min(wa, wb) and long_ >= TWICE_LONG * high and high <= TWICE_LOW * tile_h
 
 
-def _boxed_twice_sureness(reading: Reading, lay: Layout) -> Reading:
+def _boxed_twice_sureness(reading: Reading, lay: Layout, readings: TileReadings | None = None) -> Reading:
     """``reading`` (legal) with its confidence × :data:`BOXED_TWICE` for each two neighbouring boxes of a group, tiles
     of the hand (concealed, winning or exposed) read as one face, that overlap like one tile laid sideways that the
     detector boxed as two upright halves (:func:`_twice_boxed`), and one note naming them with the ``--fix`` that
     makes them one. A phone tester's hand with its winning 9p laid sideways and a claimed 4p laid sideways in a
     meld, each boxed as two halves (9p 9p; 2p 2p, a 4p's halves), the meld's two upright 4p then left out, was read
-    22999p234567s [111m] at 93 %, 28 points for 30. Raises nothing."""
+    22999p234567s [111m] at 93 %, 28 points for 30. A pair both of whose faces the user set (``--fix``: in
+    ``readings``, one class alone, :func:`vision.pipeline.apply_fixes`) is two tiles, as the note says to confirm
+    (a reviewer's). Raises nothing."""
     geo = lay.geometry
     ext = geo.main_extent
     if not reading.legal or reading.hand is None or not ext:
         return reading
+
+    def user_set(t: int) -> bool:
+        return readings is not None and t < len(readings) and int(np.count_nonzero(readings.probs[t])) == 1
+
     hand_roles = ("concealed", "winning", "exposed")
     pairs: list[tuple[int, int]] = []
     for g in geo.groups:
         for a, b in zip(g.tiles, g.tiles[1:]):
             if (reading.roles[a] in hand_roles and reading.roles[b] in hand_roles
                     and reading.tiles[a] == reading.tiles[b] and reading.tiles[a] in PLAYING_TILES
-                    and not any(a in p or b in p for p in pairs) and _twice_boxed(ext, a, b, geo.tile_h)):
+                    and not any(a in p or b in p for p in pairs) and not (user_set(a) and user_set(b))
+                    and _twice_boxed(ext, a, b, geo.tile_h)):
                 pairs.append((a, b))
     if not pairs:
         return reading
     num = _numbers(lay)
     said = " and ".join(f"{num[a]} and {num[b]} ({reading.tiles[a]}, {reading.tiles[b]})" for a, b in pairs)
     fix = ",".join(f"{num[b]}=-" for a, b in pairs)
+    two = ",".join(f"{num[x]}={reading.tiles[x]}" for a, b in pairs for x in (a, b))
     one = len(pairs) == 1
     note = (f"unsure: tiles {said} {'' if one else 'each '}{BOXED_TWICE_NOTE}: if {'it is' if one else 'they are'} "
             f"one tile, leave the second box out with --fix {fix} (a tile laid sideways may be a claimed meld's: "
-            f"name the melds with --exposed), and set its face if it is another (a sideways 4p's halves read 2p)")
+            f"name the melds with --exposed), and set its face if it is another (a sideways 4p's halves read 2p); if "
+            f"they are two tiles, say so with --fix {two}")
     return replace(reading, confidence=reading.confidence * BOXED_TWICE ** len(pairs), notes=reading.notes + (note,),
                    boxed_twice=tuple(pairs))
 

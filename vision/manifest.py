@@ -294,8 +294,9 @@ def read_manifest(path: str | os.PathLike,
     column, a missing ``photo`` column or cell, or a photo listed twice. A row with more cells than
     columns gets the key :data:`ROW_ERROR` (its photo becomes an error row, the batch goes on).
     ``commented``, where given, gets (line number, first cell) of each comment line that holds as many cells as
-    the header names columns, two of them or more filled: a row whose first cell begins with ``#`` (a breaker's
-    table ``#1``, its four rows and settlement gone without a word), or one commented out — the batch says which.
+    the header names columns, its ``photo`` cell a photo file's name: a row whose first cell begins with ``#`` (a
+    breaker's table ``#1``, its four rows and settlement gone without a word), or one commented out — the batch
+    says which.
     """
     p = Path(path)
     try:
@@ -360,13 +361,17 @@ def read_manifest(path: str | os.PathLike,
     dup = {c for c in cols if c and cols.count(c) > 1}
     if dup:
         raise BatchError(f"manifest {p}: column(s) {', '.join(sorted(dup))} given twice")
-    if commented is not None and len(cols) >= 2:
+    if commented is not None and len(cols) >= 2 and "photo" in cols:
+        at = cols.index("photo")
         for i, ln in comments:
             try:
                 cells = next(csv.reader([ln.lstrip()], delimiter=delim))
             except (csv.Error, StopIteration):
                 continue
-            if len(cells) == len(cols) and sum(1 for c in cells if c.strip()) >= 2:
+            # (a row's cells: as many as the header names, the photo cell a photo's name — not a comment of prose
+            # with commas, a reviewer's "# played Tuesday, table 2, after dinner")
+            photo = cells[at].strip().lstrip("#").strip() if len(cells) == len(cols) else ""
+            if Path(photo).suffix.lower() in PHOTO_EXTS:
                 commented.append((i, cells[0].strip()))
     out: list[tuple[int, dict[str, str]]] = []
     seen: dict[str, int] = {}
@@ -872,9 +877,10 @@ def raw_words(raw: Sequence[str], after_count: str = "") -> str:
 
 
 def commented_words(commented: Sequence[tuple[int, str]]) -> str:
-    """``"manifest lines 2-5 begin with '#' and were skipped as comments, though each holds a row's cells ('#1', …):
-    to score a row, write its first cell in double quotes ("#1")"``: the lines :func:`read_manifest` gives in
-    ``commented``, as the batch says them."""
+    """``"manifest lines 2-5 begin with '#' and were skipped as a comment, though each holds a row's cells ('#1', …):
+    to score such a row, write its first cell in double quotes ("#1") where '#' begins a label, or take the '#' away
+    where the row was commented out"``: the lines :func:`read_manifest` gives in ``commented``, as the batch says
+    them."""
     from .decode import number_spans
 
     nums = [n for n, _ in commented]
@@ -884,7 +890,8 @@ def commented_words(commented: Sequence[tuple[int, str]]) -> str:
     return (f"manifest line{'s' if len(nums) > 1 else ''} {number_spans(nums)} begin{'' if len(nums) > 1 else 's'} "
             f"with '#' and {'were' if len(nums) > 1 else 'was'} skipped as a comment, though "
             f"{'each holds' if len(nums) > 1 else 'it holds'} a row's cells ({shown}): to score "
-            f"{'such a row' if len(nums) > 1 else 'it'}, write its first cell in double quotes (\"{first}\")")
+            f"{'such a row' if len(nums) > 1 else 'it'}, write its first cell in double quotes (\"{first}\") where "
+            f"'#' begins a label, or take the '#' away where the row was commented out")
 
 
 def _starts_like_a_photo(path: Path, sniff) -> bool:

@@ -3639,7 +3639,8 @@ def _cut_by_edge(reading: Reading, det: Detections, lay: Layout, order: Sequence
     nobody said: :data:`UNSAID_NOTE`), with words for each tile of the hand at an end of its group whose box is cut
     by the photo's border (:data:`EDGE_MARGIN`): the tile missed may lie beyond it, out of the photo, and the
     ``--add`` that puts a tile there — with each face the words already offer (:func:`vision.decode.add_words`) that
-    is the cut tile's or a suit neighbour's, else TILE. A phone tester's hand whose first tile lay half out of the
+    is the cut tile's or a suit neighbour's, else TILE. Only the border the row runs into beyond its end tile counts
+    (a row lying along the top edge is cut by no tile missed there). A phone tester's hand whose first tile lay half out of the
     photo was offered "a 2m (--add 1=2m) or a 5m (--add 3=5m)" with no word of the edge, and took the 5m: > 99 %,
     wrong; another's pung cut by the edge was offered a 9s first. ``order``: the detections by tile number. Raises
     nothing."""
@@ -3651,25 +3652,32 @@ def _cut_by_edge(reading: Reading, det: Detections, lay: Layout, order: Sequence
     text = problem if unsaid is None else reading.notes[unsaid]
     offered = set(re.findall(r"\b(?:a|an) ([1-9][mpsz])\b", text)) | set(re.findall(r"--add \d+=([1-9][mpsz])", text))
     m = EDGE_MARGIN * min(width, height)
+    geo = lay.geometry
+    boxes = det.boxes
     words = []
-    for g in lay.geometry.groups:
-        ends = [g.tiles[0]] + ([g.tiles[-1]] if len(g.tiles) > 1 else [])
-        for i in ends:
-            if i >= len(det) or i not in order or reading.roles[i] in ("ignored", "bonus"):
-                continue
-            x1, y1, x2, y2 = (float(v) for v in det.boxes[i])
-            side = ("left" if x1 <= m else "right" if x2 >= width - m else "top" if y1 <= m else
-                    "bottom" if y2 >= height - m else None)
+    for r in geo.hand_rows:
+        row = [t for t in geo.row_tiles(r) if t < len(det) and t in order and reading.roles[t] not in ("ignored", "bonus")]
+        if len(row) < 2:
+            continue
+        for i, nxt, first in ((row[0], row[1], True), (row[-1], row[-2], False)):
+            x1, y1, x2, y2 = (float(v) for v in boxes[i])
+            # (the border the row runs into, beyond its end tile: a reviewer's row along the photo's top edge had
+            # both its end tiles said cut by the top edge, a tile missing "beyond" it)
+            dx = (x1 + x2 - float(boxes[nxt][0]) - float(boxes[nxt][2])) / 2
+            dy = (y1 + y2 - float(boxes[nxt][1]) - float(boxes[nxt][3])) / 2
+            if abs(dx) >= abs(dy):
+                side = "left" if dx < 0 and x1 <= m else "right" if dx > 0 and x2 >= width - m else None
+            else:
+                side = "top" if dy < 0 and y1 <= m else "bottom" if dy > 0 and y2 >= height - m else None
             if side is None:
                 continue
-            first = i == g.tiles[0] and (len(g.tiles) > 1 or side in ("left", "top"))
             pos = order.index(i) + 1
             at = pos if first else pos + 1
             face = reading.tiles[i] or reading.raw[i]
             near = sorted(f for f in offered if face and (f == face or (
                 f[1] == face[1] and f[1] in "mps" and face[0].isdigit() and abs(int(f[0]) - int(face[0])) == 1)))
             adds = " or ".join(f"--add {at}={f}" for f in near) or f"--add {at}=TILE"
-            words.append(f"tile {pos} ({face}) {EDGE_NOTE} {side} edge: the tile missed may lie beyond it, out of "
+            words.append(f"tile {pos} ({face}) {EDGE_NOTE} {side} edge: a tile missed may lie beyond it, out of "
                          f"the photo (look at the table, or retake the photo with the whole hand): add it there with "
                          f"{adds}")
     if not words:
