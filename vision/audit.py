@@ -929,8 +929,8 @@ def _what_missing(ln: Line) -> str:
 def _status_why(scored: ScoredHand, rule_id: str, line: Line) -> str:
     """Why the set of ``line`` (rule ``rule_id``, of an exposed set) is exposed where the hand ``scored`` shows it
     among its concealed tiles: "; it was completed by the winning discard, which makes a set exposed (RULINGS
-    principle 6)" when the
-    winning tile, won on a discard, is of its tiles as the line names them; else ""."""
+    principle 6)" when the pung or kong the reading's winning tile completed (its decomposition's winning meld), won
+    on a discard, is one of the sets the line names; else ""."""
     hand = scored.hand
     won = scored.decomposition.winning_meld if scored.decomposition is not None else None
     if (_status_of(rule_id) != "exposed" or won is None or won.kind not in ("pung", "kong")
@@ -953,6 +953,14 @@ def tiles_of(detail: str) -> list[str]:
         return list(parse_tiles(detail.strip("[]() ")))
     except (HandError, ValueError):
         return []
+
+
+def _status_twin(rule_id: str, missing: Sequence[str]) -> str | None:
+    """The rule of ``missing`` that differs from ``rule_id`` by its meld status alone (``pung-2-8-open`` for
+    ``pung-2-8-concealed``), both named with a status (a Swedish referee's claim of concealed-mahjong, Dold Mahjong,
+    had been paired with mahjong, "the set is : mahjong +10 pts"); None when none does."""
+    return next((m for m in missing if m != rule_id and _status_free(m) == _status_free(rule_id) and _status_of(m)),
+                None)
 
 
 def _status_free(rule_id: str) -> str:
@@ -1180,9 +1188,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         diffs[:0] = named_diffs
         # meld status: a claimed rule and a counted rule that differ only by exposed/concealed
         for r in list(extra):
-            # (both named with a status: a Swedish referee's claim of concealed-mahjong, Dold Mahjong, was paired with
-            # mahjong, "the set is : mahjong +10 pts")
-            twin = next((m for m in missing if _status_free(m) == _status_free(r) and m != r and _status_of(m)), None)
+            twin = _status_twin(r, missing)
             if twin is None or not _status_of(r):
                 continue
             extra.remove(r)
@@ -1201,7 +1207,7 @@ def compare(scored: ScoredHand, claimed_total: int, claimed_lines: Sequence[Mapp
         for r in list(claimed_by_rule):
             if r not in computed or r not in lines_of or not _status_of(r):
                 continue
-            twin = next((m for m in missing if _status_free(m) == _status_free(r) and m != r and _status_of(m)), None)
+            twin = _status_twin(r, missing)
             c = claimed_by_rule[r]
             if twin is None or (c.count or 1) != computed[r].count + computed[twin].count:
                 continue

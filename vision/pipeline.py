@@ -32,7 +32,8 @@ from .classes import BACK, BONUS_TILES, CLASS_INDEX, DROP, HONOUR_TILES, SUIT_TI
 from .annotate import IGNORED_NUMBERS
 from .classify import Classifier, TileReadings, load_classifier
 from .decode import (AMONG_CONCEALED, AMONG_CONCEALED_NOTE, AMONG_CONCEALED_ONE, BROKEN_GROUP, BROKEN_GROUP_NOTE,
-                     BEYOND_NAMED, BEYOND_NAMED_NOTE, BOXED_TWICE, CLAIMED_IN_ROW, OTHER_ROW, OTHER_ROW_NOTE, STACKED_KONG,
+                     BEYOND_NAMED, BEYOND_NAMED_NOTE, BOXED_TWICE, CLAIMED_IN_ROW, OTHER_ROW, OTHER_ROW_NOTE,
+                     STACKED_KONG,
                      CHANGED_NOTE, FORCED_WIN_NOTE, ONE_BACK_KONG, ONE_BACK_KONG_NOTE, REVIEW_BELOW, UNREAD_PLAYING,
                      Reading, RegionRival, decode, format_confidence, format_confidence_below, number_after_hand,
                      number_spans, with_left_out_melds)
@@ -3636,14 +3637,14 @@ EDGE_NOTE = "is cut by the photo's"
 def _cut_by_edge(reading: Reading, det: Detections, lay: Layout, order: Sequence[int], width: int,
                  height: int) -> Reading:
     """``reading``, a tile short of its hand (not legal, "found N tiles … has N+1", or read as a non-winner's hand
-    nobody said: :data:`UNSAID_NOTE`), with words for each tile of the hand at an end of its group whose box is cut
-    by the photo's border (:data:`EDGE_MARGIN`): the tile missed may lie beyond it, out of the photo, and the
-    ``--add`` that puts a tile there — with each face the words already offer (:func:`vision.decode.add_words`) that
-    is the cut tile's or a suit neighbour's, else TILE. Only the border the row runs into beyond its end tile counts
-    (a row lying along the top edge is cut by no tile missed there). A phone tester's hand whose first tile lay half out of the
-    photo was offered "a 2m (--add 1=2m) or a 5m (--add 3=5m)" with no word of the edge, and took the 5m: > 99 %,
-    wrong; another's pung cut by the edge was offered a 9s first. ``order``: the detections by tile number. Raises
-    nothing."""
+    nobody said: :data:`UNSAID_NOTE`), with words for each tile of the hand at an end of a row of the hand whose box
+    is cut by the photo's border that the row runs into beyond it (:data:`EDGE_MARGIN`; a row lying along the top
+    edge is cut by no tile missed there): a tile missed may lie beyond it, out of the photo, and the ``--add`` that
+    puts a tile there — with each face the words already offer (:func:`vision.decode.add_words`) that is the cut
+    tile's or a suit neighbour's, else TILE. A phone tester's hand whose first tile lay half out of the photo was
+    offered "a 2m (--add 1=2m) or a 5m (--add 3=5m)" with no word of the edge, and took the 5m: > 99 %, wrong;
+    another's pung cut by the edge was offered a 9s first. ``order``: the detections by tile number; ``width``,
+    ``height``: the photo's, pixels. Raises nothing."""
     problem = reading.problem or ""
     unsaid = next((k for k, n in enumerate(reading.notes) if n.startswith(UNSAID_NOTE)), None)
     short = not reading.legal and re.search(r"found (\d+) tiles in the hand.*? has (\d+)", problem)
@@ -3656,7 +3657,8 @@ def _cut_by_edge(reading: Reading, det: Detections, lay: Layout, order: Sequence
     boxes = det.boxes
     words = []
     for r in geo.hand_rows:
-        row = [t for t in geo.row_tiles(r) if t < len(det) and t in order and reading.roles[t] not in ("ignored", "bonus")]
+        row = [t for t in geo.row_tiles(r)
+               if t < len(det) and t in order and reading.roles[t] not in ("ignored", "bonus")]
         if len(row) < 2:
             continue
         for i, nxt, first in ((row[0], row[1], True), (row[-1], row[-2], False)):
