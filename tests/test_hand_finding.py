@@ -3879,15 +3879,22 @@ def test_a_run_of_alike_tiles_holding_a_sideways_one_in_the_row_is_not_sure():
     odd = "1m 2m 3m 4p 5p 6p 7s 8s 9s 2m 3m 3m 3m 4m".split()
     res = read_detections(photo, *_row_with_sideways(odd, (11,)), nts, Context())
     assert res.reading.legal and not any("as a claimed" in n for n in res.reading.notes), res.reading.notes
-    # two runs: one note naming both in one --exposed, a factor each; pasted, both are exposed and sure
+    # two runs: one note naming both in one --exposed, a factor each; pasted, both are exposed and sure. (The 7s 8s 9s
+    # beyond them at the row's end, fewer than the 1m 2m 3m 5z 5z before them, make a set the hand may have exposed:
+    # the concealed tiles lie together, so the note offers them too — vision.decode._beyond_sets — and with the two
+    # runs alone named they are doubted, BEYOND_NAMED; named with them, all is sure)
     two = "1m 2m 3m 5z 5z 3z 3z 3z 6z 6z 6z 7s 8s 9s".split()
     res = read_detections(photo, *_row_with_sideways(two, (6, 9)), nts, Context())
     assert res.reading.confidence <= 0.25 and [n for n in res.reading.notes if "as a claimed" in n] == [
         'unsure: tiles 6-8 (3z 3z 3z) and 9-11 (6z 6z 6z) each hold a tile laid sideways, as a claimed meld is laid: '
-        'if they are exposed, name the melds on the table with --exposed "[333z] [666z]"; if not, give --exposed '
-        'none'], res.reading.notes
+        'if they are exposed, name the melds on the table with --exposed "[333z] [666z]"; if tiles 12-14 (7s 8s 9s) '
+        'beyond them, at the end of the row, are exposed too, with them: --exposed "[789s] [333z] [666z]"; if not, '
+        'give --exposed none'], res.reading.notes
     done = read_detections(photo, *_row_with_sideways(two, (6, 9)), nts, Context(), exposed="[333z] [666z]")
-    assert "[333z] [666z]" in done.reading.notation and done.reading.confidence > 0.8, done.reading.notation
+    assert "[333z] [666z]" in done.reading.notation and done.reading.confidence <= 0.5, done.reading.notation
+    assert any("tiles 12-14 (7s 8s 9s) lie beyond the named meld [666z]" in n for n in done.reading.notes)
+    done = read_detections(photo, *_row_with_sideways(two, (6, 9)), nts, Context(), exposed="[789s] [333z] [666z]")
+    assert "[789s] [333z] [666z]" in done.reading.notation and done.reading.confidence > 0.8, done.reading.notation
 
 
 def test_a_meld_set_apart_among_the_concealed_tiles_of_its_row_is_not_sure():
