@@ -3786,3 +3786,22 @@ def test_settle_cell_items_take_spaces_after_commas_and_labels_of_two_words():
     assert settle_cell_items("discarder=Ann Lee; liable=Cas") == ["discarder=Ann Lee", "liable=Cas"]
     assert settle_cell_items("cash=E:5,S:3 discarder=S|liable=E,") == ["cash=E:5,S:3", "discarder=S", "liable=E"]
     assert settle_cell_items("discarder") == ["discarder"]  # (refused by the cell's reader: not NAME=VALUE)
+
+
+def test_a_stopped_run_writes_a_photo_re_read_after_its_file_changed_as_scored(truth, tmp_path, monkeypatch):
+    # a reviewer: a photo whose file changed before its read, read again and stored with the new file's digest, was
+    # written "not scored" by a run stopped after it (the partial output looked each photo up by the digest taken
+    # before the read). The photos this run scored are known by key
+    srcs = sorted(truth.glob("*.jpg"))
+    d = tmp_path / "photos"
+    d.mkdir()
+    shutil.copyfile(srcs[0], d / "a.jpg")
+    shutil.copyfile(srcs[2], d / "stop.jpg")
+    monkeypatch.setenv("MAHJONG_TEST_SWAP", f"a.jpg={srcs[1]}")
+    monkeypatch.setenv("MAHJONG_TEST_STOP", "stop.jpg")
+    out = tmp_path / "out.csv"
+    with pytest.raises(batch.BatchError, match=r"interrupted: 1 photo scored and kept; partial: 1 of 2 photos"):
+        batch.run_batch(d, out, workers=0, reader=bf.SWAP, history_db=None)
+    rows = {r["photo"]: r for r in read_csv(out)}
+    assert rows["stop.jpg"]["status"] == "error: not scored (rerun to resume)", rows
+    assert rows["a.jpg"]["status"] in ("ok", "needs-review") and rows["a.jpg"]["reading"], rows["a.jpg"]

@@ -49,7 +49,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from scoring.errors import CircumstanceError, HandError, RulesetError
 from scoring.history import BATCH_NOTE, TYPED_NOTE
@@ -810,12 +810,13 @@ def run_batch(directory: str | os.PathLike, out: str | os.PathLike, *, manifest:
                     elif was is not None:
                         summary.again_settings += 1
         if todo:
+            done: set[str] = set()  # (the photos this run scored: read to the end, or an error row)
             try:
-                _score_all(con, todo, reader, workers, progress, summary, cells_for)
+                _score_all(con, todo, reader, workers, progress, summary, cells_for, done)
             except _Stopped as stop:  # Ctrl-C or SIGTERM: what is done is written, then said
                 _check_out_untouched(out, out_was, state_p, summary)
                 raise BatchError(_write_partial(con, jobs, todo, out, review_below, summary, str(stop),
-                                                defaults.settle_options)) from None
+                                                defaults.settle_options, done)) from None
         _check_out_untouched(out, out_was, state_p, summary)
         with _stop_after_scoring(summary) as stage:
             stage.append("results")
@@ -895,12 +896,14 @@ class _Stopped(Exception):
 
 def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[tuple[Job, str, str]], out: Path,
                    review_below: float, summary: Summary, word: str,
-                   settle_options: Mapping[str, Any] | None = None) -> str:
+                   settle_options: Mapping[str, Any] | None = None, done: Collection[str] = ()) -> str:
     """Write the output file(s) of a stopped run with :func:`export`, and return the one line that says so.
 
-    A photo of this run not scored (not reached, or in flight) is written ``error: not scored (rerun to
-    resume)``, also where the state database holds its result for an earlier file or manifest row (that is
-    not its result now). The review page and the history are left to the run that finishes (the page reads
+    A photo of this run not scored (not reached, or in flight: not in ``done``, the keys this run scored) is
+    written ``error: not scored (rerun to resume)``, also where the state database holds its result for an earlier
+    file or manifest row (that is not its result now). A photo this run scored is written as scored, an error row
+    too (one that killed its reader, read alone; one re-read after its file changed: a reviewer's had been listed
+    not scored, looked up by the digest taken before it was read). The review page and the history are left to the run that finishes (the page reads
     the flagged photos again: no time for that once told to stop). A second Ctrl-C or a SIGTERM meanwhile is
     ignored: the files are written whole or not at all."""
     kept = f"{word}: {plural(summary.scored, 'photo')} scored and kept"
@@ -909,9 +912,7 @@ def _write_partial(con: sqlite3.Connection, jobs: Sequence[Job], todo: Sequence[
     # SIGTERM while the files were written had ended the run without a word — a reviewer's)
     old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
     try:
-        unscored = {job.key for job, params, sha in todo
-                    if con.execute("SELECT 1 FROM results WHERE key=? AND sha256=? AND params=?",
-                                   (job.key, sha, params)).fetchone() is None}
+        unscored = {job.key for job, _, _ in todo if job.key not in done}
         written, _, _ = export(con, jobs, out, review_below, unscored, settle_options)
         twin = sibling_output(out, Path(summary.state), con)
         if twin is not None:  # (its twin of the same state too: rewritten whole, or not at all, as ``out`` is)
@@ -979,15 +980,17 @@ def correction_cells_for(job: Job, sha: str, prev: str | None) -> str | None:
 CRASHES_TO_STOP = 3
 
 
-def _score_all(con, todo, reader, workers, progress, summary, cells_for=None) -> None:
+def _score_all(con, todo, reader, workers, progress, summary, cells_for=None, done: set[str] | None = None) -> None:
     """Score the ``todo`` jobs (``workers`` processes, 0: in this one), each result written as it comes (with its
-    ``cells_for[key]``, :func:`correction_cells_for`); raises :class:`_Stopped` on Ctrl-C or SIGTERM, the results
-    read to the end kept."""
+    ``cells_for[key]``, :func:`correction_cells_for`; its key added to ``done``); raises :class:`_Stopped` on Ctrl-C
+    or SIGTERM, the results read to the end kept."""
     cells_for = cells_for or {}
 
     def keep(row: dict[str, Any]) -> None:
         write_result(con, {**row, "cells_for": cells_for.get(row.get("key"))})
         summary.scored += 1
+        if done is not None:
+            done.add(row.get("key"))
 
     from tqdm import tqdm
 
