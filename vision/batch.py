@@ -648,7 +648,7 @@ def _out_photos(out: Path, most: int = 2000) -> set[str]:
     empty when it cannot be read."""
     import csv
 
-    from .batch_outputs import FORMULA_START
+    from .batch_state import FORMULA_START
 
     pairs: set[str] = set()
     try:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 from scoring.errors import HandError, RulesetError
 from scoring.tiles import wind_letter
 
-from .batch_state import FORMULA_START  # noqa: F401  (a spreadsheet's formula starts; re-exported)
+from .batch_state import FORMULA_START
 from .decode import confidence_value, format_confidence, format_confidence_below
 from .errors import BatchError
 from .manifest import CIRCUMSTANCE_CELLS, CIRCUMSTANCE_FLAGS, Job, false_win_players, settle_values_differ
@@ -980,7 +980,7 @@ def export(con: sqlite3.Connection, jobs: Sequence[Job], out: Path, review_below
                             lab = p["player"]
                             mine = [t for t in s["transfers"] if lab in (t["payer"], t["payee"])]
                             cw.writerow([_cell(x) for x in (
-                                s["table"], s["hand"], p.get("ruleset") or s["ruleset"], s.get("scheme"), lab,
+                                s["table"], s["hand"], p["ruleset"], s.get("scheme"), lab,
                                 p["seat_wind"], p["photo"],
                                 _yes_no(p, "east"), _yes_no(p, "winner"),
                                 s["scores"].get(lab), s["net"].get(lab), s["status"], mine,

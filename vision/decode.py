@@ -834,11 +834,11 @@ def decode(lay: Layout, readings: TileReadings, ruleset: Ruleset | str, context:
             # gap in the concealed row, and counts half as much (a new user's `--exposed "(2222m)"` on the
             # demo read its [777s] set apart as concealed, 2 points more, at 99 %, without a word)
             unmatched = bool(best[1].off_photo or best[1].embedded)
-            reading = _unnamed_melds_sureness(reading, readings, lay,
-                                              [gm for gm in given if gm not in best[1].off_photo],
-                                              1.0 if unmatched else ALL_NAMED_SHARE)
+            missed = _unnamed_melds(reading.roles, readings, lay)
+            reading = _unnamed_melds_sureness(reading, [gm for gm in given if gm not in best[1].off_photo],
+                                              1.0 if unmatched else ALL_NAMED_SHARE, missed)
             at = {k: t for t, k in _numbers(lay).items()}
-            said = [at[k] for nums, _, _ in _unnamed_melds(reading.roles, readings, lay) for k in nums if k in at]
+            said = [at[k] for nums, _, _ in missed for k in nums if k in at]
             reading = _beyond_named_sureness(reading, lay, rs, skip=said)
         reading = replace(reading, neighbours=neighbours[0])
         if _counted_changes(reading) <= MAX_CHANGED:
@@ -1638,20 +1638,19 @@ def _unnamed_melds(roles: Sequence[str], readings: TileReadings, lay: Layout) ->
     return out
 
 
-def _unnamed_melds_sureness(reading: Reading, readings: TileReadings, lay: Layout,
-                            given: Sequence[GivenMeld], share: float = 1.0) -> Reading:
+def _unnamed_melds_sureness(reading: Reading, given: Sequence[GivenMeld], share: float,
+                            missed: Sequence[tuple[list[int], str, float]]) -> Reading:
     # ``given``: the named melds the photo shows (among its tiles or set apart), for the suggestion: one
     # no tile reads (--exposed "[777p]" on the demo) is left out of it (a tester ran the suggestion
     # "[777p] [777s] (2222m)" and was refused)
     """``reading`` with its confidence × (1 − p × ``share``) for each group that the layout offers as a
     meld with prior p ≥ :data:`UNNAMED_MELD` (a group of 3 or 4 set apart; four tiles with backs) but
     which the melds named with ``--exposed`` leave unnamed, so that it is read as concealed tiles or left
-    out (:func:`_unnamed_melds`); and a note naming those tiles and the melds to name. ``--exposed`` replaces the photo's melds: a
+    out (``missed``: :func:`_unnamed_melds` of ``reading``); and a note naming those tiles and the melds to name. ``--exposed`` replaces the photo's melds: a
     referee who named one meld of the demo (``--exposed "[345m]"``, tiles of its concealed row) had
     its pung set apart read as concealed, its concealed kong left out, a second 345m chow added as not
     photographed — and the reading called 99 % sure."""
     conf = reading.confidence
-    missed = _unnamed_melds(reading.roles, readings, lay)
     for _, _, meld in missed:
         conf *= 1.0 - meld * share
     if not missed:
